@@ -1,1 +1,236 @@
-//! Placeholder.
+//! A lossless, error-recovering parser for the Puppet language (Puppet 7 grammar).
+//!
+//! Parsing never fails: every entry point returns a [`Parse`] holding a rowan syntax tree
+//! that contains every byte of the input (`parse.syntax().to_string() == input`) and a list
+//! of [`Diagnostic`]s. The tree is untyped ([`SyntaxNode`]); the [`ast`] module gives typed,
+//! allocation-free views over it, [`validate`] runs Puppet's semantic checks, and [`dump`]
+//! prints a tree the way `puppet parser dump` does.
+//!
+//! ```
+//! let parse = puppet_syntax::parse("file { '/tmp/x': ensure => file }\n");
+//! assert!(parse.errors().is_empty());
+//! assert_eq!(parse.syntax().to_string(), "file { '/tmp/x': ensure => file }\n");
+//! ```
+//!
+//! What it is not: an evaluator. Values, scopes and catalogs live in other crates.
+
+pub mod ast;
+mod diagnostic;
+pub mod dump;
+mod grammar;
+pub mod lexer;
+mod line_index;
+mod parser;
+mod syntax_kind;
+pub mod validate;
+
+pub use diagnostic::{Diagnostic, Severity};
+pub use line_index::{LineCol, LineIndex};
+pub use rowan::{TextRange, TextSize};
+pub use syntax_kind::{PuppetLanguage, SyntaxKind};
+
+/// A node of the untyped syntax tree.
+pub type SyntaxNode = rowan::SyntaxNode<PuppetLanguage>;
+/// A token of the untyped syntax tree.
+pub type SyntaxToken = rowan::SyntaxToken<PuppetLanguage>;
+/// A node or a token.
+pub type SyntaxElement = rowan::NodeOrToken<SyntaxNode, SyntaxToken>;
+
+/// The result of parsing: a tree that keeps every byte, and the syntax problems found.
+#[derive(Debug, Clone)]
+pub struct Parse {
+    green: rowan::GreenNode,
+    errors: Vec<Diagnostic>,
+}
+
+impl Parse {
+    /// The root of the syntax tree.
+    pub fn syntax(&self) -> SyntaxNode {
+        SyntaxNode::new_root(self.green.clone())
+    }
+
+    /// The green (immutable, shareable) tree.
+    pub fn green(&self) -> &rowan::GreenNode {
+        &self.green
+    }
+
+    /// Lexical and syntax problems, in source order (warnings included).
+    pub fn errors(&self) -> &[Diagnostic] {
+        &self.errors
+    }
+
+    /// True when there is no error (warnings allowed).
+    pub fn is_ok(&self) -> bool {
+        !self.errors.iter().any(|d| d.severity == Severity::Error)
+    }
+
+    /// A debug rendering of the tree, one node or token per line.
+    pub fn debug_tree(&self) -> String {
+        let mut out = String::new();
+        debug_tree_into(&self.syntax(), 0, &mut out);
+        out
+    }
+}
+
+fn debug_tree_into(node: &SyntaxNode, indent: usize, out: &mut String) {
+    use std::fmt::Write;
+    let _ = writeln!(
+        out,
+        "{:indent$}{:?}@{:?}",
+        "",
+        node.kind(),
+        node.text_range(),
+        indent = indent
+    );
+    for child in node.children_with_tokens() {
+        match child {
+            rowan::NodeOrToken::Node(n) => debug_tree_into(&n, indent + 2, out),
+            rowan::NodeOrToken::Token(t) => {
+                let _ = writeln!(
+                    out,
+                    "{:indent$}{:?}@{:?} {:?}",
+                    "",
+                    t.kind(),
+                    t.text_range(),
+                    t.text(),
+                    indent = indent + 2
+                );
+            }
+        }
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Entry {
+    Manifest,
+    Epp,
+    Expression,
+    InterpolatedText,
+}
+
+fn run(text: &str, entry: Entry) -> Parse {
+    let lexed = match entry {
+        Entry::Epp => lexer::lex_epp(text),
+        Entry::InterpolatedText => lexer::lex_interpolated_text(text),
+        _ => lexer::lex(text),
+    };
+    let skip = skip_mask(&lexed.tokens);
+    let mut p = parser::Parser::new(text, &lexed.tokens, &skip);
+    let root = match entry {
+        Entry::Manifest => {
+            grammar::source_file(&mut p);
+            SyntaxKind::SOURCE_FILE
+        }
+        Entry::Epp => {
+            grammar::epp_file(&mut p);
+            SyntaxKind::EPP_FILE
+        }
+        Entry::Expression => {
+            grammar::expression_root(&mut p);
+            SyntaxKind::EXPR_ROOT
+        }
+        Entry::InterpolatedText => {
+            grammar::interpolated_text(&mut p);
+            SyntaxKind::HEREDOC_ROOT
+        }
+    };
+    let events = std::mem::take(&mut p.events);
+    let (green, placed) = parser::build_tree(text, &lexed.tokens, &skip, events, root);
+    let mut errors: Vec<Diagnostic> = lexed
+        .errors
+        .into_iter()
+        .map(|e| Diagnostic {
+            code: e.code.to_string(),
+            severity: if e.is_warning {
+                Severity::Warning
+            } else {
+                Severity::Error
+            },
+            message: e.message,
+            range: TextRange::at(e.offset.into(), e.len.into()),
+        })
+        .collect();
+    let lex_error_offsets: Vec<u32> = errors.iter().map(|e| e.range.start().into()).collect();
+    for e in placed {
+        // A syntax error right at a token the lexer already complained about adds nothing.
+        if lex_error_offsets.contains(&e.offset) {
+            continue;
+        }
+        errors.push(Diagnostic {
+            code: e.code.to_string(),
+            severity: Severity::Error,
+            message: e.message,
+            range: TextRange::empty(e.offset.into()),
+        });
+    }
+    let root_node = SyntaxNode::new_root(green.clone());
+    // Interpolating heredoc bodies are parsed on their own; their problems belong here too.
+    if matches!(entry, Entry::Manifest | Entry::Epp | Entry::Expression) {
+        for h in root_node
+            .descendants()
+            .filter_map(<ast::HeredocExpr as ast::AstNode>::cast)
+        {
+            if let Some(body) = h.body() {
+                errors.extend(body.errors);
+            }
+        }
+    }
+    errors.sort_by_key(|e| e.range.start());
+    Parse { green, errors }
+}
+
+/// Which tokens the grammar never sees: trivia, EPP tag markers that carry no meaning
+/// (`<%`, `<%-`, comments, and the `%>` closing them), and nothing else.
+fn skip_mask(tokens: &[lexer::Token]) -> Vec<bool> {
+    use SyntaxKind::*;
+    let mut in_render = false;
+    tokens
+        .iter()
+        .map(|t| match t.kind {
+            k if k.is_trivia() => true,
+            EPP_OPEN | EPP_COMMENT => true,
+            EPP_RENDER_OPEN => {
+                in_render = true;
+                false
+            }
+            EPP_CLOSE | EPP_CLOSE_TRIM => !std::mem::take(&mut in_render),
+            _ => false,
+        })
+        .collect()
+}
+
+/// Parses a manifest (`.pp` file).
+pub fn parse(text: &str) -> Parse {
+    run(text, Entry::Manifest)
+}
+
+/// Parses an EPP template.
+///
+/// ```
+/// let parse = puppet_syntax::parse_epp("<%- | $x | -%>\nHello <%= $x %>!\n");
+/// assert!(parse.errors().is_empty());
+/// ```
+pub fn parse_epp(text: &str) -> Parse {
+    run(text, Entry::Epp)
+}
+
+/// Parses a single expression, such as `$x + 1` or `Hash[String, Integer]`.
+pub fn parse_expression(text: &str) -> Parse {
+    run(text, Entry::Expression)
+}
+
+/// Parses a type expression, such as `Hash[String, Array[Integer, 1]]`, as Puppet parses
+/// type strings: with the expression grammar.
+///
+/// ```
+/// let parse = puppet_syntax::parse_type_expression("Struct[{ Optional[a] => Integer }]");
+/// assert!(parse.errors().is_empty());
+/// ```
+pub fn parse_type_expression(text: &str) -> Parse {
+    run(text, Entry::Expression)
+}
+
+/// Parses the text of an interpolating heredoc body (margin already removed).
+pub(crate) fn parse_interpolated_text(text: &str) -> Parse {
+    run(text, Entry::InterpolatedText)
+}
