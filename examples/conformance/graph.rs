@@ -181,13 +181,13 @@ pub fn check_case(case: &Value, catalog_json: &str) -> Result<(), String> {
         .map_err(|e| format!("simulate: {e}"))?;
     let mut problems = Vec::new();
     if let Some(want) = case.get("cycle_error_contains").and_then(Value::as_str) {
-        let msg = sim.cycle_message.clone().unwrap_or_default();
+        let msg = sim.cycles.first().cloned().unwrap_or_default();
         if !msg.contains(want) {
             problems.push(format!("cycle message {msg:?} lacks {want:?}"));
         }
         let cycles = str_list(case.get("cycles"));
-        if sim.cycles != cycles {
-            problems.push(format!("cycles {:?} != {:?}", sim.cycles, cycles));
+        if sim.cycle_paths != cycles {
+            problems.push(format!("cycles {:?} != {:?}", sim.cycle_paths, cycles));
         }
     } else {
         let cmp = |what: &str, got: &[String], problems: &mut Vec<String>| {

@@ -105,6 +105,11 @@ impl Graph {
         comps.into_iter().map(|(_, c)| c).collect()
     }
 
+    /// The vertices of all cyclic components, in Puppet's order.
+    pub(crate) fn cycle_vertices_in_puppet_order(&self) -> Vec<u32> {
+        self.puppet_components().into_iter().flatten().collect()
+    }
+
     /// Puppet's breadth-first search for a path that comes back to a vertex it has
     /// already visited, starting at the component's first vertex.
     fn puppet_path(&self, comp: &[u32]) -> Vec<u32> {

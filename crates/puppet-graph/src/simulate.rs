@@ -145,10 +145,11 @@ pub struct Simulation {
     pub scheduled_refreshes: Vec<ScheduledRefresh>,
     /// `Dependency X has failures: true`.
     pub dependency_failures: Vec<DependencyFailure>,
-    /// Puppet's cycle paths when the graph has cycles (then nothing is evaluated).
+    /// Puppet's cycle error verbatim, when the graph has cycles (then nothing is
+    /// evaluated and the resources in the cycles are `failed`), as `apply-order` lists it.
     pub cycles: Vec<String>,
-    /// Puppet's cycle message.
-    pub cycle_message: Option<String>,
+    /// Puppet's path for each cyclic component: `(A => B => A)`.
+    pub cycle_paths: Vec<String>,
     /// The run as Puppet would log it (simplified), in order.
     pub log: Vec<String>,
 }
@@ -182,10 +183,18 @@ impl Graph {
         let order = match self.vertex_order() {
             Ok(o) => o,
             Err(_) => {
-                sim.cycles = self.puppet_cycle_paths();
-                sim.cycle_message = self.puppet_cycle_message();
-                if let Some(m) = &sim.cycle_message {
+                sim.cycle_paths = self.puppet_cycle_paths();
+                if let Some(m) = self.puppet_cycle_message() {
                     sim.log.push(format!("Error: {m}"));
+                    sim.cycles.push(m);
+                }
+                // Puppet fails every resource that is part of a cycle.
+                for v in self.cycle_vertices_in_puppet_order() {
+                    let vx = self.vertices[v as usize];
+                    let name = &self.res[vx.res as usize].reference;
+                    if vx.part == Part::Resource && !sim.failed.contains(name) {
+                        sim.failed.push(name.clone());
+                    }
                 }
                 sim.log.push(
                     "Error: Failed to apply catalog: One or more resource dependency cycles detected in graph"
