@@ -1,5 +1,73 @@
-//! Puppet values and the Puppet type system.
+//! Puppet 7 values and the Puppet type system.
 //!
-//! This crate will hold `Value`, the Puppet types, instance-of, assignability, inference and
-//! Display in Puppet syntax. It is filled by the puppet-types issue; today it is only a placeholder
-//! so that the workspace has its final shape.
+//! This crate is what the rest of the workspace uses to represent runtime values ([`Value`])
+//! and types ([`Type`]), and to ask the questions Puppet asks of them:
+//!
+//! * `$v =~ T` — [`is_instance`]; `B <= A` — [`assignable`];
+//! * `type($v)` in its detailed, reduced and generalized forms — [`infer_set`], [`infer`],
+//!   [`generalize`], [`type_of_value`]; the common supertype — [`common_type`];
+//! * [`normalize`], Puppet's simplification of types;
+//! * the text of types and values as Puppet prints them (`Display`, `%p`; and
+//!   [`Value::to_plain_string`], `%s`);
+//! * building types from evaluated expressions: [`resolve_type_name`] and [`parameterize`];
+//! * mismatch texts for type errors — [`describe_mismatch`];
+//! * the conversions behind `new` — module [`convert`].
+//!
+//! ```
+//! use puppet_types::{assignable, is_instance, parameterize, resolve_type_name, Value};
+//! let int = resolve_type_name("Integer");
+//! let small = parameterize(&int, &[Value::Integer(1), Value::Integer(10)]).unwrap();
+//! assert_eq!(small.to_string(), "Integer[1, 10]");
+//! assert!(is_instance(&small, &Value::Integer(3)));
+//! assert!(assignable(&int, &small));
+//! ```
+//!
+//! What it is not: it does not parse Puppet source (type strings are parsed by the syntax crate
+//! and evaluated by the evaluator, which then calls [`parameterize`]), and it does not load
+//! type aliases (the loader supplies them through [`TypeResolver`] and [`TypeAlias`]).
+//! Object and TypeSet types (and Pcore object types such as `Error` and `Deferred`) are known
+//! only by name and printed form for now; their attributes, inheritance and instances will come
+//! later. Regexps are compiled with `fancy-regex`; see [`Regexp`] for what differs from Ruby.
+//!
+//! Every value and type is immutable, cheap to clone and `Send + Sync`. No function panics on
+//! any input; deep recursion through aliases is cut at [`assign::MAX_DEPTH`].
+
+pub mod assign;
+pub mod convert;
+pub mod error;
+pub mod format;
+pub mod infer;
+pub mod mismatch;
+pub mod normalize;
+pub mod params;
+pub mod regexp;
+pub mod semver;
+pub mod time;
+pub mod types;
+pub mod value;
+
+pub use assign::{assignable, is_instance};
+pub use error::TypeError;
+pub use infer::{common_type, generalize, infer, infer_set, type_of_value, InferMode};
+pub use mismatch::describe_mismatch;
+pub use normalize::normalize;
+pub use params::{
+    parameterize, parameterize_value, resolve_type_name, resolve_type_name_with, BuiltinResolver,
+    TypeResolver,
+};
+pub use regexp::Regexp;
+pub use semver::{Version, VersionRange};
+pub use time::{Timespan, Timestamp};
+pub use types::{Type, TypeAlias};
+pub use value::Value;
+
+#[cfg(test)]
+mod send_sync {
+    fn assert_send_sync<T: Send + Sync>() {}
+    #[test]
+    fn values_and_types_are_send_sync() {
+        assert_send_sync::<crate::Value>();
+        assert_send_sync::<crate::Type>();
+        assert_send_sync::<crate::TypeError>();
+    }
+}

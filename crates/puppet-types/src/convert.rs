@@ -1,0 +1,711 @@
+//! Conversions behind `new` (`Integer('0x1F')`, `Boolean('yes')`, `Timespan(60)` ...), as
+//! library functions. The function registry (a later crate) dispatches `new` calls here.
+//!
+//! Covered: Integer/Float/Numeric from strings (with radix), booleans and time values;
+//! Boolean from strings and numbers; String with the default and `%s`/`%p`/`%d`/`%x`/`%o`/`%b`/
+//! `%f`/`%e` formats (see [`format_value`]); Array and Hash from containers and iterables;
+//! SemVer, SemVerRange, Timespan, Timestamp, Binary, Sensitive and URI. Not covered yet:
+//! container format maps for String, Timespan/Timestamp custom format strings, Tuple/Struct
+//! targets beyond plain type checks, and Object types.
+
+use crate::error::TypeError;
+use crate::format::float_to_s;
+use crate::infer::{generalize, infer};
+use crate::semver::{Version, VersionRange};
+use crate::time::{Timespan, Timestamp};
+use crate::types::Type;
+use crate::value::{IteratorValue, Uri, Value};
+use base64::Engine;
+use std::sync::Arc;
+
+fn conv_err(v: &Value, target: &str) -> TypeError {
+    match v {
+        Value::String(s) => {
+            TypeError::Conversion(format!("The string '{s}' cannot be converted to {target}"))
+        }
+        other => TypeError::Conversion(format!(
+            "Value of type {} cannot be converted to {target}",
+            generalize(&infer(other))
+        )),
+    }
+}
+
+fn ruby_inspect(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Ruby's `Integer(str, radix)` over a string that already passed Puppet's lenient pattern.
+fn ruby_integer(s: &str, radix: Option<u32>) -> Option<i64> {
+    let t = s.trim();
+    let (neg, t) = match t.as_bytes().first() {
+        Some(b'-') => (true, &t[1..]),
+        Some(b'+') => (false, &t[1..]),
+        _ => (false, t),
+    };
+    let lower = t.to_ascii_lowercase();
+    let (base, digits) = match radix {
+        None => {
+            if let Some(d) = lower.strip_prefix("0x") {
+                (16, d.to_string())
+            } else if let Some(d) = lower.strip_prefix("0b") {
+                (2, d.to_string())
+            } else if let Some(d) = lower.strip_prefix("0o") {
+                (8, d.to_string())
+            } else if let Some(d) = lower.strip_prefix("0d") {
+                (10, d.to_string())
+            } else if lower.len() > 1 && lower.starts_with('0') {
+                (8, lower[1..].to_string())
+            } else {
+                (10, lower.clone())
+            }
+        }
+        Some(r) => {
+            let prefix = match r {
+                16 => "0x",
+                2 => "0b",
+                8 => "0o",
+                _ => "0d",
+            };
+            let d = lower.strip_prefix(prefix).unwrap_or(&lower);
+            let d = if r == 8 && d.len() > 1 {
+                d.strip_prefix('0').unwrap_or(d)
+            } else {
+                d
+            };
+            (r, d.to_string())
+        }
+    };
+    if digits.is_empty()
+        || digits.starts_with('_')
+        || digits.ends_with('_')
+        || digits.contains("__")
+    {
+        return None;
+    }
+    let clean: String = digits.chars().filter(|c| *c != '_').collect();
+    let mag = i128::from_str_radix(&clean, base).ok()?;
+    let v = if neg { -mag } else { mag };
+    i64::try_from(v).ok()
+}
+
+fn lenient_integer_pattern(s: &str) -> bool {
+    let t = s.strip_prefix(['+', '-']).unwrap_or(s).trim_start();
+    if t.is_empty() {
+        return false;
+    }
+    let lower = t.to_ascii_lowercase();
+    if let Some(h) = lower.strip_prefix("0x") {
+        return !h.is_empty() && h.bytes().all(|b| b.is_ascii_hexdigit());
+    }
+    if let Some(h) = lower.strip_prefix("0b") {
+        return !h.is_empty() && h.bytes().all(|b| b == b'0' || b == b'1');
+    }
+    t.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// `Integer.new(from, radix, abs)`.
+///
+/// ```
+/// use puppet_types::{convert::integer_from, Value};
+/// assert_eq!(integer_from(&Value::string("0x1F"), None, false).unwrap(), 31);
+/// assert_eq!(integer_from(&Value::string("777"), Some(8), false).unwrap(), 511);
+/// assert_eq!(integer_from(&Value::string("08"), None, false).unwrap_err().to_string(), "invalid value for Integer(): \"08\"");
+/// assert_eq!(integer_from(&Value::Float(-3.7), None, true).unwrap(), 3);
+/// ```
+pub fn integer_from(v: &Value, radix: Option<u32>, abs: bool) -> Result<i64, TypeError> {
+    if let Some(r) = radix {
+        if ![2, 8, 10, 16].contains(&r) {
+            return Err(TypeError::Conversion(format!(
+                "Illegal radix: {r}, expected 2, 8, 10, 16, or default"
+            )));
+        }
+    }
+    let n: i64 =
+        match v {
+            Value::Integer(i) => *i,
+            Value::Float(f) => {
+                if !f.is_finite() || f.abs() >= 9.223_372_036_854_776e18 {
+                    return Err(TypeError::Overflow(format!(
+                        "Float {} cannot be converted to Integer",
+                        float_to_s(*f)
+                    )));
+                }
+                f.trunc() as i64
+            }
+            Value::Boolean(b) => *b as i64,
+            Value::Timespan(t) => i64::try_from(t.secs())
+                .map_err(|_| TypeError::Overflow("Integer overflow".into()))?,
+            Value::Timestamp(t) => i64::try_from(t.secs())
+                .map_err(|_| TypeError::Overflow("Integer overflow".into()))?,
+            Value::String(s) => {
+                if !lenient_integer_pattern(s) {
+                    return Err(conv_err(v, "Integer"));
+                }
+                match ruby_integer(s, radix) {
+                    Some(n) => n,
+                    None => {
+                        // Puppet retries with the blanks between sign and digits removed.
+                        let compact: String = s.chars().filter(|c| !c.is_whitespace()).collect();
+                        match (compact != **s)
+                            .then(|| ruby_integer(&compact, radix))
+                            .flatten()
+                        {
+                            Some(n) => n,
+                            None => {
+                                return Err(TypeError::Conversion(format!(
+                                    "invalid value for Integer(): {}",
+                                    ruby_inspect(s)
+                                )))
+                            }
+                        }
+                    }
+                }
+            }
+            other => return Err(conv_err(other, "Integer")),
+        };
+    if abs {
+        n.checked_abs()
+            .ok_or_else(|| TypeError::Overflow("Integer overflow".into()))
+    } else {
+        Ok(n)
+    }
+}
+
+/// `Float.new(from, abs)`.
+///
+/// ```
+/// use puppet_types::{convert::float_from, Value};
+/// assert_eq!(float_from(&Value::string("3.5e2"), false).unwrap(), 350.0);
+/// assert_eq!(float_from(&Value::string("0x10"), false).unwrap(), 16.0);
+/// ```
+pub fn float_from(v: &Value, abs: bool) -> Result<f64, TypeError> {
+    let f = match v {
+        Value::Float(f) => *f,
+        Value::Integer(i) => *i as f64,
+        Value::Boolean(b) => *b as i64 as f64,
+        Value::Timespan(t) => t.as_secs_f64(),
+        Value::Timestamp(t) => t.0 as f64 / 1e9,
+        Value::String(s) => {
+            let t: String = s.trim().chars().filter(|c| *c != '_').collect();
+            let t2: String = t.chars().filter(|c| !c.is_whitespace()).collect();
+            let parse = |x: &str| -> Option<f64> {
+                let (neg, body) = match x.as_bytes().first() {
+                    Some(b'-') => (true, &x[1..]),
+                    Some(b'+') => (false, &x[1..]),
+                    _ => (false, x),
+                };
+                let lower = body.to_ascii_lowercase();
+                let mag = if let Some(h) = lower.strip_prefix("0x") {
+                    i64::from_str_radix(h, 16).ok()? as f64
+                } else if let Some(b) = lower.strip_prefix("0b") {
+                    i64::from_str_radix(b, 2).ok()? as f64
+                } else {
+                    if body.is_empty()
+                        || !body
+                            .bytes()
+                            .all(|c| c.is_ascii_digit() || b".eE+-".contains(&c))
+                        || body.starts_with('.')
+                        || body.ends_with('.')
+                    {
+                        return None;
+                    }
+                    body.parse::<f64>().ok()?
+                };
+                Some(if neg { -mag } else { mag })
+            };
+            match parse(&t).or_else(|| parse(&t2)) {
+                Some(f) => f,
+                None => return Err(conv_err(v, "Float")),
+            }
+        }
+        other => return Err(conv_err(other, "Float")),
+    };
+    Ok(if abs { f.abs() } else { f })
+}
+
+/// `Numeric.new(from, abs)`: an Integer when the text is integral, otherwise a Float.
+pub fn numeric_from(v: &Value, abs: bool) -> Result<Value, TypeError> {
+    match v {
+        Value::Integer(_) | Value::Boolean(_) => Ok(Value::Integer(integer_from(v, None, abs)?)),
+        Value::String(s) => {
+            let t = s.trim();
+            let lower = t.to_ascii_lowercase();
+            let body = lower.trim_start_matches(['+', '-']);
+            let looks_int = body.starts_with("0x")
+                || body.starts_with("0b")
+                || (!body.is_empty() && body.bytes().all(|b| b.is_ascii_digit() || b == b'_'));
+            if looks_int {
+                if let Ok(i) = integer_from(v, None, abs) {
+                    return Ok(Value::Integer(i));
+                }
+            }
+            float_from(v, abs).map(Value::Float).map_err(|_| {
+                TypeError::Conversion(format!("The string '{s}' cannot be converted to Numeric"))
+            })
+        }
+        _ => float_from(v, abs)
+            .map(Value::Float)
+            .map_err(|_| conv_err(v, "Numeric")),
+    }
+}
+
+/// `Boolean.new(from)`.
+pub fn boolean_from(v: &Value) -> Result<bool, TypeError> {
+    match v {
+        Value::Boolean(b) => Ok(*b),
+        Value::Integer(i) => Ok(*i != 0),
+        Value::Float(f) => Ok(*f != 0.0),
+        Value::String(s) => match s.to_lowercase().as_str() {
+            "true" | "yes" | "y" => Ok(true),
+            "false" | "no" | "n" => Ok(false),
+            _ => Err(conv_err(v, "Boolean")),
+        },
+        other => Err(conv_err(other, "Boolean")),
+    }
+}
+
+/// Formats a value with one `%` directive (`%s`, `%p`, `%d`, `%x`, `%X`, `%o`, `%b`, `%f`,
+/// `%e`, `%g`, with flags `-+ 0#` and width/precision). `String(v)` without a format uses the
+/// defaults: Floats as `%f`, everything else as `%s`.
+///
+/// ```
+/// use puppet_types::{convert::format_value, Value};
+/// assert_eq!(format_value(&Value::Float(3.0), None).unwrap(), "3.000000");
+/// assert_eq!(format_value(&Value::Float(3.0), Some("%s")).unwrap(), "3.0");
+/// assert_eq!(format_value(&Value::Integer(255), Some("%#x")).unwrap(), "0xff");
+/// assert_eq!(format_value(&Value::string("a"), Some("%-3s|")).unwrap(), "a  |");
+/// ```
+pub fn format_value(v: &Value, fmt: Option<&str>) -> Result<String, TypeError> {
+    let fmt = match fmt {
+        Some(f) => f,
+        None => {
+            return Ok(match v {
+                Value::Float(_) => format_value(v, Some("%f"))?,
+                other => other.to_plain_string(),
+            })
+        }
+    };
+    let spec = crate::convert::spec::parse(fmt)?;
+    let body = match spec.conv {
+        's' => v.to_plain_string(),
+        'p' => v.to_string(),
+        'd' | 'x' | 'X' | 'o' | 'b' | 'B' => {
+            let i = match v {
+                Value::Float(f) => *f as i64,
+                other => integer_from(other, None, false)?,
+            };
+            let (digits, prefix) = match spec.conv {
+                'd' => (i.unsigned_abs().to_string(), ""),
+                'x' => (format!("{:x}", i.unsigned_abs()), "0x"),
+                'X' => (format!("{:X}", i.unsigned_abs()), "0X"),
+                'o' => (format!("{:o}", i.unsigned_abs()), "0"),
+                _ => (
+                    format!("{:b}", i.unsigned_abs()),
+                    if spec.conv == 'B' { "0B" } else { "0b" },
+                ),
+            };
+            let sign = if i < 0 {
+                "-"
+            } else if spec.plus {
+                "+"
+            } else if spec.space {
+                " "
+            } else {
+                ""
+            };
+            let prefix = if spec.alt { prefix } else { "" };
+            let digits = match spec.precision {
+                Some(p) if digits.len() < p => format!("{}{digits}", "0".repeat(p - digits.len())),
+                _ => digits,
+            };
+            let core_len = sign.len() + prefix.len() + digits.len();
+            if spec.zero && !spec.minus && spec.width.is_some_and(|w| w > core_len) {
+                let pad = spec.width.unwrap_or(0) - core_len;
+                format!("{sign}{prefix}{}{digits}", "0".repeat(pad))
+            } else {
+                format!("{sign}{prefix}{digits}")
+            }
+        }
+        'f' | 'e' | 'E' | 'g' | 'G' | 'a' => {
+            let f = float_from(v, false)?;
+            let p = spec.precision.unwrap_or(6);
+            let s = match spec.conv {
+                'f' => format!("{:.*}", p, f.abs()),
+                'e' | 'E' => {
+                    let s = format!("{:.*e}", p, f.abs());
+                    let (m, e) = s.split_once('e').unwrap_or((&s, "0"));
+                    let ei: i32 = e.parse().unwrap_or(0);
+                    let out = format!("{m}e{}{:02}", if ei < 0 { '-' } else { '+' }, ei.abs());
+                    if spec.conv == 'E' {
+                        out.to_uppercase()
+                    } else {
+                        out
+                    }
+                }
+                _ => float_to_s(f.abs()),
+            };
+            let sign = if f < 0.0 || (f == 0.0 && f.is_sign_negative()) {
+                "-"
+            } else if spec.plus {
+                "+"
+            } else if spec.space {
+                " "
+            } else {
+                ""
+            };
+            if spec.zero && !spec.minus && spec.width.is_some_and(|w| w > s.len() + sign.len()) {
+                let pad = spec.width.unwrap_or(0) - s.len() - sign.len();
+                format!("{sign}{}{s}", "0".repeat(pad))
+            } else {
+                format!("{sign}{s}")
+            }
+        }
+        'c' => {
+            let s = v.to_plain_string();
+            s.chars().next().map(|c| c.to_string()).unwrap_or_default()
+        }
+        other => {
+            return Err(TypeError::BadFormat {
+                message: format!("Illegal format conversion '{other}'"),
+                offset: spec.conv_offset,
+            })
+        }
+    };
+    let body = match (spec.conv, spec.precision) {
+        ('s' | 'p', Some(p)) => body.chars().take(p).collect(),
+        _ => body,
+    };
+    let n = body.chars().count();
+    let padded = match spec.width {
+        Some(w) if w > n => {
+            if spec.minus {
+                format!("{body}{}", " ".repeat(w - n))
+            } else {
+                format!("{}{body}", " ".repeat(w - n))
+            }
+        }
+        _ => body,
+    };
+    Ok(format!("{}{padded}{}", spec.prefix, spec.suffix))
+}
+
+/// Format specifications (`%-10.3s`), parsed with chumsky so that errors point into the text.
+pub mod spec {
+    use crate::error::TypeError;
+    use chumsky::prelude::*;
+
+    /// One parsed `%` directive with the literal text around it.
+    #[derive(Debug, Clone, PartialEq, Eq, Default)]
+    pub struct Spec {
+        /// Text before the directive.
+        pub prefix: String,
+        /// `-` flag.
+        pub minus: bool,
+        /// `+` flag.
+        pub plus: bool,
+        /// ` ` flag.
+        pub space: bool,
+        /// `0` flag.
+        pub zero: bool,
+        /// `#` flag.
+        pub alt: bool,
+        /// Width.
+        pub width: Option<usize>,
+        /// Precision.
+        pub precision: Option<usize>,
+        /// Conversion character.
+        pub conv: char,
+        /// Byte offset of the conversion character.
+        pub conv_offset: usize,
+        /// Text after the directive.
+        pub suffix: String,
+    }
+
+    fn parser<'a>() -> impl Parser<'a, &'a str, Spec, extra::Err<Rich<'a, char>>> {
+        let literal = none_of('%')
+            .or(just("%%").to('%'))
+            .repeated()
+            .collect::<String>();
+        let flags = one_of("-+ 0#").repeated().collect::<String>();
+        let number = text::int(10).from_str::<usize>().unwrapped();
+        let directive = just('%')
+            .ignore_then(flags)
+            .then(number.or_not())
+            .then(just('.').ignore_then(number.or_not()).or_not())
+            .then(any().map_with(|c: char, e| (c, e.span())));
+        literal
+            .then(directive)
+            .then(literal)
+            .then_ignore(end())
+            .map(
+                |((prefix, (((flags, width), precision), (conv, span))), suffix)| {
+                    let span: SimpleSpan = span;
+                    Spec {
+                        prefix,
+                        minus: flags.contains('-'),
+                        plus: flags.contains('+'),
+                        space: flags.contains(' '),
+                        zero: flags.contains('0'),
+                        alt: flags.contains('#'),
+                        width,
+                        precision: precision.map(|p| p.unwrap_or(0)),
+                        conv,
+                        conv_offset: span.start,
+                        suffix,
+                    }
+                },
+            )
+    }
+
+    /// Parses a format string holding exactly one directive.
+    ///
+    /// ```
+    /// let s = puppet_types::convert::spec::parse("<%-5.2f>").unwrap();
+    /// assert_eq!((s.minus, s.width, s.precision, s.conv), (true, Some(5), Some(2), 'f'));
+    /// assert_eq!(puppet_types::convert::spec::parse("%").unwrap_err().code(), "TYPES_BAD_FORMAT");
+    /// ```
+    pub fn parse(fmt: &str) -> Result<Spec, TypeError> {
+        parser().parse(fmt).into_result().map_err(|errs| {
+            let offset = errs.first().map_or(0, |e| e.span().start);
+            TypeError::BadFormat {
+                message: format!("The format '{fmt}' is not a valid format (at offset {offset})"),
+                offset,
+            }
+        })
+    }
+}
+
+/// `Array.new(from, wrap)`.
+pub fn array_from(v: &Value, wrap: bool) -> Result<Value, TypeError> {
+    if wrap {
+        return Ok(match v {
+            Value::Array(_) => v.clone(),
+            other => Value::array(vec![other.clone()]),
+        });
+    }
+    match v {
+        Value::Array(_) => Ok(v.clone()),
+        Value::Hash(h) => Ok(Value::array(
+            h.iter()
+                .map(|(k, x)| Value::array(vec![k.clone(), x.clone()]))
+                .collect(),
+        )),
+        Value::Binary(b) => Ok(Value::array(
+            b.iter().map(|x| Value::Integer(*x as i64)).collect(),
+        )),
+        other => match IteratorValue::of(other) {
+            Some(it) => Ok(Value::array(it.iter().take(10_000_000).collect())),
+            None => Err(TypeError::Conversion(format!(
+                "Value of type {} cannot be converted to Array",
+                generalize(&infer(other))
+            ))),
+        },
+    }
+}
+
+/// `Hash.new(from)`: from a hash, an array of pairs, or a flat array of keys and values.
+pub fn hash_from(v: &Value) -> Result<Value, TypeError> {
+    match v {
+        Value::Hash(_) => Ok(v.clone()),
+        Value::Array(a) => {
+            if a.iter()
+                .all(|e| matches!(e, Value::Array(p) if p.len() == 2))
+                && !a.is_empty()
+            {
+                return Ok(Value::hash(a.iter().filter_map(|e| match e {
+                    Value::Array(p) => Some((p[0].clone(), p[1].clone())),
+                    _ => None,
+                })));
+            }
+            if a.len() % 2 != 0 {
+                return Err(TypeError::Conversion(
+                    "odd number of arguments for Hash".into(),
+                ));
+            }
+            Ok(Value::hash(
+                a.chunks(2).map(|c| (c[0].clone(), c[1].clone())),
+            ))
+        }
+        other => match IteratorValue::of(other) {
+            Some(it) => hash_from(&Value::array(it.iter().take(10_000_000).collect())),
+            None => Err(TypeError::Conversion(format!(
+                "Value of type {} cannot be converted to Hash",
+                generalize(&infer(other))
+            ))),
+        },
+    }
+}
+
+/// `Binary.new(str, format)`: `%B` (strict base64, the default), `%b` (base64), `%u` (URL-safe
+/// base64), `%s` (the string's bytes); or from an array of bytes.
+pub fn binary_from(v: &Value, format: Option<&str>) -> Result<Value, TypeError> {
+    use base64::engine::general_purpose::{STANDARD, URL_SAFE};
+    match v {
+        Value::String(s) => {
+            let bytes = match format.unwrap_or("%B") {
+                "%s" | "%r" => s.as_bytes().to_vec(),
+                "%u" => URL_SAFE
+                    .decode(s.as_bytes())
+                    .map_err(|e| TypeError::Conversion(e.to_string()))?,
+                "%b" => {
+                    let clean: String = s.chars().filter(|c| !c.is_whitespace()).collect();
+                    STANDARD
+                        .decode(clean.as_bytes())
+                        .map_err(|e| TypeError::Conversion(e.to_string()))?
+                }
+                _ => STANDARD
+                    .decode(s.as_bytes())
+                    .map_err(|e| TypeError::Conversion(e.to_string()))?,
+            };
+            Ok(Value::Binary(Arc::from(bytes)))
+        }
+        Value::Array(a) => {
+            let mut out = Vec::with_capacity(a.len());
+            for x in a.iter() {
+                match x {
+                    Value::Integer(i) if (0..=255).contains(i) => out.push(*i as u8),
+                    other => return Err(conv_err(other, "Binary")),
+                }
+            }
+            Ok(Value::Binary(Arc::from(out)))
+        }
+        Value::Binary(_) => Ok(v.clone()),
+        other => Err(conv_err(other, "Binary")),
+    }
+}
+
+fn opt_bool(args: &[Value], i: usize) -> Result<bool, TypeError> {
+    match args.get(i) {
+        None | Some(Value::Undef) => Ok(false),
+        Some(Value::Boolean(b)) => Ok(*b),
+        Some(other) => Err(conv_err(other, "Boolean")),
+    }
+}
+
+/// `T.new(args...)` / `T(args...)` for the types this crate knows how to create.
+///
+/// ```
+/// use puppet_types::{convert::new_value, resolve_type_name, Value};
+/// let v = new_value(&resolve_type_name("Timespan"), &[Value::Integer(90)]).unwrap();
+/// assert_eq!(v.to_string(), "Timespan('0-00:01:30.0')");
+/// let b = new_value(&resolve_type_name("Boolean"), &[Value::string("Yes")]).unwrap();
+/// assert_eq!(b, Value::Boolean(true));
+/// ```
+pub fn new_value(t: &Type, args: &[Value]) -> Result<Value, TypeError> {
+    let first = args.first().cloned().unwrap_or(Value::Undef);
+    let unalias = t.unalias();
+    let v = match &unalias {
+        Type::Integer(_) => {
+            let (from, radix, abs) = match &first {
+                Value::Hash(h) if args.len() == 1 => (
+                    h.get(&Value::string("from"))
+                        .cloned()
+                        .unwrap_or(Value::Undef),
+                    h.get(&Value::string("radix")).cloned(),
+                    matches!(h.get(&Value::string("abs")), Some(Value::Boolean(true))),
+                ),
+                _ => (first.clone(), args.get(1).cloned(), opt_bool(args, 2)?),
+            };
+            let radix = match radix {
+                None | Some(Value::Default) | Some(Value::Undef) => None,
+                Some(Value::Integer(r)) => Some(u32::try_from(r).unwrap_or(0)),
+                Some(other) => return Err(conv_err(&other, "Integer")),
+            };
+            Value::Integer(integer_from(&from, radix, abs)?)
+        }
+        Type::Float(_) => Value::Float(float_from(&first, opt_bool(args, 1)?)?),
+        Type::Numeric => numeric_from(&first, opt_bool(args, 1)?)?,
+        Type::Boolean(_) => Value::Boolean(boolean_from(&first)?),
+        Type::String(_) => {
+            Value::string(format_value(&first, args.get(1).and_then(|f| f.as_str()))?)
+        }
+        Type::Array(_) | Type::Tuple(_) => array_from(&first, opt_bool(args, 1)?)?,
+        Type::Hash(_) | Type::Struct(_) => hash_from(&first)?,
+        Type::Sensitive(_) => match &first {
+            Value::Sensitive(_) => first.clone(),
+            other => Value::Sensitive(Arc::new(other.clone())),
+        },
+        Type::SemVer(_) => match args {
+            [Value::String(s)] => Value::SemVer(Arc::new(Version::parse(s)?)),
+            [Value::Integer(a), Value::Integer(b), Value::Integer(c), ..]
+                if *a >= 0 && *b >= 0 && *c >= 0 =>
+            {
+                let mut s = format!("{a}.{b}.{c}");
+                if let Some(Value::String(p)) = args.get(3) {
+                    s.push('-');
+                    s.push_str(p);
+                }
+                if let Some(Value::String(bd)) = args.get(4) {
+                    s.push('+');
+                    s.push_str(bd);
+                }
+                Value::SemVer(Arc::new(Version::parse(&s)?))
+            }
+            _ => return Err(conv_err(&first, "a SemVer")),
+        },
+        Type::SemVerRange => match args {
+            [Value::String(s)] => Value::SemVerRange(Arc::new(VersionRange::parse(s)?)),
+            [a, b, rest @ ..] => {
+                let ver = |x: &Value, dflt: Version| match x {
+                    Value::SemVer(v) => Ok((**v).clone()),
+                    Value::Default => Ok(dflt),
+                    other => Err(conv_err(other, "SemVerRange")),
+                };
+                let min = ver(a, Version::min_version())?;
+                let max = ver(b, Version::new(u64::MAX, u64::MAX, u64::MAX))?;
+                let ex = matches!(rest.first(), Some(Value::Boolean(true)));
+                Value::SemVerRange(Arc::new(VersionRange::between(min, max, ex)))
+            }
+            _ => return Err(conv_err(&first, "SemVerRange")),
+        },
+        Type::Timespan(_) => Value::Timespan(match &first {
+            Value::Integer(i) => Timespan::from_secs(*i),
+            Value::Float(f) => Timespan::from_secs_f64(*f),
+            Value::String(s) => Timespan::parse(s)?,
+            Value::Hash(h) => crate::params::timespan_from_hash(h)?,
+            Value::Timespan(t) => *t,
+            other => return Err(conv_err(other, "Timespan")),
+        }),
+        Type::Timestamp(_) => Value::Timestamp(match &first {
+            Value::Integer(i) => Timestamp::from_secs(*i),
+            Value::Float(f) => Timestamp::from_secs_f64(*f),
+            Value::String(s) => Timestamp::parse(s)?,
+            Value::Timestamp(t) => *t,
+            other => return Err(conv_err(other, "Timestamp")),
+        }),
+        Type::Binary => binary_from(&first, args.get(1).and_then(|f| f.as_str()))?,
+        Type::Uri(_) => match &first {
+            Value::String(s) => Value::Uri(Arc::new(Uri::parse(s))),
+            other => return Err(conv_err(other, "URI")),
+        },
+        Type::Regexp(_) => match &first {
+            Value::String(s) => Value::Regexp(crate::regexp::Regexp::new(s)?),
+            Value::Regexp(_) => first.clone(),
+            other => return Err(conv_err(other, "Regexp")),
+        },
+        Type::Optional(Some(inner)) | Type::NotUndef(Some(inner)) => return new_value(inner, args),
+        Type::Variant(_) | Type::Any | Type::Undef | Type::Default => {
+            return Err(TypeError::Conversion(format!(
+                "Creation of new instance of type '{t}' is not supported"
+            )))
+        }
+        _ => {
+            return Err(TypeError::Conversion(format!(
+                "Creation of new instance of type '{t}' is not supported"
+            )))
+        }
+    };
+    Ok(v)
+}

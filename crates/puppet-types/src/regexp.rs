@@ -1,0 +1,164 @@
+//! Puppet's Regexp value: the source text as Puppet keeps it plus a compiled matcher.
+//!
+//! Puppet runs on Ruby regexps (Onigmo). We compile with `fancy-regex` (pure Rust, supports
+//! look-around and back references) after a small translation of Ruby-only syntax:
+//! `^`/`$` always match at line boundaries in Ruby, so patterns get a leading `(?m)`;
+//! Ruby's `m` flag (dot matches newline) becomes Rust's `s`; `\Z`, `\h` and `\H` are rewritten.
+//! Not supported: subexpression calls (`\g<name>`), possessive quantifiers beyond what
+//! fancy-regex accepts, and Ruby's encoding-specific classes. Such patterns fail to compile and
+//! produce a [`TypeError::BadRegexp`]. This module does not implement `=~` match variables.
+
+use crate::error::TypeError;
+use smol_str::SmolStr;
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+/// A compiled regular expression with its Puppet source text.
+#[derive(Clone)]
+pub struct Regexp {
+    source: SmolStr,
+    compiled: Arc<fancy_regex::Regex>,
+}
+
+impl Regexp {
+    /// Compiles `source` (the text between the slashes of a Puppet regexp literal).
+    ///
+    /// ```
+    /// use puppet_types::Regexp;
+    /// let r = Regexp::new("^a.c$").unwrap();
+    /// assert!(r.is_match("xx\nabc"));
+    /// assert_eq!(r.to_string(), "/^a.c$/");
+    /// ```
+    pub fn new(source: &str) -> Result<Regexp, TypeError> {
+        let translated = translate_ruby(source);
+        let compiled = fancy_regex::RegexBuilder::new(&translated)
+            .backtrack_limit(1_000_000)
+            .build()
+            .map_err(|e| TypeError::BadRegexp {
+                source_text: source.to_string(),
+                message: e.to_string(),
+            })?;
+        Ok(Regexp {
+            source: SmolStr::new(source),
+            compiled: Arc::new(compiled),
+        })
+    }
+
+    /// The source text, without delimiters.
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+
+    /// True when the regexp matches somewhere in `text`. A match that exceeds the backtracking
+    /// limit counts as no match.
+    pub fn is_match(&self, text: &str) -> bool {
+        self.compiled.is_match(text).unwrap_or(false)
+    }
+
+    /// The captures of the first match: group 0 is the whole match; unmatched groups are `None`.
+    pub fn captures(&self, text: &str) -> Option<Vec<Option<String>>> {
+        let caps = self.compiled.captures(text).ok()??;
+        Some(
+            (0..caps.len())
+                .map(|i| caps.get(i).map(|m| m.as_str().to_string()))
+                .collect(),
+        )
+    }
+}
+
+/// Rewrites Ruby regexp syntax into the dialect fancy-regex understands.
+fn translate_ruby(src: &str) -> String {
+    let mut out = String::with_capacity(src.len() + 8);
+    out.push_str("(?m)");
+    let chars: Vec<char> = src.chars().collect();
+    let mut i = 0;
+    let mut in_class = 0usize;
+    while i < chars.len() {
+        let c = chars[i];
+        match c {
+            '\\' if i + 1 < chars.len() => {
+                let n = chars[i + 1];
+                match n {
+                    'Z' if in_class == 0 => out.push_str("(?=\\n?\\z)"),
+                    'h' => out.push_str(if in_class > 0 {
+                        "0-9a-fA-F"
+                    } else {
+                        "[0-9a-fA-F]"
+                    }),
+                    'H' if in_class == 0 => out.push_str("[^0-9a-fA-F]"),
+                    '/' => out.push('/'),
+                    _ => {
+                        out.push('\\');
+                        out.push(n);
+                    }
+                }
+                i += 2;
+                continue;
+            }
+            '[' => {
+                in_class += 1;
+                out.push(c);
+            }
+            ']' if in_class > 0 => {
+                in_class -= 1;
+                out.push(c);
+            }
+            '(' if in_class == 0 && chars.get(i + 1) == Some(&'?') => {
+                // Inline flag groups: Ruby's m is Rust's s.
+                let mut j = i + 2;
+                let mut flags = String::new();
+                while j < chars.len() && matches!(chars[j], 'i' | 'm' | 'x' | '-') {
+                    flags.push(if chars[j] == 'm' { 's' } else { chars[j] });
+                    j += 1;
+                }
+                if !flags.is_empty() && j < chars.len() && (chars[j] == ':' || chars[j] == ')') {
+                    out.push_str("(?");
+                    out.push_str(&flags);
+                    i = j;
+                    continue;
+                }
+                out.push(c);
+            }
+            _ => out.push(c),
+        }
+        i += 1;
+    }
+    out
+}
+
+impl PartialEq for Regexp {
+    fn eq(&self, other: &Self) -> bool {
+        self.source == other.source
+    }
+}
+impl Eq for Regexp {}
+impl Hash for Regexp {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.source.hash(state)
+    }
+}
+
+impl fmt::Debug for Regexp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Regexp({:?})", self.source)
+    }
+}
+
+/// Displays as Puppet does: `/source/`, with unescaped slashes escaped.
+impl fmt::Display for Regexp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut out = String::with_capacity(self.source.len() + 2);
+        out.push('/');
+        let mut escaped = false;
+        for c in self.source.chars() {
+            if c == '/' && !escaped {
+                out.push('\\');
+            }
+            escaped = c == '\\' && !escaped;
+            out.push(c);
+        }
+        out.push('/');
+        f.write_str(&out)
+    }
+}
