@@ -98,7 +98,8 @@ def move_to_arrows(cat, moves):
                 "file": r.get("file"),
                 "line": r.get("line"),
             })
-    cat["relationships"] = rels
+    if rels:
+        cat["relationships"] = rels
 
 
 def main():

@@ -34,16 +34,32 @@ pub struct Catalog {
     #[serde(default)]
     pub name: String,
     /// `version` (a number or a string in Puppet's output).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
     pub version: Option<Value>,
     /// `code_id`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
     pub code_id: Option<Value>,
     /// `catalog_uuid`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
     pub catalog_uuid: Option<Value>,
     /// `catalog_format`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
     pub catalog_format: Option<Value>,
     /// The environment name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -199,6 +215,11 @@ pub struct Relationship {
 
 fn default_origin() -> RelationOrigin {
     RelationOrigin::Arrow
+}
+
+/// A key that is present (even `null`) is `Some`, so `null` survives a round trip.
+fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
 }
 
 fn string_or_number<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
