@@ -40,6 +40,9 @@ pub fn is_instance(t: &Type, v: &Value) -> bool {
 #[derive(Default)]
 struct Checker {
     depth: usize,
+    /// Alias comparisons in progress; meeting one again means both sides recurse the same way,
+    /// which Puppet answers with `true`.
+    alias_pairs: Vec<(String, String)>,
 }
 
 fn undef() -> &'static Type {
@@ -81,6 +84,20 @@ impl Checker {
                 return true;
             }
         }
+        if matches!(a, Type::Alias(_)) || matches!(b, Type::Alias(_)) {
+            let key = (a.to_string(), b.to_string());
+            if self.alias_pairs.contains(&key) {
+                return true;
+            }
+            self.alias_pairs.push(key);
+            let r = self.assignable_dispatch(a, b);
+            self.alias_pairs.pop();
+            return r;
+        }
+        self.assignable_dispatch(a, b)
+    }
+
+    fn assignable_dispatch(&mut self, a: &Type, b: &Type) -> bool {
         match a {
             Type::Unit => return true,
             Type::Variant(vs) => {
@@ -712,7 +729,10 @@ impl Checker {
                 }
             },
             T::TypeReference(_) => false,
-            T::Object(_) => false,
+            // Types are Pcore objects, so every type value is an instance of plain Object.
+            T::Object(o) => {
+                o.name.is_none() && o.kind == crate::types::ObjectKind::Object && matches!(v, V::Type(_))
+            }
         }
     }
 }
