@@ -1,0 +1,2 @@
+class a {
+  file { '/tmp/x': ensure => file }

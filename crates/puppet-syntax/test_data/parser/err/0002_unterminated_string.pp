@@ -1,0 +1,2 @@
+$a = 'never closed
+$b = 1

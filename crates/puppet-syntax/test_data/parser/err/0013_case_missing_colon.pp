@@ -1,0 +1,4 @@
+case $x {
+  1 { 'one' }
+  default: {}
+}

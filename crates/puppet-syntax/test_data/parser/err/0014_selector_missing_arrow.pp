@@ -1,0 +1,1 @@
+$a = $x ? { 1 'one', default => 'd' }

@@ -1,0 +1,2 @@
+User <| title == 'a'
+$b = 1

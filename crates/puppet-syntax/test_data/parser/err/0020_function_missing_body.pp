@@ -1,0 +1,2 @@
+function foo::bar(Integer $a) >> 
+$b = 1

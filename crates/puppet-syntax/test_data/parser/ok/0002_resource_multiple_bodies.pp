@@ -1,0 +1,8 @@
+file {
+  '/tmp/a':
+    ensure => file;
+  ['/tmp/b', '/tmp/c']:
+    ensure => directory;
+  default:
+    owner => root;
+}

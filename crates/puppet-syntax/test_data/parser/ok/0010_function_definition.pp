@@ -1,0 +1,3 @@
+function mymod::add(Integer $a, Integer $b = 1) >> Integer {
+  $a + $b
+}

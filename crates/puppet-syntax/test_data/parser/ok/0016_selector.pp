@@ -1,0 +1,5 @@
+$os = $facts['os']['family'] ? {
+  'RedHat'          => 'rh',
+  /^(Debian|Ubuntu)$/ => 'deb',
+  default           => 'other',
+}

@@ -1,0 +1,5 @@
+unless $facts['kernel'] == 'windows' {
+  include unix
+} else {
+  include windows
+}

@@ -1,0 +1,4 @@
+$a = @(END)
+  plain text, no ${interpolation}
+  END
+notice($a)

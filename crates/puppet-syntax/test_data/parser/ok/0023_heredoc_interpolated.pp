@@ -1,0 +1,4 @@
+$b = @("END"/L)
+    Hello ${name}, $x \
+    continued\tand\n escaped
+    |- END

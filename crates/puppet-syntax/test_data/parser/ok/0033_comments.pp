@@ -1,0 +1,5 @@
+# A hash comment
+/* A block
+   comment */
+$a = 1 # trailing
+# final comment

@@ -1,0 +1,2 @@
+$x = 'application'
+notice(site, produces, consumes)

@@ -1,0 +1,4 @@
+class outer {
+  class inner {}
+  define thing($x) {}
+}

@@ -1,0 +1,3 @@
+$s = Sensitive('secret')
+$d = Deferred('vault_lookup', ['path'])
+$t = Type[Resource]
