@@ -731,7 +731,9 @@ impl Checker {
             T::TypeReference(_) => false,
             // Types are Pcore objects, so every type value is an instance of plain Object.
             T::Object(o) => {
-                o.name.is_none() && o.kind == crate::types::ObjectKind::Object && matches!(v, V::Type(_))
+                o.name.is_none()
+                    && o.kind == crate::types::ObjectKind::Object
+                    && matches!(v, V::Type(_))
             }
         }
     }
