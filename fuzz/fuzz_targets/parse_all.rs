@@ -1,0 +1,40 @@
+//! The `parse_all` fuzz target: feeds arbitrary UTF-8 to every entry point of puppet-syntax
+//! (manifest, EPP, expression, type expression, and the validation pass) and checks that
+//! each tree holds every byte of the input and that every diagnostic lies inside it.
+//!
+//! It is not a correctness test of the grammar: only "no panic, no hang, lossless tree".
+
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use puppet_syntax::Parse;
+
+fn check(entry: &str, text: &str, parse: &Parse) {
+    assert_eq!(
+        parse.syntax().to_string(),
+        text,
+        "{entry}: the tree does not round-trip"
+    );
+    let len = puppet_syntax::TextSize::of(text);
+    for d in parse.errors() {
+        assert!(d.range.end() <= len, "{entry}: diagnostic out of range: {d:?}");
+    }
+}
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let manifest = puppet_syntax::parse(text);
+    check("parse", text, &manifest);
+    let _ = puppet_syntax::validate::validate(&manifest);
+    let epp = puppet_syntax::parse_epp(text);
+    check("parse_epp", text, &epp);
+    let _ = puppet_syntax::validate::validate(&epp);
+    check("parse_expression", text, &puppet_syntax::parse_expression(text));
+    check(
+        "parse_type_expression",
+        text,
+        &puppet_syntax::parse_type_expression(text),
+    );
+});
