@@ -15,7 +15,7 @@
 
 use crate::lexer::{end_tag_parts, parse_heredoc_header, HeredocHeader};
 use crate::SyntaxKind::{self, *};
-use crate::{Diagnostic, Parse, SyntaxNode, SyntaxToken, TextRange, TextSize};
+use crate::{Diagnostic, Parse, SyntaxNode, SyntaxToken, TextRange};
 
 /// A typed view of a syntax node.
 pub trait AstNode: Sized {
@@ -618,9 +618,7 @@ impl HeredocExpr {
         let (text, base) = match &token {
             Some(tok) => {
                 let base = tok.text_range().start();
-                let (text, errs) = heredoc_text(tok.text(), &header.tag, base);
-                errors.extend(errs);
-                (text, base)
+                (heredoc_text(tok.text(), &header.tag), base)
             }
             None => (String::new(), self.0.text_range().end()),
         };
@@ -646,9 +644,8 @@ impl HeredocExpr {
 }
 
 /// Removes the margin and the final line break (with `-`) from a heredoc body token's text.
-fn heredoc_text(raw: &str, tag: &str, base: TextSize) -> (String, Vec<Diagnostic>) {
+fn heredoc_text(raw: &str, tag: &str) -> String {
     let mut lines: Vec<&str> = raw.split_inclusive('\n').collect();
-    let mut errors = Vec::new();
     let end_line = lines
         .last()
         .copied()
@@ -661,29 +658,11 @@ fn heredoc_text(raw: &str, tag: &str, base: TextSize) -> (String, Vec<Diagnostic
         None => (0, false, false),
     };
     let mut out = String::with_capacity(raw.len());
-    let mut offset = 0usize;
     if margin && leading > 0 {
         let margin_text = &end_line.unwrap_or("")[..leading];
-        for (i, line) in lines.iter().enumerate() {
-            if let Some(rest) = line.strip_prefix(margin_text) {
-                out.push_str(rest);
-            } else {
-                // Puppet strips what matches and complains about text in the margin.
-                let blanks = line
-                    .bytes()
-                    .take_while(|b| *b == b' ' || *b == b'\t')
-                    .count();
-                let is_blank_line = line.trim_end_matches(['\n', '\r']).len() == blanks;
-                if !is_blank_line && blanks < leading {
-                    errors.push(Diagnostic::error(
-                        "HEREDOC_DIRTY_MARGIN",
-                        format!("Heredoc with text in the margin is not allowed (line {} in this heredoc)", i + 1),
-                        TextRange::at(base + TextSize::from(offset as u32), TextSize::from(line.len() as u32)),
-                    ));
-                }
-                out.push_str(&line[blanks.min(leading)..]);
-            }
-            offset += line.len();
+        for line in &lines {
+            // Puppet strips the margin where a line starts with it, and keeps other lines.
+            out.push_str(line.strip_prefix(margin_text).unwrap_or(line));
         }
     } else {
         for line in &lines {
@@ -697,7 +676,7 @@ fn heredoc_text(raw: &str, tag: &str, base: TextSize) -> (String, Vec<Diagnostic
             out.truncate(out.len() - 1);
         }
     }
-    (out, errors)
+    out
 }
 
 // ---- collections ----

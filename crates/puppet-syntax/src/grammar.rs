@@ -282,6 +282,7 @@ fn resource_block(
     lhs: CompletedMarker,
     outer: Option<crate::parser::Marker>,
 ) -> CompletedMarker {
+    let outer_is_virtual = outer.is_some();
     let m = match outer {
         Some(m) => m,
         None => lhs.precede(p),
@@ -291,6 +292,12 @@ fn resource_block(
         || (p.at(STAR) && p.nth(1) == FARROW)
         || (is_attribute_name(p.current()) && matches!(p.nth(1), FARROW | PARROW));
     if untitled {
+        if outer_is_virtual && lhs.kind() == NAME_EXPR {
+            p.error(
+                "SYNTAX_ERROR",
+                "Virtual (@) can only be applied to a Resource Expression",
+            );
+        }
         attribute_operations(p);
         p.expect(R_BRACE);
         let kind = match lhs.kind() {
@@ -373,6 +380,11 @@ fn balanced(p: &mut Parser) {
 
 /// `name => expr, name +> expr, * => expr` with an optional trailing comma.
 fn attribute_operations(p: &mut Parser) {
+    // A lone trailing comma (`title: , }`) is allowed.
+    if p.at(COMMA) && matches!(p.nth(1), R_BRACE | SEMI) {
+        p.bump();
+        return;
+    }
     loop {
         if p.at(R_BRACE) || p.at(SEMI) || p.at_eof() {
             break;
@@ -567,8 +579,12 @@ fn selector_entry(p: &mut Parser) {
     m.complete(p, SELECTOR_ENTRY);
 }
 
-/// `[a, b, k => v]` contents of an access.
+/// `[a, b, k => v]` contents of an access (at least one).
 fn access_args(p: &mut Parser) {
+    if p.at(R_BRACK) {
+        p.error_here();
+        return;
+    }
     loop {
         if p.at(R_BRACK) || p.at_eof() {
             break;
@@ -1147,8 +1163,13 @@ fn type_definition_rest(p: &mut Parser, m: crate::parser::Marker) -> CompletedMa
     }
     type_expr(p);
     if p.expect(EQ) {
-        if can_start_expression(p.current()) {
-            let rhs = expr(p, 0);
+        if matches!(p.current(), TYPE_NAME | L_BRACE | LIST_START | L_BRACK) {
+            // The right side is a type (possibly with parameters), a hash or an array.
+            let rhs = if p.at(TYPE_NAME) {
+                type_expr(p)
+            } else {
+                primary(p)
+            };
             // `Object { ... }`: a type followed by a hash.
             if let Some(rhs) = rhs {
                 if rhs.kind() == TYPE_REF && p.at(L_BRACE) {

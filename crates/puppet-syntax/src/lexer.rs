@@ -472,8 +472,15 @@ impl<'a> Lexer<'a> {
             b'a'..=b'z' | b'_' => self.bare_word(),
             b'A'..=b'Z' => self.type_name(),
             _ => {
-                let n = self.char_len_at(start);
-                self.push(ERROR_TOKEN, n);
+                // Unicode blanks (no-break space and the other space separators) are
+                // whitespace to Puppet, as its `[[:blank:]]` matches them.
+                let c = self.text[start..].chars().next().unwrap_or('\0');
+                let n = c.len_utf8();
+                if is_unicode_blank(c) {
+                    self.push(WHITESPACE, n);
+                } else {
+                    self.push(ERROR_TOKEN, n);
+                }
             }
         }
     }
@@ -489,7 +496,6 @@ impl<'a> Lexer<'a> {
         while i < rest.len() {
             match rest[i] {
                 b'\\' => i += 2,
-                b'\n' => return None,
                 b'/' => return Some(i + 1),
                 _ => i += 1,
             }
@@ -969,6 +975,14 @@ impl<'a> Lexer<'a> {
         self.epp_trim_next = trim;
         self.brace_depth = 0;
     }
+}
+
+/// Space separators other than the ASCII space (Unicode category Zs).
+fn is_unicode_blank(c: char) -> bool {
+    matches!(
+        c,
+        '\u{a0}' | '\u{1680}' | '\u{2000}'..='\u{200a}' | '\u{202f}' | '\u{205f}' | '\u{3000}'
+    )
 }
 
 /// Length of a `(::)?(\w+::)*\w+` variable name at the start of `s` (0 if none).
