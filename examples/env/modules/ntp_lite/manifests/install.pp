@@ -1,0 +1,6 @@
+# Installs the NTP package.
+class ntp_lite::install {
+  package { 'ntp':
+    ensure => installed,
+  }
+}
