@@ -276,6 +276,9 @@ pub fn boolean_from(v: &Value) -> Result<bool, TypeError> {
     }
 }
 
+/// The largest width or precision a format may ask for (a guard against huge allocations).
+pub const MAX_WIDTH: usize = 1 << 20;
+
 /// Formats a value with one `%` directive (`%s`, `%p`, `%d`, `%x`, `%X`, `%o`, `%b`, `%f`,
 /// `%e`, `%g`, with flags `-+ 0#` and width/precision). `String(v)` without a format uses the
 /// defaults: Floats as `%f`, everything else as `%s`.
@@ -298,6 +301,12 @@ pub fn format_value(v: &Value, fmt: Option<&str>) -> Result<String, TypeError> {
         }
     };
     let spec = crate::convert::spec::parse(fmt)?;
+    if spec.width.is_some_and(|w| w > MAX_WIDTH) || spec.precision.is_some_and(|p| p > MAX_WIDTH) {
+        return Err(TypeError::BadFormat {
+            message: format!("The format '{fmt}' asks for a width or precision above {MAX_WIDTH}"),
+            offset: 0,
+        });
+    }
     let body = match spec.conv {
         's' => v.to_plain_string(),
         'p' => v.to_string(),

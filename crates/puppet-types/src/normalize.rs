@@ -117,7 +117,7 @@ fn norm_variant(vs: &[Type], depth: usize) -> Type {
             })
             .collect();
         let inner = if rest.is_empty() {
-            Type::Any
+            Type::Variant(Arc::new(vec![]))
         } else {
             Type::variant_of(rest)
         };

@@ -130,7 +130,7 @@ fn parse_span_with(s: &str, fmt: &str) -> Option<i128> {
                     let (_, n, r) = take_digits(rest, Some(9))?;
                     let digits = &rest[..n];
                     let padded = format!("{digits:0<9}");
-                    total += padded.parse::<i128>().ok()?;
+                    total = total.checked_add(padded.parse::<i128>().ok()?)?;
                     rest = r;
                 }
                 _ => {
@@ -142,7 +142,9 @@ fn parse_span_with(s: &str, fmt: &str) -> Option<i128> {
                         'S' => 1,
                         _ => return None,
                     };
-                    total += v * mul * NS_PER_SEC;
+                    total = v
+                        .checked_mul(mul * NS_PER_SEC)
+                        .and_then(|x| total.checked_add(x))?;
                     rest = r;
                 }
             }
@@ -177,7 +179,7 @@ impl fmt::Display for Timespan {
 }
 
 /// Days since 1970-01-01 of a proleptic Gregorian date.
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+fn days_from_civil(y: i128, m: i128, d: i128) -> i128 {
     let y = if m <= 2 { y - 1 } else { y };
     let era = y.div_euclid(400);
     let yoe = y - era * 400;
@@ -187,7 +189,7 @@ fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
     era * 146_097 + doe - 719_468
 }
 
-fn civil_from_days(z: i64) -> (i64, i64, i64) {
+fn civil_from_days(z: i128) -> (i128, i128, i128) {
     let z = z + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z - era * 146_097;
@@ -272,12 +274,12 @@ impl Timestamp {
         let (body, zone) = if zone == 0 {
             if let Some(b) = body.strip_suffix('Z') {
                 (b, 0)
-            } else if body.len() > 16
-                && (body[10..].contains('+') || body[10..].rfind('-').is_some())
-            {
-                let idx = body[10..].rfind(['+', '-']).map(|i| i + 10);
-                match idx.and_then(|i| zone_offset_secs(&body[i..]).map(|z| (i, z))) {
-                    Some((i, z)) => (&body[..i], z),
+            } else if let Some(tail) = body.get(10..).filter(|_| body.len() > 16) {
+                match tail.rfind(['+', '-']).map(|i| i + 10) {
+                    Some(i) => match zone_offset_secs(&body[i..]) {
+                        Some(z) => (&body[..i], z),
+                        None => (body, 0),
+                    },
                     None => (body, 0),
                 }
             } else {
@@ -304,7 +306,7 @@ impl Timestamp {
         if !(1..=12).contains(&mo) || !(1..=31).contains(&d) {
             return Err(err());
         }
-        let mut secs = days_from_civil(y, mo, d) * 86_400;
+        let mut secs = days_from_civil(y as i128, mo as i128, d as i128) as i64 * 86_400;
         let mut frac: i128 = 0;
         if let Some(t) = time {
             let (hms, f) = match t.split_once('.') {
@@ -344,7 +346,7 @@ impl fmt::Display for Timestamp {
         let frac = self.0.rem_euclid(NS_PER_SEC);
         let days = secs.div_euclid(86_400);
         let sod = secs.rem_euclid(86_400);
-        let (y, m, d) = civil_from_days(days as i64);
+        let (y, m, d) = civil_from_days(days);
         write!(
             f,
             "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{frac:09} UTC",

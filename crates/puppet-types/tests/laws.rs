@@ -215,3 +215,84 @@ proptest! {
         }
     }
 }
+
+const TYPE_NAMES: [&str; 40] = [
+    "Any",
+    "Undef",
+    "Default",
+    "NotUndef",
+    "Boolean",
+    "Numeric",
+    "Integer",
+    "Float",
+    "String",
+    "Enum",
+    "Pattern",
+    "Regexp",
+    "Scalar",
+    "ScalarData",
+    "Data",
+    "RichData",
+    "Collection",
+    "Array",
+    "Hash",
+    "Tuple",
+    "Struct",
+    "Optional",
+    "Variant",
+    "Type",
+    "Class",
+    "Resource",
+    "CatalogEntry",
+    "Callable",
+    "Iterable",
+    "Iterator",
+    "Sensitive",
+    "SemVer",
+    "SemVerRange",
+    "Timespan",
+    "Timestamp",
+    "Binary",
+    "Init",
+    "Runtime",
+    "URI",
+    "Object",
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    #[test]
+    fn parameterize_never_panics(
+        name in prop::sample::select(TYPE_NAMES.to_vec()),
+        args in prop::collection::vec(prop_oneof![value_strategy(), type_strategy().prop_map(Value::Type)], 0..5),
+    ) {
+        let base = resolve_type_name(name);
+        if let Ok(t) = parameterize(&base, &args) {
+            let _ = t.to_string();
+            let _ = normalize(&t);
+            prop_assert!(assignable(&Type::Any, &t));
+        }
+        let _ = puppet_types::convert::new_value(&base, &args);
+    }
+
+    #[test]
+    fn text_parsers_never_panic(s in "\\PC{0,40}") {
+        let _ = puppet_types::Timespan::parse(&s);
+        let _ = puppet_types::Timestamp::parse(&s);
+        let _ = puppet_types::Version::parse(&s);
+        let _ = puppet_types::VersionRange::parse(&s);
+        let _ = puppet_types::Regexp::new(&s);
+        let _ = puppet_types::convert::format_value(&Value::Integer(42), Some(&s));
+        let _ = puppet_types::convert::integer_from(&Value::string(&s), None, false);
+        let _ = puppet_types::convert::float_from(&Value::string(&s), false);
+        let _ = puppet_types::convert::numeric_from(&Value::string(&s), false);
+        let _ = support::parse_type(&s);
+    }
+
+    #[test]
+    fn time_values_print_without_panic(ns in any::<i128>()) {
+        let _ = puppet_types::Timespan(ns).to_string();
+        let _ = puppet_types::Timestamp(ns).to_string();
+    }
+}
