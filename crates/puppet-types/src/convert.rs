@@ -3,9 +3,10 @@
 //!
 //! Covered: Integer/Float/Numeric from strings (with radix), booleans and time values;
 //! Boolean from strings and numbers; String with the default and `%s`/`%p`/`%d`/`%x`/`%o`/`%b`/
-//! `%f`/`%e` formats (see [`format_value`]); Array and Hash from containers and iterables;
+//! `%f`/`%e`/`%g` formats and the string-only `%c`/`%C`/`%u`/`%d`/`%t` (see [`format_value`]); Array and Hash from containers and iterables;
 //! SemVer, SemVerRange, Timespan, Timestamp, Binary, Sensitive and URI. Not covered yet:
-//! container format maps for String, Timespan/Timestamp custom format strings, Tuple/Struct
+//! container format maps for String (`{ Array => { format => '%(a', separator => '|' } }`),
+//! the `%a` hex-float format, Timespan/Timestamp custom format strings, Tuple/Struct
 //! targets beyond plain type checks, and Object types.
 
 use crate::error::TypeError;
@@ -276,6 +277,59 @@ pub fn boolean_from(v: &Value) -> Result<bool, TypeError> {
     }
 }
 
+fn capitalize(s: &str) -> String {
+    let mut cs = s.chars();
+    match cs.next() {
+        Some(c) => c.to_uppercase().collect::<String>() + &cs.as_str().to_lowercase(),
+        None => String::new(),
+    }
+}
+
+/// C's `%g`: the shorter of `%e` and `%f` with `p` significant digits, trailing zeros removed.
+fn c_style_g(f: f64, p: usize, keep_zeros: bool) -> String {
+    let p = p.max(1);
+    if f == 0.0 {
+        return "0".into();
+    }
+    let exp = f.abs().log10().floor() as i32;
+    let strip = |s: String| -> String {
+        if keep_zeros || !s.contains('.') {
+            return s;
+        }
+        let (m, e) = match s.find('e') {
+            Some(i) => (s[..i].to_string(), s[i..].to_string()),
+            None => (s, String::new()),
+        };
+        let m = m.trim_end_matches('0').trim_end_matches('.').to_string();
+        m + &e
+    };
+    if exp < -4 || exp >= p as i32 {
+        let s = format!("{:.*e}", p - 1, f);
+        let (m, e) = s.split_once('e').unwrap_or((&s, "0"));
+        let ei: i32 = e.parse().unwrap_or(0);
+        strip(format!(
+            "{m}e{}{:02}",
+            if ei < 0 { '-' } else { '+' },
+            ei.abs()
+        ))
+    } else {
+        strip(format!("{:.*}", (p as i32 - 1 - exp).max(0) as usize, f))
+    }
+}
+
+/// The `%s` text `String()` gives: a top-level string as is, a regexp as its source, Binary as
+/// its bytes; containers with their strings quoted (as `%p`).
+fn string_s(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.to_string(),
+        Value::Regexp(r) => r.source().to_string(),
+        Value::Binary(b) => String::from_utf8_lossy(b).into_owned(),
+        Value::Undef => String::new(),
+        Value::Array(_) | Value::Hash(_) => v.to_string(),
+        other => other.to_plain_string(),
+    }
+}
+
 /// The largest width or precision a format may ask for (a guard against huge allocations).
 pub const MAX_WIDTH: usize = 1 << 20;
 
@@ -296,7 +350,8 @@ pub fn format_value(v: &Value, fmt: Option<&str>) -> Result<String, TypeError> {
         None => {
             return Ok(match v {
                 Value::Float(_) => format_value(v, Some("%f"))?,
-                other => other.to_plain_string(),
+                Value::Binary(b) => base64::engine::general_purpose::STANDARD.encode(b),
+                other => string_s(other),
             })
         }
     };
@@ -307,10 +362,21 @@ pub fn format_value(v: &Value, fmt: Option<&str>) -> Result<String, TypeError> {
             offset: 0,
         });
     }
-    let body = match spec.conv {
-        's' => v.to_plain_string(),
-        'p' => v.to_string(),
-        'd' | 'x' | 'X' | 'o' | 'b' | 'B' => {
+    let body = match (spec.conv, v) {
+        ('s', _) => string_s(v),
+        ('p', Value::String(s)) if spec.alt => crate::format::puppet_double_quote(s),
+        ('p', _) => v.to_string(),
+        ('c', Value::String(s)) => capitalize(s),
+        ('C', Value::String(s)) => s.split("::").map(capitalize).collect::<Vec<_>>().join("::"),
+        ('u', Value::String(s)) => s.to_uppercase(),
+        ('d', Value::String(s)) => s.to_lowercase(),
+        ('t', Value::String(s)) => s.trim().to_string(),
+        ('c', Value::Integer(i)) => u32::try_from(*i)
+            .ok()
+            .and_then(char::from_u32)
+            .map(String::from)
+            .unwrap_or_default(),
+        ('d' | 'x' | 'X' | 'o' | 'b' | 'B', _) => {
             let i = match v {
                 Value::Float(f) => *f as i64,
                 other => integer_from(other, None, false)?,
@@ -347,7 +413,7 @@ pub fn format_value(v: &Value, fmt: Option<&str>) -> Result<String, TypeError> {
                 format!("{sign}{prefix}{digits}")
             }
         }
-        'f' | 'e' | 'E' | 'g' | 'G' | 'a' => {
+        ('f' | 'e' | 'E' | 'g' | 'G' | 'a', _) => {
             let f = float_from(v, false)?;
             let p = spec.precision.unwrap_or(6);
             let s = match spec.conv {
@@ -358,6 +424,14 @@ pub fn format_value(v: &Value, fmt: Option<&str>) -> Result<String, TypeError> {
                     let ei: i32 = e.parse().unwrap_or(0);
                     let out = format!("{m}e{}{:02}", if ei < 0 { '-' } else { '+' }, ei.abs());
                     if spec.conv == 'E' {
+                        out.to_uppercase()
+                    } else {
+                        out
+                    }
+                }
+                'g' | 'G' => {
+                    let out = c_style_g(f.abs(), p, spec.alt);
+                    if spec.conv == 'G' {
                         out.to_uppercase()
                     } else {
                         out
@@ -381,11 +455,7 @@ pub fn format_value(v: &Value, fmt: Option<&str>) -> Result<String, TypeError> {
                 format!("{sign}{s}")
             }
         }
-        'c' => {
-            let s = v.to_plain_string();
-            s.chars().next().map(|c| c.to_string()).unwrap_or_default()
-        }
-        other => {
+        (other, _) => {
             return Err(TypeError::BadFormat {
                 message: format!("Illegal format conversion '{other}'"),
                 offset: spec.conv_offset,

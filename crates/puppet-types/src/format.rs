@@ -100,7 +100,8 @@ pub fn puppet_quote(s: &str) -> String {
     out
 }
 
-fn puppet_double_quote(s: &str) -> String {
+/// Puppet's double-quoted form of a string (`%#p`).
+pub fn puppet_double_quote(s: &str) -> String {
     let mut out = String::from("\"");
     for c in s.chars() {
         match c {

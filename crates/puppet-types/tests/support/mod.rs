@@ -79,6 +79,10 @@ fn lex(src: &str) -> Result<Vec<(Tok, usize, usize)>, String> {
             let text = &src[start..end];
             let tok = if is_float {
                 Tok::Float(text.parse().map_err(|e| format!("{e}"))?)
+            } else if text.len() > 1 && text.starts_with('0') {
+                Tok::Int(
+                    i64::from_str_radix(&text[1..], 8).map_err(|_| format!("bad octal {text}"))?,
+                )
             } else {
                 Tok::Int(
                     text.parse()
@@ -147,6 +151,7 @@ fn lex(src: &str) -> Result<Vec<(Tok, usize, usize)>, String> {
                             end = Some(l.pos + 1 + o + 1);
                             break;
                         }
+                        '$' => return Err("interpolation is not supported".into()),
                         '\\' => match it.next() {
                             Some((_, 'n')) => s.push('\n'),
                             Some((_, 't')) => s.push('\t'),
@@ -154,6 +159,9 @@ fn lex(src: &str) -> Result<Vec<(Tok, usize, usize)>, String> {
                             Some((_, '"')) => s.push('"'),
                             Some((_, '\\')) => s.push('\\'),
                             Some((_, '$')) => s.push('$'),
+                            Some((_, 'u')) => {
+                                return Err("unicode escapes are not supported".into())
+                            }
                             Some((_, other)) => {
                                 s.push('\\');
                                 s.push(other)
