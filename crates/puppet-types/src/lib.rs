@@ -11,7 +11,7 @@
 //!   [`Value::to_plain_string`], `%s`);
 //! * building types from evaluated expressions: [`resolve_type_name`] and [`parameterize`];
 //! * mismatch texts for type errors — [`describe_mismatch`];
-//! * the conversions behind `new` — module [`convert`].
+//! * the conversions behind `new` — module [`convert`]; checked number arithmetic — [`arith`].
 //!
 //! ```
 //! use puppet_types::{assignable, is_instance, parameterize, resolve_type_name, Value};
@@ -32,6 +32,7 @@
 //! Every value and type is immutable, cheap to clone and `Send + Sync`. No function panics on
 //! any input; deep recursion through aliases is cut at [`assign::MAX_DEPTH`].
 
+pub mod arith;
 pub mod assign;
 pub mod convert;
 pub mod error;

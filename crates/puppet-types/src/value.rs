@@ -439,10 +439,14 @@ impl IteratorValue {
             IterSource::Values(v) => Box::new(v.iter().cloned()),
             IterSource::Range { from, to } => Box::new((*from..=*to).map(Value::Integer)),
             IterSource::Chars(s) => Box::new(s.chars().map(|c| Value::string(c.to_string()))),
-            IterSource::Reverse(inner) => {
-                let all: Vec<Value> = inner.iter().collect();
-                Box::new(all.into_iter().rev())
-            }
+            IterSource::Reverse(inner) => match &inner.source {
+                IterSource::Range { from, to } => Box::new((*from..=*to).rev().map(Value::Integer)),
+                IterSource::Values(v) => Box::new(v.iter().rev().cloned()),
+                _ => {
+                    let all: Vec<Value> = inner.iter().collect();
+                    Box::new(all.into_iter().rev())
+                }
+            },
             IterSource::Step(inner, n) => Box::new(inner.iter().step_by(*n)),
         }
     }
