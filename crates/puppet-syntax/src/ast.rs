@@ -623,7 +623,12 @@ impl HeredocExpr {
             None => (String::new(), self.0.text_range().end()),
         };
         let parse = if header.interpolate {
-            let p = crate::parse_interpolated_text(&text);
+            // `\$` only escapes a `$` when the heredoc's escapes include `$`.
+            let dollar_escape = header
+                .escapes
+                .as_deref()
+                .is_some_and(|e| e.is_empty() || e.contains('$'));
+            let p = crate::parse_interpolated_text_with(&text, dollar_escape);
             for e in p.errors() {
                 let mut e = e.clone();
                 e.range = TextRange::at(base + e.range.start(), e.range.len());

@@ -59,8 +59,15 @@ pub fn lex_epp(text: &str) -> Lexed {
 /// Lexes the text of an interpolating heredoc body (already stripped of its margin) as the
 /// inside of a double-quoted string without quotes: text, `$var` and `${expr}`.
 pub fn lex_interpolated_text(text: &str) -> Lexed {
+    lex_interpolated_text_with(text, true)
+}
+
+/// Like [`lex_interpolated_text`]; `dollar_escape` says whether `\$` escapes a `$` (the
+/// heredoc's escapes include `$`). Without it every `$name` and `${` interpolates.
+pub fn lex_interpolated_text_with(text: &str, dollar_escape: bool) -> Lexed {
     let mut lx = Lexer::new(text, false);
     lx.modes = vec![Mode::Dq { unquoted: true }];
+    lx.uq_dollar_escape = dollar_escape;
     lx.run();
     lx.finish()
 }
@@ -97,6 +104,8 @@ struct Lexer<'a> {
     pending_heredocs: Vec<PendingHeredoc>,
     /// EPP: skip leading blanks and one newline of the text after `-%>`.
     epp_trim_next: bool,
+    /// In an interpolating heredoc body: whether `\$` escapes the `$` (the `$` escape is on).
+    uq_dollar_escape: bool,
     /// EPP: offset of an open tag, to report an unbalanced tag at the end.
     epp_open: Option<usize>,
     /// Offset of the opening quote of the innermost double-quoted string.
@@ -128,6 +137,7 @@ impl<'a> Lexer<'a> {
             line_start: 0,
             pending_heredocs: Vec::new(),
             epp_trim_next: false,
+            uq_dollar_escape: true,
             epp_open: None,
             dq_start: None,
         }
@@ -784,6 +794,9 @@ impl<'a> Lexer<'a> {
         let mut i = 0;
         while i < rest.len() {
             match rest[i] {
+                b'\\' if unquoted && !self.uq_dollar_escape && rest.get(i + 1) == Some(&b'$') => {
+                    i += 1;
+                }
                 b'\\' => {
                     i += 2;
                 }

@@ -106,12 +106,15 @@ enum Entry {
     Epp,
     Expression,
     InterpolatedText,
+    /// An interpolating heredoc body whose escapes do not include `$`.
+    InterpolatedTextNoDollarEscape,
 }
 
 fn run(text: &str, entry: Entry) -> Parse {
     let lexed = match entry {
         Entry::Epp => lexer::lex_epp(text),
         Entry::InterpolatedText => lexer::lex_interpolated_text(text),
+        Entry::InterpolatedTextNoDollarEscape => lexer::lex_interpolated_text_with(text, false),
         _ => lexer::lex(text),
     };
     let skip = skip_mask(&lexed.tokens);
@@ -129,7 +132,7 @@ fn run(text: &str, entry: Entry) -> Parse {
             grammar::expression_root(&mut p);
             SyntaxKind::EXPR_ROOT
         }
-        Entry::InterpolatedText => {
+        Entry::InterpolatedText | Entry::InterpolatedTextNoDollarEscape => {
             grammar::interpolated_text(&mut p);
             SyntaxKind::HEREDOC_ROOT
         }
@@ -230,7 +233,12 @@ pub fn parse_type_expression(text: &str) -> Parse {
     run(text, Entry::Expression)
 }
 
-/// Parses the text of an interpolating heredoc body (margin already removed).
-pub(crate) fn parse_interpolated_text(text: &str) -> Parse {
-    run(text, Entry::InterpolatedText)
+/// Parses the text of an interpolating heredoc body (margin already removed); `dollar_escape` tells whether the
+/// heredoc's escapes include `$` (otherwise `\$x` still interpolates `$x`).
+pub(crate) fn parse_interpolated_text_with(text: &str, dollar_escape: bool) -> Parse {
+    if dollar_escape {
+        run(text, Entry::InterpolatedText)
+    } else {
+        run(text, Entry::InterpolatedTextNoDollarEscape)
+    }
 }
