@@ -1,0 +1,135 @@
+//! Loader diagnostics and errors: a stable code, a message, and where it happened.
+//!
+//! A [`Diagnostic`] is something the loader found about the user's files (a bad module
+//! directory name, a definition in the wrong file, an unreadable `metadata.json`). It never
+//! stops the environment from being built. A [`ProviderError`] is what a
+//! [`SourceProvider`](crate::SourceProvider) returns when it cannot or will not give a file or
+//! a directory listing; the environment turns those into diagnostics too.
+//!
+//! Rendering (line/column, snippets, colours) is left to the tools that print them.
+
+use serde::Serialize;
+use std::path::PathBuf;
+
+/// How serious a diagnostic is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Error,
+    Warning,
+}
+
+/// Stable diagnostic codes. Where Puppet has an issue code for the same problem it is used.
+pub mod codes {
+    /// A definition whose name is not inside the namespace its file's path gives (Puppet's code).
+    pub const ILLEGAL_DEFINITION_LOCATION: &str = "ILLEGAL_DEFINITION_LOCATION";
+    /// Code that is not a definition at the top of an autoloaded file (Puppet's code).
+    pub const ILLEGAL_TOP_CONSTRUCT_LOCATION: &str = "ILLEGAL_TOP_CONSTRUCT_LOCATION";
+    /// A directory on the module path whose name is not a valid module name.
+    pub const INVALID_MODULE_NAME: &str = "LOADER_INVALID_MODULE_NAME";
+    /// A module directory shadowed by one of the same name earlier on the module path.
+    pub const SHADOWED_MODULE: &str = "LOADER_SHADOWED_MODULE";
+    /// `metadata.json` could not be parsed or has fields of the wrong shape.
+    pub const BAD_METADATA: &str = "LOADER_BAD_METADATA";
+    /// A file or directory could not be read.
+    pub const IO_ERROR: &str = "LOADER_IO_ERROR";
+    /// A path was refused because it would leave the module path (`..`, absolute, symlink loop).
+    pub const PATH_ESCAPE: &str = "LOADER_PATH_ESCAPE";
+    /// The same (kind, name) is defined twice; the documented precedence picks one.
+    pub const DUPLICATE_DEFINITION: &str = "LOADER_DUPLICATE_DEFINITION";
+    /// A definition found only in a file that is not on its autoload path.
+    pub const NOT_AUTOLOADABLE: &str = "LOADER_NOT_AUTOLOADABLE";
+    /// A Puppet-language file that does not define what its path says it should.
+    pub const MISSING_DEFINITION: &str = "LOADER_MISSING_DEFINITION";
+    /// A syntax problem reported by the parser (the parser's own code is in the message).
+    pub const SYNTAX: &str = "LOADER_SYNTAX";
+}
+
+/// One problem found while building or checking an environment.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Diagnostic {
+    /// A stable, upper-case code (see [`codes`]).
+    pub code: &'static str,
+    pub severity: Severity,
+    pub message: String,
+    /// The file concerned, when there is one.
+    pub file: Option<PathBuf>,
+    /// Byte range in `file`, when the problem is inside a file.
+    pub range: Option<(u32, u32)>,
+}
+
+impl Diagnostic {
+    /// An error about `file` (whole file when `range` is `None`).
+    pub fn error(
+        code: &'static str,
+        message: impl Into<String>,
+        file: Option<PathBuf>,
+        range: Option<(u32, u32)>,
+    ) -> Self {
+        Diagnostic {
+            code,
+            severity: Severity::Error,
+            message: message.into(),
+            file,
+            range,
+        }
+    }
+
+    /// A warning about `file`.
+    pub fn warning(
+        code: &'static str,
+        message: impl Into<String>,
+        file: Option<PathBuf>,
+        range: Option<(u32, u32)>,
+    ) -> Self {
+        Diagnostic {
+            severity: Severity::Warning,
+            ..Diagnostic::error(code, message, file, range)
+        }
+    }
+}
+
+impl std::fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (&self.file, self.range) {
+            (Some(p), Some((s, e))) => write!(f, "{}@{s}..{e}: ", p.display())?,
+            (Some(p), None) => write!(f, "{}: ", p.display())?,
+            _ => {}
+        }
+        write!(f, "[{}] {}", self.code, self.message)
+    }
+}
+
+/// Why a [`SourceProvider`](crate::SourceProvider) could not answer.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ProviderError {
+    /// Nothing at that path.
+    #[error("no such file or directory: {0}")]
+    NotFound(PathBuf),
+    /// The path would leave the roots the provider serves (`..`, absolute, symlink outside).
+    #[error("refused path {path}: {reason}")]
+    Escape { path: PathBuf, reason: String },
+    /// Any other IO problem, with the operating system's message.
+    #[error("cannot read {path}: {message}")]
+    Io { path: PathBuf, message: String },
+}
+
+impl ProviderError {
+    /// The stable code of the diagnostic this error becomes.
+    pub fn code(&self) -> &'static str {
+        match self {
+            ProviderError::Escape { .. } => codes::PATH_ESCAPE,
+            _ => codes::IO_ERROR,
+        }
+    }
+
+    /// This error as a diagnostic about the path concerned.
+    pub fn to_diagnostic(&self) -> Diagnostic {
+        let path = match self {
+            ProviderError::NotFound(p) => p,
+            ProviderError::Escape { path, .. } | ProviderError::Io { path, .. } => path,
+        };
+        Diagnostic::error(self.code(), self.to_string(), Some(path.clone()), None)
+    }
+}

@@ -1,0 +1,869 @@
+//! The environment: a snapshot of a module path and a main manifest, with every
+//! Puppet-language file parsed once and an order-independent index of definitions.
+//!
+//! [`Environment::load`] lists directories and reads files through a
+//! [`SourceProvider`] (the only IO), parses the files in parallel (deterministically: results
+//! are placed by file, not by finishing order), and indexes every class, defined type,
+//! function and type alias. After that, nothing touches the provider again: resolving a name
+//! that does not exist is a map lookup. Changes on disk are seen by loading a new snapshot;
+//! a shared [`ParseCache`] makes that cheap for files that did not change.
+//!
+//! Precedence when a (kind, name) is defined more than once: the main manifest first (in
+//! load order), then a module file the name autoloads from, general to specific
+//! (`init.pp`, then `mod.pp`, then `mod/passenger.pp`: RFC 1 solution II), then any other
+//! file in path order. Modules with the same name: the first on the module path wins.
+
+use crate::defs::{display, scan_file, DefKind, Definition};
+use crate::diagnostic::{codes, Diagnostic, ProviderError};
+use crate::metadata::Metadata;
+use crate::names::{self, FileNamespace, NamePath, Owner};
+use crate::provider::{EntryKind, SourceProvider};
+use indexmap::IndexMap;
+use puppet_syntax::{Parse, SyntaxNode};
+use serde::Serialize;
+use smol_str::SmolStr;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+/// Where an environment's files are.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EnvironmentConfig {
+    /// Module path directories, first wins.
+    pub modulepath: Vec<PathBuf>,
+    /// The main manifest: a `.pp` file, or a directory whose `.pp` files are read in sorted
+    /// order (recursively).
+    pub manifest: Option<PathBuf>,
+    /// The environment directory, for environment functions (`<dir>/functions`, named
+    /// `environment::...`) and type aliases (`<dir>/types`).
+    pub env_dir: Option<PathBuf>,
+}
+
+impl EnvironmentConfig {
+    /// A configuration with only a module path.
+    pub fn with_modulepath(modulepath: impl IntoIterator<Item = impl Into<PathBuf>>) -> Self {
+        EnvironmentConfig {
+            modulepath: modulepath.into_iter().map(Into::into).collect(),
+            ..Default::default()
+        }
+    }
+
+    /// Every directory or file the environment reads below (the roots an
+    /// [`FsProvider`](crate::FsProvider) should serve).
+    pub fn roots(&self) -> Vec<PathBuf> {
+        let mut r = self.modulepath.clone();
+        r.extend(self.manifest.clone());
+        r.extend(self.env_dir.clone());
+        r
+    }
+}
+
+/// A module found on the module path.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Module {
+    /// The directory name, which is the module's name.
+    pub name: SmolStr,
+    pub path: PathBuf,
+    /// `metadata.json`, when present and readable.
+    pub metadata: Option<Metadata>,
+}
+
+impl Module {
+    /// Whether this module may see functions of module `other` under the rule of seed 003:
+    /// itself always; the modules listed in `dependencies`; every module when there is no
+    /// `dependencies` entry.
+    pub fn sees(&self, other: &str) -> bool {
+        if other == self.name {
+            return true;
+        }
+        match self.metadata.as_ref().and_then(|m| m.dependencies.as_ref()) {
+            None => true,
+            Some(deps) => deps.iter().any(|d| d.module_name() == other),
+        }
+    }
+}
+
+/// Why a file is part of the environment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FileRole {
+    /// Part of the main manifest.
+    MainManifest,
+    /// A module's `manifests/**.pp`.
+    Manifest,
+    /// A module's or the environment's `functions/**.pp`.
+    Function,
+    /// A module's or the environment's `types/**.pp`.
+    TypeAlias,
+}
+
+/// A parsed file of the environment. Immutable and shareable across threads.
+#[derive(Debug)]
+pub struct LoadedFile {
+    pub path: Arc<Path>,
+    pub role: FileRole,
+    /// The owning module (`None` for the main manifest and environment files).
+    pub module: Option<SmolStr>,
+    /// Path below the module (or environment) directory, e.g. `manifests/mod/passenger.pp`.
+    pub relative: PathBuf,
+    pub text: Arc<str>,
+    /// The parse tree, shared with other snapshots through the [`ParseCache`].
+    pub parse: Arc<Parse>,
+    /// Definitions that passed the location check, in source order.
+    pub definitions: Vec<Definition>,
+    /// Syntax and location problems of this file.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl LoadedFile {
+    /// The syntax node of a definition of this file (class, define, function or type
+    /// alias), for evaluators that need its AST.
+    pub fn syntax_of(&self, def: &Definition) -> Option<SyntaxNode> {
+        let root = self.parse.syntax();
+        let range = puppet_syntax::TextRange::new(def.range.0.into(), def.range.1.into());
+        if range.end() > root.text_range().end() {
+            return None;
+        }
+        let mut node = match root.covering_element(range) {
+            puppet_syntax::SyntaxElement::Node(n) => n,
+            puppet_syntax::SyntaxElement::Token(t) => t.parent()?,
+        };
+        use puppet_syntax::SyntaxKind as K;
+        let want = match def.kind {
+            DefKind::Class => K::CLASS_DEF,
+            DefKind::Define => K::DEFINE_DEF,
+            DefKind::Function => K::FUNCTION_DEF,
+            DefKind::TypeAlias => K::TYPE_ALIAS,
+        };
+        loop {
+            if node.kind() == want {
+                return Some(node);
+            }
+            node = node.parent()?;
+        }
+    }
+}
+
+/// Parses shared between environment snapshots (and threads): a file whose text did not
+/// change is not parsed again.
+#[derive(Debug, Default)]
+pub struct ParseCache {
+    map: Mutex<HashMap<PathBuf, (Arc<str>, Arc<Parse>)>>,
+}
+
+impl ParseCache {
+    /// An empty cache.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn get_or_parse(&self, path: &Path, text: &Arc<str>) -> Arc<Parse> {
+        if let Ok(map) = self.map.lock() {
+            if let Some((t, p)) = map.get(path) {
+                if **t == **text {
+                    return p.clone();
+                }
+            }
+        }
+        let parse = Arc::new(puppet_syntax::parse(text));
+        if let Ok(mut map) = self.map.lock() {
+            map.insert(path.to_path_buf(), (text.clone(), parse.clone()));
+        }
+        parse
+    }
+
+    /// Number of cached parses.
+    pub fn len(&self) -> usize {
+        self.map.lock().map(|m| m.len()).unwrap_or(0)
+    }
+
+    /// True when nothing is cached.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// How a relative name is looked up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ResolutionMode {
+    /// Puppet 4+: every name is absolute (`foo` means `::foo`).
+    #[default]
+    Absolute,
+    /// Puppet 3 compatibility: `foo` inside namespace `a::b` tries `a::b::foo`, `a::foo`,
+    /// then `foo`; `::foo` forces the top-level name.
+    Relative,
+}
+
+/// A snapshot of an environment: modules, parsed files, and the definition index.
+#[derive(Debug)]
+pub struct Environment {
+    config: EnvironmentConfig,
+    modules: IndexMap<SmolStr, Module>,
+    files: IndexMap<Arc<Path>, Arc<LoadedFile>>,
+    index: IndexMap<(DefKind, SmolStr), Definition>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+/// A file found while listing, before reading.
+struct Found {
+    path: PathBuf,
+    role: FileRole,
+    module: Option<SmolStr>,
+    relative: PathBuf,
+}
+
+const MAX_DEPTH: usize = 64;
+
+impl Environment {
+    /// Loads an environment through `provider`, with a private parse cache.
+    ///
+    /// ```
+    /// use puppet_loader::{DefKind, Environment, EnvironmentConfig, MemoryProvider};
+    /// let provider = MemoryProvider::new()
+    ///     .with_file("/mp/apache/manifests/init.pp", "class apache { }")
+    ///     .with_file("/mp/apache/manifests/mod/passenger.pp",
+    ///                "class apache::mod::passenger { }")
+    ///     .with_file("/mp/apache/functions/bool2httpd.pp",
+    ///                "function apache::bool2httpd($x) { $x }");
+    /// let env = Environment::load(&EnvironmentConfig::with_modulepath(["/mp"]), &provider);
+    /// let def = env.resolve(DefKind::Class, "::Apache::Mod::Passenger").unwrap();
+    /// assert_eq!(&*def.file, std::path::Path::new("/mp/apache/manifests/mod/passenger.pp"));
+    /// assert!(env.resolve(DefKind::Function, "apache::bool2httpd").is_some());
+    /// assert!(env.resolve(DefKind::Class, "nginx").is_none());
+    /// ```
+    pub fn load(config: &EnvironmentConfig, provider: &dyn SourceProvider) -> Environment {
+        Self::load_with_cache(config, provider, &ParseCache::new())
+    }
+
+    /// Loads an environment, reusing (and filling) `cache`.
+    pub fn load_with_cache(
+        config: &EnvironmentConfig,
+        provider: &dyn SourceProvider,
+        cache: &ParseCache,
+    ) -> Environment {
+        let mut diagnostics = Vec::new();
+        let modules = discover_modules(config, provider, &mut diagnostics);
+
+        // List every file the environment consists of, in a fixed order.
+        let mut found = Vec::new();
+        if let Some(manifest) = &config.manifest {
+            match provider.kind(manifest) {
+                Some(EntryKind::Dir) => {
+                    let mut files = Vec::new();
+                    walk(
+                        provider,
+                        manifest,
+                        &mut Vec::new(),
+                        0,
+                        &mut files,
+                        &mut diagnostics,
+                    );
+                    for p in files {
+                        let relative = p.strip_prefix(manifest).unwrap_or(&p).to_path_buf();
+                        found.push(Found {
+                            path: p,
+                            role: FileRole::MainManifest,
+                            module: None,
+                            relative,
+                        });
+                    }
+                }
+                Some(EntryKind::File) => found.push(Found {
+                    path: manifest.clone(),
+                    role: FileRole::MainManifest,
+                    module: None,
+                    relative: manifest.file_name().map(PathBuf::from).unwrap_or_default(),
+                }),
+                _ => diagnostics.push(ProviderError::NotFound(manifest.clone()).to_diagnostic()),
+            }
+        }
+        for module in modules.values() {
+            for (dir, role) in [
+                ("manifests", FileRole::Manifest),
+                ("functions", FileRole::Function),
+                ("types", FileRole::TypeAlias),
+            ] {
+                collect_role(
+                    provider,
+                    &module.path,
+                    dir,
+                    role,
+                    Some(&module.name),
+                    &mut found,
+                    &mut diagnostics,
+                );
+            }
+        }
+        if let Some(env_dir) = &config.env_dir {
+            for (dir, role) in [
+                ("functions", FileRole::Function),
+                ("types", FileRole::TypeAlias),
+            ] {
+                collect_role(
+                    provider,
+                    env_dir,
+                    dir,
+                    role,
+                    None,
+                    &mut found,
+                    &mut diagnostics,
+                );
+            }
+        }
+
+        // Read (sequentially: the provider need not be fast under contention), then parse
+        // and scan in parallel, placing each result at its file's index.
+        let mut texts: Vec<Option<Arc<str>>> = Vec::with_capacity(found.len());
+        for f in &found {
+            match provider.read_to_string(&f.path) {
+                Ok(t) => texts.push(Some(Arc::from(t))),
+                Err(e) => {
+                    diagnostics.push(e.to_diagnostic());
+                    texts.push(None);
+                }
+            }
+        }
+        let loaded = parse_all(config, &found, &texts, cache);
+
+        let mut files = IndexMap::new();
+        for lf in loaded.into_iter().flatten() {
+            files.insert(lf.path.clone(), Arc::new(lf));
+        }
+        let index = build_index(&files, &mut diagnostics);
+        Environment {
+            config: config.clone(),
+            modules,
+            files,
+            index,
+            diagnostics,
+        }
+    }
+
+    /// The configuration this snapshot was loaded from.
+    pub fn config(&self) -> &EnvironmentConfig {
+        &self.config
+    }
+
+    /// Modules in module path order (within one directory, sorted by name).
+    pub fn modules(&self) -> impl Iterator<Item = &Module> {
+        self.modules.values()
+    }
+
+    /// A module by name.
+    pub fn module(&self, name: &str) -> Option<&Module> {
+        self.modules.get(name)
+    }
+
+    /// Every parsed file, main manifest first, then modules in order, then environment files.
+    pub fn files(&self) -> impl Iterator<Item = &Arc<LoadedFile>> {
+        self.files.values()
+    }
+
+    /// A parsed file by path.
+    pub fn file(&self, path: &Path) -> Option<&Arc<LoadedFile>> {
+        self.files.get(path)
+    }
+
+    /// Environment-level diagnostics (module discovery, metadata, IO, duplicates).
+    /// Per-file problems are in [`LoadedFile::diagnostics`]; [`Environment::all_diagnostics`]
+    /// gives both.
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        &self.diagnostics
+    }
+
+    /// Environment diagnostics followed by every file's diagnostics, in file order.
+    pub fn all_diagnostics(&self) -> impl Iterator<Item = &Diagnostic> {
+        self.diagnostics
+            .iter()
+            .chain(self.files.values().flat_map(|f| f.diagnostics.iter()))
+    }
+
+    /// Every indexed definition: sorted by kind, then name.
+    pub fn definitions(&self) -> impl Iterator<Item = &Definition> {
+        self.index.values()
+    }
+
+    /// Resolves an absolute name (modern Puppet): case-insensitive, leading `::` allowed.
+    pub fn resolve(&self, kind: DefKind, name: &str) -> Option<&Definition> {
+        let canon = names::canonical(name)?;
+        self.index.get(&(kind, SmolStr::from(canon)))
+    }
+
+    /// Resolves `name` as written inside `namespace` (the enclosing class or define; empty
+    /// at top scope) under `mode`.
+    ///
+    /// ```
+    /// use puppet_loader::{DefKind, Environment, EnvironmentConfig, MemoryProvider, ResolutionMode};
+    /// let provider = MemoryProvider::new()
+    ///     .with_file("/mp/a/manifests/init.pp", "class a { include b }")
+    ///     .with_file("/mp/a/manifests/b.pp", "class a::b { }")
+    ///     .with_file("/mp/b/manifests/init.pp", "class b { }");
+    /// let env = Environment::load(&EnvironmentConfig::with_modulepath(["/mp"]), &provider);
+    /// let abs = env.resolve_in(DefKind::Class, "b", "a", ResolutionMode::Absolute).unwrap();
+    /// let rel = env.resolve_in(DefKind::Class, "b", "a", ResolutionMode::Relative).unwrap();
+    /// assert_eq!((abs.name.as_str(), rel.name.as_str()), ("b", "a::b"));
+    /// ```
+    pub fn resolve_in(
+        &self,
+        kind: DefKind,
+        name: &str,
+        namespace: &str,
+        mode: ResolutionMode,
+    ) -> Option<&Definition> {
+        match mode {
+            ResolutionMode::Absolute => self.resolve(kind, name),
+            ResolutionMode::Relative => names::relative_candidates(namespace, name)
+                .iter()
+                .find_map(|c| self.resolve(kind, c)),
+        }
+    }
+
+    /// The parsed file holding a definition.
+    pub fn file_of(&self, def: &Definition) -> Option<&Arc<LoadedFile>> {
+        self.files.get(&def.file)
+    }
+
+    /// The directory of a name's owner: a module's directory or the environment directory.
+    pub fn owner_dir(&self, owner: &Owner) -> Option<&Path> {
+        match owner {
+            Owner::Module(m) => self.modules.get(m.as_str()).map(|m| m.path.as_path()),
+            Owner::Environment => self.config.env_dir.as_deref(),
+        }
+    }
+
+    /// The absolute path a [`NamePath`] denotes in this environment, if its owner exists.
+    pub fn path_of(&self, np: &NamePath) -> Option<PathBuf> {
+        self.owner_dir(&np.owner).map(|d| d.join(&np.path))
+    }
+}
+
+fn discover_modules(
+    config: &EnvironmentConfig,
+    provider: &dyn SourceProvider,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> IndexMap<SmolStr, Module> {
+    let mut modules: IndexMap<SmolStr, Module> = IndexMap::new();
+    for dir in &config.modulepath {
+        let mut entries = match provider.list_dir(dir) {
+            Ok(e) => e,
+            // Puppet ignores module path entries that do not exist.
+            Err(ProviderError::NotFound(_)) => continue,
+            Err(e) => {
+                diagnostics.push(e.to_diagnostic());
+                continue;
+            }
+        };
+        entries.sort_by(|a, b| a.name.cmp(&b.name));
+        for entry in entries {
+            let path = dir.join(&entry.name);
+            match entry.kind {
+                EntryKind::File => continue,
+                EntryKind::Refused(reason) => {
+                    diagnostics.push(Diagnostic::error(
+                        codes::PATH_ESCAPE,
+                        format!("refused {}: {reason}", path.display()),
+                        Some(path),
+                        None,
+                    ));
+                    continue;
+                }
+                EntryKind::Dir => {}
+            }
+            if !names::is_valid_module_name(&entry.name) {
+                diagnostics.push(Diagnostic::warning(
+                    codes::INVALID_MODULE_NAME,
+                    format!(
+                        "ignoring directory '{}' on the module path: '{}' is not a valid module name (it must match /^[a-z][a-z0-9_]*$/)",
+                        path.display(),
+                        entry.name
+                    ),
+                    Some(path),
+                    None,
+                ));
+                continue;
+            }
+            let name = SmolStr::from(entry.name.as_str());
+            if let Some(first) = modules.get(&name) {
+                diagnostics.push(Diagnostic::warning(
+                    codes::SHADOWED_MODULE,
+                    format!(
+                        "module '{}' at {} is shadowed by {} earlier on the module path",
+                        name,
+                        path.display(),
+                        first.path.display()
+                    ),
+                    Some(path),
+                    None,
+                ));
+                continue;
+            }
+            let meta_path = path.join("metadata.json");
+            let metadata = match provider.kind(&meta_path) {
+                Some(EntryKind::File) => match provider.read_to_string(&meta_path) {
+                    Ok(text) => {
+                        let (m, d) = Metadata::parse(&text, &meta_path);
+                        diagnostics.extend(d);
+                        m
+                    }
+                    Err(e) => {
+                        diagnostics.push(e.to_diagnostic());
+                        None
+                    }
+                },
+                _ => None,
+            };
+            modules.insert(
+                name.clone(),
+                Module {
+                    name,
+                    path,
+                    metadata,
+                },
+            );
+        }
+    }
+    modules
+}
+
+fn collect_role(
+    provider: &dyn SourceProvider,
+    owner_dir: &Path,
+    dir: &str,
+    role: FileRole,
+    module: Option<&SmolStr>,
+    found: &mut Vec<Found>,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    let root = owner_dir.join(dir);
+    if provider.kind(&root) != Some(EntryKind::Dir) {
+        return;
+    }
+    let mut files = Vec::new();
+    walk(provider, &root, &mut Vec::new(), 0, &mut files, diagnostics);
+    for p in files {
+        let relative = p.strip_prefix(owner_dir).unwrap_or(&p).to_path_buf();
+        found.push(Found {
+            path: p,
+            role,
+            module: module.cloned(),
+            relative,
+        });
+    }
+}
+
+/// Collects `.pp` files below `dir`, sorted, refusing loops (by directory identity) and
+/// excessive depth.
+fn walk(
+    provider: &dyn SourceProvider,
+    dir: &Path,
+    chain: &mut Vec<PathBuf>,
+    depth: usize,
+    out: &mut Vec<PathBuf>,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    if depth > MAX_DEPTH {
+        diagnostics.push(Diagnostic::error(
+            codes::PATH_ESCAPE,
+            format!(
+                "directory nesting deeper than {MAX_DEPTH} levels at {}",
+                dir.display()
+            ),
+            Some(dir.to_path_buf()),
+            None,
+        ));
+        return;
+    }
+    let mut entries = match provider.list_dir(dir) {
+        Ok(e) => e,
+        Err(e) => {
+            diagnostics.push(e.to_diagnostic());
+            return;
+        }
+    };
+    entries.sort_by(|a, b| a.name.cmp(&b.name));
+    for e in entries {
+        let path = dir.join(&e.name);
+        match e.kind {
+            EntryKind::File => {
+                if e.name.ends_with(".pp") {
+                    out.push(path);
+                }
+            }
+            EntryKind::Dir => {
+                if let Some(id) = &e.identity {
+                    if chain.contains(id) {
+                        diagnostics.push(Diagnostic::error(
+                            codes::PATH_ESCAPE,
+                            format!("refused {}: symlink loop", path.display()),
+                            Some(path),
+                            None,
+                        ));
+                        continue;
+                    }
+                    chain.push(id.clone());
+                }
+                walk(provider, &path, chain, depth + 1, out, diagnostics);
+                if e.identity.is_some() {
+                    chain.pop();
+                }
+            }
+            EntryKind::Refused(reason) => diagnostics.push(Diagnostic::error(
+                codes::PATH_ESCAPE,
+                format!("refused {}: {reason}", path.display()),
+                Some(path),
+                None,
+            )),
+        }
+    }
+}
+
+/// What Puppet's validator requires of the definitions in `file`, given the module path
+/// and the main manifest (files of the main manifest and outside the module path: no rule).
+pub fn namespace_for_file(
+    file: &Path,
+    modulepath: &[PathBuf],
+    manifest: Option<&Path>,
+) -> FileNamespace {
+    if let Some(m) = manifest {
+        if file.starts_with(m) {
+            return FileNamespace::Free;
+        }
+    }
+    for dir in modulepath {
+        if let Ok(rel) = file.strip_prefix(dir) {
+            let comps: Vec<String> = rel
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect();
+            if comps.is_empty() {
+                continue;
+            }
+            let refs: Vec<&str> = comps.iter().map(String::as_str).collect();
+            return names::namespace_for_relative_path(&refs);
+        }
+    }
+    FileNamespace::Free
+}
+
+fn parse_all(
+    config: &EnvironmentConfig,
+    found: &[Found],
+    texts: &[Option<Arc<str>>],
+    cache: &ParseCache,
+) -> Vec<Option<LoadedFile>> {
+    let n = found.len();
+    let workers = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .clamp(1, 16)
+        .min(n.max(1));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let one = |i: usize| -> Option<LoadedFile> {
+        let f = &found[i];
+        let text = texts[i].clone()?;
+        Some(load_one(config, f, text, cache))
+    };
+    let mut results: Vec<Option<LoadedFile>> = (0..n).map(|_| None).collect();
+    if workers <= 1 {
+        for (i, r) in results.iter_mut().enumerate() {
+            *r = one(i);
+        }
+        return results;
+    }
+    let chunks: Vec<Vec<(usize, Option<LoadedFile>)>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut local = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        if i >= n {
+                            break;
+                        }
+                        local.push((i, one(i)));
+                    }
+                    local
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_default())
+            .collect()
+    });
+    for (i, r) in chunks.into_iter().flatten() {
+        results[i] = r;
+    }
+    // A worker that panicked (it should not) leaves holes; fill them sequentially.
+    for (i, r) in results.iter_mut().enumerate() {
+        if r.is_none() && texts[i].is_some() {
+            *r = one(i);
+        }
+    }
+    results
+}
+
+fn load_one(
+    config: &EnvironmentConfig,
+    f: &Found,
+    text: Arc<str>,
+    cache: &ParseCache,
+) -> LoadedFile {
+    let parse = cache.get_or_parse(&f.path, &text);
+    let path: Arc<Path> = Arc::from(f.path.as_path());
+    let ns = match f.role {
+        FileRole::MainManifest => FileNamespace::Free,
+        _ if f.module.is_none() => FileNamespace::Free,
+        _ => namespace_for_file(&f.path, &config.modulepath, config.manifest.as_deref()),
+    };
+    let scan = scan_file(&parse, &path, f.module.as_ref(), &ns, &display(&f.path));
+    let mut diagnostics: Vec<Diagnostic> = parse
+        .errors()
+        .iter()
+        .filter(|e| e.severity == puppet_syntax::Severity::Error)
+        .map(|e| {
+            Diagnostic::error(
+                codes::SYNTAX,
+                format!("{} ({})", e.message, e.code),
+                Some(f.path.clone()),
+                Some((e.range.start().into(), e.range.end().into())),
+            )
+        })
+        .collect();
+    diagnostics.extend(scan.diagnostics);
+    // Which definitions a file may contribute depends on its role.
+    let expected = match (f.role, &f.module) {
+        (FileRole::Function | FileRole::TypeAlias, owner) => {
+            let stem = f.relative.with_extension("");
+            let mut parts: Vec<String> = stem
+                .components()
+                .skip(1)
+                .map(|c| c.as_os_str().to_string_lossy().to_ascii_lowercase())
+                .collect();
+            match owner {
+                Some(m) => parts.insert(0, m.to_string()),
+                None if f.role == FileRole::Function => parts.insert(0, "environment".into()),
+                None => {}
+            }
+            Some(parts.join("::"))
+        }
+        _ => None,
+    };
+    let mut definitions = Vec::new();
+    for d in scan.definitions {
+        let keep = match f.role {
+            FileRole::MainManifest => true,
+            FileRole::Manifest => matches!(d.kind, DefKind::Class | DefKind::Define),
+            FileRole::Function => {
+                d.kind == DefKind::Function && Some(d.name.as_str()) == expected.as_deref()
+            }
+            FileRole::TypeAlias => {
+                d.kind == DefKind::TypeAlias && Some(d.name.as_str()) == expected.as_deref()
+            }
+        };
+        if keep {
+            definitions.push(d);
+        }
+    }
+    if let Some(exp) = &expected {
+        let kind = if f.role == FileRole::Function {
+            DefKind::Function
+        } else {
+            DefKind::TypeAlias
+        };
+        if !definitions.iter().any(|d| d.kind == kind) {
+            diagnostics.push(Diagnostic::error(
+                codes::MISSING_DEFINITION,
+                format!(
+                    "the file {} does not define the {} '{}' that its path names",
+                    f.path.display(),
+                    kind.label(),
+                    exp
+                ),
+                Some(f.path.clone()),
+                None,
+            ));
+        }
+    }
+    LoadedFile {
+        path,
+        role: f.role,
+        module: f.module.clone(),
+        relative: f.relative.clone(),
+        text,
+        parse,
+        definitions,
+        diagnostics,
+    }
+}
+
+/// The precedence of a definition for its own name (lower wins), see the module docs.
+fn precedence(file: &LoadedFile, def: &Definition, file_index: usize) -> (u8, usize, usize) {
+    match file.role {
+        FileRole::MainManifest => (0, file_index, def.range.0 as usize),
+        FileRole::Function | FileRole::TypeAlias => (1, 0, def.range.0 as usize),
+        FileRole::Manifest => {
+            let candidates = names::autoload_candidates(&def.name);
+            let pos = candidates.iter().position(|np| {
+                np.owner == Owner::Module(file.module.as_deref().unwrap_or("").to_string())
+                    && np.path == file.relative
+            });
+            match pos {
+                Some(p) => (1, p, def.range.0 as usize),
+                None => (2, file_index, def.range.0 as usize),
+            }
+        }
+    }
+}
+
+fn build_index(
+    files: &IndexMap<Arc<Path>, Arc<LoadedFile>>,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> IndexMap<(DefKind, SmolStr), Definition> {
+    let mut by_key: IndexMap<(DefKind, SmolStr), Vec<((u8, usize, usize), &Definition)>> =
+        IndexMap::new();
+    for (fi, file) in files.values().enumerate() {
+        for d in &file.definitions {
+            by_key
+                .entry((d.kind, d.name.clone()))
+                .or_default()
+                .push((precedence(file, d, fi), d));
+        }
+    }
+    let mut index = IndexMap::new();
+    for (key, mut defs) in by_key {
+        defs.sort_by_key(|(p, _)| *p);
+        let (prec, winner) = defs[0];
+        if prec.0 == 2 && files.get(&winner.file).map(|f| f.role) == Some(FileRole::Manifest) {
+            diagnostics.push(Diagnostic::warning(
+                codes::NOT_AUTOLOADABLE,
+                format!(
+                    "{} '{}' is defined in {}, which is not a file Puppet autoloads for that name; Puppet finds it only when that file was loaded for another name (load-order dependent)",
+                    key.0.label(),
+                    winner.written_name,
+                    winner.file.display()
+                ),
+                Some(winner.file.to_path_buf()),
+                Some(winner.name_range),
+            ));
+        }
+        for (_, other) in &defs[1..] {
+            diagnostics.push(Diagnostic::warning(
+                codes::DUPLICATE_DEFINITION,
+                format!(
+                    "{} '{}' is defined again in {}; the definition in {} takes precedence",
+                    key.0.label(),
+                    other.written_name,
+                    other.file.display(),
+                    winner.file.display()
+                ),
+                Some(other.file.to_path_buf()),
+                Some(other.name_range),
+            ));
+        }
+        index.insert(key, winner.clone());
+    }
+    index.sort_keys();
+    index
+}

@@ -1,0 +1,126 @@
+//! `metadata.json`: a module's forge name, version and dependencies.
+//!
+//! Only the fields the loader uses are read; everything else is ignored. A file that is not
+//! JSON, or has fields of the wrong shape, gives a diagnostic and is treated as absent
+//! (which means "sees every module", Puppet's behaviour for modules without metadata).
+
+use crate::diagnostic::{codes, Diagnostic};
+use serde::Serialize;
+use std::path::Path;
+
+/// One entry of `dependencies`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Dependency {
+    /// The forge name as written, `puppetlabs-stdlib` or `puppetlabs/stdlib`.
+    pub name: String,
+    /// The version requirement, `>= 0.0.0` when absent (as Puppet does).
+    pub version_requirement: String,
+}
+
+impl Dependency {
+    /// The module (directory) name this dependency refers to: the part after the author.
+    pub fn module_name(&self) -> &str {
+        module_part(&self.name)
+    }
+}
+
+fn module_part(forge_name: &str) -> &str {
+    forge_name
+        .rsplit_once(['-', '/'])
+        .map(|(_, m)| m)
+        .unwrap_or(forge_name)
+}
+
+/// The parts of `metadata.json` the loader uses.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+pub struct Metadata {
+    /// Forge name as written (`puppetlabs-apache`).
+    pub name: Option<String>,
+    pub version: Option<String>,
+    /// `None` when there is no `dependencies` key: the module then sees every module.
+    pub dependencies: Option<Vec<Dependency>>,
+}
+
+impl Metadata {
+    /// The module part of the forge name (`apache` for `puppetlabs-apache`).
+    pub fn module_name(&self) -> Option<&str> {
+        self.name.as_deref().map(module_part)
+    }
+
+    /// Parses the text of a `metadata.json`; problems are reported against `file`.
+    ///
+    /// ```
+    /// let (m, diags) = puppet_loader::Metadata::parse(
+    ///     r#"{"name":"puppetlabs-apache","version":"1.0.0",
+    ///        "dependencies":[{"name":"puppetlabs/stdlib","version_requirement":">= 4.0.0"}]}"#,
+    ///     "metadata.json".as_ref());
+    /// let m = m.unwrap();
+    /// assert!(diags.is_empty());
+    /// assert_eq!(m.module_name(), Some("apache"));
+    /// assert_eq!(m.dependencies.unwrap()[0].module_name(), "stdlib");
+    /// ```
+    pub fn parse(text: &str, file: &Path) -> (Option<Metadata>, Vec<Diagnostic>) {
+        let bad = |msg: String| {
+            Diagnostic::error(codes::BAD_METADATA, msg, Some(file.to_path_buf()), None)
+        };
+        let value: serde_json::Value = match serde_json::from_str(text) {
+            Ok(v) => v,
+            Err(e) => {
+                return (
+                    None,
+                    vec![bad(format!("metadata.json is not valid JSON: {e}"))],
+                )
+            }
+        };
+        let Some(obj) = value.as_object() else {
+            return (None, vec![bad("metadata.json is not a JSON object".into())]);
+        };
+        let mut diags = Vec::new();
+        let string = |key: &str, diags: &mut Vec<Diagnostic>| match obj.get(key) {
+            None | Some(serde_json::Value::Null) => None,
+            Some(serde_json::Value::String(s)) => Some(s.clone()),
+            Some(_) => {
+                diags.push(bad(format!("`{key}` in metadata.json must be a string")));
+                None
+            }
+        };
+        let name = string("name", &mut diags);
+        let version = string("version", &mut diags);
+        let dependencies = match obj.get("dependencies") {
+            None => None,
+            Some(serde_json::Value::Array(items)) => Some(
+                items
+                    .iter()
+                    .filter_map(|d| {
+                        let name = d.get("name").and_then(|n| n.as_str());
+                        if name.is_none() {
+                            diags.push(bad("a dependency in metadata.json has no `name`".into()));
+                        }
+                        Some(Dependency {
+                            name: name?.to_string(),
+                            version_requirement: d
+                                .get("version_requirement")
+                                .and_then(|v| v.as_str())
+                                .unwrap_or(">= 0.0.0")
+                                .to_string(),
+                        })
+                    })
+                    .collect(),
+            ),
+            Some(other) => {
+                diags.push(bad(format!(
+                    "the value for the key dependencies in metadata.json must be an array, not: '{other}'"
+                )));
+                None
+            }
+        };
+        (
+            Some(Metadata {
+                name,
+                version,
+                dependencies,
+            }),
+            diags,
+        )
+    }
+}

@@ -1,0 +1,278 @@
+//! Source providers: the only way the loader reaches files.
+//!
+//! [`SourceProvider`] lists directories and reads files; nothing else in the workspace does
+//! IO. [`MemoryProvider`] serves an in-memory tree (tests, doc examples, editors with unsaved
+//! buffers); [`FsProvider`] serves the real file system but only below the roots it was
+//! given, and refuses paths with `..` or outside those roots. Symlinks are followed (Debian
+//! installs modules as symlinks), and each listed directory carries its resolved identity so
+//! the environment can refuse symlink loops.
+
+use crate::diagnostic::ProviderError;
+use std::collections::BTreeMap;
+use std::path::{Component, Path, PathBuf};
+
+/// What a directory entry is.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum EntryKind {
+    File,
+    Dir,
+    /// Something the provider will not follow, with the reason (for example a symlink loop).
+    Refused(String),
+}
+
+/// One entry of a directory listing.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct DirEntry {
+    /// The entry's file name (one path component).
+    pub name: String,
+    pub kind: EntryKind,
+    /// For directories: a stable identity of the real directory (its canonical path), used
+    /// to detect loops. `None` when the provider has no such notion.
+    pub identity: Option<PathBuf>,
+}
+
+/// Everything the loader needs from the outside world. Implementations must be
+/// deterministic for a given state of their storage; the loader sorts listings itself, so
+/// their order does not matter.
+pub trait SourceProvider: Send + Sync + std::fmt::Debug {
+    /// The entries of directory `dir` (any order).
+    fn list_dir(&self, dir: &Path) -> Result<Vec<DirEntry>, ProviderError>;
+    /// The text of file `file` (invalid UTF-8 is replaced).
+    fn read_to_string(&self, file: &Path) -> Result<String, ProviderError>;
+    /// What is at `path`, if anything.
+    fn kind(&self, path: &Path) -> Option<EntryKind>;
+}
+
+/// Refuses paths with `..` (or `.`) components.
+fn check_components(path: &Path) -> Result<(), ProviderError> {
+    if path
+        .components()
+        .any(|c| matches!(c, Component::ParentDir | Component::CurDir))
+    {
+        return Err(ProviderError::Escape {
+            path: path.to_path_buf(),
+            reason: "path contains `..` or `.`".into(),
+        });
+    }
+    Ok(())
+}
+
+/// An in-memory tree of files. Directories exist implicitly when a file lies below them.
+///
+/// ```
+/// use puppet_loader::{MemoryProvider, SourceProvider};
+/// let p = MemoryProvider::new()
+///     .with_file("/env/modules/apache/manifests/init.pp", "class apache {}");
+/// let names: Vec<_> = p.list_dir("/env/modules".as_ref()).unwrap()
+///     .into_iter().map(|e| e.name).collect();
+/// assert_eq!(names, ["apache"]);
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct MemoryProvider {
+    files: BTreeMap<PathBuf, String>,
+    listing_seed: u64,
+}
+
+impl MemoryProvider {
+    /// An empty tree.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds (or replaces) a file.
+    pub fn with_file(mut self, path: impl Into<PathBuf>, text: impl Into<String>) -> Self {
+        self.insert(path, text);
+        self
+    }
+
+    /// Adds (or replaces) a file.
+    pub fn insert(&mut self, path: impl Into<PathBuf>, text: impl Into<String>) {
+        self.files.insert(path.into(), text.into());
+    }
+
+    /// Removes a file.
+    pub fn remove(&mut self, path: impl AsRef<Path>) {
+        self.files.remove(path.as_ref());
+    }
+
+    /// A testing aid: directory listings come back in an order scrambled by `seed`
+    /// (0, the default, is sorted order), to show that results do not depend on it.
+    pub fn with_listing_seed(mut self, seed: u64) -> Self {
+        self.listing_seed = seed;
+        self
+    }
+}
+
+fn scramble(seed: u64, name: &str) -> u64 {
+    // FNV-1a over the name, mixed with the seed: a cheap, deterministic permutation key.
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325 ^ seed.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    for b in name.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+impl SourceProvider for MemoryProvider {
+    fn list_dir(&self, dir: &Path) -> Result<Vec<DirEntry>, ProviderError> {
+        check_components(dir)?;
+        let mut out: BTreeMap<String, EntryKind> = BTreeMap::new();
+        for path in self.files.keys() {
+            let Ok(rest) = path.strip_prefix(dir) else {
+                continue;
+            };
+            let mut comps = rest.components();
+            let Some(first) = comps.next() else { continue };
+            let name = first.as_os_str().to_string_lossy().into_owned();
+            let kind = if comps.next().is_some() {
+                EntryKind::Dir
+            } else {
+                EntryKind::File
+            };
+            out.entry(name).or_insert(kind);
+        }
+        if out.is_empty() {
+            return Err(ProviderError::NotFound(dir.to_path_buf()));
+        }
+        let mut v: Vec<DirEntry> = out
+            .into_iter()
+            .map(|(name, kind)| DirEntry {
+                identity: (kind == EntryKind::Dir).then(|| dir.join(&name)),
+                name,
+                kind,
+            })
+            .collect();
+        if self.listing_seed != 0 {
+            v.sort_by_key(|e| scramble(self.listing_seed, &e.name));
+        }
+        Ok(v)
+    }
+
+    fn read_to_string(&self, file: &Path) -> Result<String, ProviderError> {
+        check_components(file)?;
+        self.files
+            .get(file)
+            .cloned()
+            .ok_or_else(|| ProviderError::NotFound(file.to_path_buf()))
+    }
+
+    fn kind(&self, path: &Path) -> Option<EntryKind> {
+        if self.files.contains_key(path) {
+            return Some(EntryKind::File);
+        }
+        self.files
+            .keys()
+            .any(|p| p.starts_with(path) && p != path)
+            .then_some(EntryKind::Dir)
+    }
+}
+
+/// The real file system, restricted to a set of root directories (the module path
+/// entries, the environment directory, the main manifest).
+///
+/// Paths must lie lexically below a root and contain no `..`; anything else is refused
+/// with [`ProviderError::Escape`]. A directory symlink whose target is an ancestor of the
+/// directory being listed is reported as [`EntryKind::Refused`] (a loop).
+#[derive(Debug, Clone, Default)]
+pub struct FsProvider {
+    roots: Vec<PathBuf>,
+}
+
+impl FsProvider {
+    /// A provider serving only paths below `roots`.
+    pub fn new(roots: impl IntoIterator<Item = impl Into<PathBuf>>) -> Self {
+        FsProvider {
+            roots: roots.into_iter().map(Into::into).collect(),
+        }
+    }
+
+    fn check(&self, path: &Path) -> Result<(), ProviderError> {
+        check_components(path)?;
+        if self.roots.iter().any(|r| path.starts_with(r)) {
+            Ok(())
+        } else {
+            Err(ProviderError::Escape {
+                path: path.to_path_buf(),
+                reason: "outside the module path and environment".into(),
+            })
+        }
+    }
+}
+
+fn io_error(path: &Path, e: &std::io::Error) -> ProviderError {
+    if e.kind() == std::io::ErrorKind::NotFound {
+        ProviderError::NotFound(path.to_path_buf())
+    } else {
+        ProviderError::Io {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        }
+    }
+}
+
+impl SourceProvider for FsProvider {
+    fn list_dir(&self, dir: &Path) -> Result<Vec<DirEntry>, ProviderError> {
+        self.check(dir)?;
+        let here = std::fs::canonicalize(dir).map_err(|e| io_error(dir, &e))?;
+        let rd = std::fs::read_dir(dir).map_err(|e| io_error(dir, &e))?;
+        let mut out = Vec::new();
+        for entry in rd {
+            let entry = entry.map_err(|e| io_error(dir, &e))?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let path = entry.path();
+            let Ok(ft) = entry.file_type() else { continue };
+            let (kind, identity) = if ft.is_symlink() {
+                match std::fs::canonicalize(&path) {
+                    Ok(target) if target.is_dir() => {
+                        if here.starts_with(&target) {
+                            (
+                                EntryKind::Refused(format!(
+                                    "symlink loop: {} points to {}",
+                                    path.display(),
+                                    target.display()
+                                )),
+                                None,
+                            )
+                        } else {
+                            (EntryKind::Dir, Some(target))
+                        }
+                    }
+                    Ok(_) => (EntryKind::File, None),
+                    Err(e) => (
+                        EntryKind::Refused(format!("unresolvable symlink: {e}")),
+                        None,
+                    ),
+                }
+            } else if ft.is_dir() {
+                (EntryKind::Dir, Some(here.join(&name)))
+            } else {
+                (EntryKind::File, None)
+            };
+            out.push(DirEntry {
+                name,
+                kind,
+                identity,
+            });
+        }
+        Ok(out)
+    }
+
+    fn read_to_string(&self, file: &Path) -> Result<String, ProviderError> {
+        self.check(file)?;
+        let bytes = std::fs::read(file).map_err(|e| io_error(file, &e))?;
+        Ok(match String::from_utf8(bytes) {
+            Ok(s) => s,
+            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+        })
+    }
+
+    fn kind(&self, path: &Path) -> Option<EntryKind> {
+        self.check(path).ok()?;
+        let md = std::fs::metadata(path).ok()?;
+        Some(if md.is_dir() {
+            EntryKind::Dir
+        } else {
+            EntryKind::File
+        })
+    }
+}
