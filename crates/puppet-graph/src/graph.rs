@@ -15,7 +15,7 @@
 //! cycles ([`crate::cycles`]).
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap, HashSet};
+use std::collections::BinaryHeap;
 use std::sync::OnceLock;
 
 use indexmap::IndexMap;
@@ -24,8 +24,9 @@ use serde_json::Value;
 
 use crate::autorequire::{self, AutoRelation};
 use crate::error::Error;
+use crate::fxhash::{FxMap, FxSet};
 use crate::model::{Catalog, RelationKind, RelationOrigin};
-use crate::reference::{self, display_ref, lookup_key, parse_ref};
+use crate::reference::{self, display_ref, lookup_key, lookup_key_into, parse_ref};
 
 /// Identifies a resource of the catalog a [`Graph`] was built from: its index in
 /// `Catalog::resources`.
@@ -185,10 +186,10 @@ struct ExtRel {
 #[derive(Debug)]
 pub struct GraphBuilder {
     res: Vec<ResInfo>,
-    keys: HashMap<String, u32>,
+    keys: FxMap<String, u32>,
     children: Vec<Vec<u32>>,
     rel: Vec<RelEdge>,
-    rel_pairs: HashSet<(u32, u32)>,
+    rel_pairs: FxSet<(u32, u32)>,
     autos: Vec<(u32, AutoRelation, u32)>,
     ext: Vec<ExtRel>,
 }
@@ -206,7 +207,9 @@ impl GraphBuilder {
     /// A reference to a resource that is not in the catalog is an error with Puppet's text.
     pub fn from_catalog(catalog: &Catalog) -> Result<GraphBuilder, Error> {
         let n = catalog.resources.len();
-        let mut keys: HashMap<String, u32> = HashMap::with_capacity(n * 2);
+        let mut keys: FxMap<String, u32> = FxMap::default();
+        keys.reserve(n * 2);
+        let mut buf = String::new();
         let mut res = Vec::with_capacity(n);
         for (i, r) in catalog.resources.iter().enumerate() {
             let key = lookup_key(&r.type_name, &r.title);
@@ -252,21 +255,25 @@ impl GraphBuilder {
         }
 
         let mut children: Vec<Vec<u32>> = vec![Vec::new(); n];
-        let mut child_seen: HashSet<(u32, u32)> = HashSet::new();
-        let find = |s: &str| -> Option<u32> {
+        let mut child_seen: FxSet<(u32, u32)> = FxSet::default();
+        fn find_in(keys: &FxMap<String, u32>, buf: &mut String, s: &str) -> Option<u32> {
             let (t, title) = parse_ref(s)?;
-            keys.get(&lookup_key(t, title)).copied()
-        };
+            keys.get(lookup_key_into(buf, t, title)).copied()
+        }
         for e in &catalog.edges {
-            let s = find(&e.source).ok_or_else(|| Error::MissingContainmentEnd {
-                end: "source",
-                reference: e.source.clone(),
-                other: e.target.clone(),
+            let s = find_in(&keys, &mut buf, &e.source).ok_or_else(|| {
+                Error::MissingContainmentEnd {
+                    end: "source",
+                    reference: e.source.clone(),
+                    other: e.target.clone(),
+                }
             })?;
-            let t = find(&e.target).ok_or_else(|| Error::MissingContainmentEnd {
-                end: "target",
-                reference: e.target.clone(),
-                other: e.source.clone(),
+            let t = find_in(&keys, &mut buf, &e.target).ok_or_else(|| {
+                Error::MissingContainmentEnd {
+                    end: "target",
+                    reference: e.target.clone(),
+                    other: e.source.clone(),
+                }
             })?;
             if child_seen.insert((s, t)) {
                 children[s as usize].push(t);
@@ -278,21 +285,21 @@ impl GraphBuilder {
 
         let mut b = GraphBuilder {
             res,
-            keys: HashMap::new(),
+            keys: FxMap::default(),
             children,
-            rel: Vec::new(),
-            rel_pairs: HashSet::new(),
+            rel: Vec::with_capacity(catalog.resources.len() * 4),
+            rel_pairs: FxSet::default(),
             autos: Vec::new(),
             ext: Vec::new(),
         };
 
         // Relationships recorded with their origin, grouped by the resource and parameter
         // Puppet would have put them on.
-        let mut ext_by_holder: IndexMap<(u32, RelationKind), Vec<(u32, u32, u32)>> =
-            IndexMap::new();
+        type Holder = (u32, RelationKind);
+        let mut ext_by_holder: IndexMap<Holder, Vec<(u32, u32, u32)>> = IndexMap::new();
         for (idx, r) in catalog.relationships.iter().enumerate() {
-            let s = find(&r.source);
-            let t = find(&r.target);
+            let s = find_in(&keys, &mut buf, &r.source);
+            let t = find_in(&keys, &mut buf, &r.target);
             let (s, t) = match (s, t) {
                 (Some(s), Some(t)) => (s, t),
                 (None, _) => {
@@ -355,7 +362,10 @@ impl GraphBuilder {
                                 resource: b.res[i].reference.clone(),
                             });
                         };
-                        let other = find(text).filter(|o| b.res[*o as usize].in_graph);
+                        let other = keys
+                            .get(lookup_key_into(&mut buf, ty, title))
+                            .copied()
+                            .filter(|o| b.res[*o as usize].in_graph);
                         let Some(other) = other else {
                             return Err(Error::MissingInParameter {
                                 target: format!(
@@ -407,8 +417,9 @@ impl GraphBuilder {
                 continue;
             }
             let exists = |p: &str| keys.contains_key(&lookup_key("file", p));
-            for (rel, ty, title) in autorequire::candidates(r, &exists, &file_paths) {
-                if let Some(&o) = keys.get(&lookup_key(ty, &title)) {
+            let cands = autorequire::candidates(r, &exists, &file_paths);
+            for (rel, ty, title) in cands {
+                if let Some(&o) = keys.get(lookup_key_into(&mut buf, ty, &title)) {
                     if o != i as u32 && b.res[o as usize].in_graph {
                         b.autos.push((i as u32, rel, o));
                     }
@@ -476,126 +487,132 @@ impl GraphBuilder {
     }
 }
 
-/// Insertion-ordered multigraph used while expanding containers, mirroring the adjacency
-/// order of Puppet's graph.
-struct Ordered {
-    out: Vec<IndexMap<u32, Vec<u32>>>,
-    inn: Vec<Vec<u32>>,
-    edges: Vec<XEdge>,
-    alive: Vec<bool>,
-}
-
-impl Ordered {
-    fn add(&mut self, source: u32, target: u32, refresh: bool, org: Org) {
-        let id = self.edges.len() as u32;
-        self.edges.push(XEdge {
-            source,
-            target,
-            refresh,
-            org,
-        });
-        self.alive.push(true);
-        self.out[source as usize]
-            .entry(target)
-            .or_default()
-            .push(id);
-        self.inn[target as usize].push(id);
-    }
-
-    /// Removes edge `id` from its source's adjacency (the target side is cleaned lazily).
-    fn remove_from_source(&mut self, id: u32) {
-        self.alive[id as usize] = false;
-        let e = self.edges[id as usize];
-        let map = &mut self.out[e.source as usize];
-        if let Some(list) = map.get_mut(&e.target) {
-            list.retain(|x| *x != id);
-            if list.is_empty() {
-                map.shift_remove(&e.target);
-            }
-        }
-    }
-}
-
+/// Expands containers into start/end sentinels the way the agent does, keeping Puppet's
+/// adjacency order: the targets of a vertex are ordered by their first surviving edge.
+/// Only edges to or from containers are ever removed, and containers never come back, so
+/// an append-only edge list with dead flags is enough.
 fn expand(b: GraphBuilder) -> Graph {
     let n = b.res.len();
     let containers: Vec<u32> = (0..n as u32)
         .filter(|&i| b.res[i as usize].container && b.res[i as usize].in_graph)
         .collect();
     let total = n + 2 * containers.len();
-    let mut g = Ordered {
-        out: (0..total).map(|_| IndexMap::new()).collect(),
-        inn: vec![Vec::new(); total],
-        edges: Vec::with_capacity(b.rel.len() + 3 * n),
-        alive: Vec::with_capacity(b.rel.len() + 3 * n),
-    };
-    for e in &b.rel {
-        g.add(e.source, e.target, e.refresh, e.org);
+    let mut edges: Vec<XEdge> = Vec::with_capacity(b.rel.len() + 3 * n);
+    let mut alive: Vec<bool> = Vec::with_capacity(b.rel.len() + 3 * n);
+    let mut rel_in: Vec<Vec<u32>> = vec![Vec::new(); n];
+    let mut rel_out: Vec<Vec<u32>> = vec![Vec::new(); n];
+    for (id, e) in b.rel.iter().enumerate() {
+        edges.push(XEdge {
+            source: e.source,
+            target: e.target,
+            refresh: e.refresh,
+            org: e.org,
+        });
+        alive.push(true);
+        if b.res[e.target as usize].container {
+            rel_in[e.target as usize].push(id as u32);
+        }
+        if b.res[e.source as usize].container {
+            rel_out[e.source as usize].push(id as u32);
+        }
     }
+    let add = |edges: &mut Vec<XEdge>, alive: &mut Vec<bool>, source, target, refresh, org| {
+        edges.push(XEdge {
+            source,
+            target,
+            refresh,
+            org,
+        });
+        alive.push(true);
+    };
     let mut start: Vec<u32> = (0..n as u32).collect();
     let mut end: Vec<u32> = (0..n as u32).collect();
-    let mut vertices_of_whits: Vec<Vertex> = Vec::with_capacity(2 * containers.len());
+    let mut whits: Vec<Vertex> = Vec::with_capacity(2 * containers.len());
     for (k, &c) in containers.iter().enumerate() {
         start[c as usize] = (n + 2 * k) as u32;
         end[c as usize] = (n + 2 * k + 1) as u32;
-        vertices_of_whits.push(Vertex {
+        whits.push(Vertex {
             res: c,
             part: Part::Start,
         });
-        vertices_of_whits.push(Vertex {
+        whits.push(Vertex {
             res: c,
             part: Part::End,
         });
     }
+    let mut by_source: IndexMap<u32, Vec<u32>> = IndexMap::new();
     for &c in &containers {
         let (cs, ce) = (start[c as usize], end[c as usize]);
         let org = Org::Contain { container: c };
-        let contents: Vec<u32> = b.children[c as usize]
-            .iter()
-            .copied()
-            .filter(|&v| b.res[v as usize].in_graph)
-            .collect();
-        if contents.is_empty() {
-            g.add(cs, ce, true, org);
+        let mut any = false;
+        for &v in &b.children[c as usize] {
+            if !b.res[v as usize].in_graph {
+                continue;
+            }
+            any = true;
+            add(&mut edges, &mut alive, cs, start[v as usize], true, org);
+            add(&mut edges, &mut alive, end[v as usize], ce, true, org);
         }
-        for v in contents {
-            g.add(cs, start[v as usize], true, org);
-            g.add(end[v as usize], ce, true, org);
+        if !any {
+            // Puppet adds this edge before the content edges; with no content there are none.
+            add(&mut edges, &mut alive, cs, ce, true, org);
         }
         // Edges into the container now go to its start, from the end of their source.
-        let incoming: Vec<u32> = g.inn[c as usize]
-            .iter()
-            .copied()
-            .filter(|&id| g.alive[id as usize])
-            .collect();
-        let mut by_source: IndexMap<u32, Vec<u32>> = IndexMap::new();
-        for id in incoming {
-            by_source
-                .entry(g.edges[id as usize].source)
-                .or_default()
-                .push(id);
-        }
-        for (_, ids) in by_source {
-            for id in ids {
-                let e = g.edges[id as usize];
-                g.add(end[e.source as usize], cs, e.refresh, e.org);
-                g.remove_from_source(id);
+        by_source.clear();
+        for &id in &rel_in[c as usize] {
+            if alive[id as usize] {
+                by_source
+                    .entry(edges[id as usize].source)
+                    .or_default()
+                    .push(id);
             }
         }
-        // Edges out of the container now leave from its end, to the start of their target.
-        let outgoing: Vec<u32> = g.out[c as usize].values().flatten().copied().collect();
-        for id in outgoing {
-            let e = g.edges[id as usize];
-            g.add(ce, start[e.target as usize], e.refresh, e.org);
-            g.alive[id as usize] = false;
+        for ids in by_source.values() {
+            for &id in ids {
+                let e = edges[id as usize];
+                add(
+                    &mut edges,
+                    &mut alive,
+                    end[e.source as usize],
+                    cs,
+                    e.refresh,
+                    e.org,
+                );
+                alive[id as usize] = false;
+            }
         }
-        g.out[c as usize].clear();
+        // Edges out of the container now leave from its end, to the start of their target,
+        // in the order of the container's adjacency (first edge per target).
+        by_source.clear();
+        for &id in &rel_out[c as usize] {
+            if alive[id as usize] {
+                by_source
+                    .entry(edges[id as usize].target)
+                    .or_default()
+                    .push(id);
+            }
+        }
+        for ids in by_source.values() {
+            for &id in ids {
+                let e = edges[id as usize];
+                add(
+                    &mut edges,
+                    &mut alive,
+                    ce,
+                    start[e.target as usize],
+                    e.refresh,
+                    e.org,
+                );
+                alive[id as usize] = false;
+            }
+        }
     }
 
     // Compact: leaves in catalog order, then the container sentinels.
     let mut new_id = vec![u32::MAX; total];
     let mut vertices: Vec<Vertex> = Vec::with_capacity(total - containers.len());
-    for i in 0..n {
-        if b.res[i].in_graph && !b.res[i].container {
+    for (i, r) in b.res.iter().enumerate() {
+        if r.in_graph && !r.container {
             new_id[i] = vertices.len() as u32;
             vertices.push(Vertex {
                 res: i as u32,
@@ -603,43 +620,81 @@ fn expand(b: GraphBuilder) -> Graph {
             });
         }
     }
-    for (k, v) in vertices_of_whits.into_iter().enumerate() {
+    for (k, v) in whits.into_iter().enumerate() {
         new_id[n + k] = vertices.len() as u32;
         vertices.push(v);
     }
     let nv = vertices.len();
-    let mut edges: Vec<XEdge> = Vec::with_capacity(g.edges.len());
-    let mut out_start: Vec<u32> = Vec::with_capacity(nv + 1);
-    let mut slots: Vec<Slot> = Vec::new();
-    let mut slot_edges: Vec<u32> = Vec::new();
-    let mut order_old: Vec<usize> = Vec::with_capacity(nv);
-    for i in 0..n {
-        if b.res[i].in_graph && !b.res[i].container {
-            order_old.push(i);
+    // Stable counting sort of the surviving edges by source.
+    let mut count = vec![0u32; nv + 1];
+    for (e, &ok) in edges.iter().zip(&alive) {
+        if ok {
+            count[new_id[e.source as usize] as usize + 1] += 1;
         }
     }
-    order_old.extend(n..total);
-    for &old in &order_old {
-        out_start.push(slots.len() as u32);
-        for (&t, ids) in &g.out[old] {
-            let first = slot_edges.len() as u32;
-            let mut refresh = 0u32;
-            for &id in ids {
-                let e = g.edges[id as usize];
-                let ne = XEdge {
-                    source: new_id[e.source as usize],
+    for i in 0..nv {
+        count[i + 1] += count[i];
+    }
+    let n_alive = count[nv] as usize;
+    let mut by_src: Vec<XEdge> = vec![
+        XEdge {
+            source: 0,
+            target: 0,
+            refresh: false,
+            org: Org::Api {
+                kind: RelationKind::Before,
+            },
+        };
+        n_alive
+    ];
+    {
+        let mut fill = count.clone();
+        for (e, &ok) in edges.iter().zip(&alive) {
+            if ok {
+                let s = new_id[e.source as usize];
+                by_src[fill[s as usize] as usize] = XEdge {
+                    source: s,
                     target: new_id[e.target as usize],
                     refresh: e.refresh,
                     org: e.org,
                 };
+                fill[s as usize] += 1;
+            }
+        }
+    }
+    // Group each vertex's edges by target, targets in first-appearance order.
+    let mut out_start: Vec<u32> = Vec::with_capacity(nv + 1);
+    let mut slots: Vec<Slot> = Vec::with_capacity(n_alive);
+    let mut slot_edges: Vec<u32> = Vec::with_capacity(n_alive);
+    let mut final_edges: Vec<XEdge> = Vec::with_capacity(n_alive);
+    let mut mark: Vec<u32> = vec![u32::MAX; nv];
+    let mut local: Vec<(u32, Vec<u32>)> = Vec::new();
+    for v in 0..nv {
+        out_start.push(slots.len() as u32);
+        let list = &by_src[count[v] as usize..count[v + 1] as usize];
+        local.clear();
+        for (i, e) in list.iter().enumerate() {
+            let t = e.target as usize;
+            if mark[t] == u32::MAX {
+                mark[t] = local.len() as u32;
+                local.push((e.target, Vec::new()));
+            }
+            local[mark[t] as usize].1.push(i as u32);
+        }
+        for (t, ids) in &local {
+            mark[*t as usize] = u32::MAX;
+            let first = slot_edges.len() as u32;
+            let mut refresh = 0;
+            for &i in ids {
+                let e = list[i as usize];
                 if e.refresh {
                     refresh += 1;
                 }
-                slot_edges.push(edges.len() as u32);
-                edges.push(ne);
+                slot_edges.push(final_edges.len() as u32);
+                final_edges.push(e);
             }
             slots.push(Slot {
-                target: new_id[t as usize],
+                target: *t,
                 first,
                 len: ids.len() as u32,
                 refresh,
@@ -647,21 +702,27 @@ fn expand(b: GraphBuilder) -> Graph {
         }
     }
     out_start.push(slots.len() as u32);
+    let edges = final_edges;
 
-    // Incoming adjacency (distinct sources, in edge creation order).
-    let mut in_lists: Vec<Vec<u32>> = vec![Vec::new(); nv];
-    for (v, w) in out_start.windows(2).enumerate() {
-        for s in &slots[w[0] as usize..w[1] as usize] {
-            in_lists[s.target as usize].push(v as u32);
+    // Incoming adjacency (distinct sources).
+    let mut in_count = vec![0u32; nv + 1];
+    for s in &slots {
+        in_count[s.target as usize + 1] += 1;
+    }
+    for i in 0..nv {
+        in_count[i + 1] += in_count[i];
+    }
+    let mut in_sources = vec![0u32; slots.len()];
+    {
+        let mut fill = in_count.clone();
+        for (v, w) in out_start.windows(2).enumerate() {
+            for s in &slots[w[0] as usize..w[1] as usize] {
+                in_sources[fill[s.target as usize] as usize] = v as u32;
+                fill[s.target as usize] += 1;
+            }
         }
     }
-    let mut in_start = Vec::with_capacity(nv + 1);
-    let mut in_sources = Vec::with_capacity(slots.len());
-    for l in &in_lists {
-        in_start.push(in_sources.len() as u32);
-        in_sources.extend_from_slice(l);
-    }
-    in_start.push(in_sources.len() as u32);
+    let in_start = in_count;
 
     let priority: Vec<u32> = vertices.iter().map(|v| v.res).collect();
     let start_v: Vec<u32> = start
@@ -724,7 +785,7 @@ pub(crate) struct Slot {
 #[derive(Debug)]
 pub struct Graph {
     pub(crate) res: Vec<ResInfo>,
-    keys: HashMap<String, u32>,
+    keys: FxMap<String, u32>,
     pub(crate) rel: Vec<RelEdge>,
     pub(crate) ext: Vec<(RelationKind, RelationOrigin, Option<String>, Option<u32>)>,
     pub(crate) children: Vec<Vec<u32>>,

@@ -37,6 +37,7 @@ mod autorequire;
 mod cycles;
 mod dot;
 mod error;
+mod fxhash;
 mod graph;
 mod model;
 mod reference;

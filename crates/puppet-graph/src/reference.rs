@@ -83,6 +83,32 @@ pub(crate) fn normalize_path(p: &str) -> String {
     out
 }
 
+/// Writes the lookup key of `ty[title]` into `buf` (no allocation once `buf` has grown)
+/// and returns it; same key as [`lookup_key`].
+pub(crate) fn lookup_key_into<'b>(buf: &'b mut String, ty: &str, title: &str) -> &'b str {
+    buf.clear();
+    let ty = ty.strip_prefix("::").unwrap_or(ty);
+    for c in ty.chars() {
+        buf.push(c.to_ascii_lowercase());
+    }
+    let ty_len = buf.len();
+    buf.push('\u{0}');
+    match &buf[..ty_len] {
+        "class" => {
+            let t = title.strip_prefix("::").unwrap_or(title);
+            for c in t.chars() {
+                buf.push(c.to_ascii_lowercase());
+            }
+        }
+        "file" => {
+            let p = normalize_path(title);
+            buf.push_str(&p);
+        }
+        _ => buf.push_str(title),
+    }
+    buf
+}
+
 /// The key under which a resource is found: the type lower-cased, the title as given
 /// except for classes (case-insensitive, leading `::` dropped) and files (normalised path).
 pub(crate) fn lookup_key(ty: &str, title: &str) -> String {
@@ -116,6 +142,10 @@ mod tests {
         assert_eq!(display_ref("foo::bar", "one"), "Foo::Bar[one]");
         assert_eq!(lookup_key("Class", "::Foo"), lookup_key("class", "foo"));
         assert_eq!(normalize_path("/a//b/"), "/a/b");
+        let mut buf = String::new();
+        for (t, title) in [("Class", "::Foo"), ("File", "/a//b/"), ("Notify", "X")] {
+            assert_eq!(lookup_key_into(&mut buf, t, title), lookup_key(t, title));
+        }
         assert_eq!(normalize_path("/"), "/");
     }
 }

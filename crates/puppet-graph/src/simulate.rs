@@ -244,9 +244,9 @@ impl Graph {
                     fd.push(d);
                 }
             }
-            let skip = if !scenario.skip_tags.is_empty() && tagged(v, &scenario.skip_tags) {
-                true
-            } else if !scenario.tags.is_empty() && !tagged(v, &scenario.tags) {
+            let tag_skip = (!scenario.skip_tags.is_empty() && tagged(v, &scenario.skip_tags))
+                || (!scenario.tags.is_empty() && !tagged(v, &scenario.tags));
+            let skip = if tag_skip {
                 true
             } else if !fd.is_empty() {
                 if leaf {

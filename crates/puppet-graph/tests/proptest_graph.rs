@@ -75,8 +75,8 @@ fn catalog(d: &Dag, back: Option<(usize, usize)>) -> Catalog {
             .or_insert_with(|| json!([]));
         list.as_array_mut().unwrap().push(json!(reference(d, to)));
     }
-    for i in 0..d.n {
-        let mut p = params[i].clone();
+    for (i, p) in params.iter().enumerate() {
+        let mut p = p.clone();
         let ty = if d.exec[i].0 {
             p.insert("command".into(), json!("/bin/true"));
             if d.exec[i].1 {
