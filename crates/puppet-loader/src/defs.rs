@@ -64,6 +64,32 @@ pub struct Definition {
     pub module: Option<SmolStr>,
 }
 
+/// The range of `node` without leading and trailing trivia, found by stepping from both
+/// ends (the syntax crate's helper walks every token, which is slow on big classes).
+pub(crate) fn trimmed(node: &puppet_syntax::SyntaxNode) -> (u32, u32) {
+    let full = range_of(node.text_range());
+    let mut first = node.first_token();
+    while let Some(t) = &first {
+        if !t.kind().is_trivia() || t.text_range().start() >= node.text_range().end() {
+            break;
+        }
+        first = t.next_token();
+    }
+    let mut last = node.last_token();
+    while let Some(t) = &last {
+        if !t.kind().is_trivia() || t.text_range().end() <= node.text_range().start() {
+            break;
+        }
+        last = t.prev_token();
+    }
+    match (first, last) {
+        (Some(f), Some(l)) if f.text_range().start() < l.text_range().end() => {
+            (f.text_range().start().into(), l.text_range().end().into())
+        }
+        _ => full,
+    }
+}
+
 fn range_of(r: puppet_syntax::TextRange) -> (u32, u32) {
     (r.start().into(), r.end().into())
 }
@@ -111,7 +137,7 @@ pub fn scan_file(
                     label(&stmt)
                 ),
                 Some(file.to_path_buf()),
-                Some(range_of(stmt.range())),
+                Some(report_range(&stmt)),
             ));
         }
         cx.visit(&stmt, "", &mut scan);
@@ -156,7 +182,7 @@ impl Cx<'_> {
             } else {
                 format!("{enclosing}::{written}")
             };
-        let range = range_of(stmt.range());
+        let range = trimmed(stmt.syntax());
         let mut accepted = true;
         if kind != DefKind::TypeAlias {
             let ok = match self.namespace {
@@ -197,6 +223,21 @@ impl Cx<'_> {
                 }
             }
         }
+    }
+}
+
+/// Where Puppet reports a statement: operator expressions at their operator, anything
+/// else from its first token.
+fn report_range(stmt: &Expr) -> (u32, u32) {
+    let op = match stmt {
+        Expr::Assign(a) => a.op(),
+        Expr::Binary(b) => b.op(),
+        Expr::Relationship(r) => r.op(),
+        _ => None,
+    };
+    match op {
+        Some(t) => range_of(t.text_range()),
+        None => trimmed(stmt.syntax()),
     }
 }
 

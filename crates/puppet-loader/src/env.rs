@@ -312,23 +312,18 @@ impl Environment {
             }
         }
 
-        // Read (sequentially: the provider need not be fast under contention), then parse
-        // and scan in parallel, placing each result at its file's index.
-        let mut texts: Vec<Option<Arc<str>>> = Vec::with_capacity(found.len());
-        for f in &found {
-            match provider.read_to_string(&f.path) {
-                Ok(t) => texts.push(Some(Arc::from(t))),
-                Err(e) => {
-                    diagnostics.push(e.to_diagnostic());
-                    texts.push(None);
-                }
-            }
-        }
-        let loaded = parse_all(config, &found, &texts, cache);
+        // Read, parse and scan in parallel, placing each result at its file's index, so the
+        // outcome does not depend on which worker finished first.
+        let loaded = parse_all(config, provider, &found, cache);
 
         let mut files = IndexMap::new();
-        for lf in loaded.into_iter().flatten() {
-            files.insert(lf.path.clone(), Arc::new(lf));
+        for r in loaded {
+            match r {
+                Ok(lf) => {
+                    files.insert(lf.path.clone(), Arc::new(lf));
+                }
+                Err(e) => diagnostics.push(e.to_diagnostic()),
+            }
         }
         let index = build_index(&files, &mut diagnostics);
         Environment {
@@ -648,10 +643,10 @@ pub fn namespace_for_file(
 
 fn parse_all(
     config: &EnvironmentConfig,
+    provider: &dyn SourceProvider,
     found: &[Found],
-    texts: &[Option<Arc<str>>],
     cache: &ParseCache,
-) -> Vec<Option<LoadedFile>> {
+) -> Vec<Result<LoadedFile, ProviderError>> {
     let n = found.len();
     let workers = std::thread::available_parallelism()
         .map(|n| n.get())
@@ -659,49 +654,46 @@ fn parse_all(
         .clamp(1, 16)
         .min(n.max(1));
     let next = std::sync::atomic::AtomicUsize::new(0);
-    let one = |i: usize| -> Option<LoadedFile> {
+    let one = |i: usize| -> Result<LoadedFile, ProviderError> {
         let f = &found[i];
-        let text = texts[i].clone()?;
-        Some(load_one(config, f, text, cache))
+        let text: Arc<str> = Arc::from(provider.read_to_string(&f.path)?);
+        Ok(load_one(config, f, text, cache))
     };
-    let mut results: Vec<Option<LoadedFile>> = (0..n).map(|_| None).collect();
-    if workers <= 1 {
-        for (i, r) in results.iter_mut().enumerate() {
-            *r = one(i);
-        }
-        return results;
-    }
-    let chunks: Vec<Vec<(usize, Option<LoadedFile>)>> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..workers)
-            .map(|_| {
-                s.spawn(|| {
-                    let mut local = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        if i >= n {
-                            break;
-                        }
-                        local.push((i, one(i)));
-                    }
-                    local
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or_default())
-            .collect()
-    });
-    for (i, r) in chunks.into_iter().flatten() {
-        results[i] = r;
-    }
-    // A worker that panicked (it should not) leaves holes; fill them sequentially.
-    for (i, r) in results.iter_mut().enumerate() {
-        if r.is_none() && texts[i].is_some() {
-            *r = one(i);
+    let mut results: Vec<Option<Result<LoadedFile, ProviderError>>> =
+        (0..n).map(|_| None).collect();
+    if workers > 1 {
+        let chunks: Vec<Vec<(usize, Result<LoadedFile, ProviderError>)>> =
+            std::thread::scope(|s| {
+                let handles: Vec<_> = (0..workers)
+                    .map(|_| {
+                        s.spawn(|| {
+                            let mut local = Vec::new();
+                            loop {
+                                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                                if i >= n {
+                                    break;
+                                }
+                                local.push((i, one(i)));
+                            }
+                            local
+                        })
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().unwrap_or_default())
+                    .collect()
+            });
+        for (i, r) in chunks.into_iter().flatten() {
+            results[i] = Some(r);
         }
     }
+    // Sequential mode, and any hole a failed worker left.
     results
+        .into_iter()
+        .enumerate()
+        .map(|(i, r)| r.unwrap_or_else(|| one(i)))
+        .collect()
 }
 
 fn load_one(

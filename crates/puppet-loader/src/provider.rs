@@ -213,26 +213,28 @@ fn io_error(path: &Path, e: &std::io::Error) -> ProviderError {
 impl SourceProvider for FsProvider {
     fn list_dir(&self, dir: &Path) -> Result<Vec<DirEntry>, ProviderError> {
         self.check(dir)?;
-        let here = std::fs::canonicalize(dir).map_err(|e| io_error(dir, &e))?;
         let rd = std::fs::read_dir(dir).map_err(|e| io_error(dir, &e))?;
+        // Resolved lazily: only symlinks need it (a loop needs a symlink).
+        let mut here: Option<PathBuf> = None;
         let mut out = Vec::new();
         for entry in rd {
             let entry = entry.map_err(|e| io_error(dir, &e))?;
             let name = entry.file_name().to_string_lossy().into_owned();
-            let path = entry.path();
             let Ok(ft) = entry.file_type() else { continue };
             let (kind, identity) = if ft.is_symlink() {
+                let path = entry.path();
+                if here.is_none() {
+                    here = Some(std::fs::canonicalize(dir).map_err(|e| io_error(dir, &e))?);
+                }
                 match std::fs::canonicalize(&path) {
                     Ok(target) if target.is_dir() => {
-                        if here.starts_with(&target) {
-                            (
-                                EntryKind::Refused(format!(
-                                    "symlink loop: {} points to {}",
-                                    path.display(),
-                                    target.display()
-                                )),
-                                None,
-                            )
+                        if here.as_ref().is_some_and(|h| h.starts_with(&target)) {
+                            let reason = format!(
+                                "symlink loop: {} points to {}",
+                                path.display(),
+                                target.display()
+                            );
+                            (EntryKind::Refused(reason), None)
                         } else {
                             (EntryKind::Dir, Some(target))
                         }
@@ -244,7 +246,7 @@ impl SourceProvider for FsProvider {
                     ),
                 }
             } else if ft.is_dir() {
-                (EntryKind::Dir, Some(here.join(&name)))
+                (EntryKind::Dir, None)
             } else {
                 (EntryKind::File, None)
             };
