@@ -1,0 +1,78 @@
+//! Call and control-flow built-ins and the logging functions: `call`, `break`, `next`,
+//! `return`, `fail`, and `debug`/`info`/`notice`/`warning`/`err`/`alert`/`emerg`/`crit`
+//! (through [`crate::CallContext::log`]).
+
+use crate::error::{codes, CallError};
+use crate::registry::Registry;
+use crate::{LogLevel, RegistryError, Signature};
+use puppet_types::Value;
+
+fn joined(values: &[Value]) -> String {
+    values
+        .iter()
+        .map(Value::to_plain_string)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+pub(super) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
+    reg.function("call")
+        .doc("Calls a function by name with the given arguments and lambda. (Calling a Deferred is left to the evaluator.)")
+        .example("call('max', 1, 5, 3)", "5")
+        .dispatch(Signature::new().param("String", "function_name").repeated_param("Any", "arguments").optional_block_param("Callable", "block"), |c, a| {
+            let name = a.get(0).as_str().unwrap_or_default().to_string();
+            c.call_function(&name, a.values[1..].to_vec(), a.block)
+        })
+        .register()?;
+    reg.function("break")
+        .doc(
+            "Stops the iteration of the enclosing iterating function, which then returns normally.",
+        )
+        .example("[1, 2, 3].map |$x| { if $x == 3 { break() } $x }", "[1, 2]")
+        .dispatch(Signature::new(), |_c, _a| Err(CallError::Break))
+        .register()?;
+    reg.function("next")
+        .doc("Ends the current lambda (or function body) with the given value (undef by default).")
+        .example("[1, 2].map |$x| { if $x == 1 { next(10) } $x }", "[10, 2]")
+        .dispatch(Signature::new().optional_param("Any", "value"), |_c, a| {
+            Err(CallError::Next(a.get(0)))
+        })
+        .register()?;
+    reg.function("return")
+        .doc("Returns from the enclosing Puppet-language function with the given value (undef by default).")
+        .example("function f() { [1].each |$x| { return(5) } 1 } f()", "5")
+        .dispatch(Signature::new().optional_param("Any", "value"), |_c, a| Err(CallError::Return(a.get(0))))
+        .register()?;
+    reg.function("fail")
+        .doc("Fails the evaluation with the arguments joined by spaces as the message (a 3.x function in Puppet, kept here for convenience).")
+        .example("fail('boom', 1)", "error: boom 1")
+        .dispatch(Signature::new().repeated_param("Any", "message"), |_c, a| Err(CallError::new(codes::FAILED, joined(&a.values))))
+        .register()?;
+    for (name, level) in [
+        ("debug", LogLevel::Debug),
+        ("info", LogLevel::Info),
+        ("notice", LogLevel::Notice),
+        ("warning", LogLevel::Warning),
+        ("err", LogLevel::Err),
+        ("alert", LogLevel::Alert),
+        ("emerg", LogLevel::Emerg),
+        ("crit", LogLevel::Crit),
+    ] {
+        reg.function(name)
+            .doc(&format!(
+                "Logs the arguments, joined by spaces, at level {name}; returns undef."
+            ))
+            .example(&format!("{name}('hello', 1)"), "undef")
+            .dispatch(
+                Signature::new()
+                    .repeated_param("Any", "values")
+                    .return_type("Undef"),
+                move |c, a| {
+                    c.log(level, &joined(&a.values));
+                    Ok(Value::Undef)
+                },
+            )
+            .register()?;
+    }
+    Ok(())
+}

@@ -1,0 +1,722 @@
+//! String built-ins: `camelcase`, `capitalize`, `downcase`, `upcase`, `chomp`, `chop`,
+//! `strip`, `lstrip`, `rstrip`, `split`, `match`, `regsubst`, `sprintf`, `versioncmp`,
+//! `strftime`, `scanf`.
+
+use super::regex::{all_matches, compile, compile_with};
+use crate::error::{codes, CallError};
+use crate::registry::{Args, Registry};
+use crate::{RegistryError, Signature};
+use puppet_types::{Type, Value};
+use std::cmp::Ordering;
+
+fn ruby_capitalize(s: &str) -> String {
+    let mut cs = s.chars();
+    match cs.next() {
+        Some(f) => f
+            .to_uppercase()
+            .chain(cs.as_str().to_lowercase().chars())
+            .collect(),
+        None => String::new(),
+    }
+}
+
+fn ruby_strip_chars(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\n' | '\x0b' | '\x0c' | '\r' | '\0')
+}
+
+fn chomp(s: &str) -> String {
+    s.strip_suffix("\r\n")
+        .or_else(|| s.strip_suffix('\n'))
+        .or_else(|| s.strip_suffix('\r'))
+        .unwrap_or(s)
+        .to_string()
+}
+
+fn chop(s: &str) -> String {
+    if let Some(x) = s.strip_suffix("\r\n") {
+        return x.to_string();
+    }
+    let mut cs = s.chars();
+    cs.next_back();
+    cs.as_str().to_string()
+}
+
+type StrFn = fn(&str) -> String;
+
+/// Registers a function with Puppet's `on_numeric` / `on_string` / `on_iterable` dispatches.
+fn simple(
+    reg: &mut Registry,
+    name: &str,
+    doc: &str,
+    ex: (&str, &str),
+    f: StrFn,
+) -> Result<(), RegistryError> {
+    reg.function(name)
+        .doc(doc)
+        .example(ex.0, ex.1)
+        .dispatch(Signature::new().param("Numeric", "arg"), |_c, a| {
+            Ok(a.get(0))
+        })
+        .dispatch(Signature::new().param("String", "arg"), move |_c, a| {
+            Ok(Value::string(f(a.get(0).as_str().unwrap_or_default())))
+        })
+        .dispatch(
+            Signature::new().param("Iterable[Variant[String, Numeric]]", "arg"),
+            move |_c, a| {
+                let out = super::elements(&a.get(0))?
+                    .into_iter()
+                    .map(|v| match &v {
+                        Value::String(s) => Value::string(f(s)),
+                        _ => v,
+                    })
+                    .collect();
+                Ok(Value::array(out))
+            },
+        )
+        .register()
+}
+
+fn deep(v: &Value, f: StrFn, depth: usize) -> Value {
+    match v {
+        Value::String(s) => Value::string(f(s)),
+        Value::Array(a) if depth < 1000 => {
+            Value::array(a.iter().map(|e| deep(e, f, depth + 1)).collect())
+        }
+        Value::Hash(h) if depth < 1000 => Value::hash(
+            h.iter()
+                .map(|(k, e)| (deep(k, f, depth + 1), deep(e, f, depth + 1))),
+        ),
+        other => other.clone(),
+    }
+}
+
+fn case_fn(
+    reg: &mut Registry,
+    name: &str,
+    doc: &str,
+    ex: (&str, &str),
+    f: StrFn,
+) -> Result<(), RegistryError> {
+    reg.function(name)
+        .doc(doc)
+        .example(ex.0, ex.1)
+        .local_type(
+            "StringData",
+            "Variant[String, Numeric, Array[StringData], Hash[StringData, StringData]]",
+        )
+        .dispatch(Signature::new().param("Numeric", "arg"), |_c, a| {
+            Ok(a.get(0))
+        })
+        .dispatch(Signature::new().param("String", "arg"), move |_c, a| {
+            Ok(deep(&a.get(0), f, 0))
+        })
+        .dispatch(
+            Signature::new().param("Array[StringData]", "arg"),
+            move |_c, a| Ok(deep(&a.get(0), f, 0)),
+        )
+        .dispatch(
+            Signature::new().param("Hash[StringData, StringData]", "arg"),
+            move |_c, a| Ok(deep(&a.get(0), f, 0)),
+        )
+        .register()
+}
+
+/// Ruby's `String#split` by a regexp (captures included, trailing empty strings removed).
+fn split(s: &str, re: &fancy_regex::Regex) -> Vec<Value> {
+    let mut out: Vec<String> = Vec::new();
+    if s.is_empty() {
+        return vec![];
+    }
+    let mut last = 0;
+    for (start, end, groups) in all_matches(re, s) {
+        if end == start {
+            if start == 0 || start >= s.len() {
+                continue;
+            }
+        } else if start == 0 && end > 0 && last == 0 {
+            out.push(String::new());
+            last = end;
+            out.extend(groups.into_iter().skip(1).flatten());
+            continue;
+        }
+        if start < last {
+            continue;
+        }
+        out.push(s[last..start].to_string());
+        out.extend(groups.into_iter().skip(1).flatten());
+        last = end;
+    }
+    out.push(s[last..].to_string());
+    while out.last().is_some_and(String::is_empty) {
+        out.pop();
+    }
+    out.into_iter().map(Value::string).collect()
+}
+
+fn split_chars_if_empty(s: &str, src: &str) -> Option<Vec<Value>> {
+    src.is_empty()
+        .then(|| s.chars().map(|c| Value::string(c.to_string())).collect())
+}
+
+fn pattern_source(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.to_string()),
+        Value::Regexp(r) => Some(r.source().to_string()),
+        Value::Type(Type::Regexp(Some(r))) => Some(r.source().to_string()),
+        Value::Type(Type::Regexp(None)) => Some(String::new()),
+        Value::Type(Type::Pattern(ps)) => ps.first().map(|r| r.source().to_string()),
+        _ => None,
+    }
+}
+
+fn match_one(s: &str, re: &fancy_regex::Regex) -> Value {
+    match re.captures(s) {
+        Ok(Some(caps)) => Value::array(
+            (0..caps.len())
+                .map(|i| {
+                    caps.get(i)
+                        .map_or(Value::Undef, |m| Value::string(m.as_str()))
+                })
+                .collect(),
+        ),
+        _ => Value::Undef,
+    }
+}
+
+/// Expands Ruby's replacement escapes (`\0`..`\9`, `\&`, `\\`).
+fn expand(repl: &str, groups: &[Option<String>]) -> String {
+    let mut out = String::new();
+    let mut cs = repl.chars().peekable();
+    while let Some(c) = cs.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match cs.peek().copied() {
+            Some(d) if d.is_ascii_digit() => {
+                cs.next();
+                let i = d as usize - '0' as usize;
+                out.push_str(groups.get(i).and_then(|g| g.as_deref()).unwrap_or(""));
+            }
+            Some('&') => {
+                cs.next();
+                out.push_str(groups.first().and_then(|g| g.as_deref()).unwrap_or(""));
+            }
+            Some('\\') => {
+                cs.next();
+                out.push('\\');
+            }
+            _ => out.push('\\'),
+        }
+    }
+    out
+}
+
+fn substitute(s: &str, re: &fancy_regex::Regex, repl: &Value, global: bool) -> String {
+    let mut out = String::new();
+    let mut last = 0;
+    for (start, end, groups) in all_matches(re, s) {
+        if start < last {
+            continue;
+        }
+        out.push_str(&s[last..start]);
+        match repl {
+            Value::Hash(h) => {
+                let whole = groups.first().cloned().flatten().unwrap_or_default();
+                if let Some(Value::String(r)) = h.get(&Value::string(&whole)) {
+                    out.push_str(r);
+                }
+            }
+            other => out.push_str(&expand(other.as_str().unwrap_or_default(), &groups)),
+        }
+        last = end;
+        if !global {
+            break;
+        }
+    }
+    out.push_str(&s[last..]);
+    out
+}
+
+fn regsubst(a: Args<'_>, pattern_is_string: bool) -> Result<Value, CallError> {
+    let flags = a.get(3).as_str().unwrap_or_default().to_string();
+    let src = if pattern_is_string {
+        a.get(1).as_str().unwrap_or_default().to_string()
+    } else {
+        pattern_source(&a.get(1)).unwrap_or_default()
+    };
+    let re = if pattern_is_string {
+        compile_with(&src, &flags)?
+    } else {
+        compile(&src)?
+    };
+    let global = flags.contains('G');
+    let repl = a.get(2);
+    Ok(match a.get(0) {
+        Value::Array(arr) => Value::array(
+            arr.iter()
+                .map(|t| {
+                    Value::string(substitute(
+                        t.as_str().unwrap_or_default(),
+                        &re,
+                        &repl,
+                        global,
+                    ))
+                })
+                .collect(),
+        ),
+        t => Value::string(substitute(
+            t.as_str().unwrap_or_default(),
+            &re,
+            &repl,
+            global,
+        )),
+    })
+}
+
+/// Puppet's `versioncmp` (Puppet::Util::Package.versioncmp).
+pub(crate) fn versioncmp(a: &str, b: &str, ignore_trailing_zeroes: bool) -> i64 {
+    fn normalize(v: &str) -> String {
+        let mut parts: Vec<String> = v.split('-').map(str::to_string).collect();
+        if let Some(first) = parts.first_mut() {
+            let trimmed = first.trim_end_matches(['.', '0']).to_string();
+            *first = trimmed;
+        }
+        parts.join("-")
+    }
+    fn scan(v: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        let cs: Vec<char> = v.chars().collect();
+        let mut i = 0;
+        while i < cs.len() {
+            let c = cs[i];
+            if c == '-' || c == '.' {
+                out.push(c.to_string());
+                i += 1;
+            } else if c.is_ascii_digit() {
+                let s = i;
+                while i < cs.len() && cs[i].is_ascii_digit() {
+                    i += 1;
+                }
+                out.push(cs[s..i].iter().collect());
+            } else {
+                let s = i;
+                while i < cs.len() && !(cs[i].is_ascii_digit() || cs[i] == '-' || cs[i] == '.') {
+                    i += 1;
+                }
+                out.push(cs[s..i].iter().collect());
+            }
+        }
+        out
+    }
+    let (a, b) = if ignore_trailing_zeroes {
+        (normalize(a), normalize(b))
+    } else {
+        (a.to_string(), b.to_string())
+    };
+    let (ax, bx) = (scan(&a), scan(&b));
+    for (x, y) in ax.iter().zip(bx.iter()) {
+        if x == y {
+            continue;
+        }
+        if x == "-" {
+            return -1;
+        }
+        if y == "-" {
+            return 1;
+        }
+        if x == "." {
+            return -1;
+        }
+        if y == "." {
+            return 1;
+        }
+        let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+        let o = if digits(x) && digits(y) && !x.starts_with('0') && !y.starts_with('0') {
+            let (p, q) = (x.trim_start_matches('0'), y.trim_start_matches('0'));
+            p.len().cmp(&q.len()).then_with(|| p.cmp(q))
+        } else {
+            x.to_uppercase().cmp(&y.to_uppercase())
+        };
+        return o as i64;
+    }
+    a.cmp(&b) as i64
+}
+
+/// `sprintf(format, args...)`: each `%` directive formats the next argument as `String(v, spec)`.
+fn sprintf(fmt: &str, args: &[Value]) -> Result<String, CallError> {
+    let mut out = String::new();
+    let mut it = args.iter();
+    let cs: Vec<char> = fmt.chars().collect();
+    let mut i = 0;
+    while i < cs.len() {
+        if cs[i] != '%' {
+            out.push(cs[i]);
+            i += 1;
+            continue;
+        }
+        if cs.get(i + 1) == Some(&'%') {
+            out.push('%');
+            i += 2;
+            continue;
+        }
+        let start = i;
+        i += 1;
+        while i < cs.len() && !cs[i].is_ascii_alphabetic() {
+            i += 1;
+        }
+        if i >= cs.len() {
+            return Err(CallError::new(
+                codes::BAD_ARGUMENT,
+                "malformed format string - %",
+            ));
+        }
+        let spec: String = cs[start..=i].iter().collect();
+        i += 1;
+        let arg = it
+            .next()
+            .ok_or_else(|| CallError::new(codes::BAD_ARGUMENT, "too few arguments"))?;
+        let conv = spec.chars().last().unwrap_or('s');
+        let arg = match (conv, arg) {
+            ('d' | 'i' | 'x' | 'X' | 'o' | 'b' | 'B', Value::String(_)) => {
+                Value::Integer(puppet_types::convert::integer_from(arg, None, false)?)
+            }
+            ('f' | 'e' | 'E' | 'g' | 'G', Value::String(_) | Value::Integer(_)) => {
+                Value::Float(puppet_types::convert::float_from(arg, false)?)
+            }
+            _ => arg.clone(),
+        };
+        let spec = spec.replace('i', "d");
+        out.push_str(&puppet_types::convert::format_value(&arg, Some(&spec))?);
+    }
+    Ok(out)
+}
+
+fn civil(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+const DAYS: [&str; 7] = [
+    "Sunday",
+    "Monday",
+    "Tuesday",
+    "Wednesday",
+    "Thursday",
+    "Friday",
+    "Saturday",
+];
+const MONTHS: [&str; 12] = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+];
+
+fn strftime_timestamp(nanos: i128, fmt: &str) -> String {
+    let secs = nanos.div_euclid(1_000_000_000) as i64;
+    let frac = nanos.rem_euclid(1_000_000_000) as i64;
+    let days = secs.div_euclid(86_400);
+    let sod = secs.rem_euclid(86_400);
+    let (y, m, d) = civil(days);
+    let (hh, mm, ss) = (sod / 3600, (sod / 60) % 60, sod % 60);
+    let wday = (days + 4).rem_euclid(7) as usize;
+    let yday = days - {
+        let mut jan1 = days - 370;
+        while civil(jan1 + 1).0 < y {
+            jan1 += 1;
+        }
+        jan1
+    };
+    let mut out = String::new();
+    let cs: Vec<char> = fmt.chars().collect();
+    let mut i = 0;
+    while i < cs.len() {
+        if cs[i] != '%' || i + 1 >= cs.len() {
+            out.push(cs[i]);
+            i += 1;
+            continue;
+        }
+        let c = cs[i + 1];
+        i += 2;
+        let s = match c {
+            'Y' => y.to_string(),
+            'C' => format!("{:02}", y / 100),
+            'y' => format!("{:02}", y.rem_euclid(100)),
+            'm' => format!("{m:02}"),
+            'd' => format!("{d:02}"),
+            'e' => format!("{d:>2}"),
+            'j' => format!("{yday:03}"),
+            'H' => format!("{hh:02}"),
+            'k' => format!("{hh:>2}"),
+            'I' => format!("{:02}", if hh % 12 == 0 { 12 } else { hh % 12 }),
+            'l' => format!("{:>2}", if hh % 12 == 0 { 12 } else { hh % 12 }),
+            'P' => (if hh < 12 { "am" } else { "pm" }).into(),
+            'p' => (if hh < 12 { "AM" } else { "PM" }).into(),
+            'M' => format!("{mm:02}"),
+            'S' => format!("{ss:02}"),
+            'L' => format!("{:03}", frac / 1_000_000),
+            'N' => format!("{frac:09}"),
+            'z' => "+0000".into(),
+            'Z' => "UTC".into(),
+            'A' => DAYS[wday].into(),
+            'a' => DAYS[wday][..3].into(),
+            'B' => MONTHS[(m - 1) as usize].into(),
+            'b' | 'h' => MONTHS[(m - 1) as usize][..3].into(),
+            'u' => (if wday == 0 { 7 } else { wday }).to_string(),
+            'w' => wday.to_string(),
+            's' => secs.to_string(),
+            'F' => format!("{y}-{m:02}-{d:02}"),
+            'T' | 'X' => format!("{hh:02}:{mm:02}:{ss:02}"),
+            'D' | 'x' => format!("{m:02}/{d:02}/{:02}", y.rem_euclid(100)),
+            'R' => format!("{hh:02}:{mm:02}"),
+            'n' => "\n".into(),
+            't' => "\t".into(),
+            '%' => "%".into(),
+            other => format!("%{other}"),
+        };
+        out.push_str(&s);
+    }
+    out
+}
+
+fn strftime_timespan(nanos: i128, fmt: &str) -> String {
+    let neg = nanos < 0;
+    let n = nanos.unsigned_abs();
+    let secs = n / 1_000_000_000;
+    let frac = n % 1_000_000_000;
+    let mut out = String::new();
+    if neg {
+        out.push('-');
+    }
+    let cs: Vec<char> = fmt.chars().collect();
+    let mut i = 0;
+    while i < cs.len() {
+        if cs[i] != '%' || i + 1 >= cs.len() {
+            out.push(cs[i]);
+            i += 1;
+            continue;
+        }
+        let c = cs[i + 1];
+        i += 2;
+        let s = match c {
+            'D' => (secs / 86_400).to_string(),
+            'H' => format!("{:02}", (secs / 3600) % 24),
+            'M' => format!("{:02}", (secs / 60) % 60),
+            'S' => format!("{:02}", secs % 60),
+            'L' => format!("{:03}", frac / 1_000_000),
+            'N' => format!("{frac:09}"),
+            '%' => "%".into(),
+            other => format!("%{other}"),
+        };
+        out.push_str(&s);
+    }
+    out
+}
+
+fn utc_only(tz: &Value) -> Result<(), CallError> {
+    match tz {
+        Value::Undef => Ok(()),
+        Value::String(s)
+            if s.eq_ignore_ascii_case("utc") || s.eq_ignore_ascii_case("z") || s == "+00:00" =>
+        {
+            Ok(())
+        }
+        Value::String(s) => Err(CallError::new(
+            codes::UNSUPPORTED,
+            format!("strftime: time zone '{s}' is not supported here (only UTC)"),
+        )),
+        _ => Ok(()),
+    }
+}
+
+pub(super) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
+    simple(
+        reg,
+        "camelcase",
+        "Converts snake_case to CamelCase (numbers are returned as is; Iterables element-wise).",
+        ("'abc_def'.camelcase", "'AbcDef'"),
+        |s| s.split('_').map(ruby_capitalize).collect(),
+    )?;
+    simple(
+        reg,
+        "capitalize",
+        "Upcases the first character and downcases the rest.",
+        ("'abc'.capitalize", "'Abc'"),
+        ruby_capitalize,
+    )?;
+    case_fn(
+        reg,
+        "downcase",
+        "Downcases a String (recursively inside Arrays and Hashes).",
+        ("'ABC'.downcase", "'abc'"),
+        |s| s.to_lowercase(),
+    )?;
+    case_fn(
+        reg,
+        "upcase",
+        "Upcases a String (recursively inside Arrays and Hashes).",
+        ("'abc'.upcase", "'ABC'"),
+        |s| s.to_uppercase(),
+    )?;
+    simple(
+        reg,
+        "chomp",
+        "Removes one trailing line break (\\n, \\r or \\r\\n).",
+        ("\"abc\\n\".chomp", "'abc'"),
+        chomp,
+    )?;
+    simple(
+        reg,
+        "chop",
+        "Removes the last character (or a trailing \\r\\n).",
+        ("'abc'.chop", "'ab'"),
+        chop,
+    )?;
+    simple(
+        reg,
+        "strip",
+        "Removes leading and trailing whitespace.",
+        ("' abc '.strip", "'abc'"),
+        |s| s.trim_matches(ruby_strip_chars).to_string(),
+    )?;
+    simple(
+        reg,
+        "lstrip",
+        "Removes leading whitespace.",
+        ("' abc '.lstrip", "'abc '"),
+        |s| s.trim_start_matches(ruby_strip_chars).to_string(),
+    )?;
+    simple(
+        reg,
+        "rstrip",
+        "Removes trailing whitespace.",
+        ("' abc '.rstrip", "' abc'"),
+        |s| s.trim_end_matches(ruby_strip_chars).to_string(),
+    )?;
+    let split_fn = |_c: &mut dyn crate::CallContext, a: Args<'_>| {
+        let s = a.get(0).as_str().unwrap_or_default().to_string();
+        let src = pattern_source(&a.get(1)).unwrap_or_default();
+        if let Some(chars) = split_chars_if_empty(&s, &src) {
+            return Ok(Value::array(chars));
+        }
+        Ok(Value::array(split(&s, &compile(&src)?)))
+    };
+    reg.function("split")
+        .doc("Splits a String by a regular expression (given as a String, Regexp or Regexp type).")
+        .example("split('a,b,c', ',')", "['a', 'b', 'c']")
+        .dispatch(
+            Signature::new()
+                .param("String", "str")
+                .param("String", "pattern"),
+            split_fn,
+        )
+        .dispatch(
+            Signature::new()
+                .param("String", "str")
+                .param("Regexp", "pattern"),
+            split_fn,
+        )
+        .dispatch(
+            Signature::new()
+                .param("String", "str")
+                .param("Type[Regexp]", "pattern"),
+            split_fn,
+        )
+        .register()?;
+    reg.function("match")
+        .doc("Matches a String (or each String of an Array) against a regexp; returns `[match, captures...]` (undef for unmatched groups) or undef.")
+        .example("'abc1'.match(/([a-z]+)(\\d)/)", "['abc1', 'abc', '1']")
+        .dispatch(Signature::new().param("String", "string").param("Variant[Any, Type]", "pattern"), |_c, a| {
+            let src = pattern_source(&a.get(1)).ok_or_else(|| CallError::new(codes::BAD_ARGUMENT, format!("match() expects pattern of T, where T is String, Regexp, Regexp[r], Pattern[p], or Array[T]. Got {}", super::label(&a.get(1)))))?;
+            Ok(match_one(a.get(0).as_str().unwrap_or_default(), &compile(&src)?))
+        })
+        .dispatch(Signature::new().param("Array[String]", "string").param("Variant[Any, Type]", "pattern"), |_c, a| {
+            let src = pattern_source(&a.get(1)).unwrap_or_default();
+            let re = compile(&src)?;
+            Ok(Value::array(super::elements(&a.get(0))?.iter().map(|s| match_one(s.as_str().unwrap_or_default(), &re)).collect()))
+        })
+        .register()?;
+    reg.function("regsubst")
+        .doc("Replaces the first (or with flag G every) match of a regexp in a String or each String of an Array; the replacement may use \\0-\\9 or be a Hash of match to replacement.")
+        .example("regsubst('abc', 'b', 'x')", "'axc'")
+        .dispatch(Signature::new()
+            .param("Variant[Array[String],String]", "target")
+            .param("String", "pattern")
+            .param("Variant[String,Hash[String,String]]", "replacement")
+            .optional_param("Optional[Pattern[/^[GEIM]*$/]]", "flags")
+            .optional_param("Enum['N','E','S','U']", "encoding"), |_c, a| regsubst(a, true))
+        .dispatch(Signature::new()
+            .param("Variant[Array[String],String]", "target")
+            .param("Variant[Regexp,Type[Regexp]]", "pattern")
+            .param("Variant[String,Hash[String,String]]", "replacement")
+            .optional_param("Pattern[/^G?$/]", "flags"), |_c, a| regsubst(a, false))
+        .register()?;
+    reg.function("sprintf")
+        .doc("Formats values with a printf-style format string (each directive as `String(value, directive)`).")
+        .example("sprintf('%s-%03d', 'a', 7)", "'a-007'")
+        .dispatch(Signature::new().param("String", "format").repeated_param("Any", "args"), |_c, a| {
+            Ok(Value::string(sprintf(a.get(0).as_str().unwrap_or_default(), &a.values[1..])?))
+        })
+        .register()?;
+    reg.function("versioncmp")
+        .doc("Compares two version strings the way Puppet's package providers do: -1, 0 or 1.")
+        .example("versioncmp('1.2.10', '1.2.9')", "1")
+        .dispatch(
+            Signature::new()
+                .param("String", "a")
+                .param("String", "b")
+                .optional_param("Boolean", "ignore_trailing_zeroes"),
+            |_c, a| {
+                Ok(Value::Integer(versioncmp(
+                    a.get(0).as_str().unwrap_or_default(),
+                    a.get(1).as_str().unwrap_or_default(),
+                    matches!(a.get(2), Value::Boolean(true)),
+                )))
+            },
+        )
+        .register()?;
+    reg.function("strftime")
+        .doc("Formats a Timespan or Timestamp (UTC only here) with strftime directives. The legacy form (format only) reads the clock and is left to the evaluator.")
+        .example("Timestamp('2020-01-02T03:04:05Z').strftime('%Y-%m-%d %H:%M')", "'2020-01-02 03:04'")
+        .dispatch(Signature::new().param("Timespan", "time_object").param("String", "format"), |_c, a| match a.get(0) {
+            Value::Timespan(t) => Ok(Value::string(strftime_timespan(t.0, a.get(1).as_str().unwrap_or_default()))),
+            _ => Ok(Value::Undef),
+        })
+        .dispatch(Signature::new().param("Timestamp", "time_object").param("String", "format").optional_param("String", "timezone"), |_c, a| {
+            utc_only(&a.get(2))?;
+            match a.get(0) {
+                Value::Timestamp(t) => Ok(Value::string(strftime_timestamp(t.0, a.get(1).as_str().unwrap_or_default()))),
+                _ => Ok(Value::Undef),
+            }
+        })
+        .dispatch(Signature::new().param("String", "format").optional_param("String", "timezone"), |_c, _a| {
+            Err(CallError::new(codes::UNSUPPORTED, "strftime(format) reads the clock; the evaluator provides it"))
+        })
+        .register()?;
+    reg.function("scanf")
+        .doc("Puppet 7.23 on Ruby 3.1 cannot load Ruby's scanf library, so every call fails with Ruby's message; kept so that the failure is the same.")
+        .example("'42'.scanf('%i')", "error: cannot load such file -- scanf")
+        .dispatch(Signature::new().param("String", "data").param("String", "format").optional_block_param("Callable", "block"), |_c, _a| {
+            Err(CallError::new(codes::UNSUPPORTED, "cannot load such file -- scanf"))
+        })
+        .register()?;
+    let _ = Ordering::Equal;
+    Ok(())
+}

@@ -1,0 +1,181 @@
+//! Type built-ins: `type`, `assert_type`, `new`, `convert_to`, `unwrap`.
+
+use super::iteration::invoke;
+use crate::error::{codes, CallError};
+use crate::registry::{Args, Registry};
+use crate::{CallContext, RegistryError, Signature};
+use puppet_types::mismatch::describe_mismatch;
+use puppet_types::{infer_set, is_instance, type_of_value, InferMode, Type, Value};
+use std::collections::BTreeMap;
+
+/// Reads a type string, resolving capitalized names through the context's loader.
+fn type_from_string(ctx: &dyn CallContext, text: &str) -> Result<Type, CallError> {
+    let mut known: BTreeMap<String, Type> = BTreeMap::new();
+    let mut word = String::new();
+    for c in text.chars().chain(std::iter::once(' ')) {
+        if c.is_ascii_alphanumeric() || c == '_' || c == ':' {
+            word.push(c);
+        } else {
+            if word.starts_with(|c: char| c.is_ascii_uppercase()) {
+                if let Some(t) = ctx.type_alias(&word) {
+                    known.insert(word.clone(), t);
+                }
+            }
+            word.clear();
+        }
+    }
+    let lookup = move |n: &str| known.get(n).cloned();
+    crate::parse_type(text, &lookup).map_err(|e| CallError::new(codes::TYPE, e))
+}
+
+fn assert_type(ctx: &mut dyn CallContext, a: Args<'_>, t: Type) -> Result<Value, CallError> {
+    let v = a.get(1);
+    if is_instance(&t, &v) {
+        return Ok(v);
+    }
+    let actual = infer_set(&v);
+    match a.block {
+        Some(b) => {
+            Ok(invoke(ctx, b, vec![Value::Type(t), Value::Type(actual)])?.unwrap_or(Value::Undef))
+        }
+        None => Err(CallError::new(
+            codes::ASSERTION,
+            describe_mismatch("assert_type():", &t, &actual),
+        )),
+    }
+}
+
+fn new_instance(t: &Type, args: &[Value]) -> Result<Value, CallError> {
+    let unsupported = || {
+        CallError::new(
+            codes::TYPE,
+            format!("Creation of new instance of type '{t}' is not supported"),
+        )
+    };
+    let target = match t.unalias() {
+        Type::Optional(Some(inner)) => (*inner).clone(),
+        Type::NotUndef(Some(inner)) => (*inner).clone(),
+        other => other,
+    };
+    if matches!(
+        target,
+        Type::Undef | Type::Variant(_) | Type::Any | Type::Unit | Type::Default | Type::Callable(_)
+    ) {
+        return Err(unsupported());
+    }
+    let label = match target {
+        Type::Boolean(_) => "'new_boolean' ",
+        _ => "'new' ",
+    };
+    let v = puppet_types::convert::new_value(&target, args)
+        .map_err(|e| CallError::new(codes::TYPE, format!("{label}{e}")))?;
+    if !is_instance(&target, &v) {
+        return Err(CallError::new(
+            codes::TYPE,
+            format!(
+                "{label}{}",
+                describe_mismatch("Converted value from", &target, &infer_set(&v))
+            ),
+        ));
+    }
+    Ok(v)
+}
+
+fn then_block(ctx: &mut dyn CallContext, a: &Args<'_>, v: Value) -> Result<Value, CallError> {
+    match a.block {
+        Some(b) => Ok(invoke(ctx, b, vec![v])?.unwrap_or(Value::Undef)),
+        None => Ok(v),
+    }
+}
+
+pub(super) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
+    reg.function("type")
+        .doc("Returns the type of a value: detailed (the default), reduced or generalized.")
+        .example("type([2, 3.14], generalized)", "Tuple[Integer, Float]")
+        .dispatch(
+            Signature::new()
+                .param("Any", "value")
+                .optional_param("Enum[detailed]", "inference_method"),
+            |_c, a| Ok(Value::Type(type_of_value(&a.get(0), InferMode::Detailed))),
+        )
+        .dispatch(
+            Signature::new()
+                .param("Any", "value")
+                .param("Enum[reduced]", "inference_method"),
+            |_c, a| Ok(Value::Type(type_of_value(&a.get(0), InferMode::Reduced))),
+        )
+        .dispatch(
+            Signature::new()
+                .param("Any", "value")
+                .param("Enum[generalized]", "inference_method"),
+            |_c, a| {
+                Ok(Value::Type(type_of_value(
+                    &a.get(0),
+                    InferMode::Generalized,
+                )))
+            },
+        )
+        .register()?;
+    reg.function("assert_type")
+        .doc("Returns the value when it is an instance of the type (given as a Type or a String); otherwise calls the lambda with (expected, actual) types, or fails.")
+        .example("assert_type(Integer, 1)", "1")
+        .dispatch(Signature::new().param("Type", "type").param("Any", "value").optional_block_param("Callable[Type, Type]", "block"), |c, a| {
+            let t = match a.get(0) {
+                Value::Type(Type::Type(Some(t))) => (*t).clone(),
+                Value::Type(t) => t,
+                _ => Type::Any,
+            };
+            assert_type(c, a, t)
+        })
+        .dispatch(Signature::new().param("String", "type_string").param("Any", "value").optional_block_param("Callable[Type, Type]", "block"), |c, a| {
+            let t = type_from_string(c, a.get(0).as_str().unwrap_or_default())?;
+            assert_type(c, a, t)
+        })
+        .register()?;
+    reg.function("new")
+        .doc("Creates a new instance of a type from arguments (`Integer('0x10')`, `Array($h)`, `String(3, '%x')`); an optional lambda receives the result.")
+        .example("Integer.new('0x10')", "16")
+        .dispatch(Signature::new().param("Type", "type").repeated_param("Any", "args").optional_block_param("Callable", "block"), |c, a| {
+            let t = match a.get(0) {
+                Value::Type(t) => t,
+                _ => Type::Any,
+            };
+            let v = new_instance(&t, &a.values[1..])?;
+            then_block(c, &a, v)
+        })
+        .register()?;
+    reg.function("convert_to")
+        .doc("Converts a value to a type, as `new` does; an optional lambda receives the result.")
+        .example("'1'.convert_to(Integer)", "1")
+        .dispatch(
+            Signature::new()
+                .param("Any", "value")
+                .param("Type", "type")
+                .optional_block_param("Callable[1,1]", "block"),
+            |c, a| {
+                let t = match a.get(1) {
+                    Value::Type(t) => t,
+                    _ => Type::Any,
+                };
+                let v = new_instance(&t, &[a.get(0)])?;
+                then_block(c, &a, v)
+            },
+        )
+        .register()?;
+    reg.function("unwrap")
+        .doc("Returns the value inside a Sensitive (other values as they are); an optional lambda receives it.")
+        .example("Sensitive('x').unwrap", "'x'")
+        .dispatch(Signature::new().param("Sensitive", "arg").optional_block_param("Callable", "block"), |c, a| {
+            let v = match a.get(0) {
+                Value::Sensitive(inner) => (*inner).clone(),
+                other => other,
+            };
+            then_block(c, &a, v)
+        })
+        .dispatch(Signature::new().param("Any", "arg").optional_block_param("Callable", "block"), |c, a| {
+            let v = a.get(0);
+            then_block(c, &a, v)
+        })
+        .register()?;
+    Ok(())
+}

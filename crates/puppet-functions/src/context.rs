@@ -1,0 +1,219 @@
+//! The call context and block traits: what a function may ask of the evaluator that calls it.
+//!
+//! The evaluator (another crate) implements [`CallContext`]; this crate never depends on it.
+//! Lambdas are [`Block`] trait objects. Tests implement both with plain Rust closures (see
+//! [`FnBlock`]). This module does no evaluation itself.
+
+use crate::error::CallError;
+use puppet_types::{Type, Value};
+use std::any::Any;
+use std::fmt;
+
+/// Log levels, as Puppet's logging functions name them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum LogLevel {
+    /// `debug`.
+    Debug,
+    /// `info`.
+    Info,
+    /// `notice`.
+    Notice,
+    /// `warning`.
+    Warning,
+    /// `err`.
+    Err,
+    /// `alert`.
+    Alert,
+    /// `emerg`.
+    Emerg,
+    /// `crit`.
+    Crit,
+}
+
+impl LogLevel {
+    /// The level's Puppet name (`warning`, `err`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            LogLevel::Debug => "debug",
+            LogLevel::Info => "info",
+            LogLevel::Notice => "notice",
+            LogLevel::Warning => "warning",
+            LogLevel::Err => "err",
+            LogLevel::Alert => "alert",
+            LogLevel::Emerg => "emerg",
+            LogLevel::Crit => "crit",
+        }
+    }
+}
+
+/// The parameters a block (lambda) declares: their types and how many arguments it accepts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BlockSignature {
+    /// The declared parameter types (`Any` when untyped); the last repeats for `*$rest`.
+    pub types: Vec<Type>,
+    /// The number of required parameters.
+    pub min: usize,
+    /// The maximum number of arguments, `None` when the last parameter captures the rest.
+    pub max: Option<usize>,
+}
+
+impl BlockSignature {
+    /// A signature of `n` untyped parameters (`|$a, $b|` is `untyped(2)`).
+    pub fn untyped(n: usize) -> BlockSignature {
+        BlockSignature {
+            types: vec![Type::Any; n],
+            min: n,
+            max: Some(n),
+        }
+    }
+
+    /// The Callable type Puppet infers for such a block.
+    pub fn callable_type(&self) -> Type {
+        use puppet_types::types::{IntRange, TupleType};
+        Type::callable(
+            Some(TupleType {
+                types: self.types.clone(),
+                size: Some(IntRange::new(
+                    Some(self.min as i64),
+                    self.max.map(|m| m as i64),
+                )),
+            }),
+            None,
+            None,
+        )
+    }
+}
+
+/// A lambda passed to a function (`|$x| { ... }`).
+///
+/// Its [`Block::call`] returns `Err(CallError::Next(v))` when the body ran `next(v)`, and
+/// `Err(CallError::Break)` / `Err(CallError::Return(v))` for `break()` / `return(v)`; iterating
+/// functions turn `Next` into the lambda's value and stop on `Break`.
+pub trait Block: Send + Sync {
+    /// The parameters the block declares.
+    fn signature(&self) -> BlockSignature;
+    /// Calls the block with `args` (already counted against the signature by the caller).
+    fn call(&self, ctx: &mut dyn CallContext, args: Vec<Value>) -> Result<Value, CallError>;
+    /// The concrete block, so that an evaluator can recognise its own lambdas in
+    /// [`CallContext::call_block`].
+    fn as_any(&self) -> Option<&dyn Any> {
+        None
+    }
+}
+
+impl fmt::Debug for dyn Block + '_ {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Block({})", self.signature().callable_type())
+    }
+}
+
+/// A block made of a Rust closure, for tests and for Rust code calling functions.
+///
+/// ```
+/// use puppet_functions::{builtins, Block, CallContext, FnBlock, NullContext, Registry};
+/// use puppet_types::Value;
+/// let reg = builtins::registry();
+/// let double = FnBlock::new(1, |_ctx, args| match &args[0] {
+///     Value::Integer(i) => Ok(Value::Integer(i * 2)),
+///     other => Ok(other.clone()),
+/// });
+/// let arr = Value::array(vec![Value::Integer(1), Value::Integer(2)]);
+/// let out = reg.call(&mut NullContext::default(), "map", vec![arr], Some(&double)).unwrap();
+/// assert_eq!(out.to_string(), "[2, 4]");
+/// ```
+pub struct FnBlock<F> {
+    sig: BlockSignature,
+    f: F,
+}
+
+impl<F> FnBlock<F>
+where
+    F: Fn(&mut dyn CallContext, Vec<Value>) -> Result<Value, CallError> + Send + Sync,
+{
+    /// A block with `n` untyped parameters.
+    pub fn new(n: usize, f: F) -> FnBlock<F> {
+        FnBlock {
+            sig: BlockSignature::untyped(n),
+            f,
+        }
+    }
+
+    /// A block with an explicit signature.
+    pub fn with_signature(sig: BlockSignature, f: F) -> FnBlock<F> {
+        FnBlock { sig, f }
+    }
+}
+
+impl<F> fmt::Debug for FnBlock<F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "FnBlock({})", self.sig.callable_type())
+    }
+}
+
+impl<F> Block for FnBlock<F>
+where
+    F: Fn(&mut dyn CallContext, Vec<Value>) -> Result<Value, CallError> + Send + Sync,
+{
+    fn signature(&self) -> BlockSignature {
+        self.sig.clone()
+    }
+    fn call(&self, ctx: &mut dyn CallContext, args: Vec<Value>) -> Result<Value, CallError> {
+        (self.f)(ctx, args)
+    }
+}
+
+/// What a function may ask of its caller. The evaluator implements it.
+pub trait CallContext {
+    /// Calls a block. The default calls [`Block::call`]; an evaluator overrides it to evaluate
+    /// its own lambdas (recognised through [`Block::as_any`]) with full access to its state.
+    fn call_block(&mut self, block: &dyn Block, args: Vec<Value>) -> Result<Value, CallError>;
+
+    /// Calls another function by name (`call()`, `max` with a lambda calling `compare`...).
+    fn call_function(
+        &mut self,
+        name: &str,
+        args: Vec<Value>,
+        block: Option<&dyn Block>,
+    ) -> Result<Value, CallError>;
+
+    /// A variable of the closure (calling) scope, for system functions; `None` when unknown.
+    fn variable(&self, name: &str) -> Option<Value>;
+
+    /// Logs a message at a level (notice, warning, deprecations...).
+    fn log(&mut self, level: LogLevel, message: &str);
+
+    /// A type alias or resource type known to the loader, by name (`MyModule::Port`).
+    fn type_alias(&self, name: &str) -> Option<Type>;
+}
+
+/// A context that knows nothing: blocks are called directly, no function can be called by
+/// name except through [`crate::Registry::call`] (which passes its own registry), no variables,
+/// logs are kept in memory.
+#[derive(Debug, Default)]
+pub struct NullContext {
+    /// The messages logged so far, as `level: message`.
+    pub logs: Vec<String>,
+}
+
+impl CallContext for NullContext {
+    fn call_block(&mut self, block: &dyn Block, args: Vec<Value>) -> Result<Value, CallError> {
+        block.call(self, args)
+    }
+    fn call_function(
+        &mut self,
+        name: &str,
+        args: Vec<Value>,
+        block: Option<&dyn Block>,
+    ) -> Result<Value, CallError> {
+        crate::builtins::registry().call(self, name, args, block)
+    }
+    fn variable(&self, _name: &str) -> Option<Value> {
+        None
+    }
+    fn log(&mut self, level: LogLevel, message: &str) {
+        self.logs.push(format!("{}: {message}", level.name()));
+    }
+    fn type_alias(&self, _name: &str) -> Option<Type> {
+        None
+    }
+}
