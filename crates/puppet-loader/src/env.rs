@@ -11,7 +11,7 @@
 //! Precedence when a (kind, name) is defined more than once: the main manifest first (in
 //! load order), then a module file the name autoloads from, general to specific
 //! (`init.pp`, then `mod.pp`, then `mod/passenger.pp`: RFC 1 solution II), then any other
-//! file in path order. Modules with the same name: the first on the module path wins.
+//! file in listing order (module path order, each directory sorted by name). Modules with the same name: the first on the module path wins.
 
 use crate::defs::{display, scan_file, DefKind, Definition};
 use crate::diagnostic::{codes, Diagnostic, ProviderError};
@@ -144,11 +144,17 @@ impl LoadedFile {
     }
 }
 
+/// A cached parse and the text it was made from.
+type CachedParse = (Arc<str>, Arc<Parse>);
+
+/// The precedence key of a definition (lower wins).
+type Precedence = (u8, usize, usize);
+
 /// Parses shared between environment snapshots (and threads): a file whose text did not
 /// change is not parsed again.
 #[derive(Debug, Default)]
 pub struct ParseCache {
-    map: Mutex<HashMap<PathBuf, (Arc<str>, Arc<Parse>)>>,
+    map: Mutex<HashMap<PathBuf, CachedParse>>,
 }
 
 impl ParseCache {
@@ -791,7 +797,7 @@ fn load_one(
 }
 
 /// The precedence of a definition for its own name (lower wins), see the module docs.
-fn precedence(file: &LoadedFile, def: &Definition, file_index: usize) -> (u8, usize, usize) {
+fn precedence(file: &LoadedFile, def: &Definition, file_index: usize) -> Precedence {
     match file.role {
         FileRole::MainManifest => (0, file_index, def.range.0 as usize),
         FileRole::Function | FileRole::TypeAlias => (1, 0, def.range.0 as usize),
@@ -813,8 +819,7 @@ fn build_index(
     files: &IndexMap<Arc<Path>, Arc<LoadedFile>>,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> IndexMap<(DefKind, SmolStr), Definition> {
-    let mut by_key: IndexMap<(DefKind, SmolStr), Vec<((u8, usize, usize), &Definition)>> =
-        IndexMap::new();
+    let mut by_key: IndexMap<(DefKind, SmolStr), Vec<(Precedence, &Definition)>> = IndexMap::new();
     for (fi, file) in files.values().enumerate() {
         for d in &file.definitions {
             by_key
