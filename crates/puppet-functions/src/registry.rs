@@ -214,14 +214,11 @@ impl Function {
                     block,
                 },
             ) {
-                Err(CallError::Return(v)) => Ok(v),
+                Err(CallError::Return(v) | CallError::Next(v)) => Ok(v),
                 other => other,
             },
         };
-        let value = match result {
-            Err(CallError::Next(v)) => v,
-            other => other?,
-        };
+        let value = result?;
         if let Some(rt) = &d.return_type {
             if !is_instance(rt, &value) {
                 return Err(CallError::new(
@@ -458,11 +455,16 @@ impl FunctionBuilder<'_> {
             return Err(RegistryError::NoDispatch(fname));
         }
         let mut locals: IndexMap<SmolStr, Type> = IndexMap::new();
-        for (name, spec) in &self.local_types {
-            let t = resolve(&fname, spec, &locals)?;
+        // Aliases exist before their targets are read, so they may refer to each other and
+        // to themselves (`StringData = Variant[String, Array[StringData]]`).
+        let mut aliases = Vec::new();
+        for (name, _) in &self.local_types {
             let alias = puppet_types::TypeAlias::new(name);
-            alias.resolve_to(t);
-            locals.insert(name.clone(), Type::Alias(alias));
+            locals.insert(name.clone(), Type::Alias(alias.clone()));
+            aliases.push(alias);
+        }
+        for ((_, spec), alias) in self.local_types.iter().zip(aliases) {
+            alias.resolve_to(resolve(&fname, spec, &locals)?);
         }
         let mut dispatches = Vec::new();
         for (sig, imp) in self.dispatches {

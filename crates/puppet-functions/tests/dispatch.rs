@@ -162,8 +162,8 @@ fn repeated_params() {
 
 #[test]
 fn required_repeated_params() {
-    // Puppet: `required_repeated_param 'Integer', :x` gives 'f' expects at least 1 argument
-    // (fixtures/dispatch.txt: required_repeated).
+    // The count text is the one of fixtures/dispatch.txt (`'f' expects at least 1 argument,
+    // got none`); Puppet-language functions cannot declare a required repeated parameter.
     let r = reg_with(
         "f",
         Signature::new().required_repeated_param("Integer", "x"),
@@ -559,4 +559,42 @@ fn registry_is_shareable() {
     let r = builtins::registry().clone();
     let h = std::thread::spawn(move || r.contains("map"));
     assert!(h.join().unwrap());
+}
+
+/// The messages recorded from Puppet 7.23 by `fixtures/gen.sh` are the ones the registry gives.
+#[test]
+fn recorded_puppet_messages() {
+    let text = include_str!("fixtures/dispatch.txt");
+    let reg = builtins::registry();
+    let mut ctx = Mock::new(reg);
+    let one = block(1, |a| a[0].clone());
+    let three = block(3, |a| a[0].clone());
+    let mut r = Registry::new();
+    r.function("f")
+        .dispatch(
+            Signature::new()
+                .param("String", "s")
+                .repeated_param("Integer", "rest"),
+            echo,
+        )
+        .register()
+        .unwrap();
+    let got = [
+        reg.call(&mut ctx, "abs", vec![], None),
+        reg.call(&mut ctx, "abs", args("[1]"), None),
+        reg.call(&mut ctx, "abs", args("-1"), Some(&one)),
+        reg.call(&mut ctx, "each", args("[1]"), Some(&three)),
+        reg.call(&mut ctx, "reduce", args("[1]"), Some(&one)),
+        r.call(&mut Mock::new(&r), "f", vec![], None),
+        reg.call(&mut ctx, "compare", args("1;'a'"), None),
+        reg.call(&mut ctx, "new", args("Integer;'1.5'"), None),
+    ];
+    let expected: Vec<&str> = text
+        .lines()
+        .map(|l| l.split_once(" => ").map_or("", |(_, m)| m))
+        .collect();
+    assert_eq!(expected.len(), got.len());
+    for (g, e) in got.iter().zip(expected) {
+        assert_eq!(g.as_ref().unwrap_err().to_string(), e);
+    }
 }

@@ -5,7 +5,7 @@ use crate::error::{codes, CallError};
 use crate::registry::{Args, Registry};
 use crate::{CallContext, RegistryError, Signature};
 use puppet_types::mismatch::describe_mismatch;
-use puppet_types::{infer_set, is_instance, type_of_value, InferMode, Type, Value};
+use puppet_types::{infer_set, is_instance, Type, Value};
 use std::collections::BTreeMap;
 
 /// Reads a type string, resolving capitalized names through the context's loader.
@@ -96,24 +96,19 @@ pub(super) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
             Signature::new()
                 .param("Any", "value")
                 .optional_param("Enum[detailed]", "inference_method"),
-            |_c, a| Ok(Value::Type(type_of_value(&a.get(0), InferMode::Detailed))),
+            |_c, a| Ok(Value::Type(infer_set(&a.get(0)))),
         )
         .dispatch(
             Signature::new()
                 .param("Any", "value")
                 .param("Enum[reduced]", "inference_method"),
-            |_c, a| Ok(Value::Type(type_of_value(&a.get(0), InferMode::Reduced))),
+            |_c, a| Ok(Value::Type(puppet_types::infer(&a.get(0)))),
         )
         .dispatch(
             Signature::new()
                 .param("Any", "value")
                 .param("Enum[generalized]", "inference_method"),
-            |_c, a| {
-                Ok(Value::Type(type_of_value(
-                    &a.get(0),
-                    InferMode::Generalized,
-                )))
-            },
+            |_c, a| Ok(Value::Type(puppet_types::generalize(&infer_set(&a.get(0))))),
         )
         .register()?;
     reg.function("assert_type")
