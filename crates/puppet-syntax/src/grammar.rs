@@ -58,11 +58,23 @@ fn at_statement_end(p: &mut Parser, in_block: bool) -> bool {
     p.at_eof() || (in_block && p.at(R_BRACE))
 }
 
-/// `statements`: a sequence of statements with optional `;` between them.
+/// `statements`: a sequence of statements, optionally separated by one `;`. As in Puppet's
+/// grammar a `;` must stand between two statements: a leading, doubled or trailing `;` is a
+/// syntax error (`$x = 1;` at the end of a block or file is one).
 pub(crate) fn statements(p: &mut Parser, in_block: bool) {
+    let mut after_semi = false;
     loop {
-        while p.eat(SEMI) {}
+        if p.at(SEMI) {
+            // Report the stray `;` and keep it as a plain token.
+            p.error_here();
+            p.bump();
+            after_semi = true;
+            continue;
+        }
         if at_statement_end(p, in_block) {
+            if after_semi {
+                p.error_here();
+            }
             break;
         }
         if p.at(R_BRACE) || p.at(R_PAREN) || p.at(R_BRACK) {
@@ -71,11 +83,15 @@ pub(crate) fn statements(p: &mut Parser, in_block: bool) {
                 break;
             }
         }
+        after_semi = false;
         if !can_start_expression(p.current()) {
             p.err_and_bump();
             continue;
         }
         statement(p);
+        if p.eat(SEMI) {
+            after_semi = true;
+        }
     }
 }
 

@@ -1,0 +1,5 @@
+$a = $x[1]
+$b = $x[1, 2]
+$c = Hash[String, Integer]
+$d = $x[a => 1]
+$e = $x[0][1]

@@ -1,0 +1,5 @@
+case $x {
+  1, 2: { a }
+  /r/: { b c }
+  default: {}
+}

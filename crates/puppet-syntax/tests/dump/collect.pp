@@ -1,0 +1,3 @@
+User <| title == 'a' |>
+File <<| tag == 'b' |>> { mode => 1 }
+Host <| |>

@@ -1,0 +1,4 @@
+function foo::bar(Integer $x, *$r) >> String {
+  "${x}"
+}
+function empty() {}

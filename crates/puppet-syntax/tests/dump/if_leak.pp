@@ -1,0 +1,6 @@
+class a {
+  if $x { b }
+  c
+  if $y { d } else { e }
+  f
+}

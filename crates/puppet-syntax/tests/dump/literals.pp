@@ -1,0 +1,12 @@
+$a = 1
+$b = 0x1f
+$c = 017
+$d = 3.14
+$e = 1e20
+$f = 0.00001
+$g = true
+$h = undef
+$i = default
+$j = 'it\'s'
+$k = bare-word
+$l = /a\/b.*/

@@ -1,0 +1,2 @@
+$x = !($a and !$b)
+if !defined(Foo[a]) { notice(1) }

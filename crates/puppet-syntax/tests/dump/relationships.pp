@@ -1,0 +1,2 @@
+Package[a] -> File[b] ~> Service[c]
+A <- B <~ C

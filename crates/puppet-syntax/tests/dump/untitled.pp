@@ -1,0 +1,2 @@
+foo { a => 1 }
+notice { b => 2 }
