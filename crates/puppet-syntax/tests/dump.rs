@@ -47,3 +47,25 @@ fn dumps_match_puppet() {
         failures.join("\n")
     );
 }
+
+/// Every prefix of every fixture (broken input of all shapes) dumps without panicking,
+/// as a manifest and as a template.
+#[test]
+fn dump_never_panics_on_prefixes() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/dump");
+    for entry in std::fs::read_dir(&dir)
+        .expect("tests/dump exists")
+        .flatten()
+    {
+        let path = entry.path();
+        if path.extension().is_none_or(|e| e != "pp") {
+            continue;
+        }
+        let source = std::fs::read_to_string(&path).expect("readable input");
+        for (i, _) in source.char_indices() {
+            let prefix = &source[..i];
+            let _ = puppet_syntax::dump::dump(&puppet_syntax::parse(prefix));
+            let _ = puppet_syntax::dump::dump(&puppet_syntax::parse_epp(prefix));
+        }
+    }
+}
