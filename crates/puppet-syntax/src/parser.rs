@@ -120,6 +120,10 @@ impl<'t> Parser<'t> {
         if self.pos < self.kinds.len() {
             self.pos += 1;
             self.events.push(Event::Token);
+            // Progress: the step limit in `nth` counts look-ups since the last consumed token,
+            // so it catches a stuck grammar without also rejecting big files (a 20 MB
+            // manifest used to panic with "the parser is stuck").
+            self.steps = 0;
         }
     }
 

@@ -496,6 +496,18 @@ fn huge_files_parse() {
     });
 }
 
+/// Regression: the parser's step limit used to count every look-up of the whole parse, so
+/// files of 20 MB and more panicked with "the parser is stuck". A debug build takes minutes on
+/// such a file, so this runs under `cargo test --release` only.
+#[test]
+fn twenty_megabyte_file_does_not_hit_the_step_limit() {
+    if cfg!(debug_assertions) {
+        return;
+    }
+    let text = "$x = [1, 2, 3]\n".repeat(20_000_000 / 15);
+    assert!(!robust("20 MB", &text, puppet_syntax::parse));
+}
+
 // --- Real sources ---------------------------------------------------------------------------
 
 fn collect(path: &Path, out: &mut Vec<PathBuf>) {
