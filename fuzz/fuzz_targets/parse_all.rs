@@ -17,7 +17,10 @@ fn check(entry: &str, text: &str, parse: &Parse) {
     );
     let len = puppet_syntax::TextSize::of(text);
     for d in parse.errors() {
-        assert!(d.range.end() <= len, "{entry}: diagnostic out of range: {d:?}");
+        assert!(
+            d.range.end() <= len,
+            "{entry}: diagnostic out of range: {d:?}"
+        );
     }
 }
 
@@ -31,7 +34,11 @@ fuzz_target!(|data: &[u8]| {
     let epp = puppet_syntax::parse_epp(text);
     check("parse_epp", text, &epp);
     let _ = puppet_syntax::validate::validate(&epp);
-    check("parse_expression", text, &puppet_syntax::parse_expression(text));
+    check(
+        "parse_expression",
+        text,
+        &puppet_syntax::parse_expression(text),
+    );
     check(
         "parse_type_expression",
         text,
