@@ -253,7 +253,13 @@ fn expr() -> BoxedStrategy<String> {
                     prop::sample::select(BINARY_OPS),
                     inner.clone()
                 )
-                    .prop_map(|(a, op, b)| format!("({a} {op} {b})")),
+                    // After `undef`, `default` or `}` Puppet's lexer reads `/` as the start
+                    // of a regex (which may span lines), so parenthesise a divided operand.
+                    .prop_map(|(a, op, b)| if op == "/" {
+                        format!("(({a}) / {b})")
+                    } else {
+                        format!("({a} {op} {b})")
+                    }),
                 inner.clone().prop_map(|a| format!("!({a})")),
                 inner.clone().prop_map(|a| format!("-({a})")),
                 prop::collection::vec(inner.clone(), 0..4)

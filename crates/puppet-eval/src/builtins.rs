@@ -1,0 +1,299 @@
+//! The built-in functions that need the evaluator: logging, `fail`, class declaration
+//! (`include`, `require`, `contain`), `defined`, `getvar`, control flow (`break`, `next`,
+//! `return`) and EPP rendering (`epp`, `inline_epp`).
+//!
+//! Every other built-in lives in puppet-functions' registry and reaches the evaluator only
+//! through its `CallContext`.
+
+use crate::eval::{Compiler, Flow};
+use crate::ir::{LambdaDef, SourceFile, Span};
+use crate::lower::lower_file;
+use crate::scope::{Scope, ScopeId, ScopeKind};
+use puppet_functions::LogLevel;
+use puppet_types::{Type, Value};
+use smol_str::SmolStr;
+use std::sync::Arc;
+
+type R<T> = Result<T, Flow>;
+
+fn fail<T>(message: impl Into<String>, span: &Span) -> R<T> {
+    Err(Flow::Error(crate::eval::EvalError {
+        message: message.into(),
+        span: Some(span.clone()),
+    }))
+}
+
+/// Calls an evaluator built-in; `None` when `name` is not one.
+pub(crate) fn call(
+    c: &mut Compiler,
+    name: &str,
+    args: &[Value],
+    lambda: Option<&Arc<LambdaDef>>,
+    scope: ScopeId,
+    span: &Span,
+) -> Option<R<Value>> {
+    let _ = lambda;
+    let level = match name {
+        "debug" => Some(LogLevel::Debug),
+        "info" => Some(LogLevel::Info),
+        "notice" => Some(LogLevel::Notice),
+        "warning" => Some(LogLevel::Warning),
+        "err" => Some(LogLevel::Err),
+        "alert" => Some(LogLevel::Alert),
+        "crit" => Some(LogLevel::Crit),
+        "emerg" => Some(LogLevel::Emerg),
+        _ => None,
+    };
+    if let Some(level) = level {
+        let msg = args.iter().map(log_text).collect::<Vec<_>>().join(" ");
+        let label = c.scopes.label(scope);
+        c.log(level, msg, Some(label));
+        return Some(Ok(Value::Undef));
+    }
+    Some(match name {
+        "fail" => {
+            let msg = args.iter().map(log_text).collect::<Vec<_>>().join(" ");
+            fail(
+                format!("Error while evaluating a Function Call, {msg}"),
+                span,
+            )
+        }
+        "include" | "require" | "contain" => {
+            let mut names = Vec::new();
+            flatten_names(args, &mut names);
+            for n in names {
+                if let Err(e) = c.declare_class(&n, None, scope, span) {
+                    return Some(Err(e));
+                }
+            }
+            Ok(Value::Undef)
+        }
+        "break" => Err(Flow::Break(Some(span.clone()))),
+        "next" => Err(Flow::Next(args.first().cloned().unwrap_or(Value::Undef))),
+        "return" => Err(Flow::Return(
+            args.first().cloned().unwrap_or(Value::Undef),
+            Some(span.clone()),
+        )),
+        "defined" => defined(c, args, scope, span),
+        "getvar" => getvar(c, args, scope, span),
+        "inline_epp" => {
+            let Some(Value::String(text)) = args.first() else {
+                return Some(fail(
+                    "Error while evaluating a Function Call, 'inline_epp' expects a String value",
+                    span,
+                ));
+            };
+            let params = args.get(1).cloned();
+            render_epp(c, None, text, params, span)
+        }
+        _ => return None,
+    })
+}
+
+/// How a value is printed by the logging functions.
+fn log_text(v: &Value) -> String {
+    match v {
+        Value::Undef => String::new(),
+        other => other.to_plain_string(),
+    }
+}
+
+fn flatten_names(args: &[Value], out: &mut Vec<String>) {
+    for a in args {
+        match a {
+            Value::Array(items) => flatten_names(items, out),
+            Value::String(s) => out.push(s.to_string()),
+            Value::Type(Type::Class(Some(n))) => out.push(n.to_string()),
+            Value::Type(Type::Resource(r)) if r.type_name.as_deref() == Some("Class") => {
+                if let Some(t) = &r.title {
+                    out.push(t.to_string());
+                }
+            }
+            other => out.push(other.to_plain_string()),
+        }
+    }
+}
+
+fn defined(c: &mut Compiler, args: &[Value], scope: ScopeId, span: &Span) -> R<Value> {
+    for a in args {
+        let found = match a {
+            Value::String(s) if s.starts_with('$') => {
+                let name = &s[1..];
+                c.lookup_var(name, scope, span)?.is_some()
+            }
+            Value::String(s) => {
+                let n = s.trim_start_matches("::").to_ascii_lowercase();
+                c.env.classes.contains_key(n.as_str())
+                    || c.env.defines.contains_key(n.as_str())
+                    || c.env.functions.contains_key(n.as_str())
+                    || puppet_functions::builtins::registry().get(&n).is_some()
+                    || is_core_type(&n)
+            }
+            Value::Type(Type::Resource(r)) => match (&r.type_name, &r.title) {
+                (Some(t), Some(title)) => c
+                    .catalog
+                    .get(&crate::catalog::ResourceKey::new(t, title))
+                    .is_some(),
+                (Some(t), None) => {
+                    let n = t.to_ascii_lowercase();
+                    c.env.defines.contains_key(n.as_str()) || is_core_type(&n)
+                }
+                _ => true,
+            },
+            Value::Type(Type::Class(Some(n))) => c.class_scopes.contains_key(n.as_str()),
+            Value::Type(_) => true,
+            _ => false,
+        };
+        if found {
+            return Ok(Value::Boolean(true));
+        }
+    }
+    Ok(Value::Boolean(false))
+}
+
+fn is_core_type(n: &str) -> bool {
+    matches!(
+        n,
+        "file"
+            | "package"
+            | "service"
+            | "exec"
+            | "user"
+            | "group"
+            | "notify"
+            | "cron"
+            | "host"
+            | "mount"
+            | "tidy"
+            | "schedule"
+            | "stage"
+            | "filebucket"
+            | "resources"
+            | "sshkey"
+            | "ssh_authorized_key"
+            | "augeas"
+            | "selboolean"
+            | "selmodule"
+            | "zfs"
+            | "zone"
+            | "zpool"
+            | "component"
+            | "whit"
+    )
+}
+
+fn getvar(c: &mut Compiler, args: &[Value], scope: ScopeId, span: &Span) -> R<Value> {
+    let Some(Value::String(path)) = args.first() else {
+        return fail(
+            "Error while evaluating a Function Call, 'getvar' expects a String value",
+            span,
+        );
+    };
+    let default = args.get(1).cloned().unwrap_or(Value::Undef);
+    let mut segments = path.split('.');
+    let var = segments.next().unwrap_or("");
+    let Some(mut v) = c.lookup_var(var, scope, span)? else {
+        return Ok(default);
+    };
+    for seg in segments {
+        v = match &v {
+            Value::Hash(h) => match h.get(&Value::string(seg)) {
+                Some(x) => x.clone(),
+                None => return Ok(default),
+            },
+            Value::Array(a) => match seg.parse::<usize>().ok().and_then(|i| a.get(i)) {
+                Some(x) => x.clone(),
+                None => return Ok(default),
+            },
+            _ => return Ok(default),
+        };
+    }
+    Ok(if v.is_undef() { default } else { v })
+}
+
+/// Renders an EPP template given as text, with parameters from a hash.
+pub(crate) fn render_epp(
+    c: &mut Compiler,
+    path: Option<&str>,
+    text: &str,
+    params: Option<Value>,
+    span: &Span,
+) -> R<Value> {
+    let parse = puppet_syntax::parse_epp(text);
+    if let Some(e) = parse
+        .errors()
+        .iter()
+        .find(|d| d.severity == puppet_syntax::Severity::Error)
+    {
+        return fail(
+            format!("Error while evaluating a Function Call, {}", e.message),
+            span,
+        );
+    }
+    let file = Arc::new(SourceFile::new(path.map(str::to_string), text));
+    let lowered = lower_file(file, &parse);
+    let top = c.top;
+    let mut s = Scope::new(ScopeKind::Local, Some(top), c.scopes.label(top));
+    s.module = None;
+    let id = c.scopes.add(s);
+    let given: indexmap::IndexMap<SmolStr, Value> = match &params {
+        Some(Value::Hash(h)) => h
+            .iter()
+            .map(|(k, v)| (SmolStr::new(k.to_plain_string()), v.clone()))
+            .collect(),
+        _ => indexmap::IndexMap::new(),
+    };
+    if let Some(decl) = &lowered.epp_params {
+        for p in decl {
+            let v = match given.get(&p.name) {
+                Some(v) => v.clone(),
+                None => match &p.default {
+                    Some(d) => c.eval(d, id)?,
+                    None => {
+                        c.scopes.release(id);
+                        return fail(
+                            format!(
+                                "Error while evaluating a Function Call, {} expects a value for parameter '{}'",
+                                path.map(|p| format!("'{p}'")).unwrap_or_else(|| "inline_epp()".into()),
+                                p.name
+                            ),
+                            span,
+                        );
+                    }
+                },
+            };
+            if let Some(t) = &p.type_expr {
+                if let Value::Type(ty) = c.eval(t, id)? {
+                    if !puppet_types::is_instance(&ty, &v) {
+                        c.scopes.release(id);
+                        return fail(
+                            format!(
+                                "Error while evaluating a Function Call, {}",
+                                puppet_types::mismatch::describe_value_mismatch(
+                                    &format!("parameter '{}'", p.name),
+                                    &ty,
+                                    &v
+                                )
+                                .unwrap_or_default()
+                            ),
+                            span,
+                        );
+                    }
+                }
+            }
+            c.scopes.get_mut(id).vars.insert(p.name.clone(), v);
+        }
+    } else {
+        for (k, v) in given {
+            c.scopes.get_mut(id).vars.insert(k, v);
+        }
+    }
+    let saved = std::mem::take(&mut c.catalog.render_buffer);
+    let r = c.eval_block(&lowered.statements, id);
+    let out = std::mem::replace(&mut c.catalog.render_buffer, saved);
+    c.scopes.release(id);
+    match r {
+        Ok(_) | Err(Flow::Return(..)) => Ok(Value::string(out)),
+        Err(e) => Err(e),
+    }
+}

@@ -1,0 +1,1730 @@
+//! The evaluator: expressions, scopes, calls and the catalog being built by one compile.
+//!
+//! A [`Compiler`] holds everything one compile owns (scopes, logs, the catalog under
+//! construction) and evaluates the IR of an [`Environment`] that it shares with other
+//! compiles. Errors carry Puppet's texts and the span of the expression that failed;
+//! runtime failures inside an operator or a call are reported as Puppet does: "Error while
+//! evaluating a '+' expression, <detail>" at that expression.
+
+use crate::catalog::{Catalog, Resource, ResourceKey};
+use crate::env::Environment;
+use crate::ir::*;
+use crate::lower::{ClassDef, DefineDef, FunctionDef};
+use crate::ops;
+use crate::scope::{Scope, ScopeId, ScopeKind, Scopes};
+use indexmap::{IndexMap, IndexSet};
+use puppet_functions::{Block, BlockSignature, CallContext, CallError, LogLevel};
+use puppet_types::types::ResourceType;
+use puppet_types::{is_instance, Type, TypeAlias, Value};
+use smol_str::SmolStr;
+use std::any::Any;
+use std::sync::Arc;
+
+/// An evaluation error: Puppet's message and where it happened.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EvalError {
+    pub message: String,
+    pub span: Option<Span>,
+}
+
+impl EvalError {
+    /// The message with Puppet's location suffix: `(file: F, line: L, column: C)` or
+    /// `(line: L, column: C)` for code without a file.
+    pub fn located(&self) -> String {
+        match &self.span {
+            Some(s) => {
+                let (line, col) = s.line_col();
+                match &s.file.path {
+                    Some(p) => format!("{} (file: {p}, line: {line}, column: {col})", self.message),
+                    None => format!("{} (line: {line}, column: {col})", self.message),
+                }
+            }
+            None => self.message.clone(),
+        }
+    }
+
+    /// Line and column, when known.
+    pub fn line_col(&self) -> Option<(u32, u32)> {
+        self.span.as_ref().map(|s| s.line_col())
+    }
+}
+
+/// Control flow through the evaluator: an error, or `next`/`break`/`return`.
+#[derive(Debug, Clone)]
+pub enum Flow {
+    Error(EvalError),
+    Next(Value),
+    Break(Option<Span>),
+    Return(Value, Option<Span>),
+}
+
+type R<T> = Result<T, Flow>;
+
+fn err<T>(message: impl Into<String>, span: &Span) -> R<T> {
+    Err(Flow::Error(EvalError {
+        message: message.into(),
+        span: Some(span.clone()),
+    }))
+}
+
+/// A log line produced by the compile (`notice`, warnings, deprecations).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogEntry {
+    pub level: LogLevel,
+    pub message: String,
+    /// `Scope(Class[main])` for function logs, `None` for the compiler's own warnings.
+    pub scope: Option<String>,
+}
+
+impl LogEntry {
+    /// The line as the conformance corpus renders it: `notice: Scope(Class[main]): hi`.
+    pub fn render(&self) -> String {
+        match &self.scope {
+            Some(s) => format!("{}: Scope({s}): {}", self.level.name(), self.message),
+            None => format!("{}: {}", self.level.name(), self.message),
+        }
+    }
+}
+
+/// Settings that change evaluation.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// `strict_variables`: unknown variables are errors.
+    pub strict_variables: bool,
+    /// The node name (certname).
+    pub node_name: String,
+    /// `$facts`.
+    pub facts: IndexMap<SmolStr, Value>,
+    /// The environment name.
+    pub environment: String,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            strict_variables: false,
+            node_name: "testnode".into(),
+            facts: IndexMap::new(),
+            environment: "production".into(),
+        }
+    }
+}
+
+const MAX_DEPTH: u32 = 400;
+
+/// A lambda handed to a function: the lambda and the scope it closes over.
+#[derive(Debug)]
+struct EvalLambda {
+    def: Arc<LambdaDef>,
+    scope: ScopeId,
+    sig: BlockSignature,
+}
+
+impl Block for EvalLambda {
+    fn signature(&self) -> BlockSignature {
+        self.sig.clone()
+    }
+    fn call(&self, _ctx: &mut dyn CallContext, _args: Vec<Value>) -> Result<Value, CallError> {
+        // The compiler recognises its lambdas through `as_any` and evaluates them itself.
+        Err(CallError::new(
+            "EVAL_LAMBDA",
+            "a lambda can only be called by its compiler",
+        ))
+    }
+    fn as_any(&self) -> Option<&dyn Any> {
+        Some(self)
+    }
+}
+
+/// One compile: scopes, logs and the catalog under construction.
+pub struct Compiler {
+    pub env: Arc<Environment>,
+    pub settings: Settings,
+    pub scopes: Scopes,
+    pub top: ScopeId,
+    /// The scope of every evaluated class, by class name.
+    pub class_scopes: IndexMap<SmolStr, ScopeId>,
+    pub logs: Vec<LogEntry>,
+    pub catalog: Catalog,
+    aliases: IndexMap<SmolStr, TypeAlias>,
+    depth: u32,
+    /// The scope calls from functions see (`CallContext::variable`).
+    current: ScopeId,
+    /// The span of the call being made to the registry (for its errors).
+    call_span: Option<Span>,
+    /// An evaluator error raised inside a lambda called by a registry function, kept so
+    /// it surfaces with its own message and location.
+    pending_error: Option<EvalError>,
+    /// Set when resolving a type name found an alias that only refers to aliases.
+    unresolvable_alias: Option<SmolStr>,
+}
+
+impl std::fmt::Debug for Compiler {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Compiler")
+            .field("logs", &self.logs.len())
+            .finish()
+    }
+}
+
+impl Compiler {
+    pub fn new(env: Arc<Environment>, settings: Settings) -> Compiler {
+        let mut scopes = Scopes::default();
+        let mut top_scope = Scope::new(ScopeKind::Top, None, "Class[main]".into());
+        let facts = Value::Hash(Arc::new(
+            settings
+                .facts
+                .iter()
+                .map(|(k, v)| (Value::String(k.clone()), v.clone()))
+                .collect(),
+        ));
+        top_scope.vars.insert("facts".into(), facts);
+        let node = settings.node_name.clone();
+        let (host, domain) = match node.split_once('.') {
+            Some((h, d)) => (h.to_string(), d.to_string()),
+            None => (node.clone(), String::new()),
+        };
+        let trusted = Value::hash([
+            (Value::string("authenticated"), Value::string("local")),
+            (Value::string("certname"), Value::string(&node)),
+            (Value::string("extensions"), Value::hash([])),
+            (Value::string("hostname"), Value::string(host)),
+            (Value::string("domain"), Value::string(domain)),
+        ]);
+        top_scope.vars.insert("trusted".into(), trusted);
+        top_scope
+            .vars
+            .insert("server_facts".into(), Value::hash([]));
+        top_scope
+            .vars
+            .insert("environment".into(), Value::string(&settings.environment));
+        for (k, v) in &settings.facts {
+            top_scope.vars.entry(k.clone()).or_insert_with(|| v.clone());
+        }
+        let top = scopes.add(top_scope);
+        let mut catalog = Catalog::default();
+        catalog.add_class_resource("main", None);
+        let mut c = Compiler {
+            env,
+            settings,
+            scopes,
+            top,
+            class_scopes: IndexMap::new(),
+            logs: Vec::new(),
+            catalog,
+            aliases: IndexMap::new(),
+            depth: 0,
+            current: top,
+            call_span: None,
+            pending_error: None,
+            unresolvable_alias: None,
+        };
+        c.class_scopes.insert("main".into(), top);
+        c.class_scopes.insert("".into(), top);
+        c
+    }
+
+    /// Evaluates the main manifests; returns the value of the last top-level statement.
+    pub fn evaluate_main(&mut self) -> Result<Value, EvalError> {
+        let env = self.env.clone();
+        let mut last = Value::Undef;
+        for file in &env.main {
+            match self.eval_block(&file.statements, self.top) {
+                Ok(v) => last = v,
+                Err(f) => return Err(self.flow_to_error(f)),
+            }
+        }
+        if let Err(f) = self.finish() {
+            return Err(self.flow_to_error(f));
+        }
+        Ok(last)
+    }
+
+    /// Evaluates what declarations left pending (defined type instances), as Puppet does
+    /// after the main code.
+    pub fn finish(&mut self) -> R<()> {
+        let mut guard = 0;
+        while let Some(key) = self.catalog.next_pending_define() {
+            guard += 1;
+            if guard > 100_000 {
+                break;
+            }
+            self.evaluate_define_instance(&key)?;
+        }
+        Ok(())
+    }
+
+    fn flow_to_error(&self, f: Flow) -> EvalError {
+        match f {
+            Flow::Error(e) => e,
+            Flow::Break(span) => EvalError {
+                message: "break() from context where this is illegal".into(),
+                span,
+            },
+            Flow::Next(_) => EvalError {
+                message: "next() from context where this is illegal".into(),
+                span: None,
+            },
+            Flow::Return(_, span) => EvalError {
+                message: "return() from context where this is illegal".into(),
+                span,
+            },
+        }
+    }
+
+    pub(crate) fn log(&mut self, level: LogLevel, message: String, scope: Option<String>) {
+        self.logs.push(LogEntry {
+            level,
+            message,
+            scope,
+        });
+    }
+
+    fn warn(&mut self, message: String) {
+        self.log(LogLevel::Warning, message, None);
+    }
+
+    // ---- blocks and expressions ----
+
+    pub(crate) fn eval_block(&mut self, stmts: &[Expr], scope: ScopeId) -> R<Value> {
+        let mut last = Value::Undef;
+        for s in stmts {
+            last = self.eval(s, scope)?;
+        }
+        Ok(last)
+    }
+
+    pub(crate) fn eval(&mut self, e: &Expr, scope: ScopeId) -> R<Value> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            self.depth -= 1;
+            return err(
+                "Stack level too deep: expression nesting exceeded the evaluator's limit",
+                &e.span,
+            );
+        }
+        let r = self.eval_inner(e, scope);
+        self.depth -= 1;
+        r
+    }
+
+    fn eval_inner(&mut self, e: &Expr, scope: ScopeId) -> R<Value> {
+        match &e.kind {
+            ExprKind::Literal(v) => Ok(v.clone()),
+            ExprKind::Name(n) => Ok(Value::String(n.clone())),
+            ExprKind::TypeName(n) => {
+                let t = self.resolve_type(n);
+                if let Some(bad) = self.unresolvable_alias.take() {
+                    return err(
+                        format!("Error while evaluating a Type-Name, Type alias '{bad}' cannot be resolved to a real type"),
+                        &e.span,
+                    );
+                }
+                Ok(Value::Type(t))
+            }
+            ExprKind::Concat(parts) => {
+                let mut out = String::new();
+                for p in parts {
+                    match p {
+                        StrPart::Text(t) => out.push_str(t),
+                        StrPart::Expr(x) => {
+                            let v = self.eval(x, scope)?;
+                            out.push_str(&interpolate(&v));
+                        }
+                    }
+                }
+                Ok(Value::string(out))
+            }
+            ExprKind::Var(name) => self.read_var(name, scope, &e.span),
+            ExprKind::Array(items) => {
+                let mut out = Vec::with_capacity(items.len());
+                for it in items {
+                    if let ExprKind::Unfold(inner) = &it.kind {
+                        let v = self.eval(inner, scope)?;
+                        match v {
+                            Value::Array(a) => out.extend(a.iter().cloned()),
+                            other => out.push(other),
+                        }
+                    } else {
+                        out.push(self.eval(it, scope)?);
+                    }
+                }
+                Ok(Value::array(out))
+            }
+            ExprKind::Hash(entries) => {
+                let mut map = puppet_types::value::ValueMap::new();
+                for (k, v) in entries {
+                    let kv = self.eval(k, scope)?;
+                    let vv = self.eval(v, scope)?;
+                    map.insert(kv, vv);
+                }
+                Ok(Value::Hash(Arc::new(map)))
+            }
+            ExprKind::Binary(op, l, r) => self.binary(*op, l, r, scope, &e.span),
+            ExprKind::And(l, r) => {
+                let a = self.eval(l, scope)?;
+                if !ops::truthy(&a) {
+                    return Ok(Value::Boolean(false));
+                }
+                let b = self.eval(r, scope)?;
+                Ok(Value::Boolean(ops::truthy(&b)))
+            }
+            ExprKind::Or(l, r) => {
+                let a = self.eval(l, scope)?;
+                if ops::truthy(&a) {
+                    return Ok(Value::Boolean(true));
+                }
+                let b = self.eval(r, scope)?;
+                Ok(Value::Boolean(ops::truthy(&b)))
+            }
+            ExprKind::Not(x) => {
+                let v = self.eval(x, scope)?;
+                Ok(Value::Boolean(!ops::truthy(&v)))
+            }
+            ExprKind::Neg(x) => {
+                let v = self.eval(x, scope)?;
+                match v {
+                    Value::Integer(i) => match i.checked_neg() {
+                        Some(n) => Ok(Value::Integer(n)),
+                        None => err("Error while evaluating a Unary Minus, integer overflow", &e.span),
+                    },
+                    Value::Float(f) => Ok(Value::Float(-f)),
+                    Value::Timespan(t) => Ok(Value::Timespan(puppet_types::Timespan::from_secs_f64(-t.as_secs_f64()))),
+                    Value::String(s) => match ops::parse_numeric_string(s.trim()) {
+                        Some(Value::Integer(i)) => Ok(Value::Integer(-i)),
+                        Some(Value::Float(f)) => Ok(Value::Float(-f)),
+                        _ => err(
+                            format!("Error while evaluating a Unary Minus, The value '{s}' cannot be converted to Numeric."),
+                            &e.span,
+                        ),
+                    },
+                    other => err(
+                        format!(
+                            "Error while evaluating a Unary Minus, The value '{}' cannot be converted to Numeric.",
+                            other.to_plain_string()
+                        ),
+                        &e.span,
+                    ),
+                }
+            }
+            ExprKind::Unfold(x) => {
+                let v = self.eval(x, scope)?;
+                Ok(match v {
+                    Value::Array(_) => v,
+                    Value::Hash(h) => Value::array(
+                        h.iter()
+                            .map(|(k, v)| Value::array(vec![k.clone(), v.clone()]))
+                            .collect(),
+                    ),
+                    other => Value::array(vec![other]),
+                })
+            }
+            ExprKind::Assign(lhs, rhs) => {
+                let v = self.eval(rhs, scope)?;
+                self.assign(lhs, v.clone(), scope)?;
+                Ok(v)
+            }
+            ExprKind::Access(target, keys) => {
+                let t = self.eval(target, scope)?;
+                let mut ks = Vec::with_capacity(keys.len());
+                for k in keys {
+                    if let ExprKind::Unfold(inner) = &k.kind {
+                        match self.eval(inner, scope)? {
+                            Value::Array(a) => ks.extend(a.iter().cloned()),
+                            other => ks.push(other),
+                        }
+                    } else {
+                        ks.push(self.eval(k, scope)?);
+                    }
+                }
+                self.access(t, ks, &e.span)
+            }
+            ExprKind::Selector(target, entries) => {
+                let v = self.eval(target, scope)?;
+                let mut default = None;
+                for (m, val) in entries {
+                    let mv = self.eval(m, scope)?;
+                    if matches!(mv, Value::Default) {
+                        default = Some(val);
+                        continue;
+                    }
+                    if self.case_match(&v, &mv, scope, &m.span)? {
+                        return self.eval(val, scope);
+                    }
+                }
+                match default {
+                    Some(val) => self.eval(val, scope),
+                    None => err(
+                        format!(
+                            "No matching entry for selector parameter with value '{}'",
+                            v.to_plain_string()
+                        ),
+                        &e.span,
+                    ),
+                }
+            }
+            ExprKind::If { cond, then, els } => {
+                let c = self.eval(cond, scope)?;
+                if ops::truthy(&c) {
+                    self.eval_block(then, scope)
+                } else if let Some(els) = els {
+                    self.eval_block(els, scope)
+                } else {
+                    Ok(Value::Undef)
+                }
+            }
+            ExprKind::Unless { cond, then, els } => {
+                let c = self.eval(cond, scope)?;
+                if !ops::truthy(&c) {
+                    self.eval_block(then, scope)
+                } else if let Some(els) = els {
+                    self.eval_block(els, scope)
+                } else {
+                    Ok(Value::Undef)
+                }
+            }
+            ExprKind::Case { test, options } => {
+                let v = self.eval(test, scope)?;
+                let mut default = None;
+                for (values, body) in options {
+                    for m in values {
+                        let mv = self.eval(m, scope)?;
+                        if matches!(mv, Value::Default) {
+                            default = Some(body);
+                            continue;
+                        }
+                        if self.case_match(&v, &mv, scope, &m.span)? {
+                            return self.eval_block(body, scope);
+                        }
+                    }
+                }
+                match default {
+                    Some(body) => self.eval_block(body, scope),
+                    None => Ok(Value::Undef),
+                }
+            }
+            ExprKind::Call {
+                name, args, lambda, ..
+            } => {
+                let argv = self.eval_args(args, scope)?;
+                self.call_named(name, argv, lambda.as_ref(), scope, &e.span)
+            }
+            ExprKind::CallType {
+                target,
+                args,
+                lambda,
+            } => {
+                let t = self.eval(target, scope)?;
+                let mut argv = vec![t];
+                argv.extend(self.eval_args(args, scope)?);
+                self.call_named("new", argv, lambda.as_ref(), scope, &e.span)
+            }
+            ExprKind::MethodCall {
+                receiver,
+                name,
+                args,
+                lambda,
+            } => {
+                let r = self.eval(receiver, scope)?;
+                let mut argv = vec![r];
+                argv.extend(self.eval_args(args, scope)?);
+                self.call_named(name, argv, lambda.as_ref(), scope, &e.span)
+            }
+            ExprKind::Block(stmts) => self.eval_block(stmts, scope),
+            ExprKind::Resource {
+                form,
+                type_expr,
+                bodies,
+            } => self.resource_expr(*form, type_expr, bodies, scope, &e.span),
+            ExprKind::ResourceDefaults { type_expr, ops } => {
+                let t = self.eval(type_expr, scope)?;
+                let attrs = self.eval_attr_ops(ops, scope)?;
+                let tname = match &t {
+                    Value::Type(Type::Resource(r)) => r.type_name.clone().unwrap_or_default(),
+                    other => SmolStr::new(other.to_plain_string()),
+                };
+                self.catalog.add_defaults(scope, tname, attrs);
+                Ok(t)
+            }
+            ExprKind::ResourceOverride { target, ops } => {
+                let t = self.eval(target, scope)?;
+                let attrs = self.eval_attr_ops(ops, scope)?;
+                for key in self.refs_of(&t) {
+                    self.catalog.add_override(key, attrs.clone());
+                }
+                Ok(Value::Undef)
+            }
+            ExprKind::Collect {
+                type_name,
+                exported,
+                query,
+                ops,
+            } => {
+                let attrs = self.eval_attr_ops(ops, scope)?;
+                let q = self.eval_query(query, scope)?;
+                self.catalog
+                    .add_collector(type_name.clone(), *exported, q, attrs);
+                Ok(Value::Undef)
+            }
+            ExprKind::Relationship(op, l, r) => {
+                let a = self.eval(l, scope)?;
+                let b = self.eval(r, scope)?;
+                let (src, dst) = match op {
+                    RelOp::Before | RelOp::Notify => (a.clone(), b.clone()),
+                    RelOp::Require | RelOp::Subscribe => (b.clone(), a.clone()),
+                };
+                let notify = matches!(op, RelOp::Notify | RelOp::Subscribe);
+                for s in self.refs_of(&src) {
+                    for d in self.refs_of(&dst) {
+                        self.catalog
+                            .add_relationship(s.clone(), d, notify, e.span.clone());
+                    }
+                }
+                Ok(b)
+            }
+            ExprKind::RenderText(t) => {
+                self.catalog.render_buffer.push_str(t);
+                Ok(Value::Undef)
+            }
+            ExprKind::Render(x) => {
+                let v = self.eval(x, scope)?;
+                self.catalog.render_buffer.push_str(&interpolate(&v));
+                Ok(Value::Undef)
+            }
+            ExprKind::Definition => Ok(Value::Undef),
+            ExprKind::Invalid(msg) => err(msg.clone(), &e.span),
+        }
+    }
+
+    fn eval_args(&mut self, args: &[Expr], scope: ScopeId) -> R<Vec<Value>> {
+        let mut out = Vec::with_capacity(args.len());
+        for a in args {
+            if let ExprKind::Unfold(inner) = &a.kind {
+                match self.eval(inner, scope)? {
+                    Value::Array(arr) => out.extend(arr.iter().cloned()),
+                    other => out.push(other),
+                }
+            } else {
+                out.push(self.eval(a, scope)?);
+            }
+        }
+        Ok(out)
+    }
+
+    // ---- variables ----
+
+    fn read_var(&mut self, name: &str, scope: ScopeId, span: &Span) -> R<Value> {
+        if let Some(v) = self.lookup_var(name, scope, span)? {
+            return Ok(v);
+        }
+        if name.bytes().all(|b| b.is_ascii_digit()) {
+            return Ok(Value::Undef);
+        }
+        if self.settings.strict_variables {
+            return err(format!("Unknown variable: '{name}'."), span);
+        }
+        self.warn(format!("Unknown variable: '{name}'."));
+        Ok(Value::Undef)
+    }
+
+    /// Looks a variable up: `None` when it does not exist.
+    pub(crate) fn lookup_var(
+        &mut self,
+        name: &str,
+        scope: ScopeId,
+        span: &Span,
+    ) -> R<Option<Value>> {
+        if name.bytes().all(|b| b.is_ascii_digit()) && !name.is_empty() {
+            let n: usize = name.parse().unwrap_or(usize::MAX);
+            return Ok(self
+                .scopes
+                .match_data(scope)
+                .and_then(|m| m.get(n).cloned())
+                .map(|s| s.map(Value::string).unwrap_or(Value::Undef)));
+        }
+        if let Some(rest) = name.strip_prefix("::") {
+            if !rest.contains("::") {
+                return Ok(self.scopes.get(self.top).vars.get(rest).cloned());
+            }
+            return self.qualified_var(rest, span);
+        }
+        if name.contains("::") {
+            return self.qualified_var(name, span);
+        }
+        Ok(self.scopes.lookup(scope, name).cloned())
+    }
+
+    fn qualified_var(&mut self, name: &str, _span: &Span) -> R<Option<Value>> {
+        let (class, var) = name.rsplit_once("::").unwrap_or(("", name));
+        let class = class.to_ascii_lowercase();
+        match self.class_scopes.get(class.as_str()) {
+            Some(&id) => Ok(self.scopes.get(id).vars.get(var).cloned()),
+            None => {
+                if class == "settings" {
+                    return Ok(None);
+                }
+                if self.env.classes.contains_key(class.as_str()) {
+                    self.warn(format!(
+                        "Could not look up qualified variable '{name}'; class {class} has not been evaluated"
+                    ));
+                } else {
+                    self.warn(format!("Could not look up qualified variable '{name}'; class {class} could not be found"));
+                }
+                Ok(Some(Value::Undef))
+            }
+        }
+    }
+
+    fn assign(&mut self, lhs: &Expr, v: Value, scope: ScopeId) -> R<()> {
+        match &lhs.kind {
+            ExprKind::Var(name) => self.set_var(name, v, scope, &lhs.span),
+            ExprKind::Array(targets) => match v {
+                Value::Array(values) => {
+                    if values.len() != targets.len() {
+                        return err(
+                            format!(
+                                "Mismatched number of assignable entries and values, expected {}, got {}",
+                                targets.len(),
+                                values.len()
+                            ),
+                            &lhs.span,
+                        );
+                    }
+                    for (t, val) in targets.iter().zip(values.iter()) {
+                        self.assign(t, val.clone(), scope)?;
+                    }
+                    Ok(())
+                }
+                Value::Hash(h) => {
+                    for t in targets {
+                        if let ExprKind::Var(name) = &t.kind {
+                            match h.get(&Value::string(name.as_str())) {
+                                Some(val) => self.set_var(name, val.clone(), scope, &t.span)?,
+                                None => {
+                                    return err(
+                                        format!("No value for required variable '${name}' in hash"),
+                                        &t.span,
+                                    )
+                                }
+                            }
+                        }
+                    }
+                    Ok(())
+                }
+                _ => err(
+                    "Mismatched number of assignable entries and values",
+                    &lhs.span,
+                ),
+            },
+            _ => err(
+                "Illegal attempt to assign. Not an assignable reference",
+                &lhs.span,
+            ),
+        }
+    }
+
+    pub(crate) fn set_var(&mut self, name: &str, v: Value, scope: ScopeId, span: &Span) -> R<()> {
+        if matches!(name, "facts" | "trusted" | "server_facts") {
+            return err(
+                format!("Attempt to assign to a reserved variable name: '${name}'"),
+                span,
+            );
+        }
+        let s = self.scopes.get_mut(scope);
+        if s.vars.contains_key(name) {
+            return err(format!("Cannot reassign variable '${name}'"), span);
+        }
+        s.vars.insert(SmolStr::new(name), v);
+        Ok(())
+    }
+
+    // ---- operators ----
+
+    fn binary(&mut self, op: BinOp, l: &Expr, r: &Expr, scope: ScopeId, span: &Span) -> R<Value> {
+        let a = self.eval(l, scope)?;
+        let b = self.eval(r, scope)?;
+        let label = format!("Error while evaluating a '{}' expression, ", op.symbol());
+        match op {
+            BinOp::Add
+            | BinOp::Sub
+            | BinOp::Mul
+            | BinOp::Div
+            | BinOp::Mod
+            | BinOp::Shl
+            | BinOp::Shr => {
+                let mut coerced = false;
+                match ops::arithmetic(op.symbol(), &a, &b, &mut coerced) {
+                    Ok(v) => {
+                        if coerced {
+                            self.warn(format!(
+                                "The string '{}' was automatically coerced to the numerical value {}",
+                                if matches!(a, Value::String(_)) { a.to_plain_string() } else { b.to_plain_string() },
+                                "?"
+                            ));
+                        }
+                        Ok(v)
+                    }
+                    Err(msg) => err(format!("{label}{msg}"), span),
+                }
+            }
+            BinOp::Eq => Ok(Value::Boolean(ops::equals(&a, &b))),
+            BinOp::Ne => Ok(Value::Boolean(!ops::equals(&a, &b))),
+            BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => {
+                match ops::compare(op.symbol(), &a, &b) {
+                    Ok(v) => Ok(Value::Boolean(v)),
+                    Err(msg) => err(format!("{label}{msg}"), span),
+                }
+            }
+            BinOp::Match | BinOp::NoMatch => {
+                let m = self.match_op(&a, &b, scope, span, &label)?;
+                Ok(Value::Boolean(if op == BinOp::Match { m } else { !m }))
+            }
+            BinOp::In => Ok(Value::Boolean(self.in_op(&a, &b, scope, span)?)),
+        }
+    }
+
+    fn set_match(&mut self, scope: ScopeId, caps: Vec<Option<String>>) {
+        let s = self.scopes.get_mut(scope);
+        if let Some(last) = s.matches.last_mut() {
+            *last = caps;
+        } else {
+            s.matches.push(caps);
+        }
+    }
+
+    fn match_op(
+        &mut self,
+        a: &Value,
+        b: &Value,
+        scope: ScopeId,
+        span: &Span,
+        label: &str,
+    ) -> R<bool> {
+        match b {
+            Value::Type(t) => Ok(is_instance(t, a)),
+            Value::Regexp(re) => self.regex_match(a, re, scope, span, label),
+            Value::String(s) => match puppet_types::Regexp::new(s) {
+                Ok(re) => self.regex_match(a, &re, scope, span, label),
+                Err(e) => err(format!("{label}{e}"), span),
+            },
+            other => err(
+                format!(
+                    "{label}Right operand of =~ must be a Regexp, String or Type, got {}",
+                    a_an(&type_name_of(other))
+                ),
+                span,
+            ),
+        }
+    }
+
+    fn regex_match(
+        &mut self,
+        a: &Value,
+        re: &puppet_types::Regexp,
+        scope: ScopeId,
+        span: &Span,
+        label: &str,
+    ) -> R<bool> {
+        let Value::String(s) = a else {
+            return err(
+                format!(
+                    "{label}Left operand of =~ must be a String, got {}",
+                    a_an(&type_name_of(a))
+                ),
+                span,
+            );
+        };
+        match re.captures(s) {
+            Some(caps) => {
+                self.set_match(scope, caps);
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
+    fn in_op(&mut self, a: &Value, b: &Value, scope: ScopeId, span: &Span) -> R<bool> {
+        match b {
+            Value::String(hay) => match a {
+                Value::String(needle) => Ok(hay.to_lowercase().contains(&needle.to_lowercase())),
+                Value::Regexp(re) => self.regex_match(b, re, scope, span, ""),
+                _ => Ok(false),
+            },
+            Value::Array(items) => {
+                for it in items.iter() {
+                    let hit = match a {
+                        Value::Regexp(re) => {
+                            matches!(it, Value::String(_))
+                                && self.regex_match(it, re, scope, span, "")?
+                        }
+                        Value::Type(t) => is_instance(t, it),
+                        _ => ops::equals(a, it),
+                    };
+                    if hit {
+                        return Ok(true);
+                    }
+                }
+                Ok(false)
+            }
+            Value::Hash(h) => {
+                for k in h.keys() {
+                    let hit = match a {
+                        Value::Regexp(re) => {
+                            matches!(k, Value::String(_))
+                                && self.regex_match(k, re, scope, span, "")?
+                        }
+                        Value::Type(t) => is_instance(t, k),
+                        _ => ops::equals(a, k),
+                    };
+                    if hit {
+                        return Ok(true);
+                    }
+                }
+                Ok(false)
+            }
+            _ => Ok(false),
+        }
+    }
+
+    /// `case`/selector matching of a test value against one option.
+    fn case_match(&mut self, test: &Value, option: &Value, scope: ScopeId, span: &Span) -> R<bool> {
+        match option {
+            Value::Regexp(re) => match test {
+                Value::String(_) => self.regex_match(test, re, scope, span, ""),
+                _ => Ok(false),
+            },
+            Value::Type(t) => Ok(is_instance(t, test)),
+            Value::Array(opts) => match test {
+                Value::Array(vals) if vals.len() == opts.len() => {
+                    for (v, o) in vals.iter().zip(opts.iter()) {
+                        if !self.case_match(v, o, scope, span)? {
+                            return Ok(false);
+                        }
+                    }
+                    Ok(true)
+                }
+                _ => Ok(false),
+            },
+            Value::Hash(opts) => match test {
+                Value::Hash(vals) if vals.len() == opts.len() => {
+                    for (k, o) in opts.iter() {
+                        match vals.get(k) {
+                            Some(v) if self.case_match(v, o, scope, span)? => {}
+                            _ => return Ok(false),
+                        }
+                    }
+                    Ok(true)
+                }
+                _ => Ok(false),
+            },
+            _ => Ok(ops::equals(test, option)),
+        }
+    }
+
+    // ---- access ----
+
+    fn access(&mut self, target: Value, keys: Vec<Value>, span: &Span) -> R<Value> {
+        let label = "Error while evaluating a '[]' expression, ";
+        match &target {
+            Value::String(s) => {
+                let chars: Vec<char> = s.chars().collect();
+                match slice_range(chars.len(), &keys) {
+                    Ok(Some((start, len))) => Ok(Value::string(
+                        chars[start..start + len].iter().collect::<String>(),
+                    )),
+                    Ok(None) => Ok(if keys.len() == 1 {
+                        Value::Undef
+                    } else {
+                        Value::string("")
+                    }),
+                    Err(m) => err(format!("{label}{m}"), span),
+                }
+            }
+            Value::Array(a) => {
+                if keys.len() == 1 {
+                    if let Value::Integer(i) = keys[0] {
+                        let idx = if i < 0 { a.len() as i64 + i } else { i };
+                        return Ok(if idx >= 0 {
+                            a.get(idx as usize).cloned().unwrap_or(Value::Undef)
+                        } else {
+                            Value::Undef
+                        });
+                    }
+                }
+                match slice_range(a.len(), &keys) {
+                    Ok(Some((start, len))) => Ok(Value::array(a[start..start + len].to_vec())),
+                    Ok(None) => Ok(Value::array(vec![])),
+                    Err(m) => err(format!("{label}{m}"), span),
+                }
+            }
+            Value::Hash(h) => {
+                if keys.len() == 1 {
+                    return Ok(h.get(&keys[0]).cloned().unwrap_or(Value::Undef));
+                }
+                Ok(Value::array(
+                    keys.iter().filter_map(|k| h.get(k).cloned()).collect(),
+                ))
+            }
+            Value::Type(t) => self.type_access(t.clone(), keys, span),
+            other => err(
+                format!(
+                    "{label}Operator '[]' is not applicable to {}",
+                    a_an(&type_name_of(other))
+                ),
+                span,
+            ),
+        }
+    }
+
+    fn type_access(&mut self, t: Type, keys: Vec<Value>, span: &Span) -> R<Value> {
+        let label = "Error while evaluating a '[]' expression, ";
+        // A resource with a title: `Notify[x][message]` reads a parameter.
+        if let Type::Resource(r) = &t {
+            if let (Some(tn), Some(title)) = (&r.type_name, &r.title) {
+                if keys.len() == 1 {
+                    if let Value::String(attr) = &keys[0] {
+                        let key = ResourceKey::new(tn, title);
+                        return match self.catalog.get(&key) {
+                            Some(res) => Ok(res
+                                .params
+                                .get(attr.as_str())
+                                .cloned()
+                                .unwrap_or(Value::Undef)),
+                            None => {
+                                err(format!("{label}Resource not found: {tn}['{title}']"), span)
+                            }
+                        };
+                    }
+                }
+            }
+        }
+        match puppet_types::parameterize_value(&t, &keys) {
+            Ok(v) => Ok(v),
+            Err(e) => err(format!("{label}{e}"), span),
+        }
+    }
+
+    // ---- types ----
+
+    /// Resolves a capitalised name: user type aliases, defined types and classes as resource
+    /// types, then Puppet's types.
+    pub(crate) fn resolve_type(&mut self, name: &str) -> Type {
+        let bare = name.trim_start_matches("::");
+        let lower = SmolStr::new(bare.to_ascii_lowercase());
+        if let Some(a) = self.aliases.get(&lower) {
+            return Type::Alias(a.clone());
+        }
+        if let Some(def) = self.env.type_aliases.get(&lower).cloned() {
+            let alias = TypeAlias::new(bare);
+            self.aliases.insert(lower.clone(), alias.clone());
+            let top = self.top;
+            let resolved = match self.eval(&def.type_expr, top) {
+                Ok(Value::Type(t)) => t,
+                _ => Type::TypeReference(SmolStr::new(bare)),
+            };
+            alias.resolve_to(resolved);
+            if !resolves_to_real_type(&Type::Alias(alias.clone()), &mut Vec::new()) {
+                self.unresolvable_alias = Some(SmolStr::new(bare));
+                // Break the cycle so later uses cannot loop.
+                let broken = TypeAlias::new(bare);
+                broken.resolve_to(Type::TypeReference(SmolStr::new(bare)));
+                self.aliases.insert(lower.clone(), broken.clone());
+                return Type::Alias(broken);
+            }
+            return Type::Alias(alias);
+        }
+        if self.env.defines.contains_key(&lower) {
+            return Type::Resource(Arc::new(ResourceType {
+                type_name: Some(SmolStr::new(capitalize(bare))),
+                title: None,
+            }));
+        }
+        puppet_types::resolve_type_name(bare)
+    }
+
+    // ---- calls ----
+
+    pub(crate) fn call_named(
+        &mut self,
+        name: &str,
+        args: Vec<Value>,
+        lambda: Option<&Arc<LambdaDef>>,
+        scope: ScopeId,
+        span: &Span,
+    ) -> R<Value> {
+        let lname = name.trim_start_matches("::").to_ascii_lowercase();
+        // Functions written in Puppet shadow everything else.
+        if let Some(f) = self.env.functions.get(lname.as_str()).cloned() {
+            return self.call_puppet_function(&f, args, span);
+        }
+        if let Some(r) = crate::builtins::call(self, &lname, &args, lambda, scope, span) {
+            return r;
+        }
+        // The registry of pure built-ins.
+        let block = lambda.map(|l| EvalLambda {
+            sig: lambda_signature(self, l, scope),
+            def: l.clone(),
+            scope,
+        });
+        let saved = (self.current, self.call_span.take());
+        self.current = scope;
+        self.call_span = Some(span.clone());
+        let reg = puppet_functions::builtins::registry();
+        let r = if reg.get(&lname).is_some() {
+            reg.call(self, &lname, args, block.as_ref().map(|b| b as &dyn Block))
+        } else {
+            Err(CallError::new(
+                "EVAL_UNKNOWN_FUNCTION",
+                format!("Unknown function: '{name}'"),
+            ))
+        };
+        self.current = saved.0;
+        self.call_span = saved.1;
+        match r {
+            Ok(v) => Ok(v),
+            Err(CallError::Next(v)) => Err(Flow::Next(v)),
+            Err(CallError::Break) => Err(Flow::Break(Some(span.clone()))),
+            Err(CallError::Return(v)) => Err(Flow::Return(v, Some(span.clone()))),
+            Err(CallError::Failed { code, message, .. }) => {
+                if code == "EVAL_FLOW" {
+                    if let Some(e) = self.pending_error.take() {
+                        return Err(Flow::Error(e));
+                    }
+                }
+                if code == "EVAL_UNKNOWN_FUNCTION" {
+                    err(message, span)
+                } else if code == "EVAL_FLOW" {
+                    // An error raised by the evaluator inside a lambda: already complete.
+                    err(message, span)
+                } else {
+                    err(
+                        format!("Error while evaluating a Function Call, {message}"),
+                        span,
+                    )
+                }
+            }
+            Err(other) => err(
+                format!("Error while evaluating a Function Call, {other}"),
+                span,
+            ),
+        }
+    }
+
+    /// Calls a lambda with arguments, in a new scope under the scope it closes over.
+    pub(crate) fn call_lambda(
+        &mut self,
+        def: &LambdaDef,
+        closure: ScopeId,
+        args: Vec<Value>,
+    ) -> R<Value> {
+        let label = self.scopes.label(closure);
+        let mut s = Scope::new(ScopeKind::Local, Some(closure), label);
+        s.module = self.scopes.get(closure).module.clone();
+        let id = self.scopes.add(s);
+        let r = self
+            .bind_params(&def.params, args, id, &def.span, None)
+            .and_then(|_| self.eval_block(&def.body, id));
+        self.scopes.release(id);
+        match r {
+            Err(Flow::Next(v)) => Ok(v),
+            other => other,
+        }
+    }
+
+    fn bind_params(
+        &mut self,
+        params: &[Param],
+        args: Vec<Value>,
+        scope: ScopeId,
+        span: &Span,
+        fname: Option<&str>,
+    ) -> R<()> {
+        let mut args = args.into_iter();
+        for p in params {
+            if p.captures_rest {
+                let rest: Vec<Value> = args.by_ref().collect();
+                self.scopes
+                    .get_mut(scope)
+                    .vars
+                    .insert(p.name.clone(), Value::array(rest));
+                continue;
+            }
+            let v = match args.next() {
+                Some(v) => v,
+                None => match &p.default {
+                    Some(d) => self.eval(d, scope)?,
+                    None => {
+                        if fname.is_some() {
+                            return err(
+                                format!("expects a value for parameter '${}'", p.name),
+                                span,
+                            );
+                        }
+                        Value::Undef
+                    }
+                },
+            };
+            if let Some(t) = &p.type_expr {
+                if let Value::Type(ty) = self.eval(t, scope)? {
+                    if !is_instance(&ty, &v) {
+                        let what = match fname {
+                            Some(f) => format!("'{f}' parameter '{}'", p.name),
+                            None => format!("parameter '{}'", p.name),
+                        };
+                        return err(
+                            puppet_types::mismatch::describe_value_mismatch(&what, &ty, &v)
+                                .unwrap_or_default(),
+                            span,
+                        );
+                    }
+                }
+            }
+            self.scopes.get_mut(scope).vars.insert(p.name.clone(), v);
+        }
+        Ok(())
+    }
+
+    fn call_puppet_function(&mut self, f: &FunctionDef, args: Vec<Value>, span: &Span) -> R<Value> {
+        let required = f
+            .params
+            .iter()
+            .filter(|p| p.default.is_none() && !p.captures_rest)
+            .count();
+        let max = if f.params.iter().any(|p| p.captures_rest) {
+            usize::MAX
+        } else {
+            f.params.len()
+        };
+        if args.len() < required || args.len() > max {
+            let expect = if required == max {
+                format!("{required}")
+            } else if max == usize::MAX {
+                format!("at least {required}")
+            } else {
+                format!("between {required} and {max}")
+            };
+            return err(
+                format!(
+                    "Error while evaluating a Function Call, '{}' expects {expect} argument{}, got {}",
+                    f.name,
+                    if expect == "1" { "" } else { "s" },
+                    args.len()
+                ),
+                span,
+            );
+        }
+        let top = self.top;
+        let mut s = Scope::new(ScopeKind::Local, Some(top), "Class[main]".into());
+        s.module = f.name.split_once("::").map(|(m, _)| SmolStr::new(m));
+        let id = self.scopes.add(s);
+        let r = match self.bind_params(&f.params, args, id, span, Some(&f.name)) {
+            Err(Flow::Error(e)) => Err(Flow::Error(EvalError {
+                message: format!("Error while evaluating a Function Call, {}", e.message),
+                span: Some(span.clone()),
+            })),
+            Err(other) => Err(other),
+            Ok(()) => self.eval_block(&f.body, id),
+        };
+        self.scopes.release(id);
+        let v = match r {
+            Ok(v) | Err(Flow::Return(v, _)) => v,
+            Err(Flow::Next(v)) => v,
+            Err(e) => return Err(e),
+        };
+        if let Some(rt) = &f.return_type {
+            if let Ok(Value::Type(t)) = self.eval(rt, top) {
+                if !is_instance(&t, &v) {
+                    return err(
+                        format!(
+                            "Error while evaluating a Function Call, {}",
+                            puppet_types::mismatch::describe_value_mismatch(
+                                &format!("value returned from function '{}'", f.name),
+                                &t,
+                                &v
+                            )
+                            .unwrap_or_default()
+                        ),
+                        span,
+                    );
+                }
+            }
+        }
+        Ok(v)
+    }
+
+    // ---- resources (the parts the evaluator needs; the compiler adds the rest) ----
+
+    fn eval_attr_ops(&mut self, ops: &[AttrOp], scope: ScopeId) -> R<Vec<(SmolStr, Value, bool)>> {
+        let mut out = Vec::new();
+        for op in ops {
+            let v = self.eval(&op.value, scope)?;
+            match &op.name {
+                Some(n) => out.push((n.clone(), v, op.append)),
+                None => {
+                    if let Value::Hash(h) = v {
+                        for (k, val) in h.iter() {
+                            out.push((SmolStr::new(k.to_plain_string()), val.clone(), false));
+                        }
+                    } else if !v.is_undef() {
+                        return err(
+                            format!(
+                                "Evaluation Error: '* =>' expects a Hash, got {}",
+                                type_name_of(&v)
+                            ),
+                            &op.span,
+                        );
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    fn eval_query(&mut self, q: &Query, scope: ScopeId) -> R<crate::catalog::CollectQuery> {
+        use crate::catalog::CollectQuery as Q;
+        Ok(match q {
+            Query::All => Q::All,
+            Query::Eq(a, e) => Q::Eq(a.clone(), self.eval(e, scope)?),
+            Query::Ne(a, e) => Q::Ne(a.clone(), self.eval(e, scope)?),
+            Query::And(a, b) => Q::And(
+                Box::new(self.eval_query(a, scope)?),
+                Box::new(self.eval_query(b, scope)?),
+            ),
+            Query::Or(a, b) => Q::Or(
+                Box::new(self.eval_query(a, scope)?),
+                Box::new(self.eval_query(b, scope)?),
+            ),
+        })
+    }
+
+    /// The resource keys a value refers to (`File['a']`, arrays of references, `Class['x']`).
+    pub(crate) fn refs_of(&self, v: &Value) -> Vec<ResourceKey> {
+        match v {
+            Value::Type(Type::Resource(r)) => match (&r.type_name, &r.title) {
+                (Some(t), Some(title)) => vec![ResourceKey::new(t, title)],
+                _ => vec![],
+            },
+            Value::Type(Type::Class(Some(name))) => vec![ResourceKey::new("Class", name)],
+            Value::Array(a) => a.iter().flat_map(|x| self.refs_of(x)).collect(),
+            _ => vec![],
+        }
+    }
+
+    fn resource_expr(
+        &mut self,
+        form: ResourceForm,
+        type_expr: &Expr,
+        bodies: &[ResourceBody],
+        scope: ScopeId,
+        span: &Span,
+    ) -> R<Value> {
+        let type_name = match &type_expr.kind {
+            ExprKind::Name(n) => n.clone(),
+            _ => match self.eval(type_expr, scope)? {
+                Value::Type(Type::Resource(r)) => r
+                    .type_name
+                    .clone()
+                    .unwrap_or_default()
+                    .to_ascii_lowercase()
+                    .into(),
+                Value::String(s) => s,
+                other => {
+                    return err(
+                        format!("Illegal resource type: {}", other.to_plain_string()),
+                        span,
+                    )
+                }
+            },
+        };
+        let mut refs = Vec::new();
+        for body in bodies {
+            let title = self.eval(&body.title, scope)?;
+            let attrs = self.eval_attr_ops(&body.ops, scope)?;
+            let titles: Vec<Value> = match title {
+                Value::Array(a) => a.iter().cloned().collect(),
+                other => vec![other],
+            };
+            for t in titles {
+                let t = match &t {
+                    Value::String(s) => s.clone(),
+                    other => SmolStr::new(other.to_plain_string()),
+                };
+                if type_name == "class" {
+                    let cname = SmolStr::new(t.trim_start_matches("::").to_ascii_lowercase());
+                    let params: IndexMap<SmolStr, Value> = attrs
+                        .iter()
+                        .map(|(k, v, _)| (k.clone(), v.clone()))
+                        .collect();
+                    self.declare_class(&cname, Some(params), scope, &body.span)?;
+                    refs.push(Value::Type(Type::Class(Some(cname))));
+                    continue;
+                }
+                let cap = capitalize(&type_name);
+                let mut res = Resource::new(&cap, &t);
+                res.virtual_ = form != ResourceForm::Regular;
+                res.exported = form == ResourceForm::Exported;
+                res.scope = Some(scope);
+                res.span = Some(body.span.clone());
+                for (k, v, _) in &attrs {
+                    res.params.insert(k.clone(), v.clone());
+                }
+                let key = res.key();
+                if let Some(prev) = self.catalog.get(&key) {
+                    let at = prev.span.as_ref().map(|s| s.line_col().0).unwrap_or(0);
+                    return err(
+                        format!(
+                            "Duplicate declaration: {cap}[{t}] is already declared at (line: {at}); cannot redeclare",
+                        ),
+                        &body.span,
+                    );
+                }
+                let is_define = self.env.defines.contains_key(type_name.as_str());
+                self.catalog.add(res, is_define);
+                refs.push(Value::Type(Type::Resource(Arc::new(ResourceType {
+                    type_name: Some(SmolStr::new(&cap)),
+                    title: Some(t.clone()),
+                }))));
+            }
+        }
+        Ok(Value::array(refs))
+    }
+
+    /// Declares a class (include-like when `params` is `None`): evaluates it once.
+    pub(crate) fn declare_class(
+        &mut self,
+        name: &str,
+        params: Option<IndexMap<SmolStr, Value>>,
+        _scope: ScopeId,
+        span: &Span,
+    ) -> R<()> {
+        let name = name.trim_start_matches("::").to_ascii_lowercase();
+        if self.class_scopes.contains_key(name.as_str()) {
+            if params.is_some() {
+                return err(
+                    format!(
+                        "Duplicate declaration: Class[{}] is already declared",
+                        capitalize(&name)
+                    ),
+                    span,
+                );
+            }
+            return Ok(());
+        }
+        let Some(def) = self.env.classes.get(name.as_str()).cloned() else {
+            return err(
+                format!(
+                    "Could not find class ::{name} for {}",
+                    self.settings.node_name
+                ),
+                span,
+            );
+        };
+        self.evaluate_class(&def, params.unwrap_or_default(), span)
+    }
+
+    fn evaluate_class(
+        &mut self,
+        def: &Arc<ClassDef>,
+        params: IndexMap<SmolStr, Value>,
+        span: &Span,
+    ) -> R<()> {
+        let parent_scope = match &def.parent {
+            Some(p) => {
+                self.declare_class(p, None, self.top, span)?;
+                self.class_scopes
+                    .get(p.as_str())
+                    .copied()
+                    .unwrap_or(self.top)
+            }
+            None => self.top,
+        };
+        let label = format!("Class[{}]", capitalize(&def.name));
+        let mut s = Scope::new(
+            ScopeKind::Class(def.name.clone()),
+            Some(parent_scope),
+            label,
+        );
+        s.module = Some(SmolStr::new(def.name.split("::").next().unwrap_or("")));
+        let id = self.scopes.add(s);
+        self.class_scopes.insert(def.name.clone(), id);
+        self.catalog
+            .add_class_resource(&def.name, Some(params.clone()));
+        self.scopes
+            .get_mut(id)
+            .vars
+            .insert("title".into(), Value::string(&def.name));
+        self.scopes
+            .get_mut(id)
+            .vars
+            .insert("name".into(), Value::string(&def.name));
+        for p in &def.params {
+            let v = match params.get(&p.name) {
+                Some(v) => v.clone(),
+                None => match &p.default {
+                    Some(d) => self.eval(d, id)?,
+                    None => {
+                        return err(
+                            format!(
+                                "Class[{}]: expects a value for parameter '{}'",
+                                capitalize(&def.name),
+                                p.name
+                            ),
+                            span,
+                        )
+                    }
+                },
+            };
+            self.scopes.get_mut(id).vars.insert(p.name.clone(), v);
+        }
+        self.eval_block(&def.body, id)?;
+        Ok(())
+    }
+
+    fn evaluate_define_instance(&mut self, key: &ResourceKey) -> R<()> {
+        let Some(res) = self.catalog.get(key).cloned() else {
+            return Ok(());
+        };
+        let Some(def) = self
+            .env
+            .defines
+            .get(res.type_name.to_ascii_lowercase().as_str())
+            .cloned()
+        else {
+            return Ok(());
+        };
+        self.evaluate_define(&def, &res)
+    }
+
+    fn evaluate_define(&mut self, def: &DefineDef, res: &Resource) -> R<()> {
+        let label = format!("{}[{}]", res.type_name, res.title);
+        let parent = self.top;
+        let mut s = Scope::new(
+            ScopeKind::Define(res.type_name.clone(), res.title.clone()),
+            Some(parent),
+            label,
+        );
+        s.module = Some(SmolStr::new(def.name.split("::").next().unwrap_or("")));
+        let id = self.scopes.add(s);
+        self.scopes
+            .get_mut(id)
+            .vars
+            .insert("title".into(), Value::String(res.title.clone()));
+        let name = res
+            .params
+            .get("name")
+            .cloned()
+            .unwrap_or(Value::String(res.title.clone()));
+        self.scopes.get_mut(id).vars.insert("name".into(), name);
+        let span = res.span.clone().unwrap_or_else(|| def.span.clone());
+        for p in &def.params {
+            let v = match res.params.get(&p.name) {
+                Some(v) => v.clone(),
+                None => match &p.default {
+                    Some(d) => self.eval(d, id)?,
+                    None => {
+                        return err(
+                            format!(
+                                "{}[{}]: expects a value for parameter '{}'",
+                                res.type_name, res.title, p.name
+                            ),
+                            &span,
+                        )
+                    }
+                },
+            };
+            self.scopes.get_mut(id).vars.insert(p.name.clone(), v);
+        }
+        self.eval_block(&def.body, id)?;
+        Ok(())
+    }
+
+    /// The classes evaluated so far, in order.
+    pub fn evaluated_classes(&self) -> IndexSet<SmolStr> {
+        self.class_scopes
+            .keys()
+            .filter(|k| !k.is_empty() && k.as_str() != "main")
+            .cloned()
+            .collect()
+    }
+}
+
+/// Whether an alias leads to a real type, not only through aliases and variants of
+/// aliases back to itself (`type A = B`, `type B = Variant[A]`).
+fn resolves_to_real_type(t: &Type, visiting: &mut Vec<String>) -> bool {
+    match t {
+        Type::Alias(a) => {
+            let name = a.name().to_string();
+            if visiting.contains(&name) {
+                return false;
+            }
+            visiting.push(name);
+            let r = resolves_to_real_type(&a.resolved(), visiting);
+            visiting.pop();
+            r
+        }
+        Type::Variant(members) => members.iter().any(|m| resolves_to_real_type(m, visiting)),
+        _ => true,
+    }
+}
+
+/// Capitalises each `::` segment: `foo::bar` -> `Foo::Bar`.
+pub fn capitalize(name: &str) -> String {
+    name.split("::")
+        .map(|seg| {
+            let mut c = seg.chars();
+            match c.next() {
+                Some(f) => f.to_uppercase().collect::<String>() + c.as_str(),
+                None => String::new(),
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("::")
+}
+
+/// The text a value interpolates to in a string.
+pub fn interpolate(v: &Value) -> String {
+    match v {
+        Value::Undef => String::new(),
+        other => other.to_plain_string(),
+    }
+}
+
+fn type_name_of(v: &Value) -> String {
+    match v {
+        Value::Undef => "Undef".into(),
+        Value::Default => "Default".into(),
+        Value::Type(_) => "Type".into(),
+        other => {
+            let t = puppet_types::generalize(&puppet_types::infer(other)).to_string();
+            t.split('[').next().unwrap_or("").to_string()
+        }
+    }
+}
+
+fn a_an(s: &str) -> String {
+    let first = s.chars().next().unwrap_or('x').to_ascii_lowercase();
+    if "aeiouy".contains(first) {
+        format!("an {s}")
+    } else {
+        format!("a {s}")
+    }
+}
+
+/// The start and length of `x[from]`/`x[from, count]` on a sequence of `len` items, as
+/// Puppet computes them (negative from counts from the end, negative count is an end index).
+fn slice_range(len: usize, keys: &[Value]) -> Result<Option<(usize, usize)>, String> {
+    let int = |v: &Value| match v {
+        Value::Integer(i) => Ok(*i),
+        other => Err(format!(
+            "Access to string/array expects an Integer, got {}",
+            type_name_of(other)
+        )),
+    };
+    let (from, count) = match keys {
+        [a] => (int(a)?, 1),
+        [a, b] => (int(a)?, int(b)?),
+        _ => return Err(format!("Expected 1 or 2 keys, got {}", keys.len())),
+    };
+    let len = len as i64;
+    let start = if from < 0 { len + from } else { from };
+    if start < 0 || start >= len {
+        return Ok(None);
+    }
+    let end = if count < 0 {
+        len + count + 1
+    } else {
+        start + count
+    };
+    let end = end.min(len);
+    if end <= start {
+        return Ok(None);
+    }
+    Ok(Some((start as usize, (end - start) as usize)))
+}
+
+fn lambda_signature(c: &mut Compiler, l: &LambdaDef, scope: ScopeId) -> BlockSignature {
+    let mut types = Vec::new();
+    let mut min = 0;
+    let mut max = Some(0usize);
+    for p in &l.params {
+        let t = match &p.type_expr {
+            Some(te) => match c.eval(te, scope) {
+                Ok(Value::Type(t)) => t,
+                _ => Type::Any,
+            },
+            None => Type::Any,
+        };
+        types.push(t);
+        if p.captures_rest {
+            max = None;
+        } else {
+            if p.default.is_none() {
+                min += 1;
+            }
+            max = max.map(|m| m + 1);
+        }
+    }
+    BlockSignature { types, min, max }
+}
+
+impl CallContext for Compiler {
+    fn call_block(&mut self, block: &dyn Block, args: Vec<Value>) -> Result<Value, CallError> {
+        if let Some(l) = block.as_any().and_then(|a| a.downcast_ref::<EvalLambda>()) {
+            let saved_current = self.current;
+            let r = self.call_lambda(&l.def.clone(), l.scope, args);
+            self.current = saved_current;
+            return match r {
+                Ok(v) => Ok(v),
+                Err(Flow::Next(v)) => Ok(v),
+                Err(Flow::Break(_)) => Err(CallError::Break),
+                Err(Flow::Return(v, _)) => Err(CallError::Return(v)),
+                Err(Flow::Error(e)) => {
+                    // Keep the evaluator's message and location through the function.
+                    self.pending_error = Some(e.clone());
+                    Err(CallError::new("EVAL_FLOW", e.message))
+                }
+            };
+        }
+        block.call(self, args)
+    }
+
+    fn call_function(
+        &mut self,
+        name: &str,
+        args: Vec<Value>,
+        block: Option<&dyn Block>,
+    ) -> Result<Value, CallError> {
+        let span = self.call_span.clone().unwrap_or_else(|| Span {
+            file: Arc::new(SourceFile::new(None, "")),
+            start: 0,
+            end: 0,
+        });
+        let scope = self.current;
+        let lambda = block
+            .and_then(|b| b.as_any())
+            .and_then(|a| a.downcast_ref::<EvalLambda>())
+            .map(|l| l.def.clone());
+        match self.call_named(name, args, lambda.as_ref(), scope, &span) {
+            Ok(v) => Ok(v),
+            Err(Flow::Next(v)) => Err(CallError::Next(v)),
+            Err(Flow::Break(_)) => Err(CallError::Break),
+            Err(Flow::Return(v, _)) => Err(CallError::Return(v)),
+            Err(Flow::Error(e)) => Err(CallError::new("EVAL_FLOW", e.message)),
+        }
+    }
+
+    fn variable(&self, name: &str) -> Option<Value> {
+        self.scopes.lookup(self.current, name).cloned()
+    }
+
+    fn log(&mut self, level: LogLevel, message: &str) {
+        let label = self.scopes.label(self.current);
+        Compiler::log(self, level, message.to_string(), Some(label));
+    }
+
+    fn type_alias(&self, name: &str) -> Option<Type> {
+        self.aliases
+            .get(name.to_ascii_lowercase().as_str())
+            .map(|a| Type::Alias(a.clone()))
+    }
+}

@@ -1,0 +1,511 @@
+//! Puppet's operators on values: arithmetic, comparison, equality, `in`, truthiness.
+//!
+//! Pure functions over `puppet_types::Value`; the evaluator calls them and wraps their
+//! errors with the expression that failed ("Error while evaluating a '+' expression, ...").
+//! Semantics follow Puppet 7.23: integer arithmetic is checked for 64-bit overflow and
+//! divides with floor; `==` on strings ignores case (also inside arrays and hash values,
+//! not hash keys); numbers and strings never compare equal.
+
+use puppet_types::{assignable, Type, Value};
+use std::sync::Arc;
+
+/// Puppet's truthiness: only `undef` and `false` are false.
+pub fn truthy(v: &Value) -> bool {
+    !matches!(v, Value::Undef | Value::Boolean(false))
+}
+
+/// Puppet's `==`.
+pub fn equals(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::String(x), Value::String(y)) => {
+            x.eq_ignore_ascii_case(y) || x.to_lowercase() == y.to_lowercase()
+        }
+        (Value::Integer(x), Value::Float(y)) | (Value::Float(y), Value::Integer(x)) => {
+            (*x as f64) == *y
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| equals(p, q))
+        }
+        (Value::Hash(x), Value::Hash(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| equals(v, w)))
+        }
+        (Value::Type(x), Value::Type(y)) => x == y || (assignable(x, y) && assignable(y, x)),
+        _ => a == b,
+    }
+}
+
+/// A numeric value of an operand, coercing numeric strings as Puppet does (with a warning,
+/// reported by the caller through `coerced`).
+pub fn to_number(v: &Value, coerced: &mut bool) -> Option<Value> {
+    match v {
+        Value::Integer(_) | Value::Float(_) => Some(v.clone()),
+        Value::String(s) => {
+            let t = s.trim();
+            let parsed = parse_numeric_string(t)?;
+            *coerced = true;
+            Some(parsed)
+        }
+        _ => None,
+    }
+}
+
+/// Parses `"12"`, `"0x1F"`, `"017"`, `"1.5e3"`, `"-3"` as Puppet does for arithmetic.
+pub fn parse_numeric_string(t: &str) -> Option<Value> {
+    let (neg, body) = match t.strip_prefix('-') {
+        Some(r) => (true, r),
+        None => (false, t.strip_prefix('+').unwrap_or(t)),
+    };
+    let v = if let Some(h) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
+        Value::Integer(i64::from_str_radix(h, 16).ok()?)
+    } else if body.len() > 1 && body.starts_with('0') && body.bytes().all(|b| b.is_ascii_digit()) {
+        Value::Integer(i64::from_str_radix(&body[1..], 8).ok()?)
+    } else if !body.is_empty() && body.bytes().all(|b| b.is_ascii_digit()) {
+        Value::Integer(body.parse().ok()?)
+    } else {
+        let f: f64 = body.parse().ok()?;
+        if !body.bytes().next()?.is_ascii_digit() {
+            return None;
+        }
+        Value::Float(f)
+    };
+    Some(if neg {
+        match v {
+            Value::Integer(i) => Value::Integer(-i),
+            Value::Float(f) => Value::Float(-f),
+            other => other,
+        }
+    } else {
+        v
+    })
+}
+
+/// An arithmetic failure: the message after "Error while evaluating a 'op' expression, ".
+pub type OpResult = Result<Value, String>;
+
+fn overflow(op: &str) -> String {
+    format!("integer overflow in '{op}'")
+}
+
+/// `a + b`, `a - b`, `a * b`, `a / b`, `a % b`, `a << b`, `a >> b`.
+pub fn arithmetic(op: &str, a: &Value, b: &Value, coerced: &mut bool) -> OpResult {
+    // Collections first.
+    match (op, a, b) {
+        ("+", Value::Array(x), Value::Array(y)) => {
+            let mut v = (**x).clone();
+            v.extend(y.iter().cloned());
+            return Ok(Value::Array(Arc::new(v)));
+        }
+        ("+", Value::Array(x), Value::Hash(h)) => {
+            let mut v = (**x).clone();
+            for (k, val) in h.iter() {
+                v.push(Value::array(vec![k.clone(), val.clone()]));
+            }
+            return Ok(Value::Array(Arc::new(v)));
+        }
+        ("+", Value::Array(x), other) => {
+            let mut v = (**x).clone();
+            v.push(other.clone());
+            return Ok(Value::Array(Arc::new(v)));
+        }
+        ("+", Value::Hash(x), Value::Hash(y)) => {
+            let mut h = (**x).clone();
+            for (k, v) in y.iter() {
+                h.insert(k.clone(), v.clone());
+            }
+            return Ok(Value::Hash(Arc::new(h)));
+        }
+        ("+", Value::Hash(x), Value::Array(y)) => {
+            let mut h = (**x).clone();
+            if y.iter()
+                .all(|e| matches!(e, Value::Array(p) if p.len() == 2))
+            {
+                for e in y.iter() {
+                    if let Value::Array(pair) = e {
+                        h.insert(pair[0].clone(), pair[1].clone());
+                    }
+                }
+            } else if y.len() % 2 == 0 {
+                for pair in y.chunks(2) {
+                    h.insert(pair[0].clone(), pair[1].clone());
+                }
+            } else {
+                return Err(format!(
+                    "{} cannot be added to a Hash",
+                    "an Array with odd number of elements"
+                ));
+            }
+            return Ok(Value::Hash(Arc::new(h)));
+        }
+        ("-", Value::Array(x), Value::Array(y)) => {
+            let v: Vec<Value> = x
+                .iter()
+                .filter(|e| !y.iter().any(|r| equals(e, r)))
+                .cloned()
+                .collect();
+            return Ok(Value::array(v));
+        }
+        ("-", Value::Array(x), Value::Hash(h)) => {
+            let v: Vec<Value> = x
+                .iter()
+                .filter(|e| match e {
+                    Value::Array(pair) if pair.len() == 2 => !h
+                        .iter()
+                        .any(|(k, val)| equals(k, &pair[0]) && equals(val, &pair[1])),
+                    _ => true,
+                })
+                .cloned()
+                .collect();
+            return Ok(Value::array(v));
+        }
+        ("-", Value::Array(x), other) => {
+            let v: Vec<Value> = x.iter().filter(|e| !equals(e, other)).cloned().collect();
+            return Ok(Value::array(v));
+        }
+        ("-", Value::Hash(x), Value::Hash(y)) => {
+            let h = x
+                .iter()
+                .filter(|(k, _)| !y.contains_key(*k))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            return Ok(Value::Hash(Arc::new(h)));
+        }
+        ("-", Value::Hash(x), Value::Array(y)) => {
+            let h = x
+                .iter()
+                .filter(|(k, _)| !y.iter().any(|r| equals(k, r)))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            return Ok(Value::Hash(Arc::new(h)));
+        }
+        ("-", Value::Hash(x), other) => {
+            let h = x
+                .iter()
+                .filter(|(k, _)| !equals(k, other))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            return Ok(Value::Hash(Arc::new(h)));
+        }
+        ("<<", Value::Array(x), other) => {
+            let mut v = (**x).clone();
+            v.push(other.clone());
+            return Ok(Value::Array(Arc::new(v)));
+        }
+        ("+", Value::Binary(x), Value::Binary(y)) => {
+            let mut v = x.to_vec();
+            v.extend_from_slice(y);
+            return Ok(Value::Binary(Arc::from(v)));
+        }
+        _ => {}
+    }
+    if let Some(r) = time_arithmetic(op, a, b) {
+        return r;
+    }
+    let (Some(x), Some(y)) = (to_number(a, coerced), to_number(b, coerced)) else {
+        let bad = if to_number(a, &mut false).is_none() {
+            a
+        } else {
+            b
+        };
+        return Err(match op {
+            "+" | "-" | "*" | "/" | "%" if matches!(a, Value::Hash(_) | Value::Array(_)) => {
+                format!("Operator '{op}' is not applicable to {}.", a_an_type(a))
+            }
+            _ => format!("The value '{}' cannot be converted to Numeric.", plain(bad)),
+        });
+    };
+    match (x, y) {
+        (Value::Integer(i), Value::Integer(j)) => int_op(op, i, j),
+        (x, y) => {
+            let fx = as_f64(&x);
+            let fy = as_f64(&y);
+            let r = match op {
+                "+" => fx + fy,
+                "-" => fx - fy,
+                "*" => fx * fy,
+                "/" => {
+                    if fy == 0.0 {
+                        return Err("Division by 0".into());
+                    }
+                    fx / fy
+                }
+                "%" => return Err("Operator '%' is not applicable to a Float.".into()),
+                "<<" | ">>" => {
+                    return Err(format!("Operator '{op}' is not applicable to a Float."))
+                }
+                _ => return Err(format!("unknown operator {op}")),
+            };
+            Ok(Value::Float(r))
+        }
+    }
+}
+
+fn plain(v: &Value) -> String {
+    v.to_plain_string()
+}
+
+fn a_an_type(v: &Value) -> String {
+    match v {
+        Value::Hash(_) => "a Hash".into(),
+        Value::Array(_) => "an Array".into(),
+        other => format!(
+            "a {}",
+            puppet_types::generalize(&puppet_types::infer(other))
+        ),
+    }
+}
+
+fn as_f64(v: &Value) -> f64 {
+    match v {
+        Value::Integer(i) => *i as f64,
+        Value::Float(f) => *f,
+        _ => 0.0,
+    }
+}
+
+fn int_op(op: &str, i: i64, j: i64) -> OpResult {
+    let r = match op {
+        "+" => i.checked_add(j),
+        "-" => i.checked_sub(j),
+        "*" => i.checked_mul(j),
+        "/" => {
+            if j == 0 {
+                return Err("Division by 0".into());
+            }
+            i.checked_div_euclid(j)
+                .map(|_| i.div_euclid(j))
+                .map(|_| floor_div(i, j))
+        }
+        "%" => {
+            if j == 0 {
+                return Err("Division by 0".into());
+            }
+            i.checked_rem(j)
+                .map(|_| i.rem_euclid(j))
+                .map(|_| floor_mod(i, j))
+        }
+        "<<" => {
+            if j < 0 {
+                shr(i, -j)
+            } else {
+                shl(i, j)
+            }
+        }
+        ">>" => {
+            if j < 0 {
+                shl(i, -j)
+            } else {
+                shr(i, j)
+            }
+        }
+        _ => return Err(format!("unknown operator {op}")),
+    };
+    r.map(Value::Integer).ok_or_else(|| overflow(op))
+}
+
+fn floor_div(i: i64, j: i64) -> i64 {
+    let q = i / j;
+    if (i % j != 0) && ((i < 0) != (j < 0)) {
+        q - 1
+    } else {
+        q
+    }
+}
+
+fn floor_mod(i: i64, j: i64) -> i64 {
+    let r = i % j;
+    if r != 0 && ((r < 0) != (j < 0)) {
+        r + j
+    } else {
+        r
+    }
+}
+
+fn shl(i: i64, n: i64) -> Option<i64> {
+    if n >= 64 {
+        return if i == 0 { Some(0) } else { None };
+    }
+    let r = i.checked_shl(n as u32)?;
+    if (r >> n) != i {
+        return None;
+    }
+    Some(r)
+}
+
+fn shr(i: i64, n: i64) -> Option<i64> {
+    Some(if n >= 64 {
+        if i < 0 {
+            -1
+        } else {
+            0
+        }
+    } else {
+        i >> n
+    })
+}
+
+/// Timespan/Timestamp arithmetic, or `None` when neither operand is a time value.
+fn time_arithmetic(op: &str, a: &Value, b: &Value) -> Option<OpResult> {
+    use puppet_types::{Timespan, Timestamp};
+    let num = |v: &Value| match v {
+        Value::Integer(i) => Some(*i as f64),
+        Value::Float(f) => Some(*f),
+        _ => None,
+    };
+    Some(match (a, b) {
+        (Value::Timespan(x), Value::Timespan(y)) => match op {
+            "+" => Ok(Value::Timespan(Timespan::from_secs_f64(
+                x.as_secs_f64() + y.as_secs_f64(),
+            ))),
+            "-" => Ok(Value::Timespan(Timespan::from_secs_f64(
+                x.as_secs_f64() - y.as_secs_f64(),
+            ))),
+            "/" => Ok(Value::Float(x.as_secs_f64() / y.as_secs_f64())),
+            "*" => Err("A Timestamp cannot be multiplied by a Timespan".into()),
+            _ => Err(format!("Operator '{op}' is not applicable to a Timespan.")),
+        },
+        (Value::Timespan(x), other) if num(other).is_some() => {
+            let n = num(other).unwrap_or(0.0);
+            match op {
+                "+" => Ok(Value::Timespan(Timespan::from_secs_f64(
+                    x.as_secs_f64() + n,
+                ))),
+                "-" => Ok(Value::Timespan(Timespan::from_secs_f64(
+                    x.as_secs_f64() - n,
+                ))),
+                "*" => Ok(Value::Timespan(Timespan::from_secs_f64(
+                    x.as_secs_f64() * n,
+                ))),
+                "/" => Ok(Value::Timespan(Timespan::from_secs_f64(
+                    x.as_secs_f64() / n,
+                ))),
+                _ => Err(format!("Operator '{op}' is not applicable to a Timespan.")),
+            }
+        }
+        (Value::Timespan(_), Value::Timestamp(_)) => match op {
+            "+" => Ok(Value::Timestamp(Timestamp::from_secs_f64(
+                as_secs(a) + as_secs(b),
+            ))),
+            "-" => Err("A Timestamp cannot be subtracted from a Timespan".into()),
+            "*" => Err("A Timestamp cannot be multiplied by a Timestamp".into()),
+            "/" => Err("A Timespan cannot be divided by a Timestamp".into()),
+            _ => Err(format!("Operator '{op}' is not applicable to a Timespan.")),
+        },
+        (Value::Timestamp(x), Value::Timespan(y)) => match op {
+            "+" => Ok(Value::Timestamp(Timestamp::from_secs_f64(
+                ts_secs(x) + y.as_secs_f64(),
+            ))),
+            "-" => Ok(Value::Timestamp(Timestamp::from_secs_f64(
+                ts_secs(x) - y.as_secs_f64(),
+            ))),
+            "*" => Err("A Timestamp cannot be multiplied by a Timespan".into()),
+            "/" => Err("A Timestamp cannot be divided by a Timespan".into()),
+            _ => Err(format!("Operator '{op}' is not applicable to a Timestamp.")),
+        },
+        (Value::Timestamp(x), Value::Timestamp(y)) => match op {
+            "-" => Ok(Value::Timespan(Timespan::from_secs_f64(
+                ts_secs(x) - ts_secs(y),
+            ))),
+            "+" => Err("A Timestamp cannot be added to a Timestamp".into()),
+            "*" => Err("A Timestamp cannot be multiplied by a Timestamp".into()),
+            "/" => Err("A Timestamp cannot be divided by a Timestamp".into()),
+            _ => Err(format!("Operator '{op}' is not applicable to a Timestamp.")),
+        },
+        (Value::Timestamp(x), other) if num(other).is_some() => {
+            let n = num(other).unwrap_or(0.0);
+            match op {
+                "+" => Ok(Value::Timestamp(Timestamp::from_secs_f64(ts_secs(x) + n))),
+                "-" => Ok(Value::Timestamp(Timestamp::from_secs_f64(ts_secs(x) - n))),
+                "*" => Err(format!(
+                    "A Timestamp cannot be multiplied by {}",
+                    a_an_type(other)
+                )),
+                "/" => Err(format!(
+                    "A Timestamp cannot be divided by {}",
+                    a_an_type(other)
+                )),
+                _ => Err(format!("Operator '{op}' is not applicable to a Timestamp.")),
+            }
+        }
+        _ => return None,
+    })
+}
+
+fn as_secs(v: &Value) -> f64 {
+    match v {
+        Value::Timespan(t) => t.as_secs_f64(),
+        Value::Timestamp(t) => ts_secs(t),
+        _ => 0.0,
+    }
+}
+
+fn ts_secs(t: &puppet_types::Timestamp) -> f64 {
+    t.secs() as f64 / 1e9
+}
+
+/// `a < b` and friends: `Some(ordering)` or an error text.
+pub fn compare(op: &str, a: &Value, b: &Value) -> Result<bool, String> {
+    use std::cmp::Ordering;
+    let ord: Ordering = match (a, b) {
+        (Value::Integer(_) | Value::Float(_), Value::Integer(_) | Value::Float(_)) => {
+            match (a, b) {
+                (Value::Integer(x), Value::Integer(y)) => x.cmp(y),
+                _ => as_f64(a).partial_cmp(&as_f64(b)).unwrap_or(Ordering::Equal),
+            }
+        }
+        (Value::String(x), Value::String(y)) => x.to_lowercase().cmp(&y.to_lowercase()),
+        (Value::Type(x), Value::Type(y)) => {
+            let ab = assignable(y, x); // x <= y
+            let ba = assignable(x, y);
+            return Ok(match op {
+                "<" => ab && !ba,
+                "<=" => ab,
+                ">" => ba && !ab,
+                ">=" => ba,
+                _ => false,
+            });
+        }
+        (Value::Timespan(x), Value::Timespan(y)) => x
+            .as_secs_f64()
+            .partial_cmp(&y.as_secs_f64())
+            .unwrap_or(Ordering::Equal),
+        (Value::Timestamp(x), Value::Timestamp(y)) => x.secs().cmp(&y.secs()),
+        (Value::SemVer(x), Value::SemVer(y)) => x.cmp(y),
+        _ => {
+            return Err(format!(
+                "Comparison of: {} {op} {}, is not possible",
+                type_label(a),
+                type_label(b)
+            ))
+        }
+    };
+    Ok(match op {
+        "<" => ord == Ordering::Less,
+        "<=" => ord != Ordering::Greater,
+        ">" => ord == Ordering::Greater,
+        ">=" => ord != Ordering::Less,
+        _ => false,
+    })
+}
+
+fn type_label(v: &Value) -> String {
+    match v {
+        Value::String(_) => "String".into(),
+        Value::Undef => "Undef Value".into(),
+        Value::Default => "Default".into(),
+        Value::Integer(_) => "Integer".into(),
+        Value::Float(_) => "Float".into(),
+        Value::Boolean(_) => "Boolean".into(),
+        Value::Array(_) => "Array".into(),
+        Value::Hash(_) => "Hash".into(),
+        Value::Regexp(_) => "Regexp".into(),
+        Value::Type(t) => format!("{}-Type", type_simple_name(t)),
+        other => puppet_types::generalize(&puppet_types::infer(other)).to_string(),
+    }
+}
+
+fn type_simple_name(t: &Type) -> String {
+    let s = t.to_string();
+    s.split('[').next().unwrap_or("").to_string()
+}

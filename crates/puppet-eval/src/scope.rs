@@ -1,0 +1,129 @@
+//! Scopes: where variables live during one compile.
+//!
+//! Scopes sit in an arena owned by the compiler and refer to their parent by index, so a
+//! lambda (which is a `Send + Sync` block object for the function registry) can name the
+//! scope it closes over without reference counting. Scopes of lambda calls are released
+//! when the call returns (Puppet lambdas cannot escape), others live for the compile.
+//!
+//! Puppet's rules: variables are static; a class sees its own scope, its `inherits`
+//! parent's, node scope and top scope (the parent chain); a define instance sees its own and
+//! top/node scope; match variables (`$0`..`$9`) live in an ephemeral layer of the scope
+//! where the match happened.
+
+use indexmap::IndexMap;
+use puppet_types::Value;
+use smol_str::SmolStr;
+
+/// An index into the compiler's scope arena.
+pub type ScopeId = usize;
+
+/// What a scope belongs to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ScopeKind {
+    Top,
+    Node,
+    /// A class scope, with the class name.
+    Class(SmolStr),
+    /// A defined type instance: type name and title.
+    Define(SmolStr, SmolStr),
+    /// A lambda call or a function body.
+    Local,
+}
+
+/// One scope.
+#[derive(Debug, Clone)]
+pub struct Scope {
+    pub kind: ScopeKind,
+    pub parent: Option<ScopeId>,
+    pub vars: IndexMap<SmolStr, Value>,
+    /// Stack of match results (`$0`, `$1`, ...); the innermost is last.
+    pub matches: Vec<Vec<Option<String>>>,
+    /// The label Puppet prints in log lines: `Class[main]`, `Foo[title]`.
+    pub label: String,
+    /// The module the code of this scope comes from (for `$module_name`).
+    pub module: Option<SmolStr>,
+}
+
+impl Scope {
+    pub fn new(kind: ScopeKind, parent: Option<ScopeId>, label: String) -> Scope {
+        Scope {
+            kind,
+            parent,
+            vars: IndexMap::new(),
+            matches: Vec::new(),
+            label,
+            module: None,
+        }
+    }
+}
+
+/// The arena of scopes of one compile.
+#[derive(Debug, Default)]
+pub struct Scopes {
+    slots: Vec<Option<Scope>>,
+    free: Vec<ScopeId>,
+}
+
+impl Scopes {
+    pub fn add(&mut self, scope: Scope) -> ScopeId {
+        if let Some(id) = self.free.pop() {
+            self.slots[id] = Some(scope);
+            id
+        } else {
+            self.slots.push(Some(scope));
+            self.slots.len() - 1
+        }
+    }
+
+    /// Releases a scope that nothing refers to any more (a finished lambda call).
+    pub fn release(&mut self, id: ScopeId) {
+        if let Some(slot) = self.slots.get_mut(id) {
+            *slot = None;
+            self.free.push(id);
+        }
+    }
+
+    pub fn get(&self, id: ScopeId) -> &Scope {
+        self.slots[id].as_ref().expect("scope used after release")
+    }
+
+    pub fn get_mut(&mut self, id: ScopeId) -> &mut Scope {
+        self.slots[id].as_mut().expect("scope used after release")
+    }
+
+    /// Looks a plain variable up along the parent chain.
+    pub fn lookup(&self, mut id: ScopeId, name: &str) -> Option<&Value> {
+        loop {
+            let s = self.get(id);
+            if let Some(v) = s.vars.get(name) {
+                return Some(v);
+            }
+            id = s.parent?;
+        }
+    }
+
+    /// The innermost match data visible from a scope.
+    pub fn match_data(&self, mut id: ScopeId) -> Option<&Vec<Option<String>>> {
+        loop {
+            let s = self.get(id);
+            if let Some(m) = s.matches.last() {
+                return Some(m);
+            }
+            id = s.parent?;
+        }
+    }
+
+    /// The nearest enclosing class or define scope's label (for log lines).
+    pub fn label(&self, mut id: ScopeId) -> String {
+        loop {
+            let s = self.get(id);
+            if !matches!(s.kind, ScopeKind::Local) || s.parent.is_none() {
+                return s.label.clone();
+            }
+            match s.parent {
+                Some(p) => id = p,
+                None => return s.label.clone(),
+            }
+        }
+    }
+}
