@@ -1,0 +1,154 @@
+//! Behaviour checks against what the real Puppet 7.23 answered when run
+//! through the compile-catalog oracle (messages, uniqueness keys, title
+//! patterns), and property tests that no reader panics on any input.
+
+use proptest::prelude::*;
+use puppet_restypes::{
+    alias_conflict_message, parse_generated_type, parse_ruby_type_with_diagnostics, NamevarValue,
+    RubyRegex, TypeDatabase,
+};
+
+fn key(db: &TypeDatabase, ty: &str, title: &str, params: &[(&str, &str)]) -> Vec<Option<String>> {
+    db.namevar_values(ty, title, |p| {
+        params
+            .iter()
+            .find(|(k, _)| *k == p)
+            .map(|(_, v)| v.to_string())
+    })
+    .unwrap()
+    .into_iter()
+    .map(|(_, v)| match v {
+        NamevarValue::Given(v) => Some(v),
+        NamevarValue::FromTitle(v) => Some(v),
+        NamevarValue::Missing => None,
+    })
+    .collect()
+}
+
+#[test]
+fn messages_are_puppets() {
+    let db = TypeDatabase::core();
+    // file { '/tmp/x': bogus => 1 } -> "no parameter named 'bogus'"
+    assert_eq!(
+        db.check_parameter("file", "bogus").unwrap_err(),
+        "no parameter named 'bogus'"
+    );
+    // export/consume/title are rejected in 7.23
+    for p in ["export", "consume", "title"] {
+        assert_eq!(
+            db.check_parameter("notify", p).unwrap_err(),
+            format!("no parameter named '{p}'")
+        );
+    }
+    assert!(db.check_parameter("exec", "name").is_ok());
+    assert_eq!(
+        db.check_parameter("foo", "x").unwrap_err(),
+        "Unknown resource type: 'foo'"
+    );
+    assert_eq!(
+        puppet_restypes::resource_type_not_found_message("Foo"),
+        "Resource type not found: Foo"
+    );
+}
+
+#[test]
+fn file_duplicates_by_path() {
+    let db = TypeDatabase::core();
+    // file { 'a': path => '/tmp/x' } file { 'b': path => '/tmp/x' }
+    let a = key(&db, "file", "a", &[("path", "/tmp/x")]);
+    let b = key(&db, "file", "b", &[("path", "/tmp/x")]);
+    assert_eq!(a, b);
+    // file { '/tmp/x/': } is the same file as path => '/tmp/x'
+    assert_eq!(key(&db, "file", "/tmp/x/", &[]), a);
+    // `name` stands for the namevar
+    assert_eq!(key(&db, "file", "c", &[("name", "/tmp/x")]), a);
+    assert_eq!(key(&db, "file", "/", &[]), [Some("/".to_string())]);
+    let m = alias_conflict_message(
+        "File",
+        "File[b]",
+        &[Some("/tmp/x")],
+        Some("(line: 1)"),
+        Some("(line: 1)"),
+    );
+    assert_eq!(
+        m,
+        r#"Cannot alias File[b] to ["/tmp/x"] at (line: 1); resource ["File", "/tmp/x"] already declared (line: 1)"#
+    );
+}
+
+#[test]
+fn package_composite_key() {
+    let db = TypeDatabase::core();
+    // package { 'a': name => 'x', provider => apt } -> [nil, "x", "apt"]
+    let k = key(&db, "package", "a", &[("name", "x"), ("provider", "apt")]);
+    assert_eq!(k, [None, Some("x".into()), Some("apt".into())]);
+    let k2: Vec<Option<&str>> = k.iter().map(|v| v.as_deref()).collect();
+    assert_eq!(
+        alias_conflict_message("Package", "Package[b]", &k2, None, None),
+        r#"Cannot alias Package[b] to [nil, "x", "apt"]; resource ["Package", nil, "x", "apt"] already declared"#
+    );
+    // without params the title is the name
+    assert_eq!(
+        key(&db, "package", "vim", &[]),
+        [None, Some("vim".into()), None]
+    );
+}
+
+#[test]
+fn sshkey_title_patterns() {
+    let db = TypeDatabase::with_vendored();
+    let k = key(&db, "sshkey", "host@ssh-rsa", &[]);
+    assert_eq!(k, [Some("host".into()), Some("ssh-rsa".into())]);
+    let k = key(&db, "sshkey", "host", &[("type", "rsa")]);
+    assert_eq!(k, [Some("host".into()), Some("rsa".into())]);
+}
+
+#[test]
+fn ruby_regex_semantics() {
+    let re = RubyRegex::new("^(.*):(.*)$", false, false, false).unwrap();
+    // `$` is an end-of-line anchor in Ruby
+    assert!(re.is_match("a:b\nzzz"));
+    let re = RubyRegex::new(
+        r"^((?-mix:(?:[^:]|:[^:])+))::((?-mix:.+))$",
+        false,
+        false,
+        false,
+    )
+    .unwrap();
+    let c = re.captures("admin::Default").unwrap();
+    assert_eq!(c[1].as_deref(), Some("admin"));
+    assert_eq!(c[2].as_deref(), Some("Default"));
+    assert!(RubyRegex::new(r"(a)\1", false, false, false).is_err());
+    let lazy = RubyRegex::new("^(.*?)@(.*)$", false, false, false).unwrap();
+    assert_eq!(lazy.captures("a@b@c").unwrap()[1].as_deref(), Some("a"));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn ruby_reader_never_panics(s in "(Puppet::Type\\.newtype\\(:t\\) do|newparam|\\(|\\)|:x|, |=> true|do|end|\\{|\\}|\\[|\\]|/a/|\"s|'q|<<-EOT|EOT|%w\\[|#\\{|\n| |ensurable|isnamevar|def self\\.title_patterns|\\|p\\||\\.each|if|x =|@isomorphic = false)*") {
+        let _ = parse_ruby_type_with_diagnostics(&s, "lib/puppet/type/t.rb");
+    }
+
+    #[test]
+    fn ruby_reader_never_panics_bytes(s in any::<String>()) {
+        let _ = parse_ruby_type_with_diagnostics(&s, "t.rb");
+        let _ = parse_generated_type(&s, "t.pp");
+    }
+
+    #[test]
+    fn regex_never_panics(re in "[ab().*+?|\\[\\]^$\\\\{},0-9:-]{0,12}", text in "[ab:\n]{0,12}") {
+        if let Ok(r) = RubyRegex::new(&re, true, false, false) {
+            let _ = r.captures(&text);
+        }
+    }
+
+    #[test]
+    fn titles_never_panic(title in any::<String>()) {
+        let db = TypeDatabase::with_vendored();
+        for t in db.iter() {
+            let _ = db.namevar_values(&t.name, &title, |_| None::<String>);
+        }
+    }
+}
