@@ -1,0 +1,583 @@
+//! `hiera.yaml` parsing and validation (version 5), with Puppet's rules and error texts:
+//! `defaults` (`datadir`, `data_hash`/`lookup_key`/`data_dig`, `options`), `hierarchy` /
+//! `default_hierarchy` entries with exactly one of `path`, `paths`, `glob`, `globs`, `uri`,
+//! `uris`, `mapped_paths`, unique names, reserved option keys. Versions 3 and 4 are recognised
+//! (so the layers can apply Puppet's "ignored"/"not supported" rules) but not interpreted.
+
+use crate::error::{codes, HieraError};
+use crate::yaml;
+use puppet_types::Value;
+use std::path::{Path, PathBuf};
+
+/// The kind of function of a hierarchy entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FunctionKind {
+    /// `data_hash`: the function returns the whole file as a hash.
+    DataHash,
+    /// `lookup_key`: the function is called per key (not supported here).
+    LookupKey,
+    /// `data_dig`: the function is called per dotted key (not supported here).
+    DataDig,
+    /// `hiera3_backend` (global layer only; not supported here).
+    Hiera3Backend,
+    /// `v4_data_hash` (deprecated; not supported here).
+    V4DataHash,
+}
+
+impl FunctionKind {
+    /// The `hiera.yaml` key.
+    pub fn key(self) -> &'static str {
+        match self {
+            FunctionKind::DataHash => "data_hash",
+            FunctionKind::LookupKey => "lookup_key",
+            FunctionKind::DataDig => "data_dig",
+            FunctionKind::Hiera3Backend => "hiera3_backend",
+            FunctionKind::V4DataHash => "v4_data_hash",
+        }
+    }
+}
+
+const FUNCTION_KEYS: [FunctionKind; 4] = [
+    FunctionKind::DataHash,
+    FunctionKind::LookupKey,
+    FunctionKind::DataDig,
+    FunctionKind::Hiera3Backend,
+];
+const ALL_FUNCTION_KEYS: [FunctionKind; 5] = [
+    FunctionKind::DataHash,
+    FunctionKind::LookupKey,
+    FunctionKind::DataDig,
+    FunctionKind::Hiera3Backend,
+    FunctionKind::V4DataHash,
+];
+const LOCATION_KEYS: [&str; 7] = ["path", "paths", "glob", "globs", "uri", "uris", "mapped_paths"];
+
+/// Where a hierarchy entry's data lives (before interpolation).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Location {
+    /// No location key.
+    None,
+    /// `path` (one element) or `paths`.
+    Paths(Vec<String>),
+    /// `glob` (one element) or `globs`.
+    Globs(Vec<String>),
+    /// `uri` / `uris` (kept, not resolvable by the file backends).
+    Uris(Vec<String>),
+    /// `mapped_paths: [scope_var, key, template]`.
+    MappedPaths(String, String, String),
+}
+
+/// One entry of `hierarchy`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HierarchyEntry {
+    /// `name`.
+    pub name: String,
+    /// The function (from the entry or from `defaults`).
+    pub function: Option<(FunctionKind, String)>,
+    /// The location.
+    pub location: Location,
+    /// `datadir` of the entry, if set.
+    pub datadir: Option<String>,
+    /// `options`.
+    pub options: Option<Value>,
+}
+
+/// A parsed `hiera.yaml`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HieraConfig {
+    /// 3, 4 or 5.
+    pub version: u32,
+    /// The directory holding the file: `datadir` is relative to it.
+    pub dir: PathBuf,
+    /// The path of the file (`dir/hiera.yaml`), used in messages.
+    pub path: PathBuf,
+    /// `defaults.datadir` (or `data`).
+    pub datadir: String,
+    /// `hierarchy` (Puppet's default `Common` entry when absent).
+    pub hierarchy: Vec<HierarchyEntry>,
+    /// `default_hierarchy` (module layer only).
+    pub default_hierarchy: Option<Vec<HierarchyEntry>>,
+    /// True for the built-in configuration used when a layer has no `hiera.yaml`: paths that
+    /// do not exist are dropped.
+    pub is_default: bool,
+}
+
+fn s(v: &str) -> Value {
+    Value::string(v)
+}
+
+fn get<'a>(h: &'a puppet_types::value::ValueMap, k: &str) -> Option<&'a Value> {
+    h.get(&s(k)).filter(|v| !v.is_undef())
+}
+
+impl HieraConfig {
+    /// Parses `hiera.yaml` text; `dir` is the directory the file is in.
+    ///
+    /// ```
+    /// use puppet_hiera::HieraConfig;
+    /// let c = HieraConfig::parse(
+    ///     "version: 5\ndefaults: {datadir: data, data_hash: yaml_data}\n\
+    ///      hierarchy:\n  - name: Nodes\n    path: \"nodes/%{trusted.certname}.yaml\"\n  - name: Common\n    path: common.yaml\n",
+    ///     "/etc/puppetlabs/code/environments/production",
+    /// ).unwrap();
+    /// assert_eq!(c.version, 5);
+    /// assert_eq!(c.hierarchy.len(), 2);
+    /// let err = HieraConfig::parse("version: 6\n", "/x").unwrap_err();
+    /// assert_eq!(err.to_string(), "This runtime does not support hiera.yaml version 6");
+    /// assert_eq!(err.code, "HIERA_UNSUPPORTED_VERSION");
+    /// ```
+    pub fn parse(yaml_text: &str, dir: impl AsRef<Path>) -> Result<HieraConfig, HieraError> {
+        let dir = dir.as_ref().to_path_buf();
+        let path = dir.join("hiera.yaml");
+        let fail = |code: &'static str, msg: String| {
+            Err(HieraError::new(code, msg).in_file(path.clone()))
+        };
+        let loaded = yaml::load(yaml_text).map_err(|e| {
+            HieraError::new(
+                codes::INVALID_CONFIG,
+                format!("Unable to parse ({}): {}", path.display(), e.message),
+            )
+            .in_file(path.clone())
+        })?;
+        let Some(Value::Hash(map)) = loaded else {
+            // Puppet warns and falls back to a version 3 default configuration.
+            return Ok(HieraConfig {
+                version: 3,
+                dir,
+                path,
+                datadir: "data".into(),
+                hierarchy: Vec::new(),
+                default_hierarchy: None,
+                is_default: false,
+            });
+        };
+        let version = match get(&map, "version") {
+            None => 3,
+            Some(Value::Integer(i)) => *i,
+            Some(Value::Float(f)) => *f as i64,
+            Some(Value::String(t)) => ruby_to_i(t),
+            Some(_) => 0,
+        };
+        match version {
+            3 | 4 => {
+                return Ok(HieraConfig {
+                    version: version as u32,
+                    dir,
+                    path,
+                    datadir: "data".into(),
+                    hierarchy: Vec::new(),
+                    default_hierarchy: None,
+                    is_default: false,
+                })
+            }
+            5 => {}
+            other => {
+                return fail(
+                    "HIERA_UNSUPPORTED_VERSION",
+                    format!("This runtime does not support hiera.yaml version {other}"),
+                )
+            }
+        }
+        let subject = format!("The Lookup Configuration at '{}'", path.display());
+        let type_err = |detail: String| -> Result<HieraConfig, HieraError> {
+            fail(codes::INVALID_CONFIG, format!("{subject} {detail}"))
+        };
+        if !matches!(map.get(&s("version")), Some(Value::Integer(5))) {
+            return type_err("entry 'version' expects an Integer[5, 5] value".into());
+        }
+        for k in map.keys() {
+            let ks = k.to_plain_string();
+            if !matches!(
+                ks.as_str(),
+                "version" | "defaults" | "hierarchy" | "plan_hierarchy" | "default_hierarchy"
+            ) {
+                return type_err(format!("has wrong type, unrecognized key '{ks}'"));
+            }
+        }
+        // defaults
+        let mut datadir = "data".to_string();
+        let mut default_function: Option<(FunctionKind, String)> = None;
+        let mut default_options: Option<Value> = None;
+        match map.get(&s("defaults")) {
+            None | Some(Value::Undef) => {
+                default_function = Some((FunctionKind::DataHash, "yaml_data".into()));
+            }
+            Some(Value::Hash(d)) => {
+                for k in d.keys() {
+                    let ks = k.to_plain_string();
+                    if !matches!(
+                        ks.as_str(),
+                        "data_hash" | "lookup_key" | "data_dig" | "datadir" | "options"
+                    ) {
+                        return type_err(format!(
+                            "entry 'defaults' has wrong type, unrecognized key '{ks}'"
+                        ));
+                    }
+                }
+                if let Some(v) = get(d, "datadir") {
+                    match v {
+                        Value::String(t) if !t.is_empty() => datadir = t.to_string(),
+                        _ => {
+                            return type_err(
+                                "entry 'defaults' entry 'datadir' expects a String[1] value".into(),
+                            )
+                        }
+                    }
+                }
+                let count = FUNCTION_KEYS
+                    .iter()
+                    .filter(|k| d.contains_key(&s(k.key())))
+                    .count();
+                if count > 1 {
+                    return fail(
+                        "HIERA_MULTIPLE_DATA_PROVIDER_FUNCTIONS_IN_DEFAULT",
+                        "Only one of data_hash, lookup_key, data_dig, or hiera3_backend can be defined in defaults".into(),
+                    );
+                }
+                for k in FUNCTION_KEYS {
+                    if let Some(v) = get(d, k.key()) {
+                        match v {
+                            Value::String(t) if !t.is_empty() => {
+                                default_function = Some((k, t.to_string()));
+                            }
+                            _ => {
+                                return type_err(format!(
+                                    "entry 'defaults' entry '{}' expects a String[1] value",
+                                    k.key()
+                                ))
+                            }
+                        }
+                    }
+                }
+                if let Some(o) = get(d, "options") {
+                    let Value::Hash(oh) = o else {
+                        return type_err("entry 'defaults' entry 'options' expects a Hash value".into());
+                    };
+                    for key in ["path", "uri"] {
+                        if oh.contains_key(&s(key)) {
+                            return fail(
+                                "HIERA_DEFAULT_OPTION_RESERVED_BY_PUPPET",
+                                format!("Option key '{key}' used in defaults is reserved by Puppet"),
+                            );
+                        }
+                    }
+                    default_options = Some(o.clone());
+                }
+            }
+            Some(_) => return type_err("entry 'defaults' expects a Struct value".into()),
+        }
+        let parse_list = |key: &str| -> Result<Option<Vec<HierarchyEntry>>, HieraError> {
+            match map.get(&s(key)) {
+                None | Some(Value::Undef) => Ok(None),
+                Some(Value::Array(items)) => {
+                    let mut out: Vec<HierarchyEntry> = Vec::new();
+                    for (i, item) in items.iter().enumerate() {
+                        let e = parse_entry(
+                            item,
+                            &format!("{subject} entry '{key}' index {i}"),
+                            &default_function,
+                            &default_options,
+                            &path,
+                        )?;
+                        if out.iter().any(|o| o.name == e.name) {
+                            return Err(HieraError::new(
+                                "HIERA_HIERARCHY_NAME_MULTIPLY_DEFINED",
+                                format!("Hierarchy name '{}' defined more than once.", e.name),
+                            )
+                            .in_file(path.clone()));
+                        }
+                        out.push(e);
+                    }
+                    Ok(Some(out))
+                }
+                Some(_) => Err(HieraError::new(
+                    codes::INVALID_CONFIG,
+                    format!("{subject} entry '{key}' expects an Array value"),
+                )
+                .in_file(path.clone())),
+            }
+        };
+        let hierarchy = parse_list("hierarchy")?.unwrap_or_else(|| {
+            vec![HierarchyEntry {
+                name: "Common".into(),
+                function: default_function.clone(),
+                location: Location::Paths(vec!["common.yaml".into()]),
+                datadir: None,
+                options: None,
+            }]
+        });
+        let _plan = parse_list("plan_hierarchy")?;
+        let default_hierarchy = parse_list("default_hierarchy")?;
+        Ok(HieraConfig {
+            version: 5,
+            dir,
+            path,
+            datadir,
+            hierarchy,
+            default_hierarchy,
+            is_default: false,
+        })
+    }
+
+    /// The configuration Puppet uses for a layer without `hiera.yaml`: `data/common.yaml`
+    /// with `yaml_data`, used only if the file exists.
+    pub fn default_for(dir: impl AsRef<Path>) -> HieraConfig {
+        let dir = dir.as_ref().to_path_buf();
+        HieraConfig {
+            version: 5,
+            path: dir.join("hiera.yaml"),
+            dir,
+            datadir: "data".into(),
+            hierarchy: vec![HierarchyEntry {
+                name: "Common".into(),
+                function: Some((FunctionKind::DataHash, "yaml_data".into())),
+                location: Location::Paths(vec!["common.yaml".into()]),
+                datadir: None,
+                options: None,
+            }],
+            default_hierarchy: None,
+            is_default: true,
+        }
+    }
+
+    /// A name for explanations: `hiera configuration version 5`.
+    pub fn name(&self) -> String {
+        format!("hiera configuration version {}", self.version)
+    }
+}
+
+fn ruby_to_i(t: &str) -> i64 {
+    let t = t.trim_start();
+    let end = t
+        .char_indices()
+        .find(|(i, c)| !(c.is_ascii_digit() || (*i == 0 && (*c == '-' || *c == '+'))))
+        .map_or(t.len(), |(i, _)| i);
+    t[..end].parse().unwrap_or(0)
+}
+
+fn nes_list(v: &Value, what: &str, min: usize, max: Option<usize>) -> Result<Vec<String>, String> {
+    let Value::Array(items) = v else {
+        return Err(format!("{what} expects an Array value, got {}", kind(v)));
+    };
+    if items.len() < min || max.is_some_and(|m| items.len() > m) {
+        return Err(format!(
+            "{what} expects size to be {}, got {}",
+            match max {
+                Some(m) if m == min => format!("{m}"),
+                Some(m) => format!("between {min} and {m}"),
+                None => format!("at least {min}"),
+            },
+            items.len()
+        ));
+    }
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, it)| match it {
+            Value::String(t) if !t.is_empty() => Ok(t.to_string()),
+            other => Err(format!(
+                "{what} index {i} expects a String[1] value, got {}",
+                kind(other)
+            )),
+        })
+        .collect()
+}
+
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Undef => "Undef",
+        Value::Boolean(_) => "Boolean",
+        Value::Integer(_) => "Integer",
+        Value::Float(_) => "Float",
+        Value::String(_) => "String",
+        Value::Array(_) => "Array",
+        Value::Hash(_) => "Hash",
+        _ => "Any",
+    }
+}
+
+fn parse_entry(
+    item: &Value,
+    subject: &str,
+    default_function: &Option<(FunctionKind, String)>,
+    default_options: &Option<Value>,
+    path: &Path,
+) -> Result<HierarchyEntry, HieraError> {
+    let err = |msg: String| HieraError::new(codes::INVALID_CONFIG, msg).in_file(path.to_path_buf());
+    let Value::Hash(h) = item else {
+        return Err(err(format!("{subject} expects a Struct value, got {}", kind(item))));
+    };
+    const ALLOWED: [&str; 15] = [
+        "name",
+        "options",
+        "data_hash",
+        "lookup_key",
+        "hiera3_backend",
+        "v4_data_hash",
+        "data_dig",
+        "path",
+        "paths",
+        "glob",
+        "globs",
+        "uri",
+        "uris",
+        "mapped_paths",
+        "datadir",
+    ];
+    for k in h.keys() {
+        let ks = k.to_plain_string();
+        if !ALLOWED.contains(&ks.as_str()) {
+            return Err(err(format!("{subject} has wrong type, unrecognized key '{ks}'")));
+        }
+    }
+    let name = match get(h, "name") {
+        Some(Value::String(n)) if !n.is_empty() => n.to_string(),
+        None => return Err(err(format!("{subject} expects a value for key 'name'"))),
+        Some(other) => {
+            return Err(err(format!(
+                "{subject} entry 'name' expects a String[1] value, got {}",
+                kind(other)
+            )))
+        }
+    };
+    let string_key = |k: &str| -> Result<Option<String>, HieraError> {
+        match get(h, k) {
+            None => Ok(None),
+            Some(Value::String(t)) if !t.is_empty() => Ok(Some(t.to_string())),
+            Some(other) => Err(err(format!(
+                "{subject} entry '{k}' expects a String[1] value, got {}",
+                kind(other)
+            ))),
+        }
+    };
+    let present: Vec<FunctionKind> = ALL_FUNCTION_KEYS
+        .iter()
+        .copied()
+        .filter(|k| h.contains_key(&s(k.key())))
+        .collect();
+    let function = match present.len() {
+        0 => match default_function {
+            Some(f) => Some(f.clone()),
+            None => {
+                return Err(HieraError::new(
+                    "HIERA_MISSING_DATA_PROVIDER_FUNCTION",
+                    format!("One of data_hash, lookup_key, data_dig, or hiera3_backend must be defined in hierarchy '{name}'"),
+                )
+                .in_file(path.to_path_buf()))
+            }
+        },
+        1 => {
+            let k = present[0];
+            Some((k, string_key(k.key())?.unwrap_or_default()))
+        }
+        _ => {
+            return Err(HieraError::new(
+                "HIERA_MULTIPLE_DATA_PROVIDER_FUNCTIONS",
+                format!("Only one of data_hash, lookup_key, data_dig, or hiera3_backend can be defined in hierarchy '{name}'"),
+            )
+            .in_file(path.to_path_buf()))
+        }
+    };
+    if present.contains(&FunctionKind::Hiera3Backend) {
+        return Err(HieraError::new(
+            "HIERA_V3_BACKEND_NOT_GLOBAL",
+            "'hiera3_backend' is only allowed in the global layer",
+        )
+        .in_file(path.to_path_buf()));
+    }
+    let locs: Vec<&str> = LOCATION_KEYS
+        .iter()
+        .copied()
+        .filter(|k| h.contains_key(&s(k)))
+        .collect();
+    if locs.len() > 1 {
+        return Err(HieraError::new(
+            "HIERA_MULTIPLE_LOCATION_SPECS",
+            format!("Only one of path, paths, glob, globs, uri, uris, or mapped_paths can be defined in hierarchy '{name}'"),
+        )
+        .in_file(path.to_path_buf()));
+    }
+    let location = match locs.first().copied() {
+        None => Location::None,
+        Some(k @ ("path" | "glob" | "uri")) => {
+            let v = string_key(k)?.unwrap_or_default();
+            match k {
+                "path" => Location::Paths(vec![v]),
+                "glob" => Location::Globs(vec![v]),
+                _ => Location::Uris(vec![v]),
+            }
+        }
+        Some(k) => {
+            let v = h.get(&s(k)).cloned().unwrap_or(Value::Undef);
+            let what = format!("{subject} entry '{k}'");
+            let list = if k == "mapped_paths" {
+                nes_list(&v, &what, 3, Some(3))
+            } else {
+                nes_list(&v, &what, 1, None)
+            }
+            .map_err(err)?;
+            match k {
+                "paths" => Location::Paths(list),
+                "globs" => Location::Globs(list),
+                "uris" => Location::Uris(list),
+                _ => Location::MappedPaths(list[0].clone(), list[1].clone(), list[2].clone()),
+            }
+        }
+    };
+    let options = match get(h, "options") {
+        None => default_options.clone(),
+        Some(o @ Value::Hash(oh)) => {
+            for key in ["path", "uri"] {
+                if oh.contains_key(&s(key)) {
+                    return Err(HieraError::new(
+                        "HIERA_OPTION_RESERVED_BY_PUPPET",
+                        format!("Option key '{key}' used in hierarchy '{name}' is reserved by Puppet"),
+                    )
+                    .in_file(path.to_path_buf()));
+                }
+            }
+            Some(o.clone())
+        }
+        Some(other) => {
+            return Err(err(format!(
+                "{subject} entry 'options' expects a Hash value, got {}",
+                kind(other)
+            )))
+        }
+    };
+    Ok(HierarchyEntry {
+        name,
+        function,
+        location,
+        datadir: string_key("datadir")?,
+        options,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors() {
+        let e = HieraConfig::parse(
+            "version: 5\nhierarchy:\n  - name: a\n    path: x\n    glob: y\n",
+            "/d",
+        )
+        .unwrap_err();
+        assert_eq!(e.code, "HIERA_MULTIPLE_LOCATION_SPECS");
+        let e = HieraConfig::parse(
+            "version: 5\nhierarchy:\n  - name: a\n    path: x\n  - name: a\n    path: y\n",
+            "/d",
+        )
+        .unwrap_err();
+        assert_eq!(e.to_string(), "Hierarchy name 'a' defined more than once.");
+        let e = HieraConfig::parse(
+            "version: 5\ndefaults: {datadir: d}\nhierarchy:\n  - name: a\n    path: x\n",
+            "/d",
+        )
+        .unwrap_err();
+        assert_eq!(e.code, "HIERA_MISSING_DATA_PROVIDER_FUNCTION");
+        assert_eq!(HieraConfig::parse("{}", "/d").unwrap().version, 3);
+    }
+}

@@ -1,0 +1,130 @@
+//! `HieraError`: every failure of configuration parsing, data loading, interpolation, merging
+//! and lookup, with Puppet's message text and a stable code (Puppet's issue code where Puppet
+//! has one, e.g. `HIERA_UNSUPPORTED_VERSION`, otherwise a `HIERA_`-prefixed code of ours), plus
+//! the file and, for interpolation errors, the byte span inside the interpolated string.
+
+use std::ops::Range;
+use std::path::PathBuf;
+
+/// A lookup or configuration error.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct HieraError {
+    /// Stable code: Puppet's issue code where it has one.
+    pub code: &'static str,
+    /// Puppet's message text.
+    pub message: String,
+    /// The file the error is about (a `hiera.yaml` or a data file), when known.
+    pub file: Option<PathBuf>,
+    /// Byte offsets into the interpolated string, for interpolation errors.
+    pub span: Option<Range<usize>>,
+}
+
+/// Codes used by [`HieraError::code`] that are not Puppet issue codes.
+pub mod codes {
+    /// `Function lookup() did not find a value for the name 'x'`.
+    pub const NOT_FOUND: &str = "HIERA_NOT_FOUND";
+    /// A `hiera.yaml` that does not have the required shape.
+    pub const INVALID_CONFIG: &str = "HIERA_INVALID_CONFIG";
+    /// A data file that is not valid YAML/JSON (`Unable to parse ...`).
+    pub const DATA_PARSE: &str = "HIERA_DATA_PARSE";
+    /// A data file whose top level is not a hash, or a value that is not data.
+    pub const DATA_TYPE: &str = "HIERA_DATA_TYPE";
+    /// `Recursive lookup detected in [...]`.
+    pub const RECURSIVE: &str = "HIERA_RECURSIVE_LOOKUP";
+    /// An unknown merge strategy or bad merge options.
+    pub const MERGE: &str = "HIERA_MERGE";
+    /// Values that a merge strategy cannot merge.
+    pub const MERGE_TYPE: &str = "HIERA_MERGE_TYPE";
+    /// Invalid `lookup_options`.
+    pub const LOOKUP_OPTIONS: &str = "HIERA_LOOKUP_OPTIONS";
+    /// A dotted key that cannot be split (`Syntax error in key: 'a..b'`).
+    pub const KEY_SYNTAX: &str = "HIERA_KEY_SYNTAX";
+    /// Digging into a value that is not a hash or array.
+    pub const SUB_LOOKUP_TYPE: &str = "HIERA_SUB_LOOKUP_TYPE";
+    /// A feature of Hiera that this crate does not implement (hiera.yaml v3/v4, `uri`,
+    /// `lookup_key`/`data_dig` functions ...).
+    pub const UNSUPPORTED: &str = "HIERA_UNSUPPORTED";
+    /// `Lookup of key 'k' failed: ...` (the global layer wraps errors without a code).
+    pub const GLOBAL_FAILED: &str = "HIERA_GLOBAL_LOOKUP_FAILED";
+}
+
+impl HieraError {
+    /// An error with a code and a message.
+    pub fn new(code: &'static str, message: impl Into<String>) -> HieraError {
+        HieraError {
+            code,
+            message: message.into(),
+            file: None,
+            span: None,
+        }
+    }
+
+    /// Attaches a file (kept if one is already set).
+    pub fn in_file(mut self, file: impl Into<PathBuf>) -> HieraError {
+        if self.file.is_none() {
+            self.file = Some(file.into());
+        }
+        self
+    }
+
+    /// Attaches a byte span.
+    pub fn at(mut self, span: Range<usize>) -> HieraError {
+        self.span = Some(span);
+        self
+    }
+
+    /// The error of Puppet's `lookup()` function when none of `names` has a value.
+    ///
+    /// ```
+    /// use puppet_hiera::HieraError;
+    /// assert_eq!(
+    ///     HieraError::not_found(&["x"]).to_string(),
+    ///     "Function lookup() did not find a value for the name 'x'"
+    /// );
+    /// assert_eq!(
+    ///     HieraError::not_found(&["a", "b"]).to_string(),
+    ///     "Function lookup() did not find a value for any of the names ['a', 'b']"
+    /// );
+    /// ```
+    pub fn not_found<S: AsRef<str>>(names: &[S]) -> HieraError {
+        let msg = if names.len() == 1 {
+            format!(
+                "Function lookup() did not find a value for the name '{}'",
+                names[0].as_ref()
+            )
+        } else {
+            let list: Vec<String> = names.iter().map(|n| format!("'{}'", n.as_ref())).collect();
+            format!(
+                "Function lookup() did not find a value for any of the names [{}]",
+                list.join(", ")
+            )
+        };
+        HieraError::new(codes::NOT_FOUND, msg)
+    }
+
+    /// True for Puppet issue-coded errors (those the global layer does not wrap).
+    pub fn has_issue_code(&self) -> bool {
+        !self.code.starts_with("HIERA_")
+            || matches!(
+                self.code,
+                "HIERA_UNSUPPORTED_VERSION"
+                    | "HIERA_VERSION_3_NOT_GLOBAL"
+                    | "HIERA_UNSUPPORTED_VERSION_IN_GLOBAL"
+                    | "HIERA_UNDEFINED_VARIABLE"
+                    | "HIERA_HIERARCHY_NAME_MULTIPLY_DEFINED"
+                    | "HIERA_DEFAULT_HIERARCHY_NOT_IN_MODULE"
+                    | "HIERA_MISSING_DATA_PROVIDER_FUNCTION"
+                    | "HIERA_MULTIPLE_DATA_PROVIDER_FUNCTIONS"
+                    | "HIERA_MULTIPLE_DATA_PROVIDER_FUNCTIONS_IN_DEFAULT"
+                    | "HIERA_MULTIPLE_LOCATION_SPECS"
+                    | "HIERA_OPTION_RESERVED_BY_PUPPET"
+                    | "HIERA_DEFAULT_OPTION_RESERVED_BY_PUPPET"
+                    | "HIERA_DATA_PROVIDER_FUNCTION_NOT_FOUND"
+                    | "HIERA_INTERPOLATION_ALIAS_NOT_ENTIRE_STRING"
+                    | "HIERA_INTERPOLATION_UNKNOWN_INTERPOLATION_METHOD"
+                    | "HIERA_INTERPOLATION_METHOD_SYNTAX_NOT_ALLOWED"
+                    | "HIERA_V3_BACKEND_NOT_GLOBAL"
+            )
+    }
+}

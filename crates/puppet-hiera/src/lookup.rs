@@ -1,0 +1,1376 @@
+//! The lookup engine: layers (global, environment, module), hierarchies, data files, merge
+//! strategies across all of them, `lookup_options`, dotted keys, interpolation and explain.
+//! A [`Lookup`] is immutable apart from its caches (file texts, globs, parsed data), so one
+//! can be shared by several compilations (`Send + Sync`); each file is read at most once.
+
+use crate::config::{FunctionKind, HieraConfig, HierarchyEntry, Location};
+use crate::error::{codes, HieraError};
+use crate::explain::{Event, Node, Recorder};
+use crate::interp::{self, ExprKind, Method, Piece, Segment};
+use crate::merge::MergeStrategy;
+use crate::source::DataSource;
+use crate::yaml;
+use indexmap::IndexMap;
+use puppet_types::value::ValueMap;
+use puppet_types::{Regexp, Value};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, RwLock};
+
+/// Variables visible to interpolation, implemented by the evaluator. `name` is passed as
+/// written in the data: `facts`, `trusted`, `x`, `::x` (top scope), `ns::x`.
+pub trait Scope {
+    /// The value of a variable, `None` when it is not defined.
+    fn variable(&self, name: &str) -> Option<Value>;
+}
+
+/// A [`Scope`] over a map of top-scope variables; `::x` and `x` are the same variable.
+///
+/// ```
+/// use puppet_hiera::{MapScope, Scope};
+/// use puppet_types::Value;
+/// let s = MapScope::new().with("env", Value::string("prod"));
+/// assert_eq!(s.variable("::env"), Some(Value::string("prod")));
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct MapScope {
+    vars: IndexMap<String, Value>,
+}
+
+impl MapScope {
+    /// An empty scope.
+    pub fn new() -> MapScope {
+        MapScope::default()
+    }
+
+    /// Adds a variable (builder style).
+    pub fn with(mut self, name: &str, value: Value) -> MapScope {
+        self.vars.insert(name.trim_start_matches("::").to_string(), value);
+        self
+    }
+}
+
+impl Scope for MapScope {
+    fn variable(&self, name: &str) -> Option<Value> {
+        self.vars.get(name.strip_prefix("::").unwrap_or(name)).cloned()
+    }
+}
+
+struct Overlay<'a> {
+    base: &'a dyn Scope,
+    name: &'a str,
+    value: Value,
+}
+
+impl Scope for Overlay<'_> {
+    fn variable(&self, name: &str) -> Option<Value> {
+        if name == self.name {
+            Some(self.value.clone())
+        } else {
+            self.base.variable(name)
+        }
+    }
+}
+
+/// Which layer a configuration belongs to.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Layer {
+    /// The global `hiera.yaml` (`$confdir/hiera.yaml`).
+    Global,
+    /// The environment's `hiera.yaml`.
+    Environment,
+    /// A module's `hiera.yaml`.
+    Module(String),
+}
+
+impl Layer {
+    fn provider_name(&self, config: &HieraConfig) -> String {
+        match self {
+            Layer::Global => format!("Global Data Provider ({})", config.name()),
+            Layer::Environment => format!("Environment Data Provider ({})", config.name()),
+            Layer::Module(m) => format!("Module \"{m}\" Data Provider ({})", config.name()),
+        }
+    }
+}
+
+#[derive(Debug)]
+struct Provider {
+    layer: Layer,
+    config: HieraConfig,
+}
+
+type Parsed = Result<Arc<ValueMap>, HieraError>;
+
+/// Hiera 5 lookups over the configured layers. Build with [`Lookup::builder`] or
+/// [`Lookup::from_dirs`].
+///
+/// ```
+/// use puppet_hiera::{Lookup, MapScope, MemorySource, MergeStrategy};
+/// use puppet_types::Value;
+/// let src = MemorySource::new()
+///     .with("/env/hiera.yaml", "version: 5\nhierarchy:\n  - name: Node\n    path: \"nodes/%{trusted.certname}.yaml\"\n  - name: Common\n    path: common.yaml\n")
+///     .with("/env/data/nodes/web.yaml", "ntp::servers: [a]\nmotd: \"on %{facts.os.family}\"\n")
+///     .with("/env/data/common.yaml", "ntp::servers: [b, a]\n");
+/// let lookup = Lookup::from_dirs(src, None, Some("/env".as_ref()), &[]).unwrap();
+/// let scope = MapScope::new()
+///     .with("trusted", Value::hash([(Value::string("certname"), Value::string("web"))]))
+///     .with("facts", Value::hash([(Value::string("os"), Value::hash([(Value::string("family"), Value::string("Debian"))]))]));
+/// let v = lookup.lookup("ntp::servers", Some(MergeStrategy::Unique), None, &scope).unwrap();
+/// assert_eq!(v.unwrap().to_string(), "['a', 'b']");
+/// assert_eq!(lookup.lookup("motd", None, None, &scope).unwrap(), Some(Value::string("on Debian")));
+/// assert_eq!(lookup.lookup("nope", None, None, &scope).unwrap(), None);
+/// assert_eq!(
+///     lookup.lookup_function(&["nope"], None, None, &scope).unwrap_err().to_string(),
+///     "Function lookup() did not find a value for the name 'nope'"
+/// );
+/// ```
+#[derive(Debug)]
+pub struct Lookup {
+    global: Option<Provider>,
+    environment: Option<Provider>,
+    modules: IndexMap<String, Provider>,
+    source: Box<dyn DataSource>,
+    texts: RwLock<HashMap<PathBuf, Option<Arc<str>>>>,
+    globs: RwLock<HashMap<PathBuf, Arc<Vec<PathBuf>>>>,
+    parsed: RwLock<HashMap<(PathBuf, String, Option<String>), Parsed>>,
+    warnings: Mutex<Vec<String>>,
+}
+
+/// Collects the layers of a [`Lookup`].
+#[derive(Debug)]
+pub struct LookupBuilder {
+    source: Box<dyn DataSource>,
+    global: Option<HieraConfig>,
+    environment: Option<HieraConfig>,
+    modules: Vec<(String, HieraConfig)>,
+}
+
+impl LookupBuilder {
+    /// Sets the global layer's configuration.
+    pub fn global(mut self, config: HieraConfig) -> LookupBuilder {
+        self.global = Some(config);
+        self
+    }
+
+    /// Sets the environment layer's configuration.
+    pub fn environment(mut self, config: HieraConfig) -> LookupBuilder {
+        self.environment = Some(config);
+        self
+    }
+
+    /// Adds a module layer (a module with a `hiera.yaml`).
+    pub fn module(mut self, name: &str, config: HieraConfig) -> LookupBuilder {
+        self.modules.push((name.to_string(), config));
+        self
+    }
+
+    /// Checks the layer rules (versions, `default_hierarchy` only in modules) and builds.
+    pub fn build(self) -> Result<Lookup, HieraError> {
+        let mut warnings = Vec::new();
+        let global = match self.global {
+            None => None,
+            Some(c) => match c.version {
+                5 => {
+                    if c.default_hierarchy.is_some() {
+                        return Err(not_in_module(&c));
+                    }
+                    Some(Provider {
+                        layer: Layer::Global,
+                        config: c,
+                    })
+                }
+                4 => {
+                    return Err(HieraError::new(
+                        "HIERA_UNSUPPORTED_VERSION_IN_GLOBAL",
+                        "hiera.yaml version 4 cannot be used in the global layer",
+                    )
+                    .in_file(c.path))
+                }
+                _ => {
+                    return Err(HieraError::new(
+                        codes::UNSUPPORTED,
+                        "hiera.yaml version 3 is not supported by this implementation",
+                    )
+                    .in_file(c.path))
+                }
+            },
+        };
+        let layer = |c: HieraConfig,
+                     layer: Layer,
+                     warnings: &mut Vec<String>|
+         -> Result<Option<Provider>, HieraError> {
+            match c.version {
+                5 => {
+                    if c.default_hierarchy.is_some() && !matches!(layer, Layer::Module(_)) {
+                        return Err(not_in_module(&c));
+                    }
+                    Ok(Some(Provider { layer, config: c }))
+                }
+                3 => {
+                    warnings.push(match layer {
+                        Layer::Module(_) => "hiera.yaml version 3 found at module root was ignored".into(),
+                        _ => "hiera.yaml version 3 found at the environment root was ignored".into(),
+                    });
+                    Ok(None)
+                }
+                _ => Err(HieraError::new(
+                    codes::UNSUPPORTED,
+                    "hiera.yaml version 4 is not supported by this implementation",
+                )
+                .in_file(c.path)),
+            }
+        };
+        let environment = match self.environment {
+            Some(c) => layer(c, Layer::Environment, &mut warnings)?,
+            None => None,
+        };
+        let mut modules = IndexMap::new();
+        for (name, c) in self.modules {
+            if let Some(p) = layer(c, Layer::Module(name.clone()), &mut warnings)? {
+                modules.insert(name, p);
+            }
+        }
+        Ok(Lookup {
+            global,
+            environment,
+            modules,
+            source: self.source,
+            texts: RwLock::new(HashMap::new()),
+            globs: RwLock::new(HashMap::new()),
+            parsed: RwLock::new(HashMap::new()),
+            warnings: Mutex::new(warnings),
+        })
+    }
+}
+
+fn not_in_module(c: &HieraConfig) -> HieraError {
+    HieraError::new(
+        "HIERA_DEFAULT_HIERARCHY_NOT_IN_MODULE",
+        "'default_hierarchy' is only allowed in the module layer",
+    )
+    .in_file(c.path.clone())
+}
+
+/// The result of [`Lookup::explain`]: the answer and the trace.
+#[derive(Debug, Clone)]
+pub struct Explanation {
+    /// What [`Lookup::lookup`] would return.
+    pub result: Result<Option<Value>, HieraError>,
+    /// The steps taken.
+    pub trace: Vec<Node>,
+}
+
+impl fmt::Display for Explanation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for n in &self.trace {
+            write!(f, "{n}")?;
+        }
+        match &self.result {
+            Ok(Some(v)) => writeln!(f, "Result: {v}"),
+            Ok(None) => writeln!(f, "Result: not found"),
+            Err(e) => writeln!(f, "Error: {e}"),
+        }
+    }
+}
+
+struct LookupOptions {
+    keys: IndexMap<String, Value>,
+    patterns: Vec<(Regexp, Value)>,
+}
+
+impl LookupOptions {
+    fn for_key(&self, root: &str) -> Option<Value> {
+        if let Some(v) = self.keys.get(root) {
+            return Some(v.clone());
+        }
+        self.patterns
+            .iter()
+            .find(|(re, _)| re.is_match(root))
+            .map(|(_, v)| v.clone())
+    }
+}
+
+struct Inv<'a> {
+    scope: &'a dyn Scope,
+    stack: RefCell<Vec<String>>,
+    top_key: RefCell<String>,
+    rec: Option<RefCell<Recorder>>,
+    lo_cache: RefCell<HashMap<Option<String>, Option<Arc<LookupOptions>>>>,
+    depth: RefCell<usize>,
+}
+
+impl<'a> Inv<'a> {
+    fn new(scope: &'a dyn Scope, explain: bool) -> Inv<'a> {
+        Inv {
+            scope,
+            stack: RefCell::new(Vec::new()),
+            top_key: RefCell::new(String::new()),
+            rec: explain.then(|| RefCell::new(Recorder::default())),
+            lo_cache: RefCell::new(HashMap::new()),
+            depth: RefCell::new(0),
+        }
+    }
+
+    fn enter(&self, e: impl FnOnce() -> Event) {
+        if let Some(r) = &self.rec {
+            r.borrow_mut().enter(e());
+        }
+    }
+
+    fn leave(&self) {
+        if let Some(r) = &self.rec {
+            r.borrow_mut().leave();
+        }
+    }
+
+    fn add(&self, e: impl FnOnce() -> Event) {
+        if let Some(r) = &self.rec {
+            r.borrow_mut().add(e());
+        }
+    }
+
+    /// Runs `f` with `name` pushed on the recursion stack (Puppet's `Invocation#check`).
+    fn check<T>(
+        &self,
+        name: &str,
+        f: impl FnOnce() -> Result<T, HieraError>,
+    ) -> Result<T, HieraError> {
+        {
+            let stack = self.stack.borrow();
+            if stack.iter().any(|n| n == name) || stack.len() > 100 {
+                return Err(HieraError::new(
+                    codes::RECURSIVE,
+                    format!("Recursive lookup detected in [{}]", stack.join(", ")),
+                ));
+            }
+        }
+        self.stack.borrow_mut().push(name.to_string());
+        let r = f();
+        self.stack.borrow_mut().pop();
+        r
+    }
+
+    fn nest<T>(&self, f: impl FnOnce() -> Result<T, HieraError>) -> Result<T, HieraError> {
+        {
+            let mut d = self.depth.borrow_mut();
+            if *d > 64 {
+                return Err(HieraError::new(
+                    codes::RECURSIVE,
+                    format!(
+                        "Recursive lookup detected in [{}]",
+                        self.stack.borrow().join(", ")
+                    ),
+                ));
+            }
+            *d += 1;
+        }
+        let r = f();
+        *self.depth.borrow_mut() -= 1;
+        r
+    }
+}
+
+/// Combines the values found for a list of variants with a merge strategy, as Puppet's
+/// `MergeStrategy#lookup`: `first` stops at the first found, others merge all found.
+fn merge_lookup<T>(
+    strategy: &MergeStrategy,
+    variants: &[T],
+    mut f: impl FnMut(&T) -> Result<Option<Value>, HieraError>,
+) -> Result<Option<Value>, HieraError> {
+    if strategy.is_first() {
+        for v in variants {
+            if let Some(found) = f(v)? {
+                return Ok(Some(found));
+            }
+        }
+        return Ok(None);
+    }
+    if variants.len() == 1 {
+        return Ok(f(&variants[0])?.map(|v| strategy.merge_single(v)));
+    }
+    let mut memo: Option<Value> = None;
+    for v in variants {
+        if let Some(found) = f(v)? {
+            memo = Some(match memo {
+                None => strategy.convert_first(found),
+                Some(m) => strategy.merge(&m, &found)?,
+            });
+        }
+    }
+    Ok(memo)
+}
+
+struct Resolved {
+    original: String,
+    path: PathBuf,
+    exists: bool,
+}
+
+fn module_of(root: &str) -> Option<String> {
+    root.find("::").map(|i| root[..i].to_string())
+}
+
+fn ruby_float(f: f64) -> String {
+    if f.is_nan() {
+        return "NaN".into();
+    }
+    if f.is_infinite() {
+        return if f > 0.0 { "Infinity" } else { "-Infinity" }.into();
+    }
+    let a = f.abs();
+    if a != 0.0 && !(1e-4..1e16).contains(&a) {
+        let s = format!("{f:e}");
+        let (m, e) = s.split_once('e').unwrap_or((&s, "0"));
+        let m = if m.contains('.') {
+            m.to_string()
+        } else {
+            format!("{m}.0")
+        };
+        let (sign, digits) = match e.strip_prefix('-') {
+            Some(d) => ("-", d),
+            None => ("+", e),
+        };
+        return format!("{m}e{sign}{digits:0>2}");
+    }
+    let s = format!("{f}");
+    if s.contains('.') {
+        s
+    } else {
+        format!("{s}.0")
+    }
+}
+
+fn ruby_inspect(v: &Value) -> String {
+    match v {
+        Value::Undef => "nil".into(),
+        Value::String(s) => format!("{:?}", s.as_str()),
+        Value::Array(items) => format!(
+            "[{}]",
+            items.iter().map(ruby_inspect).collect::<Vec<_>>().join(", ")
+        ),
+        Value::Hash(h) => format!(
+            "{{{}}}",
+            h.iter()
+                .map(|(k, v)| format!("{}=>{}", ruby_inspect(k), ruby_inspect(v)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        other => ruby_to_s(other),
+    }
+}
+
+/// Ruby's `to_s` of a value, as Hiera uses when interpolating into a string.
+fn ruby_to_s(v: &Value) -> String {
+    match v {
+        Value::Undef => String::new(),
+        Value::String(s) => s.to_string(),
+        Value::Integer(i) => i.to_string(),
+        Value::Float(f) => ruby_float(*f),
+        Value::Boolean(b) => b.to_string(),
+        Value::Array(_) | Value::Hash(_) => ruby_inspect(v),
+        other => other.to_plain_string(),
+    }
+}
+
+fn type_name(v: &Value) -> String {
+    match v {
+        Value::Undef => "NilClass".into(),
+        Value::Boolean(true) => "TrueClass".into(),
+        Value::Boolean(false) => "FalseClass".into(),
+        Value::Integer(_) => "Integer".into(),
+        Value::Float(_) => "Float".into(),
+        Value::String(_) => "String".into(),
+        Value::Array(_) => "Array".into(),
+        Value::Hash(_) => "Hash".into(),
+        other => puppet_types::infer(other).to_string(),
+    }
+}
+
+/// Digs into `value` along `segments` (Puppet's `sub_lookup`); `Ok(None)` when a segment is
+/// missing.
+fn sub_lookup(key: &str, segments: &[Segment], value: Value) -> Result<Option<Value>, HieraError> {
+    let mut value = value;
+    for seg in segments {
+        if value.is_undef() {
+            return Ok(None);
+        }
+        value = match (&value, seg) {
+            (Value::Array(items), Segment::Index(i)) => {
+                if *i < 0 || *i as usize >= items.len() {
+                    return Ok(None);
+                }
+                items[*i as usize].clone()
+            }
+            (Value::Hash(h), seg) => {
+                let k = match seg {
+                    Segment::Key(k) => Value::string(k),
+                    Segment::Index(i) => Value::Integer(*i),
+                };
+                match h.get(&k) {
+                    Some(v) => v.clone(),
+                    None => return Ok(None),
+                }
+            }
+            (other, seg) => {
+                return Err(HieraError::new(
+                    codes::SUB_LOOKUP_TYPE,
+                    format!(
+                        "Data Provider type mismatch: Got {} when a hash-like object was expected to access value using '{seg}' from key '{key}'",
+                        type_name(other)
+                    ),
+                ))
+            }
+        };
+    }
+    Ok(Some(value))
+}
+
+fn s(x: &str) -> Value {
+    Value::string(x)
+}
+
+impl Lookup {
+    /// Starts a builder over a data source.
+    pub fn builder(source: impl DataSource + 'static) -> LookupBuilder {
+        LookupBuilder {
+            source: Box::new(source),
+            global: None,
+            environment: None,
+            modules: Vec::new(),
+        }
+    }
+
+    /// Builds the layers from directories, reading each `hiera.yaml` through `source`:
+    /// `global` is the path of the global `hiera.yaml` (skipped when the file is missing),
+    /// `environment` the environment directory (Puppet's default configuration,
+    /// `data/common.yaml`, when it has no `hiera.yaml`), `modules` pairs of module name and
+    /// module directory (modules without `hiera.yaml` have no data).
+    pub fn from_dirs(
+        source: impl DataSource + 'static,
+        global: Option<&Path>,
+        environment: Option<&Path>,
+        modules: &[(&str, &Path)],
+    ) -> Result<Lookup, HieraError> {
+        let mut global_cfg = None;
+        if let Some(g) = global {
+            if let Some(text) = source.read(g) {
+                let dir = g.parent().unwrap_or(Path::new("/"));
+                global_cfg = Some(HieraConfig::parse(&text, dir)?);
+            }
+        }
+        let env_cfg = match environment {
+            Some(dir) => Some(match source.read(&dir.join("hiera.yaml")) {
+                Some(text) => HieraConfig::parse(&text, dir)?,
+                None => HieraConfig::default_for(dir),
+            }),
+            None => None,
+        };
+        let mut mods = Vec::new();
+        for (name, dir) in modules {
+            if let Some(text) = source.read(&dir.join("hiera.yaml")) {
+                mods.push((name.to_string(), HieraConfig::parse(&text, dir)?));
+            }
+        }
+        let mut b = Lookup::builder(source);
+        b.global = global_cfg;
+        b.environment = env_cfg;
+        b.modules = mods;
+        b.build()
+    }
+
+    /// Looks a key up (dotted keys dig into the value). `merge` overrides the strategy from
+    /// `lookup_options`. Returns `Ok(None)` only when nothing was found and `default` is
+    /// `None`; a value found as `~` is `Some(Value::Undef)`.
+    pub fn lookup(
+        &self,
+        key: &str,
+        merge: Option<MergeStrategy>,
+        default: Option<Value>,
+        scope: &dyn Scope,
+    ) -> Result<Option<Value>, HieraError> {
+        let inv = Inv::new(scope, false);
+        *inv.top_key.borrow_mut() = key.to_string();
+        Ok(self.adapter_lookup(&inv, key, merge)?.or(default))
+    }
+
+    /// Puppet's `lookup()` function: the first of `names` that has a value, else `default`,
+    /// else the error `Function lookup() did not find a value for the name '...'`.
+    pub fn lookup_function(
+        &self,
+        names: &[&str],
+        merge: Option<MergeStrategy>,
+        default: Option<Value>,
+        scope: &dyn Scope,
+    ) -> Result<Value, HieraError> {
+        for name in names {
+            if let Some(v) = self.lookup(name, merge.clone(), None, scope)? {
+                return Ok(v);
+            }
+        }
+        default.ok_or_else(|| HieraError::not_found(names))
+    }
+
+    /// Automatic class parameter lookup: the key `class::param`; `Ok(None)` when not found.
+    pub fn class_parameter(
+        &self,
+        class: &str,
+        param: &str,
+        scope: &dyn Scope,
+    ) -> Result<Option<Value>, HieraError> {
+        let key = format!("{}::{param}", class.trim_start_matches("::"));
+        self.lookup(&key, None, None, scope)
+    }
+
+    /// The `lookup_options` that apply to `key` (exact key first, then regex keys), e.g. for
+    /// the caller to apply `convert_to`.
+    pub fn lookup_options(&self, key: &str, scope: &dyn Scope) -> Result<Option<Value>, HieraError> {
+        let inv = Inv::new(scope, false);
+        let segs = self.split(key)?;
+        let root = segs[0].to_string();
+        self.options_for(&inv, &root)
+    }
+
+    /// Looks a key up recording every step.
+    ///
+    /// ```
+    /// use puppet_hiera::{Lookup, MapScope, MemorySource};
+    /// let src = MemorySource::new().with("/env/data/common.yaml", "a: 1\n");
+    /// let l = Lookup::from_dirs(src, None, Some("/env".as_ref()), &[]).unwrap();
+    /// let e = l.explain("a", None, &MapScope::new());
+    /// let text = e.to_string();
+    /// assert!(text.contains("Path \"/env/data/common.yaml\""));
+    /// assert!(text.contains("Found key: \"a\" value: 1"));
+    /// ```
+    pub fn explain(&self, key: &str, merge: Option<MergeStrategy>, scope: &dyn Scope) -> Explanation {
+        let inv = Inv::new(scope, true);
+        *inv.top_key.borrow_mut() = key.to_string();
+        let result = self.adapter_lookup(&inv, key, merge);
+        let trace = inv.rec.map(|r| r.into_inner().roots).unwrap_or_default();
+        Explanation { result, trace }
+    }
+
+    /// Warnings emitted so far (ignored version 3 configs, module keys outside the module's
+    /// namespace, data files that are not hashes), each once; drains the list.
+    pub fn take_warnings(&self) -> Vec<String> {
+        match self.warnings.lock() {
+            Ok(mut w) => std::mem::take(&mut *w),
+            Err(_) => Vec::new(),
+        }
+    }
+
+    fn warn(&self, msg: String) {
+        if let Ok(mut w) = self.warnings.lock() {
+            if !w.contains(&msg) {
+                w.push(msg);
+            }
+        }
+    }
+
+    fn split(&self, key: &str) -> Result<Vec<Segment>, HieraError> {
+        interp::split_key(key, |p| format!("{p} in key: '{key}'"))
+    }
+
+    fn adapter_lookup(
+        &self,
+        inv: &Inv<'_>,
+        key: &str,
+        merge: Option<MergeStrategy>,
+    ) -> Result<Option<Value>, HieraError> {
+        if key == "lookup_options" || key.starts_with("lookup_options.") {
+            inv.add(|| Event::Text("Invalid key \"lookup_options\"".into()));
+            return Ok(None);
+        }
+        let segs = self.split(key)?;
+        let root = segs[0].to_string();
+        inv.enter(|| Event::Lookup(key.to_string()));
+        let r = inv.nest(|| {
+            let opts = self.options_for(inv, &root)?;
+            let merge = match merge {
+                Some(m) => m,
+                None => match opts.as_ref().and_then(|o| match o {
+                    Value::Hash(h) => h.get(&s("merge")).cloned(),
+                    _ => None,
+                }) {
+                    Some(m) => {
+                        inv.add(|| Event::Merge("\"lookup_options\"".into()));
+                        MergeStrategy::from_value(&m)?
+                    }
+                    None => MergeStrategy::First,
+                },
+            };
+            let found = match self.do_lookup(inv, key, &root, &merge)? {
+                Some(v) => Some(v),
+                None => self.default_hierarchy_lookup(inv, key, &root)?,
+            };
+            match found {
+                Some(v) if segs.len() > 1 => sub_lookup(key, &segs[1..], v),
+                other => Ok(other),
+            }
+        });
+        inv.leave();
+        r
+    }
+
+    fn do_lookup(
+        &self,
+        inv: &Inv<'_>,
+        key: &str,
+        root: &str,
+        merge: &MergeStrategy,
+    ) -> Result<Option<Value>, HieraError> {
+        let module = module_of(root);
+        let mut providers: Vec<&Provider> = Vec::new();
+        providers.extend(self.global.as_ref());
+        providers.extend(self.environment.as_ref());
+        if let Some(m) = &module {
+            if let Some(p) = self.modules.get(m) {
+                providers.push(p);
+            }
+        }
+        if !merge.is_first() && providers.len() > 1 {
+            inv.add(|| Event::Merge(format!("strategy {}", merge.name())));
+        }
+        merge_lookup(merge, &providers, |p| {
+            let r = self.layer_lookup(inv, p, key, root, merge, false);
+            match (&p.layer, r) {
+                (Layer::Global, Err(e)) if !e.has_issue_code() => Err(HieraError {
+                    message: format!(
+                        "Lookup of key '{}' failed: {}",
+                        inv.top_key.borrow(),
+                        e.message
+                    ),
+                    code: codes::GLOBAL_FAILED,
+                    ..e
+                }),
+                (_, r) => r,
+            }
+        })
+    }
+
+    fn default_hierarchy_lookup(
+        &self,
+        inv: &Inv<'_>,
+        key: &str,
+        root: &str,
+    ) -> Result<Option<Value>, HieraError> {
+        let Some(m) = module_of(root) else {
+            return Ok(None);
+        };
+        let Some(p) = self.modules.get(&m) else {
+            return Ok(None);
+        };
+        if p.config.default_hierarchy.is_none() {
+            return Ok(None);
+        }
+        inv.enter(|| Event::Text(format!("Searching default_hierarchy of module \"{m}\"")));
+        let r = (|| {
+            let opts = self.layer_lookup(
+                inv,
+                p,
+                "lookup_options",
+                "lookup_options",
+                &MergeStrategy::Hash,
+                true,
+            )?;
+            let opts = match opts {
+                Some(o) => Some(self.compile_options(&o, Some(&m))?),
+                None => None,
+            };
+            let merge = match opts.and_then(|o| o.for_key(root)) {
+                Some(Value::Hash(h)) => match h.get(&s("merge")) {
+                    Some(m) => MergeStrategy::from_value(m)?,
+                    None => MergeStrategy::First,
+                },
+                _ => MergeStrategy::First,
+            };
+            self.layer_lookup(inv, p, key, root, &merge, true)
+        })();
+        inv.leave();
+        r
+    }
+
+    fn options_for(&self, inv: &Inv<'_>, root: &str) -> Result<Option<Value>, HieraError> {
+        let module = module_of(root);
+        let cached = inv.lo_cache.borrow().get(&module).cloned();
+        let opts = match cached {
+            Some(o) => o,
+            None => {
+                let saved = inv.top_key.replace("lookup_options".into());
+                let saved_stack = inv.stack.replace(Vec::new());
+                inv.enter(|| Event::LookupOptions);
+                let r = self.retrieve_options(inv, module.as_deref());
+                inv.leave();
+                inv.top_key.replace(saved);
+                inv.stack.replace(saved_stack);
+                let o = r?.map(Arc::new);
+                inv.lo_cache.borrow_mut().insert(module.clone(), o.clone());
+                o
+            }
+        };
+        Ok(opts.and_then(|o| o.for_key(root)))
+    }
+
+    fn retrieve_options(
+        &self,
+        inv: &Inv<'_>,
+        module: Option<&str>,
+    ) -> Result<Option<LookupOptions>, HieraError> {
+        let hash = MergeStrategy::Hash;
+        let layer_opts = |p: Option<&Provider>| -> Result<Option<Value>, HieraError> {
+            let Some(p) = p else { return Ok(None) };
+            let r = self.layer_lookup(inv, p, "lookup_options", "lookup_options", &hash, false);
+            let r = match (&p.layer, r) {
+                (Layer::Global, Err(e)) if !e.has_issue_code() => Err(HieraError {
+                    message: format!("Lookup of key 'lookup_options' failed: {}", e.message),
+                    code: codes::GLOBAL_FAILED,
+                    ..e
+                }),
+                (_, r) => r,
+            };
+            match r? {
+                Some(v @ Value::Hash(_)) => Ok(Some(v)),
+                Some(_) => Err(HieraError::new(
+                    codes::LOOKUP_OPTIONS,
+                    "value of lookup_options must be a hash",
+                )),
+                None => Ok(None),
+            }
+        };
+        let global = layer_opts(self.global.as_ref())?;
+        let env = layer_opts(self.environment.as_ref())?;
+        let mut opts = match (global, env) {
+            (Some(g), Some(e)) => Some(hash.merge(&g, &e)?),
+            (g, e) => g.or(e),
+        };
+        if let Some(m) = module {
+            if let Some(mv) = layer_opts(self.modules.get(m))? {
+                self.validate_module_options(&mv, m)?;
+                opts = Some(match opts {
+                    Some(o) => hash.merge(&o, &mv)?,
+                    None => mv,
+                });
+            }
+        }
+        match opts {
+            Some(o) => Ok(Some(self.compile_options(&o, None)?)),
+            None => Ok(None),
+        }
+    }
+
+    fn validate_module_options(&self, v: &Value, module: &str) -> Result<(), HieraError> {
+        let Value::Hash(h) = v else { return Ok(()) };
+        let pfx = format!("{module}::");
+        for k in h.keys() {
+            let k = k.to_plain_string();
+            if let Some(rest) = k.strip_prefix('^') {
+                if !rest.starts_with(&pfx) {
+                    return Err(HieraError::new(
+                        codes::LOOKUP_OPTIONS,
+                        format!("all lookup_options patterns must match a key starting with module name '{module}'"),
+                    ));
+                }
+            } else if !k.starts_with(&pfx) {
+                return Err(HieraError::new(
+                    codes::LOOKUP_OPTIONS,
+                    format!("all lookup_options keys must start with module name '{module}'"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn compile_options(&self, v: &Value, module: Option<&str>) -> Result<LookupOptions, HieraError> {
+        if let Some(m) = module {
+            self.validate_module_options(v, m)?;
+        }
+        let mut out = LookupOptions {
+            keys: IndexMap::new(),
+            patterns: Vec::new(),
+        };
+        if let Value::Hash(h) = v {
+            for (k, val) in h.iter() {
+                let k = k.to_plain_string();
+                if k.starts_with('^') {
+                    let re = Regexp::new(&k).map_err(|e| {
+                        HieraError::new(
+                            codes::LOOKUP_OPTIONS,
+                            format!("lookup_options key '{k}' is not a valid regular expression: {e}"),
+                        )
+                    })?;
+                    out.patterns.push((re, val.clone()));
+                } else {
+                    out.keys.insert(k, val.clone());
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    fn layer_lookup(
+        &self,
+        inv: &Inv<'_>,
+        p: &Provider,
+        key: &str,
+        root: &str,
+        merge: &MergeStrategy,
+        default_hierarchy: bool,
+    ) -> Result<Option<Value>, HieraError> {
+        inv.check(key, || {
+            inv.enter(|| Event::Layer(p.layer.provider_name(&p.config)));
+            let entries: &[HierarchyEntry] = if default_hierarchy {
+                p.config.default_hierarchy.as_deref().unwrap_or(&[])
+            } else {
+                &p.config.hierarchy
+            };
+            let r = merge_lookup(merge, entries, |e| self.entry_lookup(inv, p, e, root, merge));
+            inv.leave();
+            r
+        })
+    }
+
+    fn entry_lookup(
+        &self,
+        inv: &Inv<'_>,
+        p: &Provider,
+        e: &HierarchyEntry,
+        root: &str,
+        merge: &MergeStrategy,
+    ) -> Result<Option<Value>, HieraError> {
+        inv.enter(|| Event::Hierarchy(e.name.clone()));
+        let r = (|| {
+            let locations = self.resolve_locations(inv, p, e)?;
+            let Some(locations) = locations else {
+                return Ok(None);
+            };
+            let func = match &e.function {
+                Some((FunctionKind::DataHash, name)) if name == "yaml_data" || name == "json_data" => {
+                    name.clone()
+                }
+                Some((kind, name)) => {
+                    return Err(HieraError::new(
+                        "HIERA_DATA_PROVIDER_FUNCTION_NOT_FOUND",
+                        format!("Unable to find '{}' function named '{name}'", kind.key()),
+                    )
+                    .in_file(p.config.path.clone()))
+                }
+                None => return Ok(None),
+            };
+            if matches!(e.location, Location::None | Location::Uris(_)) {
+                return Err(HieraError::new(
+                    codes::INVALID_CONFIG,
+                    "one of 'path', 'paths' 'glob', 'globs' or 'mapped_paths' must be declared in hiera.yaml when using this data_hash function",
+                )
+                .in_file(p.config.path.clone()));
+            }
+            merge_lookup(merge, &locations, |loc| {
+                self.location_lookup(inv, p, &func, loc, root)
+            })
+        })();
+        inv.leave();
+        r
+    }
+
+    /// The entry's locations; `None` when the default configuration drops the entry.
+    fn resolve_locations(
+        &self,
+        inv: &Inv<'_>,
+        p: &Provider,
+        e: &HierarchyEntry,
+    ) -> Result<Option<Vec<Resolved>>, HieraError> {
+        let dd = p.config.dir.join(e.datadir.as_deref().unwrap_or(&p.config.datadir));
+        let dd = PathBuf::from(self.interpolate_text(inv, &dd.to_string_lossy(), inv.scope)?);
+        let mut out = Vec::new();
+        match &e.location {
+            Location::None | Location::Uris(_) => {}
+            Location::Paths(paths) => {
+                for decl in paths {
+                    let path = dd.join(self.interpolate_text(inv, decl, inv.scope)?);
+                    let exists = self.read_cached(&path).is_some();
+                    if p.config.is_default && !exists {
+                        continue;
+                    }
+                    out.push(Resolved {
+                        original: decl.clone(),
+                        path,
+                        exists,
+                    });
+                }
+                if p.config.is_default && out.is_empty() {
+                    return Ok(None);
+                }
+            }
+            Location::Globs(globs) => {
+                for decl in globs {
+                    let pattern = dd.join(self.interpolate_text(inv, decl, inv.scope)?);
+                    for path in self.glob_cached(&pattern).iter() {
+                        if self.read_cached(path).is_some() {
+                            out.push(Resolved {
+                                original: pattern.to_string_lossy().to_string(),
+                                path: path.clone(),
+                                exists: true,
+                            });
+                        }
+                    }
+                }
+            }
+            Location::MappedPaths(var, key, template) => {
+                let vals = self.scope_lookup(inv, var, "mapped_path[0]", inv.scope)?;
+                let vals: Vec<Value> = match vals {
+                    None | Some(Value::Undef) => Vec::new(),
+                    Some(Value::String(x)) if x.is_empty() => Vec::new(),
+                    Some(Value::Array(items)) => items.to_vec(),
+                    Some(other) => vec![other],
+                };
+                for v in vals {
+                    let overlay = Overlay {
+                        base: inv.scope,
+                        name: key,
+                        value: v,
+                    };
+                    let path = dd.join(self.interpolate_text(inv, template, &overlay)?);
+                    let exists = self.read_cached(&path).is_some();
+                    out.push(Resolved {
+                        original: template.clone(),
+                        path,
+                        exists,
+                    });
+                }
+            }
+        }
+        Ok(Some(out))
+    }
+
+    fn location_lookup(
+        &self,
+        inv: &Inv<'_>,
+        p: &Provider,
+        func: &str,
+        loc: &Resolved,
+        root: &str,
+    ) -> Result<Option<Value>, HieraError> {
+        inv.enter(|| Event::Location {
+            original: loc.original.clone(),
+            path: loc.path.clone(),
+            exists: loc.exists,
+        });
+        let r = (|| {
+            if !loc.exists {
+                return Ok(None);
+            }
+            let module = match &p.layer {
+                Layer::Module(m) => Some(m.as_str()),
+                _ => None,
+            };
+            let data = self.data_hash(&loc.path, func, module)?;
+            match data.get(&s(root)) {
+                None => {
+                    inv.add(|| Event::NotFound(root.to_string()));
+                    Ok(None)
+                }
+                Some(v) => {
+                    let v = self.interpolate(inv, v, true, inv.scope)?;
+                    inv.add(|| Event::Found(root.to_string(), v.clone()));
+                    Ok(Some(v))
+                }
+            }
+        })();
+        inv.leave();
+        r
+    }
+
+    fn read_cached(&self, path: &Path) -> Option<Arc<str>> {
+        if let Ok(t) = self.texts.read() {
+            if let Some(v) = t.get(path) {
+                return v.clone();
+            }
+        }
+        let text: Option<Arc<str>> = self.source.read(path).map(Arc::from);
+        if let Ok(mut t) = self.texts.write() {
+            t.entry(path.to_path_buf()).or_insert(text).clone()
+        } else {
+            text
+        }
+    }
+
+    fn glob_cached(&self, pattern: &Path) -> Arc<Vec<PathBuf>> {
+        if let Ok(g) = self.globs.read() {
+            if let Some(v) = g.get(pattern) {
+                return v.clone();
+            }
+        }
+        let found = Arc::new(self.source.glob(pattern));
+        if let Ok(mut g) = self.globs.write() {
+            g.entry(pattern.to_path_buf()).or_insert(found).clone()
+        } else {
+            found
+        }
+    }
+
+    fn data_hash(&self, path: &Path, func: &str, module: Option<&str>) -> Parsed {
+        let key = (path.to_path_buf(), func.to_string(), module.map(str::to_string));
+        if let Ok(p) = self.parsed.read() {
+            if let Some(v) = p.get(&key) {
+                return v.clone();
+            }
+        }
+        let parsed = self.parse_data(path, func, module);
+        if let Ok(mut p) = self.parsed.write() {
+            p.entry(key).or_insert(parsed).clone()
+        } else {
+            parsed
+        }
+    }
+
+    fn parse_data(&self, path: &Path, func: &str, module: Option<&str>) -> Parsed {
+        let text = self.read_cached(path).unwrap_or_else(|| Arc::from(""));
+        let shown = path.display();
+        let map: ValueMap = if func == "json_data" {
+            let json: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+                HieraError::new(codes::DATA_PARSE, format!("Unable to parse ({shown}): {e}"))
+                    .in_file(path)
+            })?;
+            match json_to_value(&json, 0) {
+                Value::Hash(h) => (*h).clone(),
+                other => {
+                    return Err(HieraError::new(
+                        codes::DATA_TYPE,
+                        format!(
+                            "Value returned from data_hash function 'json_data', when using location '{shown}', expects a Hash value, got {}",
+                            type_name(&other).replace("NilClass", "Undef")
+                        ),
+                    )
+                    .in_file(path))
+                }
+            }
+        } else {
+            match yaml::load(&text) {
+                Err(e) => {
+                    return Err(HieraError::new(
+                        codes::DATA_PARSE,
+                        format!("Unable to parse ({shown}): {}", e.message),
+                    )
+                    .in_file(path))
+                }
+                Ok(Some(Value::Hash(h))) => (*h).clone(),
+                Ok(_) => {
+                    self.warn(format!("{shown}: file does not contain a valid yaml hash"));
+                    ValueMap::new()
+                }
+            }
+        };
+        let map = match module {
+            None => map,
+            Some(m) => {
+                let pfx = format!("{m}::");
+                let mut out = ValueMap::new();
+                for (k, v) in map {
+                    let ks = k.to_plain_string();
+                    if ks == "lookup_options" || ks.starts_with(&pfx) {
+                        out.insert(k, v);
+                    } else {
+                        self.warn(format!(
+                            "Module '{m}': Value returned from data_hash function '{func}', when using location '{shown}', must use keys qualified with the name of the module"
+                        ));
+                    }
+                }
+                out
+            }
+        };
+        Ok(Arc::new(map))
+    }
+
+    fn interpolate(
+        &self,
+        inv: &Inv<'_>,
+        v: &Value,
+        allow_methods: bool,
+        scope: &dyn Scope,
+    ) -> Result<Value, HieraError> {
+        match v {
+            Value::String(t) if t.contains("%{") => {
+                inv.nest(|| self.interpolate_string(inv, t, allow_methods, scope))
+            }
+            Value::Array(items) => Ok(Value::array(
+                items
+                    .iter()
+                    .map(|i| self.interpolate(inv, i, allow_methods, scope))
+                    .collect::<Result<Vec<_>, _>>()?,
+            )),
+            Value::Hash(h) => {
+                let mut out = ValueMap::new();
+                for (k, val) in h.iter() {
+                    out.insert(
+                        self.interpolate(inv, k, allow_methods, scope)?,
+                        self.interpolate(inv, val, allow_methods, scope)?,
+                    );
+                }
+                Ok(Value::Hash(Arc::new(out)))
+            }
+            other => Ok(other.clone()),
+        }
+    }
+
+    fn interpolate_text(
+        &self,
+        inv: &Inv<'_>,
+        text: &str,
+        scope: &dyn Scope,
+    ) -> Result<String, HieraError> {
+        Ok(ruby_to_s(&self.interpolate(inv, &s(text), false, scope)?))
+    }
+
+    fn interpolate_string(
+        &self,
+        inv: &Inv<'_>,
+        subject: &str,
+        allow_methods: bool,
+        scope: &dyn Scope,
+    ) -> Result<Value, HieraError> {
+        let pieces = interp::parse(subject);
+        inv.enter(|| Event::Interpolate(subject.to_string()));
+        let r = (|| {
+            let mut out = String::new();
+            for piece in &pieces {
+                let e = match piece {
+                    Piece::Text(t) => {
+                        out.push_str(t);
+                        continue;
+                    }
+                    Piece::Expr(e) => e,
+                };
+                let value = match &e.kind {
+                    ExprKind::Empty => continue,
+                    ExprKind::Scope(key) => {
+                        let v = self.scope_lookup(inv, key, subject, scope)?;
+                        inv.check(&format!("scope:{key}"), || {
+                            self.interpolate(inv, &v.unwrap_or(Value::Undef), allow_methods, scope)
+                        })?
+                    }
+                    ExprKind::Method {
+                        name,
+                        arg,
+                        name_span,
+                    } => {
+                        if !allow_methods {
+                            return Err(HieraError::new(
+                                "HIERA_INTERPOLATION_METHOD_SYNTAX_NOT_ALLOWED",
+                                "Interpolation using method syntax is not allowed in this context",
+                            )
+                            .at(e.span.clone()));
+                        }
+                        let Some(method) = Method::from_name(name) else {
+                            return Err(HieraError::new(
+                                "HIERA_INTERPOLATION_UNKNOWN_INTERPOLATION_METHOD",
+                                format!("Unknown interpolation method '{name}'"),
+                            )
+                            .at(name_span.clone()));
+                        };
+                        match method {
+                            Method::Alias => {
+                                if pieces.len() != 1 {
+                                    return Err(HieraError::new(
+                                        "HIERA_INTERPOLATION_ALIAS_NOT_ENTIRE_STRING",
+                                        "'alias' interpolation is only permitted if the expression is equal to the entire string",
+                                    )
+                                    .at(e.span.clone()));
+                                }
+                                return self.global_lookup(inv, arg);
+                            }
+                            Method::Lookup => {
+                                let v = self.global_lookup(inv, arg)?;
+                                inv.check(arg, || self.interpolate(inv, &v, allow_methods, scope))?
+                            }
+                            Method::Scope => {
+                                let v = self.scope_lookup(inv, arg, subject, scope)?;
+                                inv.check(&format!("scope:{arg}"), || {
+                                    self.interpolate(
+                                        inv,
+                                        &v.unwrap_or(Value::Undef),
+                                        allow_methods,
+                                        scope,
+                                    )
+                                })?
+                            }
+                            Method::Literal => inv.check(arg, || {
+                                self.interpolate(inv, &s(arg), allow_methods, scope)
+                            })?,
+                        }
+                    }
+                };
+                out.push_str(&ruby_to_s(&value));
+            }
+            Ok(Value::string(out))
+        })();
+        inv.leave();
+        r
+    }
+
+    /// `lookup('k')` inside data: a full lookup, `''` when not found.
+    fn global_lookup(&self, inv: &Inv<'_>, key: &str) -> Result<Value, HieraError> {
+        Ok(self.adapter_lookup(inv, key, None)?.unwrap_or_else(|| s("")))
+    }
+
+    fn scope_lookup(
+        &self,
+        inv: &Inv<'_>,
+        key: &str,
+        subject: &str,
+        scope: &dyn Scope,
+    ) -> Result<Option<Value>, HieraError> {
+        let segs = interp::split_key(key, |p| format!("{p} in string: {subject}"))?;
+        let root = segs[0].to_string();
+        let v = scope.variable(&root);
+        inv.add(|| match &v {
+            Some(v) => Event::Found(format!("scope:{root}"), v.clone()),
+            None => Event::NotFound(format!("scope:{root}")),
+        });
+        match v {
+            Some(v) if !v.is_undef() && segs.len() > 1 => sub_lookup(key, &segs[1..], v),
+            other => Ok(other),
+        }
+    }
+}
+
+fn json_to_value(j: &serde_json::Value, depth: usize) -> Value {
+    if depth > 256 {
+        return Value::Undef;
+    }
+    match j {
+        serde_json::Value::Null => Value::Undef,
+        serde_json::Value::Bool(b) => Value::Boolean(*b),
+        serde_json::Value::Number(n) => match n.as_i64() {
+            Some(i) => Value::Integer(i),
+            None => Value::Float(n.as_f64().unwrap_or(0.0)),
+        },
+        serde_json::Value::String(t) => Value::string(t),
+        serde_json::Value::Array(items) => {
+            Value::array(items.iter().map(|i| json_to_value(i, depth + 1)).collect())
+        }
+        serde_json::Value::Object(m) => Value::hash(
+            m.iter()
+                .map(|(k, v)| (Value::string(k), json_to_value(v, depth + 1))),
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ruby_strings() {
+        assert_eq!(ruby_float(1.0), "1.0");
+        assert_eq!(ruby_float(1e20), "1.0e+20");
+        assert_eq!(ruby_float(0.00001), "1.0e-05");
+        let v = Value::hash([(s("a"), Value::array(vec![Value::from(1), Value::Undef]))]);
+        assert_eq!(ruby_to_s(&v), "{\"a\"=>[1, nil]}");
+    }
+
+    #[test]
+    fn lookup_is_send_sync() {
+        fn check<T: Send + Sync>() {}
+        check::<Lookup>();
+    }
+}

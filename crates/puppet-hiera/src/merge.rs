@@ -1,0 +1,422 @@
+//! Merge strategies of `lookup()`: `first`, `unique`, `hash` and `deep` (with the deep_merge
+//! gem's options `knockout_prefix`, `sort_merged_arrays`, `merge_hash_arrays`), with Puppet's
+//! exact ordering rules: `hash` keeps the key order of the lower-priority value and appends new
+//! keys, `unique` flattens and de-duplicates in priority order, `deep` recurses into hashes
+//! (a key whose lower-priority value is `undef`/`false` is replaced) and unions arrays.
+
+use crate::error::{codes, HieraError};
+use puppet_types::value::ValueMap;
+use puppet_types::Value;
+use std::cmp::Ordering;
+use std::sync::Arc;
+
+/// Options of the `deep` strategy.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DeepOptions {
+    /// Values prefixed with this string remove the unprefixed value (`--x`).
+    pub knockout_prefix: Option<String>,
+    /// Sort arrays after merging them.
+    pub sort_merged_arrays: bool,
+    /// Merge arrays of hashes element by element.
+    pub merge_hash_arrays: bool,
+}
+
+/// How values found at several places are combined.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum MergeStrategy {
+    /// The first value found (Puppet's `first`, also the default).
+    #[default]
+    First,
+    /// Arrays and scalars flattened into one array without duplicates.
+    Unique,
+    /// Hashes merged at the top level, higher priority winning.
+    Hash,
+    /// Hashes merged recursively, arrays unioned.
+    Deep(DeepOptions),
+}
+
+impl MergeStrategy {
+    /// Parses the `merge` argument / lookup option: a strategy name or a hash with
+    /// `strategy` and (for `deep`) options.
+    ///
+    /// ```
+    /// use puppet_hiera::{MergeStrategy, DeepOptions};
+    /// use puppet_types::Value;
+    /// assert_eq!(MergeStrategy::from_value(&Value::string("unique")).unwrap(), MergeStrategy::Unique);
+    /// let deep = Value::hash([
+    ///     (Value::string("strategy"), Value::string("deep")),
+    ///     (Value::string("knockout_prefix"), Value::string("--")),
+    /// ]);
+    /// assert_eq!(
+    ///     MergeStrategy::from_value(&deep).unwrap(),
+    ///     MergeStrategy::Deep(DeepOptions { knockout_prefix: Some("--".into()), ..Default::default() })
+    /// );
+    /// assert_eq!(MergeStrategy::from_value(&Value::string("x")).unwrap_err().to_string(),
+    ///     "Unknown merge strategy: 'x'");
+    /// ```
+    pub fn from_value(v: &Value) -> Result<MergeStrategy, HieraError> {
+        match v {
+            Value::String(s) => Self::from_name(s),
+            Value::Hash(h) => {
+                let Some(name) = h.get(&Value::string("strategy")) else {
+                    return Err(HieraError::new(
+                        codes::MERGE,
+                        "The hash given as 'merge' must contain the name of a strategy in string form for the key 'strategy'",
+                    ));
+                };
+                let Value::String(name) = name else {
+                    return Err(HieraError::new(
+                        codes::MERGE,
+                        format!("Unknown merge strategy: '{}'", name.to_plain_string()),
+                    ));
+                };
+                let base = Self::from_name(name)?;
+                let mut opts = DeepOptions::default();
+                for (k, val) in h.iter() {
+                    let k = k.to_plain_string();
+                    if k == "strategy" {
+                        continue;
+                    }
+                    let bad = || {
+                        HieraError::new(
+                            codes::MERGE,
+                            format!(
+                                "The merge options has wrong type: unrecognized key '{k}' or bad value for strategy '{name}'"
+                            ),
+                        )
+                    };
+                    if !matches!(base, MergeStrategy::Deep(_)) {
+                        return Err(bad());
+                    }
+                    match (k.as_str(), val) {
+                        ("knockout_prefix", Value::String(p)) => {
+                            opts.knockout_prefix = Some(p.to_string())
+                        }
+                        ("knockout_prefix", Value::Undef) => {}
+                        ("sort_merged_arrays", Value::Boolean(b)) => opts.sort_merged_arrays = *b,
+                        ("merge_hash_arrays", Value::Boolean(b)) => opts.merge_hash_arrays = *b,
+                        ("merge_debug", Value::Boolean(_)) => {}
+                        (_, Value::Undef) => {}
+                        _ => return Err(bad()),
+                    }
+                }
+                if opts.knockout_prefix.as_deref() == Some("") {
+                    return Err(HieraError::new(
+                        codes::MERGE,
+                        "knockout_prefix cannot be an empty string in deep_merge!",
+                    ));
+                }
+                Ok(match base {
+                    MergeStrategy::Deep(_) => MergeStrategy::Deep(opts),
+                    other => other,
+                })
+            }
+            Value::Undef => Ok(MergeStrategy::First),
+            other => Err(HieraError::new(
+                codes::MERGE,
+                format!("Unknown merge strategy: '{}'", other.to_plain_string()),
+            )),
+        }
+    }
+
+    /// A strategy by name (`first`, `unique`, `hash`, `deep`; `default` is `first`).
+    pub fn from_name(name: &str) -> Result<MergeStrategy, HieraError> {
+        match name {
+            "first" | "default" => Ok(MergeStrategy::First),
+            "unique" => Ok(MergeStrategy::Unique),
+            "hash" => Ok(MergeStrategy::Hash),
+            "deep" => Ok(MergeStrategy::Deep(DeepOptions::default())),
+            _ => Err(HieraError::new(
+                codes::MERGE,
+                format!("Unknown merge strategy: '{name}'"),
+            )),
+        }
+    }
+
+    /// The strategy's name.
+    pub fn name(&self) -> &'static str {
+        match self {
+            MergeStrategy::First => "first",
+            MergeStrategy::Unique => "unique",
+            MergeStrategy::Hash => "hash",
+            MergeStrategy::Deep(_) => "deep",
+        }
+    }
+
+    /// True for `first`.
+    pub fn is_first(&self) -> bool {
+        matches!(self, MergeStrategy::First)
+    }
+
+    /// The value when it was found at only one of several places.
+    pub fn merge_single(&self, v: Value) -> Value {
+        match (self, &v) {
+            (MergeStrategy::Unique, Value::Array(items)) => Value::Array(Arc::new(uniq(items))),
+            _ => v,
+        }
+    }
+
+    /// The first of several found values, before merging others into it.
+    pub fn convert_first(&self, v: Value) -> Value {
+        match self {
+            MergeStrategy::Unique => Value::Array(Arc::new(flatten_or_wrap(&v))),
+            _ => v,
+        }
+    }
+
+    /// Merges `lower` (lower priority) into `higher`.
+    ///
+    /// ```
+    /// use puppet_hiera::MergeStrategy;
+    /// use puppet_types::Value;
+    /// let a = Value::hash([(Value::string("x"), Value::from(1))]);
+    /// let b = Value::hash([(Value::string("y"), Value::from(2)), (Value::string("x"), Value::from(3))]);
+    /// assert_eq!(MergeStrategy::Hash.merge(&a, &b).unwrap().to_string(), "{'y' => 2, 'x' => 1}");
+    /// ```
+    pub fn merge(&self, higher: &Value, lower: &Value) -> Result<Value, HieraError> {
+        match self {
+            MergeStrategy::First => Ok(higher.clone()),
+            MergeStrategy::Unique => {
+                check_unique("The first element of the merge", higher)?;
+                check_unique("The second element of the merge", lower)?;
+                let mut all = flatten_or_wrap(higher);
+                all.extend(flatten_or_wrap(lower));
+                Ok(Value::Array(Arc::new(uniq(&all))))
+            }
+            MergeStrategy::Hash => {
+                let h = check_hash("The first element of the merge", higher)?;
+                let l = check_hash("The second element of the merge", lower)?;
+                let mut out: ValueMap = (**l).clone();
+                for (k, v) in h.iter() {
+                    out.insert(k.clone(), v.clone());
+                }
+                Ok(Value::Hash(Arc::new(out)))
+            }
+            MergeStrategy::Deep(opts) => Ok(deep_merge(higher.clone(), lower.clone(), opts)),
+        }
+    }
+}
+
+fn type_name(v: &Value) -> String {
+    match v {
+        Value::Undef => "Undef".into(),
+        Value::Boolean(_) => "Boolean".into(),
+        Value::Integer(_) => "Integer".into(),
+        Value::Float(_) => "Float".into(),
+        Value::String(_) => "String".into(),
+        Value::Array(_) => "Array".into(),
+        Value::Hash(_) => "Hash".into(),
+        other => puppet_types::infer(other).to_string(),
+    }
+}
+
+fn check_hash<'a>(what: &str, v: &'a Value) -> Result<&'a Arc<ValueMap>, HieraError> {
+    match v {
+        Value::Hash(h) => Ok(h),
+        other => Err(HieraError::new(
+            codes::MERGE_TYPE,
+            format!("{what} expects a Hash value, got {}", type_name(other)),
+        )),
+    }
+}
+
+fn check_unique(what: &str, v: &Value) -> Result<(), HieraError> {
+    if let Value::Hash(_) = v {
+        return Err(HieraError::new(
+            codes::MERGE_TYPE,
+            format!("{what} expects a value of type Scalar or Array, got Hash"),
+        ));
+    }
+    Ok(())
+}
+
+fn flatten_into(v: &Value, out: &mut Vec<Value>) {
+    match v {
+        Value::Array(items) => items.iter().for_each(|i| flatten_into(i, out)),
+        other => out.push(other.clone()),
+    }
+}
+
+fn flatten_or_wrap(v: &Value) -> Vec<Value> {
+    let mut out = Vec::new();
+    flatten_into(v, &mut out);
+    out
+}
+
+fn uniq(items: &[Value]) -> Vec<Value> {
+    let mut seen = indexmap::IndexSet::new();
+    for i in items {
+        seen.insert(i.clone());
+    }
+    seen.into_iter().collect()
+}
+
+fn truthy(v: &Value) -> bool {
+    !matches!(v, Value::Undef | Value::Boolean(false))
+}
+
+fn starts_with_prefix(s: &str, prefix: &str) -> bool {
+    // Ruby's /^prefix/ matches at the start of any line.
+    s.starts_with(prefix) || s.split('\n').skip(1).any(|l| l.starts_with(prefix))
+}
+
+fn strip_prefix_lines(s: &str, prefix: &str) -> String {
+    s.split('\n')
+        .map(|l| l.strip_prefix(prefix).unwrap_or(l))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn overwrite_unmergeables(source: Value, opts: &DeepOptions) -> Value {
+    let Some(prefix) = &opts.knockout_prefix else {
+        return source;
+    };
+    match source {
+        Value::String(s) => {
+            let stripped = strip_prefix_lines(&s, prefix);
+            if stripped == s.as_str() {
+                Value::String(s)
+            } else {
+                Value::string("")
+            }
+        }
+        Value::Array(items) => Value::Array(Arc::new(
+            items
+                .iter()
+                .filter(|i| !matches!(i, Value::String(s) if starts_with_prefix(s, prefix)))
+                .cloned()
+                .collect(),
+        )),
+        other => other,
+    }
+}
+
+fn sort_values(items: &mut [Value]) {
+    items.sort_by(|a, b| match (a, b) {
+        (Value::Integer(x), Value::Integer(y)) => x.cmp(y),
+        (Value::Float(x), Value::Float(y)) => x.partial_cmp(y).unwrap_or(Ordering::Equal),
+        (Value::Integer(x), Value::Float(y)) => {
+            (*x as f64).partial_cmp(y).unwrap_or(Ordering::Equal)
+        }
+        (Value::Float(x), Value::Integer(y)) => {
+            x.partial_cmp(&(*y as f64)).unwrap_or(Ordering::Equal)
+        }
+        (Value::String(x), Value::String(y)) => x.cmp(y),
+        _ => Ordering::Equal,
+    });
+}
+
+/// The deep_merge gem's `deep_merge!(source, dest)` with Puppet's options; `source` wins.
+fn deep_merge(source: Value, dest: Value, opts: &DeepOptions) -> Value {
+    deep_merge_depth(source, dest, opts, 0)
+}
+
+fn deep_merge_depth(source: Value, dest: Value, opts: &DeepOptions, depth: usize) -> Value {
+    if source.is_undef() {
+        return dest;
+    }
+    if !truthy(&dest) || depth > 200 {
+        return source;
+    }
+    match source {
+        Value::Hash(src) => {
+            let Value::Hash(d) = dest else {
+                return overwrite_unmergeables(Value::Hash(src), opts);
+            };
+            let mut out: ValueMap = (*d).clone();
+            for (k, sv) in src.iter() {
+                let merged = match out.get(k) {
+                    Some(dv) if truthy(dv) => {
+                        deep_merge_depth(sv.clone(), dv.clone(), opts, depth + 1)
+                    }
+                    _ => deep_merge_depth(sv.clone(), sv.clone(), opts, depth + 1),
+                };
+                out.insert(k.clone(), merged);
+            }
+            Value::Hash(Arc::new(out))
+        }
+        Value::Array(src) => {
+            let mut source: Vec<Value> = (*src).clone();
+            let mut dest = dest;
+            if let Some(prefix) = &opts.knockout_prefix {
+                let ko = Value::string(prefix);
+                if source.contains(&ko) {
+                    dest = match dest {
+                        Value::Array(_) => Value::array(vec![]),
+                        Value::Hash(_) => Value::hash([]),
+                        Value::String(_) => Value::string(""),
+                        _ => Value::Undef,
+                    };
+                    source.retain(|v| v != &ko);
+                }
+            }
+            let Value::Array(d) = dest else {
+                return overwrite_unmergeables(Value::Array(Arc::new(source)), opts);
+            };
+            let mut dest: Vec<Value> = (*d).clone();
+            if let Some(prefix) = &opts.knockout_prefix {
+                source.retain(|item| {
+                    if let Value::String(s) = item {
+                        if starts_with_prefix(s, prefix) {
+                            let stripped = Value::string(strip_prefix_lines(s, prefix));
+                            dest.retain(|x| x != &stripped && x != item);
+                            return false;
+                        }
+                    }
+                    true
+                });
+            }
+            let all_hashes = |v: &[Value]| v.iter().all(|i| matches!(i, Value::Hash(_)));
+            let mut merged = if opts.merge_hash_arrays && all_hashes(&source) && all_hashes(&dest) {
+                let mut list = Vec::new();
+                for (i, dv) in dest.iter().enumerate() {
+                    let sv = source.get(i).cloned().unwrap_or_else(|| Value::hash([]));
+                    list.push(deep_merge_depth(sv, dv.clone(), opts, depth + 1));
+                }
+                if source.len() > dest.len() {
+                    list.extend(source[dest.len()..].iter().cloned());
+                }
+                list
+            } else {
+                let mut all = dest;
+                all.extend(source);
+                uniq(&all)
+            };
+            if opts.sort_merged_arrays {
+                sort_values(&mut merged);
+            }
+            Value::Array(Arc::new(merged))
+        }
+        other => overwrite_unmergeables(other, opts),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(x: &str) -> Value {
+        Value::string(x)
+    }
+
+    #[test]
+    fn unique_flattens_and_dedups() {
+        let a = Value::array(vec![s("a"), Value::array(vec![s("b")])]);
+        let b = Value::array(vec![s("b"), s("c")]);
+        let m = MergeStrategy::Unique;
+        let first = m.convert_first(a);
+        assert_eq!(m.merge(&first, &b).unwrap().to_string(), "['a', 'b', 'c']");
+    }
+
+    #[test]
+    fn deep_knockout() {
+        let opts = DeepOptions {
+            knockout_prefix: Some("--".into()),
+            ..Default::default()
+        };
+        let hi = Value::hash([(s("k"), Value::array(vec![s("--a"), s("c")]))]);
+        let lo = Value::hash([(s("k"), Value::array(vec![s("a"), s("b")]))]);
+        let m = MergeStrategy::Deep(opts);
+        assert_eq!(m.merge(&hi, &lo).unwrap().to_string(), "{'k' => ['b', 'c']}");
+    }
+}
