@@ -50,7 +50,15 @@ const ALL_FUNCTION_KEYS: [FunctionKind; 5] = [
     FunctionKind::Hiera3Backend,
     FunctionKind::V4DataHash,
 ];
-const LOCATION_KEYS: [&str; 7] = ["path", "paths", "glob", "globs", "uri", "uris", "mapped_paths"];
+const LOCATION_KEYS: [&str; 7] = [
+    "path",
+    "paths",
+    "glob",
+    "globs",
+    "uri",
+    "uris",
+    "mapped_paths",
+];
 
 /// Where a hierarchy entry's data lives (before interpolation).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -129,9 +137,8 @@ impl HieraConfig {
     pub fn parse(yaml_text: &str, dir: impl AsRef<Path>) -> Result<HieraConfig, HieraError> {
         let dir = dir.as_ref().to_path_buf();
         let path = dir.join("hiera.yaml");
-        let fail = |code: &'static str, msg: String| {
-            Err(HieraError::new(code, msg).in_file(path.clone()))
-        };
+        let fail =
+            |code: &'static str, msg: String| Err(HieraError::new(code, msg).in_file(path.clone()));
         let loaded = yaml::load(yaml_text).map_err(|e| {
             HieraError::new(
                 codes::INVALID_CONFIG,
@@ -251,13 +258,17 @@ impl HieraConfig {
                 }
                 if let Some(o) = get(d, "options") {
                     let Value::Hash(oh) = o else {
-                        return type_err("entry 'defaults' entry 'options' expects a Hash value".into());
+                        return type_err(
+                            "entry 'defaults' entry 'options' expects a Hash value".into(),
+                        );
                     };
                     for key in ["path", "uri"] {
                         if oh.contains_key(&s(key)) {
                             return fail(
                                 "HIERA_DEFAULT_OPTION_RESERVED_BY_PUPPET",
-                                format!("Option key '{key}' used in defaults is reserved by Puppet"),
+                                format!(
+                                    "Option key '{key}' used in defaults is reserved by Puppet"
+                                ),
                             );
                         }
                     }
@@ -405,7 +416,10 @@ fn parse_entry(
 ) -> Result<HierarchyEntry, HieraError> {
     let err = |msg: String| HieraError::new(codes::INVALID_CONFIG, msg).in_file(path.to_path_buf());
     let Value::Hash(h) = item else {
-        return Err(err(format!("{subject} expects a Struct value, got {}", kind(item))));
+        return Err(err(format!(
+            "{subject} expects a Struct value, got {}",
+            kind(item)
+        )));
     };
     const ALLOWED: [&str; 15] = [
         "name",
@@ -427,7 +441,9 @@ fn parse_entry(
     for k in h.keys() {
         let ks = k.to_plain_string();
         if !ALLOWED.contains(&ks.as_str()) {
-            return Err(err(format!("{subject} has wrong type, unrecognized key '{ks}'")));
+            return Err(err(format!(
+                "{subject} has wrong type, unrecognized key '{ks}'"
+            )));
         }
     }
     let name = match get(h, "name") {
@@ -531,7 +547,9 @@ fn parse_entry(
                 if oh.contains_key(&s(key)) {
                     return Err(HieraError::new(
                         "HIERA_OPTION_RESERVED_BY_PUPPET",
-                        format!("Option key '{key}' used in hierarchy '{name}' is reserved by Puppet"),
+                        format!(
+                            "Option key '{key}' used in hierarchy '{name}' is reserved by Puppet"
+                        ),
                     )
                     .in_file(path.to_path_buf()));
                 }

@@ -85,8 +85,8 @@ fn outer<'a>() -> impl Parser<'a, &'a str, Vec<Raw<'a>>, extra::Err<Rich<'a, cha
     choice((expr, any().map(Raw::Char))).repeated().collect()
 }
 
-fn method<'a>() -> impl Parser<'a, &'a str, ((&'a str, SimpleSpan), &'a str), extra::Err<Rich<'a, char>>>
-{
+fn method<'a>(
+) -> impl Parser<'a, &'a str, ((&'a str, SimpleSpan), &'a str), extra::Err<Rich<'a, char>>> {
     let word = any()
         .filter(|c: &char| c.is_ascii_alphanumeric() || *c == '_')
         .repeated()
@@ -157,7 +157,11 @@ pub fn parse(s: &str) -> Vec<Piece> {
                 }
             }
             Raw::Expr(inner, span) => {
-                out.push(Piece::Expr(classify(inner, span.start + 2, span.start..span.end)));
+                out.push(Piece::Expr(classify(
+                    inner,
+                    span.start + 2,
+                    span.start..span.end,
+                )));
             }
         }
     }
@@ -193,10 +197,7 @@ impl std::fmt::Display for Segment {
 /// assert_eq!(split_key("a..b", |p| format!("{p} in key: 'a..b'")).unwrap_err().to_string(),
 ///     "Syntax error in key: 'a..b'");
 /// ```
-pub fn split_key(
-    key: &str,
-    problem: impl Fn(&str) -> String,
-) -> Result<Vec<Segment>, HieraError> {
+pub fn split_key(key: &str, problem: impl Fn(&str) -> String) -> Result<Vec<Segment>, HieraError> {
     if !key.contains(['\'', '"', '.']) {
         return Ok(vec![Segment::Key(key.to_string())]);
     }
@@ -240,7 +241,9 @@ pub fn split_key(
             let t = text.trim();
             let digits = t.strip_prefix(['+', '-']).unwrap_or(t);
             seg = Some(
-                if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) && !segs.is_empty()
+                if !digits.is_empty()
+                    && digits.bytes().all(|b| b.is_ascii_digit())
+                    && !segs.is_empty()
                 {
                     match t.parse::<i64>() {
                         Ok(n) => Segment::Index(n),
@@ -275,8 +278,20 @@ mod tests {
     fn empties_and_unclosed() {
         let p = parse("x%{}y%{ '::' }z%{abc");
         assert_eq!(p.len(), 5);
-        assert!(matches!(&p[1], Piece::Expr(Interpolation { kind: ExprKind::Empty, .. })));
-        assert!(matches!(&p[3], Piece::Expr(Interpolation { kind: ExprKind::Empty, .. })));
+        assert!(matches!(
+            &p[1],
+            Piece::Expr(Interpolation {
+                kind: ExprKind::Empty,
+                ..
+            })
+        ));
+        assert!(matches!(
+            &p[3],
+            Piece::Expr(Interpolation {
+                kind: ExprKind::Empty,
+                ..
+            })
+        ));
         assert_eq!(p[4], Piece::Text("z%{abc".into()));
     }
 

@@ -47,14 +47,17 @@ impl MapScope {
 
     /// Adds a variable (builder style).
     pub fn with(mut self, name: &str, value: Value) -> MapScope {
-        self.vars.insert(name.trim_start_matches("::").to_string(), value);
+        self.vars
+            .insert(name.trim_start_matches("::").to_string(), value);
         self
     }
 }
 
 impl Scope for MapScope {
     fn variable(&self, name: &str) -> Option<Value> {
-        self.vars.get(name.strip_prefix("::").unwrap_or(name)).cloned()
+        self.vars
+            .get(name.strip_prefix("::").unwrap_or(name))
+            .cloned()
     }
 }
 
@@ -210,8 +213,12 @@ impl LookupBuilder {
                 }
                 3 => {
                     warnings.push(match layer {
-                        Layer::Module(_) => "hiera.yaml version 3 found at module root was ignored".into(),
-                        _ => "hiera.yaml version 3 found at the environment root was ignored".into(),
+                        Layer::Module(_) => {
+                            "hiera.yaml version 3 found at module root was ignored".into()
+                        }
+                        _ => {
+                            "hiera.yaml version 3 found at the environment root was ignored".into()
+                        }
                     });
                     Ok(None)
                 }
@@ -448,7 +455,11 @@ fn ruby_inspect(v: &Value) -> String {
         Value::String(s) => format!("{:?}", s.as_str()),
         Value::Array(items) => format!(
             "[{}]",
-            items.iter().map(ruby_inspect).collect::<Vec<_>>().join(", ")
+            items
+                .iter()
+                .map(ruby_inspect)
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
         Value::Hash(h) => format!(
             "{{{}}}",
@@ -625,7 +636,11 @@ impl Lookup {
 
     /// The `lookup_options` that apply to `key` (exact key first, then regex keys), e.g. for
     /// the caller to apply `convert_to`.
-    pub fn lookup_options(&self, key: &str, scope: &dyn Scope) -> Result<Option<Value>, HieraError> {
+    pub fn lookup_options(
+        &self,
+        key: &str,
+        scope: &dyn Scope,
+    ) -> Result<Option<Value>, HieraError> {
         let inv = Inv::new(scope, false);
         let segs = self.split(key)?;
         let root = segs[0].to_string();
@@ -643,7 +658,12 @@ impl Lookup {
     /// assert!(text.contains("Path \"/env/data/common.yaml\""));
     /// assert!(text.contains("Found key: \"a\" value: 1"));
     /// ```
-    pub fn explain(&self, key: &str, merge: Option<MergeStrategy>, scope: &dyn Scope) -> Explanation {
+    pub fn explain(
+        &self,
+        key: &str,
+        merge: Option<MergeStrategy>,
+        scope: &dyn Scope,
+    ) -> Explanation {
         let inv = Inv::new(scope, true);
         *inv.top_key.borrow_mut() = key.to_string();
         let result = self.adapter_lookup(&inv, key, merge);
@@ -881,7 +901,11 @@ impl Lookup {
         Ok(())
     }
 
-    fn compile_options(&self, v: &Value, module: Option<&str>) -> Result<LookupOptions, HieraError> {
+    fn compile_options(
+        &self,
+        v: &Value,
+        module: Option<&str>,
+    ) -> Result<LookupOptions, HieraError> {
         if let Some(m) = module {
             self.validate_module_options(v, m)?;
         }
@@ -896,7 +920,9 @@ impl Lookup {
                     let re = Regexp::new(&k).map_err(|e| {
                         HieraError::new(
                             codes::LOOKUP_OPTIONS,
-                            format!("lookup_options key '{k}' is not a valid regular expression: {e}"),
+                            format!(
+                                "lookup_options key '{k}' is not a valid regular expression: {e}"
+                            ),
                         )
                     })?;
                     out.patterns.push((re, val.clone()));
@@ -924,7 +950,9 @@ impl Lookup {
             } else {
                 &p.config.hierarchy
             };
-            let r = merge_lookup(merge, entries, |e| self.entry_lookup(inv, p, e, root, merge));
+            let r = merge_lookup(merge, entries, |e| {
+                self.entry_lookup(inv, p, e, root, merge)
+            });
             inv.leave();
             r
         })
@@ -945,7 +973,9 @@ impl Lookup {
                 return Ok(None);
             };
             let func = match &e.function {
-                Some((FunctionKind::DataHash, name)) if name == "yaml_data" || name == "json_data" => {
+                Some((FunctionKind::DataHash, name))
+                    if name == "yaml_data" || name == "json_data" =>
+                {
                     name.clone()
                 }
                 Some((kind, name)) => {
@@ -979,7 +1009,10 @@ impl Lookup {
         p: &Provider,
         e: &HierarchyEntry,
     ) -> Result<Option<Vec<Resolved>>, HieraError> {
-        let dd = p.config.dir.join(e.datadir.as_deref().unwrap_or(&p.config.datadir));
+        let dd = p
+            .config
+            .dir
+            .join(e.datadir.as_deref().unwrap_or(&p.config.datadir));
         let dd = PathBuf::from(self.interpolate_text(inv, &dd.to_string_lossy(), inv.scope)?);
         let mut out = Vec::new();
         match &e.location {
@@ -1109,7 +1142,11 @@ impl Lookup {
     }
 
     fn data_hash(&self, path: &Path, func: &str, module: Option<&str>) -> Parsed {
-        let key = (path.to_path_buf(), func.to_string(), module.map(str::to_string));
+        let key = (
+            path.to_path_buf(),
+            func.to_string(),
+            module.map(str::to_string),
+        );
         if let Ok(p) = self.parsed.read() {
             if let Some(v) = p.get(&key) {
                 return v.clone();
@@ -1309,7 +1346,10 @@ impl Lookup {
 
     /// `lookup('k')` inside data: a full lookup, `''` when not found.
     fn global_lookup(&self, inv: &Inv<'_>, key: &str) -> Result<Value, HieraError> {
-        Ok(self.adapter_lookup(inv, key, None)?.unwrap_or_else(|| s("")))
+        let saved = inv.top_key.replace(key.to_string());
+        let r = self.adapter_lookup(inv, key, None);
+        inv.top_key.replace(saved);
+        Ok(r?.unwrap_or_else(|| s("")))
     }
 
     fn scope_lookup(

@@ -204,8 +204,8 @@ fn type_name(v: &Value) -> String {
         Value::Integer(_) => "Integer".into(),
         Value::Float(_) => "Float".into(),
         Value::String(_) => "String".into(),
-        Value::Array(_) => "Array".into(),
-        Value::Hash(_) => "Hash".into(),
+        Value::Array(_) => "Tuple".into(),
+        Value::Hash(_) => "Struct".into(),
         other => puppet_types::infer(other).to_string(),
     }
 }
@@ -215,7 +215,10 @@ fn check_hash<'a>(what: &str, v: &'a Value) -> Result<&'a Arc<ValueMap>, HieraEr
         Value::Hash(h) => Ok(h),
         other => Err(HieraError::new(
             codes::MERGE_TYPE,
-            format!("{what} expects a Hash value, got {}", type_name(other)),
+            format!(
+                "{what} has wrong type, expects a Hash value, got {}",
+                type_name(other)
+            ),
         )),
     }
 }
@@ -224,7 +227,7 @@ fn check_unique(what: &str, v: &Value) -> Result<(), HieraError> {
     if let Value::Hash(_) = v {
         return Err(HieraError::new(
             codes::MERGE_TYPE,
-            format!("{what} expects a value of type Scalar or Array, got Hash"),
+            format!("{what} has wrong type, expects a value of type Scalar or Array, got Struct"),
         ));
     }
     Ok(())
@@ -417,6 +420,9 @@ mod tests {
         let hi = Value::hash([(s("k"), Value::array(vec![s("--a"), s("c")]))]);
         let lo = Value::hash([(s("k"), Value::array(vec![s("a"), s("b")]))]);
         let m = MergeStrategy::Deep(opts);
-        assert_eq!(m.merge(&hi, &lo).unwrap().to_string(), "{'k' => ['b', 'c']}");
+        assert_eq!(
+            m.merge(&hi, &lo).unwrap().to_string(),
+            "{'k' => ['b', 'c']}"
+        );
     }
 }

@@ -233,11 +233,9 @@ fn expand_braces_depth(s: &str, depth: usize) -> Vec<String> {
 fn match_parts(pat: &[String], path: &[String]) -> bool {
     match pat.split_first() {
         None => path.is_empty(),
-        Some((p, rest)) if p == "**" => {
-            (0..=path.len()).any(|i| {
-                path[..i].iter().all(|c| !c.starts_with('.')) && match_parts(rest, &path[i..])
-            })
-        }
+        Some((p, rest)) if p == "**" => (0..=path.len()).any(|i| {
+            path[..i].iter().all(|c| !c.starts_with('.')) && match_parts(rest, &path[i..])
+        }),
         Some((p, rest)) => match path.split_first() {
             Some((c, prest)) => match_segment(p, c) && match_parts(rest, prest),
             None => false,

@@ -243,8 +243,7 @@ fn is_time(s: &str) -> bool {
             false
         }
     };
-    if !(digits(&mut i, 4, 4) && lit(&mut i, b'-') && digits(&mut i, 1, 2) && lit(&mut i, b'-'))
-    {
+    if !(digits(&mut i, 4, 4) && lit(&mut i, b'-') && digits(&mut i, 1, 2) && lit(&mut i, b'-')) {
         return false;
     }
     if !digits(&mut i, 1, 2) {
@@ -553,7 +552,9 @@ pub fn tokenize(s: &str) -> Result<Option<Value>, YamlError> {
         } else {
             inner
         };
-        return Ok(Some(Value::string(inner.strip_prefix(':').unwrap_or(inner))));
+        return Ok(Some(Value::string(
+            inner.strip_prefix(':').unwrap_or(inner),
+        )));
     }
     if let Some(v) = sexagesimal(s, false) {
         return Ok(Some(v));
@@ -614,7 +615,12 @@ mod tests {
 
     #[test]
     fn anchors_and_merge_keys() {
-        let v = load("a: &x {p: 1, q: 2}\nb:\n  <<: *x\n  q: 3\n").unwrap().unwrap();
-        assert_eq!(v.to_string(), "{'a' => {'p' => 1, 'q' => 2}, 'b' => {'p' => 1, 'q' => 3}}");
+        let v = load("a: &x {p: 1, q: 2}\nb:\n  <<: *x\n  q: 3\n")
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            v.to_string(),
+            "{'a' => {'p' => 1, 'q' => 2}, 'b' => {'p' => 1, 'q' => 3}}"
+        );
     }
 }
