@@ -184,6 +184,41 @@ pub trait CallContext {
 
     /// A type alias or resource type known to the loader, by name (`MyModule::Port`).
     fn type_alias(&self, name: &str) -> Option<Type>;
+
+    /// The catalog under construction, for the functions of modules that declare or inspect
+    /// resources (stdlib's `ensure_resource`, `ensure_packages`, `defined_with_params`,
+    /// `getparam`...). The default, `None`, makes those functions fail with a clear error.
+    fn catalog(&mut self) -> Option<&mut dyn CatalogAccess> {
+        None
+    }
+}
+
+/// What catalog-changing functions need from the catalog under construction; the evaluator
+/// implements it and returns it from [`CallContext::catalog`].
+///
+/// Resource types are named as Puppet prints them in references (`Package`, `Apache::Vhost`,
+/// `Class`); titles are as declared (class titles without a leading `::`).
+pub trait CatalogAccess {
+    /// The parameters of the resource `type_name[title]` when it is in the catalog (`None`
+    /// when it is not), with the values it was declared with (defaults not applied).
+    fn resource(&self, type_name: &str, title: &str) -> Option<Vec<(String, Value)>>;
+
+    /// The titles of the resources of a type in the catalog, in declaration order.
+    fn titles(&self, type_name: &str) -> Vec<String>;
+
+    /// The resource being evaluated when the function was called (the defined type instance
+    /// or class whose body contains the call), as (type, title); `None` at top level.
+    fn current_resource(&self) -> Option<(String, String)>;
+
+    /// Declares a resource as `create_resources(type_name, {title => params})` would,
+    /// including classes (`type_name` `Class`); errors (duplicates, unknown types, bad
+    /// parameters) are Puppet's.
+    fn declare_resource(
+        &mut self,
+        type_name: &str,
+        title: &str,
+        params: Vec<(String, Value)>,
+    ) -> Result<(), CallError>;
 }
 
 /// A context that knows nothing: blocks are called directly, no function can be called by

@@ -35,7 +35,9 @@ mod signature;
 mod typed;
 mod typeexpr;
 
-pub use context::{Block, BlockSignature, CallContext, FnBlock, LogLevel, NullContext};
+pub use context::{
+    Block, BlockSignature, CallContext, CatalogAccess, FnBlock, LogLevel, NullContext,
+};
 pub use error::{codes, CallError, RegistryError};
 pub use registry::{Args, Dispatch, Example, Function, FunctionBody, FunctionBuilder, Registry};
 pub use signature::{puppet_signature, BlockParam, Param, ParamKind, Signature, TypeSpec};

@@ -1,0 +1,262 @@
+//! Native Rust implementations of the Ruby functions that Puppet modules ship
+//! (puppetlabs-stdlib 8.5 above all, then openstacklib, mysql, apache, memcached, translate,
+//! postgresql, ...), registered per module into a `puppet-functions` [`Registry`], so that a
+//! function exists only when its module is on the module path.
+//!
+//! * [`discover_ruby_functions`] lists a module's Ruby functions from the text of its files
+//!   (the caller does the IO): name, API (3.x or 4.x), file and 4.x `dispatch` signatures.
+//! * [`register_module`] registers the native implementations of one module. Built-ins (and
+//!   anything already registered) shadow them, as Puppet 7.23's built-ins shadow module
+//!   functions; a module's 4.x definition wins over its 3.x one. Known Ruby functions without
+//!   a native implementation are registered as stubs that fail naming the function, the
+//!   module and the file ([`register_discovered`] does the same from a discovery).
+//! * 3.x functions get Puppet 7.23's 3.x calling convention: one array of arguments, a
+//!   top-level `undef` passed as `''`, regexps, versions and binaries as strings, arity
+//!   checked through an `Any` signature (`p0`, `p1`...). 4.x functions get the typed dispatch
+//!   with the signatures of their Ruby `dispatch` blocks.
+//! * Functions that change or read the catalog (`ensure_resource`, `ensure_packages`,
+//!   `ensure_resources`, `defined_with_params`, `getparam`) go through
+//!   [`puppet_functions::CallContext::catalog`].
+//! * Deprecation warnings are logged at `warning` level with stdlib's texts.
+//!
+//! ```
+//! use puppet_functions::{NullContext, Registry};
+//! use puppet_types::Value;
+//! let mut reg = Registry::new();
+//! let names = puppet_stdlib::register_module("stdlib", &mut reg);
+//! assert!(names.iter().any(|n| n == "pick"));
+//! let v = reg.call(&mut NullContext::default(), "pick", vec![Value::Undef, Value::Integer(3)], None);
+//! assert_eq!(v.unwrap(), Value::Integer(3));
+//! ```
+
+mod digest;
+mod discover;
+mod known;
+mod modules;
+pub mod ruby;
+mod stdlib3;
+mod stdlib4;
+
+pub use discover::{
+    discover_ruby_functions, Api, RubyDispatch, RubyFunction, RubyParam, RubyParamKind,
+};
+
+use puppet_functions::{codes, Args, CallContext, CallError, FunctionBuilder, Registry, Signature};
+use puppet_types::Value;
+
+/// A 3.x implementation: receives the converted argument array.
+pub type V3Fn = fn(&mut dyn CallContext, Vec<Value>) -> Result<Value, CallError>;
+
+/// A 4.x implementation: adds its doc and dispatches to the builder.
+pub type V4Fn = for<'r> fn(FunctionBuilder<'r>) -> FunctionBuilder<'r>;
+
+/// How a native implementation is called.
+#[derive(Clone, Copy)]
+pub enum Imp {
+    /// A 3.x function.
+    V3 {
+        /// The implementation.
+        f: V3Fn,
+        /// The Ruby `arity` (`-1`: any number; `-n`: at least `n - 1`).
+        arity: i64,
+    },
+    /// A 4.x function.
+    V4(V4Fn),
+}
+
+impl std::fmt::Debug for Imp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Imp::V3 { arity, .. } => write!(f, "V3(arity {arity})"),
+            Imp::V4(_) => write!(f, "V4"),
+        }
+    }
+}
+
+/// One entry of the binding table.
+#[derive(Debug, Clone, Copy)]
+pub struct Native {
+    /// The module that ships the Ruby function.
+    pub module: &'static str,
+    /// The function name (lower case, namespaced as Puppet calls it).
+    pub name: &'static str,
+    /// The implementation.
+    pub imp: Imp,
+}
+
+impl Native {
+    /// The API of the implementation.
+    pub fn api(&self) -> Api {
+        match self.imp {
+            Imp::V3 { .. } => Api::V3,
+            Imp::V4(_) => Api::V4,
+        }
+    }
+}
+
+/// The binding table: every native implementation, keyed by module and name. A name has at
+/// most one entry per module (the 4.x one when the module defines both).
+pub fn natives() -> Vec<Native> {
+    let mut out = Vec::new();
+    stdlib4::table(&mut out);
+    stdlib3::table(&mut out);
+    modules::table(&mut out);
+    let mut seen = std::collections::HashSet::new();
+    out.retain(|n| seen.insert((n.module, n.name)));
+    out
+}
+
+/// The 3.x implementation of a stdlib function, for the 4.x wrappers (`validate_legacy`,
+/// `validate_string`...) that call the 3.x function of the same name.
+pub(crate) fn stdlib_v3(name: &str) -> Option<(V3Fn, i64)> {
+    let mut t = Vec::new();
+    stdlib3::table(&mut t);
+    t.into_iter()
+        .find(|n| n.name == name)
+        .and_then(|n| match n.imp {
+            Imp::V3 { f, arity } => Some((f, arity)),
+            Imp::V4(_) => None,
+        })
+}
+
+/// The 3.x argument signature Puppet 7.23 gives a 3.x function of that arity.
+fn v3_signature(arity: i64) -> Signature {
+    let mut sig = Signature::new();
+    if arity >= 0 {
+        for i in 0..arity {
+            sig = sig.param("Any", &format!("p{i}"));
+        }
+    } else {
+        let min = -arity - 1;
+        for i in 0..min {
+            sig = sig.param("Any", &format!("p{i}"));
+        }
+        sig = sig.repeated_param("Any", &format!("p{min}"));
+    }
+    sig
+}
+
+/// Calls a 3.x implementation with Puppet 7.23's argument conversion.
+pub(crate) fn call_v3(
+    ctx: &mut dyn CallContext,
+    f: V3Fn,
+    values: Vec<Value>,
+) -> Result<Value, CallError> {
+    f(ctx, ruby::v3_args(values))
+}
+
+fn register_native(n: &Native, reg: &mut Registry) -> bool {
+    let b = reg.function(n.name);
+    let b = match n.imp {
+        Imp::V3 { f, arity } => b
+            .doc(&format!("{} (3.x function of module {})", n.name, n.module))
+            .dispatch(
+                v3_signature(arity),
+                move |ctx: &mut dyn CallContext, a: Args<'_>| call_v3(ctx, f, a.values),
+            ),
+        Imp::V4(add) => add(b.doc(&format!("{} (4.x function of module {})", n.name, n.module))),
+    };
+    b.register().is_ok()
+}
+
+fn register_stub(module: &str, name: &str, file: &str, reg: &mut Registry) -> bool {
+    let message = format!(
+        "The function '{name}' of module '{module}' ({file}) is implemented in Ruby and has no native implementation"
+    );
+    reg.function(name)
+        .doc(&message.clone())
+        .dispatch(
+            Signature::new()
+                .repeated_param("Any", "args")
+                .optional_block_param("Callable", "block"),
+            move |_ctx: &mut dyn CallContext, _a: Args<'_>| {
+                Err(CallError::new(codes::UNSUPPORTED, message.clone()))
+            },
+        )
+        .register()
+        .is_ok()
+}
+
+/// Registers the Ruby functions of `module`: native implementations from the binding table,
+/// failing stubs for the module's other known Ruby functions. Names already in `reg`
+/// (built-ins, or another module's function) are left alone. Returns the names registered,
+/// natives first.
+pub fn register_module(module: &str, reg: &mut Registry) -> Vec<String> {
+    let mut names = Vec::new();
+    for n in natives().iter().filter(|n| n.module == module) {
+        if !reg.contains(n.name) && register_native(n, reg) {
+            names.push(n.name.to_string());
+        }
+    }
+    for (m, name, _api, file) in known::KNOWN.iter().filter(|k| k.0 == module) {
+        if !reg.contains(name) && register_stub(m, name, file, reg) {
+            names.push(name.to_string());
+        }
+    }
+    names
+}
+
+/// Registers the discovered Ruby functions of a module: the native implementation of each
+/// when the binding table has one for that module, else a stub failing with a message that
+/// names the function, the module and the file. Names already in `reg` are left alone.
+pub fn register_discovered(functions: &[RubyFunction], reg: &mut Registry) -> Vec<String> {
+    let table = natives();
+    let mut names = Vec::new();
+    for f in functions {
+        if reg.contains(&f.name) {
+            continue;
+        }
+        let ok = match table
+            .iter()
+            .find(|n| n.module == f.module && n.name == f.name)
+        {
+            Some(n) => register_native(n, reg),
+            None => register_stub(&f.module, &f.name, &f.file, reg),
+        };
+        if ok {
+            names.push(f.name.clone());
+        }
+    }
+    names
+}
+
+/// The modules that have native implementations in the binding table.
+pub fn modules() -> Vec<&'static str> {
+    let mut m: Vec<&'static str> = natives().iter().map(|n| n.module).collect();
+    m.sort_unstable();
+    m.dedup();
+    m
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use puppet_functions::NullContext;
+
+    #[test]
+    fn builtins_shadow_and_stubs_fail_clearly() {
+        let mut reg = puppet_functions::builtins::registry().clone();
+        let names = register_module("stdlib", &mut reg);
+        assert!(!names.iter().any(|n| n == "join"), "join is a built-in");
+        assert!(names.iter().any(|n| n == "validate_legacy"));
+        let mut ctx = NullContext::default();
+        let e = reg
+            .call(&mut ctx, "pry", vec![], None)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("'pry' of module 'stdlib'"), "{e}");
+        assert!(e.contains("lib/puppet/parser/functions/pry.rb"), "{e}");
+    }
+
+    #[test]
+    fn every_native_registers() {
+        for m in modules() {
+            let mut reg = Registry::new();
+            let names = register_module(m, &mut reg);
+            let natives = natives();
+            for n in natives.iter().filter(|n| n.module == m) {
+                assert!(names.iter().any(|x| x == n.name), "{m}: {}", n.name);
+            }
+        }
+    }
+}

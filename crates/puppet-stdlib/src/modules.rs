@@ -1,0 +1,361 @@
+//! Native implementations of the Ruby functions of the other corpus modules: openstacklib,
+//! translate, mysql, memcached, apache, postgresql, redis and mongodb. Signatures follow the
+//! Ruby `dispatch` blocks; a 4.x function without one gets Puppet's default dispatch from
+//! its method parameters (`*args` is `repeated_param 'Any'`, `arg` is `param 'Any'`).
+
+use crate::digest::{hex, md5, sha1};
+use crate::ruby::{fail, to_s};
+use crate::stdlib3::ip_kind;
+use crate::{Imp, Native};
+use puppet_functions::{Args, CallContext, CallError, FunctionBuilder, Signature};
+use puppet_types::Value;
+
+type R = Result<Value, CallError>;
+
+/// Adds the entries of the other modules.
+pub(crate) fn table(out: &mut Vec<Native>) {
+    let v4: &[(&'static str, &'static str, crate::V4Fn)] = &[
+        ("openstacklib", "is_service_default", is_service_default),
+        ("translate", "translate", translate),
+        ("mysql", "mysql::password", mysql_password),
+        ("openstacklib", "normalize_ip_for_uri", normalize_ip_for_uri),
+        ("openstacklib", "inet6_prefix", inet6_prefix),
+        (
+            "postgresql",
+            "postgresql::postgresql_escape",
+            postgresql_escape,
+        ),
+        (
+            "postgresql",
+            "postgresql::postgresql_password",
+            postgresql_password,
+        ),
+        ("memcached", "memcached::max_memory", max_memory),
+        ("apache", "apache::bool2httpd", bool2httpd),
+    ];
+    for (module, name, f) in v4 {
+        out.push(Native {
+            module,
+            name,
+            imp: Imp::V4(*f),
+        });
+    }
+    let v3: &[(&'static str, &'static str, crate::V3Fn, i64)] = &[
+        ("redis", "getvar_emptystring", getvar_emptystring, -1),
+        ("mongodb", "mongodb_password", mongodb_password, -1),
+    ];
+    for (module, name, f, arity) in v3 {
+        out.push(Native {
+            module,
+            name,
+            imp: Imp::V3 {
+                f: *f,
+                arity: *arity,
+            },
+        });
+    }
+}
+
+fn rest() -> Signature {
+    Signature::new().repeated_param("Any", "args")
+}
+
+fn is_service_default(b: FunctionBuilder<'_>) -> FunctionBuilder<'_> {
+    b.dispatch(rest(), |_: &mut dyn CallContext, a: Args<'_>| {
+        if a.len() != 1 {
+            return Err(fail(format!(
+                "is_service_default(): Wrong number of argumentsgiven ({} for 1)",
+                a.len()
+            )));
+        }
+        Ok(Value::Boolean(
+            matches!(a.get(0), Value::String(s) if s.as_str() == "<SERVICE DEFAULT>"),
+        ))
+    })
+}
+
+fn translate(b: FunctionBuilder<'_>) -> FunctionBuilder<'_> {
+    b.dispatch(
+        Signature::new()
+            .param("String", "message")
+            .optional_param("Hash", "interpolation_values"),
+        |_: &mut dyn CallContext, a: Args<'_>| {
+            let msg = to_s(&a.get(0));
+            let Value::Hash(h) = a.get(1) else {
+                return Ok(Value::string(msg));
+            };
+            // Ruby's `format` with named references: %{name} and %<name>s.
+            let mut out = String::new();
+            let mut rest = msg.as_str();
+            while let Some(i) = rest.find('%') {
+                out.push_str(&rest[..i]);
+                let after = &rest[i + 1..];
+                if let Some(x) = after.strip_prefix('%') {
+                    out.push('%');
+                    rest = x;
+                } else if let Some(x) = after.strip_prefix('{') {
+                    let Some(end) = x.find('}') else {
+                        return Err(fail("malformed name - unmatched parenthesis"));
+                    };
+                    let key = &x[..end];
+                    let v = h
+                        .iter()
+                        .find(|(k, _)| to_s(k) == key)
+                        .map(|(_, v)| to_s(v))
+                        .ok_or_else(|| fail(format!("key<{key}> not found")))?;
+                    out.push_str(&v);
+                    rest = &x[end + 1..];
+                } else {
+                    return Err(fail(format!(
+                        "malformed format string - %{}",
+                        after.chars().next().unwrap_or(' ')
+                    )));
+                }
+            }
+            out.push_str(rest);
+            Ok(Value::string(out))
+        },
+    )
+}
+
+fn mysql_password(b: FunctionBuilder<'_>) -> FunctionBuilder<'_> {
+    b.dispatch(
+        Signature::new()
+            .param("String", "password")
+            .return_type("String"),
+        |_: &mut dyn CallContext, a: Args<'_>| {
+            let p = to_s(&a.get(0));
+            if p.is_empty() {
+                return Ok(Value::string(""));
+            }
+            let bytes = p.as_bytes();
+            let hashed = bytes.len() >= 41
+                && bytes[bytes.len() - 41] == b'*'
+                && bytes[bytes.len() - 40..]
+                    .iter()
+                    .all(|c| c.is_ascii_digit() || (b'A'..=b'F').contains(c));
+            if hashed {
+                return Ok(Value::string(p));
+            }
+            Ok(Value::string(format!(
+                "*{}",
+                hex(&sha1(&sha1(bytes))).to_uppercase()
+            )))
+        },
+    )
+}
+
+fn ip_list(a: &Args<'_>) -> (Vec<Value>, bool) {
+    match a.get(0) {
+        Value::Array(x) => {
+            let single = x.len() == 1;
+            (x.to_vec(), single)
+        }
+        _ => (a.values.clone(), a.values.len() == 1),
+    }
+}
+
+fn normalize_ip_for_uri(b: FunctionBuilder<'_>) -> FunctionBuilder<'_> {
+    b.dispatch(rest(), |_: &mut dyn CallContext, a: Args<'_>| {
+        let (ips, single) = ip_list(&a);
+        let out: Vec<Value> = ips
+            .into_iter()
+            .map(|ip| match &ip {
+                Value::String(s) if matches!(ip_kind(s), Some((true, _))) => {
+                    let bracketed = s
+                        .find('[')
+                        .is_some_and(|i| s[i + 1..].find(']').is_some_and(|j| j > 0));
+                    if bracketed {
+                        ip.clone()
+                    } else {
+                        Value::string(format!("[{s}]"))
+                    }
+                }
+                _ => ip,
+            })
+            .collect();
+        Ok(if single {
+            out.into_iter().next().unwrap_or(Value::Undef)
+        } else {
+            Value::array(out)
+        })
+    })
+}
+
+fn inet6_prefix(b: FunctionBuilder<'_>) -> FunctionBuilder<'_> {
+    b.dispatch(rest(), |_: &mut dyn CallContext, a: Args<'_>| {
+        let (ips, single) = ip_list(&a);
+        let out: Vec<Value> = ips
+            .into_iter()
+            .map(|ip| match &ip {
+                Value::String(s) if !(s.starts_with("inet6:") && s.len() > 6) => {
+                    let parts: Vec<&str> = s
+                        .split(|c: char| c.is_whitespace() || c == '[' || c == ']')
+                        .filter(|p| !p.is_empty())
+                        .collect();
+                    match parts.first() {
+                        Some(first) if matches!(ip_kind(first), Some((true, _))) => {
+                            Value::string(format!("inet6:[{first}]{}", parts[1..].concat()))
+                        }
+                        _ => ip.clone(),
+                    }
+                }
+                _ => ip,
+            })
+            .collect();
+        Ok(if single {
+            out.into_iter().next().unwrap_or(Value::Undef)
+        } else {
+            Value::array(out)
+        })
+    })
+}
+
+fn postgresql_password(b: FunctionBuilder<'_>) -> FunctionBuilder<'_> {
+    b.dispatch(
+        Signature::new()
+            .param("Variant[String[1],Integer]", "username")
+            .param("Variant[String[1],Integer]", "password"),
+        |_: &mut dyn CallContext, a: Args<'_>| {
+            let text = format!("{}{}", to_s(&a.get(1)), to_s(&a.get(0)));
+            Ok(Value::string(format!("md5{}", hex(&md5(text.as_bytes())))))
+        },
+    )
+}
+
+fn postgresql_escape(b: FunctionBuilder<'_>) -> FunctionBuilder<'_> {
+    b.dispatch(
+        Signature::new().param("String[1]", "input_string"),
+        |_: &mut dyn CallContext, a: Args<'_>| {
+            let s = to_s(&a.get(0));
+            if !(s.contains("$$") || s.ends_with('$')) {
+                return Ok(Value::string(format!("$${s}$$")));
+            }
+            let tag_of = |t: &str| -> String {
+                hex(&md5(t.as_bytes()))[..6]
+                    .chars()
+                    .filter(|c| !c.is_ascii_digit())
+                    .collect()
+            };
+            let mut tag = tag_of(&s);
+            let mut guard = 0;
+            while s.contains(&tag) && guard < 10_000 {
+                tag = tag_of(&tag);
+                guard += 1;
+            }
+            Ok(Value::string(format!("${tag}${s}${tag}$")))
+        },
+    )
+}
+
+fn max_memory(b: FunctionBuilder<'_>) -> FunctionBuilder<'_> {
+    b.dispatch(
+        Signature::new().param("Any", "arg").return_type("Integer"),
+        |ctx: &mut dyn CallContext, a: Args<'_>| {
+            let arg = a.get(0);
+            let truthy = crate::ruby::truthy(&arg);
+            if truthy && !to_s(&arg).ends_with('%') {
+                return Ok(Value::Integer(ruby_to_i(&to_s(&arg))));
+            }
+            let percent = if truthy { to_s(&arg) } else { "95%".into() };
+            let memsize = match ctx.variable("facts") {
+                Some(Value::Hash(h)) => h
+                    .get(&Value::string("memorysize"))
+                    .map(to_s)
+                    .unwrap_or_default(),
+                _ => String::new(),
+            };
+            let num: String = memsize
+                .chars()
+                .take_while(|c| c.is_ascii_digit() || ".e+-".contains(*c))
+                .collect();
+            let after = memsize[num.len()..].trim_start();
+            let prefix = after.chars().next().filter(|c| *c != 'b' && *c != 'B');
+            let mut value = ruby_to_f(&num);
+            value *= match prefix {
+                None => 1.0,
+                Some('k') => 1024.0,
+                Some('M') => 1_048_576.0,
+                Some('G') => 1_073_741_824.0,
+                Some('T') => 1_099_511_627_776.0,
+                Some('E') => 1_125_899_906_842_624.0,
+                Some(p) => return Err(fail(format!("memcached_max_memory(): Unknown prefix {p}"))),
+            };
+            let bytes = value as i64;
+            let mb = bytes / (1 << 20);
+            Ok(Value::Integer(
+                (mb as f64 * (ruby_to_f(&percent) / 100.0)).floor() as i64,
+            ))
+        },
+    )
+}
+
+fn ruby_to_i(s: &str) -> i64 {
+    let t = s.trim_start();
+    let n: String = t
+        .chars()
+        .enumerate()
+        .take_while(|(i, c)| c.is_ascii_digit() || (*i == 0 && (*c == '-' || *c == '+')))
+        .map(|(_, c)| c)
+        .collect();
+    n.parse().unwrap_or(0)
+}
+
+fn ruby_to_f(s: &str) -> f64 {
+    let t = s.trim_start();
+    let mut best = 0.0;
+    for end in (1..=t.len()).rev() {
+        if !t.is_char_boundary(end) {
+            continue;
+        }
+        if let Ok(f) = t[..end].parse::<f64>() {
+            best = f;
+            break;
+        }
+    }
+    best
+}
+
+fn bool2httpd(b: FunctionBuilder<'_>) -> FunctionBuilder<'_> {
+    b.dispatch(
+        Signature::new().param("Any", "arg"),
+        |_: &mut dyn CallContext, a: Args<'_>| {
+            let v = a.get(0);
+            let text =
+                |needle: &str| matches!(&v, Value::String(s) if s.to_lowercase().contains(needle));
+            if matches!(v, Value::Undef | Value::Boolean(false)) || text("false") {
+                return Ok(Value::string("Off"));
+            }
+            if matches!(v, Value::Boolean(true)) || text("true") {
+                return Ok(Value::string("On"));
+            }
+            Ok(Value::string(crate::ruby::to_s(&v)))
+        },
+    )
+}
+
+fn getvar_emptystring(ctx: &mut dyn CallContext, a: Vec<Value>) -> R {
+    if a.len() != 1 {
+        return Err(fail(format!(
+            "getvar_emptystring(): wrong number of arguments ({}; must be 1)",
+            a.len()
+        )));
+    }
+    let name = to_s(&a[0]);
+    let name = name.trim_start_matches("::");
+    Ok(ctx
+        .variable(name)
+        .filter(|v| !v.is_undef())
+        .unwrap_or(Value::string("")))
+}
+
+fn mongodb_password(_: &mut dyn CallContext, a: Vec<Value>) -> R {
+    if a.len() != 2 {
+        return Err(fail(format!(
+            "mongodb_password(): Wrong number of arguments given ({} for 2)",
+            a.len()
+        )));
+    }
+    let text = format!("{}:mongo:{}", to_s(&a[0]), to_s(&a[1]));
+    Ok(Value::string(hex(&md5(text.as_bytes()))))
+}

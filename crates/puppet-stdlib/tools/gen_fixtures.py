@@ -1,0 +1,205 @@
+#!/usr/bin/env python3
+"""Generates fixtures/oracle.json: each implemented function called through Puppet 7.23.
+
+Every case is compiled by the oracle (`compile-catalog --batch -M MODULES`, one forked
+compile per case) as `notice(String(FN(ARGS), '%p'))`; the fixture keeps the notice text
+or the error message (without Puppet's "Evaluation Error: Error while evaluating a Function
+Call, " prefix and location suffix) and the warnings logged. CI has no Puppet: the JSON is
+committed and `tests/oracle.rs` compares the native implementations against it.
+
+Usage: gen_fixtures.py [ORACLE] [MODULES]
+  ORACLE  default /work/shared/oracle/compile-catalog
+  MODULES default /usr/share/puppet/modules
+"""
+import itertools, json, os, re, subprocess, sys, zlib
+
+argv = [a for a in sys.argv[1:] if not a.startswith("--")]
+oracle = argv[0] if len(argv) > 0 else "/work/shared/oracle/compile-catalog"
+modules = argv[1] if len(argv) > 1 else "/usr/share/puppet/modules"
+here = os.path.dirname(os.path.abspath(__file__))
+out_path = os.path.join(here, "..", "fixtures", "oracle.json")
+
+POOL = ["undef", "''", "'a'", "'abc'", "'yes'", "'0'", "'1.5'", "1", "-3", "0", "2.5", "true",
+        "false", "[]", "['a', 'b']", "[1, undef, '']", "{}", "{'a' => 1, 'b' => undef}",
+        "'/tmp/x'", "'C:/x'", "'::1'", "'192.0.2.1'", "/a+/", "default"]
+SMALL = ["undef", "''", "'a'", "1", "true", "[]", "['a', 'b']", "{'a' => 1}"]
+
+unary = """pick any2array str2bool has_key member prefix suffix delete_undef_values join_keys_to_values
+concat grep reject dirname basename zip deep_merge bool2str delete pick_default enclose_ipv6 hash
+any2bool bool2num count delete_at dig44 is_hash shell_join uriescape values_at num2bool union
+intersection difference delete_values base64 squeeze swapcase validate_string
+validate_absolute_path validate_hash validate_array validate_bool validate_re validate_integer
+validate_slength is_absolute_path is_string is_array is_bool is_integer is_numeric is_float
+merge is_a stdlib::start_with stdlib::end_with shell_escape to_json is_service_default translate
+mysql::password normalize_ip_for_uri inet6_prefix postgresql::postgresql_escape
+postgresql::postgresql_password apache::bool2httpd mongodb_password deprecation""".split()
+binary = """has_key member prefix suffix join_keys_to_values concat grep reject basename zip
+deep_merge delete pick_default pick dig44 count delete_at values_at union intersection difference
+delete_values base64 squeeze validate_re validate_integer validate_slength merge is_a
+stdlib::start_with stdlib::end_with translate postgresql::postgresql_password mongodb_password
+deprecation any2array""".split()
+
+EXTRA = [
+    ("pick", "undef, '', 'x'"), ("pick", "'', undef"), ("pick", "[], 'x'"), ("pick", "{}, 1"),
+    ("pick_default", "undef, '', 'd'"), ("pick_default", "undef"), ("pick_default", ""),
+    ("any2array", "'a', 'b'"), ("any2array", ""), ("any2array", "{'a' => 1, 'b' => 2}"),
+    ("str2bool", "'TRUE'"), ("str2bool", "'n'"), ("str2bool", "'undef'"), ("str2bool", "'maybe'"),
+    ("str2bool", "'Y'"), ("str2bool", "'off'"), ("str2bool", ""),
+    ("member", "['a', 'b', 'c'], ['a', 'c']"), ("member", "['a', 'b'], ['a', 'x']"),
+    ("member", "[1, 2], 2"), ("member", "[1, 2], '2'"), ("member", "['a'], []"),
+    ("has_key", "{'a' => 1}, 'a'"), ("has_key", "{'a' => 1}, 'b'"), ("has_key", "{1 => 1}, 1"),
+    ("prefix", "['a', 'b'], 'p_'"), ("prefix", "{'a' => 1}, 'p_'"), ("prefix", "[1, true], 'x'"),
+    ("suffix", "['a', 'b'], '.conf'"), ("suffix", "{'a' => 1}, '_s'"),
+    ("join_keys_to_values", "{'a' => 1, 'b' => [2, 3], 'c' => undef, 'd' => 'undef'}, '='"),
+    ("join_keys_to_values", "{'a' => 1}, 1"), ("join_keys_to_values", "{'a' => {'b' => 1}}, ':'"),
+    ("concat", "['a'], 'b', ['c', ['d']]"), ("concat", "['a'], {'b' => 1}"),
+    ("grep", "['aaa', 'bbb', 'ccc'], 'aaa|bbb'"), ("grep", "['aaa', 1], '.*'"),
+    ("reject", "['aaa', 'bbb', 'ccc'], 'aaa|bbb'"),
+    ("dirname", "'/a/b/c'"), ("dirname", "'a/b/'"), ("dirname", "'/'"), ("dirname", "'a'"),
+    ("dirname", "'//a//b//'"), ("basename", "'/a/b.rb', '.rb'"), ("basename", "'/a/b.rb', '.*'"),
+    ("basename", "'/a/b/'"), ("basename", "'b.rb', 'b.rb'"),
+    ("zip", "[1, 2, 3], [4, 5, 6]"), ("zip", "[1, 2], [4, 5], true"), ("zip", "[1, 2, 3], [4]"),
+    ("zip", "[1, 2], [4, 5], 'yes'"),
+    ("deep_merge", "{'a' => {'b' => 1}}, {'a' => {'c' => 2}}"), ("deep_merge", "{'a' => 1}, '', {'b' => 2}"),
+    ("deep_merge", "{'a' => {'b' => 1}}, {'a' => 3}"),
+    ("bool2str", "true, 'yes', 'no'"), ("bool2str", "false, 'yes', 'no'"), ("bool2str", "true, 1, 2"),
+    ("bool2str", "false, '', ''"),
+    ("delete", "['a', 'b', 'a'], 'a'"), ("delete", "{'a' => 1, 'b' => 2}, ['a']"), ("delete", "'abcab', 'ab'"),
+    ("delete", "'abc', ['a', 'c']"),
+    ("enclose_ipv6", "['::1', '*', '192.0.2.1', 'fe80::1/64']"), ("enclose_ipv6", "'nope'"),
+    ("hash", "['a', 1, 'b', 2]"), ("hash", "[['a', 1], ['b', 2]]"), ("hash", "['a']"),
+    ("any2bool", "'1.5'"), ("any2bool", "'-1'"), ("any2bool", "'yes'"), ("any2bool", "0"), ("any2bool", "{}"),
+    ("bool2num", "'true'"), ("bool2num", "false"),
+    ("count", "[1, undef, '', 'a']"), ("count", "['a', 'b', 'a'], 'a'"),
+    ("delete_at", "['a', 'b', 'c'], 1"), ("delete_at", "['a', 'b', 'c'], '2'"), ("delete_at", "['a'], 5"),
+    ("delete_at", "['a'], '-1'"),
+    ("dig44", "{'a' => {'b' => [1, 2]}}, ['a', 'b', 1]"), ("dig44", "{'a' => 1}, ['x'], 'dflt'"),
+    ("dig44", "{'a' => [1, 2]}, ['a', 'x'], 'd'"), ("dig44", "{'a' => {'b' => undef}}, ['a', 'b'], 'd'"),
+    ("shell_join", "['a b', \"c'd\", '']"), ("shell_join", "['-x', '$HOME', 'a;b']"),
+    ("uriescape", "'a b/c?d=e&f#g'"), ("uriescape", "['a b', 1]"), ("uriescape", "'é%'"),
+    ("values_at", "['a', 'b', 'c', 'd'], [0, '1-2']"), ("values_at", "['a', 'b', 'c'], '0...2'"),
+    ("values_at", "['a', 'b'], 5"), ("values_at", "['a', 'b'], 'x'"), ("values_at", "['a', 'b', 'c'], '2-1'"),
+    ("num2bool", "'2'"), ("num2bool", "'-2'"), ("num2bool", "'abc'"), ("num2bool", "0.5"), ("num2bool", "1.9"),
+    ("union", "['a', 'b'], ['b', 'c'], ['d']"), ("intersection", "['a', 'b'], ['b', 'c']"),
+    ("difference", "['a', 'b', 'a'], ['b']"),
+    ("delete_values", "{'a' => 'A', 'b' => 'B', 'c' => 'A'}, 'A'"),
+    ("base64", "'encode', 'hello'"), ("base64", "'decode', 'aGVsbG8='"), ("base64", "'encode', 'hello', 'strict'"),
+    ("base64", "'encode', '???', 'urlsafe'"), ("base64", "'decode', 'Pz8_', 'urlsafe'"),
+    ("base64", "'encode', 'a very long string that needs more than sixty characters to encode in base64'"),
+    ("base64", "'encode', 'x', 'bad'"), ("base64", "'rot13', 'x'"),
+    ("squeeze", "'aaabbbccc'"), ("squeeze", "'aaabbbccc', 'a'"), ("squeeze", "['aa', 'bbb']"),
+    ("swapcase", "'aBc'"), ("swapcase", "['aB', 1]"),
+    ("validate_string", "'a', 'b'"), ("validate_string", "'a', 1"), ("validate_string", "undef"),
+    ("validate_absolute_path", "'/a', ['/b', 'C:\\\\x']"), ("validate_absolute_path", "['/b', 'rel']"),
+    ("validate_absolute_path", "'\\\\\\\\server\\\\share'"),
+    ("validate_hash", "{}, {'a' => 1}"), ("validate_array", "[], [1]"), ("validate_bool", "true, false"),
+    ("validate_re", "'one', '^one$'"), ("validate_re", "'one', ['^two', '^one']"), ("validate_re", "'one', '^two', 'custom msg'"),
+    ("validate_re", "'one', 'x', 'a', 'b'"),
+    ("validate_integer", "1, 10"), ("validate_integer", "11, 10"), ("validate_integer", "'5', 10, 1"),
+    ("validate_integer", "0, 10, 1"), ("validate_integer", "[1, '2', 3], 10"), ("validate_integer", "[1, 'x']"),
+    ("validate_integer", "1, '', 0"), ("validate_integer", "1, 1, 2"), ("validate_integer", "1.5"),
+    ("validate_integer", "'0x10', 20"), ("validate_integer", "{}"),
+    ("validate_slength", "'abc', 5"), ("validate_slength", "'abcdef', 5"), ("validate_slength", "['a', 'bb'], 2, 1"),
+    ("validate_slength", "['a', 1], 2"), ("validate_slength", "'a', 0"), ("validate_slength", "'a', 5, 3"),
+    ("validate_slength", "1, 5"),
+    ("is_string", "'1'"), ("is_string", "'1.0'"), ("is_string", "'1.5'"), ("is_string", "'a1'"),
+    ("is_integer", "'01'"), ("is_integer", "'-10'"), ("is_numeric", "'1.5e3'"), ("is_numeric", "'-0.5'"),
+    ("is_float", "'1.50'"), ("is_float", "'1.5'"), ("is_float", "'1e5'"),
+    ("merge", "{'a' => 1}, {'b' => 2}, undef, ''"), ("merge", "{'a' => 1}, {'a' => 2}"),
+    ("is_a", "1, Integer"), ("is_a", "'a', Integer"), ("is_a", "[1], Array[Integer]"),
+    ("stdlib::start_with", "'foobar', 'foo'"), ("stdlib::start_with", "'foobar', ['x', 'fo']"),
+    ("stdlib::end_with", "'foobar', 'bar'"), ("stdlib::end_with", "'foobar', ''"),
+    ("shell_escape", "'a b'"), ("shell_escape", "\"it's\""), ("shell_escape", "['x']"),
+    ("to_json", "{'a' => [1, 2.5, true, undef], 'b' => 'x\"y'}"), ("to_json", "'s'"), ("to_json", "[]"),
+    ("is_service_default", "'<SERVICE DEFAULT>'"), ("is_service_default", "'x'"), ("is_service_default", "1, 2"),
+    ("translate", "'hello %{name}', {'name' => 'world'}"), ("translate", "'plain'"),
+    ("translate", "'%{a} and %{b}', {'a' => 1, 'b' => [2]}"),
+    ("mysql::password", "'secret'"), ("mysql::password", "''"),
+    ("mysql::password", "'*14E65567ABDB5135D0CFD9A70B3032C179A49EE7'"),
+    ("normalize_ip_for_uri", "'::1'"), ("normalize_ip_for_uri", "['::1', '192.0.2.1', '[::2]']"),
+    ("normalize_ip_for_uri", "'host.example.com'"), ("normalize_ip_for_uri", "'fe80::1', '::2'"),
+    ("inet6_prefix", "'::1'"), ("inet6_prefix", "['::1', '192.0.2.1', 'inet6:[::2]']"),
+    ("inet6_prefix", "'[::1]:5672'"),
+    ("postgresql::postgresql_escape", "'abc'"), ("postgresql::postgresql_escape", "'a$$b'"),
+    ("postgresql::postgresql_escape", "'ends$'"),
+    ("postgresql::postgresql_password", "'user', 'pass'"), ("postgresql::postgresql_password", "'u', 12"),
+    ("apache::bool2httpd", "'False'"), ("apache::bool2httpd", "'istrue'"), ("apache::bool2httpd", "'On'"),
+    ("apache::bool2httpd", "5"),
+    ("mongodb_password", "'admin', 'secret'"),
+    ("validate_legacy", "String, 'validate_string', 'x'"), ("validate_legacy", "Integer, 'validate_string', 'x'"),
+    ("validate_legacy", "String, 'validate_re', 'x', '^y'"), ("validate_legacy", "Integer, 'validate_integer', '5'"),
+    ("validate_legacy", "Array[String], 'validate_array', ['a']"), ("validate_legacy", "'Boolean', 'validate_bool', true"),
+    ("validate_legacy", "Boolean, 'validate_bool', 'true'"), ("validate_legacy", "Integer"),
+    ("validate_legacy", "Hash, 'validate_hash', {'a' => 1}"), ("validate_legacy", "Optional[String], 'validate_string', undef"),
+    ("deprecation", "'k', 'a message'"),
+]
+
+def cases():
+    seen = set()
+    out = []
+    def add(fn, args):
+        if (fn, args) not in seen:
+            seen.add((fn, args)); out.append((fn, args))
+    for fn, args in EXTRA:
+        add(fn, args)
+    for fn in unary:
+        add(fn, "")
+        for v in POOL:
+            add(fn, v)
+    for fn in binary:
+        for a, b in itertools.product(SMALL, SMALL):
+            if zlib.crc32(f'{fn}|{a}|{b}'.encode()) % 4 == 0 or fn in ("pick", "member", "has_key", "merge"):
+                add(fn, f"{a}, {b}")
+    return out
+
+PREFIX = "Evaluation Error: Error while evaluating a Function Call, "
+
+def clean(msg):
+    msg = re.sub(r" on node \S+$", "", msg)
+    msg = re.sub(r" \((file: [^)]*, )?line: \d+(, column: \d+)?\)$", "", msg)
+    if msg.startswith(PREFIX):
+        msg = msg[len(PREFIX):]
+    return msg
+
+def main():
+    cs = cases()
+    lines = []
+    for i, (fn, args) in enumerate(cs):
+        code = f"notice(String({fn}({args}), '%p'))"
+        lines.append(json.dumps({"id": str(i), "code": code, "modulepath": modules}))
+    p = subprocess.run([oracle, "--batch", "-", "--with-logs"], input="\n".join(lines) + "\n",
+                       capture_output=True, text=True, check=False)
+    results = {}
+    for line in p.stdout.splitlines():
+        try:
+            r = json.loads(line)
+        except ValueError:
+            continue
+        results[r.get("id")] = r
+    fixtures = []
+    for i, (fn, args) in enumerate(cs):
+        r = results.get(str(i))
+        if r is None:
+            continue
+        logs = r.get("logs", [])
+        warnings = [l["message"] for l in logs if l.get("level") == "warning"]
+        notices = [l["message"] for l in logs if l.get("level") == "notice"]
+        case = {"function": fn, "args": args, "ok": bool(r.get("ok"))}
+        if r.get("ok"):
+            case["output"] = notices[-1] if notices else None
+            case["other_notices"] = notices[:-1]
+        else:
+            case["error"] = clean(r.get("error", ""))
+        case["warnings"] = [w.split(" at [")[0].split("\n   (location:")[0] for w in warnings]
+        fixtures.append(case)
+    with open(out_path, "w") as f:
+        json.dump({"generator": "tools/gen_fixtures.py", "puppet": "7.23.0",
+                   "cases": fixtures}, f, indent=1, ensure_ascii=False)
+        f.write("\n")
+    print(f"{len(fixtures)} cases written to {out_path}", file=sys.stderr)
+
+if __name__ == '__main__':
+    if '--count' in sys.argv:
+        print(len(cases()))
+    else:
+        main()
