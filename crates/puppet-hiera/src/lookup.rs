@@ -105,6 +105,8 @@ struct Provider {
 }
 
 type Parsed = Result<Arc<ValueMap>, HieraError>;
+/// Parsed-data cache key: file, data_hash function, module (for the namespace filter).
+type ParsedKey = (PathBuf, String, Option<String>);
 
 /// Hiera 5 lookups over the configured layers. Build with [`Lookup::builder`] or
 /// [`Lookup::from_dirs`].
@@ -137,7 +139,7 @@ pub struct Lookup {
     source: Box<dyn DataSource>,
     texts: RwLock<HashMap<PathBuf, Option<Arc<str>>>>,
     globs: RwLock<HashMap<PathBuf, Arc<Vec<PathBuf>>>>,
-    parsed: RwLock<HashMap<(PathBuf, String, Option<String>), Parsed>>,
+    parsed: RwLock<HashMap<ParsedKey, Parsed>>,
     warnings: Mutex<Vec<String>>,
 }
 

@@ -283,12 +283,10 @@ fn seg(p: &[char], n: &[char]) -> bool {
                         continue;
                     }
                 }
-                '\\' if pi + 1 < p.len() => {
-                    if p[pi + 1] == n[ni] {
-                        pi += 2;
-                        ni += 1;
-                        continue;
-                    }
+                '\\' if pi + 1 < p.len() && p[pi + 1] == n[ni] => {
+                    pi += 2;
+                    ni += 1;
+                    continue;
                 }
                 c if c == n[ni] => {
                     pi += 1;
