@@ -45,6 +45,14 @@ struct Checker {
     alias_pairs: Vec<(String, String)>,
 }
 
+/// The text that identifies a type in the alias recursion guard (aliases by name, unlike
+/// `Display`, which expands aliases of Object types).
+fn alias_key(t: &Type) -> String {
+    let mut s = String::from(if matches!(t, Type::Alias(_)) { "=" } else { "" });
+    crate::format::type_string(&mut s, t);
+    s
+}
+
 fn undef() -> &'static Type {
     &Type::Undef
 }
@@ -85,7 +93,7 @@ impl Checker {
             }
         }
         if matches!(a, Type::Alias(_)) || matches!(b, Type::Alias(_)) {
-            let key = (a.to_string(), b.to_string());
+            let key = (alias_key(a), alias_key(b));
             if self.alias_pairs.contains(&key) {
                 return true;
             }
@@ -435,12 +443,7 @@ impl Checker {
             T::Init(i) => self.init_assignable(i, b),
             T::TypeReference(_) => a == b,
             T::Object(o) => match b {
-                T::Object(bo) => {
-                    o == bo
-                        || (o.kind == crate::types::ObjectKind::Object
-                            && o.name.is_none()
-                            && bo.kind == crate::types::ObjectKind::Object)
-                }
+                T::Object(bo) => o == bo || crate::object::object_assignable(o, bo),
                 _ => false,
             },
         }
@@ -730,11 +733,7 @@ impl Checker {
             },
             T::TypeReference(_) => false,
             // Types are Pcore objects, so every type value is an instance of plain Object.
-            T::Object(o) => {
-                o.name.is_none()
-                    && o.kind == crate::types::ObjectKind::Object
-                    && matches!(v, V::Type(_))
-            }
+            T::Object(o) => crate::object::object_instance(o, v),
         }
     }
 }

@@ -7,7 +7,7 @@
 //! SemVer, SemVerRange, Timespan, Timestamp, Binary, Sensitive and URI. Not covered yet:
 //! container format maps for String (`{ Array => { format => '%(a', separator => '|' } }`),
 //! the `%a` hex-float format, Timespan/Timestamp custom format strings, Tuple/Struct
-//! targets beyond plain type checks, and Object types.
+//! targets beyond plain type checks. Object types are created by [`crate::object::new_object`].
 
 use crate::error::TypeError;
 use crate::format::float_to_s;
@@ -775,6 +775,19 @@ pub fn new_value(t: &Type, args: &[Value]) -> Result<Value, TypeError> {
             other => return Err(conv_err(other, "Regexp")),
         },
         Type::Optional(Some(inner)) | Type::NotUndef(Some(inner)) => return new_value(inner, args),
+        Type::Object(o) => return crate::object::new_object(o, args),
+        Type::Init(i) => match &i.target {
+            Some(target) => {
+                let mut all = args.to_vec();
+                all.extend(i.args.iter().cloned());
+                return new_value(target, &all);
+            }
+            None => {
+                return Err(TypeError::Conversion(format!(
+                    "Creation of new instance of type '{t}' is not supported"
+                )))
+            }
+        },
         Type::Variant(_) | Type::Any | Type::Undef | Type::Default => {
             return Err(TypeError::Conversion(format!(
                 "Creation of new instance of type '{t}' is not supported"

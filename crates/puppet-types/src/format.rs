@@ -385,7 +385,23 @@ pub fn type_string(out: &mut String, t: &Type) {
             out.push(']');
         }
         Type::Alias(a) => out.push_str(a.name()),
-        Type::Object(o) => out.push_str(&o.text),
+        Type::Object(o) => crate::object::nested_text(out, o),
+    }
+}
+
+/// Appends the text of a type shown on its own (a type value, `Display`): Object types, and
+/// aliases that name them, are shown expanded (`Object[{name => 'X', ...}]`); everything else
+/// as [`type_string`] shows it.
+pub fn type_top(out: &mut String, t: &Type) {
+    match t {
+        Type::Object(o) => crate::object::expanded_text(out, o),
+        Type::Alias(a) => match a.resolved() {
+            Type::Object(o) if o.name.as_deref() == Some(a.name()) && o.ext.is_none() => {
+                crate::object::expanded_text(out, &o)
+            }
+            _ => type_string(out, t),
+        },
+        _ => type_string(out, t),
     }
 }
 
@@ -492,7 +508,8 @@ pub fn value_p(out: &mut String, v: &Value) {
             }
             out.push('}');
         }
-        Value::Type(t) => type_string(out, t),
+        Value::Type(t) => type_top(out, t),
+        Value::Object(o) => crate::object::value_text_p(out, o),
         Value::Sensitive(_) => out.push_str("Sensitive([value redacted])"),
         Value::SemVer(v) => out.push_str(&format!("SemVer('{v}')")),
         Value::SemVerRange(v) => out.push_str(&format!("SemVerRange('{v}')")),

@@ -73,6 +73,7 @@ pub fn infer(v: &Value) -> Type {
             })
         }
         Value::Iterator(it) => Type::Iterator(Some(Arc::new(it.element_type.clone()))),
+        Value::Object(o) => crate::object::infer_object(o),
     }
 }
 
@@ -245,6 +246,10 @@ pub fn generalize(t: &Type) -> Type {
         Type::Timestamp(_) => Type::Timestamp(TimeRange::default()),
         Type::SemVer(_) => Type::SemVer(Arc::new(vec![])),
         Type::Uri(_) => Type::Uri(None),
+        Type::Object(o) => match &o.ext {
+            Some(e) => Type::Object(e.base.clone()),
+            None => t.clone(),
+        },
         other => other.clone(),
     }
 }

@@ -25,9 +25,8 @@
 //! What it is not: it does not parse Puppet source (type strings are parsed by the syntax crate
 //! and evaluated by the evaluator, which then calls [`parameterize`]), and it does not load
 //! type aliases (the loader supplies them through [`TypeResolver`] and [`TypeAlias`]).
-//! Object and TypeSet types (and Pcore object types such as `Error` and `Deferred`) are known
-//! only by name and printed form for now; their attributes, inheritance and instances will come
-//! later. Regexps are compiled with `fancy-regex`; see [`Regexp`] for what differs from Ruby.
+//! Object types, their instances and the Pcore objects `Error` and `Deferred` are in module
+//! [`object`]; TypeSet types are known only by name and printed form. Regexps are compiled with `fancy-regex`; see [`Regexp`] for what differs from Ruby.
 //!
 //! Every value and type is immutable, cheap to clone and `Send + Sync`. No function panics on
 //! any input; deep recursion through aliases is cut at [`assign::MAX_DEPTH`].
@@ -40,6 +39,7 @@ pub mod format;
 pub mod infer;
 pub mod mismatch;
 pub mod normalize;
+pub mod object;
 pub mod params;
 pub mod regexp;
 pub mod semver;
@@ -52,6 +52,7 @@ pub use error::TypeError;
 pub use infer::{common_type, generalize, infer, infer_set, type_of_value, InferMode};
 pub use mismatch::describe_mismatch;
 pub use normalize::normalize;
+pub use object::{ObjectType, ObjectValue};
 pub use params::{
     parameterize, parameterize_value, resolve_type_name, resolve_type_name_with, BuiltinResolver,
     TypeResolver,

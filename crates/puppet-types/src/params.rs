@@ -58,31 +58,20 @@ impl TypeResolver for BuiltinResolver {
     }
 }
 
-/// The Object-like types the crate knows by name only.
+/// The built-in Object-like types: `Object`, `Error`, `Deferred`, `Annotation` and `TypeSet`.
+/// Other names give the plain `Object`.
 pub fn builtin_object(name: &str) -> Type {
-    let (name, kind, text): (Option<&str>, ObjectKind, &str) = match name {
-        "Error" => (
-            Some("Error"),
-            ObjectKind::Object,
-            "Object[{name => 'Error', type_parameters => {'kind' => Variant[String, Regexp, Type[Enum], Type[Pattern], Type[NotUndef], Type[Undef]], 'issue_code' => Variant[String, Regexp, Type[Enum], Type[Pattern], Type[NotUndef], Type[Undef]]}, attributes => {'msg' => String[1], 'kind' => {type => Optional[String[1]], value => undef}, 'details' => {type => Optional[Hash[String[1], Data]], value => undef}, 'issue_code' => {type => Optional[String[1]], value => undef}}, functions => {'message' => Callable[[0, 0], String[1]]}}]",
-        ),
-        "Deferred" => (
-            Some("Deferred"),
-            ObjectKind::Object,
-            "Object[{name => 'Deferred', attributes => {'name' => Pattern[/\\A[$]?[a-z][a-z0-9_]*(?:::[a-z][a-z0-9_]*)*\\z/], 'arguments' => {type => Optional[Array], value => undef}}}]",
-        ),
-        "TypeSet" => (
-            None,
-            ObjectKind::TypeSet,
-            "TypeSet[{pcore_uri => 'http://puppet.com/2016.1/pcore', pcore_version => '1.0.0', name_authority => 'http://puppet.com/2016.1/runtime', name => 'DefaultTypeSet', version => '0.0.0'}]",
-        ),
-        _ => (None, ObjectKind::Object, "Object[{}]"),
-    };
-    Type::Object(Arc::new(ObjectType {
-        name: name.map(SmolStr::new),
-        kind,
-        text: SmolStr::new(text),
-    }))
+    if name == "TypeSet" {
+        return Type::Object(Arc::new(ObjectType {
+            kind: ObjectKind::TypeSet,
+            text: SmolStr::new("TypeSet[{pcore_uri => 'http://puppet.com/2016.1/pcore', pcore_version => '1.0.0', name_authority => 'http://puppet.com/2016.1/runtime', name => 'DefaultTypeSet', version => '0.0.0'}]"),
+            ..ObjectType::empty(None)
+        }));
+    }
+    match crate::object::builtin(name) {
+        Some(o) => Type::Object(o),
+        None => Type::Object(Arc::new(ObjectType::empty(None))),
+    }
 }
 
 /// Resolves a type name the way Puppet's evaluator does, with Puppet's built-in resource types.
@@ -161,6 +150,7 @@ pub fn resolve_type_name_with(name: &str, resolver: &dyn TypeResolver) -> Type {
         "typeset" => builtin_object("TypeSet"),
         "error" => builtin_object("Error"),
         "deferred" => builtin_object("Deferred"),
+        "annotation" => builtin_object("Annotation"),
         _ => {
             return resolver
                 .resolve(bare)
@@ -219,6 +209,7 @@ fn ruby_class(v: &Value) -> &'static str {
         Value::Binary(_) => "Puppet::Pops::Types::PBinaryType::Binary",
         Value::Uri(_) => "URI::Generic",
         Value::Iterator(_) => "Puppet::Pops::Types::Iterable",
+        Value::Object(_) => "Object",
     }
 }
 
@@ -456,7 +447,12 @@ fn parameterize_inner(base: &Type, raw: &[Value]) -> Result<Value, TypeError> {
         | Type::CatalogEntry
         | Type::SemVerRange
         | Type::Binary => Err(TypeError::NotParameterized(base.to_string())),
-        Type::Alias(a) => Err(TypeError::NotParameterized(a.name().to_string())),
+        Type::Alias(a) => match a.resolved() {
+            Type::Object(o) if o.kind == ObjectKind::Object => {
+                o.parameterized(&keys).map(Value::Type)
+            }
+            _ => Err(TypeError::NotParameterized(a.name().to_string())),
+        },
         Type::Boolean(_) => {
             if keys.len() != 1 {
                 return Err(arity(&a_an_uc(&label), 1, Some(1), keys.len()));
@@ -854,6 +850,9 @@ fn parameterize_inner(base: &Type, raw: &[Value]) -> Result<Value, TypeError> {
         ))),
         Type::Resource(r) => resource(base, r, raw),
         Type::Class(n) => class(base, n.as_deref(), raw),
+        Type::Object(o) if o.kind == ObjectKind::Object && !o.is_plain_object() => {
+            o.parameterized(&keys).map(Value::Type)
+        }
         Type::Object(o) => {
             if keys.len() != 1 {
                 return Err(arity(
@@ -867,39 +866,46 @@ fn parameterize_inner(base: &Type, raw: &[Value]) -> Result<Value, TypeError> {
                     keys.len(),
                 ));
             }
-            let mut text = String::from(if o.kind == ObjectKind::TypeSet {
-                "TypeSet["
-            } else {
-                "Object["
-            });
-            match &keys[0] {
-                Value::Hash(h) => {
-                    text.push('{');
-                    for (i, (k, v)) in h.iter().enumerate() {
-                        if i > 0 {
-                            text.push_str(", ");
+            if o.kind == ObjectKind::TypeSet {
+                let mut text = String::from("TypeSet[");
+                match &keys[0] {
+                    Value::Hash(h) => {
+                        text.push('{');
+                        for (i, (k, v)) in h.iter().enumerate() {
+                            if i > 0 {
+                                text.push_str(", ");
+                            }
+                            text.push_str(&k.to_plain_string());
+                            text.push_str(" => ");
+                            text.push_str(&v.to_string());
                         }
-                        text.push_str(&k.to_plain_string());
-                        text.push_str(" => ");
-                        text.push_str(&v.to_string());
+                        text.push('}');
                     }
-                    text.push('}');
+                    other => text.push_str(&other.to_string()),
                 }
-                other => text.push_str(&other.to_string()),
+                text.push(']');
+                let name = match &keys[0] {
+                    Value::Hash(h) => h
+                        .get(&Value::string("name"))
+                        .and_then(|v| v.as_str())
+                        .map(SmolStr::new),
+                    _ => None,
+                };
+                return t(Type::Object(Arc::new(ObjectType {
+                    name,
+                    kind: ObjectKind::TypeSet,
+                    text: SmolStr::new(text),
+                    ..ObjectType::empty(None)
+                })));
             }
-            text.push(']');
-            let name = match &keys[0] {
-                Value::Hash(h) => h
-                    .get(&Value::string("name"))
-                    .and_then(|v| v.as_str())
-                    .map(SmolStr::new),
-                _ => None,
-            };
-            t(Type::Object(Arc::new(ObjectType {
-                name,
-                kind: o.kind,
-                text: SmolStr::new(text),
-            })))
+            match &keys[0] {
+                Value::Hash(h) => t(Type::Object(Arc::new(ObjectType::from_init_hash(h)?))),
+                Value::String(s) => t(Type::Object(Arc::new(ObjectType::empty(Some(s))))),
+                other => Err(TypeError::BadParameter(format!(
+                    "Object-Type expects an initialization Hash, got {}",
+                    generalize(&infer(other))
+                ))),
+            }
         }
     }
 }

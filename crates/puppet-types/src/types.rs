@@ -288,26 +288,7 @@ pub struct InitType {
     pub args: Vec<Value>,
 }
 
-/// An Object-like type known only by name and printed form: `Object`, `Error`, `Deferred`,
-/// `TypeSet`, or an Object type extension such as `Error[undef, undef]`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct ObjectType {
-    /// Name (`None` for the plain `Object`).
-    pub name: Option<SmolStr>,
-    /// What kind of meta type this is.
-    pub kind: ObjectKind,
-    /// The exact text Puppet prints.
-    pub text: SmolStr,
-}
-
-/// The kind of an [`ObjectType`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ObjectKind {
-    /// An Object type.
-    Object,
-    /// A TypeSet.
-    TypeSet,
-}
+pub use crate::object::{ObjectKind, ObjectType};
 
 /// A named type alias. Its target is set once (possibly after the alias is referenced from
 /// inside its own definition, which is how recursive aliases like `Data` are built).
@@ -336,7 +317,16 @@ impl TypeAlias {
         &self.inner.name
     }
     /// Sets the target; returns false when it was already set.
+    ///
+    /// An Object type takes the alias name (`type MyObject = Object[{...}]` names the type
+    /// `MyObject`, whatever its `name` entry says).
     pub fn resolve_to(&self, t: Type) -> bool {
+        let t = match t {
+            Type::Object(o) if o.kind == ObjectKind::Object && o.ext.is_none() => {
+                Type::Object(Arc::new(o.renamed(&self.inner.name)))
+            }
+            other => other,
+        };
         self.inner.resolved.set(t).is_ok()
     }
     /// The target; an unresolved alias behaves like `TypeReference['Name']`.
@@ -454,7 +444,7 @@ pub enum Type {
     TypeReference(SmolStr),
     /// A named alias (`Data`, `RichData`, user aliases).
     Alias(TypeAlias),
-    /// Object, TypeSet and Pcore object types, by name.
+    /// Object types (also `Error`, `Deferred`, parameterized ones) and the TypeSet type.
     Object(Arc<ObjectType>),
 }
 
@@ -687,7 +677,7 @@ impl Type {
 impl fmt::Display for Type {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut out = String::new();
-        crate::format::type_string(&mut out, self);
+        crate::format::type_top(&mut out, self);
         f.write_str(&out)
     }
 }

@@ -60,6 +60,8 @@ pub enum Value {
     Uri(Arc<Uri>),
     /// A lazy iterator, as `step` and `reverse_each` produce.
     Iterator(Arc<IteratorValue>),
+    /// An instance of an Object type (`MyObject(1)`, `Error('oops')`, `Deferred('f')`).
+    Object(Arc<crate::object::ObjectValue>),
 }
 
 impl Value {
@@ -153,6 +155,7 @@ impl PartialEq for Value {
             (Binary(a), Binary(b)) => a == b,
             (Uri(a), Uri(b)) => a == b,
             (Iterator(a), Iterator(b)) => Arc::ptr_eq(a, b),
+            (Object(a), Object(b)) => Arc::ptr_eq(a, b) || a == b,
             _ => false,
         }
     }
@@ -184,6 +187,12 @@ impl Hash for Value {
             Value::Timestamp(t) => t.hash(state),
             Value::Binary(b) => b.hash(state),
             Value::Uri(u) => u.hash(state),
+            Value::Object(o) => {
+                o.type_name().hash(state);
+                for n in o.object_type.equality_attributes() {
+                    o.get(&n).hash(state);
+                }
+            }
         }
     }
 }
