@@ -63,6 +63,17 @@ fn new_instance(t: &Type, args: &[Value]) -> Result<Value, CallError> {
     ) {
         return Err(unsupported());
     }
+    // Object types (`MyObject.new(...)`, `Error('oops')`, `Init[MyObject]('x')`): the object
+    // module checks the arguments and words the errors as Puppet's `new_<Name>` function does.
+    let object_target = match &target {
+        Type::Object(_) => true,
+        Type::Init(i) => matches!(i.target.as_ref().map(Type::unalias), Some(Type::Object(_))),
+        _ => false,
+    };
+    if object_target {
+        return puppet_types::convert::new_value(&target, args)
+            .map_err(|e| CallError::new(codes::TYPE, e.to_string()));
+    }
     let label = match target {
         Type::Boolean(_) => "'new_boolean' ",
         _ => "'new' ",
