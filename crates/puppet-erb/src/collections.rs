@@ -1,0 +1,1451 @@
+//! Ruby `Array`, `Hash` and `Enumerable` methods used by templates.
+//!
+//! Enumerable methods are written once over a list of items; a hash's items are its
+//! `[key, value]` pairs, which blocks with two parameters destructure as Ruby does. Methods
+//! that return a hash in Ruby (`Hash#select`, `Hash#reject`, `Hash#merge`...) do so here.
+
+use crate::ast::Block;
+use crate::interp::{raise, unsupported, Ctrl, Interp, R};
+use crate::scanner::Pos;
+use crate::value::{self, compare, equal, to_s, HKey, RHash, RValue};
+use std::cell::RefCell;
+use std::cmp::Ordering;
+use std::rc::Rc;
+
+fn argc(args: &[RValue], min: usize, max: usize, pos: Pos) -> Result<(), Ctrl> {
+    if args.len() < min || args.len() > max {
+        return raise(
+            "ArgumentError",
+            format!(
+                "wrong number of arguments (given {}, expected {})",
+                args.len(),
+                if min == max {
+                    min.to_string()
+                } else {
+                    format!("{min}..{max}")
+                }
+            ),
+            pos,
+        );
+    }
+    Ok(())
+}
+
+fn int_arg(v: &RValue, pos: Pos) -> Result<i64, Ctrl> {
+    match v {
+        RValue::Int(i) => Ok(*i),
+        RValue::Float(f) => Ok(f.trunc() as i64),
+        RValue::Nil => raise(
+            "TypeError",
+            "no implicit conversion from nil to integer",
+            pos,
+        ),
+        other => raise(
+            "TypeError",
+            format!(
+                "no implicit conversion of {} into Integer",
+                other.class_name()
+            ),
+            pos,
+        ),
+    }
+}
+
+fn need_block<'b>(
+    block: Option<&'b Rc<Block>>,
+    name: &str,
+    pos: Pos,
+) -> Result<&'b Rc<Block>, Ctrl> {
+    match block {
+        Some(b) => Ok(b),
+        None => unsupported(format!("`{name}' without a block (Enumerator)"), pos),
+    }
+}
+
+fn norm(i: i64, len: usize) -> Option<usize> {
+    if i < 0 {
+        let j = len as i64 + i;
+        (j >= 0).then_some(j as usize)
+    } else {
+        Some(i as usize)
+    }
+}
+
+fn cmp_err(a: &RValue, b: &RValue, pos: Pos) -> Ctrl {
+    Ctrl::Raise {
+        class: "ArgumentError".into(),
+        message: format!(
+            "comparison of {} with {} failed",
+            a.class_name(),
+            match b {
+                RValue::Nil | RValue::Int(_) | RValue::Float(_) => value::inspect(b),
+                RValue::Str(s) => value::inspect_str(&s.borrow()),
+                other => other.class_name(),
+            }
+        ),
+        pos,
+    }
+}
+
+/// Sorts with `<=>` or a comparison block; raises as Ruby on incomparable values.
+fn sort_items(
+    it: &mut Interp,
+    items: &mut [RValue],
+    block: Option<&Rc<Block>>,
+    pos: Pos,
+) -> Result<(), Ctrl> {
+    let mut err: Option<Ctrl> = None;
+    items.sort_by(|a, b| {
+        if err.is_some() {
+            return Ordering::Equal;
+        }
+        match block {
+            Some(bl) => match it.call_block(bl, vec![a.clone(), b.clone()], pos) {
+                Ok(RValue::Int(i)) => i.cmp(&0),
+                Ok(_) => {
+                    err = Some(cmp_err(a, b, pos));
+                    Ordering::Equal
+                }
+                Err(e) => {
+                    err = Some(e);
+                    Ordering::Equal
+                }
+            },
+            None => match compare(a, b) {
+                Some(o) => o,
+                None => {
+                    err = Some(cmp_err(a, b, pos));
+                    Ordering::Equal
+                }
+            },
+        }
+    });
+    match err {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+fn min_max(items: &[RValue], want: Ordering, pos: Pos) -> R {
+    let mut best: Option<RValue> = None;
+    for x in items {
+        best = Some(match best {
+            None => x.clone(),
+            Some(b) => match compare(x, &b) {
+                Some(o) if o == want => x.clone(),
+                Some(_) => b,
+                None => return Err(cmp_err(x, &b, pos)),
+            },
+        });
+    }
+    Ok(best.unwrap_or(RValue::Nil))
+}
+
+fn flatten_into(items: &[RValue], depth: i64, out: &mut Vec<RValue>, guard: usize) {
+    for x in items {
+        match x {
+            RValue::Array(a) if depth != 0 && guard < 64 => {
+                let inner = a.borrow().clone();
+                flatten_into(&inner, depth - 1, out, guard + 1);
+            }
+            other => out.push(other.clone()),
+        }
+    }
+}
+
+fn uniq_by(
+    it: &mut Interp,
+    items: Vec<RValue>,
+    block: Option<&Rc<Block>>,
+    pos: Pos,
+) -> Result<Vec<RValue>, Ctrl> {
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    for x in items {
+        let key = match block {
+            Some(b) => it.call_block(b, vec![x.clone()], pos)?,
+            None => x.clone(),
+        };
+        if seen.insert(HKey::of(&key)) {
+            out.push(x);
+        }
+    }
+    Ok(out)
+}
+
+fn pair_of(v: &RValue) -> (RValue, RValue) {
+    match v {
+        RValue::Array(a) => {
+            let a = a.borrow();
+            (
+                a.first().cloned().unwrap_or(RValue::Nil),
+                a.get(1).cloned().unwrap_or(RValue::Nil),
+            )
+        }
+        other => (other.clone(), RValue::Nil),
+    }
+}
+
+fn to_hash(items: &[RValue], pos: Pos) -> R {
+    let mut h = RHash::default();
+    for x in items {
+        match x {
+            RValue::Array(a) if a.borrow().len() == 2 => {
+                let (k, v) = pair_of(x);
+                h.insert(k, v);
+            }
+            other => {
+                return raise(
+                    "TypeError",
+                    format!("wrong element type {} (expected array)", other.class_name()),
+                    pos,
+                )
+            }
+        }
+    }
+    Ok(RValue::hash(h))
+}
+
+/// Enumerable methods shared by arrays, hashes and ranges. `None` when not handled.
+fn enumerable(
+    it: &mut Interp,
+    items: Vec<RValue>,
+    name: &str,
+    args: &[RValue],
+    block: Option<&Rc<Block>>,
+    pos: Pos,
+) -> Result<Option<RValue>, Ctrl> {
+    let r = match name {
+        "map" | "collect" | "flat_map" | "collect_concat" => {
+            let b = need_block(block, name, pos)?;
+            let mut out = Vec::with_capacity(items.len());
+            for x in items {
+                let v = it.call_block(b, vec![x], pos)?;
+                if name == "flat_map" || name == "collect_concat" {
+                    match &v {
+                        RValue::Array(a) => out.extend(a.borrow().iter().cloned()),
+                        _ => out.push(v),
+                    }
+                } else {
+                    out.push(v);
+                }
+            }
+            RValue::array(out)
+        }
+        "filter_map" => {
+            let b = need_block(block, name, pos)?;
+            let mut out = Vec::new();
+            for x in items {
+                let v = it.call_block(b, vec![x], pos)?;
+                if v.truthy() {
+                    out.push(v);
+                }
+            }
+            RValue::array(out)
+        }
+        "select" | "filter" | "find_all" | "reject" => {
+            let b = need_block(block, name, pos)?;
+            let mut out = Vec::new();
+            for x in items {
+                let keep = it.call_block(b, vec![x.clone()], pos)?.truthy();
+                if keep != (name == "reject") {
+                    out.push(x);
+                }
+            }
+            RValue::array(out)
+        }
+        "partition" => {
+            let b = need_block(block, name, pos)?;
+            let (mut yes, mut no) = (Vec::new(), Vec::new());
+            for x in items {
+                if it.call_block(b, vec![x.clone()], pos)?.truthy() {
+                    yes.push(x);
+                } else {
+                    no.push(x);
+                }
+            }
+            RValue::array(vec![RValue::array(yes), RValue::array(no)])
+        }
+        "find" | "detect" => {
+            let b = need_block(block, name, pos)?;
+            for x in items {
+                if it.call_block(b, vec![x.clone()], pos)?.truthy() {
+                    return Ok(Some(x));
+                }
+            }
+            RValue::Nil
+        }
+        "find_index" | "index" => {
+            for (i, x) in items.into_iter().enumerate() {
+                let hit = match (args.first(), block) {
+                    (Some(v), _) => equal(&x, v),
+                    (None, Some(b)) => it.call_block(b, vec![x], pos)?.truthy(),
+                    (None, None) => return unsupported("index without argument", pos).map(Some),
+                };
+                if hit {
+                    return Ok(Some(RValue::Int(i as i64)));
+                }
+            }
+            RValue::Nil
+        }
+        "any?" | "all?" | "none?" | "one?" => {
+            let mut count = 0usize;
+            let n = items.len();
+            for x in items {
+                let t = match (args.first(), block) {
+                    (Some(p), _) => it.case_eq(p, &x, pos)?,
+                    (None, Some(b)) => it.call_block(b, vec![x], pos)?.truthy(),
+                    (None, None) => x.truthy(),
+                };
+                if t {
+                    count += 1;
+                    if name == "any?" {
+                        return Ok(Some(RValue::Bool(true)));
+                    }
+                } else if name == "all?" {
+                    return Ok(Some(RValue::Bool(false)));
+                }
+            }
+            RValue::Bool(match name {
+                "any?" => false,
+                "all?" => count == n,
+                "none?" => count == 0,
+                _ => count == 1,
+            })
+        }
+        "count" => {
+            let mut c = 0;
+            for x in items.iter() {
+                let t = match (args.first(), block) {
+                    (Some(v), _) => equal(x, v),
+                    (None, Some(b)) => it.call_block(b, vec![x.clone()], pos)?.truthy(),
+                    (None, None) => true,
+                };
+                if t {
+                    c += 1;
+                }
+            }
+            RValue::Int(c)
+        }
+        "each_with_index" => {
+            let b = need_block(block, name, pos)?;
+            for (i, x) in items.into_iter().enumerate() {
+                it.call_block(b, vec![x, RValue::Int(i as i64)], pos)?;
+            }
+            return Ok(None);
+        }
+        "each_with_object" => {
+            argc(args, 1, 1, pos)?;
+            let b = need_block(block, name, pos)?;
+            let memo = args[0].clone();
+            for x in items {
+                it.call_block(b, vec![x, memo.clone()], pos)?;
+            }
+            memo
+        }
+        "inject" | "reduce" | "sum" => {
+            let (mut acc, op) = match (name, args, block) {
+                ("sum", [], _) => (Some(RValue::Int(0)), None),
+                ("sum", [init], _) => (Some(init.clone()), None),
+                (_, [RValue::Sym(op)], None) => (None, Some(op.to_string())),
+                (_, [init, RValue::Sym(op)], None) => (Some(init.clone()), Some(op.to_string())),
+                (_, [init], Some(_)) => (Some(init.clone()), None),
+                (_, [], Some(_)) => (None, None),
+                _ => return unsupported(format!("{name} with these arguments"), pos).map(Some),
+            };
+            let sum_mode = name == "sum";
+            for x in items {
+                let x = if sum_mode {
+                    match block {
+                        Some(b) => it.call_block(b, vec![x], pos)?,
+                        None => x,
+                    }
+                } else {
+                    x
+                };
+                acc = Some(match acc {
+                    None => x,
+                    Some(a) => match (&op, block) {
+                        (Some(op), _) => {
+                            crate::methods::call_method(it, a, op, vec![x], None, pos)?
+                        }
+                        (None, Some(b)) if !sum_mode => it.call_block(b, vec![a, x], pos)?,
+                        _ => crate::methods::call_method(it, a, "+", vec![x], None, pos)?,
+                    },
+                });
+            }
+            acc.unwrap_or(RValue::Nil)
+        }
+        "min" | "max" => {
+            if !args.is_empty() {
+                return unsupported(format!("{name}(n)"), pos).map(Some);
+            }
+            let want = if name == "min" {
+                Ordering::Less
+            } else {
+                Ordering::Greater
+            };
+            match block {
+                Some(b) => {
+                    let mut best: Option<RValue> = None;
+                    for x in items {
+                        best = Some(match best {
+                            None => x,
+                            Some(cur) => {
+                                let c = it.call_block(b, vec![x.clone(), cur.clone()], pos)?;
+                                match c {
+                                    RValue::Int(i) if i.cmp(&0) == want => x,
+                                    RValue::Int(_) => cur,
+                                    _ => return Err(cmp_err(&x, &cur, pos)),
+                                }
+                            }
+                        });
+                    }
+                    best.unwrap_or(RValue::Nil)
+                }
+                None => min_max(&items, want, pos)?,
+            }
+        }
+        "min_by" | "max_by" | "sort_by" | "group_by" | "uniq_by" => {
+            let b = need_block(block, name, pos)?;
+            let mut keyed = Vec::with_capacity(items.len());
+            for x in items {
+                let k = it.call_block(b, vec![x.clone()], pos)?;
+                keyed.push((k, x));
+            }
+            match name {
+                "group_by" => {
+                    let mut h = RHash::default();
+                    for (k, x) in keyed {
+                        match h.get(&k).cloned() {
+                            Some(RValue::Array(a)) => a.borrow_mut().push(x),
+                            _ => h.insert(k, RValue::array(vec![x])),
+                        }
+                    }
+                    RValue::hash(h)
+                }
+                "sort_by" => {
+                    let mut err = None;
+                    keyed.sort_by(|(a, _), (b, _)| match compare(a, b) {
+                        Some(o) => o,
+                        None => {
+                            if err.is_none() {
+                                err = Some(cmp_err(a, b, pos));
+                            }
+                            Ordering::Equal
+                        }
+                    });
+                    if let Some(e) = err {
+                        return Err(e);
+                    }
+                    RValue::array(keyed.into_iter().map(|(_, x)| x).collect())
+                }
+                _ => {
+                    let want = if name == "min_by" {
+                        Ordering::Less
+                    } else {
+                        Ordering::Greater
+                    };
+                    let mut best: Option<(RValue, RValue)> = None;
+                    for (k, x) in keyed {
+                        best = Some(match best {
+                            None => (k, x),
+                            Some((bk, bx)) => match compare(&k, &bk) {
+                                Some(o) if o == want => (k, x),
+                                Some(_) => (bk, bx),
+                                None => return Err(cmp_err(&k, &bk, pos)),
+                            },
+                        });
+                    }
+                    best.map(|(_, x)| x).unwrap_or(RValue::Nil)
+                }
+            }
+        }
+        "each_slice" | "each_cons" => {
+            argc(args, 1, 1, pos)?;
+            let n = int_arg(&args[0], pos)?;
+            if n <= 0 {
+                return raise("ArgumentError", "invalid slice size", pos);
+            }
+            let n = n as usize;
+            let groups: Vec<RValue> = if name == "each_slice" {
+                items.chunks(n).map(|c| RValue::array(c.to_vec())).collect()
+            } else {
+                items
+                    .windows(n)
+                    .map(|c| RValue::array(c.to_vec()))
+                    .collect()
+            };
+            match block {
+                Some(b) => {
+                    for g in groups {
+                        it.call_block(b, vec![g], pos)?;
+                    }
+                    RValue::Nil
+                }
+                None => RValue::array(groups),
+            }
+        }
+        "to_a" | "entries" => RValue::array(items),
+        "to_h" => {
+            if let Some(b) = block {
+                let mut mapped = Vec::new();
+                for x in items {
+                    mapped.push(it.call_block(b, vec![x], pos)?);
+                }
+                to_hash(&mapped, pos)?
+            } else {
+                to_hash(&items, pos)?
+            }
+        }
+        "include?" | "member?" => {
+            argc(args, 1, 1, pos)?;
+            RValue::Bool(items.iter().any(|x| equal(x, &args[0])))
+        }
+        "take_while" | "drop_while" => {
+            let b = need_block(block, name, pos)?;
+            let mut i = 0;
+            while i < items.len() {
+                if !it.call_block(b, vec![items[i].clone()], pos)?.truthy() {
+                    break;
+                }
+                i += 1;
+            }
+            if name == "take_while" {
+                RValue::array(items[..i].to_vec())
+            } else {
+                RValue::array(items[i..].to_vec())
+            }
+        }
+        "grep" | "grep_v" => {
+            argc(args, 1, 1, pos)?;
+            let mut out = Vec::new();
+            for x in items {
+                if it.case_eq(&args[0], &x, pos)? != (name == "grep_v") {
+                    out.push(match block {
+                        Some(b) => it.call_block(b, vec![x], pos)?,
+                        None => x,
+                    });
+                }
+            }
+            RValue::array(out)
+        }
+        "tally" => {
+            let mut h = RHash::default();
+            for x in items {
+                let n = match h.get(&x) {
+                    Some(RValue::Int(n)) => n + 1,
+                    _ => 1,
+                };
+                h.insert(x, RValue::Int(n));
+            }
+            RValue::hash(h)
+        }
+        "minmax" => RValue::array(vec![
+            min_max(&items, Ordering::Less, pos)?,
+            min_max(&items, Ordering::Greater, pos)?,
+        ]),
+        "zip" => {
+            let others: Vec<Vec<RValue>> = args
+                .iter()
+                .map(|a| crate::methods::splat_items(a))
+                .collect();
+            RValue::array(
+                items
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, x)| {
+                        let mut row = vec![x];
+                        for o in &others {
+                            row.push(o.get(i).cloned().unwrap_or(RValue::Nil));
+                        }
+                        RValue::array(row)
+                    })
+                    .collect(),
+            )
+        }
+        "sort" => {
+            let mut items = items;
+            sort_items(it, &mut items, block, pos)?;
+            RValue::array(items)
+        }
+        "uniq" => RValue::array(uniq_by(it, items, block, pos)?),
+        "first" => match args.first() {
+            None => items.into_iter().next().unwrap_or(RValue::Nil),
+            Some(n) => {
+                let n = int_arg(n, pos)?;
+                if n < 0 {
+                    return raise("ArgumentError", "negative array size", pos);
+                }
+                RValue::array(items.into_iter().take(n as usize).collect())
+            }
+        },
+        "reverse_each" => {
+            let b = need_block(block, name, pos)?;
+            for x in items.into_iter().rev() {
+                it.call_block(b, vec![x], pos)?;
+            }
+            return Ok(None);
+        }
+        "each_entry" => return Ok(None),
+        "cycle" | "lazy" | "chunk_while" | "slice_when" | "each_entry_x" => {
+            return unsupported(format!("Enumerable#{name}"), pos).map(Some)
+        }
+        _ => return Ok(None),
+    };
+    Ok(Some(r))
+}
+
+/// Dispatches an Array method.
+pub fn array_method(
+    it: &mut Interp,
+    recv: &RValue,
+    cell: &Rc<RefCell<Vec<RValue>>>,
+    name: &str,
+    args: Vec<RValue>,
+    block: Option<&Rc<Block>>,
+    pos: Pos,
+) -> R {
+    let items = cell.borrow().clone();
+    let len = items.len();
+    match name {
+        "each" => {
+            let b = need_block(block, name, pos)?;
+            let mut i = 0;
+            // Ruby re-reads the length each step, so appends during iteration are seen.
+            loop {
+                let x = match cell.borrow().get(i) {
+                    Some(x) => x.clone(),
+                    None => break,
+                };
+                it.call_block(b, vec![x], pos)?;
+                i += 1;
+            }
+            return Ok(recv.clone());
+        }
+        "each_index" => {
+            let b = need_block(block, name, pos)?;
+            for i in 0..len {
+                it.call_block(b, vec![RValue::Int(i as i64)], pos)?;
+            }
+            return Ok(recv.clone());
+        }
+        "length" | "size" => return Ok(RValue::Int(len as i64)),
+        "empty?" => return Ok(RValue::Bool(len == 0)),
+        "any?" if args.is_empty() && block.is_none() => {
+            return Ok(RValue::Bool(items.iter().any(|x| x.truthy())))
+        }
+        "join" => {
+            argc(&args, 0, 1, pos)?;
+            let sep = match args.first() {
+                None | Some(RValue::Nil) => String::new(),
+                Some(RValue::Str(s)) => s.borrow().clone(),
+                Some(other) => {
+                    return raise(
+                        "TypeError",
+                        format!(
+                            "no implicit conversion of {} into String",
+                            other.class_name()
+                        ),
+                        pos,
+                    )
+                }
+            };
+            let mut out = String::new();
+            join_into(&items, &sep, &mut out, 0);
+            return Ok(RValue::string(out));
+        }
+        "[]" | "slice" => {
+            argc(&args, 1, 2, pos)?;
+            return match args.as_slice() {
+                [RValue::Int(i)] => Ok(norm(*i, len)
+                    .and_then(|i| items.get(i).cloned())
+                    .unwrap_or(RValue::Nil)),
+                [RValue::Float(f)] => Ok(norm(f.trunc() as i64, len)
+                    .and_then(|i| items.get(i).cloned())
+                    .unwrap_or(RValue::Nil)),
+                [RValue::Range(_)] | [_, _] => Ok(match slice(&args, len, pos)? {
+                    Some((s, n)) => RValue::array(items[s..s + n].to_vec()),
+                    None => RValue::Nil,
+                }),
+                [other] => raise(
+                    "TypeError",
+                    format!(
+                        "no implicit conversion of {} into Integer",
+                        other.class_name()
+                    ),
+                    pos,
+                ),
+                _ => unsupported("Array#[] with these arguments", pos),
+            };
+        }
+        "[]=" => {
+            if args.len() != 2 {
+                return unsupported("Array#[]= with a range or length", pos);
+            }
+            let i = int_arg(&args[0], pos)?;
+            let Some(i) = norm(i, len) else {
+                return raise("IndexError", format!("index {i} too small for array"), pos);
+            };
+            if i > 1_000_000 {
+                return unsupported("array index above one million", pos);
+            }
+            let mut a = cell.borrow_mut();
+            while a.len() <= i {
+                a.push(RValue::Nil);
+            }
+            a[i] = args[1].clone();
+            return Ok(args[1].clone());
+        }
+        "at" => {
+            argc(&args, 1, 1, pos)?;
+            let i = int_arg(&args[0], pos)?;
+            return Ok(norm(i, len)
+                .and_then(|i| items.get(i).cloned())
+                .unwrap_or(RValue::Nil));
+        }
+        "dig" => {
+            let mut cur = recv.clone();
+            for a in args {
+                cur = match cur {
+                    RValue::Nil => return Ok(RValue::Nil),
+                    c => crate::methods::call_method(it, c, "[]", vec![a], None, pos)?,
+                };
+            }
+            return Ok(cur);
+        }
+        "fetch" => {
+            argc(&args, 1, 2, pos)?;
+            let i = int_arg(&args[0], pos)?;
+            return match norm(i, len).and_then(|j| items.get(j).cloned()) {
+                Some(v) => Ok(v),
+                None => match (args.get(1), block) {
+                    (_, Some(b)) => it.call_block(b, vec![args[0].clone()], pos),
+                    (Some(d), None) => Ok(d.clone()),
+                    _ => raise(
+                        "IndexError",
+                        format!(
+                            "index {i} outside of array bounds: {}...{}",
+                            -(len as i64),
+                            len
+                        ),
+                        pos,
+                    ),
+                },
+            };
+        }
+        "last" => {
+            return match args.first() {
+                None => Ok(items.last().cloned().unwrap_or(RValue::Nil)),
+                Some(n) => {
+                    let n = int_arg(n, pos)?;
+                    if n < 0 {
+                        return raise("ArgumentError", "negative array size", pos);
+                    }
+                    let n = (n as usize).min(len);
+                    Ok(RValue::array(items[len - n..].to_vec()))
+                }
+            }
+        }
+        "values_at" => {
+            let mut out = Vec::new();
+            for a in &args {
+                let i = int_arg(a, pos)?;
+                out.push(
+                    norm(i, len)
+                        .and_then(|i| items.get(i).cloned())
+                        .unwrap_or(RValue::Nil),
+                );
+            }
+            return Ok(RValue::array(out));
+        }
+        "take" | "drop" => {
+            argc(&args, 1, 1, pos)?;
+            let n = int_arg(&args[0], pos)?;
+            if n < 0 {
+                return raise(
+                    "ArgumentError",
+                    format!("attempt to {name} negative size"),
+                    pos,
+                );
+            }
+            let n = (n as usize).min(len);
+            return Ok(RValue::array(if name == "take" {
+                items[..n].to_vec()
+            } else {
+                items[n..].to_vec()
+            }));
+        }
+        "<<" | "push" | "append" => {
+            if name == "<<" {
+                argc(&args, 1, 1, pos)?;
+            }
+            cell.borrow_mut().extend(args);
+            return Ok(recv.clone());
+        }
+        "unshift" | "prepend" => {
+            let mut a = cell.borrow_mut();
+            for (i, x) in args.into_iter().enumerate() {
+                a.insert(i, x);
+            }
+            return Ok(recv.clone());
+        }
+        "insert" => {
+            if args.is_empty() {
+                return raise("ArgumentError", "wrong number of arguments", pos);
+            }
+            let i = int_arg(&args[0], pos)?;
+            let Some(i) = norm(i, len + 1) else {
+                return raise("IndexError", "index out of array", pos);
+            };
+            let mut a = cell.borrow_mut();
+            while a.len() < i {
+                a.push(RValue::Nil);
+            }
+            for (k, x) in args.into_iter().skip(1).enumerate() {
+                a.insert(i + k, x);
+            }
+            return Ok(recv.clone());
+        }
+        "pop" | "shift" => {
+            let mut a = cell.borrow_mut();
+            return Ok(if name == "pop" {
+                a.pop().unwrap_or(RValue::Nil)
+            } else if a.is_empty() {
+                RValue::Nil
+            } else {
+                a.remove(0)
+            });
+        }
+        "concat" => {
+            let mut add = Vec::new();
+            for a in &args {
+                match a {
+                    RValue::Array(x) => add.extend(x.borrow().iter().cloned()),
+                    other => {
+                        return raise(
+                            "TypeError",
+                            format!(
+                                "no implicit conversion of {} into Array",
+                                other.class_name()
+                            ),
+                            pos,
+                        )
+                    }
+                }
+            }
+            cell.borrow_mut().extend(add);
+            return Ok(recv.clone());
+        }
+        "delete" => {
+            argc(&args, 1, 1, pos)?;
+            let before = len;
+            cell.borrow_mut().retain(|x| !equal(x, &args[0]));
+            return Ok(if cell.borrow().len() == before {
+                RValue::Nil
+            } else {
+                args[0].clone()
+            });
+        }
+        "delete_at" => {
+            argc(&args, 1, 1, pos)?;
+            let i = int_arg(&args[0], pos)?;
+            return Ok(match norm(i, len) {
+                Some(i) if i < len => cell.borrow_mut().remove(i),
+                _ => RValue::Nil,
+            });
+        }
+        "delete_if" | "reject!" | "select!" | "keep_if" | "map!" | "collect!" | "sort!"
+        | "sort_by!" | "uniq!" | "compact!" | "flatten!" | "reverse!" | "shuffle!" => {
+            let base = match name {
+                "delete_if" => "reject",
+                "keep_if" => "select",
+                n => &n[..n.len() - 1],
+            };
+            let r = array_method(it, recv, cell, base, args, block, pos)?;
+            if let RValue::Array(new) = r {
+                let new = new.borrow().clone();
+                let changed =
+                    new.len() != len || !new.iter().zip(items.iter()).all(|(a, b)| equal(a, b));
+                *cell.borrow_mut() = new;
+                if !changed
+                    && matches!(
+                        name,
+                        "reject!" | "select!" | "uniq!" | "compact!" | "flatten!"
+                    )
+                {
+                    return Ok(RValue::Nil);
+                }
+            }
+            return Ok(recv.clone());
+        }
+        "clear" => {
+            cell.borrow_mut().clear();
+            return Ok(recv.clone());
+        }
+        "replace" => {
+            argc(&args, 1, 1, pos)?;
+            let new = crate::methods::splat_items(&args[0]);
+            *cell.borrow_mut() = new;
+            return Ok(recv.clone());
+        }
+        "compact" => {
+            return Ok(RValue::array(
+                items
+                    .into_iter()
+                    .filter(|x| !matches!(x, RValue::Nil))
+                    .collect(),
+            ))
+        }
+        "flatten" => {
+            let depth = match args.first() {
+                Some(d) => int_arg(d, pos)?,
+                None => -1,
+            };
+            let mut out = Vec::new();
+            flatten_into(&items, depth, &mut out, 0);
+            return Ok(RValue::array(out));
+        }
+        "reverse" => return Ok(RValue::array(items.into_iter().rev().collect())),
+        "rotate" => {
+            let n = match args.first() {
+                Some(n) => int_arg(n, pos)?,
+                None => 1,
+            };
+            if len == 0 {
+                return Ok(RValue::array(items));
+            }
+            let k = n.rem_euclid(len as i64) as usize;
+            let mut v = items;
+            v.rotate_left(k);
+            return Ok(RValue::array(v));
+        }
+        "+" => {
+            argc(&args, 1, 1, pos)?;
+            let RValue::Array(o) = &args[0] else {
+                return raise(
+                    "TypeError",
+                    format!(
+                        "no implicit conversion of {} into Array",
+                        args[0].class_name()
+                    ),
+                    pos,
+                );
+            };
+            let mut v = items;
+            v.extend(o.borrow().iter().cloned());
+            return Ok(RValue::array(v));
+        }
+        "-" | "&" | "|" | "difference" | "union" | "intersection" => {
+            argc(&args, 1, 1, pos)?;
+            let RValue::Array(o) = &args[0] else {
+                return raise(
+                    "TypeError",
+                    format!(
+                        "no implicit conversion of {} into Array",
+                        args[0].class_name()
+                    ),
+                    pos,
+                );
+            };
+            let other = o.borrow().clone();
+            let keys: std::collections::HashSet<HKey> = other.iter().map(HKey::of).collect();
+            let v = match name {
+                "-" | "difference" => items
+                    .into_iter()
+                    .filter(|x| !keys.contains(&HKey::of(x)))
+                    .collect(),
+                "&" | "intersection" => uniq_by(
+                    it,
+                    items
+                        .into_iter()
+                        .filter(|x| keys.contains(&HKey::of(x)))
+                        .collect(),
+                    None,
+                    pos,
+                )?,
+                _ => {
+                    let mut all = items;
+                    all.extend(other);
+                    uniq_by(it, all, None, pos)?
+                }
+            };
+            return Ok(RValue::array(v));
+        }
+        "*" => {
+            argc(&args, 1, 1, pos)?;
+            return match &args[0] {
+                RValue::Str(sep) => {
+                    let mut out = String::new();
+                    join_into(&items, &sep.borrow(), &mut out, 0);
+                    Ok(RValue::string(out))
+                }
+                other => {
+                    let n = int_arg(other, pos)?;
+                    if n < 0 {
+                        return raise("ArgumentError", "negative argument", pos);
+                    }
+                    if (n as usize).saturating_mul(len) > 10_000_000 {
+                        return unsupported("array larger than 10 million elements", pos);
+                    }
+                    let mut v = Vec::new();
+                    for _ in 0..n {
+                        v.extend(items.iter().cloned());
+                    }
+                    Ok(RValue::array(v))
+                }
+            };
+        }
+        "<=>" => {
+            argc(&args, 1, 1, pos)?;
+            return Ok(match compare(recv, &args[0]) {
+                Some(o) => RValue::Int(o as i64),
+                None => RValue::Nil,
+            });
+        }
+        "transpose" => {
+            let rows: Vec<Vec<RValue>> = items.iter().map(crate::methods::splat_items).collect();
+            let Some(w) = rows.first().map(Vec::len) else {
+                return Ok(RValue::array(vec![]));
+            };
+            if rows.iter().any(|r| r.len() != w) {
+                return raise(
+                    "IndexError",
+                    format!(
+                        "element size differs ({} should be {w})",
+                        rows.iter().map(Vec::len).find(|l| *l != w).unwrap_or(0)
+                    ),
+                    pos,
+                );
+            }
+            return Ok(RValue::array(
+                (0..w)
+                    .map(|c| RValue::array(rows.iter().map(|r| r[c].clone()).collect()))
+                    .collect(),
+            ));
+        }
+        "product" => {
+            let mut acc: Vec<Vec<RValue>> = items.into_iter().map(|x| vec![x]).collect();
+            for a in &args {
+                let other = crate::methods::splat_items(a);
+                let mut next = Vec::new();
+                for row in &acc {
+                    for x in &other {
+                        let mut r = row.clone();
+                        r.push(x.clone());
+                        next.push(r);
+                    }
+                }
+                if next.len() > 1_000_000 {
+                    return unsupported("product larger than a million", pos);
+                }
+                acc = next;
+            }
+            return Ok(RValue::array(acc.into_iter().map(RValue::array).collect()));
+        }
+        "combination" | "permutation" | "sample" | "shuffle" | "pack" | "bsearch" => {
+            return unsupported(format!("Array#{name}"), pos)
+        }
+        "assoc" => {
+            argc(&args, 1, 1, pos)?;
+            for x in &items {
+                if let RValue::Array(a) = x {
+                    if a.borrow().first().is_some_and(|k| equal(k, &args[0])) {
+                        return Ok(x.clone());
+                    }
+                }
+            }
+            return Ok(RValue::Nil);
+        }
+        "to_ary" | "to_a" | "entries" => return Ok(recv.clone()),
+        "hash" => return Ok(RValue::Int(0)),
+        "sum" if block.is_none() && args.is_empty() => {
+            // Integer/float sum, or string concatenation error like Ruby.
+            let mut acc = RValue::Int(0);
+            for x in items {
+                acc = crate::methods::call_method(it, acc, "+", vec![x], None, pos)?;
+            }
+            return Ok(acc);
+        }
+        _ => {}
+    }
+    match enumerable(it, items, name, &args, block, pos)? {
+        Some(v) => Ok(v),
+        None if matches!(name, "each_with_index" | "reverse_each" | "each_entry") => {
+            Ok(recv.clone())
+        }
+        None => crate::methods::no_method_pub(recv, name, pos),
+    }
+}
+
+fn slice(args: &[RValue], len: usize, pos: Pos) -> Result<Option<(usize, usize)>, Ctrl> {
+    match args {
+        [RValue::Range(r)] => {
+            let s = match &r.0 {
+                RValue::Nil => 0,
+                v => int_arg(v, pos)?,
+            };
+            let e = match &r.1 {
+                RValue::Nil => -1,
+                v => int_arg(v, pos)?,
+            };
+            let Some(s) = norm(s, len) else {
+                return Ok(None);
+            };
+            if s > len {
+                return Ok(None);
+            }
+            let e = if e < 0 { len as i64 + e } else { e };
+            let e = if r.2 && !matches!(r.1, RValue::Nil) {
+                e
+            } else {
+                e + 1
+            };
+            let e = (e.max(s as i64) as usize).min(len);
+            Ok(Some((s, e - s)))
+        }
+        [a, b] => {
+            let s = int_arg(a, pos)?;
+            let l = int_arg(b, pos)?;
+            let Some(s) = norm(s, len) else {
+                return Ok(None);
+            };
+            if s > len || l < 0 {
+                return Ok(None);
+            }
+            Ok(Some((s, (l as usize).min(len - s))))
+        }
+        _ => Ok(None),
+    }
+}
+
+fn join_into(items: &[RValue], sep: &str, out: &mut String, depth: usize) {
+    for (i, x) in items.iter().enumerate() {
+        if i > 0 {
+            out.push_str(sep);
+        }
+        match x {
+            RValue::Array(a) if depth < 64 => {
+                let inner = a.borrow().clone();
+                join_into(&inner, sep, out, depth + 1);
+            }
+            other => out.push_str(&to_s(other)),
+        }
+    }
+}
+
+/// Dispatches a Hash method.
+pub fn hash_method(
+    it: &mut Interp,
+    recv: &RValue,
+    cell: &Rc<RefCell<RHash>>,
+    name: &str,
+    args: Vec<RValue>,
+    block: Option<&Rc<Block>>,
+    pos: Pos,
+) -> R {
+    let snapshot = || cell.borrow().pairs();
+    let pairs_arr = |p: Vec<(RValue, RValue)>| -> Vec<RValue> {
+        p.into_iter()
+            .map(|(k, v)| RValue::array(vec![k, v]))
+            .collect()
+    };
+    match name {
+        "[]" => {
+            argc(&args, 1, 1, pos)?;
+            let h = cell.borrow();
+            return Ok(h
+                .get(&args[0])
+                .cloned()
+                .unwrap_or_else(|| h.default.clone()));
+        }
+        "[]=" | "store" => {
+            argc(&args, 2, 2, pos)?;
+            cell.borrow_mut().insert(args[0].clone(), args[1].clone());
+            return Ok(args[1].clone());
+        }
+        "fetch" => {
+            argc(&args, 1, 2, pos)?;
+            let found = cell.borrow().get(&args[0]).cloned();
+            return match found {
+                Some(v) => Ok(v),
+                None => match (args.get(1), block) {
+                    (_, Some(b)) => it.call_block(b, vec![args[0].clone()], pos),
+                    (Some(d), None) => Ok(d.clone()),
+                    _ => raise(
+                        "KeyError",
+                        format!("key not found: {}", value::inspect(&args[0])),
+                        pos,
+                    ),
+                },
+            };
+        }
+        "dig" => {
+            let mut cur = recv.clone();
+            for a in args {
+                cur = match cur {
+                    RValue::Nil => return Ok(RValue::Nil),
+                    c => crate::methods::call_method(it, c, "[]", vec![a], None, pos)?,
+                };
+            }
+            return Ok(cur);
+        }
+        "key?" | "has_key?" | "include?" | "member?" => {
+            argc(&args, 1, 1, pos)?;
+            return Ok(RValue::Bool(cell.borrow().get(&args[0]).is_some()));
+        }
+        "value?" | "has_value?" => {
+            argc(&args, 1, 1, pos)?;
+            return Ok(RValue::Bool(
+                cell.borrow().map.values().any(|(_, v)| equal(v, &args[0])),
+            ));
+        }
+        "key" => {
+            argc(&args, 1, 1, pos)?;
+            return Ok(cell
+                .borrow()
+                .map
+                .values()
+                .find(|(_, v)| equal(v, &args[0]))
+                .map(|(k, _)| k.clone())
+                .unwrap_or(RValue::Nil));
+        }
+        "keys" => {
+            return Ok(RValue::array(
+                snapshot().into_iter().map(|(k, _)| k).collect(),
+            ))
+        }
+        "values" => {
+            return Ok(RValue::array(
+                snapshot().into_iter().map(|(_, v)| v).collect(),
+            ))
+        }
+        "values_at" | "fetch_values" => {
+            let h = cell.borrow();
+            let mut out = Vec::new();
+            for a in &args {
+                match h.get(a) {
+                    Some(v) => out.push(v.clone()),
+                    None if name == "fetch_values" => {
+                        return raise(
+                            "KeyError",
+                            format!("key not found: {}", value::inspect(a)),
+                            pos,
+                        )
+                    }
+                    None => out.push(h.default.clone()),
+                }
+            }
+            return Ok(RValue::array(out));
+        }
+        "length" | "size" => return Ok(RValue::Int(cell.borrow().map.len() as i64)),
+        "count" if args.is_empty() && block.is_none() => {
+            return Ok(RValue::Int(cell.borrow().map.len() as i64))
+        }
+        "empty?" => return Ok(RValue::Bool(cell.borrow().map.is_empty())),
+        "each" | "each_pair" => {
+            let b = need_block(block, name, pos)?;
+            for (k, v) in snapshot() {
+                if b.params.len() >= 2 {
+                    it.call_block(b, vec![k, v], pos)?;
+                } else {
+                    it.call_block(b, vec![RValue::array(vec![k, v])], pos)?;
+                }
+            }
+            return Ok(recv.clone());
+        }
+        "each_key" | "each_value" => {
+            let b = need_block(block, name, pos)?;
+            for (k, v) in snapshot() {
+                it.call_block(b, vec![if name == "each_key" { k } else { v }], pos)?;
+            }
+            return Ok(recv.clone());
+        }
+        "select" | "filter" | "reject" | "filter_map_h" => {
+            let b = need_block(block, name, pos)?;
+            let mut out = RHash::default();
+            for (k, v) in snapshot() {
+                let t = it.call_block(b, vec![k.clone(), v.clone()], pos)?.truthy();
+                if t != (name == "reject") {
+                    out.insert(k, v);
+                }
+            }
+            return Ok(RValue::hash(out));
+        }
+        "delete_if" | "keep_if" | "select!" | "reject!" => {
+            let b = need_block(block, name, pos)?;
+            let mut out = RHash {
+                map: Default::default(),
+                default: cell.borrow().default.clone(),
+            };
+            for (k, v) in snapshot() {
+                let t = it.call_block(b, vec![k.clone(), v.clone()], pos)?.truthy();
+                let keep = if matches!(name, "delete_if" | "reject!") {
+                    !t
+                } else {
+                    t
+                };
+                if keep {
+                    out.insert(k, v);
+                }
+            }
+            *cell.borrow_mut() = out;
+            return Ok(recv.clone());
+        }
+        "delete" => {
+            argc(&args, 1, 1, pos)?;
+            let key = HKey::of(&args[0]);
+            let removed = cell.borrow_mut().map.shift_remove(&key);
+            return match (removed, block) {
+                (Some((_, v)), _) => Ok(v),
+                (None, Some(b)) => it.call_block(b, vec![args[0].clone()], pos),
+                (None, None) => Ok(RValue::Nil),
+            };
+        }
+        "merge" | "update" | "merge!" => {
+            let mut out = if name == "merge" {
+                cell.borrow().clone()
+            } else {
+                RHash::default()
+            };
+            let target_is_self = name != "merge";
+            for a in &args {
+                let RValue::Hash(o) = a else {
+                    return raise(
+                        "TypeError",
+                        format!("no implicit conversion of {} into Hash", a.class_name()),
+                        pos,
+                    );
+                };
+                for (k, v) in o.borrow().pairs() {
+                    let existing = if target_is_self {
+                        cell.borrow().get(&k).cloned()
+                    } else {
+                        out.get(&k).cloned()
+                    };
+                    let v = match (existing, block) {
+                        (Some(old), Some(b)) => it.call_block(b, vec![k.clone(), old, v], pos)?,
+                        _ => v,
+                    };
+                    if target_is_self {
+                        cell.borrow_mut().insert(k, v);
+                    } else {
+                        out.insert(k, v);
+                    }
+                }
+            }
+            return Ok(if target_is_self {
+                recv.clone()
+            } else {
+                RValue::hash(out)
+            });
+        }
+        "to_h" | "to_hash" if block.is_none() => return Ok(recv.clone()),
+        "to_a" => return Ok(RValue::array(pairs_arr(snapshot()))),
+        "invert" => {
+            let mut out = RHash::default();
+            for (k, v) in snapshot() {
+                out.insert(v, k);
+            }
+            return Ok(RValue::hash(out));
+        }
+        "transform_values" | "transform_keys" => {
+            let b = need_block(block, name, pos)?;
+            let mut out = RHash::default();
+            for (k, v) in snapshot() {
+                if name == "transform_values" {
+                    let nv = it.call_block(b, vec![v], pos)?;
+                    out.insert(k, nv);
+                } else {
+                    let nk = it.call_block(b, vec![k], pos)?;
+                    out.insert(nk, v);
+                }
+            }
+            return Ok(RValue::hash(out));
+        }
+        "sort" if block.is_none() => {
+            let mut items = pairs_arr(snapshot());
+            sort_items(it, &mut items, None, pos)?;
+            return Ok(RValue::array(items));
+        }
+        "default" => return Ok(cell.borrow().default.clone()),
+        "default=" => {
+            argc(&args, 1, 1, pos)?;
+            cell.borrow_mut().default = args[0].clone();
+            return Ok(args[0].clone());
+        }
+        "compact" => {
+            let mut out = RHash::default();
+            for (k, v) in snapshot() {
+                if !matches!(v, RValue::Nil) {
+                    out.insert(k, v);
+                }
+            }
+            return Ok(RValue::hash(out));
+        }
+        "clear" => {
+            cell.borrow_mut().map.clear();
+            return Ok(recv.clone());
+        }
+        "any?" if block.is_some() => {
+            let Some(b) = block else {
+                return Ok(RValue::Nil);
+            };
+            for (k, v) in snapshot() {
+                if it
+                    .call_block(b, vec![RValue::array(vec![k, v])], pos)?
+                    .truthy()
+                {
+                    return Ok(RValue::Bool(true));
+                }
+            }
+            return Ok(RValue::Bool(false));
+        }
+        "hash" => return Ok(RValue::Int(0)),
+        "sum" if block.is_none() => {
+            let mut acc = args.first().cloned().unwrap_or(RValue::Int(0));
+            for p in pairs_arr(snapshot()) {
+                acc = crate::methods::call_method(it, acc, "+", vec![p], None, pos)?;
+            }
+            return Ok(acc);
+        }
+        "join" | "flatten" | "compact!" | "first" | "last" | "push" | "<<" | "uniq" | "reverse" => {
+            if name == "first" || name == "flatten" {
+                // Enumerable#first and Hash#flatten exist.
+                let items = pairs_arr(snapshot());
+                if name == "flatten" {
+                    let mut out = Vec::new();
+                    flatten_into(&items, 1, &mut out, 0);
+                    return Ok(RValue::array(out));
+                }
+                if let Some(v) = enumerable(it, items, name, &args, block, pos)? {
+                    return Ok(v);
+                }
+            }
+            if name == "uniq" {
+                return Ok(RValue::array(pairs_arr(snapshot())));
+            }
+            return raise(
+                "NoMethodError",
+                format!("undefined method `{name}' for {}:Hash", short_inspect(recv)),
+                pos,
+            );
+        }
+        _ => {}
+    }
+    let items = pairs_arr(snapshot());
+    match enumerable(it, items, name, &args, block, pos)? {
+        Some(v) => Ok(v),
+        None if name == "each_with_index" || name == "reverse_each" => Ok(recv.clone()),
+        None => crate::methods::no_method_pub(recv, name, pos),
+    }
+}
+
+fn short_inspect(v: &RValue) -> String {
+    let s = value::inspect(v);
+    if s.len() > 65 {
+        format!("#<{}>", v.class_name())
+    } else {
+        s
+    }
+}

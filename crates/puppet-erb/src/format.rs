@@ -1,0 +1,258 @@
+//! `Kernel#format` / `String#%`: Ruby's printf-style formatting for the directives templates
+//! use (`%s %d %i %f %x %X %o %b %e %g %p %%`, flags `-+ 0#`, width, precision, `*`).
+
+use crate::interp::{raise, unsupported, Ctrl};
+use crate::scanner::Pos;
+use crate::value::{float_to_s, inspect, to_s, RValue};
+
+fn num_of(v: &RValue, pos: Pos) -> Result<f64, Ctrl> {
+    match v {
+        RValue::Int(i) => Ok(*i as f64),
+        RValue::Float(f) => Ok(*f),
+        RValue::Str(s) => s.borrow().trim().parse::<f64>().or_else(|_| {
+            raise(
+                "ArgumentError",
+                format!("invalid value for Float(): {}", inspect(v)),
+                pos,
+            )
+        }),
+        RValue::Nil => raise("TypeError", "can't convert nil into Float", pos),
+        other => raise(
+            "TypeError",
+            format!("can't convert {} into Float", other.class_name()),
+            pos,
+        ),
+    }
+}
+
+fn int_of(v: &RValue, pos: Pos) -> Result<i64, Ctrl> {
+    match v {
+        RValue::Int(i) => Ok(*i),
+        RValue::Float(f) => Ok(f.floor() as i64),
+        RValue::Str(s) => {
+            let t = s.borrow().trim().replace('_', "");
+            t.parse::<i64>().or_else(|_| {
+                raise(
+                    "ArgumentError",
+                    format!("invalid value for Integer(): {}", inspect(v)),
+                    pos,
+                )
+            })
+        }
+        RValue::Nil => raise("TypeError", "can't convert nil into Integer", pos),
+        other => raise(
+            "TypeError",
+            format!("can't convert {} into Integer", other.class_name()),
+            pos,
+        ),
+    }
+}
+
+fn pad(body: String, width: usize, left: bool, zero: bool) -> String {
+    let n = body.chars().count();
+    if n >= width {
+        return body;
+    }
+    let fill = width - n;
+    if left {
+        format!("{body}{}", " ".repeat(fill))
+    } else if zero {
+        let (sign, digits) = match body.strip_prefix(['-', '+', ' ']) {
+            Some(rest) => (&body[..1], rest.to_string()),
+            None => ("", body.clone()),
+        };
+        format!("{sign}{}{digits}", "0".repeat(fill))
+    } else {
+        format!("{}{body}", " ".repeat(fill))
+    }
+}
+
+/// Formats `args` by the Ruby format string `f`.
+pub fn sprintf(f: &str, args: &[RValue], pos: Pos) -> Result<String, Ctrl> {
+    let cs: Vec<char> = f.chars().collect();
+    let mut out = String::new();
+    let mut i = 0;
+    let mut argi = 0;
+    let mut next_arg = |pos: Pos| -> Result<RValue, Ctrl> {
+        let v = args.get(argi).cloned();
+        argi += 1;
+        match v {
+            Some(v) => Ok(v),
+            None => raise("ArgumentError", "too few arguments", pos),
+        }
+    };
+    while i < cs.len() {
+        let c = cs[i];
+        if c != '%' {
+            out.push(c);
+            i += 1;
+            continue;
+        }
+        i += 1;
+        let (mut left, mut zero, mut plus, mut space, mut alt) =
+            (false, false, false, false, false);
+        while i < cs.len() && "-0+ #".contains(cs[i]) {
+            match cs[i] {
+                '-' => left = true,
+                '0' => zero = true,
+                '+' => plus = true,
+                ' ' => space = true,
+                _ => alt = true,
+            }
+            i += 1;
+        }
+        let mut width = 0usize;
+        if i < cs.len() && cs[i] == '*' {
+            let w = int_of(&next_arg(pos)?, pos)?;
+            if w < 0 {
+                left = true;
+            }
+            width = w.unsigned_abs() as usize;
+            i += 1;
+        }
+        while i < cs.len() && cs[i].is_ascii_digit() {
+            width = width
+                .saturating_mul(10)
+                .saturating_add(cs[i] as usize - '0' as usize);
+            i += 1;
+        }
+        let mut prec: Option<usize> = None;
+        if i < cs.len() && cs[i] == '.' {
+            i += 1;
+            let mut p = 0usize;
+            while i < cs.len() && cs[i].is_ascii_digit() {
+                p = p
+                    .saturating_mul(10)
+                    .saturating_add(cs[i] as usize - '0' as usize);
+                i += 1;
+            }
+            prec = Some(p);
+        }
+        if width > 10_000 || prec.is_some_and(|p| p > 10_000) {
+            return unsupported("format width above 10000", pos);
+        }
+        let Some(&conv) = cs.get(i) else {
+            return raise(
+                "ArgumentError",
+                "incomplete format specifier; use %% (double %) instead",
+                pos,
+            );
+        };
+        i += 1;
+        let sign = |neg: bool| -> &'static str {
+            if neg {
+                "-"
+            } else if plus {
+                "+"
+            } else if space {
+                " "
+            } else {
+                ""
+            }
+        };
+        let body = match conv {
+            '%' => {
+                out.push('%');
+                continue;
+            }
+            's' | 'p' => {
+                let v = next_arg(pos)?;
+                let mut s = if conv == 's' { to_s(&v) } else { inspect(&v) };
+                if let Some(p) = prec {
+                    s = s.chars().take(p).collect();
+                }
+                pad(s, width, left, false)
+            }
+            'd' | 'i' | 'u' => {
+                let n = int_of(&next_arg(pos)?, pos)?;
+                let s = format!("{}{}", sign(n < 0), n.unsigned_abs());
+                pad(s, width, left, zero)
+            }
+            'x' | 'X' | 'o' | 'b' | 'B' => {
+                let n = int_of(&next_arg(pos)?, pos)?;
+                let m = n.unsigned_abs();
+                let mut digits = match conv {
+                    'x' => format!("{m:x}"),
+                    'X' => format!("{m:X}"),
+                    'o' => format!("{m:o}"),
+                    _ => format!("{m:b}"),
+                };
+                if n < 0 && !plus && !space {
+                    return unsupported("negative number in %x/%o/%b (two's complement form)", pos);
+                }
+                if alt {
+                    let prefix = match conv {
+                        'x' => "0x",
+                        'X' => "0X",
+                        'o' => "0",
+                        'b' => "0b",
+                        _ => "0B",
+                    };
+                    digits = format!("{prefix}{digits}");
+                }
+                pad(format!("{}{digits}", sign(n < 0)), width, left, zero)
+            }
+            'f' => {
+                let x = num_of(&next_arg(pos)?, pos)?;
+                let p = prec.unwrap_or(6);
+                let s = if x.is_finite() {
+                    format!(
+                        "{}{:.*}",
+                        sign(x.is_sign_negative() && x != 0.0),
+                        p,
+                        x.abs()
+                    )
+                } else {
+                    format!(
+                        "{}{}",
+                        sign(x < 0.0),
+                        if x.is_nan() { "NaN" } else { "Inf" }
+                    )
+                };
+                pad(s, width, left, zero && x.is_finite())
+            }
+            'e' | 'E' => {
+                let x = num_of(&next_arg(pos)?, pos)?;
+                let p = prec.unwrap_or(6);
+                let s = format!("{:.*e}", p, x.abs());
+                let (m, e) = s.split_once('e').unwrap_or((&s, "0"));
+                let e: i32 = e.parse().unwrap_or(0);
+                let mut s = format!(
+                    "{}{m}e{}{:02}",
+                    sign(x < 0.0),
+                    if e < 0 { '-' } else { '+' },
+                    e.abs()
+                );
+                if conv == 'E' {
+                    s = s.to_uppercase();
+                }
+                pad(s, width, left, zero)
+            }
+            'g' | 'G' => {
+                let x = num_of(&next_arg(pos)?, pos)?;
+                let _ = float_to_s;
+                return unsupported(format!("format directive %{conv} ({x})"), pos);
+            }
+            'c' => {
+                let v = next_arg(pos)?;
+                let s = match &v {
+                    RValue::Int(n) => char::from_u32(*n as u32)
+                        .map(String::from)
+                        .unwrap_or_default(),
+                    other => to_s(other).chars().take(1).collect(),
+                };
+                pad(s, width, left, false)
+            }
+            '<' | '{' => return unsupported("named format references", pos),
+            other => {
+                return raise(
+                    "ArgumentError",
+                    format!("malformed format string - %{other}"),
+                    pos,
+                )
+            }
+        };
+        out.push_str(&body);
+    }
+    Ok(out)
+}

@@ -1,0 +1,223 @@
+//! `JSON.parse` and `JSON.generate` for template use: standard JSON to and from Ruby values
+//! (objects become hashes with string keys, in document order).
+
+use crate::interp::{unsupported, Ctrl};
+use crate::scanner::Pos;
+use crate::value::{inspect_str, to_s, RHash, RValue};
+
+/// Parses a JSON document.
+pub fn parse(s: &str) -> Result<RValue, String> {
+    let cs: Vec<char> = s.chars().collect();
+    let mut i = 0;
+    let v = value(&cs, &mut i, 0)?;
+    skip_ws(&cs, &mut i);
+    if i != cs.len() {
+        return Err(format!(
+            "unexpected token at '{}'",
+            cs[i..].iter().collect::<String>()
+        ));
+    }
+    Ok(v)
+}
+
+fn skip_ws(cs: &[char], i: &mut usize) {
+    while *i < cs.len() && cs[*i].is_whitespace() {
+        *i += 1;
+    }
+}
+
+fn value(cs: &[char], i: &mut usize, depth: usize) -> Result<RValue, String> {
+    if depth > 100 {
+        return Err("nesting of 101 is too deep".into());
+    }
+    skip_ws(cs, i);
+    let err = |i: usize| {
+        format!(
+            "unexpected token at '{}'",
+            cs[i.min(cs.len())..].iter().collect::<String>()
+        )
+    };
+    match cs.get(*i) {
+        Some('{') => {
+            *i += 1;
+            let mut h = RHash::default();
+            skip_ws(cs, i);
+            if cs.get(*i) == Some(&'}') {
+                *i += 1;
+                return Ok(RValue::hash(h));
+            }
+            loop {
+                skip_ws(cs, i);
+                let k = match value(cs, i, depth + 1)? {
+                    RValue::Str(s) => RValue::Str(s),
+                    _ => return Err(err(*i)),
+                };
+                skip_ws(cs, i);
+                if cs.get(*i) != Some(&':') {
+                    return Err(err(*i));
+                }
+                *i += 1;
+                let v = value(cs, i, depth + 1)?;
+                h.insert(k, v);
+                skip_ws(cs, i);
+                match cs.get(*i) {
+                    Some(',') => *i += 1,
+                    Some('}') => {
+                        *i += 1;
+                        return Ok(RValue::hash(h));
+                    }
+                    _ => return Err(err(*i)),
+                }
+            }
+        }
+        Some('[') => {
+            *i += 1;
+            let mut a = Vec::new();
+            skip_ws(cs, i);
+            if cs.get(*i) == Some(&']') {
+                *i += 1;
+                return Ok(RValue::array(a));
+            }
+            loop {
+                a.push(value(cs, i, depth + 1)?);
+                skip_ws(cs, i);
+                match cs.get(*i) {
+                    Some(',') => *i += 1,
+                    Some(']') => {
+                        *i += 1;
+                        return Ok(RValue::array(a));
+                    }
+                    _ => return Err(err(*i)),
+                }
+            }
+        }
+        Some('"') => {
+            *i += 1;
+            let mut s = String::new();
+            loop {
+                match cs.get(*i) {
+                    None => return Err(err(*i)),
+                    Some('"') => {
+                        *i += 1;
+                        return Ok(RValue::string(s));
+                    }
+                    Some('\\') => {
+                        *i += 1;
+                        let c = cs.get(*i).copied().ok_or_else(|| err(*i))?;
+                        *i += 1;
+                        match c {
+                            'n' => s.push('\n'),
+                            't' => s.push('\t'),
+                            'r' => s.push('\r'),
+                            'b' => s.push('\u{8}'),
+                            'f' => s.push('\u{c}'),
+                            'u' => {
+                                let hex: String =
+                                    cs.get(*i..*i + 4).ok_or_else(|| err(*i))?.iter().collect();
+                                *i += 4;
+                                let n = u32::from_str_radix(&hex, 16).map_err(|_| err(*i))?;
+                                s.push(char::from_u32(n).unwrap_or('\u{fffd}'));
+                            }
+                            other => s.push(other),
+                        }
+                    }
+                    Some(c) => {
+                        s.push(*c);
+                        *i += 1;
+                    }
+                }
+            }
+        }
+        Some(c) if *c == '-' || c.is_ascii_digit() => {
+            let start = *i;
+            while *i < cs.len() && (cs[*i].is_ascii_digit() || "+-.eE".contains(cs[*i])) {
+                *i += 1;
+            }
+            let t: String = cs[start..*i].iter().collect();
+            if t.contains(['.', 'e', 'E']) {
+                t.parse::<f64>().map(RValue::Float).map_err(|_| err(start))
+            } else {
+                t.parse::<i64>().map(RValue::Int).map_err(|_| err(start))
+            }
+        }
+        _ => {
+            for (lit, v) in [
+                ("true", RValue::Bool(true)),
+                ("false", RValue::Bool(false)),
+                ("null", RValue::Nil),
+            ] {
+                let n = lit.len();
+                if cs
+                    .get(*i..*i + n)
+                    .is_some_and(|w| w.iter().copied().eq(lit.chars()))
+                {
+                    *i += n;
+                    return Ok(v);
+                }
+            }
+            Err(err(*i))
+        }
+    }
+}
+
+/// `JSON.generate` (compact form).
+pub fn generate(v: &RValue, pos: Pos) -> Result<String, Ctrl> {
+    let mut out = String::new();
+    gen(v, &mut out, pos, 0)?;
+    Ok(out)
+}
+
+fn gen(v: &RValue, out: &mut String, pos: Pos, depth: usize) -> Result<(), Ctrl> {
+    if depth > 100 {
+        return unsupported("JSON nesting deeper than 100", pos);
+    }
+    match v {
+        RValue::Nil => out.push_str("null"),
+        RValue::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        RValue::Int(_) | RValue::Float(_) => out.push_str(&to_s(v)),
+        RValue::Array(a) => {
+            out.push('[');
+            for (i, x) in a.borrow().iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                gen(x, out, pos, depth + 1)?;
+            }
+            out.push(']');
+        }
+        RValue::Hash(h) => {
+            out.push('{');
+            for (i, (k, x)) in h.borrow().map.values().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&json_str(&to_s(k)));
+                out.push(':');
+                gen(x, out, pos, depth + 1)?;
+            }
+            out.push('}');
+        }
+        other => out.push_str(&json_str(&to_s(other))),
+    }
+    Ok(())
+}
+
+fn json_str(s: &str) -> String {
+    let _ = inspect_str;
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}

@@ -1,0 +1,936 @@
+//! The Ruby lexer for template code: turns the scanned ERB pieces into one token stream.
+//!
+//! Literal text becomes [`Tok::Put`], `<%= %>` tags are bracketed by [`Tok::InsertBegin`] and
+//! [`Tok::InsertEnd`], and the boundaries between pieces are statement separators, as in the
+//! program ERB generates. A `#` comment inside a code tag runs to the next line break of that
+//! generated program, swallowing the pieces in between exactly as Ruby does. Line breaks that
+//! cannot end a statement (after an operator or comma, before a leading `.method`) are
+//! dropped here so that the parser only sees meaningful ones.
+
+use crate::scanner::{Piece, Pos};
+
+/// A part of a string, symbol or regexp literal with interpolation.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StrPart {
+    /// Literal characters (escapes already processed).
+    Lit(String),
+    /// `#{...}`: the tokens of the embedded code.
+    Code(Vec<Token>),
+}
+
+/// A token.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Tok {
+    Int(i64),
+    Float(f64),
+    /// A string literal (single or double quoted, `%q`, `%Q`, `%()`).
+    Str(Vec<StrPart>),
+    /// `:sym` or `:"sym"`.
+    Sym(Vec<StrPart>),
+    /// `/re/flags` or `%r{re}flags`.
+    Regex(Vec<StrPart>, String),
+    /// `%w[]` / `%i[]` words: (words, symbols?).
+    Words(Vec<String>, bool),
+    /// An identifier or keyword (may end in `?` or `!`).
+    Ident(String),
+    /// `Const`.
+    Const(String),
+    /// `@ivar` (name without `@`).
+    IVar(String),
+    /// `$x` / `$1` (name without `$`).
+    GVar(String),
+    /// `label:` in a hash or argument list.
+    Label(String),
+    /// Punctuation and operators.
+    Op(&'static str),
+    /// A statement separator (`;`, piece boundary).
+    Semi,
+    /// A meaningful line break.
+    Nl,
+    /// Literal template text.
+    Put(String),
+    InsertBegin,
+    InsertEnd,
+    Eof,
+}
+
+/// A token with its position and whether whitespace preceded it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Token {
+    pub tok: Tok,
+    pub pos: Pos,
+    pub space_before: bool,
+}
+
+/// A lexing error.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LexError {
+    pub pos: Pos,
+    pub message: String,
+    pub unsupported: bool,
+}
+
+const OPS: &[&str] = &[
+    "**=", "<=>", "===", "...", "<<=", ">>=", "&&=", "||=", "==", "!=", "=~", "!~", ">=", "<=",
+    "&&", "||", "<<", ">>", "**", "+=", "-=", "*=", "/=", "%=", "|=", "&=", "^=", "..", "::", "=>",
+    "->", "&.", "+", "-", "*", "/", "%", "=", "<", ">", "!", "&", "|", "^", "~", "?", ":", ",",
+    ".", "(", ")", "[", "]", "{", "}",
+];
+
+/// Lexes the pieces of a template into tokens (ending with [`Tok::Eof`]).
+pub fn lex_pieces(pieces: &[Piece]) -> Result<Vec<Token>, LexError> {
+    let mut out: Vec<Token> = Vec::new();
+    let mut in_comment = false;
+    let mut last_pos = Pos { line: 1, column: 1 };
+    for piece in pieces {
+        match piece {
+            Piece::Text(t) => {
+                if in_comment {
+                    if t.contains('\n') {
+                        in_comment = false;
+                        push_nl(&mut out, last_pos);
+                    }
+                    continue;
+                }
+                out.push(Token {
+                    tok: Tok::Put(t.clone()),
+                    pos: last_pos,
+                    space_before: true,
+                });
+                out.push(Token {
+                    tok: Tok::Semi,
+                    pos: last_pos,
+                    space_before: true,
+                });
+                if t.contains('\n') {
+                    push_nl(&mut out, last_pos);
+                }
+            }
+            Piece::Cr => {
+                in_comment = false;
+                push_nl(&mut out, last_pos);
+            }
+            Piece::Code(src, pos) => {
+                last_pos = *pos;
+                let mut lx = Lexer::new(src, *pos);
+                if in_comment {
+                    match src.find('\n') {
+                        None => continue,
+                        Some(i) => lx.advance_to(i),
+                    }
+                }
+                let toks = lx.run(false)?;
+                in_comment = lx.ended_in_comment;
+                out.extend(toks);
+                out.push(Token {
+                    tok: Tok::Semi,
+                    pos: lx.pos(),
+                    space_before: true,
+                });
+            }
+            Piece::Insert(src, pos) => {
+                last_pos = *pos;
+                if in_comment {
+                    if src.contains('\n') {
+                        return Err(LexError {
+                            pos: *pos,
+                            message: "a Ruby comment running into a multi-line <%= %> tag".into(),
+                            unsupported: true,
+                        });
+                    }
+                    continue;
+                }
+                out.push(Token {
+                    tok: Tok::InsertBegin,
+                    pos: *pos,
+                    space_before: true,
+                });
+                let mut lx = Lexer::new(src, *pos);
+                let toks = lx.run(false)?;
+                if lx.ended_in_comment {
+                    return Err(LexError {
+                        pos: *pos,
+                        message: "a Ruby comment inside <%= %>".into(),
+                        unsupported: true,
+                    });
+                }
+                out.extend(toks);
+                out.push(Token {
+                    tok: Tok::InsertEnd,
+                    pos: lx.pos(),
+                    space_before: true,
+                });
+                out.push(Token {
+                    tok: Tok::Semi,
+                    pos: lx.pos(),
+                    space_before: true,
+                });
+            }
+        }
+    }
+    out.push(Token {
+        tok: Tok::Eof,
+        pos: last_pos,
+        space_before: true,
+    });
+    Ok(clean_newlines(out))
+}
+
+fn push_nl(out: &mut Vec<Token>, pos: Pos) {
+    out.push(Token {
+        tok: Tok::Nl,
+        pos,
+        space_before: true,
+    });
+}
+
+/// True when a line break after this token cannot end the statement.
+fn continues(t: &Tok) -> bool {
+    match t {
+        Tok::Op(op) => !matches!(*op, ")" | "]" | "}"),
+        Tok::Ident(k) => matches!(k.as_str(), "and" | "or" | "not"),
+        _ => false,
+    }
+}
+
+/// Drops line breaks that continue a statement.
+fn clean_newlines(toks: Vec<Token>) -> Vec<Token> {
+    let mut out: Vec<Token> = Vec::with_capacity(toks.len());
+    let n = toks.len();
+    let mut i = 0;
+    while i < n {
+        let t = &toks[i];
+        if t.tok == Tok::Nl {
+            // Drop after a continuing token.
+            if let Some(prev) = out.last() {
+                if continues(&prev.tok) {
+                    i += 1;
+                    continue;
+                }
+            }
+            // Drop before a leading `.meth` / `&.meth` (skipping further line breaks).
+            let mut j = i + 1;
+            while j < n && toks[j].tok == Tok::Nl {
+                j += 1;
+            }
+            if j < n && matches!(toks[j].tok, Tok::Op(".") | Tok::Op("&.")) {
+                i += 1;
+                continue;
+            }
+        }
+        out.push(t.clone());
+        i += 1;
+    }
+    out
+}
+
+/// Lexer over one piece of code.
+#[derive(Debug)]
+pub struct Lexer<'a> {
+    chars: Vec<char>,
+    i: usize,
+    line: u32,
+    column: u32,
+    toks: Vec<Token>,
+    paren_depth: i32,
+    ternary: i32,
+    src: &'a str,
+    /// Set when the code ended inside a `#` comment.
+    pub ended_in_comment: bool,
+}
+
+impl<'a> Lexer<'a> {
+    /// A lexer over `src`, which starts at `pos` of the template.
+    pub fn new(src: &'a str, pos: Pos) -> Lexer<'a> {
+        Lexer {
+            chars: src.chars().collect(),
+            i: 0,
+            line: pos.line,
+            column: pos.column,
+            toks: Vec::new(),
+            paren_depth: 0,
+            ternary: 0,
+            src,
+            ended_in_comment: false,
+        }
+    }
+
+    fn pos(&self) -> Pos {
+        Pos {
+            line: self.line,
+            column: self.column,
+        }
+    }
+
+    fn advance_to(&mut self, byte_idx: usize) {
+        let n = self.src[..byte_idx.min(self.src.len())].chars().count();
+        while self.i < n {
+            self.bump();
+        }
+    }
+
+    fn peek(&self) -> Option<char> {
+        self.chars.get(self.i).copied()
+    }
+    fn peek_at(&self, k: usize) -> Option<char> {
+        self.chars.get(self.i + k).copied()
+    }
+    fn bump(&mut self) -> Option<char> {
+        let c = self.chars.get(self.i).copied()?;
+        self.i += 1;
+        if c == '\n' {
+            self.line += 1;
+            self.column = 1;
+        } else {
+            self.column += 1;
+        }
+        Some(c)
+    }
+    fn starts_with(&self, s: &str) -> bool {
+        s.chars()
+            .enumerate()
+            .all(|(k, c)| self.peek_at(k) == Some(c))
+    }
+
+    fn err<T>(&self, msg: impl Into<String>, unsupported: bool) -> Result<T, LexError> {
+        Err(LexError {
+            pos: self.pos(),
+            message: msg.into(),
+            unsupported,
+        })
+    }
+
+    /// True when the previous token ends a value (so `/`, `%`, `[`... are operators).
+    fn value_ended(&self) -> bool {
+        match self.toks.last().map(|t| &t.tok) {
+            None => false,
+            Some(Tok::Int(_)) | Some(Tok::Float(_)) | Some(Tok::Str(_)) | Some(Tok::Sym(_))
+            | Some(Tok::Regex(..)) | Some(Tok::Words(..)) | Some(Tok::Const(_))
+            | Some(Tok::IVar(_)) | Some(Tok::GVar(_)) => true,
+            Some(Tok::Ident(k)) => !is_keyword_operatorish(k),
+            Some(Tok::Op(o)) => matches!(*o, ")" | "]" | "}"),
+            _ => false,
+        }
+    }
+
+    fn prev_is_ident(&self) -> bool {
+        matches!(self.toks.last().map(|t| &t.tok), Some(Tok::Ident(k)) if !is_keyword_operatorish(k))
+    }
+
+    fn push(&mut self, tok: Tok, pos: Pos, space_before: bool) {
+        self.toks.push(Token {
+            tok,
+            pos,
+            space_before,
+        });
+    }
+
+    /// Lexes until the end (or, when `until_brace`, until the `}` closing an interpolation).
+    pub fn run(&mut self, until_brace: bool) -> Result<Vec<Token>, LexError> {
+        let mut space = true;
+        let mut brace_depth = 0i32;
+        loop {
+            let Some(c) = self.peek() else {
+                if until_brace {
+                    return self.err("unterminated string interpolation", false);
+                }
+                break;
+            };
+            let pos = self.pos();
+            match c {
+                ' ' | '\t' | '\r' => {
+                    self.bump();
+                    space = true;
+                    continue;
+                }
+                '\\' if self.peek_at(1) == Some('\n') => {
+                    self.bump();
+                    self.bump();
+                    space = true;
+                    continue;
+                }
+                '\n' => {
+                    self.bump();
+                    self.push(Tok::Nl, pos, true);
+                    space = true;
+                    continue;
+                }
+                '#' => {
+                    while let Some(c) = self.peek() {
+                        if c == '\n' {
+                            break;
+                        }
+                        self.bump();
+                    }
+                    if self.peek().is_none() {
+                        if until_brace {
+                            return self.err("unterminated string interpolation", false);
+                        }
+                        self.ended_in_comment = true;
+                        break;
+                    }
+                    continue;
+                }
+                ';' => {
+                    self.bump();
+                    self.push(Tok::Semi, pos, space);
+                }
+                '}' if until_brace && brace_depth == 0 => {
+                    self.bump();
+                    return Ok(std::mem::take(&mut self.toks));
+                }
+                '0'..='9' => {
+                    let t = self.number()?;
+                    self.push(t, pos, space);
+                }
+                '"' | '`' => {
+                    if c == '`' {
+                        return self.err("backtick command", true);
+                    }
+                    self.bump();
+                    let parts = self.dstring('"', '"', true)?;
+                    self.push(Tok::Str(parts), pos, space);
+                }
+                '\'' => {
+                    self.bump();
+                    let s = self.sstring('\'', '\'')?;
+                    self.push(Tok::Str(vec![StrPart::Lit(s)]), pos, space);
+                }
+                '@' => {
+                    self.bump();
+                    if self.peek() == Some('@') {
+                        return self.err("class variable", true);
+                    }
+                    let name = self.ident_chars();
+                    if name.is_empty() {
+                        return self.err("`@' without a name", false);
+                    }
+                    self.push(Tok::IVar(name), pos, space);
+                }
+                '$' => {
+                    self.bump();
+                    let name = match self.peek() {
+                        Some(d) if d.is_ascii_digit() => {
+                            let mut s = String::new();
+                            while let Some(d) = self.peek().filter(|d| d.is_ascii_digit()) {
+                                s.push(d);
+                                self.bump();
+                            }
+                            s
+                        }
+                        Some(c2) if "~&`'+!@;,./\\<>_0*$?:\"".contains(c2) => {
+                            self.bump();
+                            c2.to_string()
+                        }
+                        _ => self.ident_chars(),
+                    };
+                    if name.is_empty() {
+                        return self.err("`$' without a name", false);
+                    }
+                    self.push(Tok::GVar(name), pos, space);
+                }
+                ':' if self.peek_at(1) == Some('"') => {
+                    self.bump();
+                    self.bump();
+                    let parts = self.dstring('"', '"', true)?;
+                    self.push(Tok::Sym(parts), pos, space);
+                }
+                ':' if self.peek_at(1) == Some('\'') => {
+                    self.bump();
+                    self.bump();
+                    let s = self.sstring('\'', '\'')?;
+                    self.push(Tok::Sym(vec![StrPart::Lit(s)]), pos, space);
+                }
+                ':' if self.peek_at(1) != Some(':')
+                    && self
+                        .peek_at(1)
+                        .is_some_and(|n| n.is_alphabetic() || n == '_')
+                    && (space || !self.value_ended()) =>
+                {
+                    self.bump();
+                    let mut name = self.ident_chars();
+                    if let Some(s) = self.peek().filter(|c| *c == '?' || *c == '!' || *c == '=') {
+                        if s != '=' || !matches!(self.peek_at(1), Some('=') | Some('~') | Some('>'))
+                        {
+                            name.push(s);
+                            self.bump();
+                        }
+                    }
+                    self.push(Tok::Sym(vec![StrPart::Lit(name)]), pos, space);
+                }
+                '/' if !self.value_ended()
+                    || (self.prev_is_ident()
+                        && space
+                        && !matches!(self.peek_at(1), Some(' ') | Some('='))) =>
+                {
+                    self.bump();
+                    let parts = self.dstring('/', '/', false)?;
+                    let flags = self.regex_flags();
+                    self.push(Tok::Regex(parts, flags), pos, space);
+                }
+                '%' if (!self.value_ended()
+                    || (self.prev_is_ident()
+                        && space
+                        && !matches!(self.peek_at(1), Some(' ') | Some('='))))
+                    && self.peek_at(1).is_some_and(|n| {
+                        "wWiIqQr([{<|!/".contains(n)
+                            && (n.is_alphabetic() || !self.value_ended() || space)
+                    }) =>
+                {
+                    let t = self.percent()?;
+                    self.push(t, pos, space);
+                }
+                '?' if self
+                    .peek_at(1)
+                    .is_some_and(|n| n.is_alphanumeric() || n == '_')
+                    && !self
+                        .peek_at(2)
+                        .is_some_and(|n| n.is_alphanumeric() || n == '_')
+                    && !self.value_ended() =>
+                {
+                    // Character literal `?a`.
+                    self.bump();
+                    let ch = self.bump().unwrap_or(' ');
+                    self.push(Tok::Str(vec![StrPart::Lit(ch.to_string())]), pos, space);
+                }
+                c if c.is_alphabetic() || c == '_' => {
+                    let mut name = self.ident_chars();
+                    if let Some(s) = self.peek().filter(|c| *c == '?' || *c == '!') {
+                        let next = self.peek_at(1);
+                        if (next != Some('=') || self.peek_at(2) == Some('='))
+                            && !(s == '?' && next == Some(':') && self.peek_at(2) != Some(':'))
+                        {
+                            name.push(s);
+                            self.bump();
+                        }
+                    }
+                    let first_upper = name.starts_with(|c: char| c.is_uppercase());
+                    // Labels `name:` (not `name::`), outside a pending ternary's colon.
+                    let prev_dot = matches!(
+                        self.toks.last().map(|t| &t.tok),
+                        Some(Tok::Op(".")) | Some(Tok::Op("&."))
+                    );
+                    if self.peek() == Some(':')
+                        && self.peek_at(1) != Some(':')
+                        && !prev_dot
+                        && !(self.ternary > 0 && self.peek_at(1) == Some(' '))
+                        && !name.ends_with('?')
+                    {
+                        self.bump();
+                        self.push(Tok::Label(name), pos, space);
+                    } else if name == "__END__" {
+                        return self.err("__END__", true);
+                    } else if first_upper {
+                        self.push(Tok::Const(name), pos, space);
+                    } else {
+                        self.push(Tok::Ident(name), pos, space);
+                    }
+                }
+                '<' if self.starts_with("<<~")
+                    || (self.starts_with("<<-") || self.starts_with("<<\""))
+                        && !self.value_ended() =>
+                {
+                    return self.err("heredoc", true);
+                }
+                _ => {
+                    let Some(op) = OPS.iter().find(|op| self.starts_with(op)) else {
+                        return self.err(format!("unexpected character `{c}'"), false);
+                    };
+                    for _ in 0..op.chars().count() {
+                        self.bump();
+                    }
+                    match *op {
+                        "(" | "[" => self.paren_depth += 1,
+                        ")" | "]" => self.paren_depth -= 1,
+                        "{" => brace_depth += 1,
+                        "}" => brace_depth -= 1,
+                        "?" => self.ternary += 1,
+                        ":" if self.ternary > 0 => self.ternary -= 1,
+                        _ => {}
+                    }
+                    self.push(Tok::Op(op), pos, space);
+                }
+            }
+            space = false;
+        }
+        Ok(std::mem::take(&mut self.toks))
+    }
+
+    fn ident_chars(&mut self) -> String {
+        let mut s = String::new();
+        while let Some(c) = self.peek() {
+            if c.is_alphanumeric() || c == '_' {
+                s.push(c);
+                self.bump();
+            } else {
+                break;
+            }
+        }
+        s
+    }
+
+    fn regex_flags(&mut self) -> String {
+        let mut f = String::new();
+        while let Some(c) = self.peek() {
+            if "imxonesu".contains(c) {
+                f.push(c);
+                self.bump();
+            } else {
+                break;
+            }
+        }
+        f
+    }
+
+    fn number(&mut self) -> Result<Tok, LexError> {
+        let mut s = String::new();
+        if self.peek() == Some('0') {
+            if let Some(k) = self.peek_at(1) {
+                let radix = match k {
+                    'x' | 'X' => 16,
+                    'b' | 'B' => 2,
+                    'o' | 'O' => 8,
+                    'd' | 'D' => 10,
+                    '0'..='7' | '_' => 0,
+                    _ => 1,
+                };
+                if radix != 1 {
+                    self.bump();
+                    if radix != 0 {
+                        self.bump();
+                    }
+                    let radix = if radix == 0 { 8 } else { radix };
+                    while let Some(c) = self.peek() {
+                        if c.is_digit(radix) {
+                            s.push(c);
+                        } else if c != '_' {
+                            break;
+                        }
+                        self.bump();
+                    }
+                    return i64::from_str_radix(if s.is_empty() { "0" } else { &s }, radix)
+                        .map(Tok::Int)
+                        .or_else(|_| self.err("integer literal too large (Bignum)", true));
+                }
+            }
+        }
+        let mut float = false;
+        while let Some(c) = self.peek() {
+            if c.is_ascii_digit() {
+                s.push(c);
+                self.bump();
+            } else if c == '_' && self.peek_at(1).is_some_and(|d| d.is_ascii_digit()) {
+                self.bump();
+            } else if c == '.' && !float && self.peek_at(1).is_some_and(|d| d.is_ascii_digit()) {
+                float = true;
+                s.push(c);
+                self.bump();
+            } else if (c == 'e' || c == 'E')
+                && (self.peek_at(1).is_some_and(|d| d.is_ascii_digit())
+                    || (matches!(self.peek_at(1), Some('-') | Some('+'))
+                        && self.peek_at(2).is_some_and(|d| d.is_ascii_digit())))
+            {
+                float = true;
+                s.push('e');
+                self.bump();
+                if let Some(sign) = self.peek().filter(|c| *c == '-' || *c == '+') {
+                    s.push(sign);
+                    self.bump();
+                }
+            } else {
+                break;
+            }
+        }
+        if float {
+            s.parse::<f64>()
+                .map(Tok::Float)
+                .or_else(|_| self.err("bad float literal", false))
+        } else {
+            s.parse::<i64>()
+                .map(Tok::Int)
+                .or_else(|_| self.err("integer literal too large (Bignum)", true))
+        }
+    }
+
+    /// A single-quoted string body up to `close` (the opening delimiter is consumed).
+    fn sstring(&mut self, open: char, close: char) -> Result<String, LexError> {
+        let mut s = String::new();
+        let mut depth = 0;
+        loop {
+            let Some(c) = self.bump() else {
+                return self.err("unterminated string", false);
+            };
+            if c == '\\' {
+                match self.peek() {
+                    Some(n) if n == close || n == '\\' || n == open => {
+                        s.push(n);
+                        self.bump();
+                    }
+                    _ => s.push('\\'),
+                }
+            } else if c == close && depth == 0 {
+                return Ok(s);
+            } else {
+                if open != close {
+                    if c == open {
+                        depth += 1;
+                    } else if c == close {
+                        depth -= 1;
+                    }
+                }
+                s.push(c);
+            }
+        }
+    }
+
+    /// A double-quoted (interpolating) body up to `close`. For regexps (`escapes` false)
+    /// backslash sequences are kept for the regexp engine.
+    fn dstring(
+        &mut self,
+        open: char,
+        close: char,
+        escapes: bool,
+    ) -> Result<Vec<StrPart>, LexError> {
+        let mut parts = Vec::new();
+        let mut s = String::new();
+        let mut depth = 0;
+        loop {
+            let Some(c) = self.bump() else {
+                return self.err("unterminated string", false);
+            };
+            match c {
+                '\\' => {
+                    let Some(n) = self.bump() else {
+                        return self.err("unterminated string", false);
+                    };
+                    if !escapes {
+                        if n == close && close == '/' {
+                            s.push('/');
+                        } else {
+                            s.push('\\');
+                            s.push(n);
+                        }
+                        continue;
+                    }
+                    match n {
+                        'n' => s.push('\n'),
+                        't' => s.push('\t'),
+                        'r' => s.push('\r'),
+                        'e' => s.push('\u{1b}'),
+                        's' => s.push(' '),
+                        '0' => s.push('\0'),
+                        'a' => s.push('\u{7}'),
+                        'b' => s.push('\u{8}'),
+                        'f' => s.push('\u{c}'),
+                        'v' => s.push('\u{b}'),
+                        '\n' => {}
+                        'u' => {
+                            let mut hex = String::new();
+                            if self.peek() == Some('{') {
+                                self.bump();
+                                while let Some(h) = self.peek().filter(|c| *c != '}') {
+                                    hex.push(h);
+                                    self.bump();
+                                }
+                                self.bump();
+                            } else {
+                                for _ in 0..4 {
+                                    if let Some(h) = self.peek().filter(|c| c.is_ascii_hexdigit()) {
+                                        hex.push(h);
+                                        self.bump();
+                                    }
+                                }
+                            }
+                            match u32::from_str_radix(hex.trim(), 16)
+                                .ok()
+                                .and_then(char::from_u32)
+                            {
+                                Some(ch) => s.push(ch),
+                                None => return self.err("bad \\u escape", false),
+                            }
+                        }
+                        'x' => {
+                            let mut hex = String::new();
+                            for _ in 0..2 {
+                                if let Some(h) = self.peek().filter(|c| c.is_ascii_hexdigit()) {
+                                    hex.push(h);
+                                    self.bump();
+                                }
+                            }
+                            match u32::from_str_radix(&hex, 16) {
+                                Ok(v) if v < 0x80 => s.push(char::from_u32(v).unwrap_or('?')),
+                                _ => return self.err("non-ASCII \\x escape", true),
+                            }
+                        }
+                        other => s.push(other),
+                    }
+                }
+                '#' if self.peek() == Some('{') => {
+                    self.bump();
+                    if !s.is_empty() {
+                        parts.push(StrPart::Lit(std::mem::take(&mut s)));
+                    }
+                    let rest: String = self.chars[self.i..].iter().collect();
+                    let mut sub = Lexer::new(&rest, self.pos());
+                    let toks = sub.run(true)?;
+                    let consumed = sub.i;
+                    for _ in 0..consumed {
+                        self.bump();
+                    }
+                    parts.push(StrPart::Code(toks));
+                }
+                '#' if matches!(self.peek(), Some('@') | Some('$'))
+                    && self
+                        .peek_at(1)
+                        .is_some_and(|n| n.is_alphabetic() || n == '_') =>
+                {
+                    if !s.is_empty() {
+                        parts.push(StrPart::Lit(std::mem::take(&mut s)));
+                    }
+                    let pos = self.pos();
+                    let sigil = self.bump();
+                    let name = self.ident_chars();
+                    let tok = if sigil == Some('@') {
+                        Tok::IVar(name)
+                    } else {
+                        Tok::GVar(name)
+                    };
+                    parts.push(StrPart::Code(vec![Token {
+                        tok,
+                        pos,
+                        space_before: false,
+                    }]));
+                }
+                c if c == close && depth == 0 => {
+                    if !s.is_empty() || parts.is_empty() {
+                        parts.push(StrPart::Lit(s));
+                    }
+                    return Ok(parts);
+                }
+                c => {
+                    if open != close {
+                        if c == open {
+                            depth += 1;
+                        } else if c == close {
+                            depth -= 1;
+                        }
+                    }
+                    s.push(c);
+                }
+            }
+        }
+    }
+
+    fn percent(&mut self) -> Result<Tok, LexError> {
+        self.bump(); // %
+        let kind = match self.peek() {
+            Some(k) if k.is_alphabetic() => {
+                self.bump();
+                k
+            }
+            _ => 'Q',
+        };
+        let Some(open) = self.bump() else {
+            return self.err("unterminated percent literal", false);
+        };
+        let close = match open {
+            '(' => ')',
+            '[' => ']',
+            '{' => '}',
+            '<' => '>',
+            c if c.is_alphanumeric() || c.is_whitespace() => {
+                return self.err("bad percent literal delimiter", false)
+            }
+            c => c,
+        };
+        match kind {
+            'w' | 'W' | 'i' | 'I' => {
+                let body = self.sstring(open, close)?;
+                let words = body.split_whitespace().map(str::to_string).collect();
+                Ok(Tok::Words(words, kind == 'i' || kind == 'I'))
+            }
+            'q' => Ok(Tok::Str(vec![StrPart::Lit(self.sstring(open, close)?)])),
+            'Q' => Ok(Tok::Str(self.dstring(open, close, true)?)),
+            'r' => {
+                let parts = self.dstring(open, close, false)?;
+                let flags = self.regex_flags();
+                Ok(Tok::Regex(parts, flags))
+            }
+            's' => Ok(Tok::Sym(vec![StrPart::Lit(self.sstring(open, close)?)])),
+            _ => self.err(format!("%{kind} literal"), true),
+        }
+    }
+}
+
+/// Keywords after which an operand (not an operator) is expected.
+fn is_keyword_operatorish(k: &str) -> bool {
+    matches!(
+        k,
+        "if" | "elsif"
+            | "unless"
+            | "while"
+            | "until"
+            | "and"
+            | "or"
+            | "not"
+            | "return"
+            | "when"
+            | "in"
+            | "then"
+            | "do"
+            | "else"
+            | "case"
+            | "next"
+            | "break"
+            | "puts"
+            | "print"
+            | "p"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn toks(src: &str) -> Vec<Tok> {
+        let mut lx = Lexer::new(src, Pos { line: 1, column: 1 });
+        lx.run(false).unwrap().into_iter().map(|t| t.tok).collect()
+    }
+
+    #[test]
+    fn basics() {
+        assert_eq!(
+            toks("a / 2"),
+            vec![Tok::Ident("a".into()), Tok::Op("/"), Tok::Int(2)]
+        );
+        assert_eq!(
+            toks("x =~ /a b/i"),
+            vec![
+                Tok::Ident("x".into()),
+                Tok::Op("=~"),
+                Tok::Regex(vec![StrPart::Lit("a b".into())], "i".into())
+            ]
+        );
+        assert_eq!(
+            toks("{ a: :b }"),
+            vec![
+                Tok::Op("{"),
+                Tok::Label("a".into()),
+                Tok::Sym(vec![StrPart::Lit("b".into())]),
+                Tok::Op("}")
+            ]
+        );
+        assert_eq!(
+            toks("%w[a b]"),
+            vec![Tok::Words(vec!["a".into(), "b".into()], false)]
+        );
+        assert_eq!(
+            toks("x.empty?"),
+            vec![
+                Tok::Ident("x".into()),
+                Tok::Op("."),
+                Tok::Ident("empty?".into())
+            ]
+        );
+    }
+}

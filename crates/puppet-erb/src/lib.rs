@@ -1,0 +1,194 @@
+//! Native rendering of Puppet ERB templates, producing what Puppet 7 (Ruby 3.1's ERB with
+//! `trim_mode: '-'`) produces for `template()` and `inline_template()`.
+//!
+//! The pipeline is [`scanner`] (ERB tags and trimming) → [`lexer`] (Ruby tokens) →
+//! [`parser`] (a typed tree with positions, [`ast`]) → [`interp`] (Ruby semantics, with the
+//! methods in `methods`, `strings` and `collections`). The evaluator plugs in through
+//! [`TemplateScope`]: it supplies the scope's variables (`@x` in templates), single variable
+//! lookups (`scope.lookupvar`, `scope['x']`) and function calls (`scope.function_x([..])`,
+//! `scope.call_function('x', [..])`).
+//!
+//! ```
+//! use indexmap::IndexMap;
+//! use puppet_erb::{render, TemplateScope};
+//! use puppet_types::Value;
+//! use smol_str::SmolStr;
+//!
+//! struct Vars(IndexMap<SmolStr, Value>);
+//! impl TemplateScope for Vars {
+//!     fn lookup(&self, name: &str) -> Option<Value> { self.0.get(name).cloned() }
+//!     fn all_variables(&self) -> IndexMap<SmolStr, Value> { self.0.clone() }
+//!     fn call_function(&mut self, name: &str, _: Vec<Value>) -> Result<Value, String> {
+//!         Err(format!("unknown function {name}"))
+//!     }
+//! }
+//! let mut vars = Vars(IndexMap::new());
+//! vars.0.insert("ports".into(), Value::array(vec![Value::Integer(80), Value::Integer(443)]));
+//! let out = render("<% @ports.each do |p| -%>\nListen <%= p %>\n<% end -%>\n", "ports.erb", &mut vars);
+//! assert_eq!(out.unwrap(), "Listen 80\nListen 443\n");
+//! ```
+//!
+//! Anything outside the supported Ruby subset is an [`ErbError::Unsupported`] naming the file,
+//! line, column and construct, never a silently different output. No input makes this crate
+//! panic; nesting depth, loop steps and sizes are bounded.
+
+pub mod ast;
+mod collections;
+mod format;
+pub mod interp;
+mod ipaddr;
+mod json;
+pub mod lexer;
+mod methods;
+pub mod parser;
+pub mod scanner;
+mod strings;
+pub mod value;
+mod yaml;
+
+use indexmap::IndexMap;
+use puppet_types::Value;
+use smol_str::SmolStr;
+
+/// What a template can see of the Puppet scope it is evaluated in.
+pub trait TemplateScope {
+    /// A variable by (possibly qualified) name, as `scope.lookupvar` sees it; `None` when
+    /// unknown.
+    fn lookup(&self, name: &str) -> Option<Value>;
+    /// All variables visible in the scope (local, inherited and top scope), as Puppet's
+    /// `scope.to_hash` gives them; they become the template's `@` variables.
+    fn all_variables(&self) -> IndexMap<SmolStr, Value>;
+    /// Calls a Puppet function with already unpacked arguments.
+    fn call_function(&mut self, name: &str, args: Vec<Value>) -> Result<Value, String>;
+}
+
+/// Why a template could not be rendered.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ErbError {
+    /// The template is not valid ERB/Ruby (Ruby would reject it too).
+    #[error("{file}:{line}:{column}: syntax error, {message}")]
+    Syntax {
+        file: String,
+        line: u32,
+        column: u32,
+        message: String,
+    },
+    /// The template uses something this engine does not implement.
+    #[error("{file}:{line}:{column}: unsupported construct in ERB template: {construct}")]
+    Unsupported {
+        file: String,
+        line: u32,
+        column: u32,
+        construct: String,
+    },
+    /// Ruby raised an exception while rendering (as Puppet would report it).
+    #[error("{file}:{line}:{column}: {class}: {message}")]
+    Runtime {
+        file: String,
+        line: u32,
+        column: u32,
+        class: String,
+        message: String,
+    },
+}
+
+impl ErbError {
+    /// True for [`ErbError::Unsupported`].
+    pub fn is_unsupported(&self) -> bool {
+        matches!(self, ErbError::Unsupported { .. })
+    }
+}
+
+/// A parsed template, reusable across renders.
+#[derive(Debug, Clone)]
+pub struct Template {
+    file: String,
+    body: Vec<ast::Node>,
+}
+
+impl Template {
+    /// Scans and parses `text`; `file` is used in error messages and by `file`/`__FILE__`.
+    pub fn parse(text: &str, file: &str) -> Result<Template, ErbError> {
+        let pieces = scanner::scan(text);
+        let toks = lexer::lex_pieces(&pieces).map_err(|e| {
+            if e.unsupported {
+                ErbError::Unsupported {
+                    file: file.to_string(),
+                    line: e.pos.line,
+                    column: e.pos.column,
+                    construct: e.message,
+                }
+            } else {
+                ErbError::Syntax {
+                    file: file.to_string(),
+                    line: e.pos.line,
+                    column: e.pos.column,
+                    message: e.message,
+                }
+            }
+        })?;
+        let body = parser::parse_program(toks).map_err(|e| {
+            if e.unsupported {
+                ErbError::Unsupported {
+                    file: file.to_string(),
+                    line: e.pos.line,
+                    column: e.pos.column,
+                    construct: e.message,
+                }
+            } else {
+                ErbError::Syntax {
+                    file: file.to_string(),
+                    line: e.pos.line,
+                    column: e.pos.column,
+                    message: e.message,
+                }
+            }
+        })?;
+        Ok(Template {
+            file: file.to_string(),
+            body,
+        })
+    }
+
+    /// The parsed statements.
+    pub fn body(&self) -> &[ast::Node] {
+        &self.body
+    }
+
+    /// Renders the template against `scope`.
+    pub fn render(&self, scope: &mut dyn TemplateScope) -> Result<String, ErbError> {
+        let mut it = interp::Interp::new(scope, &self.file);
+        match it.run(&self.body) {
+            Ok(()) => Ok(it.out),
+            Err(interp::Ctrl::Unsupported { what, pos }) => Err(ErbError::Unsupported {
+                file: self.file.clone(),
+                line: pos.line,
+                column: pos.column,
+                construct: what,
+            }),
+            Err(interp::Ctrl::Raise {
+                class,
+                message,
+                pos,
+            }) => Err(ErbError::Runtime {
+                file: self.file.clone(),
+                line: pos.line,
+                column: pos.column,
+                class,
+                message,
+            }),
+            Err(_) => Err(ErbError::Runtime {
+                file: self.file.clone(),
+                line: 0,
+                column: 0,
+                class: "LocalJumpError".into(),
+                message: "unexpected control flow at template level".into(),
+            }),
+        }
+    }
+}
+
+/// Renders `text` (a template read from `file`, or `"inline template"`) against `scope`.
+pub fn render(text: &str, file: &str, scope: &mut dyn TemplateScope) -> Result<String, ErbError> {
+    Template::parse(text, file)?.render(scope)
+}

@@ -1,0 +1,1546 @@
+//! Built-in Ruby methods on template values: Kernel conversions, Integer/Float arithmetic,
+//! String, Symbol, Array, Hash, Range, Regexp, MatchData, IPAddr, the Puppet scope object and
+//! the few library classes templates use (`File.join`, `IPAddr.new`).
+//!
+//! Each method follows the Ruby 3.1 behaviour for the argument shapes templates use. A method
+//! Ruby has but this engine does not implement is reported as unsupported; calling a method
+//! on nil that nil lacks raises `NoMethodError` as Ruby does.
+
+use crate::ast::Block;
+use crate::interp::{raise, unsupported, Ctrl, Interp, R};
+use crate::scanner::Pos;
+use crate::value::{self, compare, equal, inspect, to_s, Class, RHash, RValue};
+use std::cmp::Ordering;
+use std::rc::Rc;
+
+/// Items of an enumerable (hash pairs as `[k, v]` arrays).
+pub fn iter_items(_it: &mut Interp, v: &RValue, pos: Pos) -> Result<Vec<RValue>, Ctrl> {
+    match v {
+        RValue::Array(a) => Ok(a.borrow().clone()),
+        RValue::Hash(h) => Ok(h
+            .borrow()
+            .map
+            .values()
+            .map(|(k, v)| RValue::array(vec![k.clone(), v.clone()]))
+            .collect()),
+        RValue::Range(r) => range_items(r, pos),
+        other => raise(
+            "NoMethodError",
+            format!("undefined method `each' for {}", describe(other)),
+            pos,
+        ),
+    }
+}
+
+/// What `*x` expands to.
+pub fn splat_items(v: &RValue) -> Vec<RValue> {
+    match v {
+        RValue::Array(a) => a.borrow().clone(),
+        RValue::Nil => vec![],
+        RValue::Hash(h) => h
+            .borrow()
+            .map
+            .values()
+            .map(|(k, v)| RValue::array(vec![k.clone(), v.clone()]))
+            .collect(),
+        RValue::Range(r) => range_items(r, Pos::default()).unwrap_or_default(),
+        other => vec![other.clone()],
+    }
+}
+
+fn range_items(r: &(RValue, RValue, bool), pos: Pos) -> Result<Vec<RValue>, Ctrl> {
+    match (&r.0, &r.1) {
+        (RValue::Int(a), RValue::Int(b)) => {
+            let end = if r.2 { *b - 1 } else { *b };
+            if end.saturating_sub(*a) > 10_000_000 {
+                return unsupported("range with more than 10 million elements", pos);
+            }
+            Ok((*a..=end).map(RValue::Int).collect())
+        }
+        (RValue::Int(a), RValue::Float(b)) => {
+            let mut out = Vec::new();
+            let mut i = *a;
+            while (i as f64) < *b || (!r.2 && (i as f64) == *b) {
+                out.push(RValue::Int(i));
+                i += 1;
+                if out.len() > 10_000_000 {
+                    return unsupported("range with more than 10 million elements", pos);
+                }
+            }
+            Ok(out)
+        }
+        (RValue::Str(a), RValue::Str(b)) => {
+            let (a, b) = (a.borrow().clone(), b.borrow().clone());
+            if a.chars().count() == 1 && b.chars().count() == 1 {
+                let (x, y) = (
+                    a.chars().next().unwrap_or('a'),
+                    b.chars().next().unwrap_or('a'),
+                );
+                let end = if r.2 {
+                    (y as u32).saturating_sub(1)
+                } else {
+                    y as u32
+                };
+                return Ok((x as u32..=end)
+                    .filter_map(char::from_u32)
+                    .map(|c| RValue::string(c.to_string()))
+                    .collect());
+            }
+            unsupported("iterating a multi-character String range", pos)
+        }
+        (RValue::Float(_), _) => raise("TypeError", "can't iterate from Float", pos),
+        _ => unsupported("iterating an endless range", pos),
+    }
+}
+
+/// `Range#cover?`.
+pub fn range_cover(r: &(RValue, RValue, bool), v: &RValue) -> bool {
+    let lo = compare(&r.0, v);
+    if !matches!(lo, Some(Ordering::Less) | Some(Ordering::Equal)) {
+        return false;
+    }
+    if matches!(r.1, RValue::Nil) {
+        return true;
+    }
+    match compare(v, &r.1) {
+        Some(Ordering::Less) => true,
+        Some(Ordering::Equal) => !r.2,
+        _ => false,
+    }
+}
+
+/// `is_a?`.
+pub fn is_a(v: &RValue, c: Class) -> bool {
+    c.includes(v.class())
+}
+
+fn describe(v: &RValue) -> String {
+    match v {
+        RValue::Nil => "nil:NilClass".into(),
+        RValue::Bool(true) => "true:TrueClass".into(),
+        RValue::Bool(false) => "false:FalseClass".into(),
+        RValue::Scope => "#<Puppet::Parser::Scope>".into(),
+        other => {
+            let mut s = inspect(other);
+            if s.len() > 65 {
+                s = format!("#<{}>", other.class_name());
+            }
+            format!("{s}:{}", other.class_name())
+        }
+    }
+}
+
+/// The error for a missing method: `NoMethodError` on nil/booleans, unsupported otherwise.
+pub fn no_method_pub<T>(recv: &RValue, name: &str, pos: Pos) -> Result<T, Ctrl> {
+    no_method(recv, name, pos)
+}
+
+fn no_method<T>(recv: &RValue, name: &str, pos: Pos) -> Result<T, Ctrl> {
+    match recv {
+        RValue::Nil | RValue::Bool(_) => raise(
+            "NoMethodError",
+            format!("undefined method `{name}' for {}", describe(recv)),
+            pos,
+        ),
+        _ => unsupported(format!("method `{name}' on {}", recv.class_name()), pos),
+    }
+}
+
+fn argc(args: &[RValue], min: usize, max: usize, pos: Pos) -> Result<(), Ctrl> {
+    if args.len() < min || args.len() > max {
+        let exp = if min == max {
+            min.to_string()
+        } else if max == usize::MAX {
+            format!("{min}+")
+        } else {
+            format!("{min}..{max}")
+        };
+        return raise(
+            "ArgumentError",
+            format!(
+                "wrong number of arguments (given {}, expected {exp})",
+                args.len()
+            ),
+            pos,
+        );
+    }
+    Ok(())
+}
+
+fn int_arg(v: &RValue, pos: Pos) -> Result<i64, Ctrl> {
+    match v {
+        RValue::Int(i) => Ok(*i),
+        RValue::Float(f) if f.is_finite() => Ok(f.trunc() as i64),
+        RValue::Nil => raise(
+            "TypeError",
+            "no implicit conversion from nil to integer",
+            pos,
+        ),
+        other => raise(
+            "TypeError",
+            format!(
+                "no implicit conversion of {} into Integer",
+                other.class_name()
+            ),
+            pos,
+        ),
+    }
+}
+
+fn str_arg(v: &RValue, pos: Pos) -> Result<String, Ctrl> {
+    match v {
+        RValue::Str(s) => Ok(s.borrow().clone()),
+        RValue::Nil => raise(
+            "TypeError",
+            "no implicit conversion of nil into String",
+            pos,
+        ),
+        other => raise(
+            "TypeError",
+            format!(
+                "no implicit conversion of {} into String",
+                other.class_name()
+            ),
+            pos,
+        ),
+    }
+}
+
+fn need_block<'b>(
+    block: Option<&'b Rc<Block>>,
+    name: &str,
+    pos: Pos,
+) -> Result<&'b Rc<Block>, Ctrl> {
+    match block {
+        Some(b) => Ok(b),
+        None => unsupported(format!("`{name}' without a block (Enumerator)"), pos),
+    }
+}
+
+/// Whether a value responds to a method (for `respond_to?` and `defined?`).
+pub fn responds_to(v: &RValue, name: &str) -> bool {
+    const COMMON: &[&str] = &[
+        "to_s",
+        "inspect",
+        "nil?",
+        "is_a?",
+        "kind_of?",
+        "class",
+        "==",
+        "!=",
+        "eql?",
+        "equal?",
+        "respond_to?",
+        "dup",
+        "clone",
+        "freeze",
+        "frozen?",
+        "hash",
+        "instance_of?",
+        "to_yaml",
+    ];
+    if COMMON.contains(&name) {
+        return true;
+    }
+    match v {
+        RValue::Nil => matches!(name, "to_a" | "to_i" | "to_f" | "to_h" | "&" | "|"),
+        RValue::Str(_) => matches!(
+            name,
+            "length"
+                | "size"
+                | "upcase"
+                | "downcase"
+                | "strip"
+                | "split"
+                | "gsub"
+                | "sub"
+                | "empty?"
+                | "include?"
+                | "start_with?"
+                | "end_with?"
+                | "to_i"
+                | "to_f"
+                | "to_str"
+                | "each_line"
+                | "lines"
+                | "match"
+                | "+"
+                | "[]"
+                | "capitalize"
+                | "=~"
+                | "to_sym"
+                | "chomp"
+        ),
+        RValue::Array(_) => matches!(
+            name,
+            "each"
+                | "map"
+                | "join"
+                | "length"
+                | "size"
+                | "empty?"
+                | "include?"
+                | "first"
+                | "last"
+                | "sort"
+                | "flatten"
+                | "compact"
+                | "uniq"
+                | "to_a"
+                | "[]"
+                | "<<"
+                | "to_ary"
+                | "select"
+                | "reject"
+                | "each_with_index"
+                | "collect"
+        ),
+        RValue::Hash(_) => matches!(
+            name,
+            "each"
+                | "each_pair"
+                | "keys"
+                | "values"
+                | "[]"
+                | "key?"
+                | "has_key?"
+                | "fetch"
+                | "map"
+                | "length"
+                | "size"
+                | "empty?"
+                | "to_hash"
+                | "to_h"
+                | "merge"
+                | "sort"
+                | "include?"
+                | "select"
+                | "reject"
+                | "to_a"
+        ),
+        RValue::Int(_) | RValue::Float(_) => matches!(
+            name,
+            "+" | "-"
+                | "*"
+                | "/"
+                | "to_i"
+                | "to_f"
+                | "round"
+                | "floor"
+                | "ceil"
+                | "abs"
+                | "<"
+                | ">"
+                | "zero?"
+        ),
+        RValue::Scope => name == "lookupvar" || name.starts_with("function_") || name == "to_hash",
+        _ => false,
+    }
+}
+
+/// Matches a regexp against text from a char offset; sets `$~`. Returns captures.
+pub fn regex_match(
+    it: &mut Interp,
+    re: &value::RRegex,
+    text: &str,
+    start: usize,
+    pos: Pos,
+) -> Result<Option<(usize, Vec<Option<String>>)>, Ctrl> {
+    let byte_start = text
+        .char_indices()
+        .nth(start)
+        .map(|(b, _)| b)
+        .unwrap_or(text.len());
+    if start > text.chars().count() {
+        it.last_match = None;
+        return Ok(None);
+    }
+    match re.re.captures_from_pos(text, byte_start) {
+        Ok(Some(c)) => {
+            let caps: Vec<Option<String>> = (0..c.len())
+                .map(|i| c.get(i).map(|m| m.as_str().to_string()))
+                .collect();
+            let at = c.get(0).map(|m| m.start()).unwrap_or(0);
+            let char_at = text[..at].chars().count();
+            it.last_match = Some(Rc::new(caps.clone()));
+            Ok(Some((char_at, caps)))
+        }
+        Ok(None) => {
+            it.last_match = None;
+            Ok(None)
+        }
+        Err(e) => unsupported(format!("regexp /{}/: {e}", re.source), pos),
+    }
+}
+
+/// `Regexp.escape`.
+pub fn escape_regex(s: &str) -> String {
+    let mut out = String::new();
+    for c in s.chars() {
+        match c {
+            '.' | '*' | '?' | '+' | '^' | '$' | '|' | '(' | ')' | '[' | ']' | '{' | '}' | '\\'
+            | '/' | '-' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            ' ' => out.push_str("\\ "),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn hash_from_pairs(pairs: Vec<(RValue, RValue)>) -> RValue {
+    let mut h = RHash::default();
+    for (k, v) in pairs {
+        h.insert(k, v);
+    }
+    RValue::hash(h)
+}
+
+fn pair_of(v: &RValue) -> (RValue, RValue) {
+    match v {
+        RValue::Array(a) => {
+            let a = a.borrow();
+            (
+                a.first().cloned().unwrap_or(RValue::Nil),
+                a.get(1).cloned().unwrap_or(RValue::Nil),
+            )
+        }
+        other => (other.clone(), RValue::Nil),
+    }
+}
+
+fn norm_index(i: i64, len: usize) -> Option<usize> {
+    if i < 0 {
+        let j = len as i64 + i;
+        if j < 0 {
+            None
+        } else {
+            Some(j as usize)
+        }
+    } else {
+        Some(i as usize)
+    }
+}
+
+/// Kernel functions (`Array()`, `Integer()`, `raise`, ...).
+pub fn kernel(
+    it: &mut Interp,
+    name: &str,
+    args: Vec<RValue>,
+    block: Option<&Rc<Block>>,
+    pos: Pos,
+) -> R {
+    match name {
+        "Array" => {
+            argc(&args, 1, 1, pos)?;
+            Ok(match &args[0] {
+                RValue::Nil => RValue::array(vec![]),
+                RValue::Array(_) => args[0].clone(),
+                RValue::Hash(_) | RValue::Range(_) => RValue::array(splat_items(&args[0])),
+                other => RValue::array(vec![other.clone()]),
+            })
+        }
+        "Integer" => {
+            argc(&args, 1, 2, pos)?;
+            match &args[0] {
+                RValue::Int(i) => Ok(RValue::Int(*i)),
+                RValue::Float(f) if f.is_finite() => Ok(RValue::Int(f.trunc() as i64)),
+                RValue::Float(_) => raise("FloatDomainError", to_s(&args[0]), pos),
+                RValue::Str(s) => {
+                    let s = s.borrow().clone();
+                    let base = match args.get(1) {
+                        Some(b) => int_arg(b, pos)? as u32,
+                        None => 0,
+                    };
+                    match parse_integer_strict(&s, base) {
+                        Some(i) => Ok(RValue::Int(i)),
+                        None => raise(
+                            "ArgumentError",
+                            format!("invalid value for Integer(): {}", value::inspect_str(&s)),
+                            pos,
+                        ),
+                    }
+                }
+                RValue::Nil => raise("TypeError", "can't convert nil into Integer", pos),
+                other => raise(
+                    "TypeError",
+                    format!("can't convert {} into Integer", other.class_name()),
+                    pos,
+                ),
+            }
+        }
+        "Float" => {
+            argc(&args, 1, 1, pos)?;
+            match &args[0] {
+                RValue::Int(i) => Ok(RValue::Float(*i as f64)),
+                RValue::Float(f) => Ok(RValue::Float(*f)),
+                RValue::Str(s) => {
+                    let s = s.borrow().trim().replace('_', "");
+                    match s.parse::<f64>() {
+                        Ok(f) if !s.is_empty() && !s.ends_with('.') && !s.starts_with('.') => {
+                            Ok(RValue::Float(f))
+                        }
+                        _ => match parse_integer_strict(&s, 0) {
+                            Some(i) => Ok(RValue::Float(i as f64)),
+                            None => raise(
+                                "ArgumentError",
+                                format!("invalid value for Float(): {}", value::inspect_str(&s)),
+                                pos,
+                            ),
+                        },
+                    }
+                }
+                RValue::Nil => raise("TypeError", "can't convert nil into Float", pos),
+                other => raise(
+                    "TypeError",
+                    format!("can't convert {} into Float", other.class_name()),
+                    pos,
+                ),
+            }
+        }
+        "String" => {
+            argc(&args, 1, 1, pos)?;
+            Ok(RValue::string(to_s(&args[0])))
+        }
+        "Hash" => {
+            argc(&args, 1, 1, pos)?;
+            match &args[0] {
+                RValue::Nil => Ok(RValue::hash(RHash::default())),
+                RValue::Array(a) if a.borrow().is_empty() => Ok(RValue::hash(RHash::default())),
+                RValue::Hash(_) => Ok(args[0].clone()),
+                other => raise(
+                    "TypeError",
+                    format!("can't convert {} into Hash", other.class_name()),
+                    pos,
+                ),
+            }
+        }
+        "format" | "sprintf" => {
+            if args.is_empty() {
+                return raise("ArgumentError", "too few arguments", pos);
+            }
+            let f = str_arg(&args[0], pos)?;
+            Ok(RValue::string(crate::format::sprintf(&f, &args[1..], pos)?))
+        }
+        "raise" | "fail" => {
+            let (class, msg) = match args.as_slice() {
+                [] => (
+                    "RuntimeError".to_string(),
+                    "unhandled exception".to_string(),
+                ),
+                [RValue::Class(c)] => (c.name().to_string(), c.name().to_string()),
+                [RValue::Class(c), m, ..] => (c.name().to_string(), to_s(m)),
+                [m] => ("RuntimeError".to_string(), to_s(m)),
+                _ => ("RuntimeError".to_string(), to_s(&args[0])),
+            };
+            raise(&class, msg, pos)
+        }
+        "require" | "require_relative" => {
+            argc(&args, 1, 1, pos)?;
+            let lib = to_s(&args[0]);
+            match lib.as_str() {
+                "ipaddr" | "json" | "erb" | "set" | "puppet" | "yaml" | "uri" => {
+                    Ok(RValue::Bool(false))
+                }
+                _ => unsupported(format!("require '{lib}'"), pos),
+            }
+        }
+        "puts" | "print" | "p" | "pp" | "warn" => {
+            // These write to the process output, never to the template.
+            Ok(match (name, args.len()) {
+                ("p", 1) => args[0].clone(),
+                ("p", 0) => RValue::Nil,
+                ("p", _) => RValue::array(args),
+                _ => RValue::Nil,
+            })
+        }
+        "instance_variable_get" => {
+            argc(&args, 1, 1, pos)?;
+            let n = to_s(&args[0]);
+            let Some(n) = n.strip_prefix('@') else {
+                return raise(
+                    "NameError",
+                    format!("'{n}' is not allowed as an instance variable name"),
+                    pos,
+                );
+            };
+            let node = crate::ast::Node {
+                kind: crate::ast::Kind::IVar(n.to_string()),
+                pos,
+            };
+            it.eval(&node)
+        }
+        "instance_variable_defined?" => {
+            argc(&args, 1, 1, pos)?;
+            let n = to_s(&args[0]);
+            let node = crate::ast::Node {
+                kind: crate::ast::Kind::Defined(Box::new(crate::ast::Node {
+                    kind: crate::ast::Kind::IVar(n.trim_start_matches('@').to_string()),
+                    pos,
+                })),
+                pos,
+            };
+            Ok(RValue::Bool(it.eval(&node)?.truthy()))
+        }
+        "block_given?" => Ok(RValue::Bool(false)),
+        "loop" => {
+            let b = need_block(block, name, pos)?;
+            loop {
+                match it.call_block(b, vec![], pos) {
+                    Ok(_) => {}
+                    Err(Ctrl::Break(v)) => return Ok(v),
+                    Err(Ctrl::Raise { class, .. }) if class == "StopIteration" => {
+                        return Ok(RValue::Nil)
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
+        }
+        _ => unsupported(format!("Kernel method `{name}'"), pos),
+    }
+}
+
+fn parse_integer_strict(s: &str, base: u32) -> Option<i64> {
+    let t = s.trim();
+    let (neg, t) = match t.strip_prefix('-') {
+        Some(r) => (true, r),
+        None => (false, t.strip_prefix('+').unwrap_or(t)),
+    };
+    let lower = t.to_ascii_lowercase();
+    let (radix, digits) = if base == 0 || base == 16 || base == 8 || base == 2 {
+        if let Some(r) = lower.strip_prefix("0x") {
+            (16, r.to_string())
+        } else if let Some(r) = lower.strip_prefix("0b") {
+            (2, r.to_string())
+        } else if let Some(r) = lower.strip_prefix("0o") {
+            (8, r.to_string())
+        } else if lower.len() > 1 && lower.starts_with('0') && base == 0 {
+            (8, lower[1..].to_string())
+        } else {
+            (if base == 0 { 10 } else { base }, lower.clone())
+        }
+    } else {
+        (base, lower.clone())
+    };
+    if digits.is_empty()
+        || digits.starts_with('_')
+        || digits.ends_with('_')
+        || digits.contains("__")
+    {
+        return None;
+    }
+    let clean: String = digits.chars().filter(|c| *c != '_').collect();
+    let v = i64::from_str_radix(&clean, radix).ok()?;
+    Some(if neg { -v } else { v })
+}
+
+/// Ruby's `String#to_i` (leading integer, 0 when none).
+pub fn str_to_i(s: &str, base: u32) -> i64 {
+    let t = s.trim_start();
+    let mut chars = t.chars().peekable();
+    let mut out = String::new();
+    if let Some(&c) = chars.peek() {
+        if c == '-' || c == '+' {
+            out.push(c);
+            chars.next();
+        }
+    }
+    let mut last_us = false;
+    for c in chars {
+        if c.is_digit(base) {
+            out.push(c);
+            last_us = false;
+        } else if c == '_' && !last_us && out.chars().last().is_some_and(|d| d.is_digit(base)) {
+            last_us = true;
+        } else {
+            break;
+        }
+    }
+    i64::from_str_radix(&out, base).unwrap_or_else(|_| {
+        if out.len() > 18 {
+            if out.starts_with('-') {
+                i64::MIN
+            } else {
+                i64::MAX
+            }
+        } else {
+            0
+        }
+    })
+}
+
+/// Ruby's `String#to_f`.
+pub fn str_to_f(s: &str) -> f64 {
+    let t = s.trim_start();
+    let mut end = 0;
+    let b = t.as_bytes();
+    let mut seen_dot = false;
+    let mut seen_e = false;
+    while end < b.len() {
+        let c = b[end];
+        let ok = c.is_ascii_digit()
+            || ((c == b'-' || c == b'+') && (end == 0 || matches!(b[end - 1], b'e' | b'E')))
+            || (c == b'.'
+                && !seen_dot
+                && !seen_e
+                && b.get(end + 1).is_some_and(|d| d.is_ascii_digit()))
+            || ((c == b'e' || c == b'E') && !seen_e && end > 0);
+        if !ok {
+            break;
+        }
+        if c == b'.' {
+            seen_dot = true;
+        }
+        if c == b'e' || c == b'E' {
+            seen_e = true;
+        }
+        end += 1;
+    }
+    let mut cand = &t[..end];
+    while !cand.is_empty() {
+        if let Ok(f) = cand.parse::<f64>() {
+            return f;
+        }
+        cand = &cand[..cand.len() - 1];
+    }
+    0.0
+}
+
+/// Dispatches a method call on a value.
+pub fn call_method(
+    it: &mut Interp,
+    recv: RValue,
+    name: &str,
+    args: Vec<RValue>,
+    block: Option<&Rc<Block>>,
+    pos: Pos,
+) -> R {
+    // Methods every object has.
+    match name {
+        "nil?" if args.is_empty() => return Ok(RValue::Bool(matches!(recv, RValue::Nil))),
+        "is_a?" | "kind_of?" | "instance_of?" => {
+            argc(&args, 1, 1, pos)?;
+            let RValue::Class(c) = &args[0] else {
+                return raise("TypeError", "class or module required", pos);
+            };
+            let r = if name == "instance_of?" {
+                recv.class() == *c
+            } else {
+                is_a(&recv, *c)
+            };
+            return Ok(RValue::Bool(r));
+        }
+        "class" if args.is_empty() => {
+            return match &recv {
+                RValue::Scope | RValue::Puppet(_) => {
+                    unsupported(format!("`class' of {}", recv.class_name()), pos)
+                }
+                _ => Ok(RValue::Class(recv.class())),
+            }
+        }
+        "==" | "equal?" => {
+            argc(&args, 1, 1, pos)?;
+            return Ok(RValue::Bool(equal(&recv, &args[0])));
+        }
+        "!=" => {
+            argc(&args, 1, 1, pos)?;
+            return Ok(RValue::Bool(!equal(&recv, &args[0])));
+        }
+        "!" => return Ok(RValue::Bool(!recv.truthy())),
+        "eql?" => {
+            argc(&args, 1, 1, pos)?;
+            return Ok(RValue::Bool(value::eql(&recv, &args[0])));
+        }
+        "inspect" if args.is_empty() => return Ok(RValue::string(inspect(&recv))),
+        "to_s" if args.is_empty() && !matches!(recv, RValue::Int(_)) => {
+            return Ok(match &recv {
+                RValue::Str(_) => recv.clone(),
+                _ => RValue::string(to_s(&recv)),
+            })
+        }
+        "respond_to?" => {
+            argc(&args, 1, 2, pos)?;
+            return Ok(RValue::Bool(responds_to(&recv, &to_s(&args[0]))));
+        }
+        "frozen?" => {
+            return Ok(RValue::Bool(!matches!(
+                recv,
+                RValue::Array(_) | RValue::Hash(_) | RValue::Str(_)
+            )))
+        }
+        "freeze" | "itself" => return Ok(recv),
+        "dup" | "clone" => {
+            return Ok(match &recv {
+                RValue::Str(s) => RValue::string(s.borrow().clone()),
+                RValue::Array(a) => RValue::array(a.borrow().clone()),
+                RValue::Hash(h) => RValue::hash(h.borrow().clone()),
+                other => other.clone(),
+            })
+        }
+        "to_yaml" => {
+            return Ok(RValue::string(crate::yaml::to_yaml(&recv, pos)?));
+        }
+        "tap" => {
+            let b = need_block(block, name, pos)?;
+            it.call_block(b, vec![recv.clone()], pos)?;
+            return Ok(recv);
+        }
+        "then" | "yield_self" => {
+            let b = need_block(block, name, pos)?;
+            return it.call_block(b, vec![recv], pos);
+        }
+        "===" if !matches!(recv, RValue::Scope) => {
+            argc(&args, 1, 1, pos)?;
+            return Ok(RValue::Bool(it.case_eq(&recv, &args[0], pos)?));
+        }
+        "=~" if !matches!(recv, RValue::Str(_) | RValue::Regexp(_) | RValue::Sym(_)) => {
+            return Ok(RValue::Nil)
+        }
+        _ => {}
+    }
+    match &recv {
+        RValue::Nil => nil_method(name, &args, pos),
+        RValue::Bool(b) => match name {
+            "&" => Ok(RValue::Bool(*b && args.first().is_some_and(|a| a.truthy()))),
+            "|" => Ok(RValue::Bool(*b || args.first().is_some_and(|a| a.truthy()))),
+            "^" => Ok(RValue::Bool(*b != args.first().is_some_and(|a| a.truthy()))),
+            "to_s" => Ok(RValue::string(b.to_string())),
+            _ => no_method(&recv, name, pos),
+        },
+        RValue::Int(_) | RValue::Float(_) => num_method(it, &recv, name, args, block, pos),
+        RValue::Str(s) => {
+            let s = s.clone();
+            crate::strings::str_method(it, &recv, &s, name, args, block, pos)
+        }
+        RValue::Sym(s) => match name {
+            "to_sym" => Ok(recv.clone()),
+            "to_proc" => unsupported("Symbol#to_proc", pos),
+            "<=>" => Ok(match args.first() {
+                Some(RValue::Sym(o)) => RValue::Int(match s.as_bytes().cmp(o.as_bytes()) {
+                    Ordering::Less => -1,
+                    Ordering::Equal => 0,
+                    Ordering::Greater => 1,
+                }),
+                _ => RValue::Nil,
+            }),
+            "length" | "size" | "upcase" | "downcase" | "capitalize" | "empty?" | "start_with?"
+            | "end_with?" | "[]" | "=~" | "match" | "match?" | "succ" | "swapcase" => {
+                let sv = RValue::str(s);
+                let r = call_method(it, sv, name, args, block, pos)?;
+                Ok(match (name, r) {
+                    (
+                        "upcase" | "downcase" | "capitalize" | "succ" | "swapcase",
+                        RValue::Str(x),
+                    ) => RValue::sym(&x.borrow()),
+                    (_, r) => r,
+                })
+            }
+            "id2name" => Ok(RValue::str(s)),
+            _ => no_method(&recv, name, pos),
+        },
+        RValue::Array(a) => {
+            let a = a.clone();
+            crate::collections::array_method(it, &recv, &a, name, args, block, pos)
+        }
+        RValue::Hash(h) => {
+            let h = h.clone();
+            crate::collections::hash_method(it, &recv, &h, name, args, block, pos)
+        }
+        RValue::Range(r) => {
+            let r = r.clone();
+            range_method(it, &recv, &r, name, args, block, pos)
+        }
+        RValue::Regexp(re) => match name {
+            "match" | "=~" | "match?" => {
+                argc(&args, 1, 2, pos)?;
+                if matches!(args[0], RValue::Nil) {
+                    it.last_match = None;
+                    return Ok(if name == "match?" {
+                        RValue::Bool(false)
+                    } else {
+                        RValue::Nil
+                    });
+                }
+                let text = match &args[0] {
+                    RValue::Sym(s) => s.to_string(),
+                    other => str_arg(other, pos)?,
+                };
+                let saved = it.last_match.clone();
+                let m = regex_match(it, re, &text, 0, pos)?;
+                Ok(match (name, m) {
+                    ("match?", m) => {
+                        it.last_match = saved;
+                        RValue::Bool(m.is_some())
+                    }
+                    ("=~", Some((at, _))) => RValue::Int(at as i64),
+                    ("match", Some((_, caps))) => RValue::MatchData(Rc::new(caps)),
+                    _ => RValue::Nil,
+                })
+            }
+            "source" => Ok(RValue::str(&re.source)),
+            "options" => Ok(RValue::Int(
+                (if re.flags.contains('i') { 1 } else { 0 })
+                    + (if re.flags.contains('x') { 2 } else { 0 })
+                    + (if re.flags.contains('m') { 4 } else { 0 }),
+            )),
+            _ => no_method(&recv, name, pos),
+        },
+        RValue::MatchData(m) => match name {
+            "[]" => {
+                argc(&args, 1, 1, pos)?;
+                let i = int_arg(&args[0], pos)?;
+                Ok(norm_index(i, m.len())
+                    .and_then(|i| m.get(i).cloned().flatten())
+                    .map(|s| RValue::string(s))
+                    .unwrap_or(RValue::Nil))
+            }
+            "captures" => Ok(RValue::array(
+                m.iter()
+                    .skip(1)
+                    .map(|g| g.as_deref().map(RValue::str).unwrap_or(RValue::Nil))
+                    .collect(),
+            )),
+            "to_a" => Ok(RValue::array(
+                m.iter()
+                    .map(|g| g.as_deref().map(RValue::str).unwrap_or(RValue::Nil))
+                    .collect(),
+            )),
+            _ => no_method(&recv, name, pos),
+        },
+        RValue::Class(c) => class_method(it, *c, name, args, block, pos),
+        RValue::Scope => scope_method(it, name, args, pos),
+        RValue::IpAddr(ip) => crate::ipaddr::ip_method(ip, name, args, pos),
+        RValue::Puppet(_) => no_method(&recv, name, pos),
+    }
+}
+
+fn nil_method(name: &str, args: &[RValue], pos: Pos) -> R {
+    match name {
+        "to_a" => Ok(RValue::array(vec![])),
+        "to_s" => Ok(RValue::str("")),
+        "to_i" => Ok(RValue::Int(0)),
+        "to_f" => Ok(RValue::Float(0.0)),
+        "to_h" => Ok(RValue::hash(RHash::default())),
+        "&" => Ok(RValue::Bool(false)),
+        "|" => Ok(RValue::Bool(args.first().is_some_and(|a| a.truthy()))),
+        _ => no_method(&RValue::Nil, name, pos),
+    }
+}
+
+fn num_method(
+    it: &mut Interp,
+    recv: &RValue,
+    name: &str,
+    args: Vec<RValue>,
+    block: Option<&Rc<Block>>,
+    pos: Pos,
+) -> R {
+    let overflow = || unsupported("Integer overflow (Bignum arithmetic)", pos);
+    let coerce_err = |other: &RValue| -> R {
+        match other {
+            RValue::Nil => raise("TypeError", "nil can't be coerced into Integer", pos),
+            o => raise(
+                "TypeError",
+                format!(
+                    "{} can't be coerced into {}",
+                    o.class_name(),
+                    recv.class_name()
+                ),
+                pos,
+            ),
+        }
+    };
+    match name {
+        "+" | "-" | "*" | "/" | "%" | "**" | "modulo" | "div" | "fdiv" | "divmod" => {
+            argc(&args, 1, 1, pos)?;
+            let rhs = &args[0];
+            match (recv, rhs) {
+                (RValue::Int(a), RValue::Int(b)) => {
+                    let (a, b) = (*a, *b);
+                    match name {
+                        "+" => a.checked_add(b).map(RValue::Int).map_or_else(overflow, Ok),
+                        "-" => a.checked_sub(b).map(RValue::Int).map_or_else(overflow, Ok),
+                        "*" => a.checked_mul(b).map(RValue::Int).map_or_else(overflow, Ok),
+                        "/" | "div" | "%" | "modulo" | "divmod" => {
+                            if b == 0 {
+                                return raise("ZeroDivisionError", "divided by 0", pos);
+                            }
+                            let Some(q) = a.checked_div_euclid(b) else {
+                                return overflow();
+                            };
+                            // Floor division.
+                            let mut q = a.checked_div(b).unwrap_or(q);
+                            if (a % b != 0) && ((a < 0) != (b < 0)) {
+                                q -= 1;
+                            }
+                            let m = a - q * b;
+                            Ok(match name {
+                                "/" | "div" => RValue::Int(q),
+                                "divmod" => RValue::array(vec![RValue::Int(q), RValue::Int(m)]),
+                                _ => RValue::Int(m),
+                            })
+                        }
+                        "fdiv" => Ok(RValue::Float(a as f64 / b as f64)),
+                        _ => {
+                            if b < 0 {
+                                return unsupported("Integer ** negative (Rational)", pos);
+                            }
+                            let Ok(e) = u32::try_from(b) else {
+                                return overflow();
+                            };
+                            a.checked_pow(e).map(RValue::Int).map_or_else(overflow, Ok)
+                        }
+                    }
+                }
+                (RValue::Int(_) | RValue::Float(_), RValue::Int(_) | RValue::Float(_)) => {
+                    let a = num_f(recv);
+                    let b = num_f(rhs);
+                    Ok(match name {
+                        "+" => RValue::Float(a + b),
+                        "-" => RValue::Float(a - b),
+                        "*" => RValue::Float(a * b),
+                        "/" | "fdiv" => RValue::Float(a / b),
+                        "div" => RValue::Int((a / b).floor() as i64),
+                        "%" | "modulo" => RValue::Float(a - b * (a / b).floor()),
+                        "divmod" => RValue::array(vec![
+                            RValue::Float((a / b).floor()),
+                            RValue::Float(a - b * (a / b).floor()),
+                        ]),
+                        _ => RValue::Float(a.powf(b)),
+                    })
+                }
+                _ => coerce_err(rhs),
+            }
+        }
+        "<" | "<=" | ">" | ">=" | "<=>" | "between?" | "clamp" => {
+            if name == "between?" || name == "clamp" {
+                argc(&args, 2, 2, pos)?;
+                let lo = compare(recv, &args[0]);
+                let hi = compare(recv, &args[1]);
+                if name == "clamp" {
+                    return Ok(if lo == Some(Ordering::Less) {
+                        args[0].clone()
+                    } else if hi == Some(Ordering::Greater) {
+                        args[1].clone()
+                    } else {
+                        recv.clone()
+                    });
+                }
+                return Ok(RValue::Bool(
+                    lo.is_some_and(|o| o != Ordering::Less)
+                        && hi.is_some_and(|o| o != Ordering::Greater),
+                ));
+            }
+            argc(&args, 1, 1, pos)?;
+            let o = match &args[0] {
+                RValue::Int(_) | RValue::Float(_) => compare(recv, &args[0]),
+                _ => None,
+            };
+            if name == "<=>" {
+                return Ok(match o {
+                    Some(o) => RValue::Int(o as i64),
+                    None => RValue::Nil,
+                });
+            }
+            let Some(o) = o else {
+                return raise(
+                    "ArgumentError",
+                    format!(
+                        "comparison of {} with {} failed",
+                        recv.class_name(),
+                        match &args[0] {
+                            RValue::Nil => "nil".to_string(),
+                            RValue::Str(s) => value::inspect_str(&s.borrow()),
+                            other => other.class_name(),
+                        }
+                    ),
+                    pos,
+                );
+            };
+            Ok(RValue::Bool(match name {
+                "<" => o == Ordering::Less,
+                "<=" => o != Ordering::Greater,
+                ">" => o == Ordering::Greater,
+                _ => o != Ordering::Less,
+            }))
+        }
+        "-@" => match recv {
+            RValue::Int(i) => i.checked_neg().map(RValue::Int).map_or_else(overflow, Ok),
+            _ => Ok(RValue::Float(-num_f(recv))),
+        },
+        "+@" => Ok(recv.clone()),
+        "to_i" | "to_int" | "truncate" => Ok(match recv {
+            RValue::Float(f) if !f.is_finite() => {
+                return raise("FloatDomainError", value::float_to_s(*f), pos)
+            }
+            RValue::Float(f) => RValue::Int(f.trunc() as i64),
+            other => other.clone(),
+        }),
+        "to_f" => Ok(RValue::Float(num_f(recv))),
+        "to_s" | "inspect" => match (recv, args.first()) {
+            (RValue::Int(i), Some(b)) => {
+                let base = int_arg(b, pos)?;
+                if !(2..=36).contains(&base) {
+                    return raise("ArgumentError", format!("invalid radix {base}"), pos);
+                }
+                Ok(RValue::string(int_to_radix(*i, base as u32)))
+            }
+            _ => Ok(RValue::string(to_s(recv))),
+        },
+        "abs" | "magnitude" => Ok(match recv {
+            RValue::Int(i) => i.checked_abs().map(RValue::Int).map_or_else(overflow, Ok)?,
+            _ => RValue::Float(num_f(recv).abs()),
+        }),
+        "zero?" => Ok(RValue::Bool(num_f(recv) == 0.0)),
+        "positive?" => Ok(RValue::Bool(num_f(recv) > 0.0)),
+        "negative?" => Ok(RValue::Bool(num_f(recv) < 0.0)),
+        "even?" | "odd?" => match recv {
+            RValue::Int(i) => Ok(RValue::Bool((i % 2 == 0) == (name == "even?"))),
+            _ => no_method(recv, name, pos),
+        },
+        "integer?" => Ok(RValue::Bool(matches!(recv, RValue::Int(_)))),
+        "nan?" => Ok(RValue::Bool(num_f(recv).is_nan())),
+        "finite?" => Ok(RValue::Bool(num_f(recv).is_finite())),
+        "succ" | "next" | "pred" => match recv {
+            RValue::Int(i) => {
+                let d = if name == "pred" { -1 } else { 1 };
+                i.checked_add(d).map(RValue::Int).map_or_else(overflow, Ok)
+            }
+            _ => no_method(recv, name, pos),
+        },
+        "chr" => match recv {
+            RValue::Int(i) if (0..128).contains(i) => {
+                Ok(RValue::string(char::from(*i as u8).to_string()))
+            }
+            _ => unsupported("Integer#chr outside ASCII", pos),
+        },
+        "round" | "floor" | "ceil" => {
+            let digits = match args.first() {
+                Some(d) => int_arg(d, pos)?,
+                None => 0,
+            };
+            match recv {
+                RValue::Int(i) => {
+                    if digits >= 0 {
+                        return Ok(RValue::Int(*i));
+                    }
+                    unsupported("Integer#round with negative digits", pos)
+                }
+                _ => {
+                    let f = num_f(recv);
+                    if digits > 0 {
+                        let m = 10f64.powi(digits as i32);
+                        let r = match name {
+                            "floor" => (f * m).floor() / m,
+                            "ceil" => (f * m).ceil() / m,
+                            _ => ruby_round(f * m) / m,
+                        };
+                        return Ok(RValue::Float(r));
+                    }
+                    let r = match name {
+                        "floor" => f.floor(),
+                        "ceil" => f.ceil(),
+                        _ => ruby_round(f),
+                    };
+                    if !r.is_finite() {
+                        return raise("FloatDomainError", value::float_to_s(r), pos);
+                    }
+                    Ok(RValue::Int(r as i64))
+                }
+            }
+        }
+        "times" => {
+            let b = need_block(block, name, pos)?;
+            let n = int_arg(recv, pos)?;
+            for i in 0..n.max(0) {
+                it.call_block(b, vec![RValue::Int(i)], pos)?;
+            }
+            Ok(recv.clone())
+        }
+        "upto" | "downto" => {
+            let b = need_block(block, name, pos)?;
+            argc(&args, 1, 1, pos)?;
+            let (a, z) = (int_arg(recv, pos)?, int_arg(&args[0], pos)?);
+            if name == "upto" {
+                for i in a..=z {
+                    it.call_block(b, vec![RValue::Int(i)], pos)?;
+                }
+            } else {
+                let mut i = a;
+                while i >= z {
+                    it.call_block(b, vec![RValue::Int(i)], pos)?;
+                    i -= 1;
+                }
+            }
+            Ok(recv.clone())
+        }
+        "&" | "|" | "^" | "<<" | ">>" => match (recv, args.first()) {
+            (RValue::Int(a), Some(RValue::Int(b))) => Ok(RValue::Int(match name {
+                "&" => a & b,
+                "|" => a | b,
+                "^" => a ^ b,
+                "<<" => {
+                    if *b >= 63 || *b < 0 {
+                        return overflow();
+                    }
+                    a.checked_shl(*b as u32)
+                        .filter(|r| r >> *b == *a)
+                        .map_or_else(|| i64::MAX, |r| r)
+                }
+                _ => a >> (*b).clamp(0, 63),
+            })),
+            _ => no_method(recv, name, pos),
+        },
+        "hash" => Ok(RValue::Int(0)),
+        "size" => Ok(RValue::Int(8)),
+        "digits" => unsupported("Integer#digits", pos),
+        _ => no_method(recv, name, pos),
+    }
+}
+
+fn ruby_round(f: f64) -> f64 {
+    // Round half away from zero.
+    f.round()
+}
+
+fn num_f(v: &RValue) -> f64 {
+    match v {
+        RValue::Int(i) => *i as f64,
+        RValue::Float(f) => *f,
+        _ => 0.0,
+    }
+}
+
+fn int_to_radix(i: i64, base: u32) -> String {
+    let neg = i < 0;
+    let mut n = i.unsigned_abs();
+    if n == 0 {
+        return "0".into();
+    }
+    let mut digits = Vec::new();
+    while n > 0 {
+        let d = (n % base as u64) as u32;
+        digits.push(std::char::from_digit(d, base).unwrap_or('?'));
+        n /= base as u64;
+    }
+    let mut s: String = digits.into_iter().rev().collect();
+    if neg {
+        s.insert(0, '-');
+    }
+    s
+}
+
+fn range_method(
+    it: &mut Interp,
+    recv: &RValue,
+    r: &Rc<(RValue, RValue, bool)>,
+    name: &str,
+    args: Vec<RValue>,
+    block: Option<&Rc<Block>>,
+    pos: Pos,
+) -> R {
+    match name {
+        "include?" | "member?" | "cover?" | "===" => {
+            argc(&args, 1, 1, pos)?;
+            Ok(RValue::Bool(range_cover(r, &args[0])))
+        }
+        "first" | "begin" | "min" if args.is_empty() => Ok(r.0.clone()),
+        "end" => Ok(r.1.clone()),
+        "exclude_end?" => Ok(RValue::Bool(r.2)),
+        "last" | "max" if args.is_empty() => match (&r.1, r.2) {
+            (RValue::Int(b), true) if name == "max" => Ok(RValue::Int(b - 1)),
+            _ => Ok(r.1.clone()),
+        },
+        "size" | "count" if args.is_empty() && block.is_none() => {
+            Ok(RValue::Int(range_items(r, pos)?.len() as i64))
+        }
+        "step" => {
+            argc(&args, 1, 1, pos)?;
+            let step = int_arg(&args[0], pos)?;
+            if step <= 0 {
+                return raise("ArgumentError", "step can't be negative", pos);
+            }
+            let items: Vec<RValue> = range_items(r, pos)?
+                .into_iter()
+                .step_by(step as usize)
+                .collect();
+            match block {
+                Some(b) => {
+                    for x in items {
+                        it.call_block(b, vec![x], pos)?;
+                    }
+                    Ok(recv.clone())
+                }
+                None => Ok(RValue::array(items)),
+            }
+        }
+        "each" => {
+            let b = need_block(block, name, pos)?;
+            for x in range_items(r, pos)? {
+                it.call_block(b, vec![x], pos)?;
+            }
+            Ok(recv.clone())
+        }
+        _ => {
+            let items = RValue::array(range_items(r, pos)?);
+            let RValue::Array(a) = &items else {
+                return no_method(recv, name, pos);
+            };
+            let a = a.clone();
+            crate::collections::array_method(it, &items, &a, name, args, block, pos)
+        }
+    }
+}
+
+fn class_method(
+    it: &mut Interp,
+    c: Class,
+    name: &str,
+    args: Vec<RValue>,
+    block: Option<&Rc<Block>>,
+    pos: Pos,
+) -> R {
+    match (c, name) {
+        (_, "name") | (_, "to_s") => Ok(RValue::str(c.name())),
+        (Class::Hash, "new") => {
+            if block.is_some() {
+                return unsupported("Hash.new with a block", pos);
+            }
+            argc(&args, 0, 1, pos)?;
+            Ok(RValue::hash(RHash {
+                map: Default::default(),
+                default: args.first().cloned().unwrap_or(RValue::Nil),
+            }))
+        }
+        (Class::Hash, "[]") => match args.as_slice() {
+            [RValue::Hash(h)] => Ok(RValue::hash(h.borrow().clone())),
+            [RValue::Array(a)] => {
+                let pairs: Vec<(RValue, RValue)> = a.borrow().iter().map(pair_of).collect();
+                Ok(hash_from_pairs(pairs))
+            }
+            _ if args.len() % 2 == 0 => Ok(hash_from_pairs(
+                args.chunks(2)
+                    .map(|c| (c[0].clone(), c[1].clone()))
+                    .collect(),
+            )),
+            _ => raise("ArgumentError", "odd number of arguments for Hash", pos),
+        },
+        (Class::Array, "new") => {
+            argc(&args, 0, 2, pos)?;
+            let n = match args.first() {
+                Some(v) => int_arg(v, pos)?,
+                None => 0,
+            };
+            if !(0..=1_000_000).contains(&n) {
+                return raise("ArgumentError", "array size too big", pos);
+            }
+            let fill = args.get(1).cloned().unwrap_or(RValue::Nil);
+            let mut out = Vec::new();
+            for i in 0..n {
+                out.push(match block {
+                    Some(b) => it.call_block(b, vec![RValue::Int(i)], pos)?,
+                    None => fill.clone(),
+                });
+            }
+            Ok(RValue::array(out))
+        }
+        (Class::Array, "[]") => Ok(RValue::array(args)),
+        (Class::String, "new") => Ok(RValue::string(args.first().map(to_s).unwrap_or_default())),
+        (Class::Regexp, "escape") | (Class::Regexp, "quote") => {
+            argc(&args, 1, 1, pos)?;
+            Ok(RValue::string(escape_regex(&to_s(&args[0]))))
+        }
+        (Class::Regexp, "new") => {
+            argc(&args, 1, 2, pos)?;
+            let flags = match args.get(1) {
+                Some(RValue::Bool(true)) => "i".to_string(),
+                Some(RValue::Int(i)) => {
+                    let mut f = String::new();
+                    if i & 1 != 0 {
+                        f.push('i');
+                    }
+                    if i & 2 != 0 {
+                        f.push('x');
+                    }
+                    if i & 4 != 0 {
+                        f.push('m');
+                    }
+                    f
+                }
+                _ => String::new(),
+            };
+            match &args[0] {
+                RValue::Regexp(r) => Ok(RValue::Regexp(r.clone())),
+                other => {
+                    let src = str_arg(other, pos)?;
+                    match value::compile_regex(&src, &flags) {
+                        Ok(r) => Ok(RValue::Regexp(Rc::new(r))),
+                        Err(e) => unsupported(format!("regexp /{src}/ ({e})"), pos),
+                    }
+                }
+            }
+        }
+        (Class::Regexp, "union") => {
+            let parts: Vec<String> = splat_items(&RValue::array(args))
+                .iter()
+                .map(|v| match v {
+                    RValue::Regexp(r) => to_s(&RValue::Regexp(r.clone())),
+                    other => escape_regex(&to_s(other)),
+                })
+                .collect();
+            let src = parts.join("|");
+            match value::compile_regex(&src, "") {
+                Ok(r) => Ok(RValue::Regexp(Rc::new(r))),
+                Err(e) => unsupported(format!("regexp /{src}/ ({e})"), pos),
+            }
+        }
+        (Class::IPAddr, "new") => {
+            argc(&args, 1, 2, pos)?;
+            let s = str_arg(&args[0], pos)?;
+            match crate::ipaddr::parse(&s) {
+                Some(ip) => Ok(RValue::IpAddr(Rc::new(ip))),
+                None => raise(
+                    "IPAddr::InvalidAddressError",
+                    format!("invalid address: {s}"),
+                    pos,
+                ),
+            }
+        }
+        (Class::File, "join") => {
+            let parts: Vec<String> = splat_items(&RValue::array(args)).iter().map(to_s).collect();
+            let mut out = String::new();
+            for (i, p) in parts.iter().enumerate() {
+                if i == 0 {
+                    out.push_str(p);
+                    continue;
+                }
+                match (out.ends_with('/'), p.starts_with('/')) {
+                    (true, true) => out.push_str(&p[1..]),
+                    (false, false) => {
+                        out.push('/');
+                        out.push_str(p);
+                    }
+                    _ => out.push_str(p),
+                }
+            }
+            Ok(RValue::string(out))
+        }
+        (Class::File, "basename") => {
+            argc(&args, 1, 2, pos)?;
+            let s = str_arg(&args[0], pos)?;
+            let t = s.trim_end_matches('/');
+            let mut base = t.rsplit('/').next().unwrap_or("").to_string();
+            if base.is_empty() && s.starts_with('/') {
+                base = "/".into();
+            }
+            if let Some(ext) = args.get(1) {
+                let ext = str_arg(ext, pos)?;
+                if ext == ".*" {
+                    if let Some(i) = base.rfind('.').filter(|i| *i > 0) {
+                        base.truncate(i);
+                    }
+                } else if base.ends_with(&ext) && base != ext {
+                    base.truncate(base.len() - ext.len());
+                }
+            }
+            Ok(RValue::string(base))
+        }
+        (Class::File, "dirname") => {
+            argc(&args, 1, 1, pos)?;
+            let s = str_arg(&args[0], pos)?;
+            let t = s.trim_end_matches('/');
+            Ok(RValue::string(match t.rfind('/') {
+                Some(0) => "/".into(),
+                Some(i) => t[..i].trim_end_matches('/').to_string(),
+                None => if s.starts_with('/') { "/" } else { "." }.into(),
+            }))
+        }
+        (Class::File, "extname") => {
+            argc(&args, 1, 1, pos)?;
+            let s = str_arg(&args[0], pos)?;
+            let base = s.rsplit('/').next().unwrap_or("");
+            Ok(RValue::string(match base.rfind('.') {
+                Some(i) if i > 0 && i + 1 < base.len() => base[i..].to_string(),
+                _ => String::new(),
+            }))
+        }
+        (Class::Json, "parse") => {
+            argc(&args, 1, 2, pos)?;
+            let s = str_arg(&args[0], pos)?;
+            crate::json::parse(&s).or_else(|m| raise("JSON::ParserError", m, pos))
+        }
+        (Class::Json, "generate") | (Class::Json, "dump") => {
+            argc(&args, 1, 1, pos)?;
+            Ok(RValue::string(crate::json::generate(&args[0], pos)?))
+        }
+        (Class::Math, "sqrt") => {
+            argc(&args, 1, 1, pos)?;
+            Ok(RValue::Float(num_f(&args[0]).sqrt()))
+        }
+        (Class::Integer, "sqrt") => {
+            argc(&args, 1, 1, pos)?;
+            Ok(RValue::Int((int_arg(&args[0], pos)? as f64).sqrt() as i64))
+        }
+        (_, "===") => {
+            argc(&args, 1, 1, pos)?;
+            Ok(RValue::Bool(is_a(&args[0], c)))
+        }
+        (_, "==") => Ok(RValue::Bool(
+            matches!(args.first(), Some(RValue::Class(d)) if *d == c),
+        )),
+        (_, "new") if c.is_error() => Ok(RValue::string(
+            args.first()
+                .map(to_s)
+                .unwrap_or_else(|| c.name().to_string()),
+        )),
+        _ => unsupported(format!("{}.{name}", c.name()), pos),
+    }
+}
+
+fn scope_method(it: &mut Interp, name: &str, args: Vec<RValue>, pos: Pos) -> R {
+    match name {
+        "lookupvar" | "[]" => {
+            argc(&args, 1, 2, pos)?;
+            let n = str_arg(&args[0], pos)?;
+            Ok(it.lookupvar(&n))
+        }
+        "include?" | "exist?" => {
+            argc(&args, 1, 1, pos)?;
+            let n = str_arg(&args[0], pos)?;
+            Ok(RValue::Bool(!matches!(it.lookupvar(&n), RValue::Nil)))
+        }
+        "to_hash" => Ok(it.scope_hash()),
+        "call_function" => {
+            argc(&args, 1, 2, pos)?;
+            let f = str_arg(&args[0], pos)?;
+            let fargs = match args.get(1) {
+                Some(RValue::Array(a)) => a.borrow().clone(),
+                Some(other) => vec![other.clone()],
+                None => vec![],
+            };
+            it.puppet_function(&f, fargs, pos)
+        }
+        _ => {
+            if let Some(f) = name.strip_prefix("function_") {
+                match args.as_slice() {
+                    [RValue::Array(a)] => {
+                        let fargs = a.borrow().clone();
+                        it.puppet_function(f, fargs, pos)
+                    }
+                    _ => raise(
+                        "ArgumentError",
+                        "custom functions must be called with a single array that contains the arguments. For example, function_example([1]) instead of function_example(1)",
+                        pos,
+                    ),
+                }
+            } else {
+                unsupported(format!("scope method `{name}'"), pos)
+            }
+        }
+    }
+}

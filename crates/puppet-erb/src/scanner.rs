@@ -1,0 +1,242 @@
+//! The ERB scanner: splits template text into literal text, code and output pieces the way
+//! Ruby's `ERB.new(text, trim_mode: '-')` does (its "explicit" scanner).
+//!
+//! Recognised tags: `<%` code, `<%=` output, `<%#` comment, `<%%` (a literal `<%` in text),
+//! `%%>` (a literal `%>` inside a tag), `<%-` (which also drops the spaces and tabs before it
+//! when it starts a line) and `-%>` (which also drops one following line break). The pieces
+//! keep the line break structure of the Ruby program ERB would generate, because a Ruby
+//! comment inside a code tag swallows everything up to the next generated line break.
+
+/// A position in the template: 1-based line and column (columns count characters).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Pos {
+    /// Line, from 1.
+    pub line: u32,
+    /// Column, from 1.
+    pub column: u32,
+}
+
+/// One piece of a scanned template.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Piece {
+    /// Literal text to output; the generated Ruby line ends after it when it holds line breaks.
+    Text(String),
+    /// The Ruby code of a `<% %>` tag, starting at `pos`.
+    Code(String, Pos),
+    /// The Ruby expression of a `<%= %>` tag, starting at `pos`.
+    Insert(String, Pos),
+    /// A line break in the generated program (no output).
+    Cr,
+}
+
+/// Tracks line and column while walking the text.
+struct Cursor<'a> {
+    src: &'a str,
+    at: usize,
+    line: u32,
+    column: u32,
+}
+
+impl<'a> Cursor<'a> {
+    fn pos(&self) -> Pos {
+        Pos {
+            line: self.line,
+            column: self.column,
+        }
+    }
+    fn rest(&self) -> &'a str {
+        &self.src[self.at..]
+    }
+    fn advance(&mut self, n: usize) {
+        let end = (self.at + n).min(self.src.len());
+        for c in self.src[self.at..end].chars() {
+            if c == '\n' {
+                self.line += 1;
+                self.column = 1;
+            } else {
+                self.column += 1;
+            }
+        }
+        self.at = end;
+    }
+    fn at_line_start(&self, idx: usize) -> bool {
+        idx == 0 || self.src.as_bytes().get(idx - 1) == Some(&b'\n')
+    }
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Stag {
+    Code,
+    Insert,
+    Comment,
+}
+
+/// Scans `src` into pieces. Never fails: an unterminated tag runs to the end of the text,
+/// as in Ruby (the Ruby parser then reports what is wrong with the code).
+pub fn scan(src: &str) -> Vec<Piece> {
+    let mut out = Vec::new();
+    let mut cur = Cursor {
+        src,
+        at: 0,
+        line: 1,
+        column: 1,
+    };
+    let mut content = String::new();
+    let mut stag: Option<(Stag, Pos)> = None;
+    while cur.at < src.len() {
+        match stag {
+            None => {
+                // Find the earliest start tag.
+                let rest = cur.rest();
+                let mut found: Option<(usize, usize, &str)> = None; // (text_end, tag_len, tag)
+                let bytes = rest.as_bytes();
+                let mut i = 0;
+                while i < bytes.len() {
+                    let b = bytes[i];
+                    if (b == b' ' || b == b'\t') && cur.at_line_start(cur.at + i) {
+                        // `^[ \t]*<%-` at a line start.
+                        let mut j = i;
+                        while j < bytes.len() && (bytes[j] == b' ' || bytes[j] == b'\t') {
+                            j += 1;
+                        }
+                        if rest[j..].starts_with("<%-") {
+                            found = Some((i, j - i + 3, "<%-"));
+                            break;
+                        }
+                    }
+                    if b == b'<' && rest[i..].starts_with("<%") {
+                        let tag = if rest[i..].starts_with("<%-") {
+                            "<%-"
+                        } else if rest[i..].starts_with("<%%") {
+                            "<%%"
+                        } else if rest[i..].starts_with("<%=") {
+                            "<%="
+                        } else if rest[i..].starts_with("<%#") {
+                            "<%#"
+                        } else {
+                            "<%"
+                        };
+                        found = Some((i, tag.len(), tag));
+                        break;
+                    }
+                    i += 1;
+                }
+                match found {
+                    None => {
+                        content.push_str(rest);
+                        cur.advance(rest.len());
+                    }
+                    Some((text_end, tag_len, tag)) => {
+                        content.push_str(&rest[..text_end]);
+                        cur.advance(text_end);
+                        cur.advance(tag_len);
+                        if tag == "<%%" {
+                            content.push_str("<%");
+                            continue;
+                        }
+                        if !content.is_empty() {
+                            out.push(Piece::Text(std::mem::take(&mut content)));
+                        }
+                        let kind = match tag {
+                            "<%=" => Stag::Insert,
+                            "<%#" => Stag::Comment,
+                            _ => Stag::Code,
+                        };
+                        stag = Some((kind, cur.pos()));
+                    }
+                }
+            }
+            Some((kind, start)) => {
+                let rest = cur.rest();
+                let mut found: Option<(usize, &str)> = None;
+                let bytes = rest.as_bytes();
+                let mut i = 0;
+                while i < bytes.len() {
+                    if bytes[i] == b'-' && rest[i..].starts_with("-%>") {
+                        found = Some((i, "-%>"));
+                        break;
+                    }
+                    if bytes[i] == b'%' && rest[i..].starts_with("%%>") {
+                        found = Some((i, "%%>"));
+                        break;
+                    }
+                    if bytes[i] == b'%' && rest[i..].starts_with("%>") {
+                        found = Some((i, "%>"));
+                        break;
+                    }
+                    i += 1;
+                }
+                let Some((end, tag)) = found else {
+                    // Unterminated: Ruby keeps the content and never compiles it.
+                    cur.advance(rest.len());
+                    content.clear();
+                    break;
+                };
+                content.push_str(&rest[..end]);
+                cur.advance(end + tag.len());
+                if tag == "%%>" {
+                    content.push_str("%>");
+                    continue;
+                }
+                let code = std::mem::take(&mut content);
+                match kind {
+                    Stag::Code => {
+                        if let Some(stripped) = code.strip_suffix('\n') {
+                            out.push(Piece::Code(stripped.to_string(), start));
+                            out.push(Piece::Cr);
+                        } else {
+                            out.push(Piece::Code(code, start));
+                        }
+                    }
+                    Stag::Insert => out.push(Piece::Insert(code, start)),
+                    Stag::Comment => {}
+                }
+                stag = None;
+                if tag == "-%>" {
+                    let rest = cur.rest();
+                    if rest.starts_with("\r\n") {
+                        cur.advance(2);
+                        out.push(Piece::Cr);
+                    } else if rest.starts_with('\n') {
+                        cur.advance(1);
+                        out.push(Piece::Cr);
+                    } else if rest.is_empty() {
+                        out.push(Piece::Cr);
+                    }
+                }
+            }
+        }
+    }
+    if stag.is_none() && !content.is_empty() {
+        out.push(Piece::Text(content));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(src: &str) -> Vec<String> {
+        scan(src)
+            .into_iter()
+            .map(|p| match p {
+                Piece::Text(t) => format!("T{t:?}"),
+                Piece::Code(c, _) => format!("C{c:?}"),
+                Piece::Insert(c, _) => format!("I{c:?}"),
+                Piece::Cr => "CR".to_string(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn trim_modes() {
+        assert_eq!(
+            texts("a\n  <%- x -%>\nb"),
+            vec!["T\"a\\n\"", "C\" x \"", "CR", "T\"b\""]
+        );
+        assert_eq!(texts("a <%- x %>"), vec!["T\"a \"", "C\" x \""]);
+        assert_eq!(texts("<%% x %%> <%# c -%>\n"), vec!["T\"<% x %%> \"", "CR"]);
+        assert_eq!(texts("<%= 1 %%> %>"), vec!["I\"1 %> \""]);
+    }
+}

@@ -1,0 +1,938 @@
+//! Ruby `String` methods used by templates: case, stripping, splitting, regexp substitution
+//! (`gsub`/`sub` with `\1` back references, hash or block replacements), matching, slicing,
+//! padding and conversions. Indices are character based, as for Ruby's UTF-8 strings.
+
+use crate::ast::Block;
+use crate::interp::{raise, unsupported, Ctrl, Interp, R};
+use crate::methods::{call_method, regex_match, str_to_i};
+use crate::scanner::Pos;
+use crate::value::{self, compare, to_s, RValue};
+use std::cell::RefCell;
+use std::cmp::Ordering;
+use std::rc::Rc;
+
+fn argc(args: &[RValue], min: usize, max: usize, pos: Pos) -> Result<(), Ctrl> {
+    if args.len() < min || args.len() > max {
+        return raise(
+            "ArgumentError",
+            format!(
+                "wrong number of arguments (given {}, expected {})",
+                args.len(),
+                if min == max {
+                    min.to_string()
+                } else {
+                    format!("{min}..{max}")
+                }
+            ),
+            pos,
+        );
+    }
+    Ok(())
+}
+
+fn str_arg(v: &RValue, pos: Pos) -> Result<String, Ctrl> {
+    match v {
+        RValue::Str(s) => Ok(s.borrow().clone()),
+        other => raise(
+            "TypeError",
+            format!(
+                "no implicit conversion of {} into String",
+                if matches!(other, RValue::Nil) {
+                    "nil".to_string()
+                } else {
+                    other.class_name()
+                }
+            ),
+            pos,
+        ),
+    }
+}
+
+fn int_arg(v: &RValue, pos: Pos) -> Result<i64, Ctrl> {
+    match v {
+        RValue::Int(i) => Ok(*i),
+        RValue::Float(f) => Ok(f.trunc() as i64),
+        other => raise(
+            "TypeError",
+            format!(
+                "no implicit conversion of {} into Integer",
+                other.class_name()
+            ),
+            pos,
+        ),
+    }
+}
+
+fn capitalize(s: &str) -> String {
+    let mut cs = s.chars();
+    match cs.next() {
+        Some(f) => f.to_uppercase().collect::<String>() + &cs.as_str().to_lowercase(),
+        None => String::new(),
+    }
+}
+
+fn is_space(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\n' | '\u{b}' | '\u{c}' | '\r' | '\0')
+}
+
+/// Expands `\1`, `\0`, `\&`, `\\` in a substitution string.
+fn expand_repl(repl: &str, caps: &[Option<String>]) -> String {
+    let mut out = String::new();
+    let mut cs = repl.chars().peekable();
+    while let Some(c) = cs.next() {
+        if c == '\\' {
+            match cs.peek().copied() {
+                Some(d) if d.is_ascii_digit() => {
+                    cs.next();
+                    let k = d as usize - '0' as usize;
+                    if let Some(Some(g)) = caps.get(k) {
+                        out.push_str(g);
+                    }
+                }
+                Some('&') => {
+                    cs.next();
+                    if let Some(Some(g)) = caps.first() {
+                        out.push_str(g);
+                    }
+                }
+                Some('\\') => {
+                    cs.next();
+                    out.push('\\');
+                }
+                _ => out.push('\\'),
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn substitute(
+    it: &mut Interp,
+    s: &str,
+    args: &[RValue],
+    block: Option<&Rc<Block>>,
+    global: bool,
+    pos: Pos,
+) -> Result<(String, bool), Ctrl> {
+    let Some(pat) = args.first() else {
+        return raise(
+            "ArgumentError",
+            "wrong number of arguments (given 0, expected 1..2)",
+            pos,
+        );
+    };
+    let re = match pat {
+        RValue::Regexp(r) => r.clone(),
+        RValue::Str(p) => Rc::new(
+            value::compile_regex(&crate::methods::escape_regex(&p.borrow()), "")
+                .or_else(|e| unsupported(e, pos))?,
+        ),
+        other => {
+            return raise(
+                "TypeError",
+                format!(
+                    "wrong argument type {} (expected Regexp)",
+                    other.class_name()
+                ),
+                pos,
+            )
+        }
+    };
+    let mut out = String::new();
+    let mut last = 0usize; // byte offset
+    let mut changed = false;
+    let mut start = 0usize;
+    loop {
+        if start > s.len() {
+            break;
+        }
+        let caps = match re.re.captures_from_pos(s, start) {
+            Ok(Some(c)) => c,
+            Ok(None) => break,
+            Err(e) => return unsupported(format!("regexp /{}/: {e}", re.source), pos),
+        };
+        let Some(m) = caps.get(0) else { break };
+        let groups: Vec<Option<String>> = (0..caps.len())
+            .map(|i| caps.get(i).map(|g| g.as_str().to_string()))
+            .collect();
+        out.push_str(&s[last..m.start()]);
+        let rep = match (args.get(1), block) {
+            (Some(RValue::Str(r)), _) => expand_repl(&r.borrow(), &groups),
+            (Some(RValue::Hash(h)), _) => {
+                let k = RValue::str(m.as_str());
+                to_s(&h.borrow().get(&k).cloned().unwrap_or(RValue::Nil))
+            }
+            (Some(other), _) => str_arg(other, pos)?,
+            (None, Some(b)) => {
+                it.last_match = Some(Rc::new(groups.clone()));
+                let v = it.call_block(b, vec![RValue::str(m.as_str())], pos)?;
+                to_s(&v)
+            }
+            (None, None) => return unsupported("gsub without replacement (Enumerator)", pos),
+        };
+        out.push_str(&rep);
+        changed = true;
+        last = m.end();
+        if m.end() == m.start() {
+            // Empty match: copy one char and move on.
+            match s[m.end()..].chars().next() {
+                Some(c) => {
+                    out.push(c);
+                    last = m.end() + c.len_utf8();
+                    start = last;
+                }
+                None => {
+                    start = s.len() + 1;
+                }
+            }
+        } else {
+            start = m.end();
+        }
+        if !global {
+            break;
+        }
+    }
+    if last <= s.len() {
+        out.push_str(&s[last..]);
+    }
+    Ok((out, changed))
+}
+
+fn split(s: &str, sep: Option<&RValue>, limit: i64, pos: Pos) -> Result<Vec<String>, Ctrl> {
+    let mut parts: Vec<String> = Vec::new();
+    let awk = match sep {
+        None | Some(RValue::Nil) => true,
+        Some(RValue::Str(p)) => *p.borrow() == " ",
+        _ => false,
+    };
+    if awk {
+        let trimmed = s.trim_start_matches(is_space);
+        if limit > 0 {
+            let mut rest = trimmed;
+            while !rest.is_empty() {
+                if parts.len() as i64 == limit - 1 {
+                    parts.push(rest.to_string());
+                    rest = "";
+                    break;
+                }
+                match rest.find(is_space) {
+                    Some(i) => {
+                        parts.push(rest[..i].to_string());
+                        rest = rest[i..].trim_start_matches(is_space);
+                    }
+                    None => {
+                        parts.push(rest.to_string());
+                        rest = "";
+                    }
+                }
+            }
+            let _ = rest;
+        } else {
+            parts = trimmed
+                .split(is_space)
+                .filter(|p| !p.is_empty())
+                .map(str::to_string)
+                .collect();
+            if limit < 0 && s.ends_with(is_space) && !trimmed.is_empty() {
+                parts.push(String::new());
+            }
+        }
+        return Ok(parts);
+    }
+    match sep {
+        Some(RValue::Str(p)) => {
+            let p = p.borrow().clone();
+            if p.is_empty() {
+                parts = s.chars().map(|c| c.to_string()).collect();
+            } else if limit > 0 {
+                parts = s
+                    .splitn(limit as usize, p.as_str())
+                    .map(str::to_string)
+                    .collect();
+            } else {
+                parts = s.split(p.as_str()).map(str::to_string).collect();
+            }
+        }
+        Some(RValue::Regexp(re)) => {
+            let mut last = 0;
+            let mut start = 0;
+            while start <= s.len() {
+                if limit > 0 && parts.len() as i64 == limit - 1 {
+                    break;
+                }
+                let caps = match re.re.captures_from_pos(s, start) {
+                    Ok(Some(c)) => c,
+                    Ok(None) => break,
+                    Err(e) => return unsupported(format!("regexp: {e}"), pos),
+                };
+                let Some(m) = caps.get(0) else { break };
+                if m.end() == m.start() {
+                    if m.start() >= s.len() {
+                        break;
+                    }
+                    if m.start() == last {
+                        // Split between characters.
+                        let c = s[m.start()..]
+                            .chars()
+                            .next()
+                            .map(char::len_utf8)
+                            .unwrap_or(1);
+                        if m.start() == 0 && last == 0 && start == 0 {
+                            start = c;
+                            continue;
+                        }
+                        parts.push(s[last..m.start() + c].to_string());
+                        last = m.start() + c;
+                        start = last;
+                        continue;
+                    }
+                }
+                parts.push(s[last..m.start()].to_string());
+                for g in 1..caps.len() {
+                    if let Some(gm) = caps.get(g) {
+                        parts.push(gm.as_str().to_string());
+                    }
+                }
+                last = m.end();
+                start = if m.end() == m.start() {
+                    m.end() + s[m.end()..].chars().next().map(char::len_utf8).unwrap_or(1)
+                } else {
+                    m.end()
+                };
+            }
+            parts.push(s[last.min(s.len())..].to_string());
+        }
+        Some(other) => {
+            return raise(
+                "TypeError",
+                format!(
+                    "wrong argument type {} (expected Regexp)",
+                    other.class_name()
+                ),
+                pos,
+            )
+        }
+        None => {}
+    }
+    if limit == 0 {
+        while parts.last().is_some_and(|p| p.is_empty()) {
+            parts.pop();
+        }
+    }
+    Ok(parts)
+}
+
+fn char_slice(s: &str, start: usize, len: usize) -> String {
+    s.chars().skip(start).take(len).collect()
+}
+
+fn norm(i: i64, len: usize) -> Option<usize> {
+    if i < 0 {
+        let j = len as i64 + i;
+        (j >= 0).then_some(j as usize)
+    } else {
+        Some(i as usize)
+    }
+}
+
+fn pad(s: &str, width: i64, padstr: &str, mode: u8) -> String {
+    let len = s.chars().count() as i64;
+    if width <= len || padstr.is_empty() {
+        return s.to_string();
+    }
+    let total = (width - len) as usize;
+    let fill = |n: usize| -> String { padstr.chars().cycle().take(n).collect() };
+    match mode {
+        0 => format!("{s}{}", fill(total)),
+        1 => format!("{}{s}", fill(total)),
+        _ => {
+            let left = total / 2;
+            let right = total - left;
+            format!("{}{s}{}", fill(left), fill(right))
+        }
+    }
+}
+
+/// Dispatches a String method.
+pub fn str_method(
+    it: &mut Interp,
+    recv: &RValue,
+    cell: &Rc<RefCell<String>>,
+    name: &str,
+    args: Vec<RValue>,
+    block: Option<&Rc<Block>>,
+    pos: Pos,
+) -> R {
+    let s = cell.borrow().clone();
+    let new = |x: String| Ok(RValue::string(x));
+    let set = |x: String| {
+        *cell.borrow_mut() = x;
+    };
+    match name {
+        "to_s" | "to_str" => Ok(recv.clone()),
+        "length" | "size" => Ok(RValue::Int(s.chars().count() as i64)),
+        "bytesize" => Ok(RValue::Int(s.len() as i64)),
+        "empty?" => Ok(RValue::Bool(s.is_empty())),
+        "upcase" => new(s.to_uppercase()),
+        "downcase" => new(s.to_lowercase()),
+        "capitalize" => new(capitalize(&s)),
+        "swapcase" => new(s
+            .chars()
+            .map(|c| {
+                if c.is_uppercase() {
+                    c.to_lowercase().collect::<String>()
+                } else {
+                    c.to_uppercase().collect::<String>()
+                }
+            })
+            .collect()),
+        "upcase!" | "downcase!" | "capitalize!" | "strip!" | "chomp!" | "lstrip!" | "rstrip!"
+        | "squeeze!" | "reverse!" => {
+            let base = &name[..name.len() - 1];
+            let r = str_method(it, recv, cell, base, args, block, pos)?;
+            let r = value::to_s(&r);
+            if r == s {
+                Ok(RValue::Nil)
+            } else {
+                set(r);
+                Ok(recv.clone())
+            }
+        }
+        "gsub!" | "sub!" => {
+            let (r, changed) = substitute(it, &s, &args, block, name == "gsub!", pos)?;
+            if changed {
+                set(r);
+                Ok(recv.clone())
+            } else {
+                Ok(RValue::Nil)
+            }
+        }
+        "strip" => new(s.trim_matches(is_space).to_string()),
+        "lstrip" => new(s.trim_start_matches(is_space).to_string()),
+        "rstrip" => new(s.trim_end_matches(is_space).to_string()),
+        "chomp" => {
+            argc(&args, 0, 1, pos)?;
+            match args.first() {
+                Some(suffix) => {
+                    let suffix = str_arg(suffix, pos)?;
+                    new(s.strip_suffix(suffix.as_str()).unwrap_or(&s).to_string())
+                }
+                None => new(s
+                    .strip_suffix("\r\n")
+                    .or_else(|| s.strip_suffix('\n'))
+                    .or_else(|| s.strip_suffix('\r'))
+                    .unwrap_or(&s)
+                    .to_string()),
+            }
+        }
+        "chop" => {
+            let mut t = s.clone();
+            if t.ends_with("\r\n") {
+                t.truncate(t.len() - 2);
+            } else {
+                t.pop();
+            }
+            new(t)
+        }
+        "chr" => new(s.chars().next().map(String::from).unwrap_or_default()),
+        "chars" => Ok(RValue::array(
+            s.chars().map(|c| RValue::string(c.to_string())).collect(),
+        )),
+        "bytes" => Ok(RValue::array(
+            s.bytes().map(|b| RValue::Int(b as i64)).collect(),
+        )),
+        "ord" => match s.chars().next() {
+            Some(c) => Ok(RValue::Int(c as i64)),
+            None => raise("ArgumentError", "empty string", pos),
+        },
+        "lines" | "each_line" => {
+            let mut lines = Vec::new();
+            let mut cur = String::new();
+            for c in s.chars() {
+                cur.push(c);
+                if c == '\n' {
+                    lines.push(RValue::string(std::mem::take(&mut cur)));
+                }
+            }
+            if !cur.is_empty() {
+                lines.push(RValue::string(cur));
+            }
+            if name == "each_line" {
+                let Some(b) = block else {
+                    return unsupported("each_line without a block", pos);
+                };
+                for l in lines {
+                    it.call_block(b, vec![l], pos)?;
+                }
+                return Ok(recv.clone());
+            }
+            Ok(RValue::array(lines))
+        }
+        "each_char" => {
+            let Some(b) = block else {
+                return unsupported("each_char without a block", pos);
+            };
+            for c in s.chars() {
+                it.call_block(b, vec![RValue::string(c.to_string())], pos)?;
+            }
+            Ok(recv.clone())
+        }
+        "split" => {
+            argc(&args, 0, 2, pos)?;
+            let limit = match args.get(1) {
+                Some(l) => int_arg(l, pos)?,
+                None => 0,
+            };
+            let parts = split(&s, args.first(), limit, pos)?;
+            Ok(RValue::array(
+                parts.into_iter().map(RValue::string).collect(),
+            ))
+        }
+        "gsub" | "sub" => {
+            argc(&args, 1, 2, pos)?;
+            let (r, _) = substitute(it, &s, &args, block, name == "gsub", pos)?;
+            new(r)
+        }
+        "tr" | "delete" | "squeeze" | "count" => {
+            let set_of = |spec: &str| -> Vec<char> {
+                let cs: Vec<char> = spec.chars().collect();
+                let mut out = Vec::new();
+                let mut i = 0;
+                while i < cs.len() {
+                    if i + 2 < cs.len() && cs[i + 1] == '-' {
+                        for c in cs[i]..=cs[i + 2] {
+                            out.push(c);
+                        }
+                        i += 3;
+                    } else {
+                        out.push(cs[i]);
+                        i += 1;
+                    }
+                }
+                out
+            };
+            match name {
+                "tr" => {
+                    argc(&args, 2, 2, pos)?;
+                    let from = str_arg(&args[0], pos)?;
+                    let to = str_arg(&args[1], pos)?;
+                    if from.starts_with('^') && from.len() > 1 {
+                        return unsupported("String#tr with a negated set", pos);
+                    }
+                    let f = set_of(&from);
+                    let t = set_of(&to);
+                    new(s
+                        .chars()
+                        .filter_map(|c| match f.iter().position(|x| *x == c) {
+                            Some(i) => t.get(i).or(t.last()).copied(),
+                            None => Some(c),
+                        })
+                        .collect())
+                }
+                "delete" => {
+                    argc(&args, 1, 1, pos)?;
+                    let f = set_of(&str_arg(&args[0], pos)?);
+                    new(s.chars().filter(|c| !f.contains(c)).collect())
+                }
+                "count" => {
+                    argc(&args, 1, 1, pos)?;
+                    let f = set_of(&str_arg(&args[0], pos)?);
+                    Ok(RValue::Int(
+                        s.chars().filter(|c| f.contains(c)).count() as i64
+                    ))
+                }
+                _ => {
+                    let f = args
+                        .first()
+                        .map(|a| str_arg(a, pos).map(|x| set_of(&x)))
+                        .transpose()?;
+                    let mut out = String::new();
+                    let mut prev: Option<char> = None;
+                    for c in s.chars() {
+                        let squeezable = f.as_ref().is_none_or(|f| f.contains(&c));
+                        if prev == Some(c) && squeezable {
+                            continue;
+                        }
+                        out.push(c);
+                        prev = Some(c);
+                    }
+                    new(out)
+                }
+            }
+        }
+        "include?" => {
+            argc(&args, 1, 1, pos)?;
+            let n = str_arg(&args[0], pos)?;
+            Ok(RValue::Bool(s.contains(&n)))
+        }
+        "start_with?" | "end_with?" => {
+            for a in &args {
+                let hit = match a {
+                    RValue::Regexp(re) if name == "start_with?" => {
+                        matches!(regex_match(it, re, &s, 0, pos)?, Some((0, _)))
+                    }
+                    other => {
+                        let p = str_arg(other, pos)?;
+                        if name == "start_with?" {
+                            s.starts_with(&p)
+                        } else {
+                            s.ends_with(&p)
+                        }
+                    }
+                };
+                if hit {
+                    return Ok(RValue::Bool(true));
+                }
+            }
+            Ok(RValue::Bool(false))
+        }
+        "=~" | "match" | "match?" => {
+            argc(&args, 1, 2, pos)?;
+            let re = match &args[0] {
+                RValue::Regexp(r) => r.clone(),
+                RValue::Str(p) if name != "=~" => {
+                    Rc::new(value::compile_regex(&p.borrow(), "").or_else(|e| unsupported(e, pos))?)
+                }
+                other => {
+                    return raise(
+                        "TypeError",
+                        format!(
+                            "wrong argument type {} (expected Regexp)",
+                            other.class_name()
+                        ),
+                        pos,
+                    )
+                }
+            };
+            call_method(it, RValue::Regexp(re), name, vec![recv.clone()], None, pos)
+        }
+        "scan" => {
+            argc(&args, 1, 1, pos)?;
+            let re = match &args[0] {
+                RValue::Regexp(r) => r.clone(),
+                RValue::Str(p) => Rc::new(
+                    value::compile_regex(&crate::methods::escape_regex(&p.borrow()), "")
+                        .or_else(|e| unsupported(e, pos))?,
+                ),
+                _ => return raise("TypeError", "wrong argument type (expected Regexp)", pos),
+            };
+            let mut out = Vec::new();
+            let mut start = 0;
+            while start <= s.len() {
+                let caps = match re.re.captures_from_pos(&s, start) {
+                    Ok(Some(c)) => c,
+                    Ok(None) => break,
+                    Err(e) => return unsupported(format!("regexp: {e}"), pos),
+                };
+                let Some(m) = caps.get(0) else { break };
+                let item = if caps.len() > 1 {
+                    RValue::array(
+                        (1..caps.len())
+                            .map(|i| {
+                                caps.get(i)
+                                    .map(|g| RValue::str(g.as_str()))
+                                    .unwrap_or(RValue::Nil)
+                            })
+                            .collect(),
+                    )
+                } else {
+                    RValue::str(m.as_str())
+                };
+                match block {
+                    Some(b) => {
+                        it.call_block(b, vec![item], pos)?;
+                    }
+                    None => out.push(item),
+                }
+                start = if m.end() == m.start() {
+                    m.end() + s[m.end()..].chars().next().map(char::len_utf8).unwrap_or(1)
+                } else {
+                    m.end()
+                };
+            }
+            if block.is_some() {
+                return Ok(recv.clone());
+            }
+            Ok(RValue::array(out))
+        }
+        "index" | "rindex" => {
+            argc(&args, 1, 2, pos)?;
+            let needle = match &args[0] {
+                RValue::Str(n) => n.borrow().clone(),
+                RValue::Regexp(re) if name == "index" => {
+                    let start = match args.get(1) {
+                        Some(a) => int_arg(a, pos)?.max(0) as usize,
+                        None => 0,
+                    };
+                    return Ok(match regex_match(it, re, &s, start, pos)? {
+                        Some((at, _)) => RValue::Int(at as i64),
+                        None => RValue::Nil,
+                    });
+                }
+                _ => return unsupported(format!("String#{name} with this argument"), pos),
+            };
+            let found = if name == "index" {
+                let start = match args.get(1) {
+                    Some(a) => norm(int_arg(a, pos)?, s.chars().count()).unwrap_or(usize::MAX),
+                    None => 0,
+                };
+                let bstart = s.char_indices().nth(start).map(|(b, _)| b);
+                let bstart = match bstart {
+                    Some(b) => Some(b),
+                    None if start == s.chars().count() => Some(s.len()),
+                    None => None,
+                };
+                bstart.and_then(|b| s[b..].find(&needle).map(|i| i + b))
+            } else {
+                s.rfind(&needle)
+            };
+            Ok(match found {
+                Some(b) => RValue::Int(s[..b].chars().count() as i64),
+                None => RValue::Nil,
+            })
+        }
+        "[]" | "slice" => {
+            argc(&args, 1, 2, pos)?;
+            let len = s.chars().count();
+            match args.as_slice() {
+                [RValue::Int(i)] => Ok(match norm(*i, len) {
+                    Some(i) if i < len => RValue::string(char_slice(&s, i, 1)),
+                    _ => RValue::Nil,
+                }),
+                [RValue::Str(sub)] => {
+                    let sub = sub.borrow().clone();
+                    Ok(if s.contains(&sub) {
+                        RValue::string(sub)
+                    } else {
+                        RValue::Nil
+                    })
+                }
+                [RValue::Regexp(re)] | [RValue::Regexp(re), RValue::Int(_)] => {
+                    let group = match args.get(1) {
+                        Some(g) => int_arg(g, pos)? as usize,
+                        None => 0,
+                    };
+                    Ok(match regex_match(it, re, &s, 0, pos)? {
+                        Some((_, caps)) => caps
+                            .get(group)
+                            .cloned()
+                            .flatten()
+                            .map(RValue::string)
+                            .unwrap_or(RValue::Nil),
+                        None => RValue::Nil,
+                    })
+                }
+                [RValue::Range(r)] => {
+                    let (a, b) = (
+                        int_arg(&r.0, pos)?,
+                        match &r.1 {
+                            RValue::Nil => -1,
+                            v => int_arg(v, pos)?,
+                        },
+                    );
+                    let Some(a) = norm(a, len) else {
+                        return Ok(RValue::Nil);
+                    };
+                    if a > len {
+                        return Ok(RValue::Nil);
+                    }
+                    let b = if b < 0 { len as i64 + b } else { b };
+                    let b = if r.2 && !matches!(r.1, RValue::Nil) {
+                        b
+                    } else {
+                        b + 1
+                    };
+                    let n = (b - a as i64).max(0) as usize;
+                    new(char_slice(&s, a, n))
+                }
+                [a, b] => {
+                    let (a, b) = (int_arg(a, pos)?, int_arg(b, pos)?);
+                    let Some(a) = norm(a, len) else {
+                        return Ok(RValue::Nil);
+                    };
+                    if a > len || b < 0 {
+                        return Ok(RValue::Nil);
+                    }
+                    new(char_slice(&s, a, b as usize))
+                }
+                _ => unsupported("String#[] with this argument", pos),
+            }
+        }
+        "+" => {
+            argc(&args, 1, 1, pos)?;
+            let o = str_arg(&args[0], pos)?;
+            new(s + &o)
+        }
+        "*" => {
+            argc(&args, 1, 1, pos)?;
+            let n = int_arg(&args[0], pos)?;
+            if n < 0 {
+                return raise("ArgumentError", "negative argument", pos);
+            }
+            if (n as u128) * (s.len() as u128) > 100_000_000 {
+                return unsupported("string longer than 100 MB", pos);
+            }
+            new(s.repeat(n as usize))
+        }
+        "%" => {
+            argc(&args, 1, 1, pos)?;
+            let fargs = match &args[0] {
+                RValue::Array(a) => a.borrow().clone(),
+                other => vec![other.clone()],
+            };
+            new(crate::format::sprintf(&s, &fargs, pos)?)
+        }
+        "<<" | "concat" => {
+            argc(&args, 1, 1, pos)?;
+            let add = match &args[0] {
+                RValue::Int(i) if (0..0x110000).contains(i) => char::from_u32(*i as u32)
+                    .map(String::from)
+                    .unwrap_or_default(),
+                other => str_arg(other, pos)?,
+            };
+            cell.borrow_mut().push_str(&add);
+            Ok(recv.clone())
+        }
+        "replace" => {
+            argc(&args, 1, 1, pos)?;
+            let o = str_arg(&args[0], pos)?;
+            set(o);
+            Ok(recv.clone())
+        }
+        "<=>" => {
+            argc(&args, 1, 1, pos)?;
+            Ok(match (&args[0], compare(recv, &args[0])) {
+                (RValue::Str(_), Some(o)) => RValue::Int(o as i64),
+                _ => RValue::Nil,
+            })
+        }
+        "<" | "<=" | ">" | ">=" | "between?" => {
+            let cmp = |o: &RValue| -> Result<Ordering, Ctrl> {
+                match (o, compare(recv, o)) {
+                    (RValue::Str(_), Some(ord)) => Ok(ord),
+                    _ => raise(
+                        "ArgumentError",
+                        format!(
+                            "comparison of String with {} failed",
+                            match o {
+                                RValue::Nil => "nil".to_string(),
+                                RValue::Int(_) | RValue::Float(_) => value::inspect(o),
+                                other => other.class_name(),
+                            }
+                        ),
+                        pos,
+                    ),
+                }
+            };
+            if name == "between?" {
+                argc(&args, 2, 2, pos)?;
+                let lo = cmp(&args[0])?;
+                let hi = cmp(&args[1])?;
+                return Ok(RValue::Bool(
+                    lo != Ordering::Less && hi != Ordering::Greater,
+                ));
+            }
+            argc(&args, 1, 1, pos)?;
+            let o = cmp(&args[0])?;
+            Ok(RValue::Bool(match name {
+                "<" => o == Ordering::Less,
+                "<=" => o != Ordering::Greater,
+                ">" => o == Ordering::Greater,
+                _ => o != Ordering::Less,
+            }))
+        }
+        "casecmp" | "casecmp?" => {
+            argc(&args, 1, 1, pos)?;
+            let o = str_arg(&args[0], pos)?;
+            let (a, b) = (s.to_lowercase(), o.to_lowercase());
+            Ok(if name == "casecmp?" {
+                RValue::Bool(a == b)
+            } else {
+                RValue::Int(a.cmp(&b) as i64)
+            })
+        }
+        "to_i" => {
+            let base = match args.first() {
+                Some(b) => int_arg(b, pos)? as u32,
+                None => 10,
+            };
+            if !(2..=36).contains(&base) {
+                return raise("ArgumentError", format!("invalid radix {base}"), pos);
+            }
+            Ok(RValue::Int(str_to_i(&s, base)))
+        }
+        "hex" => Ok(RValue::Int(str_to_i(s.trim_start_matches("0x"), 16))),
+        "oct" => Ok(RValue::Int(str_to_i(&s, 8))),
+        "to_f" => Ok(RValue::Float(crate::methods::str_to_f(&s))),
+        "to_sym" | "intern" => Ok(RValue::sym(&s)),
+        "to_a" => unsupported("String#to_a (not in Ruby 1.9+)", pos),
+        "reverse" => new(s.chars().rev().collect()),
+        "ljust" | "rjust" | "center" => {
+            argc(&args, 1, 2, pos)?;
+            let w = int_arg(&args[0], pos)?;
+            let p = match args.get(1) {
+                Some(p) => str_arg(p, pos)?,
+                None => " ".into(),
+            };
+            if p.is_empty() {
+                return raise("ArgumentError", "zero width padding", pos);
+            }
+            new(pad(
+                &s,
+                w,
+                &p,
+                match name {
+                    "ljust" => 0,
+                    "rjust" => 1,
+                    _ => 2,
+                },
+            ))
+        }
+        "succ" | "next" => {
+            if s.is_empty() {
+                return new(String::new());
+            }
+            if s.chars().all(|c| c.is_ascii_lowercase()) && !s.ends_with('z') {
+                let mut cs: Vec<char> = s.chars().collect();
+                if let Some(l) = cs.last_mut() {
+                    *l = char::from_u32(*l as u32 + 1).unwrap_or(*l);
+                }
+                return new(cs.into_iter().collect());
+            }
+            unsupported("String#succ with carry", pos)
+        }
+        "unpack" | "unpack1" | "encode" | "force_encoding" | "encoding" | "crypt" | "sum"
+        | "each_byte" | "unicode_normalize" => unsupported(format!("String#{name}"), pos),
+        "hash" => Ok(RValue::Int(0)),
+        "freeze" | "dup" | "+@" | "-@" => Ok(RValue::string(s)),
+        "empty" => raise(
+            "NoMethodError",
+            format!(
+                "undefined method `empty' for {}:String",
+                value::inspect_str(&s)
+            ),
+            pos,
+        ),
+        "each" | "map" | "join" | "keys" | "values" | "each_pair" | "first" | "last" | "sort"
+        | "flatten" | "compact" | "uniq" | "has_key?" | "key?" | "fetch" | "each_with_index"
+        | "select" | "reject" | "collect" | "any?" | "all?" | "min" | "max" | "zip" | "to_h"
+        | "inject" | "sort_by" | "push" | "nil" => raise(
+            "NoMethodError",
+            format!(
+                "undefined method `{name}' for {}:String",
+                if s.len() > 60 {
+                    "#<String>".to_string()
+                } else {
+                    value::inspect_str(&s)
+                }
+            ),
+            pos,
+        ),
+        _ => {
+            let _ = to_s;
+            unsupported(format!("method `{name}' on String"), pos)
+        }
+    }
+}
