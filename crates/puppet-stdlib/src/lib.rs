@@ -12,7 +12,7 @@
 //!   module and the file ([`register_discovered`] does the same from a discovery).
 //! * 3.x functions get Puppet 7.23's 3.x calling convention: one array of arguments, a
 //!   top-level `undef` passed as `''`, regexps, versions and binaries as strings, arity
-//!   checked through an `Any` signature (`p0`, `p1`...). 4.x functions get the typed dispatch
+//!   checked with the 3.x definition's message (`f(): Wrong number of arguments given (0 for 1)`). 4.x functions get the typed dispatch
 //!   with the signatures of their Ruby `dispatch` blocks.
 //! * Functions that change or read the catalog (`ensure_resource`, `ensure_packages`,
 //!   `ensure_resources`, `defined_with_params`, `getparam`) go through
@@ -119,21 +119,25 @@ pub(crate) fn stdlib_v3(name: &str) -> Option<(V3Fn, i64)> {
         })
 }
 
-/// The 3.x argument signature Puppet 7.23 gives a 3.x function of that arity.
-fn v3_signature(arity: i64) -> Signature {
-    let mut sig = Signature::new();
-    if arity >= 0 {
-        for i in 0..arity {
-            sig = sig.param("Any", &format!("p{i}"));
-        }
-    } else {
-        let min = -arity - 1;
-        for i in 0..min {
-            sig = sig.param("Any", &format!("p{i}"));
-        }
-        sig = sig.repeated_param("Any", &format!("p{min}"));
+/// The arity check of Puppet's 3.x function definitions, with its message.
+fn check_arity(name: &str, arity: i64, given: usize) -> Result<(), CallError> {
+    let given = given as i64;
+    if arity >= 0 && given != arity {
+        return Err(CallError::new(
+            codes::ARGUMENT_MISMATCH,
+            format!("{name}(): Wrong number of arguments given ({given} for {arity})"),
+        ));
     }
-    sig
+    if arity < 0 && given < -arity - 1 {
+        return Err(CallError::new(
+            codes::ARGUMENT_MISMATCH,
+            format!(
+                "{name}(): Wrong number of arguments given ({given} for minimum {})",
+                -arity - 1
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Calls a 3.x implementation with Puppet 7.23's argument conversion.
@@ -146,13 +150,17 @@ pub(crate) fn call_v3(
 }
 
 fn register_native(n: &Native, reg: &mut Registry) -> bool {
+    let name = n.name;
     let b = reg.function(n.name);
     let b = match n.imp {
         Imp::V3 { f, arity } => b
             .doc(&format!("{} (3.x function of module {})", n.name, n.module))
             .dispatch(
-                v3_signature(arity),
-                move |ctx: &mut dyn CallContext, a: Args<'_>| call_v3(ctx, f, a.values),
+                Signature::new().repeated_param("Any", "args"),
+                move |ctx: &mut dyn CallContext, a: Args<'_>| {
+                    check_arity(name, arity, a.values.len())?;
+                    call_v3(ctx, f, a.values)
+                },
             ),
         Imp::V4(add) => add(b.doc(&format!("{} (4.x function of module {})", n.name, n.module))),
     };

@@ -123,6 +123,40 @@ fn v3_convert(v: Value, top: bool) -> Value {
     }
 }
 
+/// Ruby's `NoMethodError` text: ``undefined method `m' for VALUE:Class``.
+pub fn no_method(method: &str, v: &Value) -> CallError {
+    fail(format!(
+        "undefined method `{method}' for {}:{}",
+        inspect(v),
+        class_name(v)
+    ))
+}
+
+/// Ruby's `TypeError` text when a string was needed.
+pub fn no_implicit_string(v: &Value) -> CallError {
+    let what = match v {
+        Value::Undef => "nil",
+        Value::Boolean(true) => "true",
+        Value::Boolean(false) => "false",
+        other => class_name(other),
+    };
+    fail(format!("no implicit conversion of {what} into String"))
+}
+
+/// Ruby's `Array(x)`: an array's elements, a hash's [key, value] pairs, nothing for `nil`,
+/// else the value alone.
+pub fn ruby_array(v: &Value) -> Vec<Value> {
+    match v {
+        Value::Array(a) => a.to_vec(),
+        Value::Hash(h) => h
+            .iter()
+            .map(|(k, x)| Value::array(vec![k.clone(), x.clone()]))
+            .collect(),
+        Value::Undef => Vec::new(),
+        other => vec![other.clone()],
+    }
+}
+
 /// Ruby truthiness: everything but `nil` and `false`.
 pub fn truthy(v: &Value) -> bool {
     !matches!(v, Value::Undef | Value::Boolean(false))

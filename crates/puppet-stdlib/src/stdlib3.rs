@@ -7,7 +7,10 @@
 //! `defined_with_params`, `getparam`) use [`CallContext::catalog`]; `assert_private` reads
 //! `$module_name` and `$caller_module_name`.
 
-use crate::ruby::{as_list, class_name, fail, flatten, inspect, to_s, truthy};
+use crate::ruby::{
+    as_list, class_name, fail, flatten, inspect, no_implicit_string, no_method, ruby_array, to_s,
+    truthy,
+};
 use crate::{Imp, Native};
 use fancy_regex::Regex;
 use puppet_functions::{codes, CallContext, CallError, LogLevel};
@@ -211,7 +214,7 @@ fn member(_: &mut dyn CallContext, a: Vec<Value>) -> R {
             ))
         }
     };
-    if items.is_empty() || is_empty_str(&a[1]) {
+    if items.is_empty() {
         return Err(fail(
             "member(): You must provide item to search for within array given",
         ));
@@ -223,6 +226,12 @@ fn affix(a: &[Value], name: &str, before: bool) -> R {
     if a.is_empty() {
         return Err(fail(format!(
             "{name}(): Wrong number of arguments given (0 for 1)"
+        )));
+    }
+    if !matches!(a[0], Value::Array(_) | Value::Hash(_)) {
+        return Err(fail(format!(
+            "{name}(): expected first argument to be an Array or a Hash, got {}",
+            inspect(&a[0])
         )));
     }
     let fix = match a.get(1) {
@@ -365,12 +374,7 @@ fn concat(_: &mut dyn CallContext, a: Vec<Value>) -> R {
 fn ruby_regex(v: &Value, fname: &str) -> Result<Regex, CallError> {
     let src = match v {
         Value::String(s) => s.to_string(),
-        other => {
-            return Err(fail(format!(
-                "no implicit conversion of {} into String",
-                class_name(other)
-            )))
-        }
+        other => return Err(no_implicit_string(other)),
     };
     Regex::new(&src).map_err(|e| fail(format!("{fname}(): invalid regular expression: {e}")))
 }
@@ -383,19 +387,21 @@ fn grep_like(a: Vec<Value>, name: &str, keep: bool) -> R {
         )));
     }
     let re = ruby_regex(&a[1], name)?;
+    let hit = |e: &Value| matches!(e, Value::String(s) if re.is_match(s).unwrap_or(false));
     let items = match &a[0] {
         Value::Array(x) => x.to_vec(),
-        Value::Hash(h) => h
+        Value::Hash(h) if keep => h
             .iter()
             .map(|(k, v)| Value::array(vec![k.clone(), v.clone()]))
             .collect(),
-        other => {
-            return Err(fail(format!(
-                "undefined method `{}' for {}",
-                if keep { "grep" } else { "reject" },
-                inspect(other)
-            )))
+        Value::Hash(h) => {
+            return Ok(Value::hash(
+                h.iter()
+                    .filter(|(k, _)| !hit(k))
+                    .map(|(k, v)| (k.clone(), v.clone())),
+            ))
         }
+        other => return Err(no_method(if keep { "grep" } else { "reject" }, other)),
     };
     Ok(Value::array(
         items
@@ -418,6 +424,13 @@ fn reject(_: &mut dyn CallContext, a: Vec<Value>) -> R {
 
 /// Ruby's `File.dirname` (POSIX).
 fn file_dirname(p: &str) -> String {
+    let squeezed;
+    let p = if p.starts_with("//") {
+        squeezed = format!("/{}", p.trim_start_matches('/'));
+        squeezed.as_str()
+    } else {
+        p
+    };
     let trimmed = p.trim_end_matches('/');
     if trimmed.is_empty() {
         return if p.starts_with('/') {
@@ -600,7 +613,10 @@ fn delete(_: &mut dyn CallContext, a: Vec<Value>) -> R {
             a.len()
         )));
     }
-    let items = as_list(&a[1]);
+    let items = ruby_array(&a[1]);
+    if items.is_empty() {
+        return Ok(a[0].clone());
+    }
     match &a[0] {
         Value::Array(arr) => Ok(Value::array(
             arr.iter().filter(|e| !items.contains(e)).cloned().collect(),
@@ -1017,12 +1033,16 @@ fn count(_: &mut dyn CallContext, a: Vec<Value>) -> R {
             .iter()
             .map(|(k, v)| Value::array(vec![k.clone(), v.clone()]))
             .collect(),
-        other => {
-            return Err(fail(format!(
-                "undefined method `count' for {}",
-                inspect(other)
-            )))
+        Value::String(s) => {
+            return match a.get(1).filter(|v| truthy(v)) {
+                None => Err(fail("wrong number of arguments (given 0, expected 1+)")),
+                Some(Value::String(set)) => Ok(Value::Integer(
+                    s.chars().filter(|c| set.contains(*c)).count() as i64,
+                )),
+                Some(other) => Err(no_implicit_string(other)),
+            };
         }
+        other => return Err(no_method("count", other)),
     };
     let n = match a.get(1).filter(|v| truthy(v)) {
         Some(item) => items.iter().filter(|x| *x == item).count(),
@@ -1055,12 +1075,7 @@ fn delete_at(_: &mut dyn CallContext, a: Vec<Value>) -> R {
         }
         Value::Integer(i) => *i,
         Value::Float(f) => f.trunc() as i64,
-        other => {
-            return Err(fail(format!(
-                "undefined method `to_i' for {}",
-                inspect(other)
-            )))
-        }
+        other => return Err(no_method("to_i", other)),
     };
     if index > arr.len() as i64 - 1 {
         return Err(fail("delete_at(): Given index exceeds size of array given"));
@@ -1078,6 +1093,12 @@ fn delete_at(_: &mut dyn CallContext, a: Vec<Value>) -> R {
 }
 
 fn dig44(_: &mut dyn CallContext, a: Vec<Value>) -> R {
+    if a.len() < 2 {
+        return Err(fail(format!(
+            "dig44(): Wrong number of arguments given ({} for at least 2)",
+            a.len()
+        )));
+    }
     let data = &a[0];
     if !matches!(data, Value::Hash(_) | Value::Array(_)) {
         return Err(fail(format!(
@@ -1172,7 +1193,7 @@ fn uri_escape(s: &str) -> String {
     let mut out = String::new();
     for b in s.bytes() {
         let c = b as char;
-        if c.is_ascii_alphanumeric() || "-_.!~*'();/?:@&=+$,[]#".contains(c) {
+        if c.is_ascii_alphanumeric() || "-_.!~*'();/?:@&=+$,[]".contains(c) {
             out.push(c);
         } else {
             out.push_str(&format!("%{b:02X}"));
@@ -1445,13 +1466,19 @@ fn squeeze(_: &mut dyn CallContext, a: Vec<Value>) -> R {
             a.len()
         )));
     }
-    let set = a.get(1).filter(|v| truthy(v)).map(to_s);
+    let set = match a.get(1).filter(|v| truthy(v)) {
+        None => None,
+        Some(Value::String(s)) => Some(s.to_string()),
+        Some(other) => {
+            if matches!(a[0], Value::String(_) | Value::Array(_)) {
+                return Err(no_implicit_string(other));
+            }
+            None
+        }
+    };
     let one = |v: &Value| match v {
         Value::String(s) => Ok(Value::string(squeeze_str(s, set.as_deref()))),
-        other => Err(fail(format!(
-            "undefined method `squeeze' for {}",
-            inspect(other)
-        ))),
+        other => Err(no_method("squeeze", other)),
     };
     match &a[0] {
         Value::Array(arr) => Ok(Value::array(

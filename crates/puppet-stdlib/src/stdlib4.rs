@@ -203,10 +203,10 @@ fn validate_legacy_body(ctx: &mut dyn CallContext, a: Vec<Value>) -> R {
     };
     if is_instance(&target, &value) {
         if !previous(ctx)? {
-            ctx.log(
-                LogLevel::Notice,
-                &format!("Accepting previously invalid value for target type '{target}'"),
-            );
+            // Ruby returns the logged text (the value of `Puppet.notice`).
+            let text = format!("Accepting previously invalid value for target type '{target}'");
+            ctx.log(LogLevel::Notice, &text);
+            return Ok(Value::string(text));
         }
     } else {
         let msg = describe_mismatch(

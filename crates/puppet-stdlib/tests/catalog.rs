@@ -8,9 +8,12 @@ use puppet_functions::{
 use puppet_types::{Type, Value};
 use std::sync::Arc;
 
+/// (type, title, parameters).
+type Resource = (String, String, Vec<(String, Value)>);
+
 #[derive(Default)]
 struct Catalog {
-    resources: Vec<(String, String, Vec<(String, Value)>)>,
+    resources: Vec<Resource>,
 }
 
 impl CatalogAccess for Catalog {

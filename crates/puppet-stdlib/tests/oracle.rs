@@ -1,0 +1,131 @@
+//! Compares the native implementations with Puppet 7.23 on the recorded cases of
+//! `fixtures/oracle.json` (made by `tools/gen_fixtures.py` with the real Puppet: the
+//! `%p` text of the value, or the error message, and the warnings logged).
+//!
+//! Each case's arguments are read with `puppet_functions::parse_value`, the function is
+//! called through a registry holding the built-ins and every module's natives, with a mock
+//! `CallContext`. The test reports the agreement and fails below 98 %.
+
+use puppet_functions::{builtins, Block, CallContext, CallError, LogLevel, Registry};
+use puppet_types::{Type, Value};
+use serde_json::Value as Json;
+use std::sync::Arc;
+
+struct Mock {
+    reg: Arc<Registry>,
+    warnings: Vec<String>,
+    notices: Vec<String>,
+}
+
+impl CallContext for Mock {
+    fn call_block(&mut self, block: &dyn Block, args: Vec<Value>) -> Result<Value, CallError> {
+        block.call(self, args)
+    }
+    fn call_function(
+        &mut self,
+        name: &str,
+        args: Vec<Value>,
+        block: Option<&dyn Block>,
+    ) -> Result<Value, CallError> {
+        let reg = self.reg.clone();
+        reg.call(self, name, args, block)
+    }
+    fn variable(&self, _name: &str) -> Option<Value> {
+        None
+    }
+    fn log(&mut self, level: LogLevel, message: &str) {
+        match level {
+            LogLevel::Warning => self.warnings.push(message.to_string()),
+            LogLevel::Notice => self.notices.push(message.to_string()),
+            _ => {}
+        }
+    }
+    fn type_alias(&self, _name: &str) -> Option<Type> {
+        None
+    }
+}
+
+fn registry() -> Arc<Registry> {
+    let mut reg = builtins::registry().clone();
+    for m in puppet_stdlib::modules() {
+        puppet_stdlib::register_module(m, &mut reg);
+    }
+    Arc::new(reg)
+}
+
+/// Runs one case: `Ok(%p text)` or `Err(message)`, plus the warnings.
+fn run(reg: &Arc<Registry>, function: &str, args: &str) -> (Result<String, String>, Vec<String>) {
+    let parsed = match puppet_functions::parse_value(&format!("[{args}]"), &|_| None) {
+        Ok(Value::Array(a)) => a.to_vec(),
+        Ok(other) => vec![other],
+        Err(e) => return (Err(format!("unparsable arguments: {e}")), vec![]),
+    };
+    let mut ctx = Mock {
+        reg: reg.clone(),
+        warnings: vec![],
+        notices: vec![],
+    };
+    let out = match reg.call(&mut ctx, function, parsed, None) {
+        Ok(v) => puppet_types::convert::format_value(&v, Some("%p")).map_err(|e| e.to_string()),
+        Err(e) => Err(e.to_string()),
+    };
+    (out, ctx.warnings)
+}
+
+#[test]
+fn agrees_with_puppet() {
+    let text = include_str!("../fixtures/oracle.json");
+    let fixtures: Json = serde_json::from_str(text).unwrap();
+    let cases = fixtures["cases"].as_array().cloned().unwrap_or_default();
+    let reg = registry();
+    let mut total = 0usize;
+    let mut agree = 0usize;
+    let mut warn_total = 0usize;
+    let mut warn_agree = 0usize;
+    let mut failures = Vec::new();
+    for c in &cases {
+        let function = c["function"].as_str().unwrap_or_default();
+        let args = c["args"].as_str().unwrap_or_default();
+        let expected: Result<String, String> = if c["ok"].as_bool() == Some(true) {
+            Ok(c["output"].as_str().unwrap_or_default().to_string())
+        } else {
+            Err(c["error"].as_str().unwrap_or_default().to_string())
+        };
+        let (got, warnings) = run(&reg, function, args);
+        total += 1;
+        if got == expected {
+            agree += 1;
+        } else {
+            failures.push(format!(
+                "{function}({args})\n   expected {expected:?}\n   got      {got:?}"
+            ));
+        }
+        let want: Vec<String> = c["warnings"]
+            .as_array()
+            .map(|w| {
+                w.iter()
+                    .filter_map(|x| x.as_str().map(String::from))
+                    .collect()
+            })
+            .unwrap_or_default();
+        if !want.is_empty() || !warnings.is_empty() {
+            warn_total += 1;
+            if want.first() == warnings.first() {
+                warn_agree += 1;
+            }
+        }
+    }
+    let pct = if total == 0 {
+        0.0
+    } else {
+        agree as f64 * 100.0 / total as f64
+    };
+    eprintln!(
+        "oracle: {agree}/{total} cases agree ({pct:.2} %); first warning agrees in {warn_agree}/{warn_total}"
+    );
+    for f in failures.iter().take(300) {
+        eprintln!("{f}");
+    }
+    assert!(total >= 1000, "only {total} cases");
+    assert!(pct >= 98.0, "{pct:.2} % < 98 %");
+}
