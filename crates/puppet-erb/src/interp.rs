@@ -62,6 +62,10 @@ pub struct Interp<'s> {
     depth: usize,
     steps: u64,
     pub pos: Pos,
+    /// Values from the scope are frozen in Ruby; their containers are kept alive here so the
+    /// addresses in `frozen_ptrs` stay unique.
+    frozen_keep: Vec<RValue>,
+    frozen_ptrs: std::collections::HashSet<usize>,
 }
 
 impl std::fmt::Debug for Interp<'_> {
@@ -125,6 +129,8 @@ impl<'s> Interp<'s> {
             depth: 0,
             steps: 0,
             pos: Pos::default(),
+            frozen_keep: Vec::new(),
+            frozen_ptrs: std::collections::HashSet::new(),
         }
     }
 
@@ -134,10 +140,55 @@ impl<'s> Interp<'s> {
         }
         if let Some(v) = self.pending.get(name) {
             let r = value::from_puppet(v);
+            self.freeze(&r, 0);
             self.ivars.insert(name.to_string(), r.clone());
             return r;
         }
         RValue::Nil
+    }
+
+    /// Marks a value from the scope (and everything inside it) as frozen.
+    pub fn freeze(&mut self, v: &RValue, depth: usize) {
+        if depth > 64 {
+            return;
+        }
+        let ptr = match v {
+            RValue::Str(s) => Rc::as_ptr(s) as usize,
+            RValue::Array(a) => Rc::as_ptr(a) as *const u8 as usize,
+            RValue::Hash(h) => Rc::as_ptr(h) as *const u8 as usize,
+            _ => return,
+        };
+        if !self.frozen_ptrs.insert(ptr) {
+            return;
+        }
+        self.frozen_keep.push(v.clone());
+        match v {
+            RValue::Array(a) => {
+                let items = a.borrow().clone();
+                for x in &items {
+                    self.freeze(x, depth + 1);
+                }
+            }
+            RValue::Hash(h) => {
+                let pairs = h.borrow().pairs();
+                for (k, x) in &pairs {
+                    self.freeze(k, depth + 1);
+                    self.freeze(x, depth + 1);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// True for values that came frozen from the scope.
+    pub fn is_frozen(&self, v: &RValue) -> bool {
+        let ptr = match v {
+            RValue::Str(s) => Rc::as_ptr(s) as usize,
+            RValue::Array(a) => Rc::as_ptr(a) as *const u8 as usize,
+            RValue::Hash(h) => Rc::as_ptr(h) as *const u8 as usize,
+            _ => return false,
+        };
+        self.frozen_ptrs.contains(&ptr)
     }
 
     fn ivar_defined(&self, name: &str) -> bool {
@@ -1031,7 +1082,11 @@ impl<'s> Interp<'s> {
     /// `scope.lookupvar(name)`.
     pub fn lookupvar(&mut self, name: &str) -> RValue {
         match self.scope.lookup(name) {
-            Some(v) => value::from_puppet(&v),
+            Some(v) => {
+                let r = value::from_puppet(&v);
+                self.freeze(&r, 0);
+                r
+            }
             None => RValue::Nil,
         }
     }
@@ -1044,7 +1099,9 @@ impl<'s> Interp<'s> {
             if v.is_undef() {
                 continue;
             }
-            h.insert(RValue::str(k), value::from_puppet(v));
+            let r = value::from_puppet(v);
+            self.freeze(&r, 0);
+            h.insert(RValue::str(k), r);
         }
         RValue::hash(h)
     }

@@ -441,6 +441,38 @@ impl<'a> Lexer<'a> {
                     let s = self.sstring('\'', '\'')?;
                     self.push(Tok::Sym(vec![StrPart::Lit(s)]), pos, space);
                 }
+                ':' if (space || !self.value_ended())
+                    && self.ternary == 0
+                    && [
+                        "<=>", "===", "==", "=~", "[]=", "[]", "<<", "<=", ">=", "**", "+", "-",
+                        "*", "/", "%", "<", ">", "!",
+                    ]
+                    .iter()
+                    .any(|op| {
+                        self.chars[self.i + 1..].starts_with(&op.chars().collect::<Vec<_>>())
+                            && !self.chars.get(self.i + 1 + op.len()).is_some_and(|c| {
+                                c.is_alphanumeric()
+                                    || *c == '_'
+                                    || *c == '@'
+                                    || *c == '"'
+                                    || *c == '\''
+                            })
+                    }) =>
+                {
+                    self.bump();
+                    let op = [
+                        "<=>", "===", "==", "=~", "[]=", "[]", "<<", "<=", ">=", "**", "+", "-",
+                        "*", "/", "%", "<", ">", "!",
+                    ]
+                    .iter()
+                    .find(|op| self.starts_with(op))
+                    .copied()
+                    .unwrap_or("+");
+                    for _ in 0..op.len() {
+                        self.bump();
+                    }
+                    self.push(Tok::Sym(vec![StrPart::Lit(op.to_string())]), pos, space);
+                }
                 ':' if self.peek_at(1) != Some(':')
                     && self
                         .peek_at(1)

@@ -41,6 +41,7 @@ mod json;
 pub mod lexer;
 mod methods;
 pub mod parser;
+mod ruby_methods;
 pub mod scanner;
 mod strings;
 pub mod value;

@@ -136,13 +136,73 @@ pub fn no_method_pub<T>(recv: &RValue, name: &str, pos: Pos) -> Result<T, Ctrl> 
 }
 
 fn no_method<T>(recv: &RValue, name: &str, pos: Pos) -> Result<T, Ctrl> {
-    match recv {
-        RValue::Nil | RValue::Bool(_) => raise(
+    use crate::ruby_methods as rm;
+    let table = match recv {
+        RValue::Nil => Some(rm::NIL),
+        RValue::Bool(_) => Some(rm::TRUE),
+        RValue::Int(_) => Some(rm::INTEGER),
+        RValue::Float(_) => Some(rm::FLOAT),
+        RValue::Str(_) => Some(rm::STRING),
+        RValue::Sym(_) => Some(rm::SYMBOL),
+        RValue::Array(_) => Some(rm::ARRAY),
+        RValue::Hash(_) => Some(rm::HASH),
+        RValue::Range(_) => Some(rm::RANGE),
+        RValue::Regexp(_) => Some(rm::REGEXP),
+        _ => None,
+    };
+    match table {
+        Some(t) if !rm::has(t, name) => raise(
             "NoMethodError",
             format!("undefined method `{name}' for {}", describe(recv)),
             pos,
         ),
         _ => unsupported(format!("method `{name}' on {}", recv.class_name()), pos),
+    }
+}
+
+/// Methods that modify their receiver (they raise `FrozenError` on frozen values).
+fn is_mutator(recv: &RValue, name: &str) -> bool {
+    if name.ends_with('!') {
+        return true;
+    }
+    match recv {
+        RValue::Str(_) => matches!(
+            name,
+            "<<" | "concat" | "replace" | "[]=" | "insert" | "prepend" | "clear" | "force_encoding"
+        ),
+        RValue::Array(_) => matches!(
+            name,
+            "<<" | "push"
+                | "append"
+                | "pop"
+                | "shift"
+                | "unshift"
+                | "prepend"
+                | "insert"
+                | "concat"
+                | "delete"
+                | "delete_at"
+                | "delete_if"
+                | "keep_if"
+                | "clear"
+                | "replace"
+                | "fill"
+                | "[]="
+        ),
+        RValue::Hash(_) => matches!(
+            name,
+            "[]="
+                | "store"
+                | "delete"
+                | "delete_if"
+                | "keep_if"
+                | "clear"
+                | "replace"
+                | "update"
+                | "default="
+                | "shift"
+        ),
+        _ => false,
     }
 }
 
@@ -720,6 +780,17 @@ pub fn call_method(
     block: Option<&Rc<Block>>,
     pos: Pos,
 ) -> R {
+    if is_mutator(&recv, name) && it.is_frozen(&recv) {
+        return raise(
+            "FrozenError",
+            format!(
+                "can't modify frozen {}: {}",
+                recv.class_name(),
+                inspect(&recv)
+            ),
+            pos,
+        );
+    }
     // Methods every object has.
     match name {
         "nil?" if args.is_empty() => return Ok(RValue::Bool(matches!(recv, RValue::Nil))),

@@ -305,6 +305,23 @@ impl Parser {
                 pos,
             });
         }
+        if self.looks_like_multi_assign() {
+            if let Tok::Ident(n) = self.peek().clone() {
+                self.declare(&n);
+            }
+            let e = match self.bump() {
+                Tok::Ident(n) => Node {
+                    kind: Kind::LVar(n),
+                    pos,
+                },
+                Tok::IVar(n) => Node {
+                    kind: Kind::IVar(n),
+                    pos,
+                },
+                _ => return self.fail("bad assignment target"),
+            };
+            return self.multi_assign_rest(e, pos);
+        }
         let e = self.expr()?;
         // `a, b = x` multiple assignment.
         if self.is_op(",") && matches!(e.kind, Kind::LVar(_) | Kind::IVar(_)) {
@@ -356,6 +373,64 @@ impl Parser {
             });
         }
         Ok(e)
+    }
+
+    fn looks_like_multi_assign(&self) -> bool {
+        let mut k = self.i;
+        let mut n = 0;
+        loop {
+            match self.toks.get(k).map(|t| &t.tok) {
+                Some(Tok::Ident(name)) if !is_reserved(name) => {}
+                Some(Tok::IVar(_)) => {}
+                _ => return false,
+            }
+            n += 1;
+            match self.toks.get(k + 1).map(|t| &t.tok) {
+                Some(Tok::Op(",")) => k += 2,
+                Some(Tok::Op("=")) => return n > 1,
+                _ => return false,
+            }
+        }
+    }
+
+    fn multi_assign_rest(&mut self, e: Node, pos: Pos) -> PResult<Node> {
+        let mut targets = vec![e];
+        while self.eat_op(",") {
+            match self.bump() {
+                Tok::Ident(n) => {
+                    self.declare(&n);
+                    targets.push(Node {
+                        kind: Kind::LVar(n),
+                        pos,
+                    });
+                }
+                Tok::IVar(n) => targets.push(Node {
+                    kind: Kind::IVar(n),
+                    pos,
+                }),
+                _ => return self.fail("bad assignment target"),
+            }
+        }
+        self.expect_op("=")?;
+        self.skip_nl();
+        let v = self.expr()?;
+        let v = if self.is_op(",") {
+            let mut items = vec![v];
+            while self.eat_op(",") {
+                self.skip_nl();
+                items.push(self.expr()?);
+            }
+            Node {
+                kind: Kind::Array(items),
+                pos,
+            }
+        } else {
+            v
+        };
+        Ok(Node {
+            kind: Kind::MultiAssign(targets, Box::new(v)),
+            pos,
+        })
     }
 
     /// Assignment level (and everything below).
@@ -481,7 +556,18 @@ impl Parser {
         if self.is_op("..") || self.is_op("...") {
             let excl = self.is_op("...");
             self.bump();
-            let r = self.binary(0)?;
+            let endless = matches!(
+                self.peek(),
+                Tok::Op("]") | Tok::Op(")") | Tok::Nl | Tok::Semi | Tok::Eof | Tok::InsertEnd
+            ) || self.is_kw("then");
+            let r = if endless {
+                Node {
+                    kind: Kind::Nil,
+                    pos,
+                }
+            } else {
+                self.binary(0)?
+            };
             return Ok(Node {
                 kind: Kind::Range(Box::new(l), Box::new(r), excl),
                 pos,
@@ -644,10 +730,11 @@ impl Parser {
                 self.depth -= 1;
                 e?
             };
-            return Ok(Node {
+            let d = Node {
                 kind: Kind::Defined(Box::new(e)),
                 pos,
-            });
+            };
+            return if paren { self.postfix(d) } else { Ok(d) };
         }
         let p = self.primary()?;
         self.postfix(p)
@@ -754,7 +841,14 @@ impl Parser {
 
     fn can_start_command_arg(&self) -> bool {
         if !self.space_before() {
-            return false;
+            let prev_pred = self.i > 0
+                && matches!(self.toks.get(self.i - 1).map(|t| &t.tok),
+                    Some(Tok::Ident(n)) if n.ends_with('?') || n.ends_with('!'));
+            return prev_pred
+                && matches!(
+                    self.peek(),
+                    Tok::Ident(_) | Tok::IVar(_) | Tok::Str(_) | Tok::Const(_) | Tok::Int(_)
+                );
         }
         let next_space = self.toks.get(self.i + 1).is_some_and(|t| t.space_before);
         match self.peek() {

@@ -930,9 +930,33 @@ pub fn str_method(
             ),
             pos,
         ),
+        "partition" | "rpartition" => {
+            argc(&args, 1, 1, pos)?;
+            let sep = match &args[0] {
+                RValue::Str(p) => p.borrow().clone(),
+                _ => return unsupported(format!("String#{name} with a regexp"), pos),
+            };
+            let found = if name == "partition" {
+                s.find(&sep)
+            } else {
+                s.rfind(&sep)
+            };
+            let parts = match found {
+                Some(i) => vec![
+                    s[..i].to_string(),
+                    sep.clone(),
+                    s[i + sep.len()..].to_string(),
+                ],
+                None if name == "partition" => vec![s.clone(), String::new(), String::new()],
+                None => vec![String::new(), String::new(), s.clone()],
+            };
+            Ok(RValue::array(
+                parts.into_iter().map(RValue::string).collect(),
+            ))
+        }
         _ => {
             let _ = to_s;
-            unsupported(format!("method `{name}' on String"), pos)
+            crate::methods::no_method_pub(recv, name, pos)
         }
     }
 }

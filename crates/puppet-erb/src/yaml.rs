@@ -147,8 +147,11 @@ fn scalar(v: &RValue, indent: usize, pos: Pos) -> Result<String, Ctrl> {
             }
         }
         RValue::Sym(s) => {
-            let t = format!(":{s}");
-            string_scalar(&t, indent, pos)?
+            let t = string_scalar(s, indent, pos)?;
+            if t != **s {
+                return unsupported("to_yaml of a symbol that needs quoting", pos);
+            }
+            format!(":{s}")
         }
         RValue::Str(s) => string_scalar(&s.borrow(), indent, pos)?,
         RValue::Array(_) => "[]".into(),
