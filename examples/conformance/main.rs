@@ -12,6 +12,7 @@
 //! only when the corpus cannot be read.
 
 mod common;
+mod eval;
 mod graph;
 mod syntax;
 
@@ -40,6 +41,14 @@ fn suites() -> Vec<(&'static str, Runner)> {
         ("parse_errors.jsonl", syntax::run_parse_errors),
         ("lex.jsonl", syntax::run_lex),
         ("graph.jsonl", graph::run),
+        ("types.jsonl", eval::run_types),
+        ("eval.jsonl", eval::run_eval),
+        ("eval_errors.jsonl", eval::run_eval_errors),
+        ("functions.jsonl (no resources)", eval::run_functions_pure),
+        (
+            "functions.jsonl (with resources)",
+            eval::run_functions_catalog,
+        ),
     ]
 }
 
@@ -56,7 +65,8 @@ fn main() {
     let mut ran = 0;
     for (name, run) in suites() {
         if let Some(o) = &only {
-            if name.strip_suffix(".jsonl") != Some(o.as_str()) {
+            let base = name.split(".jsonl").next().unwrap_or(name);
+            if base != o.as_str() {
                 continue;
             }
         }

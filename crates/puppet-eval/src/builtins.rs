@@ -68,6 +68,10 @@ pub(crate) fn call(
             }
             Ok(Value::Undef)
         }
+        "import" => fail(
+            "Use of 'import' has been discontinued in favor of a manifest directory. See http://links.puppet.com/puppet-import-deprecation",
+            span,
+        ),
         "break" => Err(Flow::Break(Some(span.clone()))),
         "next" => Err(Flow::Next(args.first().cloned().unwrap_or(Value::Undef))),
         "return" => Err(Flow::Return(

@@ -157,6 +157,9 @@ pub struct Compiler {
     pending_error: Option<EvalError>,
     /// Set when resolving a type name found an alias that only refers to aliases.
     unresolvable_alias: Option<SmolStr>,
+    /// Evaluating a type string as Puppet's type parser does: an unknown name with
+    /// parameters is a `TypeReference` of the whole text rather than an error.
+    pub type_parser_mode: bool,
 }
 
 impl std::fmt::Debug for Compiler {
@@ -218,6 +221,7 @@ impl Compiler {
             call_span: None,
             pending_error: None,
             unresolvable_alias: None,
+            type_parser_mode: false,
         };
         c.class_scopes.insert("main".into(), top);
         c.class_scopes.insert("".into(), top);
@@ -250,6 +254,18 @@ impl Compiler {
                 break;
             }
             self.evaluate_define_instance(&key)?;
+        }
+        for rel in &self.catalog.relationships {
+            for (missing, other) in [(&rel.source, &rel.target), (&rel.target, &rel.source)] {
+                if self.catalog.get(missing).is_none() {
+                    return err(
+                        format!(
+                            "Could not find resource '{missing}' for relationship on '{other}'"
+                        ),
+                        &rel.span,
+                    );
+                }
+            }
         }
         Ok(())
     }
@@ -294,7 +310,7 @@ impl Compiler {
         Ok(last)
     }
 
-    pub(crate) fn eval(&mut self, e: &Expr, scope: ScopeId) -> R<Value> {
+    pub fn eval(&mut self, e: &Expr, scope: ScopeId) -> Result<Value, Flow> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
             self.depth -= 1;
@@ -319,6 +335,11 @@ impl Compiler {
                         format!("Error while evaluating a Type-Name, Type alias '{bad}' cannot be resolved to a real type"),
                         &e.span,
                     );
+                }
+                if let Type::TypeReference(name) = &t {
+                    if !self.type_parser_mode {
+                        return err(format!("Resource type not found: {name}"), &e.span);
+                    }
                 }
                 Ok(Value::Type(t))
             }
@@ -426,6 +447,12 @@ impl Compiler {
             }
             ExprKind::Access(target, keys) => {
                 let t = self.eval(target, scope)?;
+                if self.type_parser_mode {
+                    if let Value::Type(Type::TypeReference(_)) = &t {
+                        let text = &e.span.file.text[e.span.start as usize..e.span.end as usize];
+                        return Ok(Value::Type(Type::TypeReference(SmolStr::new(text))));
+                    }
+                }
                 let mut ks = Vec::with_capacity(keys.len());
                 for k in keys {
                     if let ExprKind::Unfold(inner) = &k.kind {
@@ -515,6 +542,13 @@ impl Compiler {
                 lambda,
             } => {
                 let t = self.eval(target, scope)?;
+                if args.is_empty() && lambda.is_none() {
+                    if let Value::Type(Type::Timestamp(_)) = &t {
+                        return Ok(Value::Timestamp(puppet_types::Timestamp::from_secs_f64(
+                            now_secs(),
+                        )));
+                    }
+                }
                 let mut argv = vec![t];
                 argv.extend(self.eval_args(args, scope)?);
                 self.call_named("new", argv, lambda.as_ref(), scope, &e.span)
@@ -574,6 +608,17 @@ impl Compiler {
                     RelOp::Require | RelOp::Subscribe => (b.clone(), a.clone()),
                 };
                 let notify = matches!(op, RelOp::Notify | RelOp::Subscribe);
+                for (v, side) in [(&a, l), (&b, r)] {
+                    if !is_catalog_ref(v) {
+                        return err(
+                            format!(
+                                "Illegal relationship operand, can not form a relationship with {}. A Catalog type is required.",
+                                ops::a_an_value(v)
+                            ),
+                            &side.span,
+                        );
+                    }
+                }
                 for s in self.refs_of(&src) {
                     for d in self.refs_of(&dst) {
                         self.catalog
@@ -663,6 +708,9 @@ impl Compiler {
                 if class == "settings" {
                     return Ok(None);
                 }
+                if self.settings.strict_variables {
+                    return Ok(None);
+                }
                 if self.env.classes.contains_key(class.as_str()) {
                     self.warn(format!(
                         "Could not look up qualified variable '{name}'; class {class} has not been evaluated"
@@ -702,7 +750,7 @@ impl Compiler {
                                 Some(val) => self.set_var(name, val.clone(), scope, &t.span)?,
                                 None => {
                                     return err(
-                                        format!("No value for required variable '${name}' in hash"),
+                                        format!("No value for required key '{name}' in assignment to variables from hash"),
                                         &t.span,
                                     )
                                 }
@@ -712,7 +760,10 @@ impl Compiler {
                     Ok(())
                 }
                 _ => err(
-                    "Mismatched number of assignable entries and values",
+                    format!(
+                        "Mismatched number of assignable entries and values, expected {}, got 1",
+                        targets.len()
+                    ),
                     &lhs.span,
                 ),
             },
@@ -732,6 +783,15 @@ impl Compiler {
         }
         let s = self.scopes.get_mut(scope);
         if s.vars.contains_key(name) {
+            if matches!(
+                name,
+                "name" | "title" | "module_name" | "caller_module_name"
+            ) {
+                return err(
+                    format!("Cannot reassign built in (or already assigned) variable '${name}'"),
+                    span,
+                );
+            }
             return err(format!("Cannot reassign variable '${name}'"), span);
         }
         s.vars.insert(SmolStr::new(name), v);
@@ -828,8 +888,8 @@ impl Compiler {
         let Value::String(s) = a else {
             return err(
                 format!(
-                    "{label}Left operand of =~ must be a String, got {}",
-                    a_an(&type_name_of(a))
+                    "{label}Left match operand must result in a String value. Got {}.",
+                    ops::a_an_value(a)
                 ),
                 span,
             );
@@ -927,6 +987,24 @@ impl Compiler {
         let label = "Error while evaluating a '[]' expression, ";
         match &target {
             Value::String(s) => {
+                if keys.len() > 2 {
+                    return err(
+                        format!(
+                            "{label}String supports [] with one or two arguments. Got {}",
+                            keys.len()
+                        ),
+                        span,
+                    );
+                }
+                if let Some(bad) = keys.iter().find(|k| !matches!(k, Value::Integer(_))) {
+                    return err(
+                        format!(
+                            "{label}A substring operation does not accept {} as a character index. Expected an Integer",
+                            ops::a_an_value(bad)
+                        ),
+                        span,
+                    );
+                }
                 let chars: Vec<char> = s.chars().collect();
                 match slice_range(chars.len(), &keys) {
                     Ok(Some((start, len))) => Ok(Value::string(
@@ -941,6 +1019,37 @@ impl Compiler {
                 }
             }
             Value::Array(a) => {
+                if keys.len() > 2 {
+                    return err(
+                        format!(
+                            "{label}Array supports [] with one or two arguments. Got {}",
+                            keys.len()
+                        ),
+                        span,
+                    );
+                }
+                for k in &keys {
+                    match k {
+                        Value::Integer(_) => {}
+                        Value::Float(_) => {
+                            return err(
+                                format!(
+                                    "{label}An Array[] cannot use Float where Integer is expected"
+                                ),
+                                span,
+                            )
+                        }
+                        other => {
+                            return err(
+                                format!(
+                                    "{label}The value '{}' cannot be converted to Numeric.",
+                                    other.to_plain_string()
+                                ),
+                                span,
+                            )
+                        }
+                    }
+                }
                 if keys.len() == 1 {
                     if let Value::Integer(i) = keys[0] {
                         let idx = if i < 0 { a.len() as i64 + i } else { i };
@@ -968,8 +1077,8 @@ impl Compiler {
             Value::Type(t) => self.type_access(t.clone(), keys, span),
             other => err(
                 format!(
-                    "{label}Operator '[]' is not applicable to {}",
-                    a_an(&type_name_of(other))
+                    "{label}Operator '[]' is not applicable to {}.",
+                    ops::a_an_value(other)
                 ),
                 span,
             ),
@@ -1330,7 +1439,7 @@ impl Compiler {
                 Value::String(s) => s,
                 other => {
                     return err(
-                        format!("Illegal resource type: {}", other.to_plain_string()),
+                        format!("Illegal Resource Type expression, expected result to be a type name, or untitled Resource, got {}", type_name_of(&other)),
                         span,
                     )
                 }
@@ -1413,7 +1522,7 @@ impl Compiler {
         let Some(def) = self.env.classes.get(name.as_str()).cloned() else {
             return err(
                 format!(
-                    "Could not find class ::{name} for {}",
+                    "Error while evaluating a Function Call, Could not find class ::{name} for {}",
                     self.settings.node_name
                 ),
                 span,
@@ -1565,6 +1674,23 @@ fn resolves_to_real_type(t: &Type, visiting: &mut Vec<String>) -> bool {
         Type::Variant(members) => members.iter().any(|m| resolves_to_real_type(m, visiting)),
         _ => true,
     }
+}
+
+/// Whether a value can be an operand of a relationship (references, or arrays of them).
+fn is_catalog_ref(v: &Value) -> bool {
+    match v {
+        Value::Type(Type::Resource(_) | Type::Class(_)) => true,
+        Value::Array(a) => a.iter().all(is_catalog_ref),
+        _ => false,
+    }
+}
+
+/// Seconds since the epoch, for `Timestamp()`.
+fn now_secs() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs_f64())
+        .unwrap_or(0.0)
 }
 
 /// Capitalises each `::` segment: `foo::bar` -> `Foo::Bar`.

@@ -36,6 +36,38 @@ pub struct Outcome {
     pub compiler: Compiler,
 }
 
+/// Parses a type string (`Hash[String, Integer]`) the way Puppet's type parser does:
+/// with the expression grammar, evaluated without any scope; unknown names become
+/// `TypeReference`s.
+///
+/// ```
+/// let t = puppet_eval::parse_type_string("Struct[{a => Optional[Integer[1]]}]").unwrap();
+/// assert_eq!(t.to_string(), "Struct[{'a' => Optional[Integer[1]]}]");
+/// ```
+pub fn parse_type_string(text: &str) -> Result<puppet_types::Type, String> {
+    let parse = puppet_syntax::parse_type_expression(text);
+    if let Some(e) = parse
+        .errors()
+        .iter()
+        .find(|d| d.severity == puppet_syntax::Severity::Error)
+    {
+        return Err(e.message.clone());
+    }
+    let file = Arc::new(ir::SourceFile::new(None, text));
+    let Some(expr) = lower::lower_expression(file, &parse) else {
+        return Err("empty type expression".into());
+    };
+    let mut compiler = Compiler::new(Arc::new(Environment::default()), Settings::default());
+    compiler.type_parser_mode = true;
+    let top = compiler.top;
+    match compiler.eval(&expr, top) {
+        Ok(Value::Type(t)) => Ok(t),
+        Ok(other) => Err(format!("'{other}' is not a type")),
+        Err(eval::Flow::Error(e)) => Err(e.message),
+        Err(_) => Err("unexpected control flow".into()),
+    }
+}
+
 /// Parses, validates and evaluates `source` as the main manifest (code given with `-e`).
 pub fn evaluate_source(source: &str, settings: &Settings) -> Outcome {
     let env = Environment::from_main(None, source);

@@ -84,8 +84,23 @@ pub fn parse_numeric_string(t: &str) -> Option<Value> {
 /// An arithmetic failure: the message after "Error while evaluating a 'op' expression, ".
 pub type OpResult = Result<Value, String>;
 
-fn overflow(op: &str) -> String {
-    format!("integer overflow in '{op}'")
+/// Puppet's message for an Integer result out of the 64-bit range, with the exact value.
+fn overflow(op: &str, i: i64, j: i64) -> String {
+    let (i, j) = (i as i128, j as i128);
+    let exact: Option<i128> = match op {
+        "+" => Some(i + j),
+        "-" => Some(i - j),
+        "*" => i.checked_mul(j),
+        "<<" if (0..64).contains(&j) => Some(i * (1i128 << j)),
+        "/" => Some(i / j),
+        _ => None,
+    };
+    let (bound, v) = match exact {
+        Some(v) if v < 0 => ("min", format!("-0x{:x}", v.unsigned_abs())),
+        Some(v) => ("max", format!("+0x{v:x}")),
+        None => ("max", "?".into()),
+    };
+    format!("A '{op}' expression resulted in a value outside of Puppet Integer {bound} range, got '{v}'")
 }
 
 /// `a + b`, `a - b`, `a * b`, `a / b`, `a % b`, `a << b`, `a >> b`.
@@ -187,6 +202,9 @@ pub fn arithmetic(op: &str, a: &Value, b: &Value, coerced: &mut bool) -> OpResul
                 .collect();
             return Ok(Value::Hash(Arc::new(h)));
         }
+        ("<<" | ">>" | "*" | "/" | "%", Value::Hash(_), _) => {
+            return Err(format!("Operator '{op}' is not applicable to a Hash."));
+        }
         ("<<", Value::Array(x), other) => {
             let mut v = (**x).clone();
             v.push(other.clone());
@@ -246,13 +264,44 @@ fn plain(v: &Value) -> String {
 }
 
 fn a_an_type(v: &Value) -> String {
+    let name = match v {
+        Value::Hash(_) => "Hash".to_string(),
+        Value::Array(_) => "Array".to_string(),
+        Value::Integer(_) => "Integer".to_string(),
+        Value::Float(_) => "Float".to_string(),
+        Value::Timespan(_) => "Timespan".to_string(),
+        Value::Timestamp(_) => "Timestamp".to_string(),
+        other => {
+            let t = puppet_types::generalize(&puppet_types::infer(other)).to_string();
+            t.split('[').next().unwrap_or("").to_string()
+        }
+    };
+    article(&name)
+}
+
+fn article(name: &str) -> String {
+    let a = if "AEIOUaeiou".contains(name.chars().next().unwrap_or('x')) {
+        "an"
+    } else {
+        "a"
+    };
+    format!("{a} {name}")
+}
+
+/// "an Integer", "a Hash", "an Array-Type", "an Undef Value": how Puppet names the type of
+/// a value in messages.
+pub fn a_an_value(v: &Value) -> String {
     match v {
-        Value::Hash(_) => "a Hash".into(),
-        Value::Array(_) => "an Array".into(),
-        other => format!(
-            "a {}",
-            puppet_types::generalize(&puppet_types::infer(other))
-        ),
+        Value::Type(t) => {
+            let s = t.to_string();
+            article(&format!("{}-Type", s.split('[').next().unwrap_or("")))
+        }
+        Value::Undef => "an Undef Value".into(),
+        Value::Default => "a Default Value".into(),
+        Value::String(_) => "a String".into(),
+        Value::Boolean(_) => "a Boolean".into(),
+        Value::Regexp(_) => "a Regexp".into(),
+        other => a_an_type(other),
     }
 }
 
@@ -301,7 +350,7 @@ fn int_op(op: &str, i: i64, j: i64) -> OpResult {
         }
         _ => return Err(format!("unknown operator {op}")),
     };
-    r.map(Value::Integer).ok_or_else(|| overflow(op))
+    r.map(Value::Integer).ok_or_else(|| overflow(op, i, j))
 }
 
 fn floor_div(i: i64, j: i64) -> i64 {
@@ -353,81 +402,71 @@ fn time_arithmetic(op: &str, a: &Value, b: &Value) -> Option<OpResult> {
         Value::Float(f) => Some(*f),
         _ => None,
     };
+    let not_applicable =
+        |v: &Value| format!("Operator '{op}' is not applicable to {}.", a_an_type(v));
+    let span = |f: f64| Value::Timespan(Timespan::from_secs_f64(f));
+    let stamp = |f: f64| Value::Timestamp(Timestamp::from_secs_f64(f));
     Some(match (a, b) {
         (Value::Timespan(x), Value::Timespan(y)) => match op {
-            "+" => Ok(Value::Timespan(Timespan::from_secs_f64(
-                x.as_secs_f64() + y.as_secs_f64(),
-            ))),
-            "-" => Ok(Value::Timespan(Timespan::from_secs_f64(
-                x.as_secs_f64() - y.as_secs_f64(),
-            ))),
+            "+" => Ok(span(x.as_secs_f64() + y.as_secs_f64())),
+            "-" => Ok(span(x.as_secs_f64() - y.as_secs_f64())),
             "/" => Ok(Value::Float(x.as_secs_f64() / y.as_secs_f64())),
             "*" => Err("A Timestamp cannot be multiplied by a Timespan".into()),
-            _ => Err(format!("Operator '{op}' is not applicable to a Timespan.")),
+            _ => Err(not_applicable(a)),
         },
         (Value::Timespan(x), other) if num(other).is_some() => {
             let n = num(other).unwrap_or(0.0);
             match op {
-                "+" => Ok(Value::Timespan(Timespan::from_secs_f64(
-                    x.as_secs_f64() + n,
-                ))),
-                "-" => Ok(Value::Timespan(Timespan::from_secs_f64(
-                    x.as_secs_f64() - n,
-                ))),
-                "*" => Ok(Value::Timespan(Timespan::from_secs_f64(
-                    x.as_secs_f64() * n,
-                ))),
-                "/" => Ok(Value::Timespan(Timespan::from_secs_f64(
-                    x.as_secs_f64() / n,
-                ))),
-                _ => Err(format!("Operator '{op}' is not applicable to a Timespan.")),
+                "+" => Ok(span(x.as_secs_f64() + n)),
+                "-" => Ok(span(x.as_secs_f64() - n)),
+                "*" => Ok(span(x.as_secs_f64() * n)),
+                "/" => Ok(span(x.as_secs_f64() / n)),
+                _ => Err(not_applicable(a)),
             }
         }
         (Value::Timespan(_), Value::Timestamp(_)) => match op {
-            "+" => Ok(Value::Timestamp(Timestamp::from_secs_f64(
-                as_secs(a) + as_secs(b),
-            ))),
+            "+" => Ok(stamp(as_secs(a) + as_secs(b))),
             "-" => Err("A Timestamp cannot be subtracted from a Timespan".into()),
             "*" => Err("A Timestamp cannot be multiplied by a Timestamp".into()),
             "/" => Err("A Timespan cannot be divided by a Timestamp".into()),
-            _ => Err(format!("Operator '{op}' is not applicable to a Timespan.")),
+            _ => Err(not_applicable(a)),
         },
         (Value::Timestamp(x), Value::Timespan(y)) => match op {
-            "+" => Ok(Value::Timestamp(Timestamp::from_secs_f64(
-                ts_secs(x) + y.as_secs_f64(),
-            ))),
-            "-" => Ok(Value::Timestamp(Timestamp::from_secs_f64(
-                ts_secs(x) - y.as_secs_f64(),
-            ))),
-            "*" => Err("A Timestamp cannot be multiplied by a Timespan".into()),
-            "/" => Err("A Timestamp cannot be divided by a Timespan".into()),
-            _ => Err(format!("Operator '{op}' is not applicable to a Timestamp.")),
+            "+" => Ok(stamp(ts_secs(x) + y.as_secs_f64())),
+            "-" => Ok(stamp(ts_secs(x) - y.as_secs_f64())),
+            _ => Err(not_applicable(a)),
         },
         (Value::Timestamp(x), Value::Timestamp(y)) => match op {
-            "-" => Ok(Value::Timespan(Timespan::from_secs_f64(
-                ts_secs(x) - ts_secs(y),
-            ))),
+            "-" => Ok(span(ts_secs(x) - ts_secs(y))),
             "+" => Err("A Timestamp cannot be added to a Timestamp".into()),
-            "*" => Err("A Timestamp cannot be multiplied by a Timestamp".into()),
-            "/" => Err("A Timestamp cannot be divided by a Timestamp".into()),
-            _ => Err(format!("Operator '{op}' is not applicable to a Timestamp.")),
+            _ => Err(not_applicable(a)),
         },
         (Value::Timestamp(x), other) if num(other).is_some() => {
             let n = num(other).unwrap_or(0.0);
             match op {
-                "+" => Ok(Value::Timestamp(Timestamp::from_secs_f64(ts_secs(x) + n))),
-                "-" => Ok(Value::Timestamp(Timestamp::from_secs_f64(ts_secs(x) - n))),
-                "*" => Err(format!(
-                    "A Timestamp cannot be multiplied by {}",
-                    a_an_type(other)
-                )),
-                "/" => Err(format!(
-                    "A Timestamp cannot be divided by {}",
-                    a_an_type(other)
-                )),
-                _ => Err(format!("Operator '{op}' is not applicable to a Timestamp.")),
+                "+" => Ok(stamp(ts_secs(x) + n)),
+                "-" => Ok(stamp(ts_secs(x) - n)),
+                _ => Err(not_applicable(a)),
             }
         }
+        (Value::Timestamp(_), _) => Err(not_applicable(a)),
+        (Value::Integer(_) | Value::Float(_), Value::Timestamp(_)) if op == "+" => {
+            return time_arithmetic(op, b, a);
+        }
+        (Value::Integer(_) | Value::Float(_), Value::Timestamp(_)) => Err(format!(
+            "Operator '{op}' is not applicable to {} when right side is a Timestamp.",
+            a_an_type(a)
+        )),
+        (Value::Integer(_) | Value::Float(_), Value::Timespan(_)) if op == "+" || op == "*" => {
+            return time_arithmetic(op, b, a);
+        }
+        (Value::Integer(_) | Value::Float(_), Value::Timespan(y)) if op == "-" => {
+            Ok(span(num(a).unwrap_or(0.0) - y.as_secs_f64()))
+        }
+        (Value::Integer(_) | Value::Float(_), Value::Timespan(_)) => Err(format!(
+            "Operator '{op}' is not applicable to {} when right side is a Timespan.",
+            a_an_type(a)
+        )),
         _ => return None,
     })
 }
@@ -444,15 +483,13 @@ fn ts_secs(t: &puppet_types::Timestamp) -> f64 {
     t.secs() as f64 / 1e9
 }
 
-/// `a < b` and friends: `Some(ordering)` or an error text.
+/// `a < b` and friends: the answer, or Puppet's error text.
 pub fn compare(op: &str, a: &Value, b: &Value) -> Result<bool, String> {
     use std::cmp::Ordering;
     let ord: Ordering = match (a, b) {
+        (Value::Integer(x), Value::Integer(y)) => x.cmp(y),
         (Value::Integer(_) | Value::Float(_), Value::Integer(_) | Value::Float(_)) => {
-            match (a, b) {
-                (Value::Integer(x), Value::Integer(y)) => x.cmp(y),
-                _ => as_f64(a).partial_cmp(&as_f64(b)).unwrap_or(Ordering::Equal),
-            }
+            as_f64(a).partial_cmp(&as_f64(b)).unwrap_or(Ordering::Equal)
         }
         (Value::String(x), Value::String(y)) => x.to_lowercase().cmp(&y.to_lowercase()),
         (Value::Type(x), Value::Type(y)) => {
@@ -470,14 +507,39 @@ pub fn compare(op: &str, a: &Value, b: &Value) -> Result<bool, String> {
             .as_secs_f64()
             .partial_cmp(&y.as_secs_f64())
             .unwrap_or(Ordering::Equal),
+        (Value::Timespan(x), Value::Integer(_) | Value::Float(_)) => x
+            .as_secs_f64()
+            .partial_cmp(&as_f64(b))
+            .unwrap_or(Ordering::Equal),
+        (Value::Integer(_) | Value::Float(_), Value::Timespan(y)) => as_f64(a)
+            .partial_cmp(&y.as_secs_f64())
+            .unwrap_or(Ordering::Equal),
         (Value::Timestamp(x), Value::Timestamp(y)) => x.secs().cmp(&y.secs()),
+        (Value::Timestamp(x), Value::Integer(_) | Value::Float(_)) => ts_secs(x)
+            .partial_cmp(&as_f64(b))
+            .unwrap_or(Ordering::Equal),
+        (Value::Integer(_) | Value::Float(_), Value::Timestamp(y)) => as_f64(a)
+            .partial_cmp(&ts_secs(y))
+            .unwrap_or(Ordering::Equal),
         (Value::SemVer(x), Value::SemVer(y)) => x.cmp(y),
         _ => {
+            let cause = match a {
+                Value::String(_) => "A String is not comparable to a non String",
+                Value::Integer(_) | Value::Float(_) => "A Numeric is not comparable to non Numeric",
+                Value::Timespan(_) => {
+                    "Timespans are only comparable to Timespans, Integers, and Floats"
+                }
+                Value::Timestamp(_) => {
+                    "Timestamps are only comparable to Timestamps, Integers, and Floats"
+                }
+                Value::SemVer(_) => "A version is only comparable to another version",
+                _ => "Only Strings, Numbers, Timespans, Timestamps, and Versions are comparable",
+            };
             return Err(format!(
-                "Comparison of: {} {op} {}, is not possible",
+                "Comparison of: {} {op} {}, is not possible. Caused by '{cause}'.",
                 type_label(a),
                 type_label(b)
-            ))
+            ));
         }
     };
     Ok(match op {
