@@ -89,8 +89,10 @@ impl Member {
     }
 
     /// Whether a value must be given for this attribute when creating an instance.
+    /// An attribute without a default whose type accepts `undef` is optional (and `undef`
+    /// when not given).
     pub fn is_required(&self) -> bool {
-        self.value.is_none()
+        self.value.is_none() && !crate::assign::assignable(&self.ty, &Type::Undef)
     }
 
     /// Whether the attribute is set by `new` (not a constant and not derived).
@@ -527,6 +529,36 @@ impl ObjectType {
         req.into_iter().chain(opt).collect()
     }
 
+    /// What `Base[args]` means for an Object type: with type parameters, a parameterized type
+    /// (`MyType['a']`, `MyType[p1 => 'a']`); without them, one init hash makes a new type whose
+    /// parent is `base` (`type Sub = MyObject { attributes => {...} }`).
+    pub fn access(self: &Arc<ObjectType>, base: &Type, args: &[Value]) -> Result<Type, TypeError> {
+        if let [Value::Hash(h)] = args {
+            let init_keys = [
+                "name",
+                "parent",
+                "type_parameters",
+                "attributes",
+                "constants",
+                "functions",
+                "equality",
+                "equality_include_type",
+                "checks",
+                "annotations",
+                "serialization",
+            ];
+            let is_init = !h.is_empty()
+                && h.keys()
+                    .all(|k| k.as_str().is_some_and(|k| init_keys.contains(&k)));
+            if is_init && self.definition().all_type_parameters().is_empty() {
+                let mut o = ObjectType::from_init_hash(h)?;
+                o.parent = Some(base.clone());
+                return Ok(Type::Object(Arc::new(o)));
+            }
+        }
+        self.parameterized(args)
+    }
+
     /// A parameterized form of this type (`MyType['a']`, `MyType[p1 => 'a']`).
     pub fn parameterized(self: &Arc<ObjectType>, args: &[Value]) -> Result<Type, TypeError> {
         let base = match &self.ext {
@@ -767,8 +799,14 @@ impl ObjectValue {
         }
         if let Some(Value::Hash(ann)) = &f.annotations {
             for (k, body) in ann.iter() {
-                let is_ruby = matches!(k, Value::Type(t) if t.to_string() == "RubyMethod")
-                    || k.as_str() == Some("RubyMethod");
+                let is_ruby = match k {
+                    Value::Type(t) => match t.unalias() {
+                        Type::Object(o) => o.name.as_deref() == Some("RubyMethod"),
+                        Type::TypeReference(n) => n == "RubyMethod",
+                        _ => false,
+                    },
+                    other => other.as_str() == Some("RubyMethod"),
+                };
                 if let (true, Value::Hash(b)) = (is_ruby, body) {
                     if let Some(Value::String(code)) = b.get(&key("body")) {
                         let code = code.trim();
@@ -790,10 +828,13 @@ impl ObjectValue {
     }
 
     /// The hash `%p` shows: settable attributes whose value differs from the default, in
-    /// parameter order.
+    /// declaration order (inherited ones first).
     pub fn init_hash(&self) -> Vec<(SmolStr, Value)> {
         let mut out = Vec::new();
-        for a in self.object_type.parameter_order() {
+        for a in self.object_type.all_attributes() {
+            if !a.is_settable() {
+                continue;
+            }
             let v = self.get(&a.name).cloned().unwrap_or(Value::Undef);
             if a.value.as_ref() == Some(&v) {
                 continue;
@@ -965,7 +1006,9 @@ fn build(
                 Some(v) => v,
                 None => match &a.value {
                     Some(d) => d.clone(),
-                    None if a.kind == Some(AttrKind::GivenOrDerived) => Value::Undef,
+                    None if a.kind == Some(AttrKind::GivenOrDerived) || !a.is_required() => {
+                        Value::Undef
+                    }
                     None => {
                         return Err(TypeError::Conversion(format!(
                             "{}[{}] expects a value",
@@ -1373,12 +1416,13 @@ fn deferred_type() -> ObjectType {
     o
 }
 
-/// The built-in Object types: `Object`, `Error`, `Deferred`, `Annotation`.
+/// The built-in Object types: `Object`, `Error`, `Deferred`, `Annotation`, `RubyMethod`.
 pub fn builtin(name: &str) -> Option<Arc<ObjectType>> {
     static ERROR: OnceLock<Arc<ObjectType>> = OnceLock::new();
     static DEFERRED: OnceLock<Arc<ObjectType>> = OnceLock::new();
     static OBJECT: OnceLock<Arc<ObjectType>> = OnceLock::new();
     static ANNOTATION: OnceLock<Arc<ObjectType>> = OnceLock::new();
+    static RUBY_METHOD: OnceLock<Arc<ObjectType>> = OnceLock::new();
     Some(match name {
         "Object" => OBJECT
             .get_or_init(|| Arc::new(ObjectType::empty(None)))
@@ -1387,6 +1431,18 @@ pub fn builtin(name: &str) -> Option<Arc<ObjectType>> {
         "Deferred" => DEFERRED.get_or_init(|| Arc::new(deferred_type())).clone(),
         "Annotation" => ANNOTATION
             .get_or_init(|| Arc::new(ObjectType::empty(Some("Annotation"))))
+            .clone(),
+        "RubyMethod" => RUBY_METHOD
+            .get_or_init(|| {
+                let mut o = ObjectType::empty(Some("RubyMethod"));
+                o.parent = Some(Type::Object(
+                    builtin("Annotation").unwrap_or_else(|| Arc::new(ObjectType::empty(None))),
+                ));
+                let mut params = Member::plain("parameters", Type::optional(Type::any_string()));
+                params.value = Some(Value::Undef);
+                o.attributes = vec![Member::plain("body", Type::any_string()), params];
+                Arc::new(o)
+            })
             .clone(),
         _ => return None,
     })

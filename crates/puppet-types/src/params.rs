@@ -151,6 +151,7 @@ pub fn resolve_type_name_with(name: &str, resolver: &dyn TypeResolver) -> Type {
         "error" => builtin_object("Error"),
         "deferred" => builtin_object("Deferred"),
         "annotation" => builtin_object("Annotation"),
+        "rubymethod" => builtin_object("RubyMethod"),
         _ => {
             return resolver
                 .resolve(bare)
@@ -449,7 +450,7 @@ fn parameterize_inner(base: &Type, raw: &[Value]) -> Result<Value, TypeError> {
         | Type::Binary => Err(TypeError::NotParameterized(base.to_string())),
         Type::Alias(a) => match a.resolved() {
             Type::Object(o) if o.kind == ObjectKind::Object => {
-                o.parameterized(&keys).map(Value::Type)
+                o.access(base, &keys).map(Value::Type)
             }
             _ => Err(TypeError::NotParameterized(a.name().to_string())),
         },
@@ -851,7 +852,7 @@ fn parameterize_inner(base: &Type, raw: &[Value]) -> Result<Value, TypeError> {
         Type::Resource(r) => resource(base, r, raw),
         Type::Class(n) => class(base, n.as_deref(), raw),
         Type::Object(o) if o.kind == ObjectKind::Object && !o.is_plain_object() => {
-            o.parameterized(&keys).map(Value::Type)
+            o.access(base, &keys).map(Value::Type)
         }
         Type::Object(o) => {
             if keys.len() != 1 {

@@ -221,3 +221,62 @@ fn type_parameters() {
         "The MyType-Type cannot be parameterized using an empty parameter list"
     );
 }
+
+#[test]
+fn subtype_by_access_and_optional_attributes() {
+    let first = alias(
+        "MyObject",
+        h(vec![
+            ("name", s("MyFirstObject")),
+            ("attributes", h(vec![("a", ty("String"))])),
+        ]),
+    );
+    let sub = parameterize(
+        &first,
+        &[h(vec![("attributes", h(vec![("b", ty("String"))]))])],
+    )
+    .unwrap();
+    let a = TypeAlias::new("MySecondObject");
+    a.resolve_to(sub);
+    let second = Type::Alias(a);
+    assert!(assignable(&first, &second) && !assignable(&second, &first));
+    assert_eq!(
+        new(&second, &[s("hello"), s("world")]).unwrap().to_string(),
+        "MySecondObject({'a' => 'hello', 'b' => 'world'})"
+    );
+    let opt = alias(
+        "MyType",
+        h(vec![("attributes", h(vec![("p1", ty("Optional"))]))]),
+    );
+    let o = new(&opt, &[]).unwrap();
+    assert_eq!(o.to_string(), "MyType({'p1' => undef})");
+}
+
+#[test]
+fn ruby_method_string_bodies() {
+    let f = h(vec![
+        (
+            "type",
+            Value::Type(
+                parameterize(
+                    &resolve_type_name("Callable"),
+                    &[
+                        Value::array(vec![Value::Integer(0), Value::Integer(0)]),
+                        ty("String"),
+                    ],
+                )
+                .unwrap(),
+            ),
+        ),
+        (
+            "annotations",
+            Value::hash([(ty("RubyMethod"), h(vec![("body", s("'value of alias'"))]))]),
+        ),
+    ]);
+    let t = alias("MyObject", h(vec![("functions", h(vec![("alias", f)]))]));
+    let Value::Object(o) = new(&t, &[]).unwrap() else {
+        panic!()
+    };
+    assert_eq!(o.call("alias", &[]).unwrap().unwrap(), s("value of alias"));
+    assert!(o.call("nonesuch", &[]).is_none());
+}
