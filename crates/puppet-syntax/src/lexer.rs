@@ -44,14 +44,18 @@ pub struct Lexed {
 
 /// Lexes a manifest.
 pub fn lex(text: &str) -> Lexed {
-    let mut lx = Lexer::new(text, false);
-    lx.run();
-    lx.finish()
+    lex_into(text, false, Vec::new())
 }
 
 /// Lexes an EPP template.
 pub fn lex_epp(text: &str) -> Lexed {
-    let mut lx = Lexer::new(text, true);
+    lex_into(text, true, Vec::new())
+}
+
+/// Lexes a manifest (or, with `epp`, a template) into `tokens`, a buffer to reuse (cleared
+/// first).
+pub(crate) fn lex_into(text: &str, epp: bool, tokens: Vec<Token>) -> Lexed {
+    let mut lx = Lexer::with_buffer(text, epp, tokens);
     lx.run();
     lx.finish()
 }
@@ -112,8 +116,21 @@ struct Lexer<'a> {
     dq_start: Option<usize>,
 }
 
+/// `WORD_BYTES[b]`: is `b` a `\w` byte (ASCII letter, digit or `_`)?
+static WORD_BYTES: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        t[b] = c.is_ascii_alphanumeric() || c == b'_';
+        b += 1;
+    }
+    t
+};
+
+#[inline]
 fn is_word_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_'
+    WORD_BYTES[b as usize]
 }
 
 fn is_blank(b: u8) -> bool {
@@ -122,11 +139,21 @@ fn is_blank(b: u8) -> bool {
 
 impl<'a> Lexer<'a> {
     fn new(text: &'a str, epp: bool) -> Self {
+        Self::with_buffer(text, epp, Vec::new())
+    }
+
+    fn with_buffer(text: &'a str, epp: bool, mut tokens: Vec<Token>) -> Self {
+        tokens.clear();
+        // Manifests average about seven bytes a token: reserve enough to rarely regrow.
+        tokens.reserve(text.len() / 4 + 16);
         Lexer {
             text,
             bytes: text.as_bytes(),
             pos: 0,
-            out: Lexed::default(),
+            out: Lexed {
+                tokens,
+                errors: Vec::new(),
+            },
             modes: vec![if epp {
                 Mode::EppText
             } else {
@@ -246,8 +273,14 @@ impl<'a> Lexer<'a> {
                 .last()
                 .unwrap_or(&Mode::Code { interp_depth: None })
             {
-                Mode::Code { interp_depth } => self.code_token(interp_depth),
-                Mode::EppCode => self.code_token(None),
+                Mode::Code { interp_depth } => {
+                    self.code_tokens(interp_depth);
+                    continue;
+                }
+                Mode::EppCode => {
+                    self.code_tokens(None);
+                    continue;
+                }
                 Mode::Dq { unquoted } => self.dq_token(unquoted),
                 Mode::EppText => self.epp_text(),
             }
@@ -307,6 +340,25 @@ impl<'a> Lexer<'a> {
     }
 
     // ---- code mode ----
+
+    /// Code tokens for as long as the mode stays the same: every mode change pushes or pops
+    /// the mode stack, so an unchanged depth means an unchanged mode.
+    fn code_tokens(&mut self, interp_depth: Option<u32>) {
+        let depth = self.modes.len();
+        while self.pos < self.bytes.len() {
+            let before = self.pos;
+            let tokens_before = self.out.tokens.len();
+            self.code_token(interp_depth);
+            if self.pos == before && self.out.tokens.len() == tokens_before {
+                // Defensive: never loop without progress.
+                let len = self.char_len_at(self.pos);
+                self.push(ERROR_TOKEN, len);
+            }
+            if self.modes.len() != depth {
+                break;
+            }
+        }
+    }
 
     fn code_token(&mut self, interp_depth: Option<u32>) {
         let b = self.peek(0);
@@ -1028,12 +1080,26 @@ fn var_name_len(s: &[u8]) -> usize {
 
 /// Is this word a valid name: `^((::)?[a-z]\w*)(::[a-z]\w*)*$`?
 pub fn is_name(word: &str) -> bool {
-    let w = word.strip_prefix("::").unwrap_or(word);
-    !w.is_empty()
-        && w.split("::").all(|seg| {
-            let b = seg.as_bytes();
-            !b.is_empty() && b[0].is_ascii_lowercase() && b.iter().all(|c| is_word_byte(*c))
-        })
+    let b = word.as_bytes();
+    let mut i = if b.starts_with(b"::") { 2 } else { 0 };
+    loop {
+        // One segment: [a-z]\w*
+        if !b.get(i).is_some_and(|c| c.is_ascii_lowercase()) {
+            return false;
+        }
+        i += 1;
+        while i < b.len() && is_word_byte(b[i]) {
+            i += 1;
+        }
+        if i == b.len() {
+            return true;
+        }
+        if b[i] == b':' && b.get(i + 1) == Some(&b':') {
+            i += 2;
+        } else {
+            return false;
+        }
+    }
 }
 
 /// Puppet's checks of a number token's text.
@@ -1312,6 +1378,32 @@ mod tests {
             vec!["first\nA\n".to_string(), "second\n  |- B\n".to_string()]
         );
         assert!(lex(src).errors.is_empty());
+    }
+
+    #[test]
+    fn is_name_matches_its_regex() {
+        // The reference: `^((::)?[a-z]\w*)(::[a-z]\w*)*$`, written the slow way.
+        fn reference(word: &str) -> bool {
+            let w = word.strip_prefix("::").unwrap_or(word);
+            !w.is_empty()
+                && w.split("::").all(|seg| {
+                    let b = seg.as_bytes();
+                    !b.is_empty() && b[0].is_ascii_lowercase() && b.iter().all(|c| is_word_byte(*c))
+                })
+        }
+        let alphabet = ['a', 'B', '_', '1', ':', '-'];
+        let mut words = vec![String::new()];
+        for _ in 0..6 {
+            let next: Vec<String> = words
+                .iter()
+                .flat_map(|w| alphabet.iter().map(move |c| format!("{w}{c}")))
+                .collect();
+            for w in &next {
+                assert_eq!(is_name(w), reference(w), "{w:?}");
+            }
+            words = next;
+        }
+        assert_eq!(is_name(""), reference(""));
     }
 
     #[test]

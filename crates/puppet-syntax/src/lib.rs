@@ -111,14 +111,17 @@ enum Entry {
 }
 
 fn run(text: &str, entry: Entry) -> Parse {
+    let mut scratch = parser::Scratch::take();
+    let tokens = std::mem::take(&mut scratch.tokens);
     let lexed = match entry {
-        Entry::Epp => lexer::lex_epp(text),
+        Entry::Epp => lexer::lex_into(text, true, tokens),
         Entry::InterpolatedText => lexer::lex_interpolated_text(text),
         Entry::InterpolatedTextNoDollarEscape => lexer::lex_interpolated_text_with(text, false),
-        _ => lexer::lex(text),
+        _ => lexer::lex_into(text, false, tokens),
     };
-    let skip = skip_mask(&lexed.tokens);
-    let mut p = parser::Parser::new(text, &lexed.tokens, &skip);
+    let mut skip = std::mem::take(&mut scratch.skip);
+    skip_mask_into(&lexed.tokens, &mut skip);
+    let mut p = parser::Parser::new(text, &lexed.tokens, &skip, &mut scratch);
     let root = match entry {
         Entry::Manifest => {
             grammar::source_file(&mut p);
@@ -137,10 +140,31 @@ fn run(text: &str, entry: Entry) -> Parse {
             SyntaxKind::HEREDOC_ROOT
         }
     };
-    let events = std::mem::take(&mut p.events);
-    let (green, placed) = parser::build_tree(text, &lexed.tokens, &skip, events, root);
-    let mut errors: Vec<Diagnostic> = lexed
-        .errors
+    let (mut events, messages) = p.finish(&mut scratch);
+    let (green, placed) = parser::build_tree(
+        text,
+        &lexed.tokens,
+        &skip,
+        &mut events,
+        messages,
+        root,
+        &mut scratch,
+    );
+    // A heredoc expression only exists where the lexer produced a header, so most files
+    // skip the walk over the tree below.
+    let has_heredoc = lexed
+        .tokens
+        .iter()
+        .any(|t| t.kind == SyntaxKind::HEREDOC_HEADER);
+    let lexer::Lexed {
+        tokens,
+        errors: lex_errors,
+    } = lexed;
+    scratch.tokens = tokens;
+    scratch.skip = skip;
+    scratch.events = events;
+    scratch.put_back();
+    let mut errors: Vec<Diagnostic> = lex_errors
         .into_iter()
         .map(|e| Diagnostic {
             code: e.code.to_string(),
@@ -166,9 +190,9 @@ fn run(text: &str, entry: Entry) -> Parse {
             range: TextRange::empty(e.offset.into()),
         });
     }
-    let root_node = SyntaxNode::new_root(green.clone());
     // Interpolating heredoc bodies are parsed on their own; their problems belong here too.
-    if matches!(entry, Entry::Manifest | Entry::Epp | Entry::Expression) {
+    if has_heredoc && matches!(entry, Entry::Manifest | Entry::Epp | Entry::Expression) {
+        let root_node = SyntaxNode::new_root(green.clone());
         for h in root_node
             .descendants()
             .filter_map(<ast::HeredocExpr as ast::AstNode>::cast)
@@ -184,22 +208,20 @@ fn run(text: &str, entry: Entry) -> Parse {
 
 /// Which tokens the grammar never sees: trivia, EPP tag markers that carry no meaning
 /// (`<%`, `<%-`, comments, and the `%>` closing them), and nothing else.
-fn skip_mask(tokens: &[lexer::Token]) -> Vec<bool> {
+fn skip_mask_into(tokens: &[lexer::Token], skip: &mut Vec<bool>) {
     use SyntaxKind::*;
     let mut in_render = false;
-    tokens
-        .iter()
-        .map(|t| match t.kind {
-            k if k.is_trivia() => true,
-            EPP_OPEN | EPP_COMMENT => true,
-            EPP_RENDER_OPEN => {
-                in_render = true;
-                false
-            }
-            EPP_CLOSE | EPP_CLOSE_TRIM => !std::mem::take(&mut in_render),
-            _ => false,
-        })
-        .collect()
+    skip.clear();
+    skip.extend(tokens.iter().map(|t| match t.kind {
+        k if k.is_trivia() => true,
+        EPP_OPEN | EPP_COMMENT => true,
+        EPP_RENDER_OPEN => {
+            in_render = true;
+            false
+        }
+        EPP_CLOSE | EPP_CLOSE_TRIM => !std::mem::take(&mut in_render),
+        _ => false,
+    }));
 }
 
 /// Parses a manifest (`.pp` file).

@@ -8,24 +8,74 @@
 use crate::lexer::Token;
 use crate::SyntaxKind::{self, *};
 
-/// What the grammar produced, in order.
-#[derive(Debug, Clone)]
+/// What the grammar produced, in order. Kept to 8 bytes: an error's message lives in
+/// [`Parser::errors`], the event only holds its index.
+#[derive(Debug, Clone, Copy)]
 pub(crate) enum Event {
-    /// Start a node. `forward_parent` links to a later `Start` that must be opened first
-    /// (used by `CompletedMarker::precede` for left recursion).
+    /// Start a node. `forward_parent` (0 for none) is the distance to a later `Start` that
+    /// must be opened first (used by `CompletedMarker::precede` for left recursion).
     Start {
         kind: SyntaxKind,
-        forward_parent: Option<u32>,
+        forward_parent: u32,
     },
     Finish,
     /// Consume the next significant token.
     Token,
-    Error {
-        code: &'static str,
-        message: String,
-    },
+    /// An error: index into the parser's `errors`.
+    Error(u32),
     /// A placeholder left by an abandoned marker.
     Tombstone,
+}
+
+/// Buffers reused from one parse to the next on a thread, so a parse does not allocate
+/// (and the allocator does not consolidate) big vectors for every file.
+#[derive(Default)]
+pub(crate) struct Scratch {
+    pub(crate) tokens: Vec<Token>,
+    pub(crate) skip: Vec<bool>,
+    kinds: Vec<SyntaxKind>,
+    starts: Vec<u32>,
+    ends: Vec<u32>,
+    pub(crate) events: Vec<Event>,
+    children: Vec<GreenElement>,
+    parents: Vec<(SyntaxKind, usize)>,
+}
+
+/// Buffers bigger than this many elements are freed rather than kept for the next parse.
+const SCRATCH_KEEP_MAX: usize = 1 << 18;
+
+thread_local! {
+    static SCRATCH: std::cell::Cell<Option<Box<Scratch>>> = const { std::cell::Cell::new(None) };
+}
+
+impl Scratch {
+    /// This thread's buffers (fresh ones when they are in use, as by a nested parse).
+    pub(crate) fn take() -> Box<Scratch> {
+        SCRATCH
+            .try_with(|s| s.take())
+            .ok()
+            .flatten()
+            .unwrap_or_default()
+    }
+
+    /// Gives the buffers back for the next parse on this thread.
+    pub(crate) fn put_back(mut self: Box<Self>) {
+        fn keep<T>(v: &mut Vec<T>) {
+            v.clear();
+            if v.capacity() > SCRATCH_KEEP_MAX {
+                *v = Vec::new();
+            }
+        }
+        keep(&mut self.tokens);
+        keep(&mut self.skip);
+        keep(&mut self.kinds);
+        keep(&mut self.starts);
+        keep(&mut self.ends);
+        keep(&mut self.events);
+        keep(&mut self.children);
+        keep(&mut self.parents);
+        let _ = SCRATCH.try_with(|s| s.set(Some(self)));
+    }
 }
 
 /// The maximum nesting of expressions; deeper input gets a diagnostic, not a stack overflow.
@@ -39,6 +89,8 @@ pub(crate) struct Parser<'t> {
     ends: Vec<u32>,
     pos: usize,
     pub(crate) events: Vec<Event>,
+    /// The messages of `Event::Error`s: code and text.
+    pub(crate) errors: Vec<(&'static str, String)>,
     steps: u32,
     pub(crate) depth: u32,
     /// Set once the nesting limit was hit: the grammar stops descending.
@@ -49,11 +101,26 @@ pub(crate) struct Parser<'t> {
 
 impl<'t> Parser<'t> {
     /// A parser over the significant tokens of `tokens`; `skip` says which tokens the grammar
-    /// never sees (trivia, and EPP tags that carry no meaning).
-    pub(crate) fn new(text: &'t str, tokens: &[Token], skip: &[bool]) -> Self {
-        let mut kinds = Vec::with_capacity(tokens.len());
-        let mut starts = Vec::with_capacity(tokens.len());
-        let mut ends = Vec::with_capacity(tokens.len());
+    /// never sees (trivia, and EPP tags that carry no meaning). Its buffers come from
+    /// `scratch` and go back there with [`Parser::finish`].
+    pub(crate) fn new(
+        text: &'t str,
+        tokens: &[Token],
+        skip: &[bool],
+        scratch: &mut Scratch,
+    ) -> Self {
+        let mut kinds = std::mem::take(&mut scratch.kinds);
+        let mut starts = std::mem::take(&mut scratch.starts);
+        let mut ends = std::mem::take(&mut scratch.ends);
+        let mut events = std::mem::take(&mut scratch.events);
+        kinds.clear();
+        starts.clear();
+        ends.clear();
+        events.clear();
+        kinds.reserve(tokens.len());
+        starts.reserve(tokens.len());
+        ends.reserve(tokens.len());
+        events.reserve(tokens.len() + tokens.len() / 2);
         let mut offset = 0u32;
         for (t, &s) in tokens.iter().zip(skip) {
             if !s {
@@ -69,7 +136,8 @@ impl<'t> Parser<'t> {
             starts,
             ends,
             pos: 0,
-            events: Vec::new(),
+            events,
+            errors: Vec::new(),
             steps: 0,
             depth: 0,
             too_deep: false,
@@ -77,7 +145,16 @@ impl<'t> Parser<'t> {
         }
     }
 
+    /// The events and error messages; the token buffers go back to `scratch`.
+    pub(crate) fn finish(self, scratch: &mut Scratch) -> (Vec<Event>, Vec<(&'static str, String)>) {
+        scratch.kinds = self.kinds;
+        scratch.starts = self.starts;
+        scratch.ends = self.ends;
+        (self.events, self.errors)
+    }
+
     /// The kind of the n-th significant token ahead (`EOF` is reported as `__LAST_TOKEN`).
+    #[inline]
     pub(crate) fn nth(&mut self, n: usize) -> SyntaxKind {
         self.steps += 1;
         assert!(self.steps < 50_000_000, "the parser is stuck");
@@ -153,10 +230,9 @@ impl<'t> Parser<'t> {
     }
 
     pub(crate) fn error(&mut self, code: &'static str, message: impl Into<String>) {
-        self.events.push(Event::Error {
-            code,
-            message: message.into(),
-        });
+        let idx = self.errors.len() as u32;
+        self.errors.push((code, message.into()));
+        self.events.push(Event::Error(idx));
     }
 
     /// Puppet's generic "Syntax error at 'x'" for the current token.
@@ -226,7 +302,7 @@ impl Marker {
         } else {
             p.events[self.pos as usize] = Event::Start {
                 kind,
-                forward_parent: None,
+                forward_parent: 0,
             };
         }
         p.events.push(Event::Finish);
@@ -257,7 +333,7 @@ impl CompletedMarker {
     pub(crate) fn precede(self, p: &mut Parser) -> Marker {
         let new = p.start();
         if let Event::Start { forward_parent, .. } = &mut p.events[self.pos as usize] {
-            *forward_parent = Some(new.pos - self.pos);
+            *forward_parent = new.pos - self.pos;
         }
         new
     }
@@ -275,48 +351,265 @@ pub(crate) struct PlacedError {
     pub offset: u32,
 }
 
+type GreenElement = rowan::NodeOrToken<rowan::GreenNode, rowan::GreenToken>;
+
+/// Tokens up to this many bytes are looked up in the [`TokenCache`].
+const CACHED_TOKEN_MAX: usize = 16;
+/// `KEY_MASKS[n]` keeps the low `n` bytes of a little-endian `u128`.
+const KEY_MASKS: [u128; CACHED_TOKEN_MAX + 1] = {
+    let mut masks = [0u128; CACHED_TOKEN_MAX + 1];
+    let mut n = 1;
+    while n <= CACHED_TOKEN_MAX {
+        masks[n] = (masks[n - 1] << 8) | 0xff;
+        n += 1;
+    }
+    masks
+};
+/// log2 of the number of slots of the [`TokenCache`].
+const TOKEN_CACHE_BITS: u32 = 12;
+
+/// A bounded, direct-mapped cache of small green tokens (whitespace, punctuation, keywords,
+/// short names), so the same `,` or `\n  ` is allocated once and shared, without the hashing
+/// and growth of rowan's `NodeCache`. A slot's key is the token's kind, length and bytes
+/// (zero-padded to 16), so a hit needs no string comparison; a collision just replaces the
+/// slot.
+struct TokenCache {
+    slots: Vec<Option<CachedToken>>,
+    /// Nodes whose only child is a small (cached) token, such as `VARIABLE_EXPR` over `$x`
+    /// or `LITERAL` over `'present'`: keyed by the node kind and the token's address, which
+    /// the slot keeps alive through the node it holds.
+    wrappers: Vec<Option<CachedWrapper>>,
+}
+
+struct CachedWrapper {
+    kind: SyntaxKind,
+    token: usize,
+    node: rowan::GreenNode,
+}
+
+/// log2 of the number of slots for single-token nodes.
+const WRAPPER_CACHE_BITS: u32 = 11;
+
+struct CachedToken {
+    key: u128,
+    kind_len: u32,
+    token: rowan::GreenToken,
+}
+
+impl TokenCache {
+    fn new() -> Self {
+        TokenCache {
+            slots: (0..1usize << TOKEN_CACHE_BITS).map(|_| None).collect(),
+            wrappers: (0..1usize << WRAPPER_CACHE_BITS).map(|_| None).collect(),
+        }
+    }
+
+    /// The node of `kind` whose only child is `token`, shared when `token` is a cached one.
+    #[inline]
+    fn wrapper(&mut self, kind: SyntaxKind, token: rowan::GreenToken) -> rowan::GreenNode {
+        if usize::from(token.text_len()) > CACHED_TOKEN_MAX {
+            return rowan::GreenNode::new(kind.into(), [token.into()]);
+        }
+        let addr = &*token as *const rowan::GreenTokenData as usize;
+        let h = ((addr as u64) >> 4) ^ u64::from(kind as u16).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let idx = (h.wrapping_mul(0x2545_F491_4F6C_DD1D) >> (64 - WRAPPER_CACHE_BITS)) as usize;
+        let slot = &mut self.wrappers[idx];
+        if let Some(c) = slot {
+            if c.token == addr && c.kind == kind {
+                return c.node.clone();
+            }
+        }
+        let node = rowan::GreenNode::new(kind.into(), [token.into()]);
+        *slot = Some(CachedWrapper {
+            kind,
+            token: addr,
+            node: node.clone(),
+        });
+        node
+    }
+
+    /// The green token of `kind` for `text[start..start + len]`.
+    #[inline(always)]
+    fn token(&mut self, kind: SyntaxKind, text: &str, start: usize, len: usize) -> GreenElement {
+        if len > CACHED_TOKEN_MAX {
+            return new_token(kind, &text[start..start + len]).into();
+        }
+        let bytes = text.as_bytes();
+        // The token's bytes, zero-padded to 16, as a number.
+        let key = match bytes.get(start..start + 16) {
+            Some(b16) => {
+                let mut a = [0u8; 16];
+                a.copy_from_slice(b16);
+                u128::from_le_bytes(a) & KEY_MASKS[len]
+            }
+            None => {
+                let mut a = [0u8; 16];
+                a[..len].copy_from_slice(&bytes[start..start + len]);
+                u128::from_le_bytes(a)
+            }
+        };
+        let kind_len = ((kind as u32) << 8) | len as u32;
+        let h = (key as u64)
+            ^ ((key >> 64) as u64).rotate_left(23)
+            ^ u64::from(kind_len).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let idx = (h.wrapping_mul(0x2545_F491_4F6C_DD1D) >> (64 - TOKEN_CACHE_BITS)) as usize;
+        let slot = &mut self.slots[idx];
+        if let Some(c) = slot {
+            if c.key == key && c.kind_len == kind_len {
+                return c.token.clone().into();
+            }
+        }
+        let token = new_token(kind, &text[start..start + len]);
+        *slot = Some(CachedToken {
+            key,
+            kind_len,
+            token: token.clone(),
+        });
+        token.into()
+    }
+}
+
+/// A fresh green token (kept out of line: the cached path is the hot one).
+#[inline(never)]
+fn new_token(kind: SyntaxKind, text: &str) -> rowan::GreenToken {
+    rowan::GreenToken::new(kind.into(), text)
+}
+
+thread_local! {
+    static TOKEN_CACHE: std::cell::RefCell<TokenCache> = std::cell::RefCell::new(TokenCache::new());
+}
+
+/// Builds green nodes bottom-up from a stack of finished children (no hashing, no
+/// deduplication of nodes).
+struct TreeSink<'a> {
+    text: &'a str,
+    tokens: &'a [Token],
+    skip: &'a [bool],
+    tok: usize,
+    offset: u32,
+    children: Vec<GreenElement>,
+    /// Open nodes: kind and where their children start in `children`.
+    parents: Vec<(SyntaxKind, usize)>,
+    cache: &'a mut TokenCache,
+}
+
+impl TreeSink<'_> {
+    #[inline]
+    fn start_node(&mut self, kind: SyntaxKind) {
+        self.parents.push((kind, self.children.len()));
+    }
+
+    #[inline]
+    fn finish_node(&mut self) {
+        if let Some((kind, first)) = self.parents.pop() {
+            let node = if self.children.len() == first + 1 {
+                match self.children.pop() {
+                    Some(rowan::NodeOrToken::Token(token)) => self.cache.wrapper(kind, token),
+                    Some(child) => rowan::GreenNode::new(kind.into(), [child]),
+                    None => rowan::GreenNode::new(kind.into(), []),
+                }
+            } else {
+                rowan::GreenNode::new(kind.into(), self.children.drain(first..))
+            };
+            self.children.push(node.into());
+        }
+    }
+
+    #[inline(always)]
+    fn emit_token(&mut self) {
+        let t = self.tokens[self.tok];
+        let el = self
+            .cache
+            .token(t.kind, self.text, self.offset as usize, t.len as usize);
+        self.children.push(el);
+        self.offset += t.len;
+        self.tok += 1;
+    }
+
+    #[inline]
+    fn flush_skipped(&mut self) {
+        while self.tok < self.tokens.len() && self.skip[self.tok] {
+            self.emit_token();
+        }
+    }
+}
+
 /// Turns events into a rowan green tree, putting back every skipped token.
 pub(crate) fn build_tree(
     text: &str,
     tokens: &[Token],
     skip: &[bool],
-    mut events: Vec<Event>,
+    events: &mut [Event],
+    messages: Vec<(&'static str, String)>,
     root: SyntaxKind,
+    scratch: &mut Scratch,
 ) -> (rowan::GreenNode, Vec<PlacedError>) {
-    let mut builder = rowan::GreenNodeBuilder::new();
-    let mut errors = Vec::new();
-    let mut tok = 0usize;
-    let mut offset = 0u32;
-    builder.start_node(root.into());
+    TOKEN_CACHE.with(|cache| match cache.try_borrow_mut() {
+        Ok(mut cache) => build_tree_with(
+            text, tokens, skip, events, messages, root, scratch, &mut cache,
+        ),
+        Err(_) => build_tree_with(
+            text,
+            tokens,
+            skip,
+            events,
+            messages,
+            root,
+            scratch,
+            &mut TokenCache::new(),
+        ),
+    })
+}
 
-    let emit_token = |builder: &mut rowan::GreenNodeBuilder, tok: &mut usize, offset: &mut u32| {
-        let t = tokens[*tok];
-        let s = *offset as usize;
-        builder.token(t.kind.into(), &text[s..s + t.len as usize]);
-        *offset += t.len;
-        *tok += 1;
+#[allow(clippy::too_many_arguments)]
+fn build_tree_with(
+    text: &str,
+    tokens: &[Token],
+    skip: &[bool],
+    events: &mut [Event],
+    messages: Vec<(&'static str, String)>,
+    root: SyntaxKind,
+    scratch: &mut Scratch,
+    cache: &mut TokenCache,
+) -> (rowan::GreenNode, Vec<PlacedError>) {
+    let mut children = std::mem::take(&mut scratch.children);
+    let mut parents = std::mem::take(&mut scratch.parents);
+    children.clear();
+    parents.clear();
+    let mut sink = TreeSink {
+        text,
+        tokens,
+        skip,
+        tok: 0,
+        offset: 0,
+        children,
+        parents,
+        cache,
     };
-    let flush_skipped =
-        |builder: &mut rowan::GreenNodeBuilder, tok: &mut usize, offset: &mut u32| {
-            while *tok < tokens.len() && skip[*tok] {
-                emit_token(builder, tok, offset);
-            }
-        };
+    let mut messages: Vec<Option<(&'static str, String)>> =
+        messages.into_iter().map(Some).collect();
+    let mut errors = Vec::new();
+    sink.start_node(root);
 
     let mut forward: Vec<SyntaxKind> = Vec::new();
-    let mut depth = 0usize;
     for i in 0..events.len() {
-        match std::mem::replace(&mut events[i], Event::Tombstone) {
+        // Events are `Copy`; only the forward parents a `Start` pulls in are tombstoned.
+        match events[i] {
             Event::Start {
                 kind,
                 forward_parent,
             } => {
+                sink.flush_skipped();
+                if forward_parent == 0 {
+                    sink.start_node(kind);
+                    continue;
+                }
                 forward.clear();
                 forward.push(kind);
                 let mut idx = i;
                 let mut fp = forward_parent;
-                while let Some(delta) = fp {
-                    idx += delta as usize;
+                while fp != 0 {
+                    idx += fp as usize;
                     fp = match std::mem::replace(&mut events[idx], Event::Tombstone) {
                         Event::Start {
                             kind,
@@ -325,52 +618,58 @@ pub(crate) fn build_tree(
                             forward.push(kind);
                             forward_parent
                         }
-                        _ => None,
+                        _ => 0,
                     };
                 }
-                flush_skipped(&mut builder, &mut tok, &mut offset);
-                for kind in forward.drain(..).rev() {
-                    builder.start_node(kind.into());
-                    depth += 1;
+                for &kind in forward.iter().rev() {
+                    sink.start_node(kind);
                 }
             }
             Event::Finish => {
-                if depth > 0 {
-                    builder.finish_node();
-                    depth -= 1;
+                // The root is never closed here.
+                if sink.parents.len() > 1 {
+                    sink.finish_node();
                 }
             }
             Event::Token => {
-                flush_skipped(&mut builder, &mut tok, &mut offset);
-                if tok < tokens.len() {
-                    emit_token(&mut builder, &mut tok, &mut offset);
+                sink.flush_skipped();
+                if sink.tok < tokens.len() {
+                    sink.emit_token();
                 }
             }
-            Event::Error { code, message } => {
+            Event::Error(idx) => {
                 // Point at the next significant token.
-                let mut t = tok;
-                let mut o = offset;
+                let mut t = sink.tok;
+                let mut o = sink.offset;
                 while t < tokens.len() && skip[t] {
                     o += tokens[t].len;
                     t += 1;
                 }
-                errors.push(PlacedError {
-                    code,
-                    message,
-                    offset: o,
-                });
+                if let Some((code, message)) = messages.get_mut(idx as usize).and_then(Option::take)
+                {
+                    errors.push(PlacedError {
+                        code,
+                        message,
+                        offset: o,
+                    });
+                }
             }
             Event::Tombstone => {}
         }
     }
-    while depth > 0 {
-        builder.finish_node();
-        depth -= 1;
+    while sink.parents.len() > 1 {
+        sink.finish_node();
     }
     // Whatever the grammar did not consume (it always consumes everything, but be safe).
-    while tok < tokens.len() {
-        emit_token(&mut builder, &mut tok, &mut offset);
+    while sink.tok < tokens.len() {
+        sink.emit_token();
     }
-    builder.finish_node();
-    (builder.finish(), errors)
+    sink.finish_node();
+    let root = match sink.children.pop() {
+        Some(rowan::NodeOrToken::Node(node)) => node,
+        _ => rowan::GreenNode::new(root.into(), std::iter::empty()),
+    };
+    scratch.children = sink.children;
+    scratch.parents = sink.parents;
+    (root, errors)
 }
