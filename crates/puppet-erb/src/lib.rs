@@ -47,9 +47,9 @@ mod strings;
 pub mod value;
 mod yaml;
 
-use indexmap::IndexMap;
+pub use indexmap::IndexMap;
 use puppet_types::Value;
-use smol_str::SmolStr;
+pub use smol_str::SmolStr;
 
 /// What a template can see of the Puppet scope it is evaluated in.
 pub trait TemplateScope {
