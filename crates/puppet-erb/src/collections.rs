@@ -546,10 +546,7 @@ fn enumerable(
             min_max(&items, Ordering::Greater, pos)?,
         ]),
         "zip" => {
-            let others: Vec<Vec<RValue>> = args
-                .iter()
-                .map(|a| crate::methods::splat_items(a))
-                .collect();
+            let others: Vec<Vec<RValue>> = args.iter().map(crate::methods::splat_items).collect();
             RValue::array(
                 items
                     .into_iter()

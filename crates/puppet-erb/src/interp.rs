@@ -41,7 +41,7 @@ pub enum Ctrl {
 /// Evaluation result.
 pub type R = Result<RValue, Ctrl>;
 
-const MAX_DEPTH: usize = 400;
+const MAX_DEPTH: usize = 100;
 const MAX_STEPS: u64 = 50_000_000;
 
 struct Frame {
@@ -76,6 +76,9 @@ impl std::fmt::Debug for Interp<'_> {
             .finish()
     }
 }
+
+/// Writes back the result of a compound assignment.
+type Setter<'s> = Box<dyn Fn(&mut Interp<'s>, RValue) -> Result<(), Ctrl>>;
 
 /// Raises a Ruby exception at `pos`.
 pub fn raise<T>(class: &str, message: impl Into<String>, pos: Pos) -> Result<T, Ctrl> {
@@ -696,63 +699,56 @@ impl<'s> Interp<'s> {
 
     fn op_assign(&mut self, target: &Node, op: &str, value: &Node, pos: Pos) -> R {
         // Evaluate the receiver and index once.
-        let (getter, setter): (RValue, Box<dyn Fn(&mut Self, RValue) -> Result<(), Ctrl>>) =
-            match &target.kind {
-                Kind::LVar(n) => {
-                    let cur = self.lvar(n).unwrap_or(RValue::Nil);
-                    let n = n.clone();
-                    (
-                        cur,
-                        Box::new(move |me: &mut Self, v| {
-                            me.set_lvar(&n, v);
-                            Ok(())
-                        }),
-                    )
-                }
-                Kind::IVar(n) => {
-                    let cur = self.ivar(n);
-                    let n = n.clone();
-                    (
-                        cur,
-                        Box::new(move |me: &mut Self, v| {
-                            me.ivars.insert(n.clone(), v);
-                            Ok(())
-                        }),
-                    )
-                }
-                Kind::Call {
-                    recv: Some(r),
-                    name,
-                    args,
-                    ..
-                } => {
-                    let recv = self.eval(r)?;
-                    let a = self.eval_list(args)?;
-                    let cur = crate::methods::call_method(
-                        self,
-                        recv.clone(),
-                        name,
-                        a.clone(),
-                        None,
-                        pos,
-                    )?;
-                    let mname = if name == "[]" {
-                        "[]=".to_string()
-                    } else {
-                        format!("{name}=")
-                    };
-                    (
-                        cur,
-                        Box::new(move |me: &mut Self, v| {
-                            let mut a = a.clone();
-                            a.push(v);
-                            crate::methods::call_method(me, recv.clone(), &mname, a, None, pos)?;
-                            Ok(())
-                        }),
-                    )
-                }
-                _ => return unsupported("compound assignment target", pos),
-            };
+        let (getter, setter): (RValue, Setter<'s>) = match &target.kind {
+            Kind::LVar(n) => {
+                let cur = self.lvar(n).unwrap_or(RValue::Nil);
+                let n = n.clone();
+                (
+                    cur,
+                    Box::new(move |me: &mut Self, v| {
+                        me.set_lvar(&n, v);
+                        Ok(())
+                    }),
+                )
+            }
+            Kind::IVar(n) => {
+                let cur = self.ivar(n);
+                let n = n.clone();
+                (
+                    cur,
+                    Box::new(move |me: &mut Self, v| {
+                        me.ivars.insert(n.clone(), v);
+                        Ok(())
+                    }),
+                )
+            }
+            Kind::Call {
+                recv: Some(r),
+                name,
+                args,
+                ..
+            } => {
+                let recv = self.eval(r)?;
+                let a = self.eval_list(args)?;
+                let cur =
+                    crate::methods::call_method(self, recv.clone(), name, a.clone(), None, pos)?;
+                let mname = if name == "[]" {
+                    "[]=".to_string()
+                } else {
+                    format!("{name}=")
+                };
+                (
+                    cur,
+                    Box::new(move |me: &mut Self, v| {
+                        let mut a = a.clone();
+                        a.push(v);
+                        crate::methods::call_method(me, recv.clone(), &mname, a, None, pos)?;
+                        Ok(())
+                    }),
+                )
+            }
+            _ => return unsupported("compound assignment target", pos),
+        };
         let newv = match op {
             "||" => {
                 if getter.truthy() {

@@ -235,6 +235,7 @@ pub struct Lexer<'a> {
     paren_depth: i32,
     ternary: i32,
     src: &'a str,
+    depth: usize,
     /// Set when the code ended inside a `#` comment.
     pub ended_in_comment: bool,
 }
@@ -251,6 +252,7 @@ impl<'a> Lexer<'a> {
             paren_depth: 0,
             ternary: 0,
             src,
+            depth: 0,
             ended_in_comment: false,
         }
     }
@@ -802,8 +804,12 @@ impl<'a> Lexer<'a> {
                     if !s.is_empty() {
                         parts.push(StrPart::Lit(std::mem::take(&mut s)));
                     }
+                    if self.depth >= 32 {
+                        return self.err("string interpolation nested deeper than 32", true);
+                    }
                     let rest: String = self.chars[self.i..].iter().collect();
                     let mut sub = Lexer::new(&rest, self.pos());
+                    sub.depth = self.depth + 1;
                     let toks = sub.run(true)?;
                     let consumed = sub.i;
                     for _ in 0..consumed {

@@ -398,6 +398,9 @@ pub fn responds_to(v: &RValue, name: &str) -> bool {
     }
 }
 
+/// Capture groups of a match (group 0 is the whole match).
+pub type Captures = Vec<Option<String>>;
+
 /// Matches a regexp against text from a char offset; sets `$~`. Returns captures.
 pub fn regex_match(
     it: &mut Interp,
@@ -405,7 +408,7 @@ pub fn regex_match(
     text: &str,
     start: usize,
     pos: Pos,
-) -> Result<Option<(usize, Vec<Option<String>>)>, Ctrl> {
+) -> Result<Option<(usize, Captures)>, Ctrl> {
     let byte_start = text
         .char_indices()
         .nth(start)
@@ -967,7 +970,7 @@ pub fn call_method(
                 let i = int_arg(&args[0], pos)?;
                 Ok(norm_index(i, m.len())
                     .and_then(|i| m.get(i).cloned().flatten())
-                    .map(|s| RValue::string(s))
+                    .map(RValue::string)
                     .unwrap_or(RValue::Nil))
             }
             "captures" => Ok(RValue::array(
@@ -1259,9 +1262,10 @@ fn num_method(
                     if *b >= 63 || *b < 0 {
                         return overflow();
                     }
-                    a.checked_shl(*b as u32)
-                        .filter(|r| r >> *b == *a)
-                        .map_or_else(|| i64::MAX, |r| r)
+                    match a.checked_shl(*b as u32).filter(|r| r >> *b == *a) {
+                        Some(r) => r,
+                        None => return overflow(),
+                    }
                 }
                 _ => a >> (*b).clamp(0, 63),
             })),

@@ -445,19 +445,21 @@ impl Parser {
         let pos = self.pos();
         // `x = ...` where x is a new local.
         if let (Tok::Ident(name), Tok::Op(op)) = (self.peek().clone(), self.peek_n(1).clone()) {
-            if op == "=" || (op.ends_with('=') && is_assign_op(op)) {
-                if !is_reserved(&name) && !name.ends_with('?') && !name.ends_with('!') {
-                    self.bump();
-                    self.bump();
-                    self.skip_nl();
-                    self.declare(&name);
-                    let target = Node {
-                        kind: Kind::LVar(name),
-                        pos,
-                    };
-                    let value = self.assign_rhs()?;
-                    return Ok(make_assign(target, op, value, pos));
-                }
+            if (op == "=" || (op.ends_with('=') && is_assign_op(op)))
+                && !is_reserved(&name)
+                && !name.ends_with('?')
+                && !name.ends_with('!')
+            {
+                self.bump();
+                self.bump();
+                self.skip_nl();
+                self.declare(&name);
+                let target = Node {
+                    kind: Kind::LVar(name),
+                    pos,
+                };
+                let value = self.assign_rhs()?;
+                return Ok(make_assign(target, op, value, pos));
             }
         }
         let left = self.ternary()?;
@@ -600,10 +602,7 @@ impl Parser {
                 return Err(e);
             }
         };
-        loop {
-            let Tok::Op(op) = self.peek().clone() else {
-                break;
-            };
+        while let Tok::Op(op) = self.peek().clone() {
             if !LEVELS[level].contains(&op) {
                 break;
             }

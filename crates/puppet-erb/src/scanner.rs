@@ -237,6 +237,6 @@ mod tests {
         );
         assert_eq!(texts("a <%- x %>"), vec!["T\"a \"", "C\" x \""]);
         assert_eq!(texts("<%% x %%> <%# c -%>\n"), vec!["T\"<% x %%> \"", "CR"]);
-        assert_eq!(texts("<%= 1 %%> %>"), vec!["I\"1 %> \""]);
+        assert_eq!(texts("<%= 1 %%> %>"), vec!["I\" 1 %> \""]);
     }
 }

@@ -885,7 +885,7 @@ mod tests {
         assert_eq!(float_to_s(2.5e-10), "2.5e-10");
         assert_eq!(float_to_s(100.0), "100.0");
         assert_eq!(float_to_s(-1.5), "-1.5");
-        assert_eq!(float_to_s(123456789.123456789), "123456789.12345679");
+        assert_eq!(float_to_s(123_456_789.123_456_79), "123456789.12345679");
     }
 
     #[test]

@@ -121,7 +121,7 @@ fn emit_child(
             }
         }
         _ => {
-            let s = scalar(x, indent + if in_seq { 2 } else { 2 }, pos)?;
+            let s = scalar(x, indent + 2, pos)?;
             if !s.is_empty() {
                 out.push(' ');
                 out.push_str(&s);
@@ -396,9 +396,7 @@ fn string_scalar(s: &str, indent: usize, pos: Pos) -> Result<String, Ctrl> {
     }
     if plain {
         Ok(s.to_string())
-    } else if s.contains('"') || true {
-        Ok(single(s))
     } else {
-        Ok(double_quoted(s))
+        Ok(single(s))
     }
 }

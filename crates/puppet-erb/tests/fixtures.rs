@@ -30,7 +30,7 @@ fn json_to_value(j: &serde_json::Value) -> Value {
 fn versionparts(v: &Value) -> Vec<i64> {
     v.to_plain_string()
         .split('.')
-        .map(|p| puppet_erb_to_i(p))
+        .map(puppet_erb_to_i)
         .collect()
 }
 
