@@ -605,6 +605,24 @@ pub fn array_method(
 ) -> R {
     let items = cell.borrow().clone();
     let len = items.len();
+    if block.is_none() {
+        // Enumerators: what the chained method sees is the sequence of yielded values.
+        match name {
+            "each" | "map" | "collect" | "each_entry" | "select" | "filter" | "reject" => {
+                return Ok(RValue::array(items))
+            }
+            "each_with_index" | "each_with_index_map" => {
+                return Ok(RValue::array(
+                    items
+                        .into_iter()
+                        .enumerate()
+                        .map(|(i, x)| RValue::array(vec![x, RValue::Int(i as i64)]))
+                        .collect(),
+                ))
+            }
+            _ => {}
+        }
+    }
     match name {
         "each" => {
             let b = need_block(block, name, pos)?;
@@ -1142,6 +1160,28 @@ pub fn hash_method(
     pos: Pos,
 ) -> R {
     let snapshot = || cell.borrow().pairs();
+    if block.is_none()
+        && matches!(
+            name,
+            "each" | "each_pair" | "map" | "collect" | "each_with_index"
+        )
+    {
+        let pairs: Vec<RValue> = cell
+            .borrow()
+            .pairs()
+            .into_iter()
+            .map(|(k, v)| RValue::array(vec![k, v]))
+            .collect();
+        return Ok(RValue::array(if name == "each_with_index" {
+            pairs
+                .into_iter()
+                .enumerate()
+                .map(|(i, p)| RValue::array(vec![p, RValue::Int(i as i64)]))
+                .collect()
+        } else {
+            pairs
+        }));
+    }
     let pairs_arr = |p: Vec<(RValue, RValue)>| -> Vec<RValue> {
         p.into_iter()
             .map(|(k, v)| RValue::array(vec![k, v]))

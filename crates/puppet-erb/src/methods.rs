@@ -442,7 +442,7 @@ pub fn escape_regex(s: &str) -> String {
     for c in s.chars() {
         match c {
             '.' | '*' | '?' | '+' | '^' | '$' | '|' | '(' | ')' | '[' | ']' | '{' | '}' | '\\'
-            | '/' | '-' => {
+            | '#' | '-' => {
                 out.push('\\');
                 out.push(c);
             }
@@ -842,10 +842,10 @@ pub fn call_method(
             return Ok(RValue::Bool(responds_to(&recv, &to_s(&args[0]))));
         }
         "frozen?" => {
-            return Ok(RValue::Bool(!matches!(
-                recv,
-                RValue::Array(_) | RValue::Hash(_) | RValue::Str(_)
-            )))
+            return Ok(RValue::Bool(
+                !matches!(recv, RValue::Array(_) | RValue::Hash(_) | RValue::Str(_))
+                    || it.is_frozen(&recv),
+            ))
         }
         "freeze" | "itself" => return Ok(recv),
         "dup" | "clone" => {
