@@ -78,8 +78,13 @@ fn cmp_err(a: &RValue, b: &RValue, pos: Pos) -> Ctrl {
             "comparison of {} with {} failed",
             a.class_name(),
             match b {
-                RValue::Nil | RValue::Int(_) | RValue::Float(_) => value::inspect(b),
-                RValue::Str(s) => value::inspect_str(&s.borrow()),
+                RValue::Nil
+                | RValue::Bool(_)
+                | RValue::Int(_)
+                | RValue::Float(_)
+                | RValue::Sym(_) => {
+                    value::inspect(b)
+                }
                 other => other.class_name(),
             }
         ),
@@ -95,15 +100,19 @@ fn sort_items(
     pos: Pos,
 ) -> Result<(), Ctrl> {
     let mut err: Option<Ctrl> = None;
-    items.sort_by(|a, b| {
+    // Keep the original positions: a failed comparison is reported with the earlier
+    // element first, as Ruby's sort meets them.
+    let mut indexed: Vec<(usize, RValue)> = items.iter().cloned().enumerate().collect();
+    indexed.sort_by(|(ia, a), (ib, b)| {
         if err.is_some() {
             return Ordering::Equal;
         }
+        let (first, second) = if ia <= ib { (a, b) } else { (b, a) };
         match block {
             Some(bl) => match it.call_block(bl, vec![a.clone(), b.clone()], pos) {
                 Ok(RValue::Int(i)) => i.cmp(&0),
                 Ok(_) => {
-                    err = Some(cmp_err(a, b, pos));
+                    err = Some(cmp_err(first, second, pos));
                     Ordering::Equal
                 }
                 Err(e) => {
@@ -114,16 +123,19 @@ fn sort_items(
             None => match compare(a, b) {
                 Some(o) => o,
                 None => {
-                    err = Some(cmp_err(a, b, pos));
+                    err = Some(cmp_err(first, second, pos));
                     Ordering::Equal
                 }
             },
         }
     });
-    match err {
-        Some(e) => Err(e),
-        None => Ok(()),
+    if let Some(e) = err {
+        return Err(e);
     }
+    for (slot, (_, v)) in items.iter_mut().zip(indexed) {
+        *slot = v;
+    }
+    Ok(())
 }
 
 fn min_max(items: &[RValue], want: Ordering, pos: Pos) -> R {

@@ -162,6 +162,16 @@ fn no_method<T>(recv: &RValue, name: &str, pos: Pos) -> Result<T, Ctrl> {
 
 /// Methods that modify their receiver (they raise `FrozenError` on frozen values).
 fn is_mutator(recv: &RValue, name: &str) -> bool {
+    use crate::ruby_methods as rm;
+    let table = match recv {
+        RValue::Str(_) => rm::STRING,
+        RValue::Array(_) => rm::ARRAY,
+        RValue::Hash(_) => rm::HASH,
+        _ => return false,
+    };
+    if !rm::has(table, name) {
+        return false;
+    }
     if name.ends_with('!') {
         return true;
     }

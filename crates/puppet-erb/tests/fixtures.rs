@@ -2,7 +2,7 @@
 //! (`tests/fixtures/expected.json`, made by `tests/fixtures/gen.rb`): hand-written templates
 //! covering every supported construct and the corpus templates with guessed variables.
 //! An expected output must match byte for byte; an expected Ruby exception must be an error
-//! here too. Set `ERB_FIXTURE_VERBOSE=1` to print every mismatch.
+//! of the same class here (syntax errors as [`ErbError::Syntax`]). Set `ERB_FIXTURE_VERBOSE=1` to print every mismatch.
 
 use indexmap::IndexMap;
 use puppet_erb::{render, ErbError, TemplateScope};
@@ -94,10 +94,13 @@ fn fixtures_match_ruby() {
         let mut scope = Scope(vars);
         let got = render(template, file, &mut scope);
         let expected_out = r.get("output").and_then(|o| o.as_str());
+        let ruby_class = r["error"]["class"].as_str().unwrap_or("");
         let pass = match (&got, expected_out) {
             (Ok(g), Some(e)) => g == e,
             (Err(ErbError::Unsupported { .. }), _) => false,
-            (Err(_), None) => true,
+            // The same exception class as Ruby (a Ruby syntax error is ours too).
+            (Err(ErbError::Runtime { class, .. }), None) => class == ruby_class,
+            (Err(ErbError::Syntax { .. }), None) => ruby_class == "SyntaxError",
             _ => false,
         };
         if pass {

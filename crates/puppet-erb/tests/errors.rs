@@ -1,0 +1,80 @@
+//! Errors name the template file, line, column and the construct: unsupported constructs
+//! (found while parsing or while rendering), Ruby syntax errors and Ruby exceptions.
+
+use puppet_erb::{render, ErbError, IndexMap, SmolStr, TemplateScope};
+use puppet_types::Value;
+
+struct Scope;
+impl TemplateScope for Scope {
+    fn lookup(&self, _: &str) -> Option<Value> {
+        None
+    }
+    fn all_variables(&self) -> IndexMap<SmolStr, Value> {
+        let mut m = IndexMap::new();
+        m.insert(SmolStr::new("s"), Value::string("abc"));
+        m
+    }
+    fn call_function(&mut self, name: &str, _: Vec<Value>) -> Result<Value, String> {
+        Err(format!("Unknown function: '{name}'"))
+    }
+}
+
+fn err(text: &str) -> ErbError {
+    match render(text, "t.erb", &mut Scope) {
+        Ok(out) => panic!("expected an error, got {out:?}"),
+        Err(e) => e,
+    }
+}
+
+#[test]
+fn unsupported_constructs_are_located() {
+    let e = err("line one\n  <% x = `ls` %>\n");
+    assert!(e.is_unsupported(), "{e}");
+    assert_eq!(
+        e.to_string(),
+        "t.erb:2:10: unsupported construct in ERB template: backtick command"
+    );
+    let e = err("<% x = <<~EOS\nhi\nEOS\n%>");
+    assert!(e.to_string().contains("heredoc"), "{e}");
+    let e = err("<%= lambda { 1 }.call %>");
+    assert!(
+        e.is_unsupported() && e.to_string().starts_with("t.erb:1:5:"),
+        "{e}"
+    );
+    let e = err("a\nb <%= @s.unpack('C*') %>");
+    assert_eq!(
+        e.to_string(),
+        "t.erb:2:9: unsupported construct in ERB template: String#unpack"
+    );
+    let e = err("<% class Foo; end %>");
+    assert!(e.is_unsupported(), "{e}");
+}
+
+#[test]
+fn syntax_errors_are_located() {
+    let e = err("<% if true %>x");
+    assert!(matches!(e, ErbError::Syntax { .. }), "{e}");
+    let e = err("<%= [1, 2 %>");
+    assert!(matches!(e, ErbError::Syntax { line: 1, .. }), "{e}");
+}
+
+#[test]
+fn ruby_exceptions_are_located() {
+    let e = err("ok\n<% @missing.each do |x| %><% end %>");
+    assert_eq!(
+        e.to_string(),
+        "t.erb:2:12: NoMethodError: undefined method `each' for nil:NilClass"
+    );
+    let e = err("<%= [3, 'a'].sort %>");
+    assert!(
+        e.to_string()
+            .contains("ArgumentError: comparison of Integer with String failed"),
+        "{e}"
+    );
+    let e = err("<% @s << 'x' %>");
+    assert!(e.to_string().contains("FrozenError"), "{e}");
+    let e = err("<%= scope.function_nope(['a']) %>");
+    assert!(e.to_string().contains("Unknown function: 'nope'"), "{e}");
+    let e = err("<%= scope.function_nope('a') %>");
+    assert!(e.to_string().contains("single array"), "{e}");
+}
