@@ -6,6 +6,8 @@
 //! apply time), and types from other modules. Each rule yields the references it would
 //! look up; a reference that is not in the catalog is simply no relationship, as in Puppet.
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use crate::model::Resource;
@@ -37,22 +39,32 @@ impl AutoRelation {
     }
 }
 
-/// A candidate automatic relationship: `(relation, other type, other title)`.
-pub(crate) type AutoCandidate = (AutoRelation, &'static str, String);
+/// A candidate automatic relationship: `(relation, other type, other title)`; the title
+/// borrows from the resource where it can.
+pub(crate) type AutoCandidate<'a> = (AutoRelation, &'static str, Cow<'a, str>);
 
-fn strings(v: Option<&Value>) -> Vec<String> {
+/// The string values of a parameter (first elements of nested arrays), as Puppet's rules
+/// read them.
+fn strings<'a>(v: Option<&'a Value>, out: &mut Vec<Cow<'a, str>>) {
     match v {
-        Some(Value::String(s)) => vec![s.clone()],
-        Some(Value::Number(n)) => vec![n.to_string()],
-        Some(Value::Array(a)) => a
-            .iter()
-            .flat_map(|x| match x {
-                Value::Array(inner) => strings(inner.first()),
-                other => strings(Some(other)),
-            })
-            .collect(),
-        _ => Vec::new(),
+        Some(Value::String(s)) => out.push(Cow::Borrowed(s)),
+        Some(Value::Number(n)) => out.push(Cow::Owned(n.to_string())),
+        Some(Value::Array(a)) => {
+            for x in a {
+                match x {
+                    Value::Array(inner) => strings(inner.first(), out),
+                    other => strings(Some(other), out),
+                }
+            }
+        }
+        _ => {}
     }
+}
+
+fn first_string(v: Option<&Value>) -> Option<Cow<'_, str>> {
+    let mut out = Vec::new();
+    strings(v, &mut out);
+    out.into_iter().next()
 }
 
 fn numeric(s: &str) -> bool {
@@ -60,55 +72,75 @@ fn numeric(s: &str) -> bool {
 }
 
 /// Absolute paths at the start of each line (`^(/\S+)` in Ruby, where `^` is per line).
-fn leading_paths(text: &str, out: &mut Vec<String>) {
+fn leading_paths<'a>(text: &'a str, out: &mut Vec<&'a str>) {
     for line in text.split('\n') {
         if line.starts_with('/') {
             let end = line.find(|c: char| c.is_whitespace()).unwrap_or(line.len());
-            out.push(line[..end].to_string());
+            out.push(&line[..end]);
         }
     }
 }
 
-/// The parents of an absolute path, nearest first (`/a/b/c` -> `/a/b`, `/a`, `/`).
-fn parents(path: &str) -> Vec<String> {
-    let p = normalize_path(path);
+fn is_normalized(p: &str) -> bool {
+    !p.contains("//") && (p.len() <= 1 || !p.ends_with('/'))
+}
+
+/// The parents of an absolute path, nearest first (`/a/b/c` -> `/a/b`, `/a`, `/`),
+/// borrowed from `path` when it is already normalised.
+fn parents_of(path: &str) -> Vec<Cow<'_, str>> {
+    let p: Cow<'_, str> = if is_normalized(path) {
+        Cow::Borrowed(path)
+    } else {
+        Cow::Owned(normalize_path(path))
+    };
     let mut out = Vec::new();
     if !p.starts_with('/') || p == "/" {
         return out;
     }
-    let mut cur = p.as_str();
-    while let Some(i) = cur.rfind('/') {
-        let parent = if i == 0 { "/" } else { &cur[..i] };
-        out.push(parent.to_string());
-        if parent == "/" {
+    let mut end = p.len();
+    while let Some(i) = p[..end].rfind('/') {
+        let parent_end = if i == 0 { 1 } else { i };
+        out.push(match &p {
+            Cow::Borrowed(b) => Cow::Borrowed(&b[..parent_end]),
+            Cow::Owned(o) => Cow::Owned(o[..parent_end].to_string()),
+        });
+        if i == 0 {
             break;
         }
-        cur = parent;
+        end = i;
     }
     out
 }
 
-/// The automatic relationships of `res`, in the order Puppet adds them.
-/// `file_exists` says whether a `File` of that path is in the catalog (for the
-/// nearest-managed-parent rule); `files` lists every file path (for mount's autobefore).
-pub(crate) fn candidates(
-    res: &Resource,
-    file_exists: &dyn Fn(&str) -> bool,
+/// The parents of an absolute path, nearest first.
+#[cfg(test)]
+fn parents(path: &str) -> Vec<String> {
+    parents_of(path).into_iter().map(Cow::into_owned).collect()
+}
+
+/// The automatic relationships of `res` (whose lower-cased type is `type_key`), in the
+/// order Puppet adds them, appended to `out`. `file_exists` says whether a `File` of that
+/// path is in the catalog (for the nearest-managed-parent rule); `files` lists every file
+/// path (for mount's autobefore).
+pub(crate) fn candidates<'a>(
+    res: &'a Resource,
+    type_key: &str,
+    file_exists: &mut dyn FnMut(&str) -> bool,
     files: &dyn Fn() -> Vec<String>,
-) -> Vec<AutoCandidate> {
-    let mut out: Vec<AutoCandidate> = Vec::new();
+    out: &mut Vec<AutoCandidate<'a>>,
+) {
     let req = AutoRelation::Autorequire;
-    match res.type_key().as_str() {
+    match type_key {
         "file" => {
             let path = res.param_str("path").unwrap_or(&res.title);
-            if let Some(found) = parents(path).into_iter().find(|p| file_exists(p)) {
+            if let Some(found) = parents_of(path).into_iter().find(|p| file_exists(p)) {
                 out.push((req, "file", found));
             }
             if let Some(t) = res.param_str("target") {
-                out.push((req, "file", t.to_string()));
+                out.push((req, "file", Cow::Borrowed(t)));
             }
             for (ty, param) in [("user", "owner"), ("group", "group")] {
-                if let Some(v) = strings(res.parameters.get(param)).into_iter().next() {
+                if let Some(v) = first_string(res.param(param)) {
                     if !numeric(&v) {
                         out.push((req, ty, v));
                     }
@@ -116,87 +148,99 @@ pub(crate) fn candidates(
             }
         }
         "exec" => {
-            let mut files = Vec::new();
+            let mut files: Vec<&'a str> = Vec::new();
             if let Some(cwd) = res.param_str("cwd") {
-                files.push(cwd.to_string());
+                files.push(cwd);
             }
-            let command = match res.parameters.get("command") {
-                Some(Value::Array(a)) => a.first().and_then(Value::as_str).map(str::to_string),
-                Some(Value::String(s)) => Some(s.clone()),
+            let command: &'a str = match res.param("command") {
+                Some(Value::Array(a)) => a.first().and_then(Value::as_str),
+                Some(Value::String(s)) => Some(s.as_str()),
                 _ => None,
             }
-            .unwrap_or_else(|| res.title.clone());
-            leading_paths(&command, &mut files);
+            .unwrap_or(&res.title);
+            leading_paths(command, &mut files);
             for line in command.split('\n') {
                 if let Some(rest) = line.strip_prefix('"') {
                     if let Some(end) = rest.find('"') {
                         if end > 0 {
-                            files.push(rest[..end].to_string());
+                            files.push(&rest[..end]);
                         }
                     }
                 }
             }
+            let mut guards = Vec::new();
             for param in ["onlyif", "unless"] {
-                for line in strings(res.parameters.get(param)) {
-                    leading_paths(&line, &mut files);
+                guards.clear();
+                strings(res.param(param), &mut guards);
+                for line in &guards {
+                    // Only numbers are owned, and a number never starts with `/`.
+                    if let Cow::Borrowed(b) = line {
+                        leading_paths(b, &mut files);
+                    }
                 }
             }
-            out.extend(files.into_iter().map(|f| (req, "file", f)));
+            out.extend(files.into_iter().map(|f| (req, "file", Cow::Borrowed(f))));
             if let Some(user) = res.param_str("user") {
                 if !numeric(user) {
-                    out.push((req, "user", user.to_string()));
+                    out.push((req, "user", Cow::Borrowed(user)));
                 }
             }
         }
         "package" => {
             for param in ["responsefile", "adminfile"] {
                 if let Some(v) = res.param_str(param) {
-                    out.push((req, "file", v.to_string()));
+                    out.push((req, "file", Cow::Borrowed(v)));
                 }
             }
             if let Some(src) = res.param_str("source") {
                 if src.starts_with('/') {
-                    out.push((req, "file", src.to_string()));
+                    out.push((req, "file", Cow::Borrowed(src)));
                 }
             }
         }
         "user" => {
-            for g in strings(res.parameters.get("gid")) {
+            let mut vals = Vec::new();
+            strings(res.param("gid"), &mut vals);
+            for g in vals.drain(..) {
                 if !numeric(&g) {
                     out.push((req, "group", g));
                 }
             }
-            for g in strings(res.parameters.get("groups")) {
+            strings(res.param("groups"), &mut vals);
+            for g in vals.drain(..) {
                 for part in g.split(',') {
-                    out.push((req, "group", part.trim().to_string()));
+                    out.push((req, "group", Cow::Owned(part.trim().to_string())));
                 }
             }
-            for r in strings(res.parameters.get("roles")) {
+            strings(res.param("roles"), &mut vals);
+            for r in vals.drain(..) {
                 for part in r.split(',') {
-                    out.push((req, "user", part.trim().to_string()));
+                    out.push((req, "user", Cow::Owned(part.trim().to_string())));
                 }
             }
         }
         "cron" | "ssh_authorized_key" => {
             if let Some(u) = res.param_str("user") {
-                out.push((req, "user", u.to_string()));
+                out.push((req, "user", Cow::Borrowed(u)));
             }
         }
         "mount" => {
-            let name = res.param_str("name").unwrap_or(&res.title).to_string();
-            let mut ps = parents(&name);
+            let name = res.param_str("name").unwrap_or(&res.title);
+            let mut ps = parents_of(name);
             ps.reverse();
-            out.extend(ps.into_iter().map(|p| (req, "mount", p)));
+            out.extend(
+                ps.into_iter()
+                    .map(|p| (req, "mount", Cow::Owned(p.into_owned()))),
+            );
             let prefix = format!("{}/", name.trim_end_matches('/'));
             for f in files() {
                 if f.starts_with(&prefix) && f.len() > prefix.len() {
-                    out.push((AutoRelation::Autobefore, "file", f));
+                    out.push((AutoRelation::Autobefore, "file", Cow::Owned(f)));
                 }
             }
         }
         _ => {}
     }
-    out
 }
 
 #[cfg(test)]
@@ -221,7 +265,8 @@ mod tests {
             .insert("cwd".into(), Value::String("/srv".into()));
         r.parameters
             .insert("user".into(), Value::String("www".into()));
-        let c = candidates(&r, &|_| false, &Vec::new);
+        let mut c = Vec::new();
+        candidates(&r, "exec", &mut |_| false, &Vec::new, &mut c);
         let titles: Vec<_> = c.iter().map(|(_, t, n)| format!("{t}:{n}")).collect();
         assert_eq!(
             titles,

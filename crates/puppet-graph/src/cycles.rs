@@ -273,9 +273,9 @@ impl Graph {
                 let vx = self.vertices[v as usize];
                 CycleStep {
                     resource: ResourceId(vx.res),
-                    reference: self.res[vx.res as usize].reference.clone(),
+                    reference: self.res_name(vx.res).to_string(),
                     part: vx.part,
-                    location: self.res[vx.res as usize].location(),
+                    location: self.res_location(vx.res),
                 }
             })
             .collect();

@@ -73,8 +73,10 @@ impl Graph {
         };
         match kind {
             DotKind::Resources | DotKind::Relationships => {
-                for r in self.res.iter().filter(|r| r.in_graph) {
-                    node(&mut out, &r.reference);
+                for (i, r) in self.res.iter().enumerate() {
+                    if r.in_graph {
+                        node(&mut out, self.res_name(i as u32));
+                    }
                 }
                 if kind == DotKind::Resources {
                     for (i, kids) in self.children.iter().enumerate() {
@@ -83,12 +85,7 @@ impl Graph {
                         }
                         for &k in kids {
                             if self.res[k as usize].in_graph {
-                                edge(
-                                    &mut out,
-                                    &self.res[i].reference,
-                                    &self.res[k as usize].reference,
-                                    false,
-                                );
+                                edge(&mut out, self.res_name(i as u32), self.res_name(k), false);
                             }
                         }
                     }
@@ -96,8 +93,8 @@ impl Graph {
                     for e in &self.rel {
                         edge(
                             &mut out,
-                            &self.res[e.source as usize].reference,
-                            &self.res[e.target as usize].reference,
+                            self.res_name(e.source),
+                            self.res_name(e.target),
                             e.refresh,
                         );
                     }

@@ -25,8 +25,9 @@ use serde_json::Value;
 use crate::autorequire::{self, AutoRelation};
 use crate::error::Error;
 use crate::fxhash::{FxMap, FxSet};
-use crate::model::{Catalog, RelationKind, RelationOrigin};
-use crate::reference::{self, display_ref, lookup_key, lookup_key_into, parse_ref};
+use crate::keys::{KeyIndex, StrArena};
+use crate::model::{Catalog, RelationKind, RelationOrigin, Resource};
+use crate::reference::{self, display_ref_into, key_bytes, parse_ref};
 
 /// Identifies a resource of the catalog a [`Graph`] was built from: its index in
 /// `Catalog::resources`.
@@ -136,14 +137,16 @@ pub(crate) struct XEdge {
     pub org: Org,
 }
 
-/// What the graph keeps of each catalog resource.
-#[derive(Debug, Clone)]
+/// What the graph keeps of each catalog resource. Strings live in [`Names`].
+#[derive(Debug, Clone, Copy)]
 pub(crate) struct ResInfo {
-    pub reference: String,
-    pub type_key: String,
-    pub file: Option<String>,
+    /// Index of the lower-cased type in `Names::types`.
+    pub type_id: u32,
+    /// Index of the manifest in `Names::files`, `u32::MAX` when unknown.
+    pub file: u32,
     pub line: Option<u32>,
-    pub tags: Vec<String>,
+    /// Range of the resource's tags in `Names::tag_ids`.
+    pub tags: (u32, u32),
     pub container: bool,
     pub in_graph: bool,
     pub noop: Option<bool>,
@@ -151,14 +154,79 @@ pub(crate) struct ResInfo {
     pub deleting: bool,
 }
 
-impl ResInfo {
-    pub(crate) fn location(&self) -> Option<String> {
-        match (&self.file, self.line) {
+/// The strings of the resources, stored once: references (one per resource, as Puppet
+/// prints them) and interned types, manifests and tags.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Names {
+    refs: StrArena,
+    types: StrArena,
+    files: StrArena,
+    tags: StrArena,
+    tag_ids: Vec<u32>,
+}
+
+impl Names {
+    /// The reference of resource `r` (`Class[Main]`).
+    pub(crate) fn reference(&self, r: u32) -> &str {
+        self.refs.get(r)
+    }
+
+    /// The lower-cased type of `info` (`file`, `foo::bar`).
+    pub(crate) fn type_key(&self, info: &ResInfo) -> &str {
+        self.types.get(info.type_id)
+    }
+
+    /// `file:line` of `info`'s declaration, when known.
+    pub(crate) fn location(&self, info: &ResInfo) -> Option<String> {
+        let file = (info.file != u32::MAX).then(|| self.files.get(info.file));
+        match (file, info.line) {
             (Some(f), Some(l)) => Some(format!("{f}:{l}")),
-            (Some(f), None) => Some(f.clone()),
+            (Some(f), None) => Some(f.to_string()),
             (None, Some(l)) => Some(format!("line {l}")),
             (None, None) => None,
         }
+    }
+
+    /// The tags of `info`.
+    pub(crate) fn tags<'a>(&'a self, info: &ResInfo) -> impl Iterator<Item = &'a str> + 'a {
+        self.tag_ids[info.tags.0 as usize..info.tags.1 as usize]
+            .iter()
+            .map(|&t| self.tags.get(t))
+    }
+}
+
+/// Interns borrowed strings into a [`StrArena`] (build phase only).
+struct Interner<'a> {
+    ids: FxMap<&'a str, u32>,
+    last: Option<(&'a str, u32)>,
+}
+
+impl<'a> Interner<'a> {
+    fn new() -> Self {
+        Interner {
+            ids: FxMap::default(),
+            last: None,
+        }
+    }
+
+    /// The id of `s`, adding `make(s)` to `arena` the first time `s` is seen.
+    fn intern(
+        &mut self,
+        s: &'a str,
+        arena: &mut StrArena,
+        make: impl FnOnce(&mut String, &str),
+    ) -> u32 {
+        if let Some((l, id)) = self.last {
+            if l == s {
+                return id;
+            }
+        }
+        let id = *self
+            .ids
+            .entry(s)
+            .or_insert_with(|| arena.push_with(|buf| make(buf, s)));
+        self.last = Some((s, id));
+        id
     }
 }
 
@@ -186,19 +254,87 @@ struct ExtRel {
 #[derive(Debug)]
 pub struct GraphBuilder {
     res: Vec<ResInfo>,
-    keys: FxMap<String, u32>,
+    names: Names,
+    keys: KeyIndex,
     children: Vec<Vec<u32>>,
     rel: Vec<RelEdge>,
-    rel_pairs: FxSet<(u32, u32)>,
     autos: Vec<(u32, AutoRelation, u32)>,
     ext: Vec<ExtRel>,
 }
 
-fn collect_refs<'a>(v: &'a Value, out: &mut Vec<&'a Value>) {
+/// Calls `f` on every value of a relationship parameter (arrays flattened, `null`s
+/// skipped), in order, stopping at the first error.
+fn for_each_ref<'a>(
+    v: &'a Value,
+    f: &mut impl FnMut(&'a Value) -> Result<(), Error>,
+) -> Result<(), Error> {
     match v {
-        Value::Array(a) => a.iter().for_each(|x| collect_refs(x, out)),
-        Value::Null => {}
-        other => out.push(other),
+        Value::Array(a) => {
+            for x in a {
+                for_each_ref(x, f)?;
+            }
+            Ok(())
+        }
+        Value::Null => Ok(()),
+        other => f(other),
+    }
+}
+
+/// Whether a resource of lower-cased type `type_key` is a container in the agent's
+/// graph: classes, stages, nodes and defined-type instances.
+fn is_container(type_key: &str, kind: Option<&str>, has_children: bool) -> bool {
+    match type_key {
+        "class" | "stage" | "node" => true,
+        _ => match kind {
+            Some("defined_type") => true,
+            Some(_) => false,
+            None => has_children,
+        },
+    }
+}
+
+/// The parameters the build phase reads, found in one pass over a resource's parameters.
+#[derive(Default)]
+struct Params<'a> {
+    /// `require`, `subscribe`, `before`, `notify` (Puppet's order).
+    rel: [Option<&'a Value>; 4],
+    alias: Option<&'a Value>,
+    path: Option<&'a Value>,
+    name: Option<&'a Value>,
+    noop: Option<&'a Value>,
+    refreshonly: Option<&'a Value>,
+    ensure: Option<&'a Value>,
+}
+
+impl<'a> Params<'a> {
+    fn of(r: &'a Resource) -> Params<'a> {
+        let mut p = Params::default();
+        for (k, v) in &r.parameters {
+            match k.as_str() {
+                "require" => p.rel[0] = Some(v),
+                "subscribe" => p.rel[1] = Some(v),
+                "before" => p.rel[2] = Some(v),
+                "notify" => p.rel[3] = Some(v),
+                "alias" => p.alias = Some(v),
+                "path" => p.path = Some(v),
+                "name" => p.name = Some(v),
+                "noop" => p.noop = Some(v),
+                "refreshonly" => p.refreshonly = Some(v),
+                "ensure" => p.ensure = Some(v),
+                _ => {}
+            }
+        }
+        p
+    }
+}
+
+/// A boolean parameter value (`true`, `"true"`), as `Resource::param_bool` reads it.
+fn as_bool(v: Option<&Value>) -> Option<bool> {
+    match v? {
+        Value::Bool(b) => Some(*b),
+        Value::String(s) if s == "true" => Some(true),
+        Value::String(s) if s == "false" => Some(false),
+        _ => None,
     }
 }
 
@@ -207,58 +343,85 @@ impl GraphBuilder {
     /// A reference to a resource that is not in the catalog is an error with Puppet's text.
     pub fn from_catalog(catalog: &Catalog) -> Result<GraphBuilder, Error> {
         let n = catalog.resources.len();
-        let mut keys: FxMap<String, u32> = FxMap::default();
-        keys.reserve(n * 2);
-        let mut buf = String::new();
+        let mut keys = KeyIndex::with_capacity(n + n / 8 + 8, 24);
+        let mut buf: Vec<u8> = Vec::with_capacity(64);
+        let mut names = Names {
+            refs: StrArena::with_capacity(n, 24),
+            ..Names::default()
+        };
+        names.tag_ids.reserve(2 * n);
+        let mut types = Interner::new();
+        let mut files = Interner::new();
+        let mut tags = Interner::new();
         let mut res = Vec::with_capacity(n);
+        // Aliases and namevars, added once every resource has its own key.
+        let mut aliases: Vec<(u32, &str)> = Vec::new();
         for (i, r) in catalog.resources.iter().enumerate() {
-            let key = lookup_key(&r.type_name, &r.title);
-            if keys.insert(key, i as u32).is_some() {
+            if keys
+                .insert_if_absent(key_bytes(&mut buf, &r.type_name, &r.title), i as u32)
+                .is_some()
+            {
                 return Err(Error::DuplicateResource {
                     reference: r.reference(),
                 });
             }
-            let tk = r.type_key();
-            res.push(ResInfo {
-                reference: display_ref(&r.type_name, &r.title),
-                refreshonly: tk == "exec" && r.param_bool("refreshonly") == Some(true),
-                type_key: tk,
-                file: r.file.clone(),
-                line: r.line,
-                tags: r.tags.clone(),
-                container: false,
-                in_graph: !r.exported,
-                noop: r.param_bool("noop"),
-                deleting: r.param_str("ensure") == Some("absent"),
+            names
+                .refs
+                .push_with(|out| display_ref_into(out, &r.type_name, &r.title));
+            let type_id = types.intern(&r.type_name, &mut names.types, |out, t| {
+                let t = t.strip_prefix("::").unwrap_or(t);
+                out.extend(t.chars().map(|c| c.to_ascii_lowercase()));
             });
-        }
-        // Aliases: the `alias` metaparameter and a namevar that differs from the title.
-        for (i, r) in catalog.resources.iter().enumerate() {
-            let mut names: Vec<String> = Vec::new();
-            if let Some(v) = r.parameters.get("alias") {
-                let mut vals = Vec::new();
-                collect_refs(v, &mut vals);
-                names.extend(vals.iter().filter_map(|v| v.as_str().map(str::to_string)));
+            let tk = names.types.get(type_id);
+            let file = match &r.file {
+                Some(f) => files.intern(f, &mut names.files, |out, f| out.push_str(f)),
+                None => u32::MAX,
+            };
+            let tag_start = names.tag_ids.len() as u32;
+            for t in &r.tags {
+                let id = tags.intern(t, &mut names.tags, |out, t| out.push_str(t));
+                names.tag_ids.push(id);
             }
-            let namevar = match res[i].type_key.as_str() {
-                "file" => r.param_str("path"),
-                "package" | "service" | "user" | "group" | "host" | "mount" => r.param_str("name"),
+            let p = Params::of(r);
+            if let Some(v) = p.alias {
+                let _ = for_each_ref(v, &mut |x| {
+                    if let Some(s) = x.as_str() {
+                        aliases.push((i as u32, s));
+                    }
+                    Ok(())
+                });
+            }
+            let namevar = match tk {
+                "file" => p.path,
+                "package" | "service" | "user" | "group" | "host" | "mount" => p.name,
                 _ => None,
             };
-            if let Some(nv) = namevar {
-                names.push(nv.to_string());
+            if let Some(nv) = namevar.and_then(Value::as_str) {
+                aliases.push((i as u32, nv));
             }
-            for name in names {
-                keys.entry(lookup_key(&r.type_name, &name))
-                    .or_insert(i as u32);
-            }
+            res.push(ResInfo {
+                type_id,
+                file,
+                line: r.line,
+                tags: (tag_start, names.tag_ids.len() as u32),
+                container: false,
+                in_graph: !r.exported,
+                noop: as_bool(p.noop),
+                refreshonly: tk == "exec" && as_bool(p.refreshonly) == Some(true),
+                deleting: p.ensure.and_then(Value::as_str) == Some("absent"),
+            });
+        }
+        for &(i, name) in &aliases {
+            let r = &catalog.resources[i as usize];
+            keys.insert_if_absent(key_bytes(&mut buf, &r.type_name, name), i);
         }
 
         let mut children: Vec<Vec<u32>> = vec![Vec::new(); n];
         let mut child_seen: FxSet<(u32, u32)> = FxSet::default();
-        fn find_in(keys: &FxMap<String, u32>, buf: &mut String, s: &str) -> Option<u32> {
+        child_seen.reserve(catalog.edges.len());
+        fn find_in(keys: &KeyIndex, buf: &mut Vec<u8>, s: &str) -> Option<u32> {
             let (t, title) = parse_ref(s)?;
-            keys.get(lookup_key_into(buf, t, title)).copied()
+            keys.get(key_bytes(buf, t, title))
         }
         for e in &catalog.edges {
             let s = find_in(&keys, &mut buf, &e.source).ok_or_else(|| {
@@ -279,16 +442,18 @@ impl GraphBuilder {
                 children[s as usize].push(t);
             }
         }
+        drop(child_seen);
         for (i, r) in catalog.resources.iter().enumerate() {
-            res[i].container = r.is_container(!children[i].is_empty());
+            let tk = names.type_key(&res[i]);
+            res[i].container = is_container(tk, r.kind.as_deref(), !children[i].is_empty());
         }
 
         let mut b = GraphBuilder {
             res,
-            keys: FxMap::default(),
+            names,
+            keys: KeyIndex::default(),
             children,
             rel: Vec::with_capacity(catalog.resources.len() * 4),
-            rel_pairs: FxSet::default(),
             autos: Vec::new(),
             ext: Vec::new(),
         };
@@ -341,31 +506,34 @@ impl GraphBuilder {
                 .push((s, t, idx as u32));
         }
 
+        let has_ext = !ext_by_holder.is_empty();
         for (i, r) in catalog.resources.iter().enumerate() {
             if !b.res[i].in_graph {
                 continue;
             }
-            for kind in RelationKind::PUPPET_ORDER {
-                if let Some(v) = r.parameters.get(kind.as_str()) {
-                    let mut vals = Vec::new();
-                    collect_refs(v, &mut vals);
-                    for val in vals {
+            let params = if r.parameters.is_empty() {
+                Params::default()
+            } else {
+                Params::of(r)
+            };
+            for (k, kind) in RelationKind::PUPPET_ORDER.into_iter().enumerate() {
+                if let Some(v) = params.rel[k] {
+                    let (rel, res, names) = (&mut b.rel, &b.res, &b.names);
+                    for_each_ref(v, &mut |val| {
                         let text = match val {
                             Value::String(s) => s.as_str(),
                             _ => "",
                         };
-                        let parsed = parse_ref(text);
-                        let Some((ty, title)) = parsed else {
+                        let Some((ty, title)) = parse_ref(text) else {
                             return Err(Error::BadReference {
                                 reference: val.to_string(),
                                 param: kind.as_str().to_string(),
-                                resource: b.res[i].reference.clone(),
+                                resource: names.reference(i as u32).to_string(),
                             });
                         };
                         let other = keys
-                            .get(lookup_key_into(&mut buf, ty, title))
-                            .copied()
-                            .filter(|o| b.res[*o as usize].in_graph);
+                            .get(key_bytes(&mut buf, ty, title))
+                            .filter(|o| res[*o as usize].in_graph);
                         let Some(other) = other else {
                             return Err(Error::MissingInParameter {
                                 target: format!(
@@ -374,30 +542,33 @@ impl GraphBuilder {
                                     title
                                 ),
                                 param: kind.as_str().to_string(),
-                                resource: b.res[i].reference.clone(),
+                                resource: names.reference(i as u32).to_string(),
                                 file: r.file.clone(),
                                 line: r.line,
                             });
                         };
-                        let (s, t) = if kind.incoming() {
+                        let (source, target) = if kind.incoming() {
                             (other, i as u32)
                         } else {
                             (i as u32, other)
                         };
-                        b.push_rel(
-                            s,
-                            t,
-                            kind.refreshes(),
-                            Org::Meta {
+                        rel.push(RelEdge {
+                            source,
+                            target,
+                            refresh: kind.refreshes(),
+                            org: Org::Meta {
                                 param: kind,
                                 holder: i as u32,
                             },
-                        );
-                    }
+                        });
+                        Ok(())
+                    })?;
                 }
-                if let Some(list) = ext_by_holder.get(&(i as u32, kind)) {
-                    for &(s, t, idx) in list {
-                        b.push_rel(s, t, kind.refreshes(), Org::Ext { index: idx });
+                if has_ext {
+                    if let Some(list) = ext_by_holder.get(&(i as u32, kind)) {
+                        for &(s, t, idx) in list {
+                            b.push_rel(s, t, kind.refreshes(), Org::Ext { index: idx });
+                        }
                     }
                 }
             }
@@ -412,14 +583,17 @@ impl GraphBuilder {
                 .map(|r| reference::normalize_path(r.param_str("path").unwrap_or(&r.title)))
                 .collect()
         };
+        let mut cands = Vec::new();
+        let mut buf2: Vec<u8> = Vec::with_capacity(64);
         for (i, r) in catalog.resources.iter().enumerate() {
             if !b.res[i].in_graph || b.res[i].container {
                 continue;
             }
-            let exists = |p: &str| keys.contains_key(&lookup_key("file", p));
-            let cands = autorequire::candidates(r, &exists, &file_paths);
-            for (rel, ty, title) in cands {
-                if let Some(&o) = keys.get(lookup_key_into(&mut buf, ty, &title)) {
+            let mut exists = |p: &str| keys.get(key_bytes(&mut buf2, "file", p)).is_some();
+            let tk = b.names.type_key(&b.res[i]);
+            autorequire::candidates(r, tk, &mut exists, &file_paths, &mut cands);
+            for (rel, ty, title) in cands.drain(..) {
+                if let Some(o) = keys.get(key_bytes(&mut buf, ty, &title)) {
                     if o != i as u32 && b.res[o as usize].in_graph {
                         b.autos.push((i as u32, rel, o));
                     }
@@ -431,7 +605,6 @@ impl GraphBuilder {
     }
 
     fn push_rel(&mut self, source: u32, target: u32, refresh: bool, org: Org) {
-        self.rel_pairs.insert((source, target));
         self.rel.push(RelEdge {
             source,
             target,
@@ -441,8 +614,9 @@ impl GraphBuilder {
     }
 
     fn lookup(&self, reference: &str) -> Result<u32, Error> {
+        let mut buf = Vec::new();
         parse_ref(reference)
-            .and_then(|(t, title)| self.keys.get(&lookup_key(t, title)).copied())
+            .and_then(|(t, title)| self.keys.get(key_bytes(&mut buf, t, title)))
             .filter(|i| self.res[*i as usize].in_graph)
             .ok_or_else(|| Error::UnknownResource {
                 reference: reference.to_string(),
@@ -467,21 +641,41 @@ impl GraphBuilder {
     /// Ends the build phase: adds automatic relationships, expands containers and
     /// computes the strongly connected components.
     pub fn seal(mut self) -> Graph {
-        // Automatic relationships never override or contradict explicit ones.
+        // Automatic relationships never override or contradict explicit ones (nor an
+        // earlier automatic one), in either direction: compare unordered pairs, and only
+        // the explicit pairs that some automatic relationship could collide with.
         let autos = std::mem::take(&mut self.autos);
-        for (holder, relation, other) in autos {
-            let (s, t) = match relation {
+        if !autos.is_empty() {
+            let unordered = |s: u32, t: u32| if s <= t { (s, t) } else { (t, s) };
+            let ends = |holder: u32, relation: AutoRelation, other: u32| match relation {
                 AutoRelation::Autorequire | AutoRelation::Autosubscribe => (other, holder),
                 AutoRelation::Autobefore | AutoRelation::Autonotify => (holder, other),
             };
-            if self.rel_pairs.contains(&(s, t)) || self.rel_pairs.contains(&(t, s)) {
-                continue;
+            let mut wanted: FxSet<(u32, u32)> = FxSet::default();
+            wanted.reserve(autos.len());
+            for &(holder, relation, other) in &autos {
+                let (s, t) = ends(holder, relation, other);
+                wanted.insert(unordered(s, t));
             }
-            let refresh = matches!(
-                relation,
-                AutoRelation::Autosubscribe | AutoRelation::Autonotify
-            );
-            self.push_rel(s, t, refresh, Org::Auto { relation, holder });
+            let mut taken: FxSet<(u32, u32)> = FxSet::default();
+            taken.reserve(autos.len());
+            for e in &self.rel {
+                let p = unordered(e.source, e.target);
+                if wanted.contains(&p) {
+                    taken.insert(p);
+                }
+            }
+            for (holder, relation, other) in autos {
+                let (s, t) = ends(holder, relation, other);
+                if !taken.insert(unordered(s, t)) {
+                    continue;
+                }
+                let refresh = matches!(
+                    relation,
+                    AutoRelation::Autosubscribe | AutoRelation::Autonotify
+                );
+                self.push_rel(s, t, refresh, Org::Auto { relation, holder });
+            }
         }
         expand(self)
     }
@@ -668,38 +862,48 @@ fn expand(b: GraphBuilder) -> Graph {
     let mut slot_edges: Vec<u32> = Vec::with_capacity(n_alive);
     let mut final_edges: Vec<XEdge> = Vec::with_capacity(n_alive);
     let mut mark: Vec<u32> = vec![u32::MAX; nv];
-    let mut local: Vec<(u32, Vec<u32>)> = Vec::new();
+    let mut cursor: Vec<u32> = Vec::new();
     for v in 0..nv {
         out_start.push(slots.len() as u32);
         let list = &by_src[count[v] as usize..count[v + 1] as usize];
-        local.clear();
-        for (i, e) in list.iter().enumerate() {
+        let base = slots.len();
+        // Distinct targets in first-appearance order, with their edge counts.
+        for e in list {
             let t = e.target as usize;
             if mark[t] == u32::MAX {
-                mark[t] = local.len() as u32;
-                local.push((e.target, Vec::new()));
+                mark[t] = (slots.len() - base) as u32;
+                slots.push(Slot {
+                    target: e.target,
+                    first: 0,
+                    len: 0,
+                    refresh: 0,
+                });
             }
-            local[mark[t] as usize].1.push(i as u32);
+            let slot = &mut slots[base + mark[t] as usize];
+            slot.len += 1;
+            slot.refresh += u32::from(e.refresh);
         }
-        for (t, ids) in &local {
-            mark[*t as usize] = u32::MAX;
-            let first = slot_edges.len() as u32;
-            let mut refresh = 0;
-            for &i in ids {
-                let e = list[i as usize];
-                if e.refresh {
-                    refresh += 1;
-                }
-                slot_edges.push(final_edges.len() as u32);
-                final_edges.push(e);
-            }
-            slots.push(Slot {
-                target: *t,
-                first,
-                len: ids.len() as u32,
-                refresh,
-            });
+        // Each slot's edges are contiguous, in their original order.
+        cursor.clear();
+        let mut next = final_edges.len() as u32;
+        for slot in &mut slots[base..] {
+            slot.first = next;
+            cursor.push(next);
+            next += slot.len;
         }
+        let at = final_edges.len();
+        if let Some(&filler) = list.first() {
+            final_edges.resize(next as usize, filler);
+        }
+        for e in list {
+            let k = mark[e.target as usize] as usize;
+            final_edges[cursor[k] as usize] = *e;
+            cursor[k] += 1;
+        }
+        for slot in &slots[base..] {
+            mark[slot.target as usize] = u32::MAX;
+        }
+        slot_edges.extend(at as u32..next);
     }
     out_start.push(slots.len() as u32);
     let edges = final_edges;
@@ -737,6 +941,7 @@ fn expand(b: GraphBuilder) -> Graph {
     let ext = b.ext;
     let graph = Graph {
         res: b.res,
+        names: b.names,
         keys: b.keys,
         rel: b.rel,
         ext: ext
@@ -762,6 +967,64 @@ fn expand(b: GraphBuilder) -> Graph {
     graph
 }
 
+/// Tarjan's strongly connected components over the adjacency `slots` (`out_start` gives
+/// each vertex's range), iteratively; `emit` receives each component.
+fn tarjan(nv: usize, out_start: &[u32], slots: &[Slot], mut emit: impl FnMut(&[u32])) {
+    const UNSEEN: u32 = u32::MAX;
+    let mut index = vec![UNSEEN; nv];
+    let mut low = vec![0u32; nv];
+    let mut on_stack = vec![false; nv];
+    let mut stack: Vec<u32> = Vec::new();
+    // (vertex, next slot position)
+    let mut calls: Vec<(u32, u32)> = Vec::new();
+    let mut next_index = 0u32;
+    for root in 0..nv as u32 {
+        if index[root as usize] != UNSEEN {
+            continue;
+        }
+        index[root as usize] = next_index;
+        low[root as usize] = next_index;
+        next_index += 1;
+        stack.push(root);
+        on_stack[root as usize] = true;
+        calls.push((root, out_start[root as usize]));
+        while let Some(&mut (v, ref mut pos)) = calls.last_mut() {
+            let end = out_start[v as usize + 1];
+            if *pos < end {
+                let w = slots[*pos as usize].target;
+                *pos += 1;
+                if index[w as usize] == UNSEEN {
+                    index[w as usize] = next_index;
+                    low[w as usize] = next_index;
+                    next_index += 1;
+                    stack.push(w);
+                    on_stack[w as usize] = true;
+                    calls.push((w, out_start[w as usize]));
+                } else if on_stack[w as usize] {
+                    low[v as usize] = low[v as usize].min(index[w as usize]);
+                }
+                continue;
+            }
+            calls.pop();
+            if let Some(&(parent, _)) = calls.last() {
+                low[parent as usize] = low[parent as usize].min(low[v as usize]);
+            }
+            if low[v as usize] == index[v as usize] {
+                let mut k = stack.len();
+                while stack[k - 1] != v {
+                    k -= 1;
+                }
+                k -= 1;
+                for &u in &stack[k..] {
+                    on_stack[u as usize] = false;
+                }
+                emit(&stack[k..]);
+                stack.truncate(k);
+            }
+        }
+    }
+}
+
 /// A distinct target in a vertex's adjacency, with its parallel edges.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Slot {
@@ -785,7 +1048,8 @@ pub(crate) struct Slot {
 #[derive(Debug)]
 pub struct Graph {
     pub(crate) res: Vec<ResInfo>,
-    keys: FxMap<String, u32>,
+    pub(crate) names: Names,
+    keys: KeyIndex,
     pub(crate) rel: Vec<RelEdge>,
     pub(crate) ext: Vec<(RelationKind, RelationOrigin, Option<String>, Option<u32>)>,
     pub(crate) children: Vec<Vec<u32>>,
@@ -836,9 +1100,9 @@ impl Graph {
     /// The resource named by `reference` (`Notify[a]`, `Class[foo]`), if it is in the graph.
     pub fn find(&self, reference: &str) -> Option<ResourceId> {
         let (t, title) = parse_ref(reference)?;
+        let mut buf = Vec::new();
         self.keys
-            .get(&lookup_key(t, title))
-            .copied()
+            .get(key_bytes(&mut buf, t, title))
             .filter(|i| self.res[*i as usize].in_graph)
             .map(ResourceId)
     }
@@ -852,15 +1116,18 @@ impl Graph {
 
     /// The reference of a resource as Puppet prints it (`Class[Main]`).
     pub fn reference(&self, id: ResourceId) -> String {
-        self.res
-            .get(id.index())
-            .map(|r| r.reference.clone())
-            .unwrap_or_default()
+        if id.index() < self.res.len() {
+            self.names.reference(id.0).to_string()
+        } else {
+            String::new()
+        }
     }
 
     /// `file:line` of a resource's declaration, when the catalog has it.
     pub fn location(&self, id: ResourceId) -> Option<String> {
-        self.res.get(id.index()).and_then(ResInfo::location)
+        self.res
+            .get(id.index())
+            .and_then(|r| self.names.location(r))
     }
 
     /// Whether the resource is a container (class, stage, defined-type instance).
@@ -884,16 +1151,26 @@ impl Graph {
     }
 
     pub(crate) fn vertex_name(&self, v: u32) -> &str {
-        &self.res[self.vertices[v as usize].res as usize].reference
+        self.names.reference(self.vertices[v as usize].res)
+    }
+
+    /// The reference of resource `r` (`Class[Main]`).
+    pub(crate) fn res_name(&self, r: u32) -> &str {
+        self.names.reference(r)
+    }
+
+    /// `file:line` of resource `r`.
+    pub(crate) fn res_location(&self, r: u32) -> Option<String> {
+        self.names.location(&self.res[r as usize])
     }
 
     /// Puppet's own name of a vertex (`Whit[admissible_Class[A]]` for sentinels), the key
     /// Puppet sorts cycles by.
     pub(crate) fn puppet_ref(&self, v: u32) -> String {
         let vx = self.vertices[v as usize];
-        let r = &self.res[vx.res as usize].reference;
+        let r = self.names.reference(vx.res);
         match vx.part {
-            Part::Resource => r.clone(),
+            Part::Resource => r.to_string(),
             Part::Start => format!("Whit[admissible_{r}]"),
             Part::End => format!("Whit[completed_{r}]"),
         }
@@ -922,8 +1199,8 @@ impl Graph {
         match org {
             Org::Meta { param, holder } => EdgeOrigin::Metaparameter {
                 param,
-                declared_on: self.res[holder as usize].reference.clone(),
-                location: self.res[holder as usize].location(),
+                declared_on: self.res_name(holder).to_string(),
+                location: self.res_location(holder),
             },
             Org::Ext { index } => {
                 let (kind, origin, file, line) = &self.ext[index as usize];
@@ -947,12 +1224,12 @@ impl Graph {
             }
             Org::Auto { relation, holder } => EdgeOrigin::Automatic {
                 relation,
-                declared_on: self.res[holder as usize].reference.clone(),
-                location: self.res[holder as usize].location(),
+                declared_on: self.res_name(holder).to_string(),
+                location: self.res_location(holder),
             },
             Org::Contain { container } => EdgeOrigin::Containment {
-                container: self.res[container as usize].reference.clone(),
-                location: self.res[container as usize].location(),
+                container: self.res_name(container).to_string(),
+                location: self.res_location(container),
             },
             Org::Api { kind } => EdgeOrigin::Api { kind },
         }
@@ -962,40 +1239,19 @@ impl Graph {
     /// self-loop), each sorted by vertex id; computed once.
     pub(crate) fn cyclic_components(&self) -> &[Vec<u32>] {
         self.sccs.get_or_init(|| {
-            let mut pg: petgraph::Graph<(), (), petgraph::Directed, u32> =
-                petgraph::Graph::with_capacity(self.vertices.len(), self.slots.len());
-            for _ in 0..self.vertices.len() {
-                pg.add_node(());
-            }
-            for v in 0..self.vertices.len() as u32 {
-                for s in self.out_slots(v) {
-                    pg.add_edge(
-                        petgraph::graph::NodeIndex::new(v as usize),
-                        petgraph::graph::NodeIndex::new(s.target as usize),
-                        (),
-                    );
-                }
-            }
-            let mut out: Vec<Vec<u32>> = petgraph::algo::tarjan_scc(&pg)
-                .into_iter()
-                .filter(|c| {
-                    c.len() > 1
-                        || self
-                            .out_slots(c[0].index() as u32)
-                            .iter()
-                            .any(|s| s.target as usize == c[0].index())
-                })
-                .map(|c| {
-                    let mut c: Vec<u32> = c.into_iter().map(|x| x.index() as u32).collect();
+            let mut out: Vec<Vec<u32>> = Vec::new();
+            tarjan(self.vertices.len(), &self.out_start, &self.slots, |c| {
+                let cyclic = c.len() > 1 || self.out_slots(c[0]).iter().any(|s| s.target == c[0]);
+                if cyclic {
+                    let mut c = c.to_vec();
                     c.sort_unstable();
-                    c
-                })
-                .collect();
+                    out.push(c);
+                }
+            });
             out.sort();
             out
         })
     }
-
     /// Whether the graph has a dependency cycle (then Puppet refuses to apply it).
     pub fn has_cycles(&self) -> bool {
         !self.cyclic_components().is_empty()
@@ -1065,7 +1321,7 @@ impl Graph {
                 let vx = self.vertices[v as usize];
                 TraceEntry {
                     resource: ResourceId(vx.res),
-                    reference: self.res[vx.res as usize].reference.clone(),
+                    reference: self.res_name(vx.res).to_string(),
                     part: vx.part,
                 }
             })
@@ -1075,7 +1331,7 @@ impl Graph {
     fn dependency(&self, other: u32, e: &RelEdge) -> Dependency {
         Dependency {
             resource: ResourceId(other),
-            reference: self.res[other as usize].reference.clone(),
+            reference: self.res_name(other).to_string(),
             refresh: e.refresh,
             origin: self.origin(e.org),
         }

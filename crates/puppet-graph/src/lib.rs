@@ -39,6 +39,7 @@ mod dot;
 mod error;
 mod fxhash;
 mod graph;
+mod keys;
 mod model;
 mod reference;
 mod simulate;

@@ -301,19 +301,23 @@ impl Resource {
         }
     }
 
-    /// A parameter as a string, if it is one.
-    pub(crate) fn param_str(&self, name: &str) -> Option<&str> {
-        self.parameters.get(name).and_then(Value::as_str)
+    /// A parameter, if set. Resources carry few parameters, so a scan of the keys beats
+    /// hashing the name (the map's default hasher is SipHash).
+    #[inline]
+    pub(crate) fn param(&self, name: &str) -> Option<&Value> {
+        if self.parameters.len() <= 12 {
+            self.parameters
+                .iter()
+                .find(|(k, _)| k.as_str() == name)
+                .map(|(_, v)| v)
+        } else {
+            self.parameters.get(name)
+        }
     }
 
-    /// A boolean parameter (`true`, `"true"`), if set.
-    pub(crate) fn param_bool(&self, name: &str) -> Option<bool> {
-        match self.parameters.get(name)? {
-            Value::Bool(b) => Some(*b),
-            Value::String(s) if s == "true" => Some(true),
-            Value::String(s) if s == "false" => Some(false),
-            _ => None,
-        }
+    /// A parameter as a string, if it is one.
+    pub(crate) fn param_str(&self, name: &str) -> Option<&str> {
+        self.param(name).and_then(Value::as_str)
     }
 
     /// The lower-cased type name without a leading `::`.
@@ -322,18 +326,5 @@ impl Resource {
             .strip_prefix("::")
             .unwrap_or(&self.type_name)
             .to_ascii_lowercase()
-    }
-
-    /// Whether this resource is a container in the agent's graph: classes, stages, nodes
-    /// and defined-type instances.
-    pub(crate) fn is_container(&self, has_children: bool) -> bool {
-        match self.type_key().as_str() {
-            "class" | "stage" | "node" => true,
-            _ => match self.kind.as_deref() {
-                Some("defined_type") => true,
-                Some(_) => false,
-                None => has_children,
-            },
-        }
     }
 }

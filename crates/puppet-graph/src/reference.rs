@@ -35,30 +35,50 @@ fn strip_quotes(t: &str) -> &str {
 
 /// `foo::bar` -> `Foo::Bar` (a leading `::` is dropped), as Puppet capitalises type names.
 pub(crate) fn capitalize_segments(name: &str) -> String {
-    let name = name.strip_prefix("::").unwrap_or(name);
     let mut out = String::with_capacity(name.len());
+    capitalize_segments_into(&mut out, name);
+    out
+}
+
+/// [`capitalize_segments`], appended to `out`.
+pub(crate) fn capitalize_segments_into(out: &mut String, name: &str) {
+    let name = name.strip_prefix("::").unwrap_or(name);
     for (i, seg) in name.split("::").enumerate() {
         if i > 0 {
             out.push_str("::");
         }
         let mut chars = seg.chars();
         if let Some(c) = chars.next() {
-            out.extend(c.to_uppercase());
+            if c.is_ascii() {
+                out.push(c.to_ascii_uppercase());
+            } else {
+                out.extend(c.to_uppercase());
+            }
             out.push_str(chars.as_str());
         }
     }
-    out
 }
 
 /// The reference as the agent prints it: type capitalised, class titles capitalised
 /// (`Class[main]` is `Class[Main]`), other titles untouched.
 pub(crate) fn display_ref(ty: &str, title: &str) -> String {
-    let t = capitalize_segments(ty);
-    if t == "Class" {
-        format!("Class[{}]", capitalize_segments(title))
+    let mut out = String::with_capacity(ty.len() + title.len() + 2);
+    display_ref_into(&mut out, ty, title);
+    out
+}
+
+/// [`display_ref`], appended to `out` (no allocation once `out` has grown).
+pub(crate) fn display_ref_into(out: &mut String, ty: &str, title: &str) {
+    let start = out.len();
+    capitalize_segments_into(out, ty);
+    let is_class = &out[start..] == "Class";
+    out.push('[');
+    if is_class {
+        capitalize_segments_into(out, title);
     } else {
-        format!("{t}[{title}]")
+        out.push_str(title);
     }
+    out.push(']');
 }
 
 /// Normalises a file path the way Puppet's `file` type does for its title and namevar:
@@ -83,28 +103,44 @@ pub(crate) fn normalize_path(p: &str) -> String {
     out
 }
 
-/// Writes the lookup key of `ty[title]` into `buf` (no allocation once `buf` has grown)
-/// and returns it; same key as [`lookup_key`].
-pub(crate) fn lookup_key_into<'b>(buf: &'b mut String, ty: &str, title: &str) -> &'b str {
+/// Appends `p` normalised as by [`normalize_path`] to `out`, byte by byte (`/` is ASCII,
+/// so UTF-8 sequences pass through untouched).
+fn normalize_path_into(out: &mut Vec<u8>, p: &str) {
+    let start = out.len();
+    let mut prev_slash = false;
+    for &b in p.as_bytes() {
+        if b == b'/' {
+            if !prev_slash {
+                out.push(b);
+            }
+            prev_slash = true;
+        } else {
+            out.push(b);
+            prev_slash = false;
+        }
+    }
+    while out.len() > start + 1 && out.last() == Some(&b'/') {
+        out.pop();
+    }
+}
+
+/// Writes the lookup key of `ty[title]` into `buf` as bytes (the same bytes as
+/// [`lookup_key`]) and returns it; no allocation once `buf` has grown.
+pub(crate) fn key_bytes<'b>(buf: &'b mut Vec<u8>, ty: &str, title: &str) -> &'b [u8] {
     buf.clear();
     let ty = ty.strip_prefix("::").unwrap_or(ty);
-    for c in ty.chars() {
-        buf.push(c.to_ascii_lowercase());
-    }
+    // ASCII lower-casing byte by byte leaves multi-byte UTF-8 sequences (bytes >= 0x80)
+    // alone, as `char::to_ascii_lowercase` does.
+    buf.extend(ty.bytes().map(|b| b.to_ascii_lowercase()));
     let ty_len = buf.len();
-    buf.push('\u{0}');
+    buf.push(0);
     match &buf[..ty_len] {
-        "class" => {
+        b"class" => {
             let t = title.strip_prefix("::").unwrap_or(title);
-            for c in t.chars() {
-                buf.push(c.to_ascii_lowercase());
-            }
+            buf.extend(t.bytes().map(|b| b.to_ascii_lowercase()));
         }
-        "file" => {
-            let p = normalize_path(title);
-            buf.push_str(&p);
-        }
-        _ => buf.push_str(title),
+        b"file" => normalize_path_into(buf, title),
+        _ => buf.extend_from_slice(title.as_bytes()),
     }
     buf
 }
@@ -142,10 +178,24 @@ mod tests {
         assert_eq!(display_ref("foo::bar", "one"), "Foo::Bar[one]");
         assert_eq!(lookup_key("Class", "::Foo"), lookup_key("class", "foo"));
         assert_eq!(normalize_path("/a//b/"), "/a/b");
-        let mut buf = String::new();
-        for (t, title) in [("Class", "::Foo"), ("File", "/a//b/"), ("Notify", "X")] {
-            assert_eq!(lookup_key_into(&mut buf, t, title), lookup_key(t, title));
-        }
         assert_eq!(normalize_path("/"), "/");
+        let mut bytes = Vec::new();
+        for (t, title) in [
+            ("Class", "::Foo::BAR"),
+            ("::File", "//a//b//"),
+            ("File", "/"),
+            ("File", "//"),
+            ("File", "rel/"),
+            ("Notify", "Ünï"),
+            ("CLASS", "ÄbC"),
+        ] {
+            assert_eq!(
+                key_bytes(&mut bytes, t, title),
+                lookup_key(t, title).as_bytes()
+            );
+        }
+        let mut s = String::new();
+        display_ref_into(&mut s, "class", "foo::bar");
+        assert_eq!(s, "Class[Foo::Bar]");
     }
 }

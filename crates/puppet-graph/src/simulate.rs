@@ -191,9 +191,9 @@ impl Graph {
                 // Puppet fails every resource that is part of a cycle.
                 for v in self.cycle_vertices_in_puppet_order() {
                     let vx = self.vertices[v as usize];
-                    let name = &self.res[vx.res as usize].reference;
-                    if vx.part == Part::Resource && !sim.failed.contains(name) {
-                        sim.failed.push(name.clone());
+                    let name = self.res_name(vx.res);
+                    if vx.part == Part::Resource && !sim.failed.iter().any(|f| f == name) {
+                        sim.failed.push(name.to_string());
                     }
                 }
                 sim.log.push(
@@ -218,15 +218,15 @@ impl Graph {
         };
         let tagged = |v: u32, tags: &[String]| -> bool {
             let r = &self.res[self.vertices[v as usize].res as usize];
-            r.tags
-                .iter()
+            self.names
+                .tags(r)
                 .any(|t| tags.iter().any(|x| x == &t.to_lowercase()))
         };
 
         for &v in order {
             let vx = self.vertices[v as usize];
             let info = &self.res[vx.res as usize];
-            let name = info.reference.clone();
+            let name = self.res_name(vx.res).to_string();
             let leaf = vx.part == Part::Resource;
             sim.trace.push(name.clone());
             if leaf {
@@ -282,7 +282,7 @@ impl Graph {
             }
             // Apply.
             if leaf {
-                let o = outcome[vx.res as usize].unwrap_or(match info.type_key.as_str() {
+                let o = outcome[vx.res as usize].unwrap_or(match self.names.type_key(info) {
                     "notify" => Outcome::Changed,
                     "exec" if !info.refreshonly => Outcome::Changed,
                     _ => Outcome::Unchanged,
@@ -369,7 +369,7 @@ impl Graph {
             let t = slot.target;
             let tv = self.vertices[t as usize];
             let tinfo = &self.res[tv.res as usize];
-            if tv.part == Part::Resource && !refreshable(&tinfo.type_key) {
+            if tv.part == Part::Resource && !refreshable(self.names.type_key(tinfo)) {
                 continue;
             }
             for _ in 0..slot.refresh {
@@ -381,19 +381,19 @@ impl Graph {
                     if source_leaf {
                         sim.log.push(format!(
                             "Info: {source}: Scheduling refresh of {}",
-                            tinfo.reference
+                            self.res_name(tv.res)
                         ));
                     }
                     sim.scheduled_refreshes.push(ScheduledRefresh {
                         source: source.clone(),
                         callback: "refresh".into(),
-                        target: tinfo.reference.clone(),
+                        target: self.res_name(tv.res).to_string(),
                     });
                 }
             }
         }
         let info = &self.res[self.vertices[v as usize].res as usize];
-        if source_leaf && info.type_key == "mount" && !info.deleting {
+        if source_leaf && self.names.type_key(info) == "mount" && !info.deleting {
             queues[v as usize].total += count;
             if noop {
                 queues[v as usize].noop += count;
@@ -408,7 +408,7 @@ impl Graph {
         if r.container {
             return None;
         }
-        Some(match r.type_key.as_str() {
+        Some(match self.names.type_key(r) {
             "notify" => Outcome::Changed,
             "exec" if !r.refreshonly => Outcome::Changed,
             _ => Outcome::Unchanged,
