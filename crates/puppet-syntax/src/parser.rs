@@ -366,7 +366,7 @@ const KEY_MASKS: [u128; CACHED_TOKEN_MAX + 1] = {
     masks
 };
 /// log2 of the number of slots of the [`TokenCache`].
-const TOKEN_CACHE_BITS: u32 = 12;
+const TOKEN_CACHE_BITS: u32 = 11;
 
 /// A bounded, direct-mapped cache of small green tokens (whitespace, punctuation, keywords,
 /// short names), so the same `,` or `\n  ` is allocated once and shared, without the hashing
@@ -379,7 +379,16 @@ struct TokenCache {
     /// or `LITERAL` over `'present'`: keyed by the node kind and the token's address, which
     /// the slot keeps alive through the node it holds.
     wrappers: Vec<Option<CachedWrapper>>,
+    /// Longer tokens (up to [`CACHED_LONG_TOKEN_MAX`] bytes) that repeat: variables such as
+    /// `$::os_service_default`, indentation, common comments and strings. Keyed by a hash
+    /// of the bytes and checked against the token's text.
+    long: Vec<Option<(u64, rowan::GreenToken)>>,
 }
+
+/// Tokens up to this many bytes are looked up in the cache of longer tokens.
+const CACHED_LONG_TOKEN_MAX: usize = 64;
+/// log2 of the number of slots for longer tokens.
+const LONG_TOKEN_CACHE_BITS: u32 = 11;
 
 struct CachedWrapper {
     kind: SyntaxKind,
@@ -401,13 +410,14 @@ impl TokenCache {
         TokenCache {
             slots: (0..1usize << TOKEN_CACHE_BITS).map(|_| None).collect(),
             wrappers: (0..1usize << WRAPPER_CACHE_BITS).map(|_| None).collect(),
+            long: (0..1usize << LONG_TOKEN_CACHE_BITS).map(|_| None).collect(),
         }
     }
 
     /// The node of `kind` whose only child is `token`, shared when `token` is a cached one.
     #[inline]
     fn wrapper(&mut self, kind: SyntaxKind, token: rowan::GreenToken) -> rowan::GreenNode {
-        if usize::from(token.text_len()) > CACHED_TOKEN_MAX {
+        if usize::from(token.text_len()) > CACHED_LONG_TOKEN_MAX {
             return rowan::GreenNode::new(kind.into(), [token.into()]);
         }
         let addr = &*token as *const rowan::GreenTokenData as usize;
@@ -432,7 +442,7 @@ impl TokenCache {
     #[inline(always)]
     fn token(&mut self, kind: SyntaxKind, text: &str, start: usize, len: usize) -> GreenElement {
         if len > CACHED_TOKEN_MAX {
-            return new_token(kind, &text[start..start + len]).into();
+            return self.long_token(kind, &text[start..start + len]).into();
         }
         let bytes = text.as_bytes();
         // The token's bytes, zero-padded to 16, as a number.
@@ -466,6 +476,36 @@ impl TokenCache {
             token: token.clone(),
         });
         token.into()
+    }
+}
+
+impl TokenCache {
+    /// A token longer than [`CACHED_TOKEN_MAX`] bytes: shared when short enough to cache.
+    #[inline(never)]
+    fn long_token(&mut self, kind: SyntaxKind, s: &str) -> rowan::GreenToken {
+        if s.len() > CACHED_LONG_TOKEN_MAX {
+            return rowan::GreenToken::new(kind.into(), s);
+        }
+        let mut h = (((kind as u64) << 8) | s.len() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let mut chunks = s.as_bytes().chunks_exact(8);
+        for c in &mut chunks {
+            let mut a = [0u8; 8];
+            a.copy_from_slice(c);
+            h = (h.rotate_left(26) ^ u64::from_le_bytes(a)).wrapping_mul(0x2545_F491_4F6C_DD1D);
+        }
+        let mut a = [0u8; 8];
+        a[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
+        h = (h.rotate_left(26) ^ u64::from_le_bytes(a)).wrapping_mul(0x2545_F491_4F6C_DD1D);
+        let idx = (h >> (64 - LONG_TOKEN_CACHE_BITS)) as usize;
+        let slot = &mut self.long[idx];
+        if let Some((hash, token)) = slot {
+            if *hash == h && token.kind() == kind.into() && token.text() == s {
+                return token.clone();
+            }
+        }
+        let token = rowan::GreenToken::new(kind.into(), s);
+        *slot = Some((h, token.clone()));
+        token
     }
 }
 
