@@ -155,16 +155,13 @@ impl<'s> Interp<'s> {
         if depth > 64 {
             return;
         }
-        let ptr = match v {
-            RValue::Str(s) => Rc::as_ptr(s) as usize,
-            RValue::Array(a) => Rc::as_ptr(a) as *const u8 as usize,
-            RValue::Hash(h) => Rc::as_ptr(h) as *const u8 as usize,
-            _ => return,
-        };
-        if !self.frozen_ptrs.insert(ptr) {
+        // Puppet hands templates frozen strings; arrays and hashes are not frozen.
+        if let RValue::Str(s) = v {
+            if self.frozen_ptrs.insert(Rc::as_ptr(s) as usize) {
+                self.frozen_keep.push(v.clone());
+            }
             return;
         }
-        self.frozen_keep.push(v.clone());
         match v {
             RValue::Array(a) => {
                 let items = a.borrow().clone();
@@ -986,7 +983,12 @@ impl<'s> Interp<'s> {
             }
             "file" => {
                 arity(0)?;
-                Ok(RValue::str(&self.file))
+                // Inline templates have no file.
+                Ok(if self.file.is_empty() {
+                    RValue::Nil
+                } else {
+                    RValue::str(&self.file)
+                })
             }
             "has_variable?" => {
                 arity(1)?;

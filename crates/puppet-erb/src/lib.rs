@@ -110,18 +110,23 @@ pub struct Template {
 impl Template {
     /// Scans and parses `text`; `file` is used in error messages and by `file`/`__FILE__`.
     pub fn parse(text: &str, file: &str) -> Result<Template, ErbError> {
+        let shown = if file.is_empty() {
+            "inline template"
+        } else {
+            file
+        };
         let pieces = scanner::scan(text);
         let toks = lexer::lex_pieces(&pieces).map_err(|e| {
             if e.unsupported {
                 ErbError::Unsupported {
-                    file: file.to_string(),
+                    file: shown.to_string(),
                     line: e.pos.line,
                     column: e.pos.column,
                     construct: e.message,
                 }
             } else {
                 ErbError::Syntax {
-                    file: file.to_string(),
+                    file: shown.to_string(),
                     line: e.pos.line,
                     column: e.pos.column,
                     message: e.message,
@@ -131,14 +136,14 @@ impl Template {
         let body = parser::parse_program(toks).map_err(|e| {
             if e.unsupported {
                 ErbError::Unsupported {
-                    file: file.to_string(),
+                    file: shown.to_string(),
                     line: e.pos.line,
                     column: e.pos.column,
                     construct: e.message,
                 }
             } else {
                 ErbError::Syntax {
-                    file: file.to_string(),
+                    file: shown.to_string(),
                     line: e.pos.line,
                     column: e.pos.column,
                     message: e.message,
@@ -149,6 +154,14 @@ impl Template {
             file: file.to_string(),
             body,
         })
+    }
+
+    fn shown_file(&self) -> String {
+        if self.file.is_empty() {
+            "inline template".to_string()
+        } else {
+            self.file.clone()
+        }
     }
 
     /// The parsed statements.
@@ -162,7 +175,7 @@ impl Template {
         match it.run(&self.body) {
             Ok(()) => Ok(it.out),
             Err(interp::Ctrl::Unsupported { what, pos }) => Err(ErbError::Unsupported {
-                file: self.file.clone(),
+                file: self.shown_file(),
                 line: pos.line,
                 column: pos.column,
                 construct: what,
@@ -172,14 +185,14 @@ impl Template {
                 message,
                 pos,
             }) => Err(ErbError::Runtime {
-                file: self.file.clone(),
+                file: self.shown_file(),
                 line: pos.line,
                 column: pos.column,
                 class,
                 message,
             }),
             Err(_) => Err(ErbError::Runtime {
-                file: self.file.clone(),
+                file: self.shown_file(),
                 line: 0,
                 column: 0,
                 class: "LocalJumpError".into(),
@@ -189,7 +202,9 @@ impl Template {
     }
 }
 
-/// Renders `text` (a template read from `file`, or `"inline template"`) against `scope`.
+/// Renders `text` against `scope`. `file` is the template's path (as `template()` found it),
+/// or `""` for `inline_template()`: then `file` is nil in the template and errors name
+/// `inline template`.
 pub fn render(text: &str, file: &str, scope: &mut dyn TemplateScope) -> Result<String, ErbError> {
     Template::parse(text, file)?.render(scope)
 }

@@ -577,7 +577,10 @@ pub fn to_s(v: &RValue) -> String {
         RValue::Scope => "Scope()".into(),
         RValue::MatchData(m) => m.first().cloned().flatten().unwrap_or_default(),
         RValue::IpAddr(ip) => ip_to_s(ip),
-        RValue::Puppet(p) => p.to_string(),
+        RValue::Puppet(p) => match &**p {
+            Value::Sensitive(_) => "Sensitive [value redacted]".to_string(),
+            other => other.to_plain_string(),
+        },
     }
 }
 
