@@ -61,6 +61,14 @@ pub(crate) fn call(
         "include" | "require" | "contain" => {
             let mut names = Vec::new();
             flatten_names(args, &mut names);
+            for n in &names {
+                if n.is_empty() {
+                    return Some(fail("Error while evaluating a Function Call, Cannot use empty string as a class name", span));
+                }
+            }
+            if args.iter().any(|a| a.is_undef()) {
+                return Some(fail("Error while evaluating a Function Call, Cannot use undef as a class name", span));
+            }
             for n in names {
                 if let Err(e) = c.declare_class(&n, None, scope, span) {
                     return Some(Err(e));
@@ -127,10 +135,9 @@ fn defined(c: &mut Compiler, args: &[Value], scope: ScopeId, span: &Span) -> R<V
             }
             Value::String(s) => {
                 let n = s.trim_start_matches("::").to_ascii_lowercase();
+                // A string names a class or a resource type (not a function).
                 c.env.classes.contains_key(n.as_str())
                     || c.env.defines.contains_key(n.as_str())
-                    || c.env.functions.contains_key(n.as_str())
-                    || puppet_functions::builtins::registry().get(&n).is_some()
                     || is_core_type(&n)
             }
             Value::Type(Type::Resource(r)) => match (&r.type_name, &r.title) {

@@ -157,6 +157,10 @@ pub struct Compiler {
     pending_error: Option<EvalError>,
     /// Set when resolving a type name found an alias that only refers to aliases.
     unresolvable_alias: Option<SmolStr>,
+    /// Set when an Object type alias failed its validation.
+    invalid_alias: Option<String>,
+    /// How the calls being evaluated are named in errors, innermost last.
+    call_labels: Vec<&'static str>,
     /// Evaluating a type string as Puppet's type parser does: an unknown name with
     /// parameters is a `TypeReference` of the whole text rather than an error.
     pub type_parser_mode: bool,
@@ -222,6 +226,8 @@ impl Compiler {
             pending_error: None,
             unresolvable_alias: None,
             type_parser_mode: false,
+            call_labels: Vec::new(),
+            invalid_alias: None,
         };
         c.class_scopes.insert("main".into(), top);
         c.class_scopes.insert("".into(), top);
@@ -330,6 +336,12 @@ impl Compiler {
             ExprKind::Name(n) => Ok(Value::String(n.clone())),
             ExprKind::TypeName(n) => {
                 let t = self.resolve_type(n);
+                if let Some(msg) = self.invalid_alias.take() {
+                    return err(
+                        format!("Error while evaluating a Type-Name, {msg}"),
+                        &e.span,
+                    );
+                }
                 if let Some(bad) = self.unresolvable_alias.take() {
                     return err(
                         format!("Error while evaluating a Type-Name, Type alias '{bad}' cannot be resolved to a real type"),
@@ -560,9 +572,24 @@ impl Compiler {
                 lambda,
             } => {
                 let r = self.eval(receiver, scope)?;
+                let rest = self.eval_args(args, scope)?;
+                // An object's attributes and member functions come first.
+                if let Value::Object(o) = &r {
+                    if lambda.is_none() {
+                        if let Some(res) = o.call(name, &rest) {
+                            return match res {
+                                Ok(v) => Ok(v),
+                                Err(x) => err(
+                                    format!("Error while evaluating a Method call, {x}"),
+                                    &e.span,
+                                ),
+                            };
+                        }
+                    }
+                }
                 let mut argv = vec![r];
-                argv.extend(self.eval_args(args, scope)?);
-                self.call_named(name, argv, lambda.as_ref(), scope, &e.span)
+                argv.extend(rest);
+                self.call_labeled("Method call", name, argv, lambda.as_ref(), scope, &e.span)
             }
             ExprKind::Block(stmts) => self.eval_block(stmts, scope),
             ExprKind::Resource {
@@ -1132,6 +1159,11 @@ impl Compiler {
                 _ => Type::TypeReference(SmolStr::new(bare)),
             };
             alias.resolve_to(resolved);
+            if let Type::Object(o) = alias.resolved() {
+                if let Err(x) = o.validate() {
+                    self.invalid_alias = Some(x.to_string());
+                }
+            }
             if !resolves_to_real_type(&Type::Alias(alias.clone()), &mut Vec::new()) {
                 self.unresolvable_alias = Some(SmolStr::new(bare));
                 // Break the cycle so later uses cannot loop.
@@ -1161,6 +1193,35 @@ impl Compiler {
         scope: ScopeId,
         span: &Span,
     ) -> R<Value> {
+        self.call_labeled("Function Call", name, args, lambda, scope, span)
+    }
+
+    /// Calls a function; `label` is how Puppet names the call in errors (`Function Call`
+    /// for `f(x)`, `Method call` for `x.f`).
+    pub(crate) fn call_labeled(
+        &mut self,
+        label: &'static str,
+        name: &str,
+        args: Vec<Value>,
+        lambda: Option<&Arc<LambdaDef>>,
+        scope: ScopeId,
+        span: &Span,
+    ) -> R<Value> {
+        self.call_labels.push(label);
+        let r = self.call_labeled_inner(label, name, args, lambda, scope, span);
+        self.call_labels.pop();
+        r
+    }
+
+    fn call_labeled_inner(
+        &mut self,
+        label: &'static str,
+        name: &str,
+        args: Vec<Value>,
+        lambda: Option<&Arc<LambdaDef>>,
+        scope: ScopeId,
+        span: &Span,
+    ) -> R<Value> {
         let lname = name.trim_start_matches("::").to_ascii_lowercase();
         // Functions written in Puppet shadow everything else.
         if let Some(f) = self.env.functions.get(lname.as_str()).cloned() {
@@ -1184,7 +1245,7 @@ impl Compiler {
         } else {
             Err(CallError::new(
                 "EVAL_UNKNOWN_FUNCTION",
-                format!("Unknown function: '{name}'"),
+                format!("Unknown function: '{name}'."),
             ))
         };
         self.current = saved.0;
@@ -1206,16 +1267,10 @@ impl Compiler {
                     // An error raised by the evaluator inside a lambda: already complete.
                     err(message, span)
                 } else {
-                    err(
-                        format!("Error while evaluating a Function Call, {message}"),
-                        span,
-                    )
+                    err(format!("Error while evaluating a {label}, {message}"), span)
                 }
             }
-            Err(other) => err(
-                format!("Error while evaluating a Function Call, {other}"),
-                span,
-            ),
+            Err(other) => err(format!("Error while evaluating a {label}, {other}"), span),
         }
     }
 
@@ -1276,15 +1331,21 @@ impl Compiler {
             if let Some(t) = &p.type_expr {
                 if let Value::Type(ty) = self.eval(t, scope)? {
                     if !is_instance(&ty, &v) {
-                        let what = match fname {
-                            Some(f) => format!("'{f}' parameter '{}'", p.name),
-                            None => format!("parameter '{}'", p.name),
+                        let (what, prefix) = match fname {
+                            Some(f) => (format!("'{f}' parameter '{}'", p.name), String::new()),
+                            // A lambda given to a call: named after that call.
+                            None => (
+                                format!("block parameter '{}'", p.name),
+                                match self.call_labels.last() {
+                                    Some(l) => format!("Error while evaluating a {l}, "),
+                                    None => String::new(),
+                                },
+                            ),
                         };
-                        return err(
+                        let detail =
                             puppet_types::mismatch::describe_value_mismatch(&what, &ty, &v)
-                                .unwrap_or_default(),
-                            span,
-                        );
+                                .unwrap_or_default();
+                        return err(format!("{prefix}{detail}"), span);
                     }
                 }
             }

@@ -411,10 +411,12 @@ fn iteration() {
     // step:103..111, reverse_each:100..105 (iterators render like arrays)
     assert_eq!(ok("step", "[1, 2, 3, 4, 5];2"), "[1, 3, 5]");
     assert_eq!(ok("reverse_each", "[1, 2, 3]"), "[3, 2, 1]");
+    // With a block, step and reverse_each return undef (step:103, reverse_each:52).
     assert_eq!(
         with_block("step", "Integer[5, 20];4", &id).unwrap(),
-        "Integer[5, 20]"
+        "undef"
     );
+    assert_eq!(with_block("reverse_each", "[1, 2]", &id).unwrap(), "undef");
     assert_eq!(
         err("reverse_each", "3.14"),
         "'reverse_each' parameter 'iterable' expects an Iterable value, got Float"

@@ -524,11 +524,12 @@ pub(super) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
             let subject = a.get(0);
             let it = subject.step(n).ok_or_else(|| not_iterable(&subject))?;
             each_value(c, block(&a)?, &it)?;
-            Ok(subject)
+            // With a block, Puppet's `step` returns undef.
+            Ok(Value::Undef)
         })
         .register()?;
     reg.function("reverse_each")
-        .doc("Iterates in reverse order: returns an Iterator, or with a lambda calls it for each element and returns the iterable.")
+        .doc("Iterates in reverse order: returns an Iterator, or with a lambda calls it for each element and returns undef.")
         .example("[1, 2, 3].reverse_each.map |$x| { $x }", "[3, 2, 1]")
         .dispatch(Signature::new().param("Iterable", "iterable"), |_c, a| {
             a.get(0).reverse_each().ok_or_else(|| not_iterable(&a.get(0)))
@@ -537,7 +538,8 @@ pub(super) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
             let subject = a.get(0);
             let it = subject.reverse_each().ok_or_else(|| not_iterable(&subject))?;
             each_value(c, block(&a)?, &it)?;
-            Ok(subject)
+            // With a block, Puppet's `reverse_each` returns undef.
+            Ok(Value::Undef)
         })
         .register()?;
     reg.function("tree_each")
