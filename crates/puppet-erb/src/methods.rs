@@ -51,7 +51,7 @@ pub fn splat_items(v: &RValue) -> Vec<RValue> {
 fn range_items(r: &(RValue, RValue, bool), pos: Pos) -> Result<Vec<RValue>, Ctrl> {
     match (&r.0, &r.1) {
         (RValue::Int(a), RValue::Int(b)) => {
-            let end = if r.2 { *b - 1 } else { *b };
+            let end = if r.2 { b.saturating_sub(1) } else { *b };
             if end.saturating_sub(*a) > 10_000_000 {
                 return unsupported("range with more than 10 million elements", pos);
             }
@@ -1258,7 +1258,10 @@ fn num_method(
                 let mut i = a;
                 while i >= z {
                     it.call_block(b, vec![RValue::Int(i)], pos)?;
-                    i -= 1;
+                    match i.checked_sub(1) {
+                        Some(n) => i = n,
+                        None => break,
+                    }
                 }
             }
             Ok(recv.clone())

@@ -138,8 +138,44 @@ fn check(text: &str) {
     let _ = render(text, "prop.erb", &mut scope);
 }
 
+fn hand_templates() -> Vec<String> {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/hand");
+    let mut out: Vec<String> = std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.filter_map(|e| e.ok())
+                .filter(|e| e.path().extension().is_some_and(|x| x == "erb"))
+                .filter_map(|e| std::fs::read_to_string(e.path()).ok())
+                .collect()
+        })
+        .unwrap_or_default();
+    out.sort();
+    out
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+
+    #[test]
+    fn mutated_real_templates_never_panic(which in 0usize..1000, cut in 0usize..4000, del in 0usize..4000, ins in 0..FRAGMENTS.len()) {
+        let all = hand_templates();
+        if all.is_empty() {
+            return Ok(());
+        }
+        let t = &all[which % all.len()];
+        let chars: Vec<char> = t.chars().collect();
+        let n = chars.len().max(1);
+        let prefix: String = chars[..cut % n].iter().collect();
+        check(&prefix);
+        let mut edited: Vec<char> = chars.clone();
+        if !edited.is_empty() {
+            edited.remove(del % edited.len());
+        }
+        let at = cut % (edited.len() + 1);
+        let mut s: String = edited[..at].iter().collect();
+        s.push_str(FRAGMENTS[ins]);
+        s.extend(edited[at..].iter());
+        check(&s);
+    }
 
     #[test]
     fn arbitrary_text_never_panics(text in "\\PC{0,200}") {
