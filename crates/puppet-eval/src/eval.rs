@@ -374,10 +374,7 @@ impl Compiler {
                 for it in items {
                     if let ExprKind::Unfold(inner) = &it.kind {
                         let v = self.eval(inner, scope)?;
-                        match v {
-                            Value::Array(a) => out.extend(a.iter().cloned()),
-                            other => out.push(other),
-                        }
+                        out.extend(unfold_value(v));
                     } else {
                         out.push(self.eval(it, scope)?);
                     }
@@ -442,15 +439,7 @@ impl Compiler {
             }
             ExprKind::Unfold(x) => {
                 let v = self.eval(x, scope)?;
-                Ok(match v {
-                    Value::Array(_) => v,
-                    Value::Hash(h) => Value::array(
-                        h.iter()
-                            .map(|(k, v)| Value::array(vec![k.clone(), v.clone()]))
-                            .collect(),
-                    ),
-                    other => Value::array(vec![other]),
-                })
+                Ok(Value::array(unfold_value(v)))
             }
             ExprKind::Assign(lhs, rhs) => {
                 let v = self.eval(rhs, scope)?;
@@ -468,10 +457,7 @@ impl Compiler {
                 let mut ks = Vec::with_capacity(keys.len());
                 for k in keys {
                     if let ExprKind::Unfold(inner) = &k.kind {
-                        match self.eval(inner, scope)? {
-                            Value::Array(a) => ks.extend(a.iter().cloned()),
-                            other => ks.push(other),
-                        }
+                        ks.extend(unfold_value(self.eval(inner, scope)?))
                     } else {
                         ks.push(self.eval(k, scope)?);
                     }
@@ -479,68 +465,17 @@ impl Compiler {
                 self.access(t, ks, &e.span)
             }
             ExprKind::Selector(target, entries) => {
-                let v = self.eval(target, scope)?;
-                let mut default = None;
-                for (m, val) in entries {
-                    let mv = self.eval(m, scope)?;
-                    if matches!(mv, Value::Default) {
-                        default = Some(val);
-                        continue;
-                    }
-                    if self.case_match(&v, &mv, scope, &m.span)? {
-                        return self.eval(val, scope);
-                    }
-                }
-                match default {
-                    Some(val) => self.eval(val, scope),
-                    None => err(
-                        format!(
-                            "No matching entry for selector parameter with value '{}'",
-                            v.to_plain_string()
-                        ),
-                        &e.span,
-                    ),
-                }
+                self.scopes.get_mut(scope).matches.push(Vec::new());
+                let r = self.selector(e, target, entries, scope);
+                self.scopes.get_mut(scope).matches.pop();
+                r
             }
-            ExprKind::If { cond, then, els } => {
-                let c = self.eval(cond, scope)?;
-                if ops::truthy(&c) {
-                    self.eval_block(then, scope)
-                } else if let Some(els) = els {
-                    self.eval_block(els, scope)
-                } else {
-                    Ok(Value::Undef)
-                }
-            }
-            ExprKind::Unless { cond, then, els } => {
-                let c = self.eval(cond, scope)?;
-                if !ops::truthy(&c) {
-                    self.eval_block(then, scope)
-                } else if let Some(els) = els {
-                    self.eval_block(els, scope)
-                } else {
-                    Ok(Value::Undef)
-                }
-            }
-            ExprKind::Case { test, options } => {
-                let v = self.eval(test, scope)?;
-                let mut default = None;
-                for (values, body) in options {
-                    for m in values {
-                        let mv = self.eval(m, scope)?;
-                        if matches!(mv, Value::Default) {
-                            default = Some(body);
-                            continue;
-                        }
-                        if self.case_match(&v, &mv, scope, &m.span)? {
-                            return self.eval_block(body, scope);
-                        }
-                    }
-                }
-                match default {
-                    Some(body) => self.eval_block(body, scope),
-                    None => Ok(Value::Undef),
-                }
+            ExprKind::If { .. } | ExprKind::Unless { .. } | ExprKind::Case { .. } => {
+                // Match variables set by the condition live until the construct ends.
+                self.scopes.get_mut(scope).matches.push(Vec::new());
+                let r = self.conditional(e, scope);
+                self.scopes.get_mut(scope).matches.pop();
+                r
             }
             ExprKind::Call {
                 name, args, lambda, ..
@@ -611,7 +546,15 @@ impl Compiler {
                 let t = self.eval(target, scope)?;
                 let attrs = self.eval_attr_ops(ops, scope)?;
                 for key in self.refs_of(&t) {
-                    self.catalog.add_override(key, attrs.clone());
+                    // Applied at once when the resource exists, else when it appears.
+                    match self.catalog.resources.get_mut(&key) {
+                        Some(res) => {
+                            for (k, v, _) in &attrs {
+                                res.params.insert(k.clone(), v.clone());
+                            }
+                        }
+                        None => self.catalog.add_override(key, attrs.clone()),
+                    }
                 }
                 Ok(Value::Undef)
             }
@@ -668,14 +611,98 @@ impl Compiler {
         }
     }
 
+    fn selector(
+        &mut self,
+        e: &Expr,
+        target: &Expr,
+        entries: &[(Expr, Expr)],
+        scope: ScopeId,
+    ) -> R<Value> {
+        let v = self.eval(target, scope)?;
+        let mut default = None;
+        for (m, val) in entries {
+            for mv in self.option_values(m, scope)? {
+                if matches!(mv, Value::Default) {
+                    default = Some(val);
+                    continue;
+                }
+                if self.case_match(&v, &mv, scope, &m.span)? {
+                    return self.eval(val, scope);
+                }
+            }
+        }
+        match default {
+            Some(val) => self.eval(val, scope),
+            None => err(
+                format!(
+                    "No matching entry for selector parameter with value '{}'",
+                    v.to_plain_string()
+                ),
+                &e.span,
+            ),
+        }
+    }
+
+    /// The values of a case or selector option; a splatted option (`*[a, b]`) gives several.
+    fn option_values(&mut self, m: &Expr, scope: ScopeId) -> R<Vec<Value>> {
+        if let ExprKind::Unfold(inner) = &m.kind {
+            return Ok(unfold_value(self.eval(inner, scope)?));
+        }
+        Ok(vec![self.eval(m, scope)?])
+    }
+
+    fn conditional(&mut self, e: &Expr, scope: ScopeId) -> R<Value> {
+        match &e.kind {
+            ExprKind::If { cond, then, els } => {
+                let c = self.eval(cond, scope)?;
+                if ops::truthy(&c) {
+                    self.eval_block(then, scope)
+                } else if let Some(els) = els {
+                    self.eval_block(els, scope)
+                } else {
+                    Ok(Value::Undef)
+                }
+            }
+            ExprKind::Unless { cond, then, els } => {
+                let c = self.eval(cond, scope)?;
+                if !ops::truthy(&c) {
+                    self.eval_block(then, scope)
+                } else if let Some(els) = els {
+                    self.eval_block(els, scope)
+                } else {
+                    Ok(Value::Undef)
+                }
+            }
+            ExprKind::Case { test, options } => {
+                let v = self.eval(test, scope)?;
+                let mut default = None;
+                for (values, body) in options {
+                    for m in values {
+                        for mv in self.option_values(m, scope)? {
+                            if matches!(mv, Value::Default) {
+                                default = Some(body);
+                                continue;
+                            }
+                            if self.case_match(&v, &mv, scope, &m.span)? {
+                                return self.eval_block(body, scope);
+                            }
+                        }
+                    }
+                }
+                match default {
+                    Some(body) => self.eval_block(body, scope),
+                    None => Ok(Value::Undef),
+                }
+            }
+            _ => Ok(Value::Undef),
+        }
+    }
+
     fn eval_args(&mut self, args: &[Expr], scope: ScopeId) -> R<Vec<Value>> {
         let mut out = Vec::with_capacity(args.len());
         for a in args {
             if let ExprKind::Unfold(inner) = &a.kind {
-                match self.eval(inner, scope)? {
-                    Value::Array(arr) => out.extend(arr.iter().cloned()),
-                    other => out.push(other),
-                }
+                out.extend(unfold_value(self.eval(inner, scope)?))
             } else {
                 out.push(self.eval(a, scope)?);
             }
@@ -772,20 +799,49 @@ impl Compiler {
                 }
                 Value::Hash(h) => {
                     for t in targets {
-                        if let ExprKind::Var(name) = &t.kind {
-                            match h.get(&Value::string(name.as_str())) {
-                                Some(val) => self.set_var(name, val.clone(), scope, &t.span)?,
-                                None => {
-                                    return err(
-                                        format!("No value for required key '{name}' in assignment to variables from hash"),
-                                        &t.span,
-                                    )
-                                }
+                        // A variable takes the entry of its name; a nested list of variables
+                        // takes the entry whose key is the list of their names.
+                        let key = match &t.kind {
+                            ExprKind::Var(name) => Value::string(name.as_str()),
+                            ExprKind::Array(inner) => Value::array(
+                                inner
+                                    .iter()
+                                    .map(|x| match &x.kind {
+                                        ExprKind::Var(n) => Value::string(n.as_str()),
+                                        _ => Value::Undef,
+                                    })
+                                    .collect(),
+                            ),
+                            _ => {
+                                return err(
+                                    "Illegal attempt to assign. Not an assignable reference",
+                                    &t.span,
+                                )
+                            }
+                        };
+                        match h.get(&key) {
+                            Some(val) => self.assign(t, val.clone(), scope)?,
+                            None => {
+                                let shown = match &key {
+                                    Value::Array(a) => format!(
+                                        "[{}]",
+                                        a.iter()
+                                            .map(|x| format!("\"{}\"", x.to_plain_string()))
+                                            .collect::<Vec<_>>()
+                                            .join(", ")
+                                    ),
+                                    other => other.to_plain_string(),
+                                };
+                                return err(
+                                    format!("No value for required key '{shown}' in assignment to variables from hash"),
+                                    &t.span,
+                                );
                             }
                         }
                     }
                     Ok(())
                 }
+                other if targets.len() == 1 => self.assign(&targets[0], other, scope),
                 _ => err(
                     format!(
                         "Mismatched number of assignable entries and values, expected {}, got 1",
@@ -843,11 +899,16 @@ impl Compiler {
                 match ops::arithmetic(op.symbol(), &a, &b, &mut coerced) {
                     Ok(v) => {
                         if coerced {
-                            self.warn(format!(
-                                "The string '{}' was automatically coerced to the numerical value {}",
-                                if matches!(a, Value::String(_)) { a.to_plain_string() } else { b.to_plain_string() },
-                                "?"
-                            ));
+                            for operand in [&a, &b] {
+                                if let Value::String(s) = operand {
+                                    if let Some(n) = ops::parse_numeric_string(s.trim()) {
+                                        self.warn(format!(
+                                            "The string '{s}' was automatically coerced to the numerical value {}",
+                                            n.to_plain_string()
+                                        ));
+                                    }
+                                }
+                            }
                         }
                         Ok(v)
                     }
@@ -981,6 +1042,7 @@ impl Compiler {
                 _ => Ok(false),
             },
             Value::Type(t) => Ok(is_instance(t, test)),
+            Value::Default => Ok(true),
             Value::Array(opts) => match test {
                 Value::Array(vals) if vals.len() == opts.len() => {
                     for (v, o) in vals.iter().zip(opts.iter()) {
@@ -1037,11 +1099,7 @@ impl Compiler {
                     Ok(Some((start, len))) => Ok(Value::string(
                         chars[start..start + len].iter().collect::<String>(),
                     )),
-                    Ok(None) => Ok(if keys.len() == 1 {
-                        Value::Undef
-                    } else {
-                        Value::string("")
-                    }),
+                    Ok(None) => Ok(Value::string("")),
                     Err(m) => err(format!("{label}{m}"), span),
                 }
             }
@@ -1121,11 +1179,10 @@ impl Compiler {
                     if let Value::String(attr) = &keys[0] {
                         let key = ResourceKey::new(tn, title);
                         return match self.catalog.get(&key) {
-                            Some(res) => Ok(res
-                                .params
-                                .get(attr.as_str())
-                                .cloned()
-                                .unwrap_or(Value::Undef)),
+                            Some(res) => Ok(match res.params.get(attr.as_str()) {
+                                Some(v) => v.clone(),
+                                None => self.default_for(res, attr).unwrap_or(Value::Undef),
+                            }),
                             None => {
                                 err(format!("{label}Resource not found: {tn}['{title}']"), span)
                             }
@@ -1134,10 +1191,41 @@ impl Compiler {
                 }
             }
         }
+        // `Class[x][param]` reads a parameter of an evaluated class.
+        if let Type::Class(Some(name)) = &t {
+            if let [Value::String(attr)] = keys.as_slice() {
+                if let Some(&id) = self.class_scopes.get(name.to_ascii_lowercase().as_str()) {
+                    return Ok(self
+                        .scopes
+                        .get(id)
+                        .vars
+                        .get(attr.as_str())
+                        .cloned()
+                        .unwrap_or(Value::Undef));
+                }
+            }
+        }
         match puppet_types::parameterize_value(&t, &keys) {
             Ok(v) => Ok(v),
             Err(e) => err(format!("{label}{e}"), span),
         }
+    }
+
+    /// The value a resource default gives an attribute the resource does not set: the
+    /// innermost default for its type visible from the scope that declared it.
+    fn default_for(&self, res: &Resource, attr: &str) -> Option<Value> {
+        let mut scope = res.scope;
+        while let Some(id) = scope {
+            for (sid, tname, attrs) in self.catalog.defaults.iter().rev() {
+                if *sid == id && tname.eq_ignore_ascii_case(&res.type_name) {
+                    if let Some((_, v, _)) = attrs.iter().rev().find(|(k, _, _)| k == attr) {
+                        return Some(v.clone());
+                    }
+                }
+            }
+            scope = self.scopes.get(id).parent;
+        }
+        None
     }
 
     // ---- types ----
@@ -1737,6 +1825,20 @@ fn resolves_to_real_type(t: &Type, visiting: &mut Vec<String>) -> bool {
     }
 }
 
+/// The elements a splatted value (`*x`) contributes: an array's or iterator's elements, a
+/// hash's `[key, value]` pairs, or the value itself.
+fn unfold_value(v: Value) -> Vec<Value> {
+    match v {
+        Value::Array(a) => a.iter().cloned().collect(),
+        Value::Hash(h) => h
+            .iter()
+            .map(|(k, v)| Value::array(vec![k.clone(), v.clone()]))
+            .collect(),
+        Value::Iterator(it) => it.iter().collect(),
+        other => vec![other],
+    }
+}
+
 /// Whether a value can be an operand of a relationship (references, or arrays of them).
 fn is_catalog_ref(v: &Value) -> bool {
     match v {
@@ -1813,15 +1915,19 @@ fn slice_range(len: usize, keys: &[Value]) -> Result<Option<(usize, usize)>, Str
         _ => return Err(format!("Expected 1 or 2 keys, got {}", keys.len())),
     };
     let len = len as i64;
-    let start = if from < 0 { len + from } else { from };
-    if start < 0 || start >= len {
-        return Ok(None);
-    }
+    let mut start = if from < 0 { len + from } else { from };
     let end = if count < 0 {
         len + count + 1
     } else {
         start + count
     };
+    // A start before the first element shortens the slice (`[1,2,3,4][-5,2]` is `[1]`).
+    if start < 0 {
+        start = 0;
+    }
+    if start >= len {
+        return Ok(None);
+    }
     let end = end.min(len);
     if end <= start {
         return Ok(None);

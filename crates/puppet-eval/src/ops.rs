@@ -53,9 +53,10 @@ pub fn to_number(v: &Value, coerced: &mut bool) -> Option<Value> {
 
 /// Parses `"12"`, `"0x1F"`, `"017"`, `"1.5e3"`, `"-3"` as Puppet does for arithmetic.
 pub fn parse_numeric_string(t: &str) -> Option<Value> {
+    // A sign may be followed by blanks (`'- 2'` is -2 to Puppet).
     let (neg, body) = match t.strip_prefix('-') {
-        Some(r) => (true, r),
-        None => (false, t.strip_prefix('+').unwrap_or(t)),
+        Some(r) => (true, r.trim_start()),
+        None => (false, t.strip_prefix('+').map(str::trim_start).unwrap_or(t)),
     };
     let v = if let Some(h) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
         Value::Integer(i64::from_str_radix(h, 16).ok()?)
@@ -404,8 +405,8 @@ fn time_arithmetic(op: &str, a: &Value, b: &Value) -> Option<OpResult> {
     };
     let not_applicable =
         |v: &Value| format!("Operator '{op}' is not applicable to {}.", a_an_type(v));
-    let span = |f: f64| Value::Timespan(Timespan::from_secs_f64(f));
-    let stamp = |f: f64| Value::Timestamp(Timestamp::from_secs_f64(f));
+    let span = |f: f64| Value::Timespan(Timespan((f * 1e9).round() as i128));
+    let stamp = |f: f64| Value::Timestamp(Timestamp((f * 1e9).round() as i128));
     Some(match (a, b) {
         (Value::Timespan(x), Value::Timespan(y)) => match op {
             "+" => Ok(span(x.as_secs_f64() + y.as_secs_f64())),
@@ -480,7 +481,7 @@ fn as_secs(v: &Value) -> f64 {
 }
 
 fn ts_secs(t: &puppet_types::Timestamp) -> f64 {
-    t.secs() as f64 / 1e9
+    t.0 as f64 / 1e9
 }
 
 /// `a < b` and friends: the answer, or Puppet's error text.

@@ -106,7 +106,8 @@ impl Scopes {
     pub fn match_data(&self, mut id: ScopeId) -> Option<&Vec<Option<String>>> {
         loop {
             let s = self.get(id);
-            if let Some(m) = s.matches.last() {
+            // Frames opened by an if/case/selector that matched nothing are empty.
+            if let Some(m) = s.matches.iter().rev().find(|m| !m.is_empty()) {
                 return Some(m);
             }
             id = s.parent?;
