@@ -566,6 +566,12 @@ impl Compiler {
             } => {
                 let attrs = self.eval_attr_ops(ops, scope)?;
                 let q = self.eval_query(query, scope)?;
+                if *exported {
+                    self.warn(
+                        "You cannot collect exported resources without storeconfigs being set; the collection will be ignored"
+                            .into(),
+                    );
+                }
                 self.catalog
                     .add_collector(type_name.clone(), *exported, q, attrs);
                 Ok(Value::Undef)
@@ -1073,6 +1079,13 @@ impl Compiler {
     // ---- access ----
 
     fn access(&mut self, target: Value, keys: Vec<Value>, span: &Span) -> R<Value> {
+        // A single array key is the list of keys (`'abcd'[[1, 2]]`).
+        let keys = match keys.as_slice() {
+            [Value::Array(a)] if !matches!(target, Value::Hash(_) | Value::Type(_)) => {
+                a.iter().cloned().collect()
+            }
+            _ => keys,
+        };
         let label = "Error while evaluating a '[]' expression, ";
         match &target {
             Value::String(s) => {
@@ -1614,13 +1627,21 @@ impl Compiler {
                         .map(|(k, v, _)| (k.clone(), v.clone()))
                         .collect();
                     self.declare_class(&cname, Some(params), scope, &body.span)?;
-                    refs.push(Value::Type(Type::Class(Some(cname))));
+                    refs.push(Value::Type(Type::Resource(Arc::new(ResourceType {
+                        type_name: Some(SmolStr::new("Class")),
+                        title: Some(SmolStr::new(capitalize(&cname))),
+                    }))));
                     continue;
                 }
                 let cap = capitalize(&type_name);
                 let mut res = Resource::new(&cap, &t);
                 res.virtual_ = form != ResourceForm::Regular;
                 res.exported = form == ResourceForm::Exported;
+                if res.exported {
+                    self.warn(
+                        "You cannot collect exported resources without storeconfigs being set; the export is ignored".into(),
+                    );
+                }
                 res.scope = Some(scope);
                 res.span = Some(body.span.clone());
                 for (k, v, _) in &attrs {
@@ -1835,6 +1856,7 @@ fn unfold_value(v: Value) -> Vec<Value> {
             .map(|(k, v)| Value::array(vec![k.clone(), v.clone()]))
             .collect(),
         Value::Iterator(it) => it.iter().collect(),
+        Value::Undef => Vec::new(),
         other => vec![other],
     }
 }

@@ -23,6 +23,10 @@ pub fn equals(a: &Value, b: &Value) -> bool {
         (Value::Integer(x), Value::Float(y)) | (Value::Float(y), Value::Integer(x)) => {
             (*x as f64) == *y
         }
+        (Value::Timespan(t), Value::Integer(_) | Value::Float(_)) => t.as_secs_f64() == as_f64(b),
+        (Value::Integer(_) | Value::Float(_), Value::Timespan(t)) => t.as_secs_f64() == as_f64(a),
+        (Value::Timestamp(t), Value::Integer(_) | Value::Float(_)) => ts_secs(t) == as_f64(b),
+        (Value::Integer(_) | Value::Float(_), Value::Timestamp(t)) => ts_secs(t) == as_f64(a),
         (Value::Array(x), Value::Array(y)) => {
             x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| equals(p, q))
         }
