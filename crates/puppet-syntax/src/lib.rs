@@ -140,6 +140,9 @@ fn run(text: &str, entry: Entry) -> Parse {
             SyntaxKind::HEREDOC_ROOT
         }
     };
+    // A heredoc expression only exists where the lexer produced a header, so most files
+    // skip the walk over the tree below.
+    let has_heredoc = p.has_heredoc;
     let (mut events, messages) = p.finish(&mut scratch);
     let (green, placed) = parser::build_tree(
         text,
@@ -150,12 +153,6 @@ fn run(text: &str, entry: Entry) -> Parse {
         root,
         &mut scratch,
     );
-    // A heredoc expression only exists where the lexer produced a header, so most files
-    // skip the walk over the tree below.
-    let has_heredoc = lexed
-        .tokens
-        .iter()
-        .any(|t| t.kind == SyntaxKind::HEREDOC_HEADER);
     let lexer::Lexed {
         tokens,
         errors: lex_errors,

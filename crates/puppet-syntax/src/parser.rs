@@ -42,7 +42,7 @@ pub(crate) struct Scratch {
 }
 
 /// Buffers bigger than this many elements are freed rather than kept for the next parse.
-const SCRATCH_KEEP_MAX: usize = 1 << 18;
+const SCRATCH_KEEP_MAX: usize = 1 << 16;
 
 thread_local! {
     static SCRATCH: std::cell::Cell<Option<Box<Scratch>>> = const { std::cell::Cell::new(None) };
@@ -97,6 +97,8 @@ pub(crate) struct Parser<'t> {
     pub(crate) too_deep: bool,
     /// Set while parsing the first token of `${...}` (see `grammar::prefix`).
     pub(crate) interp_first: bool,
+    /// Whether there is a heredoc header among the tokens.
+    pub(crate) has_heredoc: bool,
 }
 
 impl<'t> Parser<'t> {
@@ -122,8 +124,10 @@ impl<'t> Parser<'t> {
         ends.reserve(tokens.len());
         events.reserve(tokens.len() + tokens.len() / 2);
         let mut offset = 0u32;
+        let mut has_heredoc = false;
         for (t, &s) in tokens.iter().zip(skip) {
             if !s {
+                has_heredoc |= t.kind == HEREDOC_HEADER;
                 kinds.push(t.kind);
                 starts.push(offset);
                 ends.push(offset + t.len);
@@ -142,6 +146,7 @@ impl<'t> Parser<'t> {
             depth: 0,
             too_deep: false,
             interp_first: false,
+            has_heredoc,
         }
     }
 
@@ -477,9 +482,7 @@ impl TokenCache {
         });
         token.into()
     }
-}
 
-impl TokenCache {
     /// A token longer than [`CACHED_TOKEN_MAX`] bytes: shared when short enough to cache.
     #[inline(never)]
     fn long_token(&mut self, kind: SyntaxKind, s: &str) -> rowan::GreenToken {
@@ -519,8 +522,9 @@ thread_local! {
     static TOKEN_CACHE: std::cell::RefCell<TokenCache> = std::cell::RefCell::new(TokenCache::new());
 }
 
-/// Builds green nodes bottom-up from a stack of finished children (no hashing, no
-/// deduplication of nodes).
+/// Builds green nodes bottom-up from a stack of finished children, with rowan's
+/// `GreenNode::new` (no `NodeCache`: only tokens and nodes over a single token are shared,
+/// through the [`TokenCache`]).
 struct TreeSink<'a> {
     text: &'a str,
     tokens: &'a [Token],
