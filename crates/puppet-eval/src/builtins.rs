@@ -59,22 +59,24 @@ pub(crate) fn call(
             )
         }
         "include" | "require" | "contain" => {
-            let mut names = Vec::new();
-            flatten_names(args, &mut names);
-            for n in &names {
-                if n.is_empty() {
-                    return Some(fail("Error while evaluating a Function Call, Cannot use empty string as a class name", span));
-                }
-            }
             if args.iter().any(|a| a.is_undef()) {
                 return Some(fail("Error while evaluating a Function Call, Cannot use undef as a class name", span));
             }
+            let mut names = Vec::new();
+            flatten_names(args, &mut names);
+            if names.iter().any(|n| n.is_empty()) {
+                return Some(fail("Error while evaluating a Function Call, Cannot use empty string as a class name", span));
+            }
+            let mut refs = Vec::new();
             for n in names {
                 if let Err(e) = c.declare_class(&n, None, scope, span) {
                     return Some(Err(e));
                 }
+                let canonical = n.trim_start_matches("::").to_ascii_lowercase();
+                refs.push(Value::Type(Type::Class(Some(SmolStr::new(canonical)))));
             }
-            Ok(Value::Undef)
+            // The declared classes, as references.
+            Ok(Value::array(refs))
         }
         "import" => fail(
             "Use of 'import' has been discontinued in favor of a manifest directory. See http://links.puppet.com/puppet-import-deprecation",

@@ -1326,7 +1326,7 @@ impl Compiler {
         let lname = name.trim_start_matches("::").to_ascii_lowercase();
         // Functions written in Puppet shadow everything else.
         if let Some(f) = self.env.functions.get(lname.as_str()).cloned() {
-            return self.call_puppet_function(&f, args, span);
+            return self.call_puppet_function(&f, args, lambda.is_some(), span);
         }
         if let Some(r) = crate::builtins::call(self, &lname, &args, lambda, scope, span) {
             return r;
@@ -1408,6 +1408,18 @@ impl Compiler {
         for p in params {
             if p.captures_rest {
                 let rest: Vec<Value> = args.by_ref().collect();
+                // The type of a captures-rest parameter applies to each element.
+                if let (Some(t), Some(f)) = (&p.type_expr, fname) {
+                    if let Value::Type(ty) = self.eval(t, scope)? {
+                        if let Some(bad) = rest.iter().find(|v| !is_instance(&ty, v)) {
+                            let what = format!("'{f}' parameter '{}'", p.name);
+                            let detail =
+                                puppet_types::mismatch::describe_value_mismatch(&what, &ty, bad)
+                                    .unwrap_or_default();
+                            return err(detail, span);
+                        }
+                    }
+                }
                 self.scopes
                     .get_mut(scope)
                     .vars
@@ -1425,7 +1437,10 @@ impl Compiler {
                                 span,
                             );
                         }
-                        Value::Undef
+                        return err(
+                            format!("Parameter ${} is required but no value was given", p.name),
+                            span,
+                        );
                     }
                 },
             };
@@ -1455,7 +1470,13 @@ impl Compiler {
         Ok(())
     }
 
-    fn call_puppet_function(&mut self, f: &FunctionDef, args: Vec<Value>, span: &Span) -> R<Value> {
+    fn call_puppet_function(
+        &mut self,
+        f: &FunctionDef,
+        args: Vec<Value>,
+        has_block: bool,
+        span: &Span,
+    ) -> R<Value> {
         let required = f
             .params
             .iter()
@@ -1466,20 +1487,35 @@ impl Compiler {
         } else {
             f.params.len()
         };
+        if has_block {
+            return err(
+                format!(
+                    "Error while evaluating a Function Call, '{}' does not expect a block",
+                    f.name
+                ),
+                span,
+            );
+        }
         if args.len() < required || args.len() > max {
-            let expect = if required == max {
-                format!("{required}")
+            let plural = |n: usize| if n == 1 { "" } else { "s" };
+            let expect = if max == 0 {
+                "no arguments".to_string()
+            } else if required == max {
+                format!("{required} argument{}", plural(required))
             } else if max == usize::MAX {
-                format!("at least {required}")
+                format!("at least {required} argument{}", plural(required))
             } else {
-                format!("between {required} and {max}")
+                format!("between {required} and {max} arguments")
+            };
+            let got = if args.is_empty() {
+                "none".to_string()
+            } else {
+                args.len().to_string()
             };
             return err(
                 format!(
-                    "Error while evaluating a Function Call, '{}' expects {expect} argument{}, got {}",
-                    f.name,
-                    if expect == "1" { "" } else { "s" },
-                    args.len()
+                    "Error while evaluating a Function Call, '{}' expects {expect}, got {got}",
+                    f.name
                 ),
                 span,
             );
@@ -1509,7 +1545,7 @@ impl Compiler {
                         format!(
                             "Error while evaluating a Function Call, {}",
                             puppet_types::mismatch::describe_value_mismatch(
-                                &format!("value returned from function '{}'", f.name),
+                                &format!("value returned from {} has wrong type,", f.name),
                                 &t,
                                 &v
                             )
@@ -2033,6 +2069,13 @@ impl CallContext for Compiler {
     }
 
     fn log(&mut self, level: LogLevel, message: &str) {
+        // Built-ins log their deprecation warnings the way Puppet's Ruby functions do: with
+        // no scope and no location; other levels carry the scope.
+        if level == LogLevel::Warning {
+            let text = format!("{message}\n   (file & line not available)");
+            Compiler::log(self, level, text, None);
+            return;
+        }
         let label = self.scopes.label(self.current);
         Compiler::log(self, level, message.to_string(), Some(label));
     }
