@@ -90,6 +90,20 @@ pub(crate) fn call(
         )),
         "defined" => defined(c, args, scope, span),
         "getvar" => getvar(c, args, scope, span),
+        "inline_template" => {
+            let mut out = String::new();
+            for a in args {
+                let Value::String(text) = a else {
+                    return Some(fail("Error while evaluating a Function Call, 'inline_template' expects String values", span));
+                };
+                let mut adapter = ErbScope { c: &mut *c, scope, span: span.clone() };
+                match puppet_erb::render(text, "", &mut adapter) {
+                    Ok(s) => out.push_str(&s),
+                    Err(e) => return Some(fail(format!("Error while evaluating a Function Call, {e}"), span)),
+                }
+            }
+            Ok(Value::string(out))
+        }
         "inline_epp" => {
             let Some(Value::String(text)) = args.first() else {
                 return Some(fail(
@@ -308,5 +322,58 @@ pub(crate) fn render_epp(
     match r {
         Ok(_) | Err(Flow::Return(..)) => Ok(Value::string(out)),
         Err(e) => Err(e),
+    }
+}
+
+/// The evaluator seen from an ERB template: `@x`, `scope.lookupvar`, `scope.to_hash` and
+/// `scope.function_*` / `scope.call_function`.
+struct ErbScope<'a> {
+    c: &'a mut Compiler,
+    scope: ScopeId,
+    span: Span,
+}
+
+impl puppet_erb::TemplateScope for ErbScope<'_> {
+    fn lookup(&self, name: &str) -> Option<Value> {
+        let name = name.trim_start_matches('$');
+        if let Some(rest) = name.strip_prefix("::") {
+            if !rest.contains("::") {
+                return self.c.scopes.get(self.c.top).vars.get(rest).cloned();
+            }
+        }
+        if let Some((class, var)) = name.trim_start_matches("::").rsplit_once("::") {
+            let id = *self
+                .c
+                .class_scopes
+                .get(class.to_ascii_lowercase().as_str())?;
+            return self.c.scopes.get(id).vars.get(var).cloned();
+        }
+        self.c.scopes.lookup(self.scope, name).cloned()
+    }
+
+    fn all_variables(&self) -> indexmap::IndexMap<SmolStr, Value> {
+        let mut out = indexmap::IndexMap::new();
+        let mut chain = Vec::new();
+        let mut id = Some(self.scope);
+        while let Some(i) = id {
+            chain.push(i);
+            id = self.c.scopes.get(i).parent;
+        }
+        // Outer scopes first, so inner variables replace outer ones.
+        for i in chain.into_iter().rev() {
+            for (k, v) in &self.c.scopes.get(i).vars {
+                out.insert(k.clone(), v.clone());
+            }
+        }
+        out
+    }
+
+    fn call_function(&mut self, name: &str, args: Vec<Value>) -> Result<Value, String> {
+        let span = self.span.clone();
+        match self.c.call_named(name, args, None, self.scope, &span) {
+            Ok(v) => Ok(v),
+            Err(Flow::Error(e)) => Err(e.message),
+            Err(_) => Err(format!("unexpected control flow from {name}()")),
+        }
     }
 }
