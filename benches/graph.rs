@@ -215,14 +215,18 @@ fn bench(c: &mut Criterion) {
         eprintln!("wrote {path}");
     }
     let edges = edge_list(&dag);
-    // `GRAPH_BENCH_PROFILE=dag|cycles|both` runs the measured work once on that catalog and
-    // exits, for `valgrind --tool=callgrind --toggle-collect='graph::full*'`.
-    if let Ok(which) = std::env::var("GRAPH_BENCH_PROFILE") {
-        if which != "cycles" {
-            black_box(full(black_box(&dag)));
-        }
-        if which != "dag" {
-            black_box(full(black_box(&cyc)));
+    // `GRAPH_BENCH_PROFILE=dag|cycles|both[:N]` runs the measured work N times (default
+    // once) on that catalog and exits, for `valgrind --tool=callgrind
+    // --toggle-collect='graph::full*'` or `perf stat`.
+    if let Ok(spec) = std::env::var("GRAPH_BENCH_PROFILE") {
+        let (which, times) = spec.split_once(':').unwrap_or((spec.as_str(), "1"));
+        for _ in 0..times.parse::<usize>().unwrap_or(1) {
+            if which != "cycles" {
+                black_box(full(black_box(&dag)));
+            }
+            if which != "dag" {
+                black_box(full(black_box(&cyc)));
+            }
         }
         return;
     }

@@ -10,7 +10,7 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use crate::model::Resource;
+use crate::params::{ParamSet, P};
 use crate::reference::normalize_path;
 
 /// The four kinds of automatic relationship.
@@ -82,7 +82,37 @@ fn leading_paths<'a>(text: &'a str, out: &mut Vec<&'a str>) {
 }
 
 fn is_normalized(p: &str) -> bool {
-    !p.contains("//") && (p.len() <= 1 || !p.ends_with('/'))
+    let b = p.as_bytes();
+    !b.windows(2).any(|w| w == b"//") && (b.len() <= 1 || b[b.len() - 1] != b'/')
+}
+
+/// The nearest parent of the normalised absolute path `p` for which `exists` holds.
+fn first_parent<'p>(p: &'p str, exists: &mut dyn FnMut(&str) -> bool) -> Option<&'p str> {
+    if !p.starts_with('/') || p == "/" {
+        return None;
+    }
+    let mut end = p.len();
+    while let Some(i) = p[..end].rfind('/') {
+        let parent = &p[..if i == 0 { 1 } else { i }];
+        if exists(parent) {
+            return Some(parent);
+        }
+        if i == 0 {
+            break;
+        }
+        end = i;
+    }
+    None
+}
+
+/// The nearest parent of `path` that `exists` (the first of [`parents_of`] that does).
+fn nearest_parent<'a>(path: &'a str, exists: &mut dyn FnMut(&str) -> bool) -> Option<Cow<'a, str>> {
+    if is_normalized(path) {
+        first_parent(path, exists).map(Cow::Borrowed)
+    } else {
+        let p = normalize_path(path);
+        first_parent(&p, exists).map(|s| Cow::Owned(s.to_string()))
+    }
 }
 
 /// The parents of an absolute path, nearest first (`/a/b/c` -> `/a/b`, `/a`, `/`),
@@ -118,12 +148,14 @@ fn parents(path: &str) -> Vec<String> {
     parents_of(path).into_iter().map(Cow::into_owned).collect()
 }
 
-/// The automatic relationships of `res` (whose lower-cased type is `type_key`), in the
+/// The automatic relationships of the resource titled `title` with `params` (whose
+/// lower-cased type is `type_key`), in the
 /// order Puppet adds them, appended to `out`. `file_exists` says whether a `File` of that
 /// path is in the catalog (for the nearest-managed-parent rule); `files` lists every file
 /// path (for mount's autobefore).
 pub(crate) fn candidates<'a>(
-    res: &'a Resource,
+    title: &'a str,
+    params: &ParamSet<'a>,
     type_key: &str,
     file_exists: &mut dyn FnMut(&str) -> bool,
     files: &dyn Fn() -> Vec<String>,
@@ -132,15 +164,15 @@ pub(crate) fn candidates<'a>(
     let req = AutoRelation::Autorequire;
     match type_key {
         "file" => {
-            let path = res.param_str("path").unwrap_or(&res.title);
-            if let Some(found) = parents_of(path).into_iter().find(|p| file_exists(p)) {
+            let path = params.str(P::Path).unwrap_or(title);
+            if let Some(found) = nearest_parent(path, file_exists) {
                 out.push((req, "file", found));
             }
-            if let Some(t) = res.param_str("target") {
+            if let Some(t) = params.str(P::Target) {
                 out.push((req, "file", Cow::Borrowed(t)));
             }
-            for (ty, param) in [("user", "owner"), ("group", "group")] {
-                if let Some(v) = first_string(res.param(param)) {
+            for (ty, param) in [("user", P::Owner), ("group", P::Group)] {
+                if let Some(v) = first_string(params.get(param)) {
                     if !numeric(&v) {
                         out.push((req, ty, v));
                     }
@@ -149,15 +181,15 @@ pub(crate) fn candidates<'a>(
         }
         "exec" => {
             let mut files: Vec<&'a str> = Vec::new();
-            if let Some(cwd) = res.param_str("cwd") {
+            if let Some(cwd) = params.str(P::Cwd) {
                 files.push(cwd);
             }
-            let command: &'a str = match res.param("command") {
+            let command: &'a str = match params.get(P::Command) {
                 Some(Value::Array(a)) => a.first().and_then(Value::as_str),
                 Some(Value::String(s)) => Some(s.as_str()),
                 _ => None,
             }
-            .unwrap_or(&res.title);
+            .unwrap_or(title);
             leading_paths(command, &mut files);
             for line in command.split('\n') {
                 if let Some(rest) = line.strip_prefix('"') {
@@ -169,9 +201,9 @@ pub(crate) fn candidates<'a>(
                 }
             }
             let mut guards = Vec::new();
-            for param in ["onlyif", "unless"] {
+            for param in [P::Onlyif, P::Unless] {
                 guards.clear();
-                strings(res.param(param), &mut guards);
+                strings(params.get(param), &mut guards);
                 for line in &guards {
                     // Only numbers are owned, and a number never starts with `/`.
                     if let Cow::Borrowed(b) = line {
@@ -180,19 +212,19 @@ pub(crate) fn candidates<'a>(
                 }
             }
             out.extend(files.into_iter().map(|f| (req, "file", Cow::Borrowed(f))));
-            if let Some(user) = res.param_str("user") {
+            if let Some(user) = params.str(P::User) {
                 if !numeric(user) {
                     out.push((req, "user", Cow::Borrowed(user)));
                 }
             }
         }
         "package" => {
-            for param in ["responsefile", "adminfile"] {
-                if let Some(v) = res.param_str(param) {
+            for param in [P::Responsefile, P::Adminfile] {
+                if let Some(v) = params.str(param) {
                     out.push((req, "file", Cow::Borrowed(v)));
                 }
             }
-            if let Some(src) = res.param_str("source") {
+            if let Some(src) = params.str(P::Source) {
                 if src.starts_with('/') {
                     out.push((req, "file", Cow::Borrowed(src)));
                 }
@@ -200,19 +232,19 @@ pub(crate) fn candidates<'a>(
         }
         "user" => {
             let mut vals = Vec::new();
-            strings(res.param("gid"), &mut vals);
+            strings(params.get(P::Gid), &mut vals);
             for g in vals.drain(..) {
                 if !numeric(&g) {
                     out.push((req, "group", g));
                 }
             }
-            strings(res.param("groups"), &mut vals);
+            strings(params.get(P::Groups), &mut vals);
             for g in vals.drain(..) {
                 for part in g.split(',') {
                     out.push((req, "group", Cow::Owned(part.trim().to_string())));
                 }
             }
-            strings(res.param("roles"), &mut vals);
+            strings(params.get(P::Roles), &mut vals);
             for r in vals.drain(..) {
                 for part in r.split(',') {
                     out.push((req, "user", Cow::Owned(part.trim().to_string())));
@@ -220,12 +252,12 @@ pub(crate) fn candidates<'a>(
             }
         }
         "cron" | "ssh_authorized_key" => {
-            if let Some(u) = res.param_str("user") {
+            if let Some(u) = params.str(P::User) {
                 out.push((req, "user", Cow::Borrowed(u)));
             }
         }
         "mount" => {
-            let name = res.param_str("name").unwrap_or(&res.title);
+            let name = params.str(P::Name).unwrap_or(title);
             let mut ps = parents_of(name);
             ps.reverse();
             out.extend(
@@ -246,9 +278,19 @@ pub(crate) fn candidates<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::Resource;
 
     #[test]
     fn parents_nearest_first() {
+        for path in ["/a/b/c", "//a//b/", "/", "rel/x", "/a", "", "/a/b//"] {
+            for managed in [&["/a"][..], &["/"], &[], &["/a/b", "/a"]] {
+                let want = parents(path)
+                    .into_iter()
+                    .find(|p| managed.contains(&p.as_str()));
+                let got = nearest_parent(path, &mut |p| managed.contains(&p));
+                assert_eq!(got.map(Cow::into_owned), want, "{path} {managed:?}");
+            }
+        }
         assert_eq!(parents("/a/b/c"), vec!["/a/b", "/a", "/"]);
         assert_eq!(parents("/"), Vec::<String>::new());
         assert_eq!(parents("relative"), Vec::<String>::new());
@@ -266,7 +308,14 @@ mod tests {
         r.parameters
             .insert("user".into(), Value::String("www".into()));
         let mut c = Vec::new();
-        candidates(&r, "exec", &mut |_| false, &Vec::new, &mut c);
+        candidates(
+            &r.title,
+            &ParamSet::of(&r),
+            "exec",
+            &mut |_| false,
+            &Vec::new,
+            &mut c,
+        );
         let titles: Vec<_> = c.iter().map(|(_, t, n)| format!("{t}:{n}")).collect();
         assert_eq!(
             titles,

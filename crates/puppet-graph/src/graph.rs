@@ -26,7 +26,8 @@ use crate::autorequire::{self, AutoRelation};
 use crate::error::Error;
 use crate::fxhash::{FxMap, FxSet};
 use crate::keys::{KeyIndex, StrArena};
-use crate::model::{Catalog, RelationKind, RelationOrigin, Resource};
+use crate::model::{Catalog, RelationKind, RelationOrigin};
+use crate::params::{self, ParamSet, P};
 use crate::reference::{self, display_ref_into, key_bytes, parse_ref};
 
 /// Identifies a resource of the catalog a [`Graph`] was built from: its index in
@@ -293,51 +294,6 @@ fn is_container(type_key: &str, kind: Option<&str>, has_children: bool) -> bool 
     }
 }
 
-/// The parameters the build phase reads, found in one pass over a resource's parameters.
-#[derive(Default)]
-struct Params<'a> {
-    /// `require`, `subscribe`, `before`, `notify` (Puppet's order).
-    rel: [Option<&'a Value>; 4],
-    alias: Option<&'a Value>,
-    path: Option<&'a Value>,
-    name: Option<&'a Value>,
-    noop: Option<&'a Value>,
-    refreshonly: Option<&'a Value>,
-    ensure: Option<&'a Value>,
-}
-
-impl<'a> Params<'a> {
-    fn of(r: &'a Resource) -> Params<'a> {
-        let mut p = Params::default();
-        for (k, v) in &r.parameters {
-            match k.as_str() {
-                "require" => p.rel[0] = Some(v),
-                "subscribe" => p.rel[1] = Some(v),
-                "before" => p.rel[2] = Some(v),
-                "notify" => p.rel[3] = Some(v),
-                "alias" => p.alias = Some(v),
-                "path" => p.path = Some(v),
-                "name" => p.name = Some(v),
-                "noop" => p.noop = Some(v),
-                "refreshonly" => p.refreshonly = Some(v),
-                "ensure" => p.ensure = Some(v),
-                _ => {}
-            }
-        }
-        p
-    }
-}
-
-/// A boolean parameter value (`true`, `"true"`), as `Resource::param_bool` reads it.
-fn as_bool(v: Option<&Value>) -> Option<bool> {
-    match v? {
-        Value::Bool(b) => Some(*b),
-        Value::String(s) if s == "true" => Some(true),
-        Value::String(s) if s == "false" => Some(false),
-        _ => None,
-    }
-}
-
 impl GraphBuilder {
     /// Reads the resources, containment and explicit relationships of `catalog`.
     /// A reference to a resource that is not in the catalog is an error with Puppet's text.
@@ -356,6 +312,9 @@ impl GraphBuilder {
         let mut res = Vec::with_capacity(n);
         // Aliases and namevars, added once every resource has its own key.
         let mut aliases: Vec<(u32, &str)> = Vec::new();
+        // The parameters read below, per resource (`pair_start[i]..pair_start[i + 1]`).
+        let mut pairs: Vec<(P, &Value)> = Vec::with_capacity(2 * n);
+        let mut pair_start: Vec<u32> = Vec::with_capacity(n + 1);
         for (i, r) in catalog.resources.iter().enumerate() {
             if keys
                 .insert_if_absent(key_bytes(&mut buf, &r.type_name, &r.title), i as u32)
@@ -382,8 +341,11 @@ impl GraphBuilder {
                 let id = tags.intern(t, &mut names.tags, |out, t| out.push_str(t));
                 names.tag_ids.push(id);
             }
-            let p = Params::of(r);
-            if let Some(v) = p.alias {
+            let at = pairs.len();
+            pair_start.push(at as u32);
+            params::collect(r, &mut pairs);
+            let p = ParamSet::from_pairs(&pairs[at..]);
+            if let Some(v) = p.get(P::Alias) {
                 let _ = for_each_ref(v, &mut |x| {
                     if let Some(s) = x.as_str() {
                         aliases.push((i as u32, s));
@@ -392,8 +354,8 @@ impl GraphBuilder {
                 });
             }
             let namevar = match tk {
-                "file" => p.path,
-                "package" | "service" | "user" | "group" | "host" | "mount" => p.name,
+                "file" => p.get(P::Path),
+                "package" | "service" | "user" | "group" | "host" | "mount" => p.get(P::Name),
                 _ => None,
             };
             if let Some(nv) = namevar.and_then(Value::as_str) {
@@ -406,11 +368,12 @@ impl GraphBuilder {
                 tags: (tag_start, names.tag_ids.len() as u32),
                 container: false,
                 in_graph: !r.exported,
-                noop: as_bool(p.noop),
-                refreshonly: tk == "exec" && as_bool(p.refreshonly) == Some(true),
-                deleting: p.ensure.and_then(Value::as_str) == Some("absent"),
+                noop: p.bool(P::Noop),
+                refreshonly: tk == "exec" && p.bool(P::Refreshonly) == Some(true),
+                deleting: p.str(P::Ensure) == Some("absent"),
             });
         }
+        pair_start.push(pairs.len() as u32);
         for &(i, name) in &aliases {
             let r = &catalog.resources[i as usize];
             keys.insert_if_absent(key_bytes(&mut buf, &r.type_name, name), i);
@@ -507,17 +470,24 @@ impl GraphBuilder {
         }
 
         let has_ext = !ext_by_holder.is_empty();
+        let file_paths = || -> Vec<String> {
+            catalog
+                .resources
+                .iter()
+                .filter(|r| r.type_key() == "file" && !r.exported)
+                .map(|r| reference::normalize_path(r.param_str("path").unwrap_or(&r.title)))
+                .collect()
+        };
+        let mut cands = Vec::new();
+        let mut buf2: Vec<u8> = Vec::with_capacity(64);
         for (i, r) in catalog.resources.iter().enumerate() {
             if !b.res[i].in_graph {
                 continue;
             }
-            let params = if r.parameters.is_empty() {
-                Params::default()
-            } else {
-                Params::of(r)
-            };
+            let params =
+                ParamSet::from_pairs(&pairs[pair_start[i] as usize..pair_start[i + 1] as usize]);
             for (k, kind) in RelationKind::PUPPET_ORDER.into_iter().enumerate() {
-                if let Some(v) = params.rel[k] {
+                if let Some(v) = params.get(P::RELATIONS[k]) {
                     let (rel, res, names) = (&mut b.rel, &b.res, &b.names);
                     for_each_ref(v, &mut |val| {
                         let text = match val {
@@ -572,26 +542,14 @@ impl GraphBuilder {
                     }
                 }
             }
-        }
-
-        // Automatic relationships: candidates now, filtered against explicit edges at seal.
-        let file_paths = || -> Vec<String> {
-            catalog
-                .resources
-                .iter()
-                .filter(|r| r.type_key() == "file" && !r.exported)
-                .map(|r| reference::normalize_path(r.param_str("path").unwrap_or(&r.title)))
-                .collect()
-        };
-        let mut cands = Vec::new();
-        let mut buf2: Vec<u8> = Vec::with_capacity(64);
-        for (i, r) in catalog.resources.iter().enumerate() {
-            if !b.res[i].in_graph || b.res[i].container {
+            // Automatic relationships: candidates now (while the resource is in cache),
+            // filtered against explicit edges at seal.
+            if b.res[i].container {
                 continue;
             }
             let mut exists = |p: &str| keys.get(key_bytes(&mut buf2, "file", p)).is_some();
             let tk = b.names.type_key(&b.res[i]);
-            autorequire::candidates(r, tk, &mut exists, &file_paths, &mut cands);
+            autorequire::candidates(&r.title, &params, tk, &mut exists, &file_paths, &mut cands);
             for (rel, ty, title) in cands.drain(..) {
                 if let Some(o) = keys.get(key_bytes(&mut buf, ty, &title)) {
                     if o != i as u32 && b.res[o as usize].in_graph {
@@ -600,6 +558,7 @@ impl GraphBuilder {
                 }
             }
         }
+
         b.keys = keys;
         Ok(b)
     }

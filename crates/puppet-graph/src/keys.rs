@@ -22,16 +22,21 @@ fn hash_key(key: &[u8]) -> u64 {
 }
 
 /// Maps lookup keys (bytes, see `reference::key_bytes`) to resource indices. Keys live in
-/// one byte arena; the hash table maps a key's 64-bit hash to its entry, and the rare key
-/// whose hash collides with a different key goes to a plain map.
+/// one byte arena; the hash table maps a key's 64-bit hash to where the key is and its
+/// value (one probe and one compare per lookup), and the rare key whose hash collides
+/// with a different key goes to a plain map.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct KeyIndex {
-    by_hash: FxMap<u64, u32>,
+    by_hash: FxMap<u64, Entry>,
     text: Vec<u8>,
-    /// `ends[i]` is where entry `i`'s key ends in `text` (it starts at `ends[i - 1]`).
-    ends: Vec<u32>,
-    values: Vec<u32>,
     collided: FxMap<Vec<u8>, u32>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    start: u32,
+    len: u32,
+    value: u32,
 }
 
 impl KeyIndex {
@@ -42,23 +47,20 @@ impl KeyIndex {
         KeyIndex {
             by_hash,
             text: Vec::with_capacity(n * avg_len),
-            ends: Vec::with_capacity(n),
-            values: Vec::with_capacity(n),
             collided: FxMap::default(),
         }
     }
 
-    fn key(&self, entry: u32) -> &[u8] {
-        let e = entry as usize;
-        let start = if e == 0 { 0 } else { self.ends[e - 1] as usize };
-        &self.text[start..self.ends[e] as usize]
+    fn key(&self, e: &Entry) -> &[u8] {
+        &self.text[e.start as usize..(e.start + e.len) as usize]
     }
 
     /// The value of `key`, if present.
+    #[inline]
     pub(crate) fn get(&self, key: &[u8]) -> Option<u32> {
-        let entry = *self.by_hash.get(&hash_key(key))?;
-        if self.key(entry) == key {
-            Some(self.values[entry as usize])
+        let e = self.by_hash.get(&hash_key(key))?;
+        if self.key(e) == key {
+            Some(e.value)
         } else {
             self.collided.get(key).copied()
         }
@@ -66,29 +68,31 @@ impl KeyIndex {
 
     /// Inserts `key -> value` unless `key` is present; returns the value already there.
     pub(crate) fn insert_if_absent(&mut self, key: &[u8], value: u32) -> Option<u32> {
-        let entry = self.values.len() as u32;
+        let entry = Entry {
+            start: self.text.len() as u32,
+            len: key.len() as u32,
+            value,
+        };
         match self.by_hash.entry(hash_key(key)) {
             std::collections::hash_map::Entry::Occupied(o) => {
                 let existing = *o.get();
-                if self.key(existing) == key {
-                    return Some(self.values[existing as usize]);
+                if self.key(&existing) == key {
+                    return Some(existing.value);
                 }
-                return match self.collided.entry(key.to_vec()) {
+                match self.collided.entry(key.to_vec()) {
                     std::collections::hash_map::Entry::Occupied(o) => Some(*o.get()),
                     std::collections::hash_map::Entry::Vacant(v) => {
                         v.insert(value);
                         None
                     }
-                };
+                }
             }
             std::collections::hash_map::Entry::Vacant(v) => {
                 v.insert(entry);
+                self.text.extend_from_slice(key);
+                None
             }
         }
-        self.text.extend_from_slice(key);
-        self.ends.push(self.text.len() as u32);
-        self.values.push(value);
-        None
     }
 }
 
@@ -138,6 +142,7 @@ mod tests {
         assert_eq!(k.get(b"a\0z"), None);
         // Force a collision: make `other`'s hash point at the entry of `a\0x`.
         let entry = k.by_hash[&hash_key(b"a\0x")];
+        assert_eq!(k.key(&entry), b"a\0x");
         k.by_hash.insert(hash_key(b"other"), entry);
         assert_eq!(k.get(b"other"), None);
         assert_eq!(k.insert_if_absent(b"other", 7), None);

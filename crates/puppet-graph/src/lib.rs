@@ -41,6 +41,7 @@ mod fxhash;
 mod graph;
 mod keys;
 mod model;
+mod params;
 mod reference;
 mod simulate;
 

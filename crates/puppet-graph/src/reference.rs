@@ -7,17 +7,29 @@
 /// Splits `Type[title]` into its type and title. The title runs to the last `]`, so titles
 /// containing brackets survive. Returns `None` for anything else.
 pub(crate) fn parse_ref(s: &str) -> Option<(&str, &str)> {
-    let s = s.trim();
-    let open = s.find('[')?;
+    let b = s.as_bytes();
+    // Trimming is a no-op when the text starts with a visible ASCII character and ends
+    // with `]` (the usual case); otherwise trim Unicode whitespace as `str::trim` does.
+    let s = if b.first().is_some_and(u8::is_ascii_graphic) && b.last() == Some(&b']') {
+        s
+    } else {
+        s.trim()
+    };
+    let open = s.bytes().position(|c| c == b'[')?;
     if !s.ends_with(']') || open == 0 {
         return None;
     }
     let ty = &s[..open];
     let title = &s[open + 1..s.len() - 1];
     let title = strip_quotes(title);
-    if ty
-        .chars()
-        .any(|c| c.is_whitespace() || c == '[' || c == ']')
+    // `[` cannot occur in `ty` (it ends at the first one); ASCII names need no char walk.
+    let plain = ty
+        .bytes()
+        .all(|c| c.is_ascii_alphanumeric() || c == b':' || c == b'_');
+    if !plain
+        && ty
+            .chars()
+            .any(|c| c.is_whitespace() || c == '[' || c == ']')
     {
         return None;
     }
@@ -43,10 +55,15 @@ pub(crate) fn capitalize_segments(name: &str) -> String {
 /// [`capitalize_segments`], appended to `out`.
 pub(crate) fn capitalize_segments_into(out: &mut String, name: &str) {
     let name = name.strip_prefix("::").unwrap_or(name);
-    for (i, seg) in name.split("::").enumerate() {
-        if i > 0 {
-            out.push_str("::");
-        }
+    let mut rest = name;
+    loop {
+        let (seg, next) = match rest.as_bytes().iter().position(|&c| c == b':') {
+            None => (rest, None),
+            Some(i) => match rest[i..].find("::") {
+                Some(j) => (&rest[..i + j], Some(&rest[i + j + 2..])),
+                None => (rest, None),
+            },
+        };
         let mut chars = seg.chars();
         if let Some(c) = chars.next() {
             if c.is_ascii() {
@@ -55,6 +72,13 @@ pub(crate) fn capitalize_segments_into(out: &mut String, name: &str) {
                 out.extend(c.to_uppercase());
             }
             out.push_str(chars.as_str());
+        }
+        match next {
+            Some(n) => {
+                out.push_str("::");
+                rest = n;
+            }
+            None => break,
         }
     }
 }
@@ -106,16 +130,22 @@ pub(crate) fn normalize_path(p: &str) -> String {
 /// Appends `p` normalised as by [`normalize_path`] to `out`, byte by byte (`/` is ASCII,
 /// so UTF-8 sequences pass through untouched).
 fn normalize_path_into(out: &mut Vec<u8>, p: &str) {
+    let b = p.as_bytes();
+    let dirty = (b.len() > 1 && b[b.len() - 1] == b'/') || b.windows(2).any(|w| w == b"//");
+    if !dirty {
+        out.extend_from_slice(b);
+        return;
+    }
     let start = out.len();
     let mut prev_slash = false;
-    for &b in p.as_bytes() {
-        if b == b'/' {
+    for &c in b {
+        if c == b'/' {
             if !prev_slash {
-                out.push(b);
+                out.push(c);
             }
             prev_slash = true;
         } else {
-            out.push(b);
+            out.push(c);
             prev_slash = false;
         }
     }
@@ -131,13 +161,16 @@ pub(crate) fn key_bytes<'b>(buf: &'b mut Vec<u8>, ty: &str, title: &str) -> &'b 
     let ty = ty.strip_prefix("::").unwrap_or(ty);
     // ASCII lower-casing byte by byte leaves multi-byte UTF-8 sequences (bytes >= 0x80)
     // alone, as `char::to_ascii_lowercase` does.
-    buf.extend(ty.bytes().map(|b| b.to_ascii_lowercase()));
+    buf.extend_from_slice(ty.as_bytes());
+    buf.make_ascii_lowercase();
     let ty_len = buf.len();
     buf.push(0);
     match &buf[..ty_len] {
         b"class" => {
             let t = title.strip_prefix("::").unwrap_or(title);
-            buf.extend(t.bytes().map(|b| b.to_ascii_lowercase()));
+            let at = buf.len();
+            buf.extend_from_slice(t.as_bytes());
+            buf[at..].make_ascii_lowercase();
         }
         b"file" => normalize_path_into(buf, title),
         _ => buf.extend_from_slice(title.as_bytes()),
@@ -179,6 +212,45 @@ mod tests {
         assert_eq!(lookup_key("Class", "::Foo"), lookup_key("class", "foo"));
         assert_eq!(normalize_path("/a//b/"), "/a/b");
         assert_eq!(normalize_path("/"), "/");
+        for name in [
+            "foo::bar", "::foo", "a:b::c", "x:::y", "::", "", "ébc::d", "a::",
+        ] {
+            let mut s = String::new();
+            capitalize_segments_into(&mut s, name);
+            let want: Vec<String> = name
+                .strip_prefix("::")
+                .unwrap_or(name)
+                .split("::")
+                .map(|seg| {
+                    let mut c = seg.chars();
+                    c.next()
+                        .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
+                        .unwrap_or_default()
+                })
+                .collect();
+            assert_eq!(s, want.join("::"), "{name}");
+        }
+        for r in [
+            "Notify[a]",
+            " Notify[a] ",
+            "\u{a0}Notify[a]",
+            "No tify[a]",
+            "Nö[x]",
+            "N\u{2003}[x]",
+            "Foo::Bar-x[y]",
+        ] {
+            let t = r.trim();
+            let want = t.find('[').and_then(|open| {
+                if !t.ends_with(']') || open == 0 {
+                    return None;
+                }
+                let ty = &t[..open];
+                (!ty.chars()
+                    .any(|c| c.is_whitespace() || c == '[' || c == ']'))
+                .then(|| (ty, strip_quotes(&t[open + 1..t.len() - 1])))
+            });
+            assert_eq!(parse_ref(r), want, "{r:?}");
+        }
         let mut bytes = Vec::new();
         for (t, title) in [
             ("Class", "::Foo::BAR"),
@@ -186,6 +258,8 @@ mod tests {
             ("File", "/"),
             ("File", "//"),
             ("File", "rel/"),
+            ("File", "/a/b"),
+            ("File", "a//"),
             ("Notify", "Ünï"),
             ("CLASS", "ÄbC"),
         ] {
