@@ -420,7 +420,7 @@ impl Compiler {
                     },
                     Value::Float(f) => Ok(Value::Float(-f)),
                     Value::Timespan(t) => Ok(Value::Timespan(puppet_types::Timespan::from_secs_f64(-t.as_secs_f64()))),
-                    Value::String(s) => match ops::parse_numeric_string(s.trim()) {
+                    Value::String(s) => match ops::parse_numeric_string(&s) {
                         Some(Value::Integer(i)) => Ok(Value::Integer(-i)),
                         Some(Value::Float(f)) => Ok(Value::Float(-f)),
                         _ => err(
@@ -907,7 +907,7 @@ impl Compiler {
                         if coerced {
                             for operand in [&a, &b] {
                                 if let Value::String(s) = operand {
-                                    if let Some(n) = ops::parse_numeric_string(s.trim()) {
+                                    if let Some(n) = ops::parse_numeric_string(s) {
                                         self.warn(format!(
                                             "The string '{s}' was automatically coerced to the numerical value {}",
                                             n.to_plain_string()
@@ -1191,6 +1191,14 @@ impl Compiler {
                 if keys.len() == 1 {
                     if let Value::String(attr) = &keys[0] {
                         let key = ResourceKey::new(tn, title);
+                        if let Some(info) = core_types().get(&tn.to_ascii_lowercase()) {
+                            if info.complete && !info.accepts(attr) {
+                                return err(
+                                    format!("{label}The resource {tn}['{title}'] does not have a parameter called '{attr}'"),
+                                    span,
+                                );
+                            }
+                        }
                         return match self.catalog.get(&key) {
                             Some(res) => Ok(match res.params.get(attr.as_str()) {
                                 Some(v) => v.clone(),
@@ -1789,6 +1797,8 @@ impl Compiler {
                     }
                 },
             };
+            let owner = format!("Class[{}]", capitalize(&def.name));
+            self.check_param_type(p, &v, id, &owner, span)?;
             self.scopes.get_mut(id).vars.insert(p.name.clone(), v);
         }
         self.eval_block(&def.body, id)?;
@@ -1847,9 +1857,40 @@ impl Compiler {
                     }
                 },
             };
+            self.check_param_type(
+                p,
+                &v,
+                id,
+                &format!("{}[{}]", res.type_name, res.title),
+                &span,
+            )?;
             self.scopes.get_mut(id).vars.insert(p.name.clone(), v);
         }
         self.eval_block(&def.body, id)?;
+        Ok(())
+    }
+
+    /// Checks a class or define parameter value against its declared type.
+    fn check_param_type(
+        &mut self,
+        p: &Param,
+        v: &Value,
+        scope: ScopeId,
+        owner: &str,
+        span: &Span,
+    ) -> R<()> {
+        let Some(t) = &p.type_expr else { return Ok(()) };
+        if let Value::Type(ty) = self.eval(t, scope)? {
+            if !is_instance(&ty, v) {
+                let what = format!("{owner}: parameter '{}'", p.name);
+                let detail = puppet_types::mismatch::describe_value_mismatch(&what, &ty, v)
+                    .unwrap_or_default();
+                return err(
+                    format!("Error while evaluating a Resource Statement, {detail}"),
+                    span,
+                );
+            }
+        }
         Ok(())
     }
 
@@ -1895,6 +1936,12 @@ fn unfold_value(v: Value) -> Vec<Value> {
         Value::Undef => Vec::new(),
         other => vec![other],
     }
+}
+
+/// Puppet's built-in resource types (parameters, namevars), shared by every compile.
+fn core_types() -> &'static puppet_restypes::TypeDatabase {
+    static DB: std::sync::OnceLock<puppet_restypes::TypeDatabase> = std::sync::OnceLock::new();
+    DB.get_or_init(puppet_restypes::TypeDatabase::core)
 }
 
 /// Whether a value can be an operand of a relationship (references, or arrays of them).

@@ -46,8 +46,7 @@ pub fn to_number(v: &Value, coerced: &mut bool) -> Option<Value> {
     match v {
         Value::Integer(_) | Value::Float(_) => Some(v.clone()),
         Value::String(s) => {
-            let t = s.trim();
-            let parsed = parse_numeric_string(t)?;
+            let parsed = parse_numeric_string(s)?;
             *coerced = true;
             Some(parsed)
         }
@@ -58,9 +57,15 @@ pub fn to_number(v: &Value, coerced: &mut bool) -> Option<Value> {
 /// Parses `"12"`, `"0x1F"`, `"017"`, `"1.5e3"`, `"-3"` as Puppet does for arithmetic.
 pub fn parse_numeric_string(t: &str) -> Option<Value> {
     // A sign may be followed by blanks (`'- 2'` is -2 to Puppet).
+    let blanks: &[char] = &[' ', '\t'];
     let (neg, body) = match t.strip_prefix('-') {
-        Some(r) => (true, r.trim_start()),
-        None => (false, t.strip_prefix('+').map(str::trim_start).unwrap_or(t)),
+        Some(r) => (true, r.trim_start_matches(blanks)),
+        None => (
+            false,
+            t.strip_prefix('+')
+                .map(|r| r.trim_start_matches(blanks))
+                .unwrap_or(t),
+        ),
     };
     let v = if let Some(h) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
         Value::Integer(i64::from_str_radix(h, 16).ok()?)
