@@ -325,7 +325,9 @@ impl Compiler {
                 &e.span,
             );
         }
-        let r = self.eval_inner(e, scope);
+        // Deep (but bounded) Puppet code may need more stack than the caller's thread has:
+        // grow it in segments instead of overflowing.
+        let r = stacker::maybe_grow(64 * 1024, 1024 * 1024, || self.eval_inner(e, scope));
         self.depth -= 1;
         r
     }

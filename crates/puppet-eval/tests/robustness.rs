@@ -1,0 +1,121 @@
+//! Robustness of the evaluator: evaluating any parsed program never panics, and deep
+//! recursion in Puppet code gives an error instead of a stack overflow.
+//!
+//! Runs on threads with the default 2 MiB test stack, as an embedding tool would.
+
+use proptest::prelude::*;
+use puppet_eval::{evaluate_source, Settings};
+
+fn on_small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(f)
+        .expect("spawn")
+        .join()
+        .expect("the evaluator panicked or overflowed its stack")
+}
+
+#[test]
+fn deep_recursion_in_a_puppet_function_is_an_error() {
+    let out = on_small_stack(|| {
+        let src = "function f(Integer $n) { f($n + 1) }\nf(0)";
+        evaluate_source(src, &Settings::default())
+            .value
+            .map(|v| v.to_string())
+    });
+    let e = out.expect_err("unbounded recursion must fail");
+    assert!(e.message.contains("too deep"), "{}", e.message);
+}
+
+#[test]
+fn deep_recursion_through_lambdas_is_an_error() {
+    let out = on_small_stack(|| {
+        let src = "function g(Integer $n) { [1].map |$x| { g($n + $x) } }\ng(0)";
+        evaluate_source(src, &Settings::default())
+            .value
+            .map(|v| v.to_string())
+    });
+    assert!(out.is_err());
+}
+
+#[test]
+fn recursion_within_the_limit_works() {
+    let out = on_small_stack(|| {
+        let src = "function fact(Integer $n) >> Integer { if $n <= 1 { 1 } else { $n * fact($n - 1) } }\nfact(20)";
+        evaluate_source(src, &Settings::default())
+            .value
+            .map(|v| v.to_string())
+    });
+    assert_eq!(out.unwrap(), "2432902008176640000");
+}
+
+/// Fragments that exercise many evaluator paths when glued together at random.
+const FRAGMENTS: &[&str] = &[
+    "$a = 1\n",
+    "$b = [1, 'x', {k => 2}]\n",
+    "notice($a)\n",
+    "$a + ",
+    "$b[",
+    "]",
+    "[",
+    "{",
+    "}",
+    "(",
+    ")",
+    "1",
+    "'s'",
+    "\"${a}\"",
+    " == ",
+    " =~ /x(y)/",
+    " ? { default => 1 }",
+    "if $a { ",
+    "case $a { 1: { ",
+    "} ",
+    "$b.map |$x| { $x } ",
+    "$b.each |$k, $v| { } ",
+    "Integer[",
+    "String",
+    "function f($x) { $x } ",
+    "f(1) ",
+    "class c { } include c ",
+    "define d($p) { } d { 't': p => 1 } ",
+    "notify { 'n': } ",
+    "Notify['n'] -> Notify['n'] ",
+    "* ",
+    " - ",
+    " / 0 ",
+    " % ",
+    " << ",
+    "[1,2][5] ",
+    "undef ",
+    "default ",
+    "$facts['x'] ",
+    "with(1) |$x| { $x } ",
+    "$c = $a.reduce |$m, $x| { $m } ",
+    "1 in [1] ",
+    "break() ",
+    "next(1) ",
+    "return(2) ",
+    "Timestamp() ",
+    "Sensitive('x') ",
+    "\n",
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    #[test]
+    fn evaluating_any_program_never_panics(parts in prop::collection::vec(0..FRAGMENTS.len(), 0..40)) {
+        let src: String = parts.into_iter().map(|i| FRAGMENTS[i]).collect();
+        on_small_stack(move || {
+            let _ = evaluate_source(&src, &Settings::default());
+        });
+    }
+
+    #[test]
+    fn evaluating_arbitrary_text_never_panics(src in "\\PC{0,200}") {
+        on_small_stack(move || {
+            let _ = evaluate_source(&src, &Settings::default());
+        });
+    }
+}
