@@ -89,6 +89,24 @@ pub(crate) fn call(
             Some(span.clone()),
         )),
         "defined" => defined(c, args, scope, span),
+        "realize" => {
+            let mut keys = Vec::new();
+            for a in args {
+                keys.extend(c.refs_of(a));
+            }
+            for k in keys {
+                match c.catalog.resources.get_mut(&k) {
+                    Some(r) => r.virtual_ = false,
+                    None => {
+                        return Some(fail(
+                            format!("Error while evaluating a Function Call, Failed to realize virtual resources {k}"),
+                            span,
+                        ))
+                    }
+                }
+            }
+            Ok(Value::Undef)
+        },
         "getvar" => getvar(c, args, scope, span),
         "inline_template" => {
             let mut out = String::new();

@@ -254,12 +254,23 @@ impl Compiler {
     /// after the main code.
     pub fn finish(&mut self) -> R<()> {
         let mut guard = 0;
-        while let Some(key) = self.catalog.next_pending_define() {
-            guard += 1;
-            if guard > 100_000 {
+        // Defined types and collectors until nothing changes, as Puppet's compiler does.
+        loop {
+            let mut progress = false;
+            while let Some(key) = self.catalog.next_pending_define() {
+                guard += 1;
+                if guard > 100_000 {
+                    break;
+                }
+                self.evaluate_define_instance(&key)?;
+                progress = true;
+            }
+            if self.apply_collectors() {
+                progress = true;
+            }
+            if !progress || guard > 100_000 {
                 break;
             }
-            self.evaluate_define_instance(&key)?;
         }
         for rel in &self.catalog.relationships {
             for (missing, other) in [(&rel.source, &rel.target), (&rel.target, &rel.source)] {
@@ -1234,6 +1245,56 @@ impl Compiler {
         }
     }
 
+    /// Realizes the virtual resources that collectors select and applies their attribute
+    /// operations; true when something changed.
+    fn apply_collectors(&mut self) -> bool {
+        let collectors = self.catalog.collectors.clone();
+        let mut changed = false;
+        for (type_name, exported, query, attrs) in &collectors {
+            if *exported {
+                continue;
+            }
+            let keys: Vec<ResourceKey> = self
+                .catalog
+                .resources
+                .iter()
+                .filter(|(k, r)| {
+                    k.type_name.eq_ignore_ascii_case(type_name)
+                        && !r.exported
+                        && query_matches(query, r)
+                })
+                .map(|(k, _)| k.clone())
+                .collect();
+            for k in keys {
+                if let Some(r) = self.catalog.resources.get_mut(&k) {
+                    if r.virtual_ {
+                        r.virtual_ = false;
+                        changed = true;
+                    }
+                    for (name, v, append) in attrs {
+                        let new = match (r.params.get(name), append) {
+                            (Some(Value::Array(old)), true) => {
+                                let mut all = (**old).clone();
+                                match v {
+                                    Value::Array(more) => all.extend(more.iter().cloned()),
+                                    other => all.push(other.clone()),
+                                }
+                                Value::array(all)
+                            }
+                            (Some(old), true) => Value::array(vec![old.clone(), v.clone()]),
+                            _ => v.clone(),
+                        };
+                        if r.params.get(name) != Some(&new) {
+                            r.params.insert(name.clone(), new);
+                            changed = true;
+                        }
+                    }
+                }
+            }
+        }
+        changed
+    }
+
     /// The value a resource default gives an attribute the resource does not set: the
     /// innermost default for its type visible from the scope that declared it.
     fn default_for(&self, res: &Resource, attr: &str) -> Option<Value> {
@@ -1937,6 +1998,33 @@ fn unfold_value(v: Value) -> Vec<Value> {
         Value::Iterator(it) => it.iter().collect(),
         Value::Undef => Vec::new(),
         other => vec![other],
+    }
+}
+
+/// Whether a resource matches a collector's query (`title == 'x'`, `tag == 'y'`, and/or).
+fn query_matches(q: &crate::catalog::CollectQuery, r: &Resource) -> bool {
+    use crate::catalog::CollectQuery as Q;
+    let value_of = |attr: &str| -> Option<Value> {
+        match attr {
+            "title" => Some(Value::String(r.title.clone())),
+            "tag" => Some(Value::array(
+                r.tags.iter().map(|t| Value::String(t.clone())).collect(),
+            )),
+            _ => r.params.get(attr).cloned(),
+        }
+    };
+    let eq = |attr: &str, v: &Value| match value_of(attr) {
+        // An array attribute matches when any element does.
+        Some(Value::Array(items)) => items.iter().any(|x| ops::equals(x, v)),
+        Some(x) => ops::equals(&x, v),
+        None => false,
+    };
+    match q {
+        Q::All => true,
+        Q::Eq(a, v) => eq(a, v),
+        Q::Ne(a, v) => !eq(a, v),
+        Q::And(a, b) => query_matches(a, r) && query_matches(b, r),
+        Q::Or(a, b) => query_matches(a, r) || query_matches(b, r),
     }
 }
 
