@@ -90,24 +90,26 @@ const FRAME_BUDGET: usize = 2_000_000;
 impl Graph {
     /// Cyclic components in Puppet's order: each sorted by Puppet's vertex names, then
     /// the list sorted.
-    fn puppet_components(&self) -> Vec<Vec<u32>> {
-        let mut comps: Vec<(Vec<String>, Vec<u32>)> = self
-            .cyclic_components()
-            .iter()
-            .map(|c| {
-                let mut named: Vec<(String, u32)> =
-                    c.iter().map(|&v| (self.puppet_ref(v), v)).collect();
-                named.sort();
-                named.into_iter().unzip()
-            })
-            .collect();
-        comps.sort();
-        comps.into_iter().map(|(_, c)| c).collect()
+    fn puppet_components(&self) -> &[Vec<u32>] {
+        self.puppet_comps.get_or_init(|| {
+            let mut comps: Vec<(Vec<String>, Vec<u32>)> = self
+                .cyclic_components()
+                .iter()
+                .map(|c| {
+                    let mut named: Vec<(String, u32)> =
+                        c.iter().map(|&v| (self.puppet_ref(v), v)).collect();
+                    named.sort();
+                    named.into_iter().unzip()
+                })
+                .collect();
+            comps.sort();
+            comps.into_iter().map(|(_, c)| c).collect()
+        })
     }
 
     /// The vertices of all cyclic components, in Puppet's order.
     pub(crate) fn cycle_vertices_in_puppet_order(&self) -> Vec<u32> {
-        self.puppet_components().into_iter().flatten().collect()
+        self.puppet_components().iter().flatten().copied().collect()
     }
 
     /// Puppet's breadth-first search for a path that comes back to a vertex it has
@@ -182,14 +184,21 @@ impl Graph {
 
     /// Puppet's cycle paths, one per cyclic component: `(A => B => A)`.
     pub fn puppet_cycle_paths(&self) -> Vec<String> {
-        self.puppet_components()
-            .iter()
-            .map(|c| {
-                let path = self.puppet_path(c);
-                let names: Vec<&str> = path.iter().map(|&v| self.vertex_name(v)).collect();
-                format!("({})", names.join(" => "))
-            })
-            .collect()
+        self.puppet_paths_ref().to_vec()
+    }
+
+    /// [`Graph::puppet_cycle_paths`], computed once.
+    fn puppet_paths_ref(&self) -> &[String] {
+        self.puppet_paths.get_or_init(|| {
+            self.puppet_components()
+                .iter()
+                .map(|c| {
+                    let path = self.puppet_path(c);
+                    let names: Vec<&str> = path.iter().map(|&v| self.vertex_name(v)).collect();
+                    format!("({})", names.join(" => "))
+                })
+                .collect()
+        })
     }
 
     /// The error Puppet logs before refusing to apply a catalog with cycles, verbatim
@@ -206,7 +215,7 @@ impl Graph {
     ///    and opening the resulting '.dot' file in OmniGraffle or GraphViz");
     /// ```
     pub fn puppet_cycle_message(&self) -> Option<String> {
-        let paths = self.puppet_cycle_paths();
+        let paths = self.puppet_paths_ref();
         if paths.is_empty() {
             return None;
         }
@@ -216,7 +225,7 @@ impl Graph {
         } else {
             format!("Found {n} dependency cycles:\n")
         };
-        for p in &paths {
+        for p in paths {
             msg.push_str(p);
             msg.push_str("\\n");
         }
@@ -246,7 +255,7 @@ impl Graph {
         let mut cycles = Vec::new();
         let mut steps = 0usize;
         let mut truncated = false;
-        for comp in &comps {
+        for comp in comps {
             if cycles.len() >= limits.max_cycles || steps >= limits.max_steps {
                 truncated = true;
                 break;
@@ -335,6 +344,7 @@ fn johnson(
     let mut out = Vec::new();
     let mut blocked = vec![false; k];
     let mut bsets: Vec<Vec<usize>> = vec![Vec::new(); k];
+    let mut work: Vec<usize> = Vec::new();
     for s in 0..k {
         for i in s..k {
             blocked[i] = false;
@@ -371,7 +381,8 @@ fn johnson(
             path.pop();
             if f {
                 // Unblock v and everything waiting on it.
-                let mut work = vec![v];
+                work.clear();
+                work.push(v);
                 while let Some(u) = work.pop() {
                     if blocked[u] {
                         blocked[u] = false;

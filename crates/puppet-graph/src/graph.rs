@@ -10,7 +10,8 @@
 //! edge to a container orders everything it contains. The order of adjacency lists follows
 //! Puppet's too, because it decides which path Puppet's cycle message shows.
 //!
-//! petgraph is used internally (strongly connected components) and never appears in the
+//! Strongly connected components come from an iterative Tarjan over the sealed adjacency
+//! arrays (checked against petgraph's in the tests); no graph library appears in the
 //! public API. This module does not simulate a run ([`crate::simulate`]) nor enumerate
 //! cycles ([`crate::cycles`]).
 
@@ -180,10 +181,36 @@ impl Names {
     /// `file:line` of `info`'s declaration, when known.
     pub(crate) fn location(&self, info: &ResInfo) -> Option<String> {
         let file = (info.file != u32::MAX).then(|| self.files.get(info.file));
+        // Built by hand: cycle reports ask for thousands of these.
+        let push_line = |out: &mut String, l: u32| {
+            let mut digits = [0u8; 10];
+            let mut k = digits.len();
+            let mut x = l;
+            loop {
+                k -= 1;
+                digits[k] = b'0' + (x % 10) as u8;
+                x /= 10;
+                if x == 0 {
+                    break;
+                }
+            }
+            out.extend(digits[k..].iter().map(|&d| d as char));
+        };
         match (file, info.line) {
-            (Some(f), Some(l)) => Some(format!("{f}:{l}")),
+            (Some(f), Some(l)) => {
+                let mut out = String::with_capacity(f.len() + 11);
+                out.push_str(f);
+                out.push(':');
+                push_line(&mut out, l);
+                Some(out)
+            }
             (Some(f), None) => Some(f.to_string()),
-            (None, Some(l)) => Some(format!("line {l}")),
+            (None, Some(l)) => {
+                let mut out = String::with_capacity(15);
+                out.push_str("line ");
+                push_line(&mut out, l);
+                Some(out)
+            }
             (None, None) => None,
         }
     }
@@ -386,8 +413,14 @@ impl GraphBuilder {
             let (t, title) = parse_ref(s)?;
             keys.get(key_bytes(buf, t, title))
         }
+        // Consecutive edges usually share their container: remember the last source.
+        let mut last_source: Option<(&str, u32)> = None;
         for e in &catalog.edges {
-            let s = find_in(&keys, &mut buf, &e.source).ok_or_else(|| {
+            let s = match last_source {
+                Some((text, s)) if text == e.source => Some(s),
+                _ => find_in(&keys, &mut buf, &e.source),
+            };
+            let s = s.ok_or_else(|| {
                 Error::MissingContainmentEnd {
                     end: "source",
                     reference: e.source.clone(),
@@ -401,6 +434,7 @@ impl GraphBuilder {
                     other: e.source.clone(),
                 }
             })?;
+            last_source = Some((&e.source, s));
             if child_seen.insert((s, t)) {
                 children[s as usize].push(t);
             }
@@ -470,6 +504,8 @@ impl GraphBuilder {
         }
 
         let has_ext = !ext_by_holder.is_empty();
+        // Compact copy of the `in_graph` flags: checked once per reference.
+        let in_graph: Vec<bool> = b.res.iter().map(|r| r.in_graph).collect();
         let file_paths = || -> Vec<String> {
             catalog
                 .resources
@@ -488,7 +524,7 @@ impl GraphBuilder {
                 ParamSet::from_pairs(&pairs[pair_start[i] as usize..pair_start[i + 1] as usize]);
             for (k, kind) in RelationKind::PUPPET_ORDER.into_iter().enumerate() {
                 if let Some(v) = params.get(P::RELATIONS[k]) {
-                    let (rel, res, names) = (&mut b.rel, &b.res, &b.names);
+                    let (rel, names) = (&mut b.rel, &b.names);
                     for_each_ref(v, &mut |val| {
                         let text = match val {
                             Value::String(s) => s.as_str(),
@@ -503,7 +539,7 @@ impl GraphBuilder {
                         };
                         let other = keys
                             .get(key_bytes(&mut buf, ty, title))
-                            .filter(|o| res[*o as usize].in_graph);
+                            .filter(|o| in_graph[*o as usize]);
                         let Some(other) = other else {
                             return Err(Error::MissingInParameter {
                                 target: format!(
@@ -552,7 +588,7 @@ impl GraphBuilder {
             autorequire::candidates(&r.title, &params, tk, &mut exists, &file_paths, &mut cands);
             for (rel, ty, title) in cands.drain(..) {
                 if let Some(o) = keys.get(key_bytes(&mut buf, ty, &title)) {
-                    if o != i as u32 && b.res[o as usize].in_graph {
+                    if o != i as u32 && in_graph[o as usize] {
                         b.autos.push((i as u32, rel, o));
                     }
                 }
@@ -920,6 +956,8 @@ fn expand(b: GraphBuilder) -> Graph {
         end_v,
         sccs: OnceLock::new(),
         order: OnceLock::new(),
+        puppet_comps: OnceLock::new(),
+        puppet_paths: OnceLock::new(),
     };
     // Components are needed by every query that matters; compute them eagerly.
     let _ = graph.cyclic_components();
@@ -1024,6 +1062,8 @@ pub struct Graph {
     pub(crate) end_v: Vec<u32>,
     sccs: OnceLock<Vec<Vec<u32>>>,
     order: OnceLock<Result<Vec<u32>, usize>>,
+    pub(crate) puppet_comps: OnceLock<Vec<Vec<u32>>>,
+    pub(crate) puppet_paths: OnceLock<Vec<String>>,
 }
 
 /// A resource this one depends on (or that depends on it), with the edge's origin.
@@ -1404,5 +1444,81 @@ impl Graph {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The iterative Tarjan finds the same components as petgraph's.
+    #[test]
+    fn tarjan_matches_petgraph() {
+        let mut seed = 7u64;
+        let mut next = |n: u64| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        };
+        for round in 0..300 {
+            let nv = 1 + next(30) as usize;
+            let ne = next(3 * nv as u64 + 1) as usize;
+            let mut adj: Vec<Vec<u32>> = vec![Vec::new(); nv];
+            for _ in 0..ne {
+                let a = next(nv as u64) as usize;
+                let b = next(nv as u64) as u32;
+                if round % 3 == 0 && (b as usize) < a {
+                    continue; // mostly acyclic rounds too
+                }
+                if !adj[a].contains(&b) {
+                    adj[a].push(b);
+                }
+            }
+            let mut out_start = vec![0u32];
+            let mut slots = Vec::new();
+            for list in &adj {
+                for &t in list {
+                    slots.push(Slot {
+                        target: t,
+                        first: 0,
+                        len: 1,
+                        refresh: 0,
+                    });
+                }
+                out_start.push(slots.len() as u32);
+            }
+            let mut ours: Vec<Vec<u32>> = Vec::new();
+            tarjan(nv, &out_start, &slots, |c| {
+                let mut c = c.to_vec();
+                c.sort_unstable();
+                ours.push(c);
+            });
+            ours.sort();
+            let mut pg: petgraph::Graph<(), (), petgraph::Directed, u32> =
+                petgraph::Graph::default();
+            for _ in 0..nv {
+                pg.add_node(());
+            }
+            for (a, list) in adj.iter().enumerate() {
+                for &b in list {
+                    pg.add_edge(
+                        petgraph::graph::NodeIndex::new(a),
+                        petgraph::graph::NodeIndex::new(b as usize),
+                        (),
+                    );
+                }
+            }
+            let mut theirs: Vec<Vec<u32>> = petgraph::algo::tarjan_scc(&pg)
+                .into_iter()
+                .map(|c| {
+                    let mut c: Vec<u32> = c.into_iter().map(|x| x.index() as u32).collect();
+                    c.sort_unstable();
+                    c
+                })
+                .collect();
+            theirs.sort();
+            assert_eq!(ours, theirs, "round {round}");
+        }
     }
 }

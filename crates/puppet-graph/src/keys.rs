@@ -32,11 +32,16 @@ pub(crate) struct KeyIndex {
     collided: FxMap<Vec<u8>, u32>,
 }
 
+/// Keys up to this long are kept in the hash entry itself, so a lookup reads one cache
+/// line instead of two.
+const INLINE: usize = 20;
+
 #[derive(Debug, Clone, Copy)]
 struct Entry {
     start: u32,
     len: u32,
     value: u32,
+    inline: [u8; INLINE],
 }
 
 impl KeyIndex {
@@ -51,8 +56,13 @@ impl KeyIndex {
         }
     }
 
-    fn key(&self, e: &Entry) -> &[u8] {
-        &self.text[e.start as usize..(e.start + e.len) as usize]
+    fn key<'s>(&'s self, e: &'s Entry) -> &'s [u8] {
+        let len = e.len as usize;
+        if len <= INLINE {
+            &e.inline[..len]
+        } else {
+            &self.text[e.start as usize..e.start as usize + len]
+        }
     }
 
     /// The value of `key`, if present.
@@ -68,11 +78,15 @@ impl KeyIndex {
 
     /// Inserts `key -> value` unless `key` is present; returns the value already there.
     pub(crate) fn insert_if_absent(&mut self, key: &[u8], value: u32) -> Option<u32> {
-        let entry = Entry {
+        let mut entry = Entry {
             start: self.text.len() as u32,
             len: key.len() as u32,
             value,
+            inline: [0; INLINE],
         };
+        if key.len() <= INLINE {
+            entry.inline[..key.len()].copy_from_slice(key);
+        }
         match self.by_hash.entry(hash_key(key)) {
             std::collections::hash_map::Entry::Occupied(o) => {
                 let existing = *o.get();
@@ -89,7 +103,9 @@ impl KeyIndex {
             }
             std::collections::hash_map::Entry::Vacant(v) => {
                 v.insert(entry);
-                self.text.extend_from_slice(key);
+                if key.len() > INLINE {
+                    self.text.extend_from_slice(key);
+                }
                 None
             }
         }
@@ -140,6 +156,15 @@ mod tests {
         assert_eq!(k.get(b"a\0x"), Some(1));
         assert_eq!(k.get(b"a\0y"), Some(2));
         assert_eq!(k.get(b"a\0z"), None);
+        let long = b"file\0/a/rather/long/path/beyond/the/inline/size";
+        assert_eq!(k.insert_if_absent(long, 5), None);
+        assert_eq!(
+            k.insert_if_absent(b"file\0/another/long/path/beyond/inline", 6),
+            None
+        );
+        assert_eq!(k.get(long), Some(5));
+        assert_eq!(k.get(b"file\0/another/long/path/beyond/inline"), Some(6));
+        assert_eq!(k.get(b"file\0/another/long/path/beyond/inlinX"), None);
         // Force a collision: make `other`'s hash point at the entry of `a\0x`.
         let entry = k.by_hash[&hash_key(b"a\0x")];
         assert_eq!(k.key(&entry), b"a\0x");
