@@ -614,7 +614,11 @@ impl Compiler {
                             .add_relationship(s.clone(), d, notify, e.span.clone());
                     }
                 }
-                Ok(b)
+                // The value is the right operand, as an array.
+                Ok(match b {
+                    Value::Array(_) => b,
+                    other => Value::array(vec![other]),
+                })
             }
             ExprKind::RenderText(t) => {
                 self.catalog.render_buffer.push_str(t);
@@ -1864,7 +1868,11 @@ impl Compiler {
             self.check_param_type(p, &v, id, &owner, span)?;
             self.scopes.get_mut(id).vars.insert(p.name.clone(), v);
         }
-        self.eval_block(&def.body, id)?;
+        // `next()` and `return()` end a class or define body early.
+        match self.eval_block(&def.body, id) {
+            Ok(_) | Err(Flow::Next(_)) | Err(Flow::Return(..)) => {}
+            Err(e) => return Err(e),
+        }
         Ok(())
     }
 
@@ -1929,7 +1937,11 @@ impl Compiler {
             )?;
             self.scopes.get_mut(id).vars.insert(p.name.clone(), v);
         }
-        self.eval_block(&def.body, id)?;
+        // `next()` and `return()` end a class or define body early.
+        match self.eval_block(&def.body, id) {
+            Ok(_) | Err(Flow::Next(_)) | Err(Flow::Return(..)) => {}
+            Err(e) => return Err(e),
+        }
         Ok(())
     }
 
