@@ -157,8 +157,9 @@ fn sort(ctx: &mut dyn CallContext, a: Args<'_>) -> Result<Value, CallError> {
     };
     let sorted = match a.block {
         Some(b) => sort_by(items, &mut |x, y| block_cmp(ctx, b, x, y))?,
+        // Ruby's sort reports the failing pair as (left, right) of the original order.
         None => sort_by(items, &mut |x, y| {
-            natural_cmp(x, y).ok_or_else(|| cmp_error(x, y))
+            natural_cmp(x, y).ok_or_else(|| cmp_error(y, x))
         })?,
     };
     if is_string {
@@ -203,12 +204,18 @@ fn extreme(
         ));
     }
     let mut warned = false;
+    let mut warned_any = false;
+    let is_num = |v: &Value| matches!(v, Value::Integer(_) | Value::Float(_));
+    let is_str = |v: &Value| matches!(v, Value::String(_));
+    let mixed = !(values.iter().all(is_num) || values.iter().all(is_str));
     let mut best = values[0].clone();
     for v in values.into_iter().skip(1) {
         let ord = match block {
             Some(b) => block_cmp(ctx, b, &v, &best)?,
             None => match (&v, &best) {
-                (Value::Integer(_) | Value::Float(_), Value::Integer(_) | Value::Float(_)) => {
+                (Value::Integer(_) | Value::Float(_), Value::Integer(_) | Value::Float(_))
+                    if !mixed =>
+                {
                     natural_cmp(&v, &best).unwrap_or(Ordering::Equal)
                 }
                 _ => {
@@ -221,7 +228,13 @@ fn extreme(
                             }
                             x.partial_cmp(&y).unwrap_or(Ordering::Equal)
                         }
-                        _ => vs.as_bytes().cmp(bs.as_bytes()),
+                        _ => {
+                            if mixed && !warned_any {
+                                warned_any = true;
+                                ctx.log(LogLevel::Warning, &format!("The {name}() function's auto conversion of Any to String is deprecated - change to convert input before calling, or use lambda"));
+                            }
+                            vs.as_bytes().cmp(bs.as_bytes())
+                        }
                     }
                 }
             },
@@ -493,19 +506,17 @@ fn unique(ctx: &mut dyn CallContext, a: Args<'_>) -> Result<Value, CallError> {
             Ok(Value::string(out))
         }
         Value::Hash(h) => {
-            let mut groups: indexmap::IndexMap<Value, (Vec<Value>, Value)> =
+            let mut groups: indexmap::IndexMap<Value, (Vec<Value>, indexmap::IndexSet<Value>)> =
                 indexmap::IndexMap::new();
             for (k, v) in h.iter() {
                 let kk = key(ctx, v)?;
-                groups
-                    .entry(kk)
-                    .or_insert_with(|| (Vec::new(), v.clone()))
-                    .0
-                    .push(k.clone());
+                let g = groups.entry(kk).or_default();
+                g.0.push(k.clone());
+                g.1.insert(v.clone());
             }
-            Ok(Value::hash(
-                groups.into_values().map(|(ks, v)| (Value::array(ks), v)),
-            ))
+            Ok(Value::hash(groups.into_values().map(|(ks, vs)| {
+                (Value::array(ks), Value::array(vs.into_iter().collect()))
+            })))
         }
         other => {
             let mut seen = indexmap::IndexSet::new();

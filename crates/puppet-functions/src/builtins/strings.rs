@@ -362,6 +362,40 @@ fn sprintf(fmt: &str, args: &[Value]) -> Result<String, CallError> {
         }
         let start = i;
         i += 1;
+        // Ruby's named references: `%<name>s` formats the hash entry, `%{name}` inserts it.
+        let mut named: Option<Value> = None;
+        let mut spec_start = start;
+        let mut bare = false;
+        if matches!(cs.get(i), Some('<') | Some('{')) {
+            let close = if cs[i] == '<' { '>' } else { '}' };
+            let end = cs[i..].iter().position(|c| *c == close).map(|p| p + i);
+            let hash = match args.first() {
+                Some(Value::Hash(h)) if args.len() == 1 => h.clone(),
+                _ => return Err(CallError::new(codes::BAD_ARGUMENT, "one hash required")),
+            };
+            let Some(end) = end else {
+                return Err(CallError::new(
+                    codes::BAD_ARGUMENT,
+                    "malformed name - unmatched parenthesis",
+                ));
+            };
+            let name: String = cs[i + 1..end].iter().collect();
+            let v = hash
+                .get(&Value::string(name.clone()))
+                .cloned()
+                .ok_or_else(|| {
+                    CallError::new(codes::BAD_ARGUMENT, format!("key<{name}> not found"))
+                })?;
+            bare = close == '}';
+            named = Some(v);
+            i = end + 1;
+            spec_start = i - 1;
+        }
+        if bare {
+            let v = named.unwrap_or(Value::Undef);
+            out.push_str(&puppet_types::convert::format_value(&v, Some("%s"))?);
+            continue;
+        }
         while i < cs.len() && !cs[i].is_ascii_alphabetic() {
             i += 1;
         }
@@ -371,11 +405,20 @@ fn sprintf(fmt: &str, args: &[Value]) -> Result<String, CallError> {
                 "malformed format string - %",
             ));
         }
-        let spec: String = cs[start..=i].iter().collect();
+        let spec: String = if named.is_some() {
+            std::iter::once('%')
+                .chain(cs[spec_start + 1..=i].iter().copied())
+                .collect()
+        } else {
+            cs[start..=i].iter().collect()
+        };
         i += 1;
-        let arg = it
-            .next()
-            .ok_or_else(|| CallError::new(codes::BAD_ARGUMENT, "too few arguments"))?;
+        let arg = match &named {
+            Some(v) => v,
+            None => it
+                .next()
+                .ok_or_else(|| CallError::new(codes::BAD_ARGUMENT, "too few arguments"))?,
+        };
         let conv = spec.chars().last().unwrap_or('s');
         let arg = match (conv, arg) {
             ('d' | 'i' | 'x' | 'X' | 'o' | 'b' | 'B', Value::String(_)) => {

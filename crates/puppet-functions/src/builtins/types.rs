@@ -28,6 +28,11 @@ fn type_from_string(ctx: &dyn CallContext, text: &str) -> Result<Type, CallError
     crate::parse_type(text, &lookup).map_err(|e| CallError::new(codes::TYPE, e))
 }
 
+/// Reads a type string with no loader (`Type.new('Integer[3,10]')`).
+fn type_from_string_plain(text: &str) -> Result<Type, CallError> {
+    crate::parse_type(text, &|_: &str| None).map_err(|e| CallError::new(codes::TYPE, e))
+}
+
 fn assert_type(ctx: &mut dyn CallContext, a: Args<'_>, t: Type) -> Result<Value, CallError> {
     let v = a.get(1);
     if is_instance(&t, &v) {
@@ -52,9 +57,41 @@ fn new_instance(t: &Type, args: &[Value]) -> Result<Value, CallError> {
             format!("Creation of new instance of type '{t}' is not supported"),
         )
     };
+    let first = args.first().cloned().unwrap_or(Value::Undef);
+    if let Type::Init(i) = t.unalias() {
+        if let Some(inner) = i.target.as_ref() {
+            if !matches!(inner.unalias(), Type::Object(_)) {
+                return new_init(t, inner, &i.args, args);
+            }
+        }
+    }
     let target = match t.unalias() {
+        Type::Optional(_) if args.len() == 1 && first == Value::Undef => return Ok(Value::Undef),
         Type::Optional(Some(inner)) => (*inner).clone(),
         Type::NotUndef(Some(inner)) => (*inner).clone(),
+        Type::NotUndef(None) if args.len() == 1 && first != Value::Undef => return Ok(first),
+        Type::Undef if args.len() == 1 && first == Value::Undef => return Ok(Value::Undef),
+        Type::Default if args.len() == 1 && first == Value::Default => return Ok(Value::Default),
+        Type::Type(bound) if args.len() == 1 => {
+            let made = match &first {
+                Value::Type(x) => x.clone(),
+                Value::String(s) => type_from_string_plain(s)?,
+                _ => return Err(unsupported()),
+            };
+            if let Some(b) = bound {
+                if !puppet_types::assignable(b.as_ref(), &made) {
+                    return Err(CallError::new(
+                        codes::TYPE,
+                        describe_mismatch(
+                            &format!("Converted value from {t}.new() has wrong type,"),
+                            t,
+                            &infer_set(&Value::Type(made)),
+                        ),
+                    ));
+                }
+            }
+            return Ok(Value::Type(made));
+        }
         other => other,
     };
     if matches!(
@@ -78,18 +115,72 @@ fn new_instance(t: &Type, args: &[Value]) -> Result<Value, CallError> {
         Type::Boolean(_) => "'new_boolean' ",
         _ => "'new' ",
     };
-    let v = puppet_types::convert::new_value(&target, args)
-        .map_err(|e| CallError::new(codes::TYPE, format!("{label}{e}")))?;
-    if !is_instance(&target, &v) {
+    // Puppet prefixes the function name only to the texts of its `argument_mismatch`
+    // dispatches ("The string 'x' cannot be converted to Integer"); errors raised while
+    // converting ("invalid value for Integer(): \"08\"") come through as they are.
+    let v = puppet_types::convert::new_value(&target, args).map_err(|e| {
+        let m = e.to_string();
+        let mismatch = (m.starts_with("The string '") || m.starts_with("Value of type "))
+            && m.contains(" cannot be converted to ");
+        CallError::new(
+            codes::TYPE,
+            if mismatch { format!("{label}{m}") } else { m },
+        )
+    })?;
+    if !is_instance(t, &v) {
         return Err(CallError::new(
             codes::TYPE,
-            format!(
-                "{label}{}",
-                describe_mismatch("Converted value from", &target, &infer_set(&v))
+            describe_mismatch(
+                &format!("Converted value from {t}.new() has wrong type,"),
+                t,
+                &infer_set(&v),
             ),
         ));
     }
     Ok(v)
+}
+
+/// `Init[T, init_args...](value)`: Puppet's `new_Init` function.
+fn new_init(
+    init: &Type,
+    target: &Type,
+    init_args: &[Value],
+    args: &[Value],
+) -> Result<Value, CallError> {
+    if let Type::String(_) = target.unalias() {
+        let ok = match init_args {
+            [] => true,
+            [f] => matches!(f, Value::String(_) | Value::Hash(_)),
+            _ => false,
+        };
+        if !ok {
+            return Err(CallError::new(
+                codes::TYPE,
+                format!("The type '{init}' does not represent a valid set of parameters for String.new()"),
+            ));
+        }
+    }
+    if args.len() != 1 {
+        let n = args.len();
+        return Err(CallError::new(
+            codes::ARGUMENT_MISMATCH,
+            format!(
+                "'new_Init' expects 1 argument, got {}",
+                if n == 0 {
+                    "none".to_string()
+                } else {
+                    n.to_string()
+                }
+            ),
+        ));
+    }
+    let value = &args[0];
+    let mut all: Vec<Value> = match value {
+        Value::Array(a) if init_args.is_empty() && !is_instance(target, value) => a.to_vec(),
+        other => vec![other.clone()],
+    };
+    all.extend(init_args.iter().cloned());
+    new_instance(target, &all)
 }
 
 fn then_block(ctx: &mut dyn CallContext, a: &Args<'_>, v: Value) -> Result<Value, CallError> {
@@ -106,20 +197,15 @@ pub(super) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
         .dispatch(
             Signature::new()
                 .param("Any", "value")
-                .optional_param("Enum[detailed]", "inference_method"),
-            |_c, a| Ok(Value::Type(infer_set(&a.get(0)))),
-        )
-        .dispatch(
-            Signature::new()
-                .param("Any", "value")
-                .param("Enum[reduced]", "inference_method"),
-            |_c, a| Ok(Value::Type(puppet_types::infer(&a.get(0)))),
-        )
-        .dispatch(
-            Signature::new()
-                .param("Any", "value")
-                .param("Enum[generalized]", "inference_method"),
-            |_c, a| Ok(Value::Type(puppet_types::generalize(&infer_set(&a.get(0))))),
+                .optional_param("Enum[detailed, generalized, reduced]", "inference_method"),
+            |_c, a| {
+                let v = a.get(0);
+                Ok(Value::Type(match a.get(1).as_str().unwrap_or("detailed") {
+                    "reduced" => puppet_types::infer(&v),
+                    "generalized" => puppet_types::generalize(&puppet_types::infer(&v)),
+                    _ => infer_set(&v),
+                }))
+            },
         )
         .register()?;
     reg.function("assert_type")
