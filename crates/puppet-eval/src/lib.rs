@@ -68,6 +68,46 @@ pub fn parse_type_string(text: &str) -> Result<puppet_types::Type, String> {
     }
 }
 
+/// Renders an EPP template with the given parameters, in a fresh compile whose top scope
+/// holds `settings`' facts (what `epp()`/`inline_epp()` do; `path` is used in messages).
+///
+/// ```
+/// use puppet_eval::{render_epp, Settings};
+/// use puppet_types::Value;
+/// let params = [("x".into(), Value::Integer(3))].into_iter().collect();
+/// let out = render_epp("<%- | Integer $x | -%>\nx=<%= $x + 1 %>\n", None, &params, &Settings::default());
+/// assert_eq!(out.unwrap(), "x=4\n");
+/// ```
+pub fn render_epp(
+    text: &str,
+    path: Option<&str>,
+    params: &indexmap::IndexMap<smol_str::SmolStr, Value>,
+    settings: &Settings,
+) -> Result<String, EvalError> {
+    let mut compiler = Compiler::new(Arc::new(Environment::default()), settings.clone());
+    let file = Arc::new(ir::SourceFile::new(path.map(str::to_string), text));
+    let span = ir::Span {
+        file,
+        start: 0,
+        end: 0,
+    };
+    let hash = Value::Hash(Arc::new(
+        params
+            .iter()
+            .map(|(k, v)| (Value::String(k.clone()), v.clone()))
+            .collect(),
+    ));
+    match builtins::render_epp(&mut compiler, path, text, Some(hash), &span) {
+        Ok(Value::String(s)) => Ok(s.to_string()),
+        Ok(other) => Ok(other.to_plain_string()),
+        Err(eval::Flow::Error(e)) => Err(e),
+        Err(_) => Err(EvalError {
+            message: "unexpected control flow in template".into(),
+            span: None,
+        }),
+    }
+}
+
 /// Parses, validates and evaluates `source` as the main manifest (code given with `-e`).
 pub fn evaluate_source(source: &str, settings: &Settings) -> Outcome {
     let env = Environment::from_main(None, source);
