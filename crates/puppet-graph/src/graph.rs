@@ -420,12 +420,10 @@ impl GraphBuilder {
                 Some((text, s)) if text == e.source => Some(s),
                 _ => find_in(&keys, &mut buf, &e.source),
             };
-            let s = s.ok_or_else(|| {
-                Error::MissingContainmentEnd {
-                    end: "source",
-                    reference: e.source.clone(),
-                    other: e.target.clone(),
-                }
+            let s = s.ok_or_else(|| Error::MissingContainmentEnd {
+                end: "source",
+                reference: e.source.clone(),
+                other: e.target.clone(),
             })?;
             let t = find_in(&keys, &mut buf, &e.target).ok_or_else(|| {
                 Error::MissingContainmentEnd {
