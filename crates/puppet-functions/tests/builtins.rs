@@ -194,7 +194,7 @@ fn collections() {
     assert_eq!(ok("unique", "[1, 2, 1, '1']"), "[1, 2, '1']");
     assert_eq!(
         ok("unique", "{a => 1, b => 2, c => 1}"),
-        "{['a', 'c'] => 1, ['b'] => 2}"
+        "{['a', 'c'] => [1], ['b'] => [2]}"
     );
     let down = block(1, |a| {
         Value::string(a[0].as_str().unwrap_or_default().to_lowercase())
@@ -210,7 +210,7 @@ fn collections() {
     assert_eq!(ok("sort", "['b', 'A', 'a']"), "['A', 'a', 'b']");
     assert_eq!(
         err("sort", "[1, 'a']"),
-        "comparison of String with Integer failed"
+        "comparison of Integer with String failed"
     );
     let cmp = FnBlock::new(2, |c: &mut dyn CallContext, a: Vec<Value>| {
         c.call_function("compare", a, None)
@@ -542,10 +542,7 @@ fn types_and_calls() {
         "Tuple[Integer[2, 2], Float[3.14, 3.14]]"
     );
     assert_eq!(ok("type", "[2, 3.14];'reduced'"), "Array[Numeric, 2, 2]");
-    assert_eq!(
-        ok("type", "[2, 3.14];'generalized'"),
-        "Tuple[Integer, Float]"
-    );
+    assert_eq!(ok("type", "[2, 3.14];'generalized'"), "Array[Numeric]");
     // assert_type:60..78, hw/builtin/assert_type-*
     assert_eq!(ok("assert_type", "Integer;1"), "1");
     assert_eq!(

@@ -630,23 +630,23 @@ pub fn hash_from(v: &Value) -> Result<Value, TypeError> {
 /// `Binary.new(str, format)`: `%B` (strict base64, the default), `%b` (base64), `%u` (URL-safe
 /// base64), `%s` (the string's bytes); or from an array of bytes.
 pub fn binary_from(v: &Value, format: Option<&str>) -> Result<Value, TypeError> {
-    use base64::engine::general_purpose::{STANDARD, URL_SAFE};
+    use base64::engine::general_purpose::{STANDARD, URL_SAFE, URL_SAFE_NO_PAD};
+    let invalid = || TypeError::Conversion("invalid base64".into());
     match v {
         Value::String(s) => {
             let bytes = match format.unwrap_or("%B") {
                 "%s" | "%r" => s.as_bytes().to_vec(),
-                "%u" => URL_SAFE
-                    .decode(s.as_bytes())
-                    .map_err(|e| TypeError::Conversion(e.to_string()))?,
-                "%b" => {
-                    let clean: String = s.chars().filter(|c| !c.is_whitespace()).collect();
-                    STANDARD
-                        .decode(clean.as_bytes())
-                        .map_err(|e| TypeError::Conversion(e.to_string()))?
+                "%u" => {
+                    if s.len() % 4 == 0 {
+                        URL_SAFE.decode(s.as_bytes()).map_err(|_| invalid())?
+                    } else {
+                        URL_SAFE_NO_PAD
+                            .decode(s.as_bytes())
+                            .map_err(|_| invalid())?
+                    }
                 }
-                _ => STANDARD
-                    .decode(s.as_bytes())
-                    .map_err(|e| TypeError::Conversion(e.to_string()))?,
+                "%b" => lenient_base64(s),
+                _ => STANDARD.decode(s.as_bytes()).map_err(|_| invalid())?,
             };
             Ok(Value::Binary(Arc::from(bytes)))
         }
@@ -660,9 +660,56 @@ pub fn binary_from(v: &Value, format: Option<&str>) -> Result<Value, TypeError> 
             }
             Ok(Value::Binary(Arc::from(out)))
         }
+        Value::Hash(h) => {
+            let value = h
+                .get(&Value::string("value"))
+                .cloned()
+                .unwrap_or(Value::Undef);
+            let fmt = h
+                .get(&Value::string("format"))
+                .and_then(|f| f.as_str().map(String::from));
+            match value {
+                Value::String(_) | Value::Array(_) => binary_from(&value, fmt.as_deref()),
+                _ => Err(conv_err(v, "Binary")),
+            }
+        }
         Value::Binary(_) => Ok(v.clone()),
         other => Err(conv_err(other, "Binary")),
     }
+}
+
+/// Ruby's `Base64.decode64`: characters outside the alphabet are skipped, decoding stops at
+/// `=`, and a short final group yields the bytes it holds.
+fn lenient_base64(s: &str) -> Vec<u8> {
+    let mut sextets = Vec::with_capacity(s.len());
+    for b in s.bytes() {
+        let v = match b {
+            b'A'..=b'Z' => b - b'A',
+            b'a'..=b'z' => b - b'a' + 26,
+            b'0'..=b'9' => b - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            b'=' => break,
+            _ => continue,
+        };
+        sextets.push(v as u32);
+    }
+    let mut out = Vec::with_capacity(sextets.len() * 3 / 4);
+    for chunk in sextets.chunks(4) {
+        let mut n = 0u32;
+        for (i, x) in chunk.iter().enumerate() {
+            n |= x << (18 - 6 * i);
+        }
+        let bytes = [(n >> 16) as u8, (n >> 8) as u8, n as u8];
+        let take = match chunk.len() {
+            4 => 3,
+            3 => 2,
+            2 => 1,
+            _ => 0,
+        };
+        out.extend_from_slice(&bytes[..take]);
+    }
+    out
 }
 
 fn opt_bool(args: &[Value], i: usize) -> Result<bool, TypeError> {
@@ -704,12 +751,24 @@ pub fn new_value(t: &Type, args: &[Value]) -> Result<Value, TypeError> {
             };
             Value::Integer(integer_from(&from, radix, abs)?)
         }
-        Type::Float(_) => Value::Float(float_from(&first, opt_bool(args, 1)?)?),
-        Type::Numeric => numeric_from(&first, opt_bool(args, 1)?)?,
-        Type::Boolean(_) => Value::Boolean(boolean_from(&first)?),
-        Type::String(_) => {
-            Value::string(format_value(&first, args.get(1).and_then(|f| f.as_str()))?)
+        Type::Float(_) | Type::Numeric => {
+            let (from, abs) = match &first {
+                Value::Hash(h) if args.len() == 1 && h.contains_key(&Value::string("from")) => (
+                    h.get(&Value::string("from"))
+                        .cloned()
+                        .unwrap_or(Value::Undef),
+                    matches!(h.get(&Value::string("abs")), Some(Value::Boolean(true))),
+                ),
+                _ => (first.clone(), opt_bool(args, 1)?),
+            };
+            if matches!(unalias, Type::Numeric) {
+                numeric_from(&from, abs)?
+            } else {
+                Value::Float(float_from(&from, abs)?)
+            }
         }
+        Type::Boolean(_) => Value::Boolean(boolean_from(&first)?),
+        Type::String(_) => Value::string(crate::strconv::string_new(&first, args.get(1))?),
         Type::Array(_) | Type::Tuple(_) => array_from(&first, opt_bool(args, 1)?)?,
         Type::Hash(_) | Type::Struct(_) => hash_from(&first)?,
         Type::Sensitive(_) => match &first {
@@ -764,7 +823,15 @@ pub fn new_value(t: &Type, args: &[Value]) -> Result<Value, TypeError> {
             Value::Timestamp(t) => *t,
             other => return Err(conv_err(other, "Timestamp")),
         }),
-        Type::Binary => binary_from(&first, args.get(1).and_then(|f| f.as_str()))?,
+        Type::Binary => {
+            if args.len() == 2 && !matches!(first, Value::String(_)) {
+                return Err(TypeError::Conversion(format!(
+                    "The function 'new_Binary' was called with arguments it does not accept. It expects one of:\n  (String str, Base64Format = Enum['%B', '%b', '%r', '%s', '%u'] format?)\n    rejected: parameter 'str' expects a String value, got {}\n  (Array[ByteInteger] byte_array)\n    rejected: expects 1 argument, got 2\n  (BinaryArgsHash = Variant[StringHash = Struct[{{'value' => String, 'format' => Optional[Base64Format = Enum['%B', '%b', '%r', '%s', '%u']]}}], ArrayHash = Struct[{{'value' => Array[ByteInteger = Integer[0, 255]]}}]] hash_args)\n    rejected: expects 1 argument, got 2",
+                    generalize(&infer(&first))
+                )));
+            }
+            binary_from(&first, args.get(1).and_then(|f| f.as_str()))?
+        }
         Type::Uri(_) => match &first {
             Value::String(s) => Value::Uri(Arc::new(Uri::parse(s))),
             other => return Err(conv_err(other, "URI")),

@@ -43,6 +43,7 @@ pub mod object;
 pub mod params;
 pub mod regexp;
 pub mod semver;
+pub mod strconv;
 pub mod time;
 pub mod types;
 pub mod value;

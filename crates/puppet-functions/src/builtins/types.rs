@@ -193,7 +193,7 @@ fn then_block(ctx: &mut dyn CallContext, a: &Args<'_>, v: Value) -> Result<Value
 pub(super) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     reg.function("type")
         .doc("Returns the type of a value: detailed (the default), reduced or generalized.")
-        .example("type([2, 3.14], generalized)", "Tuple[Integer, Float]")
+        .example("type([2, 3.14], generalized)", "Array[Numeric]")
         .dispatch(
             Signature::new()
                 .param("Any", "value")
