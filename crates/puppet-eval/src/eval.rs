@@ -973,6 +973,7 @@ impl Compiler {
     ) -> R<bool> {
         match b {
             Value::Type(t) => Ok(is_instance(t, a)),
+            Value::SemVerRange(range) => Ok(semver_in_range(a, range)),
             Value::Regexp(re) => self.regex_match(a, re, scope, span, label),
             Value::String(s) => match puppet_types::Regexp::new(s) {
                 Ok(re) => self.regex_match(a, &re, scope, span, label),
@@ -1016,6 +1017,12 @@ impl Compiler {
 
     fn in_op(&mut self, a: &Value, b: &Value, scope: ScopeId, span: &Span) -> R<bool> {
         match b {
+            Value::Binary(hay) => Ok(match a {
+                Value::Binary(needle) => {
+                    needle.is_empty() || hay.windows(needle.len()).any(|w| w == &needle[..])
+                }
+                _ => false,
+            }),
             Value::String(hay) => match a {
                 Value::String(needle) => Ok(hay.to_lowercase().contains(&needle.to_lowercase())),
                 Value::Regexp(re) => self.regex_match(b, re, scope, span, ""),
@@ -1065,6 +1072,7 @@ impl Compiler {
                 _ => Ok(false),
             },
             Value::Type(t) => Ok(is_instance(t, test)),
+            Value::SemVerRange(range) => Ok(semver_in_range(test, range)),
             Value::Default => Ok(true),
             Value::Array(opts) => match test {
                 Value::Array(vals) if vals.len() == opts.len() => {
@@ -1130,6 +1138,24 @@ impl Compiler {
                         chars[start..start + len].iter().collect::<String>(),
                     )),
                     Ok(None) => Ok(Value::string("")),
+                    Err(m) => err(format!("{label}{m}"), span),
+                }
+            }
+            Value::Binary(bytes) => {
+                if keys.len() > 2 {
+                    return err(
+                        format!(
+                            "{label}String supports [] with one or two arguments. Got {}",
+                            keys.len()
+                        ),
+                        span,
+                    );
+                }
+                match slice_range(bytes.len(), &keys) {
+                    Ok(Some((start, len))) => Ok(Value::Binary(std::sync::Arc::from(
+                        &bytes[start..start + len],
+                    ))),
+                    Ok(None) => Ok(Value::Binary(std::sync::Arc::from(&[][..]))),
                     Err(m) => err(format!("{label}{m}"), span),
                 }
             }
@@ -2044,6 +2070,17 @@ fn query_matches(q: &crate::catalog::CollectQuery, r: &Resource) -> bool {
 fn core_types() -> &'static puppet_restypes::TypeDatabase {
     static DB: std::sync::OnceLock<puppet_restypes::TypeDatabase> = std::sync::OnceLock::new();
     DB.get_or_init(puppet_restypes::TypeDatabase::core)
+}
+
+/// Whether a version (a SemVer, or a String that parses as one) is in a range.
+fn semver_in_range(v: &Value, range: &puppet_types::VersionRange) -> bool {
+    match v {
+        Value::SemVer(ver) => range.includes(ver),
+        Value::String(s) => puppet_types::Version::parse(s)
+            .map(|ver| range.includes(&ver))
+            .unwrap_or(false),
+        _ => false,
+    }
 }
 
 /// Whether a value can be an operand of a relationship (references, or arrays of them).

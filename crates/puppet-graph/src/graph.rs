@@ -458,8 +458,10 @@ impl GraphBuilder {
         type Holder = (u32, RelationKind);
         let mut ext_by_holder: IndexMap<Holder, Vec<(u32, u32, u32)>> = IndexMap::new();
         for (idx, r) in catalog.relationships.iter().enumerate() {
-            let s = find_in(&keys, &mut buf, &r.source);
-            let t = find_in(&keys, &mut buf, &r.target);
+            // Exported resources are not part of the graph: a relationship with one is a
+            // relationship with a missing resource (it used to index past the graph).
+            let s = find_in(&keys, &mut buf, &r.source).filter(|i| b.res[*i as usize].in_graph);
+            let t = find_in(&keys, &mut buf, &r.target).filter(|i| b.res[*i as usize].in_graph);
             let (s, t) = match (s, t) {
                 (Some(s), Some(t)) => (s, t),
                 (None, _) => {

@@ -189,3 +189,21 @@ fn fixtures_round_trip_and_render() {
         }
     }
 }
+
+/// A relationship (the `relationships` key) with an exported resource, which is not part of
+/// the graph, is a missing-resource error (it used to panic while expanding containers).
+#[test]
+fn relationship_with_an_exported_resource_is_an_error() {
+    let json = r#"{"tags":[],"name":"n","version":1,"code_id":null,"catalog_uuid":"x","catalog_format":2,
+      "environment":"production","resources":[
+      {"type":"Stage","title":"main","tags":["stage"],"exported":false,"parameters":{"name":"main"}},
+      {"type":"Class","title":"main","tags":["class"],"exported":false,"parameters":{"name":"main"}},
+      {"type":"Notify","title":"a","tags":["notify"],"exported":false,"parameters":{}},
+      {"type":"Notify","title":"b","tags":["notify"],"exported":true,"parameters":{}}],
+      "edges":[{"source":"Stage[main]","target":"Class[main]"},{"source":"Class[main]","target":"Notify[a]"}],
+      "classes":["main"],
+      "relationships":[{"source":"Notify[a]","target":"Notify[b]","kind":"before","origin":"arrow"}]}"#;
+    let cat = Catalog::from_json(json).expect("valid catalog JSON");
+    let err = Graph::build(&cat).expect_err("the target is not in the graph");
+    assert_eq!(err.code(), "GRAPH_MISSING_RELATIONSHIP_END");
+}
