@@ -97,6 +97,8 @@ pub struct Settings {
     pub facts: IndexMap<SmolStr, Value>,
     /// The environment name.
     pub environment: String,
+    /// `$trusted`; `None` gives `puppet apply`'s local, unauthenticated default.
+    pub trusted: Option<Value>,
 }
 
 impl Default for Settings {
@@ -106,6 +108,7 @@ impl Default for Settings {
             node_name: "testnode".into(),
             facts: IndexMap::new(),
             environment: "production".into(),
+            trusted: None,
         }
     }
 }
@@ -159,6 +162,8 @@ pub struct Compiler {
     unresolvable_alias: Option<SmolStr>,
     /// Set when an Object type alias failed its validation.
     invalid_alias: Option<String>,
+    /// The node scope, once the node definition is being evaluated.
+    node_scope: Option<ScopeId>,
     /// How the calls being evaluated are named in errors, innermost last.
     call_labels: Vec<&'static str>,
     /// Evaluating a type string as Puppet's type parser does: an unknown name with
@@ -186,19 +191,23 @@ impl Compiler {
                 .collect(),
         ));
         top_scope.vars.insert("facts".into(), facts);
-        let node = settings.node_name.clone();
-        let (host, domain) = match node.split_once('.') {
-            Some((h, d)) => (h.to_string(), d.to_string()),
-            None => (node.clone(), String::new()),
-        };
-        let trusted = Value::hash([
-            (Value::string("authenticated"), Value::string("local")),
-            (Value::string("certname"), Value::string(&node)),
-            (Value::string("extensions"), Value::hash([])),
-            (Value::string("hostname"), Value::string(host)),
-            (Value::string("domain"), Value::string(domain)),
-        ]);
+        // `puppet apply` without a certificate: local, unauthenticated trusted data.
+        let trusted = settings.trusted.clone().unwrap_or_else(|| {
+            Value::hash([
+                (Value::string("authenticated"), Value::string("local")),
+                (Value::string("certname"), Value::Undef),
+                (Value::string("extensions"), Value::hash([])),
+                (Value::string("hostname"), Value::Undef),
+                (Value::string("domain"), Value::Undef),
+                (Value::string("external"), Value::hash([])),
+            ])
+        });
         top_scope.vars.insert("trusted".into(), trusted);
+        top_scope.vars.insert("title".into(), Value::string("main"));
+        top_scope.vars.insert("name".into(), Value::string("main"));
+        top_scope
+            .vars
+            .insert("module_name".into(), Value::string(""));
         top_scope
             .vars
             .insert("server_facts".into(), Value::hash([]));
@@ -227,10 +236,29 @@ impl Compiler {
             unresolvable_alias: None,
             type_parser_mode: false,
             call_labels: Vec::new(),
+            node_scope: None,
             invalid_alias: None,
         };
         c.class_scopes.insert("main".into(), top);
         c.class_scopes.insert("".into(), top);
+        // `$settings::x`: the settings Puppet exposes to manifests.
+        let mut settings_scope = Scope::new(
+            ScopeKind::Class("settings".into()),
+            Some(top),
+            "Class[Settings]".into(),
+        );
+        settings_scope.vars.insert(
+            "strict_variables".into(),
+            Value::Boolean(c.settings.strict_variables),
+        );
+        settings_scope
+            .vars
+            .insert("environment".into(), Value::string(&c.settings.environment));
+        settings_scope
+            .vars
+            .insert("certname".into(), Value::string(&c.settings.node_name));
+        let sid = c.scopes.add(settings_scope);
+        c.class_scopes.insert("settings".into(), sid);
         c
     }
 
@@ -244,10 +272,59 @@ impl Compiler {
                 Err(f) => return Err(self.flow_to_error(f)),
             }
         }
+        if let Err(f) = self.evaluate_node() {
+            return Err(self.flow_to_error(f));
+        }
         if let Err(f) = self.finish() {
             return Err(self.flow_to_error(f));
         }
         Ok(last)
+    }
+
+    /// Evaluates the node definition matching the node name, if the code has any: an exact
+    /// name first, then regexes in order, then `default`. Its body runs in a node scope,
+    /// which the classes it declares see.
+    fn evaluate_node(&mut self) -> R<()> {
+        let env = self.env.clone();
+        if env.nodes.is_empty() {
+            return Ok(());
+        }
+        let name = self.settings.node_name.to_ascii_lowercase();
+        let exact = env.nodes.iter().find(|n| {
+            n.matches
+                .iter()
+                .any(|m| matches!(m, crate::lower::HostMatch::Name(x) if *x == name))
+        });
+        let by_regex = || {
+            env.nodes.iter().find(|n| {
+                n.matches
+                    .iter()
+                    .any(|m| matches!(m, crate::lower::HostMatch::Regex(r) if r.is_match(&name)))
+            })
+        };
+        let by_default = || {
+            env.nodes.iter().find(|n| {
+                n.matches
+                    .iter()
+                    .any(|m| matches!(m, crate::lower::HostMatch::Default))
+            })
+        };
+        let Some(node) = exact.or_else(by_regex).or_else(by_default) else {
+            return Err(Flow::Error(EvalError {
+                message: format!("Could not find node statement with name 'default' or '{name}'"),
+                span: None,
+            }));
+        };
+        let top = self.top;
+        let id = self.scopes.add(Scope::new(
+            ScopeKind::Node,
+            Some(top),
+            "Node[default]".into(),
+        ));
+        self.node_scope = Some(id);
+        let body = node.body.clone();
+        self.eval_block(&body, id)?;
+        Ok(())
     }
 
     /// Evaluates what declarations left pending (defined type instances), as Puppet does
@@ -789,11 +866,9 @@ impl Compiler {
                     return Ok(None);
                 }
                 if self.env.classes.contains_key(class.as_str()) {
-                    self.warn(format!(
-                        "Could not look up qualified variable '{name}'; class {class} has not been evaluated"
-                    ));
+                    self.warn(format!("Unknown variable: '{name}'."));
                 } else {
-                    self.warn(format!("Could not look up qualified variable '{name}'; class {class} could not be found"));
+                    self.warn(format!("Unknown variable: '{name}'."));
                 }
                 Ok(Some(Value::Undef))
             }
@@ -1086,7 +1161,7 @@ impl Compiler {
                 _ => Ok(false),
             },
             Value::Hash(opts) => match test {
-                Value::Hash(vals) if vals.len() == opts.len() => {
+                Value::Hash(vals) => {
                     for (k, o) in opts.iter() {
                         match vals.get(k) {
                             Some(v) if self.case_match(v, o, scope, span)? => {}
@@ -1852,7 +1927,7 @@ impl Compiler {
                     .copied()
                     .unwrap_or(self.top)
             }
-            None => self.top,
+            None => self.node_scope.unwrap_or(self.top),
         };
         let label = format!("Class[{}]", capitalize(&def.name));
         let mut s = Scope::new(

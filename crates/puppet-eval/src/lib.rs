@@ -128,6 +128,16 @@ pub fn evaluate_source(source: &str, settings: &Settings) -> Outcome {
             compiler,
         };
     }
+    // Lexical warnings (unrecognised escapes) are logged as Puppet logs them.
+    for (_, d) in &env.diagnostics {
+        if d.severity == puppet_syntax::Severity::Warning && d.code == "UNRECOGNIZED_ESCAPE" {
+            compiler.logs.push(LogEntry {
+                level: puppet_functions::LogLevel::Warning,
+                message: d.message.clone(),
+                scope: None,
+            });
+        }
+    }
     let value = compiler.evaluate_main();
     let logs = compiler.logs.clone();
     Outcome {

@@ -24,12 +24,6 @@ const FIXTURE: &str = include_str!("fixtures/epp_corpus.json");
 /// evaluator limitation described in the report of the fixture's author.
 const EXPECTED_FAILURES: &[(&str, &str)] = &[
     (
-        "apt/templates/source.list.epp",
-        "evaluator bug: after `-%>` Puppet skips the following spaces/tabs even when no newline \
-         follows (`/[ \\t]*(\\r?\\n)?/`: `a <% if true { -%> b<% } %>` is `a b`); we keep them, \
-         so `] <% } -%> <%= $location %>` gives two spaces",
-    ),
-    (
         "apache/templates/mod/remoteip.conf.epp",
         "needs the stdlib module's type aliases (`Stdlib::Host`): render_epp/evaluate_source \
          have no modulepath (`Resource type not found: Stdlib::Host`)",

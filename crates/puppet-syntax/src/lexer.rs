@@ -927,18 +927,17 @@ impl<'a> Lexer<'a> {
         if self.epp_trim_next {
             self.epp_trim_next = false;
             // Skip blanks and one line break after `-%>`; they stay in the tree as whitespace.
+            // Puppet skips the blanks even when no line break follows them.
             let mut n = 0;
             while matches!(self.peek(n), b' ' | b'\t') {
                 n += 1;
             }
-            if self.peek(n) == b'\r' {
+            if self.peek(n) == b'\r' && self.peek(n + 1) == b'\n' {
+                n += 2;
+            } else if self.peek(n) == b'\n' {
                 n += 1;
             }
-            if self.peek(n) == b'\n' {
-                n += 1;
-                self.push(WHITESPACE, n);
-                return;
-            } else if self.pos + n == self.bytes.len() {
+            if n > 0 {
                 self.push(WHITESPACE, n);
                 return;
             }

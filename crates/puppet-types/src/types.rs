@@ -542,27 +542,24 @@ impl Type {
     /// `Variant[types]`, flattening nested variants and removing duplicates; a single type is
     /// returned as itself (Puppet's `maybe_create`).
     pub fn variant_of(types: Vec<Type>) -> Type {
-        let mut flat: Vec<Type> = Vec::with_capacity(types.len());
+        // An ordered set: first occurrence wins, linear in the number of types.
+        let mut flat: indexmap::IndexSet<Type> = indexmap::IndexSet::with_capacity(types.len());
         for t in types {
             match t {
                 Type::Variant(vs) => {
                     for v in vs.iter() {
-                        if !flat.contains(v) {
-                            flat.push(v.clone());
-                        }
+                        flat.insert(v.clone());
                     }
                 }
                 t => {
-                    if !flat.contains(&t) {
-                        flat.push(t)
-                    }
+                    flat.insert(t);
                 }
             }
         }
         if flat.len() == 1 {
             flat.pop().unwrap_or(Type::Any)
         } else {
-            Type::Variant(Arc::new(flat))
+            Type::Variant(Arc::new(flat.into_iter().collect()))
         }
     }
     /// `Sensitive[t]` (the contained type is generalized, as Puppet does).

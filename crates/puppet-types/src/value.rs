@@ -386,10 +386,9 @@ impl IteratorValue {
     /// An iterator over an iterable value: Array, Hash, String, a non-negative Integer `n`
     /// (0 to n-1), an Iterator, `Integer[a, b]` with finite bounds, or an `Enum` type.
     pub fn of(v: &Value) -> Option<IteratorValue> {
-        use crate::infer::infer_set;
         Some(match v {
             Value::Array(a) => {
-                let elem = match infer_set(v) {
+                let elem = match crate::infer::infer_set(v) {
                     Type::Tuple(t) => Type::variant_of(t.types.clone()),
                     _ => Type::Unit,
                 };
