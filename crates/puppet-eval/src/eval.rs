@@ -865,11 +865,9 @@ impl Compiler {
                 if self.settings.strict_variables {
                     return Ok(None);
                 }
-                if self.env.classes.contains_key(class.as_str()) {
-                    self.warn(format!("Unknown variable: '{name}'."));
-                } else {
-                    self.warn(format!("Unknown variable: '{name}'."));
-                }
+                // Puppet 7.23 says the same whether the class exists but was not evaluated
+                // or does not exist at all.
+                self.warn(format!("Unknown variable: '{name}'."));
                 Ok(Some(Value::Undef))
             }
         }
