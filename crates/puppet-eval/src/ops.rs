@@ -407,6 +407,15 @@ fn shr(i: i64, n: i64) -> Option<i64> {
 /// Timespan/Timestamp arithmetic, or `None` when neither operand is a time value.
 fn time_arithmetic(op: &str, a: &Value, b: &Value) -> Option<OpResult> {
     use puppet_types::{Timespan, Timestamp};
+    // Times are kept in integer nanoseconds; numbers are seconds. Adding in nanoseconds keeps
+    // the precision an f64 of seconds since 1970 would lose.
+    let ns = |v: &Value| -> Option<i128> {
+        match v {
+            Value::Integer(i) => Some(*i as i128 * 1_000_000_000),
+            Value::Float(f) => Some((*f * 1e9).round() as i128),
+            _ => None,
+        }
+    };
     let num = |v: &Value| match v {
         Value::Integer(i) => Some(*i as f64),
         Value::Float(f) => Some(*f),
@@ -414,48 +423,50 @@ fn time_arithmetic(op: &str, a: &Value, b: &Value) -> Option<OpResult> {
     };
     let not_applicable =
         |v: &Value| format!("Operator '{op}' is not applicable to {}.", a_an_type(v));
-    let span = |f: f64| Value::Timespan(Timespan((f * 1e9).round() as i128));
-    let stamp = |f: f64| Value::Timestamp(Timestamp((f * 1e9).round() as i128));
+    let span = |n: i128| Value::Timespan(Timespan(n));
+    let stamp = |n: i128| Value::Timestamp(Timestamp(n));
+    let scaled = |n: i128, f: f64| (n as f64 * f).round() as i128;
     Some(match (a, b) {
         (Value::Timespan(x), Value::Timespan(y)) => match op {
-            "+" => Ok(span(x.as_secs_f64() + y.as_secs_f64())),
-            "-" => Ok(span(x.as_secs_f64() - y.as_secs_f64())),
-            "/" => Ok(Value::Float(x.as_secs_f64() / y.as_secs_f64())),
+            "+" => Ok(span(x.0 + y.0)),
+            "-" => Ok(span(x.0 - y.0)),
+            "/" => Ok(Value::Float(x.0 as f64 / y.0 as f64)),
             "*" => Err("A Timestamp cannot be multiplied by a Timespan".into()),
             _ => Err(not_applicable(a)),
         },
         (Value::Timespan(x), other) if num(other).is_some() => {
             let n = num(other).unwrap_or(0.0);
+            let d = ns(other).unwrap_or(0);
             match op {
-                "+" => Ok(span(x.as_secs_f64() + n)),
-                "-" => Ok(span(x.as_secs_f64() - n)),
-                "*" => Ok(span(x.as_secs_f64() * n)),
-                "/" => Ok(span(x.as_secs_f64() / n)),
+                "+" => Ok(span(x.0 + d)),
+                "-" => Ok(span(x.0 - d)),
+                "*" => Ok(span(scaled(x.0, n))),
+                "/" => Ok(span(scaled(x.0, 1.0 / n))),
                 _ => Err(not_applicable(a)),
             }
         }
-        (Value::Timespan(_), Value::Timestamp(_)) => match op {
-            "+" => Ok(stamp(as_secs(a) + as_secs(b))),
+        (Value::Timespan(x), Value::Timestamp(y)) => match op {
+            "+" => Ok(stamp(x.0 + y.0)),
             "-" => Err("A Timestamp cannot be subtracted from a Timespan".into()),
             "*" => Err("A Timestamp cannot be multiplied by a Timestamp".into()),
             "/" => Err("A Timespan cannot be divided by a Timestamp".into()),
             _ => Err(not_applicable(a)),
         },
         (Value::Timestamp(x), Value::Timespan(y)) => match op {
-            "+" => Ok(stamp(ts_secs(x) + y.as_secs_f64())),
-            "-" => Ok(stamp(ts_secs(x) - y.as_secs_f64())),
+            "+" => Ok(stamp(x.0 + y.0)),
+            "-" => Ok(stamp(x.0 - y.0)),
             _ => Err(not_applicable(a)),
         },
         (Value::Timestamp(x), Value::Timestamp(y)) => match op {
-            "-" => Ok(span(ts_secs(x) - ts_secs(y))),
+            "-" => Ok(span(x.0 - y.0)),
             "+" => Err("A Timestamp cannot be added to a Timestamp".into()),
             _ => Err(not_applicable(a)),
         },
         (Value::Timestamp(x), other) if num(other).is_some() => {
-            let n = num(other).unwrap_or(0.0);
+            let d = ns(other).unwrap_or(0);
             match op {
-                "+" => Ok(stamp(ts_secs(x) + n)),
-                "-" => Ok(stamp(ts_secs(x) - n)),
+                "+" => Ok(stamp(x.0 + d)),
+                "-" => Ok(stamp(x.0 - d)),
                 _ => Err(not_applicable(a)),
             }
         }
@@ -471,7 +482,7 @@ fn time_arithmetic(op: &str, a: &Value, b: &Value) -> Option<OpResult> {
             return time_arithmetic(op, b, a);
         }
         (Value::Integer(_) | Value::Float(_), Value::Timespan(y)) if op == "-" => {
-            Ok(span(num(a).unwrap_or(0.0) - y.as_secs_f64()))
+            Ok(span(ns(a).unwrap_or(0) - y.0))
         }
         (Value::Integer(_) | Value::Float(_), Value::Timespan(_)) => Err(format!(
             "Operator '{op}' is not applicable to {} when right side is a Timespan.",
@@ -479,14 +490,6 @@ fn time_arithmetic(op: &str, a: &Value, b: &Value) -> Option<OpResult> {
         )),
         _ => return None,
     })
-}
-
-fn as_secs(v: &Value) -> f64 {
-    match v {
-        Value::Timespan(t) => t.as_secs_f64(),
-        Value::Timestamp(t) => ts_secs(t),
-        _ => 0.0,
-    }
 }
 
 fn ts_secs(t: &puppet_types::Timestamp) -> f64 {
