@@ -511,8 +511,17 @@ impl Compiler {
                     Value::Float(f) => Ok(Value::Float(-f)),
                     Value::Timespan(t) => Ok(Value::Timespan(puppet_types::Timespan::from_secs_f64(-t.as_secs_f64()))),
                     Value::String(s) => match ops::parse_numeric_string(&s) {
-                        Some(Value::Integer(i)) => Ok(Value::Integer(-i)),
-                        Some(Value::Float(f)) => Ok(Value::Float(-f)),
+                        Some(n @ (Value::Integer(_) | Value::Float(_))) => {
+                            self.warn(format!(
+                                "The string '{s}' was automatically coerced to the numerical value {}",
+                                n.to_plain_string()
+                            ));
+                            Ok(match n {
+                                Value::Integer(i) => Value::Integer(-i),
+                                Value::Float(f) => Value::Float(-f),
+                                other => other,
+                            })
+                        },
                         _ => err(
                             format!("Error while evaluating a Unary Minus, The value '{s}' cannot be converted to Numeric."),
                             &e.span,
@@ -598,6 +607,25 @@ impl Compiler {
             } => {
                 let r = self.eval(receiver, scope)?;
                 let rest = self.eval_args(args, scope)?;
+                // A URI's parts are attributes (`$uri.host`).
+                if let (Value::Uri(u), true) = (&r, rest.is_empty() && lambda.is_none()) {
+                    if let Some(v) = u.to_parameter_map().get(name.as_str()) {
+                        return Ok(v.clone());
+                    }
+                    if matches!(
+                        name.as_str(),
+                        "scheme"
+                            | "userinfo"
+                            | "host"
+                            | "port"
+                            | "path"
+                            | "query"
+                            | "fragment"
+                            | "opaque"
+                    ) {
+                        return Ok(Value::Undef);
+                    }
+                }
                 // An object's attributes and member functions come first.
                 if let Value::Object(o) = &r {
                     if lambda.is_none() {
@@ -1045,6 +1073,17 @@ impl Compiler {
         label: &str,
     ) -> R<bool> {
         match b {
+            // `Init[T]` matches what `T.new` accepts (`'1.2.3' =~ Init[SemVer]`).
+            Value::Type(Type::Init(init)) if !is_instance(&Type::Init(init.clone()), a) => {
+                Ok(match &init.target {
+                    Some(target) => {
+                        let mut args = vec![a.clone()];
+                        args.extend(init.args.iter().cloned());
+                        puppet_types::convert::new_value(target, &args).is_ok()
+                    }
+                    None => false,
+                })
+            }
             Value::Type(t) => Ok(is_instance(t, a)),
             Value::SemVerRange(range) => Ok(semver_in_range(a, range)),
             Value::Regexp(re) => self.regex_match(a, re, scope, span, label),
@@ -1090,6 +1129,7 @@ impl Compiler {
 
     fn in_op(&mut self, a: &Value, b: &Value, scope: ScopeId, span: &Span) -> R<bool> {
         match b {
+            Value::SemVerRange(range) => Ok(semver_in_range(a, range)),
             Value::Binary(hay) => Ok(match a {
                 Value::Binary(needle) => {
                     needle.is_empty() || hay.windows(needle.len()).any(|w| w == &needle[..])
@@ -1146,6 +1186,12 @@ impl Compiler {
             },
             Value::Type(t) => Ok(is_instance(t, test)),
             Value::SemVerRange(range) => Ok(semver_in_range(test, range)),
+            Value::SemVer(ver) => Ok(match test {
+                Value::String(s) => {
+                    puppet_types::Version::parse(s).is_ok_and(|t| &t == ver.as_ref())
+                }
+                other => ops::equals(other, option),
+            }),
             Value::Default => Ok(true),
             Value::Array(opts) => match test {
                 Value::Array(vals) if vals.len() == opts.len() => {

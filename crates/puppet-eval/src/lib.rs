@@ -128,9 +128,10 @@ pub fn evaluate_source(source: &str, settings: &Settings) -> Outcome {
             compiler,
         };
     }
-    // Lexical warnings (unrecognised escapes) are logged as Puppet logs them.
+    // Warnings of the lexer and the validator (unrecognised escapes, duplicate hash keys) are
+    // logged as Puppet logs them, before evaluation.
     for (_, d) in &env.diagnostics {
-        if d.severity == puppet_syntax::Severity::Warning && d.code == "UNRECOGNIZED_ESCAPE" {
+        if d.severity == puppet_syntax::Severity::Warning {
             compiler.logs.push(LogEntry {
                 level: puppet_functions::LogLevel::Warning,
                 message: d.message.clone(),

@@ -1280,6 +1280,23 @@ impl Validator {
                     if !matches!(rhs, Expr::HashEntry(_) | Expr::Hash(_)) {
                         self.type_ref_check(e, &rhs);
                     }
+                    // `Parent { ... }` adds `parent => Parent` to the hash: a `parent` key
+                    // of its own is then given twice.
+                    if let Expr::HashEntry(entry) = &rhs {
+                        if let Some(Expr::Hash(h)) = entry.value() {
+                            for en in h.entries() {
+                                if en.key().and_then(|k| literal_key(&k)).as_deref()
+                                    == Some("parent")
+                                {
+                                    self.warning(
+                                        "DUPLICATE_KEY",
+                                        "The key 'parent' is declared more than once".into(),
+                                        position(&Expr::HashEntry(en.clone())),
+                                    );
+                                }
+                            }
+                        }
+                    }
                     self.expr(&rhs, other);
                 }
             }
