@@ -107,7 +107,7 @@ pub(crate) fn call(
             }
             Ok(Value::Undef)
         },
-        "getvar" => getvar(c, args, scope, span),
+        "getvar" => getvar(c, args, lambda, scope, span),
         "inline_template" => {
             let mut out = String::new();
             for a in args {
@@ -227,33 +227,67 @@ fn is_core_type(n: &str) -> bool {
     )
 }
 
-fn getvar(c: &mut Compiler, args: &[Value], scope: ScopeId, span: &Span) -> R<Value> {
+/// `getvar('a::b.key.0', default) |$error| { }`: a variable, then `get`'s navigation.
+fn getvar(
+    c: &mut Compiler,
+    args: &[Value],
+    lambda: Option<&Arc<LambdaDef>>,
+    scope: ScopeId,
+    span: &Span,
+) -> R<Value> {
     let Some(Value::String(path)) = args.first() else {
         return fail(
             "Error while evaluating a Function Call, 'getvar' expects a String value",
             span,
         );
     };
-    let default = args.get(1).cloned().unwrap_or(Value::Undef);
-    let mut segments = path.split('.');
-    let var = segments.next().unwrap_or("");
-    let Some(mut v) = c.lookup_var(var, scope, span)? else {
-        return Ok(default);
+    let default = args.get(1).cloned();
+    let Some((var, nav)) = split_getvar(path) else {
+        return fail(
+            "Error while evaluating a Function Call, 'getvar' The given string does not start with a valid variable name",
+            span,
+        );
     };
-    for seg in segments {
-        v = match &v {
-            Value::Hash(h) => match h.get(&Value::string(seg)) {
-                Some(x) => x.clone(),
-                None => return Ok(default),
-            },
-            Value::Array(a) => match seg.parse::<usize>().ok().and_then(|i| a.get(i)) {
-                Some(x) => x.clone(),
-                None => return Ok(default),
-            },
-            _ => return Ok(default),
-        };
+    let value = match c.peek_var(var, scope) {
+        Some(v) => v,
+        None => return Ok(default.unwrap_or(Value::Undef)),
+    };
+    if nav.is_empty() {
+        return Ok(match (value, default) {
+            (Value::Undef, Some(d)) => d,
+            (v, _) => v,
+        });
     }
-    Ok(if v.is_undef() { default } else { v })
+    let mut get_args = vec![value, Value::string(nav)];
+    if let Some(d) = default {
+        get_args.push(d);
+    }
+    c.call_named("get", get_args, lambda, scope, span)
+}
+
+/// Splits `x::y.a.b` into the variable name and the navigation after the first `.`, when
+/// the name matches Puppet's `(::)?([a-z]\w*::)*[a-z_]\w*` followed by `.` or the end.
+fn split_getvar(path: &str) -> Option<(&str, &str)> {
+    let end = path.find('.').unwrap_or(path.len());
+    let name = &path[..end];
+    let bare = name.strip_prefix("::").unwrap_or(name);
+    let segs: Vec<&str> = bare.split("::").collect();
+    let (last, init) = segs.split_last()?;
+    let word = |s: &str, first_ok: fn(u8) -> bool| {
+        let b = s.as_bytes();
+        !b.is_empty() && first_ok(b[0]) && b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_')
+    };
+    if !init.iter().all(|s| word(s, |c| c.is_ascii_lowercase()))
+        || !word(last, |c| c.is_ascii_lowercase() || c == b'_')
+    {
+        return None;
+    }
+    let nav = if end < path.len() {
+        &path[end + 1..]
+    } else {
+        ""
+    };
+    Some((name, nav))
 }
 
 /// Renders an EPP template given as text, with parameters from a hash.

@@ -881,6 +881,24 @@ impl Compiler {
         Ok(self.scopes.lookup(scope, name).cloned())
     }
 
+    /// A variable's value without any warning or error when it does not exist (for
+    /// `getvar`): plain, `::top` and qualified names.
+    pub(crate) fn peek_var(&self, name: &str, scope: ScopeId) -> Option<Value> {
+        let bare = name.strip_prefix("::");
+        match bare {
+            Some(rest) if !rest.contains("::") => {
+                return self.scopes.get(self.top).vars.get(rest).cloned()
+            }
+            _ => {}
+        }
+        let name = bare.unwrap_or(name);
+        if let Some((class, var)) = name.rsplit_once("::") {
+            let id = *self.class_scopes.get(class.to_ascii_lowercase().as_str())?;
+            return self.scopes.get(id).vars.get(var).cloned();
+        }
+        self.scopes.lookup(scope, name).cloned()
+    }
+
     fn qualified_var(&mut self, name: &str, _span: &Span) -> R<Option<Value>> {
         let (class, var) = name.rsplit_once("::").unwrap_or(("", name));
         let class = class.to_ascii_lowercase();
