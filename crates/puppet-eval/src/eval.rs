@@ -1371,7 +1371,10 @@ impl Compiler {
                 if keys.len() == 1 {
                     if let Value::String(attr) = &keys[0] {
                         let key = ResourceKey::new(tn, title);
-                        if let Some(info) = core_types().get(&tn.to_ascii_lowercase()) {
+                        if let (Some(info), true) = (
+                            core_types().get(&tn.to_ascii_lowercase()),
+                            self.catalog.get(&key).is_some(),
+                        ) {
                             if info.complete && !info.accepts(attr) {
                                 return err(
                                     format!("{label}The resource {tn}['{title}'] does not have a parameter called '{attr}'"),
@@ -1628,10 +1631,28 @@ impl Compiler {
             .bind_params(&def.params, args, id, &def.span, None)
             .and_then(|_| self.eval_block(&def.body, id));
         self.scopes.release(id);
-        match r {
-            Err(Flow::Next(v)) => Ok(v),
-            other => other,
+        let v = match r {
+            Ok(v) | Err(Flow::Next(v)) => v,
+            Err(other) => return Err(other),
+        };
+        if let Some(rt) = &def.return_type {
+            if let Value::Type(t) = self.eval(rt, closure)? {
+                if !is_instance(&t, &v) {
+                    let prefix = match self.call_labels.last() {
+                        Some(l) => format!("Error while evaluating a {l}, "),
+                        None => String::new(),
+                    };
+                    let detail = puppet_types::mismatch::describe_value_mismatch(
+                        "value returned from lambda has wrong type,",
+                        &t,
+                        &v,
+                    )
+                    .unwrap_or_default();
+                    return err(format!("{prefix}{detail}"), &def.span);
+                }
+            }
         }
+        Ok(v)
     }
 
     fn bind_params(
@@ -1885,6 +1906,14 @@ impl Compiler {
         for body in bodies {
             let title = self.eval(&body.title, scope)?;
             let attrs = self.eval_attr_ops(&body.ops, scope)?;
+            for (i, (name, _, _)) in attrs.iter().enumerate() {
+                if attrs[..i].iter().any(|(n, _, _)| n == name) {
+                    return err(
+                        format!("The attribute '{name}' has already been set"),
+                        &body.span,
+                    );
+                }
+            }
             let titles: Vec<Value> = match title {
                 Value::Array(a) => a.iter().cloned().collect(),
                 other => vec![other],
