@@ -1159,40 +1159,34 @@ impl Compiler {
                 Value::Regexp(re) => self.regex_match(b, re, scope, span, ""),
                 _ => Ok(false),
             },
-            Value::Array(items) => {
-                for it in items.iter() {
-                    let hit = match a {
-                        Value::Regexp(re) => {
-                            matches!(it, Value::String(_))
-                                && self.regex_match(it, re, scope, span, "")?
-                        }
-                        Value::Type(t) => is_instance(t, it),
-                        _ => ops::equals(a, it),
-                    };
-                    if hit {
-                        return Ok(true);
-                    }
-                }
-                Ok(false)
-            }
-            Value::Hash(h) => {
-                for k in h.keys() {
-                    let hit = match a {
-                        Value::Regexp(re) => {
-                            matches!(k, Value::String(_))
-                                && self.regex_match(k, re, scope, span, "")?
-                        }
-                        Value::Type(t) => is_instance(t, k),
-                        _ => ops::equals(a, k),
-                    };
-                    if hit {
-                        return Ok(true);
-                    }
-                }
-                Ok(false)
-            }
+            Value::Array(items) => self.in_members(a, items.iter(), scope, span),
+            Value::Hash(h) => self.in_members(a, h.keys(), scope, span),
             _ => Ok(false),
         }
+    }
+
+    /// `a in` an array's elements or a hash's keys: a regexp matches a
+    /// string member, a type an instance, anything else by equality.
+    fn in_members<'v>(
+        &mut self,
+        a: &Value,
+        members: impl Iterator<Item = &'v Value>,
+        scope: ScopeId,
+        span: &Span,
+    ) -> R<bool> {
+        for m in members {
+            let hit = match a {
+                Value::Regexp(re) => {
+                    matches!(m, Value::String(_)) && self.regex_match(m, re, scope, span, "")?
+                }
+                Value::Type(t) => is_instance(t, m),
+                _ => ops::equals(a, m),
+            };
+            if hit {
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 
     /// `case`/selector matching of a test value against one option.
