@@ -196,35 +196,9 @@ fn defined(c: &mut Compiler, args: &[Value], scope: ScopeId, span: &Span) -> R<V
     Ok(Value::Boolean(false))
 }
 
+/// A resource type puppet-agent knows without modules.
 fn is_core_type(n: &str) -> bool {
-    matches!(
-        n,
-        "file"
-            | "package"
-            | "service"
-            | "exec"
-            | "user"
-            | "group"
-            | "notify"
-            | "cron"
-            | "host"
-            | "mount"
-            | "tidy"
-            | "schedule"
-            | "stage"
-            | "filebucket"
-            | "resources"
-            | "sshkey"
-            | "ssh_authorized_key"
-            | "augeas"
-            | "selboolean"
-            | "selmodule"
-            | "zfs"
-            | "zone"
-            | "zpool"
-            | "component"
-            | "whit"
-    )
+    crate::eval::known_types().get(n).is_some()
 }
 
 /// `getvar('a::b.key.0', default) |$error| { }`: a variable, then `get`'s navigation.

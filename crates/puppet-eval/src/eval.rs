@@ -1366,7 +1366,7 @@ impl Compiler {
                     if let Value::String(attr) = &keys[0] {
                         let key = ResourceKey::new(tn, title);
                         if let (Some(info), true) = (
-                            core_types().get(&tn.to_ascii_lowercase()),
+                            known_types().get(&tn.to_ascii_lowercase()),
                             self.catalog.get(&key).is_some(),
                         ) {
                             if info.complete && !info.accepts(attr) {
@@ -2226,10 +2226,12 @@ fn query_matches(q: &crate::catalog::CollectQuery, r: &Resource) -> bool {
     }
 }
 
-/// Puppet's built-in resource types (parameters, namevars), shared by every compile.
-fn core_types() -> &'static puppet_restypes::TypeDatabase {
+/// The resource types puppet-agent 7.23 knows without modules: the built-in
+/// ones and those of the core modules it vendors (parameters, namevars),
+/// shared by every compile.
+pub(crate) fn known_types() -> &'static puppet_restypes::TypeDatabase {
     static DB: std::sync::OnceLock<puppet_restypes::TypeDatabase> = std::sync::OnceLock::new();
-    DB.get_or_init(puppet_restypes::TypeDatabase::core)
+    DB.get_or_init(puppet_restypes::TypeDatabase::with_vendored)
 }
 
 /// Whether a version (a SemVer, or a String that parses as one) is in a range.
