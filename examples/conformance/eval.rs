@@ -143,37 +143,32 @@ pub fn run_functions_catalog(dir: &Path, verbose: bool) -> (usize, usize) {
 
 /// Evaluates a type expression with the evaluator, as Puppet's type parser would.
 fn eval_type(text: &str) -> Result<Value, String> {
-    let (v, _) = run_source_value(text);
-    v
+    let src = text.to_string();
+    on_large_stack(move || {
+        evaluate_source(&src, &Settings::default())
+            .value
+            .map_err(|e| e.message)
+    })
 }
 
 /// Parses a type string as Puppet's type parser does (unknown parameterized names become a
 /// `TypeReference` of the whole text).
 fn parse_type_string(text: &str) -> Result<Value, String> {
     let src = text.to_string();
-    let r = std::thread::Builder::new()
-        .stack_size(64 << 20)
-        .spawn(move || puppet_lang::eval::parse_type_string(&src).map(Value::Type))
-        .map(|h| h.join());
-    match r {
-        Ok(Ok(v)) => v,
-        _ => Err("evaluator panicked".into()),
-    }
+    on_large_stack(move || puppet_lang::eval::parse_type_string(&src).map(Value::Type))
 }
 
-fn run_source_value(text: &str) -> (Result<Value, String>, ()) {
-    let src = text.to_string();
-    let r = std::thread::Builder::new()
+/// Runs `f` on its own thread with a 64 MiB stack; a panic becomes an error.
+fn on_large_stack(
+    f: impl FnOnce() -> Result<Value, String> + Send + 'static,
+) -> Result<Value, String> {
+    match std::thread::Builder::new()
         .stack_size(64 << 20)
-        .spawn(move || {
-            evaluate_source(&src, &Settings::default())
-                .value
-                .map_err(|e| e.message)
-        })
-        .map(|h| h.join());
-    match r {
-        Ok(Ok(v)) => (v, ()),
-        _ => (Err("evaluator panicked".into()), ()),
+        .spawn(f)
+        .map(|h| h.join())
+    {
+        Ok(Ok(v)) => v,
+        _ => Err("evaluator panicked".into()),
     }
 }
 
