@@ -69,6 +69,9 @@ fn expected_logs(case: &Json) -> Vec<String> {
 
 /// Checks one value-or-error case; `Ok(())` or a reason.
 fn check_case(case: &Json) -> Result<(), String> {
+    if has_resources(case) {
+        crate::catalog::check_function_resources(case)?;
+    }
     let (value, logs) = run_source(str_field(case, "source"), settings_for(case));
     if let Some(want) = case.get("error_contains").and_then(Json::as_str) {
         return match value {

@@ -11,6 +11,7 @@
 //! one line in [`suites`]. It is a report, not a test: it never fails because cases fail,
 //! only when the corpus cannot be read.
 
+mod catalog;
 mod common;
 mod eval;
 mod graph;
@@ -49,6 +50,7 @@ fn suites() -> Vec<(&'static str, Runner)> {
             "functions.jsonl (with resources)",
             eval::run_functions_catalog,
         ),
+        ("catalog.jsonl", catalog::run_catalog),
     ]
 }
 

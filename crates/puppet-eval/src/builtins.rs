@@ -5,6 +5,7 @@
 //! Every other built-in lives in puppet-functions' registry and reaches the evaluator only
 //! through its `CallContext`.
 
+use crate::compile::ClassDecl;
 use crate::eval::{Compiler, Flow};
 use crate::ir::{LambdaDef, SourceFile, Span};
 use crate::lower::lower_file;
@@ -67,9 +68,14 @@ pub(crate) fn call(
             if names.iter().any(|n| n.is_empty()) {
                 return Some(fail("Error while evaluating a Function Call, Cannot use empty string as a class name", span));
             }
+            let how = match name {
+                "require" => ClassDecl::Require,
+                "contain" => ClassDecl::Contain,
+                _ => ClassDecl::Include,
+            };
             let mut refs = Vec::new();
             for n in names {
-                if let Err(e) = c.declare_class(&n, None, scope, span) {
+                if let Err(e) = c.declare_class(&n, None, how, scope, span) {
                     return Some(Err(e));
                 }
                 let canonical = n.trim_start_matches("::").to_ascii_lowercase();
@@ -108,6 +114,29 @@ pub(crate) fn call(
             Ok(Value::Undef)
         },
         "getvar" => getvar(c, args, lambda, scope, span),
+        "tag" => {
+            let mut names = Vec::new();
+            flatten_names(args, &mut names);
+            let key = c.container_of(scope);
+            if let Some(r) = c.catalog.resources.get_mut(&key) {
+                for n in names {
+                    r.tag(&n);
+                }
+            }
+            Ok(Value::Undef)
+        }
+        "tagged" => {
+            let mut names = Vec::new();
+            flatten_names(args, &mut names);
+            let key = c.container_of(scope);
+            let classes = c.evaluated_classes();
+            let tags = c.catalog.get(&key).map(|r| r.tags.clone()).unwrap_or_default();
+            let all = names.iter().all(|n| {
+                let n = n.to_ascii_lowercase();
+                tags.contains(n.as_str()) || classes.contains(n.as_str()) || n == "class"
+            });
+            Ok(Value::Boolean(all))
+        }
         "inline_template" => {
             let mut out = String::new();
             for a in args {

@@ -1,13 +1,15 @@
 //! The catalog under construction during one compile.
 //!
-//! Resources in declaration order, keyed by type and title; the class resources Puppet
-//! emits; resource defaults, overrides, collectors and relationships recorded as they are
-//! evaluated, to be applied when the compile finishes. It is compile-local state; the
-//! finished catalog is converted to `puppet-graph`'s model for output and analysis.
+//! Resources in declaration order, keyed by type and title, each knowing its container
+//! (the class, defined-type instance or node whose code declared it); the containment edges
+//! Puppet records; resource defaults, overrides, collectors and chaining-arrow relationships
+//! recorded as they are evaluated, to be applied when the compile finishes. It is
+//! compile-local state; the finished catalog is converted to `puppet-graph`'s model for
+//! output and analysis (see `output.rs`).
 
 use crate::ir::Span;
 use crate::scope::ScopeId;
-use indexmap::IndexMap;
+use indexmap::{IndexMap, IndexSet};
 use puppet_types::Value;
 use smol_str::SmolStr;
 use std::collections::VecDeque;
@@ -24,7 +26,11 @@ impl ResourceKey {
         let type_name = crate::eval::capitalize(&type_name.to_ascii_lowercase());
         let title = if type_name == "Class" {
             let t = title.trim_start_matches("::").to_ascii_lowercase();
-            SmolStr::new(crate::eval::capitalize(&t))
+            if t == "main" {
+                SmolStr::new("main")
+            } else {
+                SmolStr::new(crate::eval::capitalize(&t))
+            }
         } else {
             SmolStr::new(title)
         };
@@ -41,17 +47,36 @@ impl std::fmt::Display for ResourceKey {
     }
 }
 
+/// What kind of resource a catalog entry is (Puppet's `kind` in catalog JSON).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ResourceKind {
+    /// A resource of a built-in or module Ruby type (`compilable_type`).
+    Builtin,
+    /// An instance of a defined type (`defined_type`).
+    Define,
+    /// A class (`unknown`, as Puppet prints it).
+    Class,
+    /// The resource of the matched node definition.
+    Node,
+    /// A run stage.
+    Stage,
+}
+
 /// A resource in the catalog.
 #[derive(Debug, Clone)]
 pub struct Resource {
     pub type_name: SmolStr,
     pub title: SmolStr,
     pub params: IndexMap<SmolStr, Value>,
-    pub tags: Vec<SmolStr>,
+    /// Tags in the order Puppet adds them (type, title, container's tags, `tag`s).
+    pub tags: IndexSet<SmolStr>,
+    pub kind: ResourceKind,
     pub virtual_: bool,
     pub exported: bool,
-    /// The scope that declared it (for defaults).
+    /// The scope that declared it (for defaults, which follow the declaration chain).
     pub scope: Option<ScopeId>,
+    /// The resource whose code declared it (`Class[main]` at top level).
+    pub container: Option<ResourceKey>,
     pub span: Option<Span>,
 }
 
@@ -61,10 +86,12 @@ impl Resource {
             type_name: SmolStr::new(type_name),
             title: SmolStr::new(title),
             params: IndexMap::new(),
-            tags: Vec::new(),
+            tags: IndexSet::new(),
+            kind: ResourceKind::Builtin,
             virtual_: false,
             exported: false,
             scope: None,
+            container: None,
             span: None,
         }
     }
@@ -72,6 +99,35 @@ impl Resource {
     pub fn key(&self) -> ResourceKey {
         ResourceKey::new(&self.type_name, &self.title)
     }
+
+    /// Adds a tag as Puppet's `tag` does: lower-cased; a name with `::` also adds its parts.
+    pub fn tag(&mut self, tag: &str) {
+        let t = tag.to_ascii_lowercase();
+        if t.contains("::") {
+            for part in t.split("::").filter(|p| !p.is_empty()) {
+                self.tags.insert(SmolStr::new(part));
+            }
+        }
+        self.tags.insert(SmolStr::new(t));
+    }
+
+    /// Adds the title as a tag when it is a valid tag name, as Puppet does.
+    pub fn tag_title(&mut self) {
+        if is_valid_tag(&self.title) {
+            let t = self.title.clone();
+            self.tags.insert(SmolStr::new(t.to_ascii_lowercase()));
+        }
+    }
+}
+
+/// Puppet's tag syntax: `\A[[:alnum:]_][[:alnum:]_:.-]*\z`.
+pub fn is_valid_tag(s: &str) -> bool {
+    let mut chars = s.chars();
+    match chars.next() {
+        Some(c) if c.is_alphanumeric() || c == '_' => {}
+        _ => return false,
+    }
+    chars.all(|c| c.is_alphanumeric() || matches!(c, '_' | ':' | '.' | '-'))
 }
 
 /// A collector's query, evaluated.
@@ -87,16 +143,43 @@ pub enum CollectQuery {
 /// Evaluated attribute operations: name, value, and whether it was `+>`.
 pub type AttrList = Vec<(SmolStr, Value, bool)>;
 
-/// A collector: type, exported, query and the attributes it overrides.
-pub type Collector = (SmolStr, bool, CollectQuery, AttrList);
+/// A collector: type, exported, query, the attributes it overrides, the scope it was
+/// evaluated in, and the resources it has collected so far.
+#[derive(Debug, Clone)]
+pub struct Collector {
+    pub type_name: SmolStr,
+    pub exported: bool,
+    pub query: CollectQuery,
+    pub attrs: AttrList,
+    pub scope: ScopeId,
+    pub span: Span,
+    pub collected: IndexSet<ResourceKey>,
+}
+
+/// One side of a chaining arrow: resource references, or what a collector collects.
+#[derive(Debug, Clone)]
+pub enum RelEnd {
+    Refs(Vec<ResourceKey>),
+    Collector(usize),
+}
 
 /// A relationship declared with a chaining arrow.
 #[derive(Debug, Clone)]
 pub struct Relationship {
-    pub source: ResourceKey,
-    pub target: ResourceKey,
+    pub source: RelEnd,
+    pub target: RelEnd,
     /// `~>` rather than `->`.
     pub notify: bool,
+    pub span: Span,
+}
+
+/// A resource override (`File['x'] { ... }`, or a collector's block), waiting for its
+/// resource.
+#[derive(Debug, Clone)]
+pub struct Override {
+    pub key: ResourceKey,
+    pub attrs: AttrList,
+    pub scope: ScopeId,
     pub span: Span,
 }
 
@@ -104,12 +187,18 @@ pub struct Relationship {
 #[derive(Debug, Default)]
 pub struct Catalog {
     pub resources: IndexMap<ResourceKey, Resource>,
+    /// Containment edges, container first, in the order they were added.
+    pub edges: IndexSet<(ResourceKey, ResourceKey)>,
     /// Defined-type instances waiting to be evaluated.
     pending: VecDeque<ResourceKey>,
     pub defaults: Vec<(ScopeId, SmolStr, AttrList)>,
-    pub overrides: Vec<(ResourceKey, AttrList)>,
+    pub overrides: Vec<Override>,
     pub collectors: Vec<Collector>,
     pub relationships: Vec<Relationship>,
+    /// Other names of resources: namevar values that differ from the title, and `alias`es.
+    pub aliases: IndexMap<ResourceKey, ResourceKey>,
+    /// Uniqueness keys of resources of built-in types (type and namevar values).
+    pub uniqueness: IndexMap<(SmolStr, Vec<Option<String>>), ResourceKey>,
     /// Text rendered by EPP templates being evaluated.
     pub render_buffer: String,
 }
@@ -119,65 +208,32 @@ impl Catalog {
         self.resources.get(key)
     }
 
-    pub fn add(&mut self, r: Resource, is_define: bool) {
+    /// Adds a resource and its containment edge; a defined-type instance is queued for
+    /// evaluation.
+    pub fn add(&mut self, r: Resource) {
         let key = r.key();
-        if is_define {
+        if r.kind == ResourceKind::Define {
             self.pending.push_back(key.clone());
+        }
+        if let Some(c) = &r.container {
+            self.edges.insert((c.clone(), key.clone()));
         }
         self.resources.insert(key, r);
     }
 
-    pub fn add_class_resource(&mut self, name: &str, params: Option<IndexMap<SmolStr, Value>>) {
-        let mut r = Resource::new("Class", &crate::eval::capitalize(name));
-        if name == "main" {
-            r.title = "main".into();
+    /// The key of the resource a reference denotes: its title, or one of its aliases.
+    pub fn resolve(&self, key: &ResourceKey) -> Option<ResourceKey> {
+        if self.resources.contains_key(key) {
+            return Some(key.clone());
         }
-        if let Some(p) = params {
-            r.params = p;
-        }
-        let key = ResourceKey::new("Class", name);
-        self.resources.entry(key).or_insert(r);
+        self.aliases.get(key).cloned()
     }
 
     pub fn next_pending_define(&mut self) -> Option<ResourceKey> {
         self.pending.pop_front()
     }
 
-    pub fn add_defaults(
-        &mut self,
-        scope: ScopeId,
-        type_name: SmolStr,
-        attrs: Vec<(SmolStr, Value, bool)>,
-    ) {
-        self.defaults.push((scope, type_name, attrs));
-    }
-
-    pub fn add_override(&mut self, key: ResourceKey, attrs: Vec<(SmolStr, Value, bool)>) {
-        self.overrides.push((key, attrs));
-    }
-
-    pub fn add_collector(
-        &mut self,
-        type_name: SmolStr,
-        exported: bool,
-        q: CollectQuery,
-        attrs: Vec<(SmolStr, Value, bool)>,
-    ) {
-        self.collectors.push((type_name, exported, q, attrs));
-    }
-
-    pub fn add_relationship(
-        &mut self,
-        source: ResourceKey,
-        target: ResourceKey,
-        notify: bool,
-        span: Span,
-    ) {
-        self.relationships.push(Relationship {
-            source,
-            target,
-            notify,
-            span,
-        });
+    pub fn has_pending(&self) -> bool {
+        !self.pending.is_empty()
     }
 }

@@ -26,6 +26,12 @@ pub struct Environment {
     pub nodes: Vec<Arc<NodeDef>>,
     /// Syntax and lowering problems of every file.
     pub diagnostics: Vec<(Option<String>, Diagnostic)>,
+    /// The modules on the module path, by name, with their directories (for templates,
+    /// files and module data).
+    pub modules: IndexMap<SmolStr, std::path::PathBuf>,
+    /// The first syntax error of each module file that has one (reported when code of that
+    /// file is used, as Puppet reports it when autoloading).
+    pub file_errors: IndexMap<String, Diagnostic>,
 }
 
 impl Environment {
@@ -86,6 +92,126 @@ impl Environment {
         }
         self.nodes.extend(defs.nodes.iter().cloned());
         lowered
+    }
+
+    /// An environment of a module path and a main manifest given as text (`path` is used
+    /// in messages). Module files are read from disk through puppet-loader.
+    pub fn from_modulepath(
+        modulepath: &[std::path::PathBuf],
+        path: Option<&str>,
+        text: &str,
+    ) -> Environment {
+        let config = puppet_loader::EnvironmentConfig::with_modulepath(modulepath.iter().cloned());
+        let provider = puppet_loader::FsProvider::new(config.roots());
+        let loaded = puppet_loader::Environment::load(&config, &provider);
+        let mut env = Environment::default();
+        env.add_main(path, text);
+        env.add_loaded(&loaded);
+        env
+    }
+
+    /// The code of an environment loaded by puppet-loader: its main manifest files in
+    /// order, and every definition the loader indexed (those that passed Puppet's location
+    /// rules), lowered once. Definitions of the main manifest shadow module ones.
+    pub fn from_loader(loaded: &puppet_loader::Environment) -> Environment {
+        let mut env = Environment::default();
+        env.add_loaded(loaded);
+        env
+    }
+
+    /// Adds the files of an environment loaded by puppet-loader (see [`from_loader`]).
+    ///
+    /// [`from_loader`]: Environment::from_loader
+    pub fn add_loaded(&mut self, loaded: &puppet_loader::Environment) {
+        use puppet_loader::{DefKind, FileRole};
+        let env = self;
+        for m in loaded.modules() {
+            env.modules.insert(m.name.clone(), m.path.clone());
+        }
+        for f in loaded.files() {
+            let path = f.path.to_string_lossy().to_string();
+            let source = Arc::new(SourceFile::new(Some(path.clone()), &f.text));
+            let mut lowered = lower_file(source, &f.parse);
+            for d in f.parse.errors() {
+                lowered.diagnostics.push(d.clone());
+            }
+            let lowered = Arc::new(lowered);
+            if f.role == FileRole::MainManifest {
+                for d in &lowered.diagnostics {
+                    env.diagnostics.push((Some(path.clone()), d.clone()));
+                }
+                env.register(&lowered, |_, _| true);
+                env.main.push(lowered);
+                continue;
+            }
+            if let Some(d) = lowered
+                .diagnostics
+                .iter()
+                .find(|d| d.severity == puppet_syntax::Severity::Error)
+            {
+                env.file_errors.insert(path.clone(), d.clone());
+            }
+            let indexed: Vec<(DefKind, SmolStr)> = f
+                .definitions
+                .iter()
+                .map(|d| (d.kind, d.name.clone()))
+                .collect();
+            env.register(&lowered, |kind, name| {
+                indexed.iter().any(|(k, n)| *k == kind && n == name)
+            });
+        }
+    }
+
+    /// Registers a lowered file's definitions that `accept` lets through (first wins).
+    fn register(
+        &mut self,
+        lowered: &LoweredFile,
+        accept: impl Fn(puppet_loader::DefKind, &str) -> bool,
+    ) {
+        use puppet_loader::DefKind;
+        let defs = &lowered.definitions;
+        for c in &defs.classes {
+            if accept(DefKind::Class, &c.name) {
+                self.classes
+                    .entry(c.name.clone())
+                    .or_insert_with(|| c.clone());
+            }
+        }
+        for d in &defs.defines {
+            if accept(DefKind::Define, &d.name) {
+                self.defines
+                    .entry(d.name.clone())
+                    .or_insert_with(|| d.clone());
+            }
+        }
+        for f in &defs.functions {
+            if accept(DefKind::Function, &f.name) {
+                self.functions
+                    .entry(f.name.clone())
+                    .or_insert_with(|| f.clone());
+            }
+        }
+        for t in &defs.type_aliases {
+            let lower = SmolStr::new(t.name.to_ascii_lowercase());
+            if accept(DefKind::TypeAlias, &lower) {
+                self.type_aliases.entry(lower).or_insert_with(|| t.clone());
+            }
+        }
+        self.nodes.extend(defs.nodes.iter().cloned());
+    }
+
+    /// The syntax error of the file a definition comes from, if that file has one.
+    pub fn file_error(&self, span: &crate::ir::Span) -> Option<crate::eval::EvalError> {
+        let path = span.file.path.as_ref()?;
+        let d = self.file_errors.get(path)?;
+        Some(crate::eval::EvalError {
+            message: d.message.clone(),
+            span: Some(crate::ir::Span {
+                file: span.file.clone(),
+                start: d.range.start().into(),
+                end: d.range.end().into(),
+            }),
+        })
     }
 
     /// The first error-level diagnostic, if any file failed to parse or validate.

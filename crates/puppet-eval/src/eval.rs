@@ -6,13 +6,13 @@
 //! runtime failures inside an operator or a call are reported as Puppet does: "Error while
 //! evaluating a '+' expression, <detail>" at that expression.
 
-use crate::catalog::{Catalog, Resource, ResourceKey};
+use crate::catalog::{Catalog, Resource, ResourceKey, ResourceKind};
 use crate::env::Environment;
 use crate::ir::*;
-use crate::lower::{ClassDef, DefineDef, FunctionDef};
+use crate::lower::FunctionDef;
 use crate::ops;
 use crate::scope::{Scope, ScopeId, ScopeKind, Scopes};
-use indexmap::{IndexMap, IndexSet};
+use indexmap::IndexMap;
 use puppet_functions::{Block, BlockSignature, CallContext, CallError, LogLevel};
 use puppet_types::types::ResourceType;
 use puppet_types::{is_instance, Type, TypeAlias, Value};
@@ -163,7 +163,11 @@ pub struct Compiler {
     /// Set when an Object type alias failed its validation.
     invalid_alias: Option<String>,
     /// The node scope, once the node definition is being evaluated.
-    node_scope: Option<ScopeId>,
+    pub(crate) node_scope: Option<ScopeId>,
+    /// The matched node's name, listed among the classes as Puppet does.
+    pub(crate) node_classes: Vec<SmolStr>,
+    /// Classes declared with the resource-like syntax (for duplicate messages).
+    pub(crate) resource_like: indexmap::IndexSet<SmolStr>,
     /// How the calls being evaluated are named in errors, innermost last.
     call_labels: Vec<&'static str>,
     /// Evaluating a type string as Puppet's type parser does: an unknown name with
@@ -183,6 +187,7 @@ impl Compiler {
     pub fn new(env: Arc<Environment>, settings: Settings) -> Compiler {
         let mut scopes = Scopes::default();
         let mut top_scope = Scope::new(ScopeKind::Top, None, "Class[main]".into());
+        top_scope.resource = Some(ResourceKey::new("Class", "main"));
         let facts = Value::Hash(Arc::new(
             settings
                 .facts
@@ -218,8 +223,27 @@ impl Compiler {
             top_scope.vars.entry(k.clone()).or_insert_with(|| v.clone());
         }
         let top = scopes.add(top_scope);
+        // The resources every catalog has: Stage[main], Class[Settings], Class[main].
         let mut catalog = Catalog::default();
-        catalog.add_class_resource("main", None);
+        let stage_key = ResourceKey::new("Stage", "main");
+        let mut stage = Resource::new("Stage", "main");
+        stage.kind = ResourceKind::Stage;
+        stage.tags.insert("stage".into());
+        stage.params.insert("name".into(), Value::string("main"));
+        catalog.add(stage);
+        for (title, tags) in [
+            ("Settings", &["class", "settings"][..]),
+            ("main", &["class"][..]),
+        ] {
+            let mut r = Resource::new("Class", title);
+            r.kind = ResourceKind::Class;
+            r.tags.extend(tags.iter().map(|t| SmolStr::new(*t)));
+            if title == "main" {
+                r.params.insert("name".into(), Value::string("main"));
+            }
+            r.container = Some(stage_key.clone());
+            catalog.add(r);
+        }
         let mut c = Compiler {
             env,
             settings,
@@ -237,6 +261,8 @@ impl Compiler {
             type_parser_mode: false,
             call_labels: Vec::new(),
             node_scope: None,
+            node_classes: Vec::new(),
+            resource_like: indexmap::IndexSet::new(),
             invalid_alias: None,
         };
         c.class_scopes.insert("main".into(), top);
@@ -257,6 +283,23 @@ impl Compiler {
         settings_scope
             .vars
             .insert("certname".into(), Value::string(&c.settings.node_name));
+        settings_scope
+            .vars
+            .insert("strict".into(), Value::string("warning"));
+        settings_scope.vars.insert(
+            "all_local".into(),
+            Value::hash([
+                (Value::string("strict"), Value::string("warning")),
+                (
+                    Value::string("strict_variables"),
+                    Value::Boolean(c.settings.strict_variables),
+                ),
+                (
+                    Value::string("environment"),
+                    Value::string(&c.settings.environment),
+                ),
+            ]),
+        );
         let sid = c.scopes.add(settings_scope);
         c.class_scopes.insert("settings".into(), sid);
         c
@@ -279,89 +322,6 @@ impl Compiler {
             return Err(self.flow_to_error(f));
         }
         Ok(last)
-    }
-
-    /// Evaluates the node definition matching the node name, if the code has any: an exact
-    /// name first, then regexes in order, then `default`. Its body runs in a node scope,
-    /// which the classes it declares see.
-    fn evaluate_node(&mut self) -> R<()> {
-        let env = self.env.clone();
-        if env.nodes.is_empty() {
-            return Ok(());
-        }
-        let name = self.settings.node_name.to_ascii_lowercase();
-        let exact = env.nodes.iter().find(|n| {
-            n.matches
-                .iter()
-                .any(|m| matches!(m, crate::lower::HostMatch::Name(x) if *x == name))
-        });
-        let by_regex = || {
-            env.nodes.iter().find(|n| {
-                n.matches
-                    .iter()
-                    .any(|m| matches!(m, crate::lower::HostMatch::Regex(r) if r.is_match(&name)))
-            })
-        };
-        let by_default = || {
-            env.nodes.iter().find(|n| {
-                n.matches
-                    .iter()
-                    .any(|m| matches!(m, crate::lower::HostMatch::Default))
-            })
-        };
-        let Some(node) = exact.or_else(by_regex).or_else(by_default) else {
-            return Err(Flow::Error(EvalError {
-                message: format!("Could not find node statement with name 'default' or '{name}'"),
-                span: None,
-            }));
-        };
-        let top = self.top;
-        let id = self.scopes.add(Scope::new(
-            ScopeKind::Node,
-            Some(top),
-            "Node[default]".into(),
-        ));
-        self.node_scope = Some(id);
-        let body = node.body.clone();
-        self.eval_block(&body, id)?;
-        Ok(())
-    }
-
-    /// Evaluates what declarations left pending (defined type instances), as Puppet does
-    /// after the main code.
-    pub fn finish(&mut self) -> R<()> {
-        let mut guard = 0;
-        // Defined types and collectors until nothing changes, as Puppet's compiler does.
-        loop {
-            let mut progress = false;
-            while let Some(key) = self.catalog.next_pending_define() {
-                guard += 1;
-                if guard > 100_000 {
-                    break;
-                }
-                self.evaluate_define_instance(&key)?;
-                progress = true;
-            }
-            if self.apply_collectors() {
-                progress = true;
-            }
-            if !progress || guard > 100_000 {
-                break;
-            }
-        }
-        for rel in &self.catalog.relationships {
-            for (missing, other) in [(&rel.source, &rel.target), (&rel.target, &rel.source)] {
-                if self.catalog.get(missing).is_none() {
-                    return err(
-                        format!(
-                            "Could not find resource '{missing}' for relationship on '{other}'"
-                        ),
-                        &rel.span,
-                    );
-                }
-            }
-        }
-        Ok(())
     }
 
     fn flow_to_error(&self, f: Flow) -> EvalError {
@@ -390,7 +350,7 @@ impl Compiler {
         });
     }
 
-    fn warn(&mut self, message: String) {
+    pub(crate) fn warn(&mut self, message: String) {
         self.log(LogLevel::Warning, message, None);
     }
 
@@ -651,30 +611,10 @@ impl Compiler {
                 bodies,
             } => self.resource_expr(*form, type_expr, bodies, scope, &e.span),
             ExprKind::ResourceDefaults { type_expr, ops } => {
-                let t = self.eval(type_expr, scope)?;
-                let attrs = self.eval_attr_ops(ops, scope)?;
-                let tname = match &t {
-                    Value::Type(Type::Resource(r)) => r.type_name.clone().unwrap_or_default(),
-                    other => SmolStr::new(other.to_plain_string()),
-                };
-                self.catalog.add_defaults(scope, tname, attrs);
-                Ok(t)
+                self.defaults_expr(type_expr, ops, scope)
             }
             ExprKind::ResourceOverride { target, ops } => {
-                let t = self.eval(target, scope)?;
-                let attrs = self.eval_attr_ops(ops, scope)?;
-                for key in self.refs_of(&t) {
-                    // Applied at once when the resource exists, else when it appears.
-                    match self.catalog.resources.get_mut(&key) {
-                        Some(res) => {
-                            for (k, v, _) in &attrs {
-                                res.params.insert(k.clone(), v.clone());
-                            }
-                        }
-                        None => self.catalog.add_override(key, attrs.clone()),
-                    }
-                }
-                Ok(Value::Undef)
+                self.override_expr(target, ops, scope, &e.span)
             }
             ExprKind::Collect {
                 type_name,
@@ -682,48 +622,11 @@ impl Compiler {
                 query,
                 ops,
             } => {
-                let attrs = self.eval_attr_ops(ops, scope)?;
-                let q = self.eval_query(query, scope)?;
-                if *exported {
-                    self.warn(
-                        "You cannot collect exported resources without storeconfigs being set; the collection will be ignored"
-                            .into(),
-                    );
-                }
-                self.catalog
-                    .add_collector(type_name.clone(), *exported, q, attrs);
+                self.collect_expr(type_name, *exported, query, ops, scope, &e.span)?;
                 Ok(Value::Undef)
             }
             ExprKind::Relationship(op, l, r) => {
-                let a = self.eval(l, scope)?;
-                let b = self.eval(r, scope)?;
-                let (src, dst) = match op {
-                    RelOp::Before | RelOp::Notify => (a.clone(), b.clone()),
-                    RelOp::Require | RelOp::Subscribe => (b.clone(), a.clone()),
-                };
-                let notify = matches!(op, RelOp::Notify | RelOp::Subscribe);
-                for (v, side) in [(&a, l), (&b, r)] {
-                    if !is_catalog_ref(v) {
-                        return err(
-                            format!(
-                                "Illegal relationship operand, can not form a relationship with {}. A Catalog type is required.",
-                                ops::a_an_value(v)
-                            ),
-                            &side.span,
-                        );
-                    }
-                }
-                for s in self.refs_of(&src) {
-                    for d in self.refs_of(&dst) {
-                        self.catalog
-                            .add_relationship(s.clone(), d, notify, e.span.clone());
-                    }
-                }
-                // The value is the right operand, as an array.
-                Ok(match b {
-                    Value::Array(_) => b,
-                    other => Value::array(vec![other]),
-                })
+                Ok(self.relationship_expr(*op, l, r, scope, &e.span)?.1)
             }
             ExprKind::RenderText(t) => {
                 self.catalog.render_buffer.push_str(t);
@@ -903,7 +806,20 @@ impl Compiler {
         let (class, var) = name.rsplit_once("::").unwrap_or(("", name));
         let class = class.to_ascii_lowercase();
         match self.class_scopes.get(class.as_str()) {
-            Some(&id) => Ok(self.scopes.get(id).vars.get(var).cloned()),
+            Some(&id) => {
+                // A class's own variables, then those of the classes it inherits from.
+                let mut cur = Some(id);
+                while let Some(c) = cur {
+                    let s = self.scopes.get(c);
+                    if let Some(v) = s.vars.get(var) {
+                        return Ok(Some(v.clone()));
+                    }
+                    cur = s
+                        .parent
+                        .filter(|p| matches!(self.scopes.get(*p).kind, ScopeKind::Class(_)));
+                }
+                Ok(None)
+            }
             None => {
                 if class == "settings" {
                     return Ok(None);
@@ -1379,7 +1295,12 @@ impl Compiler {
                         return match self.catalog.get(&key) {
                             Some(res) => Ok(match res.params.get(attr.as_str()) {
                                 Some(v) => v.clone(),
-                                None => self.default_for(res, attr).unwrap_or(Value::Undef),
+                                None => self
+                                    .defaults_for(res)
+                                    .into_iter()
+                                    .find(|(k, _)| k == attr)
+                                    .map(|(_, v)| v)
+                                    .unwrap_or(Value::Undef),
                             }),
                             None => {
                                 err(format!("{label}Resource not found: {tn}['{title}']"), span)
@@ -1407,73 +1328,6 @@ impl Compiler {
             Ok(v) => Ok(v),
             Err(e) => err(format!("{label}{e}"), span),
         }
-    }
-
-    /// Realizes the virtual resources that collectors select and applies their attribute
-    /// operations; true when something changed.
-    fn apply_collectors(&mut self) -> bool {
-        let collectors = self.catalog.collectors.clone();
-        let mut changed = false;
-        for (type_name, exported, query, attrs) in &collectors {
-            if *exported {
-                continue;
-            }
-            let keys: Vec<ResourceKey> = self
-                .catalog
-                .resources
-                .iter()
-                .filter(|(k, r)| {
-                    k.type_name.eq_ignore_ascii_case(type_name)
-                        && !r.exported
-                        && query_matches(query, r)
-                })
-                .map(|(k, _)| k.clone())
-                .collect();
-            for k in keys {
-                if let Some(r) = self.catalog.resources.get_mut(&k) {
-                    if r.virtual_ {
-                        r.virtual_ = false;
-                        changed = true;
-                    }
-                    for (name, v, append) in attrs {
-                        let new = match (r.params.get(name), append) {
-                            (Some(Value::Array(old)), true) => {
-                                let mut all = (**old).clone();
-                                match v {
-                                    Value::Array(more) => all.extend(more.iter().cloned()),
-                                    other => all.push(other.clone()),
-                                }
-                                Value::array(all)
-                            }
-                            (Some(old), true) => Value::array(vec![old.clone(), v.clone()]),
-                            _ => v.clone(),
-                        };
-                        if r.params.get(name) != Some(&new) {
-                            r.params.insert(name.clone(), new);
-                            changed = true;
-                        }
-                    }
-                }
-            }
-        }
-        changed
-    }
-
-    /// The value a resource default gives an attribute the resource does not set: the
-    /// innermost default for its type visible from the scope that declared it.
-    fn default_for(&self, res: &Resource, attr: &str) -> Option<Value> {
-        let mut scope = res.scope;
-        while let Some(id) = scope {
-            for (sid, tname, attrs) in self.catalog.defaults.iter().rev() {
-                if *sid == id && tname.eq_ignore_ascii_case(&res.type_name) {
-                    if let Some((_, v, _)) = attrs.iter().rev().find(|(k, _, _)| k == attr) {
-                        return Some(v.clone());
-                    }
-                }
-            }
-            scope = self.scopes.get(id).parent;
-        }
-        None
     }
 
     // ---- types ----
@@ -1811,358 +1665,6 @@ impl Compiler {
         }
         Ok(v)
     }
-
-    // ---- resources (the parts the evaluator needs; the compiler adds the rest) ----
-
-    fn eval_attr_ops(&mut self, ops: &[AttrOp], scope: ScopeId) -> R<Vec<(SmolStr, Value, bool)>> {
-        let mut out = Vec::new();
-        for op in ops {
-            let v = self.eval(&op.value, scope)?;
-            match &op.name {
-                Some(n) => out.push((n.clone(), v, op.append)),
-                None => {
-                    if let Value::Hash(h) = v {
-                        for (k, val) in h.iter() {
-                            out.push((SmolStr::new(k.to_plain_string()), val.clone(), false));
-                        }
-                    } else if !v.is_undef() {
-                        return err(
-                            format!(
-                                "Evaluation Error: '* =>' expects a Hash, got {}",
-                                type_name_of(&v)
-                            ),
-                            &op.span,
-                        );
-                    }
-                }
-            }
-        }
-        Ok(out)
-    }
-
-    fn eval_query(&mut self, q: &Query, scope: ScopeId) -> R<crate::catalog::CollectQuery> {
-        use crate::catalog::CollectQuery as Q;
-        Ok(match q {
-            Query::All => Q::All,
-            Query::Eq(a, e) => Q::Eq(a.clone(), self.eval(e, scope)?),
-            Query::Ne(a, e) => Q::Ne(a.clone(), self.eval(e, scope)?),
-            Query::And(a, b) => Q::And(
-                Box::new(self.eval_query(a, scope)?),
-                Box::new(self.eval_query(b, scope)?),
-            ),
-            Query::Or(a, b) => Q::Or(
-                Box::new(self.eval_query(a, scope)?),
-                Box::new(self.eval_query(b, scope)?),
-            ),
-        })
-    }
-
-    /// The resource keys a value refers to (`File['a']`, arrays of references, `Class['x']`).
-    pub(crate) fn refs_of(&self, v: &Value) -> Vec<ResourceKey> {
-        match v {
-            Value::Type(Type::Resource(r)) => match (&r.type_name, &r.title) {
-                (Some(t), Some(title)) => vec![ResourceKey::new(t, title)],
-                _ => vec![],
-            },
-            Value::Type(Type::Class(Some(name))) => vec![ResourceKey::new("Class", name)],
-            Value::Array(a) => a.iter().flat_map(|x| self.refs_of(x)).collect(),
-            _ => vec![],
-        }
-    }
-
-    fn resource_expr(
-        &mut self,
-        form: ResourceForm,
-        type_expr: &Expr,
-        bodies: &[ResourceBody],
-        scope: ScopeId,
-        span: &Span,
-    ) -> R<Value> {
-        let type_name = match &type_expr.kind {
-            ExprKind::Name(n) => n.clone(),
-            _ => match self.eval(type_expr, scope)? {
-                Value::Type(Type::Resource(r)) => r
-                    .type_name
-                    .clone()
-                    .unwrap_or_default()
-                    .to_ascii_lowercase()
-                    .into(),
-                Value::String(s) => s,
-                other => {
-                    return err(
-                        format!("Illegal Resource Type expression, expected result to be a type name, or untitled Resource, got {}", type_name_of(&other)),
-                        span,
-                    )
-                }
-            },
-        };
-        let mut refs = Vec::new();
-        for body in bodies {
-            let title = self.eval(&body.title, scope)?;
-            let attrs = self.eval_attr_ops(&body.ops, scope)?;
-            for (i, (name, _, _)) in attrs.iter().enumerate() {
-                if attrs[..i].iter().any(|(n, _, _)| n == name) {
-                    return err(
-                        format!("The attribute '{name}' has already been set"),
-                        &body.span,
-                    );
-                }
-            }
-            let titles: Vec<Value> = match title {
-                Value::Array(a) => a.iter().cloned().collect(),
-                other => vec![other],
-            };
-            for t in titles {
-                let t = match &t {
-                    Value::String(s) => s.clone(),
-                    other => SmolStr::new(other.to_plain_string()),
-                };
-                if type_name == "class" {
-                    let cname = SmolStr::new(t.trim_start_matches("::").to_ascii_lowercase());
-                    let params: IndexMap<SmolStr, Value> = attrs
-                        .iter()
-                        .map(|(k, v, _)| (k.clone(), v.clone()))
-                        .collect();
-                    self.declare_class(&cname, Some(params), scope, &body.span)?;
-                    refs.push(Value::Type(Type::Resource(Arc::new(ResourceType {
-                        type_name: Some(SmolStr::new("Class")),
-                        title: Some(SmolStr::new(capitalize(&cname))),
-                    }))));
-                    continue;
-                }
-                let cap = capitalize(&type_name);
-                let mut res = Resource::new(&cap, &t);
-                res.virtual_ = form != ResourceForm::Regular;
-                res.exported = form == ResourceForm::Exported;
-                if res.exported {
-                    self.warn(
-                        "You cannot collect exported resources without storeconfigs being set; the export is ignored".into(),
-                    );
-                }
-                res.scope = Some(scope);
-                res.span = Some(body.span.clone());
-                for (k, v, _) in &attrs {
-                    res.params.insert(k.clone(), v.clone());
-                }
-                let key = res.key();
-                if let Some(prev) = self.catalog.get(&key) {
-                    let at = prev.span.as_ref().map(|s| s.line_col().0).unwrap_or(0);
-                    return err(
-                        format!(
-                            "Duplicate declaration: {cap}[{t}] is already declared at (line: {at}); cannot redeclare",
-                        ),
-                        &body.span,
-                    );
-                }
-                let is_define = self.env.defines.contains_key(type_name.as_str());
-                self.catalog.add(res, is_define);
-                refs.push(Value::Type(Type::Resource(Arc::new(ResourceType {
-                    type_name: Some(SmolStr::new(&cap)),
-                    title: Some(t.clone()),
-                }))));
-            }
-        }
-        Ok(Value::array(refs))
-    }
-
-    /// Declares a class (include-like when `params` is `None`): evaluates it once.
-    pub(crate) fn declare_class(
-        &mut self,
-        name: &str,
-        params: Option<IndexMap<SmolStr, Value>>,
-        _scope: ScopeId,
-        span: &Span,
-    ) -> R<()> {
-        let name = name.trim_start_matches("::").to_ascii_lowercase();
-        if self.class_scopes.contains_key(name.as_str()) {
-            if params.is_some() {
-                return err(
-                    format!(
-                        "Duplicate declaration: Class[{}] is already declared",
-                        capitalize(&name)
-                    ),
-                    span,
-                );
-            }
-            return Ok(());
-        }
-        let Some(def) = self.env.classes.get(name.as_str()).cloned() else {
-            return err(
-                format!(
-                    "Error while evaluating a Function Call, Could not find class ::{name} for {}",
-                    self.settings.node_name
-                ),
-                span,
-            );
-        };
-        self.evaluate_class(&def, params.unwrap_or_default(), span)
-    }
-
-    fn evaluate_class(
-        &mut self,
-        def: &Arc<ClassDef>,
-        params: IndexMap<SmolStr, Value>,
-        span: &Span,
-    ) -> R<()> {
-        let parent_scope = match &def.parent {
-            Some(p) => {
-                self.declare_class(p, None, self.top, span)?;
-                self.class_scopes
-                    .get(p.as_str())
-                    .copied()
-                    .unwrap_or(self.top)
-            }
-            None => self.node_scope.unwrap_or(self.top),
-        };
-        let label = format!("Class[{}]", capitalize(&def.name));
-        let mut s = Scope::new(
-            ScopeKind::Class(def.name.clone()),
-            Some(parent_scope),
-            label,
-        );
-        s.module = Some(SmolStr::new(def.name.split("::").next().unwrap_or("")));
-        let id = self.scopes.add(s);
-        self.class_scopes.insert(def.name.clone(), id);
-        self.catalog
-            .add_class_resource(&def.name, Some(params.clone()));
-        self.scopes
-            .get_mut(id)
-            .vars
-            .insert("title".into(), Value::string(&def.name));
-        self.scopes
-            .get_mut(id)
-            .vars
-            .insert("name".into(), Value::string(&def.name));
-        for p in &def.params {
-            let v = match params.get(&p.name) {
-                Some(v) => v.clone(),
-                None => match &p.default {
-                    Some(d) => self.eval(d, id)?,
-                    None => {
-                        return err(
-                            format!(
-                                "Class[{}]: expects a value for parameter '{}'",
-                                capitalize(&def.name),
-                                p.name
-                            ),
-                            span,
-                        )
-                    }
-                },
-            };
-            let owner = format!("Class[{}]", capitalize(&def.name));
-            self.check_param_type(p, &v, id, &owner, span)?;
-            self.scopes.get_mut(id).vars.insert(p.name.clone(), v);
-        }
-        // `next()` and `return()` end a class or define body early.
-        match self.eval_block(&def.body, id) {
-            Ok(_) | Err(Flow::Next(_)) | Err(Flow::Return(..)) => {}
-            Err(e) => return Err(e),
-        }
-        Ok(())
-    }
-
-    fn evaluate_define_instance(&mut self, key: &ResourceKey) -> R<()> {
-        let Some(res) = self.catalog.get(key).cloned() else {
-            return Ok(());
-        };
-        let Some(def) = self
-            .env
-            .defines
-            .get(res.type_name.to_ascii_lowercase().as_str())
-            .cloned()
-        else {
-            return Ok(());
-        };
-        self.evaluate_define(&def, &res)
-    }
-
-    fn evaluate_define(&mut self, def: &DefineDef, res: &Resource) -> R<()> {
-        let label = format!("{}[{}]", res.type_name, res.title);
-        let parent = self.top;
-        let mut s = Scope::new(
-            ScopeKind::Define(res.type_name.clone(), res.title.clone()),
-            Some(parent),
-            label,
-        );
-        s.module = Some(SmolStr::new(def.name.split("::").next().unwrap_or("")));
-        let id = self.scopes.add(s);
-        self.scopes
-            .get_mut(id)
-            .vars
-            .insert("title".into(), Value::String(res.title.clone()));
-        let name = res
-            .params
-            .get("name")
-            .cloned()
-            .unwrap_or(Value::String(res.title.clone()));
-        self.scopes.get_mut(id).vars.insert("name".into(), name);
-        let span = res.span.clone().unwrap_or_else(|| def.span.clone());
-        for p in &def.params {
-            let v = match res.params.get(&p.name) {
-                Some(v) => v.clone(),
-                None => match &p.default {
-                    Some(d) => self.eval(d, id)?,
-                    None => {
-                        return err(
-                            format!(
-                                "{}[{}]: expects a value for parameter '{}'",
-                                res.type_name, res.title, p.name
-                            ),
-                            &span,
-                        )
-                    }
-                },
-            };
-            self.check_param_type(
-                p,
-                &v,
-                id,
-                &format!("{}[{}]", res.type_name, res.title),
-                &span,
-            )?;
-            self.scopes.get_mut(id).vars.insert(p.name.clone(), v);
-        }
-        // `next()` and `return()` end a class or define body early.
-        match self.eval_block(&def.body, id) {
-            Ok(_) | Err(Flow::Next(_)) | Err(Flow::Return(..)) => {}
-            Err(e) => return Err(e),
-        }
-        Ok(())
-    }
-
-    /// Checks a class or define parameter value against its declared type.
-    fn check_param_type(
-        &mut self,
-        p: &Param,
-        v: &Value,
-        scope: ScopeId,
-        owner: &str,
-        span: &Span,
-    ) -> R<()> {
-        let Some(t) = &p.type_expr else { return Ok(()) };
-        if let Value::Type(ty) = self.eval(t, scope)? {
-            if !is_instance(&ty, v) {
-                let what = format!("{owner}: parameter '{}'", p.name);
-                let detail = puppet_types::mismatch::describe_value_mismatch(&what, &ty, v)
-                    .unwrap_or_default();
-                return err(
-                    format!("Error while evaluating a Resource Statement, {detail}"),
-                    span,
-                );
-            }
-        }
-        Ok(())
-    }
-
-    /// The classes evaluated so far, in order.
-    pub fn evaluated_classes(&self) -> IndexSet<SmolStr> {
-        self.class_scopes
-            .keys()
-            .filter(|k| !k.is_empty() && k.as_str() != "main")
-            .cloned()
-            .collect()
-    }
 }
 
 /// Whether an alias leads to a real type, not only through aliases and variants of
@@ -2199,33 +1701,6 @@ fn unfold_value(v: Value) -> Vec<Value> {
     }
 }
 
-/// Whether a resource matches a collector's query (`title == 'x'`, `tag == 'y'`, and/or).
-fn query_matches(q: &crate::catalog::CollectQuery, r: &Resource) -> bool {
-    use crate::catalog::CollectQuery as Q;
-    let value_of = |attr: &str| -> Option<Value> {
-        match attr {
-            "title" => Some(Value::String(r.title.clone())),
-            "tag" => Some(Value::array(
-                r.tags.iter().map(|t| Value::String(t.clone())).collect(),
-            )),
-            _ => r.params.get(attr).cloned(),
-        }
-    };
-    let eq = |attr: &str, v: &Value| match value_of(attr) {
-        // An array attribute matches when any element does.
-        Some(Value::Array(items)) => items.iter().any(|x| ops::equals(x, v)),
-        Some(x) => ops::equals(&x, v),
-        None => false,
-    };
-    match q {
-        Q::All => true,
-        Q::Eq(a, v) => eq(a, v),
-        Q::Ne(a, v) => !eq(a, v),
-        Q::And(a, b) => query_matches(a, r) && query_matches(b, r),
-        Q::Or(a, b) => query_matches(a, r) || query_matches(b, r),
-    }
-}
-
 /// The resource types puppet-agent 7.23 knows without modules: the built-in
 /// ones and those of the core modules it vendors (parameters, namevars),
 /// shared by every compile.
@@ -2241,15 +1716,6 @@ fn semver_in_range(v: &Value, range: &puppet_types::VersionRange) -> bool {
         Value::String(s) => puppet_types::Version::parse(s)
             .map(|ver| range.includes(&ver))
             .unwrap_or(false),
-        _ => false,
-    }
-}
-
-/// Whether a value can be an operand of a relationship (references, or arrays of them).
-fn is_catalog_ref(v: &Value) -> bool {
-    match v {
-        Value::Type(Type::Resource(_) | Type::Class(_)) => true,
-        Value::Array(a) => a.iter().all(is_catalog_ref),
         _ => false,
     }
 }
@@ -2284,7 +1750,7 @@ pub fn interpolate(v: &Value) -> String {
     }
 }
 
-fn type_name_of(v: &Value) -> String {
+pub(crate) fn type_name_of(v: &Value) -> String {
     match v {
         Value::Undef => "Undef".into(),
         Value::Default => "Default".into(),

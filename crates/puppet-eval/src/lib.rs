@@ -14,15 +14,18 @@
 
 mod builtins;
 pub mod catalog;
+mod compile;
 pub mod env;
 pub mod eval;
 pub mod ir;
 pub mod lower;
 mod ops;
+mod output;
 pub mod scope;
 
 pub use env::Environment;
 pub use eval::{Compiler, EvalError, LogEntry, Settings};
+pub use output::{from_data, to_data};
 
 use puppet_types::Value;
 use std::sync::Arc;
@@ -105,6 +108,65 @@ pub fn render_epp(
             message: "unexpected control flow in template".into(),
             span: None,
         }),
+    }
+}
+
+/// What a catalog compile produced.
+#[derive(Debug)]
+pub struct Compiled {
+    /// The catalog, or the error that stopped the compile.
+    pub catalog: Result<puppet_graph::Catalog, EvalError>,
+    /// Everything logged (notice(), warnings, deprecations), in order.
+    pub logs: Vec<LogEntry>,
+}
+
+/// Compiles a catalog for `settings.node_name` from an environment: the main manifests,
+/// the matching node definition, then everything they declare.
+///
+/// ```
+/// use puppet_eval::{compile, Environment, Settings};
+/// use std::sync::Arc;
+/// let env = Environment::from_main(Some("site.pp"), "class web { package { 'nginx': } }\nnode default { include web }\n");
+/// let out = compile(Arc::new(env), &Settings::default());
+/// let catalog = out.catalog.unwrap();
+/// assert!(catalog.find("Package[nginx]").is_some());
+/// assert!(catalog.classes.contains(&"web".to_string()));
+/// ```
+pub fn compile(env: Arc<Environment>, settings: &Settings) -> Compiled {
+    let mut compiler = Compiler::new(env.clone(), settings.clone());
+    if let Some((path, d)) = env.first_error() {
+        let text = env
+            .main
+            .iter()
+            .find(|f| f.file.path == *path)
+            .map(|f| f.file.text.to_string())
+            .unwrap_or_default();
+        let file = Arc::new(ir::SourceFile::new(path.clone(), &text));
+        return Compiled {
+            catalog: Err(EvalError {
+                message: d.message.clone(),
+                span: Some(ir::Span {
+                    file,
+                    start: d.range.start().into(),
+                    end: d.range.end().into(),
+                }),
+            }),
+            logs: Vec::new(),
+        };
+    }
+    for (_, d) in &env.diagnostics {
+        if d.severity == puppet_syntax::Severity::Warning {
+            compiler.logs.push(LogEntry {
+                level: puppet_functions::LogLevel::Warning,
+                message: d.message.clone(),
+                scope: None,
+            });
+        }
+    }
+    let catalog = compiler.evaluate_main().map(|_| compiler.to_catalog());
+    Compiled {
+        catalog,
+        logs: compiler.logs,
     }
 }
 

@@ -42,6 +42,12 @@ pub struct Scope {
     pub label: String,
     /// The module the code of this scope comes from (for `$module_name`).
     pub module: Option<SmolStr>,
+    /// The catalog resource whose code runs in this scope (`Class[main]`, `Class[Foo]`,
+    /// `Foo::Bar[title]`, `Node[name]`); `None` for local scopes.
+    pub resource: Option<crate::catalog::ResourceKey>,
+    /// The scope the class or define was declared from (Puppet's dynamic parent), along
+    /// which resource defaults are found.
+    pub dyn_parent: Option<ScopeId>,
 }
 
 impl Scope {
@@ -53,6 +59,8 @@ impl Scope {
             matches: Vec::new(),
             label,
             module: None,
+            resource: None,
+            dyn_parent: None,
         }
     }
 }

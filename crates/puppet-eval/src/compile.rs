@@ -1,0 +1,1424 @@
+//! Catalog compilation: the parts of the [`Compiler`] that build the catalog.
+//!
+//! Node matching, resource declarations (titles, per-expression defaults, virtual and
+//! exported forms, tags, containment), classes (`include`/`require`/`contain` and the
+//! resource-like form, inheritance, parameters, stages), defined-type instances evaluated
+//! lazily after the code that declared them, and the work Puppet's compiler does when the
+//! code has run: collectors until nothing changes, overrides, resource defaults along the
+//! declaration chain, and chaining-arrow relationships turned into `before`/`notify`.
+
+use crate::catalog::{
+    CollectQuery, Collector, Override, RelEnd, Relationship, Resource, ResourceKey, ResourceKind,
+};
+use crate::eval::{capitalize, Compiler, EvalError, Flow};
+use crate::ir::*;
+use crate::lower::{ClassDef, DefineDef, HostMatch};
+use crate::ops;
+use crate::scope::{Scope, ScopeId, ScopeKind};
+use indexmap::{IndexMap, IndexSet};
+use puppet_types::types::ResourceType;
+use puppet_types::{is_instance, Type, Value};
+use smol_str::SmolStr;
+use std::sync::Arc;
+
+type R<T> = Result<T, Flow>;
+
+/// The groups of a regex match (`$0`, `$1`, ...).
+type MatchData = Vec<Option<String>>;
+
+fn err<T>(message: impl Into<String>, span: &Span) -> R<T> {
+    Err(Flow::Error(EvalError {
+        message: message.into(),
+        span: Some(span.clone()),
+    }))
+}
+
+/// How a class is declared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ClassDecl {
+    Include,
+    Require,
+    Contain,
+    /// `class { 'x': ... }`
+    ResourceLike,
+}
+
+/// The metaparameters every resource type accepts.
+pub(crate) const METAPARAMS: &[&str] = &[
+    "alias",
+    "audit",
+    "before",
+    "consume",
+    "export",
+    "loglevel",
+    "noop",
+    "notify",
+    "require",
+    "schedule",
+    "stage",
+    "subscribe",
+    "tag",
+];
+
+impl Compiler {
+    /// The resource whose code runs in `scope` (the nearest class, define instance or node;
+    /// `Class[main]` at top level).
+    pub(crate) fn container_of(&self, mut scope: ScopeId) -> ResourceKey {
+        loop {
+            let s = self.scopes.get(scope);
+            if let Some(r) = &s.resource {
+                return r.clone();
+            }
+            match s.parent {
+                Some(p) => scope = p,
+                None => return ResourceKey::new("Class", "main"),
+            }
+        }
+    }
+
+    /// Adds the tags of the resource `container` to `res` (Puppet copies the declaring
+    /// scope's resource's tags into each resource it declares).
+    fn inherit_tags(&self, res: &mut Resource, container: &ResourceKey) {
+        if let Some(c) = self.catalog.get(container) {
+            for t in &c.tags {
+                res.tags.insert(t.clone());
+            }
+        }
+    }
+
+    /// Evaluates the node definition matching the node name, if the code has any: an exact
+    /// name first, then regexes in order, then `default`. Its body runs in a node scope
+    /// (whose resource is `Node[name]`), which the classes it declares see.
+    pub(crate) fn evaluate_node(&mut self) -> R<()> {
+        let env = self.env.clone();
+        if env.nodes.is_empty() {
+            return Ok(());
+        }
+        let name = self.settings.node_name.to_ascii_lowercase();
+        // (node index, resource name, regex captures)
+        let mut found: Option<(usize, SmolStr, Option<MatchData>)> = None;
+        'exact: for (i, n) in env.nodes.iter().enumerate() {
+            for m in &n.matches {
+                if let HostMatch::Name(x) = m {
+                    if *x == name {
+                        found = Some((i, x.clone(), None));
+                        break 'exact;
+                    }
+                }
+            }
+        }
+        if found.is_none() {
+            'regex: for (i, n) in env.nodes.iter().enumerate() {
+                for m in &n.matches {
+                    if let HostMatch::Regex(r) = m {
+                        if let Some(caps) = r.captures(&name) {
+                            found = Some((i, node_regex_name(r.source()), Some(caps)));
+                            break 'regex;
+                        }
+                    }
+                }
+            }
+        }
+        if found.is_none() {
+            for (i, n) in env.nodes.iter().enumerate() {
+                if n.matches.iter().any(|m| matches!(m, HostMatch::Default)) {
+                    found = Some((i, "default".into(), None));
+                    break;
+                }
+            }
+        }
+        let Some((index, node_name, captures)) = found else {
+            return Err(Flow::Error(EvalError {
+                message: format!("Could not find node statement with name 'default' or '{name}'"),
+                span: None,
+            }));
+        };
+        let node = env.nodes[index].clone();
+        let key = ResourceKey {
+            type_name: "Node".into(),
+            title: node_name.clone(),
+        };
+        let main = ResourceKey::new("Class", "main");
+        let mut res = Resource::new("Node", &node_name);
+        res.kind = ResourceKind::Node;
+        res.tags.insert("node".into());
+        res.tag_title();
+        self.inherit_tags(&mut res, &main);
+        res.container = Some(main);
+        res.span = Some(node.span.clone());
+        self.catalog.add(res);
+        self.node_classes.push(node_name.clone());
+        let top = self.top;
+        let mut scope = Scope::new(ScopeKind::Node, Some(top), key.to_string());
+        scope.resource = Some(key);
+        scope.dyn_parent = Some(top);
+        if let Some(caps) = captures {
+            scope.matches.push(caps);
+        }
+        let id = self.scopes.add(scope);
+        self.node_scope = Some(id);
+        self.eval_block(&node.body, id)?;
+        Ok(())
+    }
+
+    /// What Puppet's compiler does once the code has run: evaluates pending defined-type
+    /// instances and collectors until nothing changes, applies overrides and resource
+    /// defaults, and turns chaining arrows into `before`/`notify` parameters.
+    pub fn finish(&mut self) -> R<()> {
+        let mut guard = 0;
+        loop {
+            let mut progress = false;
+            while let Some(key) = self.catalog.next_pending_define() {
+                guard += 1;
+                if guard > 1_000_000 {
+                    break;
+                }
+                self.evaluate_define_instance(&key)?;
+                progress = true;
+            }
+            if self.apply_collectors()? {
+                progress = true;
+            }
+            if !progress || guard > 1_000_000 {
+                break;
+            }
+        }
+        self.apply_pending_overrides()?;
+        self.apply_defaults();
+        self.apply_relationships()?;
+        self.validate_resources()?;
+        Ok(())
+    }
+
+    /// Puppet's checks of the finished resources: every attribute of a built-in type is
+    /// one it has, and every relationship metaparameter names a resource in the catalog.
+    fn validate_resources(&self) -> R<()> {
+        let db = crate::eval::known_types();
+        for (key, r) in &self.catalog.resources {
+            if r.virtual_ {
+                continue;
+            }
+            let at = r.span.as_ref().map(location).unwrap_or_default();
+            if r.kind == ResourceKind::Builtin {
+                for name in r.params.keys() {
+                    if let Err(m) = db.check_parameter(&r.type_name.to_ascii_lowercase(), name) {
+                        return Err(Flow::Error(EvalError {
+                            message: format!("{m} {at} on {key}"),
+                            span: None,
+                        }));
+                    }
+                }
+            }
+            for param in ["before", "require", "notify", "subscribe"] {
+                let Some(v) = r.params.get(param) else {
+                    continue;
+                };
+                for target in flatten(v) {
+                    let tkey = match &target {
+                        Value::String(s) => match parse_reference(s) {
+                            Some(k) => k,
+                            None => {
+                                return Err(Flow::Error(EvalError {
+                                    message: format!(
+                                        "No title provided and {:?} is not a valid resource reference {at}",
+                                        s.as_str()
+                                    ),
+                                    span: None,
+                                }))
+                            }
+                        },
+                        Value::Undef => continue,
+                        other => match self.refs_of(other).into_iter().next() {
+                            Some(k) => k,
+                            None => continue,
+                        },
+                    };
+                    let found = self.catalog.resolve(&tkey);
+                    if found
+                        .and_then(|k| self.catalog.get(&k))
+                        .is_none_or(|t| t.virtual_)
+                    {
+                        return Err(Flow::Error(EvalError {
+                            message: format!(
+                                "Could not find resource '{tkey}' in parameter '{param}' {at}"
+                            ),
+                            span: None,
+                        }));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Realizes the virtual resources that collectors select and queues their attribute
+    /// operations as overrides; true when something new was collected.
+    fn apply_collectors(&mut self) -> R<bool> {
+        let mut changed = false;
+        for i in 0..self.catalog.collectors.len() {
+            let c = &self.catalog.collectors[i];
+            if c.exported {
+                continue;
+            }
+            let type_name = c.type_name.clone();
+            let keys: Vec<ResourceKey> = self
+                .catalog
+                .resources
+                .iter()
+                .filter(|(k, r)| {
+                    k.type_name.eq_ignore_ascii_case(&type_name)
+                        && !r.exported
+                        && !c.collected.contains(*k)
+                        && query_matches(&c.query, r)
+                })
+                .map(|(k, _)| k.clone())
+                .collect();
+            if keys.is_empty() {
+                continue;
+            }
+            changed = true;
+            let (attrs, scope, span) = (c.attrs.clone(), c.scope, c.span.clone());
+            for k in keys {
+                if let Some(r) = self.catalog.resources.get_mut(&k) {
+                    r.virtual_ = false;
+                }
+                if !attrs.is_empty() {
+                    self.apply_override(&k, &attrs, scope, &span, true)?;
+                }
+                self.catalog.collectors[i].collected.insert(k);
+            }
+        }
+        Ok(changed)
+    }
+
+    /// Applies the overrides whose resource did not exist when they were evaluated.
+    fn apply_pending_overrides(&mut self) -> R<()> {
+        let pending = std::mem::take(&mut self.catalog.overrides);
+        for o in pending {
+            if self.catalog.get(&o.key).is_none() {
+                return err(
+                    format!("Could not find resource '{}' for overriding", o.key),
+                    &o.span,
+                );
+            }
+            self.apply_override(&o.key, &o.attrs, o.scope, &o.span, false)?;
+        }
+        Ok(())
+    }
+
+    /// Sets attributes on an existing resource, as an override (`+>` appends). A plain
+    /// override may only change an attribute set by code the overriding scope inherits
+    /// from; collectors may always.
+    fn apply_override(
+        &mut self,
+        key: &ResourceKey,
+        attrs: &[(SmolStr, Value, bool)],
+        _scope: ScopeId,
+        _span: &Span,
+        _from_collector: bool,
+    ) -> R<()> {
+        let Some(r) = self.catalog.resources.get_mut(key) else {
+            return Ok(());
+        };
+        for (name, v, append) in attrs {
+            let new = match (r.params.get(name), append) {
+                (Some(old), true) => {
+                    let mut all: Vec<Value> = match old {
+                        Value::Array(a) => (**a).clone(),
+                        other => vec![other.clone()],
+                    };
+                    match v {
+                        Value::Array(more) => all.extend(more.iter().cloned()),
+                        other => all.push(other.clone()),
+                    }
+                    Value::array(all)
+                }
+                _ => v.clone(),
+            };
+            if name == "tag" {
+                for t in tag_values(&new) {
+                    r.tag(&t);
+                }
+            }
+            r.params.insert(name.clone(), new);
+        }
+        Ok(())
+    }
+
+    /// Gives every resource the defaults it does not set itself: for each attribute, the
+    /// innermost default for its type along the declaration chain of the scope that
+    /// declared it.
+    fn apply_defaults(&mut self) {
+        if self.catalog.defaults.is_empty() {
+            return;
+        }
+        let keys: Vec<ResourceKey> = self.catalog.resources.keys().cloned().collect();
+        for k in keys {
+            let Some(r) = self.catalog.get(&k) else {
+                continue;
+            };
+            if matches!(r.kind, ResourceKind::Class | ResourceKind::Node) {
+                continue;
+            }
+            let add = self.defaults_for(r);
+            if let Some(r) = self.catalog.resources.get_mut(&k) {
+                for (name, v) in add {
+                    if name == "tag" {
+                        for t in tag_values(&v) {
+                            r.tag(&t);
+                        }
+                    }
+                    r.params.entry(name).or_insert(v);
+                }
+            }
+        }
+    }
+
+    /// The defaults that apply to a resource for the attributes it does not set.
+    pub(crate) fn defaults_for(&self, res: &Resource) -> Vec<(SmolStr, Value)> {
+        let mut out: IndexMap<SmolStr, Value> = IndexMap::new();
+        let mut scope = res.scope;
+        let mut seen = 0;
+        while let Some(id) = scope {
+            seen += 1;
+            if seen > 100_000 {
+                break;
+            }
+            for (sid, tname, attrs) in self.catalog.defaults.iter().rev() {
+                if *sid == id && tname.eq_ignore_ascii_case(&res.type_name) {
+                    for (k, v, _) in attrs.iter().rev() {
+                        if !res.params.contains_key(k) && !out.contains_key(k) {
+                            out.insert(k.clone(), v.clone());
+                        }
+                    }
+                }
+            }
+            let s = self.scopes.get(id);
+            scope = s.dyn_parent.or(s.parent);
+        }
+        out.into_iter().filter(|(_, v)| !v.is_undef()).collect()
+    }
+
+    /// Turns the chaining arrows into `before`/`notify` parameters of their sources, after
+    /// checking that both ends exist.
+    fn apply_relationships(&mut self) -> R<()> {
+        let rels = std::mem::take(&mut self.catalog.relationships);
+        for rel in &rels {
+            let sources = self.rel_end_keys(&rel.source);
+            let targets = self.rel_end_keys(&rel.target);
+            for s in &sources {
+                for t in &targets {
+                    for (missing, other, word) in [(s, t, "on"), (t, s, "from")] {
+                        let found = self.catalog.resolve(missing);
+                        if found
+                            .and_then(|k| self.catalog.get(&k))
+                            .is_none_or(|r| r.virtual_)
+                        {
+                            return err(
+                                format!(
+                                    "Could not find resource '{missing}' for relationship {word} '{other}'"
+                                ),
+                                &rel.span,
+                            );
+                        }
+                    }
+                    let s = &self.catalog.resolve(s).unwrap_or_else(|| s.clone());
+                    let param = if rel.notify { "notify" } else { "before" };
+                    let target_ref = Value::Type(Type::Resource(Arc::new(ResourceType {
+                        type_name: Some(t.type_name.clone()),
+                        title: Some(t.title.clone()),
+                    })));
+                    if let Some(r) = self.catalog.resources.get_mut(s) {
+                        let mut list = match r.params.get(param) {
+                            Some(Value::Array(a)) => (**a).clone(),
+                            Some(Value::Undef) | None => Vec::new(),
+                            Some(other) => vec![other.clone()],
+                        };
+                        list.push(target_ref);
+                        r.params.insert(param.into(), Value::array(list));
+                    }
+                }
+            }
+        }
+        self.catalog.relationships = rels;
+        Ok(())
+    }
+
+    fn rel_end_keys(&self, end: &RelEnd) -> Vec<ResourceKey> {
+        match end {
+            RelEnd::Refs(k) => k.clone(),
+            RelEnd::Collector(i) => self
+                .catalog
+                .collectors
+                .get(*i)
+                .map(|c| c.collected.iter().cloned().collect())
+                .unwrap_or_default(),
+        }
+    }
+
+    // ---- expressions that build the catalog ----
+
+    pub(crate) fn eval_attr_ops(
+        &mut self,
+        ops: &[AttrOp],
+        scope: ScopeId,
+    ) -> R<Vec<(SmolStr, Value, bool)>> {
+        let mut out = Vec::new();
+        let mut unfolded = false;
+        for op in ops {
+            let v = self.eval(&op.value, scope)?;
+            match &op.name {
+                Some(n) => out.push((n.clone(), v, op.append)),
+                None => {
+                    if unfolded {
+                        return err(
+                            "Unfolding of attributes from Hash can only be used once per resource body",
+                            &op.span,
+                        );
+                    }
+                    unfolded = true;
+                    if let Value::Hash(h) = v {
+                        for (k, val) in h.iter() {
+                            out.push((SmolStr::new(k.to_plain_string()), val.clone(), false));
+                        }
+                    } else if !v.is_undef() {
+                        return err(
+                            format!(
+                                "Evaluation Error: '* =>' expects a Hash, got {}",
+                                crate::eval::type_name_of(&v)
+                            ),
+                            &op.span,
+                        );
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    fn eval_query(&mut self, q: &Query, scope: ScopeId) -> R<CollectQuery> {
+        use CollectQuery as Q;
+        Ok(match q {
+            Query::All => Q::All,
+            Query::Eq(a, e) => Q::Eq(a.clone(), self.eval(e, scope)?),
+            Query::Ne(a, e) => Q::Ne(a.clone(), self.eval(e, scope)?),
+            Query::And(a, b) => Q::And(
+                Box::new(self.eval_query(a, scope)?),
+                Box::new(self.eval_query(b, scope)?),
+            ),
+            Query::Or(a, b) => Q::Or(
+                Box::new(self.eval_query(a, scope)?),
+                Box::new(self.eval_query(b, scope)?),
+            ),
+        })
+    }
+
+    /// `Type <| query |> { attrs }`: registers a collector; its index.
+    pub(crate) fn collect_expr(
+        &mut self,
+        type_name: &SmolStr,
+        exported: bool,
+        query: &Query,
+        ops: &[AttrOp],
+        scope: ScopeId,
+        span: &Span,
+    ) -> R<usize> {
+        let lname = type_name.trim_start_matches("::").to_ascii_lowercase();
+        if lname == "class" {
+            return err(
+                "Error while evaluating a Virtual Query, Classes cannot be collected",
+                span,
+            );
+        }
+        if !self.env.defines.contains_key(lname.as_str())
+            && crate::eval::known_types().get(&lname).is_none()
+            && lname != "node"
+        {
+            return err(
+                format!(
+                    "Error while evaluating a Virtual Query, Resource type {lname} doesn't exist"
+                ),
+                span,
+            );
+        }
+        let attrs = self.eval_attr_ops(ops, scope)?;
+        let q = self.eval_query(query, scope)?;
+        if exported {
+            self.warn(
+                "You cannot collect exported resources without storeconfigs being set; the collection will be ignored"
+                    .into(),
+            );
+        }
+        self.catalog.collectors.push(Collector {
+            type_name: SmolStr::new(capitalize(&lname)),
+            exported,
+            query: q,
+            attrs,
+            scope,
+            span: span.clone(),
+            collected: IndexSet::new(),
+        });
+        Ok(self.catalog.collectors.len() - 1)
+    }
+
+    /// `Type['x'] { attrs }`: applied at once when the resource exists, else at the end.
+    pub(crate) fn override_expr(
+        &mut self,
+        target: &Expr,
+        ops: &[AttrOp],
+        scope: ScopeId,
+        span: &Span,
+    ) -> R<Value> {
+        let t = self.eval(target, scope)?;
+        let attrs = self.eval_attr_ops(ops, scope)?;
+        if let Value::Type(Type::Class(_)) = &t {
+            return err(
+                format!(
+                    "Resource Override can only operate on resources, got: {}-Type",
+                    t
+                ),
+                span,
+            );
+        }
+        for key in self.refs_of(&t) {
+            if self.catalog.get(&key).is_some() {
+                self.apply_override(&key, &attrs, scope, span, false)?;
+            } else {
+                self.catalog.overrides.push(Override {
+                    key,
+                    attrs: attrs.clone(),
+                    scope,
+                    span: span.clone(),
+                });
+            }
+        }
+        Ok(Value::Undef)
+    }
+
+    /// `Type { attrs }`: resource defaults for the scope.
+    pub(crate) fn defaults_expr(
+        &mut self,
+        type_expr: &Expr,
+        ops: &[AttrOp],
+        scope: ScopeId,
+    ) -> R<Value> {
+        let t = self.eval(type_expr, scope)?;
+        let attrs = self.eval_attr_ops(ops, scope)?;
+        let tname = match &t {
+            Value::Type(Type::Resource(r)) => r.type_name.clone().unwrap_or_default(),
+            other => SmolStr::new(other.to_plain_string()),
+        };
+        self.catalog.defaults.push((scope, tname, attrs));
+        Ok(t)
+    }
+
+    /// One operand of a chaining arrow: references, or a collector (what it collects).
+    fn rel_operand(&mut self, e: &Expr, scope: ScopeId) -> R<(RelEnd, Value)> {
+        match &e.kind {
+            ExprKind::Collect {
+                type_name,
+                exported,
+                query,
+                ops,
+            } => {
+                let i = self.collect_expr(type_name, *exported, query, ops, scope, &e.span)?;
+                Ok((RelEnd::Collector(i), Value::Undef))
+            }
+            ExprKind::Relationship(op, l, r) => self.relationship_expr(*op, l, r, scope, &e.span),
+            _ => {
+                let v = self.eval(e, scope)?;
+                if !is_catalog_ref(&v) {
+                    return err(
+                        format!(
+                            "Illegal relationship operand, can not form a relationship with {}. A Catalog type is required.",
+                            ops::a_an_value(&v)
+                        ),
+                        &e.span,
+                    );
+                }
+                Ok((RelEnd::Refs(self.refs_of(&v)), v))
+            }
+        }
+    }
+
+    /// `a -> b` (and `~>`, `<-`, `<~`): recorded, resolved when the compile finishes. The
+    /// value is the right operand.
+    pub(crate) fn relationship_expr(
+        &mut self,
+        op: RelOp,
+        l: &Expr,
+        r: &Expr,
+        scope: ScopeId,
+        span: &Span,
+    ) -> R<(RelEnd, Value)> {
+        let (a, _) = self.rel_operand(l, scope)?;
+        let (b, bv) = self.rel_operand(r, scope)?;
+        let (source, target) = match op {
+            RelOp::Before | RelOp::Notify => (a, b.clone()),
+            RelOp::Require | RelOp::Subscribe => (b.clone(), a),
+        };
+        self.catalog.relationships.push(Relationship {
+            source,
+            target,
+            notify: matches!(op, RelOp::Notify | RelOp::Subscribe),
+            span: span.clone(),
+        });
+        let v = match bv {
+            Value::Array(_) | Value::Undef => bv,
+            other => Value::array(vec![other]),
+        };
+        Ok((b, v))
+    }
+
+    /// The resource keys a value refers to (`File['a']`, arrays of references, `Class['x']`).
+    pub(crate) fn refs_of(&self, v: &Value) -> Vec<ResourceKey> {
+        match v {
+            Value::Type(Type::Resource(r)) => match (&r.type_name, &r.title) {
+                (Some(t), Some(title)) => vec![ResourceKey::new(t, title)],
+                _ => vec![],
+            },
+            Value::Type(Type::Class(Some(name))) => vec![ResourceKey::new("Class", name)],
+            Value::Array(a) => a.iter().flat_map(|x| self.refs_of(x)).collect(),
+            _ => vec![],
+        }
+    }
+
+    /// A resource expression: declares one resource per title of each body (classes for
+    /// `class`), with the expression's `default:` body merged under each.
+    pub(crate) fn resource_expr(
+        &mut self,
+        form: ResourceForm,
+        type_expr: &Expr,
+        bodies: &[ResourceBody],
+        scope: ScopeId,
+        span: &Span,
+    ) -> R<Value> {
+        let type_name: SmolStr = match &type_expr.kind {
+            ExprKind::Name(n) => n.trim_start_matches("::").to_ascii_lowercase().into(),
+            _ => match self.eval(type_expr, scope)? {
+                Value::Type(Type::Resource(r)) if r.title.is_none() => r
+                    .type_name
+                    .clone()
+                    .unwrap_or_default()
+                    .to_ascii_lowercase()
+                    .into(),
+                Value::Type(Type::Class(None)) => "class".into(),
+                other => {
+                    return err(
+                        format!("Illegal Resource Type expression, expected result to be a type name, or untitled Resource, got {}", value_type_label(&other)),
+                        span,
+                    )
+                }
+            },
+        };
+        // Evaluate every body first: titles and attributes, and the `default:` body.
+        let mut evaluated = Vec::new();
+        let mut defaults: Vec<(SmolStr, Value, bool)> = Vec::new();
+        let mut seen_titles: IndexSet<String> = IndexSet::new();
+        for body in bodies {
+            let title = self.eval(&body.title, scope)?;
+            let attrs = self.eval_attr_ops(&body.ops, scope)?;
+            for (i, (name, _, _)) in attrs.iter().enumerate() {
+                if attrs[..i].iter().any(|(n, _, _)| n == name) {
+                    return err(
+                        format!("The attribute '{name}' has already been set"),
+                        &body.span,
+                    );
+                }
+            }
+            let is_array = matches!(title, Value::Array(_));
+            let titles: Vec<Value> = flatten(&title);
+            let mut plain = Vec::new();
+            for (i, t) in titles.into_iter().enumerate() {
+                let t = match t {
+                    Value::String(s) => {
+                        if s.is_empty() {
+                            return err(
+                                format!("Empty string title at {i}. Title strings must have a length greater than zero."),
+                                &body.title.span,
+                            );
+                        }
+                        s
+                    }
+                    Value::Default => SmolStr::new("\u{0}default"),
+                    Value::Undef => {
+                        return if is_array {
+                            err(
+                                format!("Missing title at index {i}. The title expression resulted in an undef title"),
+                                &body.title.span,
+                            )
+                        } else {
+                            err(
+                                "Missing title. The title expression resulted in undef",
+                                &body.title.span,
+                            )
+                        };
+                    }
+                    other => {
+                        return err(
+                            format!(
+                                "Illegal title type at index {i}. Expected String, got {}",
+                                value_type_label(&other)
+                            ),
+                            &body.title.span,
+                        )
+                    }
+                };
+                let shown = if t.as_str() == "\u{0}default" {
+                    "default".to_string()
+                } else {
+                    t.to_string()
+                };
+                if !seen_titles.insert(t.to_string()) {
+                    return err(
+                        format!(
+                            "The title '{shown}' has already been used in this resource expression"
+                        ),
+                        &body.title.span,
+                    );
+                }
+                if t.as_str() == "\u{0}default" {
+                    defaults = attrs.clone();
+                } else {
+                    plain.push(t);
+                }
+            }
+            evaluated.push((body, plain, attrs));
+        }
+        let mut refs = Vec::new();
+        for (body, titles, attrs) in evaluated {
+            let mut attrs = attrs;
+            for d in &defaults {
+                if !attrs.iter().any(|(n, _, _)| n == &d.0) {
+                    attrs.push(d.clone());
+                }
+            }
+            for t in titles {
+                let r = self.declare_resource(form, &type_name, &t, &attrs, scope, &body.span)?;
+                refs.push(r);
+            }
+        }
+        Ok(Value::array(refs))
+    }
+
+    /// Declares one resource (or class) with evaluated attributes; its reference.
+    pub(crate) fn declare_resource(
+        &mut self,
+        form: ResourceForm,
+        type_name: &str,
+        title: &str,
+        attrs: &[(SmolStr, Value, bool)],
+        scope: ScopeId,
+        span: &Span,
+    ) -> R<Value> {
+        if type_name == "class" {
+            let cname = SmolStr::new(title.trim_start_matches("::").to_ascii_lowercase());
+            let params: IndexMap<SmolStr, Value> = attrs
+                .iter()
+                .map(|(k, v, _)| (k.clone(), v.clone()))
+                .collect();
+            self.declare_class(&cname, Some(params), ClassDecl::ResourceLike, scope, span)?;
+            return Ok(Value::Type(Type::Resource(Arc::new(ResourceType {
+                type_name: Some(SmolStr::new("Class")),
+                title: Some(SmolStr::new(capitalize(&cname))),
+            }))));
+        }
+        let is_define = self.env.defines.contains_key(type_name);
+        if !is_define && crate::eval::known_types().get(type_name).is_none() {
+            return err(
+                format!("Error while evaluating a Resource Statement, Unknown resource type: '{type_name}'"),
+                span,
+            );
+        }
+        let cap = capitalize(type_name);
+        let mut res = Resource::new(&cap, title);
+        res.kind = if is_define {
+            ResourceKind::Define
+        } else {
+            ResourceKind::Builtin
+        };
+        res.virtual_ = form != ResourceForm::Regular;
+        res.exported = form == ResourceForm::Exported;
+        if res.exported {
+            self.warn(
+                "You cannot collect exported resources without storeconfigs being set; the export is ignored".into(),
+            );
+        }
+        res.scope = Some(scope);
+        res.span = Some(span.clone());
+        res.tag(type_name);
+        res.tag_title();
+        let container = self.container_of(scope);
+        self.inherit_tags(&mut res, &container);
+        res.container = Some(container);
+        for (k, v, _) in attrs {
+            if k == "tag" {
+                for t in tag_values(v) {
+                    res.tag(&t);
+                }
+            }
+            res.params.insert(k.clone(), v.clone());
+        }
+        let key = res.key();
+        if let Some(prev) = self.catalog.get(&key).or_else(|| {
+            self.catalog
+                .aliases
+                .get(&key)
+                .and_then(|k| self.catalog.get(k))
+        }) {
+            let at = match &prev.span {
+                Some(s) => format!(" at {}", location(s)),
+                None => String::new(),
+            };
+            return err(
+                format!(
+                    "Error while evaluating a Resource Statement, Duplicate declaration: {key} is already declared{at}; cannot redeclare {}",
+                    location(span)
+                ),
+                span,
+            );
+        }
+        if !is_define {
+            self.register_names(&mut res, span)?;
+        }
+        self.catalog.add(res);
+        Ok(Value::Type(Type::Resource(Arc::new(ResourceType {
+            type_name: Some(SmolStr::new(&cap)),
+            title: Some(SmolStr::new(title)),
+        }))))
+    }
+
+    /// Puppet's uniqueness rules for a resource of a built-in type: the namevars its title
+    /// patterns give become parameters, its uniqueness key (namevar values) must be free,
+    /// and a namevar differing from the title, or an `alias`, is another name for it.
+    fn register_names(&mut self, res: &mut Resource, span: &Span) -> R<()> {
+        let db = crate::eval::known_types();
+        let tname = res.type_name.to_ascii_lowercase();
+        let Some(info) = db.get(&tname) else {
+            return Ok(());
+        };
+        if let Ok(parsed) = db.parse_title(&tname, &res.title) {
+            for (attr, v) in parsed {
+                if v != res.title.as_str() && !res.params.contains_key(attr.as_str()) {
+                    res.params.insert(attr, Value::string(v));
+                }
+            }
+        }
+        let params = res.params.clone();
+        let text_of = |p: &str| -> Option<String> {
+            params
+                .get(p)
+                .filter(|v| !v.is_undef())
+                .map(|v| v.to_plain_string())
+        };
+        let key = res.key();
+        if let Ok(values) = db.namevar_values(&tname, &res.title, |p| text_of(p)) {
+            use puppet_restypes::NamevarValue as N;
+            let ukey: Vec<Option<String>> = values
+                .iter()
+                .map(|(_, v)| match v {
+                    N::Given(s) => Some(s.clone()),
+                    N::FromTitle(s) => Some(s.clone()),
+                    N::Missing => None,
+                })
+                .collect();
+            let uk = (res.type_name.clone(), ukey.clone());
+            if let Some(other) = self.catalog.uniqueness.get(&uk) {
+                if *other != key {
+                    let existing = self
+                        .catalog
+                        .get(other)
+                        .and_then(|r| r.span.as_ref())
+                        .map(location);
+                    let refs: Vec<Option<&str>> = ukey.iter().map(|k| k.as_deref()).collect();
+                    let m = puppet_restypes::alias_conflict_message(
+                        &res.type_name,
+                        &key.to_string(),
+                        &refs,
+                        Some(&location(span)),
+                        existing.as_deref(),
+                    );
+                    return err(
+                        format!("Error while evaluating a Resource Statement, {m}"),
+                        span,
+                    );
+                }
+            }
+            self.catalog.uniqueness.insert(uk, key.clone());
+            if info.namevars.len() == 1 {
+                if let Some(Some(v)) = ukey.first() {
+                    if v != res.title.as_str() {
+                        self.catalog
+                            .aliases
+                            .insert(ResourceKey::new(&res.type_name, v), key.clone());
+                    }
+                }
+            }
+        }
+        if let Some(a) = res.params.get("alias") {
+            for name in flatten(a) {
+                let name = name.to_plain_string();
+                self.catalog
+                    .aliases
+                    .insert(ResourceKey::new(&res.type_name, &name), key.clone());
+            }
+        }
+        Ok(())
+    }
+
+    /// Declares a class: include-like declarations evaluate it once; a resource-like one
+    /// (`params` given) must be the first declaration.
+    pub(crate) fn declare_class(
+        &mut self,
+        name: &str,
+        params: Option<IndexMap<SmolStr, Value>>,
+        how: ClassDecl,
+        scope: ScopeId,
+        span: &Span,
+    ) -> R<()> {
+        let name = name.trim_start_matches("::").to_ascii_lowercase();
+        let key = ResourceKey::new("Class", &name);
+        if self.class_scopes.contains_key(name.as_str()) {
+            if how == ClassDecl::ResourceLike {
+                let at = match self.catalog.get(&key).and_then(|r| r.span.as_ref()) {
+                    Some(s) if self.resource_like.contains(name.as_str()) => {
+                        format!(" at {}", location(s))
+                    }
+                    _ => String::new(),
+                };
+                return err(
+                    format!(
+                        "Error while evaluating a Resource Statement, Duplicate declaration: {key} is already declared{at}; cannot redeclare {}",
+                        location(span)
+                    ),
+                    span,
+                );
+            }
+        } else {
+            let Some(def) = self.env.classes.get(name.as_str()).cloned() else {
+                return err(
+                    format!(
+                        "Error while evaluating a Function Call, Could not find class ::{name} for {}",
+                        self.settings.node_name
+                    ),
+                    span,
+                );
+            };
+            if let Some(e) = self.env.file_error(&def.span) {
+                return Err(Flow::Error(e));
+            }
+            if how == ClassDecl::ResourceLike {
+                self.resource_like.insert(def.name.clone());
+            }
+            self.add_class_resource(&def, params.as_ref(), how, scope, span)?;
+            self.evaluate_class(&def, params.unwrap_or_default(), how, scope, span)?;
+        }
+        let container = self.container_of(scope);
+        match how {
+            ClassDecl::Contain => {
+                self.catalog.edges.insert((container, key));
+            }
+            ClassDecl::Require => {
+                let target = Value::Type(Type::Class(Some(SmolStr::new(&name))));
+                if let Some(r) = self.catalog.resources.get_mut(&container) {
+                    let mut list = match r.params.get("require") {
+                        Some(Value::Array(a)) => (**a).clone(),
+                        Some(Value::Undef) | None => Vec::new(),
+                        Some(other) => vec![other.clone()],
+                    };
+                    list.push(target);
+                    r.params.insert("require".into(), Value::array(list));
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Adds a class's resource to the catalog (before its body runs), after those of the
+    /// classes it inherits from that are not there yet, as Puppet orders them.
+    fn add_class_resource(
+        &mut self,
+        def: &Arc<ClassDef>,
+        params: Option<&IndexMap<SmolStr, Value>>,
+        how: ClassDecl,
+        declared_in: ScopeId,
+        span: &Span,
+    ) -> R<()> {
+        let key = ResourceKey::new("Class", &def.name);
+        if self.catalog.get(&key).is_some() {
+            return Ok(());
+        }
+        if let Some(p) = &def.parent {
+            let pname = p.trim_start_matches("::").to_ascii_lowercase();
+            if !self.class_scopes.contains_key(pname.as_str()) {
+                if let Some(pdef) = self.env.classes.get(pname.as_str()).cloned() {
+                    self.add_class_resource(&pdef, None, ClassDecl::Include, declared_in, span)?;
+                }
+            }
+        }
+        let mut res = Resource::new("Class", &key.title);
+        res.kind = ResourceKind::Class;
+        res.tags.insert("class".into());
+        res.tag(&def.name);
+        let container = self.container_of(declared_in);
+        self.inherit_tags(&mut res, &container);
+        res.scope = Some(declared_in);
+        res.span = Some(if how == ClassDecl::ResourceLike {
+            span.clone()
+        } else {
+            def.span.clone()
+        });
+        let stage = match params.and_then(|p| p.get("stage")) {
+            Some(Value::String(s)) => s.clone(),
+            _ => SmolStr::new("main"),
+        };
+        res.container = Some(ResourceKey::new("Stage", &stage));
+        if let Some(params) = params {
+            for (k, v) in params {
+                if k == "tag" {
+                    for t in tag_values(v) {
+                        res.tag(&t);
+                    }
+                }
+            }
+        }
+        self.catalog.add(res);
+        Ok(())
+    }
+
+    fn evaluate_class(
+        &mut self,
+        def: &Arc<ClassDef>,
+        params: IndexMap<SmolStr, Value>,
+        how: ClassDecl,
+        declared_in: ScopeId,
+        span: &Span,
+    ) -> R<()> {
+        let parent_scope = match &def.parent {
+            Some(p) => {
+                let pname = p.trim_start_matches("::").to_ascii_lowercase();
+                self.declare_class(&pname, None, ClassDecl::Include, declared_in, span)?;
+                self.class_scopes.get(pname.as_str()).copied()
+            }
+            None => None,
+        };
+        let key = ResourceKey::new("Class", &def.name);
+        let label = key.to_string();
+        let mut s = Scope::new(
+            ScopeKind::Class(def.name.clone()),
+            Some(parent_scope.unwrap_or(self.node_scope.unwrap_or(self.top))),
+            label.clone(),
+        );
+        s.module = Some(SmolStr::new(def.name.split("::").next().unwrap_or("")));
+        s.resource = Some(key.clone());
+        // Defaults are found along the inherited class, else where the class was declared.
+        s.dyn_parent = Some(parent_scope.unwrap_or(declared_in));
+        let id = self.scopes.add(s);
+        self.class_scopes.insert(def.name.clone(), id);
+        self.scopes
+            .get_mut(id)
+            .vars
+            .insert("title".into(), Value::string(&def.name));
+        self.scopes
+            .get_mut(id)
+            .vars
+            .insert("name".into(), Value::string(&def.name));
+        let stmt = if how == ClassDecl::ResourceLike {
+            "Resource Statement"
+        } else {
+            "Function Call"
+        };
+        for k in params.keys() {
+            if !def.params.iter().any(|p| &p.name == k) && !METAPARAMS.contains(&k.as_str()) {
+                return err(
+                    format!(
+                        "Error while evaluating a {stmt}, {label}: has no parameter named '{k}'"
+                    ),
+                    span,
+                );
+            }
+        }
+        let mut final_params: IndexMap<SmolStr, Value> = IndexMap::new();
+        for (k, v) in &params {
+            if METAPARAMS.contains(&k.as_str()) && !v.is_undef() {
+                final_params.insert(k.clone(), v.clone());
+            }
+        }
+        for p in &def.params {
+            // A parameter given as undef takes its default, as if it was not given.
+            let given = params.get(&p.name).filter(|v| !v.is_undef());
+            let v = match given {
+                Some(v) => v.clone(),
+                None => match self.class_parameter_lookup(&def.name, &p.name, id)? {
+                    Some(v) => v,
+                    None => match &p.default {
+                        Some(d) => self.eval(d, id)?,
+                        None if params.contains_key(&p.name) => Value::Undef,
+                        None => {
+                            return err(
+                                format!(
+                                    "Error while evaluating a {stmt}, {label}: expects a value for parameter '{}'",
+                                    p.name
+                                ),
+                                span,
+                            )
+                        }
+                    },
+                },
+            };
+            self.check_param_type(p, &v, id, &label, span)?;
+            if !v.is_undef() {
+                final_params.insert(p.name.clone(), v.clone());
+            }
+            self.scopes.get_mut(id).vars.insert(p.name.clone(), v);
+        }
+        if let Some(r) = self.catalog.resources.get_mut(&key) {
+            r.params = final_params;
+        }
+        // `next()` and `return()` end a class or define body early.
+        match self.eval_block(&def.body, id) {
+            Ok(_) | Err(Flow::Next(_)) | Err(Flow::Return(..)) => {}
+            Err(e) => return Err(e),
+        }
+        Ok(())
+    }
+
+    /// The value automatic parameter lookup gives a class parameter (Hiera), if any.
+    fn class_parameter_lookup(
+        &mut self,
+        _class: &str,
+        _param: &str,
+        _scope: ScopeId,
+    ) -> R<Option<Value>> {
+        Ok(None)
+    }
+
+    fn evaluate_define_instance(&mut self, key: &ResourceKey) -> R<()> {
+        let Some(res) = self.catalog.get(key).cloned() else {
+            return Ok(());
+        };
+        let Some(def) = self
+            .env
+            .defines
+            .get(res.type_name.to_ascii_lowercase().as_str())
+            .cloned()
+        else {
+            return Ok(());
+        };
+        self.evaluate_define(&def, key, res)
+    }
+
+    fn evaluate_define(&mut self, def: &DefineDef, key: &ResourceKey, res: Resource) -> R<()> {
+        let label = key.to_string();
+        let declared_in = res.scope.unwrap_or(self.top);
+        let parent = self.node_scope.unwrap_or(self.top);
+        let mut s = Scope::new(
+            ScopeKind::Define(res.type_name.clone(), res.title.clone()),
+            Some(parent),
+            label.clone(),
+        );
+        s.module = Some(SmolStr::new(def.name.split("::").next().unwrap_or("")));
+        s.resource = Some(key.clone());
+        s.dyn_parent = Some(declared_in);
+        let id = self.scopes.add(s);
+        self.scopes
+            .get_mut(id)
+            .vars
+            .insert("title".into(), Value::String(res.title.clone()));
+        // Defaults for the instance's own parameters come from the declaring scope chain.
+        let mut given = res.params.clone();
+        for (k, v) in self.defaults_for(&res) {
+            given.entry(k).or_insert(v);
+        }
+        let name = given
+            .get("name")
+            .cloned()
+            .unwrap_or(Value::String(res.title.clone()));
+        self.scopes.get_mut(id).vars.insert("name".into(), name);
+        let span = res.span.clone().unwrap_or_else(|| def.span.clone());
+        for k in given.keys() {
+            if k != "name"
+                && !def.params.iter().any(|p| &p.name == k)
+                && !METAPARAMS.contains(&k.as_str())
+            {
+                return err(
+                    format!("Error while evaluating a Resource Statement, {label}: has no parameter named '{k}'"),
+                    &span,
+                );
+            }
+        }
+        let mut final_params = IndexMap::new();
+        for (k, v) in &given {
+            if !def.params.iter().any(|p| &p.name == k) {
+                final_params.insert(k.clone(), v.clone());
+            }
+        }
+        for p in &def.params {
+            let v = match given.get(&p.name).filter(|v| !v.is_undef()) {
+                Some(v) => v.clone(),
+                None => match &p.default {
+                    Some(d) => self.eval(d, id)?,
+                    None if given.contains_key(&p.name) => Value::Undef,
+                    None => {
+                        return err(
+                            format!(
+                                "Error while evaluating a Resource Statement, {label}: expects a value for parameter '{}'",
+                                p.name
+                            ),
+                            &span,
+                        )
+                    }
+                },
+            };
+            self.check_param_type(p, &v, id, &label, &span)?;
+            if !v.is_undef() {
+                final_params.insert(p.name.clone(), v.clone());
+            }
+            self.scopes.get_mut(id).vars.insert(p.name.clone(), v);
+        }
+        if let Some(r) = self.catalog.resources.get_mut(key) {
+            r.params = final_params;
+        }
+        match self.eval_block(&def.body, id) {
+            Ok(_) | Err(Flow::Next(_)) | Err(Flow::Return(..)) => {}
+            Err(e) => return Err(e),
+        }
+        Ok(())
+    }
+
+    /// Checks a class or define parameter value against its declared type.
+    fn check_param_type(
+        &mut self,
+        p: &Param,
+        v: &Value,
+        scope: ScopeId,
+        owner: &str,
+        span: &Span,
+    ) -> R<()> {
+        let Some(t) = &p.type_expr else { return Ok(()) };
+        if let Value::Type(ty) = self.eval(t, scope)? {
+            if !is_instance(&ty, v) {
+                let what = format!("{owner}: parameter '{}'", p.name);
+                let detail = puppet_types::mismatch::describe_value_mismatch(&what, &ty, v)
+                    .unwrap_or_default();
+                return err(
+                    format!("Error while evaluating a Resource Statement, {detail}"),
+                    span,
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// The classes evaluated so far, in order (with the matched node's name, as Puppet
+    /// lists it).
+    pub fn evaluated_classes(&self) -> IndexSet<SmolStr> {
+        let mut out: IndexSet<SmolStr> = self
+            .class_scopes
+            .keys()
+            .filter(|k| !k.is_empty() && k.as_str() != "main")
+            .cloned()
+            .collect();
+        out.extend(self.node_classes.iter().cloned());
+        out
+    }
+}
+
+/// A value's type as Puppet names it in these messages: a type itself, else the
+/// generalized inferred type (`Hash[String, String]`).
+fn value_type_label(v: &Value) -> String {
+    match v {
+        Value::Type(t) => t.to_string(),
+        other => puppet_types::generalize(&puppet_types::infer(other)).to_string(),
+    }
+}
+
+/// The leaves of nested arrays (titles and relationship values are flattened).
+fn flatten(v: &Value) -> Vec<Value> {
+    match v {
+        Value::Array(a) => a.iter().flat_map(flatten).collect(),
+        other => vec![other.clone()],
+    }
+}
+
+/// A reference written as a string: `Notify[x]`, `Foo::Bar[a b]`.
+fn parse_reference(s: &str) -> Option<ResourceKey> {
+    let s = s.trim();
+    let open = s.find('[')?;
+    if !s.ends_with(']') || open == 0 {
+        return None;
+    }
+    let t = &s[..open];
+    let title = s[open + 1..s.len() - 1].trim_matches(|c| c == '\'' || c == '"');
+    if !t.chars().next()?.is_ascii_alphabetic() {
+        return None;
+    }
+    Some(ResourceKey::new(t, title))
+}
+
+/// `(line: N)` or `(file: F, line: N)`, as Puppet appends a location to a message.
+pub(crate) fn location(span: &Span) -> String {
+    let line = span.line_col().0;
+    match &span.file.path {
+        Some(p) => format!("(file: {p}, line: {line})"),
+        None => format!("(line: {line})"),
+    }
+}
+
+/// The name Puppet gives the resource of a node matched by a regex:
+/// `__node_regexp__` and the regex with everything but word characters, `.`, `-` and `:`
+/// removed.
+fn node_regex_name(source: &str) -> SmolStr {
+    let kept: String = source
+        .to_ascii_lowercase()
+        .chars()
+        .filter(|c| c.is_alphanumeric() || matches!(c, '_' | '.' | '-' | ':'))
+        .collect();
+    SmolStr::new(format!("__node_regexp__{}", kept.trim_start_matches('.')))
+}
+
+/// The tags a `tag` attribute value gives: a string or an array of strings.
+fn tag_values(v: &Value) -> Vec<String> {
+    match v {
+        Value::Array(a) => a.iter().flat_map(tag_values).collect(),
+        Value::Undef => vec![],
+        other => vec![other.to_plain_string()],
+    }
+}
+
+/// Whether a value can be an operand of a relationship (references, or arrays of them).
+fn is_catalog_ref(v: &Value) -> bool {
+    match v {
+        Value::Type(Type::Resource(_) | Type::Class(_)) => true,
+        Value::Array(a) => a.iter().all(is_catalog_ref),
+        _ => false,
+    }
+}
+
+/// Whether a resource matches a collector's query (`title == 'x'`, `tag == 'y'`, and/or).
+fn query_matches(q: &CollectQuery, r: &Resource) -> bool {
+    use CollectQuery as Q;
+    let value_of = |attr: &str| -> Option<Value> {
+        match attr {
+            "title" => Some(Value::String(r.title.clone())),
+            "tag" => Some(Value::array(
+                r.tags.iter().map(|t| Value::String(t.clone())).collect(),
+            )),
+            _ => r.params.get(attr).cloned(),
+        }
+    };
+    let eq = |attr: &str, v: &Value| match value_of(attr) {
+        // An array attribute matches when any element does.
+        Some(Value::Array(items)) => items.iter().any(|x| ops::equals(x, v)),
+        Some(x) => ops::equals(&x, v),
+        None => false,
+    };
+    match q {
+        Q::All => true,
+        Q::Eq(a, v) => eq(a, v),
+        Q::Ne(a, v) => !eq(a, v),
+        Q::And(a, b) => query_matches(a, r) && query_matches(b, r),
+        Q::Or(a, b) => query_matches(a, r) || query_matches(b, r),
+    }
+}

@@ -1,0 +1,168 @@
+//! The finished catalog in Puppet's shape: `puppet-graph`'s catalog model, which writes
+//! Puppet's catalog JSON (`Puppet::Resource::Catalog#to_data_hash`).
+//!
+//! Unrealised virtual and exported resources are left out, as for an agent's catalog;
+//! parameter values use Puppet's rich-data JSON form: references become strings
+//! (`"Notify[b]"`), `undef` parameters are dropped, `Sensitive` values are unwrapped and
+//! named in `sensitive_parameters`, and non-JSON values are tagged with `__ptype`.
+
+use crate::catalog::{ResourceKey, ResourceKind};
+use crate::eval::Compiler;
+use puppet_graph::{Catalog, ContainmentEdge, Resource};
+use puppet_types::{Type, Value};
+use serde_json::{json, Map, Value as Json};
+
+impl Compiler {
+    /// The catalog built so far, as Puppet would ship it (call after the compile finished).
+    pub fn to_catalog(&self) -> Catalog {
+        let mut cat = Catalog {
+            name: self.settings.node_name.clone(),
+            environment: Some(self.settings.environment.clone()),
+            catalog_format: Some(json!(2)),
+            ..Catalog::default()
+        };
+        let included = |k: &ResourceKey| self.catalog.get(k).is_some_and(|r| !r.virtual_);
+        for (key, r) in &self.catalog.resources {
+            if r.virtual_ {
+                continue;
+            }
+            let mut out = Resource::new(key.type_name.to_string(), key.title.to_string());
+            out.tags = r.tags.iter().map(|t| t.to_string()).collect();
+            if let Some(span) = &r.span {
+                if !matches!(r.kind, ResourceKind::Class | ResourceKind::Stage) {
+                    out.file = Some(span.file.path.clone().unwrap_or_default());
+                    out.line = Some(span.line_col().0);
+                }
+            }
+            out.exported = r.exported;
+            out.kind = Some(
+                match r.kind {
+                    ResourceKind::Builtin | ResourceKind::Stage => "compilable_type",
+                    ResourceKind::Define => "defined_type",
+                    ResourceKind::Class | ResourceKind::Node => "unknown",
+                }
+                .to_string(),
+            );
+            // A namevar equal to the title is left out, as Puppet does.
+            let namevar = match r.kind {
+                ResourceKind::Builtin => crate::eval::known_types()
+                    .get(&key.type_name.to_ascii_lowercase())
+                    .filter(|i| i.namevars.len() == 1)
+                    .map(|i| i.namevars[0].clone()),
+                _ => None,
+            };
+            let mut sensitive = Vec::new();
+            for (name, v) in &r.params {
+                if v.is_undef() {
+                    continue;
+                }
+                if namevar.as_ref() == Some(name) && v.to_plain_string() == r.title.as_str() {
+                    continue;
+                }
+                if let Value::Sensitive(inner) = v {
+                    sensitive.push(Json::String(name.to_string()));
+                    out.parameters.insert(name.to_string(), to_data(inner));
+                } else {
+                    out.parameters.insert(name.to_string(), to_data(v));
+                }
+            }
+            if !sensitive.is_empty() {
+                out.extra
+                    .insert("sensitive_parameters".into(), Json::Array(sensitive));
+            }
+            cat.resources.push(out);
+        }
+        for (source, target) in &self.catalog.edges {
+            if included(source) && included(target) {
+                cat.edges.push(ContainmentEdge {
+                    source: source.to_string(),
+                    target: target.to_string(),
+                    extra: Default::default(),
+                });
+            }
+        }
+        let mut classes: Vec<String> = vec!["settings".into()];
+        classes.extend(self.evaluated_classes().iter().map(|c| c.to_string()));
+        cat.classes = classes;
+        cat
+    }
+}
+
+/// A value in Puppet's rich-data JSON form, as catalog parameters are serialised.
+pub fn to_data(v: &Value) -> Json {
+    match v {
+        Value::Undef => Json::Null,
+        Value::Default => json!({"__ptype": "Default"}),
+        Value::Boolean(b) => Json::Bool(*b),
+        Value::Integer(i) => json!(i),
+        Value::Float(f) => json!(f),
+        Value::String(s) => Json::String(s.to_string()),
+        Value::Array(a) => Json::Array(a.iter().map(to_data).collect()),
+        Value::Hash(h) => {
+            if h.iter().all(|(k, _)| matches!(k, Value::String(_))) {
+                let mut m = Map::new();
+                for (k, v) in h.iter() {
+                    m.insert(k.to_plain_string(), to_data(v));
+                }
+                Json::Object(m)
+            } else {
+                let mut items = Vec::new();
+                for (k, v) in h.iter() {
+                    items.push(to_data(k));
+                    items.push(to_data(v));
+                }
+                json!({"__ptype": "Hash", "__pvalue": items})
+            }
+        }
+        Value::Type(Type::Resource(r)) if r.type_name.is_some() && r.title.is_some() => {
+            let (t, title) = (r.type_name.as_deref(), r.title.as_deref());
+            Json::String(ResourceKey::new(t.unwrap_or(""), title.unwrap_or("")).to_string())
+        }
+        Value::Type(Type::Class(Some(name))) => {
+            Json::String(format!("Class[{}]", crate::eval::capitalize(name)))
+        }
+        Value::Type(t) => {
+            let text = t.to_string();
+            let base = text.split('[').next().unwrap_or(&text);
+            json!({ "__ptype": format!("Pcore::{base}Type") })
+        }
+        Value::Regexp(r) => json!({"__ptype": "Regexp", "__pvalue": r.source()}),
+        Value::Sensitive(inner) => to_data(inner),
+        Value::SemVer(_) => json!({"__ptype": "SemVer", "__pvalue": v.to_plain_string()}),
+        Value::SemVerRange(_) => {
+            json!({"__ptype": "SemVerRange", "__pvalue": v.to_plain_string()})
+        }
+        Value::Timespan(_) => json!({"__ptype": "Timespan", "__pvalue": v.to_plain_string()}),
+        Value::Timestamp(_) => {
+            json!({"__ptype": "Timestamp", "__pvalue": v.to_plain_string()})
+        }
+        Value::Binary(_) => json!({"__ptype": "Binary", "__pvalue": v.to_plain_string()}),
+        Value::Uri(_) => json!({"__ptype": "URI", "__pvalue": v.to_plain_string()}),
+        Value::Iterator(it) => Json::Array(it.iter().map(|x| to_data(&x)).collect()),
+        Value::Object(o) => {
+            let mut m = Map::new();
+            m.insert("__ptype".into(), Json::String(o.type_name().to_string()));
+            for (k, v) in o.init_hash() {
+                m.insert(k.to_string(), to_data(&v));
+            }
+            Json::Object(m)
+        }
+        _ => Json::String(v.to_plain_string()),
+    }
+}
+
+/// The value a JSON document denotes (facts, ENC data): objects become hashes in document
+/// order, numbers Integer or Float.
+pub fn from_data(j: &Json) -> Value {
+    match j {
+        Json::Null => Value::Undef,
+        Json::Bool(b) => Value::Boolean(*b),
+        Json::Number(n) => match n.as_i64() {
+            Some(i) => Value::Integer(i),
+            None => Value::Float(n.as_f64().unwrap_or(0.0)),
+        },
+        Json::String(s) => Value::string(s),
+        Json::Array(a) => Value::array(a.iter().map(from_data).collect()),
+        Json::Object(m) => Value::hash(m.iter().map(|(k, v)| (Value::string(k), from_data(v)))),
+    }
+}
