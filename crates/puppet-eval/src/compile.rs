@@ -95,35 +95,34 @@ impl Compiler {
             return Ok(());
         }
         let name = self.settings.node_name.to_ascii_lowercase();
+        // Puppet 7's candidate names (strict_hostname_checking is on): the certname, then
+        // `default`; for each, an exact node, then a regex node matching it (so a regex may
+        // match the word "default" before `node default` is used).
+        let names = [name.clone(), "default".to_string()];
         // (node index, resource name, regex captures)
         let mut found: Option<(usize, SmolStr, Option<MatchData>)> = None;
-        'exact: for (i, n) in env.nodes.iter().enumerate() {
-            for m in &n.matches {
-                if let HostMatch::Name(x) = m {
-                    if *x == name {
-                        found = Some((i, x.clone(), None));
-                        break 'exact;
+        'names: for candidate in &names {
+            for (i, n) in env.nodes.iter().enumerate() {
+                for m in &n.matches {
+                    let exact = match m {
+                        HostMatch::Name(x) => *x == candidate.as_str(),
+                        HostMatch::Default => candidate == "default",
+                        HostMatch::Regex(_) => false,
+                    };
+                    if exact {
+                        found = Some((i, SmolStr::new(candidate), None));
+                        break 'names;
                     }
                 }
             }
-        }
-        if found.is_none() {
-            'regex: for (i, n) in env.nodes.iter().enumerate() {
+            for (i, n) in env.nodes.iter().enumerate() {
                 for m in &n.matches {
                     if let HostMatch::Regex(r) = m {
-                        if let Some(caps) = r.captures(&name) {
+                        if let Some(caps) = r.captures(candidate) {
                             found = Some((i, node_regex_name(r.source()), Some(caps)));
-                            break 'regex;
+                            break 'names;
                         }
                     }
-                }
-            }
-        }
-        if found.is_none() {
-            for (i, n) in env.nodes.iter().enumerate() {
-                if n.matches.iter().any(|m| matches!(m, HostMatch::Default)) {
-                    found = Some((i, "default".into(), None));
-                    break;
                 }
             }
         }
@@ -283,6 +282,18 @@ impl Compiler {
                     r.virtual_ = false;
                 }
                 if !attrs.is_empty() {
+                    if self.evaluated_defines.contains(&k) {
+                        let at = self
+                            .catalog
+                            .get(&k)
+                            .and_then(|r| r.span.as_ref())
+                            .map(location)
+                            .unwrap_or_default();
+                        self.warn(format!(
+                            "Attempt to override an already evaluated resource, defined at {at}, with new values {}",
+                            location(&span)
+                        ));
+                    }
                     self.apply_override(&k, &attrs, scope, &span, true)?;
                 }
                 self.catalog.collectors[i].collected.insert(k);
@@ -295,15 +306,50 @@ impl Compiler {
     fn apply_pending_overrides(&mut self) -> R<()> {
         let pending = std::mem::take(&mut self.catalog.overrides);
         for o in pending {
-            if self.catalog.get(&o.key).is_none() {
+            let Some(key) = self.catalog.resolve(&o.key) else {
                 return err(
                     format!("Could not find resource '{}' for overriding", o.key),
                     &o.span,
                 );
-            }
-            self.apply_override(&o.key, &o.attrs, o.scope, &o.span, false)?;
+            };
+            self.check_override_source(&key, o.scope, &o.span)?;
+            self.apply_override(&key, &o.attrs, o.scope, &o.span, false)?;
         }
         Ok(())
+    }
+
+    /// Puppet's rule for `Type[title] { ... }`: only code of the class (or define) that
+    /// declared the resource, or of a class inheriting from it, may override it.
+    fn check_override_source(&self, key: &ResourceKey, scope: ScopeId, span: &Span) -> R<()> {
+        let Some(target) = self.catalog.get(key) else {
+            return Ok(());
+        };
+        let Some(source) = target.container.clone() else {
+            return Ok(());
+        };
+        let mut cur = Some(self.container_of(scope));
+        let mut guard = 0;
+        while let Some(c) = cur {
+            if c == source {
+                return Ok(());
+            }
+            guard += 1;
+            if guard > 1000 || c.type_name != "Class" {
+                break;
+            }
+            // Up the inheritance chain.
+            let cname = c.title.to_ascii_lowercase();
+            cur = self
+                .env
+                .classes
+                .get(cname.as_str())
+                .and_then(|d| d.parent.as_ref())
+                .map(|p| ResourceKey::new("Class", p));
+        }
+        err(
+            format!("Only subclasses can override parameters {}", location(span)),
+            span,
+        )
     }
 
     /// Sets attributes on an existing resource, as an override (`+>` appends). A plain
@@ -581,7 +627,9 @@ impl Compiler {
             );
         }
         for key in self.refs_of(&t) {
+            let key = self.catalog.resolve(&key).unwrap_or(key);
             if self.catalog.get(&key).is_some() {
+                self.check_override_source(&key, scope, span)?;
                 self.apply_override(&key, &attrs, scope, span, false)?;
             } else {
                 self.catalog.overrides.push(Override {
@@ -1210,6 +1258,7 @@ impl Compiler {
     }
 
     fn evaluate_define(&mut self, def: &DefineDef, key: &ResourceKey, res: Resource) -> R<()> {
+        self.evaluated_defines.insert(key.clone());
         let label = key.to_string();
         let declared_in = res.scope.unwrap_or(self.top);
         let parent = self.node_scope.unwrap_or(self.top);
@@ -1299,11 +1348,22 @@ impl Compiler {
         let Some(t) = &p.type_expr else { return Ok(()) };
         if let Value::Type(ty) = self.eval(t, scope)? {
             if !is_instance(&ty, v) {
-                let what = format!("{owner}: parameter '{}'", p.name);
+                let what = format!("parameter '{}'", p.name);
                 let detail = puppet_types::mismatch::describe_value_mismatch(&what, &ty, v)
                     .unwrap_or_default();
+                let lines: Vec<&str> = detail
+                    .lines()
+                    .map(str::trim)
+                    .filter(|l| !l.is_empty())
+                    .collect();
+                // Several problems are listed under the owner, one per line.
+                let text = if lines.len() > 1 {
+                    format!("{owner}:\n  {}", lines.join("\n  "))
+                } else {
+                    format!("{owner}: {}", lines.join(""))
+                };
                 return err(
-                    format!("Error while evaluating a Resource Statement, {detail}"),
+                    format!("Error while evaluating a Resource Statement, {text}"),
                     span,
                 );
             }
@@ -1369,7 +1429,7 @@ pub(crate) fn location(span: &Span) -> String {
 /// The name Puppet gives the resource of a node matched by a regex:
 /// `__node_regexp__` and the regex with everything but word characters, `.`, `-` and `:`
 /// removed.
-fn node_regex_name(source: &str) -> SmolStr {
+pub(crate) fn node_regex_name(source: &str) -> SmolStr {
     let kept: String = source
         .to_ascii_lowercase()
         .chars()

@@ -4,7 +4,7 @@
 //! it; nothing a compile does is stored here (RFC 1: compiles are isolated). It is built from
 //! in-memory sources; the loader crate feeds it from module paths.
 
-use crate::ir::SourceFile;
+use crate::ir::{SourceFile, Span};
 use crate::lower::{
     lower_file, ClassDef, DefineDef, FunctionDef, LoweredFile, NodeDef, TypeAliasDef,
 };
@@ -71,9 +71,26 @@ impl Environment {
         }
         let defs = &lowered.definitions;
         for c in &defs.classes {
-            self.classes
-                .entry(c.name.clone())
-                .or_insert_with(|| c.clone());
+            if let Some(prev) = self.classes.get(&c.name).map(|p| p.span.clone()) {
+                self.redefinition(&path, "Class", &c.name, &prev, &c.span);
+                continue;
+            }
+            self.classes.insert(c.name.clone(), c.clone());
+        }
+        let mut node_names: Vec<(SmolStr, Span)> = self
+            .nodes
+            .iter()
+            .flat_map(|n| n.matches.iter().map(|m| (host_name(m), n.span.clone())))
+            .collect();
+        for n in &defs.nodes {
+            for m in &n.matches {
+                let name = host_name(m);
+                if let Some((_, prev)) = node_names.iter().find(|(x, _)| *x == name) {
+                    let prev = prev.clone();
+                    self.redefinition(&path, "Node", &name, &prev, &n.span);
+                }
+                node_names.push((name, n.span.clone()));
+            }
         }
         for d in &defs.defines {
             self.defines
@@ -214,10 +231,43 @@ impl Environment {
         })
     }
 
+    /// Records Puppet's error for a second definition of a class or node.
+    fn redefinition(
+        &mut self,
+        path: &Option<&str>,
+        what: &str,
+        name: &str,
+        first: &Span,
+        second: &Span,
+    ) {
+        let (line, _) = first.line_col();
+        let at = match &first.file.path {
+            Some(p) => format!("(file: {p}, line: {line})"),
+            None => format!("(line: {line})"),
+        };
+        self.diagnostics.push((
+            path.map(str::to_string),
+            Diagnostic::error(
+                "DUPLICATE_DEFINITION",
+                format!("{what} '{name}' is already defined {at}; cannot redefine"),
+                puppet_syntax::TextRange::new(second.start.into(), second.end.into()),
+            ),
+        ));
+    }
+
     /// The first error-level diagnostic, if any file failed to parse or validate.
     pub fn first_error(&self) -> Option<&(Option<String>, Diagnostic)> {
         self.diagnostics
             .iter()
             .find(|(_, d)| d.severity == puppet_syntax::Severity::Error)
+    }
+}
+
+/// The name a node definition gives a host match (`__node_regexp__...` for regexes).
+fn host_name(m: &crate::lower::HostMatch) -> SmolStr {
+    match m {
+        crate::lower::HostMatch::Name(n) => n.clone(),
+        crate::lower::HostMatch::Default => SmolStr::new("default"),
+        crate::lower::HostMatch::Regex(r) => crate::compile::node_regex_name(r.source()),
     }
 }

@@ -168,6 +168,8 @@ pub struct Compiler {
     pub(crate) node_classes: Vec<SmolStr>,
     /// Classes declared with the resource-like syntax (for duplicate messages).
     pub(crate) resource_like: indexmap::IndexSet<SmolStr>,
+    /// Defined-type instances whose body has run.
+    pub(crate) evaluated_defines: indexmap::IndexSet<ResourceKey>,
     /// How the calls being evaluated are named in errors, innermost last.
     call_labels: Vec<&'static str>,
     /// Evaluating a type string as Puppet's type parser does: an unknown name with
@@ -263,6 +265,7 @@ impl Compiler {
             node_scope: None,
             node_classes: Vec::new(),
             resource_like: indexmap::IndexSet::new(),
+            evaluated_defines: indexmap::IndexSet::new(),
             invalid_alias: None,
         };
         c.class_scopes.insert("main".into(), top);
@@ -286,6 +289,9 @@ impl Compiler {
         settings_scope
             .vars
             .insert("strict".into(), Value::string("warning"));
+        settings_scope
+            .vars
+            .insert("storeconfigs".into(), Value::Boolean(false));
         settings_scope.vars.insert(
             "all_local".into(),
             Value::hash([
@@ -1511,8 +1517,92 @@ impl Compiler {
         span: &Span,
         fname: Option<&str>,
     ) -> R<()> {
+        if fname.is_none() {
+            // A required parameter may not follow an optional one (a captures-rest
+            // parameter is required when its type demands at least one value).
+            let mut optional_seen = false;
+            for p in params {
+                let required = if p.captures_rest {
+                    p.default.is_none() && self.rest_bounds(p, scope)?.1 > 0
+                } else {
+                    p.default.is_none()
+                };
+                if required && optional_seen {
+                    return err(
+                        format!(
+                            "Parameter ${} is required but appears after optional parameters",
+                            p.name
+                        ),
+                        span,
+                    );
+                }
+                optional_seen |= p.default.is_some();
+            }
+        }
+        let fixed = params.iter().filter(|p| !p.captures_rest).count();
         let mut args = args.into_iter();
         for p in params {
+            if p.captures_rest && fname.is_none() {
+                // A lambda's `*$rest`: `Array[T, min, max]` types the elements and bounds
+                // their count; any other type types each element. With no values, the
+                // default (an array, or one value) is used.
+                let mut rest: Vec<Value> = args.by_ref().collect();
+                if rest.is_empty() {
+                    if let Some(d) = &p.default {
+                        rest = match self.eval(d, scope)? {
+                            Value::Array(a) => (*a).clone(),
+                            other => vec![other],
+                        };
+                    }
+                }
+                let (elem, min, max) = self.rest_bounds(p, scope)?;
+                let prefix = match self.call_labels.last() {
+                    Some(l) => format!("Error while evaluating a {l}, "),
+                    None => String::new(),
+                };
+                let (got, lo, hi) = (fixed + rest.len(), fixed + min, max.map(|m| fixed + m));
+                let plural = |n: usize| if n == 1 { "argument" } else { "arguments" };
+                if hi == Some(lo) && got != lo {
+                    return err(
+                        format!("{prefix}block expects {lo} {}, got {got}", plural(lo)),
+                        span,
+                    );
+                }
+                if got < lo {
+                    return err(
+                        format!(
+                            "{prefix}block expects at least {lo} {}, got {got}",
+                            plural(lo)
+                        ),
+                        span,
+                    );
+                }
+                if let Some(hi) = hi {
+                    if got > hi {
+                        return err(
+                            format!(
+                                "{prefix}block expects at most {hi} {}, got {got}",
+                                plural(hi)
+                            ),
+                            span,
+                        );
+                    }
+                }
+                if let Some(ty) = elem {
+                    if let Some(bad) = rest.iter().find(|v| !is_instance(&ty, v)) {
+                        let what = format!("block parameter '{}'", p.name);
+                        let detail =
+                            puppet_types::mismatch::describe_value_mismatch(&what, &ty, bad)
+                                .unwrap_or_default();
+                        return err(format!("{prefix}{detail}"), span);
+                    }
+                }
+                self.scopes
+                    .get_mut(scope)
+                    .vars
+                    .insert(p.name.clone(), Value::array(rest));
+                continue;
+            }
             if p.captures_rest {
                 let rest: Vec<Value> = args.by_ref().collect();
                 // The type of a captures-rest parameter applies to each element.
@@ -1575,6 +1665,30 @@ impl Compiler {
             self.scopes.get_mut(scope).vars.insert(p.name.clone(), v);
         }
         Ok(())
+    }
+
+    /// The element type and count bounds of a captures-rest parameter: `Array[T, min,
+    /// max]` gives T and its bounds, another type is the element type (any count).
+    fn rest_bounds(
+        &mut self,
+        p: &Param,
+        scope: ScopeId,
+    ) -> R<(Option<Type>, usize, Option<usize>)> {
+        let Some(t) = &p.type_expr else {
+            return Ok((None, 0, None));
+        };
+        let Value::Type(ty) = self.eval(t, scope)? else {
+            return Ok((None, 0, None));
+        };
+        Ok(match &ty {
+            Type::Array(a) => {
+                let size = a.size.as_ref();
+                let min = size.and_then(|s| s.min).unwrap_or(0).max(0) as usize;
+                let max = size.and_then(|s| s.max).map(|m| m.max(0) as usize);
+                (Some(a.element.clone()), min, max)
+            }
+            _ => (Some(ty), 0, None),
+        })
     }
 
     fn call_puppet_function(
