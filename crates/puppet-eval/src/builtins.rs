@@ -73,14 +73,16 @@ pub(crate) fn call(
                 "contain" => ClassDecl::Contain,
                 _ => ClassDecl::Include,
             };
-            let mut refs = Vec::new();
-            for n in names {
-                if let Err(e) = c.declare_class(&n, None, how, scope, span) {
-                    return Some(Err(e));
-                }
-                let canonical = n.trim_start_matches("::").to_ascii_lowercase();
-                refs.push(Value::Type(Type::Class(Some(SmolStr::new(canonical)))));
+            if let Err(e) = c.declare_classes(&names, how, scope, span) {
+                return Some(Err(e));
             }
+            let refs = names
+                .iter()
+                .map(|n| {
+                    let canonical = n.trim_start_matches("::").to_ascii_lowercase();
+                    Value::Type(Type::Class(Some(SmolStr::new(canonical))))
+                })
+                .collect();
             // The declared classes, as references.
             Ok(Value::array(refs))
         }

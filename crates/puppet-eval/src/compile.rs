@@ -1014,6 +1014,48 @@ impl Compiler {
         Ok(())
     }
 
+    /// `include`/`require`/`contain` of several classes, as Puppet's `evaluate_classes`:
+    /// every class is found (or the call fails) and put in the catalog first, then the new
+    /// ones are evaluated in order.
+    pub(crate) fn declare_classes(
+        &mut self,
+        names: &[String],
+        how: ClassDecl,
+        scope: ScopeId,
+        span: &Span,
+    ) -> R<()> {
+        let mut fresh = Vec::new();
+        for n in names {
+            let name = n.trim_start_matches("::").to_ascii_lowercase();
+            if self.class_scopes.contains_key(name.as_str()) {
+                continue;
+            }
+            let Some(def) = self.env.classes.get(name.as_str()).cloned() else {
+                return err(
+                    format!(
+                        "Error while evaluating a Function Call, Could not find class ::{name} for {}",
+                        self.settings.node_name
+                    ),
+                    span,
+                );
+            };
+            if let Some(e) = self.env.file_error(&def.span) {
+                return Err(Flow::Error(e));
+            }
+            self.add_class_resource(&def, None, how, scope, span)?;
+            fresh.push(def);
+        }
+        for def in fresh {
+            if !self.class_scopes.contains_key(def.name.as_str()) {
+                self.evaluate_class(&def, IndexMap::new(), how, scope, span)?;
+            }
+        }
+        for n in names {
+            self.declare_class(n, None, how, scope, span)?;
+        }
+        Ok(())
+    }
+
     /// Declares a class: include-like declarations evaluate it once; a resource-like one
     /// (`params` given) must be the first declaration.
     pub(crate) fn declare_class(
