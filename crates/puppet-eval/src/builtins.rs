@@ -103,8 +103,8 @@ pub(crate) fn call(
                 keys.extend(c.refs_of(a));
             }
             for k in keys {
-                match c.catalog.resources.get_mut(&k) {
-                    Some(r) => r.virtual_ = false,
+                match c.catalog.resolve(&k) {
+                    Some(k) => c.catalog.realize(&k),
                     None => {
                         return Some(fail(
                             format!("Error while evaluating a Function Call, Failed to realize virtual resources {k}"),
@@ -147,9 +147,15 @@ pub(crate) fn call(
                 };
                 let mut adapter = ErbScope { c: &mut *c, scope, span: span.clone() };
                 match puppet_erb::render(text, "", &mut adapter) {
-                    Ok(s) => out.push_str(&s),
+                    Ok(s) => {
+                        out.push_str(&s);
+                        c.template_outputs.push(s);
+                    }
                     Err(e) => return Some(fail(format!("Error while evaluating a Function Call, {e}"), span)),
                 }
+            }
+            if args.len() > 1 {
+                c.template_outputs.push(out.clone());
             }
             Ok(Value::string(out))
         }

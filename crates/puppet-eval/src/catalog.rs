@@ -212,7 +212,7 @@ impl Catalog {
     /// evaluation.
     pub fn add(&mut self, r: Resource) {
         let key = r.key();
-        if r.kind == ResourceKind::Define {
+        if r.kind == ResourceKind::Define && !r.virtual_ {
             self.pending.push_back(key.clone());
         }
         if let Some(c) = &r.container {
@@ -227,6 +227,19 @@ impl Catalog {
             return Some(key.clone());
         }
         self.aliases.get(key).cloned()
+    }
+
+    /// Makes a virtual resource real (`realize`, collectors); a defined-type instance is
+    /// then queued for evaluation.
+    pub fn realize(&mut self, key: &ResourceKey) {
+        if let Some(r) = self.resources.get_mut(key) {
+            if r.virtual_ {
+                r.virtual_ = false;
+                if r.kind == ResourceKind::Define {
+                    self.pending.push_back(key.clone());
+                }
+            }
+        }
     }
 
     pub fn next_pending_define(&mut self) -> Option<ResourceKey> {

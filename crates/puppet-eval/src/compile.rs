@@ -183,7 +183,6 @@ impl Compiler {
             }
         }
         self.apply_pending_overrides()?;
-        self.apply_defaults();
         self.apply_relationships()?;
         self.validate_resources()?;
         Ok(())
@@ -278,9 +277,7 @@ impl Compiler {
             changed = true;
             let (attrs, scope, span) = (c.attrs.clone(), c.scope, c.span.clone());
             for k in keys {
-                if let Some(r) = self.catalog.resources.get_mut(&k) {
-                    r.virtual_ = false;
-                }
+                self.catalog.realize(&k);
                 if !attrs.is_empty() {
                     if self.evaluated_defines.contains(&k) {
                         let at = self
@@ -389,35 +386,6 @@ impl Compiler {
             r.params.insert(name.clone(), new);
         }
         Ok(())
-    }
-
-    /// Gives every resource the defaults it does not set itself: for each attribute, the
-    /// innermost default for its type along the declaration chain of the scope that
-    /// declared it.
-    fn apply_defaults(&mut self) {
-        if self.catalog.defaults.is_empty() {
-            return;
-        }
-        let keys: Vec<ResourceKey> = self.catalog.resources.keys().cloned().collect();
-        for k in keys {
-            let Some(r) = self.catalog.get(&k) else {
-                continue;
-            };
-            if matches!(r.kind, ResourceKind::Class | ResourceKind::Node) {
-                continue;
-            }
-            let add = self.defaults_for(r);
-            if let Some(r) = self.catalog.resources.get_mut(&k) {
-                for (name, v) in add {
-                    if name == "tag" {
-                        for t in tag_values(&v) {
-                            r.tag(&t);
-                        }
-                    }
-                    r.params.entry(name).or_insert(v);
-                }
-            }
-        }
     }
 
     /// The defaults that apply to a resource for the attributes it does not set.
@@ -907,6 +875,16 @@ impl Compiler {
             }
             res.params.insert(k.clone(), v.clone());
         }
+        // Resource defaults are those evaluated before the declaration, along the
+        // declaration chain (Puppet applies them when the resource is created).
+        for (k, v) in self.defaults_for(&res) {
+            if k == "tag" {
+                for t in tag_values(&v) {
+                    res.tag(&t);
+                }
+            }
+            res.params.entry(k).or_insert(v);
+        }
         let key = res.key();
         if let Some(prev) = self.catalog.get(&key).or_else(|| {
             self.catalog
@@ -1317,11 +1295,7 @@ impl Compiler {
             .get_mut(id)
             .vars
             .insert("title".into(), Value::String(res.title.clone()));
-        // Defaults for the instance's own parameters come from the declaring scope chain.
-        let mut given = res.params.clone();
-        for (k, v) in self.defaults_for(&res) {
-            given.entry(k).or_insert(v);
-        }
+        let given = res.params.clone();
         let name = given
             .get("name")
             .cloned()

@@ -170,6 +170,8 @@ pub struct Compiler {
     pub(crate) resource_like: indexmap::IndexSet<SmolStr>,
     /// Defined-type instances whose body has run.
     pub(crate) evaluated_defines: indexmap::IndexSet<ResourceKey>,
+    /// The output of every ERB template rendered (see `Compiled::template_outputs`).
+    pub template_outputs: Vec<String>,
     /// How the calls being evaluated are named in errors, innermost last.
     call_labels: Vec<&'static str>,
     /// Evaluating a type string as Puppet's type parser does: an unknown name with
@@ -266,6 +268,7 @@ impl Compiler {
             node_classes: Vec::new(),
             resource_like: indexmap::IndexSet::new(),
             evaluated_defines: indexmap::IndexSet::new(),
+            template_outputs: Vec::new(),
             invalid_alias: None,
         };
         c.class_scopes.insert("main".into(), top);

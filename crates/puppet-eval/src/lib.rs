@@ -118,6 +118,9 @@ pub struct Compiled {
     pub catalog: Result<puppet_graph::Catalog, EvalError>,
     /// Everything logged (notice(), warnings, deprecations), in order.
     pub logs: Vec<LogEntry>,
+    /// The text every ERB template rendered during the compile (`template()`,
+    /// `inline_template()`), for tools that compare catalogs apart from template output.
+    pub template_outputs: Vec<String>,
 }
 
 /// Compiles a catalog for `settings.node_name` from an environment: the main manifests,
@@ -152,6 +155,7 @@ pub fn compile(env: Arc<Environment>, settings: &Settings) -> Compiled {
                 }),
             }),
             logs: Vec::new(),
+            template_outputs: Vec::new(),
         };
     }
     for (_, d) in &env.diagnostics {
@@ -167,6 +171,7 @@ pub fn compile(env: Arc<Environment>, settings: &Settings) -> Compiled {
     Compiled {
         catalog,
         logs: compiler.logs,
+        template_outputs: compiler.template_outputs,
     }
 }
 
