@@ -172,15 +172,15 @@ fn compare_node(args: &Args, env: &Arc<Environment>, node: &str) -> Result<Strin
     )
     .map_err(|e| e.to_string())?;
     let facts = facts.get("values").cloned().unwrap_or(facts);
-    let mut settings = Settings {
-        node_name: certname.into(),
-        ..Settings::default()
-    };
-    if let Some(m) = facts.as_object() {
-        for (k, v) in m {
-            settings.facts.insert(k.as_str().into(), from_data(v));
-        }
-    }
+    let facts = facts
+        .as_object()
+        .map(|m| {
+            m.iter()
+                .map(|(k, v)| (k.as_str().into(), from_data(v)))
+                .collect()
+        })
+        .unwrap_or_default();
+    let settings = Settings::agent(certname, facts);
     let mut env = (**env).clone();
     env.main.clear();
     env.add_main(Some(&manifest.to_string_lossy()), &text);

@@ -99,6 +99,9 @@ pub struct Settings {
     pub environment: String,
     /// `$trusted`; `None` gives `puppet apply`'s local, unauthenticated default.
     pub trusted: Option<Value>,
+    /// `$server_facts` (each also a top-scope variable, as `$servername`), empty for
+    /// `puppet apply`.
+    pub server_facts: IndexMap<SmolStr, Value>,
 }
 
 impl Default for Settings {
@@ -109,6 +112,57 @@ impl Default for Settings {
             facts: IndexMap::new(),
             environment: "production".into(),
             trusted: None,
+            server_facts: IndexMap::new(),
+        }
+    }
+}
+
+impl Settings {
+    /// Settings for compiling an agent's catalog on a server: the node's facts plus the
+    /// ones an agent adds (`clientcert`, `clientversion`, `clientnoop`), authenticated
+    /// `$trusted` data for the certname, and fixed `$server_facts` (those the oracle's
+    /// `compile-catalog` uses, so catalogs are comparable).
+    ///
+    /// ```
+    /// use puppet_eval::Settings;
+    /// let s = Settings::agent("web01.example.com", Default::default());
+    /// assert_eq!(s.facts["clientcert"].to_string(), "'web01.example.com'");
+    /// ```
+    pub fn agent(certname: &str, facts: IndexMap<SmolStr, Value>) -> Settings {
+        let mut facts = facts;
+        facts
+            .entry("clientcert".into())
+            .or_insert_with(|| Value::string(certname));
+        facts
+            .entry("clientversion".into())
+            .or_insert_with(|| Value::string("7.23.0"));
+        facts
+            .entry("clientnoop".into())
+            .or_insert(Value::Boolean(false));
+        let (host, domain) = certname.split_once('.').unwrap_or((certname, ""));
+        let trusted = Value::hash([
+            (Value::string("authenticated"), Value::string("remote")),
+            (Value::string("certname"), Value::string(certname)),
+            (Value::string("extensions"), Value::hash([])),
+            (Value::string("hostname"), Value::string(host)),
+            (Value::string("domain"), Value::string(domain)),
+            (Value::string("external"), Value::hash([])),
+        ]);
+        let server_facts = [
+            ("serverversion", "7.23.0"),
+            ("servername", "puppet.example.com"),
+            ("serverip", "192.0.2.1"),
+            ("environment", "production"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (SmolStr::new(k), Value::string(v)))
+        .collect();
+        Settings {
+            node_name: certname.to_string(),
+            facts,
+            trusted: Some(trusted),
+            server_facts,
+            ..Settings::default()
         }
     }
 }
@@ -217,9 +271,18 @@ impl Compiler {
         top_scope
             .vars
             .insert("module_name".into(), Value::string(""));
-        top_scope
-            .vars
-            .insert("server_facts".into(), Value::hash([]));
+        top_scope.vars.insert(
+            "server_facts".into(),
+            Value::hash(
+                settings
+                    .server_facts
+                    .iter()
+                    .map(|(k, v)| (Value::String(k.clone()), v.clone())),
+            ),
+        );
+        for (k, v) in &settings.server_facts {
+            top_scope.vars.entry(k.clone()).or_insert_with(|| v.clone());
+        }
         top_scope
             .vars
             .insert("environment".into(), Value::string(&settings.environment));
