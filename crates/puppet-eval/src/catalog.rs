@@ -68,6 +68,8 @@ pub struct Resource {
     pub type_name: SmolStr,
     pub title: SmolStr,
     pub params: IndexMap<SmolStr, Value>,
+    /// The parameters that came from resource defaults.
+    pub defaulted: IndexSet<SmolStr>,
     /// Tags in the order Puppet adds them (type, title, container's tags, `tag`s).
     pub tags: IndexSet<SmolStr>,
     pub kind: ResourceKind,
@@ -86,6 +88,7 @@ impl Resource {
             type_name: SmolStr::new(type_name),
             title: SmolStr::new(title),
             params: IndexMap::new(),
+            defaulted: IndexSet::new(),
             tags: IndexSet::new(),
             kind: ResourceKind::Builtin,
             virtual_: false,

@@ -356,10 +356,32 @@ impl Compiler {
         &mut self,
         key: &ResourceKey,
         attrs: &[(SmolStr, Value, bool)],
-        _scope: ScopeId,
-        _span: &Span,
-        _from_collector: bool,
+        scope: ScopeId,
+        span: &Span,
+        from_collector: bool,
     ) -> R<()> {
+        if !from_collector {
+            // Code of the declaring class may not change what it set itself (only values
+            // that came from resource defaults); a subclass may.
+            let source = self.container_of(scope);
+            if let Some(r) = self.catalog.get(key) {
+                if r.container.as_ref() == Some(&source) {
+                    if let Some((name, _, _)) = attrs
+                        .iter()
+                        .find(|(n, _, _)| r.params.contains_key(n) && !r.defaulted.contains(n))
+                    {
+                        let at = r.span.as_ref().map(location).unwrap_or_default();
+                        return err(
+                            format!(
+                                "Parameter '{name}' is already set on {key} by #<Puppet::Resource::Type> at {at}; cannot redefine {}",
+                                location(span)
+                            ),
+                            span,
+                        );
+                    }
+                }
+            }
+        }
         let Some(r) = self.catalog.resources.get_mut(key) else {
             return Ok(());
         };
@@ -667,8 +689,12 @@ impl Compiler {
         scope: ScopeId,
         span: &Span,
     ) -> R<(RelEnd, Value)> {
-        let (a, _) = self.rel_operand(l, scope)?;
+        let (a, av) = self.rel_operand(l, scope)?;
         let (b, bv) = self.rel_operand(r, scope)?;
+        // An empty right operand closes the gap: the chain continues from the left one.
+        if matches!(&b, RelEnd::Refs(k) if k.is_empty()) {
+            return Ok((a, av));
+        }
         let (source, target) = match op {
             RelOp::Before | RelOp::Notify => (a, b.clone()),
             RelOp::Require | RelOp::Subscribe => (b.clone(), a),
@@ -883,7 +909,10 @@ impl Compiler {
                     res.tag(&t);
                 }
             }
-            res.params.entry(k).or_insert(v);
+            if !res.params.contains_key(&k) {
+                res.defaulted.insert(k.clone());
+                res.params.insert(k, v);
+            }
         }
         let key = res.key();
         if let Some(prev) = self.catalog.get(&key).or_else(|| {
