@@ -231,7 +231,7 @@ impl Compiler {
                             None => continue,
                         },
                     };
-                    let found = self.catalog.resolve(&tkey);
+                    let found = self.resolve_ref(&tkey);
                     if found
                         .and_then(|k| self.catalog.get(&k))
                         .is_none_or(|t| t.virtual_)
@@ -445,7 +445,7 @@ impl Compiler {
             for s in &sources {
                 for t in &targets {
                     for (missing, other, word) in [(s, t, "on"), (t, s, "from")] {
-                        let found = self.catalog.resolve(missing);
+                        let found = self.resolve_ref(missing);
                         if found
                             .and_then(|k| self.catalog.get(&k))
                             .is_none_or(|r| r.virtual_)
@@ -458,7 +458,7 @@ impl Compiler {
                             );
                         }
                     }
-                    let s = &self.catalog.resolve(s).unwrap_or_else(|| s.clone());
+                    let s = &self.resolve_ref(s).unwrap_or_else(|| s.clone());
                     let param = if rel.notify { "notify" } else { "before" };
                     let target_ref = Value::Type(Type::Resource(Arc::new(ResourceType {
                         type_name: Some(t.type_name.clone()),
@@ -478,6 +478,23 @@ impl Compiler {
         }
         self.catalog.relationships = rels;
         Ok(())
+    }
+
+    /// The resource a reference denotes: by title, by alias, or by the namevar its title
+    /// gives through the type's title patterns (`File['/tmp/x/']` is `File['/tmp/x']`).
+    pub(crate) fn resolve_ref(&self, key: &ResourceKey) -> Option<ResourceKey> {
+        if let Some(k) = self.catalog.resolve(key) {
+            return Some(k);
+        }
+        let tname = key.type_name.to_ascii_lowercase();
+        let db = crate::eval::known_types();
+        let info = db.get(&tname)?;
+        if info.namevars.len() != 1 {
+            return None;
+        }
+        let parsed = db.parse_title(&tname, &key.title).ok()?;
+        let v = parsed.get(info.namevars[0].as_str())?;
+        self.catalog.resolve(&ResourceKey::new(&key.type_name, v))
     }
 
     fn rel_end_keys(&self, end: &RelEnd) -> Vec<ResourceKey> {

@@ -971,6 +971,33 @@ impl Compiler {
                     }
                     Ok(())
                 }
+                // `[$a, $b] = Class['x']`: the variables of an evaluated class.
+                Value::Type(Type::Class(Some(cname))) => {
+                    let cname = cname.to_ascii_lowercase();
+                    for t in targets {
+                        let ExprKind::Var(name) = &t.kind else {
+                            return err(
+                                "Illegal attempt to assign. Not an assignable reference",
+                                &t.span,
+                            );
+                        };
+                        let q = format!("{cname}::{name}");
+                        let found = match self.class_scopes.get(cname.as_str()) {
+                            Some(&id) => self.scopes.get(id).vars.get(name.as_str()).cloned(),
+                            None => None,
+                        };
+                        match found {
+                            Some(val) => self.assign(t, val, scope)?,
+                            None => {
+                                return err(
+                                    format!("No value for required variable '${q}' in assignment to variables from class reference"),
+                                    &t.span,
+                                )
+                            }
+                        }
+                    }
+                    Ok(())
+                }
                 other if targets.len() == 1 => self.assign(&targets[0], other, scope),
                 _ => err(
                     format!(
