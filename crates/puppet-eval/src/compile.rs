@@ -183,6 +183,7 @@ impl Compiler {
             }
         }
         self.apply_pending_overrides()?;
+        self.merge_scope_tags();
         self.apply_relationships()?;
         self.validate_resources()?;
         Ok(())
@@ -297,6 +298,30 @@ impl Compiler {
             }
         }
         Ok(changed)
+    }
+
+    /// Gives every resource the final tags of its container (in catalog order, so a
+    /// container is complete before what it contains), as Puppet does when it finishes a
+    /// resource: a `tag()` call tags what its class declared before the call too.
+    fn merge_scope_tags(&mut self) {
+        let keys: Vec<ResourceKey> = self.catalog.resources.keys().cloned().collect();
+        for k in keys {
+            let Some(c) = self.catalog.get(&k).and_then(|r| r.container.clone()) else {
+                continue;
+            };
+            if matches!(c.type_name.as_str(), "Stage") {
+                continue;
+            }
+            let tags = match self.catalog.get(&c) {
+                Some(r) => r.tags.clone(),
+                None => continue,
+            };
+            if let Some(r) = self.catalog.resources.get_mut(&k) {
+                for t in tags {
+                    r.tags.insert(t);
+                }
+            }
+        }
     }
 
     /// Applies the overrides whose resource did not exist when they were evaluated.
@@ -909,7 +934,6 @@ impl Compiler {
         res.tag_title();
         let container = self.container_of(scope);
         self.inherit_tags(&mut res, &container);
-        res.container = Some(container);
         for (k, v, _) in attrs {
             if k == "tag" {
                 for t in tag_values(v) {
@@ -917,6 +941,26 @@ impl Compiler {
                 }
             }
             res.params.insert(k.clone(), v.clone());
+        }
+        // A defined-type instance passes its metaparameters on to what it declares.
+        if let Some(c) = self
+            .catalog
+            .get(&container)
+            .filter(|c| c.kind == ResourceKind::Define)
+        {
+            for m in ["audit", "loglevel", "noop", "schedule", "tag"] {
+                if let Some(v) = c.params.get(m).filter(|v| !v.is_undef()) {
+                    if !res.params.contains_key(m) {
+                        res.params.insert(m.into(), v.clone());
+                    }
+                }
+            }
+        }
+        // Stages are not contained in anything.
+        if type_name != "stage" {
+            res.container = Some(container);
+        } else {
+            res.kind = ResourceKind::Stage;
         }
         // Resource defaults are those evaluated before the declaration, along the
         // declaration chain (Puppet applies them when the resource is created).
@@ -1183,10 +1227,23 @@ impl Compiler {
         } else {
             def.span.clone()
         });
-        let stage = match params.and_then(|p| p.get("stage")) {
+        // The stage: the class's own, else the declaring class's, else main.
+        let inherited_stage = self
+            .catalog
+            .get(&container)
+            .and_then(|c| c.params.get("stage"))
+            .cloned();
+        let stage = match params
+            .and_then(|p| p.get("stage"))
+            .or(inherited_stage.as_ref())
+        {
             Some(Value::String(s)) => s.clone(),
             _ => SmolStr::new("main"),
         };
+        if stage != "main" {
+            res.params
+                .insert("stage".into(), Value::String(stage.clone()));
+        }
         res.container = Some(ResourceKey::new("Stage", &stage));
         if let Some(params) = params {
             for (k, v) in params {
@@ -1288,6 +1345,9 @@ impl Compiler {
             self.scopes.get_mut(id).vars.insert(p.name.clone(), v);
         }
         if let Some(r) = self.catalog.resources.get_mut(&key) {
+            if let Some(stage) = r.params.get("stage").cloned() {
+                final_params.entry("stage".into()).or_insert(stage);
+            }
             r.params = final_params;
         }
         // `next()` and `return()` end a class or define body early.

@@ -2081,6 +2081,9 @@ impl CallContext for Compiler {
             Err(Flow::Next(v)) => Err(CallError::Next(v)),
             Err(Flow::Break(_)) => Err(CallError::Break),
             Err(Flow::Return(v, _)) => Err(CallError::Return(v)),
+            Err(Flow::Error(e)) if e.message == format!("Unknown function: '{name}'.") => {
+                Err(CallError::new("EVAL_UNKNOWN_FUNCTION", e.message))
+            }
             Err(Flow::Error(e)) => Err(CallError::new("EVAL_FLOW", e.message)),
         }
     }

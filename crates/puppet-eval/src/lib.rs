@@ -121,6 +121,8 @@ pub struct Compiled {
     /// The text every ERB template rendered during the compile (`template()`,
     /// `inline_template()`), for tools that compare catalogs apart from template output.
     pub template_outputs: Vec<String>,
+    /// Exported resources no collector realised (in the catalog, never applied).
+    pub unrealized_exports: Vec<String>,
 }
 
 /// Compiles a catalog for `settings.node_name` from an environment: the main manifests,
@@ -156,6 +158,7 @@ pub fn compile(env: Arc<Environment>, settings: &Settings) -> Compiled {
             }),
             logs: Vec::new(),
             template_outputs: Vec::new(),
+            unrealized_exports: Vec::new(),
         };
     }
     for (_, d) in &env.diagnostics {
@@ -170,6 +173,7 @@ pub fn compile(env: Arc<Environment>, settings: &Settings) -> Compiled {
     let catalog = compiler.evaluate_main().map(|_| compiler.to_catalog());
     Compiled {
         catalog,
+        unrealized_exports: compiler.unrealized_exports(),
         logs: compiler.logs,
         template_outputs: compiler.template_outputs,
     }

@@ -13,6 +13,17 @@ use puppet_types::{Type, Value};
 use serde_json::{json, Map, Value as Json};
 
 impl Compiler {
+    /// The references of exported resources that nothing collected: they are in the
+    /// compiled catalog but an agent never sees them.
+    pub fn unrealized_exports(&self) -> Vec<String> {
+        self.catalog
+            .resources
+            .iter()
+            .filter(|(_, r)| r.virtual_ && r.exported)
+            .map(|(k, _)| k.to_string())
+            .collect()
+    }
+
     /// The catalog built so far, as Puppet would ship it (call after the compile finished).
     pub fn to_catalog(&self) -> Catalog {
         let mut cat = Catalog {
@@ -21,9 +32,15 @@ impl Compiler {
             catalog_format: Some(json!(2)),
             ..Catalog::default()
         };
-        let included = |k: &ResourceKey| self.catalog.get(k).is_some_and(|r| !r.virtual_);
+        let included = |k: &ResourceKey| {
+            self.catalog
+                .get(k)
+                .is_some_and(|r| !r.virtual_ || r.exported)
+        };
         for (key, r) in &self.catalog.resources {
-            if r.virtual_ {
+            // Exported resources stay in the compiled catalog (marked); other virtual
+            // resources that were not realised do not.
+            if r.virtual_ && !r.exported {
                 continue;
             }
             let mut out = Resource::new(key.type_name.to_string(), key.title.to_string());

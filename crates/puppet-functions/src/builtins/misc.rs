@@ -15,13 +15,74 @@ fn joined(values: &[Value]) -> String {
         .join(" ")
 }
 
+/// Calls a function by name; an unknown name is reported as `call` reports it.
+fn call_by_name(
+    c: &mut dyn crate::CallContext,
+    name: &str,
+    args: Vec<Value>,
+    block: Option<&dyn crate::Block>,
+) -> Result<Value, CallError> {
+    match c.call_function(name, args, block) {
+        Err(CallError::Failed { code, .. }) if code == "EVAL_UNKNOWN_FUNCTION" => Err(
+            CallError::new(codes::FAILED, format!("Unknown function '{name}'")),
+        ),
+        other => other,
+    }
+}
+
+/// Resolves a Deferred value as `call` does: its arguments first (Deferred values nested in
+/// arrays and hashes too), then the function, or for a name `$x` the variable `x` dug into
+/// by the arguments.
+fn resolve_deferred(c: &mut dyn crate::CallContext, v: &Value) -> Result<Value, CallError> {
+    match v {
+        Value::Object(o) if o.type_name() == "Deferred" => {
+            let name = o
+                .get("name")
+                .map(Value::to_plain_string)
+                .unwrap_or_default();
+            let mut args = Vec::new();
+            if let Some(Value::Array(a)) = o.get("arguments") {
+                for x in a.iter() {
+                    args.push(resolve_deferred(c, x)?);
+                }
+            }
+            if let Some(var) = name.strip_prefix('$') {
+                let value = c.variable(var).unwrap_or(Value::Undef);
+                if args.is_empty() {
+                    return Ok(value);
+                }
+                let mut dig = vec![value];
+                dig.extend(args);
+                return c.call_function("dig", dig, None);
+            }
+            call_by_name(c, &name, args, None)
+        }
+        Value::Array(a) => Ok(Value::array(
+            a.iter()
+                .map(|x| resolve_deferred(c, x))
+                .collect::<Result<Vec<_>, _>>()?,
+        )),
+        Value::Hash(h) => {
+            let mut out = Vec::new();
+            for (k, x) in h.iter() {
+                out.push((k.clone(), resolve_deferred(c, x)?));
+            }
+            Ok(Value::hash(out))
+        }
+        other => Ok(other.clone()),
+    }
+}
+
 pub(super) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     reg.function("call")
         .doc("Calls a function by name with the given arguments and lambda. (Calling a Deferred is left to the evaluator.)")
         .example("call('max', 1, 5, 3)", "5")
         .dispatch(Signature::new().param("String", "function_name").repeated_param("Any", "arguments").optional_block_param("Callable", "block"), |c, a| {
             let name = a.get(0).as_str().unwrap_or_default().to_string();
-            c.call_function(&name, a.values[1..].to_vec(), a.block)
+            call_by_name(c, &name, a.values[1..].to_vec(), a.block)
+        })
+        .dispatch(Signature::new().param("Deferred", "deferred"), |c, a| {
+            resolve_deferred(c, &a.get(0))
         })
         .register()?;
     reg.function("break")

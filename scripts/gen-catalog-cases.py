@@ -1,0 +1,752 @@
+#!/usr/bin/env python3
+"""Regenerate crates/puppet-eval/tests/fixtures/catalog_cases.jsonl from real Puppet 7.23.
+
+What it does: compiles each of the small manifests in CASES below (catalog semantics:
+include/require/contain, inheritance, class parameters, defined types, resource defaults,
+virtual resources and collectors, relationships, tags, stages, node definitions, and a set
+of error cases) with the oracle's `compile-catalog --batch --with-order --with-logs`, using
+only core resource types and no modulepath, facts or Hiera, and writes one JSON line per
+case in the form crates/puppet-eval/tests/catalog.rs reads:
+
+  {"id", "node", "manifest", "expect": {
+      "resources": [{"ref": "Notify[a]", "tags": [sorted], "params": {sorted top-level keys},
+                     "exported": bool}, ...]          # Puppet's catalog (insertion) order,
+                                                     # without Stage[main], Class[main],
+                                                     # Class[Settings]
+      "classes": [sorted, without "settings"],
+      "edges":   [sorted "Source -> Target" containment edges, without
+                  "Stage[main] -> Class[Settings]"],
+      "logs":    [{"level": "notice"|"warning", "message", "source"}...] in order}}
+  or
+  {"id", "node", "manifest", "error": <Puppet's message without the leading
+      "Evaluation Error: " and the trailing " (line: N, column: M)" / " on node NAME">,
+   "error_full": <Puppet's message verbatim>}
+
+The manifests are compiled from a string (`-e`), so Puppet's messages carry no file paths;
+the script still checks that no path of this machine (checkout, oracle directory, temp
+directory, home) leaks into the fixture.
+
+Needs: Puppet 7.23 (Debian package puppet-agent, ruby) and the oracle script
+compile-catalog (see the oracle's README.md, section compile-catalog). CI does not run
+this; the test only reads the fixture.
+
+Usage: scripts/gen-catalog-cases.py [--oracle DIR] [--out FILE] [ID...]
+  --oracle DIR  directory holding compile-catalog (default: $ORACLE, else the directory of
+                `compile-catalog` on PATH, else ../shared/oracle next to this checkout)
+  --out FILE    default crates/puppet-eval/tests/fixtures/catalog_cases.jsonl
+  ID...         only print these cases' lines to stdout (for a look), write nothing
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+DEFAULT_OUT = os.path.join(ROOT, "crates/puppet-eval/tests/fixtures/catalog_cases.jsonl")
+
+N = "testnode"            # node name of ordinary cases
+W = "web01.example.com"   # node name of node-definition cases
+
+# (id, node, manifest). Each manifest is 1-10 lines of core types and language features.
+CASES = [
+    # --- include / require / contain -------------------------------------------------
+    ("include_basic", N, """\
+class a { notify { 'in a': } }
+include a
+notify { 'top': }
+"""),
+    ("include_several_order", N, """\
+class a { notify { 'a': } }
+class b { notify { 'b': } }
+class c { notify { 'c': } }
+include c, a
+include b
+"""),
+    ("include_twice_and_array", N, """\
+class a { notify { 'a': } }
+class b { notify { 'b': } }
+include a
+include [b, a]
+"""),
+    ("require_function", N, """\
+class a { notify { 'a': } }
+class b {
+  require a
+  notify { 'b': }
+}
+include b
+"""),
+    ("contain_function", N, """\
+class inner { notify { 'inner': } }
+class outer {
+  contain inner
+  notify { 'outer': }
+}
+include outer
+"""),
+    ("contain_namespaced_in_define", N, """\
+class app::config { file { '/etc/app.conf': ensure => file } }
+define app::site() {
+  contain app::config
+  notify { "site ${title}": }
+}
+app::site { 'one': }
+"""),
+    ("include_from_nested_class", N, """\
+class a { include b notify { 'a': } }
+class b { include c notify { 'b': } }
+class c { notify { 'c': } }
+include a
+"""),
+    ("contain_already_included", N, """\
+class a { notify { 'a': } }
+class b { contain a notify { 'b': } }
+include a
+include b
+"""),
+    # --- inheritance -----------------------------------------------------------------
+    ("inherits_order", N, """\
+class base { notify { 'base': } }
+class child inherits base { notify { 'child': } }
+include child
+"""),
+    ("inherits_parent_scope_variable", N, """\
+class base { $v = 'from base' }
+class child inherits base {
+  notify { 'c': message => $v }
+}
+include child
+"""),
+    ("inherits_qualified_read", N, """\
+class base { $v = 'base value' }
+class child inherits base { $own = 'own' }
+include child
+notify { 'q': message => "${child::v}/${child::own}/${base::v}" }
+"""),
+    ("inherits_override_param", N, """\
+class base { notify { 'x': message => 'base', tag => 't' } }
+class child inherits base {
+  Notify['x'] { message => 'child' }
+}
+include child
+"""),
+    ("inherits_parent_params", N, """\
+class base($p = 'dflt') { notify { "base ${p}": } }
+class child inherits base { notify { "child ${p}": } }
+include child
+"""),
+    ("inherits_parent_already_included", N, """\
+class base { notify { 'base': } }
+class child inherits base { notify { 'child': } }
+include base
+include child
+"""),
+    # --- resource-like class declarations ------------------------------------------
+    ("class_resource_params", N, """\
+class c($a, $b = 'default b', Integer $n = 3) {
+  notify { 'c': message => "${a}-${b}-${n}" }
+}
+class { 'c': a => 'A' }
+"""),
+    ("class_undef_param_takes_default", N, """\
+class c($a = 'default a', $b = undef) {
+  notify { 'c': message => "[${a}][${b}]" }
+}
+class { 'c': a => undef, b => undef }
+"""),
+    ("class_resource_then_include", N, """\
+class c($p = 'x') { notify { "c ${p}": } }
+class { 'c': p => 'given' }
+include c
+"""),
+    ("class_resource_metaparams", N, """\
+class a { notify { 'a': } }
+class b { notify { 'b': } }
+class { 'a': }
+class { 'b': require => Class['a'], tag => 'extra' }
+"""),
+    # --- defined types ---------------------------------------------------------------
+    ("define_defaults_in_catalog", N, """\
+define d($msg = 'dflt', $other = undef) {
+  notify { "d-${title}": message => "${name}:${msg}" }
+}
+d { 'x': }
+d { 'y': msg => 'given' }
+"""),
+    ("define_title_and_name", N, """\
+define d() {
+  notify { "t=${title}": message => "n=${name}" }
+}
+d { 'x': name => 'other' }
+d { 'plain': }
+"""),
+    ("define_undef_param_takes_default", N, """\
+define d($m = 'def') { notify { $title: message => $m } }
+d { 'x': m => undef }
+"""),
+    ("define_lazy_order", N, """\
+define d() {
+  notice("define ${title}")
+  notify { "in ${title}": }
+}
+d { 'one': }
+notice('top after one')
+d { 'two': }
+notify { 'top': }
+"""),
+    ("define_vs_include_order", N, """\
+define d() { notice("define ${title}") notify { "d ${title}": } }
+class c { notice('class c') notify { 'c': } }
+d { 'x': }
+include c
+"""),
+    ("define_nested", N, """\
+define inner($v = 'i') { notify { "inner ${title}": message => $v } }
+define outer() {
+  inner { "${title}-a": }
+  inner { "${title}-b": v => 'set' }
+}
+outer { 'o': }
+notify { 'last': }
+"""),
+    ("define_in_class", N, """\
+define d() { notify { "n-${title}": } }
+class c {
+  d { 'x': }
+  notify { 'c': }
+}
+include c
+"""),
+    ("define_declares_class", N, """\
+class shared { notify { 'shared': } }
+define d() { include shared notify { "d ${title}": } }
+d { 'a': }
+d { 'b': }
+"""),
+    ("define_title_array", N, """\
+define d($v = 1) { notify { "n ${title}": message => "${v}" } }
+d { ['a', 'b']: v => 2 }
+"""),
+    # --- resource defaults -------------------------------------------------------------
+    ("defaults_after_declaration", N, """\
+notify { 'before': }
+Notify { message => 'dflt' }
+notify { 'after': }
+"""),
+    ("defaults_into_class_included_after", N, """\
+class c { notify { 'in class': } }
+Notify { message => 'dflt' }
+include c
+"""),
+    ("defaults_class_included_before", N, """\
+class c { notify { 'in class': } }
+include c
+Notify { message => 'dflt' }
+notify { 'top': }
+"""),
+    ("defaults_into_define", N, """\
+define d() { notify { "d-${title}": } }
+d { 'x': }
+Notify { message => 'dflt' }
+d { 'y': }
+"""),
+    ("defaults_define_in_class", N, """\
+define d() { notify { "d-${title}": } }
+class c {
+  Notify { message => 'class dflt' }
+  d { 'x': }
+}
+include c
+notify { 'top': }
+"""),
+    ("defaults_inherited_class_scope", N, """\
+class base {
+  Notify { message => 'base dflt' }
+}
+class child inherits base { notify { 'child': } }
+include child
+notify { 'top': }
+"""),
+    ("defaults_explicit_wins", N, """\
+Notify { message => 'dflt', tag => 'dt' }
+notify { 'x': message => 'explicit' }
+notify { 'y': }
+"""),
+    ("defaults_core_types", N, """\
+Exec { path => '/usr/bin:/bin' }
+File { owner => 'root', mode => '0644' }
+exec { 'true': }
+file { '/tmp/a': ensure => file, mode => '0600' }
+"""),
+    ("defaults_relationship_metaparam", N, """\
+notify { 'first': }
+Notify { require => Notify['first'] }
+notify { 'second': }
+"""),
+    # --- per-expression default bodies -----------------------------------------------
+    ("expression_default_body", N, """\
+notify {
+  default: message => 'shared';
+  'a': ;
+  'b': message => 'own';
+}
+"""),
+    ("expression_default_with_resource_default", N, """\
+Notify { message => 'resource default', tag => 'rd' }
+notify {
+  default: tag => 'body';
+  'a': ;
+  'b': message => 'own';
+}
+"""),
+    ("defaults_for_defined_type", N, """\
+define d($p = 'own default') { notify { "${title} ${p}": } }
+D { p => 'resource default' }
+d { 'x': }
+d { 'y': p => 'explicit' }
+"""),
+    ("class_param_default_uses_other_param", N, """\
+class c($a = 'x', $b = "${a}-y") { notify { $b: } }
+include c
+"""),
+    # --- virtual resources and collectors ----------------------------------------------
+    ("virtual_realize", N, """\
+@notify { 'v': }
+@notify { 'unused': }
+realize(Notify['v'])
+"""),
+    ("virtual_realize_twice_and_collect", N, """\
+@user { 'bob': ensure => present }
+@group { 'staff': }
+realize(User['bob'])
+realize(User['bob'])
+Group <| title == 'staff' |>
+"""),
+    ("virtual_define_unrealized_not_evaluated", N, """\
+define d() {
+  notice("evaluated ${title}")
+  notify { "in ${title}": }
+}
+@d { 'x': }
+@d { 'y': }
+realize(D['y'])
+"""),
+    ("virtual_collected_by_tag", N, """\
+@notify { 'a': tag => 'foo' }
+@notify { 'b': }
+class foo { @notify { 'c': } }
+include foo
+Notify <| tag == 'foo' |>
+"""),
+    ("collector_override", N, """\
+notify { 'x': message => 'orig' }
+notify { 'y': message => 'keep' }
+Notify <| title == 'x' |> { message => 'over' }
+"""),
+    ("collector_override_all_and_virtual", N, """\
+notify { 'a': }
+@notify { 'v': }
+Notify <| |> { message => 'all' }
+"""),
+    ("collector_tag_of_class", N, """\
+class c { notify { 'in c': } }
+include c
+notify { 'out': }
+Notify <| tag == 'c' |> { message => 'tagged' }
+"""),
+    ("collector_param_query_and_or", N, """\
+package { 'p1': ensure => installed }
+package { 'p2': ensure => absent }
+package { 'p3': ensure => installed, tag => 'x' }
+Package <| ensure == installed and tag != 'x' |> { provider => 'apt' }
+Package <| title == 'p2' or title == 'p3' |> { install_options => ['-q'] }
+"""),
+    ("collector_override_before_declaration", N, """\
+Notify <| title == 'later' |> { message => 'collected' }
+notify { 'later': message => 'orig' }
+"""),
+    ("collector_plusignment", N, """\
+notify { 'a': }
+notify { 'b': }
+notify { 'x': require => Notify['a'] }
+Notify <| title == 'x' |> { require +> Notify['b'] }
+"""),
+    ("collector_realizes_virtual_define", N, """\
+define d() { notify { "in ${title}": } }
+@d { 'a': tag => 'web' }
+@d { 'b': }
+D <| tag == 'web' |>
+"""),
+    ("chain_collector_realizes_virtual", N, """\
+@notify { 'v': tag => 't' }
+@notify { 'w': }
+notify { 'n': }
+Notify['n'] -> Notify <| tag == 't' |>
+"""),
+    # --- relationships -------------------------------------------------------------------
+    ("chain_forward_notify", N, """\
+notify { 'a': }
+exec { 'e': command => '/bin/true' }
+service { 's': }
+Notify['a'] -> Exec['e'] ~> Service['s']
+"""),
+    ("chain_backward", N, """\
+notify { 'a': }
+notify { 'b': }
+notify { 'c': }
+Notify['b'] <- Notify['a']
+Notify['c'] <~ Notify['b']
+"""),
+    ("chain_arrays", N, """\
+notify { ['a', 'b', 'c', 'd']: }
+[Notify['a'], Notify['b']] -> [Notify['c'], Notify['d']]
+"""),
+    ("chain_resource_declarations", N, """\
+notify { 'a': } -> notify { 'b': } ~> notify { 'c': }
+"""),
+    ("chain_collectors", N, """\
+notify { 'first': }
+notify { 'a': tag => 'grp' }
+notify { 'b': tag => 'grp' }
+Notify['first'] -> Notify <| tag == 'grp' |>
+"""),
+    ("chain_classes", N, """\
+class a { notify { 'a': } }
+class b { notify { 'b': } }
+include a, b
+Class['b'] -> Class['a']
+"""),
+    ("chain_twice_and_metaparam", N, """\
+notify { 'a': before => Notify['b'] }
+notify { 'b': }
+Notify['a'] -> Notify['b']
+Notify['a'] -> Notify['b']
+"""),
+    ("metaparams_all", N, """\
+notify { 'a': before => Notify['b'], notify => [Notify['c']] }
+notify { 'b': require => Notify['c'], subscribe => [Notify['c'], Notify['d']] }
+notify { 'c': }
+notify { 'd': }
+"""),
+    ("metaparam_string_reference", N, """\
+notify { 'a': require => 'Notify[b]' }
+notify { 'b': }
+"""),
+    ("alias_in_relationship", N, """\
+notify { 'a very long title': alias => 'short' }
+notify { 'other': require => Notify['short'] }
+Notify['short'] -> notify { 'third': }
+"""),
+    ("file_trailing_slash_title", N, """\
+file { '/tmp/x/': ensure => directory }
+notify { 'n': require => File['/tmp/x/'] }
+"""),
+    ("file_trailing_slash_reference", N, """\
+file { '/tmp/y/': ensure => directory }
+notify { 'n': require => File['/tmp/y'] }
+"""),
+    # --- tags ------------------------------------------------------------------------------
+    ("tag_metaparam", N, """\
+notify { 'a': tag => ['X', 'y::z'] }
+notify { 'b': tag => 'single' }
+"""),
+    ("tag_function_in_class", N, """\
+class c {
+  notify { 'before tag': }
+  tag 'extra'
+  notify { 'after tag': }
+}
+include c
+"""),
+    ("tags_of_defines_and_classes", N, """\
+define my::thing() { notify { "t-${title}": } }
+class app::web { my::thing { 'x': } }
+include app::web
+"""),
+    # --- stages ----------------------------------------------------------------------------
+    ("stage_basic", N, """\
+stage { 'pre': before => Stage['main'] }
+class early { notify { 'early': } }
+class { 'early': stage => pre }
+notify { 'main': }
+"""),
+    ("stage_include_from_staged_class", N, """\
+stage { 'post': }
+Stage['main'] -> Stage['post']
+class late { include helper notify { 'late': } }
+class helper { notify { 'helper': } }
+class { 'late': stage => 'post' }
+"""),
+    # --- node definitions ------------------------------------------------------------------
+    ("node_exact", W, """\
+node 'web01.example.com' { notify { 'exact': } }
+node /^web/ { notify { 'regex': } }
+node default { notify { 'default': } }
+"""),
+    ("node_regex_capture", W, """\
+node /^web(\\d+)\\.(.*)$/ { notify { "num ${1} domain ${2}": } }
+node default { notify { 'default': } }
+"""),
+    ("node_default", W, """\
+node 'other.example.com' { notify { 'other': } }
+node default { notify { 'default': } }
+"""),
+    ("node_regex_matches_default_word", W, """\
+node 'other.example.com' { notify { 'other': } }
+node /faul/ { notify { 'regex matching default': } }
+"""),
+    ("node_short_name", W, """\
+node 'web01' { notify { 'short': } }
+node default { notify { 'default': } }
+"""),
+    ("node_scope_and_classes", W, """\
+$top = 'top'
+class c { notify { "c sees ${top}": } }
+node 'web01.example.com' {
+  $n = 'node var'
+  include c
+  notify { "${top} ${n}": }
+}
+"""),
+    ("node_scope_visible_in_class", W, """\
+class c { notify { "c sees [${n}]": } }
+node default {
+  $n = 'node var'
+  Notify { message => 'node default' }
+  include c
+}
+"""),
+    ("tagged_function", N, """\
+class c {
+  tag 'foo'
+  if tagged('foo') and tagged('c') and !tagged('bar') { notify { 'tagged ok': } }
+}
+include c
+"""),
+    # --- reads and defined() ------------------------------------------------------------
+    ("resource_attribute_read", N, """\
+notify { 'a': message => 'hello' }
+file { '/tmp/f': ensure => file, mode => '0640' }
+notify { 'b': message => "${Notify['a']['message']} ${File['/tmp/f']['mode']}" }
+"""),
+    ("defined_function", N, """\
+class c { }
+define d() { }
+notify { 'a': }
+if defined(Notify['a']) { notify { 'resource defined': } }
+if defined('c') and !defined(Class['c']) { notify { 'class known, not declared': } }
+if defined('d') and defined('notify') { notify { 'types known': } }
+if defined('$undefined_var') { notify { 'wrong': } } else { notify { 'no var': } }
+"""),
+    ("exported_resource", N, """\
+@@notify { 'exp': message => 'exported' }
+notify { 'plain': }
+"""),
+    # --- errors ---------------------------------------------------------------------------
+    ("error_duplicate_declaration", N, """\
+notify { 'x': }
+notify { 'x': }
+"""),
+    ("error_duplicate_via_alias", N, """\
+notify { 'a': alias => 'b' }
+notify { 'b': }
+"""),
+    ("error_duplicate_define_instance", N, """\
+define d() { }
+d { 'x': }
+d { 'x': }
+"""),
+    ("error_unknown_resource_type", N, """\
+nosuchtype { 'x': }
+"""),
+    ("error_missing_relationship_target", N, """\
+notify { 'a': require => Notify['missing'] }
+"""),
+    ("error_missing_chain_target", N, """\
+notify { 'a': }
+Notify['a'] -> Notify['missing']
+"""),
+    ("error_unknown_parameter_core", N, """\
+notify { 'x': nosuchparam => 1 }
+"""),
+    ("error_unknown_parameter_define", N, """\
+define d($p = 1) { }
+d { 'x': q => 2 }
+"""),
+    ("error_missing_define_parameter", N, """\
+define d($required) { }
+d { 'x': }
+"""),
+    ("error_class_not_found", N, """\
+include nosuchclass
+"""),
+    ("error_override_not_subclass", N, """\
+class a { notify { 'x': } }
+class b { Notify['x'] { message => 'o' } }
+include a, b
+"""),
+    ("error_duplicate_class_definition", N, """\
+class a { }
+class a { }
+include a
+"""),
+    ("error_duplicate_node_definition", W, """\
+node 'web01.example.com' { }
+node 'web01.example.com' { }
+"""),
+    ("error_include_then_resource_class", N, """\
+class c($p = 1) { }
+include c
+class { 'c': p => 2 }
+"""),
+    ("error_no_matching_node", W, """\
+node 'other.example.com' { }
+"""),
+    ("error_realize_missing", N, """\
+realize(Notify['nope'])
+"""),
+]
+
+def strip_error(msg, node):
+    """Puppet's message without the 'Evaluation Error: ' label and the trailing location."""
+    m = msg
+    suffix = " on node " + node
+    if m.endswith(suffix):
+        m = m[: -len(suffix)]
+    m = re.sub(r" \((?:file: [^)]*?, )?line: \d+(?:, column: \d+)?\)$", "", m)
+    if m.startswith("Evaluation Error: "):
+        m = m[len("Evaluation Error: "):]
+    return m
+
+
+DROP_REFS = {"Stage[main]", "Class[main]", "Class[Settings]"}
+
+
+def summarise(case_id, node, manifest, out):
+    line = {"id": case_id, "node": node, "manifest": manifest}
+    if not out.get("ok"):
+        full = out["error"]
+        line["error"] = strip_error(full, node)
+        line["error_full"] = full
+        return line
+    by_ref = {}
+    for r in out["resources"]:
+        by_ref[f'{r["type"]}[{r["title"]}]'] = r
+    order = out["resource_order"]
+    if sorted(order) != sorted(by_ref):
+        sys.exit(f"{case_id}: resource_order does not match resources")
+    resources = []
+    for ref in order:
+        if ref in DROP_REFS:
+            continue
+        r = by_ref[ref]
+        params = r.get("parameters", {})
+        resources.append({
+            "ref": ref,
+            "tags": sorted(r.get("tags", [])),
+            "params": {k: params[k] for k in sorted(params)},
+            "exported": bool(r.get("exported", False)),
+        })
+    edges = sorted(
+        f'{e["source"]} -> {e["target"]}'
+        for e in out["edges"]
+        if not (e["source"] == "Stage[main]" and e["target"] == "Class[Settings]")
+    )
+    logs = [
+        {"level": l["level"], "message": l["message"], "source": l.get("source")}
+        for l in out.get("logs", [])
+        if l.get("level") in ("notice", "warning")
+    ]
+    line["expect"] = {
+        "resources": resources,
+        "classes": sorted(c for c in out["classes"] if c != "settings"),
+        "edges": edges,
+        "logs": logs,
+    }
+    return line
+
+
+def find_oracle(arg):
+    if arg:
+        return arg
+    if os.environ.get("ORACLE"):
+        return os.environ["ORACLE"]
+    cc = shutil.which("compile-catalog")
+    if cc:
+        return os.path.dirname(os.path.realpath(cc))
+    return os.path.join(os.path.dirname(ROOT), "shared", "oracle")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--oracle")
+    ap.add_argument("--out", default=DEFAULT_OUT)
+    ap.add_argument("ids", nargs="*")
+    args = ap.parse_args()
+    oracle = find_oracle(args.oracle)
+    cc = os.path.join(oracle, "compile-catalog")
+    if not os.access(cc, os.X_OK):
+        sys.exit(f"compile-catalog not found in {oracle} (use --oracle DIR or ORACLE=DIR)")
+
+    ids = [c[0] for c in CASES]
+    dup = {i for i in ids if ids.count(i) > 1}
+    if dup:
+        sys.exit(f"duplicate case ids: {sorted(dup)}")
+    cases = [c for c in CASES if not args.ids or c[0] in args.ids]
+    if args.ids and len(cases) != len(set(args.ids)):
+        sys.exit(f"unknown ids: {sorted(set(args.ids) - set(ids))}")
+
+    batch = "".join(
+        json.dumps({"id": i, "code": m, "node": n}) + "\n" for (i, n, m) in cases
+    )
+    proc = subprocess.run(
+        [cc, "--batch", "-", "--with-order", "--with-logs"],
+        input=batch, capture_output=True, text=True, check=False,
+    )
+    if proc.returncode != 0:
+        sys.exit(f"compile-catalog failed ({proc.returncode}):\n{proc.stderr}")
+    outs = {}
+    for l in proc.stdout.splitlines():
+        o = json.loads(l)
+        outs[o["id"]] = o
+    lines = []
+    for (i, n, m) in cases:
+        if i not in outs:
+            sys.exit(f"{i}: no output from compile-catalog\n{proc.stderr}")
+        if outs[i].get("internal"):
+            sys.exit(f"{i}: internal error in compile-catalog: {outs[i]}")
+        lines.append(json.dumps(summarise(i, n, m, outs[i]), ensure_ascii=False))
+
+    text = "\n".join(lines) + "\n"
+    forbidden = {ROOT, os.path.realpath(ROOT), oracle, os.path.realpath(oracle),
+                 os.path.expanduser("~")}
+    for p in forbidden:
+        if len(p) > 1 and p in text:
+            sys.exit(f"a path of this machine ({p}) appears in the fixture")
+    # Temp paths: only the file titles the manifests themselves use may appear.
+    tmp = re.escape(tempfile.gettempdir().rstrip("/") + "/")
+    allowed = set()
+    for (_, _, m) in cases:
+        allowed.update(a.rstrip("/") for a in re.findall(tmp + r"[\w./-]*", m))
+    for found in re.findall(tmp + r"[\w./-]*", text):
+        if found.rstrip("/") not in allowed:
+            sys.exit(f"a temp path of this machine ({found}) appears in the fixture")
+
+    if args.ids:
+        sys.stdout.write(text)
+        return
+    os.makedirs(os.path.dirname(args.out), exist_ok=True)
+    with open(args.out, "w", encoding="utf-8") as f:
+        f.write(text)
+    errors = sum(1 for l in lines if '"error":' in l)
+    print(f"wrote {len(lines)} cases ({errors} errors) to {os.path.relpath(args.out, ROOT)}",
+          file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
