@@ -23,9 +23,13 @@ fn call_by_name(
     block: Option<&dyn crate::Block>,
 ) -> Result<Value, CallError> {
     match c.call_function(name, args, block) {
-        Err(CallError::Failed { code, .. }) if code == "EVAL_UNKNOWN_FUNCTION" => Err(
-            CallError::new(codes::FAILED, format!("Unknown function '{name}'")),
-        ),
+        Err(CallError::Failed {
+            code: "EVAL_UNKNOWN_FUNCTION",
+            ..
+        }) => Err(CallError::new(
+            codes::FAILED,
+            format!("Unknown function '{name}'"),
+        )),
         other => other,
     }
 }
