@@ -60,7 +60,13 @@ pub(crate) fn call(
             )
         }
         "include" | "require" | "contain" => {
-            if args.iter().any(|a| a.is_undef()) {
+            fn has_undef(v: &Value) -> bool {
+                match v {
+                    Value::Array(a) => a.iter().any(has_undef),
+                    other => other.is_undef(),
+                }
+            }
+            if args.iter().any(has_undef) {
                 return Some(fail("Error while evaluating a Function Call, Cannot use undef as a class name", span));
             }
             let mut names = Vec::new();

@@ -98,9 +98,26 @@ impl Environment {
                 .or_insert_with(|| d.clone());
         }
         for f in &defs.functions {
-            self.functions
-                .entry(f.name.clone())
-                .or_insert_with(|| f.clone());
+            if let Some(prev) = self.functions.get(&f.name).map(|p| p.span.clone()) {
+                let (line, pos) = prev.line_col();
+                let origin = match &prev.file.path {
+                    Some(p) => format!("file://{p}?line={line}&pos={pos}"),
+                    None => format!("string:?line={line}&pos={pos}"),
+                };
+                self.diagnostics.push((
+                    path.map(str::to_string),
+                    Diagnostic::error(
+                        "DUPLICATE_DEFINITION",
+                        format!(
+                            "Attempt to redefine entity 'http://puppet.com/2016.1/runtime/function/{}'. Originally set at {origin}.",
+                            f.name
+                        ),
+                        puppet_syntax::TextRange::new(f.span.start.into(), f.span.end.into()),
+                    ),
+                ));
+                continue;
+            }
+            self.functions.insert(f.name.clone(), f.clone());
         }
         for t in &defs.type_aliases {
             self.type_aliases

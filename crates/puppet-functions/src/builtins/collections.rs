@@ -414,7 +414,7 @@ fn get(ctx: &mut dyn CallContext, a: Args<'_>) -> Result<Value, CallError> {
                     ruby_inspect(&Value::array(walked.clone())),
                     generalize(&infer(&k))
                 );
-                return on_get_error(ctx, &a, m);
+                return on_get_error(ctx, &a, m, "EXPECTED_INTEGER_INDEX");
             }
             (Value::Hash(h), _) => h.get(&k).cloned().unwrap_or(Value::Undef),
             _ => {
@@ -423,7 +423,7 @@ fn get(ctx: &mut dyn CallContext, a: Args<'_>) -> Result<Value, CallError> {
                     ruby_inspect(&Value::array(walked[..walked.len() - 1].to_vec())),
                     generalize(&infer(&cur))
                 );
-                return on_get_error(ctx, &a, m);
+                return on_get_error(ctx, &a, m, "EXPECTED_COLLECTION");
             }
         };
         cur = next;
@@ -431,13 +431,20 @@ fn get(ctx: &mut dyn CallContext, a: Args<'_>) -> Result<Value, CallError> {
     Ok(if cur.is_undef() { default } else { cur })
 }
 
+/// A navigation failure of `get`: the block, when given, receives an `Error` (kind
+/// `SLICE_ERROR`, with the issue code) and its value is the result.
 fn on_get_error(
     ctx: &mut dyn CallContext,
     a: &Args<'_>,
     message: String,
+    issue_code: &str,
 ) -> Result<Value, CallError> {
     match a.block {
-        Some(b) => Ok(invoke(ctx, b, vec![Value::string(&message)])?.unwrap_or(Value::Undef)),
+        Some(b) => {
+            let e =
+                puppet_types::object::error_value(&message, Some("SLICE_ERROR"), Some(issue_code));
+            Ok(invoke(ctx, b, vec![e])?.unwrap_or(Value::Undef))
+        }
         None => Err(CallError::new(codes::BAD_ARGUMENT, message)),
     }
 }
