@@ -122,6 +122,9 @@ pub(crate) fn call(
             Ok(Value::Undef)
         },
         "getvar" => getvar(c, args, lambda, scope, span),
+        "lookup" | "hiera" | "hiera_array" | "hiera_hash" | "hiera_include" => {
+            return crate::hiera::call(c, name, args, lambda, scope, span)
+        }
         "tag" => {
             let mut names = Vec::new();
             flatten_names(args, &mut names);

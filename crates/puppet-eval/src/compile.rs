@@ -1321,9 +1321,10 @@ impl Compiler {
             let given = params.get(&p.name).filter(|v| !v.is_undef());
             let v = match given {
                 Some(v) => v.clone(),
-                None => match self.class_parameter_lookup(&def.name, &p.name, id)? {
-                    Some(v) => v,
-                    None => match &p.default {
+                None => match self.class_parameter_lookup(&def.name, &p.name, id, stmt, span)? {
+                    // A value found as `~` does not replace a default expression.
+                    Some(v) if !(v.is_undef() && p.default.is_some()) => v,
+                    _ => match &p.default {
                         Some(d) => self.eval(d, id)?,
                         None if params.contains_key(&p.name) => Value::Undef,
                         None => {
@@ -1358,14 +1359,17 @@ impl Compiler {
         Ok(())
     }
 
-    /// The value automatic parameter lookup gives a class parameter (Hiera), if any.
+    /// The value automatic parameter lookup gives a class parameter (Hiera), if any;
+    /// `stmt` names the declaration in errors.
     fn class_parameter_lookup(
         &mut self,
-        _class: &str,
-        _param: &str,
-        _scope: ScopeId,
+        class: &str,
+        param: &str,
+        scope: ScopeId,
+        stmt: &str,
+        span: &Span,
     ) -> R<Option<Value>> {
-        Ok(None)
+        crate::hiera::class_parameter(self, class, param, scope, stmt, span)
     }
 
     fn evaluate_define_instance(&mut self, key: &ResourceKey) -> R<()> {

@@ -32,6 +32,9 @@ pub struct Environment {
     /// The first syntax error of each module file that has one (reported when code of that
     /// file is used, as Puppet reports it when autoloading).
     pub file_errors: IndexMap<String, Diagnostic>,
+    /// Hiera 5 data for `lookup()` and automatic class parameter lookup; `None` is an empty
+    /// hierarchy (build one with [`crate::hiera::lookup_for`]).
+    pub hiera: Option<Arc<puppet_hiera::Lookup>>,
 }
 
 impl Environment {
@@ -41,6 +44,12 @@ impl Environment {
         let mut env = Environment::default();
         env.add_main(path, text);
         env
+    }
+
+    /// The same environment with Hiera data (see [`crate::hiera::lookup_for`]).
+    pub fn with_hiera(mut self, lookup: puppet_hiera::Lookup) -> Environment {
+        self.hiera = Some(Arc::new(lookup));
+        self
     }
 
     /// Parses and adds a main manifest.

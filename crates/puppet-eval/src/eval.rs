@@ -2014,7 +2014,7 @@ fn slice_range(len: usize, keys: &[Value]) -> Result<Option<(usize, usize)>, Str
     Ok(Some((start as usize, (end - start) as usize)))
 }
 
-fn lambda_signature(c: &mut Compiler, l: &LambdaDef, scope: ScopeId) -> BlockSignature {
+pub(crate) fn lambda_signature(c: &mut Compiler, l: &LambdaDef, scope: ScopeId) -> BlockSignature {
     let mut types = Vec::new();
     let mut min = 0;
     let mut max = Some(0usize);

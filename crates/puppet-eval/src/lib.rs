@@ -17,6 +17,7 @@ pub mod catalog;
 mod compile;
 pub mod env;
 pub mod eval;
+pub mod hiera;
 pub mod ir;
 pub mod lower;
 mod ops;

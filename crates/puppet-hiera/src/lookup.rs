@@ -308,6 +308,8 @@ struct Inv<'a> {
     rec: Option<RefCell<Recorder>>,
     lo_cache: RefCell<HashMap<Option<String>, Option<Arc<LookupOptions>>>>,
     depth: RefCell<usize>,
+    /// Only the global layer is searched (Puppet's `set_global_only`, used by `hiera()`).
+    global_only: bool,
 }
 
 impl<'a> Inv<'a> {
@@ -319,6 +321,7 @@ impl<'a> Inv<'a> {
             rec: explain.then(|| RefCell::new(Recorder::default())),
             lo_cache: RefCell::new(HashMap::new()),
             depth: RefCell::new(0),
+            global_only: false,
         }
     }
 
@@ -636,6 +639,26 @@ impl Lookup {
         self.lookup(&key, None, None, scope)
     }
 
+    /// True when the environment layer has a (version 5) configuration.
+    pub fn has_environment_layer(&self) -> bool {
+        self.environment.is_some()
+    }
+
+    /// Looks a key up in the global layer only, as Puppet's deprecated `hiera()` functions
+    /// do when the environment has no `hiera.yaml` (no environment or module data, no
+    /// `default_hierarchy`).
+    pub fn lookup_global_only(
+        &self,
+        key: &str,
+        merge: Option<MergeStrategy>,
+        scope: &dyn Scope,
+    ) -> Result<Option<Value>, HieraError> {
+        let mut inv = Inv::new(scope, false);
+        inv.global_only = true;
+        *inv.top_key.borrow_mut() = key.to_string();
+        self.adapter_lookup(&inv, key, merge)
+    }
+
     /// The `lookup_options` that apply to `key` (exact key first, then regex keys), e.g. for
     /// the caller to apply `convert_to`.
     pub fn lookup_options(
@@ -724,6 +747,7 @@ impl Lookup {
             };
             let found = match self.do_lookup(inv, key, &root, &merge)? {
                 Some(v) => Some(v),
+                None if inv.global_only => None,
                 None => self.default_hierarchy_lookup(inv, key, &root)?,
             };
             match found {
@@ -745,10 +769,12 @@ impl Lookup {
         let module = module_of(root);
         let mut providers: Vec<&Provider> = Vec::new();
         providers.extend(self.global.as_ref());
-        providers.extend(self.environment.as_ref());
-        if let Some(m) = &module {
-            if let Some(p) = self.modules.get(m) {
-                providers.push(p);
+        if !inv.global_only {
+            providers.extend(self.environment.as_ref());
+            if let Some(m) = &module {
+                if let Some(p) = self.modules.get(m) {
+                    providers.push(p);
+                }
             }
         }
         if !merge.is_first() && providers.len() > 1 {
@@ -861,6 +887,12 @@ impl Lookup {
             }
         };
         let global = layer_opts(self.global.as_ref())?;
+        if inv.global_only {
+            return match global {
+                Some(o) => Ok(Some(self.compile_options(&o, None)?)),
+                None => Ok(None),
+            };
+        }
         let env = layer_opts(self.environment.as_ref())?;
         let mut opts = match (global, env) {
             (Some(g), Some(e)) => Some(hash.merge(&g, &e)?),

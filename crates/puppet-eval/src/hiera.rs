@@ -1,0 +1,628 @@
+//! Hiera wired into the compiler, as Puppet 7.23 does it: building the layers of an
+//! environment ([`lookup_for`]), the compiler's scopes seen by Hiera interpolation, the
+//! `lookup()` function with all its call forms, the deprecated `hiera()`, `hiera_array()`,
+//! `hiera_hash()` and `hiera_include()`, automatic class parameter lookup, and the
+//! `convert_to` lookup option.
+//!
+//! Error texts follow Puppet: errors Puppet raises as `Puppet::DataBinding::LookupError`
+//! (not found, data and configuration problems) are reported bare, without location;
+//! type assertions, merge-argument errors and the global layer's `Lookup of key '...'
+//! failed: ...` are wrapped as `Error while evaluating a Function Call, ...`.
+
+use crate::eval::{Compiler, EvalError, Flow};
+use crate::ir::{LambdaDef, Span};
+use crate::scope::{ScopeId, ScopeKind};
+use indexmap::IndexMap;
+use puppet_functions::{CallError, FnBlock, LogLevel, Registry, Signature};
+use puppet_hiera::error::codes;
+use puppet_hiera::{DataSource, FsSource, HieraConfig, HieraError, Lookup, MergeStrategy};
+use puppet_types::{is_instance, Type, Value};
+use smol_str::SmolStr;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+
+type R<T> = Result<T, Flow>;
+
+/// Builds the Hiera layers of an environment from the file system, as Puppet 7.23 does:
+/// the global layer from `global_hiera_yaml` (Puppet's default configuration, `data/` next
+/// to it, when that file does not exist), the environment layer from `<env_dir>/hiera.yaml`
+/// (none when the file is absent: Puppet has no default there), and a module layer for each
+/// module that has a `hiera.yaml`. `None` when there is no layer at all.
+pub fn lookup_for(
+    env_dir: Option<&Path>,
+    global_hiera_yaml: Option<&Path>,
+    modules: &IndexMap<SmolStr, PathBuf>,
+) -> Result<Option<Lookup>, HieraError> {
+    lookup_with_source(FsSource, env_dir, global_hiera_yaml, modules)
+}
+
+/// [`lookup_for`] over any data source (e.g. `puppet_hiera::MemorySource` in tests).
+pub fn lookup_with_source(
+    source: impl DataSource + 'static,
+    env_dir: Option<&Path>,
+    global_hiera_yaml: Option<&Path>,
+    modules: &IndexMap<SmolStr, PathBuf>,
+) -> Result<Option<Lookup>, HieraError> {
+    let global = match global_hiera_yaml {
+        Some(g) => {
+            let dir = g.parent().unwrap_or(Path::new("/"));
+            Some(match source.read(g) {
+                Some(text) => HieraConfig::parse(&text, dir)?,
+                None => HieraConfig::default_for(dir),
+            })
+        }
+        None => None,
+    };
+    let env = match env_dir {
+        Some(d) => match source.read(&d.join("hiera.yaml")) {
+            Some(text) => Some(HieraConfig::parse(&text, d)?),
+            None => None,
+        },
+        None => None,
+    };
+    let mut mods = Vec::new();
+    for (name, dir) in modules {
+        if let Some(text) = source.read(&dir.join("hiera.yaml")) {
+            mods.push((name.clone(), HieraConfig::parse(&text, dir)?));
+        }
+    }
+    if global.is_none() && env.is_none() && mods.is_empty() {
+        return Ok(None);
+    }
+    let mut b = Lookup::builder(source);
+    if let Some(g) = global {
+        b = b.global(g);
+    }
+    if let Some(e) = env {
+        b = b.environment(e);
+    }
+    for (name, cfg) in mods {
+        b = b.module(&name, cfg);
+    }
+    b.build().map(Some)
+}
+
+/// The variables Hiera interpolation sees from a scope of the compile: `x` through the
+/// scope chain, `::x` in the top scope, `ns::x` in the scope of class `ns` (and the classes
+/// it inherits from). Reading a variable never warns.
+struct HieraScope<'a> {
+    c: &'a Compiler,
+    scope: ScopeId,
+}
+
+impl puppet_hiera::Scope for HieraScope<'_> {
+    fn variable(&self, name: &str) -> Option<Value> {
+        let c = self.c;
+        let bare = name.strip_prefix("::");
+        let name = bare.unwrap_or(name);
+        if let Some((class, var)) = name.rsplit_once("::") {
+            let mut cur = Some(*c.class_scopes.get(class.to_ascii_lowercase().as_str())?);
+            while let Some(id) = cur {
+                let s = c.scopes.get(id);
+                if let Some(v) = s.vars.get(var) {
+                    return Some(v.clone());
+                }
+                cur = s
+                    .parent
+                    .filter(|p| matches!(c.scopes.get(*p).kind, ScopeKind::Class(_)));
+            }
+            return None;
+        }
+        if bare.is_some() {
+            return c.scopes.get(c.top).vars.get(name).cloned();
+        }
+        c.scopes.lookup(self.scope, name).cloned()
+    }
+}
+
+fn error(message: impl Into<String>, span: Option<&Span>) -> Flow {
+    Flow::Error(EvalError {
+        message: message.into(),
+        span: span.cloned(),
+    })
+}
+
+/// A Hiera error as Puppet reports it: `Puppet::DataBinding::LookupError`s bare, the others
+/// (merge arguments, the global layer's wrapped errors) as runtime errors of the call.
+fn hiera_error(e: HieraError, label: &str, span: &Span) -> Flow {
+    match e.code {
+        codes::GLOBAL_FAILED | codes::MERGE | codes::MERGE_TYPE => error(
+            format!("Error while evaluating a {label}, {}", e.message),
+            Some(span),
+        ),
+        _ => error(e.message, None),
+    }
+}
+
+/// Logs the warnings Hiera collected (ignored configurations, keys outside a module's
+/// namespace ...).
+fn flush_warnings(c: &mut Compiler, lookup: &Lookup) {
+    for w in lookup.take_warnings() {
+        c.warn(w);
+    }
+}
+
+/// Searches Hiera for `key` (Puppet's `Lookup.search_and_merge`): the layers, then the
+/// `convert_to` lookup option. `Ok(None)` when not found; `global_only` restricts the search
+/// to the global layer (the `hiera_*()` functions without environment data).
+fn search(
+    c: &mut Compiler,
+    key: &str,
+    merge: Option<MergeStrategy>,
+    global_only: bool,
+    scope: ScopeId,
+    label: &str,
+    span: &Span,
+) -> R<Option<Value>> {
+    let Some(lookup) = c.env.hiera.clone() else {
+        return Ok(None);
+    };
+    let (found, options) = {
+        let s = HieraScope { c, scope };
+        let found = if global_only {
+            lookup.lookup_global_only(key, merge, &s)
+        } else {
+            lookup.lookup(key, merge, None, &s)
+        };
+        let options = match &found {
+            Ok(Some(_)) => lookup.lookup_options(key, &s),
+            _ => Ok(None),
+        };
+        (found, options)
+    };
+    flush_warnings(c, &lookup);
+    let Some(value) = found.map_err(|e| hiera_error(e, label, span))? else {
+        return Ok(None);
+    };
+    let options = options.map_err(|e| hiera_error(e, label, span))?;
+    convert_to(c, key, value, options, scope, span).map(Some)
+}
+
+/// Applies the `convert_to` lookup option: `new(T, value, extra args...)`.
+fn convert_to(
+    c: &mut Compiler,
+    key: &str,
+    value: Value,
+    options: Option<Value>,
+    scope: ScopeId,
+    span: &Span,
+) -> R<Value> {
+    let Some(Value::Hash(opts)) = options else {
+        return Ok(value);
+    };
+    let spec = match opts.get(&Value::string("convert_to")) {
+        None | Some(Value::Undef) => return Ok(value),
+        Some(Value::Array(a)) => a.to_vec(),
+        Some(other) => vec![other.clone()],
+    };
+    let mut args = Vec::with_capacity(spec.len() + 1);
+    let mut rest = spec.into_iter();
+    match rest.next() {
+        Some(Value::String(text)) => match crate::parse_type_string(&text) {
+            Ok(t) => args.push(Value::Type(t)),
+            Err(msg) => {
+                return Err(error(
+                    format!("Invalid data type in lookup_options for key '{key}' could not parse '{text}', error: '{msg}"),
+                    None,
+                ))
+            }
+        },
+        Some(other) => args.push(other),
+        None => return Ok(value),
+    }
+    args.push(value);
+    args.extend(rest);
+    match c.call_named("new", args, None, scope, span) {
+        Ok(v) => Ok(v),
+        Err(Flow::Error(e)) => {
+            let msg = e
+                .message
+                .strip_prefix("Error while evaluating a Function Call, ")
+                .unwrap_or(&e.message)
+                .to_string();
+            Err(error(
+                format!("The convert_to lookup_option for key '{key}' raised error: {msg}"),
+                None,
+            ))
+        }
+        Err(other) => Err(other),
+    }
+}
+
+/// Automatic parameter lookup of a class parameter: the key `<class>::<param>`, honouring
+/// `lookup_options` (merge, `convert_to`). `Ok(None)` when Hiera has no value; a value
+/// found as `~` is `Some(Undef)`. `label` names the declaration in errors (`Function Call`
+/// for `include`, `Resource Statement` for `class { ... }`).
+pub(crate) fn class_parameter(
+    c: &mut Compiler,
+    class: &str,
+    param: &str,
+    scope: ScopeId,
+    label: &str,
+    span: &Span,
+) -> R<Option<Value>> {
+    let Some(lookup) = c.env.hiera.clone() else {
+        return Ok(None);
+    };
+    let class = class.trim_start_matches("::");
+    let key = format!("{class}::{param}");
+    let (found, options) = {
+        let s = HieraScope { c, scope };
+        let found = lookup.class_parameter(class, param, &s);
+        let options = match &found {
+            Ok(Some(_)) => lookup.lookup_options(&key, &s),
+            _ => Ok(None),
+        };
+        (found, options)
+    };
+    flush_warnings(c, &lookup);
+    let Some(value) = found.map_err(|e| hiera_error(e, label, span))? else {
+        return Ok(None);
+    };
+    let options = options.map_err(|e| hiera_error(e, label, span))?;
+    convert_to(c, &key, value, options, scope, span).map(Some)
+}
+
+// ---- the functions ----
+
+/// Calls `lookup`, `hiera`, `hiera_array`, `hiera_hash` or `hiera_include`; `None` for any
+/// other name.
+pub(crate) fn call(
+    c: &mut Compiler,
+    name: &str,
+    args: &[Value],
+    lambda: Option<&Arc<LambdaDef>>,
+    scope: ScopeId,
+    span: &Span,
+) -> Option<R<Value>> {
+    let merge = match name {
+        "lookup" => return Some(lookup_fn(c, args, lambda, scope, span)),
+        "hiera" => MergeStrategy::First,
+        "hiera_array" | "hiera_include" => MergeStrategy::Unique,
+        "hiera_hash" => MergeStrategy::Hash,
+        _ => return None,
+    };
+    Some(hiera_fn(c, name, merge, args, lambda, scope, span))
+}
+
+/// The dispatches of `lookup` and of the `hiera_*` functions, as Puppet 7.23 declares them;
+/// each body only reports which dispatch accepted the call (`Integer`), the work is done
+/// with the compiler afterwards.
+fn registry() -> &'static Registry {
+    static REG: OnceLock<Registry> = OnceLock::new();
+    REG.get_or_init(|| {
+        let mut reg = Registry::new();
+        let members = "value_type => Optional[ValueType], default_value => Optional[DefaultValueType], override => Optional[Hash[String, Any]], default_values_hash => Optional[Hash[String, Any]], merge => Optional[MergeType]";
+        let n = |i: i64| move |_: &mut dyn puppet_functions::CallContext, _: puppet_functions::Args<'_>| Ok(Value::Integer(i));
+        let r = reg
+            .function("lookup")
+            .local_type("NameType", "Variant[String, Array[String]]")
+            .local_type("ValueType", "Type")
+            .local_type("DefaultValueType", "Any")
+            .local_type("MergeType", "Variant[String[1], Hash[String, Scalar]]")
+            .local_type("BlockType", "Callable[NameType]")
+            .local_type(
+                "OptionsWithName",
+                format!("Struct[{{name => NameType, {members}}}]"),
+            )
+            .local_type("OptionsWithoutName", format!("Struct[{{{members}}}]"))
+            .dispatch(
+                Signature::new()
+                    .param("NameType", "name")
+                    .optional_param("ValueType", "value_type")
+                    .optional_param("MergeType", "merge"),
+                n(1),
+            )
+            .dispatch(
+                Signature::new()
+                    .param("NameType", "name")
+                    .param("Optional[ValueType]", "value_type")
+                    .param("Optional[MergeType]", "merge")
+                    .param("DefaultValueType", "default_value"),
+                n(2),
+            )
+            .dispatch(
+                Signature::new()
+                    .param("NameType", "name")
+                    .optional_param("ValueType", "value_type")
+                    .optional_param("MergeType", "merge")
+                    .block_param("BlockType", "block"),
+                n(3),
+            )
+            .dispatch(
+                Signature::new()
+                    .param("OptionsWithName", "options_hash")
+                    .optional_block_param("BlockType", "block"),
+                n(4),
+            )
+            .dispatch(
+                Signature::new()
+                    .param("Variant[String, Array[String]]", "name")
+                    .param("OptionsWithoutName", "options_hash")
+                    .optional_block_param("BlockType", "block"),
+                n(5),
+            )
+            .register();
+        debug_assert!(r.is_ok(), "lookup signatures: {r:?}");
+        for f in ["hiera", "hiera_array", "hiera_hash", "hiera_include"] {
+            let r = reg
+                .function(f)
+                .dispatch(
+                    Signature::new().param("Tuple[String, Any, Any, 1, 3]", "args"),
+                    n(1),
+                )
+                .dispatch(Signature::new().param("String", "key"), n(2))
+                .dispatch(
+                    Signature::new()
+                        .param("String", "key")
+                        .param("Any", "default")
+                        .optional_param("Any", "override"),
+                    n(3),
+                )
+                .dispatch(
+                    Signature::new()
+                        .param("String", "key")
+                        .block_param("Callable[1, 1]", "default_block"),
+                    n(4),
+                )
+                .dispatch(
+                    Signature::new()
+                        .param("String", "key")
+                        .param("Any", "override")
+                        .block_param("Callable[1, 1]", "default_block"),
+                    n(5),
+                )
+                .register();
+            debug_assert!(r.is_ok(), "{f} signatures: {r:?}");
+        }
+        reg
+    })
+}
+
+/// Which dispatch of `name` accepts the call (1-based), or the argument-mismatch error.
+fn dispatch(
+    c: &mut Compiler,
+    name: &str,
+    args: &[Value],
+    lambda: Option<&Arc<LambdaDef>>,
+    scope: ScopeId,
+    span: &Span,
+) -> R<i64> {
+    let block = lambda.map(|l| {
+        let sig = crate::eval::lambda_signature(c, l, scope);
+        FnBlock::with_signature(sig, |_: &mut dyn puppet_functions::CallContext, _| {
+            Ok(Value::Undef)
+        })
+    });
+    let r = registry().call(
+        c,
+        name,
+        args.to_vec(),
+        block.as_ref().map(|b| b as &dyn puppet_functions::Block),
+    );
+    match r {
+        Ok(Value::Integer(i)) => Ok(i),
+        Ok(_) => Ok(0),
+        Err(CallError::Failed { message, .. }) => Err(error(
+            format!("Error while evaluating a Function Call, {message}"),
+            Some(span),
+        )),
+        Err(other) => Err(error(
+            format!("Error while evaluating a Function Call, {other}"),
+            Some(span),
+        )),
+    }
+}
+
+/// What a `lookup()` call asks for, whatever its form.
+struct Request {
+    /// The name argument as given (passed to the default block).
+    name: Value,
+    value_type: Option<Type>,
+    merge: Value,
+    default: Option<Value>,
+    overrides: Value,
+    default_values: Value,
+}
+
+fn hash_get(h: &Value, key: &str) -> Option<Value> {
+    match h {
+        Value::Hash(m) => m.get(&Value::string(key)).cloned(),
+        _ => None,
+    }
+}
+
+fn as_type(v: Option<Value>) -> Option<Type> {
+    match v {
+        Some(Value::Type(t)) => Some(t),
+        _ => None,
+    }
+}
+
+/// Puppet's `TypeAsserter.assert_instance_of(subject, type, value)`.
+fn assert_type(subject: &str, ty: Option<&Type>, v: Value, span: &Span) -> R<Value> {
+    let Some(t) = ty else { return Ok(v) };
+    if is_instance(t, &v) {
+        return Ok(v);
+    }
+    let detail = puppet_types::mismatch::describe_value_mismatch(
+        &format!("{subject} has wrong type,"),
+        t,
+        &v,
+    )
+    .unwrap_or_default();
+    Err(error(
+        format!("Error while evaluating a Function Call, {detail}"),
+        Some(span),
+    ))
+}
+
+fn lookup_fn(
+    c: &mut Compiler,
+    args: &[Value],
+    lambda: Option<&Arc<LambdaDef>>,
+    scope: ScopeId,
+    span: &Span,
+) -> R<Value> {
+    let which = dispatch(c, "lookup", args, lambda, scope, span)?;
+    let arg = |i: usize| args.get(i).cloned();
+    let from_options = |name: Value, o: &Value| Request {
+        name,
+        value_type: as_type(hash_get(o, "value_type")),
+        merge: hash_get(o, "merge").unwrap_or(Value::Undef),
+        default: match o {
+            Value::Hash(m) => m.get(&Value::string("default_value")).cloned(),
+            _ => None,
+        },
+        overrides: hash_get(o, "override").unwrap_or(Value::Undef),
+        default_values: hash_get(o, "default_values_hash").unwrap_or(Value::Undef),
+    };
+    let req = match which {
+        4 => {
+            let o = arg(0).unwrap_or(Value::Undef);
+            from_options(hash_get(&o, "name").unwrap_or(Value::Undef), &o)
+        }
+        5 => from_options(
+            arg(0).unwrap_or(Value::Undef),
+            &arg(1).unwrap_or(Value::Undef),
+        ),
+        _ => Request {
+            name: arg(0).unwrap_or(Value::Undef),
+            value_type: as_type(arg(1)),
+            merge: arg(2).unwrap_or(Value::Undef),
+            default: if which == 2 { arg(3) } else { None },
+            overrides: Value::Undef,
+            default_values: Value::Undef,
+        },
+    };
+    do_lookup(c, req, lambda, false, scope, span)
+}
+
+/// Puppet's `Lookup.lookup`: overrides, then Hiera for each name in turn, then the
+/// default values hash, the default block, the default value, else the not-found error.
+fn do_lookup(
+    c: &mut Compiler,
+    req: Request,
+    lambda: Option<&Arc<LambdaDef>>,
+    global_only: bool,
+    scope: ScopeId,
+    span: &Span,
+) -> R<Value> {
+    let names: Vec<String> = match &req.name {
+        Value::Array(a) => a.iter().map(|v| v.to_plain_string()).collect(),
+        other => vec![other.to_plain_string()],
+    };
+    let vt = req.value_type.as_ref();
+    let mut merge: Option<Option<MergeStrategy>> = None;
+    for name in &names {
+        if let Some(v) = hash_get(&req.overrides, name) {
+            return assert_type(
+                &format!("Value found for key '{name}' in override hash"),
+                vt,
+                v,
+                span,
+            );
+        }
+        if merge.is_none() {
+            merge = Some(match &req.merge {
+                Value::Undef => None,
+                m => Some(
+                    MergeStrategy::from_value(m)
+                        .map_err(|e| hiera_error(e, "Function Call", span))?,
+                ),
+            });
+        }
+        let m = merge.clone().flatten();
+        if let Some(v) = search(c, name, m, global_only, scope, "Function Call", span)? {
+            return assert_type("Found value", vt, v, span);
+        }
+    }
+    for name in &names {
+        if let Some(v) = hash_get(&req.default_values, name) {
+            return assert_type(
+                &format!("Value found for key '{name}' in default values hash"),
+                vt,
+                v,
+                span,
+            );
+        }
+    }
+    if let Some(l) = lambda {
+        let v = c.call_lambda(l, scope, vec![req.name.clone()])?;
+        return assert_type("Value returned from default block", vt, v, span);
+    }
+    if let Some(d) = req.default {
+        return assert_type("Default value", vt, d, span);
+    }
+    Err(error(HieraError::not_found(&names).message, None))
+}
+
+/// `hiera()`, `hiera_array()`, `hiera_hash()`, `hiera_include()` (deprecated 3.x API, as
+/// Puppet 7.23's `Hiera::PuppetFunction`): a lookup with the function's merge strategy,
+/// only in the global layer when the environment has no `hiera.yaml`.
+fn hiera_fn(
+    c: &mut Compiler,
+    name: &str,
+    merge: MergeStrategy,
+    args: &[Value],
+    lambda: Option<&Arc<LambdaDef>>,
+    scope: ScopeId,
+    span: &Span,
+) -> R<Value> {
+    let which = dispatch(c, name, args, lambda, scope, span)?;
+    let args: Vec<Value> = match (which, args.first()) {
+        (1, Some(Value::Array(a))) => a.to_vec(),
+        _ => args.to_vec(),
+    };
+    let message = format!(
+        "The function '{name}' is deprecated in favor of using 'lookup'. See https://puppet.com/docs/puppet/7.23/deprecated_language.html\n   (file & line not available)"
+    );
+    if !c
+        .logs
+        .iter()
+        .any(|l| l.level == LogLevel::Warning && l.message == message)
+    {
+        c.log(LogLevel::Warning, message, None);
+    }
+    let key = args.first().cloned().unwrap_or(Value::Undef);
+    let global_only = c
+        .env
+        .hiera
+        .as_ref()
+        .is_some_and(|l| !l.has_environment_layer());
+    let req = Request {
+        name: key.clone(),
+        value_type: None,
+        merge: Value::string(merge.name()),
+        default: match which {
+            1 | 3 => args.get(1).cloned(),
+            _ => None,
+        },
+        overrides: Value::Undef,
+        default_values: Value::Undef,
+    };
+    let lambda = if matches!(which, 4 | 5) { lambda } else { None };
+    let value = do_lookup(c, req, lambda, global_only, scope, span)?;
+    if name != "hiera_include" {
+        return Ok(value);
+    }
+    let empty = match &value {
+        Value::Undef => {
+            return Err(error(
+                format!(
+                    "Error while evaluating a Function Call, Could not find data item {}",
+                    key.to_plain_string()
+                ),
+                Some(span),
+            ))
+        }
+        Value::Array(a) => a.is_empty(),
+        Value::String(s) => s.is_empty(),
+        Value::Hash(h) => h.is_empty(),
+        _ => false,
+    };
+    if empty {
+        return Ok(Value::Undef);
+    }
+    c.call_named("include", vec![value], None, scope, span)
+}

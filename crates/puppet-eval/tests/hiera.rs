@@ -1,0 +1,416 @@
+//! Hiera in the compiler: `lookup()` in its call forms, the `hiera_*()` functions and
+//! automatic class parameter lookup over in-memory environment and module data.
+//!
+//! Expected values and messages are those Puppet 7.23 gave for the same data
+//! (`compile-catalog -H hiera.yaml -M modules`, with the environment's data as the global
+//! layer, which searches in the same order as the environment layer before the modules).
+
+use indexmap::IndexMap;
+use puppet_eval::hiera::lookup_with_source;
+use puppet_eval::{compile, Compiled, Environment, Settings};
+use puppet_hiera::MemorySource;
+use puppet_types::Value;
+use smol_str::SmolStr;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+const ENV_HIERA: &str = "version: 5
+defaults:
+  datadir: data
+  data_hash: yaml_data
+hierarchy:
+  - name: node
+    path: \"nodes/%{trusted.certname}.yaml\"
+  - name: os
+    path: \"os/%{facts.os.family}.yaml\"
+  - name: common
+    path: common.yaml
+";
+
+const ENV_COMMON: &str = "a: 1
+s: \"hello\"
+h:
+  k1: env
+  nested:
+    a: env
+m::p: from_env
+m::arr: [e1, common]
+m::h:
+  env: 1
+  both: env
+m::deep:
+  l1:
+    a: env
+interp: \"cert=%{trusted.certname} os=%{facts.os.family} top=%{::topv}\"
+classes: [m::extra]
+lookup_options:
+  conv:
+    convert_to: Integer
+  badconv:
+    convert_to: \"Integer[\"
+conv: \"12\"
+badconv: \"1\"
+";
+
+const ENV_NODE: &str = "nodeonly: \"for %{trusted.certname}\"
+m::arr: [n1]
+";
+
+const MOD_HIERA: &str = "version: 5
+hierarchy:
+  - name: common
+    path: common.yaml
+";
+
+const MOD_COMMON: &str = "lookup_options:
+  m::arr:
+    merge: unique
+  m::h:
+    merge: hash
+  m::deep:
+    merge: deep
+  m::conv:
+    convert_to: Integer
+m::p: from_module
+m::q: q_module
+m::arr: [m1, common]
+m::h:
+  mod: 2
+  both: mod
+m::deep:
+  l1:
+    b: mod
+  l2: mod
+m::nil: ~
+m::conv: \"notint\"
+";
+
+const CLASSES: &str = "class m(String $p = 'dflt', $q = 'qd', $r = 'rd', $arr = [], $h = {}, $deep = {}, $nil = 'nil_default') {
+  notify { 'm': message => \"p=${p} q=${q} r=${r} arr=${arr} h=${h} deep=${deep} nil=${nil}\" }
+}
+class m::extra { notify { 'extra': } }
+";
+
+fn source(node_data: bool) -> MemorySource {
+    let mut s = MemorySource::new()
+        .with("/env/hiera.yaml", ENV_HIERA)
+        .with("/env/data/common.yaml", ENV_COMMON)
+        .with("/env/modules/m/hiera.yaml", MOD_HIERA)
+        .with("/env/modules/m/data/common.yaml", MOD_COMMON);
+    if node_data {
+        s.insert("/env/data/nodes/web01.example.com.yaml", ENV_NODE);
+    }
+    s
+}
+
+fn settings() -> Settings {
+    let mut s = Settings {
+        node_name: "web01.example.com".into(),
+        ..Settings::default()
+    };
+    s.facts.insert(
+        "os".into(),
+        Value::hash([(Value::string("family"), Value::string("Debian"))]),
+    );
+    s.facts.insert("topv".into(), Value::string("TV"));
+    s.trusted = Some(Value::hash([
+        (Value::string("authenticated"), Value::string("remote")),
+        (
+            Value::string("certname"),
+            Value::string("web01.example.com"),
+        ),
+        (Value::string("extensions"), Value::hash([])),
+        (Value::string("hostname"), Value::string("web01")),
+        (Value::string("domain"), Value::string("example.com")),
+        (Value::string("external"), Value::hash([])),
+    ]));
+    s
+}
+
+fn env(site: &str, src: MemorySource, env_layer: bool) -> Environment {
+    let mut env =
+        Environment::from_main(Some("/env/manifests/site.pp"), &format!("{CLASSES}{site}"));
+    let mut modules: IndexMap<SmolStr, PathBuf> = IndexMap::new();
+    modules.insert("m".into(), PathBuf::from("/env/modules/m"));
+    env.modules = modules.clone();
+    let env_dir = env_layer.then(|| std::path::Path::new("/env"));
+    match lookup_with_source(src, env_dir, None, &modules) {
+        Ok(Some(l)) => env.with_hiera(l),
+        Ok(None) => env,
+        Err(e) => panic!("hiera config: {e}"),
+    }
+}
+
+fn run(site: &str) -> Compiled {
+    compile(Arc::new(env(site, source(false), true)), &settings())
+}
+
+fn notices(out: &Compiled) -> Vec<String> {
+    out.logs
+        .iter()
+        .filter(|l| l.level == puppet_functions::LogLevel::Notice)
+        .map(|l| l.message.clone())
+        .collect()
+}
+
+fn error_of(out: Compiled) -> String {
+    match out.catalog {
+        Ok(_) => panic!("expected an error, logs {:?}", out.logs),
+        Err(e) => e.located(),
+    }
+}
+
+fn notify_message(out: &Compiled, title: &str) -> String {
+    let cat = out.catalog.as_ref().expect("catalog");
+    let i = cat
+        .find(&format!("Notify[{title}]"))
+        .unwrap_or_else(|| panic!("no Notify[{title}]"));
+    match cat.resources[i].parameters.get("message") {
+        Some(serde_json::Value::String(s)) => s.clone(),
+        other => panic!("message {other:?}"),
+    }
+}
+
+#[test]
+fn apl_gives_class_parameters_with_lookup_options_merges() {
+    let out = run("include m\n");
+    // Puppet 7.23: environment data beats module data; merges from the module's
+    // lookup_options; `r` has no data and takes its default; `nil` is found as ~ and
+    // does not replace the default.
+    assert_eq!(
+        notify_message(&out, "m"),
+        "p=from_env q=q_module r=rd arr=[e1, common, m1] h={mod => 2, both => env, env => 1} deep={l1 => {b => mod, a => env}, l2 => mod} nil=nil_default"
+    );
+}
+
+#[test]
+fn explicit_parameter_beats_hiera() {
+    let out = run("class { 'm': p => 'given', arr => [x] }\n");
+    assert_eq!(
+        notify_message(&out, "m"),
+        "p=given q=q_module r=rd arr=[x] h={mod => 2, both => env, env => 1} deep={l1 => {b => mod, a => env}, l2 => mod} nil=nil_default"
+    );
+}
+
+#[test]
+fn undef_parameter_is_looked_up() {
+    let out = run("class { 'm': p => undef }\n");
+    assert!(notify_message(&out, "m").starts_with("p=from_env "));
+}
+
+#[test]
+fn lookup_forms() {
+    let out = run(r#"
+notice(lookup('m::arr'))
+notice(lookup('m::h'))
+notice(lookup('m::arr', Array, 'first'))
+notice(lookup('m::h', Hash, 'deep'))
+notice(lookup('m::deep'))
+notice(lookup('interp'))
+notice(lookup('a', Integer))
+notice(lookup('h.nested.a'))
+notice(lookup({name => 'nope', default_value => 'dv'}))
+notice(lookup('nope') |$k| { "lambda ${k}" })
+notice(lookup(['nope', 'a']))
+notice(lookup('m::arr', Array, {strategy => unique}))
+notice(lookup('m::h', Hash, {strategy => deep, merge_hash_arrays => true}))
+notice(lookup('m::arr', {merge => 'first'}))
+notice(lookup('nope', {default_values_hash => {'nope' => 'dvh'}}))
+notice(lookup('a', {override => {'a' => 'ov'}}))
+notice(lookup('no::such::key', String, 'first', 'dflt'))
+notice(type(lookup('conv')))
+"#);
+    assert!(out.catalog.is_ok(), "{:?}", out.catalog.err());
+    // Puppet 7.23's notices for the same calls.
+    assert_eq!(
+        notices(&out),
+        [
+            "[e1, common, m1]",
+            "{mod => 2, both => env, env => 1}",
+            "[e1, common]",
+            "{mod => 2, both => env, env => 1}",
+            "{l1 => {b => mod, a => env}, l2 => mod}",
+            "cert=web01.example.com os=Debian top=TV",
+            "1",
+            "env",
+            "dv",
+            "lambda nope",
+            "1",
+            "[e1, common, m1]",
+            "{mod => 2, both => env, env => 1}",
+            "[e1, common]",
+            "dvh",
+            "ov",
+            "dflt",
+            "Integer[12, 12]",
+        ]
+    );
+}
+
+#[test]
+fn node_level_data_and_interpolated_paths() {
+    let e = env(
+        "notice(lookup('nodeonly'))\nnotice(lookup('m::arr'))\n",
+        source(true),
+        true,
+    );
+    let out = compile(Arc::new(e), &settings());
+    assert_eq!(
+        notices(&out),
+        ["for web01.example.com", "[n1, e1, common, m1]"]
+    );
+}
+
+#[test]
+fn missing_key_error_is_puppets() {
+    // Puppet 7.23 reports it without location.
+    assert_eq!(
+        error_of(run("lookup('no::such::key')")),
+        "Function lookup() did not find a value for the name 'no::such::key'"
+    );
+    assert_eq!(
+        error_of(run("lookup(['x', 'y'])")),
+        "Function lookup() did not find a value for any of the names ['x', 'y']"
+    );
+}
+
+#[test]
+fn value_type_mismatch_errors() {
+    assert_eq!(
+        error_of(run("lookup('s', Integer)")),
+        "Error while evaluating a Function Call, Found value has wrong type, expects an Integer value, got String (file: /env/manifests/site.pp, line: 5, column: 1)"
+    );
+    assert_eq!(
+        error_of(run("lookup('nope', Integer, first, 'x')")),
+        "Error while evaluating a Function Call, Default value has wrong type, expects an Integer value, got String (file: /env/manifests/site.pp, line: 5, column: 1)"
+    );
+    assert_eq!(
+        error_of(run("lookup(['x', 'y'], Integer) |$k| { notice($k) }")),
+        "Error while evaluating a Function Call, Value returned from default block has wrong type, expects an Integer value, got Undef (file: /env/manifests/site.pp, line: 5, column: 1)"
+    );
+    assert_eq!(
+        error_of(run("lookup('a', {value_type => String, override => {'a' => 2}})")),
+        "Error while evaluating a Function Call, Value found for key 'a' in override hash has wrong type, expects a String value, got Integer (file: /env/manifests/site.pp, line: 5, column: 1)"
+    );
+    assert_eq!(
+        error_of(run("lookup('m::arr', Integer, 'unique')")),
+        "Error while evaluating a Function Call, Found value has wrong type, expects an Integer value, got Tuple (file: /env/manifests/site.pp, line: 5, column: 1)"
+    );
+}
+
+#[test]
+fn bad_arguments_and_merge_errors() {
+    assert_eq!(
+        error_of(run("lookup('a', Integer, {strategy => bogus})")),
+        "Error while evaluating a Function Call, Unknown merge strategy: 'bogus' (file: /env/manifests/site.pp, line: 5, column: 1)"
+    );
+    assert_eq!(
+        error_of(run("lookup('a', Integer, {})")),
+        "Error while evaluating a Function Call, The hash given as 'merge' must contain the name of a strategy in string form for the key 'strategy' (file: /env/manifests/site.pp, line: 5, column: 1)"
+    );
+    // Puppet 7.23 also lists the signatures with local type aliases expanded
+    // (`NameType = Variant[String, Array[String]] name`); the rejections are the same.
+    let e = error_of(run("lookup('a', undef, 'bogus')"));
+    assert!(
+        e.starts_with("Error while evaluating a Function Call, The function 'lookup' was called with arguments it does not accept. It expects one of:\n"),
+        "{e}"
+    );
+    assert!(
+        e.contains(
+            "\n    rejected: parameter 'value_type' expects a ValueType = Type value, got Undef\n"
+        ),
+        "{e}"
+    );
+    assert!(
+        e.contains("\n    rejected: expects 4 arguments, got 3\n"),
+        "{e}"
+    );
+}
+
+#[test]
+fn convert_to_errors() {
+    assert_eq!(
+        error_of(run("lookup('badconv')")),
+        "Invalid data type in lookup_options for key 'badconv' could not parse 'Integer[', error: 'Syntax error at end of input"
+    );
+    assert_eq!(
+        error_of(run("lookup('m::conv')")),
+        "The convert_to lookup_option for key 'm::conv' raised error: 'new' The string 'notint' cannot be converted to Integer"
+    );
+}
+
+#[test]
+fn no_hiera_configured_uses_defaults() {
+    let mut e = Environment::from_main(
+        None,
+        "notice(lookup('x', undef, undef, 'd'))\nclass c($p = 1) { notice($p) }\ninclude c\n",
+    );
+    e.hiera = None;
+    let out = compile(Arc::new(e), &settings());
+    assert_eq!(notices(&out), ["d", "1"]);
+    let e = Environment::from_main(None, "lookup('x')\n");
+    assert_eq!(
+        error_of(compile(Arc::new(e), &settings())),
+        "Function lookup() did not find a value for the name 'x'"
+    );
+}
+
+#[test]
+fn hiera_functions() {
+    let out = run("notice(hiera('a'))\nnotice(hiera_array('m::arr'))\nnotice(hiera_hash('m::h'))\nnotice(hiera('nope', 'd'))\nnotice(hiera('nope') |$k| { \"b${k}\" })\nhiera_include('classes')\n");
+    assert!(out.catalog.is_ok(), "{:?}", out.catalog.err());
+    // With an environment layer, module data takes part (Puppet searches the global layer
+    // only when the environment has no hiera.yaml).
+    assert_eq!(
+        notices(&out),
+        [
+            "1",
+            "[e1, common, m1]",
+            "{mod => 2, both => env, env => 1}",
+            "d",
+            "bnope",
+        ]
+    );
+    let warnings: Vec<&str> = out
+        .logs
+        .iter()
+        .filter(|l| l.level == puppet_functions::LogLevel::Warning)
+        .map(|l| l.message.as_str())
+        .collect();
+    assert_eq!(warnings.len(), 4, "{warnings:?}");
+    assert_eq!(warnings[0], "The function 'hiera' is deprecated in favor of using 'lookup'. See https://puppet.com/docs/puppet/7.23/deprecated_language.html\n   (file & line not available)");
+    assert!(out
+        .catalog
+        .as_ref()
+        .is_ok_and(|c| c.find("Notify[extra]").is_some()));
+}
+
+#[test]
+fn hiera_functions_global_only_without_environment_layer() {
+    // Only a global layer (the environment's data used as global): module data is not
+    // consulted by hiera_*(), as Puppet 7.23 gave `[e1, common]` and `{env => 1, both => env}`.
+    let mut e = Environment::from_main(
+        Some("/env/manifests/site.pp"),
+        "notice(hiera_array('m::arr'))\nnotice(hiera_hash('m::h'))\nnotice(lookup('m::arr'))\n",
+    );
+    let mut modules: IndexMap<SmolStr, PathBuf> = IndexMap::new();
+    modules.insert("m".into(), PathBuf::from("/env/modules/m"));
+    e.modules = modules.clone();
+    let l = lookup_with_source(
+        source(false),
+        None,
+        Some(std::path::Path::new("/env/hiera.yaml")),
+        &modules,
+    )
+    .unwrap()
+    .unwrap();
+    let out = compile(Arc::new(e.with_hiera(l)), &settings());
+    assert_eq!(
+        notices(&out),
+        [
+            "[e1, common]",
+            "{env => 1, both => env}",
+            "[e1, common, m1]"
+        ]
+    );
+}
