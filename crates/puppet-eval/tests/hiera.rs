@@ -6,8 +6,8 @@
 //! layer, which searches in the same order as the environment layer before the modules).
 
 use indexmap::IndexMap;
-use puppet_eval::hiera::lookup_with_source;
-use puppet_eval::{compile, Compiled, Environment, Settings};
+use puppet_eval::hiera::{lookup_for, lookup_with_source};
+use puppet_eval::{compile, from_data, Compiled, Environment, Settings};
 use puppet_hiera::MemorySource;
 use puppet_types::Value;
 use smol_str::SmolStr;
@@ -413,4 +413,63 @@ fn hiera_functions_global_only_without_environment_layer() {
             "[e1, common, m1]"
         ]
     );
+}
+
+/// The bundled environment `examples/env` for web01.example.com, with its `hiera.yaml` as
+/// the environment layer and module data in `motd`: every class parameter, and the
+/// resources made from Hiera data (packages, users, sites), as in Puppet 7.23's catalog
+/// `tests/fixtures/catalogs/example-env.json`. `epp()` and `template()` are replaced by
+/// stubs written in Puppet (file contents are not compared).
+#[test]
+fn example_env_hiera_values_match_puppet() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/env");
+    let fixture = root.join("../../tests/fixtures/catalogs/example-env.json");
+    let (Ok(root), Ok(want)) = (root.canonicalize(), std::fs::read_to_string(&fixture)) else {
+        return;
+    };
+    let site = root.join("manifests/site.pp");
+    let text = std::fs::read_to_string(&site).expect("site.pp")
+        + "\nfunction epp($path, $params = {}) { \"epp ${path}\" }\nfunction template($path) { \"erb ${path}\" }\n";
+    let env = Environment::from_modulepath(&[root.join("modules")], site.to_str(), &text);
+    let lookup = lookup_for(Some(&root), None, &env.modules)
+        .expect("hiera.yaml")
+        .expect("layers");
+    let env = env.with_hiera(lookup);
+    let facts: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root.join("facts/web01.example.com.json")).expect("facts"),
+    )
+    .expect("facts json");
+    let mut s = Settings {
+        node_name: "web01.example.com".into(),
+        ..Settings::default()
+    };
+    if let serde_json::Value::Object(m) = &facts {
+        for (k, v) in m {
+            s.facts.insert(k.as_str().into(), from_data(v));
+        }
+    }
+    s.trusted = Some(from_data(&serde_json::json!({
+        "authenticated": "remote", "certname": "web01.example.com", "extensions": {},
+        "hostname": "web01", "domain": "example.com", "external": {}
+    })));
+    let out = compile(Arc::new(env), &s);
+    let cat = match out.catalog {
+        Ok(c) => c,
+        Err(e) => panic!("{}", e.located()),
+    };
+    let want: serde_json::Value = serde_json::from_str(&want).expect("fixture json");
+    let mut compared = 0;
+    for w in want["resources"].as_array().expect("resources") {
+        let ty = w["type"].as_str().unwrap_or_default();
+        let title = w["title"].as_str().unwrap_or_default();
+        if !matches!(ty, "Class" | "Package" | "User" | "Webapp::Site") || title == "main" {
+            continue;
+        }
+        let r = format!("{ty}[{title}]");
+        let i = cat.find(&r).unwrap_or_else(|| panic!("no {r}"));
+        let got = serde_json::to_value(&cat.resources[i].parameters).expect("json");
+        assert_eq!(got, w["parameters"], "parameters of {r}");
+        compared += 1;
+    }
+    assert!(compared >= 15, "{compared}");
 }
