@@ -8,6 +8,10 @@
 //! (not found, data and configuration problems) are reported bare, without location;
 //! type assertions, merge-argument errors and the global layer's `Lookup of key '...'
 //! failed: ...` are wrapped as `Error while evaluating a Function Call, ...`.
+//!
+//! Hiera's own warnings (`Lookup::take_warnings`) are not logged: a `Lookup` is shared by
+//! every compile of an environment and caches what it read, so they would show in
+//! whichever compile happened to read a file first (compiles must not depend on each other).
 
 use crate::eval::{Compiler, EvalError, Flow};
 use crate::ir::{LambdaDef, Span};
@@ -134,14 +138,6 @@ fn hiera_error(e: HieraError, label: &str, span: &Span) -> Flow {
     }
 }
 
-/// Logs the warnings Hiera collected (ignored configurations, keys outside a module's
-/// namespace ...).
-fn flush_warnings(c: &mut Compiler, lookup: &Lookup) {
-    for w in lookup.take_warnings() {
-        c.warn(w);
-    }
-}
-
 /// Searches Hiera for `key` (Puppet's `Lookup.search_and_merge`): the layers, then the
 /// `convert_to` lookup option. `Ok(None)` when not found; `global_only` restricts the search
 /// to the global layer (the `hiera_*()` functions without environment data).
@@ -170,7 +166,6 @@ fn search(
         };
         (found, options)
     };
-    flush_warnings(c, &lookup);
     let Some(value) = found.map_err(|e| hiera_error(e, label, span))? else {
         return Ok(None);
     };
@@ -255,7 +250,6 @@ pub(crate) fn class_parameter(
         };
         (found, options)
     };
-    flush_warnings(c, &lookup);
     let Some(value) = found.map_err(|e| hiera_error(e, label, span))? else {
         return Ok(None);
     };
