@@ -219,7 +219,16 @@ fn main() {
         eprintln!("module path {} not found", args.modulepath);
         std::process::exit(2);
     }
-    let env = Arc::new(Environment::from_modulepath(&modulepath, None, ""));
+    let mut env = Environment::from_modulepath(&modulepath, None, "");
+    match puppet_lang::eval::hiera::lookup_for(None, None, &env.modules) {
+        Ok(Some(lookup)) => env = env.with_hiera(lookup),
+        Ok(None) => {}
+        Err(e) => {
+            eprintln!("hiera: {e}");
+            std::process::exit(2);
+        }
+    }
+    let env = Arc::new(env);
     let nodes: Vec<String> = if args.nodes.is_empty() {
         ["ntp", "db", "web", "keystone", "kitchensink"]
             .iter()

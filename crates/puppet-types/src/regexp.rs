@@ -88,6 +88,18 @@ fn translate_ruby(src: &str) -> String {
                     }),
                     'H' if in_class == 0 => out.push_str("[^0-9a-fA-F]"),
                     '/' => out.push('/'),
+                    // `\0`, `\01`, `\012`: an octal character code.
+                    '0' => {
+                        let mut j = i + 2;
+                        let mut code = 0u32;
+                        while j < chars.len() && j < i + 4 && ('0'..='7').contains(&chars[j]) {
+                            code = code * 8 + chars[j].to_digit(8).unwrap_or(0);
+                            j += 1;
+                        }
+                        out.push_str(&format!("\\x{{{code:x}}}"));
+                        i = j;
+                        continue;
+                    }
                     _ => {
                         out.push('\\');
                         out.push(n);
@@ -160,5 +172,19 @@ impl fmt::Display for Regexp {
         }
         out.push('/');
         f.write_str(&out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Regexp;
+
+    #[test]
+    fn octal_escapes_are_character_codes() {
+        // stdlib's Stdlib::Unixpath.
+        let r = Regexp::new(r"\A\/([^\n\/\0]+\/*)*\z").unwrap();
+        assert!(r.is_match("/etc/ntp.conf"));
+        assert!(!r.is_match("/etc/\0x"));
+        assert!(Regexp::new(r"\012").unwrap().is_match("\n"));
     }
 }
