@@ -1339,7 +1339,7 @@ impl Compiler {
                     },
                 },
             };
-            self.check_param_type(p, &v, id, &label, span)?;
+            self.check_param_type(p, &v, id, &label, stmt, span)?;
             if !v.is_undef() {
                 final_params.insert(p.name.clone(), v.clone());
             }
@@ -1446,7 +1446,7 @@ impl Compiler {
                     }
                 },
             };
-            self.check_param_type(p, &v, id, &label, &span)?;
+            self.check_param_type(p, &v, id, &label, "Resource Statement", &span)?;
             if !v.is_undef() {
                 final_params.insert(p.name.clone(), v.clone());
             }
@@ -1469,6 +1469,7 @@ impl Compiler {
         v: &Value,
         scope: ScopeId,
         owner: &str,
+        stmt: &str,
         span: &Span,
     ) -> R<()> {
         let Some(t) = &p.type_expr else { return Ok(()) };
@@ -1489,7 +1490,7 @@ impl Compiler {
                     format!("{owner}: {}", lines.join(""))
                 };
                 return err(
-                    format!("Error while evaluating a Resource Statement, {text}"),
+                    format!("Error while evaluating a {stmt}, {text}"),
                     span,
                 );
             }
