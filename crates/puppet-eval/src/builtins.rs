@@ -1,6 +1,7 @@
 //! The built-in functions that need the evaluator: logging, `fail`, class declaration
-//! (`include`, `require`, `contain`), `defined`, `getvar`, control flow (`break`, `next`,
-//! `return`) and EPP rendering (`epp`, `inline_epp`).
+//! (`include`, `require`, `contain`), `defined`, `getvar`, `create_resources`, control flow
+//! (`break`, `next`, `return`) and templates (`template` and `inline_template` for ERB,
+//! `epp` and `inline_epp`; module templates come from the environment).
 //!
 //! Every other built-in lives in puppet-functions' registry and reaches the evaluator only
 //! through its `CallContext`.
@@ -114,6 +115,7 @@ pub(crate) fn call(
             Ok(Value::Undef)
         },
         "getvar" => getvar(c, args, lambda, scope, span),
+        "create_resources" => c.create_resources(args, scope, span),
         "tag" => {
             let mut names = Vec::new();
             flatten_names(args, &mut names);
@@ -159,8 +161,10 @@ pub(crate) fn call(
                 ));
             };
             let params = args.get(1).cloned();
-            render_epp(c, None, text, params, span)
+            render_epp(c, None, text, params, scope, span)
         }
+        "epp" => epp(c, args, span),
+        "template" => template(c, args, scope, span),
         _ => return None,
     })
 }
@@ -201,7 +205,7 @@ fn defined(c: &mut Compiler, args: &[Value], scope: ScopeId, span: &Span) -> R<V
                 // A string names a class or a resource type (not a function).
                 c.env.classes.contains_key(n.as_str())
                     || c.env.defines.contains_key(n.as_str())
-                    || is_core_type(&n)
+                    || c.types().get(&n).is_some()
             }
             Value::Type(Type::Resource(r)) => match (&r.type_name, &r.title) {
                 (Some(t), Some(title)) => c
@@ -210,7 +214,7 @@ fn defined(c: &mut Compiler, args: &[Value], scope: ScopeId, span: &Span) -> R<V
                     .is_some(),
                 (Some(t), None) => {
                     let n = t.to_ascii_lowercase();
-                    c.env.defines.contains_key(n.as_str()) || is_core_type(&n)
+                    c.env.defines.contains_key(n.as_str()) || c.types().get(&n).is_some()
                 }
                 _ => true,
             },
@@ -223,11 +227,6 @@ fn defined(c: &mut Compiler, args: &[Value], scope: ScopeId, span: &Span) -> R<V
         }
     }
     Ok(Value::Boolean(false))
-}
-
-/// A resource type puppet-agent knows without modules.
-fn is_core_type(n: &str) -> bool {
-    crate::eval::known_types().get(n).is_some()
 }
 
 /// `getvar('a::b.key.0', default) |$error| { }`: a variable, then `get`'s navigation.
@@ -293,12 +292,127 @@ fn split_getvar(path: &str) -> Option<(&str, &str)> {
     Some((name, nav))
 }
 
-/// Renders an EPP template given as text, with parameters from a hash.
+/// `epp('module/file.epp', {params})`: a module's EPP template (`.epp` may be left out),
+/// which sees the top scope's variables and the parameters.
+fn epp(c: &mut Compiler, args: &[Value], span: &Span) -> R<Value> {
+    if args.is_empty() || args.len() > 2 {
+        let got = if args.is_empty() {
+            "none".to_string()
+        } else {
+            args.len().to_string()
+        };
+        return fail(
+            format!("Error while evaluating a Function Call, 'epp' expects between 1 and 2 arguments, got {got}"),
+            span,
+        );
+    }
+    let Value::String(name) = &args[0] else {
+        return fail(
+            format!(
+                "Error while evaluating a Function Call, 'epp' parameter 'path' expects a String value, got {}",
+                crate::eval::type_name_of(&args[0])
+            ),
+            span,
+        );
+    };
+    let params = match args.get(1) {
+        None | Some(Value::Undef) => None,
+        Some(h @ Value::Hash(_)) => Some(h.clone()),
+        Some(other) => {
+            return fail(
+                format!(
+                    "Error while evaluating a Function Call, 'epp' parameter 'parameters' expects a value of type Undef or Hash, got {}",
+                    crate::eval::type_name_of(other)
+                ),
+                span,
+            )
+        }
+    };
+    let mut name = name.to_string();
+    if c.env.template(&name).is_none() && !name.ends_with(".epp") {
+        name.push_str(".epp");
+    }
+    let Some(t) = c.env.template(&name) else {
+        return fail(
+            format!("Error while evaluating a Function Call, Could not find template '{name}'"),
+            span,
+        );
+    };
+    let (path, text) = (t.path.clone(), t.text.clone());
+    let top = c.top;
+    render_epp(c, Some(&path), &text, params, top, span)
+}
+
+/// `template('module/file.erb', ...)`: modules' ERB templates rendered in the calling scope,
+/// concatenated.
+fn template(c: &mut Compiler, args: &[Value], scope: ScopeId, span: &Span) -> R<Value> {
+    if args.is_empty() {
+        return fail(
+            "Error while evaluating a Function Call, template(): Wrong number of arguments given (0 for minimum 1)",
+            span,
+        );
+    }
+    let mut out = String::new();
+    for a in args {
+        let name = match a {
+            Value::String(s) => s.to_string(),
+            Value::Undef => String::new(),
+            other => {
+                return fail(
+                    format!(
+                        "Error while evaluating a Function Call, undefined method `split' for {}:{}\n\n      path.split(File::SEPARATOR, 2)\n          ^^^^^^",
+                        puppet_stdlib::ruby::inspect(other),
+                        puppet_stdlib::ruby::class_name(other)
+                    ),
+                    span,
+                )
+            }
+        };
+        let Some(t) = c.env.template(&name) else {
+            return fail(
+                format!("Error while evaluating a Function Call, Could not find template '{name}'"),
+                span,
+            );
+        };
+        let (path, text) = (t.path.clone(), t.text.clone());
+        let mut adapter = ErbScope {
+            c: &mut *c,
+            scope,
+            span: span.clone(),
+        };
+        match puppet_erb::render(&text, &path, &mut adapter) {
+            Ok(s) => out.push_str(&s),
+            Err(e) => {
+                let (line, detail) = match &e {
+                    puppet_erb::ErbError::Syntax { line, message, .. } => (*line, message.clone()),
+                    puppet_erb::ErbError::Unsupported {
+                        line, construct, ..
+                    } => (
+                        *line,
+                        format!("unsupported construct in ERB template: {construct}"),
+                    ),
+                    puppet_erb::ErbError::Runtime { line, message, .. } => (*line, message.clone()),
+                };
+                return fail(
+                    format!(
+                        "Error while evaluating a Function Call, Failed to parse template {name}:\n  Filepath: {path}\n  Line: {line}\n  Detail: {detail}\n"
+                    ),
+                    span,
+                );
+            }
+        }
+    }
+    Ok(Value::string(out))
+}
+
+/// Renders an EPP template given as text, with parameters from a hash, in a scope under
+/// `parent` (the top scope for `epp()`, the calling scope for `inline_epp()`).
 pub(crate) fn render_epp(
     c: &mut Compiler,
     path: Option<&str>,
     text: &str,
     params: Option<Value>,
+    parent: ScopeId,
     span: &Span,
 ) -> R<Value> {
     let parse = puppet_syntax::parse_epp(text);
@@ -314,8 +428,7 @@ pub(crate) fn render_epp(
     }
     let file = Arc::new(SourceFile::new(path.map(str::to_string), text));
     let lowered = lower_file(file, &parse);
-    let top = c.top;
-    let mut s = Scope::new(ScopeKind::Local, Some(top), c.scopes.label(top));
+    let mut s = Scope::new(ScopeKind::Local, Some(parent), c.scopes.label(parent));
     s.module = None;
     let id = c.scopes.add(s);
     let given: indexmap::IndexMap<SmolStr, Value> = match &params {
@@ -326,6 +439,13 @@ pub(crate) fn render_epp(
         _ => indexmap::IndexMap::new(),
     };
     if let Some(decl) = &lowered.epp_params {
+        if let Some(unknown) = given.keys().find(|k| !decl.iter().any(|p| p.name == **k)) {
+            c.scopes.release(id);
+            return fail(
+                format!("Error while evaluating a Function Call, lambda: has no parameter named '{unknown}'"),
+                span,
+            );
+        }
         for p in decl {
             let v = match given.get(&p.name) {
                 Some(v) => v.clone(),
@@ -335,8 +455,7 @@ pub(crate) fn render_epp(
                         c.scopes.release(id);
                         return fail(
                             format!(
-                                "Error while evaluating a Function Call, {} expects a value for parameter '{}'",
-                                path.map(|p| format!("'{p}'")).unwrap_or_else(|| "inline_epp()".into()),
+                                "Error while evaluating a Function Call, lambda: expects a value for parameter '{}'",
                                 p.name
                             ),
                             span,
@@ -350,7 +469,7 @@ pub(crate) fn render_epp(
                         c.scopes.release(id);
                         return fail(
                             format!(
-                                "Error while evaluating a Function Call, {}",
+                                "Error while evaluating a Function Call, lambda: {}",
                                 puppet_types::mismatch::describe_value_mismatch(
                                     &format!("parameter '{}'", p.name),
                                     &ty,

@@ -193,7 +193,7 @@ impl Compiler {
     /// Puppet's checks of the finished resources: every attribute of a built-in type is
     /// one it has, and every relationship metaparameter names a resource in the catalog.
     fn validate_resources(&self) -> R<()> {
-        let db = crate::eval::known_types();
+        let db = self.types();
         for (key, r) in &self.catalog.resources {
             if r.virtual_ {
                 continue;
@@ -531,7 +531,7 @@ impl Compiler {
             );
         }
         if !self.env.defines.contains_key(lname.as_str())
-            && crate::eval::known_types().get(&lname).is_none()
+            && self.types().get(&lname).is_none()
             && lname != "node"
         {
             return err(
@@ -824,7 +824,7 @@ impl Compiler {
             }))));
         }
         let is_define = self.env.defines.contains_key(type_name);
-        if !is_define && crate::eval::known_types().get(type_name).is_none() {
+        if !is_define && self.types().get(type_name).is_none() {
             return err(
                 format!("Error while evaluating a Resource Statement, Unknown resource type: '{type_name}'"),
                 span,
@@ -892,7 +892,7 @@ impl Compiler {
     /// patterns give become parameters, its uniqueness key (namevar values) must be free,
     /// and a namevar differing from the title, or an `alias`, is another name for it.
     fn register_names(&mut self, res: &mut Resource, span: &Span) -> R<()> {
-        let db = crate::eval::known_types();
+        let db = self.types();
         let tname = res.type_name.to_ascii_lowercase();
         let Some(info) = db.get(&tname) else {
             return Ok(());
