@@ -542,6 +542,15 @@ impl puppet_erb::TemplateScope for ErbScope<'_> {
         out
     }
 
+    fn set_variable(&mut self, name: &str, value: Value) -> Result<(), String> {
+        let span = self.span.clone();
+        match self.c.set_var(name, value, self.scope, &span) {
+            Ok(()) => Ok(()),
+            Err(Flow::Error(e)) => Err(e.message),
+            Err(_) => Err(format!("unexpected control flow setting {name}")),
+        }
+    }
+
     fn call_function(&mut self, name: &str, args: Vec<Value>) -> Result<Value, String> {
         let span = self.span.clone();
         match self.c.call_named(name, args, None, self.scope, &span) {

@@ -1111,6 +1111,8 @@ impl Compiler {
             label.clone(),
         );
         s.module = Some(SmolStr::new(def.name.split("::").next().unwrap_or("")));
+        s.vars
+            .insert("module_name".into(), self.module_of(&def.span));
         s.resource = Some(key.clone());
         // Defaults are found along the inherited class, else where the class was declared.
         s.dyn_parent = Some(parent_scope.unwrap_or(declared_in));
@@ -1219,6 +1221,8 @@ impl Compiler {
             label.clone(),
         );
         s.module = Some(SmolStr::new(def.name.split("::").next().unwrap_or("")));
+        s.vars
+            .insert("module_name".into(), self.module_of(&def.span));
         s.resource = Some(key.clone());
         s.dyn_parent = Some(declared_in);
         let id = self.scopes.add(s);

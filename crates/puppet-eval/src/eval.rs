@@ -305,6 +305,20 @@ impl Compiler {
         c
     }
 
+    /// `$module_name` for code at `span`: the module whose directory holds its file, `''`
+    /// for the main manifest and code without a file.
+    pub(crate) fn module_of(&self, span: &Span) -> Value {
+        let Some(path) = &span.file.path else {
+            return Value::string("");
+        };
+        for (name, dir) in &self.env.modules {
+            if std::path::Path::new(path).starts_with(dir) {
+                return Value::String(name.clone());
+            }
+        }
+        Value::string("")
+    }
+
     /// The resource types this compile knows (its environment's).
     pub(crate) fn types(&self) -> Arc<puppet_restypes::TypeDatabase> {
         self.env.types().clone()
@@ -1375,7 +1389,15 @@ impl Compiler {
                 title: None,
             }));
         }
-        puppet_types::resolve_type_name(bare)
+        let t = puppet_types::resolve_type_name(bare);
+        // Resource types of the environment's modules (`Anchor`, `Mysql_datadir`).
+        if matches!(t, Type::TypeReference(_)) && self.types().get(&lower).is_some() {
+            return Type::Resource(Arc::new(ResourceType {
+                type_name: Some(SmolStr::new(capitalize(bare))),
+                title: None,
+            }));
+        }
+        t
     }
 
     // ---- calls ----

@@ -111,6 +111,9 @@ fn module_resource_types_are_known() {
         "no parameter named 'colour' (file: /env/site.pp, line: 1) on Thing[a]"
     );
     assert!(compile_lines(env_with(&files, "notice(defined('thing'))")).is_ok());
+    // A module type's name is a resource type in expressions.
+    let site = "thing { 'a': }\nnotify { 'n': require => Thing['a'] }\nThing['a'] -> Notify['n']";
+    assert!(compile_lines(env_with(&files, site)).is_ok());
     let e = compile_lines(Environment::from_main(None, "thing { 'a': }")).unwrap_err();
     assert!(
         e.starts_with(
@@ -169,6 +172,48 @@ fn create_resources_declares_like_a_resource_expression() {
         let e = compile_lines(Environment::from_main(None, code)).unwrap_err();
         assert_eq!(e, expected, "{code}");
     }
+}
+
+#[test]
+fn module_name_is_the_module_of_the_code() {
+    let files = [
+        (
+            "m/manifests/init.pp",
+            "class m { notify { \"m=${module_name}\": } }",
+        ),
+        (
+            "m/manifests/d.pp",
+            "define m::d { notify { \"d=${module_name}\": } }",
+        ),
+    ];
+    let site =
+        "class local { notify { \"local=${module_name}.\": } }\ninclude m, local\nm::d { 'x': }";
+    let lines = compile_lines(env_with(&files, site)).unwrap();
+    let names: Vec<&str> = lines
+        .iter()
+        .filter(|l| l.starts_with("Notify"))
+        .map(|l| l.split(' ').next().unwrap_or(""))
+        .collect();
+    assert_eq!(names, ["Notify[m=m]", "Notify[local=.]", "Notify[d=m]"]);
+}
+
+#[test]
+fn templates_share_setvar_objects() {
+    // apache's vhost templates: an object set with scope.setvar and changed in place is
+    // what a template rendered from inside the first one reads.
+    let files = [
+        (
+            "m/templates/outer.erb",
+            "<%- scope.setvar('_shared', {}) -%>\n<%- [1, 2].each do |i| -%>\n<%- scope.lookupvar('_shared')[:item] = i -%>\n<%= scope.function_template(['m/inner.erb']) -%>\n<%- end -%>\n",
+        ),
+        (
+            "m/templates/inner.erb",
+            "item <%= scope.lookupvar('_shared')[:item] %>\n",
+        ),
+    ];
+    let site = "notify { 'x': message => template('m/outer.erb') }";
+    let lines = compile_lines(env_with(&files, site)).unwrap();
+    assert_eq!(lines, [r#"Notify[x] {"message":"item 1\nitem 2\n"}"#]);
 }
 
 #[test]

@@ -29,6 +29,10 @@ impl Regexp {
     /// let r = Regexp::new("^a.c$").unwrap();
     /// assert!(r.is_match("xx\nabc"));
     /// assert_eq!(r.to_string(), "/^a.c$/");
+    /// // Ruby's syntax: \h, \Z, octal escapes.
+    /// let unixpath = Regexp::new(r"\A\/([^\n\/\0]+\/*)*\z").unwrap();
+    /// assert!(unixpath.is_match("/etc/motd"));
+    /// assert!(!unixpath.is_match("/etc/mo\0td"));
     /// ```
     pub fn new(source: &str) -> Result<Regexp, TypeError> {
         let translated = translate_ruby(source);
@@ -88,6 +92,18 @@ fn translate_ruby(src: &str) -> String {
                     }),
                     'H' if in_class == 0 => out.push_str("[^0-9a-fA-F]"),
                     '/' => out.push('/'),
+                    // Ruby's octal escape `\0`, `\0NN` (stdlib's `Stdlib::Unixpath` uses `\0`).
+                    '0' => {
+                        let mut value = 0u32;
+                        let mut j = i + 2;
+                        while j < chars.len() && j < i + 4 && ('0'..='7').contains(&chars[j]) {
+                            value = value * 8 + chars[j].to_digit(8).unwrap_or(0);
+                            j += 1;
+                        }
+                        out.push_str(&format!("\\x{{{value:x}}}"));
+                        i = j;
+                        continue;
+                    }
                     _ => {
                         out.push('\\');
                         out.push(n);
