@@ -380,7 +380,7 @@ fn template(c: &mut Compiler, args: &[Value], scope: ScopeId, span: &Span) -> R<
             scope,
             span: span.clone(),
         };
-        match puppet_erb::render(&text, &path, &mut adapter) {
+        match parsed_template(&path, &text).and_then(|t| t.render(&mut adapter)) {
             Ok(s) => out.push_str(&s),
             Err(e) => {
                 let (line, detail) = match &e {
@@ -403,6 +403,41 @@ fn template(c: &mut Compiler, args: &[Value], scope: ScopeId, span: &Span) -> R<
         }
     }
     Ok(Value::string(out))
+}
+
+/// Parsed ERB templates by path, with the text each was parsed from.
+type ErbCache = std::collections::HashMap<String, (Arc<str>, std::rc::Rc<puppet_erb::Template>)>;
+
+thread_local! {
+    /// The module templates parsed on this thread, with their text kept alive so a pointer
+    /// comparison tells whether the entry is for this text. Parsing is pure, so the cache
+    /// changes no result; it is per thread because parsed templates are not `Send`.
+    static ERB_CACHE: std::cell::RefCell<ErbCache> = std::cell::RefCell::new(ErbCache::new());
+}
+
+/// A module template parsed once per thread (and text).
+fn parsed_template(
+    path: &str,
+    text: &Arc<str>,
+) -> Result<std::rc::Rc<puppet_erb::Template>, puppet_erb::ErbError> {
+    let cached = ERB_CACHE.with(|c| {
+        c.borrow()
+            .get(path)
+            .filter(|(t, _)| Arc::ptr_eq(t, text))
+            .map(|(_, p)| p.clone())
+    });
+    if let Some(t) = cached {
+        return Ok(t);
+    }
+    let parsed = std::rc::Rc::new(puppet_erb::Template::parse(text, path)?);
+    ERB_CACHE.with(|c| {
+        let mut c = c.borrow_mut();
+        if c.len() >= 1024 {
+            c.clear();
+        }
+        c.insert(path.to_string(), (text.clone(), parsed.clone()));
+    });
+    Ok(parsed)
 }
 
 /// Renders an EPP template given as text, with parameters from a hash, in a scope under
