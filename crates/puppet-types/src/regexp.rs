@@ -35,6 +35,12 @@ impl Regexp {
     /// assert!(!unixpath.is_match("/etc/mo\0td"));
     /// ```
     pub fn new(source: &str) -> Result<Regexp, TypeError> {
+        if let Some(compiled) = cache().lock().ok().and_then(|c| c.get(source).cloned()) {
+            return Ok(Regexp {
+                source: SmolStr::new(source),
+                compiled,
+            });
+        }
         let translated = translate_ruby(source);
         let compiled = fancy_regex::RegexBuilder::new(&translated)
             .backtrack_limit(1_000_000)
@@ -43,9 +49,16 @@ impl Regexp {
                 source_text: source.to_string(),
                 message: e.to_string(),
             })?;
+        let compiled = Arc::new(compiled);
+        if let Ok(mut c) = cache().lock() {
+            if c.len() >= 4096 {
+                c.clear();
+            }
+            c.insert(source.to_string(), compiled.clone());
+        }
         Ok(Regexp {
             source: SmolStr::new(source),
-            compiled: Arc::new(compiled),
+            compiled,
         })
     }
 
@@ -69,6 +82,14 @@ impl Regexp {
                 .collect(),
         )
     }
+}
+
+type Cache = std::sync::Mutex<std::collections::HashMap<String, Arc<fancy_regex::Regex>>>;
+
+/// Compiled regexps by source, shared by the whole process (compiling is pure and costly).
+fn cache() -> &'static Cache {
+    static CACHE: std::sync::OnceLock<Cache> = std::sync::OnceLock::new();
+    CACHE.get_or_init(Default::default)
 }
 
 /// Rewrites Ruby regexp syntax into the dialect fancy-regex understands.
