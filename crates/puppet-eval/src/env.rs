@@ -287,6 +287,12 @@ impl Environment {
             for d in f.parse.errors() {
                 lowered.diagnostics.push(d.clone());
             }
+            // The main manifest is validated as a whole before anything is evaluated.
+            if f.role == FileRole::MainManifest {
+                lowered
+                    .diagnostics
+                    .extend(puppet_syntax::validate::validate(&f.parse));
+            }
             let lowered = Arc::new(lowered);
             if f.role == FileRole::MainManifest {
                 for d in &lowered.diagnostics {
