@@ -3,7 +3,7 @@
 //!
 //! The wrapper part follows Puppet 7: every variable of the scope is visible as an
 //! instance variable (`@name`, non-word characters replaced by `_`, undef as nil); `scope`
-//! offers `lookupvar`, `[]`, `to_hash`, `function_*` (3.x calling convention: one array of
+//! offers `lookupvar`, `[]`, `to_hash`, `setvar`, `function_*` (3.x calling convention: one array of
 //! arguments) and `call_function`; `file` and `has_variable?` are available. Variables are
 //! converted to Ruby values on first use only. Built-in methods live in [`crate::methods`].
 //! Control flow (`next`, `break`, `return`, exceptions) travels as [`Ctrl`] in the `Err`
@@ -74,6 +74,31 @@ impl std::fmt::Debug for Interp<'_> {
             .field("file", &self.file)
             .field("out_len", &self.out.len())
             .finish()
+    }
+}
+
+thread_local! {
+    /// The Ruby objects that the templates being rendered on this thread (outermost first)
+    /// set with `scope.setvar`, so that a template rendered from inside another
+    /// (`scope.function_template`) reads the same object, mutations included, as in Ruby.
+    static SETVARS: std::cell::RefCell<Vec<Vec<(String, RValue)>>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The `scope.setvar` objects of one render, dropped when the render ends.
+#[derive(Debug)]
+pub(crate) struct SetvarFrame(());
+
+impl SetvarFrame {
+    pub(crate) fn push() -> SetvarFrame {
+        SETVARS.with(|s| s.borrow_mut().push(Vec::new()));
+        SetvarFrame(())
+    }
+}
+
+impl Drop for SetvarFrame {
+    fn drop(&mut self) {
+        SETVARS.with(|s| s.borrow_mut().pop());
     }
 }
 
@@ -1077,8 +1102,38 @@ impl<'s> Interp<'s> {
         }
     }
 
+    /// `scope.setvar(name, value)`: returns the value.
+    pub fn setvar(&mut self, name: &str, value: &RValue, pos: Pos) -> R {
+        let v = match value::to_puppet(value) {
+            Ok(v) => v,
+            Err(e) => return unsupported(format!("value given to setvar: {e}"), pos),
+        };
+        match self.scope.set_variable(name, v) {
+            Ok(()) => {
+                SETVARS.with(|s| {
+                    if let Some(frame) = s.borrow_mut().last_mut() {
+                        frame.push((name.to_string(), value.clone()));
+                    }
+                });
+                Ok(value.clone())
+            }
+            Err(msg) => raise("Puppet::ParseError", msg, pos),
+        }
+    }
+
     /// `scope.lookupvar(name)`.
     pub fn lookupvar(&mut self, name: &str) -> RValue {
+        let set = SETVARS.with(|s| {
+            s.borrow()
+                .iter()
+                .rev()
+                .flat_map(|f| f.iter().rev())
+                .find(|(n, _)| n == name)
+                .map(|(_, v)| v.clone())
+        });
+        if let Some(v) = set {
+            return v;
+        }
         match self.scope.lookup(name) {
             Some(v) => {
                 let r = value::from_puppet(&v);

@@ -61,6 +61,12 @@ pub trait TemplateScope {
     fn all_variables(&self) -> IndexMap<SmolStr, Value>;
     /// Calls a Puppet function with already unpacked arguments.
     fn call_function(&mut self, name: &str, args: Vec<Value>) -> Result<Value, String>;
+    /// Sets a variable of the scope (`scope.setvar(name, value)`); the error is Puppet's
+    /// message. The default refuses.
+    fn set_variable(&mut self, name: &str, value: Value) -> Result<(), String> {
+        let _ = value;
+        Err(format!("Cannot set variable '{name}' from this template"))
+    }
 }
 
 /// Why a template could not be rendered.
@@ -171,6 +177,7 @@ impl Template {
 
     /// Renders the template against `scope`.
     pub fn render(&self, scope: &mut dyn TemplateScope) -> Result<String, ErbError> {
+        let _setvars = interp::SetvarFrame::push();
         let mut it = interp::Interp::new(scope, &self.file);
         match it.run(&self.body) {
             Ok(()) => Ok(it.out),

@@ -403,7 +403,12 @@ pub fn responds_to(v: &RValue, name: &str) -> bool {
                 | ">"
                 | "zero?"
         ),
-        RValue::Scope => name == "lookupvar" || name.starts_with("function_") || name == "to_hash",
+        RValue::Scope => {
+            name == "lookupvar"
+                || name.starts_with("function_")
+                || name == "to_hash"
+                || name == "setvar"
+        }
         _ => false,
     }
 }
@@ -1603,6 +1608,11 @@ fn scope_method(it: &mut Interp, name: &str, args: Vec<RValue>, pos: Pos) -> R {
             Ok(RValue::Bool(!matches!(it.lookupvar(&n), RValue::Nil)))
         }
         "to_hash" => Ok(it.scope_hash()),
+        "setvar" => {
+            argc(&args, 2, 3, pos)?;
+            let n = str_arg(&args[0], pos)?;
+            it.setvar(&n, &args[1], pos)
+        }
         "call_function" => {
             argc(&args, 1, 2, pos)?;
             let f = str_arg(&args[0], pos)?;

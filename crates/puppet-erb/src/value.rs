@@ -804,8 +804,36 @@ fn to_puppet_depth(v: &RValue, depth: usize) -> Result<Value, String> {
     })
 }
 
-/// Compiles a Ruby regexp (source between the slashes, flags `imx`).
+type RegexCache = std::sync::Mutex<std::collections::HashMap<(String, String), fancy_regex::Regex>>;
+
+/// Compiled regexps by (source, flags), shared by the whole process (compiling is pure and
+/// costly: templates use the same patterns on every render).
+fn regex_cache() -> &'static RegexCache {
+    static CACHE: std::sync::OnceLock<RegexCache> = std::sync::OnceLock::new();
+    CACHE.get_or_init(Default::default)
+}
+
+/// Compiles a Ruby regexp (source between the slashes, flags `imx`); cached.
 pub fn compile_regex(source: &str, flags: &str) -> Result<RRegex, String> {
+    let key = (source.to_string(), flags.to_string());
+    if let Some(re) = regex_cache().lock().ok().and_then(|c| c.get(&key).cloned()) {
+        return Ok(RRegex {
+            source: source.to_string(),
+            flags: flags.chars().filter(|c| "mix".contains(*c)).collect(),
+            re,
+        });
+    }
+    let r = compile_regex_uncached(source, flags)?;
+    if let Ok(mut c) = regex_cache().lock() {
+        if c.len() >= 4096 {
+            c.clear();
+        }
+        c.insert(key, r.re.clone());
+    }
+    Ok(r)
+}
+
+fn compile_regex_uncached(source: &str, flags: &str) -> Result<RRegex, String> {
     let mut pat = String::from("(?m");
     if flags.contains('i') {
         pat.push('i');

@@ -1,6 +1,7 @@
 //! The built-in functions that need the evaluator: logging, `fail`, class declaration
-//! (`include`, `require`, `contain`), `defined`, `getvar`, control flow (`break`, `next`,
-//! `return`) and EPP rendering (`epp`, `inline_epp`).
+//! (`include`, `require`, `contain`), `defined`, `getvar`, `create_resources`, control flow
+//! (`break`, `next`, `return`) and templates (`template` and `inline_template` for ERB,
+//! `epp` and `inline_epp`; module templates come from the environment).
 //!
 //! Every other built-in lives in puppet-functions' registry and reaches the evaluator only
 //! through its `CallContext`.
@@ -125,6 +126,7 @@ pub(crate) fn call(
         "lookup" | "hiera" | "hiera_array" | "hiera_hash" | "hiera_include" => {
             return crate::hiera::call(c, name, args, lambda, scope, span)
         }
+        "create_resources" => c.create_resources(args, scope, span),
         "tag" => {
             let mut names = Vec::new();
             flatten_names(args, &mut names);
@@ -176,8 +178,10 @@ pub(crate) fn call(
                 ));
             };
             let params = args.get(1).cloned();
-            render_epp(c, None, text, params, span)
+            render_epp(c, None, text, params, scope, span)
         }
+        "epp" => epp(c, args, span),
+        "template" => template(c, args, scope, span),
         _ => return None,
     })
 }
@@ -218,7 +222,7 @@ fn defined(c: &mut Compiler, args: &[Value], scope: ScopeId, span: &Span) -> R<V
                 // A string names a class or a resource type (not a function).
                 c.env.classes.contains_key(n.as_str())
                     || c.env.defines.contains_key(n.as_str())
-                    || is_core_type(&n)
+                    || c.types().get(&n).is_some()
             }
             Value::Type(Type::Resource(r)) => match (&r.type_name, &r.title) {
                 (Some(t), Some(title)) => c
@@ -227,7 +231,7 @@ fn defined(c: &mut Compiler, args: &[Value], scope: ScopeId, span: &Span) -> R<V
                     .is_some(),
                 (Some(t), None) => {
                     let n = t.to_ascii_lowercase();
-                    c.env.defines.contains_key(n.as_str()) || is_core_type(&n)
+                    c.env.defines.contains_key(n.as_str()) || c.types().get(&n).is_some()
                 }
                 _ => true,
             },
@@ -240,11 +244,6 @@ fn defined(c: &mut Compiler, args: &[Value], scope: ScopeId, span: &Span) -> R<V
         }
     }
     Ok(Value::Boolean(false))
-}
-
-/// A resource type puppet-agent knows without modules.
-fn is_core_type(n: &str) -> bool {
-    crate::eval::known_types().get(n).is_some()
 }
 
 /// `getvar('a::b.key.0', default) |$error| { }`: a variable, then `get`'s navigation.
@@ -310,12 +309,162 @@ fn split_getvar(path: &str) -> Option<(&str, &str)> {
     Some((name, nav))
 }
 
-/// Renders an EPP template given as text, with parameters from a hash.
+/// `epp('module/file.epp', {params})`: a module's EPP template (`.epp` may be left out),
+/// which sees the top scope's variables and the parameters.
+fn epp(c: &mut Compiler, args: &[Value], span: &Span) -> R<Value> {
+    if args.is_empty() || args.len() > 2 {
+        let got = if args.is_empty() {
+            "none".to_string()
+        } else {
+            args.len().to_string()
+        };
+        return fail(
+            format!("Error while evaluating a Function Call, 'epp' expects between 1 and 2 arguments, got {got}"),
+            span,
+        );
+    }
+    let Value::String(name) = &args[0] else {
+        return fail(
+            format!(
+                "Error while evaluating a Function Call, 'epp' parameter 'path' expects a String value, got {}",
+                crate::eval::type_name_of(&args[0])
+            ),
+            span,
+        );
+    };
+    let params = match args.get(1) {
+        None | Some(Value::Undef) => None,
+        Some(h @ Value::Hash(_)) => Some(h.clone()),
+        Some(other) => {
+            return fail(
+                format!(
+                    "Error while evaluating a Function Call, 'epp' parameter 'parameters' expects a value of type Undef or Hash, got {}",
+                    crate::eval::type_name_of(other)
+                ),
+                span,
+            )
+        }
+    };
+    let mut name = name.to_string();
+    if c.env.template(&name).is_none() && !name.ends_with(".epp") {
+        name.push_str(".epp");
+    }
+    let Some(t) = c.env.template(&name) else {
+        return fail(
+            format!("Error while evaluating a Function Call, Could not find template '{name}'"),
+            span,
+        );
+    };
+    let (path, text) = (t.path.clone(), t.text.clone());
+    let top = c.top;
+    render_epp(c, Some(&path), &text, params, top, span)
+}
+
+/// `template('module/file.erb', ...)`: modules' ERB templates rendered in the calling scope,
+/// concatenated.
+fn template(c: &mut Compiler, args: &[Value], scope: ScopeId, span: &Span) -> R<Value> {
+    if args.is_empty() {
+        return fail(
+            "Error while evaluating a Function Call, template(): Wrong number of arguments given (0 for minimum 1)",
+            span,
+        );
+    }
+    let mut out = String::new();
+    for a in args {
+        let name = match a {
+            Value::String(s) => s.to_string(),
+            Value::Undef => String::new(),
+            other => {
+                return fail(
+                    format!(
+                        "Error while evaluating a Function Call, undefined method `split' for {}:{}\n\n      path.split(File::SEPARATOR, 2)\n          ^^^^^^",
+                        puppet_stdlib::ruby::inspect(other),
+                        puppet_stdlib::ruby::class_name(other)
+                    ),
+                    span,
+                )
+            }
+        };
+        let Some(t) = c.env.template(&name) else {
+            return fail(
+                format!("Error while evaluating a Function Call, Could not find template '{name}'"),
+                span,
+            );
+        };
+        let (path, text) = (t.path.clone(), t.text.clone());
+        let mut adapter = ErbScope {
+            c: &mut *c,
+            scope,
+            span: span.clone(),
+        };
+        match parsed_template(&path, &text).and_then(|t| t.render(&mut adapter)) {
+            Ok(s) => out.push_str(&s),
+            Err(e) => {
+                let (line, detail) = match &e {
+                    puppet_erb::ErbError::Syntax { line, message, .. } => (*line, message.clone()),
+                    puppet_erb::ErbError::Unsupported {
+                        line, construct, ..
+                    } => (
+                        *line,
+                        format!("unsupported construct in ERB template: {construct}"),
+                    ),
+                    puppet_erb::ErbError::Runtime { line, message, .. } => (*line, message.clone()),
+                };
+                return fail(
+                    format!(
+                        "Error while evaluating a Function Call, Failed to parse template {name}:\n  Filepath: {path}\n  Line: {line}\n  Detail: {detail}\n"
+                    ),
+                    span,
+                );
+            }
+        }
+    }
+    Ok(Value::string(out))
+}
+
+/// Parsed ERB templates by path, with the text each was parsed from.
+type ErbCache = std::collections::HashMap<String, (Arc<str>, std::rc::Rc<puppet_erb::Template>)>;
+
+thread_local! {
+    /// The module templates parsed on this thread, with their text kept alive so a pointer
+    /// comparison tells whether the entry is for this text. Parsing is pure, so the cache
+    /// changes no result; it is per thread because parsed templates are not `Send`.
+    static ERB_CACHE: std::cell::RefCell<ErbCache> = std::cell::RefCell::new(ErbCache::new());
+}
+
+/// A module template parsed once per thread (and text).
+fn parsed_template(
+    path: &str,
+    text: &Arc<str>,
+) -> Result<std::rc::Rc<puppet_erb::Template>, puppet_erb::ErbError> {
+    let cached = ERB_CACHE.with(|c| {
+        c.borrow()
+            .get(path)
+            .filter(|(t, _)| Arc::ptr_eq(t, text))
+            .map(|(_, p)| p.clone())
+    });
+    if let Some(t) = cached {
+        return Ok(t);
+    }
+    let parsed = std::rc::Rc::new(puppet_erb::Template::parse(text, path)?);
+    ERB_CACHE.with(|c| {
+        let mut c = c.borrow_mut();
+        if c.len() >= 1024 {
+            c.clear();
+        }
+        c.insert(path.to_string(), (text.clone(), parsed.clone()));
+    });
+    Ok(parsed)
+}
+
+/// Renders an EPP template given as text, with parameters from a hash, in a scope under
+/// `parent` (the top scope for `epp()`, the calling scope for `inline_epp()`).
 pub(crate) fn render_epp(
     c: &mut Compiler,
     path: Option<&str>,
     text: &str,
     params: Option<Value>,
+    parent: ScopeId,
     span: &Span,
 ) -> R<Value> {
     let parse = puppet_syntax::parse_epp(text);
@@ -331,8 +480,7 @@ pub(crate) fn render_epp(
     }
     let file = Arc::new(SourceFile::new(path.map(str::to_string), text));
     let lowered = lower_file(file, &parse);
-    let top = c.top;
-    let mut s = Scope::new(ScopeKind::Local, Some(top), c.scopes.label(top));
+    let mut s = Scope::new(ScopeKind::Local, Some(parent), c.scopes.label(parent));
     s.module = None;
     let id = c.scopes.add(s);
     let given: indexmap::IndexMap<SmolStr, Value> = match &params {
@@ -343,6 +491,13 @@ pub(crate) fn render_epp(
         _ => indexmap::IndexMap::new(),
     };
     if let Some(decl) = &lowered.epp_params {
+        if let Some(unknown) = given.keys().find(|k| !decl.iter().any(|p| p.name == **k)) {
+            c.scopes.release(id);
+            return fail(
+                format!("Error while evaluating a Function Call, lambda: has no parameter named '{unknown}'"),
+                span,
+            );
+        }
         for p in decl {
             let v = match given.get(&p.name) {
                 Some(v) => v.clone(),
@@ -352,8 +507,7 @@ pub(crate) fn render_epp(
                         c.scopes.release(id);
                         return fail(
                             format!(
-                                "Error while evaluating a Function Call, {} expects a value for parameter '{}'",
-                                path.map(|p| format!("'{p}'")).unwrap_or_else(|| "inline_epp()".into()),
+                                "Error while evaluating a Function Call, lambda: expects a value for parameter '{}'",
                                 p.name
                             ),
                             span,
@@ -367,7 +521,7 @@ pub(crate) fn render_epp(
                         c.scopes.release(id);
                         return fail(
                             format!(
-                                "Error while evaluating a Function Call, {}",
+                                "Error while evaluating a Function Call, lambda: {}",
                                 puppet_types::mismatch::describe_value_mismatch(
                                     &format!("parameter '{}'", p.name),
                                     &ty,
@@ -438,6 +592,15 @@ impl puppet_erb::TemplateScope for ErbScope<'_> {
             }
         }
         out
+    }
+
+    fn set_variable(&mut self, name: &str, value: Value) -> Result<(), String> {
+        let span = self.span.clone();
+        match self.c.set_var(name, value, self.scope, &span) {
+            Ok(()) => Ok(()),
+            Err(Flow::Error(e)) => Err(e.message),
+            Err(_) => Err(format!("unexpected control flow setting {name}")),
+        }
     }
 
     fn call_function(&mut self, name: &str, args: Vec<Value>) -> Result<Value, String> {

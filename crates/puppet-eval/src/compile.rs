@@ -192,7 +192,7 @@ impl Compiler {
     /// Puppet's checks of the finished resources: every attribute of a built-in type is
     /// one it has, and every relationship metaparameter names a resource in the catalog.
     fn validate_resources(&self) -> R<()> {
-        let db = crate::eval::known_types();
+        let db = self.types();
         for (key, r) in &self.catalog.resources {
             if r.virtual_ {
                 continue;
@@ -609,7 +609,7 @@ impl Compiler {
             );
         }
         if !self.env.defines.contains_key(lname.as_str())
-            && crate::eval::known_types().get(&lname).is_none()
+            && self.types().get(&lname).is_none()
             && lname != "node"
         {
             return err(
@@ -908,7 +908,7 @@ impl Compiler {
             }))));
         }
         let is_define = self.env.defines.contains_key(type_name);
-        if !is_define && crate::eval::known_types().get(type_name).is_none() {
+        if !is_define && self.types().get(type_name).is_none() {
             return err(
                 format!("Error while evaluating a Resource Statement, Unknown resource type: '{type_name}'"),
                 span,
@@ -1008,7 +1008,7 @@ impl Compiler {
     /// patterns give become parameters, its uniqueness key (namevar values) must be free,
     /// and a namevar differing from the title, or an `alias`, is another name for it.
     fn register_names(&mut self, res: &mut Resource, span: &Span) -> R<()> {
-        let db = crate::eval::known_types();
+        let db = self.types();
         let tname = res.type_name.to_ascii_lowercase();
         let Some(info) = db.get(&tname) else {
             return Ok(());
@@ -1282,6 +1282,8 @@ impl Compiler {
             label.clone(),
         );
         s.module = Some(SmolStr::new(def.name.split("::").next().unwrap_or("")));
+        s.vars
+            .insert("module_name".into(), self.module_of(&def.span));
         s.resource = Some(key.clone());
         // Defaults are found along the inherited class, else where the class was declared.
         s.dyn_parent = Some(parent_scope.unwrap_or(declared_in));
@@ -1398,6 +1400,8 @@ impl Compiler {
             label.clone(),
         );
         s.module = Some(SmolStr::new(def.name.split("::").next().unwrap_or("")));
+        s.vars
+            .insert("module_name".into(), self.module_of(&def.span));
         s.resource = Some(key.clone());
         s.dyn_parent = Some(declared_in);
         let id = self.scopes.add(s);
@@ -1489,10 +1493,7 @@ impl Compiler {
                 } else {
                     format!("{owner}: {}", lines.join(""))
                 };
-                return err(
-                    format!("Error while evaluating a {stmt}, {text}"),
-                    span,
-                );
+                return err(format!("Error while evaluating a {stmt}, {text}"), span);
             }
         }
         Ok(())
@@ -1504,7 +1505,7 @@ impl Compiler {
         let mut out: IndexSet<SmolStr> = self
             .class_scopes
             .keys()
-            .filter(|k| !k.is_empty() && k.as_str() != "main")
+            .filter(|k| !matches!(k.as_str(), "" | "main" | "settings"))
             .cloned()
             .collect();
         out.extend(self.node_classes.iter().cloned());

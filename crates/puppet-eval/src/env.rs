@@ -35,6 +35,24 @@ pub struct Environment {
     /// Hiera 5 data for `lookup()` and automatic class parameter lookup; `None` is an empty
     /// hierarchy (build one with [`crate::hiera::lookup_for`]).
     pub hiera: Option<Arc<puppet_hiera::Lookup>>,
+    /// The functions of this environment: the pure built-ins, then the Ruby functions of the
+    /// modules on the module path (native implementations, or stubs that fail naming the
+    /// function). `None`: the built-ins only (an environment without modules).
+    pub registry: Option<Arc<puppet_functions::Registry>>,
+    /// The resource types: puppet-agent's (built-in and vendored) and those the modules'
+    /// `lib/puppet/type/*.rb` define. `None`: puppet-agent's only.
+    pub resource_types: Option<Arc<puppet_restypes::TypeDatabase>>,
+    /// The modules' templates (`<module dir>/templates/**`), by `module/path below templates`
+    /// (`webapp/vhost.conf.erb`), read once when the environment is loaded.
+    pub templates: IndexMap<String, Template>,
+}
+
+/// A template file of a module.
+#[derive(Debug, Clone)]
+pub struct Template {
+    /// The file's path (as Puppet prints it in messages).
+    pub path: String,
+    pub text: Arc<str>,
 }
 
 impl Environment {
@@ -150,7 +168,141 @@ impl Environment {
         let mut env = Environment::default();
         env.add_main(path, text);
         env.add_loaded(&loaded);
+        env.add_module_code(&loaded, &provider);
         env
+    }
+
+    /// An environment loaded through a provider: the main manifest of `config` (a file or a
+    /// directory of `.pp` files), its modules' Puppet code, and their Ruby functions, Ruby
+    /// resource types and templates (see [`add_module_code`]).
+    ///
+    /// ```
+    /// use puppet_eval::{compile, Environment, Settings};
+    /// use puppet_loader::{EnvironmentConfig, MemoryProvider};
+    /// use std::sync::Arc;
+    /// let provider = MemoryProvider::new()
+    ///     .with_file("/env/site.pp", "include motd")
+    ///     .with_file("/env/modules/motd/manifests/init.pp",
+    ///                "class motd { file { '/etc/motd': content => template('motd/motd.erb') } }")
+    ///     .with_file("/env/modules/motd/templates/motd.erb", "Welcome to <%= @fqdn %>\n");
+    /// let mut config = EnvironmentConfig::with_modulepath(["/env/modules"]);
+    /// config.manifest = Some("/env/site.pp".into());
+    /// let env = Environment::load(&config, &provider);
+    /// let mut settings = Settings::default();
+    /// settings.facts.insert("fqdn".into(), "web01".into());
+    /// let catalog = compile(Arc::new(env), &settings).catalog.unwrap();
+    /// let motd = &catalog.resources[catalog.find("File[/etc/motd]").unwrap()];
+    /// assert_eq!(motd.parameters["content"], "Welcome to web01\n");
+    /// ```
+    ///
+    /// [`add_module_code`]: Environment::add_module_code
+    pub fn load(
+        config: &puppet_loader::EnvironmentConfig,
+        provider: &dyn puppet_loader::SourceProvider,
+    ) -> Environment {
+        let loaded = puppet_loader::Environment::load(config, provider);
+        let mut env = Environment::default();
+        env.add_loaded(&loaded);
+        env.add_module_code(&loaded, provider);
+        env
+    }
+
+    /// Reads what the modules of a loaded environment bring besides Puppet code: their Ruby
+    /// functions (`lib/puppet/functions/**.rb`, `lib/puppet/parser/functions/*.rb`) become
+    /// this environment's function registry (puppet-stdlib's native implementations, stubs
+    /// for the others; built-ins shadow them), their resource types
+    /// (`lib/puppet/type/*.rb`, read statically) are added to puppet-agent's, and their
+    /// templates are read. Does nothing for an environment without modules.
+    pub fn add_module_code(
+        &mut self,
+        loaded: &puppet_loader::Environment,
+        provider: &dyn puppet_loader::SourceProvider,
+    ) {
+        let modules: Vec<&puppet_loader::Module> = loaded.modules().collect();
+        if modules.is_empty() {
+            return;
+        }
+        let mut registry = puppet_functions::builtins::registry().clone();
+        let mut type_files: Vec<(String, String, String)> = Vec::new();
+        for m in &modules {
+            // The native implementations (and known stubs) of the module, then whatever else
+            // its Ruby files define; the first module (and the built-ins) win a name.
+            puppet_stdlib::register_module(&m.name, &mut registry);
+            let mut rb = Vec::new();
+            read_tree(provider, &m.path, "lib/puppet/functions", 16, &mut rb);
+            read_tree(provider, &m.path, "lib/puppet/parser/functions", 0, &mut rb);
+            rb.retain(|(p, _)| p.ends_with(".rb"));
+            let found = puppet_stdlib::discover_ruby_functions(&m.name, &rb);
+            puppet_stdlib::register_discovered(&found, &mut registry);
+            let mut types = Vec::new();
+            read_tree(provider, &m.path, "lib/puppet/type", 0, &mut types);
+            let full = |rel: &str| m.path.join(rel).to_string_lossy().into_owned();
+            for (p, text) in types.into_iter().filter(|(p, _)| p.ends_with(".rb")) {
+                type_files.push((m.name.to_string(), full(&p), text));
+            }
+            // Only the presence of a provider matters (the type gets `provider`).
+            for p in list_tree(provider, &m.path, "lib/puppet/provider", 1) {
+                if p.ends_with(".rb") {
+                    type_files.push((m.name.to_string(), full(&p), String::new()));
+                }
+            }
+            let mut templates = Vec::new();
+            read_tree(provider, &m.path, "templates", 16, &mut templates);
+            for (rel, text) in templates {
+                let below = rel.trim_start_matches("templates/");
+                let path = m.path.join(&rel).to_string_lossy().into_owned();
+                self.templates
+                    .entry(format!("{}/{below}", m.name))
+                    .or_insert_with(|| Template {
+                        path,
+                        text: Arc::from(text),
+                    });
+            }
+        }
+        self.registry = Some(Arc::new(registry));
+        // A later type replaces an earlier one of the same name: the modules go in reverse
+        // order so that the first module on the path wins, and after puppet-agent's own.
+        let mut db = puppet_restypes::TypeDatabase::with_vendored();
+        let mut by_module: Vec<Vec<(String, String, String)>> = Vec::new();
+        for m in &modules {
+            by_module.push(
+                type_files
+                    .iter()
+                    .filter(|(n, _, _)| n == m.name.as_str())
+                    .cloned()
+                    .collect(),
+            );
+        }
+        db.load_modules(by_module.into_iter().rev().flatten());
+        self.resource_types = Some(Arc::new(db));
+    }
+
+    /// The function registry compiles of this environment call into.
+    pub fn registry(&self) -> &puppet_functions::Registry {
+        match &self.registry {
+            Some(r) => r,
+            None => puppet_functions::builtins::registry(),
+        }
+    }
+
+    /// The resource types compiles of this environment know.
+    pub fn types(&self) -> &Arc<puppet_restypes::TypeDatabase> {
+        match &self.resource_types {
+            Some(t) => t,
+            None => crate::eval::known_types(),
+        }
+    }
+
+    /// A module template by the name `template()`/`epp()` are given: `module/path` below the
+    /// module's `templates` directory, or the absolute path of such a file.
+    pub fn template(&self, name: &str) -> Option<&Template> {
+        if let Some(t) = self.templates.get(name) {
+            return Some(t);
+        }
+        if name.starts_with('/') {
+            return self.templates.values().find(|t| t.path == name);
+        }
+        None
     }
 
     /// The code of an environment loaded by puppet-loader: its main manifest files in
@@ -177,6 +329,12 @@ impl Environment {
             let mut lowered = lower_file(source, &f.parse);
             for d in f.parse.errors() {
                 lowered.diagnostics.push(d.clone());
+            }
+            // The main manifest is validated as a whole before anything is evaluated.
+            if f.role == FileRole::MainManifest {
+                lowered
+                    .diagnostics
+                    .extend(puppet_syntax::validate::validate(&f.parse));
             }
             let lowered = Arc::new(lowered);
             if f.role == FileRole::MainManifest {
@@ -295,5 +453,49 @@ fn host_name(m: &crate::lower::HostMatch) -> SmolStr {
         crate::lower::HostMatch::Name(n) => n.clone(),
         crate::lower::HostMatch::Default => SmolStr::new("default"),
         crate::lower::HostMatch::Regex(r) => crate::compile::node_regex_name(r.source()),
+    }
+}
+
+/// The files below `<dir>/<sub>` (to `depth` levels of subdirectories), as paths relative to
+/// `dir`, sorted; symlink loops and unreadable directories are skipped.
+fn list_tree(
+    provider: &dyn puppet_loader::SourceProvider,
+    dir: &std::path::Path,
+    sub: &str,
+    depth: usize,
+) -> Vec<String> {
+    use puppet_loader::EntryKind;
+    let mut out = Vec::new();
+    let mut stack = vec![(sub.to_string(), depth)];
+    while let Some((rel, left)) = stack.pop() {
+        let Ok(mut entries) = provider.list_dir(&dir.join(&rel)) else {
+            continue;
+        };
+        entries.sort_by(|a, b| a.name.cmp(&b.name));
+        for e in entries.into_iter().rev() {
+            let path = format!("{rel}/{}", e.name);
+            match e.kind {
+                EntryKind::Dir if left > 0 => stack.push((path, left - 1)),
+                EntryKind::File => out.push(path),
+                _ => {}
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Reads the files below `<dir>/<sub>` (see [`list_tree`]) as (relative path, text).
+fn read_tree(
+    provider: &dyn puppet_loader::SourceProvider,
+    dir: &std::path::Path,
+    sub: &str,
+    depth: usize,
+    out: &mut Vec<(String, String)>,
+) {
+    for rel in list_tree(provider, dir, sub, depth) {
+        if let Ok(text) = provider.read_to_string(&dir.join(&rel)) {
+            out.push((rel, text));
+        }
     }
 }

@@ -206,12 +206,12 @@ pub struct Compiler {
     aliases: IndexMap<SmolStr, TypeAlias>,
     depth: u32,
     /// The scope calls from functions see (`CallContext::variable`).
-    current: ScopeId,
+    pub(crate) current: ScopeId,
     /// The span of the call being made to the registry (for its errors).
-    call_span: Option<Span>,
+    pub(crate) call_span: Option<Span>,
     /// An evaluator error raised inside a lambda called by a registry function, kept so
     /// it surfaces with its own message and location.
-    pending_error: Option<EvalError>,
+    pub(crate) pending_error: Option<EvalError>,
     /// Set when resolving a type name found an alias that only refers to aliases.
     unresolvable_alias: Option<SmolStr>,
     /// Set when an Object type alias failed its validation.
@@ -375,6 +375,25 @@ impl Compiler {
         let sid = c.scopes.add(settings_scope);
         c.class_scopes.insert("settings".into(), sid);
         c
+    }
+
+    /// `$module_name` for code at `span`: the module whose directory holds its file, `''`
+    /// for the main manifest and code without a file.
+    pub(crate) fn module_of(&self, span: &Span) -> Value {
+        let Some(path) = &span.file.path else {
+            return Value::string("");
+        };
+        for (name, dir) in &self.env.modules {
+            if std::path::Path::new(path).starts_with(dir) {
+                return Value::String(name.clone());
+            }
+        }
+        Value::string("")
+    }
+
+    /// The resource types this compile knows (its environment's).
+    pub(crate) fn types(&self) -> Arc<puppet_restypes::TypeDatabase> {
+        self.env.types().clone()
     }
 
     /// Evaluates the main manifests; returns the value of the last top-level statement.
@@ -1381,7 +1400,7 @@ impl Compiler {
                     if let Value::String(attr) = &keys[0] {
                         let key = ResourceKey::new(tn, title);
                         if let (Some(info), true) = (
-                            known_types().get(&tn.to_ascii_lowercase()),
+                            self.types().get(&tn.to_ascii_lowercase()),
                             self.catalog.get(&key).is_some(),
                         ) {
                             if info.complete && !info.accepts(attr) {
@@ -1469,7 +1488,15 @@ impl Compiler {
                 title: None,
             }));
         }
-        puppet_types::resolve_type_name(bare)
+        let t = puppet_types::resolve_type_name(bare);
+        // Resource types of the environment's modules (`Anchor`, `Mysql_datadir`).
+        if matches!(t, Type::TypeReference(_)) && self.types().get(&lower).is_some() {
+            return Type::Resource(Arc::new(ResourceType {
+                type_name: Some(SmolStr::new(capitalize(bare))),
+                title: None,
+            }));
+        }
+        t
     }
 
     // ---- calls ----
@@ -1528,7 +1555,8 @@ impl Compiler {
         let saved = (self.current, self.call_span.take());
         self.current = scope;
         self.call_span = Some(span.clone());
-        let reg = puppet_functions::builtins::registry();
+        let env = self.env.clone();
+        let reg = env.registry();
         let r = if reg.get(&lname).is_some() {
             reg.call(self, &lname, args, block.as_ref().map(|b| b as &dyn Block))
         } else {
@@ -1911,9 +1939,9 @@ fn unfold_value(v: Value) -> Vec<Value> {
 /// The resource types puppet-agent 7.23 knows without modules: the built-in
 /// ones and those of the core modules it vendors (parameters, namevars),
 /// shared by every compile.
-pub(crate) fn known_types() -> &'static puppet_restypes::TypeDatabase {
-    static DB: std::sync::OnceLock<puppet_restypes::TypeDatabase> = std::sync::OnceLock::new();
-    DB.get_or_init(puppet_restypes::TypeDatabase::with_vendored)
+pub(crate) fn known_types() -> &'static Arc<puppet_restypes::TypeDatabase> {
+    static DB: std::sync::OnceLock<Arc<puppet_restypes::TypeDatabase>> = std::sync::OnceLock::new();
+    DB.get_or_init(|| Arc::new(puppet_restypes::TypeDatabase::with_vendored()))
 }
 
 /// Whether a version (a SemVer, or a String that parses as one) is in a range.
@@ -2108,5 +2136,9 @@ impl CallContext for Compiler {
         self.aliases
             .get(name.to_ascii_lowercase().as_str())
             .map(|a| Type::Alias(a.clone()))
+    }
+
+    fn catalog(&mut self) -> Option<&mut dyn puppet_functions::CatalogAccess> {
+        Some(self)
     }
 }

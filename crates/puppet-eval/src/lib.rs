@@ -12,6 +12,7 @@
 //! assert_eq!(out.logs[0].render(), "notice: Scope(Class[main]): [2, 4, 6]");
 //! ```
 
+mod access;
 mod builtins;
 pub mod catalog;
 mod compile;
@@ -101,7 +102,8 @@ pub fn render_epp(
             .map(|(k, v)| (Value::String(k.clone()), v.clone()))
             .collect(),
     ));
-    match builtins::render_epp(&mut compiler, path, text, Some(hash), &span) {
+    let top = compiler.top;
+    match builtins::render_epp(&mut compiler, path, text, Some(hash), top, &span) {
         Ok(Value::String(s)) => Ok(s.to_string()),
         Ok(other) => Ok(other.to_plain_string()),
         Err(eval::Flow::Error(e)) => Err(e),

@@ -62,7 +62,8 @@ impl Compiler {
             );
             // A namevar equal to the title is left out, as Puppet does.
             let namevar = match r.kind {
-                ResourceKind::Builtin => crate::eval::known_types()
+                ResourceKind::Builtin => self
+                    .types()
                     .get(&key.type_name.to_ascii_lowercase())
                     .filter(|i| i.namevars.len() == 1)
                     .map(|i| i.namevars[0].clone()),

@@ -29,8 +29,18 @@ impl Regexp {
     /// let r = Regexp::new("^a.c$").unwrap();
     /// assert!(r.is_match("xx\nabc"));
     /// assert_eq!(r.to_string(), "/^a.c$/");
+    /// // Ruby's syntax: \h, \Z, octal escapes.
+    /// let unixpath = Regexp::new(r"\A\/([^\n\/\0]+\/*)*\z").unwrap();
+    /// assert!(unixpath.is_match("/etc/motd"));
+    /// assert!(!unixpath.is_match("/etc/mo\0td"));
     /// ```
     pub fn new(source: &str) -> Result<Regexp, TypeError> {
+        if let Some(compiled) = cache().lock().ok().and_then(|c| c.get(source).cloned()) {
+            return Ok(Regexp {
+                source: SmolStr::new(source),
+                compiled,
+            });
+        }
         let translated = translate_ruby(source);
         let compiled = fancy_regex::RegexBuilder::new(&translated)
             .backtrack_limit(1_000_000)
@@ -39,9 +49,16 @@ impl Regexp {
                 source_text: source.to_string(),
                 message: e.to_string(),
             })?;
+        let compiled = Arc::new(compiled);
+        if let Ok(mut c) = cache().lock() {
+            if c.len() >= 4096 {
+                c.clear();
+            }
+            c.insert(source.to_string(), compiled.clone());
+        }
         Ok(Regexp {
             source: SmolStr::new(source),
-            compiled: Arc::new(compiled),
+            compiled,
         })
     }
 
@@ -65,6 +82,14 @@ impl Regexp {
                 .collect(),
         )
     }
+}
+
+type Cache = std::sync::Mutex<std::collections::HashMap<String, Arc<fancy_regex::Regex>>>;
+
+/// Compiled regexps by source, shared by the whole process (compiling is pure and costly).
+fn cache() -> &'static Cache {
+    static CACHE: std::sync::OnceLock<Cache> = std::sync::OnceLock::new();
+    CACHE.get_or_init(Default::default)
 }
 
 /// Rewrites Ruby regexp syntax into the dialect fancy-regex understands.

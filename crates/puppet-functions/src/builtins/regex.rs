@@ -9,8 +9,30 @@
 use crate::error::{codes, CallError};
 use fancy_regex::Regex;
 
-/// Compiles Ruby regexp source text.
+/// Compiled regexps by source, shared by every caller in the process (compiling is pure and
+/// costly: the same few patterns come back in every define instance of a compile).
+fn cache() -> &'static std::sync::Mutex<std::collections::HashMap<String, Regex>> {
+    static CACHE: std::sync::OnceLock<std::sync::Mutex<std::collections::HashMap<String, Regex>>> =
+        std::sync::OnceLock::new();
+    CACHE.get_or_init(Default::default)
+}
+
+/// Compiles Ruby regexp source text (cached).
 pub(crate) fn compile(source: &str) -> Result<Regex, CallError> {
+    if let Some(r) = cache().lock().ok().and_then(|c| c.get(source).cloned()) {
+        return Ok(r);
+    }
+    let r = compile_uncached(source)?;
+    if let Ok(mut c) = cache().lock() {
+        if c.len() >= 4096 {
+            c.clear();
+        }
+        c.insert(source.to_string(), r.clone());
+    }
+    Ok(r)
+}
+
+fn compile_uncached(source: &str) -> Result<Regex, CallError> {
     let mut out = String::from("(?m)");
     let chars: Vec<char> = source.chars().collect();
     let mut i = 0;
