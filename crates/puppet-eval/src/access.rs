@@ -192,6 +192,31 @@ impl CatalogAccess for Compiler {
         Some((key.type_name.to_string(), shown_title(&key)))
     }
 
+    fn declare_resource_titled(
+        &mut self,
+        type_name: &str,
+        title: &Value,
+        params: Vec<(String, Value)>,
+    ) -> Result<(), CallError> {
+        if matches!(title, Value::String(_)) {
+            return CatalogAccess::declare_resource(
+                self,
+                type_name,
+                &title.to_plain_string(),
+                params,
+            );
+        }
+        let text = title.to_plain_string();
+        let mut params = params;
+        if !params.iter().any(|(k, _)| k == "name") {
+            params.push(("name".into(), Value::string(&text)));
+        }
+        self.untagged_title = true;
+        let r = CatalogAccess::declare_resource(self, type_name, &text, params);
+        self.untagged_title = false;
+        r
+    }
+
     fn declare_resource(
         &mut self,
         type_name: &str,

@@ -419,6 +419,7 @@ fn template(c: &mut Compiler, args: &[Value], scope: ScopeId, span: &Span) -> R<
             }
         }
     }
+    c.template_outputs.push(out.clone());
     Ok(Value::string(out))
 }
 
@@ -492,7 +493,7 @@ pub(crate) fn render_epp(
     };
     if let Some(decl) = &lowered.epp_params {
         if let Some(unknown) = given.keys().find(|k| !decl.iter().any(|p| p.name == **k)) {
-            c.scopes.release(id);
+            c.release_scope(id);
             return fail(
                 format!("Error while evaluating a Function Call, lambda: has no parameter named '{unknown}'"),
                 span,
@@ -504,7 +505,7 @@ pub(crate) fn render_epp(
                 None => match &p.default {
                     Some(d) => c.eval(d, id)?,
                     None => {
-                        c.scopes.release(id);
+                        c.release_scope(id);
                         return fail(
                             format!(
                                 "Error while evaluating a Function Call, lambda: expects a value for parameter '{}'",
@@ -518,7 +519,7 @@ pub(crate) fn render_epp(
             if let Some(t) = &p.type_expr {
                 if let Value::Type(ty) = c.eval(t, id)? {
                     if !puppet_types::is_instance(&ty, &v) {
-                        c.scopes.release(id);
+                        c.release_scope(id);
                         return fail(
                             format!(
                                 "Error while evaluating a Function Call, lambda: {}",
@@ -544,7 +545,7 @@ pub(crate) fn render_epp(
     let saved = std::mem::take(&mut c.catalog.render_buffer);
     let r = c.eval_block(&lowered.statements, id);
     let out = std::mem::replace(&mut c.catalog.render_buffer, saved);
-    c.scopes.release(id);
+    c.release_scope(id);
     match r {
         Ok(_) | Err(Flow::Return(..)) => Ok(Value::string(out)),
         Err(e) => Err(e),

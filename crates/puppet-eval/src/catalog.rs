@@ -118,7 +118,7 @@ impl Resource {
     pub fn tag_title(&mut self) {
         if is_valid_tag(&self.title) {
             let t = self.title.clone();
-            self.tags.insert(SmolStr::new(t.to_ascii_lowercase()));
+            self.tag(&t);
         }
     }
 }

@@ -76,6 +76,25 @@ impl Compiler {
         }
     }
 
+    /// The nearest scope that lives for the whole compile (lambda and function-call scopes
+    /// are released when they return, so nothing kept past the call may name them).
+    pub(crate) fn persistent_scope(&self, mut scope: ScopeId) -> ScopeId {
+        loop {
+            let s = self.scopes.get(scope);
+            match (&s.kind, s.parent) {
+                (ScopeKind::Local, Some(p)) => scope = p,
+                _ => return scope,
+            }
+        }
+    }
+
+    /// Releases a finished lambda or function-call scope, with the resource defaults it
+    /// declared.
+    pub(crate) fn release_scope(&mut self, id: ScopeId) {
+        self.catalog.defaults.retain(|(sid, _, _)| *sid != id);
+        self.scopes.release(id);
+    }
+
     /// Adds the tags of the resource `container` to `res` (Puppet copies the declaring
     /// scope's resource's tags into each resource it declares).
     fn inherit_tags(&self, res: &mut Resource, container: &ResourceKey) {
@@ -627,6 +646,7 @@ impl Compiler {
                     .into(),
             );
         }
+        let scope = self.persistent_scope(scope);
         self.catalog.collectors.push(Collector {
             type_name: SmolStr::new(capitalize(&lname)),
             exported,
@@ -667,7 +687,7 @@ impl Compiler {
                 self.catalog.overrides.push(Override {
                     key,
                     attrs: attrs.clone(),
-                    scope,
+                    scope: self.persistent_scope(scope),
                     span: span.clone(),
                 });
             }
@@ -931,7 +951,9 @@ impl Compiler {
         res.scope = Some(scope);
         res.span = Some(span.clone());
         res.tag(type_name);
-        res.tag_title();
+        if !self.untagged_title {
+            res.tag_title();
+        }
         let container = self.container_of(scope);
         self.inherit_tags(&mut res, &container);
         for (k, v, _) in attrs {
@@ -975,6 +997,7 @@ impl Compiler {
                 res.params.insert(k, v);
             }
         }
+        res.scope = Some(self.persistent_scope(scope));
         let key = res.key();
         if let Some(prev) = self.catalog.get(&key).or_else(|| {
             self.catalog
@@ -1019,6 +1042,10 @@ impl Compiler {
                     res.params.insert(attr, Value::string(v));
                 }
             }
+        }
+        // Only isomorphic types (not exec, say) have uniqueness keys and namevar aliases.
+        if !info.isomorphic {
+            return Ok(());
         }
         let params = res.params.clone();
         let text_of = |p: &str| -> Option<String> {
@@ -1221,7 +1248,7 @@ impl Compiler {
         res.tag(&def.name);
         let container = self.container_of(declared_in);
         self.inherit_tags(&mut res, &container);
-        res.scope = Some(declared_in);
+        res.scope = Some(self.persistent_scope(declared_in));
         res.span = Some(if how == ClassDecl::ResourceLike {
             span.clone()
         } else {
@@ -1284,9 +1311,16 @@ impl Compiler {
         s.module = Some(SmolStr::new(def.name.split("::").next().unwrap_or("")));
         s.vars
             .insert("module_name".into(), self.module_of(&def.span));
+        // The module of the code that declared it (stdlib's assert_private compares them).
+        let caller = self
+            .scopes
+            .lookup(declared_in, "module_name")
+            .cloned()
+            .unwrap_or_else(|| Value::string(""));
+        s.vars.insert("caller_module_name".into(), caller);
         s.resource = Some(key.clone());
         // Defaults are found along the inherited class, else where the class was declared.
-        s.dyn_parent = Some(parent_scope.unwrap_or(declared_in));
+        s.dyn_parent = Some(parent_scope.unwrap_or(self.persistent_scope(declared_in)));
         let id = self.scopes.add(s);
         self.class_scopes.insert(def.name.clone(), id);
         self.scopes
@@ -1402,6 +1436,13 @@ impl Compiler {
         s.module = Some(SmolStr::new(def.name.split("::").next().unwrap_or("")));
         s.vars
             .insert("module_name".into(), self.module_of(&def.span));
+        // The module of the code that declared it (stdlib's assert_private compares them).
+        let caller = self
+            .scopes
+            .lookup(declared_in, "module_name")
+            .cloned()
+            .unwrap_or_else(|| Value::string(""));
+        s.vars.insert("caller_module_name".into(), caller);
         s.resource = Some(key.clone());
         s.dyn_parent = Some(declared_in);
         let id = self.scopes.add(s);

@@ -226,6 +226,8 @@ pub struct Compiler {
     pub(crate) evaluated_defines: indexmap::IndexSet<ResourceKey>,
     /// The output of every ERB template rendered (see `Compiled::template_outputs`).
     pub template_outputs: Vec<String>,
+    /// Set while a Ruby function declares a resource with a non-String title.
+    pub(crate) untagged_title: bool,
     /// How the calls being evaluated are named in errors, innermost last.
     call_labels: Vec<&'static str>,
     /// Evaluating a type string as Puppet's type parser does: an unknown name with
@@ -332,6 +334,7 @@ impl Compiler {
             resource_like: indexmap::IndexSet::new(),
             evaluated_defines: indexmap::IndexSet::new(),
             template_outputs: Vec::new(),
+            untagged_title: false,
             invalid_alias: None,
         };
         c.class_scopes.insert("main".into(), top);
@@ -1605,7 +1608,7 @@ impl Compiler {
         let r = self
             .bind_params(&def.params, args, id, &def.span, None)
             .and_then(|_| self.eval_block(&def.body, id));
-        self.scopes.release(id);
+        self.release_scope(id);
         let v = match r {
             Ok(v) | Err(Flow::Next(v)) => v,
             Err(other) => return Err(other),
@@ -1874,7 +1877,7 @@ impl Compiler {
             Err(other) => Err(other),
             Ok(()) => self.eval_block(&f.body, id),
         };
-        self.scopes.release(id);
+        self.release_scope(id);
         let v = match r {
             Ok(v) | Err(Flow::Return(v, _)) => v,
             Err(Flow::Next(v)) => v,

@@ -119,3 +119,23 @@ proptest! {
         });
     }
 }
+
+/// Lambda scopes are released when the call returns and their slots reused; resources,
+/// classes and collectors declared inside a lambda must not keep naming them (a defined
+/// type instance is evaluated long after the lambda that declared it returned).
+#[test]
+fn resources_declared_in_lambdas_outlive_the_lambda() {
+    let src = "define d($v = 1) { notify { \"in ${title}\": message => $caller_module_name } }\n\
+        class c { notify { 'c': } }\n\
+        [1, 2].each |$x| { d { \"t${x}\": } Notify <| title == 'c' |> { message => 'collected' } }\n\
+        [3].each |$y| { $z = $y include c }\n\
+        [4, 5].map |$w| { $w * 2 }\n";
+    let env = std::sync::Arc::new(puppet_eval::Environment::from_main(None, src));
+    let out = puppet_eval::compile(env, &Settings::default());
+    let cat = out.catalog.expect("compiles");
+    for r in ["Notify[in t1]", "Notify[in t2]", "Class[C]"] {
+        assert!(cat.find(r).is_some(), "{r} missing");
+    }
+    let c = &cat.resources[cat.find("Notify[c]").unwrap()];
+    assert_eq!(c.parameters["message"], "collected");
+}

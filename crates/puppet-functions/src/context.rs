@@ -219,6 +219,18 @@ pub trait CatalogAccess {
         title: &str,
         params: Vec<(String, Value)>,
     ) -> Result<(), CallError>;
+
+    /// Declares a resource whose title a Ruby function passed as a value that is not a
+    /// String (an Integer port, say): Puppet does not tag such a title, and its `name`
+    /// stays a parameter. The default declares it with the title's text.
+    fn declare_resource_titled(
+        &mut self,
+        type_name: &str,
+        title: &Value,
+        params: Vec<(String, Value)>,
+    ) -> Result<(), CallError> {
+        self.declare_resource(type_name, &title.to_plain_string(), params)
+    }
 }
 
 /// A context that knows nothing: blocks are called directly, no function can be called by

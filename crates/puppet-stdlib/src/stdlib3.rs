@@ -841,7 +841,10 @@ fn ensure_resource(ctx: &mut dyn CallContext, a: Vec<Value>) -> R {
         };
         let cap = puppet_types::format::capitalize_segments(tname.trim_start_matches("::"));
         let cat = ctx.catalog().ok_or_else(|| no_catalog("ensure_resource"))?;
-        cat.declare_resource(&cap, &to_s(&item), ps)?;
+        match &item {
+            Value::String(t) => cat.declare_resource(&cap, t, ps)?,
+            other => cat.declare_resource_titled(&cap, other, ps)?,
+        }
     }
     Ok(Value::Undef)
 }
