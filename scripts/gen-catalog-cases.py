@@ -376,6 +376,20 @@ notify { 'b': }
 notify { 'x': require => Notify['a'] }
 Notify <| title == 'x' |> { require +> Notify['b'] }
 """),
+    ("chain_through_empty_collector", N, """\
+notify { a: } -> Package<| tag == 'none' |> ~> notify { b: }
+Notify[a] -> File<||> -> Notify[b]
+package { p: tag => x }
+notify { c: } -> Package<| tag == 'x' |> ~> notify { d: }
+"""),
+    ("defines_and_classes_declared_in_lambdas", N, """\
+define d($v = 1) { notify { "in ${title}": message => "v${v}" } }
+class c { notify { 'c': } }
+Notify { message => 'top default' }
+[1, 2].each |$x| { d { "t${x}": v => $x } Notify <| title == 'c' |> { message => 'collected' } }
+[3].each |$y| { include c }
+[4, 5].map |$w| { notify { "n${w}": } }
+"""),
     ("collector_realizes_virtual_define", N, """\
 define d() { notify { "in ${title}": } }
 @d { 'a': tag => 'web' }

@@ -163,7 +163,8 @@ pub struct Collector {
 #[derive(Debug, Clone)]
 pub enum RelEnd {
     Refs(Vec<ResourceKey>),
-    Collector(usize),
+    /// A collector, and what precedes it in its chain (used when it collects nothing).
+    Collector(usize, Option<Box<RelEnd>>),
 }
 
 /// A relationship declared with a chaining arrow.

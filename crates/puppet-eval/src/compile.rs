@@ -531,7 +531,7 @@ impl Compiler {
             return Some(k);
         }
         let tname = key.type_name.to_ascii_lowercase();
-        let db = crate::eval::known_types();
+        let db = self.types();
         let info = db.get(&tname)?;
         if info.namevars.len() != 1 {
             return None;
@@ -544,12 +544,20 @@ impl Compiler {
     fn rel_end_keys(&self, end: &RelEnd) -> Vec<ResourceKey> {
         match end {
             RelEnd::Refs(k) => k.clone(),
-            RelEnd::Collector(i) => self
-                .catalog
-                .collectors
-                .get(*i)
-                .map(|c| c.collected.iter().cloned().collect())
-                .unwrap_or_default(),
+            RelEnd::Collector(i, before) => {
+                let collected: Vec<ResourceKey> = self
+                    .catalog
+                    .collectors
+                    .get(*i)
+                    .map(|c| c.collected.iter().cloned().collect())
+                    .unwrap_or_default();
+                // A collector that collected nothing closes the gap in a chain: what came
+                // before it is related to what comes after (`a -> C<||> ~> b` is `a ~> b`).
+                match (collected.is_empty(), before) {
+                    (true, Some(b)) => self.rel_end_keys(b),
+                    _ => collected,
+                }
+            }
         }
     }
 
@@ -722,7 +730,7 @@ impl Compiler {
                 ops,
             } => {
                 let i = self.collect_expr(type_name, *exported, query, ops, scope, &e.span)?;
-                Ok((RelEnd::Collector(i), Value::Undef))
+                Ok((RelEnd::Collector(i, None), Value::Undef))
             }
             ExprKind::Relationship(op, l, r) => self.relationship_expr(*op, l, r, scope, &e.span),
             _ => {
@@ -753,10 +761,17 @@ impl Compiler {
     ) -> R<(RelEnd, Value)> {
         let (a, av) = self.rel_operand(l, scope)?;
         let (b, bv) = self.rel_operand(r, scope)?;
-        // An empty right operand closes the gap: the chain continues from the left one.
+        // An empty right operand closes the gap: the chain continues from the left one
+        // (for a collector, once it is known to have collected nothing).
         if matches!(&b, RelEnd::Refs(k) if k.is_empty()) {
             return Ok((a, av));
         }
+        // The chain goes on from the right operand; for a collector, with what preceded it
+        // (for when it collects nothing). The relationship itself is to the collector only.
+        let chain = match &b {
+            RelEnd::Collector(i, _) => RelEnd::Collector(*i, Some(Box::new(a.clone()))),
+            other => other.clone(),
+        };
         let (source, target) = match op {
             RelOp::Before | RelOp::Notify => (a, b.clone()),
             RelOp::Require | RelOp::Subscribe => (b.clone(), a),
@@ -771,7 +786,7 @@ impl Compiler {
             Value::Array(_) | Value::Undef => bv,
             other => Value::array(vec![other]),
         };
-        Ok((b, v))
+        Ok((chain, v))
     }
 
     /// The resource keys a value refers to (`File['a']`, arrays of references, `Class['x']`).

@@ -60,13 +60,17 @@ impl Compiler {
                 }
                 .to_string(),
             );
-            // A namevar equal to the title is left out, as Puppet does.
+            // A namevar equal to the title is left out, as Puppet does (its `namevar`: the
+            // only key attribute, else `name`).
             let namevar = match r.kind {
-                ResourceKind::Builtin => self
-                    .types()
-                    .get(&key.type_name.to_ascii_lowercase())
-                    .filter(|i| i.namevars.len() == 1)
-                    .map(|i| i.namevars[0].clone()),
+                ResourceKind::Builtin => {
+                    self.types()
+                        .get(&key.type_name.to_ascii_lowercase())
+                        .map(|i| match i.namevars.as_slice() {
+                            [only] => only.clone(),
+                            _ => "name".into(),
+                        })
+                }
                 _ => None,
             };
             let mut sensitive = Vec::new();
