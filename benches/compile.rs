@@ -5,9 +5,8 @@
 //! loading itself (module path listing, parsing and lowering every manifest, reading the
 //! modules' Ruby functions, types and templates). Workloads:
 //!
-//! * `compile_example_env`: `examples/env` for `web01.example.com` (needs Hiera; skipped,
-//!   saying why, while it does not compile), and `compile_example_modules`: its modules
-//!   with a main manifest that needs no Hiera;
+//! * `compile_example_env`: `examples/env` for `web01.example.com` (with its Hiera data), and
+//!   `compile_example_modules`: its modules with a small main manifest;
 //! * when `/usr/share/puppet/modules` and the oracle's `nodes/` exist (`ORACLE`, default
 //!   `../shared/oracle` next to this checkout): the five oracle nodes ntp, db, web, keystone
 //!   and kitchensink (keystone with the facts `debian12-ctl01.json`, the others with
@@ -21,7 +20,6 @@ use std::sync::Arc;
 use criterion::{criterion_group, criterion_main, Criterion};
 use puppet_lang::eval::{compile, from_data, Environment, Settings};
 use puppet_lang::loader::{EnvironmentConfig, FsProvider};
-use puppet_lang::types::Value;
 
 const CORPUS: &str = "/usr/share/puppet/modules";
 
@@ -37,44 +35,34 @@ fn oracle() -> PathBuf {
     dir.canonicalize().unwrap_or(dir)
 }
 
-/// Compile settings as `examples/compile` makes them: facts, and remote trusted data.
+/// Compile settings as `examples/compile` makes them (`Settings::agent`).
 fn settings(node: &str, facts: &Path) -> Settings {
     let text = std::fs::read_to_string(facts).unwrap_or_else(|e| panic!("{facts:?}: {e}"));
     let json: serde_json::Value = serde_json::from_str(&text).unwrap();
-    let mut s = Settings {
-        node_name: node.to_string(),
-        ..Settings::default()
-    };
-    if let Some(map) = json.as_object() {
-        for (k, v) in map {
-            s.facts.insert(k.as_str().into(), from_data(v));
-        }
-    }
-    for (k, v) in [
-        ("clientcert", Value::string(node)),
-        ("clientversion", Value::string("7.23.0")),
-        ("clientnoop", Value::Boolean(false)),
-    ] {
-        s.facts.entry(k.into()).or_insert(v);
-    }
-    let (host, domain) = node.split_once('.').unwrap_or((node, ""));
-    s.trusted = Some(Value::hash([
-        (Value::string("authenticated"), Value::string("remote")),
-        (Value::string("certname"), Value::string(node)),
-        (Value::string("extensions"), Value::hash([])),
-        (Value::string("hostname"), Value::string(host)),
-        (Value::string("domain"), Value::string(domain)),
-        (Value::string("external"), Value::hash([])),
-    ]));
-    s
+    let facts = json
+        .as_object()
+        .map(|m| {
+            m.iter()
+                .map(|(k, v)| (k.as_str().into(), from_data(v)))
+                .collect()
+        })
+        .unwrap_or_default();
+    Settings::agent(node, facts)
 }
 
-fn load(modulepath: &Path, manifest: &Path) -> Environment {
+/// An environment of a module path and a main manifest, with Hiera's module layers and
+/// the environment layer of `env_dir` when given.
+fn load(modulepath: &Path, manifest: &Path, env_dir: Option<&Path>) -> Environment {
     assert!(manifest.is_file(), "{manifest:?} is not a file");
     let mut config = EnvironmentConfig::with_modulepath([modulepath.to_path_buf()]);
     config.manifest = Some(manifest.to_path_buf());
     let provider = FsProvider::new(config.roots());
-    Environment::load(&config, &provider)
+    let env = Environment::load(&config, &provider);
+    match puppet_lang::eval::hiera::lookup_for(env_dir, None, &env.modules) {
+        Ok(Some(lookup)) => env.with_hiera(lookup),
+        Ok(None) => env,
+        Err(e) => panic!("hiera: {e}"),
+    }
 }
 
 /// Benches one compile if it succeeds; says why otherwise.
@@ -100,7 +88,7 @@ fn bench(c: &mut Criterion) {
     bench_compile(
         c,
         "compile_example_env",
-        Arc::new(load(&modules, &site)),
+        Arc::new(load(&modules, &site, Some(&env_dir))),
         &web01,
     );
     let code = "include ntp_lite\n\
@@ -123,7 +111,7 @@ fn bench(c: &mut Criterion) {
     group.sample_size(10);
     let web_pp = nodes.join("web.pp");
     group.bench_function("load_corpus", |b| {
-        b.iter(|| load(Path::new(CORPUS), black_box(&web_pp)))
+        b.iter(|| load(Path::new(CORPUS), black_box(&web_pp), None))
     });
     group.finish();
     for node in ["ntp", "db", "web", "keystone", "kitchensink"] {
@@ -132,7 +120,11 @@ fn bench(c: &mut Criterion) {
         } else {
             ("web01.example.com", &web_facts)
         };
-        let env = Arc::new(load(Path::new(CORPUS), &nodes.join(format!("{node}.pp"))));
+        let env = Arc::new(load(
+            Path::new(CORPUS),
+            &nodes.join(format!("{node}.pp")),
+            None,
+        ));
         bench_compile(
             c,
             &format!("compile_node_{node}"),

@@ -460,6 +460,36 @@ fn parsed_template(
 
 /// Renders an EPP template given as text, with parameters from a hash, in a scope under
 /// `parent` (the top scope for `epp()`, the calling scope for `inline_epp()`).
+/// An EPP template parsed and lowered, or its first syntax error. Templates read from files
+/// are kept (parsing is pure, and a module path has finitely many); inline text is not.
+fn lowered_epp(path: Option<&str>, text: &str) -> Result<Arc<crate::lower::LoweredFile>, String> {
+    type EppCache = std::collections::HashMap<(String, String), Arc<crate::lower::LoweredFile>>;
+    static CACHE: std::sync::OnceLock<std::sync::Mutex<EppCache>> = std::sync::OnceLock::new();
+    let key = path.map(|p| (p.to_string(), text.to_string()));
+    if let Some(k) = &key {
+        let cache = CACHE.get_or_init(Default::default);
+        if let Some(l) = cache.lock().ok().and_then(|m| m.get(k).cloned()) {
+            return Ok(l);
+        }
+    }
+    let parse = puppet_syntax::parse_epp(text);
+    if let Some(e) = parse
+        .errors()
+        .iter()
+        .find(|d| d.severity == puppet_syntax::Severity::Error)
+    {
+        return Err(e.message.clone());
+    }
+    let file = Arc::new(SourceFile::new(path.map(str::to_string), text));
+    let lowered = Arc::new(lower_file(file, &parse));
+    if let Some(k) = key {
+        if let Ok(mut m) = CACHE.get_or_init(Default::default).lock() {
+            m.insert(k, lowered.clone());
+        }
+    }
+    Ok(lowered)
+}
+
 pub(crate) fn render_epp(
     c: &mut Compiler,
     path: Option<&str>,
@@ -468,19 +498,15 @@ pub(crate) fn render_epp(
     parent: ScopeId,
     span: &Span,
 ) -> R<Value> {
-    let parse = puppet_syntax::parse_epp(text);
-    if let Some(e) = parse
-        .errors()
-        .iter()
-        .find(|d| d.severity == puppet_syntax::Severity::Error)
-    {
-        return fail(
-            format!("Error while evaluating a Function Call, {}", e.message),
-            span,
-        );
-    }
-    let file = Arc::new(SourceFile::new(path.map(str::to_string), text));
-    let lowered = lower_file(file, &parse);
+    let lowered = match lowered_epp(path, text) {
+        Ok(l) => l,
+        Err(message) => {
+            return fail(
+                format!("Error while evaluating a Function Call, {message}"),
+                span,
+            )
+        }
+    };
     let mut s = Scope::new(ScopeKind::Local, Some(parent), c.scopes.label(parent));
     s.module = None;
     let id = c.scopes.add(s);

@@ -140,6 +140,9 @@ pub struct Lookup {
     texts: RwLock<HashMap<PathBuf, Option<Arc<str>>>>,
     globs: RwLock<HashMap<PathBuf, Arc<Vec<PathBuf>>>>,
     parsed: RwLock<HashMap<ParsedKey, Parsed>>,
+    /// Interpolated strings parsed once (parsing is pure; hierarchy paths are interpolated
+    /// on every lookup).
+    pieces: RwLock<HashMap<String, Arc<Vec<Piece>>>>,
     warnings: Mutex<Vec<String>>,
 }
 
@@ -249,6 +252,7 @@ impl LookupBuilder {
             texts: RwLock::new(HashMap::new()),
             globs: RwLock::new(HashMap::new()),
             parsed: RwLock::new(HashMap::new()),
+            pieces: RwLock::new(HashMap::new()),
             warnings: Mutex::new(warnings),
         })
     }
@@ -1299,11 +1303,25 @@ impl Lookup {
         allow_methods: bool,
         scope: &dyn Scope,
     ) -> Result<Value, HieraError> {
-        let pieces = interp::parse(subject);
+        let cached = self
+            .pieces
+            .read()
+            .ok()
+            .and_then(|m| m.get(subject).cloned());
+        let pieces = match cached {
+            Some(p) => p,
+            None => {
+                let p = Arc::new(interp::parse(subject));
+                if let Ok(mut m) = self.pieces.write() {
+                    m.insert(subject.to_string(), p.clone());
+                }
+                p
+            }
+        };
         inv.enter(|| Event::Interpolate(subject.to_string()));
         let r = (|| {
             let mut out = String::new();
-            for piece in &pieces {
+            for piece in pieces.iter() {
                 let e = match piece {
                     Piece::Text(t) => {
                         out.push_str(t);

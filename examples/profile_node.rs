@@ -1,0 +1,64 @@
+//! `profile_node`: compiles one oracle node many times in one process and prints the best
+//! per-compile time of five batches (a profiling aid: `perf record` it; the criterion bench
+//! `benches/compile.rs` is the measurement).
+//!
+//! ```text
+//! cargo run --release --example profile_node -- [NODE] [N]   # ORACLE=../shared/oracle
+//! ```
+//! The node's manifest is `$ORACLE/nodes/NODE.pp`, compiled with the module path
+//! `/usr/share/puppet/modules`, the module layers of Hiera and `$ORACLE/facts/debian12-web01.json`
+//! (`debian12-ctl01.json` for keystone).
+
+use puppet_lang::eval::{compile, from_data, hiera, Environment, Settings};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+fn main() {
+    let node = std::env::args().nth(1).unwrap_or_else(|| "ntp".into());
+    let n: u32 = std::env::args()
+        .nth(2)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(100)
+        .max(1);
+    let oracle =
+        PathBuf::from(std::env::var("ORACLE").unwrap_or_else(|_| "../shared/oracle".into()));
+    let manifest = oracle.join("nodes").join(format!("{node}.pp"));
+    let text = std::fs::read_to_string(&manifest)
+        .unwrap_or_else(|e| panic!("{}: {e}", manifest.display()));
+    let modulepath = PathBuf::from("/usr/share/puppet/modules");
+    let mut env = Environment::from_modulepath(&[modulepath], Some("node.pp"), &text);
+    if let Ok(Some(lookup)) = hiera::lookup_for(None, None, &env.modules) {
+        env = env.with_hiera(lookup);
+    }
+    let env = Arc::new(env);
+    let (facts_file, certname) = match node.as_str() {
+        "keystone" => ("debian12-ctl01.json", "ctl01.example.com"),
+        _ => ("debian12-web01.json", "web01.example.com"),
+    };
+    let facts: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(oracle.join("facts").join(facts_file)).expect("facts"),
+    )
+    .expect("facts JSON");
+    let facts = facts
+        .as_object()
+        .map(|m| {
+            m.iter()
+                .map(|(k, v)| (k.as_str().into(), from_data(v)))
+                .collect()
+        })
+        .unwrap_or_default();
+    let settings = Settings::agent(certname, facts);
+    if let Err(e) = compile(env.clone(), &settings).catalog {
+        eprintln!("{node}: {}", e.located());
+        std::process::exit(1);
+    }
+    let mut best = std::time::Duration::MAX;
+    for _ in 0..5 {
+        let t = std::time::Instant::now();
+        for _ in 0..n {
+            let _ = std::hint::black_box(compile(env.clone(), &settings));
+        }
+        best = best.min(t.elapsed() / n);
+    }
+    println!("{node}: best {best:?} per compile");
+}
