@@ -54,7 +54,9 @@ pub struct Interp<'s> {
     pub scope: &'s mut dyn TemplateScope,
     pub out: String,
     pub file: String,
-    pending: IndexMap<String, Value>,
+    /// Instance variables: the template's own assignments, and scope variables converted
+    /// on first use (Puppet's wrapper gives every visible variable an `@name`; they are
+    /// looked up lazily here, which is the same for the names Ruby can write).
     ivars: HashMap<String, RValue>,
     frames: Vec<Frame>,
     defs: HashMap<String, Rc<Def>>,
@@ -125,28 +127,10 @@ pub fn unsupported<T>(what: impl Into<String>, pos: Pos) -> Result<T, Ctrl> {
 impl<'s> Interp<'s> {
     /// A fresh interpreter over `scope`'s variables.
     pub fn new(scope: &'s mut dyn TemplateScope, file: &str) -> Interp<'s> {
-        let mut pending = IndexMap::new();
-        for (name, v) in scope.all_variables() {
-            if v.is_undef() {
-                continue;
-            }
-            let real: String = name
-                .chars()
-                .map(|c| {
-                    if c.is_alphanumeric() || c == '_' {
-                        c
-                    } else {
-                        '_'
-                    }
-                })
-                .collect();
-            pending.insert(real, v);
-        }
         Interp {
             scope,
             out: String::new(),
             file: file.to_string(),
-            pending,
             ivars: HashMap::new(),
             frames: vec![Frame {
                 vars: HashMap::new(),
@@ -166,8 +150,8 @@ impl<'s> Interp<'s> {
         if let Some(v) = self.ivars.get(name) {
             return v.clone();
         }
-        if let Some(v) = self.pending.get(name) {
-            let r = value::from_puppet(v);
+        if let Some(v) = self.scope.instance_variable(name).filter(|v| !v.is_undef()) {
+            let r = value::from_puppet(&v);
             self.freeze(&r, 0);
             self.ivars.insert(name.to_string(), r.clone());
             return r;
@@ -217,7 +201,11 @@ impl<'s> Interp<'s> {
     }
 
     fn ivar_defined(&self, name: &str) -> bool {
-        self.ivars.contains_key(name) || self.pending.contains_key(name)
+        self.ivars.contains_key(name)
+            || self
+                .scope
+                .instance_variable(name)
+                .is_some_and(|v| !v.is_undef())
     }
 
     fn lvar(&self, name: &str) -> Option<RValue> {

@@ -59,6 +59,12 @@ pub trait TemplateScope {
     /// All variables visible in the scope (local, inherited and top scope), as Puppet's
     /// `scope.to_hash` gives them; they become the template's `@` variables.
     fn all_variables(&self) -> IndexMap<SmolStr, Value>;
+    /// The visible variable `name` as an `@name` sees it (one entry of
+    /// [`all_variables`](TemplateScope::all_variables)). The default builds them all;
+    /// scopes that can look one up directly should.
+    fn instance_variable(&self, name: &str) -> Option<Value> {
+        self.all_variables().get(name).cloned()
+    }
     /// Calls a Puppet function with already unpacked arguments.
     fn call_function(&mut self, name: &str, args: Vec<Value>) -> Result<Value, String>;
     /// Sets a variable of the scope (`scope.setvar(name, value)`); the error is Puppet's

@@ -604,6 +604,10 @@ impl puppet_erb::TemplateScope for ErbScope<'_> {
         self.c.scopes.lookup(self.scope, name).cloned()
     }
 
+    fn instance_variable(&self, name: &str) -> Option<Value> {
+        self.c.scopes.lookup(self.scope, name).cloned()
+    }
+
     fn all_variables(&self) -> indexmap::IndexMap<SmolStr, Value> {
         let mut out = indexmap::IndexMap::new();
         let mut chain = Vec::new();
