@@ -30,6 +30,11 @@ pub(crate) fn table(out: &mut Vec<Native>) {
             "postgresql::postgresql_password",
             postgresql_password,
         ),
+        (
+            "postgresql",
+            "postgresql::postgresql_acls_to_resources_hash",
+            postgresql_acls_to_resources_hash,
+        ),
         ("memcached", "memcached::max_memory", max_memory),
         ("apache", "apache::bool2httpd", bool2httpd),
     ];
@@ -244,6 +249,82 @@ fn postgresql_escape(b: FunctionBuilder<'_>) -> FunctionBuilder<'_> {
                 guard += 1;
             }
             Ok(Value::string(format!("${tag}${s}${tag}$")))
+        },
+    )
+}
+
+/// `postgresql::postgresql_acls_to_resources_hash(acls, id, offset)`: pg_hba.conf rule lines
+/// as `postgresql::server::pg_hba_rule` parameters. As the Ruby code, a line's number is the
+/// index of its first occurrence (`acls.index(acl)`), so a repeated line replaces the entry of
+/// the first one; fields are split on ASCII whitespace (`String#split`); a missing
+/// `auth_method` is `undef`.
+fn postgresql_acls_to_resources_hash(b: FunctionBuilder<'_>) -> FunctionBuilder<'_> {
+    b.dispatch(
+        Signature::new()
+            .param("Array[String]", "acls")
+            .param("String[1]", "id")
+            .param("Integer[0]", "offset"),
+        |_: &mut dyn CallContext, a: Args<'_>| {
+            let acls: Vec<String> = match a.get(0) {
+                Value::Array(x) => x.iter().map(to_s).collect(),
+                _ => Vec::new(),
+            };
+            let id = to_s(&a.get(1));
+            let offset = match a.get(2) {
+                Value::Integer(i) => i,
+                _ => 0,
+            };
+            let text = |s: &str| Value::string(s);
+            let mut resources: Vec<(Value, Value)> = Vec::new();
+            for acl in &acls {
+                let index = acls.iter().position(|x| x == acl).unwrap_or(0);
+                let parts: Vec<&str> = acl
+                    .split([' ', '\t', '\n', '\u{b}', '\u{c}', '\r'])
+                    .filter(|p| !p.is_empty())
+                    .collect();
+                if parts.len() < 4 {
+                    return Err(fail(format!(
+                        "postgresql::postgresql_acls_to_resources_hash(): acl line {index} does not have enough parts"
+                    )));
+                }
+                let part = |i: usize| parts.get(i).map_or(Value::Undef, |p| text(p));
+                let rest = |from: usize| text(&parts[from..].join(" "));
+                let mut r: Vec<(Value, Value)> = vec![
+                    (text("type"), part(0)),
+                    (text("database"), part(1)),
+                    (text("user"), part(2)),
+                    (
+                        text("order"),
+                        Value::string(format!("{:03}", offset as i128 + index as i128)),
+                    ),
+                ];
+                if parts[0] == "local" {
+                    r.push((text("auth_method"), part(3)));
+                    if parts.len() > 4 {
+                        r.push((text("auth_option"), rest(4)));
+                    }
+                } else if parts
+                    .get(4)
+                    .is_some_and(|p| p.starts_with(|c: char| c.is_ascii_digit()))
+                {
+                    r.push((text("address"), text(&format!("{} {}", parts[3], parts[4]))));
+                    r.push((text("auth_method"), part(5)));
+                    if parts.len() > 6 {
+                        r.push((text("auth_option"), rest(6)));
+                    }
+                } else {
+                    r.push((text("address"), part(3)));
+                    r.push((text("auth_method"), part(4)));
+                    if parts.len() > 5 {
+                        r.push((text("auth_option"), rest(5)));
+                    }
+                }
+                resources.push((
+                    Value::string(format!("postgresql class generated rule {id} {index}")),
+                    Value::hash(r),
+                ));
+            }
+            Ok(Value::hash(resources))
         },
     )
 }
