@@ -193,7 +193,10 @@ impl TypeDatabase {
     /// * `.../lib/puppet_x/**/*.rb` (or `lib/puppetx`): helper modules, read
     ///   for the singleton methods and constants that a type's
     ///   `self.title_patterns` calls (`PuppetX::Keystone::CompositeNamevar
-    ///   .basic_split_title_patterns(:name, :type)`); they must come in the
+    ///   .basic_split_title_patterns(:name, :type)`), and for the module
+    ///   methods without parameters a type runs its DSL in after `extend`ing
+    ///   the module (`extend PuppetX::KeystoneConfig::IniSetting;
+    ///   create_parameters`); they must come in the
     ///   same call as the type files that use them (any order, any module:
     ///   Puppet puts every module's `lib` on the load path);
     /// * `.../.resource_types/<name>.pp`: `puppet generate types` output,

@@ -5,7 +5,9 @@
 //! `@isomorphic = false`) without running Ruby. A `self.title_patterns`
 //! that is not a literal list is evaluated by [`crate::rubyeval`], with the
 //! type file's own `def self.x` and the helper modules of `lib/puppet_x`
-//! (keystone's `CompositeNamevar.basic_split_title_patterns`).
+//! (keystone's `CompositeNamevar.basic_split_title_patterns`). A bare call
+//! at the type's level to a method of a helper module the type `extend`s
+//! (openstack's `create_parameters`) is read as type DSL in that method.
 //! Every statement at the type's level that could define attributes and is
 //! not understood (loops or conditionals around the DSL, calls to unknown
 //! methods, mixins that define parameters, computed names) is reported as a
@@ -71,6 +73,10 @@ struct Cx<'a> {
     subst: Option<(String, String)>,
     /// The helper modules (`lib/puppet_x`) title patterns may call.
     lib: &'a RubyLib,
+    /// The modules the type `extend`s (`extend PuppetX::Foo`), in order.
+    extends: Vec<String>,
+    /// How many helper methods deep the type DSL is being read.
+    mixin_depth: usize,
 }
 
 fn ident(t: Option<&Token>) -> Option<&str> {
@@ -709,7 +715,22 @@ impl Cx<'_> {
                     }
                     "if" | "unless" | "case" | "begin" | "while" | "until" | "for" | "class"
                     | "module" => self.opaque(i, e, &format!("`{w}` around the type DSL")),
+                    "extend" => {
+                        let path: String = (i + 1..e)
+                            .map(|j| self.snippet(j, j + 1))
+                            .collect::<String>()
+                            .trim_start_matches("::")
+                            .to_string();
+                        if !path.is_empty() {
+                            self.extends.push(path);
+                        }
+                    }
                     _ if HARMLESS_CALLS.contains(&w.as_str()) => {}
+                    _ if (e == i + 1
+                        || e == i + 3
+                            && punct(self.toks.get(i + 1), "(")
+                            && punct(self.toks.get(i + 2), ")"))
+                        && self.mixin_call(&w, info) => {}
                     _ => {
                         // local assignment `x = ...` is harmless unless it hides the DSL
                         if punct(self.toks.get(i + 1), "=") || punct(self.toks.get(i + 1), "||=") {
@@ -824,6 +845,35 @@ impl Cx<'_> {
             self.type_body(blk + 4, bend, info);
         }
         self.subst = saved;
+        true
+    }
+
+    /// `name` at the type's level, an instance method of a module the type
+    /// `extend`s (the last one wins, as in Ruby): the type DSL in its body
+    /// is read as if it were written here. False when there is none.
+    fn mixin_call(&mut self, name: &str, info: &mut ResourceTypeInfo) -> bool {
+        const MAX_MIXIN_DEPTH: usize = 8;
+        if self.mixin_depth >= MAX_MIXIN_DEPTH {
+            return false;
+        }
+        let lib = self.lib;
+        let Some(m) = self.extends.iter().rev().find_map(|x| lib.mixin(x, name)) else {
+            return false;
+        };
+        let mut sub = Cx {
+            toks: &m.file.toks,
+            close: m.file.close.clone(),
+            path: &m.file.path,
+            diags: Vec::new(),
+            defs: Vec::new(),
+            subst: None,
+            lib,
+            extends: self.extends.clone(),
+            mixin_depth: self.mixin_depth + 1,
+        };
+        sub.type_body(m.body.0, m.body.1, info);
+        self.diags.append(&mut sub.diags);
+        self.defs.append(&mut sub.defs);
         true
     }
 
@@ -961,6 +1011,8 @@ pub(crate) fn parse_ruby_type_partial(
         defs: Vec::new(),
         subst: None,
         lib,
+        extends: Vec::new(),
+        mixin_depth: 0,
     };
     // find `Type.newtype(` (usually `Puppet::Type.newtype`)
     let mut found = None;

@@ -1068,9 +1068,28 @@ struct ConstDef {
     nesting: Arc<Vec<String>>,
 }
 
+/// A helper file's tokens, kept for the module methods a type may `extend`.
+#[derive(Debug)]
+pub(crate) struct FileToks {
+    pub(crate) path: String,
+    pub(crate) toks: Vec<Token>,
+    pub(crate) close: Vec<Option<usize>>,
+}
+
+/// An instance method without parameters of a helper module, which a type
+/// that `extend`s the module can call at its level to run the type DSL in
+/// it (openstack's `create_parameters`): its body is `file.toks[body.0..body.1]`.
+#[derive(Debug)]
+pub(crate) struct MixinDef {
+    pub(crate) file: Arc<FileToks>,
+    pub(crate) body: (usize, usize),
+}
+
 /// Singleton methods and constants of Ruby helper files, by module path.
 #[derive(Debug, Default)]
 pub(crate) struct RubyLib {
+    /// `(module, method)` -> an instance method without parameters.
+    mixins: HashMap<(String, String), MixinDef>,
     /// `(module, method)` -> method; `""` is the top level (a type file's own
     /// `def self.x`).
     methods: HashMap<(String, String), Arc<Method>>,
@@ -1104,10 +1123,32 @@ impl RubyLib {
     pub(crate) fn add_file(&mut self, path: &str, source: &str) {
         let toks = tokenize(source);
         let close = match_blocks(&toks);
-        self.add_tokens(path, &toks, &close);
+        let file = Arc::new(FileToks {
+            path: path.to_string(),
+            toks,
+            close,
+        });
+        self.scan(path, &file.toks, &file.close, Some(&file));
     }
 
+    /// The instance method `name` (without parameters) of module `module`.
+    pub(crate) fn mixin(&self, module: &str, name: &str) -> Option<&MixinDef> {
+        self.mixins.get(&(module.to_string(), name.to_string()))
+    }
+
+    /// Reads the modules, singleton methods and constants of tokens that
+    /// are not kept (a type file's own).
     pub(crate) fn add_tokens(&mut self, path: &str, toks: &[Token], close: &[Option<usize>]) {
+        self.scan(path, toks, close, None);
+    }
+
+    fn scan(
+        &mut self,
+        path: &str,
+        toks: &[Token],
+        close: &[Option<usize>],
+        file: Option<&Arc<FileToks>>,
+    ) {
         // (end index, module full name, singleton-defs mode)
         let mut stack: Vec<(usize, String, bool)> = Vec::new();
         let mut i = 0;
@@ -1177,6 +1218,22 @@ impl RubyLib {
                             stack.iter().map(|(_, n, _)| n.clone()).collect();
                         let m = self.read_def(path, toks, close, name_at, end, nesting);
                         self.methods.insert((cur.clone(), name), Arc::new(m));
+                    } else if let (false, false, Some(f)) = (name.is_empty(), cur.is_empty(), file)
+                    {
+                        // `def name` / `def name()` then a new line: a mixin candidate
+                        let mut a = name_at + 1;
+                        if is_punct(toks.get(a), "(") && is_punct(toks.get(a + 1), ")") {
+                            a += 2;
+                        }
+                        if a >= end || is_sep(&toks[a]) {
+                            self.mixins.insert(
+                                (cur.clone(), name),
+                                MixinDef {
+                                    file: f.clone(),
+                                    body: (a.min(end), end),
+                                },
+                            );
+                        }
                     }
                     i = end + 1;
                 }

@@ -1,7 +1,8 @@
-//! Types whose `self.title_patterns` are computed by Ruby helpers
-//! (keystone's `PuppetX::Keystone::CompositeNamevar`), read statically from
-//! copies of the module files (`tests/fixtures/modules`), checked against
-//! the answers of the real Puppet 7.23.
+//! Types that use Ruby helper modules of `lib/puppet_x`: `self.title_patterns`
+//! computed by keystone's `PuppetX::Keystone::CompositeNamevar`, and the type
+//! DSL run by a method of an `extend`ed module (`create_parameters`), read
+//! statically from copies of the module files (`tests/fixtures/modules`) and
+//! checked against the answers of the real Puppet 7.23.
 
 use std::path::{Path, PathBuf};
 
@@ -238,6 +239,26 @@ fn unmatched_titles_and_keys() {
 }
 
 #[test]
+fn extended_module_runs_the_type_dsl() {
+    // Puppet 7.23 (tests/fixtures/puppet-types.json, keystone/keystone_domain_config)
+    let db = keystone_db();
+    let t = db.get("keystone_domain_config").unwrap();
+    assert!(t.complete);
+    let params: Vec<_> = t.parameters().collect();
+    assert_eq!(params, ["name", "secret", "ensure_absent_val", "provider"]);
+    let props: Vec<_> = t.properties().collect();
+    assert_eq!(props, ["ensure", "value"]);
+    assert_eq!(t.namevars, ["name"]);
+    assert_eq!(t.autorequires, ["anchor", "file", "keystone_config"]);
+    assert_eq!(t.autonotifies, ["service"]);
+    assert_eq!(
+        db.check_parameter("keystone_domain_config", "bogus")
+            .unwrap_err(),
+        "no parameter named 'bogus'"
+    );
+}
+
+#[test]
 fn missing_helper_is_a_diagnostic() {
     let mut db = TypeDatabase::core();
     let diags = db.load_modules(keystone_files(false));
@@ -245,6 +266,15 @@ fn missing_helper_is_a_diagnostic() {
         .iter()
         .find(|d| d.path.ends_with("keystone_service.rb") && d.severity == Severity::Error)
         .expect("a diagnostic for keystone_service");
+    let m = diags
+        .iter()
+        .find(|d| d.path.ends_with("keystone_domain_config.rb") && d.severity == Severity::Error)
+        .expect("a diagnostic for keystone_domain_config");
+    assert!(
+        m.message.contains("call to `create_parameters`"),
+        "{}",
+        m.message
+    );
     assert!(
         d.message.contains("could not be evaluated statically")
             && d.message.contains(
