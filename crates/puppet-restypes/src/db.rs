@@ -9,6 +9,7 @@ use smol_str::SmolStr;
 use crate::core_table::{CORE_TYPES, VENDORED_TYPES};
 use crate::model::{AttrKind, Attribute, Diagnostic, ResourceTypeInfo, TitlePattern, TypeSource};
 use crate::regex::RubyRegex;
+use crate::rubyeval::RubyLib;
 
 /// One attribute of the static core table.
 #[derive(Debug)]
@@ -189,6 +190,15 @@ impl TypeDatabase {
     /// * `.../lib/puppet/provider/<type>/<name>.rb`: only its presence
     ///   matters: a type with providers gets Puppet's implicit `provider`
     ///   parameter;
+    /// * `.../lib/puppet_x/**/*.rb` (or `lib/puppetx`): helper modules, read
+    ///   for the singleton methods and constants that a type's
+    ///   `self.title_patterns` calls (`PuppetX::Keystone::CompositeNamevar
+    ///   .basic_split_title_patterns(:name, :type)`), and for the module
+    ///   methods without parameters a type runs its DSL in after `extend`ing
+    ///   the module (`extend PuppetX::KeystoneConfig::IniSetting;
+    ///   create_parameters`); they must come in the
+    ///   same call as the type files that use them (any order, any module:
+    ///   Puppet puts every module's `lib` on the load path);
     /// * `.../.resource_types/<name>.pp`: `puppet generate types` output,
     ///   read by [`crate::parse_generated_type`]; it wins over the Ruby file
     ///   of the same type;
@@ -222,13 +232,21 @@ impl TypeDatabase {
         let mut with_providers: Vec<SmolStr> = Vec::new();
         let mut ruby: Vec<ResourceTypeInfo> = Vec::new();
         let mut generated: Vec<ResourceTypeInfo> = Vec::new();
-        for (module, path, source) in files {
+        let files: Vec<(M, P, S)> = files.into_iter().collect();
+        // the helper modules first: type files call them in `title_patterns`
+        let mut lib = RubyLib::default();
+        for (_, path, source) in &files {
+            if is_helper_file(&path.as_ref().replace('\\', "/")) {
+                lib.add_file(path.as_ref(), source.as_ref());
+            }
+        }
+        for (module, path, source) in &files {
             let (module, path, source) = (module.as_ref(), path.as_ref(), source.as_ref());
             let norm = path.replace('\\', "/");
             if let Some(ty) = provider_type_of(&norm) {
                 with_providers.push(SmolStr::new(ty));
             } else if is_type_file(&norm) {
-                match crate::ruby::parse_ruby_type_partial(source, path, module) {
+                match crate::ruby::parse_ruby_type_partial(source, path, module, &lib) {
                     (Some(info), d) => {
                         diags.extend(d);
                         ruby.push(info);
@@ -391,6 +409,15 @@ fn is_type_file(path: &str) -> bool {
         && path
             .rsplit_once('/')
             .is_some_and(|(dir, _)| dir.ends_with("lib/puppet/type") || dir == "puppet/type")
+}
+
+/// A Ruby helper module file (`lib/puppet_x/**.rb`, or the older
+/// `lib/puppetx/**.rb`), read for the methods type files call.
+fn is_helper_file(path: &str) -> bool {
+    path.ends_with(".rb")
+        && ["puppet_x/", "puppetx/"]
+            .iter()
+            .any(|d| path.starts_with(d) || path.contains(&format!("lib/{d}")))
 }
 
 fn is_generated_file(path: &str) -> bool {

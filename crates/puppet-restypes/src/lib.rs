@@ -1,7 +1,9 @@
 //! Puppet 7.23's resource type knowledge for a catalog compiler, without
 //! Ruby: the built-in types and metaparameters as data ([`TypeDatabase::core`],
 //! [`METAPARAMETERS`]), module types read statically from their Ruby source
-//! ([`parse_ruby_type`]) or from `puppet generate types` output
+//! ([`parse_ruby_type`]; computed title patterns and the `lib/puppet_x`
+//! helpers they call are evaluated statically, see
+//! [`TypeDatabase::load_modules`]) or from `puppet generate types` output
 //! ([`parse_generated_type`]), and the checks the compiler makes with them:
 //! unknown parameters ([`TypeDatabase::check_parameter`]) and the namevar /
 //! title resolution that decides which resources are duplicates
@@ -32,6 +34,7 @@ mod lexer;
 mod model;
 mod regex;
 mod ruby;
+mod rubyeval;
 
 pub use db::{
     alias_conflict_message, no_parameter_message, resource_type_not_found_message,

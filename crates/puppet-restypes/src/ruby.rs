@@ -1,8 +1,13 @@
 //! The static reader of module type files (`lib/puppet/type/<name>.rb`):
 //! it finds `Puppet::Type.newtype(:name) do ... end` and reads the type DSL
 //! in its body (`newparam`, `newproperty`, `ensurable`, `isnamevar`,
-//! `newvalues`, `feature`, `autorequire` and friends, literal
-//! `self.title_patterns`, `@isomorphic = false`) without running Ruby.
+//! `newvalues`, `feature`, `autorequire` and friends, `self.title_patterns`,
+//! `@isomorphic = false`) without running Ruby. A `self.title_patterns`
+//! that is not a literal list is evaluated by [`crate::rubyeval`], with the
+//! type file's own `def self.x` and the helper modules of `lib/puppet_x`
+//! (keystone's `CompositeNamevar.basic_split_title_patterns`). A bare call
+//! at the type's level to a method of a helper module the type `extend`s
+//! (openstack's `create_parameters`) is read as type DSL in that method.
 //! Every statement at the type's level that could define attributes and is
 //! not understood (loops or conditionals around the DSL, calls to unknown
 //! methods, mixins that define parameters, computed names) is reported as a
@@ -14,6 +19,7 @@ use crate::lexer::{match_blocks, tokenize, Tok, Token};
 use crate::model::{
     AttrKind, Attribute, Diagnostic, ResourceTypeInfo, Severity, TitlePattern, TypeSource,
 };
+use crate::rubyeval::{Interp, RubyLib, Val, OPT_I, OPT_M, OPT_X};
 
 const DSL_WORDS: &[&str] = &[
     "newparam",
@@ -65,6 +71,12 @@ struct Cx<'a> {
     defs: Vec<String>,
     /// While unrolling a literal `.each`: the block variable and its value.
     subst: Option<(String, String)>,
+    /// The helper modules (`lib/puppet_x`) title patterns may call.
+    lib: &'a RubyLib,
+    /// The modules the type `extend`s (`extend PuppetX::Foo`), in order.
+    extends: Vec<String>,
+    /// How many helper methods deep the type DSL is being read.
+    mixin_depth: usize,
 }
 
 fn ident(t: Option<&Token>) -> Option<&str> {
@@ -448,17 +460,79 @@ impl Cx<'_> {
         if ident(self.toks.get(s)) == Some("return") {
             s += 1;
         }
+        let ndiags = self.diags.len();
         match self.pattern_list(s, e, &identities) {
             Ok(list) => info.title_patterns = list,
             Err(j) => {
-                let snip = self.snippet(j, e);
-                self.diag(
-                    Severity::Error,
-                    j,
-                    format!("`self.title_patterns` is not a literal list of regexes and namevars: `{snip}`"),
-                );
+                // Not a literal: evaluate the method (locals, interpolated
+                // regexes, calls to helper modules) statically.
+                self.diags.truncate(ndiags);
+                // the type file's own `def self.x` (and modules it defines)
+                // come before the helper modules
+                let mut own = RubyLib::default();
+                own.add_tokens(self.path, self.toks, &self.close);
+                let mut interp = Interp::new(vec![&own, self.lib]);
+                let evaluated = interp
+                    .eval_body(self.toks, &self.close, a, b)
+                    .and_then(|v| self.patterns_of_value(v, at));
+                match evaluated {
+                    Ok(list) => info.title_patterns = list,
+                    Err(why) => {
+                        let snip = self.snippet(j, e);
+                        self.diag(
+                            Severity::Error,
+                            j,
+                            format!("`self.title_patterns` could not be evaluated statically ({why}): `{snip}`"),
+                        );
+                    }
+                }
             }
         }
+    }
+
+    /// Title patterns from an evaluated `self.title_patterns` value:
+    /// `[[regex, [[:attr], [:attr, proc]]], ...]`.
+    fn patterns_of_value(&mut self, v: Val, at: usize) -> Result<Vec<TitlePattern>, String> {
+        let Val::Array(items) = v else {
+            return Err("the value is not an array".into());
+        };
+        let mut out = Vec::new();
+        for item in items {
+            let Val::Array(pair) = item else {
+                return Err("a pattern is not an array".into());
+            };
+            let [Val::Regex(src, opts), Val::Array(caps)] = pair.as_slice() else {
+                return Err("a pattern is not `[regex, [[:attr], ...]]`".into());
+            };
+            let mut captures = Vec::new();
+            for c in caps {
+                let Val::Array(c) = c else {
+                    return Err("a capture is not `[:attr]`".into());
+                };
+                let name = match c.first() {
+                    Some(Val::Sym(n) | Val::Str(n)) => n.clone(),
+                    _ => return Err("a capture does not name an attribute".into()),
+                };
+                match c.get(1) {
+                    None => {}
+                    Some(Val::Proc(p)) if p.is_identity() => {}
+                    Some(_) => self.diag(
+                        Severity::Warning,
+                        at,
+                        format!("title pattern capture for `{name}` is transformed by a proc: values from titles are taken untransformed"),
+                    ),
+                }
+                captures.push(SmolStr::new(name));
+            }
+            out.push(TitlePattern {
+                regex: SmolStr::new(src),
+                multiline: opts & OPT_M != 0,
+                ignore_case: opts & OPT_I != 0,
+                extended: opts & OPT_X != 0,
+                captures,
+            });
+        }
+        Ok(out)
     }
 
     fn pattern_list(
@@ -641,7 +715,22 @@ impl Cx<'_> {
                     }
                     "if" | "unless" | "case" | "begin" | "while" | "until" | "for" | "class"
                     | "module" => self.opaque(i, e, &format!("`{w}` around the type DSL")),
+                    "extend" => {
+                        let path: String = (i + 1..e)
+                            .map(|j| self.snippet(j, j + 1))
+                            .collect::<String>()
+                            .trim_start_matches("::")
+                            .to_string();
+                        if !path.is_empty() {
+                            self.extends.push(path);
+                        }
+                    }
                     _ if HARMLESS_CALLS.contains(&w.as_str()) => {}
+                    _ if (e == i + 1
+                        || e == i + 3
+                            && punct(self.toks.get(i + 1), "(")
+                            && punct(self.toks.get(i + 2), ")"))
+                        && self.mixin_call(&w, info) => {}
                     _ => {
                         // local assignment `x = ...` is harmless unless it hides the DSL
                         if punct(self.toks.get(i + 1), "=") || punct(self.toks.get(i + 1), "||=") {
@@ -759,6 +848,35 @@ impl Cx<'_> {
         true
     }
 
+    /// `name` at the type's level, an instance method of a module the type
+    /// `extend`s (the last one wins, as in Ruby): the type DSL in its body
+    /// is read as if it were written here. False when there is none.
+    fn mixin_call(&mut self, name: &str, info: &mut ResourceTypeInfo) -> bool {
+        const MAX_MIXIN_DEPTH: usize = 8;
+        if self.mixin_depth >= MAX_MIXIN_DEPTH {
+            return false;
+        }
+        let lib = self.lib;
+        let Some(m) = self.extends.iter().rev().find_map(|x| lib.mixin(x, name)) else {
+            return false;
+        };
+        let mut sub = Cx {
+            toks: &m.file.toks,
+            close: m.file.close.clone(),
+            path: &m.file.path,
+            diags: Vec::new(),
+            defs: Vec::new(),
+            subst: None,
+            lib,
+            extends: self.extends.clone(),
+            mixin_depth: self.mixin_depth + 1,
+        };
+        sub.type_body(m.body.0, m.body.1, info);
+        self.diags.append(&mut sub.diags);
+        self.defs.append(&mut sub.defs);
+        true
+    }
+
     /// Reports `i..e` when it contains the type DSL (it cannot be read).
     fn opaque(&mut self, i: usize, e: usize, what: &str) {
         let snip = self.snippet(i, e);
@@ -863,7 +981,7 @@ pub fn parse_ruby_type_with_diagnostics(
     source: &str,
     path: &str,
 ) -> (Option<ResourceTypeInfo>, Vec<Diagnostic>) {
-    parse_ruby_type_partial(source, path, module_of_path(path))
+    parse_ruby_type_partial(source, path, module_of_path(path), &RubyLib::default())
 }
 
 /// The module name in `.../<module>/lib/puppet/type/x.rb`, or "".
@@ -881,6 +999,7 @@ pub(crate) fn parse_ruby_type_partial(
     source: &str,
     path: &str,
     module: &str,
+    lib: &RubyLib,
 ) -> (Option<ResourceTypeInfo>, Vec<Diagnostic>) {
     let toks = tokenize(source);
     let close = match_blocks(&toks);
@@ -891,6 +1010,9 @@ pub(crate) fn parse_ruby_type_partial(
         diags: Vec::new(),
         defs: Vec::new(),
         subst: None,
+        lib,
+        extends: Vec::new(),
+        mixin_depth: 0,
     };
     // find `Type.newtype(` (usually `Puppet::Type.newtype`)
     let mut found = None;

@@ -132,6 +132,23 @@ proptest! {
     }
 
     #[test]
+    fn title_pattern_evaluator_never_panics(
+        helper in "(x = |\\[|\\]|, |:a|'s'|/r#\\{x\\}/|\"#\\{a\\}\"|Regexp\\.new\\(|\\(|\\)|if |else|elsif |end|\n| and | \\+ |\\*|\\[0\\]|\\.empty\\?|\\.count|return |raise|f\\(|M\\.g|lambda \\{ \\|y\\| y \\}|-1|9999999999999999999)*",
+        body in "(x = |\\[|\\]|, |:name|:x|/r#\\{x\\}/|Regexp\\.new\\(/\\.\\+/\\)|M\\.f\\(|M\\.g|\\(|\\)|if |end|\n|\\[0, 1\\]|\\.map \\{ \\|v\\| \\[v\\] \\}| \\+ )*",
+    ) {
+        let lib = format!("module M\n  def self.f(a, b = 1, *c)\n{helper}\n  end\n  def self.g\n    M.g\n  end\nend\n");
+        let ty = format!("Puppet::Type.newtype(:t) do\n  newparam(:name)\n  newparam(:x) {{ isnamevar }}\n  def self.title_patterns\n{body}\n  end\nend\n");
+        let mut db = TypeDatabase::new();
+        let _ = db.load_modules([
+            ("m", "m/lib/puppet_x/m.rb", lib.as_str()),
+            ("m", "m/lib/puppet/type/t.rb", ty.as_str()),
+        ]);
+        if db.get("t").is_some() {
+            let _ = db.namevar_values("t", "a::b", |_| None::<String>);
+        }
+    }
+
+    #[test]
     fn ruby_reader_never_panics_bytes(s in any::<String>()) {
         let _ = parse_ruby_type_with_diagnostics(&s, "t.rb");
         let _ = parse_generated_type(&s, "t.pp");

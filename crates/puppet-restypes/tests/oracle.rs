@@ -185,8 +185,8 @@ fn vendored_types_match_puppet() {
     }
 }
 
-/// Every `lib/puppet/{type,provider}` Ruby file of the corpus modules, as the
-/// loader would hand them over.
+/// Every `lib/puppet/{type,provider}` and `lib/puppet_x` Ruby file of the
+/// corpus modules, as the loader would hand them over.
 fn corpus_files(root: &Path) -> Vec<(String, String, String)> {
     let mut out = Vec::new();
     let mut mods: Vec<_> = std::fs::read_dir(root)
@@ -208,6 +208,20 @@ fn corpus_files(root: &Path) -> Vec<(String, String, String)> {
             for d in rd.filter_map(Result::ok) {
                 if let Ok(rd2) = std::fs::read_dir(d.path()) {
                     files.extend(rd2.filter_map(Result::ok).map(|e| e.path()));
+                }
+            }
+        }
+        // the helper modules (`lib/puppet_x/**.rb`) type files call
+        let mut dirs = vec![m.join("lib/puppet_x")];
+        while let Some(d) = dirs.pop() {
+            if let Ok(rd) = std::fs::read_dir(&d) {
+                for e in rd.filter_map(Result::ok) {
+                    let p = e.path();
+                    if p.is_dir() {
+                        dirs.push(p);
+                    } else {
+                        files.push(p);
+                    }
                 }
             }
         }
@@ -272,6 +286,12 @@ fn corpus_module_types_read_statically() {
         assert!(
             !ours.complete || d.is_empty(),
             "{key}: read as complete but differs: {d:?}"
+        );
+        // nor its title patterns (computed ones included: keystone's helpers)
+        assert!(
+            !ours.complete || pattern_diffs(ours, theirs).is_empty(),
+            "{key}: title patterns differ: {:?}",
+            pattern_diffs(ours, theirs)
         );
     }
     let n = modules.len();
