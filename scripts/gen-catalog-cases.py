@@ -390,6 +390,13 @@ Notify { message => 'top default' }
 [3].each |$y| { include c }
 [4, 5].map |$w| { notify { "n${w}": } }
 """),
+    ("template_mutates_parameter_in_place", N, """\
+define t($a = [], $h = {}, $s = 'x') {
+  $out = inline_template("<% x = @a; x << 1; @h['k'] = 'v'; y = @s %><%= x.length %>")
+  notify { "out ${title}": message => $out }
+}
+t { 'x': }
+"""),
     ("collector_realizes_virtual_define", N, """\
 define d() { notify { "in ${title}": } }
 @d { 'a': tag => 'web' }

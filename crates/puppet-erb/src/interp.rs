@@ -58,6 +58,9 @@ pub struct Interp<'s> {
     /// on first use (Puppet's wrapper gives every visible variable an `@name`; they are
     /// looked up lazily here, which is the same for the names Ruby can write).
     ivars: HashMap<String, RValue>,
+    /// The arrays and hashes handed out for scope variables, with their original values
+    /// (see [`Interp::write_back`]).
+    handed_out: Vec<(String, Value, RValue)>,
     frames: Vec<Frame>,
     defs: HashMap<String, Rc<Def>>,
     pub last_match: Option<Rc<Vec<Option<String>>>>,
@@ -132,6 +135,7 @@ impl<'s> Interp<'s> {
             out: String::new(),
             file: file.to_string(),
             ivars: HashMap::new(),
+            handed_out: Vec::new(),
             frames: vec![Frame {
                 vars: HashMap::new(),
                 boundary: true,
@@ -152,11 +156,27 @@ impl<'s> Interp<'s> {
         }
         if let Some(v) = self.scope.instance_variable(name).filter(|v| !v.is_undef()) {
             let r = value::from_puppet(&v);
+            if matches!(r, RValue::Array(_) | RValue::Hash(_)) {
+                self.handed_out
+                    .push((name.to_string(), v.clone(), r.clone()));
+            }
             self.freeze(&r, 0);
             self.ivars.insert(name.to_string(), r.clone());
             return r;
         }
         RValue::Nil
+    }
+
+    /// Tells the scope about the variables whose array or hash the template changed in
+    /// place (Ruby's objects are shared with the scope; ours are copies).
+    pub fn write_back(&mut self) {
+        for (name, original, obj) in std::mem::take(&mut self.handed_out) {
+            if let Ok(now) = value::to_puppet(&obj) {
+                if now != original {
+                    self.scope.mutated_variable(&name, &original, now);
+                }
+            }
+        }
     }
 
     /// Marks a value from the scope (and everything inside it) as frozen.

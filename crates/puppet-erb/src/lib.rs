@@ -65,6 +65,13 @@ pub trait TemplateScope {
     fn instance_variable(&self, name: &str) -> Option<Value> {
         self.all_variables().get(name).cloned()
     }
+    /// A variable's array or hash that the template changed in place (`x = @list; x <<
+    /// 1`): in Puppet the template holds the very object the scope (and a resource
+    /// parameter) holds, so the change shows in the catalog. `original` is the value it had.
+    /// The default ignores it.
+    fn mutated_variable(&mut self, name: &str, original: &Value, value: Value) {
+        let _ = (name, original, value);
+    }
     /// Calls a Puppet function with already unpacked arguments.
     fn call_function(&mut self, name: &str, args: Vec<Value>) -> Result<Value, String>;
     /// Sets a variable of the scope (`scope.setvar(name, value)`); the error is Puppet's
@@ -186,7 +193,10 @@ impl Template {
         let _setvars = interp::SetvarFrame::push();
         let mut it = interp::Interp::new(scope, &self.file);
         match it.run(&self.body) {
-            Ok(()) => Ok(it.out),
+            Ok(()) => {
+                it.write_back();
+                Ok(it.out)
+            }
             Err(interp::Ctrl::Unsupported { what, pos }) => Err(ErbError::Unsupported {
                 file: self.shown_file(),
                 line: pos.line,

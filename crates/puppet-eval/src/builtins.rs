@@ -608,6 +608,32 @@ impl puppet_erb::TemplateScope for ErbScope<'_> {
         self.c.scopes.lookup(self.scope, name).cloned()
     }
 
+    fn mutated_variable(&mut self, name: &str, original: &Value, value: Value) {
+        // The scope that holds the variable, and the parameter of its resource that held
+        // the same object (a class or define parameter), change with it.
+        let mut id = Some(self.scope);
+        while let Some(i) = id {
+            let s = self.c.scopes.get(i);
+            if s.vars.contains_key(name) {
+                let resource = s.resource.clone();
+                self.c
+                    .scopes
+                    .get_mut(i)
+                    .vars
+                    .insert(name.into(), value.clone());
+                if let Some(key) = resource {
+                    if let Some(r) = self.c.catalog.resources.get_mut(&key) {
+                        if r.params.get(name) == Some(original) {
+                            r.params.insert(name.into(), value);
+                        }
+                    }
+                }
+                return;
+            }
+            id = s.parent;
+        }
+    }
+
     fn all_variables(&self) -> indexmap::IndexMap<SmolStr, Value> {
         let mut out = indexmap::IndexMap::new();
         let mut chain = Vec::new();

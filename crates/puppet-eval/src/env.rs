@@ -240,6 +240,13 @@ impl Environment {
             for (p, text) in types.into_iter().filter(|(p, _)| p.ends_with(".rb")) {
                 type_files.push((m.name.to_string(), full(&p), text));
             }
+            // Helper code types call for computed title patterns (`PuppetX::...`).
+            let mut helpers = Vec::new();
+            read_tree(provider, &m.path, "lib/puppet_x", 16, &mut helpers);
+            read_tree(provider, &m.path, "lib/puppetx", 16, &mut helpers);
+            for (p, text) in helpers.into_iter().filter(|(p, _)| p.ends_with(".rb")) {
+                type_files.push((m.name.to_string(), full(&p), text));
+            }
             // Only the presence of a provider matters (the type gets `provider`).
             for p in list_tree(provider, &m.path, "lib/puppet/provider", 1) {
                 if p.ends_with(".rb") {
