@@ -4,11 +4,11 @@
 //! Puppet 7.23's catalog (`tests/fixtures/catalogs/example-env.json`), and RFC 1: a compile
 //! does not depend on the compiles made before it with the same environment.
 
-use puppet_lang::eval::{compile, from_data, Environment, Settings};
+mod support;
+
+use puppet_lang::eval::{compile, Environment, Settings};
 use puppet_lang::graph::Catalog;
 use puppet_lang::loader::{EnvironmentConfig, FsProvider};
-use puppet_lang::types::Value;
-use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -16,27 +16,9 @@ fn env_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/env")
 }
 
-/// The settings `examples/compile` uses: the node's facts file and remote trusted data.
+/// The settings `examples/compile` uses for a node of the example environment.
 fn settings(node: &str) -> Settings {
-    let text = std::fs::read_to_string(env_dir().join("facts/web01.example.com.json")).unwrap();
-    let facts: serde_json::Value = serde_json::from_str(&text).unwrap();
-    let mut settings = Settings {
-        node_name: node.to_string(),
-        ..Settings::default()
-    };
-    for (k, v) in facts.as_object().unwrap() {
-        settings.facts.insert(k.as_str().into(), from_data(v));
-    }
-    let (host, domain) = node.split_once('.').unwrap_or((node, ""));
-    settings.trusted = Some(Value::hash([
-        (Value::string("authenticated"), Value::string("remote")),
-        (Value::string("certname"), Value::string(node)),
-        (Value::string("extensions"), Value::hash([])),
-        (Value::string("hostname"), Value::string(host)),
-        (Value::string("domain"), Value::string(domain)),
-        (Value::string("external"), Value::hash([])),
-    ]));
-    settings
+    support::agent_settings(node, &env_dir().join("facts/web01.example.com.json"))
 }
 
 /// The environment's modules with `code` as the main manifest.
@@ -125,84 +107,7 @@ fn whole_environment_as_puppet_compiles_it() {
         .unwrap(),
     )
     .unwrap();
-    // Puppet's canonical form: resources by reference with sorted tags and parameters,
-    // containment edges and classes as sets.
-    let canonical = |resources: Vec<(String, Vec<String>, serde_json::Value)>| {
-        resources
-            .into_iter()
-            .map(|(r, mut tags, params)| {
-                tags.sort();
-                (r, (tags, params))
-            })
-            .collect::<std::collections::BTreeMap<_, _>>()
-    };
-    let strings = |v: &serde_json::Value| -> Vec<String> {
-        v.as_array()
-            .unwrap()
-            .iter()
-            .map(|x| x.as_str().unwrap().to_string())
-            .collect()
-    };
-    let expected = canonical(
-        fixture["resources"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| {
-                (
-                    format!(
-                        "{}[{}]",
-                        r["type"].as_str().unwrap(),
-                        r["title"].as_str().unwrap()
-                    ),
-                    strings(&r["tags"]),
-                    r["parameters"].clone(),
-                )
-            })
-            .collect(),
-    );
-    let got = canonical(
-        cat.resources
-            .iter()
-            .map(|r| {
-                (
-                    format!("{}[{}]", r.type_name, r.title),
-                    r.tags.clone(),
-                    serde_json::to_value(&r.parameters).unwrap(),
-                )
-            })
-            .collect(),
-    );
-    assert_eq!(
-        got.keys().collect::<Vec<_>>(),
-        expected.keys().collect::<Vec<_>>()
-    );
-    for (k, v) in &expected {
-        assert_eq!(&got[k], v, "{k}");
-    }
-    let edges = |pairs: Vec<(String, String)>| pairs.into_iter().collect::<BTreeSet<_>>();
-    assert_eq!(
-        edges(
-            cat.edges
-                .iter()
-                .map(|e| (e.source.clone(), e.target.clone()))
-                .collect()
-        ),
-        edges(
-            fixture["edges"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|e| (
-                    e["source"].as_str().unwrap().to_string(),
-                    e["target"].as_str().unwrap().to_string()
-                ))
-                .collect()
-        )
-    );
-    let mut classes = cat.classes.clone();
-    classes.sort();
-    assert_eq!(classes, strings(&fixture["classes"]));
+    support::assert_canonical_eq(&cat, &fixture);
 }
 
 /// RFC 1: compiling node A then node B with one environment gives B the catalog it gets

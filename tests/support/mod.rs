@@ -1,0 +1,107 @@
+//! Shared by the root package's tests: compile settings for a node and the comparison of a
+//! catalog with Puppet's in `compile-catalog`'s canonical form (resources by reference with
+//! sorted tags and parameters, containment edges and classes as sets).
+
+#![allow(dead_code)]
+
+use puppet_lang::eval::{from_data, Settings};
+use puppet_lang::graph::Catalog;
+use std::collections::BTreeSet;
+use std::path::Path;
+
+/// What `examples/compile` uses for a node: its facts file, and what an agent and a
+/// server add (`Settings::agent`).
+pub fn agent_settings(node: &str, facts: &Path) -> Settings {
+    let text = std::fs::read_to_string(facts).unwrap_or_else(|e| panic!("{facts:?}: {e}"));
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let facts = json
+        .as_object()
+        .map(|m| {
+            m.iter()
+                .map(|(k, v)| (k.as_str().into(), from_data(v)))
+                .collect()
+        })
+        .unwrap_or_default();
+    Settings::agent(node, facts)
+}
+
+/// Asserts that `cat` equals Puppet's catalog `fixture` (`compile-catalog`'s JSON) in
+/// canonical form.
+pub fn assert_canonical_eq(cat: &Catalog, fixture: &serde_json::Value) {
+    let canonical = |resources: Vec<(String, Vec<String>, serde_json::Value)>| {
+        resources
+            .into_iter()
+            .map(|(r, mut tags, params)| {
+                tags.sort();
+                (r, (tags, params))
+            })
+            .collect::<std::collections::BTreeMap<_, _>>()
+    };
+    let strings = |v: &serde_json::Value| -> Vec<String> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_str().unwrap().to_string())
+            .collect()
+    };
+    let expected = canonical(
+        fixture["resources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                (
+                    format!(
+                        "{}[{}]",
+                        r["type"].as_str().unwrap(),
+                        r["title"].as_str().unwrap()
+                    ),
+                    strings(&r["tags"]),
+                    r["parameters"].clone(),
+                )
+            })
+            .collect(),
+    );
+    let got = canonical(
+        cat.resources
+            .iter()
+            .map(|r| {
+                (
+                    format!("{}[{}]", r.type_name, r.title),
+                    r.tags.clone(),
+                    serde_json::to_value(&r.parameters).unwrap(),
+                )
+            })
+            .collect(),
+    );
+    assert_eq!(
+        got.keys().collect::<Vec<_>>(),
+        expected.keys().collect::<Vec<_>>()
+    );
+    for (k, v) in &expected {
+        assert_eq!(&got[k], v, "{k}");
+    }
+    let edges = |pairs: Vec<(String, String)>| pairs.into_iter().collect::<BTreeSet<_>>();
+    assert_eq!(
+        edges(
+            cat.edges
+                .iter()
+                .map(|e| (e.source.clone(), e.target.clone()))
+                .collect()
+        ),
+        edges(
+            fixture["edges"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|e| (
+                    e["source"].as_str().unwrap().to_string(),
+                    e["target"].as_str().unwrap().to_string()
+                ))
+                .collect()
+        )
+    );
+    let mut classes = cat.classes.clone();
+    classes.sort();
+    assert_eq!(classes, strings(&fixture["classes"]));
+}
