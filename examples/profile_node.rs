@@ -1,5 +1,5 @@
-//! `profile_node`: compiles one oracle node many times in one process and prints the best
-//! per-compile time of five batches (a profiling aid: `perf record` it; the criterion bench
+//! `profile_node`: compiles one oracle node many times in one process and prints the median
+//! time of N compiles and the best per-compile time of five batches (a profiling aid: `perf record` it; the criterion bench
 //! `benches/compile.rs` is the measurement).
 //!
 //! ```text
@@ -60,5 +60,14 @@ fn main() {
         }
         best = best.min(t.elapsed() / n);
     }
-    println!("{node}: best {best:?} per compile");
+    let mut each: Vec<std::time::Duration> = (0..n)
+        .map(|_| {
+            let t = std::time::Instant::now();
+            let _ = std::hint::black_box(compile(env.clone(), &settings));
+            t.elapsed()
+        })
+        .collect();
+    each.sort();
+    let median = each[each.len() / 2];
+    println!("{node}: median {median:?} of {n} compiles, best batch {best:?} per compile");
 }
