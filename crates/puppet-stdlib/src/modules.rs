@@ -424,10 +424,15 @@ fn getvar_emptystring(ctx: &mut dyn CallContext, a: Vec<Value>) -> R {
     }
     let name = to_s(&a[0]);
     let name = name.trim_start_matches("::");
-    Ok(ctx
-        .variable(name)
-        .filter(|v| !v.is_undef())
-        .unwrap_or(Value::string("")))
+    // Ruby's `lookupvar` of an unknown variable warns (strict = warning, the default).
+    let Some(v) = ctx.variable(name) else {
+        ctx.log(
+            puppet_functions::LogLevel::Warning,
+            &format!("Undefined variable '{name}'; \n   (file & line not available)"),
+        );
+        return Ok(Value::string(""));
+    };
+    Ok(if v.is_undef() { Value::string("") } else { v })
 }
 
 fn mongodb_password(_: &mut dyn CallContext, a: Vec<Value>) -> R {
