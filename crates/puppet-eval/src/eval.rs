@@ -231,6 +231,8 @@ pub struct Compiler {
     /// Evaluating a type string as Puppet's type parser does: an unknown name with
     /// parameters is a `TypeReference` of the whole text rather than an error.
     pub type_parser_mode: bool,
+    /// The Pcore annotations attached to values during this compile (`annotate`).
+    annotations: puppet_functions::Annotations,
 }
 
 impl std::fmt::Debug for Compiler {
@@ -326,6 +328,7 @@ impl Compiler {
             pending_error: None,
             unresolvable_alias: None,
             type_parser_mode: false,
+            annotations: puppet_functions::Annotations::new(),
             call_labels: Vec::new(),
             node_scope: None,
             node_classes: Vec::new(),
@@ -2108,5 +2111,9 @@ impl CallContext for Compiler {
         self.aliases
             .get(name.to_ascii_lowercase().as_str())
             .map(|a| Type::Alias(a.clone()))
+    }
+
+    fn annotations(&mut self) -> Option<&mut puppet_functions::Annotations> {
+        Some(&mut self.annotations)
     }
 }

@@ -4,6 +4,7 @@
 //! Lambdas are [`Block`] trait objects. Tests implement both with plain Rust closures (see
 //! [`FnBlock`]). This module does no evaluation itself.
 
+use crate::annotations::Annotations;
 use crate::error::CallError;
 use puppet_types::{Type, Value};
 use std::any::Any;
@@ -191,6 +192,12 @@ pub trait CallContext {
     fn catalog(&mut self) -> Option<&mut dyn CatalogAccess> {
         None
     }
+
+    /// The annotations of the compile (`annotate`). The default, `None`, makes `annotate`
+    /// fail with a clear error.
+    fn annotations(&mut self) -> Option<&mut Annotations> {
+        None
+    }
 }
 
 /// What catalog-changing functions need from the catalog under construction; the evaluator
@@ -223,11 +230,13 @@ pub trait CatalogAccess {
 
 /// A context that knows nothing: blocks are called directly, no function can be called by
 /// name except through [`crate::Registry::call`] (which passes its own registry), no variables,
-/// logs are kept in memory.
+/// logs and annotations are kept in memory.
 #[derive(Debug, Default)]
 pub struct NullContext {
     /// The messages logged so far, as `level: message`.
     pub logs: Vec<String>,
+    /// The annotations made so far.
+    pub annotations: Annotations,
 }
 
 impl CallContext for NullContext {
@@ -250,5 +259,8 @@ impl CallContext for NullContext {
     }
     fn type_alias(&self, _name: &str) -> Option<Type> {
         None
+    }
+    fn annotations(&mut self) -> Option<&mut Annotations> {
+        Some(&mut self.annotations)
     }
 }

@@ -26,6 +26,7 @@
 //! Hiera, files or Ruby (include, lookup, epp, defined, notice, ...) belong to the evaluator;
 //! `docs/builtins.md` lists them.
 
+mod annotations;
 pub mod builtins;
 mod context;
 mod describe;
@@ -35,6 +36,7 @@ mod signature;
 mod typed;
 mod typeexpr;
 
+pub use annotations::Annotations;
 pub use context::{
     Block, BlockSignature, CallContext, CatalogAccess, FnBlock, LogLevel, NullContext,
 };

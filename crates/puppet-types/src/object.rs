@@ -1416,8 +1416,10 @@ fn deferred_type() -> ObjectType {
     o
 }
 
-/// The built-in Object types: `Object`, `Error`, `Deferred`, `Annotation`, `RubyMethod`.
+/// The built-in Object types: `Object`, `Error`, `Deferred`, `Annotation`, `RubyMethod` and
+/// `Pcore` (the type whose `annotate` adds several annotations at once).
 pub fn builtin(name: &str) -> Option<Arc<ObjectType>> {
+    static PCORE: OnceLock<Arc<ObjectType>> = OnceLock::new();
     static ERROR: OnceLock<Arc<ObjectType>> = OnceLock::new();
     static DEFERRED: OnceLock<Arc<ObjectType>> = OnceLock::new();
     static OBJECT: OnceLock<Arc<ObjectType>> = OnceLock::new();
@@ -1428,6 +1430,9 @@ pub fn builtin(name: &str) -> Option<Arc<ObjectType>> {
             .get_or_init(|| Arc::new(ObjectType::empty(None)))
             .clone(),
         "Error" => ERROR.get_or_init(|| Arc::new(error_type())).clone(),
+        "Pcore" => PCORE
+            .get_or_init(|| Arc::new(ObjectType::empty(Some("Pcore"))))
+            .clone(),
         "Deferred" => DEFERRED.get_or_init(|| Arc::new(deferred_type())).clone(),
         "Annotation" => ANNOTATION
             .get_or_init(|| Arc::new(ObjectType::empty(Some("Annotation"))))

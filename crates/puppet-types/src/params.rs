@@ -74,6 +74,33 @@ pub fn builtin_object(name: &str) -> Type {
     }
 }
 
+/// The aliases Puppet's Pcore defines for names in its type system (`Pcore::MemberName`...),
+/// by lower-case name. `Pcore::URI` (Ruby's URI regexp) is not among them.
+fn pcore_alias(lower: &str) -> Option<Type> {
+    static ALIASES: std::sync::OnceLock<Vec<(&'static str, crate::types::TypeAlias)>> =
+        std::sync::OnceLock::new();
+    let aliases = ALIASES.get_or_init(|| {
+        let qualified = r"\A[A-Z][\w]*(?:::[A-Z][\w]*)*\z";
+        [
+            ("Pcore::SimpleTypeName", r"\A[A-Z]\w*\z"),
+            ("Pcore::MemberName", r"\A[a-z_]\w*\z"),
+            ("Pcore::TypeName", qualified),
+            ("Pcore::QRef", qualified),
+        ]
+        .into_iter()
+        .filter_map(|(name, rx)| {
+            let a = crate::types::TypeAlias::new(name);
+            a.resolve_to(Type::Pattern(Arc::new(vec![Regexp::new(rx).ok()?])));
+            Some((name, a))
+        })
+        .collect()
+    });
+    aliases
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case(lower))
+        .map(|(_, a)| Type::Alias(a.clone()))
+}
+
 /// Resolves a type name the way Puppet's evaluator does, with Puppet's built-in resource types.
 ///
 /// Matching is case-insensitive (`INTEGER` is `Integer`) but the name must start with an
@@ -152,10 +179,14 @@ pub fn resolve_type_name_with(name: &str, resolver: &dyn TypeResolver) -> Type {
         "deferred" => builtin_object("Deferred"),
         "annotation" => builtin_object("Annotation"),
         "rubymethod" => builtin_object("RubyMethod"),
+        "pcore" => builtin_object("Pcore"),
         _ => {
+            if let Some(t) = pcore_alias(&lower) {
+                return t;
+            }
             return resolver
                 .resolve(bare)
-                .unwrap_or_else(|| Type::TypeReference(SmolStr::new(name)))
+                .unwrap_or_else(|| Type::TypeReference(SmolStr::new(name)));
         }
     };
     t

@@ -10,6 +10,7 @@ use puppet_types::value::IteratorValue;
 use puppet_types::Value;
 use std::sync::OnceLock;
 
+mod annotate;
 mod collections;
 mod iteration;
 mod misc;
@@ -47,6 +48,7 @@ pub fn register_all(reg: &mut Registry) -> Result<(), RegistryError> {
     numbers::register(reg)?;
     types::register(reg)?;
     misc::register(reg)?;
+    annotate::register(reg)?;
     Ok(())
 }
 
