@@ -2092,6 +2092,10 @@ impl CallContext for Compiler {
     }
 
     fn variable(&self, name: &str) -> Option<Value> {
+        // `::x` names a top-scope variable (3.x functions' `lookupvar('::fqdn')`).
+        if let Some(top) = name.strip_prefix("::").filter(|n| !n.contains("::")) {
+            return self.scopes.get(self.top).vars.get(top).cloned();
+        }
         self.scopes.lookup(self.current, name).cloned()
     }
 

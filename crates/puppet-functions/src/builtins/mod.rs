@@ -12,6 +12,7 @@ use std::sync::OnceLock;
 
 mod annotate;
 mod collections;
+mod fqdn;
 mod iteration;
 mod misc;
 mod numbers;
@@ -49,6 +50,7 @@ pub fn register_all(reg: &mut Registry) -> Result<(), RegistryError> {
     types::register(reg)?;
     misc::register(reg)?;
     annotate::register(reg)?;
+    fqdn::register(reg)?;
     Ok(())
 }
 
