@@ -51,6 +51,12 @@ fn assert_type(ctx: &mut dyn CallContext, a: Args<'_>, t: Type) -> Result<Value,
 }
 
 fn new_instance(t: &Type, args: &[Value]) -> Result<Value, CallError> {
+    // A value that already is an instance is returned as it is (not for `Init` types).
+    if let [v] = args {
+        if !matches!(t.unalias(), Type::Init(_)) && is_instance(t, v) {
+            return Ok(v.clone());
+        }
+    }
     let unsupported = || {
         CallError::new(
             codes::TYPE,
@@ -213,7 +219,6 @@ pub(super) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
         .example("assert_type(Integer, 1)", "1")
         .dispatch(Signature::new().param("Type", "type").param("Any", "value").optional_block_param("Callable[Type, Type]", "block"), |c, a| {
             let t = match a.get(0) {
-                Value::Type(Type::Type(Some(t))) => (*t).clone(),
                 Value::Type(t) => t,
                 _ => Type::Any,
             };
@@ -237,19 +242,22 @@ pub(super) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
         })
         .register()?;
     reg.function("convert_to")
-        .doc("Converts a value to a type, as `new` does; an optional lambda receives the result.")
+        .doc("Converts a value to a type, as `new` does (further arguments are passed on to `new`); an optional lambda receives the result.")
         .example("'1'.convert_to(Integer)", "1")
         .dispatch(
             Signature::new()
                 .param("Any", "value")
                 .param("Type", "type")
+                .repeated_param("Any", "args")
                 .optional_block_param("Callable[1,1]", "block"),
             |c, a| {
                 let t = match a.get(1) {
                     Value::Type(t) => t,
                     _ => Type::Any,
                 };
-                let v = new_instance(&t, &[a.get(0)])?;
+                let mut args = vec![a.get(0)];
+                args.extend(a.values.iter().skip(2).cloned());
+                let v = new_instance(&t, &args)?;
                 then_block(c, &a, v)
             },
         )
