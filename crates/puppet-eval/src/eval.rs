@@ -233,6 +233,24 @@ pub struct Compiler {
     pub type_parser_mode: bool,
     /// The Pcore annotations attached to values during this compile (`annotate`).
     annotations: puppet_functions::Annotations,
+    /// Parameters whose default expression is being evaluated, innermost last.
+    param_guards: Vec<ParamGuard>,
+    /// An error of a function parameter's type expression: reported as it is, where the
+    /// type is written, not wrapped as an error of the call.
+    param_type_error: Option<EvalError>,
+}
+
+/// A default expression being evaluated: the parameters it may not read yet (itself and the
+/// ones after it), as Puppet's parameter scope forbids.
+struct ParamGuard {
+    /// The scope of the parameters.
+    scope: ScopeId,
+    /// The text before the message (`Error while evaluating a Function Call, ` for a lambda;
+    /// a function's errors are wrapped by its caller) and the owner (`f`, `lambda`).
+    prefix: String,
+    param: SmolStr,
+    pending: Vec<SmolStr>,
+    span: Span,
 }
 
 impl std::fmt::Debug for Compiler {
@@ -329,6 +347,8 @@ impl Compiler {
             unresolvable_alias: None,
             type_parser_mode: false,
             annotations: puppet_functions::Annotations::new(),
+            param_guards: Vec::new(),
+            param_type_error: None,
             call_labels: Vec::new(),
             node_scope: None,
             node_classes: Vec::new(),
@@ -856,7 +876,60 @@ impl Compiler {
         if name.contains("::") {
             return self.qualified_var(name, span);
         }
+        if !self.param_guards.is_empty() {
+            self.check_param_guards(name, scope)?;
+        }
         Ok(self.scopes.lookup(scope, name).cloned())
+    }
+
+    /// Evaluates the default expression of parameter `param` in `scope`, where the parameters
+    /// `pending` (itself and those not evaluated yet) may not be read: Puppet fails with
+    /// "`<prefix>`: default expression for $a tries to illegally access not yet evaluated $b"
+    /// (`prefix` names the owner: `f`, `Class[C]`, with the evaluator's wrapper when the
+    /// caller does not add one).
+    pub(crate) fn eval_default(
+        &mut self,
+        d: &Expr,
+        scope: ScopeId,
+        prefix: String,
+        param: &SmolStr,
+        pending: Vec<SmolStr>,
+        span: &Span,
+    ) -> R<Value> {
+        self.param_guards.push(ParamGuard {
+            scope,
+            prefix,
+            param: param.clone(),
+            pending,
+            span: span.clone(),
+        });
+        let r = self.eval(d, scope);
+        self.param_guards.pop();
+        r
+    }
+
+    /// Fails when `name` is a parameter whose value a default expression being evaluated in
+    /// `scope` (or a lambda inside it) may not read yet.
+    fn check_param_guards(&self, name: &str, scope: ScopeId) -> R<()> {
+        for g in self.param_guards.iter().rev() {
+            if !g.pending.iter().any(|p| p == name) {
+                continue;
+            }
+            let mut id = Some(scope);
+            while let Some(s) = id {
+                if s == g.scope {
+                    return err(
+                        format!(
+                            "{}: default expression for ${} tries to illegally access not yet evaluated ${name}",
+                            g.prefix, g.param
+                        ),
+                        &g.span,
+                    );
+                }
+                id = self.scopes.get(s).parent;
+            }
+        }
+        Ok(())
     }
 
     /// A variable's value without any warning or error when it does not exist (for
@@ -1637,7 +1710,7 @@ impl Compiler {
         }
         let fixed = params.iter().filter(|p| !p.captures_rest).count();
         let mut args = args.into_iter();
-        for p in params {
+        for (i, p) in params.iter().enumerate() {
             if p.captures_rest && fname.is_none() {
                 // A lambda's `*$rest`: `Array[T, min, max]` types the elements and bounds
                 // their count; any other type types each element. With no values, the
@@ -1703,7 +1776,7 @@ impl Compiler {
                 let rest: Vec<Value> = args.by_ref().collect();
                 // The type of a captures-rest parameter applies to each element.
                 if let (Some(t), Some(f)) = (&p.type_expr, fname) {
-                    if let Value::Type(ty) = self.eval(t, scope)? {
+                    if let Value::Type(ty) = self.eval_param_type(t, scope, fname)? {
                         if let Some(bad) = rest.iter().find(|v| !is_instance(&ty, v)) {
                             let what = format!("'{f}' parameter '{}'", p.name);
                             let detail =
@@ -1722,7 +1795,20 @@ impl Compiler {
             let v = match args.next() {
                 Some(v) => v,
                 None => match &p.default {
-                    Some(d) => self.eval(d, scope)?,
+                    Some(d) => {
+                        let (prefix, guard_span) = match fname {
+                            Some(f) => (f.to_string(), span.clone()),
+                            None => (
+                                match self.call_labels.last() {
+                                    Some(l) => format!("Error while evaluating a {l}, lambda"),
+                                    None => "lambda".to_string(),
+                                },
+                                self.call_span.clone().unwrap_or_else(|| span.clone()),
+                            ),
+                        };
+                        let pending = params[i..].iter().map(|q| q.name.clone()).collect();
+                        self.eval_default(d, scope, prefix, &p.name, pending, &guard_span)?
+                    }
                     None => {
                         if fname.is_some() {
                             return err(
@@ -1738,7 +1824,7 @@ impl Compiler {
                 },
             };
             if let Some(t) = &p.type_expr {
-                if let Value::Type(ty) = self.eval(t, scope)? {
+                if let Value::Type(ty) = self.eval_param_type(t, scope, fname)? {
                     if !is_instance(&ty, &v) {
                         let (what, prefix) = match fname {
                             Some(f) => (format!("'{f}' parameter '{}'", p.name), String::new()),
@@ -1761,6 +1847,16 @@ impl Compiler {
             self.scopes.get_mut(scope).vars.insert(p.name.clone(), v);
         }
         Ok(())
+    }
+
+    /// Evaluates a parameter's type expression; for a function (`fname`), an error is kept
+    /// to be reported as it is (see `param_type_error`).
+    fn eval_param_type(&mut self, t: &Expr, scope: ScopeId, fname: Option<&str>) -> R<Value> {
+        let r = self.eval(t, scope);
+        if let (Err(Flow::Error(e)), Some(_)) = (&r, fname) {
+            self.param_type_error = Some(e.clone());
+        }
+        r
     }
 
     /// The element type and count bounds of a captures-rest parameter: `Array[T, min,
@@ -1841,10 +1937,14 @@ impl Compiler {
         let mut s = Scope::new(ScopeKind::Local, Some(top), "Class[main]".into());
         s.module = f.name.split_once("::").map(|(m, _)| SmolStr::new(m));
         let id = self.scopes.add(s);
+        self.param_type_error = None;
         let r = match self.bind_params(&f.params, args, id, span, Some(&f.name)) {
-            Err(Flow::Error(e)) => Err(Flow::Error(EvalError {
-                message: format!("Error while evaluating a Function Call, {}", e.message),
-                span: Some(span.clone()),
+            Err(Flow::Error(e)) => Err(Flow::Error(match self.param_type_error.take() {
+                Some(raw) => raw,
+                None => EvalError {
+                    message: format!("Error while evaluating a Function Call, {}", e.message),
+                    span: Some(span.clone()),
+                },
             })),
             Err(other) => Err(other),
             Ok(()) => self.eval_block(&f.body, id),
