@@ -238,6 +238,8 @@ pub struct Compiler {
     /// An error of a function parameter's type expression: reported as it is, where the
     /// type is written, not wrapped as an error of the call.
     param_type_error: Option<EvalError>,
+    /// The keys of the deprecations logged once (`CallContext::deprecation_at_call`).
+    warned_once: indexmap::IndexSet<String>,
 }
 
 /// A default expression being evaluated: the parameters it may not read yet (itself and the
@@ -349,6 +351,7 @@ impl Compiler {
             annotations: puppet_functions::Annotations::new(),
             param_guards: Vec::new(),
             param_type_error: None,
+            warned_once: indexmap::IndexSet::new(),
             call_labels: Vec::new(),
             node_scope: None,
             node_classes: Vec::new(),
@@ -2219,5 +2222,34 @@ impl CallContext for Compiler {
 
     fn annotations(&mut self) -> Option<&mut puppet_functions::Annotations> {
         Some(&mut self.annotations)
+    }
+
+    fn resolve_type_name(&mut self, name: &str) -> Option<Type> {
+        let t = self.resolve_type(name);
+        // Problems of the alias surface where the type is written in the manifest.
+        self.invalid_alias = None;
+        self.unresolvable_alias = None;
+        match t {
+            Type::TypeReference(_) => None,
+            t => Some(t),
+        }
+    }
+
+    fn deprecation_at_call(&mut self, key: &str, message: &str) {
+        let (file, line) = match &self.call_span {
+            Some(s) => (
+                s.file
+                    .path
+                    .as_ref()
+                    .map(|p| p.to_string())
+                    .unwrap_or_else(|| "unknown".to_string()),
+                s.line_col().0,
+            ),
+            None => ("unknown".to_string(), 0),
+        };
+        if self.warned_once.insert(format!("{key}-from-{file}-{line}")) {
+            let text = format!("{message}\n   (file: {file}, line: {line})");
+            Compiler::log(self, LogLevel::Warning, text, None);
+        }
     }
 }

@@ -186,6 +186,21 @@ pub trait CallContext {
     /// A type alias or resource type known to the loader, by name (`MyModule::Port`).
     fn type_alias(&self, name: &str) -> Option<Type>;
 
+    /// Resolves a type name found in a type string (`assert_type('MyPort', $x)`) as the
+    /// evaluator resolves names, loading an alias on first use. The default asks
+    /// [`CallContext::type_alias`].
+    fn resolve_type_name(&mut self, name: &str) -> Option<Type> {
+        self.type_alias(name)
+    }
+
+    /// Logs a deprecation warning as Puppet's `warn_once` does with the location of the call
+    /// being made (`(file: F, line: L)`): once per compile for a `key` and location. The
+    /// default logs it as a plain warning.
+    fn deprecation_at_call(&mut self, key: &str, message: &str) {
+        let _ = key;
+        self.log(LogLevel::Warning, message);
+    }
+
     /// The catalog under construction, for the functions of modules that declare or inspect
     /// resources (stdlib's `ensure_resource`, `ensure_packages`, `defined_with_params`,
     /// `getparam`...). The default, `None`, makes those functions fail with a clear error.

@@ -9,7 +9,7 @@ use puppet_types::{infer_set, is_instance, Type, Value};
 use std::collections::BTreeMap;
 
 /// Reads a type string, resolving capitalized names through the context's loader.
-fn type_from_string(ctx: &dyn CallContext, text: &str) -> Result<Type, CallError> {
+fn type_from_string(ctx: &mut dyn CallContext, text: &str) -> Result<Type, CallError> {
     let mut known: BTreeMap<String, Type> = BTreeMap::new();
     let mut word = String::new();
     for c in text.chars().chain(std::iter::once(' ')) {
@@ -17,7 +17,7 @@ fn type_from_string(ctx: &dyn CallContext, text: &str) -> Result<Type, CallError
             word.push(c);
         } else {
             if word.starts_with(|c: char| c.is_ascii_uppercase()) {
-                if let Some(t) = ctx.type_alias(&word) {
+                if let Some(t) = ctx.resolve_type_name(&word) {
                     known.insert(word.clone(), t);
                 }
             }
