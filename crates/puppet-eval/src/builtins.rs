@@ -366,7 +366,7 @@ pub(crate) fn render_epp(
                             format!(
                                 "Error while evaluating a Function Call, {}",
                                 puppet_types::mismatch::describe_value_mismatch(
-                                    &format!("parameter '{}'", p.name),
+                                    &format!("lambda: parameter '{}'", p.name),
                                     &ty,
                                     &v
                                 )
@@ -385,10 +385,15 @@ pub(crate) fn render_epp(
         }
     }
     let saved = std::mem::take(&mut c.catalog.render_buffer);
+    let saved_sensitive = std::mem::replace(&mut c.render_sensitive, false);
     let r = c.eval_block(&lowered.statements, id);
     let out = std::mem::replace(&mut c.catalog.render_buffer, saved);
+    let sensitive = std::mem::replace(&mut c.render_sensitive, saved_sensitive);
     c.scopes.release(id);
     match r {
+        Ok(_) | Err(Flow::Return(..)) if sensitive => {
+            Ok(Value::Sensitive(Arc::new(Value::string(out))))
+        }
         Ok(_) | Err(Flow::Return(..)) => Ok(Value::string(out)),
         Err(e) => Err(e),
     }

@@ -240,6 +240,8 @@ pub struct Compiler {
     param_type_error: Option<EvalError>,
     /// The keys of the deprecations logged once (`CallContext::deprecation_at_call`).
     warned_once: indexmap::IndexSet<String>,
+    /// Set when the EPP template being rendered output a Sensitive value.
+    pub(crate) render_sensitive: bool,
 }
 
 /// A default expression being evaluated: the parameters it may not read yet (itself and the
@@ -352,6 +354,7 @@ impl Compiler {
             param_guards: Vec::new(),
             param_type_error: None,
             warned_once: indexmap::IndexSet::new(),
+            render_sensitive: false,
             call_labels: Vec::new(),
             node_scope: None,
             node_classes: Vec::new(),
@@ -732,6 +735,14 @@ impl Compiler {
             }
             ExprKind::Render(x) => {
                 let v = self.eval(x, scope)?;
+                // A Sensitive value renders unwrapped and makes the whole result Sensitive.
+                let v = match v {
+                    Value::Sensitive(inner) => {
+                        self.render_sensitive = true;
+                        (*inner).clone()
+                    }
+                    other => other,
+                };
                 self.catalog.render_buffer.push_str(&interpolate(&v));
                 Ok(Value::Undef)
             }

@@ -102,6 +102,8 @@ pub fn render_epp(
     ));
     match builtins::render_epp(&mut compiler, path, text, Some(hash), &span) {
         Ok(Value::String(s)) => Ok(s.to_string()),
+        // A template that rendered a Sensitive value gives a Sensitive text: here, the text.
+        Ok(Value::Sensitive(s)) => Ok(s.to_plain_string()),
         Ok(other) => Ok(other.to_plain_string()),
         Err(eval::Flow::Error(e)) => Err(e),
         Err(_) => Err(EvalError {
