@@ -1405,6 +1405,24 @@ impl Compiler {
                         span,
                     );
                 }
+                // Numeric strings are coerced (with Puppet's warning) before the checks.
+                let mut coerced_keys = Vec::with_capacity(keys.len());
+                for k in &keys {
+                    match k {
+                        Value::String(s) => match ops::parse_numeric_string(s) {
+                            Some(n) => {
+                                self.warn(format!(
+                                    "The string '{s}' was automatically coerced to the numerical value {}",
+                                    n.to_plain_string()
+                                ));
+                                coerced_keys.push(n);
+                            }
+                            None => coerced_keys.push(k.clone()),
+                        },
+                        other => coerced_keys.push(other.clone()),
+                    }
+                }
+                let keys = coerced_keys;
                 for k in &keys {
                     match k {
                         Value::Integer(_) => {}

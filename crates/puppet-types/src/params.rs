@@ -300,10 +300,18 @@ fn collection_size(keys: &[Value]) -> Result<IntRange, TypeError> {
             Value::Integer(n) => Some(*n),
             Value::Default => None,
             other => {
+                // Puppet names the argument's Ruby class: a type is `String-Type`.
+                let class = match other {
+                    Value::Type(t) => {
+                        let text = t.to_string();
+                        format!("{}-Type", text.split('[').next().unwrap_or(&text))
+                    }
+                    v => ruby_class(v).to_string(),
+                };
                 return Err(TypeError::BadParameter(format!(
                     "A Type's size constraint arguments must be a single Integer type, or 1-2 integers (or default). Got {}",
-                    a_an(ruby_class(other))
-                )))
+                    a_an(&class)
+                )));
             }
         };
     }
@@ -1176,8 +1184,12 @@ fn class(base: &Type, name: Option<&str>, raw: &[Value]) -> Result<Value, TypeEr
     let mut out = Vec::new();
     for k in &flat {
         let Value::String(s) = k else {
+            // Puppet's label of a value: its kind, not its detailed type.
             let label = match k {
                 Value::Type(t) => type_label(t),
+                Value::Regexp(_) => "Regexp".to_string(),
+                Value::Array(_) => "Array".to_string(),
+                Value::Hash(_) => "Hash".to_string(),
                 other => key_type_name(other),
             };
             return Err(TypeError::BadParameter(format!(
