@@ -1555,7 +1555,7 @@ impl Compiler {
                 Ok(Value::Type(t)) => t,
                 _ => Type::TypeReference(SmolStr::new(bare)),
             };
-            alias.resolve_to(resolved);
+            alias.resolve_to(alias_target(bare, resolved));
             if let Type::Object(o) = alias.resolved() {
                 if let Err(x) = o.validate() {
                     self.invalid_alias = Some(x.to_string());
@@ -2007,6 +2007,28 @@ impl Compiler {
         }
         Ok(v)
     }
+}
+
+/// What an alias resolves to, as Puppet's `PTypeAliasType#resolve` makes it: the normalized
+/// type; of a Variant, the members that lead back to the alias itself without reaching a
+/// real type are dropped (`type Foo = Variant[Foo, String, Integer]` is
+/// `Variant[String, Integer]`).
+fn alias_target(name: &str, t: Type) -> Type {
+    let t = puppet_types::normalize(&t);
+    if let Type::Variant(members) = &t {
+        let real: Vec<Type> = members
+            .iter()
+            .filter(|m| resolves_to_real_type(m, &mut vec![name.to_string()]))
+            .cloned()
+            .collect();
+        if !real.is_empty() && real.len() != members.len() {
+            return match <[Type; 1]>::try_from(real) {
+                Ok([one]) => one,
+                Err(real) => Type::Variant(Arc::new(real)),
+            };
+        }
+    }
+    t
 }
 
 /// Whether an alias leads to a real type, not only through aliases and variants of

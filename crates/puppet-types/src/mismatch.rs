@@ -253,15 +253,8 @@ fn short_name(t: &Type) -> String {
     }
 }
 
-const BUILTIN_ALIASES: [&str; 3] = ["Data", "RichData", "RichDataKey"];
-
 fn alias_expanded(t: &Type) -> String {
-    match t {
-        Type::Alias(a) if !BUILTIN_ALIASES.contains(&a.name()) => {
-            format!("{} = {}", a.name(), a.resolved())
-        }
-        other => other.to_string(),
-    }
+    crate::format::alias_expanded_string(t)
 }
 
 fn default_of(t: &Type) -> Type {

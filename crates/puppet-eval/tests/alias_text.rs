@@ -1,0 +1,36 @@
+//! How type aliases print: a type value that is an alias shows `Name = <type>` with the
+//! aliases inside it expanded too (Puppet's `to_alias_expanded_s`), an alias inside another
+//! type shows its name; an alias resolves to its normalized type, a self-recursive Variant
+//! member dropped.
+//!
+//! The expected logs were produced by Puppet 7.23 itself:
+//! `/work/shared/oracle/compile-catalog --with-logs -e '<PROGRAM>'`.
+
+use puppet_eval::{evaluate_source, Settings};
+
+const PROGRAM: &str = "type EVariants = Variant[Enum[a,b],Enum[b,c],Enum[c,d]] \
+notice(EVariants) notice(Array[EVariants]) type Foo = Variant[Foo,String,Integer] notice(Foo) \
+type UP = Integer[1024,65537] type PM = Hash[UP,String] notice(PM) notice(String(PM, '%p')) \
+notice({a => PM}) notice([PM]) notice(\"${PM}\") notice(Optional[PM]) \
+notice(Variant[UP, String])";
+
+const PUPPET: &[&str] = &[
+    "EVariants = Enum['a', 'b', 'c', 'd']",
+    "Array[EVariants]",
+    "Foo = Variant[String, Integer]",
+    "PM = Hash[UP = Integer[1024, 65537], String]",
+    "PM = Hash[UP = Integer[1024, 65537], String]",
+    "{a => PM = Hash[UP = Integer[1024, 65537], String]}",
+    "[PM = Hash[UP = Integer[1024, 65537], String]]",
+    "PM = Hash[UP = Integer[1024, 65537], String]",
+    "Optional[PM]",
+    "Variant[UP, String]",
+];
+
+#[test]
+fn aliases_print_as_in_puppet() {
+    let out = evaluate_source(PROGRAM, &Settings::default());
+    assert!(out.value.is_ok(), "{:?}", out.value);
+    let logs: Vec<&str> = out.logs.iter().map(|l| l.message.as_str()).collect();
+    assert_eq!(logs, PUPPET);
+}
