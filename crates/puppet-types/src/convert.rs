@@ -838,6 +838,25 @@ fn opt_bool(args: &[Value], i: usize) -> Result<bool, TypeError> {
     }
 }
 
+/// The format argument of `Timespan.new` / `Timestamp.new`: a String, an Array of them, or
+/// nothing (`undef`, `default`) for Puppet's defaults.
+fn time_format(v: Option<&Value>) -> Result<crate::time::TimeFormat, TypeError> {
+    use crate::time::TimeFormat;
+    Ok(match v {
+        None | Some(Value::Undef) | Some(Value::Default) => TimeFormat::Default,
+        Some(Value::String(s)) => TimeFormat::One(s.to_string()),
+        Some(Value::Array(a)) => TimeFormat::Many(
+            a.iter()
+                .map(|f| match f {
+                    Value::String(s) => Ok(s.to_string()),
+                    other => Err(conv_err(other, "a format")),
+                })
+                .collect::<Result<_, _>>()?,
+        ),
+        Some(other) => return Err(conv_err(other, "a format")),
+    })
+}
+
 /// `T.new(args...)` / `T(args...)` for the types this crate knows how to create.
 ///
 /// ```
@@ -932,9 +951,39 @@ pub fn new_value(t: &Type, args: &[Value]) -> Result<Value, TypeError> {
             _ => return Err(conv_err(&first, "SemVerRange")),
         },
         Type::Timespan(_) => Value::Timespan(match &first {
+            Value::Integer(i) if args.len() >= 4 => {
+                let mut parts = Vec::new();
+                for (k, v) in [
+                    "days",
+                    "hours",
+                    "minutes",
+                    "seconds",
+                    "milliseconds",
+                    "microseconds",
+                    "nanoseconds",
+                ]
+                .iter()
+                .zip(args)
+                {
+                    match v {
+                        Value::Integer(n) => parts.push((*k, *n as i128)),
+                        other => return Err(conv_err(other, "Timespan")),
+                    }
+                }
+                let _ = i;
+                Timespan::from_parts(&parts)?
+            }
             Value::Integer(i) => Timespan::from_secs(*i),
             Value::Float(f) => Timespan::from_secs_f64(*f),
-            Value::String(s) => Timespan::parse(s)?,
+            Value::String(s) => Timespan::parse_with(s, &time_format(args.get(1))?)?,
+            Value::Hash(h) if h.contains_key(&Value::string("string")) => {
+                let s = h
+                    .get(&Value::string("string"))
+                    .and_then(|v| v.as_str())
+                    .unwrap_or_default()
+                    .to_string();
+                Timespan::parse_with(&s, &time_format(h.get(&Value::string("format")))?)?
+            }
             Value::Hash(h) => crate::params::timespan_from_hash(h)?,
             Value::Timespan(t) => *t,
             other => return Err(conv_err(other, "Timespan")),
@@ -942,7 +991,23 @@ pub fn new_value(t: &Type, args: &[Value]) -> Result<Value, TypeError> {
         Type::Timestamp(_) => Value::Timestamp(match &first {
             Value::Integer(i) => Timestamp::from_secs(*i),
             Value::Float(f) => Timestamp::from_secs_f64(*f),
-            Value::String(s) => Timestamp::parse(s)?,
+            Value::String(s) => Timestamp::parse_with(
+                s,
+                &time_format(args.get(1))?,
+                args.get(2).and_then(|v| v.as_str()),
+            )?,
+            Value::Hash(h) => {
+                let get = |k: &str| h.get(&Value::string(k));
+                let s = get("string")
+                    .and_then(|v| v.as_str())
+                    .unwrap_or_default()
+                    .to_string();
+                Timestamp::parse_with(
+                    &s,
+                    &time_format(get("format"))?,
+                    get("timezone").and_then(|v| v.as_str()),
+                )?
+            }
             Value::Timestamp(t) => *t,
             other => return Err(conv_err(other, "Timestamp")),
         }),

@@ -50,6 +50,75 @@ fn assert_type(ctx: &mut dyn CallContext, a: Args<'_>, t: Type) -> Result<Value,
     }
 }
 
+/// The signatures of Puppet's `new_timespan` and `new_timestamp` functions, whose mismatch
+/// texts `Timespan.new` and `Timestamp.new` report; the bodies do nothing (the conversion is
+/// `puppet_types::convert::new_value`).
+fn time_signatures() -> &'static Registry {
+    static REG: std::sync::OnceLock<Registry> = std::sync::OnceLock::new();
+    REG.get_or_init(|| {
+        let ok = |_: &mut dyn CallContext, _: Args<'_>| Ok(Value::Undef);
+        let formats = "Variant[String[2],Array[String[2], 1]]";
+        let mut r = Registry::new();
+        let _ = r
+            .function("new_timespan")
+            .local_type("Formats", formats)
+            .dispatch(Signature::new().param("Variant[Integer,Float]", "seconds"), ok)
+            .dispatch(
+                Signature::new()
+                    .param("String[1]", "string")
+                    .optional_param("Formats", "format"),
+                ok,
+            )
+            .dispatch(
+                Signature::new()
+                    .param("Integer", "days")
+                    .param("Integer", "hours")
+                    .param("Integer", "minutes")
+                    .param("Integer", "seconds")
+                    .optional_param("Integer", "milliseconds")
+                    .optional_param("Integer", "microseconds")
+                    .optional_param("Integer", "nanoseconds"),
+                ok,
+            )
+            .dispatch(
+                Signature::new().param(
+                    "Struct[{string => String[1], Optional[format] => Formats}]",
+                    "hash_arg",
+                ),
+                ok,
+            )
+            .dispatch(
+                Signature::new().param(
+                    "Struct[{Optional[negative] => Boolean, Optional[days] => Integer, Optional[hours] => Integer, Optional[minutes] => Integer, Optional[seconds] => Integer, Optional[milliseconds] => Integer, Optional[microseconds] => Integer, Optional[nanoseconds] => Integer}]",
+                    "hash_arg",
+                ),
+                ok,
+            )
+            .register();
+        let _ = r
+            .function("new_timestamp")
+            .local_type("Formats", formats)
+            .dispatch(Signature::new(), ok)
+            .dispatch(Signature::new().param("Variant[Integer,Float]", "seconds"), ok)
+            .dispatch(
+                Signature::new()
+                    .param("String[1]", "string")
+                    .optional_param("Formats", "format")
+                    .optional_param("String[1]", "timezone"),
+                ok,
+            )
+            .dispatch(
+                Signature::new().param(
+                    "Struct[{string => String[1], Optional[format] => Formats, Optional[timezone] => String[1]}]",
+                    "hash_arg",
+                ),
+                ok,
+            )
+            .register();
+        r
+    })
+}
+
 fn new_instance(t: &Type, args: &[Value]) -> Result<Value, CallError> {
     // A value that already is an instance is returned as it is (not for `Init` types).
     if let [v] = args {
@@ -116,6 +185,15 @@ fn new_instance(t: &Type, args: &[Value]) -> Result<Value, CallError> {
     if object_target {
         return puppet_types::convert::new_value(&target, args)
             .map_err(|e| CallError::new(codes::TYPE, e.to_string()));
+    }
+    // Arguments Puppet's `new_timespan` / `new_timestamp` do not accept fail with their texts.
+    let time_fn = match &target {
+        Type::Timespan(_) => Some("new_timespan"),
+        Type::Timestamp(_) => Some("new_timestamp"),
+        _ => None,
+    };
+    if let Some(f) = time_fn {
+        time_signatures().call(&mut crate::NullContext::default(), f, args.to_vec(), None)?;
     }
     let label = match target {
         Type::Boolean(_) => "'new_boolean' ",
