@@ -1551,6 +1551,16 @@ impl Compiler {
             let alias = TypeAlias::new(bare);
             self.aliases.insert(lower.clone(), alias.clone());
             let top = self.top;
+            // Puppet interprets the body with its type parser, which knows only literals,
+            // names, type references and accesses on them.
+            if let Some(bad) = invalid_type_spec(&def.type_expr) {
+                let text = &bad.span.file.text[bad.span.start as usize..bad.span.end as usize];
+                self.invalid_alias = Some(format!(
+                    "The expression <{text}> is not a valid type specification."
+                ));
+                alias.resolve_to(Type::TypeReference(SmolStr::new(bare)));
+                return Type::Alias(alias);
+            }
             let resolved = match self.eval(&def.type_expr, top) {
                 Ok(Value::Type(t)) => t,
                 _ => Type::TypeReference(SmolStr::new(bare)),
@@ -2006,6 +2016,27 @@ impl Compiler {
             }
         }
         Ok(v)
+    }
+}
+
+/// The first part of a type alias body that Puppet's type parser does not accept (it
+/// interprets literals, bare names, type references, arrays, hashes, unary minus and
+/// `Name[...]` accesses), in the order it visits them: an access's keys before its left side.
+fn invalid_type_spec(e: &Expr) -> Option<&Expr> {
+    match &e.kind {
+        ExprKind::Literal(_) | ExprKind::Name(_) | ExprKind::TypeName(_) => None,
+        ExprKind::Array(items) => items.iter().find_map(invalid_type_spec),
+        ExprKind::Hash(entries) => entries
+            .iter()
+            .find_map(|(k, v)| invalid_type_spec(k).or_else(|| invalid_type_spec(v))),
+        ExprKind::Neg(x) => invalid_type_spec(x),
+        ExprKind::Access(left, keys) => {
+            keys.iter().find_map(invalid_type_spec).or(match left.kind {
+                ExprKind::TypeName(_) => None,
+                _ => Some(e),
+            })
+        }
+        _ => Some(e),
     }
 }
 

@@ -34,3 +34,19 @@ fn aliases_print_as_in_puppet() {
     let logs: Vec<&str> = out.logs.iter().map(|l| l.message.as_str()).collect();
     assert_eq!(logs, PUPPET);
 }
+
+/// Puppet interprets an alias body with its type parser: no variables (eval_errors.jsonl
+/// `types:592`).
+#[test]
+fn alias_bodies_are_type_specifications() {
+    let out = evaluate_source(
+        "type Foo = Enum[$facts[os][family]]\nnotice(Foo)",
+        &Settings::default(),
+    );
+    let e = out.value.expect_err("an error");
+    assert_eq!(
+        e.message,
+        "Error while evaluating a Type-Name, The expression <$facts[os][family]> is not a valid type specification."
+    );
+    assert_eq!(e.line_col(), Some((2, 8)));
+}
