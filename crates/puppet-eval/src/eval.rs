@@ -1561,8 +1561,22 @@ impl Compiler {
                 alias.resolve_to(Type::TypeReference(SmolStr::new(bare)));
                 return Type::Alias(alias);
             }
-            let resolved = match self.eval(&def.type_expr, top) {
+            // As Puppet's type parser: unknown names are type references, not errors.
+            let saved_mode = std::mem::replace(&mut self.type_parser_mode, true);
+            let r = self.eval(&def.type_expr, top);
+            self.type_parser_mode = saved_mode;
+            let resolved = match r {
                 Ok(Value::Type(t)) => t,
+                Err(Flow::Error(e)) => {
+                    // Reported where the alias is used, as an error of the type name.
+                    let msg = e.message;
+                    let msg = msg
+                        .strip_prefix("Error while evaluating a '[]' expression, ")
+                        .map(str::to_string)
+                        .unwrap_or(msg);
+                    self.invalid_alias = Some(msg);
+                    Type::TypeReference(SmolStr::new(bare))
+                }
                 _ => Type::TypeReference(SmolStr::new(bare)),
             };
             alias.resolve_to(alias_target(bare, resolved));

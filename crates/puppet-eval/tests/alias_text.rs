@@ -50,3 +50,22 @@ fn alias_bodies_are_type_specifications() {
     );
     assert_eq!(e.line_col(), Some((2, 8)));
 }
+
+/// An alias body is read as Puppet's type parser reads it: an unknown name is a type
+/// reference; an Object parent that names no type fails where the alias is used (answers of
+/// Puppet 7.23).
+#[test]
+fn alias_bodies_reference_unknown_names() {
+    let out = evaluate_source("type A = Array[B] notice(A)", &Settings::default());
+    assert!(out.value.is_ok(), "{:?}", out.value);
+    assert_eq!(out.logs[0].message, "A = Array[TypeReference['B']]");
+    let out = evaluate_source(
+        "type A = Object[{parent => B, attributes => {a => String}}] notice(A)",
+        &Settings::default(),
+    );
+    let e = out.value.expect_err("an error");
+    assert_eq!(
+        e.message,
+        "Error while evaluating a Type-Name, reference to unresolved type 'B'"
+    );
+}

@@ -451,19 +451,23 @@ impl ObjectType {
                 }
             }
             if let Some(eq) = &def.equality {
-                for e in eq {
-                    let mut p = Some(parent.clone());
-                    while let Some(pt) = p {
-                        if pt.equality.as_ref().is_some_and(|x| x.contains(e)) {
-                            return Err(bad(format!(
-                                "{} equality is referencing attribute {}[{e}] which is included in equality of {}",
-                                def.label(),
-                                pt.label(),
-                                pt.label()
-                            )));
+                // The parent's equality (declared, or all its attributes) may not be named
+                // again; Puppet names the ancestor whose equality first includes it.
+                let parent_eq = parent.equality_attributes();
+                if let Some(e) = eq.iter().find(|e| parent_eq.contains(e)) {
+                    let mut definer = parent.clone();
+                    while let Some(gp) = definer.parent_type() {
+                        if !gp.equality_attributes().contains(e) {
+                            break;
                         }
-                        p = pt.parent_type();
+                        definer = gp;
                     }
+                    return Err(bad(format!(
+                        "{} equality is referencing attribute {}[{e}] which is included in equality of {}",
+                        def.label(),
+                        find_owner(&parent, e),
+                        definer.label()
+                    )));
                 }
             }
         }

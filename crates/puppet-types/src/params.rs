@@ -939,7 +939,16 @@ fn parameterize_inner(base: &Type, raw: &[Value]) -> Result<Value, TypeError> {
                 })));
             }
             match &keys[0] {
-                Value::Hash(h) => t(Type::Object(Arc::new(ObjectType::from_init_hash(h)?))),
+                Value::Hash(h) => {
+                    let o = ObjectType::from_init_hash(h)?;
+                    // A parent that names no type is an error when the type is created.
+                    if let Some(Type::TypeReference(n)) = &o.parent {
+                        return Err(TypeError::BadParameter(format!(
+                            "reference to unresolved type '{n}'"
+                        )));
+                    }
+                    t(Type::Object(Arc::new(o)))
+                }
                 Value::String(s) => t(Type::Object(Arc::new(ObjectType::empty(Some(s))))),
                 other => Err(TypeError::BadParameter(format!(
                     "Object-Type expects an initialization Hash, got {}",
