@@ -69,3 +69,29 @@ fn alias_bodies_reference_unknown_names() {
         "Error while evaluating a Type-Name, reference to unresolved type 'B'"
     );
 }
+
+/// Alias-expanded, an Object type shows its definition; in mismatch texts it keeps its name
+/// (answers of Puppet 7.23).
+#[test]
+fn object_types_inside_expanded_aliases() {
+    let out = evaluate_source(
+        "type MyObj = Object[{attributes => {a => Integer}}] type X = Array[MyObj] notice(X) notice(Array[MyObj])",
+        &Settings::default(),
+    );
+    let logs: Vec<&str> = out.logs.iter().map(|l| l.message.as_str()).collect();
+    assert_eq!(
+        logs,
+        [
+            "X = Array[Object[{name => 'MyObj', attributes => {'a' => Integer}}]]",
+            "Array[MyObj]"
+        ]
+    );
+    let out = evaluate_source(
+        "type MyObj = Object[{attributes => {a => Integer}}] function f(MyObj $x) {} f(1)",
+        &Settings::default(),
+    );
+    assert_eq!(
+        out.value.expect_err("an error").message,
+        "Error while evaluating a Function Call, 'f' parameter 'x' expects a MyObj value, got Integer"
+    );
+}

@@ -384,6 +384,10 @@ pub fn type_string(out: &mut String, t: &Type) {
             out.push_str(&puppet_quote(n));
             out.push(']');
         }
+        // An alias naming an Object type is that Object type.
+        Type::Alias(a) if matches!(a.resolved(), Type::Object(o) if o.name.as_deref() == Some(a.name()) && o.ext.is_none()) => {
+            type_string(out, &a.resolved())
+        }
         Type::Alias(a) => {
             out.push_str(a.name());
             let expand = EXPANDING.with(|e| {
@@ -409,7 +413,30 @@ pub fn type_string(out: &mut String, t: &Type) {
                 });
             }
         }
-        Type::Object(o) => crate::object::nested_text(out, o),
+        Type::Object(o) => {
+            // Alias-expanded, a named Object type shows its definition (once per nesting).
+            let expand = EXPANDING.with(|e| match (e.borrow_mut().as_mut(), &o.name) {
+                (Some(stack), Some(n))
+                    if o.ext.is_none()
+                        && o.kind == crate::types::ObjectKind::Object
+                        && !stack.iter().any(|x| x == n.as_str()) =>
+                {
+                    stack.push(n.to_string());
+                    true
+                }
+                _ => false,
+            });
+            if expand {
+                crate::object::expanded_text(out, o);
+                EXPANDING.with(|e| {
+                    if let Some(stack) = e.borrow_mut().as_mut() {
+                        stack.pop();
+                    }
+                });
+            } else {
+                crate::object::nested_text(out, o);
+            }
+        }
     }
 }
 

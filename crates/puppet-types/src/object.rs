@@ -266,14 +266,32 @@ impl ObjectType {
                     other => return Err(wrong_entry("equality_include_type", "Boolean", other)),
                 },
                 "checks" => o.checks = Some(v.clone()),
-                "annotations" => match v {
-                    Value::Hash(_) | Value::Undef => {
-                        if !v.is_undef() {
+                "annotations" => {
+                    // Puppet's `Optional[Hash[Type[Annotation], Hash[Pcore::MemberName, Any]]]`.
+                    let member_name = match crate::regexp::Regexp::new(r"\A[a-z_]\w*\z") {
+                        Ok(r) => Type::Pattern(Arc::new(vec![r])),
+                        Err(_) => Type::any_string(),
+                    };
+                    let annotation = builtin("Annotation").map(Type::Object).unwrap_or(Type::Any);
+                    let expected = Type::hash(
+                        Type::type_of(annotation),
+                        Type::hash(member_name, Type::Any, None),
+                        None,
+                    );
+                    match v {
+                        Value::Undef => {}
+                        v if crate::assign::is_instance(&expected, v) => {
                             o.annotations = Some(v.clone())
                         }
+                        other => {
+                            return Err(bad(format!(
+                                "object initializer has wrong type, entry 'annotations' expects a value of type Undef or {}, got {}",
+                                crate::format::alias_expanded_string(&expected),
+                                crate::format::alias_expanded_string(&generalize(&infer(other)))
+                            )))
+                        }
                     }
-                    other => return Err(wrong_entry("annotations", "Hash", other)),
-                },
+                }
                 "serialization" => {}
                 other => {
                     return Err(bad(format!(
