@@ -42,6 +42,7 @@ fn annotations_do_not_outlive_the_compile() {
     assert_eq!(out.value.map(|v| v.to_string()), Ok("1".to_string()));
     let out = evaluate_source(
         "type A = Object[{parent => Annotation, attributes => {v => Integer}}]\n\
+         type B = Object[{parent => Annotation, attributes => {v => Integer}}]\n\
          type T = Object[{annotations => {B => {v => 1}}}]\n\
          A.annotate(T) =~ Undef",
         &Settings::default(),
