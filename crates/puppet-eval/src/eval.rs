@@ -1253,12 +1253,19 @@ impl Compiler {
     fn in_op(&mut self, a: &Value, b: &Value, scope: ScopeId, span: &Span) -> R<bool> {
         match b {
             Value::SemVerRange(range) => Ok(semver_in_range(a, range)),
-            Value::Binary(hay) => Ok(match a {
-                Value::Binary(needle) => {
-                    needle.is_empty() || hay.windows(needle.len()).any(|w| w == &needle[..])
-                }
-                _ => false,
-            }),
+            Value::Binary(hay) => {
+                let contains = |needle: &[u8]| {
+                    needle.is_empty() || hay.windows(needle.len()).any(|w| w == needle)
+                };
+                Ok(match a {
+                    Value::Binary(needle) => contains(needle),
+                    Value::String(needle) => contains(needle.as_bytes()),
+                    // A number is looked for among the bytes.
+                    Value::Integer(n) => hay.iter().any(|b| i64::from(*b) == *n),
+                    Value::Float(f) => hay.iter().any(|b| f64::from(*b) == *f),
+                    _ => false,
+                })
+            }
             Value::String(hay) => match a {
                 Value::String(needle) => Ok(hay.to_lowercase().contains(&needle.to_lowercase())),
                 Value::Regexp(re) => self.regex_match(b, re, scope, span, ""),
@@ -1285,6 +1292,9 @@ impl Compiler {
                     matches!(m, Value::String(_)) && self.regex_match(m, re, scope, span, "")?
                 }
                 Value::Type(t) => is_instance(t, m),
+                // A String or a version is matched by each member as by a case option
+                // (a regexp, a type, a version range...).
+                Value::String(_) | Value::SemVer(_) => self.case_match(a, m, scope, span)?,
                 _ => ops::equals(a, m),
             };
             if hit {
