@@ -933,6 +933,24 @@ pub fn new_value(t: &Type, args: &[Value]) -> Result<Value, TypeError> {
                 }
                 Value::SemVer(Arc::new(Version::parse(&s)?))
             }
+            // `SemVer({major => 1, minor => 2, patch => 3, prerelease => 'rc', build => '5'})`
+            [Value::Hash(h)] => {
+                let get = |k: &str| h.get(&Value::string(k));
+                let part = |k: &str| match get(k) {
+                    Some(Value::Integer(n)) if *n >= 0 => Ok(*n),
+                    _ => Err(conv_err(&first, "a SemVer")),
+                };
+                let mut s = format!("{}.{}.{}", part("major")?, part("minor")?, part("patch")?);
+                if let Some(Value::String(p)) = get("prerelease") {
+                    s.push('-');
+                    s.push_str(p);
+                }
+                if let Some(Value::String(bd)) = get("build") {
+                    s.push('+');
+                    s.push_str(bd);
+                }
+                Value::SemVer(Arc::new(Version::parse(&s)?))
+            }
             _ => return Err(conv_err(&first, "a SemVer")),
         },
         Type::SemVerRange => match args {

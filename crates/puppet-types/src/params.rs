@@ -543,6 +543,9 @@ fn parameterize_inner(base: &Type, raw: &[Value]) -> Result<Value, TypeError> {
                     other => return Err(specialization(base, other, "String or SemverRange")),
                 }
             }
+            if ranges.len() > 1 {
+                ranges = VersionRange::merge_all(ranges);
+            }
             t(Type::SemVer(Arc::new(ranges)))
         }
         Type::Timestamp(_) => {
