@@ -550,7 +550,7 @@ pub(crate) fn render_epp(
                             format!(
                                 "Error while evaluating a Function Call, lambda: {}",
                                 puppet_types::mismatch::describe_value_mismatch(
-                                    &format!("parameter '{}'", p.name),
+                                    &format!("lambda: parameter '{}'", p.name),
                                     &ty,
                                     &v
                                 )
@@ -569,10 +569,15 @@ pub(crate) fn render_epp(
         }
     }
     let saved = std::mem::take(&mut c.catalog.render_buffer);
+    let saved_sensitive = std::mem::replace(&mut c.render_sensitive, false);
     let r = c.eval_block(&lowered.statements, id);
     let out = std::mem::replace(&mut c.catalog.render_buffer, saved);
+    let sensitive = std::mem::replace(&mut c.render_sensitive, saved_sensitive);
     c.release_scope(id);
     match r {
+        Ok(_) | Err(Flow::Return(..)) if sensitive => {
+            Ok(Value::Sensitive(Arc::new(Value::string(out))))
+        }
         Ok(_) | Err(Flow::Return(..)) => Ok(Value::string(out)),
         Err(e) => Err(e),
     }

@@ -1367,7 +1367,12 @@ impl Compiler {
                 final_params.insert(k.clone(), v.clone());
             }
         }
-        for p in &def.params {
+        // Given values are visible to default expressions; the others are not until set.
+        let unset = |p: &&Param| params.get(&p.name).is_none_or(|v| v.is_undef());
+        for (k, v) in params.iter().filter(|(_, v)| !v.is_undef()) {
+            self.scopes.get_mut(id).vars.insert(k.clone(), v.clone());
+        }
+        for (i, p) in def.params.iter().enumerate() {
             // A parameter given as undef takes its default, as if it was not given.
             let given = params.get(&p.name).filter(|v| !v.is_undef());
             let v = match given {
@@ -1376,7 +1381,12 @@ impl Compiler {
                     // A value found as `~` does not replace a default expression.
                     Some(v) if !(v.is_undef() && p.default.is_some()) => v,
                     _ => match &p.default {
-                        Some(d) => self.eval(d, id)?,
+                        Some(d) => {
+                            let pending = def.params[i..].iter().filter(unset);
+                            let pending = pending.map(|q| q.name.clone()).collect();
+                            let prefix = format!("Error while evaluating a {stmt}, {label}");
+                            self.eval_default(d, id, prefix, &p.name, pending, span)?
+                        }
                         None if params.contains_key(&p.name) => Value::Undef,
                         None => {
                             return err(
@@ -1489,11 +1499,21 @@ impl Compiler {
                 final_params.insert(k.clone(), v.clone());
             }
         }
-        for p in &def.params {
+        // Given values are visible to default expressions; the others are not until set.
+        let unset = |p: &&Param| given.get(&p.name).is_none_or(|v| v.is_undef());
+        for (k, v) in given.iter().filter(|(_, v)| !v.is_undef()) {
+            self.scopes.get_mut(id).vars.insert(k.clone(), v.clone());
+        }
+        for (i, p) in def.params.iter().enumerate() {
             let v = match given.get(&p.name).filter(|v| !v.is_undef()) {
                 Some(v) => v.clone(),
                 None => match &p.default {
-                    Some(d) => self.eval(d, id)?,
+                    Some(d) => {
+                        let pending = def.params[i..].iter().filter(unset);
+                        let pending = pending.map(|q| q.name.clone()).collect();
+                        let prefix = format!("Error while evaluating a Resource Statement, {label}");
+                        self.eval_default(d, id, prefix, &p.name, pending, &span)?
+                    }
                     None if given.contains_key(&p.name) => Value::Undef,
                     None => {
                         return err(
@@ -1517,6 +1537,13 @@ impl Compiler {
         }
         match self.eval_block(&def.body, id) {
             Ok(_) | Err(Flow::Next(_)) | Err(Flow::Return(..)) => {}
+            // Puppet reports it as an error of the instance's evaluation.
+            Err(Flow::Break(span)) => return Err(Flow::Error(EvalError {
+                message:
+                    "Error while evaluating an Object, break() from context where this is illegal"
+                        .into(),
+                span,
+            })),
             Err(e) => return Err(e),
         }
         Ok(())

@@ -233,6 +233,30 @@ pub struct Compiler {
     /// Evaluating a type string as Puppet's type parser does: an unknown name with
     /// parameters is a `TypeReference` of the whole text rather than an error.
     pub type_parser_mode: bool,
+    /// The Pcore annotations attached to values during this compile (`annotate`).
+    annotations: puppet_functions::Annotations,
+    /// Parameters whose default expression is being evaluated, innermost last.
+    param_guards: Vec<ParamGuard>,
+    /// An error of a function parameter's type expression: reported as it is, where the
+    /// type is written, not wrapped as an error of the call.
+    param_type_error: Option<EvalError>,
+    /// The keys of the deprecations logged once (`CallContext::deprecation_at_call`).
+    warned_once: indexmap::IndexSet<String>,
+    /// Set when the EPP template being rendered output a Sensitive value.
+    pub(crate) render_sensitive: bool,
+}
+
+/// A default expression being evaluated: the parameters it may not read yet (itself and the
+/// ones after it), as Puppet's parameter scope forbids.
+struct ParamGuard {
+    /// The scope of the parameters.
+    scope: ScopeId,
+    /// The text before the message (`Error while evaluating a Function Call, ` for a lambda;
+    /// a function's errors are wrapped by its caller) and the owner (`f`, `lambda`).
+    prefix: String,
+    param: SmolStr,
+    pending: Vec<SmolStr>,
+    span: Span,
 }
 
 impl std::fmt::Debug for Compiler {
@@ -328,6 +352,11 @@ impl Compiler {
             pending_error: None,
             unresolvable_alias: None,
             type_parser_mode: false,
+            annotations: puppet_functions::Annotations::new(),
+            param_guards: Vec::new(),
+            param_type_error: None,
+            warned_once: indexmap::IndexSet::new(),
+            render_sensitive: false,
             call_labels: Vec::new(),
             node_scope: None,
             node_classes: Vec::new(),
@@ -728,6 +757,14 @@ impl Compiler {
             }
             ExprKind::Render(x) => {
                 let v = self.eval(x, scope)?;
+                // A Sensitive value renders unwrapped and makes the whole result Sensitive.
+                let v = match v {
+                    Value::Sensitive(inner) => {
+                        self.render_sensitive = true;
+                        (*inner).clone()
+                    }
+                    other => other,
+                };
                 self.catalog.render_buffer.push_str(&interpolate(&v));
                 Ok(Value::Undef)
             }
@@ -875,7 +912,60 @@ impl Compiler {
         if name.contains("::") {
             return self.qualified_var(name, span);
         }
+        if !self.param_guards.is_empty() {
+            self.check_param_guards(name, scope)?;
+        }
         Ok(self.scopes.lookup(scope, name).cloned())
+    }
+
+    /// Evaluates the default expression of parameter `param` in `scope`, where the parameters
+    /// `pending` (itself and those not evaluated yet) may not be read: Puppet fails with
+    /// "`<prefix>`: default expression for $a tries to illegally access not yet evaluated $b"
+    /// (`prefix` names the owner: `f`, `Class[C]`, with the evaluator's wrapper when the
+    /// caller does not add one).
+    pub(crate) fn eval_default(
+        &mut self,
+        d: &Expr,
+        scope: ScopeId,
+        prefix: String,
+        param: &SmolStr,
+        pending: Vec<SmolStr>,
+        span: &Span,
+    ) -> R<Value> {
+        self.param_guards.push(ParamGuard {
+            scope,
+            prefix,
+            param: param.clone(),
+            pending,
+            span: span.clone(),
+        });
+        let r = self.eval(d, scope);
+        self.param_guards.pop();
+        r
+    }
+
+    /// Fails when `name` is a parameter whose value a default expression being evaluated in
+    /// `scope` (or a lambda inside it) may not read yet.
+    fn check_param_guards(&self, name: &str, scope: ScopeId) -> R<()> {
+        for g in self.param_guards.iter().rev() {
+            if !g.pending.iter().any(|p| p == name) {
+                continue;
+            }
+            let mut id = Some(scope);
+            while let Some(s) = id {
+                if s == g.scope {
+                    return err(
+                        format!(
+                            "{}: default expression for ${} tries to illegally access not yet evaluated ${name}",
+                            g.prefix, g.param
+                        ),
+                        &g.span,
+                    );
+                }
+                id = self.scopes.get(s).parent;
+            }
+        }
+        Ok(())
     }
 
     /// A variable's value without any warning or error when it does not exist (for
@@ -1185,12 +1275,19 @@ impl Compiler {
     fn in_op(&mut self, a: &Value, b: &Value, scope: ScopeId, span: &Span) -> R<bool> {
         match b {
             Value::SemVerRange(range) => Ok(semver_in_range(a, range)),
-            Value::Binary(hay) => Ok(match a {
-                Value::Binary(needle) => {
-                    needle.is_empty() || hay.windows(needle.len()).any(|w| w == &needle[..])
-                }
-                _ => false,
-            }),
+            Value::Binary(hay) => {
+                let contains = |needle: &[u8]| {
+                    needle.is_empty() || hay.windows(needle.len()).any(|w| w == needle)
+                };
+                Ok(match a {
+                    Value::Binary(needle) => contains(needle),
+                    Value::String(needle) => contains(needle.as_bytes()),
+                    // A number is looked for among the bytes.
+                    Value::Integer(n) => hay.iter().any(|b| i64::from(*b) == *n),
+                    Value::Float(f) => hay.iter().any(|b| f64::from(*b) == *f),
+                    _ => false,
+                })
+            }
             Value::String(hay) => match a {
                 Value::String(needle) => Ok(hay.to_lowercase().contains(&needle.to_lowercase())),
                 Value::Regexp(re) => self.regex_match(b, re, scope, span, ""),
@@ -1217,6 +1314,9 @@ impl Compiler {
                     matches!(m, Value::String(_)) && self.regex_match(m, re, scope, span, "")?
                 }
                 Value::Type(t) => is_instance(t, m),
+                // A String or a version is matched by each member as by a case option
+                // (a regexp, a type, a version range...).
+                Value::String(_) | Value::SemVer(_) => self.case_match(a, m, scope, span)?,
                 _ => ops::equals(a, m),
             };
             if hit {
@@ -1337,6 +1437,24 @@ impl Compiler {
                         span,
                     );
                 }
+                // Numeric strings are coerced (with Puppet's warning) before the checks.
+                let mut coerced_keys = Vec::with_capacity(keys.len());
+                for k in &keys {
+                    match k {
+                        Value::String(s) => match ops::parse_numeric_string(s) {
+                            Some(n) => {
+                                self.warn(format!(
+                                    "The string '{s}' was automatically coerced to the numerical value {}",
+                                    n.to_plain_string()
+                                ));
+                                coerced_keys.push(n);
+                            }
+                            None => coerced_keys.push(k.clone()),
+                        },
+                        other => coerced_keys.push(other.clone()),
+                    }
+                }
+                let keys = coerced_keys;
                 for k in &keys {
                     match k {
                         Value::Integer(_) => {}
@@ -1465,11 +1583,35 @@ impl Compiler {
             let alias = TypeAlias::new(bare);
             self.aliases.insert(lower.clone(), alias.clone());
             let top = self.top;
-            let resolved = match self.eval(&def.type_expr, top) {
+            // Puppet interprets the body with its type parser, which knows only literals,
+            // names, type references and accesses on them.
+            if let Some(bad) = invalid_type_spec(&def.type_expr) {
+                let text = &bad.span.file.text[bad.span.start as usize..bad.span.end as usize];
+                self.invalid_alias = Some(format!(
+                    "The expression <{text}> is not a valid type specification."
+                ));
+                alias.resolve_to(Type::TypeReference(SmolStr::new(bare)));
+                return Type::Alias(alias);
+            }
+            // As Puppet's type parser: unknown names are type references, not errors.
+            let saved_mode = std::mem::replace(&mut self.type_parser_mode, true);
+            let r = self.eval(&def.type_expr, top);
+            self.type_parser_mode = saved_mode;
+            let resolved = match r {
                 Ok(Value::Type(t)) => t,
+                Err(Flow::Error(e)) => {
+                    // Reported where the alias is used, as an error of the type name.
+                    let msg = e.message;
+                    let msg = msg
+                        .strip_prefix("Error while evaluating a '[]' expression, ")
+                        .map(str::to_string)
+                        .unwrap_or(msg);
+                    self.invalid_alias = Some(msg);
+                    Type::TypeReference(SmolStr::new(bare))
+                }
                 _ => Type::TypeReference(SmolStr::new(bare)),
             };
-            alias.resolve_to(resolved);
+            alias.resolve_to(alias_target(bare, resolved));
             if let Type::Object(o) = alias.resolved() {
                 if let Err(x) = o.validate() {
                     self.invalid_alias = Some(x.to_string());
@@ -1665,7 +1807,7 @@ impl Compiler {
         }
         let fixed = params.iter().filter(|p| !p.captures_rest).count();
         let mut args = args.into_iter();
-        for p in params {
+        for (i, p) in params.iter().enumerate() {
             if p.captures_rest && fname.is_none() {
                 // A lambda's `*$rest`: `Array[T, min, max]` types the elements and bounds
                 // their count; any other type types each element. With no values, the
@@ -1731,7 +1873,7 @@ impl Compiler {
                 let rest: Vec<Value> = args.by_ref().collect();
                 // The type of a captures-rest parameter applies to each element.
                 if let (Some(t), Some(f)) = (&p.type_expr, fname) {
-                    if let Value::Type(ty) = self.eval(t, scope)? {
+                    if let Value::Type(ty) = self.eval_param_type(t, scope, fname)? {
                         if let Some(bad) = rest.iter().find(|v| !is_instance(&ty, v)) {
                             let what = format!("'{f}' parameter '{}'", p.name);
                             let detail =
@@ -1750,7 +1892,20 @@ impl Compiler {
             let v = match args.next() {
                 Some(v) => v,
                 None => match &p.default {
-                    Some(d) => self.eval(d, scope)?,
+                    Some(d) => {
+                        let (prefix, guard_span) = match fname {
+                            Some(f) => (f.to_string(), span.clone()),
+                            None => (
+                                match self.call_labels.last() {
+                                    Some(l) => format!("Error while evaluating a {l}, lambda"),
+                                    None => "lambda".to_string(),
+                                },
+                                self.call_span.clone().unwrap_or_else(|| span.clone()),
+                            ),
+                        };
+                        let pending = params[i..].iter().map(|q| q.name.clone()).collect();
+                        self.eval_default(d, scope, prefix, &p.name, pending, &guard_span)?
+                    }
                     None => {
                         if fname.is_some() {
                             return err(
@@ -1766,7 +1921,7 @@ impl Compiler {
                 },
             };
             if let Some(t) = &p.type_expr {
-                if let Value::Type(ty) = self.eval(t, scope)? {
+                if let Value::Type(ty) = self.eval_param_type(t, scope, fname)? {
                     if !is_instance(&ty, &v) {
                         let (what, prefix) = match fname {
                             Some(f) => (format!("'{f}' parameter '{}'", p.name), String::new()),
@@ -1789,6 +1944,16 @@ impl Compiler {
             self.scopes.get_mut(scope).vars.insert(p.name.clone(), v);
         }
         Ok(())
+    }
+
+    /// Evaluates a parameter's type expression; for a function (`fname`), an error is kept
+    /// to be reported as it is (see `param_type_error`).
+    fn eval_param_type(&mut self, t: &Expr, scope: ScopeId, fname: Option<&str>) -> R<Value> {
+        let r = self.eval(t, scope);
+        if let (Err(Flow::Error(e)), Some(_)) = (&r, fname) {
+            self.param_type_error = Some(e.clone());
+        }
+        r
     }
 
     /// The element type and count bounds of a captures-rest parameter: `Array[T, min,
@@ -1869,10 +2034,14 @@ impl Compiler {
         let mut s = Scope::new(ScopeKind::Local, Some(top), "Class[main]".into());
         s.module = f.name.split_once("::").map(|(m, _)| SmolStr::new(m));
         let id = self.scopes.add(s);
+        self.param_type_error = None;
         let r = match self.bind_params(&f.params, args, id, span, Some(&f.name)) {
-            Err(Flow::Error(e)) => Err(Flow::Error(EvalError {
-                message: format!("Error while evaluating a Function Call, {}", e.message),
-                span: Some(span.clone()),
+            Err(Flow::Error(e)) => Err(Flow::Error(match self.param_type_error.take() {
+                Some(raw) => raw,
+                None => EvalError {
+                    message: format!("Error while evaluating a Function Call, {}", e.message),
+                    span: Some(span.clone()),
+                },
             })),
             Err(other) => Err(other),
             Ok(()) => self.eval_block(&f.body, id),
@@ -1903,6 +2072,49 @@ impl Compiler {
         }
         Ok(v)
     }
+}
+
+/// The first part of a type alias body that Puppet's type parser does not accept (it
+/// interprets literals, bare names, type references, arrays, hashes, unary minus and
+/// `Name[...]` accesses), in the order it visits them: an access's keys before its left side.
+fn invalid_type_spec(e: &Expr) -> Option<&Expr> {
+    match &e.kind {
+        ExprKind::Literal(_) | ExprKind::Name(_) | ExprKind::TypeName(_) => None,
+        ExprKind::Array(items) => items.iter().find_map(invalid_type_spec),
+        ExprKind::Hash(entries) => entries
+            .iter()
+            .find_map(|(k, v)| invalid_type_spec(k).or_else(|| invalid_type_spec(v))),
+        ExprKind::Neg(x) => invalid_type_spec(x),
+        ExprKind::Access(left, keys) => {
+            keys.iter().find_map(invalid_type_spec).or(match left.kind {
+                ExprKind::TypeName(_) => None,
+                _ => Some(e),
+            })
+        }
+        _ => Some(e),
+    }
+}
+
+/// What an alias resolves to, as Puppet's `PTypeAliasType#resolve` makes it: the normalized
+/// type; of a Variant, the members that lead back to the alias itself without reaching a
+/// real type are dropped (`type Foo = Variant[Foo, String, Integer]` is
+/// `Variant[String, Integer]`).
+fn alias_target(name: &str, t: Type) -> Type {
+    let t = puppet_types::normalize(&t);
+    if let Type::Variant(members) = &t {
+        let real: Vec<Type> = members
+            .iter()
+            .filter(|m| resolves_to_real_type(m, &mut vec![name.to_string()]))
+            .cloned()
+            .collect();
+        if !real.is_empty() && real.len() != members.len() {
+            return match <[Type; 1]>::try_from(real) {
+                Ok([one]) => one,
+                Err(real) => Type::Variant(Arc::new(real)),
+            };
+        }
+    }
+    t
 }
 
 /// Whether an alias leads to a real type, not only through aliases and variants of
@@ -2120,6 +2332,10 @@ impl CallContext for Compiler {
     }
 
     fn variable(&self, name: &str) -> Option<Value> {
+        // `::x` names a top-scope variable (3.x functions' `lookupvar('::fqdn')`).
+        if let Some(top) = name.strip_prefix("::").filter(|n| !n.contains("::")) {
+            return self.scopes.get(self.top).vars.get(top).cloned();
+        }
         self.scopes.lookup(self.current, name).cloned()
     }
 
@@ -2143,5 +2359,38 @@ impl CallContext for Compiler {
 
     fn catalog(&mut self) -> Option<&mut dyn puppet_functions::CatalogAccess> {
         Some(self)
+    }
+
+    fn annotations(&mut self) -> Option<&mut puppet_functions::Annotations> {
+        Some(&mut self.annotations)
+    }
+
+    fn resolve_type_name(&mut self, name: &str) -> Option<Type> {
+        let t = self.resolve_type(name);
+        // Problems of the alias surface where the type is written in the manifest.
+        self.invalid_alias = None;
+        self.unresolvable_alias = None;
+        match t {
+            Type::TypeReference(_) => None,
+            t => Some(t),
+        }
+    }
+
+    fn deprecation_at_call(&mut self, key: &str, message: &str) {
+        let (file, line) = match &self.call_span {
+            Some(s) => (
+                s.file
+                    .path
+                    .as_ref()
+                    .map(|p| p.to_string())
+                    .unwrap_or_else(|| "unknown".to_string()),
+                s.line_col().0,
+            ),
+            None => ("unknown".to_string(), 0),
+        };
+        if self.warned_once.insert(format!("{key}-from-{file}-{line}")) {
+            let text = format!("{message}\n   (file: {file}, line: {line})");
+            Compiler::log(self, LogLevel::Warning, text, None);
+        }
     }
 }

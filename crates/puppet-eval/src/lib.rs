@@ -105,6 +105,8 @@ pub fn render_epp(
     let top = compiler.top;
     match builtins::render_epp(&mut compiler, path, text, Some(hash), top, &span) {
         Ok(Value::String(s)) => Ok(s.to_string()),
+        // A template that rendered a Sensitive value gives a Sensitive text: here, the text.
+        Ok(Value::Sensitive(s)) => Ok(s.to_plain_string()),
         Ok(other) => Ok(other.to_plain_string()),
         Err(eval::Flow::Error(e)) => Err(e),
         Err(_) => Err(EvalError {

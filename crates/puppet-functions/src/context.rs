@@ -4,6 +4,7 @@
 //! Lambdas are [`Block`] trait objects. Tests implement both with plain Rust closures (see
 //! [`FnBlock`]). This module does no evaluation itself.
 
+use crate::annotations::Annotations;
 use crate::error::CallError;
 use puppet_types::{Type, Value};
 use std::any::Any;
@@ -185,10 +186,31 @@ pub trait CallContext {
     /// A type alias or resource type known to the loader, by name (`MyModule::Port`).
     fn type_alias(&self, name: &str) -> Option<Type>;
 
+    /// Resolves a type name found in a type string (`assert_type('MyPort', $x)`) as the
+    /// evaluator resolves names, loading an alias on first use. The default asks
+    /// [`CallContext::type_alias`].
+    fn resolve_type_name(&mut self, name: &str) -> Option<Type> {
+        self.type_alias(name)
+    }
+
+    /// Logs a deprecation warning as Puppet's `warn_once` does with the location of the call
+    /// being made (`(file: F, line: L)`): once per compile for a `key` and location. The
+    /// default logs it as a plain warning.
+    fn deprecation_at_call(&mut self, key: &str, message: &str) {
+        let _ = key;
+        self.log(LogLevel::Warning, message);
+    }
+
     /// The catalog under construction, for the functions of modules that declare or inspect
     /// resources (stdlib's `ensure_resource`, `ensure_packages`, `defined_with_params`,
     /// `getparam`...). The default, `None`, makes those functions fail with a clear error.
     fn catalog(&mut self) -> Option<&mut dyn CatalogAccess> {
+        None
+    }
+
+    /// The annotations of the compile (`annotate`). The default, `None`, makes `annotate`
+    /// fail with a clear error.
+    fn annotations(&mut self) -> Option<&mut Annotations> {
         None
     }
 }
@@ -235,11 +257,13 @@ pub trait CatalogAccess {
 
 /// A context that knows nothing: blocks are called directly, no function can be called by
 /// name except through [`crate::Registry::call`] (which passes its own registry), no variables,
-/// logs are kept in memory.
+/// logs and annotations are kept in memory.
 #[derive(Debug, Default)]
 pub struct NullContext {
     /// The messages logged so far, as `level: message`.
     pub logs: Vec<String>,
+    /// The annotations made so far.
+    pub annotations: Annotations,
 }
 
 impl CallContext for NullContext {
@@ -262,5 +286,8 @@ impl CallContext for NullContext {
     }
     fn type_alias(&self, _name: &str) -> Option<Type> {
         None
+    }
+    fn annotations(&mut self) -> Option<&mut Annotations> {
+        Some(&mut self.annotations)
     }
 }

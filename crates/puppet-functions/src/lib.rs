@@ -26,15 +26,19 @@
 //! Hiera, files or Ruby (include, lookup, epp, defined, notice, ...) belong to the evaluator;
 //! `docs/builtins.md` lists them.
 
+mod annotations;
 pub mod builtins;
 mod context;
 mod describe;
+pub mod digest;
 mod error;
+pub mod random;
 mod registry;
 mod signature;
 mod typed;
 mod typeexpr;
 
+pub use annotations::Annotations;
 pub use context::{
     Block, BlockSignature, CallContext, CatalogAccess, FnBlock, LogLevel, NullContext,
 };

@@ -29,7 +29,6 @@
 //! assert_eq!(v.unwrap(), Value::Integer(3));
 //! ```
 
-mod digest;
 mod discover;
 mod known;
 mod modules;

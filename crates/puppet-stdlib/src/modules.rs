@@ -3,10 +3,10 @@
 //! Ruby `dispatch` blocks; a 4.x function without one gets Puppet's default dispatch from
 //! its method parameters (`*args` is `repeated_param 'Any'`, `arg` is `param 'Any'`).
 
-use crate::digest::{hex, md5, sha1};
 use crate::ruby::{fail, to_s};
 use crate::stdlib3::ip_kind;
 use crate::{Imp, Native};
+use puppet_functions::digest::{hex, md5, sha1};
 use puppet_functions::{Args, CallContext, CallError, FunctionBuilder, Signature};
 use puppet_types::Value;
 

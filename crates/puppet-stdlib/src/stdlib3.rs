@@ -81,6 +81,10 @@ pub(crate) fn table(out: &mut Vec<Native>) {
         ("is_integer", is_integer, -1),
         ("is_numeric", is_numeric, -1),
         ("is_float", is_float, -1),
+        // Seeded randomness (Ruby's Random, see `puppet_functions::random`).
+        ("fqdn_rotate", fqdn_rotate, -1),
+        ("fqdn_rand_string", fqdn_rand_string, -2),
+        ("seeded_rand", seeded_rand, 2),
     ];
     for (name, f, arity) in entries {
         out.push(Native {
@@ -1969,6 +1973,133 @@ fn is_float(_: &mut dyn CallContext, a: Vec<Value>) -> R {
         Value::String(s) => ruby_float_to_s_of_to_f(s) == s.as_str(),
         _ => false,
     }))
+}
+
+/// Ruby's `Array#join(':')` of 3.x argument values (nested arrays joined recursively).
+fn colon_join(values: &[Value]) -> String {
+    values
+        .iter()
+        .map(|v| match v {
+            Value::Array(a) => colon_join(a),
+            other => to_s(other),
+        })
+        .collect::<Vec<_>>()
+        .join(":")
+}
+
+/// `Puppet::Util.deterministic_rand_int(Digest::MD5.hexdigest(text).hex, max)`.
+fn md5_rand(text: &str, max: i64) -> Result<i64, CallError> {
+    let seed = puppet_functions::digest::hex(&puppet_functions::digest::md5(text.as_bytes()));
+    puppet_functions::random::deterministic_rand_int(&seed, max).map_err(fail)
+}
+
+fn fqdn_rotate(ctx: &mut dyn CallContext, a: Vec<Value>) -> R {
+    if a.is_empty() {
+        return Err(fail(
+            "fqdn_rotate(): Wrong number of arguments given (0 for 1)",
+        ));
+    }
+    let (mut items, string) = match &a[0] {
+        Value::Array(x) => (x.to_vec(), false),
+        Value::String(s) => (
+            s.chars().map(|c| Value::string(c.to_string())).collect(),
+            true,
+        ),
+        _ => {
+            return Err(fail(
+                "fqdn_rotate(): Requires either array or string to work with",
+            ))
+        }
+    };
+    if items.len() <= 1 {
+        return Ok(a[0].clone());
+    }
+    let fqdn = match ctx.variable("::fqdn") {
+        Some(v) => v,
+        None => {
+            ctx.log(LogLevel::Warning, "Undefined variable '::fqdn'; ");
+            Value::Undef
+        }
+    };
+    let seed = colon_join(&[fqdn, Value::array(a[1..].to_vec())]);
+    let offset = md5_rand(&seed, items.len() as i64)?;
+    items.rotate_left(offset as usize);
+    Ok(if string {
+        Value::string(items.iter().map(to_s).collect::<String>())
+    } else {
+        Value::array(items)
+    })
+}
+
+fn fqdn_rand_string(ctx: &mut dyn CallContext, a: Vec<Value>) -> R {
+    let positive = matches!(is_integer(ctx, vec![arg(&a, 0)])?, Value::Boolean(true))
+        && match &a[0] {
+            Value::Integer(i) => *i > 0,
+            Value::String(s) => ruby_to_i(s) > 0,
+            _ => false,
+        };
+    if !positive {
+        return Err(fail(
+            "fqdn_rand_string(): first argument must be a positive integer",
+        ));
+    }
+    if !matches!(arg(&a, 1), Value::Undef | Value::String(_)) {
+        return Err(fail(
+            "fqdn_rand_string(): second argument must be undef or a string",
+        ));
+    }
+    let length = match &a[0] {
+        Value::Integer(i) => *i,
+        other => ruby_to_i(&to_s(other)),
+    };
+    let mut charset: Vec<String> = to_s(&arg(&a, 1)).chars().map(String::from).collect();
+    if charset.is_empty() {
+        charset = ('0'..='9')
+            .chain('A'..='Z')
+            .chain('a'..='z')
+            .map(String::from)
+            .collect();
+    }
+    let rest: Vec<Value> = a.iter().skip(2).cloned().collect();
+    let mut out = String::new();
+    for current in 1..=length {
+        let mut parts = rest.clone();
+        parts.push(Value::string(current.to_string()));
+        let seed = Value::string(colon_join(&parts));
+        let n = ctx.call_function(
+            "fqdn_rand",
+            vec![Value::Integer(charset.len() as i64), seed],
+            None,
+        )?;
+        let i = match n {
+            Value::Integer(i) => i,
+            other => ruby_to_i(&to_s(&other)),
+        };
+        out.push_str(charset.get(i as usize).map(String::as_str).unwrap_or(""));
+    }
+    Ok(Value::string(out))
+}
+
+fn seeded_rand(ctx: &mut dyn CallContext, a: Vec<Value>) -> R {
+    let positive = matches!(is_integer(ctx, vec![arg(&a, 0)])?, Value::Boolean(true))
+        && match &a[0] {
+            Value::Integer(i) => *i > 0,
+            Value::String(s) => ruby_to_i(s) > 0,
+            _ => false,
+        };
+    if !positive {
+        return Err(fail(
+            "seeded_rand(): first argument must be a positive integer",
+        ));
+    }
+    let Value::String(seed) = &a[1] else {
+        return Err(fail("seeded_rand(): second argument must be a string"));
+    };
+    let max = match &a[0] {
+        Value::Integer(i) => *i,
+        other => ruby_to_i(&to_s(other)),
+    };
+    Ok(Value::Integer(md5_rand(seed, max)?))
 }
 
 #[cfg(test)]

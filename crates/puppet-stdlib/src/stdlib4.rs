@@ -46,6 +46,7 @@ pub(crate) fn table(out: &mut Vec<Native>) {
         ("stdlib::end_with", end_with),
         ("shell_escape", shell_escape),
         ("to_json", to_json),
+        ("seeded_rand_string", seeded_rand_string),
     ];
     for (name, f) in entries {
         out.push(Native {
@@ -519,5 +520,38 @@ fn to_json(b: FunctionBuilder<'_>) -> FunctionBuilder<'_> {
     b.dispatch(
         Signature::new().param("Any", "data"),
         |_ctx: &mut dyn CallContext, a: Args<'_>| Ok(Value::string(json_of(&a.get(0))?)),
+    )
+}
+
+/// `seeded_rand_string(length, seed, charset?)`: characters of the charset drawn by
+/// `Random.new(Digest::SHA256.hexdigest(seed).to_i(16))`.
+fn seeded_rand_string(b: FunctionBuilder<'_>) -> FunctionBuilder<'_> {
+    b.dispatch(
+        Signature::new()
+            .param("Integer[1]", "length")
+            .param("String", "seed")
+            .optional_param("String[2]", "charset"),
+        |_ctx: &mut dyn CallContext, a: Args<'_>| {
+            let length = match a.get(0) {
+                Value::Integer(i) => i,
+                _ => 0,
+            };
+            let seed = a.get(1).as_str().unwrap_or_default().to_string();
+            let charset: Vec<char> = match a.get(2) {
+                Value::String(s) => s.chars().collect(),
+                _ => "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                    .chars()
+                    .collect(),
+            };
+            let digest =
+                puppet_functions::digest::hex(&puppet_functions::digest::sha256(seed.as_bytes()));
+            let mut rng = puppet_functions::random::RubyRandom::from_hex(&digest);
+            let mut out = String::new();
+            for _ in 0..length {
+                let i = rng.rand_int(charset.len() as i64).unwrap_or(0);
+                out.push(charset[i as usize]);
+            }
+            Ok(Value::string(out))
+        },
     )
 }

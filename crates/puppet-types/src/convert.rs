@@ -627,6 +627,124 @@ pub fn hash_from(v: &Value) -> Result<Value, TypeError> {
     }
 }
 
+/// A container being built by [`hash_from_tree`]: Ruby mutates nested arrays and hashes in
+/// place, so the tree is kept mutable until the end.
+enum TreeNode {
+    Hash(indexmap::IndexMap<Value, TreeNode>),
+    Array(Vec<TreeNode>),
+    Leaf(Value),
+}
+
+impl TreeNode {
+    fn of(v: &Value) -> TreeNode {
+        match v {
+            Value::Array(a) => TreeNode::Array(a.iter().map(TreeNode::of).collect()),
+            Value::Hash(h) => TreeNode::Hash(
+                h.iter()
+                    .map(|(k, x)| (k.clone(), TreeNode::of(x)))
+                    .collect(),
+            ),
+            other => TreeNode::Leaf(other.clone()),
+        }
+    }
+
+    fn value(self) -> Value {
+        match self {
+            TreeNode::Hash(h) => Value::hash(h.into_iter().map(|(k, n)| (k, n.value()))),
+            TreeNode::Array(a) => Value::array(a.into_iter().map(TreeNode::value).collect()),
+            TreeNode::Leaf(v) => v,
+        }
+    }
+}
+
+fn array_index(idx: &Value, len: usize) -> Option<usize> {
+    match idx {
+        Value::Integer(i) if *i >= 0 => Some(*i as usize),
+        Value::Integer(i) if i.unsigned_abs() as usize <= len => {
+            Some(len - i.unsigned_abs() as usize)
+        }
+        _ => None,
+    }
+}
+
+/// `Hash.new(entries, tree)` / `Hash.new(entries, hash_tree)`: builds nested hashes from
+/// `[path, value]` entries (as `tree_each` produces them), as Puppet's `from_tree` does: the
+/// containers along a path are created as hashes when missing, an existing array is indexed
+/// into; with `hash_tree` every array value becomes a hash keyed by index.
+pub fn hash_from_tree(entries: &[Value], all_hashes: bool) -> Result<Value, TypeError> {
+    let as_hash = |v: &Value| -> Value {
+        match v {
+            Value::Array(a) if all_hashes => Value::hash(
+                a.iter()
+                    .enumerate()
+                    .map(|(i, x)| (Value::Integer(i as i64), x.clone())),
+            ),
+            other => other.clone(),
+        }
+    };
+    let bad = |what: &str| TypeError::Conversion(format!("Hash tree: {what}"));
+    let mut root = TreeNode::Hash(indexmap::IndexMap::new());
+    for entry in entries {
+        let Value::Array(pair) = entry else {
+            return Err(bad("an entry is not a [path, value] pair"));
+        };
+        let (Some(Value::Array(path)), Some(value)) = (pair.first(), pair.get(1)) else {
+            return Err(bad("an entry is not a [path, value] pair"));
+        };
+        if path.is_empty() {
+            // The root: its entries merge into the result (an array by index).
+            let TreeNode::Hash(r) = &mut root else {
+                continue;
+            };
+            match value {
+                Value::Array(a) => {
+                    for (i, x) in a.iter().enumerate() {
+                        r.insert(Value::Integer(i as i64), TreeNode::of(x));
+                    }
+                }
+                Value::Hash(h) => {
+                    for (k, x) in h.iter() {
+                        r.insert(k.clone(), TreeNode::of(x));
+                    }
+                }
+                _ => return Err(bad("the root value is not an Array or a Hash")),
+            }
+            continue;
+        }
+        set_at(&mut root, path, TreeNode::of(&as_hash(value))).map_err(bad)?;
+    }
+    Ok(root.value())
+}
+
+/// Sets the value at a (non-empty) path, creating missing containers as hashes.
+fn set_at(node: &mut TreeNode, path: &[Value], value: TreeNode) -> Result<(), &'static str> {
+    let Some((first, rest)) = path.split_first() else {
+        return Ok(());
+    };
+    let child = match node {
+        TreeNode::Hash(h) if rest.is_empty() => {
+            h.insert(first.clone(), value);
+            return Ok(());
+        }
+        TreeNode::Hash(h) => h
+            .entry(first.clone())
+            .or_insert_with(|| TreeNode::Hash(indexmap::IndexMap::new())),
+        TreeNode::Array(a) => {
+            let i = array_index(first, a.len()).ok_or("an array index is not an Integer")?;
+            if rest.is_empty() {
+                while a.len() <= i {
+                    a.push(TreeNode::Leaf(Value::Undef));
+                }
+                a[i] = value;
+                return Ok(());
+            }
+            a.get_mut(i).ok_or("a path leads outside an array")?
+        }
+        TreeNode::Leaf(_) => return Err("a path leads through a value"),
+    };
+    set_at(child, rest, value)
+}
+
 /// `Binary.new(str, format)`: `%B` (strict base64, the default), `%b` (base64), `%u` (URL-safe
 /// base64), `%s` (the string's bytes); or from an array of bytes.
 pub fn binary_from(v: &Value, format: Option<&str>) -> Result<Value, TypeError> {
@@ -720,6 +838,25 @@ fn opt_bool(args: &[Value], i: usize) -> Result<bool, TypeError> {
     }
 }
 
+/// The format argument of `Timespan.new` / `Timestamp.new`: a String, an Array of them, or
+/// nothing (`undef`, `default`) for Puppet's defaults.
+fn time_format(v: Option<&Value>) -> Result<crate::time::TimeFormat, TypeError> {
+    use crate::time::TimeFormat;
+    Ok(match v {
+        None | Some(Value::Undef) | Some(Value::Default) => TimeFormat::Default,
+        Some(Value::String(s)) => TimeFormat::One(s.to_string()),
+        Some(Value::Array(a)) => TimeFormat::Many(
+            a.iter()
+                .map(|f| match f {
+                    Value::String(s) => Ok(s.to_string()),
+                    other => Err(conv_err(other, "a format")),
+                })
+                .collect::<Result<_, _>>()?,
+        ),
+        Some(other) => return Err(conv_err(other, "a format")),
+    })
+}
+
 /// `T.new(args...)` / `T(args...)` for the types this crate knows how to create.
 ///
 /// ```
@@ -770,7 +907,12 @@ pub fn new_value(t: &Type, args: &[Value]) -> Result<Value, TypeError> {
         Type::Boolean(_) => Value::Boolean(boolean_from(&first)?),
         Type::String(_) => Value::string(crate::strconv::string_new(&first, args.get(1))?),
         Type::Array(_) | Type::Tuple(_) => array_from(&first, opt_bool(args, 1)?)?,
-        Type::Hash(_) | Type::Struct(_) => hash_from(&first)?,
+        Type::Hash(_) | Type::Struct(_) => match (&first, args.get(1)) {
+            (Value::Array(entries), Some(Value::String(o))) if o == "tree" || o == "hash_tree" => {
+                hash_from_tree(entries, o == "hash_tree")?
+            }
+            _ => hash_from(&first)?,
+        },
         Type::Sensitive(_) => match &first {
             Value::Sensitive(_) => first.clone(),
             other => Value::Sensitive(Arc::new(other.clone())),
@@ -786,6 +928,24 @@ pub fn new_value(t: &Type, args: &[Value]) -> Result<Value, TypeError> {
                     s.push_str(p);
                 }
                 if let Some(Value::String(bd)) = args.get(4) {
+                    s.push('+');
+                    s.push_str(bd);
+                }
+                Value::SemVer(Arc::new(Version::parse(&s)?))
+            }
+            // `SemVer({major => 1, minor => 2, patch => 3, prerelease => 'rc', build => '5'})`
+            [Value::Hash(h)] => {
+                let get = |k: &str| h.get(&Value::string(k));
+                let part = |k: &str| match get(k) {
+                    Some(Value::Integer(n)) if *n >= 0 => Ok(*n),
+                    _ => Err(conv_err(&first, "a SemVer")),
+                };
+                let mut s = format!("{}.{}.{}", part("major")?, part("minor")?, part("patch")?);
+                if let Some(Value::String(p)) = get("prerelease") {
+                    s.push('-');
+                    s.push_str(p);
+                }
+                if let Some(Value::String(bd)) = get("build") {
                     s.push('+');
                     s.push_str(bd);
                 }
@@ -809,9 +969,39 @@ pub fn new_value(t: &Type, args: &[Value]) -> Result<Value, TypeError> {
             _ => return Err(conv_err(&first, "SemVerRange")),
         },
         Type::Timespan(_) => Value::Timespan(match &first {
+            Value::Integer(i) if args.len() >= 4 => {
+                let mut parts = Vec::new();
+                for (k, v) in [
+                    "days",
+                    "hours",
+                    "minutes",
+                    "seconds",
+                    "milliseconds",
+                    "microseconds",
+                    "nanoseconds",
+                ]
+                .iter()
+                .zip(args)
+                {
+                    match v {
+                        Value::Integer(n) => parts.push((*k, *n as i128)),
+                        other => return Err(conv_err(other, "Timespan")),
+                    }
+                }
+                let _ = i;
+                Timespan::from_parts(&parts)?
+            }
             Value::Integer(i) => Timespan::from_secs(*i),
             Value::Float(f) => Timespan::from_secs_f64(*f),
-            Value::String(s) => Timespan::parse(s)?,
+            Value::String(s) => Timespan::parse_with(s, &time_format(args.get(1))?)?,
+            Value::Hash(h) if h.contains_key(&Value::string("string")) => {
+                let s = h
+                    .get(&Value::string("string"))
+                    .and_then(|v| v.as_str())
+                    .unwrap_or_default()
+                    .to_string();
+                Timespan::parse_with(&s, &time_format(h.get(&Value::string("format")))?)?
+            }
             Value::Hash(h) => crate::params::timespan_from_hash(h)?,
             Value::Timespan(t) => *t,
             other => return Err(conv_err(other, "Timespan")),
@@ -819,7 +1009,23 @@ pub fn new_value(t: &Type, args: &[Value]) -> Result<Value, TypeError> {
         Type::Timestamp(_) => Value::Timestamp(match &first {
             Value::Integer(i) => Timestamp::from_secs(*i),
             Value::Float(f) => Timestamp::from_secs_f64(*f),
-            Value::String(s) => Timestamp::parse(s)?,
+            Value::String(s) => Timestamp::parse_with(
+                s,
+                &time_format(args.get(1))?,
+                args.get(2).and_then(|v| v.as_str()),
+            )?,
+            Value::Hash(h) => {
+                let get = |k: &str| h.get(&Value::string(k));
+                let s = get("string")
+                    .and_then(|v| v.as_str())
+                    .unwrap_or_default()
+                    .to_string();
+                Timestamp::parse_with(
+                    &s,
+                    &time_format(get("format"))?,
+                    get("timezone").and_then(|v| v.as_str()),
+                )?
+            }
             Value::Timestamp(t) => *t,
             other => return Err(conv_err(other, "Timestamp")),
         }),
@@ -867,4 +1073,36 @@ pub fn new_value(t: &Type, args: &[Value]) -> Result<Value, TypeError> {
         }
     };
     Ok(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(path: &[i64], v: Value) -> Value {
+        Value::array(vec![
+            Value::array(path.iter().map(|i| Value::Integer(*i)).collect()),
+            v,
+        ])
+    }
+
+    /// Puppet 7.23's answers (functions.jsonl `new:690`, `new:708`).
+    #[test]
+    fn hash_trees_follow_ruby_mutation() {
+        let kept = Value::array(vec![Value::string("overwritten"), Value::string("kept")]);
+        let entries = [
+            entry(&[0], Value::string("a")),
+            entry(&[1, 0], Value::string("b")),
+            entry(&[2], kept),
+            entry(&[2, 0], Value::string("d")),
+        ];
+        assert_eq!(
+            hash_from_tree(&entries, false).unwrap().to_string(),
+            "{0 => 'a', 1 => {0 => 'b'}, 2 => ['d', 'kept']}"
+        );
+        assert_eq!(
+            hash_from_tree(&entries, true).unwrap().to_string(),
+            "{0 => 'a', 1 => {0 => 'b'}, 2 => {0 => 'd', 1 => 'kept'}}"
+        );
+    }
 }

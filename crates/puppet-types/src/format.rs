@@ -384,14 +384,87 @@ pub fn type_string(out: &mut String, t: &Type) {
             out.push_str(&puppet_quote(n));
             out.push(']');
         }
-        Type::Alias(a) => out.push_str(a.name()),
-        Type::Object(o) => crate::object::nested_text(out, o),
+        // An alias naming an Object type is that Object type.
+        Type::Alias(a) if matches!(a.resolved(), Type::Object(o) if o.name.as_deref() == Some(a.name()) && o.ext.is_none()) => {
+            type_string(out, &a.resolved())
+        }
+        Type::Alias(a) => {
+            out.push_str(a.name());
+            let expand = EXPANDING.with(|e| {
+                let mut e = e.borrow_mut();
+                match e.as_mut() {
+                    Some(stack)
+                        if !BUILTIN_ALIASES.contains(&a.name())
+                            && !stack.iter().any(|n| n == a.name()) =>
+                    {
+                        stack.push(a.name().to_string());
+                        true
+                    }
+                    _ => false,
+                }
+            });
+            if expand {
+                out.push_str(" = ");
+                type_string(out, &a.resolved());
+                EXPANDING.with(|e| {
+                    if let Some(stack) = e.borrow_mut().as_mut() {
+                        stack.pop();
+                    }
+                });
+            }
+        }
+        Type::Object(o) => {
+            // Alias-expanded, a named Object type shows its definition (once per nesting).
+            let expand = EXPANDING.with(|e| match (e.borrow_mut().as_mut(), &o.name) {
+                (Some(stack), Some(n))
+                    if o.ext.is_none()
+                        && o.kind == crate::types::ObjectKind::Object
+                        && !stack.iter().any(|x| x == n.as_str()) =>
+                {
+                    stack.push(n.to_string());
+                    true
+                }
+                _ => false,
+            });
+            if expand {
+                crate::object::expanded_text(out, o);
+                EXPANDING.with(|e| {
+                    if let Some(stack) = e.borrow_mut().as_mut() {
+                        stack.pop();
+                    }
+                });
+            } else {
+                crate::object::nested_text(out, o);
+            }
+        }
     }
 }
 
+/// The aliases Puppet defines itself; never expanded.
+const BUILTIN_ALIASES: [&str; 3] = ["Data", "RichData", "RichDataKey"];
+
+thread_local! {
+    /// While formatting alias-expanded: the aliases being expanded (a self-recursive alias
+    /// shows its name only inside its own expansion).
+    static EXPANDING: std::cell::RefCell<Option<Vec<String>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Puppet's `to_alias_expanded_s`: the text of a type where every alias is shown as
+/// `Name = <its type>` (`PM = Hash[UP = Integer[1024, 65537], String]`), each self-recursive
+/// alias expanded once. The built-in aliases (`Data`, `RichData`, `RichDataKey`) keep their
+/// names.
+pub fn alias_expanded_string(t: &Type) -> String {
+    let outer = EXPANDING.with(|e| e.borrow_mut().replace(Vec::new()));
+    let mut out = String::new();
+    type_string(&mut out, t);
+    EXPANDING.with(|e| *e.borrow_mut() = outer);
+    out
+}
+
 /// Appends the text of a type shown on its own (a type value, `Display`): Object types, and
-/// aliases that name them, are shown expanded (`Object[{name => 'X', ...}]`); everything else
-/// as [`type_string`] shows it.
+/// aliases that name them, are shown expanded (`Object[{name => 'X', ...}]`), other aliases
+/// as Puppet's alias `to_s` shows them ([`alias_expanded_string`]); everything else as
+/// [`type_string`] shows it.
 pub fn type_top(out: &mut String, t: &Type) {
     match t {
         Type::Object(o) => crate::object::expanded_text(out, o),
@@ -399,7 +472,7 @@ pub fn type_top(out: &mut String, t: &Type) {
             Type::Object(o) if o.name.as_deref() == Some(a.name()) && o.ext.is_none() => {
                 crate::object::expanded_text(out, &o)
             }
-            _ => type_string(out, t),
+            _ => out.push_str(&alias_expanded_string(t)),
         },
         _ => type_string(out, t),
     }

@@ -44,6 +44,7 @@ pub mod params;
 pub mod regexp;
 pub mod semver;
 pub mod strconv;
+pub mod strptime;
 pub mod time;
 pub mod types;
 pub mod value;

@@ -253,15 +253,8 @@ fn short_name(t: &Type) -> String {
     }
 }
 
-const BUILTIN_ALIASES: [&str; 3] = ["Data", "RichData", "RichDataKey"];
-
 fn alias_expanded(t: &Type) -> String {
-    match t {
-        Type::Alias(a) if !BUILTIN_ALIASES.contains(&a.name()) => {
-            format!("{} = {}", a.name(), a.resolved())
-        }
-        other => other.to_string(),
-    }
+    crate::format::alias_expanded_string(t)
 }
 
 fn default_of(t: &Type) -> Type {
@@ -315,13 +308,20 @@ fn specialization(e: &Type, a: &Type) -> bool {
     )
 }
 
+/// An alias that is not only the name of an Object type (`type MyObj = Object[{...}]` makes
+/// an Object type in Puppet, not an alias).
+fn is_alias(t: &Type) -> bool {
+    match t {
+        Type::Alias(a) => {
+            !matches!(a.resolved(), Type::Object(o) if o.name.as_deref() == Some(a.name()) && o.ext.is_none())
+        }
+        _ => false,
+    }
+}
+
 fn always_fully_detailed(es: &[Type], a: &Type) -> bool {
-    es.iter().any(|e| {
-        class_tag(e) == class_tag(a)
-            || matches!(e, Type::Alias(_))
-            || matches!(a, Type::Alias(_))
-            || specialization(e, a)
-    })
+    es.iter()
+        .any(|e| class_tag(e) == class_tag(a) || is_alias(e) || is_alias(a) || specialization(e, a))
 }
 
 fn report_detailed(es: &[Type], a: &Type) -> bool {

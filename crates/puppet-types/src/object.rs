@@ -266,14 +266,32 @@ impl ObjectType {
                     other => return Err(wrong_entry("equality_include_type", "Boolean", other)),
                 },
                 "checks" => o.checks = Some(v.clone()),
-                "annotations" => match v {
-                    Value::Hash(_) | Value::Undef => {
-                        if !v.is_undef() {
+                "annotations" => {
+                    // Puppet's `Optional[Hash[Type[Annotation], Hash[Pcore::MemberName, Any]]]`.
+                    let member_name = match crate::regexp::Regexp::new(r"\A[a-z_]\w*\z") {
+                        Ok(r) => Type::Pattern(Arc::new(vec![r])),
+                        Err(_) => Type::any_string(),
+                    };
+                    let annotation = builtin("Annotation").map(Type::Object).unwrap_or(Type::Any);
+                    let expected = Type::hash(
+                        Type::type_of(annotation),
+                        Type::hash(member_name, Type::Any, None),
+                        None,
+                    );
+                    match v {
+                        Value::Undef => {}
+                        v if crate::assign::is_instance(&expected, v) => {
                             o.annotations = Some(v.clone())
                         }
+                        other => {
+                            return Err(bad(format!(
+                                "object initializer has wrong type, entry 'annotations' expects a value of type Undef or {}, got {}",
+                                crate::format::alias_expanded_string(&expected),
+                                crate::format::alias_expanded_string(&generalize(&infer(other)))
+                            )))
+                        }
                     }
-                    other => return Err(wrong_entry("annotations", "Hash", other)),
-                },
+                }
                 "serialization" => {}
                 other => {
                     return Err(bad(format!(
@@ -451,19 +469,23 @@ impl ObjectType {
                 }
             }
             if let Some(eq) = &def.equality {
-                for e in eq {
-                    let mut p = Some(parent.clone());
-                    while let Some(pt) = p {
-                        if pt.equality.as_ref().is_some_and(|x| x.contains(e)) {
-                            return Err(bad(format!(
-                                "{} equality is referencing attribute {}[{e}] which is included in equality of {}",
-                                def.label(),
-                                pt.label(),
-                                pt.label()
-                            )));
+                // The parent's equality (declared, or all its attributes) may not be named
+                // again; Puppet names the ancestor whose equality first includes it.
+                let parent_eq = parent.equality_attributes();
+                if let Some(e) = eq.iter().find(|e| parent_eq.contains(e)) {
+                    let mut definer = parent.clone();
+                    while let Some(gp) = definer.parent_type() {
+                        if !gp.equality_attributes().contains(e) {
+                            break;
                         }
-                        p = pt.parent_type();
+                        definer = gp;
                     }
+                    return Err(bad(format!(
+                        "{} equality is referencing attribute {}[{e}] which is included in equality of {}",
+                        def.label(),
+                        find_owner(&parent, e),
+                        definer.label()
+                    )));
                 }
             }
         }
@@ -1416,8 +1438,10 @@ fn deferred_type() -> ObjectType {
     o
 }
 
-/// The built-in Object types: `Object`, `Error`, `Deferred`, `Annotation`, `RubyMethod`.
+/// The built-in Object types: `Object`, `Error`, `Deferred`, `Annotation`, `RubyMethod` and
+/// `Pcore` (the type whose `annotate` adds several annotations at once).
 pub fn builtin(name: &str) -> Option<Arc<ObjectType>> {
+    static PCORE: OnceLock<Arc<ObjectType>> = OnceLock::new();
     static ERROR: OnceLock<Arc<ObjectType>> = OnceLock::new();
     static DEFERRED: OnceLock<Arc<ObjectType>> = OnceLock::new();
     static OBJECT: OnceLock<Arc<ObjectType>> = OnceLock::new();
@@ -1428,6 +1452,9 @@ pub fn builtin(name: &str) -> Option<Arc<ObjectType>> {
             .get_or_init(|| Arc::new(ObjectType::empty(None)))
             .clone(),
         "Error" => ERROR.get_or_init(|| Arc::new(error_type())).clone(),
+        "Pcore" => PCORE
+            .get_or_init(|| Arc::new(ObjectType::empty(Some("Pcore"))))
+            .clone(),
         "Deferred" => DEFERRED.get_or_init(|| Arc::new(deferred_type())).clone(),
         "Annotation" => ANNOTATION
             .get_or_init(|| Arc::new(ObjectType::empty(Some("Annotation"))))

@@ -74,6 +74,33 @@ pub fn builtin_object(name: &str) -> Type {
     }
 }
 
+/// The aliases Puppet's Pcore defines for names in its type system (`Pcore::MemberName`...),
+/// by lower-case name. `Pcore::URI` (Ruby's URI regexp) is not among them.
+fn pcore_alias(lower: &str) -> Option<Type> {
+    static ALIASES: std::sync::OnceLock<Vec<(&'static str, crate::types::TypeAlias)>> =
+        std::sync::OnceLock::new();
+    let aliases = ALIASES.get_or_init(|| {
+        let qualified = r"\A[A-Z][\w]*(?:::[A-Z][\w]*)*\z";
+        [
+            ("Pcore::SimpleTypeName", r"\A[A-Z]\w*\z"),
+            ("Pcore::MemberName", r"\A[a-z_]\w*\z"),
+            ("Pcore::TypeName", qualified),
+            ("Pcore::QRef", qualified),
+        ]
+        .into_iter()
+        .filter_map(|(name, rx)| {
+            let a = crate::types::TypeAlias::new(name);
+            a.resolve_to(Type::Pattern(Arc::new(vec![Regexp::new(rx).ok()?])));
+            Some((name, a))
+        })
+        .collect()
+    });
+    aliases
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case(lower))
+        .map(|(_, a)| Type::Alias(a.clone()))
+}
+
 /// Resolves a type name the way Puppet's evaluator does, with Puppet's built-in resource types.
 ///
 /// Matching is case-insensitive (`INTEGER` is `Integer`) but the name must start with an
@@ -152,10 +179,14 @@ pub fn resolve_type_name_with(name: &str, resolver: &dyn TypeResolver) -> Type {
         "deferred" => builtin_object("Deferred"),
         "annotation" => builtin_object("Annotation"),
         "rubymethod" => builtin_object("RubyMethod"),
+        "pcore" => builtin_object("Pcore"),
         _ => {
+            if let Some(t) = pcore_alias(&lower) {
+                return t;
+            }
             return resolver
                 .resolve(bare)
-                .unwrap_or_else(|| Type::TypeReference(SmolStr::new(name)))
+                .unwrap_or_else(|| Type::TypeReference(SmolStr::new(name)));
         }
     };
     t
@@ -269,10 +300,18 @@ fn collection_size(keys: &[Value]) -> Result<IntRange, TypeError> {
             Value::Integer(n) => Some(*n),
             Value::Default => None,
             other => {
+                // Puppet names the argument's Ruby class: a type is `String-Type`.
+                let class = match other {
+                    Value::Type(t) => {
+                        let text = t.to_string();
+                        format!("{}-Type", text.split('[').next().unwrap_or(&text))
+                    }
+                    v => ruby_class(v).to_string(),
+                };
                 return Err(TypeError::BadParameter(format!(
                     "A Type's size constraint arguments must be a single Integer type, or 1-2 integers (or default). Got {}",
-                    a_an(ruby_class(other))
-                )))
+                    a_an(&class)
+                )));
             }
         };
     }
@@ -503,6 +542,9 @@ fn parameterize_inner(base: &Type, raw: &[Value]) -> Result<Value, TypeError> {
                     Value::SemVerRange(r) => ranges.push((**r).clone()),
                     other => return Err(specialization(base, other, "String or SemverRange")),
                 }
+            }
+            if ranges.len() > 1 {
+                ranges = VersionRange::merge_all(ranges);
             }
             t(Type::SemVer(Arc::new(ranges)))
         }
@@ -900,7 +942,16 @@ fn parameterize_inner(base: &Type, raw: &[Value]) -> Result<Value, TypeError> {
                 })));
             }
             match &keys[0] {
-                Value::Hash(h) => t(Type::Object(Arc::new(ObjectType::from_init_hash(h)?))),
+                Value::Hash(h) => {
+                    let o = ObjectType::from_init_hash(h)?;
+                    // A parent that names no type is an error when the type is created.
+                    if let Some(Type::TypeReference(n)) = &o.parent {
+                        return Err(TypeError::BadParameter(format!(
+                            "reference to unresolved type '{n}'"
+                        )));
+                    }
+                    t(Type::Object(Arc::new(o)))
+                }
                 Value::String(s) => t(Type::Object(Arc::new(ObjectType::empty(Some(s))))),
                 other => Err(TypeError::BadParameter(format!(
                     "Object-Type expects an initialization Hash, got {}",
@@ -1145,8 +1196,12 @@ fn class(base: &Type, name: Option<&str>, raw: &[Value]) -> Result<Value, TypeEr
     let mut out = Vec::new();
     for k in &flat {
         let Value::String(s) = k else {
+            // Puppet's label of a value: its kind, not its detailed type.
             let label = match k {
                 Value::Type(t) => type_label(t),
+                Value::Regexp(_) => "Regexp".to_string(),
+                Value::Array(_) => "Array".to_string(),
+                Value::Hash(_) => "Hash".to_string(),
                 other => key_type_name(other),
             };
             return Err(TypeError::BadParameter(format!(

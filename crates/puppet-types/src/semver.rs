@@ -287,6 +287,79 @@ impl VersionRange {
         &self.intervals
     }
 
+    /// Puppet's `PSemVerRangeType.merge`: one range holding the versions of two single
+    /// intervals that overlap or are adjacent; `None` otherwise (or for unions).
+    pub fn merge(&self, o: &VersionRange) -> Option<VersionRange> {
+        let ([a], [b]) = (&self.intervals[..], &o.intervals[..]) else {
+            return None;
+        };
+        // Ends compared with an unbounded end as the greatest.
+        let end_cmp = |x: &Option<Version>, y: &Option<Version>| match (x, y) {
+            (None, None) => Ordering::Equal,
+            (None, _) => Ordering::Greater,
+            (_, None) => Ordering::Less,
+            (Some(x), Some(y)) => x.cmp(y),
+        };
+        let interval = |min: &Version, max: &Option<Version>, exclude_max: bool| Interval {
+            min: min.clone(),
+            max: max.clone(),
+            exclude_min: false,
+            exclude_max,
+        };
+        let merged = if a.includes(&b.min) || b.includes(&a.min) {
+            let max = if end_cmp(&a.max, &b.max) == Ordering::Less {
+                b.max.clone()
+            } else {
+                a.max.clone()
+            };
+            let exclude = if a.exclude_max {
+                end_cmp(&max, &a.max) == Ordering::Equal
+                    && (end_cmp(&max, &b.max) == Ordering::Greater || b.exclude_max)
+            } else if b.exclude_max {
+                end_cmp(&max, &b.max) == Ordering::Equal
+                    && (end_cmp(&max, &a.max) == Ordering::Greater || a.exclude_max)
+            } else {
+                false
+            };
+            interval(std::cmp::min(&a.min, &b.min), &max, exclude)
+        } else if a.exclude_max && a.max.as_ref() == Some(&b.min) {
+            interval(&a.min, &b.max, b.exclude_max)
+        } else if b.exclude_max && b.max.as_ref() == Some(&a.min) {
+            interval(&b.min, &a.max, a.exclude_max)
+        } else {
+            return None;
+        };
+        let text = match (&merged.max, merged.exclude_max) {
+            (None, _) => format!(">={}", merged.min),
+            (Some(m), true) => format!(">={} <{m}", merged.min),
+            (Some(m), false) => format!(">={} <={m}", merged.min),
+        };
+        Some(VersionRange {
+            text: SmolStr::new(text),
+            intervals: vec![merged],
+        })
+    }
+
+    /// Puppet's `PSemVerType#merge_ranges`: the ranges of a `SemVer[...]` type with the
+    /// overlapping and adjacent ones merged.
+    pub fn merge_all(mut ranges: Vec<VersionRange>) -> Vec<VersionRange> {
+        let mut result = Vec::new();
+        while let Some(x) = ranges.pop() {
+            let mut unmerged = Vec::new();
+            let mut memo = x;
+            for y in ranges {
+                match memo.merge(&y) {
+                    Some(m) => memo = m,
+                    None => unmerged.push(y),
+                }
+            }
+            result.push(memo);
+            ranges = unmerged;
+        }
+        result.reverse();
+        result
+    }
+
     /// Parses SemanticPuppet range syntax.
     ///
     /// ```

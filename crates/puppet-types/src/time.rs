@@ -2,9 +2,10 @@
 //!
 //! A [`Timespan`] is a signed duration in nanoseconds; a [`Timestamp`] is nanoseconds since the
 //! Unix epoch, always in UTC. Both parse Puppet's default formats (`%D-%H:%M:%S.%-N` and the
-//! shorter ones for Timespan, `%FT%T.%N %Z` and friends for Timestamp) and print the way
-//! Puppet's `to_s` does. Arbitrary `strftime`-style formats and time zones other than UTC
-//! offsets and a few common abbreviations are not implemented here.
+//! shorter ones for Timespan, `%FT%T.%N %Z` and friends for Timestamp) or given ones
+//! ([`Timespan::parse_with`] follows Puppet's Timespan format parser, [`Timestamp::parse_with`]
+//! Puppet's `Timestamp.parse` over Ruby's `Date._strptime`, see [`crate::strptime`]) and print
+//! the way Puppet's `to_s` does.
 
 use crate::error::TypeError;
 use std::fmt;
@@ -25,9 +26,9 @@ impl Timespan {
         Timespan(secs as i128 * NS_PER_SEC)
     }
 
-    /// From fractional seconds.
+    /// From fractional seconds (`(secs * 10**9).to_i`, truncated as Puppet does).
     pub fn from_secs_f64(secs: f64) -> Timespan {
-        Timespan((secs * 1e9).round() as i128)
+        Timespan((secs * 1e9).trunc() as i128)
     }
 
     /// Whole seconds, truncated toward zero.
@@ -49,28 +50,32 @@ impl Timespan {
     /// assert_eq!(Timespan::parse("90").unwrap().to_string(), "0-00:01:30.0");
     /// ```
     pub fn parse(s: &str) -> Result<Timespan, TypeError> {
-        const FORMATS: [&str; 8] = [
-            "%D-%H:%M:%S.%N",
-            "%H:%M:%S.%N",
-            "%M:%S.%N",
-            "%S.%N",
-            "%D-%H:%M:%S",
-            "%H:%M:%S",
-            "%D-%H:%M",
-            "%S",
-        ];
-        let (neg, body) = match s.strip_prefix('-') {
-            Some(rest) => (true, rest),
-            None => (false, s),
+        Timespan::parse_with(s, &TimeFormat::Default)
+    }
+
+    /// Parses with the given format(s), as Puppet's `Timespan.parse` does: one format must
+    /// match; of several, the first that matches is used.
+    ///
+    /// ```
+    /// use puppet_types::time::{TimeFormat, Timespan};
+    /// let t = Timespan::parse_with("1d11h23m", &TimeFormat::One("%Dd%Hh%Mm".into())).unwrap();
+    /// assert_eq!(t.to_string(), "1-11:23:00.0");
+    /// ```
+    pub fn parse_with(s: &str, format: &TimeFormat) -> Result<Timespan, TypeError> {
+        let formats: Vec<String> = match format {
+            TimeFormat::One(f) => return span_with_format(s, f),
+            TimeFormat::Many(fs) => fs.clone(),
+            TimeFormat::Default => SPAN_DEFAULTS.iter().map(|f| f.to_string()).collect(),
         };
-        for f in FORMATS {
-            if let Some(ns) = parse_span_with(body, f) {
-                return Ok(Timespan(if neg { -ns } else { ns }));
+        for f in &formats {
+            let segments = span_format(f)?;
+            if let Ok(t) = span_with_segments(s, f, &segments) {
+                return Ok(t);
             }
         }
         Err(TypeError::Conversion(format!(
             "Unable to parse '{s}' using any of the formats {}",
-            "%D-%H:%M:%S.%-N, %H:%M:%S.%-N, %M:%S.%-N, %S.%-N, %D-%H:%M:%S, %H:%M:%S, %D-%H:%M, %S"
+            formats.join(", ")
         )))
     }
 
@@ -106,53 +111,225 @@ impl Timespan {
     }
 }
 
-fn take_digits(s: &str, max: Option<usize>) -> Option<(i128, usize, &str)> {
-    let n = s.bytes().take_while(|b| b.is_ascii_digit()).count();
-    let n = max.map_or(n, |m| n.min(m));
-    if n == 0 {
-        return None;
-    }
-    Some((s[..n].parse().ok()?, n, &s[n..]))
+/// Puppet's default Timespan formats.
+const SPAN_DEFAULTS: [&str; 8] = [
+    "%D-%H:%M:%S.%-N",
+    "%H:%M:%S.%-N",
+    "%M:%S.%-N",
+    "%S.%-N",
+    "%D-%H:%M:%S",
+    "%H:%M:%S",
+    "%D-%H:%M",
+    "%S",
+];
+
+/// One or several formats for [`Timespan::parse_with`] and [`Timestamp::parse_with`], or
+/// Puppet's defaults.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TimeFormat {
+    /// Puppet's default formats.
+    Default,
+    /// One format: it must match.
+    One(String),
+    /// Formats tried in order.
+    Many(Vec<String>),
 }
 
-fn parse_span_with(s: &str, fmt: &str) -> Option<i128> {
-    let mut rest = s;
-    let mut total: i128 = 0;
-    let mut first = true;
-    let mut f = fmt.chars().peekable();
-    while let Some(c) = f.next() {
-        if c == '%' {
-            let d = f.next()?;
-            let limit = if first { None } else { Some(2) };
-            first = false;
-            match d {
-                'N' => {
-                    let (_, n, r) = take_digits(rest, Some(9))?;
-                    let digits = &rest[..n];
-                    let padded = format!("{digits:0<9}");
-                    total = total.checked_add(padded.parse::<i128>().ok()?)?;
-                    rest = r;
-                }
-                _ => {
-                    let (v, _, r) = take_digits(rest, limit)?;
-                    let mul = match d {
-                        'D' => 86_400,
-                        'H' => 3_600,
-                        'M' => 60,
-                        'S' => 1,
-                        _ => return None,
-                    };
-                    total = v
-                        .checked_mul(mul * NS_PER_SEC)
-                        .and_then(|x| total.checked_add(x))?;
-                    rest = r;
-                }
+/// A part of a Timespan format: literal text, or a value (`D H M S L N`) with its padding
+/// (`'0'` by default, `None` for `%-X`, `' '` for `%_X`), width, and whether it holds the
+/// total of its unit (the largest unit of the format does).
+#[derive(Debug, Clone)]
+enum SpanSegment {
+    Literal(String),
+    Value {
+        unit: u8,
+        pad: Option<char>,
+        width: Option<usize>,
+        total: bool,
+    },
+}
+
+fn bad_specifier(format: &str, start: usize, position: usize) -> TypeError {
+    let expression: String = format
+        .chars()
+        .skip(start)
+        .take(position.saturating_sub(start))
+        .collect();
+    TypeError::BadFormat {
+        message: format!(
+            "Bad format specifier '{expression}' in '{format}', at position {position}"
+        ),
+        offset: position,
+    }
+}
+
+/// Puppet's `Timespan::FormatParser`.
+fn span_format(format: &str) -> Result<Vec<SpanSegment>, TypeError> {
+    const ORDER: &[u8] = b"NLSMHD";
+    let mut out: Vec<SpanSegment> = Vec::new();
+    let (mut state, mut pad, mut width) = (0u8, Some('0'), None::<usize>);
+    let (mut fstart, mut highest) = (0usize, None::<usize>);
+    let mut position = 0usize;
+    for (i, c) in format.chars().enumerate() {
+        position = i;
+        if state == 0 {
+            if c == '%' {
+                state = 1;
+                fstart = i;
+                pad = Some('0');
+                width = None;
+            } else if let Some(SpanSegment::Literal(l)) = out.last_mut() {
+                l.push(c);
+            } else {
+                out.push(SpanSegment::Literal(c.to_string()));
             }
-        } else {
-            rest = rest.strip_prefix(c)?;
+            continue;
+        }
+        match c {
+            '%' => {
+                match out.last_mut() {
+                    Some(SpanSegment::Literal(l)) => l.push('%'),
+                    _ => out.push(SpanSegment::Literal("%".into())),
+                }
+                state = 0;
+            }
+            '-' | '_' if state == 1 => {
+                pad = if c == '-' { None } else { Some(' ') };
+                state = 2;
+            }
+            'D' | 'H' | 'M' | 'S' | 'L' | 'N' => {
+                let rank = ORDER.iter().position(|u| *u == c as u8).unwrap_or(0);
+                if highest.is_none_or(|h| rank > h) {
+                    highest = Some(rank);
+                }
+                out.push(SpanSegment::Value {
+                    unit: c as u8,
+                    pad,
+                    width,
+                    total: false,
+                });
+                state = 0;
+            }
+            '0' if state == 1 => {
+                pad = Some('0');
+                state = 2;
+            }
+            d if d.is_ascii_digit() => {
+                let n = d as usize - '0' as usize;
+                width = Some(width.map_or(n, |w| w * 10 + n));
+                state = 2;
+            }
+            _ => return Err(bad_specifier(format, fstart, i)),
         }
     }
-    rest.is_empty().then_some(total)
+    if state != 0 {
+        return Err(bad_specifier(format, fstart, position));
+    }
+    if let Some(h) = highest {
+        let unit = ORDER[h];
+        for seg in out.iter_mut() {
+            if let SpanSegment::Value { unit: u, total, .. } = seg {
+                if *u == unit {
+                    *total = true;
+                    break;
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn default_width(unit: u8) -> usize {
+    match unit {
+        b'D' => 1,
+        b'L' => 3,
+        b'N' => 9,
+        _ => 2,
+    }
+}
+
+fn span_with_format(s: &str, format: &str) -> Result<Timespan, TypeError> {
+    let segments = span_format(format)?;
+    span_with_segments(s, format, &segments)
+}
+
+/// Puppet's `Timespan::Format#parse`: the format as a regular expression, each segment a group.
+fn span_with_segments(
+    s: &str,
+    format: &str,
+    segments: &[SpanSegment],
+) -> Result<Timespan, TypeError> {
+    let fail = || TypeError::Conversion(format!("Unable to parse '{s}' using format '{format}'"));
+    let mut rx = String::from("\\A-?");
+    for seg in segments {
+        match seg {
+            SpanSegment::Literal(l) => {
+                rx.push('(');
+                rx.push_str(&fancy_regex::escape(l));
+                rx.push(')');
+            }
+            SpanSegment::Value {
+                unit,
+                pad,
+                width,
+                total,
+            } => {
+                let dw = default_width(*unit);
+                rx.push_str(&match (width, pad) {
+                    (None, Some(' ')) if *total => "\\s*([0-9]+)".to_string(),
+                    (None, Some(' ')) => format!("([0-9\\s]{{1,{dw}}})"),
+                    (None, _) if *total => "([0-9]+)".to_string(),
+                    (None, _) => format!("([0-9]{{1,{dw}}})"),
+                    (Some(w), None) => format!("([0-9]{{1,{w}}})"),
+                    (Some(w), Some('0')) => format!("([0-9]{{{w}}})"),
+                    (Some(w), Some(_)) => format!("([0-9\\s]{{{w}}})"),
+                });
+            }
+        }
+    }
+    rx.push_str("\\z");
+    let re = fancy_regex::Regex::new(&rx).map_err(|_| fail())?;
+    let caps = re.captures(s).ok().flatten().ok_or_else(fail)?;
+    let mut ns: i128 = 0;
+    for (i, seg) in segments.iter().enumerate() {
+        let SpanSegment::Value {
+            unit, width, total, ..
+        } = seg
+        else {
+            continue;
+        };
+        let group = caps.get(i + 1).map(|m| m.as_str()).unwrap_or("");
+        let group = group.trim_start();
+        if group.is_empty() || !group.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(fail());
+        }
+        let n: i128 = group.parse().map_err(|_| fail())?;
+        let add = match unit {
+            b'L' | b'N' => {
+                if *total {
+                    return Err(TypeError::Conversion("Format specifiers %L and %N denotes fractions and must be used together with a specifier of higher magnitude".into()));
+                }
+                let p = 9 - group.len() as i32;
+                if p <= 0 {
+                    n
+                } else {
+                    n * 10i128.pow(p as u32)
+                }
+            }
+            u => {
+                let mul = match u {
+                    b'D' => 86_400 * NS_PER_SEC,
+                    b'H' => 3_600 * NS_PER_SEC,
+                    b'M' => 60 * NS_PER_SEC,
+                    _ => NS_PER_SEC,
+                };
+                let _ = width;
+                n.checked_mul(mul).ok_or_else(fail)?
+            }
+        };
+        ns = ns.checked_add(add).ok_or_else(fail)?;
+    }
+    Ok(Timespan(if s.starts_with('-') { -ns } else { ns }))
 }
 
 /// `%D-%H:%M:%S.%-N`, Puppet's default Timespan text.
@@ -166,7 +343,9 @@ impl fmt::Display for Timespan {
         let h = secs / 3600 % 24;
         let m = secs / 60 % 60;
         let s = secs % 60;
-        let mut frac_s = format!("{frac:09}");
+        // Puppet's `%-N`: the nanoseconds without padding, trailing zeroes stripped (so
+        // 0.05 s shows as `.5`, as Puppet 7.23 prints it).
+        let mut frac_s = frac.to_string();
         while frac_s.len() > 1 && frac_s.ends_with('0') {
             frac_s.pop();
         }
@@ -202,43 +381,30 @@ fn civil_from_days(z: i128) -> (i128, i128, i128) {
     (if m <= 2 { y + 1 } else { y }, m, d)
 }
 
-fn zone_offset_secs(z: &str) -> Option<i64> {
-    let named = match z.to_ascii_uppercase().as_str() {
-        "UTC" | "GMT" | "Z" | "UT" => Some(0),
-        "CET" => Some(3600),
-        "CEST" => Some(7200),
-        "EET" => Some(7200),
-        "EEST" => Some(10800),
-        "WET" => Some(0),
-        "WEST" => Some(3600),
-        "BST" => Some(3600),
-        "EST" => Some(-5 * 3600),
-        "EDT" => Some(-4 * 3600),
-        "CST" => Some(-6 * 3600),
-        "CDT" => Some(-5 * 3600),
-        "MST" => Some(-7 * 3600),
-        "MDT" => Some(-6 * 3600),
-        "PST" => Some(-8 * 3600),
-        "PDT" => Some(-7 * 3600),
-        "JST" => Some(9 * 3600),
-        _ => None,
-    };
-    if named.is_some() {
-        return named;
+/// Puppet's `Timestamp.utc_offset`: the offset in seconds of a zone as `%z` reads it
+/// (`current`, the host's zone, is taken as UTC here).
+fn utc_offset(timezone: &str) -> Result<i64, TypeError> {
+    if timezone.eq_ignore_ascii_case("current") {
+        return Ok(0);
     }
-    let (sign, rest) = match z.as_bytes().first()? {
-        b'+' => (1, &z[1..]),
-        b'-' => (-1, &z[1..]),
-        _ => return None,
-    };
-    let digits: String = rest.chars().filter(|c| *c != ':').collect();
-    if digits.len() != 4 || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    let h: i64 = digits[..2].parse().ok()?;
-    let m: i64 = digits[2..].parse().ok()?;
-    Some(sign * (h * 3600 + m * 60))
+    crate::strptime::strptime(timezone, "%z")
+        .and_then(|p| p.offset)
+        .ok_or_else(|| TypeError::Conversion(format!("Illegal timezone '{timezone}'")))
 }
+
+/// Puppet's default Timestamp formats: with a zone, then without.
+const STAMP_DEFAULTS: [&str; 10] = [
+    "%FT%T.%N %Z",
+    "%FT%T %Z",
+    "%F %T.%N %Z",
+    "%F %T %Z",
+    "%F %Z",
+    "%FT%T.%N",
+    "%FT%T",
+    "%F %T.%N",
+    "%F %T",
+    "%F",
+];
 
 impl Timestamp {
     /// From seconds since the epoch.
@@ -246,9 +412,9 @@ impl Timestamp {
         Timestamp(secs as i128 * NS_PER_SEC)
     }
 
-    /// From fractional seconds since the epoch.
+    /// From fractional seconds since the epoch (truncated to nanoseconds as Puppet does).
     pub fn from_secs_f64(secs: f64) -> Timestamp {
-        Timestamp((secs * 1e9).round() as i128)
+        Timestamp((secs * 1e9).trunc() as i128)
     }
 
     /// Parses Puppet's default Timestamp formats: `%FT%T.%N %Z`, `%FT%T %Z`, `%F %T.%N %Z`,
@@ -260,77 +426,77 @@ impl Timestamp {
     /// assert_eq!(t.to_string(), "2014-12-12T12:14:15.000000000 UTC");
     /// ```
     pub fn parse(s: &str) -> Result<Timestamp, TypeError> {
-        let err = || {
-            TypeError::Conversion(format!(
-                "Unable to parse '{s}' using any of the formats %FT%T.%N %Z, %FT%T %Z, %F %T.%N %Z, %F %T %Z, %F %Z, %FT%T.%N, %FT%T, %F %T.%N, %F %T, %F"
-            ))
-        };
-        let s_trim = s.trim();
-        let (body, zone) = match s_trim.rsplit_once(' ') {
-            Some((b, z)) if zone_offset_secs(z).is_some() => (b, zone_offset_secs(z).unwrap_or(0)),
-            _ => (s_trim, 0),
-        };
-        // A zone glued to the time, as in 2014-01-01T00:00:00+01:00 or ...Z.
-        let (body, zone) = if zone == 0 {
-            if let Some(b) = body.strip_suffix('Z') {
-                (b, 0)
-            } else if let Some(tail) = body.get(10..).filter(|_| body.len() > 16) {
-                match tail.rfind(['+', '-']).map(|i| i + 10) {
-                    Some(i) => match zone_offset_secs(&body[i..]) {
-                        Some(z) => (&body[..i], z),
-                        None => (body, 0),
-                    },
-                    None => (body, 0),
+        Timestamp::parse_with(s, &TimeFormat::Default, None)
+    }
+
+    /// Puppet's `Timestamp.parse(string, format, timezone)`: the string is read with the
+    /// format (or the first of several that matches without leftover text); a zone in the
+    /// string, or the `timezone` given (not both), says how far the time is from UTC.
+    ///
+    /// ```
+    /// use puppet_types::time::{TimeFormat, Timestamp};
+    /// let f = TimeFormat::One("%A, %d %B, %Y".into());
+    /// let t = Timestamp::parse_with("Sunday, 28 August, 2016", &f, Some("EST")).unwrap();
+    /// assert_eq!(t.to_string(), "2016-08-28T05:00:00.000000000 UTC");
+    /// ```
+    pub fn parse_with(
+        s: &str,
+        format: &TimeFormat,
+        timezone: Option<&str>,
+    ) -> Result<Timestamp, TypeError> {
+        use crate::strptime::strptime;
+        let conv = |m: String| TypeError::Conversion(m);
+        let has_tz = timezone.is_some_and(|t| !t.is_empty());
+        let parsed = match format {
+            TimeFormat::One(f) => {
+                let p = strptime(s, f)
+                    .filter(|p| p.leftover.is_none())
+                    .ok_or_else(|| conv(format!("Unable to parse '{s}' using format '{f}'")))?;
+                if has_tz && p.zone.is_some() {
+                    return Err(conv("Using a Timezone designator in format specification is mutually exclusive to providing an explicit timezone argument".into()));
                 }
-            } else {
-                (body, 0)
+                p
             }
+            other => {
+                let formats: Vec<String> = match other {
+                    TimeFormat::Many(fs) => fs.clone(),
+                    _ if has_tz => STAMP_DEFAULTS[5..].iter().map(|f| f.to_string()).collect(),
+                    _ => STAMP_DEFAULTS.iter().map(|f| f.to_string()).collect(),
+                };
+                formats
+                    .iter()
+                    .filter_map(|f| strptime(s, f))
+                    .find(|p| p.leftover.is_none() && !(has_tz && p.zone.is_some()))
+                    .ok_or_else(|| {
+                        conv(format!(
+                            "Unable to parse '{s}' using any of the formats {}",
+                            formats.join(", ")
+                        ))
+                    })?
+            }
+        };
+        let zone = if has_tz {
+            timezone.map(str::to_string)
         } else {
-            (body, zone)
+            parsed.zone.clone()
         };
-        let (date, time) = match body.split_once(['T', ' ']) {
-            Some((d, t)) => (d, Some(t)),
-            None => (body, None),
-        };
-        let dp: Vec<&str> = date.split('-').collect();
-        if dp.len() != 3 || dp[0].len() != 4 || dp[1].len() != 2 || dp[2].len() != 2 {
-            return Err(err());
+        let year = parsed
+            .year
+            .ok_or_else(|| conv("can't convert nil into Integer".into()))?;
+        let days = days_from_civil(
+            year as i128,
+            parsed.mon.unwrap_or(1) as i128,
+            parsed.mday.unwrap_or(1) as i128,
+        );
+        let secs = days * 86_400
+            + parsed.hour.unwrap_or(0) as i128 * 3600
+            + parsed.min.unwrap_or(0) as i128 * 60
+            + parsed.sec.unwrap_or(0) as i128;
+        let mut ns = secs * NS_PER_SEC + parsed.sec_fraction.unwrap_or(0) as i128;
+        if let Some(z) = zone {
+            ns -= utc_offset(&z)? as i128 * NS_PER_SEC;
         }
-        let num = |x: &str| -> Result<i64, TypeError> {
-            if x.is_empty() || !x.bytes().all(|b| b.is_ascii_digit()) {
-                return Err(err());
-            }
-            x.parse().map_err(|_| err())
-        };
-        let (y, mo, d) = (num(dp[0])?, num(dp[1])?, num(dp[2])?);
-        if !(1..=12).contains(&mo) || !(1..=31).contains(&d) {
-            return Err(err());
-        }
-        let mut secs = days_from_civil(y as i128, mo as i128, d as i128) as i64 * 86_400;
-        let mut frac: i128 = 0;
-        if let Some(t) = time {
-            let (hms, f) = match t.split_once('.') {
-                Some((a, b)) => (a, Some(b)),
-                None => (t, None),
-            };
-            let tp: Vec<&str> = hms.split(':').collect();
-            if tp.len() != 3 || tp.iter().any(|p| p.len() != 2) {
-                return Err(err());
-            }
-            let (h, mi, se) = (num(tp[0])?, num(tp[1])?, num(tp[2])?);
-            if h > 23 || mi > 59 || se > 60 {
-                return Err(err());
-            }
-            secs += h * 3600 + mi * 60 + se;
-            if let Some(f) = f {
-                if f.is_empty() || f.len() > 9 {
-                    return Err(err());
-                }
-                frac = num(&format!("{f:0<9}"))? as i128;
-            }
-        }
-        secs -= zone;
-        Ok(Timestamp(secs as i128 * NS_PER_SEC + frac))
+        Ok(Timestamp(ns))
     }
 
     /// Seconds since the epoch, floored.

@@ -592,7 +592,10 @@ pub(super) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
             _ => Ok(Value::Boolean(false)),
         })
         .dispatch(Signature::new().param("String", "str"), |_c, a| Ok(Value::Boolean(a.get(0).as_str().is_some_and(str::is_empty))))
-        .dispatch(Signature::new().param("Numeric", "num"), |_c, _a| Ok(Value::Boolean(false)))
+        .dispatch(Signature::new().param("Numeric", "num"), |c, _a| {
+            c.deprecation_at_call("empty", "Calling function empty() with Numeric value is deprecated.");
+            Ok(Value::Boolean(false))
+        })
         .dispatch(Signature::new().param("Binary", "bin"), |_c, a| Ok(Value::Boolean(matches!(len(&a.get(0)), Value::Integer(0)))))
         .dispatch(Signature::new().param("Undef", "x"), |_c, _a| Ok(Value::Boolean(true)))
         .register()?;

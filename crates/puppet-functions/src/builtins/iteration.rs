@@ -285,7 +285,20 @@ fn tree_walk(root: &Value, options: &Value) -> Result<Vec<(Vec<Value>, Value)>, 
         ));
     }
     let breadth = matches!(opt("order"), Some(Value::String(s)) if s == "breadth_first");
+    let include_refs = flag("include_refs", false);
+    let container_type = match opt("container_type") {
+        Some(Value::Type(t)) => Some(t),
+        _ => None,
+    };
+    // The entries of a container: Array elements by index, Hash entries by key, an Object's
+    // own attributes by name (`reference` ones only with `include_refs`); `None` for a value
+    // that is not a container (or not of the `container_type`).
     let children = |v: &Value| -> Option<Vec<(Value, Value)>> {
+        if let Some(t) = &container_type {
+            if !puppet_types::is_instance(t, v) {
+                return None;
+            }
+        }
         match v {
             Value::Array(a) => Some(
                 a.iter()
@@ -294,6 +307,21 @@ fn tree_walk(root: &Value, options: &Value) -> Result<Vec<(Vec<Value>, Value)>, 
                     .collect(),
             ),
             Value::Hash(h) => Some(h.iter().map(|(k, e)| (k.clone(), e.clone())).collect()),
+            Value::Object(o) => Some(
+                o.object_type
+                    .attributes
+                    .iter()
+                    .filter(|a| {
+                        include_refs || a.kind != Some(puppet_types::object::AttrKind::Reference)
+                    })
+                    .map(|a| {
+                        (
+                            Value::String(a.name.clone()),
+                            o.get(&a.name).cloned().unwrap_or(Value::Undef),
+                        )
+                    })
+                    .collect(),
+            ),
             _ => None,
         }
     };
@@ -326,43 +354,42 @@ fn tree_walk(root: &Value, options: &Value) -> Result<Vec<(Vec<Value>, Value)>, 
             }
         }
     } else {
+        type Children<'a> = &'a dyn Fn(&Value) -> Option<Vec<(Value, Value)>>;
         fn depth(
             path: &mut Vec<Value>,
-            v: &Value,
+            kids: Vec<(Value, Value)>,
+            children: Children<'_>,
             out: &mut Vec<(Vec<Value>, Value)>,
             flags: (bool, bool),
             level: usize,
         ) -> Result<(), CallError> {
-            let kids: Vec<(Value, Value)> = match v {
-                Value::Array(a) => a
-                    .iter()
-                    .enumerate()
-                    .map(|(i, e)| (Value::Integer(i as i64), e.clone()))
-                    .collect(),
-                Value::Hash(h) => h.iter().map(|(k, e)| (k.clone(), e.clone())).collect(),
-                _ => return Ok(()),
-            };
             if level > 1000 || out.len() > MAX_ELEMENTS {
                 return Err(super::too_many());
             }
             for (k, c) in kids {
                 path.push(k);
-                let container = matches!(c, Value::Array(_) | Value::Hash(_));
+                let grand = children(&c);
+                let container = grand.is_some();
                 if (container && flags.0) || (!container && flags.1) {
                     out.push((path.clone(), c.clone()));
                 }
-                depth(path, &c, out, flags, level + 1)?;
+                if let Some(g) = grand {
+                    depth(path, g, children, out, flags, level + 1)?;
+                }
                 path.pop();
             }
             Ok(())
         }
-        depth(
-            &mut vec![],
-            &root,
-            &mut out,
-            (with_containers, with_values),
-            0,
-        )?;
+        if let Some(kids) = children(&root) {
+            depth(
+                &mut vec![],
+                kids,
+                &children,
+                &mut out,
+                (with_containers, with_values),
+                0,
+            )?;
+        }
     }
     Ok(out)
 }
@@ -372,11 +399,8 @@ fn tree_each(ctx: &mut dyn CallContext, a: Args<'_>, two: bool) -> Result<Value,
     let subject = a.get(0);
     for (path, v) in tree_walk(&subject, &a.get(1))? {
         let path = Value::array(path);
-        let args = if two {
-            vec![path, v]
-        } else {
-            vec![Value::array(vec![path, v])]
-        };
+        // Puppet yields `(path, value)` to a lambda of two parameters, the value alone to one.
+        let args = if two { vec![path, v] } else { vec![v] };
         if invoke(ctx, b, args)?.is_none() {
             break;
         }

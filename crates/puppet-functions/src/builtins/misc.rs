@@ -66,6 +66,9 @@ fn resolve_deferred(c: &mut dyn crate::CallContext, v: &Value) -> Result<Value, 
                 .map(|x| resolve_deferred(c, x))
                 .collect::<Result<Vec<_>, _>>()?,
         )),
+        Value::Sensitive(inner) => Ok(Value::Sensitive(std::sync::Arc::new(resolve_deferred(
+            c, inner,
+        )?))),
         Value::Hash(h) => {
             let mut out = Vec::new();
             for (k, x) in h.iter() {

@@ -10,7 +10,9 @@ use puppet_types::value::IteratorValue;
 use puppet_types::Value;
 use std::sync::OnceLock;
 
+mod annotate;
 mod collections;
+mod fqdn;
 mod iteration;
 mod misc;
 mod numbers;
@@ -47,6 +49,8 @@ pub fn register_all(reg: &mut Registry) -> Result<(), RegistryError> {
     numbers::register(reg)?;
     types::register(reg)?;
     misc::register(reg)?;
+    annotate::register(reg)?;
+    fqdn::register(reg)?;
     Ok(())
 }
 

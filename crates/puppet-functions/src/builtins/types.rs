@@ -9,7 +9,7 @@ use puppet_types::{infer_set, is_instance, Type, Value};
 use std::collections::BTreeMap;
 
 /// Reads a type string, resolving capitalized names through the context's loader.
-fn type_from_string(ctx: &dyn CallContext, text: &str) -> Result<Type, CallError> {
+fn type_from_string(ctx: &mut dyn CallContext, text: &str) -> Result<Type, CallError> {
     let mut known: BTreeMap<String, Type> = BTreeMap::new();
     let mut word = String::new();
     for c in text.chars().chain(std::iter::once(' ')) {
@@ -17,7 +17,7 @@ fn type_from_string(ctx: &dyn CallContext, text: &str) -> Result<Type, CallError
             word.push(c);
         } else {
             if word.starts_with(|c: char| c.is_ascii_uppercase()) {
-                if let Some(t) = ctx.type_alias(&word) {
+                if let Some(t) = ctx.resolve_type_name(&word) {
                     known.insert(word.clone(), t);
                 }
             }
@@ -50,7 +50,82 @@ fn assert_type(ctx: &mut dyn CallContext, a: Args<'_>, t: Type) -> Result<Value,
     }
 }
 
+/// The signatures of Puppet's `new_timespan` and `new_timestamp` functions, whose mismatch
+/// texts `Timespan.new` and `Timestamp.new` report; the bodies do nothing (the conversion is
+/// `puppet_types::convert::new_value`).
+fn time_signatures() -> &'static Registry {
+    static REG: std::sync::OnceLock<Registry> = std::sync::OnceLock::new();
+    REG.get_or_init(|| {
+        let ok = |_: &mut dyn CallContext, _: Args<'_>| Ok(Value::Undef);
+        let formats = "Variant[String[2],Array[String[2], 1]]";
+        let mut r = Registry::new();
+        let _ = r
+            .function("new_timespan")
+            .local_type("Formats", formats)
+            .dispatch(Signature::new().param("Variant[Integer,Float]", "seconds"), ok)
+            .dispatch(
+                Signature::new()
+                    .param("String[1]", "string")
+                    .optional_param("Formats", "format"),
+                ok,
+            )
+            .dispatch(
+                Signature::new()
+                    .param("Integer", "days")
+                    .param("Integer", "hours")
+                    .param("Integer", "minutes")
+                    .param("Integer", "seconds")
+                    .optional_param("Integer", "milliseconds")
+                    .optional_param("Integer", "microseconds")
+                    .optional_param("Integer", "nanoseconds"),
+                ok,
+            )
+            .dispatch(
+                Signature::new().param(
+                    "Struct[{string => String[1], Optional[format] => Formats}]",
+                    "hash_arg",
+                ),
+                ok,
+            )
+            .dispatch(
+                Signature::new().param(
+                    "Struct[{Optional[negative] => Boolean, Optional[days] => Integer, Optional[hours] => Integer, Optional[minutes] => Integer, Optional[seconds] => Integer, Optional[milliseconds] => Integer, Optional[microseconds] => Integer, Optional[nanoseconds] => Integer}]",
+                    "hash_arg",
+                ),
+                ok,
+            )
+            .register();
+        let _ = r
+            .function("new_timestamp")
+            .local_type("Formats", formats)
+            .dispatch(Signature::new(), ok)
+            .dispatch(Signature::new().param("Variant[Integer,Float]", "seconds"), ok)
+            .dispatch(
+                Signature::new()
+                    .param("String[1]", "string")
+                    .optional_param("Formats", "format")
+                    .optional_param("String[1]", "timezone"),
+                ok,
+            )
+            .dispatch(
+                Signature::new().param(
+                    "Struct[{string => String[1], Optional[format] => Formats, Optional[timezone] => String[1]}]",
+                    "hash_arg",
+                ),
+                ok,
+            )
+            .register();
+        r
+    })
+}
+
 fn new_instance(t: &Type, args: &[Value]) -> Result<Value, CallError> {
+    // A value that already is an instance is returned as it is (not for `Init` types).
+    if let [v] = args {
+        if !matches!(t.unalias(), Type::Init(_)) && is_instance(t, v) {
+            return Ok(v.clone());
+        }
+    }
     let unsupported = || {
         CallError::new(
             codes::TYPE,
@@ -110,6 +185,15 @@ fn new_instance(t: &Type, args: &[Value]) -> Result<Value, CallError> {
     if object_target {
         return puppet_types::convert::new_value(&target, args)
             .map_err(|e| CallError::new(codes::TYPE, e.to_string()));
+    }
+    // Arguments Puppet's `new_timespan` / `new_timestamp` do not accept fail with their texts.
+    let time_fn = match &target {
+        Type::Timespan(_) => Some("new_timespan"),
+        Type::Timestamp(_) => Some("new_timestamp"),
+        _ => None,
+    };
+    if let Some(f) = time_fn {
+        time_signatures().call(&mut crate::NullContext::default(), f, args.to_vec(), None)?;
     }
     let label = match target {
         Type::Boolean(_) => "'new_boolean' ",
@@ -213,7 +297,6 @@ pub(super) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
         .example("assert_type(Integer, 1)", "1")
         .dispatch(Signature::new().param("Type", "type").param("Any", "value").optional_block_param("Callable[Type, Type]", "block"), |c, a| {
             let t = match a.get(0) {
-                Value::Type(Type::Type(Some(t))) => (*t).clone(),
                 Value::Type(t) => t,
                 _ => Type::Any,
             };
@@ -237,19 +320,22 @@ pub(super) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
         })
         .register()?;
     reg.function("convert_to")
-        .doc("Converts a value to a type, as `new` does; an optional lambda receives the result.")
+        .doc("Converts a value to a type, as `new` does (further arguments are passed on to `new`); an optional lambda receives the result.")
         .example("'1'.convert_to(Integer)", "1")
         .dispatch(
             Signature::new()
                 .param("Any", "value")
                 .param("Type", "type")
+                .repeated_param("Any", "args")
                 .optional_block_param("Callable[1,1]", "block"),
             |c, a| {
                 let t = match a.get(1) {
                     Value::Type(t) => t,
                     _ => Type::Any,
                 };
-                let v = new_instance(&t, &[a.get(0)])?;
+                let mut args = vec![a.get(0)];
+                args.extend(a.values.iter().skip(2).cloned());
+                let v = new_instance(&t, &args)?;
                 then_block(c, &a, v)
             },
         )
