@@ -140,8 +140,30 @@ pub struct Lookup {
     texts: RwLock<HashMap<PathBuf, Option<Arc<str>>>>,
     globs: RwLock<HashMap<PathBuf, Arc<Vec<PathBuf>>>>,
     parsed: RwLock<HashMap<ParsedKey, Parsed>>,
+    /// Strings to interpolate, parsed once (parsing is pure; hierarchy paths and data values
+    /// are interpolated on every lookup).
+    templates: RwLock<HashMap<String, Arc<Template>>>,
     warnings: Mutex<Vec<String>>,
 }
+
+/// A string to interpolate, parsed: its pieces and, for each scope expression (`%{x.y}`,
+/// `%{scope('x.y')}`), the key split into segments (or the splitting error) and the name
+/// the expression is pushed on the recursion stack with.
+#[derive(Debug)]
+struct Template {
+    pieces: Vec<Piece>,
+    scope_keys: Vec<Option<ScopeKey>>,
+}
+
+#[derive(Debug)]
+struct ScopeKey {
+    segments: Result<Arc<[Segment]>, HieraError>,
+    check: String,
+}
+
+/// At most this many parsed strings are kept (interpolated variable values may contain
+/// `%{` too, so the set is not bounded by the data).
+const TEMPLATE_CACHE_LIMIT: usize = 4096;
 
 /// Collects the layers of a [`Lookup`].
 #[derive(Debug)]
@@ -249,6 +271,7 @@ impl LookupBuilder {
             texts: RwLock::new(HashMap::new()),
             globs: RwLock::new(HashMap::new()),
             parsed: RwLock::new(HashMap::new()),
+            templates: RwLock::new(HashMap::new()),
             warnings: Mutex::new(warnings),
         })
     }
@@ -1083,7 +1106,8 @@ impl Lookup {
                 }
             }
             Location::MappedPaths(var, key, template) => {
-                let vals = self.scope_lookup(inv, var, "mapped_path[0]", inv.scope)?;
+                let segs = interp::split_key(var, |p| format!("{p} in string: mapped_path[0]"))?;
+                let vals = self.scope_lookup(inv, var, &segs, inv.scope)?;
                 let vals: Vec<Value> = match vals {
                     None | Some(Value::Undef) => Vec::new(),
                     Some(Value::String(x)) if x.is_empty() => Vec::new(),
@@ -1299,11 +1323,12 @@ impl Lookup {
         allow_methods: bool,
         scope: &dyn Scope,
     ) -> Result<Value, HieraError> {
-        let pieces = interp::parse(subject);
+        let template = self.template(subject);
+        let pieces = &template.pieces;
         inv.enter(|| Event::Interpolate(subject.to_string()));
         let r = (|| {
             let mut out = String::new();
-            for piece in &pieces {
+            for (piece, scope_key) in pieces.iter().zip(&template.scope_keys) {
                 let e = match piece {
                     Piece::Text(t) => {
                         out.push_str(t);
@@ -1314,8 +1339,9 @@ impl Lookup {
                 let value = match &e.kind {
                     ExprKind::Empty => continue,
                     ExprKind::Scope(key) => {
-                        let v = self.scope_lookup(inv, key, subject, scope)?;
-                        inv.check(&format!("scope:{key}"), || {
+                        let Some(sk) = scope_key else { continue };
+                        let v = self.scope_lookup(inv, key, &sk.segments.clone()?, scope)?;
+                        inv.check(&sk.check, || {
                             self.interpolate(inv, &v.unwrap_or(Value::Undef), allow_methods, scope)
                         })?
                     }
@@ -1354,8 +1380,10 @@ impl Lookup {
                                 inv.check(arg, || self.interpolate(inv, &v, allow_methods, scope))?
                             }
                             Method::Scope => {
-                                let v = self.scope_lookup(inv, arg, subject, scope)?;
-                                inv.check(&format!("scope:{arg}"), || {
+                                let Some(sk) = scope_key else { continue };
+                                let v =
+                                    self.scope_lookup(inv, arg, &sk.segments.clone()?, scope)?;
+                                inv.check(&sk.check, || {
                                     self.interpolate(
                                         inv,
                                         &v.unwrap_or(Value::Undef),
@@ -1378,6 +1406,42 @@ impl Lookup {
         r
     }
 
+    /// `subject` parsed, from the cache.
+    fn template(&self, subject: &str) -> Arc<Template> {
+        if let Ok(m) = self.templates.read() {
+            if let Some(t) = m.get(subject) {
+                return t.clone();
+            }
+        }
+        let pieces = interp::parse(subject);
+        let scope_keys = pieces
+            .iter()
+            .map(|p| {
+                let key = match p {
+                    Piece::Expr(e) => match &e.kind {
+                        ExprKind::Scope(key) => key,
+                        ExprKind::Method { name, arg, .. } if name == "scope" => arg,
+                        _ => return None,
+                    },
+                    Piece::Text(_) => return None,
+                };
+                Some(ScopeKey {
+                    segments: interp::split_key(key, |p| format!("{p} in string: {subject}"))
+                        .map(Arc::from),
+                    check: format!("scope:{key}"),
+                })
+            })
+            .collect();
+        let t = Arc::new(Template { pieces, scope_keys });
+        if let Ok(mut m) = self.templates.write() {
+            if m.len() >= TEMPLATE_CACHE_LIMIT {
+                m.clear();
+            }
+            m.insert(subject.to_string(), t.clone());
+        }
+        t
+    }
+
     /// `lookup('k')` inside data: a full lookup, `''` when not found.
     fn global_lookup(&self, inv: &Inv<'_>, key: &str) -> Result<Value, HieraError> {
         let saved = inv.top_key.replace(key.to_string());
@@ -1386,15 +1450,18 @@ impl Lookup {
         Ok(r?.unwrap_or_else(|| s("")))
     }
 
+    /// The value of the scope expression `key` (split into `segs`).
     fn scope_lookup(
         &self,
         inv: &Inv<'_>,
         key: &str,
-        subject: &str,
+        segs: &[Segment],
         scope: &dyn Scope,
     ) -> Result<Option<Value>, HieraError> {
-        let segs = interp::split_key(key, |p| format!("{p} in string: {subject}"))?;
-        let root = segs[0].to_string();
+        let root: std::borrow::Cow<'_, str> = match &segs[0] {
+            Segment::Key(k) => k.into(),
+            other => other.to_string().into(),
+        };
         let v = scope.variable(&root);
         inv.add(|| match &v {
             Some(v) => Event::Found(format!("scope:{root}"), v.clone()),
