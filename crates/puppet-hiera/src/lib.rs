@@ -26,6 +26,7 @@
 //! assert!(lookup.class_parameter("ntp", "servers", &scope).unwrap().is_some());
 //! ```
 
+mod cache;
 pub mod config;
 pub mod error;
 pub mod explain;

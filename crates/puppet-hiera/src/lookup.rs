@@ -3,6 +3,7 @@
 //! A [`Lookup`] is immutable apart from its caches (file texts, globs, parsed data), so one
 //! can be shared by several compilations (`Send + Sync`); each file is read at most once.
 
+use crate::cache::{self, Dep, Recording, Resolution, Slot};
 use crate::config::{FunctionKind, HieraConfig, HierarchyEntry, Location};
 use crate::error::{codes, HieraError};
 use crate::explain::{Event, Node, Recorder};
@@ -17,7 +18,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 /// Variables visible to interpolation, implemented by the evaluator. `name` is passed as
 /// written in the data: `facts`, `trusted`, `x`, `::x` (top scope), `ns::x`.
@@ -102,6 +103,20 @@ impl Layer {
 struct Provider {
     layer: Layer,
     config: HieraConfig,
+    /// The cached locations of each `hierarchy` entry, then of each `default_hierarchy`
+    /// entry.
+    slots: Vec<Slot>,
+}
+
+impl Provider {
+    fn new(layer: Layer, config: HieraConfig) -> Provider {
+        let n = config.hierarchy.len() + config.default_hierarchy.as_ref().map_or(0, Vec::len);
+        Provider {
+            layer,
+            config,
+            slots: (0..n).map(|_| Slot::default()).collect(),
+        }
+    }
 }
 
 type Parsed = Result<Arc<ValueMap>, HieraError>;
@@ -140,11 +155,33 @@ pub struct Lookup {
     texts: RwLock<HashMap<PathBuf, Option<Arc<str>>>>,
     globs: RwLock<HashMap<PathBuf, Arc<Vec<PathBuf>>>>,
     parsed: RwLock<HashMap<ParsedKey, Parsed>>,
-    /// Interpolated strings parsed once (parsing is pure; hierarchy paths are interpolated
-    /// on every lookup).
-    pieces: RwLock<HashMap<String, Arc<Vec<Piece>>>>,
+    /// Strings to interpolate, parsed once (parsing is pure; hierarchy paths and data values
+    /// are interpolated on every lookup).
+    templates: RwLock<HashMap<String, Arc<Template>>>,
+    /// False: every lookup resolves the hierarchies and merges `lookup_options` anew (the
+    /// reference the caches are tested against).
+    caching: bool,
     warnings: Mutex<Vec<String>>,
 }
+
+/// A string to interpolate, parsed: its pieces and, for each scope expression (`%{x.y}`,
+/// `%{scope('x.y')}`), the key split into segments (or the splitting error) and the name
+/// the expression is pushed on the recursion stack with.
+#[derive(Debug)]
+struct Template {
+    pieces: Vec<Piece>,
+    scope_keys: Vec<Option<ScopeKey>>,
+}
+
+#[derive(Debug)]
+struct ScopeKey {
+    segments: Result<Arc<[Segment]>, HieraError>,
+    check: String,
+}
+
+/// At most this many parsed strings are kept (interpolated variable values may contain
+/// `%{` too, so the set is not bounded by the data).
+const TEMPLATE_CACHE_LIMIT: usize = 4096;
 
 /// Collects the layers of a [`Lookup`].
 #[derive(Debug)]
@@ -184,10 +221,7 @@ impl LookupBuilder {
                     if c.default_hierarchy.is_some() {
                         return Err(not_in_module(&c));
                     }
-                    Some(Provider {
-                        layer: Layer::Global,
-                        config: c,
-                    })
+                    Some(Provider::new(Layer::Global, c))
                 }
                 4 => {
                     return Err(HieraError::new(
@@ -214,7 +248,7 @@ impl LookupBuilder {
                     if c.default_hierarchy.is_some() && !matches!(layer, Layer::Module(_)) {
                         return Err(not_in_module(&c));
                     }
-                    Ok(Some(Provider { layer, config: c }))
+                    Ok(Some(Provider::new(layer, c)))
                 }
                 3 => {
                     warnings.push(match layer {
@@ -252,7 +286,8 @@ impl LookupBuilder {
             texts: RwLock::new(HashMap::new()),
             globs: RwLock::new(HashMap::new()),
             parsed: RwLock::new(HashMap::new()),
-            pieces: RwLock::new(HashMap::new()),
+            templates: RwLock::new(HashMap::new()),
+            caching: true,
             warnings: Mutex::new(warnings),
         })
     }
@@ -314,6 +349,11 @@ struct Inv<'a> {
     depth: RefCell<usize>,
     /// Only the global layer is searched (Puppet's `set_global_only`, used by `hiera()`).
     global_only: bool,
+    /// Set while an entry's locations are resolved for the cache.
+    recording: RefCell<Option<Recording>>,
+    /// The cached resolutions found valid for `scope` in this invocation, by slot address
+    /// (the scope does not change during one lookup).
+    resolved: RefCell<Vec<(usize, Arc<Resolution>)>>,
 }
 
 impl<'a> Inv<'a> {
@@ -326,6 +366,8 @@ impl<'a> Inv<'a> {
             lo_cache: RefCell::new(HashMap::new()),
             depth: RefCell::new(0),
             global_only: false,
+            recording: RefCell::new(None),
+            resolved: RefCell::new(Vec::new()),
         }
     }
 
@@ -355,7 +397,10 @@ impl<'a> Inv<'a> {
     ) -> Result<T, HieraError> {
         {
             let stack = self.stack.borrow();
-            if stack.iter().any(|n| n == name) || stack.len() > 100 {
+            if let Some(r) = self.recording.borrow_mut().as_mut() {
+                r.check(name, stack.len());
+            }
+            if stack.iter().any(|n| n == name) || stack.len() > cache::STACK_LIMIT {
                 return Err(HieraError::new(
                     codes::RECURSIVE,
                     format!("Recursive lookup detected in [{}]", stack.join(", ")),
@@ -371,7 +416,10 @@ impl<'a> Inv<'a> {
     fn nest<T>(&self, f: impl FnOnce() -> Result<T, HieraError>) -> Result<T, HieraError> {
         {
             let mut d = self.depth.borrow_mut();
-            if *d > 64 {
+            if let Some(r) = self.recording.borrow_mut().as_mut() {
+                r.nest(*d);
+            }
+            if *d > cache::DEPTH_LIMIT {
                 return Err(HieraError::new(
                     codes::RECURSIVE,
                     format!(
@@ -390,24 +438,25 @@ impl<'a> Inv<'a> {
 
 /// Combines the values found for a list of variants with a merge strategy, as Puppet's
 /// `MergeStrategy#lookup`: `first` stops at the first found, others merge all found.
-fn merge_lookup<T>(
+/// The variants are `0..n`.
+fn merge_lookup(
     strategy: &MergeStrategy,
-    variants: &[T],
-    mut f: impl FnMut(&T) -> Result<Option<Value>, HieraError>,
+    n: usize,
+    mut f: impl FnMut(usize) -> Result<Option<Value>, HieraError>,
 ) -> Result<Option<Value>, HieraError> {
     if strategy.is_first() {
-        for v in variants {
+        for v in 0..n {
             if let Some(found) = f(v)? {
                 return Ok(Some(found));
             }
         }
         return Ok(None);
     }
-    if variants.len() == 1 {
-        return Ok(f(&variants[0])?.map(|v| strategy.merge_single(v)));
+    if n == 1 {
+        return Ok(f(0)?.map(|v| strategy.merge_single(v)));
     }
     let mut memo: Option<Value> = None;
-    for v in variants {
+    for v in 0..n {
         if let Some(found) = f(v)? {
             memo = Some(match memo {
                 None => strategy.convert_first(found),
@@ -418,10 +467,24 @@ fn merge_lookup<T>(
     Ok(memo)
 }
 
-struct Resolved {
+#[derive(Debug)]
+pub(crate) struct Resolved {
     original: String,
     path: PathBuf,
     exists: bool,
+    /// The file's data, once read through this location.
+    data: OnceLock<Parsed>,
+}
+
+impl Resolved {
+    fn new(original: String, path: PathBuf, exists: bool) -> Resolved {
+        Resolved {
+            original,
+            path,
+            exists,
+            data: OnceLock::new(),
+        }
+    }
 }
 
 fn module_of(root: &str) -> Option<String> {
@@ -643,6 +706,14 @@ impl Lookup {
         self.lookup(&key, None, None, scope)
     }
 
+    /// This lookup without the caches of hierarchy locations and `lookup_options` (each
+    /// lookup computes them anew, as when explaining); for testing the caches.
+    #[doc(hidden)]
+    pub fn without_caches(mut self) -> Lookup {
+        self.caching = false;
+        self
+    }
+
     /// True when the environment layer has a (version 5) configuration.
     pub fn has_environment_layer(&self) -> bool {
         self.environment.is_some()
@@ -784,7 +855,8 @@ impl Lookup {
         if !merge.is_first() && providers.len() > 1 {
             inv.add(|| Event::Merge(format!("strategy {}", merge.name())));
         }
-        merge_lookup(merge, &providers, |p| {
+        merge_lookup(merge, providers.len(), |i| {
+            let p = providers[i];
             let r = self.layer_lookup(inv, p, key, root, merge, false);
             match (&p.layer, r) {
                 (Layer::Global, Err(e)) if !e.has_issue_code() => Err(HieraError {
@@ -983,13 +1055,16 @@ impl Lookup {
     ) -> Result<Option<Value>, HieraError> {
         inv.check(key, || {
             inv.enter(|| Event::Layer(p.layer.provider_name(&p.config)));
-            let entries: &[HierarchyEntry] = if default_hierarchy {
-                p.config.default_hierarchy.as_deref().unwrap_or(&[])
+            let (entries, first_slot): (&[HierarchyEntry], usize) = if default_hierarchy {
+                (
+                    p.config.default_hierarchy.as_deref().unwrap_or(&[]),
+                    p.config.hierarchy.len(),
+                )
             } else {
-                &p.config.hierarchy
+                (&p.config.hierarchy, 0)
             };
-            let r = merge_lookup(merge, entries, |e| {
-                self.entry_lookup(inv, p, e, root, merge)
+            let r = merge_lookup(merge, entries.len(), |i| {
+                self.entry_lookup(inv, p, first_slot + i, &entries[i], root, merge)
             });
             inv.leave();
             r
@@ -1000,14 +1075,15 @@ impl Lookup {
         &self,
         inv: &Inv<'_>,
         p: &Provider,
+        slot: usize,
         e: &HierarchyEntry,
         root: &str,
         merge: &MergeStrategy,
     ) -> Result<Option<Value>, HieraError> {
         inv.enter(|| Event::Hierarchy(e.name.clone()));
         let r = (|| {
-            let locations = self.resolve_locations(inv, p, e)?;
-            let Some(locations) = locations else {
+            let resolution = self.locations(inv, p, slot, e)?;
+            let Some(locations) = &resolution.locations else {
                 return Ok(None);
             };
             let func = match &e.function {
@@ -1032,12 +1108,89 @@ impl Lookup {
                 )
                 .in_file(p.config.path.clone()));
             }
-            merge_lookup(merge, &locations, |loc| {
-                self.location_lookup(inv, p, &func, loc, root)
+            merge_lookup(merge, locations.len(), |i| {
+                self.location_lookup(inv, p, &func, &locations[i], root)
             })
         })();
         inv.leave();
         r
+    }
+
+    /// The entry's locations ([`Lookup::resolve_locations`]), cached in the provider's
+    /// `slot` for the values of the variables their interpolation reads (not when
+    /// explaining, nor for `mapped_paths`, whose template reads a variable of its own).
+    fn locations(
+        &self,
+        inv: &Inv<'_>,
+        p: &Provider,
+        slot: usize,
+        e: &HierarchyEntry,
+    ) -> Result<Arc<Resolution>, HieraError> {
+        let cacheable = self.caching
+            && inv.rec.is_none()
+            && !matches!(e.location, Location::MappedPaths(..))
+            && inv.recording.borrow().is_none();
+        if cacheable {
+            if let Some(r) = self.cached_locations(inv, p, slot) {
+                return Ok(r);
+            }
+            let start = Recording::new(inv.stack.borrow().len(), *inv.depth.borrow());
+            *inv.recording.borrow_mut() = Some(start);
+        }
+        let r = self.resolve_locations(inv, p, e);
+        let rec = if cacheable {
+            inv.recording.borrow_mut().take()
+        } else {
+            None
+        };
+        let locations = r?;
+        match rec.filter(|r| r.cacheable) {
+            Some(rec) => {
+                let res = Arc::new(Resolution::recorded(rec, locations));
+                p.slots[slot].insert(res.clone());
+                let addr = &p.slots[slot] as *const Slot as usize;
+                inv.resolved.borrow_mut().push((addr, res.clone()));
+                Ok(res)
+            }
+            None => Ok(Arc::new(Resolution::uncached(locations))),
+        }
+    }
+
+    /// A cached resolution of the entry whose variables have the same values in
+    /// `inv.scope`, if the recursion guards would let it be recomputed from here.
+    fn cached_locations(
+        &self,
+        inv: &Inv<'_>,
+        p: &Provider,
+        slot: usize,
+    ) -> Option<Arc<Resolution>> {
+        let addr = &p.slots[slot] as *const Slot as usize;
+        let memo = inv
+            .resolved
+            .borrow()
+            .iter()
+            .find(|(a, _)| *a == addr)
+            .map(|(_, r)| r.clone());
+        let found = match memo {
+            Some(r) => r,
+            None => {
+                let r = p.slots[slot].find(|r| self.deps_hold(inv, &r.deps))?;
+                inv.resolved.borrow_mut().push((addr, r.clone()));
+                r
+            }
+        };
+        let allowed = found.guard.allows(&inv.stack.borrow(), *inv.depth.borrow());
+        allowed.then_some(found)
+    }
+
+    /// Do the scope expressions read give the same values now?
+    fn deps_hold(&self, inv: &Inv<'_>, deps: &[Dep]) -> bool {
+        deps.iter()
+            .all(|d| match (read_scope(inv.scope, &d.segments), &d.value) {
+                (Ok(Some(now)), Some(then)) => cache::identical(&now, then),
+                (Ok(None), None) => true,
+                _ => false,
+            })
     }
 
     /// The entry's locations; `None` when the default configuration drops the entry.
@@ -1062,11 +1215,7 @@ impl Lookup {
                     if p.config.is_default && !exists {
                         continue;
                     }
-                    out.push(Resolved {
-                        original: decl.clone(),
-                        path,
-                        exists,
-                    });
+                    out.push(Resolved::new(decl.clone(), path, exists));
                 }
                 if p.config.is_default && out.is_empty() {
                     return Ok(None);
@@ -1077,17 +1226,18 @@ impl Lookup {
                     let pattern = dd.join(self.interpolate_text(inv, decl, inv.scope)?);
                     for path in self.glob_cached(&pattern).iter() {
                         if self.read_cached(path).is_some() {
-                            out.push(Resolved {
-                                original: pattern.to_string_lossy().to_string(),
-                                path: path.clone(),
-                                exists: true,
-                            });
+                            out.push(Resolved::new(
+                                pattern.to_string_lossy().to_string(),
+                                path.clone(),
+                                true,
+                            ));
                         }
                     }
                 }
             }
             Location::MappedPaths(var, key, template) => {
-                let vals = self.scope_lookup(inv, var, "mapped_path[0]", inv.scope)?;
+                let segs = interp::split_key(var, |p| format!("{p} in string: mapped_path[0]"))?;
+                let vals = self.scope_lookup(inv, var, &segs, inv.scope)?;
                 let vals: Vec<Value> = match vals {
                     None | Some(Value::Undef) => Vec::new(),
                     Some(Value::String(x)) if x.is_empty() => Vec::new(),
@@ -1102,11 +1252,7 @@ impl Lookup {
                     };
                     let path = dd.join(self.interpolate_text(inv, template, &overlay)?);
                     let exists = self.read_cached(&path).is_some();
-                    out.push(Resolved {
-                        original: template.clone(),
-                        path,
-                        exists,
-                    });
+                    out.push(Resolved::new(template.clone(), path, exists));
                 }
             }
         }
@@ -1134,7 +1280,13 @@ impl Lookup {
                 Layer::Module(m) => Some(m.as_str()),
                 _ => None,
             };
-            let data = self.data_hash(&loc.path, func, module)?;
+            let data = match loc.data.get() {
+                Some(d) => d.clone(),
+                None => loc
+                    .data
+                    .get_or_init(|| self.data_hash(&loc.path, func, module))
+                    .clone(),
+            }?;
             match data.get(&s(root)) {
                 None => {
                     inv.add(|| Event::NotFound(root.to_string()));
@@ -1303,25 +1455,12 @@ impl Lookup {
         allow_methods: bool,
         scope: &dyn Scope,
     ) -> Result<Value, HieraError> {
-        let cached = self
-            .pieces
-            .read()
-            .ok()
-            .and_then(|m| m.get(subject).cloned());
-        let pieces = match cached {
-            Some(p) => p,
-            None => {
-                let p = Arc::new(interp::parse(subject));
-                if let Ok(mut m) = self.pieces.write() {
-                    m.insert(subject.to_string(), p.clone());
-                }
-                p
-            }
-        };
+        let template = self.template(subject);
+        let pieces = &template.pieces;
         inv.enter(|| Event::Interpolate(subject.to_string()));
         let r = (|| {
             let mut out = String::new();
-            for piece in pieces.iter() {
+            for (piece, scope_key) in pieces.iter().zip(&template.scope_keys) {
                 let e = match piece {
                     Piece::Text(t) => {
                         out.push_str(t);
@@ -1332,8 +1471,9 @@ impl Lookup {
                 let value = match &e.kind {
                     ExprKind::Empty => continue,
                     ExprKind::Scope(key) => {
-                        let v = self.scope_lookup(inv, key, subject, scope)?;
-                        inv.check(&format!("scope:{key}"), || {
+                        let Some(sk) = scope_key else { continue };
+                        let v = self.scope_lookup(inv, key, &sk.segments.clone()?, scope)?;
+                        inv.check(&sk.check, || {
                             self.interpolate(inv, &v.unwrap_or(Value::Undef), allow_methods, scope)
                         })?
                     }
@@ -1372,8 +1512,10 @@ impl Lookup {
                                 inv.check(arg, || self.interpolate(inv, &v, allow_methods, scope))?
                             }
                             Method::Scope => {
-                                let v = self.scope_lookup(inv, arg, subject, scope)?;
-                                inv.check(&format!("scope:{arg}"), || {
+                                let Some(sk) = scope_key else { continue };
+                                let v =
+                                    self.scope_lookup(inv, arg, &sk.segments.clone()?, scope)?;
+                                inv.check(&sk.check, || {
                                     self.interpolate(
                                         inv,
                                         &v.unwrap_or(Value::Undef),
@@ -1396,6 +1538,42 @@ impl Lookup {
         r
     }
 
+    /// `subject` parsed, from the cache.
+    fn template(&self, subject: &str) -> Arc<Template> {
+        if let Ok(m) = self.templates.read() {
+            if let Some(t) = m.get(subject) {
+                return t.clone();
+            }
+        }
+        let pieces = interp::parse(subject);
+        let scope_keys = pieces
+            .iter()
+            .map(|p| {
+                let key = match p {
+                    Piece::Expr(e) => match &e.kind {
+                        ExprKind::Scope(key) => key,
+                        ExprKind::Method { name, arg, .. } if name == "scope" => arg,
+                        _ => return None,
+                    },
+                    Piece::Text(_) => return None,
+                };
+                Some(ScopeKey {
+                    segments: interp::split_key(key, |p| format!("{p} in string: {subject}"))
+                        .map(Arc::from),
+                    check: format!("scope:{key}"),
+                })
+            })
+            .collect();
+        let t = Arc::new(Template { pieces, scope_keys });
+        if let Ok(mut m) = self.templates.write() {
+            if m.len() >= TEMPLATE_CACHE_LIMIT {
+                m.clear();
+            }
+            m.insert(subject.to_string(), t.clone());
+        }
+        t
+    }
+
     /// `lookup('k')` inside data: a full lookup, `''` when not found.
     fn global_lookup(&self, inv: &Inv<'_>, key: &str) -> Result<Value, HieraError> {
         let saved = inv.top_key.replace(key.to_string());
@@ -1404,24 +1582,49 @@ impl Lookup {
         Ok(r?.unwrap_or_else(|| s("")))
     }
 
+    /// The value of the scope expression `key` (split into `segs`).
     fn scope_lookup(
         &self,
         inv: &Inv<'_>,
         key: &str,
-        subject: &str,
+        segs: &[Segment],
         scope: &dyn Scope,
     ) -> Result<Option<Value>, HieraError> {
-        let segs = interp::split_key(key, |p| format!("{p} in string: {subject}"))?;
-        let root = segs[0].to_string();
+        let root: std::borrow::Cow<'_, str> = match &segs[0] {
+            Segment::Key(k) => k.into(),
+            other => other.to_string().into(),
+        };
         let v = scope.variable(&root);
         inv.add(|| match &v {
             Some(v) => Event::Found(format!("scope:{root}"), v.clone()),
             None => Event::NotFound(format!("scope:{root}")),
         });
-        match v {
+        let r = match v {
             Some(v) if !v.is_undef() && segs.len() > 1 => sub_lookup(key, &segs[1..], v),
             other => Ok(other),
+        };
+        if let Some(rec) = inv.recording.borrow_mut().as_mut() {
+            match &r {
+                Ok(v) if std::ptr::addr_eq(scope, inv.scope) => rec.deps.push(Dep {
+                    segments: segs.into(),
+                    value: v.clone(),
+                }),
+                _ => rec.cacheable = false,
+            }
         }
+        r
+    }
+}
+
+/// What the scope expression split into `segs` gives in `scope` (as
+/// [`Lookup::scope_lookup`], without recording).
+fn read_scope(scope: &dyn Scope, segs: &[Segment]) -> Result<Option<Value>, HieraError> {
+    let Some(Segment::Key(root)) = segs.first() else {
+        return Err(HieraError::new(codes::KEY_SYNTAX, "no root variable"));
+    };
+    match scope.variable(root) {
+        Some(v) if !v.is_undef() && segs.len() > 1 => sub_lookup("", &segs[1..], v),
+        other => Ok(other),
     }
 }
 
