@@ -548,7 +548,7 @@ pub(crate) fn render_epp(
                         c.release_scope(id);
                         return fail(
                             format!(
-                                "Error while evaluating a Function Call, lambda: {}",
+                                "Error while evaluating a Function Call, {}",
                                 puppet_types::mismatch::describe_value_mismatch(
                                     &format!("lambda: parameter '{}'", p.name),
                                     &ty,
