@@ -98,9 +98,13 @@ impl Environment {
         }
         let defs = &lowered.definitions;
         for c in &defs.classes {
+            // A second definition in code given as text is an error; one that replaces a
+            // module's class is not (Puppet knows the main manifest's before autoloading).
             if let Some(prev) = self.classes.get(&c.name).map(|p| p.span.clone()) {
-                self.redefinition(&path, "Class", &c.name, &prev, &c.span);
-                continue;
+                if !self.is_module_file(&prev) {
+                    self.redefinition(&path, "Class", &c.name, &prev, &c.span);
+                    continue;
+                }
             }
             self.classes.insert(c.name.clone(), c.clone());
         }
@@ -419,6 +423,15 @@ impl Environment {
                 start: d.range.start().into(),
                 end: d.range.end().into(),
             }),
+        })
+    }
+
+    /// Whether a definition comes from a module's file (not from code added as text).
+    fn is_module_file(&self, span: &Span) -> bool {
+        span.file.path.as_ref().is_some_and(|p| {
+            self.modules
+                .values()
+                .any(|d| std::path::Path::new(p).starts_with(d))
         })
     }
 
