@@ -53,6 +53,10 @@ struct Args {
     /// bundled environment's own hiera.yaml when run without arguments.
     #[arg(long, short = 'H', value_name = "FILE")]
     hiera: Option<PathBuf>,
+    /// An external node classifier's answer for the node (YAML or JSON: `classes`, an
+    /// array or a hash of class => parameters, and `parameters`, top-scope variables).
+    #[arg(long, value_name = "FILE")]
+    enc: Option<PathBuf>,
     /// Unknown variables are errors.
     #[arg(long)]
     strict_variables: bool,
@@ -122,7 +126,24 @@ fn run(args: Args, bundled: bool) -> ExitCode {
         .or_else(|| facts.get("fqdn").and_then(Json::as_str).map(str::to_string))
         .or(facts_name)
         .unwrap_or_else(|| DEFAULT_NODE.to_string());
-    let settings = settings(&node, facts, args.strict_variables);
+    let mut settings = settings(&node, facts, args.strict_variables);
+    if let Some(path) = &args.enc {
+        let enc = std::fs::read_to_string(path)
+            .map_err(|e| e.to_string())
+            .and_then(|text| match puppet_lang::hiera::yaml::load(&text) {
+                Ok(Some(v)) => Ok(v),
+                Ok(None) => Ok(puppet_lang::types::Value::hash([])),
+                Err(e) => Err(format!("{e:?}")),
+            })
+            .and_then(|v| settings.clone().with_enc(&v));
+        match enc {
+            Ok(s) => settings = s,
+            Err(e) => {
+                eprintln!("{}: {e}", path.display());
+                return ExitCode::from(1);
+            }
+        }
+    }
 
     let env = match (&args.code, &args.manifest) {
         (Some(code), _) => Environment::from_modulepath(&modulepath, None, code),

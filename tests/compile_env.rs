@@ -148,3 +148,28 @@ fn compiles_are_isolated() {
         .unwrap_or_else(|e| panic!("{}", e.located()));
     assert_eq!(after.to_json(), alone.to_json());
 }
+
+/// An external node classifier's answer: classes with parameters are declared resource-like,
+/// classes without are included (both after the node definition), parameters are top-scope
+/// variables.
+#[test]
+fn enc_classes_and_parameters() {
+    let enc = puppet_lang::hiera::yaml::load(
+        "classes:\n  ntp_lite::install:\n  ntp_lite:\n    servers: [a.example.com]\nparameters:\n  role: db\n",
+    )
+    .unwrap()
+    .unwrap();
+    let settings = settings("web01.example.com").with_enc(&enc).unwrap();
+    let out = compile(
+        with_modules("notify { 'role': message => $role }\n"),
+        &settings,
+    );
+    let cat = out.catalog.unwrap_or_else(|e| panic!("{}", e.located()));
+    assert_eq!(param(&cat, "Notify[role]", "message"), "db");
+    assert_eq!(
+        param(&cat, "Class[Ntp_lite]", "servers"),
+        &serde_json::json!(["a.example.com"])
+    );
+    assert!(cat.find("Class[Ntp_lite::Install]").is_some());
+    assert!(cat.classes.contains(&"ntp_lite::install".to_string()));
+}

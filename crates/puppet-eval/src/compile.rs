@@ -179,6 +179,32 @@ impl Compiler {
         Ok(())
     }
 
+    /// Declares the classes an external node classifier gave, in the node scope (or top
+    /// scope without a node definition): with parameters resource-like, else included.
+    pub(crate) fn evaluate_enc_classes(&mut self) -> R<()> {
+        let classes = self.settings.enc_classes.clone();
+        if classes.is_empty() {
+            return Ok(());
+        }
+        let scope = self.node_scope.unwrap_or(self.top);
+        let span = Span {
+            file: Arc::new(crate::ir::SourceFile::new(None, "")),
+            start: 0,
+            end: 0,
+        };
+        for (name, params) in classes {
+            match params {
+                Some(p) => {
+                    self.declare_class(&name, Some(p), ClassDecl::ResourceLike, scope, &span)?
+                }
+                None => {
+                    self.declare_classes(&[name.to_string()], ClassDecl::Include, scope, &span)?
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// What Puppet's compiler does once the code has run: evaluates pending defined-type
     /// instances and collectors until nothing changes, applies overrides and resource
     /// defaults, and turns chaining arrows into `before`/`notify` parameters.

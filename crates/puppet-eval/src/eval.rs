@@ -102,6 +102,11 @@ pub struct Settings {
     /// `$server_facts` (each also a top-scope variable, as `$servername`), empty for
     /// `puppet apply`.
     pub server_facts: IndexMap<SmolStr, Value>,
+    /// An external node classifier's answer: classes to declare after the node definition
+    /// (with parameters: declared resource-like; without: included) and parameters that
+    /// become top-scope variables. See [`Settings::with_enc`].
+    pub enc_classes: IndexMap<SmolStr, Option<IndexMap<SmolStr, Value>>>,
+    pub enc_parameters: IndexMap<SmolStr, Value>,
 }
 
 impl Default for Settings {
@@ -113,11 +118,72 @@ impl Default for Settings {
             environment: "production".into(),
             trusted: None,
             server_facts: IndexMap::new(),
+            enc_classes: IndexMap::new(),
+            enc_parameters: IndexMap::new(),
         }
     }
 }
 
 impl Settings {
+    /// Adds an external node classifier's answer, as Puppet reads an ENC's YAML: `classes`
+    /// (an array of names, or a hash of name => parameters or null) and `parameters` (a
+    /// hash of top-scope variables). Other keys (`environment`) are ignored.
+    ///
+    /// ```
+    /// use puppet_eval::Settings;
+    /// use puppet_types::Value;
+    /// let enc = Value::hash([
+    ///     (Value::string("classes"), Value::array(vec![Value::string("ntp")])),
+    ///     (Value::string("parameters"), Value::hash([(Value::string("role"), Value::string("web"))])),
+    /// ]);
+    /// let s = Settings::default().with_enc(&enc).unwrap();
+    /// assert!(s.enc_classes.contains_key("ntp"));
+    /// assert_eq!(s.enc_parameters["role"].to_string(), "'web'");
+    /// ```
+    pub fn with_enc(mut self, enc: &Value) -> Result<Settings, String> {
+        let Value::Hash(h) = enc else {
+            return Err("the classifier's answer must be a hash".into());
+        };
+        match h.get(&Value::string("classes")) {
+            None | Some(Value::Undef) => {}
+            Some(Value::Array(a)) => {
+                for c in a.iter() {
+                    self.enc_classes
+                        .insert(SmolStr::new(c.to_plain_string()), None);
+                }
+            }
+            Some(Value::Hash(classes)) => {
+                for (name, params) in classes.iter() {
+                    let params = match params {
+                        Value::Hash(p) => Some(
+                            p.iter()
+                                .map(|(k, v)| (SmolStr::new(k.to_plain_string()), v.clone()))
+                                .collect(),
+                        ),
+                        Value::Undef => None,
+                        other => {
+                            return Err(format!("class parameters must be a hash, got {other}"))
+                        }
+                    };
+                    self.enc_classes
+                        .insert(SmolStr::new(name.to_plain_string()), params);
+                }
+            }
+            Some(other) => return Err(format!("classes must be an array or a hash, got {other}")),
+        }
+        match h.get(&Value::string("parameters")) {
+            None | Some(Value::Undef) => {}
+            Some(Value::Hash(p)) => {
+                for (k, v) in p.iter() {
+                    self.enc_parameters
+                        .insert(SmolStr::new(k.to_plain_string()), v.clone());
+                }
+            }
+            Some(other) => return Err(format!("parameters must be a hash, got {other}")),
+        }
+        Ok(self)
+    }
+
     /// Settings for compiling an agent's catalog on a server: the node's facts plus the
     /// ones an agent adds (`clientcert`, `clientversion`, `clientnoop`), authenticated
     /// `$trusted` data for the certname, and fixed `$server_facts` (those the oracle's
@@ -309,6 +375,11 @@ impl Compiler {
         for (k, v) in &settings.server_facts {
             top_scope.vars.entry(k.clone()).or_insert_with(|| v.clone());
         }
+        // An ENC's parameters are top-scope variables (they win over facts, as Puppet's
+        // node parameters do).
+        for (k, v) in &settings.enc_parameters {
+            top_scope.vars.insert(k.clone(), v.clone());
+        }
         top_scope
             .vars
             .insert("environment".into(), Value::string(&settings.environment));
@@ -439,6 +510,9 @@ impl Compiler {
             }
         }
         if let Err(f) = self.evaluate_node() {
+            return Err(self.flow_to_error(f));
+        }
+        if let Err(f) = self.evaluate_enc_classes() {
             return Err(self.flow_to_error(f));
         }
         if let Err(f) = self.finish() {
