@@ -529,14 +529,26 @@ impl Resolved {
     }
 }
 
+/// The first segment of a split key, as text.
+fn root_of(segs: &[Segment]) -> std::borrow::Cow<'_, str> {
+    match &segs[0] {
+        Segment::Key(k) => k.into(),
+        other => other.to_string().into(),
+    }
+}
+
 /// The recursion stack `retrieve_options` resolves hierarchy entries with.
 fn options_stack() -> &'static [String] {
     static STACK: OnceLock<[String; 1]> = OnceLock::new();
     STACK.get_or_init(|| ["lookup_options".to_string()])
 }
 
+/// The text before the first `::` (a byte scan: this runs for every lookup).
 fn module_of(root: &str) -> Option<&str> {
-    root.find("::").map(|i| &root[..i])
+    let b = root.as_bytes();
+    (1..b.len())
+        .find(|&i| b[i] == b':' && b[i - 1] == b':')
+        .map(|i| &root[..i - 1])
 }
 
 fn ruby_float(f: f64) -> String {
@@ -750,7 +762,11 @@ impl Lookup {
         param: &str,
         scope: &dyn Scope,
     ) -> Result<Option<Value>, HieraError> {
-        let key = format!("{}::{param}", class.trim_start_matches("::"));
+        let mut class = class;
+        while let Some(rest) = class.strip_prefix("::") {
+            class = rest;
+        }
+        let key = format!("{class}::{param}");
         self.lookup(&key, None, None, scope)
     }
 
@@ -791,8 +807,7 @@ impl Lookup {
     ) -> Result<Option<Value>, HieraError> {
         let inv = Inv::new(scope, false);
         let segs = self.split(key)?;
-        let root = segs[0].to_string();
-        self.options_for(&inv, &root)
+        self.options_for(&inv, &root_of(&segs))
     }
 
     /// Looks a key up recording every step.
@@ -851,7 +866,7 @@ impl Lookup {
             return Ok(None);
         }
         let segs = self.split(key)?;
-        let root = segs[0].to_string();
+        let root = root_of(&segs);
         inv.enter(|| Event::Lookup(key.to_string()));
         let r = inv.nest(|| {
             let opts = self.options_for(inv, &root)?;
@@ -1795,10 +1810,7 @@ impl Lookup {
         segs: &[Segment],
         scope: &dyn Scope,
     ) -> Result<Option<Value>, HieraError> {
-        let root: std::borrow::Cow<'_, str> = match &segs[0] {
-            Segment::Key(k) => k.into(),
-            other => other.to_string().into(),
-        };
+        let root = root_of(segs);
         let v = scope.variable(&root);
         inv.add(|| match &v {
             Some(v) => Event::Found(format!("scope:{root}"), v.clone()),
@@ -1868,6 +1880,18 @@ mod tests {
         assert_eq!(ruby_float(0.00001), "1.0e-05");
         let v = Value::hash([(s("a"), Value::array(vec![Value::from(1), Value::Undef]))]);
         assert_eq!(ruby_to_s(&v), "{\"a\"=>[1, nil]}");
+    }
+
+    #[test]
+    fn modules_of_keys() {
+        assert_eq!(module_of("ntp::servers"), Some("ntp"));
+        assert_eq!(module_of("a::b::c"), Some("a"));
+        assert_eq!(module_of("::x"), Some(""));
+        assert_eq!(module_of("a:b"), None);
+        assert_eq!(module_of("a:::b"), Some("a"));
+        assert_eq!(module_of("é::x"), Some("é"));
+        assert_eq!(module_of(""), None);
+        assert_eq!(module_of("x::"), Some("x"));
     }
 
     #[test]
