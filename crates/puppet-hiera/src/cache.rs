@@ -217,7 +217,7 @@ pub(crate) fn needs_interpolation(v: &Value) -> bool {
 /// the recomputation, every dep gives what it gave, so every resolution holds.
 #[derive(Debug)]
 pub(crate) struct Snapshot<T> {
-    pub roots: Vec<(String, Option<Value>)>,
+    pub roots: Vec<(Arc<str>, Option<Value>)>,
     pub guard: Guard,
     /// The resolutions, by slot address.
     pub resolved: Vec<(usize, Arc<Resolution>)>,
@@ -231,14 +231,14 @@ impl<T> Snapshot<T> {
         value: T,
         mut read: impl FnMut(&str) -> Option<Value>,
     ) -> Snapshot<T> {
-        let mut roots: Vec<(String, Option<Value>)> = Vec::new();
+        let mut roots: Vec<(Arc<str>, Option<Value>)> = Vec::new();
         let mut guard = Guard::default();
         for (_, r) in &resolved {
             guard.absorb(&r.guard);
             for d in &r.deps {
                 if let Some(Segment::Key(name)) = d.segments.first() {
-                    if !roots.iter().any(|(n, _)| n == name) {
-                        roots.push((name.clone(), read(name)));
+                    if !roots.iter().any(|(n, _)| **n == **name) {
+                        roots.push((Arc::from(name.as_str()), read(name)));
                     }
                 }
             }
@@ -256,7 +256,7 @@ impl<T> Snapshot<T> {
         &self,
         stack: &[String],
         depth: usize,
-        mut read: impl FnMut(&str) -> Option<Value>,
+        mut read: impl FnMut(&Arc<str>) -> Option<Value>,
     ) -> bool {
         self.guard.allows(stack, depth)
             && self

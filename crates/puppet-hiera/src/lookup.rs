@@ -20,6 +20,7 @@ use puppet_types::{Regexp, Value};
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::fmt;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
@@ -80,6 +81,31 @@ impl Scope for Overlay<'_> {
         } else {
             self.base.variable(name)
         }
+    }
+}
+
+/// FNV-1a, for the module layers looked up by name on every lookup (short local names:
+/// cheaper than SipHash, and no untrusted input).
+#[derive(Debug)]
+struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Fnv {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = self.0;
+        for b in bytes {
+            h = (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3);
+        }
+        self.0 = h;
     }
 }
 
@@ -165,7 +191,7 @@ type ParsedKey = (PathBuf, String, Option<String>);
 pub struct Lookup {
     global: Option<Provider>,
     environment: Option<Provider>,
-    modules: IndexMap<String, Provider>,
+    modules: IndexMap<String, Provider, BuildHasherDefault<Fnv>>,
     source: Box<dyn DataSource>,
     texts: RwLock<HashMap<PathBuf, Option<Arc<str>>>>,
     globs: RwLock<HashMap<PathBuf, Arc<Vec<PathBuf>>>>,
@@ -292,7 +318,7 @@ impl LookupBuilder {
             Some(c) => layer(c, Layer::Environment, &mut warnings)?,
             None => None,
         };
-        let mut modules = IndexMap::new();
+        let mut modules = IndexMap::default();
         for (name, c) in self.modules {
             if let Some(p) = layer(c, Layer::Module(name.clone()), &mut warnings)? {
                 modules.insert(name, p);
@@ -381,7 +407,7 @@ struct Inv<'a> {
     /// Set when a value found in data was interpolated.
     data_interpolated: Cell<bool>,
     /// Variables read to check cached resolutions, by name.
-    variables: RefCell<Vec<(String, Option<Value>)>>,
+    variables: RefCell<Vec<(Arc<str>, Option<Value>)>>,
 }
 
 impl<'a> Inv<'a> {
@@ -403,13 +429,20 @@ impl<'a> Inv<'a> {
 
     /// `scope.variable(name)`, read once per invocation.
     fn variable(&self, name: &str) -> Option<Value> {
-        if let Some((_, v)) = self.variables.borrow().iter().find(|(n, _)| n == name) {
+        self.variable_named(name, || Arc::from(name))
+    }
+
+    /// [`Inv::variable`] of a name held as shared text.
+    fn shared_variable(&self, name: &Arc<str>) -> Option<Value> {
+        self.variable_named(name, || name.clone())
+    }
+
+    fn variable_named(&self, name: &str, shared: impl FnOnce() -> Arc<str>) -> Option<Value> {
+        if let Some((_, v)) = self.variables.borrow().iter().find(|(n, _)| **n == *name) {
             return v.clone();
         }
         let v = self.scope.variable(name);
-        self.variables
-            .borrow_mut()
-            .push((name.to_string(), v.clone()));
+        self.variables.borrow_mut().push((shared(), v.clone()));
         v
     }
 
@@ -1022,7 +1055,7 @@ impl Lookup {
         let depth = *inv.depth.borrow();
         let snapshot = cell.read().ok().and_then(|s| s.clone());
         if let Some(s) = snapshot {
-            if s.holds(options_stack(), depth, |name| inv.variable(name)) {
+            if s.holds(options_stack(), depth, |name| inv.shared_variable(name)) {
                 let mut memo = inv.resolved.borrow_mut();
                 for (addr, r) in &s.resolved {
                     if !memo.iter().any(|(a, _)| a == addr) {
