@@ -1,9 +1,12 @@
 //! The lookup engine: layers (global, environment, module), hierarchies, data files, merge
 //! strategies across all of them, `lookup_options`, dotted keys, interpolation and explain.
-//! A [`Lookup`] is immutable apart from its caches (file texts, globs, parsed data), so one
-//! can be shared by several compilations (`Send + Sync`); each file is read at most once.
+//! A [`Lookup`] is immutable apart from its caches (file texts, globs, parsed data, parsed
+//! interpolations, and the hierarchy locations and merged `lookup_options` of the `cache`
+//! module, keyed by what they depend on), so one can be shared by several compilations
+//! (`Send + Sync`) and answers each lookup as if it were fresh; each file is read at most
+//! once.
 
-use crate::cache::{self, Dep, Recording, Resolution, Slot};
+use crate::cache::{self, Dep, OptionsKey, Recording, Resolution, Slot, Snapshot};
 use crate::config::{FunctionKind, HieraConfig, HierarchyEntry, Location};
 use crate::error::{codes, HieraError};
 use crate::explain::{Event, Node, Recorder};
@@ -14,14 +17,17 @@ use crate::yaml;
 use indexmap::IndexMap;
 use puppet_types::value::ValueMap;
 use puppet_types::{Regexp, Value};
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::fmt;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 /// Variables visible to interpolation, implemented by the evaluator. `name` is passed as
-/// written in the data: `facts`, `trusted`, `x`, `::x` (top scope), `ns::x`.
+/// written in the data: `facts`, `trusted`, `x`, `::x` (top scope), `ns::x`. A variable
+/// may be read any number of times during one lookup and must have one value throughout
+/// it (it may change between lookups).
 pub trait Scope {
     /// The value of a variable, `None` when it is not defined.
     fn variable(&self, name: &str) -> Option<Value>;
@@ -78,6 +84,31 @@ impl Scope for Overlay<'_> {
     }
 }
 
+/// FNV-1a, for the module layers looked up by name on every lookup (short local names:
+/// cheaper than SipHash, and no untrusted input).
+#[derive(Debug)]
+struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Fnv {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = self.0;
+        for b in bytes {
+            h = (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3);
+        }
+        self.0 = h;
+    }
+}
+
 /// Which layer a configuration belongs to.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Layer {
@@ -106,7 +137,16 @@ struct Provider {
     /// The cached locations of each `hierarchy` entry, then of each `default_hierarchy`
     /// entry.
     slots: Vec<Slot>,
+    /// For a module layer: the merged `lookup_options` of the module's keys as last found
+    /// valid.
+    snapshot: RwLock<Option<Arc<OptionsSnapshot>>>,
 }
+
+/// Merged `lookup_options` (`None`: there are none).
+type MergedOptions = Option<Arc<LookupOptions>>;
+type OptionsSnapshot = Snapshot<MergedOptions>;
+/// A resolution found valid, by the address of its slot.
+type Memo = (usize, Arc<Resolution>);
 
 impl Provider {
     fn new(layer: Layer, config: HieraConfig) -> Provider {
@@ -115,6 +155,7 @@ impl Provider {
             layer,
             config,
             slots: (0..n).map(|_| Slot::default()).collect(),
+            snapshot: RwLock::new(None),
         }
     }
 }
@@ -150,7 +191,7 @@ type ParsedKey = (PathBuf, String, Option<String>);
 pub struct Lookup {
     global: Option<Provider>,
     environment: Option<Provider>,
-    modules: IndexMap<String, Provider>,
+    modules: IndexMap<String, Provider, BuildHasherDefault<Fnv>>,
     source: Box<dyn DataSource>,
     texts: RwLock<HashMap<PathBuf, Option<Arc<str>>>>,
     globs: RwLock<HashMap<PathBuf, Arc<Vec<PathBuf>>>>,
@@ -158,6 +199,11 @@ pub struct Lookup {
     /// Strings to interpolate, parsed once (parsing is pure; hierarchy paths and data values
     /// are interpolated on every lookup).
     templates: RwLock<HashMap<String, Arc<Template>>>,
+    /// Merged `lookup_options`, by what they were merged from (see [`OptionsKey`]).
+    options: RwLock<HashMap<OptionsKey, MergedOptions>>,
+    /// The merged `lookup_options` of keys outside module layers as last found valid, of
+    /// all layers, then of the global layer only.
+    snapshots: [RwLock<Option<Arc<OptionsSnapshot>>>; 2],
     /// False: every lookup resolves the hierarchies and merges `lookup_options` anew (the
     /// reference the caches are tested against).
     caching: bool,
@@ -272,7 +318,7 @@ impl LookupBuilder {
             Some(c) => layer(c, Layer::Environment, &mut warnings)?,
             None => None,
         };
-        let mut modules = IndexMap::new();
+        let mut modules = IndexMap::default();
         for (name, c) in self.modules {
             if let Some(p) = layer(c, Layer::Module(name.clone()), &mut warnings)? {
                 modules.insert(name, p);
@@ -287,6 +333,8 @@ impl LookupBuilder {
             globs: RwLock::new(HashMap::new()),
             parsed: RwLock::new(HashMap::new()),
             templates: RwLock::new(HashMap::new()),
+            options: RwLock::new(HashMap::new()),
+            snapshots: [RwLock::new(None), RwLock::new(None)],
             caching: true,
             warnings: Mutex::new(warnings),
         })
@@ -323,6 +371,7 @@ impl fmt::Display for Explanation {
     }
 }
 
+#[derive(Debug)]
 struct LookupOptions {
     keys: IndexMap<String, Value>,
     patterns: Vec<(Regexp, Value)>,
@@ -345,7 +394,8 @@ struct Inv<'a> {
     stack: RefCell<Vec<String>>,
     top_key: RefCell<String>,
     rec: Option<RefCell<Recorder>>,
-    lo_cache: RefCell<HashMap<Option<String>, Option<Arc<LookupOptions>>>>,
+    /// The merged `lookup_options` of each module (`None`: outside modules).
+    lo_cache: RefCell<Vec<(Option<String>, MergedOptions)>>,
     depth: RefCell<usize>,
     /// Only the global layer is searched (Puppet's `set_global_only`, used by `hiera()`).
     global_only: bool,
@@ -353,7 +403,11 @@ struct Inv<'a> {
     recording: RefCell<Option<Recording>>,
     /// The cached resolutions found valid for `scope` in this invocation, by slot address
     /// (the scope does not change during one lookup).
-    resolved: RefCell<Vec<(usize, Arc<Resolution>)>>,
+    resolved: RefCell<Vec<Memo>>,
+    /// Set when a value found in data was interpolated.
+    data_interpolated: Cell<bool>,
+    /// Variables read to check cached resolutions, by name.
+    variables: RefCell<Vec<(Arc<str>, Option<Value>)>>,
 }
 
 impl<'a> Inv<'a> {
@@ -363,12 +417,33 @@ impl<'a> Inv<'a> {
             stack: RefCell::new(Vec::new()),
             top_key: RefCell::new(String::new()),
             rec: explain.then(|| RefCell::new(Recorder::default())),
-            lo_cache: RefCell::new(HashMap::new()),
+            lo_cache: RefCell::new(Vec::new()),
             depth: RefCell::new(0),
             global_only: false,
             recording: RefCell::new(None),
-            resolved: RefCell::new(Vec::new()),
+            resolved: RefCell::new(Vec::with_capacity(8)),
+            data_interpolated: Cell::new(false),
+            variables: RefCell::new(Vec::new()),
         }
+    }
+
+    /// `scope.variable(name)`, read once per invocation.
+    fn variable(&self, name: &str) -> Option<Value> {
+        self.variable_named(name, || Arc::from(name))
+    }
+
+    /// [`Inv::variable`] of a name held as shared text.
+    fn shared_variable(&self, name: &Arc<str>) -> Option<Value> {
+        self.variable_named(name, || name.clone())
+    }
+
+    fn variable_named(&self, name: &str, shared: impl FnOnce() -> Arc<str>) -> Option<Value> {
+        if let Some((_, v)) = self.variables.borrow().iter().find(|(n, _)| **n == *name) {
+            return v.clone();
+        }
+        let v = self.scope.variable(name);
+        self.variables.borrow_mut().push((shared(), v.clone()));
+        v
     }
 
     fn enter(&self, e: impl FnOnce() -> Event) {
@@ -487,8 +562,26 @@ impl Resolved {
     }
 }
 
-fn module_of(root: &str) -> Option<String> {
-    root.find("::").map(|i| root[..i].to_string())
+/// The first segment of a split key, as text.
+fn root_of(segs: &[Segment]) -> std::borrow::Cow<'_, str> {
+    match &segs[0] {
+        Segment::Key(k) => k.into(),
+        other => other.to_string().into(),
+    }
+}
+
+/// The recursion stack `retrieve_options` resolves hierarchy entries with.
+fn options_stack() -> &'static [String] {
+    static STACK: OnceLock<[String; 1]> = OnceLock::new();
+    STACK.get_or_init(|| ["lookup_options".to_string()])
+}
+
+/// The text before the first `::` (a byte scan: this runs for every lookup).
+fn module_of(root: &str) -> Option<&str> {
+    let b = root.as_bytes();
+    (1..b.len())
+        .find(|&i| b[i] == b':' && b[i - 1] == b':')
+        .map(|i| &root[..i - 1])
 }
 
 fn ruby_float(f: f64) -> String {
@@ -702,7 +795,11 @@ impl Lookup {
         param: &str,
         scope: &dyn Scope,
     ) -> Result<Option<Value>, HieraError> {
-        let key = format!("{}::{param}", class.trim_start_matches("::"));
+        let mut class = class;
+        while let Some(rest) = class.strip_prefix("::") {
+            class = rest;
+        }
+        let key = format!("{class}::{param}");
         self.lookup(&key, None, None, scope)
     }
 
@@ -743,8 +840,7 @@ impl Lookup {
     ) -> Result<Option<Value>, HieraError> {
         let inv = Inv::new(scope, false);
         let segs = self.split(key)?;
-        let root = segs[0].to_string();
-        self.options_for(&inv, &root)
+        self.options_for(&inv, &root_of(&segs))
     }
 
     /// Looks a key up recording every step.
@@ -803,7 +899,7 @@ impl Lookup {
             return Ok(None);
         }
         let segs = self.split(key)?;
-        let root = segs[0].to_string();
+        let root = root_of(&segs);
         inv.enter(|| Event::Lookup(key.to_string()));
         let r = inv.nest(|| {
             let opts = self.options_for(inv, &root)?;
@@ -846,7 +942,7 @@ impl Lookup {
         providers.extend(self.global.as_ref());
         if !inv.global_only {
             providers.extend(self.environment.as_ref());
-            if let Some(m) = &module {
+            if let Some(m) = module {
                 if let Some(p) = self.modules.get(m) {
                     providers.push(p);
                 }
@@ -882,7 +978,7 @@ impl Lookup {
         let Some(m) = module_of(root) else {
             return Ok(None);
         };
-        let Some(p) = self.modules.get(&m) else {
+        let Some(p) = self.modules.get(m) else {
             return Ok(None);
         };
         if p.config.default_hierarchy.is_none() {
@@ -899,7 +995,7 @@ impl Lookup {
                 true,
             )?;
             let opts = match opts {
-                Some(o) => Some(self.compile_options(&o, Some(&m))?),
+                Some(o) => Some(self.compile_options(&o, Some(m))?),
                 None => None,
             };
             let merge = match opts.and_then(|o| o.for_key(root)) {
@@ -917,23 +1013,140 @@ impl Lookup {
 
     fn options_for(&self, inv: &Inv<'_>, root: &str) -> Result<Option<Value>, HieraError> {
         let module = module_of(root);
-        let cached = inv.lo_cache.borrow().get(&module).cloned();
+        let cached = inv
+            .lo_cache
+            .borrow()
+            .iter()
+            .find(|(m, _)| m.as_deref() == module)
+            .map(|(_, o)| o.clone());
         let opts = match cached {
             Some(o) => o,
             None => {
                 let saved = inv.top_key.replace("lookup_options".into());
                 let saved_stack = inv.stack.replace(Vec::new());
                 inv.enter(|| Event::LookupOptions);
-                let r = self.retrieve_options(inv, module.as_deref());
+                let r = self.shared_options(inv, module);
                 inv.leave();
                 inv.top_key.replace(saved);
                 inv.stack.replace(saved_stack);
-                let o = r?.map(Arc::new);
-                inv.lo_cache.borrow_mut().insert(module.clone(), o.clone());
+                let o = r?;
+                inv.lo_cache
+                    .borrow_mut()
+                    .push((module.map(str::to_string), o.clone()));
                 o
             }
         };
         Ok(opts.and_then(|o| o.for_key(root)))
+    }
+
+    /// [`Lookup::retrieve_options`], from the cache when every hierarchy entry it reads
+    /// resolves to the same locations as when they were merged (and no value of them was
+    /// interpolated: the data files do not change).
+    fn shared_options(
+        &self,
+        inv: &Inv<'_>,
+        module: Option<&str>,
+    ) -> Result<MergedOptions, HieraError> {
+        let caching = self.caching && inv.rec.is_none();
+        if !caching {
+            return self.retrieve_options(inv, module).map(|o| o.map(Arc::new));
+        }
+        let cell = self.snapshot_cell(inv, module);
+        let depth = *inv.depth.borrow();
+        let snapshot = cell.read().ok().and_then(|s| s.clone());
+        if let Some(s) = snapshot {
+            if s.holds(options_stack(), depth, |name| inv.shared_variable(name)) {
+                let mut memo = inv.resolved.borrow_mut();
+                for (addr, r) in &s.resolved {
+                    if !memo.iter().any(|(a, _)| a == addr) {
+                        memo.push((*addr, r.clone()));
+                    }
+                }
+                return Ok(s.value.clone());
+            }
+        }
+        if let Some((ids, resolved)) = self.options_key(inv, module) {
+            let key = (module.map(str::to_string), inv.global_only, ids);
+            let hit = self.options.read().ok().and_then(|m| m.get(&key).cloned());
+            if let Some(o) = hit {
+                self.take_snapshot(inv, cell, resolved, o.clone());
+                return Ok(o);
+            }
+        }
+        let outer = inv.data_interpolated.replace(false);
+        let r = self.retrieve_options(inv, module).map(|o| o.map(Arc::new));
+        let interpolated = inv.data_interpolated.replace(outer);
+        inv.data_interpolated.set(outer || interpolated);
+        if let (false, Ok(o)) = (interpolated, &r) {
+            if let Some((ids, resolved)) = self.options_key(inv, module) {
+                let key = (module.map(str::to_string), inv.global_only, ids);
+                if let Ok(mut m) = self.options.write() {
+                    if m.len() >= cache::OPTIONS_LIMIT {
+                        m.clear();
+                    }
+                    m.insert(key, o.clone());
+                }
+                self.take_snapshot(inv, cell, resolved, o.clone());
+            }
+        }
+        r
+    }
+
+    /// Where the snapshot of the `lookup_options` for `module`'s keys is kept.
+    fn snapshot_cell(
+        &self,
+        inv: &Inv<'_>,
+        module: Option<&str>,
+    ) -> &RwLock<Option<Arc<OptionsSnapshot>>> {
+        if inv.global_only {
+            return &self.snapshots[1];
+        }
+        match module.and_then(|m| self.modules.get(m)) {
+            Some(p) => &p.snapshot,
+            None => &self.snapshots[0],
+        }
+    }
+
+    /// Remembers `value` as valid while the root variables the `resolved` entries read keep
+    /// their values (as read now).
+    fn take_snapshot(
+        &self,
+        inv: &Inv<'_>,
+        cell: &RwLock<Option<Arc<OptionsSnapshot>>>,
+        resolved: Vec<Memo>,
+        value: MergedOptions,
+    ) {
+        let s = Snapshot::new(resolved, value, |name| inv.variable(name));
+        if let Ok(mut c) = cell.write() {
+            *c = Some(Arc::new(s));
+        }
+    }
+
+    /// What the `lookup_options` for `module` depend on now, when every entry of the
+    /// layers searched has a cached resolution that holds (checked against the recursion
+    /// stack `retrieve_options` resolves them with: `["lookup_options"]`).
+    /// Also returns the resolutions, by slot address.
+    fn options_key(&self, inv: &Inv<'_>, module: Option<&str>) -> Option<(Vec<u64>, Vec<Memo>)> {
+        let stack = options_stack();
+        let more = match (inv.global_only, module) {
+            (true, _) | (false, None) => None,
+            (false, Some(m)) => self.modules.get(m),
+        };
+        let providers = self.global.iter().chain(if inv.global_only {
+            None
+        } else {
+            self.environment.as_ref()
+        });
+        let mut ids = Vec::with_capacity(8);
+        let mut resolved = Vec::with_capacity(8);
+        for p in providers.chain(more) {
+            for i in 0..p.config.hierarchy.len() {
+                let r = self.cached_locations(inv, p, i, stack)?;
+                ids.push(r.id);
+                resolved.push((&p.slots[i] as *const Slot as usize, r));
+            }
+        }
+        Some((ids, resolved))
     }
 
     fn retrieve_options(
@@ -1090,7 +1303,7 @@ impl Lookup {
                 Some((FunctionKind::DataHash, name))
                     if name == "yaml_data" || name == "json_data" =>
                 {
-                    name.clone()
+                    name.as_str()
                 }
                 Some((kind, name)) => {
                     return Err(HieraError::new(
@@ -1109,7 +1322,7 @@ impl Lookup {
                 .in_file(p.config.path.clone()));
             }
             merge_lookup(merge, locations.len(), |i| {
-                self.location_lookup(inv, p, &func, &locations[i], root)
+                self.location_lookup(inv, p, func, &locations[i], root)
             })
         })();
         inv.leave();
@@ -1118,7 +1331,7 @@ impl Lookup {
 
     /// The entry's locations ([`Lookup::resolve_locations`]), cached in the provider's
     /// `slot` for the values of the variables their interpolation reads (not when
-    /// explaining, nor for `mapped_paths`, whose template reads a variable of its own).
+    /// explaining).
     fn locations(
         &self,
         inv: &Inv<'_>,
@@ -1126,12 +1339,10 @@ impl Lookup {
         slot: usize,
         e: &HierarchyEntry,
     ) -> Result<Arc<Resolution>, HieraError> {
-        let cacheable = self.caching
-            && inv.rec.is_none()
-            && !matches!(e.location, Location::MappedPaths(..))
-            && inv.recording.borrow().is_none();
+        let cacheable = self.caching && inv.rec.is_none() && inv.recording.borrow().is_none();
         if cacheable {
-            if let Some(r) = self.cached_locations(inv, p, slot) {
+            let hit = self.cached_locations(inv, p, slot, &inv.stack.borrow());
+            if let Some(r) = hit {
                 return Ok(r);
             }
             let start = Recording::new(inv.stack.borrow().len(), *inv.depth.borrow());
@@ -1163,6 +1374,7 @@ impl Lookup {
         inv: &Inv<'_>,
         p: &Provider,
         slot: usize,
+        stack: &[String],
     ) -> Option<Arc<Resolution>> {
         let addr = &p.slots[slot] as *const Slot as usize;
         let memo = inv
@@ -1179,18 +1391,46 @@ impl Lookup {
                 r
             }
         };
-        let allowed = found.guard.allows(&inv.stack.borrow(), *inv.depth.borrow());
+        let allowed = found.guard.allows(stack, *inv.depth.borrow());
         allowed.then_some(found)
     }
 
-    /// Do the scope expressions read give the same values now?
+    /// Do the scope expressions read give the same values now? A dotted expression into
+    /// the very hash (or array) it was last checked against holds without digging.
     fn deps_hold(&self, inv: &Inv<'_>, deps: &[Dep]) -> bool {
-        deps.iter()
-            .all(|d| match (read_scope(inv.scope, &d.segments), &d.value) {
+        deps.iter().all(|d| {
+            let Some(Segment::Key(name)) = d.segments.first() else {
+                return false;
+            };
+            let root = inv.variable(name);
+            let held = d.root.lock().ok();
+            if held
+                .as_deref()
+                .is_some_and(|h| cache::same_container(h, &root))
+            {
+                return true;
+            }
+            drop(held);
+            let now = match &root {
+                Some(v) if !v.is_undef() && d.segments.len() > 1 => {
+                    sub_lookup("", &d.segments[1..], v.clone())
+                }
+                other => Ok(other.clone()),
+            };
+            let holds = match (now, &d.value) {
                 (Ok(Some(now)), Some(then)) => cache::identical(&now, then),
                 (Ok(None), None) => true,
                 _ => false,
-            })
+            };
+            if holds && d.segments.len() > 1 {
+                if let (Ok(mut held), Some(c @ (Value::Hash(_) | Value::Array(_)))) =
+                    (d.root.lock(), &root)
+                {
+                    *held = Some(c.clone());
+                }
+            }
+            holds
+        })
     }
 
     /// The entry's locations; `None` when the default configuration drops the entry.
@@ -1250,7 +1490,15 @@ impl Lookup {
                         name: key,
                         value: v,
                     };
-                    let path = dd.join(self.interpolate_text(inv, template, &overlay)?);
+                    let set_overlay = |name: Option<&String>| {
+                        if let Some(r) = inv.recording.borrow_mut().as_mut() {
+                            r.overlay = name.cloned();
+                        }
+                    };
+                    set_overlay(Some(key));
+                    let text = self.interpolate_text(inv, template, &overlay);
+                    set_overlay(None);
+                    let path = dd.join(text?);
                     let exists = self.read_cached(&path).is_some();
                     out.push(Resolved::new(template.clone(), path, exists));
                 }
@@ -1293,7 +1541,12 @@ impl Lookup {
                     Ok(None)
                 }
                 Some(v) => {
-                    let v = self.interpolate(inv, v, true, inv.scope)?;
+                    let v = if cache::needs_interpolation(v) {
+                        inv.data_interpolated.set(true);
+                        self.interpolate(inv, v, true, inv.scope)?
+                    } else {
+                        v.clone()
+                    };
                     inv.add(|| Event::Found(root.to_string(), v.clone()));
                     Ok(Some(v))
                 }
@@ -1590,41 +1843,40 @@ impl Lookup {
         segs: &[Segment],
         scope: &dyn Scope,
     ) -> Result<Option<Value>, HieraError> {
-        let root: std::borrow::Cow<'_, str> = match &segs[0] {
-            Segment::Key(k) => k.into(),
-            other => other.to_string().into(),
-        };
+        let root = root_of(segs);
         let v = scope.variable(&root);
         inv.add(|| match &v {
             Some(v) => Event::Found(format!("scope:{root}"), v.clone()),
             None => Event::NotFound(format!("scope:{root}")),
         });
+        let root_value = match (&v, inv.recording.borrow().is_some()) {
+            (Some(c @ (Value::Hash(_) | Value::Array(_))), true) if segs.len() > 1 => {
+                Some(c.clone())
+            }
+            _ => None,
+        };
         let r = match v {
             Some(v) if !v.is_undef() && segs.len() > 1 => sub_lookup(key, &segs[1..], v),
             other => Ok(other),
         };
         if let Some(rec) = inv.recording.borrow_mut().as_mut() {
+            // Reads through a mapped path's overlay are reads of the scope, except of the
+            // overlay's own variable (which comes from a read recorded before).
+            let own = rec.overlay.as_deref() == Some(&*root);
+            let of_scope = std::ptr::addr_eq(scope, inv.scope) || rec.overlay.is_some();
             match &r {
-                Ok(v) if std::ptr::addr_eq(scope, inv.scope) => rec.deps.push(Dep {
-                    segments: segs.into(),
-                    value: v.clone(),
-                }),
+                Ok(_) if own => {}
+                Ok(v) if of_scope && matches!(segs.first(), Some(Segment::Key(_))) => {
+                    rec.deps.push(Dep {
+                        segments: segs.into(),
+                        value: v.clone(),
+                        root: Mutex::new(root_value),
+                    })
+                }
                 _ => rec.cacheable = false,
             }
         }
         r
-    }
-}
-
-/// What the scope expression split into `segs` gives in `scope` (as
-/// [`Lookup::scope_lookup`], without recording).
-fn read_scope(scope: &dyn Scope, segs: &[Segment]) -> Result<Option<Value>, HieraError> {
-    let Some(Segment::Key(root)) = segs.first() else {
-        return Err(HieraError::new(codes::KEY_SYNTAX, "no root variable"));
-    };
-    match scope.variable(root) {
-        Some(v) if !v.is_undef() && segs.len() > 1 => sub_lookup("", &segs[1..], v),
-        other => Ok(other),
     }
 }
 
@@ -1661,6 +1913,18 @@ mod tests {
         assert_eq!(ruby_float(0.00001), "1.0e-05");
         let v = Value::hash([(s("a"), Value::array(vec![Value::from(1), Value::Undef]))]);
         assert_eq!(ruby_to_s(&v), "{\"a\"=>[1, nil]}");
+    }
+
+    #[test]
+    fn modules_of_keys() {
+        assert_eq!(module_of("ntp::servers"), Some("ntp"));
+        assert_eq!(module_of("a::b::c"), Some("a"));
+        assert_eq!(module_of("::x"), Some(""));
+        assert_eq!(module_of("a:b"), None);
+        assert_eq!(module_of("a:::b"), Some("a"));
+        assert_eq!(module_of("é::x"), Some("é"));
+        assert_eq!(module_of(""), None);
+        assert_eq!(module_of("x::"), Some("x"));
     }
 
     #[test]
