@@ -117,6 +117,15 @@ fn overflow(op: &str, i: i64, j: i64) -> String {
 pub fn arithmetic(op: &str, a: &Value, b: &Value, coerced: &mut bool) -> OpResult {
     // Collections first.
     match (op, a, b) {
+        // `URI + String|URI`: the reference resolved against the URI.
+        ("+", Value::Uri(base), Value::String(r)) => {
+            return Ok(Value::Uri(Arc::new(
+                base.join(&puppet_types::value::Uri::parse(r)),
+            )));
+        }
+        ("+", Value::Uri(base), Value::Uri(r)) => {
+            return Ok(Value::Uri(Arc::new(base.join(r))));
+        }
         ("+", Value::Array(x), Value::Array(y)) => {
             let mut v = (**x).clone();
             v.extend(y.iter().cloned());

@@ -17,6 +17,7 @@ use crate::time::{Timespan, Timestamp};
 use crate::types::Type;
 use crate::value::{IteratorValue, Uri, Value};
 use base64::Engine;
+use smol_str::SmolStr;
 use std::sync::Arc;
 
 fn conv_err(v: &Value, target: &str) -> TypeError {
@@ -1040,6 +1041,11 @@ pub fn new_value(t: &Type, args: &[Value]) -> Result<Value, TypeError> {
         }
         Type::Uri(_) => match &first {
             Value::String(s) => Value::Uri(Arc::new(Uri::parse(s))),
+            Value::Hash(h) => Value::Uri(Arc::new(Uri::build(
+                &h.iter()
+                    .map(|(k, v)| (SmolStr::new(k.to_plain_string()), v.clone()))
+                    .collect(),
+            ))),
             other => return Err(conv_err(other, "URI")),
         },
         Type::Regexp(_) => match &first {
