@@ -2054,6 +2054,12 @@ fn invalid_type_spec(e: &Expr) -> Option<&Expr> {
             .iter()
             .find_map(|(k, v)| invalid_type_spec(k).or_else(|| invalid_type_spec(v))),
         ExprKind::Neg(x) => invalid_type_spec(x),
+        // `Object { ... }` inside a TypeSet's `types` (Puppet reads those itself).
+        ExprKind::ResourceDefaults { type_expr, .. }
+            if matches!(type_expr.kind, ExprKind::TypeName(_)) =>
+        {
+            None
+        }
         ExprKind::Access(left, keys) => {
             keys.iter().find_map(invalid_type_spec).or(match left.kind {
                 ExprKind::TypeName(_) => None,
