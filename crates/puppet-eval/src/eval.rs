@@ -1903,9 +1903,18 @@ impl Compiler {
                                 },
                             ),
                         };
-                        let detail =
+                        let mut detail =
                             puppet_types::mismatch::describe_value_mismatch(&what, &ty, &v)
                                 .unwrap_or_default();
+                        if detail.is_empty() {
+                            if let Some(f) = fname {
+                                // Nothing specific to say: Puppet shows the signature.
+                                detail = format!(
+                                    "'{f}' expects ({})",
+                                    self.signature_text(params, scope)
+                                );
+                            }
+                        }
                         return err(format!("{prefix}{detail}"), span);
                     }
                 }
@@ -1913,6 +1922,29 @@ impl Compiler {
             self.scopes.get_mut(scope).vars.insert(p.name.clone(), v);
         }
         Ok(())
+    }
+
+    /// A function's parameters as Puppet shows its signature: `Integer a, Any y?, String r*`.
+    fn signature_text(&mut self, params: &[Param], scope: ScopeId) -> String {
+        let mut parts = Vec::with_capacity(params.len());
+        for p in params {
+            let ty = match &p.type_expr {
+                Some(t) => match self.eval(t, scope) {
+                    Ok(Value::Type(ty)) => ty.to_string(),
+                    _ => "Any".to_string(),
+                },
+                None => "Any".to_string(),
+            };
+            let suffix = if p.captures_rest {
+                "*"
+            } else if p.default.is_some() {
+                "?"
+            } else {
+                ""
+            };
+            parts.push(format!("{ty} {}{suffix}", p.name));
+        }
+        parts.join(", ")
     }
 
     /// Evaluates a parameter's type expression; for a function (`fname`), an error is kept
