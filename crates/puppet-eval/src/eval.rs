@@ -1159,19 +1159,31 @@ impl Compiler {
                         }
                         Ok(v)
                     }
-                    Err(msg) => err(format!("{label}{msg}"), span),
+                    Err(e) => {
+                        let at = match e.site {
+                            ops::ErrorSite::Left => &l.span,
+                            ops::ErrorSite::Right => &r.span,
+                            _ => span,
+                        };
+                        if e.site == ops::ErrorSite::Expression {
+                            err(format!("{label}{}", e.message), at)
+                        } else {
+                            err(e.message, at)
+                        }
+                    }
                 }
             }
             BinOp::Eq => Ok(Value::Boolean(ops::equals(&a, &b))),
             BinOp::Ne => Ok(Value::Boolean(!ops::equals(&a, &b))),
             BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => {
+                // Puppet reports an impossible comparison at the operator, as an issue.
                 match ops::compare(op.symbol(), &a, &b) {
                     Ok(v) => Ok(Value::Boolean(v)),
-                    Err(msg) => err(format!("{label}{msg}"), span),
+                    Err(msg) => err(msg, span),
                 }
             }
             BinOp::Match | BinOp::NoMatch => {
-                let m = self.match_op(&a, &b, scope, span, &label)?;
+                let m = self.match_op(&a, &b, scope, span, &l.span, &label)?;
                 Ok(Value::Boolean(if op == BinOp::Match { m } else { !m }))
             }
             BinOp::In => Ok(Value::Boolean(self.in_op(&a, &b, scope, span)?)),
@@ -1193,8 +1205,19 @@ impl Compiler {
         b: &Value,
         scope: ScopeId,
         span: &Span,
+        left: &Span,
         label: &str,
     ) -> R<bool> {
+        // A regexp needs a String to match: Puppet reports other values at the left operand.
+        if matches!(b, Value::Regexp(_) | Value::String(_)) && !matches!(a, Value::String(_)) {
+            return err(
+                format!(
+                    "Left match operand must result in a String value. Got {}.",
+                    ops::a_an_value(a)
+                ),
+                left,
+            );
+        }
         match b {
             // `Init[T]` matches what `T.new` accepts (`'1.2.3' =~ Init[SemVer]`).
             Value::Type(Type::Init(init)) if !is_instance(&Type::Init(init.clone()), a) => {
