@@ -622,7 +622,8 @@ impl Compiler {
                         ks.push(self.eval(k, scope)?);
                     }
                 }
-                self.access(t, ks, &e.span)
+                let key_spans: Vec<Span> = keys.iter().map(|k| k.span.clone()).collect();
+                self.access(t, ks, &e.span, &key_spans)
             }
             ExprKind::Selector(target, entries) => {
                 self.scopes.get_mut(scope).matches.push(Vec::new());
@@ -1372,7 +1373,16 @@ impl Compiler {
 
     // ---- access ----
 
-    fn access(&mut self, target: Value, keys: Vec<Value>, span: &Span) -> R<Value> {
+    /// `target[keys]`. Puppet reports what is wrong with an access as an issue of the
+    /// language, without the evaluator's prefix, at the key it is about when there is one.
+    fn access(
+        &mut self,
+        target: Value,
+        keys: Vec<Value>,
+        span: &Span,
+        key_spans: &[Span],
+    ) -> R<Value> {
+        let key_span = |i: usize| key_spans.get(i).unwrap_or(span);
         // A single array key is the list of keys (`'abcd'[[1, 2]]`).
         let keys = match keys.as_slice() {
             [Value::Array(a)] if !matches!(target, Value::Hash(_) | Value::Type(_)) => {
@@ -1380,7 +1390,7 @@ impl Compiler {
             }
             _ => keys,
         };
-        let label = "Error while evaluating a '[]' expression, ";
+        let label = "";
         match &target {
             Value::String(s) => {
                 if keys.len() > 2 {
@@ -1392,13 +1402,17 @@ impl Compiler {
                         span,
                     );
                 }
-                if let Some(bad) = keys.iter().find(|k| !matches!(k, Value::Integer(_))) {
+                if let Some((i, bad)) = keys
+                    .iter()
+                    .enumerate()
+                    .find(|(_, k)| !matches!(k, Value::Integer(_)))
+                {
                     return err(
                         format!(
                             "{label}A substring operation does not accept {} as a character index. Expected an Integer",
                             ops::a_an_value(bad)
                         ),
-                        span,
+                        key_span(i),
                     );
                 }
                 let chars: Vec<char> = s.chars().collect();
@@ -1456,7 +1470,7 @@ impl Compiler {
                     }
                 }
                 let keys = coerced_keys;
-                for k in &keys {
+                for (i, k) in keys.iter().enumerate() {
                     match k {
                         Value::Integer(_) => {}
                         Value::Float(_) => {
@@ -1464,7 +1478,7 @@ impl Compiler {
                                 format!(
                                     "{label}An Array[] cannot use Float where Integer is expected"
                                 ),
-                                span,
+                                key_span(i),
                             )
                         }
                         other => {
@@ -1473,7 +1487,7 @@ impl Compiler {
                                     "{label}The value '{}' cannot be converted to Numeric.",
                                     other.to_plain_string()
                                 ),
-                                span,
+                                key_span(i),
                             )
                         }
                     }
@@ -1514,7 +1528,7 @@ impl Compiler {
     }
 
     fn type_access(&mut self, t: Type, keys: Vec<Value>, span: &Span) -> R<Value> {
-        let label = "Error while evaluating a '[]' expression, ";
+        let label = "";
         // A resource with a title: `Notify[x][message]` reads a parameter.
         if let Type::Resource(r) = &t {
             if let (Some(tn), Some(title)) = (&r.type_name, &r.title) {
@@ -1566,6 +1580,11 @@ impl Compiler {
         }
         match puppet_types::parameterize_value(&t, &keys) {
             Ok(v) => Ok(v),
+            // A runtime error of the type's creation is wrapped; other problems are issues.
+            Err(e @ puppet_types::TypeError::Operation(_)) => err(
+                format!("Error while evaluating a '[]' expression, {e}"),
+                span,
+            ),
             Err(e) => err(format!("{label}{e}"), span),
         }
     }

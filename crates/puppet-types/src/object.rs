@@ -631,7 +631,7 @@ impl ObjectType {
             }
         }
         if params.is_empty() {
-            return Err(bad(format!(
+            return Err(TypeError::Operation(format!(
                 "The {}-Type cannot be parameterized using an empty parameter list",
                 base.label()
             )));
