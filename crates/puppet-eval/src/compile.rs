@@ -1589,8 +1589,13 @@ impl Compiler {
         if let Value::Type(ty) = self.eval(t, scope)? {
             if !is_instance(&ty, v) {
                 let what = format!("parameter '{}'", p.name);
-                let detail = puppet_types::mismatch::describe_value_mismatch(&what, &ty, v)
-                    .unwrap_or_default();
+                // As Puppet, only a mismatch the describer finds is an error (a bare
+                // `Optional` accepts any value here).
+                let Some(detail) = puppet_types::mismatch::describe_value_mismatch(&what, &ty, v)
+                    .filter(|d| !d.is_empty())
+                else {
+                    return Ok(());
+                };
                 let lines: Vec<&str> = detail
                     .lines()
                     .map(str::trim)

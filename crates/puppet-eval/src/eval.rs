@@ -718,7 +718,8 @@ impl Compiler {
                         ks.push(self.eval(k, scope)?);
                     }
                 }
-                self.access(t, ks, &e.span)
+                let key_spans: Vec<Span> = keys.iter().map(|k| k.span.clone()).collect();
+                self.access(t, ks, &e.span, &key_spans)
             }
             ExprKind::Selector(target, entries) => {
                 self.scopes.get_mut(scope).matches.push(Vec::new());
@@ -1255,19 +1256,31 @@ impl Compiler {
                         }
                         Ok(v)
                     }
-                    Err(msg) => err(format!("{label}{msg}"), span),
+                    Err(e) => {
+                        let at = match e.site {
+                            ops::ErrorSite::Left => &l.span,
+                            ops::ErrorSite::Right => &r.span,
+                            _ => span,
+                        };
+                        if e.site == ops::ErrorSite::Expression {
+                            err(format!("{label}{}", e.message), at)
+                        } else {
+                            err(e.message, at)
+                        }
+                    }
                 }
             }
             BinOp::Eq => Ok(Value::Boolean(ops::equals(&a, &b))),
             BinOp::Ne => Ok(Value::Boolean(!ops::equals(&a, &b))),
             BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => {
+                // Puppet reports an impossible comparison at the operator, as an issue.
                 match ops::compare(op.symbol(), &a, &b) {
                     Ok(v) => Ok(Value::Boolean(v)),
-                    Err(msg) => err(format!("{label}{msg}"), span),
+                    Err(msg) => err(msg, span),
                 }
             }
             BinOp::Match | BinOp::NoMatch => {
-                let m = self.match_op(&a, &b, scope, span, &label)?;
+                let m = self.match_op(&a, &b, scope, span, &l.span, &label)?;
                 Ok(Value::Boolean(if op == BinOp::Match { m } else { !m }))
             }
             BinOp::In => Ok(Value::Boolean(self.in_op(&a, &b, scope, span)?)),
@@ -1289,8 +1302,19 @@ impl Compiler {
         b: &Value,
         scope: ScopeId,
         span: &Span,
+        left: &Span,
         label: &str,
     ) -> R<bool> {
+        // A regexp needs a String to match: Puppet reports other values at the left operand.
+        if matches!(b, Value::Regexp(_) | Value::String(_)) && !matches!(a, Value::String(_)) {
+            return err(
+                format!(
+                    "Left match operand must result in a String value. Got {}.",
+                    ops::a_an_value(a)
+                ),
+                left,
+            );
+        }
         match b {
             // `Init[T]` matches what `T.new` accepts (`'1.2.3' =~ Init[SemVer]`).
             Value::Type(Type::Init(init)) if !is_instance(&Type::Init(init.clone()), a) => {
@@ -1445,7 +1469,16 @@ impl Compiler {
 
     // ---- access ----
 
-    fn access(&mut self, target: Value, keys: Vec<Value>, span: &Span) -> R<Value> {
+    /// `target[keys]`. Puppet reports what is wrong with an access as an issue of the
+    /// language, without the evaluator's prefix, at the key it is about when there is one.
+    fn access(
+        &mut self,
+        target: Value,
+        keys: Vec<Value>,
+        span: &Span,
+        key_spans: &[Span],
+    ) -> R<Value> {
+        let key_span = |i: usize| key_spans.get(i).unwrap_or(span);
         // A single array key is the list of keys (`'abcd'[[1, 2]]`).
         let keys = match keys.as_slice() {
             [Value::Array(a)] if !matches!(target, Value::Hash(_) | Value::Type(_)) => {
@@ -1453,7 +1486,7 @@ impl Compiler {
             }
             _ => keys,
         };
-        let label = "Error while evaluating a '[]' expression, ";
+        let label = "";
         match &target {
             Value::String(s) => {
                 if keys.len() > 2 {
@@ -1465,13 +1498,17 @@ impl Compiler {
                         span,
                     );
                 }
-                if let Some(bad) = keys.iter().find(|k| !matches!(k, Value::Integer(_))) {
+                if let Some((i, bad)) = keys
+                    .iter()
+                    .enumerate()
+                    .find(|(_, k)| !matches!(k, Value::Integer(_)))
+                {
                     return err(
                         format!(
                             "{label}A substring operation does not accept {} as a character index. Expected an Integer",
                             ops::a_an_value(bad)
                         ),
-                        span,
+                        key_span(i),
                     );
                 }
                 let chars: Vec<char> = s.chars().collect();
@@ -1529,7 +1566,7 @@ impl Compiler {
                     }
                 }
                 let keys = coerced_keys;
-                for k in &keys {
+                for (i, k) in keys.iter().enumerate() {
                     match k {
                         Value::Integer(_) => {}
                         Value::Float(_) => {
@@ -1537,7 +1574,7 @@ impl Compiler {
                                 format!(
                                     "{label}An Array[] cannot use Float where Integer is expected"
                                 ),
-                                span,
+                                key_span(i),
                             )
                         }
                         other => {
@@ -1546,7 +1583,7 @@ impl Compiler {
                                     "{label}The value '{}' cannot be converted to Numeric.",
                                     other.to_plain_string()
                                 ),
-                                span,
+                                key_span(i),
                             )
                         }
                     }
@@ -1587,7 +1624,7 @@ impl Compiler {
     }
 
     fn type_access(&mut self, t: Type, keys: Vec<Value>, span: &Span) -> R<Value> {
-        let label = "Error while evaluating a '[]' expression, ";
+        let label = "";
         // A resource with a title: `Notify[x][message]` reads a parameter.
         if let Type::Resource(r) = &t {
             if let (Some(tn), Some(title)) = (&r.type_name, &r.title) {
@@ -1639,6 +1676,11 @@ impl Compiler {
         }
         match puppet_types::parameterize_value(&t, &keys) {
             Ok(v) => Ok(v),
+            // A runtime error of the type's creation is wrapped; other problems are issues.
+            Err(e @ puppet_types::TypeError::Operation(_)) => err(
+                format!("Error while evaluating a '[]' expression, {e}"),
+                span,
+            ),
             Err(e) => err(format!("{label}{e}"), span),
         }
     }
@@ -2008,9 +2050,18 @@ impl Compiler {
                                 },
                             ),
                         };
-                        let detail =
+                        let mut detail =
                             puppet_types::mismatch::describe_value_mismatch(&what, &ty, &v)
                                 .unwrap_or_default();
+                        if detail.is_empty() {
+                            if let Some(f) = fname {
+                                // Nothing specific to say: Puppet shows the signature.
+                                detail = format!(
+                                    "'{f}' expects ({})",
+                                    self.signature_text(params, scope)
+                                );
+                            }
+                        }
                         return err(format!("{prefix}{detail}"), span);
                     }
                 }
@@ -2018,6 +2069,29 @@ impl Compiler {
             self.scopes.get_mut(scope).vars.insert(p.name.clone(), v);
         }
         Ok(())
+    }
+
+    /// A function's parameters as Puppet shows its signature: `Integer a, Any y?, String r*`.
+    fn signature_text(&mut self, params: &[Param], scope: ScopeId) -> String {
+        let mut parts = Vec::with_capacity(params.len());
+        for p in params {
+            let ty = match &p.type_expr {
+                Some(t) => match self.eval(t, scope) {
+                    Ok(Value::Type(ty)) => ty.to_string(),
+                    _ => "Any".to_string(),
+                },
+                None => "Any".to_string(),
+            };
+            let suffix = if p.captures_rest {
+                "*"
+            } else if p.default.is_some() {
+                "?"
+            } else {
+                ""
+            };
+            parts.push(format!("{ty} {}{suffix}", p.name));
+        }
+        parts.join(", ")
     }
 
     /// Evaluates a parameter's type expression; for a function (`fname`), an error is kept
@@ -2159,6 +2233,12 @@ fn invalid_type_spec(e: &Expr) -> Option<&Expr> {
             .iter()
             .find_map(|(k, v)| invalid_type_spec(k).or_else(|| invalid_type_spec(v))),
         ExprKind::Neg(x) => invalid_type_spec(x),
+        // `Object { ... }` inside a TypeSet's `types` (Puppet reads those itself).
+        ExprKind::ResourceDefaults { type_expr, .. }
+            if matches!(type_expr.kind, ExprKind::TypeName(_)) =>
+        {
+            None
+        }
         ExprKind::Access(left, keys) => {
             keys.iter().find_map(invalid_type_spec).or(match left.kind {
                 ExprKind::TypeName(_) => None,

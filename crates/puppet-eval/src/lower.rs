@@ -786,6 +786,26 @@ impl Lowerer {
             }
             ast::Expr::Error(_) => ExprKind::Invalid("Syntax error".into()),
         };
+        let mut span = span;
+        if let (ast::Expr::MethodCall(m), None) = (e, self.override_span) {
+            // Puppet places a method call at its `(`, or at the `.` when it has none.
+            let paren = m
+                .arg_list()
+                .filter(|a| {
+                    a.syntax()
+                        .first_token()
+                        .is_some_and(|t| t.kind() == SyntaxKind::L_PAREN)
+                })
+                .map(|a| a.syntax().text_range().start());
+            let dot = m
+                .syntax()
+                .children_with_tokens()
+                .find(|t| t.kind() == SyntaxKind::DOT)
+                .map(|t| t.text_range().start());
+            if let Some(start) = paren.or(dot) {
+                span.start = start.into();
+            }
+        }
         self.mk(kind, span)
     }
 

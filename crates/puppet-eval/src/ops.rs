@@ -92,7 +92,51 @@ pub fn parse_numeric_string(t: &str) -> Option<Value> {
 }
 
 /// An arithmetic failure: the message after "Error while evaluating a 'op' expression, ".
-pub type OpResult = Result<Value, String>;
+pub type OpResult = Result<Value, OpError>;
+
+/// Where Puppet reports an operator's failure: a language issue is reported without the
+/// evaluator's "Error while evaluating a 'op' expression" prefix, at the operand it is about
+/// (`Division by 0` at the divisor) or at the operator; a runtime error of the operation
+/// itself gets the prefix, at the operator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorSite {
+    /// An issue about the left operand.
+    Left,
+    /// An issue about the right operand.
+    Right,
+    /// An issue about the operation, at the operator.
+    Operator,
+    /// A runtime error of the operation (with the prefix), at the operator.
+    Expression,
+}
+
+/// An operator's failure: Puppet's message and where it is reported.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OpError {
+    pub message: String,
+    pub site: ErrorSite,
+}
+
+impl OpError {
+    fn at(site: ErrorSite, message: impl Into<String>) -> OpError {
+        OpError {
+            message: message.into(),
+            site,
+        }
+    }
+}
+
+impl From<String> for OpError {
+    fn from(message: String) -> OpError {
+        OpError::at(ErrorSite::Expression, message)
+    }
+}
+
+impl From<&str> for OpError {
+    fn from(message: &str) -> OpError {
+        OpError::at(ErrorSite::Expression, message)
+    }
+}
 
 /// Puppet's message for an Integer result out of the 64-bit range, with the exact value.
 fn overflow(op: &str, i: i64, j: i64) -> String {
@@ -117,6 +161,15 @@ fn overflow(op: &str, i: i64, j: i64) -> String {
 pub fn arithmetic(op: &str, a: &Value, b: &Value, coerced: &mut bool) -> OpResult {
     // Collections first.
     match (op, a, b) {
+        // `URI + String|URI`: the reference resolved against the URI.
+        ("+", Value::Uri(base), Value::String(r)) => {
+            return Ok(Value::Uri(Arc::new(
+                base.join(&puppet_types::value::Uri::parse(r)),
+            )));
+        }
+        ("+", Value::Uri(base), Value::Uri(r)) => {
+            return Ok(Value::Uri(Arc::new(base.join(r))));
+        }
         ("+", Value::Array(x), Value::Array(y)) => {
             let mut v = (**x).clone();
             v.extend(y.iter().cloned());
@@ -156,10 +209,7 @@ pub fn arithmetic(op: &str, a: &Value, b: &Value, coerced: &mut bool) -> OpResul
                     h.insert(pair[0].clone(), pair[1].clone());
                 }
             } else {
-                return Err(format!(
-                    "{} cannot be added to a Hash",
-                    "an Array with odd number of elements"
-                ));
+                return Err("odd number of arguments for Hash".into());
             }
             return Ok(Value::Hash(Arc::new(h)));
         }
@@ -213,7 +263,10 @@ pub fn arithmetic(op: &str, a: &Value, b: &Value, coerced: &mut bool) -> OpResul
             return Ok(Value::Hash(Arc::new(h)));
         }
         ("<<" | ">>" | "*" | "/" | "%", Value::Hash(_), _) => {
-            return Err(format!("Operator '{op}' is not applicable to a Hash."));
+            return Err(OpError::at(
+                ErrorSite::Left,
+                format!("Operator '{op}' is not applicable to a Hash."),
+            ));
         }
         ("<<", Value::Array(x), other) => {
             let mut v = (**x).clone();
@@ -238,9 +291,19 @@ pub fn arithmetic(op: &str, a: &Value, b: &Value, coerced: &mut bool) -> OpResul
         };
         return Err(match op {
             "+" | "-" | "*" | "/" | "%" if matches!(a, Value::Hash(_) | Value::Array(_)) => {
-                format!("Operator '{op}' is not applicable to {}.", a_an_type(a))
+                OpError::at(
+                    ErrorSite::Left,
+                    format!("Operator '{op}' is not applicable to {}.", a_an_type(a)),
+                )
             }
-            _ => format!("The value '{}' cannot be converted to Numeric.", plain(bad)),
+            _ => OpError::at(
+                if std::ptr::eq(bad, a) {
+                    ErrorSite::Left
+                } else {
+                    ErrorSite::Right
+                },
+                format!("The value '{}' cannot be converted to Numeric.", plain(bad)),
+            ),
         });
     };
     match (x, y) {
@@ -254,15 +317,17 @@ pub fn arithmetic(op: &str, a: &Value, b: &Value, coerced: &mut bool) -> OpResul
                 "*" => fx * fy,
                 "/" => {
                     if fy == 0.0 {
-                        return Err("Division by 0".into());
+                        return Err(OpError::at(ErrorSite::Right, "Division by 0"));
                     }
                     fx / fy
                 }
-                "%" => return Err("Operator '%' is not applicable to a Float.".into()),
-                "<<" | ">>" => {
-                    return Err(format!("Operator '{op}' is not applicable to a Float."))
+                "%" | "<<" | ">>" => {
+                    return Err(OpError::at(
+                        ErrorSite::Left,
+                        format!("Operator '{op}' is not applicable to a Float."),
+                    ))
                 }
-                _ => return Err(format!("unknown operator {op}")),
+                _ => return Err(format!("unknown operator {op}").into()),
             };
             Ok(Value::Float(r))
         }
@@ -330,7 +395,7 @@ fn int_op(op: &str, i: i64, j: i64) -> OpResult {
         "*" => i.checked_mul(j),
         "/" => {
             if j == 0 {
-                return Err("Division by 0".into());
+                return Err(OpError::at(ErrorSite::Right, "Division by 0"));
             }
             i.checked_div_euclid(j)
                 .map(|_| i.div_euclid(j))
@@ -338,7 +403,7 @@ fn int_op(op: &str, i: i64, j: i64) -> OpResult {
         }
         "%" => {
             if j == 0 {
-                return Err("Division by 0".into());
+                return Err(OpError::at(ErrorSite::Right, "Division by 0"));
             }
             i.checked_rem(j)
                 .map(|_| i.rem_euclid(j))
@@ -358,9 +423,10 @@ fn int_op(op: &str, i: i64, j: i64) -> OpResult {
                 shr(i, j)
             }
         }
-        _ => return Err(format!("unknown operator {op}")),
+        _ => return Err(format!("unknown operator {op}").into()),
     };
-    r.map(Value::Integer).ok_or_else(|| overflow(op, i, j))
+    r.map(Value::Integer)
+        .ok_or_else(|| OpError::at(ErrorSite::Operator, overflow(op, i, j)))
 }
 
 fn floor_div(i: i64, j: i64) -> i64 {
@@ -421,8 +487,12 @@ fn time_arithmetic(op: &str, a: &Value, b: &Value) -> Option<OpResult> {
         Value::Float(f) => Some(*f),
         _ => None,
     };
-    let not_applicable =
-        |v: &Value| format!("Operator '{op}' is not applicable to {}.", a_an_type(v));
+    let not_applicable = |v: &Value| {
+        OpError::at(
+            ErrorSite::Left,
+            format!("Operator '{op}' is not applicable to {}.", a_an_type(v)),
+        )
+    };
     let span = |n: i128| Value::Timespan(Timespan(n));
     let stamp = |n: i128| Value::Timestamp(Timestamp(n));
     let scaled = |n: i128, f: f64| (n as f64 * f).round() as i128;
@@ -474,9 +544,12 @@ fn time_arithmetic(op: &str, a: &Value, b: &Value) -> Option<OpResult> {
         (Value::Integer(_) | Value::Float(_), Value::Timestamp(_)) if op == "+" => {
             return time_arithmetic(op, b, a);
         }
-        (Value::Integer(_) | Value::Float(_), Value::Timestamp(_)) => Err(format!(
-            "Operator '{op}' is not applicable to {} when right side is a Timestamp.",
-            a_an_type(a)
+        (Value::Integer(_) | Value::Float(_), Value::Timestamp(_)) => Err(OpError::at(
+            ErrorSite::Left,
+            format!(
+                "Operator '{op}' is not applicable to {} when right side is a Timestamp.",
+                a_an_type(a)
+            ),
         )),
         (Value::Integer(_) | Value::Float(_), Value::Timespan(_)) if op == "+" || op == "*" => {
             return time_arithmetic(op, b, a);
@@ -484,9 +557,12 @@ fn time_arithmetic(op: &str, a: &Value, b: &Value) -> Option<OpResult> {
         (Value::Integer(_) | Value::Float(_), Value::Timespan(y)) if op == "-" => {
             Ok(span(ns(a).unwrap_or(0) - y.0))
         }
-        (Value::Integer(_) | Value::Float(_), Value::Timespan(_)) => Err(format!(
-            "Operator '{op}' is not applicable to {} when right side is a Timespan.",
-            a_an_type(a)
+        (Value::Integer(_) | Value::Float(_), Value::Timespan(_)) => Err(OpError::at(
+            ErrorSite::Left,
+            format!(
+                "Operator '{op}' is not applicable to {} when right side is a Timespan.",
+                a_an_type(a)
+            ),
         )),
         _ => return None,
     })

@@ -59,3 +59,22 @@ fn defaults_cannot_read_parameters_not_yet_evaluated() {
         }
     }
 }
+
+/// A bare `Optional` accepts no value but undef; when the describer finds nothing to say,
+/// a class parameter is accepted and a function shows its signature (answers of Puppet 7.23).
+#[test]
+fn bare_optional_parameters() {
+    let out = evaluate_source(
+        "class test(Optional $var=undef) {}\nclass { 'test': var => 'hello' }",
+        &Settings::default(),
+    );
+    assert!(out.value.is_ok(), "{:?}", out.value);
+    let out = evaluate_source(
+        "function f(Integer $a, Optional $x, $y = 1, String *$r) { $x } notice(f(1, 'hello'))",
+        &Settings::default(),
+    );
+    assert_eq!(
+        out.value.expect_err("an error").message,
+        "Error while evaluating a Function Call, 'f' expects (Integer a, Optional x, Any y?, String r*)"
+    );
+}

@@ -1281,9 +1281,12 @@ impl Validator {
                         self.type_ref_check(e, &rhs);
                     }
                     // `Parent { ... }` adds `parent => Parent` to the hash: a `parent` key
-                    // of its own is then given twice.
+                    // of its own is then given twice (`Object { ... }` adds none).
                     if let Expr::HashEntry(entry) = &rhs {
-                        if let Some(Expr::Hash(h)) = entry.value() {
+                        let base_is_object = entry
+                            .key()
+                            .is_some_and(|k| k.syntax().text().to_string().trim() == "Object");
+                        if let (Some(Expr::Hash(h)), false) = (entry.value(), base_is_object) {
                             for en in h.entries() {
                                 if en.key().and_then(|k| literal_key(&k)).as_deref()
                                     == Some("parent")

@@ -17,6 +17,7 @@ use crate::time::{Timespan, Timestamp};
 use crate::types::Type;
 use crate::value::{IteratorValue, Uri, Value};
 use base64::Engine;
+use smol_str::SmolStr;
 use std::sync::Arc;
 
 fn conv_err(v: &Value, target: &str) -> TypeError {
@@ -857,6 +858,28 @@ fn time_format(v: Option<&Value>) -> Result<crate::time::TimeFormat, TypeError> 
     })
 }
 
+/// Ruby's `Regexp.escape`.
+fn ruby_regexp_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() * 2);
+    for c in s.chars() {
+        match c {
+            '.' | '*' | '?' | '+' | '^' | '$' | '|' | '(' | ')' | '[' | ']' | '{' | '}' | '\\'
+            | '-' | '#' => {
+                out.push('\\');
+                out.push(c);
+            }
+            ' ' => out.push_str("\\ "),
+            '\t' => out.push_str("\\t"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\x0c' => out.push_str("\\f"),
+            '\x0b' => out.push_str("\\v"),
+            other => out.push(other),
+        }
+    }
+    out
+}
+
 /// `T.new(args...)` / `T(args...)` for the types this crate knows how to create.
 ///
 /// ```
@@ -1040,9 +1063,18 @@ pub fn new_value(t: &Type, args: &[Value]) -> Result<Value, TypeError> {
         }
         Type::Uri(_) => match &first {
             Value::String(s) => Value::Uri(Arc::new(Uri::parse(s))),
+            Value::Hash(h) => Value::Uri(Arc::new(Uri::build(
+                &h.iter()
+                    .map(|(k, v)| (SmolStr::new(k.to_plain_string()), v.clone()))
+                    .collect(),
+            ))),
             other => return Err(conv_err(other, "URI")),
         },
         Type::Regexp(_) => match &first {
+            // `Regexp(string, true)`: the string taken literally (Ruby's `Regexp.escape`).
+            Value::String(s) if matches!(args.get(1), Some(Value::Boolean(true))) => {
+                Value::Regexp(crate::regexp::Regexp::new(&ruby_regexp_escape(s))?)
+            }
             Value::String(s) => Value::Regexp(crate::regexp::Regexp::new(s)?),
             Value::Regexp(_) => first.clone(),
             other => return Err(conv_err(other, "Regexp")),

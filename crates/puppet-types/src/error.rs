@@ -44,6 +44,11 @@ pub enum TypeError {
     /// A type alias could not be resolved.
     #[error("{0}")]
     Alias(String),
+    /// An error of the operation itself that Puppet raises as a runtime error (an
+    /// evaluator reports it as "Error while evaluating a '[]' expression, ..."), where the
+    /// other variants are issues of the language reported as they are.
+    #[error("{0}")]
+    Operation(String),
 }
 
 impl TypeError {
@@ -65,6 +70,7 @@ impl TypeError {
             TypeError::Overflow(_) => "TYPES_OVERFLOW",
             TypeError::BadFormat { .. } => "TYPES_BAD_FORMAT",
             TypeError::Alias(_) => "TYPES_ALIAS",
+            TypeError::Operation(_) => "TYPES_OPERATION",
         }
     }
 }

@@ -631,7 +631,7 @@ impl ObjectType {
             }
         }
         if params.is_empty() {
-            return Err(bad(format!(
+            return Err(TypeError::Operation(format!(
                 "The {}-Type cannot be parameterized using an empty parameter list",
                 base.label()
             )));
@@ -1086,7 +1086,12 @@ pub fn object_assignable(a: &ObjectType, b: &ObjectType) -> bool {
         return false;
     }
     if a.kind == ObjectKind::TypeSet {
-        return a == b || a.text.is_empty();
+        // The `TypeSet` type itself (Puppet's DEFAULT) accepts every type set.
+        let is_default = match crate::params::builtin_object("TypeSet") {
+            Type::Object(d) => *a == *d,
+            _ => false,
+        };
+        return a == b || a.text.is_empty() || is_default;
     }
     let bdef: Arc<ObjectType> = match &b.ext {
         Some(e) => e.base.clone(),

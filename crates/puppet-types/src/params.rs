@@ -321,8 +321,9 @@ fn collection_size(keys: &[Value]) -> Result<IntRange, TypeError> {
 fn int_range(min: Option<i64>, max: Option<i64>) -> Result<IntRange, TypeError> {
     if let (Some(a), Some(b)) = (min, max) {
         if a > b {
-            return Err(TypeError::BadParameter(format!(
-                "'from' must be less or equal to 'to'. Got ({a}, {b})"
+            // Puppet's text has no closing parenthesis.
+            return Err(TypeError::Operation(format!(
+                "'from' must be less or equal to 'to'. Got ({a}, {b}"
             )));
         }
     }
@@ -556,7 +557,7 @@ fn parameterize_inner(base: &Type, raw: &[Value]) -> Result<Value, TypeError> {
             let max = keys.get(1).map(timestamp_bound).transpose()?.flatten();
             if let (Some(a), Some(b)) = (min, max) {
                 if a > b {
-                    return Err(TypeError::BadParameter(format!(
+                    return Err(TypeError::Operation(format!(
                         "'from' must be less or equal to 'to'. Got ({a}, {b}"
                     )));
                 }
@@ -571,7 +572,7 @@ fn parameterize_inner(base: &Type, raw: &[Value]) -> Result<Value, TypeError> {
             let max = keys.get(1).map(timespan_bound).transpose()?.flatten();
             if let (Some(a), Some(b)) = (min, max) {
                 if a > b {
-                    return Err(TypeError::BadParameter(format!(
+                    return Err(TypeError::Operation(format!(
                         "'from' must be less or equal to 'to'. Got ({a}, {b}"
                     )));
                 }
@@ -821,7 +822,7 @@ fn parameterize_inner(base: &Type, raw: &[Value]) -> Result<Value, TypeError> {
                 };
             }
             if b[0] > b[1] {
-                return Err(TypeError::BadParameter(format!(
+                return Err(TypeError::Operation(format!(
                     "'from' must be less or equal to 'to'. Got ({}, {}",
                     crate::format::float_to_s(b[0]),
                     crate::format::float_to_s(b[1])
@@ -946,7 +947,7 @@ fn parameterize_inner(base: &Type, raw: &[Value]) -> Result<Value, TypeError> {
                     let o = ObjectType::from_init_hash(h)?;
                     // A parent that names no type is an error when the type is created.
                     if let Some(Type::TypeReference(n)) = &o.parent {
-                        return Err(TypeError::BadParameter(format!(
+                        return Err(TypeError::Operation(format!(
                             "reference to unresolved type '{n}'"
                         )));
                     }

@@ -3,7 +3,6 @@
 //! (`{ Array => { format => '%(a', separator => '|' } }`) and the per-type format letters
 //! (`%y` for Booleans, `%h` for Hashes, `%u` for Binary ...).
 //!
-//! Not covered: the `#` (pretty printing) indentation of containers.
 
 use crate::assign::{assignable, is_instance};
 use crate::convert::format_value;
@@ -387,7 +386,54 @@ fn float_fmt(f: &Fmt, x: f64) -> Result<String, TypeError> {
     }
 }
 
+/// Puppet's `StringConverter::Indentation`: how deep a container is and whether it is
+/// pretty printed (the `#` flag of `%a`/`%h`, inherited by nested containers).
+#[derive(Debug, Clone, Copy)]
+struct Ind {
+    level: usize,
+    first: bool,
+    indenting: bool,
+}
+
+impl Ind {
+    const TOP: Ind = Ind {
+        level: 0,
+        first: true,
+        indenting: false,
+    };
+    fn subsequent(self) -> Ind {
+        Ind {
+            first: false,
+            ..self
+        }
+    }
+    fn indenting(self, indenting: bool) -> Ind {
+        Ind { indenting, ..self }
+    }
+    fn increase(self, indenting: bool) -> Ind {
+        Ind {
+            level: self.level + 1,
+            first: true,
+            indenting,
+        }
+    }
+    fn breaks(self) -> bool {
+        self.indenting && self.level > 0 && !self.first
+    }
+    fn padding(self) -> String {
+        " ".repeat(2 * self.level)
+    }
+}
+
+fn is_a_or_h(v: &Value) -> bool {
+    matches!(v, Value::Array(_) | Value::Hash(_))
+}
+
 fn convert(v: &Value, map: &FMap) -> Result<String, TypeError> {
+    convert_ind(v, map, Ind::TOP)
+}
+
+fn convert_ind(v: &Value, map: &FMap, ind: Ind) -> Result<String, TypeError> {
     let entry = get_format(v, map).cloned().unwrap_or_default();
     let f = match entry.fmt.clone() {
         Some(f) => f,
@@ -545,15 +591,63 @@ fn convert(v: &Value, map: &FMap) -> Result<String, TypeError> {
             let sep = entry.sep.clone().unwrap_or_else(|| ", ".into());
             let sf = entry.sf.clone().unwrap_or_else(container_defaults);
             let (open, close) = delims(f.delim, ('[', ']'));
-            let mut parts = Vec::with_capacity(a.len());
-            for x in a.iter() {
-                parts.push(if is_container(x) {
-                    convert(x, map)?
-                } else {
-                    convert(x, &sf)?
-                });
+            let ind = ind.indenting(f.alt || ind.indenting);
+            let mut buf = String::new();
+            if ind.breaks() {
+                buf.push('\n');
+                buf.push_str(&ind.padding());
             }
-            Ok(format!("{open}{}{close}", parts.join(&sep)))
+            buf.push(open);
+            let mut children = ind.increase(f.alt);
+            let mut mapped = Vec::with_capacity(a.len());
+            for x in a.iter() {
+                if children.first {
+                    children = children.subsequent();
+                }
+                let m = if is_container(x) { map } else { &sf };
+                mapped.push(convert_ind(x, m, children)?);
+            }
+            // With a width, a run of scalars wider than it puts each on its own line.
+            let sz_break = match (f.alt, f.width) {
+                (true, Some(w)) => {
+                    let mut runs = vec![0usize];
+                    for (x, m) in a.iter().zip(&mapped) {
+                        if is_a_or_h(x) {
+                            runs.push(0);
+                        } else if let Some(last) = runs.last_mut() {
+                            *last += m.chars().count();
+                        }
+                    }
+                    runs.into_iter().max().unwrap_or(0) > w
+                }
+                _ => false,
+            };
+            let mut children = ind.increase(f.alt);
+            for (i, (x, m)) in a.iter().zip(&mapped).enumerate() {
+                if children.first {
+                    children = children.subsequent();
+                    if sz_break && !is_a_or_h(x) {
+                        buf.push(' ');
+                    }
+                } else {
+                    buf.push_str(&sep);
+                    if (sz_break && !is_a_or_h(x))
+                        || (f.alt && i > 0 && is_a_or_h(&a[i - 1]) && !is_a_or_h(x))
+                    {
+                        if !buf.ends_with('\n') {
+                            buf.truncate(buf.trim_end().len());
+                        }
+                        buf.push('\n');
+                        buf.push_str(&children.padding());
+                    }
+                }
+                if buf.ends_with(' ') && m.starts_with('\n') {
+                    buf.truncate(buf.trim_end().len());
+                }
+                buf.push_str(m);
+            }
+            buf.push(close);
+            Ok(buf)
         }
         Value::Hash(h) => {
             if c == 'a' {
@@ -562,30 +656,48 @@ fn convert(v: &Value, map: &FMap) -> Result<String, TypeError> {
                         .map(|(k, x)| Value::array(vec![k.clone(), x.clone()]))
                         .collect(),
                 );
-                return convert(&arr, map);
+                return convert_ind(&arr, map, ind);
             }
             if !matches!(c, 'h' | 's' | 'p') {
                 return Err(illegal(c, "Hash", "hasp"));
             }
-            let sep = entry.sep.clone().unwrap_or_else(|| ", ".into());
+            let mut sep = entry.sep.clone().unwrap_or_else(|| ", ".into());
             let assoc = entry.sep2.clone().unwrap_or_else(|| " => ".into());
             let sf = entry.sf.clone().unwrap_or_else(container_defaults);
             let (open, close) = delims(f.delim, ('{', '}'));
+            if f.alt {
+                if !sep.ends_with('\n') {
+                    sep.truncate(sep.trim_end().len());
+                }
+                sep.push('\n');
+            }
+            let ind = ind.indenting(f.alt || ind.indenting);
+            let mut buf = String::new();
+            if ind.breaks() {
+                buf.push('\n');
+                buf.push_str(&ind.padding());
+            }
+            let children = ind.increase(false);
+            let (cond_break, padding) = if f.alt {
+                ("\n", children.padding())
+            } else {
+                ("", String::new())
+            };
+            buf.push(open);
+            buf.push_str(cond_break);
             let mut parts = Vec::with_capacity(h.len());
             for (k, x) in h.iter() {
-                let ks = if is_container(k) {
-                    convert(k, map)?
-                } else {
-                    convert(k, &sf)?
-                };
-                let xs = if is_container(x) {
-                    convert(x, map)?
-                } else {
-                    convert(x, &sf)?
-                };
-                parts.push(format!("{ks}{assoc}{xs}"));
+                let ks = convert_ind(k, if is_container(k) { map } else { &sf }, children)?;
+                let xs = convert_ind(x, if is_container(x) { map } else { &sf }, children)?;
+                parts.push(format!("{padding}{ks}{assoc}{xs}"));
             }
-            Ok(format!("{open}{}{close}", parts.join(&sep)))
+            buf.push_str(&parts.join(&sep));
+            if f.alt {
+                buf.push_str(cond_break);
+                buf.push_str(&ind.padding());
+            }
+            buf.push(close);
+            Ok(buf)
         }
         other => match c {
             's' | 'p' => format_value(other, Some(&f.clean)),
@@ -615,6 +727,41 @@ mod tests {
 
     fn s(v: Value, f: &str) -> String {
         string_new(&v, Some(&Value::string(f))).unwrap_or_else(|e| e.to_string())
+    }
+
+    /// Puppet 7.23's answers for the `#` (pretty printing) flag of containers.
+    #[test]
+    fn pretty_printed_containers() {
+        let a = Value::array(vec![
+            Value::Integer(1),
+            Value::array(vec![
+                Value::Integer(2),
+                Value::array(vec![Value::Integer(3), Value::Integer(4)]),
+            ]),
+            Value::Integer(5),
+            Value::hash([(
+                Value::string("a"),
+                Value::array(vec![Value::Integer(1), Value::Integer(2)]),
+            )]),
+        ]);
+        assert_eq!(
+            s(a, "%#a"),
+            "[1,\n  [2,\n    [3, 4]],\n  5,\n  {'a' => [1, 2]}]"
+        );
+        let h = Value::hash([
+            (
+                Value::string("a"),
+                Value::array(vec![
+                    Value::Integer(1),
+                    Value::hash([(Value::string("b"), Value::Integer(2))]),
+                ]),
+            ),
+            (Value::string("c"), Value::Integer(3)),
+        ]);
+        assert_eq!(
+            s(h, "%#h"),
+            "{\n  'a' => [1,\n    {\n      'b' => 2\n    }],\n  'c' => 3\n}"
+        );
     }
 
     #[test]

@@ -251,6 +251,9 @@ pub struct Uri {
     pub query: Option<SmolStr>,
     /// Fragment after `#`.
     pub fragment: Option<SmolStr>,
+    /// The opaque part of a URI with a scheme and no hierarchical part (`urn:a:b:c` has the
+    /// opaque part `a:b:c`, query included, and no path), as Ruby's `URI` splits it.
+    pub opaque: Option<SmolStr>,
 }
 
 impl Uri {
@@ -287,6 +290,24 @@ impl Uri {
                 rest = &rest[idx + 1..];
             }
         }
+        // `scheme:` followed by something that is not a path: an opaque URI.
+        if let Some(sc) = &scheme {
+            let after = &s[sc.len() + 1..];
+            let after = after.split_once('#').map_or(after, |(a, _)| a);
+            if !after.is_empty() && !after.starts_with('/') {
+                return Uri {
+                    text: SmolStr::new(s),
+                    scheme,
+                    userinfo: None,
+                    host: None,
+                    port: None,
+                    path: SmolStr::default(),
+                    query: None,
+                    fragment,
+                    opaque: Some(SmolStr::new(after)),
+                };
+            }
+        }
         let (mut userinfo, mut host, mut port) = (None, None, None);
         if let Some(auth_rest) = rest.strip_prefix("//") {
             let end = auth_rest.find('/').unwrap_or(auth_rest.len());
@@ -315,7 +336,120 @@ impl Uri {
             path: SmolStr::new(rest),
             query,
             fragment,
+            opaque: None,
         }
+    }
+
+    /// Ruby's `URI::Generic.build` from named parts (`URI(scheme => 'https', host => ...)`).
+    pub fn build(parts: &IndexMap<SmolStr, Value>) -> Uri {
+        let get = |k: &str| parts.get(k).map(Value::to_plain_string);
+        let mut text = String::new();
+        if let Some(s) = get("scheme") {
+            text.push_str(&s);
+            text.push(':');
+        }
+        if let Some(o) = get("opaque") {
+            text.push_str(&o);
+        } else {
+            if let Some(h) = get("host") {
+                text.push_str("//");
+                if let Some(u) = get("userinfo") {
+                    text.push_str(&u);
+                    text.push('@');
+                }
+                text.push_str(&h);
+                if let Some(p) = get("port") {
+                    text.push(':');
+                    text.push_str(&p);
+                }
+            }
+            if let Some(p) = get("path") {
+                text.push_str(&p);
+            }
+            if let Some(q) = get("query") {
+                text.push('?');
+                text.push_str(&q);
+            }
+        }
+        if let Some(f) = get("fragment") {
+            text.push('#');
+            text.push_str(&f);
+        }
+        Uri::parse(&text)
+    }
+
+    /// Ruby's `URI#+` / `merge`: a reference resolved against this URI (RFC 3986, 5.2).
+    ///
+    /// ```
+    /// use puppet_types::value::Uri;
+    /// let base = Uri::parse("https://example.com/x/y");
+    /// assert_eq!(base.join(&Uri::parse("z")).text, "https://example.com/x/z");
+    /// assert_eq!(base.join(&Uri::parse("/a/b")).text, "https://example.com/a/b");
+    /// ```
+    pub fn join(&self, r: &Uri) -> Uri {
+        if r.scheme.is_some() {
+            return r.clone();
+        }
+        let authority = |u: &Uri| -> String {
+            let mut a = String::new();
+            if let Some(h) = &u.host {
+                a.push_str("//");
+                if let Some(ui) = &u.userinfo {
+                    a.push_str(ui);
+                    a.push('@');
+                }
+                a.push_str(h);
+                if let Some(p) = u.port {
+                    a.push_str(&format!(":{p}"));
+                }
+            }
+            a
+        };
+        let (auth, path, query) = if r.host.is_some() {
+            (authority(r), remove_dot_segments(&r.path), r.query.clone())
+        } else if r.path.is_empty() {
+            (
+                authority(self),
+                self.path.to_string(),
+                r.query.clone().or_else(|| self.query.clone()),
+            )
+        } else if r.path.starts_with('/') {
+            (
+                authority(self),
+                remove_dot_segments(&r.path),
+                r.query.clone(),
+            )
+        } else {
+            let merged = if self.host.is_some() && self.path.is_empty() {
+                format!("/{}", r.path)
+            } else {
+                match self.path.rfind('/') {
+                    Some(i) => format!("{}{}", &self.path[..=i], r.path),
+                    None => r.path.to_string(),
+                }
+            };
+            (
+                authority(self),
+                remove_dot_segments(&merged),
+                r.query.clone(),
+            )
+        };
+        let mut text = String::new();
+        if let Some(s) = &self.scheme {
+            text.push_str(s);
+            text.push(':');
+        }
+        text.push_str(&auth);
+        text.push_str(&path);
+        if let Some(q) = query {
+            text.push('?');
+            text.push_str(&q);
+        }
+        if let Some(f) = &r.fragment {
+            text.push('#');
+            text.push_str(f);
+        }
+        Uri::parse(&text)
     }
 
     /// The parts as Puppet's URI type parameters show them (`{'scheme' => 'http', ...}`).
@@ -348,8 +482,43 @@ impl Uri {
         if let Some(s) = &self.fragment {
             m.insert(SmolStr::new("fragment"), Value::String(s.clone()));
         }
+        if let Some(s) = &self.opaque {
+            m.insert(SmolStr::new("opaque"), Value::String(s.clone()));
+        }
         m
     }
+}
+
+/// RFC 3986's `remove_dot_segments`.
+fn remove_dot_segments(path: &str) -> String {
+    let mut input = path.to_string();
+    let mut out: Vec<String> = Vec::new();
+    while !input.is_empty() {
+        if let Some(r) = input.strip_prefix("../") {
+            input = r.to_string();
+        } else if let Some(r) = input.strip_prefix("./") {
+            input = r.to_string();
+        } else if input.starts_with("/./") {
+            input = input[2..].to_string();
+        } else if input == "/." {
+            input = "/".to_string();
+        } else if input.starts_with("/../") || input == "/.." {
+            input = if input == "/.." {
+                "/".to_string()
+            } else {
+                input[3..].to_string()
+            };
+            out.pop();
+        } else if input == "." || input == ".." {
+            input.clear();
+        } else {
+            let start = usize::from(input.starts_with('/'));
+            let end = input[start..].find('/').map_or(input.len(), |i| i + start);
+            out.push(input[..end].to_string());
+            input = input[end..].to_string();
+        }
+    }
+    out.concat()
 }
 
 /// A lazy iterator value.
