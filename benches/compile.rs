@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use puppet_lang::eval::{compile, from_data, Environment, Settings};
+use puppet_lang::eval::{compile, facts_from_data, Environment, Settings};
 use puppet_lang::loader::{EnvironmentConfig, FsProvider};
 
 const CORPUS: &str = "/usr/share/puppet/modules";
@@ -39,14 +39,7 @@ fn oracle() -> PathBuf {
 fn settings(node: &str, facts: &Path) -> Settings {
     let text = std::fs::read_to_string(facts).unwrap_or_else(|e| panic!("{facts:?}: {e}"));
     let json: serde_json::Value = serde_json::from_str(&text).unwrap();
-    let facts = json
-        .as_object()
-        .map(|m| {
-            m.iter()
-                .map(|(k, v)| (k.as_str().into(), from_data(v)))
-                .collect()
-        })
-        .unwrap_or_default();
+    let facts = facts_from_data(&json);
     Settings::agent(node, facts)
 }
 

@@ -13,7 +13,7 @@
 //! node (`ntp: equal` or the counts of differences) and, with `--verbose`, each difference.
 
 use clap::Parser as _;
-use puppet_lang::eval::{compile, from_data, Environment, Settings};
+use puppet_lang::eval::{compile, facts_from_data, Environment, Settings};
 use serde_json::Value as Json;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -171,15 +171,7 @@ fn compare_node(args: &Args, env: &Arc<Environment>, node: &str) -> Result<Strin
             .map_err(|e| format!("{}: {e}", facts_path.display()))?,
     )
     .map_err(|e| e.to_string())?;
-    let facts = facts.get("values").cloned().unwrap_or(facts);
-    let facts = facts
-        .as_object()
-        .map(|m| {
-            m.iter()
-                .map(|(k, v)| (k.as_str().into(), from_data(v)))
-                .collect()
-        })
-        .unwrap_or_default();
+    let facts = facts_from_data(&facts);
     let settings = Settings::agent(certname, facts);
     let mut env = (**env).clone();
     env.main.clear();

@@ -9,7 +9,7 @@
 //! `/usr/share/puppet/modules`, the module layers of Hiera and `$ORACLE/facts/debian12-web01.json`
 //! (`debian12-ctl01.json` for keystone).
 
-use puppet_lang::eval::{compile, from_data, hiera, Environment, Settings};
+use puppet_lang::eval::{compile, facts_from_data, hiera, Environment, Settings};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -39,14 +39,7 @@ fn main() {
         &std::fs::read_to_string(oracle.join("facts").join(facts_file)).expect("facts"),
     )
     .expect("facts JSON");
-    let facts = facts
-        .as_object()
-        .map(|m| {
-            m.iter()
-                .map(|(k, v)| (k.as_str().into(), from_data(v)))
-                .collect()
-        })
-        .unwrap_or_default();
+    let facts = facts_from_data(&facts);
     let settings = Settings::agent(certname, facts);
     if let Err(e) = compile(env.clone(), &settings).catalog {
         eprintln!("{node}: {}", e.located());

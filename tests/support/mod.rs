@@ -4,7 +4,7 @@
 
 #![allow(dead_code)]
 
-use puppet_lang::eval::{from_data, Settings};
+use puppet_lang::eval::{facts_from_data, Settings};
 use puppet_lang::graph::Catalog;
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -14,14 +14,7 @@ use std::path::Path;
 pub fn agent_settings(node: &str, facts: &Path) -> Settings {
     let text = std::fs::read_to_string(facts).unwrap_or_else(|e| panic!("{facts:?}: {e}"));
     let json: serde_json::Value = serde_json::from_str(&text).unwrap();
-    let facts = json
-        .as_object()
-        .map(|m| {
-            m.iter()
-                .map(|(k, v)| (k.as_str().into(), from_data(v)))
-                .collect()
-        })
-        .unwrap_or_default();
+    let facts = facts_from_data(&json);
     Settings::agent(node, facts)
 }
 

@@ -27,7 +27,7 @@ pub mod scope;
 
 pub use env::Environment;
 pub use eval::{Compiler, EvalError, LogEntry, Settings};
-pub use output::{from_data, to_data};
+pub use output::{facts_from_data, from_data, to_data};
 
 use puppet_types::Value;
 use std::sync::Arc;

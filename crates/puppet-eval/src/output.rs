@@ -188,3 +188,21 @@ pub fn from_data(j: &Json) -> Value {
         Json::Object(m) => Value::hash(m.iter().map(|(k, v)| (Value::string(k), from_data(v)))),
     }
 }
+
+/// Facts from a JSON document: a plain object, or `puppet facts show`'s
+/// `{"name": .., "values": {..}}`; anything else gives no facts.
+///
+/// ```
+/// let facts = puppet_eval::facts_from_data(&serde_json::json!({"values": {"fqdn": "a.example"}}));
+/// assert_eq!(facts["fqdn"].to_string(), "'a.example'");
+/// ```
+pub fn facts_from_data(j: &Json) -> indexmap::IndexMap<smol_str::SmolStr, Value> {
+    let j = j.get("values").filter(|v| v.is_object()).unwrap_or(j);
+    j.as_object()
+        .map(|m| {
+            m.iter()
+                .map(|(k, v)| (k.as_str().into(), from_data(v)))
+                .collect()
+        })
+        .unwrap_or_default()
+}
