@@ -50,7 +50,7 @@ fn load(modulepath: &Path, manifest: &Path, env_dir: Option<&Path>) -> Environme
     let mut config = EnvironmentConfig::with_modulepath([modulepath.to_path_buf()]);
     config.manifest = Some(manifest.to_path_buf());
     let provider = FsProvider::new(config.roots());
-    let env = Environment::load(&config, &provider);
+    let env = Environment::load(&config, std::sync::Arc::new(provider));
     match puppet_lang::eval::hiera::lookup_for(env_dir, None, &env.modules) {
         Ok(Some(lookup)) => env.with_hiera(lookup),
         Ok(None) => env,

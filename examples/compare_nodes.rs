@@ -11,6 +11,13 @@
 //! A parameter whose value our compile produced with an ERB template is compared as
 //! "template output present" (ERB fidelity is measured separately). Prints one line per
 //! node (`ntp: equal` or the counts of differences) and, with `--verbose`, each difference.
+//!
+//! `--classes FILE` compares single classes instead: FILE is the output of
+//! `scripts/gen-class-catalogs.sh` (Puppet's `compile-catalog --batch` of `include CLASS` for
+//! every class of the module path, with the web01 facts). Each class is compiled the same
+//! way here and sorted into: equal; equal apart from ERB output; different; Puppet compiled
+//! it and we failed; both failed (with the same message or not); Puppet failed and we did
+//! not. Prints one line per class that is not equal and the counts.
 
 use clap::Parser as _;
 use puppet_lang::eval::{compile, facts_from_data, Environment, Settings};
@@ -33,6 +40,9 @@ struct Args {
     /// Print every difference.
     #[arg(long)]
     verbose: bool,
+    /// Compare `include CLASS` catalogs from this `compile-catalog --batch` output instead.
+    #[arg(long)]
+    classes: Option<PathBuf>,
     /// Nodes to compare (default: ntp db web keystone kitchensink).
     nodes: Vec<String>,
 }
@@ -199,6 +209,123 @@ fn compare_node(args: &Args, env: &Arc<Environment>, node: &str) -> Result<Strin
     Ok(report)
 }
 
+/// How one class compares (`--classes`).
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
+enum Outcome {
+    Equal,
+    EqualApartFromErb,
+    Different,
+    OnlyPuppetCompiles,
+    BothFailSameMessage,
+    BothFail,
+    OnlyWeCompile,
+}
+
+/// Compiles `include CLASS` and compares it with Puppet's batch result line `theirs`.
+fn compare_class(
+    env: &Arc<Environment>,
+    settings: &Settings,
+    class: &str,
+    theirs: &Json,
+) -> (Outcome, Vec<String>) {
+    let mut env = (**env).clone();
+    env.main.clear();
+    env.add_main(None, &format!("include {class}"));
+    let out = compile(Arc::new(env), settings);
+    let puppet_ok = theirs["ok"].as_bool() == Some(true);
+    match (out.catalog, puppet_ok) {
+        (Ok(cat), true) => {
+            let ours: Json = serde_json::from_str(&cat.to_json()).unwrap_or(Json::Null);
+            let (lines, templated) = diff(&ours, theirs, &out.template_outputs);
+            let outcome = match (lines.is_empty(), templated) {
+                (true, 0) => Outcome::Equal,
+                (true, _) => Outcome::EqualApartFromErb,
+                _ => Outcome::Different,
+            };
+            (outcome, lines)
+        }
+        (Ok(_), false) => (
+            Outcome::OnlyWeCompile,
+            vec![format!(
+                "Puppet: {}",
+                theirs["error"].as_str().unwrap_or_default()
+            )],
+        ),
+        (Err(e), true) => (Outcome::OnlyPuppetCompiles, vec![e.located()]),
+        (Err(e), false) => {
+            let want = theirs["error"].as_str().unwrap_or_default();
+            let want = want
+                .strip_suffix(&format!(" on node {}", settings.node_name))
+                .unwrap_or(want);
+            let got = e.located();
+            if got == want {
+                (Outcome::BothFailSameMessage, vec![])
+            } else {
+                (
+                    Outcome::BothFail,
+                    vec![format!("ours:   {got}"), format!("Puppet: {want}")],
+                )
+            }
+        }
+    }
+}
+
+/// `--classes`: every class of Puppet's batch output, compiled and compared.
+fn compare_classes(args: &Args, env: &Arc<Environment>, file: &Path) -> Result<(), String> {
+    let text = std::fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))?;
+    let (facts_file, certname) = node_setup("web");
+    let facts_path = args.oracle.join("facts").join(facts_file);
+    let facts: Json = serde_json::from_str(
+        &std::fs::read_to_string(&facts_path)
+            .map_err(|e| format!("{}: {e}", facts_path.display()))?,
+    )
+    .map_err(|e| e.to_string())?;
+    let settings = Settings::agent(certname, facts_from_data(&facts));
+    let mut counts: BTreeMap<Outcome, usize> = BTreeMap::new();
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let theirs: Json = serde_json::from_str(line).map_err(|e| e.to_string())?;
+        let class = theirs["id"].as_str().unwrap_or_default().to_string();
+        let result = std::thread::scope(|scope| {
+            let r = std::thread::Builder::new()
+                .stack_size(256 << 20)
+                .spawn_scoped(scope, || compare_class(env, &settings, &class, &theirs));
+            match r.map(|h| h.join()) {
+                Ok(Ok(r)) => r,
+                _ => (
+                    Outcome::OnlyPuppetCompiles,
+                    vec!["compiler panicked".into()],
+                ),
+            }
+        });
+        let (outcome, lines) = result;
+        *counts.entry(outcome).or_default() += 1;
+        if !matches!(outcome, Outcome::Equal | Outcome::BothFailSameMessage) {
+            println!("{class}: {outcome:?} ({} lines)", lines.len());
+            if args.verbose {
+                for l in lines {
+                    println!("  {l}");
+                }
+            }
+        }
+    }
+    let total: usize = counts.values().sum();
+    let puppet_ok = counts.get(&Outcome::Equal).copied().unwrap_or(0)
+        + counts
+            .get(&Outcome::EqualApartFromErb)
+            .copied()
+            .unwrap_or(0)
+        + counts.get(&Outcome::Different).copied().unwrap_or(0)
+        + counts
+            .get(&Outcome::OnlyPuppetCompiles)
+            .copied()
+            .unwrap_or(0);
+    println!("{total} classes; Puppet compiles {puppet_ok}:");
+    for (outcome, n) in &counts {
+        println!("  {outcome:?}: {n}");
+    }
+    Ok(())
+}
+
 fn main() {
     let args = Args::parse();
     let modulepath: Vec<PathBuf> = args
@@ -221,6 +348,13 @@ fn main() {
         }
     }
     let env = Arc::new(env);
+    if let Some(file) = &args.classes {
+        if let Err(e) = compare_classes(&args, &env, file) {
+            eprintln!("{e}");
+            std::process::exit(2);
+        }
+        return;
+    }
     let nodes: Vec<String> = if args.nodes.is_empty() {
         ["ntp", "db", "web", "keystone", "kitchensink"]
             .iter()

@@ -156,7 +156,7 @@ fn run(args: Args, bundled: bool) -> ExitCode {
             let mut config = EnvironmentConfig::with_modulepath(modulepath);
             config.manifest = Some(manifest);
             let provider = FsProvider::new(config.roots());
-            Environment::load(&config, &provider)
+            Environment::load(&config, std::sync::Arc::new(provider))
         }
         (None, None) => unreachable!("bundled_defaults sets a manifest"),
     };

@@ -35,7 +35,7 @@ fn example_env() -> Arc<Environment> {
     let mut config = EnvironmentConfig::with_modulepath([env_dir().join("modules")]);
     config.manifest = Some(env_dir().join("manifests/site.pp"));
     let provider = FsProvider::new(config.roots());
-    let env = Environment::load(&config, &provider);
+    let env = Environment::load(&config, std::sync::Arc::new(provider));
     let lookup = puppet_lang::eval::hiera::lookup_for(Some(&env_dir()), None, &env.modules)
         .expect("examples/env's hiera.yaml")
         .expect("a hierarchy");

@@ -182,8 +182,156 @@ pub(crate) fn call(
         }
         "epp" => epp(c, args, span),
         "template" => template(c, args, scope, span),
+        "file" => file(c, args, span),
+        "binary_file" => binary_file(c, args, span),
+        "find_file" | "find_template" | "module_directory" => find(c, name, args, span),
+        "generate" => generate(args, span),
         _ => return None,
     })
+}
+
+/// `file(ref, ...)`: the text of the first file found (`module/path` below a module's
+/// `files/`, or an absolute path).
+fn file(c: &mut Compiler, args: &[Value], span: &Span) -> R<Value> {
+    if args.is_empty() {
+        return fail(
+            "Error while evaluating a Function Call, file(): Wrong number of arguments given (0 for minimum 1)",
+            span,
+        );
+    }
+    let mut refs = Vec::new();
+    for a in args {
+        let r = match a {
+            Value::String(s) => s.to_string(),
+            Value::Undef => String::new(),
+            other => other.to_plain_string(),
+        };
+        if let Some(bytes) = c
+            .env
+            .find_module_file(&r)
+            .and_then(|p| c.env.read_module_file(&p))
+        {
+            return Ok(Value::string(String::from_utf8_lossy(&bytes)));
+        }
+        refs.push(r);
+    }
+    fail(
+        format!(
+            "Error while evaluating a Function Call, Could not find any files from {}",
+            refs.join(", ")
+        ),
+        span,
+    )
+}
+
+/// `binary_file(ref)`: a file's bytes as a Binary.
+fn binary_file(c: &mut Compiler, args: &[Value], span: &Span) -> R<Value> {
+    let [Value::String(r)] = args else {
+        return fail(
+            format!(
+                "Error while evaluating a Function Call, 'binary_file' {}",
+                expects_strings(args, false)
+            ),
+            span,
+        );
+    };
+    match c
+        .env
+        .find_module_file(r)
+        .and_then(|p| c.env.read_module_file(&p))
+    {
+        Some(bytes) => Ok(Value::Binary(bytes.into())),
+        None => fail(
+            format!(
+                "Error while evaluating a Function Call, binary_file(): The given file '{r}' does not exist"
+            ),
+            span,
+        ),
+    }
+}
+
+/// The argument error of the 4.x file functions taking one String (`binary_file`) or
+/// Strings / an Array of Strings.
+fn expects_strings(args: &[Value], repeated: bool) -> String {
+    if !repeated && args.len() != 1 {
+        return format!("expects 1 argument, got {}", args.len());
+    }
+    let bad = args
+        .iter()
+        .find(|a| !matches!(a, Value::String(_)))
+        .unwrap_or(&Value::Undef);
+    format!(
+        "parameter 'path' expects a String value, got {}",
+        crate::eval::type_name_of(bad)
+    )
+}
+
+/// `find_file`, `find_template`, `module_directory`: the first path found for the names
+/// given (Strings, or one Array of Strings), or undef.
+fn find(c: &mut Compiler, name: &str, args: &[Value], span: &Span) -> R<Value> {
+    let names: Vec<&str> = match args {
+        [Value::Array(items)] => items.iter().filter_map(|v| v.as_str()).collect(),
+        _ => args.iter().filter_map(|v| v.as_str()).collect(),
+    };
+    let expected = match args {
+        [Value::Array(items)] => items.len(),
+        _ => args.len(),
+    };
+    if names.len() != expected {
+        return fail(
+            format!(
+                "Error while evaluating a Function Call, '{name}' expects one of:\n  (String {0} ...)\n    rejected: parameter '{0}' expects a String value\n  (Array[String] {0}_array ...)\n    rejected: parameter '{0}_array' expects an Array[String] value",
+                if name == "module_directory" { "names" } else { "paths" }
+            ),
+            span,
+        );
+    }
+    for n in names {
+        let found = match name {
+            "find_file" => c.env.find_module_file(n),
+            "find_template" => c.env.find_module_template(n),
+            _ => c
+                .env
+                .modules
+                .get(n)
+                .map(|p| p.to_string_lossy().into_owned()),
+        };
+        if let Some(path) = found {
+            return Ok(Value::string(path));
+        }
+    }
+    Ok(Value::Undef)
+}
+
+/// `generate(command, args...)`: Puppet runs the command on the compiling host. Puppet's
+/// checks of the command's path are made; running it is refused, since a compile here
+/// reads only the environment (an error, never a made-up output).
+fn generate(args: &[Value], span: &Span) -> R<Value> {
+    let cmd = match args.first() {
+        Some(Value::String(s)) => s.to_string(),
+        Some(Value::Undef) | None => String::new(),
+        Some(other) => other.to_plain_string(),
+    };
+    let message = if args.is_empty() {
+        "generate(): Wrong number of arguments given (0 for minimum 1)".to_string()
+    } else if !cmd.starts_with('/') {
+        "Generators must be fully qualified".to_string()
+    } else if !cmd
+        .chars()
+        .all(|ch| ch.is_alphanumeric() || ch == '_' || "-/.+".contains(ch))
+    {
+        "Generators can only contain alphanumerics, file separators, and dashes".to_string()
+    } else if cmd.contains("..") {
+        "Can not use generators with '..' in them.".to_string()
+    } else {
+        format!(
+            "generate() would run {cmd} on the compiling host; this compiler does not run commands"
+        )
+    };
+    fail(
+        format!("Error while evaluating a Function Call, {message}"),
+        span,
+    )
 }
 
 /// How a value is printed by the logging functions.

@@ -1163,7 +1163,7 @@ impl Compiler {
         let mut fresh = Vec::new();
         for n in names {
             let name = n.trim_start_matches("::").to_ascii_lowercase();
-            if self.class_scopes.contains_key(name.as_str()) {
+            if self.class_started(&name) {
                 continue;
             }
             let Some(def) = self.env.classes.get(name.as_str()).cloned() else {
@@ -1182,7 +1182,7 @@ impl Compiler {
             fresh.push(def);
         }
         for def in fresh {
-            if !self.class_scopes.contains_key(def.name.as_str()) {
+            if !self.class_started(&def.name) {
                 self.evaluate_class(&def, IndexMap::new(), how, scope, span)?;
             }
         }
@@ -1204,7 +1204,7 @@ impl Compiler {
     ) -> R<()> {
         let name = name.trim_start_matches("::").to_ascii_lowercase();
         let key = ResourceKey::new("Class", &name);
-        if self.class_scopes.contains_key(name.as_str()) {
+        if self.class_started(&name) {
             if how == ClassDecl::ResourceLike {
                 let at = match self.catalog.get(&key).and_then(|r| r.span.as_ref()) {
                     Some(s) if self.resource_like.contains(name.as_str()) => {
@@ -1259,6 +1259,11 @@ impl Compiler {
             _ => {}
         }
         Ok(())
+    }
+
+    /// Whether a class's evaluation has started (it is then never evaluated again).
+    fn class_started(&self, name: &str) -> bool {
+        self.started_classes.contains(name) || self.class_scopes.contains_key(name)
     }
 
     /// Adds a class's resource to the catalog (before its body runs), after those of the
@@ -1334,6 +1339,7 @@ impl Compiler {
         declared_in: ScopeId,
         span: &Span,
     ) -> R<()> {
+        self.started_classes.insert(def.name.clone());
         let parent_scope = match &def.parent {
             Some(p) => {
                 let pname = p.trim_start_matches("::").to_ascii_lowercase();
@@ -1352,10 +1358,11 @@ impl Compiler {
         s.module = Some(SmolStr::new(def.name.split("::").next().unwrap_or("")));
         s.vars
             .insert("module_name".into(), self.module_of(&def.span));
-        // The module of the code that declared it (stdlib's assert_private compares them).
+        // The module of the parent scope: the inherited class's, else the code that declared
+        // it (stdlib's assert_private compares them).
         let caller = self
             .scopes
-            .lookup(declared_in, "module_name")
+            .lookup(parent_scope.unwrap_or(declared_in), "module_name")
             .cloned()
             .unwrap_or_else(|| Value::string(""));
         s.vars.insert("caller_module_name".into(), caller);

@@ -45,6 +45,9 @@ pub struct Environment {
     /// The modules' templates (`<module dir>/templates/**`), by `module/path below templates`
     /// (`webapp/vhost.conf.erb`), read once when the environment is loaded.
     pub templates: IndexMap<String, Template>,
+    /// What module files (`file()`, `find_file()`, `binary_file()`) are read through at
+    /// compile time: the provider the modules were loaded with. `None`: no files.
+    pub source: Option<Arc<dyn puppet_loader::SourceProvider>>,
 }
 
 /// A template file of a module.
@@ -167,18 +170,20 @@ impl Environment {
         text: &str,
     ) -> Environment {
         let config = puppet_loader::EnvironmentConfig::with_modulepath(modulepath.iter().cloned());
-        let provider = puppet_loader::FsProvider::new(config.roots());
-        let loaded = puppet_loader::Environment::load(&config, &provider);
+        let provider = Arc::new(puppet_loader::FsProvider::new(config.roots()));
+        let loaded = puppet_loader::Environment::load(&config, &*provider);
         let mut env = Environment::default();
         env.add_main(path, text);
         env.add_loaded(&loaded);
-        env.add_module_code(&loaded, &provider);
+        env.add_module_code(&loaded, &*provider);
+        env.source = Some(provider);
         env
     }
 
     /// An environment loaded through a provider: the main manifest of `config` (a file or a
     /// directory of `.pp` files), its modules' Puppet code, and their Ruby functions, Ruby
-    /// resource types and templates (see [`add_module_code`]).
+    /// resource types and templates (see [`add_module_code`]). The environment keeps the
+    /// provider to read module files at compile time (`file()`, `find_file()`).
     ///
     /// ```
     /// use puppet_eval::{compile, Environment, Settings};
@@ -191,7 +196,7 @@ impl Environment {
     ///     .with_file("/env/modules/motd/templates/motd.erb", "Welcome to <%= @fqdn %>\n");
     /// let mut config = EnvironmentConfig::with_modulepath(["/env/modules"]);
     /// config.manifest = Some("/env/site.pp".into());
-    /// let env = Environment::load(&config, &provider);
+    /// let env = Environment::load(&config, Arc::new(provider));
     /// let mut settings = Settings::default();
     /// settings.facts.insert("fqdn".into(), "web01".into());
     /// let catalog = compile(Arc::new(env), &settings).catalog.unwrap();
@@ -202,13 +207,50 @@ impl Environment {
     /// [`add_module_code`]: Environment::add_module_code
     pub fn load(
         config: &puppet_loader::EnvironmentConfig,
-        provider: &dyn puppet_loader::SourceProvider,
+        provider: Arc<dyn puppet_loader::SourceProvider>,
     ) -> Environment {
-        let loaded = puppet_loader::Environment::load(config, provider);
+        let loaded = puppet_loader::Environment::load(config, &*provider);
         let mut env = Environment::default();
         env.add_loaded(&loaded);
-        env.add_module_code(&loaded, provider);
+        env.add_module_code(&loaded, &*provider);
+        env.source = Some(provider);
         env
+    }
+
+    /// Puppet's `Puppet::Parser::Files.find_file`: an absolute path as given, `module/rest`
+    /// below that module's `files/` directory; `Some` only when something is there (read
+    /// through [`Environment::source`]).
+    pub fn find_module_file(&self, reference: &str) -> Option<String> {
+        self.find_in_module(reference, "files")
+    }
+
+    /// Puppet's `find_template`: as [`Environment::find_module_file`], below `templates/`.
+    pub fn find_module_template(&self, reference: &str) -> Option<String> {
+        self.find_in_module(reference, "templates")
+    }
+
+    fn find_in_module(&self, reference: &str, dir: &str) -> Option<String> {
+        let source = self.source.as_ref()?;
+        let path = if reference.starts_with('/') {
+            std::path::PathBuf::from(reference)
+        } else {
+            let (module, rest) = reference.split_once('/')?;
+            self.modules.get(module)?.join(dir).join(rest)
+        };
+        match source.kind(&path)? {
+            puppet_loader::EntryKind::File | puppet_loader::EntryKind::Dir => {
+                Some(path.to_string_lossy().into_owned())
+            }
+            puppet_loader::EntryKind::Refused(_) => None,
+        }
+    }
+
+    /// The bytes of a file found with [`Environment::find_module_file`].
+    pub fn read_module_file(&self, path: &str) -> Option<Vec<u8>> {
+        self.source
+            .as_ref()?
+            .read_bytes(std::path::Path::new(path))
+            .ok()
     }
 
     /// Reads what the modules of a loaded environment bring besides Puppet code: their Ruby

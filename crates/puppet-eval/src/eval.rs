@@ -267,6 +267,10 @@ pub struct Compiler {
     pub top: ScopeId,
     /// The scope of every evaluated class, by class name.
     pub class_scopes: IndexMap<SmolStr, ScopeId>,
+    /// Classes whose evaluation has started (Puppet's `evaluated?`, set before the parent
+    /// class and the body run, so that a parent that `contain`s its child does not
+    /// evaluate the child a second time).
+    pub(crate) started_classes: std::collections::HashSet<SmolStr>,
     pub logs: Vec<LogEntry>,
     pub catalog: Catalog,
     aliases: IndexMap<SmolStr, TypeAlias>,
@@ -414,6 +418,7 @@ impl Compiler {
             scopes,
             top,
             class_scopes: IndexMap::new(),
+            started_classes: Default::default(),
             logs: Vec::new(),
             catalog,
             aliases: IndexMap::new(),

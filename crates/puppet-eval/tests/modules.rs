@@ -15,7 +15,7 @@ fn env_with(files: &[(&str, &str)], site: &str) -> Environment {
     }
     let mut config = EnvironmentConfig::with_modulepath(["/env/modules"]);
     config.manifest = Some("/env/site.pp".into());
-    Environment::load(&config, &provider)
+    Environment::load(&config, std::sync::Arc::new(provider))
 }
 
 /// The catalog's resources as `Type[title] {json parameters}` lines (Class[main],

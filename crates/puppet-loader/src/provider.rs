@@ -41,6 +41,11 @@ pub trait SourceProvider: Send + Sync + std::fmt::Debug {
     fn read_to_string(&self, file: &Path) -> Result<String, ProviderError>;
     /// What is at `path`, if anything.
     fn kind(&self, path: &Path) -> Option<EntryKind>;
+    /// The bytes of file `file` (`binary_file()`); by default the UTF-8 of
+    /// [`read_to_string`](SourceProvider::read_to_string).
+    fn read_bytes(&self, file: &Path) -> Result<Vec<u8>, ProviderError> {
+        self.read_to_string(file).map(String::into_bytes)
+    }
 }
 
 /// Refuses paths with `..` (or `.`) components.
@@ -266,6 +271,11 @@ impl SourceProvider for FsProvider {
             Ok(s) => s,
             Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
         })
+    }
+
+    fn read_bytes(&self, file: &Path) -> Result<Vec<u8>, ProviderError> {
+        self.check(file)?;
+        std::fs::read(file).map_err(|e| io_error(file, &e))
     }
 
     fn kind(&self, path: &Path) -> Option<EntryKind> {

@@ -1,5 +1,5 @@
 //! Native implementations of the Ruby functions of the other corpus modules: openstacklib,
-//! translate, mysql, memcached, apache, postgresql, redis and mongodb. Signatures follow the
+//! translate, mysql, memcached, apache, postgresql, redis, mongodb, neutron and ssh. Signatures follow the
 //! Ruby `dispatch` blocks; a 4.x function without one gets Puppet's default dispatch from
 //! its method parameters (`*args` is `repeated_param 'Any'`, `arg` is `param 'Any'`).
 
@@ -37,6 +37,11 @@ pub(crate) fn table(out: &mut Vec<Native>) {
         ),
         ("memcached", "memcached::max_memory", max_memory),
         ("apache", "apache::bool2httpd", bool2httpd),
+        (
+            "neutron",
+            "validate_network_vlan_ranges",
+            validate_network_vlan_ranges,
+        ),
     ];
     for (module, name, f) in v4 {
         out.push(Native {
@@ -48,6 +53,7 @@ pub(crate) fn table(out: &mut Vec<Native>) {
     let v3: &[(&'static str, &'static str, crate::V3Fn, i64)] = &[
         ("redis", "getvar_emptystring", getvar_emptystring, -1),
         ("mongodb", "mongodb_password", mongodb_password, -1),
+        ("ssh", "ipaddresses", ipaddresses, -1),
     ];
     for (module, name, f, arity) in v3 {
         out.push(Native {
@@ -415,6 +421,105 @@ fn bool2httpd(b: FunctionBuilder<'_>) -> FunctionBuilder<'_> {
     )
 }
 
+/// A 3.x function's `lookupvar(name)`: the variable, or nil with Puppet 7's warning (strict
+/// = warning, the default) when it does not exist.
+fn lookupvar(ctx: &mut dyn CallContext, name: &str) -> Option<Value> {
+    let v = ctx.variable(name);
+    if v.is_none() {
+        ctx.log(
+            puppet_functions::LogLevel::Warning,
+            &format!("Undefined variable '{name}'; \n   (file & line not available)"),
+        );
+    }
+    v
+}
+
+/// neutron's `validate_network_vlan_ranges(ranges)`: each `[physnet:]first:last` must have
+/// VLAN ids up to 4094 with `first <= last`; `physnet` and `physnet:id` are accepted as is.
+/// Ruby's `^`/`$` match at line ends, so any line of a value may match.
+fn validate_network_vlan_ranges(b: FunctionBuilder<'_>) -> FunctionBuilder<'_> {
+    b.dispatch(rest(), |_: &mut dyn CallContext, a: Args<'_>| {
+        let value = match a.get(0) {
+            Value::Array(items) => items.to_vec(),
+            other => vec![other],
+        };
+        let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+        // `^(.+:)?(\d+):(\d+)$`: the last two `:` fields of a line.
+        let range_of = |line: &str| -> Option<(String, String)> {
+            let mut parts = line.rsplitn(3, ':');
+            let (last, first) = (parts.next()?, parts.next()?);
+            let prefix_ok = parts.next().is_none_or(|p| !p.is_empty());
+            (digits(first) && digits(last) && prefix_ok).then(|| (first.into(), last.into()))
+        };
+        // `^([^:]+)?(:\d+)?$`.
+        let plain = |line: &str| match line.split_once(':') {
+            None => true,
+            Some((_, id)) => digits(id),
+        };
+        for range in &value {
+            let text = match range {
+                Value::Undef => continue,
+                Value::String(s) => s.to_string(),
+                other => {
+                    return Err(fail(format!(
+                        "no implicit conversion of {} into String",
+                        crate::ruby::class_name(other)
+                    )))
+                }
+            };
+            if let Some((first, last)) = text.split('\n').find_map(range_of) {
+                let (first, last) = (ruby_integer(&first)?, ruby_integer(&last)?);
+                if first > 4094 || last > 4094 {
+                    return Err(fail("vlan id are invalid."));
+                }
+                if last < first {
+                    return Err(fail("network vlan ranges are invalid."));
+                }
+            } else if !text.split('\n').any(plain) {
+                return Err(fail("network vlan ranges are invalid."));
+            }
+        }
+        Ok(Value::array(value))
+    })
+}
+
+/// Ruby's `Integer(digits)`: a leading `0` makes it octal.
+fn ruby_integer(s: &str) -> Result<i64, CallError> {
+    let bad = || fail(format!("invalid value for Integer(): {s:?}"));
+    let (radix, body) = match s.strip_prefix('0') {
+        Some(rest) if !rest.is_empty() => (8, rest),
+        _ => (10, s),
+    };
+    i64::from_str_radix(body, radix).map_err(|_| bad())
+}
+
+/// ssh's `ipaddresses()`: the `ipaddress_IF` and `ipaddress6_IF` facts of every interface
+/// of the `interfaces` fact whose name does not contain `lo`; false without that fact.
+fn ipaddresses(ctx: &mut dyn CallContext, _: Vec<Value>) -> R {
+    let interfaces = match lookupvar(ctx, "interfaces") {
+        None | Some(Value::Undef) => return Ok(Value::Boolean(false)),
+        Some(v) => to_s(&v),
+    };
+    // Split only when there is a comma; Ruby's `split(',')` drops trailing empty fields.
+    let mut names: Vec<&str> = vec![interfaces.as_str()];
+    if interfaces.contains(',') {
+        names = interfaces.split(',').collect();
+        while names.last().is_some_and(|n| n.is_empty()) {
+            names.pop();
+        }
+    }
+    let mut out = Vec::new();
+    for iface in names.into_iter().filter(|i| !i.contains("lo")) {
+        for fact in [format!("ipaddress_{iface}"), format!("ipaddress6_{iface}")] {
+            match lookupvar(ctx, &fact) {
+                None | Some(Value::Undef) => {}
+                Some(v) => out.push(v),
+            }
+        }
+    }
+    Ok(Value::array(out))
+}
+
 fn getvar_emptystring(ctx: &mut dyn CallContext, a: Vec<Value>) -> R {
     if a.len() != 1 {
         return Err(fail(format!(
@@ -423,13 +528,7 @@ fn getvar_emptystring(ctx: &mut dyn CallContext, a: Vec<Value>) -> R {
         )));
     }
     let name = to_s(&a[0]);
-    let name = name.trim_start_matches("::");
-    // Ruby's `lookupvar` of an unknown variable warns (strict = warning, the default).
-    let Some(v) = ctx.variable(name) else {
-        ctx.log(
-            puppet_functions::LogLevel::Warning,
-            &format!("Undefined variable '{name}'; \n   (file & line not available)"),
-        );
+    let Some(v) = lookupvar(ctx, name.trim_start_matches("::")) else {
         return Ok(Value::string(""));
     };
     Ok(if v.is_undef() { Value::string("") } else { v })

@@ -14,6 +14,7 @@ mod annotate;
 mod collections;
 mod fqdn;
 mod iteration;
+mod legacy;
 mod misc;
 mod numbers;
 mod regex;
@@ -51,6 +52,7 @@ pub fn register_all(reg: &mut Registry) -> Result<(), RegistryError> {
     misc::register(reg)?;
     annotate::register(reg)?;
     fqdn::register(reg)?;
+    legacy::register(reg)?;
     Ok(())
 }
 
