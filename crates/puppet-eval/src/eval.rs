@@ -312,6 +312,8 @@ pub struct Compiler {
     param_type_error: Option<EvalError>,
     /// The keys of the deprecations logged once (`CallContext::deprecation_at_call`).
     warned_once: indexmap::IndexSet<String>,
+    /// Puppet's call stack (`CallContext::puppet_stack`), outermost first.
+    puppet_stack: Vec<(String, u32)>,
     /// Set when the EPP template being rendered output a Sensitive value.
     pub(crate) render_sensitive: bool,
 }
@@ -432,6 +434,7 @@ impl Compiler {
             param_guards: Vec::new(),
             param_type_error: None,
             warned_once: indexmap::IndexSet::new(),
+            puppet_stack: Vec::new(),
             render_sensitive: false,
             call_labels: Vec::new(),
             node_scope: None,
@@ -509,7 +512,12 @@ impl Compiler {
         let env = self.env.clone();
         let mut last = Value::Undef;
         for file in &env.main {
-            match self.eval_block(&file.statements, self.top) {
+            // Puppet's stack frame of a program (its file, line 0).
+            let name = file.file.path.clone().unwrap_or_else(|| "unknown".into());
+            self.puppet_stack.push((name, 0));
+            let r = self.eval_block(&file.statements, self.top);
+            self.puppet_stack.pop();
+            match r {
                 Ok(v) => last = v,
                 Err(f) => return Err(self.flow_to_error(f)),
             }
@@ -1790,7 +1798,10 @@ impl Compiler {
         span: &Span,
     ) -> R<Value> {
         self.call_labels.push(label);
+        let file = span.file.path.clone().unwrap_or_else(|| "unknown".into());
+        self.puppet_stack.push((file, span.line_col().0));
         let r = self.call_labeled_inner(label, name, args, lambda, scope, span);
+        self.puppet_stack.pop();
         self.call_labels.pop();
         r
     }
@@ -2533,6 +2544,25 @@ impl CallContext for Compiler {
             Type::TypeReference(_) => None,
             t => Some(t),
         }
+    }
+
+    fn warn_once(&mut self, key: &str, message: &str) -> bool {
+        if !self.warned_once.insert(format!("key:{key}")) {
+            return false;
+        }
+        Compiler::log(self, LogLevel::Warning, message.to_string(), None);
+        true
+    }
+
+    fn puppet_stack(&self) -> Vec<(String, u32)> {
+        self.puppet_stack.iter().rev().cloned().collect()
+    }
+
+    fn module_directory(&self, name: &str) -> Option<String> {
+        self.env
+            .modules
+            .get(name)
+            .map(|p| p.to_string_lossy().into_owned())
     }
 
     fn deprecation_at_call(&mut self, key: &str, message: &str) {

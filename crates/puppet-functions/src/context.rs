@@ -201,6 +201,29 @@ pub trait CallContext {
         self.log(LogLevel::Warning, message);
     }
 
+    /// Logs a warning once per compile for `key` (Puppet's `warn_once`, as
+    /// `Puppet.deprecation_warning(message, key)` uses it); true when it was logged now. The
+    /// default logs it every time.
+    fn warn_once(&mut self, key: &str, message: &str) -> bool {
+        let _ = key;
+        self.log(LogLevel::Warning, message);
+        true
+    }
+
+    /// Puppet's stack of calls (`Puppet::Pops::PuppetStack.stacktrace`), innermost first:
+    /// `(file, line)` of each function call being made (`"unknown"` for code without a
+    /// file), and `(file, 0)` for the main manifest being evaluated. The default is empty.
+    fn puppet_stack(&self) -> Vec<(String, u32)> {
+        Vec::new()
+    }
+
+    /// The directory of a module on the module path, by name. The default, `None`, knows
+    /// no modules.
+    fn module_directory(&self, name: &str) -> Option<String> {
+        let _ = name;
+        None
+    }
+
     /// The catalog under construction, for the functions of modules that declare or inspect
     /// resources (stdlib's `ensure_resource`, `ensure_packages`, `defined_with_params`,
     /// `getparam`...). The default, `None`, makes those functions fail with a clear error.

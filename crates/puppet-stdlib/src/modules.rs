@@ -422,13 +422,14 @@ fn bool2httpd(b: FunctionBuilder<'_>) -> FunctionBuilder<'_> {
 }
 
 /// A 3.x function's `lookupvar(name)`: the variable, or nil with Puppet 7's warning (strict
-/// = warning, the default) when it does not exist.
+/// = warning, the default) when it does not exist (the caller adds Puppet's "file & line not
+/// available").
 fn lookupvar(ctx: &mut dyn CallContext, name: &str) -> Option<Value> {
     let v = ctx.variable(name);
     if v.is_none() {
         ctx.log(
             puppet_functions::LogLevel::Warning,
-            &format!("Undefined variable '{name}'; \n   (file & line not available)"),
+            &format!("Undefined variable '{name}'; "),
         );
     }
     v

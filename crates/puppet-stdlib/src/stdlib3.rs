@@ -98,9 +98,30 @@ pub(crate) fn table(out: &mut Vec<Native>) {
     }
 }
 
-/// Logs a stdlib deprecation warning (`deprecation(key, message)`).
-pub(crate) fn deprecation(ctx: &mut dyn CallContext, _key: &str, message: &str) {
-    ctx.log(LogLevel::Warning, message);
+/// stdlib 8.5's 4.x `deprecation(key, message)`: the message gets the two innermost frames
+/// of Puppet's call stack (`at ["file", line]:["file", line]`, as stdlib formats them) and
+/// the Ruby location Puppet's `deprecation_warning` adds, and is logged once per key.
+/// Returns what Ruby returns: the logged text, or undef when the key was logged before.
+pub(crate) fn deprecation(ctx: &mut dyn CallContext, key: &str, message: &str) -> Value {
+    let stack = ctx.puppet_stack();
+    let frame = |i: usize| {
+        stack
+            .get(i)
+            .map(|(f, l)| format!("[{}, {l}]", crate::ruby::inspect_str(f)))
+            .unwrap_or_default()
+    };
+    let location = match ctx.module_directory("stdlib") {
+        Some(dir) => {
+            format!("(location: {dir}/lib/puppet/functions/deprecation.rb:36:in `deprecation')")
+        }
+        None => "(file & line not available)".to_string(),
+    };
+    let text = format!("{message} at {}:{}\n   {location}", frame(0), frame(1));
+    if ctx.warn_once(key, &text) {
+        Value::string(text)
+    } else {
+        Value::Undef
+    }
 }
 
 /// The text stdlib's validators and predicates use for their deprecation.

@@ -133,6 +133,11 @@ fn wrapper<'r>(b: FunctionBuilder<'r>, name: &'static str) -> FunctionBuilder<'r
 
 fn run_wrapped(ctx: &mut dyn CallContext, name: &str, args: Vec<Value>) -> R {
     let message = match compat_of(name) {
+        // The `is_*` wrappers point to match expressions, the `validate_*` ones to
+        // validate_legacy.
+        Some(c) if name.starts_with("is_") => format!(
+            "This method is deprecated, please use match expressions with Stdlib::Compat::{c} instead. They are described at https://docs.puppet.com/puppet/latest/reference/lang_data_type.html#match-expressions."
+        ),
         Some(c) => compat_message(c),
         None => other_message(name).to_string(),
     };
@@ -216,7 +221,7 @@ fn validate_legacy_body(ctx: &mut dyn CallContext, a: Vec<Value>) -> R {
             &infer_set(&value),
         );
         if previous(ctx)? {
-            deprecation(ctx, "validate_legacy", &msg);
+            return Ok(deprecation(ctx, "validate_legacy", &msg));
         } else {
             return Err(fail(msg));
         }
@@ -429,8 +434,7 @@ fn deprecation4(b: FunctionBuilder<'_>) -> FunctionBuilder<'_> {
             .param("String", "key")
             .param("String", "message"),
         |ctx: &mut dyn CallContext, a: Args<'_>| {
-            deprecation(ctx, &to_s(&a.get(0)), &to_s(&a.get(1)));
-            Ok(Value::Undef)
+            Ok(deprecation(ctx, &to_s(&a.get(0)), &to_s(&a.get(1))))
         },
     )
 }
