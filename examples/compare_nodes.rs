@@ -257,7 +257,7 @@ fn compare_class(
             let want = want
                 .strip_suffix(&format!(" on node {}", settings.node_name))
                 .unwrap_or(want);
-            let got = e.located();
+            let got = e.puppet_message();
             if got == want {
                 (Outcome::BothFailSameMessage, vec![])
             } else {

@@ -631,6 +631,98 @@ node 'other.example.com' { }
     ("error_realize_missing", N, """\
 realize(Notify['nope'])
 """),
+    # --- parameters listed together, statement locations, errors as Puppet prints them ----
+    ("error_class_params_listed", N, """\
+class c($a, $b, Integer $n = 'x') { }
+include c
+"""),
+    ("error_define_unknown_params_listed", N, """\
+define d($a) { }
+d { 'x': a => 1, b => 2, c => 3 }
+"""),
+    ("error_define_body_wrapped", N, """\
+define d() { fail('boom') }
+class k {
+  d { 'x': }
+}
+include k
+"""),
+    ("error_define_missing_param_located", N, """\
+define d($a) { }
+notify { 'n': }
+d {
+  'x': a => 1;
+  'y': }
+"""),
+    ("parent_contains_inheriting_child", N, """\
+class p { contain c }
+class c inherits p { notify { 'in c': } }
+include c
+"""),
+    ("error_relationship_param_line", N, """\
+notify { 'a':
+  message => 'x',
+  require => Notify['nope'],
+}
+"""),
+    ("error_relationship_param_order", N, """\
+notify { 'a':
+  before  => Notify['x'],
+  require => Notify['y'],
+}
+"""),
+    ("error_duplicate_in_second_body", N, """\
+notify {
+  'a': ;
+  'b': }
+notify { 'b': }
+"""),
+    ("error_unknown_type_column", N, """\
+  nosuchtype { 'x': }
+"""),
+    ("error_missing_title_before_attributes", N, """\
+notify { $nothing: message => fail('attributes come later') }
+"""),
+    ("error_hash_plus_undef", N, """\
+notice({a => 1} + undef)
+"""),
+    ("digests", N, """\
+notice(md5('abc'))
+notice(sha1('abc'))
+notice(sha256('abc'))
+notice(digest('abc'))
+notice(md5(undef))
+"""),
+    ("error_md5_integer", N, """\
+notice(md5(1))
+"""),
+    ("error_md5_arity", N, """\
+notice(md5('a', 'b'))
+"""),
+    ("shellquote_words", N, """\
+notice(shellquote('a b', ['c', ['d$e']], "it's", '', 'x"y\\'z', 'ok-_/.:=,+@%'))
+notice(shellquote())
+"""),
+    ("error_shellquote_integer", N, """\
+notice(shellquote(1))
+"""),
+    ("error_generate_relative", N, """\
+notice(generate('bin/echo'))
+"""),
+    ("error_generate_dotdot", N, """\
+notice(generate('/bin/../echo'))
+"""),
+    ("error_file_not_found", N, """\
+notice(file('nope/x', '/nonexistent'))
+"""),
+    ("find_functions_without_modules", N, """\
+notice(find_file('nope/x'))
+notice(module_directory('nope'))
+notice(find_template('nope/x'))
+"""),
+    ("error_binary_file_missing", N, """\
+notice(binary_file('/nonexistent'))
+"""),
 ]
 
 def strip_error(msg, node):

@@ -73,6 +73,7 @@ impl Compiler {
     ) -> Result<Value, Flow> {
         let fail = |m: String| {
             Err(Flow::Error(EvalError {
+                kind: Default::default(),
                 message: format!("Error while evaluating a Function Call, {m}"),
                 span: Some(span.clone()),
             }))

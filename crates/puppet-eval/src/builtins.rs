@@ -20,6 +20,7 @@ type R<T> = Result<T, Flow>;
 
 fn fail<T>(message: impl Into<String>, span: &Span) -> R<T> {
     Err(Flow::Error(crate::eval::EvalError {
+        kind: Default::default(),
         message: message.into(),
         span: Some(span.clone()),
     }))
@@ -112,11 +113,13 @@ pub(crate) fn call(
             for k in keys {
                 match c.catalog.resolve(&k) {
                     Some(k) => c.catalog.realize(&k),
+                    // Puppet finds it when the compile finishes: no call, no location.
                     None => {
-                        return Some(fail(
-                            format!("Error while evaluating a Function Call, Failed to realize virtual resources {k}"),
-                            span,
-                        ))
+                        return Some(Err(Flow::Error(crate::eval::EvalError {
+                            kind: crate::eval::ErrorKind::Complete,
+                            message: format!("Failed to realize virtual resources {k}"),
+                            span: Some(span.clone()),
+                        })))
                     }
                 }
             }

@@ -80,6 +80,9 @@ pub struct Resource {
     /// The resource whose code declared it (`Class[main]` at top level).
     pub container: Option<ResourceKey>,
     pub span: Option<Span>,
+    /// Where the relationship metaparameters given in the resource's body were written
+    /// (Puppet reports a missing target at that attribute's line).
+    pub param_spans: IndexMap<SmolStr, Span>,
 }
 
 impl Resource {
@@ -96,6 +99,7 @@ impl Resource {
             scope: None,
             container: None,
             span: None,
+            param_spans: IndexMap::new(),
         }
     }
 

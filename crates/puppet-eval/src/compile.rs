@@ -10,7 +10,7 @@
 use crate::catalog::{
     CollectQuery, Collector, Override, RelEnd, Relationship, Resource, ResourceKey, ResourceKind,
 };
-use crate::eval::{capitalize, Compiler, EvalError, Flow};
+use crate::eval::{capitalize, Compiler, ErrorKind, EvalError, Flow};
 use crate::ir::*;
 use crate::lower::{ClassDef, DefineDef, HostMatch};
 use crate::ops;
@@ -28,6 +28,7 @@ type MatchData = Vec<Option<String>>;
 
 fn err<T>(message: impl Into<String>, span: &Span) -> R<T> {
     Err(Flow::Error(EvalError {
+        kind: Default::default(),
         message: message.into(),
         span: Some(span.clone()),
     }))
@@ -147,6 +148,7 @@ impl Compiler {
         }
         let Some((index, node_name, captures)) = found else {
             return Err(Flow::Error(EvalError {
+                kind: ErrorKind::Complete,
                 message: format!("Could not find node statement with name 'default' or '{name}'"),
                 span: None,
             }));
@@ -247,15 +249,23 @@ impl Compiler {
                 for name in r.params.keys() {
                     if let Err(m) = db.check_parameter(&r.type_name.to_ascii_lowercase(), name) {
                         return Err(Flow::Error(EvalError {
-                            message: format!("{m} {at} on {key}"),
+                            kind: ErrorKind::Complete,
+                            // Puppet appends the resource's location once more.
+                            message: format!("{m} {at} on {key} {at}"),
                             span: None,
                         }));
                     }
                 }
             }
-            for param in ["before", "require", "notify", "subscribe"] {
-                let Some(v) = r.params.get(param) else {
-                    continue;
+            // In the resource's parameter order, as Puppet's relationship validator.
+            let relationships = r
+                .params
+                .iter()
+                .filter(|(k, _)| RELATIONSHIP_PARAMS.contains(&k.as_str()));
+            for (param, v) in relationships {
+                let at = match r.param_spans.get(param) {
+                    Some(s) => location(s),
+                    None => at.clone(),
                 };
                 for target in flatten(v) {
                     let tkey = match &target {
@@ -263,6 +273,7 @@ impl Compiler {
                             Some(k) => k,
                             None => {
                                 return Err(Flow::Error(EvalError {
+ kind: ErrorKind::Complete,
                                     message: format!(
                                         "No title provided and {:?} is not a valid resource reference {at}",
                                         s.as_str()
@@ -283,6 +294,7 @@ impl Compiler {
                         .is_none_or(|t| t.virtual_)
                     {
                         return Err(Flow::Error(EvalError {
+                            kind: ErrorKind::Complete,
                             message: format!(
                                 "Could not find resource '{tkey}' in parameter '{param}' {at}"
                             ),
@@ -413,10 +425,11 @@ impl Compiler {
                 .and_then(|d| d.parent.as_ref())
                 .map(|p| ResourceKey::new("Class", p));
         }
-        err(
-            format!("Only subclasses can override parameters {}", location(span)),
-            span,
-        )
+        Err(Flow::Error(EvalError {
+            kind: ErrorKind::Complete,
+            message: format!("Only subclasses can override parameters {}", location(span)),
+            span: Some(span.clone()),
+        }))
     }
 
     /// Sets attributes on an existing resource, as an override (`+>` appends). A plain
@@ -520,12 +533,14 @@ impl Compiler {
                             .and_then(|k| self.catalog.get(&k))
                             .is_none_or(|r| r.virtual_)
                         {
-                            return err(
-                                format!(
+                            // Puppet gives no location; the arrow's span is kept for tools.
+                            return Err(Flow::Error(EvalError {
+                                kind: ErrorKind::Complete,
+                                message: format!(
                                     "Could not find resource '{missing}' for relationship {word} '{other}'"
                                 ),
-                                &rel.span,
-                            );
+                                span: Some(rel.span.clone()),
+                            }));
                         }
                     }
                     let s = &self.resolve_ref(s).unwrap_or_else(|| s.clone());
@@ -861,19 +876,12 @@ impl Compiler {
         let mut defaults: Vec<(SmolStr, Value, bool)> = Vec::new();
         let mut seen_titles: IndexSet<String> = IndexSet::new();
         for body in bodies {
+            // As Puppet: the titles are checked before the attributes are evaluated.
             let title = self.eval(&body.title, scope)?;
-            let attrs = self.eval_attr_ops(&body.ops, scope)?;
-            for (i, (name, _, _)) in attrs.iter().enumerate() {
-                if attrs[..i].iter().any(|(n, _, _)| n == name) {
-                    return err(
-                        format!("The attribute '{name}' has already been set"),
-                        &body.span,
-                    );
-                }
-            }
             let is_array = matches!(title, Value::Array(_));
             let titles: Vec<Value> = flatten(&title);
             let mut plain = Vec::new();
+            let mut is_default = false;
             for (i, t) in titles.into_iter().enumerate() {
                 let t = match t {
                     Value::String(s) => {
@@ -923,10 +931,22 @@ impl Compiler {
                     );
                 }
                 if t.as_str() == "\u{0}default" {
-                    defaults = attrs.clone();
+                    is_default = true;
                 } else {
                     plain.push(t);
                 }
+            }
+            let attrs = self.eval_attr_ops(&body.ops, scope)?;
+            for (i, (name, _, _)) in attrs.iter().enumerate() {
+                if attrs[..i].iter().any(|(n, _, _)| n == name) {
+                    return err(
+                        format!("The attribute '{name}' has already been set"),
+                        &body.span,
+                    );
+                }
+            }
+            if is_default {
+                defaults = attrs.clone();
             }
             evaluated.push((body, plain, attrs));
         }
@@ -939,7 +959,22 @@ impl Compiler {
                 }
             }
             for t in titles {
-                let r = self.declare_resource(form, &type_name, &t, &attrs, scope, &body.span)?;
+                // Puppet locates every resource of the expression, and the statement's
+                // errors, at the whole expression.
+                let r = self.declare_resource(form, &type_name, &t, &attrs, scope, span)?;
+                if type_name != "class" {
+                    let key = ResourceKey::new(&type_name, &t);
+                    if let Some(res) = self.catalog.resources.get_mut(&key) {
+                        for op in &body.ops {
+                            match &op.name {
+                                Some(n) if RELATIONSHIP_PARAMS.contains(&n.as_str()) => {
+                                    res.param_spans.insert(n.clone(), op.span.clone());
+                                }
+                                _ => {}
+                            }
+                        }
+                    }
+                }
                 refs.push(r);
             }
         }
@@ -1384,60 +1419,21 @@ impl Compiler {
         } else {
             "Function Call"
         };
-        for k in params.keys() {
-            if !def.params.iter().any(|p| &p.name == k) && !METAPARAMS.contains(&k.as_str()) {
-                return err(
-                    format!(
-                        "Error while evaluating a {stmt}, {label}: has no parameter named '{k}'"
-                    ),
-                    span,
-                );
-            }
-        }
         let mut final_params: IndexMap<SmolStr, Value> = IndexMap::new();
         for (k, v) in &params {
             if METAPARAMS.contains(&k.as_str()) && !v.is_undef() {
                 final_params.insert(k.clone(), v.clone());
             }
         }
-        // Given values are visible to default expressions; the others are not until set.
-        let unset = |p: &&Param| params.get(&p.name).is_none_or(|v| v.is_undef());
-        for (k, v) in params.iter().filter(|(_, v)| !v.is_undef()) {
-            self.scopes.get_mut(id).vars.insert(k.clone(), v.clone());
-        }
-        for (i, p) in def.params.iter().enumerate() {
-            // A parameter given as undef takes its default, as if it was not given.
-            let given = params.get(&p.name).filter(|v| !v.is_undef());
-            let v = match given {
-                Some(v) => v.clone(),
-                None => match self.class_parameter_lookup(&def.name, &p.name, id, stmt, span)? {
-                    // A value found as `~` does not replace a default expression.
-                    Some(v) if !(v.is_undef() && p.default.is_some()) => v,
-                    _ => match &p.default {
-                        Some(d) => {
-                            let pending = def.params[i..].iter().filter(unset);
-                            let pending = pending.map(|q| q.name.clone()).collect();
-                            let prefix = format!("Error while evaluating a {stmt}, {label}");
-                            self.eval_default(d, id, prefix, &p.name, pending, span)?
-                        }
-                        None if params.contains_key(&p.name) => Value::Undef,
-                        None => {
-                            return err(
-                                format!(
-                                    "Error while evaluating a {stmt}, {label}: expects a value for parameter '{}'",
-                                    p.name
-                                ),
-                                span,
-                            )
-                        }
-                    },
-                },
-            };
-            self.check_param_type(p, &v, id, &label, stmt, span)?;
+        let owner = Owner {
+            label: &label,
+            stmt,
+            class: Some(&def.name),
+        };
+        for (k, v) in self.bind_parameters(&def.params, &params, &owner, id, span)? {
             if !v.is_undef() {
-                final_params.insert(p.name.clone(), v.clone());
+                final_params.insert(k, v);
             }
-            self.scopes.get_mut(id).vars.insert(p.name.clone(), v);
         }
         if let Some(r) = self.catalog.resources.get_mut(&key) {
             if let Some(stage) = r.params.get("stage").cloned() {
@@ -1478,7 +1474,26 @@ impl Compiler {
         else {
             return Ok(());
         };
-        self.evaluate_define(&def, key, res)
+        // Puppet evaluates instances after the code has run and reports what failed in one
+        // as an error of the resource statement that declared it, at that statement's line.
+        let at = res.span.as_ref().map(location).unwrap_or_default();
+        self.evaluate_define(&def, key, res).map_err(|f| match f {
+            Flow::Error(e) => {
+                // Errors of the parameters are already in their final form.
+                if e.kind == ErrorKind::Complete {
+                    return Flow::Error(e);
+                }
+                Flow::Error(EvalError {
+                    kind: ErrorKind::Complete,
+                    message: format!(
+                        "Evaluation Error: Error while evaluating a Resource Statement, {} {at}",
+                        e.puppet_message()
+                    ),
+                    span: e.span,
+                })
+            }
+            other => other,
+        })
     }
 
     fn evaluate_define(&mut self, def: &DefineDef, key: &ResourceKey, res: Resource) -> R<()> {
@@ -1515,55 +1530,26 @@ impl Compiler {
             .unwrap_or(Value::String(res.title.clone()));
         self.scopes.get_mut(id).vars.insert("name".into(), name);
         let span = res.span.clone().unwrap_or_else(|| def.span.clone());
-        for k in given.keys() {
-            if k != "name"
-                && !def.params.iter().any(|p| &p.name == k)
-                && !METAPARAMS.contains(&k.as_str())
-            {
-                return err(
-                    format!("Error while evaluating a Resource Statement, {label}: has no parameter named '{k}'"),
-                    &span,
-                );
-            }
-        }
         let mut final_params = IndexMap::new();
         for (k, v) in &given {
             if !def.params.iter().any(|p| &p.name == k) {
                 final_params.insert(k.clone(), v.clone());
             }
         }
-        // Given values are visible to default expressions; the others are not until set.
-        let unset = |p: &&Param| given.get(&p.name).is_none_or(|v| v.is_undef());
-        for (k, v) in given.iter().filter(|(_, v)| !v.is_undef()) {
-            self.scopes.get_mut(id).vars.insert(k.clone(), v.clone());
-        }
-        for (i, p) in def.params.iter().enumerate() {
-            let v = match given.get(&p.name).filter(|v| !v.is_undef()) {
-                Some(v) => v.clone(),
-                None => match &p.default {
-                    Some(d) => {
-                        let pending = def.params[i..].iter().filter(unset);
-                        let pending = pending.map(|q| q.name.clone()).collect();
-                        let prefix = format!("Error while evaluating a Resource Statement, {label}");
-                        self.eval_default(d, id, prefix, &p.name, pending, &span)?
-                    }
-                    None if given.contains_key(&p.name) => Value::Undef,
-                    None => {
-                        return err(
-                            format!(
-                                "Error while evaluating a Resource Statement, {label}: expects a value for parameter '{}'",
-                                p.name
-                            ),
-                            &span,
-                        )
-                    }
-                },
-            };
-            self.check_param_type(p, &v, id, &label, "Resource Statement", &span)?;
+        let owner = Owner {
+            label: &label,
+            stmt: "Resource Statement",
+            class: None,
+        };
+        let bound = match self.bind_parameters(&def.params, &given, &owner, id, &span) {
+            Ok(b) => b,
+            Err(Flow::Error(e)) => return Err(statement_error(e.message, &span)),
+            Err(other) => return Err(other),
+        };
+        for (k, v) in bound {
             if !v.is_undef() {
-                final_params.insert(p.name.clone(), v.clone());
+                final_params.insert(k, v);
             }
-            self.scopes.get_mut(id).vars.insert(p.name.clone(), v);
         }
         if let Some(r) = self.catalog.resources.get_mut(key) {
             r.params = final_params;
@@ -1572,6 +1558,7 @@ impl Compiler {
             Ok(_) | Err(Flow::Next(_)) | Err(Flow::Return(..)) => {}
             // Puppet reports it as an error of the instance's evaluation.
             Err(Flow::Break(span)) => return Err(Flow::Error(EvalError {
+                kind: Default::default(),
                 message:
                     "Error while evaluating an Object, break() from context where this is illegal"
                         .into(),
@@ -1582,42 +1569,119 @@ impl Compiler {
         Ok(())
     }
 
-    /// Checks a class or define parameter value against its declared type.
-    fn check_param_type(
+    /// Binds the parameters of a class or define instance in its scope `id`, as Puppet's
+    /// `set_resource_parameters` does: each takes the value given (undef counts as not
+    /// given), else for a class the value automatic parameter lookup finds, else its default
+    /// expression, evaluated in declaration order (given values are visible to default
+    /// expressions, the others only once set). Then every value is checked at once: a
+    /// parameter it does not have, a missing value or a type mismatch is an error, and
+    /// Puppet lists all of them in one
+    /// message (`Class[X]:\n  expects a value for parameter 'a'\n  ...`). Returns each
+    /// parameter's value (undef when given as undef without a default).
+    fn bind_parameters(
         &mut self,
-        p: &Param,
-        v: &Value,
-        scope: ScopeId,
-        owner: &str,
-        stmt: &str,
+        params: &[Param],
+        given: &IndexMap<SmolStr, Value>,
+        owner: &Owner<'_>,
+        id: ScopeId,
         span: &Span,
-    ) -> R<()> {
-        let Some(t) = &p.type_expr else { return Ok(()) };
-        if let Value::Type(ty) = self.eval(t, scope)? {
-            if !is_instance(&ty, v) {
-                let what = format!("parameter '{}'", p.name);
-                // As Puppet, only a mismatch the describer finds is an error (a bare
-                // `Optional` accepts any value here).
-                let Some(detail) = puppet_types::mismatch::describe_value_mismatch(&what, &ty, v)
-                    .filter(|d| !d.is_empty())
-                else {
-                    return Ok(());
-                };
-                let lines: Vec<&str> = detail
-                    .lines()
-                    .map(str::trim)
-                    .filter(|l| !l.is_empty())
-                    .collect();
-                // Several problems are listed under the owner, one per line.
-                let text = if lines.len() > 1 {
-                    format!("{owner}:\n  {}", lines.join("\n  "))
-                } else {
-                    format!("{owner}: {}", lines.join(""))
-                };
-                return err(format!("Error while evaluating a {stmt}, {text}"), span);
+    ) -> R<IndexMap<SmolStr, Value>> {
+        let unset = |p: &&Param| given.get(&p.name).is_none_or(|v| v.is_undef());
+        for (k, v) in given.iter().filter(|(_, v)| !v.is_undef()) {
+            self.scopes.get_mut(id).vars.insert(k.clone(), v.clone());
+        }
+        let (label, stmt) = (owner.label, owner.stmt);
+        let mut bound: IndexMap<SmolStr, Value> = IndexMap::new();
+        let mut missing = Vec::new();
+        for (i, p) in params.iter().enumerate() {
+            let looked_up = match (given.get(&p.name).filter(|v| !v.is_undef()), owner.class) {
+                (Some(_), _) | (None, None) => None,
+                (None, Some(class)) => {
+                    self.class_parameter_lookup(class, &p.name, id, stmt, span)?
+                }
+            };
+            let v = match given.get(&p.name).filter(|v| !v.is_undef()) {
+                Some(v) => v.clone(),
+                // A value found as `~` does not replace a default expression.
+                None => match looked_up {
+                    Some(v) if !(v.is_undef() && p.default.is_some()) => v,
+                    _ => match &p.default {
+                        Some(d) => {
+                            let pending = params[i..].iter().filter(unset);
+                            let pending = pending.map(|q| q.name.clone()).collect();
+                            let prefix = format!("Error while evaluating a {stmt}, {label}");
+                            self.eval_default(d, id, prefix, &p.name, pending, span)?
+                        }
+                        None if given.contains_key(&p.name) => Value::Undef,
+                        None => {
+                            missing.push(p.name.clone());
+                            continue;
+                        }
+                    },
+                },
+            };
+            self.scopes
+                .get_mut(id)
+                .vars
+                .insert(p.name.clone(), v.clone());
+            bound.insert(p.name.clone(), v);
+        }
+        // Puppet lists the parameters it does not know first.
+        let mut problems: Vec<String> = given
+            .keys()
+            .filter(|k| !params.iter().any(|p| &p.name == *k))
+            .filter(|k| !METAPARAMS.contains(&k.as_str()))
+            .filter(|k| owner.class.is_some() || k.as_str() != "name")
+            .map(|k| format!("has no parameter named '{k}'"))
+            .collect();
+        for p in params {
+            match bound.get(&p.name).cloned() {
+                Some(v) => problems.extend(self.param_type_problems(p, &v, id)?),
+                None if missing.contains(&p.name) => {
+                    problems.push(format!("expects a value for parameter '{}'", p.name))
+                }
+                None => {}
             }
         }
-        Ok(())
+        match problems.len() {
+            0 => Ok(bound),
+            1 => err(
+                format!("Error while evaluating a {stmt}, {label}: {}", problems[0]),
+                span,
+            ),
+            _ => err(
+                format!(
+                    "Error while evaluating a {stmt}, {label}:\n  {}",
+                    problems.join("\n  ")
+                ),
+                span,
+            ),
+        }
+    }
+
+    /// What is wrong with a class or define parameter value for its declared type: one line
+    /// per problem Puppet's mismatch describer finds (none when it is an instance).
+    fn param_type_problems(&mut self, p: &Param, v: &Value, scope: ScopeId) -> R<Vec<String>> {
+        let Some(t) = &p.type_expr else {
+            return Ok(Vec::new());
+        };
+        let Value::Type(ty) = self.eval(t, scope)? else {
+            return Ok(Vec::new());
+        };
+        if is_instance(&ty, v) {
+            return Ok(Vec::new());
+        }
+        let what = format!("parameter '{}'", p.name);
+        // As Puppet, only a mismatch the describer finds is an error (a bare `Optional`
+        // accepts any value here).
+        let detail = puppet_types::mismatch::describe_value_mismatch(&what, &ty, v);
+        Ok(detail
+            .unwrap_or_default()
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .map(str::to_string)
+            .collect())
     }
 
     /// The classes evaluated so far, in order (with the matched node's name, as Puppet
@@ -1664,6 +1728,27 @@ fn parse_reference(s: &str) -> Option<ResourceKey> {
         return None;
     }
     Some(ResourceKey::new(t, title))
+}
+
+/// An error of a defined-type instance's parameters as Puppet reports it: an evaluation
+/// error at the declaring statement's file and line (no column).
+fn statement_error(message: String, span: &Span) -> Flow {
+    Flow::Error(EvalError {
+        kind: ErrorKind::Complete,
+        message: format!("Evaluation Error: {message} {}", location(span)),
+        span: Some(span.clone()),
+    })
+}
+
+/// The relationship metaparameters.
+const RELATIONSHIP_PARAMS: [&str; 4] = ["before", "require", "notify", "subscribe"];
+
+/// Whose parameters [`Compiler::bind_parameters`] binds: `Class[x]` or `Type[title]`, the
+/// statement Puppet names in errors, and the class name for automatic parameter lookup.
+struct Owner<'a> {
+    label: &'a str,
+    stmt: &'a str,
+    class: Option<&'a str>,
 }
 
 /// `(line: N)` or `(file: F, line: N)`, as Puppet appends a location to a message.

@@ -459,6 +459,7 @@ impl Environment {
         let path = span.file.path.as_ref()?;
         let d = self.file_errors.get(path)?;
         Some(crate::eval::EvalError {
+            kind: Default::default(),
             message: d.message.clone(),
             span: Some(crate::ir::Span {
                 file: span.file.clone(),

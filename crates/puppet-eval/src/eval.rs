@@ -25,9 +25,44 @@ use std::sync::Arc;
 pub struct EvalError {
     pub message: String,
     pub span: Option<Span>,
+    /// How Puppet reports it (see [`EvalError::puppet_message`]).
+    pub kind: ErrorKind,
+}
+
+/// Which of Puppet's error forms an [`EvalError`] has.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// Raised while evaluating an expression: Puppet prints `Evaluation Error: MESSAGE`
+    /// followed by the location.
+    #[default]
+    Evaluation,
+    /// Raised by the compiler's own checks of the catalog (relationship targets, resource
+    /// attributes) or made complete by a wrapper: Puppet prints the message as it is (any
+    /// location Puppet gives is part of it). The span, when there is one, is this
+    /// compiler's extra precision.
+    Complete,
 }
 
 impl EvalError {
+    /// The whole message as Puppet 7.23 prints it after `Error: ` (before ` on node NAME`).
+    ///
+    /// ```
+    /// use puppet_eval::{compile, Environment, Settings};
+    /// use std::sync::Arc;
+    /// let env = Environment::from_main(None, "fail('boom')");
+    /// let err = compile(Arc::new(env), &Settings::default()).catalog.unwrap_err();
+    /// assert_eq!(
+    ///     err.puppet_message(),
+    ///     "Evaluation Error: Error while evaluating a Function Call, boom (line: 1, column: 1)"
+    /// );
+    /// ```
+    pub fn puppet_message(&self) -> String {
+        match self.kind {
+            ErrorKind::Evaluation => format!("Evaluation Error: {}", self.located()),
+            ErrorKind::Complete => self.message.clone(),
+        }
+    }
+
     /// The message with Puppet's location suffix: `(file: F, line: L, column: C)` or
     /// `(line: L, column: C)` for code without a file.
     pub fn located(&self) -> String {
@@ -62,6 +97,7 @@ type R<T> = Result<T, Flow>;
 
 fn err<T>(message: impl Into<String>, span: &Span) -> R<T> {
     Err(Flow::Error(EvalError {
+        kind: Default::default(),
         message: message.into(),
         span: Some(span.clone()),
     }))
@@ -538,14 +574,17 @@ impl Compiler {
         match f {
             Flow::Error(e) => e,
             Flow::Break(span) => EvalError {
+                kind: Default::default(),
                 message: "break() from context where this is illegal".into(),
                 span,
             },
             Flow::Next(_) => EvalError {
+                kind: Default::default(),
                 message: "next() from context where this is illegal".into(),
                 span: None,
             },
             Flow::Return(_, span) => EvalError {
+                kind: Default::default(),
                 message: "return() from context where this is illegal".into(),
                 span,
             },
@@ -2203,6 +2242,7 @@ impl Compiler {
             Err(Flow::Error(e)) => Err(Flow::Error(match self.param_type_error.take() {
                 Some(raw) => raw,
                 None => EvalError {
+                    kind: Default::default(),
                     message: format!("Error while evaluating a Function Call, {}", e.message),
                     span: Some(span.clone()),
                 },

@@ -121,6 +121,7 @@ impl puppet_hiera::Scope for HieraScope<'_> {
 
 fn error(message: impl Into<String>, span: Option<&Span>) -> Flow {
     Flow::Error(EvalError {
+        kind: Default::default(),
         message: message.into(),
         span: span.cloned(),
     })

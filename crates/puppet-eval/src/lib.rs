@@ -26,7 +26,7 @@ mod output;
 pub mod scope;
 
 pub use env::Environment;
-pub use eval::{Compiler, EvalError, LogEntry, Settings};
+pub use eval::{Compiler, ErrorKind, EvalError, LogEntry, Settings};
 pub use output::{facts_from_data, from_data, to_data};
 
 use puppet_types::Value;
@@ -110,6 +110,7 @@ pub fn render_epp(
         Ok(other) => Ok(other.to_plain_string()),
         Err(eval::Flow::Error(e)) => Err(e),
         Err(_) => Err(EvalError {
+            kind: Default::default(),
             message: "unexpected control flow in template".into(),
             span: None,
         }),
@@ -152,14 +153,23 @@ pub fn compile(env: Arc<Environment>, settings: &Settings) -> Compiled {
             .map(|f| f.file.text.to_string())
             .unwrap_or_default();
         let file = Arc::new(ir::SourceFile::new(path.clone(), &text));
+        let span = ir::Span {
+            file,
+            start: d.range.start().into(),
+            end: d.range.end().into(),
+        };
+        // A second definition is reported as it is, at the line of the second one.
+        let (kind, message) = if d.code == "DUPLICATE_DEFINITION" {
+            let at = compile::location(&span);
+            (ErrorKind::Complete, format!("{} {at}", d.message))
+        } else {
+            (ErrorKind::Evaluation, d.message.clone())
+        };
         return Compiled {
             catalog: Err(EvalError {
-                message: d.message.clone(),
-                span: Some(ir::Span {
-                    file,
-                    start: d.range.start().into(),
-                    end: d.range.end().into(),
-                }),
+                kind,
+                message,
+                span: Some(span),
             }),
             logs: Vec::new(),
             template_outputs: Vec::new(),
@@ -191,6 +201,7 @@ pub fn evaluate_source(source: &str, settings: &Settings) -> Outcome {
     if let Some((_, d)) = env.first_error() {
         let file = Arc::new(ir::SourceFile::new(None, source));
         let err = EvalError {
+            kind: Default::default(),
             message: d.message.clone(),
             span: Some(ir::Span {
                 file,

@@ -213,6 +213,9 @@ pub fn arithmetic(op: &str, a: &Value, b: &Value, coerced: &mut bool) -> OpResul
             }
             return Ok(Value::Hash(Arc::new(h)));
         }
+        ("+", Value::Hash(_), _) => {
+            return Err("Can only append Array or Hash to a Hash".into());
+        }
         ("-", Value::Array(x), Value::Array(y)) => {
             let v: Vec<Value> = x
                 .iter()

@@ -108,7 +108,8 @@ fn module_resource_types_are_known() {
     let e = compile_lines(env_with(&files, "thing { 'a': colour => red }")).unwrap_err();
     assert_eq!(
         e,
-        "no parameter named 'colour' (file: /env/site.pp, line: 1) on Thing[a]"
+        // Puppet appends the resource's location twice.
+        "no parameter named 'colour' (file: /env/site.pp, line: 1) on Thing[a] (file: /env/site.pp, line: 1)"
     );
     assert!(compile_lines(env_with(&files, "notice(defined('thing'))")).is_ok());
     // A module type's name is a resource type in expressions.

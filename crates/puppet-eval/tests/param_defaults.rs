@@ -38,7 +38,8 @@ const CASES: &[(&str, Result<&str, &str>)] = &[
     ),
     (
         "define d($a = $b, $b = 1) { notice($a) }\nd { x: }",
-        Err("Error while evaluating a Resource Statement, D[x]: default expression for $a tries to illegally access not yet evaluated $b"),
+        // A defined type's instance is evaluated after the code: Puppet's complete message.
+        Err("Evaluation Error: Error while evaluating a Resource Statement, D[x]: default expression for $a tries to illegally access not yet evaluated $b (line: 2)"),
     ),
     ("class c($a = $b, $b = 1) { notice($a) }\nclass { c: b => 5 }", Ok("5")),
     ("define d($a = $b, $b = 1) { notice($a) }\nd { x: b => 5 }", Ok("5")),
