@@ -2524,6 +2524,13 @@ impl CallContext for Compiler {
         Some(&mut self.annotations)
     }
 
+    fn module_path(&self, name: &str) -> Option<String> {
+        self.env
+            .modules
+            .get(name)
+            .map(|p| p.to_string_lossy().into_owned())
+    }
+
     fn resolve_type_name(&mut self, name: &str) -> Option<Type> {
         let t = self.resolve_type(name);
         // Problems of the alias surface where the type is written in the manifest.

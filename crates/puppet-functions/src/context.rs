@@ -213,6 +213,14 @@ pub trait CallContext {
     fn annotations(&mut self) -> Option<&mut Annotations> {
         None
     }
+
+    /// The directory of the module `name` of the environment being compiled, as Puppet's
+    /// `Puppet::Module#path` gives it (stdlib's `get_module_path`). The default, `None`, is a
+    /// context without a module path: it knows no module.
+    fn module_path(&self, name: &str) -> Option<String> {
+        let _ = name;
+        None
+    }
 }
 
 /// What catalog-changing functions need from the catalog under construction; the evaluator
@@ -252,6 +260,14 @@ pub trait CatalogAccess {
         params: Vec<(String, Value)>,
     ) -> Result<(), CallError> {
         self.declare_resource(type_name, &title.to_plain_string(), params)
+    }
+
+    /// The names of the attributes that resource defaults (`Exec { path => ... }`) give the
+    /// type `type_name` in the scope of the call and the scopes it inherits defaults from,
+    /// as Puppet's `Scope#lookupdefaults` (staging's `scope_defaults`). The default: none.
+    fn default_attributes(&self, type_name: &str) -> Vec<String> {
+        let _ = type_name;
+        Vec::new()
     }
 }
 
