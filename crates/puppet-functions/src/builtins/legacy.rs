@@ -131,7 +131,12 @@ fn shellquote(_c: &mut dyn CallContext, a: Args<'_>) -> Result<Value, CallError>
 }
 
 /// A digest function: name, implementation, doc, digest of `'abc'`.
-type DigestEntry = (&'static str, fn(&[u8]) -> String, &'static str, &'static str);
+type DigestEntry = (
+    &'static str,
+    fn(&[u8]) -> String,
+    &'static str,
+    &'static str,
+);
 
 pub(super) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     let any = || Signature::new().repeated_param("Any", "args");
