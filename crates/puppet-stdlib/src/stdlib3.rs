@@ -457,7 +457,7 @@ fn file_dirname(p: &str) -> String {
 }
 
 /// Ruby's `File.basename(p, suffix)` (POSIX).
-fn file_basename(p: &str, suffix: Option<&str>) -> String {
+pub(crate) fn file_basename(p: &str, suffix: Option<&str>) -> String {
     let trimmed = p.trim_end_matches('/');
     if trimmed.is_empty() {
         return if p.is_empty() {

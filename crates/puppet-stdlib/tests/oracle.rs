@@ -4,7 +4,8 @@
 //!
 //! Each case's arguments are read with `puppet_functions::parse_value`, the function is
 //! called through a registry holding the built-ins and every module's natives, with a mock
-//! `CallContext`. The test reports the agreement and fails below 98 %.
+//! `CallContext` whose module path holds `stdlib` and `archive` at the corpus directory.
+//! The test reports the agreement and fails below 98 %.
 
 use puppet_functions::{builtins, Block, CallContext, CallError, LogLevel, Registry};
 use puppet_types::{Type, Value};
@@ -42,6 +43,12 @@ impl CallContext for Mock {
     }
     fn type_alias(&self, _name: &str) -> Option<Type> {
         None
+    }
+    fn module_path(&self, name: &str) -> Option<String> {
+        // The fixture was made with the corpus as module path; the cases ask for these.
+        ["stdlib", "archive"]
+            .contains(&name)
+            .then(|| format!("/usr/share/puppet/modules/{name}"))
     }
 }
 
