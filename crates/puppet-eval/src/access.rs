@@ -185,6 +185,31 @@ impl CatalogAccess for Compiler {
             .collect()
     }
 
+    fn default_attributes(&self, type_name: &str) -> Vec<String> {
+        // As `defaults_for`: the scope of the call, then the scopes it takes defaults from.
+        let mut out: Vec<String> = Vec::new();
+        let mut scope = Some(self.current);
+        let mut seen = 0;
+        while let Some(id) = scope {
+            seen += 1;
+            if seen > 100_000 {
+                break;
+            }
+            for (sid, tname, attrs) in &self.catalog.defaults {
+                if *sid == id && tname.eq_ignore_ascii_case(type_name) {
+                    for (k, _, _) in attrs {
+                        if !out.iter().any(|x| x == k.as_str()) {
+                            out.push(k.to_string());
+                        }
+                    }
+                }
+            }
+            let s = self.scopes.get(id);
+            scope = s.dyn_parent.or(s.parent);
+        }
+        out
+    }
+
     fn current_resource(&self) -> Option<(String, String)> {
         let key = self.container_of(self.current);
         if key.type_name == "Class" && key.title == "main" {

@@ -2550,11 +2550,10 @@ impl CallContext for Compiler {
     }
 
     fn log(&mut self, level: LogLevel, message: &str) {
-        // Built-ins log their deprecation warnings the way Puppet's Ruby functions do: with
-        // no scope and no location; other levels carry the scope.
+        // A function's warning is Ruby's `Puppet.warning`: no scope; other levels carry the
+        // scope.
         if level == LogLevel::Warning {
-            let text = format!("{message}\n   (file & line not available)");
-            Compiler::log(self, level, text, None);
+            Compiler::log(self, level, message.to_string(), None);
             return;
         }
         let label = self.scopes.label(self.current);

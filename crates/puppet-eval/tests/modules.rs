@@ -272,3 +272,70 @@ fn a_loaded_main_manifest_is_validated() {
         "Illegal attempt to assign to 'a::b'. Cannot assign to variables in other namespaces (file: /env/site.pp, line: 2, column: 1)"
     );
 }
+
+#[test]
+fn scope_defaults_and_get_module_path_ask_the_compiler() {
+    // Expected values are Puppet 7.23's for the same manifest and module tree.
+    let scope_defaults = "module Puppet::Parser::Functions\n  newfunction(:scope_defaults, :type => :rvalue) do |arguments|\n  end\nend\n";
+    let get_module_path = "module Puppet::Parser::Functions\n  newfunction(:get_module_path, type: :rvalue) do |args|\n  end\nend\n";
+    let site = r#"
+        Exec { path => '/bin' }
+        notify { 'a': message => String(scope_defaults('exec', 'path')) }
+        notify { 'b': message => String(scope_defaults('Exec', 'user')) }
+        class c {
+          File { mode => '0644' }
+          notify { 'c': message => "${scope_defaults('Exec', 'path')} ${scope_defaults('File', 'mode')}" }
+        }
+        include c
+        notify { 'd': message => String(scope_defaults('File', 'mode')) }
+        define d2() { notify { $title: message => String(scope_defaults('File', 'mode')) } }
+        class e {
+          File { mode => '0600' }
+          d2 { 'e': }
+        }
+        include e
+        notify { 'm': message => get_module_path('staging') }
+    "#;
+    let env = env_with(
+        &[
+            (
+                "staging/lib/puppet/parser/functions/scope_defaults.rb",
+                scope_defaults,
+            ),
+            (
+                "stdlib/lib/puppet/parser/functions/get_module_path.rb",
+                get_module_path,
+            ),
+        ],
+        site,
+    );
+    let lines = compile_lines(env).unwrap();
+    let messages: Vec<String> = lines
+        .iter()
+        .filter(|l| l.starts_with("Notify["))
+        .cloned()
+        .collect();
+    assert_eq!(
+        messages,
+        [
+            r#"Notify[a] {"message":"true"}"#,
+            r#"Notify[b] {"message":"false"}"#,
+            r#"Notify[c] {"message":"true true"}"#,
+            r#"Notify[d] {"message":"false"}"#,
+            r#"Notify[m] {"message":"/env/modules/staging"}"#,
+            r#"Notify[e] {"message":"true"}"#,
+        ]
+    );
+    let e = compile_lines(env_with(
+        &[(
+            "stdlib/lib/puppet/parser/functions/get_module_path.rb",
+            get_module_path,
+        )],
+        "notice(get_module_path('nope'))",
+    ))
+    .unwrap_err();
+    assert!(
+        e.contains("Could not find module nope in environment production"),
+        "{e}"
+    );
+}

@@ -210,6 +210,12 @@ pub trait CallContext {
         true
     }
 
+    /// Puppet's `warn_once` of a warning it knows no location for: the message gets
+    /// Puppet's `(file & line not available)` line, once per `key`.
+    fn warn_once_unlocated(&mut self, key: &str, message: &str) -> bool {
+        self.warn_once(key, &format!("{message}\n   (file & line not available)"))
+    }
+
     /// Puppet's stack of calls (`Puppet::Pops::PuppetStack.stacktrace`), innermost first:
     /// `(file, line)` of each function call being made (`"unknown"` for code without a
     /// file), and `(file, 0)` for the main manifest being evaluated. The default is empty.
@@ -217,8 +223,9 @@ pub trait CallContext {
         Vec::new()
     }
 
-    /// The directory of a module on the module path, by name. The default, `None`, knows
-    /// no modules.
+    /// The directory of the module `name` of the environment being compiled, as Puppet's
+    /// `Puppet::Module#path` gives it (stdlib's `get_module_path`, the location in stdlib's
+    /// deprecation warnings). The default, `None`, is a context without a module path.
     fn module_directory(&self, name: &str) -> Option<String> {
         let _ = name;
         None
@@ -275,6 +282,14 @@ pub trait CatalogAccess {
         params: Vec<(String, Value)>,
     ) -> Result<(), CallError> {
         self.declare_resource(type_name, &title.to_plain_string(), params)
+    }
+
+    /// The names of the attributes that resource defaults (`Exec { path => ... }`) give the
+    /// type `type_name` in the scope of the call and the scopes it inherits defaults from,
+    /// as Puppet's `Scope#lookupdefaults` (staging's `scope_defaults`). The default: none.
+    fn default_attributes(&self, type_name: &str) -> Vec<String> {
+        let _ = type_name;
+        Vec::new()
     }
 }
 

@@ -57,7 +57,7 @@ fn numbers() {
     let reg = builtins::registry();
     let mut ctx = Mock::new(reg);
     reg.call(&mut ctx, "abs", args("'0'"), None).unwrap();
-    assert_eq!(ctx.logs, ["warning: The abs() function's auto conversion of String to Numeric is deprecated - change to convert input before calling"]);
+    assert_eq!(ctx.logs, ["warning: The abs() function's auto conversion of String to Numeric is deprecated - change to convert input before calling\n   (file & line not available)"]);
 }
 
 #[test]

@@ -30,6 +30,7 @@
 //! ```
 
 mod discover;
+mod extra;
 mod known;
 mod modules;
 pub mod ruby;
@@ -100,6 +101,7 @@ pub fn natives() -> Vec<Native> {
     stdlib4::table(&mut out);
     stdlib3::table(&mut out);
     modules::table(&mut out);
+    extra::table(&mut out);
     let mut seen = std::collections::HashSet::new();
     out.retain(|n| seen.insert((n.module, n.name)));
     out

@@ -377,7 +377,7 @@ fn max_memory(b: FunctionBuilder<'_>) -> FunctionBuilder<'_> {
     )
 }
 
-fn ruby_to_i(s: &str) -> i64 {
+pub(crate) fn ruby_to_i(s: &str) -> i64 {
     let t = s.trim_start();
     let n: String = t
         .chars()
@@ -422,15 +422,12 @@ fn bool2httpd(b: FunctionBuilder<'_>) -> FunctionBuilder<'_> {
 }
 
 /// A 3.x function's `lookupvar(name)`: the variable, or nil with Puppet 7's warning (strict
-/// = warning, the default) when it does not exist (the caller adds Puppet's "file & line not
-/// available").
+/// = warning, the default) when it does not exist, once per variable.
 fn lookupvar(ctx: &mut dyn CallContext, name: &str) -> Option<Value> {
     let v = ctx.variable(name);
     if v.is_none() {
-        ctx.log(
-            puppet_functions::LogLevel::Warning,
-            &format!("Undefined variable '{name}'; "),
-        );
+        let text = format!("Undefined variable '{name}'; ");
+        ctx.warn_once_unlocated(&format!("undefined_variable:{name}"), &text);
     }
     v
 }
@@ -461,12 +458,7 @@ fn validate_network_vlan_ranges(b: FunctionBuilder<'_>) -> FunctionBuilder<'_> {
             let text = match range {
                 Value::Undef => continue,
                 Value::String(s) => s.to_string(),
-                other => {
-                    return Err(fail(format!(
-                        "no implicit conversion of {} into String",
-                        crate::ruby::class_name(other)
-                    )))
-                }
+                other => return Err(crate::ruby::no_implicit_string(other)),
             };
             if let Some((first, last)) = text.split('\n').find_map(range_of) {
                 let (first, last) = (ruby_integer(&first)?, ruby_integer(&last)?);
@@ -485,7 +477,7 @@ fn validate_network_vlan_ranges(b: FunctionBuilder<'_>) -> FunctionBuilder<'_> {
 }
 
 /// Ruby's `Integer(digits)`: a leading `0` makes it octal.
-fn ruby_integer(s: &str) -> Result<i64, CallError> {
+pub(crate) fn ruby_integer(s: &str) -> Result<i64, CallError> {
     let bad = || fail(format!("invalid value for Integer(): {s:?}"));
     let (radix, body) = match s.strip_prefix('0') {
         Some(rest) if !rest.is_empty() => (8, rest),

@@ -13,7 +13,7 @@ use crate::ruby::{
 };
 use crate::{Imp, Native};
 use fancy_regex::Regex;
-use puppet_functions::{codes, CallContext, CallError, LogLevel};
+use puppet_functions::{codes, CallContext, CallError};
 use puppet_types::Value;
 
 type R = Result<Value, CallError>;
@@ -478,7 +478,7 @@ fn file_dirname(p: &str) -> String {
 }
 
 /// Ruby's `File.basename(p, suffix)` (POSIX).
-fn file_basename(p: &str, suffix: Option<&str>) -> String {
+pub(crate) fn file_basename(p: &str, suffix: Option<&str>) -> String {
     let trimmed = p.trim_end_matches('/');
     if trimmed.is_empty() {
         return if p.is_empty() {
@@ -2038,7 +2038,7 @@ fn fqdn_rotate(ctx: &mut dyn CallContext, a: Vec<Value>) -> R {
     let fqdn = match ctx.variable("::fqdn") {
         Some(v) => v,
         None => {
-            ctx.log(LogLevel::Warning, "Undefined variable '::fqdn'; ");
+            ctx.warn_once_unlocated("undefined_variable:::fqdn", "Undefined variable '::fqdn'; ");
             Value::Undef
         }
     };

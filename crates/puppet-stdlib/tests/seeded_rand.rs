@@ -41,10 +41,8 @@ impl CallContext for Node {
         }
     }
     fn log(&mut self, level: LogLevel, message: &str) {
-        // As the evaluator renders a warning of a Ruby function.
         if level == LogLevel::Warning {
-            self.warnings
-                .push(format!("{message}\n   (file & line not available)"));
+            self.warnings.push(message.to_string());
         }
     }
     fn type_alias(&self, _name: &str) -> Option<Type> {

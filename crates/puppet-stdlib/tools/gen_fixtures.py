@@ -7,7 +7,8 @@ or the error message (without Puppet's "Evaluation Error: Error while evaluating
 Call, " prefix and location suffix) and the warnings logged. CI has no Puppet: the JSON is
 committed and `tests/oracle.rs` compares the native implementations against it.
 
-Usage: gen_fixtures.py [ORACLE] [MODULES]
+Usage: gen_fixtures.py [--only=F1,F2] [--count] [ORACLE] [MODULES]
+  --only  regenerate only the cases of these functions; the other recorded cases are kept
   ORACLE  default /work/shared/oracle/compile-catalog
   MODULES default /usr/share/puppet/modules
 """
@@ -154,6 +155,110 @@ EXTRA = [
     ("postgresql::postgresql_acls_to_resources_hash", "'host all all 1.2.3.4 md5', 'x', 0"),
     ("postgresql::postgresql_acls_to_resources_hash", "['host all all 1.2.3.4 md5'], 'x'"),
     ("postgresql::postgresql_acls_to_resources_hash", "['host all all 1.2.3.4 md5'], 'x', '1'"),
+] + [
+    ("staging_parse", a) for a in [
+        "", "'/tmp/a.tar.gz'", "'/tmp/a.tar.gz', 'basename'", "'/tmp/a.tar.gz', 'basename', '.tar.gz'",
+        "'/tmp/a.tar.gz', 'extname'", "'/tmp/a.tar.gz', 'parent'", "'http://h.example/x/y.zip', 'filename'",
+        "'puppet:///modules/m/f.tgz', 'parent'", "'C:\\\\dir\\\\f.txt'", "'C:\\\\dir\\\\f.txt', 'parent'",
+        "'mailto:x@example.com'", "'a b'", "'/a/b', 'nope'", "'/a/b', undef", "'/a/b.c', 'basename', undef",
+        "1", "undef", "'/a', 'parent'", "'/', 'parent'", "'/a/../b/./c/', 'parent'", "'rel/x', 'parent'",
+        "'rel/x.y', 'basename'", "'/.profile', 'extname'", "'/a.', 'extname'", "'/a.', 'basename'",
+        "'/a.tar.gz', 'basename', '.*'", "'/a/b', 'basename', 1", "'/a/b', 2", "'/a', 'filename', 'x', 4",
+        "'http://h/a%20b.txt?x=1#frag'", "'http://h/a%zzb.txt'", "'https://user@[::1]:8080/p/q.tgz', 'parent'",
+        "'ftp:'", "'1a:b'", "'/a/b.tar.gz', 'filename', '.gz'", "['/a']", "'/é.txt'",
+    ]
+] + [
+    ("scope_defaults", a) for a in [
+        "'Exec', 'path'", "'exec', 'path'", "'foo::bar', 'x'", "'Exec'", "", "1, 'path'", "'Exec', 1",
+        "'Exec', undef", "undef, 'path'", "'Exec', 'path', 3",
+    ]
+] + [
+    ("collectd_convert_processes", a) for a in [
+        "[{'name' => 'foo', 'regex' => '.*'}, {'name' => 'bar', 'regex' => '[0-9]+'}, 'alone']",
+        "{'a' => {'regex' => 'x'}}", "[]", "'x'", "undef", "", "[1]", "[{'regex' => 'x'}]", "['a', 'a']",
+        "[{'name' => 'a', 'x' => 1}, {'name' => 'a', 'y' => 2}]", "[undef]", "[[]]", "1, 2",
+        "[{'name' => 1}]",
+    ]
+] + [
+    ("convert_to_json_string", a) for a in [
+        "['a:b', 'c:d']", "['a:b:c']", "['a:', ':b', '::']", "['a:b', 'c']", "[]", "'x'", "undef", "",
+        "{'a' => [1, 2.5, true]}", "['a:1', 'a:2']", "[1]", "['x', 1]", "[[':'], 'a:b']", "[{':' => 1}]",
+        "1, 2", "'é\\u\\n\u00e9\t/'", "[undef, 'a']", "{1 => default}", "1.0e20", "['a:b', ['c']]",
+    ]
+] + [
+    ("convert_cert_to_string", a) for a in ["", "1", "undef", "'a', 'b'"]
+] + [
+    ("validate_vni_ranges", a) for a in [
+        "'1:10'", "['1:10', '20:30']", "'10:1'", "'0:16777215'", "'0:16777216'", "'abc'", "undef", "",
+        "[undef, '1:2']", "'010:011'", "'08:09'", "'1:2\nx'", "'x\n1:2'", "1", "[1]", "['']", "'1:2:3'",
+        "true", "false", "{}", "[]",
+    ]
+] + [
+    ("validate_tunnel_id_ranges", a) for a in [
+        "'1:1000'", "'1:1000002'", "'5:1'", "['1:2', 'x']", "undef", "'1'", "[]", "'0:1000000'", "2",
+        "'07:08'",
+    ]
+] + [
+    ("validate_vxlan_udp_port", a) for a in [
+        "4789", "'4789'", "49151", "49152", "65535", "65536", "'abc'", "undef", "", "'0x1000'", "'0b1'",
+        "' 50000 '", "50000.7", "true", "[]", "'1_000'", "'50_000'", "'0o777'", "'099'", "4789, 1",
+    ]
+] + [
+    ("range_to_mask", a) for a in [
+        "'0-3'", "'0-3,8'", "'1,2,5'", "''", "undef", "'100'", "'0-127'", "'5-2'", "',,1'", "'1-3-5'",
+        "'64'", "'63,64'", "'abc'", "1", "'2-'", "'-3'", "'1,'", "", "'1', '2'", "'0'", "'3 4'",
+    ]
+] + [
+    ("to_array_of_json_strings", a) for a in [
+        "[{'a' => 1}, {'b' => [true, undef]}]", "'[{\"a\": 1}]'", "'{\"a\": 1.5}'", "\"[{'a': 'b'}]\"",
+        "'nope'", "''", "'[1]'", "[1]", "{'a' => 1}", "undef", "", "1, 2", "[]", "'[]'",
+        "'[{\"a\": {\"b\": 1e2}}]'", "'{\"a\": \"x/y\\\\u00e9\"}'", "'  '", "'null'",
+        "'[{\"a\":1,\"a\":2,\"b\":3}]'", "[{'a' => 'é\"'}]", "'{\"big\": 12345678901234567890}'",
+    ]
+] + [
+    ("archive::parse_artifactory_url", a) for a in [
+        "'https://repo.example/artifactory/libs-release/org/example/app/1.0/app-1.0.jar'",
+        "'https://repo.example/artifactory/libs-snapshot/org/ex/app/1.0-SNAPSHOT/app-1.0-20170101.123456-3-sources.zip'",
+        "'https://repo.example/artifactory/r/org/ex/app/1.0-SNAPSHOT/app-1.0-SNAPSHOT.tar.gz'",
+        "'https://repo.example/artifactory/r/a/b/c/2.0/c-2.0.7z'",
+        "'http://repo.example/artifactory/r/org/app/1.0/other-1.0.jar'", "'https://x.example/a'",
+        "'ftp://x/artifactory/r/o/m/1/m-1.jar'", "1", "", "'https://x/artifactory/r/o/m/1/m-1.jar', 2",
+    ]
+] + [
+    ("archive::artifactory_checksum", a) for a in [
+        "'ftp://x/y'", "", "'https://x/artifactory/y', 'crc'", "1",
+    ]
+] + [
+    ("archive::artifactory_latest_url", a) for a in [
+        "'ftp://x/y', {}", "'https://x/artifactory/y'", "'https://x/artifactory/y', 1",
+    ]
+] + [
+    ("assemble_nexus_url", a) for a in [
+        "'http://nexus.example', {'g' => 'org.ex', 'a' => 'app', 'v' => '1.0 b&c/é~'}", "'http://n', {}",
+        "'http://n'", "", "undef, {'a' => 'b'}", "'http://n', [['a', 'b'], ['c', 'd']]", "'http://n', ['ab']",
+        "'http://n', 'x'", "'http://n', {'a' => 1}", "'http://n', {'a' => undef}", "'http://n', [undef]",
+        "'http://n', 1", "'http://n', {1 => 'x'}", "'http://n', ['a']", "['x'], {'k' => 'v'}",
+        "'http://n', {'a' => 'b'}, 3", "'http://n', undef",
+    ]
+] + [
+    ("go_md5", a) for a in ["", "'u', 'p', 'f'", "'u', 'p', 'f', 'u', 'x'", "1, undef"]
+] + [
+    ("augeas", a) for a in ["", "'a', 'b'", "'a', 'b', [1]", "1, 'b', []"]
+] + [
+    ("get_module_path", a) for a in [
+        "'stdlib'", "'archive'", "'nonexistent'", "", "'a', 'b'", "['stdlib']", "undef", "'Stdlib'",
+    ]
+] + [
+    ("ipv6_normalize_dnsmasq_ip_subnets", a) for a in [
+        "[{'ip_range' => 'x', 'netmask' => 'ffff:ffff:ffff:ffff::', 'gateway' => 'fd00::1'}]",
+        "[{'netmask' => '255.255.255.0', 'gateway' => '192.0.2.1'}]", "[{'netmask' => 64}]",
+        "[{'netmask' => 'ffff::/8'}]", "[{'netmask' => '[ffff:ff00::]'}]", "[{'netmask' => 'f0f0::'}]",
+        "[{'netmask' => 'nope', 'gateway' => 'nope'}]", "[{'gateway' => '::1', 'a' => 1}]",
+        "[]", "[{}]", "['netmask']", "[1]", "[undef]", "[['a']]", "[true]", "{}", "{'a' => 1}", "'x'",
+        "undef", "", "1, 2", "[{'netmask' => 'fe80::%eth0'}]", "[{'netmask' => '::ffff:255.255.0.0'}]",
+        "[{'netmask' => 'ffff::/ffff:ff00::'}]", "[{'netmask' => 'ffff::/ff00:ff00::'}]", "[{'netmask' => 'ffff::/064'}]",
+        "[{'netmask' => 'ffff::/129'}]", "[{'netmask' => false, 'gateway' => undef}]", "[2.5]",
+    ]
 ]
 
 def cases():
@@ -183,8 +288,18 @@ def clean(msg):
         msg = msg[len(PREFIX):]
     return msg
 
+def only_functions():
+    """The functions of `--only=F1,F2`, or None (all)."""
+    for a in sys.argv[1:]:
+        if a.startswith("--only="):
+            return set(a[len("--only="):].split(","))
+    return None
+
 def main():
     cs = cases()
+    only = only_functions()
+    if only is not None:
+        cs = [c for c in cs if c[0] in only]
     lines = []
     for i, (fn, args) in enumerate(cs):
         code = f"notice(String({fn}({args}), '%p'))"
@@ -214,6 +329,12 @@ def main():
             case["error"] = clean(r.get("error", ""))
         case["warnings"] = [w.split(" at [")[0].split("\n   (location:")[0] for w in warnings]
         fixtures.append(case)
+    if only is not None:
+        # Keep the recorded cases of the other functions, in their order, and replace those
+        # of the functions regenerated.
+        with open(out_path) as f:
+            old = json.load(f)["cases"]
+        fixtures = [c for c in old if c["function"] not in only] + fixtures
     with open(out_path, "w") as f:
         json.dump({"generator": "tools/gen_fixtures.py", "puppet": "7.23.0",
                    "cases": fixtures}, f, indent=1, ensure_ascii=False)

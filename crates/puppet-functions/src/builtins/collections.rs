@@ -6,7 +6,7 @@ use super::{elements, label, truthy};
 use crate::context::{Block, CallContext};
 use crate::error::{codes, CallError};
 use crate::registry::{Args, Registry};
-use crate::{LogLevel, RegistryError, Signature};
+use crate::{RegistryError, Signature};
 use puppet_types::{generalize, infer, Value};
 use std::cmp::Ordering;
 use std::sync::Arc;
@@ -224,14 +224,14 @@ fn extreme(
                         (Some(x), Some(y)) => {
                             if !warned {
                                 warned = true;
-                                ctx.log(LogLevel::Warning, &format!("The {name}() function's auto conversion of String to Numeric is deprecated - change to convert input before calling, or use lambda"));
+                                ctx.warn_once_unlocated(&format!("{name}_function_numeric_coerce_string"), &format!("The {name}() function's auto conversion of String to Numeric is deprecated - change to convert input before calling, or use lambda"));
                             }
                             x.partial_cmp(&y).unwrap_or(Ordering::Equal)
                         }
                         _ => {
                             if mixed && !warned_any {
                                 warned_any = true;
-                                ctx.log(LogLevel::Warning, &format!("The {name}() function's auto conversion of Any to String is deprecated - change to convert input before calling, or use lambda"));
+                                ctx.warn_once_unlocated(&format!("{name}_function_string_coerce_any"), &format!("The {name}() function's auto conversion of Any to String is deprecated - change to convert input before calling, or use lambda"));
                             }
                             vs.as_bytes().cmp(bs.as_bytes())
                         }

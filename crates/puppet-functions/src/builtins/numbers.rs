@@ -2,13 +2,13 @@
 
 use crate::error::{codes, CallError};
 use crate::registry::Registry;
-use crate::{CallContext, LogLevel, RegistryError, Signature};
+use crate::{CallContext, RegistryError, Signature};
 use puppet_types::Value;
 
 /// `abs` on a String: Puppet's stdlib-compatible patterns (`-?\d+` and `-?\d+\.\d+`).
 fn abs_from_string(ctx: &mut dyn CallContext, v: &Value) -> Result<Value, CallError> {
-    ctx.log(
-        LogLevel::Warning,
+    ctx.warn_once_unlocated(
+        "abs_function_numeric_coerce_string",
         "The abs() function's auto conversion of String to Numeric is deprecated - change to convert input before calling",
     );
     let s = v.as_str().unwrap_or_default();
@@ -86,8 +86,8 @@ fn rounding_from_string(
     v: &Value,
     f: fn(f64) -> f64,
 ) -> Result<Value, CallError> {
-    ctx.log(
-        LogLevel::Warning,
+    ctx.warn_once_unlocated(
+        &format!("{name}_function_numeric_coerce_string"),
         &format!("The {name}() function's auto conversion of String to Float is deprecated - change to convert input before calling"),
     );
     match ruby_float(v.as_str().unwrap_or_default()) {
