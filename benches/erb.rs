@@ -1,12 +1,15 @@
-//! ERB rendering speed of puppet-erb against Ruby's ERB on the apache vhost templates
-//! (criterion, run with `cargo bench --bench erb`).
+//! ERB rendering speed of puppet-erb against Ruby's ERB in Puppet on the apache vhost
+//! templates of the public web node (criterion, run with `cargo bench --bench erb`).
 //!
-//! The work is every recorded fixture of the corpus apache module's `templates/vhost/*.erb`
-//! (`crates/puppet-erb/tests/fixtures/expected.json`, "#smart" variables, rendered without
-//! error by Ruby): parse and render each, as Puppet compiles and renders on every
-//! `template()` call. Each output is checked against Ruby's before timing. When `ruby` is on
-//! the PATH, `crates/puppet-erb/benches/erb_ruby.rb` times Ruby on the same work in the same
-//! run and the ratio is printed.
+//! The work is every apache `templates/vhost/*.erb` call Puppet made while compiling the web
+//! node, as recorded in `crates/puppet-erb/tests/fixtures/expected.json` (records
+//! `node/web/apache/templates/vhost/...`: the variables Puppet bound, the function results
+//! and `scope.lookupvar` answers it gave, and Ruby's output). Each call is parsed and
+//! rendered, as Puppet compiles and renders on every `template()` call, against a scope that
+//! looks variables up without copying them (as the evaluator's does) and replays the
+//! recorded function results. Each output is checked against Ruby's before timing. When
+//! `ruby` is on the PATH, `crates/puppet-erb/benches/erb_ruby.rb` times the same calls
+//! through Puppet's own `TemplateWrapper#result` in the same run and the ratio is printed.
 
 use std::hint::black_box;
 use std::process::Command;
@@ -21,32 +24,46 @@ const FIXTURES: &str = concat!(
     "/crates/puppet-erb/tests/fixtures/expected.json"
 );
 
-struct Scope(IndexMap<SmolStr, Value>);
+/// A recorded answer: (function name or `lookupvar`, arguments, result).
+type Call = (String, Vec<Value>, Value);
 
-impl TemplateScope for Scope {
+struct Scope<'a> {
+    vars: &'a IndexMap<SmolStr, Value>,
+    /// The recorded answers not used yet.
+    calls: Vec<&'a Call>,
+    set: IndexMap<SmolStr, Value>,
+}
+
+impl TemplateScope for Scope<'_> {
     fn lookup(&self, name: &str) -> Option<Value> {
-        self.0.get(name.trim_start_matches("::")).cloned()
+        if let Some(v) = self.set.get(name) {
+            return Some(v.clone());
+        }
+        let recorded = self.calls.iter().find(|(n, a, _)| {
+            n == "lookupvar" && a.first().is_some_and(|a| a.to_plain_string() == name)
+        });
+        if let Some((_, _, v)) = recorded {
+            return Some(v.clone());
+        }
+        self.vars.get(name.trim_start_matches("::")).cloned()
     }
     fn all_variables(&self) -> IndexMap<SmolStr, Value> {
-        self.0.clone()
+        self.vars.clone()
+    }
+    fn instance_variable(&self, name: &str) -> Option<Value> {
+        self.vars.get(name).cloned()
+    }
+    fn set_variable(&mut self, name: &str, value: Value) -> Result<(), String> {
+        self.set.insert(SmolStr::new(name), value);
+        Ok(())
     }
     fn call_function(&mut self, name: &str, args: Vec<Value>) -> Result<Value, String> {
-        if name != "versioncmp" {
-            return Err(format!("Unknown function: '{name}'"));
-        }
-        let parts = |v: Option<&Value>| -> Vec<i64> {
-            v.map(|v| v.to_plain_string())
-                .unwrap_or_default()
-                .split('.')
-                .map(|p| {
-                    let d: String = p.chars().take_while(|c| c.is_ascii_digit()).collect();
-                    d.parse().unwrap_or(0)
-                })
-                .collect()
-        };
-        Ok(Value::Integer(
-            parts(args.first()).cmp(&parts(args.get(1))) as i64
-        ))
+        let i = self
+            .calls
+            .iter()
+            .position(|(n, a, _)| n == name && *a == args)
+            .ok_or_else(|| format!("unrecorded call {name}()"))?;
+        Ok(self.calls.remove(i).2.clone())
     }
 }
 
@@ -66,51 +83,91 @@ fn to_value(j: &serde_json::Value) -> Value {
     }
 }
 
-/// (file, template, variables, Ruby's output)
-type Work = Vec<(String, String, IndexMap<SmolStr, Value>, String)>;
+/// One recorded call: file, template, variables, recorded answers, Ruby's output.
+struct Case {
+    file: String,
+    text: String,
+    vars: IndexMap<SmolStr, Value>,
+    calls: Vec<Call>,
+    expected: String,
+}
 
-fn load() -> Work {
+fn load() -> Vec<Case> {
     let Ok(text) = std::fs::read_to_string(FIXTURES) else {
         return Vec::new();
     };
     let records: Vec<serde_json::Value> = serde_json::from_str(&text).unwrap_or_default();
+    let tops: IndexMap<&str, &serde_json::Map<String, serde_json::Value>> = records
+        .iter()
+        .filter_map(|r| Some((r["name"].as_str()?, r["topscope_vars"].as_object()?)))
+        .collect();
+    let empty = serde_json::Map::new();
     records
         .iter()
         .filter(|r| {
-            let f = r["file"].as_str().unwrap_or("");
-            let n = r["name"].as_str().unwrap_or("");
-            f.starts_with("apache/templates/vhost/")
-                && n.ends_with("#smart")
+            r["name"]
+                .as_str()
+                .unwrap_or("")
+                .starts_with("node/web/apache/templates/vhost/")
                 && r["output"].is_string()
         })
         .map(|r| {
-            let vars = r["vars"]
-                .as_object()
-                .map(|o| {
-                    o.iter()
-                        .map(|(k, v)| (SmolStr::new(k), to_value(v)))
+            let hidden = r["not_in_scope"].as_array();
+            let top = r["topscope"]
+                .as_str()
+                .and_then(|t| tops.get(t).copied())
+                .unwrap_or(&empty);
+            let mut vars: IndexMap<SmolStr, Value> = top
+                .iter()
+                .filter(|(k, _)| !hidden.is_some_and(|h| h.iter().any(|x| x == *k)))
+                .map(|(k, v)| (SmolStr::new(k), to_value(v)))
+                .collect();
+            if let Some(o) = r["vars"].as_object() {
+                vars.extend(o.iter().map(|(k, v)| (SmolStr::new(k), to_value(v))));
+            }
+            let calls = r["calls"]
+                .as_array()
+                .map(|cs| {
+                    cs.iter()
+                        .map(|c| {
+                            let args = match &c[1] {
+                                serde_json::Value::Array(a) => a.iter().map(to_value).collect(),
+                                other => vec![to_value(other)],
+                            };
+                            (
+                                c[0].as_str().unwrap_or("").to_string(),
+                                args,
+                                to_value(&c[2]),
+                            )
+                        })
                         .collect()
                 })
                 .unwrap_or_default();
-            (
-                r["file"].as_str().unwrap_or("").to_string(),
-                r["template"].as_str().unwrap_or("").to_string(),
+            Case {
+                file: r["file"].as_str().unwrap_or("").to_string(),
+                text: r["template"].as_str().unwrap_or("").to_string(),
                 vars,
-                r["output"].as_str().unwrap_or("").to_string(),
-            )
+                calls,
+                expected: r["output"].as_str().unwrap_or("").to_string(),
+            }
         })
         .collect()
 }
 
-fn render_all(work: &Work) -> usize {
-    let mut n = 0;
-    for (file, text, vars, _) in work {
-        let mut scope = Scope(vars.clone());
-        if let Ok(out) = render(text, file, &mut scope) {
-            n += out.len();
-        }
-    }
-    n
+fn render_one(case: &Case) -> Result<String, puppet_erb::ErbError> {
+    let mut scope = Scope {
+        vars: &case.vars,
+        calls: case.calls.iter().collect(),
+        set: IndexMap::new(),
+    };
+    render(&case.text, &case.file, &mut scope)
+}
+
+fn render_all(work: &[Case]) -> usize {
+    work.iter()
+        .filter_map(|c| render_one(c).ok())
+        .map(|o| o.len())
+        .sum()
 }
 
 fn ruby_ns_per_iter() -> Option<f64> {
@@ -123,6 +180,9 @@ fn ruby_ns_per_iter() -> Option<f64> {
         .output()
         .ok()?;
     let text = String::from_utf8_lossy(&out.stdout);
+    if let Some(w) = text.lines().find_map(|l| l.strip_prefix("wrapper ")) {
+        println!("erb: Ruby side through {w}");
+    }
     text.lines()
         .find_map(|l| l.strip_prefix("ruby_ns_per_iter "))
         .and_then(|n| n.trim().parse().ok())
@@ -134,15 +194,14 @@ fn bench(c: &mut Criterion) {
         eprintln!("erb bench: no fixtures at {FIXTURES}");
         return;
     }
-    for (file, text, vars, expected) in &work {
-        let mut scope = Scope(vars.clone());
-        match render(text, file, &mut scope) {
-            Ok(out) if &out == expected => {}
-            Ok(_) => eprintln!("erb bench: output of {file} differs from Ruby's"),
+    for case in &work {
+        match render_one(case) {
+            Ok(out) if out == case.expected => {}
+            Ok(_) => eprintln!("erb bench: output of {} differs from Ruby's", case.file),
             Err(e) => eprintln!("erb bench: {e}"),
         }
     }
-    c.bench_function("erb/apache_vhost_templates", |b| {
+    c.bench_function("erb/web_node_apache_vhost_templates", |b| {
         b.iter(|| black_box(render_all(black_box(&work))))
     });
     // Our own time per iteration, measured the same way as the Ruby script does.

@@ -8,8 +8,8 @@
 //!     [--oracle ../shared/oracle] [--fixtures tests/fixtures/catalogs] [--verbose] [NODE...]
 //! ```
 //!
-//! A parameter whose value our compile produced with an ERB template is compared as
-//! "template output present" (ERB fidelity is measured separately). Prints one line per
+//! Parameters whose value our compile produced with an ERB template are compared like any
+//! other and counted (a difference in one is marked "template output"). Prints one line per
 //! node (`ntp: equal` or the counts of differences) and, with `--verbose`, each difference.
 //!
 //! `--classes FILE` compares single classes instead: FILE is the output of
@@ -115,7 +115,9 @@ fn from_template(v: &Json, outputs: &[String]) -> bool {
     }
 }
 
-/// Differences between our catalog and Puppet's, as lines.
+/// Differences between our catalog and Puppet's, as lines (a parameter that holds a
+/// template's output is compared like any other), and how many parameters hold a template's
+/// output.
 fn diff(ours: &Json, theirs: &Json, outputs: &[String]) -> (Vec<String>, usize) {
     let mut lines = Vec::new();
     let mut template_params = 0;
@@ -137,15 +139,16 @@ fn diff(ours: &Json, theirs: &Json, outputs: &[String]) -> (Vec<String>, usize) 
             lines.push(format!("{k} tags {tags:?}, Puppet {wtags:?}"));
         }
         for (p, v) in params {
+            let templated = from_template(v, outputs);
+            if templated {
+                template_params += 1;
+            }
             match wparams.get(p) {
                 None => lines.push(format!("{k} extra parameter {p} = {v}")),
-                Some(w) if w != v => {
-                    if from_template(v, outputs) {
-                        template_params += 1;
-                    } else {
-                        lines.push(format!("{k} {p} = {v}, Puppet {w}"));
-                    }
-                }
+                Some(w) if w != v => lines.push(format!(
+                    "{k} {p} = {v}, Puppet {w}{}",
+                    if templated { " (template output)" } else { "" }
+                )),
                 Some(_) => {}
             }
         }
@@ -193,10 +196,10 @@ fn compare_node(args: &Args, env: &Arc<Environment>, node: &str) -> Result<Strin
     let n_ours = ours["resources"].as_array().map_or(0, Vec::len);
     let n_theirs = theirs["resources"].as_array().map_or(0, Vec::len);
     let mut report = if lines.is_empty() {
-        format!("{node}: equal ({n_ours} resources; {templated} template-produced values present)")
+        format!("{node}: equal ({n_ours} resources; {templated} parameters produced by templates)")
     } else {
         format!(
-            "{node}: {} differences ({n_ours} resources, Puppet {n_theirs}; {templated} template-produced values present)",
+            "{node}: {} differences ({n_ours} resources, Puppet {n_theirs}; {templated} parameters produced by templates)",
             lines.len()
         )
     };

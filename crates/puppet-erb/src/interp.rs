@@ -515,7 +515,11 @@ impl<'s> Interp<'s> {
                             }
                             if matches {
                                 if let Some(var) = &resc.var {
-                                    self.set_lvar(var, RValue::str(&message));
+                                    let e = RValue::Exception(Rc::new((
+                                        class.clone(),
+                                        message.clone(),
+                                    )));
+                                    self.set_lvar(var, e);
                                 }
                                 handled = Some(self.body(&resc.body));
                                 break;
@@ -659,6 +663,8 @@ impl<'s> Interp<'s> {
                 }
             }
             Kind::Const(None, n) => Class::by_name(n).map(|_| "constant"),
+            // Ruby does not look into a safe-navigation call.
+            Kind::Call { safe: true, .. } => Some("expression"),
             Kind::Call {
                 recv: None, name, ..
             } => {

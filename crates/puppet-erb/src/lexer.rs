@@ -315,6 +315,14 @@ impl<'a> Lexer<'a> {
         }
     }
 
+    /// Right after `.`/`&.` comes a method name, so `%` and `/` are operator names there.
+    fn after_dot(&self) -> bool {
+        matches!(
+            self.toks.last().map(|t| &t.tok),
+            Some(Tok::Op(".")) | Some(Tok::Op("&."))
+        )
+    }
+
     fn prev_is_ident(&self) -> bool {
         matches!(self.toks.last().map(|t| &t.tok), Some(Tok::Ident(k)) if !is_keyword_operatorish(k))
     }
@@ -492,7 +500,7 @@ impl<'a> Lexer<'a> {
                     }
                     self.push(Tok::Sym(vec![StrPart::Lit(name)]), pos, space);
                 }
-                '/' if !self.value_ended()
+                '/' if !self.after_dot() && !self.value_ended()
                     || (self.prev_is_ident()
                         && space
                         && !matches!(self.peek_at(1), Some(' ') | Some('='))) =>
@@ -502,10 +510,11 @@ impl<'a> Lexer<'a> {
                     let flags = self.regex_flags();
                     self.push(Tok::Regex(parts, flags), pos, space);
                 }
-                '%' if (!self.value_ended()
-                    || (self.prev_is_ident()
-                        && space
-                        && !matches!(self.peek_at(1), Some(' ') | Some('='))))
+                '%' if !self.after_dot()
+                    && (!self.value_ended()
+                        || (self.prev_is_ident()
+                            && space
+                            && !matches!(self.peek_at(1), Some(' ') | Some('='))))
                     && self.peek_at(1).is_some_and(|n| {
                         "wWiIqQr([{<|!/".contains(n)
                             && (n.is_alphabetic() || !self.value_ended() || space)

@@ -135,9 +135,10 @@ pub fn no_method_pub<T>(recv: &RValue, name: &str, pos: Pos) -> Result<T, Ctrl> 
     no_method(recv, name, pos)
 }
 
-fn no_method<T>(recv: &RValue, name: &str, pos: Pos) -> Result<T, Ctrl> {
+/// Ruby's public instance methods of the value's class, when it is a core class.
+fn ruby_methods_of(recv: &RValue) -> Option<&'static [&'static str]> {
     use crate::ruby_methods as rm;
-    let table = match recv {
+    match recv {
         RValue::Nil => Some(rm::NIL),
         RValue::Bool(_) => Some(rm::TRUE),
         RValue::Int(_) => Some(rm::INTEGER),
@@ -149,8 +150,12 @@ fn no_method<T>(recv: &RValue, name: &str, pos: Pos) -> Result<T, Ctrl> {
         RValue::Range(_) => Some(rm::RANGE),
         RValue::Regexp(_) => Some(rm::REGEXP),
         _ => None,
-    };
-    match table {
+    }
+}
+
+fn no_method<T>(recv: &RValue, name: &str, pos: Pos) -> Result<T, Ctrl> {
+    use crate::ruby_methods as rm;
+    match ruby_methods_of(recv) {
         Some(t) if !rm::has(t, name) => raise(
             "NoMethodError",
             format!("undefined method `{name}' for {}", describe(recv)),
@@ -289,6 +294,10 @@ fn need_block<'b>(
 
 /// Whether a value responds to a method (for `respond_to?` and `defined?`).
 pub fn responds_to(v: &RValue, name: &str) -> bool {
+    // Ruby's answer, also for the methods this engine does not implement.
+    if let Some(table) = ruby_methods_of(v) {
+        return crate::ruby_methods::has(table, name);
+    }
     const COMMON: &[&str] = &[
         "to_s",
         "inspect",
@@ -613,6 +622,8 @@ pub fn kernel(
                 ),
                 [RValue::Class(c)] => (c.name().to_string(), c.name().to_string()),
                 [RValue::Class(c), m, ..] => (c.name().to_string(), to_s(m)),
+                // Re-raising a rescued exception.
+                [RValue::Exception(e)] => (e.0.clone(), e.1.clone()),
                 [m] => ("RuntimeError".to_string(), to_s(m)),
                 _ => ("RuntimeError".to_string(), to_s(&args[0])),
             };
@@ -829,6 +840,10 @@ pub fn call_method(
                 RValue::Scope | RValue::Puppet(_) => {
                     unsupported(format!("`class' of {}", recv.class_name()), pos)
                 }
+                RValue::Exception(e) => match Class::by_name(&e.0) {
+                    Some(c) => Ok(RValue::Class(c)),
+                    None => unsupported(format!("the class {}", e.0), pos),
+                },
                 _ => Ok(RValue::Class(recv.class())),
             }
         }
@@ -1005,6 +1020,10 @@ pub fn call_method(
         RValue::Scope => scope_method(it, name, args, pos),
         RValue::IpAddr(ip) => crate::ipaddr::ip_method(ip, name, args, pos),
         RValue::Puppet(_) => no_method(&recv, name, pos),
+        RValue::Exception(e) => match name {
+            "message" | "to_s" if args.is_empty() => Ok(RValue::str(&e.1)),
+            _ => unsupported(format!("`{name}' of an exception"), pos),
+        },
     }
 }
 
@@ -1378,6 +1397,11 @@ fn range_method(
                 it.call_block(b, vec![x], pos)?;
             }
             Ok(recv.clone())
+        }
+        // Only Range's own (mostly Enumerable) methods work on its items as an array;
+        // `concat`, `[]`... are Array's, and Ruby raises for them.
+        _ if !crate::ruby_methods::has(crate::ruby_methods::RANGE, name) => {
+            no_method(recv, name, pos)
         }
         _ => {
             let items = RValue::array(range_items(r, pos)?);

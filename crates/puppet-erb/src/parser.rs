@@ -26,6 +26,162 @@ type PResult<T> = Result<T, ParseError>;
 
 const MAX_DEPTH: usize = 200;
 
+/// In a condition (also under `!`, `not`, `and`, `or`), Ruby gives a regular expression
+/// literal and a range literal other meanings: a match against `$_`, a flip-flop. Neither is
+/// implemented, so both are unsupported rather than silently truthy.
+fn check_cond(c: &Node) -> PResult<()> {
+    let what = match &c.kind {
+        Kind::Regex(..) => "a regular expression literal as a condition (matched against $_)",
+        Kind::Range(..) => "a range literal as a condition (a flip-flop)",
+        Kind::Not(x) => return check_cond(x),
+        Kind::And(a, b) | Kind::Or(a, b) => {
+            check_cond(a)?;
+            return check_cond(b);
+        }
+        Kind::Seq(xs) if xs.len() == 1 => return check_cond(&xs[0]),
+        _ => return Ok(()),
+    };
+    Err(ParseError {
+        pos: c.pos,
+        message: what.to_string(),
+        unsupported: true,
+    })
+}
+
+/// Where a `break` or `next` is.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum JumpCtx {
+    /// The template's own code (run by `eval`).
+    Top,
+    /// A `def` body outside any loop or block.
+    Def,
+    /// A `while`/`until`/`for` body or a block: jumps are fine.
+    Loop,
+}
+
+/// Checks of the whole tree after parsing. Ruby refuses to compile `break` and `next` outside
+/// a loop or a block ("Can't escape from eval with break" in the template's code, "Invalid
+/// break" in a `def`), so the whole template fails even when the statement is never reached;
+/// so do we. Conditions are checked with [`check_cond`].
+fn check_jumps(nodes: &[Node], in_loop: JumpCtx) -> PResult<()> {
+    nodes.iter().try_for_each(|n| check_jump(n, in_loop))
+}
+
+fn check_jump(n: &Node, in_loop: JumpCtx) -> PResult<()> {
+    let one = |x: &Node| check_jump(x, in_loop);
+    let parts = |ps: &[Part]| {
+        ps.iter().try_for_each(|p| match p {
+            Part::Lit(_) => Ok(()),
+            Part::Code(c) => check_jumps(c, in_loop),
+        })
+    };
+    match &n.kind {
+        Kind::Next(_) | Kind::Break(_) if in_loop != JumpCtx::Loop => {
+            let what = if matches!(n.kind, Kind::Next(_)) {
+                "next"
+            } else {
+                "break"
+            };
+            Err(ParseError {
+                pos: n.pos,
+                message: if in_loop == JumpCtx::Top {
+                    format!("Can't escape from eval with {what}")
+                } else {
+                    format!("Invalid {what}")
+                },
+                unsupported: false,
+            })
+        }
+        Kind::Next(v) | Kind::Break(v) | Kind::Return(v) => v.as_deref().map_or(Ok(()), one),
+        Kind::Str(ps) | Kind::Sym(ps) | Kind::Regex(ps, _) => parts(ps),
+        Kind::Array(xs) | Kind::Seq(xs) | Kind::Insert(xs) => check_jumps(xs, in_loop),
+        Kind::Hash(kv) => kv.iter().try_for_each(|(k, v)| {
+            one(k)?;
+            one(v)
+        }),
+        Kind::Range(a, b, _)
+        | Kind::And(a, b)
+        | Kind::Or(a, b)
+        | Kind::Assign(a, b)
+        | Kind::OpAssign(a, _, b)
+        | Kind::RescueMod(a, b) => {
+            one(a)?;
+            one(b)
+        }
+        Kind::Const(Some(a), _) | Kind::Splat(a) | Kind::Not(a) | Kind::Defined(a) => one(a),
+        Kind::Call {
+            recv, args, block, ..
+        } => {
+            recv.as_deref().map_or(Ok(()), one)?;
+            check_jumps(args, in_loop)?;
+            match block {
+                Some(b) => check_jumps(&b.body, JumpCtx::Loop),
+                None => Ok(()),
+            }
+        }
+        Kind::MultiAssign(xs, v) => {
+            check_jumps(xs, in_loop)?;
+            one(v)
+        }
+        Kind::If(c, a, b) => {
+            check_cond(c)?;
+            one(c)?;
+            check_jumps(a, in_loop)?;
+            check_jumps(b, in_loop)
+        }
+        Kind::While(c, body, _) => {
+            check_cond(c)?;
+            one(c)?;
+            check_jumps(body, JumpCtx::Loop)
+        }
+        Kind::For(_, e, body) => {
+            one(e)?;
+            check_jumps(body, JumpCtx::Loop)
+        }
+        Kind::Case(subject, whens, other) => {
+            subject.as_deref().map_or(Ok(()), one)?;
+            for (tests, body) in whens {
+                check_jumps(tests, in_loop)?;
+                check_jumps(body, in_loop)?;
+            }
+            other.as_deref().map_or(Ok(()), |o| check_jumps(o, in_loop))
+        }
+        Kind::Begin(body, rescues, other, ensure) => {
+            check_jumps(body, in_loop)?;
+            for r in rescues {
+                check_jumps(&r.classes, in_loop)?;
+                check_jumps(&r.body, in_loop)?;
+            }
+            other
+                .as_deref()
+                .map_or(Ok(()), |o| check_jumps(o, in_loop))?;
+            ensure
+                .as_deref()
+                .map_or(Ok(()), |o| check_jumps(o, in_loop))
+        }
+        Kind::Def(d) => {
+            for (_, default) in &d.params {
+                default
+                    .as_ref()
+                    .map_or(Ok(()), |x| check_jump(x, JumpCtx::Def))?;
+            }
+            check_jumps(&d.body, JumpCtx::Def)
+        }
+        Kind::Nil
+        | Kind::True
+        | Kind::False
+        | Kind::SelfRef
+        | Kind::Int(_)
+        | Kind::Float(_)
+        | Kind::LVar(_)
+        | Kind::IVar(_)
+        | Kind::GVar(_)
+        | Kind::NthRef(_)
+        | Kind::Const(None, _)
+        | Kind::Put(_) => Ok(()),
+    }
+}
+
 /// The parser state.
 #[derive(Debug)]
 pub struct Parser {
@@ -49,6 +205,7 @@ pub fn parse_program(toks: Vec<Token>) -> PResult<Vec<Node>> {
     if !p.at_eof() {
         return p.fail(format!("unexpected {}", p.describe()));
     }
+    check_jumps(&body, JumpCtx::Top)?;
     Ok(body)
 }
 
@@ -297,6 +454,10 @@ impl Parser {
     fn not_expr(&mut self) -> PResult<Node> {
         let pos = self.pos();
         if self.eat_kw("not") {
+            // Ruby reads `{` after `not` as a block's brace, not a hash.
+            if self.is_op("{") {
+                return self.fail("unexpected `{'");
+            }
             self.enter()?;
             let e = self.not_expr();
             self.depth -= 1;
@@ -696,7 +857,12 @@ impl Parser {
         if self.is_op("!") {
             self.bump();
             self.enter()?;
-            let e = self.unary();
+            // `!-x` is `!(-x)`.
+            let e = if self.is_op("-") {
+                self.unary_minus()
+            } else {
+                self.unary()
+            };
             self.depth -= 1;
             return Ok(Node {
                 kind: Kind::Not(Box::new(e?)),
@@ -757,9 +923,35 @@ impl Parser {
                         return self.unsupported("`.()' call");
                     }
                     Tok::Op(op)
-                        if matches!(op, "+" | "-" | "*" | "/" | "==" | "<" | ">" | "[]") =>
+                        if matches!(
+                            op,
+                            "+" | "-"
+                                | "*"
+                                | "/"
+                                | "%"
+                                | "**"
+                                | "=="
+                                | "==="
+                                | "=~"
+                                | "<=>"
+                                | "<"
+                                | ">"
+                                | "<="
+                                | ">="
+                                | "<<"
+                                | ">>"
+                                | "&"
+                                | "|"
+                                | "^"
+                                | "[]"
+                        ) =>
                     {
                         op.to_string()
+                    }
+                    // `x.[](i)`, `x&.[](i)`: the lexer gives `[` and `]`.
+                    Tok::Op("[") if self.is_op("]") => {
+                        self.bump();
+                        "[]".to_string()
                     }
                     _ => return self.fail("expected a method name after `.'"),
                 };
@@ -962,6 +1154,9 @@ impl Parser {
         let pos = self.pos();
         if self.is_kw("not") {
             self.bump();
+            if self.is_op("{") {
+                return self.fail("unexpected `{'");
+            }
             let e = self.expr()?;
             return Ok(Node {
                 kind: Kind::Not(Box::new(e)),

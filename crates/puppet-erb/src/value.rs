@@ -268,6 +268,8 @@ pub enum RValue {
     IpAddr(Rc<IpAddr>),
     /// A Puppet value with no Ruby counterpart (types, Sensitive, timestamps...).
     Puppet(Rc<Value>),
+    /// A rescued exception (`rescue => e`): its class name and message.
+    Exception(Rc<(String, String)>),
 }
 
 impl RValue {
@@ -306,6 +308,7 @@ impl RValue {
             RValue::MatchData(_) => Class::MatchData,
             RValue::IpAddr(_) => Class::IPAddr,
             RValue::Scope | RValue::Puppet(_) => Class::Object,
+            RValue::Exception(e) => Class::by_name(&e.0).unwrap_or(Class::StandardError),
         }
     }
     /// The class name as Ruby error messages print it.
@@ -313,6 +316,7 @@ impl RValue {
         match self {
             RValue::Scope => "Puppet::Parser::Scope".into(),
             RValue::Puppet(v) => puppet_class_name(v),
+            RValue::Exception(e) => e.0.clone(),
             _ => self.class().name().into(),
         }
     }
@@ -544,6 +548,14 @@ fn inspect_into(v: &RValue, out: &mut String, depth: usize) {
                 ip_mask_s(ip)
             );
         }
+        RValue::Exception(e) if e.1.is_empty() => out.push_str(&e.0),
+        RValue::Exception(e) => {
+            out.push_str("#<");
+            out.push_str(&e.0);
+            out.push_str(": ");
+            out.push_str(&e.1);
+            out.push('>');
+        }
         _ => out.push_str(&to_s(v)),
     }
 }
@@ -581,6 +593,7 @@ pub fn to_s(v: &RValue) -> String {
             Value::Sensitive(_) => "Sensitive [value redacted]".to_string(),
             other => other.to_plain_string(),
         },
+        RValue::Exception(e) => e.1.clone(),
     }
 }
 

@@ -1,6 +1,8 @@
 //! Compares our rendering with what Ruby's ERB produced for the recorded fixtures
 //! (`tests/fixtures/expected.json`, made by `tests/fixtures/gen.rb`): hand-written templates
-//! covering every supported construct and the corpus templates with guessed variables.
+//! covering every supported construct, the corpus templates with guessed variables, and
+//! every template Puppet rendered while compiling the public nodes, with the variables Puppet
+//! bound and the function results and `scope.lookupvar` answers it gave (replayed here).
 //! An expected output must match byte for byte; an expected Ruby exception must be an error
 //! of the same class here (syntax errors as [`ErbError::Syntax`]). Set `ERB_FIXTURE_VERBOSE=1` to print every mismatch.
 
@@ -9,7 +11,13 @@ use puppet_erb::{render, ErbError, TemplateScope};
 use puppet_types::Value;
 use smol_str::SmolStr;
 
-struct Scope(IndexMap<SmolStr, Value>);
+struct Scope {
+    vars: IndexMap<SmolStr, Value>,
+    /// Recorded answers: (function name or `lookupvar`, arguments, result).
+    calls: Vec<(String, serde_json::Value, Value)>,
+    /// Variables the template set with `scope.setvar`.
+    set: IndexMap<SmolStr, Value>,
+}
 
 fn json_to_value(j: &serde_json::Value) -> Value {
     match j {
@@ -41,12 +49,38 @@ fn puppet_erb_to_i(s: &str) -> i64 {
 
 impl TemplateScope for Scope {
     fn lookup(&self, name: &str) -> Option<Value> {
-        self.0.get(name.trim_start_matches("::")).cloned()
+        if let Some(v) = self.set.get(name) {
+            return Some(v.clone());
+        }
+        let recorded = self
+            .calls
+            .iter()
+            .find(|(n, a, _)| n == "lookupvar" && a.as_str() == Some(name));
+        if let Some((_, _, v)) = recorded {
+            return Some(v.clone());
+        }
+        self.vars.get(name.trim_start_matches("::")).cloned()
     }
     fn all_variables(&self) -> IndexMap<SmolStr, Value> {
-        self.0.clone()
+        self.vars.clone()
+    }
+    fn instance_variable(&self, name: &str) -> Option<Value> {
+        self.vars.get(name).cloned()
+    }
+    fn set_variable(&mut self, name: &str, value: Value) -> Result<(), String> {
+        self.set.insert(SmolStr::new(name), value);
+        Ok(())
     }
     fn call_function(&mut self, name: &str, args: Vec<Value>) -> Result<Value, String> {
+        let replayed = self.calls.iter().position(|(n, a, _)| {
+            n == name
+                && a.as_array().is_some_and(|a| {
+                    a.len() == args.len() && a.iter().map(json_to_value).eq(args.iter().cloned())
+                })
+        });
+        if let Some(i) = replayed {
+            return Ok(self.calls.remove(i).2);
+        }
         match name {
             "versioncmp" => {
                 let a = versionparts(args.first().unwrap_or(&Value::Undef));
@@ -81,17 +115,56 @@ fn fixtures_match_ruby() {
     let verbose = std::env::var("ERB_FIXTURE_VERBOSE").is_ok();
     let (mut ok, mut bad, mut unsupported) = (0, 0, 0);
     let mut failures = Vec::new();
+    // The top scope of each public node, shared by that node's records.
+    let topscopes: IndexMap<&str, &serde_json::Map<String, serde_json::Value>> = records
+        .iter()
+        .filter_map(|r| Some((r["name"].as_str()?, r["topscope_vars"].as_object()?)))
+        .collect();
+    let mut total = 0;
     for r in &records {
+        if r.get("template").is_none() {
+            continue;
+        }
+        total += 1;
         let name = r["name"].as_str().unwrap_or("?");
         let file = r["file"].as_str().unwrap_or("?");
         let template = r["template"].as_str().unwrap_or("");
         let mut vars = IndexMap::new();
+        if let Some(top) = r["topscope"].as_str() {
+            let top = topscopes
+                .get(top)
+                .expect("a node record names its topscope record");
+            let hidden = r["not_in_scope"].as_array();
+            for (k, v) in top.iter() {
+                if !hidden.is_some_and(|h| h.iter().any(|x| x.as_str() == Some(k))) {
+                    vars.insert(SmolStr::new(k), json_to_value(v));
+                }
+            }
+        }
         if let Some(o) = r["vars"].as_object() {
             for (k, v) in o {
                 vars.insert(SmolStr::new(k), json_to_value(v));
             }
         }
-        let mut scope = Scope(vars);
+        let calls = r["calls"]
+            .as_array()
+            .map(|cs| {
+                cs.iter()
+                    .map(|c| {
+                        (
+                            c[0].as_str().unwrap_or("").to_string(),
+                            c[1].clone(),
+                            json_to_value(&c[2]),
+                        )
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let mut scope = Scope {
+            vars,
+            calls,
+            set: IndexMap::new(),
+        };
         let got = render(template, file, &mut scope);
         let expected_out = r.get("output").and_then(|o| o.as_str());
         let ruby_class = r["error"]["class"].as_str().unwrap_or("");
@@ -125,9 +198,6 @@ fn fixtures_match_ruby() {
         }
         failures.push(name.to_string());
     }
-    println!(
-        "fixtures: {} total, {ok} match, {bad} differ, {unsupported} unsupported",
-        records.len()
-    );
+    println!("fixtures: {total} total, {ok} match, {bad} differ, {unsupported} unsupported");
     assert!(failures.is_empty(), "mismatching fixtures: {failures:#?}");
 }
