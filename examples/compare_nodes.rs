@@ -15,8 +15,9 @@
 //! `--classes FILE` compares single classes instead: FILE is the output of
 //! `scripts/gen-class-catalogs.sh` (Puppet's `compile-catalog --batch` of `include CLASS` for
 //! every class of the module path, with the web01 facts). Each class is compiled the same
-//! way here and sorted into: equal; equal apart from ERB output; different; Puppet compiled
-//! it and we failed; both failed (with the same message or not); Puppet failed and we did
+//! way here and sorted into: equal (template output included); different only in parameters
+//! our ERB templates produced; different; Puppet compiled it and we failed; both failed
+//! (with the same message, `EvalError::puppet_message`, or not); Puppet failed and we did
 //! not. Prints one line per class that is not equal and the counts.
 
 use clap::Parser as _;
@@ -216,7 +217,7 @@ fn compare_node(args: &Args, env: &Arc<Environment>, node: &str) -> Result<Strin
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
 enum Outcome {
     Equal,
-    EqualApartFromErb,
+    DifferentOnlyInTemplateOutput,
     Different,
     OnlyPuppetCompiles,
     BothFailSameMessage,
@@ -239,11 +240,13 @@ fn compare_class(
     match (out.catalog, puppet_ok) {
         (Ok(cat), true) => {
             let ours: Json = serde_json::from_str(&cat.to_json()).unwrap_or(Json::Null);
-            let (lines, templated) = diff(&ours, theirs, &out.template_outputs);
-            let outcome = match (lines.is_empty(), templated) {
-                (true, 0) => Outcome::Equal,
-                (true, _) => Outcome::EqualApartFromErb,
-                _ => Outcome::Different,
+            let (lines, _) = diff(&ours, theirs, &out.template_outputs);
+            let outcome = if lines.is_empty() {
+                Outcome::Equal
+            } else if lines.iter().all(|l| l.ends_with("(template output)")) {
+                Outcome::DifferentOnlyInTemplateOutput
+            } else {
+                Outcome::Different
             };
             (outcome, lines)
         }
@@ -314,7 +317,7 @@ fn compare_classes(args: &Args, env: &Arc<Environment>, file: &Path) -> Result<(
     let total: usize = counts.values().sum();
     let puppet_ok = counts.get(&Outcome::Equal).copied().unwrap_or(0)
         + counts
-            .get(&Outcome::EqualApartFromErb)
+            .get(&Outcome::DifferentOnlyInTemplateOutput)
             .copied()
             .unwrap_or(0)
         + counts.get(&Outcome::Different).copied().unwrap_or(0)
