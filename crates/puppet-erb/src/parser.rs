@@ -190,6 +190,8 @@ pub struct Parser {
     locals: Vec<HashSet<String>>,
     depth: usize,
     no_do: usize,
+    /// Whether the last consumed token was a `name?` or `name!` identifier.
+    prev_pred: bool,
 }
 
 /// Parses a whole template's tokens into statements.
@@ -200,6 +202,7 @@ pub fn parse_program(toks: Vec<Token>) -> PResult<Vec<Node>> {
         locals: vec![HashSet::new()],
         depth: 0,
         no_do: 0,
+        prev_pred: false,
     };
     let body = p.stmts(&[])?;
     if !p.at_eof() {
@@ -236,12 +239,16 @@ impl Parser {
     fn space_before(&self) -> bool {
         self.toks.get(self.i).is_some_and(|t| t.space_before)
     }
+    /// Consumes the current token. Tokens are moved out, not cloned: the parser never looks
+    /// at a consumed token again (only whether it was a `name?`/`name!`, kept aside).
     fn bump(&mut self) -> Tok {
-        let t = self.peek().clone();
-        if self.i < self.toks.len() {
-            self.i += 1;
-        }
-        t
+        let Some(t) = self.toks.get_mut(self.i) else {
+            return Tok::Eof;
+        };
+        self.i += 1;
+        let tok = std::mem::replace(&mut t.tok, Tok::Eof);
+        self.prev_pred = matches!(&tok, Tok::Ident(n) if n.ends_with('?') || n.ends_with('!'));
+        tok
     }
     fn at_eof(&self) -> bool {
         matches!(self.peek(), Tok::Eof)
@@ -485,8 +492,10 @@ impl Parser {
         }
         let e = self.expr()?;
         // `a, b = x` multiple assignment.
-        if self.is_op(",") && matches!(e.kind, Kind::LVar(_) | Kind::IVar(_)) {
-            let save = self.i;
+        if self.is_op(",")
+            && matches!(e.kind, Kind::LVar(_) | Kind::IVar(_))
+            && self.names_then_assign()
+        {
             let mut targets = vec![e.clone()];
             while self.eat_op(",") {
                 match self.bump() {
@@ -500,15 +509,11 @@ impl Parser {
                         kind: Kind::IVar(n),
                         pos,
                     }),
-                    _ => {
-                        self.i = save;
-                        return Ok(e);
-                    }
+                    _ => return self.fail("bad assignment target"),
                 }
             }
             if !self.eat_op("=") {
-                self.i = save;
-                return Ok(e);
+                return self.fail("expected '=' after the assignment targets");
             }
             for t in &targets {
                 if let Kind::LVar(n) = &t.kind {
@@ -534,6 +539,27 @@ impl Parser {
             });
         }
         Ok(e)
+    }
+
+    /// Whether `, name (, name)* =` follows (the rest of `a, b = x`), looked at before
+    /// anything is consumed.
+    fn names_then_assign(&self) -> bool {
+        let tok = |k: usize| self.toks.get(k).map(|t| &t.tok);
+        let mut k = self.i;
+        loop {
+            if !matches!(tok(k), Some(Tok::Op(","))) {
+                return false;
+            }
+            if !matches!(tok(k + 1), Some(Tok::Ident(_) | Tok::IVar(_))) {
+                return false;
+            }
+            k += 2;
+            match tok(k) {
+                Some(Tok::Op("=")) => return true,
+                Some(Tok::Op(",")) => {}
+                _ => return false,
+            }
+        }
     }
 
     fn looks_like_multi_assign(&self) -> bool {
@@ -1032,10 +1058,7 @@ impl Parser {
 
     fn can_start_command_arg(&self) -> bool {
         if !self.space_before() {
-            let prev_pred = self.i > 0
-                && matches!(self.toks.get(self.i - 1).map(|t| &t.tok),
-                    Some(Tok::Ident(n)) if n.ends_with('?') || n.ends_with('!'));
-            return prev_pred
+            return self.prev_pred
                 && matches!(
                     self.peek(),
                     Tok::Ident(_) | Tok::IVar(_) | Tok::Str(_) | Tok::Const(_) | Tok::Int(_)
@@ -1801,6 +1824,7 @@ impl Parser {
                         locals: vec![self.locals.last().cloned().unwrap_or_default()],
                         depth: self.depth,
                         no_do: 0,
+                        prev_pred: false,
                     };
                     let body = sub.stmts(&[])?;
                     if !sub.at_eof() {
