@@ -26,10 +26,10 @@ use serde_json::Value;
 use crate::autorequire::{self, AutoRelation};
 use crate::error::Error;
 use crate::fxhash::{FxMap, FxSet};
-use crate::keys::{KeyIndex, StrArena};
+use crate::keys::{KeyIndex, StrArena, TextIndex};
 use crate::model::{Catalog, RelationKind, RelationOrigin};
 use crate::params::{self, ParamSet, P};
-use crate::reference::{self, display_ref_into, key_bytes, parse_ref};
+use crate::reference::{self, display_reads_back, display_ref_into, key_bytes, parse_ref};
 
 /// Identifies a resource of the catalog a [`Graph`] was built from: its index in
 /// `Catalog::resources`.
@@ -327,6 +327,9 @@ impl GraphBuilder {
     pub fn from_catalog(catalog: &Catalog) -> Result<GraphBuilder, Error> {
         let n = catalog.resources.len();
         let mut keys = KeyIndex::with_capacity(n + n / 8 + 8, 24);
+        // References written exactly as the agent prints them (nearly all of them) are
+        // found by their text, without parsing or building a key.
+        let mut by_text = TextIndex::with_capacity(n);
         let mut buf: Vec<u8> = Vec::with_capacity(64);
         let mut names = Names {
             refs: StrArena::with_capacity(n, 24),
@@ -351,9 +354,12 @@ impl GraphBuilder {
                     reference: r.reference(),
                 });
             }
-            names
+            let shown = names
                 .refs
                 .push_with(|out| display_ref_into(out, &r.type_name, &r.title));
+            if display_reads_back(&r.type_name, &r.title) {
+                by_text.insert(&names.refs, shown);
+            }
             let type_id = types.intern(&r.type_name, &mut names.types, |out, t| {
                 let t = t.strip_prefix("::").unwrap_or(t);
                 out.extend(t.chars().map(|c| c.to_ascii_lowercase()));
@@ -409,7 +415,16 @@ impl GraphBuilder {
         let mut children: Vec<Vec<u32>> = vec![Vec::new(); n];
         let mut child_seen: FxSet<(u32, u32)> = FxSet::default();
         child_seen.reserve(catalog.edges.len());
-        fn find_in(keys: &KeyIndex, buf: &mut Vec<u8>, s: &str) -> Option<u32> {
+        // The resource `s` names: by its text when written as the agent prints it, else
+        // by its lookup key.
+        fn find_in(
+            (keys, by_text, refs): (&KeyIndex, &TextIndex, &StrArena),
+            buf: &mut Vec<u8>,
+            s: &str,
+        ) -> Option<u32> {
+            if let Some(i) = by_text.get(refs, s) {
+                return Some(i);
+            }
             let (t, title) = parse_ref(s)?;
             keys.get(key_bytes(buf, t, title))
         }
@@ -418,20 +433,21 @@ impl GraphBuilder {
         for e in &catalog.edges {
             let s = match last_source {
                 Some((text, s)) if text == e.source => Some(s),
-                _ => find_in(&keys, &mut buf, &e.source),
+                _ => find_in((&keys, &by_text, &names.refs), &mut buf, &e.source),
             };
             let s = s.ok_or_else(|| Error::MissingContainmentEnd {
                 end: "source",
                 reference: e.source.clone(),
                 other: e.target.clone(),
             })?;
-            let t = find_in(&keys, &mut buf, &e.target).ok_or_else(|| {
-                Error::MissingContainmentEnd {
-                    end: "target",
-                    reference: e.target.clone(),
-                    other: e.source.clone(),
-                }
-            })?;
+            let t =
+                find_in((&keys, &by_text, &names.refs), &mut buf, &e.target).ok_or_else(|| {
+                    Error::MissingContainmentEnd {
+                        end: "target",
+                        reference: e.target.clone(),
+                        other: e.source.clone(),
+                    }
+                })?;
             last_source = Some((&e.source, s));
             if child_seen.insert((s, t)) {
                 children[s as usize].push(t);
@@ -460,8 +476,9 @@ impl GraphBuilder {
         for (idx, r) in catalog.relationships.iter().enumerate() {
             // Exported resources are not part of the graph: a relationship with one is a
             // relationship with a missing resource (it used to index past the graph).
-            let s = find_in(&keys, &mut buf, &r.source).filter(|i| b.res[*i as usize].in_graph);
-            let t = find_in(&keys, &mut buf, &r.target).filter(|i| b.res[*i as usize].in_graph);
+            let tables = (&keys, &by_text, &b.names.refs);
+            let s = find_in(tables, &mut buf, &r.source).filter(|i| b.res[*i as usize].in_graph);
+            let t = find_in(tables, &mut buf, &r.target).filter(|i| b.res[*i as usize].in_graph);
             let (s, t) = match (s, t) {
                 (Some(s), Some(t)) => (s, t),
                 (None, _) => {
@@ -530,28 +547,37 @@ impl GraphBuilder {
                             Value::String(s) => s.as_str(),
                             _ => "",
                         };
-                        let Some((ty, title)) = parse_ref(text) else {
-                            return Err(Error::BadReference {
-                                reference: val.to_string(),
-                                param: kind.as_str().to_string(),
-                                resource: names.reference(i as u32).to_string(),
-                            });
-                        };
-                        let other = keys
-                            .get(key_bytes(&mut buf, ty, title))
+                        let fast = by_text
+                            .get(&names.refs, text)
                             .filter(|o| in_graph[*o as usize]);
-                        let Some(other) = other else {
-                            return Err(Error::MissingInParameter {
-                                target: format!(
-                                    "{}[{}]",
-                                    reference::capitalize_segments(ty),
-                                    title
-                                ),
-                                param: kind.as_str().to_string(),
-                                resource: names.reference(i as u32).to_string(),
-                                file: r.file.clone(),
-                                line: r.line,
-                            });
+                        let other = match fast {
+                            Some(o) => o,
+                            None => {
+                                let Some((ty, title)) = parse_ref(text) else {
+                                    return Err(Error::BadReference {
+                                        reference: val.to_string(),
+                                        param: kind.as_str().to_string(),
+                                        resource: names.reference(i as u32).to_string(),
+                                    });
+                                };
+                                let other = keys
+                                    .get(key_bytes(&mut buf, ty, title))
+                                    .filter(|o| in_graph[*o as usize]);
+                                let Some(other) = other else {
+                                    return Err(Error::MissingInParameter {
+                                        target: format!(
+                                            "{}[{}]",
+                                            reference::capitalize_segments(ty),
+                                            title
+                                        ),
+                                        param: kind.as_str().to_string(),
+                                        resource: names.reference(i as u32).to_string(),
+                                        file: r.file.clone(),
+                                        line: r.line,
+                                    });
+                                };
+                                other
+                            }
                         };
                         let (source, target) = if kind.incoming() {
                             (other, i as u32)

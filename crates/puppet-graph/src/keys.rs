@@ -1,6 +1,8 @@
 //! Compact tables for the build phase: the resource lookup index (lookup key bytes ->
-//! resource index) and an append-only string arena, so that a 20,000-resource catalog
-//! costs a handful of allocations instead of one or more per resource.
+//! resource index), an index of references by their exact text (the fast path for
+//! references written as the agent prints them) and an append-only string arena, so that
+//! a 20,000-resource catalog costs a handful of allocations instead of one or more per
+//! resource.
 //!
 //! Only lookups: nothing here decides an order or an output.
 
@@ -108,6 +110,74 @@ impl KeyIndex {
                 }
                 None
             }
+        }
+    }
+}
+
+/// Finds strings of a [`StrArena`] by their exact text: open addressing over the 64-bit
+/// hash of the text, each slot holding 32 bits of that hash and the string's index (plus
+/// one; zero is an empty slot), so a lookup is one hash, usually one probe and one
+/// compare with the arena. Holds no text of its own.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct TextIndex {
+    slots: Vec<(u32, u32)>,
+    mask: usize,
+    len: usize,
+}
+
+impl TextIndex {
+    /// An empty index for up to `n` strings (the table stays at most half full).
+    pub(crate) fn with_capacity(n: usize) -> TextIndex {
+        let size = (2 * n).next_power_of_two().max(16);
+        TextIndex {
+            slots: vec![(0, 0); size],
+            mask: size - 1,
+            len: 0,
+        }
+    }
+
+    /// Adds string `i` of `arena` unless an equal string is indexed already (the first
+    /// one stays) or the table is half full (then the string is simply not found).
+    pub(crate) fn insert(&mut self, arena: &StrArena, i: u32) {
+        if i == u32::MAX || 2 * (self.len + 1) > self.slots.len() {
+            return;
+        }
+        let text = arena.get(i);
+        let h = hash_key(text.as_bytes());
+        let tag = (h >> 32) as u32;
+        let mut at = h as usize & self.mask;
+        loop {
+            let (t, v) = self.slots[at];
+            if v == 0 {
+                self.slots[at] = (tag, i + 1);
+                self.len += 1;
+                return;
+            }
+            if t == tag && arena.get(v - 1) == text {
+                return;
+            }
+            at = (at + 1) & self.mask;
+        }
+    }
+
+    /// The index of the string of `arena` equal to `text`, if it was inserted.
+    #[inline]
+    pub(crate) fn get(&self, arena: &StrArena, text: &str) -> Option<u32> {
+        if self.slots.is_empty() {
+            return None;
+        }
+        let h = hash_key(text.as_bytes());
+        let tag = (h >> 32) as u32;
+        let mut at = h as usize & self.mask;
+        loop {
+            let (t, v) = self.slots[at];
+            if v == 0 {
+                return None;
+            }
+            if t == tag && arena.get(v - 1) == text {
+                return Some(v - 1);
+            }
+            at = (at + 1) & self.mask;
         }
     }
 }
