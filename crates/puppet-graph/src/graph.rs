@@ -712,33 +712,34 @@ fn expand(b: GraphBuilder) -> Graph {
         .filter(|&i| b.res[i as usize].container && b.res[i as usize].in_graph)
         .collect();
     let total = n + 2 * containers.len();
-    let mut edges: Vec<XEdge> = Vec::with_capacity(b.rel.len() + 3 * n);
-    let mut alive: Vec<bool> = Vec::with_capacity(b.rel.len() + 3 * n);
-    let mut rel_in: Vec<Vec<u32>> = vec![Vec::new(); n];
-    let mut rel_out: Vec<Vec<u32>> = vec![Vec::new(); n];
+    // Relationships only join resources in the graph, so the ones that touch a container
+    // are exactly those that containers redirect; `cidx` numbers the containers.
+    let mut cidx: Vec<u32> = vec![u32::MAX; n];
+    for (k, &c) in containers.iter().enumerate() {
+        cidx[c as usize] = k as u32;
+    }
+    let mut rel_in: Vec<Vec<u32>> = vec![Vec::new(); containers.len()];
+    let mut rel_out: Vec<Vec<u32>> = vec![Vec::new(); containers.len()];
     for (id, e) in b.rel.iter().enumerate() {
-        edges.push(XEdge {
-            source: e.source,
-            target: e.target,
-            refresh: e.refresh,
-            org: e.org,
-        });
-        alive.push(true);
-        if b.res[e.target as usize].container {
-            rel_in[e.target as usize].push(id as u32);
+        if let Some(k) = cidx.get(e.target as usize).filter(|k| **k != u32::MAX) {
+            rel_in[*k as usize].push(id as u32);
         }
-        if b.res[e.source as usize].container {
-            rel_out[e.source as usize].push(id as u32);
+        if let Some(k) = cidx.get(e.source as usize).filter(|k| **k != u32::MAX) {
+            rel_out[*k as usize].push(id as u32);
         }
     }
-    let add = |edges: &mut Vec<XEdge>, alive: &mut Vec<bool>, source, target, refresh, org| {
-        edges.push(XEdge {
+    // The edge list is `b.rel` followed by `extra` (containment and redirected edges, in
+    // the order the agent adds them); `moved` marks the relationships a container
+    // redirected. Extra edges are never redirected: their ends are already sentinels.
+    let mut moved: Vec<bool> = vec![false; b.rel.len()];
+    let mut extra: Vec<XEdge> = Vec::with_capacity(2 * n);
+    let add = |extra: &mut Vec<XEdge>, source, target, refresh, org| {
+        extra.push(XEdge {
             source,
             target,
             refresh,
             org,
         });
-        alive.push(true);
     };
     let mut start: Vec<u32> = (0..n as u32).collect();
     let mut end: Vec<u32> = (0..n as u32).collect();
@@ -756,7 +757,7 @@ fn expand(b: GraphBuilder) -> Graph {
         });
     }
     let mut by_source: IndexMap<u32, Vec<u32>> = IndexMap::new();
-    for &c in &containers {
+    for (k, &c) in containers.iter().enumerate() {
         let (cs, ce) = (start[c as usize], end[c as usize]);
         let org = Org::Contain { container: c };
         let mut any = false;
@@ -765,60 +766,32 @@ fn expand(b: GraphBuilder) -> Graph {
                 continue;
             }
             any = true;
-            add(&mut edges, &mut alive, cs, start[v as usize], true, org);
-            add(&mut edges, &mut alive, end[v as usize], ce, true, org);
+            add(&mut extra, cs, start[v as usize], true, org);
+            add(&mut extra, end[v as usize], ce, true, org);
         }
         if !any {
             // Puppet adds this edge before the content edges; with no content there are none.
-            add(&mut edges, &mut alive, cs, ce, true, org);
+            add(&mut extra, cs, ce, true, org);
         }
-        // Edges into the container now go to its start, from the end of their source.
-        by_source.clear();
-        for &id in &rel_in[c as usize] {
-            if alive[id as usize] {
-                by_source
-                    .entry(edges[id as usize].source)
-                    .or_default()
-                    .push(id);
+        // Edges into the container now go to its start, from the end of their source;
+        // edges out of it leave from its end, to the start of their target, in the order
+        // of the container's adjacency (first edge per other end).
+        for (list, incoming) in [(&rel_in[k], true), (&rel_out[k], false)] {
+            by_source.clear();
+            for &id in list {
+                if !moved[id as usize] {
+                    let e = &b.rel[id as usize];
+                    let other = if incoming { e.source } else { e.target };
+                    by_source.entry(other).or_default().push(id);
+                }
             }
-        }
-        for ids in by_source.values() {
-            for &id in ids {
-                let e = edges[id as usize];
-                add(
-                    &mut edges,
-                    &mut alive,
-                    end[e.source as usize],
-                    cs,
-                    e.refresh,
-                    e.org,
-                );
-                alive[id as usize] = false;
-            }
-        }
-        // Edges out of the container now leave from its end, to the start of their target,
-        // in the order of the container's adjacency (first edge per target).
-        by_source.clear();
-        for &id in &rel_out[c as usize] {
-            if alive[id as usize] {
-                by_source
-                    .entry(edges[id as usize].target)
-                    .or_default()
-                    .push(id);
-            }
-        }
-        for ids in by_source.values() {
-            for &id in ids {
-                let e = edges[id as usize];
-                add(
-                    &mut edges,
-                    &mut alive,
-                    ce,
-                    start[e.target as usize],
-                    e.refresh,
-                    e.org,
-                );
-                alive[id as usize] = false;
+            for ids in by_source.values() {
+                for &id in ids {
+                    let e = b.rel[id as usize];
+                    let (s, t) = (end[e.source as usize], start[e.target as usize]);
+                    add(&mut extra, s, t, e.refresh, e.org);
+                    moved[id as usize] = true;
+                }
             }
         }
     }
@@ -840,94 +813,104 @@ fn expand(b: GraphBuilder) -> Graph {
         vertices.push(v);
     }
     let nv = vertices.len();
-    // Stable counting sort of the surviving edges by source.
+    // Stable counting sort of the surviving edges (list order: relationships not
+    // redirected, then `extra`) by new source id, written once in their final form.
     let mut count = vec![0u32; nv + 1];
-    for (e, &ok) in edges.iter().zip(&alive) {
-        if ok {
+    for (e, &m) in b.rel.iter().zip(&moved) {
+        if !m {
             count[new_id[e.source as usize] as usize + 1] += 1;
         }
+    }
+    for e in &extra {
+        count[new_id[e.source as usize] as usize + 1] += 1;
     }
     for i in 0..nv {
         count[i + 1] += count[i];
     }
     let n_alive = count[nv] as usize;
-    let mut by_src: Vec<XEdge> = vec![
-        XEdge {
-            source: 0,
-            target: 0,
-            refresh: false,
-            org: Org::Api {
-                kind: RelationKind::Before,
-            },
-        };
-        n_alive
-    ];
+    let filler = XEdge {
+        source: 0,
+        target: 0,
+        refresh: false,
+        org: Org::Api {
+            kind: RelationKind::Before,
+        },
+    };
+    let mut edges: Vec<XEdge> = vec![filler; n_alive];
     {
         let mut fill = count.clone();
-        for (e, &ok) in edges.iter().zip(&alive) {
-            if ok {
-                let s = new_id[e.source as usize];
-                by_src[fill[s as usize] as usize] = XEdge {
-                    source: s,
-                    target: new_id[e.target as usize],
-                    refresh: e.refresh,
-                    org: e.org,
-                };
-                fill[s as usize] += 1;
+        let mut place = |source: u32, target: u32, refresh: bool, org: Org| {
+            let s = new_id[source as usize];
+            let at = &mut fill[s as usize];
+            edges[*at as usize] = XEdge {
+                source: s,
+                target: new_id[target as usize],
+                refresh,
+                org,
+            };
+            *at += 1;
+        };
+        for (e, &m) in b.rel.iter().zip(&moved) {
+            if !m {
+                place(e.source, e.target, e.refresh, e.org);
             }
         }
+        for e in &extra {
+            place(e.source, e.target, e.refresh, e.org);
+        }
     }
-    // Group each vertex's edges by target, targets in first-appearance order.
+    drop(extra);
+    // Group each vertex's edges by target, targets in first-appearance order, so that
+    // each slot's edges are contiguous and in their original order. Most vertices have
+    // no parallel edges: their edges stay where they are, one slot each.
     let mut out_start: Vec<u32> = Vec::with_capacity(nv + 1);
     let mut slots: Vec<Slot> = Vec::with_capacity(n_alive);
-    let mut slot_edges: Vec<u32> = Vec::with_capacity(n_alive);
-    let mut final_edges: Vec<XEdge> = Vec::with_capacity(n_alive);
     let mut mark: Vec<u32> = vec![u32::MAX; nv];
     let mut cursor: Vec<u32> = Vec::new();
+    let mut regroup: Vec<XEdge> = Vec::new();
     for v in 0..nv {
         out_start.push(slots.len() as u32);
-        let list = &by_src[count[v] as usize..count[v + 1] as usize];
+        let (lo, hi) = (count[v] as usize, count[v + 1] as usize);
         let base = slots.len();
-        // Distinct targets in first-appearance order, with their edge counts.
-        for e in list {
+        let mut parallel = false;
+        for (k, e) in edges[lo..hi].iter().enumerate() {
             let t = e.target as usize;
             if mark[t] == u32::MAX {
                 mark[t] = (slots.len() - base) as u32;
                 slots.push(Slot {
                     target: e.target,
-                    first: 0,
+                    first: (lo + k) as u32,
                     len: 0,
                     refresh: 0,
                 });
+            } else {
+                parallel = true;
             }
             let slot = &mut slots[base + mark[t] as usize];
             slot.len += 1;
             slot.refresh += u32::from(e.refresh);
         }
-        // Each slot's edges are contiguous, in their original order.
-        cursor.clear();
-        let mut next = final_edges.len() as u32;
-        for slot in &mut slots[base..] {
-            slot.first = next;
-            cursor.push(next);
-            next += slot.len;
-        }
-        let at = final_edges.len();
-        if let Some(&filler) = list.first() {
-            final_edges.resize(next as usize, filler);
-        }
-        for e in list {
-            let k = mark[e.target as usize] as usize;
-            final_edges[cursor[k] as usize] = *e;
-            cursor[k] += 1;
+        if parallel {
+            regroup.clear();
+            regroup.extend_from_slice(&edges[lo..hi]);
+            cursor.clear();
+            let mut next = lo as u32;
+            for slot in &mut slots[base..] {
+                slot.first = next;
+                cursor.push(next);
+                next += slot.len;
+            }
+            for e in &regroup {
+                let k = mark[e.target as usize] as usize;
+                edges[cursor[k] as usize] = *e;
+                cursor[k] += 1;
+            }
         }
         for slot in &slots[base..] {
             mark[slot.target as usize] = u32::MAX;
         }
-        slot_edges.extend(at as u32..next);
     }
     out_start.push(slots.len() as u32);
-    let edges = final_edges;
 
     // Incoming adjacency (distinct sources).
     let mut in_count = vec![0u32; nv + 1];
@@ -974,7 +957,6 @@ fn expand(b: GraphBuilder) -> Graph {
         priority,
         out_start,
         slots,
-        slot_edges,
         in_start,
         in_sources,
         edges,
@@ -1048,7 +1030,8 @@ fn tarjan(nv: usize, out_start: &[u32], slots: &[Slot], mut emit: impl FnMut(&[u
     }
 }
 
-/// A distinct target in a vertex's adjacency, with its parallel edges.
+/// A distinct target in a vertex's adjacency, with its parallel edges
+/// (`Graph::edges[first..first + len]`, `refresh` of them carrying refresh events).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Slot {
     pub target: u32,
@@ -1080,7 +1063,6 @@ pub struct Graph {
     pub(crate) priority: Vec<u32>,
     pub(crate) out_start: Vec<u32>,
     pub(crate) slots: Vec<Slot>,
-    pub(crate) slot_edges: Vec<u32>,
     pub(crate) in_start: Vec<u32>,
     pub(crate) in_sources: Vec<u32>,
     pub(crate) edges: Vec<XEdge>,
@@ -1214,9 +1196,7 @@ impl Graph {
     }
 
     pub(crate) fn slot_edge_list(&self, slot: &Slot) -> impl Iterator<Item = &XEdge> {
-        self.slot_edges[slot.first as usize..(slot.first + slot.len) as usize]
-            .iter()
-            .map(|&i| &self.edges[i as usize])
+        self.edges[slot.first as usize..(slot.first + slot.len) as usize].iter()
     }
 
     /// The public form of an edge origin.
@@ -1441,8 +1421,8 @@ impl Graph {
             .collect()
     }
 
-    /// Checks internal invariants (test helper): every edge is in the adjacency lists and
-    /// every vertex is reachable from its container's start.
+    /// Checks internal invariants (test helper): every edge is in the adjacency lists, in
+    /// the slot of its source and target, and the order respects every edge.
     #[doc(hidden)]
     pub fn verify(&self) -> Result<(), String> {
         let nv = self.vertices.len() as u32;
@@ -1454,6 +1434,16 @@ impl Graph {
         let total: u32 = self.slots.iter().map(|s| s.len).sum();
         if total as usize != self.edges.len() {
             return Err("slot edge count differs from edge count".into());
+        }
+        for v in 0..nv {
+            for s in self.out_slots(v) {
+                let list: Vec<&XEdge> = self.slot_edge_list(s).collect();
+                if list.iter().any(|e| e.source != v || e.target != s.target)
+                    || list.iter().filter(|e| e.refresh).count() != s.refresh as usize
+                {
+                    return Err(format!("slot {s:?} of vertex {v} holds other edges"));
+                }
+            }
         }
         if let Ok(order) = self.vertex_order() {
             if order.len() != self.vertices.len() {
