@@ -10,13 +10,12 @@
 //! edge to a container orders everything it contains. The order of adjacency lists follows
 //! Puppet's too, because it decides which path Puppet's cycle message shows.
 //!
-//! Strongly connected components come from an iterative Tarjan over the sealed adjacency
-//! arrays (checked against petgraph's in the tests); no graph library appears in the
-//! public API. This module does not simulate a run ([`crate::simulate`]) nor enumerate
+//! The apply order is Kahn's traversal with Puppet's tie-breaking (a bitset queue over
+//! catalog ranks). Strongly connected components come from an iterative Tarjan over the
+//! sealed adjacency arrays (checked against petgraph's in the tests), run only when the
+//! traversal could not reach every vertex; no graph library appears in the public API. This module does not simulate a run ([`crate::simulate`]) nor enumerate
 //! cycles ([`crate::cycles`]).
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 use std::sync::OnceLock;
 
 use indexmap::IndexMap;
@@ -932,7 +931,6 @@ fn expand(b: GraphBuilder) -> Graph {
     }
     let in_start = in_count;
 
-    let priority: Vec<u32> = vertices.iter().map(|v| v.res).collect();
     let start_v: Vec<u32> = start
         .iter()
         .map(|&s| new_id.get(s as usize).copied().unwrap_or(u32::MAX))
@@ -941,6 +939,21 @@ fn expand(b: GraphBuilder) -> Graph {
         .iter()
         .map(|&s| new_id.get(s as usize).copied().unwrap_or(u32::MAX))
         .collect();
+    // Puppet's prioritiser breaks ties by catalog order: vertices ranked by (resource,
+    // vertex id), a container's start before its end.
+    let mut by_rank: Vec<u32> = Vec::with_capacity(nv);
+    for (&s, &e) in start_v.iter().zip(&end_v) {
+        if s != u32::MAX {
+            by_rank.push(s);
+            if e != s {
+                by_rank.push(e);
+            }
+        }
+    }
+    let mut rank = vec![0u32; nv];
+    for (k, &v) in by_rank.iter().enumerate() {
+        rank[v as usize] = k as u32;
+    }
 
     let ext = b.ext;
     let graph = Graph {
@@ -954,7 +967,8 @@ fn expand(b: GraphBuilder) -> Graph {
             .collect(),
         children: b.children,
         vertices,
-        priority,
+        rank,
+        by_rank,
         out_start,
         slots,
         in_start,
@@ -1030,6 +1044,63 @@ fn tarjan(nv: usize, out_start: &[u32], slots: &[Slot], mut emit: impl FnMut(&[u
     }
 }
 
+/// A set of ranks in `0..n` with cheap insert and remove-minimum, for Kahn's traversal:
+/// one bit per rank, and above it levels of one bit per non-empty word of the level
+/// below, up to a single word.
+struct RankQueue {
+    levels: Vec<Vec<u64>>,
+}
+
+impl RankQueue {
+    fn new(n: usize) -> RankQueue {
+        let mut levels = Vec::new();
+        let mut len = n.max(1);
+        loop {
+            let words = len.div_ceil(64);
+            levels.push(vec![0u64; words]);
+            if words == 1 {
+                break;
+            }
+            len = words;
+        }
+        RankQueue { levels }
+    }
+
+    /// Adds `x` (below the `n` it was made for).
+    fn insert(&mut self, x: u32) {
+        let mut i = x as usize;
+        for level in &mut self.levels {
+            let was = level[i / 64];
+            level[i / 64] = was | (1 << (i % 64));
+            if was != 0 {
+                break; // the levels above already know this word is not empty
+            }
+            i /= 64;
+        }
+    }
+
+    /// Removes and returns the smallest rank.
+    fn pop_min(&mut self) -> Option<u32> {
+        let top = self.levels.last()?;
+        if top[0] == 0 {
+            return None;
+        }
+        let mut i = 0usize;
+        for level in self.levels.iter().rev() {
+            i = i * 64 + level[i].trailing_zeros() as usize;
+        }
+        let x = i;
+        for level in &mut self.levels {
+            level[i / 64] &= !(1 << (i % 64));
+            if level[i / 64] != 0 {
+                break;
+            }
+            i /= 64;
+        }
+        Some(x as u32)
+    }
+}
+
 /// A distinct target in a vertex's adjacency, with its parallel edges
 /// (`Graph::edges[first..first + len]`, `refresh` of them carrying refresh events).
 #[derive(Debug, Clone, Copy)]
@@ -1060,7 +1131,9 @@ pub struct Graph {
     pub(crate) ext: Vec<(RelationKind, RelationOrigin, Option<String>, Option<u32>)>,
     pub(crate) children: Vec<Vec<u32>>,
     pub(crate) vertices: Vec<Vertex>,
-    pub(crate) priority: Vec<u32>,
+    /// Each vertex's place in the tie-breaking order (`by_rank` is the inverse).
+    rank: Vec<u32>,
+    by_rank: Vec<u32>,
     pub(crate) out_start: Vec<u32>,
     pub(crate) slots: Vec<Slot>,
     pub(crate) in_start: Vec<u32>,
@@ -1069,7 +1142,8 @@ pub struct Graph {
     pub(crate) start_v: Vec<u32>,
     pub(crate) end_v: Vec<u32>,
     sccs: OnceLock<Vec<Vec<u32>>>,
-    order: OnceLock<Result<Vec<u32>, usize>>,
+    /// Kahn's traversal; shorter than the vertex count when the graph has a cycle.
+    order: OnceLock<Vec<u32>>,
     pub(crate) puppet_comps: OnceLock<Vec<Vec<u32>>>,
     pub(crate) puppet_paths: OnceLock<Vec<String>>,
 }
@@ -1241,10 +1315,14 @@ impl Graph {
     }
 
     /// Strongly connected components that form cycles (more than one vertex, or a
-    /// self-loop), each sorted by vertex id; computed once.
+    /// self-loop), each sorted by vertex id; computed once. A graph whose traversal
+    /// reaches every vertex has none, and then Tarjan's search is skipped.
     pub(crate) fn cyclic_components(&self) -> &[Vec<u32>] {
         self.sccs.get_or_init(|| {
             let mut out: Vec<Vec<u32>> = Vec::new();
+            if self.traversal().len() == self.vertices.len() {
+                return out;
+            }
             tarjan(self.vertices.len(), &self.out_start, &self.slots, |c| {
                 let cyclic = c.len() > 1 || self.out_slots(c[0]).iter().any(|s| s.target == c[0]);
                 if cyclic {
@@ -1262,40 +1340,42 @@ impl Graph {
         !self.cyclic_components().is_empty()
     }
 
-    /// Vertex order of the traversal (Kahn's algorithm, ties broken by catalog order, as
-    /// Puppet's prioritiser does), or the number of cyclic components.
-    pub(crate) fn vertex_order(&self) -> Result<&[u32], usize> {
-        let r = self.order.get_or_init(|| {
-            let cyc = self.cyclic_components().len();
-            if cyc > 0 {
-                return Err(cyc);
-            }
+    /// Kahn's algorithm, ties broken by catalog order as Puppet's prioritiser does; stops
+    /// short of the vertex count when the graph has a cycle. Computed once.
+    fn traversal(&self) -> &[u32] {
+        self.order.get_or_init(|| {
             let nv = self.vertices.len();
-            let mut blockers: Vec<u32> = (0..nv as u32)
-                .map(|v| self.in_neighbours(v).len() as u32)
-                .collect();
-            let mut heap: BinaryHeap<Reverse<(u32, u32)>> = BinaryHeap::new();
-            for v in 0..nv as u32 {
-                if blockers[v as usize] == 0 {
-                    heap.push(Reverse((self.priority[v as usize], v)));
+            let mut blockers: Vec<u32> = self.in_start.windows(2).map(|w| w[1] - w[0]).collect();
+            let mut ready = RankQueue::new(nv);
+            for (v, &b) in blockers.iter().enumerate() {
+                if b == 0 {
+                    ready.insert(self.rank[v]);
                 }
             }
             let mut order = Vec::with_capacity(nv);
-            while let Some(Reverse((_, v))) = heap.pop() {
+            while let Some(r) = ready.pop_min() {
+                let v = self.by_rank[r as usize];
                 order.push(v);
                 for s in self.out_slots(v) {
                     let b = &mut blockers[s.target as usize];
                     *b -= 1;
                     if *b == 0 {
-                        heap.push(Reverse((self.priority[s.target as usize], s.target)));
+                        ready.insert(self.rank[s.target as usize]);
                     }
                 }
             }
+            order
+        })
+    }
+
+    /// Vertex order of the traversal ([`Graph::traversal`]), or the number of cyclic
+    /// components.
+    pub(crate) fn vertex_order(&self) -> Result<&[u32], usize> {
+        let order = self.traversal();
+        if order.len() == self.vertices.len() {
             Ok(order)
-        });
-        match r {
-            Ok(v) => Ok(v.as_slice()),
-            Err(n) => Err(*n),
+        } else {
+            Err(self.cyclic_components().len())
         }
     }
 
@@ -1466,6 +1546,35 @@ impl Graph {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The rank queue pops what a sorted set would.
+    #[test]
+    fn rank_queue_matches_a_sorted_set() {
+        let mut seed = 11u64;
+        let mut next = |n: u64| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        };
+        for n in [1usize, 2, 63, 64, 65, 4095, 4096, 4097, 300_000] {
+            let mut q = RankQueue::new(n);
+            let mut set = std::collections::BTreeSet::new();
+            for _ in 0..3000 {
+                if next(3) == 0 {
+                    assert_eq!(q.pop_min(), set.pop_first(), "n = {n}");
+                } else {
+                    let x = next(n as u64) as u32;
+                    q.insert(x);
+                    set.insert(x);
+                }
+            }
+            while let Some(x) = set.pop_first() {
+                assert_eq!(q.pop_min(), Some(x));
+            }
+            assert_eq!(q.pop_min(), None);
+        }
+    }
 
     /// The iterative Tarjan finds the same components as petgraph's.
     #[test]
