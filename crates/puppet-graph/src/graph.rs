@@ -412,8 +412,11 @@ impl GraphBuilder {
         }
 
         let mut children: Vec<Vec<u32>> = vec![Vec::new(); n];
-        let mut child_seen: FxSet<(u32, u32)> = FxSet::default();
-        child_seen.reserve(catalog.edges.len());
+        // Repeated containment edges count once. A resource nearly always has a single
+        // container: remember the first one per resource, and only pairs with any other
+        // container go to a set.
+        let mut first_container: Vec<u32> = vec![u32::MAX; n];
+        let mut other_pairs: FxSet<(u32, u32)> = FxSet::default();
         // The resource `s` names: by its text when written as the agent prints it, else
         // by its lookup key.
         fn find_in(
@@ -448,11 +451,18 @@ impl GraphBuilder {
                     }
                 })?;
             last_source = Some((&e.source, s));
-            if child_seen.insert((s, t)) {
+            let first = &mut first_container[t as usize];
+            let new = if *first == u32::MAX {
+                *first = s;
+                true
+            } else {
+                *first != s && other_pairs.insert((s, t))
+            };
+            if new {
                 children[s as usize].push(t);
             }
         }
-        drop(child_seen);
+        drop((first_container, other_pairs));
         for (i, r) in catalog.resources.iter().enumerate() {
             let tk = names.type_key(&res[i]);
             res[i].container = is_container(tk, r.kind.as_deref(), !children[i].is_empty());
