@@ -298,7 +298,11 @@ fn for_each_ref<'a>(
     match v {
         Value::Array(a) => {
             for x in a {
-                for_each_ref(x, f)?;
+                match x {
+                    // The usual case, without a call per element.
+                    Value::String(_) => f(x)?,
+                    _ => for_each_ref(x, f)?,
+                }
             }
             Ok(())
         }
@@ -342,7 +346,8 @@ impl GraphBuilder {
         // Aliases and namevars, added once every resource has its own key.
         let mut aliases: Vec<(u32, &str)> = Vec::new();
         // The parameters read below, per resource (`pair_start[i]..pair_start[i + 1]`).
-        let mut pairs: Vec<(P, &Value)> = Vec::with_capacity(2 * n);
+        let mut pairs: Vec<(P, &Value)> =
+            Vec::with_capacity(catalog.resources.iter().map(|r| r.parameters.len()).sum());
         let mut pair_start: Vec<u32> = Vec::with_capacity(n + 1);
         for (i, r) in catalog.resources.iter().enumerate() {
             if keys
@@ -741,7 +746,13 @@ fn expand(b: GraphBuilder) -> Graph {
     // the order the agent adds them); `moved` marks the relationships a container
     // redirected. Extra edges are never redirected: their ends are already sentinels.
     let mut moved: Vec<bool> = vec![false; b.rel.len()];
-    let mut extra: Vec<XEdge> = Vec::with_capacity(2 * n);
+    let mut extra: Vec<XEdge> = Vec::with_capacity(
+        containers
+            .iter()
+            .map(|&c| 1 + 2 * b.children[c as usize].len())
+            .sum::<usize>()
+            + rel_in.iter().chain(&rel_out).map(Vec::len).sum::<usize>(),
+    );
     let add = |extra: &mut Vec<XEdge>, source, target, refresh, org| {
         extra.push(XEdge {
             source,

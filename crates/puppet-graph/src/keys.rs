@@ -153,7 +153,7 @@ impl TextIndex {
                 self.len += 1;
                 return;
             }
-            if t == tag && arena.get(v - 1) == text {
+            if t == tag && arena.is(v - 1, text) {
                 return;
             }
             at = (at + 1) & self.mask;
@@ -174,7 +174,7 @@ impl TextIndex {
             if v == 0 {
                 return None;
             }
-            if t == tag && arena.get(v - 1) == text {
+            if t == tag && arena.is(v - 1, text) {
                 return Some(v - 1);
             }
             at = (at + 1) & self.mask;
@@ -206,10 +206,19 @@ impl StrArena {
     }
 
     /// String `i`.
+    #[inline]
     pub(crate) fn get(&self, i: u32) -> &str {
         let i = i as usize;
         let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
         &self.text[start..self.ends[i] as usize]
+    }
+
+    /// Whether string `i` is `text` (compares bytes: no character-boundary checks).
+    #[inline]
+    pub(crate) fn is(&self, i: u32, text: &str) -> bool {
+        let i = i as usize;
+        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
+        self.text.as_bytes().get(start..self.ends[i] as usize) == Some(text.as_bytes())
     }
 }
 
