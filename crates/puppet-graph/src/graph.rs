@@ -547,6 +547,7 @@ impl GraphBuilder {
         };
         let mut cands = Vec::new();
         let mut buf2: Vec<u8> = Vec::with_capacity(64);
+        let mut last_file: (String, Option<u32>) = (String::new(), None);
         for (i, r) in catalog.resources.iter().enumerate() {
             if !b.res[i].in_graph {
                 continue;
@@ -623,11 +624,25 @@ impl GraphBuilder {
             if b.res[i].container {
                 continue;
             }
-            let mut exists = |p: &str| keys.get(key_bytes(&mut buf2, "file", p)).is_some();
+            // The file the nearest-parent rule found is a candidate next: remember it.
+            last_file.1 = None;
+            let mut exists = |p: &str| {
+                let found = keys.get(key_bytes(&mut buf2, "file", p));
+                if let Some(o) = found {
+                    last_file.0.clear();
+                    last_file.0.push_str(p);
+                    last_file.1 = Some(o);
+                }
+                found.is_some()
+            };
             let tk = b.names.type_key(&b.res[i]);
             autorequire::candidates(&r.title, &params, tk, &mut exists, &file_paths, &mut cands);
             for (rel, ty, title) in cands.drain(..) {
-                if let Some(o) = keys.get(key_bytes(&mut buf, ty, &title)) {
+                let known = match last_file {
+                    (ref p, Some(o)) if ty == "file" && *p == *title => Some(o),
+                    _ => None,
+                };
+                if let Some(o) = known.or_else(|| keys.get(key_bytes(&mut buf, ty, &title))) {
                     if o != i as u32 && in_graph[o as usize] {
                         b.autos.push((i as u32, rel, o));
                     }

@@ -182,6 +182,32 @@ impl TextIndex {
     }
 }
 
+/// `a == b` for the short strings of the lookup tables, a word at a time (the last word
+/// overlapping), without a call to `memcmp`.
+#[inline]
+fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    if n < 8 {
+        return a == b;
+    }
+    let word = |s: &[u8], at: usize| {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&s[at..at + 8]);
+        u64::from_le_bytes(w)
+    };
+    let mut at = 0;
+    while at + 8 <= n {
+        if word(a, at) != word(b, at) {
+            return false;
+        }
+        at += 8;
+    }
+    at == n || word(a, n - 8) == word(b, n - 8)
+}
+
 /// Append-only strings in one buffer, addressed by index.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct StrArena {
@@ -218,7 +244,10 @@ impl StrArena {
     pub(crate) fn is(&self, i: u32, text: &str) -> bool {
         let i = i as usize;
         let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
-        self.text.as_bytes().get(start..self.ends[i] as usize) == Some(text.as_bytes())
+        self.text
+            .as_bytes()
+            .get(start..self.ends[i] as usize)
+            .is_some_and(|s| bytes_eq(s, text.as_bytes()))
     }
 }
 
@@ -253,6 +282,20 @@ mod tests {
         assert_eq!(k.insert_if_absent(b"other", 8), Some(7));
         assert_eq!(k.get(b"other"), Some(7));
         assert_eq!(k.get(b"a\0x"), Some(1));
+        for (x, y) in [
+            ("", ""),
+            ("abc", "abd"),
+            ("Notify[n17]", "Notify[n17]"),
+            ("Notify[n17]", "Notify[n18]"),
+            ("File[/srv/mod3/f1234]", "File[/srv/mod3/f1234]"),
+            ("File[/srv/mod3/f1234]", "Filf[/srv/mod3/f1234]"),
+            ("File[/srv/mod3/f1234]", "File[/srv/mod3/f1235]"),
+            ("12345678", "12345678"),
+            ("12345678", "12345679"),
+            ("1234567", "12345678"),
+        ] {
+            assert_eq!(bytes_eq(x.as_bytes(), y.as_bytes()), x == y, "{x} {y}");
+        }
         let mut a = StrArena::with_capacity(2, 4);
         assert_eq!(a.push_with(|s| s.push('x')), 0);
         assert_eq!(a.push_with(|s| s.push_str("ÿz")), 1);
