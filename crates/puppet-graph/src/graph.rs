@@ -25,7 +25,7 @@ use serde_json::Value;
 use crate::autorequire::{self, AutoRelation};
 use crate::error::Error;
 use crate::fxhash::{FxMap, FxSet};
-use crate::keys::{KeyIndex, StrArena, TextIndex};
+use crate::keys::{self, KeyIndex, StrArena, TextIndex};
 use crate::model::{Catalog, RelationKind, RelationOrigin};
 use crate::params::{self, ParamSet, P};
 use crate::reference::{self, display_reads_back, display_ref_into, key_bytes, parse_ref};
@@ -349,7 +349,10 @@ impl GraphBuilder {
         let mut pairs: Vec<(P, &Value)> =
             Vec::with_capacity(catalog.resources.iter().map(|r| r.parameters.len()).sum());
         let mut pair_start: Vec<u32> = Vec::with_capacity(n + 1);
+        pair_start.push(0);
         for (i, r) in catalog.resources.iter().enumerate() {
+            params::collect(r, &mut pairs);
+            pair_start.push(pairs.len() as u32);
             if keys
                 .insert_if_absent(key_bytes(&mut buf, &r.type_name, &r.title), i as u32)
                 .is_some()
@@ -378,10 +381,8 @@ impl GraphBuilder {
                 let id = tags.intern(t, &mut names.tags, |out, t| out.push_str(t));
                 names.tag_ids.push(id);
             }
-            let at = pairs.len();
-            pair_start.push(at as u32);
-            params::collect(r, &mut pairs);
-            let p = ParamSet::from_pairs(&pairs[at..]);
+            let p =
+                ParamSet::from_pairs(&pairs[pair_start[i] as usize..pair_start[i + 1] as usize]);
             if let Some(v) = p.get(P::Alias) {
                 let _ = for_each_ref(v, &mut |x| {
                     if let Some(s) = x.as_str() {
@@ -410,7 +411,6 @@ impl GraphBuilder {
                 deleting: p.str(P::Ensure) == Some("absent"),
             });
         }
-        pair_start.push(pairs.len() as u32);
         for &(i, name) in &aliases {
             let r = &catalog.resources[i as usize];
             keys.insert_if_absent(key_bytes(&mut buf, &r.type_name, name), i);
@@ -548,7 +548,48 @@ impl GraphBuilder {
         let mut cands = Vec::new();
         let mut buf2: Vec<u8> = Vec::with_capacity(64);
         let mut last_file: (String, Option<u32>) = (String::new(), None);
+        // The references of a block of resources are found by their text ahead of the
+        // loop below, in short passes (gather the texts, hash them, probe the index) whose
+        // memory reads do not wait on one another, so that the cache misses of a large
+        // catalog overlap; the block stays in cache for the loop. `fast` holds the
+        // resource of each reference, in the order the loop visits them, or `u32::MAX`.
+        const BLOCK: usize = 64;
+        let mut texts: Vec<&str> = Vec::new();
+        let mut hashes: Vec<u64> = Vec::new();
+        let mut fast: Vec<u32> = Vec::new();
+        let mut next_fast = 0usize;
         for (i, r) in catalog.resources.iter().enumerate() {
+            if i % BLOCK == 0 {
+                texts.clear();
+                for j in i..n.min(i + BLOCK) {
+                    if !in_graph[j] {
+                        continue;
+                    }
+                    let range = pair_start[j] as usize..pair_start[j + 1] as usize;
+                    let params = ParamSet::from_pairs(&pairs[range]);
+                    for p in P::RELATIONS {
+                        if let Some(v) = params.get(p) {
+                            let _ = for_each_ref(v, &mut |val| {
+                                texts.push(match val {
+                                    Value::String(s) => s.as_str(),
+                                    _ => "",
+                                });
+                                Ok(())
+                            });
+                        }
+                    }
+                }
+                hashes.clear();
+                hashes.extend(texts.iter().map(|t| keys::hash_key(t.as_bytes())));
+                fast.clear();
+                fast.extend(texts.iter().zip(&hashes).map(|(t, &h)| {
+                    by_text
+                        .get_hashed(&b.names.refs, t, h)
+                        .filter(|o| in_graph[*o as usize])
+                        .unwrap_or(u32::MAX)
+                }));
+                next_fast = 0;
+            }
             if !b.res[i].in_graph {
                 continue;
             }
@@ -558,16 +599,15 @@ impl GraphBuilder {
                 if let Some(v) = params.get(P::RELATIONS[k]) {
                     let (rel, names) = (&mut b.rel, &b.names);
                     for_each_ref(v, &mut |val| {
-                        let text = match val {
-                            Value::String(s) => s.as_str(),
-                            _ => "",
-                        };
-                        let fast = by_text
-                            .get(&names.refs, text)
-                            .filter(|o| in_graph[*o as usize]);
-                        let other = match fast {
-                            Some(o) => o,
-                            None => {
+                        let found = fast.get(next_fast).copied().unwrap_or(u32::MAX);
+                        next_fast += 1;
+                        let other = match found {
+                            o if o != u32::MAX => o,
+                            _ => {
+                                let text = match val {
+                                    Value::String(s) => s.as_str(),
+                                    _ => "",
+                                };
                                 let Some((ty, title)) = parse_ref(text) else {
                                     return Err(Error::BadReference {
                                         reference: val.to_string(),

@@ -11,7 +11,7 @@ use std::hash::Hasher;
 use crate::fxhash::{FxHasher, FxMap};
 
 /// A 64-bit hash of `key`, well mixed in every bit (FxHash, then a murmur3 finaliser).
-fn hash_key(key: &[u8]) -> u64 {
+pub(crate) fn hash_key(key: &[u8]) -> u64 {
     let mut h = FxHasher::default();
     h.write(key);
     h.write_usize(key.len());
@@ -163,10 +163,15 @@ impl TextIndex {
     /// The index of the string of `arena` equal to `text`, if it was inserted.
     #[inline]
     pub(crate) fn get(&self, arena: &StrArena, text: &str) -> Option<u32> {
+        self.get_hashed(arena, text, hash_key(text.as_bytes()))
+    }
+
+    /// [`TextIndex::get`] with `h`, the [`hash_key`] of `text`, already computed.
+    #[inline]
+    pub(crate) fn get_hashed(&self, arena: &StrArena, text: &str, h: u64) -> Option<u32> {
         if self.slots.is_empty() {
             return None;
         }
-        let h = hash_key(text.as_bytes());
         let tag = (h >> 32) as u32;
         let mut at = h as usize & self.mask;
         loop {
