@@ -24,17 +24,36 @@ impl FxHasher {
 impl Hasher for FxHasher {
     #[inline]
     fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
+        // Whole words, then the tail as one word read from the end of `bytes` (overlapping
+        // the last whole word) or, for short inputs, from two overlapping halves: no byte
+        // copying into a stack buffer, which would stall the load that follows it.
+        let n = bytes.len();
+        let word = |at: usize| {
             let mut w = [0u8; 8];
-            w.copy_from_slice(c);
-            self.add(u64::from_le_bytes(w));
-        }
-        let rest = chunks.remainder();
-        if !rest.is_empty() {
-            let mut w = [0u8; 8];
-            w[..rest.len()].copy_from_slice(rest);
-            self.add(u64::from_le_bytes(w) ^ ((rest.len() as u64) << 56));
+            w.copy_from_slice(&bytes[at..at + 8]);
+            u64::from_le_bytes(w)
+        };
+        let half = |at: usize| {
+            let mut w = [0u8; 4];
+            w.copy_from_slice(&bytes[at..at + 4]);
+            u64::from(u32::from_le_bytes(w))
+        };
+        if n >= 8 {
+            let mut at = 0;
+            while at + 8 <= n {
+                self.add(word(at));
+                at += 8;
+            }
+            if at < n {
+                self.add(word(n - 8) ^ ((n - at) as u64) << 59);
+            }
+        } else if n >= 4 {
+            self.add((half(0) | half(n - 4) << 32) ^ (n as u64) << 61);
+        } else if n > 0 {
+            let w = u64::from(bytes[0])
+                | u64::from(bytes[n / 2]) << 8
+                | u64::from(bytes[n - 1]) << 16 ^ (n as u64) << 61;
+            self.add(w);
         }
     }
 
@@ -66,3 +85,29 @@ impl Hasher for FxHasher {
 
 pub(crate) type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
 pub(crate) type FxSet<K> = HashSet<K, BuildHasherDefault<FxHasher>>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every byte of the input counts, whatever its length: the prefixes of a string, and
+    /// the strings that differ from it in one byte, all hash apart.
+    #[test]
+    fn every_byte_counts() {
+        let base: Vec<u8> = (0..40u8).map(|i| b'a' + i % 26).collect();
+        let mut seen = HashSet::new();
+        let hash = |b: &[u8]| {
+            let mut h = FxHasher::default();
+            h.write(b);
+            h.finish()
+        };
+        for n in 0..=base.len() {
+            assert!(seen.insert(hash(&base[..n])), "prefix {n}");
+            for i in 0..n {
+                let mut b = base[..n].to_vec();
+                b[i] ^= 0x20;
+                assert!(seen.insert(hash(&b)), "length {n}, byte {i}");
+            }
+        }
+    }
+}

@@ -10,13 +10,12 @@
 //! edge to a container orders everything it contains. The order of adjacency lists follows
 //! Puppet's too, because it decides which path Puppet's cycle message shows.
 //!
-//! Strongly connected components come from an iterative Tarjan over the sealed adjacency
-//! arrays (checked against petgraph's in the tests); no graph library appears in the
-//! public API. This module does not simulate a run ([`crate::simulate`]) nor enumerate
+//! The apply order is Kahn's traversal with Puppet's tie-breaking (a bitset queue over
+//! catalog ranks). Strongly connected components come from an iterative Tarjan over the
+//! sealed adjacency arrays (checked against petgraph's in the tests), run only when the
+//! traversal could not reach every vertex; no graph library appears in the public API. This module does not simulate a run ([`crate::simulate`]) nor enumerate
 //! cycles ([`crate::cycles`]).
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 use std::sync::OnceLock;
 
 use indexmap::IndexMap;
@@ -26,10 +25,10 @@ use serde_json::Value;
 use crate::autorequire::{self, AutoRelation};
 use crate::error::Error;
 use crate::fxhash::{FxMap, FxSet};
-use crate::keys::{KeyIndex, StrArena};
+use crate::keys::{self, KeyIndex, StrArena, TextIndex};
 use crate::model::{Catalog, RelationKind, RelationOrigin};
 use crate::params::{self, ParamSet, P};
-use crate::reference::{self, display_ref_into, key_bytes, parse_ref};
+use crate::reference::{self, display_reads_back, display_ref_into, key_bytes, parse_ref};
 
 /// Identifies a resource of the catalog a [`Graph`] was built from: its index in
 /// `Catalog::resources`.
@@ -299,7 +298,11 @@ fn for_each_ref<'a>(
     match v {
         Value::Array(a) => {
             for x in a {
-                for_each_ref(x, f)?;
+                match x {
+                    // The usual case, without a call per element.
+                    Value::String(_) => f(x)?,
+                    _ => for_each_ref(x, f)?,
+                }
             }
             Ok(())
         }
@@ -327,6 +330,9 @@ impl GraphBuilder {
     pub fn from_catalog(catalog: &Catalog) -> Result<GraphBuilder, Error> {
         let n = catalog.resources.len();
         let mut keys = KeyIndex::with_capacity(n + n / 8 + 8, 24);
+        // References written exactly as the agent prints them (nearly all of them) are
+        // found by their text, without parsing or building a key.
+        let mut by_text = TextIndex::with_capacity(n);
         let mut buf: Vec<u8> = Vec::with_capacity(64);
         let mut names = Names {
             refs: StrArena::with_capacity(n, 24),
@@ -340,9 +346,13 @@ impl GraphBuilder {
         // Aliases and namevars, added once every resource has its own key.
         let mut aliases: Vec<(u32, &str)> = Vec::new();
         // The parameters read below, per resource (`pair_start[i]..pair_start[i + 1]`).
-        let mut pairs: Vec<(P, &Value)> = Vec::with_capacity(2 * n);
+        let mut pairs: Vec<(P, &Value)> =
+            Vec::with_capacity(catalog.resources.iter().map(|r| r.parameters.len()).sum());
         let mut pair_start: Vec<u32> = Vec::with_capacity(n + 1);
+        pair_start.push(0);
         for (i, r) in catalog.resources.iter().enumerate() {
+            params::collect(r, &mut pairs);
+            pair_start.push(pairs.len() as u32);
             if keys
                 .insert_if_absent(key_bytes(&mut buf, &r.type_name, &r.title), i as u32)
                 .is_some()
@@ -351,9 +361,12 @@ impl GraphBuilder {
                     reference: r.reference(),
                 });
             }
-            names
+            let shown = names
                 .refs
                 .push_with(|out| display_ref_into(out, &r.type_name, &r.title));
+            if display_reads_back(&r.type_name, &r.title) {
+                by_text.insert(&names.refs, shown);
+            }
             let type_id = types.intern(&r.type_name, &mut names.types, |out, t| {
                 let t = t.strip_prefix("::").unwrap_or(t);
                 out.extend(t.chars().map(|c| c.to_ascii_lowercase()));
@@ -368,10 +381,8 @@ impl GraphBuilder {
                 let id = tags.intern(t, &mut names.tags, |out, t| out.push_str(t));
                 names.tag_ids.push(id);
             }
-            let at = pairs.len();
-            pair_start.push(at as u32);
-            params::collect(r, &mut pairs);
-            let p = ParamSet::from_pairs(&pairs[at..]);
+            let p =
+                ParamSet::from_pairs(&pairs[pair_start[i] as usize..pair_start[i + 1] as usize]);
             if let Some(v) = p.get(P::Alias) {
                 let _ = for_each_ref(v, &mut |x| {
                     if let Some(s) = x.as_str() {
@@ -400,16 +411,27 @@ impl GraphBuilder {
                 deleting: p.str(P::Ensure) == Some("absent"),
             });
         }
-        pair_start.push(pairs.len() as u32);
         for &(i, name) in &aliases {
             let r = &catalog.resources[i as usize];
             keys.insert_if_absent(key_bytes(&mut buf, &r.type_name, name), i);
         }
 
         let mut children: Vec<Vec<u32>> = vec![Vec::new(); n];
-        let mut child_seen: FxSet<(u32, u32)> = FxSet::default();
-        child_seen.reserve(catalog.edges.len());
-        fn find_in(keys: &KeyIndex, buf: &mut Vec<u8>, s: &str) -> Option<u32> {
+        // Repeated containment edges count once. A resource nearly always has a single
+        // container: remember the first one per resource, and only pairs with any other
+        // container go to a set.
+        let mut first_container: Vec<u32> = vec![u32::MAX; n];
+        let mut other_pairs: FxSet<(u32, u32)> = FxSet::default();
+        // The resource `s` names: by its text when written as the agent prints it, else
+        // by its lookup key.
+        fn find_in(
+            (keys, by_text, refs): (&KeyIndex, &TextIndex, &StrArena),
+            buf: &mut Vec<u8>,
+            s: &str,
+        ) -> Option<u32> {
+            if let Some(i) = by_text.get(refs, s) {
+                return Some(i);
+            }
             let (t, title) = parse_ref(s)?;
             keys.get(key_bytes(buf, t, title))
         }
@@ -418,26 +440,34 @@ impl GraphBuilder {
         for e in &catalog.edges {
             let s = match last_source {
                 Some((text, s)) if text == e.source => Some(s),
-                _ => find_in(&keys, &mut buf, &e.source),
+                _ => find_in((&keys, &by_text, &names.refs), &mut buf, &e.source),
             };
             let s = s.ok_or_else(|| Error::MissingContainmentEnd {
                 end: "source",
                 reference: e.source.clone(),
                 other: e.target.clone(),
             })?;
-            let t = find_in(&keys, &mut buf, &e.target).ok_or_else(|| {
-                Error::MissingContainmentEnd {
-                    end: "target",
-                    reference: e.target.clone(),
-                    other: e.source.clone(),
-                }
-            })?;
+            let t =
+                find_in((&keys, &by_text, &names.refs), &mut buf, &e.target).ok_or_else(|| {
+                    Error::MissingContainmentEnd {
+                        end: "target",
+                        reference: e.target.clone(),
+                        other: e.source.clone(),
+                    }
+                })?;
             last_source = Some((&e.source, s));
-            if child_seen.insert((s, t)) {
+            let first = &mut first_container[t as usize];
+            let new = if *first == u32::MAX {
+                *first = s;
+                true
+            } else {
+                *first != s && other_pairs.insert((s, t))
+            };
+            if new {
                 children[s as usize].push(t);
             }
         }
-        drop(child_seen);
+        drop((first_container, other_pairs));
         for (i, r) in catalog.resources.iter().enumerate() {
             let tk = names.type_key(&res[i]);
             res[i].container = is_container(tk, r.kind.as_deref(), !children[i].is_empty());
@@ -460,8 +490,9 @@ impl GraphBuilder {
         for (idx, r) in catalog.relationships.iter().enumerate() {
             // Exported resources are not part of the graph: a relationship with one is a
             // relationship with a missing resource (it used to index past the graph).
-            let s = find_in(&keys, &mut buf, &r.source).filter(|i| b.res[*i as usize].in_graph);
-            let t = find_in(&keys, &mut buf, &r.target).filter(|i| b.res[*i as usize].in_graph);
+            let tables = (&keys, &by_text, &b.names.refs);
+            let s = find_in(tables, &mut buf, &r.source).filter(|i| b.res[*i as usize].in_graph);
+            let t = find_in(tables, &mut buf, &r.target).filter(|i| b.res[*i as usize].in_graph);
             let (s, t) = match (s, t) {
                 (Some(s), Some(t)) => (s, t),
                 (None, _) => {
@@ -516,7 +547,49 @@ impl GraphBuilder {
         };
         let mut cands = Vec::new();
         let mut buf2: Vec<u8> = Vec::with_capacity(64);
+        let mut last_file: (String, Option<u32>) = (String::new(), None);
+        // The references of a block of resources are found by their text ahead of the
+        // loop below, in short passes (gather the texts, hash them, probe the index) whose
+        // memory reads do not wait on one another, so that the cache misses of a large
+        // catalog overlap; the block stays in cache for the loop. `fast` holds the
+        // resource of each reference, in the order the loop visits them, or `u32::MAX`.
+        const BLOCK: usize = 64;
+        let mut texts: Vec<&str> = Vec::new();
+        let mut hashes: Vec<u64> = Vec::new();
+        let mut fast: Vec<u32> = Vec::new();
+        let mut next_fast = 0usize;
         for (i, r) in catalog.resources.iter().enumerate() {
+            if i % BLOCK == 0 {
+                texts.clear();
+                for j in i..n.min(i + BLOCK) {
+                    if !in_graph[j] {
+                        continue;
+                    }
+                    let range = pair_start[j] as usize..pair_start[j + 1] as usize;
+                    let params = ParamSet::from_pairs(&pairs[range]);
+                    for p in P::RELATIONS {
+                        if let Some(v) = params.get(p) {
+                            let _ = for_each_ref(v, &mut |val| {
+                                texts.push(match val {
+                                    Value::String(s) => s.as_str(),
+                                    _ => "",
+                                });
+                                Ok(())
+                            });
+                        }
+                    }
+                }
+                hashes.clear();
+                hashes.extend(texts.iter().map(|t| keys::hash_key(t.as_bytes())));
+                fast.clear();
+                fast.extend(texts.iter().zip(&hashes).map(|(t, &h)| {
+                    by_text
+                        .get_hashed(&b.names.refs, t, h)
+                        .filter(|o| in_graph[*o as usize])
+                        .unwrap_or(u32::MAX)
+                }));
+                next_fast = 0;
+            }
             if !b.res[i].in_graph {
                 continue;
             }
@@ -526,32 +599,40 @@ impl GraphBuilder {
                 if let Some(v) = params.get(P::RELATIONS[k]) {
                     let (rel, names) = (&mut b.rel, &b.names);
                     for_each_ref(v, &mut |val| {
-                        let text = match val {
-                            Value::String(s) => s.as_str(),
-                            _ => "",
-                        };
-                        let Some((ty, title)) = parse_ref(text) else {
-                            return Err(Error::BadReference {
-                                reference: val.to_string(),
-                                param: kind.as_str().to_string(),
-                                resource: names.reference(i as u32).to_string(),
-                            });
-                        };
-                        let other = keys
-                            .get(key_bytes(&mut buf, ty, title))
-                            .filter(|o| in_graph[*o as usize]);
-                        let Some(other) = other else {
-                            return Err(Error::MissingInParameter {
-                                target: format!(
-                                    "{}[{}]",
-                                    reference::capitalize_segments(ty),
-                                    title
-                                ),
-                                param: kind.as_str().to_string(),
-                                resource: names.reference(i as u32).to_string(),
-                                file: r.file.clone(),
-                                line: r.line,
-                            });
+                        let found = fast.get(next_fast).copied().unwrap_or(u32::MAX);
+                        next_fast += 1;
+                        let other = match found {
+                            o if o != u32::MAX => o,
+                            _ => {
+                                let text = match val {
+                                    Value::String(s) => s.as_str(),
+                                    _ => "",
+                                };
+                                let Some((ty, title)) = parse_ref(text) else {
+                                    return Err(Error::BadReference {
+                                        reference: val.to_string(),
+                                        param: kind.as_str().to_string(),
+                                        resource: names.reference(i as u32).to_string(),
+                                    });
+                                };
+                                let other = keys
+                                    .get(key_bytes(&mut buf, ty, title))
+                                    .filter(|o| in_graph[*o as usize]);
+                                let Some(other) = other else {
+                                    return Err(Error::MissingInParameter {
+                                        target: format!(
+                                            "{}[{}]",
+                                            reference::capitalize_segments(ty),
+                                            title
+                                        ),
+                                        param: kind.as_str().to_string(),
+                                        resource: names.reference(i as u32).to_string(),
+                                        file: r.file.clone(),
+                                        line: r.line,
+                                    });
+                                };
+                                other
+                            }
                         };
                         let (source, target) = if kind.incoming() {
                             (other, i as u32)
@@ -583,11 +664,25 @@ impl GraphBuilder {
             if b.res[i].container {
                 continue;
             }
-            let mut exists = |p: &str| keys.get(key_bytes(&mut buf2, "file", p)).is_some();
+            // The file the nearest-parent rule found is a candidate next: remember it.
+            last_file.1 = None;
+            let mut exists = |p: &str| {
+                let found = keys.get(key_bytes(&mut buf2, "file", p));
+                if let Some(o) = found {
+                    last_file.0.clear();
+                    last_file.0.push_str(p);
+                    last_file.1 = Some(o);
+                }
+                found.is_some()
+            };
             let tk = b.names.type_key(&b.res[i]);
             autorequire::candidates(&r.title, &params, tk, &mut exists, &file_paths, &mut cands);
             for (rel, ty, title) in cands.drain(..) {
-                if let Some(o) = keys.get(key_bytes(&mut buf, ty, &title)) {
+                let known = match last_file {
+                    (ref p, Some(o)) if ty == "file" && *p == *title => Some(o),
+                    _ => None,
+                };
+                if let Some(o) = known.or_else(|| keys.get(key_bytes(&mut buf, ty, &title))) {
                     if o != i as u32 && in_graph[o as usize] {
                         b.autos.push((i as u32, rel, o));
                     }
@@ -686,33 +781,40 @@ fn expand(b: GraphBuilder) -> Graph {
         .filter(|&i| b.res[i as usize].container && b.res[i as usize].in_graph)
         .collect();
     let total = n + 2 * containers.len();
-    let mut edges: Vec<XEdge> = Vec::with_capacity(b.rel.len() + 3 * n);
-    let mut alive: Vec<bool> = Vec::with_capacity(b.rel.len() + 3 * n);
-    let mut rel_in: Vec<Vec<u32>> = vec![Vec::new(); n];
-    let mut rel_out: Vec<Vec<u32>> = vec![Vec::new(); n];
+    // Relationships only join resources in the graph, so the ones that touch a container
+    // are exactly those that containers redirect; `cidx` numbers the containers.
+    let mut cidx: Vec<u32> = vec![u32::MAX; n];
+    for (k, &c) in containers.iter().enumerate() {
+        cidx[c as usize] = k as u32;
+    }
+    let mut rel_in: Vec<Vec<u32>> = vec![Vec::new(); containers.len()];
+    let mut rel_out: Vec<Vec<u32>> = vec![Vec::new(); containers.len()];
     for (id, e) in b.rel.iter().enumerate() {
-        edges.push(XEdge {
-            source: e.source,
-            target: e.target,
-            refresh: e.refresh,
-            org: e.org,
-        });
-        alive.push(true);
-        if b.res[e.target as usize].container {
-            rel_in[e.target as usize].push(id as u32);
+        if let Some(k) = cidx.get(e.target as usize).filter(|k| **k != u32::MAX) {
+            rel_in[*k as usize].push(id as u32);
         }
-        if b.res[e.source as usize].container {
-            rel_out[e.source as usize].push(id as u32);
+        if let Some(k) = cidx.get(e.source as usize).filter(|k| **k != u32::MAX) {
+            rel_out[*k as usize].push(id as u32);
         }
     }
-    let add = |edges: &mut Vec<XEdge>, alive: &mut Vec<bool>, source, target, refresh, org| {
-        edges.push(XEdge {
+    // The edge list is `b.rel` followed by `extra` (containment and redirected edges, in
+    // the order the agent adds them); `moved` marks the relationships a container
+    // redirected. Extra edges are never redirected: their ends are already sentinels.
+    let mut moved: Vec<bool> = vec![false; b.rel.len()];
+    let mut extra: Vec<XEdge> = Vec::with_capacity(
+        containers
+            .iter()
+            .map(|&c| 1 + 2 * b.children[c as usize].len())
+            .sum::<usize>()
+            + rel_in.iter().chain(&rel_out).map(Vec::len).sum::<usize>(),
+    );
+    let add = |extra: &mut Vec<XEdge>, source, target, refresh, org| {
+        extra.push(XEdge {
             source,
             target,
             refresh,
             org,
         });
-        alive.push(true);
     };
     let mut start: Vec<u32> = (0..n as u32).collect();
     let mut end: Vec<u32> = (0..n as u32).collect();
@@ -730,7 +832,7 @@ fn expand(b: GraphBuilder) -> Graph {
         });
     }
     let mut by_source: IndexMap<u32, Vec<u32>> = IndexMap::new();
-    for &c in &containers {
+    for (k, &c) in containers.iter().enumerate() {
         let (cs, ce) = (start[c as usize], end[c as usize]);
         let org = Org::Contain { container: c };
         let mut any = false;
@@ -739,60 +841,32 @@ fn expand(b: GraphBuilder) -> Graph {
                 continue;
             }
             any = true;
-            add(&mut edges, &mut alive, cs, start[v as usize], true, org);
-            add(&mut edges, &mut alive, end[v as usize], ce, true, org);
+            add(&mut extra, cs, start[v as usize], true, org);
+            add(&mut extra, end[v as usize], ce, true, org);
         }
         if !any {
             // Puppet adds this edge before the content edges; with no content there are none.
-            add(&mut edges, &mut alive, cs, ce, true, org);
+            add(&mut extra, cs, ce, true, org);
         }
-        // Edges into the container now go to its start, from the end of their source.
-        by_source.clear();
-        for &id in &rel_in[c as usize] {
-            if alive[id as usize] {
-                by_source
-                    .entry(edges[id as usize].source)
-                    .or_default()
-                    .push(id);
+        // Edges into the container now go to its start, from the end of their source;
+        // edges out of it leave from its end, to the start of their target, in the order
+        // of the container's adjacency (first edge per other end).
+        for (list, incoming) in [(&rel_in[k], true), (&rel_out[k], false)] {
+            by_source.clear();
+            for &id in list {
+                if !moved[id as usize] {
+                    let e = &b.rel[id as usize];
+                    let other = if incoming { e.source } else { e.target };
+                    by_source.entry(other).or_default().push(id);
+                }
             }
-        }
-        for ids in by_source.values() {
-            for &id in ids {
-                let e = edges[id as usize];
-                add(
-                    &mut edges,
-                    &mut alive,
-                    end[e.source as usize],
-                    cs,
-                    e.refresh,
-                    e.org,
-                );
-                alive[id as usize] = false;
-            }
-        }
-        // Edges out of the container now leave from its end, to the start of their target,
-        // in the order of the container's adjacency (first edge per target).
-        by_source.clear();
-        for &id in &rel_out[c as usize] {
-            if alive[id as usize] {
-                by_source
-                    .entry(edges[id as usize].target)
-                    .or_default()
-                    .push(id);
-            }
-        }
-        for ids in by_source.values() {
-            for &id in ids {
-                let e = edges[id as usize];
-                add(
-                    &mut edges,
-                    &mut alive,
-                    ce,
-                    start[e.target as usize],
-                    e.refresh,
-                    e.org,
-                );
-                alive[id as usize] = false;
+            for ids in by_source.values() {
+                for &id in ids {
+                    let e = b.rel[id as usize];
+                    let (s, t) = (end[e.source as usize], start[e.target as usize]);
+                    add(&mut extra, s, t, e.refresh, e.org);
+                    moved[id as usize] = true;
+                }
             }
         }
     }
@@ -814,94 +888,104 @@ fn expand(b: GraphBuilder) -> Graph {
         vertices.push(v);
     }
     let nv = vertices.len();
-    // Stable counting sort of the surviving edges by source.
+    // Stable counting sort of the surviving edges (list order: relationships not
+    // redirected, then `extra`) by new source id, written once in their final form.
     let mut count = vec![0u32; nv + 1];
-    for (e, &ok) in edges.iter().zip(&alive) {
-        if ok {
+    for (e, &m) in b.rel.iter().zip(&moved) {
+        if !m {
             count[new_id[e.source as usize] as usize + 1] += 1;
         }
+    }
+    for e in &extra {
+        count[new_id[e.source as usize] as usize + 1] += 1;
     }
     for i in 0..nv {
         count[i + 1] += count[i];
     }
     let n_alive = count[nv] as usize;
-    let mut by_src: Vec<XEdge> = vec![
-        XEdge {
-            source: 0,
-            target: 0,
-            refresh: false,
-            org: Org::Api {
-                kind: RelationKind::Before,
-            },
-        };
-        n_alive
-    ];
+    let filler = XEdge {
+        source: 0,
+        target: 0,
+        refresh: false,
+        org: Org::Api {
+            kind: RelationKind::Before,
+        },
+    };
+    let mut edges: Vec<XEdge> = vec![filler; n_alive];
     {
         let mut fill = count.clone();
-        for (e, &ok) in edges.iter().zip(&alive) {
-            if ok {
-                let s = new_id[e.source as usize];
-                by_src[fill[s as usize] as usize] = XEdge {
-                    source: s,
-                    target: new_id[e.target as usize],
-                    refresh: e.refresh,
-                    org: e.org,
-                };
-                fill[s as usize] += 1;
+        let mut place = |source: u32, target: u32, refresh: bool, org: Org| {
+            let s = new_id[source as usize];
+            let at = &mut fill[s as usize];
+            edges[*at as usize] = XEdge {
+                source: s,
+                target: new_id[target as usize],
+                refresh,
+                org,
+            };
+            *at += 1;
+        };
+        for (e, &m) in b.rel.iter().zip(&moved) {
+            if !m {
+                place(e.source, e.target, e.refresh, e.org);
             }
         }
+        for e in &extra {
+            place(e.source, e.target, e.refresh, e.org);
+        }
     }
-    // Group each vertex's edges by target, targets in first-appearance order.
+    drop(extra);
+    // Group each vertex's edges by target, targets in first-appearance order, so that
+    // each slot's edges are contiguous and in their original order. Most vertices have
+    // no parallel edges: their edges stay where they are, one slot each.
     let mut out_start: Vec<u32> = Vec::with_capacity(nv + 1);
     let mut slots: Vec<Slot> = Vec::with_capacity(n_alive);
-    let mut slot_edges: Vec<u32> = Vec::with_capacity(n_alive);
-    let mut final_edges: Vec<XEdge> = Vec::with_capacity(n_alive);
     let mut mark: Vec<u32> = vec![u32::MAX; nv];
     let mut cursor: Vec<u32> = Vec::new();
+    let mut regroup: Vec<XEdge> = Vec::new();
     for v in 0..nv {
         out_start.push(slots.len() as u32);
-        let list = &by_src[count[v] as usize..count[v + 1] as usize];
+        let (lo, hi) = (count[v] as usize, count[v + 1] as usize);
         let base = slots.len();
-        // Distinct targets in first-appearance order, with their edge counts.
-        for e in list {
+        let mut parallel = false;
+        for (k, e) in edges[lo..hi].iter().enumerate() {
             let t = e.target as usize;
             if mark[t] == u32::MAX {
                 mark[t] = (slots.len() - base) as u32;
                 slots.push(Slot {
                     target: e.target,
-                    first: 0,
+                    first: (lo + k) as u32,
                     len: 0,
                     refresh: 0,
                 });
+            } else {
+                parallel = true;
             }
             let slot = &mut slots[base + mark[t] as usize];
             slot.len += 1;
             slot.refresh += u32::from(e.refresh);
         }
-        // Each slot's edges are contiguous, in their original order.
-        cursor.clear();
-        let mut next = final_edges.len() as u32;
-        for slot in &mut slots[base..] {
-            slot.first = next;
-            cursor.push(next);
-            next += slot.len;
-        }
-        let at = final_edges.len();
-        if let Some(&filler) = list.first() {
-            final_edges.resize(next as usize, filler);
-        }
-        for e in list {
-            let k = mark[e.target as usize] as usize;
-            final_edges[cursor[k] as usize] = *e;
-            cursor[k] += 1;
+        if parallel {
+            regroup.clear();
+            regroup.extend_from_slice(&edges[lo..hi]);
+            cursor.clear();
+            let mut next = lo as u32;
+            for slot in &mut slots[base..] {
+                slot.first = next;
+                cursor.push(next);
+                next += slot.len;
+            }
+            for e in &regroup {
+                let k = mark[e.target as usize] as usize;
+                edges[cursor[k] as usize] = *e;
+                cursor[k] += 1;
+            }
         }
         for slot in &slots[base..] {
             mark[slot.target as usize] = u32::MAX;
         }
-        slot_edges.extend(at as u32..next);
     }
     out_start.push(slots.len() as u32);
-    let edges = final_edges;
 
     // Incoming adjacency (distinct sources).
     let mut in_count = vec![0u32; nv + 1];
@@ -923,7 +1007,6 @@ fn expand(b: GraphBuilder) -> Graph {
     }
     let in_start = in_count;
 
-    let priority: Vec<u32> = vertices.iter().map(|v| v.res).collect();
     let start_v: Vec<u32> = start
         .iter()
         .map(|&s| new_id.get(s as usize).copied().unwrap_or(u32::MAX))
@@ -932,6 +1015,21 @@ fn expand(b: GraphBuilder) -> Graph {
         .iter()
         .map(|&s| new_id.get(s as usize).copied().unwrap_or(u32::MAX))
         .collect();
+    // Puppet's prioritiser breaks ties by catalog order: vertices ranked by (resource,
+    // vertex id), a container's start before its end.
+    let mut by_rank: Vec<u32> = Vec::with_capacity(nv);
+    for (&s, &e) in start_v.iter().zip(&end_v) {
+        if s != u32::MAX {
+            by_rank.push(s);
+            if e != s {
+                by_rank.push(e);
+            }
+        }
+    }
+    let mut rank = vec![0u32; nv];
+    for (k, &v) in by_rank.iter().enumerate() {
+        rank[v as usize] = k as u32;
+    }
 
     let ext = b.ext;
     let graph = Graph {
@@ -945,10 +1043,10 @@ fn expand(b: GraphBuilder) -> Graph {
             .collect(),
         children: b.children,
         vertices,
-        priority,
+        rank,
+        by_rank,
         out_start,
         slots,
-        slot_edges,
         in_start,
         in_sources,
         edges,
@@ -1022,7 +1120,65 @@ fn tarjan(nv: usize, out_start: &[u32], slots: &[Slot], mut emit: impl FnMut(&[u
     }
 }
 
-/// A distinct target in a vertex's adjacency, with its parallel edges.
+/// A set of ranks in `0..n` with cheap insert and remove-minimum, for Kahn's traversal:
+/// one bit per rank, and above it levels of one bit per non-empty word of the level
+/// below, up to a single word.
+struct RankQueue {
+    levels: Vec<Vec<u64>>,
+}
+
+impl RankQueue {
+    fn new(n: usize) -> RankQueue {
+        let mut levels = Vec::new();
+        let mut len = n.max(1);
+        loop {
+            let words = len.div_ceil(64);
+            levels.push(vec![0u64; words]);
+            if words == 1 {
+                break;
+            }
+            len = words;
+        }
+        RankQueue { levels }
+    }
+
+    /// Adds `x` (below the `n` it was made for).
+    fn insert(&mut self, x: u32) {
+        let mut i = x as usize;
+        for level in &mut self.levels {
+            let was = level[i / 64];
+            level[i / 64] = was | (1 << (i % 64));
+            if was != 0 {
+                break; // the levels above already know this word is not empty
+            }
+            i /= 64;
+        }
+    }
+
+    /// Removes and returns the smallest rank.
+    fn pop_min(&mut self) -> Option<u32> {
+        let top = self.levels.last()?;
+        if top[0] == 0 {
+            return None;
+        }
+        let mut i = 0usize;
+        for level in self.levels.iter().rev() {
+            i = i * 64 + level[i].trailing_zeros() as usize;
+        }
+        let x = i;
+        for level in &mut self.levels {
+            level[i / 64] &= !(1 << (i % 64));
+            if level[i / 64] != 0 {
+                break;
+            }
+            i /= 64;
+        }
+        Some(x as u32)
+    }
+}
+
+/// A distinct target in a vertex's adjacency, with its parallel edges
+/// (`Graph::edges[first..first + len]`, `refresh` of them carrying refresh events).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Slot {
     pub target: u32,
@@ -1051,17 +1207,19 @@ pub struct Graph {
     pub(crate) ext: Vec<(RelationKind, RelationOrigin, Option<String>, Option<u32>)>,
     pub(crate) children: Vec<Vec<u32>>,
     pub(crate) vertices: Vec<Vertex>,
-    pub(crate) priority: Vec<u32>,
+    /// Each vertex's place in the tie-breaking order (`by_rank` is the inverse).
+    rank: Vec<u32>,
+    by_rank: Vec<u32>,
     pub(crate) out_start: Vec<u32>,
     pub(crate) slots: Vec<Slot>,
-    pub(crate) slot_edges: Vec<u32>,
     pub(crate) in_start: Vec<u32>,
     pub(crate) in_sources: Vec<u32>,
     pub(crate) edges: Vec<XEdge>,
     pub(crate) start_v: Vec<u32>,
     pub(crate) end_v: Vec<u32>,
     sccs: OnceLock<Vec<Vec<u32>>>,
-    order: OnceLock<Result<Vec<u32>, usize>>,
+    /// Kahn's traversal; shorter than the vertex count when the graph has a cycle.
+    order: OnceLock<Vec<u32>>,
     pub(crate) puppet_comps: OnceLock<Vec<Vec<u32>>>,
     pub(crate) puppet_paths: OnceLock<Vec<String>>,
 }
@@ -1188,9 +1346,7 @@ impl Graph {
     }
 
     pub(crate) fn slot_edge_list(&self, slot: &Slot) -> impl Iterator<Item = &XEdge> {
-        self.slot_edges[slot.first as usize..(slot.first + slot.len) as usize]
-            .iter()
-            .map(|&i| &self.edges[i as usize])
+        self.edges[slot.first as usize..(slot.first + slot.len) as usize].iter()
     }
 
     /// The public form of an edge origin.
@@ -1235,10 +1391,14 @@ impl Graph {
     }
 
     /// Strongly connected components that form cycles (more than one vertex, or a
-    /// self-loop), each sorted by vertex id; computed once.
+    /// self-loop), each sorted by vertex id; computed once. A graph whose traversal
+    /// reaches every vertex has none, and then Tarjan's search is skipped.
     pub(crate) fn cyclic_components(&self) -> &[Vec<u32>] {
         self.sccs.get_or_init(|| {
             let mut out: Vec<Vec<u32>> = Vec::new();
+            if self.traversal().len() == self.vertices.len() {
+                return out;
+            }
             tarjan(self.vertices.len(), &self.out_start, &self.slots, |c| {
                 let cyclic = c.len() > 1 || self.out_slots(c[0]).iter().any(|s| s.target == c[0]);
                 if cyclic {
@@ -1256,40 +1416,42 @@ impl Graph {
         !self.cyclic_components().is_empty()
     }
 
-    /// Vertex order of the traversal (Kahn's algorithm, ties broken by catalog order, as
-    /// Puppet's prioritiser does), or the number of cyclic components.
-    pub(crate) fn vertex_order(&self) -> Result<&[u32], usize> {
-        let r = self.order.get_or_init(|| {
-            let cyc = self.cyclic_components().len();
-            if cyc > 0 {
-                return Err(cyc);
-            }
+    /// Kahn's algorithm, ties broken by catalog order as Puppet's prioritiser does; stops
+    /// short of the vertex count when the graph has a cycle. Computed once.
+    fn traversal(&self) -> &[u32] {
+        self.order.get_or_init(|| {
             let nv = self.vertices.len();
-            let mut blockers: Vec<u32> = (0..nv as u32)
-                .map(|v| self.in_neighbours(v).len() as u32)
-                .collect();
-            let mut heap: BinaryHeap<Reverse<(u32, u32)>> = BinaryHeap::new();
-            for v in 0..nv as u32 {
-                if blockers[v as usize] == 0 {
-                    heap.push(Reverse((self.priority[v as usize], v)));
+            let mut blockers: Vec<u32> = self.in_start.windows(2).map(|w| w[1] - w[0]).collect();
+            let mut ready = RankQueue::new(nv);
+            for (v, &b) in blockers.iter().enumerate() {
+                if b == 0 {
+                    ready.insert(self.rank[v]);
                 }
             }
             let mut order = Vec::with_capacity(nv);
-            while let Some(Reverse((_, v))) = heap.pop() {
+            while let Some(r) = ready.pop_min() {
+                let v = self.by_rank[r as usize];
                 order.push(v);
                 for s in self.out_slots(v) {
                     let b = &mut blockers[s.target as usize];
                     *b -= 1;
                     if *b == 0 {
-                        heap.push(Reverse((self.priority[s.target as usize], s.target)));
+                        ready.insert(self.rank[s.target as usize]);
                     }
                 }
             }
+            order
+        })
+    }
+
+    /// Vertex order of the traversal ([`Graph::traversal`]), or the number of cyclic
+    /// components.
+    pub(crate) fn vertex_order(&self) -> Result<&[u32], usize> {
+        let order = self.traversal();
+        if order.len() == self.vertices.len() {
             Ok(order)
-        });
-        match r {
-            Ok(v) => Ok(v.as_slice()),
-            Err(n) => Err(*n),
+        } else {
+            Err(self.cyclic_components().len())
         }
     }
 
@@ -1415,8 +1577,8 @@ impl Graph {
             .collect()
     }
 
-    /// Checks internal invariants (test helper): every edge is in the adjacency lists and
-    /// every vertex is reachable from its container's start.
+    /// Checks internal invariants (test helper): every edge is in the adjacency lists, in
+    /// the slot of its source and target, and the order respects every edge.
     #[doc(hidden)]
     pub fn verify(&self) -> Result<(), String> {
         let nv = self.vertices.len() as u32;
@@ -1428,6 +1590,16 @@ impl Graph {
         let total: u32 = self.slots.iter().map(|s| s.len).sum();
         if total as usize != self.edges.len() {
             return Err("slot edge count differs from edge count".into());
+        }
+        for v in 0..nv {
+            for s in self.out_slots(v) {
+                let list: Vec<&XEdge> = self.slot_edge_list(s).collect();
+                if list.iter().any(|e| e.source != v || e.target != s.target)
+                    || list.iter().filter(|e| e.refresh).count() != s.refresh as usize
+                {
+                    return Err(format!("slot {s:?} of vertex {v} holds other edges"));
+                }
+            }
         }
         if let Ok(order) = self.vertex_order() {
             if order.len() != self.vertices.len() {
@@ -1450,6 +1622,35 @@ impl Graph {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The rank queue pops what a sorted set would.
+    #[test]
+    fn rank_queue_matches_a_sorted_set() {
+        let mut seed = 11u64;
+        let mut next = |n: u64| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        };
+        for n in [1usize, 2, 63, 64, 65, 4095, 4096, 4097, 300_000] {
+            let mut q = RankQueue::new(n);
+            let mut set = std::collections::BTreeSet::new();
+            for _ in 0..3000 {
+                if next(3) == 0 {
+                    assert_eq!(q.pop_min(), set.pop_first(), "n = {n}");
+                } else {
+                    let x = next(n as u64) as u32;
+                    q.insert(x);
+                    set.insert(x);
+                }
+            }
+            while let Some(x) = set.pop_first() {
+                assert_eq!(q.pop_min(), Some(x));
+            }
+            assert_eq!(q.pop_min(), None);
+        }
+    }
 
     /// The iterative Tarjan finds the same components as petgraph's.
     #[test]

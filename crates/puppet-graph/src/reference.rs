@@ -105,6 +105,23 @@ pub(crate) fn display_ref_into(out: &mut String, ty: &str, title: &str) {
     out.push(']');
 }
 
+/// Whether the reference the agent prints for `ty[title]` ([`display_ref`]) reads back
+/// ([`parse_ref`], then [`key_bytes`]) as the same lookup key, so that a reference written
+/// exactly that way names this resource by its text alone. A cheap sufficient test: an
+/// ASCII type name without a leading `:`, a title not wrapped in quotes, and for classes
+/// an ASCII title without a leading `:` (capitalising is then undone by lower-casing).
+pub(crate) fn display_reads_back(ty: &str, title: &str) -> bool {
+    let tb = ty.as_bytes();
+    let plain_type = tb.first().is_some_and(|&c| c != b':')
+        && tb
+            .iter()
+            .all(|&c| c.is_ascii_alphanumeric() || c == b'_' || c == b':');
+    if !plain_type || strip_quotes(title).len() != title.len() {
+        return false;
+    }
+    !ty.eq_ignore_ascii_case("class") || (title.is_ascii() && !title.starts_with(':'))
+}
+
 /// Normalises a file path the way Puppet's `file` type does for its title and namevar:
 /// repeated slashes collapse and a trailing slash goes (the root stays `/`).
 pub(crate) fn normalize_path(p: &str) -> String {
@@ -271,5 +288,33 @@ mod tests {
         let mut s = String::new();
         display_ref_into(&mut s, "class", "foo::bar");
         assert_eq!(s, "Class[Foo::Bar]");
+    }
+
+    /// When `display_reads_back` holds, the printed reference has the resource's own key.
+    #[test]
+    fn display_reads_back_is_sound() {
+        let types = [
+            "Notify", "notify", "CLASS", "class", "Class", "File", "file", "::Foo", "::::foo",
+            "Foo::Bar", "foo:bar", "a:::b", "a::", "Nö", "x y", "Stage", "_x", "9a", "",
+        ];
+        let titles = [
+            "main", "Main", "::foo", "::::foo", "foo::bar", "'x'", "\"y\"", "'", "\"", "",
+            "/a//b/", "/", "ÄbC", "äbc::d", " a ", "a]", "[a]", "x[1]", "a:b::c", "\u{a0}",
+        ];
+        let mut buf = Vec::new();
+        let mut checked = 0;
+        for ty in types {
+            for title in titles {
+                if !display_reads_back(ty, title) {
+                    continue;
+                }
+                checked += 1;
+                let shown = display_ref(ty, title);
+                let (t2, title2) = parse_ref(&shown).unwrap_or_else(|| panic!("{shown}"));
+                let back = key_bytes(&mut buf, t2, title2).to_vec();
+                assert_eq!(back, lookup_key(ty, title).into_bytes(), "{ty}[{title}]");
+            }
+        }
+        assert!(checked > 100, "{checked}");
     }
 }
