@@ -51,6 +51,26 @@ pub use indexmap::IndexMap;
 use puppet_types::Value;
 pub use smol_str::SmolStr;
 
+/// Psych's `obj.to_yaml` (Ruby 3.1, default options) of a Puppet value as a Ruby function
+/// receives it (`undef` is `nil`, `default` the symbol `:default`); shared with
+/// puppet-stdlib's `to_yaml` so that there is one emitter. `Err` names what this engine does
+/// not reproduce (libyaml's line folding, complex keys...).
+pub fn yaml_of_value(v: &Value) -> Result<String, String> {
+    match yaml::to_yaml(&value::from_puppet(v), scanner::Pos::default()) {
+        Ok(s) => Ok(s),
+        Err(interp::Ctrl::Unsupported { what, .. }) => Err(what),
+        Err(interp::Ctrl::Raise { message, .. }) => Err(message),
+        Err(_) => Err("to_yaml: unexpected control flow".to_string()),
+    }
+}
+
+/// Ruby's `JSON.parse` of a text to a Puppet value (objects to hashes in document order);
+/// `Err` has the parser's message (`unexpected token at '...'`). Shared with puppet-stdlib's
+/// `parsejson` and `parsepson`.
+pub fn json_parse_value(text: &str) -> Result<Value, String> {
+    value::to_puppet(&json::parse(text)?)
+}
+
 /// What a template can see of the Puppet scope it is evaluated in.
 pub trait TemplateScope {
     /// A variable by (possibly qualified) name, as `scope.lookupvar` sees it; `None` when

@@ -166,7 +166,26 @@ fn symbol(s: &str) -> Option<String> {
 fn dispatches(src: &str) -> Vec<RubyDispatch> {
     let mut out = Vec::new();
     let mut current: Option<RubyDispatch> = None;
+    // A quoted type may span lines (stdlib's `to_json_pretty` has a multi-line `Struct`):
+    // such lines are joined into one logical line.
+    let mut logical: Vec<String> = Vec::new();
+    let mut open = false;
     for raw in src.lines() {
+        if open {
+            if let Some(last) = logical.last_mut() {
+                last.push('\n');
+                last.push_str(raw);
+            }
+        } else {
+            logical.push(raw.to_string());
+        }
+        let code = raw.split(" #").next().unwrap_or(raw);
+        if !code.trim_start().starts_with('#') && code.matches('\'').count() % 2 == 1 {
+            open = !open;
+        }
+    }
+    for raw in &logical {
+        let raw = raw.as_str();
         let line = raw.split(" #").next().unwrap_or(raw).trim();
         if line.starts_with('#') {
             continue;

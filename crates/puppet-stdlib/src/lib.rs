@@ -36,6 +36,7 @@ mod modules;
 pub mod ruby;
 mod stdlib3;
 mod stdlib4;
+mod stdlib_data;
 
 pub use discover::{
     discover_ruby_functions, Api, RubyDispatch, RubyFunction, RubyParam, RubyParamKind,
@@ -102,6 +103,7 @@ pub fn natives() -> Vec<Native> {
     stdlib3::table(&mut out);
     modules::table(&mut out);
     extra::table(&mut out);
+    stdlib_data::table(&mut out);
     let mut seen = std::collections::HashSet::new();
     out.retain(|n| seen.insert((n.module, n.name)));
     out

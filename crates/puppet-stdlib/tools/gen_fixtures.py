@@ -261,13 +261,170 @@ EXTRA = [
     ]
 ]
 
+# ---------------------------------------------------------------------------------------
+# Issue 8, set A (data formats and strings): stdlib 8.5 functions beyond the corpus's calls,
+# implemented in src/stdlib_data.rs. `shuffle` and `time` are unseeded/clock dependent: only
+# their error cases and shapes are recorded.
+DATA_A = [
+    ("to_yaml", a) for a in [
+        "{'a' => 1, 'b' => [true, undef, 2.5], 'c' => {'d' => 'x y'}}", "'plain'", "''", "undef", "1",
+        "[]", "{}", "['a', ['b', 'c'], {'d' => 'e'}]", "'yes'", "'1.5'", "'multi\nline\n'", "'a: b'",
+        "{'k' => 'v'}, {'indentation' => 4}", "{'x' => [1, 2]}, {'line_width' => 10}", "'-x'", "'#c'",
+        "'null'", "{1 => 'a', true => 'b'}", "'é'", "'~'", "'0644'", "[[]]", "{'a' => {}}", "''",
+    ]
+] + [
+    ("to_json_pretty", a) for a in [
+        "{'a' => 1, 'b' => [true, undef, 2.5], 'c' => {}}", "[]", "{}", "[1, [2, []], {'x' => 'y\"z'}]",
+        "{'a' => undef, 'b' => 1}, true", "[undef, 1], true", "[undef, 1], false",
+        "{'a' => [1]}, false, {'indent' => '    '}", "{'a' => [1]}, false, {'space_before' => ' ', 'object_nl' => '', 'array_nl' => ''}",
+        "{'a' => [[[1]]]}, false, {'max_nesting' => 2}", "{'a' => 1}, false, {'max_nesting' => -1}",
+        "'x'", "1", "", "{'a' => 'é/\\u'}", "{1 => 2}", "[1.0e20, 0.1]",
+    ]
+] + [
+    ("to_toml", a) for a in [
+        "{'a' => 1, 'b' => 'x', 'c' => [1, 2], 'd' => {'e' => true, 'f' => {'g' => 1.5}}}",
+        "{'tbl' => [{'a' => 1}, {'b' => 'two'}], 'z' => 'last', 'A' => 0}", "{}", "{'a' => {}}",
+        "{'a b' => 1, 'q\"k' => 'v'}", "{'s' => \"#{x} \\\\ \\\"\"}", "{'n' => undef}", "[]", "'x'",
+        "{'a' => [1, 'x', [2]]}", "{'h' => {'x' => {'y' => 1}}}",
+    ]
+] + [
+    ("to_python", a) for a in [
+        "{'a' => 1, 'b' => [true, false, undef], 'c' => 2.5}", "'str\"q'", "undef", "[]", "{}", "default",
+        "1", "-3", "'é\n'", "[{'x' => ['y']}]", "Integer", "/a+/", "{1 => 2}", "",
+    ]
+] + [
+    ("to_ruby", a) for a in [
+        "{'a' => 1, 'b' => [true, false, undef], 'c' => 2.5}", "'str\"q'", "undef", "[]", "{}",
+        "1", "'é\n#{x}'", "[{'x' => ['y']}]", "{1 => 2}", "",
+    ]
+] + [
+    ("parsejson", a) for a in [
+        "'{\"a\": [1, 2.5, true, null, \"x\"]}'", "'[]'", "'null'", "'null', 'dflt'", "'nope'", "'nope', 'dflt'",
+        "'{\"a\": 1,}'", "''", "'', 'd'", "'1'", "'\"s\"'", "", "1", "'{\"a\": 1}', 'd', 'e'",
+        "'  [1]  '", "'[1] x'", "'{\"a\": \"\\u00e9\"}'", "'{\"big\": 12345678901234567890}'", "'1e3'",
+        "'false'", "'false', 'd'", "undef, 'd'",
+    ]
+] + [
+    ("parseyaml", a) for a in [
+        "'a: 1\nb: [x, y]\n'", "'--- 0644'", "'~'", "'~', 'd'", "'- a\n- b'", "'plain'", "''", "'', 'd'",
+        "'a: b: c'", "'a: b: c', 'd'", "'[1, 2'", "'yes'", "'1.5'", "'2001-01-01'", "'2001-01-01', 'd'",
+        "", "1", "'{a: 1}'", "'x: &a 1\ny: *a'", "'false'", "'false', 'dflt'", "'!ruby/object:Foo {}'",
+        "'--- |\n  text\n'",
+    ]
+] + [
+    ("parsehocon", a) for a in [
+        "'a = 1\nb { c = x }'", "'{\"a\": [1, 2]}'", "'a = ${b}\nb = 2'", "''", "'a = [1'", "'a = [1', 'd'",
+        "1", "", "'a.b.c = true'",
+    ]
+] + [
+    ("parsepson", a) for a in [
+        "'{\"a\": [1, 2.5, true, null]}'", "'[]'", "'nope'", "'nope', 'd'", "''", "'null'", "'1'", "", "1",
+    ]
+] + [
+    ("loadjson", a) for a in [
+        "'/nonexistent/x.json'", "'/nonexistent/x.json', {'d' => 1}", "", "1", "'a', 'b', 'c'",
+        "'/usr/share/puppet/modules/stdlib/metadata.json', {}",
+    ]
+] + [
+    ("loadyaml", a) for a in [
+        "'/nonexistent/x.yaml'", "'/nonexistent/x.yaml', {'d' => 1}", "", "1", "'a', 'b', 'c'",
+    ]
+] + [
+    ("sprintf_hash", a) for a in [
+        "'%<a>s and %<b>05d', {'a' => 'x', 'b' => 42}", "'%{a}-%{b}', {'a' => 1, 'b' => [2]}",
+        "'%<f>.2f', {'f' => 3.14159}", "'%{missing}', {'a' => 1}", "'plain', {}", "'%<a>x', {'a' => 255}",
+        "'%s', {'a' => 1}", "1, {}", "'x'", "'%<a>-5s|', {'a' => 'ab'}", "'%%%<a>s', {'a' => 'q'}",
+    ]
+] + [
+    ("batch_escape", a) for a in [
+        "'a \"b\" $c \\\\d %e'", "''", "1", "undef", "['x']", "'é'",
+    ]
+] + [
+    ("powershell_escape", a) for a in [
+        "'a b\\'c`d|e\nf$g\"h'", "''", "1", "undef", "['x']", "'plain'",
+    ]
+] + [
+    ("shell_split", a) for a in [
+        "'a b  c'", "'a \"b c\" d'", "\"a 'b c' d\"", "'a\\\\ b'", "'\"a\\\\\"b\"'", "''", "'  '", "'a \"b'",
+        "\"'x\"", "1", "undef", "", "'a', 'b'", "'a\\\\'", "'a\"b c\"d e'", "\"'a\\\\b'\"", "'\"a\\\\nb\"'",
+        "['a b']", "'a\nb\tc'", "'x#y'",
+    ]
+] + [
+    ("regexpescape", a) for a in [
+        "'a.b*c?[d]{e}(f)|g^h$i\\\\j+k-l#m n'", "['a.b', 1, 'c*']", "''", "1", "", "{}", "'\t\n'", "undef",
+        "'/'", "'a', 'b'",
+    ]
+] + [
+    ("dos2unix", a) for a in ["'a\r\nb\r\n'", "'a\nb\r'", "1", "", "['x']", "'a', 'b'", "'\r\r\n'"]
+] + [
+    ("unix2dos", a) for a in ["'a\nb\n'", "'a\r\nb\r\r\n'", "1", "", "['x']", "'a', 'b'", "'\r'"]
+] + [
+    ("convert_base", a) for a in [
+        "5, 2", "'254', '16'", "255, 36", "0, 2", "'10', 1", "10, 37", "'x', 2", "10, 'x'", "-5, 2",
+        "2.5, 2", "10, 2.5", "'010', '08'", "", "1", "1, 2, 3", "[1], 2", "'12a', 16",
+    ]
+] + [
+    ("to_bytes", a) for a in [
+        "'4 kB'", "'1M'", "'1.5 G'", "'2T'", "'1P'", "'1E'", "'10'", "'10 B'", "'3x'", "4096", "2.5",
+        "''", "'kB'", "'1e3'", "'1 K'", "", "'1', '2'", "'-2k'", "'1.5e2 M'", "undef", "true", "['1k']",
+    ]
+] + [
+    ("type_of", a) for a in [
+        "1", "'a'", "[1, 'a']", "{'a' => 1}", "undef", "2.5", "true", "Integer", "/x/", "default", "", "1, 2",
+        "[]", "{}",
+    ]
+] + [
+    ("try_get_value", a) for a in [
+        "{'a' => {'b' => ['b1', 'b2', 'b3']}}, 'a/b/2'", "{'a' => {'b' => ['b1']}}, 'a/x', 'nf'",
+        "{'a' => {'b' => 1}}, 'a.b', 'nf', '.'", "{'a' => 1}, ''", "{'a' => 1}, '', 'd'", "'str', 'a'",
+        "'str', 'a', 'd'", "[1, [2, 3]], '1/0'", "{'a' => 1}", "", "{'a' => {'b' => undef}}, 'a/b', 'd'",
+        "{'a' => 1}, 'a/b/c', 'd'", "{'1' => 'x'}, '1'",
+    ]
+] + [
+    ("delete_regex", a) for a in [
+        "['a', 'b', 'c', 'b'], 'b'", "['a', 'b', 'c', 'b'], ['b', 'c']", "{'a' => 1, 'b' => 2, 'c' => 3}, 'b'",
+        "{'a' => 1, 'b' => 2, 'c' => 3}, '^a$'", "['abc', 'a b'], 'a'", "'abc', 'b'", "1, 'a'",
+        "['a'], []", "['a']", "['a.b', 'axb'], 'a.b'", "[1, 'a'], '1'", "['ab', 'a-b'], 'a'",
+        "undef, 'a'", "['a'], 'a', 'b'", "['a', 'b'], undef",
+    ]
+] + [
+    ("clamp", a) for a in [
+        "'24', [575, 187]", "16, 88, 661", "[4, 3, '99']", "1, 2", "1, 2, 3, 4", "'a', 1, 2", "{}, 1, 2",
+        "2.7, 1, 5", "'-1', 0, 5", "[[1], 2, 3]", "", "true, 1, 2", "'007', 1, 10",
+    ]
+] + [
+    ("range", a) for a in [
+        "'0', '9'", "'00', '09'", "'a', 'c'", "'host01', 'host10'", "'0', '9', '2'", "'1..3'", "'1...3'",
+        "'1-3'", "'a..c'", "'a...c'", "'x'", "''", "1, 5", "5, 1", "1, 5, -2", "1, 5, 0", "'a', 'e', 2",
+        "", "'1', '3', 'x'", "'01..03'", "'aa', 'ad'", "'1.5', '3'", "'ab..'", "'9', '11'", "1.5, 3",
+        "'az', 'bc'", "'A', 'C'", "['a'], 'b'", "'a-c'", "1, 3, undef",
+    ]
+] + [
+    ("reverse", a) for a in ["[1, 2, 3]", "'abc'", "'é1'", "[]", "1", "", "{'a' => 1}", "'ab', 'c'"]
+] + [
+    ("shuffle", a) for a in ["[]", "['a']", "''", "'x'", "1", "", "{'a' => 1}"]
+] + [
+    ("time", a) for a in ["'a', 'b'", "1, 2, 3"]
+] + [
+    ("stdlib::xml_encode", a) for a in [
+        "'a<b>&\"c\\'d'", "'a<b>&\"c\\'d', 'attr'", "'a<b>', 'text'", "'x', 'bad'", "1", "", "'é\n'",
+    ]
+] + [
+    ("stdlib::extname", a) for a in [
+        "'a.rb'", "'/a/b.tar.gz'", "'.profile'", "'a.'", "'a'", "'/a.b/c'", "'a..b'", "1", "", "'.a.b'",
+        "'a.b/'", "'foo.bar.'",
+    ]
+] + [
+    ("stdlib::str2resource", a) for a in ["'File[/tmp/x]'", "'nope'", "1", ""]
+]
+
 def cases():
     seen = set()
     out = []
     def add(fn, args):
         if (fn, args) not in seen:
             seen.add((fn, args)); out.append((fn, args))
-    for fn, args in EXTRA:
+    for fn, args in EXTRA + DATA_A:
         add(fn, args)
     for fn in unary:
         add(fn, "")
