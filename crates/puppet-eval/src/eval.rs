@@ -2604,6 +2604,11 @@ impl CallContext for Compiler {
             .map(|p| p.to_string_lossy().into_owned())
     }
 
+    fn module_file(&self, name: &str, relative: &str) -> Option<Vec<u8>> {
+        let path = self.env.modules.get(name)?.join(relative);
+        self.env.read_module_file(&path.to_string_lossy())
+    }
+
     fn deprecation_at_call(&mut self, key: &str, message: &str) {
         let (file, line) = match &self.call_span {
             Some(s) => (

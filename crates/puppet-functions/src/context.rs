@@ -231,6 +231,15 @@ pub trait CallContext {
         None
     }
 
+    /// The bytes of the file `relative` (`metadata.json`) of module `name`'s directory, read
+    /// through the environment's file source (stdlib's `load_module_metadata`). The default,
+    /// `None`, is a context that cannot read module files; `None` also when there is no such
+    /// file.
+    fn module_file(&self, name: &str, relative: &str) -> Option<Vec<u8>> {
+        let _ = (name, relative);
+        None
+    }
+
     /// The catalog under construction, for the functions of modules that declare or inspect
     /// resources (stdlib's `ensure_resource`, `ensure_packages`, `defined_with_params`,
     /// `getparam`...). The default, `None`, makes those functions fail with a clear error.

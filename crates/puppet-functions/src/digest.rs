@@ -1,5 +1,6 @@
-//! MD5, SHA-1 and SHA-256 digests (RFC 1321, FIPS 180-4), written out here to keep the
-//! workspace free of new dependencies: `fqdn_rand` (and stdlib's `fqdn_rotate`,
+//! MD5, SHA-1, SHA-256 and SHA-512 digests (RFC 1321, FIPS 180-4), HMAC and
+//! PBKDF2-HMAC-SHA512 (stdlib's `str2saltedpbkdf2`), written out here to keep the workspace
+//! free of new dependencies: `fqdn_rand` (and stdlib's `fqdn_rotate`,
 //! `seeded_rand`...) seed their generator with a digest, and the password-hashing functions
 //! of the mysql, postgresql and mongodb modules reproduce legacy formats with them. Not for
 //! security use.
@@ -239,6 +240,193 @@ pub fn sha256(data: &[u8]) -> [u8; 32] {
     out
 }
 
+/// The SHA-512 digest of `data` (FIPS 180-4).
+pub fn sha512(data: &[u8]) -> [u8; 64] {
+    const K: [u64; 80] = [
+        0x428a_2f98_d728_ae22,
+        0x7137_4491_23ef_65cd,
+        0xb5c0_fbcf_ec4d_3b2f,
+        0xe9b5_dba5_8189_dbbc,
+        0x3956_c25b_f348_b538,
+        0x59f1_11f1_b605_d019,
+        0x923f_82a4_af19_4f9b,
+        0xab1c_5ed5_da6d_8118,
+        0xd807_aa98_a303_0242,
+        0x1283_5b01_4570_6fbe,
+        0x2431_85be_4ee4_b28c,
+        0x550c_7dc3_d5ff_b4e2,
+        0x72be_5d74_f27b_896f,
+        0x80de_b1fe_3b16_96b1,
+        0x9bdc_06a7_25c7_1235,
+        0xc19b_f174_cf69_2694,
+        0xe49b_69c1_9ef1_4ad2,
+        0xefbe_4786_384f_25e3,
+        0x0fc1_9dc6_8b8c_d5b5,
+        0x240c_a1cc_77ac_9c65,
+        0x2de9_2c6f_592b_0275,
+        0x4a74_84aa_6ea6_e483,
+        0x5cb0_a9dc_bd41_fbd4,
+        0x76f9_88da_8311_53b5,
+        0x983e_5152_ee66_dfab,
+        0xa831_c66d_2db4_3210,
+        0xb003_27c8_98fb_213f,
+        0xbf59_7fc7_beef_0ee4,
+        0xc6e0_0bf3_3da8_8fc2,
+        0xd5a7_9147_930a_a725,
+        0x06ca_6351_e003_826f,
+        0x1429_2967_0a0e_6e70,
+        0x27b7_0a85_46d2_2ffc,
+        0x2e1b_2138_5c26_c926,
+        0x4d2c_6dfc_5ac4_2aed,
+        0x5338_0d13_9d95_b3df,
+        0x650a_7354_8baf_63de,
+        0x766a_0abb_3c77_b2a8,
+        0x81c2_c92e_47ed_aee6,
+        0x9272_2c85_1482_353b,
+        0xa2bf_e8a1_4cf1_0364,
+        0xa81a_664b_bc42_3001,
+        0xc24b_8b70_d0f8_9791,
+        0xc76c_51a3_0654_be30,
+        0xd192_e819_d6ef_5218,
+        0xd699_0624_5565_a910,
+        0xf40e_3585_5771_202a,
+        0x106a_a070_32bb_d1b8,
+        0x19a4_c116_b8d2_d0c8,
+        0x1e37_6c08_5141_ab53,
+        0x2748_774c_df8e_eb99,
+        0x34b0_bcb5_e19b_48a8,
+        0x391c_0cb3_c5c9_5a63,
+        0x4ed8_aa4a_e341_8acb,
+        0x5b9c_ca4f_7763_e373,
+        0x682e_6ff3_d6b2_b8a3,
+        0x748f_82ee_5def_b2fc,
+        0x78a5_636f_4317_2f60,
+        0x84c8_7814_a1f0_ab72,
+        0x8cc7_0208_1a64_39ec,
+        0x90be_fffa_2363_1e28,
+        0xa450_6ceb_de82_bde9,
+        0xbef9_a3f7_b2c6_7915,
+        0xc671_78f2_e372_532b,
+        0xca27_3ece_ea26_619c,
+        0xd186_b8c7_21c0_c207,
+        0xeada_7dd6_cde0_eb1e,
+        0xf57d_4f7f_ee6e_d178,
+        0x06f0_67aa_7217_6fba,
+        0x0a63_7dc5_a2c8_98a6,
+        0x113f_9804_bef9_0dae,
+        0x1b71_0b35_131c_471b,
+        0x28db_77f5_2304_7d84,
+        0x32ca_ab7b_40c7_2493,
+        0x3c9e_be0a_15c9_bebc,
+        0x431d_67c4_9c10_0d4c,
+        0x4cc5_d4be_cb3e_42b6,
+        0x597f_299c_fc65_7e2a,
+        0x5fcb_6fab_3ad6_faec,
+        0x6c44_198c_4a47_5817,
+    ];
+    let mut h: [u64; 8] = [
+        0x6a09_e667_f3bc_c908,
+        0xbb67_ae85_84ca_a73b,
+        0x3c6e_f372_fe94_f82b,
+        0xa54f_f53a_5f1d_36f1,
+        0x510e_527f_ade6_82d1,
+        0x9b05_688c_2b3e_6c1f,
+        0x1f83_d9ab_fb41_bd6b,
+        0x5be0_cd19_137e_2179,
+    ];
+    let mut m = data.to_vec();
+    let bits = (data.len() as u128).wrapping_mul(8);
+    m.push(0x80);
+    while m.len() % 128 != 112 {
+        m.push(0);
+    }
+    m.extend_from_slice(&bits.to_be_bytes());
+    for chunk in m.chunks(128) {
+        let mut w = [0u64; 80];
+        for i in 0..16 {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(&chunk[i * 8..i * 8 + 8]);
+            w[i] = u64::from_be_bytes(b);
+        }
+        for i in 16..80 {
+            let s0 = w[i - 15].rotate_right(1) ^ w[i - 15].rotate_right(8) ^ (w[i - 15] >> 7);
+            let s1 = w[i - 2].rotate_right(19) ^ w[i - 2].rotate_right(61) ^ (w[i - 2] >> 6);
+            w[i] = w[i - 16]
+                .wrapping_add(s0)
+                .wrapping_add(w[i - 7])
+                .wrapping_add(s1);
+        }
+        let [mut a, mut b, mut c, mut d, mut e, mut f, mut g, mut hh] = h;
+        for i in 0..80 {
+            let s1 = e.rotate_right(14) ^ e.rotate_right(18) ^ e.rotate_right(41);
+            let ch = (e & f) ^ (!e & g);
+            let t1 = hh
+                .wrapping_add(s1)
+                .wrapping_add(ch)
+                .wrapping_add(K[i])
+                .wrapping_add(w[i]);
+            let s0 = a.rotate_right(28) ^ a.rotate_right(34) ^ a.rotate_right(39);
+            let maj = (a & b) ^ (a & c) ^ (b & c);
+            let t2 = s0.wrapping_add(maj);
+            hh = g;
+            g = f;
+            f = e;
+            e = d.wrapping_add(t1);
+            d = c;
+            c = b;
+            b = a;
+            a = t1.wrapping_add(t2);
+        }
+        for (x, y) in h.iter_mut().zip([a, b, c, d, e, f, g, hh]) {
+            *x = x.wrapping_add(y);
+        }
+    }
+    let mut out = [0u8; 64];
+    for (i, v) in h.iter().enumerate() {
+        out[i * 8..i * 8 + 8].copy_from_slice(&v.to_be_bytes());
+    }
+    out
+}
+
+/// HMAC (RFC 2104) over a digest with a 64-byte block (MD5, SHA-1, SHA-256) or a 128-byte
+/// block (SHA-512), given the digest function.
+pub fn hmac(digest: fn(&[u8]) -> Vec<u8>, block: usize, key: &[u8], message: &[u8]) -> Vec<u8> {
+    let mut k = if key.len() > block {
+        digest(key)
+    } else {
+        key.to_vec()
+    };
+    k.resize(block, 0);
+    let mut inner: Vec<u8> = k.iter().map(|b| b ^ 0x36).collect();
+    inner.extend_from_slice(message);
+    let mut outer: Vec<u8> = k.iter().map(|b| b ^ 0x5c).collect();
+    outer.extend_from_slice(&digest(&inner));
+    digest(&outer)
+}
+
+/// PBKDF2 (RFC 8018) with HMAC-SHA-512: `len` bytes derived from a password and a salt.
+pub fn pbkdf2_hmac_sha512(password: &[u8], salt: &[u8], iterations: u32, len: usize) -> Vec<u8> {
+    let d: fn(&[u8]) -> Vec<u8> = |x| sha512(x).to_vec();
+    let mut out = Vec::with_capacity(len);
+    let mut i: u32 = 1;
+    while out.len() < len {
+        let mut s = salt.to_vec();
+        s.extend_from_slice(&i.to_be_bytes());
+        let mut u = hmac(d, 128, password, &s);
+        let mut t = u.clone();
+        for _ in 1..iterations {
+            u = hmac(d, 128, password, &u);
+            for (x, y) in t.iter_mut().zip(&u) {
+                *x ^= y;
+            }
+        }
+        out.extend_from_slice(&t);
+        i += 1;
+    }
+    out.truncate(len);
+    out
+}
+
 /// Lower-case hexadecimal text of bytes.
 pub fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
@@ -267,6 +455,12 @@ mod tests {
         assert_eq!(
             hex(&sha1(&[b'a'; 1000])),
             "291e9a6c66994949b57ba5e650361e98fc36b1ba"
+        );
+        assert_eq!(hex(&sha512(b"abc")), "ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f");
+        assert_eq!(hex(&sha512(&[b'a'; 1000])), "67ba5535a46e3f86dbfbed8cbbaf0125c76ed549ff8b0b9e03e0c88cf90fa634fa7b12b47d77b694de488ace8d9a65967dc96df599727d3292a8d9d447709c97");
+        assert_eq!(
+            hex(&pbkdf2_hmac_sha512(b"password", b"saltsalt", 3, 128)),
+            "8016a7c93e327ab40bdcc99a41f98e03319185fd57d1fd0dcd1596236744d27744506054a471ea1b2d1201d23faf4dbdd72dffcb8242360373d8b81b6a52a1cff007a5c440fd90a50e984e1849291d3d2d275125bccd2db093777bee640d9488b7de33eb87cf3c2fd4eafeb6e9cf4985595804adf3d9a5cbe7ec8117e20288cb"
         );
     }
 }

@@ -37,6 +37,7 @@ pub mod ruby;
 mod stdlib3;
 mod stdlib4;
 mod stdlib_data;
+mod stdlib_checks;
 
 pub use discover::{
     discover_ruby_functions, Api, RubyDispatch, RubyFunction, RubyParam, RubyParamKind,
@@ -104,6 +105,7 @@ pub fn natives() -> Vec<Native> {
     modules::table(&mut out);
     extra::table(&mut out);
     stdlib_data::table(&mut out);
+    stdlib_checks::table(&mut out);
     let mut seen = std::collections::HashSet::new();
     out.retain(|n| seen.insert((n.module, n.name)));
     out
@@ -114,6 +116,7 @@ pub fn natives() -> Vec<Native> {
 pub(crate) fn stdlib_v3(name: &str) -> Option<(V3Fn, i64)> {
     let mut t = Vec::new();
     stdlib3::table(&mut t);
+    stdlib_checks::table3(&mut t);
     t.into_iter()
         .find(|n| n.name == name)
         .and_then(|n| match n.imp {

@@ -82,7 +82,7 @@ fn other_message(name: &str) -> &'static str {
 
 /// A function whose Ruby `call` passes the scope as the first argument: its signature has a
 /// leading `Any $scope` that the caller never fills; mismatch texts count it like Puppet.
-fn scoped<'r>(
+pub(crate) fn scoped<'r>(
     b: FunctionBuilder<'r>,
     name: &'static str,
     sigs: Vec<Signature>,
@@ -141,9 +141,22 @@ fn run_wrapped(ctx: &mut dyn CallContext, name: &str, args: Vec<Value>) -> R {
         Some(c) => compat_message(c),
         None => other_message(name).to_string(),
     };
-    deprecation(ctx, name, &message);
     let (f, arity) =
         crate::stdlib_v3(name).ok_or_else(|| fail(format!("no 3.x function {name}")))?;
+    run_wrapped_with(ctx, name, &message, (f, arity), args)
+}
+
+/// A 4.x wrapper's body: logs the deprecation under `key` with `message`, then runs the
+/// 3.x function `f` (of arity `arity`) named `name` on the arguments unchanged.
+pub(crate) fn run_wrapped_with(
+    ctx: &mut dyn CallContext,
+    key: &str,
+    message: &str,
+    (f, arity): (crate::V3Fn, i64),
+    args: Vec<Value>,
+) -> R {
+    deprecation(ctx, key, message);
+    let name = key;
     if arity >= 0 && args.len() as i64 != arity {
         return Err(fail(format!(
             "{name}(): Wrong number of arguments given ({} for {arity})",

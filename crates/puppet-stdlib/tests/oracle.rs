@@ -63,6 +63,10 @@ impl CallContext for Mock {
             .contains(&name)
             .then(|| format!("/usr/share/puppet/modules/{name}"))
     }
+    fn module_file(&self, name: &str, relative: &str) -> Option<Vec<u8>> {
+        let dir = self.module_directory(name)?;
+        std::fs::read(format!("{dir}/{relative}")).ok()
+    }
 }
 
 fn registry() -> Arc<Registry> {

@@ -417,6 +417,72 @@ DATA_A = [
 ] + [
     ("stdlib::str2resource", a) for a in ["'File[/tmp/x]'", "'nope'", "1", ""]
 ]
+# Validation, network facts, crypto and misc (src/stdlib_checks.rs). The oracle compiles
+# without -f, so $facts holds only what compile-catalog adds (no interfaces, no
+# operatingsystem): the fact-based functions are recorded with those facts.
+IPS = ["'192.0.2.1'", "'::1'", "'fe80::1%eth0'", "'[::1]'", "'1.2.3.4/24'", "'10.0.0.1/255.255.0.0'",
+       "'::ffff:1.2.3.4'", "'1:2:3:4:5:6:1.2.3.4'", "'1::2::3'", "'01.2.3.4'", "'256.1.1.1'", "'1.2.3'",
+       "'1.2.3.4/33'", "'1.2.3.4/08'", "'::/0'", "'1.2.3.4/255.0.255.0'", "'abc'", "''", "1", "undef",
+       "['1.2.3.4']", "'1:2:3:4:5:6:7:8'", "'1:2:3:4:5:6:7:8:9'", "'::1/::ffff'", "'2001:DB8::A'",
+       "'[1.2.3.4]'", "'1.2.3.4%eth0'", "'1.2.3.4/'", "'::1/64'", "'1:2:3:4:5:6:7::'", "'::1.2.3.04'"]
+CHECKS = [(f, a) for f in ["is_ip_address", "is_ipv4_address", "is_ipv6_address", "validate_ip_address",
+                           "validate_ipv4_address", "validate_ipv6_address"] for a in IPS + [""]] + [
+    ("validate_ip_address", "'1.2.3.4', '::1'"), ("validate_ipv4_address", "'1.2.3.4', '::1'"),
+    ("is_ip_address", "'1.2.3.4', '::1'"),
+] + [("is_domain_name", a) for a in [
+    "'example.com'", "'example.com.'", "'.'", "''", "'a'", "'-a.com'", "'a-.com'", "'a..com'", "'a.c0m'",
+    "'a.b.c-d.e'", "'" + "a" * 64 + ".com'", "'" + "a" * 63 + ".com'",
+    "1", "['a']", "'a_b.com'", "'1.2.3.4'", "'a.b.com..'", "'ex ample.com'", "'a', 'b'", "", "'é.com'",
+]] + [("validate_domain_name", a) for a in [
+    "'example.com'", "'example.com', 'www.example.com'", "'-bad'", "1", "", "'a', 2", "['a']",
+]] + [("is_email_address", a) for a in [
+    "'a@example.com'", "'a.b+c@ex-ample.co.uk'", "'a@b'", "'A@EXAMPLE.COM'", "'a@example.Com'", "'@x.com'",
+    "'a..b@x.com'", "'a b@x.com'", "'é@x.com'", "1", "''", "", "'a', 'b'", "['a@x.com']", "'a-@x.com'",
+]] + [("validate_email_address", a) for a in [
+    "'a@example.com'", "'a@example.com', 'bad'", "1", "", "'a@x.com', [1]",
+]] + [("is_mac_address", a) for a in [
+    "'00:11:22:33:44:55'", "'0:1:2:3:4:5'", "'00:11:22:33:44'", "'AA:BB:CC:DD:EE:FF'",
+    "'00:11:22:33:44:55:66:77:88:99:aa:bb:cc:dd:ee:ff:00:11:22:33'", "'00-11-22-33-44-55'", "''", "1", "undef",
+    "['00:11:22:33:44:55']", "", "'a', 'b'", "true", "'00:11:22:33:44:55\nx'",
+]] + [("validate_numeric", a) for a in [
+    "1", "'1.5'", "'x'", "1, 10", "11, 10", "'5', 10, 1", "0, 10, 1", "[1, '2', 3], 10", "[1, 'x']", "[1, {}]",
+    "1, '', 0", "1, 1, 2", "{}", "'0x10', 20", "1, 'a'", "1, 2, 'b'", "", "1, 2, 3, 4", "undef", "[]",
+    "2.5, 2", "[1, 20], 10", "-5, undef, 0", "'1e3', 999", "true", "[true]", "1, [2]",
+]] + [("has_interface_with", a) for a in [
+    "'eth0'", "'ipaddress', '127.0.0.1'", "", "'a', 'b', 'c'", "'clientcert', 'node.example.com'",
+]] + [("has_ip_address", a) for a in ["'127.0.0.1'", "", "'a', 'b'"]
+] + [("has_ip_network", a) for a in ["'127.0.0.0'", "", "'a', 'b'"]
+] + [("stdlib::ip_in_range", a) for a in [
+    "'10.10.10.53', '10.10.10.52/30'", "'10.10.10.53', '10.10.10.48/30'", "'10.0.0.1', ['192.0.2.0/24', '10.0.0.0/8']",
+    "'::1', '10.0.0.0/8'", "'fe80::1', 'fe80::/10'", "'bad', '10.0.0.0/8'", "'10.0.0.1', 'bad'", "'10.0.0.1', []",
+    "1, '10.0.0.0/8'", "'10.0.0.1', 2", "'10.0.0.0/24', '10.0.0.0/8'", "'10.0.0.0/7', '10.0.0.0/8'", "'10.0.0.1'",
+]] + [("fqdn_uuid", a) for a in [
+    "'puppetlabs.com'", "'google.com'", "''", "", "'a', 'b'", "1", "['x']", "'é'",
+]] + [("pw_hash", a) for a in [
+    "'password', 'sha-512', 'salt'", "'password', 'SHA-256', 'saltsaltsaltsaltsalt'", "'password', 'md5', 'saltsaltsalt'",
+    "'', 'md5', 'salt'", "undef, 'md5', 'salt'", "'p', 'sha-1', 'salt'", "'p', 'md5', ''", "'p', 'md5', 'a$b'",
+    "'p', 1, 'salt'", "1, 'md5', 'salt'", "'p', 'md5', 2", "'p', 'md5'", "'p', 'bcrypt', 'x'",
+    "'a long password with spaces and é', 'sha-256', 'abc./XYZ'", "'p', 'sha-512', 'a'",
+    "'" + "x" * 200 + "', 'sha-512', 'saltsaltsaltsalt'", "'" + "x" * 70 + "', 'md5', 'ab'",
+]] + [("str2saltedpbkdf2", a) for a in [
+    "'password', 'saltsalt', 50000", "'Pa55w0rd', 'Using s0m3 s@lt', 60000", "'p', 'short', 50000",
+    "'p', 'saltsalt', 1000", "'p', 'saltsalt', '50000'", "1, 'saltsalt', 50000", "'p', 2, 50000", "'p', 'saltsalt'",
+    "'p', 'saltsalt', 70000", "'p', 'saltsalt', 40001",
+]] + [("str2saltedsha512", a) for a in ["", "1", "'a', 'b'", "['x']"]
+] + [("os_version_gte", a) for a in ["'Debian', '9'", "'', '1'", "'Debian'", "1, '2'"]
+] + [("load_module_metadata", a) for a in [
+    "'stdlib'", "'nonexistent'", "'nonexistent', true", "", "'a', 'b', 'c'",
+]] + [("is_function_available", a) for a in [
+    "'notice'", "'sprintf'", "'pick'", "'stdlib::ip_in_range'", "'is_ip_address'", "'nonexistent'", "1", "",
+    "'template'", "'fqdn_uuid'", "'validate_legacy'", "'lookup'", "'each'",
+]] + [("glob", a) for a in ["'/nonexistent/*'", "", "1", "['/nonexistent/*']"]
+] + [("validate_cmd", a) for a in ["'x'", "'x', '/bin/true', 'm', 4"]
+] + [("validate_augeas", a) for a in ["'x'", "'x', 'Sshd.lns'"]
+] + [("validate_x509_rsa_key_pair", a) for a in ["'x'", "'x', 1", "'x', 'y'"]
+] + [("type3x", a) for a in [
+    "'a'", "'1'", "'1.5'", "1", "2.5", "true", "[]", "{}", "undef", "", "'1.50'", "'01'", "'-3'", "'1e5'",
+]] + [("private", a) for a in ["", "'m'"]
+] + [("pry", a) for a in [""]]
 
 def cases():
     seen = set()
@@ -424,7 +490,7 @@ def cases():
     def add(fn, args):
         if (fn, args) not in seen:
             seen.add((fn, args)); out.append((fn, args))
-    for fn, args in EXTRA + DATA_A:
+    for fn, args in EXTRA + DATA_A + CHECKS:
         add(fn, args)
     for fn in unary:
         add(fn, "")
