@@ -723,6 +723,25 @@ notice(find_template('nope/x'))
     ("error_binary_file_missing", N, """\
 notice(binary_file('/nonexistent'))
 """),
+    ("error_class_reference_unknown_name", N, """\
+notice(Class[ToothFairy])
+"""),
+    ("error_class_reference_type_key", N, """\
+notice(Class['a', Integer])
+"""),
+    ("error_illegal_number", N, """\
+$x = 5name
+"""),
+    ("error_invalid_decimal", N, """\
+$x = 1.5e
+"""),
+    ("error_syntax_at_end", N, """\
+$x = 1 +
+"""),
+    ("error_validation_assign_other_namespace", N, """\
+class a { $b = 1 }
+$a::b = 2
+"""),
 ]
 
 def strip_error(msg, node):

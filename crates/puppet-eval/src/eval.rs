@@ -64,8 +64,12 @@ impl EvalError {
     }
 
     /// The message with Puppet's location suffix: `(file: F, line: L, column: C)` or
-    /// `(line: L, column: C)` for code without a file.
+    /// `(line: L, column: C)` for code without a file; an [`ErrorKind::Complete`] message
+    /// as it is.
     pub fn located(&self) -> String {
+        if self.kind == ErrorKind::Complete {
+            return self.message.clone();
+        }
         match &self.span {
             Some(s) => {
                 let (line, col) = s.line_col();
@@ -762,10 +766,18 @@ impl Compiler {
                         return Ok(Value::Type(Type::TypeReference(SmolStr::new(text))));
                     }
                 }
+                // In `Class[...]`, an unknown capitalized name is a type reference (which
+                // Puppet then refuses as a class name), not an unknown resource type.
+                let class_keys = matches!(t, Value::Type(Type::Class(None)));
                 let mut ks = Vec::with_capacity(keys.len());
                 for k in keys {
                     if let ExprKind::Unfold(inner) = &k.kind {
                         ks.extend(unfold_value(self.eval(inner, scope)?))
+                    } else if class_keys && matches!(k.kind, ExprKind::TypeName(_)) {
+                        let saved = std::mem::replace(&mut self.type_parser_mode, true);
+                        let v = self.eval(k, scope);
+                        self.type_parser_mode = saved;
+                        ks.push(v?);
                     } else {
                         ks.push(self.eval(k, scope)?);
                     }
@@ -1664,7 +1676,14 @@ impl Compiler {
                     keys.iter().filter_map(|k| h.get(k).cloned()).collect(),
                 ))
             }
-            Value::Type(t) => self.type_access(t.clone(), keys, span),
+            Value::Type(t) => {
+                // Puppet locates a class name that is not a String at that key.
+                let bad_class_key = matches!(t, Type::Class(None))
+                    .then(|| keys.iter().position(|k| !matches!(k, Value::String(_))))
+                    .flatten();
+                let at = bad_class_key.map_or(span, key_span);
+                self.type_access(t.clone(), keys, at)
+            }
             other => err(
                 format!(
                     "{label}Operator '[]' is not applicable to {}.",

@@ -158,13 +158,24 @@ pub fn compile(env: Arc<Environment>, settings: &Settings) -> Compiled {
             start: d.range.start().into(),
             end: d.range.end().into(),
         };
-        // A second definition is reported as it is, at the line of the second one.
-        let (kind, message) = if d.code == "DUPLICATE_DEFINITION" {
-            let at = compile::location(&span);
-            (ErrorKind::Complete, format!("{} {at}", d.message))
+        // A second definition is reported as it is, at the line of the second one; a
+        // syntax or validation error as Puppet's parser reports it, located but for an
+        // error at the end of the input.
+        let message = if d.code == "DUPLICATE_DEFINITION" {
+            format!("{} {}", d.message, compile::location(&span))
         } else {
-            (ErrorKind::Evaluation, d.message.clone())
+            let (line, col) = span.line_col();
+            let at = match (&span.file.path, d.message.ends_with("at end of input")) {
+                (_, true) => String::new(),
+                (Some(p), false) => format!(" (file: {p}, line: {line}, column: {col})"),
+                (None, false) => format!(" (line: {line}, column: {col})"),
+            };
+            format!(
+                "Could not parse for environment {}: {}{at}",
+                settings.environment, d.message
+            )
         };
+        let kind = ErrorKind::Complete;
         return Compiled {
             catalog: Err(EvalError {
                 kind,

@@ -269,7 +269,7 @@ fn a_loaded_main_manifest_is_validated() {
     let e = compile_lines(env_with(&[], "notify { 'a': }\n$a::b = 1\n")).unwrap_err();
     assert_eq!(
         e,
-        "Illegal attempt to assign to 'a::b'. Cannot assign to variables in other namespaces (file: /env/site.pp, line: 2, column: 1)"
+        "Could not parse for environment production: Illegal attempt to assign to 'a::b'. Cannot assign to variables in other namespaces (file: /env/site.pp, line: 2, column: 1)"
     );
 }
 

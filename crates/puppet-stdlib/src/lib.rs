@@ -36,8 +36,8 @@ mod modules;
 pub mod ruby;
 mod stdlib3;
 mod stdlib4;
-mod stdlib_data;
 mod stdlib_checks;
+mod stdlib_data;
 
 pub use discover::{
     discover_ruby_functions, Api, RubyDispatch, RubyFunction, RubyParam, RubyParamKind,

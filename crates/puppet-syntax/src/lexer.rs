@@ -1101,6 +1101,12 @@ pub fn is_name(word: &str) -> bool {
     }
 }
 
+/// `^\d+[eE.]`: digits, then an exponent or a fraction (Puppet checks those as decimals).
+fn decimal_like(b: &[u8]) -> bool {
+    let digits = b.iter().take_while(|c| c.is_ascii_digit()).count();
+    digits > 0 && matches!(b.get(digits), Some(b'e' | b'E' | b'.'))
+}
+
 /// Puppet's checks of a number token's text.
 fn check_number(value: &str) -> Option<(&'static str, String)> {
     let b = value.as_bytes();
@@ -1119,7 +1125,7 @@ fn check_number(value: &str) -> Option<(&'static str, String)> {
                 format!("Not a valid octal number {value}"),
             ));
         }
-    } else if value.contains(['e', 'E', '.']) && b.first().is_some_and(|c| c.is_ascii_digit()) {
+    } else if decimal_like(b) {
         if !is_decimal(value) {
             return Some((
                 "INVALID_DECIMAL_NUMBER",
