@@ -2623,6 +2623,17 @@ impl CallContext for Compiler {
             .map(|p| p.to_string_lossy().into_owned())
     }
 
+    fn read_file(&self, path: &str) -> Result<Option<Vec<u8>>, String> {
+        let Some(source) = &self.env.source else {
+            return Err(format!("this environment reads no files ('{path}')"));
+        };
+        match source.read_bytes(std::path::Path::new(path)) {
+            Ok(bytes) => Ok(Some(bytes)),
+            Err(puppet_loader::ProviderError::NotFound(_)) => Ok(None),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+
     fn module_file(&self, name: &str, relative: &str) -> Option<Vec<u8>> {
         let path = self.env.modules.get(name)?.join(relative);
         self.env.read_module_file(&path.to_string_lossy())

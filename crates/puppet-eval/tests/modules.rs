@@ -339,3 +339,41 @@ fn scope_defaults_and_get_module_path_ask_the_compiler() {
         "{e}"
     );
 }
+
+/// stdlib's `loadjson`/`loadyaml` and the built-in `file()` read through the environment's
+/// file source; a missing file gives the default (Puppet warns), a URL is refused clearly.
+#[test]
+fn module_files_are_read_through_the_environment() {
+    let stdlib = "module Puppet::Parser::Functions\n  newfunction(:loadjson, :type => :rvalue) do |args|\n  end\nend\n";
+    let stdlib_yaml = "module Puppet::Parser::Functions\n  newfunction(:loadyaml, :type => :rvalue) do |args|\n  end\nend\n";
+    let files = [
+        ("stdlib/lib/puppet/parser/functions/loadjson.rb", stdlib),
+        ("stdlib/lib/puppet/parser/functions/loadyaml.rb", stdlib_yaml),
+        ("m/files/data.json", "{\"a\": [1, 2]}"),
+        ("m/files/data.yaml", "---\nb: text\n"),
+        ("m/files/motd", "hello\n"),
+    ];
+    let lines = compile_lines(env_with(
+        &files,
+        "notify { 'j': message => loadjson('/env/modules/m/files/data.json')['a'] }\n\
+         notify { 'y': message => loadyaml('/env/modules/m/files/data.yaml')['b'] }\n\
+         notify { 'd': message => loadjson('/env/modules/m/files/none.json', 'dflt') }\n\
+         notify { 'f': message => file('m/motd') }\n",
+    ))
+    .unwrap();
+    assert_eq!(
+        lines,
+        [
+            r#"Notify[j] {"message":[1,2]}"#,
+            r#"Notify[y] {"message":"text"}"#,
+            r#"Notify[d] {"message":"dflt"}"#,
+            r#"Notify[f] {"message":"hello\n"}"#,
+        ]
+    );
+    let e = compile_lines(env_with(
+        &files,
+        "notify { 'u': message => loadjson('https://example.com/x.json') }",
+    ))
+    .unwrap_err();
+    assert!(e.contains("needs the network"), "{e}");
+}

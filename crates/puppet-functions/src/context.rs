@@ -240,6 +240,14 @@ pub trait CallContext {
         None
     }
 
+    /// The bytes of a file given by absolute path, read through the environment's file
+    /// source (stdlib's `loadjson`/`loadyaml`): `Ok(None)` when there is no such file,
+    /// `Err(reason)` when the source refuses to read it (a compile reads only below the
+    /// module path and the environment). The default refuses everything.
+    fn read_file(&self, path: &str) -> Result<Option<Vec<u8>>, String> {
+        Err(format!("reading '{path}' is not possible in this context"))
+    }
+
     /// The catalog under construction, for the functions of modules that declare or inspect
     /// resources (stdlib's `ensure_resource`, `ensure_packages`, `defined_with_params`,
     /// `getparam`...). The default, `None`, makes those functions fail with a clear error.

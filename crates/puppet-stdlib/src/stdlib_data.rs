@@ -736,7 +736,16 @@ fn parsehocon(b: FunctionBuilder<'_>) -> FunctionBuilder<'_> {
 
 /// `loadjson` and `loadyaml`: the argument checks of the Ruby code; reading a file of the
 /// compiling host or a URL is not something a native call can do here.
-fn load_file(name: &str, a: &[Value]) -> R {
+/// `loadjson` / `loadyaml`: a file read through the environment's file source and parsed;
+/// the default (second argument) when it does not exist (with Ruby's warning), when its
+/// data is nil or false, or when it cannot be parsed (an error without a default). A URL
+/// would need the network: a clear error.
+fn load_file(
+    ctx: &mut dyn CallContext,
+    name: &str,
+    a: &[Value],
+    parse: fn(&str) -> Result<Value, CallError>,
+) -> R {
     let Value::String(s) = &a[0] else {
         return Err(no_method("start_with?", &a[0]));
     };
@@ -745,17 +754,37 @@ fn load_file(name: &str, a: &[Value]) -> R {
             "{name}(): fetching '{s}' needs the network, which native functions do not use"
         )));
     }
-    Err(unsupported(format!(
-        "{name}(): reading the file '{s}' of the compiling host is not supported natively"
-    )))
+    let default = a.get(1).cloned().unwrap_or(Value::Undef);
+    let bytes = match ctx.read_file(s) {
+        Ok(Some(bytes)) => bytes,
+        Ok(None) => {
+            ctx.log(
+                LogLevel::Warning,
+                &format!("Can't load '{s}' File does not exist!"),
+            );
+            return Ok(default);
+        }
+        Err(reason) => {
+            return Err(unsupported(format!(
+                "{name}(): cannot read '{s}': {reason}"
+            )))
+        }
+    };
+    match parse(&String::from_utf8_lossy(&bytes)) {
+        // Ruby's `data || default`.
+        Ok(Value::Undef | Value::Boolean(false)) => Ok(default),
+        Ok(v) => Ok(v),
+        Err(_) if a.len() > 1 && !default.is_undef() => Ok(default),
+        Err(e) => Err(e),
+    }
 }
 
-fn loadjson(_: &mut dyn CallContext, a: Vec<Value>) -> R {
-    load_file("loadjson", &a)
+fn loadjson(ctx: &mut dyn CallContext, a: Vec<Value>) -> R {
+    load_file(ctx, "loadjson", &a, json_value)
 }
 
-fn loadyaml(_: &mut dyn CallContext, a: Vec<Value>) -> R {
-    load_file("loadyaml", &a)
+fn loadyaml(ctx: &mut dyn CallContext, a: Vec<Value>) -> R {
+    load_file(ctx, "loadyaml", &a, yaml_value)
 }
 
 // ---------------------------------------------------------------------------------------
