@@ -217,35 +217,7 @@ impl Environment {
         env
     }
 
-    /// Puppet's `Puppet::Parser::Files.find_file`: an absolute path as given, `module/rest`
-    /// below that module's `files/` directory; `Some` only when something is there (read
-    /// through [`Environment::source`]).
-    pub fn find_module_file(&self, reference: &str) -> Option<String> {
-        self.find_in_module(reference, "files")
-    }
-
-    /// Puppet's `find_template`: as [`Environment::find_module_file`], below `templates/`.
-    pub fn find_module_template(&self, reference: &str) -> Option<String> {
-        self.find_in_module(reference, "templates")
-    }
-
-    fn find_in_module(&self, reference: &str, dir: &str) -> Option<String> {
-        let source = self.source.as_ref()?;
-        let path = if reference.starts_with('/') {
-            std::path::PathBuf::from(reference)
-        } else {
-            let (module, rest) = reference.split_once('/')?;
-            self.modules.get(module)?.join(dir).join(rest)
-        };
-        match source.kind(&path)? {
-            puppet_loader::EntryKind::File | puppet_loader::EntryKind::Dir => {
-                Some(path.to_string_lossy().into_owned())
-            }
-            puppet_loader::EntryKind::Refused(_) => None,
-        }
-    }
-
-    /// The bytes of a file found with [`Environment::find_module_file`].
+    /// The bytes of a file (an absolute path), read through [`Environment::source`].
     pub fn read_module_file(&self, path: &str) -> Option<Vec<u8>> {
         self.source
             .as_ref()?

@@ -348,7 +348,10 @@ fn module_files_are_read_through_the_environment() {
     let stdlib_yaml = "module Puppet::Parser::Functions\n  newfunction(:loadyaml, :type => :rvalue) do |args|\n  end\nend\n";
     let files = [
         ("stdlib/lib/puppet/parser/functions/loadjson.rb", stdlib),
-        ("stdlib/lib/puppet/parser/functions/loadyaml.rb", stdlib_yaml),
+        (
+            "stdlib/lib/puppet/parser/functions/loadyaml.rb",
+            stdlib_yaml,
+        ),
         ("m/files/data.json", "{\"a\": [1, 2]}"),
         ("m/files/data.yaml", "---\nb: text\n"),
         ("m/files/motd", "hello\n"),

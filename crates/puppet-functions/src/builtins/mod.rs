@@ -12,6 +12,7 @@ use std::sync::OnceLock;
 
 mod annotate;
 mod collections;
+mod files;
 mod fqdn;
 mod iteration;
 mod legacy;
@@ -53,6 +54,7 @@ pub fn register_all(reg: &mut Registry) -> Result<(), RegistryError> {
     annotate::register(reg)?;
     fqdn::register(reg)?;
     legacy::register(reg)?;
+    files::register(reg)?;
     Ok(())
 }
 
