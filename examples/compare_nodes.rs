@@ -18,7 +18,8 @@
 //! way here and sorted into: equal (template output included); different only in parameters
 //! our ERB templates produced; different; Puppet compiled it and we failed; both failed
 //! (with the same message, `EvalError::puppet_message`, or not); Puppet failed and we did
-//! not. Prints one line per class that is not equal and the counts.
+//! not. Prints one line per class that is not equal and the counts. With `--defines` the
+//! ids are defined types, each declared once as `ID { 't1': }`.
 
 use clap::Parser as _;
 use puppet_lang::eval::{compile, facts_from_data, Environment, Settings};
@@ -44,6 +45,16 @@ struct Args {
     /// Compare `include CLASS` catalogs from this `compile-catalog --batch` output instead.
     #[arg(long)]
     classes: Option<PathBuf>,
+    /// With `--classes`: the facts file (in the oracle's `facts/`) and certname the classes
+    /// were compiled with.
+    #[arg(long, default_value = "debian12-web01.json")]
+    class_facts: String,
+    #[arg(long, default_value = "web01.example.com")]
+    class_node: String,
+    /// With `--classes`: the ids are defined types, declared as `ID { 't1': }` (the batch
+    /// Puppet compiled must be the same).
+    #[arg(long)]
+    defines: bool,
     /// Nodes to compare (default: ntp db web keystone kitchensink).
     nodes: Vec<String>,
 }
@@ -229,12 +240,12 @@ enum Outcome {
 fn compare_class(
     env: &Arc<Environment>,
     settings: &Settings,
-    class: &str,
+    code: &str,
     theirs: &Json,
 ) -> (Outcome, Vec<String>) {
     let mut env = (**env).clone();
     env.main.clear();
-    env.add_main(None, &format!("include {class}"));
+    env.add_main(None, code);
     let out = compile(Arc::new(env), settings);
     let puppet_ok = theirs["ok"].as_bool() == Some(true);
     match (out.catalog, puppet_ok) {
@@ -279,7 +290,7 @@ fn compare_class(
 /// `--classes`: every class of Puppet's batch output, compiled and compared.
 fn compare_classes(args: &Args, env: &Arc<Environment>, file: &Path) -> Result<(), String> {
     let text = std::fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))?;
-    let (facts_file, certname) = node_setup("web");
+    let (facts_file, certname) = (args.class_facts.as_str(), args.class_node.as_str());
     let facts_path = args.oracle.join("facts").join(facts_file);
     let facts: Json = serde_json::from_str(
         &std::fs::read_to_string(&facts_path)
@@ -291,10 +302,15 @@ fn compare_classes(args: &Args, env: &Arc<Environment>, file: &Path) -> Result<(
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
         let theirs: Json = serde_json::from_str(line).map_err(|e| e.to_string())?;
         let class = theirs["id"].as_str().unwrap_or_default().to_string();
+        let code = if args.defines {
+            format!("{class} {{ 't1': }}")
+        } else {
+            format!("include {class}")
+        };
         let result = std::thread::scope(|scope| {
             let r = std::thread::Builder::new()
                 .stack_size(256 << 20)
-                .spawn_scoped(scope, || compare_class(env, &settings, &class, &theirs));
+                .spawn_scoped(scope, || compare_class(env, &settings, &code, &theirs));
             match r.map(|h| h.join()) {
                 Ok(Ok(r)) => r,
                 _ => (

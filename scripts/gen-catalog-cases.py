@@ -742,6 +742,30 @@ $x = 1 +
 class a { $b = 1 }
 $a::b = 2
 """),
+    ("error_defined_undef", N, """\
+notice(defined(undef))
+"""),
+    ("error_defined_non_catalog_type", N, """\
+notice(defined(Integer))
+"""),
+    ("error_defined_all_classes", N, """\
+notice(defined(Class))
+"""),
+    ("error_define_default_reads_missing_param", N, """\
+define d($type, $other, $name_of = "${type}-x") { }
+d { 't1': }
+"""),
+    ("error_define_default_expression_fails", N, """\
+define d($a = fail('in a default')) { }
+d { 't1': }
+"""),
+    ("error_alias_of_pattern_variants", N, """\
+type Win = Pattern[/\\A[a-zA-Z]:\\//]
+type Unix = Pattern[/\\A\\//]
+type Abs = Variant[Win, Unix]
+class c(Abs $path) { }
+class { 'c': path => 'relative' }
+"""),
 ]
 
 def strip_error(msg, node):

@@ -17,19 +17,26 @@
 # the oracle README) and the module corpus. CI does not run this.
 #
 # Usage: scripts/gen-class-catalogs.sh [--oracle DIR] [--modulepath PATH] [--out FILE]
+#                                      [--facts NAME --node CERTNAME]
 #   defaults: ORACLE = the directory of compile-catalog on PATH, else ../shared/oracle next
-#   to this checkout; PATH = /usr/share/puppet/modules; FILE = target/class-catalogs.jsonl
+#   to this checkout; PATH = /usr/share/puppet/modules; FILE = target/class-catalogs.jsonl;
+#   NAME = debian12-web01.json (in ORACLE/facts), CERTNAME = web01.example.com. Compare
+#   other facts with `compare_nodes --classes FILE --class-facts NAME --class-node CERTNAME`.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 
 oracle="${ORACLE:-}"
 modulepath="/usr/share/puppet/modules"
 out="$repo/target/class-catalogs.jsonl"
+facts="debian12-web01.json"
+node="web01.example.com"
 while [ $# -gt 0 ]; do
   case "$1" in
     --oracle) oracle="$2"; shift 2 ;;
     --modulepath) modulepath="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
+    --facts) facts="$2"; shift 2 ;;
+    --node) node="$2"; shift 2 ;;
     *) echo "unknown argument: $1" >&2; exit 2 ;;
   esac
 done
@@ -55,5 +62,5 @@ EOF
 mkdir -p "$(dirname "$out")"
 echo "compiling $(wc -l < "$work/batch.jsonl") classes with Puppet..." >&2
 "$oracle/compile-catalog" --batch "$work/batch.jsonl" -M "$modulepath" \
-  -f "$oracle/facts/debian12-web01.json" -n web01.example.com > "$out"
+  -f "$oracle/facts/$facts" -n "$node" > "$out"
 echo "wrote $out" >&2

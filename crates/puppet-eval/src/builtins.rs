@@ -246,6 +246,43 @@ fn flatten_names(args: &[Value], out: &mut Vec<String>) {
 }
 
 fn defined(c: &mut Compiler, args: &[Value], scope: ScopeId, span: &Span) -> R<Value> {
+    // Puppet's dispatch: `Variant[String, Type[CatalogEntry], Type[Type[CatalogEntry]]]`.
+    for a in args {
+        let catalog_entry = |t: &Type| {
+            matches!(
+                t,
+                Type::Resource(_) | Type::Class(_) | Type::CatalogEntry | Type::Type(_)
+            )
+        };
+        match a {
+            Value::String(_) => {}
+            Value::Type(Type::Class(None)) => {
+                return fail(
+                    "Error while evaluating a Function Call, The given class type is a reference to all classes",
+                    span,
+                )
+            }
+            Value::Type(Type::Resource(r)) if r.type_name.is_none() => {
+                return fail(
+                    "Error while evaluating a Function Call, The given resource type is a reference to all kind of types",
+                    span,
+                )
+            }
+            Value::Type(t) if catalog_entry(t) => {}
+            Value::Type(t) => {
+                return fail(
+                    format!("Error while evaluating a Function Call, 'defined' parameter 'vals' expects a value of type String, Type[CatalogEntry], or Type[Type[CatalogEntry]], got Type[{}]", puppet_types::generalize(t)),
+                    span,
+                )
+            }
+            other => {
+                return fail(
+                    format!("Error while evaluating a Function Call, 'defined' parameter 'vals' expects a value of type String, Type[CatalogEntry], or Type[Type], got {}", crate::eval::type_name_of(other)),
+                    span,
+                )
+            }
+        }
+    }
     for a in args {
         let found = match a {
             Value::String(s) if s.starts_with('$') => {

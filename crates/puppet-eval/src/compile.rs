@@ -1543,7 +1543,11 @@ impl Compiler {
         };
         let bound = match self.bind_parameters(&def.params, &given, &owner, id, &span) {
             Ok(b) => b,
-            Err(Flow::Error(e)) => return Err(statement_error(e.message, &span)),
+            // The binding's own problems (raised at the statement); an error inside a
+            // default expression is wrapped like one of the body.
+            Err(Flow::Error(e)) if e.span.as_ref() == Some(&span) => {
+                return Err(statement_error(e.message, &span))
+            }
             Err(other) => return Err(other),
         };
         for (k, v) in bound {
@@ -1610,6 +1614,7 @@ impl Compiler {
                             let pending = params[i..].iter().filter(unset);
                             let pending = pending.map(|q| q.name.clone()).collect();
                             let prefix = format!("Error while evaluating a {stmt}, {label}");
+                            self.missing_params = missing.clone();
                             self.eval_default(d, id, prefix, &p.name, pending, span)?
                         }
                         None if given.contains_key(&p.name) => Value::Undef,

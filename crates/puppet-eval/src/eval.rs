@@ -354,6 +354,9 @@ pub struct Compiler {
     warned_once: indexmap::IndexSet<String>,
     /// Puppet's call stack (`CallContext::puppet_stack`), outermost first.
     puppet_stack: Vec<(String, u32)>,
+    /// The parameters still missing a value when a class or define instance's next default
+    /// expression is evaluated (taken by `eval_default`).
+    pub(crate) missing_params: Vec<SmolStr>,
     /// Set when the EPP template being rendered output a Sensitive value.
     pub(crate) render_sensitive: bool,
 }
@@ -368,6 +371,9 @@ struct ParamGuard {
     prefix: String,
     param: SmolStr,
     pending: Vec<SmolStr>,
+    /// Parameters before `param` that have no value (a class or define instance missing
+    /// required ones): reading one is Puppet's "expects a value for parameter $x".
+    missing: Vec<SmolStr>,
     span: Span,
 }
 
@@ -475,6 +481,7 @@ impl Compiler {
             param_type_error: None,
             warned_once: indexmap::IndexSet::new(),
             puppet_stack: Vec::new(),
+            missing_params: Vec::new(),
             render_sensitive: false,
             call_labels: Vec::new(),
             node_scope: None,
@@ -1076,6 +1083,7 @@ impl Compiler {
             prefix,
             param: param.clone(),
             pending,
+            missing: std::mem::take(&mut self.missing_params),
             span: span.clone(),
         });
         let r = self.eval(d, scope);
@@ -1087,19 +1095,22 @@ impl Compiler {
     /// `scope` (or a lambda inside it) may not read yet.
     fn check_param_guards(&self, name: &str, scope: ScopeId) -> R<()> {
         for g in self.param_guards.iter().rev() {
-            if !g.pending.iter().any(|p| p == name) {
+            let missing = g.missing.iter().any(|p| p == name);
+            if !missing && !g.pending.iter().any(|p| p == name) {
                 continue;
             }
             let mut id = Some(scope);
             while let Some(s) = id {
                 if s == g.scope {
-                    return err(
+                    let text = if missing {
+                        format!("{}: expects a value for parameter ${name}", g.prefix)
+                    } else {
                         format!(
                             "{}: default expression for ${} tries to illegally access not yet evaluated ${name}",
                             g.prefix, g.param
-                        ),
-                        &g.span,
-                    );
+                        )
+                    };
+                    return err(text, &g.span);
                 }
                 id = self.scopes.get(s).parent;
             }

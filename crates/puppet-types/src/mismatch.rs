@@ -489,6 +489,28 @@ impl Mismatch {
                 expected: normalize(&Type::variant_of(vec![e1.clone(), e2.clone()])),
                 actual: actual.clone(),
             },
+            // A pattern mismatch merges as a type mismatch, keeping its own class.
+            (
+                MismatchKind::Pattern {
+                    expected: e1,
+                    actual,
+                },
+                MismatchKind::Pattern { expected: e2, .. }
+                | MismatchKind::Type { expected: e2, .. },
+            ) => MismatchKind::Pattern {
+                expected: normalize(&Type::variant_of(vec![e1.clone(), e2.clone()])),
+                actual: actual.clone(),
+            },
+            (
+                MismatchKind::Type {
+                    expected: e1,
+                    actual,
+                },
+                MismatchKind::Pattern { expected: e2, .. },
+            ) => MismatchKind::Type {
+                expected: normalize(&Type::variant_of(vec![e1.clone(), e2.clone()])),
+                actual: actual.clone(),
+            },
             (
                 MismatchKind::Size {
                     expected: e1,
@@ -810,8 +832,14 @@ fn internal(
     }
 }
 
-fn same_class(a: &MismatchKind, b: &MismatchKind) -> bool {
-    std::mem::discriminant(a) == std::mem::discriminant(b)
+/// Whether `a` is of the class of `probe`, as Ruby's `is_a?`: a pattern mismatch is a
+/// type mismatch too (`PatternMismatch < TypeMismatch` in Puppet).
+fn same_class(a: &MismatchKind, probe: &MismatchKind) -> bool {
+    std::mem::discriminant(a) == std::mem::discriminant(probe)
+        || matches!(
+            (a, probe),
+            (MismatchKind::Pattern { .. }, MismatchKind::Type { .. })
+        )
 }
 
 /// Merges the descriptions of several alternatives (Puppet's `merge_descriptions`): when every
