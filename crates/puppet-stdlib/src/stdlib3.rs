@@ -675,34 +675,103 @@ fn delete(_: &mut dyn CallContext, a: Vec<Value>) -> R {
 }
 
 /// Parses an IPv4 or IPv6 address as Ruby's `IPAddr.new` (with an optional `/prefix`):
-/// `Some(true)` for IPv6, `Some(false)` for IPv4.
+/// whether it is IPv6, and Ruby's `to_s` of the (masked) address.
 pub(crate) fn ip_kind(s: &str) -> Option<(bool, String)> {
-    let (addr, prefix) = match s.split_once('/') {
-        Some((a, p)) => (a, Some(p)),
-        None => (s, None),
-    };
-    let addr = addr.trim_start_matches('[').trim_end_matches(']');
-    if let Ok(v4) = addr.parse::<std::net::Ipv4Addr>() {
-        if let Some(p) = prefix {
-            let n: u32 = p.parse().ok().filter(|n| *n <= 32)?;
-            let mask = if n == 0 { 0 } else { u32::MAX << (32 - n) };
-            return Some((
-                false,
-                std::net::Ipv4Addr::from(u32::from(v4) & mask).to_string(),
-            ));
+    let ip = crate::stdlib_checks::ipaddr(s)?;
+    let masked = ip.addr & ip.mask;
+    Some(if ip.v6 {
+        (true, ruby_ipv6_to_s(masked))
+    } else {
+        (false, std::net::Ipv4Addr::from(masked as u32).to_string())
+    })
+}
+
+/// Ruby's `IPAddr#to_s` of an IPv6 address: groups without leading zeros, the leftmost
+/// longest run of two or more zero groups written `::`, and `::a.b.c.d` for an address of
+/// the forms `::x:y` and `::ffff:x:y`.
+pub(crate) fn ruby_ipv6_to_s(addr: u128) -> String {
+    let groups: Vec<u16> = (0..8).map(|i| (addr >> (112 - 16 * i)) as u16).collect();
+    if groups.iter().all(|g| *g == 0) {
+        return "::".to_string();
+    }
+    // The longest run of zero groups (capped at 7), leftmost among equals.
+    let (mut best, mut best_len) = (0, 0);
+    let mut i = 0;
+    while i < 8 {
+        if groups[i] == 0 {
+            let start = i;
+            while i < 8 && groups[i] == 0 {
+                i += 1;
+            }
+            if i - start > best_len {
+                (best, best_len) = (start, i - start);
+            }
+        } else {
+            i += 1;
         }
-        return Some((false, v4.to_string()));
     }
-    let v6 = addr.split('%').next()?.parse::<std::net::Ipv6Addr>().ok()?;
-    if let Some(p) = prefix {
-        let n: u32 = p.parse().ok().filter(|n| *n <= 128)?;
-        let mask = if n == 0 { 0 } else { u128::MAX << (128 - n) };
-        return Some((
-            true,
-            std::net::Ipv6Addr::from(u128::from(v6) & mask).to_string(),
-        ));
+    let hex = |gs: &[u16]| -> Vec<String> { gs.iter().map(|g| format!("{g:x}")).collect() };
+    let text = if best_len >= 2 {
+        format!(
+            "{}::{}",
+            hex(&groups[..best]).join(":"),
+            hex(&groups[best + best_len..]).join(":")
+        )
+    } else {
+        hex(&groups).join(":")
+    };
+    // `::x:y` and `::ffff:x:y` are written with a dotted IPv4 tail.
+    // Ruby's `\A::(ffff:)?([\da-f]{1,4}):([\da-f]{1,4})\z`: with the `ffff:` first.
+    let dotted = |ffff: &str, rest: &str| -> Option<String> {
+        let (x, y) = rest.split_once(':')?;
+        let parse = |t: &str| {
+            (!t.is_empty() && t.len() <= 4)
+                .then(|| u16::from_str_radix(t, 16).ok())
+                .flatten()
+        };
+        let (x, y) = (parse(x)?, parse(y)?);
+        Some(format!(
+            "::{ffff}{}.{}.{}.{}",
+            x >> 8,
+            x & 0xff,
+            y >> 8,
+            y & 0xff
+        ))
+    };
+    let tail = text.strip_prefix("::").and_then(|rest| {
+        rest.strip_prefix("ffff:")
+            .and_then(|r| dotted("ffff:", r))
+            .or_else(|| dotted("", rest))
+    });
+    tail.unwrap_or(text)
+}
+
+#[cfg(test)]
+mod ipv6_text_tests {
+    /// Ruby 3.1's `IPAddr.new(a).to_s` for each address.
+    #[test]
+    fn as_ruby_writes_them() {
+        for (a, ruby) in [
+            ("::", "::"),
+            ("::1", "::1"),
+            ("::1:2", "::0.1.0.2"),
+            ("::ffff:1.2.3.4", "::ffff:1.2.3.4"),
+            ("::ffff:1", "::255.255.0.1"),
+            ("1::", "1::"),
+            ("1:0:0:2:0:0:0:3", "1:0:0:2::3"),
+            ("1:0:0:0:2:0:0:3", "1::2:0:0:3"),
+            ("fe80::1", "fe80::1"),
+            ("0:0:1:0:0:0:0:0", "0:0:1::"),
+            ("1:2:3:4:5:6:7:0", "1:2:3:4:5:6:7:0"),
+            ("1:0:2:3:4:5:6:7", "1:0:2:3:4:5:6:7"),
+            ("::102:304", "::1.2.3.4"),
+            ("2001:DB8:0:0:8:800:200C:417A", "2001:db8::8:800:200c:417a"),
+            ("fe80::1/64", "fe80::"),
+            ("::ffff:0:0", "::ffff:0.0.0.0"),
+        ] {
+            assert_eq!(super::ip_kind(a), Some((true, ruby.to_string())), "{a}");
+        }
     }
-    Some((true, v6.to_string()))
 }
 
 fn enclose_ipv6(_: &mut dyn CallContext, a: Vec<Value>) -> R {
