@@ -462,22 +462,7 @@ pub fn regex_match(
 
 /// `Regexp.escape`.
 pub fn escape_regex(s: &str) -> String {
-    let mut out = String::new();
-    for c in s.chars() {
-        match c {
-            '.' | '*' | '?' | '+' | '^' | '$' | '|' | '(' | ')' | '[' | ']' | '{' | '}' | '\\'
-            | '#' | '-' => {
-                out.push('\\');
-                out.push(c);
-            }
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            ' ' => out.push_str("\\ "),
-            c => out.push(c),
-        }
-    }
-    out
+    puppet_types::convert::ruby_regexp_escape(s)
 }
 
 fn hash_from_pairs(pairs: Vec<(RValue, RValue)>) -> RValue {

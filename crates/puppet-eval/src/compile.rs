@@ -10,7 +10,7 @@
 use crate::catalog::{
     CollectQuery, Collector, Override, RelEnd, Relationship, Resource, ResourceKey, ResourceKind,
 };
-use crate::eval::{capitalize, Compiler, ErrorKind, EvalError, Flow};
+use crate::eval::{capitalize, Compiler, ErrorKind, EvalError, Flow, ParamGuard};
 use crate::ir::*;
 use crate::lower::{ClassDef, DefineDef, HostMatch};
 use crate::ops;
@@ -1614,8 +1614,15 @@ impl Compiler {
                             let pending = params[i..].iter().filter(unset);
                             let pending = pending.map(|q| q.name.clone()).collect();
                             let prefix = format!("Error while evaluating a {stmt}, {label}");
-                            self.missing_params = missing.clone();
-                            self.eval_default(d, id, prefix, &p.name, pending, span)?
+                            let guard = ParamGuard {
+                                scope: id,
+                                prefix,
+                                param: p.name.clone(),
+                                pending,
+                                missing: missing.clone(),
+                                span: span.clone(),
+                            };
+                            self.eval_default(d, guard)?
                         }
                         None if given.contains_key(&p.name) => Value::Undef,
                         None => {

@@ -354,27 +354,24 @@ pub struct Compiler {
     warned_once: indexmap::IndexSet<String>,
     /// Puppet's call stack (`CallContext::puppet_stack`), outermost first.
     puppet_stack: Vec<(String, u32)>,
-    /// The parameters still missing a value when a class or define instance's next default
-    /// expression is evaluated (taken by `eval_default`).
-    pub(crate) missing_params: Vec<SmolStr>,
     /// Set when the EPP template being rendered output a Sensitive value.
     pub(crate) render_sensitive: bool,
 }
 
 /// A default expression being evaluated: the parameters it may not read yet (itself and the
 /// ones after it), as Puppet's parameter scope forbids.
-struct ParamGuard {
+pub(crate) struct ParamGuard {
     /// The scope of the parameters.
-    scope: ScopeId,
+    pub scope: ScopeId,
     /// The text before the message (`Error while evaluating a Function Call, ` for a lambda;
     /// a function's errors are wrapped by its caller) and the owner (`f`, `lambda`).
-    prefix: String,
-    param: SmolStr,
-    pending: Vec<SmolStr>,
+    pub prefix: String,
+    pub param: SmolStr,
+    pub pending: Vec<SmolStr>,
     /// Parameters before `param` that have no value (a class or define instance missing
     /// required ones): reading one is Puppet's "expects a value for parameter $x".
-    missing: Vec<SmolStr>,
-    span: Span,
+    pub missing: Vec<SmolStr>,
+    pub span: Span,
 }
 
 impl std::fmt::Debug for Compiler {
@@ -481,7 +478,6 @@ impl Compiler {
             param_type_error: None,
             warned_once: indexmap::IndexSet::new(),
             puppet_stack: Vec::new(),
-            missing_params: Vec::new(),
             render_sensitive: false,
             call_labels: Vec::new(),
             node_scope: None,
@@ -1064,28 +1060,16 @@ impl Compiler {
         Ok(self.scopes.lookup(scope, name).cloned())
     }
 
-    /// Evaluates the default expression of parameter `param` in `scope`, where the parameters
-    /// `pending` (itself and those not evaluated yet) may not be read: Puppet fails with
-    /// "`<prefix>`: default expression for $a tries to illegally access not yet evaluated $b"
-    /// (`prefix` names the owner: `f`, `Class[C]`, with the evaluator's wrapper when the
-    /// caller does not add one).
-    pub(crate) fn eval_default(
-        &mut self,
-        d: &Expr,
-        scope: ScopeId,
-        prefix: String,
-        param: &SmolStr,
-        pending: Vec<SmolStr>,
-        span: &Span,
-    ) -> R<Value> {
-        self.param_guards.push(ParamGuard {
-            scope,
-            prefix,
-            param: param.clone(),
-            pending,
-            missing: std::mem::take(&mut self.missing_params),
-            span: span.clone(),
-        });
+    /// Evaluates the default expression `d` of parameter `guard.param` in `guard.scope`,
+    /// where the parameters `guard.pending` (itself and those not evaluated yet) may not be
+    /// read: Puppet fails with "`<prefix>`: default expression for $a tries to illegally
+    /// access not yet evaluated $b" (`prefix` names the owner: `f`, `Class[C]`, with the
+    /// evaluator's wrapper when the caller does not add one); reading one of
+    /// `guard.missing` (earlier parameters without a value) is "expects a value for
+    /// parameter $b".
+    pub(crate) fn eval_default(&mut self, d: &Expr, guard: ParamGuard) -> R<Value> {
+        let scope = guard.scope;
+        self.param_guards.push(guard);
         let r = self.eval(d, scope);
         self.param_guards.pop();
         r
@@ -2105,7 +2089,15 @@ impl Compiler {
                             ),
                         };
                         let pending = params[i..].iter().map(|q| q.name.clone()).collect();
-                        self.eval_default(d, scope, prefix, &p.name, pending, &guard_span)?
+                        let guard = ParamGuard {
+                            scope,
+                            prefix,
+                            param: p.name.clone(),
+                            pending,
+                            missing: Vec::new(),
+                            span: guard_span,
+                        };
+                        self.eval_default(d, guard)?
                     }
                     None => {
                         if fname.is_some() {

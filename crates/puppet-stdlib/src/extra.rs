@@ -11,7 +11,7 @@
 use crate::modules::{ruby_integer, ruby_to_i};
 use crate::ruby::{class_name, fail, inspect, inspect_str, no_implicit_string, no_method, to_s};
 use crate::stdlib4::json_of;
-use crate::{Imp, Native};
+use crate::Native;
 use puppet_functions::{codes, Args, CallContext, CallError, FunctionBuilder, Signature};
 use puppet_types::Value;
 
@@ -57,13 +57,10 @@ pub(crate) fn table(out: &mut Vec<Native>) {
             ipv6_normalize_dnsmasq_ip_subnets,
         ),
     ];
-    for (module, name, f) in v4 {
-        out.push(Native {
-            module,
-            name,
-            imp: Imp::V4(*f),
-        });
-    }
+    out.extend(
+        v4.iter()
+            .map(|&(module, name, f)| Native::v4(module, name, f)),
+    );
     let v3: &[(&'static str, &'static str, crate::V3Fn, i64)] = &[
         ("staging", "staging_parse", staging_parse, -1),
         ("staging", "scope_defaults", scope_defaults, -1),
@@ -77,20 +74,10 @@ pub(crate) fn table(out: &mut Vec<Native>) {
         ("archive", "go_md5", go_md5, -1),
         ("stdlib", "get_module_path", get_module_path, -1),
     ];
-    for (module, name, f, arity) in v3 {
-        out.push(Native {
-            module,
-            name,
-            imp: Imp::V3 {
-                f: *f,
-                arity: *arity,
-            },
-        });
-    }
-}
-
-fn rest() -> Signature {
-    Signature::new().repeated_param("Any", "args")
+    out.extend(
+        v3.iter()
+            .map(|&(module, name, f, arity)| Native::v3(module, name, f, arity)),
+    );
 }
 
 /// Ruby's `NoMethodError` text with the `Did you mean?` lines that Ruby 3.1 adds, for the
@@ -455,7 +442,7 @@ fn split_colon(s: &str) -> Vec<&str> {
 /// `convert_to_json_string(value)`: an array of `key:value` strings as a JSON object, any
 /// other value as its JSON.
 fn convert_to_json_string(b: FunctionBuilder<'_>) -> FunctionBuilder<'_> {
-    b.dispatch(rest(), |_: &mut dyn CallContext, a: Args<'_>| {
+    b.dispatch(crate::any_args(), |_: &mut dyn CallContext, a: Args<'_>| {
         let value = a.get(0);
         if let Value::Array(items) = &value {
             let mut all = true;
@@ -534,7 +521,7 @@ fn validate_ranges(a: &Args<'_>, check: fn(i64, i64) -> Result<(), CallError>, w
 
 /// neutron's `validate_vni_ranges(ranges)`: each `first:last` within 0..16777215, ordered.
 fn validate_vni_ranges(b: FunctionBuilder<'_>) -> FunctionBuilder<'_> {
-    b.dispatch(rest(), |_: &mut dyn CallContext, a: Args<'_>| {
+    b.dispatch(crate::any_args(), |_: &mut dyn CallContext, a: Args<'_>| {
         validate_ranges(
             &a,
             |x, y| {
@@ -552,7 +539,7 @@ fn validate_vni_ranges(b: FunctionBuilder<'_>) -> FunctionBuilder<'_> {
 /// neutron's `validate_tunnel_id_ranges(ranges)`: each `first:last` ordered and spanning at
 /// most 1000000 ids.
 fn validate_tunnel_id_ranges(b: FunctionBuilder<'_>) -> FunctionBuilder<'_> {
-    b.dispatch(rest(), |_: &mut dyn CallContext, a: Args<'_>| {
+    b.dispatch(crate::any_args(), |_: &mut dyn CallContext, a: Args<'_>| {
         validate_ranges(
             &a,
             |x, y| {
@@ -592,7 +579,7 @@ fn kernel_integer(v: &Value) -> Result<i64, CallError> {
 
 /// neutron's `validate_vxlan_udp_port(port)`: 4789 or a port in 49152..65535.
 fn validate_vxlan_udp_port(b: FunctionBuilder<'_>) -> FunctionBuilder<'_> {
-    b.dispatch(rest(), |_: &mut dyn CallContext, a: Args<'_>| {
+    b.dispatch(crate::any_args(), |_: &mut dyn CallContext, a: Args<'_>| {
         let value = kernel_integer(&a.get(0))?;
         if value != 4789 && (value <= 49151 || value > 65535) {
             return Err(fail("vxlan udp port is invalid."));
@@ -727,7 +714,7 @@ fn json_text(v: &serde_json::Value) -> Result<String, CallError> {
 /// nova's `to_array_of_json_strings(list)`: an array of hashes (or its JSON text, single
 /// quotes accepted with a deprecation warning) as an array of JSON texts, one per hash.
 fn to_array_of_json_strings(b: FunctionBuilder<'_>) -> FunctionBuilder<'_> {
-    b.dispatch(rest(), |ctx: &mut dyn CallContext, a: Args<'_>| {
+    b.dispatch(crate::any_args(), |ctx: &mut dyn CallContext, a: Args<'_>| {
         if a.len() != 1 {
             return Err(fail(
                 "to_array_of_json_strings(): Wrong number of arguments",
@@ -951,7 +938,7 @@ fn augeas(b: FunctionBuilder<'_>) -> FunctionBuilder<'_> {
 // stdlib
 
 /// stdlib's `get_module_path(name)`: the directory of a module of the environment.
-fn get_module_path(ctx: &mut dyn CallContext, a: Vec<Value>) -> R {
+pub(crate) fn get_module_path(ctx: &mut dyn CallContext, a: Vec<Value>) -> R {
     if a.len() != 1 {
         return Err(fail(
             "get_module_path(): Wrong number of arguments, expects one",

@@ -87,6 +87,24 @@ pub struct Native {
 }
 
 impl Native {
+    /// A 3.x entry: implementation and Ruby `arity`.
+    pub(crate) fn v3(module: &'static str, name: &'static str, f: V3Fn, arity: i64) -> Native {
+        Native {
+            module,
+            name,
+            imp: Imp::V3 { f, arity },
+        }
+    }
+
+    /// A 4.x entry.
+    pub(crate) fn v4(module: &'static str, name: &'static str, f: V4Fn) -> Native {
+        Native {
+            module,
+            name,
+            imp: Imp::V4(f),
+        }
+    }
+
     /// The API of the implementation.
     pub fn api(&self) -> Api {
         match self.imp {
@@ -94,6 +112,11 @@ impl Native {
             Imp::V4(_) => Api::V4,
         }
     }
+}
+
+/// The dispatch Puppet gives a Ruby 4.x method without a `dispatch` block (`*args`).
+pub(crate) fn any_args() -> Signature {
+    Signature::new().repeated_param("Any", "args")
 }
 
 /// The binding table: every native implementation, keyed by module and name. A name has at
@@ -161,13 +184,10 @@ fn register_native(n: &Native, reg: &mut Registry) -> bool {
     let b = match n.imp {
         Imp::V3 { f, arity } => b
             .doc(&format!("{} (3.x function of module {})", n.name, n.module))
-            .dispatch(
-                Signature::new().repeated_param("Any", "args"),
-                move |ctx: &mut dyn CallContext, a: Args<'_>| {
-                    check_arity(name, arity, a.values.len())?;
-                    call_v3(ctx, f, a.values)
-                },
-            ),
+            .dispatch(any_args(), move |ctx: &mut dyn CallContext, a: Args<'_>| {
+                check_arity(name, arity, a.values.len())?;
+                call_v3(ctx, f, a.values)
+            }),
         Imp::V4(add) => add(b.doc(&format!("{} (4.x function of module {})", n.name, n.module))),
     };
     b.register().is_ok()

@@ -5,7 +5,7 @@
 
 use crate::ruby::{fail, to_s};
 use crate::stdlib3::ip_kind;
-use crate::{Imp, Native};
+use crate::Native;
 use puppet_functions::digest::{hex, md5, sha1};
 use puppet_functions::{Args, CallContext, CallError, FunctionBuilder, Signature};
 use puppet_types::Value;
@@ -43,36 +43,23 @@ pub(crate) fn table(out: &mut Vec<Native>) {
             validate_network_vlan_ranges,
         ),
     ];
-    for (module, name, f) in v4 {
-        out.push(Native {
-            module,
-            name,
-            imp: Imp::V4(*f),
-        });
-    }
+    out.extend(
+        v4.iter()
+            .map(|&(module, name, f)| Native::v4(module, name, f)),
+    );
     let v3: &[(&'static str, &'static str, crate::V3Fn, i64)] = &[
         ("redis", "getvar_emptystring", getvar_emptystring, -1),
         ("mongodb", "mongodb_password", mongodb_password, -1),
         ("ssh", "ipaddresses", ipaddresses, -1),
     ];
-    for (module, name, f, arity) in v3 {
-        out.push(Native {
-            module,
-            name,
-            imp: Imp::V3 {
-                f: *f,
-                arity: *arity,
-            },
-        });
-    }
-}
-
-fn rest() -> Signature {
-    Signature::new().repeated_param("Any", "args")
+    out.extend(
+        v3.iter()
+            .map(|&(module, name, f, arity)| Native::v3(module, name, f, arity)),
+    );
 }
 
 fn is_service_default(b: FunctionBuilder<'_>) -> FunctionBuilder<'_> {
-    b.dispatch(rest(), |_: &mut dyn CallContext, a: Args<'_>| {
+    b.dispatch(crate::any_args(), |_: &mut dyn CallContext, a: Args<'_>| {
         if a.len() != 1 {
             return Err(fail(format!(
                 "is_service_default(): Wrong number of argumentsgiven ({} for 1)",
@@ -167,7 +154,7 @@ fn ip_list(a: &Args<'_>) -> (Vec<Value>, bool) {
 }
 
 fn normalize_ip_for_uri(b: FunctionBuilder<'_>) -> FunctionBuilder<'_> {
-    b.dispatch(rest(), |_: &mut dyn CallContext, a: Args<'_>| {
+    b.dispatch(crate::any_args(), |_: &mut dyn CallContext, a: Args<'_>| {
         let (ips, single) = ip_list(&a);
         let out: Vec<Value> = ips
             .into_iter()
@@ -194,7 +181,7 @@ fn normalize_ip_for_uri(b: FunctionBuilder<'_>) -> FunctionBuilder<'_> {
 }
 
 fn inet6_prefix(b: FunctionBuilder<'_>) -> FunctionBuilder<'_> {
-    b.dispatch(rest(), |_: &mut dyn CallContext, a: Args<'_>| {
+    b.dispatch(crate::any_args(), |_: &mut dyn CallContext, a: Args<'_>| {
         let (ips, single) = ip_list(&a);
         let out: Vec<Value> = ips
             .into_iter()
@@ -436,7 +423,7 @@ fn lookupvar(ctx: &mut dyn CallContext, name: &str) -> Option<Value> {
 /// VLAN ids up to 4094 with `first <= last`; `physnet` and `physnet:id` are accepted as is.
 /// Ruby's `^`/`$` match at line ends, so any line of a value may match.
 fn validate_network_vlan_ranges(b: FunctionBuilder<'_>) -> FunctionBuilder<'_> {
-    b.dispatch(rest(), |_: &mut dyn CallContext, a: Args<'_>| {
+    b.dispatch(crate::any_args(), |_: &mut dyn CallContext, a: Args<'_>| {
         let value = match a.get(0) {
             Value::Array(items) => items.to_vec(),
             other => vec![other],
@@ -476,14 +463,14 @@ fn validate_network_vlan_ranges(b: FunctionBuilder<'_>) -> FunctionBuilder<'_> {
     })
 }
 
-/// Ruby's `Integer(digits)`: a leading `0` makes it octal.
+/// Ruby's `Integer(text)` (a leading `0` makes it octal), with its error.
 pub(crate) fn ruby_integer(s: &str) -> Result<i64, CallError> {
-    let bad = || fail(format!("invalid value for Integer(): {s:?}"));
-    let (radix, body) = match s.strip_prefix('0') {
-        Some(rest) if !rest.is_empty() => (8, rest),
-        _ => (10, s),
-    };
-    i64::from_str_radix(body, radix).map_err(|_| bad())
+    crate::stdlib3::ruby_integer(s).ok_or_else(|| {
+        fail(format!(
+            "invalid value for Integer(): {}",
+            crate::ruby::inspect_str(s)
+        ))
+    })
 }
 
 /// ssh's `ipaddresses()`: the `ipaddress_IF` and `ipaddress6_IF` facts of every interface

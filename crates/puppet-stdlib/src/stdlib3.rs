@@ -11,7 +11,7 @@ use crate::ruby::{
     as_list, class_name, fail, flatten, inspect, no_implicit_string, no_method, ruby_array, to_s,
     truthy,
 };
-use crate::{Imp, Native};
+use crate::Native;
 use fancy_regex::Regex;
 use puppet_functions::{codes, CallContext, CallError};
 use puppet_types::Value;
@@ -86,16 +86,11 @@ pub(crate) fn table(out: &mut Vec<Native>) {
         ("fqdn_rand_string", fqdn_rand_string, -2),
         ("seeded_rand", seeded_rand, 2),
     ];
-    for (name, f, arity) in entries {
-        out.push(Native {
-            module: "stdlib",
-            name,
-            imp: Imp::V3 {
-                f: *f,
-                arity: *arity,
-            },
-        });
-    }
+    out.extend(
+        entries
+            .iter()
+            .map(|&(name, f, arity)| Native::v3("stdlib", name, f, arity)),
+    );
 }
 
 /// stdlib 8.5's 4.x `deprecation(key, message)`: the message gets the two innermost frames

@@ -9,7 +9,7 @@
 
 use crate::ruby::{fail, to_s};
 use crate::stdlib3::{compat_message, deprecation};
-use crate::{Imp, Native};
+use crate::Native;
 use puppet_functions::{
     Args, CallContext, CallError, FunctionBuilder, LogLevel, Registry, Signature,
 };
@@ -48,13 +48,11 @@ pub(crate) fn table(out: &mut Vec<Native>) {
         ("to_json", to_json),
         ("seeded_rand_string", seeded_rand_string),
     ];
-    for (name, f) in entries {
-        out.push(Native {
-            module: "stdlib",
-            name,
-            imp: Imp::V4(*f),
-        });
-    }
+    out.extend(
+        entries
+            .iter()
+            .map(|&(name, f)| Native::v4("stdlib", name, f)),
+    );
 }
 
 /// The `Stdlib::Compat` type a wrapper's deprecation names, `None` for wrappers without one.

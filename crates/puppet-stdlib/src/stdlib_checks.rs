@@ -12,7 +12,7 @@
 use crate::ruby::{class_name, fail, inspect, no_implicit_string, to_s};
 use crate::stdlib3::{compat_message, ruby_float};
 use crate::stdlib4::{run_wrapped_with, scoped};
-use crate::{Imp, Native};
+use crate::Native;
 use fancy_regex::Regex;
 use puppet_functions::digest;
 use puppet_functions::{codes, Args, CallContext, CallError, FunctionBuilder, Signature};
@@ -38,13 +38,7 @@ pub(crate) fn table(out: &mut Vec<Native>) {
         ("stdlib::ip_in_range", ip_in_range),
         ("os_version_gte", os_version_gte),
     ];
-    for (name, f) in v4 {
-        out.push(Native {
-            module: "stdlib",
-            name,
-            imp: Imp::V4(*f),
-        });
-    }
+    out.extend(v4.iter().map(|&(name, f)| Native::v4("stdlib", name, f)));
     let mut v3 = Vec::new();
     table3(&mut v3);
     out.extend(v3);
@@ -81,27 +75,10 @@ pub(crate) fn table3(out: &mut Vec<Native>) {
         ("private", private, -1),
         ("type3x", type3x, -1),
     ];
-    for (name, f, arity) in v3 {
-        out.push(Native {
-            module: "stdlib",
-            name,
-            imp: Imp::V3 {
-                f: *f,
-                arity: *arity,
-            },
-        });
-    }
-}
-
-fn v3_of(name: &str) -> (crate::V3Fn, i64) {
-    let mut t = Vec::new();
-    table3(&mut t);
-    t.into_iter()
-        .find_map(|n| match n.imp {
-            Imp::V3 { f, arity } if n.name == name => Some((f, arity)),
-            _ => None,
-        })
-        .unwrap_or((glob, -1))
+    out.extend(
+        v3.iter()
+            .map(|&(name, f, arity)| Native::v3("stdlib", name, f, arity)),
+    );
 }
 
 /// The deprecation key and text of a 4.x wrapper (stdlib's own, typos included:
@@ -127,7 +104,8 @@ fn wrapper<'r>(b: FunctionBuilder<'r>, name: &'static str) -> FunctionBuilder<'r
         .repeated_param("Any", "args");
     fn run(ctx: &mut dyn CallContext, name: &str, a: Vec<Value>) -> R {
         let (key, message) = wrapper_deprecation(name);
-        run_wrapped_with(ctx, key, &message, v3_of(name), a)
+        let f = crate::stdlib_v3(name).ok_or_else(|| fail(format!("no 3.x function {name}")))?;
+        run_wrapped_with(ctx, key, &message, f, a)
     }
     let body: fn(&mut dyn CallContext, Vec<Value>) -> R = match name {
         "is_ip_address" => |c, a| run(c, "is_ip_address", a),
@@ -1121,14 +1099,7 @@ fn load_module_metadata(ctx: &mut dyn CallContext, a: Vec<Value>) -> R {
             "load_module_metadata(): Wrong number of arguments, expects one or two",
         ));
     }
-    let (f, _) = crate::natives()
-        .into_iter()
-        .find_map(|n| match n.imp {
-            Imp::V3 { f, arity } if n.name == "get_module_path" => Some((f, arity)),
-            _ => None,
-        })
-        .ok_or_else(|| fail("get_module_path is not available"))?;
-    f(ctx, vec![a[0].clone()])?;
+    crate::extra::get_module_path(ctx, vec![a[0].clone()])?;
     let name = to_s(&a[0]);
     match ctx.module_file(&name, "metadata.json") {
         Some(bytes) => {

@@ -14,7 +14,7 @@
 use crate::ruby::{class_name, fail, flatten, inspect, inspect_str, no_implicit_string, no_method};
 use crate::ruby::{ruby_array, to_s, truthy};
 use crate::stdlib3::deprecation;
-use crate::{Imp, Native};
+use crate::Native;
 use puppet_functions::{codes, Args, CallContext, CallError, FunctionBuilder, LogLevel, Signature};
 use puppet_types::{Type, Value};
 
@@ -38,13 +38,7 @@ pub(crate) fn table(out: &mut Vec<Native>) {
         ("stdlib::extname", extname),
         ("stdlib::str2resource", str2resource),
     ];
-    for (name, f) in v4 {
-        out.push(Native {
-            module: "stdlib",
-            name,
-            imp: Imp::V4(*f),
-        });
-    }
+    out.extend(v4.iter().map(|&(name, f)| Native::v4("stdlib", name, f)));
     let v3: &[(&'static str, crate::V3Fn, i64)] = &[
         ("parsejson", parsejson, -1),
         ("parseyaml", parseyaml, -1),
@@ -64,16 +58,10 @@ pub(crate) fn table(out: &mut Vec<Native>) {
         ("shuffle", shuffle, -1),
         ("time", time, -1),
     ];
-    for (name, f, arity) in v3 {
-        out.push(Native {
-            module: "stdlib",
-            name,
-            imp: Imp::V3 {
-                f: *f,
-                arity: *arity,
-            },
-        });
-    }
+    out.extend(
+        v3.iter()
+            .map(|&(name, f, arity)| Native::v3("stdlib", name, f, arity)),
+    );
 }
 
 fn arg(a: &[Value], i: usize) -> Value {
@@ -1022,28 +1010,6 @@ fn shell_split(_: &mut dyn CallContext, a: Vec<Value>) -> R {
     ))
 }
 
-/// Ruby's `Regexp.escape`.
-fn regexp_escape(s: &str) -> String {
-    let mut out = String::new();
-    for c in s.chars() {
-        match c {
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            '\u{c}' => out.push_str("\\f"),
-            '\u{b}' => out.push_str("\\v"),
-            ' ' => out.push_str("\\ "),
-            '[' | ']' | '{' | '}' | '(' | ')' | '|' | '-' | '*' | '.' | '\\' | '?' | '+' | '^'
-            | '$' | '#' => {
-                out.push('\\');
-                out.push(c);
-            }
-            c => out.push(c),
-        }
-    }
-    out
-}
-
 fn regexpescape(_: &mut dyn CallContext, a: Vec<Value>) -> R {
     if a.is_empty() {
         return Err(fail(
@@ -1051,11 +1017,11 @@ fn regexpescape(_: &mut dyn CallContext, a: Vec<Value>) -> R {
         ));
     }
     match &a[0] {
-        Value::String(s) => Ok(Value::string(regexp_escape(s))),
+        Value::String(s) => Ok(Value::string(puppet_types::convert::ruby_regexp_escape(s))),
         Value::Array(x) => Ok(Value::array(
             x.iter()
                 .map(|v| match v {
-                    Value::String(s) => Value::string(regexp_escape(s)),
+                    Value::String(s) => Value::string(puppet_types::convert::ruby_regexp_escape(s)),
                     other => other.clone(),
                 })
                 .collect(),

@@ -859,7 +859,11 @@ fn time_format(v: Option<&Value>) -> Result<crate::time::TimeFormat, TypeError> 
 }
 
 /// Ruby's `Regexp.escape`.
-fn ruby_regexp_escape(s: &str) -> String {
+///
+/// ```
+/// assert_eq!(puppet_types::convert::ruby_regexp_escape("a.b c"), "a\\.b\\ c");
+/// ```
+pub fn ruby_regexp_escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len() * 2);
     for c in s.chars() {
         match c {
