@@ -41,7 +41,7 @@ fn dump_source(text: &str, epp: bool) -> Result<String, (String, Option<(u32, u3
         if e.message == "Syntax error at end of input" {
             return Err((e.message.clone(), None));
         }
-        let lc = LineIndex::new(text).line_col(text, e.range.start());
+        let lc = LineIndex::new(text).line_col(text, e.start());
         return Err((
             format!("{} (line: {}, column: {})", e.message, lc.line, lc.col),
             Some((lc.line, lc.col)),

@@ -198,7 +198,7 @@ fn check_files(list: &std::path::Path, modulepath: &[PathBuf], manifest: Option<
         let errors: Vec<_> = diags
             .iter()
             .map(|d| {
-                let lc = idx.line_col(&src, d.range.map(|r| r.0).unwrap_or(0).into());
+                let lc = idx.line_col(&src, d.start());
                 serde_json::json!({"code": d.code, "message": d.message, "line": lc.line, "column": lc.col})
             })
             .collect();

@@ -86,7 +86,7 @@ fn main() {
                 Severity::Error => errors += 1,
                 Severity::Warning => warnings += 1,
             }
-            let lc = index.line_col(&text, d.range.start());
+            let lc = index.line_col(&text, d.start());
             if args.format == "json" {
                 let obj = serde_json::json!({
                     "file": file.display().to_string(),
@@ -95,7 +95,7 @@ fn main() {
                     "severity": d.severity,
                     "code": d.code,
                     "message": d.message,
-                    "range": {"start": u32::from(d.range.start()), "end": u32::from(d.range.end())},
+                    "range": {"start": u32::from(d.start()), "end": u32::from(d.range.unwrap_or_default().end())},
                 });
                 out.push_str(&obj.to_string());
                 out.push('\n');

@@ -78,9 +78,7 @@ pub fn run_parse_errors(dir: &Path, verbose: bool) -> (usize, usize) {
                 t.fail(id, || format!("{reason} (Puppet: {expected})"));
             }
             Ok(d) => {
-                let line = LineIndex::new(source)
-                    .line_col(source, d.range.start())
-                    .line;
+                let line = LineIndex::new(source).line_col(source, d.start()).line;
                 match want_line {
                     Some(w) if w != u64::from(line) => {
                         let expected = str_field(&case, "error").to_string();

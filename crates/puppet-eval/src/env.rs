@@ -435,8 +435,8 @@ impl Environment {
             message: d.message.clone(),
             span: Some(crate::ir::Span {
                 file: span.file.clone(),
-                start: d.range.start().into(),
-                end: d.range.end().into(),
+                start: d.start().into(),
+                end: d.range.unwrap_or_default().end().into(),
             }),
         })
     }

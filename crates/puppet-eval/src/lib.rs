@@ -155,8 +155,8 @@ pub fn compile(env: Arc<Environment>, settings: &Settings) -> Compiled {
         let file = Arc::new(ir::SourceFile::new(path.clone(), &text));
         let span = ir::Span {
             file,
-            start: d.range.start().into(),
-            end: d.range.end().into(),
+            start: d.start().into(),
+            end: d.range.unwrap_or_default().end().into(),
         };
         // A second definition is reported as it is, at the line of the second one; a
         // syntax or validation error as Puppet's parser reports it, located but for an
@@ -216,8 +216,8 @@ pub fn evaluate_source(source: &str, settings: &Settings) -> Outcome {
             message: d.message.clone(),
             span: Some(ir::Span {
                 file,
-                start: d.range.start().into(),
-                end: d.range.end().into(),
+                start: d.start().into(),
+                end: d.range.unwrap_or_default().end().into(),
             }),
         };
         return Outcome {

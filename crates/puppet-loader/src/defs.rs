@@ -130,7 +130,7 @@ pub fn scan_file(
     };
     for stmt in root.statements() {
         if *namespace != FileNamespace::Free && !is_valid_top_construct(&stmt) {
-            scan.diagnostics.push(Diagnostic::error(
+            scan.diagnostics.push(crate::diagnostic::error(
                 codes::ILLEGAL_TOP_CONSTRUCT_LOCATION,
                 format!(
                     "This {} is unacceptable as a top level construct in this location",
@@ -194,7 +194,7 @@ impl Cx<'_> {
             };
             if !ok {
                 accepted = false;
-                scan.diagnostics.push(Diagnostic::error(
+                scan.diagnostics.push(crate::diagnostic::error(
                     codes::ILLEGAL_DEFINITION_LOCATION,
                     format!(
                         "Unacceptable location. The name '{qualified}' is unacceptable in file '{}'",
@@ -349,6 +349,6 @@ pub fn check_file_location(
     let ns = crate::env::namespace_for_file(file, modulepath, manifest);
     let arc: Arc<Path> = Arc::from(file);
     let mut diags = scan_file(parse, &arc, None, &ns, &display(file)).diagnostics;
-    diags.sort_by_key(|d| d.range.map(|r| r.0));
+    diags.sort_by_key(|d| d.start());
     diags
 }

@@ -1,6 +1,6 @@
 //! Loader diagnostics and errors: a stable code, a message, and where it happened.
 //!
-//! A [`Diagnostic`] is something the loader found about the user's files (a bad module
+//! A [`Diagnostic`] (the workspace's one type, from puppet-diagnostics) is something the loader found about the user's files (a bad module
 //! directory name, a definition in the wrong file, an unreadable `metadata.json`). It never
 //! stops the environment from being built. A [`ProviderError`] is what a
 //! [`SourceProvider`](crate::SourceProvider) returns when it cannot or will not give a file or
@@ -8,16 +8,9 @@
 //!
 //! Rendering (line/column, snippets, colours) is left to the tools that print them.
 
-use serde::Serialize;
+use puppet_diagnostics::TextRange;
+pub use puppet_diagnostics::{Diagnostic, Severity};
 use std::path::PathBuf;
-
-/// How serious a diagnostic is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    Error,
-    Warning,
-}
 
 /// Stable diagnostic codes. Where Puppet has an issue code for the same problem it is used.
 pub mod codes {
@@ -41,62 +34,37 @@ pub mod codes {
     pub const NOT_AUTOLOADABLE: &str = "LOADER_NOT_AUTOLOADABLE";
     /// A Puppet-language file that does not define what its path says it should.
     pub const MISSING_DEFINITION: &str = "LOADER_MISSING_DEFINITION";
-    /// A syntax problem reported by the parser (the parser's own code is in the message).
-    pub const SYNTAX: &str = "LOADER_SYNTAX";
 }
 
-/// One problem found while building or checking an environment.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Diagnostic {
-    /// A stable, upper-case code (see [`codes`]).
-    pub code: &'static str,
-    pub severity: Severity,
-    pub message: String,
-    /// The file concerned, when there is one.
-    pub file: Option<PathBuf>,
-    /// Byte range in `file`, when the problem is inside a file.
-    pub range: Option<(u32, u32)>,
+/// An error about `file` (the whole file when `range` is `None`).
+pub(crate) fn error(
+    code: &'static str,
+    message: impl Into<String>,
+    file: Option<PathBuf>,
+    range: Option<(u32, u32)>,
+) -> Diagnostic {
+    at(Diagnostic::new(Severity::Error, code, message), file, range)
 }
 
-impl Diagnostic {
-    /// An error about `file` (whole file when `range` is `None`).
-    pub fn error(
-        code: &'static str,
-        message: impl Into<String>,
-        file: Option<PathBuf>,
-        range: Option<(u32, u32)>,
-    ) -> Self {
-        Diagnostic {
-            code,
-            severity: Severity::Error,
-            message: message.into(),
-            file,
-            range,
-        }
-    }
-
-    /// A warning about `file`.
-    pub fn warning(
-        code: &'static str,
-        message: impl Into<String>,
-        file: Option<PathBuf>,
-        range: Option<(u32, u32)>,
-    ) -> Self {
-        Diagnostic {
-            severity: Severity::Warning,
-            ..Diagnostic::error(code, message, file, range)
-        }
-    }
+/// A warning about `file`.
+pub(crate) fn warning(
+    code: &'static str,
+    message: impl Into<String>,
+    file: Option<PathBuf>,
+    range: Option<(u32, u32)>,
+) -> Diagnostic {
+    at(
+        Diagnostic::new(Severity::Warning, code, message),
+        file,
+        range,
+    )
 }
 
-impl std::fmt::Display for Diagnostic {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match (&self.file, self.range) {
-            (Some(p), Some((s, e))) => write!(f, "{}@{s}..{e}: ", p.display())?,
-            (Some(p), None) => write!(f, "{}: ", p.display())?,
-            _ => {}
-        }
-        write!(f, "[{}] {}", self.code, self.message)
+fn at(d: Diagnostic, file: Option<PathBuf>, range: Option<(u32, u32)>) -> Diagnostic {
+    let d = d.with_file_opt(file.map(|p| p.display().to_string()));
+    match range {
+        Some((s, e)) => d.with_range(TextRange::new(s.into(), e.into())),
+        None => d,
     }
 }
 
@@ -130,6 +98,6 @@ impl ProviderError {
             ProviderError::NotFound(p) => p,
             ProviderError::Escape { path, .. } | ProviderError::Io { path, .. } => path,
         };
-        Diagnostic::error(self.code(), self.to_string(), Some(path.clone()), None)
+        error(self.code(), self.to_string(), Some(path.clone()), None)
     }
 }

@@ -461,7 +461,7 @@ fn discover_modules(
             match entry.kind {
                 EntryKind::File => continue,
                 EntryKind::Refused(reason) => {
-                    diagnostics.push(Diagnostic::error(
+                    diagnostics.push(crate::diagnostic::error(
                         codes::PATH_ESCAPE,
                         format!("refused {}: {reason}", path.display()),
                         Some(path),
@@ -472,7 +472,7 @@ fn discover_modules(
                 EntryKind::Dir => {}
             }
             if !names::is_valid_module_name(&entry.name) {
-                diagnostics.push(Diagnostic::warning(
+                diagnostics.push(crate::diagnostic::warning(
                     codes::INVALID_MODULE_NAME,
                     format!(
                         "ignoring directory '{}' on the module path: '{}' is not a valid module name (it must match /^[a-z][a-z0-9_]*$/)",
@@ -486,7 +486,7 @@ fn discover_modules(
             }
             let name = SmolStr::from(entry.name.as_str());
             if let Some(first) = modules.get(&name) {
-                diagnostics.push(Diagnostic::warning(
+                diagnostics.push(crate::diagnostic::warning(
                     codes::SHADOWED_MODULE,
                     format!(
                         "module '{}' at {} is shadowed by {} earlier on the module path",
@@ -564,7 +564,7 @@ fn walk(
     diagnostics: &mut Vec<Diagnostic>,
 ) {
     if depth > MAX_DEPTH {
-        diagnostics.push(Diagnostic::error(
+        diagnostics.push(crate::diagnostic::error(
             codes::PATH_ESCAPE,
             format!(
                 "directory nesting deeper than {MAX_DEPTH} levels at {}",
@@ -594,7 +594,7 @@ fn walk(
             EntryKind::Dir => {
                 if let Some(id) = &e.identity {
                     if chain.contains(id) {
-                        diagnostics.push(Diagnostic::error(
+                        diagnostics.push(crate::diagnostic::error(
                             codes::PATH_ESCAPE,
                             format!("refused {}: symlink loop", path.display()),
                             Some(path),
@@ -609,7 +609,7 @@ fn walk(
                     chain.pop();
                 }
             }
-            EntryKind::Refused(reason) => diagnostics.push(Diagnostic::error(
+            EntryKind::Refused(reason) => diagnostics.push(crate::diagnostic::error(
                 codes::PATH_ESCAPE,
                 format!("refused {}: {reason}", path.display()),
                 Some(path),
@@ -720,14 +720,7 @@ fn load_one(
         .errors()
         .iter()
         .filter(|e| e.severity == puppet_syntax::Severity::Error)
-        .map(|e| {
-            Diagnostic::error(
-                codes::SYNTAX,
-                format!("{} ({})", e.message, e.code),
-                Some(f.path.clone()),
-                Some((e.range.start().into(), e.range.end().into())),
-            )
-        })
+        .map(|e| e.clone().with_file(f.path.display().to_string()))
         .collect();
     diagnostics.extend(scan.diagnostics);
     // Which definitions a file may contribute depends on its role.
@@ -771,7 +764,7 @@ fn load_one(
             DefKind::TypeAlias
         };
         if !definitions.iter().any(|d| d.kind == kind) {
-            diagnostics.push(Diagnostic::error(
+            diagnostics.push(crate::diagnostic::error(
                 codes::MISSING_DEFINITION,
                 format!(
                     "the file {} does not define the {} '{}' that its path names",
@@ -833,7 +826,7 @@ fn build_index(
         defs.sort_by_key(|(p, _)| *p);
         let (prec, winner) = defs[0];
         if prec.0 == 2 && files.get(&winner.file).map(|f| f.role) == Some(FileRole::Manifest) {
-            diagnostics.push(Diagnostic::warning(
+            diagnostics.push(crate::diagnostic::warning(
                 codes::NOT_AUTOLOADABLE,
                 format!(
                     "{} '{}' is defined in {}, which is not a file Puppet autoloads for that name; Puppet finds it only when that file was loaded for another name (load-order dependent)",
@@ -846,7 +839,7 @@ fn build_index(
             ));
         }
         for (_, other) in &defs[1..] {
-            diagnostics.push(Diagnostic::warning(
+            diagnostics.push(crate::diagnostic::warning(
                 codes::DUPLICATE_DEFINITION,
                 format!(
                     "{} '{}' is defined again in {}; the definition in {} takes precedence",

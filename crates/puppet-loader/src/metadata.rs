@@ -61,7 +61,7 @@ impl Metadata {
     /// ```
     pub fn parse(text: &str, file: &Path) -> (Option<Metadata>, Vec<Diagnostic>) {
         let bad = |msg: String| {
-            Diagnostic::error(codes::BAD_METADATA, msg, Some(file.to_path_buf()), None)
+            crate::diagnostic::error(codes::BAD_METADATA, msg, Some(file.to_path_buf()), None)
         };
         let value: serde_json::Value = match serde_json::from_str(text) {
             Ok(v) => v,

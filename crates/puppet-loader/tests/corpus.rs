@@ -101,7 +101,7 @@ fn location_checks_match_puppet() {
             .iter()
             .take(10)
             .map(|d| {
-                let lc = idx.line_col(&text, d.range.unwrap().0.into());
+                let lc = idx.line_col(&text, d.start());
                 format!("{} @{}:{}", d.message, lc.line, lc.col)
             })
             .collect();

@@ -12,8 +12,8 @@ fn env_of(p: &MemoryProvider, modulepath: &[&str]) -> Environment {
     )
 }
 
-fn codes(env: &Environment) -> Vec<&'static str> {
-    env.all_diagnostics().map(|d| d.code).collect()
+fn codes(env: &Environment) -> Vec<&str> {
+    env.all_diagnostics().map(|d| d.code.as_ref()).collect()
 }
 
 #[test]

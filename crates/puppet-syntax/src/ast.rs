@@ -631,7 +631,7 @@ impl HeredocExpr {
             let p = crate::parse_interpolated_text_with(&text, dollar_escape);
             for e in p.errors() {
                 let mut e = e.clone();
-                e.range = TextRange::at(base + e.range.start(), e.range.len());
+                e.range = e.range.map(|r| TextRange::at(base + r.start(), r.len()));
                 errors.push(e);
             }
             Some(p)

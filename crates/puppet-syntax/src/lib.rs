@@ -15,17 +15,14 @@
 //! What it is not: an evaluator. Values, scopes and catalogs live in other crates.
 
 pub mod ast;
-mod diagnostic;
 pub mod dump;
 mod grammar;
 pub mod lexer;
-mod line_index;
 mod parser;
 mod syntax_kind;
 pub mod validate;
 
-pub use diagnostic::{Diagnostic, Severity};
-pub use line_index::{LineCol, LineIndex};
+pub use puppet_diagnostics::{Diagnostic, LineCol, LineIndex, Severity};
 pub use rowan::{TextRange, TextSize};
 pub use syntax_kind::{PuppetLanguage, SyntaxKind};
 
@@ -163,29 +160,30 @@ fn run(text: &str, entry: Entry) -> Parse {
     scratch.put_back();
     let mut errors: Vec<Diagnostic> = lex_errors
         .into_iter()
-        .map(|e| Diagnostic {
-            code: e.code.to_string(),
-            severity: if e.is_warning {
+        .map(|e| {
+            let severity = if e.is_warning {
                 Severity::Warning
             } else {
                 Severity::Error
-            },
-            message: e.message,
-            range: TextRange::at(e.offset.into(), e.len.into()),
+            };
+            Diagnostic::new(severity, e.code, e.message)
+                .with_range(TextRange::at(e.offset.into(), e.len.into()))
         })
         .collect();
-    let lex_error_offsets: Vec<u32> = errors.iter().map(|e| e.range.start().into()).collect();
+    let lex_error_offsets: Vec<u32> = errors
+        .iter()
+        .filter_map(|e| e.range.map(|r| r.start().into()))
+        .collect();
     for e in placed {
         // A syntax error right at a token the lexer already complained about adds nothing.
         if lex_error_offsets.contains(&e.offset) {
             continue;
         }
-        errors.push(Diagnostic {
-            code: e.code.to_string(),
-            severity: Severity::Error,
-            message: e.message,
-            range: TextRange::empty(e.offset.into()),
-        });
+        errors.push(Diagnostic::error(
+            e.code,
+            e.message,
+            TextRange::empty(e.offset.into()),
+        ));
     }
     // Interpolating heredoc bodies are parsed on their own; their problems belong here too.
     if has_heredoc && matches!(entry, Entry::Manifest | Entry::Epp | Entry::Expression) {
@@ -199,7 +197,7 @@ fn run(text: &str, entry: Entry) -> Parse {
             }
         }
     }
-    errors.sort_by_key(|e| e.range.start());
+    errors.sort_by_key(|e| e.start());
     Parse { green, errors }
 }
 

@@ -23,7 +23,7 @@ pub fn validate(parse: &Parse) -> Vec<Diagnostic> {
     let mut v = Validator::default();
     let root = parse.syntax();
     v.root(&root);
-    v.diags.sort_by_key(|d| d.range.start());
+    v.diags.sort_by_key(|d| d.start());
     v.diags
 }
 
@@ -72,7 +72,7 @@ pub fn validate_in_module(parse: &Parse, file: &str, namespace: Option<&str>) ->
             }
         }
     }
-    diags.sort_by_key(|d| d.range.start());
+    diags.sort_by_key(|d| d.start());
     diags
 }
 
@@ -346,11 +346,11 @@ fn is_classref_ext_decl(name: &str) -> bool {
 }
 
 impl Validator {
-    fn error(&mut self, code: &str, message: String, range: TextRange) {
+    fn error(&mut self, code: &'static str, message: String, range: TextRange) {
         self.diags.push(Diagnostic::error(code, message, range));
     }
 
-    fn warning(&mut self, code: &str, message: String, range: TextRange) {
+    fn warning(&mut self, code: &'static str, message: String, range: TextRange) {
         self.diags.push(Diagnostic::warning(code, message, range));
     }
 
@@ -921,7 +921,7 @@ impl Validator {
                         if let Some(msg) = external_syntax_error(&body.header.syntax, &text) {
                             let code =
                                 format!("ILLEGAL_{}", body.header.syntax.to_ascii_uppercase());
-                            self.error(&code, msg, at);
+                            self.diags.push(Diagnostic::error(code, msg, at));
                         }
                     }
                 }
@@ -1452,7 +1452,7 @@ fn external_syntax_error(syntax: &str, text: &str) -> Option<String> {
         "pp" | "epp" => {
             let parse = if checker == "pp" { crate::parse(text) } else { crate::parse_epp(text) };
             let e = parse.errors().iter().find(|d| d.severity == Severity::Error)?;
-            let lc = crate::LineIndex::new(text).line_col(text, e.range.start());
+            let lc = crate::LineIndex::new(text).line_col(text, e.start());
             let name = if checker == "pp" { "PP" } else { "EPP" };
             Some(format!("{prefix} {name} syntax checker: \"{} (line: {}, column: {})\"", e.message, lc.line, lc.col))
         }

@@ -22,7 +22,13 @@ fn render(parse: &Parse) -> String {
             Severity::Error => "error",
             Severity::Warning => "warning",
         };
-        let _ = writeln!(out, "  {severity}[{}]@{:?}: {}", e.code, e.range, e.message);
+        let _ = writeln!(
+            out,
+            "  {severity}[{}]@{:?}: {}",
+            e.code,
+            e.range.unwrap_or_default(),
+            e.message
+        );
     }
     out
 }

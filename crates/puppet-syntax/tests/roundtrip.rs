@@ -40,7 +40,11 @@ fn assert_lossless(entry: &str, text: &str, parse: &Parse) -> Result<(), String>
         ));
     }
     let len = puppet_syntax::TextSize::of(text);
-    if let Some(d) = parse.errors().iter().find(|d| d.range.end() > len) {
+    if let Some(d) = parse
+        .errors()
+        .iter()
+        .find(|d| d.range.is_some_and(|r| r.end() > len))
+    {
         return Err(format!(
             "{entry}: diagnostic out of range on {text:?}: {d:?}"
         ));

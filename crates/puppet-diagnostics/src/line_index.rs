@@ -3,10 +3,10 @@
 //! Lines are 1-based; columns are 1-based and count characters, not bytes (Puppet's
 //! `Locator` counts characters on the line).
 
-use rowan::TextSize;
+use text_size::TextSize;
 
 /// A 1-based line and column.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 pub struct LineCol {
     pub line: u32,
     pub col: u32,
@@ -15,7 +15,7 @@ pub struct LineCol {
 /// Start offsets of every line of a text.
 ///
 /// ```
-/// use puppet_syntax::{LineIndex, LineCol};
+/// use puppet_diagnostics::{LineIndex, LineCol};
 /// let idx = LineIndex::new("a\nbé c");
 /// assert_eq!(idx.line_col("a\nbé c", 6.into()), LineCol { line: 2, col: 4 });
 /// ```
