@@ -18,14 +18,12 @@
 //! relationships to missing resources and dependency cycles (exit status 1 when there are).
 
 use clap::Parser as _;
-use puppet_lang::eval::{compile, from_data, Environment, EvalError, Settings};
+use puppet_lang::eval::{from_data, EvalError, Session, Settings};
 use puppet_lang::functions::LogLevel;
 use puppet_lang::graph::{CycleLimits, Graph};
-use puppet_lang::loader::{EnvironmentConfig, FsProvider};
 use serde_json::Value as Json;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Arc;
 
 #[derive(clap::Parser)]
 #[command(about = "Compile a Puppet catalog and print it as Puppet's catalog JSON")]
@@ -145,38 +143,32 @@ fn run(args: Args, bundled: bool) -> ExitCode {
         }
     }
 
-    let env = match (&args.code, &args.manifest) {
-        (Some(code), _) => Environment::from_modulepath(&modulepath, None, code),
-        (None, Some(manifest)) => {
-            let manifest = absolute(manifest);
-            if !manifest.exists() {
-                eprintln!("{}: no such file or directory", manifest.display());
-                return ExitCode::from(1);
-            }
-            let mut config = EnvironmentConfig::with_modulepath(modulepath);
-            config.manifest = Some(manifest);
-            let provider = FsProvider::new(config.roots());
-            Environment::load(&config, std::sync::Arc::new(provider))
-        }
+    let mut session = Session::new().modulepath(modulepath);
+    session = match (&args.code, &args.manifest) {
+        (Some(code), _) => session.code(code),
+        (None, Some(manifest)) => session.manifest(manifest),
         (None, None) => unreachable!("bundled_defaults sets a manifest"),
     };
     // Hiera: the module layers, the environment layer of the bundled environment, and the
     // global hiera.yaml given with --hiera.
-    let env_dir = bundled.then(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/env"));
-    let env = match puppet_lang::eval::hiera::lookup_for(
-        env_dir.as_deref(),
-        args.hiera.as_deref(),
-        &env.modules,
-    ) {
-        Ok(Some(lookup)) => env.with_hiera(lookup),
-        Ok(None) => env,
-        Err(e) => {
-            eprintln!("hiera: {e}");
+    if bundled {
+        session =
+            session.environment_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/env"));
+    }
+    if let Some(h) = &args.hiera {
+        session = session.hiera_config(h);
+    }
+    let env = match session.load() {
+        Ok(env) => env,
+        Err(diagnostics) => {
+            for d in diagnostics {
+                eprint!("{}", d.render(None));
+            }
             return ExitCode::from(1);
         }
     };
 
-    let out = compile(Arc::new(env), &settings);
+    let out = env.compile(&settings);
     for l in &out.logs {
         if !matches!(l.level, LogLevel::Debug | LogLevel::Info) {
             eprintln!("{}", capitalized(&l.render()));

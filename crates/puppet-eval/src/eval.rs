@@ -20,13 +20,73 @@ use smol_str::SmolStr;
 use std::any::Any;
 use std::sync::Arc;
 
-/// An evaluation error: Puppet's message and where it happened.
+/// An evaluation error: a stable code, Puppet's message and where it happened.
+///
+/// It prints (`Display`) as Puppet prints it ([`puppet_message`](EvalError::puppet_message))
+/// and converts into the workspace's [`Diagnostic`](puppet_diagnostics::Diagnostic).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EvalError {
+    /// A stable code ([`codes`]); Puppet's issue code where it has one.
+    pub code: &'static str,
     pub message: String,
     pub span: Option<Span>,
     /// How Puppet reports it (see [`EvalError::puppet_message`]).
     pub kind: ErrorKind,
+}
+
+/// The codes of [`EvalError`]s.
+pub mod codes {
+    /// Any evaluation error without a more specific code.
+    pub const EVAL_ERROR: &str = "EVAL_ERROR";
+    /// `include`, `require`, `contain` or `class { }` of a class that does not exist.
+    pub const UNKNOWN_CLASS: &str = "UNKNOWN_CLASS";
+    /// A resource of a type that is neither built in, nor a module's, nor a defined type.
+    pub const UNKNOWN_RESOURCE_TYPE: &str = "UNKNOWN_RESOURCE_TYPE";
+    /// A call of a function that does not exist.
+    pub const UNKNOWN_FUNCTION: &str = "UNKNOWN_FUNCTION";
+    /// A resource declared twice (Puppet's "Duplicate declaration").
+    pub const DUPLICATE_DECLARATION: &str = "DUPLICATE_DECLARATION";
+    /// A relationship to a resource that is not in the catalog.
+    pub const MISSING_RELATIONSHIP_TARGET: &str = "MISSING_RELATIONSHIP_TARGET";
+    /// No node definition matches the node.
+    pub const NO_MATCHING_NODE: &str = "NO_MATCHING_NODE";
+    /// A syntax or validation error of the main manifest (the parser's code is more precise
+    /// where it has one).
+    pub const PARSE_ERROR: &str = "PARSE_ERROR";
+}
+
+impl std::fmt::Display for EvalError {
+    /// Puppet's text ([`EvalError::puppet_message`]).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.puppet_message())
+    }
+}
+
+impl std::error::Error for EvalError {}
+
+impl From<&EvalError> for puppet_diagnostics::Diagnostic {
+    /// The error as a diagnostic: its code, Puppet's whole text as the message, and the
+    /// file, range, line and column of its span.
+    fn from(e: &EvalError) -> Self {
+        let d = puppet_diagnostics::Diagnostic::new(
+            puppet_diagnostics::Severity::Error,
+            e.code,
+            e.puppet_message(),
+        );
+        match &e.span {
+            Some(s) => d
+                .with_file_opt(s.file.path.as_deref())
+                .with_range(s.range())
+                .with_source(&s.file.text),
+            None => d,
+        }
+    }
+}
+
+impl From<EvalError> for puppet_diagnostics::Diagnostic {
+    fn from(e: EvalError) -> Self {
+        (&e).into()
+    }
 }
 
 /// Which of Puppet's error forms an [`EvalError`] has.
@@ -101,6 +161,7 @@ type R<T> = Result<T, Flow>;
 
 fn err<T>(message: impl Into<String>, span: &Span) -> R<T> {
     Err(Flow::Error(EvalError {
+        code: crate::eval::codes::EVAL_ERROR,
         kind: Default::default(),
         message: message.into(),
         span: Some(span.clone()),
@@ -537,9 +598,9 @@ impl Compiler {
         let Some(path) = &span.file.path else {
             return Value::string("");
         };
-        for (name, dir) in &self.env.modules {
+        for (name, dir) in self.env.modules() {
             if std::path::Path::new(path).starts_with(dir) {
-                return Value::String(name.clone());
+                return Value::string(name);
             }
         }
         Value::string("")
@@ -547,14 +608,14 @@ impl Compiler {
 
     /// The resource types this compile knows (its environment's).
     pub(crate) fn types(&self) -> Arc<puppet_restypes::TypeDatabase> {
-        self.env.types().clone()
+        self.env.types()
     }
 
     /// Evaluates the main manifests; returns the value of the last top-level statement.
     pub fn evaluate_main(&mut self) -> Result<Value, EvalError> {
         let env = self.env.clone();
         let mut last = Value::Undef;
-        for file in &env.main {
+        for file in env.main_files() {
             // Puppet's stack frame of a program (its file, line 0).
             let name = file.file.path.clone().unwrap_or_else(|| "unknown".into());
             self.puppet_stack.push((name, 0));
@@ -581,16 +642,19 @@ impl Compiler {
         match f {
             Flow::Error(e) => e,
             Flow::Break(span) => EvalError {
+                code: crate::eval::codes::EVAL_ERROR,
                 kind: Default::default(),
                 message: "break() from context where this is illegal".into(),
                 span,
             },
             Flow::Next(_) => EvalError {
+                code: crate::eval::codes::EVAL_ERROR,
                 kind: Default::default(),
                 message: "next() from context where this is illegal".into(),
                 span: None,
             },
             Flow::Return(_, span) => EvalError {
+                code: crate::eval::codes::EVAL_ERROR,
                 kind: Default::default(),
                 message: "return() from context where this is illegal".into(),
                 span,
@@ -1761,7 +1825,7 @@ impl Compiler {
         if let Some(a) = self.aliases.get(&lower) {
             return Type::Alias(a.clone());
         }
-        if let Some(def) = self.env.type_aliases.get(&lower).cloned() {
+        if let Some(def) = self.env.type_alias(&lower) {
             let alias = TypeAlias::new(bare);
             self.aliases.insert(lower.clone(), alias.clone());
             let top = self.top;
@@ -1809,7 +1873,7 @@ impl Compiler {
             }
             return Type::Alias(alias);
         }
-        if self.env.defines.contains_key(&lower) {
+        if self.env.define(&lower).is_some() {
             return Type::Resource(Arc::new(ResourceType {
                 type_name: Some(SmolStr::new(capitalize(bare))),
                 title: None,
@@ -1817,7 +1881,7 @@ impl Compiler {
         }
         let t = puppet_types::resolve_type_name(bare);
         // Resource types of the environment's modules (`Anchor`, `Mysql_datadir`).
-        if matches!(t, Type::TypeReference(_)) && self.types().get(&lower).is_some() {
+        if matches!(t, Type::TypeReference(_)) && self.env.resource_type_known(&lower) {
             return Type::Resource(Arc::new(ResourceType {
                 type_name: Some(SmolStr::new(capitalize(bare))),
                 title: None,
@@ -1870,7 +1934,7 @@ impl Compiler {
     ) -> R<Value> {
         let lname = name.trim_start_matches("::").to_ascii_lowercase();
         // Functions written in Puppet shadow everything else.
-        if let Some(f) = self.env.functions.get(lname.as_str()).cloned() {
+        if let Some(f) = self.env.puppet_function(lname.as_str()) {
             return self.call_puppet_function(&f, args, lambda.is_some(), span);
         }
         if let Some(r) = crate::builtins::call(self, &lname, &args, lambda, scope, span) {
@@ -1885,13 +1949,11 @@ impl Compiler {
         let saved = (self.current, self.call_span.take());
         self.current = scope;
         self.call_span = Some(span.clone());
-        let env = self.env.clone();
-        let reg = env.registry();
-        let r = if reg.get(&lname).is_some() {
-            reg.call(self, &lname, args, block.as_ref().map(|b| b as &dyn Block))
+        let r = if let Some(f) = self.env.function(&lname) {
+            f.call(self, args, block.as_ref().map(|b| b as &dyn Block))
         } else {
             Err(CallError::new(
-                "EVAL_UNKNOWN_FUNCTION",
+                crate::eval::codes::UNKNOWN_FUNCTION,
                 format!("Unknown function: '{name}'."),
             ))
         };
@@ -1908,8 +1970,13 @@ impl Compiler {
                         return Err(Flow::Error(e));
                     }
                 }
-                if code == "EVAL_UNKNOWN_FUNCTION" {
-                    err(message, span)
+                if code == crate::eval::codes::UNKNOWN_FUNCTION {
+                    Err(Flow::Error(EvalError {
+                        code: crate::eval::codes::UNKNOWN_FUNCTION,
+                        kind: ErrorKind::Evaluation,
+                        message,
+                        span: Some(span.clone()),
+                    }))
                 } else if code == "EVAL_FLOW" {
                     // An error raised by the evaluator inside a lambda: already complete.
                     err(message, span)
@@ -2264,6 +2331,7 @@ impl Compiler {
             Err(Flow::Error(e)) => Err(Flow::Error(match self.param_type_error.take() {
                 Some(raw) => raw,
                 None => EvalError {
+                    code: crate::eval::codes::EVAL_ERROR,
                     kind: Default::default(),
                     message: format!("Error while evaluating a Function Call, {}", e.message),
                     span: Some(span.clone()),
@@ -2556,9 +2624,9 @@ impl CallContext for Compiler {
             Err(Flow::Next(v)) => Err(CallError::Next(v)),
             Err(Flow::Break(_)) => Err(CallError::Break),
             Err(Flow::Return(v, _)) => Err(CallError::Return(v)),
-            Err(Flow::Error(e)) if e.message == format!("Unknown function: '{name}'.") => {
-                Err(CallError::new("EVAL_UNKNOWN_FUNCTION", e.message))
-            }
+            Err(Flow::Error(e)) if e.message == format!("Unknown function: '{name}'.") => Err(
+                CallError::new(crate::eval::codes::UNKNOWN_FUNCTION, e.message),
+            ),
             Err(Flow::Error(e)) => Err(CallError::new("EVAL_FLOW", e.message)),
         }
     }
@@ -2621,16 +2689,12 @@ impl CallContext for Compiler {
 
     fn module_directory(&self, name: &str) -> Option<String> {
         self.env
-            .modules
-            .get(name)
+            .module_dir(name)
             .map(|p| p.to_string_lossy().into_owned())
     }
 
     fn read_file(&self, path: &str) -> Result<Option<Vec<u8>>, String> {
-        let Some(source) = &self.env.source else {
-            return Err(format!("this environment reads no files ('{path}')"));
-        };
-        match source.read_bytes(std::path::Path::new(path)) {
+        match self.env.source().read_bytes(std::path::Path::new(path)) {
             Ok(bytes) => Ok(Some(bytes)),
             Err(puppet_loader::ProviderError::NotFound(_)) => Ok(None),
             Err(e) => Err(e.to_string()),
@@ -2638,7 +2702,7 @@ impl CallContext for Compiler {
     }
 
     fn module_file(&self, name: &str, relative: &str) -> Option<Vec<u8>> {
-        let path = self.env.modules.get(name)?.join(relative);
+        let path = self.env.module_dir(name)?.join(relative);
         self.env.read_module_file(&path.to_string_lossy())
     }
 

@@ -1,0 +1,252 @@
+//! The one way in: a [`Session`] describes an environment (module path or files in memory,
+//! main manifest or code, environment directory, Hiera, custom functions) and loads it into
+//! an [`Environment`] that compiles nodes.
+//!
+//! Loading reads almost nothing: the module path's listing, each module's `metadata.json`,
+//! the main manifest and the Hiera configuration files. Everything else is read the first time
+//! a compile needs it (see [`crate::env`]). All reads go through one
+//! [`SourceProvider`]: the file system below the session's directories
+//! ([`puppet_loader::FsProvider`]), or whatever [`Session::files`] gives, e.g. a
+//! [`MemoryProvider`](puppet_loader::MemoryProvider).
+//!
+//! ```
+//! use puppet_eval::{Session, Settings};
+//! use puppet_loader::MemoryProvider;
+//! let files = MemoryProvider::new()
+//!     .with_file("/env/manifests/site.pp", "node default { include motd }")
+//!     .with_file("/env/modules/motd/manifests/init.pp",
+//!                "class motd($text = lookup('motd::text')) { file { '/etc/motd': content => \"${text}\\n\" } }")
+//!     .with_file("/env/modules/motd/hiera.yaml", "version: 5\nhierarchy:\n  - name: common\n    path: common.yaml\n")
+//!     .with_file("/env/modules/motd/data/common.yaml", "motd::text: Welcome\n")
+//!     .with_file("/env/modules/unused/manifests/init.pp", "class unused { this is not puppet");
+//! let env = Session::new()
+//!     .files(files)
+//!     .modulepath(["/env/modules"])
+//!     .manifest("/env/manifests/site.pp")
+//!     .load()
+//!     .unwrap();
+//! let out = env.compile(&Settings::agent("web01.example.com", Default::default()));
+//! let catalog = out.catalog.unwrap();
+//! let motd = &catalog.resources[catalog.find("File[/etc/motd]").unwrap()];
+//! assert_eq!(motd.parameters["content"], "Welcome\n");
+//! // The module that no compile needed was never read.
+//! assert!(env.loader().loaded_files() < 4);
+//! ```
+
+use crate::env::Environment;
+use puppet_diagnostics::{Diagnostic, Severity};
+use puppet_functions::Registry;
+use puppet_loader::{EnvironmentConfig, FsProvider, Loader, SourceProvider};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Diagnostic codes of loading an environment.
+pub mod codes {
+    /// The main manifest (a file or a directory) does not exist.
+    pub const MANIFEST_NOT_FOUND: &str = "SESSION_MANIFEST_NOT_FOUND";
+    /// A `hiera.yaml` could not be read or is not valid.
+    pub const HIERA_CONFIG: &str = "SESSION_HIERA_CONFIG";
+}
+
+/// A description of an environment to load. Build it with the methods, then
+/// [`load`](Session::load) it. See the module docs for an example.
+#[derive(Debug, Default)]
+pub struct Session {
+    config: EnvironmentConfig,
+    provider: Option<Arc<dyn SourceProvider>>,
+    code: Option<(Option<String>, String)>,
+    hiera_config: Option<PathBuf>,
+    hiera: Option<puppet_hiera::Lookup>,
+    functions: Option<Registry>,
+}
+
+impl Session {
+    /// An empty description: no modules, no manifest.
+    pub fn new() -> Session {
+        Session::default()
+    }
+
+    /// The module path: directories searched in order (the first module of a name wins).
+    pub fn modulepath(mut self, dirs: impl IntoIterator<Item = impl Into<PathBuf>>) -> Session {
+        self.config.modulepath = dirs.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The main manifest: a `.pp` file, or a directory whose `.pp` files are read in sorted
+    /// order (recursively).
+    pub fn manifest(mut self, path: impl Into<PathBuf>) -> Session {
+        self.config.manifest = Some(path.into());
+        self
+    }
+
+    /// Code to evaluate as (the end of) the main manifest, like `puppet apply -e`.
+    pub fn code(mut self, text: impl Into<String>) -> Session {
+        self.code = Some((None, text.into()));
+        self
+    }
+
+    /// A main manifest given as text (an editor's buffer, a generated program), reported
+    /// under `path` in messages.
+    pub fn manifest_text(mut self, path: impl Into<String>, text: impl Into<String>) -> Session {
+        self.code = Some((Some(path.into()), text.into()));
+        self
+    }
+
+    /// Hiera built by the embedder (over its own [`DataSource`](puppet_hiera::DataSource)),
+    /// instead of the layers the session's files give.
+    pub fn hiera(mut self, lookup: puppet_hiera::Lookup) -> Session {
+        self.hiera = Some(lookup);
+        self
+    }
+
+    /// The environment directory: its `hiera.yaml` (the environment layer of Hiera, with
+    /// `data/`), its `functions/` (`environment::` functions) and `types/`.
+    pub fn environment_dir(mut self, dir: impl Into<PathBuf>) -> Session {
+        self.config.env_dir = Some(dir.into());
+        self
+    }
+
+    /// The global `hiera.yaml` (Puppet's `hiera_config`); Puppet's default hierarchy over
+    /// `data/` next to it when the file does not exist.
+    pub fn hiera_config(mut self, path: impl Into<PathBuf>) -> Session {
+        self.hiera_config = Some(path.into());
+        self
+    }
+
+    /// Reads every file through `provider` instead of the file system (for example a
+    /// [`MemoryProvider`](puppet_loader::MemoryProvider) holding the whole environment).
+    pub fn files(mut self, provider: impl SourceProvider + 'static) -> Session {
+        self.provider = Some(Arc::new(provider));
+        self
+    }
+
+    /// [`files`](Session::files) with a shared provider.
+    pub fn provider(mut self, provider: Arc<dyn SourceProvider>) -> Session {
+        self.provider = Some(provider);
+        self
+    }
+
+    /// Adds functions of the embedder's own (searched before Puppet's built-ins, so one may
+    /// replace a built-in).
+    ///
+    /// ```
+    /// use puppet_eval::{Session, Settings};
+    /// use puppet_functions::Signature;
+    /// use puppet_types::Value;
+    /// let env = Session::new()
+    ///     .code("notify { 'x': message => double(21) }")
+    ///     .functions(|reg| {
+    ///         reg.function("double")
+    ///             .dispatch(Signature::new().param("Integer", "x"), |_, args| match args.get(0) {
+    ///                 Value::Integer(i) => Ok(Value::Integer(i * 2)),
+    ///                 _ => Ok(Value::Undef),
+    ///             })
+    ///             .register()
+    ///             .unwrap();
+    ///     })
+    ///     .load()
+    ///     .unwrap();
+    /// let catalog = env.compile(&Settings::default()).catalog.unwrap();
+    /// let x = &catalog.resources[catalog.find("Notify[x]").unwrap()];
+    /// assert_eq!(x.parameters["message"], 42);
+    /// ```
+    pub fn functions(mut self, register: impl FnOnce(&mut Registry)) -> Session {
+        register(self.functions.get_or_insert_with(Registry::new));
+        self
+    }
+
+    /// Every directory (or file) the session reads below: what a file-system provider
+    /// serves.
+    pub fn roots(&self) -> Vec<PathBuf> {
+        let mut roots = self.config.roots();
+        if let Some(h) = &self.hiera_config {
+            roots.push(h.parent().unwrap_or(Path::new("/")).to_path_buf());
+        }
+        roots
+    }
+
+    /// Loads the environment. Fails (with diagnostics) when no compile could succeed: the
+    /// main manifest does not exist, or a `hiera.yaml` is not valid. Other problems (a
+    /// module directory with an invalid name, a syntax error in the main manifest) are in
+    /// [`Environment::diagnostics`]; compiles report the errors among them.
+    pub fn load(self) -> Result<Arc<Environment>, Vec<Diagnostic>> {
+        let mut config = self.config.clone();
+        config.modulepath = config.modulepath.iter().map(|p| absolute(p)).collect();
+        config.manifest = config.manifest.as_deref().map(absolute);
+        config.env_dir = config.env_dir.as_deref().map(absolute);
+        let hiera_config = self.hiera_config.as_deref().map(absolute);
+        let provider: Arc<dyn SourceProvider> = match self.provider.clone() {
+            Some(p) => p,
+            None => {
+                let mut roots = config.roots();
+                if let Some(h) = &hiera_config {
+                    roots.push(h.parent().unwrap_or(Path::new("/")).to_path_buf());
+                }
+                Arc::new(FsProvider::new(roots))
+            }
+        };
+        let mut errors = Vec::new();
+        if let Some(m) = &config.manifest {
+            if provider.kind(m).is_none() {
+                errors.push(
+                    Diagnostic::new(
+                        Severity::Error,
+                        codes::MANIFEST_NOT_FOUND,
+                        format!(
+                            "Could not find the main manifest '{}': no such file or directory",
+                            m.display()
+                        ),
+                    )
+                    .with_file(m.display().to_string()),
+                );
+            }
+        }
+        let loader = Loader::open(&config, provider.clone());
+        let modules: Vec<(smol_str::SmolStr, PathBuf)> = loader
+            .modules()
+            .map(|m| (m.name.clone(), m.path.clone()))
+            .collect();
+        let hiera = match self.hiera {
+            Some(lookup) => Ok(Some(lookup)),
+            None => crate::hiera::lookup_with_source(
+                crate::hiera::ProviderSource::new(provider),
+                config.env_dir.as_deref(),
+                hiera_config.as_deref(),
+                &modules.into_iter().collect(),
+            ),
+        };
+        let hiera = match hiera {
+            Ok(h) => h,
+            Err(e) => {
+                errors.push(Diagnostic::new(
+                    Severity::Error,
+                    codes::HIERA_CONFIG,
+                    e.to_string(),
+                ));
+                None
+            }
+        };
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        let env = Environment::open(loader, self.code, self.functions.map(Arc::new), hiera);
+        Ok(Arc::new(env))
+    }
+}
+
+/// `p` made absolute against the current directory, with `.` and `..` resolved lexically
+/// (as a user means `--modulepath ../modules`).
+fn absolute(p: &Path) -> PathBuf {
+    let joined = std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    let mut out = PathBuf::new();
+    for c in joined.components() {
+        match c {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
