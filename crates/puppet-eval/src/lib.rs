@@ -18,6 +18,7 @@ pub mod catalog;
 mod compile;
 pub mod env;
 pub mod eval;
+pub mod facts;
 pub mod hiera;
 pub mod ir;
 pub mod lower;

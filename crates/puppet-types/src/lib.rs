@@ -63,7 +63,7 @@ pub use regexp::Regexp;
 pub use semver::{Version, VersionRange};
 pub use time::{Timespan, Timestamp};
 pub use types::{Type, TypeAlias};
-pub use value::Value;
+pub use value::{Value, ValueMap};
 
 #[cfg(test)]
 mod send_sync {

@@ -112,6 +112,22 @@ fn translate_ruby(src: &str) -> String {
                         "[0-9a-fA-F]"
                     }),
                     'H' if in_class == 0 => out.push_str("[^0-9a-fA-F]"),
+                    // Ruby's \w, \d and \s are ASCII classes (Onigmo without the `u`
+                    // option); Rust's are Unicode.
+                    'w' => out.push_str(if in_class > 0 {
+                        "a-zA-Z0-9_"
+                    } else {
+                        "[a-zA-Z0-9_]"
+                    }),
+                    'd' => out.push_str(if in_class > 0 { "0-9" } else { "[0-9]" }),
+                    's' => out.push_str(if in_class > 0 {
+                        " \\t\\n\\x0B\\x0C\\r"
+                    } else {
+                        "[ \\t\\n\\x0B\\x0C\\r]"
+                    }),
+                    'W' if in_class == 0 => out.push_str("[^a-zA-Z0-9_]"),
+                    'D' if in_class == 0 => out.push_str("[^0-9]"),
+                    'S' if in_class == 0 => out.push_str("[^ \\t\\n\\x0B\\x0C\\r]"),
                     '/' => out.push('/'),
                     // `\0`, `\01`, `\012`: an octal character code.
                     '0' => {
