@@ -67,7 +67,7 @@ pub enum ResourceKind {
 pub struct Resource {
     pub type_name: SmolStr,
     pub title: SmolStr,
-    pub params: IndexMap<SmolStr, Value>,
+    pub params: crate::Map<SmolStr, Value>,
     /// The parameters that came from resource defaults.
     pub defaulted: IndexSet<SmolStr>,
     /// Tags in the order Puppet adds them (type, title, container's tags, `tag`s).
@@ -90,7 +90,7 @@ impl Resource {
         Resource {
             type_name: SmolStr::new(type_name),
             title: SmolStr::new(title),
-            params: IndexMap::new(),
+            params: Default::default(),
             defaulted: IndexSet::new(),
             tags: IndexSet::new(),
             kind: ResourceKind::Builtin,

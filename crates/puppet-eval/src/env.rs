@@ -352,6 +352,23 @@ impl Environment {
             .map(|m| (m.name.as_str(), m.path.as_path()))
     }
 
+    /// The module whose directory holds the file at `path`, if any.
+    pub fn module_of_path(&self, path: &str) -> Option<&str> {
+        for dir in &self.shared.loader.config().modulepath {
+            let Some(dir) = dir.to_str() else { continue };
+            let Some(rest) = path.strip_prefix(dir).and_then(|r| r.strip_prefix('/')) else {
+                continue;
+            };
+            let name = rest.split('/').next().unwrap_or("");
+            if let Some(m) = self.shared.loader.module(name) {
+                if m.path.as_os_str().len() == dir.len() + 1 + name.len() {
+                    return Some(m.name.as_str());
+                }
+            }
+        }
+        None
+    }
+
     /// A module's directory.
     pub fn module_dir(&self, name: &str) -> Option<&Path> {
         self.shared.loader.module(name).map(|m| m.path.as_path())

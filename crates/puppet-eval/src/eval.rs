@@ -406,6 +406,11 @@ pub struct Compiler {
     pub type_parser_mode: bool,
     /// The Pcore annotations attached to values during this compile (`annotate`).
     annotations: puppet_functions::Annotations,
+    /// Values of constant type expressions evaluated in this compile, by (file, start, end,
+    /// expression): the address tells apart expressions lowered with one span (in an
+    /// interpolated heredoc), and the entry keeps its file alive so that no other file's
+    /// expressions can take the key.
+    const_types: std::collections::HashMap<ConstKey, (Arc<crate::ir::SourceFile>, Value)>,
     /// Parameters whose default expression is being evaluated, innermost last.
     param_guards: Vec<ParamGuard>,
     /// An error of a function parameter's type expression: reported as it is, where the
@@ -428,11 +433,32 @@ pub(crate) struct ParamGuard {
     /// a function's errors are wrapped by its caller) and the owner (`f`, `lambda`).
     pub prefix: String,
     pub param: SmolStr,
-    pub pending: Vec<SmolStr>,
+    pub pending: PendingParams,
     /// Parameters before `param` that have no value (a class or define instance missing
     /// required ones): reading one is Puppet's "expects a value for parameter $x".
     pub missing: Vec<SmolStr>,
     pub span: Span,
+}
+
+/// The parameters a default expression may not read yet: `names[from..]`, shared by the
+/// guards of one parameter list (so that binding n parameters costs n, not n²).
+#[derive(Debug, Clone)]
+pub(crate) struct PendingParams {
+    names: Arc<[SmolStr]>,
+    from: usize,
+}
+
+impl PendingParams {
+    /// `names[from..]`.
+    pub(crate) fn new(names: Arc<[SmolStr]>, from: usize) -> PendingParams {
+        PendingParams { names, from }
+    }
+
+    fn contains(&self, name: &str) -> bool {
+        self.names
+            .get(self.from..)
+            .is_some_and(|rest| rest.iter().any(|p| p == name))
+    }
 }
 
 impl std::fmt::Debug for Compiler {
@@ -535,6 +561,7 @@ impl Compiler {
             unresolvable_alias: None,
             type_parser_mode: false,
             annotations: puppet_functions::Annotations::new(),
+            const_types: std::collections::HashMap::new(),
             param_guards: Vec::new(),
             param_type_error: None,
             warned_once: indexmap::IndexSet::new(),
@@ -598,12 +625,7 @@ impl Compiler {
         let Some(path) = &span.file.path else {
             return Value::string("");
         };
-        for (name, dir) in self.env.modules() {
-            if std::path::Path::new(path).starts_with(dir) {
-                return Value::string(name);
-            }
-        }
-        Value::string("")
+        Value::string(self.env.module_of_path(path).unwrap_or(""))
     }
 
     /// The resource types this compile knows (its environment's).
@@ -826,31 +848,27 @@ impl Compiler {
                 Ok(v)
             }
             ExprKind::Access(target, keys) => {
-                let t = self.eval(target, scope)?;
-                if self.type_parser_mode {
-                    if let Value::Type(Type::TypeReference(_)) = &t {
-                        let text = &e.span.file.text[e.span.start as usize..e.span.end as usize];
-                        return Ok(Value::Type(Type::TypeReference(SmolStr::new(text))));
+                // A type or resource reference written with constants only (`Array[String]`,
+                // `File['/etc/motd']`) has the same value every time: evaluated once.
+                if !self.type_parser_mode
+                    && matches!(target.kind, ExprKind::TypeName(_))
+                    && is_constant_type_expr(e, 0)
+                {
+                    let key = (
+                        Arc::as_ptr(&e.span.file) as usize,
+                        e.span.start,
+                        e.span.end,
+                        e as *const Expr as usize,
+                    );
+                    if let Some((_, v)) = self.const_types.get(&key) {
+                        return Ok(v.clone());
                     }
+                    let v = self.eval_access(e, target, keys, scope)?;
+                    self.const_types
+                        .insert(key, (e.span.file.clone(), v.clone()));
+                    return Ok(v);
                 }
-                // In `Class[...]`, an unknown capitalized name is a type reference (which
-                // Puppet then refuses as a class name), not an unknown resource type.
-                let class_keys = matches!(t, Value::Type(Type::Class(None)));
-                let mut ks = Vec::with_capacity(keys.len());
-                for k in keys {
-                    if let ExprKind::Unfold(inner) = &k.kind {
-                        ks.extend(unfold_value(self.eval(inner, scope)?))
-                    } else if class_keys && matches!(k.kind, ExprKind::TypeName(_)) {
-                        let saved = std::mem::replace(&mut self.type_parser_mode, true);
-                        let v = self.eval(k, scope);
-                        self.type_parser_mode = saved;
-                        ks.push(v?);
-                    } else {
-                        ks.push(self.eval(k, scope)?);
-                    }
-                }
-                let key_spans: Vec<Span> = keys.iter().map(|k| k.span.clone()).collect();
-                self.access(t, ks, &e.span, &key_spans)
+                self.eval_access(e, target, keys, scope)
             }
             ExprKind::Selector(target, entries) => {
                 self.scopes.get_mut(scope).matches.push(Vec::new());
@@ -977,6 +995,35 @@ impl Compiler {
             ExprKind::Definition => Ok(Value::Undef),
             ExprKind::Invalid(msg) => err(msg.clone(), &e.span),
         }
+    }
+
+    /// `target[keys]` (see `access`).
+    fn eval_access(&mut self, e: &Expr, target: &Expr, keys: &[Expr], scope: ScopeId) -> R<Value> {
+        let t = self.eval(target, scope)?;
+        if self.type_parser_mode {
+            if let Value::Type(Type::TypeReference(_)) = &t {
+                let text = &e.span.file.text[e.span.start as usize..e.span.end as usize];
+                return Ok(Value::Type(Type::TypeReference(SmolStr::new(text))));
+            }
+        }
+        // In `Class[...]`, an unknown capitalized name is a type reference (which
+        // Puppet then refuses as a class name), not an unknown resource type.
+        let class_keys = matches!(t, Value::Type(Type::Class(None)));
+        let mut ks = Vec::with_capacity(keys.len());
+        for k in keys {
+            if let ExprKind::Unfold(inner) = &k.kind {
+                ks.extend(unfold_value(self.eval(inner, scope)?))
+            } else if class_keys && matches!(k.kind, ExprKind::TypeName(_)) {
+                let saved = std::mem::replace(&mut self.type_parser_mode, true);
+                let v = self.eval(k, scope);
+                self.type_parser_mode = saved;
+                ks.push(v?);
+            } else {
+                ks.push(self.eval(k, scope)?);
+            }
+        }
+        let key_spans: Vec<Span> = keys.iter().map(|k| k.span.clone()).collect();
+        self.access(t, ks, &e.span, &key_spans)
     }
 
     fn selector(
@@ -1144,7 +1191,7 @@ impl Compiler {
     fn check_param_guards(&self, name: &str, scope: ScopeId) -> R<()> {
         for g in self.param_guards.iter().rev() {
             let missing = g.missing.iter().any(|p| p == name);
-            if !missing && !g.pending.iter().any(|p| p == name) {
+            if !missing && !g.pending.contains(name) {
                 continue;
             }
             let mut id = Some(scope);
@@ -1953,7 +2000,7 @@ impl Compiler {
             f.call(self, args, block.as_ref().map(|b| b as &dyn Block))
         } else {
             Err(CallError::new(
-                crate::eval::codes::UNKNOWN_FUNCTION,
+                puppet_functions::codes::UNKNOWN_FUNCTION,
                 format!("Unknown function: '{name}'."),
             ))
         };
@@ -1970,7 +2017,7 @@ impl Compiler {
                         return Err(Flow::Error(e));
                     }
                 }
-                if code == crate::eval::codes::UNKNOWN_FUNCTION {
+                if code == puppet_functions::codes::UNKNOWN_FUNCTION {
                     Err(Flow::Error(EvalError {
                         code: crate::eval::codes::UNKNOWN_FUNCTION,
                         kind: ErrorKind::Evaluation,
@@ -2059,6 +2106,7 @@ impl Compiler {
         }
         let fixed = params.iter().filter(|p| !p.captures_rest).count();
         let mut args = args.into_iter();
+        let mut all_names: Option<Arc<[SmolStr]>> = None;
         for (i, p) in params.iter().enumerate() {
             if p.captures_rest && fname.is_none() {
                 // A lambda's `*$rest`: `Array[T, min, max]` types the elements and bounds
@@ -2155,12 +2203,14 @@ impl Compiler {
                                 self.call_span.clone().unwrap_or_else(|| span.clone()),
                             ),
                         };
-                        let pending = params[i..].iter().map(|q| q.name.clone()).collect();
+                        let names = all_names
+                            .get_or_insert_with(|| params.iter().map(|q| q.name.clone()).collect())
+                            .clone();
                         let guard = ParamGuard {
                             scope,
                             prefix,
                             param: p.name.clone(),
-                            pending,
+                            pending: PendingParams::new(names, i),
                             missing: Vec::new(),
                             span: guard_span,
                         };
@@ -2240,6 +2290,28 @@ impl Compiler {
 
     /// Evaluates a parameter's type expression; for a function (`fname`), an error is kept
     /// to be reported as it is (see `param_type_error`).
+    /// Evaluates a parameter's type expression; one made only of type names, literals and
+    /// accesses on them is evaluated once per compile (a define with hundreds of typed
+    /// parameters is instantiated many times).
+    pub(crate) fn eval_type_expr(&mut self, t: &Expr, scope: ScopeId) -> R<Value> {
+        if !is_constant_type_expr(t, 0) {
+            return self.eval(t, scope);
+        }
+        let key = (
+            Arc::as_ptr(&t.span.file) as usize,
+            t.span.start,
+            t.span.end,
+            t as *const Expr as usize,
+        );
+        if let Some((_, v)) = self.const_types.get(&key) {
+            return Ok(v.clone());
+        }
+        let v = self.eval(t, scope)?;
+        self.const_types
+            .insert(key, (t.span.file.clone(), v.clone()));
+        Ok(v)
+    }
+
     fn eval_param_type(&mut self, t: &Expr, scope: ScopeId, fname: Option<&str>) -> R<Value> {
         let r = self.eval(t, scope);
         if let (Err(Flow::Error(e)), Some(_)) = (&r, fname) {
@@ -2480,16 +2552,45 @@ fn now_secs() -> f64 {
 
 /// Capitalises each `::` segment: `foo::bar` -> `Foo::Bar`.
 pub fn capitalize(name: &str) -> String {
-    name.split("::")
-        .map(|seg| {
-            let mut c = seg.chars();
-            match c.next() {
-                Some(f) => f.to_uppercase().collect::<String>() + c.as_str(),
-                None => String::new(),
+    let mut out = String::with_capacity(name.len());
+    for (i, seg) in name.split("::").enumerate() {
+        if i > 0 {
+            out.push_str("::");
+        }
+        let mut c = seg.chars();
+        if let Some(f) = c.next() {
+            if f.is_ascii() {
+                out.push(f.to_ascii_uppercase());
+            } else {
+                out.extend(f.to_uppercase());
             }
-        })
-        .collect::<Vec<_>>()
-        .join("::")
+            out.push_str(c.as_str());
+        }
+    }
+    out
+}
+
+/// The key of a constant expression's value: (file, start, end, expression address).
+type ConstKey = (usize, u32, u32, usize);
+
+/// Whether a type expression's value depends on nothing but itself: type names, literals,
+/// bare words, and arrays, hashes and accesses of those (no variables, no calls).
+fn is_constant_type_expr(e: &Expr, depth: u32) -> bool {
+    if depth > 32 {
+        return false;
+    }
+    match &e.kind {
+        ExprKind::Literal(_) | ExprKind::Name(_) | ExprKind::TypeName(_) => true,
+        ExprKind::Access(base, args) => {
+            is_constant_type_expr(base, depth + 1)
+                && args.iter().all(|a| is_constant_type_expr(a, depth + 1))
+        }
+        ExprKind::Array(items) => items.iter().all(|a| is_constant_type_expr(a, depth + 1)),
+        ExprKind::Hash(pairs) => pairs.iter().all(|(k, v)| {
+            is_constant_type_expr(k, depth + 1) && is_constant_type_expr(v, depth + 1)
+        }),
+        _ => false,
+    }
 }
 
 /// The text a value interpolates to in a string.
@@ -2625,7 +2726,7 @@ impl CallContext for Compiler {
             Err(Flow::Break(_)) => Err(CallError::Break),
             Err(Flow::Return(v, _)) => Err(CallError::Return(v)),
             Err(Flow::Error(e)) if e.message == format!("Unknown function: '{name}'.") => Err(
-                CallError::new(crate::eval::codes::UNKNOWN_FUNCTION, e.message),
+                CallError::new(puppet_functions::codes::UNKNOWN_FUNCTION, e.message),
             ),
             Err(Flow::Error(e)) => Err(CallError::new("EVAL_FLOW", e.message)),
         }

@@ -35,6 +35,10 @@ pub use session::Session;
 use puppet_types::Value;
 use std::sync::Arc;
 
+/// The insertion-ordered map of the evaluator's hot paths (variables, resource parameters),
+/// with a fast hasher: keys are names from the user's code, and order is insertion order.
+pub type Map<K, V> = indexmap::IndexMap<K, V, rustc_hash::FxBuildHasher>;
+
 /// What evaluating a program produced.
 #[derive(Debug)]
 pub struct Outcome {
