@@ -24,6 +24,9 @@
 //! `CERTNAME.json`, shows a progress bar on a terminal, and ends with a summary line on
 //! stderr. The exit status is 1 when any node failed.
 
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use clap::Parser as _;
 use puppet_lang::eval::facts::{self, NodeFacts};
 use puppet_lang::eval::{Environment, EvalError, Session, Settings};
