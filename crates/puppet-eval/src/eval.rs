@@ -65,13 +65,18 @@ impl std::fmt::Display for EvalError {
 impl std::error::Error for EvalError {}
 
 impl From<&EvalError> for puppet_diagnostics::Diagnostic {
-    /// The error as a diagnostic: its code, Puppet's whole text as the message, and the
-    /// file, range, line and column of its span.
+    /// The error as a diagnostic: its code, Puppet's text as the message (without the
+    /// `(file: F, line: L, column: C)` Puppet appends to an evaluation error: that is the
+    /// diagnostic's file, range, line and column).
     fn from(e: &EvalError) -> Self {
+        let message = match e.kind {
+            ErrorKind::Evaluation => format!("Evaluation Error: {}", e.message),
+            ErrorKind::Complete => e.message.clone(),
+        };
         let d = puppet_diagnostics::Diagnostic::new(
             puppet_diagnostics::Severity::Error,
             e.code,
-            e.puppet_message(),
+            message,
         );
         match &e.span {
             Some(s) => d
