@@ -139,3 +139,39 @@ fn resources_declared_in_lambdas_outlive_the_lambda() {
     let c = &cat.resources[cat.find("Notify[c]").unwrap()];
     assert_eq!(c.parameters["message"], "collected");
 }
+
+#[path = "common/fuzz_compile.rs"]
+mod fuzz_compile;
+
+/// The files of a folder (relative to this crate), sorted, with their text.
+fn files_in(dir: &str) -> Vec<(String, String)> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+    let mut paths: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{dir:?}: {e}"))
+        .map(|e| e.expect("dir entry").path())
+        .collect();
+    paths.sort();
+    paths
+        .into_iter()
+        .map(|p| {
+            let text = std::fs::read_to_string(&p).expect("readable");
+            (p.file_name().unwrap().to_string_lossy().into_owned(), text)
+        })
+        .collect()
+}
+
+/// The `compile` fuzz target's seeds (`fuzz/seeds/compile/`) compile to catalogs in its
+/// fixed environment: if a change broke the fixed module tree or the seeds, the fuzzer
+/// would stop reaching past the first error.
+#[test]
+fn fuzz_seeds_compile() {
+    let seeds = files_in("../../fuzz/seeds/compile");
+    assert!(seeds.len() >= 5);
+    for (name, text) in seeds {
+        let out = on_small_stack(move || fuzz_compile::run(&text));
+        match out {
+            Ok(resources) => assert!(resources > 0, "{name}: an empty catalog"),
+            Err(e) => panic!("{name}: {e}"),
+        }
+    }
+}
