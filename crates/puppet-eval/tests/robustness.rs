@@ -139,3 +139,44 @@ fn resources_declared_in_lambdas_outlive_the_lambda() {
     let c = &cat.resources[cat.find("Notify[c]").unwrap()];
     assert_eq!(c.parameters["message"], "collected");
 }
+
+#[path = "common/fuzz_compile.rs"]
+mod fuzz_compile;
+
+/// The files of a folder (relative to this crate), sorted, with their text; none when the
+/// folder does not exist.
+fn files_in(dir: &str) -> Vec<(String, String)> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return Vec::new();
+    };
+    let mut paths: Vec<_> = entries.map(|e| e.expect("dir entry").path()).collect();
+    paths.sort();
+    paths
+        .into_iter()
+        .map(|p| {
+            let text = std::fs::read_to_string(&p).expect("readable");
+            (p.file_name().unwrap().to_string_lossy().into_owned(), text)
+        })
+        .collect()
+}
+
+/// The `compile` fuzz target's inputs, run as the target runs them, on a 2 MiB stack. Its
+/// seeds (`fuzz/seeds/compile/`) compile to catalogs in its fixed environment (if a change
+/// broke the fixed module tree or the seeds, the fuzzer would stop reaching past the first
+/// error); the inputs it reported (`tests/fixtures/fuzz/`) end with a catalog or an error.
+#[test]
+fn fuzz_inputs_compile_or_fail_cleanly() {
+    let seeds = files_in("../../fuzz/seeds/compile");
+    assert!(seeds.len() >= 5);
+    for (name, text) in seeds {
+        let out = on_small_stack(move || fuzz_compile::run(&text));
+        match out {
+            Ok(resources) => assert!(resources > 0, "{name}: an empty catalog"),
+            Err(e) => panic!("{name}: {e}"),
+        }
+    }
+    for (_, text) in files_in("tests/fixtures/fuzz") {
+        let _ = on_small_stack(move || fuzz_compile::run(&text));
+    }
+}
