@@ -7,7 +7,7 @@
 #
 # Input: JSON lines on stdin, one case each; output: one JSON line per case, in order.
 #   {"id":..,"op":"catalog","env":DIR,"node":CERTNAME,"facts":FILE}
-#       -> {"id":..,"ok":true,"raw":<to_data_hash>,"canonical":{..},"logs":[..]}
+#       -> {"id":..,"ok":true,"raw":<to_data_hash, see `reproducible`>,"canonical":{..},"logs":[..]}
 #          or {"id":..,"ok":false,"error":MSG}
 #   {"id":..,"op":"lookup","env":DIR,"node":CERTNAME,"facts":FILE,"key":K,
 #    "merge":null|"first"|"unique"|"hash"|"deep","explain":BOOL}
@@ -140,6 +140,20 @@ def canonical(data)
   }
 end
 
+# Puppet's catalog JSON made reproducible: a fixed "version" and "catalog_uuid", and each
+# resource's "file" relative to the environment directory (Puppet writes the path through the
+# environmentpath, here a temporary directory).
+def reproducible(data, env_dir)
+  data = JSON.parse(JSON.generate(data))
+  data['version'] = 1700000000
+  data['catalog_uuid'] = '00000000-0000-4000-8000-000000000000'
+  prefix = File.join(Puppet[:environmentpath], 'production') + '/'
+  data['resources'].each do |r|
+    r['file'] = r['file'].delete_prefix(prefix) if r['file'].is_a?(String)
+  end
+  data
+end
+
 def compile_case(c)
   logs = []
   loader, env = environment_for(c['env'])
@@ -150,7 +164,7 @@ def compile_case(c)
     Puppet.override({ environments: loader, current_environment: env, rich_data: true }, 'oracle') do
       catalog = Puppet::Parser::Compiler.compile(node)
       data = catalog.to_data_hash
-      result = { 'ok' => true, 'raw' => data, 'canonical' => canonical(data) }
+      result = { 'ok' => true, 'raw' => reproducible(data, c['env']), 'canonical' => canonical(data) }
     rescue StandardError => e
       result = { 'ok' => false, 'error' => e.message }
     end

@@ -90,11 +90,8 @@ for line in open(results):
             sys.exit(f"{node}: the canonical catalog mentions a machine path")
         open(f"{out}/catalogs/{node}.json", "w").write(lines(canon))
         raw = r["raw"]
-        raw["version"] = 1700000000
-        raw["catalog_uuid"] = "00000000-0000-4000-8000-000000000000"
-        for res in raw["resources"]:
-            if "file" in res:
-                res["file"] = envpath.sub("", res["file"]).lstrip("/")
+        if envpath.search(json.dumps(raw)) or env in json.dumps(raw):
+            sys.exit(f"{node}: the raw catalog mentions a machine path")
         open(f"{out}/raw/{node}.json", "w").write(lines(raw))
         print(f"{node}: {len(raw['resources'])} resources", file=sys.stderr)
     else:

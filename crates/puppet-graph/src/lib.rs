@@ -31,10 +31,11 @@
 //!
 //! The pieces: [`Catalog`] (model and JSON), [`GraphBuilder`] then [`Graph`] (build, seal,
 //! query), [`Graph::cycles`] ([`CycleReport`]), [`Graph::simulate`] ([`Scenario`],
-//! [`Simulation`]) and [`Graph::to_dot`].
+//! [`Simulation`]), [`Graph::to_dot`], and [`diff`] of two catalogs ([`CatalogDiff`]).
 
 mod autorequire;
 mod cycles;
+mod diff;
 mod dot;
 mod error;
 mod fxhash;
@@ -47,6 +48,10 @@ mod simulate;
 
 pub use autorequire::AutoRelation;
 pub use cycles::{Cycle, CycleEdge, CycleLimits, CycleReport, CycleStep};
+pub use diff::{
+    diff, CatalogDiff, DiffOptions, EdgeChange, EdgeKind, ParamChange, ResourceChange,
+    ResourceEntry,
+};
 pub use dot::DotKind;
 pub use error::Error;
 pub use graph::{Dependency, EdgeOrigin, Graph, GraphBuilder, Part, ResourceId, TraceEntry};
