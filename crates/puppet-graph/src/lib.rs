@@ -31,7 +31,8 @@
 //!
 //! The pieces: [`Catalog`] (model and JSON), [`GraphBuilder`] then [`Graph`] (build, seal,
 //! query), [`Graph::cycles`] ([`CycleReport`]), [`Graph::simulate`] ([`Scenario`],
-//! [`Simulation`]), [`Graph::to_dot`], and [`diff`] of two catalogs ([`CatalogDiff`]).
+//! [`Simulation`]), [`Graph::to_dot`], [`diff`] of two catalogs ([`CatalogDiff`]) and
+//! PuppetDB's wire format ([`Catalog::to_puppetdb`]).
 
 mod autorequire;
 mod cycles;
@@ -43,6 +44,7 @@ mod graph;
 mod keys;
 mod model;
 mod params;
+mod puppetdb;
 mod reference;
 mod simulate;
 
@@ -56,6 +58,7 @@ pub use dot::DotKind;
 pub use error::Error;
 pub use graph::{Dependency, EdgeOrigin, Graph, GraphBuilder, Part, ResourceId, TraceEntry};
 pub use model::{Catalog, ContainmentEdge, RelationKind, RelationOrigin, Relationship, Resource};
+pub use puppetdb::PuppetDbOptions;
 pub use simulate::{DependencyFailure, Outcome, Refresh, Scenario, ScheduledRefresh, Simulation};
 
 #[cfg(test)]
