@@ -365,7 +365,8 @@ fn the_checks_catch_what_the_format_forbids() {
         })
         .unwrap();
     assert!(check_v9(&good).is_empty());
-    let broken: [(&str, fn(&mut Value)); 7] = [
+    type Breaker = fn(&mut Value);
+    let broken: [(&str, Breaker); 7] = [
         ("a missing top-level key", |w| {
             w.as_object_mut().unwrap().remove("code_id");
         }),
