@@ -18,12 +18,10 @@
 #[path = "../../../../fuzz/fuzz_targets/sections.rs"]
 mod sections;
 
-use puppet_eval::{compile, Environment, Settings};
+use puppet_eval::{compile, Environment, Session, Settings};
 use puppet_graph::{CycleLimits, Graph, Scenario};
-use puppet_hiera::MemorySource;
-use puppet_loader::{EnvironmentConfig, MemoryProvider};
+use puppet_loader::MemoryProvider;
 use puppet_types::Value;
-use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
 /// Where each section of the input goes, in order.
@@ -126,49 +124,50 @@ fn settings() -> Settings {
 }
 
 /// The environment of the fixed tree plus the given sections (their files, as [`SECTIONS`]
-/// places them), loaded through puppet-loader, with its Hiera layers.
-fn environment(sections: &[&str]) -> Environment {
+/// places them), loaded through a `Session` (Hiera reads the same in-memory files); a
+/// problem that stops loading (a broken `hiera.yaml`) is the input's result.
+fn environment(sections: &[&str]) -> Result<Arc<Environment>, String> {
     let mut provider = MemoryProvider::new();
-    let mut hiera = MemorySource::new();
     for (path, content) in TREE {
         provider.insert(*path, *content);
-        hiera.insert(*path, *content);
     }
     for (path, section) in SECTIONS.iter().zip(sections) {
         if !section.is_empty() {
             provider.insert(*path, *section);
-            hiera.insert(*path, *section);
         }
     }
-    let mut config = EnvironmentConfig::with_modulepath(["/env/modules"]);
+    let mut session = Session::new()
+        .files(provider)
+        .modulepath(["/env/modules"])
+        .environment_dir("/env");
     if sections.first().is_some_and(|s| !s.is_empty()) {
-        config.manifest = Some(PathBuf::from(SECTIONS[0]));
+        session = session.manifest(SECTIONS[0]);
     }
-    config.env_dir = Some(PathBuf::from("/env"));
-    let env = Environment::load(&config, Arc::new(provider));
-    match puppet_eval::hiera::lookup_with_source(hiera, Some("/env".as_ref()), None, &env.modules) {
-        Ok(Some(lookup)) => env.with_hiera(lookup),
-        Ok(None) | Err(_) => env,
-    }
+    session.load().map_err(|d| {
+        d.iter()
+            .map(|d| d.to_string())
+            .collect::<Vec<_>>()
+            .join("\n")
+    })
 }
 
 /// The environment of the fixed tree alone, loaded once: an input that is only a main
-/// manifest is added to a copy of it, which is several times faster than loading the
-/// modules again (Hiera's caches are then shared between inputs, as between compiles).
-static FIXED: OnceLock<Environment> = OnceLock::new();
+/// manifest replaces its main manifest ([`Environment::with_main_code`]), which is several
+/// times faster than loading the modules again (what was loaded is shared between inputs,
+/// as between compiles).
+static FIXED: OnceLock<Result<Arc<Environment>, String>> = OnceLock::new();
 
 /// Compiles one input and runs its catalog through puppet-graph; returns the number of
 /// resources in the catalog, or the compile's error.
 pub fn run(text: &str) -> Result<usize, String> {
     let sections = sections::split(text);
     let env = if sections.len() == 1 {
-        let mut env = FIXED.get_or_init(|| environment(&[])).clone();
-        env.add_main(Some(SECTIONS[0]), text);
-        env
+        let fixed = FIXED.get_or_init(|| environment(&[])).clone()?;
+        Arc::new(fixed.with_main_code(Some(SECTIONS[0]), text))
     } else {
-        environment(&sections)
+        environment(&sections)?
     };
-    let out = compile(Arc::new(env), &settings());
+    let out = compile(env, &settings());
     if std::env::var_os("FUZZ_SHOW").is_some() {
         for log in &out.logs {
             eprintln!("{}", log.render());
