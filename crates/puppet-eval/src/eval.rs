@@ -48,6 +48,9 @@ pub mod codes {
     pub const DUPLICATE_DECLARATION: &str = "DUPLICATE_DECLARATION";
     /// A relationship to a resource that is not in the catalog.
     pub const MISSING_RELATIONSHIP_TARGET: &str = "MISSING_RELATIONSHIP_TARGET";
+    /// The evaluation took more steps than `Settings::max_steps` (code that would run for
+    /// hours in Puppet too, such as an exponential recursion).
+    pub const STEP_LIMIT: &str = "EVAL_STEP_LIMIT";
     /// No node definition matches the node.
     pub const NO_MATCHING_NODE: &str = "NO_MATCHING_NODE";
     /// A syntax or validation error of the main manifest (the parser's code is more precise
@@ -213,6 +216,10 @@ pub struct Settings {
     /// become top-scope variables. See [`Settings::with_enc`].
     pub enc_classes: IndexMap<SmolStr, Option<IndexMap<SmolStr, Value>>>,
     pub enc_parameters: IndexMap<SmolStr, Value>,
+    /// The most expressions a compile may evaluate before it stops with an error
+    /// (`EVAL_STEP_LIMIT`), so that no input hangs. The default, 200 million, is about
+    /// ten thousand times what the largest public node needs (kitchensink: 23,504).
+    pub max_steps: u64,
 }
 
 impl Default for Settings {
@@ -226,9 +233,17 @@ impl Default for Settings {
             server_facts: IndexMap::new(),
             enc_classes: IndexMap::new(),
             enc_parameters: IndexMap::new(),
+            max_steps: DEFAULT_MAX_STEPS,
         }
     }
 }
+
+/// [`Settings::max_steps`]' default (smaller in fuzzing builds, which run much slower).
+const DEFAULT_MAX_STEPS: u64 = if cfg!(fuzzing) {
+    2_000_000
+} else {
+    200_000_000
+};
 
 impl Settings {
     /// Adds an external node classifier's answer, as Puppet reads an ENC's YAML: `classes`
@@ -381,6 +396,8 @@ pub struct Compiler {
     pub catalog: Catalog,
     aliases: IndexMap<SmolStr, TypeAlias>,
     depth: u32,
+    /// Expressions evaluated so far (see [`Settings::max_steps`]).
+    steps: u64,
     /// The scope calls from functions see (`CallContext::variable`).
     pub(crate) current: ScopeId,
     /// The span of the call being made to the registry (for its errors).
@@ -560,6 +577,7 @@ impl Compiler {
             catalog,
             aliases: IndexMap::new(),
             depth: 0,
+            steps: 0,
             current: top,
             call_span: None,
             pending_error: None,
@@ -712,6 +730,18 @@ impl Compiler {
     }
 
     pub fn eval(&mut self, e: &Expr, scope: ScopeId) -> Result<Value, Flow> {
+        self.steps += 1;
+        if self.steps > self.settings.max_steps {
+            return Err(Flow::Error(EvalError {
+                code: codes::STEP_LIMIT,
+                kind: ErrorKind::Evaluation,
+                message: format!(
+                    "Evaluation stopped after {} steps: the code does not finish (Settings::max_steps)",
+                    self.settings.max_steps
+                ),
+                span: Some(e.span.clone()),
+            }));
+        }
         self.depth += 1;
         if self.depth > MAX_DEPTH {
             self.depth -= 1;

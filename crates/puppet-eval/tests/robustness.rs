@@ -1,5 +1,6 @@
 //! Robustness of the evaluator: evaluating any parsed program never panics, and deep
-//! recursion in Puppet code gives an error instead of a stack overflow.
+//! recursion in Puppet code gives an error instead of a stack overflow, and a runaway
+//! evaluation stops at the step limit.
 //!
 //! Runs on threads with the default 2 MiB test stack, as an embedding tool would.
 
@@ -36,6 +37,25 @@ fn deep_recursion_through_lambdas_is_an_error() {
             .map(|v| v.to_string())
     });
     assert!(out.is_err());
+}
+
+/// Exponential recursion (2^40 calls: Puppet would run for hours) stops at the step limit
+/// with an error, never a hang.
+#[test]
+fn runaway_evaluation_stops_at_the_step_limit() {
+    let src = "function f($n) { if $n < 40 { f($n + 1) f($n + 1) } }\nf(0)";
+    let settings = Settings {
+        max_steps: 100_000,
+        ..Settings::default()
+    };
+    let e = evaluate_source(src, &settings).value.unwrap_err();
+    assert_eq!(e.code, puppet_eval::codes::STEP_LIMIT);
+    assert!(
+        e.message
+            .starts_with("Evaluation stopped after 100000 steps"),
+        "{}",
+        e.message
+    );
 }
 
 #[test]
