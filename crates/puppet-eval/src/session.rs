@@ -44,8 +44,6 @@ use std::sync::Arc;
 pub mod codes {
     /// The main manifest (a file or a directory) does not exist.
     pub const MANIFEST_NOT_FOUND: &str = "SESSION_MANIFEST_NOT_FOUND";
-    /// A `hiera.yaml` could not be read or is not valid.
-    pub const HIERA_CONFIG: &str = "SESSION_HIERA_CONFIG";
 }
 
 /// A description of an environment to load. Build it with the methods, then
@@ -218,11 +216,8 @@ impl Session {
         let hiera = match hiera {
             Ok(h) => h,
             Err(e) => {
-                errors.push(Diagnostic::new(
-                    Severity::Error,
-                    codes::HIERA_CONFIG,
-                    e.to_string(),
-                ));
+                // Hiera's own code (HIERA_INVALID_CONFIG, ...) and text, with the file.
+                errors.push(Diagnostic::from(&e));
                 None
             }
         };
