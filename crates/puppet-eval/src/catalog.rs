@@ -253,8 +253,4 @@ impl Catalog {
     pub fn next_pending_define(&mut self) -> Option<ResourceKey> {
         self.pending.pop_front()
     }
-
-    pub fn has_pending(&self) -> bool {
-        !self.pending.is_empty()
-    }
 }

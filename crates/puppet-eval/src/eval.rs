@@ -4,7 +4,7 @@
 //! construction) and evaluates the IR of an [`Environment`] that it shares with other
 //! compiles. Errors carry Puppet's texts and the span of the expression that failed;
 //! runtime failures inside an operator or a call are reported as Puppet does: "Error while
-//! evaluating a '+' expression, <detail>" at that expression.
+//! evaluating a '+' expression, `<detail>`" at that expression.
 
 use crate::catalog::{Catalog, Resource, ResourceKey, ResourceKind};
 use crate::env::Environment;
@@ -382,18 +382,18 @@ impl Block for EvalLambda {
 
 /// One compile: scopes, logs and the catalog under construction.
 pub struct Compiler {
-    pub env: Arc<Environment>,
-    pub settings: Settings,
-    pub scopes: Scopes,
-    pub top: ScopeId,
+    pub(crate) env: Arc<Environment>,
+    pub(crate) settings: Settings,
+    pub(crate) scopes: Scopes,
+    pub(crate) top: ScopeId,
     /// The scope of every evaluated class, by class name.
-    pub class_scopes: IndexMap<SmolStr, ScopeId>,
+    pub(crate) class_scopes: IndexMap<SmolStr, ScopeId>,
     /// Classes whose evaluation has started (Puppet's `evaluated?`, set before the parent
     /// class and the body run, so that a parent that `contain`s its child does not
     /// evaluate the child a second time).
     pub(crate) started_classes: std::collections::HashSet<SmolStr>,
-    pub logs: Vec<LogEntry>,
-    pub catalog: Catalog,
+    pub(crate) logs: Vec<LogEntry>,
+    pub(crate) catalog: Catalog,
     aliases: IndexMap<SmolStr, TypeAlias>,
     depth: u32,
     /// Expressions evaluated so far (see [`Settings::max_steps`]).
@@ -418,14 +418,14 @@ pub struct Compiler {
     /// Defined-type instances whose body has run.
     pub(crate) evaluated_defines: indexmap::IndexSet<ResourceKey>,
     /// The output of every ERB template rendered (see `Compiled::template_outputs`).
-    pub template_outputs: Vec<String>,
+    pub(crate) template_outputs: Vec<String>,
     /// Set while a Ruby function declares a resource with a non-String title.
     pub(crate) untagged_title: bool,
     /// How the calls being evaluated are named in errors, innermost last.
     call_labels: Vec<&'static str>,
     /// Evaluating a type string as Puppet's type parser does: an unknown name with
     /// parameters is a `TypeReference` of the whole text rather than an error.
-    pub type_parser_mode: bool,
+    pub(crate) type_parser_mode: bool,
     /// The Pcore annotations attached to values during this compile (`annotate`).
     annotations: puppet_functions::Annotations,
     /// Values of constant type expressions evaluated in this compile, by (file, start, end,

@@ -14,20 +14,20 @@
 
 mod access;
 mod builtins;
-pub mod catalog;
+mod catalog;
 mod compile;
-pub mod env;
-pub mod eval;
+mod env;
+mod eval;
 pub mod facts;
 pub mod hiera;
 pub mod ir;
 pub mod lower;
 mod ops;
 mod output;
-pub mod scope;
+mod scope;
 mod session;
 
-pub use env::Environment;
+pub use env::{Environment, Template};
 pub use eval::{codes, Compiler, ErrorKind, EvalError, LogEntry, Settings};
 pub use output::{facts_from_data, from_data, to_data};
 pub use session::Session;
