@@ -27,7 +27,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 /// A lazily filled map: `None` records that a name was looked for and not found.
-type Cache<T> = RwLock<HashMap<SmolStr, Option<T>>>;
+type Cache<T> = RwLock<rustc_hash::FxHashMap<SmolStr, Option<T>>>;
 
 /// Load errors by (kind, name): the first error of the files read to find a name.
 type ErrorCache = RwLock<HashMap<(DefKind, SmolStr), Option<Diagnostic>>>;
@@ -464,7 +464,7 @@ impl Environment {
         if let Some(f) = self.main_functions.get(name) {
             return Some(f.clone());
         }
-        if !name.contains("::") {
+        if !crate::eval::is_qualified(name) {
             // Puppet-language functions are namespaced; a global name is never a file.
             return None;
         }

@@ -39,6 +39,9 @@ use std::sync::Arc;
 /// with a fast hasher: keys are names from the user's code, and order is insertion order.
 pub type Map<K, V> = indexmap::IndexMap<K, V, rustc_hash::FxBuildHasher>;
 
+/// The insertion-ordered set of the same hot paths (tags, edges, the catalog's bookkeeping).
+pub(crate) type Set<T> = indexmap::IndexSet<T, rustc_hash::FxBuildHasher>;
+
 /// What evaluating a program produced.
 #[derive(Debug)]
 pub struct Outcome {
