@@ -1615,6 +1615,7 @@ impl Compiler {
             .map(|q| q.name.clone())
             .collect();
         let mut unset_before = 0;
+        let mut prefix: Option<Arc<str>> = None;
         for p in params.iter() {
             let from = unset_before;
             if unset(&p) {
@@ -1633,7 +1634,12 @@ impl Compiler {
                     Some(v) if !(v.is_undef() && p.default.is_some()) => v,
                     _ => match &p.default {
                         Some(d) => {
-                            let prefix = format!("Error while evaluating a {stmt}, {label}");
+                            // Made once per declaration, when a default is evaluated.
+                            let prefix = prefix
+                                .get_or_insert_with(|| {
+                                    format!("Error while evaluating a {stmt}, {label}").into()
+                                })
+                                .clone();
                             let guard = ParamGuard {
                                 scope: id,
                                 prefix,
