@@ -766,6 +766,19 @@ type Abs = Variant[Win, Unix]
 class c(Abs $path) { }
 class { 'c': path => 'relative' }
 """),
+    # --- metaparameters: Puppet 7 has no `export`/`consume` (removed in Puppet 6) ---
+    ("metaparam_export_on_define", N, """\
+define d() { notify { $title: } }
+d { 'y': export => 'a' }
+"""),
+    ("metaparam_consume_on_class", N, """\
+class c() { }
+class { 'c': consume => 'a' }
+"""),
+    ("metaparam_noop_on_class", N, """\
+class c() { notify { 'in c': } }
+class { 'c': noop => true, loglevel => 'debug' }
+"""),
 ]
 
 def strip_error(msg, node):
