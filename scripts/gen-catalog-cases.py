@@ -779,6 +779,15 @@ class { 'c': consume => 'a' }
 class c() { notify { 'in c': } }
 class { 'c': noop => true, loglevel => 'debug' }
 """),
+    # --- getvar reads a class's variables as $c::x does (inherited ones included) ------
+    ("getvar_inherited_class_variable", N, """\
+class p { $x = 'px' }
+class c inherits p { $y = 'cy' }
+include c
+notify { "a=${c::x}": }
+notify { "b=${getvar('c::x')}": }
+notify { "c=${getvar('c::y')} d=${getvar('p::y')}": }
+"""),
 ]
 
 def strip_error(msg, node):

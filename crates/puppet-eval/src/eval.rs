@@ -1263,31 +1263,35 @@ impl Compiler {
         }
         let name = bare.unwrap_or(name);
         if let Some((class, var)) = name.rsplit_once("::") {
-            let id = *self.class_scopes.get(class.to_ascii_lowercase().as_str())?;
-            return self.scopes.get(id).vars.get(var).cloned();
+            return self.class_var(class, var).flatten();
         }
         self.scopes.lookup(scope, name).cloned()
     }
 
+    /// The variable `var` of the evaluated class `class` (any case): the class's own, then
+    /// those of the classes it inherits from, as `$class::var` and `getvar('class::var')`
+    /// read it. `None` when the class has not been evaluated.
+    fn class_var(&self, class: &str, var: &str) -> Option<Option<Value>> {
+        let id = *self.class_scopes.get(class.to_ascii_lowercase().as_str())?;
+        let mut cur = Some(id);
+        while let Some(c) = cur {
+            let s = self.scopes.get(c);
+            if let Some(v) = s.vars.get(var) {
+                return Some(Some(v.clone()));
+            }
+            cur = s
+                .parent
+                .filter(|p| matches!(self.scopes.get(*p).kind, ScopeKind::Class(_)));
+        }
+        Some(None)
+    }
+
     fn qualified_var(&mut self, name: &str, _span: &Span) -> R<Option<Value>> {
         let (class, var) = name.rsplit_once("::").unwrap_or(("", name));
-        let class = class.to_ascii_lowercase();
-        match self.class_scopes.get(class.as_str()) {
-            Some(&id) => {
-                // A class's own variables, then those of the classes it inherits from.
-                let mut cur = Some(id);
-                while let Some(c) = cur {
-                    let s = self.scopes.get(c);
-                    if let Some(v) = s.vars.get(var) {
-                        return Ok(Some(v.clone()));
-                    }
-                    cur = s
-                        .parent
-                        .filter(|p| matches!(self.scopes.get(*p).kind, ScopeKind::Class(_)));
-                }
-                Ok(None)
-            }
+        match self.class_var(class, var) {
+            Some(v) => Ok(v),
             None => {
+                let class = class.to_ascii_lowercase();
                 if class == "settings" {
                     return Ok(None);
                 }
