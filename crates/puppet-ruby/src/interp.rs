@@ -10,9 +10,9 @@
 //! side of results. Recursion depth and loop steps are bounded.
 
 use crate::ast::{Block, Def, Kind, Node, Param, Part};
-use crate::scanner::Pos;
 use crate::value::{self, to_s, Class, RHash, RValue};
-use crate::TemplateScope;
+use crate::Pos;
+use crate::PuppetScope;
 use indexmap::IndexMap;
 use puppet_types::Value;
 use smol_str::SmolStr;
@@ -51,7 +51,7 @@ struct Frame {
 
 /// The interpreter state for one render.
 pub struct Interp<'s> {
-    pub scope: &'s mut dyn TemplateScope,
+    pub scope: &'s mut dyn PuppetScope,
     pub out: String,
     pub file: String,
     /// Instance variables: the template's own assignments, and scope variables converted
@@ -92,10 +92,10 @@ thread_local! {
 
 /// The `scope.setvar` objects of one render, dropped when the render ends.
 #[derive(Debug)]
-pub(crate) struct SetvarFrame(());
+pub struct SetvarFrame(());
 
 impl SetvarFrame {
-    pub(crate) fn push() -> SetvarFrame {
+    pub fn push() -> SetvarFrame {
         SETVARS.with(|s| s.borrow_mut().push(Vec::new()));
         SetvarFrame(())
     }
@@ -129,7 +129,7 @@ pub fn unsupported<T>(what: impl Into<String>, pos: Pos) -> Result<T, Ctrl> {
 
 impl<'s> Interp<'s> {
     /// A fresh interpreter over `scope`'s variables.
-    pub fn new(scope: &'s mut dyn TemplateScope, file: &str) -> Interp<'s> {
+    pub fn new(scope: &'s mut dyn PuppetScope, file: &str) -> Interp<'s> {
         Interp {
             scope,
             out: String::new(),

@@ -2,8 +2,8 @@
 //! use (`%s %d %i %f %x %X %o %b %e %g %p %%`, flags `-+ 0#`, width, precision, `*`).
 
 use crate::interp::{raise, unsupported, Ctrl};
-use crate::scanner::Pos;
 use crate::value::{float_to_s, inspect, to_s, RValue};
+use crate::Pos;
 
 fn num_of(v: &RValue, pos: Pos) -> Result<f64, Ctrl> {
     match v {

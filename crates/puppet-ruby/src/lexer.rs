@@ -7,7 +7,7 @@
 //! cannot end a statement (after an operator or comma, before a leading `.method`) are
 //! dropped here so that the parser only sees meaningful ones.
 
-use crate::scanner::{Piece, Pos};
+use crate::{Piece, Pos};
 
 /// A part of a string, symbol or regexp literal with interpolation.
 #[derive(Debug, Clone, PartialEq)]

@@ -2,8 +2,8 @@
 //! (objects become hashes with string keys, in document order).
 
 use crate::interp::{unsupported, Ctrl};
-use crate::scanner::Pos;
 use crate::value::{inspect_str, to_s, RHash, RValue};
+use crate::Pos;
 
 /// Parses a JSON document.
 pub fn parse(s: &str) -> Result<RValue, String> {

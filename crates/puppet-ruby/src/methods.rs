@@ -8,8 +8,8 @@
 
 use crate::ast::Block;
 use crate::interp::{raise, unsupported, Ctrl, Interp, R};
-use crate::scanner::Pos;
 use crate::value::{self, compare, equal, inspect, to_s, Class, RHash, RValue};
+use crate::Pos;
 use std::cmp::Ordering;
 use std::rc::Rc;
 

@@ -2,8 +2,8 @@
 //! methods templates use (`to_s`, `to_range`-free queries, `mask`, `include?`, `ipv4?`...).
 
 use crate::interp::{raise, unsupported, R};
-use crate::scanner::Pos;
 use crate::value::{ip_to_s, IpAddr, RValue};
+use crate::Pos;
 use std::rc::Rc;
 
 /// Parses `addr` or `addr/prefix` (prefix as a length or an IPv4 netmask). The address is

@@ -5,8 +5,8 @@
 use crate::ast::Block;
 use crate::interp::{raise, unsupported, Ctrl, Interp, R};
 use crate::methods::{call_method, regex_match, str_to_i};
-use crate::scanner::Pos;
 use crate::value::{self, compare, to_s, RValue};
+use crate::Pos;
 use std::cell::RefCell;
 use std::cmp::Ordering;
 use std::rc::Rc;

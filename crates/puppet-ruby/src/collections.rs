@@ -6,8 +6,8 @@
 
 use crate::ast::Block;
 use crate::interp::{raise, unsupported, Ctrl, Interp, R};
-use crate::scanner::Pos;
 use crate::value::{self, compare, equal, to_s, HKey, RHash, RValue};
+use crate::Pos;
 use std::cell::RefCell;
 use std::cmp::Ordering;
 use std::rc::Rc;

@@ -4,7 +4,7 @@
 //! Every node carries the template position (line, column) of its first token, which runtime
 //! errors report. Binary operators are method calls (`a + b` is `a.+(b)`), as in Ruby.
 
-use crate::scanner::Pos;
+use crate::Pos;
 use std::rc::Rc;
 
 /// A node with its position.

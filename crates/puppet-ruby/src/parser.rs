@@ -10,7 +10,7 @@
 
 use crate::ast::{Block, Def, Kind, Node, Param, Part, Rescue};
 use crate::lexer::{StrPart, Tok, Token};
-use crate::scanner::Pos;
+use crate::Pos;
 use std::collections::HashSet;
 use std::rc::Rc;
 
