@@ -77,11 +77,11 @@ impl ErbError {
     }
 }
 
-/// A parsed template, reusable across renders.
+/// A parsed template, reusable across renders (and shareable: the tree is `Send + Sync`).
 #[derive(Debug, Clone)]
 pub struct Template {
     file: String,
-    body: Vec<ast::Node>,
+    program: std::sync::Arc<ast::Program>,
 }
 
 impl Template {
@@ -93,7 +93,7 @@ impl Template {
             file
         };
         let pieces = scanner::scan(text);
-        let toks = lexer::lex_pieces(&pieces).map_err(|e| {
+        let to_err = |e: parser::ParseError| {
             if e.unsupported {
                 ErbError::Unsupported {
                     file: shown.to_string(),
@@ -109,27 +109,12 @@ impl Template {
                     message: e.message,
                 }
             }
-        })?;
-        let body = parser::parse_program(toks).map_err(|e| {
-            if e.unsupported {
-                ErbError::Unsupported {
-                    file: shown.to_string(),
-                    line: e.pos.line,
-                    column: e.pos.column,
-                    construct: e.message,
-                }
-            } else {
-                ErbError::Syntax {
-                    file: shown.to_string(),
-                    line: e.pos.line,
-                    column: e.pos.column,
-                    message: e.message,
-                }
-            }
-        })?;
+        };
+        let toks = lexer::lex_pieces(&pieces).map_err(|e| to_err(e.into()))?;
+        let program = parser::parse_program(toks, file, true).map_err(to_err)?;
         Ok(Template {
             file: file.to_string(),
-            body,
+            program: std::sync::Arc::new(program),
         })
     }
 
@@ -143,34 +128,30 @@ impl Template {
 
     /// The parsed statements.
     pub fn body(&self) -> &[ast::Node] {
-        &self.body
+        &self.program.body
     }
 
     /// Renders the template against `scope`.
     pub fn render(&self, scope: &mut dyn TemplateScope) -> Result<String, ErbError> {
         let _setvars = interp::SetvarFrame::push();
         let mut it = interp::Interp::new(scope, &self.file);
-        match it.run(&self.body) {
+        match it.run(&self.program.body) {
             Ok(()) => {
                 it.write_back();
-                Ok(it.out)
+                Ok(std::mem::take(&mut it.out))
             }
-            Err(interp::Ctrl::Unsupported { what, pos }) => Err(ErbError::Unsupported {
+            Err(interp::Ctrl::Unsupported { what, pos, .. }) => Err(ErbError::Unsupported {
                 file: self.shown_file(),
                 line: pos.line,
                 column: pos.column,
                 construct: what,
             }),
-            Err(interp::Ctrl::Raise {
-                class,
-                message,
-                pos,
-            }) => Err(ErbError::Runtime {
+            Err(interp::Ctrl::Raise(e)) => Err(ErbError::Runtime {
                 file: self.shown_file(),
-                line: pos.line,
-                column: pos.column,
-                class,
-                message,
+                line: e.pos.line,
+                column: e.pos.column,
+                class: e.class,
+                message: e.message,
             }),
             Err(_) => Err(ErbError::Runtime {
                 file: self.shown_file(),

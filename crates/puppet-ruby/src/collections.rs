@@ -4,11 +4,11 @@
 //! `[key, value]` pairs, which blocks with two parameters destructure as Ruby does. Methods
 //! that return a hash in Ruby (`Hash#select`, `Hash#reject`, `Hash#merge`...) do so here.
 
-use crate::ast::Block;
 use crate::interp::{raise, unsupported, Ctrl, Interp, R};
+use crate::object::Blk;
+use crate::value::Shared;
 use crate::value::{self, compare, equal, to_s, HKey, RHash, RValue};
 use crate::Pos;
-use std::cell::RefCell;
 use std::cmp::Ordering;
 use std::rc::Rc;
 
@@ -51,11 +51,7 @@ fn int_arg(v: &RValue, pos: Pos) -> Result<i64, Ctrl> {
     }
 }
 
-fn need_block<'b>(
-    block: Option<&'b Rc<Block>>,
-    name: &str,
-    pos: Pos,
-) -> Result<&'b Rc<Block>, Ctrl> {
+fn need_block<'b>(block: Option<&'b Blk>, name: &str, pos: Pos) -> Result<&'b Blk, Ctrl> {
     match block {
         Some(b) => Ok(b),
         None => unsupported(format!("`{name}' without a block (Enumerator)"), pos),
@@ -72,8 +68,10 @@ fn norm(i: i64, len: usize) -> Option<usize> {
 }
 
 fn cmp_err(a: &RValue, b: &RValue, pos: Pos) -> Ctrl {
-    Ctrl::Raise {
+    Ctrl::Raise(Box::new(crate::interp::Exc {
         class: "ArgumentError".into(),
+        file: None,
+        obj: None,
         message: format!(
             "comparison of {} with {} failed",
             a.class_name(),
@@ -89,14 +87,14 @@ fn cmp_err(a: &RValue, b: &RValue, pos: Pos) -> Ctrl {
             }
         ),
         pos,
-    }
+    }))
 }
 
 /// Sorts with `<=>` or a comparison block; raises as Ruby on incomparable values.
 fn sort_items(
     it: &mut Interp,
     items: &mut [RValue],
-    block: Option<&Rc<Block>>,
+    block: Option<&Blk>,
     pos: Pos,
 ) -> Result<(), Ctrl> {
     let mut err: Option<Ctrl> = None;
@@ -168,7 +166,7 @@ fn flatten_into(items: &[RValue], depth: i64, out: &mut Vec<RValue>, guard: usiz
 fn uniq_by(
     it: &mut Interp,
     items: Vec<RValue>,
-    block: Option<&Rc<Block>>,
+    block: Option<&Blk>,
     pos: Pos,
 ) -> Result<Vec<RValue>, Ctrl> {
     let mut seen = std::collections::HashSet::new();
@@ -224,7 +222,7 @@ fn enumerable(
     items: Vec<RValue>,
     name: &str,
     args: &[RValue],
-    block: Option<&Rc<Block>>,
+    block: Option<&Blk>,
     pos: Pos,
 ) -> Result<Option<RValue>, Ctrl> {
     let r = match name {
@@ -609,10 +607,10 @@ fn enumerable(
 pub fn array_method(
     it: &mut Interp,
     recv: &RValue,
-    cell: &Rc<RefCell<Vec<RValue>>>,
+    cell: &Rc<Shared<Vec<RValue>>>,
     name: &str,
     args: Vec<RValue>,
-    block: Option<&Rc<Block>>,
+    block: Option<&Blk>,
     pos: Pos,
 ) -> R {
     let items = cell.borrow().clone();
@@ -1165,10 +1163,10 @@ fn join_into(items: &[RValue], sep: &str, out: &mut String, depth: usize) {
 pub fn hash_method(
     it: &mut Interp,
     recv: &RValue,
-    cell: &Rc<RefCell<RHash>>,
+    cell: &Rc<Shared<RHash>>,
     name: &str,
     args: Vec<RValue>,
-    block: Option<&Rc<Block>>,
+    block: Option<&Blk>,
     pos: Pos,
 ) -> R {
     let snapshot = || cell.borrow().pairs();
@@ -1295,7 +1293,7 @@ pub fn hash_method(
         "each" | "each_pair" => {
             let b = need_block(block, name, pos)?;
             for (k, v) in snapshot() {
-                if b.params.len() >= 2 {
+                if b.param_count() >= 2 {
                     it.call_block(b, vec![k, v], pos)?;
                 } else {
                     it.call_block(b, vec![RValue::array(vec![k, v])], pos)?;

@@ -1,85 +1,103 @@
-//! The interpreter: evaluates the parsed template with Ruby's semantics and Puppet's
-//! template wrapper around it.
+//! The interpreter: evaluates parsed programs with Ruby's semantics.
 //!
-//! The wrapper part follows Puppet 7: every variable of the scope is visible as an
-//! instance variable (`@name`, non-word characters replaced by `_`, undef as nil); `scope`
-//! offers `lookupvar`, `[]`, `to_hash`, `setvar`, `function_*` (3.x calling convention: one array of
-//! arguments) and `call_function`; `file` and `has_variable?` are available. Variables are
-//! converted to Ruby values on first use only. Built-in methods live in [`crate::methods`].
-//! Control flow (`next`, `break`, `return`, exceptions) travels as [`Ctrl`] in the `Err`
-//! side of results. Recursion depth and loop steps are bounded.
+//! One [`Interp`] is one Ruby world: its modules and classes (created on first use from the
+//! built-in table, or by the code), objects, global state and the [`PuppetScope`] it talks
+//! to. Statements and expressions are evaluated here; method calls, argument binding and
+//! blocks are in `call`, the Kernel functions and the methods every object has in
+//! `kernel`, the built-in classes' methods in `methods`, `strings` and `collections`.
+//!
+//! When the program is a template, `self` is Puppet's template wrapper: every variable of the
+//! scope is visible as an instance variable (`@name`, converted on first use, strings
+//! frozen), and `scope`, `file` and `has_variable?` are methods of `self`.
+//!
+//! Control flow (`next`, `break`, `return`, `retry`, exceptions) travels as [`Ctrl`] in the
+//! `Err` side of results. Recursion depth, evaluation steps and the memory that strings and
+//! arrays grow by are bounded, so runaway code is an error.
 
-use crate::ast::{Block, Def, Kind, Node, Param, Part};
-use crate::value::{self, to_s, Class, RHash, RValue};
-use crate::Pos;
-use crate::PuppetScope;
+use crate::ast::{Kind, Node, Param, Part, Program};
+use crate::object::{Blk, CRef, Ctx, Env, Frame, Module, ObjData, Object, Proc, ProcBody};
+use crate::source::Sources;
+use crate::value::{self, to_s, Builtin, RHash, RValue};
+use crate::{Pos, PuppetScope};
 use indexmap::IndexMap;
 use puppet_types::Value;
 use smol_str::SmolStr;
-use std::collections::HashMap;
-use std::rc::Rc;
+use std::collections::{HashMap, HashSet};
+use std::rc::{Rc, Weak};
+use std::sync::Arc;
+
+/// A Ruby exception in flight.
+#[derive(Debug, Clone)]
+pub struct Exc {
+    /// The class's full name.
+    pub class: String,
+    /// The message.
+    pub message: String,
+    /// Where it was raised.
+    pub pos: Pos,
+    /// The file it was raised in (filled in as it leaves a method or file).
+    pub file: Option<Arc<str>>,
+    /// The exception object, when the code made or saw one.
+    pub obj: Option<RValue>,
+}
 
 /// Non-local control flow and errors.
 #[derive(Debug)]
 pub enum Ctrl {
     /// A Ruby exception.
-    Raise {
-        class: String,
-        message: String,
-        pos: Pos,
-    },
-    /// Something this engine does not implement.
+    Raise(Box<Exc>),
+    /// Something this engine does not implement (or refuses to do: run commands).
     Unsupported {
         what: String,
         pos: Pos,
+        file: Option<Arc<str>>,
     },
     Next(RValue),
     Break(RValue),
     Return(RValue),
+    Retry,
+    Throw(RValue, RValue),
+}
+
+impl Ctrl {
+    /// The file of an error, set when it is not known yet.
+    pub fn in_file(mut self, f: &Arc<str>) -> Ctrl {
+        match &mut self {
+            Ctrl::Raise(e) if e.file.is_none() => e.file = Some(f.clone()),
+            Ctrl::Unsupported { file, .. } if file.is_none() => *file = Some(f.clone()),
+            _ => {}
+        }
+        self
+    }
 }
 
 /// Evaluation result.
 pub type R = Result<RValue, Ctrl>;
 
-const MAX_DEPTH: usize = 100;
-const MAX_STEPS: u64 = 50_000_000;
+const MAX_DEPTH: usize = 120;
+/// The default budget of evaluation steps of one interpreter.
+pub const DEFAULT_STEPS: u64 = 50_000_000;
+/// The bytes strings and arrays may grow by in one interpreter.
+pub const MEMORY_LIMIT: usize = 512 << 20;
 
-struct Frame {
-    vars: HashMap<String, RValue>,
-    boundary: bool,
+/// Raises a Ruby exception at `pos`.
+pub fn raise<T>(class: &str, message: impl Into<String>, pos: Pos) -> Result<T, Ctrl> {
+    Err(Ctrl::Raise(Box::new(Exc {
+        class: class.to_string(),
+        message: message.into(),
+        pos,
+        file: None,
+        obj: None,
+    })))
 }
 
-/// The interpreter state for one render.
-pub struct Interp<'s> {
-    pub scope: &'s mut dyn PuppetScope,
-    pub out: String,
-    pub file: String,
-    /// Instance variables: the template's own assignments, and scope variables converted
-    /// on first use (Puppet's wrapper gives every visible variable an `@name`; they are
-    /// looked up lazily here, which is the same for the names Ruby can write).
-    ivars: HashMap<String, RValue>,
-    /// The arrays and hashes handed out for scope variables, with their original values
-    /// (see [`Interp::write_back`]).
-    handed_out: Vec<(String, Value, RValue)>,
-    frames: Vec<Frame>,
-    defs: HashMap<String, Rc<Def>>,
-    pub last_match: Option<Rc<Vec<Option<String>>>>,
-    depth: usize,
-    steps: u64,
-    pub pos: Pos,
-    /// Values from the scope are frozen in Ruby; their containers are kept alive here so the
-    /// addresses in `frozen_ptrs` stay unique.
-    frozen_keep: Vec<RValue>,
-    frozen_ptrs: std::collections::HashSet<usize>,
-}
-
-impl std::fmt::Debug for Interp<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Interp")
-            .field("file", &self.file)
-            .field("out_len", &self.out.len())
-            .finish()
-    }
+/// Reports an unsupported construct at `pos`.
+pub fn unsupported<T>(what: impl Into<String>, pos: Pos) -> Result<T, Ctrl> {
+    Err(Ctrl::Unsupported {
+        what: what.into(),
+        pos,
+        file: None,
+    })
 }
 
 thread_local! {
@@ -95,6 +113,7 @@ thread_local! {
 pub struct SetvarFrame(());
 
 impl SetvarFrame {
+    /// Opens the frame of one render.
     pub fn push() -> SetvarFrame {
         SETVARS.with(|s| s.borrow_mut().push(Vec::new()));
         SetvarFrame(())
@@ -110,49 +129,253 @@ impl Drop for SetvarFrame {
 /// Writes back the result of a compound assignment.
 type Setter<'s> = Box<dyn Fn(&mut Interp<'s>, RValue) -> Result<(), Ctrl>>;
 
-/// Raises a Ruby exception at `pos`.
-pub fn raise<T>(class: &str, message: impl Into<String>, pos: Pos) -> Result<T, Ctrl> {
-    Err(Ctrl::Raise {
-        class: class.to_string(),
-        message: message.into(),
-        pos,
-    })
+/// The interpreter state.
+pub struct Interp<'s> {
+    /// The Puppet scope the code sees.
+    pub scope: &'s mut dyn PuppetScope,
+    /// Where `require` finds files.
+    pub sources: Arc<Sources>,
+    /// A template's output.
+    pub out: String,
+    /// The main file (a template's path; empty for an inline template).
+    pub file: String,
+    /// `self` at top level is Puppet's template wrapper.
+    pub template: bool,
+    pub(crate) ctx: Ctx,
+    pub(crate) object: Rc<Module>,
+    pub(crate) modules: Vec<Rc<Module>>,
+    pub(crate) objects: Vec<Weak<Object>>,
+    pub(crate) procs: Vec<Weak<Proc>>,
+    pub(crate) builtins: HashMap<Builtin, Rc<Module>>,
+    pub(crate) main: RValue,
+    /// The arrays and hashes handed out for scope variables, with their original values
+    /// (see [`Interp::write_back`]).
+    handed_out: Vec<(String, Value, RValue)>,
+    /// Features loaded by `require`.
+    pub(crate) loaded: HashSet<String>,
+    pub(crate) globals: HashMap<String, RValue>,
+    /// The last match (`$~`).
+    pub last_match: Option<Rc<Vec<Option<String>>>>,
+    depth: usize,
+    steps: u64,
+    max_steps: u64,
+    charged: usize,
+    /// The position being evaluated.
+    pub pos: Pos,
+    /// A built-in class got a user method (`class String; def x`): values' method calls
+    /// look at user methods first.
+    pub(crate) reopened: bool,
+    /// The exceptions being handled (`$!`).
+    pub(crate) handling: Vec<RValue>,
+    /// Data the Puppet API keeps (functions and types the code defined).
+    pub ext: crate::puppet::Ext,
 }
 
-/// Reports an unsupported construct at `pos`.
-pub fn unsupported<T>(what: impl Into<String>, pos: Pos) -> Result<T, Ctrl> {
-    Err(Ctrl::Unsupported {
-        what: what.into(),
-        pos,
-    })
+impl std::fmt::Debug for Interp<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Interp")
+            .field("file", &self.file)
+            .field("out_len", &self.out.len())
+            .finish()
+    }
+}
+
+impl Drop for Interp<'_> {
+    fn drop(&mut self) {
+        // Break the reference cycles between modules, objects and procs.
+        for p in self.procs.drain(..) {
+            if let Some(p) = p.upgrade() {
+                p.clear();
+            }
+        }
+        for o in self.objects.drain(..) {
+            if let Some(o) = o.upgrade() {
+                o.clear();
+            }
+        }
+        for m in self.modules.drain(..) {
+            m.clear();
+        }
+        self.globals.clear();
+        self.builtins.clear();
+        self.object.clear();
+    }
 }
 
 impl<'s> Interp<'s> {
-    /// A fresh interpreter over `scope`'s variables.
+    /// A fresh interpreter for a template over `scope`'s variables (`file` is the
+    /// template's path, empty for an inline template).
     pub fn new(scope: &'s mut dyn PuppetScope, file: &str) -> Interp<'s> {
+        Interp::with(scope, file, true, Sources::empty())
+    }
+
+    /// A fresh interpreter; `template` makes `self` the template wrapper.
+    pub fn with(
+        scope: &'s mut dyn PuppetScope,
+        file: &str,
+        template: bool,
+        sources: Arc<Sources>,
+    ) -> Interp<'s> {
+        let basic = Rc::new(Module::new(
+            "BasicObject",
+            true,
+            None,
+            Some(Builtin::Object),
+        ));
+        let object = Rc::new(Module::new(
+            "Object",
+            true,
+            Some(basic.clone()),
+            Some(Builtin::Object),
+        ));
+        object
+            .consts
+            .borrow_mut()
+            .insert("BasicObject".into(), RValue::Module(basic.clone()));
+        object
+            .consts
+            .borrow_mut()
+            .insert("Object".into(), RValue::Module(object.clone()));
+        let kernel = Rc::new(Module::new("Kernel", false, None, None));
+        object
+            .consts
+            .borrow_mut()
+            .insert("Kernel".into(), RValue::Module(kernel.clone()));
+        object.includes.borrow_mut().push(kernel.clone());
+        let main_class = if template {
+            let c = Rc::new(Module::new(
+                "Puppet::Parser::TemplateWrapper",
+                true,
+                Some(object.clone()),
+                None,
+            ));
+            Some(c)
+        } else {
+            None
+        };
+        let main_obj = Rc::new(Object::new(
+            main_class.clone().unwrap_or_else(|| object.clone()),
+        ));
+        let main = RValue::Object(main_obj.clone());
+        let file_arc: Arc<str> = Arc::from(file);
+        let ctx = Ctx {
+            self_v: main.clone(),
+            cref: Rc::new(CRef {
+                module: object.clone(),
+                parent: None,
+            }),
+            def_target: object.clone(),
+            env: Rc::new(Env::default()),
+            frame: Rc::new(Frame {
+                name: None,
+                owner: None,
+                args: Vec::new(),
+                block: None,
+                file: file_arc,
+            }),
+        };
+        let mut modules = vec![basic, kernel];
+        modules.extend(main_class);
         Interp {
             scope,
+            sources,
             out: String::new(),
             file: file.to_string(),
-            ivars: HashMap::new(),
+            template,
+            ctx,
+            object,
+            modules,
+            objects: vec![Rc::downgrade(&main_obj)],
+            procs: Vec::new(),
+            builtins: HashMap::new(),
+            main,
             handed_out: Vec::new(),
-            frames: vec![Frame {
-                vars: HashMap::new(),
-                boundary: true,
-            }],
-            defs: HashMap::new(),
+            loaded: HashSet::new(),
+            globals: HashMap::new(),
             last_match: None,
             depth: 0,
             steps: 0,
+            max_steps: DEFAULT_STEPS,
+            charged: 0,
             pos: Pos::default(),
-            frozen_keep: Vec::new(),
-            frozen_ptrs: std::collections::HashSet::new(),
+            reopened: false,
+            handling: Vec::new(),
+            ext: crate::puppet::Ext::default(),
         }
     }
 
-    fn ivar(&mut self, name: &str) -> RValue {
-        if let Some(v) = self.ivars.get(name) {
-            return v.clone();
+    /// Sets the budget of evaluation steps.
+    pub fn set_step_limit(&mut self, steps: u64) {
+        self.max_steps = steps;
+    }
+
+    /// The evaluation steps taken so far.
+    pub fn steps(&self) -> u64 {
+        self.steps
+    }
+
+    /// The top-level `self` (`main`, or the template wrapper).
+    pub fn main(&self) -> RValue {
+        self.main.clone()
+    }
+
+    /// The `Object` class (the top-level namespace).
+    pub fn object_class(&self) -> Rc<Module> {
+        self.object.clone()
+    }
+
+    pub(crate) fn track_object(&mut self, o: &Rc<Object>) {
+        if self.objects.len() > 4096 && self.objects.len().is_power_of_two() {
+            self.objects.retain(|w| w.strong_count() > 0);
+        }
+        self.objects.push(Rc::downgrade(o));
+    }
+
+    pub(crate) fn track_proc(&mut self, p: &Rc<Proc>) {
+        if self.procs.len() > 4096 && self.procs.len().is_power_of_two() {
+            self.procs.retain(|w| w.strong_count() > 0);
+        }
+        self.procs.push(Rc::downgrade(p));
+    }
+
+    /// Counts `bytes` against the memory bound of the run.
+    pub fn charge(&mut self, bytes: usize, pos: Pos) -> Result<(), Ctrl> {
+        self.charged = self.charged.saturating_add(bytes);
+        if self.charged > MEMORY_LIMIT || bytes > MEMORY_LIMIT / 4 {
+            return raise(
+                "NoMemoryError",
+                "failed to allocate memory (the run grew strings and arrays by more than 512 MiB)",
+                pos,
+            );
+        }
+        Ok(())
+    }
+
+    /// The current file.
+    pub fn current_file(&self) -> Arc<str> {
+        self.ctx.frame.file.clone()
+    }
+
+    /// The current `self`.
+    pub fn self_value(&self) -> RValue {
+        self.ctx.self_v.clone()
+    }
+
+    /// The block given to the running method.
+    pub fn frame_block(&self) -> Option<Blk> {
+        self.ctx.frame.block.clone()
+    }
+
+    // ---- template variables -------------------------------------------------------------
+
+    fn ivar_of_main(&mut self, name: &str) -> RValue {
+        if let RValue::Object(o) = &self.main {
+            if let Some(v) = o.ivars.borrow().get(name) {
+                return v.clone();
+            }
+        }
+        if !self.template {
+            return RValue::Nil;
         }
         if let Some(v) = self.scope.instance_variable(name).filter(|v| !v.is_undef()) {
             let r = value::from_puppet(&v);
@@ -160,8 +383,10 @@ impl<'s> Interp<'s> {
                 self.handed_out
                     .push((name.to_string(), v.clone(), r.clone()));
             }
-            self.freeze(&r, 0);
-            self.ivars.insert(name.to_string(), r.clone());
+            freeze_strings(&r, 0);
+            if let RValue::Object(o) = &self.main {
+                o.ivars.borrow_mut().insert(name.to_string(), r.clone());
+            }
             return r;
         }
         RValue::Nil
@@ -179,92 +404,132 @@ impl<'s> Interp<'s> {
         }
     }
 
-    /// Marks a value from the scope (and everything inside it) as frozen.
-    pub fn freeze(&mut self, v: &RValue, depth: usize) {
-        if depth > 64 {
-            return;
-        }
-        // Puppet hands templates frozen strings; arrays and hashes are not frozen.
-        if let RValue::Str(s) = v {
-            if self.frozen_ptrs.insert(Rc::as_ptr(s) as usize) {
-                self.frozen_keep.push(v.clone());
-            }
-            return;
-        }
-        match v {
-            RValue::Array(a) => {
-                let items = a.borrow().clone();
-                for x in &items {
-                    self.freeze(x, depth + 1);
-                }
-            }
-            RValue::Hash(h) => {
-                let pairs = h.borrow().pairs();
-                for (k, x) in &pairs {
-                    self.freeze(k, depth + 1);
-                    self.freeze(x, depth + 1);
-                }
-            }
-            _ => {}
-        }
-    }
-
-    /// True for values that came frozen from the scope.
+    /// True for frozen values (strings from the scope, frozen literals, `freeze`).
     pub fn is_frozen(&self, v: &RValue) -> bool {
-        let ptr = match v {
-            RValue::Str(s) => Rc::as_ptr(s) as usize,
-            RValue::Array(a) => Rc::as_ptr(a) as *const u8 as usize,
-            RValue::Hash(h) => Rc::as_ptr(h) as *const u8 as usize,
-            _ => return false,
-        };
-        self.frozen_ptrs.contains(&ptr)
+        match v {
+            RValue::Str(s) => s.is_frozen(),
+            RValue::Array(a) => a.is_frozen(),
+            RValue::Hash(h) => h.is_frozen(),
+            RValue::Object(o) => o.frozen.get(),
+            RValue::Module(m) => m.frozen.get(),
+            _ => true,
+        }
     }
 
-    fn ivar_defined(&self, name: &str) -> bool {
-        self.ivars.contains_key(name)
-            || self
-                .scope
-                .instance_variable(name)
-                .is_some_and(|v| !v.is_undef())
+    /// An instance variable of `self`.
+    pub fn ivar_get(&mut self, name: &str) -> RValue {
+        let s = self.ctx.self_v.clone();
+        self.ivar_of(&s, name)
     }
 
-    fn lvar(&self, name: &str) -> Option<RValue> {
-        for f in self.frames.iter().rev() {
-            if let Some(v) = f.vars.get(name) {
-                return Some(v.clone());
+    /// An instance variable of `obj`.
+    pub fn ivar_of(&mut self, obj: &RValue, name: &str) -> RValue {
+        match obj {
+            RValue::Object(o) => {
+                if let RValue::Object(m) = &self.main {
+                    if Rc::ptr_eq(m, o) {
+                        return self.ivar_of_main(name);
+                    }
+                }
+                o.ivars.borrow().get(name).cloned().unwrap_or(RValue::Nil)
             }
-            if f.boundary {
-                break;
-            }
+            RValue::Module(m) => m.ivars.borrow().get(name).cloned().unwrap_or(RValue::Nil),
+            _ => RValue::Nil,
         }
-        None
     }
 
-    fn set_lvar(&mut self, name: &str, v: RValue) {
-        let n = self.frames.len();
-        for idx in (0..n).rev() {
-            if self.frames[idx].vars.contains_key(name) {
-                self.frames[idx].vars.insert(name.to_string(), v);
-                return;
+    /// Sets an instance variable of `obj`.
+    pub fn ivar_set_on(
+        &mut self,
+        obj: &RValue,
+        name: &str,
+        v: RValue,
+        pos: Pos,
+    ) -> Result<(), Ctrl> {
+        match obj {
+            RValue::Object(o) => {
+                if o.frozen.get() {
+                    return raise(
+                        "FrozenError",
+                        format!("can't modify frozen {}", o.class.name()),
+                        pos,
+                    );
+                }
+                o.ivars.borrow_mut().insert(name.to_string(), v);
+                Ok(())
             }
-            if self.frames[idx].boundary {
-                break;
+            RValue::Module(m) => {
+                m.ivars.borrow_mut().insert(name.to_string(), v);
+                Ok(())
             }
+            other => unsupported(
+                format!("instance variables of a {}", other.class_name()),
+                pos,
+            ),
         }
-        if let Some(f) = self.frames.last_mut() {
-            f.vars.insert(name.to_string(), v);
+    }
+
+    fn ivar_defined(&mut self, name: &str) -> bool {
+        let s = self.ctx.self_v.clone();
+        match &s {
+            RValue::Object(o) => {
+                if o.ivars.borrow().contains_key(name) {
+                    return true;
+                }
+                let is_main = matches!(&self.main, RValue::Object(m) if Rc::ptr_eq(m, o));
+                is_main
+                    && self.template
+                    && self
+                        .scope
+                        .instance_variable(name)
+                        .is_some_and(|v| !v.is_undef())
+            }
+            RValue::Module(m) => m.ivars.borrow().contains_key(name),
+            _ => false,
         }
+    }
+
+    // ---- local variables ----------------------------------------------------------------
+
+    pub(crate) fn lvar(&self, name: &str) -> Option<RValue> {
+        self.ctx.env.get(name)
+    }
+
+    pub(crate) fn set_lvar(&mut self, name: &str, v: RValue) {
+        self.ctx.env.set(name, v);
     }
 
     fn tick(&mut self, pos: Pos) -> Result<(), Ctrl> {
         self.steps += 1;
-        if self.steps > MAX_STEPS {
-            return unsupported("more than 50 million evaluation steps (endless loop?)", pos);
+        if self.steps > self.max_steps {
+            return unsupported(
+                format!(
+                    "more than {} evaluation steps (an endless loop?)",
+                    self.max_steps
+                ),
+                pos,
+            );
         }
         Ok(())
     }
 
-    /// Runs the top-level statements.
+    /// Counts one level of recursion (method calls, blocks, nested expressions).
+    pub(crate) fn enter(&mut self, pos: Pos) -> Result<(), Ctrl> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            self.depth -= 1;
+            return raise("SystemStackError", "stack level too deep", pos);
+        }
+        Ok(())
+    }
+
+    pub(crate) fn leave(&mut self) {
+        self.depth = self.depth.saturating_sub(1);
+    }
+
+    // ---- running ------------------------------------------------------------------------
+
+    /// Runs the top-level statements of a template (`next`/`break` there are errors).
     pub fn run(&mut self, body: &[Node]) -> Result<(), Ctrl> {
         match self.body(body) {
             Ok(_) | Err(Ctrl::Return(_)) => Ok(()),
@@ -277,6 +542,36 @@ impl<'s> Interp<'s> {
         }
     }
 
+    /// Runs a program's statements at top level (or, for a required file, with a fresh
+    /// top-level context); returns the value of the last statement.
+    pub fn run_program(&mut self, prog: &Program) -> R {
+        let ctx = Ctx {
+            self_v: self.main.clone(),
+            cref: Rc::new(CRef {
+                module: self.object.clone(),
+                parent: None,
+            }),
+            def_target: self.object.clone(),
+            env: Rc::new(Env::default()),
+            frame: Rc::new(Frame {
+                name: None,
+                owner: None,
+                args: Vec::new(),
+                block: None,
+                file: prog.file.clone(),
+            }),
+        };
+        let saved = std::mem::replace(&mut self.ctx, ctx);
+        let r = self.body(&prog.body);
+        self.ctx = saved;
+        match r {
+            Ok(v) | Err(Ctrl::Return(v)) => Ok(v),
+            Err(Ctrl::Retry) => raise("SyntaxError", "Invalid retry", Pos::default()),
+            Err(e) => Err(e.in_file(&prog.file)),
+        }
+    }
+
+    /// Evaluates statements; the value of the last.
     pub fn body(&mut self, body: &[Node]) -> R {
         let mut last = RValue::Nil;
         for n in body {
@@ -285,14 +580,11 @@ impl<'s> Interp<'s> {
         Ok(last)
     }
 
+    /// Evaluates one node.
     pub fn eval(&mut self, n: &Node) -> R {
-        self.depth += 1;
-        if self.depth > MAX_DEPTH {
-            self.depth -= 1;
-            return raise("SystemStackError", "stack level too deep", n.pos);
-        }
+        self.enter(n.pos)?;
         let r = self.eval_inner(n);
-        self.depth -= 1;
+        self.leave();
         r
     }
 
@@ -310,9 +602,31 @@ impl<'s> Interp<'s> {
         Ok(s)
     }
 
-    /// `to_s` through user-visible dispatch (strings as is).
+    /// `to_s` as string interpolation calls it (user classes' `to_s` included).
     pub fn to_s_value(&mut self, v: &RValue) -> Result<String, Ctrl> {
-        Ok(to_s(v))
+        match v {
+            RValue::Object(_) => {
+                let pos = self.pos;
+                let r = self.call_method(v.clone(), "to_s", vec![], None, pos)?;
+                Ok(match r {
+                    RValue::Str(s) => s.borrow().clone(),
+                    _ => to_s(v),
+                })
+            }
+            _ => Ok(to_s(v)),
+        }
+    }
+
+    /// `inspect` through user-visible dispatch.
+    pub fn inspect_value(&mut self, v: &RValue) -> Result<String, Ctrl> {
+        match v {
+            RValue::Object(o) if !matches!(&*o.data.borrow(), ObjData::Exception(_)) => {
+                let pos = self.pos;
+                let r = self.call_method(v.clone(), "inspect", vec![], None, pos)?;
+                Ok(to_s(&r))
+            }
+            _ => Ok(value::inspect(v)),
+        }
     }
 
     fn eval_inner(&mut self, n: &Node) -> R {
@@ -322,10 +636,21 @@ impl<'s> Interp<'s> {
             Kind::Nil => Ok(RValue::Nil),
             Kind::True => Ok(RValue::Bool(true)),
             Kind::False => Ok(RValue::Bool(false)),
-            Kind::SelfRef => unsupported("`self'", pos),
+            Kind::SelfRef => Ok(self.ctx.self_v.clone()),
             Kind::Int(i) => Ok(RValue::Int(*i)),
             Kind::Float(f) => Ok(RValue::Float(*f)),
-            Kind::Str(parts) => Ok(RValue::string(self.interp_parts(parts)?)),
+            Kind::Str(parts) => {
+                let s = self.interp_parts(parts)?;
+                self.charge(s.len(), pos)?;
+                Ok(RValue::string(s))
+            }
+            Kind::XStr(parts) => {
+                let cmd = self.interp_parts(parts).unwrap_or_default();
+                unsupported(
+                    format!("running the command `{cmd}` (Ruby code never runs commands here)"),
+                    pos,
+                )
+            }
             Kind::Sym(parts) => Ok(RValue::sym(&self.interp_parts(parts)?)),
             Kind::Regex(parts, flags) => {
                 let src = self.interp_parts(parts)?;
@@ -334,14 +659,13 @@ impl<'s> Interp<'s> {
                     Err(e) => unsupported(format!("regexp /{src}/ ({e})"), pos),
                 }
             }
-            Kind::Array(items) => Ok(RValue::array(self.eval_list(items)?)),
-            Kind::Hash(pairs) => {
-                let mut h = RHash::default();
-                for (k, v) in pairs {
-                    let k = self.eval(k)?;
-                    let v = self.eval(v)?;
-                    h.insert(k, v);
-                }
+            Kind::Array(items) => {
+                let v = self.eval_list(items)?;
+                self.charge(v.len() * 16, pos)?;
+                Ok(RValue::array(v))
+            }
+            Kind::Hash(items) | Kind::KwArgs(items) => {
+                let h = self.eval_hash_items(items)?;
                 Ok(RValue::hash(h))
             }
             Kind::Range(a, b, excl) => {
@@ -361,35 +685,53 @@ impl<'s> Interp<'s> {
                 Ok(RValue::Range(Rc::new((a, b, *excl))))
             }
             Kind::LVar(name) => Ok(self.lvar(name).unwrap_or(RValue::Nil)),
-            Kind::IVar(name) => Ok(self.ivar(name)),
-            Kind::GVar(name) => match name.as_str() {
-                "~" => Ok(self
-                    .last_match
-                    .clone()
-                    .map(RValue::MatchData)
-                    .unwrap_or(RValue::Nil)),
-                "&" => Ok(self.nth_ref(0)),
-                _ => unsupported(format!("global variable ${name}"), pos),
-            },
+            Kind::IVar(name) => Ok(self.ivar_get(name)),
+            Kind::CVar(name) => self.cvar_get(name, pos),
+            Kind::GVar(name) => self.gvar(name, pos),
             Kind::NthRef(k) => Ok(self.nth_ref(*k)),
-            Kind::Const(scope, name) => self.constant(scope.as_deref(), name, pos),
+            Kind::Const(scope, name) => match scope {
+                Some(s) => {
+                    let outer = self.eval(s)?;
+                    self.scoped_const(&outer, name, pos)
+                }
+                None => self.lookup_const(name, pos),
+            },
+            Kind::TopConst(name) => {
+                let o = RValue::Module(self.object.clone());
+                self.scoped_const(&o, name, pos)
+            }
             Kind::Call {
                 recv,
                 name,
                 args,
                 block,
+                block_arg,
                 safe,
             } => {
-                let r = self.eval_call(recv.as_deref(), name, args, block.as_ref(), *safe, pos);
+                let r = self.eval_call(
+                    recv.as_deref(),
+                    name,
+                    args,
+                    block.as_ref(),
+                    block_arg.as_deref(),
+                    *safe,
+                    pos,
+                );
                 match r {
-                    Err(Ctrl::Break(v)) if block.is_some() => Ok(v),
+                    Err(Ctrl::Break(v)) if block.is_some() || block_arg.is_some() => Ok(v),
                     other => other,
                 }
             }
             Kind::Splat(_) => unsupported("splat outside an argument list", pos),
             Kind::Not(e) => {
                 let v = self.eval(e)?;
-                Ok(RValue::Bool(!v.truthy()))
+                match &v {
+                    RValue::Object(_) => {
+                        let r = self.call_method(v, "!", vec![], None, pos)?;
+                        Ok(r)
+                    }
+                    _ => Ok(RValue::Bool(!v.truthy())),
+                }
             }
             Kind::And(a, b) => {
                 let v = self.eval(a)?;
@@ -410,21 +752,35 @@ impl<'s> Interp<'s> {
             Kind::Defined(e) => self.defined(e),
             Kind::Assign(target, value) => {
                 let v = self.eval(value)?;
+                let v = match (&target.kind, &value.kind) {
+                    // `a = *b` / `a = 1, 2` gave an array already; a single splat too.
+                    (_, Kind::Splat(_)) => v,
+                    _ => v,
+                };
                 self.assign(target, v.clone())?;
                 Ok(v)
             }
             Kind::OpAssign(target, op, value) => self.op_assign(target, op, value, pos),
             Kind::MultiAssign(targets, value) => {
-                let v = self.eval(value)?;
+                let v = match &value.kind {
+                    Kind::Splat(inner) => {
+                        let x = self.eval(inner)?;
+                        RValue::array(self.splat_items(&x, pos)?)
+                    }
+                    _ => self.eval(value)?,
+                };
                 let items = match &v {
                     RValue::Array(a) => a.borrow().clone(),
-                    other => vec![other.clone()],
+                    RValue::Nil => vec![RValue::Nil],
+                    other => match self.try_convert_array(other, pos)? {
+                        Some(items) => items,
+                        None => vec![other.clone()],
+                    },
                 };
-                for (i, t) in targets.iter().enumerate() {
-                    self.assign(t, items.get(i).cloned().unwrap_or(RValue::Nil))?;
-                }
+                self.multi_assign(targets, items, pos)?;
                 Ok(v)
             }
+            Kind::Mlhs(_) => unsupported("a parenthesised assignment target", pos),
             Kind::If(c, then, els) => {
                 if self.eval(c)?.truthy() {
                     self.body(then)
@@ -432,12 +788,19 @@ impl<'s> Interp<'s> {
                     self.body(els)
                 }
             }
-            Kind::While(c, body, until) => {
+            Kind::While {
+                cond,
+                body,
+                until,
+                do_while,
+            } => {
+                let mut first = *do_while;
                 loop {
                     self.tick(pos)?;
-                    if self.eval(c)?.truthy() == *until {
+                    if !first && self.eval(cond)?.truthy() == *until {
                         break;
                     }
+                    first = false;
                     match self.body(body) {
                         Ok(_) | Err(Ctrl::Next(_)) => {}
                         Err(Ctrl::Break(v)) => return Ok(v),
@@ -474,7 +837,7 @@ impl<'s> Interp<'s> {
                         let cands = match &v.kind {
                             Kind::Splat(inner) => {
                                 let x = self.eval(inner)?;
-                                crate::methods::splat_items(&x)
+                                self.splat_items(&x, v.pos)?
                             }
                             _ => vec![self.eval(v)?],
                         };
@@ -495,64 +858,28 @@ impl<'s> Interp<'s> {
                 }
             }
             Kind::Begin(body, rescues, els, ensure) => {
-                let r = self.body(body);
-                let r = match r {
-                    Err(Ctrl::Raise {
-                        class,
-                        message,
-                        pos: rpos,
-                    }) => {
-                        let mut handled = None;
-                        for resc in rescues {
-                            let mut matches =
-                                resc.classes.is_empty() && class_is_standard_error(&class);
-                            for c in &resc.classes {
-                                if let RValue::Class(k) = self.eval(c)? {
-                                    if class_matches(k, &class) {
-                                        matches = true;
-                                    }
-                                }
-                            }
-                            if matches {
-                                if let Some(var) = &resc.var {
-                                    let e = RValue::Exception(Rc::new((
-                                        class.clone(),
-                                        message.clone(),
-                                    )));
-                                    self.set_lvar(var, e);
-                                }
-                                handled = Some(self.body(&resc.body));
-                                break;
-                            }
-                        }
-                        match handled {
-                            Some(h) => h,
-                            None => Err(Ctrl::Raise {
-                                class,
-                                message,
-                                pos: rpos,
-                            }),
-                        }
-                    }
-                    Ok(v) => match els {
-                        Some(e) => self.body(e),
-                        None => Ok(v),
-                    },
-                    other => other,
-                };
-                if let Some(ens) = ensure {
-                    self.body(ens)?;
+                if rescues.is_empty() && els.is_none() && ensure.is_none() {
+                    return self.body(body);
                 }
-                r
+                self.begin(body, rescues, els.as_deref(), ensure.as_deref())
             }
             Kind::RescueMod(e, r) => match self.eval(e) {
-                Err(Ctrl::Raise { class, .. }) if class_is_standard_error(&class) => self.eval(r),
+                Err(Ctrl::Raise(exc)) if self.is_standard_error(&exc.class) => {
+                    let obj = self.exception_value(&exc);
+                    self.handling.push(obj);
+                    let v = self.eval(r);
+                    self.handling.pop();
+                    v
+                }
                 other => other,
             },
-            Kind::Def(d) => {
-                self.defs.insert(d.name.clone(), d.clone());
+            Kind::Def(recv, d) => {
+                self.define_method_node(recv.as_deref(), d, pos)?;
                 Ok(RValue::sym(&d.name))
             }
+            Kind::Class(body) => self.class_body(body, true, pos),
+            Kind::Module(body) => self.class_body(body, false, pos),
+            Kind::SClass(target, body) => self.sclass_body(target, body, pos),
             Kind::Return(v) => {
                 let v = match v {
                     Some(v) => self.eval(v)?,
@@ -574,6 +901,44 @@ impl<'s> Interp<'s> {
                 };
                 Err(Ctrl::Break(v))
             }
+            Kind::Retry => Err(Ctrl::Retry),
+            Kind::Redo => unsupported("redo", pos),
+            Kind::Yield(args) => {
+                let (a, kw) = self.eval_args(args)?;
+                let a = crate::call::merge_kw(a, kw);
+                match self.ctx.frame.block.clone() {
+                    Some(b) => self.call_block(&b, a, pos),
+                    None => raise("LocalJumpError", "no block given (yield)", pos),
+                }
+            }
+            Kind::Super {
+                args,
+                block,
+                block_arg,
+            } => self.call_super(args.as_deref(), block.as_ref(), block_arg.as_deref(), pos),
+            Kind::Lambda(b) => Ok(RValue::Proc(self.make_proc(b.clone(), true))),
+            Kind::Alias(new, old) => {
+                let target = self.ctx.def_target.clone();
+                self.alias_method(&target, new, old, pos)?;
+                Ok(RValue::Nil)
+            }
+            Kind::Undef(names) => {
+                let target = self.ctx.def_target.clone();
+                for n in names {
+                    target.methods.borrow_mut().insert(
+                        n.clone(),
+                        crate::object::Entry {
+                            method: crate::object::Method::Undefined,
+                            private: false,
+                        },
+                    );
+                }
+                Ok(RValue::Nil)
+            }
+            Kind::CurrentMethod => Ok(match &self.ctx.frame.name {
+                Some(n) => RValue::sym(n),
+                None => RValue::Nil,
+            }),
             Kind::Seq(body) => self.body(body),
             Kind::Put(text) => {
                 self.out.push_str(text);
@@ -583,9 +948,85 @@ impl<'s> Interp<'s> {
                 let v = self.body(body)?;
                 let s = self.to_s_value(&v)?;
                 self.out.push_str(&s);
+                self.charge(s.len(), pos)?;
                 Ok(RValue::Nil)
             }
         }
+    }
+
+    fn begin(
+        &mut self,
+        body: &[Node],
+        rescues: &[crate::ast::Rescue],
+        els: Option<&[Node]>,
+        ensure: Option<&[Node]>,
+    ) -> R {
+        let r = loop {
+            let r = self.body(body);
+            let r = match r {
+                Err(Ctrl::Raise(exc)) => {
+                    let mut handled = None;
+                    let obj = self.exception_value(&exc);
+                    'clauses: for resc in rescues {
+                        let mut matches =
+                            resc.classes.is_empty() && self.is_standard_error(&exc.class);
+                        for c in &resc.classes {
+                            let cands = match &c.kind {
+                                Kind::Splat(inner) => {
+                                    let x = self.eval(inner)?;
+                                    self.splat_items(&x, c.pos)?
+                                }
+                                _ => vec![self.eval(c)?],
+                            };
+                            for cand in cands {
+                                match cand {
+                                    RValue::Module(m) => {
+                                        if self.value_is_a(&obj, &m) {
+                                            matches = true;
+                                        }
+                                    }
+                                    _ => {
+                                        return raise(
+                                            "TypeError",
+                                            "class or module required for rescue clause",
+                                            c.pos,
+                                        )
+                                    }
+                                }
+                            }
+                        }
+                        if matches {
+                            if let Some(var) = &resc.var {
+                                self.assign(var, obj.clone())?;
+                            }
+                            self.handling.push(obj.clone());
+                            let h = self.body(&resc.body);
+                            self.handling.pop();
+                            handled = Some(h);
+                            break 'clauses;
+                        }
+                    }
+                    match handled {
+                        Some(Err(Ctrl::Retry)) => {
+                            self.tick(exc.pos)?;
+                            continue;
+                        }
+                        Some(h) => h,
+                        None => Err(Ctrl::Raise(exc)),
+                    }
+                }
+                Ok(v) => match els {
+                    Some(e) => self.body(e),
+                    None => Ok(v),
+                },
+                other => other,
+            };
+            break r;
+        };
+        if let Some(ens) = ensure {
+            self.body(ens)?;
+        }
+        r
     }
 
     fn nth_ref(&self, k: usize) -> RValue {
@@ -598,10 +1039,72 @@ impl<'s> Interp<'s> {
         }
     }
 
-    /// `pattern === value` as `case`/`when` uses it.
+    fn gvar(&mut self, name: &str, pos: Pos) -> R {
+        match name {
+            "~" => Ok(self
+                .last_match
+                .clone()
+                .map(RValue::MatchData)
+                .unwrap_or(RValue::Nil)),
+            "&" => Ok(self.nth_ref(0)),
+            "!" => Ok(self.handling.last().cloned().unwrap_or(RValue::Nil)),
+            "0" | "PROGRAM_NAME" => Ok(RValue::str("puppet")),
+            "LOAD_PATH" | ":" | "LOADED_FEATURES" | "\"" => Ok(RValue::array(Vec::new())),
+            "VERBOSE" | "DEBUG" => Ok(self
+                .globals
+                .get(name)
+                .cloned()
+                .unwrap_or(RValue::Bool(false))),
+            "stderr" | "stdout" | "stdin" | "PROGRAM_NAME_" => {
+                unsupported(format!("the global variable ${name}"), pos)
+            }
+            "," | "/" | ";" => Ok(RValue::Nil),
+            _ => Ok(self.globals.get(name).cloned().unwrap_or(RValue::Nil)),
+        }
+    }
+
+    fn cvar_owner(&self) -> Rc<Module> {
+        // Class variables belong to the lexically enclosing class (or, at top level and in
+        // singleton classes, to the class of self).
+        let m = self.ctx.cref.module.clone();
+        if let Some(a) = m.attached.borrow().as_ref().and_then(|w| w.upgrade()) {
+            return a;
+        }
+        m
+    }
+
+    fn cvar_get(&mut self, name: &str, pos: Pos) -> R {
+        let owner = self.cvar_owner();
+        for m in owner.ancestors() {
+            if let Some(v) = m.cvars.borrow().get(name) {
+                return Ok(v.clone());
+            }
+        }
+        raise(
+            "NameError",
+            format!("uninitialized class variable @@{name} in {}", owner.name()),
+            pos,
+        )
+    }
+
+    fn cvar_set(&mut self, name: &str, v: RValue) {
+        let owner = self.cvar_owner();
+        for m in owner.ancestors() {
+            if m.cvars.borrow().contains_key(name) {
+                m.cvars.borrow_mut().insert(name.to_string(), v);
+                return;
+            }
+        }
+        owner.cvars.borrow_mut().insert(name.to_string(), v);
+    }
+
+    /// `pattern === value` as `case`/`when` and `rescue` use it.
     pub fn case_eq(&mut self, pattern: &RValue, v: &RValue, pos: Pos) -> Result<bool, Ctrl> {
         Ok(match pattern {
-            RValue::Class(c) => crate::methods::is_a(v, *c),
+            RValue::Module(m) => {
+                let m = m.clone();
+                self.value_is_a(v, &m)
+            }
             RValue::Regexp(re) => match v {
                 RValue::Str(_) | RValue::Sym(_) => {
                     let s = to_s(v);
@@ -610,39 +1113,15 @@ impl<'s> Interp<'s> {
                 _ => false,
             },
             RValue::Range(r) => crate::methods::range_cover(r, v),
+            RValue::Proc(p) => {
+                let p = p.clone();
+                self.call_block(&p, vec![v.clone()], pos)?.truthy()
+            }
+            RValue::Object(_) => self
+                .call_method(pattern.clone(), "===", vec![v.clone()], None, pos)?
+                .truthy(),
             _ => value::equal(pattern, v),
         })
-    }
-
-    fn constant(&mut self, scope: Option<&Node>, name: &str, pos: Pos) -> R {
-        if let Some(s) = scope {
-            let outer = self.eval(s)?;
-            return match (outer, name) {
-                (RValue::Class(Class::Puppet), _) => {
-                    unsupported(format!("constant Puppet::{name}"), pos)
-                }
-                (RValue::Class(Class::Json), "ParserError") => {
-                    Ok(RValue::Class(Class::StandardError))
-                }
-                (RValue::Class(c), _) => unsupported(format!("constant {}::{name}", c.name()), pos),
-                (o, _) => raise(
-                    "TypeError",
-                    format!("{} is not a class/module", value::inspect(&o)),
-                    pos,
-                ),
-            };
-        }
-        match Class::by_name(name) {
-            Some(c) => Ok(RValue::Class(c)),
-            None => match name {
-                "ARGV" | "ENV" | "RUBY_VERSION" | "STDOUT" | "STDERR" | "Set" | "Time" | "Date"
-                | "YAML" | "Base64" | "Digest" | "OpenSSL" | "URI" | "Resolv" | "Socket"
-                | "SecureRandom" | "Struct" | "Proc" | "ERB" | "Facter" => {
-                    unsupported(format!("constant {name}"), pos)
-                }
-                _ => raise("NameError", format!("uninitialized constant {name}"), pos),
-            },
-        }
     }
 
     fn defined(&mut self, e: &Node) -> R {
@@ -655,20 +1134,44 @@ impl<'s> Interp<'s> {
                 }
             }
             Kind::LVar(_) => Some("local-variable"),
-            Kind::GVar(_) | Kind::NthRef(_) => {
-                if matches!(e.kind, Kind::NthRef(k) if !matches!(self.nth_ref(k), RValue::Nil)) {
+            Kind::CVar(n) => {
+                let owner = self.cvar_owner();
+                if owner
+                    .ancestors()
+                    .iter()
+                    .any(|m| m.cvars.borrow().contains_key(n))
+                {
+                    Some("class variable")
+                } else {
+                    None
+                }
+            }
+            Kind::GVar(n) => {
+                if self.globals.contains_key(n) || matches!(n.as_str(), "~" | "!" | "0") {
                     Some("global-variable")
                 } else {
                     None
                 }
             }
-            Kind::Const(None, n) => Class::by_name(n).map(|_| "constant"),
+            Kind::NthRef(k) => {
+                if !matches!(self.nth_ref(*k), RValue::Nil) {
+                    Some("global-variable")
+                } else {
+                    None
+                }
+            }
+            Kind::Const(..) | Kind::TopConst(_) => match self.eval(e) {
+                Ok(_) => Some("constant"),
+                Err(Ctrl::Raise(_)) | Err(Ctrl::Unsupported { .. }) => None,
+                Err(other) => return Err(other),
+            },
             // Ruby does not look into a safe-navigation call.
             Kind::Call { safe: true, .. } => Some("expression"),
             Kind::Call {
                 recv: None, name, ..
             } => {
-                if self.defs.contains_key(name) || is_self_method(name) {
+                let s = self.ctx.self_v.clone();
+                if self.responds_to(&s, name, true) {
                     Some("method")
                 } else {
                     None
@@ -680,15 +1183,30 @@ impl<'s> Interp<'s> {
                 ..
             } => match self.eval(r) {
                 Ok(v) => {
-                    if crate::methods::responds_to(&v, name) {
+                    if self.responds_to(&v, name, false) {
                         Some("method")
                     } else {
                         None
                     }
                 }
-                Err(Ctrl::Raise { .. }) => None,
+                Err(Ctrl::Raise(_)) => None,
                 Err(e) => return Err(e),
             },
+            Kind::Yield(_) => {
+                if self.ctx.frame.block.is_some() {
+                    Some("yield")
+                } else {
+                    None
+                }
+            }
+            Kind::Super { .. } => {
+                let found = self.super_target().is_some();
+                if found {
+                    Some("super")
+                } else {
+                    None
+                }
+            }
             Kind::Assign(..) | Kind::OpAssign(..) | Kind::MultiAssign(..) => Some("assignment"),
             Kind::Nil => Some("expression"),
             Kind::SelfRef => Some("self"),
@@ -701,36 +1219,142 @@ impl<'s> Interp<'s> {
         })
     }
 
-    fn assign(&mut self, target: &Node, v: RValue) -> Result<(), Ctrl> {
+    /// Assigns `v` to an assignment target.
+    pub(crate) fn assign(&mut self, target: &Node, v: RValue) -> Result<(), Ctrl> {
         match &target.kind {
             Kind::LVar(n) => {
                 self.set_lvar(n, v);
                 Ok(())
             }
             Kind::IVar(n) => {
-                self.ivars.insert(n.clone(), v);
+                let s = self.ctx.self_v.clone();
+                self.ivar_set_on(&s, n, v, target.pos)
+            }
+            Kind::CVar(n) => {
+                self.cvar_set(n, v);
+                Ok(())
+            }
+            Kind::GVar(n) => {
+                if matches!(
+                    n.as_str(),
+                    "stderr" | "stdout" | "stdin" | "LOAD_PATH" | ":"
+                ) {
+                    return unsupported(format!("assignment to ${n}"), target.pos);
+                }
+                self.globals.insert(n.clone(), v);
+                Ok(())
+            }
+            Kind::Const(None, n) => {
+                let m = self.ctx.cref.module.clone();
+                self.set_const(&m, n, v);
+                Ok(())
+            }
+            Kind::Const(Some(scope), n) => {
+                let outer = self.eval(scope)?;
+                match outer {
+                    RValue::Module(m) => {
+                        self.set_const(&m, n, v);
+                        Ok(())
+                    }
+                    other => raise(
+                        "TypeError",
+                        format!("{} is not a class/module", value::inspect(&other)),
+                        target.pos,
+                    ),
+                }
+            }
+            Kind::TopConst(n) => {
+                let o = self.object.clone();
+                self.set_const(&o, n, v);
                 Ok(())
             }
             Kind::Call {
                 recv: Some(r),
                 name,
                 args,
+                safe,
                 ..
             } => {
                 let recv = self.eval(r)?;
-                let mut a = self.eval_list(args)?;
+                if *safe && matches!(recv, RValue::Nil) {
+                    return Ok(());
+                }
+                let (mut a, kw) = self.eval_args(args)?;
+                if let Some(k) = kw {
+                    a.push(k);
+                }
                 a.push(v);
                 let mname = if name == "[]" {
                     "[]=".to_string()
                 } else {
                     format!("{name}=")
                 };
-                crate::methods::call_method(self, recv, &mname, a, None, target.pos)?;
+                self.call_method(recv, &mname, a, None, target.pos)?;
                 Ok(())
             }
-            Kind::GVar(n) => unsupported(format!("assignment to ${n}"), target.pos),
+            Kind::Call {
+                recv: None,
+                name,
+                args,
+                ..
+            } if args.is_empty() => {
+                self.set_lvar(name, v);
+                Ok(())
+            }
+            Kind::Splat(inner) => {
+                let items = match &v {
+                    RValue::Array(a) => a.borrow().clone(),
+                    other => vec![other.clone()],
+                };
+                self.assign(inner, RValue::array(items))
+            }
+            Kind::Mlhs(targets) => {
+                let items = match &v {
+                    RValue::Array(a) => a.borrow().clone(),
+                    other => vec![other.clone()],
+                };
+                self.multi_assign(targets, items, target.pos)
+            }
+            Kind::Nil => Ok(()),
             _ => unsupported("assignment target", target.pos),
         }
+    }
+
+    /// Distributes values over targets (`a, *b, c = items`).
+    fn multi_assign(
+        &mut self,
+        targets: &[Node],
+        items: Vec<RValue>,
+        _pos: Pos,
+    ) -> Result<(), Ctrl> {
+        let splat_at = targets
+            .iter()
+            .position(|t| matches!(t.kind, Kind::Splat(_)));
+        match splat_at {
+            None => {
+                for (i, t) in targets.iter().enumerate() {
+                    self.assign(t, items.get(i).cloned().unwrap_or(RValue::Nil))?;
+                }
+            }
+            Some(s) => {
+                let after = targets.len() - s - 1;
+                for (i, t) in targets[..s].iter().enumerate() {
+                    self.assign(t, items.get(i).cloned().unwrap_or(RValue::Nil))?;
+                }
+                let rest_end = items.len().saturating_sub(after).max(s);
+                let rest: Vec<RValue> = items
+                    .get(s..rest_end)
+                    .map(|x| x.to_vec())
+                    .unwrap_or_default();
+                if let Kind::Splat(inner) = &targets[s].kind {
+                    self.assign(inner, RValue::array(rest))?;
+                }
+                for (j, t) in targets[s + 1..].iter().enumerate() {
+                    self.assign(t, items.get(rest_end + j).cloned().unwrap_or(RValue::Nil))?;
+                }
+            }
+        }
+        Ok(())
     }
 
     fn op_assign(&mut self, target: &Node, op: &str, value: &Node, pos: Pos) -> R {
@@ -748,12 +1372,52 @@ impl<'s> Interp<'s> {
                 )
             }
             Kind::IVar(n) => {
-                let cur = self.ivar(n);
+                let cur = self.ivar_get(n);
                 let n = n.clone();
                 (
                     cur,
                     Box::new(move |me: &mut Self, v| {
-                        me.ivars.insert(n.clone(), v);
+                        let s = me.ctx.self_v.clone();
+                        me.ivar_set_on(&s, &n, v, pos)
+                    }),
+                )
+            }
+            Kind::CVar(n) => {
+                let owner = self.cvar_owner();
+                let cur = owner
+                    .ancestors()
+                    .iter()
+                    .find_map(|m| m.cvars.borrow().get(n.as_str()).cloned())
+                    .unwrap_or(RValue::Nil);
+                let n = n.clone();
+                (
+                    cur,
+                    Box::new(move |me: &mut Self, v| {
+                        me.cvar_set(&n, v);
+                        Ok(())
+                    }),
+                )
+            }
+            Kind::GVar(n) => {
+                let cur = self.globals.get(n).cloned().unwrap_or(RValue::Nil);
+                let n = n.clone();
+                (
+                    cur,
+                    Box::new(move |me: &mut Self, v| {
+                        me.globals.insert(n.clone(), v);
+                        Ok(())
+                    }),
+                )
+            }
+            Kind::Const(None, n) => {
+                let m = self.ctx.cref.module.clone();
+                let cur = m.consts.borrow().get(n).cloned().unwrap_or(RValue::Nil);
+                let n = n.clone();
+                (
+                    cur,
+                    Box::new(move |me: &mut Self, v| {
+                        let m = me.ctx.cref.module.clone();
+                        me.set_const(&m, &n, v);
                         Ok(())
                     }),
                 )
@@ -762,12 +1426,18 @@ impl<'s> Interp<'s> {
                 recv: Some(r),
                 name,
                 args,
+                safe,
                 ..
             } => {
                 let recv = self.eval(r)?;
-                let a = self.eval_list(args)?;
-                let cur =
-                    crate::methods::call_method(self, recv.clone(), name, a.clone(), None, pos)?;
+                if *safe && matches!(recv, RValue::Nil) {
+                    return Ok(RValue::Nil);
+                }
+                let (mut a, kw) = self.eval_args(args)?;
+                if let Some(k) = kw {
+                    a.push(k);
+                }
+                let cur = self.call_method(recv.clone(), name, a.clone(), None, pos)?;
                 let mname = if name == "[]" {
                     "[]=".to_string()
                 } else {
@@ -778,7 +1448,7 @@ impl<'s> Interp<'s> {
                     Box::new(move |me: &mut Self, v| {
                         let mut a = a.clone();
                         a.push(v);
-                        crate::methods::call_method(me, recv.clone(), &mname, a, None, pos)?;
+                        me.call_method(recv.clone(), &mname, a, None, pos)?;
                         Ok(())
                     }),
                 )
@@ -800,106 +1470,101 @@ impl<'s> Interp<'s> {
             }
             _ => {
                 let rhs = self.eval(value)?;
-                crate::methods::call_method(self, getter, op, vec![rhs], None, pos)?
+                self.call_method(getter, op, vec![rhs], None, pos)?
             }
         };
         setter(self, newv.clone())?;
         Ok(newv)
     }
 
+    /// Evaluates a list with splats.
     pub fn eval_list(&mut self, items: &[Node]) -> Result<Vec<RValue>, Ctrl> {
         let mut out = Vec::with_capacity(items.len());
         for it in items {
-            if let Kind::Splat(inner) = &it.kind {
-                let v = self.eval(inner)?;
-                out.extend(crate::methods::splat_items(&v));
-            } else {
-                out.push(self.eval(it)?);
+            match &it.kind {
+                Kind::Splat(inner) => {
+                    let v = self.eval(inner)?;
+                    out.extend(self.splat_items(&v, it.pos)?);
+                }
+                _ => out.push(self.eval(it)?),
             }
         }
         Ok(out)
     }
 
-    fn eval_call(
+    /// The entries of a hash literal (`**h` merged in).
+    pub(crate) fn eval_hash_items(
         &mut self,
-        recv: Option<&Node>,
-        name: &str,
-        args: &[Node],
-        block: Option<&Rc<Block>>,
-        safe: bool,
-        pos: Pos,
-    ) -> R {
-        let Some(recv) = recv else {
-            let a = self.eval_list(args)?;
-            return self.call_self(name, a, block, pos, args.is_empty());
-        };
-        let r = self.eval(recv)?;
-        if safe && matches!(r, RValue::Nil) {
-            return Ok(RValue::Nil);
-        }
-        let a = self.eval_list(args)?;
-        self.pos = pos;
-        crate::methods::call_method(self, r, name, a, block, pos)
-    }
-
-    /// Calls a block with yielded values (Ruby's argument splatting rules for blocks).
-    pub fn call_block(&mut self, block: &Block, args: Vec<RValue>, pos: Pos) -> R {
-        if let Some(sym) = &block.symbol {
-            let mut args = args.into_iter();
-            let recv = args.next().unwrap_or(RValue::Nil);
-            return crate::methods::call_method(self, recv, sym, args.collect(), None, pos);
-        }
-        self.tick(pos)?;
-        self.depth += 1;
-        if self.depth > MAX_DEPTH {
-            self.depth -= 1;
-            return raise("SystemStackError", "stack level too deep", pos);
-        }
-        self.frames.push(Frame {
-            vars: HashMap::new(),
-            boundary: false,
-        });
-        let params = &block.params;
-        let args = if params.len() > 1 || matches!(params.first(), Some(Param::Splat(_))) {
-            match args.as_slice() {
-                [RValue::Array(a)] if params.len() > 1 => a.borrow().clone(),
-                _ => args,
-            }
-        } else {
-            args
-        };
-        let mut it = args.into_iter();
-        for (i, p) in params.iter().enumerate() {
-            match p {
-                Param::Splat(n) => {
-                    let rest: Vec<RValue> = it.by_ref().collect();
-                    let _ = i;
-                    if let Some(f) = self.frames.last_mut() {
-                        f.vars.insert(n.clone(), RValue::array(rest));
+        items: &[crate::ast::HashItem],
+    ) -> Result<RHash, Ctrl> {
+        let mut h = RHash::default();
+        for item in items {
+            match item {
+                crate::ast::HashItem::Pair(k, v) => {
+                    let k = self.eval(k)?;
+                    let v = self.eval(v)?;
+                    h.insert(k, v);
+                }
+                crate::ast::HashItem::Splat(e) => {
+                    let pos = e.pos;
+                    match self.eval(e)? {
+                        RValue::Hash(o) => {
+                            for (k, v) in o.borrow().pairs() {
+                                h.insert(k, v);
+                            }
+                        }
+                        RValue::Nil => {}
+                        other => {
+                            return raise(
+                                "TypeError",
+                                format!(
+                                    "no implicit conversion of {} into Hash",
+                                    other.class_name()
+                                ),
+                                pos,
+                            )
+                        }
                     }
                 }
-                _ => {
-                    let v = it.next().unwrap_or(RValue::Nil);
-                    self.bind_param(p, v, true);
-                }
             }
         }
-        let r = self.body(&block.body);
-        self.frames.pop();
-        self.depth -= 1;
-        match r {
-            Err(Ctrl::Next(v)) => Ok(v),
-            other => other,
+        Ok(h)
+    }
+
+    /// What `*x` expands to (`to_a` of user objects included).
+    pub fn splat_items(&mut self, v: &RValue, pos: Pos) -> Result<Vec<RValue>, Ctrl> {
+        match v {
+            RValue::Object(_) => {
+                if self.responds_to(v, "to_a", false) {
+                    let r = self.call_method(v.clone(), "to_a", vec![], None, pos)?;
+                    if let RValue::Array(a) = r {
+                        return Ok(a.borrow().clone());
+                    }
+                }
+                Ok(vec![v.clone()])
+            }
+            _ => Ok(crate::methods::splat_items(v)),
         }
     }
 
-    fn bind_param(&mut self, p: &Param, v: RValue, local: bool) {
+    fn try_convert_array(&mut self, v: &RValue, pos: Pos) -> Result<Option<Vec<RValue>>, Ctrl> {
+        if let RValue::Object(_) = v {
+            if self.responds_to(v, "to_ary", false) {
+                if let RValue::Array(a) =
+                    self.call_method(v.clone(), "to_ary", vec![], None, pos)?
+                {
+                    return Ok(Some(a.borrow().clone()));
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    pub(crate) fn bind_param(&mut self, p: &Param, v: RValue, local: bool) {
         match p {
             Param::Name(n) => {
                 if local {
-                    if let Some(f) = self.frames.last_mut() {
-                        f.vars.insert(n.clone(), v);
-                    }
+                    self.ctx.env.define(n, v);
                 } else {
                     self.set_lvar(n, v);
                 }
@@ -909,192 +1574,51 @@ impl<'s> Interp<'s> {
                     RValue::Array(a) => a.borrow().clone(),
                     other => vec![other.clone()],
                 };
-                self.bind_param(&Param::Name(n.clone()), RValue::array(items), local);
+                if !n.is_empty() {
+                    self.bind_param(&Param::Name(n.clone()), RValue::array(items), local);
+                }
             }
             Param::Destructure(inner) => {
                 let items = match &v {
                     RValue::Array(a) => a.borrow().clone(),
                     other => vec![other.clone()],
                 };
-                let mut it = items.into_iter();
-                for q in inner {
-                    if let Param::Splat(n) = q {
-                        let rest: Vec<RValue> = it.by_ref().collect();
-                        self.bind_param(&Param::Name(n.clone()), RValue::array(rest), local);
-                    } else {
-                        let x = it.next().unwrap_or(RValue::Nil);
-                        self.bind_param(q, x, local);
-                    }
-                }
-            }
-        }
-    }
-
-    fn call_def(&mut self, d: Rc<Def>, args: Vec<RValue>, pos: Pos) -> R {
-        let required = d.params.iter().filter(|(_, def)| def.is_none()).count();
-        if args.len() < required || args.len() > d.params.len() {
-            return raise(
-                "ArgumentError",
-                format!(
-                    "wrong number of arguments (given {}, expected {})",
-                    args.len(),
-                    if required == d.params.len() {
-                        required.to_string()
-                    } else {
-                        format!("{required}..{}", d.params.len())
-                    }
-                ),
-                pos,
-            );
-        }
-        self.depth += 1;
-        if self.depth > MAX_DEPTH {
-            self.depth -= 1;
-            return raise("SystemStackError", "stack level too deep", pos);
-        }
-        self.frames.push(Frame {
-            vars: HashMap::new(),
-            boundary: true,
-        });
-        let mut r = Ok(RValue::Nil);
-        let mut args = args.into_iter();
-        for (name, default) in &d.params {
-            let v = match args.next() {
-                Some(v) => v,
-                None => match default {
-                    Some(e) => match self.eval(e) {
-                        Ok(v) => v,
-                        Err(e) => {
-                            r = Err(e);
-                            break;
+                let splat_at = inner.iter().position(|q| matches!(q, Param::Splat(_)));
+                match splat_at {
+                    None => {
+                        for (i, q) in inner.iter().enumerate() {
+                            let x = items.get(i).cloned().unwrap_or(RValue::Nil);
+                            self.bind_param(q, x, local);
                         }
-                    },
-                    None => RValue::Nil,
-                },
-            };
-            if let Some(f) = self.frames.last_mut() {
-                f.vars.insert(name.clone(), v);
-            }
-        }
-        if r.is_ok() {
-            r = self.body(&d.body);
-        }
-        self.frames.pop();
-        self.depth -= 1;
-        match r {
-            Err(Ctrl::Return(v)) => Ok(v),
-            Err(Ctrl::Next(_)) | Err(Ctrl::Break(_)) => {
-                raise("LocalJumpError", "break/next from method", pos)
-            }
-            other => other,
-        }
-    }
-
-    /// Calls without a receiver: helpers, the template wrapper and Kernel.
-    fn call_self(
-        &mut self,
-        name: &str,
-        args: Vec<RValue>,
-        block: Option<&Rc<Block>>,
-        pos: Pos,
-        no_args: bool,
-    ) -> R {
-        if let Some(d) = self.defs.get(name).cloned() {
-            return self.call_def(d, args, pos);
-        }
-        let arity = |n: usize| -> Result<(), Ctrl> {
-            if args.len() != n {
-                return raise(
-                    "ArgumentError",
-                    format!(
-                        "wrong number of arguments (given {}, expected {n})",
-                        args.len()
-                    ),
-                    pos,
-                );
-            }
-            Ok(())
-        };
-        match name {
-            "scope" => {
-                arity(0)?;
-                Ok(RValue::Scope)
-            }
-            "file" => {
-                arity(0)?;
-                // Inline templates have no file.
-                Ok(if self.file.is_empty() {
-                    RValue::Nil
-                } else {
-                    RValue::str(&self.file)
-                })
-            }
-            "has_variable?" => {
-                arity(1)?;
-                let n = to_s(&args[0]);
-                let v = self.scope.lookup(&n);
-                Ok(RValue::Bool(v.is_some_and(|v| !v.is_undef())))
-            }
-            "tags" => raise("NotImplementedError", "Call 'all_tags' instead.", pos),
-            "classes" | "all_tags" => unsupported(format!("template method `{name}'"), pos),
-            "Array"
-            | "Integer"
-            | "String"
-            | "Float"
-            | "Hash"
-            | "format"
-            | "sprintf"
-            | "raise"
-            | "fail"
-            | "require"
-            | "require_relative"
-            | "puts"
-            | "print"
-            | "p"
-            | "pp"
-            | "warn"
-            | "rand"
-            | "srand"
-            | "sleep"
-            | "exit"
-            | "abort"
-            | "system"
-            | "open"
-            | "block_given?"
-            | "instance_variable_get"
-            | "instance_variable_defined?"
-            | "instance_variables"
-            | "respond_to?"
-            | "nil?"
-            | "to_s"
-            | "inspect"
-            | "freeze"
-            | "frozen?"
-            | "is_a?"
-            | "kind_of?"
-            | "tap"
-            | "then"
-            | "loop" => crate::methods::kernel(self, name, args, block, pos),
-            _ => {
-                if no_args && block.is_none() {
-                    raise(
-                        "NameError",
-                        format!(
-                            "undefined local variable or method `{name}' for {}",
-                            self.wrapper_text()
-                        ),
-                        pos,
-                    )
-                } else {
-                    raise(
-                        "NoMethodError",
-                        format!("undefined method `{name}' for {}", self.wrapper_text()),
-                        pos,
-                    )
+                    }
+                    Some(s) => {
+                        let after = inner.len() - s - 1;
+                        for (i, q) in inner[..s].iter().enumerate() {
+                            let x = items.get(i).cloned().unwrap_or(RValue::Nil);
+                            self.bind_param(q, x, local);
+                        }
+                        let end = items.len().saturating_sub(after).max(s);
+                        let rest = items.get(s..end).map(|x| x.to_vec()).unwrap_or_default();
+                        if let Param::Splat(n) = &inner[s] {
+                            if !n.is_empty() {
+                                self.bind_param(
+                                    &Param::Name(n.clone()),
+                                    RValue::array(rest),
+                                    local,
+                                );
+                            }
+                        }
+                        for (j, q) in inner[s + 1..].iter().enumerate() {
+                            let x = items.get(end + j).cloned().unwrap_or(RValue::Nil);
+                            self.bind_param(q, x, local);
+                        }
+                    }
                 }
             }
         }
     }
+
+    // ---- the Puppet scope ---------------------------------------------------------------
 
     /// The template wrapper's `to_s`.
     pub fn wrapper_text(&self) -> String {
@@ -1151,7 +1675,7 @@ impl<'s> Interp<'s> {
         match self.scope.lookup(name) {
             Some(v) => {
                 let r = value::from_puppet(&v);
-                self.freeze(&r, 0);
+                freeze_strings(&r, 0);
                 r
             }
             None => RValue::Nil,
@@ -1167,49 +1691,73 @@ impl<'s> Interp<'s> {
                 continue;
             }
             let r = value::from_puppet(v);
-            self.freeze(&r, 0);
+            freeze_strings(&r, 0);
             h.insert(RValue::str(k), r);
         }
         RValue::hash(h)
     }
+
+    /// Makes a proc of a block literal, capturing the current context.
+    pub fn make_proc(&mut self, b: Arc<crate::ast::Block>, lambda: bool) -> Blk {
+        let p = Rc::new(Proc {
+            body: ProcBody::Block(b),
+            lambda,
+            ctx: std::cell::RefCell::new(Some(self.ctx.clone())),
+        });
+        self.track_proc(&p);
+        p
+    }
+
+    /// A proc of another kind (symbol, method, native), capturing the current context.
+    pub fn make_proc_of(&mut self, body: ProcBody, lambda: bool) -> Blk {
+        let p = Rc::new(Proc {
+            body,
+            lambda,
+            ctx: std::cell::RefCell::new(Some(self.ctx.clone())),
+        });
+        self.track_proc(&p);
+        p
+    }
+
+    pub(crate) fn is_standard_error(&mut self, class: &str) -> bool {
+        let Some(se) = self.module_by_path("StandardError") else {
+            return true;
+        };
+        match self.module_by_path(class) {
+            Some(m) => m.inherits(&se),
+            None => !matches!(
+                class,
+                "SystemStackError"
+                    | "NotImplementedError"
+                    | "SyntaxError"
+                    | "Exception"
+                    | "NoMemoryError"
+                    | "LoadError"
+                    | "ScriptError"
+                    | "SystemExit"
+            ),
+        }
+    }
 }
 
-fn is_self_method(name: &str) -> bool {
-    matches!(
-        name,
-        "scope"
-            | "file"
-            | "has_variable?"
-            | "Array"
-            | "Integer"
-            | "String"
-            | "Float"
-            | "Hash"
-            | "format"
-            | "sprintf"
-            | "raise"
-            | "fail"
-            | "puts"
-            | "print"
-            | "p"
-            | "require"
-    )
-}
-
-fn class_is_standard_error(class: &str) -> bool {
-    !matches!(
-        class,
-        "SystemStackError" | "NotImplementedError" | "SyntaxError" | "Exception"
-    )
-}
-
-fn class_matches(k: Class, raised: &str) -> bool {
-    match Class::by_name(raised) {
-        Some(rc) => k.includes(rc),
-        None => match k {
-            Class::Exception => true,
-            Class::StandardError => class_is_standard_error(raised),
-            _ => false,
-        },
+/// Marks the strings of a value from the scope frozen (Puppet hands Ruby frozen strings).
+pub(crate) fn freeze_strings(v: &RValue, depth: usize) {
+    if depth > 64 {
+        return;
+    }
+    match v {
+        RValue::Str(s) => s.freeze(),
+        RValue::Array(a) => {
+            for x in a.borrow().iter() {
+                freeze_strings(x, depth + 1);
+            }
+        }
+        RValue::Hash(h) => {
+            for (k, x) in h.borrow().map.values() {
+                freeze_strings(k, depth + 1);
+                freeze_strings(x, depth + 1);
+            }
+        }
+        _ => {}
     }
 }

@@ -12,18 +12,27 @@
 //! panic; nesting depth, loop steps and sizes are bounded.
 
 pub mod ast;
+mod call;
+mod classes;
 mod collections;
 mod format;
 pub mod interp;
 mod ipaddr;
 mod json;
+mod kernel;
 pub mod lexer;
 mod methods;
+mod modules;
+pub mod object;
 pub mod parser;
+mod puppet;
 mod ruby_methods;
+mod source;
 mod strings;
 pub mod value;
 mod yaml;
+
+pub use source::{MemoryHost, SourceHost, Sources};
 
 use indexmap::IndexMap;
 use puppet_types::Value;
@@ -61,7 +70,7 @@ pub fn yaml_of_value(v: &Value) -> Result<String, String> {
     match yaml::to_yaml(&value::from_puppet(v), Pos::default()) {
         Ok(s) => Ok(s),
         Err(interp::Ctrl::Unsupported { what, .. }) => Err(what),
-        Err(interp::Ctrl::Raise { message, .. }) => Err(message),
+        Err(interp::Ctrl::Raise(e)) => Err(e.message),
         Err(_) => Err("to_yaml: unexpected control flow".to_string()),
     }
 }
@@ -103,4 +112,193 @@ pub trait PuppetScope {
         let _ = value;
         Err(format!("Cannot set variable '{name}' from this template"))
     }
+    /// Logs a message at a Puppet log level (`warning`, `debug`, `notice`, `info`, `err`...):
+    /// `Puppet.warning`, `warning()` in a 3.x function, Kernel's `warn`. The default drops it.
+    fn log(&mut self, level: &str, message: &str) {
+        let _ = (level, message);
+    }
+    /// Calls the Puppet lambda given to the function that runs (Ruby's `yield` or
+    /// `block.call` in a 4.x function). The default: there is none.
+    fn call_block(&mut self, args: Vec<Value>) -> Result<Value, String> {
+        let _ = args;
+        Err("no block given (yield)".to_string())
+    }
+}
+
+/// Why Ruby code could not be loaded or run.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RubyError {
+    /// The code is not valid Ruby (Ruby would reject it too).
+    #[error("{file}:{line}:{column}: syntax error, {message}")]
+    Syntax {
+        file: String,
+        line: u32,
+        column: u32,
+        message: String,
+    },
+    /// The code uses something this engine does not implement or refuses to do.
+    #[error("{file}:{line}:{column}: unsupported Ruby construct: {construct}")]
+    Unsupported {
+        file: String,
+        line: u32,
+        column: u32,
+        construct: String,
+    },
+    /// Ruby raised an exception.
+    #[error("{file}:{line}:{column}: {class}: {message}")]
+    Runtime {
+        file: String,
+        line: u32,
+        column: u32,
+        class: String,
+        message: String,
+    },
+}
+
+impl RubyError {
+    /// The stable code of this error.
+    pub fn code(&self) -> &'static str {
+        match self {
+            RubyError::Syntax { .. } => "RUBY_SYNTAX",
+            RubyError::Unsupported { .. } => "RUBY_UNSUPPORTED",
+            RubyError::Runtime { .. } => "RUBY_RUNTIME",
+        }
+    }
+
+    /// The file, line and column.
+    pub fn location(&self) -> (&str, u32, u32) {
+        match self {
+            RubyError::Syntax {
+                file, line, column, ..
+            }
+            | RubyError::Unsupported {
+                file, line, column, ..
+            }
+            | RubyError::Runtime {
+                file, line, column, ..
+            } => (file, *line, *column),
+        }
+    }
+
+    /// The message without the location.
+    pub fn message(&self) -> String {
+        match self {
+            RubyError::Syntax { message, .. } => format!("syntax error, {message}"),
+            RubyError::Unsupported { construct, .. } => {
+                format!("unsupported Ruby construct: {construct}")
+            }
+            RubyError::Runtime { class, message, .. } => {
+                if class == "RuntimeError" || class.starts_with("Puppet::") {
+                    message.clone()
+                } else {
+                    format!("{class}: {message}")
+                }
+            }
+        }
+    }
+
+    /// A parse error of `file`.
+    pub fn from_parse(file: &str, e: parser::ParseError) -> RubyError {
+        if e.unsupported {
+            RubyError::Unsupported {
+                file: file.to_string(),
+                line: e.pos.line,
+                column: e.pos.column,
+                construct: e.message,
+            }
+        } else {
+            RubyError::Syntax {
+                file: file.to_string(),
+                line: e.pos.line,
+                column: e.pos.column,
+                message: e.message,
+            }
+        }
+    }
+
+    /// An error that escaped a run (`file`: where it was raised when unknown).
+    pub fn from_ctrl(file: &str, c: interp::Ctrl) -> RubyError {
+        match c {
+            interp::Ctrl::Raise(e) => RubyError::Runtime {
+                file: e.file.as_deref().unwrap_or(file).to_string(),
+                line: e.pos.line,
+                column: e.pos.column,
+                class: e.class,
+                message: e.message,
+            },
+            interp::Ctrl::Unsupported { what, pos, file: f } => RubyError::Unsupported {
+                file: f.as_deref().unwrap_or(file).to_string(),
+                line: pos.line,
+                column: pos.column,
+                construct: what,
+            },
+            interp::Ctrl::Throw(tag, _) => RubyError::Runtime {
+                file: file.to_string(),
+                line: 0,
+                column: 0,
+                class: "UncaughtThrowError".into(),
+                message: format!("uncaught throw {}", value::inspect(&tag)),
+            },
+            _ => RubyError::Runtime {
+                file: file.to_string(),
+                line: 0,
+                column: 0,
+                class: "LocalJumpError".into(),
+                message: "unexpected control flow at top level".into(),
+            },
+        }
+    }
+}
+
+/// A scope with no variables and no functions (for code that needs none).
+#[derive(Debug, Default)]
+pub struct NullScope {
+    /// The messages logged, as `level: message`.
+    pub logs: Vec<String>,
+}
+
+impl PuppetScope for NullScope {
+    fn lookup(&self, _name: &str) -> Option<Value> {
+        None
+    }
+    fn all_variables(&self) -> IndexMap<SmolStr, Value> {
+        IndexMap::new()
+    }
+    fn call_function(&mut self, name: &str, _args: Vec<Value>) -> Result<Value, String> {
+        Err(format!("Unknown function: '{name}'"))
+    }
+    fn log(&mut self, level: &str, message: &str) {
+        self.logs.push(format!("{level}: {message}"));
+    }
+}
+
+/// Runs a Ruby program in a fresh interpreter (no scope, no files) and returns Ruby's
+/// `inspect` of its last value; an exception is `Err` with Ruby's class and message.
+///
+/// ```
+/// assert_eq!(puppet_ruby::eval_inspect("[1, 2.0, 'a', :b, nil].map(&:to_s)").unwrap(), r#"["1", "2.0", "a", "b", ""]"#);
+/// assert_eq!(puppet_ruby::eval_inspect("1e15").unwrap(), "1.0e+15");
+/// let e = puppet_ruby::eval_inspect("Integer('x')").unwrap_err();
+/// assert_eq!(e.to_string(), r#"(eval):1:1: ArgumentError: invalid value for Integer(): "x""#);
+/// ```
+pub fn eval_inspect(code: &str) -> Result<String, RubyError> {
+    eval_inspect_with(code, DEFAULT_EVAL_STEPS)
+}
+
+/// The step budget of [`eval_inspect`].
+pub const DEFAULT_EVAL_STEPS: u64 = 5_000_000;
+
+/// [`eval_inspect`] with a budget of evaluation steps.
+pub fn eval_inspect_with(code: &str, steps: u64) -> Result<String, RubyError> {
+    let file = "(eval)";
+    let prog = parser::parse_file(code, file).map_err(|e| RubyError::from_parse(file, e))?;
+    let mut scope = NullScope::default();
+    let mut it = interp::Interp::with(&mut scope, file, false, Sources::empty());
+    it.set_step_limit(steps);
+    let v = it
+        .run_program(&prog)
+        .map_err(|c| RubyError::from_ctrl(file, c))?;
+    it.inspect_value(&v)
+        .map_err(|c| RubyError::from_ctrl(file, c))
 }

@@ -1,6 +1,8 @@
-//! The parser for template code: a recursive-descent parser for the Ruby subset templates
-//! use, with Ruby's operator precedence (`not`/`and`/`or` below assignment, `!`/`&&`/`||`
-//! above it), modifiers, blocks, command calls without parentheses and `def` helpers.
+//! The parser: a recursive-descent parser for the Ruby subset of module files and templates,
+//! with Ruby's operator precedence (`not`/`and`/`or` below assignment, `!`/`&&`/`||` above
+//! it), modifiers, blocks, command calls without parentheses, `def` with every parameter
+//! kind, `class`/`module`/`class << self`, `yield`/`super`, lambdas, heredocs (from the
+//! lexer) and multiple assignment.
 //!
 //! Like Ruby, it decides at parse time whether a bare identifier is a local variable (it was
 //! assigned before, or is a block or method parameter) or a method call. Constructs outside
@@ -8,23 +10,51 @@
 //! reject this" from "we do not implement this". Nesting depth is bounded, so no input can
 //! overflow the stack.
 
-use crate::ast::{Block, Def, Kind, Node, Param, Part, Rescue};
+use crate::ast::{
+    Block, Def, HashItem, Kind, ModuleBody, Node, Param, Params, Part, Program, Rescue,
+};
 use crate::lexer::{StrPart, Tok, Token};
 use crate::Pos;
 use std::collections::HashSet;
-use std::rc::Rc;
+use std::sync::Arc;
 
-/// A parse error.
+/// A parse (or lex) error.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ParseError {
+    /// Where.
     pub pos: Pos,
+    /// Ruby's kind of message (`unexpected ...`), or the unsupported construct.
     pub message: String,
+    /// True when Ruby would accept the code but this engine does not implement it.
     pub unsupported: bool,
+}
+
+impl From<crate::lexer::LexError> for ParseError {
+    fn from(e: crate::lexer::LexError) -> Self {
+        ParseError {
+            pos: e.pos,
+            message: e.message,
+            unsupported: e.unsupported,
+        }
+    }
 }
 
 type PResult<T> = Result<T, ParseError>;
 
 const MAX_DEPTH: usize = 200;
+
+/// Parses a whole Ruby source file.
+///
+/// ```
+/// let p = puppet_ruby::parser::parse_file("module M\n  def self.x(a, *b, k: 1, &blk) = nil\nend\n", "m.rb");
+/// assert!(p.is_err()); // endless methods are not in the subset
+/// let p = puppet_ruby::parser::parse_file("module M\n  def self.x(a, *b, k: 1, &blk)\n    yield a\n  end\nend\n", "m.rb").unwrap();
+/// assert_eq!(p.body.len(), 1);
+/// ```
+pub fn parse_file(text: &str, file: &str) -> PResult<Program> {
+    let toks = crate::lexer::lex_file(text)?;
+    parse_program(toks, file, false)
+}
 
 /// In a condition (also under `!`, `not`, `and`, `or`), Ruby gives a regular expression
 /// literal and a range literal other meanings: a match against `$_`, a flip-flop. Neither is
@@ -51,7 +81,9 @@ fn check_cond(c: &Node) -> PResult<()> {
 /// Where a `break` or `next` is.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum JumpCtx {
-    /// The template's own code (run by `eval`).
+    /// A template's own code (run by `eval`).
+    Template,
+    /// A file's top level or a class body.
     Top,
     /// A `def` body outside any loop or block.
     Def,
@@ -60,31 +92,52 @@ enum JumpCtx {
 }
 
 /// Checks of the whole tree after parsing. Ruby refuses to compile `break` and `next` outside
-/// a loop or a block ("Can't escape from eval with break" in the template's code, "Invalid
-/// break" in a `def`), so the whole template fails even when the statement is never reached;
-/// so do we. Conditions are checked with [`check_cond`].
-fn check_jumps(nodes: &[Node], in_loop: JumpCtx) -> PResult<()> {
-    nodes.iter().try_for_each(|n| check_jump(n, in_loop))
+/// a loop or a block ("Can't escape from eval with break" in a template's code, "Invalid
+/// break" elsewhere), so the whole file fails even when the statement is never reached; so do
+/// we. Conditions are checked with [`check_cond`].
+fn check_jumps(nodes: &[Node], ctx: JumpCtx) -> PResult<()> {
+    nodes.iter().try_for_each(|n| check_jump(n, ctx))
 }
 
-fn check_jump(n: &Node, in_loop: JumpCtx) -> PResult<()> {
-    let one = |x: &Node| check_jump(x, in_loop);
+fn check_items(items: &[HashItem], ctx: JumpCtx) -> PResult<()> {
+    items.iter().try_for_each(|i| match i {
+        HashItem::Pair(k, v) => {
+            check_jump(k, ctx)?;
+            check_jump(v, ctx)
+        }
+        HashItem::Splat(x) => check_jump(x, ctx),
+    })
+}
+
+fn check_params(p: &Params) -> PResult<()> {
+    for (_, d) in &p.optional {
+        check_jump(d, JumpCtx::Def)?;
+    }
+    for d in p.keywords.iter().filter_map(|(_, d)| d.as_ref()) {
+        check_jump(d, JumpCtx::Def)?;
+    }
+    Ok(())
+}
+
+fn check_jump(n: &Node, ctx: JumpCtx) -> PResult<()> {
+    let one = |x: &Node| check_jump(x, ctx);
     let parts = |ps: &[Part]| {
         ps.iter().try_for_each(|p| match p {
             Part::Lit(_) => Ok(()),
-            Part::Code(c) => check_jumps(c, in_loop),
+            Part::Code(c) => check_jumps(c, ctx),
         })
     };
+    let opt = |x: &Option<Box<Node>>| x.as_deref().map_or(Ok(()), one);
     match &n.kind {
-        Kind::Next(_) | Kind::Break(_) if in_loop != JumpCtx::Loop => {
-            let what = if matches!(n.kind, Kind::Next(_)) {
-                "next"
-            } else {
-                "break"
+        Kind::Next(_) | Kind::Break(_) | Kind::Redo if ctx != JumpCtx::Loop => {
+            let what = match n.kind {
+                Kind::Next(_) => "next",
+                Kind::Break(_) => "break",
+                _ => "redo",
             };
             Err(ParseError {
                 pos: n.pos,
-                message: if in_loop == JumpCtx::Top {
+                message: if ctx == JumpCtx::Template {
                     format!("Can't escape from eval with {what}")
                 } else {
                     format!("Invalid {what}")
@@ -92,13 +145,12 @@ fn check_jump(n: &Node, in_loop: JumpCtx) -> PResult<()> {
                 unsupported: false,
             })
         }
-        Kind::Next(v) | Kind::Break(v) | Kind::Return(v) => v.as_deref().map_or(Ok(()), one),
-        Kind::Str(ps) | Kind::Sym(ps) | Kind::Regex(ps, _) => parts(ps),
-        Kind::Array(xs) | Kind::Seq(xs) | Kind::Insert(xs) => check_jumps(xs, in_loop),
-        Kind::Hash(kv) => kv.iter().try_for_each(|(k, v)| {
-            one(k)?;
-            one(v)
-        }),
+        Kind::Next(v) | Kind::Break(v) | Kind::Return(v) => opt(v),
+        Kind::Str(ps) | Kind::Sym(ps) | Kind::Regex(ps, _) | Kind::XStr(ps) => parts(ps),
+        Kind::Array(xs) | Kind::Seq(xs) | Kind::Insert(xs) | Kind::Yield(xs) | Kind::Mlhs(xs) => {
+            check_jumps(xs, ctx)
+        }
+        Kind::Hash(items) | Kind::KwArgs(items) => check_items(items, ctx),
         Kind::Range(a, b, _)
         | Kind::And(a, b)
         | Kind::Or(a, b)
@@ -110,28 +162,54 @@ fn check_jump(n: &Node, in_loop: JumpCtx) -> PResult<()> {
         }
         Kind::Const(Some(a), _) | Kind::Splat(a) | Kind::Not(a) | Kind::Defined(a) => one(a),
         Kind::Call {
-            recv, args, block, ..
+            recv,
+            args,
+            block,
+            block_arg,
+            ..
         } => {
-            recv.as_deref().map_or(Ok(()), one)?;
-            check_jumps(args, in_loop)?;
+            opt(recv)?;
+            check_jumps(args, ctx)?;
+            opt(block_arg)?;
+            match block {
+                Some(b) => {
+                    check_params(&b.params)?;
+                    check_jumps(&b.body, JumpCtx::Loop)
+                }
+                None => Ok(()),
+            }
+        }
+        Kind::Super {
+            args,
+            block,
+            block_arg,
+        } => {
+            if let Some(a) = args {
+                check_jumps(a, ctx)?;
+            }
+            opt(block_arg)?;
             match block {
                 Some(b) => check_jumps(&b.body, JumpCtx::Loop),
                 None => Ok(()),
             }
         }
+        Kind::Lambda(b) => {
+            check_params(&b.params)?;
+            check_jumps(&b.body, JumpCtx::Loop)
+        }
         Kind::MultiAssign(xs, v) => {
-            check_jumps(xs, in_loop)?;
+            check_jumps(xs, ctx)?;
             one(v)
         }
         Kind::If(c, a, b) => {
             check_cond(c)?;
             one(c)?;
-            check_jumps(a, in_loop)?;
-            check_jumps(b, in_loop)
+            check_jumps(a, ctx)?;
+            check_jumps(b, ctx)
         }
-        Kind::While(c, body, _) => {
-            check_cond(c)?;
-            one(c)?;
+        Kind::While { cond, body, .. } => {
+            check_cond(cond)?;
+            one(cond)?;
             check_jumps(body, JumpCtx::Loop)
         }
         Kind::For(_, e, body) => {
@@ -139,33 +217,40 @@ fn check_jump(n: &Node, in_loop: JumpCtx) -> PResult<()> {
             check_jumps(body, JumpCtx::Loop)
         }
         Kind::Case(subject, whens, other) => {
-            subject.as_deref().map_or(Ok(()), one)?;
+            opt(subject)?;
             for (tests, body) in whens {
-                check_jumps(tests, in_loop)?;
-                check_jumps(body, in_loop)?;
+                check_jumps(tests, ctx)?;
+                check_jumps(body, ctx)?;
             }
-            other.as_deref().map_or(Ok(()), |o| check_jumps(o, in_loop))
+            other.as_deref().map_or(Ok(()), |o| check_jumps(o, ctx))
         }
         Kind::Begin(body, rescues, other, ensure) => {
-            check_jumps(body, in_loop)?;
+            check_jumps(body, ctx)?;
             for r in rescues {
-                check_jumps(&r.classes, in_loop)?;
-                check_jumps(&r.body, in_loop)?;
+                check_jumps(&r.classes, ctx)?;
+                check_jumps(&r.body, ctx)?;
             }
-            other
-                .as_deref()
-                .map_or(Ok(()), |o| check_jumps(o, in_loop))?;
-            ensure
-                .as_deref()
-                .map_or(Ok(()), |o| check_jumps(o, in_loop))
+            other.as_deref().map_or(Ok(()), |o| check_jumps(o, ctx))?;
+            ensure.as_deref().map_or(Ok(()), |o| check_jumps(o, ctx))
         }
-        Kind::Def(d) => {
-            for (_, default) in &d.params {
-                default
-                    .as_ref()
-                    .map_or(Ok(()), |x| check_jump(x, JumpCtx::Def))?;
-            }
+        Kind::Def(recv, d) => {
+            opt(recv)?;
+            check_params(&d.params)?;
             check_jumps(&d.body, JumpCtx::Def)
+        }
+        Kind::Class(m) | Kind::Module(m) => {
+            one(&m.path)?;
+            m.superclass.as_ref().map_or(Ok(()), one)?;
+            let inner = if ctx == JumpCtx::Template {
+                ctx
+            } else {
+                JumpCtx::Top
+            };
+            check_jumps(&m.body, inner)
+        }
+        Kind::SClass(t, body) => {
+            one(t)?;
+            check_jumps(body, JumpCtx::Top)
         }
         Kind::Nil
         | Kind::True
@@ -176,8 +261,15 @@ fn check_jump(n: &Node, in_loop: JumpCtx) -> PResult<()> {
         | Kind::LVar(_)
         | Kind::IVar(_)
         | Kind::GVar(_)
+        | Kind::CVar(_)
         | Kind::NthRef(_)
         | Kind::Const(None, _)
+        | Kind::TopConst(_)
+        | Kind::Retry
+        | Kind::Redo
+        | Kind::Alias(..)
+        | Kind::Undef(_)
+        | Kind::CurrentMethod
         | Kind::Put(_) => Ok(()),
     }
 }
@@ -192,10 +284,16 @@ pub struct Parser {
     no_do: usize,
     /// Whether the last consumed token was a `name?` or `name!` identifier.
     prev_pred: bool,
+    file: Arc<str>,
+    /// Parsing a template (`__FILE__` is the template wrapper's `file`, jumps read as in
+    /// `eval`).
+    template: bool,
+    /// Inside an argument list, array or hash literal: `a = 1, 2` is not a multiple value.
+    args_level: usize,
 }
 
-/// Parses a whole template's tokens into statements.
-pub fn parse_program(toks: Vec<Token>) -> PResult<Vec<Node>> {
+/// Parses the tokens of a file (or, with `template`, of a template) into a program.
+pub fn parse_program(toks: Vec<Token>, file: &str, template: bool) -> PResult<Program> {
     let mut p = Parser {
         toks,
         i: 0,
@@ -203,17 +301,34 @@ pub fn parse_program(toks: Vec<Token>) -> PResult<Vec<Node>> {
         depth: 0,
         no_do: 0,
         prev_pred: false,
+        file: Arc::from(file),
+        template,
+        args_level: 0,
     };
     let body = p.stmts(&[])?;
     if !p.at_eof() {
         return p.fail(format!("unexpected {}", p.describe()));
     }
-    check_jumps(&body, JumpCtx::Top)?;
-    Ok(body)
+    check_jumps(
+        &body,
+        if template {
+            JumpCtx::Template
+        } else {
+            JumpCtx::Top
+        },
+    )?;
+    Ok(Program {
+        file: p.file.clone(),
+        body,
+    })
 }
 
 fn is_kw(t: &Tok, kw: &str) -> bool {
     matches!(t, Tok::Ident(k) if k == kw)
+}
+
+fn node(kind: Kind, pos: Pos) -> Node {
+    Node { kind, pos }
 }
 
 impl Parser {
@@ -238,6 +353,9 @@ impl Parser {
     }
     fn space_before(&self) -> bool {
         self.toks.get(self.i).is_some_and(|t| t.space_before)
+    }
+    fn space_before_n(&self, n: usize) -> bool {
+        self.toks.get(self.i + n).is_some_and(|t| t.space_before)
     }
     /// Consumes the current token. Tokens are moved out, not cloned: the parser never looks
     /// at a consumed token again (only whether it was a `name?`/`name!`, kept aside).
@@ -277,7 +395,13 @@ impl Parser {
     }
     fn describe(&self) -> String {
         match self.peek() {
-            Tok::Eof => "end of template".into(),
+            Tok::Eof => {
+                if self.template {
+                    "end of template".into()
+                } else {
+                    "end-of-input".into()
+                }
+            }
             Tok::Op(o) => format!("`{o}'"),
             Tok::Ident(i) | Tok::Const(i) => format!("`{i}'"),
             Tok::Nl => "line break".into(),
@@ -285,7 +409,10 @@ impl Parser {
             Tok::Put(_) => "template text".into(),
             Tok::InsertBegin => "`<%='".into(),
             Tok::InsertEnd => "`%>'".into(),
-            other => format!("{other:?}"),
+            Tok::Label(l) => format!("label `{l}:'"),
+            Tok::Str(_) => "string literal".into(),
+            Tok::Int(_) | Tok::Float(_) => "number".into(),
+            _ => "token".into(),
         }
     }
     fn fail<T>(&self, msg: impl Into<String>) -> PResult<T> {
@@ -342,6 +469,12 @@ impl Parser {
         }
         Ok(())
     }
+    fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> PResult<T>) -> PResult<T> {
+        self.enter()?;
+        let r = f(self);
+        self.depth -= 1;
+        r
+    }
 
     /// Statements until one of the keywords `ends` (not consumed), `}`, `)` or the end.
     fn stmts(&mut self, ends: &[&str]) -> PResult<Vec<Node>> {
@@ -369,10 +502,7 @@ impl Parser {
     }
 
     fn stmt(&mut self) -> PResult<Node> {
-        self.enter()?;
-        let r = self.stmt_inner();
-        self.depth -= 1;
-        r
+        self.nested(|p| p.stmt_inner())
     }
 
     fn stmt_inner(&mut self) -> PResult<Node> {
@@ -380,10 +510,7 @@ impl Parser {
         if let Tok::Put(text) = self.peek() {
             let text = text.clone();
             self.bump();
-            return Ok(Node {
-                kind: Kind::Put(text),
-                pos,
-            });
+            return Ok(node(Kind::Put(text), pos));
         }
         if matches!(self.peek(), Tok::InsertBegin) {
             self.bump();
@@ -392,45 +519,81 @@ impl Parser {
                 return self.fail(format!("unexpected {} in <%= %>", self.describe()));
             }
             self.bump();
-            return Ok(Node {
-                kind: Kind::Insert(body),
-                pos,
-            });
+            return Ok(node(Kind::Insert(body), pos));
         }
-        let mut node = self.expr_stmt()?;
+        if self.is_kw("alias") {
+            self.bump();
+            let new = self.method_name_token()?;
+            let old = self.method_name_token()?;
+            return Ok(node(Kind::Alias(new, old), pos));
+        }
+        if self.is_kw("undef") {
+            self.bump();
+            let mut names = vec![self.method_name_token()?];
+            while self.eat_op(",") {
+                names.push(self.method_name_token()?);
+            }
+            return Ok(node(Kind::Undef(names), pos));
+        }
+        if self.is_kw("BEGIN") || self.is_kw("END") {
+            return self.unsupported("BEGIN/END blocks");
+        }
+        let mut n = self.expr_stmt()?;
         loop {
             let mpos = self.pos();
             if self.eat_kw("if") {
                 let c = self.expr_stmt()?;
-                node = Node {
-                    kind: Kind::If(Box::new(c), vec![node], vec![]),
-                    pos: mpos,
-                };
+                n = node(Kind::If(Box::new(c), vec![n], vec![]), mpos);
             } else if self.eat_kw("unless") {
                 let c = self.expr_stmt()?;
-                node = Node {
-                    kind: Kind::If(Box::new(c), vec![], vec![node]),
-                    pos: mpos,
-                };
+                n = node(Kind::If(Box::new(c), vec![], vec![n]), mpos);
             } else if self.is_kw("while") || self.is_kw("until") {
                 let until = self.is_kw("until");
                 self.bump();
                 let c = self.expr_stmt()?;
-                node = Node {
-                    kind: Kind::While(Box::new(c), vec![node], until),
-                    pos: mpos,
-                };
+                // `begin ... end while c` runs the body first.
+                let do_while = matches!(&n.kind, Kind::Begin(..));
+                n = node(
+                    Kind::While {
+                        cond: Box::new(c),
+                        body: vec![n],
+                        until,
+                        do_while,
+                    },
+                    mpos,
+                );
             } else if self.eat_kw("rescue") {
                 let r = self.expr_stmt()?;
-                node = Node {
-                    kind: Kind::RescueMod(Box::new(node), Box::new(r)),
-                    pos: mpos,
-                };
+                n = node(Kind::RescueMod(Box::new(n), Box::new(r)), mpos);
             } else {
                 break;
             }
         }
-        Ok(node)
+        Ok(n)
+    }
+
+    /// A method name after `alias`/`undef`: identifier, operator, or symbol.
+    fn method_name_token(&mut self) -> PResult<String> {
+        match self.bump() {
+            Tok::Ident(n) | Tok::Const(n) => {
+                if self.is_op("=") && !self.space_before() {
+                    self.bump();
+                    return Ok(format!("{n}="));
+                }
+                Ok(n)
+            }
+            Tok::Sym(parts) => match parts.as_slice() {
+                [StrPart::Lit(s)] => Ok(s.clone()),
+                _ => self.fail("expected a method name"),
+            },
+            Tok::Label(n) => {
+                // `alias foo? bar?` never lexes as a label; `alias a:b` does not exist.
+                self.fail(format!("unexpected label `{n}:'"))
+            }
+            Tok::GVar(_) => self.unsupported("alias of a global variable"),
+            Tok::Op(o) => Ok(o.to_string()),
+            _ => self.fail("expected a method name"),
+        }
     }
 
     /// `not`, `and`, `or` level.
@@ -441,17 +604,11 @@ impl Parser {
             if self.eat_kw("and") {
                 self.skip_nl();
                 let r = self.not_expr()?;
-                left = Node {
-                    kind: Kind::And(Box::new(left), Box::new(r)),
-                    pos,
-                };
+                left = node(Kind::And(Box::new(left), Box::new(r)), pos);
             } else if self.eat_kw("or") {
                 self.skip_nl();
                 let r = self.not_expr()?;
-                left = Node {
-                    kind: Kind::Or(Box::new(left), Box::new(r)),
-                    pos,
-                };
+                left = node(Kind::Or(Box::new(left), Box::new(r)), pos);
             } else {
                 return Ok(left);
             }
@@ -465,174 +622,190 @@ impl Parser {
             if self.is_op("{") {
                 return self.fail("unexpected `{'");
             }
-            self.enter()?;
-            let e = self.not_expr();
-            self.depth -= 1;
-            return Ok(Node {
-                kind: Kind::Not(Box::new(e?)),
-                pos,
-            });
+            let e = self.nested(|p| p.not_expr())?;
+            return Ok(node(Kind::Not(Box::new(e)), pos));
         }
-        if self.looks_like_multi_assign() {
-            if let Tok::Ident(n) = self.peek().clone() {
-                self.declare(&n);
+        if self.starts_multi_assign() {
+            return self.multi_assign(pos);
+        }
+        self.expr()
+    }
+
+    /// Whether the tokens from here are the targets of a multiple assignment
+    /// (`a, b =`, `*a, b =`, `(a, b), c =`, `x.y, h[k] =`): a comma or a splat at the top
+    /// level before an `=` on the same statement.
+    fn starts_multi_assign(&self) -> bool {
+        let mut k = self.i;
+        let mut depth = 0i32;
+        let mut saw_comma = false;
+        let first = self.toks.get(k).map(|t| &t.tok);
+        if !matches!(
+            first,
+            Some(Tok::Ident(_))
+                | Some(Tok::IVar(_))
+                | Some(Tok::GVar(_))
+                | Some(Tok::CVar(_))
+                | Some(Tok::Const(_))
+                | Some(Tok::Op("*"))
+                | Some(Tok::Op("("))
+        ) {
+            return false;
+        }
+        if let Some(Tok::Ident(n)) = first {
+            if is_reserved(n) {
+                return false;
             }
-            let e = match self.bump() {
-                Tok::Ident(n) => Node {
-                    kind: Kind::LVar(n),
-                    pos,
-                },
-                Tok::IVar(n) => Node {
-                    kind: Kind::IVar(n),
-                    pos,
-                },
-                _ => return self.fail("bad assignment target"),
-            };
-            return self.multi_assign_rest(e, pos);
         }
-        let e = self.expr()?;
-        // `a, b = x` multiple assignment.
-        if self.is_op(",")
-            && matches!(e.kind, Kind::LVar(_) | Kind::IVar(_))
-            && self.names_then_assign()
-        {
-            let mut targets = vec![e.clone()];
-            while self.eat_op(",") {
-                match self.bump() {
-                    Tok::Ident(n) => {
-                        targets.push(Node {
-                            kind: Kind::LVar(n),
-                            pos,
-                        });
+        let star_first = matches!(first, Some(Tok::Op("*")));
+        loop {
+            let Some(t) = self.toks.get(k) else {
+                return false;
+            };
+            match &t.tok {
+                Tok::Op("(") | Tok::Op("[") => depth += 1,
+                Tok::Op(")") | Tok::Op("]") => {
+                    depth -= 1;
+                    if depth < 0 {
+                        return false;
                     }
-                    Tok::IVar(n) => targets.push(Node {
-                        kind: Kind::IVar(n),
-                        pos,
-                    }),
-                    _ => return self.fail("bad assignment target"),
                 }
+                Tok::Op(",") if depth == 0 => saw_comma = true,
+                Tok::Op("=") if depth == 0 => return saw_comma || star_first,
+                Tok::Op("{") | Tok::Op("}") | Tok::Nl | Tok::Semi | Tok::Eof | Tok::InsertEnd => {
+                    return false
+                }
+                Tok::Op(o) if depth == 0 && is_assign_op(o) => return false,
+                Tok::Op("==") | Tok::Op("=>") | Tok::Op("?") if depth == 0 => return false,
+                Tok::Ident(kw) if depth == 0 && is_reserved(kw) && kw != "self" => return false,
+                Tok::Str(_) | Tok::Int(_) | Tok::Float(_) | Tok::Sym(_) if depth == 0 => {
+                    return false
+                }
+                _ => {}
             }
-            if !self.eat_op("=") {
-                return self.fail("expected '=' after the assignment targets");
+            k += 1;
+        }
+    }
+
+    /// The left-hand side list of a multiple assignment, up to `=`.
+    fn mlhs_list(&mut self, close: Option<&str>) -> PResult<Vec<Node>> {
+        let mut targets = Vec::new();
+        loop {
+            if close.is_some_and(|c| self.is_op(c)) || self.is_op("=") {
+                break;
             }
-            for t in &targets {
-                if let Kind::LVar(n) = &t.kind {
-                    self.declare(n);
+            let pos = self.pos();
+            if self.eat_op("*") {
+                if self.is_op(",") || self.is_op("=") || close.is_some_and(|c| self.is_op(c)) {
+                    targets.push(node(Kind::Splat(Box::new(node(Kind::Nil, pos))), pos));
+                } else {
+                    let t = self.mlhs_item()?;
+                    targets.push(node(Kind::Splat(Box::new(t)), pos));
                 }
-            }
-            let v = self.expr()?;
-            let v = if self.is_op(",") {
-                let mut items = vec![v];
-                while self.eat_op(",") {
-                    items.push(self.expr()?);
-                }
-                Node {
-                    kind: Kind::Array(items),
-                    pos,
-                }
+            } else if self.is_op("(") {
+                self.bump();
+                let inner = self.mlhs_list(Some(")"))?;
+                self.expect_op(")")?;
+                targets.push(node(Kind::Mlhs(inner), pos));
             } else {
-                v
-            };
-            return Ok(Node {
-                kind: Kind::MultiAssign(targets, Box::new(v)),
-                pos,
-            });
+                targets.push(self.mlhs_item()?);
+            }
+            if !self.eat_op(",") {
+                break;
+            }
         }
-        Ok(e)
+        Ok(targets)
     }
 
-    /// Whether `, name (, name)* =` follows (the rest of `a, b = x`), looked at before
-    /// anything is consumed.
-    fn names_then_assign(&self) -> bool {
-        let tok = |k: usize| self.toks.get(k).map(|t| &t.tok);
-        let mut k = self.i;
-        loop {
-            if !matches!(tok(k), Some(Tok::Op(","))) {
-                return false;
+    fn mlhs_item(&mut self) -> PResult<Node> {
+        let pos = self.pos();
+        if let Tok::Ident(n) = self.peek().clone() {
+            if !is_reserved(&n)
+                && matches!(
+                    self.peek_n(1),
+                    Tok::Op(",") | Tok::Op("=") | Tok::Op(")") | Tok::Op("|")
+                )
+            {
+                self.bump();
+                self.declare(&n);
+                return Ok(node(Kind::LVar(n), pos));
             }
-            if !matches!(tok(k + 1), Some(Tok::Ident(_) | Tok::IVar(_))) {
-                return false;
+        }
+        let e = self.primary_postfix()?;
+        match &e.kind {
+            Kind::LVar(_) | Kind::IVar(_) | Kind::GVar(_) | Kind::CVar(_) | Kind::Const(..) => {
+                Ok(e)
             }
-            k += 2;
-            match tok(k) {
-                Some(Tok::Op("=")) => return true,
-                Some(Tok::Op(",")) => {}
-                _ => return false,
+            Kind::Call {
+                recv: Some(_),
+                block: None,
+                ..
+            } => Ok(e),
+            Kind::Call {
+                recv: None,
+                name,
+                args,
+                block: None,
+                ..
+            } if args.is_empty() => {
+                let n = name.clone();
+                self.declare(&n);
+                Ok(node(Kind::LVar(n), e.pos))
             }
+            _ => self.fail("bad assignment target"),
         }
     }
 
-    fn looks_like_multi_assign(&self) -> bool {
-        let mut k = self.i;
-        let mut n = 0;
-        loop {
-            match self.toks.get(k).map(|t| &t.tok) {
-                Some(Tok::Ident(name)) if !is_reserved(name) => {}
-                Some(Tok::IVar(_)) => {}
-                _ => return false,
-            }
-            n += 1;
-            match self.toks.get(k + 1).map(|t| &t.tok) {
-                Some(Tok::Op(",")) => k += 2,
-                Some(Tok::Op("=")) => return n > 1,
-                _ => return false,
-            }
-        }
-    }
-
-    fn multi_assign_rest(&mut self, e: Node, pos: Pos) -> PResult<Node> {
-        let mut targets = vec![e];
-        while self.eat_op(",") {
-            match self.bump() {
-                Tok::Ident(n) => {
-                    self.declare(&n);
-                    targets.push(Node {
-                        kind: Kind::LVar(n),
-                        pos,
-                    });
-                }
-                Tok::IVar(n) => targets.push(Node {
-                    kind: Kind::IVar(n),
-                    pos,
-                }),
-                _ => return self.fail("bad assignment target"),
-            }
-        }
+    fn multi_assign(&mut self, pos: Pos) -> PResult<Node> {
+        let targets = self.mlhs_list(None)?;
         self.expect_op("=")?;
         self.skip_nl();
-        let v = self.expr()?;
-        let v = if self.is_op(",") {
-            let mut items = vec![v];
-            while self.eat_op(",") {
-                self.skip_nl();
-                items.push(self.expr()?);
+        let v = self.mrhs(pos)?;
+        Ok(node(Kind::MultiAssign(targets, Box::new(v)), pos))
+    }
+
+    /// The right-hand side of an assignment: one expression, or several (an array), `*x`
+    /// included.
+    fn mrhs(&mut self, pos: Pos) -> PResult<Node> {
+        if self.args_level > 0 {
+            return self.assign_rhs();
+        }
+        let first = self.rhs_item()?;
+        if !self.is_op(",") && !matches!(first.kind, Kind::Splat(_)) {
+            if self.is_kw("rescue") {
+                let rpos = self.pos();
+                self.bump();
+                let r = self.expr()?;
+                return Ok(node(Kind::RescueMod(Box::new(first), Box::new(r)), rpos));
             }
-            Node {
-                kind: Kind::Array(items),
-                pos,
-            }
-        } else {
-            v
-        };
-        Ok(Node {
-            kind: Kind::MultiAssign(targets, Box::new(v)),
-            pos,
-        })
+            return Ok(first);
+        }
+        let mut items = vec![first];
+        while self.eat_op(",") {
+            self.skip_nl();
+            items.push(self.rhs_item()?);
+        }
+        Ok(node(Kind::Array(items), pos))
+    }
+
+    fn rhs_item(&mut self) -> PResult<Node> {
+        let pos = self.pos();
+        if self.eat_op("*") {
+            let e = self.ternary()?;
+            return Ok(node(Kind::Splat(Box::new(e)), pos));
+        }
+        self.expr()
     }
 
     /// Assignment level (and everything below).
     fn expr(&mut self) -> PResult<Node> {
-        self.enter()?;
-        let r = self.expr_inner();
-        self.depth -= 1;
-        r
+        self.nested(|p| p.expr_inner())
     }
 
     fn expr_inner(&mut self) -> PResult<Node> {
         let pos = self.pos();
         // `x = ...` where x is a new local.
         if let (Tok::Ident(name), Tok::Op(op)) = (self.peek().clone(), self.peek_n(1).clone()) {
-            if (op == "=" || (op.ends_with('=') && is_assign_op(op)))
+            if (op == "=" || is_assign_op(op))
                 && !is_reserved(&name)
                 && !name.ends_with('?')
                 && !name.ends_with('!')
@@ -641,11 +814,12 @@ impl Parser {
                 self.bump();
                 self.skip_nl();
                 self.declare(&name);
-                let target = Node {
-                    kind: Kind::LVar(name),
-                    pos,
+                let target = node(Kind::LVar(name), pos);
+                let value = if op == "=" {
+                    self.mrhs(pos)?
+                } else {
+                    self.assign_rhs()?
                 };
-                let value = self.assign_rhs()?;
                 return Ok(make_assign(target, op, value, pos));
             }
         }
@@ -653,7 +827,12 @@ impl Parser {
         if let Tok::Op(op) = self.peek().clone() {
             if op == "=" || is_assign_op(op) {
                 let assignable = match &left.kind {
-                    Kind::LVar(_) | Kind::IVar(_) | Kind::GVar(_) => true,
+                    Kind::LVar(_)
+                    | Kind::IVar(_)
+                    | Kind::GVar(_)
+                    | Kind::CVar(_)
+                    | Kind::Const(..)
+                    | Kind::TopConst(_) => true,
                     Kind::Call {
                         recv: Some(_),
                         name,
@@ -665,7 +844,11 @@ impl Parser {
                 if assignable {
                     self.bump();
                     self.skip_nl();
-                    let value = self.assign_rhs()?;
+                    let value = if op == "=" {
+                        self.mrhs(pos)?
+                    } else {
+                        self.assign_rhs()?
+                    };
                     return Ok(make_assign(left, op, value, pos));
                 }
             }
@@ -679,10 +862,7 @@ impl Parser {
         if self.is_kw("rescue") {
             self.bump();
             let r = self.expr()?;
-            return Ok(Node {
-                kind: Kind::RescueMod(Box::new(v), Box::new(r)),
-                pos,
-            });
+            return Ok(node(Kind::RescueMod(Box::new(v), Box::new(r)), pos));
         }
         Ok(v)
     }
@@ -703,37 +883,42 @@ impl Parser {
                         self.bump();
                         let b = self.ident_node(name.clone(), spos)?;
                         let b = self.postfix(b)?;
-                        return Ok(Node {
-                            kind: Kind::If(Box::new(c), vec![a], vec![b]),
-                            pos,
-                        });
+                        return Ok(node(Kind::If(Box::new(c), vec![a], vec![b]), pos));
                     }
                 }
             }
-            if let Tok::Label(_) = self.peek() {
+            if let Tok::Label(l) = self.peek().clone() {
+                // `a ? b.c : d` where the lexer read `c:` as a label cannot happen (labels
+                // follow only identifiers); `cond ? x: y` can.
+                let _ = l;
                 return self.fail("unexpected label in ternary");
             }
             self.expect_op(":")?;
             self.skip_nl();
             let b = self.ternary_branch()?;
-            return Ok(Node {
-                kind: Kind::If(Box::new(c), vec![a], vec![b]),
-                pos,
-            });
+            return Ok(node(Kind::If(Box::new(c), vec![a], vec![b]), pos));
         }
         Ok(c)
     }
 
     fn ternary_branch(&mut self) -> PResult<Node> {
-        // A branch may itself be an assignment (`x ? a = 1 : b`), rarely used; accept
-        // ternaries only.
-        self.enter()?;
-        let r = self.ternary();
-        self.depth -= 1;
-        let r = r?;
+        let pos = self.pos();
+        // A branch may be an assignment (`x ? a = 1 : b`).
+        if let (Tok::Ident(name), Tok::Op(op)) = (self.peek().clone(), self.peek_n(1).clone()) {
+            if (op == "=" || is_assign_op(op)) && !is_reserved(&name) {
+                self.bump();
+                self.bump();
+                self.declare(&name);
+                let v = self.nested(|p| p.ternary())?;
+                return Ok(make_assign(node(Kind::LVar(name), pos), op, v, pos));
+            }
+        }
+        let r = self.nested(|p| p.ternary())?;
         if let Tok::Op(op) = self.peek().clone() {
             if op == "=" || is_assign_op(op) {
-                return self.unsupported("assignment inside a ternary branch");
+                self.bump();
+                let v = self.nested(|p| p.ternary())?;
+                return Ok(make_assign(r, op, v, pos));
             }
         }
         Ok(r)
@@ -750,17 +935,11 @@ impl Parser {
                 Tok::Op("]") | Tok::Op(")") | Tok::Nl | Tok::Semi | Tok::Eof | Tok::InsertEnd
             ) || self.is_kw("then");
             let r = if endless {
-                Node {
-                    kind: Kind::Nil,
-                    pos,
-                }
+                node(Kind::Nil, pos)
             } else {
                 self.binary(0)?
             };
-            return Ok(Node {
-                kind: Kind::Range(Box::new(l), Box::new(r), excl),
-                pos,
-            });
+            return Ok(node(Kind::Range(Box::new(l), Box::new(r), excl), pos));
         }
         Ok(l)
     }
@@ -781,54 +960,33 @@ impl Parser {
         if level >= LEVELS.len() {
             return self.unary_minus();
         }
-        self.enter()?;
-        let mut left = match self.binary(level + 1) {
-            Ok(l) => l,
-            Err(e) => {
-                self.depth -= 1;
-                return Err(e);
-            }
-        };
-        while let Tok::Op(op) = self.peek().clone() {
-            if !LEVELS[level].contains(&op) {
-                break;
-            }
-            let pos = self.pos();
-            self.bump();
-            self.skip_nl();
-            let right = match self.binary(level + 1) {
-                Ok(r) => r,
-                Err(e) => {
-                    self.depth -= 1;
-                    return Err(e);
+        self.nested(|p| {
+            let mut left = p.binary(level + 1)?;
+            while let Tok::Op(op) = p.peek().clone() {
+                if !LEVELS[level].contains(&op) {
+                    break;
                 }
-            };
-            left = match op {
-                "||" => Node {
-                    kind: Kind::Or(Box::new(left), Box::new(right)),
-                    pos,
-                },
-                "&&" => Node {
-                    kind: Kind::And(Box::new(left), Box::new(right)),
-                    pos,
-                },
-                "!=" => Node {
-                    kind: Kind::Not(Box::new(call(Some(left), "==", vec![right], pos))),
-                    pos,
-                },
-                "!~" => Node {
-                    kind: Kind::Not(Box::new(call(Some(left), "=~", vec![right], pos))),
-                    pos,
-                },
-                _ => call(Some(left), op, vec![right], pos),
-            };
-            if level == 2 {
-                // Non-associative.
-                break;
+                let pos = p.pos();
+                p.bump();
+                p.skip_nl();
+                let right = p.binary(level + 1)?;
+                left = match op {
+                    "||" => node(Kind::Or(Box::new(left), Box::new(right)), pos),
+                    "&&" => node(Kind::And(Box::new(left), Box::new(right)), pos),
+                    "!=" => call(Some(left), "!=", vec![right], pos),
+                    "!~" => node(
+                        Kind::Not(Box::new(call(Some(left), "=~", vec![right], pos))),
+                        pos,
+                    ),
+                    _ => call(Some(left), op, vec![right], pos),
+                };
+                if level == 2 {
+                    // Non-associative.
+                    break;
+                }
             }
-        }
-        self.depth -= 1;
-        Ok(left)
+            Ok(left)
+        })
     }
 
     fn unary_minus(&mut self) -> PResult<Node> {
@@ -839,28 +997,20 @@ impl Parser {
             match self.peek().clone() {
                 Tok::Int(n) if !self.space_before() => {
                     self.bump();
-                    let lit = Node {
-                        kind: Kind::Int(n.checked_neg().unwrap_or(i64::MIN)),
-                        pos,
-                    };
+                    let lit = node(Kind::Int(n.checked_neg().unwrap_or(i64::MIN)), pos);
                     let lit = self.postfix(lit)?;
                     return self.pow(lit);
                 }
                 Tok::Float(f) if !self.space_before() => {
                     self.bump();
-                    let lit = Node {
-                        kind: Kind::Float(-f),
-                        pos,
-                    };
+                    let lit = node(Kind::Float(-f), pos);
                     let lit = self.postfix(lit)?;
                     return self.pow(lit);
                 }
                 _ => {}
             }
-            self.enter()?;
-            let e = self.unary_minus();
-            self.depth -= 1;
-            return Ok(call(Some(e?), "-@", vec![], pos));
+            let e = self.nested(|p| p.unary_minus())?;
+            return Ok(call(Some(e), "-@", vec![], pos));
         }
         let base = self.unary()?;
         self.pow(base)
@@ -870,10 +1020,8 @@ impl Parser {
         if self.is_op("**") {
             let pos = self.pos();
             self.bump();
-            self.enter()?;
-            let e = self.unary_minus();
-            self.depth -= 1;
-            return Ok(call(Some(base), "**", vec![e?], pos));
+            let e = self.nested(|p| p.unary_minus())?;
+            return Ok(call(Some(base), "**", vec![e], pos));
         }
         Ok(base)
     }
@@ -882,26 +1030,21 @@ impl Parser {
         let pos = self.pos();
         if self.is_op("!") {
             self.bump();
-            self.enter()?;
             // `!-x` is `!(-x)`.
-            let e = if self.is_op("-") {
-                self.unary_minus()
-            } else {
-                self.unary()
-            };
-            self.depth -= 1;
-            return Ok(Node {
-                kind: Kind::Not(Box::new(e?)),
-                pos,
-            });
+            let e = self.nested(|p| {
+                if p.is_op("-") {
+                    p.unary_minus()
+                } else {
+                    p.unary()
+                }
+            })?;
+            return Ok(node(Kind::Not(Box::new(e)), pos));
         }
         if self.is_op("~") || self.is_op("+") {
             let op = if self.is_op("~") { "~" } else { "+@" };
             self.bump();
-            self.enter()?;
-            let e = self.unary();
-            self.depth -= 1;
-            return Ok(call(Some(e?), op, vec![], pos));
+            let e = self.nested(|p| p.unary())?;
+            return Ok(call(Some(e), op, vec![], pos));
         }
         if self.is_op("&") {
             return self.unsupported("`&' block argument outside an argument list");
@@ -916,23 +1059,21 @@ impl Parser {
                 self.expect_op(")")?;
                 e
             } else {
-                self.enter()?;
-                let e = self.unary();
-                self.depth -= 1;
-                e?
+                self.nested(|p| p.unary())?
             };
-            let d = Node {
-                kind: Kind::Defined(Box::new(e)),
-                pos,
-            };
+            let d = node(Kind::Defined(Box::new(e)), pos);
             return if paren { self.postfix(d) } else { Ok(d) };
         }
+        self.primary_postfix()
+    }
+
+    fn primary_postfix(&mut self) -> PResult<Node> {
         let p = self.primary()?;
         self.postfix(p)
     }
 
     /// Method calls, indexing and `::` after a primary.
-    fn postfix(&mut self, mut node: Node) -> PResult<Node> {
+    fn postfix(&mut self, mut n: Node) -> PResult<Node> {
         loop {
             let pos = self.pos();
             if self.is_op(".") || self.is_op("&.") {
@@ -941,12 +1082,14 @@ impl Parser {
                 self.skip_nl();
                 let name = match self.bump() {
                     Tok::Ident(n) | Tok::Const(n) => n,
-                    Tok::Label(n) => {
-                        // `x.y:` never happens in valid code; treat as error.
-                        return self.fail(format!("unexpected label `{n}:'"));
+                    Tok::Label(l) => {
+                        // `x.y:` never happens in valid code.
+                        return self.fail(format!("unexpected label `{l}:'"));
                     }
                     Tok::Op("(") => {
-                        return self.unsupported("`.()' call");
+                        // `f.(x)` is `f.call(x)`.
+                        self.i -= 1;
+                        "call".to_string()
                     }
                     Tok::Op(op)
                         if matches!(
@@ -969,6 +1112,7 @@ impl Parser {
                                 | "&"
                                 | "|"
                                 | "^"
+                                | "!"
                                 | "[]"
                         ) =>
                     {
@@ -982,27 +1126,24 @@ impl Parser {
                     _ => return self.fail("expected a method name after `.'"),
                 };
                 // Attribute assignment `x.y = v` is handled by the caller.
-                node = self.call_rest(Some(node), name, pos, safe)?;
-            } else if self.is_op("::") {
+                n = self.call_rest(Some(n), name, pos, safe)?;
+            } else if self.is_op("::") && !self.space_before_n(1) {
                 self.bump();
                 match self.bump() {
-                    Tok::Const(n) if !self.is_op("(") => {
-                        node = Node {
-                            kind: Kind::Const(Some(Box::new(node)), n),
-                            pos,
-                        }
+                    Tok::Const(c) if !self.is_op("(") || self.space_before() => {
+                        n = node(Kind::Const(Some(Box::new(n)), c), pos)
                     }
-                    Tok::Const(n) | Tok::Ident(n) => {
-                        node = self.call_rest(Some(node), n, pos, false)?;
+                    Tok::Const(c) | Tok::Ident(c) => {
+                        n = self.call_rest(Some(n), c, pos, false)?;
                     }
                     _ => return self.fail("expected a name after `::'"),
                 }
             } else if self.is_op("[") && !self.space_before() {
                 self.bump();
                 let args = self.call_args("]")?;
-                node = call(Some(node), "[]", args, pos);
+                n = call(Some(n), "[]", args, pos);
             } else {
-                return Ok(node);
+                return Ok(n);
             }
         }
     }
@@ -1016,44 +1157,40 @@ impl Parser {
         safe: bool,
     ) -> PResult<Node> {
         let mut args = Vec::new();
+        let mut block_arg = None;
         let mut block = None;
+        let mut command = false;
         if self.is_op("(") && !self.space_before() {
             self.bump();
-            args = self.call_args(")")?;
+            (args, block_arg) = self.call_args_with_block(")")?;
         } else if self.can_start_command_arg() {
-            args = self.command_args()?;
+            command = true;
+            // A `do` after a command's arguments belongs to the command.
+            self.no_do += 1;
+            self.args_level += 1;
+            let r = self.command_args();
+            self.args_level -= 1;
+            self.no_do -= 1;
+            (args, block_arg) = r?;
         }
-        // `&blk` / `&:sym` arguments.
-        if let Some(Node {
-            kind: Kind::Sym(parts),
-            ..
-        }) = args.last().filter(|n| is_block_pass(n))
-        {
-            let parts = parts.clone();
-            args.pop();
-            if let [Part::Lit(s)] = parts.as_slice() {
-                block = Some(Rc::new(Block {
-                    params: vec![],
-                    body: vec![],
-                    symbol: Some(s.clone()),
-                }));
+        if block_arg.is_none() {
+            if self.is_op("{") && !command {
+                block = Some(self.brace_block()?);
+            } else if self.is_kw("do") && self.no_do == 0 {
+                block = Some(self.do_block()?);
             }
         }
-        if self.is_op("{") {
-            block = Some(self.brace_block()?);
-        } else if self.is_kw("do") && self.no_do == 0 {
-            block = Some(self.do_block()?);
-        }
-        Ok(Node {
-            kind: Kind::Call {
+        Ok(node(
+            Kind::Call {
                 recv: recv.map(Box::new),
                 name,
                 args,
                 block,
+                block_arg: block_arg.map(Box::new),
                 safe,
             },
             pos,
-        })
+        ))
     }
 
     fn can_start_command_arg(&self) -> bool {
@@ -1064,16 +1201,18 @@ impl Parser {
                     Tok::Ident(_) | Tok::IVar(_) | Tok::Str(_) | Tok::Const(_) | Tok::Int(_)
                 );
         }
-        let next_space = self.toks.get(self.i + 1).is_some_and(|t| t.space_before);
+        let next_space = self.space_before_n(1);
         match self.peek() {
             Tok::Int(_)
             | Tok::Float(_)
             | Tok::Str(_)
+            | Tok::XStr(_)
             | Tok::Sym(_)
             | Tok::Regex(..)
             | Tok::Words(..)
             | Tok::IVar(_)
             | Tok::GVar(_)
+            | Tok::CVar(_)
             | Tok::Const(_)
             | Tok::Label(_) => true,
             Tok::Ident(k) => !matches!(
@@ -1093,77 +1232,93 @@ impl Parser {
                     | "in"
                     | "ensure"
             ),
-            Tok::Op("[") | Tok::Op("(") | Tok::Op("!") | Tok::Op("::") | Tok::Op("->") => true,
-            Tok::Op("-") | Tok::Op("*") | Tok::Op("&") | Tok::Op(":") => !next_space,
+            Tok::Op("[") | Tok::Op("(") | Tok::Op("!") | Tok::Op("->") => true,
+            Tok::Op("::") => !next_space,
+            Tok::Op("-") | Tok::Op("*") | Tok::Op("&") | Tok::Op(":") | Tok::Op("**") => {
+                !next_space
+            }
             _ => false,
         }
     }
 
-    fn command_args(&mut self) -> PResult<Vec<Node>> {
+    fn command_args(&mut self) -> PResult<(Vec<Node>, Option<Node>)> {
         let mut args = Vec::new();
         let mut pairs = Vec::new();
+        let mut block_arg = None;
         loop {
-            self.arg_item(&mut args, &mut pairs)?;
+            self.arg_item(&mut args, &mut pairs, &mut block_arg)?;
             if !self.eat_op(",") {
                 break;
             }
             self.skip_nl();
         }
         if !pairs.is_empty() {
-            let pos = pairs
-                .first()
-                .map(|(k, _): &(Node, Node)| k.pos)
-                .unwrap_or_default();
-            args.push(Node {
-                kind: Kind::Hash(pairs),
-                pos,
-            });
+            args.push(kwargs_node(pairs));
         }
-        Ok(args)
+        Ok((args, block_arg))
     }
 
-    /// One argument: `*x`, `&x`, `key: v`, `k => v` or an expression.
-    fn arg_item(&mut self, args: &mut Vec<Node>, pairs: &mut Vec<(Node, Node)>) -> PResult<()> {
+    /// One argument: `*x`, `**x`, `&x`, `key: v`, `k => v` or an expression.
+    fn arg_item(
+        &mut self,
+        args: &mut Vec<Node>,
+        pairs: &mut Vec<HashItem>,
+        block_arg: &mut Option<Node>,
+    ) -> PResult<()> {
         let pos = self.pos();
+        if block_arg.is_some() {
+            return self.fail("argument after a block argument");
+        }
         if let Tok::Label(l) = self.peek().clone() {
             self.bump();
             self.skip_nl();
-            let v = self.expr()?;
-            pairs.push((
-                Node {
-                    kind: Kind::Sym(vec![Part::Lit(l)]),
-                    pos,
-                },
-                v,
-            ));
+            let v = if matches!(self.peek(), Tok::Op(",") | Tok::Op(")")) {
+                // `f(x:)`: the value is the variable or method `x`.
+                self.ident_node(l.clone(), pos)?
+            } else {
+                self.expr_no_stmt()?
+            };
+            pairs.push(HashItem::Pair(node(Kind::Sym(vec![Part::Lit(l)]), pos), v));
+            return Ok(());
+        }
+        if let Tok::Str(parts) = self.peek().clone() {
+            if matches!(self.peek_n(1), Tok::Op(":")) && !self.space_before_n(1) {
+                self.bump();
+                self.bump();
+                self.skip_nl();
+                let v = self.expr_no_stmt()?;
+                let parts = self.parts(parts)?;
+                pairs.push(HashItem::Pair(node(Kind::Sym(parts), pos), v));
+                return Ok(());
+            }
+        }
+        if self.is_op("**") {
+            self.bump();
+            let e = self.ternary()?;
+            pairs.push(HashItem::Splat(e));
             return Ok(());
         }
         if self.is_op("*") {
             self.bump();
             let e = self.ternary()?;
-            args.push(Node {
-                kind: Kind::Splat(Box::new(e)),
-                pos,
-            });
+            args.push(node(Kind::Splat(Box::new(e)), pos));
             return Ok(());
         }
         if self.is_op("&") {
             self.bump();
-            let e = self.ternary()?;
-            if let Kind::Sym(parts) = e.kind {
-                args.push(Node {
-                    kind: Kind::Sym(parts),
-                    pos: Pos { line: 0, column: 0 },
-                });
-                return Ok(());
+            if matches!(self.peek(), Tok::Op(")") | Tok::Op(",")) {
+                // Anonymous block forwarding `&` (Ruby 3.1).
+                return self.unsupported("anonymous block argument `&'");
             }
-            return self.unsupported("`&' block argument other than `&:symbol'");
+            let e = self.ternary()?;
+            *block_arg = Some(e);
+            return Ok(());
         }
         let e = self.expr_no_stmt()?;
         if self.eat_op("=>") {
             self.skip_nl();
-            let v = self.expr()?;
-            pairs.push((e, v));
+            let v = self.expr_no_stmt()?;
+            pairs.push(HashItem::Pair(e, v));
         } else {
             if !pairs.is_empty() {
                 return self.fail("positional argument after keyword arguments");
@@ -1181,142 +1336,288 @@ impl Parser {
                 return self.fail("unexpected `{'");
             }
             let e = self.expr()?;
-            return Ok(Node {
-                kind: Kind::Not(Box::new(e)),
-                pos,
-            });
+            return Ok(node(Kind::Not(Box::new(e)), pos));
         }
         self.expr()
     }
 
+    /// Parenthesised or bracketed arguments; keyword arguments become one `KwArgs` node.
     fn call_args(&mut self, close: &str) -> PResult<Vec<Node>> {
-        let mut args = Vec::new();
-        let mut pairs = Vec::new();
-        self.no_do += 0;
-        loop {
-            self.skip_nl();
-            if self.eat_op(close) {
-                break;
-            }
-            self.arg_item(&mut args, &mut pairs)?;
-            self.skip_nl();
-            if self.eat_op(",") {
-                continue;
-            }
-            self.skip_nl();
-            self.expect_op(close)?;
-            break;
-        }
-        if !pairs.is_empty() {
-            let pos = pairs.first().map(|(k, _)| k.pos).unwrap_or_default();
-            args.push(Node {
-                kind: Kind::Hash(pairs),
-                pos,
-            });
+        let (args, block_arg) = self.call_args_with_block(close)?;
+        if block_arg.is_some() {
+            return self.fail("block argument should not be given here");
         }
         Ok(args)
     }
 
-    fn block_params(&mut self) -> PResult<Vec<Param>> {
-        let mut params = Vec::new();
-        if !self.eat_op("|") {
-            if self.is_op("||") {
-                self.bump();
-            }
-            return Ok(params);
-        }
-        loop {
-            if self.eat_op("|") {
+    fn call_args_with_block(&mut self, close: &str) -> PResult<(Vec<Node>, Option<Node>)> {
+        let mut args = Vec::new();
+        let mut pairs = Vec::new();
+        let mut block_arg = None;
+        let saved = self.no_do;
+        self.no_do = 0;
+        self.args_level += 1;
+        let r = (|| -> PResult<()> {
+            loop {
+                self.skip_nl();
+                if self.eat_op(close) {
+                    break;
+                }
+                self.arg_item(&mut args, &mut pairs, &mut block_arg)?;
+                self.skip_nl();
+                if self.eat_op(",") {
+                    continue;
+                }
+                self.skip_nl();
+                self.expect_op(close)?;
                 break;
             }
-            params.push(self.block_param()?);
+            Ok(())
+        })();
+        self.no_do = saved;
+        self.args_level -= 1;
+        r?;
+        if !pairs.is_empty() {
+            args.push(kwargs_node(pairs));
+        }
+        Ok((args, block_arg))
+    }
+
+    /// Block parameters between `|...|` (none when there are no bars).
+    fn block_params(&mut self) -> PResult<(Params, bool)> {
+        if self.is_op("||") {
+            self.bump();
+            return Ok((Params::default(), true));
+        }
+        if !self.eat_op("|") {
+            return Ok((Params::default(), false));
+        }
+        let params = self.param_list(&["|"], true)?;
+        self.expect_op("|")?;
+        Ok((params, true))
+    }
+
+    /// A parameter list up to one of the closing operators (not consumed). `block` allows
+    /// destructuring groups, trailing commas and block-local variables (`; x`).
+    fn param_list(&mut self, close: &[&str], block: bool) -> PResult<Params> {
+        let mut p = Params::default();
+        loop {
+            self.skip_nl();
+            if close.iter().any(|c| self.is_op(c)) {
+                break;
+            }
+            if block && matches!(self.peek(), Tok::Semi) {
+                // Block-local variables: declared, not bound.
+                self.bump();
+                while let Tok::Ident(n) = self.peek().clone() {
+                    self.bump();
+                    self.declare(&n);
+                    if !self.eat_op(",") {
+                        break;
+                    }
+                }
+                continue;
+            }
+            match self.peek().clone() {
+                Tok::Ident(n) => {
+                    self.bump();
+                    self.declare(&n);
+                    if self.eat_op("=") {
+                        let d = self.ternary()?;
+                        p.optional.push((n, d));
+                    } else if p.rest.is_some() || !p.optional.is_empty() {
+                        p.post.push(Param::Name(n));
+                    } else {
+                        p.required.push(Param::Name(n));
+                    }
+                }
+                Tok::Label(n) => {
+                    self.bump();
+                    self.declare(&n);
+                    let d = if matches!(self.peek(), Tok::Op(",") | Tok::Op(")") | Tok::Op("|"))
+                        || matches!(self.peek(), Tok::Nl | Tok::Semi)
+                    {
+                        None
+                    } else {
+                        Some(self.ternary()?)
+                    };
+                    p.keywords.push((n, d));
+                }
+                Tok::Op("*") => {
+                    self.bump();
+                    let n = match self.peek().clone() {
+                        Tok::Ident(n) => {
+                            self.bump();
+                            self.declare(&n);
+                            n
+                        }
+                        _ => String::new(),
+                    };
+                    p.rest = Some(n);
+                }
+                Tok::Op("**") => {
+                    self.bump();
+                    let n = match self.peek().clone() {
+                        Tok::Ident(n) => {
+                            self.bump();
+                            self.declare(&n);
+                            n
+                        }
+                        _ => {
+                            if is_kw(self.peek(), "nil") {
+                                self.bump();
+                            }
+                            String::new()
+                        }
+                    };
+                    p.kwrest = Some(n);
+                }
+                Tok::Op("&") => {
+                    self.bump();
+                    match self.bump() {
+                        Tok::Ident(n) => {
+                            self.declare(&n);
+                            p.block = Some(n);
+                        }
+                        _ => return self.unsupported("anonymous block parameter `&'"),
+                    }
+                }
+                Tok::Op("(") => {
+                    self.bump();
+                    let inner = self.destructure()?;
+                    if p.rest.is_some() {
+                        p.post.push(inner);
+                    } else {
+                        p.required.push(inner);
+                    }
+                }
+                _ => return self.fail(format!("unexpected {} in parameters", self.describe())),
+            }
+            self.skip_nl();
+            if self.eat_op(",") {
+                if block && close.iter().any(|c| self.is_op(c)) {
+                    p.trailing_comma = true;
+                }
+                continue;
+            }
+            break;
+        }
+        Ok(p)
+    }
+
+    /// `(a, (b, c), *d)` in a parameter list (the `(` is consumed).
+    fn destructure(&mut self) -> PResult<Param> {
+        let mut inner = Vec::new();
+        loop {
+            match self.bump() {
+                Tok::Ident(n) => {
+                    self.declare(&n);
+                    inner.push(Param::Name(n));
+                }
+                Tok::Op("*") => match self.peek().clone() {
+                    Tok::Ident(n) => {
+                        self.bump();
+                        self.declare(&n);
+                        inner.push(Param::Splat(n));
+                    }
+                    _ => inner.push(Param::Splat(String::new())),
+                },
+                Tok::Op("(") => inner.push(self.destructure()?),
+                _ => return self.fail("expected a parameter"),
+            }
             if self.eat_op(",") {
                 continue;
             }
-            self.expect_op("|")?;
+            self.expect_op(")")?;
             break;
         }
-        Ok(params)
-    }
-
-    fn block_param(&mut self) -> PResult<Param> {
-        match self.bump() {
-            Tok::Ident(n) => {
-                self.declare(&n);
-                Ok(Param::Name(n))
-            }
-            Tok::Op("*") => match self.bump() {
-                Tok::Ident(n) => {
-                    self.declare(&n);
-                    Ok(Param::Splat(n))
-                }
-                _ => self.fail("expected a name after `*'"),
-            },
-            Tok::Op("(") => {
-                let mut inner = Vec::new();
-                loop {
-                    inner.push(self.block_param()?);
-                    if self.eat_op(",") {
-                        continue;
-                    }
-                    self.expect_op(")")?;
-                    break;
-                }
-                Ok(Param::Destructure(inner))
-            }
-            _ => self.fail("expected a block parameter"),
-        }
+        Ok(Param::Destructure(inner))
     }
 
     fn with_block_scope<T>(&mut self, f: impl FnOnce(&mut Self) -> PResult<T>) -> PResult<T> {
         let outer = self.locals.last().cloned().unwrap_or_default();
         self.locals.push(outer);
         let saved_no_do = self.no_do;
+        let saved_args = self.args_level;
         self.no_do = 0;
+        self.args_level = 0;
         let r = f(self);
         self.no_do = saved_no_do;
+        self.args_level = saved_args;
         self.locals.pop();
         r
     }
 
-    fn brace_block(&mut self) -> PResult<Rc<Block>> {
+    fn brace_block(&mut self) -> PResult<Arc<Block>> {
         self.expect_op("{")?;
-        self.enter()?;
-        let r = self.with_block_scope(|p| {
-            p.skip_nl();
-            let params = p.block_params()?;
-            let body = p.stmts(&[])?;
-            p.skip_terms();
-            p.expect_op("}")?;
-            Ok(Rc::new(Block {
-                params,
-                body,
-                symbol: None,
-            }))
-        });
-        self.depth -= 1;
-        r
+        self.nested(|me| {
+            me.with_block_scope(|p| {
+                p.skip_nl();
+                let (params, has_params) = p.block_params()?;
+                let body = p.stmts(&[])?;
+                p.skip_terms();
+                p.expect_op("}")?;
+                Ok(Arc::new(Block {
+                    params,
+                    has_params,
+                    body,
+                }))
+            })
+        })
     }
 
-    fn do_block(&mut self) -> PResult<Rc<Block>> {
+    fn do_block(&mut self) -> PResult<Arc<Block>> {
         self.bump(); // do
-        self.enter()?;
-        let r = self.with_block_scope(|p| {
-            p.skip_nl();
-            let params = p.block_params()?;
-            let body = p.body_with_rescue(&["end"])?;
-            p.expect_kw("end")?;
-            Ok(Rc::new(Block {
-                params,
-                body,
-                symbol: None,
-            }))
-        });
-        self.depth -= 1;
-        r
+        self.nested(|me| {
+            me.with_block_scope(|p| {
+                p.skip_nl();
+                let (params, has_params) = p.block_params()?;
+                let body = p.body_with_rescue(&["end"])?;
+                p.expect_kw("end")?;
+                Ok(Arc::new(Block {
+                    params,
+                    has_params,
+                    body,
+                }))
+            })
+        })
     }
 
-    /// A body that may carry `rescue`/`else`/`ensure` clauses (def, do-block, begin).
+    /// `->(x) { ... }`, `-> x do ... end`.
+    fn lambda(&mut self) -> PResult<Arc<Block>> {
+        self.nested(|me| {
+            me.with_block_scope(|p| {
+                let params = if p.eat_op("(") {
+                    let ps = p.param_list(&[")"], true)?;
+                    p.expect_op(")")?;
+                    ps
+                } else if matches!(p.peek(), Tok::Ident(_) | Tok::Op("*") | Tok::Op("&")) {
+                    p.param_list(&["{"], true)?
+                } else {
+                    Params::default()
+                };
+                let body = if p.eat_op("{") {
+                    let b = p.stmts(&[])?;
+                    p.skip_terms();
+                    p.expect_op("}")?;
+                    b
+                } else if p.eat_kw("do") {
+                    let b = p.body_with_rescue(&["end"])?;
+                    p.expect_kw("end")?;
+                    b
+                } else {
+                    return p.fail("expected a lambda body");
+                };
+                Ok(Arc::new(Block {
+                    params,
+                    has_params: true,
+                    body,
+                }))
+            })
+        })
+    }
+
+    /// A body that may carry `rescue`/`else`/`ensure` clauses (def, do-block, begin, class).
     fn body_with_rescue(&mut self, ends: &[&str]) -> PResult<Vec<Node>> {
         let pos = self.pos();
         let mut all_ends: Vec<&str> = ends.to_vec();
@@ -1331,16 +1632,29 @@ impl Parser {
             let mut var = None;
             while !matches!(self.peek(), Tok::Nl | Tok::Semi | Tok::Op("=>")) && !self.is_kw("then")
             {
-                classes.push(self.ternary()?);
+                let cpos = self.pos();
+                if self.eat_op("*") {
+                    let e = self.ternary()?;
+                    classes.push(node(Kind::Splat(Box::new(e)), cpos));
+                } else {
+                    classes.push(self.ternary()?);
+                }
                 if !self.eat_op(",") {
                     break;
                 }
+                self.skip_nl();
             }
             if self.eat_op("=>") {
-                match self.bump() {
+                let vpos = self.pos();
+                match self.peek().clone() {
                     Tok::Ident(n) => {
+                        self.bump();
                         self.declare(&n);
-                        var = Some(n);
+                        var = Some(Box::new(node(Kind::LVar(n), vpos)));
+                    }
+                    Tok::IVar(n) => {
+                        self.bump();
+                        var = Some(Box::new(node(Kind::IVar(n), vpos)));
                     }
                     _ => return self.fail("expected a variable after `=>'"),
                 }
@@ -1359,41 +1673,34 @@ impl Parser {
         } else {
             None
         };
-        Ok(vec![Node {
-            kind: Kind::Begin(body, rescues, else_body, ensure),
+        Ok(vec![node(
+            Kind::Begin(body, rescues, else_body, ensure),
             pos,
-        }])
+        )])
     }
 
     fn ident_node(&mut self, name: String, pos: Pos) -> PResult<Node> {
         if self.is_local(&name) && !self.is_op("(") {
-            return Ok(Node {
-                kind: Kind::LVar(name),
-                pos,
-            });
+            // `x [1]` with a local `x` is an index, `x -1` a subtraction: both are
+            // operators on the variable, which the caller's postfix/binary handle.
+            return Ok(node(Kind::LVar(name), pos));
         }
         if self.is_local(&name) && self.is_op("(") && self.space_before() {
-            return Ok(Node {
-                kind: Kind::LVar(name),
-                pos,
-            });
+            return Ok(node(Kind::LVar(name), pos));
         }
         self.call_rest(None, name, pos, false)
     }
 
     fn primary(&mut self) -> PResult<Node> {
-        self.enter()?;
-        let r = self.primary_inner();
-        self.depth -= 1;
-        r
+        self.nested(|p| p.primary_inner())
     }
 
     fn primary_inner(&mut self) -> PResult<Node> {
         let pos = self.pos();
-        let node = |kind| Node { kind, pos };
+        let mk = |kind| Node { kind, pos };
         match self.bump() {
-            Tok::Int(n) => Ok(node(Kind::Int(n))),
-            Tok::Float(f) => Ok(node(Kind::Float(f))),
+            Tok::Int(n) => Ok(mk(Kind::Int(n))),
+            Tok::Float(f) => Ok(mk(Kind::Float(f))),
             Tok::Str(parts) => {
                 let mut parts = self.parts(parts)?;
                 // Adjacent string literals concatenate.
@@ -1401,11 +1708,12 @@ impl Parser {
                     self.bump();
                     parts.extend(self.parts(more)?);
                 }
-                Ok(node(Kind::Str(parts)))
+                Ok(mk(Kind::Str(parts)))
             }
-            Tok::Sym(parts) => Ok(node(Kind::Sym(self.parts(parts)?))),
-            Tok::Regex(parts, flags) => Ok(node(Kind::Regex(self.parts(parts)?, flags))),
-            Tok::Words(words, sym) => Ok(node(Kind::Array(
+            Tok::XStr(parts) => Ok(mk(Kind::XStr(self.parts(parts)?))),
+            Tok::Sym(parts) => Ok(mk(Kind::Sym(self.parts(parts)?))),
+            Tok::Regex(parts, flags) => Ok(mk(Kind::Regex(self.parts(parts)?, flags))),
+            Tok::Words(words, sym) => Ok(mk(Kind::Array(
                 words
                     .into_iter()
                     .map(|w| Node {
@@ -1418,42 +1726,38 @@ impl Parser {
                     })
                     .collect(),
             ))),
-            Tok::IVar(n) => Ok(node(Kind::IVar(n))),
+            Tok::IVar(n) => Ok(mk(Kind::IVar(n))),
+            Tok::CVar(n) => Ok(mk(Kind::CVar(n))),
             Tok::GVar(n) => {
                 if let Ok(k) = n.parse::<usize>() {
-                    Ok(node(Kind::NthRef(k)))
+                    Ok(mk(Kind::NthRef(k)))
                 } else {
-                    Ok(node(Kind::GVar(n)))
+                    Ok(mk(Kind::GVar(n)))
                 }
             }
             Tok::Label(l) => {
                 // A label outside a hash/argument list: `cond ? a: b` style.
+                self.i -= 1;
                 self.fail(format!("unexpected label `{l}:'"))
             }
             Tok::Const(n) => {
                 if self.is_op("(") && !self.space_before() {
                     return self.call_rest(None, n, pos, false);
                 }
-                if self.is_op("[") && !self.space_before() {
-                    // `Hash[...]`, `Set[...]`.
-                    self.bump();
-                    let args = self.call_args("]")?;
-                    return Ok(call(Some(node(Kind::Const(None, n))), "[]", args, pos));
-                }
                 if matches!(self.peek(), Tok::Str(_)) && self.space_before() {
                     // `Integer "3"` style command call on Kernel conversion functions.
                     return self.call_rest(None, n, pos, false);
                 }
-                Ok(node(Kind::Const(None, n)))
+                Ok(mk(Kind::Const(None, n)))
             }
             Tok::Op("::") => match self.bump() {
-                Tok::Const(n) => Ok(node(Kind::Const(None, n))),
+                Tok::Const(n) => Ok(mk(Kind::TopConst(n))),
                 _ => self.fail("expected a constant after `::'"),
             },
             Tok::Op("(") => {
                 self.skip_terms();
                 if self.eat_op(")") {
-                    return Ok(node(Kind::Nil));
+                    return Ok(mk(Kind::Nil));
                 }
                 let saved = self.no_do;
                 self.no_do = 0;
@@ -1463,101 +1767,124 @@ impl Parser {
                 self.skip_terms();
                 self.expect_op(")")?;
                 if body.len() == 1 {
-                    Ok(body.into_iter().next().unwrap_or(node(Kind::Nil)))
+                    Ok(body.into_iter().next().unwrap_or(mk(Kind::Nil)))
                 } else {
-                    Ok(node(Kind::Seq(body)))
+                    Ok(mk(Kind::Seq(body)))
                 }
             }
             Tok::Op("[") => {
                 let items = self.call_args("]")?;
-                Ok(node(Kind::Array(items)))
+                Ok(mk(Kind::Array(
+                    items
+                        .into_iter()
+                        .map(|n| match n.kind {
+                            Kind::KwArgs(items) => Node {
+                                kind: Kind::Hash(items),
+                                pos: n.pos,
+                            },
+                            _ => n,
+                        })
+                        .collect(),
+                )))
             }
-            Tok::Op("{") => {
-                let mut pairs = Vec::new();
-                loop {
-                    self.skip_nl();
-                    if self.eat_op("}") {
-                        break;
-                    }
-                    let kpos = self.pos();
-                    match self.peek().clone() {
-                        Tok::Label(l) => {
-                            self.bump();
-                            self.skip_nl();
-                            let v = self.expr()?;
-                            pairs.push((
-                                Node {
-                                    kind: Kind::Sym(vec![Part::Lit(l)]),
-                                    pos: kpos,
-                                },
-                                v,
-                            ));
-                        }
-                        Tok::Str(parts)
-                            if matches!(self.peek_n(1), Tok::Op(":"))
-                                && self.toks.get(self.i + 1).is_some_and(|t| !t.space_before) =>
-                        {
-                            self.bump();
-                            self.bump();
-                            self.skip_nl();
-                            let v = self.expr()?;
-                            let parts = self.parts(parts)?;
-                            pairs.push((
-                                Node {
-                                    kind: Kind::Sym(parts),
-                                    pos: kpos,
-                                },
-                                v,
-                            ));
-                        }
-                        _ => {
-                            let k = self.expr()?;
-                            self.skip_nl();
-                            self.expect_op("=>")?;
-                            self.skip_nl();
-                            let v = self.expr()?;
-                            pairs.push((k, v));
-                        }
-                    }
-                    self.skip_nl();
-                    if self.eat_op(",") {
-                        continue;
-                    }
-                    self.skip_nl();
-                    self.expect_op("}")?;
-                    break;
-                }
-                Ok(node(Kind::Hash(pairs)))
+            Tok::Op("{") => self.hash_literal(pos),
+            Tok::Op("->") => {
+                let b = self.lambda()?;
+                Ok(mk(Kind::Lambda(b)))
             }
-            Tok::Op("->") => self.unsupported("lambda literal `->'"),
             Tok::Op("..") | Tok::Op("...") => self.unsupported("beginless range"),
+            Tok::Op("*") => self.unsupported("splat outside an argument list"),
             Tok::Ident(name) => self.keyword_or_ident(name, pos),
             Tok::Put(_) | Tok::InsertBegin => {
                 self.i -= 1;
                 self.fail("template text inside an expression")
             }
-            other => {
+            _ => {
                 self.i -= 1;
-                let _ = other;
                 self.fail(format!("unexpected {}", self.describe()))
             }
         }
     }
 
+    fn hash_literal(&mut self, pos: Pos) -> PResult<Node> {
+        let mut items = Vec::new();
+        let saved = self.no_do;
+        self.no_do = 0;
+        self.args_level += 1;
+        let r = (|| -> PResult<()> {
+            loop {
+                self.skip_nl();
+                if self.eat_op("}") {
+                    return Ok(());
+                }
+                let kpos = self.pos();
+                match self.peek().clone() {
+                    Tok::Label(l) => {
+                        self.bump();
+                        self.skip_nl();
+                        let v = if matches!(self.peek(), Tok::Op(",") | Tok::Op("}")) {
+                            self.ident_node(l.clone(), kpos)?
+                        } else {
+                            self.expr()?
+                        };
+                        items.push(HashItem::Pair(node(Kind::Sym(vec![Part::Lit(l)]), kpos), v));
+                    }
+                    Tok::Str(parts)
+                        if matches!(self.peek_n(1), Tok::Op(":")) && !self.space_before_n(1) =>
+                    {
+                        self.bump();
+                        self.bump();
+                        self.skip_nl();
+                        let v = self.expr()?;
+                        let parts = self.parts(parts)?;
+                        items.push(HashItem::Pair(node(Kind::Sym(parts), kpos), v));
+                    }
+                    Tok::Op("**") => {
+                        self.bump();
+                        let e = self.ternary()?;
+                        items.push(HashItem::Splat(e));
+                    }
+                    _ => {
+                        let k = self.expr()?;
+                        self.skip_nl();
+                        self.expect_op("=>")?;
+                        self.skip_nl();
+                        let v = self.expr()?;
+                        items.push(HashItem::Pair(k, v));
+                    }
+                }
+                self.skip_nl();
+                if self.eat_op(",") {
+                    continue;
+                }
+                self.skip_nl();
+                self.expect_op("}")?;
+                return Ok(());
+            }
+        })();
+        self.no_do = saved;
+        self.args_level -= 1;
+        r?;
+        Ok(node(Kind::Hash(items), pos))
+    }
+
     fn keyword_or_ident(&mut self, name: String, pos: Pos) -> PResult<Node> {
-        let node = |kind| Node { kind, pos };
+        let mk = |kind| Node { kind, pos };
         match name.as_str() {
-            "nil" => Ok(node(Kind::Nil)),
-            "true" => Ok(node(Kind::True)),
-            "false" => Ok(node(Kind::False)),
-            "self" => Ok(node(Kind::SelfRef)),
-            "__FILE__" => Ok(node(Kind::Call {
-                recv: None,
-                name: "file".into(),
-                args: vec![],
-                block: None,
-                safe: false,
-            })),
+            "nil" => Ok(mk(Kind::Nil)),
+            "true" => Ok(mk(Kind::True)),
+            "false" => Ok(mk(Kind::False)),
+            "self" => Ok(mk(Kind::SelfRef)),
+            "__FILE__" => {
+                if self.template {
+                    Ok(call(None, "file", vec![], pos))
+                } else {
+                    Ok(mk(Kind::Str(vec![Part::Lit(self.file.to_string())])))
+                }
+            }
+            "__LINE__" => Ok(mk(Kind::Int(i64::from(pos.line)))),
+            "__method__" => Ok(mk(Kind::CurrentMethod)),
+            "__ENCODING__" => self.unsupported("__ENCODING__"),
             "if" | "unless" => {
                 let unless = name == "unless";
                 let c = self.cond_expr()?;
@@ -1565,9 +1892,9 @@ impl Parser {
                 let then = self.stmts(&["elsif", "else", "end"])?;
                 let els = self.if_tail(unless)?;
                 if unless {
-                    Ok(node(Kind::If(Box::new(c), els, then)))
+                    Ok(mk(Kind::If(Box::new(c), els, then)))
                 } else {
-                    Ok(node(Kind::If(Box::new(c), then, els)))
+                    Ok(mk(Kind::If(Box::new(c), then, els)))
                 }
             }
             "while" | "until" => {
@@ -1578,12 +1905,24 @@ impl Parser {
                 self.eat_kw("do");
                 let body = self.stmts(&["end"])?;
                 self.expect_kw("end")?;
-                Ok(node(Kind::While(Box::new(c), body, name == "until")))
+                Ok(mk(Kind::While {
+                    cond: Box::new(c),
+                    body,
+                    until: name == "until",
+                    do_while: false,
+                }))
             }
             "for" => {
                 let mut vars = Vec::new();
                 loop {
-                    vars.push(self.block_param()?);
+                    match self.bump() {
+                        Tok::Ident(n) => {
+                            self.declare(&n);
+                            vars.push(Param::Name(n));
+                        }
+                        Tok::Op("(") => vars.push(self.destructure()?),
+                        _ => return self.fail("expected a loop variable"),
+                    }
                     if !self.eat_op(",") {
                         break;
                     }
@@ -1598,7 +1937,7 @@ impl Parser {
                 self.eat_kw("do");
                 let body = self.stmts(&["end"])?;
                 self.expect_kw("end")?;
-                Ok(node(Kind::For(vars, Box::new(it), body)))
+                Ok(mk(Kind::For(vars, Box::new(it), body)))
             }
             "case" => {
                 let subject = if matches!(self.peek(), Tok::Nl | Tok::Semi) {
@@ -1615,10 +1954,7 @@ impl Parser {
                         let vpos = self.pos();
                         if self.eat_op("*") {
                             let e = self.ternary()?;
-                            vals.push(Node {
-                                kind: Kind::Splat(Box::new(e)),
-                                pos: vpos,
-                            });
+                            vals.push(node(Kind::Splat(Box::new(e)), vpos));
                         } else {
                             vals.push(self.ternary()?);
                         }
@@ -1639,77 +1975,22 @@ impl Parser {
                     None
                 };
                 self.expect_kw("end")?;
-                Ok(node(Kind::Case(subject, whens, els)))
+                Ok(mk(Kind::Case(subject, whens, els)))
             }
             "begin" => {
                 let body = self.body_with_rescue(&["end"])?;
                 self.expect_kw("end")?;
                 let n = match body.as_slice() {
                     [single] if matches!(single.kind, Kind::Begin(..)) => single.clone(),
-                    _ => node(Kind::Seq(body)),
+                    // A plain `begin ... end` is kept as a `Begin` without clauses, so that a
+                    // `while` modifier after it runs the body first.
+                    _ => mk(Kind::Begin(body, Vec::new(), None, None)),
                 };
-                if self.is_kw("while") || self.is_kw("until") {
-                    return self.unsupported("begin ... end while loop");
-                }
                 Ok(n)
             }
-            "def" => {
-                let fname = match self.bump() {
-                    Tok::Ident(n) | Tok::Const(n) => n,
-                    Tok::Label(_) => return self.fail("bad method name"),
-                    Tok::Op("self") => return self.unsupported("def self.x"),
-                    _ => return self.fail("expected a method name"),
-                };
-                if fname == "self" {
-                    return self.unsupported("def self.method");
-                }
-                // Method body has its own local scope.
-                self.locals.push(HashSet::new());
-                let r = (|| {
-                    let mut params = Vec::new();
-                    let paren = self.eat_op("(");
-                    if paren || matches!(self.peek(), Tok::Ident(_)) {
-                        loop {
-                            self.skip_nl();
-                            if paren && self.eat_op(")") {
-                                break;
-                            }
-                            match self.bump() {
-                                Tok::Ident(p) => {
-                                    self.declare(&p);
-                                    let default = if self.eat_op("=") {
-                                        Some(self.ternary()?)
-                                    } else {
-                                        None
-                                    };
-                                    params.push((p, default));
-                                }
-                                Tok::Op("*") | Tok::Op("&") | Tok::Op("**") | Tok::Label(_) => {
-                                    return self.unsupported("splat, block or keyword parameters");
-                                }
-                                _ => return self.fail("expected a parameter name"),
-                            }
-                            if self.eat_op(",") {
-                                continue;
-                            }
-                            if paren {
-                                self.skip_nl();
-                                self.expect_op(")")?;
-                            }
-                            break;
-                        }
-                    }
-                    let body = self.body_with_rescue(&["end"])?;
-                    self.expect_kw("end")?;
-                    Ok(Def {
-                        name: fname.clone(),
-                        params,
-                        body,
-                    })
-                })();
-                self.locals.pop();
-                Ok(node(Kind::Def(Rc::new(r?))))
-            }
+            "def" => self.def(pos),
+            "class" => self.class_def(pos),
+            "module" => self.module_def(pos),
             "return" | "next" | "break" => {
                 let value = if matches!(
                     self.peek(),
@@ -1717,57 +1998,262 @@ impl Parser {
                 ) || self.is_kw("if")
                     || self.is_kw("unless")
                     || self.is_kw("end")
+                    || self.is_kw("while")
+                    || self.is_kw("until")
                 {
                     None
                 } else {
-                    Some(Box::new(self.expr()?))
+                    let vpos = self.pos();
+                    let v = self.rhs_item()?;
+                    if self.is_op(",") || matches!(v.kind, Kind::Splat(_)) {
+                        let mut items = vec![v];
+                        while self.eat_op(",") {
+                            self.skip_nl();
+                            items.push(self.rhs_item()?);
+                        }
+                        Some(Box::new(node(Kind::Array(items), vpos)))
+                    } else {
+                        Some(Box::new(v))
+                    }
                 };
-                Ok(node(match name.as_str() {
+                Ok(mk(match name.as_str() {
                     "return" => Kind::Return(value),
                     "next" => Kind::Next(value),
                     _ => Kind::Break(value),
                 }))
+            }
+            "retry" => Ok(mk(Kind::Retry)),
+            "redo" => self.unsupported("`redo'"),
+            "yield" => {
+                let c = self.call_rest(None, name, pos, false)?;
+                match c.kind {
+                    Kind::Call {
+                        args,
+                        block: None,
+                        block_arg: None,
+                        ..
+                    } => Ok(mk(Kind::Yield(args))),
+                    _ => self.fail("block given to yield"),
+                }
+            }
+            "super" => {
+                let zsuper =
+                    (!self.is_op("(") || self.space_before()) && !self.can_start_command_arg();
+                let c = self.call_rest(None, name, pos, false)?;
+                match c.kind {
+                    Kind::Call {
+                        args,
+                        block,
+                        block_arg,
+                        ..
+                    } => Ok(mk(Kind::Super {
+                        args: if zsuper { None } else { Some(args) },
+                        block,
+                        block_arg,
+                    })),
+                    _ => self.fail("bad super"),
+                }
             }
             "then" | "do" | "end" | "else" | "elsif" | "when" | "in" | "rescue" | "ensure"
             | "and" | "or" => {
                 self.i -= 1;
                 self.fail(format!("unexpected `{name}'"))
             }
-            "class"
-            | "module"
-            | "alias"
-            | "undef"
-            | "yield"
-            | "super"
-            | "redo"
-            | "retry"
-            | "BEGIN"
-            | "END"
-            | "__method__"
-            | "lambda"
-            | "proc"
-            | "loop"
-            | "catch"
-            | "throw"
-            | "eval"
-            | "instance_eval"
-            | "binding"
-            | "send"
-            | "__send__"
-            | "instance_variable_get"
-            | "instance_variable_set"
-            | "instance_variables"
-            | "define_method"
-            | "method" => {
+            "alias" | "undef" => {
                 self.i -= 1;
-                self.unsupported(format!("`{name}'"))
+                self.fail(format!("unexpected `{name}'"))
             }
             _ => self.ident_node(name, pos),
         }
     }
 
+    /// `def name(params) ... end`, `def self.name`, `def obj.name`, setters and operators.
+    fn def(&mut self, pos: Pos) -> PResult<Node> {
+        let mut recv: Option<Box<Node>> = None;
+        let first_pos = self.pos();
+        let mut fname = match self.bump() {
+            Tok::Ident(n) => n,
+            Tok::Const(n) => n,
+            Tok::Op("[") => {
+                self.expect_op("]")?;
+                "[]".to_string()
+            }
+            Tok::Op(op)
+                if matches!(
+                    op,
+                    "+" | "-"
+                        | "*"
+                        | "/"
+                        | "%"
+                        | "**"
+                        | "=="
+                        | "!="
+                        | "==="
+                        | "=~"
+                        | "<=>"
+                        | "<"
+                        | ">"
+                        | "<="
+                        | ">="
+                        | "<<"
+                        | ">>"
+                        | "&"
+                        | "|"
+                        | "^"
+                        | "!"
+                        | "~"
+                ) =>
+            {
+                op.to_string()
+            }
+            Tok::Label(n) => {
+                // `def x:` is not Ruby; `def self.x` lexes as Ident.
+                return self.fail(format!("unexpected label `{n}:'"));
+            }
+            _ => return self.fail("expected a method name"),
+        };
+        if self.is_op(".") && !self.space_before() {
+            // `def self.x` / `def Const.x` / `def obj.x`.
+            self.bump();
+            recv = Some(Box::new(match fname.as_str() {
+                "self" => node(Kind::SelfRef, first_pos),
+                n if n.starts_with(|c: char| c.is_uppercase()) => {
+                    node(Kind::Const(None, n.to_string()), first_pos)
+                }
+                n if self.is_local(n) => node(Kind::LVar(n.to_string()), first_pos),
+                _ => return self.unsupported("def on a method's result"),
+            }));
+            fname = match self.bump() {
+                Tok::Ident(n) | Tok::Const(n) => n,
+                Tok::Op("[") => {
+                    self.expect_op("]")?;
+                    "[]".to_string()
+                }
+                Tok::Op(op) if !matches!(op, "(" | "{" | "=" | ",") => op.to_string(),
+                _ => return self.fail("expected a method name"),
+            };
+        }
+        // A setter `def x=(v)` (the lexer gives `x` then `=`).
+        if self.is_op("=") && !self.space_before() && is_ident_name(&fname) {
+            if matches!(self.peek_n(1), Tok::Op("(")) || !self.space_before_n(1) {
+                self.bump();
+                fname.push('=');
+            }
+        } else if fname == "[]" && self.is_op("=") && !self.space_before() {
+            self.bump();
+            fname = "[]=".into();
+        }
+        // Method body has its own local scope.
+        self.locals.push(HashSet::new());
+        let r = (|| -> PResult<Def> {
+            let params = if self.eat_op("(") {
+                let p = self.param_list(&[")"], false)?;
+                self.skip_nl();
+                self.expect_op(")")?;
+                p
+            } else if matches!(
+                self.peek(),
+                Tok::Ident(_)
+                    | Tok::Label(_)
+                    | Tok::Op("*")
+                    | Tok::Op("**")
+                    | Tok::Op("&")
+                    | Tok::Op("(")
+            ) {
+                self.param_list(&[], false)?
+            } else {
+                Params::default()
+            };
+            if self.is_op("=") {
+                return self.unsupported("endless method definition");
+            }
+            let body = self.body_with_rescue(&["end"])?;
+            self.expect_kw("end")?;
+            Ok(Def {
+                name: fname.clone(),
+                params,
+                body,
+                file: self.file.clone(),
+            })
+        })();
+        self.locals.pop();
+        Ok(node(Kind::Def(recv, Arc::new(r?)), pos))
+    }
+
+    /// The constant path after `class`/`module`: `Foo`, `Foo::Bar`, `::Foo`.
+    fn cpath(&mut self) -> PResult<Node> {
+        let pos = self.pos();
+        let mut n = match self.bump() {
+            Tok::Const(c) => node(Kind::Const(None, c), pos),
+            Tok::Op("::") => match self.bump() {
+                Tok::Const(c) => node(Kind::TopConst(c), pos),
+                _ => return self.fail("expected a constant name"),
+            },
+            _ => {
+                self.i -= 1;
+                return self.fail("class/module name must be CONSTANT");
+            }
+        };
+        while self.is_op("::") {
+            self.bump();
+            match self.bump() {
+                Tok::Const(c) => n = node(Kind::Const(Some(Box::new(n)), c), pos),
+                _ => return self.fail("expected a constant name"),
+            }
+        }
+        Ok(n)
+    }
+
+    fn class_def(&mut self, pos: Pos) -> PResult<Node> {
+        if self.is_op("<<") {
+            self.bump();
+            let target = self.expr()?;
+            self.locals.push(HashSet::new());
+            let body = self.body_with_rescue(&["end"]);
+            self.locals.pop();
+            let body = body?;
+            self.expect_kw("end")?;
+            return Ok(node(Kind::SClass(Box::new(target), Arc::new(body)), pos));
+        }
+        let path = self.cpath()?;
+        let superclass = if self.eat_op("<") {
+            Some(self.expr()?)
+        } else {
+            None
+        };
+        self.locals.push(HashSet::new());
+        let body = self.body_with_rescue(&["end"]);
+        self.locals.pop();
+        let body = body?;
+        self.expect_kw("end")?;
+        Ok(node(
+            Kind::Class(Arc::new(ModuleBody {
+                path,
+                superclass,
+                body,
+            })),
+            pos,
+        ))
+    }
+
+    fn module_def(&mut self, pos: Pos) -> PResult<Node> {
+        let path = self.cpath()?;
+        self.locals.push(HashSet::new());
+        let body = self.body_with_rescue(&["end"]);
+        self.locals.pop();
+        let body = body?;
+        self.expect_kw("end")?;
+        Ok(node(
+            Kind::Module(Arc::new(ModuleBody {
+                path,
+                superclass: None,
+                body,
+            })),
+            pos,
+        ))
+    }
+
     fn cond_expr(&mut self) -> PResult<Node> {
-        self.no_do += 0;
         self.expr_stmt()
     }
 
@@ -1790,11 +2276,8 @@ impl Parser {
             let c = self.cond_expr()?;
             self.eat_then();
             let then = self.stmts(&["elsif", "else", "end"])?;
-            let els = self.if_tail(false)?;
-            return Ok(vec![Node {
-                kind: Kind::If(Box::new(c), then, els),
-                pos,
-            }]);
+            let els = self.nested(|p| p.if_tail(false))?;
+            return Ok(vec![node(Kind::If(Box::new(c), then, els), pos)]);
         }
         if self.eat_kw("else") {
             let els = self.stmts(&["end"])?;
@@ -1825,6 +2308,9 @@ impl Parser {
                         depth: self.depth,
                         no_do: 0,
                         prev_pred: false,
+                        file: self.file.clone(),
+                        template: self.template,
+                        args_level: 0,
                     };
                     let body = sub.stmts(&[])?;
                     if !sub.at_eof() {
@@ -1841,21 +2327,27 @@ impl Parser {
     }
 }
 
-fn is_block_pass(n: &Node) -> bool {
-    matches!(n.kind, Kind::Sym(_)) && n.pos.line == 0
+fn kwargs_node(items: Vec<HashItem>) -> Node {
+    let pos = match items.first() {
+        Some(HashItem::Pair(k, _)) => k.pos,
+        Some(HashItem::Splat(e)) => e.pos,
+        None => Pos::default(),
+    };
+    node(Kind::KwArgs(items), pos)
 }
 
 fn call(recv: Option<Node>, name: &str, args: Vec<Node>, pos: Pos) -> Node {
-    Node {
-        kind: Kind::Call {
+    node(
+        Kind::Call {
             recv: recv.map(Box::new),
             name: name.to_string(),
             args,
             block: None,
+            block_arg: None,
             safe: false,
         },
         pos,
-    }
+    )
 }
 
 fn is_assign_op(op: &str) -> bool {
@@ -1918,20 +2410,63 @@ fn is_reserved(name: &str) -> bool {
             | "module"
             | "yield"
             | "super"
+            | "alias"
+            | "undef"
+            | "retry"
+            | "redo"
+            | "__FILE__"
+            | "__LINE__"
+            | "__method__"
     )
 }
 
 fn make_assign(target: Node, op: &str, value: Node, pos: Pos) -> Node {
     if op == "=" {
-        Node {
-            kind: Kind::Assign(Box::new(target), Box::new(value)),
-            pos,
-        }
+        node(Kind::Assign(Box::new(target), Box::new(value)), pos)
     } else {
         let bare = op.trim_end_matches('=').to_string();
-        Node {
-            kind: Kind::OpAssign(Box::new(target), bare, Box::new(value)),
-            pos,
+        node(Kind::OpAssign(Box::new(target), bare, Box::new(value)), pos)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ok(src: &str) -> Program {
+        match parse_file(src, "t.rb") {
+            Ok(p) => p,
+            Err(e) => panic!("{src:?}: {e:?}"),
+        }
+    }
+
+    #[test]
+    fn module_shapes_parse() {
+        ok("module A\n  module B\n    class C < D::E\n      X = 1\n      attr_reader :a, :b\n      def initialize(a, b = 2, *c, d:, e: 3, **f, &g)\n        @a = a\n        super\n      end\n      def self.x; end\n      class << self\n        def y; end\n      end\n      def ==(o)\n        o\n      end\n    end\n  end\nend\n").body.len();
+    }
+
+    #[test]
+    fn heredocs_and_commands() {
+        let p = ok("newfunction(:x, :type => :rvalue, :doc => <<-EOS\n  doc\n  EOS\n) do |args|\n  args[0]\nend\n");
+        assert_eq!(p.body.len(), 1);
+        let p = ok("x = <<~A + <<~B\n  one\nA\n  two\nB\ny = 1\n");
+        assert_eq!(p.body.len(), 2);
+    }
+
+    #[test]
+    fn multiple_assignment() {
+        ok("a, b = 1, 2\n*a, b = x\n(a, b), c = [[1, 2], 3]\n@x, h[:k] = 1, 2\nfirst, *rest = list\n");
+    }
+
+    #[test]
+    fn do_binds_to_the_command() {
+        let p = ok("dispatch :foo do\n  param 'String', :x\nend\n");
+        match &p.body[0].kind {
+            Kind::Call { name, block, .. } => {
+                assert_eq!(name, "dispatch");
+                assert!(block.is_some());
+            }
+            other => panic!("{other:?}"),
         }
     }
 }

@@ -2,12 +2,12 @@
 //! (`gsub`/`sub` with `\1` back references, hash or block replacements), matching, slicing,
 //! padding and conversions. Indices are character based, as for Ruby's UTF-8 strings.
 
-use crate::ast::Block;
 use crate::interp::{raise, unsupported, Ctrl, Interp, R};
 use crate::methods::{call_method, regex_match, str_to_i};
+use crate::object::Blk;
+use crate::value::Shared;
 use crate::value::{self, compare, to_s, RValue};
 use crate::Pos;
-use std::cell::RefCell;
 use std::cmp::Ordering;
 use std::rc::Rc;
 
@@ -112,7 +112,7 @@ fn substitute(
     it: &mut Interp,
     s: &str,
     args: &[RValue],
-    block: Option<&Rc<Block>>,
+    block: Option<&Blk>,
     global: bool,
     pos: Pos,
 ) -> Result<(String, bool), Ctrl> {
@@ -359,10 +359,10 @@ fn pad(s: &str, width: i64, padstr: &str, mode: u8) -> String {
 pub fn str_method(
     it: &mut Interp,
     recv: &RValue,
-    cell: &Rc<RefCell<String>>,
+    cell: &Rc<Shared<String>>,
     name: &str,
     args: Vec<RValue>,
-    block: Option<&Rc<Block>>,
+    block: Option<&Blk>,
     pos: Pos,
 ) -> R {
     let s = cell.borrow().clone();
