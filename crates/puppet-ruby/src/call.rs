@@ -597,6 +597,16 @@ impl<'s> Interp<'s> {
                 let recv = with.map(|(s, _)| s).unwrap_or(RValue::Nil);
                 return f(self, &recv, args, block.as_ref(), pos);
             }
+            ProcBody::Collect(into) => {
+                let item = if args.len() == 1 {
+                    args.into_iter().next().unwrap_or(RValue::Nil)
+                } else {
+                    RValue::array(args)
+                };
+                self.charge(16, pos)?;
+                into.borrow_mut().push(item);
+                return Ok(RValue::Nil);
+            }
             ProcBody::Block(_) => {}
         }
         let ProcBody::Block(b) = &blk.body else {

@@ -64,6 +64,7 @@ pub(crate) fn known(path: &str) -> Option<Known> {
             includes: &[],
             builtin: Some(B::Object),
         },
+        "PuppetX" => module(),
         "Kernel" | "Comparable" | "Enumerable" | "Math" | "Process" | "GC" | "ObjectSpace"
         | "Signal" | "Marshal" | "Errno" | "FileTest" => module(),
         "Module" => core("Object", &[], B::Module),
@@ -184,7 +185,8 @@ pub(crate) fn known(path: &str) -> Option<Known> {
         | "Puppet::ParseErrorWithIssue"
         | "Puppet::Util::Json::ParseError" => class("Puppet::Error"),
         "Puppet::PreformattedError" => class("Puppet::Error"),
-        "Puppet::Functions::Function" | "Puppet::Pops::Functions::Function" => class("Object"),
+        "Puppet::Pops::Functions::Function" => class("Object"),
+        "Puppet::Functions::Function" => class("Puppet::Pops::Functions::Function"),
         "Puppet::Functions::InternalFunction" => class("Puppet::Functions::Function"),
         "Puppet::Parser::Scope" => class("Object"),
         "Puppet::Parser::Compiler"
@@ -235,8 +237,7 @@ pub(crate) fn known(path: &str) -> Option<Known> {
 pub(crate) fn unsupported(path: &str) -> bool {
     matches!(
         path,
-        "ENV"
-            | "ARGV"
+        "ARGV"
             | "ARGF"
             | "STDIN"
             | "STDOUT"
@@ -295,6 +296,7 @@ pub(crate) fn prelude_for(path: &str) -> Option<&'static str> {
         "Pathname" => "pathname",
         "OpenStruct" => "ostruct",
         "Forwardable" => "forwardable",
+        "Gem" | "Gem::Version" | "Gem::Requirement" => "rubygems",
         _ => return None,
     })
 }
@@ -308,6 +310,7 @@ fn prelude_text(name: &str) -> Option<&'static str> {
         "pathname" => include_str!("prelude/pathname.rb"),
         "ostruct" => include_str!("prelude/ostruct.rb"),
         "forwardable" => include_str!("prelude/forwardable.rb"),
+        "rubygems" => include_str!("prelude/rubygems.rb"),
         _ => return None,
     })
 }
@@ -339,13 +342,14 @@ pub(crate) fn library(name: &str) -> Option<&'static str> {
         "pathname" => "pathname",
         "ostruct" => "ostruct",
         "forwardable" => "forwardable",
+        "rubygems" => "rubygems",
         "json" | "json/ext" | "json/pure" | "ipaddr" | "digest" | "digest/md5" | "digest/sha1"
         | "digest/sha2" | "digest/sha256" | "digest/sha512" | "base64" | "yaml" | "psych"
-        | "erb" | "cgi" | "cgi/util" | "socket" | "time" | "English" | "rubygems" | "pp"
-        | "stringio" | "date" | "etc" | "tempfile" | "fileutils" | "open3" | "open-uri"
-        | "net/http" | "net/https" | "timeout" | "securerandom" | "openssl" | "zlib" | "resolv"
-        | "thread" | "monitor" | "logger" | "find" | "csv" | "optparse" | "benchmark"
-        | "singleton" | "rexml/document" | "win32ole" | "facter" | "puppet" => "",
+        | "erb" | "cgi" | "cgi/util" | "socket" | "time" | "English" | "pp" | "net/ftp"
+        | "puppet_x" | "stringio" | "date" | "etc" | "tempfile" | "fileutils" | "open3"
+        | "open-uri" | "net/http" | "net/https" | "timeout" | "securerandom" | "openssl"
+        | "zlib" | "resolv" | "thread" | "monitor" | "logger" | "find" | "csv" | "optparse"
+        | "benchmark" | "singleton" | "rexml/document" | "win32ole" | "facter" | "puppet" => "",
         n if n.starts_with("puppet/") => "",
         _ => return None,
     })

@@ -583,7 +583,9 @@ impl<'s> Interp<'s> {
     /// Evaluates one node.
     pub fn eval(&mut self, n: &Node) -> R {
         self.enter(n.pos)?;
-        let r = self.eval_inner(n);
+        // Deep Ruby (and Ruby calling Puppet calling Ruby) must not overflow the thread's
+        // stack: grow it on demand, as the Puppet evaluator does.
+        let r = stacker::maybe_grow(64 * 1024, 1024 * 1024, || self.eval_inner(n));
         self.leave();
         r
     }

@@ -94,6 +94,14 @@ pub(crate) fn value_constant(name: &str) -> Option<RValue> {
         "RUBY_PATCHLEVEL" => RValue::Int(20),
         "RUBY_RELEASE_DATE" => RValue::str("2022-04-12"),
         "NIL" => RValue::Nil,
+        // The process environment is not visible: a compile must not depend on it.
+        "ENV" => {
+            let h = RValue::hash(RHash::default());
+            if let RValue::Hash(x) = &h {
+                x.freeze();
+            }
+            h
+        }
         _ => return None,
     })
 }
@@ -800,6 +808,9 @@ fn object_method_inner(
     if let Some(r) = crate::puppet::object_method(it, &recv, &o, name, &args, block, pos) {
         return r;
     }
+    if let Some(r) = mixin_method(it, &recv, &o, name, &args, block, pos) {
+        return r;
+    }
     if let Some(r) = common(it, &recv, name, &args, block, pos) {
         return r;
     }
@@ -869,6 +880,158 @@ fn object_method_inner(
         format!("undefined method `{name}' for {}", describe_self(it, &recv)),
         pos,
     )
+}
+
+const ENUMERABLE: &[&str] = &[
+    "all?",
+    "any?",
+    "collect",
+    "collect_concat",
+    "compact",
+    "count",
+    "detect",
+    "drop",
+    "drop_while",
+    "each_cons",
+    "each_slice",
+    "each_with_index",
+    "each_with_object",
+    "entries",
+    "filter",
+    "filter_map",
+    "find",
+    "find_all",
+    "find_index",
+    "first",
+    "flat_map",
+    "grep",
+    "grep_v",
+    "group_by",
+    "include?",
+    "inject",
+    "map",
+    "max",
+    "max_by",
+    "member?",
+    "min",
+    "min_by",
+    "minmax",
+    "none?",
+    "one?",
+    "partition",
+    "reduce",
+    "reject",
+    "reverse_each",
+    "select",
+    "sort",
+    "sort_by",
+    "sum",
+    "take",
+    "take_while",
+    "tally",
+    "to_a",
+    "to_h",
+    "uniq",
+    "zip",
+    "each_entry",
+];
+
+/// Comparable's and Enumerable's methods for user classes that include them (over the
+/// class's `<=>` and `each`).
+fn mixin_method(
+    it: &mut Interp,
+    recv: &RValue,
+    o: &Rc<Object>,
+    name: &str,
+    args: &[RValue],
+    block: Option<&Blk>,
+    pos: Pos,
+) -> Option<R> {
+    let anc = o.lookup_class().ancestors();
+    let has = |n: &str| anc.iter().any(|m| !m.is_class && m.name() == n);
+    if has("Comparable") && matches!(name, "<" | "<=" | ">" | ">=" | "==" | "between?" | "clamp") {
+        return Some((|| {
+            let cmp = |it: &mut Interp, other: &RValue| -> Result<Option<i64>, Ctrl> {
+                match it.call_method(recv.clone(), "<=>", vec![other.clone()], None, pos)? {
+                    RValue::Int(i) => Ok(Some(i.signum())),
+                    RValue::Nil => Ok(None),
+                    _ => Ok(None),
+                }
+            };
+            let fail = |other: &RValue| {
+                raise::<RValue>(
+                    "ArgumentError",
+                    format!(
+                        "comparison of {} with {} failed",
+                        recv.class_name(),
+                        match other {
+                            RValue::Nil | RValue::Int(_) | RValue::Float(_) =>
+                                value::inspect(other),
+                            x => x.class_name(),
+                        }
+                    ),
+                    pos,
+                )
+            };
+            let Some(other) = args.first() else {
+                return raise(
+                    "ArgumentError",
+                    "wrong number of arguments (given 0, expected 1)",
+                    pos,
+                );
+            };
+            match name {
+                "==" => Ok(RValue::Bool(
+                    value::equal(recv, other) || cmp(it, other)? == Some(0),
+                )),
+                "between?" => {
+                    let hi = args.get(1).cloned().unwrap_or(RValue::Nil);
+                    let lo_ok = matches!(cmp(it, other)?, Some(c) if c >= 0);
+                    let hi_ok = matches!(cmp(it, &hi)?, Some(c) if c <= 0);
+                    Ok(RValue::Bool(lo_ok && hi_ok))
+                }
+                "clamp" => {
+                    let hi = args.get(1).cloned().unwrap_or(RValue::Nil);
+                    if matches!(cmp(it, other)?, Some(c) if c < 0) {
+                        return Ok(other.clone());
+                    }
+                    if matches!(cmp(it, &hi)?, Some(c) if c > 0) {
+                        return Ok(hi);
+                    }
+                    Ok(recv.clone())
+                }
+                _ => match cmp(it, other)? {
+                    Some(c) => Ok(RValue::Bool(match name {
+                        "<" => c < 0,
+                        "<=" => c <= 0,
+                        ">" => c > 0,
+                        _ => c >= 0,
+                    })),
+                    None => fail(other),
+                },
+            }
+        })());
+    }
+    if has("Enumerable")
+        && ENUMERABLE.contains(&name)
+        && it.find_user_method(recv, "each").is_some()
+    {
+        return Some((|| {
+            let items = Rc::new(std::cell::RefCell::new(Vec::new()));
+            let collector = it.make_proc_of(ProcBody::Collect(items.clone()), false);
+            it.call_method(recv.clone(), "each", vec![], Some(&collector), pos)?;
+            let list = RValue::array(items.borrow().clone());
+            crate::methods::call_method(
+                it,
+                list,
+                if name == "entries" { "to_a" } else { name },
+                args.to_vec(),
+                block,
+                pos,
+            )
+        })());
+    }
+    None
 }
 
 fn exception_method(

@@ -201,7 +201,10 @@ fn push_nl(out: &mut Vec<Token>, pos: Pos) {
 fn continues(t: &Tok) -> bool {
     match t {
         Tok::Op(op) => !matches!(*op, ")" | "]" | "}"),
-        Tok::Ident(k) => matches!(k.as_str(), "and" | "or" | "not"),
+        Tok::Ident(k) => matches!(
+            k.as_str(),
+            "and" | "or" | "not" | "if" | "unless" | "while" | "until"
+        ),
         _ => false,
     }
 }
@@ -504,8 +507,9 @@ impl<'a> Lexer<'a> {
                 ':' if (space || !self.value_ended())
                     && self.ternary == 0
                     && [
-                        "<=>", "===", "==", "=~", "[]=", "[]", "<<", "<=", ">=", "**", "+", "-",
-                        "*", "/", "%", "<", ">", "!",
+                        "<=>", "===", "==", "=~", "[]=", "[]", "<<", ">>", "<=", ">=", "**", "!=",
+                        "!~", "+@", "-@", "+", "-", "*", "/", "%", "<", ">", "!", "|", "&", "^",
+                        "~",
                     ]
                     .iter()
                     .any(|op| {
@@ -521,8 +525,9 @@ impl<'a> Lexer<'a> {
                 {
                     self.bump();
                     let op = [
-                        "<=>", "===", "==", "=~", "[]=", "[]", "<<", "<=", ">=", "**", "+", "-",
-                        "*", "/", "%", "<", ">", "!",
+                        "<=>", "===", "==", "=~", "[]=", "[]", "<<", ">>", "<=", ">=", "**", "!=",
+                        "!~", "+@", "-@", "+", "-", "*", "/", "%", "<", ">", "!", "|", "&", "^",
+                        "~",
                     ]
                     .iter()
                     .find(|op| self.starts_with(op))
@@ -532,6 +537,19 @@ impl<'a> Lexer<'a> {
                         self.bump();
                     }
                     self.push(Tok::Sym(vec![StrPart::Lit(op.to_string())]), pos, space);
+                }
+                ':' if matches!(self.peek_at(1), Some('@') | Some('$'))
+                    && (space || !self.value_ended()) =>
+                {
+                    // `:@ivar`, `:@@cvar`, `:$global`.
+                    self.bump();
+                    let mut name = String::new();
+                    while let Some(c) = self.peek().filter(|c| *c == '@' || *c == '$') {
+                        name.push(c);
+                        self.bump();
+                    }
+                    name.push_str(&self.ident_chars());
+                    self.push(Tok::Sym(vec![StrPart::Lit(name)]), pos, space);
                 }
                 ':' if self.peek_at(1) != Some(':')
                     && self

@@ -16,6 +16,7 @@ mod call;
 mod classes;
 mod collections;
 mod format;
+pub mod functions;
 pub mod interp;
 mod ipaddr;
 mod json;
@@ -29,6 +30,7 @@ mod puppet;
 mod ruby_methods;
 mod source;
 mod strings;
+pub mod typedsl;
 pub mod value;
 mod yaml;
 
@@ -116,6 +118,17 @@ pub trait PuppetScope {
     /// `Puppet.warning`, `warning()` in a 3.x function, Kernel's `warn`. The default drops it.
     fn log(&mut self, level: &str, message: &str) {
         let _ = (level, message);
+    }
+    /// A Puppet setting (`Puppet[:strict]`, `Puppet.settings[:strict]`); `None` when the
+    /// scope does not know it. The default knows none.
+    fn setting(&self, name: &str) -> Option<Value> {
+        let _ = name;
+        None
+    }
+    /// Puppet's stack of calls (`Puppet::Pops::PuppetStack.stacktrace`), innermost first:
+    /// (file, line) of each Puppet function call being made. The default is empty.
+    fn puppet_stack(&self) -> Vec<(String, u32)> {
+        Vec::new()
     }
     /// Calls the Puppet lambda given to the function that runs (Ruby's `yield` or
     /// `block.call` in a 4.x function). The default: there is none.

@@ -1299,7 +1299,10 @@ pub(crate) fn class_responds(cname: &str, name: &str) -> bool {
                 | "expand_path"
                 | "split"
         ),
-        "JSON" => matches!(name, "parse" | "generate" | "dump" | "pretty_generate"),
+        "JSON" => matches!(
+            name,
+            "parse" | "generate" | "dump" | "pretty_generate" | "load"
+        ),
         "Math" => matches!(name, "sqrt" | "log" | "log2" | "log10" | "floor" | "pow"),
         "Integer" => name == "sqrt",
         "YAML" | "Psych" => matches!(name, "dump" | "load" | "safe_load"),
@@ -1628,6 +1631,14 @@ pub(crate) fn class_method(
             let v = crate::json::parse(&s).or_else(|m| raise("JSON::ParserError", m, pos))?;
             Ok(if symbolize { symbolize_keys(&v, 0) } else { v })
         }
+        ("JSON", "load") => {
+            argc(&args, 1, 2, pos)?;
+            if matches!(args[0], RValue::Nil) {
+                return Ok(RValue::Nil);
+            }
+            let s = str_arg(&args[0], pos)?;
+            crate::json::parse(&s).or_else(|m| raise("JSON::ParserError", m, pos))
+        }
         ("JSON", "generate") | ("JSON", "dump") => {
             argc(&args, 1, 2, pos)?;
             Ok(RValue::string(crate::json::generate(&args[0], pos)?))
@@ -1854,6 +1865,21 @@ fn scope_method(
 ) -> R {
     let _ = block;
     match name {
+        "warning" | "debug" | "notice" | "info" | "err" | "alert" | "emerg" | "crit" => {
+            let msg = args.first().map(to_s).unwrap_or_default();
+            it.scope.log(name, &msg);
+            Ok(RValue::Nil)
+        }
+        "compiler"
+        | "catalog"
+        | "environment"
+        | "source"
+        | "resource"
+        | "parent"
+        | "known_resource_types"
+        | "lookupdefaults"
+        | "findresource"
+        | "tags" => unsupported(format!("scope method `{name}'"), pos),
         "lookupvar" | "[]" => {
             argc(&args, 1, 2, pos)?;
             let n = str_arg(&args[0], pos)?;
@@ -1885,7 +1911,7 @@ fn scope_method(
                 match args.as_slice() {
                     [RValue::Array(a)] => {
                         let fargs = a.borrow().clone();
-                        it.puppet_function(f, fargs, pos)
+                        crate::puppet::call_3x(it, f, fargs, pos)
                     }
                     _ => raise(
                         "ArgumentError",

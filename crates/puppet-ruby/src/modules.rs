@@ -244,10 +244,10 @@ impl<'s> Interp<'s> {
         if let Some(v) = self.const_in(&object, name, false)? {
             return Ok(v);
         }
-        self.missing_const(&inner, name, pos)
+        self.missing_const(&inner, name, false, pos)
     }
 
-    fn missing_const(&mut self, m: &Rc<Module>, name: &str, pos: Pos) -> R {
+    fn missing_const(&mut self, m: &Rc<Module>, name: &str, scoped: bool, pos: Pos) -> R {
         let full = self.full_name(m, name);
         if crate::classes::unsupported(name) || crate::classes::unsupported(&full) {
             return unsupported(
@@ -255,7 +255,7 @@ impl<'s> Interp<'s> {
                 pos,
             );
         }
-        if full.starts_with("Puppet::") || (name == "Puppet") {
+        if scoped && full.starts_with("Puppet::") {
             return unsupported(
                 format!("the constant {full} (a part of Puppet this engine does not provide)"),
                 pos,
@@ -275,7 +275,7 @@ impl<'s> Interp<'s> {
                 let m = m.clone();
                 match self.const_in(&m, name, true)? {
                     Some(v) => Ok(v),
-                    None => self.missing_const(&m, name, pos),
+                    None => self.missing_const(&m, name, true, pos),
                 }
             }
             other => raise(
@@ -340,7 +340,8 @@ impl<'s> Interp<'s> {
             },
             None => None,
         };
-        let existing = match container.consts.borrow().get(&name).cloned() {
+        let own = container.consts.borrow().get(&name).cloned();
+        let existing = match own {
             Some(v) => Some(v),
             None => {
                 let full = self.full_name(&container, &name);

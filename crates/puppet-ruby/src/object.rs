@@ -336,6 +336,8 @@ pub enum ProcBody {
     Foreign,
     /// A native closure target: the named built-in (`lambda`'s own argument, ...).
     Native(NativeFn),
+    /// Collects what it is called with (how Enumerable's methods read a user `each`).
+    Collect(Rc<RefCell<Vec<RValue>>>),
 }
 
 /// A proc, lambda, block or method object.

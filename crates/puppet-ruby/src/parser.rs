@@ -657,6 +657,35 @@ impl Parser {
             }
         }
         let star_first = matches!(first, Some(Tok::Op("*")));
+        if matches!(first, Some(Tok::Op("("))) {
+            // `(a, b) = x`: a group with a comma, then `=`.
+            let mut d = 0i32;
+            let mut comma = false;
+            let mut j = k;
+            while let Some(t) = self.toks.get(j) {
+                match &t.tok {
+                    Tok::Op("(") | Tok::Op("[") => d += 1,
+                    Tok::Op(")") | Tok::Op("]") => {
+                        d -= 1;
+                        if d == 0 {
+                            if comma
+                                && matches!(
+                                    self.toks.get(j + 1).map(|t| &t.tok),
+                                    Some(Tok::Op("="))
+                                )
+                            {
+                                return true;
+                            }
+                            break;
+                        }
+                    }
+                    Tok::Op(",") if d == 1 => comma = true,
+                    Tok::Nl | Tok::Semi | Tok::Eof => break,
+                    _ => {}
+                }
+                j += 1;
+            }
+        }
         loop {
             let Some(t) = self.toks.get(k) else {
                 return false;
@@ -969,7 +998,12 @@ impl Parser {
                 let pos = p.pos();
                 p.bump();
                 p.skip_nl();
-                let right = p.binary(level + 1)?;
+                // `a && b = c` is `a && (b = c)`.
+                let right = if p.assignment_follows() {
+                    p.expr()?
+                } else {
+                    p.binary(level + 1)?
+                };
                 left = match op {
                     "||" => node(Kind::Or(Box::new(left), Box::new(right)), pos),
                     "&&" => node(Kind::And(Box::new(left), Box::new(right)), pos),
@@ -987,6 +1021,16 @@ impl Parser {
             }
             Ok(left)
         })
+    }
+
+    /// Whether an assignment to a variable starts here (`x = ...`, `@x ||= ...`).
+    fn assignment_follows(&self) -> bool {
+        let target = match self.peek() {
+            Tok::Ident(n) => !is_reserved(n),
+            Tok::IVar(_) | Tok::GVar(_) | Tok::CVar(_) => true,
+            _ => false,
+        };
+        target && matches!(self.peek_n(1), Tok::Op(o) if *o == "=" || is_assign_op(o))
     }
 
     fn unary_minus(&mut self) -> PResult<Node> {
@@ -1744,8 +1788,15 @@ impl Parser {
                 if self.is_op("(") && !self.space_before() {
                     return self.call_rest(None, n, pos, false);
                 }
-                if matches!(self.peek(), Tok::Str(_)) && self.space_before() {
-                    // `Integer "3"` style command call on Kernel conversion functions.
+                if self.space_before()
+                    && match self.peek() {
+                        Tok::Str(_) | Tok::IVar(_) | Tok::Int(_) | Tok::Float(_) => true,
+                        Tok::Ident(k) => !is_reserved(k) && !matches!(k.as_str(), "rescue"),
+                        _ => false,
+                    }
+                {
+                    // `Integer "3"`, `Integer key`: a command call of a method named like a
+                    // constant.
                     return self.call_rest(None, n, pos, false);
                 }
                 Ok(mk(Kind::Const(None, n)))

@@ -206,10 +206,29 @@ module URI
     unescape(str)
   end
 
-  module Escape
+  class RFC2396_Parser
+    UNSAFE = %r{[^\-_.!~*'()a-zA-Z\d;/?:@&=+$,\[\]]}
+
+    def escape(str, unsafe = UNSAFE)
+      unsafe = Regexp.new("[#{Regexp.quote(unsafe)}]") if unsafe.is_a?(String)
+      str.to_s.b.gsub(unsafe) { |c| c.bytes.map { |b| format('%%%02X', b) }.join }
+    end
+
+    def unescape(str)
+      URI.unescape(str)
+    end
+
+    def parse(uri)
+      URI.parse(uri)
+    end
+
+    def split(uri)
+      URI.split(uri)
+    end
   end
 
-  DEFAULT_PARSER = Object.new
+  RFC3986_Parser = RFC2396_Parser
+  DEFAULT_PARSER = RFC2396_Parser.new
 end
 
 module Kernel
