@@ -51,7 +51,10 @@ fn unsupported_constructs_are_located() {
         "t.erb:2:9: unsupported construct in ERB template: String#unpack"
     );
     let e = err("<% x = SecureRandom.hex %>");
-    assert!(e.is_unsupported() && e.to_string().contains("SecureRandom"), "{e}");
+    assert!(
+        e.is_unsupported() && e.to_string().contains("SecureRandom"),
+        "{e}"
+    );
 }
 
 #[test]

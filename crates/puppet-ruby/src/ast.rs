@@ -18,6 +18,8 @@ pub struct Program {
     pub file: Arc<str>,
     /// The top-level statements.
     pub body: Vec<Node>,
+    /// The file has the magic comment `# frozen_string_literal: true`.
+    pub frozen_literals: bool,
 }
 
 /// A node with its position.
@@ -135,6 +137,8 @@ pub struct Def {
     pub body: Vec<Node>,
     /// The file it was defined in.
     pub file: Arc<str>,
+    /// String literals are frozen (`# frozen_string_literal: true`).
+    pub frozen_literals: bool,
 }
 
 /// A `rescue` clause.

@@ -386,6 +386,8 @@ impl<'s> Interp<'s> {
                 args: merge_kw(args.clone(), kw.clone()),
                 block: block.clone(),
                 file: d.file.clone(),
+                frozen_literals: d.frozen_literals,
+                def: Some(d.clone()),
             }),
         };
         let saved = std::mem::replace(&mut self.ctx, ctx);
@@ -597,6 +599,24 @@ impl<'s> Interp<'s> {
                 let recv = with.map(|(s, _)| s).unwrap_or(RValue::Nil);
                 return f(self, &recv, args, block.as_ref(), pos);
             }
+            ProcBody::WithIndex(inner, counter) => {
+                let item = if args.len() == 1 {
+                    args.into_iter().next().unwrap_or(RValue::Nil)
+                } else {
+                    RValue::array(args)
+                };
+                let i = counter.get();
+                counter.set(i + 1);
+                return self.call_block(inner, vec![item, RValue::Int(i)], pos);
+            }
+            ProcBody::WithObject(inner, memo) => {
+                let item = if args.len() == 1 {
+                    args.into_iter().next().unwrap_or(RValue::Nil)
+                } else {
+                    RValue::array(args)
+                };
+                return self.call_block(inner, vec![item, memo.clone()], pos);
+            }
             ProcBody::Collect(into) => {
                 let item = if args.len() == 1 {
                     args.into_iter().next().unwrap_or(RValue::Nil)
@@ -631,6 +651,8 @@ impl<'s> Interp<'s> {
                 args: args.clone(),
                 block: block.clone().or_else(|| ctx.frame.block.clone()),
                 file: ctx.frame.file.clone(),
+                frozen_literals: ctx.frame.frozen_literals,
+                def: None,
             });
         }
         let saved = std::mem::replace(&mut self.ctx, ctx);
@@ -678,7 +700,7 @@ impl<'s> Interp<'s> {
         };
         let (a, kw) = match args {
             Some(args) => self.eval_args(args)?,
-            None => (self.ctx.frame.args.clone(), None),
+            None => self.zsuper_args(),
         };
         let blk = match (block, block_arg) {
             (Some(b), _) => Some(self.make_proc(b.clone(), false)),
@@ -701,6 +723,60 @@ impl<'s> Interp<'s> {
             Err(Ctrl::Break(v)) if block.is_some() => Ok(v),
             other => other,
         }
+    }
+
+    /// The arguments of `super` without arguments: the current values of the method's
+    /// parameters.
+    fn zsuper_args(&self) -> (Vec<RValue>, Option<RValue>) {
+        let Some(d) = self.ctx.frame.def.clone() else {
+            return (self.ctx.frame.args.clone(), None);
+        };
+        let p = &d.params;
+        let get = |n: &str| self.ctx.env.get(n).unwrap_or(RValue::Nil);
+        let mut args = Vec::new();
+        let simple = |x: &crate::ast::Param| match x {
+            crate::ast::Param::Name(n) => Some(n.clone()),
+            _ => None,
+        };
+        for r in &p.required {
+            match simple(r) {
+                Some(n) => args.push(get(&n)),
+                None => return (self.ctx.frame.args.clone(), None),
+            }
+        }
+        for (n, _) in &p.optional {
+            args.push(get(n));
+        }
+        if let Some(r) = &p.rest {
+            if r.is_empty() {
+                return (self.ctx.frame.args.clone(), None);
+            }
+            if let RValue::Array(a) = get(r) {
+                args.extend(a.borrow().iter().cloned());
+            }
+        }
+        for r in &p.post {
+            match simple(r) {
+                Some(n) => args.push(get(&n)),
+                None => return (self.ctx.frame.args.clone(), None),
+            }
+        }
+        let mut kw = None;
+        if !p.keywords.is_empty() || p.kwrest.is_some() {
+            let mut h = crate::value::RHash::default();
+            for (n, _) in &p.keywords {
+                h.insert(RValue::sym(n), get(n));
+            }
+            if let Some(r) = p.kwrest.as_ref().filter(|r| !r.is_empty()) {
+                if let RValue::Hash(x) = get(r) {
+                    for (k, v) in x.borrow().pairs() {
+                        h.insert(k, v);
+                    }
+                }
+            }
+            kw = Some(RValue::hash(h));
+        }
+        (args, kw)
     }
 
     /// `def name` / `def recv.name`.
@@ -800,12 +876,25 @@ impl<'s> Interp<'s> {
         if let Some((e, _)) = self.find_user_method(v, name) {
             return private || !e.private;
         }
-        if private {
-            if let Some((e, _)) = self.object.find_method(name) {
-                let _ = e;
-                return true;
-            }
+        if private && self.object.find_method(name).is_some() {
+            return true;
         }
-        crate::kernel::native_responds(self, v, name, private)
+        if crate::kernel::native_responds(self, v, name, private) {
+            return true;
+        }
+        // A class's `respond_to_missing?`.
+        if self.find_user_method(v, "respond_to_missing?").is_some() {
+            let pos = self.pos;
+            return self
+                .call_method(
+                    v.clone(),
+                    "respond_to_missing?",
+                    vec![RValue::sym(name), RValue::Bool(private)],
+                    None,
+                    pos,
+                )
+                .is_ok_and(|r| r.truthy());
+        }
+        false
     }
 }

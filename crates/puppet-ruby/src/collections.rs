@@ -91,61 +91,82 @@ fn cmp_err(a: &RValue, b: &RValue, pos: Pos) -> Ctrl {
 }
 
 /// Sorts with `<=>` or a comparison block; raises as Ruby on incomparable values.
+/// A stable merge sort with a fallible comparison (a user block or `<=>` may raise). Unlike
+/// the standard library's sorts it never panics on an inconsistent comparison.
+pub(crate) fn merge_sort<T: Clone>(
+    items: Vec<T>,
+    cmp: &mut dyn FnMut(&T, &T) -> Result<Ordering, Ctrl>,
+) -> Result<Vec<T>, Ctrl> {
+    if items.len() <= 1 {
+        return Ok(items);
+    }
+    let mut right = items;
+    let left = right.drain(..right.len() / 2).collect::<Vec<T>>();
+    let left = merge_sort(left, cmp)?;
+    let right = merge_sort(right, cmp)?;
+    let mut out = Vec::with_capacity(left.len() + right.len());
+    let (mut i, mut j) = (0, 0);
+    while i < left.len() && j < right.len() {
+        if cmp(&left[i], &right[j])? == Ordering::Greater {
+            out.push(right[j].clone());
+            j += 1;
+        } else {
+            out.push(left[i].clone());
+            i += 1;
+        }
+    }
+    out.extend_from_slice(&left[i..]);
+    out.extend_from_slice(&right[j..]);
+    Ok(out)
+}
+
+/// `a <=> b` as sorting uses it: user classes' `<=>`, else the built-in comparison.
+pub(crate) fn compare_values(
+    it: &mut Interp,
+    a: &RValue,
+    b: &RValue,
+    pos: Pos,
+) -> Result<Ordering, Ctrl> {
+    if let RValue::Object(_) = a {
+        return match it.call_method(a.clone(), "<=>", vec![b.clone()], None, pos)? {
+            RValue::Int(i) => Ok(i.cmp(&0)),
+            _ => Err(cmp_err(a, b, pos)),
+        };
+    }
+    compare(a, b).ok_or_else(|| cmp_err(a, b, pos))
+}
+
 fn sort_items(
     it: &mut Interp,
     items: &mut [RValue],
     block: Option<&Blk>,
     pos: Pos,
 ) -> Result<(), Ctrl> {
-    let mut err: Option<Ctrl> = None;
-    // Keep the original positions: a failed comparison is reported with the earlier
-    // element first, as Ruby's sort meets them.
-    let mut indexed: Vec<(usize, RValue)> = items.iter().cloned().enumerate().collect();
-    indexed.sort_by(|(ia, a), (ib, b)| {
-        if err.is_some() {
-            return Ordering::Equal;
-        }
-        let (first, second) = if ia <= ib { (a, b) } else { (b, a) };
-        match block {
-            Some(bl) => match it.call_block(bl, vec![a.clone(), b.clone()], pos) {
-                Ok(RValue::Int(i)) => i.cmp(&0),
-                Ok(_) => {
-                    err = Some(cmp_err(first, second, pos));
-                    Ordering::Equal
-                }
-                Err(e) => {
-                    err = Some(e);
-                    Ordering::Equal
-                }
-            },
-            None => match compare(a, b) {
-                Some(o) => o,
-                None => {
-                    err = Some(cmp_err(first, second, pos));
-                    Ordering::Equal
-                }
-            },
-        }
-    });
-    if let Some(e) = err {
-        return Err(e);
-    }
-    for (slot, (_, v)) in items.iter_mut().zip(indexed) {
+    let sorted = merge_sort(items.to_vec(), &mut |a: &RValue, b: &RValue| match block {
+        Some(bl) => match it.call_block(bl, vec![a.clone(), b.clone()], pos)? {
+            RValue::Int(i) => Ok(i.cmp(&0)),
+            _ => Err(cmp_err(a, b, pos)),
+        },
+        None => compare_values(it, a, b, pos),
+    })?;
+    for (slot, v) in items.iter_mut().zip(sorted) {
         *slot = v;
     }
     Ok(())
 }
 
-fn min_max(items: &[RValue], want: Ordering, pos: Pos) -> R {
+fn min_max(it: &mut Interp, items: &[RValue], want: Ordering, pos: Pos) -> R {
     let mut best: Option<RValue> = None;
     for x in items {
         best = Some(match best {
             None => x.clone(),
-            Some(b) => match compare(x, &b) {
-                Some(o) if o == want => x.clone(),
-                Some(_) => b,
-                None => return Err(cmp_err(x, &b, pos)),
-            },
+            Some(b) => {
+                if compare_values(it, x, &b, pos)? == want {
+                    x.clone()
+                } else {
+                    b
+                }
+            }
         });
     }
     Ok(best.unwrap_or(RValue::Nil))
@@ -413,7 +434,7 @@ fn enumerable(
                     }
                     best.unwrap_or(RValue::Nil)
                 }
-                None => min_max(&items, want, pos)?,
+                None => min_max(it, &items, want, pos)?,
             }
         }
         "min_by" | "max_by" | "sort_by" | "group_by" | "uniq_by" => {
@@ -435,19 +456,12 @@ fn enumerable(
                     RValue::hash(h)
                 }
                 "sort_by" => {
-                    let mut err = None;
-                    keyed.sort_by(|(a, _), (b, _)| match compare(a, b) {
-                        Some(o) => o,
-                        None => {
-                            if err.is_none() {
-                                err = Some(cmp_err(a, b, pos));
-                            }
-                            Ordering::Equal
-                        }
-                    });
-                    if let Some(e) = err {
-                        return Err(e);
-                    }
+                    let keyed = merge_sort(
+                        keyed,
+                        &mut |(a, _): &(RValue, RValue), (b, _): &(RValue, RValue)| {
+                            compare_values(it, a, b, pos)
+                        },
+                    )?;
                     RValue::array(keyed.into_iter().map(|(_, x)| x).collect())
                 }
                 _ => {
@@ -460,11 +474,13 @@ fn enumerable(
                     for (k, x) in keyed {
                         best = Some(match best {
                             None => (k, x),
-                            Some((bk, bx)) => match compare(&k, &bk) {
-                                Some(o) if o == want => (k, x),
-                                Some(_) => (bk, bx),
-                                None => return Err(cmp_err(&k, &bk, pos)),
-                            },
+                            Some((bk, bx)) => {
+                                if compare_values(it, &k, &bk, pos)? == want {
+                                    (k, x)
+                                } else {
+                                    (bk, bx)
+                                }
+                            }
                         });
                     }
                     best.map(|(_, x)| x).unwrap_or(RValue::Nil)
@@ -552,8 +568,8 @@ fn enumerable(
             RValue::hash(h)
         }
         "minmax" => RValue::array(vec![
-            min_max(&items, Ordering::Less, pos)?,
-            min_max(&items, Ordering::Greater, pos)?,
+            min_max(it, &items, Ordering::Less, pos)?,
+            min_max(it, &items, Ordering::Greater, pos)?,
         ]),
         "zip" => {
             let others: Vec<Vec<RValue>> = args.iter().map(crate::methods::splat_items).collect();
@@ -1068,9 +1084,68 @@ pub fn array_method(
             }
             return Ok(RValue::array(acc.into_iter().map(RValue::array).collect()));
         }
-        "combination" | "permutation" | "sample" | "shuffle" | "pack" | "bsearch" => {
-            return unsupported(format!("Array#{name}"), pos)
+        "combination" | "permutation" => {
+            argc(&args, 0, 1, pos)?;
+            let n = match args.first() {
+                Some(v) => int_arg(v, pos)?,
+                None if name == "permutation" => items.len() as i64,
+                None => {
+                    return raise(
+                        "ArgumentError",
+                        "wrong number of arguments (given 0, expected 1)",
+                        pos,
+                    )
+                }
+            };
+            let mut out: Vec<RValue> = Vec::new();
+            if n >= 0 && (n as usize) <= items.len() {
+                let n = n as usize;
+                let mut idx: Vec<usize> = Vec::new();
+                fn walk(
+                    items: &[RValue],
+                    n: usize,
+                    perm: bool,
+                    idx: &mut Vec<usize>,
+                    out: &mut Vec<RValue>,
+                ) {
+                    if out.len() > 1_000_000 {
+                        return;
+                    }
+                    if idx.len() == n {
+                        out.push(RValue::array(
+                            idx.iter().map(|&i| items[i].clone()).collect(),
+                        ));
+                        return;
+                    }
+                    let start = if perm {
+                        0
+                    } else {
+                        idx.last().map_or(0, |l| l + 1)
+                    };
+                    for i in start..items.len() {
+                        if perm && idx.contains(&i) {
+                            continue;
+                        }
+                        idx.push(i);
+                        walk(items, n, perm, idx, out);
+                        idx.pop();
+                    }
+                }
+                walk(&items, n, name == "permutation", &mut idx, &mut out);
+            }
+            it.charge(out.len() * 16, pos)?;
+            return match block {
+                Some(b) => {
+                    for c in out {
+                        it.call_block(b, vec![c], pos)?;
+                    }
+                    Ok(recv.clone())
+                }
+                None => Ok(RValue::array(out)),
+            };
         }
+        "sample" | "shuffle" => return unsupported(format!("Array#{name} (random numbers)"), pos),
+        "pack" | "bsearch" => return unsupported(format!("Array#{name}"), pos),
         "assoc" => {
             argc(&args, 1, 1, pos)?;
             for x in &items {
@@ -1200,11 +1275,45 @@ pub fn hash_method(
     match name {
         "[]" => {
             argc(&args, 1, 1, pos)?;
+            let (found, dp, default) = {
+                let h = cell.borrow();
+                (
+                    h.get(&args[0]).cloned(),
+                    h.default_proc.clone(),
+                    h.default.clone(),
+                )
+            };
+            return match (found, dp) {
+                (Some(v), _) => Ok(v),
+                (None, Some(p)) => it.call_block(&p, vec![recv.clone(), args[0].clone()], pos),
+                (None, None) => Ok(default),
+            };
+        }
+        "slice" => {
             let h = cell.borrow();
-            return Ok(h
-                .get(&args[0])
-                .cloned()
-                .unwrap_or_else(|| h.default.clone()));
+            let mut out = RHash::default();
+            for k in &args {
+                if let Some(v) = h.get(k) {
+                    out.insert(k.clone(), v.clone());
+                }
+            }
+            return Ok(RValue::hash(out));
+        }
+        "except" => {
+            let mut out = cell.borrow().clone();
+            out.default_proc = None;
+            for k in &args {
+                out.map.shift_remove(&HKey::of(k));
+            }
+            return Ok(RValue::hash(out));
+        }
+        "default_proc" => {
+            return Ok(cell
+                .borrow()
+                .default_proc
+                .clone()
+                .map(RValue::Proc)
+                .unwrap_or(RValue::Nil))
         }
         "[]=" | "store" => {
             argc(&args, 2, 2, pos)?;
@@ -1324,6 +1433,7 @@ pub fn hash_method(
             let mut out = RHash {
                 map: Default::default(),
                 default: cell.borrow().default.clone(),
+                default_proc: cell.borrow().default_proc.clone(),
             };
             for (k, v) in snapshot() {
                 let t = it.call_block(b, vec![k.clone(), v.clone()], pos)?.truthy();

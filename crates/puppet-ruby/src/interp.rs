@@ -155,7 +155,7 @@ pub struct Interp<'s> {
     pub(crate) loaded: HashSet<String>,
     pub(crate) globals: HashMap<String, RValue>,
     /// The last match (`$~`).
-    pub last_match: Option<Rc<Vec<Option<String>>>>,
+    pub last_match: Option<Rc<crate::value::Captures>>,
     depth: usize,
     steps: u64,
     max_steps: u64,
@@ -272,6 +272,8 @@ impl<'s> Interp<'s> {
                 args: Vec::new(),
                 block: None,
                 file: file_arc,
+                frozen_literals: false,
+                def: None,
             }),
         };
         let mut modules = vec![basic, kernel];
@@ -559,6 +561,8 @@ impl<'s> Interp<'s> {
                 args: Vec::new(),
                 block: None,
                 file: prog.file.clone(),
+                frozen_literals: prog.frozen_literals,
+                def: None,
             }),
         };
         let saved = std::mem::replace(&mut self.ctx, ctx);
@@ -615,13 +619,42 @@ impl<'s> Interp<'s> {
                     _ => to_s(v),
                 })
             }
+            RValue::Array(_) | RValue::Hash(_) => self.inspect_value(v),
             _ => Ok(to_s(v)),
         }
     }
 
-    /// `inspect` through user-visible dispatch.
+    /// `inspect` through user-visible dispatch (user classes' `inspect`, also inside arrays
+    /// and hashes).
     pub fn inspect_value(&mut self, v: &RValue) -> Result<String, Ctrl> {
+        self.inspect_depth(v, 0)
+    }
+
+    fn inspect_depth(&mut self, v: &RValue, depth: usize) -> Result<String, Ctrl> {
+        if depth > 64 || !contains_object(v, 0) {
+            return Ok(value::inspect(v));
+        }
         match v {
+            RValue::Array(a) => {
+                let items = a.borrow().clone();
+                let mut parts = Vec::with_capacity(items.len());
+                for x in &items {
+                    parts.push(self.inspect_depth(x, depth + 1)?);
+                }
+                Ok(format!("[{}]", parts.join(", ")))
+            }
+            RValue::Hash(h) => {
+                let pairs = h.borrow().pairs();
+                let mut parts = Vec::with_capacity(pairs.len());
+                for (k, x) in &pairs {
+                    parts.push(format!(
+                        "{}=>{}",
+                        self.inspect_depth(k, depth + 1)?,
+                        self.inspect_depth(x, depth + 1)?
+                    ));
+                }
+                Ok(format!("{{{}}}", parts.join(", ")))
+            }
             RValue::Object(o) if !matches!(&*o.data.borrow(), ObjData::Exception(_)) => {
                 let pos = self.pos;
                 let r = self.call_method(v.clone(), "inspect", vec![], None, pos)?;
@@ -644,7 +677,14 @@ impl<'s> Interp<'s> {
             Kind::Str(parts) => {
                 let s = self.interp_parts(parts)?;
                 self.charge(s.len(), pos)?;
-                Ok(RValue::string(s))
+                let v = RValue::string(s);
+                if self.ctx.frame.frozen_literals && parts.iter().all(|p| matches!(p, Part::Lit(_)))
+                {
+                    if let RValue::Str(x) = &v {
+                        x.freeze();
+                    }
+                }
+                Ok(v)
             }
             Kind::XStr(parts) => {
                 let cmd = self.interp_parts(parts).unwrap_or_default();
@@ -1049,6 +1089,14 @@ impl<'s> Interp<'s> {
                 .map(RValue::MatchData)
                 .unwrap_or(RValue::Nil)),
             "&" => Ok(self.nth_ref(0)),
+            "`" => Ok(match &self.last_match {
+                Some(m) => RValue::str(&m.pre),
+                None => RValue::Nil,
+            }),
+            "'" => Ok(match &self.last_match {
+                Some(m) => RValue::str(&m.post),
+                None => RValue::Nil,
+            }),
             "!" => Ok(self.handling.last().cloned().unwrap_or(RValue::Nil)),
             "0" | "PROGRAM_NAME" => Ok(RValue::str("puppet")),
             "LOAD_PATH" | ":" | "LOADED_FEATURES" | "\"" => Ok(RValue::array(Vec::new())),
@@ -1739,6 +1787,25 @@ impl<'s> Interp<'s> {
                     | "SystemExit"
             ),
         }
+    }
+}
+
+/// Whether a value holds a user object (whose `inspect` may be its own).
+fn contains_object(v: &RValue, depth: usize) -> bool {
+    if depth > 64 {
+        return false;
+    }
+    match v {
+        RValue::Object(_) => true,
+        RValue::Array(a) => a
+            .try_borrow()
+            .is_ok_and(|a| a.iter().any(|x| contains_object(x, depth + 1))),
+        RValue::Hash(h) => h.try_borrow().is_ok_and(|h| {
+            h.map
+                .values()
+                .any(|(k, x)| contains_object(k, depth + 1) || contains_object(x, depth + 1))
+        }),
+        _ => false,
     }
 }
 

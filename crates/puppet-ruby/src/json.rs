@@ -226,7 +226,10 @@ fn pretty(v: &RValue, out: &mut String, pos: Pos, depth: usize) -> Result<(), Ct
         RValue::Array(a) => {
             let a = a.borrow().clone();
             if a.is_empty() {
-                out.push_str("[]");
+                // The json gem's pretty generator writes empty containers open.
+                out.push_str("[\n\n");
+                out.push_str(&ind(depth));
+                out.push(']');
                 return Ok(());
             }
             out.push_str("[\n");
@@ -244,7 +247,9 @@ fn pretty(v: &RValue, out: &mut String, pos: Pos, depth: usize) -> Result<(), Ct
         RValue::Hash(h) => {
             let pairs = h.borrow().pairs();
             if pairs.is_empty() {
-                out.push_str("{}");
+                out.push_str("{\n");
+                out.push_str(&ind(depth));
+                out.push('}');
                 return Ok(());
             }
             out.push_str("{\n");

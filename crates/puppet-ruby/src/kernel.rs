@@ -73,6 +73,11 @@ pub(crate) fn init_builtin_module(it: &mut Interp, path: &str, m: &Rc<Module>) {
             set("PI", RValue::Float(std::f64::consts::PI));
             set("E", RValue::Float(std::f64::consts::E));
         }
+        "Regexp" => {
+            set("IGNORECASE", RValue::Int(1));
+            set("EXTENDED", RValue::Int(2));
+            set("MULTILINE", RValue::Int(4));
+        }
         "Socket" => {
             set("AF_INET", RValue::Int(2));
             set("AF_INET6", RValue::Int(10));
@@ -127,6 +132,10 @@ pub(crate) fn inherited_hook(
         )?;
     }
     Ok(())
+}
+
+fn is_main(it: &Interp, o: &Rc<Object>) -> bool {
+    matches!(&it.main, RValue::Object(m) if Rc::ptr_eq(m, o))
 }
 
 /// Describes `self` in a NameError/NoMethodError text.
@@ -463,17 +472,32 @@ pub(crate) fn common(
             argc(&args, 1, 1, pos)?;
             Ok(RValue::Bool(match name {
                 "eql?" => value::eql(recv, &args[0]),
+                "equal?" => match (recv, &args[0]) {
+                    (RValue::Str(a), RValue::Str(b)) => Rc::ptr_eq(a, b),
+                    (RValue::Array(a), RValue::Array(b)) => Rc::ptr_eq(a, b),
+                    (RValue::Hash(a), RValue::Hash(b)) => Rc::ptr_eq(a, b),
+                    (RValue::Float(a), RValue::Float(b)) => a.to_bits() == b.to_bits(),
+                    _ => value::equal(recv, &args[0]),
+                },
                 _ => value::equal(recv, &args[0]),
             }))
         })(),
+        "to_json" => crate::json::generate(recv, pos).map(RValue::string),
+        "between?" | "clamp" if matches!(recv, RValue::Int(_) | RValue::Float(_)) => return None,
         "!=" => (|| {
             argc(&args, 1, 1, pos)?;
             let eq = it.call_method(recv.clone(), "==", args.clone(), None, pos)?;
             Ok(RValue::Bool(!eq.truthy()))
         })(),
         "!" => Ok(RValue::Bool(!recv.truthy())),
-        "inspect" if args.is_empty() => Ok(RValue::string(value::inspect(recv))),
-        "to_s" if args.is_empty() => Ok(RValue::string(to_s(recv))),
+        "inspect" if args.is_empty() => match recv {
+            RValue::Array(_) | RValue::Hash(_) => it.inspect_value(recv).map(RValue::string),
+            _ => Ok(RValue::string(value::inspect(recv))),
+        },
+        "to_s" if args.is_empty() => match recv {
+            RValue::Array(_) | RValue::Hash(_) => it.inspect_value(recv).map(RValue::string),
+            _ => Ok(RValue::string(to_s(recv))),
+        },
         "respond_to?" => (|| {
             argc(&args, 1, 2, pos)?;
             let n = name_arg(&args[0], pos)?;
@@ -805,6 +829,20 @@ fn object_method_inner(
             return r;
         }
     }
+    if let Some(e) = enum_data(&o) {
+        return enumerator_method(it, &recv, &e, name, args, block, pos);
+    }
+    if o.class.name() == "Encoding" && matches!(name, "to_s" | "name" | "inspect") {
+        let n = o.ivars.borrow().get("name").map(to_s).unwrap_or_default();
+        return Ok(RValue::string(if name == "inspect" {
+            format!("#<Encoding:{n}>")
+        } else {
+            n
+        }));
+    }
+    if is_main(it, &o) && matches!(name, "to_s" | "inspect") && args.is_empty() {
+        return Ok(RValue::str(if it.template { "template" } else { "main" }));
+    }
     if let Some(r) = crate::puppet::object_method(it, &recv, &o, name, &args, block, pos) {
         return r;
     }
@@ -880,6 +918,192 @@ fn object_method_inner(
         format!("undefined method `{name}' for {}", describe_self(it, &recv)),
         pos,
     )
+}
+
+/// An Enumerator: a method of a receiver to call with a block later.
+#[derive(Debug)]
+pub(crate) struct EnumData {
+    recv: RValue,
+    meth: String,
+    args: Vec<RValue>,
+}
+
+fn enum_data(o: &Rc<Object>) -> Option<Rc<EnumData>> {
+    match &*o.data.borrow() {
+        ObjData::Native(d) => d.clone().downcast::<EnumData>().ok(),
+        _ => None,
+    }
+}
+
+/// The methods that return an Enumerator when called without a block.
+pub(crate) fn enumerates(recv: &RValue, name: &str, args: &[RValue]) -> bool {
+    match recv {
+        RValue::Array(_) | RValue::Hash(_) | RValue::Range(_) => {
+            matches!(
+                name,
+                "each"
+                    | "each_with_index"
+                    | "map"
+                    | "collect"
+                    | "flat_map"
+                    | "collect_concat"
+                    | "select"
+                    | "filter"
+                    | "reject"
+                    | "filter_map"
+                    | "each_slice"
+                    | "each_cons"
+                    | "each_entry"
+                    | "group_by"
+                    | "sort_by"
+                    | "min_by"
+                    | "max_by"
+                    | "partition"
+                    | "find"
+                    | "detect"
+                    | "each_pair"
+                    | "each_key"
+                    | "each_value"
+                    | "reverse_each"
+                    | "each_index"
+                    | "each_with_object"
+                    | "map!"
+                    | "collect!"
+                    | "chunk_while"
+                    | "slice_when"
+                    | "take_while"
+                    | "drop_while"
+                    | "uniq_by"
+            ) || (name == "find_index" && args.is_empty())
+                || (name == "step" && matches!(recv, RValue::Range(_)))
+        }
+        RValue::Int(_) => matches!(name, "times" | "upto" | "downto" | "step"),
+        RValue::Str(_) => matches!(name, "each_char" | "each_line" | "each_byte"),
+        _ => false,
+    }
+}
+
+/// Makes an Enumerator.
+pub(crate) fn make_enumerator(
+    it: &mut Interp,
+    recv: RValue,
+    meth: &str,
+    args: Vec<RValue>,
+) -> RValue {
+    let class = it
+        .module_by_path("Enumerator")
+        .unwrap_or_else(|| it.object_class());
+    let o = Rc::new(Object::new(class));
+    *o.data.borrow_mut() = ObjData::Native(Rc::new(EnumData {
+        recv,
+        meth: meth.to_string(),
+        args,
+    }));
+    it.track_object(&o);
+    RValue::Object(o)
+}
+
+fn enumerator_items(it: &mut Interp, e: &EnumData, pos: Pos) -> Result<Vec<RValue>, Ctrl> {
+    let items = Rc::new(std::cell::RefCell::new(Vec::new()));
+    let collector = it.make_proc_of(ProcBody::Collect(items.clone()), false);
+    it.call_method(
+        e.recv.clone(),
+        &e.meth,
+        e.args.clone(),
+        Some(&collector),
+        pos,
+    )?;
+    let v = items.borrow().clone();
+    Ok(v)
+}
+
+fn enumerator_method(
+    it: &mut Interp,
+    recv: &RValue,
+    e: &EnumData,
+    name: &str,
+    args: Vec<RValue>,
+    block: Option<&Blk>,
+    pos: Pos,
+) -> R {
+    match (name, block) {
+        ("each", Some(b)) => it.call_method(e.recv.clone(), &e.meth, e.args.clone(), Some(b), pos),
+        ("each", None) => Ok(recv.clone()),
+        ("with_index" | "each_with_index", Some(b)) => {
+            let offset = match args.first() {
+                Some(RValue::Int(i)) => *i,
+                _ => 0,
+            };
+            let p = it.make_proc_of(
+                ProcBody::WithIndex(b.clone(), std::cell::Cell::new(offset)),
+                false,
+            );
+            it.call_method(e.recv.clone(), &e.meth, e.args.clone(), Some(&p), pos)
+        }
+        ("with_object" | "each_with_object", Some(b)) => {
+            let memo = args.first().cloned().unwrap_or(RValue::Nil);
+            let p = it.make_proc_of(ProcBody::WithObject(b.clone(), memo.clone()), false);
+            it.call_method(e.recv.clone(), &e.meth, e.args.clone(), Some(&p), pos)?;
+            Ok(memo)
+        }
+        ("with_index" | "each_with_index" | "with_object", None) => {
+            let items = enumerator_items(it, e, pos)?;
+            let offset = match (name, args.first()) {
+                ("with_object", _) => {
+                    return unsupported("Enumerator#with_object without a block", pos)
+                }
+                (_, Some(RValue::Int(i))) => *i,
+                _ => 0,
+            };
+            let pairs: Vec<RValue> = items
+                .into_iter()
+                .enumerate()
+                .map(|(i, x)| RValue::array(vec![x, RValue::Int(i as i64 + offset)]))
+                .collect();
+            Ok(make_enumerator(
+                it,
+                RValue::array(pairs),
+                "each",
+                Vec::new(),
+            ))
+        }
+        ("size", _) => Ok(RValue::Int(enumerator_items(it, e, pos)?.len() as i64)),
+        ("inspect" | "to_s", _) => Ok(RValue::string(format!(
+            "#<Enumerator: {}:{}{}>",
+            value::inspect(&e.recv),
+            e.meth,
+            if e.args.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "({})",
+                    e.args
+                        .iter()
+                        .map(value::inspect)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            }
+        ))),
+        ("next" | "peek" | "rewind" | "lazy", _) => unsupported(format!("Enumerator#{name}"), pos),
+        _ => {
+            if let Some(r) = common(it, recv, name, &args, block, pos) {
+                if !matches!(name, "to_s" | "inspect") {
+                    return r;
+                }
+            }
+            let items = enumerator_items(it, e, pos)?;
+            let list = RValue::array(items);
+            crate::methods::call_method(
+                it,
+                list,
+                if name == "entries" { "to_a" } else { name },
+                args,
+                block,
+                pos,
+            )
+        }
+    }
 }
 
 const ENUMERABLE: &[&str] = &[
@@ -1753,6 +1977,49 @@ pub(crate) fn native_alias(old: &str) -> Option<Method> {
 
 /// Whether a value answers a method natively.
 pub(crate) fn native_responds(it: &mut Interp, v: &RValue, name: &str, private: bool) -> bool {
+    const KERNEL: &[&str] = &[
+        "raise",
+        "fail",
+        "require",
+        "require_relative",
+        "load",
+        "lambda",
+        "proc",
+        "block_given?",
+        "catch",
+        "throw",
+        "format",
+        "sprintf",
+        "puts",
+        "print",
+        "p",
+        "pp",
+        "warn",
+        "Array",
+        "Integer",
+        "Float",
+        "String",
+        "Hash",
+        "loop",
+        "caller",
+        "__dir__",
+        "_",
+        "n_",
+        "binding",
+        "eval",
+        "system",
+        "exec",
+        "sleep",
+        "rand",
+        "exit",
+        "abort",
+        "at_exit",
+        "gets",
+        "open",
+    ];
+    if private && KERNEL.contains(&name) {
+        return true;
+    }
     const COMMON: &[&str] = &[
         "to_s",
         "inspect",
@@ -2107,4 +2374,17 @@ pub(crate) fn struct_new(it: &mut Interp, args: &[RValue], block: Option<&Blk>, 
         )?;
     }
     Ok(RValue::Module(c))
+}
+
+/// An `Encoding` object (`"x".encoding`).
+pub(crate) fn encoding_object(it: &mut Interp, name: &str) -> RValue {
+    let class = it
+        .module_by_path("Encoding")
+        .unwrap_or_else(|| it.object_class());
+    let o = Rc::new(Object::new(class));
+    o.ivars
+        .borrow_mut()
+        .insert("name".into(), RValue::str(name));
+    it.track_object(&o);
+    RValue::Object(o)
 }

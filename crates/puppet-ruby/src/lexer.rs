@@ -78,6 +78,12 @@ pub struct LexError {
     pub unsupported: bool,
 }
 
+/// Operators that can be method names.
+const OPERATOR_METHODS: &[&str] = &[
+    "[]=", "[]", "<=>", "===", "==", "=~", "!=", "!~", "<<", ">>", "<=", ">=", "**", "+@", "-@",
+    "+", "-", "*", "/", "%", "<", ">", "!", "&", "|", "^", "~",
+];
+
 const OPS: &[&str] = &[
     "**=", "<=>", "===", "...", "<<=", ">>=", "&&=", "||=", "==", "!=", "=~", "!~", ">=", "<=",
     "&&", "||", "<<", ">>", "**", "+=", "-=", "*=", "/=", "%=", "|=", "&=", "^=", "..", "::", "=>",
@@ -348,6 +354,17 @@ impl<'a> Lexer<'a> {
         )
     }
 
+    /// True right after `alias` (one or two names) or `undef`.
+    fn method_name_expected(&self) -> bool {
+        let n = self.toks.len();
+        let is = |i: usize, kw: &str| {
+            n > i && matches!(&self.toks[n - 1 - i].tok, Tok::Ident(k) if k == kw)
+        };
+        is(0, "alias")
+            || is(0, "undef")
+            || (is(1, "alias") && n >= 2 && !matches!(self.toks[n - 1].tok, Tok::Nl | Tok::Semi))
+    }
+
     fn prev_is_ident(&self) -> bool {
         matches!(self.toks.last().map(|t| &t.tok), Some(Tok::Ident(k)) if !is_keyword_operatorish(k))
     }
@@ -380,6 +397,17 @@ impl<'a> Lexer<'a> {
                 break;
             };
             let pos = self.pos();
+            // After `alias`/`undef`, an operator is a method name (`alias === include?`).
+            if !matches!(c, ' ' | '\t' | '\r' | '\n' | ':') && self.method_name_expected() {
+                if let Some(op) = OPERATOR_METHODS.iter().find(|op| self.starts_with(op)) {
+                    for _ in 0..op.chars().count() {
+                        self.bump();
+                    }
+                    self.push(Tok::Ident(op.to_string()), pos, space);
+                    space = false;
+                    continue;
+                }
+            }
             match c {
                 ' ' | '\t' | '\r' => {
                     self.bump();

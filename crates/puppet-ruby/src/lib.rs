@@ -18,7 +18,7 @@ mod collections;
 mod format;
 pub mod functions;
 pub mod interp;
-mod ipaddr;
+pub mod ipaddr;
 mod json;
 mod kernel;
 pub mod lexer;

@@ -86,7 +86,28 @@ fn range_items(r: &(RValue, RValue, bool), pos: Pos) -> Result<Vec<RValue>, Ctrl
                     .map(|c| RValue::string(c.to_string()))
                     .collect());
             }
-            unsupported("iterating a multi-character String range", pos)
+            // String#upto: successors until the end, never longer than it.
+            let mut out = Vec::new();
+            let mut cur = a.clone();
+            let blen = b.chars().count();
+            if cur.chars().count() > blen {
+                return Ok(out);
+            }
+            loop {
+                if cur == b {
+                    if !r.2 {
+                        out.push(RValue::string(cur));
+                    }
+                    break;
+                }
+                if cur.chars().count() > blen || out.len() > 1_000_000 {
+                    break;
+                }
+                let next = crate::strings::str_succ(&cur);
+                out.push(RValue::string(cur));
+                cur = next;
+            }
+            Ok(out)
         }
         (RValue::Float(_), _) => raise("TypeError", "can't iterate from Float", pos),
         _ => unsupported("iterating an endless range", pos),
@@ -448,12 +469,11 @@ pub fn regex_match(
     }
     match re.re.captures_from_pos(text, byte_start) {
         Ok(Some(c)) => {
-            let caps: Vec<Option<String>> = (0..c.len())
-                .map(|i| c.get(i).map(|m| m.as_str().to_string()))
-                .collect();
+            let full = value::Captures::of(&re.re, &c, text);
+            let caps = full.groups.clone();
             let at = c.get(0).map(|m| m.start()).unwrap_or(0);
             let char_at = text[..at].chars().count();
-            it.last_match = Some(Rc::new(caps.clone()));
+            it.last_match = Some(Rc::new(full));
             Ok(Some((char_at, caps)))
         }
         Ok(None) => {
@@ -757,6 +777,9 @@ pub fn call_method(
         RValue::Proc(_) => return crate::kernel::proc_method(it, recv, name, args, block, pos),
         _ => {}
     }
+    if block.is_none() && crate::kernel::enumerates(&recv, name, &args) {
+        return Ok(crate::kernel::make_enumerator(it, recv, name, args));
+    }
     // Methods every object has (some built-in classes have their own `to_s`, `===`, `=~`).
     let own = match name {
         "to_s" => matches!(recv, RValue::Int(_)) || !args.is_empty(),
@@ -786,7 +809,9 @@ pub fn call_method(
         }
         RValue::Sym(s) => match name {
             "to_sym" => Ok(recv.clone()),
-            "to_proc" => unsupported("Symbol#to_proc", pos),
+            "to_proc" => Ok(RValue::Proc(
+                it.make_proc_of(crate::object::ProcBody::Symbol(s.to_string()), true),
+            )),
             "<=>" => Ok(match args.first() {
                 Some(RValue::Sym(o)) => RValue::Int(match s.as_bytes().cmp(o.as_bytes()) {
                     Ordering::Less => -1,
@@ -845,7 +870,10 @@ pub fn call_method(
                         RValue::Bool(m.is_some())
                     }
                     ("=~", Some((at, _))) => RValue::Int(at as i64),
-                    ("match", Some((_, caps))) => RValue::MatchData(Rc::new(caps)),
+                    ("match", Some(_)) => match it.last_match.clone() {
+                        Some(m) => RValue::MatchData(m),
+                        None => RValue::Nil,
+                    },
                     _ => RValue::Nil,
                 })
             }
@@ -858,6 +886,56 @@ pub fn call_method(
             _ => no_method(&recv, name, pos),
         },
         RValue::MatchData(m) => match name {
+            "[]" if matches!(args.first(), Some(RValue::Str(_) | RValue::Sym(_))) => {
+                let n = to_s(&args[0]);
+                match m.named(&n) {
+                    Some(i) => Ok(m
+                        .get(i)
+                        .cloned()
+                        .flatten()
+                        .map(RValue::string)
+                        .unwrap_or(RValue::Nil)),
+                    None => raise(
+                        "IndexError",
+                        format!("undefined group name reference: {n}"),
+                        pos,
+                    ),
+                }
+            }
+            "pre_match" => Ok(RValue::str(&m.pre)),
+            "post_match" => Ok(RValue::str(&m.post)),
+            "names" => Ok(RValue::array(
+                m.names.iter().map(|(n, _)| RValue::str(n)).collect(),
+            )),
+            "named_captures" => {
+                let mut h = RHash::default();
+                for (n, i) in &m.names {
+                    h.insert(
+                        RValue::str(n),
+                        m.get(*i)
+                            .cloned()
+                            .flatten()
+                            .map(RValue::string)
+                            .unwrap_or(RValue::Nil),
+                    );
+                }
+                Ok(RValue::hash(h))
+            }
+            "size" | "length" => Ok(RValue::Int(m.len() as i64)),
+            "to_s" => Ok(RValue::string(
+                m.first().cloned().flatten().unwrap_or_default(),
+            )),
+            "values_at" => Ok(RValue::array(
+                args.iter()
+                    .map(|a| match a {
+                        RValue::Int(i) => norm_index(*i, m.len())
+                            .and_then(|i| m.get(i).cloned().flatten())
+                            .map(RValue::string)
+                            .unwrap_or(RValue::Nil),
+                        _ => RValue::Nil,
+                    })
+                    .collect(),
+            )),
             "[]" => {
                 argc(&args, 1, 1, pos)?;
                 let i = int_arg(&args[0], pos)?;
@@ -1124,6 +1202,61 @@ fn num_method(
                 }
             }
         }
+        "gcd" | "lcm" => {
+            argc(&args, 1, 1, pos)?;
+            let (a, b) = (int_arg(recv, pos)?, int_arg(&args[0], pos)?);
+            let gcd = |mut x: i64, mut y: i64| {
+                x = x.abs();
+                y = y.abs();
+                while y != 0 {
+                    (x, y) = (y, x % y);
+                }
+                x
+            };
+            let g = gcd(a, b);
+            Ok(RValue::Int(if name == "gcd" {
+                g
+            } else if g == 0 {
+                0
+            } else {
+                (a / g * b).abs()
+            }))
+        }
+        "step" => {
+            let b = need_block(block, name, pos)?;
+            argc(&args, 1, 2, pos)?;
+            let start = recv.clone();
+            let limit = args[0].clone();
+            let step = args.get(1).cloned().unwrap_or(RValue::Int(1));
+            match (&start, &limit, &step) {
+                (RValue::Int(a), RValue::Int(z), RValue::Int(st)) => {
+                    if *st == 0 {
+                        return raise("ArgumentError", "step can't be 0", pos);
+                    }
+                    let mut i = *a;
+                    while (*st > 0 && i <= *z) || (*st < 0 && i >= *z) {
+                        it.call_block(b, vec![RValue::Int(i)], pos)?;
+                        i = match i.checked_add(*st) {
+                            Some(n) => n,
+                            None => break,
+                        };
+                    }
+                }
+                _ => {
+                    let (a, z, st) = (num_f(&start), num_f(&limit), num_f(&step));
+                    if st == 0.0 {
+                        return raise("ArgumentError", "step can't be 0", pos);
+                    }
+                    let n = ((z - a) / st + 1e-9).floor();
+                    let mut k = 0.0;
+                    while k <= n && k < 10_000_000.0 {
+                        it.call_block(b, vec![RValue::Float(a + k * st)], pos)?;
+                        k += 1.0;
+                    }
+                }
+            }
+            Ok(recv.clone())
+        }
         "times" => {
             let b = need_block(block, name, pos)?;
             let n = int_arg(recv, pos)?;
@@ -1224,6 +1357,32 @@ fn range_method(
             Ok(RValue::Bool(range_cover(r, &args[0])))
         }
         "first" | "begin" | "min" if args.is_empty() => Ok(r.0.clone()),
+        "first" | "take" if matches!(r.0, RValue::Int(_)) => {
+            // Lazily: an endless or huge range gives its first n.
+            argc(&args, 1, 1, pos)?;
+            let n = int_arg(&args[0], pos)?;
+            if n < 0 {
+                return raise(
+                    "ArgumentError",
+                    "negative array size (or size too big)",
+                    pos,
+                );
+            }
+            let RValue::Int(a) = r.0 else {
+                return Ok(RValue::Nil);
+            };
+            let mut out = Vec::new();
+            let mut i = a;
+            while (out.len() as i64) < n.min(10_000_000) && range_cover(r, &RValue::Int(i)) {
+                out.push(RValue::Int(i));
+                i = match i.checked_add(1) {
+                    Some(x) => x,
+                    None => break,
+                };
+            }
+            it.charge(out.len() * 16, pos)?;
+            Ok(RValue::array(out))
+        }
         "end" => Ok(r.1.clone()),
         "exclude_end?" => Ok(RValue::Bool(r.2)),
         "last" | "max" if args.is_empty() => match (&r.1, r.2) {
@@ -1370,13 +1529,11 @@ pub(crate) fn class_method(
     let _ = recv;
     Some((|| match (cname, name) {
         ("Hash", "new") => {
-            if block.is_some() {
-                return unsupported("Hash.new with a block", pos);
-            }
             argc(&args, 0, 1, pos)?;
             Ok(RValue::hash(RHash {
                 map: Default::default(),
                 default: args.first().cloned().unwrap_or(RValue::Nil),
+                default_proc: block.cloned(),
             }))
         }
         ("Hash", "[]") => match args.as_slice() {
@@ -1485,21 +1642,13 @@ pub(crate) fn class_method(
                 Some(v) => str_arg(v, pos)?,
                 None => "::".to_string(),
             };
-            let family = match args.get(1) {
-                Some(RValue::Int(f)) => Some(*f),
-                _ => None,
-            };
-            match crate::ipaddr::parse(&s) {
-                Some(ip) if family.is_none_or(|f| (f == 10) == ip.v6) => {
-                    Ok(RValue::IpAddr(Rc::new(ip)))
+            let v = crate::ipaddr::new_value(&s, pos)?;
+            if let (Some(RValue::Int(f)), RValue::IpAddr(ip)) = (args.get(1), &v) {
+                if (*f == 10) != ip.v6 {
+                    return raise("IPAddr::AddressFamilyError", "address family mismatch", pos);
                 }
-                Some(_) => raise("IPAddr::AddressFamilyError", "address family mismatch", pos),
-                None => raise(
-                    "IPAddr::InvalidAddressError",
-                    format!("invalid address: {s}"),
-                    pos,
-                ),
             }
+            Ok(v)
         }
         ("IPAddr", "ntop") => unsupported("IPAddr.ntop", pos),
         ("File", "join") => {
@@ -1775,7 +1924,13 @@ pub(crate) fn class_method(
             }
             Ok(RValue::string(out))
         }
-        ("Struct", "new") => crate::kernel::struct_new(it, &args, block, pos),
+        ("Struct", "new") => match recv {
+            RValue::Module(m) if m.name() == "Struct" => {
+                crate::kernel::struct_new(it, &args, block, pos)
+            }
+            RValue::Module(m) => crate::kernel::instantiate(it, m, args, None, block, pos),
+            _ => unsupported("Struct.new", pos),
+        },
         _ => unsupported(format!("{cname}.{name}"), pos),
     })())
 }

@@ -421,6 +421,8 @@ impl<'s> Interp<'s> {
                 args: Vec::new(),
                 block: None,
                 file: self.ctx.frame.file.clone(),
+                frozen_literals: self.ctx.frame.frozen_literals,
+                def: None,
             }),
         };
         let saved = std::mem::replace(&mut self.ctx, ctx);

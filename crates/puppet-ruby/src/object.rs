@@ -338,6 +338,10 @@ pub enum ProcBody {
     Native(NativeFn),
     /// Collects what it is called with (how Enumerable's methods read a user `each`).
     Collect(Rc<RefCell<Vec<RValue>>>),
+    /// `enum.with_index(offset) { |x, i| }`: calls the block with the item and a counter.
+    WithIndex(Blk, Cell<i64>),
+    /// `enum.with_object(memo) { |x, memo| }`: calls the block with the item and the memo.
+    WithObject(Blk, RValue),
 }
 
 /// A proc, lambda, block or method object.
@@ -465,6 +469,10 @@ pub struct Frame {
     pub block: Option<Blk>,
     /// The file the code comes from.
     pub file: Arc<str>,
+    /// String literals are frozen here.
+    pub frozen_literals: bool,
+    /// The method's definition (for `super` without arguments).
+    pub def: Option<Arc<ast::Def>>,
 }
 
 /// The context code runs in.

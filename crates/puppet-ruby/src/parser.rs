@@ -46,14 +46,42 @@ const MAX_DEPTH: usize = 200;
 /// Parses a whole Ruby source file.
 ///
 /// ```
-/// let p = puppet_ruby::parser::parse_file("module M\n  def self.x(a, *b, k: 1, &blk) = nil\nend\n", "m.rb");
-/// assert!(p.is_err()); // endless methods are not in the subset
+/// let p = puppet_ruby::parser::parse_file("x = `ls`\ny = %x(ls)\n", "m.rb");
+/// assert!(p.is_ok()); // commands parse; running one is an error
+/// let p = puppet_ruby::parser::parse_file("case x\nin [a]\n  a\nend\n", "m.rb");
+/// assert!(p.unwrap_err().unsupported); // pattern matching is not in the subset
 /// let p = puppet_ruby::parser::parse_file("module M\n  def self.x(a, *b, k: 1, &blk)\n    yield a\n  end\nend\n", "m.rb").unwrap();
 /// assert_eq!(p.body.len(), 1);
 /// ```
 pub fn parse_file(text: &str, file: &str) -> PResult<Program> {
     let toks = crate::lexer::lex_file(text)?;
-    parse_program(toks, file, false)
+    let mut p = parse_program_with(toks, file, false, frozen_literal_comment(text))?;
+    p.frozen_literals = frozen_literal_comment(text);
+    Ok(p)
+}
+
+/// Whether the comment lines at the top of a file hold `frozen_string_literal: true`.
+fn frozen_literal_comment(text: &str) -> bool {
+    for line in text.lines() {
+        let t = line.trim();
+        if t.is_empty() {
+            continue;
+        }
+        let Some(c) = t.strip_prefix('#') else {
+            return false;
+        };
+        let c = c
+            .trim()
+            .trim_start_matches("-*-")
+            .trim_end_matches("-*-")
+            .trim();
+        if let Some((k, v)) = c.split_once(':') {
+            if k.trim().eq_ignore_ascii_case("frozen_string_literal") {
+                return v.trim().eq_ignore_ascii_case("true");
+            }
+        }
+    }
+    false
 }
 
 /// In a condition (also under `!`, `not`, `and`, `or`), Ruby gives a regular expression
@@ -290,10 +318,23 @@ pub struct Parser {
     template: bool,
     /// Inside an argument list, array or hash literal: `a = 1, 2` is not a multiple value.
     args_level: usize,
+    /// Parsing a block parameter's default: `|` ends it.
+    no_pipe: bool,
+    /// `# frozen_string_literal: true`.
+    frozen_literals: bool,
 }
 
 /// Parses the tokens of a file (or, with `template`, of a template) into a program.
 pub fn parse_program(toks: Vec<Token>, file: &str, template: bool) -> PResult<Program> {
+    parse_program_with(toks, file, template, false)
+}
+
+fn parse_program_with(
+    toks: Vec<Token>,
+    file: &str,
+    template: bool,
+    frozen_literals: bool,
+) -> PResult<Program> {
     let mut p = Parser {
         toks,
         i: 0,
@@ -304,6 +345,8 @@ pub fn parse_program(toks: Vec<Token>, file: &str, template: bool) -> PResult<Pr
         file: Arc::from(file),
         template,
         args_level: 0,
+        no_pipe: false,
+        frozen_literals,
     };
     let body = p.stmts(&[])?;
     if !p.at_eof() {
@@ -320,6 +363,7 @@ pub fn parse_program(toks: Vec<Token>, file: &str, template: bool) -> PResult<Pr
     Ok(Program {
         file: p.file.clone(),
         body,
+        frozen_literals,
     })
 }
 
@@ -992,7 +1036,7 @@ impl Parser {
         self.nested(|p| {
             let mut left = p.binary(level + 1)?;
             while let Tok::Op(op) = p.peek().clone() {
-                if !LEVELS[level].contains(&op) {
+                if !LEVELS[level].contains(&op) || (op == "|" && p.no_pipe) {
                     break;
                 }
                 let pos = p.pos();
@@ -1124,16 +1168,16 @@ impl Parser {
                 let safe = self.is_op("&.");
                 self.bump();
                 self.skip_nl();
+                if self.is_op("(") {
+                    // `f.(x)` is `f.call(x)`.
+                    n = self.call_rest(Some(n), "call".to_string(), pos, safe)?;
+                    continue;
+                }
                 let name = match self.bump() {
                     Tok::Ident(n) | Tok::Const(n) => n,
                     Tok::Label(l) => {
                         // `x.y:` never happens in valid code.
                         return self.fail(format!("unexpected label `{l}:'"));
-                    }
-                    Tok::Op("(") => {
-                        // `f.(x)` is `f.call(x)`.
-                        self.i -= 1;
-                        "call".to_string()
                     }
                     Tok::Op(op)
                         if matches!(
@@ -1467,7 +1511,12 @@ impl Parser {
                     self.bump();
                     self.declare(&n);
                     if self.eat_op("=") {
-                        let d = self.ternary()?;
+                        // In `|a = 1|`, the closing bar is not an operator.
+                        let saved = self.no_pipe;
+                        self.no_pipe = block;
+                        let d = self.ternary();
+                        self.no_pipe = saved;
+                        let d = d?;
                         p.optional.push((n, d));
                     } else if p.rest.is_some() || !p.optional.is_empty() {
                         p.post.push(Param::Name(n));
@@ -2215,8 +2264,17 @@ impl Parser {
             } else {
                 Params::default()
             };
-            if self.is_op("=") {
-                return self.unsupported("endless method definition");
+            if self.eat_op("=") {
+                // `def name(args) = expression`.
+                self.skip_nl();
+                let e = self.stmt()?;
+                return Ok(Def {
+                    name: fname.clone(),
+                    params,
+                    body: vec![e],
+                    file: self.file.clone(),
+                    frozen_literals: self.frozen_literals,
+                });
             }
             let body = self.body_with_rescue(&["end"])?;
             self.expect_kw("end")?;
@@ -2225,6 +2283,7 @@ impl Parser {
                 params,
                 body,
                 file: self.file.clone(),
+                frozen_literals: self.frozen_literals,
             })
         })();
         self.locals.pop();
@@ -2362,6 +2421,8 @@ impl Parser {
                         file: self.file.clone(),
                         template: self.template,
                         args_level: 0,
+                        no_pipe: false,
+                        frozen_literals: self.frozen_literals,
                     };
                     let body = sub.stmts(&[])?;
                     if !sub.at_eof() {

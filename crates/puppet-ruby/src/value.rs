@@ -82,6 +82,8 @@ pub struct RRegex {
 pub struct RHash {
     pub map: IndexMap<HKey, (RValue, RValue)>,
     pub default: RValue,
+    /// `Hash.new { |h, k| ... }`.
+    pub default_proc: Option<Blk>,
 }
 
 impl RHash {
@@ -290,13 +292,57 @@ impl Builtin {
     }
 }
 
-/// An IPv4 or IPv6 address with prefix (IPAddr).
-#[derive(Debug, Clone, PartialEq)]
-pub struct IpAddr {
-    pub v6: bool,
-    pub addr: u128,
-    pub prefix: u32,
+/// A match result (`MatchData`): the groups (0 is the whole match), the group names and
+/// the text before and after the match. Dereferences to the groups.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Captures {
+    /// The groups; unmatched ones are `None`.
+    pub groups: Vec<Option<String>>,
+    /// Named groups and their numbers.
+    pub names: Vec<(String, usize)>,
+    /// `pre_match`.
+    pub pre: String,
+    /// `post_match`.
+    pub post: String,
 }
+
+impl std::ops::Deref for Captures {
+    type Target = Vec<Option<String>>;
+    fn deref(&self) -> &Vec<Option<String>> {
+        &self.groups
+    }
+}
+
+impl Captures {
+    /// The captures of one match of `re` in `text`.
+    pub fn of(re: &fancy_regex::Regex, c: &fancy_regex::Captures<'_>, text: &str) -> Captures {
+        let groups = (0..c.len())
+            .map(|i| c.get(i).map(|m| m.as_str().to_string()))
+            .collect();
+        let names = re
+            .capture_names()
+            .enumerate()
+            .filter_map(|(i, n)| n.map(|n| (n.to_string(), i)))
+            .collect();
+        let (pre, post) = match c.get(0) {
+            Some(m) => (text[..m.start()].to_string(), text[m.end()..].to_string()),
+            None => (String::new(), String::new()),
+        };
+        Captures {
+            groups,
+            names,
+            pre,
+            post,
+        }
+    }
+
+    /// The group of that name.
+    pub fn named(&self, name: &str) -> Option<usize> {
+        self.names.iter().find(|(n, _)| n == name).map(|(_, i)| *i)
+    }
+}
+
+pub use crate::ipaddr::IpAddr;
 
 /// A Ruby value.
 #[derive(Debug, Clone, Default)]
@@ -321,7 +367,7 @@ pub enum RValue {
     /// The Puppet scope object (`scope`).
     Scope,
     /// A match result: captures (group 0 is the whole match).
-    MatchData(Rc<Vec<Option<String>>>),
+    MatchData(Rc<Captures>),
     IpAddr(Rc<IpAddr>),
     /// A Puppet value with no Ruby counterpart (types, Sensitive, timestamps...).
     Puppet(Rc<Value>),
@@ -612,8 +658,8 @@ fn inspect_into(v: &RValue, out: &mut String, depth: usize) {
                 out,
                 "#<IPAddr: IPv{}:{}/{}>",
                 if ip.v6 { 6 } else { 4 },
-                ip_to_s(ip),
-                ip_mask_s(ip)
+                ip.to_s(),
+                ip.mask_s()
             );
         }
         RValue::Object(o) => {
@@ -690,41 +736,12 @@ pub fn to_s(v: &RValue) -> String {
         }
         RValue::Scope => "Scope()".into(),
         RValue::MatchData(m) => m.first().cloned().flatten().unwrap_or_default(),
-        RValue::IpAddr(ip) => ip_to_s(ip),
+        RValue::IpAddr(ip) => ip.to_s(),
         RValue::Puppet(p) => match &**p {
             Value::Sensitive(_) => "Sensitive [value redacted]".to_string(),
             other => other.to_plain_string(),
         },
     }
-}
-
-/// IPAddr#to_s (compressed IPv6).
-pub fn ip_to_s(ip: &IpAddr) -> String {
-    if !ip.v6 {
-        let a = ip.addr as u32;
-        return format!(
-            "{}.{}.{}.{}",
-            a >> 24,
-            (a >> 16) & 255,
-            (a >> 8) & 255,
-            a & 255
-        );
-    }
-    std::net::Ipv6Addr::from(ip.addr).to_string()
-}
-
-fn ip_mask_s(ip: &IpAddr) -> String {
-    let bits = if ip.v6 { 128 } else { 32 };
-    let mask: u128 = if ip.prefix == 0 {
-        0
-    } else {
-        (!0u128 << (bits - ip.prefix)) & if ip.v6 { !0u128 } else { 0xffff_ffff }
-    };
-    ip_to_s(&IpAddr {
-        v6: ip.v6,
-        addr: mask,
-        prefix: bits,
-    })
 }
 
 /// Ruby's `==`.
