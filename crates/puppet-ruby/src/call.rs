@@ -372,6 +372,7 @@ impl<'s> Interp<'s> {
         block: Option<Blk>,
         pos: Pos,
     ) -> R {
+        self.tick(pos)?;
         self.enter(pos)?;
         // `def` inside a method defines on the class that holds the method.
         let def_target = owner.clone();
@@ -635,6 +636,7 @@ impl<'s> Interp<'s> {
         let Some(captured) = blk.ctx.borrow().clone() else {
             return raise("ArgumentError", "the block's context is gone", pos);
         };
+        self.tick(pos)?;
         self.enter(pos)?;
         let mut ctx = captured;
         ctx.env = Env::child(&ctx.env);

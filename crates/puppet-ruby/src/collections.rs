@@ -5,67 +5,13 @@
 //! that return a hash in Ruby (`Hash#select`, `Hash#reject`, `Hash#merge`...) do so here.
 
 use crate::interp::{raise, unsupported, Ctrl, Interp, R};
+use crate::methods::{argc, int_arg, need_block, norm_index as norm};
 use crate::object::Blk;
 use crate::value::Shared;
 use crate::value::{self, compare, equal, to_s, HKey, RHash, RValue};
 use crate::Pos;
 use std::cmp::Ordering;
 use std::rc::Rc;
-
-fn argc(args: &[RValue], min: usize, max: usize, pos: Pos) -> Result<(), Ctrl> {
-    if args.len() < min || args.len() > max {
-        return raise(
-            "ArgumentError",
-            format!(
-                "wrong number of arguments (given {}, expected {})",
-                args.len(),
-                if min == max {
-                    min.to_string()
-                } else {
-                    format!("{min}..{max}")
-                }
-            ),
-            pos,
-        );
-    }
-    Ok(())
-}
-
-fn int_arg(v: &RValue, pos: Pos) -> Result<i64, Ctrl> {
-    match v {
-        RValue::Int(i) => Ok(*i),
-        RValue::Float(f) => Ok(f.trunc() as i64),
-        RValue::Nil => raise(
-            "TypeError",
-            "no implicit conversion from nil to integer",
-            pos,
-        ),
-        other => raise(
-            "TypeError",
-            format!(
-                "no implicit conversion of {} into Integer",
-                other.class_name()
-            ),
-            pos,
-        ),
-    }
-}
-
-fn need_block<'b>(block: Option<&'b Blk>, name: &str, pos: Pos) -> Result<&'b Blk, Ctrl> {
-    match block {
-        Some(b) => Ok(b),
-        None => unsupported(format!("`{name}' without a block (Enumerator)"), pos),
-    }
-}
-
-fn norm(i: i64, len: usize) -> Option<usize> {
-    if i < 0 {
-        let j = len as i64 + i;
-        (j >= 0).then_some(j as usize)
-    } else {
-        Some(i as usize)
-    }
-}
 
 fn cmp_err(a: &RValue, b: &RValue, pos: Pos) -> Ctrl {
     Ctrl::Raise(Box::new(crate::interp::Exc {
@@ -629,6 +575,35 @@ pub fn array_method(
     block: Option<&Blk>,
     pos: Pos,
 ) -> R {
+    // Methods that touch one element do not copy the array.
+    {
+        let len = cell.borrow().len();
+        let at = |i: i64| norm(i, len).filter(|i| *i < len);
+        match (name, args.as_slice()) {
+            ("<<" | "push" | "append", [_]) => {
+                it.charge(16, pos)?;
+                cell.borrow_mut().extend(args);
+                return Ok(recv.clone());
+            }
+            ("length" | "size", []) => return Ok(RValue::Int(len as i64)),
+            ("empty?", []) => return Ok(RValue::Bool(len == 0)),
+            ("pop", []) => return Ok(cell.borrow_mut().pop().unwrap_or(RValue::Nil)),
+            ("first", []) => return Ok(cell.borrow().first().cloned().unwrap_or(RValue::Nil)),
+            ("last", []) => return Ok(cell.borrow().last().cloned().unwrap_or(RValue::Nil)),
+            ("[]" | "at", [RValue::Int(i)]) => {
+                return Ok(at(*i)
+                    .and_then(|i| cell.borrow().get(i).cloned())
+                    .unwrap_or(RValue::Nil))
+            }
+            ("[]=", [RValue::Int(i), v]) if at(*i).is_some() => {
+                if let Some(i) = at(*i) {
+                    cell.borrow_mut()[i] = v.clone();
+                }
+                return Ok(v.clone());
+            }
+            _ => {}
+        }
+    }
     let items = cell.borrow().clone();
     let len = items.len();
     if block.is_none() {
@@ -821,10 +796,12 @@ pub fn array_method(
             if name == "<<" {
                 argc(&args, 1, 1, pos)?;
             }
+            it.charge(16 * args.len(), pos)?;
             cell.borrow_mut().extend(args);
             return Ok(recv.clone());
         }
         "unshift" | "prepend" => {
+            it.charge(16 * args.len(), pos)?;
             let mut a = cell.borrow_mut();
             for (i, x) in args.into_iter().enumerate() {
                 a.insert(i, x);
@@ -839,6 +816,7 @@ pub fn array_method(
             let Some(i) = norm(i, len + 1) else {
                 return raise("IndexError", "index out of array", pos);
             };
+            it.charge(16 * (args.len() + i.saturating_sub(len)), pos)?;
             let mut a = cell.borrow_mut();
             while a.len() < i {
                 a.push(RValue::Nil);
@@ -875,6 +853,7 @@ pub fn array_method(
                     }
                 }
             }
+            it.charge(16 * add.len(), pos)?;
             cell.borrow_mut().extend(add);
             return Ok(recv.clone());
         }
@@ -975,6 +954,7 @@ pub fn array_method(
             };
             let mut v = items;
             v.extend(o.borrow().iter().cloned());
+            it.charge(16 * v.len(), pos)?;
             return Ok(RValue::array(v));
         }
         "-" | "&" | "|" | "difference" | "union" | "intersection" => {
@@ -1026,9 +1006,7 @@ pub fn array_method(
                     if n < 0 {
                         return raise("ArgumentError", "negative argument", pos);
                     }
-                    if (n as usize).saturating_mul(len) > 10_000_000 {
-                        return unsupported("array larger than 10 million elements", pos);
-                    }
+                    it.charge((n as usize).saturating_mul(len).saturating_mul(16), pos)?;
                     let mut v = Vec::new();
                     for _ in 0..n {
                         v.extend(items.iter().cloned());

@@ -501,7 +501,7 @@ impl<'s> Interp<'s> {
         self.ctx.env.set(name, v);
     }
 
-    fn tick(&mut self, pos: Pos) -> Result<(), Ctrl> {
+    pub(crate) fn tick(&mut self, pos: Pos) -> Result<(), Ctrl> {
         self.steps += 1;
         if self.steps > self.max_steps {
             return unsupported(

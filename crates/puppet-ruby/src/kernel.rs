@@ -7,31 +7,11 @@
 //! kind are errors naming the construct, as are `eval` of a string and `binding`.
 
 use crate::interp::{raise, unsupported, Ctrl, Exc, Interp, R};
+use crate::methods::argc;
 use crate::object::{Blk, Entry, Method, Module, ObjData, Object, ProcBody};
 use crate::value::{self, to_s, RHash, RValue};
 use crate::Pos;
 use std::rc::Rc;
-
-fn argc(args: &[RValue], min: usize, max: usize, pos: Pos) -> Result<(), Ctrl> {
-    if args.len() < min || args.len() > max {
-        let exp = if min == max {
-            min.to_string()
-        } else if max == usize::MAX {
-            format!("{min}+")
-        } else {
-            format!("{min}..{max}")
-        };
-        return raise(
-            "ArgumentError",
-            format!(
-                "wrong number of arguments (given {}, expected {exp})",
-                args.len()
-            ),
-            pos,
-        );
-    }
-    Ok(())
-}
 
 /// A symbol or string argument's text (method and variable names).
 pub(crate) fn name_arg(v: &RValue, pos: Pos) -> Result<String, Ctrl> {
@@ -1345,6 +1325,13 @@ pub(crate) fn module_method(
         return crate::methods::call_method(it, recv, name, args, block, pos);
     };
     let m = m.clone();
+    // `Kernel.format(...)`: Kernel's functions called on the module.
+    if m.name() == "Kernel" {
+        let s = it.main();
+        if let Some(r) = kernel_function(it, &s, name, &args, block, pos) {
+            return r;
+        }
+    }
     // Library and built-in class methods, by the class and its superclasses' names.
     let mut cur = Some(m.clone());
     let mut guard = 0;

@@ -30,6 +30,7 @@ mod puppet;
 mod ruby_methods;
 mod source;
 mod strings;
+pub mod text;
 pub mod typedsl;
 pub mod value;
 mod yaml;

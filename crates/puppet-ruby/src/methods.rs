@@ -250,7 +250,8 @@ fn is_mutator(recv: &RValue, name: &str) -> bool {
     }
 }
 
-fn argc(args: &[RValue], min: usize, max: usize, pos: Pos) -> Result<(), Ctrl> {
+/// Checks the number of arguments, with Ruby's message.
+pub(crate) fn argc(args: &[RValue], min: usize, max: usize, pos: Pos) -> Result<(), Ctrl> {
     if args.len() < min || args.len() > max {
         let exp = if min == max {
             min.to_string()
@@ -271,7 +272,8 @@ fn argc(args: &[RValue], min: usize, max: usize, pos: Pos) -> Result<(), Ctrl> {
     Ok(())
 }
 
-fn int_arg(v: &RValue, pos: Pos) -> Result<i64, Ctrl> {
+/// An Integer argument (a Float is truncated), with Ruby's TypeError otherwise.
+pub(crate) fn int_arg(v: &RValue, pos: Pos) -> Result<i64, Ctrl> {
     match v {
         RValue::Int(i) => Ok(*i),
         RValue::Float(f) if f.is_finite() => Ok(f.trunc() as i64),
@@ -291,7 +293,8 @@ fn int_arg(v: &RValue, pos: Pos) -> Result<i64, Ctrl> {
     }
 }
 
-fn str_arg(v: &RValue, pos: Pos) -> Result<String, Ctrl> {
+/// A String argument, with Ruby's TypeError otherwise.
+pub(crate) fn str_arg(v: &RValue, pos: Pos) -> Result<String, Ctrl> {
     match v {
         RValue::Str(s) => Ok(s.borrow().clone()),
         RValue::Nil => raise(
@@ -310,7 +313,12 @@ fn str_arg(v: &RValue, pos: Pos) -> Result<String, Ctrl> {
     }
 }
 
-fn need_block<'b>(block: Option<&'b Blk>, name: &str, pos: Pos) -> Result<&'b Blk, Ctrl> {
+/// The block a method needs.
+pub(crate) fn need_block<'b>(
+    block: Option<&'b Blk>,
+    name: &str,
+    pos: Pos,
+) -> Result<&'b Blk, Ctrl> {
     match block {
         Some(b) => Ok(b),
         None => unsupported(format!("`{name}' without a block (Enumerator)"), pos),
@@ -510,7 +518,8 @@ fn pair_of(v: &RValue) -> (RValue, RValue) {
     }
 }
 
-fn norm_index(i: i64, len: usize) -> Option<usize> {
+/// A Ruby index (negative from the end) as a position, `None` before the start.
+pub(crate) fn norm_index(i: i64, len: usize) -> Option<usize> {
     if i < 0 {
         let j = len as i64 + i;
         if j < 0 {
@@ -901,6 +910,21 @@ pub fn call_method(
                         pos,
                     ),
                 }
+            }
+            "[]" if args.len() == 2 => {
+                let start = int_arg(&args[0], pos)?;
+                let len = int_arg(&args[1], pos)?;
+                let groups: Vec<RValue> = m
+                    .iter()
+                    .map(|g| g.as_deref().map(RValue::str).unwrap_or(RValue::Nil))
+                    .collect();
+                Ok(match norm_index(start, groups.len()) {
+                    Some(s) if s <= groups.len() && len >= 0 => {
+                        let e = (s + len as usize).min(groups.len());
+                        RValue::array(groups[s..e].to_vec())
+                    }
+                    _ => RValue::Nil,
+                })
             }
             "pre_match" => Ok(RValue::str(&m.pre)),
             "post_match" => Ok(RValue::str(&m.post)),
@@ -1441,7 +1465,10 @@ pub(crate) fn class_responds(cname: &str, name: &str) -> bool {
         "Hash" => matches!(name, "new" | "[]"),
         "Array" => matches!(name, "new" | "[]"),
         "String" => name == "new",
-        "Regexp" => matches!(name, "escape" | "quote" | "new" | "union" | "last_match"),
+        "Regexp" => matches!(
+            name,
+            "escape" | "quote" | "new" | "compile" | "union" | "last_match"
+        ),
         "IPAddr" => matches!(name, "new" | "ntop"),
         "File" => matches!(
             name,
@@ -1591,7 +1618,7 @@ pub(crate) fn class_method(
                 }
             })
         }
-        ("Regexp", "new") => {
+        ("Regexp", "new") | ("Regexp", "compile") => {
             argc(&args, 1, 2, pos)?;
             let flags = match args.get(1) {
                 Some(RValue::Bool(true)) => "i".to_string(),

@@ -158,6 +158,10 @@ impl<'s> Interp<'s> {
     /// Creates a built-in constant on first use (core classes, exceptions, library modules,
     /// Puppet's classes, prelude classes).
     pub(crate) fn autoload(&mut self, path: &str) -> Result<Option<RValue>, Ctrl> {
+        if matches!(path, "Fixnum" | "Bignum") {
+            // Ruby 3.1 keeps them as (deprecated) names of Integer.
+            return Ok(self.module_by_path("Integer").map(RValue::Module));
+        }
         if let Some(v) = crate::kernel::value_constant(path) {
             self.object
                 .consts

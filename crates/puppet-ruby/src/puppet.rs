@@ -169,6 +169,39 @@ struct AliasBuilder {
     aliases: RefCell<Vec<(String, String)>>,
 }
 
+/// `Puppet::Parser::Functions.autoloader`: loads 3.x functions by name.
+#[derive(Debug, Default)]
+struct Autoloader3x;
+
+/// Whether the 3.x function `name` is defined in this run, loading its file (`load`).
+fn load_3x(it: &mut Interp, name: &str, load: bool, pos: Pos) -> R {
+    let defined = |it: &Interp| {
+        it.ext
+            .functions
+            .iter()
+            .any(|f| matches!(f, DefinedFunction::V3 { name: n, .. } if n == name))
+    };
+    if defined(it) || !load {
+        return Ok(RValue::Bool(defined(it)));
+    }
+    let key = format!("puppet/parser/functions/{name}");
+    if let Some(r) = it.sources.find_lib(&key) {
+        let (path, prog) = r.map_err(|e| {
+            Ctrl::Raise(Box::new(crate::interp::Exc {
+                class: "SyntaxError".into(),
+                message: e.to_string(),
+                pos,
+                file: None,
+                obj: None,
+            }))
+        })?;
+        if it.loaded.insert(path) {
+            it.run_program(&prog)?;
+        }
+    }
+    Ok(RValue::Bool(defined(it)))
+}
+
 /// `Puppet.settings`.
 #[derive(Debug, Default)]
 struct SettingsObj;
@@ -349,6 +382,13 @@ pub(crate) fn object_method(
                     ),
                 }
             })());
+        }
+        return None;
+    }
+    if native::<Autoloader3x>(o).is_some() {
+        if matches!(name, "load" | "loaded?") {
+            let n = args.first().map(to_s).unwrap_or_default();
+            return Some(load_3x(it, &n, name == "load", pos));
         }
         return None;
     }
@@ -698,7 +738,10 @@ pub(crate) fn module_method(
             let n = args.first().map(to_s).unwrap_or_default();
             Ok(RValue::string(format!("function_{n}")))
         }
-        ("Puppet::Parser::Functions", "functiondocs" | "autoloader" | "reset" | "get_function") => {
+        ("Puppet::Parser::Functions", "autoloader") => {
+            Ok(new_native_object(it, "Object", Autoloader3x))
+        }
+        ("Puppet::Parser::Functions", "functiondocs" | "reset" | "get_function") => {
             unsupported(format!("Puppet::Parser::Functions.{name}"), pos)
         }
         ("Puppet::Util::Package", "versioncmp") => (|| {

@@ -3,6 +3,7 @@
 //! padding and conversions. Indices are character based, as for Ruby's UTF-8 strings.
 
 use crate::interp::{raise, unsupported, Ctrl, Interp, R};
+use crate::methods::{argc, int_arg, norm_index as norm, str_arg};
 use crate::methods::{call_method, regex_match, str_to_i};
 use crate::object::Blk;
 use crate::value::Shared;
@@ -10,58 +11,6 @@ use crate::value::{self, compare, to_s, RValue};
 use crate::Pos;
 use std::cmp::Ordering;
 use std::rc::Rc;
-
-fn argc(args: &[RValue], min: usize, max: usize, pos: Pos) -> Result<(), Ctrl> {
-    if args.len() < min || args.len() > max {
-        return raise(
-            "ArgumentError",
-            format!(
-                "wrong number of arguments (given {}, expected {})",
-                args.len(),
-                if min == max {
-                    min.to_string()
-                } else {
-                    format!("{min}..{max}")
-                }
-            ),
-            pos,
-        );
-    }
-    Ok(())
-}
-
-fn str_arg(v: &RValue, pos: Pos) -> Result<String, Ctrl> {
-    match v {
-        RValue::Str(s) => Ok(s.borrow().clone()),
-        other => raise(
-            "TypeError",
-            format!(
-                "no implicit conversion of {} into String",
-                if matches!(other, RValue::Nil) {
-                    "nil".to_string()
-                } else {
-                    other.class_name()
-                }
-            ),
-            pos,
-        ),
-    }
-}
-
-fn int_arg(v: &RValue, pos: Pos) -> Result<i64, Ctrl> {
-    match v {
-        RValue::Int(i) => Ok(*i),
-        RValue::Float(f) => Ok(f.trunc() as i64),
-        other => raise(
-            "TypeError",
-            format!(
-                "no implicit conversion of {} into Integer",
-                other.class_name()
-            ),
-            pos,
-        ),
-    }
-}
 
 /// Ruby's `String#succ`: increments the rightmost alphanumeric with carry (`"az"` ->
 /// `"ba"`, `"zz"` -> `"aaa"`, `"a9"` -> `"b0"`, `"1.9"` -> `"2.0"`); without alphanumerics,
@@ -398,15 +347,6 @@ fn char_slice(s: &str, start: usize, len: usize) -> String {
     s.chars().skip(start).take(len).collect()
 }
 
-fn norm(i: i64, len: usize) -> Option<usize> {
-    if i < 0 {
-        let j = len as i64 + i;
-        (j >= 0).then_some(j as usize)
-    } else {
-        Some(i as usize)
-    }
-}
-
 fn pad(s: &str, width: i64, padstr: &str, mode: u8) -> String {
     let len = s.chars().count() as i64;
     if width <= len || padstr.is_empty() {
@@ -435,6 +375,19 @@ pub fn str_method(
     block: Option<&Blk>,
     pos: Pos,
 ) -> R {
+    // Appending and asking for the size do not copy the string.
+    match (name, args.as_slice()) {
+        ("<<" | "concat", [RValue::Str(add)]) => {
+            let add = add.borrow().clone();
+            it.charge(add.len(), pos)?;
+            cell.borrow_mut().push_str(&add);
+            return Ok(recv.clone());
+        }
+        ("length" | "size", []) => return Ok(RValue::Int(cell.borrow().chars().count() as i64)),
+        ("empty?", []) => return Ok(RValue::Bool(cell.borrow().is_empty())),
+        ("to_s" | "to_str", []) => return Ok(recv.clone()),
+        _ => {}
+    }
     let s = cell.borrow().clone();
     let new = |x: String| Ok(RValue::string(x));
     let set = |x: String| {
@@ -602,12 +555,12 @@ pub fn str_method(
                         .collect())
                 }
                 "delete" => {
-                    argc(&args, 1, 1, pos)?;
+                    argc(&args, 1, usize::MAX, pos)?;
                     let f = set_of(&str_arg(&args[0], pos)?);
                     new(s.chars().filter(|c| !f.contains(c)).collect())
                 }
                 "count" => {
-                    argc(&args, 1, 1, pos)?;
+                    argc(&args, 1, usize::MAX, pos)?;
                     let f = set_of(&str_arg(&args[0], pos)?);
                     Ok(RValue::Int(
                         s.chars().filter(|c| f.contains(c)).count() as i64
@@ -833,6 +786,7 @@ pub fn str_method(
         "+" => {
             argc(&args, 1, 1, pos)?;
             let o = str_arg(&args[0], pos)?;
+            it.charge(s.len() + o.len(), pos)?;
             new(s + &o)
         }
         "*" => {
@@ -841,9 +795,8 @@ pub fn str_method(
             if n < 0 {
                 return raise("ArgumentError", "negative argument", pos);
             }
-            if (n as u128) * (s.len() as u128) > 100_000_000 {
-                return unsupported("string longer than 100 MB", pos);
-            }
+            let bytes = (n as u128) * (s.len() as u128);
+            it.charge(bytes.min(usize::MAX as u128) as usize, pos)?;
             new(s.repeat(n as usize))
         }
         "%" => {
@@ -862,6 +815,7 @@ pub fn str_method(
                     .unwrap_or_default(),
                 other => str_arg(other, pos)?,
             };
+            it.charge(add.len(), pos)?;
             cell.borrow_mut().push_str(&add);
             Ok(recv.clone())
         }
@@ -1013,6 +967,7 @@ pub fn str_method(
             if p.is_empty() {
                 return raise("ArgumentError", "zero width padding", pos);
             }
+            it.charge(w.max(0) as usize, pos)?;
             new(pad(
                 &s,
                 w,

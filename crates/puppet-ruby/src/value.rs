@@ -74,7 +74,7 @@ const MAX_DEPTH: usize = 64;
 pub struct RRegex {
     pub source: String,
     pub flags: String,
-    pub re: fancy_regex::Regex,
+    pub re: std::sync::Arc<fancy_regex::Regex>,
 }
 
 /// A Ruby hash: insertion ordered, keys by `eql?`.
@@ -445,7 +445,7 @@ impl RValue {
 
 fn puppet_class_name(v: &Value) -> String {
     match v {
-        Value::Type(_) => "Puppet::Pops::Types::PAnyType".into(),
+        Value::Type(t) => crate::text::class_name(&Value::Type(t.clone())),
         Value::Sensitive(_) => "Puppet::Pops::Types::PSensitiveType::Sensitive".into(),
         Value::Timespan(_) => "Puppet::Pops::Time::Timespan".into(),
         Value::Timestamp(_) => "Puppet::Pops::Time::Timestamp".into(),
@@ -457,48 +457,8 @@ fn puppet_class_name(v: &Value) -> String {
     }
 }
 
-/// Ruby's `Float#to_s`.
-pub fn float_to_s(f: f64) -> String {
-    if f.is_nan() {
-        return "NaN".into();
-    }
-    if f.is_infinite() {
-        return if f > 0.0 { "Infinity" } else { "-Infinity" }.into();
-    }
-    if f == 0.0 {
-        return if f.is_sign_negative() { "-0.0" } else { "0.0" }.into();
-    }
-    // Shortest round-trip digits and decimal exponent.
-    let e = format!("{:e}", f.abs());
-    let (mant, exp) = e.split_once('e').unwrap_or((e.as_str(), "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    let digits: String = mant.chars().filter(|c| c.is_ascii_digit()).collect();
-    let decpt = exp + 1;
-    let sign = if f < 0.0 { "-" } else { "" };
-    if -4 < decpt && decpt < 16 {
-        if decpt <= 0 {
-            format!("{sign}0.{}{}", "0".repeat((-decpt) as usize), digits)
-        } else if (decpt as usize) >= digits.len() {
-            format!(
-                "{sign}{}{}.0",
-                digits,
-                "0".repeat(decpt as usize - digits.len())
-            )
-        } else {
-            let (a, b) = digits.split_at(decpt as usize);
-            format!("{sign}{a}.{b}")
-        }
-    } else {
-        let (a, b) = digits.split_at(1);
-        let b = if b.is_empty() { "0" } else { b };
-        let x = decpt - 1;
-        format!(
-            "{sign}{a}.{b}e{}{:02}",
-            if x < 0 { '-' } else { '+' },
-            x.abs()
-        )
-    }
-}
+/// Ruby's `Float#to_s` (puppet-types' implementation, the one of the workspace).
+pub use puppet_types::format::float_to_s;
 
 /// Ruby's `String#inspect` (UTF-8).
 pub fn inspect_str(s: &str) -> String {
@@ -937,102 +897,18 @@ fn to_puppet_depth(v: &RValue, depth: usize) -> Result<Value, String> {
     })
 }
 
-type RegexCache = std::sync::Mutex<std::collections::HashMap<(String, String), fancy_regex::Regex>>;
-
-/// Compiled regexps by (source, flags), shared by the whole process (compiling is pure and
-/// costly: templates use the same patterns on every render).
-fn regex_cache() -> &'static RegexCache {
-    static CACHE: std::sync::OnceLock<RegexCache> = std::sync::OnceLock::new();
-    CACHE.get_or_init(Default::default)
-}
-
-/// Compiles a Ruby regexp (source between the slashes, flags `imx`); cached.
+/// Compiles a Ruby regexp (source between the slashes, options `imx`) with puppet-types'
+/// translation and cache (the one of the workspace).
 pub fn compile_regex(source: &str, flags: &str) -> Result<RRegex, String> {
-    let key = (source.to_string(), flags.to_string());
-    if let Some(re) = regex_cache().lock().ok().and_then(|c| c.get(&key).cloned()) {
-        return Ok(RRegex {
-            source: source.to_string(),
-            flags: flags.chars().filter(|c| "mix".contains(*c)).collect(),
-            re,
-        });
-    }
-    let r = compile_regex_uncached(source, flags)?;
-    if let Ok(mut c) = regex_cache().lock() {
-        if c.len() >= 4096 {
-            c.clear();
-        }
-        c.insert(key, r.re.clone());
-    }
-    Ok(r)
-}
-
-fn compile_regex_uncached(source: &str, flags: &str) -> Result<RRegex, String> {
-    let mut pat = String::from("(?m");
-    if flags.contains('i') {
-        pat.push('i');
-    }
-    if flags.contains('m') {
-        pat.push('s');
-    }
-    if flags.contains('x') {
-        pat.push('x');
-    }
-    pat.push(')');
-    translate_regex(source, &mut pat);
-    let re = fancy_regex::RegexBuilder::new(&pat)
-        .backtrack_limit(1_000_000)
-        .build()
-        .map_err(|e| e.to_string())?;
+    let re = puppet_types::regexp::compile_ruby(source, flags)?;
     Ok(RRegex {
         source: source.to_string(),
-        flags: flags.chars().filter(|c| "mix".contains(*c)).collect(),
+        flags: ['m', 'i', 'x']
+            .iter()
+            .filter(|f| flags.contains(**f))
+            .collect(),
         re,
     })
-}
-
-fn translate_regex(src: &str, out: &mut String) {
-    let cs: Vec<char> = src.chars().collect();
-    let mut i = 0;
-    let mut class = 0usize;
-    while i < cs.len() {
-        let c = cs[i];
-        if c == '\\' && i + 1 < cs.len() {
-            let n = cs[i + 1];
-            match n {
-                'Z' if class == 0 => out.push_str("(?=\\n?\\z)"),
-                'h' if class == 0 => out.push_str("[0-9a-fA-F]"),
-                'h' => out.push_str("0-9a-fA-F"),
-                'H' if class == 0 => out.push_str("[^0-9a-fA-F]"),
-                '/' => out.push('/'),
-                _ => {
-                    out.push('\\');
-                    out.push(n);
-                }
-            }
-            i += 2;
-            continue;
-        }
-        if c == '[' {
-            class += 1;
-        } else if c == ']' && class > 0 {
-            class -= 1;
-        } else if c == '(' && class == 0 && cs.get(i + 1) == Some(&'?') {
-            let mut j = i + 2;
-            let mut flags = String::new();
-            while j < cs.len() && matches!(cs[j], 'i' | 'm' | 'x' | '-') {
-                flags.push(if cs[j] == 'm' { 's' } else { cs[j] });
-                j += 1;
-            }
-            if !flags.is_empty() && j < cs.len() && (cs[j] == ':' || cs[j] == ')') {
-                out.push_str("(?");
-                out.push_str(&flags);
-                i = j;
-                continue;
-            }
-        }
-        out.push(c);
-        i += 1;
-    }
 }
 
 #[cfg(test)]

@@ -1,7 +1,8 @@
 //! Puppet's Regexp value: the source text as Puppet keeps it plus a compiled matcher.
 //!
 //! Puppet runs on Ruby regexps (Onigmo). We compile with `fancy-regex` (pure Rust, supports
-//! look-around and back references) after a small translation of Ruby-only syntax:
+//! look-around and back references) after a small translation of Ruby-only syntax
+//! ([`compile_ruby`], the one translation and cache of the workspace):
 //! `^`/`$` always match at line boundaries in Ruby, so patterns get a leading `(?m)`;
 //! Ruby's `m` flag (dot matches newline) becomes Rust's `s`; `\Z`, `\h` and `\H` are rewritten.
 //! Not supported: subexpression calls (`\g<name>`), possessive quantifiers beyond what
@@ -35,27 +36,10 @@ impl Regexp {
     /// assert!(!unixpath.is_match("/etc/mo\0td"));
     /// ```
     pub fn new(source: &str) -> Result<Regexp, TypeError> {
-        if let Some(compiled) = cache().lock().ok().and_then(|c| c.get(source).cloned()) {
-            return Ok(Regexp {
-                source: SmolStr::new(source),
-                compiled,
-            });
-        }
-        let translated = translate_ruby(source);
-        let compiled = fancy_regex::RegexBuilder::new(&translated)
-            .backtrack_limit(1_000_000)
-            .build()
-            .map_err(|e| TypeError::BadRegexp {
-                source_text: source.to_string(),
-                message: e.to_string(),
-            })?;
-        let compiled = Arc::new(compiled);
-        if let Ok(mut c) = cache().lock() {
-            if c.len() >= 4096 {
-                c.clear();
-            }
-            c.insert(source.to_string(), compiled.clone());
-        }
+        let compiled = compile_ruby(source, "").map_err(|message| TypeError::BadRegexp {
+            source_text: source.to_string(),
+            message,
+        })?;
         Ok(Regexp {
             source: SmolStr::new(source),
             compiled,
@@ -84,18 +68,66 @@ impl Regexp {
     }
 }
 
-type Cache = std::sync::Mutex<std::collections::HashMap<String, Arc<fancy_regex::Regex>>>;
+type Cache = std::sync::Mutex<std::collections::HashMap<(String, String), Arc<fancy_regex::Regex>>>;
 
-/// Compiled regexps by source, shared by the whole process (compiling is pure and costly).
+/// Compiled regexps by (source, options), shared by the whole process (compiling is pure and
+/// costly). The one regexp cache of the workspace.
 fn cache() -> &'static Cache {
     static CACHE: std::sync::OnceLock<Cache> = std::sync::OnceLock::new();
     CACHE.get_or_init(Default::default)
 }
 
-/// Rewrites Ruby regexp syntax into the dialect fancy-regex understands.
-fn translate_ruby(src: &str) -> String {
+/// Compiles a Ruby (Onigmo) regular expression with Ruby's options (`i` ignore case, `m`
+/// dot matches newline, `x` extended; others ignored) into a fancy-regex matcher, cached.
+/// The one Ruby-to-Rust regexp translation of the workspace: Puppet's regexps, puppet-ruby's
+/// `Regexp` and the built-in functions' matching all use it. `Err` has the compiler's
+/// message.
+///
+/// ```
+/// let re = puppet_types::regexp::compile_ruby("^a.c$", "m").unwrap();
+/// assert!(re.is_match("x\na\nc").unwrap());
+/// assert!(puppet_types::regexp::compile_ruby("\\h+\\Z", "").unwrap().is_match("ff\n").unwrap());
+/// ```
+pub fn compile_ruby(source: &str, flags: &str) -> Result<Arc<fancy_regex::Regex>, String> {
+    let flags: String = ['i', 'm', 'x']
+        .iter()
+        .filter(|f| flags.contains(**f))
+        .collect();
+    let key = (source.to_string(), flags.clone());
+    if let Some(compiled) = cache().lock().ok().and_then(|c| c.get(&key).cloned()) {
+        return Ok(compiled);
+    }
+    let translated = translate_ruby(source, &flags);
+    let compiled = fancy_regex::RegexBuilder::new(&translated)
+        .backtrack_limit(1_000_000)
+        .build()
+        .map_err(|e| e.to_string())?;
+    let compiled = Arc::new(compiled);
+    if let Ok(mut c) = cache().lock() {
+        if c.len() >= 4096 {
+            c.clear();
+        }
+        c.insert(key, compiled.clone());
+    }
+    Ok(compiled)
+}
+
+/// Rewrites Ruby regexp syntax into the dialect fancy-regex understands: `^`/`$` match at
+/// line boundaries (a leading `(?m)`), Ruby's `m` option is Rust's `s` (also in inline
+/// groups), `\Z`, `\h`, `\H` and octal escapes are rewritten.
+pub fn translate_ruby(src: &str, flags: &str) -> String {
     let mut out = String::with_capacity(src.len() + 8);
-    out.push_str("(?m)");
+    out.push_str("(?m");
+    if flags.contains('i') {
+        out.push('i');
+    }
+    if flags.contains('m') {
+        out.push('s');
+    }
+    if flags.contains('x') {
+        out.push('x');
+    }
+    out.push(')');
     let chars: Vec<char> = src.chars().collect();
     let mut i = 0;
     let mut in_class = 0usize;
@@ -144,14 +176,14 @@ fn translate_ruby(src: &str) -> String {
             '(' if in_class == 0 && chars.get(i + 1) == Some(&'?') => {
                 // Inline flag groups: Ruby's m is Rust's s.
                 let mut j = i + 2;
-                let mut flags = String::new();
+                let mut fl = String::new();
                 while j < chars.len() && matches!(chars[j], 'i' | 'm' | 'x' | '-') {
-                    flags.push(if chars[j] == 'm' { 's' } else { chars[j] });
+                    fl.push(if chars[j] == 'm' { 's' } else { chars[j] });
                     j += 1;
                 }
-                if !flags.is_empty() && j < chars.len() && (chars[j] == ':' || chars[j] == ')') {
+                if !fl.is_empty() && j < chars.len() && (chars[j] == ':' || chars[j] == ')') {
                     out.push_str("(?");
-                    out.push_str(&flags);
+                    out.push_str(&fl);
                     i = j;
                     continue;
                 }
