@@ -651,37 +651,7 @@ pub fn kernel(it: &mut Interp, name: &str, args: Vec<RValue>, block: Option<&Blk
 }
 
 fn parse_integer_strict(s: &str, base: u32) -> Option<i64> {
-    let t = s.trim();
-    let (neg, t) = match t.strip_prefix('-') {
-        Some(r) => (true, r),
-        None => (false, t.strip_prefix('+').unwrap_or(t)),
-    };
-    let lower = t.to_ascii_lowercase();
-    let (radix, digits) = if base == 0 || base == 16 || base == 8 || base == 2 {
-        if let Some(r) = lower.strip_prefix("0x") {
-            (16, r.to_string())
-        } else if let Some(r) = lower.strip_prefix("0b") {
-            (2, r.to_string())
-        } else if let Some(r) = lower.strip_prefix("0o") {
-            (8, r.to_string())
-        } else if lower.len() > 1 && lower.starts_with('0') && base == 0 {
-            (8, lower[1..].to_string())
-        } else {
-            (if base == 0 { 10 } else { base }, lower.clone())
-        }
-    } else {
-        (base, lower.clone())
-    };
-    if digits.is_empty()
-        || digits.starts_with('_')
-        || digits.ends_with('_')
-        || digits.contains("__")
-    {
-        return None;
-    }
-    let clean: String = digits.chars().filter(|c| *c != '_').collect();
-    let v = i64::from_str_radix(&clean, radix).ok()?;
-    Some(if neg { -v } else { v })
+    puppet_types::ruby::integer(s, (base != 0).then_some(base))
 }
 
 /// Ruby's `String#to_i` (leading integer, 0 when none).

@@ -444,54 +444,14 @@ impl RValue {
 }
 
 fn puppet_class_name(v: &Value) -> String {
-    match v {
-        Value::Type(t) => crate::text::class_name(&Value::Type(t.clone())),
-        Value::Sensitive(_) => "Puppet::Pops::Types::PSensitiveType::Sensitive".into(),
-        Value::Timespan(_) => "Puppet::Pops::Time::Timespan".into(),
-        Value::Timestamp(_) => "Puppet::Pops::Time::Timestamp".into(),
-        Value::SemVer(_) => "SemanticPuppet::Version".into(),
-        Value::SemVerRange(_) => "SemanticPuppet::VersionRange".into(),
-        Value::Binary(_) => "Puppet::Pops::Types::PBinaryType::Binary".into(),
-        Value::Uri(_) => "URI::Generic".into(),
-        _ => "Object".into(),
-    }
+    puppet_types::ruby::class_name(v)
 }
 
 /// Ruby's `Float#to_s` (puppet-types' implementation, the one of the workspace).
 pub use puppet_types::format::float_to_s;
 
-/// Ruby's `String#inspect` (UTF-8).
-pub fn inspect_str(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    let chars: Vec<char> = s.chars().collect();
-    for (i, &c) in chars.iter().enumerate() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            '\u{1b}' => out.push_str("\\e"),
-            '\u{7}' => out.push_str("\\a"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '\u{b}' => out.push_str("\\v"),
-            '#' if matches!(chars.get(i + 1), Some('{') | Some('$') | Some('@')) => {
-                out.push_str("\\#")
-            }
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                let _ = write!(out, "\\u{:04X}", c as u32);
-            }
-            c if (0x80..0xa0).contains(&(c as u32)) => {
-                let _ = write!(out, "\\u{:04X}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
+/// Ruby's `String#inspect` (puppet-types' implementation, the one of the workspace).
+pub use puppet_types::ruby::inspect_str;
 
 fn sym_is_plain(s: &str) -> bool {
     let body = s.strip_prefix('@').unwrap_or(s);

@@ -961,34 +961,9 @@ pub(crate) fn ruby_float(s: &str) -> Option<f64> {
     c.parse::<f64>().ok()
 }
 
-/// Ruby's `Integer(string)`: optional sign, `0x`/`0b`/`0o`/`0` prefixes, underscores.
+/// Ruby's `Integer(string)` (puppet-types', the one of the workspace).
 pub(crate) fn ruby_integer(s: &str) -> Option<i64> {
-    let t = s.trim();
-    let (neg, body) = match t.strip_prefix('-') {
-        Some(b) => (true, b),
-        None => (false, t.strip_prefix('+').unwrap_or(t)),
-    };
-    let lower = body.to_ascii_lowercase();
-    let (radix, digits) = if let Some(d) = lower.strip_prefix("0x") {
-        (16, d.to_string())
-    } else if let Some(d) = lower.strip_prefix("0b") {
-        (2, d.to_string())
-    } else if let Some(d) = lower.strip_prefix("0o") {
-        (8, d.to_string())
-    } else if lower.len() > 1 && lower.starts_with('0') {
-        (8, lower[1..].trim_start_matches('_').to_string())
-    } else {
-        (10, lower.clone())
-    };
-    if digits.is_empty()
-        || digits.starts_with('_')
-        || digits.ends_with('_')
-        || digits.contains("__")
-    {
-        return None;
-    }
-    let v = i64::from_str_radix(&digits.replace('_', ""), radix).ok()?;
-    Some(if neg { -v } else { v })
+    puppet_types::ruby::integer(s, None)
 }
 
 fn num2bool(_: &mut dyn CallContext, a: Vec<Value>) -> R {
