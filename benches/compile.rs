@@ -18,8 +18,12 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use puppet_lang::eval::{compile, facts_from_data, Environment, Settings};
-use puppet_lang::loader::{EnvironmentConfig, FsProvider};
+use puppet_lang::eval::{compile, facts_from_data, Environment, Session, Settings};
+
+// The allocator of `examples/compile` (an embedder's choice; the libraries allocate through
+// whatever global allocator the program sets).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 const CORPUS: &str = "/usr/share/puppet/modules";
 
@@ -45,17 +49,15 @@ fn settings(node: &str, facts: &Path) -> Settings {
 
 /// An environment of a module path and a main manifest, with Hiera's module layers and
 /// the environment layer of `env_dir` when given.
-fn load(modulepath: &Path, manifest: &Path, env_dir: Option<&Path>) -> Environment {
+fn load(modulepath: &Path, manifest: &Path, env_dir: Option<&Path>) -> Arc<Environment> {
     assert!(manifest.is_file(), "{manifest:?} is not a file");
-    let mut config = EnvironmentConfig::with_modulepath([modulepath.to_path_buf()]);
-    config.manifest = Some(manifest.to_path_buf());
-    let provider = FsProvider::new(config.roots());
-    let env = Environment::load(&config, std::sync::Arc::new(provider));
-    match puppet_lang::eval::hiera::lookup_for(env_dir, None, &env.modules) {
-        Ok(Some(lookup)) => env.with_hiera(lookup),
-        Ok(None) => env,
-        Err(e) => panic!("hiera: {e}"),
+    let mut session = Session::new()
+        .modulepath([modulepath.to_path_buf()])
+        .manifest(manifest);
+    if let Some(dir) = env_dir {
+        session = session.environment_dir(dir);
     }
+    session.load().unwrap_or_else(|d| panic!("{d:?}"))
 }
 
 /// Benches one compile if it succeeds; says why otherwise.
@@ -81,14 +83,18 @@ fn bench(c: &mut Criterion) {
     bench_compile(
         c,
         "compile_example_env",
-        Arc::new(load(&modules, &site, Some(&env_dir))),
+        load(&modules, &site, Some(&env_dir)),
         &web01,
     );
     let code = "include ntp_lite\n\
         class { 'motd': banner => 'Welcome', style => 'long', notes => ['backups at 02:00'] }\n\
         webapp::site { ['a', 'b', 'c']: }\n";
-    let env = Environment::from_modulepath(&[modules], Some("site.pp"), code);
-    bench_compile(c, "compile_example_modules", Arc::new(env), &web01);
+    let env = Session::new()
+        .modulepath([modules])
+        .manifest_text("site.pp", code)
+        .load()
+        .unwrap_or_else(|d| panic!("{d:?}"));
+    bench_compile(c, "compile_example_modules", env, &web01);
 
     let nodes = oracle().join("nodes");
     if !Path::new(CORPUS).is_dir() || !nodes.is_dir() {
@@ -113,11 +119,7 @@ fn bench(c: &mut Criterion) {
         } else {
             ("web01.example.com", &web_facts)
         };
-        let env = Arc::new(load(
-            Path::new(CORPUS),
-            &nodes.join(format!("{node}.pp")),
-            None,
-        ));
+        let env = load(Path::new(CORPUS), &nodes.join(format!("{node}.pp")), None);
         bench_compile(
             c,
             &format!("compile_node_{node}"),

@@ -22,7 +22,7 @@
 //! ids are defined types, each declared once as `ID { 't1': }`.
 
 use clap::Parser as _;
-use puppet_lang::eval::{compile, facts_from_data, Environment, Settings};
+use puppet_lang::eval::{compile, facts_from_data, Environment, Session, Settings};
 use serde_json::Value as Json;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -198,9 +198,7 @@ fn compare_node(args: &Args, env: &Arc<Environment>, node: &str) -> Result<Strin
     .map_err(|e| e.to_string())?;
     let facts = facts_from_data(&facts);
     let settings = Settings::agent(certname, facts);
-    let mut env = (**env).clone();
-    env.main.clear();
-    env.add_main(Some(&manifest.to_string_lossy()), &text);
+    let env = env.with_main_code(Some(&manifest.to_string_lossy()), &text);
     let out = compile(Arc::new(env), &settings);
     let cat = out.catalog.map_err(|e| e.located())?;
     let ours: Json = serde_json::from_str(&cat.to_json()).map_err(|e| e.to_string())?;
@@ -243,10 +241,7 @@ fn compare_class(
     code: &str,
     theirs: &Json,
 ) -> (Outcome, Vec<String>) {
-    let mut env = (**env).clone();
-    env.main.clear();
-    env.add_main(None, code);
-    let out = compile(Arc::new(env), settings);
+    let out = compile(Arc::new(env.with_main_code(None, code)), settings);
     let puppet_ok = theirs["ok"].as_bool() == Some(true);
     match (out.catalog, puppet_ok) {
         (Ok(cat), true) => {
@@ -360,16 +355,13 @@ fn main() {
         eprintln!("module path {} not found", args.modulepath);
         std::process::exit(2);
     }
-    let mut env = Environment::from_modulepath(&modulepath, None, "");
-    match puppet_lang::eval::hiera::lookup_for(None, None, &env.modules) {
-        Ok(Some(lookup)) => env = env.with_hiera(lookup),
-        Ok(None) => {}
+    let env = match Session::new().modulepath(modulepath).load() {
+        Ok(env) => env,
         Err(e) => {
-            eprintln!("hiera: {e}");
+            eprintln!("{e:?}");
             std::process::exit(2);
         }
-    }
-    let env = Arc::new(env);
+    };
     if let Some(file) = &args.classes {
         if let Err(e) = compare_classes(&args, &env, file) {
             eprintln!("{e}");

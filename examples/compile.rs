@@ -16,13 +16,25 @@
 //! to stderr. An error is printed as `file:line:col: message` on stderr, with exit status 1.
 //! `--check` also builds the catalog's relationship graph with puppet-graph and reports
 //! relationships to missing resources and dependency cycles (exit status 1 when there are).
+//!
+//! Many nodes in one process: `--nodes DIR` compiles every facts file of DIR (`*.json`,
+//! `*.yaml`, `*.yml`: a hash of facts, `puppet facts` output, or a PuppetDB factsets
+//! export with many nodes; see `puppet_eval::facts`) over one loaded environment, in
+//! parallel (`--threads N`, default all cores), writes each catalog to `--out DIR` as
+//! `CERTNAME.json`, shows a progress bar on a terminal, and ends with a summary line on
+//! stderr. The exit status is 1 when any node failed.
+
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use clap::Parser as _;
-use puppet_lang::eval::{compile, from_data, Environment, EvalError, Settings};
+use puppet_lang::eval::facts::{self, NodeFacts};
+use puppet_lang::eval::{Environment, EvalError, Session, Settings};
 use puppet_lang::functions::LogLevel;
 use puppet_lang::graph::{CycleLimits, Graph};
-use puppet_lang::loader::{EnvironmentConfig, FsProvider};
-use serde_json::Value as Json;
+use puppet_lang::types::Value;
+use puppet_lang::{Diagnostic, Severity};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -66,6 +78,15 @@ struct Args {
     /// Also check the catalog's relationship graph (missing targets, cycles).
     #[arg(long)]
     check: bool,
+    /// Compile every node of this directory of facts files instead of one node.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["facts", "node"])]
+    nodes: Option<PathBuf>,
+    /// With `--nodes`: write each node's catalog to DIR/CERTNAME.json.
+    #[arg(long, value_name = "DIR", requires = "nodes")]
+    out: Option<PathBuf>,
+    /// With `--nodes`: compile on this many threads (default: all cores).
+    #[arg(long, value_name = "N", requires = "nodes")]
+    threads: Option<usize>,
 }
 
 /// The node name when neither `--node` nor the facts give one.
@@ -77,17 +98,8 @@ fn main() -> ExitCode {
     if bundled {
         bundled_defaults(&mut args);
     }
-    // Deep Puppet code is bounded by the evaluator; a large stack keeps it fast.
-    let run = std::thread::Builder::new()
-        .stack_size(256 << 20)
-        .spawn(move || run(args, bundled));
-    match run.map(|h| h.join()) {
-        Ok(Ok(code)) => code,
-        _ => {
-            eprintln!("error: the compiler panicked");
-            ExitCode::from(1)
-        }
-    }
+    // On the main thread: the evaluator grows its stack on demand for deep Puppet code.
+    run(args, bundled)
 }
 
 /// `examples/env`, for the options not given.
@@ -110,23 +122,25 @@ fn run(args: Args, bundled: bool) -> ExitCode {
         .filter(|p| !p.is_empty())
         .map(absolute)
         .collect();
-    let (facts, facts_name) = match &args.facts {
-        Some(path) => match read_facts(path) {
-            Ok(f) => f,
-            Err(e) => {
-                eprintln!("{}: {e}", path.display());
+    let node_facts = match &args.facts {
+        Some(path) => match read_facts_file(path) {
+            Ok(mut nodes) if !nodes.is_empty() => nodes.swap_remove(0),
+            Ok(_) => NodeFacts::default(),
+            Err(d) => {
+                eprint!("{}", d.render(None));
                 return ExitCode::from(1);
             }
         },
-        None => (serde_json::Map::new(), None),
+        None => NodeFacts::default(),
     };
     let node = args
         .node
         .clone()
-        .or_else(|| facts.get("fqdn").and_then(Json::as_str).map(str::to_string))
-        .or(facts_name)
-        .unwrap_or_else(|| DEFAULT_NODE.to_string());
-    let mut settings = settings(&node, facts, args.strict_variables);
+        .unwrap_or_else(|| certname_of(&node_facts, None));
+    let mut settings = Settings {
+        strict_variables: args.strict_variables,
+        ..Settings::agent(&node, node_facts.facts)
+    };
     if let Some(path) = &args.enc {
         let enc = std::fs::read_to_string(path)
             .map_err(|e| e.to_string())
@@ -145,38 +159,35 @@ fn run(args: Args, bundled: bool) -> ExitCode {
         }
     }
 
-    let env = match (&args.code, &args.manifest) {
-        (Some(code), _) => Environment::from_modulepath(&modulepath, None, code),
-        (None, Some(manifest)) => {
-            let manifest = absolute(manifest);
-            if !manifest.exists() {
-                eprintln!("{}: no such file or directory", manifest.display());
-                return ExitCode::from(1);
-            }
-            let mut config = EnvironmentConfig::with_modulepath(modulepath);
-            config.manifest = Some(manifest);
-            let provider = FsProvider::new(config.roots());
-            Environment::load(&config, std::sync::Arc::new(provider))
-        }
+    let mut session = Session::new().modulepath(modulepath);
+    session = match (&args.code, &args.manifest) {
+        (Some(code), _) => session.code(code),
+        (None, Some(manifest)) => session.manifest(manifest),
         (None, None) => unreachable!("bundled_defaults sets a manifest"),
     };
     // Hiera: the module layers, the environment layer of the bundled environment, and the
     // global hiera.yaml given with --hiera.
-    let env_dir = bundled.then(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/env"));
-    let env = match puppet_lang::eval::hiera::lookup_for(
-        env_dir.as_deref(),
-        args.hiera.as_deref(),
-        &env.modules,
-    ) {
-        Ok(Some(lookup)) => env.with_hiera(lookup),
-        Ok(None) => env,
-        Err(e) => {
-            eprintln!("hiera: {e}");
+    if bundled {
+        session =
+            session.environment_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/env"));
+    }
+    if let Some(h) = &args.hiera {
+        session = session.hiera_config(h);
+    }
+    let env = match session.load() {
+        Ok(env) => env,
+        Err(diagnostics) => {
+            for d in diagnostics {
+                eprint!("{}", d.render(None));
+            }
             return ExitCode::from(1);
         }
     };
 
-    let out = compile(Arc::new(env), &settings);
+    if let Some(dir) = &args.nodes {
+        return compile_nodes(&env, &settings, dir, &args);
+    }
+    let out = env.compile(&settings);
     for l in &out.logs {
         if !matches!(l.level, LogLevel::Debug | LogLevel::Info) {
             eprintln!("{}", capitalized(&l.render()));
@@ -203,30 +214,145 @@ fn run(args: Args, bundled: bool) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// The compile settings for a node: its facts plus what an agent and a server add
-/// (`Settings::agent`).
-fn settings(node: &str, facts: serde_json::Map<String, Json>, strict: bool) -> Settings {
-    let facts = facts
-        .iter()
-        .map(|(k, v)| (k.as_str().into(), from_data(v)))
-        .collect();
-    Settings {
-        strict_variables: strict,
-        ..Settings::agent(node, facts)
-    }
+/// The certname of a node: the facts file's, else its `fqdn` fact, else the file's stem,
+/// else `node.example.com`.
+fn certname_of(node: &NodeFacts, file: Option<&Path>) -> String {
+    node.certname
+        .clone()
+        .or_else(|| match node.facts.get("fqdn") {
+            Some(Value::String(s)) => Some(s.to_string()),
+            _ => None,
+        })
+        .or_else(|| {
+            file.and_then(|f| f.file_stem())
+                .map(|s| s.to_string_lossy().into_owned())
+        })
+        .unwrap_or_else(|| DEFAULT_NODE.to_string())
 }
 
-/// A facts file: a plain hash, or `{"name": .., "values": {..}}` (then also the name).
-fn read_facts(path: &Path) -> Result<(serde_json::Map<String, Json>, Option<String>), String> {
-    let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
-    let json: Json = serde_json::from_str(&text).map_err(|e| e.to_string())?;
-    let Json::Object(map) = json else {
-        return Err("facts must be a JSON object".into());
+/// Reads one facts file (one node, or several for a PuppetDB export).
+fn read_facts_file(path: &Path) -> Result<Vec<NodeFacts>, Diagnostic> {
+    let name = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        Diagnostic::new(Severity::Error, facts::BAD_FACTS, e.to_string()).with_file(name.clone())
+    })?;
+    facts::read_facts(&name, &text)
+}
+
+/// `--nodes DIR`: every node of the facts files in DIR, compiled in parallel over one
+/// environment.
+fn compile_nodes(env: &Arc<Environment>, base: &Settings, dir: &Path, args: &Args) -> ExitCode {
+    let mut files: Vec<PathBuf> = match std::fs::read_dir(dir) {
+        Ok(rd) => rd
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| {
+                matches!(
+                    p.extension().and_then(|e| e.to_str()),
+                    Some("json" | "yaml" | "yml")
+                )
+            })
+            .collect(),
+        Err(e) => {
+            eprintln!("{}: {e}", dir.display());
+            return ExitCode::from(1);
+        }
     };
-    if let (Some(Json::Object(values)), Some(name)) = (map.get("values"), map.get("name")) {
-        return Ok((values.clone(), name.as_str().map(str::to_string)));
+    files.sort();
+    let mut nodes: Vec<Settings> = Vec::new();
+    let mut failed = 0usize;
+    for f in &files {
+        match read_facts_file(f) {
+            Ok(found) => {
+                let single = found.len() == 1;
+                for n in found {
+                    let certname = certname_of(&n, single.then_some(f.as_path()));
+                    nodes.push(Settings::agent(&certname, n.facts));
+                }
+            }
+            Err(d) => {
+                eprint!("{}", d.render(None));
+                failed += 1;
+            }
+        }
     }
-    Ok((map, None))
+    for n in &mut nodes {
+        n.strict_variables = base.strict_variables;
+        n.enc_classes = base.enc_classes.clone();
+        n.enc_parameters = base.enc_parameters.clone();
+    }
+    if let Some(out) = &args.out {
+        if let Err(e) = std::fs::create_dir_all(out) {
+            eprintln!("{}: {e}", out.display());
+            return ExitCode::from(1);
+        }
+    }
+    let bar = if std::io::stderr().is_terminal() {
+        indicatif::ProgressBar::new(nodes.len() as u64)
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    let start = std::time::Instant::now();
+    let threads = args.threads.unwrap_or(0);
+    let pool = match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("threads: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let results: Vec<Result<usize, String>> = pool.install(|| {
+        use rayon::prelude::*;
+        nodes
+            .par_iter()
+            .map(|settings| {
+                let out = env.compile(settings);
+                let r = match out.catalog {
+                    Ok(catalog) => {
+                        let written = match &args.out {
+                            Some(dir) => std::fs::write(
+                                dir.join(format!("{}.json", settings.node_name)),
+                                if args.pretty {
+                                    catalog.to_json_pretty()
+                                } else {
+                                    catalog.to_json()
+                                },
+                            )
+                            .map_err(|e| format!("{}: {e}", settings.node_name)),
+                            None => Ok(()),
+                        };
+                        written.map(|_| catalog.resources.len())
+                    }
+                    Err(e) => Err(format!("{}: {}", settings.node_name, located(&e, false))),
+                };
+                bar.inc(1);
+                r
+            })
+            .collect()
+    });
+    bar.finish_and_clear();
+    let elapsed = start.elapsed().as_secs_f64();
+    let mut resources = 0usize;
+    for r in &results {
+        match r {
+            Ok(n) => resources += n,
+            Err(e) => {
+                eprintln!("{e}");
+                failed += 1;
+            }
+        }
+    }
+    let compiled = results.iter().filter(|r| r.is_ok()).count();
+    eprintln!(
+        "{} nodes: {compiled} compiled ({resources} resources), {failed} failed, in {elapsed:.2} s ({:.1} nodes/s on {} threads)",
+        nodes.len(),
+        nodes.len() as f64 / elapsed.max(1e-9),
+        pool.current_num_threads()
+    );
+    if failed > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
 }
 
 /// `file:line:col: message` (`-e` stands for code given on the command line).

@@ -14,9 +14,7 @@
 //! file: `{"file":F,"ok":bool,"errors":[{"code","message","line","column"}]}`.
 
 use clap::Parser as _;
-use puppet_loader::{
-    check_file_location, DefKind, Environment, EnvironmentConfig, FsProvider, Severity,
-};
+use puppet_loader::{check_file_location, DefKind, EnvironmentConfig, FsProvider, Index, Severity};
 use puppet_syntax::LineIndex;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -60,12 +58,12 @@ fn main() {
         manifest: args.manifest.clone(),
         env_dir: args.env_dir.clone(),
     };
-    let provider = FsProvider::new(config.roots());
+    let provider = std::sync::Arc::new(FsProvider::new(config.roots()));
     let mut times = Vec::new();
     let mut env = None;
     for _ in 0..args.repeat.max(1) {
         let t = Instant::now();
-        let e = Environment::load(&config, &provider);
+        let e = Index::load(&config, provider.clone());
         times.push(t.elapsed().as_secs_f64() * 1000.0);
         env = Some(e);
     }

@@ -9,9 +9,13 @@
 //! `/usr/share/puppet/modules`, the module layers of Hiera and `$ORACLE/facts/debian12-web01.json`
 //! (`debian12-ctl01.json` for keystone).
 
-use puppet_lang::eval::{compile, facts_from_data, hiera, Environment, Settings};
+use puppet_lang::eval::{compile, facts_from_data, Session, Settings};
+
+// The allocator of `examples/compile` (an embedder's choice; the libraries allocate through
+// whatever global allocator the program sets).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use std::path::PathBuf;
-use std::sync::Arc;
 
 fn main() {
     let node = std::env::args().nth(1).unwrap_or_else(|| "ntp".into());
@@ -26,11 +30,11 @@ fn main() {
     let text = std::fs::read_to_string(&manifest)
         .unwrap_or_else(|e| panic!("{}: {e}", manifest.display()));
     let modulepath = PathBuf::from("/usr/share/puppet/modules");
-    let mut env = Environment::from_modulepath(&[modulepath], Some("node.pp"), &text);
-    if let Ok(Some(lookup)) = hiera::lookup_for(None, None, &env.modules) {
-        env = env.with_hiera(lookup);
-    }
-    let env = Arc::new(env);
+    let env = Session::new()
+        .modulepath([modulepath])
+        .manifest_text("node.pp", text)
+        .load()
+        .unwrap_or_else(|d| panic!("{d:?}"));
     let (facts_file, certname) = match node.as_str() {
         "keystone" => ("debian12-ctl01.json", "ctl01.example.com"),
         _ => ("debian12-web01.json", "web01.example.com"),

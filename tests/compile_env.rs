@@ -6,9 +6,8 @@
 
 mod support;
 
-use puppet_lang::eval::{compile, Environment, Settings};
+use puppet_lang::eval::{compile, Environment, Session, Settings};
 use puppet_lang::graph::Catalog;
-use puppet_lang::loader::{EnvironmentConfig, FsProvider};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -23,23 +22,23 @@ fn settings(node: &str) -> Settings {
 
 /// The environment's modules with `code` as the main manifest.
 fn with_modules(code: &str) -> Arc<Environment> {
-    Arc::new(Environment::from_modulepath(
-        &[env_dir().join("modules")],
-        Some("site.pp"),
-        code,
-    ))
+    Session::new()
+        .modulepath([env_dir().join("modules")])
+        .manifest_text("site.pp", code)
+        .load()
+        .unwrap_or_else(|d| panic!("{d:?}"))
 }
 
 /// The whole environment: its modules and `manifests/site.pp`.
 fn example_env() -> Arc<Environment> {
-    let mut config = EnvironmentConfig::with_modulepath([env_dir().join("modules")]);
-    config.manifest = Some(env_dir().join("manifests/site.pp"));
-    let provider = FsProvider::new(config.roots());
-    let env = Environment::load(&config, std::sync::Arc::new(provider));
-    let lookup = puppet_lang::eval::hiera::lookup_for(Some(&env_dir()), None, &env.modules)
-        .expect("examples/env's hiera.yaml")
-        .expect("a hierarchy");
-    Arc::new(env.with_hiera(lookup))
+    let env = Session::new()
+        .modulepath([env_dir().join("modules")])
+        .manifest(env_dir().join("manifests/site.pp"))
+        .environment_dir(env_dir())
+        .load()
+        .unwrap_or_else(|d| panic!("{d:?}"));
+    assert!(env.hiera().is_some(), "examples/env's hiera.yaml");
+    env
 }
 
 fn param<'a>(cat: &'a Catalog, reference: &str, name: &str) -> &'a serde_json::Value {

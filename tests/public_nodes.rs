@@ -7,7 +7,7 @@
 
 mod support;
 
-use puppet_lang::eval::{compile, hiera, Environment};
+use puppet_lang::eval::{compile, Session};
 use puppet_lang::functions::LogLevel;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -29,10 +29,10 @@ fn public_nodes_compile_as_puppet_compiles_them() {
         return;
     }
     // One environment for all nodes (only the main manifest differs), as a server has.
-    let mut modules = Environment::from_modulepath(&[PathBuf::from(CORPUS)], None, "");
-    if let Some(lookup) = hiera::lookup_for(None, None, &modules.modules).expect("hiera") {
-        modules = modules.with_hiera(lookup);
-    }
+    let modules = Session::new()
+        .modulepath([PathBuf::from(CORPUS)])
+        .load()
+        .expect("the corpus loads");
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/catalogs");
     for (node, facts, certname) in [
         ("ntp", "debian12-web01.json", "web01.example.com"),
@@ -43,9 +43,7 @@ fn public_nodes_compile_as_puppet_compiles_them() {
     ] {
         let manifest = nodes.join(format!("{node}.pp"));
         let text = std::fs::read_to_string(&manifest).unwrap();
-        let mut env = modules.clone();
-        env.main.clear();
-        env.add_main(Some(&manifest.to_string_lossy()), &text);
+        let env = modules.with_main_code(Some(&manifest.to_string_lossy()), &text);
         let settings = support::agent_settings(certname, &oracle().join("facts").join(facts));
         let run = std::thread::Builder::new()
             .stack_size(64 << 20)

@@ -54,11 +54,18 @@ fn compile_case(dir: &Path, case: &Json) -> Result<(Compiled, Vec<String>), Stri
         .unwrap_or_default();
     let run = move || {
         let env = if modulepath.is_empty() {
-            Environment::from_main(None, &manifest)
+            Arc::new(Environment::from_main(None, &manifest))
         } else {
-            Environment::from_modulepath(&modulepath, None, &manifest)
+            match puppet_lang::eval::Session::new()
+                .modulepath(modulepath)
+                .code(manifest)
+                .load()
+            {
+                Ok(env) => env,
+                Err(d) => panic!("{d:?}"),
+            }
         };
-        let out = compile(Arc::new(env), &settings);
+        let out = compile(env, &settings);
         let logs = out
             .logs
             .iter()

@@ -34,6 +34,9 @@
 pub mod scanner;
 
 pub use indexmap::IndexMap;
+/// A Puppet value as Ruby's `to_yaml` prints it (Psych's output; puppet-ruby's, re-exported
+/// for the compiler's `puppet lookup` rendering).
+pub use puppet_ruby::yaml_of_value;
 /// What a template can see of the Puppet scope it is evaluated in (`puppet-ruby`'s view of a
 /// Puppet scope).
 pub use puppet_ruby::PuppetScope as TemplateScope;

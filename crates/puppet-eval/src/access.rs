@@ -45,7 +45,7 @@ impl Compiler {
         let at = function_span(span);
         if lname == "class" {
             let cname = title.trim_start_matches("::").to_ascii_lowercase();
-            if !self.env.classes.contains_key(cname.as_str()) {
+            if self.env.class(cname.as_str()).is_none() {
                 return Ok(Err(format!("Could not find declared class {cname}")));
             }
         }
@@ -73,6 +73,7 @@ impl Compiler {
     ) -> Result<Value, Flow> {
         let fail = |m: String| {
             Err(Flow::Error(EvalError {
+                code: crate::eval::codes::EVAL_ERROR,
                 kind: Default::default(),
                 message: format!("Error while evaluating a Function Call, {m}"),
                 span: Some(span.clone()),

@@ -20,6 +20,7 @@ type R<T> = Result<T, Flow>;
 
 fn fail<T>(message: impl Into<String>, span: &Span) -> R<T> {
     Err(Flow::Error(crate::eval::EvalError {
+        code: crate::eval::codes::EVAL_ERROR,
         kind: Default::default(),
         message: message.into(),
         span: Some(span.clone()),
@@ -116,6 +117,7 @@ pub(crate) fn call(
                     // Puppet finds it when the compile finishes: no call, no location.
                     None => {
                         return Some(Err(Flow::Error(crate::eval::EvalError {
+                            code: crate::eval::codes::EVAL_ERROR,
                             kind: crate::eval::ErrorKind::Complete,
                             message: format!("Failed to realize virtual resources {k}"),
                             span: Some(span.clone()),
@@ -292,9 +294,9 @@ fn defined(c: &mut Compiler, args: &[Value], scope: ScopeId, span: &Span) -> R<V
             Value::String(s) => {
                 let n = s.trim_start_matches("::").to_ascii_lowercase();
                 // A string names a class or a resource type (not a function).
-                c.env.classes.contains_key(n.as_str())
-                    || c.env.defines.contains_key(n.as_str())
-                    || c.types().get(&n).is_some()
+                c.env.class(n.as_str()).is_some()
+                    || c.env.define(n.as_str()).is_some()
+                    || c.env.resource_type_known(&n)
             }
             Value::Type(Type::Resource(r)) => match (&r.type_name, &r.title) {
                 (Some(t), Some(title)) => c
@@ -303,7 +305,7 @@ fn defined(c: &mut Compiler, args: &[Value], scope: ScopeId, span: &Span) -> R<V
                     .is_some(),
                 (Some(t), None) => {
                     let n = t.to_ascii_lowercase();
-                    c.env.defines.contains_key(n.as_str()) || c.types().get(&n).is_some()
+                    c.env.define(n.as_str()).is_some() || c.env.resource_type_known(&n)
                 }
                 _ => true,
             },

@@ -10,7 +10,7 @@
 use crate::catalog::{
     CollectQuery, Collector, Override, RelEnd, Relationship, Resource, ResourceKey, ResourceKind,
 };
-use crate::eval::{capitalize, Compiler, ErrorKind, EvalError, Flow, ParamGuard};
+use crate::eval::{capitalize, Compiler, ErrorKind, EvalError, Flow, ParamGuard, PendingParams};
 use crate::ir::*;
 use crate::lower::{ClassDef, DefineDef, HostMatch};
 use crate::ops;
@@ -27,7 +27,12 @@ type R<T> = Result<T, Flow>;
 type MatchData = Vec<Option<String>>;
 
 fn err<T>(message: impl Into<String>, span: &Span) -> R<T> {
+    err_code(crate::eval::codes::EVAL_ERROR, message, span)
+}
+
+fn err_code<T>(code: &'static str, message: impl Into<String>, span: &Span) -> R<T> {
     Err(Flow::Error(EvalError {
+        code,
         kind: Default::default(),
         message: message.into(),
         span: Some(span.clone()),
@@ -111,7 +116,7 @@ impl Compiler {
     /// (whose resource is `Node[name]`), which the classes it declares see.
     pub(crate) fn evaluate_node(&mut self) -> R<()> {
         let env = self.env.clone();
-        if env.nodes.is_empty() {
+        if env.nodes().is_empty() {
             return Ok(());
         }
         let name = self.settings.node_name.to_ascii_lowercase();
@@ -122,7 +127,7 @@ impl Compiler {
         // (node index, resource name, regex captures)
         let mut found: Option<(usize, SmolStr, Option<MatchData>)> = None;
         'names: for candidate in &names {
-            for (i, n) in env.nodes.iter().enumerate() {
+            for (i, n) in env.nodes().iter().enumerate() {
                 for m in &n.matches {
                     let exact = match m {
                         HostMatch::Name(x) => *x == candidate.as_str(),
@@ -135,7 +140,7 @@ impl Compiler {
                     }
                 }
             }
-            for (i, n) in env.nodes.iter().enumerate() {
+            for (i, n) in env.nodes().iter().enumerate() {
                 for m in &n.matches {
                     if let HostMatch::Regex(r) = m {
                         if let Some(caps) = r.captures(candidate) {
@@ -148,12 +153,13 @@ impl Compiler {
         }
         let Some((index, node_name, captures)) = found else {
             return Err(Flow::Error(EvalError {
+                code: crate::eval::codes::NO_MATCHING_NODE,
                 kind: ErrorKind::Complete,
                 message: format!("Could not find node statement with name 'default' or '{name}'"),
                 span: None,
             }));
         };
-        let node = env.nodes[index].clone();
+        let node = env.nodes()[index].clone();
         let key = ResourceKey {
             type_name: "Node".into(),
             title: node_name.clone(),
@@ -249,6 +255,7 @@ impl Compiler {
                 for name in r.params.keys() {
                     if let Err(m) = db.check_parameter(&r.type_name.to_ascii_lowercase(), name) {
                         return Err(Flow::Error(EvalError {
+                            code: crate::eval::codes::EVAL_ERROR,
                             kind: ErrorKind::Complete,
                             // Puppet appends the resource's location once more.
                             message: format!("{m} {at} on {key} {at}"),
@@ -273,6 +280,7 @@ impl Compiler {
                             Some(k) => k,
                             None => {
                                 return Err(Flow::Error(EvalError {
+ code: crate::eval::codes::EVAL_ERROR,
  kind: ErrorKind::Complete,
                                     message: format!(
                                         "No title provided and {:?} is not a valid resource reference {at}",
@@ -294,6 +302,7 @@ impl Compiler {
                         .is_none_or(|t| t.virtual_)
                     {
                         return Err(Flow::Error(EvalError {
+                            code: crate::eval::codes::MISSING_RELATIONSHIP_TARGET,
                             kind: ErrorKind::Complete,
                             message: format!(
                                 "Could not find resource '{tkey}' in parameter '{param}' {at}"
@@ -420,12 +429,12 @@ impl Compiler {
             let cname = c.title.to_ascii_lowercase();
             cur = self
                 .env
-                .classes
-                .get(cname.as_str())
-                .and_then(|d| d.parent.as_ref())
-                .map(|p| ResourceKey::new("Class", p));
+                .class(cname.as_str())
+                .and_then(|d| d.parent.clone())
+                .map(|p| ResourceKey::new("Class", &p));
         }
         Err(Flow::Error(EvalError {
+            code: crate::eval::codes::EVAL_ERROR,
             kind: ErrorKind::Complete,
             message: format!("Only subclasses can override parameters {}", location(span)),
             span: Some(span.clone()),
@@ -535,6 +544,7 @@ impl Compiler {
                         {
                             // Puppet gives no location; the arrow's span is kept for tools.
                             return Err(Flow::Error(EvalError {
+                                code: crate::eval::codes::MISSING_RELATIONSHIP_TARGET,
                                 kind: ErrorKind::Complete,
                                 message: format!(
                                     "Could not find resource '{missing}' for relationship {word} '{other}'"
@@ -572,6 +582,9 @@ impl Compiler {
             return Some(k);
         }
         let tname = key.type_name.to_ascii_lowercase();
+        if !self.env.resource_type_known(&tname) {
+            return None;
+        }
         let db = self.types();
         let info = db.get(&tname)?;
         if info.namevars.len() != 1 {
@@ -676,8 +689,8 @@ impl Compiler {
                 span,
             );
         }
-        if !self.env.defines.contains_key(lname.as_str())
-            && self.types().get(&lname).is_none()
+        if self.env.define(lname.as_str()).is_none()
+            && !self.env.resource_type_known(&lname)
             && lname != "node"
         {
             return err(
@@ -703,7 +716,7 @@ impl Compiler {
             attrs,
             scope,
             span: span.clone(),
-            collected: IndexSet::new(),
+            collected: Default::default(),
         });
         Ok(self.catalog.collectors.len() - 1)
     }
@@ -1003,9 +1016,10 @@ impl Compiler {
                 title: Some(SmolStr::new(capitalize(&cname))),
             }))));
         }
-        let is_define = self.env.defines.contains_key(type_name);
-        if !is_define && self.types().get(type_name).is_none() {
-            return err(
+        let is_define = self.find_define(type_name)?.is_some();
+        if !is_define && !self.env.resource_type_known(type_name) {
+            return err_code(
+                crate::eval::codes::UNKNOWN_RESOURCE_TYPE,
                 format!("Error while evaluating a Resource Statement, Unknown resource type: '{type_name}'"),
                 span,
             );
@@ -1085,7 +1099,8 @@ impl Compiler {
                 Some(s) => format!(" at {}", location(s)),
                 None => String::new(),
             };
-            return err(
+            return err_code(
+                crate::eval::codes::DUPLICATE_DECLARATION,
                 format!(
                     "Error while evaluating a Resource Statement, Duplicate declaration: {key} is already declared{at}; cannot redeclare {}",
                     location(span)
@@ -1201,8 +1216,9 @@ impl Compiler {
             if self.class_started(&name) {
                 continue;
             }
-            let Some(def) = self.env.classes.get(name.as_str()).cloned() else {
-                return err(
+            let Some(def) = self.find_class(&name)? else {
+                return err_code(
+                    crate::eval::codes::UNKNOWN_CLASS,
                     format!(
                         "Error while evaluating a Function Call, Could not find class ::{name} for {}",
                         self.settings.node_name
@@ -1210,9 +1226,6 @@ impl Compiler {
                     span,
                 );
             };
-            if let Some(e) = self.env.file_error(&def.span) {
-                return Err(Flow::Error(e));
-            }
             self.add_class_resource(&def, None, how, scope, span)?;
             fresh.push(def);
         }
@@ -1247,7 +1260,8 @@ impl Compiler {
                     }
                     _ => String::new(),
                 };
-                return err(
+                return err_code(
+                    crate::eval::codes::DUPLICATE_DECLARATION,
                     format!(
                         "Error while evaluating a Resource Statement, Duplicate declaration: {key} is already declared{at}; cannot redeclare {}",
                         location(span)
@@ -1256,8 +1270,9 @@ impl Compiler {
                 );
             }
         } else {
-            let Some(def) = self.env.classes.get(name.as_str()).cloned() else {
-                return err(
+            let Some(def) = self.find_class(&name)? else {
+                return err_code(
+                    crate::eval::codes::UNKNOWN_CLASS,
                     format!(
                         "Error while evaluating a Function Call, Could not find class ::{name} for {}",
                         self.settings.node_name
@@ -1265,9 +1280,6 @@ impl Compiler {
                     span,
                 );
             };
-            if let Some(e) = self.env.file_error(&def.span) {
-                return Err(Flow::Error(e));
-            }
             if how == ClassDecl::ResourceLike {
                 self.resource_like.insert(def.name.clone());
             }
@@ -1318,7 +1330,7 @@ impl Compiler {
         if let Some(p) = &def.parent {
             let pname = p.trim_start_matches("::").to_ascii_lowercase();
             if !self.class_scopes.contains_key(pname.as_str()) {
-                if let Some(pdef) = self.env.classes.get(pname.as_str()).cloned() {
+                if let Some(pdef) = self.find_class(&pname)? {
                     self.add_class_resource(&pdef, None, ClassDecl::Include, declared_in, span)?;
                 }
             }
@@ -1419,7 +1431,7 @@ impl Compiler {
         } else {
             "Function Call"
         };
-        let mut final_params: IndexMap<SmolStr, Value> = IndexMap::new();
+        let mut final_params: crate::Map<SmolStr, Value> = Default::default();
         for (k, v) in &params {
             if METAPARAMS.contains(&k.as_str()) && !v.is_undef() {
                 final_params.insert(k.clone(), v.clone());
@@ -1430,6 +1442,7 @@ impl Compiler {
             stmt,
             class: Some(&def.name),
         };
+        let params: crate::Map<SmolStr, Value> = params.into_iter().collect();
         for (k, v) in self.bind_parameters(&def.params, &params, &owner, id, span)? {
             if !v.is_undef() {
                 final_params.insert(k, v);
@@ -1466,12 +1479,7 @@ impl Compiler {
         let Some(res) = self.catalog.get(key).cloned() else {
             return Ok(());
         };
-        let Some(def) = self
-            .env
-            .defines
-            .get(res.type_name.to_ascii_lowercase().as_str())
-            .cloned()
-        else {
+        let Some(def) = self.env.define(res.type_name.to_ascii_lowercase().as_str()) else {
             return Ok(());
         };
         // Puppet evaluates instances after the code has run and reports what failed in one
@@ -1484,6 +1492,7 @@ impl Compiler {
                     return Flow::Error(e);
                 }
                 Flow::Error(EvalError {
+                    code: crate::eval::codes::EVAL_ERROR,
                     kind: ErrorKind::Complete,
                     message: format!(
                         "Evaluation Error: Error while evaluating a Resource Statement, {} {at}",
@@ -1530,7 +1539,7 @@ impl Compiler {
             .unwrap_or(Value::String(res.title.clone()));
         self.scopes.get_mut(id).vars.insert("name".into(), name);
         let span = res.span.clone().unwrap_or_else(|| def.span.clone());
-        let mut final_params = IndexMap::new();
+        let mut final_params: crate::Map<SmolStr, Value> = Default::default();
         for (k, v) in &given {
             if !def.params.iter().any(|p| &p.name == k) {
                 final_params.insert(k.clone(), v.clone());
@@ -1562,6 +1571,7 @@ impl Compiler {
             Ok(_) | Err(Flow::Next(_)) | Err(Flow::Return(..)) => {}
             // Puppet reports it as an error of the instance's evaluation.
             Err(Flow::Break(span)) => return Err(Flow::Error(EvalError {
+                code: crate::eval::codes::EVAL_ERROR,
                 kind: Default::default(),
                 message:
                     "Error while evaluating an Object, break() from context where this is illegal"
@@ -1585,19 +1595,31 @@ impl Compiler {
     fn bind_parameters(
         &mut self,
         params: &[Param],
-        given: &IndexMap<SmolStr, Value>,
+        given: &crate::Map<SmolStr, Value>,
         owner: &Owner<'_>,
         id: ScopeId,
         span: &Span,
-    ) -> R<IndexMap<SmolStr, Value>> {
+    ) -> R<crate::Map<SmolStr, Value>> {
         let unset = |p: &&Param| given.get(&p.name).is_none_or(|v| v.is_undef());
         for (k, v) in given.iter().filter(|(_, v)| !v.is_undef()) {
             self.scopes.get_mut(id).vars.insert(k.clone(), v.clone());
         }
         let (label, stmt) = (owner.label, owner.stmt);
-        let mut bound: IndexMap<SmolStr, Value> = IndexMap::new();
+        let mut bound: crate::Map<SmolStr, Value> = Default::default();
         let mut missing = Vec::new();
-        for (i, p) in params.iter().enumerate() {
+        // The parameters without a given value, in order (computed once: a default
+        // expression may read none of them from its own on).
+        let unset_names: Arc<[SmolStr]> = params
+            .iter()
+            .filter(unset)
+            .map(|q| q.name.clone())
+            .collect();
+        let mut unset_before = 0;
+        for p in params.iter() {
+            let from = unset_before;
+            if unset(&p) {
+                unset_before += 1;
+            }
             let looked_up = match (given.get(&p.name).filter(|v| !v.is_undef()), owner.class) {
                 (Some(_), _) | (None, None) => None,
                 (None, Some(class)) => {
@@ -1611,14 +1633,12 @@ impl Compiler {
                     Some(v) if !(v.is_undef() && p.default.is_some()) => v,
                     _ => match &p.default {
                         Some(d) => {
-                            let pending = params[i..].iter().filter(unset);
-                            let pending = pending.map(|q| q.name.clone()).collect();
                             let prefix = format!("Error while evaluating a {stmt}, {label}");
                             let guard = ParamGuard {
                                 scope: id,
                                 prefix,
                                 param: p.name.clone(),
-                                pending,
+                                pending: PendingParams::new(unset_names.clone(), from),
                                 missing: missing.clone(),
                                 span: span.clone(),
                             };
@@ -1677,7 +1697,7 @@ impl Compiler {
         let Some(t) = &p.type_expr else {
             return Ok(Vec::new());
         };
-        let Value::Type(ty) = self.eval(t, scope)? else {
+        let Value::Type(ty) = self.eval_type_expr(t, scope)? else {
             return Ok(Vec::new());
         };
         if is_instance(&ty, v) {
@@ -1746,6 +1766,7 @@ fn parse_reference(s: &str) -> Option<ResourceKey> {
 /// error at the declaring statement's file and line (no column).
 fn statement_error(message: String, span: &Span) -> Flow {
     Flow::Error(EvalError {
+        code: crate::eval::codes::EVAL_ERROR,
         kind: ErrorKind::Complete,
         message: format!("Evaluation Error: {message} {}", location(span)),
         span: Some(span.clone()),
@@ -1764,6 +1785,50 @@ struct Owner<'a> {
 }
 
 /// `(line: N)` or `(file: F, line: N)`, as Puppet appends a location to a message.
+impl Compiler {
+    /// A class by lower-case name, as Puppet's autoloader finds it: an error in a file it
+    /// reads on the way (a syntax error, a definition or statement not allowed there) fails
+    /// the compile.
+    pub(crate) fn find_class(&self, name: &str) -> R<Option<Arc<ClassDef>>> {
+        if let Some(d) = self.env.load_error(puppet_loader::DefKind::Class, name) {
+            return Err(load_error(&d));
+        }
+        Ok(self.env.class(name))
+    }
+
+    /// A defined type by lower-case name, with the autoloader's errors as [`find_class`].
+    ///
+    /// [`find_class`]: Compiler::find_class
+    pub(crate) fn find_define(&self, name: &str) -> R<Option<Arc<crate::lower::DefineDef>>> {
+        if let Some(d) = self.env.load_error(puppet_loader::DefKind::Define, name) {
+            return Err(load_error(&d));
+        }
+        Ok(self.env.define(name))
+    }
+}
+
+/// An error in a file the autoloader read, as Puppet reports it: the message, then the
+/// file, line and column (only the file for an error at the end of the input).
+fn load_error(d: &puppet_diagnostics::Diagnostic) -> Flow {
+    let file = d.file.as_deref().unwrap_or("");
+    let at = match d.location {
+        Some(lc) if !d.message.ends_with("at end of input") => {
+            format!(" (file: {file}, line: {}, column: {})", lc.line, lc.col)
+        }
+        _ => format!(" (file: {file})"),
+    };
+    let code = match &d.code {
+        std::borrow::Cow::Borrowed(c) => c,
+        std::borrow::Cow::Owned(_) => crate::eval::codes::PARSE_ERROR,
+    };
+    Flow::Error(EvalError {
+        code,
+        kind: ErrorKind::Complete,
+        message: format!("{}{at}", d.message),
+        span: None,
+    })
+}
+
 pub(crate) fn location(span: &Span) -> String {
     let line = span.line_col().0;
     match &span.file.path {

@@ -1,53 +1,79 @@
-//! The environment an evaluation runs in: the parsed and lowered code, indexed by name.
+//! The environment every compile of a node runs in, loaded on demand and shared.
 //!
-//! An [`Environment`] is immutable once built and shared (`Arc`) by every compile that uses
-//! it; nothing a compile does is stored here (RFC 1: compiles are isolated). It is built from
-//! in-memory sources; the loader crate feeds it from module paths.
+//! An [`Environment`] is built by a [`Session`](crate::Session) (or, for code given as text
+//! with no modules, [`Environment::from_main`]). It holds the main manifest, lowered once,
+//! and a [`puppet_loader::Loader`] through which everything else is found the first time a
+//! compile needs it: classes, defined types, Puppet-language functions and type aliases by
+//! Puppet's name -> file rules (parsed, lowered and cached here), the modules' Ruby functions
+//! (their native implementations from puppet-stdlib, or a stub that fails naming the
+//! function), their resource types (`lib/puppet/type/*.rb`), their templates and files. What
+//! was loaded is cached for every later compile, under locks, by pure functions of the files:
+//! a compile's result does not depend on which files an earlier compile loaded (RFC 1), and
+//! an `Arc<Environment>` is shared by compiles running on many threads.
+//!
+//! Nothing a compile does is stored here besides those caches.
 
 use crate::ir::{SourceFile, Span};
 use crate::lower::{
     lower_file, ClassDef, DefineDef, FunctionDef, LoweredFile, NodeDef, TypeAliasDef,
 };
 use indexmap::IndexMap;
-use puppet_syntax::Diagnostic;
+use puppet_diagnostics::Diagnostic;
+use puppet_functions::{Function, Registry};
+use puppet_loader::{DefKind, EntryKind, Loader, SourceProvider};
 use smol_str::SmolStr;
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
-/// Code to evaluate: lowered files and their definitions by (lower-case) name.
-#[derive(Debug, Default, Clone)]
+/// A lazily filled map: `None` records that a name was looked for and not found.
+type Cache<T> = RwLock<rustc_hash::FxHashMap<SmolStr, Option<T>>>;
+
+/// Load errors by (kind, name): the first error of the files read to find a name.
+type ErrorCache = RwLock<HashMap<(DefKind, SmolStr), Option<Diagnostic>>>;
+
+/// Everything compiles share: the lowered main manifest, the definitions found so far, the
+/// function registry, the resource types, Hiera and the source files. See the module docs.
+#[derive(Debug)]
 pub struct Environment {
-    /// The main manifests, in evaluation order.
-    pub main: Vec<Arc<LoweredFile>>,
-    pub classes: IndexMap<SmolStr, Arc<ClassDef>>,
-    pub defines: IndexMap<SmolStr, Arc<DefineDef>>,
-    pub functions: IndexMap<SmolStr, Arc<FunctionDef>>,
-    /// Type aliases by lower-case name.
-    pub type_aliases: IndexMap<SmolStr, Arc<TypeAliasDef>>,
-    pub nodes: Vec<Arc<NodeDef>>,
-    /// Syntax and lowering problems of every file.
-    pub diagnostics: Vec<(Option<String>, Diagnostic)>,
-    /// The modules on the module path, by name, with their directories (for templates,
-    /// files and module data).
-    pub modules: IndexMap<SmolStr, std::path::PathBuf>,
-    /// The first syntax error of each module file that has one (reported when code of that
-    /// file is used, as Puppet reports it when autoloading).
-    pub file_errors: IndexMap<String, Diagnostic>,
-    /// Hiera 5 data for `lookup()` and automatic class parameter lookup; `None` is an empty
-    /// hierarchy (build one with [`crate::hiera::lookup_for`]).
-    pub hiera: Option<Arc<puppet_hiera::Lookup>>,
-    /// The functions of this environment: the pure built-ins, then the Ruby functions of the
-    /// modules on the module path (native implementations, or stubs that fail naming the
-    /// function). `None`: the built-ins only (an environment without modules).
-    pub registry: Option<Arc<puppet_functions::Registry>>,
-    /// The resource types: puppet-agent's (built-in and vendored) and those the modules'
-    /// `lib/puppet/type/*.rb` define. `None`: puppet-agent's only.
-    pub resource_types: Option<Arc<puppet_restypes::TypeDatabase>>,
-    /// The modules' templates (`<module dir>/templates/**`), by `module/path below templates`
-    /// (`webapp/vhost.conf.erb`), read once when the environment is loaded.
-    pub templates: IndexMap<String, Template>,
-    /// What module files (`file()`, `find_file()`, `binary_file()`) are read through at
-    /// compile time: the provider the modules were loaded with. `None`: no files.
-    pub source: Option<Arc<dyn puppet_loader::SourceProvider>>,
+    /// What is loaded on demand, shared with environments made by
+    /// [`with_main_code`](Environment::with_main_code).
+    shared: Arc<Shared>,
+    /// The main manifest (and code given as text), lowered, in evaluation order.
+    main: Vec<Arc<LoweredFile>>,
+    nodes: Vec<Arc<NodeDef>>,
+    /// Definitions of the main manifest, which shadow the modules' ones.
+    main_classes: IndexMap<SmolStr, Arc<ClassDef>>,
+    main_defines: IndexMap<SmolStr, Arc<DefineDef>>,
+    main_functions: IndexMap<SmolStr, Arc<FunctionDef>>,
+    main_aliases: IndexMap<SmolStr, Arc<TypeAliasDef>>,
+    /// Problems of the main manifest (syntax, validation, second definitions), which every
+    /// compile reports.
+    main_diagnostics: Vec<Diagnostic>,
+}
+
+/// The part of an environment that does not depend on its main manifest: the loader and
+/// everything found through it.
+#[derive(Debug)]
+struct Shared {
+    loader: Loader,
+    lowered: Mutex<HashMap<PathBuf, Arc<LoweredFile>>>,
+    classes: Cache<Arc<ClassDef>>,
+    defines: Cache<Arc<DefineDef>>,
+    functions: Cache<Arc<FunctionDef>>,
+    aliases: Cache<Arc<TypeAliasDef>>,
+    load_errors: ErrorCache,
+    /// Functions the embedder registered (searched before the built-ins).
+    custom: Option<Arc<Registry>>,
+    /// The modules' Ruby functions found so far (native implementations or stubs).
+    ruby_functions: Cache<Arc<Function>>,
+    ruby_files: OnceLock<RubyFiles>,
+    /// Resource types: puppet-agent's, then module types as they are needed.
+    types: RwLock<Arc<puppet_restypes::TypeDatabase>>,
+    types_tried: Mutex<HashMap<SmolStr, bool>>,
+    type_helpers: OnceLock<Vec<(String, String, String)>>,
+    templates: Cache<Template>,
+    hiera: Option<Arc<puppet_hiera::Lookup>>,
 }
 
 /// A template file of a module.
@@ -58,58 +84,163 @@ pub struct Template {
     pub text: Arc<str>,
 }
 
+/// The Ruby files of each module that define functions, listed once (the first time a
+/// function that is not a built-in is called).
+#[derive(Debug, Default)]
+struct RubyFiles {
+    /// Per module, in module path order: its name and its function files by function name
+    /// (paths relative to the module).
+    by_module: Vec<(SmolStr, HashMap<String, String>)>,
+}
+
+impl Default for Environment {
+    fn default() -> Environment {
+        Environment::from_main(None, "")
+    }
+}
+
 impl Environment {
-    /// An environment with one main manifest given as text (`path` is used in messages;
-    /// `None` for code given with `-e`).
+    /// An environment with one main manifest given as text and no modules (`path` is used in
+    /// messages; `None` for code given with `-e`). For module paths, environment
+    /// directories, Hiera and files in memory, use a [`Session`](crate::Session).
+    ///
+    /// ```
+    /// use puppet_eval::{compile, Environment, Settings};
+    /// use std::sync::Arc;
+    /// let env = Environment::from_main(None, "notify { 'hello': }");
+    /// let catalog = compile(Arc::new(env), &Settings::default()).catalog.unwrap();
+    /// assert!(catalog.find("Notify[hello]").is_some());
+    /// ```
     pub fn from_main(path: Option<&str>, text: &str) -> Environment {
-        let mut env = Environment::default();
-        env.add_main(path, text);
+        let loader = Loader::open(
+            &puppet_loader::EnvironmentConfig::default(),
+            Arc::new(puppet_loader::MemoryProvider::new()),
+        );
+        Environment::open(
+            loader,
+            Some((path.map(str::to_string), text.to_string())),
+            None,
+            None,
+        )
+    }
+
+    /// An environment over a loader: its main manifest, plus `code` (given as text, after
+    /// the manifest's files).
+    pub(crate) fn open(
+        loader: Loader,
+        code: Option<(Option<String>, String)>,
+        custom: Option<Arc<Registry>>,
+        hiera: Option<puppet_hiera::Lookup>,
+    ) -> Environment {
+        let hiera = hiera.map(Arc::new);
+        let shared = Arc::new(Shared {
+            lowered: Mutex::new(HashMap::new()),
+            classes: RwLock::default(),
+            defines: RwLock::default(),
+            functions: RwLock::default(),
+            aliases: RwLock::default(),
+            load_errors: RwLock::default(),
+            custom,
+            ruby_functions: RwLock::default(),
+            ruby_files: OnceLock::new(),
+            types: RwLock::new(crate::eval::known_types().clone()),
+            types_tried: Mutex::new(HashMap::new()),
+            type_helpers: OnceLock::new(),
+            templates: RwLock::default(),
+            hiera,
+            loader,
+        });
+        let mut env = Environment::with_shared(shared);
+        let mains: Vec<(Option<String>, Arc<str>, Arc<puppet_syntax::Parse>)> = env
+            .shared
+            .loader
+            .main_files()
+            .iter()
+            .map(|f| {
+                (
+                    Some(f.path.to_string_lossy().into_owned()),
+                    f.text.clone(),
+                    f.parse.clone(),
+                )
+            })
+            .collect();
+        for (path, text, parse) in mains {
+            env.add_main_parse(path, text, &parse);
+        }
+        if let Some((path, text)) = code {
+            let parse = puppet_syntax::parse(&text);
+            env.add_main_parse(path, Arc::from(text), &parse);
+        }
         env
     }
 
-    /// The same environment with Hiera data (see [`crate::hiera::lookup_for`]).
-    pub fn with_hiera(mut self, lookup: puppet_hiera::Lookup) -> Environment {
-        self.hiera = Some(Arc::new(lookup));
-        self
+    fn with_shared(shared: Arc<Shared>) -> Environment {
+        Environment {
+            shared,
+            main: Vec::new(),
+            nodes: Vec::new(),
+            main_classes: IndexMap::new(),
+            main_defines: IndexMap::new(),
+            main_functions: IndexMap::new(),
+            main_aliases: IndexMap::new(),
+            main_diagnostics: Vec::new(),
+        }
     }
 
-    /// Parses and adds a main manifest.
-    pub fn add_main(&mut self, path: Option<&str>, text: &str) {
-        let lowered = self.add_file(path, text, false);
-        self.main.push(lowered);
+    /// The same modules, Hiera and functions (and what was loaded of them so far) with
+    /// another main manifest, given as text: for tools that compile many small programs
+    /// against one module path (each class of a module, generated test programs).
+    ///
+    /// ```
+    /// use puppet_eval::{compile, Session, Settings};
+    /// use puppet_loader::MemoryProvider;
+    /// let env = Session::new()
+    ///     .files(MemoryProvider::new().with_file("/m/a/manifests/init.pp", "class a { notify { 'a': } }"))
+    ///     .modulepath(["/m"])
+    ///     .load()
+    ///     .unwrap();
+    /// let one = env.with_main_code(None, "include a");
+    /// let catalog = compile(one.into(), &Settings::default()).catalog.unwrap();
+    /// assert!(catalog.find("Notify[a]").is_some());
+    /// ```
+    pub fn with_main_code(&self, path: Option<&str>, text: &str) -> Environment {
+        let mut env = Environment::with_shared(self.shared.clone());
+        let parse = puppet_syntax::parse(text);
+        env.add_main_parse(path.map(str::to_string), Arc::from(text), &parse);
+        env
     }
 
-    /// Parses and adds a file whose definitions become known (a module manifest).
-    pub fn add_file(&mut self, path: Option<&str>, text: &str, epp: bool) -> Arc<LoweredFile> {
-        let parse = if epp {
-            puppet_syntax::parse_epp(text)
-        } else {
-            puppet_syntax::parse(text)
-        };
-        let file = Arc::new(SourceFile::new(path.map(str::to_string), text));
-        let mut lowered = lower_file(file, &parse);
+    /// Lowers and validates a main manifest file and registers its definitions.
+    fn add_main_parse(
+        &mut self,
+        path: Option<String>,
+        text: Arc<str>,
+        parse: &puppet_syntax::Parse,
+    ) {
+        let file = Arc::new(SourceFile::from_arc(path.clone(), text));
+        let mut lowered = lower_file(file, parse);
         for d in parse
             .errors()
             .iter()
-            .chain(puppet_syntax::validate::validate(&parse).iter())
+            .chain(puppet_syntax::validate::validate(parse).iter())
         {
             lowered.diagnostics.push(d.clone());
         }
         let lowered = Arc::new(lowered);
         for d in &lowered.diagnostics {
-            self.diagnostics.push((path.map(str::to_string), d.clone()));
+            self.main_diagnostics.push(
+                d.clone()
+                    .with_file_opt(path.as_deref())
+                    .with_source(&lowered.file.text),
+            );
         }
         let defs = &lowered.definitions;
         for c in &defs.classes {
-            // A second definition in code given as text is an error; one that replaces a
-            // module's class is not (Puppet knows the main manifest's before autoloading).
-            if let Some(prev) = self.classes.get(&c.name).map(|p| p.span.clone()) {
-                if !self.is_module_file(&prev) {
-                    self.redefinition(&path, "Class", &c.name, &prev, &c.span);
-                    continue;
-                }
+            if let Some(prev) = self.main_classes.get(&c.name).map(|p| p.span.clone()) {
+                self.redefinition("Class", &c.name, &prev, &c.span);
+                continue;
             }
-            self.classes.insert(c.name.clone(), c.clone());
+            self.main_classes.insert(c.name.clone(), c.clone());
         }
         let mut node_names: Vec<(SmolStr, Span)> = self
             .nodes
@@ -121,364 +252,577 @@ impl Environment {
                 let name = host_name(m);
                 if let Some((_, prev)) = node_names.iter().find(|(x, _)| *x == name) {
                     let prev = prev.clone();
-                    self.redefinition(&path, "Node", &name, &prev, &n.span);
+                    self.redefinition("Node", &name, &prev, &n.span);
                 }
                 node_names.push((name, n.span.clone()));
             }
         }
         for d in &defs.defines {
-            self.defines
+            self.main_defines
                 .entry(d.name.clone())
                 .or_insert_with(|| d.clone());
         }
         for f in &defs.functions {
-            if let Some(prev) = self.functions.get(&f.name).map(|p| p.span.clone()) {
+            if let Some(prev) = self.main_functions.get(&f.name).map(|p| p.span.clone()) {
                 let (line, pos) = prev.line_col();
                 let origin = match &prev.file.path {
                     Some(p) => format!("file://{p}?line={line}&pos={pos}"),
                     None => format!("string:?line={line}&pos={pos}"),
                 };
-                self.diagnostics.push((
-                    path.map(str::to_string),
+                self.main_diagnostics.push(
                     Diagnostic::error(
                         "DUPLICATE_DEFINITION",
                         format!(
                             "Attempt to redefine entity 'http://puppet.com/2016.1/runtime/function/{}'. Originally set at {origin}.",
                             f.name
                         ),
-                        puppet_syntax::TextRange::new(f.span.start.into(), f.span.end.into()),
-                    ),
-                ));
+                        f.span.range(),
+                    )
+                    .with_file_opt(f.span.file.path.as_deref())
+                    .with_source(&f.span.file.text),
+                );
                 continue;
             }
-            self.functions.insert(f.name.clone(), f.clone());
+            self.main_functions.insert(f.name.clone(), f.clone());
         }
         for t in &defs.type_aliases {
-            self.type_aliases
+            self.main_aliases
                 .entry(SmolStr::new(t.name.to_ascii_lowercase()))
                 .or_insert_with(|| t.clone());
         }
         self.nodes.extend(defs.nodes.iter().cloned());
-        lowered
-    }
-
-    /// An environment of a module path and a main manifest given as text (`path` is used
-    /// in messages). Module files are read from disk through puppet-loader.
-    pub fn from_modulepath(
-        modulepath: &[std::path::PathBuf],
-        path: Option<&str>,
-        text: &str,
-    ) -> Environment {
-        let config = puppet_loader::EnvironmentConfig::with_modulepath(modulepath.iter().cloned());
-        let provider = Arc::new(puppet_loader::FsProvider::new(config.roots()));
-        let loaded = puppet_loader::Environment::load(&config, &*provider);
-        let mut env = Environment::default();
-        env.add_main(path, text);
-        env.add_loaded(&loaded);
-        env.add_module_code(&loaded, &*provider);
-        env.source = Some(provider);
-        env
-    }
-
-    /// An environment loaded through a provider: the main manifest of `config` (a file or a
-    /// directory of `.pp` files), its modules' Puppet code, and their Ruby functions, Ruby
-    /// resource types and templates (see [`add_module_code`]). The environment keeps the
-    /// provider to read module files at compile time (`file()`, `find_file()`).
-    ///
-    /// ```
-    /// use puppet_eval::{compile, Environment, Settings};
-    /// use puppet_loader::{EnvironmentConfig, MemoryProvider};
-    /// use std::sync::Arc;
-    /// let provider = MemoryProvider::new()
-    ///     .with_file("/env/site.pp", "include motd")
-    ///     .with_file("/env/modules/motd/manifests/init.pp",
-    ///                "class motd { file { '/etc/motd': content => template('motd/motd.erb') } }")
-    ///     .with_file("/env/modules/motd/templates/motd.erb", "Welcome to <%= @fqdn %>\n");
-    /// let mut config = EnvironmentConfig::with_modulepath(["/env/modules"]);
-    /// config.manifest = Some("/env/site.pp".into());
-    /// let env = Environment::load(&config, Arc::new(provider));
-    /// let mut settings = Settings::default();
-    /// settings.facts.insert("fqdn".into(), "web01".into());
-    /// let catalog = compile(Arc::new(env), &settings).catalog.unwrap();
-    /// let motd = &catalog.resources[catalog.find("File[/etc/motd]").unwrap()];
-    /// assert_eq!(motd.parameters["content"], "Welcome to web01\n");
-    /// ```
-    ///
-    /// [`add_module_code`]: Environment::add_module_code
-    pub fn load(
-        config: &puppet_loader::EnvironmentConfig,
-        provider: Arc<dyn puppet_loader::SourceProvider>,
-    ) -> Environment {
-        let loaded = puppet_loader::Environment::load(config, &*provider);
-        let mut env = Environment::default();
-        env.add_loaded(&loaded);
-        env.add_module_code(&loaded, &*provider);
-        env.source = Some(provider);
-        env
-    }
-
-    /// The bytes of a file (an absolute path), read through [`Environment::source`].
-    pub fn read_module_file(&self, path: &str) -> Option<Vec<u8>> {
-        self.source
-            .as_ref()?
-            .read_bytes(std::path::Path::new(path))
-            .ok()
-    }
-
-    /// Reads what the modules of a loaded environment bring besides Puppet code: their Ruby
-    /// functions (`lib/puppet/functions/**.rb`, `lib/puppet/parser/functions/*.rb`) become
-    /// this environment's function registry (puppet-stdlib's native implementations, stubs
-    /// for the others; built-ins shadow them), their resource types
-    /// (`lib/puppet/type/*.rb`, read statically) are added to puppet-agent's, and their
-    /// templates are read. Does nothing for an environment without modules.
-    pub fn add_module_code(
-        &mut self,
-        loaded: &puppet_loader::Environment,
-        provider: &dyn puppet_loader::SourceProvider,
-    ) {
-        let modules: Vec<&puppet_loader::Module> = loaded.modules().collect();
-        if modules.is_empty() {
-            return;
-        }
-        let mut registry = puppet_functions::builtins::registry().clone();
-        let mut type_files: Vec<(String, String, String)> = Vec::new();
-        for m in &modules {
-            // The native implementations (and known stubs) of the module, then whatever else
-            // its Ruby files define; the first module (and the built-ins) win a name.
-            puppet_stdlib::register_module(&m.name, &mut registry);
-            let mut rb = Vec::new();
-            read_tree(provider, &m.path, "lib/puppet/functions", 16, &mut rb);
-            read_tree(provider, &m.path, "lib/puppet/parser/functions", 0, &mut rb);
-            rb.retain(|(p, _)| p.ends_with(".rb"));
-            let found = puppet_stdlib::discover_ruby_functions(&m.name, &rb);
-            puppet_stdlib::register_discovered(&found, &mut registry);
-            let mut types = Vec::new();
-            read_tree(provider, &m.path, "lib/puppet/type", 0, &mut types);
-            let full = |rel: &str| m.path.join(rel).to_string_lossy().into_owned();
-            for (p, text) in types.into_iter().filter(|(p, _)| p.ends_with(".rb")) {
-                type_files.push((m.name.to_string(), full(&p), text));
-            }
-            // Helper code types call for computed title patterns (`PuppetX::...`).
-            let mut helpers = Vec::new();
-            read_tree(provider, &m.path, "lib/puppet_x", 16, &mut helpers);
-            read_tree(provider, &m.path, "lib/puppetx", 16, &mut helpers);
-            for (p, text) in helpers.into_iter().filter(|(p, _)| p.ends_with(".rb")) {
-                type_files.push((m.name.to_string(), full(&p), text));
-            }
-            // Only the presence of a provider matters (the type gets `provider`).
-            for p in list_tree(provider, &m.path, "lib/puppet/provider", 1) {
-                if p.ends_with(".rb") {
-                    type_files.push((m.name.to_string(), full(&p), String::new()));
-                }
-            }
-            let mut templates = Vec::new();
-            read_tree(provider, &m.path, "templates", 16, &mut templates);
-            for (rel, text) in templates {
-                let below = rel.trim_start_matches("templates/");
-                let path = m.path.join(&rel).to_string_lossy().into_owned();
-                self.templates
-                    .entry(format!("{}/{below}", m.name))
-                    .or_insert_with(|| Template {
-                        path,
-                        text: Arc::from(text),
-                    });
-            }
-        }
-        self.registry = Some(Arc::new(registry));
-        // A later type replaces an earlier one of the same name: the modules go in reverse
-        // order so that the first module on the path wins, and after puppet-agent's own.
-        let mut db = puppet_restypes::TypeDatabase::with_vendored();
-        let mut by_module: Vec<Vec<(String, String, String)>> = Vec::new();
-        for m in &modules {
-            by_module.push(
-                type_files
-                    .iter()
-                    .filter(|(n, _, _)| n == m.name.as_str())
-                    .cloned()
-                    .collect(),
-            );
-        }
-        db.load_modules(by_module.into_iter().rev().flatten());
-        self.resource_types = Some(Arc::new(db));
-    }
-
-    /// The function registry compiles of this environment call into.
-    pub fn registry(&self) -> &puppet_functions::Registry {
-        match &self.registry {
-            Some(r) => r,
-            None => puppet_functions::builtins::registry(),
-        }
-    }
-
-    /// The resource types compiles of this environment know.
-    pub fn types(&self) -> &Arc<puppet_restypes::TypeDatabase> {
-        match &self.resource_types {
-            Some(t) => t,
-            None => crate::eval::known_types(),
-        }
-    }
-
-    /// A module template by the name `template()`/`epp()` are given: `module/path` below the
-    /// module's `templates` directory, or the absolute path of such a file.
-    pub fn template(&self, name: &str) -> Option<&Template> {
-        if let Some(t) = self.templates.get(name) {
-            return Some(t);
-        }
-        if name.starts_with('/') {
-            return self.templates.values().find(|t| t.path == name);
-        }
-        None
-    }
-
-    /// The code of an environment loaded by puppet-loader: its main manifest files in
-    /// order, and every definition the loader indexed (those that passed Puppet's location
-    /// rules), lowered once. Definitions of the main manifest shadow module ones.
-    pub fn from_loader(loaded: &puppet_loader::Environment) -> Environment {
-        let mut env = Environment::default();
-        env.add_loaded(loaded);
-        env
-    }
-
-    /// Adds the files of an environment loaded by puppet-loader (see [`from_loader`]).
-    ///
-    /// [`from_loader`]: Environment::from_loader
-    pub fn add_loaded(&mut self, loaded: &puppet_loader::Environment) {
-        use puppet_loader::{DefKind, FileRole};
-        let env = self;
-        for m in loaded.modules() {
-            env.modules.insert(m.name.clone(), m.path.clone());
-        }
-        for f in loaded.files() {
-            let path = f.path.to_string_lossy().to_string();
-            let source = Arc::new(SourceFile::new(Some(path.clone()), &f.text));
-            let mut lowered = lower_file(source, &f.parse);
-            for d in f.parse.errors() {
-                lowered.diagnostics.push(d.clone());
-            }
-            // The main manifest is validated as a whole before anything is evaluated.
-            if f.role == FileRole::MainManifest {
-                lowered
-                    .diagnostics
-                    .extend(puppet_syntax::validate::validate(&f.parse));
-            }
-            let lowered = Arc::new(lowered);
-            if f.role == FileRole::MainManifest {
-                for d in &lowered.diagnostics {
-                    env.diagnostics.push((Some(path.clone()), d.clone()));
-                }
-                env.register(&lowered, |_, _| true);
-                env.main.push(lowered);
-                continue;
-            }
-            if let Some(d) = lowered
-                .diagnostics
-                .iter()
-                .find(|d| d.severity == puppet_syntax::Severity::Error)
-            {
-                env.file_errors.insert(path.clone(), d.clone());
-            }
-            let indexed: Vec<(DefKind, SmolStr)> = f
-                .definitions
-                .iter()
-                .map(|d| (d.kind, d.name.clone()))
-                .collect();
-            env.register(&lowered, |kind, name| {
-                indexed.iter().any(|(k, n)| *k == kind && n == name)
-            });
-        }
-    }
-
-    /// Registers a lowered file's definitions that `accept` lets through (first wins).
-    fn register(
-        &mut self,
-        lowered: &LoweredFile,
-        accept: impl Fn(puppet_loader::DefKind, &str) -> bool,
-    ) {
-        use puppet_loader::DefKind;
-        let defs = &lowered.definitions;
-        for c in &defs.classes {
-            if accept(DefKind::Class, &c.name) {
-                self.classes
-                    .entry(c.name.clone())
-                    .or_insert_with(|| c.clone());
-            }
-        }
-        for d in &defs.defines {
-            if accept(DefKind::Define, &d.name) {
-                self.defines
-                    .entry(d.name.clone())
-                    .or_insert_with(|| d.clone());
-            }
-        }
-        for f in &defs.functions {
-            if accept(DefKind::Function, &f.name) {
-                self.functions
-                    .entry(f.name.clone())
-                    .or_insert_with(|| f.clone());
-            }
-        }
-        for t in &defs.type_aliases {
-            let lower = SmolStr::new(t.name.to_ascii_lowercase());
-            if accept(DefKind::TypeAlias, &lower) {
-                self.type_aliases.entry(lower).or_insert_with(|| t.clone());
-            }
-        }
-        self.nodes.extend(defs.nodes.iter().cloned());
-    }
-
-    /// The syntax error of the file a definition comes from, if that file has one.
-    pub fn file_error(&self, span: &crate::ir::Span) -> Option<crate::eval::EvalError> {
-        let path = span.file.path.as_ref()?;
-        let d = self.file_errors.get(path)?;
-        Some(crate::eval::EvalError {
-            kind: Default::default(),
-            message: d.message.clone(),
-            span: Some(crate::ir::Span {
-                file: span.file.clone(),
-                start: d.start().into(),
-                end: d.range.unwrap_or_default().end().into(),
-            }),
-        })
-    }
-
-    /// Whether a definition comes from a module's file (not from code added as text).
-    fn is_module_file(&self, span: &Span) -> bool {
-        span.file.path.as_ref().is_some_and(|p| {
-            self.modules
-                .values()
-                .any(|d| std::path::Path::new(p).starts_with(d))
-        })
+        self.main.push(lowered);
     }
 
     /// Records Puppet's error for a second definition of a class or node.
-    fn redefinition(
-        &mut self,
-        path: &Option<&str>,
-        what: &str,
-        name: &str,
-        first: &Span,
-        second: &Span,
-    ) {
+    fn redefinition(&mut self, what: &str, name: &str, first: &Span, second: &Span) {
         let (line, _) = first.line_col();
         let at = match &first.file.path {
             Some(p) => format!("(file: {p}, line: {line})"),
             None => format!("(line: {line})"),
         };
-        self.diagnostics.push((
-            path.map(str::to_string),
+        self.main_diagnostics.push(
             Diagnostic::error(
                 "DUPLICATE_DEFINITION",
                 format!("{what} '{name}' is already defined {at}; cannot redefine"),
-                puppet_syntax::TextRange::new(second.start.into(), second.end.into()),
-            ),
-        ));
+                second.range(),
+            )
+            .with_file_opt(second.file.path.as_deref())
+            .with_source(&second.file.text),
+        );
     }
 
-    /// The first error-level diagnostic, if any file failed to parse or validate.
-    pub fn first_error(&self) -> Option<&(Option<String>, Diagnostic)> {
-        self.diagnostics
+    /// The main manifest's files (and code given as text), lowered, in evaluation order.
+    pub(crate) fn main_files(&self) -> &[Arc<LoweredFile>] {
+        &self.main
+    }
+
+    /// The node definitions of the main manifest.
+    ///
+    /// ```
+    /// let env = puppet_eval::Environment::from_main(None, "node 'a', /^web/ { }\nnode default { }");
+    /// assert_eq!(env.nodes().len(), 2);
+    /// ```
+    pub fn nodes(&self) -> &[Arc<NodeDef>] {
+        &self.nodes
+    }
+
+    /// Problems found while loading: module discovery (`metadata.json`, invalid module
+    /// directories), then the main manifest's syntax and validation problems and second
+    /// definitions.
+    ///
+    /// ```
+    /// use puppet_eval::Session;
+    /// use puppet_loader::MemoryProvider;
+    /// let env = Session::new()
+    ///     .files(MemoryProvider::new().with_file("/m/Bad-Name/manifests/init.pp", ""))
+    ///     .modulepath(["/m"])
+    ///     .code("class a {}\nclass a {}")
+    ///     .load()
+    ///     .unwrap();
+    /// let codes: Vec<String> = env.diagnostics().map(|d| d.code.to_string()).collect();
+    /// assert_eq!(codes, ["LOADER_INVALID_MODULE_NAME", "DUPLICATE_DEFINITION"]);
+    /// ```
+    pub fn diagnostics(&self) -> impl Iterator<Item = &Diagnostic> {
+        self.shared
+            .loader
+            .diagnostics()
             .iter()
-            .find(|(_, d)| d.severity == puppet_syntax::Severity::Error)
+            .chain(&self.main_diagnostics)
+    }
+
+    /// The main manifest's problems: every compile logs its warnings and fails with its
+    /// first error.
+    ///
+    /// ```
+    /// let env = puppet_eval::Environment::from_main(None, "notice('a' 'b')");
+    /// assert_eq!(env.main_diagnostics()[0].code, "SYNTAX_ERROR");
+    /// ```
+    pub fn main_diagnostics(&self) -> &[Diagnostic] {
+        &self.main_diagnostics
+    }
+
+    /// The loader everything is read through (module path, provider, loaded files).
+    ///
+    /// ```
+    /// let env = puppet_eval::Environment::from_main(None, "");
+    /// assert_eq!(env.loader().loaded_files(), 0);
+    /// ```
+    pub fn loader(&self) -> &Loader {
+        &self.shared.loader
+    }
+
+    /// The modules on the module path: (name, directory), in module path order.
+    ///
+    /// ```
+    /// use puppet_loader::MemoryProvider;
+    /// let files = MemoryProvider::new()
+    ///     .with_file("/m/ntp/manifests/init.pp", "class ntp {}")
+    ///     .with_file("/m/apt/manifests/init.pp", "class apt {}");
+    /// let env = puppet_eval::Session::new().files(files).modulepath(["/m"]).load().unwrap();
+    /// let names: Vec<&str> = env.modules().map(|(n, _)| n).collect();
+    /// assert_eq!(names, ["apt", "ntp"]);
+    /// assert_eq!(env.module_dir("ntp").unwrap(), std::path::Path::new("/m/ntp"));
+    /// ```
+    pub fn modules(&self) -> impl Iterator<Item = (&str, &Path)> {
+        self.shared
+            .loader
+            .modules()
+            .map(|m| (m.name.as_str(), m.path.as_path()))
+    }
+
+    /// The module whose directory holds the file at `path`, if any.
+    pub(crate) fn module_of_path(&self, path: &str) -> Option<&str> {
+        for dir in &self.shared.loader.config().modulepath {
+            let Some(dir) = dir.to_str() else { continue };
+            let Some(rest) = path.strip_prefix(dir).and_then(|r| r.strip_prefix('/')) else {
+                continue;
+            };
+            let name = rest.split('/').next().unwrap_or("");
+            if let Some(m) = self.shared.loader.module(name) {
+                if m.path.as_os_str().len() == dir.len() + 1 + name.len() {
+                    return Some(m.name.as_str());
+                }
+            }
+        }
+        None
+    }
+
+    /// A module's directory.
+    pub fn module_dir(&self, name: &str) -> Option<&Path> {
+        self.shared.loader.module(name).map(|m| m.path.as_path())
+    }
+
+    /// Hiera, when the environment has any layer.
+    ///
+    /// ```
+    /// assert!(puppet_eval::Environment::from_main(None, "").hiera().is_none());
+    /// ```
+    pub fn hiera(&self) -> Option<&Arc<puppet_hiera::Lookup>> {
+        self.shared.hiera.as_ref()
+    }
+
+    /// A class by lower-case name (no leading `::`), loading its file the first time;
+    /// [`define`](Self::define), [`puppet_function`](Self::puppet_function) and
+    /// [`type_alias`](Self::type_alias) find the other kinds of definition.
+    ///
+    /// ```
+    /// use puppet_loader::MemoryProvider;
+    /// let files = MemoryProvider::new()
+    ///     .with_file("/m/web/manifests/init.pp", "class web($port = 80) {}")
+    ///     .with_file("/m/web/manifests/vhost.pp", "define web::vhost {}")
+    ///     .with_file("/m/web/functions/url.pp", "function web::url($h) { \"http://${h}\" }")
+    ///     .with_file("/m/web/types/port.pp", "type Web::Port = Integer[1, 65535]");
+    /// let env = puppet_eval::Session::new().files(files).modulepath(["/m"]).load().unwrap();
+    /// assert_eq!(env.class("web").unwrap().params[0].name, "port");
+    /// assert!(env.define("web::vhost").is_some());
+    /// assert!(env.puppet_function("web::url").is_some());
+    /// assert!(env.type_alias("web::port").is_some());
+    /// assert!(env.class("web::nope").is_none());
+    /// ```
+    pub fn class(&self, name: &str) -> Option<Arc<ClassDef>> {
+        if let Some(c) = self.main_classes.get(name) {
+            return Some(c.clone());
+        }
+        self.cached(&self.shared.classes, DefKind::Class, name, |f, n| {
+            f.definitions.classes.iter().find(|c| c.name == n).cloned()
+        })
+    }
+
+    /// A defined type by lower-case name.
+    pub fn define(&self, name: &str) -> Option<Arc<DefineDef>> {
+        if let Some(d) = self.main_defines.get(name) {
+            return Some(d.clone());
+        }
+        self.cached(&self.shared.defines, DefKind::Define, name, |f, n| {
+            f.definitions.defines.iter().find(|d| d.name == n).cloned()
+        })
+    }
+
+    /// A Puppet-language function by lower-case name.
+    pub fn puppet_function(&self, name: &str) -> Option<Arc<FunctionDef>> {
+        if let Some(f) = self.main_functions.get(name) {
+            return Some(f.clone());
+        }
+        if !crate::eval::is_qualified(name) {
+            // Puppet-language functions are namespaced; a global name is never a file.
+            return None;
+        }
+        self.cached(&self.shared.functions, DefKind::Function, name, |f, n| {
+            f.definitions
+                .functions
+                .iter()
+                .find(|d| d.name == n)
+                .cloned()
+        })
+    }
+
+    /// A type alias by lower-case name.
+    pub fn type_alias(&self, name: &str) -> Option<Arc<TypeAliasDef>> {
+        if let Some(t) = self.main_aliases.get(name) {
+            return Some(t.clone());
+        }
+        self.cached(&self.shared.aliases, DefKind::TypeAlias, name, |f, n| {
+            f.definitions
+                .type_aliases
+                .iter()
+                .find(|t| t.name.eq_ignore_ascii_case(n))
+                .cloned()
+        })
+    }
+
+    /// Looks `name` up in `cache`, else resolves it through the loader and finds it in the
+    /// lowered file.
+    fn cached<T: Clone>(
+        &self,
+        cache: &Cache<T>,
+        kind: DefKind,
+        name: &str,
+        find: impl Fn(&LoweredFile, &str) -> Option<T>,
+    ) -> Option<T> {
+        if let Ok(map) = cache.read() {
+            if let Some(v) = map.get(name) {
+                return v.clone();
+            }
+        }
+        let found = self
+            .shared
+            .loader
+            .resolve(kind, name)
+            .and_then(|def| self.lowered_file(&def.file))
+            .and_then(|f| find(&f, name));
+        match cache.write() {
+            Ok(mut map) => map.entry(SmolStr::new(name)).or_insert(found).clone(),
+            Err(_) => found,
+        }
+    }
+
+    /// A module file loaded by the loader, lowered (once).
+    fn lowered_file(&self, path: &Path) -> Option<Arc<LoweredFile>> {
+        if let Ok(map) = self.shared.lowered.lock() {
+            if let Some(f) = map.get(path) {
+                return Some(f.clone());
+            }
+        }
+        let def_file = self.shared.loader.loaded_file(path)?;
+        let source = Arc::new(SourceFile::from_arc(
+            Some(path.to_string_lossy().into_owned()),
+            def_file.text.clone(),
+        ));
+        let mut lowered = lower_file(source, &def_file.parse);
+        lowered
+            .diagnostics
+            .extend(def_file.diagnostics.iter().cloned());
+        let lowered = Arc::new(lowered);
+        match self.shared.lowered.lock() {
+            Ok(mut map) => Some(map.entry(path.to_path_buf()).or_insert(lowered).clone()),
+            Err(_) => Some(lowered),
+        }
+    }
+
+    /// The first error of the files Puppet reads to find `name` (of `kind`): each
+    /// candidate file, general to specific, up to the one that defines it (all of them when
+    /// none does). Puppet fails the compile with it: a syntax error, or a definition or
+    /// statement that is not allowed in that file.
+    pub(crate) fn load_error(&self, kind: DefKind, name: &str) -> Option<Diagnostic> {
+        let in_main = match kind {
+            DefKind::Class => self.main_classes.contains_key(name),
+            DefKind::Define => self.main_defines.contains_key(name),
+            DefKind::Function => self.main_functions.contains_key(name),
+            DefKind::TypeAlias => self.main_aliases.contains_key(name),
+        };
+        if in_main {
+            return None;
+        }
+        let key = (kind, SmolStr::new(name));
+        if let Ok(map) = self.shared.load_errors.read() {
+            if let Some(e) = map.get(&key) {
+                return e.clone();
+            }
+        }
+        let found = self.first_load_error(kind, name);
+        match self.shared.load_errors.write() {
+            Ok(mut map) => map.entry(key).or_insert(found).clone(),
+            Err(_) => found,
+        }
+    }
+
+    fn first_load_error(&self, kind: DefKind, name: &str) -> Option<Diagnostic> {
+        for file in self.shared.loader.candidate_files(kind, name) {
+            if let Some(d) = file.diagnostics.iter().find(|d| d.is_error()) {
+                return Some(d.clone().with_source(&file.text));
+            }
+            if file
+                .definitions
+                .iter()
+                .any(|d| d.kind == kind && d.name == name)
+            {
+                return None;
+            }
+        }
+        None
+    }
+
+    /// A function that is not written in Puppet: the embedder's, a built-in, else a module's
+    /// Ruby function (its native implementation, or a stub that fails naming it).
+    ///
+    /// ```
+    /// let env = puppet_eval::Environment::from_main(None, "");
+    /// let f = env.function("join").unwrap();
+    /// assert_eq!(f.dispatches()[0].signature_string(), "Array arg, String delimiter?");
+    /// assert!(env.function("pick").is_none()); // stdlib's: only with the stdlib module
+    /// ```
+    pub fn function(&self, name: &str) -> Option<Arc<Function>> {
+        if let Some(f) = self.shared.custom.as_ref().and_then(|r| r.get_shared(name)) {
+            return Some(f);
+        }
+        if let Some(f) = puppet_functions::builtins::registry().get_shared(name) {
+            return Some(f);
+        }
+        let key = name.trim_start_matches("::").to_ascii_lowercase();
+        if let Ok(map) = self.shared.ruby_functions.read() {
+            if let Some(f) = map.get(key.as_str()) {
+                return f.clone();
+            }
+        }
+        let found = self.module_function(&key);
+        match self.shared.ruby_functions.write() {
+            Ok(mut map) => map.entry(SmolStr::new(&key)).or_insert(found).clone(),
+            Err(_) => found,
+        }
+    }
+
+    /// The function `name` of the first module (in module path order) that has a native
+    /// implementation of it or a Ruby file defining it.
+    fn module_function(&self, name: &str) -> Option<Arc<Function>> {
+        let files = self
+            .shared
+            .ruby_files
+            .get_or_init(|| self.list_ruby_functions());
+        for (module, found) in &files.by_module {
+            if let Some(native) = puppet_stdlib::native(module, name) {
+                return puppet_stdlib::native_function(&native);
+            }
+            if let Some(rel) = found.get(name) {
+                return puppet_stdlib::stub_function(module, name, rel);
+            }
+        }
+        None
+    }
+
+    /// Lists the function files of every module (`lib/puppet/functions/**.rb` for 4.x,
+    /// `lib/puppet/parser/functions/*.rb` for 3.x; a module's 4.x file wins).
+    fn list_ruby_functions(&self) -> RubyFiles {
+        let provider = &**self.shared.loader.provider();
+        let mut by_module = Vec::new();
+        for m in self.shared.loader.modules() {
+            let mut found: HashMap<String, String> = HashMap::new();
+            for rel in list_tree(provider, &m.path, "lib/puppet/parser/functions", 0) {
+                if let Some(stem) = rel
+                    .strip_prefix("lib/puppet/parser/functions/")
+                    .and_then(|r| r.strip_suffix(".rb"))
+                {
+                    found.insert(stem.to_ascii_lowercase(), rel.clone());
+                }
+            }
+            for rel in list_tree(provider, &m.path, "lib/puppet/functions", 16) {
+                if let Some(stem) = rel
+                    .strip_prefix("lib/puppet/functions/")
+                    .and_then(|r| r.strip_suffix(".rb"))
+                {
+                    found.insert(stem.replace('/', "::").to_ascii_lowercase(), rel.clone());
+                }
+            }
+            by_module.push((m.name.clone(), found));
+        }
+        RubyFiles { by_module }
+    }
+
+    /// The resource types known so far (puppet-agent's and the module types loaded). Use
+    /// [`resource_type_known`](Self::resource_type_known) to load a module type first.
+    pub(crate) fn types(&self) -> Arc<puppet_restypes::TypeDatabase> {
+        match self.shared.types.read() {
+            Ok(t) => t.clone(),
+            Err(_) => crate::eval::known_types().clone(),
+        }
+    }
+
+    /// Whether resource type `name` (lower case) exists, loading a module's
+    /// `lib/puppet/type/<name>.rb` the first time.
+    pub(crate) fn resource_type_known(&self, name: &str) -> bool {
+        if self.types().get(name).is_some() {
+            return true;
+        }
+        if let Ok(tried) = self.shared.types_tried.lock() {
+            if let Some(known) = tried.get(name) {
+                return *known;
+            }
+        }
+        let info = self.load_module_type(name);
+        let known = info.is_some();
+        if let Some(info) = info {
+            if let Ok(mut db) = self.shared.types.write() {
+                if db.get(name).is_none() {
+                    let mut next = (**db).clone();
+                    next.insert(info);
+                    *db = Arc::new(next);
+                }
+            }
+        }
+        if let Ok(mut tried) = self.shared.types_tried.lock() {
+            tried.insert(SmolStr::new(name), known);
+        }
+        known
+    }
+
+    /// Reads a module type: the first module (in path order) with
+    /// `lib/puppet/type/<name>.rb`, with the helper code of `lib/puppet_x` when the type
+    /// file uses it, and `provider` when some module has providers for it.
+    fn load_module_type(&self, name: &str) -> Option<puppet_restypes::ResourceTypeInfo> {
+        if name.is_empty() || name.contains(['/', '.']) {
+            return None;
+        }
+        let provider = &**self.shared.loader.provider();
+        let rel = format!("lib/puppet/type/{name}.rb");
+        let (module, path, text) = self.shared.loader.modules().find_map(|m| {
+            let path = m.path.join(&rel);
+            let text = provider.read_to_string(&path).ok()?;
+            Some((
+                m.name.to_string(),
+                path.to_string_lossy().into_owned(),
+                text,
+            ))
+        })?;
+        let mut files = vec![(module.clone(), path, text.clone())];
+        if text.contains("PuppetX") || text.contains("puppet_x") || text.contains("Puppetx") {
+            files.extend(
+                self.shared
+                    .type_helpers
+                    .get_or_init(|| self.read_type_helpers())
+                    .iter()
+                    .cloned(),
+            );
+        }
+        let providers = format!("lib/puppet/provider/{name}");
+        for m in self.shared.loader.modules() {
+            for p in list_tree(provider, &m.path, &providers, 0) {
+                if p.ends_with(".rb") {
+                    let full = m.path.join(&p).to_string_lossy().into_owned();
+                    files.push((m.name.to_string(), full, String::new()));
+                    break;
+                }
+            }
+        }
+        let mut db = puppet_restypes::TypeDatabase::new();
+        db.load_modules(files);
+        db.get(name).cloned()
+    }
+
+    /// The modules' `lib/puppet_x` and `lib/puppetx` Ruby files (read once).
+    fn read_type_helpers(&self) -> Vec<(String, String, String)> {
+        let provider = &**self.shared.loader.provider();
+        let mut out = Vec::new();
+        for m in self.shared.loader.modules() {
+            for sub in ["lib/puppet_x", "lib/puppetx"] {
+                for rel in list_tree(provider, &m.path, sub, 16) {
+                    if !rel.ends_with(".rb") {
+                        continue;
+                    }
+                    let path = m.path.join(&rel);
+                    if let Ok(text) = provider.read_to_string(&path) {
+                        out.push((
+                            m.name.to_string(),
+                            path.to_string_lossy().into_owned(),
+                            text,
+                        ));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// A module template by the name `template()`/`epp()` are given: `module/path` below the
+    /// module's `templates` directory, or the absolute path of such a file. Read once.
+    ///
+    /// ```
+    /// use puppet_loader::MemoryProvider;
+    /// let files = MemoryProvider::new().with_file("/m/motd/templates/motd.erb", "Hi <%= @fqdn %>\n");
+    /// let env = puppet_eval::Session::new().files(files).modulepath(["/m"]).load().unwrap();
+    /// assert_eq!(&*env.template("motd/motd.erb").unwrap().text, "Hi <%= @fqdn %>\n");
+    /// assert!(env.template("motd/none.erb").is_none());
+    /// ```
+    pub fn template(&self, name: &str) -> Option<Template> {
+        if let Ok(map) = self.shared.templates.read() {
+            if let Some(t) = map.get(name) {
+                return t.clone();
+            }
+        }
+        let found = self.read_template(name);
+        match self.shared.templates.write() {
+            Ok(mut map) => map.entry(SmolStr::new(name)).or_insert(found).clone(),
+            Err(_) => found,
+        }
+    }
+
+    fn read_template(&self, name: &str) -> Option<Template> {
+        let path = if name.starts_with('/') {
+            let p = PathBuf::from(name);
+            // Only a file inside a module's templates directory.
+            self.shared
+                .loader
+                .modules()
+                .any(|m| p.starts_with(m.path.join("templates")))
+                .then_some(p)?
+        } else {
+            let (module, below) = name.split_once('/')?;
+            if below.is_empty() {
+                return None;
+            }
+            self.module_dir(module)?.join("templates").join(below)
+        };
+        if self.shared.loader.provider().kind(&path) != Some(EntryKind::File) {
+            return None;
+        }
+        let text = self.shared.loader.provider().read_to_string(&path).ok()?;
+        Some(Template {
+            path: path.to_string_lossy().into_owned(),
+            text: Arc::from(text),
+        })
+    }
+
+    /// The bytes of a file (an absolute path), read through the environment's provider.
+    pub(crate) fn read_module_file(&self, path: &str) -> Option<Vec<u8>> {
+        self.shared
+            .loader
+            .provider()
+            .read_bytes(Path::new(path))
+            .ok()
+    }
+
+    /// The provider files are read through.
+    pub(crate) fn source(&self) -> &Arc<dyn SourceProvider> {
+        self.shared.loader.provider()
     }
 }
 
@@ -493,13 +837,12 @@ fn host_name(m: &crate::lower::HostMatch) -> SmolStr {
 
 /// The files below `<dir>/<sub>` (to `depth` levels of subdirectories), as paths relative to
 /// `dir`, sorted; symlink loops and unreadable directories are skipped.
-fn list_tree(
-    provider: &dyn puppet_loader::SourceProvider,
-    dir: &std::path::Path,
+pub(crate) fn list_tree(
+    provider: &dyn SourceProvider,
+    dir: &Path,
     sub: &str,
     depth: usize,
 ) -> Vec<String> {
-    use puppet_loader::EntryKind;
     let mut out = Vec::new();
     let mut stack = vec![(sub.to_string(), depth)];
     while let Some((rel, left)) = stack.pop() {
@@ -518,19 +861,4 @@ fn list_tree(
     }
     out.sort();
     out
-}
-
-/// Reads the files below `<dir>/<sub>` (see [`list_tree`]) as (relative path, text).
-fn read_tree(
-    provider: &dyn puppet_loader::SourceProvider,
-    dir: &std::path::Path,
-    sub: &str,
-    depth: usize,
-    out: &mut Vec<(String, String)>,
-) {
-    for rel in list_tree(provider, dir, sub, depth) {
-        if let Ok(text) = provider.read_to_string(&dir.join(&rel)) {
-            out.push((rel, text));
-        }
-    }
 }

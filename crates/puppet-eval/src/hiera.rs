@@ -73,7 +73,7 @@ pub fn lookup_with_source(
     if global.is_none() && env.is_none() && mods.is_empty() {
         return Ok(None);
     }
-    let mut b = Lookup::builder(source);
+    let mut b = Lookup::builder(source).module_names(modules.keys().map(|m| m.to_string()));
     if let Some(g) = global {
         b = b.global(g);
     }
@@ -84,6 +84,54 @@ pub fn lookup_with_source(
         b = b.module(&name, cfg);
     }
     b.build().map(Some)
+}
+
+/// A looked-up value as `puppet lookup KEY` prints it: the YAML document Ruby's Psych writes
+/// (`--- value`, or a block sequence or mapping after `---`).
+///
+/// ```
+/// use puppet_types::Value;
+/// let v = Value::array(vec![Value::string("a"), Value::string("/srv")]);
+/// assert_eq!(puppet_eval::hiera::render_lookup_value(&v).unwrap(), "---\n- a\n- \"/srv\"\n");
+/// assert_eq!(puppet_eval::hiera::render_lookup_value(&Value::Integer(3)).unwrap(), "--- 3\n");
+/// ```
+pub fn render_lookup_value(value: &Value) -> Result<String, String> {
+    puppet_erb::yaml_of_value(value)
+}
+
+/// Hiera's files read through the environment's source provider (the loader's), so that an
+/// environment held in memory has its data in memory too, and nothing outside the
+/// provider's roots is read.
+#[derive(Debug, Clone)]
+pub struct ProviderSource(Arc<dyn puppet_loader::SourceProvider>);
+
+impl ProviderSource {
+    /// A data source over `provider`.
+    pub fn new(provider: Arc<dyn puppet_loader::SourceProvider>) -> ProviderSource {
+        ProviderSource(provider)
+    }
+}
+
+impl DataSource for ProviderSource {
+    fn read(&self, path: &Path) -> Option<String> {
+        self.0.read_to_string(path).ok()
+    }
+
+    fn glob(&self, pattern: &Path) -> Vec<PathBuf> {
+        puppet_hiera::glob_with(pattern, &|dir: &Path| {
+            let entries = self.0.list_dir(dir).ok()?;
+            Some(
+                entries
+                    .into_iter()
+                    .filter_map(|e| match e.kind {
+                        puppet_loader::EntryKind::File => Some((e.name, false)),
+                        puppet_loader::EntryKind::Dir => Some((e.name, true)),
+                        puppet_loader::EntryKind::Refused(_) => None,
+                    })
+                    .collect(),
+            )
+        })
+    }
 }
 
 /// The variables Hiera interpolation sees from a scope of the compile: `x` through the
@@ -121,6 +169,7 @@ impl puppet_hiera::Scope for HieraScope<'_> {
 
 fn error(message: impl Into<String>, span: Option<&Span>) -> Flow {
     Flow::Error(EvalError {
+        code: crate::eval::codes::EVAL_ERROR,
         kind: Default::default(),
         message: message.into(),
         span: span.cloned(),
@@ -151,7 +200,7 @@ fn search(
     label: &str,
     span: &Span,
 ) -> R<Option<Value>> {
-    let Some(lookup) = c.env.hiera.clone() else {
+    let Some(lookup) = c.env.hiera().cloned() else {
         return Ok(None);
     };
     let (found, options) = {
@@ -237,7 +286,7 @@ pub(crate) fn class_parameter(
     label: &str,
     span: &Span,
 ) -> R<Option<Value>> {
-    let Some(lookup) = c.env.hiera.clone() else {
+    let Some(lookup) = c.env.hiera().cloned() else {
         return Ok(None);
     };
     let class = class.trim_start_matches("::");
@@ -580,11 +629,7 @@ fn hiera_fn(
         c.log(LogLevel::Warning, message, None);
     }
     let key = args.first().cloned().unwrap_or(Value::Undef);
-    let global_only = c
-        .env
-        .hiera
-        .as_ref()
-        .is_some_and(|l| !l.has_environment_layer());
+    let global_only = c.env.hiera().is_some_and(|l| !l.has_environment_layer());
     let req = Request {
         name: key.clone(),
         value_type: None,

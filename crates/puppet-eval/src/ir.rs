@@ -23,6 +23,11 @@ pub struct SourceFile {
 
 impl SourceFile {
     pub fn new(path: Option<String>, text: &str) -> Self {
+        Self::from_arc(path, Arc::from(text))
+    }
+
+    /// A source file over shared text (no copy).
+    pub fn from_arc(path: Option<String>, text: Arc<str>) -> Self {
         let mut line_starts = vec![0];
         for (i, b) in text.bytes().enumerate() {
             if b == b'\n' {
@@ -31,7 +36,7 @@ impl SourceFile {
         }
         SourceFile {
             path,
-            text: Arc::from(text),
+            text,
             line_starts,
         }
     }
@@ -63,6 +68,11 @@ pub struct Span {
 impl Span {
     pub fn line_col(&self) -> (u32, u32) {
         self.file.line_col(self.start)
+    }
+
+    /// The byte range.
+    pub fn range(&self) -> puppet_syntax::TextRange {
+        puppet_syntax::TextRange::new(self.start.into(), self.end.max(self.start).into())
     }
 }
 

@@ -14,23 +14,33 @@
 
 mod access;
 mod builtins;
-pub mod catalog;
+mod catalog;
 mod compile;
-pub mod env;
-pub mod eval;
+mod env;
+mod eval;
+pub mod facts;
 pub mod hiera;
 pub mod ir;
 pub mod lower;
 mod ops;
 mod output;
-pub mod scope;
+mod scope;
+mod session;
 
-pub use env::Environment;
-pub use eval::{Compiler, ErrorKind, EvalError, LogEntry, Settings};
+pub use env::{Environment, Template};
+pub use eval::{codes, Compiler, ErrorKind, EvalError, LogEntry, Settings};
 pub use output::{facts_from_data, from_data, to_data};
+pub use session::Session;
 
 use puppet_types::Value;
 use std::sync::Arc;
+
+/// The insertion-ordered map of the evaluator's hot paths (variables, resource parameters),
+/// with a fast hasher: keys are names from the user's code, and order is insertion order.
+pub type Map<K, V> = indexmap::IndexMap<K, V, rustc_hash::FxBuildHasher>;
+
+/// The insertion-ordered set of the same hot paths (tags, edges, the catalog's bookkeeping).
+pub(crate) type Set<T> = indexmap::IndexSet<T, rustc_hash::FxBuildHasher>;
 
 /// What evaluating a program produced.
 #[derive(Debug)]
@@ -110,6 +120,7 @@ pub fn render_epp(
         Ok(other) => Ok(other.to_plain_string()),
         Err(eval::Flow::Error(e)) => Err(e),
         Err(_) => Err(EvalError {
+            code: crate::eval::codes::EVAL_ERROR,
             kind: Default::default(),
             message: "unexpected control flow in template".into(),
             span: None,
@@ -131,6 +142,49 @@ pub struct Compiled {
     pub unrealized_exports: Vec<String>,
 }
 
+impl Compiled {
+    /// What the compile reports as diagnostics: the warnings it logged (code
+    /// `PUPPET_WARNING`, Puppet's text), then the error that stopped it, if any.
+    ///
+    /// ```
+    /// use puppet_eval::{Session, Settings};
+    /// let env = Session::new().code("include nope").load().unwrap();
+    /// let out = env.compile(&Settings::default());
+    /// let d = out.diagnostics();
+    /// assert_eq!(d[0].code, "UNKNOWN_CLASS");
+    /// assert_eq!(d[0].location.unwrap().line, 1);
+    /// ```
+    pub fn diagnostics(&self) -> Vec<puppet_diagnostics::Diagnostic> {
+        let mut out: Vec<puppet_diagnostics::Diagnostic> = self
+            .logs
+            .iter()
+            .filter(|l| l.level == puppet_functions::LogLevel::Warning)
+            .map(|l| {
+                puppet_diagnostics::Diagnostic::new(
+                    puppet_diagnostics::Severity::Warning,
+                    "PUPPET_WARNING",
+                    l.message.clone(),
+                )
+            })
+            .collect();
+        if let Err(e) = &self.catalog {
+            out.push(e.into());
+        }
+        out
+    }
+
+    /// The catalog (none when the compile failed) and the diagnostics.
+    pub fn into_parts(
+        self,
+    ) -> (
+        Option<puppet_graph::Catalog>,
+        Vec<puppet_diagnostics::Diagnostic>,
+    ) {
+        let diagnostics = self.diagnostics();
+        (self.catalog.ok(), diagnostics)
+    }
+}
+
 /// Compiles a catalog for `settings.node_name` from an environment: the main manifests,
 /// the matching node definition, then everything they declare.
 ///
@@ -145,57 +199,15 @@ pub struct Compiled {
 /// ```
 pub fn compile(env: Arc<Environment>, settings: &Settings) -> Compiled {
     let mut compiler = Compiler::new(env.clone(), settings.clone());
-    if let Some((path, d)) = env.first_error() {
-        let text = env
-            .main
-            .iter()
-            .find(|f| f.file.path == *path)
-            .map(|f| f.file.text.to_string())
-            .unwrap_or_default();
-        let file = Arc::new(ir::SourceFile::new(path.clone(), &text));
-        let span = ir::Span {
-            file,
-            start: d.start().into(),
-            end: d.range.unwrap_or_default().end().into(),
-        };
-        // A second definition is reported as it is, at the line of the second one; a
-        // syntax or validation error as Puppet's parser reports it, located but for an
-        // error at the end of the input.
-        let message = if d.code == "DUPLICATE_DEFINITION" {
-            format!("{} {}", d.message, compile::location(&span))
-        } else {
-            let (line, col) = span.line_col();
-            let at = match (&span.file.path, d.message.ends_with("at end of input")) {
-                (_, true) => String::new(),
-                (Some(p), false) => format!(" (file: {p}, line: {line}, column: {col})"),
-                (None, false) => format!(" (line: {line}, column: {col})"),
-            };
-            format!(
-                "Could not parse for environment {}: {}{at}",
-                settings.environment, d.message
-            )
-        };
-        let kind = ErrorKind::Complete;
+    if let Some(d) = env.main_diagnostics().iter().find(|d| d.is_error()) {
         return Compiled {
-            catalog: Err(EvalError {
-                kind,
-                message,
-                span: Some(span),
-            }),
+            catalog: Err(main_error(&env, d, settings)),
             logs: Vec::new(),
             template_outputs: Vec::new(),
             unrealized_exports: Vec::new(),
         };
     }
-    for (_, d) in &env.diagnostics {
-        if d.severity == puppet_syntax::Severity::Warning {
-            compiler.logs.push(LogEntry {
-                level: puppet_functions::LogLevel::Warning,
-                message: d.message.clone(),
-                scope: None,
-            });
-        }
-    }
+    log_main_warnings(&env, &mut compiler);
     let catalog = compiler.evaluate_main().map(|_| compiler.to_catalog());
     Compiled {
         catalog,
@@ -205,13 +217,101 @@ pub fn compile(env: Arc<Environment>, settings: &Settings) -> Compiled {
     }
 }
 
+impl Environment {
+    /// Compiles the catalog of one node (see [`compile`]).
+    pub fn compile(self: &Arc<Self>, settings: &Settings) -> Compiled {
+        compile(self.clone(), settings)
+    }
+
+    /// Compiles many nodes over this environment, in parallel across the cores (rayon's
+    /// global pool; run inside [`rayon::ThreadPool::install`] to choose the thread count).
+    /// Results come in the order of `nodes`, and each is what compiling that node alone
+    /// would give.
+    ///
+    /// ```
+    /// use puppet_eval::{Session, Settings};
+    /// let env = Session::new().code("notify { $trusted['certname']: }").load().unwrap();
+    /// let nodes: Vec<Settings> = ["a.example.com", "b.example.com"]
+    ///     .iter()
+    ///     .map(|n| Settings::agent(n, Default::default()))
+    ///     .collect();
+    /// let out = env.compile_many(&nodes);
+    /// assert!(out[1].catalog.as_ref().unwrap().find("Notify[b.example.com]").is_some());
+    /// ```
+    pub fn compile_many(self: &Arc<Self>, nodes: &[Settings]) -> Vec<Compiled> {
+        use rayon::prelude::*;
+        nodes.par_iter().map(|s| self.compile(s)).collect()
+    }
+}
+
+/// Warnings of the lexer and the validator (unrecognised escapes, duplicate hash keys) are
+/// logged as Puppet logs them, before evaluation.
+fn log_main_warnings(env: &Environment, compiler: &mut Compiler) {
+    for d in env.main_diagnostics() {
+        if d.severity == puppet_syntax::Severity::Warning {
+            compiler.logs.push(LogEntry {
+                level: puppet_functions::LogLevel::Warning,
+                message: d.message.clone(),
+                scope: None,
+            });
+        }
+    }
+}
+
+/// An error of the main manifest as Puppet reports it: a second definition as it is, at the
+/// line of the second one; a syntax or validation error as Puppet's parser reports it,
+/// located but for an error at the end of the input.
+fn main_error(
+    env: &Environment,
+    d: &puppet_diagnostics::Diagnostic,
+    settings: &Settings,
+) -> EvalError {
+    let path = d.file.as_deref().map(str::to_string);
+    let file = env
+        .main_files()
+        .iter()
+        .find(|f| f.file.path == path)
+        .map(|f| f.file.clone())
+        .unwrap_or_else(|| Arc::new(ir::SourceFile::new(path, "")));
+    let span = ir::Span {
+        file,
+        start: d.start().into(),
+        end: d.range.unwrap_or_default().end().into(),
+    };
+    let message = if d.code == "DUPLICATE_DEFINITION" {
+        format!("{} {}", d.message, compile::location(&span))
+    } else {
+        let (line, col) = span.line_col();
+        let at = match (&span.file.path, d.message.ends_with("at end of input")) {
+            (_, true) => String::new(),
+            (Some(p), false) => format!(" (file: {p}, line: {line}, column: {col})"),
+            (None, false) => format!(" (line: {line}, column: {col})"),
+        };
+        format!(
+            "Could not parse for environment {}: {}{at}",
+            settings.environment, d.message
+        )
+    };
+    let code = match &d.code {
+        std::borrow::Cow::Borrowed(c) => c,
+        std::borrow::Cow::Owned(_) => crate::eval::codes::PARSE_ERROR,
+    };
+    EvalError {
+        code,
+        kind: ErrorKind::Complete,
+        message,
+        span: Some(span),
+    }
+}
+
 /// Parses, validates and evaluates `source` as the main manifest (code given with `-e`).
 pub fn evaluate_source(source: &str, settings: &Settings) -> Outcome {
-    let env = Environment::from_main(None, source);
-    let mut compiler = Compiler::new(Arc::new(env.clone()), settings.clone());
-    if let Some((_, d)) = env.first_error() {
-        let file = Arc::new(ir::SourceFile::new(None, source));
+    let env = Arc::new(Environment::from_main(None, source));
+    let mut compiler = Compiler::new(env.clone(), settings.clone());
+    if let Some(d) = env.main_diagnostics().iter().find(|d| d.is_error()) {
+        let file = env.main_files()[0].file.clone();
         let err = EvalError {
+            code: crate::eval::codes::EVAL_ERROR,
             kind: Default::default(),
             message: d.message.clone(),
             span: Some(ir::Span {
@@ -226,17 +326,7 @@ pub fn evaluate_source(source: &str, settings: &Settings) -> Outcome {
             compiler,
         };
     }
-    // Warnings of the lexer and the validator (unrecognised escapes, duplicate hash keys) are
-    // logged as Puppet logs them, before evaluation.
-    for (_, d) in &env.diagnostics {
-        if d.severity == puppet_syntax::Severity::Warning {
-            compiler.logs.push(LogEntry {
-                level: puppet_functions::LogLevel::Warning,
-                message: d.message.clone(),
-                scope: None,
-            });
-        }
-    }
+    log_main_warnings(&env, &mut compiler);
     let value = compiler.evaluate_main();
     let logs = compiler.logs.clone();
     Outcome {

@@ -244,11 +244,10 @@ fn corpus_env() -> Option<Arc<puppet_eval::Environment>> {
     static ENV: OnceLock<Option<Arc<puppet_eval::Environment>>> = OnceLock::new();
     ENV.get_or_init(|| {
         std::path::Path::new(CORPUS).is_dir().then(|| {
-            Arc::new(puppet_eval::Environment::from_modulepath(
-                &[std::path::PathBuf::from(CORPUS)],
-                None,
-                "",
-            ))
+            puppet_eval::Session::new()
+                .modulepath([std::path::PathBuf::from(CORPUS)])
+                .load()
+                .expect("the corpus loads")
         })
     })
     .clone()
@@ -265,9 +264,8 @@ fn render(case: &Json) -> Result<String, String> {
             squote(template),
             case.get("params_puppet").unwrap().str()
         );
-        let mut env = (*modules).clone();
-        env.add_main(None, &code);
-        if let Some((_, d)) = env.first_error() {
+        let env = modules.with_main_code(None, &code);
+        if let Some(d) = env.main_diagnostics().iter().find(|d| d.is_error()) {
             return Err(d.message.clone());
         }
         let mut compiler = puppet_eval::Compiler::new(Arc::new(env), settings);

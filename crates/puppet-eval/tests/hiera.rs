@@ -6,8 +6,8 @@
 //! layer, which searches in the same order as the environment layer before the modules).
 
 use indexmap::IndexMap;
-use puppet_eval::hiera::{lookup_for, lookup_with_source};
-use puppet_eval::{compile, from_data, Compiled, Environment, Settings};
+use puppet_eval::hiera::lookup_with_source;
+use puppet_eval::{compile, from_data, Compiled, Environment, Session, Settings};
 use puppet_hiera::MemorySource;
 use puppet_types::Value;
 use smol_str::SmolStr;
@@ -127,22 +127,24 @@ fn settings() -> Settings {
     s
 }
 
-fn env(site: &str, src: MemorySource, env_layer: bool) -> Environment {
-    let mut env =
-        Environment::from_main(Some("/env/manifests/site.pp"), &format!("{CLASSES}{site}"));
+/// The site code with Hiera over `src`: module `m`'s layer, and the environment's when
+/// `env_layer`.
+fn env(site: &str, src: MemorySource, env_layer: bool) -> Arc<Environment> {
     let mut modules: IndexMap<SmolStr, PathBuf> = IndexMap::new();
     modules.insert("m".into(), PathBuf::from("/env/modules/m"));
-    env.modules = modules.clone();
     let env_dir = env_layer.then(|| std::path::Path::new("/env"));
+    let mut session =
+        Session::new().manifest_text("/env/manifests/site.pp", format!("{CLASSES}{site}"));
     match lookup_with_source(src, env_dir, None, &modules) {
-        Ok(Some(l)) => env.with_hiera(l),
-        Ok(None) => env,
+        Ok(Some(l)) => session = session.hiera(l),
+        Ok(None) => {}
         Err(e) => panic!("hiera config: {e}"),
     }
+    session.load().unwrap_or_else(|d| panic!("{d:?}"))
 }
 
 fn run(site: &str) -> Compiled {
-    compile(Arc::new(env(site, source(false), true)), &settings())
+    compile(env(site, source(false), true), &settings())
 }
 
 fn notices(out: &Compiled) -> Vec<String> {
@@ -254,7 +256,7 @@ fn node_level_data_and_interpolated_paths() {
         source(true),
         true,
     );
-    let out = compile(Arc::new(e), &settings());
+    let out = compile(e.clone(), &settings());
     assert_eq!(
         notices(&out),
         ["for web01.example.com", "[n1, e1, common, m1]"]
@@ -341,11 +343,11 @@ fn convert_to_errors() {
 
 #[test]
 fn no_hiera_configured_uses_defaults() {
-    let mut e = Environment::from_main(
+    let e = Environment::from_main(
         None,
         "notice(lookup('x', undef, undef, 'd'))\nclass c($p = 1) { notice($p) }\ninclude c\n",
     );
-    e.hiera = None;
+    assert!(e.hiera().is_none());
     let out = compile(Arc::new(e), &settings());
     assert_eq!(notices(&out), ["d", "1"]);
     let e = Environment::from_main(None, "lookup('x')\n");
@@ -389,13 +391,8 @@ fn hiera_functions() {
 fn hiera_functions_global_only_without_environment_layer() {
     // Only a global layer (the environment's data used as global): module data is not
     // consulted by hiera_*(), as Puppet 7.23 gave `[e1, common]` and `{env => 1, both => env}`.
-    let mut e = Environment::from_main(
-        Some("/env/manifests/site.pp"),
-        "notice(hiera_array('m::arr'))\nnotice(hiera_hash('m::h'))\nnotice(lookup('m::arr'))\n",
-    );
     let mut modules: IndexMap<SmolStr, PathBuf> = IndexMap::new();
     modules.insert("m".into(), PathBuf::from("/env/modules/m"));
-    e.modules = modules.clone();
     let l = lookup_with_source(
         source(false),
         None,
@@ -404,7 +401,15 @@ fn hiera_functions_global_only_without_environment_layer() {
     )
     .unwrap()
     .unwrap();
-    let out = compile(Arc::new(e.with_hiera(l)), &settings());
+    let e = Session::new()
+        .manifest_text(
+            "/env/manifests/site.pp",
+            "notice(hiera_array('m::arr'))\nnotice(hiera_hash('m::h'))\nnotice(lookup('m::arr'))\n",
+        )
+        .hiera(l)
+        .load()
+        .unwrap();
+    let out = compile(e, &settings());
     assert_eq!(
         notices(&out),
         [
@@ -430,11 +435,13 @@ fn example_env_hiera_values_match_puppet() {
     let site = root.join("manifests/site.pp");
     let text = std::fs::read_to_string(&site).expect("site.pp")
         + "\nfunction epp($path, $params = {}) { \"epp ${path}\" }\nfunction template($path) { \"erb ${path}\" }\n";
-    let env = Environment::from_modulepath(&[root.join("modules")], site.to_str(), &text);
-    let lookup = lookup_for(Some(&root), None, &env.modules)
-        .expect("hiera.yaml")
-        .expect("layers");
-    let env = env.with_hiera(lookup);
+    let env = Session::new()
+        .modulepath([root.join("modules")])
+        .manifest_text(site.to_string_lossy(), text)
+        .environment_dir(&root)
+        .load()
+        .expect("hiera.yaml");
+    assert!(env.hiera().is_some(), "layers");
     let facts: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(root.join("facts/web01.example.com.json")).expect("facts"),
     )
@@ -452,7 +459,7 @@ fn example_env_hiera_values_match_puppet() {
         "authenticated": "remote", "certname": "web01.example.com", "extensions": {},
         "hostname": "web01", "domain": "example.com", "external": {}
     })));
-    let out = compile(Arc::new(env), &s);
+    let out = compile(env, &s);
     let cat = match out.catalog {
         Ok(c) => c,
         Err(e) => panic!("{}", e.located()),

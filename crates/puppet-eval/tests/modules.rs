@@ -4,24 +4,27 @@
 //! through the compiler. Expected texts are Puppet 7.23's (checked with the oracle's
 //! `compile-catalog`).
 
-use puppet_eval::{compile, Environment, Settings};
-use puppet_loader::{EnvironmentConfig, MemoryProvider};
+use puppet_eval::{compile, Environment, Session, Settings};
+use puppet_loader::MemoryProvider;
 use std::sync::Arc;
 
-fn env_with(files: &[(&str, &str)], site: &str) -> Environment {
+fn env_with(files: &[(&str, &str)], site: &str) -> Arc<Environment> {
     let mut provider = MemoryProvider::new().with_file("/env/site.pp", site);
     for (path, text) in files {
         provider.insert(format!("/env/modules/{path}"), *text);
     }
-    let mut config = EnvironmentConfig::with_modulepath(["/env/modules"]);
-    config.manifest = Some("/env/site.pp".into());
-    Environment::load(&config, std::sync::Arc::new(provider))
+    Session::new()
+        .files(provider)
+        .modulepath(["/env/modules"])
+        .manifest("/env/site.pp")
+        .load()
+        .unwrap_or_else(|d| panic!("{d:?}"))
 }
 
 /// The catalog's resources as `Type[title] {json parameters}` lines (Class[main],
 /// Class[Settings] and Stage[main] left out), or the error's located message.
-fn compile_lines(env: Environment) -> Result<Vec<String>, String> {
-    let out = compile(Arc::new(env), &Settings::default());
+fn compile_lines(env: Arc<Environment>) -> Result<Vec<String>, String> {
+    let out = compile(env, &Settings::default());
     let cat = out.catalog.map_err(|e| e.located())?;
     let skip = ["Class[main]", "Class[Settings]", "Stage[main]"];
     Ok(cat
@@ -78,7 +81,11 @@ fn stdlib_functions_declare_through_the_compiler() {
 
 #[test]
 fn module_functions_exist_only_with_their_module() {
-    let e = compile_lines(Environment::from_main(None, "notice(pick(undef, 1))")).unwrap_err();
+    let e = compile_lines(Arc::new(Environment::from_main(
+        None,
+        "notice(pick(undef, 1))",
+    )))
+    .unwrap_err();
     assert_eq!(e, "Unknown function: 'pick'. (line: 1, column: 8)");
     // A Ruby function without a native implementation is known, and fails naming itself.
     let rb = "Puppet::Functions.create_function(:'mymod::twice') do\n  dispatch :twice do\n    param 'Integer', :x\n  end\nend\n";
@@ -115,7 +122,7 @@ fn module_resource_types_are_known() {
     // A module type's name is a resource type in expressions.
     let site = "thing { 'a': }\nnotify { 'n': require => Thing['a'] }\nThing['a'] -> Notify['n']";
     assert!(compile_lines(env_with(&files, site)).is_ok());
-    let e = compile_lines(Environment::from_main(None, "thing { 'a': }")).unwrap_err();
+    let e = compile_lines(Arc::new(Environment::from_main(None, "thing { 'a': }"))).unwrap_err();
     assert!(
         e.starts_with(
             "Error while evaluating a Resource Statement, Unknown resource type: 'thing'"
@@ -170,7 +177,7 @@ fn create_resources_declares_like_a_resource_expression() {
             "Error while evaluating a Function Call, create_resources(): second argument must be a hash (line: 1, column: 1)",
         ),
     ] {
-        let e = compile_lines(Environment::from_main(None, code)).unwrap_err();
+        let e = compile_lines(Arc::new(Environment::from_main(None, code))).unwrap_err();
         assert_eq!(e, expected, "{code}");
     }
 }

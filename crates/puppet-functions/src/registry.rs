@@ -323,6 +323,11 @@ impl Registry {
         self.functions.get(&key(name)).map(|f| &**f)
     }
 
+    /// The function of that name, shared (to call it without holding the registry).
+    pub fn get_shared(&self, name: &str) -> Option<Arc<Function>> {
+        self.functions.get(&key(name)).cloned()
+    }
+
     /// True when a function of that name exists.
     pub fn contains(&self, name: &str) -> bool {
         self.functions.contains_key(&key(name))

@@ -59,6 +59,68 @@ pub struct Cycle {
     pub edges: Vec<CycleEdge>,
 }
 
+impl std::fmt::Display for Cycle {
+    /// Puppet's notation (see [`Cycle::to_puppet_string`]).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.to_puppet_string())
+    }
+}
+
+impl std::fmt::Display for CycleReport {
+    /// `no dependency cycles`, or one line per cycle in Puppet's notation followed by the
+    /// declaration of each resource on it (`    Notify[a] at site.pp:3`).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.cycles.is_empty() {
+            return f.write_str("no dependency cycles");
+        }
+        write!(
+            f,
+            "{} dependency cycle{} in {} component{}",
+            self.cycles.len(),
+            if self.cycles.len() == 1 { "" } else { "s" },
+            self.components,
+            if self.components == 1 { "" } else { "s" }
+        )?;
+        if self.truncated {
+            f.write_str(" (more not listed)")?;
+        }
+        for c in &self.cycles {
+            write!(f, "\n  {c}")?;
+            for step in &c.path {
+                if let Some(at) = &step.location {
+                    write!(f, "\n    {} at {at}", step.reference)?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl CycleReport {
+    /// One diagnostic per cycle (code `GRAPH_DEPENDENCY_CYCLE`): the cycle in Puppet's
+    /// notation, with each resource's declaration as a related place.
+    pub fn diagnostics(&self) -> Vec<puppet_diagnostics::Diagnostic> {
+        self.cycles
+            .iter()
+            .map(|c| {
+                let mut d = puppet_diagnostics::Diagnostic::new(
+                    puppet_diagnostics::Severity::Error,
+                    "GRAPH_DEPENDENCY_CYCLE",
+                    format!("Found a dependency cycle: {c}"),
+                );
+                for step in &c.path {
+                    let note = match &step.location {
+                        Some(at) => format!("{} is declared at {at}", step.reference),
+                        None => format!("{} (declaration not known)", step.reference),
+                    };
+                    d = d.with_related(note, None, None, None);
+                }
+                d
+            })
+            .collect()
+    }
+}
+
 impl Cycle {
     /// The cycle in Puppet's notation: `(Notify[a] => Notify[b] => Notify[a])`.
     pub fn to_puppet_string(&self) -> String {

@@ -154,3 +154,15 @@ impl Error {
         }
     }
 }
+
+impl From<&Error> for puppet_diagnostics::Diagnostic {
+    /// The error as a diagnostic: its code and Puppet's text (which names the file and line
+    /// where Puppet does).
+    fn from(e: &Error) -> Self {
+        puppet_diagnostics::Diagnostic::new(
+            puppet_diagnostics::Severity::Error,
+            e.code(),
+            e.to_string(),
+        )
+    }
+}

@@ -41,4 +41,4 @@ pub use error::HieraError;
 pub use explain::{Event, Node};
 pub use lookup::{Explanation, Layer, Lookup, LookupBuilder, MapScope, Scope};
 pub use merge::{DeepOptions, MergeStrategy};
-pub use source::{DataSource, FsSource, MemorySource};
+pub use source::{glob_with, DataSource, FsSource, ListDir, MemorySource};

@@ -86,69 +86,79 @@ impl DataSource for FsSource {
     }
 
     fn glob(&self, pattern: &Path) -> Vec<PathBuf> {
-        let text = pattern.to_string_lossy();
-        let mut out = Vec::new();
-        for pat in expand_braces(&text) {
-            let parts = split_parts(&pat);
-            let root = if pat.starts_with('/') {
-                PathBuf::from("/")
-            } else {
-                PathBuf::from(".")
-            };
-            walk(&root, &parts, &mut out, 0);
-        }
-        out.sort();
-        out.dedup();
-        out
+        glob_with(pattern, &|dir: &Path| {
+            let rd = std::fs::read_dir(dir).ok()?;
+            Some(
+                rd.flatten()
+                    .map(|e| {
+                        let name = e.file_name().to_string_lossy().to_string();
+                        (name, e.path().is_dir())
+                    })
+                    .collect(),
+            )
+        })
     }
 }
 
-fn walk(dir: &Path, parts: &[String], out: &mut Vec<PathBuf>, depth: usize) {
+/// The entries of a directory as (name, is a directory), or `None` when it cannot be listed.
+pub type ListDir<'a> = dyn Fn(&Path) -> Option<Vec<(String, bool)>> + 'a;
+
+/// Expands a glob pattern (`*`, `?`, `[...]`, `**`, `{a,b}`) over any file tree, given the
+/// way to list a directory: what [`DataSource::glob`] implementations share. Files only,
+/// sorted, without duplicates; hidden directories are not entered by `**`.
+pub fn glob_with(pattern: &Path, list: &ListDir<'_>) -> Vec<PathBuf> {
+    let text = pattern.to_string_lossy();
+    let mut out = Vec::new();
+    for pat in expand_braces(&text) {
+        let parts = split_parts(&pat);
+        let root = if pat.starts_with('/') {
+            PathBuf::from("/")
+        } else {
+            PathBuf::from(".")
+        };
+        walk(&root, &parts, list, &mut out, 0);
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+fn walk(dir: &Path, parts: &[String], list: &ListDir<'_>, out: &mut Vec<PathBuf>, depth: usize) {
     if depth > 64 {
         return;
     }
     let Some((first, rest)) = parts.split_first() else {
         return;
     };
-    if first == "**" {
-        walk(dir, rest, out, depth + 1);
-        if let Ok(rd) = std::fs::read_dir(dir) {
-            let mut names: Vec<_> = rd.flatten().collect();
-            names.sort_by_key(|e| e.file_name());
-            for e in names {
-                let name = e.file_name().to_string_lossy().to_string();
-                if !name.starts_with('.') && e.path().is_dir() {
-                    walk(&e.path(), parts, out, depth + 1);
-                }
-            }
-        }
-        return;
-    }
-    if !has_magic(first) {
-        let p = dir.join(first);
-        if rest.is_empty() {
-            if p.is_file() {
-                out.push(p);
-            }
-        } else if p.is_dir() {
-            walk(&p, rest, out, depth + 1);
-        }
-        return;
-    }
-    let Ok(rd) = std::fs::read_dir(dir) else {
+    let Some(mut entries) = list(dir) else {
         return;
     };
-    for e in rd.flatten() {
-        let name = e.file_name().to_string_lossy().to_string();
-        if match_segment(first, &name) {
-            let p = e.path();
-            if rest.is_empty() {
-                if p.is_file() {
-                    out.push(p);
-                }
-            } else if p.is_dir() {
-                walk(&p, rest, out, depth + 1);
+    entries.sort();
+    if first == "**" {
+        walk(dir, rest, list, out, depth + 1);
+        for (name, is_dir) in &entries {
+            if !name.starts_with('.') && *is_dir {
+                walk(&dir.join(name), parts, list, out, depth + 1);
             }
+        }
+        return;
+    }
+    for (name, is_dir) in entries {
+        let matches = if has_magic(first) {
+            match_segment(first, &name)
+        } else {
+            *first == name
+        };
+        if !matches {
+            continue;
+        }
+        let p = dir.join(&name);
+        if rest.is_empty() {
+            if !is_dir {
+                out.push(p);
+            }
+        } else if is_dir {
+            walk(&p, rest, list, out, depth + 1);
         }
     }
 }

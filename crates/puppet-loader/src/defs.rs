@@ -64,30 +64,9 @@ pub struct Definition {
     pub module: Option<SmolStr>,
 }
 
-/// The range of `node` without leading and trailing trivia, found by stepping from both
-/// ends (the syntax crate's helper walks every token, which is slow on big classes).
+/// The range of `node` without leading and trailing trivia.
 pub(crate) fn trimmed(node: &puppet_syntax::SyntaxNode) -> (u32, u32) {
-    let full = range_of(node.text_range());
-    let mut first = node.first_token();
-    while let Some(t) = &first {
-        if !t.kind().is_trivia() || t.text_range().start() >= node.text_range().end() {
-            break;
-        }
-        first = t.next_token();
-    }
-    let mut last = node.last_token();
-    while let Some(t) = &last {
-        if !t.kind().is_trivia() || t.text_range().end() <= node.text_range().start() {
-            break;
-        }
-        last = t.prev_token();
-    }
-    match (first, last) {
-        (Some(f), Some(l)) if f.text_range().start() < l.text_range().end() => {
-            (f.text_range().start().into(), l.text_range().end().into())
-        }
-        _ => full,
-    }
+    range_of(puppet_syntax::ast::trimmed_range(node))
 }
 
 fn range_of(r: puppet_syntax::TextRange) -> (u32, u32) {

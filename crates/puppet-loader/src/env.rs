@@ -1,20 +1,22 @@
-//! The environment: a snapshot of a module path and a main manifest, with every
-//! Puppet-language file parsed once and an order-independent index of definitions.
+//! What an environment consists of (configuration, modules, loaded files) and the
+//! whole-environment [`Index`].
 //!
-//! [`Environment::load`] lists directories and reads files through a
-//! [`SourceProvider`] (the only IO), parses the files in parallel (deterministically: results
-//! are placed by file, not by finishing order), and indexes every class, defined type,
-//! function and type alias. After that, nothing touches the provider again: resolving a name
-//! that does not exist is a map lookup. Changes on disk are seen by loading a new snapshot;
-//! a shared [`ParseCache`] makes that cheap for files that did not change.
+//! [`Index::build`] lists every Puppet-language file of a [`Loader`]'s environment, reads and
+//! parses them in parallel through the loader (deterministically: results are placed by
+//! file, not by finishing order), and indexes every class, defined type, function and type
+//! alias. Resolving a name through the index gives what the lazy [`Loader`] gives. Changes
+//! on disk are seen by loading a new snapshot; a shared [`ParseCache`] makes that cheap for
+//! files that did not change.
 //!
 //! Precedence when a (kind, name) is defined more than once: the main manifest first (in
 //! load order), then a module file the name autoloads from, general to specific
-//! (`init.pp`, then `mod.pp`, then `mod/passenger.pp`: RFC 1 solution II), then any other
-//! file in listing order (module path order, each directory sorted by name). Modules with the same name: the first on the module path wins.
+//! (`init.pp`, then `mod.pp`, then `mod/passenger.pp`: RFC 1 solution II). A definition in
+//! any other file is reported (`LOADER_NOT_AUTOLOADABLE`) and never resolved. Modules with
+//! the same name: the first on the module path wins.
 
 use crate::defs::{display, scan_file, DefKind, Definition};
 use crate::diagnostic::{codes, Diagnostic, ProviderError};
+use crate::loader::Loader;
 use crate::metadata::Metadata;
 use crate::names::{self, FileNamespace, NamePath, Owner};
 use crate::provider::{EntryKind, SourceProvider};
@@ -201,9 +203,14 @@ pub enum ResolutionMode {
     Relative,
 }
 
-/// A snapshot of an environment: modules, parsed files, and the definition index.
+/// The whole-environment index: every Puppet-language file of the main manifest, the
+/// modules and the environment directory parsed (in parallel), and every definition
+/// indexed by (kind, canonical name). Built over a [`Loader`] (which it fills), for the tools
+/// that want everything (validation, listings, the hazard and visibility reports); a
+/// compile uses the [`Loader`] alone and reads only what it needs. Both answer every name
+/// the same way.
 #[derive(Debug)]
-pub struct Environment {
+pub struct Index {
     config: EnvironmentConfig,
     modules: IndexMap<SmolStr, Module>,
     files: IndexMap<Arc<Path>, Arc<LoadedFile>>,
@@ -211,80 +218,97 @@ pub struct Environment {
     diagnostics: Vec<Diagnostic>,
 }
 
-/// A file found while listing, before reading.
-struct Found {
-    path: PathBuf,
-    role: FileRole,
-    module: Option<SmolStr>,
-    relative: PathBuf,
+/// A file found while listing (or by a name rule), before reading.
+#[derive(Debug, Clone)]
+pub(crate) struct Found {
+    pub(crate) path: PathBuf,
+    pub(crate) role: FileRole,
+    pub(crate) module: Option<SmolStr>,
+    pub(crate) relative: PathBuf,
 }
 
 const MAX_DEPTH: usize = 64;
 
-impl Environment {
-    /// Loads an environment through `provider`, with a private parse cache.
+/// The files of the main manifest (a file, or a directory read recursively in sorted order).
+pub(crate) fn main_manifest_files(
+    config: &EnvironmentConfig,
+    provider: &dyn SourceProvider,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Vec<Found> {
+    let mut found = Vec::new();
+    let Some(manifest) = &config.manifest else {
+        return found;
+    };
+    match provider.kind(manifest) {
+        Some(EntryKind::Dir) => {
+            let mut files = Vec::new();
+            walk(
+                provider,
+                manifest,
+                &mut Vec::new(),
+                0,
+                &mut files,
+                diagnostics,
+            );
+            for p in files {
+                let relative = p.strip_prefix(manifest).unwrap_or(&p).to_path_buf();
+                found.push(Found {
+                    path: p,
+                    role: FileRole::MainManifest,
+                    module: None,
+                    relative,
+                });
+            }
+        }
+        Some(EntryKind::File) => found.push(Found {
+            path: manifest.clone(),
+            role: FileRole::MainManifest,
+            module: None,
+            relative: manifest.file_name().map(PathBuf::from).unwrap_or_default(),
+        }),
+        _ => diagnostics.push(ProviderError::NotFound(manifest.clone()).to_diagnostic()),
+    }
+    found
+}
+
+impl Index {
+    /// Loads and indexes a whole environment through `provider`.
     ///
     /// ```
-    /// use puppet_loader::{DefKind, Environment, EnvironmentConfig, MemoryProvider};
+    /// use puppet_loader::{DefKind, Index, EnvironmentConfig, MemoryProvider};
+    /// use std::sync::Arc;
     /// let provider = MemoryProvider::new()
     ///     .with_file("/mp/apache/manifests/init.pp", "class apache { }")
     ///     .with_file("/mp/apache/manifests/mod/passenger.pp",
     ///                "class apache::mod::passenger { }")
     ///     .with_file("/mp/apache/functions/bool2httpd.pp",
     ///                "function apache::bool2httpd($x) { $x }");
-    /// let env = Environment::load(&EnvironmentConfig::with_modulepath(["/mp"]), &provider);
+    /// let env = Index::load(&EnvironmentConfig::with_modulepath(["/mp"]), Arc::new(provider));
     /// let def = env.resolve(DefKind::Class, "::Apache::Mod::Passenger").unwrap();
     /// assert_eq!(&*def.file, std::path::Path::new("/mp/apache/manifests/mod/passenger.pp"));
     /// assert!(env.resolve(DefKind::Function, "apache::bool2httpd").is_some());
     /// assert!(env.resolve(DefKind::Class, "nginx").is_none());
     /// ```
-    pub fn load(config: &EnvironmentConfig, provider: &dyn SourceProvider) -> Environment {
-        Self::load_with_cache(config, provider, &ParseCache::new())
+    pub fn load(config: &EnvironmentConfig, provider: Arc<dyn SourceProvider>) -> Index {
+        Index::build(&Loader::open(config, provider))
     }
 
     /// Loads an environment, reusing (and filling) `cache`.
     pub fn load_with_cache(
         config: &EnvironmentConfig,
-        provider: &dyn SourceProvider,
-        cache: &ParseCache,
-    ) -> Environment {
-        let mut diagnostics = Vec::new();
-        let modules = discover_modules(config, provider, &mut diagnostics);
+        provider: Arc<dyn SourceProvider>,
+        cache: Arc<ParseCache>,
+    ) -> Index {
+        Index::build(&Loader::open_with_cache(config, provider, cache))
+    }
 
-        // List every file the environment consists of, in a fixed order.
+    /// Reads every remaining file of `loader`'s environment (in parallel) and indexes it.
+    pub fn build(loader: &Loader) -> Index {
+        let config = loader.config();
+        let provider = &**loader.provider();
+        let mut diagnostics = loader.diagnostics().to_vec();
         let mut found = Vec::new();
-        if let Some(manifest) = &config.manifest {
-            match provider.kind(manifest) {
-                Some(EntryKind::Dir) => {
-                    let mut files = Vec::new();
-                    walk(
-                        provider,
-                        manifest,
-                        &mut Vec::new(),
-                        0,
-                        &mut files,
-                        &mut diagnostics,
-                    );
-                    for p in files {
-                        let relative = p.strip_prefix(manifest).unwrap_or(&p).to_path_buf();
-                        found.push(Found {
-                            path: p,
-                            role: FileRole::MainManifest,
-                            module: None,
-                            relative,
-                        });
-                    }
-                }
-                Some(EntryKind::File) => found.push(Found {
-                    path: manifest.clone(),
-                    role: FileRole::MainManifest,
-                    module: None,
-                    relative: manifest.file_name().map(PathBuf::from).unwrap_or_default(),
-                }),
-                _ => diagnostics.push(ProviderError::NotFound(manifest.clone()).to_diagnostic()),
-            }
-        }
-        for module in modules.values() {
+        for module in loader.modules() {
             for (dir, role) in [
                 ("manifests", FileRole::Manifest),
                 ("functions", FileRole::Function),
@@ -320,21 +344,33 @@ impl Environment {
 
         // Read, parse and scan in parallel, placing each result at its file's index, so the
         // outcome does not depend on which worker finished first.
-        let loaded = parse_all(config, provider, &found, cache);
+        let loaded = parse_all(loader, &found);
 
         let mut files = IndexMap::new();
-        for r in loaded {
+        for f in loader.main_files() {
+            files.insert(f.path.clone(), f.clone());
+        }
+        for (f, r) in found.iter().zip(loaded) {
             match r {
-                Ok(lf) => {
-                    files.insert(lf.path.clone(), Arc::new(lf));
+                Some(lf) => {
+                    files.insert(lf.path.clone(), lf);
                 }
-                Err(e) => diagnostics.push(e.to_diagnostic()),
+                None => diagnostics.push(
+                    ProviderError::Io {
+                        path: f.path.clone(),
+                        message: "could not be read".into(),
+                    }
+                    .to_diagnostic(),
+                ),
             }
         }
         let index = build_index(&files, &mut diagnostics);
-        Environment {
+        Index {
             config: config.clone(),
-            modules,
+            modules: loader
+                .modules()
+                .map(|m| (m.name.clone(), m.clone()))
+                .collect(),
             files,
             index,
             diagnostics,
@@ -367,7 +403,7 @@ impl Environment {
     }
 
     /// Environment-level diagnostics (module discovery, metadata, IO, duplicates).
-    /// Per-file problems are in [`LoadedFile::diagnostics`]; [`Environment::all_diagnostics`]
+    /// Per-file problems are in [`LoadedFile::diagnostics`]; [`Index::all_diagnostics`]
     /// gives both.
     pub fn diagnostics(&self) -> &[Diagnostic] {
         &self.diagnostics
@@ -395,12 +431,13 @@ impl Environment {
     /// at top scope) under `mode`.
     ///
     /// ```
-    /// use puppet_loader::{DefKind, Environment, EnvironmentConfig, MemoryProvider, ResolutionMode};
+    /// use puppet_loader::{DefKind, Index, EnvironmentConfig, MemoryProvider, ResolutionMode};
+    /// use std::sync::Arc;
     /// let provider = MemoryProvider::new()
     ///     .with_file("/mp/a/manifests/init.pp", "class a { include b }")
     ///     .with_file("/mp/a/manifests/b.pp", "class a::b { }")
     ///     .with_file("/mp/b/manifests/init.pp", "class b { }");
-    /// let env = Environment::load(&EnvironmentConfig::with_modulepath(["/mp"]), &provider);
+    /// let env = Index::load(&EnvironmentConfig::with_modulepath(["/mp"]), Arc::new(provider));
     /// let abs = env.resolve_in(DefKind::Class, "b", "a", ResolutionMode::Absolute).unwrap();
     /// let rel = env.resolve_in(DefKind::Class, "b", "a", ResolutionMode::Relative).unwrap();
     /// assert_eq!((abs.name.as_str(), rel.name.as_str()), ("b", "a::b"));
@@ -439,7 +476,7 @@ impl Environment {
     }
 }
 
-fn discover_modules(
+pub(crate) fn discover_modules(
     config: &EnvironmentConfig,
     provider: &dyn SourceProvider,
     diagnostics: &mut Vec<Diagnostic>,
@@ -647,12 +684,7 @@ pub fn namespace_for_file(
     FileNamespace::Free
 }
 
-fn parse_all(
-    config: &EnvironmentConfig,
-    provider: &dyn SourceProvider,
-    found: &[Found],
-    cache: &ParseCache,
-) -> Vec<Result<LoadedFile, ProviderError>> {
+fn parse_all(loader: &Loader, found: &[Found]) -> Vec<Option<Arc<LoadedFile>>> {
     let n = found.len();
     let workers = std::thread::available_parallelism()
         .map(|n| n.get())
@@ -660,49 +692,42 @@ fn parse_all(
         .clamp(1, 16)
         .min(n.max(1));
     let next = std::sync::atomic::AtomicUsize::new(0);
-    let one = |i: usize| -> Result<LoadedFile, ProviderError> {
-        let f = &found[i];
-        let text: Arc<str> = Arc::from(provider.read_to_string(&f.path)?);
-        Ok(load_one(config, f, text, cache))
-    };
-    let mut results: Vec<Option<Result<LoadedFile, ProviderError>>> =
-        (0..n).map(|_| None).collect();
+    let mut results: Vec<Option<Arc<LoadedFile>>> = vec![None; n];
     if workers > 1 {
-        let chunks: Vec<Vec<(usize, Result<LoadedFile, ProviderError>)>> =
-            std::thread::scope(|s| {
-                let handles: Vec<_> = (0..workers)
-                    .map(|_| {
-                        s.spawn(|| {
-                            let mut local = Vec::new();
-                            loop {
-                                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                                if i >= n {
-                                    break;
-                                }
-                                local.push((i, one(i)));
+        let chunks: Vec<Vec<(usize, Option<Arc<LoadedFile>>)>> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..workers)
+                .map(|_| {
+                    s.spawn(|| {
+                        let mut local = Vec::new();
+                        loop {
+                            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            if i >= n {
+                                break;
                             }
-                            local
-                        })
+                            local.push((i, loader.load(&found[i])));
+                        }
+                        local
                     })
-                    .collect();
-                handles
-                    .into_iter()
-                    .map(|h| h.join().unwrap_or_default())
-                    .collect()
-            });
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_default())
+                .collect()
+        });
         for (i, r) in chunks.into_iter().flatten() {
-            results[i] = Some(r);
+            results[i] = r;
         }
     }
     // Sequential mode, and any hole a failed worker left.
     results
         .into_iter()
         .enumerate()
-        .map(|(i, r)| r.unwrap_or_else(|| one(i)))
+        .map(|(i, r)| r.or_else(|| loader.load(&found[i])))
         .collect()
 }
 
-fn load_one(
+pub(crate) fn load_one(
     config: &EnvironmentConfig,
     f: &Found,
     text: Arc<str>,
@@ -826,10 +851,13 @@ fn build_index(
         defs.sort_by_key(|(p, _)| *p);
         let (prec, winner) = defs[0];
         if prec.0 == 2 && files.get(&winner.file).map(|f| f.role) == Some(FileRole::Manifest) {
+            // Not on the name's autoload path: Puppet finds it only when that file was loaded
+            // for another name. Resolving it would make results depend on load order, so it
+            // is never resolved (the lazy loader could not find it either).
             diagnostics.push(crate::diagnostic::warning(
                 codes::NOT_AUTOLOADABLE,
                 format!(
-                    "{} '{}' is defined in {}, which is not a file Puppet autoloads for that name; Puppet finds it only when that file was loaded for another name (load-order dependent)",
+                    "{} '{}' is defined in {}, which is not a file Puppet autoloads for that name; Puppet finds it only when that file was loaded for another name (load-order dependent), so it is never resolved here",
                     key.0.label(),
                     winner.written_name,
                     winner.file.display()
@@ -837,6 +865,7 @@ fn build_index(
                 Some(winner.file.to_path_buf()),
                 Some(winner.name_range),
             ));
+            continue;
         }
         for (_, other) in &defs[1..] {
             diagnostics.push(crate::diagnostic::warning(

@@ -8,7 +8,7 @@
 //! at run time (interpolated strings, variables) are not references here.
 
 use crate::defs::{DefKind, Definition};
-use crate::env::{Environment, LoadedFile, ResolutionMode};
+use crate::env::{Index, LoadedFile, ResolutionMode};
 use puppet_syntax::ast::{self, AstNode, Expr, LiteralKind};
 use puppet_syntax::{LineIndex, SyntaxKind, SyntaxNode};
 use serde::Serialize;
@@ -348,7 +348,7 @@ pub fn references_in(file: &LoadedFile) -> Vec<Reference> {
     out
 }
 
-impl Environment {
+impl Index {
     /// Every literal reference in every file of the environment, in file order.
     pub fn references(&self) -> Vec<Reference> {
         self.files().flat_map(|f| references_in(f)).collect()
@@ -358,12 +358,13 @@ impl Environment {
     /// relative lookup and modern absolute resolution, in file order.
     ///
     /// ```
-    /// use puppet_loader::{Environment, EnvironmentConfig, MemoryProvider};
+    /// use puppet_loader::{Index, EnvironmentConfig, MemoryProvider};
+    /// use std::sync::Arc;
     /// let provider = MemoryProvider::new()
     ///     .with_file("/mp/a/manifests/init.pp", "class a { include b\n include ::b }")
     ///     .with_file("/mp/a/manifests/b.pp", "class a::b { }")
     ///     .with_file("/mp/b/manifests/init.pp", "class b { }");
-    /// let env = Environment::load(&EnvironmentConfig::with_modulepath(["/mp"]), &provider);
+    /// let env = Index::load(&EnvironmentConfig::with_modulepath(["/mp"]), Arc::new(provider));
     /// let hazards = env.hazards();
     /// assert_eq!(hazards.len(), 1);
     /// assert_eq!(hazards[0].reference.line, 1);
@@ -413,11 +414,12 @@ impl Environment {
     /// manifest and the environment) under a visibility rule.
     ///
     /// ```
-    /// use puppet_loader::{Environment, EnvironmentConfig, MemoryProvider, Visibility};
+    /// use puppet_loader::{Index, EnvironmentConfig, MemoryProvider, Visibility};
+    /// use std::sync::Arc;
     /// let provider = MemoryProvider::new()
     ///     .with_file("/mp/a/metadata.json", r#"{"name":"me-a","dependencies":[]}"#)
     ///     .with_file("/mp/b/functions/f.pp", "function b::f() { 1 }");
-    /// let env = Environment::load(&EnvironmentConfig::with_modulepath(["/mp"]), &provider);
+    /// let env = Index::load(&EnvironmentConfig::with_modulepath(["/mp"]), Arc::new(provider));
     /// assert!(env.resolve_function(Some("a"), "b::f", Visibility::Puppet7).is_some());
     /// assert!(env.resolve_function(Some("a"), "b::f", Visibility::Dependencies).is_none());
     /// assert!(env.resolve_function(None, "b::f", Visibility::Dependencies).is_some());

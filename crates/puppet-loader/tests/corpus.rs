@@ -6,7 +6,7 @@
 //! `scripts/loader-location-fixture.py`). When the corpus is not installed the tests say so
 //! and pass.
 
-use puppet_loader::{check_file_location, DefKind, Environment, EnvironmentConfig, FsProvider};
+use puppet_loader::{check_file_location, DefKind, EnvironmentConfig, FsProvider, Index};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -34,7 +34,10 @@ fn index_matches_puppet() {
     }
     let oracle = fixture("corpus-oracle.json");
     let config = EnvironmentConfig::with_modulepath([CORPUS]);
-    let env = Environment::load(&config, &FsProvider::new(config.roots()));
+    let env = Index::load(
+        &config,
+        std::sync::Arc::new(FsProvider::new(config.roots())),
+    );
 
     let modules: Vec<String> = env.modules().map(|m| m.name.to_string()).collect();
     let want: Vec<String> = oracle["modules"]

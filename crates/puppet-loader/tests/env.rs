@@ -5,14 +5,14 @@
 use puppet_loader::*;
 use std::path::Path;
 
-fn env_of(p: &MemoryProvider, modulepath: &[&str]) -> Environment {
-    Environment::load(
+fn env_of(p: &MemoryProvider, modulepath: &[&str]) -> Index {
+    Index::load(
         &EnvironmentConfig::with_modulepath(modulepath.iter().copied()),
-        p,
+        std::sync::Arc::new(p.clone()),
     )
 }
 
-fn codes(env: &Environment) -> Vec<&str> {
+fn codes(env: &Index) -> Vec<&str> {
     env.all_diagnostics().map(|d| d.code.as_ref()).collect()
 }
 
@@ -105,13 +105,14 @@ fn precedence_main_manifest_then_general_to_specific() {
         manifest: Some("/env/manifests".into()),
         env_dir: None,
     };
-    let env = Environment::load(&config, &p);
+    let env = Index::load(&config, std::sync::Arc::new(p.clone()));
     let file = |n: &str| env.resolve(DefKind::Class, n).unwrap().file.to_path_buf();
     assert_eq!(file("x"), Path::new("/env/manifests/a.pp"));
     assert_eq!(file("x::y"), Path::new("/env/manifests/b.pp"));
     assert_eq!(file("x::y::z"), Path::new("/m/x/manifests/init.pp"));
-    // Accepted by Puppet's string-prefix check, but not on x::wz's autoload path.
-    assert_eq!(file("x::wz"), Path::new("/m/x/manifests/w.pp"));
+    // Accepted by Puppet's string-prefix check, but not on x::wz's autoload path: Puppet
+    // would find it only after loading x::w, so it is reported and never resolved.
+    assert!(env.resolve(DefKind::Class, "x::wz").is_none());
     let c = codes(&env);
     assert!(c.contains(&codes::NOT_AUTOLOADABLE));
     assert_eq!(
@@ -196,7 +197,7 @@ fn environment_functions_and_types() {
         manifest: None,
         env_dir: Some("/env".into()),
     };
-    let env = Environment::load(&config, &p);
+    let env = Index::load(&config, std::sync::Arc::new(p.clone()));
     assert!(env
         .resolve(DefKind::Function, "environment::hello")
         .is_some());
@@ -209,11 +210,11 @@ fn snapshots_see_changes_and_share_parses() {
     let mut p = MemoryProvider::new()
         .with_file("/m/a/manifests/init.pp", "class a { }")
         .with_file("/m/a/manifests/b.pp", "class a::b { }");
-    let cache = ParseCache::new();
+    let cache = std::sync::Arc::new(ParseCache::new());
     let config = EnvironmentConfig::with_modulepath(["/m"]);
-    let one = Environment::load_with_cache(&config, &p, &cache);
+    let one = Index::load_with_cache(&config, std::sync::Arc::new(p.clone()), cache.clone());
     p.insert("/m/a/manifests/b.pp", "class a::b { }\nclass a::b::c { }");
-    let two = Environment::load_with_cache(&config, &p, &cache);
+    let two = Index::load_with_cache(&config, std::sync::Arc::new(p.clone()), cache.clone());
     assert!(one.resolve(DefKind::Class, "a::b::c").is_none());
     assert!(two.resolve(DefKind::Class, "a::b::c").is_some());
     let init = Path::new("/m/a/manifests/init.pp");
@@ -288,7 +289,7 @@ fn fs_provider_refuses_escapes_and_loops() {
     #[cfg(unix)]
     std::os::unix::fs::symlink(&m, m.join("loop")).unwrap();
     let config = EnvironmentConfig::with_modulepath([dir.join("mp")]);
-    let env = Environment::load(&config, &provider);
+    let env = Index::load(&config, std::sync::Arc::new(provider.clone()));
     assert!(env.resolve(DefKind::Class, "a").is_some());
     #[cfg(unix)]
     assert!(env.all_diagnostics().any(|d| d.code == codes::PATH_ESCAPE));
@@ -298,7 +299,8 @@ fn fs_provider_refuses_escapes_and_loops() {
 #[test]
 fn definitions_are_send_and_sync() {
     fn check<T: Send + Sync>() {}
-    check::<Environment>();
+    check::<Index>();
+    check::<puppet_loader::Loader>();
     check::<Definition>();
     check::<LoadedFile>();
     check::<ParseCache>();

@@ -76,8 +76,8 @@ proptest! {
         order in Just(all_names()).prop_shuffle(),
     ) {
         let config = EnvironmentConfig::with_modulepath(["/mp"]);
-        let sorted = Environment::load(&config, &provider(&t, 0));
-        let scrambled = Environment::load(&config, &provider(&t, seed));
+        let sorted = Index::load(&config, std::sync::Arc::new(provider(&t, 0)));
+        let scrambled = Index::load(&config, std::sync::Arc::new(provider(&t, seed)));
         // Resolve in a random order in one snapshot, in sorted order in the other.
         let mut first = std::collections::BTreeMap::new();
         for n in &order {
@@ -113,12 +113,39 @@ proptest! {
     }
 
     #[test]
+    fn lazy_loading_equals_the_index(
+        t in tree(),
+        seed in 1u64..u64::MAX,
+        order in Just(all_names()).prop_shuffle(),
+        prefix_names in prop::collection::vec((0..MODULES.len(), 0..SEGS.len()), 0..3),
+    ) {
+        // Files that also define names only Puppet's string-prefix check accepts
+        // (`m::xz` in `m/manifests/x.pp`), which are on no autoload path.
+        let mut p = provider(&t, seed);
+        for (m, s) in prefix_names {
+            let (module, seg) = (MODULES[m], SEGS[s]);
+            p.insert(
+                format!("/mp/{module}/manifests/{seg}.pp"),
+                format!("class {module}::{seg} {{ }}\nclass {module}::{seg}z {{ }}\n"),
+            );
+        }
+        let config = EnvironmentConfig::with_modulepath(["/mp"]);
+        let index = Index::load(&config, std::sync::Arc::new(p.clone()));
+        let lazy = Loader::open(&config, std::sync::Arc::new(p));
+        let mut names = order.clone();
+        names.extend(MODULES.iter().flat_map(|m| SEGS.iter().map(move |s| format!("{m}::{s}z"))));
+        for n in &names {
+            prop_assert_eq!(lazy.resolve(DefKind::Class, n), index.resolve(DefKind::Class, n).cloned(), "{}", n);
+        }
+    }
+
+    #[test]
     fn environments_are_isolated(t in tree(), u in tree()) {
         let config = EnvironmentConfig::with_modulepath(["/mp"]);
-        let cache = ParseCache::new();
-        let alone = Environment::load(&config, &provider(&t, 0));
-        let _other = Environment::load_with_cache(&config, &provider(&u, 0), &cache);
-        let after = Environment::load_with_cache(&config, &provider(&t, 0), &cache);
+        let cache = std::sync::Arc::new(ParseCache::new());
+        let alone = Index::load(&config, std::sync::Arc::new(provider(&t, 0)));
+        let _other = Index::load_with_cache(&config, std::sync::Arc::new(provider(&u, 0)), cache.clone());
+        let after = Index::load_with_cache(&config, std::sync::Arc::new(provider(&t, 0)), cache.clone());
         let a: Vec<_> = alone.definitions().cloned().collect();
         let b: Vec<_> = after.definitions().cloned().collect();
         prop_assert_eq!(a, b);

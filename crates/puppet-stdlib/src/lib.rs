@@ -134,6 +134,49 @@ pub fn natives() -> Vec<Native> {
     out
 }
 
+/// The binding table indexed by (module, name), built once.
+fn native_index() -> &'static std::collections::HashMap<(&'static str, &'static str), Native> {
+    static INDEX: std::sync::OnceLock<
+        std::collections::HashMap<(&'static str, &'static str), Native>,
+    > = std::sync::OnceLock::new();
+    INDEX.get_or_init(|| {
+        natives()
+            .into_iter()
+            .map(|n| ((n.module, n.name), n))
+            .collect()
+    })
+}
+
+/// The native implementation of module `module`'s function `name` (lower case, namespaced
+/// as Puppet calls it), if the binding table has one.
+///
+/// ```
+/// assert!(puppet_stdlib::native("stdlib", "pick").is_some());
+/// assert!(puppet_stdlib::native("ntp", "pick").is_none());
+/// ```
+pub fn native(module: &str, name: &str) -> Option<Native> {
+    // The map is covariant in its key, so it can be probed with borrowed strings.
+    let index: &std::collections::HashMap<(&str, &str), Native> = native_index();
+    index.get(&(module, name)).copied()
+}
+
+/// A native implementation as a registry function of its own.
+pub fn native_function(n: &Native) -> Option<std::sync::Arc<puppet_functions::Function>> {
+    let mut reg = Registry::new();
+    register_native(n, &mut reg).then(|| reg.get_shared(n.name))?
+}
+
+/// A function that fails naming the module's Ruby function it stands for (a Ruby function
+/// with no native implementation).
+pub fn stub_function(
+    module: &str,
+    name: &str,
+    file: &str,
+) -> Option<std::sync::Arc<puppet_functions::Function>> {
+    let mut reg = Registry::new();
+    register_stub(module, name, file, &mut reg).then(|| reg.get_shared(name))?
+}
+
 /// The 3.x implementation of a stdlib function, for the 4.x wrappers (`validate_legacy`,
 /// `validate_string`...) that call the 3.x function of the same name.
 pub(crate) fn stdlib_v3(name: &str) -> Option<(V3Fn, i64)> {

@@ -28,20 +28,36 @@ pub trait AstNode: Sized {
     }
 }
 
-/// The range of a node without leading or trailing trivia.
+/// The range of a node without leading or trailing trivia. Steps in from both ends, so it
+/// costs the trivia at the edges, not the size of the node.
 pub fn trimmed_range(node: &SyntaxNode) -> TextRange {
-    let first = node
-        .descendants_with_tokens()
-        .filter_map(|e| e.into_token())
-        .find(|t| !t.kind().is_trivia());
-    let last = node
-        .descendants_with_tokens()
-        .filter_map(|e| e.into_token())
-        .filter(|t| !t.kind().is_trivia())
-        .last();
+    let full = node.text_range();
+    let mut first = node.first_token();
+    while let Some(t) = &first {
+        if !t.kind().is_trivia() || t.text_range().start() >= full.end() {
+            break;
+        }
+        first = t.next_token();
+    }
+    let mut last = node.last_token();
+    while let Some(t) = &last {
+        if !t.kind().is_trivia() || t.text_range().end() <= full.start() {
+            break;
+        }
+        last = t.prev_token();
+    }
     match (first, last) {
-        (Some(f), Some(l)) => TextRange::new(f.text_range().start(), l.text_range().end()),
-        _ => node.text_range(),
+        (Some(f), Some(l))
+            if f.text_range().start() < l.text_range().end()
+                && !f.kind().is_trivia()
+                && full.contains_range(TextRange::new(
+                    f.text_range().start(),
+                    l.text_range().end(),
+                )) =>
+        {
+            TextRange::new(f.text_range().start(), l.text_range().end())
+        }
+        _ => full,
     }
 }
 

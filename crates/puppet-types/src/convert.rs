@@ -36,6 +36,14 @@ fn ruby_inspect(s: &str) -> String {
     crate::ruby::inspect_str(s)
 }
 
+/// Ruby's `String#inspect` of a UTF-8 string (the owner is [`crate::ruby::inspect_str`]).
+///
+/// ```
+/// use puppet_types::convert::ruby_inspect_str;
+/// assert_eq!(ruby_inspect_str("a \"b\"\n#{x} é\u{1}"), r#""a \"b\"\n\#{x} é\u0001""#);
+/// ```
+pub use crate::ruby::inspect_str as ruby_inspect_str;
+
 /// Ruby's `Integer(str, radix)` over a string that already passed Puppet's lenient pattern.
 fn ruby_integer(s: &str, radix: Option<u32>) -> Option<i64> {
     crate::ruby::integer(s, radix)

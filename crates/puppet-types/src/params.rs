@@ -77,6 +77,9 @@ pub fn builtin_object(name: &str) -> Type {
 /// The aliases Puppet's Pcore defines for names in its type system (`Pcore::MemberName`...),
 /// by lower-case name. `Pcore::URI` (Ruby's URI regexp) is not among them.
 fn pcore_alias(lower: &str) -> Option<Type> {
+    if !lower.starts_with("pcore::") {
+        return None;
+    }
     static ALIASES: std::sync::OnceLock<Vec<(&'static str, crate::types::TypeAlias)>> =
         std::sync::OnceLock::new();
     let aliases = ALIASES.get_or_init(|| {

@@ -15,11 +15,41 @@ use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
-/// A compiled regular expression with its Puppet source text.
+/// A regular expression with its Puppet source text. The pattern is checked when made and
+/// compiled the first time it is matched (compiling costs far more than checking, and many
+/// patterns of a catalog's code are never matched); a compiled pattern is shared by every
+/// copy of the same source in the process.
 #[derive(Clone)]
 pub struct Regexp {
     source: SmolStr,
-    compiled: Arc<fancy_regex::Regex>,
+    compiled: Arc<Matcher>,
+}
+
+/// The translated pattern and, once needed, its compiled form (`Err` when the engine
+/// refuses a pattern that parsed, for example one over its size limit: as a Puppet
+/// `Regexp` it never matches).
+struct Matcher {
+    translated: String,
+    compiled: std::sync::OnceLock<Result<Arc<fancy_regex::Regex>, String>>,
+}
+
+impl Matcher {
+    fn compiled(&self) -> &Result<Arc<fancy_regex::Regex>, String> {
+        self.compiled.get_or_init(|| {
+            fancy_regex::RegexBuilder::new(&self.translated)
+                .backtrack_limit(1_000_000)
+                // No full DFA: building one costs 50-250 µs per pattern (most of a
+                // small node's compile); the lazy DFA matches our short strings as fast.
+                .delegate_dfa_size_limit(0)
+                .build()
+                .map(Arc::new)
+                .map_err(|e| e.to_string())
+        })
+    }
+
+    fn regex(&self) -> Option<&fancy_regex::Regex> {
+        self.compiled().as_ref().ok().map(|r| &**r)
+    }
 }
 
 impl Regexp {
@@ -36,7 +66,7 @@ impl Regexp {
     /// assert!(!unixpath.is_match("/etc/mo\0td"));
     /// ```
     pub fn new(source: &str) -> Result<Regexp, TypeError> {
-        let compiled = compile_ruby(source, "").map_err(|message| TypeError::BadRegexp {
+        let compiled = matcher(source, "").map_err(|message| TypeError::BadRegexp {
             source_text: source.to_string(),
             message,
         })?;
@@ -54,12 +84,14 @@ impl Regexp {
     /// True when the regexp matches somewhere in `text`. A match that exceeds the backtracking
     /// limit counts as no match.
     pub fn is_match(&self, text: &str) -> bool {
-        self.compiled.is_match(text).unwrap_or(false)
+        self.compiled
+            .regex()
+            .is_some_and(|r| r.is_match(text).unwrap_or(false))
     }
 
     /// The captures of the first match: group 0 is the whole match; unmatched groups are `None`.
     pub fn captures(&self, text: &str) -> Option<Vec<Option<String>>> {
-        let caps = self.compiled.captures(text).ok()??;
+        let caps = self.compiled.regex()?.captures(text).ok()??;
         Some(
             (0..caps.len())
                 .map(|i| caps.get(i).map(|m| m.as_str().to_string()))
@@ -68,13 +100,39 @@ impl Regexp {
     }
 }
 
-type Cache = std::sync::Mutex<std::collections::HashMap<(String, String), Arc<fancy_regex::Regex>>>;
+type Cache = std::sync::Mutex<std::collections::HashMap<(String, String), Arc<Matcher>>>;
 
-/// Compiled regexps by (source, options), shared by the whole process (compiling is pure and
+/// Regexps by (source, options), shared by the whole process (compiling is pure and
 /// costly). The one regexp cache of the workspace.
 fn cache() -> &'static Cache {
     static CACHE: std::sync::OnceLock<Cache> = std::sync::OnceLock::new();
     CACHE.get_or_init(Default::default)
+}
+
+/// The cached matcher of a Ruby regexp with options `flags` (normalised to `imx`): the
+/// pattern is translated and its syntax checked, not yet compiled.
+fn matcher(source: &str, flags: &str) -> Result<Arc<Matcher>, String> {
+    let flags: String = ['i', 'm', 'x']
+        .iter()
+        .filter(|f| flags.contains(**f))
+        .collect();
+    let key = (source.to_string(), flags);
+    if let Some(m) = cache().lock().ok().and_then(|c| c.get(&key).cloned()) {
+        return Ok(m);
+    }
+    let translated = translate_ruby(source, &key.1);
+    fancy_regex::Expr::parse_tree(&translated).map_err(|e| e.to_string())?;
+    let m = Arc::new(Matcher {
+        translated,
+        compiled: std::sync::OnceLock::new(),
+    });
+    if let Ok(mut c) = cache().lock() {
+        if c.len() >= 4096 {
+            c.clear();
+        }
+        c.insert(key, m.clone());
+    }
+    Ok(m)
 }
 
 /// Compiles a Ruby (Onigmo) regular expression with Ruby's options (`i` ignore case, `m`
@@ -89,32 +147,12 @@ fn cache() -> &'static Cache {
 /// assert!(puppet_types::regexp::compile_ruby("\\h+\\Z", "").unwrap().is_match("ff\n").unwrap());
 /// ```
 pub fn compile_ruby(source: &str, flags: &str) -> Result<Arc<fancy_regex::Regex>, String> {
-    let flags: String = ['i', 'm', 'x']
-        .iter()
-        .filter(|f| flags.contains(**f))
-        .collect();
-    let key = (source.to_string(), flags.clone());
-    if let Some(compiled) = cache().lock().ok().and_then(|c| c.get(&key).cloned()) {
-        return Ok(compiled);
-    }
-    let translated = translate_ruby(source, &flags);
-    let compiled = fancy_regex::RegexBuilder::new(&translated)
-        .backtrack_limit(1_000_000)
-        .build()
-        .map_err(|e| e.to_string())?;
-    let compiled = Arc::new(compiled);
-    if let Ok(mut c) = cache().lock() {
-        if c.len() >= 4096 {
-            c.clear();
-        }
-        c.insert(key, compiled.clone());
-    }
-    Ok(compiled)
+    matcher(source, flags)?.compiled().clone()
 }
 
 /// Rewrites Ruby regexp syntax into the dialect fancy-regex understands: `^`/`$` match at
 /// line boundaries (a leading `(?m)`), Ruby's `m` option is Rust's `s` (also in inline
-/// groups), `\Z`, `\h`, `\H` and octal escapes are rewritten.
+/// groups), `\Z`, `\h`, `\H` and octal escapes are rewritten, `\w`, `\d`, `\s` are ASCII.
 pub fn translate_ruby(src: &str, flags: &str) -> String {
     let mut out = String::with_capacity(src.len() + 8);
     out.push_str("(?m");
@@ -144,6 +182,22 @@ pub fn translate_ruby(src: &str, flags: &str) -> String {
                         "[0-9a-fA-F]"
                     }),
                     'H' if in_class == 0 => out.push_str("[^0-9a-fA-F]"),
+                    // Ruby's \w, \d and \s are ASCII classes (Onigmo without the `u`
+                    // option); Rust's are Unicode.
+                    'w' => out.push_str(if in_class > 0 {
+                        "a-zA-Z0-9_"
+                    } else {
+                        "[a-zA-Z0-9_]"
+                    }),
+                    'd' => out.push_str(if in_class > 0 { "0-9" } else { "[0-9]" }),
+                    's' => out.push_str(if in_class > 0 {
+                        " \\t\\n\\x0B\\x0C\\r"
+                    } else {
+                        "[ \\t\\n\\x0B\\x0C\\r]"
+                    }),
+                    'W' if in_class == 0 => out.push_str("[^a-zA-Z0-9_]"),
+                    'D' if in_class == 0 => out.push_str("[^0-9]"),
+                    'S' if in_class == 0 => out.push_str("[^ \\t\\n\\x0B\\x0C\\r]"),
                     '/' => out.push('/'),
                     // `\0`, `\01`, `\012`: an octal character code.
                     '0' => {
@@ -176,14 +230,14 @@ pub fn translate_ruby(src: &str, flags: &str) -> String {
             '(' if in_class == 0 && chars.get(i + 1) == Some(&'?') => {
                 // Inline flag groups: Ruby's m is Rust's s.
                 let mut j = i + 2;
-                let mut fl = String::new();
+                let mut flags = String::new();
                 while j < chars.len() && matches!(chars[j], 'i' | 'm' | 'x' | '-') {
-                    fl.push(if chars[j] == 'm' { 's' } else { chars[j] });
+                    flags.push(if chars[j] == 'm' { 's' } else { chars[j] });
                     j += 1;
                 }
-                if !fl.is_empty() && j < chars.len() && (chars[j] == ':' || chars[j] == ')') {
+                if !flags.is_empty() && j < chars.len() && (chars[j] == ':' || chars[j] == ')') {
                     out.push_str("(?");
-                    out.push_str(&fl);
+                    out.push_str(&flags);
                     i = j;
                     continue;
                 }

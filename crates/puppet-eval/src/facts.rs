@@ -1,0 +1,232 @@
+//! Facts files as the tools people already have write them, read into [`NodeFacts`].
+//!
+//! Accepted shapes, in JSON or YAML:
+//! * a plain hash of facts (`puppet facts show`, `facter --json`);
+//! * `{"name": CERTNAME, "values": {...}}` (`puppet facts find`, and the YAML of
+//!   `puppet facts --render-as yaml`, whose Ruby object tag is ignored);
+//! * a PuppetDB factset, `{"certname": .., "facts": {"data": [{"name": .., "value": ..}]}}`
+//!   (or `"facts"` as a plain hash), and an array of them (a `/pdb/query/v4/factsets`
+//!   export), which gives one node per entry.
+//!
+//! JSON is read straight into Puppet values (no intermediate JSON tree). This module does
+//! no IO: callers give the text.
+
+use indexmap::IndexMap;
+use puppet_diagnostics::{Diagnostic, Severity};
+use puppet_types::Value;
+use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use smol_str::SmolStr;
+use std::fmt;
+
+/// The facts of one node.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct NodeFacts {
+    /// The certname the file names (`name`, `certname`), if it names one.
+    pub certname: Option<String>,
+    /// The facts, in the file's order.
+    pub facts: IndexMap<SmolStr, Value>,
+}
+
+/// The code of the diagnostic for a facts file that cannot be read.
+pub const BAD_FACTS: &str = "FACTS_INVALID";
+
+/// Reads a facts file's text (`path` is named in diagnostics; its extension `.yaml`/`.yml`
+/// selects YAML, anything else JSON).
+///
+/// ```
+/// let nodes = puppet_eval::facts::read_facts(
+///     "web01.json",
+///     r#"{"name": "web01.example.com", "values": {"os": {"family": "Debian"}}}"#,
+/// ).unwrap();
+/// assert_eq!(nodes[0].certname.as_deref(), Some("web01.example.com"));
+/// assert_eq!(nodes[0].facts["os"].to_string(), "{'family' => 'Debian'}");
+/// let pdb = puppet_eval::facts::read_facts(
+///     "export.json",
+///     r#"[{"certname": "a", "facts": {"data": [{"name": "kernel", "value": "Linux"}]}},
+///         {"certname": "b", "facts": {"data": []}}]"#,
+/// ).unwrap();
+/// assert_eq!(pdb.len(), 2);
+/// assert_eq!(pdb[0].facts["kernel"].to_string(), "'Linux'");
+/// ```
+pub fn read_facts(path: &str, text: &str) -> Result<Vec<NodeFacts>, Diagnostic> {
+    let bad = |message: String| {
+        Diagnostic::new(Severity::Error, BAD_FACTS, message).with_file(path.to_string())
+    };
+    let yaml = path.ends_with(".yaml") || path.ends_with(".yml");
+    let doc = if yaml {
+        match puppet_hiera::yaml::load(text) {
+            Ok(Some(v)) => v,
+            Ok(None) => return Err(bad("the facts file is empty".into())),
+            Err(e) => return Err(bad(format!("not valid YAML: {}", e.message))),
+        }
+    } else {
+        let mut de = serde_json::Deserializer::from_str(text);
+        match PuppetValue::deserialize(&mut de).and_then(|v| de.end().map(|_| v)) {
+            Ok(PuppetValue(v)) => v,
+            Err(e) => return Err(bad(format!("not valid JSON: {e}"))),
+        }
+    };
+    match doc {
+        Value::Array(items) => items
+            .iter()
+            .map(|item| {
+                node_of(item).ok_or_else(|| bad("an entry of the array is not a facts hash".into()))
+            })
+            .collect(),
+        other => node_of(&other)
+            .map(|n| vec![n])
+            .ok_or_else(|| bad("the facts file is not a hash".into())),
+    }
+}
+
+/// One node from a hash in any of the accepted shapes.
+fn node_of(v: &Value) -> Option<NodeFacts> {
+    let Value::Hash(h) = v else {
+        return None;
+    };
+    let get = |k: &str| h.get(&Value::string(k));
+    let name = |k: &str| match get(k) {
+        Some(Value::String(s)) => Some(s.to_string()),
+        _ => None,
+    };
+    // PuppetDB: {"certname", "facts": {"data": [{"name", "value"}]}} or "facts": {hash}.
+    if let (Some(certname), Some(facts)) = (name("certname"), get("facts")) {
+        let mut out = IndexMap::new();
+        match facts {
+            Value::Hash(fh) => match fh.get(&Value::string("data")) {
+                Some(Value::Array(data)) => {
+                    for entry in data.iter() {
+                        if let Value::Hash(e) = entry {
+                            if let (Some(Value::String(n)), Some(val)) = (
+                                e.get(&Value::string("name")),
+                                e.get(&Value::string("value")),
+                            ) {
+                                out.insert(SmolStr::new(n.as_str()), val.clone());
+                            }
+                        }
+                    }
+                }
+                _ => out = hash_facts(fh),
+            },
+            _ => return None,
+        }
+        return Some(NodeFacts {
+            certname: Some(certname),
+            facts: out,
+        });
+    }
+    // Puppet's Node::Facts: {"name", "values"}.
+    if let Some(Value::Hash(values)) = get("values") {
+        return Some(NodeFacts {
+            certname: name("name"),
+            facts: hash_facts(values),
+        });
+    }
+    Some(NodeFacts {
+        certname: None,
+        facts: hash_facts(h),
+    })
+}
+
+fn hash_facts(h: &puppet_types::ValueMap) -> IndexMap<SmolStr, Value> {
+    h.iter()
+        .filter_map(|(k, v)| match k {
+            Value::String(s) => Some((SmolStr::new(s.as_str()), v.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// A Puppet value deserialised directly from JSON (null is undef; integers that fit are
+/// Integer, other numbers Float).
+struct PuppetValue(Value);
+
+impl<'de> Deserialize<'de> for PuppetValue {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(ValueVisitor).map(PuppetValue)
+    }
+}
+
+struct ValueVisitor;
+
+impl<'de> Visitor<'de> for ValueVisitor {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Undef)
+    }
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Undef)
+    }
+    fn visit_bool<E>(self, b: bool) -> Result<Value, E> {
+        Ok(Value::Boolean(b))
+    }
+    fn visit_i64<E>(self, i: i64) -> Result<Value, E> {
+        Ok(Value::Integer(i))
+    }
+    fn visit_u64<E>(self, u: u64) -> Result<Value, E> {
+        Ok(match i64::try_from(u) {
+            Ok(i) => Value::Integer(i),
+            Err(_) => Value::Float(u as f64),
+        })
+    }
+    fn visit_f64<E>(self, f: f64) -> Result<Value, E> {
+        Ok(Value::Float(f))
+    }
+    fn visit_str<E>(self, s: &str) -> Result<Value, E> {
+        Ok(Value::string(s))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        while let Some(PuppetValue(v)) = seq.next_element()? {
+            items.push(v);
+        }
+        Ok(Value::array(items))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut pairs = Vec::with_capacity(map.size_hint().unwrap_or(0));
+        while let Some((k, PuppetValue(v))) =
+            map.next_entry::<std::borrow::Cow<'de, str>, PuppetValue>()?
+        {
+            pairs.push((Value::string(k), v));
+        }
+        Ok(Value::hash(pairs))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_yaml_and_tagged_yaml() {
+        let plain = read_facts("a.yaml", "os:\n  family: RedHat\nprocessorcount: 4\n").unwrap();
+        assert_eq!(plain[0].facts["processorcount"], Value::Integer(4));
+        let tagged = read_facts(
+            "b.yaml",
+            "--- !ruby/object:Puppet::Node::Facts\nname: b.example.com\nvalues:\n  kernel: Linux\n",
+        )
+        .unwrap();
+        assert_eq!(tagged[0].certname.as_deref(), Some("b.example.com"));
+        assert_eq!(tagged[0].facts["kernel"], Value::string("Linux"));
+    }
+
+    #[test]
+    fn json_matches_the_generic_conversion() {
+        let text = r#"{"a": [1, 2.5, null, true, {"b": "c"}], "big": 18446744073709551615}"#;
+        let direct = read_facts("x.json", text).unwrap().remove(0).facts;
+        let json: serde_json::Value = serde_json::from_str(text).unwrap();
+        assert_eq!(direct, crate::facts_from_data(&json));
+    }
+
+    #[test]
+    fn errors_name_the_file() {
+        let e = read_facts("bad.json", "{").unwrap_err();
+        assert_eq!(e.code, BAD_FACTS);
+        assert_eq!(e.file.as_deref(), Some("bad.json"));
+        assert!(read_facts("n.json", "3").is_err());
+    }
+}

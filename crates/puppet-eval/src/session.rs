@@ -1,0 +1,335 @@
+//! The one way in: a [`Session`] describes an environment (module path or files in memory,
+//! main manifest or code, environment directory, Hiera, custom functions) and loads it into
+//! an [`Environment`] that compiles nodes.
+//!
+//! Loading reads almost nothing: the module path's listing, each module's `metadata.json`,
+//! the main manifest and the Hiera configuration files. Everything else is read the first time
+//! a compile needs it (see [`crate::env`]). All reads go through one
+//! [`SourceProvider`]: the file system below the session's directories
+//! ([`puppet_loader::FsProvider`]), or whatever [`Session::files`] gives, e.g. a
+//! [`MemoryProvider`](puppet_loader::MemoryProvider).
+//!
+//! ```
+//! use puppet_eval::{Session, Settings};
+//! use puppet_loader::MemoryProvider;
+//! let files = MemoryProvider::new()
+//!     .with_file("/env/manifests/site.pp", "node default { include motd }")
+//!     .with_file("/env/modules/motd/manifests/init.pp",
+//!                "class motd($text = lookup('motd::text')) { file { '/etc/motd': content => \"${text}\\n\" } }")
+//!     .with_file("/env/modules/motd/hiera.yaml", "version: 5\nhierarchy:\n  - name: common\n    path: common.yaml\n")
+//!     .with_file("/env/modules/motd/data/common.yaml", "motd::text: Welcome\n")
+//!     .with_file("/env/modules/unused/manifests/init.pp", "class unused { this is not puppet");
+//! let env = Session::new()
+//!     .files(files)
+//!     .modulepath(["/env/modules"])
+//!     .manifest("/env/manifests/site.pp")
+//!     .load()
+//!     .unwrap();
+//! let out = env.compile(&Settings::agent("web01.example.com", Default::default()));
+//! let catalog = out.catalog.unwrap();
+//! let motd = &catalog.resources[catalog.find("File[/etc/motd]").unwrap()];
+//! assert_eq!(motd.parameters["content"], "Welcome\n");
+//! // The module that no compile needed was never read.
+//! assert!(env.loader().loaded_files() < 4);
+//! ```
+
+use crate::env::Environment;
+use puppet_diagnostics::{Diagnostic, Severity};
+use puppet_functions::Registry;
+use puppet_loader::{EnvironmentConfig, FsProvider, Loader, SourceProvider};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Diagnostic codes of loading an environment.
+pub mod codes {
+    /// The main manifest (a file or a directory) does not exist.
+    pub const MANIFEST_NOT_FOUND: &str = "SESSION_MANIFEST_NOT_FOUND";
+}
+
+/// A description of an environment to load. Build it with the methods, then
+/// [`load`](Session::load) it. See the module docs for an example.
+#[derive(Debug, Default)]
+pub struct Session {
+    config: EnvironmentConfig,
+    provider: Option<Arc<dyn SourceProvider>>,
+    code: Option<(Option<String>, String)>,
+    hiera_config: Option<PathBuf>,
+    hiera: Option<puppet_hiera::Lookup>,
+    functions: Option<Registry>,
+}
+
+impl Session {
+    /// An empty description: no modules, no manifest.
+    ///
+    /// ```
+    /// let env = puppet_eval::Session::new().load().unwrap();
+    /// assert_eq!(env.modules().count(), 0);
+    /// ```
+    pub fn new() -> Session {
+        Session::default()
+    }
+
+    /// The module path: directories searched in order (the first module of a name wins).
+    ///
+    /// ```
+    /// use puppet_loader::MemoryProvider;
+    /// let files = MemoryProvider::new()
+    ///     .with_file("/a/ntp/manifests/init.pp", "class ntp { notify { 'from a': } }")
+    ///     .with_file("/b/ntp/manifests/init.pp", "class ntp { notify { 'from b': } }");
+    /// let env = puppet_eval::Session::new().files(files).modulepath(["/a", "/b"]).code("include ntp").load().unwrap();
+    /// let catalog = env.compile(&Default::default()).catalog.unwrap();
+    /// assert!(catalog.find("Notify[from a]").is_some());
+    /// ```
+    pub fn modulepath(mut self, dirs: impl IntoIterator<Item = impl Into<PathBuf>>) -> Session {
+        self.config.modulepath = dirs.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The main manifest: a `.pp` file, or a directory whose `.pp` files are read in sorted
+    /// order (recursively).
+    ///
+    /// ```
+    /// use puppet_loader::MemoryProvider;
+    /// let files = MemoryProvider::new()
+    ///     .with_file("/env/manifests/b.pp", "notify { 'b': }")
+    ///     .with_file("/env/manifests/a.pp", "notify { 'a': }");
+    /// let env = puppet_eval::Session::new().files(files).manifest("/env/manifests").load().unwrap();
+    /// let catalog = env.compile(&Default::default()).catalog.unwrap();
+    /// assert!(catalog.find("Notify[a]").unwrap() < catalog.find("Notify[b]").unwrap());
+    /// ```
+    pub fn manifest(mut self, path: impl Into<PathBuf>) -> Session {
+        self.config.manifest = Some(path.into());
+        self
+    }
+
+    /// Code to evaluate as (the end of) the main manifest, like `puppet apply -e`.
+    ///
+    /// ```
+    /// let env = puppet_eval::Session::new().code("notice(1 + 1)").load().unwrap();
+    /// let out = env.compile(&Default::default());
+    /// assert_eq!(out.logs[0].message, "2");
+    /// ```
+    pub fn code(mut self, text: impl Into<String>) -> Session {
+        self.code = Some((None, text.into()));
+        self
+    }
+
+    /// A main manifest given as text (an editor's buffer, a generated program), reported
+    /// under `path` in messages.
+    ///
+    /// ```
+    /// let env = puppet_eval::Session::new().manifest_text("site.pp", "\nfail('x')").load().unwrap();
+    /// let e = env.compile(&Default::default()).catalog.unwrap_err();
+    /// assert!(e.to_string().ends_with("(file: site.pp, line: 2, column: 1)"), "{e}");
+    /// ```
+    pub fn manifest_text(mut self, path: impl Into<String>, text: impl Into<String>) -> Session {
+        self.code = Some((Some(path.into()), text.into()));
+        self
+    }
+
+    /// Hiera built by the embedder (over its own [`DataSource`](puppet_hiera::DataSource)),
+    /// instead of the layers the session's files give.
+    ///
+    /// ```
+    /// use puppet_hiera::{HieraConfig, Lookup, MemorySource};
+    /// let data = MemorySource::new().with("/h/data/common.yaml", "greeting: hello\n");
+    /// let config = HieraConfig::parse("version: 5\n", std::path::Path::new("/h")).unwrap();
+    /// let lookup = Lookup::builder(data).environment(config).build().unwrap();
+    /// let env = puppet_eval::Session::new().code("notice(lookup('greeting'))").hiera(lookup).load().unwrap();
+    /// assert_eq!(env.compile(&Default::default()).logs[0].message, "hello");
+    /// ```
+    pub fn hiera(mut self, lookup: puppet_hiera::Lookup) -> Session {
+        self.hiera = Some(lookup);
+        self
+    }
+
+    /// The environment directory: its `hiera.yaml` (the environment layer of Hiera, with
+    /// `data/`), its `functions/` (`environment::` functions) and `types/`.
+    ///
+    /// ```
+    /// use puppet_loader::MemoryProvider;
+    /// let files = MemoryProvider::new()
+    ///     .with_file("/env/hiera.yaml", "version: 5\n")
+    ///     .with_file("/env/data/common.yaml", "role: web\n")
+    ///     .with_file("/env/functions/greet.pp", "function environment::greet() { 'hi' }");
+    /// let env = puppet_eval::Session::new()
+    ///     .files(files)
+    ///     .environment_dir("/env")
+    ///     .code("notice(lookup('role'))\nnotice(environment::greet())")
+    ///     .load()
+    ///     .unwrap();
+    /// let out = env.compile(&Default::default());
+    /// assert_eq!((out.logs[0].message.as_str(), out.logs[1].message.as_str()), ("web", "hi"));
+    /// ```
+    pub fn environment_dir(mut self, dir: impl Into<PathBuf>) -> Session {
+        self.config.env_dir = Some(dir.into());
+        self
+    }
+
+    /// The global `hiera.yaml` (Puppet's `hiera_config`); Puppet's default hierarchy over
+    /// `data/` next to it when the file does not exist.
+    ///
+    /// ```
+    /// use puppet_loader::MemoryProvider;
+    /// let files = MemoryProvider::new().with_file("/etc/puppet/data/common.yaml", "x: 1\n");
+    /// let env = puppet_eval::Session::new()
+    ///     .files(files)
+    ///     .hiera_config("/etc/puppet/hiera.yaml")
+    ///     .code("notice(lookup('x'))")
+    ///     .load()
+    ///     .unwrap();
+    /// assert_eq!(env.compile(&Default::default()).logs[0].message, "1");
+    /// ```
+    pub fn hiera_config(mut self, path: impl Into<PathBuf>) -> Session {
+        self.hiera_config = Some(path.into());
+        self
+    }
+
+    /// Reads every file through `provider` instead of the file system (for example a
+    /// [`MemoryProvider`](puppet_loader::MemoryProvider) holding the whole environment);
+    /// see the module docs.
+    pub fn files(mut self, provider: impl SourceProvider + 'static) -> Session {
+        self.provider = Some(Arc::new(provider));
+        self
+    }
+
+    /// [`files`](Session::files) with a shared provider.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// let shared: Arc<dyn puppet_loader::SourceProvider> =
+    ///     Arc::new(puppet_loader::MemoryProvider::new().with_file("/m/a/manifests/init.pp", "class a {}"));
+    /// let env = puppet_eval::Session::new().provider(shared.clone()).modulepath(["/m"]).load().unwrap();
+    /// assert!(env.class("a").is_some());
+    /// ```
+    pub fn provider(mut self, provider: Arc<dyn SourceProvider>) -> Session {
+        self.provider = Some(provider);
+        self
+    }
+
+    /// Adds functions of the embedder's own (searched before Puppet's built-ins, so one may
+    /// replace a built-in).
+    ///
+    /// ```
+    /// use puppet_eval::{Session, Settings};
+    /// use puppet_functions::Signature;
+    /// use puppet_types::Value;
+    /// let env = Session::new()
+    ///     .code("notify { 'x': message => double(21) }")
+    ///     .functions(|reg| {
+    ///         reg.function("double")
+    ///             .dispatch(Signature::new().param("Integer", "x"), |_, args| match args.get(0) {
+    ///                 Value::Integer(i) => Ok(Value::Integer(i * 2)),
+    ///                 _ => Ok(Value::Undef),
+    ///             })
+    ///             .register()
+    ///             .unwrap();
+    ///     })
+    ///     .load()
+    ///     .unwrap();
+    /// let catalog = env.compile(&Settings::default()).catalog.unwrap();
+    /// let x = &catalog.resources[catalog.find("Notify[x]").unwrap()];
+    /// assert_eq!(x.parameters["message"], 42);
+    /// ```
+    pub fn functions(mut self, register: impl FnOnce(&mut Registry)) -> Session {
+        register(self.functions.get_or_insert_with(Registry::new));
+        self
+    }
+
+    /// Every directory (or file) the session reads below: what a file-system provider
+    /// serves.
+    ///
+    /// ```
+    /// let s = puppet_eval::Session::new().modulepath(["/m"]).manifest("/env/site.pp");
+    /// assert_eq!(s.roots(), [std::path::PathBuf::from("/m"), "/env/site.pp".into()]);
+    /// ```
+    pub fn roots(&self) -> Vec<PathBuf> {
+        let mut roots = self.config.roots();
+        if let Some(h) = &self.hiera_config {
+            roots.push(h.parent().unwrap_or(Path::new("/")).to_path_buf());
+        }
+        roots
+    }
+
+    /// Loads the environment. Fails (with diagnostics) when no compile could succeed: the
+    /// main manifest does not exist, or a `hiera.yaml` is not valid. Other problems (a
+    /// module directory with an invalid name, a syntax error in the main manifest) are in
+    /// [`Environment::diagnostics`]; compiles report the errors among them.
+    pub fn load(self) -> Result<Arc<Environment>, Vec<Diagnostic>> {
+        let mut config = self.config.clone();
+        config.modulepath = config.modulepath.iter().map(|p| absolute(p)).collect();
+        config.manifest = config.manifest.as_deref().map(absolute);
+        config.env_dir = config.env_dir.as_deref().map(absolute);
+        let hiera_config = self.hiera_config.as_deref().map(absolute);
+        let provider: Arc<dyn SourceProvider> = match self.provider.clone() {
+            Some(p) => p,
+            None => {
+                let mut roots = config.roots();
+                if let Some(h) = &hiera_config {
+                    roots.push(h.parent().unwrap_or(Path::new("/")).to_path_buf());
+                }
+                Arc::new(FsProvider::new(roots))
+            }
+        };
+        let mut errors = Vec::new();
+        if let Some(m) = &config.manifest {
+            if provider.kind(m).is_none() {
+                errors.push(
+                    Diagnostic::new(
+                        Severity::Error,
+                        codes::MANIFEST_NOT_FOUND,
+                        format!(
+                            "Could not find the main manifest '{}': no such file or directory",
+                            m.display()
+                        ),
+                    )
+                    .with_file(m.display().to_string()),
+                );
+            }
+        }
+        let loader = Loader::open(&config, provider.clone());
+        let modules: Vec<(smol_str::SmolStr, PathBuf)> = loader
+            .modules()
+            .map(|m| (m.name.clone(), m.path.clone()))
+            .collect();
+        let hiera = match self.hiera {
+            Some(lookup) => Ok(Some(lookup)),
+            None => crate::hiera::lookup_with_source(
+                crate::hiera::ProviderSource::new(provider),
+                config.env_dir.as_deref(),
+                hiera_config.as_deref(),
+                &modules.into_iter().collect(),
+            ),
+        };
+        let hiera = match hiera {
+            Ok(h) => h,
+            Err(e) => {
+                // Hiera's own code (HIERA_INVALID_CONFIG, ...) and text, with the file.
+                errors.push(Diagnostic::from(&e));
+                None
+            }
+        };
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        let env = Environment::open(loader, self.code, self.functions.map(Arc::new), hiera);
+        Ok(Arc::new(env))
+    }
+}
+
+/// `p` made absolute against the current directory, with `.` and `..` resolved lexically
+/// (as a user means `--modulepath ../modules`).
+fn absolute(p: &Path) -> PathBuf {
+    let joined = std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    let mut out = PathBuf::new();
+    for c in joined.components() {
+        match c {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
