@@ -150,6 +150,10 @@ pub enum CollectQuery {
 /// Evaluated attribute operations: name, value, and whether it was `+>`.
 pub type AttrList = Vec<(SmolStr, Value, bool)>;
 
+/// Where the relationship attributes (`before`, `require`, ...) of a defaults, override or
+/// collector block are written: a missing target is reported at that line.
+pub type AttrSpans = IndexMap<SmolStr, Span>;
+
 /// A collector: type, exported, query, the attributes it overrides, the scope it was
 /// evaluated in, and the resources it has collected so far.
 #[derive(Debug, Clone)]
@@ -158,6 +162,7 @@ pub struct Collector {
     pub exported: bool,
     pub query: CollectQuery,
     pub attrs: AttrList,
+    pub attr_spans: AttrSpans,
     pub scope: ScopeId,
     pub span: Span,
     pub collected: IndexSet<ResourceKey>,
@@ -187,6 +192,7 @@ pub struct Relationship {
 pub struct Override {
     pub key: ResourceKey,
     pub attrs: AttrList,
+    pub attr_spans: AttrSpans,
     pub scope: ScopeId,
     pub span: Span,
 }
@@ -199,9 +205,12 @@ pub struct Catalog {
     pub edges: IndexSet<(ResourceKey, ResourceKey)>,
     /// Defined-type instances waiting to be evaluated.
     pending: VecDeque<ResourceKey>,
-    pub defaults: Vec<(ScopeId, SmolStr, AttrList)>,
+    pub defaults: Vec<(ScopeId, SmolStr, AttrList, AttrSpans)>,
     pub overrides: Vec<Override>,
     pub collectors: Vec<Collector>,
+    /// References given to `realize` before their resource was declared: realized when it
+    /// is, by the compiler's generator loop, as Puppet's fixed collectors.
+    pub pending_realize: Vec<ResourceKey>,
     pub relationships: Vec<Relationship>,
     /// Other names of resources: namevar values that differ from the title, and `alias`es.
     pub aliases: IndexMap<ResourceKey, ResourceKey>,

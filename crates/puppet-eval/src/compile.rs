@@ -8,7 +8,8 @@
 //! declaration chain, and chaining-arrow relationships turned into `before`/`notify`.
 
 use crate::catalog::{
-    CollectQuery, Collector, Override, RelEnd, Relationship, Resource, ResourceKey, ResourceKind,
+    AttrSpans, CollectQuery, Collector, Override, RelEnd, Relationship, Resource, ResourceKey,
+    ResourceKind,
 };
 use crate::eval::{capitalize, Compiler, ErrorKind, EvalError, Flow, ParamGuard};
 use crate::ir::*;
@@ -97,7 +98,7 @@ impl Compiler {
     /// Releases a finished lambda or function-call scope, with the resource defaults it
     /// declared.
     pub(crate) fn release_scope(&mut self, id: ScopeId) {
-        self.catalog.defaults.retain(|(sid, _, _)| *sid != id);
+        self.catalog.defaults.retain(|(sid, _, _, _)| *sid != id);
         self.scopes.release(id);
     }
 
@@ -231,13 +232,34 @@ impl Compiler {
             if self.apply_collectors()? {
                 progress = true;
             }
+            if self.apply_pending_realize() {
+                progress = true;
+            }
             if !progress || guard > 1_000_000 {
                 break;
             }
         }
+        // Puppet's `finish`: relationships first, then the overrides still pending, then
+        // each resource's finish (scope tags), then the inherited metaparameters.
+        self.apply_relationships()?;
         self.apply_pending_overrides()?;
         self.merge_scope_tags();
-        self.apply_relationships()?;
+        self.inherit_metaparameters();
+        // Puppet's `fail_on_unevaluated`: overrides (above), then collections.
+        if !self.catalog.pending_realize.is_empty() {
+            let refs: Vec<String> = self
+                .catalog
+                .pending_realize
+                .iter()
+                .map(ToString::to_string)
+                .collect();
+            return Err(Flow::Error(EvalError {
+                code: crate::eval::codes::EVAL_ERROR,
+                kind: ErrorKind::Complete,
+                message: format!("Failed to realize virtual resources {}", refs.join(", ")),
+                span: None,
+            }));
+        }
         self.validate_resources()?;
         Ok(())
     }
@@ -270,9 +292,12 @@ impl Compiler {
                 .iter()
                 .filter(|(k, _)| RELATIONSHIP_PARAMS.contains(&k.as_str()));
             for (param, v) in relationships {
+                // Puppet locates these errors at the attribute that was written (in the
+                // body, a defaults or override block); an attribute that no code wrote
+                // (create_resources, functions) has no location.
                 let at = match r.param_spans.get(param) {
-                    Some(s) => location(s),
-                    None => at.clone(),
+                    Some(s) => format!(" {}", location(s)),
+                    None => String::new(),
                 };
                 for target in flatten(v) {
                     let tkey = match &target {
@@ -283,7 +308,7 @@ impl Compiler {
  code: crate::eval::codes::EVAL_ERROR,
  kind: ErrorKind::Complete,
                                     message: format!(
-                                        "No title provided and {:?} is not a valid resource reference {at}",
+                                        "No title provided and {:?} is not a valid resource reference{at}",
                                         s.as_str()
                                     ),
                                     span: None,
@@ -296,16 +321,13 @@ impl Compiler {
                             None => continue,
                         },
                     };
-                    let found = self.resolve_ref(&tkey);
-                    if found
-                        .and_then(|k| self.catalog.get(&k))
-                        .is_none_or(|t| t.virtual_)
-                    {
+                    // Virtual resources count, realized or not (see apply_relationships).
+                    if self.resolve_ref(&tkey).is_none() {
                         return Err(Flow::Error(EvalError {
                             code: crate::eval::codes::MISSING_RELATIONSHIP_TARGET,
                             kind: ErrorKind::Complete,
                             message: format!(
-                                "Could not find resource '{tkey}' in parameter '{param}' {at}"
+                                "Could not find resource '{tkey}' in parameter '{param}'{at}"
                             ),
                             span: None,
                         }));
@@ -343,6 +365,7 @@ impl Compiler {
             }
             changed = true;
             let (attrs, scope, span) = (c.attrs.clone(), c.scope, c.span.clone());
+            let attr_spans = c.attr_spans.clone();
             for k in keys {
                 self.catalog.realize(&k);
                 if !attrs.is_empty() {
@@ -358,7 +381,7 @@ impl Compiler {
                             location(&span)
                         ));
                     }
-                    self.apply_override(&k, &attrs, scope, &span, true)?;
+                    self.apply_override(&k, &attrs, &attr_spans, scope, &span, true)?;
                 }
                 self.catalog.collectors[i].collected.insert(k);
             }
@@ -390,20 +413,123 @@ impl Compiler {
         }
     }
 
-    /// Applies the overrides whose resource did not exist when they were evaluated.
+    /// Puppet's last step of `finish` (`add_resource_metaparams`): walking the containment
+    /// tree breadth first from `Class[main]`, each resource gets the non-relationship
+    /// metaparameters (`noop`, `schedule`, `audit`, `loglevel`, `alias`, `tag`, `stage`) of
+    /// its container that it does not set itself. Only what `Class[main]` contains is
+    /// walked: classes hang from `Stage[main]`, so what a class (or a define instance
+    /// declared in one) contains inherits nothing.
+    fn inherit_metaparameters(&mut self) {
+        const INHERITED: &[&str] = &[
+            "noop", "schedule", "audit", "loglevel", "alias", "tag", "stage",
+        ];
+        let mut children: IndexMap<&ResourceKey, Vec<&ResourceKey>> = IndexMap::new();
+        for (container, child) in &self.catalog.edges {
+            children.entry(container).or_default().push(child);
+        }
+        let main = ResourceKey::new("Class", "main");
+        let mut queue = std::collections::VecDeque::from([main.clone()]);
+        let mut seen: IndexSet<ResourceKey> = IndexSet::new();
+        let mut updates: Vec<(ResourceKey, SmolStr, Value)> = Vec::new();
+        // Values as they are after the walk: what a container passes on includes what it
+        // inherited itself.
+        let mut inherited: IndexMap<ResourceKey, Vec<(SmolStr, Value)>> = IndexMap::new();
+        while let Some(source) = queue.pop_front() {
+            if !seen.insert(source.clone()) {
+                continue;
+            }
+            let Some(targets) = children.get(&source) else {
+                continue;
+            };
+            let mut data: Vec<(SmolStr, Value)> =
+                inherited.get(&source).cloned().unwrap_or_default();
+            if let Some(r) = self.catalog.get(&source) {
+                for m in INHERITED {
+                    if let Some(v) = r.params.get(*m).filter(|v| !v.is_undef()) {
+                        if !data.iter().any(|(k, _)| k == m) {
+                            data.push((SmolStr::new(m), v.clone()));
+                        }
+                    }
+                }
+            }
+            for t in targets {
+                if let Some(tr) = self.catalog.get(t) {
+                    let mut own: Vec<(SmolStr, Value)> = Vec::new();
+                    for (k, v) in &data {
+                        match tr.params.get(k.as_str()).filter(|v| !v.is_undef()) {
+                            Some(mine) => own.push((k.clone(), mine.clone())),
+                            None => {
+                                updates.push(((*t).clone(), k.clone(), v.clone()));
+                                own.push((k.clone(), v.clone()));
+                            }
+                        }
+                    }
+                    inherited.insert((*t).clone(), own);
+                }
+                queue.push_back((*t).clone());
+            }
+        }
+        for (key, k, v) in updates {
+            if let Some(r) = self.catalog.resources.get_mut(&key) {
+                r.params.insert(k, v);
+            }
+        }
+    }
+
+    /// Realizes the resources `realize` named before they were declared; true when one
+    /// was found.
+    fn apply_pending_realize(&mut self) -> bool {
+        let pending = std::mem::take(&mut self.catalog.pending_realize);
+        let mut found = false;
+        for k in pending {
+            match self.resolve_ref(&k) {
+                Some(key) => {
+                    self.catalog.realize(&key);
+                    found = true;
+                }
+                None => self.catalog.pending_realize.push(k),
+            }
+        }
+        found
+    }
+
+    /// Applies the overrides whose resource did not exist when they were evaluated, as
+    /// Puppet's `finish` does: resource by resource in catalog order, each taking the
+    /// overrides written with its exact reference (an alias no longer finds it). Those
+    /// left are one error, without a location.
     fn apply_pending_overrides(&mut self) -> R<()> {
         let pending = std::mem::take(&mut self.catalog.overrides);
+        let mut by_ref: IndexMap<ResourceKey, Vec<Override>> = IndexMap::new();
         for o in pending {
-            let Some(key) = self.catalog.resolve(&o.key) else {
-                return err(
-                    format!("Could not find resource '{}' for overriding", o.key),
-                    &o.span,
-                );
-            };
-            self.check_override_source(&key, o.scope, &o.span)?;
-            self.apply_override(&key, &o.attrs, o.scope, &o.span, false)?;
+            by_ref.entry(o.key.clone()).or_default().push(o);
         }
-        Ok(())
+        let keys: Vec<ResourceKey> = self.catalog.resources.keys().cloned().collect();
+        for key in keys {
+            let Some(overrides) = by_ref.shift_remove(&key) else {
+                continue;
+            };
+            for o in overrides {
+                self.check_override_source(&key, o.scope, &o.span)?;
+                self.apply_override(&key, &o.attrs, &o.attr_spans, o.scope, &o.span, false)?;
+            }
+        }
+        if by_ref.is_empty() {
+            return Ok(());
+        }
+        let refs: Vec<String> = by_ref
+            .values()
+            .flatten()
+            .map(|o| o.key.to_string())
+            .collect();
+        Err(Flow::Error(EvalError {
+            code: crate::eval::codes::EVAL_ERROR,
+            kind: ErrorKind::Complete,
+            message: format!(
+                "Could not find resource(s) {} for overriding",
+                refs.join(", ")
+            ),
+            span: None,
+        }))
     }
 
     /// Puppet's rule for `Type[title] { ... }`: only code of the class (or define) that
@@ -448,6 +574,7 @@ impl Compiler {
         &mut self,
         key: &ResourceKey,
         attrs: &[(SmolStr, Value, bool)],
+        attr_spans: &AttrSpans,
         scope: ScopeId,
         span: &Span,
         from_collector: bool,
@@ -498,13 +625,24 @@ impl Compiler {
                 }
             }
             r.params.insert(name.clone(), new);
+            if let Some(s) = attr_spans.get(name) {
+                r.param_spans.insert(name.clone(), s.clone());
+            }
         }
         Ok(())
     }
 
     /// The defaults that apply to a resource for the attributes it does not set.
     pub(crate) fn defaults_for(&self, res: &Resource) -> Vec<(SmolStr, Value)> {
-        let mut out: IndexMap<SmolStr, Value> = IndexMap::new();
+        self.defaults_with_spans(res)
+            .into_iter()
+            .map(|(k, v, _)| (k, v))
+            .collect()
+    }
+
+    /// [`Compiler::defaults_for`], with where each relationship default is written.
+    fn defaults_with_spans(&self, res: &Resource) -> Vec<(SmolStr, Value, Option<Span>)> {
+        let mut out: IndexMap<SmolStr, (Value, Option<Span>)> = IndexMap::new();
         let mut scope = res.scope;
         let mut seen = 0;
         while let Some(id) = scope {
@@ -512,11 +650,11 @@ impl Compiler {
             if seen > 100_000 {
                 break;
             }
-            for (sid, tname, attrs) in self.catalog.defaults.iter().rev() {
+            for (sid, tname, attrs, spans) in self.catalog.defaults.iter().rev() {
                 if *sid == id && tname.eq_ignore_ascii_case(&res.type_name) {
                     for (k, v, _) in attrs.iter().rev() {
                         if !res.params.contains_key(k) && !out.contains_key(k) {
-                            out.insert(k.clone(), v.clone());
+                            out.insert(k.clone(), (v.clone(), spans.get(k).cloned()));
                         }
                     }
                 }
@@ -524,7 +662,10 @@ impl Compiler {
             let s = self.scopes.get(id);
             scope = s.dyn_parent.or(s.parent);
         }
-        out.into_iter().filter(|(_, v)| !v.is_undef()).collect()
+        out.into_iter()
+            .filter(|(_, (v, _))| !v.is_undef())
+            .map(|(k, (v, s))| (k, v, s))
+            .collect()
     }
 
     /// Turns the chaining arrows into `before`/`notify` parameters of their sources, after
@@ -536,12 +677,10 @@ impl Compiler {
             let targets = self.rel_end_keys(&rel.target);
             for s in &sources {
                 for t in &targets {
+                    // A virtual resource is in the compiler's catalog (it is only left
+                    // out of the finished one), so it is a valid end, realized or not.
                     for (missing, other, word) in [(s, t, "on"), (t, s, "from")] {
-                        let found = self.resolve_ref(missing);
-                        if found
-                            .and_then(|k| self.catalog.get(&k))
-                            .is_none_or(|r| r.virtual_)
-                        {
+                        if self.resolve_ref(missing).is_none() {
                             // Puppet gives no location; the arrow's span is kept for tools.
                             return Err(Flow::Error(EvalError {
                                 code: crate::eval::codes::MISSING_RELATIONSHIP_TARGET,
@@ -587,12 +726,36 @@ impl Compiler {
         }
         let db = self.types();
         let info = db.get(&tname)?;
-        if info.namevars.len() != 1 {
+        if info.namevars.len() == 1 {
+            let parsed = db.parse_title(&tname, &key.title).ok()?;
+            if let Some(k) = parsed
+                .get(info.namevars[0].as_str())
+                .and_then(|v| self.catalog.resolve(&ResourceKey::new(&key.type_name, v)))
+            {
+                return Some(k);
+            }
+        }
+        // Puppet's catalog then looks the reference up by its uniqueness key, the namevar
+        // values its title gives: `Package[x]` is the package named `x` (whatever its
+        // title) with no provider.
+        if !info.isomorphic {
             return None;
         }
-        let parsed = db.parse_title(&tname, &key.title).ok()?;
-        let v = parsed.get(info.namevars[0].as_str())?;
-        self.catalog.resolve(&ResourceKey::new(&key.type_name, v))
+        use puppet_restypes::NamevarValue as N;
+        let values = db
+            .namevar_values(&tname, &key.title, |_| None::<String>)
+            .ok()?;
+        let ukey: Vec<Option<String>> = values
+            .into_iter()
+            .map(|(_, v)| match v {
+                N::Given(s) | N::FromTitle(s) => Some(s),
+                N::Missing => None,
+            })
+            .collect();
+        self.catalog
+            .uniqueness
+            .get(&(key.type_name.clone(), ukey))
+            .cloned()
     }
 
     fn rel_end_keys(&self, end: &RelEnd) -> Vec<ResourceKey> {
@@ -714,6 +877,7 @@ impl Compiler {
             exported,
             query: q,
             attrs,
+            attr_spans: relationship_spans(ops),
             scope,
             span: span.clone(),
             collected: IndexSet::new(),
@@ -740,15 +904,17 @@ impl Compiler {
                 span,
             );
         }
+        let attr_spans = relationship_spans(ops);
         for key in self.refs_of(&t) {
-            let key = self.catalog.resolve(&key).unwrap_or(key);
+            let key = self.resolve_ref(&key).unwrap_or(key);
             if self.catalog.get(&key).is_some() {
                 self.check_override_source(&key, scope, span)?;
-                self.apply_override(&key, &attrs, scope, span, false)?;
+                self.apply_override(&key, &attrs, &attr_spans, scope, span, false)?;
             } else {
                 self.catalog.overrides.push(Override {
                     key,
                     attrs: attrs.clone(),
+                    attr_spans: attr_spans.clone(),
                     scope: self.persistent_scope(scope),
                     span: span.clone(),
                 });
@@ -770,7 +936,9 @@ impl Compiler {
             Value::Type(Type::Resource(r)) => r.type_name.clone().unwrap_or_default(),
             other => SmolStr::new(other.to_plain_string()),
         };
-        self.catalog.defaults.push((scope, tname, attrs));
+        self.catalog
+            .defaults
+            .push((scope, tname, attrs, relationship_spans(ops)));
         Ok(t)
     }
 
@@ -975,18 +1143,19 @@ impl Compiler {
                 // Puppet locates every resource of the expression, and the statement's
                 // errors, at the whole expression.
                 let r = self.declare_resource(form, &type_name, &t, &attrs, scope, span)?;
-                if type_name != "class" {
-                    let key = ResourceKey::new(&type_name, &t);
-                    if let Some(res) = self.catalog.resources.get_mut(&key) {
-                        for op in &body.ops {
-                            match &op.name {
-                                Some(n) if RELATIONSHIP_PARAMS.contains(&n.as_str()) => {
-                                    res.param_spans.insert(n.clone(), op.span.clone());
-                                }
-                                _ => {}
+                // Where each relationship attribute was written; those of a `* => hash`
+                // are at the `*`.
+                let key = ResourceKey::new(&type_name, &t);
+                if let Some(res) = self.catalog.resources.get_mut(&key) {
+                    let named = relationship_spans(&body.ops);
+                    for op in body.ops.iter().filter(|op| op.name.is_none()) {
+                        for p in RELATIONSHIP_PARAMS {
+                            if res.params.contains_key(p) && !named.contains_key(p) {
+                                res.param_spans.insert(SmolStr::new(p), op.span.clone());
                             }
                         }
                     }
+                    res.param_spans.extend(named);
                 }
                 refs.push(r);
             }
@@ -1054,20 +1223,6 @@ impl Compiler {
             }
             res.params.insert(k.clone(), v.clone());
         }
-        // A defined-type instance passes its metaparameters on to what it declares.
-        if let Some(c) = self
-            .catalog
-            .get(&container)
-            .filter(|c| c.kind == ResourceKind::Define)
-        {
-            for m in ["audit", "loglevel", "noop", "schedule", "tag"] {
-                if let Some(v) = c.params.get(m).filter(|v| !v.is_undef()) {
-                    if !res.params.contains_key(m) {
-                        res.params.insert(m.into(), v.clone());
-                    }
-                }
-            }
-        }
         // Stages are not contained in anything.
         if type_name != "stage" {
             res.container = Some(container);
@@ -1076,13 +1231,16 @@ impl Compiler {
         }
         // Resource defaults are those evaluated before the declaration, along the
         // declaration chain (Puppet applies them when the resource is created).
-        for (k, v) in self.defaults_for(&res) {
+        for (k, v, at) in self.defaults_with_spans(&res) {
             if k == "tag" {
                 for t in tag_values(&v) {
                     res.tag(&t);
                 }
             }
             if !res.params.contains_key(&k) {
+                if let Some(at) = at {
+                    res.param_spans.insert(k.clone(), at);
+                }
                 res.defaulted.insert(k.clone());
                 res.params.insert(k, v);
             }
@@ -1760,6 +1918,18 @@ fn statement_error(message: String, span: &Span) -> Flow {
         message: format!("Evaluation Error: {message} {}", location(span)),
         span: Some(span.clone()),
     })
+}
+
+/// Where each relationship attribute of `ops` is written.
+fn relationship_spans(ops: &[AttrOp]) -> AttrSpans {
+    ops.iter()
+        .filter_map(|op| match &op.name {
+            Some(n) if RELATIONSHIP_PARAMS.contains(&n.as_str()) => {
+                Some((n.clone(), op.span.clone()))
+            }
+            _ => None,
+        })
+        .collect()
 }
 
 /// The relationship metaparameters.

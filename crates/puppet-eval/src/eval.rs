@@ -1761,6 +1761,7 @@ impl Compiler {
                 if keys.len() == 1 {
                     if let Value::String(attr) = &keys[0] {
                         let key = ResourceKey::new(tn, title);
+                        let key = self.resolve_ref(&key).unwrap_or(key);
                         if let (Some(info), true) = (
                             self.types().get(&tn.to_ascii_lowercase()),
                             self.catalog.get(&key).is_some(),
