@@ -201,6 +201,16 @@ pub fn compile(env: Arc<Environment>, settings: &Settings) -> Compiled {
         };
     }
     log_main_warnings(&env, &mut compiler);
+    // Puppet logs each module it refused for its metadata.json as an error.
+    let refused = env.loader().diagnostics().iter();
+    for d in refused.filter(|d| d.code == puppet_loader::codes::MISSING_METADATA) {
+        let (level, message) = (puppet_functions::LogLevel::Err, d.message.clone());
+        compiler.logs.push(LogEntry {
+            level,
+            message,
+            scope: None,
+        });
+    }
     let catalog = compiler.evaluate_main().map(|_| compiler.to_catalog());
     Compiled {
         catalog,
