@@ -890,6 +890,40 @@ create_resources('notify', {
 'a' => {
 'before' => 'Notify[missing]'}})
 """),
+    # A regexp Ruby gives FIXEDENCODING (non-ASCII, \\u above ASCII, \\p{}) prints with
+    # its options group.
+    ("regexp_fixed_encoding_text", N, """\
+notice(/é/)
+notice(Regexp[/é/])
+notice(String(/é/))
+notice(/\\u00e9/)
+notice(type(/ü/))
+notify { 'x': message => [/é/, /a\\/b/, /\\p{L}/] }
+"""),
+    # Parse errors where Puppet's lexer puts them: a character no token starts with is
+    # `Syntax error at ''`; illegal references at their first faulty character.
+    ("error_syntax_unknown_character", N, """\
+notice('a')
+notice(`)
+"""),
+    ("error_syntax_unknown_non_ascii", N, """\
+$x = 1 § 2
+"""),
+    ("error_illegal_class_reference_position", N, """\
+notice(Ab::cd)
+"""),
+    ("error_illegal_fq_class_reference_position", N, """\
+notice(::Ab::5)
+"""),
+    ("error_illegal_fq_name_position", N, """\
+$x = ::5
+"""),
+    ("resource_title_leading_comma", N, """\
+notify { 'a':, }
+notify { 'b':, message => 'x' }
+Notify {, loglevel => info }
+Notify['a'] {, withpath => true }
+"""),
     ("error_override_never_found", N, """\
 notify { 'a': }
 Notify['b'] { message => 'x' }
