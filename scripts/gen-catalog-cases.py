@@ -924,6 +924,21 @@ notify { 'b':, message => 'x' }
 Notify {, loglevel => info }
 Notify['a'] {, withpath => true }
 """),
+    # Slices up to Integer's max do not overflow.
+    ("slice_to_integer_max", N, """\
+notice([1,2,3][1, 9223372036854775807])
+notice([1,2,3][-1, 9223372036854775807])
+notice([1,2,3][9223372036854775807, 2])
+notice('abcdef'[1, 9223372036854775807])
+notice('abcdef'[-2, 9223372036854775807])
+notice([1,2,3][(-9223372036854775807 - 1), 2])
+notice([1,2,3][1, -1])
+"""),
+    # Puppet logs every validation error and gives up with their count.
+    ("error_validation_several", N, """\
+class a { $::x = 1 }
+$a::b = 2
+"""),
     ("error_override_never_found", N, """\
 notify { 'a': }
 Notify['b'] { message => 'x' }

@@ -1988,6 +1988,27 @@ fn load_error(d: &puppet_diagnostics::Diagnostic) -> Flow {
     })
 }
 
+/// How many errors Puppet's validator logs for the main manifest file `text` whose first
+/// error is `first`, when it has no syntax error (Puppet stops at the first syntax error,
+/// but logs every validation error and, for more than one, gives up with their count).
+pub(crate) fn validation_error_count(
+    diagnostics: &[puppet_diagnostics::Diagnostic],
+    first: &puppet_diagnostics::Diagnostic,
+    text: &str,
+) -> usize {
+    if puppet_syntax::parse(text)
+        .errors()
+        .iter()
+        .any(|d| d.is_error())
+    {
+        return 1;
+    }
+    diagnostics
+        .iter()
+        .filter(|d| d.is_error() && d.file == first.file && d.code != "DUPLICATE_DEFINITION")
+        .count()
+}
+
 pub(crate) fn location(span: &Span) -> String {
     let line = span.line_col().0;
     match &span.file.path {

@@ -2537,7 +2537,8 @@ fn slice_range(len: usize, keys: &[Value]) -> Result<Option<(usize, usize)>, Str
         [a, b] => (int(a)?, int(b)?),
         _ => return Err(format!("Expected 1 or 2 keys, got {}", keys.len())),
     };
-    let len = len as i64;
+    // In i128: `start + count` must not overflow for counts up to Integer's max.
+    let (len, from, count) = (len as i128, i128::from(from), i128::from(count));
     let mut start = if from < 0 { len + from } else { from };
     let end = if count < 0 {
         len + count + 1
