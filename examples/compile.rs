@@ -24,6 +24,9 @@
 //! `CERTNAME.json`, shows a progress bar on a terminal, and ends with a summary line on
 //! stderr. The exit status is 1 when any node failed.
 
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use clap::Parser as _;
 use puppet_lang::eval::facts::{self, NodeFacts};
 use puppet_lang::eval::{Environment, EvalError, Session, Settings};
@@ -95,17 +98,8 @@ fn main() -> ExitCode {
     if bundled {
         bundled_defaults(&mut args);
     }
-    // Deep Puppet code is bounded by the evaluator; a large stack keeps it fast.
-    let run = std::thread::Builder::new()
-        .stack_size(256 << 20)
-        .spawn(move || run(args, bundled));
-    match run.map(|h| h.join()) {
-        Ok(Ok(code)) => code,
-        _ => {
-            eprintln!("error: the compiler panicked");
-            ExitCode::from(1)
-        }
-    }
+    // On the main thread: the evaluator grows its stack on demand for deep Puppet code.
+    run(args, bundled)
 }
 
 /// `examples/env`, for the options not given.

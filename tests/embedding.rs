@@ -161,7 +161,8 @@ fn failures_come_back_as_located_diagnostics() {
     assert_eq!(d.file.as_deref(), Some("/env/unknown.pp"));
     assert_eq!(d.location.map(|l| l.line), Some(1));
     assert!(
-        d.render(None).contains("--> /env/unknown.pp:1:1"),
+        d.render(None)
+            .starts_with("/env/unknown.pp:1:1: error[UNKNOWN_CLASS]: Evaluation Error: Error while evaluating a Function Call, Could not find class ::nowhere"),
         "{}",
         d.render(None)
     );

@@ -12,7 +12,9 @@ struct Scope;
 
 impl TemplateScope for Scope {
     fn lookup(&self, name: &str) -> Option<Value> {
-        self.all_variables().get(name.trim_start_matches("::")).cloned()
+        self.all_variables()
+            .get(name.trim_start_matches("::"))
+            .cloned()
     }
     fn all_variables(&self) -> IndexMap<SmolStr, Value> {
         let mut m = IndexMap::new();

@@ -9,19 +9,24 @@
 use libfuzzer_sys::fuzz_target;
 use puppet_syntax::Parse;
 
+fn check_ranges(entry: &str, text: &str, diagnostics: &[puppet_syntax::Diagnostic]) {
+    let len = puppet_syntax::TextSize::of(text);
+    for d in diagnostics {
+        let range = d.range.expect("a syntax diagnostic has a range");
+        assert!(
+            range.end() <= len,
+            "{entry}: diagnostic out of range: {d:?}"
+        );
+    }
+}
+
 fn check(entry: &str, text: &str, parse: &Parse) {
     assert_eq!(
         parse.syntax().to_string(),
         text,
         "{entry}: the tree does not round-trip"
     );
-    let len = puppet_syntax::TextSize::of(text);
-    for d in parse.errors() {
-        assert!(
-            d.range.end() <= len,
-            "{entry}: diagnostic out of range: {d:?}"
-        );
-    }
+    check_ranges(entry, text, parse.errors());
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -30,10 +35,18 @@ fuzz_target!(|data: &[u8]| {
     };
     let manifest = puppet_syntax::parse(text);
     check("parse", text, &manifest);
-    let _ = puppet_syntax::validate::validate(&manifest);
+    check_ranges(
+        "validate",
+        text,
+        &puppet_syntax::validate::validate(&manifest),
+    );
     let epp = puppet_syntax::parse_epp(text);
     check("parse_epp", text, &epp);
-    let _ = puppet_syntax::validate::validate(&epp);
+    check_ranges(
+        "validate epp",
+        text,
+        &puppet_syntax::validate::validate(&epp),
+    );
     check(
         "parse_expression",
         text,

@@ -4,8 +4,8 @@
 //! wrong file, an evaluation error, a Hiera or template failure, a dependency cycle) is, or
 //! converts without loss into, a [`Diagnostic`]: a stable code (Puppet's issue code where
 //! Puppet has one), a severity, the message (Puppet's text where Puppet has one), the file and
-//! byte range it is about, and related locations. It serialises to JSON and renders
-//! rustc-style with the source line ([`Diagnostic::render`]).
+//! byte range it is about, and related locations. It serialises to JSON and renders for a
+//! terminal with the source line ([`Diagnostic::render`]).
 //!
 //! This crate knows nothing of Puppet's grammar; it is the bottom of the dependency graph.
 //!
@@ -17,11 +17,9 @@
 //!     .with_source(source);
 //! assert_eq!(d.to_string(), "site.pp:3:1: error[SYNTAX_ERROR]: Syntax error at '}'");
 //! assert_eq!(d.render(Some(source)), "\
-//! error[SYNTAX_ERROR]: Syntax error at '}'
-//!  --> site.pp:3:1
-//!   |
-//! 3 | }
-//!   | ^
+//! site.pp:3:1: error[SYNTAX_ERROR]: Syntax error at '}'
+//!   3 | }
+//!     | ^
 //! ");
 //! ```
 
@@ -220,44 +218,43 @@ impl Diagnostic {
         serde_json::to_string(self).unwrap_or_default()
     }
 
-    /// rustc-style text: the headline, the position, the source line with the range
-    /// underlined (when `source`, the text of [`file`](Self::file), is given), then the
-    /// related places. Ends with a newline.
+    /// The diagnostic for a terminal: the headline (`file:line:col: severity[CODE]:
+    /// message`, as [`Display`](std::fmt::Display) prints it), then, when `source` (the text
+    /// of [`file`](Self::file)) is given, the source line with the range underlined, then
+    /// the related places. Ends with a newline.
     pub fn render(&self, source: Option<&str>) -> String {
-        let mut out = format!("{}[{}]: {}\n", self.severity, self.code, self.message);
         let location = self.location.or_else(|| {
             let (text, range) = (source?, self.range?);
             Some(LineIndex::new(text).line_col(text, range.start()))
         });
-        let Some(pos) = position(self.file.as_deref(), location) else {
-            for rel in &self.related {
-                out.push_str(&format!("  = note: {}\n", related_text(rel)));
-            }
-            return out;
+        let mut out = match position(self.file.as_deref(), location) {
+            Some(p) => format!("{p}: "),
+            None => String::new(),
         };
+        out.push_str(&format!(
+            "{}[{}]: {}\n",
+            self.severity, self.code, self.message
+        ));
         let gutter = location.map_or(1, |l| l.line.to_string().len());
         let pad = " ".repeat(gutter);
-        out.push_str(&format!("{pad}--> {pos}\n"));
         if let (Some(text), Some(range), Some(lc)) = (source, self.range, location) {
             let line = text.lines().nth(lc.line as usize - 1).unwrap_or("");
             // Underline the range on its first line (at least one caret).
             let start = lc.col as usize - 1;
-            let chars_on_line = line.chars().count();
-            let len = usize::from(range.len())
-                .min(chars_on_line.saturating_sub(start))
-                .max(1);
+            let room = line.chars().count().saturating_sub(start).max(1);
             let width = text
                 .get(usize::from(range.start())..usize::from(range.end()))
-                .map_or(len, |s| s.chars().take_while(|c| *c != '\n').count().max(1));
-            out.push_str(&format!("{pad} |\n{} | {line}\n", lc.line));
+                .map_or(1, |s| s.chars().take_while(|c| *c != '\n').count())
+                .clamp(1, room);
+            out.push_str(&format!("  {} | {line}\n", lc.line));
             out.push_str(&format!(
-                "{pad} | {}{}\n",
+                "  {pad} | {}{}\n",
                 " ".repeat(start),
-                "^".repeat(width.min(len.max(1)).max(1))
+                "^".repeat(width)
             ));
         }
         for rel in &self.related {
-            out.push_str(&format!("{pad} = note: {}\n", related_text(rel)));
+            out.push_str(&format!("  {pad} = note: {}\n", related_text(rel)));
         }
         out
     }
@@ -332,7 +329,7 @@ mod tests {
         );
         assert_eq!(
             d.render(None),
-            "error[E]: boom\n  = note: first here (a.pp:4:2)\n"
+            "error[E]: boom\n    = note: first here (a.pp:4:2)\n"
         );
         assert_eq!(d.to_string(), "error[E]: boom");
     }
@@ -344,7 +341,7 @@ mod tests {
             .with_source("ab");
         assert_eq!(
             d.render(Some("ab")),
-            "error[E]: m\n --> f:1:3\n  |\n1 | ab\n  |   ^\n"
+            "f:1:3: error[E]: m\n  1 | ab\n    |   ^\n"
         );
     }
 }

@@ -388,35 +388,7 @@ pub fn float_to_s(f: f64) -> String {
 
 /// Ruby's `String#inspect` (UTF-8).
 pub fn inspect_str(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    let chars: Vec<char> = s.chars().collect();
-    for (i, &c) in chars.iter().enumerate() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            '\u{1b}' => out.push_str("\\e"),
-            '\u{7}' => out.push_str("\\a"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '\u{b}' => out.push_str("\\v"),
-            '#' if matches!(chars.get(i + 1), Some('{') | Some('$') | Some('@')) => {
-                out.push_str("\\#")
-            }
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                let _ = write!(out, "\\u{:04X}", c as u32);
-            }
-            c if (0x80..0xa0).contains(&(c as u32)) => {
-                let _ = write!(out, "\\u{:04X}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
+    puppet_types::convert::ruby_inspect_str(s)
 }
 
 fn sym_is_plain(s: &str) -> bool {
@@ -861,6 +833,7 @@ fn compile_regex_uncached(source: &str, flags: &str) -> Result<RRegex, String> {
     translate_regex(source, &mut pat);
     let re = fancy_regex::RegexBuilder::new(&pat)
         .backtrack_limit(1_000_000)
+        .delegate_dfa_size_limit(0) // no full DFA: see puppet_types::Regexp
         .build()
         .map_err(|e| e.to_string())?;
     Ok(RRegex {

@@ -556,3 +556,26 @@ fn deep_nesting_is_an_error_not_a_crash() {
         "<% a = [1]; a << a %><%= a.inspect %><%= a == a %><%= a.flatten.size rescue 0 %>";
     let _ = render(selfref, "r.erb", &mut scope);
 }
+
+/// The inputs the `erb_render` fuzz target (`fuzz/`) reported, one file each under
+/// `tests/fixtures/fuzz/`: each renders to `Ok` or `Err`. A file named `endless_*` loops
+/// forever in Ruby and must end with the evaluation-budget error.
+#[test]
+fn fuzz_findings_end_with_a_result() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/fuzz");
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .expect("tests/fixtures/fuzz")
+        .map(|e| e.expect("dir entry").path())
+        .collect();
+    files.sort();
+    assert!(!files.is_empty());
+    for path in files {
+        let text = std::fs::read_to_string(&path).expect("fixture");
+        let result = render(&text, "fuzz.erb", &mut Scope);
+        let name = path.file_name().unwrap().to_string_lossy();
+        if name.starts_with("endless_") {
+            let err = result.expect_err(&name).to_string();
+            assert!(err.contains("evaluation steps"), "{name}: {err}");
+        }
+    }
+}

@@ -11,7 +11,7 @@ use crate::catalog::{
     AttrSpans, CollectQuery, Collector, Override, RelEnd, Relationship, Resource, ResourceKey,
     ResourceKind,
 };
-use crate::eval::{capitalize, Compiler, ErrorKind, EvalError, Flow, ParamGuard};
+use crate::eval::{capitalize, Compiler, ErrorKind, EvalError, Flow, ParamGuard, PendingParams};
 use crate::ir::*;
 use crate::lower::{ClassDef, DefineDef, HostMatch};
 use crate::ops;
@@ -880,7 +880,7 @@ impl Compiler {
             attr_spans: relationship_spans(ops),
             scope,
             span: span.clone(),
-            collected: IndexSet::new(),
+            collected: Default::default(),
         });
         Ok(self.catalog.collectors.len() - 1)
     }
@@ -1589,7 +1589,7 @@ impl Compiler {
         } else {
             "Function Call"
         };
-        let mut final_params: IndexMap<SmolStr, Value> = IndexMap::new();
+        let mut final_params: crate::Map<SmolStr, Value> = Default::default();
         for (k, v) in &params {
             if METAPARAMS.contains(&k.as_str()) && !v.is_undef() {
                 final_params.insert(k.clone(), v.clone());
@@ -1600,6 +1600,7 @@ impl Compiler {
             stmt,
             class: Some(&def.name),
         };
+        let params: crate::Map<SmolStr, Value> = params.into_iter().collect();
         for (k, v) in self.bind_parameters(&def.params, &params, &owner, id, span)? {
             if !v.is_undef() {
                 final_params.insert(k, v);
@@ -1696,7 +1697,7 @@ impl Compiler {
             .unwrap_or(Value::String(res.title.clone()));
         self.scopes.get_mut(id).vars.insert("name".into(), name);
         let span = res.span.clone().unwrap_or_else(|| def.span.clone());
-        let mut final_params = IndexMap::new();
+        let mut final_params: crate::Map<SmolStr, Value> = Default::default();
         for (k, v) in &given {
             if !def.params.iter().any(|p| &p.name == k) {
                 final_params.insert(k.clone(), v.clone());
@@ -1752,19 +1753,32 @@ impl Compiler {
     fn bind_parameters(
         &mut self,
         params: &[Param],
-        given: &IndexMap<SmolStr, Value>,
+        given: &crate::Map<SmolStr, Value>,
         owner: &Owner<'_>,
         id: ScopeId,
         span: &Span,
-    ) -> R<IndexMap<SmolStr, Value>> {
+    ) -> R<crate::Map<SmolStr, Value>> {
         let unset = |p: &&Param| given.get(&p.name).is_none_or(|v| v.is_undef());
         for (k, v) in given.iter().filter(|(_, v)| !v.is_undef()) {
             self.scopes.get_mut(id).vars.insert(k.clone(), v.clone());
         }
         let (label, stmt) = (owner.label, owner.stmt);
-        let mut bound: IndexMap<SmolStr, Value> = IndexMap::new();
+        let mut bound: crate::Map<SmolStr, Value> = Default::default();
         let mut missing = Vec::new();
-        for (i, p) in params.iter().enumerate() {
+        // The parameters without a given value, in order (computed once: a default
+        // expression may read none of them from its own on).
+        let unset_names: Arc<[SmolStr]> = params
+            .iter()
+            .filter(unset)
+            .map(|q| q.name.clone())
+            .collect();
+        let mut unset_before = 0;
+        let mut prefix: Option<Arc<str>> = None;
+        for p in params.iter() {
+            let from = unset_before;
+            if unset(&p) {
+                unset_before += 1;
+            }
             let looked_up = match (given.get(&p.name).filter(|v| !v.is_undef()), owner.class) {
                 (Some(_), _) | (None, None) => None,
                 (None, Some(class)) => {
@@ -1778,14 +1792,17 @@ impl Compiler {
                     Some(v) if !(v.is_undef() && p.default.is_some()) => v,
                     _ => match &p.default {
                         Some(d) => {
-                            let pending = params[i..].iter().filter(unset);
-                            let pending = pending.map(|q| q.name.clone()).collect();
-                            let prefix = format!("Error while evaluating a {stmt}, {label}");
+                            // Made once per declaration, when a default is evaluated.
+                            let prefix = prefix
+                                .get_or_insert_with(|| {
+                                    format!("Error while evaluating a {stmt}, {label}").into()
+                                })
+                                .clone();
                             let guard = ParamGuard {
                                 scope: id,
                                 prefix,
                                 param: p.name.clone(),
-                                pending,
+                                pending: PendingParams::new(unset_names.clone(), from),
                                 missing: missing.clone(),
                                 span: span.clone(),
                             };
@@ -1844,7 +1861,7 @@ impl Compiler {
         let Some(t) = &p.type_expr else {
             return Ok(Vec::new());
         };
-        let Value::Type(ty) = self.eval(t, scope)? else {
+        let Value::Type(ty) = self.eval_type_expr(t, scope)? else {
             return Ok(Vec::new());
         };
         if is_instance(&ty, v) {

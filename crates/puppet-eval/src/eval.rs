@@ -4,7 +4,7 @@
 //! construction) and evaluates the IR of an [`Environment`] that it shares with other
 //! compiles. Errors carry Puppet's texts and the span of the expression that failed;
 //! runtime failures inside an operator or a call are reported as Puppet does: "Error while
-//! evaluating a '+' expression, <detail>" at that expression.
+//! evaluating a '+' expression, `<detail>`" at that expression.
 
 use crate::catalog::{Catalog, Resource, ResourceKey, ResourceKind};
 use crate::env::Environment;
@@ -48,6 +48,9 @@ pub mod codes {
     pub const DUPLICATE_DECLARATION: &str = "DUPLICATE_DECLARATION";
     /// A relationship to a resource that is not in the catalog.
     pub const MISSING_RELATIONSHIP_TARGET: &str = "MISSING_RELATIONSHIP_TARGET";
+    /// The evaluation took more steps than `Settings::max_steps` (code that would run for
+    /// hours in Puppet too, such as an exponential recursion).
+    pub const STEP_LIMIT: &str = "EVAL_STEP_LIMIT";
     /// No node definition matches the node.
     pub const NO_MATCHING_NODE: &str = "NO_MATCHING_NODE";
     /// A syntax or validation error of the main manifest (the parser's code is more precise
@@ -65,13 +68,18 @@ impl std::fmt::Display for EvalError {
 impl std::error::Error for EvalError {}
 
 impl From<&EvalError> for puppet_diagnostics::Diagnostic {
-    /// The error as a diagnostic: its code, Puppet's whole text as the message, and the
-    /// file, range, line and column of its span.
+    /// The error as a diagnostic: its code, Puppet's text as the message (without the
+    /// `(file: F, line: L, column: C)` Puppet appends to an evaluation error: that is the
+    /// diagnostic's file, range, line and column).
     fn from(e: &EvalError) -> Self {
+        let message = match e.kind {
+            ErrorKind::Evaluation => format!("Evaluation Error: {}", e.message),
+            ErrorKind::Complete => e.message.clone(),
+        };
         let d = puppet_diagnostics::Diagnostic::new(
             puppet_diagnostics::Severity::Error,
             e.code,
-            e.puppet_message(),
+            message,
         );
         match &e.span {
             Some(s) => d
@@ -208,6 +216,10 @@ pub struct Settings {
     /// become top-scope variables. See [`Settings::with_enc`].
     pub enc_classes: IndexMap<SmolStr, Option<IndexMap<SmolStr, Value>>>,
     pub enc_parameters: IndexMap<SmolStr, Value>,
+    /// The most expressions a compile may evaluate before it stops with an error
+    /// (`EVAL_STEP_LIMIT`), so that no input hangs. The default, 200 million, is about
+    /// ten thousand times what the largest public node needs (kitchensink: 23,504).
+    pub max_steps: u64,
 }
 
 impl Default for Settings {
@@ -221,9 +233,17 @@ impl Default for Settings {
             server_facts: IndexMap::new(),
             enc_classes: IndexMap::new(),
             enc_parameters: IndexMap::new(),
+            max_steps: DEFAULT_MAX_STEPS,
         }
     }
 }
+
+/// [`Settings::max_steps`]' default (smaller in fuzzing builds, which run much slower).
+const DEFAULT_MAX_STEPS: u64 = if cfg!(fuzzing) {
+    2_000_000
+} else {
+    200_000_000
+};
 
 impl Settings {
     /// Adds an external node classifier's answer, as Puppet reads an ENC's YAML: `classes`
@@ -362,20 +382,22 @@ impl Block for EvalLambda {
 
 /// One compile: scopes, logs and the catalog under construction.
 pub struct Compiler {
-    pub env: Arc<Environment>,
-    pub settings: Settings,
-    pub scopes: Scopes,
-    pub top: ScopeId,
+    pub(crate) env: Arc<Environment>,
+    pub(crate) settings: Settings,
+    pub(crate) scopes: Scopes,
+    pub(crate) top: ScopeId,
     /// The scope of every evaluated class, by class name.
-    pub class_scopes: IndexMap<SmolStr, ScopeId>,
+    pub(crate) class_scopes: crate::Map<SmolStr, ScopeId>,
     /// Classes whose evaluation has started (Puppet's `evaluated?`, set before the parent
     /// class and the body run, so that a parent that `contain`s its child does not
     /// evaluate the child a second time).
-    pub(crate) started_classes: std::collections::HashSet<SmolStr>,
-    pub logs: Vec<LogEntry>,
-    pub catalog: Catalog,
-    aliases: IndexMap<SmolStr, TypeAlias>,
+    pub(crate) started_classes: rustc_hash::FxHashSet<SmolStr>,
+    pub(crate) logs: Vec<LogEntry>,
+    pub(crate) catalog: Catalog,
+    aliases: crate::Map<SmolStr, TypeAlias>,
     depth: u32,
+    /// Expressions evaluated so far (see [`Settings::max_steps`]).
+    steps: u64,
     /// The scope calls from functions see (`CallContext::variable`).
     pub(crate) current: ScopeId,
     /// The span of the call being made to the registry (for its errors).
@@ -392,20 +414,27 @@ pub struct Compiler {
     /// The matched node's name, listed among the classes as Puppet does.
     pub(crate) node_classes: Vec<SmolStr>,
     /// Classes declared with the resource-like syntax (for duplicate messages).
-    pub(crate) resource_like: indexmap::IndexSet<SmolStr>,
+    pub(crate) resource_like: crate::Set<SmolStr>,
     /// Defined-type instances whose body has run.
-    pub(crate) evaluated_defines: indexmap::IndexSet<ResourceKey>,
+    pub(crate) evaluated_defines: crate::Set<ResourceKey>,
     /// The output of every ERB template rendered (see `Compiled::template_outputs`).
-    pub template_outputs: Vec<String>,
+    pub(crate) template_outputs: Vec<String>,
     /// Set while a Ruby function declares a resource with a non-String title.
     pub(crate) untagged_title: bool,
     /// How the calls being evaluated are named in errors, innermost last.
     call_labels: Vec<&'static str>,
     /// Evaluating a type string as Puppet's type parser does: an unknown name with
     /// parameters is a `TypeReference` of the whole text rather than an error.
-    pub type_parser_mode: bool,
+    pub(crate) type_parser_mode: bool,
     /// The Pcore annotations attached to values during this compile (`annotate`).
     annotations: puppet_functions::Annotations,
+    /// Values of constant type expressions evaluated in this compile, by (file, start, end,
+    /// expression): the address tells apart expressions lowered with one span (in an
+    /// interpolated heredoc), and the entry keeps its file alive so that no other file's
+    /// expressions can take the key.
+    const_types: rustc_hash::FxHashMap<ConstKey, (Arc<crate::ir::SourceFile>, Value)>,
+    /// Every type name resolved so far and what it denotes (see `resolve_type`).
+    resolved_types: rustc_hash::FxHashMap<SmolStr, Type>,
     /// Parameters whose default expression is being evaluated, innermost last.
     param_guards: Vec<ParamGuard>,
     /// An error of a function parameter's type expression: reported as it is, where the
@@ -426,13 +455,34 @@ pub(crate) struct ParamGuard {
     pub scope: ScopeId,
     /// The text before the message (`Error while evaluating a Function Call, ` for a lambda;
     /// a function's errors are wrapped by its caller) and the owner (`f`, `lambda`).
-    pub prefix: String,
+    pub prefix: Arc<str>,
     pub param: SmolStr,
-    pub pending: Vec<SmolStr>,
+    pub pending: PendingParams,
     /// Parameters before `param` that have no value (a class or define instance missing
     /// required ones): reading one is Puppet's "expects a value for parameter $x".
     pub missing: Vec<SmolStr>,
     pub span: Span,
+}
+
+/// The parameters a default expression may not read yet: `names[from..]`, shared by the
+/// guards of one parameter list (so that binding n parameters costs n, not n²).
+#[derive(Debug, Clone)]
+pub(crate) struct PendingParams {
+    names: Arc<[SmolStr]>,
+    from: usize,
+}
+
+impl PendingParams {
+    /// `names[from..]`.
+    pub(crate) fn new(names: Arc<[SmolStr]>, from: usize) -> PendingParams {
+        PendingParams { names, from }
+    }
+
+    fn contains(&self, name: &str) -> bool {
+        self.names
+            .get(self.from..)
+            .is_some_and(|rest| rest.iter().any(|p| p == name))
+    }
 }
 
 impl std::fmt::Debug for Compiler {
@@ -523,18 +573,21 @@ impl Compiler {
             settings,
             scopes,
             top,
-            class_scopes: IndexMap::new(),
+            class_scopes: Default::default(),
             started_classes: Default::default(),
             logs: Vec::new(),
             catalog,
-            aliases: IndexMap::new(),
+            aliases: Default::default(),
             depth: 0,
+            steps: 0,
             current: top,
             call_span: None,
             pending_error: None,
             unresolvable_alias: None,
             type_parser_mode: false,
             annotations: puppet_functions::Annotations::new(),
+            const_types: Default::default(),
+            resolved_types: Default::default(),
             param_guards: Vec::new(),
             param_type_error: None,
             warned_once: indexmap::IndexSet::new(),
@@ -543,8 +596,8 @@ impl Compiler {
             call_labels: Vec::new(),
             node_scope: None,
             node_classes: Vec::new(),
-            resource_like: indexmap::IndexSet::new(),
-            evaluated_defines: indexmap::IndexSet::new(),
+            resource_like: Default::default(),
+            evaluated_defines: Default::default(),
             template_outputs: Vec::new(),
             untagged_title: false,
             invalid_alias: None,
@@ -598,12 +651,7 @@ impl Compiler {
         let Some(path) = &span.file.path else {
             return Value::string("");
         };
-        for (name, dir) in self.env.modules() {
-            if std::path::Path::new(path).starts_with(dir) {
-                return Value::string(name);
-            }
-        }
-        Value::string("")
+        Value::string(self.env.module_of_path(path).unwrap_or(""))
     }
 
     /// The resource types this compile knows (its environment's).
@@ -685,6 +733,18 @@ impl Compiler {
     }
 
     pub fn eval(&mut self, e: &Expr, scope: ScopeId) -> Result<Value, Flow> {
+        self.steps += 1;
+        if self.steps > self.settings.max_steps {
+            return Err(Flow::Error(EvalError {
+                code: codes::STEP_LIMIT,
+                kind: ErrorKind::Evaluation,
+                message: format!(
+                    "Evaluation stopped after {} steps: the code does not finish (Settings::max_steps)",
+                    self.settings.max_steps
+                ),
+                span: Some(e.span.clone()),
+            }));
+        }
         self.depth += 1;
         if self.depth > MAX_DEPTH {
             self.depth -= 1;
@@ -826,31 +886,27 @@ impl Compiler {
                 Ok(v)
             }
             ExprKind::Access(target, keys) => {
-                let t = self.eval(target, scope)?;
-                if self.type_parser_mode {
-                    if let Value::Type(Type::TypeReference(_)) = &t {
-                        let text = &e.span.file.text[e.span.start as usize..e.span.end as usize];
-                        return Ok(Value::Type(Type::TypeReference(SmolStr::new(text))));
+                // A type or resource reference written with constants only (`Array[String]`,
+                // `File['/etc/motd']`) has the same value every time: evaluated once.
+                if !self.type_parser_mode
+                    && matches!(target.kind, ExprKind::TypeName(_))
+                    && is_constant_type_expr(e, 0)
+                {
+                    let key = (
+                        Arc::as_ptr(&e.span.file) as usize,
+                        e.span.start,
+                        e.span.end,
+                        e as *const Expr as usize,
+                    );
+                    if let Some((_, v)) = self.const_types.get(&key) {
+                        return Ok(v.clone());
                     }
+                    let v = self.eval_access(e, target, keys, scope)?;
+                    self.const_types
+                        .insert(key, (e.span.file.clone(), v.clone()));
+                    return Ok(v);
                 }
-                // In `Class[...]`, an unknown capitalized name is a type reference (which
-                // Puppet then refuses as a class name), not an unknown resource type.
-                let class_keys = matches!(t, Value::Type(Type::Class(None)));
-                let mut ks = Vec::with_capacity(keys.len());
-                for k in keys {
-                    if let ExprKind::Unfold(inner) = &k.kind {
-                        ks.extend(unfold_value(self.eval(inner, scope)?))
-                    } else if class_keys && matches!(k.kind, ExprKind::TypeName(_)) {
-                        let saved = std::mem::replace(&mut self.type_parser_mode, true);
-                        let v = self.eval(k, scope);
-                        self.type_parser_mode = saved;
-                        ks.push(v?);
-                    } else {
-                        ks.push(self.eval(k, scope)?);
-                    }
-                }
-                let key_spans: Vec<Span> = keys.iter().map(|k| k.span.clone()).collect();
-                self.access(t, ks, &e.span, &key_spans)
+                self.eval_access(e, target, keys, scope)
             }
             ExprKind::Selector(target, entries) => {
                 self.scopes.get_mut(scope).matches.push(Vec::new());
@@ -977,6 +1033,35 @@ impl Compiler {
             ExprKind::Definition => Ok(Value::Undef),
             ExprKind::Invalid(msg) => err(msg.clone(), &e.span),
         }
+    }
+
+    /// `target[keys]` (see `access`).
+    fn eval_access(&mut self, e: &Expr, target: &Expr, keys: &[Expr], scope: ScopeId) -> R<Value> {
+        let t = self.eval(target, scope)?;
+        if self.type_parser_mode {
+            if let Value::Type(Type::TypeReference(_)) = &t {
+                let text = &e.span.file.text[e.span.start as usize..e.span.end as usize];
+                return Ok(Value::Type(Type::TypeReference(SmolStr::new(text))));
+            }
+        }
+        // In `Class[...]`, an unknown capitalized name is a type reference (which
+        // Puppet then refuses as a class name), not an unknown resource type.
+        let class_keys = matches!(t, Value::Type(Type::Class(None)));
+        let mut ks = Vec::with_capacity(keys.len());
+        for k in keys {
+            if let ExprKind::Unfold(inner) = &k.kind {
+                ks.extend(unfold_value(self.eval(inner, scope)?))
+            } else if class_keys && matches!(k.kind, ExprKind::TypeName(_)) {
+                let saved = std::mem::replace(&mut self.type_parser_mode, true);
+                let v = self.eval(k, scope);
+                self.type_parser_mode = saved;
+                ks.push(v?);
+            } else {
+                ks.push(self.eval(k, scope)?);
+            }
+        }
+        let key_spans: Vec<Span> = keys.iter().map(|k| k.span.clone()).collect();
+        self.access(t, ks, &e.span, &key_spans)
     }
 
     fn selector(
@@ -1110,12 +1195,12 @@ impl Compiler {
                 .map(|s| s.map(Value::string).unwrap_or(Value::Undef)));
         }
         if let Some(rest) = name.strip_prefix("::") {
-            if !rest.contains("::") {
+            if !is_qualified(rest) {
                 return Ok(self.scopes.get(self.top).vars.get(rest).cloned());
             }
             return self.qualified_var(rest, span);
         }
-        if name.contains("::") {
+        if is_qualified(name) {
             return self.qualified_var(name, span);
         }
         if !self.param_guards.is_empty() {
@@ -1144,7 +1229,7 @@ impl Compiler {
     fn check_param_guards(&self, name: &str, scope: ScopeId) -> R<()> {
         for g in self.param_guards.iter().rev() {
             let missing = g.missing.iter().any(|p| p == name);
-            if !missing && !g.pending.iter().any(|p| p == name) {
+            if !missing && !g.pending.contains(name) {
                 continue;
             }
             let mut id = Some(scope);
@@ -1821,7 +1906,20 @@ impl Compiler {
     /// Resolves a capitalised name: user type aliases, defined types and classes as resource
     /// types, then Puppet's types.
     pub(crate) fn resolve_type(&mut self, name: &str) -> Type {
-        let bare = name.trim_start_matches("::");
+        if let Some(t) = self.resolved_types.get(name) {
+            return t.clone();
+        }
+        let t = self.resolve_type_uncached(name);
+        self.resolved_types.insert(SmolStr::new(name), t.clone());
+        t
+    }
+
+    /// What a type name denotes: a type alias (its body evaluated the first time, errors
+    /// kept for the use site), a defined type, a built-in type, a resource type of the
+    /// environment, else a type reference. The answer cannot change during a compile, so
+    /// [`Compiler::resolve_type`] keeps it.
+    fn resolve_type_uncached(&mut self, name: &str) -> Type {
+        let bare = strip_root(name);
         let lower = SmolStr::new(bare.to_ascii_lowercase());
         if let Some(a) = self.aliases.get(&lower) {
             return Type::Alias(a.clone());
@@ -1933,7 +2031,7 @@ impl Compiler {
         scope: ScopeId,
         span: &Span,
     ) -> R<Value> {
-        let lname = name.trim_start_matches("::").to_ascii_lowercase();
+        let lname = strip_root(name).to_ascii_lowercase();
         // Functions written in Puppet shadow everything else.
         if let Some(f) = self.env.puppet_function(lname.as_str()) {
             return self.call_puppet_function(&f, args, lambda.is_some(), span);
@@ -1954,7 +2052,7 @@ impl Compiler {
             f.call(self, args, block.as_ref().map(|b| b as &dyn Block))
         } else {
             Err(CallError::new(
-                crate::eval::codes::UNKNOWN_FUNCTION,
+                puppet_functions::codes::UNKNOWN_FUNCTION,
                 format!("Unknown function: '{name}'."),
             ))
         };
@@ -1971,7 +2069,7 @@ impl Compiler {
                         return Err(Flow::Error(e));
                     }
                 }
-                if code == crate::eval::codes::UNKNOWN_FUNCTION {
+                if code == puppet_functions::codes::UNKNOWN_FUNCTION {
                     Err(Flow::Error(EvalError {
                         code: crate::eval::codes::UNKNOWN_FUNCTION,
                         kind: ErrorKind::Evaluation,
@@ -2060,6 +2158,7 @@ impl Compiler {
         }
         let fixed = params.iter().filter(|p| !p.captures_rest).count();
         let mut args = args.into_iter();
+        let mut all_names: Option<Arc<[SmolStr]>> = None;
         for (i, p) in params.iter().enumerate() {
             if p.captures_rest && fname.is_none() {
                 // A lambda's `*$rest`: `Array[T, min, max]` types the elements and bounds
@@ -2147,21 +2246,25 @@ impl Compiler {
                 None => match &p.default {
                     Some(d) => {
                         let (prefix, guard_span) = match fname {
-                            Some(f) => (f.to_string(), span.clone()),
+                            Some(f) => (Arc::from(f), span.clone()),
                             None => (
                                 match self.call_labels.last() {
-                                    Some(l) => format!("Error while evaluating a {l}, lambda"),
-                                    None => "lambda".to_string(),
+                                    Some(l) => {
+                                        format!("Error while evaluating a {l}, lambda").into()
+                                    }
+                                    None => "lambda".into(),
                                 },
                                 self.call_span.clone().unwrap_or_else(|| span.clone()),
                             ),
                         };
-                        let pending = params[i..].iter().map(|q| q.name.clone()).collect();
+                        let names = all_names
+                            .get_or_insert_with(|| params.iter().map(|q| q.name.clone()).collect())
+                            .clone();
                         let guard = ParamGuard {
                             scope,
                             prefix,
                             param: p.name.clone(),
-                            pending,
+                            pending: PendingParams::new(names, i),
                             missing: Vec::new(),
                             span: guard_span,
                         };
@@ -2241,6 +2344,28 @@ impl Compiler {
 
     /// Evaluates a parameter's type expression; for a function (`fname`), an error is kept
     /// to be reported as it is (see `param_type_error`).
+    /// Evaluates a parameter's type expression; one made only of type names, literals and
+    /// accesses on them is evaluated once per compile (a define with hundreds of typed
+    /// parameters is instantiated many times).
+    pub(crate) fn eval_type_expr(&mut self, t: &Expr, scope: ScopeId) -> R<Value> {
+        if !is_constant_type_expr(t, 0) {
+            return self.eval(t, scope);
+        }
+        let key = (
+            Arc::as_ptr(&t.span.file) as usize,
+            t.span.start,
+            t.span.end,
+            t as *const Expr as usize,
+        );
+        if let Some((_, v)) = self.const_types.get(&key) {
+            return Ok(v.clone());
+        }
+        let v = self.eval(t, scope)?;
+        self.const_types
+            .insert(key, (t.span.file.clone(), v.clone()));
+        Ok(v)
+    }
+
     fn eval_param_type(&mut self, t: &Expr, scope: ScopeId, fname: Option<&str>) -> R<Value> {
         let r = self.eval(t, scope);
         if let (Err(Flow::Error(e)), Some(_)) = (&r, fname) {
@@ -2479,18 +2604,111 @@ fn now_secs() -> f64 {
         .unwrap_or(0.0)
 }
 
+/// `name` without its leading `::` (all of them, as `trim_start_matches("::")`, which
+/// builds a substring searcher on every call: this is on the hot path of every call and
+/// type reference).
+pub(crate) fn strip_root(name: &str) -> &str {
+    let mut rest = name;
+    while let Some(r) = rest.strip_prefix("::") {
+        rest = r;
+    }
+    rest
+}
+
+/// Whether `name` has a `::` (a qualified name): `contains("::")` without building a
+/// substring searcher, for the hot paths (every variable reference and call).
+pub(crate) fn is_qualified(name: &str) -> bool {
+    name.as_bytes().windows(2).any(|w| w == b"::")
+}
+
 /// Capitalises each `::` segment: `foo::bar` -> `Foo::Bar`.
 pub fn capitalize(name: &str) -> String {
-    name.split("::")
-        .map(|seg| {
-            let mut c = seg.chars();
-            match c.next() {
-                Some(f) => f.to_uppercase().collect::<String>() + c.as_str(),
-                None => String::new(),
+    if name.is_ascii() {
+        return capitalize_ascii(name, false).to_string();
+    }
+    let mut out = String::with_capacity(name.len());
+    for (i, seg) in name.split("::").enumerate() {
+        if i > 0 {
+            out.push_str("::");
+        }
+        let mut c = seg.chars();
+        if let Some(f) = c.next() {
+            if f.is_ascii() {
+                out.push(f.to_ascii_uppercase());
+            } else {
+                out.extend(f.to_uppercase());
             }
-        })
-        .collect::<Vec<_>>()
-        .join("::")
+            out.push_str(c.as_str());
+        }
+    }
+    out
+}
+
+/// [`capitalize`] of `name` lowercased first (`FOO::bar` -> `Foo::Bar`), as a resource
+/// reference's type name: one pass and no heap allocation for short ASCII names.
+pub(crate) fn capitalize_lowered(name: &str) -> SmolStr {
+    if name.is_ascii() {
+        capitalize_ascii(name, true)
+    } else {
+        SmolStr::new(capitalize(&name.to_ascii_lowercase()))
+    }
+}
+
+/// Upper-cases the first byte of each `::`-separated segment of an ASCII name (and, with
+/// `lower`, lower-cases the other bytes): the segments exactly as `split("::")` finds them.
+/// Only the case of ASCII letters changes, so the result has the name's length.
+fn capitalize_ascii(name: &str, lower: bool) -> SmolStr {
+    fn recase(bytes: &mut [u8], lower: bool) {
+        let mut i = 0;
+        let mut seg_start = true;
+        while i < bytes.len() {
+            if bytes[i] == b':' && bytes.get(i + 1) == Some(&b':') {
+                i += 2;
+                seg_start = true;
+                continue;
+            }
+            if seg_start {
+                bytes[i].make_ascii_uppercase();
+            } else if lower {
+                bytes[i].make_ascii_lowercase();
+            }
+            seg_start = false;
+            i += 1;
+        }
+    }
+    let mut stack = [0u8; 64];
+    if let Some(buf) = stack.get_mut(..name.len()) {
+        buf.copy_from_slice(name.as_bytes());
+        recase(buf, lower);
+        SmolStr::new(std::str::from_utf8(buf).unwrap_or(name))
+    } else {
+        let mut buf = name.as_bytes().to_vec();
+        recase(&mut buf, lower);
+        SmolStr::new(String::from_utf8(buf).unwrap_or_else(|_| name.to_string()))
+    }
+}
+
+/// The key of a constant expression's value: (file, start, end, expression address).
+type ConstKey = (usize, u32, u32, usize);
+
+/// Whether a type expression's value depends on nothing but itself: type names, literals,
+/// bare words, and arrays, hashes and accesses of those (no variables, no calls).
+fn is_constant_type_expr(e: &Expr, depth: u32) -> bool {
+    if depth > 32 {
+        return false;
+    }
+    match &e.kind {
+        ExprKind::Literal(_) | ExprKind::Name(_) | ExprKind::TypeName(_) => true,
+        ExprKind::Access(base, args) => {
+            is_constant_type_expr(base, depth + 1)
+                && args.iter().all(|a| is_constant_type_expr(a, depth + 1))
+        }
+        ExprKind::Array(items) => items.iter().all(|a| is_constant_type_expr(a, depth + 1)),
+        ExprKind::Hash(pairs) => pairs.iter().all(|(k, v)| {
+            is_constant_type_expr(k, depth + 1) && is_constant_type_expr(v, depth + 1)
+        }),
+        _ => false,
+    }
 }
 
 /// The text a value interpolates to in a string.
@@ -2627,7 +2845,7 @@ impl CallContext for Compiler {
             Err(Flow::Break(_)) => Err(CallError::Break),
             Err(Flow::Return(v, _)) => Err(CallError::Return(v)),
             Err(Flow::Error(e)) if e.message == format!("Unknown function: '{name}'.") => Err(
-                CallError::new(crate::eval::codes::UNKNOWN_FUNCTION, e.message),
+                CallError::new(puppet_functions::codes::UNKNOWN_FUNCTION, e.message),
             ),
             Err(Flow::Error(e)) => Err(CallError::new("EVAL_FLOW", e.message)),
         }
@@ -2723,6 +2941,54 @@ impl CallContext for Compiler {
         if self.warned_once.insert(format!("{key}-from-{file}-{line}")) {
             let text = format!("{message}\n   (file: {file}, line: {line})");
             Compiler::log(self, LogLevel::Warning, text, None);
+        }
+    }
+}
+
+#[cfg(test)]
+mod capitalize_tests {
+    use super::{capitalize, capitalize_lowered};
+
+    /// The rule spelled out: split at `::`, upper-case each segment's first character.
+    fn reference(name: &str) -> String {
+        name.split("::")
+            .map(|seg| {
+                let mut c = seg.chars();
+                match c.next() {
+                    Some(f) => f.to_uppercase().chain(c).collect::<String>(),
+                    None => String::new(),
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("::")
+    }
+
+    #[test]
+    fn fast_paths_agree_with_the_rule() {
+        let long = "a".repeat(70) + "::b";
+        for name in [
+            "",
+            "file",
+            "FILE",
+            "foo::bar",
+            "Foo::BAR::baz",
+            "::foo",
+            "foo::",
+            "a:::b",
+            "a::::b",
+            ":a",
+            "a:b",
+            "élan::x",
+            "x::élan",
+            "package_1::x-y",
+            &long,
+        ] {
+            assert_eq!(capitalize(name), reference(name), "{name:?}");
+            assert_eq!(
+                capitalize_lowered(name).as_str(),
+                reference(&name.to_ascii_lowercase()),
+                "{name:?}"
+            );
         }
     }
 }

@@ -73,7 +73,7 @@ pub fn lookup_with_source(
     if global.is_none() && env.is_none() && mods.is_empty() {
         return Ok(None);
     }
-    let mut b = Lookup::builder(source);
+    let mut b = Lookup::builder(source).module_names(modules.keys().map(|m| m.to_string()));
     if let Some(g) = global {
         b = b.global(g);
     }
@@ -84,6 +84,19 @@ pub fn lookup_with_source(
         b = b.module(&name, cfg);
     }
     b.build().map(Some)
+}
+
+/// A looked-up value as `puppet lookup KEY` prints it: the YAML document Ruby's Psych writes
+/// (`--- value`, or a block sequence or mapping after `---`).
+///
+/// ```
+/// use puppet_types::Value;
+/// let v = Value::array(vec![Value::string("a"), Value::string("/srv")]);
+/// assert_eq!(puppet_eval::hiera::render_lookup_value(&v).unwrap(), "---\n- a\n- \"/srv\"\n");
+/// assert_eq!(puppet_eval::hiera::render_lookup_value(&Value::Integer(3)).unwrap(), "--- 3\n");
+/// ```
+pub fn render_lookup_value(value: &Value) -> Result<String, String> {
+    puppet_erb::yaml_of_value(value)
 }
 
 /// Hiera's files read through the environment's source provider (the loader's), so that an

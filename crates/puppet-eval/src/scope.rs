@@ -10,7 +10,6 @@
 //! top/node scope; match variables (`$0`..`$9`) live in an ephemeral layer of the scope
 //! where the match happened.
 
-use indexmap::IndexMap;
 use puppet_types::Value;
 use smol_str::SmolStr;
 
@@ -35,7 +34,7 @@ pub enum ScopeKind {
 pub struct Scope {
     pub kind: ScopeKind,
     pub parent: Option<ScopeId>,
-    pub vars: IndexMap<SmolStr, Value>,
+    pub vars: crate::Map<SmolStr, Value>,
     /// Stack of match results (`$0`, `$1`, ...); the innermost is last.
     pub matches: Vec<Vec<Option<String>>>,
     /// The label Puppet prints in log lines: `Class[main]`, `Foo[title]`.
@@ -55,7 +54,7 @@ impl Scope {
         Scope {
             kind,
             parent,
-            vars: IndexMap::new(),
+            vars: Default::default(),
             matches: Vec::new(),
             label,
             module: None,

@@ -1,5 +1,6 @@
 //! Robustness of the evaluator: evaluating any parsed program never panics, and deep
-//! recursion in Puppet code gives an error instead of a stack overflow.
+//! recursion in Puppet code gives an error instead of a stack overflow, and a runaway
+//! evaluation stops at the step limit.
 //!
 //! Runs on threads with the default 2 MiB test stack, as an embedding tool would.
 
@@ -36,6 +37,25 @@ fn deep_recursion_through_lambdas_is_an_error() {
             .map(|v| v.to_string())
     });
     assert!(out.is_err());
+}
+
+/// Exponential recursion (2^40 calls: Puppet would run for hours) stops at the step limit
+/// with an error, never a hang.
+#[test]
+fn runaway_evaluation_stops_at_the_step_limit() {
+    let src = "function f($n) { if $n < 40 { f($n + 1) f($n + 1) } }\nf(0)";
+    let settings = Settings {
+        max_steps: 100_000,
+        ..Settings::default()
+    };
+    let e = evaluate_source(src, &settings).value.unwrap_err();
+    assert_eq!(e.code, puppet_eval::codes::STEP_LIMIT);
+    assert!(
+        e.message
+            .starts_with("Evaluation stopped after 100000 steps"),
+        "{}",
+        e.message
+    );
 }
 
 #[test]
@@ -138,4 +158,45 @@ fn resources_declared_in_lambdas_outlive_the_lambda() {
     }
     let c = &cat.resources[cat.find("Notify[c]").unwrap()];
     assert_eq!(c.parameters["message"], "collected");
+}
+
+#[path = "common/fuzz_compile.rs"]
+mod fuzz_compile;
+
+/// The files of a folder (relative to this crate), sorted, with their text; none when the
+/// folder does not exist.
+fn files_in(dir: &str) -> Vec<(String, String)> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return Vec::new();
+    };
+    let mut paths: Vec<_> = entries.map(|e| e.expect("dir entry").path()).collect();
+    paths.sort();
+    paths
+        .into_iter()
+        .map(|p| {
+            let text = std::fs::read_to_string(&p).expect("readable");
+            (p.file_name().unwrap().to_string_lossy().into_owned(), text)
+        })
+        .collect()
+}
+
+/// The `compile` fuzz target's inputs, run as the target runs them, on a 2 MiB stack. Its
+/// seeds (`fuzz/seeds/compile/`) compile to catalogs in its fixed environment (if a change
+/// broke the fixed module tree or the seeds, the fuzzer would stop reaching past the first
+/// error); the inputs it reported (`tests/fixtures/fuzz/`) end with a catalog or an error.
+#[test]
+fn fuzz_inputs_compile_or_fail_cleanly() {
+    let seeds = files_in("../../fuzz/seeds/compile");
+    assert!(seeds.len() >= 5);
+    for (name, text) in seeds {
+        let out = on_small_stack(move || fuzz_compile::run(&text));
+        match out {
+            Ok(resources) => assert!(resources > 0, "{name}: an empty catalog"),
+            Err(e) => panic!("{name}: {e}"),
+        }
+    }
+    for (_, text) in files_in("tests/fixtures/fuzz") {
+        let _ = on_small_stack(move || fuzz_compile::run(&text));
+    }
 }

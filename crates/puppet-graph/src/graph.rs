@@ -391,10 +391,10 @@ impl GraphBuilder {
                     Ok(())
                 });
             }
-            let namevar = match tk {
-                "file" => p.get(P::Path),
-                "package" | "service" | "user" | "group" | "host" | "mount" => p.get(P::Name),
-                _ => None,
+            let namevar = match reference::namevar(tk) {
+                Some("path") => p.get(P::Path),
+                Some(_) => p.get(P::Name),
+                None => None,
             };
             if let Some(nv) = namevar.and_then(Value::as_str) {
                 aliases.push((i as u32, nv));

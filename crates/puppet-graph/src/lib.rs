@@ -31,10 +31,12 @@
 //!
 //! The pieces: [`Catalog`] (model and JSON), [`GraphBuilder`] then [`Graph`] (build, seal,
 //! query), [`Graph::cycles`] ([`CycleReport`]), [`Graph::simulate`] ([`Scenario`],
-//! [`Simulation`]) and [`Graph::to_dot`].
+//! [`Simulation`]), [`Graph::to_dot`], [`diff`] of two catalogs ([`CatalogDiff`]) and
+//! PuppetDB's wire format ([`Catalog::to_puppetdb`]).
 
 mod autorequire;
 mod cycles;
+mod diff;
 mod dot;
 mod error;
 mod fxhash;
@@ -42,15 +44,21 @@ mod graph;
 mod keys;
 mod model;
 mod params;
+mod puppetdb;
 mod reference;
 mod simulate;
 
 pub use autorequire::AutoRelation;
 pub use cycles::{Cycle, CycleEdge, CycleLimits, CycleReport, CycleStep};
+pub use diff::{
+    diff, CatalogDiff, DiffOptions, EdgeChange, EdgeKind, ParamChange, ResourceChange,
+    ResourceEntry,
+};
 pub use dot::DotKind;
 pub use error::Error;
 pub use graph::{Dependency, EdgeOrigin, Graph, GraphBuilder, Part, ResourceId, TraceEntry};
 pub use model::{Catalog, ContainmentEdge, RelationKind, RelationOrigin, Relationship, Resource};
+pub use puppetdb::PuppetDbOptions;
 pub use simulate::{DependencyFailure, Outcome, Refresh, Scenario, ScheduledRefresh, Simulation};
 
 #[cfg(test)]

@@ -122,6 +122,18 @@ pub(crate) fn display_reads_back(ty: &str, title: &str) -> bool {
     !ty.eq_ignore_ascii_case("class") || (title.is_ascii() && !title.starts_with(':'))
 }
 
+/// The parameter holding the namevar of the core types whose namevar is also a name a
+/// reference may use (`File[/etc/x]` for a file titled `x` with `path => '/etc/x'`): `path`
+/// for files, `name` for packages, services, users, groups, hosts and mounts. `type_key` is
+/// lower-cased.
+pub(crate) fn namevar(type_key: &str) -> Option<&'static str> {
+    match type_key {
+        "file" => Some("path"),
+        "package" | "service" | "user" | "group" | "host" | "mount" => Some("name"),
+        _ => None,
+    }
+}
+
 /// Normalises a file path the way Puppet's `file` type does for its title and namevar:
 /// repeated slashes collapse and a trailing slash goes (the root stays `/`).
 pub(crate) fn normalize_path(p: &str) -> String {

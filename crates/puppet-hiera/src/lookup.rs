@@ -9,7 +9,7 @@
 use crate::cache::{self, Dep, OptionsKey, Recording, Resolution, Slot, Snapshot};
 use crate::config::{FunctionKind, HieraConfig, HierarchyEntry, Location};
 use crate::error::{codes, HieraError};
-use crate::explain::{Event, Node, Recorder};
+use crate::explain::{Event, Outcome, Recorder, Tree};
 use crate::interp::{self, ExprKind, Method, Piece, Segment};
 use crate::merge::MergeStrategy;
 use crate::source::DataSource;
@@ -192,6 +192,10 @@ pub struct Lookup {
     global: Option<Provider>,
     environment: Option<Provider>,
     modules: IndexMap<String, Provider, BuildHasherDefault<Fnv>>,
+    /// Every module of the environment (with data or not), for explaining a key of a module
+    /// without data (`Module data provider for module "x" not found`) apart from a key of
+    /// no module (`Module "x" not found`).
+    module_names: std::collections::HashSet<String>,
     source: Box<dyn DataSource>,
     texts: RwLock<HashMap<PathBuf, Option<Arc<str>>>>,
     globs: RwLock<HashMap<PathBuf, Arc<Vec<PathBuf>>>>,
@@ -236,9 +240,20 @@ pub struct LookupBuilder {
     global: Option<HieraConfig>,
     environment: Option<HieraConfig>,
     modules: Vec<(String, HieraConfig)>,
+    module_names: Vec<String>,
 }
 
 impl LookupBuilder {
+    /// The names of all modules of the environment, those without Hiera data included
+    /// (only explanations use them: they tell a module without data from no module).
+    pub fn module_names(
+        mut self,
+        names: impl IntoIterator<Item = impl Into<String>>,
+    ) -> LookupBuilder {
+        self.module_names.extend(names.into_iter().map(Into::into));
+        self
+    }
+
     /// Sets the global layer's configuration.
     pub fn global(mut self, config: HieraConfig) -> LookupBuilder {
         self.global = Some(config);
@@ -319,7 +334,10 @@ impl LookupBuilder {
             None => None,
         };
         let mut modules = IndexMap::default();
+        let mut module_names: std::collections::HashSet<String> =
+            self.module_names.into_iter().collect();
         for (name, c) in self.modules {
+            module_names.insert(name.clone());
             if let Some(p) = layer(c, Layer::Module(name.clone()), &mut warnings)? {
                 modules.insert(name, p);
             }
@@ -328,6 +346,7 @@ impl LookupBuilder {
             global,
             environment,
             modules,
+            module_names,
             source: self.source,
             texts: RwLock::new(HashMap::new()),
             globs: RwLock::new(HashMap::new()),
@@ -349,25 +368,20 @@ fn not_in_module(c: &HieraConfig) -> HieraError {
     .in_file(c.path.clone())
 }
 
-/// The result of [`Lookup::explain`]: the answer and the trace.
+/// The result of [`Lookup::explain`]: the answer and the tree of steps. `Display` is what
+/// `puppet lookup --explain KEY` prints: the tree, then, when nothing was found or the
+/// lookup failed, the error.
 #[derive(Debug, Clone)]
 pub struct Explanation {
     /// What [`Lookup::lookup`] would return.
     pub result: Result<Option<Value>, HieraError>,
-    /// The steps taken.
-    pub trace: Vec<Node>,
+    /// The steps taken (the error text included).
+    pub tree: Tree,
 }
 
 impl fmt::Display for Explanation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for n in &self.trace {
-            write!(f, "{n}")?;
-        }
-        match &self.result {
-            Ok(Some(v)) => writeln!(f, "Result: {v}"),
-            Ok(None) => writeln!(f, "Result: not found"),
-            Err(e) => writeln!(f, "Error: {e}"),
-        }
+        write!(f, "{}", self.tree)
     }
 }
 
@@ -408,6 +422,14 @@ struct Inv<'a> {
     data_interpolated: Cell<bool>,
     /// Variables read to check cached resolutions, by name.
     variables: RefCell<Vec<(Arc<str>, Option<Value>)>>,
+    /// Above zero while nothing is recorded (interpolation of hierarchy paths, which Puppet
+    /// does outside the explained invocation).
+    quiet: Cell<u32>,
+    /// The options of the merge being explained, besides its strategy.
+    merge_options: RefCell<Option<Value>>,
+    /// The merged global and environment `lookup_options`, once retrieved (Puppet's
+    /// adapter retrieves them once per compilation; later modules only add their own).
+    env_options: RefCell<Option<Option<Value>>>,
 }
 
 impl<'a> Inv<'a> {
@@ -424,7 +446,55 @@ impl<'a> Inv<'a> {
             resolved: RefCell::new(Vec::with_capacity(8)),
             data_interpolated: Cell::new(false),
             variables: RefCell::new(Vec::new()),
+            quiet: Cell::new(0),
+            merge_options: RefCell::new(None),
+            env_options: RefCell::new(None),
         }
+    }
+
+    fn recorder(&self) -> Option<std::cell::RefMut<'_, Recorder>> {
+        match &self.rec {
+            Some(r) if self.quiet.get() == 0 => Some(r.borrow_mut()),
+            _ => None,
+        }
+    }
+
+    /// Whether steps are being recorded.
+    fn explaining(&self) -> bool {
+        self.rec.is_some() && self.quiet.get() == 0
+    }
+
+    /// Runs `f` without recording.
+    fn silently<T>(&self, f: impl FnOnce() -> T) -> T {
+        self.quiet.set(self.quiet.get() + 1);
+        let r = f();
+        self.quiet.set(self.quiet.get() - 1);
+        r
+    }
+
+    fn outcome(&self, o: impl FnOnce() -> Outcome) {
+        if let Some(mut r) = self.recorder() {
+            r.outcome(o());
+        }
+    }
+
+    fn text(&self, t: impl FnOnce() -> String) {
+        if let Some(mut r) = self.recorder() {
+            r.text(t());
+        }
+    }
+
+    /// Runs `f` inside a node for `event` (Puppet's `Invocation#with`).
+    fn with<T>(&self, event: impl FnOnce() -> Event, f: impl FnOnce() -> T) -> T {
+        let recording = self.explaining();
+        if recording {
+            self.enter(event);
+        }
+        let r = f();
+        if recording {
+            self.leave();
+        }
+        r
     }
 
     /// `scope.variable(name)`, read once per invocation.
@@ -447,20 +517,20 @@ impl<'a> Inv<'a> {
     }
 
     fn enter(&self, e: impl FnOnce() -> Event) {
-        if let Some(r) = &self.rec {
-            r.borrow_mut().enter(e());
+        if let Some(mut r) = self.recorder() {
+            r.enter(e());
         }
     }
 
     fn leave(&self) {
-        if let Some(r) = &self.rec {
-            r.borrow_mut().leave();
+        if let Some(mut r) = self.recorder() {
+            r.leave();
         }
     }
 
     fn add(&self, e: impl FnOnce() -> Event) {
-        if let Some(r) = &self.rec {
-            r.borrow_mut().add(e());
+        if let Some(mut r) = self.recorder() {
+            r.add(e());
         }
     }
 
@@ -542,6 +612,70 @@ fn merge_lookup(
     Ok(memo)
 }
 
+/// [`merge_lookup`] as Puppet explains it: a merge of several variants by a strategy other
+/// than `first` is a node of its own, with the merged result when something was found.
+fn explained_merge(
+    inv: &Inv<'_>,
+    strategy: &MergeStrategy,
+    n: usize,
+    f: impl FnMut(usize) -> Result<Option<Value>, HieraError>,
+) -> Result<Option<Value>, HieraError> {
+    if strategy.is_first() || n <= 1 || !inv.explaining() {
+        return merge_lookup(strategy, n, f);
+    }
+    let options = inv.merge_options.borrow().clone();
+    inv.enter(|| Event::Merge {
+        strategy: strategy.name().to_string(),
+        options,
+    });
+    let r = merge_lookup(strategy, n, f);
+    if let Ok(Some(v)) = &r {
+        inv.outcome(|| Outcome::Result(v.clone()));
+    }
+    inv.leave();
+    r
+}
+
+/// The options `puppet lookup --merge` gives a strategy besides its name (for `deep`, both
+/// flags, and the knockout prefix when there is one).
+fn cli_merge_options(m: &MergeStrategy) -> Option<Value> {
+    match m {
+        MergeStrategy::Deep(o) => {
+            let mut entries = vec![
+                (
+                    s("sort_merged_arrays"),
+                    Value::Boolean(o.sort_merged_arrays),
+                ),
+                (s("merge_hash_arrays"), Value::Boolean(o.merge_hash_arrays)),
+            ];
+            if let Some(p) = &o.knockout_prefix {
+                entries.push((s("knockout_prefix"), s(p)));
+            }
+            Some(Value::hash(entries))
+        }
+        _ => None,
+    }
+}
+
+/// The options of a `merge` lookup option besides `strategy` (`None` when there are none).
+fn given_merge_options(m: &Value) -> Option<Value> {
+    let Value::Hash(h) = m else { return None };
+    let rest: Vec<(Value, Value)> = h
+        .iter()
+        .filter(|(k, _)| k.as_str() != Some("strategy"))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    (!rest.is_empty()).then(|| Value::hash(rest))
+}
+
+/// A segment of a dotted key as Puppet prints it.
+fn segment_text(seg: &Segment) -> String {
+    match seg {
+        Segment::Key(k) => k.to_string(),
+        Segment::Index(i) => i.to_string(),
+    }
+}
+
 #[derive(Debug)]
 pub(crate) struct Resolved {
     original: String,
@@ -584,7 +718,7 @@ fn module_of(root: &str) -> Option<&str> {
         .map(|i| &root[..i - 1])
 }
 
-fn ruby_float(f: f64) -> String {
+pub(crate) fn ruby_float(f: f64) -> String {
     if f.is_nan() {
         return "NaN".into();
     }
@@ -715,6 +849,7 @@ impl Lookup {
             global: None,
             environment: None,
             modules: Vec::new(),
+            module_names: Vec::new(),
         }
     }
 
@@ -843,7 +978,8 @@ impl Lookup {
         self.options_for(&inv, &root_of(&segs))
     }
 
-    /// Looks a key up recording every step.
+    /// Looks a key up recording every step, as `puppet lookup --explain KEY [--merge M]`
+    /// does: a `merge` given here is explained with the options that command gives it.
     ///
     /// ```
     /// use puppet_hiera::{Lookup, MapScope, MemorySource};
@@ -853,6 +989,8 @@ impl Lookup {
     /// let text = e.to_string();
     /// assert!(text.contains("Path \"/env/data/common.yaml\""));
     /// assert!(text.contains("Found key: \"a\" value: 1"));
+    /// let missing = l.explain("b", None, &MapScope::new()).to_string();
+    /// assert!(missing.ends_with("No such key: \"b\"\nFunction lookup() did not find a value for the name 'b'\n"));
     /// ```
     pub fn explain(
         &self,
@@ -863,8 +1001,13 @@ impl Lookup {
         let inv = Inv::new(scope, true);
         *inv.top_key.borrow_mut() = key.to_string();
         let result = self.adapter_lookup(&inv, key, merge);
-        let trace = inv.rec.map(|r| r.into_inner().roots).unwrap_or_default();
-        Explanation { result, trace }
+        match &result {
+            Ok(Some(_)) => {}
+            Ok(None) => inv.text(|| HieraError::not_found(&[key]).to_string()),
+            Err(e) => inv.text(|| e.to_string()),
+        }
+        let tree = inv.rec.map(|r| r.into_inner().tree).unwrap_or_default();
+        Explanation { result, tree }
     }
 
     /// Warnings emitted so far (ignored version 3 configs, module keys outside the module's
@@ -895,39 +1038,79 @@ impl Lookup {
         merge: Option<MergeStrategy>,
     ) -> Result<Option<Value>, HieraError> {
         if key == "lookup_options" || key.starts_with("lookup_options.") {
-            inv.add(|| Event::Text("Invalid key \"lookup_options\"".into()));
+            inv.add(|| Event::InvalidKey("lookup_options".into()));
             return Ok(None);
         }
         let segs = self.split(key)?;
         let root = root_of(&segs);
-        inv.enter(|| Event::Lookup(key.to_string()));
+        let opts = self.options_for(inv, &root)?;
+        let (merge, shown) = match merge {
+            Some(m) => {
+                let shown = cli_merge_options(&m);
+                (m, shown)
+            }
+            None => match opts.as_ref().and_then(|o| match o {
+                Value::Hash(h) => h.get(&s("merge")).cloned(),
+                _ => None,
+            }) {
+                Some(m) => {
+                    inv.add(|| Event::MergeSource("lookup_options".into()));
+                    (MergeStrategy::from_value(&m)?, given_merge_options(&m))
+                }
+                None => (MergeStrategy::First, None),
+            },
+        };
+        let saved = inv.merge_options.replace(shown);
+        inv.enter(|| Event::Search(key.to_string()));
         let r = inv.nest(|| {
-            let opts = self.options_for(inv, &root)?;
-            let merge = match merge {
-                Some(m) => m,
-                None => match opts.as_ref().and_then(|o| match o {
-                    Value::Hash(h) => h.get(&s("merge")).cloned(),
-                    _ => None,
-                }) {
-                    Some(m) => {
-                        inv.add(|| Event::Merge("\"lookup_options\"".into()));
-                        MergeStrategy::from_value(&m)?
-                    }
-                    None => MergeStrategy::First,
-                },
-            };
             let found = match self.do_lookup(inv, key, &root, &merge)? {
                 Some(v) => Some(v),
                 None if inv.global_only => None,
                 None => self.default_hierarchy_lookup(inv, key, &root)?,
             };
             match found {
-                Some(v) if segs.len() > 1 => sub_lookup(key, &segs[1..], v),
+                Some(v) if segs.len() > 1 => self.explained_sub_lookup(inv, key, &segs[1..], v),
                 other => Ok(other),
             }
         });
         inv.leave();
+        inv.merge_options.replace(saved);
         r
+    }
+
+    /// [`sub_lookup`], explained as Puppet's `SubLookup#sub_lookup`: a node for the
+    /// segments, and one per segment with what was found.
+    fn explained_sub_lookup(
+        &self,
+        inv: &Inv<'_>,
+        key: &str,
+        segments: &[Segment],
+        value: Value,
+    ) -> Result<Option<Value>, HieraError> {
+        if !inv.explaining() {
+            return sub_lookup(key, segments, value);
+        }
+        inv.with(
+            || Event::SubLookup(segments.iter().map(segment_text).collect()),
+            || {
+                let mut value = value;
+                for seg in segments {
+                    inv.enter(|| Event::Segment);
+                    let r = sub_lookup(key, std::slice::from_ref(seg), value.clone());
+                    match &r {
+                        Ok(Some(v)) => inv.outcome(|| Outcome::Found(segment_text(seg), v.clone())),
+                        Ok(None) => inv.outcome(|| Outcome::NotFound(segment_text(seg))),
+                        Err(_) => {}
+                    }
+                    inv.leave();
+                    match r? {
+                        Some(v) => value = v,
+                        None => return Ok(None),
+                    }
+                }
+                Ok(Some(value))
+            },
+        )
     }
 
     fn do_lookup(
@@ -937,36 +1120,63 @@ impl Lookup {
         root: &str,
         merge: &MergeStrategy,
     ) -> Result<Option<Value>, HieraError> {
+        // Puppet's provider stack: the global layer, the environment, the key's module; each
+        // contributes nothing when absent (a module that is not found says so).
         let module = module_of(root);
-        let mut providers: Vec<&Provider> = Vec::new();
-        providers.extend(self.global.as_ref());
-        if !inv.global_only {
-            providers.extend(self.environment.as_ref());
-            if let Some(m) = module {
-                if let Some(p) = self.modules.get(m) {
-                    providers.push(p);
-                }
-            }
+        let global_lookup = |inv: &Inv<'_>, p: &Provider| match self
+            .layer_lookup(inv, p, key, root, merge, false)
+        {
+            Err(e) if !e.has_issue_code() => Err(HieraError {
+                message: format!(
+                    "Lookup of key '{}' failed: {}",
+                    inv.top_key.borrow(),
+                    e.message
+                ),
+                code: codes::GLOBAL_FAILED,
+                ..e
+            }),
+            r => r,
+        };
+        if inv.global_only {
+            return match &self.global {
+                Some(p) => global_lookup(inv, p),
+                None => Ok(None),
+            };
         }
-        if !merge.is_first() && providers.len() > 1 {
-            inv.add(|| Event::Merge(format!("strategy {}", merge.name())));
-        }
-        merge_lookup(merge, providers.len(), |i| {
-            let p = providers[i];
-            let r = self.layer_lookup(inv, p, key, root, merge, false);
-            match (&p.layer, r) {
-                (Layer::Global, Err(e)) if !e.has_issue_code() => Err(HieraError {
-                    message: format!(
-                        "Lookup of key '{}' failed: {}",
-                        inv.top_key.borrow(),
-                        e.message
-                    ),
-                    code: codes::GLOBAL_FAILED,
-                    ..e
-                }),
-                (_, r) => r,
-            }
+        explained_merge(inv, merge, 3, |i| match i {
+            0 => match &self.global {
+                Some(p) => global_lookup(inv, p),
+                None => Ok(None),
+            },
+            1 => match &self.environment {
+                Some(p) => self.layer_lookup(inv, p, key, root, merge, false),
+                None => Ok(None),
+            },
+            _ => self.module_lookup(inv, module, key, root, merge),
         })
+    }
+
+    /// The module layer of `module` (Puppet's `lookup_in_module`).
+    fn module_lookup(
+        &self,
+        inv: &Inv<'_>,
+        module: Option<&str>,
+        key: &str,
+        root: &str,
+        merge: &MergeStrategy,
+    ) -> Result<Option<Value>, HieraError> {
+        let Some(m) = module else { return Ok(None) };
+        match self.modules.get(m) {
+            Some(p) => self.layer_lookup(inv, p, key, root, merge, false),
+            None => {
+                if self.module_names.contains(m) {
+                    inv.add(|| Event::ModuleProviderNotFound(m.to_string()));
+                } else {
+                    inv.add(|| Event::ModuleNotFound(m.to_string()));
+                }
+                Ok(None)
+            }
+        }
     }
 
     fn default_hierarchy_lookup(
@@ -984,15 +1194,20 @@ impl Lookup {
         if p.config.default_hierarchy.is_none() {
             return Ok(None);
         }
-        inv.enter(|| Event::Text(format!("Searching default_hierarchy of module \"{m}\"")));
+        inv.enter(|| Event::Scope(format!("Searching default_hierarchy of module \"{m}\"")));
         let r = (|| {
-            let opts = self.layer_lookup(
-                inv,
-                p,
-                "lookup_options",
-                "lookup_options",
-                &MergeStrategy::Hash,
-                true,
+            let opts = inv.with(
+                || Event::Scope("Searching for \"lookup_options\"".into()),
+                || {
+                    self.layer_lookup(
+                        inv,
+                        p,
+                        "lookup_options",
+                        "lookup_options",
+                        &MergeStrategy::Hash,
+                        true,
+                    )
+                },
             )?;
             let opts = match opts {
                 Some(o) => Some(self.compile_options(&o, Some(m))?),
@@ -1005,7 +1220,10 @@ impl Lookup {
                 },
                 _ => MergeStrategy::First,
             };
-            self.layer_lookup(inv, p, key, root, &merge, true)
+            inv.with(
+                || Event::Scope(format!("Searching for \"{key}\"")),
+                || self.layer_lookup(inv, p, key, root, &merge, true),
+            )
         })();
         inv.leave();
         r
@@ -1024,7 +1242,7 @@ impl Lookup {
             None => {
                 let saved = inv.top_key.replace("lookup_options".into());
                 let saved_stack = inv.stack.replace(Vec::new());
-                inv.enter(|| Event::LookupOptions);
+                inv.enter(|| Event::Search("lookup_options".into()));
                 let r = self.shared_options(inv, module);
                 inv.leave();
                 inv.top_key.replace(saved);
@@ -1033,6 +1251,17 @@ impl Lookup {
                 inv.lo_cache
                     .borrow_mut()
                     .push((module.map(str::to_string), o.clone()));
+                // Puppet keeps the environment's options for keys outside modules too.
+                if module.is_some() && !inv.lo_cache.borrow().iter().any(|(m, _)| m.is_none()) {
+                    let env = inv.env_options.borrow().clone();
+                    if let Some(env) = env {
+                        let compiled = match env {
+                            Some(v) => Some(Arc::new(self.compile_options(&v, None)?)),
+                            None => None,
+                        };
+                        inv.lo_cache.borrow_mut().push((None, compiled));
+                    }
+                }
                 o
             }
         };
@@ -1175,23 +1404,72 @@ impl Lookup {
                 None => Ok(None),
             }
         };
-        let global = layer_opts(self.global.as_ref())?;
         if inv.global_only {
-            return match global {
+            return match layer_opts(self.global.as_ref())? {
                 Some(o) => Ok(Some(self.compile_options(&o, None)?)),
                 None => Ok(None),
             };
         }
-        let env = layer_opts(self.environment.as_ref())?;
-        let mut opts = match (global, env) {
-            (Some(g), Some(e)) => Some(hash.merge(&g, &e)?),
-            (g, e) => g.or(e),
+        // The global and environment options, once per explained invocation (as Puppet's
+        // adapter does; without explaining, the shared caches above decide).
+        let cached = if inv.rec.is_some() {
+            inv.env_options.borrow().clone()
+        } else {
+            None
         };
+        let env_opts = match cached {
+            Some(o) => o,
+            None => {
+                let global = layer_opts(self.global.as_ref())?;
+                let env = layer_opts(self.environment.as_ref())?;
+                let o = match (global, env) {
+                    (Some(g), Some(e)) => Some(hash.merge(&g, &e)?),
+                    (g, e) => g.or(e),
+                };
+                if inv.rec.is_some() {
+                    *inv.env_options.borrow_mut() = Some(o.clone());
+                }
+                o
+            }
+        };
+        let mut opts = env_opts;
         if let Some(m) = module {
-            if let Some(mv) = layer_opts(self.modules.get(m))? {
+            let module_opts = match self.modules.get(m) {
+                Some(p) => layer_opts(Some(p))?,
+                None => {
+                    if self.module_names.contains(m) {
+                        inv.add(|| Event::ModuleProviderNotFound(m.to_string()));
+                    } else {
+                        inv.add(|| Event::ModuleNotFound(m.to_string()));
+                    }
+                    None
+                }
+            };
+            if let Some(mv) = module_opts {
                 self.validate_module_options(&mv, m)?;
                 opts = Some(match opts {
-                    Some(o) => hash.merge(&o, &mv)?,
+                    Some(o) => {
+                        // Explained as Puppet merges them: two found values, merged.
+                        let both = [
+                            (String::from("Global and Environment"), o),
+                            (format!("Module {m}"), mv),
+                        ];
+                        let saved = inv.merge_options.replace(None);
+                        let r = explained_merge(inv, &hash, 2, |i| {
+                            let (name, v) = &both[i];
+                            inv.with(
+                                || Event::Scope(name.clone()),
+                                || {
+                                    inv.outcome(|| {
+                                        Outcome::Found("lookup_options".into(), v.clone())
+                                    });
+                                    Ok(Some(v.clone()))
+                                },
+                            )
+                        });
+                        inv.merge_options.replace(saved);
+                        r?.unwrap_or(Value::Undef)
+                    }
                     None => mv,
                 });
             }
@@ -1267,18 +1545,38 @@ impl Lookup {
         default_hierarchy: bool,
     ) -> Result<Option<Value>, HieraError> {
         inv.check(key, || {
-            inv.enter(|| Event::Layer(p.layer.provider_name(&p.config)));
-            let (entries, first_slot): (&[HierarchyEntry], usize) = if default_hierarchy {
-                (
-                    p.config.default_hierarchy.as_deref().unwrap_or(&[]),
-                    p.config.hierarchy.len(),
-                )
-            } else {
-                (&p.config.hierarchy, 0)
-            };
-            let r = merge_lookup(merge, entries.len(), |i| {
-                self.entry_lookup(inv, p, first_slot + i, &entries[i], root, merge)
+            let config = (!p.config.is_default).then(|| p.config.path.clone());
+            inv.enter(|| Event::Provider {
+                name: p.layer.provider_name(&p.config),
+                config,
             });
+            let r = (|| {
+                let (entries, first_slot): (&[HierarchyEntry], usize) = if default_hierarchy {
+                    (
+                        p.config.default_hierarchy.as_deref().unwrap_or(&[]),
+                        p.config.hierarchy.len(),
+                    )
+                } else {
+                    (&p.config.hierarchy, 0)
+                };
+                // The entries with locations (a default configuration drops an entry none
+                // of whose files exist).
+                let mut live = Vec::with_capacity(entries.len());
+                for (i, e) in entries.iter().enumerate() {
+                    let resolution = self.locations(inv, p, first_slot + i, e)?;
+                    if resolution.locations.is_some() {
+                        live.push((e, resolution));
+                    }
+                }
+                if live.is_empty() {
+                    inv.outcome(|| Outcome::NotFound(key.to_string()));
+                    return Ok(None);
+                }
+                explained_merge(inv, merge, live.len(), |i| {
+                    let (e, resolution) = &live[i];
+                    self.entry_lookup(inv, p, e, resolution, root, merge)
+                })
+            })();
             inv.leave();
             r
         })
@@ -1288,14 +1586,16 @@ impl Lookup {
         &self,
         inv: &Inv<'_>,
         p: &Provider,
-        slot: usize,
         e: &HierarchyEntry,
+        resolution: &Resolution,
         root: &str,
         merge: &MergeStrategy,
     ) -> Result<Option<Value>, HieraError> {
-        inv.enter(|| Event::Hierarchy(e.name.clone()));
+        inv.enter(|| Event::Provider {
+            name: format!("Hierarchy entry \"{}\"", e.name),
+            config: None,
+        });
         let r = (|| {
-            let resolution = self.locations(inv, p, slot, e)?;
             let Some(locations) = &resolution.locations else {
                 return Ok(None);
             };
@@ -1321,7 +1621,7 @@ impl Lookup {
                 )
                 .in_file(p.config.path.clone()));
             }
-            merge_lookup(merge, locations.len(), |i| {
+            explained_merge(inv, merge, locations.len(), |i| {
                 self.location_lookup(inv, p, func, &locations[i], root)
             })
         })();
@@ -1348,7 +1648,8 @@ impl Lookup {
             let start = Recording::new(inv.stack.borrow().len(), *inv.depth.borrow());
             *inv.recording.borrow_mut() = Some(start);
         }
-        let r = self.resolve_locations(inv, p, e);
+        // Puppet resolves hierarchy paths outside the explained invocation.
+        let r = inv.silently(|| self.resolve_locations(inv, p, e));
         let rec = if cacheable {
             inv.recording.borrow_mut().take()
         } else {
@@ -1516,12 +1817,12 @@ impl Lookup {
         root: &str,
     ) -> Result<Option<Value>, HieraError> {
         inv.enter(|| Event::Location {
-            original: loc.original.clone(),
             path: loc.path.clone(),
-            exists: loc.exists,
+            original: loc.original.clone(),
         });
         let r = (|| {
             if !loc.exists {
+                inv.outcome(|| Outcome::LocationNotFound);
                 return Ok(None);
             }
             let module = match &p.layer {
@@ -1537,7 +1838,7 @@ impl Lookup {
             }?;
             match data.get(&s(root)) {
                 None => {
-                    inv.add(|| Event::NotFound(root.to_string()));
+                    inv.outcome(|| Outcome::NotFound(root.to_string()));
                     Ok(None)
                 }
                 Some(v) => {
@@ -1547,7 +1848,7 @@ impl Lookup {
                     } else {
                         v.clone()
                     };
-                    inv.add(|| Event::Found(root.to_string(), v.clone()));
+                    inv.outcome(|| Outcome::Found(root.to_string(), v.clone()));
                     Ok(Some(v))
                 }
             }
@@ -1845,10 +2146,14 @@ impl Lookup {
     ) -> Result<Option<Value>, HieraError> {
         let root = root_of(segs);
         let v = scope.variable(&root);
-        inv.add(|| match &v {
-            Some(v) => Event::Found(format!("scope:{root}"), v.clone()),
-            None => Event::NotFound(format!("scope:{root}")),
-        });
+        inv.with(
+            || Event::Scope("Global Scope".into()),
+            || {
+                if let Some(v) = &v {
+                    inv.outcome(|| Outcome::Found(root.to_string(), v.clone()));
+                }
+            },
+        );
         let root_value = match (&v, inv.recording.borrow().is_some()) {
             (Some(c @ (Value::Hash(_) | Value::Array(_))), true) if segs.len() > 1 => {
                 Some(c.clone())
@@ -1856,7 +2161,9 @@ impl Lookup {
             _ => None,
         };
         let r = match v {
-            Some(v) if !v.is_undef() && segs.len() > 1 => sub_lookup(key, &segs[1..], v),
+            Some(v) if !v.is_undef() && segs.len() > 1 => {
+                self.explained_sub_lookup(inv, key, &segs[1..], v)
+            }
             other => Ok(other),
         };
         if let Some(rec) = inv.recording.borrow_mut().as_mut() {

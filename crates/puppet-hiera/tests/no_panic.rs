@@ -53,3 +53,43 @@ proptest! {
         }
     }
 }
+
+#[path = "common/fuzz_hiera.rs"]
+mod fuzz_hiera;
+
+/// The files of a folder (relative to this crate), sorted, with their text; none when the
+/// folder does not exist.
+fn files_in(dir: &str) -> Vec<(String, String)> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return Vec::new();
+    };
+    let mut paths: Vec<_> = entries.map(|e| e.expect("dir entry").path()).collect();
+    paths.sort();
+    paths
+        .into_iter()
+        .map(|p| {
+            let text = std::fs::read_to_string(&p).expect("readable");
+            (p.file_name().unwrap().to_string_lossy().into_owned(), text)
+        })
+        .collect()
+}
+
+/// The `hiera_yaml` fuzz target's inputs, run as the target runs them. Its seeds
+/// (`fuzz/seeds/hiera_yaml/`) load and find values (if a change made them fail at the
+/// configuration, the fuzzer would stop reaching the lookups); the inputs it reported
+/// (`tests/fixtures/fuzz/`) end with values or errors.
+#[test]
+fn fuzz_inputs_find_values_or_fail_cleanly() {
+    let seeds = files_in("../../fuzz/seeds/hiera_yaml");
+    assert!(seeds.len() >= 3);
+    for (name, text) in seeds {
+        match fuzz_hiera::run(&text) {
+            Ok(found) => assert!(found > 0, "{name}: no key has a value"),
+            Err(e) => panic!("{name}: {e}"),
+        }
+    }
+    for (_, text) in files_in("tests/fixtures/fuzz") {
+        let _ = fuzz_hiera::run(&text);
+    }
+}

@@ -33,6 +33,22 @@ fn module_part(forge_name: &str) -> &str {
         .unwrap_or(forge_name)
 }
 
+/// The keys of `metadata.json` the loader reads, as JSON (a key present with `null` is
+/// `Some(Null)`, an absent key `None`).
+#[derive(serde::Deserialize)]
+struct Raw {
+    #[serde(default, deserialize_with = "present")]
+    name: Option<serde_json::Value>,
+    #[serde(default, deserialize_with = "present")]
+    version: Option<serde_json::Value>,
+    #[serde(default, deserialize_with = "present")]
+    dependencies: Option<serde_json::Value>,
+}
+
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<serde_json::Value>, D::Error> {
+    serde::Deserialize::deserialize(d).map(Some)
+}
+
 /// The parts of `metadata.json` the loader uses.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
 pub struct Metadata {
@@ -107,8 +123,13 @@ impl Metadata {
         let bad = |msg: String| {
             crate::diagnostic::error(codes::BAD_METADATA, msg, Some(file.to_path_buf()), None)
         };
-        let value: serde_json::Value = match serde_json::from_str(text) {
+        // Only the keys used are kept; the rest (descriptions, supported systems...) is
+        // skipped without building values.
+        let raw: Raw = match serde_json::from_str(text) {
             Ok(v) => v,
+            Err(e) if e.classify() == serde_json::error::Category::Data => {
+                return (None, vec![bad("metadata.json is not a JSON object".into())]);
+            }
             Err(e) => {
                 return (
                     None,
@@ -116,9 +137,16 @@ impl Metadata {
                 )
             }
         };
-        let Some(obj) = value.as_object() else {
-            return (None, vec![bad("metadata.json is not a JSON object".into())]);
-        };
+        let mut obj = serde_json::Map::new();
+        for (k, v) in [
+            ("name", raw.name),
+            ("version", raw.version),
+            ("dependencies", raw.dependencies),
+        ] {
+            if let Some(v) = v {
+                obj.insert(k.to_string(), v);
+            }
+        }
         let mut diags = Vec::new();
         let string = |key: &str, diags: &mut Vec<Diagnostic>| match obj.get(key) {
             None | Some(serde_json::Value::Null) => None,

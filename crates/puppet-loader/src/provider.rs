@@ -26,8 +26,8 @@ pub struct DirEntry {
     /// The entry's file name (one path component).
     pub name: String,
     pub kind: EntryKind,
-    /// For directories: a stable identity of the real directory (its canonical path), used
-    /// to detect loops. `None` when the provider has no such notion.
+    /// For directories reached through a symlink: an opaque, stable identity of the real
+    /// directory (compared only, to detect loops). `None` otherwise.
     pub identity: Option<PathBuf>,
 }
 
@@ -229,6 +229,17 @@ impl FsProvider {
     }
 }
 
+/// A file's (device, inode): what makes two paths the same directory.
+fn file_id(md: &std::fs::Metadata) -> (u64, u64) {
+    use std::os::unix::fs::MetadataExt;
+    (md.dev(), md.ino())
+}
+
+/// A directory identity as [`DirEntry::identity`] carries it (opaque: compared only).
+fn identity_path((dev, ino): (u64, u64)) -> PathBuf {
+    PathBuf::from(format!("//dev/{dev}/inode/{ino}"))
+}
+
 fn io_error(path: &Path, e: &std::io::Error) -> ProviderError {
     if e.kind() == std::io::ErrorKind::NotFound {
         ProviderError::NotFound(path.to_path_buf())
@@ -244,8 +255,9 @@ impl SourceProvider for FsProvider {
     fn list_dir(&self, dir: &Path) -> Result<Vec<DirEntry>, ProviderError> {
         self.check(dir)?;
         let rd = std::fs::read_dir(dir).map_err(|e| io_error(dir, &e))?;
-        // Resolved lazily: only symlinks need it (a loop needs a symlink).
-        let mut here: Option<PathBuf> = None;
+        // The (device, inode) of `dir` and each of its ancestors, read once and only when
+        // the directory holds a symlink: a symlink to one of them is a loop.
+        let mut ancestors: Option<Vec<(u64, u64)>> = None;
         let mut out = Vec::new();
         for entry in rd {
             let entry = entry.map_err(|e| io_error(dir, &e))?;
@@ -253,20 +265,23 @@ impl SourceProvider for FsProvider {
             let Ok(ft) = entry.file_type() else { continue };
             let (kind, identity) = if ft.is_symlink() {
                 let path = entry.path();
-                if here.is_none() {
-                    here = Some(std::fs::canonicalize(dir).map_err(|e| io_error(dir, &e))?);
-                }
-                match std::fs::canonicalize(&path) {
-                    Ok(target) if target.is_dir() => {
-                        if here.as_ref().is_some_and(|h| h.starts_with(&target)) {
+                match std::fs::metadata(&path) {
+                    Ok(md) if md.is_dir() => {
+                        let id = file_id(&md);
+                        let up = ancestors.get_or_insert_with(|| {
+                            dir.ancestors()
+                                .filter_map(|a| std::fs::metadata(a).ok().map(|m| file_id(&m)))
+                                .collect()
+                        });
+                        if up.contains(&id) {
                             let reason = format!(
-                                "symlink loop: {} points to {}",
+                                "symlink loop: {} points to {} or one of its parents",
                                 path.display(),
-                                target.display()
+                                dir.display()
                             );
                             (EntryKind::Refused(reason), None)
                         } else {
-                            (EntryKind::Dir, Some(target))
+                            (EntryKind::Dir, Some(identity_path(id)))
                         }
                     }
                     Ok(_) => (EntryKind::File, None),

@@ -381,13 +381,47 @@ impl TypeDatabase {
     }
 }
 
+/// A title pattern's compiled regex, compiled once per process.
+fn cached_regex(p: &crate::model::TitlePattern) -> Option<std::sync::Arc<RubyRegex>> {
+    type Key = (SmolStr, bool, bool, bool);
+    type Cache =
+        std::sync::Mutex<std::collections::HashMap<Key, Option<std::sync::Arc<RubyRegex>>>>;
+    static CACHE: std::sync::OnceLock<Cache> = std::sync::OnceLock::new();
+    let key = (p.regex.clone(), p.multiline, p.ignore_case, p.extended);
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some(r) = cache.lock().ok().and_then(|c| c.get(&key).cloned()) {
+        return r;
+    }
+    let compiled = RubyRegex::new(&p.regex, p.multiline, p.ignore_case, p.extended)
+        .ok()
+        .map(std::sync::Arc::new);
+    if let Ok(mut c) = cache.lock() {
+        if c.len() > 4096 {
+            c.clear();
+        }
+        c.insert(key, compiled.clone());
+    }
+    compiled
+}
+
 fn parse_title(t: &ResourceTypeInfo, title: &str) -> Result<IndexMap<SmolStr, String>, String> {
     let mut h = IndexMap::new();
     if t.title_patterns.is_empty() {
         return Ok(h);
     }
     for p in &t.title_patterns {
-        let Ok(re) = RubyRegex::new(&p.regex, p.multiline, p.ignore_case, p.extended) else {
+        // `(.*)`, every built-in type's pattern but file's: the title (up to its first line
+        // break unless `.` matches line breaks).
+        if p.regex == "(.*)" && p.captures.len() == 1 && !p.extended {
+            let whole = if p.multiline {
+                title
+            } else {
+                title.split('\n').next().unwrap_or("")
+            };
+            h.insert(p.captures[0].clone(), whole.to_string());
+            return Ok(h);
+        }
+        let Some(re) = cached_regex(p) else {
             continue;
         };
         if let Some(caps) = re.captures(title) {

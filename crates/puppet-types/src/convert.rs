@@ -48,6 +48,41 @@ fn ruby_inspect(s: &str) -> String {
     out
 }
 
+/// Ruby's `String#inspect` of a UTF-8 string: double quotes, backslash escapes for quotes,
+/// backslashes and control characters (`\n`, `\e`, `\u0001`), `\#` before `{`, `$` and `@`.
+///
+/// ```
+/// use puppet_types::convert::ruby_inspect_str;
+/// assert_eq!(ruby_inspect_str("a \"b\"\n#{x} é\u{1}"), r#""a \"b\"\n\#{x} é\u0001""#);
+/// ```
+pub fn ruby_inspect_str(s: &str) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            '\u{1b}' => out.push_str("\\e"),
+            '\u{7}' => out.push_str("\\a"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '\u{b}' => out.push_str("\\v"),
+            '#' if matches!(chars.peek(), Some('{' | '$' | '@')) => out.push_str("\\#"),
+            c if (c as u32) < 0x20 || c as u32 == 0x7f || (0x80..0xa0).contains(&(c as u32)) => {
+                let _ = write!(out, "\\u{:04X}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
 /// Ruby's `Integer(str, radix)` over a string that already passed Puppet's lenient pattern.
 fn ruby_integer(s: &str, radix: Option<u32>) -> Option<i64> {
     let t = s.trim();

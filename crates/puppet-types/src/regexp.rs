@@ -14,11 +14,37 @@ use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
-/// A compiled regular expression with its Puppet source text.
+/// A regular expression with its Puppet source text. The pattern is checked when made and
+/// compiled the first time it is matched (compiling costs far more than checking, and many
+/// patterns of a catalog's code are never matched); a compiled pattern is shared by every
+/// copy of the same source in the process.
 #[derive(Clone)]
 pub struct Regexp {
     source: SmolStr,
-    compiled: Arc<fancy_regex::Regex>,
+    compiled: Arc<Matcher>,
+}
+
+/// The translated pattern and, once needed, its compiled form (`None` when the engine
+/// refuses a pattern that parsed, for example one over its size limit: it never matches).
+struct Matcher {
+    translated: String,
+    compiled: std::sync::OnceLock<Option<fancy_regex::Regex>>,
+}
+
+impl Matcher {
+    fn regex(&self) -> Option<&fancy_regex::Regex> {
+        self.compiled
+            .get_or_init(|| {
+                fancy_regex::RegexBuilder::new(&self.translated)
+                    .backtrack_limit(1_000_000)
+                    // No full DFA: building one costs 50-250 µs per pattern (most of a
+                    // small node's compile); the lazy DFA matches our short strings as fast.
+                    .delegate_dfa_size_limit(0)
+                    .build()
+                    .ok()
+            })
+            .as_ref()
+    }
 }
 
 impl Regexp {
@@ -42,14 +68,14 @@ impl Regexp {
             });
         }
         let translated = translate_ruby(source);
-        let compiled = fancy_regex::RegexBuilder::new(&translated)
-            .backtrack_limit(1_000_000)
-            .build()
-            .map_err(|e| TypeError::BadRegexp {
-                source_text: source.to_string(),
-                message: e.to_string(),
-            })?;
-        let compiled = Arc::new(compiled);
+        fancy_regex::Expr::parse_tree(&translated).map_err(|e| TypeError::BadRegexp {
+            source_text: source.to_string(),
+            message: e.to_string(),
+        })?;
+        let compiled = Arc::new(Matcher {
+            translated,
+            compiled: std::sync::OnceLock::new(),
+        });
         if let Ok(mut c) = cache().lock() {
             if c.len() >= 4096 {
                 c.clear();
@@ -99,12 +125,14 @@ impl Regexp {
     /// True when the regexp matches somewhere in `text`. A match that exceeds the backtracking
     /// limit counts as no match.
     pub fn is_match(&self, text: &str) -> bool {
-        self.compiled.is_match(text).unwrap_or(false)
+        self.compiled
+            .regex()
+            .is_some_and(|r| r.is_match(text).unwrap_or(false))
     }
 
     /// The captures of the first match: group 0 is the whole match; unmatched groups are `None`.
     pub fn captures(&self, text: &str) -> Option<Vec<Option<String>>> {
-        let caps = self.compiled.captures(text).ok()??;
+        let caps = self.compiled.regex()?.captures(text).ok()??;
         Some(
             (0..caps.len())
                 .map(|i| caps.get(i).map(|m| m.as_str().to_string()))
@@ -113,9 +141,9 @@ impl Regexp {
     }
 }
 
-type Cache = std::sync::Mutex<std::collections::HashMap<String, Arc<fancy_regex::Regex>>>;
+type Cache = std::sync::Mutex<std::collections::HashMap<String, Arc<Matcher>>>;
 
-/// Compiled regexps by source, shared by the whole process (compiling is pure and costly).
+/// Regexps by source, shared by the whole process (compiling is pure and costly).
 fn cache() -> &'static Cache {
     static CACHE: std::sync::OnceLock<Cache> = std::sync::OnceLock::new();
     CACHE.get_or_init(Default::default)

@@ -24,7 +24,7 @@ fn call_by_name(
 ) -> Result<Value, CallError> {
     match c.call_function(name, args, block) {
         Err(CallError::Failed {
-            code: "EVAL_UNKNOWN_FUNCTION",
+            code: codes::UNKNOWN_FUNCTION,
             ..
         }) => Err(CallError::new(
             codes::FAILED,

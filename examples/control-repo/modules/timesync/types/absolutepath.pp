@@ -1,0 +1,2 @@
+# An absolute Unix path.
+type Timesync::Absolutepath = Pattern[/\A\/[^\/]/]
