@@ -3,7 +3,7 @@
 //! Puppet's side is a line of `compile-catalog --batch` output (its canonical JSON, or
 //! `{"ok": false, "error": ...}`); ours is a compile with `puppet_eval::compile` of the same
 //! code (as `-e` code: no file name) for the same node, with the facts and trusted data the
-//! oracle gives. Both are reduced to one JSON text: `{"ok": true, "classes": [...],
+//! oracle gives (a [`Session`] with the code and no files). Both are reduced to one JSON text: `{"ok": true, "classes": [...],
 //! "resources": [...], "edges": [...]}` with resources sorted by `[type, title]`, each
 //! `{"type", "title", "tags" (sorted), "exported", "parameters" (names sorted, values as
 //! they are: nested hashes keep their order)}` plus `sensitive_parameters` when present, and
@@ -11,18 +11,30 @@
 //! (` on node NAME` included). Logs are not part of it.
 
 use indexmap::IndexMap;
-use puppet_eval::{compile, Environment, Settings};
+use puppet_eval::{Session, Settings};
+use puppet_loader::MemoryProvider;
 use serde_json::{json, Map, Value};
-use std::sync::Arc;
 
 /// The node every program is compiled for (the oracle's default).
 pub const NODE: &str = "node.example.com";
 
 /// Our compile of `code` in canonical form (see the module docs).
 pub fn compile_canonical(code: &str) -> Value {
-    let env = Arc::new(Environment::from_main(None, code));
-    let settings = Settings::agent(NODE, IndexMap::new());
-    let out = compile(env, &settings);
+    let env = match Session::new()
+        .files(MemoryProvider::new())
+        .code(code)
+        .load()
+    {
+        Ok(env) => env,
+        Err(diagnostics) => {
+            let message = diagnostics
+                .first()
+                .map(|d| d.message.clone())
+                .unwrap_or_default();
+            return json!({"ok": false, "error": format!("{message} on node {NODE}")});
+        }
+    };
+    let out = env.compile(&Settings::agent(NODE, IndexMap::new()));
     match out.catalog {
         Ok(cat) => {
             let resources = cat
@@ -109,7 +121,11 @@ fn without_addresses(message: &str) -> String {
 fn normalize(v: Value) -> Value {
     let strings = |v: Option<&Value>| -> Vec<String> {
         v.and_then(Value::as_array)
-            .map(|a| a.iter().filter_map(|x| x.as_str().map(str::to_string)).collect())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|x| x.as_str().map(str::to_string))
+                    .collect()
+            })
             .unwrap_or_default()
     };
     let mut classes = strings(v.get("classes"));
@@ -131,13 +147,19 @@ fn normalize(v: Value) -> Value {
             params.sort_by(|a, b| a.0.cmp(&b.0));
             let mut o = Map::new();
             o.insert("type".into(), r.get("type").cloned().unwrap_or(Value::Null));
-            o.insert("title".into(), r.get("title").cloned().unwrap_or(Value::Null));
+            o.insert(
+                "title".into(),
+                r.get("title").cloned().unwrap_or(Value::Null),
+            );
             o.insert("tags".into(), json!(tags));
             o.insert(
                 "exported".into(),
                 r.get("exported").cloned().unwrap_or(json!(false)),
             );
-            o.insert("parameters".into(), Value::Object(params.into_iter().collect()));
+            o.insert(
+                "parameters".into(),
+                Value::Object(params.into_iter().collect()),
+            );
             if let Some(s) = r.get("sensitive_parameters") {
                 let mut s = strings(Some(s));
                 s.sort();
@@ -187,7 +209,7 @@ pub struct Difference {
 
 /// `None` when `ours` equals `puppet` (as text), else the first difference.
 pub fn compare(ours: &Value, puppet: &Value) -> Option<Difference> {
-    if ours.to_string() == puppet.to_string() {
+    if text(ours) == text(puppet) {
         return None;
     }
     let diff = |aspect, detail| Some(Difference { aspect, detail });
@@ -222,7 +244,13 @@ pub fn compare(ours: &Value, puppet: &Value) -> Option<Difference> {
             .as_array()
             .map(|a| {
                 a.iter()
-                    .map(|r| format!("{}[{}]", r["type"].as_str().unwrap_or(""), r["title"].as_str().unwrap_or("")))
+                    .map(|r| {
+                        format!(
+                            "{}[{}]",
+                            r["type"].as_str().unwrap_or(""),
+                            r["title"].as_str().unwrap_or("")
+                        )
+                    })
                     .collect()
             })
             .unwrap_or_default()
@@ -231,17 +259,14 @@ pub fn compare(ours: &Value, puppet: &Value) -> Option<Difference> {
     if ro != rp {
         let missing: Vec<&String> = rp.iter().filter(|r| !ro.contains(r)).collect();
         let extra: Vec<&String> = ro.iter().filter(|r| !rp.contains(r)).collect();
-        return diff(
-            "resources",
-            format!("missing {missing:?}; extra {extra:?}"),
-        );
+        return diff("resources", format!("missing {missing:?}; extra {extra:?}"));
     }
     let (ao, ap) = (
         ours["resources"].as_array().cloned().unwrap_or_default(),
         puppet["resources"].as_array().cloned().unwrap_or_default(),
     );
     for ((o, p), name) in ao.iter().zip(&ap).zip(&rp) {
-        if o.to_string() != p.to_string() {
+        if text(o) != text(p) {
             let mut detail = format!("{name}:");
             for key in ["tags", "exported", "parameters", "sensitive_parameters"] {
                 if o.get(key).map(Value::to_string) != p.get(key).map(Value::to_string) {
@@ -259,8 +284,12 @@ pub fn compare(ours: &Value, puppet: &Value) -> Option<Difference> {
                             if po.get(n).map(Value::to_string) != pp.get(n).map(Value::to_string) {
                                 detail.push_str(&format!(
                                     " {n}: puppet {} ours {};",
-                                    pp.get(n).map(Value::to_string).unwrap_or_else(|| "-".into()),
-                                    po.get(n).map(Value::to_string).unwrap_or_else(|| "-".into())
+                                    pp.get(n)
+                                        .map(Value::to_string)
+                                        .unwrap_or_else(|| "-".into()),
+                                    po.get(n)
+                                        .map(Value::to_string)
+                                        .unwrap_or_else(|| "-".into())
                                 ));
                             }
                         }
@@ -280,4 +309,10 @@ pub fn compare(ours: &Value, puppet: &Value) -> Option<Difference> {
         "edges",
         format!("puppet: {}\nours:   {}", puppet["edges"], ours["edges"]),
     )
+}
+
+/// A value's JSON text: equality of texts is equality with the order of hash keys (which
+/// `Value`'s own equality ignores).
+fn text(v: &Value) -> String {
+    serde_json::to_string(v).unwrap_or_default()
 }

@@ -190,7 +190,11 @@ impl Gen {
             };
             let c = ClassSpec {
                 name: self.fresh("gc"),
-                params: if parent.is_some() { Vec::new() } else { self.params() },
+                params: if parent.is_some() {
+                    Vec::new()
+                } else {
+                    self.params()
+                },
                 parent,
                 resource_like: self.rng.chance(35),
                 declared: false,
@@ -319,7 +323,11 @@ impl Gen {
         self.title_vars.push("${title}".into());
         let mut body = String::new();
         let msg = self.string_expr(&scope, 1);
-        let _ = writeln!(body, "  notify {{ \"{}-${{title}}\": message => {msg} }}", d.name);
+        let _ = writeln!(
+            body,
+            "  notify {{ \"{}-${{title}}\": message => {msg} }}",
+            d.name
+        );
         for _ in 0..self.rng.range(0, 2) {
             let s = self.statement(&mut scope, "  ");
             body.push_str(&s);
@@ -506,7 +514,7 @@ impl Gen {
             self.resource_stmt(scope, ind)
         } else {
             match self.rng.below(12) {
-                0 | 1 | 2 => self.resource_stmt(scope, ind),
+                0..=2 => self.resource_stmt(scope, ind),
                 3 => self.assignment(scope),
                 4 => self.if_stmt(scope, ind),
                 5 => self.case_stmt(scope, ind),
@@ -545,7 +553,10 @@ impl Gen {
                         self.virtuals.push((t.clone(), tag.clone()));
                     }
                     attrs.retain(|a| !a.starts_with("tag =>"));
-                    return format!("@notify {{ {title}: tag => '{tag}', {} }}\n", attrs.join(", "));
+                    return format!(
+                        "@notify {{ {title}: tag => '{tag}', {} }}\n",
+                        attrs.join(", ")
+                    );
                 }
                 let exported = self.rng.chance(4);
                 if !exported {
@@ -566,7 +577,8 @@ impl Gen {
                 };
                 let mut attrs = vec![format!(
                     "ensure => {}",
-                    self.rng.pick(&["'file'", "'present'", "'directory'", "'absent'"])
+                    self.rng
+                        .pick(&["'file'", "'present'", "'directory'", "'absent'"])
                 )];
                 if self.rng.chance(60) {
                     attrs.push(format!("content => {}", self.string_expr(scope, 1)));
@@ -607,7 +619,8 @@ impl Gen {
                 let (title, plain) = self.title("pkg");
                 let mut attrs = vec![format!(
                     "ensure => {}",
-                    self.rng.pick(&["'installed'", "'1.2.3'", "'latest'", "absent"])
+                    self.rng
+                        .pick(&["'installed'", "'1.2.3'", "'latest'", "absent"])
                 )];
                 if fixed && self.rng.chance(30) {
                     let n = self.fresh("pkgname");
@@ -713,9 +726,8 @@ impl Gen {
         self.cond += 1;
         let (title, _) = self.title("loop");
         let msg = self.string_expr(&inner, 1);
-        let mut s = format!(
-            "{arr}.each |${i}, ${x}| {{\n{ind}  notify {{ {title}: message => {msg} }}\n"
-        );
+        let mut s =
+            format!("{arr}.each |${i}, ${x}| {{\n{ind}  notify {{ {title}: message => {msg} }}\n");
         if self.rng.chance(30) {
             let b = self.block(&inner, ind);
             s.push_str(&b);
@@ -781,7 +793,12 @@ impl Gen {
         if self.in_body || !self.title_vars.is_empty() {
             return String::new();
         }
-        let Some(r) = self.refs.iter().find(|r| r.starts_with("Notify['n")).cloned() else {
+        let Some(r) = self
+            .refs
+            .iter()
+            .find(|r| r.starts_with("Notify['n"))
+            .cloned()
+        else {
             return String::new();
         };
         match self.rng.below(3) {
@@ -796,7 +813,10 @@ impl Gen {
             let t = self.fresh("v");
             let tag = self.tag();
             let m = self.string_expr(scope, 1);
-            let _ = writeln!(self.out, "@notify {{ '{t}': tag => '{tag}', message => {m} }}");
+            let _ = writeln!(
+                self.out,
+                "@notify {{ '{t}': tag => '{tag}', message => {m} }}"
+            );
             self.virtuals.push((t, tag));
         }
         if self.virtuals.is_empty() {
@@ -982,7 +1002,11 @@ impl Gen {
         let mut s = String::from("\"");
         for _ in 0..self.rng.range(1, 3) {
             match self.rng.below(5) {
-                0 => s.push_str(*self.rng.pick(&["txt", " ", "a-b", "\\n", "$$", "100%", "'q'"])),
+                0 => {
+                    let words = ["txt", " ", "a-b", "\\n", "$$", "100%", "'q'"];
+                    let w: &str = words[self.rng.below(words.len())];
+                    s.push_str(w);
+                }
                 1 => {
                     let k = *self.rng.pick(&KINDS);
                     if let Some(v) = self.var_of(scope, k) {
@@ -1030,7 +1054,10 @@ impl Gen {
                 0 => "''".into(),
                 1 => "'it''s'".replace("''", "\\'"),
                 2 => "\"tab\\there\"".into(),
-                3 => format!("'{}'", self.rng.pick(&["abc", "Node", "x y", "ünï", "a/b", "42"])),
+                3 => format!(
+                    "'{}'",
+                    self.rng.pick(&["abc", "Node", "x y", "ünï", "a/b", "42"])
+                ),
                 4 => "\"dq ${facts['clientversion']}\"".into(),
                 _ => format!("'{}'", self.fresh("s")),
             },
@@ -1060,7 +1087,10 @@ impl Gen {
         match which {
             0 => "notify { 'dup': }\nnotify { 'dup': }\n".into(),
             1 => "include gen_no_such_class\n".into(),
-            2 => format!("{} -> Notify['gen_missing']\n", ref_or(self, "Notify['dup2']")),
+            2 => format!(
+                "{} -> Notify['gen_missing']\n",
+                ref_or(self, "Notify['dup2']")
+            ),
             3 => "fail(\"boom ${facts['clientcert']}\")\n".into(),
             4 => "$z = 10 / 0\n".into(),
             5 => "assert_type(String, 5)\n".into(),

@@ -79,6 +79,11 @@ pub struct Resource {
     /// Where the relationship metaparameters given in the resource's body were written
     /// (Puppet reports a missing target at that attribute's line).
     pub param_spans: crate::Map<SmolStr, Span>,
+    /// The parameters that resource defaults, an override or a collector set (last): the
+    /// code that did it (as [`Resource::container`]) and where. Puppet lets an override
+    /// replace such a value only from a subclass of that code (or from that code itself
+    /// for a default).
+    pub overridden_by: crate::Map<SmolStr, (Option<ResourceKey>, Span)>,
 }
 
 impl Resource {
@@ -96,6 +101,7 @@ impl Resource {
             container: None,
             span: None,
             param_spans: Default::default(),
+            overridden_by: Default::default(),
         }
     }
 
@@ -148,7 +154,7 @@ pub type AttrList = Vec<(SmolStr, Value, bool)>;
 
 /// Where the relationship attributes (`before`, `require`, ...) of a defaults, override or
 /// collector block are written: a missing target is reported at that line.
-pub type AttrSpans = IndexMap<SmolStr, Span>;
+pub type AttrSpans = indexmap::IndexMap<SmolStr, Span>;
 
 /// A collector: type, exported, query, the attributes it overrides, the scope it was
 /// evaluated in, and the resources it has collected so far.

@@ -67,7 +67,12 @@ fn main() -> ExitCode {
     }
 }
 
-fn check(file: &std::path::Path, verbose: bool, show: Option<&str>, threads: Option<usize>) -> ExitCode {
+fn check(
+    file: &std::path::Path,
+    verbose: bool,
+    show: Option<&str>,
+    threads: Option<usize>,
+) -> ExitCode {
     let text = match std::fs::read_to_string(file) {
         Ok(t) => t,
         Err(e) => {
