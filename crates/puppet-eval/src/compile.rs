@@ -541,23 +541,9 @@ impl Compiler {
         let Some(source) = target.container.clone() else {
             return Ok(());
         };
-        let mut cur = Some(self.container_of(scope));
-        let mut guard = 0;
-        while let Some(c) = cur {
-            if c == source {
-                return Ok(());
-            }
-            guard += 1;
-            if guard > 1000 || c.type_name != "Class" {
-                break;
-            }
-            // Up the inheritance chain.
-            let cname = c.title.to_ascii_lowercase();
-            cur = self
-                .env
-                .class(cname.as_str())
-                .and_then(|d| d.parent.clone())
-                .map(|p| ResourceKey::new("Class", &p));
+        let container = self.container_of(scope);
+        if container == source || self.inherits(&container, &source) {
+            return Ok(());
         }
         Err(Flow::Error(EvalError {
             code: crate::eval::codes::EVAL_ERROR,
@@ -579,24 +565,36 @@ impl Compiler {
         span: &Span,
         from_collector: bool,
     ) -> R<()> {
+        let source = self.container_of(scope);
         if !from_collector {
-            // Code of the declaring class may not change what it set itself (only values
-            // that came from resource defaults); a subclass may.
-            let source = self.container_of(scope);
+            // Puppet's rule per parameter: a value may be replaced by code of a subclass of
+            // the code that set it (the declaring class, or the override that set it last);
+            // the same code may only replace a value that came from resource defaults.
             if let Some(r) = self.catalog.get(key) {
-                if r.container.as_ref() == Some(&source) {
-                    if let Some((name, _, _)) = attrs
-                        .iter()
-                        .find(|(n, _, _)| r.params.contains_key(n) && !r.defaulted.contains(n))
-                    {
-                        let at = r.span.as_ref().map(location).unwrap_or_default();
-                        return err(
-                            format!(
+                for (name, _, _) in attrs {
+                    if !r.params.contains_key(name) {
+                        continue;
+                    }
+                    let (setter, at) = match r.overridden_by.get(name) {
+                        Some((setter, at)) => (setter.clone(), Some(at)),
+                        None => (r.container.clone(), r.span.as_ref()),
+                    };
+                    let same = setter.as_ref() == Some(&source);
+                    let allowed = match &setter {
+                        Some(s) => self.inherits(&source, s),
+                        None => true,
+                    } || (same && r.defaulted.contains(name));
+                    if !allowed {
+                        let at = at.map(location).unwrap_or_default();
+                        return Err(Flow::Error(EvalError {
+                            code: crate::eval::codes::EVAL_ERROR,
+                            kind: ErrorKind::Complete,
+                            message: format!(
                                 "Parameter '{name}' is already set on {key} by #<Puppet::Resource::Type> at {at}; cannot redefine {}",
                                 location(span)
                             ),
-                            span,
-                        );
+                            span: Some(span.clone()),
+                        }));
                     }
                 }
             }
@@ -625,6 +623,9 @@ impl Compiler {
                 }
             }
             r.params.insert(name.clone(), new);
+            r.defaulted.shift_remove(name);
+            r.overridden_by
+                .insert(name.clone(), (Some(source.clone()), span.clone()));
             if let Some(s) = attr_spans.get(name) {
                 r.param_spans.insert(name.clone(), s.clone());
             }
@@ -632,17 +633,38 @@ impl Compiler {
         Ok(())
     }
 
+    /// Whether class `child` inherits (directly or not) from `ancestor`: Puppet's
+    /// `child_of?` (false for the class itself, and for anything but classes).
+    fn inherits(&self, child: &ResourceKey, ancestor: &ResourceKey) -> bool {
+        let mut cur = child.clone();
+        for _ in 0..1000 {
+            if cur.type_name != "Class" {
+                return false;
+            }
+            let name = cur.title.to_ascii_lowercase();
+            let Some(parent) = self.env.class(name.as_str()).and_then(|d| d.parent.clone()) else {
+                return false;
+            };
+            cur = ResourceKey::new("Class", &parent);
+            if &cur == ancestor {
+                return true;
+            }
+        }
+        false
+    }
+
     /// The defaults that apply to a resource for the attributes it does not set.
     pub(crate) fn defaults_for(&self, res: &Resource) -> Vec<(SmolStr, Value)> {
         self.defaults_with_spans(res)
             .into_iter()
-            .map(|(k, v, _)| (k, v))
+            .map(|(k, v, _, _)| (k, v))
             .collect()
     }
 
-    /// [`Compiler::defaults_for`], with where each relationship default is written.
-    fn defaults_with_spans(&self, res: &Resource) -> Vec<(SmolStr, Value, Option<Span>)> {
-        let mut out: IndexMap<SmolStr, (Value, Option<Span>)> = IndexMap::new();
+    /// [`Compiler::defaults_for`], with where each default is written and the scope of its
+    /// defaults statement.
+    fn defaults_with_spans(&self, res: &Resource) -> Vec<(SmolStr, Value, Option<Span>, ScopeId)> {
+        let mut out: IndexMap<SmolStr, (Value, Option<Span>, ScopeId)> = IndexMap::new();
         let mut scope = res.scope;
         let mut seen = 0;
         while let Some(id) = scope {
@@ -654,7 +676,7 @@ impl Compiler {
                 if *sid == id && tname.eq_ignore_ascii_case(&res.type_name) {
                     for (k, v, _) in attrs.iter().rev() {
                         if !res.params.contains_key(k) && !out.contains_key(k) {
-                            out.insert(k.clone(), (v.clone(), spans.get(k).cloned()));
+                            out.insert(k.clone(), (v.clone(), spans.get(k).cloned(), *sid));
                         }
                     }
                 }
@@ -663,8 +685,8 @@ impl Compiler {
             scope = s.dyn_parent.or(s.parent);
         }
         out.into_iter()
-            .filter(|(_, (v, _))| !v.is_undef())
-            .map(|(k, (v, s))| (k, v, s))
+            .filter(|(_, (v, _, _))| !v.is_undef())
+            .map(|(k, (v, s, sid))| (k, v, s, sid))
             .collect()
     }
 
@@ -938,7 +960,7 @@ impl Compiler {
         };
         self.catalog
             .defaults
-            .push((scope, tname, attrs, relationship_spans(ops)));
+            .push((scope, tname, attrs, attribute_spans(ops)));
         Ok(t)
     }
 
@@ -1231,7 +1253,7 @@ impl Compiler {
         }
         // Resource defaults are those evaluated before the declaration, along the
         // declaration chain (Puppet applies them when the resource is created).
-        for (k, v, at) in self.defaults_with_spans(&res) {
+        for (k, v, at, sid) in self.defaults_with_spans(&res) {
             if k == "tag" {
                 for t in tag_values(&v) {
                     res.tag(&t);
@@ -1239,7 +1261,12 @@ impl Compiler {
             }
             if !res.params.contains_key(&k) {
                 if let Some(at) = at {
-                    res.param_spans.insert(k.clone(), at);
+                    // Puppet's source of a default is the code of the defaults statement.
+                    let setter = Some(self.container_of(sid));
+                    res.overridden_by.insert(k.clone(), (setter, at.clone()));
+                    if RELATIONSHIP_PARAMS.contains(&k.as_str()) {
+                        res.param_spans.insert(k.clone(), at);
+                    }
                 }
                 res.defaulted.insert(k.clone());
                 res.params.insert(k, v);
@@ -1429,14 +1456,15 @@ impl Compiler {
             }
         } else {
             let Some(def) = self.find_class(&name)? else {
-                return err_code(
-                    crate::eval::codes::UNKNOWN_CLASS,
+                let message = if how == ClassDecl::ResourceLike {
+                    format!("Error while evaluating a Resource Statement, Could not find declared class {name}")
+                } else {
                     format!(
                         "Error while evaluating a Function Call, Could not find class ::{name} for {}",
                         self.settings.node_name
-                    ),
-                    span,
-                );
+                    )
+                };
+                return err_code(crate::eval::codes::UNKNOWN_CLASS, message, span);
             };
             if how == ClassDecl::ResourceLike {
                 self.resource_like.insert(def.name.clone());
@@ -1946,6 +1974,13 @@ fn relationship_spans(ops: &[AttrOp]) -> AttrSpans {
             }
             _ => None,
         })
+        .collect()
+}
+
+/// Where each attribute of a list is written.
+fn attribute_spans(ops: &[AttrOp]) -> AttrSpans {
+    ops.iter()
+        .filter_map(|op| Some((op.name.clone()?, op.span.clone())))
         .collect()
 }
 

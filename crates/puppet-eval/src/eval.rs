@@ -882,7 +882,8 @@ impl Compiler {
             }
             ExprKind::Assign(lhs, rhs) => {
                 let v = self.eval(rhs, scope)?;
-                self.assign(lhs, v.clone(), scope)?;
+                // Puppet reports a failed assignment at its `=`.
+                self.assign(lhs, v.clone(), scope, &e.span)?;
                 Ok(v)
             }
             ExprKind::Access(target, keys) => {
@@ -1302,9 +1303,9 @@ impl Compiler {
         }
     }
 
-    fn assign(&mut self, lhs: &Expr, v: Value, scope: ScopeId) -> R<()> {
+    fn assign(&mut self, lhs: &Expr, v: Value, scope: ScopeId, at: &Span) -> R<()> {
         match &lhs.kind {
-            ExprKind::Var(name) => self.set_var(name, v, scope, &lhs.span),
+            ExprKind::Var(name) => self.set_var(name, v, scope, at),
             ExprKind::Array(targets) => match v {
                 Value::Array(values) => {
                     if values.len() != targets.len() {
@@ -1318,7 +1319,7 @@ impl Compiler {
                         );
                     }
                     for (t, val) in targets.iter().zip(values.iter()) {
-                        self.assign(t, val.clone(), scope)?;
+                        self.assign(t, val.clone(), scope, at)?;
                     }
                     Ok(())
                 }
@@ -1345,7 +1346,7 @@ impl Compiler {
                             }
                         };
                         match h.get(&key) {
-                            Some(val) => self.assign(t, val.clone(), scope)?,
+                            Some(val) => self.assign(t, val.clone(), scope, at)?,
                             None => {
                                 let shown = match &key {
                                     Value::Array(a) => format!(
@@ -1382,7 +1383,7 @@ impl Compiler {
                             None => None,
                         };
                         match found {
-                            Some(val) => self.assign(t, val, scope)?,
+                            Some(val) => self.assign(t, val, scope, at)?,
                             None => {
                                 return err(
                                     format!("No value for required variable '${q}' in assignment to variables from class reference"),
@@ -1393,7 +1394,7 @@ impl Compiler {
                     }
                     Ok(())
                 }
-                other if targets.len() == 1 => self.assign(&targets[0], other, scope),
+                other if targets.len() == 1 => self.assign(&targets[0], other, scope, at),
                 _ => err(
                     format!(
                         "Mismatched number of assignable entries and values, expected {}, got 1",
