@@ -882,7 +882,8 @@ impl Compiler {
             }
             ExprKind::Assign(lhs, rhs) => {
                 let v = self.eval(rhs, scope)?;
-                self.assign(lhs, v.clone(), scope)?;
+                // Puppet reports a failed assignment at its `=`.
+                self.assign(lhs, v.clone(), scope, &e.span)?;
                 Ok(v)
             }
             ExprKind::Access(target, keys) => {
@@ -1306,9 +1307,9 @@ impl Compiler {
         }
     }
 
-    fn assign(&mut self, lhs: &Expr, v: Value, scope: ScopeId) -> R<()> {
+    fn assign(&mut self, lhs: &Expr, v: Value, scope: ScopeId, at: &Span) -> R<()> {
         match &lhs.kind {
-            ExprKind::Var(name) => self.set_var(name, v, scope, &lhs.span),
+            ExprKind::Var(name) => self.set_var(name, v, scope, at),
             ExprKind::Array(targets) => match v {
                 Value::Array(values) => {
                     if values.len() != targets.len() {
@@ -1322,7 +1323,7 @@ impl Compiler {
                         );
                     }
                     for (t, val) in targets.iter().zip(values.iter()) {
-                        self.assign(t, val.clone(), scope)?;
+                        self.assign(t, val.clone(), scope, at)?;
                     }
                     Ok(())
                 }
@@ -1349,7 +1350,7 @@ impl Compiler {
                             }
                         };
                         match h.get(&key) {
-                            Some(val) => self.assign(t, val.clone(), scope)?,
+                            Some(val) => self.assign(t, val.clone(), scope, at)?,
                             None => {
                                 let shown = match &key {
                                     Value::Array(a) => format!(
@@ -1386,7 +1387,7 @@ impl Compiler {
                             None => None,
                         };
                         match found {
-                            Some(val) => self.assign(t, val, scope)?,
+                            Some(val) => self.assign(t, val, scope, at)?,
                             None => {
                                 return err(
                                     format!("No value for required variable '${q}' in assignment to variables from class reference"),
@@ -1397,7 +1398,7 @@ impl Compiler {
                     }
                     Ok(())
                 }
-                other if targets.len() == 1 => self.assign(&targets[0], other, scope),
+                other if targets.len() == 1 => self.assign(&targets[0], other, scope, at),
                 _ => err(
                     format!(
                         "Mismatched number of assignable entries and values, expected {}, got 1",
@@ -1850,6 +1851,7 @@ impl Compiler {
                 if keys.len() == 1 {
                     if let Value::String(attr) = &keys[0] {
                         let key = ResourceKey::new(tn, title);
+                        let key = self.resolve_ref(&key).unwrap_or(key);
                         if let (Some(info), true) = (
                             self.types().get(&tn.to_ascii_lowercase()),
                             self.catalog.get(&key).is_some(),
@@ -2758,7 +2760,8 @@ fn slice_range(len: usize, keys: &[Value]) -> Result<Option<(usize, usize)>, Str
         [a, b] => (int(a)?, int(b)?),
         _ => return Err(format!("Expected 1 or 2 keys, got {}", keys.len())),
     };
-    let len = len as i64;
+    // In i128: `start + count` must not overflow for counts up to Integer's max.
+    let (len, from, count) = (len as i128, i128::from(from), i128::from(count));
     let mut start = if from < 0 { len + from } else { from };
     let end = if count < 0 {
         len + count + 1

@@ -176,6 +176,17 @@ fn error(message: impl Into<String>, span: Option<&Span>) -> Flow {
     })
 }
 
+/// A `Puppet::DataBinding::LookupError`: Puppet prints its message as it is, without
+/// `Evaluation Error:` or a location.
+fn bare_error(message: String) -> Flow {
+    Flow::Error(EvalError {
+        code: crate::eval::codes::EVAL_ERROR,
+        kind: crate::eval::ErrorKind::Complete,
+        message,
+        span: None,
+    })
+}
+
 /// A Hiera error as Puppet reports it: `Puppet::DataBinding::LookupError`s bare, the others
 /// (merge arguments, the global layer's wrapped errors) as runtime errors of the call.
 fn hiera_error(e: HieraError, label: &str, span: &Span) -> Flow {
@@ -184,7 +195,7 @@ fn hiera_error(e: HieraError, label: &str, span: &Span) -> Flow {
             format!("Error while evaluating a {label}, {}", e.message),
             Some(span),
         ),
-        _ => error(e.message, None),
+        _ => bare_error(e.message),
     }
 }
 
@@ -598,7 +609,7 @@ fn do_lookup(
     if let Some(d) = req.default {
         return assert_type("Default value", vt, d, span);
     }
-    Err(error(HieraError::not_found(&names).message, None))
+    Err(bare_error(HieraError::not_found(&names).message))
 }
 
 /// `hiera()`, `hiera_array()`, `hiera_hash()`, `hiera_include()` (deprecated 3.x API, as

@@ -320,16 +320,5 @@ impl Session {
 /// `p` made absolute against the current directory, with `.` and `..` resolved lexically
 /// (as a user means `--modulepath ../modules`).
 fn absolute(p: &Path) -> PathBuf {
-    let joined = std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
-    let mut out = PathBuf::new();
-    for c in joined.components() {
-        match c {
-            std::path::Component::CurDir => {}
-            std::path::Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    out
+    puppet_loader::absolute_path(p)
 }

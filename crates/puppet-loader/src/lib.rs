@@ -53,5 +53,7 @@ pub use env::{
 };
 pub use loader::Loader;
 pub use metadata::{Dependency, Metadata};
-pub use provider::{DirEntry, EntryKind, FsProvider, MemoryProvider, SourceProvider};
+pub use provider::{
+    absolute_path, DirEntry, EntryKind, FsProvider, MemoryProvider, SourceProvider,
+};
 pub use refs::{references_in, Hazard, RefSyntax, Reference, Visibility, VisibilityFinding};
