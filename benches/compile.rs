@@ -20,6 +20,11 @@ use std::sync::Arc;
 use criterion::{criterion_group, criterion_main, Criterion};
 use puppet_lang::eval::{compile, facts_from_data, Environment, Session, Settings};
 
+// The allocator of `examples/compile` (an embedder's choice; the libraries allocate through
+// whatever global allocator the program sets).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const CORPUS: &str = "/usr/share/puppet/modules";
 
 fn root() -> PathBuf {

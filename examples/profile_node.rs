@@ -10,6 +10,11 @@
 //! (`debian12-ctl01.json` for keystone).
 
 use puppet_lang::eval::{compile, facts_from_data, Session, Settings};
+
+// The allocator of `examples/compile` (an embedder's choice; the libraries allocate through
+// whatever global allocator the program sets).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use std::path::PathBuf;
 
 fn main() {

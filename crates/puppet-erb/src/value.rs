@@ -833,6 +833,7 @@ fn compile_regex_uncached(source: &str, flags: &str) -> Result<RRegex, String> {
     translate_regex(source, &mut pat);
     let re = fancy_regex::RegexBuilder::new(&pat)
         .backtrack_limit(1_000_000)
+        .delegate_dfa_size_limit(0) // no full DFA: see puppet_types::Regexp
         .build()
         .map_err(|e| e.to_string())?;
     Ok(RRegex {

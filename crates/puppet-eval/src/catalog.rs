@@ -9,7 +9,6 @@
 
 use crate::ir::Span;
 use crate::scope::ScopeId;
-use indexmap::{IndexMap, IndexSet};
 use puppet_types::Value;
 use smol_str::SmolStr;
 use std::collections::VecDeque;
@@ -23,21 +22,18 @@ pub struct ResourceKey {
 
 impl ResourceKey {
     pub fn new(type_name: &str, title: &str) -> ResourceKey {
-        let type_name = crate::eval::capitalize(&type_name.to_ascii_lowercase());
+        let type_name = crate::eval::capitalize_lowered(type_name);
         let title = if type_name == "Class" {
-            let t = title.trim_start_matches("::").to_ascii_lowercase();
-            if t == "main" {
-                SmolStr::new("main")
+            let t = crate::eval::strip_root(title);
+            if t.eq_ignore_ascii_case("main") {
+                SmolStr::new_inline("main")
             } else {
-                SmolStr::new(crate::eval::capitalize(&t))
+                crate::eval::capitalize_lowered(t)
             }
         } else {
             SmolStr::new(title)
         };
-        ResourceKey {
-            type_name: SmolStr::new(type_name),
-            title,
-        }
+        ResourceKey { type_name, title }
     }
 }
 
@@ -69,9 +65,9 @@ pub struct Resource {
     pub title: SmolStr,
     pub params: crate::Map<SmolStr, Value>,
     /// The parameters that came from resource defaults.
-    pub defaulted: IndexSet<SmolStr>,
+    pub defaulted: crate::Set<SmolStr>,
     /// Tags in the order Puppet adds them (type, title, container's tags, `tag`s).
-    pub tags: IndexSet<SmolStr>,
+    pub tags: crate::Set<SmolStr>,
     pub kind: ResourceKind,
     pub virtual_: bool,
     pub exported: bool,
@@ -82,7 +78,7 @@ pub struct Resource {
     pub span: Option<Span>,
     /// Where the relationship metaparameters given in the resource's body were written
     /// (Puppet reports a missing target at that attribute's line).
-    pub param_spans: IndexMap<SmolStr, Span>,
+    pub param_spans: crate::Map<SmolStr, Span>,
 }
 
 impl Resource {
@@ -91,15 +87,15 @@ impl Resource {
             type_name: SmolStr::new(type_name),
             title: SmolStr::new(title),
             params: Default::default(),
-            defaulted: IndexSet::new(),
-            tags: IndexSet::new(),
+            defaulted: Default::default(),
+            tags: Default::default(),
             kind: ResourceKind::Builtin,
             virtual_: false,
             exported: false,
             scope: None,
             container: None,
             span: None,
-            param_spans: IndexMap::new(),
+            param_spans: Default::default(),
         }
     }
 
@@ -160,7 +156,7 @@ pub struct Collector {
     pub attrs: AttrList,
     pub scope: ScopeId,
     pub span: Span,
-    pub collected: IndexSet<ResourceKey>,
+    pub collected: crate::Set<ResourceKey>,
 }
 
 /// One side of a chaining arrow: resource references, or what a collector collects.
@@ -194,9 +190,9 @@ pub struct Override {
 /// The catalog being built.
 #[derive(Debug, Default)]
 pub struct Catalog {
-    pub resources: IndexMap<ResourceKey, Resource>,
+    pub resources: crate::Map<ResourceKey, Resource>,
     /// Containment edges, container first, in the order they were added.
-    pub edges: IndexSet<(ResourceKey, ResourceKey)>,
+    pub edges: crate::Set<(ResourceKey, ResourceKey)>,
     /// Defined-type instances waiting to be evaluated.
     pending: VecDeque<ResourceKey>,
     pub defaults: Vec<(ScopeId, SmolStr, AttrList)>,
@@ -204,9 +200,9 @@ pub struct Catalog {
     pub collectors: Vec<Collector>,
     pub relationships: Vec<Relationship>,
     /// Other names of resources: namevar values that differ from the title, and `alias`es.
-    pub aliases: IndexMap<ResourceKey, ResourceKey>,
+    pub aliases: crate::Map<ResourceKey, ResourceKey>,
     /// Uniqueness keys of resources of built-in types (type and namevar values).
-    pub uniqueness: IndexMap<(SmolStr, Vec<Option<String>>), ResourceKey>,
+    pub uniqueness: crate::Map<(SmolStr, Vec<Option<String>>), ResourceKey>,
     /// Text rendered by EPP templates being evaluated.
     pub render_buffer: String,
 }
@@ -252,9 +248,5 @@ impl Catalog {
 
     pub fn next_pending_define(&mut self) -> Option<ResourceKey> {
         self.pending.pop_front()
-    }
-
-    pub fn has_pending(&self) -> bool {
-        !self.pending.is_empty()
     }
 }

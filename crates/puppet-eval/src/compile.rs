@@ -716,7 +716,7 @@ impl Compiler {
             attrs,
             scope,
             span: span.clone(),
-            collected: IndexSet::new(),
+            collected: Default::default(),
         });
         Ok(self.catalog.collectors.len() - 1)
     }

@@ -43,7 +43,7 @@ impl Default for Meta {
 }
 
 /// A lazily filled map: `None` records that a name was looked for and not found.
-type Cache<T> = RwLock<HashMap<SmolStr, Option<T>>>;
+type Cache<T> = RwLock<rustc_hash::FxHashMap<SmolStr, Option<T>>>;
 
 /// Load errors by (kind, name): the first error of the files read to find a name.
 type ErrorCache = RwLock<HashMap<(DefKind, SmolStr), Option<Diagnostic>>>;
@@ -338,11 +338,16 @@ impl Environment {
     }
 
     /// The main manifest's files (and code given as text), lowered, in evaluation order.
-    pub fn main_files(&self) -> &[Arc<LoweredFile>] {
+    pub(crate) fn main_files(&self) -> &[Arc<LoweredFile>] {
         &self.main
     }
 
     /// The node definitions of the main manifest.
+    ///
+    /// ```
+    /// let env = puppet_eval::Environment::from_main(None, "node 'a', /^web/ { }\nnode default { }");
+    /// assert_eq!(env.nodes().len(), 2);
+    /// ```
     pub fn nodes(&self) -> &[Arc<NodeDef>] {
         &self.nodes
     }
@@ -350,6 +355,19 @@ impl Environment {
     /// Problems found while loading: the environment's configuration (`environment.conf`),
     /// module discovery (`metadata.json`, invalid module directories), then the main
     /// manifest's syntax and validation problems and second definitions.
+    ///
+    /// ```
+    /// use puppet_eval::Session;
+    /// use puppet_loader::MemoryProvider;
+    /// let env = Session::new()
+    ///     .files(MemoryProvider::new().with_file("/m/Bad-Name/manifests/init.pp", ""))
+    ///     .modulepath(["/m"])
+    ///     .code("class a {}\nclass a {}")
+    ///     .load()
+    ///     .unwrap();
+    /// let codes: Vec<String> = env.diagnostics().map(|d| d.code.to_string()).collect();
+    /// assert_eq!(codes, ["LOADER_INVALID_MODULE_NAME", "DUPLICATE_DEFINITION"]);
+    /// ```
     pub fn diagnostics(&self) -> impl Iterator<Item = &Diagnostic> {
         self.shared
             .notes
@@ -384,16 +402,37 @@ impl Environment {
 
     /// The main manifest's problems: every compile logs its warnings and fails with its
     /// first error.
+    ///
+    /// ```
+    /// let env = puppet_eval::Environment::from_main(None, "notice('a' 'b')");
+    /// assert_eq!(env.main_diagnostics()[0].code, "SYNTAX_ERROR");
+    /// ```
     pub fn main_diagnostics(&self) -> &[Diagnostic] {
         &self.main_diagnostics
     }
 
     /// The loader everything is read through (module path, provider, loaded files).
+    ///
+    /// ```
+    /// let env = puppet_eval::Environment::from_main(None, "");
+    /// assert_eq!(env.loader().loaded_files(), 0);
+    /// ```
     pub fn loader(&self) -> &Loader {
         &self.shared.loader
     }
 
     /// The modules on the module path: (name, directory), in module path order.
+    ///
+    /// ```
+    /// use puppet_loader::MemoryProvider;
+    /// let files = MemoryProvider::new()
+    ///     .with_file("/m/ntp/manifests/init.pp", "class ntp {}")
+    ///     .with_file("/m/apt/manifests/init.pp", "class apt {}");
+    /// let env = puppet_eval::Session::new().files(files).modulepath(["/m"]).load().unwrap();
+    /// let names: Vec<&str> = env.modules().map(|(n, _)| n).collect();
+    /// assert_eq!(names, ["apt", "ntp"]);
+    /// assert_eq!(env.module_dir("ntp").unwrap(), std::path::Path::new("/m/ntp"));
+    /// ```
     pub fn modules(&self) -> impl Iterator<Item = (&str, &Path)> {
         self.shared
             .loader
@@ -402,7 +441,7 @@ impl Environment {
     }
 
     /// The module whose directory holds the file at `path`, if any.
-    pub fn module_of_path(&self, path: &str) -> Option<&str> {
+    pub(crate) fn module_of_path(&self, path: &str) -> Option<&str> {
         for dir in &self.shared.loader.config().modulepath {
             let Some(dir) = dir.to_str() else { continue };
             let Some(rest) = path.strip_prefix(dir).and_then(|r| r.strip_prefix('/')) else {
@@ -424,11 +463,32 @@ impl Environment {
     }
 
     /// Hiera, when the environment has any layer.
+    ///
+    /// ```
+    /// assert!(puppet_eval::Environment::from_main(None, "").hiera().is_none());
+    /// ```
     pub fn hiera(&self) -> Option<&Arc<puppet_hiera::Lookup>> {
         self.shared.hiera.as_ref()
     }
 
-    /// A class by lower-case name (no leading `::`), loading its file the first time.
+    /// A class by lower-case name (no leading `::`), loading its file the first time;
+    /// [`define`](Self::define), [`puppet_function`](Self::puppet_function) and
+    /// [`type_alias`](Self::type_alias) find the other kinds of definition.
+    ///
+    /// ```
+    /// use puppet_loader::MemoryProvider;
+    /// let files = MemoryProvider::new()
+    ///     .with_file("/m/web/manifests/init.pp", "class web($port = 80) {}")
+    ///     .with_file("/m/web/manifests/vhost.pp", "define web::vhost {}")
+    ///     .with_file("/m/web/functions/url.pp", "function web::url($h) { \"http://${h}\" }")
+    ///     .with_file("/m/web/types/port.pp", "type Web::Port = Integer[1, 65535]");
+    /// let env = puppet_eval::Session::new().files(files).modulepath(["/m"]).load().unwrap();
+    /// assert_eq!(env.class("web").unwrap().params[0].name, "port");
+    /// assert!(env.define("web::vhost").is_some());
+    /// assert!(env.puppet_function("web::url").is_some());
+    /// assert!(env.type_alias("web::port").is_some());
+    /// assert!(env.class("web::nope").is_none());
+    /// ```
     pub fn class(&self, name: &str) -> Option<Arc<ClassDef>> {
         if let Some(c) = self.main_classes.get(name) {
             return Some(c.clone());
@@ -453,7 +513,7 @@ impl Environment {
         if let Some(f) = self.main_functions.get(name) {
             return Some(f.clone());
         }
-        if !name.contains("::") {
+        if !crate::eval::is_qualified(name) {
             // Puppet-language functions are namespaced; a global name is never a file.
             return None;
         }
@@ -533,7 +593,7 @@ impl Environment {
     /// candidate file, general to specific, up to the one that defines it (all of them when
     /// none does). Puppet fails the compile with it: a syntax error, or a definition or
     /// statement that is not allowed in that file.
-    pub fn load_error(&self, kind: DefKind, name: &str) -> Option<Diagnostic> {
+    pub(crate) fn load_error(&self, kind: DefKind, name: &str) -> Option<Diagnostic> {
         let in_main = match kind {
             DefKind::Class => self.main_classes.contains_key(name),
             DefKind::Define => self.main_defines.contains_key(name),
@@ -572,31 +632,15 @@ impl Environment {
         None
     }
 
-    /// The syntax error of the file a definition comes from, if that file has one.
-    pub fn file_error(&self, span: &Span) -> Option<crate::eval::EvalError> {
-        let path = span.file.path.as_ref()?;
-        let f = self
-            .shared
-            .lowered
-            .lock()
-            .ok()?
-            .get(Path::new(path))?
-            .clone();
-        let d = f.diagnostics.iter().find(|d| d.is_error())?;
-        Some(crate::eval::EvalError {
-            code: crate::eval::codes::EVAL_ERROR,
-            kind: Default::default(),
-            message: d.message.clone(),
-            span: Some(Span {
-                file: span.file.clone(),
-                start: d.start().into(),
-                end: d.range.unwrap_or_default().end().into(),
-            }),
-        })
-    }
-
     /// A function that is not written in Puppet: the embedder's, a built-in, else a module's
     /// Ruby function (its native implementation, or a stub that fails naming it).
+    ///
+    /// ```
+    /// let env = puppet_eval::Environment::from_main(None, "");
+    /// let f = env.function("join").unwrap();
+    /// assert_eq!(f.dispatches()[0].signature_string(), "Array arg, String delimiter?");
+    /// assert!(env.function("pick").is_none()); // stdlib's: only with the stdlib module
+    /// ```
     pub fn function(&self, name: &str) -> Option<Arc<Function>> {
         if let Some(f) = self.shared.custom.as_ref().and_then(|r| r.get_shared(name)) {
             return Some(f);
@@ -665,7 +709,7 @@ impl Environment {
 
     /// The resource types known so far (puppet-agent's and the module types loaded). Use
     /// [`resource_type_known`](Self::resource_type_known) to load a module type first.
-    pub fn types(&self) -> Arc<puppet_restypes::TypeDatabase> {
+    pub(crate) fn types(&self) -> Arc<puppet_restypes::TypeDatabase> {
         match self.shared.types.read() {
             Ok(t) => t.clone(),
             Err(_) => crate::eval::known_types().clone(),
@@ -674,7 +718,7 @@ impl Environment {
 
     /// Whether resource type `name` (lower case) exists, loading a module's
     /// `lib/puppet/type/<name>.rb` the first time.
-    pub fn resource_type_known(&self, name: &str) -> bool {
+    pub(crate) fn resource_type_known(&self, name: &str) -> bool {
         if self.types().get(name).is_some() {
             return true;
         }
@@ -769,6 +813,14 @@ impl Environment {
 
     /// A module template by the name `template()`/`epp()` are given: `module/path` below the
     /// module's `templates` directory, or the absolute path of such a file. Read once.
+    ///
+    /// ```
+    /// use puppet_loader::MemoryProvider;
+    /// let files = MemoryProvider::new().with_file("/m/motd/templates/motd.erb", "Hi <%= @fqdn %>\n");
+    /// let env = puppet_eval::Session::new().files(files).modulepath(["/m"]).load().unwrap();
+    /// assert_eq!(&*env.template("motd/motd.erb").unwrap().text, "Hi <%= @fqdn %>\n");
+    /// assert!(env.template("motd/none.erb").is_none());
+    /// ```
     pub fn template(&self, name: &str) -> Option<Template> {
         if let Ok(map) = self.shared.templates.read() {
             if let Some(t) = map.get(name) {
@@ -809,7 +861,7 @@ impl Environment {
     }
 
     /// The bytes of a file (an absolute path), read through the environment's provider.
-    pub fn read_module_file(&self, path: &str) -> Option<Vec<u8>> {
+    pub(crate) fn read_module_file(&self, path: &str) -> Option<Vec<u8>> {
         self.shared
             .loader
             .provider()
@@ -818,7 +870,7 @@ impl Environment {
     }
 
     /// The provider files are read through.
-    pub fn source(&self) -> &Arc<dyn SourceProvider> {
+    pub(crate) fn source(&self) -> &Arc<dyn SourceProvider> {
         self.shared.loader.provider()
     }
 }

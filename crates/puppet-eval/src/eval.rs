@@ -4,7 +4,7 @@
 //! construction) and evaluates the IR of an [`Environment`] that it shares with other
 //! compiles. Errors carry Puppet's texts and the span of the expression that failed;
 //! runtime failures inside an operator or a call are reported as Puppet does: "Error while
-//! evaluating a '+' expression, <detail>" at that expression.
+//! evaluating a '+' expression, `<detail>`" at that expression.
 
 use crate::catalog::{Catalog, Resource, ResourceKey, ResourceKind};
 use crate::env::Environment;
@@ -409,19 +409,19 @@ impl Block for EvalLambda {
 
 /// One compile: scopes, logs and the catalog under construction.
 pub struct Compiler {
-    pub env: Arc<Environment>,
-    pub settings: Settings,
-    pub scopes: Scopes,
-    pub top: ScopeId,
+    pub(crate) env: Arc<Environment>,
+    pub(crate) settings: Settings,
+    pub(crate) scopes: Scopes,
+    pub(crate) top: ScopeId,
     /// The scope of every evaluated class, by class name.
-    pub class_scopes: IndexMap<SmolStr, ScopeId>,
+    pub(crate) class_scopes: crate::Map<SmolStr, ScopeId>,
     /// Classes whose evaluation has started (Puppet's `evaluated?`, set before the parent
     /// class and the body run, so that a parent that `contain`s its child does not
     /// evaluate the child a second time).
-    pub(crate) started_classes: std::collections::HashSet<SmolStr>,
-    pub logs: Vec<LogEntry>,
-    pub catalog: Catalog,
-    aliases: IndexMap<SmolStr, TypeAlias>,
+    pub(crate) started_classes: rustc_hash::FxHashSet<SmolStr>,
+    pub(crate) logs: Vec<LogEntry>,
+    pub(crate) catalog: Catalog,
+    aliases: crate::Map<SmolStr, TypeAlias>,
     depth: u32,
     /// Expressions evaluated so far (see [`Settings::max_steps`]).
     steps: u64,
@@ -441,25 +441,25 @@ pub struct Compiler {
     /// The matched node's name, listed among the classes as Puppet does.
     pub(crate) node_classes: Vec<SmolStr>,
     /// Classes declared with the resource-like syntax (for duplicate messages).
-    pub(crate) resource_like: indexmap::IndexSet<SmolStr>,
+    pub(crate) resource_like: crate::Set<SmolStr>,
     /// Defined-type instances whose body has run.
-    pub(crate) evaluated_defines: indexmap::IndexSet<ResourceKey>,
+    pub(crate) evaluated_defines: crate::Set<ResourceKey>,
     /// The output of every ERB template rendered (see `Compiled::template_outputs`).
-    pub template_outputs: Vec<String>,
+    pub(crate) template_outputs: Vec<String>,
     /// Set while a Ruby function declares a resource with a non-String title.
     pub(crate) untagged_title: bool,
     /// How the calls being evaluated are named in errors, innermost last.
     call_labels: Vec<&'static str>,
     /// Evaluating a type string as Puppet's type parser does: an unknown name with
     /// parameters is a `TypeReference` of the whole text rather than an error.
-    pub type_parser_mode: bool,
+    pub(crate) type_parser_mode: bool,
     /// The Pcore annotations attached to values during this compile (`annotate`).
     annotations: puppet_functions::Annotations,
     /// Values of constant type expressions evaluated in this compile, by (file, start, end,
     /// expression): the address tells apart expressions lowered with one span (in an
     /// interpolated heredoc), and the entry keeps its file alive so that no other file's
     /// expressions can take the key.
-    const_types: std::collections::HashMap<ConstKey, (Arc<crate::ir::SourceFile>, Value)>,
+    const_types: rustc_hash::FxHashMap<ConstKey, (Arc<crate::ir::SourceFile>, Value)>,
     /// Parameters whose default expression is being evaluated, innermost last.
     param_guards: Vec<ParamGuard>,
     /// An error of a function parameter's type expression: reported as it is, where the
@@ -598,11 +598,11 @@ impl Compiler {
             settings,
             scopes,
             top,
-            class_scopes: IndexMap::new(),
+            class_scopes: Default::default(),
             started_classes: Default::default(),
             logs: Vec::new(),
             catalog,
-            aliases: IndexMap::new(),
+            aliases: Default::default(),
             depth: 0,
             steps: 0,
             current: top,
@@ -611,7 +611,7 @@ impl Compiler {
             unresolvable_alias: None,
             type_parser_mode: false,
             annotations: puppet_functions::Annotations::new(),
-            const_types: std::collections::HashMap::new(),
+            const_types: Default::default(),
             param_guards: Vec::new(),
             param_type_error: None,
             warned_once: indexmap::IndexSet::new(),
@@ -620,8 +620,8 @@ impl Compiler {
             call_labels: Vec::new(),
             node_scope: None,
             node_classes: Vec::new(),
-            resource_like: indexmap::IndexSet::new(),
-            evaluated_defines: indexmap::IndexSet::new(),
+            resource_like: Default::default(),
+            evaluated_defines: Default::default(),
             template_outputs: Vec::new(),
             untagged_title: false,
             invalid_alias: None,
@@ -1219,12 +1219,12 @@ impl Compiler {
                 .map(|s| s.map(Value::string).unwrap_or(Value::Undef)));
         }
         if let Some(rest) = name.strip_prefix("::") {
-            if !rest.contains("::") {
+            if !is_qualified(rest) {
                 return Ok(self.scopes.get(self.top).vars.get(rest).cloned());
             }
             return self.qualified_var(rest, span);
         }
-        if name.contains("::") {
+        if is_qualified(name) {
             return self.qualified_var(name, span);
         }
         if !self.param_guards.is_empty() {
@@ -1929,7 +1929,7 @@ impl Compiler {
     /// Resolves a capitalised name: user type aliases, defined types and classes as resource
     /// types, then Puppet's types.
     pub(crate) fn resolve_type(&mut self, name: &str) -> Type {
-        let bare = name.trim_start_matches("::");
+        let bare = strip_root(name);
         let lower = SmolStr::new(bare.to_ascii_lowercase());
         if let Some(a) = self.aliases.get(&lower) {
             return Type::Alias(a.clone());
@@ -2041,7 +2041,7 @@ impl Compiler {
         scope: ScopeId,
         span: &Span,
     ) -> R<Value> {
-        let lname = name.trim_start_matches("::").to_ascii_lowercase();
+        let lname = strip_root(name).to_ascii_lowercase();
         // Functions written in Puppet shadow everything else.
         if let Some(f) = self.env.puppet_function(lname.as_str()) {
             return self.call_puppet_function(&f, args, lambda.is_some(), span);
@@ -2612,8 +2612,28 @@ fn now_secs() -> f64 {
         .unwrap_or(0.0)
 }
 
+/// `name` without its leading `::` (all of them, as `trim_start_matches("::")`, which
+/// builds a substring searcher on every call: this is on the hot path of every call and
+/// type reference).
+pub(crate) fn strip_root(name: &str) -> &str {
+    let mut rest = name;
+    while let Some(r) = rest.strip_prefix("::") {
+        rest = r;
+    }
+    rest
+}
+
+/// Whether `name` has a `::` (a qualified name): `contains("::")` without building a
+/// substring searcher, for the hot paths (every variable reference and call).
+pub(crate) fn is_qualified(name: &str) -> bool {
+    name.as_bytes().windows(2).any(|w| w == b"::")
+}
+
 /// Capitalises each `::` segment: `foo::bar` -> `Foo::Bar`.
 pub fn capitalize(name: &str) -> String {
+    if name.is_ascii() {
+        return capitalize_ascii(name, false).to_string();
+    }
     let mut out = String::with_capacity(name.len());
     for (i, seg) in name.split("::").enumerate() {
         if i > 0 {
@@ -2630,6 +2650,50 @@ pub fn capitalize(name: &str) -> String {
         }
     }
     out
+}
+
+/// [`capitalize`] of `name` lowercased first (`FOO::bar` -> `Foo::Bar`), as a resource
+/// reference's type name: one pass and no heap allocation for short ASCII names.
+pub(crate) fn capitalize_lowered(name: &str) -> SmolStr {
+    if name.is_ascii() {
+        capitalize_ascii(name, true)
+    } else {
+        SmolStr::new(capitalize(&name.to_ascii_lowercase()))
+    }
+}
+
+/// Upper-cases the first byte of each `::`-separated segment of an ASCII name (and, with
+/// `lower`, lower-cases the other bytes): the segments exactly as `split("::")` finds them.
+/// Only the case of ASCII letters changes, so the result has the name's length.
+fn capitalize_ascii(name: &str, lower: bool) -> SmolStr {
+    fn recase(bytes: &mut [u8], lower: bool) {
+        let mut i = 0;
+        let mut seg_start = true;
+        while i < bytes.len() {
+            if bytes[i] == b':' && bytes.get(i + 1) == Some(&b':') {
+                i += 2;
+                seg_start = true;
+                continue;
+            }
+            if seg_start {
+                bytes[i].make_ascii_uppercase();
+            } else if lower {
+                bytes[i].make_ascii_lowercase();
+            }
+            seg_start = false;
+            i += 1;
+        }
+    }
+    let mut stack = [0u8; 64];
+    if let Some(buf) = stack.get_mut(..name.len()) {
+        buf.copy_from_slice(name.as_bytes());
+        recase(buf, lower);
+        SmolStr::new(std::str::from_utf8(buf).unwrap_or(name))
+    } else {
+        let mut buf = name.as_bytes().to_vec();
+        recase(&mut buf, lower);
+        SmolStr::new(String::from_utf8(buf).unwrap_or_else(|_| name.to_string()))
+    }
 }
 
 /// The key of a constant expression's value: (file, start, end, expression address).
@@ -2884,6 +2948,54 @@ impl CallContext for Compiler {
         if self.warned_once.insert(format!("{key}-from-{file}-{line}")) {
             let text = format!("{message}\n   (file: {file}, line: {line})");
             Compiler::log(self, LogLevel::Warning, text, None);
+        }
+    }
+}
+
+#[cfg(test)]
+mod capitalize_tests {
+    use super::{capitalize, capitalize_lowered};
+
+    /// The rule spelled out: split at `::`, upper-case each segment's first character.
+    fn reference(name: &str) -> String {
+        name.split("::")
+            .map(|seg| {
+                let mut c = seg.chars();
+                match c.next() {
+                    Some(f) => f.to_uppercase().chain(c).collect::<String>(),
+                    None => String::new(),
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("::")
+    }
+
+    #[test]
+    fn fast_paths_agree_with_the_rule() {
+        let long = "a".repeat(70) + "::b";
+        for name in [
+            "",
+            "file",
+            "FILE",
+            "foo::bar",
+            "Foo::BAR::baz",
+            "::foo",
+            "foo::",
+            "a:::b",
+            "a::::b",
+            ":a",
+            "a:b",
+            "élan::x",
+            "x::élan",
+            "package_1::x-y",
+            &long,
+        ] {
+            assert_eq!(capitalize(name), reference(name), "{name:?}");
+            assert_eq!(
+                capitalize_lowered(name).as_str(),
+                reference(&name.to_ascii_lowercase()),
+                "{name:?}"
+            );
         }
     }
 }

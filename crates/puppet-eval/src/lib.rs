@@ -14,20 +14,20 @@
 
 mod access;
 mod builtins;
-pub mod catalog;
+mod catalog;
 mod compile;
-pub mod env;
-pub mod eval;
+mod env;
+mod eval;
 pub mod facts;
 pub mod hiera;
 pub mod ir;
 pub mod lower;
 mod ops;
 mod output;
-pub mod scope;
+mod scope;
 mod session;
 
-pub use env::Environment;
+pub use env::{Environment, Template};
 pub use eval::{codes, Compiler, ErrorKind, EvalError, LogEntry, Settings};
 pub use output::{facts_from_data, from_data, to_data};
 pub use session::Session;
@@ -38,6 +38,9 @@ use std::sync::Arc;
 /// The insertion-ordered map of the evaluator's hot paths (variables, resource parameters),
 /// with a fast hasher: keys are names from the user's code, and order is insertion order.
 pub type Map<K, V> = indexmap::IndexMap<K, V, rustc_hash::FxBuildHasher>;
+
+/// The insertion-ordered set of the same hot paths (tags, edges, the catalog's bookkeeping).
+pub(crate) type Set<T> = indexmap::IndexSet<T, rustc_hash::FxBuildHasher>;
 
 /// What evaluating a program produced.
 #[derive(Debug)]

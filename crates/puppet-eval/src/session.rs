@@ -44,8 +44,6 @@ use std::sync::Arc;
 pub mod codes {
     /// The main manifest (a file or a directory) does not exist.
     pub const MANIFEST_NOT_FOUND: &str = "SESSION_MANIFEST_NOT_FOUND";
-    /// A `hiera.yaml` could not be read or is not valid.
-    pub const HIERA_CONFIG: &str = "SESSION_HIERA_CONFIG";
 }
 
 /// A description of an environment to load. Build it with the methods, then
@@ -69,11 +67,26 @@ pub struct Session {
 
 impl Session {
     /// An empty description: no modules, no manifest.
+    ///
+    /// ```
+    /// let env = puppet_eval::Session::new().load().unwrap();
+    /// assert_eq!(env.modules().count(), 0);
+    /// ```
     pub fn new() -> Session {
         Session::default()
     }
 
     /// The module path: directories searched in order (the first module of a name wins).
+    ///
+    /// ```
+    /// use puppet_loader::MemoryProvider;
+    /// let files = MemoryProvider::new()
+    ///     .with_file("/a/ntp/manifests/init.pp", "class ntp { notify { 'from a': } }")
+    ///     .with_file("/b/ntp/manifests/init.pp", "class ntp { notify { 'from b': } }");
+    /// let env = puppet_eval::Session::new().files(files).modulepath(["/a", "/b"]).code("include ntp").load().unwrap();
+    /// let catalog = env.compile(&Default::default()).catalog.unwrap();
+    /// assert!(catalog.find("Notify[from a]").is_some());
+    /// ```
     pub fn modulepath(mut self, dirs: impl IntoIterator<Item = impl Into<PathBuf>>) -> Session {
         self.config.modulepath = dirs.into_iter().map(Into::into).collect();
         self.explicit_modulepath = true;
@@ -82,6 +95,16 @@ impl Session {
 
     /// The main manifest: a `.pp` file, or a directory whose `.pp` files are read in sorted
     /// order (recursively).
+    ///
+    /// ```
+    /// use puppet_loader::MemoryProvider;
+    /// let files = MemoryProvider::new()
+    ///     .with_file("/env/manifests/b.pp", "notify { 'b': }")
+    ///     .with_file("/env/manifests/a.pp", "notify { 'a': }");
+    /// let env = puppet_eval::Session::new().files(files).manifest("/env/manifests").load().unwrap();
+    /// let catalog = env.compile(&Default::default()).catalog.unwrap();
+    /// assert!(catalog.find("Notify[a]").unwrap() < catalog.find("Notify[b]").unwrap());
+    /// ```
     pub fn manifest(mut self, path: impl Into<PathBuf>) -> Session {
         self.config.manifest = Some(path.into());
         self.explicit_manifest = true;
@@ -89,6 +112,12 @@ impl Session {
     }
 
     /// Code to evaluate as (the end of) the main manifest, like `puppet apply -e`.
+    ///
+    /// ```
+    /// let env = puppet_eval::Session::new().code("notice(1 + 1)").load().unwrap();
+    /// let out = env.compile(&Default::default());
+    /// assert_eq!(out.logs[0].message, "2");
+    /// ```
     pub fn code(mut self, text: impl Into<String>) -> Session {
         self.code = Some((None, text.into()));
         self
@@ -96,6 +125,12 @@ impl Session {
 
     /// A main manifest given as text (an editor's buffer, a generated program), reported
     /// under `path` in messages.
+    ///
+    /// ```
+    /// let env = puppet_eval::Session::new().manifest_text("site.pp", "\nfail('x')").load().unwrap();
+    /// let e = env.compile(&Default::default()).catalog.unwrap_err();
+    /// assert!(e.to_string().ends_with("(file: site.pp, line: 2, column: 1)"), "{e}");
+    /// ```
     pub fn manifest_text(mut self, path: impl Into<String>, text: impl Into<String>) -> Session {
         self.code = Some((Some(path.into()), text.into()));
         self
@@ -103,6 +138,15 @@ impl Session {
 
     /// Hiera built by the embedder (over its own [`DataSource`](puppet_hiera::DataSource)),
     /// instead of the layers the session's files give.
+    ///
+    /// ```
+    /// use puppet_hiera::{HieraConfig, Lookup, MemorySource};
+    /// let data = MemorySource::new().with("/h/data/common.yaml", "greeting: hello\n");
+    /// let config = HieraConfig::parse("version: 5\n", std::path::Path::new("/h")).unwrap();
+    /// let lookup = Lookup::builder(data).environment(config).build().unwrap();
+    /// let env = puppet_eval::Session::new().code("notice(lookup('greeting'))").hiera(lookup).load().unwrap();
+    /// assert_eq!(env.compile(&Default::default()).logs[0].message, "hello");
+    /// ```
     pub fn hiera(mut self, lookup: puppet_hiera::Lookup) -> Session {
         self.hiera = Some(lookup);
         self
@@ -112,6 +156,22 @@ impl Session {
     /// `data/`), its `functions/` (`environment::` functions) and `types/`. The module path
     /// and main manifest are given apart; [`environment`](Session::environment) reads them
     /// from the directory's `environment.conf` instead.
+    ///
+    /// ```
+    /// use puppet_loader::MemoryProvider;
+    /// let files = MemoryProvider::new()
+    ///     .with_file("/env/hiera.yaml", "version: 5\n")
+    ///     .with_file("/env/data/common.yaml", "role: web\n")
+    ///     .with_file("/env/functions/greet.pp", "function environment::greet() { 'hi' }");
+    /// let env = puppet_eval::Session::new()
+    ///     .files(files)
+    ///     .environment_dir("/env")
+    ///     .code("notice(lookup('role'))\nnotice(environment::greet())")
+    ///     .load()
+    ///     .unwrap();
+    /// let out = env.compile(&Default::default());
+    /// assert_eq!((out.logs[0].message.as_str(), out.logs[1].message.as_str()), ("web", "hi"));
+    /// ```
     pub fn environment_dir(mut self, dir: impl Into<PathBuf>) -> Session {
         self.config.env_dir = Some(dir.into());
         self
@@ -161,19 +221,40 @@ impl Session {
 
     /// The global `hiera.yaml` (Puppet's `hiera_config`); Puppet's default hierarchy over
     /// `data/` next to it when the file does not exist.
+    ///
+    /// ```
+    /// use puppet_loader::MemoryProvider;
+    /// let files = MemoryProvider::new().with_file("/etc/puppet/data/common.yaml", "x: 1\n");
+    /// let env = puppet_eval::Session::new()
+    ///     .files(files)
+    ///     .hiera_config("/etc/puppet/hiera.yaml")
+    ///     .code("notice(lookup('x'))")
+    ///     .load()
+    ///     .unwrap();
+    /// assert_eq!(env.compile(&Default::default()).logs[0].message, "1");
+    /// ```
     pub fn hiera_config(mut self, path: impl Into<PathBuf>) -> Session {
         self.hiera_config = Some(path.into());
         self
     }
 
     /// Reads every file through `provider` instead of the file system (for example a
-    /// [`MemoryProvider`](puppet_loader::MemoryProvider) holding the whole environment).
+    /// [`MemoryProvider`](puppet_loader::MemoryProvider) holding the whole environment);
+    /// see the module docs.
     pub fn files(mut self, provider: impl SourceProvider + 'static) -> Session {
         self.provider = Some(Arc::new(provider));
         self
     }
 
     /// [`files`](Session::files) with a shared provider.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// let shared: Arc<dyn puppet_loader::SourceProvider> =
+    ///     Arc::new(puppet_loader::MemoryProvider::new().with_file("/m/a/manifests/init.pp", "class a {}"));
+    /// let env = puppet_eval::Session::new().provider(shared.clone()).modulepath(["/m"]).load().unwrap();
+    /// assert!(env.class("a").is_some());
+    /// ```
     pub fn provider(mut self, provider: Arc<dyn SourceProvider>) -> Session {
         self.provider = Some(provider);
         self
@@ -210,6 +291,11 @@ impl Session {
 
     /// Every directory (or file) the session reads below: what a file-system provider
     /// serves.
+    ///
+    /// ```
+    /// let s = puppet_eval::Session::new().modulepath(["/m"]).manifest("/env/site.pp");
+    /// assert_eq!(s.roots(), [std::path::PathBuf::from("/m"), "/env/site.pp".into()]);
+    /// ```
     pub fn roots(&self) -> Vec<PathBuf> {
         let mut roots = self.config.roots();
         if let Some(h) = &self.hiera_config {
@@ -308,11 +394,8 @@ impl Session {
         let hiera = match hiera {
             Ok(h) => h,
             Err(e) => {
-                errors.push(Diagnostic::new(
-                    Severity::Error,
-                    codes::HIERA_CONFIG,
-                    e.to_string(),
-                ));
+                // Hiera's own code (HIERA_INVALID_CONFIG, ...) and text, with the file.
+                errors.push(Diagnostic::from(&e));
                 None
             }
         };

@@ -128,3 +128,17 @@ impl HieraError {
             )
     }
 }
+
+impl From<&HieraError> for puppet_diagnostics::Diagnostic {
+    /// The error as a diagnostic: its code, Puppet's text, and the file it is about (an
+    /// interpolation error's span is inside the interpolated string, not the file, so it
+    /// is not a range of the file).
+    fn from(e: &HieraError) -> Self {
+        puppet_diagnostics::Diagnostic::new(
+            puppet_diagnostics::Severity::Error,
+            e.code,
+            e.message.clone(),
+        )
+        .with_file_opt(e.file.as_ref().map(|f| f.display().to_string()))
+    }
+}

@@ -2,7 +2,7 @@
 //!
 //! Names are `::` separated, case-insensitive and may start with `::` (which means "top
 //! scope" and is dropped by [`canonical`]). These functions never touch a file system; the
-//! [`Environment`](crate::Environment) applies them to the files it has listed.
+//! [`Loader`](crate::Loader) and [`Index`](crate::Index) apply them to the files they read.
 //!
 //! | name | file (relative to the module directory) |
 //! | --- | --- |

@@ -1,7 +1,7 @@
 //! Puppet's `old` dump format (what `puppet parser dump` prints), from the typed AST.
 //!
 //! The work is done in two steps. First the typed AST is *lowered* to a small dump tree
-//! ([`D`]): atoms, parenthesised lists and layout markers. The lowering is where Puppet's
+//! (`D`): atoms, parenthesised lists and layout markers. The lowering is where Puppet's
 //! model transformations live, the ones its parser applies while building the model:
 //! statement calls become `invoke`, untitled resources become hashes, a block with one
 //! statement is that statement, adjacent `k => v` arguments merge into one hash, names in

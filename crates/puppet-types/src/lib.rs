@@ -4,9 +4,9 @@
 //! and types ([`Type`]), and to ask the questions Puppet asks of them:
 //!
 //! * `$v =~ T` — [`is_instance`]; `B <= A` — [`assignable`];
-//! * `type($v)` in its detailed, reduced and generalized forms — [`infer_set`], [`infer`],
+//! * `type($v)` in its detailed, reduced and generalized forms — [`infer_set`], [`infer()`](fn@infer),
 //!   [`generalize`], [`type_of_value`]; the common supertype — [`common_type`];
-//! * [`normalize`], Puppet's simplification of types;
+//! * [`normalize()`](fn@normalize), Puppet's simplification of types;
 //! * the text of types and values as Puppet prints them (`Display`, `%p`; and
 //!   [`Value::to_plain_string`], `%s`);
 //! * building types from evaluated expressions: [`resolve_type_name`] and [`parameterize`];

@@ -37,6 +37,9 @@ impl Matcher {
             .get_or_init(|| {
                 fancy_regex::RegexBuilder::new(&self.translated)
                     .backtrack_limit(1_000_000)
+                    // No full DFA: building one costs 50-250 µs per pattern (most of a
+                    // small node's compile); the lazy DFA matches our short strings as fast.
+                    .delegate_dfa_size_limit(0)
                     .build()
                     .ok()
             })

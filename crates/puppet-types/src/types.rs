@@ -255,7 +255,7 @@ impl StructElement {
 pub struct CallableType {
     /// Parameter tuple; `None` for the plain `Callable` that matches any callable.
     pub params: Option<TupleType>,
-    /// Block type (a Callable or Optional[Callable]).
+    /// Block type (a `Callable` or `Optional[Callable]`).
     pub block: Option<Type>,
     /// Return type; `None` is Any.
     pub returns: Option<Type>,

@@ -64,6 +64,7 @@ fn compile_uncached(source: &str) -> Result<Regex, CallError> {
     }
     fancy_regex::RegexBuilder::new(&out)
         .backtrack_limit(1_000_000)
+        .delegate_dfa_size_limit(0) // no full DFA: see puppet_types::Regexp
         .build()
         .map_err(|e| {
             CallError::new(
