@@ -187,7 +187,7 @@ fn command_merge(cmd: &LookupCommand) -> Result<Option<MergeStrategy>, String> {
 /// let missing = puppet_lookup(&env, &node, &LookupCommand { key: "nope".into(), ..Default::default() });
 /// assert_eq!((missing.stdout.as_str(), missing.status), ("", 1));
 /// let explained = puppet_lookup(&env, &node, &LookupCommand { key: "nope".into(), explain: true, ..Default::default() });
-/// assert!(explained.stdout.starts_with("Searching for \"nope\"\n  Global Data Provider (hiera configuration version 5)\n"));
+/// assert!(explained.stdout.contains("Searching for \"nope\"\n  Global Data Provider (hiera configuration version 5)\n"));
 /// ```
 pub fn puppet_lookup(
     env: &Arc<crate::Environment>,

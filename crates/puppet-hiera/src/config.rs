@@ -361,7 +361,7 @@ impl HieraConfig {
     /// use puppet_hiera::{HieraConfig, Lookup, MapScope, MemorySource};
     /// let lookup = Lookup::builder(MemorySource::new()).global(HieraConfig::empty_global()).build().unwrap();
     /// let text = lookup.explain("x", None, &MapScope::new()).to_string();
-    /// assert_eq!(text, "Searching for \"x\"\n  Global Data Provider (hiera configuration version 5)\n    No such key: \"x\"\n");
+    /// assert!(text.contains("Searching for \"x\"\n  Global Data Provider (hiera configuration version 5)\n    No such key: \"x\"\n"));
     /// ```
     pub fn empty_global() -> HieraConfig {
         HieraConfig {
