@@ -1953,9 +1953,7 @@ fn statement_error(message: String, span: &Span) -> Flow {
 fn relationship_spans(ops: &[AttrOp]) -> AttrSpans {
     ops.iter()
         .filter_map(|op| match &op.name {
-            Some(n) if RelationKind::from_param(n).is_some() => {
-                Some((n.clone(), op.span.clone()))
-            }
+            Some(n) if RelationKind::from_param(n).is_some() => Some((n.clone(), op.span.clone())),
             _ => None,
         })
         .collect()
