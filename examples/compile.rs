@@ -44,12 +44,11 @@
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use clap::Parser as _;
-use puppet_lang::eval::facts::{self, NodeFacts};
+use puppet_lang::envdiff;
+use puppet_lang::eval::facts::NodeFacts;
 use puppet_lang::eval::{Environment, EvalError, Session, Settings};
 use puppet_lang::functions::LogLevel;
 use puppet_lang::graph::{CycleLimits, Graph};
-use puppet_lang::types::Value;
-use puppet_lang::{Diagnostic, Severity};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -169,7 +168,7 @@ fn run(args: Args, bundled: bool) -> ExitCode {
         .map(absolute)
         .collect();
     let node_facts = match &args.facts {
-        Some(path) => match read_facts_file(path) {
+        Some(path) => match envdiff::read_facts_file(path) {
             Ok(mut nodes) if !nodes.is_empty() => nodes.swap_remove(0),
             Ok(_) => NodeFacts::default(),
             Err(d) => {
@@ -182,7 +181,8 @@ fn run(args: Args, bundled: bool) -> ExitCode {
     let node = args
         .node
         .clone()
-        .unwrap_or_else(|| certname_of(&node_facts, args.facts.as_deref()));
+        .or_else(|| envdiff::certname_of(&node_facts, args.facts.as_deref()))
+        .unwrap_or_else(|| DEFAULT_NODE.to_string());
     let mut settings = Settings {
         strict_variables: args.strict_variables,
         allow_exec: args.allow_exec,
@@ -284,69 +284,20 @@ fn run(args: Args, bundled: bool) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// The certname of a node: the facts file's, else its `fqdn` fact, else the file's stem,
-/// else `node.example.com`.
-fn certname_of(node: &NodeFacts, file: Option<&Path>) -> String {
-    node.certname
-        .clone()
-        .or_else(|| match node.facts.get("fqdn") {
-            Some(Value::String(s)) => Some(s.to_string()),
-            _ => None,
-        })
-        .or_else(|| {
-            file.and_then(|f| f.file_stem())
-                .map(|s| s.to_string_lossy().into_owned())
-        })
-        .unwrap_or_else(|| DEFAULT_NODE.to_string())
-}
-
-/// Reads one facts file (one node, or several for a PuppetDB export).
-fn read_facts_file(path: &Path) -> Result<Vec<NodeFacts>, Diagnostic> {
-    let name = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        Diagnostic::new(Severity::Error, facts::BAD_FACTS, e.to_string()).with_file(name.clone())
-    })?;
-    facts::read_facts(&name, &text)
-}
-
 /// `--nodes DIR`: every node of the facts files in DIR, compiled in parallel over one
 /// environment.
 fn compile_nodes(env: &Arc<Environment>, base: &Settings, dir: &Path, args: &Args) -> ExitCode {
-    let mut files: Vec<PathBuf> = match std::fs::read_dir(dir) {
-        Ok(rd) => rd
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| {
-                matches!(
-                    p.extension().and_then(|e| e.to_str()),
-                    Some("json" | "yaml" | "yml")
-                )
-            })
-            .collect(),
-        Err(e) => {
-            eprintln!("{}: {e}", dir.display());
-            return ExitCode::from(1);
-        }
-    };
-    files.sort();
-    let mut nodes: Vec<Settings> = Vec::new();
-    let mut failed = 0usize;
-    for f in &files {
-        match read_facts_file(f) {
-            Ok(found) => {
-                let single = found.len() == 1;
-                for n in found {
-                    let certname = certname_of(&n, single.then_some(f.as_path()));
-                    nodes.push(
-                        Settings::agent(&certname, n.facts).with_environment(&base.environment),
-                    );
-                }
-            }
-            Err(d) => {
-                eprint!("{}", d.render(None));
-                failed += 1;
-            }
-        }
+    let (found, problems) = envdiff::read_nodes(dir);
+    let mut failed = problems.len();
+    for d in &problems {
+        eprint!("{}", d.render(None));
     }
+    let mut nodes: Vec<Settings> = found
+        .into_iter()
+        .map(|(certname, n)| {
+            Settings::agent(&certname, n.facts).with_environment(&base.environment)
+        })
+        .collect();
     for n in &mut nodes {
         n.strict_variables = base.strict_variables;
         n.enc_classes = base.enc_classes.clone();
