@@ -16,6 +16,7 @@ use crate::lower::{ClassDef, DefineDef, HostMatch};
 use crate::ops;
 use crate::scope::{Scope, ScopeId, ScopeKind};
 use indexmap::{IndexMap, IndexSet};
+use puppet_graph::RelationKind;
 use puppet_types::types::ResourceType;
 use puppet_types::{is_instance, Type, Value};
 use smol_str::SmolStr;
@@ -48,23 +49,6 @@ pub(crate) enum ClassDecl {
     /// `class { 'x': ... }`
     ResourceLike,
 }
-
-/// The metaparameters every resource type accepts.
-pub(crate) const METAPARAMS: &[&str] = &[
-    "alias",
-    "audit",
-    "before",
-    "consume",
-    "export",
-    "loglevel",
-    "noop",
-    "notify",
-    "require",
-    "schedule",
-    "stage",
-    "subscribe",
-    "tag",
-];
 
 impl Compiler {
     /// The resource whose code runs in `scope` (the nearest class, define instance or node;
@@ -268,7 +252,7 @@ impl Compiler {
             let relationships = r
                 .params
                 .iter()
-                .filter(|(k, _)| RELATIONSHIP_PARAMS.contains(&k.as_str()));
+                .filter(|(k, _)| RelationKind::from_param(k).is_some());
             for (param, v) in relationships {
                 let at = match r.param_spans.get(param) {
                     Some(s) => location(s),
@@ -980,7 +964,7 @@ impl Compiler {
                     if let Some(res) = self.catalog.resources.get_mut(&key) {
                         for op in &body.ops {
                             match &op.name {
-                                Some(n) if RELATIONSHIP_PARAMS.contains(&n.as_str()) => {
+                                Some(n) if RelationKind::from_param(n).is_some() => {
                                     res.param_spans.insert(n.clone(), op.span.clone());
                                 }
                                 _ => {}
@@ -1433,7 +1417,7 @@ impl Compiler {
         };
         let mut final_params: crate::Map<SmolStr, Value> = Default::default();
         for (k, v) in &params {
-            if METAPARAMS.contains(&k.as_str()) && !v.is_undef() {
+            if puppet_restypes::is_metaparameter(k) && !v.is_undef() {
                 final_params.insert(k.clone(), v.clone());
             }
         }
@@ -1615,6 +1599,7 @@ impl Compiler {
             .map(|q| q.name.clone())
             .collect();
         let mut unset_before = 0;
+        let mut prefix: Option<Arc<str>> = None;
         for p in params.iter() {
             let from = unset_before;
             if unset(&p) {
@@ -1633,7 +1618,12 @@ impl Compiler {
                     Some(v) if !(v.is_undef() && p.default.is_some()) => v,
                     _ => match &p.default {
                         Some(d) => {
-                            let prefix = format!("Error while evaluating a {stmt}, {label}");
+                            // Made once per declaration, when a default is evaluated.
+                            let prefix = prefix
+                                .get_or_insert_with(|| {
+                                    format!("Error while evaluating a {stmt}, {label}").into()
+                                })
+                                .clone();
                             let guard = ParamGuard {
                                 scope: id,
                                 prefix,
@@ -1662,7 +1652,7 @@ impl Compiler {
         let mut problems: Vec<String> = given
             .keys()
             .filter(|k| !params.iter().any(|p| &p.name == *k))
-            .filter(|k| !METAPARAMS.contains(&k.as_str()))
+            .filter(|k| !puppet_restypes::is_metaparameter(k))
             .filter(|k| owner.class.is_some() || k.as_str() != "name")
             .map(|k| format!("has no parameter named '{k}'"))
             .collect();
@@ -1772,9 +1762,6 @@ fn statement_error(message: String, span: &Span) -> Flow {
         span: Some(span.clone()),
     })
 }
-
-/// The relationship metaparameters.
-const RELATIONSHIP_PARAMS: [&str; 4] = ["before", "require", "notify", "subscribe"];
 
 /// Whose parameters [`Compiler::bind_parameters`] binds: `Class[x]` or `Type[title]`, the
 /// statement Puppet names in errors, and the class name for automatic parameter lookup.

@@ -460,6 +460,8 @@ pub struct Compiler {
     /// interpolated heredoc), and the entry keeps its file alive so that no other file's
     /// expressions can take the key.
     const_types: rustc_hash::FxHashMap<ConstKey, (Arc<crate::ir::SourceFile>, Value)>,
+    /// Every type name resolved so far and what it denotes (see `resolve_type`).
+    resolved_types: rustc_hash::FxHashMap<SmolStr, Type>,
     /// Parameters whose default expression is being evaluated, innermost last.
     param_guards: Vec<ParamGuard>,
     /// An error of a function parameter's type expression: reported as it is, where the
@@ -480,7 +482,7 @@ pub(crate) struct ParamGuard {
     pub scope: ScopeId,
     /// The text before the message (`Error while evaluating a Function Call, ` for a lambda;
     /// a function's errors are wrapped by its caller) and the owner (`f`, `lambda`).
-    pub prefix: String,
+    pub prefix: Arc<str>,
     pub param: SmolStr,
     pub pending: PendingParams,
     /// Parameters before `param` that have no value (a class or define instance missing
@@ -612,6 +614,7 @@ impl Compiler {
             type_parser_mode: false,
             annotations: puppet_functions::Annotations::new(),
             const_types: Default::default(),
+            resolved_types: Default::default(),
             param_guards: Vec::new(),
             param_type_error: None,
             warned_once: indexmap::IndexSet::new(),
@@ -1287,31 +1290,35 @@ impl Compiler {
         }
         let name = bare.unwrap_or(name);
         if let Some((class, var)) = name.rsplit_once("::") {
-            let id = *self.class_scopes.get(class.to_ascii_lowercase().as_str())?;
-            return self.scopes.get(id).vars.get(var).cloned();
+            return self.class_var(class, var).flatten();
         }
         self.scopes.lookup(scope, name).cloned()
     }
 
+    /// The variable `var` of the evaluated class `class` (any case): the class's own, then
+    /// those of the classes it inherits from, as `$class::var` and `getvar('class::var')`
+    /// read it. `None` when the class has not been evaluated.
+    fn class_var(&self, class: &str, var: &str) -> Option<Option<Value>> {
+        let id = *self.class_scopes.get(class.to_ascii_lowercase().as_str())?;
+        let mut cur = Some(id);
+        while let Some(c) = cur {
+            let s = self.scopes.get(c);
+            if let Some(v) = s.vars.get(var) {
+                return Some(Some(v.clone()));
+            }
+            cur = s
+                .parent
+                .filter(|p| matches!(self.scopes.get(*p).kind, ScopeKind::Class(_)));
+        }
+        Some(None)
+    }
+
     fn qualified_var(&mut self, name: &str, _span: &Span) -> R<Option<Value>> {
         let (class, var) = name.rsplit_once("::").unwrap_or(("", name));
-        let class = class.to_ascii_lowercase();
-        match self.class_scopes.get(class.as_str()) {
-            Some(&id) => {
-                // A class's own variables, then those of the classes it inherits from.
-                let mut cur = Some(id);
-                while let Some(c) = cur {
-                    let s = self.scopes.get(c);
-                    if let Some(v) = s.vars.get(var) {
-                        return Ok(Some(v.clone()));
-                    }
-                    cur = s
-                        .parent
-                        .filter(|p| matches!(self.scopes.get(*p).kind, ScopeKind::Class(_)));
-                }
-                Ok(None)
-            }
+        match self.class_var(class, var) {
+            Some(v) => Ok(v),
             None => {
+                let class = class.to_ascii_lowercase();
                 if class == "settings" {
                     return Ok(None);
                 }
@@ -1929,6 +1936,19 @@ impl Compiler {
     /// Resolves a capitalised name: user type aliases, defined types and classes as resource
     /// types, then Puppet's types.
     pub(crate) fn resolve_type(&mut self, name: &str) -> Type {
+        if let Some(t) = self.resolved_types.get(name) {
+            return t.clone();
+        }
+        let t = self.resolve_type_uncached(name);
+        self.resolved_types.insert(SmolStr::new(name), t.clone());
+        t
+    }
+
+    /// What a type name denotes: a type alias (its body evaluated the first time, errors
+    /// kept for the use site), a defined type, a built-in type, a resource type of the
+    /// environment, else a type reference. The answer cannot change during a compile, so
+    /// [`Compiler::resolve_type`] keeps it.
+    fn resolve_type_uncached(&mut self, name: &str) -> Type {
         let bare = strip_root(name);
         let lower = SmolStr::new(bare.to_ascii_lowercase());
         if let Some(a) = self.aliases.get(&lower) {
@@ -2256,11 +2276,13 @@ impl Compiler {
                 None => match &p.default {
                     Some(d) => {
                         let (prefix, guard_span) = match fname {
-                            Some(f) => (f.to_string(), span.clone()),
+                            Some(f) => (Arc::from(f), span.clone()),
                             None => (
                                 match self.call_labels.last() {
-                                    Some(l) => format!("Error while evaluating a {l}, lambda"),
-                                    None => "lambda".to_string(),
+                                    Some(l) => {
+                                        format!("Error while evaluating a {l}, lambda").into()
+                                    }
+                                    None => "lambda".into(),
                                 },
                                 self.call_span.clone().unwrap_or_else(|| span.clone()),
                             ),
