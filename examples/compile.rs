@@ -7,7 +7,23 @@
 //! cargo run --release --example compile -- --modulepath A:B [--facts F.json] [--node N] MANIFEST.pp
 //! cargo run --release --example compile -- -e 'notify { "hi": }' --pretty
 //! cargo run --release --example compile -- --check MANIFEST.pp
+//! cargo run --release --example compile -- --environment examples/control-repo --nodes examples/control-repo/facts --out /tmp/catalogs
+//! cargo run --release --example compile -- --environment DIR [--basemodulepath A:B] --facts F.json --format puppetdb
 //! ```
+//!
+//! `--environment DIR` compiles in a directory environment (a control repository's
+//! checkout), as a Puppet server whose environmentpath holds it: `environment.conf` gives
+//! the module path (`$basemodulepath` is `--basemodulepath`, empty by default) and the main
+//! manifest, `hiera.yaml` and `data/` are the environment's Hiera, and the environment's
+//! name (`$environment`) is the directory's name when Puppet accepts it, else `production`
+//! (`--environment-name` sets it). Relative paths are relative to the current directory.
+//!
+//! `--format puppet` (the default) prints Puppet's catalog JSON, `--format puppetdb`
+//! PuppetDB's catalog wire format v9. `--summary` prints a line on stderr: resources,
+//! classes, relationship edges and the time taken (always, per node, with `--nodes`).
+//! `--allow-exec` lets `generate()` run commands and `--allow-host-files` lets `file()`,
+//! `loadyaml()` and `loadjson()` read absolute paths of this host, as Puppet does on a
+//! server; both are off by default.
 //!
 //! Facts are a JSON hash, or `{"name": .., "values": {..}}` as `puppet facts show` prints
 //! them; the node name defaults to the facts' `fqdn` (then that `name`). As the oracle's `compile-catalog` (and
@@ -28,12 +44,11 @@
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use clap::Parser as _;
-use puppet_lang::eval::facts::{self, NodeFacts};
+use puppet_lang::envdiff;
+use puppet_lang::eval::facts::NodeFacts;
 use puppet_lang::eval::{Environment, EvalError, Session, Settings};
 use puppet_lang::functions::LogLevel;
 use puppet_lang::graph::{CycleLimits, Graph};
-use puppet_lang::types::Value;
-use puppet_lang::{Diagnostic, Severity};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -44,6 +59,28 @@ use std::sync::Arc;
 struct Args {
     /// The main manifest: a `.pp` file or a directory of them.
     manifest: Option<PathBuf>,
+    /// A directory environment (its `environment.conf`, `hiera.yaml`, `data/`, manifests).
+    #[arg(long, value_name = "DIR", conflicts_with = "hiera")]
+    environment: Option<PathBuf>,
+    /// With `--environment`: the server's `basemodulepath` (`$basemodulepath` in
+    /// `environment.conf`), directories separated by `:`.
+    #[arg(long, value_name = "A:B", requires = "environment")]
+    basemodulepath: Option<String>,
+    /// With `--environment`: the environment's name, instead of the directory's.
+    #[arg(long, value_name = "NAME", requires = "environment")]
+    environment_name: Option<String>,
+    /// The output: Puppet's catalog JSON or PuppetDB's wire format v9.
+    #[arg(long, value_enum, default_value_t = Format::Puppet)]
+    format: Format,
+    /// A summary on stderr: resources, classes, edges, time.
+    #[arg(long)]
+    summary: bool,
+    /// `generate()` runs its command on this host.
+    #[arg(long)]
+    allow_exec: bool,
+    /// `file()`, `loadyaml()`, `loadjson()` read absolute paths of this host.
+    #[arg(long)]
+    allow_host_files: bool,
     /// Code to compile instead of a manifest file.
     #[arg(
         short = 'e',
@@ -89,12 +126,20 @@ struct Args {
     threads: Option<usize>,
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Format {
+    /// Puppet's catalog JSON (`puppet catalog compile`).
+    Puppet,
+    /// PuppetDB's catalog wire format v9 (`replace catalog` command).
+    Puppetdb,
+}
+
 /// The node name when neither `--node` nor the facts give one.
 const DEFAULT_NODE: &str = "node.example.com";
 
 fn main() -> ExitCode {
     let mut args = Args::parse();
-    let bundled = args.manifest.is_none() && args.code.is_none();
+    let bundled = args.manifest.is_none() && args.code.is_none() && args.environment.is_none();
     if bundled {
         bundled_defaults(&mut args);
     }
@@ -123,7 +168,7 @@ fn run(args: Args, bundled: bool) -> ExitCode {
         .map(absolute)
         .collect();
     let node_facts = match &args.facts {
-        Some(path) => match read_facts_file(path) {
+        Some(path) => match envdiff::read_facts_file(path) {
             Ok(mut nodes) if !nodes.is_empty() => nodes.swap_remove(0),
             Ok(_) => NodeFacts::default(),
             Err(d) => {
@@ -136,9 +181,12 @@ fn run(args: Args, bundled: bool) -> ExitCode {
     let node = args
         .node
         .clone()
-        .unwrap_or_else(|| certname_of(&node_facts, None));
+        .or_else(|| envdiff::certname_of(&node_facts, args.facts.as_deref()))
+        .unwrap_or_else(|| DEFAULT_NODE.to_string());
     let mut settings = Settings {
         strict_variables: args.strict_variables,
+        allow_exec: args.allow_exec,
+        allow_host_files: args.allow_host_files,
         ..Settings::agent(&node, node_facts.facts)
     };
     if let Some(path) = &args.enc {
@@ -159,11 +207,22 @@ fn run(args: Args, bundled: bool) -> ExitCode {
         }
     }
 
-    let mut session = Session::new().modulepath(modulepath);
+    let mut session = Session::new();
+    if let Some(dir) = &args.environment {
+        session = session
+            .environment(dir)
+            .basemodulepath(split_path(args.basemodulepath.as_deref()));
+        if let Some(name) = &args.environment_name {
+            session = session.environment_name(name);
+        }
+    }
+    if args.modulepath.is_some() || args.environment.is_none() {
+        session = session.modulepath(modulepath);
+    }
     session = match (&args.code, &args.manifest) {
         (Some(code), _) => session.code(code),
         (None, Some(manifest)) => session.manifest(manifest),
-        (None, None) => unreachable!("bundled_defaults sets a manifest"),
+        (None, None) => session,
     };
     // Hiera: the module layers, the environment layer of the bundled environment, and the
     // global hiera.yaml given with --hiera.
@@ -184,10 +243,19 @@ fn run(args: Args, bundled: bool) -> ExitCode {
         }
     };
 
+    for d in env.diagnostics() {
+        if d.code.starts_with("ENV_CONF") {
+            eprint!("{}", d.render(None));
+        }
+    }
+    // The environment's name for the node (`$environment`, the catalog's).
+    let settings = settings.with_environment(env.name());
     if let Some(dir) = &args.nodes {
         return compile_nodes(&env, &settings, dir, &args);
     }
+    let start = std::time::Instant::now();
     let out = env.compile(&settings);
+    let elapsed = start.elapsed();
     for l in &out.logs {
         if !matches!(l.level, LogLevel::Debug | LogLevel::Info) {
             eprintln!("{}", capitalized(&l.render()));
@@ -200,85 +268,42 @@ fn run(args: Args, bundled: bool) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    println!(
-        "{}",
-        if args.pretty {
-            catalog.to_json_pretty()
-        } else {
-            catalog.to_json()
+    match render(&catalog, args.format, args.pretty) {
+        Ok(text) => println!("{text}"),
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(1);
         }
-    );
+    }
+    if args.summary {
+        eprintln!("{}", summary(&catalog, elapsed));
+    }
     if args.check {
         return check(&catalog);
     }
     ExitCode::SUCCESS
 }
 
-/// The certname of a node: the facts file's, else its `fqdn` fact, else the file's stem,
-/// else `node.example.com`.
-fn certname_of(node: &NodeFacts, file: Option<&Path>) -> String {
-    node.certname
-        .clone()
-        .or_else(|| match node.facts.get("fqdn") {
-            Some(Value::String(s)) => Some(s.to_string()),
-            _ => None,
-        })
-        .or_else(|| {
-            file.and_then(|f| f.file_stem())
-                .map(|s| s.to_string_lossy().into_owned())
-        })
-        .unwrap_or_else(|| DEFAULT_NODE.to_string())
-}
-
-/// Reads one facts file (one node, or several for a PuppetDB export).
-fn read_facts_file(path: &Path) -> Result<Vec<NodeFacts>, Diagnostic> {
-    let name = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        Diagnostic::new(Severity::Error, facts::BAD_FACTS, e.to_string()).with_file(name.clone())
-    })?;
-    facts::read_facts(&name, &text)
-}
-
 /// `--nodes DIR`: every node of the facts files in DIR, compiled in parallel over one
 /// environment.
 fn compile_nodes(env: &Arc<Environment>, base: &Settings, dir: &Path, args: &Args) -> ExitCode {
-    let mut files: Vec<PathBuf> = match std::fs::read_dir(dir) {
-        Ok(rd) => rd
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| {
-                matches!(
-                    p.extension().and_then(|e| e.to_str()),
-                    Some("json" | "yaml" | "yml")
-                )
-            })
-            .collect(),
-        Err(e) => {
-            eprintln!("{}: {e}", dir.display());
-            return ExitCode::from(1);
-        }
-    };
-    files.sort();
-    let mut nodes: Vec<Settings> = Vec::new();
-    let mut failed = 0usize;
-    for f in &files {
-        match read_facts_file(f) {
-            Ok(found) => {
-                let single = found.len() == 1;
-                for n in found {
-                    let certname = certname_of(&n, single.then_some(f.as_path()));
-                    nodes.push(Settings::agent(&certname, n.facts));
-                }
-            }
-            Err(d) => {
-                eprint!("{}", d.render(None));
-                failed += 1;
-            }
-        }
+    let (found, problems) = envdiff::read_nodes(dir);
+    let mut failed = problems.len();
+    for d in &problems {
+        eprint!("{}", d.render(None));
     }
+    let mut nodes: Vec<Settings> = found
+        .into_iter()
+        .map(|(certname, n)| {
+            Settings::agent(&certname, n.facts).with_environment(&base.environment)
+        })
+        .collect();
     for n in &mut nodes {
         n.strict_variables = base.strict_variables;
         n.enc_classes = base.enc_classes.clone();
         n.enc_parameters = base.enc_parameters.clone();
+        n.allow_exec = base.allow_exec;
+        n.allow_host_files = base.allow_host_files;
     }
     if let Some(out) = &args.out {
         if let Err(e) = std::fs::create_dir_all(out) {
@@ -305,22 +330,29 @@ fn compile_nodes(env: &Arc<Environment>, base: &Settings, dir: &Path, args: &Arg
         nodes
             .par_iter()
             .map(|settings| {
+                let node_start = std::time::Instant::now();
                 let out = env.compile(settings);
+                let node_time = node_start.elapsed();
                 let r = match out.catalog {
                     Ok(catalog) => {
                         let written = match &args.out {
-                            Some(dir) => std::fs::write(
-                                dir.join(format!("{}.json", settings.node_name)),
-                                if args.pretty {
-                                    catalog.to_json_pretty()
-                                } else {
-                                    catalog.to_json()
-                                },
-                            )
-                            .map_err(|e| format!("{}: {e}", settings.node_name)),
+                            Some(dir) => {
+                                render(&catalog, args.format, args.pretty).and_then(|text| {
+                                    std::fs::write(
+                                        dir.join(format!("{}.json", settings.node_name)),
+                                        text,
+                                    )
+                                    .map_err(|e| e.to_string())
+                                })
+                            }
                             None => Ok(()),
                         };
-                        written.map(|_| catalog.resources.len())
+                        bar.suspend(|| {
+                            eprintln!("{}: {}", settings.node_name, summary(&catalog, node_time))
+                        });
+                        written
+                            .map(|_| catalog.resources.len())
+                            .map_err(|e| format!("{}: {e}", settings.node_name))
                     }
                     Err(e) => Err(format!("{}: {}", settings.node_name, located(&e, false))),
                 };
@@ -411,6 +443,52 @@ fn check(catalog: &puppet_lang::graph::Catalog) -> ExitCode {
         eprintln!("  (more cycles not listed)");
     }
     ExitCode::from(1)
+}
+
+/// The catalog in the format asked for.
+fn render(
+    catalog: &puppet_lang::graph::Catalog,
+    format: Format,
+    pretty: bool,
+) -> Result<String, String> {
+    match format {
+        Format::Puppet if pretty => Ok(catalog.to_json_pretty()),
+        Format::Puppet => Ok(catalog.to_json()),
+        Format::Puppetdb => {
+            let value = catalog
+                .to_puppetdb(&Default::default())
+                .map_err(|e| e.to_string())?;
+            let text = if pretty {
+                serde_json::to_string_pretty(&value)
+            } else {
+                serde_json::to_string(&value)
+            };
+            text.map_err(|e| e.to_string())
+        }
+    }
+}
+
+/// `42 resources, 7 classes, 12 relationship edges, compiled in 3.1 ms`.
+fn summary(catalog: &puppet_lang::graph::Catalog, time: std::time::Duration) -> String {
+    let edges = match Graph::build(catalog) {
+        Ok(g) => format!("{} relationship edges", g.edge_count()),
+        Err(e) => format!("no graph ({e})"),
+    };
+    format!(
+        "{} resources, {} classes, {edges}, compiled in {:.1} ms",
+        catalog.resources.len(),
+        catalog.classes.len(),
+        time.as_secs_f64() * 1000.0
+    )
+}
+
+/// `A:B` as directories (made absolute); none for `None`.
+fn split_path(text: Option<&str>) -> Vec<PathBuf> {
+    text.unwrap_or("")
+        .split(':')
+        .filter(|p| !p.is_empty())
+        .map(absolute)
+        .collect()
 }
 
 fn absolute(p: impl AsRef<Path>) -> PathBuf {

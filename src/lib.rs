@@ -42,8 +42,15 @@
 //! [`graph`] builds the relationship graph of a catalog: apply order, dependency cycles with
 //! the declarations involved, and an offline simulation of refreshes and failures.
 //!
+//! # Compare two environments
+//!
+//! [`envdiff`] compiles every node with two environments (a control repository before and
+//! after a change) and groups the nodes by what changes.
+//!
 //! The examples (`compile`, `validate`, `graph`, `dump`, ...) and the benches live in this
 //! package.
+
+pub mod envdiff;
 
 pub use puppet_diagnostics as diagnostics;
 pub use puppet_erb as erb;

@@ -5,9 +5,10 @@
 //! (`tests/fixtures/control-repo/catalogs/<node>.json`, made by
 //! `scripts/gen-control-repo-fixtures.sh`), warnings and notices included.
 //!
-//! The environment is described to [`Session`] piece by piece (module path from
-//! `environment.conf`, main manifest directory, environment directory) until the session reads
-//! an environment directory itself.
+//! The environment is the repository directory itself, read as Puppet reads a directory
+//! environment ([`Session::environment`]: `environment.conf`, `hiera.yaml`, `data/`,
+//! `manifests/`); its directory name is no valid environment name, so it is `production`,
+//! as in the oracle. `compile --environment` goes the same way.
 
 mod support;
 
@@ -36,27 +37,20 @@ fn nodes() -> Vec<String> {
     nodes
 }
 
-/// The environment as `environment.conf` describes it (`modulepath = site-modules:modules:
-/// $basemodulepath`, `manifest = manifests`), with an empty base module path.
+/// The repository as a directory environment, with an empty base module path.
 fn environment() -> Arc<Environment> {
-    let conf = std::fs::read_to_string(repo().join("environment.conf")).unwrap();
-    let modulepath: Vec<PathBuf> = conf
-        .lines()
-        .find_map(|l| l.trim().strip_prefix("modulepath"))
-        .and_then(|rest| rest.trim().strip_prefix('='))
-        .expect("environment.conf sets the modulepath")
-        .trim()
-        .split(':')
-        .filter(|p| !p.is_empty() && *p != "$basemodulepath")
-        .map(|p| repo().join(p))
-        .collect();
-    assert_eq!(modulepath.len(), 2, "{modulepath:?}");
-    Session::new()
-        .modulepath(modulepath)
-        .manifest(repo().join("manifests"))
-        .environment_dir(repo())
+    let env = Session::new()
+        .environment(repo())
         .load()
-        .unwrap_or_else(|d| panic!("{d:?}"))
+        .unwrap_or_else(|d| panic!("{d:?}"));
+    assert_eq!(env.name(), "production");
+    assert_eq!(
+        env.diagnostics().count(),
+        0,
+        "{:?}",
+        env.diagnostics().collect::<Vec<_>>()
+    );
+    env
 }
 
 #[test]
@@ -65,7 +59,8 @@ fn every_node_compiles_as_puppet_compiles_it() {
     let nodes = nodes();
     assert!(nodes.len() >= 3, "{nodes:?}");
     for node in nodes {
-        let settings = support::agent_settings(&node, &repo().join(format!("facts/{node}.json")));
+        let settings = support::agent_settings(&node, &repo().join(format!("facts/{node}.json")))
+            .with_environment(env.name());
         let out = compile(env.clone(), &settings);
         let cat = out
             .catalog

@@ -5,64 +5,33 @@
 //! `scripts/gen-control-repo-fixtures.sh`; the environment directory is written
 //! `<environment>` there).
 //!
-//! The Hiera layers are read from the repository through puppet-hiera's file source
-//! (`puppet_eval::hiera::lookup_for`): no global `hiera.yaml` (Puppet's default global layer
-//! over a data directory that does not exist), the environment's `hiera.yaml`, and the
-//! modules of `site-modules/` and `modules/`. The scope is what a compile of the node sees:
-//! its facts (with `clientcert`, `clientversion`, `clientnoop`) and trusted data.
+//! The code path is the `lookup` example's: the repository loaded as a directory
+//! environment ([`Session::environment`]: no global `hiera.yaml`, so Puppet's global layer
+//! with nothing in it; the environment's `hiera.yaml`; the modules' Hiera data), and
+//! `puppet_eval::hiera::puppet_lookup` for the node (its facts with `clientcert`,
+//! `clientversion`, `clientnoop`, trusted data), which gives the text and the exit status.
 
 mod support;
 
-use indexmap::IndexMap;
-use puppet_lang::eval::hiera::{lookup_for, render_lookup_value};
-use puppet_lang::hiera::{Lookup, MapScope, MergeStrategy};
-use puppet_lang::types::Value;
+use puppet_lang::eval::hiera::{puppet_lookup, LookupCommand};
+use puppet_lang::eval::{Environment, Session};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/control-repo")
 }
 
-fn lookup() -> Lookup {
-    let mut modules = IndexMap::new();
-    for dir in ["site-modules", "modules"] {
-        let mut names: Vec<PathBuf> = std::fs::read_dir(repo().join(dir))
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .collect();
-        names.sort();
-        for m in names {
-            let name = m.file_name().unwrap().to_string_lossy().into_owned();
-            modules.entry(name.as_str().into()).or_insert(m);
-        }
-    }
-    // Puppet's confdir in the oracle has no hiera.yaml.
-    let global = Path::new("/nonexistent/puppet/hiera.yaml");
-    lookup_for(Some(&repo()), Some(global), &modules)
-        .expect("the repository's Hiera configuration is valid")
-        .expect("it has Hiera layers")
-}
-
-fn scope(node: &str) -> MapScope {
-    let settings = support::agent_settings(node, &repo().join(format!("facts/{node}.json")));
-    let facts = Value::hash(
-        settings
-            .facts
-            .iter()
-            .map(|(k, v)| (Value::string(k.as_str()), v.clone())),
-    );
-    MapScope::new().with("facts", facts).with(
-        "trusted",
-        settings
-            .trusted
-            .clone()
-            .expect("agent settings have trusted data"),
-    )
+fn environment() -> Arc<Environment> {
+    Session::new()
+        .environment(repo())
+        .load()
+        .expect("the repository's configuration is valid")
 }
 
 #[test]
 fn lookups_print_what_puppet_lookup_prints() {
-    let lookup = lookup();
+    let env = environment();
     let env_dir = repo().to_string_lossy().into_owned();
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/control-repo/lookups");
     let mut checked = 0;
@@ -73,21 +42,23 @@ fn lookups_print_what_puppet_lookup_prints() {
         let fixture: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         let node = fixture["node"].as_str().unwrap();
-        let scope = scope(node);
+        let settings = support::agent_settings(node, &repo().join(format!("facts/{node}.json")))
+            .with_environment(env.name());
         for case in fixture["lookups"].as_array().unwrap() {
             let key = case["key"].as_str().unwrap();
-            let merge = case["merge"]
-                .as_str()
-                .map(|m| MergeStrategy::from_value(&Value::string(m)).unwrap());
             keys.insert((key.to_string(), case["merge"].as_str().map(str::to_string)));
             let what = format!("{node} {key} {:?}", case["merge"].as_str());
 
-            // `puppet lookup KEY`: the YAML of the value, exit 1 without output when not found.
-            let (value, status) = match lookup.lookup(key, merge.clone(), None, &scope) {
-                Ok(Some(v)) => (render_lookup_value(&v).unwrap(), 0),
-                Ok(None) => (String::new(), 1),
-                Err(e) => (e.to_string(), 1),
+            let command = |explain| LookupCommand {
+                key: key.to_string(),
+                merge: case["merge"].as_str().map(str::to_string),
+                explain,
+                ..Default::default()
             };
+
+            // `puppet lookup KEY`: the YAML of the value, exit 1 without output when not found.
+            let out = puppet_lookup(&env, &settings, &command(false));
+            let (value, status) = (out.stdout + out.error.as_deref().unwrap_or(""), out.status);
             if value != case["value"].as_str().unwrap() || status != case["status"] {
                 failures.push(format!(
                     "{what}: value\n--- ours ({status})\n{value}--- Puppet's ({})\n{}",
@@ -97,10 +68,11 @@ fn lookups_print_what_puppet_lookup_prints() {
             }
 
             // `puppet lookup --explain KEY`.
-            let explained = lookup
-                .explain(key, merge, &scope)
-                .to_string()
-                .replace(&env_dir, "<environment>");
+            let out = puppet_lookup(&env, &settings, &command(true));
+            if out.status != case["explain_status"] {
+                failures.push(format!("{what}: --explain exit status {}", out.status));
+            }
+            let explained = out.stdout.replace(&env_dir, "<environment>");
             let theirs = case["explain"].as_str().unwrap();
             if explained != theirs {
                 let line = explained

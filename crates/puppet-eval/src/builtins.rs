@@ -181,40 +181,42 @@ pub(crate) fn call(
         }
         "epp" => epp(c, args, span),
         "template" => template(c, args, scope, span),
-        "generate" => generate(args, span),
+        "generate" => generate(c.settings.allow_exec, args, span),
         _ => return None,
     })
 }
 
 /// `generate(command, args...)`: Puppet runs the command on the compiling host. Puppet's
-/// checks of the command's path are made; running it is refused, since a compile here
-/// reads only the environment (an error, never a made-up output).
-fn generate(args: &[Value], span: &Span) -> R<Value> {
-    let cmd = match args.first() {
-        Some(Value::String(s)) => s.to_string(),
-        Some(Value::Undef) | None => String::new(),
-        Some(other) => other.to_plain_string(),
+/// checks of the command's path are made; the command runs only when the settings allow it
+/// ([`Settings::allow_exec`](crate::Settings::allow_exec), see [`crate::host`]), else the
+/// call is an error (never a made-up output).
+fn generate(allow_exec: bool, args: &[Value], span: &Span) -> R<Value> {
+    let words: Vec<String> = args
+        .iter()
+        .map(|a| match a {
+            Value::Undef => String::new(),
+            other => other.to_plain_string(),
+        })
+        .collect();
+    let result = match words.first() {
+        None => Err("generate(): Wrong number of arguments given (0 for minimum 1)".to_string()),
+        Some(cmd) => crate::host::check_generator(cmd).and_then(|()| {
+            if allow_exec {
+                crate::host::run_generator(&words)
+            } else {
+                Err(format!(
+                    "generate() would run {cmd} on the compiling host; commands run only when allowed (Settings::allow_exec, compile --allow-exec)"
+                ))
+            }
+        }),
     };
-    let message = if args.is_empty() {
-        "generate(): Wrong number of arguments given (0 for minimum 1)".to_string()
-    } else if !cmd.starts_with('/') {
-        "Generators must be fully qualified".to_string()
-    } else if !cmd
-        .chars()
-        .all(|ch| ch.is_alphanumeric() || ch == '_' || "-/.+".contains(ch))
-    {
-        "Generators can only contain alphanumerics, file separators, and dashes".to_string()
-    } else if cmd.contains("..") {
-        "Can not use generators with '..' in them.".to_string()
-    } else {
-        format!(
-            "generate() would run {cmd} on the compiling host; this compiler does not run commands"
-        )
-    };
-    fail(
-        format!("Error while evaluating a Function Call, {message}"),
-        span,
-    )
+    match result {
+        Ok(output) => Ok(Value::string(output)),
+        Err(message) => fail(
+            format!("Error while evaluating a Function Call, {message}"),
+            span,
+        ),
+    }
 }
 
 /// How a value is printed by the logging functions.

@@ -221,7 +221,7 @@ pub struct Settings {
     /// ten thousand times what the largest public node needs (kitchensink: 23,504).
     pub max_steps: u64,
     /// `generate()` runs its command on this host, as Puppet does (off by default: the
-    /// call is refused with an error).
+    /// call is refused with an error). See the `host` module.
     pub allow_exec: bool,
     /// `file()`, `loadyaml()`, `loadjson()` (and the other functions that read files by
     /// absolute path) read files of this host outside the module path and environment
@@ -2949,6 +2949,10 @@ impl CallContext for Compiler {
         match self.env.source().read_bytes(std::path::Path::new(path)) {
             Ok(bytes) => Ok(Some(bytes)),
             Err(puppet_loader::ProviderError::NotFound(_)) => Ok(None),
+            // Outside the module path and environment: the host's file, when allowed.
+            Err(puppet_loader::ProviderError::Escape { .. }) if self.settings.allow_host_files => {
+                crate::host::read_file(path)
+            }
             Err(e) => Err(e.to_string()),
         }
     }

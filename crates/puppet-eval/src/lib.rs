@@ -20,6 +20,7 @@ mod env;
 mod eval;
 pub mod facts;
 pub mod hiera;
+mod host;
 pub mod ir;
 pub mod lower;
 mod ops;
