@@ -1036,6 +1036,28 @@ notify { 'bad': nosuch => 1 }
 class c { notify { 'late': } }
 node default { include c }
 """),
+    # --- metaparameters: Puppet 7 has no `export`/`consume` (removed in Puppet 6) ---
+    ("metaparam_export_on_define", N, """\
+define d() { notify { $title: } }
+d { 'y': export => 'a' }
+"""),
+    ("metaparam_consume_on_class", N, """\
+class c() { }
+class { 'c': consume => 'a' }
+"""),
+    ("metaparam_noop_on_class", N, """\
+class c() { notify { 'in c': } }
+class { 'c': noop => true, loglevel => 'debug' }
+"""),
+    # --- getvar reads a class's variables as $c::x does (inherited ones included) ------
+    ("getvar_inherited_class_variable", N, """\
+class p { $x = 'px' }
+class c inherits p { $y = 'cy' }
+include c
+notify { "a=${c::x}": }
+notify { "b=${getvar('c::x')}": }
+notify { "c=${getvar('c::y')} d=${getvar('p::y')}": }
+"""),
 ]
 
 def strip_error(msg, node):

@@ -53,6 +53,7 @@ pub use puppet_graph as graph;
 pub use puppet_hiera as hiera;
 pub use puppet_loader as loader;
 pub use puppet_restypes as restypes;
+pub use puppet_ruby as ruby;
 pub use puppet_stdlib as stdlib;
 pub use puppet_syntax as syntax;
 pub use puppet_types as types;

@@ -1,12 +1,11 @@
 //! Native rendering of Puppet ERB templates, producing what Puppet 7 (Ruby 3.1's ERB with
 //! `trim_mode: '-'`) produces for `template()` and `inline_template()`.
 //!
-//! The pipeline is [`scanner`] (ERB tags and trimming) → [`lexer`] (Ruby tokens) →
-//! [`parser`] (a typed tree with positions, [`ast`]) → [`interp`] (Ruby semantics, with the
-//! methods in `methods`, `strings` and `collections`). The evaluator plugs in through
-//! [`TemplateScope`]: it supplies the scope's variables (`@x` in templates), single variable
-//! lookups (`scope.lookupvar`, `scope['x']`) and function calls (`scope.function_x([..])`,
-//! `scope.call_function('x', [..])`).
+//! This crate is the ERB scanner ([`scanner`]: tags and trimming) and the bridge to the
+//! Puppet scope; the Ruby itself (lexer, parser, interpreter) is `puppet-ruby`'s. The
+//! evaluator plugs in through [`TemplateScope`]: it supplies the scope's variables (`@x` in
+//! templates), single variable lookups (`scope.lookupvar`, `scope['x']`) and function calls
+//! (`scope.function_x([..])`, `scope.call_function('x', [..])`).
 //!
 //! ```
 //! use indexmap::IndexMap;
@@ -32,75 +31,17 @@
 //! line, column and construct, never a silently different output. No input makes this crate
 //! panic; nesting depth, loop steps and sizes are bounded.
 
-pub mod ast;
-mod collections;
-mod format;
-pub mod interp;
-mod ipaddr;
-mod json;
-pub mod lexer;
-mod methods;
-pub mod parser;
-mod ruby_methods;
 pub mod scanner;
-mod strings;
-pub mod value;
-mod yaml;
 
 pub use indexmap::IndexMap;
-use puppet_types::Value;
+/// A Puppet value as Ruby's `to_yaml` prints it (Psych's output; puppet-ruby's, re-exported
+/// for the compiler's `puppet lookup` rendering).
+pub use puppet_ruby::yaml_of_value;
+/// What a template can see of the Puppet scope it is evaluated in (`puppet-ruby`'s view of a
+/// Puppet scope).
+pub use puppet_ruby::PuppetScope as TemplateScope;
+use puppet_ruby::{ast, interp, lexer, parser};
 pub use smol_str::SmolStr;
-
-/// Psych's `obj.to_yaml` (Ruby 3.1, default options) of a Puppet value as a Ruby function
-/// receives it (`undef` is `nil`, `default` the symbol `:default`); shared with
-/// puppet-stdlib's `to_yaml` so that there is one emitter. `Err` names what this engine does
-/// not reproduce (libyaml's line folding, complex keys...).
-pub fn yaml_of_value(v: &Value) -> Result<String, String> {
-    match yaml::to_yaml(&value::from_puppet(v), scanner::Pos::default()) {
-        Ok(s) => Ok(s),
-        Err(interp::Ctrl::Unsupported { what, .. }) => Err(what),
-        Err(interp::Ctrl::Raise { message, .. }) => Err(message),
-        Err(_) => Err("to_yaml: unexpected control flow".to_string()),
-    }
-}
-
-/// Ruby's `JSON.parse` of a text to a Puppet value (objects to hashes in document order);
-/// `Err` has the parser's message (`unexpected token at '...'`). Shared with puppet-stdlib's
-/// `parsejson` and `parsepson`.
-pub fn json_parse_value(text: &str) -> Result<Value, String> {
-    value::to_puppet(&json::parse(text)?)
-}
-
-/// What a template can see of the Puppet scope it is evaluated in.
-pub trait TemplateScope {
-    /// A variable by (possibly qualified) name, as `scope.lookupvar` sees it; `None` when
-    /// unknown.
-    fn lookup(&self, name: &str) -> Option<Value>;
-    /// All variables visible in the scope (local, inherited and top scope), as Puppet's
-    /// `scope.to_hash` gives them; they become the template's `@` variables.
-    fn all_variables(&self) -> IndexMap<SmolStr, Value>;
-    /// The visible variable `name` as an `@name` sees it (one entry of
-    /// [`all_variables`](TemplateScope::all_variables)). The default builds them all;
-    /// scopes that can look one up directly should.
-    fn instance_variable(&self, name: &str) -> Option<Value> {
-        self.all_variables().get(name).cloned()
-    }
-    /// A variable's array or hash that the template changed in place (`x = @list; x <<
-    /// 1`): in Puppet the template holds the very object the scope (and a resource
-    /// parameter) holds, so the change shows in the catalog. `original` is the value it had.
-    /// The default ignores it.
-    fn mutated_variable(&mut self, name: &str, original: &Value, value: Value) {
-        let _ = (name, original, value);
-    }
-    /// Calls a Puppet function with already unpacked arguments.
-    fn call_function(&mut self, name: &str, args: Vec<Value>) -> Result<Value, String>;
-    /// Sets a variable of the scope (`scope.setvar(name, value)`); the error is Puppet's
-    /// message. The default refuses.
-    fn set_variable(&mut self, name: &str, value: Value) -> Result<(), String> {
-        let _ = value;
-        Err(format!("Cannot set variable '{name}' from this template"))
-    }
-}
 
 /// Why a template could not be rendered.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -139,11 +80,11 @@ impl ErbError {
     }
 }
 
-/// A parsed template, reusable across renders.
+/// A parsed template, reusable across renders (and shareable: the tree is `Send + Sync`).
 #[derive(Debug, Clone)]
 pub struct Template {
     file: String,
-    body: Vec<ast::Node>,
+    program: std::sync::Arc<ast::Program>,
 }
 
 impl Template {
@@ -155,7 +96,7 @@ impl Template {
             file
         };
         let pieces = scanner::scan(text);
-        let toks = lexer::lex_pieces(&pieces).map_err(|e| {
+        let to_err = |e: parser::ParseError| {
             if e.unsupported {
                 ErbError::Unsupported {
                     file: shown.to_string(),
@@ -171,27 +112,12 @@ impl Template {
                     message: e.message,
                 }
             }
-        })?;
-        let body = parser::parse_program(toks).map_err(|e| {
-            if e.unsupported {
-                ErbError::Unsupported {
-                    file: shown.to_string(),
-                    line: e.pos.line,
-                    column: e.pos.column,
-                    construct: e.message,
-                }
-            } else {
-                ErbError::Syntax {
-                    file: shown.to_string(),
-                    line: e.pos.line,
-                    column: e.pos.column,
-                    message: e.message,
-                }
-            }
-        })?;
+        };
+        let toks = lexer::lex_pieces(&pieces).map_err(|e| to_err(e.into()))?;
+        let program = parser::parse_program(toks, file, true).map_err(to_err)?;
         Ok(Template {
             file: file.to_string(),
-            body,
+            program: std::sync::Arc::new(program),
         })
     }
 
@@ -205,34 +131,30 @@ impl Template {
 
     /// The parsed statements.
     pub fn body(&self) -> &[ast::Node] {
-        &self.body
+        &self.program.body
     }
 
     /// Renders the template against `scope`.
     pub fn render(&self, scope: &mut dyn TemplateScope) -> Result<String, ErbError> {
         let _setvars = interp::SetvarFrame::push();
         let mut it = interp::Interp::new(scope, &self.file);
-        match it.run(&self.body) {
+        match it.run(&self.program.body) {
             Ok(()) => {
                 it.write_back();
-                Ok(it.out)
+                Ok(std::mem::take(&mut it.out))
             }
-            Err(interp::Ctrl::Unsupported { what, pos }) => Err(ErbError::Unsupported {
+            Err(interp::Ctrl::Unsupported { what, pos, .. }) => Err(ErbError::Unsupported {
                 file: self.shown_file(),
                 line: pos.line,
                 column: pos.column,
                 construct: what,
             }),
-            Err(interp::Ctrl::Raise {
-                class,
-                message,
-                pos,
-            }) => Err(ErbError::Runtime {
+            Err(interp::Ctrl::Raise(e)) => Err(ErbError::Runtime {
                 file: self.shown_file(),
-                line: pos.line,
-                column: pos.column,
-                class,
-                message,
+                line: e.pos.line,
+                column: e.pos.column,
+                class: e.class,
+                message: e.message,
             }),
             Err(_) => Err(ErbError::Runtime {
                 file: self.shown_file(),

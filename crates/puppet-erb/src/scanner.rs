@@ -7,27 +7,7 @@
 //! keep the line break structure of the Ruby program ERB would generate, because a Ruby
 //! comment inside a code tag swallows everything up to the next generated line break.
 
-/// A position in the template: 1-based line and column (columns count characters).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Pos {
-    /// Line, from 1.
-    pub line: u32,
-    /// Column, from 1.
-    pub column: u32,
-}
-
-/// One piece of a scanned template.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Piece {
-    /// Literal text to output; the generated Ruby line ends after it when it holds line breaks.
-    Text(String),
-    /// The Ruby code of a `<% %>` tag, starting at `pos`.
-    Code(String, Pos),
-    /// The Ruby expression of a `<%= %>` tag, starting at `pos`.
-    Insert(String, Pos),
-    /// A line break in the generated program (no output).
-    Cr,
-}
+pub use puppet_ruby::{Piece, Pos};
 
 /// Tracks line and column while walking the text.
 struct Cursor<'a> {

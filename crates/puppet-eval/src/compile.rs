@@ -17,6 +17,7 @@ use crate::lower::{ClassDef, DefineDef, HostMatch};
 use crate::ops;
 use crate::scope::{Scope, ScopeId, ScopeKind};
 use indexmap::{IndexMap, IndexSet};
+use puppet_graph::RelationKind;
 use puppet_types::types::ResourceType;
 use puppet_types::{is_instance, Type, Value};
 use smol_str::SmolStr;
@@ -49,23 +50,6 @@ pub(crate) enum ClassDecl {
     /// `class { 'x': ... }`
     ResourceLike,
 }
-
-/// The metaparameters every resource type accepts.
-pub(crate) const METAPARAMS: &[&str] = &[
-    "alias",
-    "audit",
-    "before",
-    "consume",
-    "export",
-    "loglevel",
-    "noop",
-    "notify",
-    "require",
-    "schedule",
-    "stage",
-    "subscribe",
-    "tag",
-];
 
 impl Compiler {
     /// The resource whose code runs in `scope` (the nearest class, define instance or node;
@@ -307,7 +291,7 @@ impl Compiler {
             let relationships = r
                 .params
                 .iter()
-                .filter(|(k, _)| RELATIONSHIP_PARAMS.contains(&k.as_str()));
+                .filter(|(k, _)| RelationKind::from_param(k).is_some());
             for (param, v) in relationships {
                 // Puppet locates these errors at the attribute that was written (in the
                 // body, a defaults or override block); an attribute that no code wrote
@@ -1236,7 +1220,7 @@ impl Compiler {
                 if let Some(res) = self.catalog.resources.get_mut(&key) {
                     let named = relationship_spans(&body.ops);
                     for op in body.ops.iter().filter(|op| op.name.is_none()) {
-                        for p in RELATIONSHIP_PARAMS {
+                        for p in RelationKind::PUPPET_ORDER.map(RelationKind::as_str) {
                             if res.params.contains_key(p) && !named.contains_key(p) {
                                 res.param_spans.insert(SmolStr::new(p), op.span.clone());
                             }
@@ -1329,7 +1313,7 @@ impl Compiler {
                     // Puppet's source of a default is the code of the defaults statement.
                     let setter = Some(self.container_of(sid));
                     res.overridden_by.insert(k.clone(), (setter, at.clone()));
-                    if RELATIONSHIP_PARAMS.contains(&k.as_str()) {
+                    if RelationKind::from_param(&k).is_some() {
                         res.param_spans.insert(k.clone(), at);
                     }
                 }
@@ -1693,7 +1677,7 @@ impl Compiler {
         };
         let mut final_params: crate::Map<SmolStr, Value> = Default::default();
         for (k, v) in &params {
-            if METAPARAMS.contains(&k.as_str()) && !v.is_undef() {
+            if puppet_restypes::is_metaparameter(k) && !v.is_undef() {
                 final_params.insert(k.clone(), v.clone());
             }
         }
@@ -1928,7 +1912,7 @@ impl Compiler {
         let mut problems: Vec<String> = given
             .keys()
             .filter(|k| !params.iter().any(|p| &p.name == *k))
-            .filter(|k| !METAPARAMS.contains(&k.as_str()))
+            .filter(|k| !puppet_restypes::is_metaparameter(k))
             .filter(|k| owner.class.is_some() || k.as_str() != "name")
             .map(|k| format!("has no parameter named '{k}'"))
             .collect();
@@ -2043,9 +2027,7 @@ fn statement_error(message: String, span: &Span) -> Flow {
 fn relationship_spans(ops: &[AttrOp]) -> AttrSpans {
     ops.iter()
         .filter_map(|op| match &op.name {
-            Some(n) if RELATIONSHIP_PARAMS.contains(&n.as_str()) => {
-                Some((n.clone(), op.span.clone()))
-            }
+            Some(n) if RelationKind::from_param(n).is_some() => Some((n.clone(), op.span.clone())),
             _ => None,
         })
         .collect()
@@ -2057,9 +2039,6 @@ fn attribute_spans(ops: &[AttrOp]) -> AttrSpans {
         .filter_map(|op| Some((op.name.clone()?, op.span.clone())))
         .collect()
 }
-
-/// The relationship metaparameters.
-const RELATIONSHIP_PARAMS: [&str; 4] = ["before", "require", "notify", "subscribe"];
 
 /// Whose parameters [`Compiler::bind_parameters`] binds: `Class[x]` or `Type[title]`, the
 /// statement Puppet names in errors, and the class name for automatic parameter lookup.

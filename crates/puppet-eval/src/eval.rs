@@ -220,6 +220,13 @@ pub struct Settings {
     /// (`EVAL_STEP_LIMIT`), so that no input hangs. The default, 200 million, is about
     /// ten thousand times what the largest public node needs (kitchensink: 23,504).
     pub max_steps: u64,
+    /// `generate()` runs its command on this host, as Puppet does (off by default: the
+    /// call is refused with an error).
+    pub allow_exec: bool,
+    /// `file()`, `loadyaml()`, `loadjson()` (and the other functions that read files by
+    /// absolute path) read files of this host outside the module path and environment
+    /// (off by default: such a file is not found, or refused with an error).
+    pub allow_host_files: bool,
 }
 
 impl Default for Settings {
@@ -234,6 +241,8 @@ impl Default for Settings {
             enc_classes: IndexMap::new(),
             enc_parameters: IndexMap::new(),
             max_steps: DEFAULT_MAX_STEPS,
+            allow_exec: false,
+            allow_host_files: false,
         }
     }
 }
@@ -246,6 +255,22 @@ const DEFAULT_MAX_STEPS: u64 = if cfg!(fuzzing) {
 };
 
 impl Settings {
+    /// The node's environment: `$environment`, `$server_facts['environment']`,
+    /// `$settings::environment` and the catalog's `environment`.
+    ///
+    /// ```
+    /// let s = puppet_eval::Settings::agent("a", Default::default()).with_environment("staging");
+    /// assert_eq!(s.environment, "staging");
+    /// assert_eq!(s.server_facts["environment"].to_string(), "'staging'");
+    /// ```
+    pub fn with_environment(mut self, name: &str) -> Settings {
+        self.environment = name.to_string();
+        if let Some(v) = self.server_facts.get_mut("environment") {
+            *v = Value::string(name);
+        }
+        self
+    }
+
     /// Adds an external node classifier's answer, as Puppet reads an ENC's YAML: `classes`
     /// (an array of names, or a hash of name => parameters or null) and `parameters` (a
     /// hash of top-scope variables). Other keys (`environment`) are ignored.
@@ -308,7 +333,9 @@ impl Settings {
     /// Settings for compiling an agent's catalog on a server: the node's facts plus the
     /// ones an agent adds (`clientcert`, `clientversion`, `clientnoop`), authenticated
     /// `$trusted` data for the certname, and fixed `$server_facts` (those the oracle's
-    /// `compile-catalog` uses, so catalogs are comparable).
+    /// `compile-catalog` uses, so catalogs are comparable). The environment is
+    /// `production`: [`Environment::agent`](crate::Environment::agent) gives the
+    /// environment's own name, [`with_environment`](Settings::with_environment) any other.
     ///
     /// ```
     /// use puppet_eval::Settings;
@@ -1264,31 +1291,35 @@ impl Compiler {
         }
         let name = bare.unwrap_or(name);
         if let Some((class, var)) = name.rsplit_once("::") {
-            let id = *self.class_scopes.get(class.to_ascii_lowercase().as_str())?;
-            return self.scopes.get(id).vars.get(var).cloned();
+            return self.class_var(class, var).flatten();
         }
         self.scopes.lookup(scope, name).cloned()
     }
 
+    /// The variable `var` of the evaluated class `class` (any case): the class's own, then
+    /// those of the classes it inherits from, as `$class::var` and `getvar('class::var')`
+    /// read it. `None` when the class has not been evaluated.
+    fn class_var(&self, class: &str, var: &str) -> Option<Option<Value>> {
+        let id = *self.class_scopes.get(class.to_ascii_lowercase().as_str())?;
+        let mut cur = Some(id);
+        while let Some(c) = cur {
+            let s = self.scopes.get(c);
+            if let Some(v) = s.vars.get(var) {
+                return Some(Some(v.clone()));
+            }
+            cur = s
+                .parent
+                .filter(|p| matches!(self.scopes.get(*p).kind, ScopeKind::Class(_)));
+        }
+        Some(None)
+    }
+
     fn qualified_var(&mut self, name: &str, _span: &Span) -> R<Option<Value>> {
         let (class, var) = name.rsplit_once("::").unwrap_or(("", name));
-        let class = class.to_ascii_lowercase();
-        match self.class_scopes.get(class.as_str()) {
-            Some(&id) => {
-                // A class's own variables, then those of the classes it inherits from.
-                let mut cur = Some(id);
-                while let Some(c) = cur {
-                    let s = self.scopes.get(c);
-                    if let Some(v) = s.vars.get(var) {
-                        return Ok(Some(v.clone()));
-                    }
-                    cur = s
-                        .parent
-                        .filter(|p| matches!(self.scopes.get(*p).kind, ScopeKind::Class(_)));
-                }
-                Ok(None)
-            }
+        match self.class_var(class, var) {
+            Some(v) => Ok(v),
             None => {
+                let class = class.to_ascii_lowercase();
                 if class == "settings" {
                     return Ok(None);
                 }

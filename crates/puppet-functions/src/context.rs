@@ -223,6 +223,15 @@ pub trait CallContext {
         Vec::new()
     }
 
+    /// The value of a Puppet setting (`Puppet[:strict]`, `Puppet.settings[:strict]` in Ruby
+    /// functions) as the compile has it; `None` when the context does not know it (Ruby
+    /// functions then see Puppet 7.23's default for the few settings modules read). The
+    /// default knows none.
+    fn setting(&self, name: &str) -> Option<Value> {
+        let _ = name;
+        None
+    }
+
     /// The directory of the module `name` of the environment being compiled, as Puppet's
     /// `Puppet::Module#path` gives it (stdlib's `get_module_path`, the location in stdlib's
     /// deprecation warnings). The default, `None`, is a context without a module path.

@@ -965,55 +965,10 @@ pub(crate) fn get_module_path(ctx: &mut dyn CallContext, a: Vec<Value>) -> R {
 /// Ruby's `IPAddr.new(text)` when it is IPv6: the address as a number, `None` when Ruby
 /// raises one of the `IPAddr` errors or the address is IPv4.
 fn ipaddr_v6(text: &str) -> Option<u128> {
-    let (prefix, len) = match text.split_once('/') {
-        Some((p, l)) => (p, Some(l)),
-        None => (text, None),
-    };
-    let mut prefix = prefix;
-    let mut v6_only = false;
-    if let Some(inner) = prefix.strip_prefix('[').and_then(|p| p.strip_suffix(']')) {
-        prefix = inner;
-        v6_only = true;
-    }
-    if let Some(i) = prefix.rfind('%') {
-        let zone = &prefix[i + 1..];
-        if !zone.is_empty() && zone.chars().all(|c| c.is_alphanumeric() || c == '_') {
-            prefix = &prefix[..i];
-            v6_only = true;
-        }
-    }
-    let v4 = !v6_only && prefix.parse::<std::net::Ipv4Addr>().is_ok();
-    if v4 {
-        return None;
-    }
-    let addr: u128 = prefix.parse::<std::net::Ipv6Addr>().ok()?.into();
-    let Some(len) = len else {
-        return Some(addr);
-    };
-    let mask: u128 = if len == "0"
-        || (len.starts_with(|c: char| ('1'..='9').contains(&c))
-            && len.bytes().all(|b| b.is_ascii_digit()))
-    {
-        let n: u32 = len.parse().ok()?;
-        if n > 128 {
-            return None;
-        }
-        if n == 0 {
-            0
-        } else {
-            u128::MAX << (128 - n)
-        }
-    } else if len.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    } else {
-        let m = ipaddr_v6(len)?;
-        let n = !m;
-        if n & n.wrapping_add(1) != 0 {
-            return None;
-        }
-        m
-    };
-    Some(addr & mask)
+    puppet_ruby::ipaddr::parse(text)
+        .ok()
+        .filter(|i| i.v6)
+        .map(|i| i.addr)
 }
 
 /// ironic's `ipv6_normalize_dnsmasq_ip_subnets(subnets)`: an IPv6 `netmask` becomes its

@@ -191,25 +191,10 @@ pub(crate) fn stdlib_v3(name: &str) -> Option<(V3Fn, i64)> {
         })
 }
 
-/// The arity check of Puppet's 3.x function definitions, with its message.
+/// The arity check of Puppet's 3.x function definitions, with its message (puppet-ruby's,
+/// shared with the modules' Ruby 3.x functions).
 fn check_arity(name: &str, arity: i64, given: usize) -> Result<(), CallError> {
-    let given = given as i64;
-    if arity >= 0 && given != arity {
-        return Err(CallError::new(
-            codes::ARGUMENT_MISMATCH,
-            format!("{name}(): Wrong number of arguments given ({given} for {arity})"),
-        ));
-    }
-    if arity < 0 && given < -arity - 1 {
-        return Err(CallError::new(
-            codes::ARGUMENT_MISMATCH,
-            format!(
-                "{name}(): Wrong number of arguments given ({given} for minimum {})",
-                -arity - 1
-            ),
-        ));
-    }
-    Ok(())
+    puppet_ruby::functions::check_v3_arity(name, arity, given)
 }
 
 /// Calls a 3.x implementation with Puppet 7.23's argument conversion.

@@ -1,126 +1,40 @@
 //! Ruby's view of Puppet values, as the modules' Ruby functions see them: class names,
 //! `inspect` and `to_s` texts used in their messages, and the conversion of arguments that
-//! Puppet 7.23 applies before calling a 3.x function.
-//!
-//! Nothing here evaluates Ruby; these are small re-implementations of the texts Ruby prints
-//! for the values Puppet passes, so that error messages read as Puppet's.
+//! Puppet 7.23 applies before calling a 3.x function. The texts and the conversion are
+//! puppet-ruby's (the one owner); the helpers here build the errors native functions raise
+//! with them.
 
 use puppet_functions::{codes, CallError};
-use puppet_types::format::float_to_s;
 use puppet_types::Value;
 
-/// The Ruby class name of a value as a 3.x function sees it (`String`, `Integer`, `Hash`...).
-pub fn class_name(v: &Value) -> &'static str {
-    match v {
-        Value::Undef => "NilClass",
-        Value::Default => "Symbol",
-        Value::Boolean(true) => "TrueClass",
-        Value::Boolean(false) => "FalseClass",
-        Value::Integer(_) => "Integer",
-        Value::Float(_) => "Float",
-        Value::String(_) => "String",
-        Value::Regexp(_) => "Regexp",
-        Value::Array(_) => "Array",
-        Value::Hash(_) => "Hash",
-        Value::Type(_) => "Puppet::Resource",
-        Value::Sensitive(_) => "Puppet::Pops::Types::PSensitiveType::Sensitive",
-        Value::SemVer(_) => "SemanticPuppet::Version",
-        Value::SemVerRange(_) => "SemanticPuppet::VersionRange",
-        Value::Timespan(_) => "Puppet::Pops::Time::Timespan",
-        Value::Timestamp(_) => "Puppet::Pops::Time::Timestamp",
-        Value::Binary(_) => "Puppet::Pops::Types::PBinaryType::Binary",
-        Value::Uri(_) => "URI::Generic",
-        Value::Iterator(_) => "Puppet::Pops::Types::Iterable",
-        _ => "Object",
-    }
+/// The Ruby class name of a value as a function sees it (`String`, `Integer`, `Hash`...):
+/// puppet-ruby's, the one owner of Ruby's texts.
+pub fn class_name(v: &Value) -> String {
+    puppet_ruby::text::class_name(v)
 }
 
-/// Ruby's `String#inspect`.
+/// Ruby's `String#inspect` (puppet-ruby's).
 pub fn inspect_str(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    let mut chars = s.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            '\u{1b}' => out.push_str("\\e"),
-            '#' if matches!(chars.peek(), Some('{') | Some('$') | Some('@')) => out.push_str("\\#"),
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                out.push_str(&format!("\\x{:02X}", c as u32))
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
+    puppet_ruby::text::inspect_str(s)
 }
 
-/// Ruby's `inspect` of a value as passed to a function.
+/// Ruby's `inspect` of a value as passed to a function (puppet-ruby's).
 pub fn inspect(v: &Value) -> String {
-    match v {
-        Value::Undef => "nil".into(),
-        Value::Default => ":default".into(),
-        Value::Boolean(b) => b.to_string(),
-        Value::Integer(i) => i.to_string(),
-        Value::Float(f) => float_to_s(*f),
-        Value::String(s) => inspect_str(s),
-        Value::Regexp(r) => format!("/{}/", r.source()),
-        Value::Array(a) => {
-            let parts: Vec<String> = a.iter().map(inspect).collect();
-            format!("[{}]", parts.join(", "))
-        }
-        Value::Hash(h) => {
-            let parts: Vec<String> = h
-                .iter()
-                .map(|(k, v)| format!("{}=>{}", inspect(k), inspect(v)))
-                .collect();
-            format!("{{{}}}", parts.join(", "))
-        }
-        Value::Type(t) => t.to_string(),
-        other => to_s(other),
-    }
+    puppet_ruby::text::inspect(v)
 }
 
-/// Ruby's `to_s` of a value (`nil` is empty, arrays and hashes print as `inspect`).
+/// Ruby's `to_s` of a value (puppet-ruby's: `nil` is empty, arrays and hashes print as
+/// `inspect`).
 pub fn to_s(v: &Value) -> String {
-    match v {
-        Value::Undef => String::new(),
-        Value::Default => "default".into(),
-        Value::String(s) => s.to_string(),
-        Value::Float(f) => float_to_s(*f),
-        Value::Array(_) | Value::Hash(_) => inspect(v),
-        Value::Regexp(r) => format!("(?-mix:{})", r.source()),
-        other => other.to_plain_string(),
-    }
+    puppet_ruby::text::to_s(v)
 }
 
-/// Converts arguments as Puppet 7.23 does before calling a 3.x function: a top-level `undef`
-/// becomes the empty string (nested ones stay `undef`), regular expressions become their
-/// `/.../` text, and versions, binaries, timespans and timestamps become strings.
+/// Converts arguments as Puppet 7.23 does before calling a 3.x function (puppet-ruby's
+/// 3.x calling convention): a top-level `undef` becomes the empty string, regular
+/// expressions become their `/.../` text, and versions, binaries, timespans and timestamps
+/// become strings.
 pub fn v3_args(args: Vec<Value>) -> Vec<Value> {
-    args.into_iter().map(|a| v3_convert(a, true)).collect()
-}
-
-fn v3_convert(v: Value, top: bool) -> Value {
-    match v {
-        Value::Undef if top => Value::string(""),
-        Value::Regexp(r) => Value::string(format!("/{}/", r.source())),
-        Value::SemVer(_)
-        | Value::SemVerRange(_)
-        | Value::Binary(_)
-        | Value::Timespan(_)
-        | Value::Timestamp(_) => Value::string(v.to_plain_string()),
-        Value::Array(a) => Value::array(a.iter().cloned().map(|x| v3_convert(x, false)).collect()),
-        Value::Hash(h) => Value::hash(
-            h.iter()
-                .map(|(k, x)| (v3_convert(k.clone(), false), v3_convert(x.clone(), false))),
-        ),
-        other => other,
-    }
+    puppet_ruby::functions::v3_args(args)
 }
 
 /// Ruby's `NoMethodError` text: ``undefined method `m' for VALUE:Class``.
@@ -135,9 +49,9 @@ pub fn no_method(method: &str, v: &Value) -> CallError {
 /// Ruby's `TypeError` text when a string was needed.
 pub fn no_implicit_string(v: &Value) -> CallError {
     let what = match v {
-        Value::Undef => "nil",
-        Value::Boolean(true) => "true",
-        Value::Boolean(false) => "false",
+        Value::Undef => "nil".to_string(),
+        Value::Boolean(true) => "true".to_string(),
+        Value::Boolean(false) => "false".to_string(),
         other => class_name(other),
     };
     fail(format!("no implicit conversion of {what} into String"))

@@ -681,64 +681,9 @@ pub(crate) fn ip_kind(s: &str) -> Option<(bool, String)> {
     })
 }
 
-/// Ruby's `IPAddr#to_s` of an IPv6 address: groups without leading zeros, the leftmost
-/// longest run of two or more zero groups written `::`, and `::a.b.c.d` for an address of
-/// the forms `::x:y` and `::ffff:x:y`.
+/// Ruby's `IPAddr#to_s` of an IPv6 address (puppet-ruby's).
 pub(crate) fn ruby_ipv6_to_s(addr: u128) -> String {
-    let groups: Vec<u16> = (0..8).map(|i| (addr >> (112 - 16 * i)) as u16).collect();
-    if groups.iter().all(|g| *g == 0) {
-        return "::".to_string();
-    }
-    // The longest run of zero groups (capped at 7), leftmost among equals.
-    let (mut best, mut best_len) = (0, 0);
-    let mut i = 0;
-    while i < 8 {
-        if groups[i] == 0 {
-            let start = i;
-            while i < 8 && groups[i] == 0 {
-                i += 1;
-            }
-            if i - start > best_len {
-                (best, best_len) = (start, i - start);
-            }
-        } else {
-            i += 1;
-        }
-    }
-    let hex = |gs: &[u16]| -> Vec<String> { gs.iter().map(|g| format!("{g:x}")).collect() };
-    let text = if best_len >= 2 {
-        format!(
-            "{}::{}",
-            hex(&groups[..best]).join(":"),
-            hex(&groups[best + best_len..]).join(":")
-        )
-    } else {
-        hex(&groups).join(":")
-    };
-    // `::x:y` and `::ffff:x:y` are written with a dotted IPv4 tail.
-    // Ruby's `\A::(ffff:)?([\da-f]{1,4}):([\da-f]{1,4})\z`: with the `ffff:` first.
-    let dotted = |ffff: &str, rest: &str| -> Option<String> {
-        let (x, y) = rest.split_once(':')?;
-        let parse = |t: &str| {
-            (!t.is_empty() && t.len() <= 4)
-                .then(|| u16::from_str_radix(t, 16).ok())
-                .flatten()
-        };
-        let (x, y) = (parse(x)?, parse(y)?);
-        Some(format!(
-            "::{ffff}{}.{}.{}.{}",
-            x >> 8,
-            x & 0xff,
-            y >> 8,
-            y & 0xff
-        ))
-    };
-    let tail = text.strip_prefix("::").and_then(|rest| {
-        rest.strip_prefix("ffff:")
-            .and_then(|r| dotted("ffff:", r))
-            .or_else(|| dotted("", rest))
-    });
-    tail.unwrap_or(text)
+    puppet_ruby::ipaddr::ipv6_to_s(addr)
 }
 
 #[cfg(test)]
@@ -1016,34 +961,9 @@ pub(crate) fn ruby_float(s: &str) -> Option<f64> {
     c.parse::<f64>().ok()
 }
 
-/// Ruby's `Integer(string)`: optional sign, `0x`/`0b`/`0o`/`0` prefixes, underscores.
+/// Ruby's `Integer(string)` (puppet-types', the one of the workspace).
 pub(crate) fn ruby_integer(s: &str) -> Option<i64> {
-    let t = s.trim();
-    let (neg, body) = match t.strip_prefix('-') {
-        Some(b) => (true, b),
-        None => (false, t.strip_prefix('+').unwrap_or(t)),
-    };
-    let lower = body.to_ascii_lowercase();
-    let (radix, digits) = if let Some(d) = lower.strip_prefix("0x") {
-        (16, d.to_string())
-    } else if let Some(d) = lower.strip_prefix("0b") {
-        (2, d.to_string())
-    } else if let Some(d) = lower.strip_prefix("0o") {
-        (8, d.to_string())
-    } else if lower.len() > 1 && lower.starts_with('0') {
-        (8, lower[1..].trim_start_matches('_').to_string())
-    } else {
-        (10, lower.clone())
-    };
-    if digits.is_empty()
-        || digits.starts_with('_')
-        || digits.ends_with('_')
-        || digits.contains("__")
-    {
-        return None;
-    }
-    let v = i64::from_str_radix(&digits.replace('_', ""), radix).ok()?;
-    Some(if neg { -v } else { v })
+    puppet_types::ruby::integer(s, None)
 }
 
 fn num2bool(_: &mut dyn CallContext, a: Vec<Value>) -> R {

@@ -3,7 +3,7 @@
 //! `fqdn_uuid`, `pw_hash`, `str2saltedpbkdf2`, `load_module_metadata`...), with the semantics
 //! and messages of their Ruby code under Puppet 7.23 and Ruby 3.1.
 //!
-//! [`ipaddr`] is a port of Ruby's `IPAddr.new(string)` (ipaddr 1.2.4), the parser all of
+//! [`ipaddr`] is Ruby's `IPAddr.new(string)` (puppet-ruby's `ipaddr`), the parser all of
 //! stdlib's IP functions use. Functions that need the compiling host (`glob`, `validate_cmd`,
 //! `validate_augeas`, `validate_x509_rsa_key_pair`, bcrypt in `pw_hash`) check their
 //! arguments as the Ruby does and then fail naming what they would need; they never return
@@ -120,222 +120,18 @@ fn wrapper<'r>(b: FunctionBuilder<'r>, name: &'static str) -> FunctionBuilder<'r
 }
 
 // ---------------------------------------------------------------------------------------
-// Ruby's IPAddr
+// Ruby's IPAddr (puppet-ruby's implementation)
 
-/// A Ruby `IPAddr`: family, address (masked) and mask.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct IpAddr {
-    /// IPv6 (else IPv4).
-    pub v6: bool,
-    /// The address, masked by its prefix.
-    pub addr: u128,
-    /// The mask.
-    pub mask: u128,
-}
-
-impl IpAddr {
-    fn full(v6: bool) -> u128 {
-        if v6 {
-            u128::MAX
-        } else {
-            u32::MAX as u128
-        }
-    }
-
-    /// Ruby's `IPAddr#include?`: same family and `other`'s range inside this one's.
-    pub fn include(&self, other: &IpAddr) -> bool {
-        if self.v6 != other.v6 {
-            return false;
-        }
-        let full = Self::full(self.v6);
-        let (b, e) = (self.addr & self.mask, self.addr | (full ^ self.mask));
-        let (ob, oe) = (other.addr & other.mask, other.addr | (full ^ other.mask));
-        b <= ob && e >= oe
-    }
-}
+use puppet_ruby::ipaddr::IpAddr;
 
 fn re(cell: &'static OnceLock<Regex>, pattern: &str) -> &'static Regex {
     cell.get_or_init(|| Regex::new(pattern).expect("valid regex"))
 }
 
-fn caps(r: &Regex, s: &str) -> Option<Vec<Option<String>>> {
-    let c = r.captures(s).ok()??;
-    Some(
-        (0..c.len())
-            .map(|i| c.get(i).map(|m| m.as_str().to_string()))
-            .collect(),
-    )
-}
-
-/// Ruby's `in_addr` over octet texts: `Err` for Ruby's `InvalidAddressError`.
-fn in_addr_octets(octets: &[&str]) -> Result<u128, ()> {
-    let mut n: u128 = 0;
-    for s in octets {
-        let v: u32 = s.parse().unwrap_or(u32::MAX);
-        if v >= 256 || (s.len() > 1 && s.starts_with('0')) {
-            return Err(());
-        }
-        n = (n << 8) | v as u128;
-    }
-    Ok(n)
-}
-
-static V4: OnceLock<Regex> = OnceLock::new();
-static V6_FULL: OnceLock<Regex> = OnceLock::new();
-static V6_COMPRESSED: OnceLock<Regex> = OnceLock::new();
-
-fn in_addr(s: &str) -> Result<Option<u128>, ()> {
-    let r = re(&V4, r"\A([0-9]+)\.([0-9]+)\.([0-9]+)\.([0-9]+)\z");
-    match caps(r, s) {
-        None => Ok(None),
-        Some(c) => {
-            let o: Vec<&str> = c[1..5].iter().map(|x| x.as_deref().unwrap_or("")).collect();
-            in_addr_octets(&o).map(Some)
-        }
-    }
-}
-
-fn in6_addr(s: &str) -> Result<u128, ()> {
-    let full = re(
-        &V6_FULL,
-        r"(?i)\A(?:(?:[0-9a-f]{1,4}:){7}[0-9a-f]{1,4}|((?:[0-9a-f]{1,4}:){6})([0-9]+)\.([0-9]+)\.([0-9]+)\.([0-9]+))\z",
-    );
-    let compressed = re(
-        &V6_COMPRESSED,
-        r"(?i)\A((?:(?:[0-9a-f]{1,4}:)*[0-9a-f]{1,4})?)::((?:((?:[0-9a-f]{1,4}:)*)(?:[0-9a-f]{1,4}|([0-9]+)\.([0-9]+)\.([0-9]+)\.([0-9]+)))?)\z",
-    );
-    let octets = |c: &[Option<String>]| -> Vec<String> {
-        c.iter().map(|x| x.clone().unwrap_or_default()).collect()
-    };
-    let (left, right, addr) = if let Some(c) = caps(full, s) {
-        match &c[1] {
-            Some(l) => {
-                let o = octets(&c[2..6]);
-                let o: Vec<&str> = o.iter().map(String::as_str).collect();
-                (format!("{l}:"), String::new(), in_addr_octets(&o)?)
-            }
-            None => (s.to_string(), String::new(), 0),
-        }
-    } else if let Some(c) = caps(compressed, s) {
-        let g = |i: usize| c[i].clone().unwrap_or_default();
-        if c[4].is_some() {
-            if s.matches(':').count() > 6 {
-                return Err(());
-            }
-            let o = octets(&c[4..8]);
-            let o: Vec<&str> = o.iter().map(String::as_str).collect();
-            (g(1), format!("{}0:0", g(3)), in_addr_octets(&o)?)
-        } else {
-            let limit = if g(1).is_empty() || g(2).is_empty() {
-                8
-            } else {
-                7
-            };
-            if s.matches(':').count() > limit {
-                return Err(());
-            }
-            (g(1), g(2), 0)
-        }
-    } else {
-        return Err(());
-    };
-    // Ruby's `split(':')` drops trailing empty fields.
-    let split = |t: &str| -> Vec<String> {
-        let mut v: Vec<String> = t.split(':').map(String::from).collect();
-        while v.last().is_some_and(|x| x.is_empty()) {
-            v.pop();
-        }
-        v
-    };
-    let (l, r) = (split(&left), split(&right));
-    let rest = 8usize.checked_sub(l.len() + r.len()).ok_or(())?;
-    let mut n: u128 = 0;
-    for g in l
-        .iter()
-        .map(String::as_str)
-        .chain(std::iter::repeat_n("0", rest))
-        .chain(r.iter().map(String::as_str))
-    {
-        n = (n << 16) | u128::from_str_radix(g, 16).unwrap_or(0);
-    }
-    Ok(n | addr)
-}
-
 /// Ruby's `IPAddr.new(text)`: `None` when Ruby raises one of its `ArgumentError`s
 /// (`InvalidAddressError`, `InvalidPrefixError`, `AddressFamilyError`).
 pub(crate) fn ipaddr(text: &str) -> Option<IpAddr> {
-    if text.is_empty() {
-        return None;
-    }
-    let (mut prefix, prefixlen) = match text.split_once('/') {
-        Some((p, l)) => (p.to_string(), Some(l)),
-        None => (text.to_string(), None),
-    };
-    let mut v6_only = false;
-    if let Some(inner) = prefix.strip_prefix('[').and_then(|p| p.strip_suffix(']')) {
-        if !inner.contains('\n') {
-            prefix = inner.to_string();
-            v6_only = true;
-        }
-    }
-    if let Some(i) = prefix.rfind('%') {
-        let zone = &prefix[i + 1..];
-        if !prefix[..i].contains('\n')
-            && !zone.is_empty()
-            && zone.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-        {
-            prefix.truncate(i);
-            v6_only = true;
-        }
-    }
-    let (v6, addr) = match (!v6_only).then(|| in_addr(&prefix)) {
-        Some(Err(())) => return None,
-        Some(Ok(Some(a))) => (false, a),
-        _ => (true, in6_addr(&prefix).ok()?),
-    };
-    let full = IpAddr::full(v6);
-    let Some(len) = prefixlen else {
-        return Some(IpAddr {
-            v6,
-            addr,
-            mask: full,
-        });
-    };
-    let digits = !len.is_empty() && len.bytes().all(|b| b.is_ascii_digit());
-    if digits {
-        if len.len() > 1 && len.starts_with('0') {
-            return None;
-        }
-        let n: u32 = len.parse().ok()?;
-        let bits = if v6 { 128 } else { 32 };
-        if n > bits {
-            return None;
-        }
-        let masklen = bits - n;
-        let mask = if masklen == bits {
-            0
-        } else {
-            (full >> masklen) << masklen
-        };
-        return Some(IpAddr {
-            v6,
-            addr: addr & mask,
-            mask,
-        });
-    }
-    let m = ipaddr(len)?;
-    if m.v6 != v6 {
-        return None;
-    }
-    let n = m.addr ^ m.mask;
-    if n.wrapping_add(1) & n != 0 {
-        return None;
-    }
-    Some(IpAddr {
-        v6,
-        addr: addr & m.addr,
-        mask: m.addr,
-    })
+    puppet_ruby::ipaddr::parse(text).ok()
 }
 
 fn ipaddr_of(v: &Value) -> Option<IpAddr> {

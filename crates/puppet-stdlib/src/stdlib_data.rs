@@ -158,7 +158,7 @@ fn to_yaml(b: FunctionBuilder<'_>) -> FunctionBuilder<'_> {
             .param("Any", "data")
             .optional_param("Hash", "options"),
         |_ctx: &mut dyn CallContext, a: Args<'_>| {
-            let out = puppet_erb::yaml_of_value(&a.get(0))
+            let out = puppet_ruby::yaml_of_value(&a.get(0))
                 .map_err(|e| unsupported(format!("to_yaml(): {e} is not supported natively")))?;
             if let Value::Hash(h) = a.get(1) {
                 for (k, v) in h.iter() {
@@ -645,7 +645,7 @@ fn ruby_json_error_at(text: &str, at: usize) -> usize {
 }
 
 fn json_value(text: &str) -> Result<Value, CallError> {
-    puppet_erb::json_parse_value(text).map_err(|e| match e.strip_prefix("unexpected token at '") {
+    puppet_ruby::json_parse_value(text).map_err(|e| match e.strip_prefix("unexpected token at '") {
         Some(rest) => {
             let rest = rest.strip_suffix('\'').unwrap_or(rest);
             let at = text.len().saturating_sub(rest.len());
@@ -695,7 +695,7 @@ fn parsepson(b: FunctionBuilder<'_>) -> FunctionBuilder<'_> {
             let text = a.get(0).as_str().unwrap_or_default().to_string();
             let t = text.trim_start();
             let result = if t.starts_with('{') || t.starts_with('[') {
-                puppet_erb::json_parse_value(&text).map_err(fail)
+                puppet_ruby::json_parse_value(&text).map_err(fail)
             } else {
                 Err(fail(format!("source '{text}' not in PSON!")))
             };

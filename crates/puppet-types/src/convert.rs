@@ -33,108 +33,20 @@ fn conv_err(v: &Value, target: &str) -> TypeError {
 }
 
 fn ruby_inspect(s: &str) -> String {
-    let mut out = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
+    crate::ruby::inspect_str(s)
 }
 
-/// Ruby's `String#inspect` of a UTF-8 string: double quotes, backslash escapes for quotes,
-/// backslashes and control characters (`\n`, `\e`, `\u0001`), `\#` before `{`, `$` and `@`.
+/// Ruby's `String#inspect` of a UTF-8 string (the owner is [`crate::ruby::inspect_str`]).
 ///
 /// ```
 /// use puppet_types::convert::ruby_inspect_str;
 /// assert_eq!(ruby_inspect_str("a \"b\"\n#{x} é\u{1}"), r#""a \"b\"\n\#{x} é\u0001""#);
 /// ```
-pub fn ruby_inspect_str(s: &str) -> String {
-    use std::fmt::Write as _;
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    let mut chars = s.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            '\u{1b}' => out.push_str("\\e"),
-            '\u{7}' => out.push_str("\\a"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '\u{b}' => out.push_str("\\v"),
-            '#' if matches!(chars.peek(), Some('{' | '$' | '@')) => out.push_str("\\#"),
-            c if (c as u32) < 0x20 || c as u32 == 0x7f || (0x80..0xa0).contains(&(c as u32)) => {
-                let _ = write!(out, "\\u{:04X}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
+pub use crate::ruby::inspect_str as ruby_inspect_str;
 
 /// Ruby's `Integer(str, radix)` over a string that already passed Puppet's lenient pattern.
 fn ruby_integer(s: &str, radix: Option<u32>) -> Option<i64> {
-    let t = s.trim();
-    let (neg, t) = match t.as_bytes().first() {
-        Some(b'-') => (true, &t[1..]),
-        Some(b'+') => (false, &t[1..]),
-        _ => (false, t),
-    };
-    let lower = t.to_ascii_lowercase();
-    let (base, digits) = match radix {
-        None => {
-            if let Some(d) = lower.strip_prefix("0x") {
-                (16, d.to_string())
-            } else if let Some(d) = lower.strip_prefix("0b") {
-                (2, d.to_string())
-            } else if let Some(d) = lower.strip_prefix("0o") {
-                (8, d.to_string())
-            } else if let Some(d) = lower.strip_prefix("0d") {
-                (10, d.to_string())
-            } else if lower.len() > 1 && lower.starts_with('0') {
-                (8, lower[1..].to_string())
-            } else {
-                (10, lower.clone())
-            }
-        }
-        Some(r) => {
-            let prefix = match r {
-                16 => "0x",
-                2 => "0b",
-                8 => "0o",
-                _ => "0d",
-            };
-            let d = lower.strip_prefix(prefix).unwrap_or(&lower);
-            let d = if r == 8 && d.len() > 1 {
-                d.strip_prefix('0').unwrap_or(d)
-            } else {
-                d
-            };
-            (r, d.to_string())
-        }
-    };
-    if digits.is_empty()
-        || digits.starts_with('_')
-        || digits.ends_with('_')
-        || digits.contains("__")
-    {
-        return None;
-    }
-    let clean: String = digits.chars().filter(|c| *c != '_').collect();
-    let mag = i128::from_str_radix(&clean, base).ok()?;
-    let v = if neg { -mag } else { mag };
-    i64::try_from(v).ok()
+    crate::ruby::integer(s, radix)
 }
 
 fn lenient_integer_pattern(s: &str) -> bool {

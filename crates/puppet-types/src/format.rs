@@ -10,12 +10,17 @@ use crate::types::{IntRange, StringType, Type};
 use crate::value::Value;
 use base64::Engine;
 
-/// Ruby's `Float#to_s`: `3.0`, `0.0001`, `1.0e-05`, `1.0e+20`.
+/// Ruby's `Float#to_s`: `3.0`, `0.0001`, `1.0e-05`, `1.0e+15`, `1.0e+20` (fixed notation
+/// while the decimal exponent is below 16 digits, as Ruby 3.1 prints). The one
+/// implementation of the workspace: puppet-ruby prints floats with it too.
 ///
 /// ```
 /// use puppet_types::format::float_to_s;
 /// assert_eq!(float_to_s(3.0), "3.0");
 /// assert_eq!(float_to_s(1e20), "1.0e+20");
+/// assert_eq!(float_to_s(1e15), "1.0e+15");
+/// assert_eq!(float_to_s(123456789012345.0), "123456789012345.0");
+/// assert_eq!(float_to_s(1234567890123456.0), "1.234567890123456e+15");
 /// assert_eq!(float_to_s(0.00001), "1.0e-05");
 /// assert_eq!(float_to_s(123456.789), "123456.789");
 /// ```
@@ -42,7 +47,7 @@ pub fn float_to_s(f: f64) -> String {
     let exp: i32 = exp.parse().unwrap_or(0);
     let digits: String = mant.chars().filter(|c| *c != '.').collect();
     let sign = if f < 0.0 { "-" } else { "" };
-    if (-4..16).contains(&exp) {
+    if (-4..15).contains(&exp) {
         let mut s = String::new();
         if exp < 0 {
             s.push_str("0.");

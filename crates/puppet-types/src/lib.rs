@@ -42,6 +42,7 @@ pub mod normalize;
 pub mod object;
 pub mod params;
 pub mod regexp;
+pub mod ruby;
 pub mod semver;
 pub mod strconv;
 pub mod strptime;

@@ -1,7 +1,8 @@
 //! Puppet's Regexp value: the source text as Puppet keeps it plus a compiled matcher.
 //!
 //! Puppet runs on Ruby regexps (Onigmo). We compile with `fancy-regex` (pure Rust, supports
-//! look-around and back references) after a small translation of Ruby-only syntax:
+//! look-around and back references) after a small translation of Ruby-only syntax
+//! ([`compile_ruby`], the one translation and cache of the workspace):
 //! `^`/`$` always match at line boundaries in Ruby, so patterns get a leading `(?m)`;
 //! Ruby's `m` flag (dot matches newline) becomes Rust's `s`; `\Z`, `\h` and `\H` are rewritten.
 //! Not supported: subexpression calls (`\g<name>`), possessive quantifiers beyond what
@@ -24,26 +25,30 @@ pub struct Regexp {
     compiled: Arc<Matcher>,
 }
 
-/// The translated pattern and, once needed, its compiled form (`None` when the engine
-/// refuses a pattern that parsed, for example one over its size limit: it never matches).
+/// The translated pattern and, once needed, its compiled form (`Err` when the engine
+/// refuses a pattern that parsed, for example one over its size limit: as a Puppet
+/// `Regexp` it never matches).
 struct Matcher {
     translated: String,
-    compiled: std::sync::OnceLock<Option<fancy_regex::Regex>>,
+    compiled: std::sync::OnceLock<Result<Arc<fancy_regex::Regex>, String>>,
 }
 
 impl Matcher {
+    fn compiled(&self) -> &Result<Arc<fancy_regex::Regex>, String> {
+        self.compiled.get_or_init(|| {
+            fancy_regex::RegexBuilder::new(&self.translated)
+                .backtrack_limit(1_000_000)
+                // No full DFA: building one costs 50-250 µs per pattern (most of a
+                // small node's compile); the lazy DFA matches our short strings as fast.
+                .delegate_dfa_size_limit(0)
+                .build()
+                .map(Arc::new)
+                .map_err(|e| e.to_string())
+        })
+    }
+
     fn regex(&self) -> Option<&fancy_regex::Regex> {
-        self.compiled
-            .get_or_init(|| {
-                fancy_regex::RegexBuilder::new(&self.translated)
-                    .backtrack_limit(1_000_000)
-                    // No full DFA: building one costs 50-250 µs per pattern (most of a
-                    // small node's compile); the lazy DFA matches our short strings as fast.
-                    .delegate_dfa_size_limit(0)
-                    .build()
-                    .ok()
-            })
-            .as_ref()
+        self.compiled().as_ref().ok().map(|r| &**r)
     }
 }
 
@@ -61,27 +66,10 @@ impl Regexp {
     /// assert!(!unixpath.is_match("/etc/mo\0td"));
     /// ```
     pub fn new(source: &str) -> Result<Regexp, TypeError> {
-        if let Some(compiled) = cache().lock().ok().and_then(|c| c.get(source).cloned()) {
-            return Ok(Regexp {
-                source: SmolStr::new(source),
-                compiled,
-            });
-        }
-        let translated = translate_ruby(source);
-        fancy_regex::Expr::parse_tree(&translated).map_err(|e| TypeError::BadRegexp {
+        let compiled = matcher(source, "").map_err(|message| TypeError::BadRegexp {
             source_text: source.to_string(),
-            message: e.to_string(),
+            message,
         })?;
-        let compiled = Arc::new(Matcher {
-            translated,
-            compiled: std::sync::OnceLock::new(),
-        });
-        if let Ok(mut c) = cache().lock() {
-            if c.len() >= 4096 {
-                c.clear();
-            }
-            c.insert(source.to_string(), compiled.clone());
-        }
         Ok(Regexp {
             source: SmolStr::new(source),
             compiled,
@@ -141,18 +129,72 @@ impl Regexp {
     }
 }
 
-type Cache = std::sync::Mutex<std::collections::HashMap<String, Arc<Matcher>>>;
+type Cache = std::sync::Mutex<std::collections::HashMap<(String, String), Arc<Matcher>>>;
 
-/// Regexps by source, shared by the whole process (compiling is pure and costly).
+/// Regexps by (source, options), shared by the whole process (compiling is pure and
+/// costly). The one regexp cache of the workspace.
 fn cache() -> &'static Cache {
     static CACHE: std::sync::OnceLock<Cache> = std::sync::OnceLock::new();
     CACHE.get_or_init(Default::default)
 }
 
-/// Rewrites Ruby regexp syntax into the dialect fancy-regex understands.
-fn translate_ruby(src: &str) -> String {
+/// The cached matcher of a Ruby regexp with options `flags` (normalised to `imx`): the
+/// pattern is translated and its syntax checked, not yet compiled.
+fn matcher(source: &str, flags: &str) -> Result<Arc<Matcher>, String> {
+    let flags: String = ['i', 'm', 'x']
+        .iter()
+        .filter(|f| flags.contains(**f))
+        .collect();
+    let key = (source.to_string(), flags);
+    if let Some(m) = cache().lock().ok().and_then(|c| c.get(&key).cloned()) {
+        return Ok(m);
+    }
+    let translated = translate_ruby(source, &key.1);
+    fancy_regex::Expr::parse_tree(&translated).map_err(|e| e.to_string())?;
+    let m = Arc::new(Matcher {
+        translated,
+        compiled: std::sync::OnceLock::new(),
+    });
+    if let Ok(mut c) = cache().lock() {
+        if c.len() >= 4096 {
+            c.clear();
+        }
+        c.insert(key, m.clone());
+    }
+    Ok(m)
+}
+
+/// Compiles a Ruby (Onigmo) regular expression with Ruby's options (`i` ignore case, `m`
+/// dot matches newline, `x` extended; others ignored) into a fancy-regex matcher, cached.
+/// The one Ruby-to-Rust regexp translation of the workspace: Puppet's regexps, puppet-ruby's
+/// `Regexp` and the built-in functions' matching all use it. `Err` has the compiler's
+/// message.
+///
+/// ```
+/// let re = puppet_types::regexp::compile_ruby("^a.c$", "m").unwrap();
+/// assert!(re.is_match("x\na\nc").unwrap());
+/// assert!(puppet_types::regexp::compile_ruby("\\h+\\Z", "").unwrap().is_match("ff\n").unwrap());
+/// ```
+pub fn compile_ruby(source: &str, flags: &str) -> Result<Arc<fancy_regex::Regex>, String> {
+    matcher(source, flags)?.compiled().clone()
+}
+
+/// Rewrites Ruby regexp syntax into the dialect fancy-regex understands: `^`/`$` match at
+/// line boundaries (a leading `(?m)`), Ruby's `m` option is Rust's `s` (also in inline
+/// groups), `\Z`, `\h`, `\H` and octal escapes are rewritten, `\w`, `\d`, `\s` are ASCII.
+pub fn translate_ruby(src: &str, flags: &str) -> String {
     let mut out = String::with_capacity(src.len() + 8);
-    out.push_str("(?m)");
+    out.push_str("(?m");
+    if flags.contains('i') {
+        out.push('i');
+    }
+    if flags.contains('m') {
+        out.push('s');
+    }
+    if flags.contains('x') {
+        out.push('x');
+    }
+    out.push(')');
     let chars: Vec<char> = src.chars().collect();
     let mut i = 0;
     let mut in_class = 0usize;

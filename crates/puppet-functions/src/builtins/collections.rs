@@ -11,24 +11,9 @@ use puppet_types::{generalize, infer, Value};
 use std::cmp::Ordering;
 use std::sync::Arc;
 
-/// Ruby's `inspect` of simple data, as some messages show it (`[1, "yes"]`, `{"a"=>1}`).
+/// Ruby's `inspect` of a value, as some messages show it (`[1, "yes"]`, `{"a"=>1}`).
 pub(crate) fn ruby_inspect(v: &Value) -> String {
-    match v {
-        Value::Undef => "nil".into(),
-        Value::String(s) => format!("{s:?}"),
-        Value::Array(a) => format!(
-            "[{}]",
-            a.iter().map(ruby_inspect).collect::<Vec<_>>().join(", ")
-        ),
-        Value::Hash(h) => format!(
-            "{{{}}}",
-            h.iter()
-                .map(|(k, v)| format!("{}=>{}", ruby_inspect(k), ruby_inspect(v)))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-        other => other.to_plain_string(),
-    }
+    puppet_types::ruby::inspect(v)
 }
 
 /// Ruby's `to_s` of a value inside `join`.

@@ -10,22 +10,14 @@ use crate::digest::{hex, md5, sha1, sha256};
 use crate::error::{codes, CallError};
 use crate::registry::{Args, Registry};
 use crate::{CallContext, RegistryError, Signature};
-use puppet_types::format::float_to_s;
 use puppet_types::Value;
 
 /// Ruby's `inspect` and class name of a value a 3.x function received, for its errors.
-fn ruby_inspect_class(v: &Value) -> (String, &'static str) {
-    match v {
-        Value::Undef => ("nil".into(), "NilClass"),
-        Value::Integer(i) => (i.to_string(), "Integer"),
-        Value::Float(f) => (float_to_s(*f), "Float"),
-        Value::Boolean(true) => ("true".into(), "TrueClass"),
-        Value::Boolean(false) => ("false".into(), "FalseClass"),
-        Value::String(s) => (format!("{s:?}"), "String"),
-        Value::Array(_) => (v.to_plain_string(), "Array"),
-        Value::Hash(_) => (v.to_plain_string(), "Hash"),
-        other => (other.to_plain_string(), "Object"),
-    }
+fn ruby_inspect_class(v: &Value) -> (String, String) {
+    (
+        puppet_types::ruby::inspect(v),
+        puppet_types::ruby::class_name(v),
+    )
 }
 
 /// What Ruby says when a non-String is used where `String` is required (`Digest::MD5`).

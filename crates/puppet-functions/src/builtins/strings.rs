@@ -659,7 +659,7 @@ pub(super) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
         if let Some(chars) = split_chars_if_empty(&s, &src) {
             return Ok(Value::array(chars));
         }
-        Ok(Value::array(split(&s, &compile(&src)?)))
+        Ok(Value::array(split(&s, &*compile(&src)?)))
     };
     reg.function("split")
         .doc("Splits a String by a regular expression (given as a String, Regexp or Regexp type).")
@@ -688,7 +688,7 @@ pub(super) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
         .example("'abc1'.match(/([a-z]+)(\\d)/)", "['abc1', 'abc', '1']")
         .dispatch(Signature::new().param("String", "string").param("Variant[Any, Type]", "pattern"), |_c, a| {
             let src = pattern_source(&a.get(1)).ok_or_else(|| CallError::new(codes::BAD_ARGUMENT, format!("match() expects pattern of T, where T is String, Regexp, Regexp[r], Pattern[p], or Array[T]. Got {}", super::label(&a.get(1)))))?;
-            Ok(match_one(a.get(0).as_str().unwrap_or_default(), &compile(&src)?))
+            Ok(match_one(a.get(0).as_str().unwrap_or_default(), &*compile(&src)?))
         })
         .dispatch(Signature::new().param("Array[String]", "string").param("Variant[Any, Type]", "pattern"), |_c, a| {
             let src = pattern_source(&a.get(1)).unwrap_or_default();

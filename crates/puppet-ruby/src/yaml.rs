@@ -7,8 +7,8 @@
 //! (long strings with spaces), complex keys or binary data is reported as unsupported.
 
 use crate::interp::{unsupported, Ctrl};
-use crate::scanner::Pos;
 use crate::value::{float_to_s, RValue};
+use crate::Pos;
 
 /// `obj.to_yaml`.
 pub fn to_yaml(v: &RValue, pos: Pos) -> Result<String, Ctrl> {

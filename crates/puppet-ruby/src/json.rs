@@ -2,8 +2,8 @@
 //! (objects become hashes with string keys, in document order).
 
 use crate::interp::{unsupported, Ctrl};
-use crate::scanner::Pos;
 use crate::value::{inspect_str, to_s, RHash, RValue};
+use crate::Pos;
 
 /// Parses a JSON document.
 pub fn parse(s: &str) -> Result<RValue, String> {
@@ -174,6 +174,13 @@ fn gen(v: &RValue, out: &mut String, pos: Pos, depth: usize) -> Result<(), Ctrl>
     match v {
         RValue::Nil => out.push_str("null"),
         RValue::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        RValue::Float(f) if !f.is_finite() => {
+            return crate::interp::raise(
+                "JSON::GeneratorError",
+                format!("{} not allowed in JSON", to_s(v)),
+                pos,
+            )
+        }
         RValue::Int(_) | RValue::Float(_) => out.push_str(&to_s(v)),
         RValue::Array(a) => {
             out.push('[');
@@ -198,6 +205,68 @@ fn gen(v: &RValue, out: &mut String, pos: Pos, depth: usize) -> Result<(), Ctrl>
             out.push('}');
         }
         other => out.push_str(&json_str(&to_s(other))),
+    }
+    Ok(())
+}
+
+/// `JSON.pretty_generate`: two-space indentation, `"key": value`, empty containers as
+/// `[]` and `{}`.
+pub fn pretty_generate(v: &RValue, pos: Pos) -> Result<String, Ctrl> {
+    let mut out = String::new();
+    pretty(v, &mut out, pos, 0)?;
+    Ok(out)
+}
+
+fn pretty(v: &RValue, out: &mut String, pos: Pos, depth: usize) -> Result<(), Ctrl> {
+    if depth > 100 {
+        return unsupported("JSON nesting deeper than 100", pos);
+    }
+    let ind = |n: usize| "  ".repeat(n);
+    match v {
+        RValue::Array(a) => {
+            let a = a.borrow().clone();
+            if a.is_empty() {
+                // The json gem's pretty generator writes empty containers open.
+                out.push_str("[\n\n");
+                out.push_str(&ind(depth));
+                out.push(']');
+                return Ok(());
+            }
+            out.push_str("[\n");
+            for (i, x) in a.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(",\n");
+                }
+                out.push_str(&ind(depth + 1));
+                pretty(x, out, pos, depth + 1)?;
+            }
+            out.push('\n');
+            out.push_str(&ind(depth));
+            out.push(']');
+        }
+        RValue::Hash(h) => {
+            let pairs = h.borrow().pairs();
+            if pairs.is_empty() {
+                out.push_str("{\n");
+                out.push_str(&ind(depth));
+                out.push('}');
+                return Ok(());
+            }
+            out.push_str("{\n");
+            for (i, (k, x)) in pairs.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(",\n");
+                }
+                out.push_str(&ind(depth + 1));
+                out.push_str(&json_str(&to_s(k)));
+                out.push_str(": ");
+                pretty(x, out, pos, depth + 1)?;
+            }
+            out.push('\n');
+            out.push_str(&ind(depth));
+            out.push('}');
+        }
+        other => gen(other, out, pos, depth)?,
     }
     Ok(())
 }

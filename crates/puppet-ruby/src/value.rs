@@ -1,17 +1,70 @@
-//! Ruby values as templates see them, and their text forms.
+//! Ruby values and their text forms.
 //!
-//! Strings, arrays and hashes are shared mutable objects (`Rc<RefCell<..>>`), as in Ruby,
-//! so `a = []; @list.each { |x| a << x }` works. `to_s` and `inspect` print exactly what
+//! Strings, arrays and hashes are shared mutable objects ([`Shared`]: a `RefCell` plus a
+//! frozen flag), as in Ruby, so `a = []; @list.each { |x| a << x }` works. Modules, objects
+//! and procs are the runtime objects of [`crate::object`]. `to_s` and `inspect` print exactly what
 //! Ruby 3.1 prints (`[1, "a", nil]`, `{"a"=>1, :b=>nil}`, `1.0e+16`), equality follows
 //! `==` (numeric across Integer/Float) and hash keys follow `eql?`. The bridge to Puppet
 //! values ([`from_puppet`], [`to_puppet`]) maps undef to nil and `default` to `:default`.
 
+use crate::object::{Blk, Module, ObjData, Object};
 use indexmap::IndexMap;
 use puppet_types::Value;
-use std::cell::RefCell;
+use std::cell::{Cell, Ref, RefCell, RefMut};
 use std::cmp::Ordering;
 use std::fmt::Write as _;
 use std::rc::Rc;
+
+/// A mutable Ruby object's contents with its frozen flag.
+#[derive(Debug, Default)]
+pub struct Shared<T> {
+    cell: RefCell<T>,
+    frozen: Cell<bool>,
+    binary: Cell<bool>,
+}
+
+impl<T> Shared<T> {
+    /// A new, unfrozen object.
+    pub fn new(v: T) -> Shared<T> {
+        Shared {
+            cell: RefCell::new(v),
+            frozen: Cell::new(false),
+            binary: Cell::new(false),
+        }
+    }
+    /// Reads the contents (panics on a conflicting write borrow, like `RefCell`).
+    pub fn borrow(&self) -> Ref<'_, T> {
+        self.cell.borrow()
+    }
+    /// Changes the contents.
+    pub fn borrow_mut(&self) -> RefMut<'_, T> {
+        self.cell.borrow_mut()
+    }
+    /// Reads the contents unless they are being changed.
+    pub fn try_borrow(&self) -> Result<Ref<'_, T>, std::cell::BorrowError> {
+        self.cell.try_borrow()
+    }
+    /// Changes the contents unless they are borrowed.
+    pub fn try_borrow_mut(&self) -> Result<RefMut<'_, T>, std::cell::BorrowMutError> {
+        self.cell.try_borrow_mut()
+    }
+    /// True once frozen.
+    pub fn is_frozen(&self) -> bool {
+        self.frozen.get()
+    }
+    /// Freezes the object.
+    pub fn freeze(&self) {
+        self.frozen.set(true)
+    }
+    /// True for a binary (ASCII-8BIT) string: each character is one byte.
+    pub fn is_binary(&self) -> bool {
+        self.binary.get()
+    }
+    /// Marks a string binary.
+    pub fn set_binary(&self) {
+        self.binary.set(true)
+    }
+}
 
 /// Depth limit for printing and comparing (self-referencing containers).
 const MAX_DEPTH: usize = 64;
@@ -21,7 +74,7 @@ const MAX_DEPTH: usize = 64;
 pub struct RRegex {
     pub source: String,
     pub flags: String,
-    pub re: fancy_regex::Regex,
+    pub re: std::sync::Arc<fancy_regex::Regex>,
 }
 
 /// A Ruby hash: insertion ordered, keys by `eql?`.
@@ -29,6 +82,8 @@ pub struct RRegex {
 pub struct RHash {
     pub map: IndexMap<HKey, (RValue, RValue)>,
     pub default: RValue,
+    /// `Hash.new { |h, k| ... }`.
+    pub default_proc: Option<Blk>,
 }
 
 impl RHash {
@@ -42,7 +97,13 @@ impl RHash {
             slot.1 = v;
         } else {
             let k = match &k {
-                RValue::Str(s) => RValue::str(s.borrow().as_str()),
+                RValue::Str(s) if !s.is_frozen() => {
+                    let k = RValue::str(s.borrow().as_str());
+                    if let RValue::Str(n) = &k {
+                        n.freeze();
+                    }
+                    k
+                }
                 _ => k,
             };
             self.map.insert(key, (k, v));
@@ -63,6 +124,8 @@ pub enum HKey {
     Str(String),
     Sym(String),
     Array(Vec<HKey>),
+    /// An object compared by identity.
+    Ptr(usize),
     Other(String),
 }
 
@@ -84,14 +147,17 @@ impl HKey {
                     .map(|x| Self::of_depth(x, depth + 1))
                     .collect(),
             ),
+            RValue::Module(m) => HKey::Ptr(Rc::as_ptr(m) as usize),
+            RValue::Object(o) => HKey::Ptr(Rc::as_ptr(o) as usize),
+            RValue::Proc(p) => HKey::Ptr(Rc::as_ptr(p) as usize),
             other => HKey::Other(inspect(other)),
         }
     }
 }
 
-/// Classes a template can name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Class {
+/// The built-in classes whose instances have native methods.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Builtin {
     Object,
     NilClass,
     TrueClass,
@@ -125,126 +191,158 @@ pub enum Class {
     ZeroDivisionError,
     Exception,
     Module,
+    Class,
 }
 
-impl Class {
-    pub fn by_name(name: &str) -> Option<Class> {
+impl Builtin {
+    /// The built-in class of that (top-level) name.
+    pub fn by_name(name: &str) -> Option<Builtin> {
         Some(match name {
-            "Object" | "BasicObject" => Class::Object,
-            "NilClass" => Class::NilClass,
-            "TrueClass" => Class::TrueClass,
-            "FalseClass" => Class::FalseClass,
-            "Integer" | "Fixnum" | "Bignum" => Class::Integer,
-            "Float" => Class::Float,
-            "Numeric" => Class::Numeric,
-            "String" => Class::String,
-            "Symbol" => Class::Symbol,
-            "Array" => Class::Array,
-            "Hash" => Class::Hash,
-            "Range" => Class::Range,
-            "Regexp" => Class::Regexp,
-            "MatchData" => Class::MatchData,
-            "Comparable" => Class::Comparable,
-            "Enumerable" => Class::Enumerable,
-            "Kernel" => Class::Kernel,
-            "Puppet" => Class::Puppet,
-            "IPAddr" => Class::IPAddr,
-            "JSON" => Class::Json,
-            "File" => Class::File,
-            "Math" => Class::Math,
-            "StandardError" => Class::StandardError,
-            "RuntimeError" => Class::RuntimeError,
-            "ArgumentError" => Class::ArgumentError,
-            "TypeError" => Class::TypeError,
-            "NameError" => Class::NameError,
-            "NoMethodError" => Class::NoMethodError,
-            "KeyError" => Class::KeyError,
-            "IndexError" => Class::IndexError,
-            "ZeroDivisionError" => Class::ZeroDivisionError,
-            "Exception" => Class::Exception,
-            "Module" | "Class" => Class::Module,
+            "Object" | "BasicObject" => Builtin::Object,
+            "NilClass" => Builtin::NilClass,
+            "TrueClass" => Builtin::TrueClass,
+            "FalseClass" => Builtin::FalseClass,
+            "Integer" | "Fixnum" | "Bignum" => Builtin::Integer,
+            "Float" => Builtin::Float,
+            "Numeric" => Builtin::Numeric,
+            "String" => Builtin::String,
+            "Symbol" => Builtin::Symbol,
+            "Array" => Builtin::Array,
+            "Hash" => Builtin::Hash,
+            "Range" => Builtin::Range,
+            "Regexp" => Builtin::Regexp,
+            "MatchData" => Builtin::MatchData,
+            "Comparable" => Builtin::Comparable,
+            "Enumerable" => Builtin::Enumerable,
+            "Kernel" => Builtin::Kernel,
+            "Puppet" => Builtin::Puppet,
+            "IPAddr" => Builtin::IPAddr,
+            "JSON" => Builtin::Json,
+            "File" => Builtin::File,
+            "Math" => Builtin::Math,
+            "StandardError" => Builtin::StandardError,
+            "RuntimeError" => Builtin::RuntimeError,
+            "ArgumentError" => Builtin::ArgumentError,
+            "TypeError" => Builtin::TypeError,
+            "NameError" => Builtin::NameError,
+            "NoMethodError" => Builtin::NoMethodError,
+            "KeyError" => Builtin::KeyError,
+            "IndexError" => Builtin::IndexError,
+            "ZeroDivisionError" => Builtin::ZeroDivisionError,
+            "Exception" => Builtin::Exception,
+            "Module" => Builtin::Module,
+            "Class" => Builtin::Class,
             _ => return None,
         })
     }
+    /// The class's name.
     pub fn name(self) -> &'static str {
         match self {
-            Class::Object => "Object",
-            Class::NilClass => "NilClass",
-            Class::TrueClass => "TrueClass",
-            Class::FalseClass => "FalseClass",
-            Class::Integer => "Integer",
-            Class::Float => "Float",
-            Class::Numeric => "Numeric",
-            Class::String => "String",
-            Class::Symbol => "Symbol",
-            Class::Array => "Array",
-            Class::Hash => "Hash",
-            Class::Range => "Range",
-            Class::Regexp => "Regexp",
-            Class::MatchData => "MatchData",
-            Class::Comparable => "Comparable",
-            Class::Enumerable => "Enumerable",
-            Class::Kernel => "Kernel",
-            Class::Puppet => "Puppet",
-            Class::IPAddr => "IPAddr",
-            Class::Json => "JSON",
-            Class::File => "File",
-            Class::Math => "Math",
-            Class::StandardError => "StandardError",
-            Class::RuntimeError => "RuntimeError",
-            Class::ArgumentError => "ArgumentError",
-            Class::TypeError => "TypeError",
-            Class::NameError => "NameError",
-            Class::NoMethodError => "NoMethodError",
-            Class::KeyError => "KeyError",
-            Class::IndexError => "IndexError",
-            Class::ZeroDivisionError => "ZeroDivisionError",
-            Class::Exception => "Exception",
-            Class::Module => "Class",
+            Builtin::Object => "Object",
+            Builtin::NilClass => "NilClass",
+            Builtin::TrueClass => "TrueClass",
+            Builtin::FalseClass => "FalseClass",
+            Builtin::Integer => "Integer",
+            Builtin::Float => "Float",
+            Builtin::Numeric => "Numeric",
+            Builtin::String => "String",
+            Builtin::Symbol => "Symbol",
+            Builtin::Array => "Array",
+            Builtin::Hash => "Hash",
+            Builtin::Range => "Range",
+            Builtin::Regexp => "Regexp",
+            Builtin::MatchData => "MatchData",
+            Builtin::Comparable => "Comparable",
+            Builtin::Enumerable => "Enumerable",
+            Builtin::Kernel => "Kernel",
+            Builtin::Puppet => "Puppet",
+            Builtin::IPAddr => "IPAddr",
+            Builtin::Json => "JSON",
+            Builtin::File => "File",
+            Builtin::Math => "Math",
+            Builtin::StandardError => "StandardError",
+            Builtin::RuntimeError => "RuntimeError",
+            Builtin::ArgumentError => "ArgumentError",
+            Builtin::TypeError => "TypeError",
+            Builtin::NameError => "NameError",
+            Builtin::NoMethodError => "NoMethodError",
+            Builtin::KeyError => "KeyError",
+            Builtin::IndexError => "IndexError",
+            Builtin::ZeroDivisionError => "ZeroDivisionError",
+            Builtin::Exception => "Exception",
+            Builtin::Module => "Module",
+            Builtin::Class => "Class",
         }
     }
-    /// True when `self` is `other` or one of its ancestors (`other <= self`).
-    pub fn includes(self, other: Class) -> bool {
-        if self == other || self == Class::Object || self == Class::Kernel {
-            return true;
-        }
-        match self {
-            Class::Numeric | Class::Comparable => {
-                matches!(other, Class::Integer | Class::Float | Class::String)
-                    && (self == Class::Comparable || other != Class::String)
-            }
-            Class::Enumerable => matches!(other, Class::Array | Class::Hash | Class::Range),
-            Class::Exception => other.is_error(),
-            Class::StandardError => other.is_error() && other != Class::Exception,
-            Class::NameError => other == Class::NoMethodError,
-            Class::IndexError => other == Class::KeyError,
-            _ => false,
-        }
-    }
+    /// True for the exception classes.
     pub fn is_error(self) -> bool {
         matches!(
             self,
-            Class::StandardError
-                | Class::RuntimeError
-                | Class::ArgumentError
-                | Class::TypeError
-                | Class::NameError
-                | Class::NoMethodError
-                | Class::KeyError
-                | Class::IndexError
-                | Class::ZeroDivisionError
-                | Class::Exception
+            Builtin::StandardError
+                | Builtin::RuntimeError
+                | Builtin::ArgumentError
+                | Builtin::TypeError
+                | Builtin::NameError
+                | Builtin::NoMethodError
+                | Builtin::KeyError
+                | Builtin::IndexError
+                | Builtin::ZeroDivisionError
+                | Builtin::Exception
         )
     }
 }
 
-/// An IPv4 or IPv6 address with prefix (IPAddr).
-#[derive(Debug, Clone, PartialEq)]
-pub struct IpAddr {
-    pub v6: bool,
-    pub addr: u128,
-    pub prefix: u32,
+/// A match result (`MatchData`): the groups (0 is the whole match), the group names and
+/// the text before and after the match. Dereferences to the groups.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Captures {
+    /// The groups; unmatched ones are `None`.
+    pub groups: Vec<Option<String>>,
+    /// Named groups and their numbers.
+    pub names: Vec<(String, usize)>,
+    /// `pre_match`.
+    pub pre: String,
+    /// `post_match`.
+    pub post: String,
 }
+
+impl std::ops::Deref for Captures {
+    type Target = Vec<Option<String>>;
+    fn deref(&self) -> &Vec<Option<String>> {
+        &self.groups
+    }
+}
+
+impl Captures {
+    /// The captures of one match of `re` in `text`.
+    pub fn of(re: &fancy_regex::Regex, c: &fancy_regex::Captures<'_>, text: &str) -> Captures {
+        let groups = (0..c.len())
+            .map(|i| c.get(i).map(|m| m.as_str().to_string()))
+            .collect();
+        let names = re
+            .capture_names()
+            .enumerate()
+            .filter_map(|(i, n)| n.map(|n| (n.to_string(), i)))
+            .collect();
+        let (pre, post) = match c.get(0) {
+            Some(m) => (text[..m.start()].to_string(), text[m.end()..].to_string()),
+            None => (String::new(), String::new()),
+        };
+        Captures {
+            groups,
+            names,
+            pre,
+            post,
+        }
+    }
+
+    /// The group of that name.
+    pub fn named(&self, name: &str) -> Option<usize> {
+        self.names.iter().find(|(n, _)| n == name).map(|(_, i)| *i)
+    }
+}
+
+pub use crate::ipaddr::IpAddr;
 
 /// A Ruby value.
 #[derive(Debug, Clone, Default)]
@@ -254,61 +352,70 @@ pub enum RValue {
     Bool(bool),
     Int(i64),
     Float(f64),
-    Str(Rc<RefCell<String>>),
+    Str(Rc<Shared<String>>),
     Sym(Rc<str>),
-    Array(Rc<RefCell<Vec<RValue>>>),
-    Hash(Rc<RefCell<RHash>>),
+    Array(Rc<Shared<Vec<RValue>>>),
+    Hash(Rc<Shared<RHash>>),
     Range(Rc<(RValue, RValue, bool)>),
     Regexp(Rc<RRegex>),
-    Class(Class),
+    /// A module or class.
+    Module(Rc<Module>),
+    /// An instance of a user-defined or library class (exceptions included).
+    Object(Rc<Object>),
+    /// A proc, lambda or method object.
+    Proc(Blk),
     /// The Puppet scope object (`scope`).
     Scope,
     /// A match result: captures (group 0 is the whole match).
-    MatchData(Rc<Vec<Option<String>>>),
+    MatchData(Rc<Captures>),
     IpAddr(Rc<IpAddr>),
     /// A Puppet value with no Ruby counterpart (types, Sensitive, timestamps...).
     Puppet(Rc<Value>),
-    /// A rescued exception (`rescue => e`): its class name and message.
-    Exception(Rc<(String, String)>),
 }
 
 impl RValue {
     pub fn str(s: &str) -> RValue {
-        RValue::Str(Rc::new(RefCell::new(s.to_string())))
+        RValue::Str(Rc::new(Shared::new(s.to_string())))
     }
     pub fn string(s: String) -> RValue {
-        RValue::Str(Rc::new(RefCell::new(s)))
+        RValue::Str(Rc::new(Shared::new(s)))
     }
     pub fn sym(s: &str) -> RValue {
         RValue::Sym(Rc::from(s))
     }
     pub fn array(v: Vec<RValue>) -> RValue {
-        RValue::Array(Rc::new(RefCell::new(v)))
+        RValue::Array(Rc::new(Shared::new(v)))
     }
     pub fn hash(h: RHash) -> RValue {
-        RValue::Hash(Rc::new(RefCell::new(h)))
+        RValue::Hash(Rc::new(Shared::new(h)))
     }
     pub fn truthy(&self) -> bool {
         !matches!(self, RValue::Nil | RValue::Bool(false))
     }
-    pub fn class(&self) -> Class {
+    pub fn class(&self) -> Builtin {
         match self {
-            RValue::Nil => Class::NilClass,
-            RValue::Bool(true) => Class::TrueClass,
-            RValue::Bool(false) => Class::FalseClass,
-            RValue::Int(_) => Class::Integer,
-            RValue::Float(_) => Class::Float,
-            RValue::Str(_) => Class::String,
-            RValue::Sym(_) => Class::Symbol,
-            RValue::Array(_) => Class::Array,
-            RValue::Hash(_) => Class::Hash,
-            RValue::Range(_) => Class::Range,
-            RValue::Regexp(_) => Class::Regexp,
-            RValue::Class(_) => Class::Module,
-            RValue::MatchData(_) => Class::MatchData,
-            RValue::IpAddr(_) => Class::IPAddr,
-            RValue::Scope | RValue::Puppet(_) => Class::Object,
-            RValue::Exception(e) => Class::by_name(&e.0).unwrap_or(Class::StandardError),
+            RValue::Nil => Builtin::NilClass,
+            RValue::Bool(true) => Builtin::TrueClass,
+            RValue::Bool(false) => Builtin::FalseClass,
+            RValue::Int(_) => Builtin::Integer,
+            RValue::Float(_) => Builtin::Float,
+            RValue::Str(_) => Builtin::String,
+            RValue::Sym(_) => Builtin::Symbol,
+            RValue::Array(_) => Builtin::Array,
+            RValue::Hash(_) => Builtin::Hash,
+            RValue::Range(_) => Builtin::Range,
+            RValue::Regexp(_) => Builtin::Regexp,
+            RValue::Module(m) => {
+                if m.is_class {
+                    Builtin::Class
+                } else {
+                    Builtin::Module
+                }
+            }
+            RValue::MatchData(_) => Builtin::MatchData,
+            RValue::IpAddr(_) => Builtin::IPAddr,
+            RValue::Scope | RValue::Puppet(_) | RValue::Proc(_) => Builtin::Object,
+            RValue::Object(o) => o.class.builtin.unwrap_or(Builtin::Object),
         }
     }
     /// The class name as Ruby error messages print it.
@@ -316,7 +423,14 @@ impl RValue {
         match self {
             RValue::Scope => "Puppet::Parser::Scope".into(),
             RValue::Puppet(v) => puppet_class_name(v),
-            RValue::Exception(e) => e.0.clone(),
+            RValue::Object(o) => o.class.name(),
+            RValue::Module(m) => if m.is_class { "Class" } else { "Module" }.into(),
+            RValue::Proc(p) => if matches!(p.body, crate::object::ProcBody::Method(..)) {
+                "Method"
+            } else {
+                "Proc"
+            }
+            .into(),
             _ => self.class().name().into(),
         }
     }
@@ -330,66 +444,14 @@ impl RValue {
 }
 
 fn puppet_class_name(v: &Value) -> String {
-    match v {
-        Value::Type(_) => "Puppet::Pops::Types::PAnyType".into(),
-        Value::Sensitive(_) => "Puppet::Pops::Types::PSensitiveType::Sensitive".into(),
-        Value::Timespan(_) => "Puppet::Pops::Time::Timespan".into(),
-        Value::Timestamp(_) => "Puppet::Pops::Time::Timestamp".into(),
-        Value::SemVer(_) => "SemanticPuppet::Version".into(),
-        Value::SemVerRange(_) => "SemanticPuppet::VersionRange".into(),
-        Value::Binary(_) => "Puppet::Pops::Types::PBinaryType::Binary".into(),
-        Value::Uri(_) => "URI::Generic".into(),
-        _ => "Object".into(),
-    }
+    puppet_types::ruby::class_name(v)
 }
 
-/// Ruby's `Float#to_s`.
-pub fn float_to_s(f: f64) -> String {
-    if f.is_nan() {
-        return "NaN".into();
-    }
-    if f.is_infinite() {
-        return if f > 0.0 { "Infinity" } else { "-Infinity" }.into();
-    }
-    if f == 0.0 {
-        return if f.is_sign_negative() { "-0.0" } else { "0.0" }.into();
-    }
-    // Shortest round-trip digits and decimal exponent.
-    let e = format!("{:e}", f.abs());
-    let (mant, exp) = e.split_once('e').unwrap_or((e.as_str(), "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    let digits: String = mant.chars().filter(|c| c.is_ascii_digit()).collect();
-    let decpt = exp + 1;
-    let sign = if f < 0.0 { "-" } else { "" };
-    if -4 < decpt && decpt < 16 {
-        if decpt <= 0 {
-            format!("{sign}0.{}{}", "0".repeat((-decpt) as usize), digits)
-        } else if (decpt as usize) >= digits.len() {
-            format!(
-                "{sign}{}{}.0",
-                digits,
-                "0".repeat(decpt as usize - digits.len())
-            )
-        } else {
-            let (a, b) = digits.split_at(decpt as usize);
-            format!("{sign}{a}.{b}")
-        }
-    } else {
-        let (a, b) = digits.split_at(1);
-        let b = if b.is_empty() { "0" } else { b };
-        let x = decpt - 1;
-        format!(
-            "{sign}{a}.{b}e{}{:02}",
-            if x < 0 { '-' } else { '+' },
-            x.abs()
-        )
-    }
-}
+/// Ruby's `Float#to_s` (puppet-types' implementation, the one of the workspace).
+pub use puppet_types::format::float_to_s;
 
-/// Ruby's `String#inspect` (UTF-8).
-pub fn inspect_str(s: &str) -> String {
-    puppet_types::convert::ruby_inspect_str(s)
-}
+/// Ruby's `String#inspect` (puppet-types' implementation, the one of the workspace).
+pub use puppet_types::ruby::inspect_str;
 
 fn sym_is_plain(s: &str) -> bool {
     let body = s.strip_prefix('@').unwrap_or(s);
@@ -516,17 +578,34 @@ fn inspect_into(v: &RValue, out: &mut String, depth: usize) {
                 out,
                 "#<IPAddr: IPv{}:{}/{}>",
                 if ip.v6 { 6 } else { 4 },
-                ip_to_s(ip),
-                ip_mask_s(ip)
+                ip.to_s(),
+                ip.mask_s()
             );
         }
-        RValue::Exception(e) if e.1.is_empty() => out.push_str(&e.0),
-        RValue::Exception(e) => {
-            out.push_str("#<");
-            out.push_str(&e.0);
-            out.push_str(": ");
-            out.push_str(&e.1);
-            out.push('>');
+        RValue::Object(o) => {
+            let name = o.class.name();
+            if let ObjData::Exception(m) = &*o.data.borrow() {
+                let msg = m.as_ref().map(to_s).unwrap_or_else(|| name.clone());
+                if msg.is_empty() {
+                    out.push_str(&name);
+                } else {
+                    let _ = write!(out, "#<{name}: {msg}>");
+                }
+                return;
+            }
+            let ivars = o.ivars.borrow();
+            if ivars.is_empty() || depth > 8 {
+                let _ = write!(out, "#<{name}>");
+            } else {
+                let _ = write!(out, "#<{name}");
+                for (i, (k, v)) in ivars.iter().enumerate() {
+                    out.push_str(if i == 0 { " @" } else { ", @" });
+                    out.push_str(k);
+                    out.push('=');
+                    inspect_into(v, out, depth + 1);
+                }
+                out.push('>');
+            }
         }
         _ => out.push_str(&to_s(v)),
     }
@@ -557,45 +636,32 @@ pub fn to_s(v: &RValue) -> String {
             }
             format!("(?{on}{off}:{})", r.source)
         }
-        RValue::Class(c) => c.name().to_string(),
+        RValue::Module(m) => m.name(),
+        RValue::Object(o) => match &*o.data.borrow() {
+            ObjData::Exception(Some(m)) => to_s(m),
+            _ => {
+                if matches!(&*o.data.borrow(), ObjData::Exception(None)) {
+                    o.class.name()
+                } else {
+                    format!("#<{}>", o.class.name())
+                }
+            }
+        },
+        RValue::Proc(p) => {
+            if p.lambda {
+                "#<Proc:0x0001 (lambda)>".into()
+            } else {
+                "#<Proc:0x0001>".into()
+            }
+        }
         RValue::Scope => "Scope()".into(),
         RValue::MatchData(m) => m.first().cloned().flatten().unwrap_or_default(),
-        RValue::IpAddr(ip) => ip_to_s(ip),
+        RValue::IpAddr(ip) => ip.to_s(),
         RValue::Puppet(p) => match &**p {
             Value::Sensitive(_) => "Sensitive [value redacted]".to_string(),
             other => other.to_plain_string(),
         },
-        RValue::Exception(e) => e.1.clone(),
     }
-}
-
-/// IPAddr#to_s (compressed IPv6).
-pub fn ip_to_s(ip: &IpAddr) -> String {
-    if !ip.v6 {
-        let a = ip.addr as u32;
-        return format!(
-            "{}.{}.{}.{}",
-            a >> 24,
-            (a >> 16) & 255,
-            (a >> 8) & 255,
-            a & 255
-        );
-    }
-    std::net::Ipv6Addr::from(ip.addr).to_string()
-}
-
-fn ip_mask_s(ip: &IpAddr) -> String {
-    let bits = if ip.v6 { 128 } else { 32 };
-    let mask: u128 = if ip.prefix == 0 {
-        0
-    } else {
-        (!0u128 << (bits - ip.prefix)) & if ip.v6 { !0u128 } else { 0xffff_ffff }
-    };
-    ip_to_s(&IpAddr {
-        v6: ip.v6,
-        addr: mask,
-        prefix: bits,
-    })
 }
 
 /// Ruby's `==`.
@@ -647,7 +713,9 @@ fn equal_depth(a: &RValue, b: &RValue, depth: usize) -> bool {
             x.2 == y.2 && equal_depth(&x.0, &y.0, depth + 1) && equal_depth(&x.1, &y.1, depth + 1)
         }
         (RValue::Regexp(x), RValue::Regexp(y)) => x.source == y.source && x.flags == y.flags,
-        (RValue::Class(x), RValue::Class(y)) => x == y,
+        (RValue::Module(x), RValue::Module(y)) => Rc::ptr_eq(x, y),
+        (RValue::Object(x), RValue::Object(y)) => Rc::ptr_eq(x, y),
+        (RValue::Proc(x), RValue::Proc(y)) => Rc::ptr_eq(x, y),
         (RValue::Scope, RValue::Scope) => true,
         (RValue::IpAddr(x), RValue::IpAddr(y)) => x.v6 == y.v6 && x.addr == y.addr,
         (RValue::Puppet(x), RValue::Puppet(y)) => x == y,
@@ -789,103 +857,18 @@ fn to_puppet_depth(v: &RValue, depth: usize) -> Result<Value, String> {
     })
 }
 
-type RegexCache = std::sync::Mutex<std::collections::HashMap<(String, String), fancy_regex::Regex>>;
-
-/// Compiled regexps by (source, flags), shared by the whole process (compiling is pure and
-/// costly: templates use the same patterns on every render).
-fn regex_cache() -> &'static RegexCache {
-    static CACHE: std::sync::OnceLock<RegexCache> = std::sync::OnceLock::new();
-    CACHE.get_or_init(Default::default)
-}
-
-/// Compiles a Ruby regexp (source between the slashes, flags `imx`); cached.
+/// Compiles a Ruby regexp (source between the slashes, options `imx`) with puppet-types'
+/// translation and cache (the one of the workspace).
 pub fn compile_regex(source: &str, flags: &str) -> Result<RRegex, String> {
-    let key = (source.to_string(), flags.to_string());
-    if let Some(re) = regex_cache().lock().ok().and_then(|c| c.get(&key).cloned()) {
-        return Ok(RRegex {
-            source: source.to_string(),
-            flags: flags.chars().filter(|c| "mix".contains(*c)).collect(),
-            re,
-        });
-    }
-    let r = compile_regex_uncached(source, flags)?;
-    if let Ok(mut c) = regex_cache().lock() {
-        if c.len() >= 4096 {
-            c.clear();
-        }
-        c.insert(key, r.re.clone());
-    }
-    Ok(r)
-}
-
-fn compile_regex_uncached(source: &str, flags: &str) -> Result<RRegex, String> {
-    let mut pat = String::from("(?m");
-    if flags.contains('i') {
-        pat.push('i');
-    }
-    if flags.contains('m') {
-        pat.push('s');
-    }
-    if flags.contains('x') {
-        pat.push('x');
-    }
-    pat.push(')');
-    translate_regex(source, &mut pat);
-    let re = fancy_regex::RegexBuilder::new(&pat)
-        .backtrack_limit(1_000_000)
-        .delegate_dfa_size_limit(0) // no full DFA: see puppet_types::Regexp
-        .build()
-        .map_err(|e| e.to_string())?;
+    let re = puppet_types::regexp::compile_ruby(source, flags)?;
     Ok(RRegex {
         source: source.to_string(),
-        flags: flags.chars().filter(|c| "mix".contains(*c)).collect(),
+        flags: ['m', 'i', 'x']
+            .iter()
+            .filter(|f| flags.contains(**f))
+            .collect(),
         re,
     })
-}
-
-fn translate_regex(src: &str, out: &mut String) {
-    let cs: Vec<char> = src.chars().collect();
-    let mut i = 0;
-    let mut class = 0usize;
-    while i < cs.len() {
-        let c = cs[i];
-        if c == '\\' && i + 1 < cs.len() {
-            let n = cs[i + 1];
-            match n {
-                'Z' if class == 0 => out.push_str("(?=\\n?\\z)"),
-                'h' if class == 0 => out.push_str("[0-9a-fA-F]"),
-                'h' => out.push_str("0-9a-fA-F"),
-                'H' if class == 0 => out.push_str("[^0-9a-fA-F]"),
-                '/' => out.push('/'),
-                _ => {
-                    out.push('\\');
-                    out.push(n);
-                }
-            }
-            i += 2;
-            continue;
-        }
-        if c == '[' {
-            class += 1;
-        } else if c == ']' && class > 0 {
-            class -= 1;
-        } else if c == '(' && class == 0 && cs.get(i + 1) == Some(&'?') {
-            let mut j = i + 2;
-            let mut flags = String::new();
-            while j < cs.len() && matches!(cs[j], 'i' | 'm' | 'x' | '-') {
-                flags.push(if cs[j] == 'm' { 's' } else { cs[j] });
-                j += 1;
-            }
-            if !flags.is_empty() && j < cs.len() && (cs[j] == ':' || cs[j] == ')') {
-                out.push_str("(?");
-                out.push_str(&flags);
-                i = j;
-                continue;
-            }
-        }
-        out.push(c);
-        i += 1;
-    }
 }
 
 #[cfg(test)]

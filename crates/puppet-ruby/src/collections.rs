@@ -4,76 +4,20 @@
 //! `[key, value]` pairs, which blocks with two parameters destructure as Ruby does. Methods
 //! that return a hash in Ruby (`Hash#select`, `Hash#reject`, `Hash#merge`...) do so here.
 
-use crate::ast::Block;
 use crate::interp::{raise, unsupported, Ctrl, Interp, R};
-use crate::scanner::Pos;
+use crate::methods::{argc, int_arg, need_block, norm_index as norm};
+use crate::object::Blk;
+use crate::value::Shared;
 use crate::value::{self, compare, equal, to_s, HKey, RHash, RValue};
-use std::cell::RefCell;
+use crate::Pos;
 use std::cmp::Ordering;
 use std::rc::Rc;
 
-fn argc(args: &[RValue], min: usize, max: usize, pos: Pos) -> Result<(), Ctrl> {
-    if args.len() < min || args.len() > max {
-        return raise(
-            "ArgumentError",
-            format!(
-                "wrong number of arguments (given {}, expected {})",
-                args.len(),
-                if min == max {
-                    min.to_string()
-                } else {
-                    format!("{min}..{max}")
-                }
-            ),
-            pos,
-        );
-    }
-    Ok(())
-}
-
-fn int_arg(v: &RValue, pos: Pos) -> Result<i64, Ctrl> {
-    match v {
-        RValue::Int(i) => Ok(*i),
-        RValue::Float(f) => Ok(f.trunc() as i64),
-        RValue::Nil => raise(
-            "TypeError",
-            "no implicit conversion from nil to integer",
-            pos,
-        ),
-        other => raise(
-            "TypeError",
-            format!(
-                "no implicit conversion of {} into Integer",
-                other.class_name()
-            ),
-            pos,
-        ),
-    }
-}
-
-fn need_block<'b>(
-    block: Option<&'b Rc<Block>>,
-    name: &str,
-    pos: Pos,
-) -> Result<&'b Rc<Block>, Ctrl> {
-    match block {
-        Some(b) => Ok(b),
-        None => unsupported(format!("`{name}' without a block (Enumerator)"), pos),
-    }
-}
-
-fn norm(i: i64, len: usize) -> Option<usize> {
-    if i < 0 {
-        let j = len as i64 + i;
-        (j >= 0).then_some(j as usize)
-    } else {
-        Some(i as usize)
-    }
-}
-
 fn cmp_err(a: &RValue, b: &RValue, pos: Pos) -> Ctrl {
-    Ctrl::Raise {
+    Ctrl::Raise(Box::new(crate::interp::Exc {
         class: "ArgumentError".into(),
+        file: None,
+        obj: None,
         message: format!(
             "comparison of {} with {} failed",
             a.class_name(),
@@ -89,65 +33,86 @@ fn cmp_err(a: &RValue, b: &RValue, pos: Pos) -> Ctrl {
             }
         ),
         pos,
-    }
+    }))
 }
 
 /// Sorts with `<=>` or a comparison block; raises as Ruby on incomparable values.
+/// A stable merge sort with a fallible comparison (a user block or `<=>` may raise). Unlike
+/// the standard library's sorts it never panics on an inconsistent comparison.
+pub(crate) fn merge_sort<T: Clone>(
+    items: Vec<T>,
+    cmp: &mut dyn FnMut(&T, &T) -> Result<Ordering, Ctrl>,
+) -> Result<Vec<T>, Ctrl> {
+    if items.len() <= 1 {
+        return Ok(items);
+    }
+    let mut right = items;
+    let left = right.drain(..right.len() / 2).collect::<Vec<T>>();
+    let left = merge_sort(left, cmp)?;
+    let right = merge_sort(right, cmp)?;
+    let mut out = Vec::with_capacity(left.len() + right.len());
+    let (mut i, mut j) = (0, 0);
+    while i < left.len() && j < right.len() {
+        if cmp(&left[i], &right[j])? == Ordering::Greater {
+            out.push(right[j].clone());
+            j += 1;
+        } else {
+            out.push(left[i].clone());
+            i += 1;
+        }
+    }
+    out.extend_from_slice(&left[i..]);
+    out.extend_from_slice(&right[j..]);
+    Ok(out)
+}
+
+/// `a <=> b` as sorting uses it: user classes' `<=>`, else the built-in comparison.
+pub(crate) fn compare_values(
+    it: &mut Interp,
+    a: &RValue,
+    b: &RValue,
+    pos: Pos,
+) -> Result<Ordering, Ctrl> {
+    if let RValue::Object(_) = a {
+        return match it.call_method(a.clone(), "<=>", vec![b.clone()], None, pos)? {
+            RValue::Int(i) => Ok(i.cmp(&0)),
+            _ => Err(cmp_err(a, b, pos)),
+        };
+    }
+    compare(a, b).ok_or_else(|| cmp_err(a, b, pos))
+}
+
 fn sort_items(
     it: &mut Interp,
     items: &mut [RValue],
-    block: Option<&Rc<Block>>,
+    block: Option<&Blk>,
     pos: Pos,
 ) -> Result<(), Ctrl> {
-    let mut err: Option<Ctrl> = None;
-    // Keep the original positions: a failed comparison is reported with the earlier
-    // element first, as Ruby's sort meets them.
-    let mut indexed: Vec<(usize, RValue)> = items.iter().cloned().enumerate().collect();
-    indexed.sort_by(|(ia, a), (ib, b)| {
-        if err.is_some() {
-            return Ordering::Equal;
-        }
-        let (first, second) = if ia <= ib { (a, b) } else { (b, a) };
-        match block {
-            Some(bl) => match it.call_block(bl, vec![a.clone(), b.clone()], pos) {
-                Ok(RValue::Int(i)) => i.cmp(&0),
-                Ok(_) => {
-                    err = Some(cmp_err(first, second, pos));
-                    Ordering::Equal
-                }
-                Err(e) => {
-                    err = Some(e);
-                    Ordering::Equal
-                }
-            },
-            None => match compare(a, b) {
-                Some(o) => o,
-                None => {
-                    err = Some(cmp_err(first, second, pos));
-                    Ordering::Equal
-                }
-            },
-        }
-    });
-    if let Some(e) = err {
-        return Err(e);
-    }
-    for (slot, (_, v)) in items.iter_mut().zip(indexed) {
+    let sorted = merge_sort(items.to_vec(), &mut |a: &RValue, b: &RValue| match block {
+        Some(bl) => match it.call_block(bl, vec![a.clone(), b.clone()], pos)? {
+            RValue::Int(i) => Ok(i.cmp(&0)),
+            _ => Err(cmp_err(a, b, pos)),
+        },
+        None => compare_values(it, a, b, pos),
+    })?;
+    for (slot, v) in items.iter_mut().zip(sorted) {
         *slot = v;
     }
     Ok(())
 }
 
-fn min_max(items: &[RValue], want: Ordering, pos: Pos) -> R {
+fn min_max(it: &mut Interp, items: &[RValue], want: Ordering, pos: Pos) -> R {
     let mut best: Option<RValue> = None;
     for x in items {
         best = Some(match best {
             None => x.clone(),
-            Some(b) => match compare(x, &b) {
-                Some(o) if o == want => x.clone(),
-                Some(_) => b,
-                None => return Err(cmp_err(x, &b, pos)),
-            },
+            Some(b) => {
+                if compare_values(it, x, &b, pos)? == want {
+                    x.clone()
+                } else {
+                    b
+                }
+            }
         });
     }
     Ok(best.unwrap_or(RValue::Nil))
@@ -168,7 +133,7 @@ fn flatten_into(items: &[RValue], depth: i64, out: &mut Vec<RValue>, guard: usiz
 fn uniq_by(
     it: &mut Interp,
     items: Vec<RValue>,
-    block: Option<&Rc<Block>>,
+    block: Option<&Blk>,
     pos: Pos,
 ) -> Result<Vec<RValue>, Ctrl> {
     let mut seen = std::collections::HashSet::new();
@@ -224,7 +189,7 @@ fn enumerable(
     items: Vec<RValue>,
     name: &str,
     args: &[RValue],
-    block: Option<&Rc<Block>>,
+    block: Option<&Blk>,
     pos: Pos,
 ) -> Result<Option<RValue>, Ctrl> {
     let r = match name {
@@ -415,7 +380,7 @@ fn enumerable(
                     }
                     best.unwrap_or(RValue::Nil)
                 }
-                None => min_max(&items, want, pos)?,
+                None => min_max(it, &items, want, pos)?,
             }
         }
         "min_by" | "max_by" | "sort_by" | "group_by" | "uniq_by" => {
@@ -437,19 +402,12 @@ fn enumerable(
                     RValue::hash(h)
                 }
                 "sort_by" => {
-                    let mut err = None;
-                    keyed.sort_by(|(a, _), (b, _)| match compare(a, b) {
-                        Some(o) => o,
-                        None => {
-                            if err.is_none() {
-                                err = Some(cmp_err(a, b, pos));
-                            }
-                            Ordering::Equal
-                        }
-                    });
-                    if let Some(e) = err {
-                        return Err(e);
-                    }
+                    let keyed = merge_sort(
+                        keyed,
+                        &mut |(a, _): &(RValue, RValue), (b, _): &(RValue, RValue)| {
+                            compare_values(it, a, b, pos)
+                        },
+                    )?;
                     RValue::array(keyed.into_iter().map(|(_, x)| x).collect())
                 }
                 _ => {
@@ -462,11 +420,13 @@ fn enumerable(
                     for (k, x) in keyed {
                         best = Some(match best {
                             None => (k, x),
-                            Some((bk, bx)) => match compare(&k, &bk) {
-                                Some(o) if o == want => (k, x),
-                                Some(_) => (bk, bx),
-                                None => return Err(cmp_err(&k, &bk, pos)),
-                            },
+                            Some((bk, bx)) => {
+                                if compare_values(it, &k, &bk, pos)? == want {
+                                    (k, x)
+                                } else {
+                                    (bk, bx)
+                                }
+                            }
                         });
                     }
                     best.map(|(_, x)| x).unwrap_or(RValue::Nil)
@@ -554,8 +514,8 @@ fn enumerable(
             RValue::hash(h)
         }
         "minmax" => RValue::array(vec![
-            min_max(&items, Ordering::Less, pos)?,
-            min_max(&items, Ordering::Greater, pos)?,
+            min_max(it, &items, Ordering::Less, pos)?,
+            min_max(it, &items, Ordering::Greater, pos)?,
         ]),
         "zip" => {
             let others: Vec<Vec<RValue>> = args.iter().map(crate::methods::splat_items).collect();
@@ -609,12 +569,41 @@ fn enumerable(
 pub fn array_method(
     it: &mut Interp,
     recv: &RValue,
-    cell: &Rc<RefCell<Vec<RValue>>>,
+    cell: &Rc<Shared<Vec<RValue>>>,
     name: &str,
     args: Vec<RValue>,
-    block: Option<&Rc<Block>>,
+    block: Option<&Blk>,
     pos: Pos,
 ) -> R {
+    // Methods that touch one element do not copy the array.
+    {
+        let len = cell.borrow().len();
+        let at = |i: i64| norm(i, len).filter(|i| *i < len);
+        match (name, args.as_slice()) {
+            ("<<" | "push" | "append", [_]) => {
+                it.charge(16, pos)?;
+                cell.borrow_mut().extend(args);
+                return Ok(recv.clone());
+            }
+            ("length" | "size", []) => return Ok(RValue::Int(len as i64)),
+            ("empty?", []) => return Ok(RValue::Bool(len == 0)),
+            ("pop", []) => return Ok(cell.borrow_mut().pop().unwrap_or(RValue::Nil)),
+            ("first", []) => return Ok(cell.borrow().first().cloned().unwrap_or(RValue::Nil)),
+            ("last", []) => return Ok(cell.borrow().last().cloned().unwrap_or(RValue::Nil)),
+            ("[]" | "at", [RValue::Int(i)]) => {
+                return Ok(at(*i)
+                    .and_then(|i| cell.borrow().get(i).cloned())
+                    .unwrap_or(RValue::Nil))
+            }
+            ("[]=", [RValue::Int(i), v]) if at(*i).is_some() => {
+                if let Some(i) = at(*i) {
+                    cell.borrow_mut()[i] = v.clone();
+                }
+                return Ok(v.clone());
+            }
+            _ => {}
+        }
+    }
     let items = cell.borrow().clone();
     let len = items.len();
     if block.is_none() {
@@ -807,10 +796,12 @@ pub fn array_method(
             if name == "<<" {
                 argc(&args, 1, 1, pos)?;
             }
+            it.charge(16 * args.len(), pos)?;
             cell.borrow_mut().extend(args);
             return Ok(recv.clone());
         }
         "unshift" | "prepend" => {
+            it.charge(16 * args.len(), pos)?;
             let mut a = cell.borrow_mut();
             for (i, x) in args.into_iter().enumerate() {
                 a.insert(i, x);
@@ -825,6 +816,7 @@ pub fn array_method(
             let Some(i) = norm(i, len + 1) else {
                 return raise("IndexError", "index out of array", pos);
             };
+            it.charge(16 * (args.len() + i.saturating_sub(len)), pos)?;
             let mut a = cell.borrow_mut();
             while a.len() < i {
                 a.push(RValue::Nil);
@@ -861,6 +853,7 @@ pub fn array_method(
                     }
                 }
             }
+            it.charge(16 * add.len(), pos)?;
             cell.borrow_mut().extend(add);
             return Ok(recv.clone());
         }
@@ -961,6 +954,7 @@ pub fn array_method(
             };
             let mut v = items;
             v.extend(o.borrow().iter().cloned());
+            it.charge(16 * v.len(), pos)?;
             return Ok(RValue::array(v));
         }
         "-" | "&" | "|" | "difference" | "union" | "intersection" => {
@@ -1012,9 +1006,7 @@ pub fn array_method(
                     if n < 0 {
                         return raise("ArgumentError", "negative argument", pos);
                     }
-                    if (n as usize).saturating_mul(len) > 10_000_000 {
-                        return unsupported("array larger than 10 million elements", pos);
-                    }
+                    it.charge((n as usize).saturating_mul(len).saturating_mul(16), pos)?;
                     let mut v = Vec::new();
                     for _ in 0..n {
                         v.extend(items.iter().cloned());
@@ -1070,9 +1062,68 @@ pub fn array_method(
             }
             return Ok(RValue::array(acc.into_iter().map(RValue::array).collect()));
         }
-        "combination" | "permutation" | "sample" | "shuffle" | "pack" | "bsearch" => {
-            return unsupported(format!("Array#{name}"), pos)
+        "combination" | "permutation" => {
+            argc(&args, 0, 1, pos)?;
+            let n = match args.first() {
+                Some(v) => int_arg(v, pos)?,
+                None if name == "permutation" => items.len() as i64,
+                None => {
+                    return raise(
+                        "ArgumentError",
+                        "wrong number of arguments (given 0, expected 1)",
+                        pos,
+                    )
+                }
+            };
+            let mut out: Vec<RValue> = Vec::new();
+            if n >= 0 && (n as usize) <= items.len() {
+                let n = n as usize;
+                let mut idx: Vec<usize> = Vec::new();
+                fn walk(
+                    items: &[RValue],
+                    n: usize,
+                    perm: bool,
+                    idx: &mut Vec<usize>,
+                    out: &mut Vec<RValue>,
+                ) {
+                    if out.len() > 1_000_000 {
+                        return;
+                    }
+                    if idx.len() == n {
+                        out.push(RValue::array(
+                            idx.iter().map(|&i| items[i].clone()).collect(),
+                        ));
+                        return;
+                    }
+                    let start = if perm {
+                        0
+                    } else {
+                        idx.last().map_or(0, |l| l + 1)
+                    };
+                    for i in start..items.len() {
+                        if perm && idx.contains(&i) {
+                            continue;
+                        }
+                        idx.push(i);
+                        walk(items, n, perm, idx, out);
+                        idx.pop();
+                    }
+                }
+                walk(&items, n, name == "permutation", &mut idx, &mut out);
+            }
+            it.charge(out.len() * 16, pos)?;
+            return match block {
+                Some(b) => {
+                    for c in out {
+                        it.call_block(b, vec![c], pos)?;
+                    }
+                    Ok(recv.clone())
+                }
+                None => Ok(RValue::array(out)),
+            };
         }
+        "sample" | "shuffle" => return unsupported(format!("Array#{name} (random numbers)"), pos),
+        "pack" | "bsearch" => return unsupported(format!("Array#{name}"), pos),
         "assoc" => {
             argc(&args, 1, 1, pos)?;
             for x in &items {
@@ -1166,10 +1217,10 @@ fn join_into(items: &[RValue], sep: &str, out: &mut String, depth: usize) {
 pub fn hash_method(
     it: &mut Interp,
     recv: &RValue,
-    cell: &Rc<RefCell<RHash>>,
+    cell: &Rc<Shared<RHash>>,
     name: &str,
     args: Vec<RValue>,
-    block: Option<&Rc<Block>>,
+    block: Option<&Blk>,
     pos: Pos,
 ) -> R {
     let snapshot = || cell.borrow().pairs();
@@ -1203,11 +1254,45 @@ pub fn hash_method(
     match name {
         "[]" => {
             argc(&args, 1, 1, pos)?;
+            let (found, dp, default) = {
+                let h = cell.borrow();
+                (
+                    h.get(&args[0]).cloned(),
+                    h.default_proc.clone(),
+                    h.default.clone(),
+                )
+            };
+            return match (found, dp) {
+                (Some(v), _) => Ok(v),
+                (None, Some(p)) => it.call_block(&p, vec![recv.clone(), args[0].clone()], pos),
+                (None, None) => Ok(default),
+            };
+        }
+        "slice" => {
             let h = cell.borrow();
-            return Ok(h
-                .get(&args[0])
-                .cloned()
-                .unwrap_or_else(|| h.default.clone()));
+            let mut out = RHash::default();
+            for k in &args {
+                if let Some(v) = h.get(k) {
+                    out.insert(k.clone(), v.clone());
+                }
+            }
+            return Ok(RValue::hash(out));
+        }
+        "except" => {
+            let mut out = cell.borrow().clone();
+            out.default_proc = None;
+            for k in &args {
+                out.map.shift_remove(&HKey::of(k));
+            }
+            return Ok(RValue::hash(out));
+        }
+        "default_proc" => {
+            return Ok(cell
+                .borrow()
+                .default_proc
+                .clone()
+                .map(RValue::Proc)
+                .unwrap_or(RValue::Nil))
         }
         "[]=" | "store" => {
             argc(&args, 2, 2, pos)?;
@@ -1296,7 +1381,7 @@ pub fn hash_method(
         "each" | "each_pair" => {
             let b = need_block(block, name, pos)?;
             for (k, v) in snapshot() {
-                if b.params.len() >= 2 {
+                if b.param_count() >= 2 {
                     it.call_block(b, vec![k, v], pos)?;
                 } else {
                     it.call_block(b, vec![RValue::array(vec![k, v])], pos)?;
@@ -1327,6 +1412,7 @@ pub fn hash_method(
             let mut out = RHash {
                 map: Default::default(),
                 default: cell.borrow().default.clone(),
+                default_proc: cell.borrow().default_proc.clone(),
             };
             for (k, v) in snapshot() {
                 let t = it.call_block(b, vec![k.clone(), v.clone()], pos)?.truthy();

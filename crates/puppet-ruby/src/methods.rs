@@ -6,10 +6,10 @@
 //! Ruby has but this engine does not implement is reported as unsupported; calling a method
 //! on nil that nil lacks raises `NoMethodError` as Ruby does.
 
-use crate::ast::Block;
 use crate::interp::{raise, unsupported, Ctrl, Interp, R};
-use crate::scanner::Pos;
-use crate::value::{self, compare, equal, inspect, to_s, Class, RHash, RValue};
+use crate::object::Blk;
+use crate::value::{self, compare, inspect, to_s, RHash, RValue};
+use crate::Pos;
 use std::cmp::Ordering;
 use std::rc::Rc;
 
@@ -86,7 +86,28 @@ fn range_items(r: &(RValue, RValue, bool), pos: Pos) -> Result<Vec<RValue>, Ctrl
                     .map(|c| RValue::string(c.to_string()))
                     .collect());
             }
-            unsupported("iterating a multi-character String range", pos)
+            // String#upto: successors until the end, never longer than it.
+            let mut out = Vec::new();
+            let mut cur = a.clone();
+            let blen = b.chars().count();
+            if cur.chars().count() > blen {
+                return Ok(out);
+            }
+            loop {
+                if cur == b {
+                    if !r.2 {
+                        out.push(RValue::string(cur));
+                    }
+                    break;
+                }
+                if cur.chars().count() > blen || out.len() > 1_000_000 {
+                    break;
+                }
+                let next = crate::strings::str_succ(&cur);
+                out.push(RValue::string(cur));
+                cur = next;
+            }
+            Ok(out)
         }
         (RValue::Float(_), _) => raise("TypeError", "can't iterate from Float", pos),
         _ => unsupported("iterating an endless range", pos),
@@ -109,14 +130,22 @@ pub fn range_cover(r: &(RValue, RValue, bool), v: &RValue) -> bool {
     }
 }
 
-/// `is_a?`.
-pub fn is_a(v: &RValue, c: Class) -> bool {
-    c.includes(v.class())
-}
-
-fn describe(v: &RValue) -> String {
+/// A receiver as `NoMethodError` texts show it (`nil:NilClass`, `"abc":String`).
+pub(crate) fn describe(v: &RValue) -> String {
     match v {
         RValue::Nil => "nil:NilClass".into(),
+        RValue::Module(m) => format!(
+            "{}:{}",
+            m.name(),
+            if m.is_class { "Class" } else { "Module" }
+        ),
+        RValue::Object(o) => {
+            if matches!(&*o.data.borrow(), crate::object::ObjData::Exception(_)) {
+                format!("{}:{}", inspect(v), o.class.name())
+            } else {
+                format!("#<{}>", o.class.name())
+            }
+        }
         RValue::Bool(true) => "true:TrueClass".into(),
         RValue::Bool(false) => "false:FalseClass".into(),
         RValue::Scope => "#<Puppet::Parser::Scope>".into(),
@@ -221,7 +250,8 @@ fn is_mutator(recv: &RValue, name: &str) -> bool {
     }
 }
 
-fn argc(args: &[RValue], min: usize, max: usize, pos: Pos) -> Result<(), Ctrl> {
+/// Checks the number of arguments, with Ruby's message.
+pub(crate) fn argc(args: &[RValue], min: usize, max: usize, pos: Pos) -> Result<(), Ctrl> {
     if args.len() < min || args.len() > max {
         let exp = if min == max {
             min.to_string()
@@ -242,7 +272,8 @@ fn argc(args: &[RValue], min: usize, max: usize, pos: Pos) -> Result<(), Ctrl> {
     Ok(())
 }
 
-fn int_arg(v: &RValue, pos: Pos) -> Result<i64, Ctrl> {
+/// An Integer argument (a Float is truncated), with Ruby's TypeError otherwise.
+pub(crate) fn int_arg(v: &RValue, pos: Pos) -> Result<i64, Ctrl> {
     match v {
         RValue::Int(i) => Ok(*i),
         RValue::Float(f) if f.is_finite() => Ok(f.trunc() as i64),
@@ -262,7 +293,8 @@ fn int_arg(v: &RValue, pos: Pos) -> Result<i64, Ctrl> {
     }
 }
 
-fn str_arg(v: &RValue, pos: Pos) -> Result<String, Ctrl> {
+/// A String argument, with Ruby's TypeError otherwise.
+pub(crate) fn str_arg(v: &RValue, pos: Pos) -> Result<String, Ctrl> {
     match v {
         RValue::Str(s) => Ok(s.borrow().clone()),
         RValue::Nil => raise(
@@ -281,11 +313,12 @@ fn str_arg(v: &RValue, pos: Pos) -> Result<String, Ctrl> {
     }
 }
 
-fn need_block<'b>(
-    block: Option<&'b Rc<Block>>,
+/// The block a method needs.
+pub(crate) fn need_block<'b>(
+    block: Option<&'b Blk>,
     name: &str,
     pos: Pos,
-) -> Result<&'b Rc<Block>, Ctrl> {
+) -> Result<&'b Blk, Ctrl> {
     match block {
         Some(b) => Ok(b),
         None => unsupported(format!("`{name}' without a block (Enumerator)"), pos),
@@ -444,12 +477,11 @@ pub fn regex_match(
     }
     match re.re.captures_from_pos(text, byte_start) {
         Ok(Some(c)) => {
-            let caps: Vec<Option<String>> = (0..c.len())
-                .map(|i| c.get(i).map(|m| m.as_str().to_string()))
-                .collect();
+            let full = value::Captures::of(&re.re, &c, text);
+            let caps = full.groups.clone();
             let at = c.get(0).map(|m| m.start()).unwrap_or(0);
             let char_at = text[..at].chars().count();
-            it.last_match = Some(Rc::new(caps.clone()));
+            it.last_match = Some(Rc::new(full));
             Ok(Some((char_at, caps)))
         }
         Ok(None) => {
@@ -486,7 +518,8 @@ fn pair_of(v: &RValue) -> (RValue, RValue) {
     }
 }
 
-fn norm_index(i: i64, len: usize) -> Option<usize> {
+/// A Ruby index (negative from the end) as a position, `None` before the start.
+pub(crate) fn norm_index(i: i64, len: usize) -> Option<usize> {
     if i < 0 {
         let j = len as i64 + i;
         if j < 0 {
@@ -500,13 +533,7 @@ fn norm_index(i: i64, len: usize) -> Option<usize> {
 }
 
 /// Kernel functions (`Array()`, `Integer()`, `raise`, ...).
-pub fn kernel(
-    it: &mut Interp,
-    name: &str,
-    args: Vec<RValue>,
-    block: Option<&Rc<Block>>,
-    pos: Pos,
-) -> R {
+pub fn kernel(it: &mut Interp, name: &str, args: Vec<RValue>, block: Option<&Blk>, pos: Pos) -> R {
     match name {
         "Array" => {
             argc(&args, 1, 1, pos)?;
@@ -599,32 +626,7 @@ pub fn kernel(
             let f = str_arg(&args[0], pos)?;
             Ok(RValue::string(crate::format::sprintf(&f, &args[1..], pos)?))
         }
-        "raise" | "fail" => {
-            let (class, msg) = match args.as_slice() {
-                [] => (
-                    "RuntimeError".to_string(),
-                    "unhandled exception".to_string(),
-                ),
-                [RValue::Class(c)] => (c.name().to_string(), c.name().to_string()),
-                [RValue::Class(c), m, ..] => (c.name().to_string(), to_s(m)),
-                // Re-raising a rescued exception.
-                [RValue::Exception(e)] => (e.0.clone(), e.1.clone()),
-                [m] => ("RuntimeError".to_string(), to_s(m)),
-                _ => ("RuntimeError".to_string(), to_s(&args[0])),
-            };
-            raise(&class, msg, pos)
-        }
-        "require" | "require_relative" => {
-            argc(&args, 1, 1, pos)?;
-            let lib = to_s(&args[0]);
-            match lib.as_str() {
-                "ipaddr" | "json" | "erb" | "set" | "puppet" | "yaml" | "uri" => {
-                    Ok(RValue::Bool(false))
-                }
-                _ => unsupported(format!("require '{lib}'"), pos),
-            }
-        }
-        "puts" | "print" | "p" | "pp" | "warn" => {
+        "puts" | "print" | "p" | "pp" => {
             // These write to the process output, never to the template.
             Ok(match (name, args.len()) {
                 ("p", 1) => args[0].clone(),
@@ -633,44 +635,13 @@ pub fn kernel(
                 _ => RValue::Nil,
             })
         }
-        "instance_variable_get" => {
-            argc(&args, 1, 1, pos)?;
-            let n = to_s(&args[0]);
-            let Some(n) = n.strip_prefix('@') else {
-                return raise(
-                    "NameError",
-                    format!("'{n}' is not allowed as an instance variable name"),
-                    pos,
-                );
-            };
-            let node = crate::ast::Node {
-                kind: crate::ast::Kind::IVar(n.to_string()),
-                pos,
-            };
-            it.eval(&node)
-        }
-        "instance_variable_defined?" => {
-            argc(&args, 1, 1, pos)?;
-            let n = to_s(&args[0]);
-            let node = crate::ast::Node {
-                kind: crate::ast::Kind::Defined(Box::new(crate::ast::Node {
-                    kind: crate::ast::Kind::IVar(n.trim_start_matches('@').to_string()),
-                    pos,
-                })),
-                pos,
-            };
-            Ok(RValue::Bool(it.eval(&node)?.truthy()))
-        }
-        "block_given?" => Ok(RValue::Bool(false)),
         "loop" => {
             let b = need_block(block, name, pos)?;
             loop {
                 match it.call_block(b, vec![], pos) {
                     Ok(_) => {}
                     Err(Ctrl::Break(v)) => return Ok(v),
-                    Err(Ctrl::Raise { class, .. }) if class == "StopIteration" => {
-                        return Ok(RValue::Nil)
-                    }
+                    Err(Ctrl::Raise(e)) if e.class == "StopIteration" => return Ok(RValue::Nil),
                     Err(e) => return Err(e),
                 }
             }
@@ -680,37 +651,7 @@ pub fn kernel(
 }
 
 fn parse_integer_strict(s: &str, base: u32) -> Option<i64> {
-    let t = s.trim();
-    let (neg, t) = match t.strip_prefix('-') {
-        Some(r) => (true, r),
-        None => (false, t.strip_prefix('+').unwrap_or(t)),
-    };
-    let lower = t.to_ascii_lowercase();
-    let (radix, digits) = if base == 0 || base == 16 || base == 8 || base == 2 {
-        if let Some(r) = lower.strip_prefix("0x") {
-            (16, r.to_string())
-        } else if let Some(r) = lower.strip_prefix("0b") {
-            (2, r.to_string())
-        } else if let Some(r) = lower.strip_prefix("0o") {
-            (8, r.to_string())
-        } else if lower.len() > 1 && lower.starts_with('0') && base == 0 {
-            (8, lower[1..].to_string())
-        } else {
-            (if base == 0 { 10 } else { base }, lower.clone())
-        }
-    } else {
-        (base, lower.clone())
-    };
-    if digits.is_empty()
-        || digits.starts_with('_')
-        || digits.ends_with('_')
-        || digits.contains("__")
-    {
-        return None;
-    }
-    let clean: String = digits.chars().filter(|c| *c != '_').collect();
-    let v = i64::from_str_radix(&clean, radix).ok()?;
-    Some(if neg { -v } else { v })
+    puppet_types::ruby::integer(s, (base != 0).then_some(base))
 }
 
 /// Ruby's `String#to_i` (leading integer, 0 when none).
@@ -791,7 +732,7 @@ pub fn call_method(
     recv: RValue,
     name: &str,
     args: Vec<RValue>,
-    block: Option<&Rc<Block>>,
+    block: Option<&Blk>,
     pos: Pos,
 ) -> R {
     if is_mutator(&recv, name) && it.is_frozen(&recv) {
@@ -805,92 +746,31 @@ pub fn call_method(
             pos,
         );
     }
-    // Methods every object has.
-    match name {
-        "nil?" if args.is_empty() => return Ok(RValue::Bool(matches!(recv, RValue::Nil))),
-        "is_a?" | "kind_of?" | "instance_of?" => {
-            argc(&args, 1, 1, pos)?;
-            let RValue::Class(c) = &args[0] else {
-                return raise("TypeError", "class or module required", pos);
-            };
-            let r = if name == "instance_of?" {
-                recv.class() == *c
-            } else {
-                is_a(&recv, *c)
-            };
-            return Ok(RValue::Bool(r));
+    match &recv {
+        RValue::Object(_) => {
+            return crate::kernel::object_method(it, recv, name, args, block, pos, false)
         }
-        "class" if args.is_empty() => {
-            return match &recv {
-                RValue::Scope | RValue::Puppet(_) => {
-                    unsupported(format!("`class' of {}", recv.class_name()), pos)
-                }
-                RValue::Exception(e) => match Class::by_name(&e.0) {
-                    Some(c) => Ok(RValue::Class(c)),
-                    None => unsupported(format!("the class {}", e.0), pos),
-                },
-                _ => Ok(RValue::Class(recv.class())),
-            }
+        RValue::Module(_) => {
+            return crate::kernel::module_method(it, recv, name, args, block, pos, false)
         }
-        "==" | "equal?" => {
-            argc(&args, 1, 1, pos)?;
-            return Ok(RValue::Bool(equal(&recv, &args[0])));
-        }
-        "!=" => {
-            argc(&args, 1, 1, pos)?;
-            return Ok(RValue::Bool(!equal(&recv, &args[0])));
-        }
-        "!" => return Ok(RValue::Bool(!recv.truthy())),
-        "eql?" => {
-            argc(&args, 1, 1, pos)?;
-            return Ok(RValue::Bool(value::eql(&recv, &args[0])));
-        }
-        "inspect" if args.is_empty() => return Ok(RValue::string(inspect(&recv))),
-        "to_s" if args.is_empty() && !matches!(recv, RValue::Int(_)) => {
-            return Ok(match &recv {
-                RValue::Str(_) => recv.clone(),
-                _ => RValue::string(to_s(&recv)),
-            })
-        }
-        "respond_to?" => {
-            argc(&args, 1, 2, pos)?;
-            return Ok(RValue::Bool(responds_to(&recv, &to_s(&args[0]))));
-        }
-        "frozen?" => {
-            return Ok(RValue::Bool(
-                !matches!(recv, RValue::Array(_) | RValue::Hash(_) | RValue::Str(_))
-                    || it.is_frozen(&recv),
-            ))
-        }
-        "freeze" | "itself" => return Ok(recv),
-        "dup" | "clone" => {
-            return Ok(match &recv {
-                RValue::Str(s) => RValue::string(s.borrow().clone()),
-                RValue::Array(a) => RValue::array(a.borrow().clone()),
-                RValue::Hash(h) => RValue::hash(h.borrow().clone()),
-                other => other.clone(),
-            })
-        }
-        "to_yaml" => {
-            return Ok(RValue::string(crate::yaml::to_yaml(&recv, pos)?));
-        }
-        "tap" => {
-            let b = need_block(block, name, pos)?;
-            it.call_block(b, vec![recv.clone()], pos)?;
-            return Ok(recv);
-        }
-        "then" | "yield_self" => {
-            let b = need_block(block, name, pos)?;
-            return it.call_block(b, vec![recv], pos);
-        }
-        "===" if !matches!(recv, RValue::Scope) => {
-            argc(&args, 1, 1, pos)?;
-            return Ok(RValue::Bool(it.case_eq(&recv, &args[0], pos)?));
-        }
-        "=~" if !matches!(recv, RValue::Str(_) | RValue::Regexp(_) | RValue::Sym(_)) => {
-            return Ok(RValue::Nil)
-        }
+        RValue::Proc(_) => return crate::kernel::proc_method(it, recv, name, args, block, pos),
         _ => {}
+    }
+    if block.is_none() && crate::kernel::enumerates(&recv, name, &args) {
+        return Ok(crate::kernel::make_enumerator(it, recv, name, args));
+    }
+    // Methods every object has (some built-in classes have their own `to_s`, `===`, `=~`).
+    let own = match name {
+        "to_s" => matches!(recv, RValue::Int(_)) || !args.is_empty(),
+        "===" => matches!(recv, RValue::Scope),
+        "=~" => matches!(recv, RValue::Str(_) | RValue::Regexp(_) | RValue::Sym(_)),
+        "inspect" | "class" => !args.is_empty(),
+        _ => false,
+    };
+    if !own {
+        if let Some(r) = crate::kernel::common(it, &recv, name, &args, block, pos) {
+            return r;
+        }
     }
     match &recv {
         RValue::Nil => nil_method(name, &args, pos),
@@ -908,7 +788,9 @@ pub fn call_method(
         }
         RValue::Sym(s) => match name {
             "to_sym" => Ok(recv.clone()),
-            "to_proc" => unsupported("Symbol#to_proc", pos),
+            "to_proc" => Ok(RValue::Proc(
+                it.make_proc_of(crate::object::ProcBody::Symbol(s.to_string()), true),
+            )),
             "<=>" => Ok(match args.first() {
                 Some(RValue::Sym(o)) => RValue::Int(match s.as_bytes().cmp(o.as_bytes()) {
                     Ordering::Less => -1,
@@ -967,7 +849,10 @@ pub fn call_method(
                         RValue::Bool(m.is_some())
                     }
                     ("=~", Some((at, _))) => RValue::Int(at as i64),
-                    ("match", Some((_, caps))) => RValue::MatchData(Rc::new(caps)),
+                    ("match", Some(_)) => match it.last_match.clone() {
+                        Some(m) => RValue::MatchData(m),
+                        None => RValue::Nil,
+                    },
                     _ => RValue::Nil,
                 })
             }
@@ -980,6 +865,71 @@ pub fn call_method(
             _ => no_method(&recv, name, pos),
         },
         RValue::MatchData(m) => match name {
+            "[]" if matches!(args.first(), Some(RValue::Str(_) | RValue::Sym(_))) => {
+                let n = to_s(&args[0]);
+                match m.named(&n) {
+                    Some(i) => Ok(m
+                        .get(i)
+                        .cloned()
+                        .flatten()
+                        .map(RValue::string)
+                        .unwrap_or(RValue::Nil)),
+                    None => raise(
+                        "IndexError",
+                        format!("undefined group name reference: {n}"),
+                        pos,
+                    ),
+                }
+            }
+            "[]" if args.len() == 2 => {
+                let start = int_arg(&args[0], pos)?;
+                let len = int_arg(&args[1], pos)?;
+                let groups: Vec<RValue> = m
+                    .iter()
+                    .map(|g| g.as_deref().map(RValue::str).unwrap_or(RValue::Nil))
+                    .collect();
+                Ok(match norm_index(start, groups.len()) {
+                    Some(s) if s <= groups.len() && len >= 0 => {
+                        let e = (s + len as usize).min(groups.len());
+                        RValue::array(groups[s..e].to_vec())
+                    }
+                    _ => RValue::Nil,
+                })
+            }
+            "pre_match" => Ok(RValue::str(&m.pre)),
+            "post_match" => Ok(RValue::str(&m.post)),
+            "names" => Ok(RValue::array(
+                m.names.iter().map(|(n, _)| RValue::str(n)).collect(),
+            )),
+            "named_captures" => {
+                let mut h = RHash::default();
+                for (n, i) in &m.names {
+                    h.insert(
+                        RValue::str(n),
+                        m.get(*i)
+                            .cloned()
+                            .flatten()
+                            .map(RValue::string)
+                            .unwrap_or(RValue::Nil),
+                    );
+                }
+                Ok(RValue::hash(h))
+            }
+            "size" | "length" => Ok(RValue::Int(m.len() as i64)),
+            "to_s" => Ok(RValue::string(
+                m.first().cloned().flatten().unwrap_or_default(),
+            )),
+            "values_at" => Ok(RValue::array(
+                args.iter()
+                    .map(|a| match a {
+                        RValue::Int(i) => norm_index(*i, m.len())
+                            .and_then(|i| m.get(i).cloned().flatten())
+                            .map(RValue::string)
+                            .unwrap_or(RValue::Nil),
+                        _ => RValue::Nil,
+                    })
+                    .collect(),
+            )),
             "[]" => {
                 argc(&args, 1, 1, pos)?;
                 let i = int_arg(&args[0], pos)?;
@@ -1001,14 +951,13 @@ pub fn call_method(
             )),
             _ => no_method(&recv, name, pos),
         },
-        RValue::Class(c) => class_method(it, *c, name, args, block, pos),
-        RValue::Scope => scope_method(it, name, args, pos),
+        RValue::Scope => scope_method(it, name, args, block, pos),
         RValue::IpAddr(ip) => crate::ipaddr::ip_method(ip, name, args, pos),
-        RValue::Puppet(_) => no_method(&recv, name, pos),
-        RValue::Exception(e) => match name {
-            "message" | "to_s" if args.is_empty() => Ok(RValue::str(&e.1)),
-            _ => unsupported(format!("`{name}' of an exception"), pos),
-        },
+        RValue::Puppet(p) => {
+            let p = p.clone();
+            crate::puppet::puppet_value_method(it, &recv, &p, name, args, block, pos)
+        }
+        RValue::Object(_) | RValue::Module(_) | RValue::Proc(_) => no_method(&recv, name, pos),
     }
 }
 
@@ -1030,7 +979,7 @@ fn num_method(
     recv: &RValue,
     name: &str,
     args: Vec<RValue>,
-    block: Option<&Rc<Block>>,
+    block: Option<&Blk>,
     pos: Pos,
 ) -> R {
     let overflow = || unsupported("Integer overflow (Bignum arithmetic)", pos);
@@ -1247,6 +1196,61 @@ fn num_method(
                 }
             }
         }
+        "gcd" | "lcm" => {
+            argc(&args, 1, 1, pos)?;
+            let (a, b) = (int_arg(recv, pos)?, int_arg(&args[0], pos)?);
+            let gcd = |mut x: i64, mut y: i64| {
+                x = x.abs();
+                y = y.abs();
+                while y != 0 {
+                    (x, y) = (y, x % y);
+                }
+                x
+            };
+            let g = gcd(a, b);
+            Ok(RValue::Int(if name == "gcd" {
+                g
+            } else if g == 0 {
+                0
+            } else {
+                (a / g * b).abs()
+            }))
+        }
+        "step" => {
+            let b = need_block(block, name, pos)?;
+            argc(&args, 1, 2, pos)?;
+            let start = recv.clone();
+            let limit = args[0].clone();
+            let step = args.get(1).cloned().unwrap_or(RValue::Int(1));
+            match (&start, &limit, &step) {
+                (RValue::Int(a), RValue::Int(z), RValue::Int(st)) => {
+                    if *st == 0 {
+                        return raise("ArgumentError", "step can't be 0", pos);
+                    }
+                    let mut i = *a;
+                    while (*st > 0 && i <= *z) || (*st < 0 && i >= *z) {
+                        it.call_block(b, vec![RValue::Int(i)], pos)?;
+                        i = match i.checked_add(*st) {
+                            Some(n) => n,
+                            None => break,
+                        };
+                    }
+                }
+                _ => {
+                    let (a, z, st) = (num_f(&start), num_f(&limit), num_f(&step));
+                    if st == 0.0 {
+                        return raise("ArgumentError", "step can't be 0", pos);
+                    }
+                    let n = ((z - a) / st + 1e-9).floor();
+                    let mut k = 0.0;
+                    while k <= n && k < 10_000_000.0 {
+                        it.call_block(b, vec![RValue::Float(a + k * st)], pos)?;
+                        k += 1.0;
+                    }
+                }
+            }
+            Ok(recv.clone())
+        }
         "times" => {
             let b = need_block(block, name, pos)?;
             let n = int_arg(recv, pos)?;
@@ -1338,7 +1342,7 @@ fn range_method(
     r: &Rc<(RValue, RValue, bool)>,
     name: &str,
     args: Vec<RValue>,
-    block: Option<&Rc<Block>>,
+    block: Option<&Blk>,
     pos: Pos,
 ) -> R {
     match name {
@@ -1347,6 +1351,32 @@ fn range_method(
             Ok(RValue::Bool(range_cover(r, &args[0])))
         }
         "first" | "begin" | "min" if args.is_empty() => Ok(r.0.clone()),
+        "first" | "take" if matches!(r.0, RValue::Int(_)) => {
+            // Lazily: an endless or huge range gives its first n.
+            argc(&args, 1, 1, pos)?;
+            let n = int_arg(&args[0], pos)?;
+            if n < 0 {
+                return raise(
+                    "ArgumentError",
+                    "negative array size (or size too big)",
+                    pos,
+                );
+            }
+            let RValue::Int(a) = r.0 else {
+                return Ok(RValue::Nil);
+            };
+            let mut out = Vec::new();
+            let mut i = a;
+            while (out.len() as i64) < n.min(10_000_000) && range_cover(r, &RValue::Int(i)) {
+                out.push(RValue::Int(i));
+                i = match i.checked_add(1) {
+                    Some(x) => x,
+                    None => break,
+                };
+            }
+            it.charge(out.len() * 16, pos)?;
+            Ok(RValue::array(out))
+        }
         "end" => Ok(r.1.clone()),
         "exclude_end?" => Ok(RValue::Bool(r.2)),
         "last" | "max" if args.is_empty() => match (&r.1, r.2) {
@@ -1399,27 +1429,111 @@ fn range_method(
     }
 }
 
-fn class_method(
+/// Whether a built-in class (by name) has a native class method.
+pub(crate) fn class_responds(cname: &str, name: &str) -> bool {
+    match cname {
+        "Hash" => matches!(name, "new" | "[]"),
+        "Array" => matches!(name, "new" | "[]"),
+        "String" => name == "new",
+        "Regexp" => matches!(
+            name,
+            "escape" | "quote" | "new" | "compile" | "union" | "last_match"
+        ),
+        "IPAddr" => matches!(name, "new" | "ntop"),
+        "File" => matches!(
+            name,
+            "join"
+                | "basename"
+                | "dirname"
+                | "extname"
+                | "exist?"
+                | "exists?"
+                | "file?"
+                | "read"
+                | "directory?"
+                | "absolute_path?"
+                | "expand_path"
+                | "split"
+        ),
+        "JSON" => matches!(
+            name,
+            "parse" | "generate" | "dump" | "pretty_generate" | "load"
+        ),
+        "Math" => matches!(name, "sqrt" | "log" | "log2" | "log10" | "floor" | "pow"),
+        "Integer" => name == "sqrt",
+        "YAML" | "Psych" => matches!(name, "dump" | "load" | "safe_load"),
+        "Base64" => matches!(
+            name,
+            "encode64"
+                | "decode64"
+                | "strict_encode64"
+                | "strict_decode64"
+                | "urlsafe_encode64"
+                | "urlsafe_decode64"
+        ),
+        "Digest::MD5" | "Digest::SHA1" | "Digest::SHA256" | "Digest::SHA512" | "Digest::SHA2" => {
+            matches!(name, "hexdigest" | "digest" | "base64digest")
+        }
+        "CGI" | "ERB::Util" => matches!(
+            name,
+            "escape" | "unescape" | "url_encode" | "html_escape" | "h" | "escapeHTML"
+        ),
+        "Struct" => name == "new",
+        "Time" => false,
+        _ => false,
+    }
+}
+
+/// The bytes of a string (a binary string's characters are its bytes).
+pub(crate) fn str_bytes(v: &RValue) -> Vec<u8> {
+    match v {
+        RValue::Str(s) if s.is_binary() => s.borrow().chars().map(|c| c as u32 as u8).collect(),
+        other => to_s(other).into_bytes(),
+    }
+}
+
+/// A binary string of bytes (each byte a character, as Ruby's ASCII-8BIT strings).
+pub(crate) fn binary_string(bytes: &[u8]) -> RValue {
+    if bytes.is_ascii() {
+        return RValue::string(String::from_utf8_lossy(bytes).into_owned());
+    }
+    let v = RValue::string(bytes.iter().map(|b| *b as char).collect());
+    if let RValue::Str(s) = &v {
+        s.set_binary();
+    }
+    v
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Class methods of built-in and library classes, by the class's name. `None` when the
+/// class has no such native method.
+pub(crate) fn class_method(
     it: &mut Interp,
-    c: Class,
+    cname: &str,
+    recv: &RValue,
     name: &str,
-    args: Vec<RValue>,
-    block: Option<&Rc<Block>>,
+    args: &[RValue],
+    block: Option<&Blk>,
     pos: Pos,
-) -> R {
-    match (c, name) {
-        (_, "name") | (_, "to_s") => Ok(RValue::str(c.name())),
-        (Class::Hash, "new") => {
-            if block.is_some() {
-                return unsupported("Hash.new with a block", pos);
-            }
+) -> Option<R> {
+    if !class_responds(cname, name) {
+        return None;
+    }
+    let args = args.to_vec();
+    let _ = recv;
+    Some((|| match (cname, name) {
+        ("Hash", "new") => {
             argc(&args, 0, 1, pos)?;
             Ok(RValue::hash(RHash {
                 map: Default::default(),
                 default: args.first().cloned().unwrap_or(RValue::Nil),
+                default_proc: block.cloned(),
             }))
         }
-        (Class::Hash, "[]") => match args.as_slice() {
+        ("Hash", "[]") => match args.as_slice() {
             [RValue::Hash(h)] => Ok(RValue::hash(h.borrow().clone())),
             [RValue::Array(a)] => {
                 let pairs: Vec<(RValue, RValue)> = a.borrow().iter().map(pair_of).collect();
@@ -1432,15 +1546,17 @@ fn class_method(
             )),
             _ => raise("ArgumentError", "odd number of arguments for Hash", pos),
         },
-        (Class::Array, "new") => {
+        ("Array", "new") => {
             argc(&args, 0, 2, pos)?;
             let n = match args.first() {
+                Some(RValue::Array(a)) => return Ok(RValue::array(a.borrow().clone())),
                 Some(v) => int_arg(v, pos)?,
                 None => 0,
             };
             if !(0..=1_000_000).contains(&n) {
                 return raise("ArgumentError", "array size too big", pos);
             }
+            it.charge(n as usize * 16, pos)?;
             let fill = args.get(1).cloned().unwrap_or(RValue::Nil);
             let mut out = Vec::new();
             for i in 0..n {
@@ -1451,13 +1567,28 @@ fn class_method(
             }
             Ok(RValue::array(out))
         }
-        (Class::Array, "[]") => Ok(RValue::array(args)),
-        (Class::String, "new") => Ok(RValue::string(args.first().map(to_s).unwrap_or_default())),
-        (Class::Regexp, "escape") | (Class::Regexp, "quote") => {
+        ("Array", "[]") => Ok(RValue::array(args)),
+        ("String", "new") => Ok(RValue::string(args.first().map(to_s).unwrap_or_default())),
+        ("Regexp", "escape") | ("Regexp", "quote") => {
             argc(&args, 1, 1, pos)?;
             Ok(RValue::string(escape_regex(&to_s(&args[0]))))
         }
-        (Class::Regexp, "new") => {
+        ("Regexp", "last_match") => {
+            argc(&args, 0, 1, pos)?;
+            let m = it.last_match.clone();
+            Ok(match (m, args.first()) {
+                (None, _) => RValue::Nil,
+                (Some(m), None) => RValue::MatchData(m),
+                (Some(m), Some(i)) => {
+                    let i = int_arg(i, pos)?;
+                    norm_index(i, m.len())
+                        .and_then(|i| m.get(i).cloned().flatten())
+                        .map(RValue::string)
+                        .unwrap_or(RValue::Nil)
+                }
+            })
+        }
+        ("Regexp", "new") | ("Regexp", "compile") => {
             argc(&args, 1, 2, pos)?;
             let flags = match args.get(1) {
                 Some(RValue::Bool(true)) => "i".to_string(),
@@ -1474,6 +1605,7 @@ fn class_method(
                     }
                     f
                 }
+                Some(RValue::Str(s)) => s.borrow().clone(),
                 _ => String::new(),
             };
             match &args[0] {
@@ -1487,7 +1619,7 @@ fn class_method(
                 }
             }
         }
-        (Class::Regexp, "union") => {
+        ("Regexp", "union") => {
             let parts: Vec<String> = splat_items(&RValue::array(args))
                 .iter()
                 .map(|v| match v {
@@ -1501,19 +1633,22 @@ fn class_method(
                 Err(e) => unsupported(format!("regexp /{src}/ ({e})"), pos),
             }
         }
-        (Class::IPAddr, "new") => {
-            argc(&args, 1, 2, pos)?;
-            let s = str_arg(&args[0], pos)?;
-            match crate::ipaddr::parse(&s) {
-                Some(ip) => Ok(RValue::IpAddr(Rc::new(ip))),
-                None => raise(
-                    "IPAddr::InvalidAddressError",
-                    format!("invalid address: {s}"),
-                    pos,
-                ),
+        ("IPAddr", "new") => {
+            argc(&args, 0, 2, pos)?;
+            let s = match args.first() {
+                Some(v) => str_arg(v, pos)?,
+                None => "::".to_string(),
+            };
+            let v = crate::ipaddr::new_value(&s, pos)?;
+            if let (Some(RValue::Int(f)), RValue::IpAddr(ip)) = (args.get(1), &v) {
+                if (*f == 10) != ip.v6 {
+                    return raise("IPAddr::AddressFamilyError", "address family mismatch", pos);
+                }
             }
+            Ok(v)
         }
-        (Class::File, "join") => {
+        ("IPAddr", "ntop") => unsupported("IPAddr.ntop", pos),
+        ("File", "join") => {
             let parts: Vec<String> = splat_items(&RValue::array(args)).iter().map(to_s).collect();
             let mut out = String::new();
             for (i, p) in parts.iter().enumerate() {
@@ -1532,7 +1667,7 @@ fn class_method(
             }
             Ok(RValue::string(out))
         }
-        (Class::File, "basename") => {
+        ("File", "basename") => {
             argc(&args, 1, 2, pos)?;
             let s = str_arg(&args[0], pos)?;
             let t = s.trim_end_matches('/');
@@ -1552,17 +1687,26 @@ fn class_method(
             }
             Ok(RValue::string(base))
         }
-        (Class::File, "dirname") => {
+        ("File", "dirname") => {
             argc(&args, 1, 1, pos)?;
             let s = str_arg(&args[0], pos)?;
-            let t = s.trim_end_matches('/');
-            Ok(RValue::string(match t.rfind('/') {
-                Some(0) => "/".into(),
-                Some(i) => t[..i].trim_end_matches('/').to_string(),
-                None => if s.starts_with('/') { "/" } else { "." }.into(),
-            }))
+            Ok(RValue::string(dirname(&s)))
         }
-        (Class::File, "extname") => {
+        ("File", "split") => {
+            argc(&args, 1, 1, pos)?;
+            let s = str_arg(&args[0], pos)?;
+            let base = s
+                .trim_end_matches('/')
+                .rsplit('/')
+                .next()
+                .unwrap_or("")
+                .to_string();
+            Ok(RValue::array(vec![
+                RValue::string(dirname(&s)),
+                RValue::string(base),
+            ]))
+        }
+        ("File", "extname") => {
             argc(&args, 1, 1, pos)?;
             let s = str_arg(&args[0], pos)?;
             let base = s.rsplit('/').next().unwrap_or("");
@@ -1571,41 +1715,323 @@ fn class_method(
                 _ => String::new(),
             }))
         }
-        (Class::Json, "parse") => {
+        ("File", "absolute_path?") => {
+            argc(&args, 1, 1, pos)?;
+            Ok(RValue::Bool(str_arg(&args[0], pos)?.starts_with('/')))
+        }
+        ("File", "expand_path") => {
             argc(&args, 1, 2, pos)?;
+            let s = str_arg(&args[0], pos)?;
+            let base = match args.get(1) {
+                Some(b) => str_arg(b, pos)?,
+                None => {
+                    if !s.starts_with('/') {
+                        return unsupported(
+                            "File.expand_path of a relative path (the working directory)",
+                            pos,
+                        );
+                    }
+                    String::new()
+                }
+            };
+            let full = if s.starts_with('/') {
+                s
+            } else {
+                format!("{base}/{s}")
+            };
+            if !full.starts_with('/') {
+                return unsupported(
+                    "File.expand_path of a relative path (the working directory)",
+                    pos,
+                );
+            }
+            Ok(RValue::string(crate::modules::normalize_path(&full)))
+        }
+        ("File", "exist?") | ("File", "exists?") | ("File", "file?") | ("File", "directory?") => {
+            argc(&args, 1, 1, pos)?;
+            let s = str_arg(&args[0], pos)?;
+            if name == "directory?" {
+                return unsupported(
+                    "File.directory? (directories are not visible to Ruby code here)",
+                    pos,
+                );
+            }
+            Ok(RValue::Bool(it.sources.host().read(&s).is_some()))
+        }
+        ("File", "read") => {
+            argc(&args, 1, 2, pos)?;
+            let s = str_arg(&args[0], pos)?;
+            match it.sources.host().read(&s) {
+                Some(t) => Ok(RValue::str(&t)),
+                None => raise(
+                    "Errno::ENOENT",
+                    format!("No such file or directory @ rb_sysopen - {s}"),
+                    pos,
+                ),
+            }
+        }
+        ("JSON", "parse") => {
+            argc(&args, 1, 2, pos)?;
+            let s = str_arg(&args[0], pos)?;
+            let symbolize = matches!(args.get(1), Some(RValue::Hash(h)) if h.borrow().get(&RValue::sym("symbolize_names")).is_some_and(|v| v.truthy()));
+            let v = crate::json::parse(&s).or_else(|m| raise("JSON::ParserError", m, pos))?;
+            Ok(if symbolize { symbolize_keys(&v, 0) } else { v })
+        }
+        ("JSON", "load") => {
+            argc(&args, 1, 2, pos)?;
+            if matches!(args[0], RValue::Nil) {
+                return Ok(RValue::Nil);
+            }
             let s = str_arg(&args[0], pos)?;
             crate::json::parse(&s).or_else(|m| raise("JSON::ParserError", m, pos))
         }
-        (Class::Json, "generate") | (Class::Json, "dump") => {
-            argc(&args, 1, 1, pos)?;
+        ("JSON", "generate") | ("JSON", "dump") => {
+            argc(&args, 1, 2, pos)?;
             Ok(RValue::string(crate::json::generate(&args[0], pos)?))
         }
-        (Class::Math, "sqrt") => {
+        ("JSON", "pretty_generate") => {
+            argc(&args, 1, 2, pos)?;
+            Ok(RValue::string(crate::json::pretty_generate(&args[0], pos)?))
+        }
+        ("YAML", "dump") | ("Psych", "dump") => {
+            argc(&args, 1, 2, pos)?;
+            Ok(RValue::string(crate::yaml::to_yaml(&args[0], pos)?))
+        }
+        ("YAML", _) | ("Psych", _) => unsupported(format!("{cname}.{name} (reading YAML)"), pos),
+        ("Math", "sqrt") => {
             argc(&args, 1, 1, pos)?;
             Ok(RValue::Float(num_f(&args[0]).sqrt()))
         }
-        (Class::Integer, "sqrt") => {
+        ("Math", "log") => {
+            argc(&args, 1, 2, pos)?;
+            let x = num_f(&args[0]).ln();
+            Ok(RValue::Float(match args.get(1) {
+                Some(b) => x / num_f(b).ln(),
+                None => x,
+            }))
+        }
+        ("Math", "log2") => Ok(RValue::Float(
+            num_f(args.first().unwrap_or(&RValue::Int(0))).log2(),
+        )),
+        ("Math", "log10") => Ok(RValue::Float(
+            num_f(args.first().unwrap_or(&RValue::Int(0))).log10(),
+        )),
+        ("Math", _) => unsupported(format!("Math.{name}"), pos),
+        ("Integer", "sqrt") => {
             argc(&args, 1, 1, pos)?;
             Ok(RValue::Int((int_arg(&args[0], pos)? as f64).sqrt() as i64))
         }
-        (_, "===") => {
+        ("Base64", _) => {
             argc(&args, 1, 1, pos)?;
-            Ok(RValue::Bool(is_a(&args[0], c)))
+            use base64::Engine;
+            let e = base64::engine::general_purpose::STANDARD;
+            let u = base64::engine::general_purpose::URL_SAFE;
+            match name {
+                "encode64" => {
+                    let enc = e.encode(str_bytes(&args[0]));
+                    let mut out = String::new();
+                    for chunk in enc.as_bytes().chunks(60) {
+                        out.push_str(std::str::from_utf8(chunk).unwrap_or(""));
+                        out.push('\n');
+                    }
+                    Ok(RValue::string(out))
+                }
+                "strict_encode64" => Ok(RValue::string(e.encode(str_bytes(&args[0])))),
+                "urlsafe_encode64" => Ok(RValue::string(u.encode(str_bytes(&args[0])))),
+                "decode64" => {
+                    let t: String = to_s(&args[0])
+                        .chars()
+                        .filter(|c| c.is_ascii_alphanumeric() || *c == '+' || *c == '/')
+                        .collect();
+                    let pad = (4 - t.len() % 4) % 4;
+                    let t = if t.len() % 4 == 1 {
+                        t[..t.len() - 1].to_string()
+                    } else {
+                        t + &"=".repeat(pad)
+                    };
+                    match e.decode(t.as_bytes()) {
+                        Ok(b) => Ok(bytes_string(&b)),
+                        Err(_) => Ok(RValue::str("")),
+                    }
+                }
+                "strict_decode64" | "urlsafe_decode64" => {
+                    let eng = if name == "strict_decode64" { e } else { u };
+                    let t = to_s(&args[0]);
+                    let t = if name == "urlsafe_decode64" && t.len() % 4 != 0 {
+                        format!("{t}{}", "=".repeat((4 - t.len() % 4) % 4))
+                    } else {
+                        t
+                    };
+                    match eng.decode(t.as_bytes()) {
+                        Ok(b) => Ok(bytes_string(&b)),
+                        Err(_) => raise("ArgumentError", "invalid base64", pos),
+                    }
+                }
+                _ => unsupported(format!("Base64.{name}"), pos),
+            }
         }
-        (_, "==") => Ok(RValue::Bool(
-            matches!(args.first(), Some(RValue::Class(d)) if *d == c),
-        )),
-        (_, "new") if c.is_error() => Ok(RValue::string(
-            args.first()
-                .map(to_s)
-                .unwrap_or_else(|| c.name().to_string()),
-        )),
-        _ => unsupported(format!("{}.{name}", c.name()), pos),
+        (d, _) if d.starts_with("Digest::") => {
+            argc(&args, 1, 1, pos)?;
+            let data = str_bytes(&args[0]);
+            use puppet_functions::digest;
+            let raw: Vec<u8> = match d {
+                "Digest::MD5" => digest::md5(&data).to_vec(),
+                "Digest::SHA1" => digest::sha1(&data).to_vec(),
+                "Digest::SHA256" | "Digest::SHA2" => digest::sha256(&data).to_vec(),
+                "Digest::SHA512" => digest::sha512(&data).to_vec(),
+                _ => return unsupported(format!("{d}.{name}"), pos),
+            };
+            match name {
+                "hexdigest" => Ok(RValue::string(hex(&raw))),
+                "digest" => Ok(binary_string(&raw)),
+                _ => {
+                    use base64::Engine;
+                    Ok(RValue::string(
+                        base64::engine::general_purpose::STANDARD.encode(raw),
+                    ))
+                }
+            }
+        }
+        ("CGI", "escape") => {
+            argc(&args, 1, 1, pos)?;
+            Ok(RValue::string(url_escape(&str_bytes(&args[0]), true)))
+        }
+        ("ERB::Util", "url_encode") => {
+            argc(&args, 1, 1, pos)?;
+            Ok(RValue::string(url_escape(&str_bytes(&args[0]), false)))
+        }
+        ("CGI", "unescape") => {
+            argc(&args, 1, 1, pos)?;
+            let s = to_s(&args[0]).replace('+', " ");
+            Ok(bytes_string(&percent_decode(&s)))
+        }
+        ("CGI", "escapeHTML") | ("ERB::Util", "html_escape") | ("ERB::Util", "h") => {
+            argc(&args, 1, 1, pos)?;
+            let s = to_s(&args[0]);
+            let mut out = String::with_capacity(s.len());
+            for c in s.chars() {
+                match c {
+                    '&' => out.push_str("&amp;"),
+                    '<' => out.push_str("&lt;"),
+                    '>' => out.push_str("&gt;"),
+                    '"' => out.push_str("&quot;"),
+                    '\'' => out.push_str("&#39;"),
+                    c => out.push(c),
+                }
+            }
+            Ok(RValue::string(out))
+        }
+        ("Struct", "new") => match recv {
+            RValue::Module(m) if m.name() == "Struct" => {
+                crate::kernel::struct_new(it, &args, block, pos)
+            }
+            RValue::Module(m) => crate::kernel::instantiate(it, m, args, None, block, pos),
+            _ => unsupported("Struct.new", pos),
+        },
+        _ => unsupported(format!("{cname}.{name}"), pos),
+    })())
+}
+
+fn dirname(s: &str) -> String {
+    let t = s.trim_end_matches('/');
+    match t.rfind('/') {
+        Some(0) => "/".into(),
+        Some(i) => t[..i].trim_end_matches('/').to_string(),
+        None => if s.starts_with('/') { "/" } else { "." }.into(),
     }
 }
 
-fn scope_method(it: &mut Interp, name: &str, args: Vec<RValue>, pos: Pos) -> R {
+/// A string of bytes: UTF-8 text when valid, else a binary string.
+fn bytes_string(b: &[u8]) -> RValue {
+    match std::str::from_utf8(b) {
+        Ok(s) => RValue::str(s),
+        Err(_) => binary_string(b),
+    }
+}
+
+/// `CGI.escape` (`form`: spaces as `+`) / `ERB::Util.url_encode` (spaces as `%20`).
+fn url_escape(b: &[u8], form: bool) -> String {
+    let mut out = String::new();
+    for &c in b {
+        match c {
+            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'_' | b'.' | b'-' => out.push(c as char),
+            b'~' if !form => out.push('~'),
+            b'*' if form => out.push_str("%2A"),
+            b' ' if form => out.push('+'),
+            _ => out.push_str(&format!("%{c:02X}")),
+        }
+    }
+    out
+}
+
+fn percent_decode(s: &str) -> Vec<u8> {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' && i + 2 < b.len() {
+            if let Ok(v) = u8::from_str_radix(&s[i + 1..i + 3], 16) {
+                out.push(v);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    out
+}
+
+fn symbolize_keys(v: &RValue, depth: usize) -> RValue {
+    if depth > 64 {
+        return v.clone();
+    }
+    match v {
+        RValue::Hash(h) => {
+            let mut out = RHash::default();
+            for (k, x) in h.borrow().pairs() {
+                let k = match &k {
+                    RValue::Str(s) => RValue::sym(&s.borrow()),
+                    other => other.clone(),
+                };
+                out.insert(k, symbolize_keys(&x, depth + 1));
+            }
+            RValue::hash(out)
+        }
+        RValue::Array(a) => RValue::array(
+            a.borrow()
+                .iter()
+                .map(|x| symbolize_keys(x, depth + 1))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+fn scope_method(
+    it: &mut Interp,
+    name: &str,
+    args: Vec<RValue>,
+    block: Option<&Blk>,
+    pos: Pos,
+) -> R {
+    let _ = block;
     match name {
+        "warning" | "debug" | "notice" | "info" | "err" | "alert" | "emerg" | "crit" => {
+            let msg = args.first().map(to_s).unwrap_or_default();
+            it.scope.log(name, &msg);
+            Ok(RValue::Nil)
+        }
+        "compiler"
+        | "catalog"
+        | "environment"
+        | "source"
+        | "resource"
+        | "parent"
+        | "known_resource_types"
+        | "lookupdefaults"
+        | "findresource"
+        | "tags" => unsupported(format!("scope method `{name}'"), pos),
         "lookupvar" | "[]" => {
             argc(&args, 1, 2, pos)?;
             let n = str_arg(&args[0], pos)?;
@@ -1637,7 +2063,7 @@ fn scope_method(it: &mut Interp, name: &str, args: Vec<RValue>, pos: Pos) -> R {
                 match args.as_slice() {
                     [RValue::Array(a)] => {
                         let fargs = a.borrow().clone();
-                        it.puppet_function(f, fargs, pos)
+                        crate::puppet::call_3x(it, f, fargs, pos)
                     }
                     _ => raise(
                         "ArgumentError",

@@ -2,65 +2,61 @@
 //! (`gsub`/`sub` with `\1` back references, hash or block replacements), matching, slicing,
 //! padding and conversions. Indices are character based, as for Ruby's UTF-8 strings.
 
-use crate::ast::Block;
 use crate::interp::{raise, unsupported, Ctrl, Interp, R};
+use crate::methods::{argc, int_arg, norm_index as norm, str_arg};
 use crate::methods::{call_method, regex_match, str_to_i};
-use crate::scanner::Pos;
+use crate::object::Blk;
+use crate::value::Shared;
 use crate::value::{self, compare, to_s, RValue};
-use std::cell::RefCell;
+use crate::Pos;
 use std::cmp::Ordering;
 use std::rc::Rc;
 
-fn argc(args: &[RValue], min: usize, max: usize, pos: Pos) -> Result<(), Ctrl> {
-    if args.len() < min || args.len() > max {
-        return raise(
-            "ArgumentError",
-            format!(
-                "wrong number of arguments (given {}, expected {})",
-                args.len(),
-                if min == max {
-                    min.to_string()
-                } else {
-                    format!("{min}..{max}")
-                }
-            ),
-            pos,
-        );
+/// Ruby's `String#succ`: increments the rightmost alphanumeric with carry (`"az"` ->
+/// `"ba"`, `"zz"` -> `"aaa"`, `"a9"` -> `"b0"`, `"1.9"` -> `"2.0"`); without alphanumerics,
+/// the last character.
+pub(crate) fn str_succ(s: &str) -> String {
+    let mut cs: Vec<char> = s.chars().collect();
+    if cs.is_empty() {
+        return String::new();
     }
-    Ok(())
-}
-
-fn str_arg(v: &RValue, pos: Pos) -> Result<String, Ctrl> {
-    match v {
-        RValue::Str(s) => Ok(s.borrow().clone()),
-        other => raise(
-            "TypeError",
-            format!(
-                "no implicit conversion of {} into String",
-                if matches!(other, RValue::Nil) {
-                    "nil".to_string()
-                } else {
-                    other.class_name()
-                }
-            ),
-            pos,
-        ),
+    if !cs.iter().any(|c| c.is_ascii_alphanumeric()) {
+        let last = cs.len() - 1;
+        cs[last] = char::from_u32(cs[last] as u32 + 1).unwrap_or(cs[last]);
+        return cs.into_iter().collect();
     }
-}
-
-fn int_arg(v: &RValue, pos: Pos) -> Result<i64, Ctrl> {
-    match v {
-        RValue::Int(i) => Ok(*i),
-        RValue::Float(f) => Ok(f.trunc() as i64),
-        other => raise(
-            "TypeError",
-            format!(
-                "no implicit conversion of {} into Integer",
-                other.class_name()
-            ),
-            pos,
-        ),
+    let mut i = cs.len();
+    let mut last_alnum = cs.len() - 1;
+    loop {
+        let mut found = None;
+        while i > 0 {
+            i -= 1;
+            if cs[i].is_ascii_alphanumeric() {
+                found = Some(i);
+                break;
+            }
+        }
+        let Some(k) = found else {
+            let ins = match cs[last_alnum] {
+                '0'..='9' => '1',
+                'a'..='z' => 'a',
+                _ => 'A',
+            };
+            cs.insert(last_alnum, ins);
+            break;
+        };
+        last_alnum = k;
+        match cs[k] {
+            'z' => cs[k] = 'a',
+            'Z' => cs[k] = 'A',
+            '9' => cs[k] = '0',
+            c => {
+                cs[k] = (c as u8 + 1) as char;
+                break;
+            }
+        }
     }
+    cs.into_iter().collect()
 }
 
 fn capitalize(s: &str) -> String {
@@ -75,13 +71,36 @@ fn is_space(c: char) -> bool {
     matches!(c, ' ' | '\t' | '\n' | '\u{b}' | '\u{c}' | '\r' | '\0')
 }
 
-/// Expands `\1`, `\0`, `\&`, `\\` in a substitution string.
-fn expand_repl(repl: &str, caps: &[Option<String>]) -> String {
+/// Expands `\1`, `\0`, `\&`, `\k<name>`, `` \` ``, `\'`, `\\` in a substitution string.
+fn expand_repl(repl: &str, caps: &value::Captures) -> String {
     let mut out = String::new();
     let mut cs = repl.chars().peekable();
     while let Some(c) = cs.next() {
         if c == '\\' {
             match cs.peek().copied() {
+                Some('k') => {
+                    cs.next();
+                    let rest: String = cs.clone().collect();
+                    match rest.strip_prefix('<').and_then(|r| r.split_once('>')) {
+                        Some((name, _)) => {
+                            for _ in 0..name.chars().count() + 2 {
+                                cs.next();
+                            }
+                            if let Some(Some(g)) = caps.named(name).and_then(|i| caps.get(i)) {
+                                out.push_str(g);
+                            }
+                        }
+                        None => out.push_str("\\k"),
+                    }
+                }
+                Some('`') => {
+                    cs.next();
+                    out.push_str(&caps.pre);
+                }
+                Some('\'') => {
+                    cs.next();
+                    out.push_str(&caps.post);
+                }
                 Some(d) if d.is_ascii_digit() => {
                     cs.next();
                     let k = d as usize - '0' as usize;
@@ -112,7 +131,7 @@ fn substitute(
     it: &mut Interp,
     s: &str,
     args: &[RValue],
-    block: Option<&Rc<Block>>,
+    block: Option<&Blk>,
     global: bool,
     pos: Pos,
 ) -> Result<(String, bool), Ctrl> {
@@ -154,19 +173,19 @@ fn substitute(
             Err(e) => return unsupported(format!("regexp /{}/: {e}", re.source), pos),
         };
         let Some(m) = caps.get(0) else { break };
-        let groups: Vec<Option<String>> = (0..caps.len())
-            .map(|i| caps.get(i).map(|g| g.as_str().to_string()))
-            .collect();
+        let full = value::Captures::of(&re.re, &caps, s);
+        let groups: Vec<Option<String>> = full.groups.clone();
         out.push_str(&s[last..m.start()]);
         let rep = match (args.get(1), block) {
-            (Some(RValue::Str(r)), _) => expand_repl(&r.borrow(), &groups),
+            (Some(RValue::Str(r)), _) => expand_repl(&r.borrow(), &full),
             (Some(RValue::Hash(h)), _) => {
                 let k = RValue::str(m.as_str());
                 to_s(&h.borrow().get(&k).cloned().unwrap_or(RValue::Nil))
             }
             (Some(other), _) => str_arg(other, pos)?,
             (None, Some(b)) => {
-                it.last_match = Some(Rc::new(groups.clone()));
+                let _ = &groups;
+                it.last_match = Some(Rc::new(full.clone()));
                 let v = it.call_block(b, vec![RValue::str(m.as_str())], pos)?;
                 to_s(&v)
             }
@@ -328,15 +347,6 @@ fn char_slice(s: &str, start: usize, len: usize) -> String {
     s.chars().skip(start).take(len).collect()
 }
 
-fn norm(i: i64, len: usize) -> Option<usize> {
-    if i < 0 {
-        let j = len as i64 + i;
-        (j >= 0).then_some(j as usize)
-    } else {
-        Some(i as usize)
-    }
-}
-
 fn pad(s: &str, width: i64, padstr: &str, mode: u8) -> String {
     let len = s.chars().count() as i64;
     if width <= len || padstr.is_empty() {
@@ -359,12 +369,25 @@ fn pad(s: &str, width: i64, padstr: &str, mode: u8) -> String {
 pub fn str_method(
     it: &mut Interp,
     recv: &RValue,
-    cell: &Rc<RefCell<String>>,
+    cell: &Rc<Shared<String>>,
     name: &str,
     args: Vec<RValue>,
-    block: Option<&Rc<Block>>,
+    block: Option<&Blk>,
     pos: Pos,
 ) -> R {
+    // Appending and asking for the size do not copy the string.
+    match (name, args.as_slice()) {
+        ("<<" | "concat", [RValue::Str(add)]) => {
+            let add = add.borrow().clone();
+            it.charge(add.len(), pos)?;
+            cell.borrow_mut().push_str(&add);
+            return Ok(recv.clone());
+        }
+        ("length" | "size", []) => return Ok(RValue::Int(cell.borrow().chars().count() as i64)),
+        ("empty?", []) => return Ok(RValue::Bool(cell.borrow().is_empty())),
+        ("to_s" | "to_str", []) => return Ok(recv.clone()),
+        _ => {}
+    }
     let s = cell.borrow().clone();
     let new = |x: String| Ok(RValue::string(x));
     let set = |x: String| {
@@ -532,12 +555,12 @@ pub fn str_method(
                         .collect())
                 }
                 "delete" => {
-                    argc(&args, 1, 1, pos)?;
+                    argc(&args, 1, usize::MAX, pos)?;
                     let f = set_of(&str_arg(&args[0], pos)?);
                     new(s.chars().filter(|c| !f.contains(c)).collect())
                 }
                 "count" => {
-                    argc(&args, 1, 1, pos)?;
+                    argc(&args, 1, usize::MAX, pos)?;
                     let f = set_of(&str_arg(&args[0], pos)?);
                     Ok(RValue::Int(
                         s.chars().filter(|c| f.contains(c)).count() as i64
@@ -764,6 +787,7 @@ pub fn str_method(
         "+" => {
             argc(&args, 1, 1, pos)?;
             let o = str_arg(&args[0], pos)?;
+            it.charge(s.len() + o.len(), pos)?;
             new(s + &o)
         }
         "*" => {
@@ -772,9 +796,8 @@ pub fn str_method(
             if n < 0 {
                 return raise("ArgumentError", "negative argument", pos);
             }
-            if (n as u128) * (s.len() as u128) > 100_000_000 {
-                return unsupported("string longer than 100 MB", pos);
-            }
+            let bytes = (n as u128) * (s.len() as u128);
+            it.charge(bytes.min(usize::MAX as u128) as usize, pos)?;
             new(s.repeat(n as usize))
         }
         "%" => {
@@ -793,6 +816,7 @@ pub fn str_method(
                     .unwrap_or_default(),
                 other => str_arg(other, pos)?,
             };
+            it.charge(add.len(), pos)?;
             cell.borrow_mut().push_str(&add);
             Ok(recv.clone())
         }
@@ -808,6 +832,48 @@ pub fn str_method(
                 (RValue::Str(_), Some(o)) => RValue::Int(o as i64),
                 _ => RValue::Nil,
             })
+        }
+        "clamp" => {
+            argc(&args, 2, 2, pos)?;
+            let lo = str_arg(&args[0], pos)?;
+            let hi = str_arg(&args[1], pos)?;
+            Ok(if s < lo {
+                args[0].clone()
+            } else if s > hi {
+                args[1].clone()
+            } else {
+                recv.clone()
+            })
+        }
+        "[]=" => {
+            argc(&args, 2, 3, pos)?;
+            let value = str_arg(args.last().unwrap_or(&RValue::Nil), pos)?;
+            let len = s.chars().count();
+            let (start, count) = match &args[..args.len() - 1] {
+                [RValue::Int(i)] => match norm(*i, len).filter(|i| *i < len) {
+                    Some(i) => (i, 1),
+                    None => return raise("IndexError", format!("index {i} out of string"), pos),
+                },
+                [RValue::Int(i), RValue::Int(n)] => match norm(*i, len).filter(|i| *i <= len) {
+                    Some(i) => (i, (*n).max(0) as usize),
+                    None => return raise("IndexError", format!("index {i} out of string"), pos),
+                },
+                [RValue::Str(pat)] => {
+                    let pat = pat.borrow().clone();
+                    match s.find(&pat) {
+                        Some(b) => (s[..b].chars().count(), pat.chars().count()),
+                        None => return raise("IndexError", "string not matched", pos),
+                    }
+                }
+                _ => return unsupported("String#[]= with these arguments", pos),
+            };
+            let chars: Vec<char> = s.chars().collect();
+            let end = (start + count).min(chars.len());
+            let mut out: String = chars[..start].iter().collect();
+            out.push_str(&value);
+            out.extend(chars[end..].iter());
+            *cell.borrow_mut() = out;
+            Ok(args.last().cloned().unwrap_or(RValue::Nil))
         }
         "<" | "<=" | ">" | ">=" | "between?" => {
             let cmp = |o: &RValue| -> Result<Ordering, Ctrl> {
@@ -859,6 +925,28 @@ pub fn str_method(
                 Some(b) => int_arg(b, pos)? as u32,
                 None => 10,
             };
+            if base == 0 {
+                // Base from the prefix (`0x`, `0b`, `0o`/`0`), else 10.
+                let t = s.trim_start();
+                let (neg, body) = match t.strip_prefix('-') {
+                    Some(r) => (true, r),
+                    None => (false, t.strip_prefix('+').unwrap_or(t)),
+                };
+                let lower = body.to_ascii_lowercase();
+                let (radix, digits) = if let Some(r) = lower.strip_prefix("0x") {
+                    (16, r.to_string())
+                } else if let Some(r) = lower.strip_prefix("0b") {
+                    (2, r.to_string())
+                } else if let Some(r) = lower.strip_prefix("0o") {
+                    (8, r.to_string())
+                } else if lower.len() > 1 && lower.starts_with('0') {
+                    (8, lower[1..].to_string())
+                } else {
+                    (10, lower)
+                };
+                let v = str_to_i(&digits, radix);
+                return Ok(RValue::Int(if neg { -v } else { v }));
+            }
             if !(2..=36).contains(&base) {
                 return raise("ArgumentError", format!("invalid radix {base}"), pos);
             }
@@ -880,6 +968,7 @@ pub fn str_method(
             if p.is_empty() {
                 return raise("ArgumentError", "zero width padding", pos);
             }
+            it.charge(w.max(0) as usize, pos)?;
             new(pad(
                 &s,
                 w,
@@ -891,23 +980,94 @@ pub fn str_method(
                 },
             ))
         }
-        "succ" | "next" => {
-            if s.is_empty() {
-                return new(String::new());
+        "succ" | "next" => new(str_succ(&s)),
+        "b" => Ok(crate::methods::binary_string(&crate::methods::str_bytes(
+            recv,
+        ))),
+        "force_encoding" => {
+            let enc = args
+                .first()
+                .map(to_s)
+                .unwrap_or_default()
+                .to_ascii_uppercase();
+            if enc == "BINARY" || enc == "ASCII-8BIT" {
+                return Ok(crate::methods::binary_string(&crate::methods::str_bytes(
+                    recv,
+                )));
             }
-            if s.chars().all(|c| c.is_ascii_lowercase()) && !s.ends_with('z') {
-                let mut cs: Vec<char> = s.chars().collect();
-                if let Some(l) = cs.last_mut() {
-                    *l = char::from_u32(*l as u32 + 1).unwrap_or(*l);
-                }
-                return new(cs.into_iter().collect());
+            if enc == "UTF-8" {
+                return Ok(recv.clone());
             }
-            unsupported("String#succ with carry", pos)
+            unsupported(format!("String#force_encoding({enc})"), pos)
         }
-        "unpack" | "unpack1" | "encode" | "force_encoding" | "encoding" | "crypt" | "sum"
-        | "each_byte" | "unicode_normalize" => unsupported(format!("String#{name}"), pos),
-        "hash" => Ok(RValue::Int(0)),
-        "freeze" | "dup" | "+@" | "-@" => Ok(RValue::string(s)),
+        "encoding" => Ok(crate::kernel::encoding_object(
+            it,
+            if cell.is_binary() {
+                "ASCII-8BIT"
+            } else {
+                "UTF-8"
+            },
+        )),
+        "encode" => {
+            let enc = args
+                .first()
+                .map(to_s)
+                .unwrap_or_default()
+                .to_ascii_uppercase();
+            if args.len() <= 1 && (enc.is_empty() || enc == "UTF-8") {
+                return Ok(RValue::string(s));
+            }
+            unsupported("String#encode to another encoding", pos)
+        }
+        "valid_encoding?" => Ok(RValue::Bool(true)),
+        "ascii_only?" => Ok(RValue::Bool(s.is_ascii())),
+        "unicode_normalize" if s.is_ascii() => Ok(RValue::string(s)),
+        "unpack" | "unpack1" | "crypt" | "sum" | "each_byte" | "unicode_normalize" => {
+            unsupported(format!("String#{name}"), pos)
+        }
+        "hash" => Ok(RValue::Int({
+            use std::hash::{Hash, Hasher};
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            s.hash(&mut h);
+            (h.finish() >> 2) as i64
+        })),
+        "+@" => Ok(if cell.is_frozen() {
+            RValue::string(s)
+        } else {
+            recv.clone()
+        }),
+        "-@" | "dedup" => {
+            let v = RValue::string(s);
+            if let RValue::Str(x) = &v {
+                x.freeze();
+            }
+            Ok(v)
+        }
+        "insert" => {
+            argc(&args, 2, 2, pos)?;
+            let i = int_arg(&args[0], pos)?;
+            let ins = str_arg(&args[1], pos)?;
+            let len = s.chars().count() as i64;
+            let at = if i < 0 { len + i + 1 } else { i };
+            if at < 0 || at > len {
+                return raise("IndexError", format!("index {i} out of string"), pos);
+            }
+            let byte = s
+                .char_indices()
+                .nth(at as usize)
+                .map(|(b, _)| b)
+                .unwrap_or(s.len());
+            cell.borrow_mut().insert_str(byte, &ins);
+            Ok(recv.clone())
+        }
+        "prepend" => {
+            let mut pre = String::new();
+            for a in &args {
+                pre.push_str(&str_arg(a, pos)?);
+            }
+            cell.borrow_mut().insert_str(0, &pre);
+            Ok(recv.clone())
+        }
         "empty" => raise(
             "NoMethodError",
             format!(

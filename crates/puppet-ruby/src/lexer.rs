@@ -1,13 +1,17 @@
-//! The Ruby lexer for template code: turns the scanned ERB pieces into one token stream.
+//! The Ruby lexer: turns source pieces (a whole file, or the pieces of a scanned ERB
+//! template) into one token stream.
 //!
-//! Literal text becomes [`Tok::Put`], `<%= %>` tags are bracketed by [`Tok::InsertBegin`] and
+//! Heredocs (`<<ID`, `<<-ID`, `<<~ID`, quoted or not) become string tokens at their opening;
+//! their bodies, on the lines after it, are skipped when the lexer reaches that line break.
+//! `=begin`/`=end` comments and everything after `__END__` are skipped. Backticks and `%x()`
+//! become [`Tok::XStr`] (the interpreter refuses to run them). For templates, literal text becomes [`Tok::Put`], `<%= %>` tags are bracketed by [`Tok::InsertBegin`] and
 //! [`Tok::InsertEnd`], and the boundaries between pieces are statement separators, as in the
 //! program ERB generates. A `#` comment inside a code tag runs to the next line break of that
 //! generated program, swallowing the pieces in between exactly as Ruby does. Line breaks that
 //! cannot end a statement (after an operator or comma, before a leading `.method`) are
 //! dropped here so that the parser only sees meaningful ones.
 
-use crate::scanner::{Piece, Pos};
+use crate::{Piece, Pos};
 
 /// A part of a string, symbol or regexp literal with interpolation.
 #[derive(Debug, Clone, PartialEq)]
@@ -37,6 +41,10 @@ pub enum Tok {
     Const(String),
     /// `@ivar` (name without `@`).
     IVar(String),
+    /// `@@cvar` (name without `@@`).
+    CVar(String),
+    /// A command: backticks or `%x()`.
+    XStr(Vec<StrPart>),
     /// `$x` / `$1` (name without `$`).
     GVar(String),
     /// `label:` in a hash or argument list.
@@ -70,12 +78,23 @@ pub struct LexError {
     pub unsupported: bool,
 }
 
+/// Operators that can be method names.
+const OPERATOR_METHODS: &[&str] = &[
+    "[]=", "[]", "<=>", "===", "==", "=~", "!=", "!~", "<<", ">>", "<=", ">=", "**", "+@", "-@",
+    "+", "-", "*", "/", "%", "<", ">", "!", "&", "|", "^", "~",
+];
+
 const OPS: &[&str] = &[
     "**=", "<=>", "===", "...", "<<=", ">>=", "&&=", "||=", "==", "!=", "=~", "!~", ">=", "<=",
     "&&", "||", "<<", ">>", "**", "+=", "-=", "*=", "/=", "%=", "|=", "&=", "^=", "..", "::", "=>",
     "->", "&.", "+", "-", "*", "/", "%", "=", "<", ">", "!", "&", "|", "^", "~", "?", ":", ",",
     ".", "(", ")", "[", "]", "{", "}",
 ];
+
+/// Lexes a whole Ruby source file into tokens (ending with [`Tok::Eof`]).
+pub fn lex_file(src: &str) -> Result<Vec<Token>, LexError> {
+    lex_pieces(&[Piece::Code(src.to_string(), Pos { line: 1, column: 1 })])
+}
 
 /// Lexes the pieces of a template into tokens (ending with [`Tok::Eof`]).
 pub fn lex_pieces(pieces: &[Piece]) -> Result<Vec<Token>, LexError> {
@@ -188,7 +207,10 @@ fn push_nl(out: &mut Vec<Token>, pos: Pos) {
 fn continues(t: &Tok) -> bool {
     match t {
         Tok::Op(op) => !matches!(*op, ")" | "]" | "}"),
-        Tok::Ident(k) => matches!(k.as_str(), "and" | "or" | "not"),
+        Tok::Ident(k) => matches!(
+            k.as_str(),
+            "and" | "or" | "not" | "if" | "unless" | "while" | "until"
+        ),
         _ => false,
     }
 }
@@ -238,6 +260,11 @@ pub struct Lexer<'a> {
     depth: usize,
     /// Set when the code ended inside a `#` comment.
     pub ended_in_comment: bool,
+    /// Where the lexer continues after the line break that ends the current line: past the
+    /// bodies of the heredocs opened on it.
+    heredoc_resume: Option<usize>,
+    /// A heredoc body's lexer: the end of the text closes the string.
+    to_eof: bool,
 }
 
 impl<'a> Lexer<'a> {
@@ -254,6 +281,8 @@ impl<'a> Lexer<'a> {
             src,
             depth: 0,
             ended_in_comment: false,
+            heredoc_resume: None,
+            to_eof: false,
         }
     }
 
@@ -308,7 +337,9 @@ impl<'a> Lexer<'a> {
             None => false,
             Some(Tok::Int(_)) | Some(Tok::Float(_)) | Some(Tok::Str(_)) | Some(Tok::Sym(_))
             | Some(Tok::Regex(..)) | Some(Tok::Words(..)) | Some(Tok::Const(_))
-            | Some(Tok::IVar(_)) | Some(Tok::GVar(_)) => true,
+            | Some(Tok::IVar(_)) | Some(Tok::GVar(_)) | Some(Tok::CVar(_)) | Some(Tok::XStr(_)) => {
+                true
+            }
             Some(Tok::Ident(k)) => !is_keyword_operatorish(k),
             Some(Tok::Op(o)) => matches!(*o, ")" | "]" | "}"),
             _ => false,
@@ -321,6 +352,17 @@ impl<'a> Lexer<'a> {
             self.toks.last().map(|t| &t.tok),
             Some(Tok::Op(".")) | Some(Tok::Op("&."))
         )
+    }
+
+    /// True right after `alias` (one or two names) or `undef`.
+    fn method_name_expected(&self) -> bool {
+        let n = self.toks.len();
+        let is = |i: usize, kw: &str| {
+            n > i && matches!(&self.toks[n - 1 - i].tok, Tok::Ident(k) if k == kw)
+        };
+        is(0, "alias")
+            || is(0, "undef")
+            || (is(1, "alias") && n >= 2 && !matches!(self.toks[n - 1].tok, Tok::Nl | Tok::Semi))
     }
 
     fn prev_is_ident(&self) -> bool {
@@ -339,6 +381,14 @@ impl<'a> Lexer<'a> {
     pub fn run(&mut self, until_brace: bool) -> Result<Vec<Token>, LexError> {
         let mut space = true;
         let mut brace_depth = 0i32;
+        if self.i == 0 && self.column == 1 && !until_brace {
+            if self.starts_with("=begin") {
+                self.skip_block_comment();
+            }
+            if self.at_end_marker() {
+                return Ok(Vec::new());
+            }
+        }
         loop {
             let Some(c) = self.peek() else {
                 if until_brace {
@@ -347,6 +397,17 @@ impl<'a> Lexer<'a> {
                 break;
             };
             let pos = self.pos();
+            // After `alias`/`undef`, an operator is a method name (`alias === include?`).
+            if !matches!(c, ' ' | '\t' | '\r' | '\n' | ':') && self.method_name_expected() {
+                if let Some(op) = OPERATOR_METHODS.iter().find(|op| self.starts_with(op)) {
+                    for _ in 0..op.chars().count() {
+                        self.bump();
+                    }
+                    self.push(Tok::Ident(op.to_string()), pos, space);
+                    space = false;
+                    continue;
+                }
+            }
             match c {
                 ' ' | '\t' | '\r' => {
                     self.bump();
@@ -363,6 +424,17 @@ impl<'a> Lexer<'a> {
                     self.bump();
                     self.push(Tok::Nl, pos, true);
                     space = true;
+                    if let Some(to) = self.heredoc_resume.take() {
+                        while self.i < to {
+                            self.bump();
+                        }
+                    }
+                    if self.column == 1 && self.starts_with("=begin") {
+                        self.skip_block_comment();
+                    }
+                    if self.column == 1 && self.at_end_marker() {
+                        break;
+                    }
                     continue;
                 }
                 '#' => {
@@ -393,10 +465,12 @@ impl<'a> Lexer<'a> {
                     let t = self.number()?;
                     self.push(t, pos, space);
                 }
-                '"' | '`' => {
-                    if c == '`' {
-                        return self.err("backtick command", true);
-                    }
+                '`' if !self.after_dot() => {
+                    self.bump();
+                    let parts = self.dstring('`', '`', true)?;
+                    self.push(Tok::XStr(parts), pos, space);
+                }
+                '"' => {
                     self.bump();
                     let parts = self.dstring('"', '"', true)?;
                     self.push(Tok::Str(parts), pos, space);
@@ -409,7 +483,14 @@ impl<'a> Lexer<'a> {
                 '@' => {
                     self.bump();
                     if self.peek() == Some('@') {
-                        return self.err("class variable", true);
+                        self.bump();
+                        let name = self.ident_chars();
+                        if name.is_empty() {
+                            return self.err("`@@' without a name", false);
+                        }
+                        self.push(Tok::CVar(name), pos, space);
+                        space = false;
+                        continue;
                     }
                     let name = self.ident_chars();
                     if name.is_empty() {
@@ -454,8 +535,9 @@ impl<'a> Lexer<'a> {
                 ':' if (space || !self.value_ended())
                     && self.ternary == 0
                     && [
-                        "<=>", "===", "==", "=~", "[]=", "[]", "<<", "<=", ">=", "**", "+", "-",
-                        "*", "/", "%", "<", ">", "!",
+                        "<=>", "===", "==", "=~", "[]=", "[]", "<<", ">>", "<=", ">=", "**", "!=",
+                        "!~", "+@", "-@", "+", "-", "*", "/", "%", "<", ">", "!", "|", "&", "^",
+                        "~",
                     ]
                     .iter()
                     .any(|op| {
@@ -471,8 +553,9 @@ impl<'a> Lexer<'a> {
                 {
                     self.bump();
                     let op = [
-                        "<=>", "===", "==", "=~", "[]=", "[]", "<<", "<=", ">=", "**", "+", "-",
-                        "*", "/", "%", "<", ">", "!",
+                        "<=>", "===", "==", "=~", "[]=", "[]", "<<", ">>", "<=", ">=", "**", "!=",
+                        "!~", "+@", "-@", "+", "-", "*", "/", "%", "<", ">", "!", "|", "&", "^",
+                        "~",
                     ]
                     .iter()
                     .find(|op| self.starts_with(op))
@@ -482,6 +565,19 @@ impl<'a> Lexer<'a> {
                         self.bump();
                     }
                     self.push(Tok::Sym(vec![StrPart::Lit(op.to_string())]), pos, space);
+                }
+                ':' if matches!(self.peek_at(1), Some('@') | Some('$'))
+                    && (space || !self.value_ended()) =>
+                {
+                    // `:@ivar`, `:@@cvar`, `:$global`.
+                    self.bump();
+                    let mut name = String::new();
+                    while let Some(c) = self.peek().filter(|c| *c == '@' || *c == '$') {
+                        name.push(c);
+                        self.bump();
+                    }
+                    name.push_str(&self.ident_chars());
+                    self.push(Tok::Sym(vec![StrPart::Lit(name)]), pos, space);
                 }
                 ':' if self.peek_at(1) != Some(':')
                     && self
@@ -516,7 +612,7 @@ impl<'a> Lexer<'a> {
                             && space
                             && !matches!(self.peek_at(1), Some(' ') | Some('='))))
                     && self.peek_at(1).is_some_and(|n| {
-                        "wWiIqQr([{<|!/".contains(n)
+                        "wWiIqQrsx([{<|!/".contains(n)
                             && (n.is_alphabetic() || !self.value_ended() || space)
                     }) =>
                 {
@@ -561,19 +657,15 @@ impl<'a> Lexer<'a> {
                     {
                         self.bump();
                         self.push(Tok::Label(name), pos, space);
-                    } else if name == "__END__" {
-                        return self.err("__END__", true);
                     } else if first_upper {
                         self.push(Tok::Const(name), pos, space);
                     } else {
                         self.push(Tok::Ident(name), pos, space);
                     }
                 }
-                '<' if self.starts_with("<<~")
-                    || (self.starts_with("<<-") || self.starts_with("<<\""))
-                        && !self.value_ended() =>
-                {
-                    return self.err("heredoc", true);
+                '<' if self.heredoc_start() => {
+                    let t = self.heredoc()?;
+                    self.push(t, pos, space);
                 }
                 _ => {
                     let Some(op) = OPS.iter().find(|op| self.starts_with(op)) else {
@@ -597,6 +689,170 @@ impl<'a> Lexer<'a> {
             space = false;
         }
         Ok(std::mem::take(&mut self.toks))
+    }
+
+    /// Skips an `=begin` ... `=end` comment (the lexer is at the `=` of `=begin`).
+    fn skip_block_comment(&mut self) {
+        loop {
+            while let Some(c) = self.peek() {
+                self.bump();
+                if c == '\n' {
+                    break;
+                }
+            }
+            if self.peek().is_none() {
+                return;
+            }
+            if self.starts_with("=end") {
+                while let Some(c) = self.peek() {
+                    if c == '\n' {
+                        break;
+                    }
+                    self.bump();
+                }
+                return;
+            }
+        }
+    }
+
+    /// True at a line that is exactly `__END__`: the rest of the file is data.
+    fn at_end_marker(&self) -> bool {
+        self.starts_with("__END__") && matches!(self.peek_at(7), None | Some('\n') | Some('\r'))
+    }
+
+    /// True when `<<` opens a heredoc here (not a shift or an append).
+    fn heredoc_start(&self) -> bool {
+        if !self.starts_with("<<") {
+            return false;
+        }
+        let mut k = 2;
+        if matches!(self.peek_at(2), Some('~') | Some('-')) {
+            k = 3;
+        }
+        let Some(n) = self.peek_at(k) else {
+            return false;
+        };
+        let id_start = n == '"' || n == '\'' || n == '`' || n.is_alphabetic() || n == '_';
+        if !id_start {
+            return false;
+        }
+        if !self.value_ended() {
+            return true;
+        }
+        // `desc <<-EOT`: a method call's argument (space before, none after).
+        let space_before = self.i > 0 && matches!(self.chars[self.i - 1], ' ' | '\t');
+        self.prev_is_ident()
+            && space_before
+            && (k == 3 || n.is_uppercase() || n == '"' || n == '\'')
+    }
+
+    /// A heredoc: reads its identifier here and its body from the lines after the current
+    /// one, which the lexer then skips.
+    fn heredoc(&mut self) -> Result<Tok, LexError> {
+        self.bump();
+        self.bump();
+        let mode = match self.peek() {
+            Some('~') => {
+                self.bump();
+                '~'
+            }
+            Some('-') => {
+                self.bump();
+                '-'
+            }
+            _ => ' ',
+        };
+        let quote = match self.peek() {
+            Some(q @ ('"' | '\'' | '`')) => {
+                self.bump();
+                Some(q)
+            }
+            _ => None,
+        };
+        let mut id = String::new();
+        while let Some(c) = self.peek() {
+            if quote.is_some_and(|q| q == c) {
+                self.bump();
+                break;
+            }
+            if quote.is_none() && !(c.is_alphanumeric() || c == '_') {
+                break;
+            }
+            if c == '\n' {
+                return self.err("unterminated heredoc identifier", false);
+            }
+            id.push(c);
+            self.bump();
+        }
+        if id.is_empty() {
+            return self.err("heredoc without an identifier", false);
+        }
+        // The body starts after this line (or after the bodies already opened on it).
+        let start = match self.heredoc_resume {
+            Some(r) => r,
+            None => {
+                let mut j = self.i;
+                while j < self.chars.len() && self.chars[j] != '\n' {
+                    j += 1;
+                }
+                (j + 1).min(self.chars.len())
+            }
+        };
+        let mut lines: Vec<String> = Vec::new();
+        let mut j = start;
+        let mut found = false;
+        while j < self.chars.len() {
+            let mut e = j;
+            while e < self.chars.len() && self.chars[e] != '\n' {
+                e += 1;
+            }
+            let line: String = self.chars[j..e].iter().collect();
+            let next = (e + 1).min(self.chars.len());
+            let bare = line.trim_end_matches('\r');
+            let candidate = if mode == ' ' { bare } else { bare.trim_start() };
+            if candidate == id {
+                found = true;
+                j = next;
+                break;
+            }
+            lines.push(if e < self.chars.len() {
+                format!("{line}\n")
+            } else {
+                line
+            });
+            j = next;
+        }
+        if !found {
+            return self.err(
+                format!("can't find string \"{id}\" anywhere before EOF"),
+                false,
+            );
+        }
+        self.heredoc_resume = Some(j);
+        // The position of the body's first line.
+        let mut pos = self.pos();
+        for c in &self.chars[self.i..start] {
+            if *c == '\n' {
+                pos.line += 1;
+            }
+        }
+        pos.column = 1;
+        if mode == '~' {
+            dedent(&mut lines);
+        }
+        let body: String = lines.concat();
+        if quote == Some('\'') {
+            return Ok(Tok::Str(vec![StrPart::Lit(body)]));
+        }
+        let mut sub = Lexer::new(&body, pos);
+        sub.depth = self.depth + 1;
+        sub.to_eof = true;
+        let parts = sub.dstring('\u{0}', '\u{0}', true)?;
+        Ok(if quote == Some('`') {
+            Tok::XStr(parts)
+        } else {
+            Tok::Str(parts)
+        })
     }
 
     fn ident_chars(&mut self) -> String {
@@ -739,6 +995,12 @@ impl<'a> Lexer<'a> {
         let mut depth = 0;
         loop {
             let Some(c) = self.bump() else {
+                if self.to_eof {
+                    if !s.is_empty() || parts.is_empty() {
+                        parts.push(StrPart::Lit(s));
+                    }
+                    return Ok(parts);
+                }
                 return self.err("unterminated string", false);
             };
             match c {
@@ -897,6 +1159,7 @@ impl<'a> Lexer<'a> {
                 Ok(Tok::Words(words, kind == 'i' || kind == 'I'))
             }
             'q' => Ok(Tok::Str(vec![StrPart::Lit(self.sstring(open, close)?)])),
+            'x' => Ok(Tok::XStr(self.dstring(open, close, true)?)),
             'Q' => Ok(Tok::Str(self.dstring(open, close, true)?)),
             'r' => {
                 let parts = self.dstring(open, close, false)?;
@@ -906,6 +1169,48 @@ impl<'a> Lexer<'a> {
             's' => Ok(Tok::Sym(vec![StrPart::Lit(self.sstring(open, close)?)])),
             _ => self.err(format!("%{kind} literal"), true),
         }
+    }
+}
+
+/// `<<~`: removes the smallest indentation of the non-blank lines from every line (a tab
+/// advances to the next multiple of 8, as in Ruby).
+fn dedent(lines: &mut [String]) {
+    fn width(line: &str) -> Option<usize> {
+        let mut w = 0;
+        for c in line.chars() {
+            match c {
+                ' ' => w += 1,
+                '\t' => w = (w / 8 + 1) * 8,
+                '\n' | '\r' => return None,
+                _ => return Some(w),
+            }
+        }
+        None
+    }
+    let Some(min) = lines.iter().filter_map(|l| width(l)).min() else {
+        return;
+    };
+    for line in lines.iter_mut() {
+        let mut w = 0;
+        let mut cut = 0;
+        for (i, c) in line.char_indices() {
+            if w >= min {
+                break;
+            }
+            match c {
+                ' ' => w += 1,
+                '\t' => {
+                    let nw = (w / 8 + 1) * 8;
+                    if nw > min {
+                        break;
+                    }
+                    w = nw
+                }
+                _ => break,
+            }
+            cut = i + c.len_utf8();
+        }
+        line.replace_range(..cut, "");
     }
 }
 

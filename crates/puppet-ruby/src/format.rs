@@ -2,8 +2,8 @@
 //! use (`%s %d %i %f %x %X %o %b %e %g %p %%`, flags `-+ 0#`, width, precision, `*`).
 
 use crate::interp::{raise, unsupported, Ctrl};
-use crate::scanner::Pos;
 use crate::value::{float_to_s, inspect, to_s, RValue};
+use crate::Pos;
 
 fn num_of(v: &RValue, pos: Pos) -> Result<f64, Ctrl> {
     match v {
@@ -89,6 +89,50 @@ pub fn sprintf(f: &str, args: &[RValue], pos: Pos) -> Result<String, Ctrl> {
             continue;
         }
         i += 1;
+        // `%<name>d` and `%{name}` read the hash argument.
+        let named_value = |name: &str, pos: Pos| -> Result<RValue, Ctrl> {
+            match args.first() {
+                Some(RValue::Hash(h)) => match h.borrow().get(&RValue::sym(name)) {
+                    Some(v) => Ok(v.clone()),
+                    None => raise("KeyError", format!("key<{name}> not found"), pos),
+                },
+                _ => raise("ArgumentError", "one hash required", pos),
+            }
+        };
+        if i < cs.len() && cs[i] == '{' {
+            let end = cs[i..].iter().position(|c| *c == '}').map(|k| i + k);
+            let Some(end) = end else {
+                return raise(
+                    "ArgumentError",
+                    "malformed name - unmatched parenthesis",
+                    pos,
+                );
+            };
+            let name: String = cs[i + 1..end].iter().collect();
+            out.push_str(&to_s(&named_value(&name, pos)?));
+            i = end + 1;
+            continue;
+        }
+        let mut named: Option<RValue> = None;
+        if i < cs.len() && cs[i] == '<' {
+            let end = cs[i..].iter().position(|c| *c == '>').map(|k| i + k);
+            let Some(end) = end else {
+                return raise(
+                    "ArgumentError",
+                    "malformed name - unmatched parenthesis",
+                    pos,
+                );
+            };
+            let name: String = cs[i + 1..end].iter().collect();
+            named = Some(named_value(&name, pos)?);
+            i = end + 1;
+        }
+        let mut next_arg = |pos: Pos| -> Result<RValue, Ctrl> {
+            match named.take() {
+                Some(v) => Ok(v),
+                None => next_arg(pos),
+            }
+        };
         let (mut left, mut zero, mut plus, mut space, mut alt) =
             (false, false, false, false, false);
         while i < cs.len() && "-0+ #".contains(cs[i]) {

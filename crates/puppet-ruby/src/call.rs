@@ -1,0 +1,902 @@
+//! Method calls: argument evaluation (splats, keyword arguments, block arguments), method
+//! lookup along the ancestors, parameter binding with Ruby's rules (required, optional,
+//! rest, post, keyword and block parameters; lambda strictness and proc leniency with
+//! auto-splat), blocks and `yield`, `super`, and the definition of methods.
+//!
+//! Lookup order for a call: the user methods of the receiver's class (and singleton class)
+//! along its ancestors, then the native methods of the receiver's built-in class, then the
+//! methods every object has, then `method_missing`. Values of built-in classes skip the
+//! user lookup unless a built-in class was reopened.
+
+use crate::ast::{Block, Def, Kind, Node, Params};
+use crate::interp::{raise, unsupported, Ctrl, Interp, R};
+use crate::object::{Blk, Ctx, Entry, Env, Frame, Method, Module, ProcBody};
+use crate::value::{self, RHash, RValue};
+use crate::Pos;
+use std::rc::Rc;
+use std::sync::Arc;
+
+/// Puts keyword arguments back as a trailing hash (for callees without keywords).
+pub(crate) fn merge_kw(mut args: Vec<RValue>, kw: Option<RValue>) -> Vec<RValue> {
+    if let Some(k) = kw {
+        args.push(k);
+    }
+    args
+}
+
+impl<'s> Interp<'s> {
+    /// Evaluates call arguments: positional values (splats expanded) and the keyword hash.
+    pub(crate) fn eval_args(
+        &mut self,
+        args: &[Node],
+    ) -> Result<(Vec<RValue>, Option<RValue>), Ctrl> {
+        let mut out = Vec::with_capacity(args.len());
+        let mut kw = None;
+        for a in args {
+            match &a.kind {
+                Kind::Splat(inner) => {
+                    let v = self.eval(inner)?;
+                    out.extend(self.splat_items(&v, a.pos)?);
+                }
+                Kind::KwArgs(items) => {
+                    let h = self.eval_hash_items(items)?;
+                    kw = Some(RValue::hash(h));
+                }
+                _ => out.push(self.eval(a)?),
+            }
+        }
+        Ok((out, kw))
+    }
+
+    fn block_from_arg(&mut self, e: &Node) -> Result<Option<Blk>, Ctrl> {
+        let v = self.eval(e)?;
+        match v {
+            RValue::Nil => Ok(None),
+            RValue::Proc(p) => Ok(Some(p)),
+            RValue::Sym(s) => Ok(Some(
+                self.make_proc_of(ProcBody::Symbol(s.to_string()), false),
+            )),
+            RValue::Object(_) | RValue::Module(_) => {
+                if self.responds_to(&v, "to_proc", false) {
+                    match self.call_method(v.clone(), "to_proc", vec![], None, e.pos)? {
+                        RValue::Proc(p) => Ok(Some(p)),
+                        _ => raise("TypeError", "can't convert to Proc", e.pos),
+                    }
+                } else {
+                    raise(
+                        "TypeError",
+                        format!("wrong argument type {} (expected Proc)", v.class_name()),
+                        e.pos,
+                    )
+                }
+            }
+            other => raise(
+                "TypeError",
+                format!("wrong argument type {} (expected Proc)", other.class_name()),
+                e.pos,
+            ),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn eval_call(
+        &mut self,
+        recv: Option<&Node>,
+        name: &str,
+        args: &[Node],
+        block: Option<&Arc<Block>>,
+        block_arg: Option<&Node>,
+        safe: bool,
+        pos: Pos,
+    ) -> R {
+        let r = match recv {
+            Some(recv) => {
+                let r = self.eval(recv)?;
+                if safe && matches!(r, RValue::Nil) {
+                    return Ok(RValue::Nil);
+                }
+                Some(r)
+            }
+            None => None,
+        };
+        let (a, kw) = self.eval_args(args)?;
+        let blk = match (block, block_arg) {
+            (Some(b), _) => Some(self.make_proc(b.clone(), false)),
+            (None, Some(e)) => self.block_from_arg(e)?,
+            (None, None) => None,
+        };
+        self.pos = pos;
+        match r {
+            Some(r) => self.send(r, name, a, kw, blk.as_ref(), pos, false),
+            None => {
+                let s = self.ctx.self_v.clone();
+                let vcall = args.is_empty() && block.is_none() && block_arg.is_none();
+                self.send_self(s, name, a, kw, blk.as_ref(), pos, vcall)
+            }
+        }
+    }
+
+    /// Calls a method on a value (the entry point for native code: keyword arguments are
+    /// already a trailing hash).
+    pub fn call_method(
+        &mut self,
+        recv: RValue,
+        name: &str,
+        args: Vec<RValue>,
+        block: Option<&Blk>,
+        pos: Pos,
+    ) -> R {
+        self.send(recv, name, args, None, block, pos, false)
+    }
+
+    /// The class where user-method lookup starts for a value, when it can have user
+    /// methods.
+    fn user_lookup_class(&mut self, recv: &RValue) -> Option<Rc<Module>> {
+        match recv {
+            RValue::Object(o) => Some(o.lookup_class()),
+            RValue::Module(m) => {
+                let m = m.clone();
+                Some(self.meta(&m))
+            }
+            RValue::Scope => self.module_by_path("Puppet::Parser::Scope"),
+            _ if self.reopened => Some(self.class_of(recv)),
+            _ => None,
+        }
+    }
+
+    /// Looks up a user-defined method for a receiver.
+    pub(crate) fn find_user_method(
+        &mut self,
+        recv: &RValue,
+        name: &str,
+    ) -> Option<(Entry, Rc<Module>)> {
+        let c = self.user_lookup_class(recv)?;
+        c.find_method(name)
+    }
+
+    /// A method call with an explicit receiver (`fcall`: called without one, so private
+    /// methods are allowed).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn send(
+        &mut self,
+        recv: RValue,
+        name: &str,
+        args: Vec<RValue>,
+        kw: Option<RValue>,
+        block: Option<&Blk>,
+        pos: Pos,
+        fcall: bool,
+    ) -> R {
+        if let Some((entry, owner)) = self.find_user_method(&recv, name) {
+            if entry.private && !fcall && !name.ends_with('=') {
+                return raise(
+                    "NoMethodError",
+                    format!(
+                        "private method `{name}' called for {}",
+                        crate::methods::describe(&recv)
+                    ),
+                    pos,
+                );
+            }
+            return self.invoke(recv, &entry.method, owner, name, args, kw, block, pos);
+        }
+        if kw.is_some() {
+            // Keyword arguments pass through `new` to `initialize` and through `send`.
+            if let RValue::Module(m) = &recv {
+                let native_new = {
+                    let mut cur = Some(m.clone());
+                    let mut found = false;
+                    while let Some(c) = cur {
+                        if crate::methods::class_responds(&c.name(), "new") {
+                            found = true;
+                            break;
+                        }
+                        cur = c.superclass();
+                    }
+                    found
+                };
+                if name == "new" && !native_new {
+                    let m = m.clone();
+                    return crate::kernel::instantiate(self, &m, args, kw, block, pos);
+                }
+            }
+            if matches!(name, "send" | "__send__" | "public_send") && !args.is_empty() {
+                let m = crate::kernel::name_arg(&args[0], pos)?;
+                let rest = args[1..].to_vec();
+                return self.send(recv, &m, rest, kw, block, pos, name != "public_send");
+            }
+        }
+        let args = merge_kw(args, kw);
+        self.send_native(recv, name, args, block, pos, fcall)
+    }
+
+    /// Native methods of a receiver (after user methods).
+    pub(crate) fn send_native(
+        &mut self,
+        recv: RValue,
+        name: &str,
+        args: Vec<RValue>,
+        block: Option<&Blk>,
+        pos: Pos,
+        fcall: bool,
+    ) -> R {
+        match &recv {
+            RValue::Object(_) => {
+                crate::kernel::object_method(self, recv, name, args, block, pos, fcall)
+            }
+            RValue::Module(_) => {
+                crate::kernel::module_method(self, recv, name, args, block, pos, fcall)
+            }
+            RValue::Proc(_) => crate::kernel::proc_method(self, recv, name, args, block, pos),
+            _ => crate::methods::call_method(self, recv, name, args, block, pos),
+        }
+    }
+
+    /// A call without a receiver: user methods of `self`'s class, Kernel functions, then the
+    /// methods of `self` itself.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn send_self(
+        &mut self,
+        s: RValue,
+        name: &str,
+        args: Vec<RValue>,
+        kw: Option<RValue>,
+        block: Option<&Blk>,
+        pos: Pos,
+        vcall: bool,
+    ) -> R {
+        let found = match &s {
+            RValue::Object(_) | RValue::Module(_) | RValue::Scope => {
+                self.find_user_method(&s, name)
+            }
+            _ => {
+                let c = self.class_of(&s);
+                c.find_method(name)
+            }
+        };
+        if let Some((entry, owner)) = found {
+            return self.invoke(s, &entry.method, owner, name, args, kw, block, pos);
+        }
+        // Methods defined at top level are private methods of Object: every self has them.
+        if let Some((e, owner)) = self.object.find_method(name) {
+            return self.invoke(s, &e.method, owner, name, args, kw, block, pos);
+        }
+        if kw.is_some() && matches!(name, "new" | "send" | "__send__" | "public_send") {
+            return self.send(s, name, args, kw, block, pos, true);
+        }
+        let args = merge_kw(args, kw);
+        crate::kernel::fcall(self, s, name, args, block, pos, vcall)
+    }
+
+    /// Runs a found method.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn invoke(
+        &mut self,
+        recv: RValue,
+        method: &Method,
+        owner: Rc<Module>,
+        name: &str,
+        args: Vec<RValue>,
+        kw: Option<RValue>,
+        block: Option<&Blk>,
+        pos: Pos,
+    ) -> R {
+        match method {
+            Method::Ruby(d, cref) => self.call_def(
+                recv,
+                d.clone(),
+                cref.clone(),
+                owner,
+                args,
+                kw,
+                block.cloned(),
+                pos,
+            ),
+            Method::Native(f) => {
+                let args = merge_kw(args, kw);
+                f(self, &recv, args, block, pos)
+            }
+            Method::Reader(iv) => {
+                let args = merge_kw(args, kw);
+                if !args.is_empty() {
+                    return raise(
+                        "ArgumentError",
+                        format!(
+                            "wrong number of arguments (given {}, expected 0)",
+                            args.len()
+                        ),
+                        pos,
+                    );
+                }
+                Ok(self.ivar_of(&recv, iv))
+            }
+            Method::Writer(iv) => {
+                let args = merge_kw(args, kw);
+                if args.len() != 1 {
+                    return raise(
+                        "ArgumentError",
+                        format!(
+                            "wrong number of arguments (given {}, expected 1)",
+                            args.len()
+                        ),
+                        pos,
+                    );
+                }
+                let v = args.into_iter().next().unwrap_or(RValue::Nil);
+                self.ivar_set_on(&recv, iv, v.clone(), pos)?;
+                Ok(v)
+            }
+            Method::Proc(p) => {
+                let args = merge_kw(args, kw);
+                let target = self.def_target_for(&recv);
+                self.call_block_as(
+                    p,
+                    args,
+                    Some((recv, target)),
+                    block.cloned(),
+                    true,
+                    Some(name),
+                    pos,
+                )
+            }
+            Method::Undefined => raise(
+                "NoMethodError",
+                format!(
+                    "undefined method `{name}' for {}",
+                    crate::methods::describe(&recv)
+                ),
+                pos,
+            ),
+        }
+    }
+
+    /// Where `def` goes when code runs with `self` = `v` (`instance_eval`).
+    pub(crate) fn def_target_for(&mut self, v: &RValue) -> Rc<Module> {
+        match v {
+            RValue::Module(m) => m.clone(),
+            RValue::Object(o) => o.class.clone(),
+            other => self.class_of(other),
+        }
+    }
+
+    /// Calls a `def` method.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn call_def(
+        &mut self,
+        recv: RValue,
+        d: Arc<Def>,
+        cref: Rc<crate::object::CRef>,
+        owner: Rc<Module>,
+        args: Vec<RValue>,
+        kw: Option<RValue>,
+        block: Option<Blk>,
+        pos: Pos,
+    ) -> R {
+        self.tick(pos)?;
+        self.enter(pos)?;
+        // `def` inside a method defines on the class that holds the method.
+        let def_target = owner.clone();
+        let ctx = Ctx {
+            self_v: recv,
+            cref,
+            def_target,
+            env: Rc::new(Env::default()),
+            frame: Rc::new(Frame {
+                name: Some(d.name.clone()),
+                owner: Some(owner),
+                args: merge_kw(args.clone(), kw.clone()),
+                block: block.clone(),
+                file: d.file.clone(),
+                frozen_literals: d.frozen_literals,
+                def: Some(d.clone()),
+            }),
+        };
+        let saved = std::mem::replace(&mut self.ctx, ctx);
+        let r = match self.bind_params(&d.params, args, kw, block, true, false, pos) {
+            Ok(()) => self.body(&d.body),
+            Err(e) => Err(e),
+        };
+        self.ctx = saved;
+        self.leave();
+        match r {
+            Err(Ctrl::Return(v)) => Ok(v),
+            Err(Ctrl::Retry) => raise("SyntaxError", "Invalid retry", pos),
+            Err(e) => Err(e.in_file(&d.file)),
+            ok => ok,
+        }
+    }
+
+    /// Binds arguments to parameters in the current (fresh) scope. `strict`: a method or
+    /// lambda (argument counts are checked); else a proc (missing ones are nil, extra ones
+    /// dropped, one array argument spread over several parameters).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn bind_params(
+        &mut self,
+        params: &Params,
+        mut args: Vec<RValue>,
+        mut kw: Option<RValue>,
+        block: Option<Blk>,
+        strict: bool,
+        autosplat: bool,
+        pos: Pos,
+    ) -> Result<(), Ctrl> {
+        let takes_kw = !params.keywords.is_empty() || params.kwrest.is_some();
+        if !takes_kw {
+            if let Some(k) = kw.take() {
+                let empty = matches!(&k, RValue::Hash(h) if h.borrow().map.is_empty());
+                if !empty {
+                    args.push(k);
+                }
+            }
+        } else if kw.is_none() && !strict {
+            // A proc taking keywords called with a trailing hash.
+            if let Some(RValue::Hash(_)) = args.last() {
+                if args.len() > params.required.len() + params.post.len() {
+                    kw = args.pop();
+                }
+            }
+        }
+        if autosplat && args.len() == 1 {
+            if let RValue::Array(a) = &args[0] {
+                let a = a.borrow().clone();
+                args = a;
+            }
+        }
+        let req = params.required.len() + params.post.len();
+        let opt = params.optional.len();
+        let n = args.len();
+        if strict && (n < req || (params.rest.is_none() && n > req + opt)) {
+            let expected = if params.rest.is_some() {
+                format!("{req}+")
+            } else if opt > 0 {
+                format!("{req}..{}", req + opt)
+            } else {
+                req.to_string()
+            };
+            return raise(
+                "ArgumentError",
+                format!("wrong number of arguments (given {n}, expected {expected})"),
+                pos,
+            );
+        }
+        if !strict {
+            // Procs: pad with nil, drop extras.
+            let max = req + opt;
+            if params.rest.is_none() && args.len() > max {
+                args.truncate(max);
+            }
+            while args.len() < req {
+                args.push(RValue::Nil);
+            }
+        }
+        let n = args.len();
+        let n_opt = n.saturating_sub(req).min(opt);
+        let n_rest = n.saturating_sub(req + n_opt);
+        let mut it = args.into_iter();
+        for p in &params.required {
+            let v = it.next().unwrap_or(RValue::Nil);
+            self.bind_param(p, v, true);
+        }
+        for (i, (name, default)) in params.optional.iter().enumerate() {
+            let v = if i < n_opt {
+                it.next().unwrap_or(RValue::Nil)
+            } else {
+                self.eval(default)?
+            };
+            self.ctx.env.define(name, v);
+        }
+        if let Some(rest) = &params.rest {
+            let items: Vec<RValue> = it.by_ref().take(n_rest).collect();
+            if !rest.is_empty() {
+                self.ctx.env.define(rest, RValue::array(items));
+            }
+        }
+        for p in &params.post {
+            let v = it.next().unwrap_or(RValue::Nil);
+            self.bind_param(p, v, true);
+        }
+        if takes_kw {
+            let mut given: Vec<(RValue, RValue)> = match &kw {
+                Some(RValue::Hash(h)) => h.borrow().pairs(),
+                _ => Vec::new(),
+            };
+            let mut missing = Vec::new();
+            for (name, default) in &params.keywords {
+                let at = given
+                    .iter()
+                    .position(|(k, _)| matches!(k, RValue::Sym(s) if &**s == name.as_str()));
+                let v = match at {
+                    Some(i) => given.remove(i).1,
+                    None => match default {
+                        Some(d) => self.eval(d)?,
+                        None => {
+                            missing.push(format!(":{name}"));
+                            RValue::Nil
+                        }
+                    },
+                };
+                self.ctx.env.define(name, v);
+            }
+            if !missing.is_empty() && strict {
+                return raise(
+                    "ArgumentError",
+                    format!(
+                        "missing keyword{}: {}",
+                        if missing.len() > 1 { "s" } else { "" },
+                        missing.join(", ")
+                    ),
+                    pos,
+                );
+            }
+            match &params.kwrest {
+                Some(rest) => {
+                    let mut h = RHash::default();
+                    for (k, v) in given {
+                        h.insert(k, v);
+                    }
+                    if !rest.is_empty() {
+                        self.ctx.env.define(rest, RValue::hash(h));
+                    }
+                }
+                None => {
+                    if !given.is_empty() && strict {
+                        let names: Vec<String> =
+                            given.iter().map(|(k, _)| value::inspect(k)).collect();
+                        return raise(
+                            "ArgumentError",
+                            format!(
+                                "unknown keyword{}: {}",
+                                if names.len() > 1 { "s" } else { "" },
+                                names.join(", ")
+                            ),
+                            pos,
+                        );
+                    }
+                }
+            }
+        }
+        if let Some(b) = &params.block {
+            self.ctx
+                .env
+                .define(b, block.map(RValue::Proc).unwrap_or(RValue::Nil));
+        }
+        Ok(())
+    }
+
+    /// Calls a block with yielded values (Ruby's argument rules for blocks and lambdas).
+    pub fn call_block(&mut self, blk: &Blk, args: Vec<RValue>, pos: Pos) -> R {
+        self.call_block_as(blk, args, None, None, false, None, pos)
+    }
+
+    /// Calls a block with another `self` (`instance_eval`, `class_eval`,
+    /// `define_method`): `with` is (self, where `def` goes). `method`: called as a method
+    /// (strict arity, `return` returns from it, `__method__` is `method`).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn call_block_as(
+        &mut self,
+        blk: &Blk,
+        args: Vec<RValue>,
+        with: Option<(RValue, Rc<Module>)>,
+        block: Option<Blk>,
+        as_method: bool,
+        method: Option<&str>,
+        pos: Pos,
+    ) -> R {
+        match &blk.body {
+            ProcBody::Symbol(sym) => {
+                let mut args = args.into_iter();
+                let Some(recv) = args.next() else {
+                    return raise("ArgumentError", "no receiver given", pos);
+                };
+                return self.send(recv, sym, args.collect(), None, block.as_ref(), pos, false);
+            }
+            ProcBody::Method(recv, name) => {
+                return self.send(recv.clone(), name, args, None, block.as_ref(), pos, true);
+            }
+            ProcBody::Foreign => {
+                return crate::puppet::call_foreign_block(self, args, pos);
+            }
+            ProcBody::Native(f) => {
+                let recv = with.map(|(s, _)| s).unwrap_or(RValue::Nil);
+                return f(self, &recv, args, block.as_ref(), pos);
+            }
+            ProcBody::WithIndex(inner, counter) => {
+                let item = if args.len() == 1 {
+                    args.into_iter().next().unwrap_or(RValue::Nil)
+                } else {
+                    RValue::array(args)
+                };
+                let i = counter.get();
+                counter.set(i + 1);
+                return self.call_block(inner, vec![item, RValue::Int(i)], pos);
+            }
+            ProcBody::WithObject(inner, memo) => {
+                let item = if args.len() == 1 {
+                    args.into_iter().next().unwrap_or(RValue::Nil)
+                } else {
+                    RValue::array(args)
+                };
+                return self.call_block(inner, vec![item, memo.clone()], pos);
+            }
+            ProcBody::Collect(into) => {
+                let item = if args.len() == 1 {
+                    args.into_iter().next().unwrap_or(RValue::Nil)
+                } else {
+                    RValue::array(args)
+                };
+                self.charge(16, pos)?;
+                into.borrow_mut().push(item);
+                return Ok(RValue::Nil);
+            }
+            ProcBody::Block(_) => {}
+        }
+        let ProcBody::Block(b) = &blk.body else {
+            return Ok(RValue::Nil);
+        };
+        let Some(captured) = blk.ctx.borrow().clone() else {
+            return raise("ArgumentError", "the block's context is gone", pos);
+        };
+        self.tick(pos)?;
+        self.enter(pos)?;
+        let mut ctx = captured;
+        ctx.env = Env::child(&ctx.env);
+        if let Some((s, target)) = with {
+            ctx.self_v = s;
+            ctx.def_target = target;
+        }
+        if as_method || method.is_some() {
+            ctx.frame = Rc::new(Frame {
+                name: method
+                    .map(str::to_string)
+                    .or_else(|| ctx.frame.name.clone()),
+                owner: ctx.frame.owner.clone(),
+                args: args.clone(),
+                block: block.clone().or_else(|| ctx.frame.block.clone()),
+                file: ctx.frame.file.clone(),
+                frozen_literals: ctx.frame.frozen_literals,
+                def: None,
+            });
+        }
+        let saved = std::mem::replace(&mut self.ctx, ctx);
+        let strict = blk.lambda || as_method;
+        let positional = b.params.positional() + usize::from(b.params.rest.is_some());
+        let autosplat = !strict
+            && (b.params.positional() >= 2
+                || (b.params.positional() >= 1 && b.params.rest.is_some())
+                || b.params.trailing_comma
+                || (positional > 0 && b.params.required.len() + b.params.post.len() > 1));
+        let r = match self.bind_params(&b.params, args, None, block, strict, autosplat, pos) {
+            Ok(()) => self.body(&b.body),
+            Err(e) => Err(e),
+        };
+        self.ctx = saved;
+        self.leave();
+        match r {
+            Err(Ctrl::Next(v)) => Ok(v),
+            Err(Ctrl::Return(v)) if blk.lambda || as_method => Ok(v),
+            other => other,
+        }
+    }
+
+    /// The method `super` would call: (entry, owner, receiver, name).
+    pub(crate) fn super_target(&mut self) -> Option<(Entry, Rc<Module>, RValue, String)> {
+        let name = self.ctx.frame.name.clone()?;
+        let owner = self.ctx.frame.owner.clone()?;
+        let recv = self.ctx.self_v.clone();
+        let start = self
+            .user_lookup_class(&recv)
+            .unwrap_or_else(|| self.class_of(&recv));
+        let (e, o) = start.find_super(&owner, &name)?;
+        Some((e, o, recv, name))
+    }
+
+    pub(crate) fn call_super(
+        &mut self,
+        args: Option<&[Node]>,
+        block: Option<&Arc<Block>>,
+        block_arg: Option<&Node>,
+        pos: Pos,
+    ) -> R {
+        let Some(name) = self.ctx.frame.name.clone() else {
+            return raise("RuntimeError", "super called outside of method", pos);
+        };
+        let (a, kw) = match args {
+            Some(args) => self.eval_args(args)?,
+            None => self.zsuper_args(),
+        };
+        let blk = match (block, block_arg) {
+            (Some(b), _) => Some(self.make_proc(b.clone(), false)),
+            (None, Some(e)) => self.block_from_arg(e)?,
+            (None, None) => self.ctx.frame.block.clone(),
+        };
+        let r = match self.super_target() {
+            Some((entry, owner, recv, name)) => {
+                self.invoke(recv, &entry.method, owner, &name, a, kw, blk.as_ref(), pos)
+            }
+            None => {
+                // The native method of the built-in ancestor (`Exception#initialize`,
+                // `Object#initialize`, the DSL's natives...).
+                let recv = self.ctx.self_v.clone();
+                let a = merge_kw(a, kw);
+                crate::kernel::super_native(self, recv, &name, a, blk.as_ref(), pos)
+            }
+        };
+        match r {
+            Err(Ctrl::Break(v)) if block.is_some() => Ok(v),
+            other => other,
+        }
+    }
+
+    /// The arguments of `super` without arguments: the current values of the method's
+    /// parameters.
+    fn zsuper_args(&self) -> (Vec<RValue>, Option<RValue>) {
+        let Some(d) = self.ctx.frame.def.clone() else {
+            return (self.ctx.frame.args.clone(), None);
+        };
+        let p = &d.params;
+        let get = |n: &str| self.ctx.env.get(n).unwrap_or(RValue::Nil);
+        let mut args = Vec::new();
+        let simple = |x: &crate::ast::Param| match x {
+            crate::ast::Param::Name(n) => Some(n.clone()),
+            _ => None,
+        };
+        for r in &p.required {
+            match simple(r) {
+                Some(n) => args.push(get(&n)),
+                None => return (self.ctx.frame.args.clone(), None),
+            }
+        }
+        for (n, _) in &p.optional {
+            args.push(get(n));
+        }
+        if let Some(r) = &p.rest {
+            if r.is_empty() {
+                return (self.ctx.frame.args.clone(), None);
+            }
+            if let RValue::Array(a) = get(r) {
+                args.extend(a.borrow().iter().cloned());
+            }
+        }
+        for r in &p.post {
+            match simple(r) {
+                Some(n) => args.push(get(&n)),
+                None => return (self.ctx.frame.args.clone(), None),
+            }
+        }
+        let mut kw = None;
+        if !p.keywords.is_empty() || p.kwrest.is_some() {
+            let mut h = crate::value::RHash::default();
+            for (n, _) in &p.keywords {
+                h.insert(RValue::sym(n), get(n));
+            }
+            if let Some(r) = p.kwrest.as_ref().filter(|r| !r.is_empty()) {
+                if let RValue::Hash(x) = get(r) {
+                    for (k, v) in x.borrow().pairs() {
+                        h.insert(k, v);
+                    }
+                }
+            }
+            kw = Some(RValue::hash(h));
+        }
+        (args, kw)
+    }
+
+    /// `def name` / `def recv.name`.
+    pub(crate) fn define_method_node(
+        &mut self,
+        recv: Option<&Node>,
+        d: &Arc<Def>,
+        pos: Pos,
+    ) -> Result<(), Ctrl> {
+        let target = match recv {
+            None => self.ctx.def_target.clone(),
+            Some(r) => {
+                let v = self.eval(r)?;
+                match &v {
+                    RValue::Module(m) => {
+                        let m = m.clone();
+                        self.meta(&m)
+                    }
+                    RValue::Object(o) => {
+                        let o = o.clone();
+                        self.singleton_of_object(&o)
+                    }
+                    other => {
+                        return unsupported(
+                            format!("a singleton method on a {}", other.class_name()),
+                            pos,
+                        )
+                    }
+                }
+            }
+        };
+        if target.builtin.is_some()
+            && target.name().as_str() != "Object"
+            && target.attached.borrow().is_none()
+        {
+            let n = target.name();
+            if crate::classes::known(&n).is_some_and(|k| k.builtin.is_some()) {
+                self.reopened = true;
+            }
+        }
+        let private =
+            recv.is_none() && (target.default_private.get() || Rc::ptr_eq(&target, &self.object));
+        target.methods.borrow_mut().insert(
+            d.name.clone(),
+            Entry {
+                method: Method::Ruby(d.clone(), self.ctx.cref.clone()),
+                private,
+            },
+        );
+        if recv.is_none() && target.module_function.get() {
+            let meta = self.meta(&target);
+            meta.methods.borrow_mut().insert(
+                d.name.clone(),
+                Entry {
+                    method: Method::Ruby(d.clone(), self.ctx.cref.clone()),
+                    private: false,
+                },
+            );
+        }
+        Ok(())
+    }
+
+    /// `alias_method new, old` in `target`.
+    pub(crate) fn alias_method(
+        &mut self,
+        target: &Rc<Module>,
+        new: &str,
+        old: &str,
+        pos: Pos,
+    ) -> Result<(), Ctrl> {
+        let entry = match target.find_method(old) {
+            Some((e, _)) => e,
+            None => {
+                // Aliasing a native method: a forwarder.
+                let fwd = crate::kernel::native_alias(old);
+                match fwd {
+                    Some(m) => Entry {
+                        method: m,
+                        private: false,
+                    },
+                    None => {
+                        return raise(
+                            "NameError",
+                            format!("undefined method `{old}' for class `{}'", target.name()),
+                            pos,
+                        )
+                    }
+                }
+            }
+        };
+        target.methods.borrow_mut().insert(new.to_string(), entry);
+        Ok(())
+    }
+
+    /// Whether a value responds to a method (user methods, then native ones).
+    pub fn responds_to(&mut self, v: &RValue, name: &str, private: bool) -> bool {
+        if let Some((e, _)) = self.find_user_method(v, name) {
+            return private || !e.private;
+        }
+        if private && self.object.find_method(name).is_some() {
+            return true;
+        }
+        if crate::kernel::native_responds(self, v, name, private) {
+            return true;
+        }
+        // A class's `respond_to_missing?`.
+        if self.find_user_method(v, "respond_to_missing?").is_some() {
+            let pos = self.pos;
+            return self
+                .call_method(
+                    v.clone(),
+                    "respond_to_missing?",
+                    vec![RValue::sym(name), RValue::Bool(private)],
+                    None,
+                    pos,
+                )
+                .is_ok_and(|r| r.truthy());
+        }
+        false
+    }
+}

@@ -1,0 +1,356 @@
+//! The table of built-in constants: Ruby's core classes and modules with their superclasses
+//! and mixins, the exception hierarchy, the standard-library modules this crate implements,
+//! and the skeleton of Puppet's own classes that module code names (`Puppet::ParseError`,
+//! `Puppet::Parameter::Boolean`, `Puppet::Util::Execution`...).
+//!
+//! The interpreter creates a built-in module the first time a constant lookup misses it
+//! (`Interp::autoload`), so a run pays only for what its code names. Library pieces written
+//! in Ruby (Set, Shellwords, URI, Pathname, parts of Puppet) come from the prelude files
+//! (`prelude/*.rb`), parsed once per process. Constants of libraries this crate does not
+//! implement are listed in [`unsupported`]: naming one is an error, never a guess.
+
+use crate::ast::Program;
+use crate::value::Builtin;
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
+
+/// How a built-in constant is made.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Known {
+    /// A class (else a module).
+    pub class: bool,
+    /// The superclass's full name (classes only; `None`: Object).
+    pub superclass: Option<&'static str>,
+    /// Modules it includes.
+    pub includes: &'static [&'static str],
+    /// The native methods its instances get.
+    pub builtin: Option<Builtin>,
+}
+
+const fn class(superclass: &'static str) -> Known {
+    Known {
+        class: true,
+        superclass: Some(superclass),
+        includes: &[],
+        builtin: None,
+    }
+}
+
+const fn module() -> Known {
+    Known {
+        class: false,
+        superclass: None,
+        includes: &[],
+        builtin: None,
+    }
+}
+
+const fn core(superclass: &'static str, includes: &'static [&'static str], b: Builtin) -> Known {
+    Known {
+        class: true,
+        superclass: Some(superclass),
+        includes,
+        builtin: Some(b),
+    }
+}
+
+/// The built-in constant of that full name.
+pub(crate) fn known(path: &str) -> Option<Known> {
+    use Builtin as B;
+    Some(match path {
+        "BasicObject" => Known {
+            class: true,
+            superclass: None,
+            includes: &[],
+            builtin: Some(B::Object),
+        },
+        "PuppetX" => module(),
+        "Kernel" | "Comparable" | "Enumerable" | "Math" | "Process" | "GC" | "ObjectSpace"
+        | "Signal" | "Marshal" | "Errno" | "FileTest" => module(),
+        "Module" => core("Object", &[], B::Module),
+        "Class" => core("Module", &[], B::Class),
+        "NilClass" => core("Object", &[], B::NilClass),
+        "TrueClass" => core("Object", &[], B::TrueClass),
+        "FalseClass" => core("Object", &[], B::FalseClass),
+        "Numeric" => core("Object", &["Comparable"], B::Numeric),
+        "Integer" => core("Numeric", &[], B::Integer),
+        "Float" => core("Numeric", &[], B::Float),
+        "String" => core("Object", &["Comparable"], B::String),
+        "Symbol" => core("Object", &["Comparable"], B::Symbol),
+        "Array" => core("Object", &["Enumerable"], B::Array),
+        "Hash" => core("Object", &["Enumerable"], B::Hash),
+        "Range" => core("Object", &["Enumerable"], B::Range),
+        "Regexp" => core("Object", &[], B::Regexp),
+        "MatchData" => core("Object", &[], B::MatchData),
+        "Proc" | "Method" | "UnboundMethod" | "Binding" | "Encoding" | "Random" | "Dir"
+        | "Struct" | "Data" | "Rational" | "Complex" | "Enumerator" | "Time" => class("Object"),
+        "IO" => class("Object"),
+        "File" => core("IO", &[], B::File),
+        "IPAddr" => core("Object", &["Comparable"], B::IPAddr),
+        // The exception hierarchy.
+        "Exception" => core("Object", &[], B::Exception),
+        "NoMemoryError" | "ScriptError" | "SecurityError" | "SignalException" | "StandardError"
+        | "SystemExit" | "SystemStackError" => class("Exception"),
+        "NotImplementedError" | "LoadError" | "SyntaxError" => class("ScriptError"),
+        "Interrupt" => class("SignalException"),
+        "ArgumentError" | "EncodingError" | "FiberError" | "IOError" | "IndexError"
+        | "LocalJumpError" | "NameError" | "RangeError" | "RegexpError" | "RuntimeError"
+        | "SystemCallError" | "ThreadError" | "TypeError" | "ZeroDivisionError" => {
+            class("StandardError")
+        }
+        "UncaughtThrowError" => class("ArgumentError"),
+        "EOFError" => class("IOError"),
+        "KeyError" | "StopIteration" => class("IndexError"),
+        "ClosedQueueError" => class("StopIteration"),
+        "NoMethodError" => class("NameError"),
+        "FloatDomainError" => class("RangeError"),
+        "FrozenError" => class("RuntimeError"),
+        "Errno::ENOENT" | "Errno::EACCES" | "Errno::EEXIST" | "Errno::EINVAL"
+        | "Errno::ENOTDIR" | "Errno::EISDIR" => class("SystemCallError"),
+        // Standard library.
+        "JSON" | "Psych" | "YAML" | "Digest" | "Base64" | "Socket" | "CGI" | "ERB::Util" => {
+            module()
+        }
+        "ERB" => class("Object"),
+        "JSON::JSONError" => class("StandardError"),
+        "JSON::ParserError" | "JSON::GeneratorError" | "JSON::NestingError" => {
+            class("JSON::JSONError")
+        }
+        "Psych::Exception" => class("RuntimeError"),
+        "Psych::SyntaxError" | "Psych::DisallowedClass" | "Psych::BadAlias" => {
+            class("Psych::Exception")
+        }
+        "IPAddr::Error" => class("ArgumentError"),
+        "IPAddr::InvalidAddressError" | "IPAddr::AddressFamilyError" => class("IPAddr::Error"),
+        "IPAddr::InvalidPrefixError" => class("IPAddr::InvalidAddressError"),
+        "Digest::Class" | "Digest::Base" => class("Object"),
+        "Digest::MD5" | "Digest::SHA1" | "Digest::SHA256" | "Digest::SHA384" | "Digest::SHA512"
+        | "Digest::SHA2" | "Digest::RMD160" => class("Digest::Base"),
+        // Puppet's classes that module code names.
+        "Puppet"
+        | "Puppet::Util"
+        | "Puppet::Parser"
+        | "Puppet::Pops"
+        | "Puppet::Pops::Types"
+        | "Puppet::Util::Execution"
+        | "Puppet::Util::Warnings"
+        | "Puppet::Util::Logging"
+        | "Puppet::Util::Errors"
+        | "Puppet::Util::Checksums"
+        | "Puppet::Util::Platform"
+        | "Puppet::Util::Package"
+        | "Puppet::Util::SymbolicFileMode"
+        | "Puppet::Util::Json"
+        | "Puppet::Util::Yaml"
+        | "Puppet::Util::POSIX"
+        | "Puppet::Util::SELinux"
+        | "Puppet::Util::Windows"
+        | "Puppet::FileSystem"
+        | "Puppet::Pops::Evaluator"
+        | "Puppet::Pops::Functions"
+        | "Puppet::Pops::Time"
+        | "Puppet::Pops::Lookup"
+        | "Puppet::Pops::Adapters"
+        | "Puppet::Pops::Loader"
+        | "Puppet::Pops::Parser"
+        | "Puppet::Pops::Validation"
+        | "Puppet::Pops::Issues"
+        | "Puppet::Pops::Utils"
+        | "Puppet::Pops::Serialization"
+        | "Puppet::Interface"
+        | "Puppet::Network"
+        | "Puppet::Util::Diff"
+        | "Puppet::Util::Tagging"
+        | "Puppet::Util::MethodHelper"
+        | "Puppet::Util::ClassGen"
+        | "Puppet::Util::Docs"
+        | "Puppet::Util::FileType"
+        | "Puppet::Pops::PuppetStack"
+        | "Puppet::Pops::Types::TypeAsserter"
+        | "Puppet::Pops::Types::TypeFactory"
+        | "Puppet::Pops::Types::TypeCalculator"
+        | "Puppet::Pops::Types::TypeMismatchDescriber"
+        | "Puppet::Parser::Functions"
+        | "Puppet::Functions"
+        | "Puppet::Util::Autoload"
+        | "Puppet::Settings" => module(),
+        "Puppet::Error" => class("RuntimeError"),
+        "Puppet::ParseError"
+        | "Puppet::DevError"
+        | "Puppet::ResourceError"
+        | "Puppet::ExecutionFailure"
+        | "Puppet::Pops::Evaluator::EvaluationError"
+        | "Puppet::LoadError"
+        | "Puppet::MissingCommand"
+        | "Puppet::ParseErrorWithIssue"
+        | "Puppet::Util::Json::ParseError" => class("Puppet::Error"),
+        "Puppet::PreformattedError" => class("Puppet::Error"),
+        "Puppet::Pops::Functions::Function" => class("Object"),
+        "Puppet::Functions::Function" => class("Puppet::Pops::Functions::Function"),
+        "Puppet::Functions::InternalFunction" => class("Puppet::Functions::Function"),
+        "Puppet::Parser::Scope" => class("Object"),
+        "Puppet::Parser::Compiler"
+        | "Puppet::Resource"
+        | "Puppet::Node"
+        | "Puppet::Node::Environment"
+        | "Puppet::Module"
+        | "Puppet::Provider"
+        | "Puppet::Transaction"
+        | "Puppet::Pops::Types::TypeParser"
+        | "Puppet::Pops::Types::PAnyType"
+        | "Puppet::Pops::Time::Timespan"
+        | "Puppet::Pops::Time::Timestamp"
+        | "Puppet::Util::Feature"
+        | "Puppet::Util::Errors::Error"
+        | "Puppet::Parser::AST" => class("Object"),
+        "Puppet::Type" => class("Object"),
+        "Puppet::Parameter" => class("Object"),
+        "Puppet::Property" => class("Puppet::Parameter"),
+        "Puppet::Parameter::Boolean"
+        | "Puppet::Parameter::Path"
+        | "Puppet::Parameter::Value"
+        | "Puppet::Parameter::ValueCollection" => class("Puppet::Parameter"),
+        "Puppet::Property::Boolean"
+        | "Puppet::Property::Ensure"
+        | "Puppet::Property::List"
+        | "Puppet::Property::KeyValue" => class("Puppet::Property"),
+        "Puppet::Property::OrderedList" => class("Puppet::Property::List"),
+        "Puppet::Type::File"
+        | "Puppet::Type::Exec"
+        | "Puppet::Type::Package"
+        | "Puppet::Type::Service"
+        | "Puppet::Type::User"
+        | "Puppet::Type::Group" => class("Puppet::Type"),
+        "Puppet::Type::File::Owner" | "Puppet::Type::File::Group" | "Puppet::Type::File::Mode" => {
+            class("Puppet::Property")
+        }
+        "Puppet::Type::File::Ensure" => class("Puppet::Property"),
+        "Puppet::Provider::Package" | "Puppet::Provider::ParsedFile" | "Puppet::Provider::Exec" => {
+            class("Puppet::Provider")
+        }
+        _ => return None,
+    })
+}
+
+/// Names of library constants this crate does not implement: using one is an error naming
+/// it (never a made-up value).
+pub(crate) fn unsupported(path: &str) -> bool {
+    matches!(
+        path,
+        "ARGV"
+            | "ARGF"
+            | "STDIN"
+            | "STDOUT"
+            | "STDERR"
+            | "DATA"
+            | "RUBY_PLATFORM"
+            | "Open3"
+            | "Etc"
+            | "Tempfile"
+            | "FileUtils"
+            | "Net"
+            | "Timeout"
+            | "SecureRandom"
+            | "OpenSSL"
+            | "Facter"
+            | "Resolv"
+            | "Thread"
+            | "Mutex"
+            | "Queue"
+            | "Fiber"
+            | "Zlib"
+            | "StringIO"
+            | "Date"
+            | "DateTime"
+            | "Kernel32"
+            | "Win32"
+            | "WIN32OLE"
+            | "Augeas"
+            | "REXML"
+            | "Hocon"
+            | "PP"
+            | "Find"
+            | "Logger"
+            | "CSV"
+            | "OptionParser"
+            | "Benchmark"
+            | "Monitor"
+            | "ObjectSpace"
+    )
+}
+
+/// The prelude file that defines a constant, when it is written in Ruby.
+pub(crate) fn prelude_for(path: &str) -> Option<&'static str> {
+    Some(match path {
+        "Set" | "SortedSet" => "set",
+        "Shellwords" => "shellwords",
+        "URI"
+        | "URI::Error"
+        | "URI::InvalidURIError"
+        | "URI::InvalidComponentError"
+        | "URI::Generic"
+        | "URI::HTTP"
+        | "URI::HTTPS"
+        | "URI::FTP"
+        | "URI::File" => "uri",
+        "Pathname" => "pathname",
+        "OpenStruct" => "ostruct",
+        "Forwardable" => "forwardable",
+        "Gem" | "Gem::Version" | "Gem::Requirement" => "rubygems",
+        _ => return None,
+    })
+}
+
+/// The Ruby sources of the prelude, by name.
+fn prelude_text(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "set" => include_str!("prelude/set.rb"),
+        "shellwords" => include_str!("prelude/shellwords.rb"),
+        "uri" => include_str!("prelude/uri.rb"),
+        "pathname" => include_str!("prelude/pathname.rb"),
+        "ostruct" => include_str!("prelude/ostruct.rb"),
+        "forwardable" => include_str!("prelude/forwardable.rb"),
+        "rubygems" => include_str!("prelude/rubygems.rb"),
+        _ => return None,
+    })
+}
+
+/// The parsed prelude file `name` (parsed once per process).
+pub(crate) fn prelude(name: &str) -> Option<Arc<Program>> {
+    type Cache = std::sync::Mutex<HashMap<String, Arc<Program>>>;
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some(p) = cache.lock().ok().and_then(|c| c.get(name).cloned()) {
+        return Some(p);
+    }
+    let text = prelude_text(name)?;
+    let p = Arc::new(crate::parser::parse_file(text, &format!("<prelude:{name}>")).ok()?);
+    if let Ok(mut c) = cache.lock() {
+        c.insert(name.to_string(), p.clone());
+    }
+    Some(p)
+}
+
+/// What `require` of a library name does: the prelude to run, `Some("")` for a library
+/// that needs nothing (it is built in or Puppet has it loaded), `None` when unknown.
+pub(crate) fn library(name: &str) -> Option<&'static str> {
+    let name = name.trim_end_matches(".rb");
+    Some(match name {
+        "set" => "set",
+        "shellwords" => "shellwords",
+        "uri" | "uri/generic" | "uri/common" => "uri",
+        "pathname" => "pathname",
+        "ostruct" => "ostruct",
+        "forwardable" => "forwardable",
+        "rubygems" => "rubygems",
+        "json" | "json/ext" | "json/pure" | "ipaddr" | "digest" | "digest/md5" | "digest/sha1"
+        | "digest/sha2" | "digest/sha256" | "digest/sha512" | "base64" | "yaml" | "psych"
+        | "erb" | "cgi" | "cgi/util" | "socket" | "time" | "English" | "pp" | "net/ftp"
+        | "puppet_x" | "stringio" | "date" | "etc" | "tempfile" | "fileutils" | "open3"
+        | "open-uri" | "net/http" | "net/https" | "timeout" | "securerandom" | "openssl"
+        | "zlib" | "resolv" | "thread" | "monitor" | "logger" | "find" | "csv" | "optparse"
+        | "benchmark" | "singleton" | "rexml/document" | "win32ole" | "facter" | "puppet" => "",
+        n if n.starts_with("puppet/") => "",
+        _ => return None,
+    })
+}

@@ -1,0 +1,702 @@
+//! Modules' Ruby functions as functions of the `puppet-functions` registry.
+//!
+//! [`load`] parses a function file (once: the tree is shared) and runs it in a scratch
+//! interpreter to learn what it defines: a 4.x function
+//! (`Puppet::Functions.create_function`, with its `dispatch`/`argument_mismatch` blocks and
+//! `local_types`, or the default dispatch Puppet derives from the method named like the
+//! function), or a 3.x function (`Puppet::Parser::Functions.newfunction` with `:type`,
+//! `:arity` and `:doc`). [`RubyFunction::register`] adds it to a [`Registry`] with Puppet's
+//! signatures, so that argument errors read as Puppet's.
+//!
+//! **Interpreter state is per call.** Each call creates a fresh interpreter, runs the file's
+//! shared tree again (which only defines classes and methods: cheap) and calls the method.
+//! Nothing a call does is seen by another call, so results cannot depend on call order or
+//! on other compiles, and the registry stays `Send + Sync`. (Puppet keeps a 4.x function's
+//! instance per compile; module functions that memoize in instance variables only lose
+//! their cache.) The cost is measured by the `ruby` bench.
+//!
+//! A call reaches Puppet through the caller's [`CallContext`]: variables of the closure
+//! scope (`closure_scope`, `lookupvar`), other functions (`call_function`, `function_*`),
+//! logging (`Puppet.warning`, `warning()`, `warn`) and the lambda given to the call
+//! (`yield`, `block.call`). Values cross as Puppet's Ruby sees them: undef is nil, default
+//! is `:default`, and 3.x functions get Puppet's 3.x conversions (one array of arguments,
+//! a top-level undef as `''`).
+
+use crate::ast::Program;
+use crate::interp::{Ctrl, Interp};
+use crate::object::{Blk, Module};
+use crate::source::Sources;
+use crate::value::{self, RValue};
+use crate::{PuppetScope, RubyError};
+use indexmap::IndexMap;
+use puppet_functions::{
+    codes, Args, Block, CallContext, CallError, FunctionBody, LogLevel, Registry, RegistryError,
+    Signature,
+};
+use puppet_types::Value;
+use smol_str::SmolStr;
+use std::rc::Rc;
+use std::sync::Arc;
+
+/// The API a function is written for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Api {
+    /// `Puppet::Parser::Functions.newfunction`.
+    V3,
+    /// `Puppet::Functions.create_function`.
+    V4,
+}
+
+/// How a parameter of a 4.x dispatch takes arguments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParamKind {
+    /// `param`.
+    Required,
+    /// `optional_param`.
+    Optional,
+    /// `repeated_param`.
+    Repeated,
+    /// `required_repeated_param`.
+    RequiredRepeated,
+}
+
+/// A parameter of a 4.x dispatch: its type (as written), name and kind.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DispatchParam {
+    /// The type expression (`'Variant[String, Integer]'`).
+    pub ty: String,
+    /// The parameter name.
+    pub name: String,
+    /// The kind.
+    pub kind: ParamKind,
+}
+
+/// A recorded `dispatch` (or `argument_mismatch`) of a 4.x function.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Dispatch {
+    /// The method it calls.
+    pub method: String,
+    /// The parameters.
+    pub params: Vec<DispatchParam>,
+    /// The block parameter: type, name, optional.
+    pub block: Option<(String, String, bool)>,
+    /// `return_type`.
+    pub return_type: Option<String>,
+    /// An `argument_mismatch` dispatch: its method returns the error message.
+    pub mismatch: bool,
+    /// `scope_param` (internal functions): the closure scope is the method's first argument.
+    pub scope_param: bool,
+}
+
+/// What a 3.x function declared.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct V3Info {
+    /// `:type => :rvalue` (else a statement).
+    pub rvalue: bool,
+    /// `:arity` (-1: any).
+    pub arity: i64,
+    /// `:doc`.
+    pub doc: String,
+}
+
+/// A loaded Ruby function, ready to register.
+#[derive(Debug, Clone)]
+pub struct RubyFunction {
+    name: String,
+    api: Api,
+    dispatches: Vec<Dispatch>,
+    local_types: Vec<(String, String)>,
+    v3: Option<V3Info>,
+    shared: Arc<Shared>,
+}
+
+/// What every call of a function shares.
+#[derive(Debug)]
+struct Shared {
+    name: String,
+    file: String,
+    program: Arc<Program>,
+    sources: Arc<Sources>,
+    /// The class defines its own `call(scope, *args)`.
+    own_call: bool,
+}
+
+impl RubyFunction {
+    /// The function's name as the file declares it (`mod::f`).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+    /// The API.
+    pub fn api(&self) -> Api {
+        self.api
+    }
+    /// The 4.x dispatches (for a function without `dispatch`, the default one).
+    pub fn dispatches(&self) -> &[Dispatch] {
+        &self.dispatches
+    }
+    /// The 4.x local type aliases (name, type expression).
+    pub fn local_types(&self) -> &[(String, String)] {
+        &self.local_types
+    }
+    /// What a 3.x function declared.
+    pub fn v3(&self) -> Option<&V3Info> {
+        self.v3.as_ref()
+    }
+    /// The file it was loaded from.
+    pub fn file(&self) -> &str {
+        &self.shared.file
+    }
+
+    /// Registers the function (replacing one of the same name only with `shadow`).
+    pub fn register(&self, reg: &mut Registry) -> Result<(), RegistryError> {
+        self.register_as(reg, false)
+    }
+
+    /// Registers the function; `shadow` replaces an existing function of that name.
+    pub fn register_as(&self, reg: &mut Registry, shadow: bool) -> Result<(), RegistryError> {
+        let mut b = reg.function(&self.name).shadow(shadow);
+        match self.api {
+            Api::V3 => {
+                let info = self.v3.clone().unwrap_or(V3Info {
+                    rvalue: false,
+                    arity: -1,
+                    doc: String::new(),
+                });
+                b = b.doc(&info.doc);
+                let body = V3Body {
+                    shared: self.shared.clone(),
+                    info,
+                };
+                b = b.dispatch_body(
+                    Signature::new().repeated_param("Any", "args"),
+                    Arc::new(body),
+                );
+            }
+            Api::V4 => {
+                b = b.doc(&format!(
+                    "{} (Ruby function, {})",
+                    self.name, self.shared.file
+                ));
+                for (n, t) in &self.local_types {
+                    b = b.local_type(n, t.as_str());
+                }
+                if self.shared.own_call {
+                    b = b.dispatch_body(
+                        Signature::new()
+                            .repeated_param("Any", "args")
+                            .optional_block_param("Callable", "block"),
+                        Arc::new(V4Body {
+                            shared: self.shared.clone(),
+                            method: "call".into(),
+                            scope_param: true,
+                        }),
+                    );
+                    return b.register();
+                }
+                for d in &self.dispatches {
+                    let sig = signature(d);
+                    if d.mismatch {
+                        let shared = self.shared.clone();
+                        let method = d.method.clone();
+                        b = b.argument_mismatch(sig, move |args: &[Value]| {
+                            mismatch_message(&shared, &method, args)
+                        });
+                    } else {
+                        b = b.dispatch_body(
+                            sig,
+                            Arc::new(V4Body {
+                                shared: self.shared.clone(),
+                                method: d.method.clone(),
+                                scope_param: d.scope_param,
+                            }),
+                        );
+                    }
+                }
+            }
+        }
+        b.register()
+    }
+}
+
+/// The registry signature of a recorded dispatch.
+pub(crate) fn signature_of(d: &Dispatch) -> Signature {
+    signature(d)
+}
+
+fn signature(d: &Dispatch) -> Signature {
+    let mut sig = Signature::new();
+    for p in &d.params {
+        sig = match p.kind {
+            ParamKind::Required => sig.param(p.ty.as_str(), &p.name),
+            ParamKind::Optional => sig.optional_param(p.ty.as_str(), &p.name),
+            ParamKind::Repeated => sig.repeated_param(p.ty.as_str(), &p.name),
+            ParamKind::RequiredRepeated => sig.required_repeated_param(p.ty.as_str(), &p.name),
+        };
+    }
+    if let Some((ty, name, optional)) = &d.block {
+        sig = if *optional {
+            sig.optional_block_param(ty.as_str(), name)
+        } else {
+            sig.block_param(ty.as_str(), name)
+        };
+    }
+    if let Some(r) = &d.return_type {
+        sig = sig.return_type(r.as_str());
+    }
+    sig
+}
+
+/// Loads a function file: parses it (through `sources`' cache) and runs it to learn the
+/// function it defines.
+///
+/// ```
+/// use puppet_functions::{NullContext, Registry};
+/// use puppet_types::Value;
+/// let src = "Puppet::Functions.create_function(:'m::twice') do\n  dispatch :twice do\n    param 'Integer', :x\n  end\n  def twice(x)\n    x * 2\n  end\nend\n";
+/// let f = puppet_ruby::functions::load("/m/lib/puppet/functions/m/twice.rb", src, &puppet_ruby::Sources::empty()).unwrap();
+/// let mut reg = Registry::new();
+/// f.register(&mut reg).unwrap();
+/// let v = reg.call(&mut NullContext::default(), "m::twice", vec![Value::Integer(21)], None).unwrap();
+/// assert_eq!(v, Value::Integer(42));
+/// let e = reg.call(&mut NullContext::default(), "m::twice", vec![Value::string("a")], None).unwrap_err();
+/// assert_eq!(e.to_string(), "'m::twice' parameter 'x' expects an Integer value, got String");
+/// ```
+pub fn load(path: &str, text: &str, sources: &Arc<Sources>) -> Result<RubyFunction, RubyError> {
+    let program = sources.program(path, text)?;
+    let mut scope = LoadScope;
+    let mut it = Interp::with(&mut scope, path, false, sources.clone());
+    it.set_step_limit(2_000_000);
+    it.run_program(&program)
+        .map_err(|c| RubyError::from_ctrl(path, c))?;
+    let defined = std::mem::take(&mut it.ext.functions);
+    let Some(f) = defined.into_iter().last() else {
+        return Err(RubyError::Unsupported {
+            file: path.to_string(),
+            line: 1,
+            column: 1,
+            construct:
+                "a function file that defines no function (no create_function or newfunction)"
+                    .into(),
+        });
+    };
+    match f {
+        crate::puppet::DefinedFunction::V3 { name, info, .. } => Ok(RubyFunction {
+            name: name.clone(),
+            api: Api::V3,
+            dispatches: Vec::new(),
+            local_types: Vec::new(),
+            v3: Some(info),
+            shared: Arc::new(Shared {
+                name,
+                file: path.to_string(),
+                program,
+                sources: sources.clone(),
+                own_call: false,
+            }),
+        }),
+        crate::puppet::DefinedFunction::V4 { name, class } => {
+            let rec = crate::puppet::function_record(&class);
+            let (mut dispatches, local_types) = match &rec {
+                Some(r) => {
+                    let r = r.borrow();
+                    (r.dispatches.clone(), r.local_types.clone())
+                }
+                None => (Vec::new(), Vec::new()),
+            };
+            let own_call = class.methods.borrow().contains_key("call");
+            if dispatches.iter().all(|d| d.mismatch) && !own_call {
+                let simple = name.rsplit("::").next().unwrap_or(&name).to_string();
+                match default_dispatch(&class, &simple) {
+                    Some(d) => dispatches.push(d),
+                    None => {
+                        return Err(RubyError::Runtime {
+                            file: path.to_string(),
+                            line: 1,
+                            column: 1,
+                            class: "ArgumentError".into(),
+                            message: format!("Function Load Error for function '{name}': Function Creation Error, cannot create a default dispatcher for function '{simple}', no method with this name found"),
+                        })
+                    }
+                }
+            }
+            Ok(RubyFunction {
+                name: name.clone(),
+                api: Api::V4,
+                dispatches,
+                local_types,
+                v3: None,
+                shared: Arc::new(Shared {
+                    name,
+                    file: path.to_string(),
+                    program,
+                    sources: sources.clone(),
+                    own_call,
+                }),
+            })
+        }
+    }
+}
+
+/// Puppet's dispatch for a 4.x function without `dispatch`: the method named like the
+/// function, every parameter `Any`.
+fn default_dispatch(class: &Rc<Module>, simple: &str) -> Option<Dispatch> {
+    let (entry, _) = class.find_method(simple)?;
+    let crate::object::Method::Ruby(def, _) = entry.method else {
+        return None;
+    };
+    let p = &def.params;
+    let mut params = Vec::new();
+    let name_of = |x: &crate::ast::Param| match x {
+        crate::ast::Param::Name(n) | crate::ast::Param::Splat(n) => n.clone(),
+        crate::ast::Param::Destructure(_) => "args".into(),
+    };
+    for r in &p.required {
+        params.push(DispatchParam {
+            ty: "Any".into(),
+            name: name_of(r),
+            kind: ParamKind::Required,
+        });
+    }
+    for (n, _) in &p.optional {
+        params.push(DispatchParam {
+            ty: "Any".into(),
+            name: n.clone(),
+            kind: ParamKind::Optional,
+        });
+    }
+    if let Some(r) = &p.rest {
+        params.push(DispatchParam {
+            ty: "Any".into(),
+            name: if r.is_empty() {
+                "args".into()
+            } else {
+                r.clone()
+            },
+            kind: ParamKind::Repeated,
+        });
+    }
+    Some(Dispatch {
+        method: simple.to_string(),
+        params,
+        block: None,
+        return_type: None,
+        mismatch: false,
+        scope_param: false,
+    })
+}
+
+/// The scope a function file runs in while it is loaded: nothing to see.
+struct LoadScope;
+
+impl PuppetScope for LoadScope {
+    fn lookup(&self, _name: &str) -> Option<Value> {
+        None
+    }
+    fn all_variables(&self) -> IndexMap<SmolStr, Value> {
+        IndexMap::new()
+    }
+    fn call_function(&mut self, name: &str, _args: Vec<Value>) -> Result<Value, String> {
+        Err(format!(
+            "calling the function '{name}' while a function file is being loaded"
+        ))
+    }
+}
+
+/// The Puppet side of a call: the caller's context and the lambda given to the call.
+struct CtxScope<'a> {
+    ctx: &'a mut dyn CallContext,
+    block: Option<&'a dyn Block>,
+}
+
+fn level(name: &str) -> LogLevel {
+    match name {
+        "debug" => LogLevel::Debug,
+        "info" => LogLevel::Info,
+        "notice" => LogLevel::Notice,
+        "err" | "error" => LogLevel::Err,
+        "alert" => LogLevel::Alert,
+        "emerg" => LogLevel::Emerg,
+        "crit" => LogLevel::Crit,
+        _ => LogLevel::Warning,
+    }
+}
+
+impl PuppetScope for CtxScope<'_> {
+    fn lookup(&self, name: &str) -> Option<Value> {
+        self.ctx.variable(name.trim_start_matches("::"))
+    }
+    fn all_variables(&self) -> IndexMap<SmolStr, Value> {
+        IndexMap::new()
+    }
+    fn call_function(&mut self, name: &str, args: Vec<Value>) -> Result<Value, String> {
+        self.ctx
+            .call_function(name, args, None)
+            .map_err(|e| match e {
+                CallError::Failed { message, .. } => message,
+                other => other.to_string(),
+            })
+    }
+    fn log(&mut self, lvl: &str, message: &str) {
+        if let Some(key) = lvl.strip_prefix("deprecation:") {
+            self.ctx.warn_once(key, message);
+            return;
+        }
+        self.ctx.log(level(lvl), message);
+    }
+    fn setting(&self, name: &str) -> Option<Value> {
+        self.ctx.setting(name)
+    }
+    fn puppet_stack(&self) -> Vec<(String, u32)> {
+        self.ctx.puppet_stack()
+    }
+    fn call_block(&mut self, args: Vec<Value>) -> Result<Value, String> {
+        match self.block {
+            Some(b) => match self.ctx.call_block(b, args) {
+                Ok(v) | Err(CallError::Next(v)) => Ok(v),
+                Err(e) => Err(e.to_string()),
+            },
+            None => Err("no block given (yield)".into()),
+        }
+    }
+}
+
+thread_local! {
+    /// How many Ruby function calls are running on this thread, one inside another (a
+    /// function calling a Puppet function that calls a Ruby function...).
+    static NESTED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// The most Ruby function calls running one inside another.
+const MAX_NESTED: usize = 64;
+
+/// Runs one call: a fresh interpreter runs the file's tree, then `run` calls into it.
+fn with_interp<T>(
+    shared: &Shared,
+    scope: &mut dyn PuppetScope,
+    run: impl FnOnce(&mut Interp, crate::puppet::DefinedFunction) -> Result<T, Ctrl>,
+) -> Result<T, CallError> {
+    let depth = NESTED.with(|n| {
+        n.set(n.get() + 1);
+        n.get()
+    });
+    struct Leave;
+    impl Drop for Leave {
+        fn drop(&mut self) {
+            NESTED.with(|n| n.set(n.get().saturating_sub(1)));
+        }
+    }
+    let _leave = Leave;
+    if depth > MAX_NESTED {
+        return Err(CallError::new(
+            codes::FAILED,
+            format!(
+                "stack level too deep (more than {MAX_NESTED} Ruby function calls inside one another, calling '{}')",
+                shared.name
+            ),
+        ));
+    }
+    stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
+        with_interp_inner(shared, scope, run)
+    })
+}
+
+fn with_interp_inner<T>(
+    shared: &Shared,
+    scope: &mut dyn PuppetScope,
+    run: impl FnOnce(&mut Interp, crate::puppet::DefinedFunction) -> Result<T, Ctrl>,
+) -> Result<T, CallError> {
+    let mut it = Interp::with(scope, &shared.file, false, shared.sources.clone());
+    let r = (|| {
+        it.run_program(&shared.program)?;
+        let f = it
+            .ext
+            .functions
+            .iter()
+            .rev()
+            .find(|f| f.name() == shared.name)
+            .cloned();
+        match f {
+            Some(f) => run(&mut it, f),
+            None => crate::interp::unsupported(
+                format!(
+                    "the function '{}' is no longer defined by its file",
+                    shared.name
+                ),
+                crate::Pos::default(),
+            ),
+        }
+    })();
+    r.map_err(|c| call_error(&shared.file, c))
+}
+
+/// A Ruby error as the error of a function call (Puppet's message: the exception's).
+fn call_error(file: &str, c: Ctrl) -> CallError {
+    match c {
+        Ctrl::Raise(e) => {
+            let msg = e.message.clone();
+            if e.class == "ArgumentError" && msg.contains("Wrong number of arguments given") {
+                return CallError::new(codes::ARGUMENT_MISMATCH, msg);
+            }
+            CallError::new(codes::FAILED, msg)
+        }
+        other => {
+            let e = RubyError::from_ctrl(file, other);
+            CallError::new(codes::UNSUPPORTED, e.to_string())
+        }
+    }
+}
+
+fn to_ruby_args(args: &[Value]) -> Vec<RValue> {
+    args.iter().map(value::from_puppet).collect()
+}
+
+fn to_puppet_result(v: &RValue, pos: crate::Pos) -> Result<Value, Ctrl> {
+    value::to_puppet(v)
+        .or_else(|e| crate::interp::unsupported(format!("the function's result: {e}"), pos))
+}
+
+struct V4Body {
+    shared: Arc<Shared>,
+    method: String,
+    scope_param: bool,
+}
+
+impl FunctionBody for V4Body {
+    fn call(&self, ctx: &mut dyn CallContext, args: Args<'_>) -> Result<Value, CallError> {
+        let block = args.block;
+        let values = args.values;
+        let mut scope = CtxScope { ctx, block };
+        with_interp(&self.shared, &mut scope, |it, f| {
+            let crate::puppet::DefinedFunction::V4 { class, .. } = f else {
+                return crate::interp::unsupported(
+                    "a 3.x function called as 4.x",
+                    crate::Pos::default(),
+                );
+            };
+            let obj = crate::puppet::new_function_instance(it, &class);
+            let mut a = to_ruby_args(&values);
+            if self.scope_param {
+                a.insert(0, RValue::Scope);
+            }
+            let blk: Option<Blk> =
+                block.map(|_| it.make_proc_of(crate::object::ProcBody::Foreign, true));
+            let pos = crate::Pos::default();
+            let r = it.send(obj, &self.method, a, None, blk.as_ref(), pos, true)?;
+            to_puppet_result(&r, pos)
+        })
+    }
+}
+
+struct V3Body {
+    shared: Arc<Shared>,
+    info: V3Info,
+}
+
+/// Puppet's 3.x arity check, with its message.
+pub fn check_v3_arity(name: &str, arity: i64, given: usize) -> Result<(), CallError> {
+    let given = given as i64;
+    if arity >= 0 && given != arity {
+        return Err(CallError::new(
+            codes::ARGUMENT_MISMATCH,
+            format!("{name}(): Wrong number of arguments given ({given} for {arity})"),
+        ));
+    }
+    if arity < 0 && given < -arity - 1 {
+        return Err(CallError::new(
+            codes::ARGUMENT_MISMATCH,
+            format!(
+                "{name}(): Wrong number of arguments given ({given} for minimum {})",
+                -arity - 1
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Converts arguments as Puppet 7.23 does before calling a 3.x function: a top-level `undef`
+/// becomes the empty string (nested ones stay `undef`), regular expressions become their
+/// `/.../` text, and versions, binaries, timespans and timestamps become strings.
+pub fn v3_args(args: Vec<Value>) -> Vec<Value> {
+    args.into_iter().map(|a| v3_convert(a, true)).collect()
+}
+
+fn v3_convert(v: Value, top: bool) -> Value {
+    match v {
+        Value::Undef if top => Value::string(""),
+        Value::Regexp(r) => Value::string(format!("/{}/", r.source())),
+        Value::SemVer(_)
+        | Value::SemVerRange(_)
+        | Value::Binary(_)
+        | Value::Timespan(_)
+        | Value::Timestamp(_) => Value::string(v.to_plain_string()),
+        Value::Array(a) => Value::array(a.iter().cloned().map(|x| v3_convert(x, false)).collect()),
+        Value::Hash(h) => Value::hash(
+            h.iter()
+                .map(|(k, x)| (v3_convert(k.clone(), false), v3_convert(x.clone(), false))),
+        ),
+        other => other,
+    }
+}
+
+impl FunctionBody for V3Body {
+    fn call(&self, ctx: &mut dyn CallContext, args: Args<'_>) -> Result<Value, CallError> {
+        check_v3_arity(&self.shared.name, self.info.arity, args.values.len())?;
+        let values = v3_args(args.values);
+        let rvalue = self.info.rvalue;
+        let name = self.shared.name.clone();
+        let mut scope = CtxScope { ctx, block: None };
+        with_interp(&self.shared, &mut scope, |it, f| {
+            let crate::puppet::DefinedFunction::V3 { block, .. } = f else {
+                return crate::interp::unsupported(
+                    "a 4.x function called as 3.x",
+                    crate::Pos::default(),
+                );
+            };
+            let a = RValue::array(to_ruby_args(&values));
+            let pos = crate::Pos::default();
+            let scope_class = it
+                .module_by_path("Puppet::Parser::Scope")
+                .unwrap_or_else(|| it.object_class());
+            let r = it.call_block_as(
+                &block,
+                vec![a],
+                Some((RValue::Scope, scope_class)),
+                None,
+                true,
+                Some(&format!("real_function_{name}")),
+                pos,
+            )?;
+            if rvalue {
+                to_puppet_result(&r, pos)
+            } else {
+                Ok(Value::Undef)
+            }
+        })
+    }
+}
+
+/// Runs an `argument_mismatch` method (it returns the error text) without a caller's
+/// context.
+fn mismatch_message(shared: &Shared, method: &str, args: &[Value]) -> String {
+    let mut scope = LoadScope;
+    let r = with_interp(shared, &mut scope, |it, f| {
+        let crate::puppet::DefinedFunction::V4 { class, .. } = f else {
+            return Ok(RValue::Nil);
+        };
+        let obj = crate::puppet::new_function_instance(it, &class);
+        it.send(
+            obj,
+            method,
+            to_ruby_args(args),
+            None,
+            None,
+            crate::Pos::default(),
+            true,
+        )
+        .map(|v| RValue::string(value::to_s(&v)))
+    });
+    match r {
+        Ok(v) => value::to_s(&v),
+        Err(e) => e.to_string(),
+    }
+}

@@ -1,0 +1,1838 @@
+//! The interpreter: evaluates parsed programs with Ruby's semantics.
+//!
+//! One [`Interp`] is one Ruby world: its modules and classes (created on first use from the
+//! built-in table, or by the code), objects, global state and the [`PuppetScope`] it talks
+//! to. Statements and expressions are evaluated here; method calls, argument binding and
+//! blocks are in `call`, the Kernel functions and the methods every object has in
+//! `kernel`, the built-in classes' methods in `methods`, `strings` and `collections`.
+//!
+//! When the program is a template, `self` is Puppet's template wrapper: every variable of the
+//! scope is visible as an instance variable (`@name`, converted on first use, strings
+//! frozen), and `scope`, `file` and `has_variable?` are methods of `self`.
+//!
+//! Control flow (`next`, `break`, `return`, `retry`, exceptions) travels as [`Ctrl`] in the
+//! `Err` side of results. Recursion depth, evaluation steps and the memory that strings and
+//! arrays grow by are bounded, so runaway code is an error.
+
+use crate::ast::{Kind, Node, Param, Part, Program};
+use crate::object::{Blk, CRef, Ctx, Env, Frame, Module, ObjData, Object, Proc, ProcBody};
+use crate::source::Sources;
+use crate::value::{self, to_s, Builtin, RHash, RValue};
+use crate::{Pos, PuppetScope};
+use indexmap::IndexMap;
+use puppet_types::Value;
+use smol_str::SmolStr;
+use std::collections::{HashMap, HashSet};
+use std::rc::{Rc, Weak};
+use std::sync::Arc;
+
+/// A Ruby exception in flight.
+#[derive(Debug, Clone)]
+pub struct Exc {
+    /// The class's full name.
+    pub class: String,
+    /// The message.
+    pub message: String,
+    /// Where it was raised.
+    pub pos: Pos,
+    /// The file it was raised in (filled in as it leaves a method or file).
+    pub file: Option<Arc<str>>,
+    /// The exception object, when the code made or saw one.
+    pub obj: Option<RValue>,
+}
+
+/// Non-local control flow and errors.
+#[derive(Debug)]
+pub enum Ctrl {
+    /// A Ruby exception.
+    Raise(Box<Exc>),
+    /// Something this engine does not implement (or refuses to do: run commands).
+    Unsupported {
+        what: String,
+        pos: Pos,
+        file: Option<Arc<str>>,
+    },
+    Next(RValue),
+    Break(RValue),
+    Return(RValue),
+    Retry,
+    Throw(RValue, RValue),
+}
+
+impl Ctrl {
+    /// The file of an error, set when it is not known yet.
+    pub fn in_file(mut self, f: &Arc<str>) -> Ctrl {
+        match &mut self {
+            Ctrl::Raise(e) if e.file.is_none() => e.file = Some(f.clone()),
+            Ctrl::Unsupported { file, .. } if file.is_none() => *file = Some(f.clone()),
+            _ => {}
+        }
+        self
+    }
+}
+
+/// Evaluation result.
+pub type R = Result<RValue, Ctrl>;
+
+const MAX_DEPTH: usize = 120;
+/// The default budget of evaluation steps of one interpreter (about a second in a release
+/// build). Fuzz builds (`--cfg fuzzing`: instrumented, some 50 times slower) stop sooner, so
+/// that an endless loop ends well inside libFuzzer's timeout and is not reported as a hang.
+#[cfg(not(fuzzing))]
+pub const DEFAULT_STEPS: u64 = 50_000_000;
+/// The default budget of evaluation steps of one interpreter (fuzz builds).
+#[cfg(fuzzing)]
+pub const DEFAULT_STEPS: u64 = 1_000_000;
+/// The bytes strings and arrays may grow by in one interpreter.
+pub const MEMORY_LIMIT: usize = 512 << 20;
+
+/// Raises a Ruby exception at `pos`.
+pub fn raise<T>(class: &str, message: impl Into<String>, pos: Pos) -> Result<T, Ctrl> {
+    Err(Ctrl::Raise(Box::new(Exc {
+        class: class.to_string(),
+        message: message.into(),
+        pos,
+        file: None,
+        obj: None,
+    })))
+}
+
+/// Reports an unsupported construct at `pos`.
+pub fn unsupported<T>(what: impl Into<String>, pos: Pos) -> Result<T, Ctrl> {
+    Err(Ctrl::Unsupported {
+        what: what.into(),
+        pos,
+        file: None,
+    })
+}
+
+thread_local! {
+    /// The Ruby objects that the templates being rendered on this thread (outermost first)
+    /// set with `scope.setvar`, so that a template rendered from inside another
+    /// (`scope.function_template`) reads the same object, mutations included, as in Ruby.
+    static SETVARS: std::cell::RefCell<Vec<Vec<(String, RValue)>>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The `scope.setvar` objects of one render, dropped when the render ends.
+#[derive(Debug)]
+pub struct SetvarFrame(());
+
+impl SetvarFrame {
+    /// Opens the frame of one render.
+    pub fn push() -> SetvarFrame {
+        SETVARS.with(|s| s.borrow_mut().push(Vec::new()));
+        SetvarFrame(())
+    }
+}
+
+impl Drop for SetvarFrame {
+    fn drop(&mut self) {
+        SETVARS.with(|s| s.borrow_mut().pop());
+    }
+}
+
+/// Writes back the result of a compound assignment.
+type Setter<'s> = Box<dyn Fn(&mut Interp<'s>, RValue) -> Result<(), Ctrl>>;
+
+/// The interpreter state.
+pub struct Interp<'s> {
+    /// The Puppet scope the code sees.
+    pub scope: &'s mut dyn PuppetScope,
+    /// Where `require` finds files.
+    pub sources: Arc<Sources>,
+    /// A template's output.
+    pub out: String,
+    /// The main file (a template's path; empty for an inline template).
+    pub file: String,
+    /// `self` at top level is Puppet's template wrapper.
+    pub template: bool,
+    pub(crate) ctx: Ctx,
+    pub(crate) object: Rc<Module>,
+    pub(crate) modules: Vec<Rc<Module>>,
+    pub(crate) objects: Vec<Weak<Object>>,
+    pub(crate) procs: Vec<Weak<Proc>>,
+    pub(crate) builtins: HashMap<Builtin, Rc<Module>>,
+    pub(crate) main: RValue,
+    /// The arrays and hashes handed out for scope variables, with their original values
+    /// (see [`Interp::write_back`]).
+    handed_out: Vec<(String, Value, RValue)>,
+    /// Features loaded by `require`.
+    pub(crate) loaded: HashSet<String>,
+    pub(crate) globals: HashMap<String, RValue>,
+    /// The last match (`$~`).
+    pub last_match: Option<Rc<crate::value::Captures>>,
+    depth: usize,
+    steps: u64,
+    max_steps: u64,
+    charged: usize,
+    /// The position being evaluated.
+    pub pos: Pos,
+    /// A built-in class got a user method (`class String; def x`): values' method calls
+    /// look at user methods first.
+    pub(crate) reopened: bool,
+    /// The exceptions being handled (`$!`).
+    pub(crate) handling: Vec<RValue>,
+    /// Data the Puppet API keeps (functions and types the code defined).
+    pub ext: crate::puppet::Ext,
+}
+
+impl std::fmt::Debug for Interp<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Interp")
+            .field("file", &self.file)
+            .field("out_len", &self.out.len())
+            .finish()
+    }
+}
+
+impl Drop for Interp<'_> {
+    fn drop(&mut self) {
+        // Break the reference cycles between modules, objects and procs.
+        for p in self.procs.drain(..) {
+            if let Some(p) = p.upgrade() {
+                p.clear();
+            }
+        }
+        for o in self.objects.drain(..) {
+            if let Some(o) = o.upgrade() {
+                o.clear();
+            }
+        }
+        for m in self.modules.drain(..) {
+            m.clear();
+        }
+        self.globals.clear();
+        self.builtins.clear();
+        self.object.clear();
+    }
+}
+
+impl<'s> Interp<'s> {
+    /// A fresh interpreter for a template over `scope`'s variables (`file` is the
+    /// template's path, empty for an inline template).
+    pub fn new(scope: &'s mut dyn PuppetScope, file: &str) -> Interp<'s> {
+        Interp::with(scope, file, true, Sources::empty())
+    }
+
+    /// A fresh interpreter; `template` makes `self` the template wrapper.
+    pub fn with(
+        scope: &'s mut dyn PuppetScope,
+        file: &str,
+        template: bool,
+        sources: Arc<Sources>,
+    ) -> Interp<'s> {
+        let basic = Rc::new(Module::new(
+            "BasicObject",
+            true,
+            None,
+            Some(Builtin::Object),
+        ));
+        let object = Rc::new(Module::new(
+            "Object",
+            true,
+            Some(basic.clone()),
+            Some(Builtin::Object),
+        ));
+        object
+            .consts
+            .borrow_mut()
+            .insert("BasicObject".into(), RValue::Module(basic.clone()));
+        object
+            .consts
+            .borrow_mut()
+            .insert("Object".into(), RValue::Module(object.clone()));
+        let kernel = Rc::new(Module::new("Kernel", false, None, None));
+        object
+            .consts
+            .borrow_mut()
+            .insert("Kernel".into(), RValue::Module(kernel.clone()));
+        object.includes.borrow_mut().push(kernel.clone());
+        let main_class = if template {
+            let c = Rc::new(Module::new(
+                "Puppet::Parser::TemplateWrapper",
+                true,
+                Some(object.clone()),
+                None,
+            ));
+            Some(c)
+        } else {
+            None
+        };
+        let main_obj = Rc::new(Object::new(
+            main_class.clone().unwrap_or_else(|| object.clone()),
+        ));
+        let main = RValue::Object(main_obj.clone());
+        let file_arc: Arc<str> = Arc::from(file);
+        let ctx = Ctx {
+            self_v: main.clone(),
+            cref: Rc::new(CRef {
+                module: object.clone(),
+                parent: None,
+            }),
+            def_target: object.clone(),
+            env: Rc::new(Env::default()),
+            frame: Rc::new(Frame {
+                name: None,
+                owner: None,
+                args: Vec::new(),
+                block: None,
+                file: file_arc,
+                frozen_literals: false,
+                def: None,
+            }),
+        };
+        let mut modules = vec![basic, kernel];
+        modules.extend(main_class);
+        Interp {
+            scope,
+            sources,
+            out: String::new(),
+            file: file.to_string(),
+            template,
+            ctx,
+            object,
+            modules,
+            objects: vec![Rc::downgrade(&main_obj)],
+            procs: Vec::new(),
+            builtins: HashMap::new(),
+            main,
+            handed_out: Vec::new(),
+            loaded: HashSet::new(),
+            globals: HashMap::new(),
+            last_match: None,
+            depth: 0,
+            steps: 0,
+            max_steps: DEFAULT_STEPS,
+            charged: 0,
+            pos: Pos::default(),
+            reopened: false,
+            handling: Vec::new(),
+            ext: crate::puppet::Ext::default(),
+        }
+    }
+
+    /// Sets the budget of evaluation steps.
+    pub fn set_step_limit(&mut self, steps: u64) {
+        self.max_steps = steps;
+    }
+
+    /// The evaluation steps taken so far.
+    pub fn steps(&self) -> u64 {
+        self.steps
+    }
+
+    /// The top-level `self` (`main`, or the template wrapper).
+    pub fn main(&self) -> RValue {
+        self.main.clone()
+    }
+
+    /// The `Object` class (the top-level namespace).
+    pub fn object_class(&self) -> Rc<Module> {
+        self.object.clone()
+    }
+
+    pub(crate) fn track_object(&mut self, o: &Rc<Object>) {
+        if self.objects.len() > 4096 && self.objects.len().is_power_of_two() {
+            self.objects.retain(|w| w.strong_count() > 0);
+        }
+        self.objects.push(Rc::downgrade(o));
+    }
+
+    pub(crate) fn track_proc(&mut self, p: &Rc<Proc>) {
+        if self.procs.len() > 4096 && self.procs.len().is_power_of_two() {
+            self.procs.retain(|w| w.strong_count() > 0);
+        }
+        self.procs.push(Rc::downgrade(p));
+    }
+
+    /// Counts `bytes` against the memory bound of the run.
+    pub fn charge(&mut self, bytes: usize, pos: Pos) -> Result<(), Ctrl> {
+        self.charged = self.charged.saturating_add(bytes);
+        if self.charged > MEMORY_LIMIT || bytes > MEMORY_LIMIT / 4 {
+            return raise(
+                "NoMemoryError",
+                "failed to allocate memory (the run grew strings and arrays by more than 512 MiB)",
+                pos,
+            );
+        }
+        Ok(())
+    }
+
+    /// The current file.
+    pub fn current_file(&self) -> Arc<str> {
+        self.ctx.frame.file.clone()
+    }
+
+    /// The current `self`.
+    pub fn self_value(&self) -> RValue {
+        self.ctx.self_v.clone()
+    }
+
+    /// The block given to the running method.
+    pub fn frame_block(&self) -> Option<Blk> {
+        self.ctx.frame.block.clone()
+    }
+
+    // ---- template variables -------------------------------------------------------------
+
+    fn ivar_of_main(&mut self, name: &str) -> RValue {
+        if let RValue::Object(o) = &self.main {
+            if let Some(v) = o.ivars.borrow().get(name) {
+                return v.clone();
+            }
+        }
+        if !self.template {
+            return RValue::Nil;
+        }
+        if let Some(v) = self.scope.instance_variable(name).filter(|v| !v.is_undef()) {
+            let r = value::from_puppet(&v);
+            if matches!(r, RValue::Array(_) | RValue::Hash(_)) {
+                self.handed_out
+                    .push((name.to_string(), v.clone(), r.clone()));
+            }
+            freeze_strings(&r, 0);
+            if let RValue::Object(o) = &self.main {
+                o.ivars.borrow_mut().insert(name.to_string(), r.clone());
+            }
+            return r;
+        }
+        RValue::Nil
+    }
+
+    /// Tells the scope about the variables whose array or hash the template changed in
+    /// place (Ruby's objects are shared with the scope; ours are copies).
+    pub fn write_back(&mut self) {
+        for (name, original, obj) in std::mem::take(&mut self.handed_out) {
+            if let Ok(now) = value::to_puppet(&obj) {
+                if now != original {
+                    self.scope.mutated_variable(&name, &original, now);
+                }
+            }
+        }
+    }
+
+    /// True for frozen values (strings from the scope, frozen literals, `freeze`).
+    pub fn is_frozen(&self, v: &RValue) -> bool {
+        match v {
+            RValue::Str(s) => s.is_frozen(),
+            RValue::Array(a) => a.is_frozen(),
+            RValue::Hash(h) => h.is_frozen(),
+            RValue::Object(o) => o.frozen.get(),
+            RValue::Module(m) => m.frozen.get(),
+            _ => true,
+        }
+    }
+
+    /// An instance variable of `self`.
+    pub fn ivar_get(&mut self, name: &str) -> RValue {
+        let s = self.ctx.self_v.clone();
+        self.ivar_of(&s, name)
+    }
+
+    /// An instance variable of `obj`.
+    pub fn ivar_of(&mut self, obj: &RValue, name: &str) -> RValue {
+        match obj {
+            RValue::Object(o) => {
+                if let RValue::Object(m) = &self.main {
+                    if Rc::ptr_eq(m, o) {
+                        return self.ivar_of_main(name);
+                    }
+                }
+                o.ivars.borrow().get(name).cloned().unwrap_or(RValue::Nil)
+            }
+            RValue::Module(m) => m.ivars.borrow().get(name).cloned().unwrap_or(RValue::Nil),
+            _ => RValue::Nil,
+        }
+    }
+
+    /// Sets an instance variable of `obj`.
+    pub fn ivar_set_on(
+        &mut self,
+        obj: &RValue,
+        name: &str,
+        v: RValue,
+        pos: Pos,
+    ) -> Result<(), Ctrl> {
+        match obj {
+            RValue::Object(o) => {
+                if o.frozen.get() {
+                    return raise(
+                        "FrozenError",
+                        format!("can't modify frozen {}", o.class.name()),
+                        pos,
+                    );
+                }
+                o.ivars.borrow_mut().insert(name.to_string(), v);
+                Ok(())
+            }
+            RValue::Module(m) => {
+                m.ivars.borrow_mut().insert(name.to_string(), v);
+                Ok(())
+            }
+            other => unsupported(
+                format!("instance variables of a {}", other.class_name()),
+                pos,
+            ),
+        }
+    }
+
+    fn ivar_defined(&mut self, name: &str) -> bool {
+        let s = self.ctx.self_v.clone();
+        match &s {
+            RValue::Object(o) => {
+                if o.ivars.borrow().contains_key(name) {
+                    return true;
+                }
+                let is_main = matches!(&self.main, RValue::Object(m) if Rc::ptr_eq(m, o));
+                is_main
+                    && self.template
+                    && self
+                        .scope
+                        .instance_variable(name)
+                        .is_some_and(|v| !v.is_undef())
+            }
+            RValue::Module(m) => m.ivars.borrow().contains_key(name),
+            _ => false,
+        }
+    }
+
+    // ---- local variables ----------------------------------------------------------------
+
+    pub(crate) fn lvar(&self, name: &str) -> Option<RValue> {
+        self.ctx.env.get(name)
+    }
+
+    pub(crate) fn set_lvar(&mut self, name: &str, v: RValue) {
+        self.ctx.env.set(name, v);
+    }
+
+    pub(crate) fn tick(&mut self, pos: Pos) -> Result<(), Ctrl> {
+        self.steps += 1;
+        if self.steps > self.max_steps {
+            return unsupported(
+                format!(
+                    "more than {} evaluation steps (an endless loop?)",
+                    self.max_steps
+                ),
+                pos,
+            );
+        }
+        Ok(())
+    }
+
+    /// Counts one level of recursion (method calls, blocks, nested expressions).
+    pub(crate) fn enter(&mut self, pos: Pos) -> Result<(), Ctrl> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            self.depth -= 1;
+            return raise("SystemStackError", "stack level too deep", pos);
+        }
+        Ok(())
+    }
+
+    pub(crate) fn leave(&mut self) {
+        self.depth = self.depth.saturating_sub(1);
+    }
+
+    // ---- running ------------------------------------------------------------------------
+
+    /// Runs the top-level statements of a template (`next`/`break` there are errors).
+    pub fn run(&mut self, body: &[Node]) -> Result<(), Ctrl> {
+        match self.body(body) {
+            Ok(_) | Err(Ctrl::Return(_)) => Ok(()),
+            Err(Ctrl::Next(_)) | Err(Ctrl::Break(_)) => raise(
+                "SyntaxError",
+                "Invalid next/break at template level",
+                Pos::default(),
+            ),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Runs a program's statements at top level (or, for a required file, with a fresh
+    /// top-level context); returns the value of the last statement.
+    pub fn run_program(&mut self, prog: &Program) -> R {
+        let ctx = Ctx {
+            self_v: self.main.clone(),
+            cref: Rc::new(CRef {
+                module: self.object.clone(),
+                parent: None,
+            }),
+            def_target: self.object.clone(),
+            env: Rc::new(Env::default()),
+            frame: Rc::new(Frame {
+                name: None,
+                owner: None,
+                args: Vec::new(),
+                block: None,
+                file: prog.file.clone(),
+                frozen_literals: prog.frozen_literals,
+                def: None,
+            }),
+        };
+        let saved = std::mem::replace(&mut self.ctx, ctx);
+        let r = self.body(&prog.body);
+        self.ctx = saved;
+        match r {
+            Ok(v) | Err(Ctrl::Return(v)) => Ok(v),
+            Err(Ctrl::Retry) => raise("SyntaxError", "Invalid retry", Pos::default()),
+            Err(e) => Err(e.in_file(&prog.file)),
+        }
+    }
+
+    /// Evaluates statements; the value of the last.
+    pub fn body(&mut self, body: &[Node]) -> R {
+        let mut last = RValue::Nil;
+        for n in body {
+            last = self.eval(n)?;
+        }
+        Ok(last)
+    }
+
+    /// Evaluates one node.
+    pub fn eval(&mut self, n: &Node) -> R {
+        self.enter(n.pos)?;
+        // Deep Ruby (and Ruby calling Puppet calling Ruby) must not overflow the thread's
+        // stack: grow it on demand, as the Puppet evaluator does.
+        let r = stacker::maybe_grow(64 * 1024, 1024 * 1024, || self.eval_inner(n));
+        self.leave();
+        r
+    }
+
+    fn interp_parts(&mut self, parts: &[Part]) -> Result<String, Ctrl> {
+        let mut s = String::new();
+        for p in parts {
+            match p {
+                Part::Lit(l) => s.push_str(l),
+                Part::Code(body) => {
+                    let v = self.body(body)?;
+                    s.push_str(&self.to_s_value(&v)?);
+                }
+            }
+        }
+        Ok(s)
+    }
+
+    /// `to_s` as string interpolation calls it (user classes' `to_s` included).
+    pub fn to_s_value(&mut self, v: &RValue) -> Result<String, Ctrl> {
+        match v {
+            RValue::Object(_) => {
+                let pos = self.pos;
+                let r = self.call_method(v.clone(), "to_s", vec![], None, pos)?;
+                Ok(match r {
+                    RValue::Str(s) => s.borrow().clone(),
+                    _ => to_s(v),
+                })
+            }
+            RValue::Array(_) | RValue::Hash(_) => self.inspect_value(v),
+            _ => Ok(to_s(v)),
+        }
+    }
+
+    /// `inspect` through user-visible dispatch (user classes' `inspect`, also inside arrays
+    /// and hashes).
+    pub fn inspect_value(&mut self, v: &RValue) -> Result<String, Ctrl> {
+        self.inspect_depth(v, 0)
+    }
+
+    fn inspect_depth(&mut self, v: &RValue, depth: usize) -> Result<String, Ctrl> {
+        if depth > 64 || !contains_object(v, 0) {
+            return Ok(value::inspect(v));
+        }
+        match v {
+            RValue::Array(a) => {
+                let items = a.borrow().clone();
+                let mut parts = Vec::with_capacity(items.len());
+                for x in &items {
+                    parts.push(self.inspect_depth(x, depth + 1)?);
+                }
+                Ok(format!("[{}]", parts.join(", ")))
+            }
+            RValue::Hash(h) => {
+                let pairs = h.borrow().pairs();
+                let mut parts = Vec::with_capacity(pairs.len());
+                for (k, x) in &pairs {
+                    parts.push(format!(
+                        "{}=>{}",
+                        self.inspect_depth(k, depth + 1)?,
+                        self.inspect_depth(x, depth + 1)?
+                    ));
+                }
+                Ok(format!("{{{}}}", parts.join(", ")))
+            }
+            RValue::Object(o) if !matches!(&*o.data.borrow(), ObjData::Exception(_)) => {
+                let pos = self.pos;
+                let r = self.call_method(v.clone(), "inspect", vec![], None, pos)?;
+                Ok(to_s(&r))
+            }
+            _ => Ok(value::inspect(v)),
+        }
+    }
+
+    fn eval_inner(&mut self, n: &Node) -> R {
+        self.tick(n.pos)?;
+        let pos = n.pos;
+        match &n.kind {
+            Kind::Nil => Ok(RValue::Nil),
+            Kind::True => Ok(RValue::Bool(true)),
+            Kind::False => Ok(RValue::Bool(false)),
+            Kind::SelfRef => Ok(self.ctx.self_v.clone()),
+            Kind::Int(i) => Ok(RValue::Int(*i)),
+            Kind::Float(f) => Ok(RValue::Float(*f)),
+            Kind::Str(parts) => {
+                let s = self.interp_parts(parts)?;
+                self.charge(s.len(), pos)?;
+                let v = RValue::string(s);
+                if self.ctx.frame.frozen_literals && parts.iter().all(|p| matches!(p, Part::Lit(_)))
+                {
+                    if let RValue::Str(x) = &v {
+                        x.freeze();
+                    }
+                }
+                Ok(v)
+            }
+            Kind::XStr(parts) => {
+                let cmd = self.interp_parts(parts).unwrap_or_default();
+                unsupported(
+                    format!("running the command `{cmd}` (Ruby code never runs commands here)"),
+                    pos,
+                )
+            }
+            Kind::Sym(parts) => Ok(RValue::sym(&self.interp_parts(parts)?)),
+            Kind::Regex(parts, flags) => {
+                let src = self.interp_parts(parts)?;
+                match value::compile_regex(&src, flags) {
+                    Ok(r) => Ok(RValue::Regexp(Rc::new(r))),
+                    Err(e) => unsupported(format!("regexp /{src}/ ({e})"), pos),
+                }
+            }
+            Kind::Array(items) => {
+                let v = self.eval_list(items)?;
+                self.charge(v.len() * 16, pos)?;
+                Ok(RValue::array(v))
+            }
+            Kind::Hash(items) | Kind::KwArgs(items) => {
+                let h = self.eval_hash_items(items)?;
+                Ok(RValue::hash(h))
+            }
+            Kind::Range(a, b, excl) => {
+                let a = self.eval(a)?;
+                let b = self.eval(b)?;
+                let ok = matches!(
+                    (&a, &b),
+                    (
+                        RValue::Int(_) | RValue::Float(_),
+                        RValue::Int(_) | RValue::Float(_)
+                    ) | (RValue::Str(_), RValue::Str(_))
+                        | (_, RValue::Nil)
+                );
+                if !ok {
+                    return raise("ArgumentError", "bad value for range", pos);
+                }
+                Ok(RValue::Range(Rc::new((a, b, *excl))))
+            }
+            Kind::LVar(name) => Ok(self.lvar(name).unwrap_or(RValue::Nil)),
+            Kind::IVar(name) => Ok(self.ivar_get(name)),
+            Kind::CVar(name) => self.cvar_get(name, pos),
+            Kind::GVar(name) => self.gvar(name, pos),
+            Kind::NthRef(k) => Ok(self.nth_ref(*k)),
+            Kind::Const(scope, name) => match scope {
+                Some(s) => {
+                    let outer = self.eval(s)?;
+                    self.scoped_const(&outer, name, pos)
+                }
+                None => self.lookup_const(name, pos),
+            },
+            Kind::TopConst(name) => {
+                let o = RValue::Module(self.object.clone());
+                self.scoped_const(&o, name, pos)
+            }
+            Kind::Call {
+                recv,
+                name,
+                args,
+                block,
+                block_arg,
+                safe,
+            } => {
+                let r = self.eval_call(
+                    recv.as_deref(),
+                    name,
+                    args,
+                    block.as_ref(),
+                    block_arg.as_deref(),
+                    *safe,
+                    pos,
+                );
+                match r {
+                    Err(Ctrl::Break(v)) if block.is_some() || block_arg.is_some() => Ok(v),
+                    other => other,
+                }
+            }
+            Kind::Splat(_) => unsupported("splat outside an argument list", pos),
+            Kind::Not(e) => {
+                let v = self.eval(e)?;
+                match &v {
+                    RValue::Object(_) => {
+                        let r = self.call_method(v, "!", vec![], None, pos)?;
+                        Ok(r)
+                    }
+                    _ => Ok(RValue::Bool(!v.truthy())),
+                }
+            }
+            Kind::And(a, b) => {
+                let v = self.eval(a)?;
+                if v.truthy() {
+                    self.eval(b)
+                } else {
+                    Ok(v)
+                }
+            }
+            Kind::Or(a, b) => {
+                let v = self.eval(a)?;
+                if v.truthy() {
+                    Ok(v)
+                } else {
+                    self.eval(b)
+                }
+            }
+            Kind::Defined(e) => self.defined(e),
+            Kind::Assign(target, value) => {
+                let v = self.eval(value)?;
+                let v = match (&target.kind, &value.kind) {
+                    // `a = *b` / `a = 1, 2` gave an array already; a single splat too.
+                    (_, Kind::Splat(_)) => v,
+                    _ => v,
+                };
+                self.assign(target, v.clone())?;
+                Ok(v)
+            }
+            Kind::OpAssign(target, op, value) => self.op_assign(target, op, value, pos),
+            Kind::MultiAssign(targets, value) => {
+                let v = match &value.kind {
+                    Kind::Splat(inner) => {
+                        let x = self.eval(inner)?;
+                        RValue::array(self.splat_items(&x, pos)?)
+                    }
+                    _ => self.eval(value)?,
+                };
+                let items = match &v {
+                    RValue::Array(a) => a.borrow().clone(),
+                    RValue::Nil => vec![RValue::Nil],
+                    other => match self.try_convert_array(other, pos)? {
+                        Some(items) => items,
+                        None => vec![other.clone()],
+                    },
+                };
+                self.multi_assign(targets, items, pos)?;
+                Ok(v)
+            }
+            Kind::Mlhs(_) => unsupported("a parenthesised assignment target", pos),
+            Kind::If(c, then, els) => {
+                if self.eval(c)?.truthy() {
+                    self.body(then)
+                } else {
+                    self.body(els)
+                }
+            }
+            Kind::While {
+                cond,
+                body,
+                until,
+                do_while,
+            } => {
+                let mut first = *do_while;
+                loop {
+                    self.tick(pos)?;
+                    if !first && self.eval(cond)?.truthy() == *until {
+                        break;
+                    }
+                    first = false;
+                    match self.body(body) {
+                        Ok(_) | Err(Ctrl::Next(_)) => {}
+                        Err(Ctrl::Break(v)) => return Ok(v),
+                        Err(e) => return Err(e),
+                    }
+                }
+                Ok(RValue::Nil)
+            }
+            Kind::For(vars, iter, body) => {
+                let it = self.eval(iter)?;
+                let items = crate::methods::iter_items(self, &it, pos)?;
+                for item in items {
+                    self.tick(pos)?;
+                    if vars.len() == 1 {
+                        self.bind_param(&vars[0], item, false);
+                    } else {
+                        self.bind_param(&Param::Destructure(vars.clone()), item, false);
+                    }
+                    match self.body(body) {
+                        Ok(_) | Err(Ctrl::Next(_)) => {}
+                        Err(Ctrl::Break(v)) => return Ok(v),
+                        Err(e) => return Err(e),
+                    }
+                }
+                Ok(it)
+            }
+            Kind::Case(subject, whens, els) => {
+                let subj = match subject {
+                    Some(s) => Some(self.eval(s)?),
+                    None => None,
+                };
+                for (vals, body) in whens {
+                    for v in vals {
+                        let cands = match &v.kind {
+                            Kind::Splat(inner) => {
+                                let x = self.eval(inner)?;
+                                self.splat_items(&x, v.pos)?
+                            }
+                            _ => vec![self.eval(v)?],
+                        };
+                        for cand in cands {
+                            let hit = match &subj {
+                                Some(s) => self.case_eq(&cand, s, v.pos)?,
+                                None => cand.truthy(),
+                            };
+                            if hit {
+                                return self.body(body);
+                            }
+                        }
+                    }
+                }
+                match els {
+                    Some(b) => self.body(b),
+                    None => Ok(RValue::Nil),
+                }
+            }
+            Kind::Begin(body, rescues, els, ensure) => {
+                if rescues.is_empty() && els.is_none() && ensure.is_none() {
+                    return self.body(body);
+                }
+                self.begin(body, rescues, els.as_deref(), ensure.as_deref())
+            }
+            Kind::RescueMod(e, r) => match self.eval(e) {
+                Err(Ctrl::Raise(exc)) if self.is_standard_error(&exc.class) => {
+                    let obj = self.exception_value(&exc);
+                    self.handling.push(obj);
+                    let v = self.eval(r);
+                    self.handling.pop();
+                    v
+                }
+                other => other,
+            },
+            Kind::Def(recv, d) => {
+                self.define_method_node(recv.as_deref(), d, pos)?;
+                Ok(RValue::sym(&d.name))
+            }
+            Kind::Class(body) => self.class_body(body, true, pos),
+            Kind::Module(body) => self.class_body(body, false, pos),
+            Kind::SClass(target, body) => self.sclass_body(target, body, pos),
+            Kind::Return(v) => {
+                let v = match v {
+                    Some(v) => self.eval(v)?,
+                    None => RValue::Nil,
+                };
+                Err(Ctrl::Return(v))
+            }
+            Kind::Next(v) => {
+                let v = match v {
+                    Some(v) => self.eval(v)?,
+                    None => RValue::Nil,
+                };
+                Err(Ctrl::Next(v))
+            }
+            Kind::Break(v) => {
+                let v = match v {
+                    Some(v) => self.eval(v)?,
+                    None => RValue::Nil,
+                };
+                Err(Ctrl::Break(v))
+            }
+            Kind::Retry => Err(Ctrl::Retry),
+            Kind::Redo => unsupported("redo", pos),
+            Kind::Yield(args) => {
+                let (a, kw) = self.eval_args(args)?;
+                let a = crate::call::merge_kw(a, kw);
+                match self.ctx.frame.block.clone() {
+                    Some(b) => self.call_block(&b, a, pos),
+                    None => raise("LocalJumpError", "no block given (yield)", pos),
+                }
+            }
+            Kind::Super {
+                args,
+                block,
+                block_arg,
+            } => self.call_super(args.as_deref(), block.as_ref(), block_arg.as_deref(), pos),
+            Kind::Lambda(b) => Ok(RValue::Proc(self.make_proc(b.clone(), true))),
+            Kind::Alias(new, old) => {
+                let target = self.ctx.def_target.clone();
+                self.alias_method(&target, new, old, pos)?;
+                Ok(RValue::Nil)
+            }
+            Kind::Undef(names) => {
+                let target = self.ctx.def_target.clone();
+                for n in names {
+                    target.methods.borrow_mut().insert(
+                        n.clone(),
+                        crate::object::Entry {
+                            method: crate::object::Method::Undefined,
+                            private: false,
+                        },
+                    );
+                }
+                Ok(RValue::Nil)
+            }
+            Kind::CurrentMethod => Ok(match &self.ctx.frame.name {
+                Some(n) => RValue::sym(n),
+                None => RValue::Nil,
+            }),
+            Kind::Seq(body) => self.body(body),
+            Kind::Put(text) => {
+                self.out.push_str(text);
+                Ok(RValue::Nil)
+            }
+            Kind::Insert(body) => {
+                let v = self.body(body)?;
+                let s = self.to_s_value(&v)?;
+                self.out.push_str(&s);
+                self.charge(s.len(), pos)?;
+                Ok(RValue::Nil)
+            }
+        }
+    }
+
+    fn begin(
+        &mut self,
+        body: &[Node],
+        rescues: &[crate::ast::Rescue],
+        els: Option<&[Node]>,
+        ensure: Option<&[Node]>,
+    ) -> R {
+        let r = loop {
+            let r = self.body(body);
+            let r = match r {
+                Err(Ctrl::Raise(exc)) => {
+                    let mut handled = None;
+                    let obj = self.exception_value(&exc);
+                    'clauses: for resc in rescues {
+                        let mut matches =
+                            resc.classes.is_empty() && self.is_standard_error(&exc.class);
+                        for c in &resc.classes {
+                            let cands = match &c.kind {
+                                Kind::Splat(inner) => {
+                                    let x = self.eval(inner)?;
+                                    self.splat_items(&x, c.pos)?
+                                }
+                                _ => vec![self.eval(c)?],
+                            };
+                            for cand in cands {
+                                match cand {
+                                    RValue::Module(m) => {
+                                        if self.value_is_a(&obj, &m) {
+                                            matches = true;
+                                        }
+                                    }
+                                    _ => {
+                                        return raise(
+                                            "TypeError",
+                                            "class or module required for rescue clause",
+                                            c.pos,
+                                        )
+                                    }
+                                }
+                            }
+                        }
+                        if matches {
+                            if let Some(var) = &resc.var {
+                                self.assign(var, obj.clone())?;
+                            }
+                            self.handling.push(obj.clone());
+                            let h = self.body(&resc.body);
+                            self.handling.pop();
+                            handled = Some(h);
+                            break 'clauses;
+                        }
+                    }
+                    match handled {
+                        Some(Err(Ctrl::Retry)) => {
+                            self.tick(exc.pos)?;
+                            continue;
+                        }
+                        Some(h) => h,
+                        None => Err(Ctrl::Raise(exc)),
+                    }
+                }
+                Ok(v) => match els {
+                    Some(e) => self.body(e),
+                    None => Ok(v),
+                },
+                other => other,
+            };
+            break r;
+        };
+        if let Some(ens) = ensure {
+            self.body(ens)?;
+        }
+        r
+    }
+
+    fn nth_ref(&self, k: usize) -> RValue {
+        match &self.last_match {
+            Some(m) => match m.get(k) {
+                Some(Some(s)) => RValue::str(s),
+                _ => RValue::Nil,
+            },
+            None => RValue::Nil,
+        }
+    }
+
+    fn gvar(&mut self, name: &str, pos: Pos) -> R {
+        match name {
+            "~" => Ok(self
+                .last_match
+                .clone()
+                .map(RValue::MatchData)
+                .unwrap_or(RValue::Nil)),
+            "&" => Ok(self.nth_ref(0)),
+            "`" => Ok(match &self.last_match {
+                Some(m) => RValue::str(&m.pre),
+                None => RValue::Nil,
+            }),
+            "'" => Ok(match &self.last_match {
+                Some(m) => RValue::str(&m.post),
+                None => RValue::Nil,
+            }),
+            "!" => Ok(self.handling.last().cloned().unwrap_or(RValue::Nil)),
+            "0" | "PROGRAM_NAME" => Ok(RValue::str("puppet")),
+            "LOAD_PATH" | ":" | "LOADED_FEATURES" | "\"" => Ok(RValue::array(Vec::new())),
+            "VERBOSE" | "DEBUG" => Ok(self
+                .globals
+                .get(name)
+                .cloned()
+                .unwrap_or(RValue::Bool(false))),
+            "stderr" | "stdout" | "stdin" | "PROGRAM_NAME_" => {
+                unsupported(format!("the global variable ${name}"), pos)
+            }
+            "," | "/" | ";" => Ok(RValue::Nil),
+            _ => Ok(self.globals.get(name).cloned().unwrap_or(RValue::Nil)),
+        }
+    }
+
+    fn cvar_owner(&self) -> Rc<Module> {
+        // Class variables belong to the lexically enclosing class (or, at top level and in
+        // singleton classes, to the class of self).
+        let m = self.ctx.cref.module.clone();
+        if let Some(a) = m.attached.borrow().as_ref().and_then(|w| w.upgrade()) {
+            return a;
+        }
+        m
+    }
+
+    fn cvar_get(&mut self, name: &str, pos: Pos) -> R {
+        let owner = self.cvar_owner();
+        for m in owner.ancestors() {
+            if let Some(v) = m.cvars.borrow().get(name) {
+                return Ok(v.clone());
+            }
+        }
+        raise(
+            "NameError",
+            format!("uninitialized class variable @@{name} in {}", owner.name()),
+            pos,
+        )
+    }
+
+    fn cvar_set(&mut self, name: &str, v: RValue) {
+        let owner = self.cvar_owner();
+        for m in owner.ancestors() {
+            if m.cvars.borrow().contains_key(name) {
+                m.cvars.borrow_mut().insert(name.to_string(), v);
+                return;
+            }
+        }
+        owner.cvars.borrow_mut().insert(name.to_string(), v);
+    }
+
+    /// `pattern === value` as `case`/`when` and `rescue` use it.
+    pub fn case_eq(&mut self, pattern: &RValue, v: &RValue, pos: Pos) -> Result<bool, Ctrl> {
+        Ok(match pattern {
+            RValue::Module(m) => {
+                let m = m.clone();
+                self.value_is_a(v, &m)
+            }
+            RValue::Regexp(re) => match v {
+                RValue::Str(_) | RValue::Sym(_) => {
+                    let s = to_s(v);
+                    crate::methods::regex_match(self, re, &s, 0, pos)?.is_some()
+                }
+                _ => false,
+            },
+            RValue::Range(r) => crate::methods::range_cover(r, v),
+            RValue::Proc(p) => {
+                let p = p.clone();
+                self.call_block(&p, vec![v.clone()], pos)?.truthy()
+            }
+            RValue::Object(_) => self
+                .call_method(pattern.clone(), "===", vec![v.clone()], None, pos)?
+                .truthy(),
+            _ => value::equal(pattern, v),
+        })
+    }
+
+    fn defined(&mut self, e: &Node) -> R {
+        let s = match &e.kind {
+            Kind::IVar(n) => {
+                if self.ivar_defined(n) {
+                    Some("instance-variable")
+                } else {
+                    None
+                }
+            }
+            Kind::LVar(_) => Some("local-variable"),
+            Kind::CVar(n) => {
+                let owner = self.cvar_owner();
+                if owner
+                    .ancestors()
+                    .iter()
+                    .any(|m| m.cvars.borrow().contains_key(n))
+                {
+                    Some("class variable")
+                } else {
+                    None
+                }
+            }
+            Kind::GVar(n) => {
+                if self.globals.contains_key(n) || matches!(n.as_str(), "~" | "!" | "0") {
+                    Some("global-variable")
+                } else {
+                    None
+                }
+            }
+            Kind::NthRef(k) => {
+                if !matches!(self.nth_ref(*k), RValue::Nil) {
+                    Some("global-variable")
+                } else {
+                    None
+                }
+            }
+            Kind::Const(..) | Kind::TopConst(_) => match self.eval(e) {
+                Ok(_) => Some("constant"),
+                Err(Ctrl::Raise(_)) | Err(Ctrl::Unsupported { .. }) => None,
+                Err(other) => return Err(other),
+            },
+            // Ruby does not look into a safe-navigation call.
+            Kind::Call { safe: true, .. } => Some("expression"),
+            Kind::Call {
+                recv: None, name, ..
+            } => {
+                let s = self.ctx.self_v.clone();
+                if self.responds_to(&s, name, true) {
+                    Some("method")
+                } else {
+                    None
+                }
+            }
+            Kind::Call {
+                recv: Some(r),
+                name,
+                ..
+            } => match self.eval(r) {
+                Ok(v) => {
+                    if self.responds_to(&v, name, false) {
+                        Some("method")
+                    } else {
+                        None
+                    }
+                }
+                Err(Ctrl::Raise(_)) => None,
+                Err(e) => return Err(e),
+            },
+            Kind::Yield(_) => {
+                if self.ctx.frame.block.is_some() {
+                    Some("yield")
+                } else {
+                    None
+                }
+            }
+            Kind::Super { .. } => {
+                let found = self.super_target().is_some();
+                if found {
+                    Some("super")
+                } else {
+                    None
+                }
+            }
+            Kind::Assign(..) | Kind::OpAssign(..) | Kind::MultiAssign(..) => Some("assignment"),
+            Kind::Nil => Some("expression"),
+            Kind::SelfRef => Some("self"),
+            Kind::True | Kind::False => Some("expression"),
+            _ => Some("expression"),
+        };
+        Ok(match s {
+            Some(s) => RValue::str(s),
+            None => RValue::Nil,
+        })
+    }
+
+    /// Assigns `v` to an assignment target.
+    pub(crate) fn assign(&mut self, target: &Node, v: RValue) -> Result<(), Ctrl> {
+        match &target.kind {
+            Kind::LVar(n) => {
+                self.set_lvar(n, v);
+                Ok(())
+            }
+            Kind::IVar(n) => {
+                let s = self.ctx.self_v.clone();
+                self.ivar_set_on(&s, n, v, target.pos)
+            }
+            Kind::CVar(n) => {
+                self.cvar_set(n, v);
+                Ok(())
+            }
+            Kind::GVar(n) => {
+                if matches!(
+                    n.as_str(),
+                    "stderr" | "stdout" | "stdin" | "LOAD_PATH" | ":"
+                ) {
+                    return unsupported(format!("assignment to ${n}"), target.pos);
+                }
+                self.globals.insert(n.clone(), v);
+                Ok(())
+            }
+            Kind::Const(None, n) => {
+                let m = self.ctx.cref.module.clone();
+                self.set_const(&m, n, v);
+                Ok(())
+            }
+            Kind::Const(Some(scope), n) => {
+                let outer = self.eval(scope)?;
+                match outer {
+                    RValue::Module(m) => {
+                        self.set_const(&m, n, v);
+                        Ok(())
+                    }
+                    other => raise(
+                        "TypeError",
+                        format!("{} is not a class/module", value::inspect(&other)),
+                        target.pos,
+                    ),
+                }
+            }
+            Kind::TopConst(n) => {
+                let o = self.object.clone();
+                self.set_const(&o, n, v);
+                Ok(())
+            }
+            Kind::Call {
+                recv: Some(r),
+                name,
+                args,
+                safe,
+                ..
+            } => {
+                let recv = self.eval(r)?;
+                if *safe && matches!(recv, RValue::Nil) {
+                    return Ok(());
+                }
+                let (mut a, kw) = self.eval_args(args)?;
+                if let Some(k) = kw {
+                    a.push(k);
+                }
+                a.push(v);
+                let mname = if name == "[]" {
+                    "[]=".to_string()
+                } else {
+                    format!("{name}=")
+                };
+                self.call_method(recv, &mname, a, None, target.pos)?;
+                Ok(())
+            }
+            Kind::Call {
+                recv: None,
+                name,
+                args,
+                ..
+            } if args.is_empty() => {
+                self.set_lvar(name, v);
+                Ok(())
+            }
+            Kind::Splat(inner) => {
+                let items = match &v {
+                    RValue::Array(a) => a.borrow().clone(),
+                    other => vec![other.clone()],
+                };
+                self.assign(inner, RValue::array(items))
+            }
+            Kind::Mlhs(targets) => {
+                let items = match &v {
+                    RValue::Array(a) => a.borrow().clone(),
+                    other => vec![other.clone()],
+                };
+                self.multi_assign(targets, items, target.pos)
+            }
+            Kind::Nil => Ok(()),
+            _ => unsupported("assignment target", target.pos),
+        }
+    }
+
+    /// Distributes values over targets (`a, *b, c = items`).
+    fn multi_assign(
+        &mut self,
+        targets: &[Node],
+        items: Vec<RValue>,
+        _pos: Pos,
+    ) -> Result<(), Ctrl> {
+        let splat_at = targets
+            .iter()
+            .position(|t| matches!(t.kind, Kind::Splat(_)));
+        match splat_at {
+            None => {
+                for (i, t) in targets.iter().enumerate() {
+                    self.assign(t, items.get(i).cloned().unwrap_or(RValue::Nil))?;
+                }
+            }
+            Some(s) => {
+                let after = targets.len() - s - 1;
+                for (i, t) in targets[..s].iter().enumerate() {
+                    self.assign(t, items.get(i).cloned().unwrap_or(RValue::Nil))?;
+                }
+                let rest_end = items.len().saturating_sub(after).max(s);
+                let rest: Vec<RValue> = items
+                    .get(s..rest_end)
+                    .map(|x| x.to_vec())
+                    .unwrap_or_default();
+                if let Kind::Splat(inner) = &targets[s].kind {
+                    self.assign(inner, RValue::array(rest))?;
+                }
+                for (j, t) in targets[s + 1..].iter().enumerate() {
+                    self.assign(t, items.get(rest_end + j).cloned().unwrap_or(RValue::Nil))?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn op_assign(&mut self, target: &Node, op: &str, value: &Node, pos: Pos) -> R {
+        // Evaluate the receiver and index once.
+        let (getter, setter): (RValue, Setter<'s>) = match &target.kind {
+            Kind::LVar(n) => {
+                let cur = self.lvar(n).unwrap_or(RValue::Nil);
+                let n = n.clone();
+                (
+                    cur,
+                    Box::new(move |me: &mut Self, v| {
+                        me.set_lvar(&n, v);
+                        Ok(())
+                    }),
+                )
+            }
+            Kind::IVar(n) => {
+                let cur = self.ivar_get(n);
+                let n = n.clone();
+                (
+                    cur,
+                    Box::new(move |me: &mut Self, v| {
+                        let s = me.ctx.self_v.clone();
+                        me.ivar_set_on(&s, &n, v, pos)
+                    }),
+                )
+            }
+            Kind::CVar(n) => {
+                let owner = self.cvar_owner();
+                let cur = owner
+                    .ancestors()
+                    .iter()
+                    .find_map(|m| m.cvars.borrow().get(n.as_str()).cloned())
+                    .unwrap_or(RValue::Nil);
+                let n = n.clone();
+                (
+                    cur,
+                    Box::new(move |me: &mut Self, v| {
+                        me.cvar_set(&n, v);
+                        Ok(())
+                    }),
+                )
+            }
+            Kind::GVar(n) => {
+                let cur = self.globals.get(n).cloned().unwrap_or(RValue::Nil);
+                let n = n.clone();
+                (
+                    cur,
+                    Box::new(move |me: &mut Self, v| {
+                        me.globals.insert(n.clone(), v);
+                        Ok(())
+                    }),
+                )
+            }
+            Kind::Const(None, n) => {
+                let m = self.ctx.cref.module.clone();
+                let cur = m.consts.borrow().get(n).cloned().unwrap_or(RValue::Nil);
+                let n = n.clone();
+                (
+                    cur,
+                    Box::new(move |me: &mut Self, v| {
+                        let m = me.ctx.cref.module.clone();
+                        me.set_const(&m, &n, v);
+                        Ok(())
+                    }),
+                )
+            }
+            Kind::Call {
+                recv: Some(r),
+                name,
+                args,
+                safe,
+                ..
+            } => {
+                let recv = self.eval(r)?;
+                if *safe && matches!(recv, RValue::Nil) {
+                    return Ok(RValue::Nil);
+                }
+                let (mut a, kw) = self.eval_args(args)?;
+                if let Some(k) = kw {
+                    a.push(k);
+                }
+                let cur = self.call_method(recv.clone(), name, a.clone(), None, pos)?;
+                let mname = if name == "[]" {
+                    "[]=".to_string()
+                } else {
+                    format!("{name}=")
+                };
+                (
+                    cur,
+                    Box::new(move |me: &mut Self, v| {
+                        let mut a = a.clone();
+                        a.push(v);
+                        me.call_method(recv.clone(), &mname, a, None, pos)?;
+                        Ok(())
+                    }),
+                )
+            }
+            _ => return unsupported("compound assignment target", pos),
+        };
+        let newv = match op {
+            "||" => {
+                if getter.truthy() {
+                    return Ok(getter);
+                }
+                self.eval(value)?
+            }
+            "&&" => {
+                if !getter.truthy() {
+                    return Ok(getter);
+                }
+                self.eval(value)?
+            }
+            _ => {
+                let rhs = self.eval(value)?;
+                self.call_method(getter, op, vec![rhs], None, pos)?
+            }
+        };
+        setter(self, newv.clone())?;
+        Ok(newv)
+    }
+
+    /// Evaluates a list with splats.
+    pub fn eval_list(&mut self, items: &[Node]) -> Result<Vec<RValue>, Ctrl> {
+        let mut out = Vec::with_capacity(items.len());
+        for it in items {
+            match &it.kind {
+                Kind::Splat(inner) => {
+                    let v = self.eval(inner)?;
+                    out.extend(self.splat_items(&v, it.pos)?);
+                }
+                _ => out.push(self.eval(it)?),
+            }
+        }
+        Ok(out)
+    }
+
+    /// The entries of a hash literal (`**h` merged in).
+    pub(crate) fn eval_hash_items(
+        &mut self,
+        items: &[crate::ast::HashItem],
+    ) -> Result<RHash, Ctrl> {
+        let mut h = RHash::default();
+        for item in items {
+            match item {
+                crate::ast::HashItem::Pair(k, v) => {
+                    let k = self.eval(k)?;
+                    let v = self.eval(v)?;
+                    h.insert(k, v);
+                }
+                crate::ast::HashItem::Splat(e) => {
+                    let pos = e.pos;
+                    match self.eval(e)? {
+                        RValue::Hash(o) => {
+                            for (k, v) in o.borrow().pairs() {
+                                h.insert(k, v);
+                            }
+                        }
+                        RValue::Nil => {}
+                        other => {
+                            return raise(
+                                "TypeError",
+                                format!(
+                                    "no implicit conversion of {} into Hash",
+                                    other.class_name()
+                                ),
+                                pos,
+                            )
+                        }
+                    }
+                }
+            }
+        }
+        Ok(h)
+    }
+
+    /// What `*x` expands to (`to_a` of user objects included).
+    pub fn splat_items(&mut self, v: &RValue, pos: Pos) -> Result<Vec<RValue>, Ctrl> {
+        match v {
+            RValue::Object(_) => {
+                if self.responds_to(v, "to_a", false) {
+                    let r = self.call_method(v.clone(), "to_a", vec![], None, pos)?;
+                    if let RValue::Array(a) = r {
+                        return Ok(a.borrow().clone());
+                    }
+                }
+                Ok(vec![v.clone()])
+            }
+            _ => Ok(crate::methods::splat_items(v)),
+        }
+    }
+
+    fn try_convert_array(&mut self, v: &RValue, pos: Pos) -> Result<Option<Vec<RValue>>, Ctrl> {
+        if let RValue::Object(_) = v {
+            if self.responds_to(v, "to_ary", false) {
+                if let RValue::Array(a) =
+                    self.call_method(v.clone(), "to_ary", vec![], None, pos)?
+                {
+                    return Ok(Some(a.borrow().clone()));
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    pub(crate) fn bind_param(&mut self, p: &Param, v: RValue, local: bool) {
+        match p {
+            Param::Name(n) => {
+                if local {
+                    self.ctx.env.define(n, v);
+                } else {
+                    self.set_lvar(n, v);
+                }
+            }
+            Param::Splat(n) => {
+                let items = match &v {
+                    RValue::Array(a) => a.borrow().clone(),
+                    other => vec![other.clone()],
+                };
+                if !n.is_empty() {
+                    self.bind_param(&Param::Name(n.clone()), RValue::array(items), local);
+                }
+            }
+            Param::Destructure(inner) => {
+                let items = match &v {
+                    RValue::Array(a) => a.borrow().clone(),
+                    other => vec![other.clone()],
+                };
+                let splat_at = inner.iter().position(|q| matches!(q, Param::Splat(_)));
+                match splat_at {
+                    None => {
+                        for (i, q) in inner.iter().enumerate() {
+                            let x = items.get(i).cloned().unwrap_or(RValue::Nil);
+                            self.bind_param(q, x, local);
+                        }
+                    }
+                    Some(s) => {
+                        let after = inner.len() - s - 1;
+                        for (i, q) in inner[..s].iter().enumerate() {
+                            let x = items.get(i).cloned().unwrap_or(RValue::Nil);
+                            self.bind_param(q, x, local);
+                        }
+                        let end = items.len().saturating_sub(after).max(s);
+                        let rest = items.get(s..end).map(|x| x.to_vec()).unwrap_or_default();
+                        if let Param::Splat(n) = &inner[s] {
+                            if !n.is_empty() {
+                                self.bind_param(
+                                    &Param::Name(n.clone()),
+                                    RValue::array(rest),
+                                    local,
+                                );
+                            }
+                        }
+                        for (j, q) in inner[s + 1..].iter().enumerate() {
+                            let x = items.get(end + j).cloned().unwrap_or(RValue::Nil);
+                            self.bind_param(q, x, local);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    // ---- the Puppet scope ---------------------------------------------------------------
+
+    /// The template wrapper's `to_s`.
+    pub fn wrapper_text(&self) -> String {
+        format!("template[{}]", self.file)
+    }
+
+    /// Calls a Puppet function through the scope.
+    pub fn puppet_function(&mut self, name: &str, args: Vec<RValue>, pos: Pos) -> R {
+        let mut pargs = Vec::with_capacity(args.len());
+        for a in &args {
+            match value::to_puppet(a) {
+                Ok(v) => pargs.push(v),
+                Err(e) => return unsupported(format!("argument to {name}: {e}"), pos),
+            }
+        }
+        match self.scope.call_function(name, pargs) {
+            Ok(v) => Ok(value::from_puppet(&v)),
+            Err(msg) => raise("Puppet::ParseError", msg, pos),
+        }
+    }
+
+    /// `scope.setvar(name, value)`: returns the value.
+    pub fn setvar(&mut self, name: &str, value: &RValue, pos: Pos) -> R {
+        let v = match value::to_puppet(value) {
+            Ok(v) => v,
+            Err(e) => return unsupported(format!("value given to setvar: {e}"), pos),
+        };
+        match self.scope.set_variable(name, v) {
+            Ok(()) => {
+                SETVARS.with(|s| {
+                    if let Some(frame) = s.borrow_mut().last_mut() {
+                        frame.push((name.to_string(), value.clone()));
+                    }
+                });
+                Ok(value.clone())
+            }
+            Err(msg) => raise("Puppet::ParseError", msg, pos),
+        }
+    }
+
+    /// `scope.lookupvar(name)`.
+    pub fn lookupvar(&mut self, name: &str) -> RValue {
+        let set = SETVARS.with(|s| {
+            s.borrow()
+                .iter()
+                .rev()
+                .flat_map(|f| f.iter().rev())
+                .find(|(n, _)| n == name)
+                .map(|(_, v)| v.clone())
+        });
+        if let Some(v) = set {
+            return v;
+        }
+        match self.scope.lookup(name) {
+            Some(v) => {
+                let r = value::from_puppet(&v);
+                freeze_strings(&r, 0);
+                r
+            }
+            None => RValue::Nil,
+        }
+    }
+
+    /// `scope.to_hash`.
+    pub fn scope_hash(&mut self) -> RValue {
+        let mut h = RHash::default();
+        let vars: IndexMap<SmolStr, Value> = self.scope.all_variables();
+        for (k, v) in vars.iter() {
+            if v.is_undef() {
+                continue;
+            }
+            let r = value::from_puppet(v);
+            freeze_strings(&r, 0);
+            h.insert(RValue::str(k), r);
+        }
+        RValue::hash(h)
+    }
+
+    /// Makes a proc of a block literal, capturing the current context.
+    pub fn make_proc(&mut self, b: Arc<crate::ast::Block>, lambda: bool) -> Blk {
+        let p = Rc::new(Proc {
+            body: ProcBody::Block(b),
+            lambda,
+            ctx: std::cell::RefCell::new(Some(self.ctx.clone())),
+        });
+        self.track_proc(&p);
+        p
+    }
+
+    /// A proc of another kind (symbol, method, native), capturing the current context.
+    pub fn make_proc_of(&mut self, body: ProcBody, lambda: bool) -> Blk {
+        let p = Rc::new(Proc {
+            body,
+            lambda,
+            ctx: std::cell::RefCell::new(Some(self.ctx.clone())),
+        });
+        self.track_proc(&p);
+        p
+    }
+
+    pub(crate) fn is_standard_error(&mut self, class: &str) -> bool {
+        let Some(se) = self.module_by_path("StandardError") else {
+            return true;
+        };
+        match self.module_by_path(class) {
+            Some(m) => m.inherits(&se),
+            None => !matches!(
+                class,
+                "SystemStackError"
+                    | "NotImplementedError"
+                    | "SyntaxError"
+                    | "Exception"
+                    | "NoMemoryError"
+                    | "LoadError"
+                    | "ScriptError"
+                    | "SystemExit"
+            ),
+        }
+    }
+}
+
+/// Whether a value holds a user object (whose `inspect` may be its own).
+fn contains_object(v: &RValue, depth: usize) -> bool {
+    if depth > 64 {
+        return false;
+    }
+    match v {
+        RValue::Object(_) => true,
+        RValue::Array(a) => a
+            .try_borrow()
+            .is_ok_and(|a| a.iter().any(|x| contains_object(x, depth + 1))),
+        RValue::Hash(h) => h.try_borrow().is_ok_and(|h| {
+            h.map
+                .values()
+                .any(|(k, x)| contains_object(k, depth + 1) || contains_object(x, depth + 1))
+        }),
+        _ => false,
+    }
+}
+
+/// Marks the strings of a value from the scope frozen (Puppet hands Ruby frozen strings).
+pub(crate) fn freeze_strings(v: &RValue, depth: usize) {
+    if depth > 64 {
+        return;
+    }
+    match v {
+        RValue::Str(s) => s.freeze(),
+        RValue::Array(a) => {
+            for x in a.borrow().iter() {
+                freeze_strings(x, depth + 1);
+            }
+        }
+        RValue::Hash(h) => {
+            for (k, x) in h.borrow().map.values() {
+                freeze_strings(k, depth + 1);
+                freeze_strings(x, depth + 1);
+            }
+        }
+        _ => {}
+    }
+}

@@ -1,0 +1,318 @@
+//! The one Ruby of puppet-rs: a lexer, a parser (a typed tree with source positions, [`ast`])
+//! and an interpreter ([`interp`]) for the Ruby that Puppet modules and ERB templates use,
+//! with Ruby 3.1's semantics and texts (`inspect`, `to_s`, `Float#to_s`, exception messages).
+//!
+//! The pipeline is [`lexer`] (Ruby tokens from [`Piece`]s: plain code, or the pieces of an
+//! ERB template that `puppet-erb` scans) → [`parser`] → [`interp`], with the built-in methods
+//! in `methods`, `strings` and `collections`. The Puppet side plugs in through
+//! [`PuppetScope`]: variables, function calls and `setvar`.
+//!
+//! Anything outside the supported Ruby subset is reported as unsupported, naming the line,
+//! column and construct, never a silently different result. No input makes this crate
+//! panic; nesting depth, loop steps and sizes are bounded.
+
+pub mod ast;
+mod call;
+mod classes;
+mod collections;
+mod format;
+pub mod functions;
+pub mod interp;
+pub mod ipaddr;
+mod json;
+mod kernel;
+pub mod lexer;
+mod methods;
+mod modules;
+pub mod object;
+pub mod parser;
+mod puppet;
+mod ruby_methods;
+mod source;
+mod strings;
+pub mod text;
+pub mod typedsl;
+pub mod value;
+mod yaml;
+
+pub use source::{MemoryHost, SourceHost, Sources};
+
+use indexmap::IndexMap;
+use puppet_types::Value;
+use smol_str::SmolStr;
+
+/// A position in a source: 1-based line and column (columns count characters).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Pos {
+    /// Line, from 1.
+    pub line: u32,
+    /// Column, from 1.
+    pub column: u32,
+}
+
+/// One piece of Ruby source as the lexer receives it: a plain file is one [`Piece::Code`];
+/// an ERB template is the sequence of pieces its scanner produced.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Piece {
+    /// Literal template text to output; the generated Ruby line ends after it when it holds
+    /// line breaks.
+    Text(String),
+    /// Ruby code (a `<% %>` tag, or a whole file), starting at `pos`.
+    Code(String, Pos),
+    /// The Ruby expression of a `<%= %>` tag, starting at `pos`.
+    Insert(String, Pos),
+    /// A line break in the generated program (no output).
+    Cr,
+}
+
+/// Psych's `obj.to_yaml` (Ruby 3.1, default options) of a Puppet value as a Ruby function
+/// receives it (`undef` is `nil`, `default` the symbol `:default`); shared with
+/// puppet-stdlib's `to_yaml` so that there is one emitter. `Err` names what this engine does
+/// not reproduce (libyaml's line folding, complex keys...).
+pub fn yaml_of_value(v: &Value) -> Result<String, String> {
+    match yaml::to_yaml(&value::from_puppet(v), Pos::default()) {
+        Ok(s) => Ok(s),
+        Err(interp::Ctrl::Unsupported { what, .. }) => Err(what),
+        Err(interp::Ctrl::Raise(e)) => Err(e.message),
+        Err(_) => Err("to_yaml: unexpected control flow".to_string()),
+    }
+}
+
+/// Ruby's `JSON.parse` of a text to a Puppet value (objects to hashes in document order);
+/// `Err` has the parser's message (`unexpected token at '...'`). Shared with puppet-stdlib's
+/// `parsejson` and `parsepson`.
+pub fn json_parse_value(text: &str) -> Result<Value, String> {
+    value::to_puppet(&json::parse(text)?)
+}
+
+/// What Ruby code can see of the Puppet scope it runs in (a template's scope, a function's
+/// calling scope).
+pub trait PuppetScope {
+    /// A variable by (possibly qualified) name, as `scope.lookupvar` sees it; `None` when
+    /// unknown.
+    fn lookup(&self, name: &str) -> Option<Value>;
+    /// All variables visible in the scope (local, inherited and top scope), as Puppet's
+    /// `scope.to_hash` gives them; they become a template's `@` variables.
+    fn all_variables(&self) -> IndexMap<SmolStr, Value>;
+    /// The visible variable `name` as an `@name` sees it (one entry of
+    /// [`all_variables`](PuppetScope::all_variables)). The default builds them all;
+    /// scopes that can look one up directly should.
+    fn instance_variable(&self, name: &str) -> Option<Value> {
+        self.all_variables().get(name).cloned()
+    }
+    /// A variable's array or hash that the code changed in place (`x = @list; x << 1`):
+    /// in Puppet the Ruby code holds the very object the scope (and a resource parameter)
+    /// holds, so the change shows in the catalog. `original` is the value it had. The
+    /// default ignores it.
+    fn mutated_variable(&mut self, name: &str, original: &Value, value: Value) {
+        let _ = (name, original, value);
+    }
+    /// Calls a Puppet function with already unpacked arguments.
+    fn call_function(&mut self, name: &str, args: Vec<Value>) -> Result<Value, String>;
+    /// Sets a variable of the scope (`scope.setvar(name, value)`); the error is Puppet's
+    /// message. The default refuses.
+    fn set_variable(&mut self, name: &str, value: Value) -> Result<(), String> {
+        let _ = value;
+        Err(format!("Cannot set variable '{name}' from this template"))
+    }
+    /// Logs a message at a Puppet log level (`warning`, `debug`, `notice`, `info`, `err`...):
+    /// `Puppet.warning`, `warning()` in a 3.x function, Kernel's `warn`. The default drops it.
+    fn log(&mut self, level: &str, message: &str) {
+        let _ = (level, message);
+    }
+    /// A Puppet setting (`Puppet[:strict]`, `Puppet.settings[:strict]`); `None` when the
+    /// scope does not know it. The default knows none.
+    fn setting(&self, name: &str) -> Option<Value> {
+        let _ = name;
+        None
+    }
+    /// Puppet's stack of calls (`Puppet::Pops::PuppetStack.stacktrace`), innermost first:
+    /// (file, line) of each Puppet function call being made. The default is empty.
+    fn puppet_stack(&self) -> Vec<(String, u32)> {
+        Vec::new()
+    }
+    /// Calls the Puppet lambda given to the function that runs (Ruby's `yield` or
+    /// `block.call` in a 4.x function). The default: there is none.
+    fn call_block(&mut self, args: Vec<Value>) -> Result<Value, String> {
+        let _ = args;
+        Err("no block given (yield)".to_string())
+    }
+}
+
+/// Why Ruby code could not be loaded or run.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RubyError {
+    /// The code is not valid Ruby (Ruby would reject it too).
+    #[error("{file}:{line}:{column}: syntax error, {message}")]
+    Syntax {
+        file: String,
+        line: u32,
+        column: u32,
+        message: String,
+    },
+    /// The code uses something this engine does not implement or refuses to do.
+    #[error("{file}:{line}:{column}: unsupported Ruby construct: {construct}")]
+    Unsupported {
+        file: String,
+        line: u32,
+        column: u32,
+        construct: String,
+    },
+    /// Ruby raised an exception.
+    #[error("{file}:{line}:{column}: {class}: {message}")]
+    Runtime {
+        file: String,
+        line: u32,
+        column: u32,
+        class: String,
+        message: String,
+    },
+}
+
+impl RubyError {
+    /// The stable code of this error.
+    pub fn code(&self) -> &'static str {
+        match self {
+            RubyError::Syntax { .. } => "RUBY_SYNTAX",
+            RubyError::Unsupported { .. } => "RUBY_UNSUPPORTED",
+            RubyError::Runtime { .. } => "RUBY_RUNTIME",
+        }
+    }
+
+    /// The file, line and column.
+    pub fn location(&self) -> (&str, u32, u32) {
+        match self {
+            RubyError::Syntax {
+                file, line, column, ..
+            }
+            | RubyError::Unsupported {
+                file, line, column, ..
+            }
+            | RubyError::Runtime {
+                file, line, column, ..
+            } => (file, *line, *column),
+        }
+    }
+
+    /// The message without the location.
+    pub fn message(&self) -> String {
+        match self {
+            RubyError::Syntax { message, .. } => format!("syntax error, {message}"),
+            RubyError::Unsupported { construct, .. } => {
+                format!("unsupported Ruby construct: {construct}")
+            }
+            RubyError::Runtime { class, message, .. } => {
+                if class == "RuntimeError" || class.starts_with("Puppet::") {
+                    message.clone()
+                } else {
+                    format!("{class}: {message}")
+                }
+            }
+        }
+    }
+
+    /// A parse error of `file`.
+    pub fn from_parse(file: &str, e: parser::ParseError) -> RubyError {
+        if e.unsupported {
+            RubyError::Unsupported {
+                file: file.to_string(),
+                line: e.pos.line,
+                column: e.pos.column,
+                construct: e.message,
+            }
+        } else {
+            RubyError::Syntax {
+                file: file.to_string(),
+                line: e.pos.line,
+                column: e.pos.column,
+                message: e.message,
+            }
+        }
+    }
+
+    /// An error that escaped a run (`file`: where it was raised when unknown).
+    pub fn from_ctrl(file: &str, c: interp::Ctrl) -> RubyError {
+        match c {
+            interp::Ctrl::Raise(e) => RubyError::Runtime {
+                file: e.file.as_deref().unwrap_or(file).to_string(),
+                line: e.pos.line,
+                column: e.pos.column,
+                class: e.class,
+                message: e.message,
+            },
+            interp::Ctrl::Unsupported { what, pos, file: f } => RubyError::Unsupported {
+                file: f.as_deref().unwrap_or(file).to_string(),
+                line: pos.line,
+                column: pos.column,
+                construct: what,
+            },
+            interp::Ctrl::Throw(tag, _) => RubyError::Runtime {
+                file: file.to_string(),
+                line: 0,
+                column: 0,
+                class: "UncaughtThrowError".into(),
+                message: format!("uncaught throw {}", value::inspect(&tag)),
+            },
+            _ => RubyError::Runtime {
+                file: file.to_string(),
+                line: 0,
+                column: 0,
+                class: "LocalJumpError".into(),
+                message: "unexpected control flow at top level".into(),
+            },
+        }
+    }
+}
+
+/// A scope with no variables and no functions (for code that needs none).
+#[derive(Debug, Default)]
+pub struct NullScope {
+    /// The messages logged, as `level: message`.
+    pub logs: Vec<String>,
+}
+
+impl PuppetScope for NullScope {
+    fn lookup(&self, _name: &str) -> Option<Value> {
+        None
+    }
+    fn all_variables(&self) -> IndexMap<SmolStr, Value> {
+        IndexMap::new()
+    }
+    fn call_function(&mut self, name: &str, _args: Vec<Value>) -> Result<Value, String> {
+        Err(format!("Unknown function: '{name}'"))
+    }
+    fn log(&mut self, level: &str, message: &str) {
+        self.logs.push(format!("{level}: {message}"));
+    }
+}
+
+/// Runs a Ruby program in a fresh interpreter (no scope, no files) and returns Ruby's
+/// `inspect` of its last value; an exception is `Err` with Ruby's class and message.
+///
+/// ```
+/// assert_eq!(puppet_ruby::eval_inspect("[1, 2.0, 'a', :b, nil].map(&:to_s)").unwrap(), r#"["1", "2.0", "a", "b", ""]"#);
+/// assert_eq!(puppet_ruby::eval_inspect("1e15").unwrap(), "1.0e+15");
+/// let e = puppet_ruby::eval_inspect("Integer('x')").unwrap_err();
+/// assert_eq!(e.to_string(), r#"(eval):1:1: ArgumentError: invalid value for Integer(): "x""#);
+/// ```
+pub fn eval_inspect(code: &str) -> Result<String, RubyError> {
+    eval_inspect_with(code, DEFAULT_EVAL_STEPS)
+}
+
+/// The step budget of [`eval_inspect`].
+pub const DEFAULT_EVAL_STEPS: u64 = 5_000_000;
+
+/// [`eval_inspect`] with a budget of evaluation steps.
+pub fn eval_inspect_with(code: &str, steps: u64) -> Result<String, RubyError> {
+    let file = "(eval)";
+    let prog = parser::parse_file(code, file).map_err(|e| RubyError::from_parse(file, e))?;
+    let mut scope = NullScope::default();
+    let mut it = interp::Interp::with(&mut scope, file, false, Sources::empty());
+    it.set_step_limit(steps);
+    let v = it
+        .run_program(&prog)
+        .map_err(|c| RubyError::from_ctrl(file, c))?;
+    it.inspect_value(&v)
+        .map_err(|c| RubyError::from_ctrl(file, c))
+}

@@ -1,0 +1,576 @@
+//! Modules and constants at run time: the class of a value, singleton classes, constant
+//! lookup (lexical nesting, then ancestors, then top level, then the built-in table),
+//! `class`/`module`/`class << x` bodies, exception objects, and `require`.
+
+use crate::ast::{Kind, ModuleBody, Node};
+use crate::interp::{raise, unsupported, Ctrl, Exc, Interp, R};
+use crate::object::{CRef, Ctx, Env, Frame, Module, ObjData, Object};
+use crate::value::{Builtin, RValue};
+use crate::Pos;
+use std::rc::Rc;
+use std::sync::Arc;
+
+impl<'s> Interp<'s> {
+    /// Creates a module or class (tracked, so that the interpreter can break its cycles).
+    pub fn new_module(
+        &mut self,
+        name: &str,
+        is_class: bool,
+        superclass: Option<Rc<Module>>,
+    ) -> Rc<Module> {
+        let m = Rc::new(Module::new(name, is_class, superclass, None));
+        self.modules.push(m.clone());
+        m
+    }
+
+    /// The class of a value.
+    pub fn class_of(&mut self, v: &RValue) -> Rc<Module> {
+        let path = match v {
+            RValue::Object(o) => return o.class.clone(),
+            RValue::Module(m) => {
+                if m.is_class {
+                    "Class"
+                } else {
+                    "Module"
+                }
+            }
+            RValue::Scope => "Puppet::Parser::Scope",
+            RValue::Proc(p) => {
+                if matches!(p.body, crate::object::ProcBody::Method(..)) {
+                    "Method"
+                } else {
+                    "Proc"
+                }
+            }
+            RValue::Puppet(_) => "Object",
+            other => other.class().name(),
+        };
+        self.builtin_class(path)
+    }
+
+    /// A built-in class by name (created on first use).
+    pub(crate) fn builtin_class(&mut self, path: &str) -> Rc<Module> {
+        if let Some(b) = Builtin::by_name(path) {
+            if let Some(m) = self.builtins.get(&b) {
+                if m.name() == path {
+                    return m.clone();
+                }
+            }
+        }
+        let m = self
+            .module_by_path(path)
+            .unwrap_or_else(|| self.object.clone());
+        if let Some(b) = Builtin::by_name(path) {
+            self.builtins.insert(b, m.clone());
+        }
+        m
+    }
+
+    /// The singleton class of a module (created on first use).
+    pub fn meta(&mut self, m: &Rc<Module>) -> Rc<Module> {
+        if let Some(x) = m.meta.borrow().as_ref() {
+            return x.clone();
+        }
+        let sup = match m.superclass() {
+            Some(s) if m.is_class => Some(self.meta(&s)),
+            _ => None,
+        };
+        let meta = Rc::new(Module::new("", true, sup, None));
+        *meta.attached.borrow_mut() = Some(Rc::downgrade(m));
+        self.modules.push(meta.clone());
+        *m.meta.borrow_mut() = Some(meta.clone());
+        meta
+    }
+
+    /// The singleton class of an object (`extend`, `def obj.x`).
+    pub(crate) fn singleton_of_object(&mut self, o: &Rc<Object>) -> Rc<Module> {
+        if let Some(s) = o.singleton.borrow().as_ref() {
+            return s.clone();
+        }
+        let s = Rc::new(Module::new("", true, Some(o.class.clone()), None));
+        self.modules.push(s.clone());
+        *o.singleton.borrow_mut() = Some(s.clone());
+        s
+    }
+
+    /// The module of a full constant path (`Puppet::Parser::Functions`), autoloading built-ins.
+    pub fn module_by_path(&mut self, path: &str) -> Option<Rc<Module>> {
+        let mut cur = self.object.clone();
+        for part in path.trim_start_matches("::").split("::") {
+            let v = match self.const_in(&cur, part, true) {
+                Ok(Some(v)) => v,
+                _ => return None,
+            };
+            match v {
+                RValue::Module(m) => cur = m,
+                _ => return None,
+            }
+        }
+        Some(cur)
+    }
+
+    fn full_name(&self, container: &Rc<Module>, name: &str) -> String {
+        if Rc::ptr_eq(container, &self.object) {
+            name.to_string()
+        } else {
+            format!("{}::{name}", container.name())
+        }
+    }
+
+    /// A constant of `m` (its own, then its ancestors' when `inherit`), else a built-in of
+    /// that full name.
+    pub(crate) fn const_in(
+        &mut self,
+        m: &Rc<Module>,
+        name: &str,
+        inherit: bool,
+    ) -> Result<Option<RValue>, Ctrl> {
+        if let Some(v) = m.consts.borrow().get(name) {
+            return Ok(Some(v.clone()));
+        }
+        let full = self.full_name(m, name);
+        if let Some(v) = self.autoload(&full)? {
+            return Ok(Some(v));
+        }
+        if inherit {
+            for a in m.ancestors().iter().skip(1) {
+                if Rc::ptr_eq(a, &self.object) {
+                    continue;
+                }
+                if let Some(v) = a.consts.borrow().get(name) {
+                    return Ok(Some(v.clone()));
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    /// Defines a constant (naming an anonymous module after it, as Ruby does).
+    pub fn set_const(&mut self, m: &Rc<Module>, name: &str, v: RValue) {
+        if let RValue::Module(x) = &v {
+            if x.name.borrow().is_empty() && x.attached.borrow().is_none() {
+                *x.name.borrow_mut() = self.full_name(m, name);
+            }
+        }
+        m.consts.borrow_mut().insert(name.to_string(), v);
+    }
+
+    /// Creates a built-in constant on first use (core classes, exceptions, library modules,
+    /// Puppet's classes, prelude classes).
+    pub(crate) fn autoload(&mut self, path: &str) -> Result<Option<RValue>, Ctrl> {
+        if matches!(path, "Fixnum" | "Bignum") {
+            // Ruby 3.1 keeps them as (deprecated) names of Integer.
+            return Ok(self.module_by_path("Integer").map(RValue::Module));
+        }
+        if let Some(v) = crate::kernel::value_constant(path) {
+            self.object
+                .consts
+                .borrow_mut()
+                .insert(path.to_string(), v.clone());
+            return Ok(Some(v));
+        }
+        if let Some(k) = crate::classes::known(path) {
+            let (parent, name) = match path.rsplit_once("::") {
+                Some((p, n)) => match self.module_by_path(p) {
+                    Some(pm) => (pm, n),
+                    None => return Ok(None),
+                },
+                None => (self.object.clone(), path),
+            };
+            if let Some(v) = parent.consts.borrow().get(name) {
+                return Ok(Some(v.clone()));
+            }
+            let sup = if k.class {
+                match k.superclass {
+                    Some(s) => self.module_by_path(s),
+                    None => None,
+                }
+            } else {
+                None
+            };
+            let m = Rc::new(Module::new(path, k.class, sup, k.builtin));
+            self.modules.push(m.clone());
+            for inc in k.includes {
+                if let Some(i) = self.module_by_path(inc) {
+                    m.includes.borrow_mut().push(i);
+                }
+            }
+            parent
+                .consts
+                .borrow_mut()
+                .insert(name.to_string(), RValue::Module(m.clone()));
+            crate::kernel::init_builtin_module(self, path, &m);
+            return Ok(Some(RValue::Module(m)));
+        }
+        if let Some(file) = crate::classes::prelude_for(path) {
+            let key = format!("prelude:{file}");
+            if self.loaded.insert(key) {
+                if let Some(p) = crate::classes::prelude(file) {
+                    self.run_program(&p)?;
+                }
+            }
+            let (parent, name) = match path.rsplit_once("::") {
+                Some((p, n)) => match self.module_by_path(p) {
+                    Some(pm) => (pm, n),
+                    None => return Ok(None),
+                },
+                None => (self.object.clone(), path),
+            };
+            let v = parent.consts.borrow().get(name).cloned();
+            return Ok(v);
+        }
+        Ok(None)
+    }
+
+    /// Looks a constant up from the current lexical scope.
+    pub fn lookup_const(&mut self, name: &str, pos: Pos) -> R {
+        let mut cref: Option<Rc<CRef>> = Some(self.ctx.cref.clone());
+        while let Some(c) = cref {
+            if c.parent.is_none() {
+                break;
+            }
+            if let Some(v) = c.module.consts.borrow().get(name) {
+                return Ok(v.clone());
+            }
+            let full = self.full_name(&c.module, name);
+            if let Some(v) = self.autoload(&full)? {
+                return Ok(v);
+            }
+            cref = c.parent.clone();
+        }
+        let inner = self.ctx.cref.module.clone();
+        for a in inner.ancestors() {
+            if let Some(v) = a.consts.borrow().get(name) {
+                return Ok(v.clone());
+            }
+        }
+        let object = self.object.clone();
+        if let Some(v) = self.const_in(&object, name, false)? {
+            return Ok(v);
+        }
+        self.missing_const(&inner, name, false, pos)
+    }
+
+    fn missing_const(&mut self, m: &Rc<Module>, name: &str, scoped: bool, pos: Pos) -> R {
+        let full = self.full_name(m, name);
+        if crate::classes::unsupported(name) || crate::classes::unsupported(&full) {
+            return unsupported(
+                format!("the constant {name} (a library this engine does not provide)"),
+                pos,
+            );
+        }
+        if scoped && full.starts_with("Puppet::") {
+            return unsupported(
+                format!("the constant {full} (a part of Puppet this engine does not provide)"),
+                pos,
+            );
+        }
+        if Rc::ptr_eq(m, &self.object) {
+            raise("NameError", format!("uninitialized constant {name}"), pos)
+        } else {
+            raise("NameError", format!("uninitialized constant {full}"), pos)
+        }
+    }
+
+    /// `outer::Name`.
+    pub fn scoped_const(&mut self, outer: &RValue, name: &str, pos: Pos) -> R {
+        match outer {
+            RValue::Module(m) => {
+                let m = m.clone();
+                match self.const_in(&m, name, true)? {
+                    Some(v) => Ok(v),
+                    None => self.missing_const(&m, name, true, pos),
+                }
+            }
+            other => raise(
+                "TypeError",
+                format!("{} is not a class/module", crate::value::inspect(other)),
+                pos,
+            ),
+        }
+    }
+
+    /// True when `v` is an instance of `m` or of a class that inherits or includes it.
+    pub fn value_is_a(&mut self, v: &RValue, m: &Rc<Module>) -> bool {
+        let c = match v {
+            RValue::Object(o) => o.lookup_class(),
+            RValue::Module(x) => {
+                // A module is a Module; a class is a Class (and a Module); its singleton class
+                // holds what it extends.
+                let x = x.clone();
+                let meta = self.meta(&x);
+                if meta.inherits(m) {
+                    return true;
+                }
+                self.class_of(v)
+            }
+            _ => self.class_of(v),
+        };
+        c.inherits(m)
+    }
+
+    fn container_and_name(&mut self, path: &Node) -> Result<(Rc<Module>, String), Ctrl> {
+        match &path.kind {
+            Kind::Const(None, n) => Ok((self.ctx.cref.module.clone(), n.clone())),
+            Kind::TopConst(n) => Ok((self.object.clone(), n.clone())),
+            Kind::Const(Some(scope), n) => match self.eval(scope)? {
+                RValue::Module(m) => Ok((m, n.clone())),
+                other => raise(
+                    "TypeError",
+                    format!("{} is not a class/module", crate::value::inspect(&other)),
+                    path.pos,
+                ),
+            },
+            _ => unsupported("class/module name", path.pos),
+        }
+    }
+
+    /// `class X < Y ... end` / `module X ... end`.
+    pub(crate) fn class_body(&mut self, body: &Arc<ModuleBody>, is_class: bool, pos: Pos) -> R {
+        let (container, name) = self.container_and_name(&body.path)?;
+        let superclass = match &body.superclass {
+            Some(e) => match self.eval(e)? {
+                RValue::Module(m) if m.is_class => Some(m),
+                other => {
+                    return raise(
+                        "TypeError",
+                        format!(
+                            "superclass must be an instance of Class (given an instance of {})",
+                            other.class_name()
+                        ),
+                        e.pos,
+                    )
+                }
+            },
+            None => None,
+        };
+        let own = container.consts.borrow().get(&name).cloned();
+        let existing = match own {
+            Some(v) => Some(v),
+            None => {
+                let full = self.full_name(&container, &name);
+                self.autoload(&full)?
+            }
+        };
+        let m = match existing {
+            Some(RValue::Module(m)) => {
+                if m.is_class != is_class {
+                    return raise(
+                        "TypeError",
+                        format!(
+                            "{} is not a {}",
+                            m.name(),
+                            if is_class { "class" } else { "module" }
+                        ),
+                        pos,
+                    );
+                }
+                if let (Some(s), Some(cur)) = (&superclass, m.superclass()) {
+                    if !Rc::ptr_eq(s, &cur) {
+                        return raise(
+                            "TypeError",
+                            format!("superclass mismatch for class {name}"),
+                            pos,
+                        );
+                    }
+                }
+                m
+            }
+            Some(_) => {
+                return raise(
+                    "TypeError",
+                    format!(
+                        "{name} is not a {}",
+                        if is_class { "class" } else { "module" }
+                    ),
+                    pos,
+                )
+            }
+            None => {
+                let full = self.full_name(&container, &name);
+                let sup = if is_class {
+                    Some(superclass.clone().unwrap_or_else(|| self.object.clone()))
+                } else {
+                    None
+                };
+                let builtin = sup.as_ref().and_then(|s| s.builtin);
+                let m = Rc::new(Module::new(&full, is_class, sup.clone(), builtin));
+                self.modules.push(m.clone());
+                container
+                    .consts
+                    .borrow_mut()
+                    .insert(name.clone(), RValue::Module(m.clone()));
+                if let Some(s) = &sup {
+                    crate::kernel::inherited_hook(self, s, &m, pos)?;
+                }
+                m
+            }
+        };
+        self.run_module_body(&m, &body.body)
+    }
+
+    /// Runs statements with `self` = `m` (a class or module body).
+    pub(crate) fn run_module_body(&mut self, m: &Rc<Module>, body: &[Node]) -> R {
+        let ctx = Ctx {
+            self_v: RValue::Module(m.clone()),
+            cref: Rc::new(CRef {
+                module: m.clone(),
+                parent: Some(self.ctx.cref.clone()),
+            }),
+            def_target: m.clone(),
+            env: Rc::new(Env::default()),
+            frame: Rc::new(Frame {
+                name: None,
+                owner: None,
+                args: Vec::new(),
+                block: None,
+                file: self.ctx.frame.file.clone(),
+                frozen_literals: self.ctx.frame.frozen_literals,
+                def: None,
+            }),
+        };
+        let saved = std::mem::replace(&mut self.ctx, ctx);
+        let r = self.body(body);
+        self.ctx = saved;
+        m.module_function.set(false);
+        m.default_private.set(false);
+        r
+    }
+
+    /// `class << target ... end`.
+    pub(crate) fn sclass_body(&mut self, target: &Node, body: &Arc<Vec<Node>>, pos: Pos) -> R {
+        let t = self.eval(target)?;
+        let meta = match &t {
+            RValue::Module(m) => {
+                let m = m.clone();
+                self.meta(&m)
+            }
+            RValue::Object(o) => {
+                let o = o.clone();
+                self.singleton_of_object(&o)
+            }
+            other => {
+                return unsupported(
+                    format!("the singleton class of a {}", other.class_name()),
+                    pos,
+                )
+            }
+        };
+        self.run_module_body(&meta, body)
+    }
+
+    /// A new exception object of `class` with `message` (`None`: the class name).
+    pub fn new_exception(&mut self, class: &Rc<Module>, message: Option<RValue>) -> RValue {
+        let o = Rc::new(Object::new(class.clone()));
+        *o.data.borrow_mut() = ObjData::Exception(message);
+        self.track_object(&o);
+        RValue::Object(o)
+    }
+
+    /// The exception object of an exception in flight (made on first need).
+    pub fn exception_value(&mut self, exc: &Exc) -> RValue {
+        if let Some(o) = &exc.obj {
+            return o.clone();
+        }
+        let class = self
+            .module_by_path(&exc.class)
+            .or_else(|| self.module_by_path("RuntimeError"))
+            .unwrap_or_else(|| self.object.clone());
+        self.new_exception(&class, Some(RValue::str(&exc.message)))
+    }
+
+    /// `require` (`relative`: `require_relative`).
+    pub fn require(&mut self, name: &str, relative: bool, pos: Pos) -> R {
+        let name = name.trim();
+        if relative || name.starts_with('/') || name.starts_with("./") || name.starts_with("../") {
+            let base = if relative || !name.starts_with('/') {
+                let f = self.current_file();
+                let dir = match f.rfind('/') {
+                    Some(i) => f[..i].to_string(),
+                    None => ".".to_string(),
+                };
+                format!("{dir}/{name}")
+            } else {
+                name.to_string()
+            };
+            let path = normalize_path(&base);
+            let path = if path.ends_with(".rb") {
+                path
+            } else {
+                format!("{path}.rb")
+            };
+            if self.loaded.contains(&path) {
+                return Ok(RValue::Bool(false));
+            }
+            let prog = match self.sources.read_program(&path) {
+                Some(Ok(p)) => p,
+                Some(Err(e)) => {
+                    return raise("SyntaxError", e.to_string(), pos);
+                }
+                None => {
+                    // `require File.expand_path(...)` of a library under a module's lib/.
+                    if let Some(i) = path.rfind("/lib/") {
+                        return self.require(&path[i + 5..], false, pos);
+                    }
+                    return raise("LoadError", format!("cannot load such file -- {path}"), pos);
+                }
+            };
+            self.loaded.insert(path);
+            self.run_program(&prog)?;
+            return Ok(RValue::Bool(true));
+        }
+        let key = name.trim_end_matches(".rb").to_string();
+        if self.loaded.contains(&key) {
+            return Ok(RValue::Bool(false));
+        }
+        if let Some(found) = self.sources.find_lib(&key) {
+            let (path, prog) = match found {
+                Ok(x) => x,
+                Err(e) => return raise("SyntaxError", e.to_string(), pos),
+            };
+            self.loaded.insert(key);
+            if !self.loaded.insert(path) {
+                return Ok(RValue::Bool(false));
+            }
+            self.run_program(&prog)?;
+            return Ok(RValue::Bool(true));
+        }
+        match crate::classes::library(&key) {
+            Some(prelude) => {
+                self.loaded.insert(key);
+                if !prelude.is_empty() && self.loaded.insert(format!("prelude:{prelude}")) {
+                    if let Some(p) = crate::classes::prelude(prelude) {
+                        self.run_program(&p)?;
+                    }
+                }
+                Ok(RValue::Bool(true))
+            }
+            None => raise("LoadError", format!("cannot load such file -- {key}"), pos),
+        }
+    }
+}
+
+/// Resolves `.` and `..` in a path.
+pub(crate) fn normalize_path(p: &str) -> String {
+    let abs = p.starts_with('/');
+    let mut parts: Vec<&str> = Vec::new();
+    for seg in p.split('/') {
+        match seg {
+            "" | "." => {}
+            ".." => {
+                if parts.last().is_some_and(|l| *l != "..") {
+                    parts.pop();
+                } else if !abs {
+                    parts.push("..");
+                }
+            }
+            s => parts.push(s),
+        }
+    }
+    let j = parts.join("/");
+    if abs {
+        format!("/{j}")
+    } else {
+        j
+    }
+}

@@ -1,0 +1,491 @@
+//! The runtime object model: modules and classes ([`Module`]), instances of user classes
+//! ([`Object`]), methods ([`Method`]), procs and lambdas ([`Proc`]), and the execution
+//! context a method or block runs in ([`Ctx`]: `self`, the lexical module nesting, local
+//! variables and the method frame).
+//!
+//! All of it lives inside one interpreter (`Rc`/`RefCell`, not `Send`); what is shared
+//! between interpreters is the parsed tree only. Modules, objects and procs form reference
+//! cycles (a class's constants hold the class, a stored block captures its class body);
+//! the interpreter breaks them when it is dropped ([`Module::clear`], [`Object::clear`],
+//! [`Proc::clear`]), so nothing leaks across runs. This module does not evaluate anything.
+
+use crate::ast;
+use crate::value::{Builtin, RValue};
+use indexmap::IndexMap;
+use std::any::Any;
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::rc::Rc;
+use std::sync::Arc;
+
+/// A native method: receives the interpreter, `self`, the arguments (keyword arguments as a
+/// trailing hash) and the block.
+pub type NativeFn = for<'a, 'b> fn(
+    &'b mut crate::interp::Interp<'a>,
+    &RValue,
+    Vec<RValue>,
+    Option<&Blk>,
+    crate::Pos,
+) -> crate::interp::R;
+
+/// A method in a module's method table.
+#[derive(Clone)]
+pub enum Method {
+    /// A `def`, with the lexical nesting it was defined in (for constants).
+    Ruby(Arc<ast::Def>, Rc<CRef>),
+    /// A method implemented in Rust.
+    Native(NativeFn),
+    /// `attr_reader` (the instance variable's name, without `@`).
+    Reader(String),
+    /// `attr_writer`.
+    Writer(String),
+    /// `define_method` with a block.
+    Proc(Blk),
+    /// `undef_method`: lookup stops here.
+    Undefined,
+}
+
+impl std::fmt::Debug for Method {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Method::Ruby(d, _) => write!(f, "def {}", d.name),
+            Method::Native(_) => write!(f, "native"),
+            Method::Reader(n) => write!(f, "attr_reader {n}"),
+            Method::Writer(n) => write!(f, "attr_writer {n}"),
+            Method::Proc(_) => write!(f, "define_method"),
+            Method::Undefined => write!(f, "undefined"),
+        }
+    }
+}
+
+/// A method table entry: the method and whether it is private.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    /// The method.
+    pub method: Method,
+    /// `private` (callable without an explicit receiver only).
+    pub private: bool,
+}
+
+/// A module or class (built-in or user-defined), or a singleton class.
+pub struct Module {
+    /// The full name (`Puppet::Parser::Functions`); empty for an anonymous module.
+    pub name: RefCell<String>,
+    /// A class (else a module).
+    pub is_class: bool,
+    /// The superclass (classes only; `None` for `BasicObject` and modules).
+    pub superclass: RefCell<Option<Rc<Module>>>,
+    /// Included modules, in inclusion order.
+    pub includes: RefCell<Vec<Rc<Module>>>,
+    /// Instance methods.
+    pub methods: RefCell<HashMap<String, Entry>>,
+    /// Constants, in definition order.
+    pub consts: RefCell<IndexMap<String, RValue>>,
+    /// The module's own instance variables (`@doc` in a class body).
+    pub ivars: RefCell<IndexMap<String, RValue>>,
+    /// Class variables (`@@x`).
+    pub cvars: RefCell<IndexMap<String, RValue>>,
+    /// The singleton class (class methods), created on first use.
+    pub meta: RefCell<Option<Rc<Module>>>,
+    /// For a singleton class: the module it belongs to.
+    pub attached: RefCell<Option<std::rc::Weak<Module>>>,
+    /// The built-in class whose native methods instances of this class get.
+    pub builtin: Option<Builtin>,
+    /// Set by a body's `module_function` (no arguments): later `def`s also become
+    /// singleton methods.
+    pub module_function: Cell<bool>,
+    /// Set by a body's `private` (no arguments): later `def`s are private.
+    pub default_private: Cell<bool>,
+    /// `freeze`.
+    pub frozen: Cell<bool>,
+    /// Data a native extension keeps on the module (the type recorder's records).
+    pub extra: RefCell<Option<Rc<dyn Any>>>,
+}
+
+impl std::fmt::Debug for Module {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} {}",
+            if self.is_class { "class" } else { "module" },
+            self.name.borrow()
+        )
+    }
+}
+
+impl Module {
+    /// A new, empty module or class.
+    pub fn new(
+        name: &str,
+        is_class: bool,
+        superclass: Option<Rc<Module>>,
+        builtin: Option<Builtin>,
+    ) -> Module {
+        let builtin = builtin.or_else(|| superclass.as_ref().and_then(|s| s.builtin));
+        Module {
+            name: RefCell::new(name.to_string()),
+            is_class,
+            superclass: RefCell::new(superclass),
+            includes: RefCell::new(Vec::new()),
+            methods: RefCell::new(HashMap::new()),
+            consts: RefCell::new(IndexMap::new()),
+            ivars: RefCell::new(IndexMap::new()),
+            cvars: RefCell::new(IndexMap::new()),
+            meta: RefCell::new(None),
+            attached: RefCell::new(None),
+            builtin,
+            module_function: Cell::new(false),
+            default_private: Cell::new(false),
+            frozen: Cell::new(false),
+            extra: RefCell::new(None),
+        }
+    }
+
+    /// The name (`#<Class:0x...>`-free: anonymous modules print as `#<Class>`).
+    pub fn name(&self) -> String {
+        let n = self.name.borrow();
+        if n.is_empty() {
+            if let Some(a) = self.attached.borrow().as_ref().and_then(|w| w.upgrade()) {
+                return format!("#<Class:{}>", a.name());
+            }
+            return if self.is_class {
+                "#<Class>".into()
+            } else {
+                "#<Module>".into()
+            };
+        }
+        n.clone()
+    }
+
+    /// The superclass, if any.
+    pub fn superclass(&self) -> Option<Rc<Module>> {
+        self.superclass.borrow().clone()
+    }
+
+    /// The ancestors in method lookup order: the module, its included modules (last
+    /// included first, each with its own), then the superclass's ancestors.
+    pub fn ancestors(self: &Rc<Module>) -> Vec<Rc<Module>> {
+        let mut out: Vec<Rc<Module>> = Vec::new();
+        let mut cur = Some(self.clone());
+        let mut guard = 0;
+        while let Some(m) = cur {
+            guard += 1;
+            if guard > 256 {
+                break;
+            }
+            push_unique(&mut out, &m);
+            for inc in m.includes.borrow().iter().rev() {
+                push_with_includes(&mut out, inc, 0);
+            }
+            cur = m.superclass();
+        }
+        out
+    }
+
+    /// True when `other` is this module or one of its ancestors.
+    pub fn inherits(self: &Rc<Module>, other: &Rc<Module>) -> bool {
+        if Rc::ptr_eq(self, other) {
+            return true;
+        }
+        self.ancestors().iter().any(|a| Rc::ptr_eq(a, other))
+    }
+
+    /// Looks a method up along the ancestors: the entry and the module that holds it.
+    pub fn find_method(self: &Rc<Module>, name: &str) -> Option<(Entry, Rc<Module>)> {
+        for m in self.ancestors() {
+            if let Some(e) = m.methods.borrow().get(name) {
+                if matches!(e.method, Method::Undefined) {
+                    return None;
+                }
+                return Some((e.clone(), m.clone()));
+            }
+        }
+        None
+    }
+
+    /// The method after `owner` along the ancestors (for `super`).
+    pub fn find_super(
+        self: &Rc<Module>,
+        owner: &Rc<Module>,
+        name: &str,
+    ) -> Option<(Entry, Rc<Module>)> {
+        let anc = self.ancestors();
+        let start = anc.iter().position(|m| Rc::ptr_eq(m, owner))? + 1;
+        for m in &anc[start..] {
+            if let Some(e) = m.methods.borrow().get(name) {
+                if matches!(e.method, Method::Undefined) {
+                    return None;
+                }
+                return Some((e.clone(), m.clone()));
+            }
+        }
+        None
+    }
+
+    /// True when some ancestor is the built-in class `b`.
+    pub fn is_builtin(self: &Rc<Module>, b: Builtin) -> bool {
+        self.ancestors()
+            .iter()
+            .any(|m| m.builtin == Some(b) && m.name() == b.name())
+    }
+
+    /// Drops everything the module refers to (breaks reference cycles).
+    pub fn clear(&self) {
+        self.methods.borrow_mut().clear();
+        self.consts.borrow_mut().clear();
+        self.ivars.borrow_mut().clear();
+        self.cvars.borrow_mut().clear();
+        self.includes.borrow_mut().clear();
+        *self.meta.borrow_mut() = None;
+        *self.superclass.borrow_mut() = None;
+        *self.extra.borrow_mut() = None;
+    }
+}
+
+fn push_unique(out: &mut Vec<Rc<Module>>, m: &Rc<Module>) {
+    if !out.iter().any(|x| Rc::ptr_eq(x, m)) {
+        out.push(m.clone());
+    }
+}
+
+fn push_with_includes(out: &mut Vec<Rc<Module>>, m: &Rc<Module>, depth: usize) {
+    if depth > 32 {
+        return;
+    }
+    push_unique(out, m);
+    for inc in m.includes.borrow().iter().rev() {
+        push_with_includes(out, inc, depth + 1);
+    }
+}
+
+/// Native data an object carries.
+#[derive(Default)]
+pub enum ObjData {
+    /// A plain object.
+    #[default]
+    None,
+    /// An exception: its message (`None`: the class name).
+    Exception(Option<RValue>),
+    /// Data of a native extension.
+    Native(Rc<dyn Any>),
+}
+
+impl std::fmt::Debug for ObjData {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ObjData::None => write!(f, "None"),
+            ObjData::Exception(m) => write!(f, "Exception({m:?})"),
+            ObjData::Native(_) => write!(f, "Native"),
+        }
+    }
+}
+
+/// An instance of a user-defined (or library) class.
+#[derive(Debug)]
+pub struct Object {
+    /// Its class.
+    pub class: Rc<Module>,
+    /// Instance variables, in assignment order.
+    pub ivars: RefCell<IndexMap<String, RValue>>,
+    /// A singleton class (`extend`, `def obj.x`), created on first use.
+    pub singleton: RefCell<Option<Rc<Module>>>,
+    /// `freeze`.
+    pub frozen: Cell<bool>,
+    /// Native data.
+    pub data: RefCell<ObjData>,
+}
+
+impl Object {
+    /// A new object of `class`.
+    pub fn new(class: Rc<Module>) -> Object {
+        Object {
+            class,
+            ivars: RefCell::new(IndexMap::new()),
+            singleton: RefCell::new(None),
+            frozen: Cell::new(false),
+            data: RefCell::new(ObjData::None),
+        }
+    }
+
+    /// The class method lookup starts at: the singleton class, else the class.
+    pub fn lookup_class(&self) -> Rc<Module> {
+        self.singleton
+            .borrow()
+            .clone()
+            .unwrap_or_else(|| self.class.clone())
+    }
+
+    /// Drops what the object refers to (breaks reference cycles).
+    pub fn clear(&self) {
+        self.ivars.borrow_mut().clear();
+        *self.singleton.borrow_mut() = None;
+        *self.data.borrow_mut() = ObjData::None;
+    }
+}
+
+/// What a proc runs.
+#[derive(Debug, Clone)]
+pub enum ProcBody {
+    /// A block or lambda literal.
+    Block(Arc<ast::Block>),
+    /// `&:sym`: calls the method on the first argument.
+    Symbol(String),
+    /// `method(:x)`: calls the method on the receiver.
+    Method(RValue, String),
+    /// The Puppet lambda given to a function call.
+    Foreign,
+    /// A native closure target: the named built-in (`lambda`'s own argument, ...).
+    Native(NativeFn),
+    /// Collects what it is called with (how Enumerable's methods read a user `each`).
+    Collect(Rc<RefCell<Vec<RValue>>>),
+    /// `enum.with_index(offset) { |x, i| }`: calls the block with the item and a counter.
+    WithIndex(Blk, Cell<i64>),
+    /// `enum.with_object(memo) { |x, memo| }`: calls the block with the item and the memo.
+    WithObject(Blk, RValue),
+}
+
+/// A proc, lambda, block or method object.
+#[derive(Debug)]
+pub struct Proc {
+    /// What it runs.
+    pub body: ProcBody,
+    /// Lambda semantics (strict arity, `return` returns from it).
+    pub lambda: bool,
+    /// The captured context (`None` once the interpreter is gone).
+    pub ctx: RefCell<Option<Ctx>>,
+}
+
+impl Proc {
+    /// The number of positional parameters of a block (what `each` on a hash looks at to
+    /// pass key and value separately).
+    pub fn param_count(&self) -> usize {
+        match &self.body {
+            ProcBody::Block(b) => b.params.positional() + usize::from(b.params.rest.is_some()),
+            ProcBody::Symbol(_) => 1,
+            _ => 1,
+        }
+    }
+
+    /// Ruby's `arity`.
+    pub fn arity(&self) -> i64 {
+        match &self.body {
+            ProcBody::Block(b) => {
+                let a = b.params.arity();
+                if !self.lambda && !b.params.optional.is_empty() && b.params.rest.is_none() {
+                    // A proc with optional parameters reports -(required + 1).
+                    -((b.params.required.len() + b.params.post.len()) as i64) - 1
+                } else {
+                    a
+                }
+            }
+            ProcBody::Symbol(_) => -2,
+            _ => -1,
+        }
+    }
+
+    /// Drops the captured context (breaks reference cycles).
+    pub fn clear(&self) {
+        *self.ctx.borrow_mut() = None;
+    }
+}
+
+/// A block or proc value.
+pub type Blk = Rc<Proc>;
+
+/// The lexical module nesting (innermost first): where constants and class variables are
+/// looked up.
+#[derive(Debug)]
+pub struct CRef {
+    /// The module.
+    pub module: Rc<Module>,
+    /// The enclosing one.
+    pub parent: Option<Rc<CRef>>,
+}
+
+/// A scope of local variables (a method body, a block body chained to its outer scope).
+#[derive(Debug, Default)]
+pub struct Env {
+    /// The variables (few per scope: a vector is faster than a map).
+    pub vars: RefCell<Vec<(Rc<str>, RValue)>>,
+    /// The enclosing scope (blocks only).
+    pub parent: Option<Rc<Env>>,
+}
+
+impl Env {
+    /// A new scope inside `parent`.
+    pub fn child(parent: &Rc<Env>) -> Rc<Env> {
+        Rc::new(Env {
+            vars: RefCell::new(Vec::new()),
+            parent: Some(parent.clone()),
+        })
+    }
+
+    /// A variable's value, looking outwards.
+    pub fn get(&self, name: &str) -> Option<RValue> {
+        let mut cur: Option<&Env> = Some(self);
+        while let Some(e) = cur {
+            if let Some((_, v)) = e.vars.borrow().iter().find(|(n, _)| &**n == name) {
+                return Some(v.clone());
+            }
+            cur = e.parent.as_deref();
+        }
+        None
+    }
+
+    /// Assigns a variable where it is defined, else in this scope.
+    pub fn set(&self, name: &str, v: RValue) {
+        let mut cur: Option<&Env> = Some(self);
+        while let Some(e) = cur {
+            if let Some(slot) = e.vars.borrow_mut().iter_mut().find(|(n, _)| &**n == name) {
+                slot.1 = v;
+                return;
+            }
+            cur = e.parent.as_deref();
+        }
+        self.vars.borrow_mut().push((Rc::from(name), v));
+    }
+
+    /// Defines a variable in this scope (block parameters shadow outer variables).
+    pub fn define(&self, name: &str, v: RValue) {
+        let mut vars = self.vars.borrow_mut();
+        if let Some(slot) = vars.iter_mut().find(|(n, _)| &**n == name) {
+            slot.1 = v;
+        } else {
+            vars.push((Rc::from(name), v));
+        }
+    }
+}
+
+/// A method invocation: what `yield`, `super`, `__method__` and `return` refer to.
+#[derive(Debug)]
+pub struct Frame {
+    /// The method's name (`None` at top level and in class bodies).
+    pub name: Option<String>,
+    /// The module whose method runs (for `super`).
+    pub owner: Option<Rc<Module>>,
+    /// The arguments as given (for `super` without arguments).
+    pub args: Vec<RValue>,
+    /// The block given to the method.
+    pub block: Option<Blk>,
+    /// The file the code comes from.
+    pub file: Arc<str>,
+    /// String literals are frozen here.
+    pub frozen_literals: bool,
+    /// The method's definition (for `super` without arguments).
+    pub def: Option<Arc<ast::Def>>,
+}
+
+/// The context code runs in.
+#[derive(Debug, Clone)]
+pub struct Ctx {
+    /// `self`.
+    pub self_v: RValue,
+    /// The lexical module nesting.
+    pub cref: Rc<CRef>,
+    /// Where `def` defines methods.
+    pub def_target: Rc<Module>,
+    /// Local variables.
+    pub env: Rc<Env>,
+    /// The method frame.
+    pub frame: Rc<Frame>,
+}

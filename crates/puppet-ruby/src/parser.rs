@@ -1,0 +1,2584 @@
+//! The parser: a recursive-descent parser for the Ruby subset of module files and templates,
+//! with Ruby's operator precedence (`not`/`and`/`or` below assignment, `!`/`&&`/`||` above
+//! it), modifiers, blocks, command calls without parentheses, `def` with every parameter
+//! kind, `class`/`module`/`class << self`, `yield`/`super`, lambdas, heredocs (from the
+//! lexer) and multiple assignment.
+//!
+//! Like Ruby, it decides at parse time whether a bare identifier is a local variable (it was
+//! assigned before, or is a block or method parameter) or a method call. Constructs outside
+//! the subset produce an error flagged as unsupported, so the caller can tell "Ruby would
+//! reject this" from "we do not implement this". Nesting depth is bounded, so no input can
+//! overflow the stack.
+
+use crate::ast::{
+    Block, Def, HashItem, Kind, ModuleBody, Node, Param, Params, Part, Program, Rescue,
+};
+use crate::lexer::{StrPart, Tok, Token};
+use crate::Pos;
+use std::collections::HashSet;
+use std::sync::Arc;
+
+/// A parse (or lex) error.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParseError {
+    /// Where.
+    pub pos: Pos,
+    /// Ruby's kind of message (`unexpected ...`), or the unsupported construct.
+    pub message: String,
+    /// True when Ruby would accept the code but this engine does not implement it.
+    pub unsupported: bool,
+}
+
+impl From<crate::lexer::LexError> for ParseError {
+    fn from(e: crate::lexer::LexError) -> Self {
+        ParseError {
+            pos: e.pos,
+            message: e.message,
+            unsupported: e.unsupported,
+        }
+    }
+}
+
+type PResult<T> = Result<T, ParseError>;
+
+const MAX_DEPTH: usize = 200;
+
+/// Parses a whole Ruby source file.
+///
+/// ```
+/// let p = puppet_ruby::parser::parse_file("x = `ls`\ny = %x(ls)\n", "m.rb");
+/// assert!(p.is_ok()); // commands parse; running one is an error
+/// let p = puppet_ruby::parser::parse_file("case x\nin [a]\n  a\nend\n", "m.rb");
+/// assert!(p.unwrap_err().unsupported); // pattern matching is not in the subset
+/// let p = puppet_ruby::parser::parse_file("module M\n  def self.x(a, *b, k: 1, &blk)\n    yield a\n  end\nend\n", "m.rb").unwrap();
+/// assert_eq!(p.body.len(), 1);
+/// ```
+pub fn parse_file(text: &str, file: &str) -> PResult<Program> {
+    let toks = crate::lexer::lex_file(text)?;
+    let mut p = parse_program_with(toks, file, false, frozen_literal_comment(text))?;
+    p.frozen_literals = frozen_literal_comment(text);
+    Ok(p)
+}
+
+/// Whether the comment lines at the top of a file hold `frozen_string_literal: true`.
+fn frozen_literal_comment(text: &str) -> bool {
+    for line in text.lines() {
+        let t = line.trim();
+        if t.is_empty() {
+            continue;
+        }
+        let Some(c) = t.strip_prefix('#') else {
+            return false;
+        };
+        let c = c
+            .trim()
+            .trim_start_matches("-*-")
+            .trim_end_matches("-*-")
+            .trim();
+        if let Some((k, v)) = c.split_once(':') {
+            if k.trim().eq_ignore_ascii_case("frozen_string_literal") {
+                return v.trim().eq_ignore_ascii_case("true");
+            }
+        }
+    }
+    false
+}
+
+/// In a condition (also under `!`, `not`, `and`, `or`), Ruby gives a regular expression
+/// literal and a range literal other meanings: a match against `$_`, a flip-flop. Neither is
+/// implemented, so both are unsupported rather than silently truthy.
+fn check_cond(c: &Node) -> PResult<()> {
+    let what = match &c.kind {
+        Kind::Regex(..) => "a regular expression literal as a condition (matched against $_)",
+        Kind::Range(..) => "a range literal as a condition (a flip-flop)",
+        Kind::Not(x) => return check_cond(x),
+        Kind::And(a, b) | Kind::Or(a, b) => {
+            check_cond(a)?;
+            return check_cond(b);
+        }
+        Kind::Seq(xs) if xs.len() == 1 => return check_cond(&xs[0]),
+        _ => return Ok(()),
+    };
+    Err(ParseError {
+        pos: c.pos,
+        message: what.to_string(),
+        unsupported: true,
+    })
+}
+
+/// Where a `break` or `next` is.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum JumpCtx {
+    /// A template's own code (run by `eval`).
+    Template,
+    /// A file's top level or a class body.
+    Top,
+    /// A `def` body outside any loop or block.
+    Def,
+    /// A `while`/`until`/`for` body or a block: jumps are fine.
+    Loop,
+}
+
+/// Checks of the whole tree after parsing. Ruby refuses to compile `break` and `next` outside
+/// a loop or a block ("Can't escape from eval with break" in a template's code, "Invalid
+/// break" elsewhere), so the whole file fails even when the statement is never reached; so do
+/// we. Conditions are checked with [`check_cond`].
+fn check_jumps(nodes: &[Node], ctx: JumpCtx) -> PResult<()> {
+    nodes.iter().try_for_each(|n| check_jump(n, ctx))
+}
+
+fn check_items(items: &[HashItem], ctx: JumpCtx) -> PResult<()> {
+    items.iter().try_for_each(|i| match i {
+        HashItem::Pair(k, v) => {
+            check_jump(k, ctx)?;
+            check_jump(v, ctx)
+        }
+        HashItem::Splat(x) => check_jump(x, ctx),
+    })
+}
+
+fn check_params(p: &Params) -> PResult<()> {
+    for (_, d) in &p.optional {
+        check_jump(d, JumpCtx::Def)?;
+    }
+    for d in p.keywords.iter().filter_map(|(_, d)| d.as_ref()) {
+        check_jump(d, JumpCtx::Def)?;
+    }
+    Ok(())
+}
+
+fn check_jump(n: &Node, ctx: JumpCtx) -> PResult<()> {
+    let one = |x: &Node| check_jump(x, ctx);
+    let parts = |ps: &[Part]| {
+        ps.iter().try_for_each(|p| match p {
+            Part::Lit(_) => Ok(()),
+            Part::Code(c) => check_jumps(c, ctx),
+        })
+    };
+    let opt = |x: &Option<Box<Node>>| x.as_deref().map_or(Ok(()), one);
+    match &n.kind {
+        Kind::Next(_) | Kind::Break(_) | Kind::Redo if ctx != JumpCtx::Loop => {
+            let what = match n.kind {
+                Kind::Next(_) => "next",
+                Kind::Break(_) => "break",
+                _ => "redo",
+            };
+            Err(ParseError {
+                pos: n.pos,
+                message: if ctx == JumpCtx::Template {
+                    format!("Can't escape from eval with {what}")
+                } else {
+                    format!("Invalid {what}")
+                },
+                unsupported: false,
+            })
+        }
+        Kind::Next(v) | Kind::Break(v) | Kind::Return(v) => opt(v),
+        Kind::Str(ps) | Kind::Sym(ps) | Kind::Regex(ps, _) | Kind::XStr(ps) => parts(ps),
+        Kind::Array(xs) | Kind::Seq(xs) | Kind::Insert(xs) | Kind::Yield(xs) | Kind::Mlhs(xs) => {
+            check_jumps(xs, ctx)
+        }
+        Kind::Hash(items) | Kind::KwArgs(items) => check_items(items, ctx),
+        Kind::Range(a, b, _)
+        | Kind::And(a, b)
+        | Kind::Or(a, b)
+        | Kind::Assign(a, b)
+        | Kind::OpAssign(a, _, b)
+        | Kind::RescueMod(a, b) => {
+            one(a)?;
+            one(b)
+        }
+        Kind::Const(Some(a), _) | Kind::Splat(a) | Kind::Not(a) | Kind::Defined(a) => one(a),
+        Kind::Call {
+            recv,
+            args,
+            block,
+            block_arg,
+            ..
+        } => {
+            opt(recv)?;
+            check_jumps(args, ctx)?;
+            opt(block_arg)?;
+            match block {
+                Some(b) => {
+                    check_params(&b.params)?;
+                    check_jumps(&b.body, JumpCtx::Loop)
+                }
+                None => Ok(()),
+            }
+        }
+        Kind::Super {
+            args,
+            block,
+            block_arg,
+        } => {
+            if let Some(a) = args {
+                check_jumps(a, ctx)?;
+            }
+            opt(block_arg)?;
+            match block {
+                Some(b) => check_jumps(&b.body, JumpCtx::Loop),
+                None => Ok(()),
+            }
+        }
+        Kind::Lambda(b) => {
+            check_params(&b.params)?;
+            check_jumps(&b.body, JumpCtx::Loop)
+        }
+        Kind::MultiAssign(xs, v) => {
+            check_jumps(xs, ctx)?;
+            one(v)
+        }
+        Kind::If(c, a, b) => {
+            check_cond(c)?;
+            one(c)?;
+            check_jumps(a, ctx)?;
+            check_jumps(b, ctx)
+        }
+        Kind::While { cond, body, .. } => {
+            check_cond(cond)?;
+            one(cond)?;
+            check_jumps(body, JumpCtx::Loop)
+        }
+        Kind::For(_, e, body) => {
+            one(e)?;
+            check_jumps(body, JumpCtx::Loop)
+        }
+        Kind::Case(subject, whens, other) => {
+            opt(subject)?;
+            for (tests, body) in whens {
+                check_jumps(tests, ctx)?;
+                check_jumps(body, ctx)?;
+            }
+            other.as_deref().map_or(Ok(()), |o| check_jumps(o, ctx))
+        }
+        Kind::Begin(body, rescues, other, ensure) => {
+            check_jumps(body, ctx)?;
+            for r in rescues {
+                check_jumps(&r.classes, ctx)?;
+                check_jumps(&r.body, ctx)?;
+            }
+            other.as_deref().map_or(Ok(()), |o| check_jumps(o, ctx))?;
+            ensure.as_deref().map_or(Ok(()), |o| check_jumps(o, ctx))
+        }
+        Kind::Def(recv, d) => {
+            opt(recv)?;
+            check_params(&d.params)?;
+            check_jumps(&d.body, JumpCtx::Def)
+        }
+        Kind::Class(m) | Kind::Module(m) => {
+            one(&m.path)?;
+            m.superclass.as_ref().map_or(Ok(()), one)?;
+            let inner = if ctx == JumpCtx::Template {
+                ctx
+            } else {
+                JumpCtx::Top
+            };
+            check_jumps(&m.body, inner)
+        }
+        Kind::SClass(t, body) => {
+            one(t)?;
+            check_jumps(body, JumpCtx::Top)
+        }
+        Kind::Nil
+        | Kind::True
+        | Kind::False
+        | Kind::SelfRef
+        | Kind::Int(_)
+        | Kind::Float(_)
+        | Kind::LVar(_)
+        | Kind::IVar(_)
+        | Kind::GVar(_)
+        | Kind::CVar(_)
+        | Kind::NthRef(_)
+        | Kind::Const(None, _)
+        | Kind::TopConst(_)
+        | Kind::Retry
+        | Kind::Redo
+        | Kind::Alias(..)
+        | Kind::Undef(_)
+        | Kind::CurrentMethod
+        | Kind::Put(_) => Ok(()),
+    }
+}
+
+/// The parser state.
+#[derive(Debug)]
+pub struct Parser {
+    toks: Vec<Token>,
+    i: usize,
+    locals: Vec<HashSet<String>>,
+    depth: usize,
+    no_do: usize,
+    /// Whether the last consumed token was a `name?` or `name!` identifier.
+    prev_pred: bool,
+    file: Arc<str>,
+    /// Parsing a template (`__FILE__` is the template wrapper's `file`, jumps read as in
+    /// `eval`).
+    template: bool,
+    /// Inside an argument list, array or hash literal: `a = 1, 2` is not a multiple value.
+    args_level: usize,
+    /// Parsing a block parameter's default: `|` ends it.
+    no_pipe: bool,
+    /// `# frozen_string_literal: true`.
+    frozen_literals: bool,
+}
+
+/// Parses the tokens of a file (or, with `template`, of a template) into a program.
+pub fn parse_program(toks: Vec<Token>, file: &str, template: bool) -> PResult<Program> {
+    parse_program_with(toks, file, template, false)
+}
+
+fn parse_program_with(
+    toks: Vec<Token>,
+    file: &str,
+    template: bool,
+    frozen_literals: bool,
+) -> PResult<Program> {
+    let mut p = Parser {
+        toks,
+        i: 0,
+        locals: vec![HashSet::new()],
+        depth: 0,
+        no_do: 0,
+        prev_pred: false,
+        file: Arc::from(file),
+        template,
+        args_level: 0,
+        no_pipe: false,
+        frozen_literals,
+    };
+    let body = p.stmts(&[])?;
+    if !p.at_eof() {
+        return p.fail(format!("unexpected {}", p.describe()));
+    }
+    check_jumps(
+        &body,
+        if template {
+            JumpCtx::Template
+        } else {
+            JumpCtx::Top
+        },
+    )?;
+    Ok(Program {
+        file: p.file.clone(),
+        body,
+        frozen_literals,
+    })
+}
+
+fn is_kw(t: &Tok, kw: &str) -> bool {
+    matches!(t, Tok::Ident(k) if k == kw)
+}
+
+fn node(kind: Kind, pos: Pos) -> Node {
+    Node { kind, pos }
+}
+
+impl Parser {
+    fn peek(&self) -> &Tok {
+        self.toks.get(self.i).map(|t| &t.tok).unwrap_or(&Tok::Eof)
+    }
+    fn peek_tok(&self) -> Option<&Token> {
+        self.toks.get(self.i)
+    }
+    fn peek_n(&self, n: usize) -> &Tok {
+        self.toks
+            .get(self.i + n)
+            .map(|t| &t.tok)
+            .unwrap_or(&Tok::Eof)
+    }
+    fn pos(&self) -> Pos {
+        self.toks
+            .get(self.i)
+            .or_else(|| self.toks.last())
+            .map(|t| t.pos)
+            .unwrap_or_default()
+    }
+    fn space_before(&self) -> bool {
+        self.toks.get(self.i).is_some_and(|t| t.space_before)
+    }
+    fn space_before_n(&self, n: usize) -> bool {
+        self.toks.get(self.i + n).is_some_and(|t| t.space_before)
+    }
+    /// Consumes the current token. Tokens are moved out, not cloned: the parser never looks
+    /// at a consumed token again (only whether it was a `name?`/`name!`, kept aside).
+    fn bump(&mut self) -> Tok {
+        let Some(t) = self.toks.get_mut(self.i) else {
+            return Tok::Eof;
+        };
+        self.i += 1;
+        let tok = std::mem::replace(&mut t.tok, Tok::Eof);
+        self.prev_pred = matches!(&tok, Tok::Ident(n) if n.ends_with('?') || n.ends_with('!'));
+        tok
+    }
+    fn at_eof(&self) -> bool {
+        matches!(self.peek(), Tok::Eof)
+    }
+    fn is_op(&self, op: &str) -> bool {
+        matches!(self.peek(), Tok::Op(o) if *o == op)
+    }
+    fn is_kw(&self, kw: &str) -> bool {
+        is_kw(self.peek(), kw)
+    }
+    fn eat_op(&mut self, op: &str) -> bool {
+        if self.is_op(op) {
+            self.bump();
+            true
+        } else {
+            false
+        }
+    }
+    fn eat_kw(&mut self, kw: &str) -> bool {
+        if self.is_kw(kw) {
+            self.bump();
+            true
+        } else {
+            false
+        }
+    }
+    fn describe(&self) -> String {
+        match self.peek() {
+            Tok::Eof => {
+                if self.template {
+                    "end of template".into()
+                } else {
+                    "end-of-input".into()
+                }
+            }
+            Tok::Op(o) => format!("`{o}'"),
+            Tok::Ident(i) | Tok::Const(i) => format!("`{i}'"),
+            Tok::Nl => "line break".into(),
+            Tok::Semi => "`;'".into(),
+            Tok::Put(_) => "template text".into(),
+            Tok::InsertBegin => "`<%='".into(),
+            Tok::InsertEnd => "`%>'".into(),
+            Tok::Label(l) => format!("label `{l}:'"),
+            Tok::Str(_) => "string literal".into(),
+            Tok::Int(_) | Tok::Float(_) => "number".into(),
+            _ => "token".into(),
+        }
+    }
+    fn fail<T>(&self, msg: impl Into<String>) -> PResult<T> {
+        Err(ParseError {
+            pos: self.pos(),
+            message: msg.into(),
+            unsupported: false,
+        })
+    }
+    fn unsupported<T>(&self, what: impl Into<String>) -> PResult<T> {
+        Err(ParseError {
+            pos: self.pos(),
+            message: what.into(),
+            unsupported: true,
+        })
+    }
+    fn expect_op(&mut self, op: &str) -> PResult<()> {
+        if self.eat_op(op) {
+            Ok(())
+        } else {
+            self.fail(format!("expected `{op}', found {}", self.describe()))
+        }
+    }
+    fn expect_kw(&mut self, kw: &str) -> PResult<()> {
+        self.skip_terms();
+        if self.eat_kw(kw) {
+            Ok(())
+        } else {
+            self.fail(format!("expected `{kw}', found {}", self.describe()))
+        }
+    }
+    fn skip_nl(&mut self) {
+        while matches!(self.peek(), Tok::Nl) {
+            self.bump();
+        }
+    }
+    fn skip_terms(&mut self) {
+        while matches!(self.peek(), Tok::Nl | Tok::Semi) {
+            self.bump();
+        }
+    }
+    fn is_local(&self, name: &str) -> bool {
+        self.locals.last().is_some_and(|s| s.contains(name))
+    }
+    fn declare(&mut self, name: &str) {
+        if let Some(s) = self.locals.last_mut() {
+            s.insert(name.to_string());
+        }
+    }
+    fn enter(&mut self) -> PResult<()> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return self.unsupported("nesting deeper than 200 levels");
+        }
+        Ok(())
+    }
+    fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> PResult<T>) -> PResult<T> {
+        self.enter()?;
+        let r = f(self);
+        self.depth -= 1;
+        r
+    }
+
+    /// Statements until one of the keywords `ends` (not consumed), `}`, `)` or the end.
+    fn stmts(&mut self, ends: &[&str]) -> PResult<Vec<Node>> {
+        let mut out = Vec::new();
+        loop {
+            self.skip_terms();
+            match self.peek() {
+                Tok::Eof | Tok::InsertEnd => break,
+                Tok::Op("}") | Tok::Op(")") => break,
+                Tok::Ident(k) if ends.contains(&k.as_str()) => break,
+                _ => {}
+            }
+            let start = self.i;
+            out.push(self.stmt()?);
+            match self.peek() {
+                Tok::Nl | Tok::Semi | Tok::Eof | Tok::InsertEnd | Tok::Op("}") | Tok::Op(")") => {}
+                Tok::Ident(k) if ends.contains(&k.as_str()) => {}
+                _ => return self.fail(format!("unexpected {}", self.describe())),
+            }
+            if self.i == start {
+                return self.fail(format!("unexpected {}", self.describe()));
+            }
+        }
+        Ok(out)
+    }
+
+    fn stmt(&mut self) -> PResult<Node> {
+        self.nested(|p| p.stmt_inner())
+    }
+
+    fn stmt_inner(&mut self) -> PResult<Node> {
+        let pos = self.pos();
+        if let Tok::Put(text) = self.peek() {
+            let text = text.clone();
+            self.bump();
+            return Ok(node(Kind::Put(text), pos));
+        }
+        if matches!(self.peek(), Tok::InsertBegin) {
+            self.bump();
+            let body = self.stmts(&[])?;
+            if !matches!(self.peek(), Tok::InsertEnd) {
+                return self.fail(format!("unexpected {} in <%= %>", self.describe()));
+            }
+            self.bump();
+            return Ok(node(Kind::Insert(body), pos));
+        }
+        if self.is_kw("alias") {
+            self.bump();
+            let new = self.method_name_token()?;
+            let old = self.method_name_token()?;
+            return Ok(node(Kind::Alias(new, old), pos));
+        }
+        if self.is_kw("undef") {
+            self.bump();
+            let mut names = vec![self.method_name_token()?];
+            while self.eat_op(",") {
+                names.push(self.method_name_token()?);
+            }
+            return Ok(node(Kind::Undef(names), pos));
+        }
+        if self.is_kw("BEGIN") || self.is_kw("END") {
+            return self.unsupported("BEGIN/END blocks");
+        }
+        let mut n = self.expr_stmt()?;
+        loop {
+            let mpos = self.pos();
+            if self.eat_kw("if") {
+                let c = self.expr_stmt()?;
+                n = node(Kind::If(Box::new(c), vec![n], vec![]), mpos);
+            } else if self.eat_kw("unless") {
+                let c = self.expr_stmt()?;
+                n = node(Kind::If(Box::new(c), vec![], vec![n]), mpos);
+            } else if self.is_kw("while") || self.is_kw("until") {
+                let until = self.is_kw("until");
+                self.bump();
+                let c = self.expr_stmt()?;
+                // `begin ... end while c` runs the body first.
+                let do_while = matches!(&n.kind, Kind::Begin(..));
+                n = node(
+                    Kind::While {
+                        cond: Box::new(c),
+                        body: vec![n],
+                        until,
+                        do_while,
+                    },
+                    mpos,
+                );
+            } else if self.eat_kw("rescue") {
+                let r = self.expr_stmt()?;
+                n = node(Kind::RescueMod(Box::new(n), Box::new(r)), mpos);
+            } else {
+                break;
+            }
+        }
+        Ok(n)
+    }
+
+    /// A method name after `alias`/`undef`: identifier, operator, or symbol.
+    fn method_name_token(&mut self) -> PResult<String> {
+        match self.bump() {
+            Tok::Ident(n) | Tok::Const(n) => {
+                if self.is_op("=") && !self.space_before() {
+                    self.bump();
+                    return Ok(format!("{n}="));
+                }
+                Ok(n)
+            }
+            Tok::Sym(parts) => match parts.as_slice() {
+                [StrPart::Lit(s)] => Ok(s.clone()),
+                _ => self.fail("expected a method name"),
+            },
+            Tok::Label(n) => {
+                // `alias foo? bar?` never lexes as a label; `alias a:b` does not exist.
+                self.fail(format!("unexpected label `{n}:'"))
+            }
+            Tok::GVar(_) => self.unsupported("alias of a global variable"),
+            Tok::Op(o) => Ok(o.to_string()),
+            _ => self.fail("expected a method name"),
+        }
+    }
+
+    /// `not`, `and`, `or` level.
+    fn expr_stmt(&mut self) -> PResult<Node> {
+        let mut left = self.not_expr()?;
+        loop {
+            let pos = self.pos();
+            if self.eat_kw("and") {
+                self.skip_nl();
+                let r = self.not_expr()?;
+                left = node(Kind::And(Box::new(left), Box::new(r)), pos);
+            } else if self.eat_kw("or") {
+                self.skip_nl();
+                let r = self.not_expr()?;
+                left = node(Kind::Or(Box::new(left), Box::new(r)), pos);
+            } else {
+                return Ok(left);
+            }
+        }
+    }
+
+    fn not_expr(&mut self) -> PResult<Node> {
+        let pos = self.pos();
+        if self.eat_kw("not") {
+            // Ruby reads `{` after `not` as a block's brace, not a hash.
+            if self.is_op("{") {
+                return self.fail("unexpected `{'");
+            }
+            let e = self.nested(|p| p.not_expr())?;
+            return Ok(node(Kind::Not(Box::new(e)), pos));
+        }
+        if self.starts_multi_assign() {
+            return self.multi_assign(pos);
+        }
+        self.expr()
+    }
+
+    /// Whether the tokens from here are the targets of a multiple assignment
+    /// (`a, b =`, `*a, b =`, `(a, b), c =`, `x.y, h[k] =`): a comma or a splat at the top
+    /// level before an `=` on the same statement.
+    fn starts_multi_assign(&self) -> bool {
+        let mut k = self.i;
+        let mut depth = 0i32;
+        let mut saw_comma = false;
+        let first = self.toks.get(k).map(|t| &t.tok);
+        if !matches!(
+            first,
+            Some(Tok::Ident(_))
+                | Some(Tok::IVar(_))
+                | Some(Tok::GVar(_))
+                | Some(Tok::CVar(_))
+                | Some(Tok::Const(_))
+                | Some(Tok::Op("*"))
+                | Some(Tok::Op("("))
+        ) {
+            return false;
+        }
+        if let Some(Tok::Ident(n)) = first {
+            if is_reserved(n) {
+                return false;
+            }
+        }
+        let star_first = matches!(first, Some(Tok::Op("*")));
+        if matches!(first, Some(Tok::Op("("))) {
+            // `(a, b) = x`: a group with a comma, then `=`.
+            let mut d = 0i32;
+            let mut comma = false;
+            let mut j = k;
+            while let Some(t) = self.toks.get(j) {
+                match &t.tok {
+                    Tok::Op("(") | Tok::Op("[") => d += 1,
+                    Tok::Op(")") | Tok::Op("]") => {
+                        d -= 1;
+                        if d == 0 {
+                            if comma
+                                && matches!(
+                                    self.toks.get(j + 1).map(|t| &t.tok),
+                                    Some(Tok::Op("="))
+                                )
+                            {
+                                return true;
+                            }
+                            break;
+                        }
+                    }
+                    Tok::Op(",") if d == 1 => comma = true,
+                    Tok::Nl | Tok::Semi | Tok::Eof => break,
+                    _ => {}
+                }
+                j += 1;
+            }
+        }
+        loop {
+            let Some(t) = self.toks.get(k) else {
+                return false;
+            };
+            match &t.tok {
+                Tok::Op("(") | Tok::Op("[") => depth += 1,
+                Tok::Op(")") | Tok::Op("]") => {
+                    depth -= 1;
+                    if depth < 0 {
+                        return false;
+                    }
+                }
+                Tok::Op(",") if depth == 0 => saw_comma = true,
+                Tok::Op("=") if depth == 0 => return saw_comma || star_first,
+                Tok::Op("{") | Tok::Op("}") | Tok::Nl | Tok::Semi | Tok::Eof | Tok::InsertEnd => {
+                    return false
+                }
+                Tok::Op(o) if depth == 0 && is_assign_op(o) => return false,
+                Tok::Op("==") | Tok::Op("=>") | Tok::Op("?") if depth == 0 => return false,
+                Tok::Ident(kw) if depth == 0 && is_reserved(kw) && kw != "self" => return false,
+                Tok::Str(_) | Tok::Int(_) | Tok::Float(_) | Tok::Sym(_) if depth == 0 => {
+                    return false
+                }
+                _ => {}
+            }
+            k += 1;
+        }
+    }
+
+    /// The left-hand side list of a multiple assignment, up to `=`.
+    fn mlhs_list(&mut self, close: Option<&str>) -> PResult<Vec<Node>> {
+        let mut targets = Vec::new();
+        loop {
+            if close.is_some_and(|c| self.is_op(c)) || self.is_op("=") {
+                break;
+            }
+            let pos = self.pos();
+            if self.eat_op("*") {
+                if self.is_op(",") || self.is_op("=") || close.is_some_and(|c| self.is_op(c)) {
+                    targets.push(node(Kind::Splat(Box::new(node(Kind::Nil, pos))), pos));
+                } else {
+                    let t = self.mlhs_item()?;
+                    targets.push(node(Kind::Splat(Box::new(t)), pos));
+                }
+            } else if self.is_op("(") {
+                self.bump();
+                let inner = self.mlhs_list(Some(")"))?;
+                self.expect_op(")")?;
+                targets.push(node(Kind::Mlhs(inner), pos));
+            } else {
+                targets.push(self.mlhs_item()?);
+            }
+            if !self.eat_op(",") {
+                break;
+            }
+        }
+        Ok(targets)
+    }
+
+    fn mlhs_item(&mut self) -> PResult<Node> {
+        let pos = self.pos();
+        if let Tok::Ident(n) = self.peek().clone() {
+            if !is_reserved(&n)
+                && matches!(
+                    self.peek_n(1),
+                    Tok::Op(",") | Tok::Op("=") | Tok::Op(")") | Tok::Op("|")
+                )
+            {
+                self.bump();
+                self.declare(&n);
+                return Ok(node(Kind::LVar(n), pos));
+            }
+        }
+        let e = self.primary_postfix()?;
+        match &e.kind {
+            Kind::LVar(_) | Kind::IVar(_) | Kind::GVar(_) | Kind::CVar(_) | Kind::Const(..) => {
+                Ok(e)
+            }
+            Kind::Call {
+                recv: Some(_),
+                block: None,
+                ..
+            } => Ok(e),
+            Kind::Call {
+                recv: None,
+                name,
+                args,
+                block: None,
+                ..
+            } if args.is_empty() => {
+                let n = name.clone();
+                self.declare(&n);
+                Ok(node(Kind::LVar(n), e.pos))
+            }
+            _ => self.fail("bad assignment target"),
+        }
+    }
+
+    fn multi_assign(&mut self, pos: Pos) -> PResult<Node> {
+        let targets = self.mlhs_list(None)?;
+        self.expect_op("=")?;
+        self.skip_nl();
+        let v = self.mrhs(pos)?;
+        Ok(node(Kind::MultiAssign(targets, Box::new(v)), pos))
+    }
+
+    /// The right-hand side of an assignment: one expression, or several (an array), `*x`
+    /// included.
+    fn mrhs(&mut self, pos: Pos) -> PResult<Node> {
+        if self.args_level > 0 {
+            return self.assign_rhs();
+        }
+        let first = self.rhs_item()?;
+        if !self.is_op(",") && !matches!(first.kind, Kind::Splat(_)) {
+            if self.is_kw("rescue") {
+                let rpos = self.pos();
+                self.bump();
+                let r = self.expr()?;
+                return Ok(node(Kind::RescueMod(Box::new(first), Box::new(r)), rpos));
+            }
+            return Ok(first);
+        }
+        let mut items = vec![first];
+        while self.eat_op(",") {
+            self.skip_nl();
+            items.push(self.rhs_item()?);
+        }
+        Ok(node(Kind::Array(items), pos))
+    }
+
+    fn rhs_item(&mut self) -> PResult<Node> {
+        let pos = self.pos();
+        if self.eat_op("*") {
+            let e = self.ternary()?;
+            return Ok(node(Kind::Splat(Box::new(e)), pos));
+        }
+        self.expr()
+    }
+
+    /// Assignment level (and everything below).
+    fn expr(&mut self) -> PResult<Node> {
+        self.nested(|p| p.expr_inner())
+    }
+
+    fn expr_inner(&mut self) -> PResult<Node> {
+        let pos = self.pos();
+        // `x = ...` where x is a new local.
+        if let (Tok::Ident(name), Tok::Op(op)) = (self.peek().clone(), self.peek_n(1).clone()) {
+            if (op == "=" || is_assign_op(op))
+                && !is_reserved(&name)
+                && !name.ends_with('?')
+                && !name.ends_with('!')
+            {
+                self.bump();
+                self.bump();
+                self.skip_nl();
+                self.declare(&name);
+                let target = node(Kind::LVar(name), pos);
+                let value = if op == "=" {
+                    self.mrhs(pos)?
+                } else {
+                    self.assign_rhs()?
+                };
+                return Ok(make_assign(target, op, value, pos));
+            }
+        }
+        let left = self.ternary()?;
+        if let Tok::Op(op) = self.peek().clone() {
+            if op == "=" || is_assign_op(op) {
+                let assignable = match &left.kind {
+                    Kind::LVar(_)
+                    | Kind::IVar(_)
+                    | Kind::GVar(_)
+                    | Kind::CVar(_)
+                    | Kind::Const(..)
+                    | Kind::TopConst(_) => true,
+                    Kind::Call {
+                        recv: Some(_),
+                        name,
+                        block: None,
+                        ..
+                    } => name == "[]" || is_ident_name(name),
+                    _ => false,
+                };
+                if assignable {
+                    self.bump();
+                    self.skip_nl();
+                    let value = if op == "=" {
+                        self.mrhs(pos)?
+                    } else {
+                        self.assign_rhs()?
+                    };
+                    return Ok(make_assign(left, op, value, pos));
+                }
+            }
+        }
+        Ok(left)
+    }
+
+    fn assign_rhs(&mut self) -> PResult<Node> {
+        let pos = self.pos();
+        let v = self.expr()?;
+        if self.is_kw("rescue") {
+            self.bump();
+            let r = self.expr()?;
+            return Ok(node(Kind::RescueMod(Box::new(v), Box::new(r)), pos));
+        }
+        Ok(v)
+    }
+
+    fn ternary(&mut self) -> PResult<Node> {
+        let pos = self.pos();
+        let c = self.range()?;
+        if self.is_op("?") {
+            self.bump();
+            self.skip_nl();
+            let a = self.ternary_branch()?;
+            self.skip_nl();
+            // `a ? b :c` may have lexed `:c` as a symbol.
+            if let Tok::Sym(parts) = self.peek().clone() {
+                if !self.space_before() || self.peek_tok().is_some_and(|t| t.space_before) {
+                    if let [StrPart::Lit(name)] = parts.as_slice() {
+                        let spos = self.pos();
+                        self.bump();
+                        let b = self.ident_node(name.clone(), spos)?;
+                        let b = self.postfix(b)?;
+                        return Ok(node(Kind::If(Box::new(c), vec![a], vec![b]), pos));
+                    }
+                }
+            }
+            if let Tok::Label(l) = self.peek().clone() {
+                // `a ? b.c : d` where the lexer read `c:` as a label cannot happen (labels
+                // follow only identifiers); `cond ? x: y` can.
+                let _ = l;
+                return self.fail("unexpected label in ternary");
+            }
+            self.expect_op(":")?;
+            self.skip_nl();
+            let b = self.ternary_branch()?;
+            return Ok(node(Kind::If(Box::new(c), vec![a], vec![b]), pos));
+        }
+        Ok(c)
+    }
+
+    fn ternary_branch(&mut self) -> PResult<Node> {
+        let pos = self.pos();
+        // A branch may be an assignment (`x ? a = 1 : b`).
+        if let (Tok::Ident(name), Tok::Op(op)) = (self.peek().clone(), self.peek_n(1).clone()) {
+            if (op == "=" || is_assign_op(op)) && !is_reserved(&name) {
+                self.bump();
+                self.bump();
+                self.declare(&name);
+                let v = self.nested(|p| p.ternary())?;
+                return Ok(make_assign(node(Kind::LVar(name), pos), op, v, pos));
+            }
+        }
+        let r = self.nested(|p| p.ternary())?;
+        if let Tok::Op(op) = self.peek().clone() {
+            if op == "=" || is_assign_op(op) {
+                self.bump();
+                let v = self.nested(|p| p.ternary())?;
+                return Ok(make_assign(r, op, v, pos));
+            }
+        }
+        Ok(r)
+    }
+
+    fn range(&mut self) -> PResult<Node> {
+        let pos = self.pos();
+        let l = self.binary(0)?;
+        if self.is_op("..") || self.is_op("...") {
+            let excl = self.is_op("...");
+            self.bump();
+            let endless = matches!(
+                self.peek(),
+                Tok::Op("]") | Tok::Op(")") | Tok::Nl | Tok::Semi | Tok::Eof | Tok::InsertEnd
+            ) || self.is_kw("then");
+            let r = if endless {
+                node(Kind::Nil, pos)
+            } else {
+                self.binary(0)?
+            };
+            return Ok(node(Kind::Range(Box::new(l), Box::new(r), excl), pos));
+        }
+        Ok(l)
+    }
+
+    /// Binary operators by precedence level (0 = `||`).
+    fn binary(&mut self, level: usize) -> PResult<Node> {
+        const LEVELS: &[&[&str]] = &[
+            &["||"],
+            &["&&"],
+            &["<=>", "==", "===", "!=", "=~", "!~"],
+            &["<", "<=", ">", ">="],
+            &["|", "^"],
+            &["&"],
+            &["<<", ">>"],
+            &["+", "-"],
+            &["*", "/", "%"],
+        ];
+        if level >= LEVELS.len() {
+            return self.unary_minus();
+        }
+        self.nested(|p| {
+            let mut left = p.binary(level + 1)?;
+            while let Tok::Op(op) = p.peek().clone() {
+                if !LEVELS[level].contains(&op) || (op == "|" && p.no_pipe) {
+                    break;
+                }
+                let pos = p.pos();
+                p.bump();
+                p.skip_nl();
+                // `a && b = c` is `a && (b = c)`.
+                let right = if p.assignment_follows() {
+                    p.expr()?
+                } else {
+                    p.binary(level + 1)?
+                };
+                left = match op {
+                    "||" => node(Kind::Or(Box::new(left), Box::new(right)), pos),
+                    "&&" => node(Kind::And(Box::new(left), Box::new(right)), pos),
+                    "!=" => call(Some(left), "!=", vec![right], pos),
+                    "!~" => node(
+                        Kind::Not(Box::new(call(Some(left), "=~", vec![right], pos))),
+                        pos,
+                    ),
+                    _ => call(Some(left), op, vec![right], pos),
+                };
+                if level == 2 {
+                    // Non-associative.
+                    break;
+                }
+            }
+            Ok(left)
+        })
+    }
+
+    /// Whether an assignment to a variable starts here (`x = ...`, `@x ||= ...`).
+    fn assignment_follows(&self) -> bool {
+        let target = match self.peek() {
+            Tok::Ident(n) => !is_reserved(n),
+            Tok::IVar(_) | Tok::GVar(_) | Tok::CVar(_) => true,
+            _ => false,
+        };
+        target && matches!(self.peek_n(1), Tok::Op(o) if *o == "=" || is_assign_op(o))
+    }
+
+    fn unary_minus(&mut self) -> PResult<Node> {
+        let pos = self.pos();
+        if self.is_op("-") {
+            self.bump();
+            // Negative numeric literals bind tighter than `**`.
+            match self.peek().clone() {
+                Tok::Int(n) if !self.space_before() => {
+                    self.bump();
+                    let lit = node(Kind::Int(n.checked_neg().unwrap_or(i64::MIN)), pos);
+                    let lit = self.postfix(lit)?;
+                    return self.pow(lit);
+                }
+                Tok::Float(f) if !self.space_before() => {
+                    self.bump();
+                    let lit = node(Kind::Float(-f), pos);
+                    let lit = self.postfix(lit)?;
+                    return self.pow(lit);
+                }
+                _ => {}
+            }
+            let e = self.nested(|p| p.unary_minus())?;
+            return Ok(call(Some(e), "-@", vec![], pos));
+        }
+        let base = self.unary()?;
+        self.pow(base)
+    }
+
+    fn pow(&mut self, base: Node) -> PResult<Node> {
+        if self.is_op("**") {
+            let pos = self.pos();
+            self.bump();
+            let e = self.nested(|p| p.unary_minus())?;
+            return Ok(call(Some(base), "**", vec![e], pos));
+        }
+        Ok(base)
+    }
+
+    fn unary(&mut self) -> PResult<Node> {
+        let pos = self.pos();
+        if self.is_op("!") {
+            self.bump();
+            // `!-x` is `!(-x)`.
+            let e = self.nested(|p| {
+                if p.is_op("-") {
+                    p.unary_minus()
+                } else {
+                    p.unary()
+                }
+            })?;
+            return Ok(node(Kind::Not(Box::new(e)), pos));
+        }
+        if self.is_op("~") || self.is_op("+") {
+            let op = if self.is_op("~") { "~" } else { "+@" };
+            self.bump();
+            let e = self.nested(|p| p.unary())?;
+            return Ok(call(Some(e), op, vec![], pos));
+        }
+        if self.is_op("&") {
+            return self.unsupported("`&' block argument outside an argument list");
+        }
+        if self.is_kw("defined?") {
+            self.bump();
+            let paren = self.eat_op("(");
+            self.skip_nl();
+            let e = if paren {
+                let e = self.expr_stmt()?;
+                self.skip_nl();
+                self.expect_op(")")?;
+                e
+            } else {
+                self.nested(|p| p.unary())?
+            };
+            let d = node(Kind::Defined(Box::new(e)), pos);
+            return if paren { self.postfix(d) } else { Ok(d) };
+        }
+        self.primary_postfix()
+    }
+
+    fn primary_postfix(&mut self) -> PResult<Node> {
+        let p = self.primary()?;
+        self.postfix(p)
+    }
+
+    /// Method calls, indexing and `::` after a primary.
+    fn postfix(&mut self, mut n: Node) -> PResult<Node> {
+        loop {
+            let pos = self.pos();
+            if self.is_op(".") || self.is_op("&.") {
+                let safe = self.is_op("&.");
+                self.bump();
+                self.skip_nl();
+                if self.is_op("(") {
+                    // `f.(x)` is `f.call(x)`.
+                    n = self.call_rest(Some(n), "call".to_string(), pos, safe)?;
+                    continue;
+                }
+                let name = match self.bump() {
+                    Tok::Ident(n) | Tok::Const(n) => n,
+                    Tok::Label(l) => {
+                        // `x.y:` never happens in valid code.
+                        return self.fail(format!("unexpected label `{l}:'"));
+                    }
+                    Tok::Op(op)
+                        if matches!(
+                            op,
+                            "+" | "-"
+                                | "*"
+                                | "/"
+                                | "%"
+                                | "**"
+                                | "=="
+                                | "==="
+                                | "=~"
+                                | "<=>"
+                                | "<"
+                                | ">"
+                                | "<="
+                                | ">="
+                                | "<<"
+                                | ">>"
+                                | "&"
+                                | "|"
+                                | "^"
+                                | "!"
+                                | "[]"
+                        ) =>
+                    {
+                        op.to_string()
+                    }
+                    // `x.[](i)`, `x&.[](i)`: the lexer gives `[` and `]`.
+                    Tok::Op("[") if self.is_op("]") => {
+                        self.bump();
+                        "[]".to_string()
+                    }
+                    _ => return self.fail("expected a method name after `.'"),
+                };
+                // Attribute assignment `x.y = v` is handled by the caller.
+                n = self.call_rest(Some(n), name, pos, safe)?;
+            } else if self.is_op("::") && !self.space_before_n(1) {
+                self.bump();
+                match self.bump() {
+                    Tok::Const(c) if !self.is_op("(") || self.space_before() => {
+                        n = node(Kind::Const(Some(Box::new(n)), c), pos)
+                    }
+                    Tok::Const(c) | Tok::Ident(c) => {
+                        n = self.call_rest(Some(n), c, pos, false)?;
+                    }
+                    _ => return self.fail("expected a name after `::'"),
+                }
+            } else if self.is_op("[") && !self.space_before() {
+                self.bump();
+                let args = self.call_args("]")?;
+                n = call(Some(n), "[]", args, pos);
+            } else {
+                return Ok(n);
+            }
+        }
+    }
+
+    /// After a method name: arguments (parenthesised or command style) and a block.
+    fn call_rest(
+        &mut self,
+        recv: Option<Node>,
+        name: String,
+        pos: Pos,
+        safe: bool,
+    ) -> PResult<Node> {
+        let mut args = Vec::new();
+        let mut block_arg = None;
+        let mut block = None;
+        let mut command = false;
+        if self.is_op("(") && !self.space_before() {
+            self.bump();
+            (args, block_arg) = self.call_args_with_block(")")?;
+        } else if self.can_start_command_arg() {
+            command = true;
+            // A `do` after a command's arguments belongs to the command.
+            self.no_do += 1;
+            self.args_level += 1;
+            let r = self.command_args();
+            self.args_level -= 1;
+            self.no_do -= 1;
+            (args, block_arg) = r?;
+        }
+        if block_arg.is_none() {
+            if self.is_op("{") && !command {
+                block = Some(self.brace_block()?);
+            } else if self.is_kw("do") && self.no_do == 0 {
+                block = Some(self.do_block()?);
+            }
+        }
+        Ok(node(
+            Kind::Call {
+                recv: recv.map(Box::new),
+                name,
+                args,
+                block,
+                block_arg: block_arg.map(Box::new),
+                safe,
+            },
+            pos,
+        ))
+    }
+
+    fn can_start_command_arg(&self) -> bool {
+        if !self.space_before() {
+            return self.prev_pred
+                && matches!(
+                    self.peek(),
+                    Tok::Ident(_) | Tok::IVar(_) | Tok::Str(_) | Tok::Const(_) | Tok::Int(_)
+                );
+        }
+        let next_space = self.space_before_n(1);
+        match self.peek() {
+            Tok::Int(_)
+            | Tok::Float(_)
+            | Tok::Str(_)
+            | Tok::XStr(_)
+            | Tok::Sym(_)
+            | Tok::Regex(..)
+            | Tok::Words(..)
+            | Tok::IVar(_)
+            | Tok::GVar(_)
+            | Tok::CVar(_)
+            | Tok::Const(_)
+            | Tok::Label(_) => true,
+            Tok::Ident(k) => !matches!(
+                k.as_str(),
+                "if" | "unless"
+                    | "while"
+                    | "until"
+                    | "and"
+                    | "or"
+                    | "then"
+                    | "do"
+                    | "end"
+                    | "rescue"
+                    | "else"
+                    | "elsif"
+                    | "when"
+                    | "in"
+                    | "ensure"
+            ),
+            Tok::Op("[") | Tok::Op("(") | Tok::Op("!") | Tok::Op("->") => true,
+            Tok::Op("::") => !next_space,
+            Tok::Op("-") | Tok::Op("*") | Tok::Op("&") | Tok::Op(":") | Tok::Op("**") => {
+                !next_space
+            }
+            _ => false,
+        }
+    }
+
+    fn command_args(&mut self) -> PResult<(Vec<Node>, Option<Node>)> {
+        let mut args = Vec::new();
+        let mut pairs = Vec::new();
+        let mut block_arg = None;
+        loop {
+            self.arg_item(&mut args, &mut pairs, &mut block_arg)?;
+            if !self.eat_op(",") {
+                break;
+            }
+            self.skip_nl();
+        }
+        if !pairs.is_empty() {
+            args.push(kwargs_node(pairs));
+        }
+        Ok((args, block_arg))
+    }
+
+    /// One argument: `*x`, `**x`, `&x`, `key: v`, `k => v` or an expression.
+    fn arg_item(
+        &mut self,
+        args: &mut Vec<Node>,
+        pairs: &mut Vec<HashItem>,
+        block_arg: &mut Option<Node>,
+    ) -> PResult<()> {
+        let pos = self.pos();
+        if block_arg.is_some() {
+            return self.fail("argument after a block argument");
+        }
+        if let Tok::Label(l) = self.peek().clone() {
+            self.bump();
+            self.skip_nl();
+            let v = if matches!(self.peek(), Tok::Op(",") | Tok::Op(")")) {
+                // `f(x:)`: the value is the variable or method `x`.
+                self.ident_node(l.clone(), pos)?
+            } else {
+                self.expr_no_stmt()?
+            };
+            pairs.push(HashItem::Pair(node(Kind::Sym(vec![Part::Lit(l)]), pos), v));
+            return Ok(());
+        }
+        if let Tok::Str(parts) = self.peek().clone() {
+            if matches!(self.peek_n(1), Tok::Op(":")) && !self.space_before_n(1) {
+                self.bump();
+                self.bump();
+                self.skip_nl();
+                let v = self.expr_no_stmt()?;
+                let parts = self.parts(parts)?;
+                pairs.push(HashItem::Pair(node(Kind::Sym(parts), pos), v));
+                return Ok(());
+            }
+        }
+        if self.is_op("**") {
+            self.bump();
+            let e = self.ternary()?;
+            pairs.push(HashItem::Splat(e));
+            return Ok(());
+        }
+        if self.is_op("*") {
+            self.bump();
+            let e = self.ternary()?;
+            args.push(node(Kind::Splat(Box::new(e)), pos));
+            return Ok(());
+        }
+        if self.is_op("&") {
+            self.bump();
+            if matches!(self.peek(), Tok::Op(")") | Tok::Op(",")) {
+                // Anonymous block forwarding `&` (Ruby 3.1).
+                return self.unsupported("anonymous block argument `&'");
+            }
+            let e = self.ternary()?;
+            *block_arg = Some(e);
+            return Ok(());
+        }
+        let e = self.expr_no_stmt()?;
+        if self.eat_op("=>") {
+            self.skip_nl();
+            let v = self.expr_no_stmt()?;
+            pairs.push(HashItem::Pair(e, v));
+        } else {
+            if !pairs.is_empty() {
+                return self.fail("positional argument after keyword arguments");
+            }
+            args.push(e);
+        }
+        Ok(())
+    }
+
+    fn expr_no_stmt(&mut self) -> PResult<Node> {
+        let pos = self.pos();
+        if self.is_kw("not") {
+            self.bump();
+            if self.is_op("{") {
+                return self.fail("unexpected `{'");
+            }
+            let e = self.expr()?;
+            return Ok(node(Kind::Not(Box::new(e)), pos));
+        }
+        self.expr()
+    }
+
+    /// Parenthesised or bracketed arguments; keyword arguments become one `KwArgs` node.
+    fn call_args(&mut self, close: &str) -> PResult<Vec<Node>> {
+        let (args, block_arg) = self.call_args_with_block(close)?;
+        if block_arg.is_some() {
+            return self.fail("block argument should not be given here");
+        }
+        Ok(args)
+    }
+
+    fn call_args_with_block(&mut self, close: &str) -> PResult<(Vec<Node>, Option<Node>)> {
+        let mut args = Vec::new();
+        let mut pairs = Vec::new();
+        let mut block_arg = None;
+        let saved = self.no_do;
+        self.no_do = 0;
+        self.args_level += 1;
+        let r = (|| -> PResult<()> {
+            loop {
+                self.skip_nl();
+                if self.eat_op(close) {
+                    break;
+                }
+                self.arg_item(&mut args, &mut pairs, &mut block_arg)?;
+                self.skip_nl();
+                if self.eat_op(",") {
+                    continue;
+                }
+                self.skip_nl();
+                self.expect_op(close)?;
+                break;
+            }
+            Ok(())
+        })();
+        self.no_do = saved;
+        self.args_level -= 1;
+        r?;
+        if !pairs.is_empty() {
+            args.push(kwargs_node(pairs));
+        }
+        Ok((args, block_arg))
+    }
+
+    /// Block parameters between `|...|` (none when there are no bars).
+    fn block_params(&mut self) -> PResult<(Params, bool)> {
+        if self.is_op("||") {
+            self.bump();
+            return Ok((Params::default(), true));
+        }
+        if !self.eat_op("|") {
+            return Ok((Params::default(), false));
+        }
+        let params = self.param_list(&["|"], true)?;
+        self.expect_op("|")?;
+        Ok((params, true))
+    }
+
+    /// A parameter list up to one of the closing operators (not consumed). `block` allows
+    /// destructuring groups, trailing commas and block-local variables (`; x`).
+    fn param_list(&mut self, close: &[&str], block: bool) -> PResult<Params> {
+        let mut p = Params::default();
+        loop {
+            self.skip_nl();
+            if close.iter().any(|c| self.is_op(c)) {
+                break;
+            }
+            if block && matches!(self.peek(), Tok::Semi) {
+                // Block-local variables: declared, not bound.
+                self.bump();
+                while let Tok::Ident(n) = self.peek().clone() {
+                    self.bump();
+                    self.declare(&n);
+                    if !self.eat_op(",") {
+                        break;
+                    }
+                }
+                continue;
+            }
+            match self.peek().clone() {
+                Tok::Ident(n) => {
+                    self.bump();
+                    self.declare(&n);
+                    if self.eat_op("=") {
+                        // In `|a = 1|`, the closing bar is not an operator.
+                        let saved = self.no_pipe;
+                        self.no_pipe = block;
+                        let d = self.ternary();
+                        self.no_pipe = saved;
+                        let d = d?;
+                        p.optional.push((n, d));
+                    } else if p.rest.is_some() || !p.optional.is_empty() {
+                        p.post.push(Param::Name(n));
+                    } else {
+                        p.required.push(Param::Name(n));
+                    }
+                }
+                Tok::Label(n) => {
+                    self.bump();
+                    self.declare(&n);
+                    let d = if matches!(self.peek(), Tok::Op(",") | Tok::Op(")") | Tok::Op("|"))
+                        || matches!(self.peek(), Tok::Nl | Tok::Semi)
+                    {
+                        None
+                    } else {
+                        Some(self.ternary()?)
+                    };
+                    p.keywords.push((n, d));
+                }
+                Tok::Op("*") => {
+                    self.bump();
+                    let n = match self.peek().clone() {
+                        Tok::Ident(n) => {
+                            self.bump();
+                            self.declare(&n);
+                            n
+                        }
+                        _ => String::new(),
+                    };
+                    p.rest = Some(n);
+                }
+                Tok::Op("**") => {
+                    self.bump();
+                    let n = match self.peek().clone() {
+                        Tok::Ident(n) => {
+                            self.bump();
+                            self.declare(&n);
+                            n
+                        }
+                        _ => {
+                            if is_kw(self.peek(), "nil") {
+                                self.bump();
+                            }
+                            String::new()
+                        }
+                    };
+                    p.kwrest = Some(n);
+                }
+                Tok::Op("&") => {
+                    self.bump();
+                    match self.bump() {
+                        Tok::Ident(n) => {
+                            self.declare(&n);
+                            p.block = Some(n);
+                        }
+                        _ => return self.unsupported("anonymous block parameter `&'"),
+                    }
+                }
+                Tok::Op("(") => {
+                    self.bump();
+                    let inner = self.destructure()?;
+                    if p.rest.is_some() {
+                        p.post.push(inner);
+                    } else {
+                        p.required.push(inner);
+                    }
+                }
+                _ => return self.fail(format!("unexpected {} in parameters", self.describe())),
+            }
+            self.skip_nl();
+            if self.eat_op(",") {
+                if block && close.iter().any(|c| self.is_op(c)) {
+                    p.trailing_comma = true;
+                }
+                continue;
+            }
+            break;
+        }
+        Ok(p)
+    }
+
+    /// `(a, (b, c), *d)` in a parameter list (the `(` is consumed).
+    fn destructure(&mut self) -> PResult<Param> {
+        let mut inner = Vec::new();
+        loop {
+            match self.bump() {
+                Tok::Ident(n) => {
+                    self.declare(&n);
+                    inner.push(Param::Name(n));
+                }
+                Tok::Op("*") => match self.peek().clone() {
+                    Tok::Ident(n) => {
+                        self.bump();
+                        self.declare(&n);
+                        inner.push(Param::Splat(n));
+                    }
+                    _ => inner.push(Param::Splat(String::new())),
+                },
+                Tok::Op("(") => inner.push(self.destructure()?),
+                _ => return self.fail("expected a parameter"),
+            }
+            if self.eat_op(",") {
+                continue;
+            }
+            self.expect_op(")")?;
+            break;
+        }
+        Ok(Param::Destructure(inner))
+    }
+
+    fn with_block_scope<T>(&mut self, f: impl FnOnce(&mut Self) -> PResult<T>) -> PResult<T> {
+        let outer = self.locals.last().cloned().unwrap_or_default();
+        self.locals.push(outer);
+        let saved_no_do = self.no_do;
+        let saved_args = self.args_level;
+        self.no_do = 0;
+        self.args_level = 0;
+        let r = f(self);
+        self.no_do = saved_no_do;
+        self.args_level = saved_args;
+        self.locals.pop();
+        r
+    }
+
+    fn brace_block(&mut self) -> PResult<Arc<Block>> {
+        self.expect_op("{")?;
+        self.nested(|me| {
+            me.with_block_scope(|p| {
+                p.skip_nl();
+                let (params, has_params) = p.block_params()?;
+                let body = p.stmts(&[])?;
+                p.skip_terms();
+                p.expect_op("}")?;
+                Ok(Arc::new(Block {
+                    params,
+                    has_params,
+                    body,
+                }))
+            })
+        })
+    }
+
+    fn do_block(&mut self) -> PResult<Arc<Block>> {
+        self.bump(); // do
+        self.nested(|me| {
+            me.with_block_scope(|p| {
+                p.skip_nl();
+                let (params, has_params) = p.block_params()?;
+                let body = p.body_with_rescue(&["end"])?;
+                p.expect_kw("end")?;
+                Ok(Arc::new(Block {
+                    params,
+                    has_params,
+                    body,
+                }))
+            })
+        })
+    }
+
+    /// `->(x) { ... }`, `-> x do ... end`.
+    fn lambda(&mut self) -> PResult<Arc<Block>> {
+        self.nested(|me| {
+            me.with_block_scope(|p| {
+                let params = if p.eat_op("(") {
+                    let ps = p.param_list(&[")"], true)?;
+                    p.expect_op(")")?;
+                    ps
+                } else if matches!(p.peek(), Tok::Ident(_) | Tok::Op("*") | Tok::Op("&")) {
+                    p.param_list(&["{"], true)?
+                } else {
+                    Params::default()
+                };
+                let body = if p.eat_op("{") {
+                    let b = p.stmts(&[])?;
+                    p.skip_terms();
+                    p.expect_op("}")?;
+                    b
+                } else if p.eat_kw("do") {
+                    let b = p.body_with_rescue(&["end"])?;
+                    p.expect_kw("end")?;
+                    b
+                } else {
+                    return p.fail("expected a lambda body");
+                };
+                Ok(Arc::new(Block {
+                    params,
+                    has_params: true,
+                    body,
+                }))
+            })
+        })
+    }
+
+    /// A body that may carry `rescue`/`else`/`ensure` clauses (def, do-block, begin, class).
+    fn body_with_rescue(&mut self, ends: &[&str]) -> PResult<Vec<Node>> {
+        let pos = self.pos();
+        let mut all_ends: Vec<&str> = ends.to_vec();
+        all_ends.extend(["rescue", "ensure", "else"]);
+        let body = self.stmts(&all_ends)?;
+        if !(self.is_kw("rescue") || self.is_kw("ensure") || self.is_kw("else")) {
+            return Ok(body);
+        }
+        let mut rescues = Vec::new();
+        while self.eat_kw("rescue") {
+            let mut classes = Vec::new();
+            let mut var = None;
+            while !matches!(self.peek(), Tok::Nl | Tok::Semi | Tok::Op("=>")) && !self.is_kw("then")
+            {
+                let cpos = self.pos();
+                if self.eat_op("*") {
+                    let e = self.ternary()?;
+                    classes.push(node(Kind::Splat(Box::new(e)), cpos));
+                } else {
+                    classes.push(self.ternary()?);
+                }
+                if !self.eat_op(",") {
+                    break;
+                }
+                self.skip_nl();
+            }
+            if self.eat_op("=>") {
+                let vpos = self.pos();
+                match self.peek().clone() {
+                    Tok::Ident(n) => {
+                        self.bump();
+                        self.declare(&n);
+                        var = Some(Box::new(node(Kind::LVar(n), vpos)));
+                    }
+                    Tok::IVar(n) => {
+                        self.bump();
+                        var = Some(Box::new(node(Kind::IVar(n), vpos)));
+                    }
+                    _ => return self.fail("expected a variable after `=>'"),
+                }
+            }
+            self.eat_kw("then");
+            let body = self.stmts(&all_ends)?;
+            rescues.push(Rescue { classes, var, body });
+        }
+        let else_body = if self.eat_kw("else") {
+            Some(self.stmts(&all_ends)?)
+        } else {
+            None
+        };
+        let ensure = if self.eat_kw("ensure") {
+            Some(self.stmts(ends)?)
+        } else {
+            None
+        };
+        Ok(vec![node(
+            Kind::Begin(body, rescues, else_body, ensure),
+            pos,
+        )])
+    }
+
+    fn ident_node(&mut self, name: String, pos: Pos) -> PResult<Node> {
+        if self.is_local(&name) && !self.is_op("(") {
+            // `x [1]` with a local `x` is an index, `x -1` a subtraction: both are
+            // operators on the variable, which the caller's postfix/binary handle.
+            return Ok(node(Kind::LVar(name), pos));
+        }
+        if self.is_local(&name) && self.is_op("(") && self.space_before() {
+            return Ok(node(Kind::LVar(name), pos));
+        }
+        self.call_rest(None, name, pos, false)
+    }
+
+    fn primary(&mut self) -> PResult<Node> {
+        self.nested(|p| p.primary_inner())
+    }
+
+    fn primary_inner(&mut self) -> PResult<Node> {
+        let pos = self.pos();
+        let mk = |kind| Node { kind, pos };
+        match self.bump() {
+            Tok::Int(n) => Ok(mk(Kind::Int(n))),
+            Tok::Float(f) => Ok(mk(Kind::Float(f))),
+            Tok::Str(parts) => {
+                let mut parts = self.parts(parts)?;
+                // Adjacent string literals concatenate.
+                while let Tok::Str(more) = self.peek().clone() {
+                    self.bump();
+                    parts.extend(self.parts(more)?);
+                }
+                Ok(mk(Kind::Str(parts)))
+            }
+            Tok::XStr(parts) => Ok(mk(Kind::XStr(self.parts(parts)?))),
+            Tok::Sym(parts) => Ok(mk(Kind::Sym(self.parts(parts)?))),
+            Tok::Regex(parts, flags) => Ok(mk(Kind::Regex(self.parts(parts)?, flags))),
+            Tok::Words(words, sym) => Ok(mk(Kind::Array(
+                words
+                    .into_iter()
+                    .map(|w| Node {
+                        kind: if sym {
+                            Kind::Sym(vec![Part::Lit(w)])
+                        } else {
+                            Kind::Str(vec![Part::Lit(w)])
+                        },
+                        pos,
+                    })
+                    .collect(),
+            ))),
+            Tok::IVar(n) => Ok(mk(Kind::IVar(n))),
+            Tok::CVar(n) => Ok(mk(Kind::CVar(n))),
+            Tok::GVar(n) => {
+                if let Ok(k) = n.parse::<usize>() {
+                    Ok(mk(Kind::NthRef(k)))
+                } else {
+                    Ok(mk(Kind::GVar(n)))
+                }
+            }
+            Tok::Label(l) => {
+                // A label outside a hash/argument list: `cond ? a: b` style.
+                self.i -= 1;
+                self.fail(format!("unexpected label `{l}:'"))
+            }
+            Tok::Const(n) => {
+                if self.is_op("(") && !self.space_before() {
+                    return self.call_rest(None, n, pos, false);
+                }
+                if self.space_before()
+                    && match self.peek() {
+                        Tok::Str(_) | Tok::IVar(_) | Tok::Int(_) | Tok::Float(_) => true,
+                        Tok::Ident(k) => !is_reserved(k) && !matches!(k.as_str(), "rescue"),
+                        _ => false,
+                    }
+                {
+                    // `Integer "3"`, `Integer key`: a command call of a method named like a
+                    // constant.
+                    return self.call_rest(None, n, pos, false);
+                }
+                Ok(mk(Kind::Const(None, n)))
+            }
+            Tok::Op("::") => match self.bump() {
+                Tok::Const(n) => Ok(mk(Kind::TopConst(n))),
+                _ => self.fail("expected a constant after `::'"),
+            },
+            Tok::Op("(") => {
+                self.skip_terms();
+                if self.eat_op(")") {
+                    return Ok(mk(Kind::Nil));
+                }
+                let saved = self.no_do;
+                self.no_do = 0;
+                let body = self.stmts(&[]);
+                self.no_do = saved;
+                let body = body?;
+                self.skip_terms();
+                self.expect_op(")")?;
+                if body.len() == 1 {
+                    Ok(body.into_iter().next().unwrap_or(mk(Kind::Nil)))
+                } else {
+                    Ok(mk(Kind::Seq(body)))
+                }
+            }
+            Tok::Op("[") => {
+                let items = self.call_args("]")?;
+                Ok(mk(Kind::Array(
+                    items
+                        .into_iter()
+                        .map(|n| match n.kind {
+                            Kind::KwArgs(items) => Node {
+                                kind: Kind::Hash(items),
+                                pos: n.pos,
+                            },
+                            _ => n,
+                        })
+                        .collect(),
+                )))
+            }
+            Tok::Op("{") => self.hash_literal(pos),
+            Tok::Op("->") => {
+                let b = self.lambda()?;
+                Ok(mk(Kind::Lambda(b)))
+            }
+            Tok::Op("..") | Tok::Op("...") => self.unsupported("beginless range"),
+            Tok::Op("*") => self.unsupported("splat outside an argument list"),
+            Tok::Ident(name) => self.keyword_or_ident(name, pos),
+            Tok::Put(_) | Tok::InsertBegin => {
+                self.i -= 1;
+                self.fail("template text inside an expression")
+            }
+            _ => {
+                self.i -= 1;
+                self.fail(format!("unexpected {}", self.describe()))
+            }
+        }
+    }
+
+    fn hash_literal(&mut self, pos: Pos) -> PResult<Node> {
+        let mut items = Vec::new();
+        let saved = self.no_do;
+        self.no_do = 0;
+        self.args_level += 1;
+        let r = (|| -> PResult<()> {
+            loop {
+                self.skip_nl();
+                if self.eat_op("}") {
+                    return Ok(());
+                }
+                let kpos = self.pos();
+                match self.peek().clone() {
+                    Tok::Label(l) => {
+                        self.bump();
+                        self.skip_nl();
+                        let v = if matches!(self.peek(), Tok::Op(",") | Tok::Op("}")) {
+                            self.ident_node(l.clone(), kpos)?
+                        } else {
+                            self.expr()?
+                        };
+                        items.push(HashItem::Pair(node(Kind::Sym(vec![Part::Lit(l)]), kpos), v));
+                    }
+                    Tok::Str(parts)
+                        if matches!(self.peek_n(1), Tok::Op(":")) && !self.space_before_n(1) =>
+                    {
+                        self.bump();
+                        self.bump();
+                        self.skip_nl();
+                        let v = self.expr()?;
+                        let parts = self.parts(parts)?;
+                        items.push(HashItem::Pair(node(Kind::Sym(parts), kpos), v));
+                    }
+                    Tok::Op("**") => {
+                        self.bump();
+                        let e = self.ternary()?;
+                        items.push(HashItem::Splat(e));
+                    }
+                    _ => {
+                        let k = self.expr()?;
+                        self.skip_nl();
+                        self.expect_op("=>")?;
+                        self.skip_nl();
+                        let v = self.expr()?;
+                        items.push(HashItem::Pair(k, v));
+                    }
+                }
+                self.skip_nl();
+                if self.eat_op(",") {
+                    continue;
+                }
+                self.skip_nl();
+                self.expect_op("}")?;
+                return Ok(());
+            }
+        })();
+        self.no_do = saved;
+        self.args_level -= 1;
+        r?;
+        Ok(node(Kind::Hash(items), pos))
+    }
+
+    fn keyword_or_ident(&mut self, name: String, pos: Pos) -> PResult<Node> {
+        let mk = |kind| Node { kind, pos };
+        match name.as_str() {
+            "nil" => Ok(mk(Kind::Nil)),
+            "true" => Ok(mk(Kind::True)),
+            "false" => Ok(mk(Kind::False)),
+            "self" => Ok(mk(Kind::SelfRef)),
+            "__FILE__" => {
+                if self.template {
+                    Ok(call(None, "file", vec![], pos))
+                } else {
+                    Ok(mk(Kind::Str(vec![Part::Lit(self.file.to_string())])))
+                }
+            }
+            "__LINE__" => Ok(mk(Kind::Int(i64::from(pos.line)))),
+            "__method__" => Ok(mk(Kind::CurrentMethod)),
+            "__ENCODING__" => self.unsupported("__ENCODING__"),
+            "if" | "unless" => {
+                let unless = name == "unless";
+                let c = self.cond_expr()?;
+                self.eat_then();
+                let then = self.stmts(&["elsif", "else", "end"])?;
+                let els = self.if_tail(unless)?;
+                if unless {
+                    Ok(mk(Kind::If(Box::new(c), els, then)))
+                } else {
+                    Ok(mk(Kind::If(Box::new(c), then, els)))
+                }
+            }
+            "while" | "until" => {
+                self.no_do += 1;
+                let c = self.expr_stmt();
+                self.no_do -= 1;
+                let c = c?;
+                self.eat_kw("do");
+                let body = self.stmts(&["end"])?;
+                self.expect_kw("end")?;
+                Ok(mk(Kind::While {
+                    cond: Box::new(c),
+                    body,
+                    until: name == "until",
+                    do_while: false,
+                }))
+            }
+            "for" => {
+                let mut vars = Vec::new();
+                loop {
+                    match self.bump() {
+                        Tok::Ident(n) => {
+                            self.declare(&n);
+                            vars.push(Param::Name(n));
+                        }
+                        Tok::Op("(") => vars.push(self.destructure()?),
+                        _ => return self.fail("expected a loop variable"),
+                    }
+                    if !self.eat_op(",") {
+                        break;
+                    }
+                }
+                if !self.eat_kw("in") {
+                    return self.fail("expected `in' in for loop");
+                }
+                self.no_do += 1;
+                let it = self.expr_stmt();
+                self.no_do -= 1;
+                let it = it?;
+                self.eat_kw("do");
+                let body = self.stmts(&["end"])?;
+                self.expect_kw("end")?;
+                Ok(mk(Kind::For(vars, Box::new(it), body)))
+            }
+            "case" => {
+                let subject = if matches!(self.peek(), Tok::Nl | Tok::Semi) {
+                    None
+                } else {
+                    Some(Box::new(self.expr_stmt()?))
+                };
+                self.skip_terms();
+                let mut whens = Vec::new();
+                while self.eat_kw("when") {
+                    let mut vals = Vec::new();
+                    loop {
+                        self.skip_nl();
+                        let vpos = self.pos();
+                        if self.eat_op("*") {
+                            let e = self.ternary()?;
+                            vals.push(node(Kind::Splat(Box::new(e)), vpos));
+                        } else {
+                            vals.push(self.ternary()?);
+                        }
+                        if !self.eat_op(",") {
+                            break;
+                        }
+                    }
+                    self.eat_then();
+                    let body = self.stmts(&["when", "else", "end"])?;
+                    whens.push((vals, body));
+                }
+                if self.is_kw("in") {
+                    return self.unsupported("pattern matching `case ... in'");
+                }
+                let els = if self.eat_kw("else") {
+                    Some(self.stmts(&["end"])?)
+                } else {
+                    None
+                };
+                self.expect_kw("end")?;
+                Ok(mk(Kind::Case(subject, whens, els)))
+            }
+            "begin" => {
+                let body = self.body_with_rescue(&["end"])?;
+                self.expect_kw("end")?;
+                let n = match body.as_slice() {
+                    [single] if matches!(single.kind, Kind::Begin(..)) => single.clone(),
+                    // A plain `begin ... end` is kept as a `Begin` without clauses, so that a
+                    // `while` modifier after it runs the body first.
+                    _ => mk(Kind::Begin(body, Vec::new(), None, None)),
+                };
+                Ok(n)
+            }
+            "def" => self.def(pos),
+            "class" => self.class_def(pos),
+            "module" => self.module_def(pos),
+            "return" | "next" | "break" => {
+                let value = if matches!(
+                    self.peek(),
+                    Tok::Nl | Tok::Semi | Tok::Eof | Tok::Op("}") | Tok::Op(")") | Tok::InsertEnd
+                ) || self.is_kw("if")
+                    || self.is_kw("unless")
+                    || self.is_kw("end")
+                    || self.is_kw("while")
+                    || self.is_kw("until")
+                {
+                    None
+                } else {
+                    let vpos = self.pos();
+                    let v = self.rhs_item()?;
+                    if self.is_op(",") || matches!(v.kind, Kind::Splat(_)) {
+                        let mut items = vec![v];
+                        while self.eat_op(",") {
+                            self.skip_nl();
+                            items.push(self.rhs_item()?);
+                        }
+                        Some(Box::new(node(Kind::Array(items), vpos)))
+                    } else {
+                        Some(Box::new(v))
+                    }
+                };
+                Ok(mk(match name.as_str() {
+                    "return" => Kind::Return(value),
+                    "next" => Kind::Next(value),
+                    _ => Kind::Break(value),
+                }))
+            }
+            "retry" => Ok(mk(Kind::Retry)),
+            "redo" => self.unsupported("`redo'"),
+            "yield" => {
+                let c = self.call_rest(None, name, pos, false)?;
+                match c.kind {
+                    Kind::Call {
+                        args,
+                        block: None,
+                        block_arg: None,
+                        ..
+                    } => Ok(mk(Kind::Yield(args))),
+                    _ => self.fail("block given to yield"),
+                }
+            }
+            "super" => {
+                let zsuper =
+                    (!self.is_op("(") || self.space_before()) && !self.can_start_command_arg();
+                let c = self.call_rest(None, name, pos, false)?;
+                match c.kind {
+                    Kind::Call {
+                        args,
+                        block,
+                        block_arg,
+                        ..
+                    } => Ok(mk(Kind::Super {
+                        args: if zsuper { None } else { Some(args) },
+                        block,
+                        block_arg,
+                    })),
+                    _ => self.fail("bad super"),
+                }
+            }
+            "then" | "do" | "end" | "else" | "elsif" | "when" | "in" | "rescue" | "ensure"
+            | "and" | "or" => {
+                self.i -= 1;
+                self.fail(format!("unexpected `{name}'"))
+            }
+            "alias" | "undef" => {
+                self.i -= 1;
+                self.fail(format!("unexpected `{name}'"))
+            }
+            _ => self.ident_node(name, pos),
+        }
+    }
+
+    /// `def name(params) ... end`, `def self.name`, `def obj.name`, setters and operators.
+    fn def(&mut self, pos: Pos) -> PResult<Node> {
+        let mut recv: Option<Box<Node>> = None;
+        let first_pos = self.pos();
+        let mut fname = match self.bump() {
+            Tok::Ident(n) => n,
+            Tok::Const(n) => n,
+            Tok::Op("[") => {
+                self.expect_op("]")?;
+                "[]".to_string()
+            }
+            Tok::Op(op)
+                if matches!(
+                    op,
+                    "+" | "-"
+                        | "*"
+                        | "/"
+                        | "%"
+                        | "**"
+                        | "=="
+                        | "!="
+                        | "==="
+                        | "=~"
+                        | "<=>"
+                        | "<"
+                        | ">"
+                        | "<="
+                        | ">="
+                        | "<<"
+                        | ">>"
+                        | "&"
+                        | "|"
+                        | "^"
+                        | "!"
+                        | "~"
+                ) =>
+            {
+                op.to_string()
+            }
+            Tok::Label(n) => {
+                // `def x:` is not Ruby; `def self.x` lexes as Ident.
+                return self.fail(format!("unexpected label `{n}:'"));
+            }
+            _ => return self.fail("expected a method name"),
+        };
+        if self.is_op(".") && !self.space_before() {
+            // `def self.x` / `def Const.x` / `def obj.x`.
+            self.bump();
+            recv = Some(Box::new(match fname.as_str() {
+                "self" => node(Kind::SelfRef, first_pos),
+                n if n.starts_with(|c: char| c.is_uppercase()) => {
+                    node(Kind::Const(None, n.to_string()), first_pos)
+                }
+                n if self.is_local(n) => node(Kind::LVar(n.to_string()), first_pos),
+                _ => return self.unsupported("def on a method's result"),
+            }));
+            fname = match self.bump() {
+                Tok::Ident(n) | Tok::Const(n) => n,
+                Tok::Op("[") => {
+                    self.expect_op("]")?;
+                    "[]".to_string()
+                }
+                Tok::Op(op) if !matches!(op, "(" | "{" | "=" | ",") => op.to_string(),
+                _ => return self.fail("expected a method name"),
+            };
+        }
+        // A setter `def x=(v)` (the lexer gives `x` then `=`).
+        if self.is_op("=") && !self.space_before() && is_ident_name(&fname) {
+            if matches!(self.peek_n(1), Tok::Op("(")) || !self.space_before_n(1) {
+                self.bump();
+                fname.push('=');
+            }
+        } else if fname == "[]" && self.is_op("=") && !self.space_before() {
+            self.bump();
+            fname = "[]=".into();
+        }
+        // Method body has its own local scope.
+        self.locals.push(HashSet::new());
+        let r = (|| -> PResult<Def> {
+            let params = if self.eat_op("(") {
+                let p = self.param_list(&[")"], false)?;
+                self.skip_nl();
+                self.expect_op(")")?;
+                p
+            } else if matches!(
+                self.peek(),
+                Tok::Ident(_)
+                    | Tok::Label(_)
+                    | Tok::Op("*")
+                    | Tok::Op("**")
+                    | Tok::Op("&")
+                    | Tok::Op("(")
+            ) {
+                self.param_list(&[], false)?
+            } else {
+                Params::default()
+            };
+            if self.eat_op("=") {
+                // `def name(args) = expression`.
+                self.skip_nl();
+                let e = self.stmt()?;
+                return Ok(Def {
+                    name: fname.clone(),
+                    params,
+                    body: vec![e],
+                    file: self.file.clone(),
+                    frozen_literals: self.frozen_literals,
+                });
+            }
+            let body = self.body_with_rescue(&["end"])?;
+            self.expect_kw("end")?;
+            Ok(Def {
+                name: fname.clone(),
+                params,
+                body,
+                file: self.file.clone(),
+                frozen_literals: self.frozen_literals,
+            })
+        })();
+        self.locals.pop();
+        Ok(node(Kind::Def(recv, Arc::new(r?)), pos))
+    }
+
+    /// The constant path after `class`/`module`: `Foo`, `Foo::Bar`, `::Foo`.
+    fn cpath(&mut self) -> PResult<Node> {
+        let pos = self.pos();
+        let mut n = match self.bump() {
+            Tok::Const(c) => node(Kind::Const(None, c), pos),
+            Tok::Op("::") => match self.bump() {
+                Tok::Const(c) => node(Kind::TopConst(c), pos),
+                _ => return self.fail("expected a constant name"),
+            },
+            _ => {
+                self.i -= 1;
+                return self.fail("class/module name must be CONSTANT");
+            }
+        };
+        while self.is_op("::") {
+            self.bump();
+            match self.bump() {
+                Tok::Const(c) => n = node(Kind::Const(Some(Box::new(n)), c), pos),
+                _ => return self.fail("expected a constant name"),
+            }
+        }
+        Ok(n)
+    }
+
+    fn class_def(&mut self, pos: Pos) -> PResult<Node> {
+        if self.is_op("<<") {
+            self.bump();
+            let target = self.expr()?;
+            self.locals.push(HashSet::new());
+            let body = self.body_with_rescue(&["end"]);
+            self.locals.pop();
+            let body = body?;
+            self.expect_kw("end")?;
+            return Ok(node(Kind::SClass(Box::new(target), Arc::new(body)), pos));
+        }
+        let path = self.cpath()?;
+        let superclass = if self.eat_op("<") {
+            Some(self.expr()?)
+        } else {
+            None
+        };
+        self.locals.push(HashSet::new());
+        let body = self.body_with_rescue(&["end"]);
+        self.locals.pop();
+        let body = body?;
+        self.expect_kw("end")?;
+        Ok(node(
+            Kind::Class(Arc::new(ModuleBody {
+                path,
+                superclass,
+                body,
+            })),
+            pos,
+        ))
+    }
+
+    fn module_def(&mut self, pos: Pos) -> PResult<Node> {
+        let path = self.cpath()?;
+        self.locals.push(HashSet::new());
+        let body = self.body_with_rescue(&["end"]);
+        self.locals.pop();
+        let body = body?;
+        self.expect_kw("end")?;
+        Ok(node(
+            Kind::Module(Arc::new(ModuleBody {
+                path,
+                superclass: None,
+                body,
+            })),
+            pos,
+        ))
+    }
+
+    fn cond_expr(&mut self) -> PResult<Node> {
+        self.expr_stmt()
+    }
+
+    fn eat_then(&mut self) {
+        while matches!(self.peek(), Tok::Nl | Tok::Semi) {
+            self.bump();
+        }
+        if self.eat_kw("then") {
+            self.skip_terms();
+        }
+    }
+
+    fn if_tail(&mut self, unless: bool) -> PResult<Vec<Node>> {
+        self.skip_terms();
+        let pos = self.pos();
+        if self.eat_kw("elsif") {
+            if unless {
+                return self.fail("`elsif' in an `unless'");
+            }
+            let c = self.cond_expr()?;
+            self.eat_then();
+            let then = self.stmts(&["elsif", "else", "end"])?;
+            let els = self.nested(|p| p.if_tail(false))?;
+            return Ok(vec![node(Kind::If(Box::new(c), then, els), pos)]);
+        }
+        if self.eat_kw("else") {
+            let els = self.stmts(&["end"])?;
+            self.expect_kw("end")?;
+            return Ok(els);
+        }
+        self.expect_kw("end")?;
+        Ok(vec![])
+    }
+
+    /// Parses the code of interpolated parts.
+    fn parts(&mut self, parts: Vec<StrPart>) -> PResult<Vec<Part>> {
+        let mut out = Vec::with_capacity(parts.len());
+        for p in parts {
+            match p {
+                StrPart::Lit(s) => out.push(Part::Lit(s)),
+                StrPart::Code(mut toks) => {
+                    let end_pos = toks.last().map(|t| t.pos).unwrap_or_else(|| self.pos());
+                    toks.push(Token {
+                        tok: Tok::Eof,
+                        pos: end_pos,
+                        space_before: true,
+                    });
+                    let mut sub = Parser {
+                        toks,
+                        i: 0,
+                        locals: vec![self.locals.last().cloned().unwrap_or_default()],
+                        depth: self.depth,
+                        no_do: 0,
+                        prev_pred: false,
+                        file: self.file.clone(),
+                        template: self.template,
+                        args_level: 0,
+                        no_pipe: false,
+                        frozen_literals: self.frozen_literals,
+                    };
+                    let body = sub.stmts(&[])?;
+                    if !sub.at_eof() {
+                        return sub.fail(format!("unexpected {} in interpolation", sub.describe()));
+                    }
+                    if let (Some(mine), Some(theirs)) = (self.locals.last_mut(), sub.locals.pop()) {
+                        mine.extend(theirs);
+                    }
+                    out.push(Part::Code(body));
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+fn kwargs_node(items: Vec<HashItem>) -> Node {
+    let pos = match items.first() {
+        Some(HashItem::Pair(k, _)) => k.pos,
+        Some(HashItem::Splat(e)) => e.pos,
+        None => Pos::default(),
+    };
+    node(Kind::KwArgs(items), pos)
+}
+
+fn call(recv: Option<Node>, name: &str, args: Vec<Node>, pos: Pos) -> Node {
+    node(
+        Kind::Call {
+            recv: recv.map(Box::new),
+            name: name.to_string(),
+            args,
+            block: None,
+            block_arg: None,
+            safe: false,
+        },
+        pos,
+    )
+}
+
+fn is_assign_op(op: &str) -> bool {
+    matches!(
+        op,
+        "+=" | "-="
+            | "*="
+            | "/="
+            | "%="
+            | "**="
+            | "||="
+            | "&&="
+            | "|="
+            | "&="
+            | "^="
+            | "<<="
+            | ">>="
+    )
+}
+
+fn is_ident_name(name: &str) -> bool {
+    name.chars()
+        .next()
+        .is_some_and(|c| c.is_alphabetic() || c == '_')
+        && !name.ends_with('?')
+        && !name.ends_with('!')
+}
+
+fn is_reserved(name: &str) -> bool {
+    matches!(
+        name,
+        "if" | "unless"
+            | "while"
+            | "until"
+            | "and"
+            | "or"
+            | "not"
+            | "then"
+            | "do"
+            | "end"
+            | "else"
+            | "elsif"
+            | "case"
+            | "when"
+            | "in"
+            | "for"
+            | "begin"
+            | "rescue"
+            | "ensure"
+            | "def"
+            | "return"
+            | "next"
+            | "break"
+            | "nil"
+            | "true"
+            | "false"
+            | "self"
+            | "defined?"
+            | "class"
+            | "module"
+            | "yield"
+            | "super"
+            | "alias"
+            | "undef"
+            | "retry"
+            | "redo"
+            | "__FILE__"
+            | "__LINE__"
+            | "__method__"
+    )
+}
+
+fn make_assign(target: Node, op: &str, value: Node, pos: Pos) -> Node {
+    if op == "=" {
+        node(Kind::Assign(Box::new(target), Box::new(value)), pos)
+    } else {
+        let bare = op.trim_end_matches('=').to_string();
+        node(Kind::OpAssign(Box::new(target), bare, Box::new(value)), pos)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ok(src: &str) -> Program {
+        match parse_file(src, "t.rb") {
+            Ok(p) => p,
+            Err(e) => panic!("{src:?}: {e:?}"),
+        }
+    }
+
+    #[test]
+    fn module_shapes_parse() {
+        ok("module A\n  module B\n    class C < D::E\n      X = 1\n      attr_reader :a, :b\n      def initialize(a, b = 2, *c, d:, e: 3, **f, &g)\n        @a = a\n        super\n      end\n      def self.x; end\n      class << self\n        def y; end\n      end\n      def ==(o)\n        o\n      end\n    end\n  end\nend\n").body.len();
+    }
+
+    #[test]
+    fn heredocs_and_commands() {
+        let p = ok("newfunction(:x, :type => :rvalue, :doc => <<-EOS\n  doc\n  EOS\n) do |args|\n  args[0]\nend\n");
+        assert_eq!(p.body.len(), 1);
+        let p = ok("x = <<~A + <<~B\n  one\nA\n  two\nB\ny = 1\n");
+        assert_eq!(p.body.len(), 2);
+    }
+
+    #[test]
+    fn multiple_assignment() {
+        ok("a, b = 1, 2\n*a, b = x\n(a, b), c = [[1, 2], 3]\n@x, h[:k] = 1, 2\nfirst, *rest = list\n");
+    }
+
+    #[test]
+    fn do_binds_to_the_command() {
+        let p = ok("dispatch :foo do\n  param 'String', :x\nend\n");
+        match &p.body[0].kind {
+            Kind::Call { name, block, .. } => {
+                assert_eq!(name, "dispatch");
+                assert!(block.is_some());
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}

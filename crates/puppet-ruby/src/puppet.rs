@@ -1,0 +1,1230 @@
+//! The Puppet API that module Ruby code calls, as native methods of Puppet's classes:
+//!
+//! * 4.x functions: `Puppet::Functions.create_function` with its dispatch DSL (`dispatch`,
+//!   `param`, `optional_param`, `repeated_param`, `required_repeated_param`, `block_param`,
+//!   `optional_block_param`, `return_type`, `scope_param`, `argument_mismatch`,
+//!   `local_types`), and a function's own methods (`call_function`, `closure_scope`, the
+//!   dispatcher);
+//! * 3.x functions: `Puppet::Parser::Functions.newfunction`, `.function`;
+//! * logging (`Puppet.warning`, `debug`, ..., `deprecation_warning`, `warn_once`);
+//! * the helpers modules use: `Puppet::Util::Package.versioncmp`,
+//!   `Puppet::Util.absolute_path?`, the type parser and calculator (`TypeParser`,
+//!   `TypeCalculator.infer_set`/`instance?`, `TypeMismatchDescriber`);
+//! * Puppet values that have no Ruby counterpart (types, Sensitive...), seen from Ruby.
+//!
+//! What the code defined (functions here, resource types in `typedsl`) is kept in [`Ext`] for
+//! the loaders to read. Commands (`Puppet::Util::Execution.execute`) are refused.
+
+use crate::functions::{Dispatch, DispatchParam, ParamKind, V3Info};
+use crate::interp::{raise, unsupported, Ctrl, Interp, R};
+use crate::object::{Blk, Module, ObjData, Object};
+use crate::value::{self, to_s, RValue};
+use crate::Pos;
+use puppet_types::{Type, Value};
+use std::cell::RefCell;
+use std::rc::Rc;
+
+/// A function the code defined.
+#[derive(Debug, Clone)]
+pub enum DefinedFunction {
+    /// `newfunction`: its name, declarations and body.
+    V3 {
+        name: String,
+        info: V3Info,
+        block: Blk,
+    },
+    /// `create_function`: its name and class.
+    V4 { name: String, class: Rc<Module> },
+}
+
+impl DefinedFunction {
+    /// The function's name.
+    pub fn name(&self) -> &str {
+        match self {
+            DefinedFunction::V3 { name, .. } | DefinedFunction::V4 { name, .. } => name,
+        }
+    }
+}
+
+/// What the Puppet API keeps while code runs: the definitions the code made.
+#[derive(Debug, Default)]
+pub struct Ext {
+    /// Functions, in definition order.
+    pub functions: Vec<DefinedFunction>,
+    /// Resource types (`Puppet::Type.newtype`), in definition order.
+    pub types: Vec<Rc<RefCell<crate::typedsl::TypeRecord>>>,
+}
+
+/// The dispatches of a 4.x function class.
+#[derive(Debug, Default)]
+pub(crate) struct FunctionRecord {
+    pub dispatches: Vec<Dispatch>,
+    pub local_types: Vec<(String, String)>,
+}
+
+/// The record of a function class.
+pub(crate) fn function_record(class: &Rc<Module>) -> Option<Rc<RefCell<FunctionRecord>>> {
+    for m in class.ancestors() {
+        let extra = m.extra.borrow().clone();
+        if let Some(e) = extra {
+            if let Ok(r) = e.downcast::<RefCell<FunctionRecord>>() {
+                return Some(r);
+            }
+        }
+    }
+    None
+}
+
+/// A new instance of a function class.
+pub(crate) fn new_function_instance(it: &mut Interp, class: &Rc<Module>) -> RValue {
+    let o = Rc::new(Object::new(class.clone()));
+    it.track_object(&o);
+    RValue::Object(o)
+}
+
+/// Calls the Puppet lambda given to the function being run.
+pub(crate) fn call_foreign_block(it: &mut Interp, args: Vec<RValue>, pos: Pos) -> R {
+    let mut pargs = Vec::with_capacity(args.len());
+    for a in &args {
+        match value::to_puppet(a) {
+            Ok(v) => pargs.push(v),
+            Err(e) => return unsupported(format!("argument to a Puppet lambda: {e}"), pos),
+        }
+    }
+    match it.scope.call_block(pargs) {
+        Ok(v) => Ok(value::from_puppet(&v)),
+        Err(msg) => raise("Puppet::ParseError", msg, pos),
+    }
+}
+
+fn native<T: 'static>(o: &Rc<Object>) -> Option<Rc<T>> {
+    match &*o.data.borrow() {
+        ObjData::Native(d) => d.clone().downcast::<T>().ok(),
+        _ => None,
+    }
+}
+
+fn new_native_object<T: 'static>(it: &mut Interp, class: &str, data: T) -> RValue {
+    let c = it
+        .module_by_path(class)
+        .unwrap_or_else(|| it.object_class());
+    let o = Rc::new(Object::new(c));
+    *o.data.borrow_mut() = ObjData::Native(Rc::new(data));
+    it.track_object(&o);
+    RValue::Object(o)
+}
+
+fn inherits_name(m: &Rc<Module>, name: &str) -> bool {
+    m.ancestors().iter().any(|a| a.name() == name)
+}
+
+fn type_text(v: &RValue, pos: Pos) -> Result<String, Ctrl> {
+    match v {
+        RValue::Str(s) => Ok(s.borrow().clone()),
+        RValue::Puppet(p) => match &**p {
+            Value::Type(t) => Ok(t.to_string()),
+            other => raise(
+                "ArgumentError",
+                format!(
+                    "Parameter 'type' must be a String reference to a Puppet Data Type. Got {}",
+                    crate::value::RValue::Puppet(Rc::new(other.clone())).class_name()
+                ),
+                pos,
+            ),
+        },
+        other => raise(
+            "ArgumentError",
+            format!(
+                "Parameter 'type' must be a String reference to a Puppet Data Type. Got {}",
+                other.class_name()
+            ),
+            pos,
+        ),
+    }
+}
+
+fn param_name(v: &RValue, pos: Pos) -> Result<String, Ctrl> {
+    match v {
+        RValue::Sym(s) => Ok(s.to_string()),
+        other => raise(
+            "ArgumentError",
+            format!(
+                "Parameter name argument must be a Symbol. Got {}",
+                other.class_name()
+            ),
+            pos,
+        ),
+    }
+}
+
+/// The dispatch builder's state.
+#[derive(Debug, Default)]
+struct Builder {
+    d: RefCell<Dispatch>,
+}
+
+/// The local type aliases builder's state.
+#[derive(Debug, Default)]
+struct AliasBuilder {
+    aliases: RefCell<Vec<(String, String)>>,
+}
+
+/// `Puppet::Parser::Functions.autoloader`: loads 3.x functions by name.
+#[derive(Debug, Default)]
+struct Autoloader3x;
+
+/// Whether the 3.x function `name` is defined in this run, loading its file (`load`).
+fn load_3x(it: &mut Interp, name: &str, load: bool, pos: Pos) -> R {
+    let defined = |it: &Interp| {
+        it.ext
+            .functions
+            .iter()
+            .any(|f| matches!(f, DefinedFunction::V3 { name: n, .. } if n == name))
+    };
+    if defined(it) || !load {
+        return Ok(RValue::Bool(defined(it)));
+    }
+    let key = format!("puppet/parser/functions/{name}");
+    if let Some(r) = it.sources.find_lib(&key) {
+        let (path, prog) = r.map_err(|e| {
+            Ctrl::Raise(Box::new(crate::interp::Exc {
+                class: "SyntaxError".into(),
+                message: e.to_string(),
+                pos,
+                file: None,
+                obj: None,
+            }))
+        })?;
+        if it.loaded.insert(path) {
+            it.run_program(&prog)?;
+        }
+    }
+    Ok(RValue::Bool(defined(it)))
+}
+
+/// `Puppet.settings`.
+#[derive(Debug, Default)]
+struct SettingsObj;
+
+/// A Puppet setting as Ruby sees it: the compile's value, else Puppet 7.23's default for
+/// the settings modules read.
+fn setting(it: &mut Interp, name: &str, pos: Pos) -> R {
+    let name = name.trim_start_matches(':');
+    let v = match it.scope.setting(name) {
+        Some(v) => v,
+        None => match name {
+            "strict" => Value::string("warning"),
+            "strict_variables" => Value::Boolean(false),
+            _ => {
+                return unsupported(
+                    format!("the Puppet setting '{name}' (Puppet[:{name}])"),
+                    pos,
+                )
+            }
+        },
+    };
+    Ok(match (name, &v) {
+        ("strict", Value::String(s)) => RValue::sym(s),
+        _ => value::from_puppet(&v),
+    })
+}
+
+/// A parsed Puppet type parser (`TypeParser.singleton`).
+#[derive(Debug, Default)]
+struct TypeParserObj;
+
+fn builder_method(
+    it: &mut Interp,
+    b: &Builder,
+    name: &str,
+    args: &[RValue],
+    pos: Pos,
+) -> Option<R> {
+    let _ = it;
+    let r = (|| {
+        let mut d = b.d.borrow_mut();
+        let after_block = d.block.is_some();
+        let after_repeated = d
+            .params
+            .last()
+            .is_some_and(|p| matches!(p.kind, ParamKind::Repeated | ParamKind::RequiredRepeated));
+        let push = |d: &mut Dispatch, kind: ParamKind| -> Result<(), Ctrl> {
+            if args.len() != 2 {
+                return raise(
+                    "ArgumentError",
+                    format!(
+                        "wrong number of arguments (given {}, expected 2)",
+                        args.len()
+                    ),
+                    pos,
+                );
+            }
+            if after_block {
+                return raise(
+                    "ArgumentError",
+                    "Parameters cannot be added after a block parameter",
+                    pos,
+                );
+            }
+            if after_repeated {
+                return raise(
+                    "ArgumentError",
+                    "Parameters cannot be added after a repeated parameter",
+                    pos,
+                );
+            }
+            let ty = type_text(&args[0], pos)?;
+            let name = param_name(&args[1], pos)?;
+            let optional_seen = d.params.iter().any(|p| p.kind == ParamKind::Optional);
+            if optional_seen && matches!(kind, ParamKind::Required) {
+                return raise(
+                    "ArgumentError",
+                    "A required parameter cannot be added after an optional parameter",
+                    pos,
+                );
+            }
+            if optional_seen && matches!(kind, ParamKind::RequiredRepeated) {
+                return raise(
+                    "ArgumentError",
+                    "A required repeated parameter cannot be added after an optional parameter",
+                    pos,
+                );
+            }
+            d.params.push(DispatchParam { ty, name, kind });
+            Ok(())
+        };
+        match name {
+            "param" | "required_param" => push(&mut d, ParamKind::Required)?,
+            "optional_param" => push(&mut d, ParamKind::Optional)?,
+            "repeated_param" | "optional_repeated_param" => push(&mut d, ParamKind::Repeated)?,
+            "required_repeated_param" => push(&mut d, ParamKind::RequiredRepeated)?,
+            "block_param" | "required_block_param" | "optional_block_param" => {
+                let (ty, bname) = match args {
+                    [] => ("Callable".to_string(), "block".to_string()),
+                    [n] => ("Callable".to_string(), param_name(n, pos)?),
+                    [t, n] => (type_text(t, pos)?, param_name(n, pos)?),
+                    _ => {
+                        return raise(
+                            "ArgumentError",
+                            format!(
+                                "block_param accepts max 2 arguments (type, name), got {}.",
+                                args.len()
+                            ),
+                            pos,
+                        )
+                    }
+                };
+                if d.block.is_some() {
+                    return raise("ArgumentError", "Attempt to redefine block", pos);
+                }
+                d.block = Some((ty, bname, name == "optional_block_param"));
+            }
+            "return_type" => {
+                let [t] = args else {
+                    return raise(
+                        "ArgumentError",
+                        "wrong number of arguments (expected 1)",
+                        pos,
+                    );
+                };
+                d.return_type = Some(type_text(t, pos)?);
+            }
+            "scope_param" => d.scope_param = true,
+            "script_compiler_param" | "cache_param" | "compiler_param" | "pal_compiler_param" => {
+                return unsupported(format!("the dispatch injection `{name}'"), pos)
+            }
+            _ => return Ok(None),
+        }
+        Ok(Some(RValue::Nil))
+    })();
+    match r {
+        Ok(None) => None,
+        Ok(Some(v)) => Some(Ok(v)),
+        Err(e) => Some(Err(e)),
+    }
+}
+
+/// Native methods of objects of Puppet's classes. `None`: not one of them.
+pub(crate) fn object_method(
+    it: &mut Interp,
+    recv: &RValue,
+    o: &Rc<Object>,
+    name: &str,
+    args: &[RValue],
+    block: Option<&Blk>,
+    pos: Pos,
+) -> Option<R> {
+    if let Some(b) = native::<Builder>(o) {
+        return builder_method(it, &b, name, args, pos);
+    }
+    if let Some(a) = native::<AliasBuilder>(o) {
+        if name == "type" {
+            return Some((|| {
+                let [RValue::Str(s)] = args else {
+                    return raise(
+                        "ArgumentError",
+                        "Expected a type alias assignment on the form 'AliasType = T'",
+                        pos,
+                    );
+                };
+                let s = s.borrow().clone();
+                match s.split_once('=') {
+                    Some((n, t)) if !n.trim().is_empty() && !t.trim().is_empty() => {
+                        a.aliases
+                            .borrow_mut()
+                            .push((n.trim().to_string(), t.trim().to_string()));
+                        Ok(RValue::Nil)
+                    }
+                    _ => raise(
+                        "ArgumentError",
+                        format!("Expected a type alias assignment on the form 'AliasType = T', got '{s}'.\nParse errors may be reported above."),
+                        pos,
+                    ),
+                }
+            })());
+        }
+        return None;
+    }
+    if native::<Autoloader3x>(o).is_some() {
+        if matches!(name, "load" | "loaded?") {
+            let n = args.first().map(to_s).unwrap_or_default();
+            return Some(load_3x(it, &n, name == "load", pos));
+        }
+        return None;
+    }
+    if native::<SettingsObj>(o).is_some() {
+        if name == "[]" {
+            let n = args.first().map(to_s).unwrap_or_default();
+            return Some(setting(it, &n, pos));
+        }
+        return None;
+    }
+    if native::<TypeParserObj>(o).is_some() {
+        if name == "parse" {
+            return Some((|| {
+                let Some(t) = args.first() else {
+                    return raise(
+                        "ArgumentError",
+                        "wrong number of arguments (given 0, expected 1..2)",
+                        pos,
+                    );
+                };
+                let text = to_s(t);
+                let scope = &mut *it.scope;
+                let _ = scope;
+                match puppet_functions::parse_type(&text, &|_| None) {
+                    Ok(t) => Ok(RValue::Puppet(Rc::new(Value::Type(t)))),
+                    Err(e) => raise("Puppet::ParseError", e, pos),
+                }
+            })());
+        }
+        return None;
+    }
+    if let Some(class) = native::<Rc<Module>>(o) {
+        // A function class's dispatcher.
+        if name == "dispatch" {
+            return Some(dispatch_call(it, &class, args, block, pos));
+        }
+        if name == "empty?" {
+            let empty = function_record(&class).is_none_or(|r| r.borrow().dispatches.is_empty());
+            return Some(Ok(RValue::Bool(empty)));
+        }
+        return None;
+    }
+    if inherits_name(&o.class, "Puppet::Pops::Functions::Function") {
+        return function_instance_method(it, recv, o, name, args, block, pos);
+    }
+    if let Some(r) = crate::typedsl::object_method(it, recv, o, name, args, block, pos) {
+        return Some(r);
+    }
+    None
+}
+
+fn function_instance_method(
+    it: &mut Interp,
+    recv: &RValue,
+    o: &Rc<Object>,
+    name: &str,
+    args: &[RValue],
+    block: Option<&Blk>,
+    pos: Pos,
+) -> Option<R> {
+    Some(match name {
+        "call_function" | "call_function_with_scope" | "internal_call_function" => (|| {
+            let skip = usize::from(name != "call_function");
+            let Some(f) = args.get(skip) else {
+                return raise(
+                    "ArgumentError",
+                    "wrong number of arguments (given 0, expected 1+)",
+                    pos,
+                );
+            };
+            if block.is_some() {
+                return unsupported("passing a Ruby block to a Puppet function", pos);
+            }
+            let fname = to_s(f);
+            it.puppet_function(&fname, args[skip + 1..].to_vec(), pos)
+        })(),
+        "closure_scope" => Ok(RValue::Scope),
+        "call" => {
+            // The default `call(scope, *args)`: the class's dispatcher.
+            let class = o.class.clone();
+            let rest = args.get(1..).map(|x| x.to_vec()).unwrap_or_default();
+            dispatch_call(
+                it,
+                &class,
+                &[recv.clone(), RValue::Scope, RValue::array(rest)],
+                block,
+                pos,
+            )
+        }
+        "loader" | "script_compiler" | "cache" => {
+            unsupported(format!("the function API's `{name}'"), pos)
+        }
+        _ => return None,
+    })
+}
+
+/// `dispatcher.dispatch(instance, scope, args)`: the first dispatch whose parameters accept
+/// the arguments, else Puppet's mismatch error.
+fn dispatch_call(
+    it: &mut Interp,
+    class: &Rc<Module>,
+    args: &[RValue],
+    block: Option<&Blk>,
+    pos: Pos,
+) -> R {
+    let (Some(instance), Some(list)) = (args.first(), args.get(2)) else {
+        return raise(
+            "ArgumentError",
+            "wrong number of arguments (expected 3)",
+            pos,
+        );
+    };
+    let list: Vec<RValue> = match list {
+        RValue::Array(a) => a.borrow().clone(),
+        other => vec![other.clone()],
+    };
+    let Some(rec) = function_record(class) else {
+        return raise("ArgumentError", "a function without dispatches", pos);
+    };
+    let (dispatches, locals) = {
+        let r = rec.borrow();
+        (r.dispatches.clone(), r.local_types.clone())
+    };
+    // Arguments that are not Puppet values (the scope object a function passes itself)
+    // match only `Any`.
+    let values: Vec<Option<Value>> = list.iter().map(|v| value::to_puppet(v).ok()).collect();
+    for d in dispatches.iter().filter(|d| !d.mismatch) {
+        if accepts(d, &values, block.is_some(), &locals) {
+            let mut a = list.clone();
+            if d.scope_param {
+                a.insert(0, RValue::Scope);
+            }
+            return it.send(instance.clone(), &d.method, a, None, block, pos, true);
+        }
+    }
+    // Puppet's mismatch text, through the registry's describer.
+    let fname = class.name();
+    let mut reg = puppet_functions::Registry::new();
+    let mut b = reg.function(&fname);
+    for (n, t) in &locals {
+        b = b.local_type(n, t.as_str());
+    }
+    for d in dispatches.iter().filter(|d| !d.mismatch) {
+        b = b.dispatch(
+            crate::functions::signature_of(d),
+            |_c: &mut dyn puppet_functions::CallContext, _a: puppet_functions::Args<'_>| {
+                Ok(Value::Undef)
+            },
+        );
+    }
+    let plain: Vec<Value> = values
+        .into_iter()
+        .map(|v| v.unwrap_or(Value::Undef))
+        .collect();
+    let msg = match b.register() {
+        Ok(()) => match reg.call(
+            &mut puppet_functions::NullContext::default(),
+            &fname,
+            plain,
+            None,
+        ) {
+            Err(e) => e.to_string(),
+            Ok(_) => format!("'{fname}' rejected its arguments"),
+        },
+        Err(e) => e.to_string(),
+    };
+    raise("ArgumentError", msg, pos)
+}
+
+fn accepts(
+    d: &Dispatch,
+    values: &[Option<Value>],
+    has_block: bool,
+    locals: &[(String, String)],
+) -> bool {
+    let locals = locals.to_vec();
+    let lookup = move |n: &str| -> Option<Type> {
+        locals
+            .iter()
+            .find(|(a, _)| a == n)
+            .and_then(|(_, t)| puppet_functions::parse_type(t, &|_| None).ok())
+    };
+    let min = d
+        .params
+        .iter()
+        .filter(|p| matches!(p.kind, ParamKind::Required | ParamKind::RequiredRepeated))
+        .count();
+    let repeated = d
+        .params
+        .last()
+        .is_some_and(|p| matches!(p.kind, ParamKind::Repeated | ParamKind::RequiredRepeated));
+    if values.len() < min || (!repeated && values.len() > d.params.len()) {
+        return false;
+    }
+    for (i, v) in values.iter().enumerate() {
+        let p = d.params.get(i).or_else(|| d.params.last());
+        let Some(p) = p else {
+            return false;
+        };
+        let Ok(t) = puppet_functions::parse_type(&p.ty, &lookup) else {
+            return false;
+        };
+        let ok = match v {
+            Some(v) => puppet_types::is_instance(&t, v),
+            None => matches!(t, Type::Any),
+        };
+        if !ok {
+            return false;
+        }
+    }
+    match (&d.block, has_block) {
+        (None, true) => false,
+        (Some((_, _, optional)), false) => *optional,
+        _ => true,
+    }
+}
+
+/// Whether an object of Puppet's classes answers `name` natively.
+pub(crate) fn object_responds(it: &mut Interp, o: &Rc<Object>, name: &str) -> bool {
+    if inherits_name(&o.class, "Puppet::Pops::Functions::Function") {
+        return matches!(name, "call_function" | "closure_scope" | "call");
+    }
+    crate::typedsl::object_responds(it, o, name)
+}
+
+const LOG_LEVELS: &[&str] = &[
+    "warning", "debug", "info", "notice", "err", "alert", "emerg", "crit",
+];
+
+/// Class methods of Puppet's modules, by the class's name. `None`: not one of them.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn module_method(
+    it: &mut Interp,
+    cname: &str,
+    recv: &RValue,
+    m: &Rc<Module>,
+    name: &str,
+    args: &[RValue],
+    block: Option<&Blk>,
+    pos: Pos,
+) -> Option<R> {
+    if cname.starts_with("Puppet::Type")
+        || cname.starts_with("Puppet::Parameter")
+        || cname.starts_with("Puppet::Property")
+    {
+        if let Some(r) = crate::typedsl::module_method(it, cname, recv, m, name, args, block, pos) {
+            return Some(r);
+        }
+    }
+    Some(match (cname, name) {
+        ("Puppet", lvl) if LOG_LEVELS.contains(&lvl) => {
+            let msg = args.first().map(to_s).unwrap_or_default();
+            it.scope.log(lvl, &msg);
+            Ok(RValue::Nil)
+        }
+        ("Puppet", "deprecation_warning") => {
+            let msg = args.first().map(to_s).unwrap_or_default();
+            let key = args.get(1).map(to_s).unwrap_or_else(|| msg.clone());
+            it.scope.log(&format!("deprecation:{key}"), &msg);
+            Ok(RValue::Nil)
+        }
+        ("Puppet", "warn_once") => {
+            let key = args.get(1).map(to_s).unwrap_or_default();
+            let msg = args.get(2).map(to_s).unwrap_or_default();
+            it.scope.log(&format!("deprecation:{key}"), &msg);
+            Ok(RValue::Nil)
+        }
+        ("Puppet", "version") => Ok(RValue::str("7.23.0")),
+        ("Puppet", "[]") => {
+            let s = args.first().map(to_s).unwrap_or_default();
+            setting(it, &s, pos)
+        }
+        ("Puppet", "settings") => Ok(new_native_object(it, "Puppet::Settings", SettingsObj)),
+        ("Puppet::Pops::PuppetStack", "stacktrace") => {
+            let st = it.scope.puppet_stack();
+            Ok(RValue::array(
+                st.into_iter()
+                    .map(|(f, l)| RValue::array(vec![RValue::string(f), RValue::Int(i64::from(l))]))
+                    .collect(),
+            ))
+        }
+        ("Puppet::Util::Json", "load") => {
+            crate::methods::class_method(it, "JSON", recv, "parse", args, block, pos)
+                .unwrap_or_else(|| unsupported("Puppet::Util::Json.load", pos))
+        }
+        ("Puppet::Util::Json", "dump") => crate::methods::class_method(
+            it,
+            "JSON",
+            recv,
+            if args.get(1).is_some() {
+                "pretty_generate"
+            } else {
+                "generate"
+            },
+            &args[..args.len().min(1)],
+            block,
+            pos,
+        )
+        .unwrap_or_else(|| unsupported("Puppet::Util::Json.dump", pos)),
+        ("Puppet::Pops::Serialization::ToDataConverter", "convert") => (|| {
+            let v = args.first().cloned().unwrap_or(RValue::Nil);
+            let pv = value::to_puppet(&v).or_else(|e| unsupported(e, pos))?;
+            if puppet_types::is_instance(&Type::data(), &pv) {
+                Ok(v)
+            } else {
+                unsupported("ToDataConverter.convert of a value that is not Data", pos)
+            }
+        })(),
+        ("Puppet", "lookup" | "features" | "runtime" | "override" | "push_context") => {
+            unsupported(format!("Puppet.{name}"), pos)
+        }
+        ("Puppet::Functions", "create_function") => create_function(it, args, block, pos),
+        (_, "dispatch" | "argument_mismatch")
+            if inherits_name(m, "Puppet::Pops::Functions::Function") =>
+        {
+            record_dispatch(it, m, name == "argument_mismatch", args, block, pos)
+        }
+        (_, "local_types") if inherits_name(m, "Puppet::Pops::Functions::Function") => (|| {
+            let Some(b) = block else {
+                return raise("ArgumentError", "local_types without a block", pos);
+            };
+            let obj = new_native_object(it, "Object", AliasBuilder::default());
+            let target = it.def_target_for(&obj);
+            it.call_block_as(
+                b,
+                vec![],
+                Some((obj.clone(), target)),
+                None,
+                false,
+                None,
+                pos,
+            )?;
+            if let (RValue::Object(o), Some(rec)) = (&obj, function_record(m)) {
+                if let Some(a) = native::<AliasBuilder>(o) {
+                    rec.borrow_mut()
+                        .local_types
+                        .extend(a.aliases.borrow().iter().cloned());
+                }
+            }
+            Ok(RValue::Nil)
+        })(),
+        (_, "dispatcher") if inherits_name(m, "Puppet::Pops::Functions::Function") => {
+            Ok(new_native_object(it, "Object", m.clone()))
+        }
+        ("Puppet::Parser::Functions", "newfunction") => newfunction(it, args, block, pos),
+        ("Puppet::Parser::Functions", "function") => {
+            let n = args.first().map(to_s).unwrap_or_default();
+            Ok(RValue::string(format!("function_{n}")))
+        }
+        ("Puppet::Parser::Functions", "autoloader") => {
+            Ok(new_native_object(it, "Object", Autoloader3x))
+        }
+        ("Puppet::Parser::Functions", "functiondocs" | "reset" | "get_function") => {
+            unsupported(format!("Puppet::Parser::Functions.{name}"), pos)
+        }
+        ("Puppet::Util::Package", "versioncmp") => (|| {
+            let (Some(a), Some(b)) = (args.first(), args.get(1)) else {
+                return raise(
+                    "ArgumentError",
+                    "wrong number of arguments (expected 2)",
+                    pos,
+                );
+            };
+            Ok(RValue::Int(versioncmp(&to_s(a), &to_s(b))))
+        })(),
+        ("Puppet::Util", "absolute_path?") => {
+            let p = args.first().map(to_s).unwrap_or_default();
+            Ok(RValue::Bool(p.starts_with('/')))
+        }
+        (
+            "Puppet::Util::Execution" | "Puppet::Util",
+            "execute" | "execpipe" | "execfail" | "which",
+        ) => unsupported(
+            format!("{cname}.{name} (Ruby code never runs commands here)"),
+            pos,
+        ),
+        ("Puppet::FileSystem", "exist?" | "file?") => {
+            let p = args.first().map(to_s).unwrap_or_default();
+            Ok(RValue::Bool(it.sources.host().read(&p).is_some()))
+        }
+        ("Puppet::FileSystem", "read" | "read_preserve_line_endings") => {
+            let p = args.first().map(to_s).unwrap_or_default();
+            match it.sources.host().read(&p) {
+                Some(t) => Ok(RValue::str(&t)),
+                None => raise(
+                    "Errno::ENOENT",
+                    format!("No such file or directory @ rb_sysopen - {p}"),
+                    pos,
+                ),
+            }
+        }
+        ("Puppet::Pops::Types::TypeParser", "singleton" | "new") => Ok(new_native_object(
+            it,
+            "Puppet::Pops::Types::TypeParser",
+            TypeParserObj,
+        )),
+        ("Puppet::Pops::Types::TypeCalculator", "infer_set" | "infer" | "singleton") => {
+            if name == "singleton" {
+                return Some(Ok(recv.clone()));
+            }
+            (|| {
+                let v = args.first().cloned().unwrap_or(RValue::Nil);
+                let pv = value::to_puppet(&v).or_else(|e| unsupported(e, pos))?;
+                let t = if name == "infer_set" {
+                    puppet_types::infer_set(&pv)
+                } else {
+                    puppet_types::infer(&pv)
+                };
+                Ok(RValue::Puppet(Rc::new(Value::Type(t))))
+            })()
+        }
+        ("Puppet::Pops::Types::TypeCalculator", "instance?" | "assignable?") => (|| {
+            let (Some(RValue::Puppet(t)), Some(v)) = (args.first(), args.get(1)) else {
+                return unsupported(format!("TypeCalculator.{name} with these arguments"), pos);
+            };
+            let Value::Type(t) = &**t else {
+                return unsupported(format!("TypeCalculator.{name} of a non-type"), pos);
+            };
+            if name == "assignable?" {
+                let RValue::Puppet(o) = v else {
+                    return unsupported("TypeCalculator.assignable? of a non-type", pos);
+                };
+                let Value::Type(o) = &**o else {
+                    return unsupported("TypeCalculator.assignable? of a non-type", pos);
+                };
+                return Ok(RValue::Bool(puppet_types::assignable(t, o)));
+            }
+            let pv = value::to_puppet(v).or_else(|e| unsupported(e, pos))?;
+            Ok(RValue::Bool(puppet_types::is_instance(t, &pv)))
+        })(),
+        ("Puppet::Pops::Types::TypeMismatchDescriber", "new" | "singleton") => Ok(recv.clone()),
+        ("Puppet::Pops::Types::TypeMismatchDescriber", "describe_mismatch") => {
+            let n = args.first().map(to_s).unwrap_or_default();
+            let ty = |v: Option<&RValue>| match v {
+                Some(RValue::Puppet(p)) => match &**p {
+                    Value::Type(t) => Some(t.clone()),
+                    _ => None,
+                },
+                _ => None,
+            };
+            match (ty(args.get(1)), ty(args.get(2))) {
+                (Some(e), Some(a)) => {
+                    Ok(RValue::string(puppet_types::describe_mismatch(&n, &e, &a)))
+                }
+                _ => unsupported("TypeMismatchDescriber.describe_mismatch of non-types", pos),
+            }
+        }
+        _ => return None,
+    })
+}
+
+/// Whether a Puppet module answers `name` natively.
+pub(crate) fn module_responds(it: &mut Interp, cname: &str, name: &str) -> bool {
+    let _ = it;
+    match cname {
+        "Puppet" => {
+            LOG_LEVELS.contains(&name)
+                || matches!(name, "deprecation_warning" | "warn_once" | "version")
+        }
+        "Puppet::Functions" => name == "create_function",
+        "Puppet::Parser::Functions" => matches!(name, "newfunction" | "function"),
+        "Puppet::Util::Package" => name == "versioncmp",
+        "Puppet::Pops::Functions::Function" => {
+            matches!(
+                name,
+                "dispatch" | "argument_mismatch" | "local_types" | "dispatcher"
+            )
+        }
+        _ => crate::typedsl::module_responds(cname, name),
+    }
+}
+
+fn create_function(it: &mut Interp, args: &[RValue], block: Option<&Blk>, pos: Pos) -> R {
+    let Some(n) = args.first() else {
+        return raise(
+            "ArgumentError",
+            "wrong number of arguments (given 0, expected 1..2)",
+            pos,
+        );
+    };
+    let fname = to_s(n);
+    let base = match args.get(1) {
+        Some(RValue::Module(m)) => m.clone(),
+        Some(other) => {
+            return raise(
+                "ArgumentError",
+                format!("Function Load Error for function '{fname}': Functions must be based on Puppet::Pops::Functions::Function. Got {}", to_s(other)),
+                pos,
+            )
+        }
+        None => match it.module_by_path("Puppet::Functions::Function") {
+            Some(m) => m,
+            None => return unsupported("Puppet::Functions::Function", pos),
+        },
+    };
+    if !inherits_name(&base, "Puppet::Pops::Functions::Function") {
+        return raise(
+            "ArgumentError",
+            format!("Function Load Error for function '{fname}': Functions must be based on Puppet::Pops::Functions::Function. Got {}", base.name()),
+            pos,
+        );
+    }
+    let class = it.new_module(&fname, true, Some(base));
+    *class.extra.borrow_mut() = Some(Rc::new(RefCell::new(FunctionRecord::default())));
+    if let Some(b) = block {
+        let r = it.call_block_as(
+            b,
+            vec![],
+            Some((RValue::Module(class.clone()), class.clone())),
+            None,
+            false,
+            None,
+            pos,
+        );
+        match r {
+            Ok(_) => {}
+            Err(Ctrl::Raise(e)) => {
+                let standard = it.is_standard_error(&e.class);
+                if standard {
+                    return raise(
+                        "ArgumentError",
+                        format!("Function Load Error for function '{fname}': {}", e.message),
+                        e.pos,
+                    );
+                }
+                return Err(Ctrl::Raise(e));
+            }
+            Err(other) => return Err(other),
+        }
+    }
+    it.ext.functions.push(DefinedFunction::V4 {
+        name: fname,
+        class: class.clone(),
+    });
+    Ok(RValue::Module(class))
+}
+
+fn record_dispatch(
+    it: &mut Interp,
+    m: &Rc<Module>,
+    mismatch: bool,
+    args: &[RValue],
+    block: Option<&Blk>,
+    pos: Pos,
+) -> R {
+    let Some(meth) = args.first() else {
+        return raise(
+            "ArgumentError",
+            "wrong number of arguments (given 0, expected 1)",
+            pos,
+        );
+    };
+    let method = match meth {
+        RValue::Sym(s) => s.to_string(),
+        RValue::Str(s) => s.borrow().clone(),
+        other => {
+            return raise(
+                "ArgumentError",
+                format!(
+                    "dispatch method name must be a Symbol, got {}",
+                    other.class_name()
+                ),
+                pos,
+            )
+        }
+    };
+    let builder = Rc::new(Builder::default());
+    builder.d.borrow_mut().method = method;
+    builder.d.borrow_mut().mismatch = mismatch;
+    let class = it
+        .module_by_path("Object")
+        .unwrap_or_else(|| it.object_class());
+    let o = Rc::new(Object::new(class.clone()));
+    *o.data.borrow_mut() = ObjData::Native(builder.clone());
+    it.track_object(&o);
+    if let Some(b) = block {
+        it.call_block_as(
+            b,
+            vec![],
+            Some((RValue::Object(o), class)),
+            None,
+            false,
+            None,
+            pos,
+        )?;
+    }
+    let d = builder.d.borrow().clone();
+    match function_record(m) {
+        Some(r) => r.borrow_mut().dispatches.push(d),
+        None => return unsupported("dispatch outside a function class", pos),
+    }
+    Ok(RValue::Nil)
+}
+
+fn newfunction(it: &mut Interp, args: &[RValue], block: Option<&Blk>, pos: Pos) -> R {
+    let Some(n) = args.first() else {
+        return raise(
+            "ArgumentError",
+            "wrong number of arguments (given 0, expected 1..2)",
+            pos,
+        );
+    };
+    let name = to_s(n);
+    let mut info = V3Info {
+        rvalue: false,
+        arity: -1,
+        doc: String::new(),
+    };
+    if let Some(RValue::Hash(h)) = args.get(1) {
+        let h = h.borrow();
+        match h.get(&RValue::sym("type")) {
+            None | Some(RValue::Nil) => {}
+            Some(RValue::Sym(s)) if &**s == "rvalue" => info.rvalue = true,
+            Some(RValue::Sym(s)) if &**s == "statement" => {}
+            Some(other) => {
+                return raise(
+                    "Puppet::DevError",
+                    format!("Invalid statement type {}", value::inspect(other)),
+                    pos,
+                )
+            }
+        }
+        if let Some(RValue::Int(a)) = h.get(&RValue::sym("arity")) {
+            info.arity = *a;
+        }
+        if let Some(d) = h.get(&RValue::sym("doc")) {
+            info.doc = to_s(d);
+        }
+    }
+    let Some(b) = block else {
+        return raise(
+            "ArgumentError",
+            "tried to create Proc object without a block",
+            pos,
+        );
+    };
+    it.ext.functions.push(DefinedFunction::V3 {
+        name: name.clone(),
+        info: info.clone(),
+        block: b.clone(),
+    });
+    Ok(crate::kernel::hash_of(vec![
+        (RValue::sym("arity"), RValue::Int(info.arity)),
+        (
+            RValue::sym("type"),
+            RValue::sym(if info.rvalue { "rvalue" } else { "statement" }),
+        ),
+        (
+            RValue::sym("name"),
+            RValue::string(format!("function_{name}")),
+        ),
+        (RValue::sym("doc"), RValue::string(info.doc)),
+    ]))
+}
+
+/// `scope.function_x([args])`: the 3.x function `x` of the modules (its file
+/// `lib/puppet/parser/functions/x.rb`, run in this interpreter on first use), as Puppet's
+/// 3.x API prefers it; else the function `x` through the scope.
+pub(crate) fn call_3x(it: &mut Interp, name: &str, args: Vec<RValue>, pos: Pos) -> R {
+    let find = |it: &Interp| {
+        it.ext.functions.iter().rev().find_map(|f| match f {
+            DefinedFunction::V3 {
+                name: n,
+                info,
+                block,
+            } if n == name => Some((info.clone(), block.clone())),
+            _ => None,
+        })
+    };
+    let mut found = find(it);
+    if found.is_none() {
+        let key = format!("puppet/parser/functions/{name}");
+        if let Some(r) = it.sources.find_lib(&key) {
+            let (path, prog) = r.map_err(|e| {
+                Ctrl::Raise(Box::new(crate::interp::Exc {
+                    class: "SyntaxError".into(),
+                    message: e.to_string(),
+                    pos,
+                    file: None,
+                    obj: None,
+                }))
+            })?;
+            if it.loaded.insert(path) {
+                it.run_program(&prog)?;
+            }
+            found = find(it);
+        }
+    }
+    let Some((info, block)) = found else {
+        return it.puppet_function(name, args, pos);
+    };
+    let given = args.len() as i64;
+    if info.arity >= 0 && given != info.arity {
+        return raise(
+            "ArgumentError",
+            format!(
+                "{name}(): Wrong number of arguments given ({given} for {})",
+                info.arity
+            ),
+            pos,
+        );
+    }
+    if info.arity < 0 && given < -info.arity - 1 {
+        return raise(
+            "ArgumentError",
+            format!(
+                "{name}(): Wrong number of arguments given ({given} for minimum {})",
+                -info.arity - 1
+            ),
+            pos,
+        );
+    }
+    let scope_class = it
+        .module_by_path("Puppet::Parser::Scope")
+        .unwrap_or_else(|| it.object_class());
+    let r = it.call_block_as(
+        &block,
+        vec![RValue::array(args)],
+        Some((RValue::Scope, scope_class)),
+        None,
+        true,
+        Some(&format!("real_function_{name}")),
+        pos,
+    )?;
+    Ok(if info.rvalue { r } else { RValue::Nil })
+}
+
+/// Puppet's `Puppet::Util::Package.versioncmp`.
+pub fn versioncmp(a: &str, b: &str) -> i64 {
+    fn tokens(s: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut cur = String::new();
+        let mut kind = 0u8;
+        for c in s.chars() {
+            let k = if c.is_ascii_digit() {
+                1
+            } else if c == '-' || c == '.' {
+                2
+            } else {
+                3
+            };
+            if k != kind || k == 2 {
+                if !cur.is_empty() {
+                    out.push(std::mem::take(&mut cur));
+                }
+                kind = k;
+            }
+            cur.push(c);
+        }
+        if !cur.is_empty() {
+            out.push(cur);
+        }
+        out
+    }
+    let (ta, tb) = (tokens(a), tokens(b));
+    let mut i = 0;
+    while i < ta.len() && i < tb.len() {
+        let (x, y) = (&ta[i], &tb[i]);
+        if x != y {
+            if x == "-" && y != "-" {
+                return -1;
+            }
+            if y == "-" && x != "-" {
+                return 1;
+            }
+            if x == "." && y != "." {
+                return -1;
+            }
+            if y == "." && x != "." {
+                return 1;
+            }
+            let xd = x.chars().all(|c| c.is_ascii_digit());
+            let yd = y.chars().all(|c| c.is_ascii_digit());
+            if xd && yd {
+                if x.starts_with('0') || y.starts_with('0') {
+                    return match x.to_uppercase().cmp(&y.to_uppercase()) {
+                        std::cmp::Ordering::Less => -1,
+                        std::cmp::Ordering::Greater => 1,
+                        std::cmp::Ordering::Equal => 0,
+                    };
+                }
+                let (xn, yn) = (
+                    x.parse::<u128>().unwrap_or(0),
+                    y.parse::<u128>().unwrap_or(0),
+                );
+                return if xn < yn { -1 } else { 1 };
+            }
+            return match x.to_uppercase().cmp(&y.to_uppercase()) {
+                std::cmp::Ordering::Less => -1,
+                std::cmp::Ordering::Greater => 1,
+                std::cmp::Ordering::Equal => 0,
+            };
+        }
+        i += 1;
+    }
+    match a.cmp(b) {
+        std::cmp::Ordering::Less => -1,
+        std::cmp::Ordering::Greater => 1,
+        std::cmp::Ordering::Equal => 0,
+    }
+}
+
+/// Methods of Puppet values with no Ruby counterpart (types, Sensitive, timestamps...).
+pub(crate) fn puppet_value_method(
+    it: &mut Interp,
+    recv: &RValue,
+    p: &Rc<Value>,
+    name: &str,
+    args: Vec<RValue>,
+    block: Option<&Blk>,
+    pos: Pos,
+) -> R {
+    let _ = block;
+    match (&**p, name) {
+        (Value::Sensitive(inner), "unwrap") => Ok(value::from_puppet(inner)),
+        (Value::Type(t), "instance?") => {
+            let v = args.first().cloned().unwrap_or(RValue::Nil);
+            let pv = value::to_puppet(&v).or_else(|e| unsupported(e, pos))?;
+            Ok(RValue::Bool(puppet_types::is_instance(t, &pv)))
+        }
+        (Value::Type(t), "assignable?") => match args.first() {
+            Some(RValue::Puppet(o)) => match &**o {
+                Value::Type(o) => Ok(RValue::Bool(puppet_types::assignable(t, o))),
+                _ => Ok(RValue::Bool(false)),
+            },
+            _ => Ok(RValue::Bool(false)),
+        },
+        (Value::Type(t), "name") => Ok(RValue::string(t.to_string())),
+        (_, "to_s" | "inspect") => Ok(RValue::string(to_s(recv))),
+        (_, "==" | "eql?") => Ok(RValue::Bool(value::equal(
+            recv,
+            args.first().unwrap_or(&RValue::Nil),
+        ))),
+        _ => {
+            let _ = it;
+            crate::methods::no_method_pub(recv, name, pos)
+        }
+    }
+}

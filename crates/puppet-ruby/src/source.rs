@@ -1,0 +1,119 @@
+//! Where Ruby source files come from: the [`SourceHost`] trait that the embedder implements
+//! (the loader's view of the modules' `lib/` directories and files), and [`Sources`], which
+//! adds a parse cache so that every file is parsed once and its tree shared by all the
+//! interpreters that run it.
+//!
+//! The interpreter reads files only through this trait (`require`, `require_relative`,
+//! `File.read`, `File.exist?`); this crate does no file IO of its own. [`MemoryHost`] serves
+//! files from memory for tests and tools.
+
+use crate::ast::Program;
+use crate::RubyError;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// The files Ruby code may read.
+pub trait SourceHost: Send + Sync {
+    /// `require 'name'`: the file `lib/<name>.rb` of the first module that has one (Ruby's
+    /// `$LOAD_PATH` is the modules' `lib` directories): its path and text.
+    fn find_lib(&self, name: &str) -> Option<(String, Arc<str>)>;
+    /// A file by (absolute) path, for `require_relative`, `require` of a path, `File.read`
+    /// and `File.exist?`; `None` when it is absent or outside what the host serves.
+    fn read(&self, path: &str) -> Option<Arc<str>>;
+}
+
+/// A [`SourceHost`] over files in memory.
+///
+/// ```
+/// use puppet_ruby::{MemoryHost, SourceHost};
+/// let mut h = MemoryHost::default();
+/// h.add("/m/foo/lib/puppet_x/foo/util.rb", "module PuppetX; end\n");
+/// assert!(h.find_lib("puppet_x/foo/util").is_some());
+/// assert!(h.read("/m/foo/lib/nope.rb").is_none());
+/// ```
+#[derive(Debug, Default, Clone)]
+pub struct MemoryHost {
+    files: Vec<(String, Arc<str>)>,
+}
+
+impl MemoryHost {
+    /// Adds a file.
+    pub fn add(&mut self, path: &str, text: &str) {
+        self.files.push((path.to_string(), Arc::from(text)));
+    }
+}
+
+impl SourceHost for MemoryHost {
+    fn find_lib(&self, name: &str) -> Option<(String, Arc<str>)> {
+        let suffix = format!("/lib/{}.rb", name.trim_end_matches(".rb"));
+        self.files
+            .iter()
+            .find(|(p, _)| p.ends_with(&suffix))
+            .map(|(p, t)| (p.clone(), t.clone()))
+    }
+    fn read(&self, path: &str) -> Option<Arc<str>> {
+        self.files
+            .iter()
+            .find(|(p, _)| p == path)
+            .map(|(_, t)| t.clone())
+    }
+}
+
+/// A [`SourceHost`] with a parse cache: each file's tree is built once and shared.
+pub struct Sources {
+    host: Arc<dyn SourceHost>,
+    parsed: Mutex<HashMap<String, Arc<Program>>>,
+}
+
+impl std::fmt::Debug for Sources {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Sources")
+    }
+}
+
+impl Sources {
+    /// Sources read through `host`.
+    pub fn new(host: Arc<dyn SourceHost>) -> Arc<Sources> {
+        Arc::new(Sources {
+            host,
+            parsed: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// Sources with no file at all.
+    pub fn empty() -> Arc<Sources> {
+        Sources::new(Arc::new(MemoryHost::default()))
+    }
+
+    /// The host.
+    pub fn host(&self) -> &dyn SourceHost {
+        &*self.host
+    }
+
+    /// The parsed tree of `text` (the file at `path`), from the cache when it was parsed
+    /// before.
+    pub fn program(&self, path: &str, text: &str) -> Result<Arc<Program>, RubyError> {
+        if let Some(p) = self.parsed.lock().ok().and_then(|c| c.get(path).cloned()) {
+            return Ok(p);
+        }
+        let p = Arc::new(
+            crate::parser::parse_file(text, path).map_err(|e| RubyError::from_parse(path, e))?,
+        );
+        if let Ok(mut c) = self.parsed.lock() {
+            c.insert(path.to_string(), p.clone());
+        }
+        Ok(p)
+    }
+
+    /// `require 'name'` through the host: the parsed library file.
+    pub fn find_lib(&self, name: &str) -> Option<Result<(String, Arc<Program>), RubyError>> {
+        let (path, text) = self.host.find_lib(name)?;
+        Some(self.program(&path, &text).map(|p| (path, p)))
+    }
+
+    /// A file by path, parsed.
+    pub fn read_program(&self, path: &str) -> Option<Result<Arc<Program>, RubyError>> {
+        let text = self.host.read(path)?;
+        Some(self.program(path, &text))
+    }
+}
