@@ -20,7 +20,7 @@ committed sample at every `cargo test`.
 
 Usage:
   scripts/compile-diff.py --seed 1 --count 5000 --out /tmp/compile-diff.jsonl [--fork]
-  scripts/compile-diff.py --seed 1 --count 400 \\
+  scripts/compile-diff.py --seed 1 --count 200 \\
       --out crates/puppet-difftest/tests/fixtures/compile_diff.jsonl    (the committed sample)
 By default the batch runs in one Ruby process (`--no-fork`, ~15 ms a program: the programs
 use core types only, so nothing can leak from one to the next); `--fork` compiles each in a

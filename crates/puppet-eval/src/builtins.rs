@@ -145,7 +145,10 @@ pub(crate) fn call(
             let tags = c.catalog.get(&key).map(|r| r.tags.clone()).unwrap_or_default();
             let all = names.iter().all(|n| {
                 let n = n.to_ascii_lowercase();
-                tags.contains(n.as_str()) || classes.contains(n.as_str()) || n == "class"
+                tags.contains(n.as_str())
+                    || c.catalog.tags.contains(n.as_str())
+                    || classes.contains(n.as_str())
+                    || n == "class"
             });
             Ok(Value::Boolean(all))
         }

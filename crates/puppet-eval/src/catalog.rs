@@ -64,8 +64,6 @@ pub struct Resource {
     pub type_name: SmolStr,
     pub title: SmolStr,
     pub params: crate::Map<SmolStr, Value>,
-    /// The parameters that came from resource defaults.
-    pub defaulted: crate::Set<SmolStr>,
     /// Tags in the order Puppet adds them (type, title, container's tags, `tag`s).
     pub tags: crate::Set<SmolStr>,
     pub kind: ResourceKind,
@@ -92,7 +90,6 @@ impl Resource {
             type_name: SmolStr::new(type_name),
             title: SmolStr::new(title),
             params: Default::default(),
-            defaulted: Default::default(),
             tags: Default::default(),
             kind: ResourceKind::Builtin,
             virtual_: false,
@@ -220,6 +217,13 @@ pub struct Catalog {
     pub uniqueness: crate::Map<(SmolStr, Vec<Option<String>>), ResourceKey>,
     /// Text rendered by EPP templates being evaluated.
     pub render_buffer: String,
+    /// The catalog's own tags (`tagged` looks at them too): the tags each class resource
+    /// has when it is added, as Puppet tags its catalog then.
+    pub tags: crate::Set<SmolStr>,
+    /// The code (as [`Resource::container`]) of collectors that have overridden
+    /// something: Puppet then takes it for a subclass of everything, so its plain
+    /// overrides are never refused either.
+    pub override_anything: crate::Set<ResourceKey>,
 }
 
 impl Catalog {

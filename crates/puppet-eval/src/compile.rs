@@ -166,6 +166,12 @@ impl Compiler {
         if let Some(caps) = captures {
             scope.matches.push(caps);
         }
+        // As in any type's body, $title and $name are the node resource's title.
+        for var in ["title", "name"] {
+            scope
+                .vars
+                .insert(var.into(), Value::String(node_name.clone()));
+        }
         let id = self.scopes.add(scope);
         self.node_scope = Some(id);
         self.eval_block(&node.body, id)?;
@@ -248,27 +254,38 @@ impl Compiler {
         Ok(())
     }
 
-    /// Puppet's checks of the finished resources: every attribute of a built-in type is
-    /// one it has, and every relationship metaparameter names a resource in the catalog.
-    fn validate_resources(&self) -> R<()> {
+    /// Puppet's check of a finished resource of a built-in type (virtual ones are not
+    /// checked): every attribute is one the type has.
+    fn check_parameter_names(&self, key: &ResourceKey) -> R<()> {
+        let Some(r) = self.catalog.get(key) else {
+            return Ok(());
+        };
+        if r.virtual_ || r.kind != ResourceKind::Builtin {
+            return Ok(());
+        }
         let db = self.types();
-        for (key, r) in &self.catalog.resources {
+        let at = r.span.as_ref().map(location).unwrap_or_default();
+        for name in r.params.keys() {
+            if let Err(m) = db.check_parameter(&r.type_name.to_ascii_lowercase(), name) {
+                return Err(Flow::Error(EvalError {
+                    code: crate::eval::codes::EVAL_ERROR,
+                    kind: ErrorKind::Complete,
+                    // Puppet appends the resource's location once more.
+                    message: format!("{m} {at} on {key} {at}"),
+                    span: None,
+                }));
+            }
+        }
+        Ok(())
+    }
+
+    /// Puppet's check of the catalog (after each resource's own, see
+    /// [`Compiler::check_parameter_names`]): every relationship metaparameter names a
+    /// resource in the catalog.
+    fn validate_resources(&self) -> R<()> {
+        for r in self.catalog.resources.values() {
             if r.virtual_ {
                 continue;
-            }
-            let at = r.span.as_ref().map(location).unwrap_or_default();
-            if r.kind == ResourceKind::Builtin {
-                for name in r.params.keys() {
-                    if let Err(m) = db.check_parameter(&r.type_name.to_ascii_lowercase(), name) {
-                        return Err(Flow::Error(EvalError {
-                            code: crate::eval::codes::EVAL_ERROR,
-                            kind: ErrorKind::Complete,
-                            // Puppet appends the resource's location once more.
-                            message: format!("{m} {at} on {key} {at}"),
-                            span: None,
-                        }));
-                    }
-                }
             }
             // In the resource's parameter order, as Puppet's relationship validator.
             let relationships = r
@@ -336,9 +353,10 @@ impl Compiler {
                 .catalog
                 .resources
                 .iter()
+                // `<| |>` selects exported resources of this compile too (Puppet's catalog
+                // collector looks at every resource).
                 .filter(|(k, r)| {
                     k.type_name.eq_ignore_ascii_case(&type_name)
-                        && !r.exported
                         && !c.collected.contains(*k)
                         && query_matches(&c.query, r)
                 })
@@ -350,6 +368,13 @@ impl Compiler {
             changed = true;
             let (attrs, scope, span) = (c.attrs.clone(), c.scope, c.span.clone());
             let attr_spans = c.attr_spans.clone();
+            if !attrs.is_empty() {
+                // Puppet lets a collector's overrides through by redefining `child_of?` to
+                // true on the code that wrote the collector, for good: from now on that
+                // code may override anything.
+                let source = self.container_of(scope);
+                self.catalog.override_anything.insert(source);
+            }
             for k in keys {
                 self.catalog.realize(&k);
                 if !attrs.is_empty() {
@@ -488,14 +513,14 @@ impl Compiler {
             by_ref.entry(o.key.clone()).or_default().push(o);
         }
         let keys: Vec<ResourceKey> = self.catalog.resources.keys().cloned().collect();
+        // Puppet's finish takes the resources in order: each one's pending overrides, then
+        // its own checks; the overrides whose resource never came are reported after all.
         for key in keys {
-            let Some(overrides) = by_ref.shift_remove(&key) else {
-                continue;
-            };
-            for o in overrides {
+            for o in by_ref.shift_remove(&key).unwrap_or_default() {
                 self.check_override_source(&key, o.scope, &o.span)?;
                 self.apply_override(&key, &o.attrs, &o.attr_spans, o.scope, &o.span, false)?;
             }
+            self.check_parameter_names(&key)?;
         }
         if by_ref.is_empty() {
             return Ok(());
@@ -550,43 +575,56 @@ impl Compiler {
         from_collector: bool,
     ) -> R<()> {
         let source = self.container_of(scope);
-        if !from_collector {
-            // Puppet's rule per parameter: a value may be replaced by code of a subclass of
-            // the code that set it (the declaring class, or the override that set it last);
-            // the same code may only replace a value that came from resource defaults.
-            if let Some(r) = self.catalog.get(key) {
-                for (name, _, _) in attrs {
-                    if !r.params.contains_key(name) {
-                        continue;
-                    }
-                    let (setter, at) = match r.overridden_by.get(name) {
-                        Some((setter, at)) => (setter.clone(), Some(at)),
-                        None => (r.container.clone(), r.span.as_ref()),
-                    };
-                    let same = setter.as_ref() == Some(&source);
-                    let allowed = match &setter {
-                        Some(s) => self.inherits(&source, s),
-                        None => true,
-                    } || (same && r.defaulted.contains(name));
-                    if !allowed {
-                        let at = at.map(location).unwrap_or_default();
-                        return Err(Flow::Error(EvalError {
-                            code: crate::eval::codes::EVAL_ERROR,
-                            kind: ErrorKind::Complete,
-                            message: format!(
-                                "Parameter '{name}' is already set on {key} by #<Puppet::Resource::Type> at {at}; cannot redefine {}",
-                                location(span)
-                            ),
-                            span: Some(span.clone()),
-                        }));
-                    }
-                }
+        let Some(r) = self.catalog.get(key) else {
+            return Ok(());
+        };
+        // Puppet's `override_parameter`, per parameter already set: a new value equal to
+        // the resource's default for it is ignored; otherwise code of a subclass of the
+        // code that set the value (the declaring code, the defaults statement, or the
+        // override that set it last) may replace it, and the same code only while the
+        // value is the default. Collectors may always.
+        let mut ignored = Vec::new();
+        for (i, (name, v, _)) in attrs.iter().enumerate() {
+            let Some(current) = r.params.get(name) else {
+                continue;
+            };
+            let default = self.default_value(r, name);
+            if default.as_ref() == Some(v) {
+                ignored.push(i);
+                continue;
+            }
+            if from_collector {
+                continue;
+            }
+            let (setter, at) = match r.overridden_by.get(name) {
+                Some((setter, at)) => (setter.clone(), Some(at)),
+                None => (r.container.clone(), r.span.as_ref()),
+            };
+            let same = setter.as_ref() == Some(&source);
+            let allowed = match &setter {
+                Some(s) => self.inherits(&source, s),
+                None => true,
+            } || (same && default.as_ref() == Some(current));
+            if !allowed {
+                let at = at.map(location).unwrap_or_default();
+                return Err(Flow::Error(EvalError {
+                    code: crate::eval::codes::EVAL_ERROR,
+                    kind: ErrorKind::Complete,
+                    message: format!(
+                        "Parameter '{name}' is already set on {key} by #<Puppet::Resource::Type> at {at}; cannot redefine {}",
+                        location(span)
+                    ),
+                    span: Some(span.clone()),
+                }));
             }
         }
         let Some(r) = self.catalog.resources.get_mut(key) else {
             return Ok(());
         };
-        for (name, v, append) in attrs {
+        for (i, (name, v, append)) in attrs.iter().enumerate() {
+            if ignored.contains(&i) {
+                continue;
+            }
             let new = match (r.params.get(name), append) {
                 (Some(old), true) => {
                     let mut all: Vec<Value> = match old {
@@ -607,7 +645,6 @@ impl Compiler {
                 }
             }
             r.params.insert(name.clone(), new);
-            r.defaulted.shift_remove(name);
             r.overridden_by
                 .insert(name.clone(), (Some(source.clone()), span.clone()));
             if let Some(s) = attr_spans.get(name) {
@@ -618,8 +655,12 @@ impl Compiler {
     }
 
     /// Whether class `child` inherits (directly or not) from `ancestor`: Puppet's
-    /// `child_of?` (false for the class itself, and for anything but classes).
+    /// `child_of?` (false for the class itself, and for anything but classes; true for
+    /// code whose collector has overridden something, see `Catalog::override_anything`).
     fn inherits(&self, child: &ResourceKey, ancestor: &ResourceKey) -> bool {
+        if self.catalog.override_anything.contains(child) {
+            return true;
+        }
         let mut cur = child.clone();
         for _ in 0..1000 {
             if cur.type_name != "Class" {
@@ -643,6 +684,30 @@ impl Compiler {
             .into_iter()
             .map(|(k, v, _, _)| (k, v))
             .collect()
+    }
+
+    /// The resource default for `name` that applies to `res` (set or not), as Puppet's
+    /// `scope.is_default?` looks it up: the nearest defaults statement along the
+    /// declaration chain.
+    fn default_value(&self, res: &Resource, name: &str) -> Option<Value> {
+        let mut scope = res.scope;
+        let mut seen = 0;
+        while let Some(id) = scope {
+            seen += 1;
+            if seen > 100_000 {
+                break;
+            }
+            for (sid, tname, attrs, _) in self.catalog.defaults.iter().rev() {
+                if *sid == id && tname.eq_ignore_ascii_case(&res.type_name) {
+                    if let Some((_, v, _)) = attrs.iter().rev().find(|(k, _, _)| k == name) {
+                        return (!v.is_undef()).then(|| v.clone());
+                    }
+                }
+            }
+            let s = self.scopes.get(id);
+            scope = s.dyn_parent.or(s.parent);
+        }
+        None
     }
 
     /// [`Compiler::defaults_for`], with where each default is written and the scope of its
@@ -1252,7 +1317,6 @@ impl Compiler {
                         res.param_spans.insert(k.clone(), at);
                     }
                 }
-                res.defaulted.insert(k.clone());
                 res.params.insert(k, v);
             }
         }
@@ -1459,6 +1523,15 @@ impl Compiler {
         let container = self.container_of(scope);
         match how {
             ClassDecl::Contain => {
+                // Contained by a node, the class has the node's tags even when it was
+                // declared before (what it declares gets them as scope tags); contained
+                // by a class it keeps its own, as Puppet 7.23 does.
+                if container.type_name == "Node" {
+                    let tags = self.catalog.get(&container).map(|n| n.tags.clone());
+                    if let (Some(tags), Some(r)) = (tags, self.catalog.resources.get_mut(&key)) {
+                        r.tags.extend(tags);
+                    }
+                }
                 self.catalog.edges.insert((container, key));
             }
             ClassDecl::Require => {
@@ -1544,6 +1617,7 @@ impl Compiler {
                 }
             }
         }
+        self.catalog.tags.extend(res.tags.iter().cloned());
         self.catalog.add(res);
         Ok(())
     }

@@ -2745,10 +2745,9 @@ fn is_constant_type_expr(e: &Expr, depth: u32) -> bool {
 
 /// The text a value interpolates to in a string.
 pub fn interpolate(v: &Value) -> String {
-    match v {
-        Value::Undef => String::new(),
-        other => other.to_plain_string(),
-    }
+    let mut out = String::new();
+    puppet_types::format::interpolated_value(&mut out, v);
+    out
 }
 
 pub(crate) fn type_name_of(v: &Value) -> String {

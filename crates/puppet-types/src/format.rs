@@ -602,12 +602,22 @@ pub fn value_p(out: &mut String, v: &Value) {
     }
 }
 
-/// Appends the `%s` text of a value (interpolation form).
+/// Appends the `%s` text of a value (`String(v)`: a nested `undef` is `undef`).
 pub fn plain_value(out: &mut String, v: &Value, top: bool) {
+    plain_value_with(out, v, top, "undef")
+}
+
+/// Appends the text of a value interpolated into a string (`"${v}"`, EPP's `<%= %>`):
+/// as [`plain_value`], but a nested `undef` is empty (`"${[1, undef]}"` is `[1, ]`).
+pub fn interpolated_value(out: &mut String, v: &Value) {
+    plain_value_with(out, v, true, "")
+}
+
+fn plain_value_with(out: &mut String, v: &Value, top: bool, undef: &str) {
     match v {
         Value::Undef => {
             if !top {
-                out.push_str("undef")
+                out.push_str(undef)
             }
         }
         Value::String(s) => out.push_str(s),
@@ -617,7 +627,7 @@ pub fn plain_value(out: &mut String, v: &Value, top: bool) {
                 if i > 0 {
                     out.push_str(", ");
                 }
-                plain_value(out, e, false);
+                plain_value_with(out, e, false, undef);
             }
             out.push(']');
         }
@@ -627,7 +637,7 @@ pub fn plain_value(out: &mut String, v: &Value, top: bool) {
                 if i > 0 {
                     out.push_str(", ");
                 }
-                plain_value(out, &e, false);
+                plain_value_with(out, &e, false, undef);
             }
             out.push(']');
         }
@@ -637,9 +647,9 @@ pub fn plain_value(out: &mut String, v: &Value, top: bool) {
                 if i > 0 {
                     out.push_str(", ");
                 }
-                plain_value(out, k, false);
+                plain_value_with(out, k, false, undef);
                 out.push_str(" => ");
-                plain_value(out, e, false);
+                plain_value_with(out, e, false, undef);
             }
             out.push('}');
         }
