@@ -72,6 +72,10 @@ struct Args {
     /// Unknown variables are errors.
     #[arg(long)]
     strict_variables: bool,
+    /// Run the modules' Ruby functions from their own Ruby source even where a native
+    /// implementation exists (to check one against the other).
+    #[arg(long)]
+    no_native_functions: bool,
     /// Indent the JSON.
     #[arg(long)]
     pretty: bool,
@@ -139,6 +143,7 @@ fn run(args: Args, bundled: bool) -> ExitCode {
         .unwrap_or_else(|| certname_of(&node_facts, None));
     let mut settings = Settings {
         strict_variables: args.strict_variables,
+        native_functions: !args.no_native_functions,
         ..Settings::agent(&node, node_facts.facts)
     };
     if let Some(path) = &args.enc {
@@ -277,6 +282,7 @@ fn compile_nodes(env: &Arc<Environment>, base: &Settings, dir: &Path, args: &Arg
     }
     for n in &mut nodes {
         n.strict_variables = base.strict_variables;
+        n.native_functions = base.native_functions;
         n.enc_classes = base.enc_classes.clone();
         n.enc_parameters = base.enc_parameters.clone();
     }
