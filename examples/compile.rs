@@ -420,6 +420,5 @@ fn check(catalog: &puppet_lang::graph::Catalog) -> ExitCode {
 }
 
 fn absolute(p: impl AsRef<Path>) -> PathBuf {
-    let p = p.as_ref();
-    std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
+    puppet_lang::loader::absolute_path(p.as_ref())
 }

@@ -6,7 +6,7 @@
 //! cargo run --release --example graph -- CATALOG.json --cycles [--max-cycles N]
 //! cargo run --release --example graph -- CATALOG.json --dot [resources|relationships|expanded]
 //! cargo run --release --example graph -- CATALOG.json --simulate [--fail REF]... [--fail-refresh REF]...
-//!                                         [--noop] [--tags T] [--skip-tags T]
+//!                                         [--in-sync REF]... [--noop] [--tags T] [--skip-tags T]
 //! cargo run --release --example graph -- CATALOG.json --deps REF
 //! ```
 //!
@@ -18,7 +18,7 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use puppet_lang::graph::{Catalog, CycleLimits, DotKind, Graph, Scenario};
+use puppet_lang::graph::{Catalog, CycleLimits, DotKind, Graph, Outcome, Scenario};
 use serde_json::{json, Value};
 
 #[derive(Parser, Debug)]
@@ -47,6 +47,10 @@ struct Args {
     /// A resource whose refresh fails (repeatable).
     #[arg(long = "fail-refresh", value_name = "REF")]
     fail_refresh: Vec<String>,
+    /// A resource a real run finds already in sync, e.g. an exec whose `unless` holds
+    /// (repeatable).
+    #[arg(long = "in-sync", value_name = "REF")]
+    in_sync: Vec<String>,
     /// Simulate in noop mode.
     #[arg(long)]
     noop: bool,
@@ -154,6 +158,9 @@ fn main() -> ExitCode {
         }
         for f in &args.fail_refresh {
             sc = sc.fail_refresh(f.clone());
+        }
+        for r in &args.in_sync {
+            sc = sc.outcome(r.clone(), Outcome::Unchanged);
         }
         if let Some(t) = &args.tags {
             sc = sc.tags(t.split(',').map(str::to_string).collect::<Vec<_>>());

@@ -47,16 +47,17 @@ fn main() {
         .modulepath
         .split(':')
         .filter(|s| !s.is_empty())
-        .map(PathBuf::from)
+        .map(|p| puppet_loader::absolute_path(p.as_ref()))
         .collect();
     if let Some(list) = &args.check_files {
         check_files(list, &modulepath, args.manifest.as_deref());
         return;
     }
+    // The file-system provider refuses `..`: relative paths are resolved first.
     let config = EnvironmentConfig {
         modulepath,
-        manifest: args.manifest.clone(),
-        env_dir: args.env_dir.clone(),
+        manifest: args.manifest.as_deref().map(puppet_loader::absolute_path),
+        env_dir: args.env_dir.as_deref().map(puppet_loader::absolute_path),
     };
     let provider = std::sync::Arc::new(FsProvider::new(config.roots()));
     let mut times = Vec::new();

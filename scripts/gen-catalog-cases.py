@@ -766,6 +766,206 @@ type Abs = Variant[Win, Unix]
 class c(Abs $path) { }
 class { 'c': path => 'relative' }
 """),
+    # --- issue 15: defects real code found ---------------------------------------------
+    # Resources are found by their namevar (uniqueness key) as well as by title.
+    ("defined_by_namevar_alias", N, """\
+package { 'pkg-a': name => 'x' }
+if !defined(Package['x']) { package { 'x': } }
+notify { 'd': message => "${defined(Package['x'])}" }
+"""),
+    ("defined_namevar_with_other_provider", N, """\
+package { 'pa': name => 'x', provider => 'apt' }
+notify { 'n': message => "${defined(Package['x'])}" }
+"""),
+    ("defined_by_title_pattern", N, """\
+file { 'f': path => '/tmp/x' }
+notify { 'n': message => "${defined(File['/tmp/x/'])}" }
+"""),
+    ("attribute_access_by_namevar", N, """\
+package { 'pa': name => 'x', ensure => '1.0' }
+notify { 'n': message => Package['x']['ensure'] }
+"""),
+    ("override_by_namevar", N, """\
+package { 'pa': name => 'x' }
+Package['x'] { ensure => absent }
+"""),
+    ("realize_by_namevar", N, """\
+@package { 'pa': name => 'x' }
+realize(Package['x'])
+"""),
+    ("realize_before_declaration", N, """\
+realize(Notify['later'])
+@notify { 'later': }
+"""),
+    ("error_realize_never_declared", N, """\
+realize(Notify['nowhere'], Notify['neither'])
+notify { 'a': }
+"""),
+    # Non-relationship metaparameters pass down the containment tree from Class[main]
+    # after everything is evaluated (Puppet's add_resource_metaparams).
+    ("metaparams_define_at_top", N, """\
+define d() { notify { "n-$title": } notify { "own-$title": tag => 'own', noop => false } }
+d { 'x': tag => ['extra', 'more'], noop => true, loglevel => 'info' }
+"""),
+    ("metaparams_define_in_class_not_inherited", N, """\
+define d() { notify { "n-$title": } }
+class c { d { 'x': tag => 'ct', noop => true } }
+include c
+"""),
+    ("metaparams_nested_define_from_node", W, """\
+define inner() { notify { "in-$title": } }
+define outer() { inner { "i-$title": } }
+node default { outer { 'x': schedule => 'never', alias => 'foo', audit => 'all' } }
+"""),
+    ("metaparams_set_by_override", N, """\
+define d() { notify { "in-$title": } }
+d { 'x': }
+D['x'] { noop => true }
+"""),
+    ("metaparams_class_not_inherited", N, """\
+class c { notify { 'cn': } }
+class { 'c': noop => true }
+"""),
+    # Relationships may name virtual resources that are never realized.
+    ("relationship_to_unrealized_virtual", N, """\
+@notify { 'v': }
+notify { 'a': before => Notify['v'] }
+Notify['a'] -> Notify['v']
+"""),
+    ("relationship_metaparam_to_virtual_by_namevar", N, """\
+@package { 'pa': name => 'x' }
+notify { 'n': require => Package['x'] }
+"""),
+    # Missing relationship targets are reported at the attribute that names them.
+    ("error_missing_target_line_of_attribute", N, """\
+notify {
+  'a':
+    message => 'x',
+    require =>
+      [Notify['b'],
+       Notify['missing']],
+}
+notify { 'b': }
+"""),
+    ("error_missing_target_from_defaults", N, """\
+Notify {
+  before => Notify['missing'],
+}
+notify { 'a':
+  message => 'x',
+}
+"""),
+    ("error_missing_target_from_override", N, """\
+notify { 'a': }
+Notify['a'] {
+  before => Notify['missing'],
+}
+"""),
+    ("error_missing_target_from_collector", N, """\
+notify { 'a': }
+Notify <| title == 'a' |> {
+  before => Notify['missing'],
+}
+"""),
+    ("error_missing_target_from_splat", N, """\
+$h = {
+  before => Notify['missing'] }
+notify { 'a':
+  message => 'x',
+  * => $h,
+}
+"""),
+    ("error_missing_target_of_class", N, """\
+class c($x) {
+}
+class { 'c':
+  x => 1,
+  before => Notify['missing'],
+}
+"""),
+    ("error_missing_target_create_resources", N, """\
+
+
+create_resources('notify', {
+'a' => {
+'before' => 'Notify[missing]'}})
+"""),
+    # A regexp Ruby gives FIXEDENCODING (non-ASCII, \\u above ASCII, \\p{}) prints with
+    # its options group.
+    ("regexp_fixed_encoding_text", N, """\
+notice(/é/)
+notice(Regexp[/é/])
+notice(String(/é/))
+notice(/\\u00e9/)
+notice(type(/ü/))
+notify { 'x': message => [/é/, /a\\/b/, /\\p{L}/] }
+"""),
+    # Parse errors where Puppet's lexer puts them: a character no token starts with is
+    # `Syntax error at ''`; illegal references at their first faulty character.
+    ("error_syntax_unknown_character", N, """\
+notice('a')
+notice(`)
+"""),
+    ("error_syntax_unknown_non_ascii", N, """\
+$x = 1 § 2
+"""),
+    ("error_illegal_class_reference_position", N, """\
+notice(Ab::cd)
+"""),
+    ("error_illegal_fq_class_reference_position", N, """\
+notice(::Ab::5)
+"""),
+    ("error_illegal_fq_name_position", N, """\
+$x = ::5
+"""),
+    ("resource_title_leading_comma", N, """\
+notify { 'a':, }
+notify { 'b':, message => 'x' }
+Notify {, loglevel => info }
+Notify['a'] {, withpath => true }
+"""),
+    # Slices up to Integer's max do not overflow.
+    ("slice_to_integer_max", N, """\
+notice([1,2,3][1, 9223372036854775807])
+notice([1,2,3][-1, 9223372036854775807])
+notice([1,2,3][9223372036854775807, 2])
+notice('abcdef'[1, 9223372036854775807])
+notice('abcdef'[-2, 9223372036854775807])
+notice([1,2,3][(-9223372036854775807 - 1), 2])
+notice([1,2,3][1, -1])
+"""),
+    # Puppet logs every validation error and gives up with their count.
+    ("error_validation_several", N, """\
+class a { $::x = 1 }
+$a::b = 2
+"""),
+    ("error_override_never_found", N, """\
+notify { 'a': }
+Notify['b'] { message => 'x' }
+Notify['c'] { message => 'y' }
+"""),
+    # --- metaparameters: Puppet 7 has no `export`/`consume` (removed in Puppet 6) ---
+    ("metaparam_export_on_define", N, """\
+define d() { notify { $title: } }
+d { 'y': export => 'a' }
+"""),
+    ("metaparam_consume_on_class", N, """\
+class c() { }
+class { 'c': consume => 'a' }
+"""),
+    ("metaparam_noop_on_class", N, """\
+class c() { notify { 'in c': } }
+class { 'c': noop => true, loglevel => 'debug' }
+"""),
+    # --- getvar reads a class's variables as $c::x does (inherited ones included) ------
+    ("getvar_inherited_class_variable", N, """\
+class p { $x = 'px' }
+class c inherits p { $y = 'cy' }
+include c
+notify { "a=${c::x}": }
+notify { "b=${getvar('c::x')}": }
+notify { "c=${getvar('c::y')} d=${getvar('p::y')}": }
+"""),
 ]
 
 def strip_error(msg, node):

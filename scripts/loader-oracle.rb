@@ -6,7 +6,7 @@
 # (discovered by the environment's Pops loaders, .pp origins only).
 #
 # Usage: scripts/loader-oracle.rb MODULEPATH[:MODULEPATH...] > list.json
-# Output: one JSON object {"modules":[..],"classes":{name:file},"defines":{..},
+# Output: one JSON object {"modules":{name:path},"versions":{name:version},"classes":{name:file},"defines":{..},
 #         "functions":{..},"type_aliases":{..},"failed_files":{file:message}}, keys sorted.
 # Uses a private temp confdir/vardir; /etc/puppet is never read.
 require 'json'
@@ -26,11 +26,13 @@ Puppet::Util::Log.close_all
 require 'puppet/pops'
 
 env = Puppet::Node::Environment.create(:production, modulepath)
-out = { 'modules' => {}, 'classes' => {}, 'defines' => {}, 'functions' => {}, 'type_aliases' => {},
-        'failed_files' => {} }
+out = { 'modules' => {}, 'versions' => {}, 'classes' => {}, 'defines' => {}, 'functions' => {},
+        'type_aliases' => {}, 'failed_files' => {} }
 Puppet.override({ environments: Puppet::Environments::Static.new(env), current_environment: env,
                   loaders: Puppet::Pops::Loaders.new(env) }, 'loader-oracle') do
   env.modules.each { |m| out['modules'][m.name] = m.path }
+  # The version each module had, so that a test can leave out modules installed at another.
+  env.modules.each { |m| out['versions'][m.name] = m.version }
   # Puppet-language functions and type aliases: ask each module loader (and the environment
   # loader) for the .pp paths it would consider, turn them into names the way the loader does,
   # and load each name through the environment's private loader (Ruby entities are skipped).

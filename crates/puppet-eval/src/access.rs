@@ -166,7 +166,7 @@ fn function_span(span: &Span) -> Span {
 
 impl CatalogAccess for Compiler {
     fn resource(&self, type_name: &str, title: &str) -> Option<Vec<(String, Value)>> {
-        let key = self.catalog.resolve(&ResourceKey::new(type_name, title))?;
+        let key = self.resolve_ref(&ResourceKey::new(type_name, title))?;
         let r = self.catalog.get(&key)?;
         Some(
             r.params
@@ -196,7 +196,7 @@ impl CatalogAccess for Compiler {
             if seen > 100_000 {
                 break;
             }
-            for (sid, tname, attrs) in &self.catalog.defaults {
+            for (sid, tname, attrs, _) in &self.catalog.defaults {
                 if *sid == id && tname.eq_ignore_ascii_case(type_name) {
                     for (k, _, _) in attrs {
                         if !out.iter().any(|x| x == k.as_str()) {

@@ -112,17 +112,11 @@ pub(crate) fn call(
                 keys.extend(c.refs_of(a));
             }
             for k in keys {
-                match c.catalog.resolve(&k) {
+                match c.resolve_ref(&k) {
                     Some(k) => c.catalog.realize(&k),
-                    // Puppet finds it when the compile finishes: no call, no location.
-                    None => {
-                        return Some(Err(Flow::Error(crate::eval::EvalError {
-                            code: crate::eval::codes::EVAL_ERROR,
-                            kind: crate::eval::ErrorKind::Complete,
-                            message: format!("Failed to realize virtual resources {k}"),
-                            span: Some(span.clone()),
-                        })))
-                    }
+                    // Declared later, perhaps: Puppet's collector waits for it until the
+                    // compile finishes (`Compiler::finish` reports what never came).
+                    None => c.catalog.pending_realize.push(k),
                 }
             }
             Ok(Value::Undef)
@@ -299,9 +293,10 @@ fn defined(c: &mut Compiler, args: &[Value], scope: ScopeId, span: &Span) -> R<V
                     || c.env.resource_type_known(&n)
             }
             Value::Type(Type::Resource(r)) => match (&r.type_name, &r.title) {
+                // Found by title or by any alias (a namevar that differs from the
+                // title), as Puppet's catalog lookup does.
                 (Some(t), Some(title)) => c
-                    .catalog
-                    .get(&crate::catalog::ResourceKey::new(t, title))
+                    .resolve_ref(&crate::catalog::ResourceKey::new(t, title))
                     .is_some(),
                 (Some(t), None) => {
                     let n = t.to_ascii_lowercase();

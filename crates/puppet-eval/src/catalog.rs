@@ -79,6 +79,11 @@ pub struct Resource {
     /// Where the relationship metaparameters given in the resource's body were written
     /// (Puppet reports a missing target at that attribute's line).
     pub param_spans: crate::Map<SmolStr, Span>,
+    /// The parameters that resource defaults, an override or a collector set (last): the
+    /// code that did it (as [`Resource::container`]) and where. Puppet lets an override
+    /// replace such a value only from a subclass of that code (or from that code itself
+    /// for a default).
+    pub overridden_by: crate::Map<SmolStr, (Option<ResourceKey>, Span)>,
 }
 
 impl Resource {
@@ -96,6 +101,7 @@ impl Resource {
             container: None,
             span: None,
             param_spans: Default::default(),
+            overridden_by: Default::default(),
         }
     }
 
@@ -146,6 +152,10 @@ pub enum CollectQuery {
 /// Evaluated attribute operations: name, value, and whether it was `+>`.
 pub type AttrList = Vec<(SmolStr, Value, bool)>;
 
+/// Where the relationship attributes (`before`, `require`, ...) of a defaults, override or
+/// collector block are written: a missing target is reported at that line.
+pub type AttrSpans = indexmap::IndexMap<SmolStr, Span>;
+
 /// A collector: type, exported, query, the attributes it overrides, the scope it was
 /// evaluated in, and the resources it has collected so far.
 #[derive(Debug, Clone)]
@@ -154,6 +164,7 @@ pub struct Collector {
     pub exported: bool,
     pub query: CollectQuery,
     pub attrs: AttrList,
+    pub attr_spans: AttrSpans,
     pub scope: ScopeId,
     pub span: Span,
     pub collected: crate::Set<ResourceKey>,
@@ -183,6 +194,7 @@ pub struct Relationship {
 pub struct Override {
     pub key: ResourceKey,
     pub attrs: AttrList,
+    pub attr_spans: AttrSpans,
     pub scope: ScopeId,
     pub span: Span,
 }
@@ -195,9 +207,12 @@ pub struct Catalog {
     pub edges: crate::Set<(ResourceKey, ResourceKey)>,
     /// Defined-type instances waiting to be evaluated.
     pending: VecDeque<ResourceKey>,
-    pub defaults: Vec<(ScopeId, SmolStr, AttrList)>,
+    pub defaults: Vec<(ScopeId, SmolStr, AttrList, AttrSpans)>,
     pub overrides: Vec<Override>,
     pub collectors: Vec<Collector>,
+    /// References given to `realize` before their resource was declared: realized when it
+    /// is, by the compiler's generator loop, as Puppet's fixed collectors.
+    pub pending_realize: Vec<ResourceKey>,
     pub relationships: Vec<Relationship>,
     /// Other names of resources: namevar values that differ from the title, and `alias`es.
     pub aliases: crate::Map<ResourceKey, ResourceKey>,

@@ -8,7 +8,8 @@
 //! declaration chain, and chaining-arrow relationships turned into `before`/`notify`.
 
 use crate::catalog::{
-    CollectQuery, Collector, Override, RelEnd, Relationship, Resource, ResourceKey, ResourceKind,
+    AttrSpans, CollectQuery, Collector, Override, RelEnd, Relationship, Resource, ResourceKey,
+    ResourceKind,
 };
 use crate::eval::{capitalize, Compiler, ErrorKind, EvalError, Flow, ParamGuard, PendingParams};
 use crate::ir::*;
@@ -16,6 +17,7 @@ use crate::lower::{ClassDef, DefineDef, HostMatch};
 use crate::ops;
 use crate::scope::{Scope, ScopeId, ScopeKind};
 use indexmap::{IndexMap, IndexSet};
+use puppet_graph::RelationKind;
 use puppet_types::types::ResourceType;
 use puppet_types::{is_instance, Type, Value};
 use smol_str::SmolStr;
@@ -49,23 +51,6 @@ pub(crate) enum ClassDecl {
     ResourceLike,
 }
 
-/// The metaparameters every resource type accepts.
-pub(crate) const METAPARAMS: &[&str] = &[
-    "alias",
-    "audit",
-    "before",
-    "consume",
-    "export",
-    "loglevel",
-    "noop",
-    "notify",
-    "require",
-    "schedule",
-    "stage",
-    "subscribe",
-    "tag",
-];
-
 impl Compiler {
     /// The resource whose code runs in `scope` (the nearest class, define instance or node;
     /// `Class[main]` at top level).
@@ -97,7 +82,7 @@ impl Compiler {
     /// Releases a finished lambda or function-call scope, with the resource defaults it
     /// declared.
     pub(crate) fn release_scope(&mut self, id: ScopeId) {
-        self.catalog.defaults.retain(|(sid, _, _)| *sid != id);
+        self.catalog.defaults.retain(|(sid, _, _, _)| *sid != id);
         self.scopes.release(id);
     }
 
@@ -231,13 +216,34 @@ impl Compiler {
             if self.apply_collectors()? {
                 progress = true;
             }
+            if self.apply_pending_realize() {
+                progress = true;
+            }
             if !progress || guard > 1_000_000 {
                 break;
             }
         }
+        // Puppet's `finish`: relationships first, then the overrides still pending, then
+        // each resource's finish (scope tags), then the inherited metaparameters.
+        self.apply_relationships()?;
         self.apply_pending_overrides()?;
         self.merge_scope_tags();
-        self.apply_relationships()?;
+        self.inherit_metaparameters();
+        // Puppet's `fail_on_unevaluated`: overrides (above), then collections.
+        if !self.catalog.pending_realize.is_empty() {
+            let refs: Vec<String> = self
+                .catalog
+                .pending_realize
+                .iter()
+                .map(ToString::to_string)
+                .collect();
+            return Err(Flow::Error(EvalError {
+                code: crate::eval::codes::EVAL_ERROR,
+                kind: ErrorKind::Complete,
+                message: format!("Failed to realize virtual resources {}", refs.join(", ")),
+                span: None,
+            }));
+        }
         self.validate_resources()?;
         Ok(())
     }
@@ -268,11 +274,14 @@ impl Compiler {
             let relationships = r
                 .params
                 .iter()
-                .filter(|(k, _)| RELATIONSHIP_PARAMS.contains(&k.as_str()));
+                .filter(|(k, _)| RelationKind::from_param(k).is_some());
             for (param, v) in relationships {
+                // Puppet locates these errors at the attribute that was written (in the
+                // body, a defaults or override block); an attribute that no code wrote
+                // (create_resources, functions) has no location.
                 let at = match r.param_spans.get(param) {
-                    Some(s) => location(s),
-                    None => at.clone(),
+                    Some(s) => format!(" {}", location(s)),
+                    None => String::new(),
                 };
                 for target in flatten(v) {
                     let tkey = match &target {
@@ -283,7 +292,7 @@ impl Compiler {
  code: crate::eval::codes::EVAL_ERROR,
  kind: ErrorKind::Complete,
                                     message: format!(
-                                        "No title provided and {:?} is not a valid resource reference {at}",
+                                        "No title provided and {:?} is not a valid resource reference{at}",
                                         s.as_str()
                                     ),
                                     span: None,
@@ -296,16 +305,13 @@ impl Compiler {
                             None => continue,
                         },
                     };
-                    let found = self.resolve_ref(&tkey);
-                    if found
-                        .and_then(|k| self.catalog.get(&k))
-                        .is_none_or(|t| t.virtual_)
-                    {
+                    // Virtual resources count, realized or not (see apply_relationships).
+                    if self.resolve_ref(&tkey).is_none() {
                         return Err(Flow::Error(EvalError {
                             code: crate::eval::codes::MISSING_RELATIONSHIP_TARGET,
                             kind: ErrorKind::Complete,
                             message: format!(
-                                "Could not find resource '{tkey}' in parameter '{param}' {at}"
+                                "Could not find resource '{tkey}' in parameter '{param}'{at}"
                             ),
                             span: None,
                         }));
@@ -343,6 +349,7 @@ impl Compiler {
             }
             changed = true;
             let (attrs, scope, span) = (c.attrs.clone(), c.scope, c.span.clone());
+            let attr_spans = c.attr_spans.clone();
             for k in keys {
                 self.catalog.realize(&k);
                 if !attrs.is_empty() {
@@ -358,7 +365,7 @@ impl Compiler {
                             location(&span)
                         ));
                     }
-                    self.apply_override(&k, &attrs, scope, &span, true)?;
+                    self.apply_override(&k, &attrs, &attr_spans, scope, &span, true)?;
                 }
                 self.catalog.collectors[i].collected.insert(k);
             }
@@ -390,20 +397,123 @@ impl Compiler {
         }
     }
 
-    /// Applies the overrides whose resource did not exist when they were evaluated.
+    /// Puppet's last step of `finish` (`add_resource_metaparams`): walking the containment
+    /// tree breadth first from `Class[main]`, each resource gets the non-relationship
+    /// metaparameters (`noop`, `schedule`, `audit`, `loglevel`, `alias`, `tag`, `stage`) of
+    /// its container that it does not set itself. Only what `Class[main]` contains is
+    /// walked: classes hang from `Stage[main]`, so what a class (or a define instance
+    /// declared in one) contains inherits nothing.
+    fn inherit_metaparameters(&mut self) {
+        const INHERITED: &[&str] = &[
+            "noop", "schedule", "audit", "loglevel", "alias", "tag", "stage",
+        ];
+        let mut children: IndexMap<&ResourceKey, Vec<&ResourceKey>> = IndexMap::new();
+        for (container, child) in &self.catalog.edges {
+            children.entry(container).or_default().push(child);
+        }
+        let main = ResourceKey::new("Class", "main");
+        let mut queue = std::collections::VecDeque::from([main.clone()]);
+        let mut seen: IndexSet<ResourceKey> = IndexSet::new();
+        let mut updates: Vec<(ResourceKey, SmolStr, Value)> = Vec::new();
+        // Values as they are after the walk: what a container passes on includes what it
+        // inherited itself.
+        let mut inherited: IndexMap<ResourceKey, Vec<(SmolStr, Value)>> = IndexMap::new();
+        while let Some(source) = queue.pop_front() {
+            if !seen.insert(source.clone()) {
+                continue;
+            }
+            let Some(targets) = children.get(&source) else {
+                continue;
+            };
+            let mut data: Vec<(SmolStr, Value)> =
+                inherited.get(&source).cloned().unwrap_or_default();
+            if let Some(r) = self.catalog.get(&source) {
+                for m in INHERITED {
+                    if let Some(v) = r.params.get(*m).filter(|v| !v.is_undef()) {
+                        if !data.iter().any(|(k, _)| k == m) {
+                            data.push((SmolStr::new(m), v.clone()));
+                        }
+                    }
+                }
+            }
+            for t in targets {
+                if let Some(tr) = self.catalog.get(t) {
+                    let mut own: Vec<(SmolStr, Value)> = Vec::new();
+                    for (k, v) in &data {
+                        match tr.params.get(k.as_str()).filter(|v| !v.is_undef()) {
+                            Some(mine) => own.push((k.clone(), mine.clone())),
+                            None => {
+                                updates.push(((*t).clone(), k.clone(), v.clone()));
+                                own.push((k.clone(), v.clone()));
+                            }
+                        }
+                    }
+                    inherited.insert((*t).clone(), own);
+                }
+                queue.push_back((*t).clone());
+            }
+        }
+        for (key, k, v) in updates {
+            if let Some(r) = self.catalog.resources.get_mut(&key) {
+                r.params.insert(k, v);
+            }
+        }
+    }
+
+    /// Realizes the resources `realize` named before they were declared; true when one
+    /// was found.
+    fn apply_pending_realize(&mut self) -> bool {
+        let pending = std::mem::take(&mut self.catalog.pending_realize);
+        let mut found = false;
+        for k in pending {
+            match self.resolve_ref(&k) {
+                Some(key) => {
+                    self.catalog.realize(&key);
+                    found = true;
+                }
+                None => self.catalog.pending_realize.push(k),
+            }
+        }
+        found
+    }
+
+    /// Applies the overrides whose resource did not exist when they were evaluated, as
+    /// Puppet's `finish` does: resource by resource in catalog order, each taking the
+    /// overrides written with its exact reference (an alias no longer finds it). Those
+    /// left are one error, without a location.
     fn apply_pending_overrides(&mut self) -> R<()> {
         let pending = std::mem::take(&mut self.catalog.overrides);
+        let mut by_ref: IndexMap<ResourceKey, Vec<Override>> = IndexMap::new();
         for o in pending {
-            let Some(key) = self.catalog.resolve(&o.key) else {
-                return err(
-                    format!("Could not find resource '{}' for overriding", o.key),
-                    &o.span,
-                );
-            };
-            self.check_override_source(&key, o.scope, &o.span)?;
-            self.apply_override(&key, &o.attrs, o.scope, &o.span, false)?;
+            by_ref.entry(o.key.clone()).or_default().push(o);
         }
-        Ok(())
+        let keys: Vec<ResourceKey> = self.catalog.resources.keys().cloned().collect();
+        for key in keys {
+            let Some(overrides) = by_ref.shift_remove(&key) else {
+                continue;
+            };
+            for o in overrides {
+                self.check_override_source(&key, o.scope, &o.span)?;
+                self.apply_override(&key, &o.attrs, &o.attr_spans, o.scope, &o.span, false)?;
+            }
+        }
+        if by_ref.is_empty() {
+            return Ok(());
+        }
+        let refs: Vec<String> = by_ref
+            .values()
+            .flatten()
+            .map(|o| o.key.to_string())
+            .collect();
+        Err(Flow::Error(EvalError {
+            code: crate::eval::codes::EVAL_ERROR,
+            kind: ErrorKind::Complete,
+            message: format!(
+                "Could not find resource(s) {} for overriding",
+                refs.join(", ")
+            ),
+            span: None,
+        }))
     }
 
     /// Puppet's rule for `Type[title] { ... }`: only code of the class (or define) that
@@ -415,23 +525,9 @@ impl Compiler {
         let Some(source) = target.container.clone() else {
             return Ok(());
         };
-        let mut cur = Some(self.container_of(scope));
-        let mut guard = 0;
-        while let Some(c) = cur {
-            if c == source {
-                return Ok(());
-            }
-            guard += 1;
-            if guard > 1000 || c.type_name != "Class" {
-                break;
-            }
-            // Up the inheritance chain.
-            let cname = c.title.to_ascii_lowercase();
-            cur = self
-                .env
-                .class(cname.as_str())
-                .and_then(|d| d.parent.clone())
-                .map(|p| ResourceKey::new("Class", &p));
+        let container = self.container_of(scope);
+        if container == source || self.inherits(&container, &source) {
+            return Ok(());
         }
         Err(Flow::Error(EvalError {
             code: crate::eval::codes::EVAL_ERROR,
@@ -448,28 +544,41 @@ impl Compiler {
         &mut self,
         key: &ResourceKey,
         attrs: &[(SmolStr, Value, bool)],
+        attr_spans: &AttrSpans,
         scope: ScopeId,
         span: &Span,
         from_collector: bool,
     ) -> R<()> {
+        let source = self.container_of(scope);
         if !from_collector {
-            // Code of the declaring class may not change what it set itself (only values
-            // that came from resource defaults); a subclass may.
-            let source = self.container_of(scope);
+            // Puppet's rule per parameter: a value may be replaced by code of a subclass of
+            // the code that set it (the declaring class, or the override that set it last);
+            // the same code may only replace a value that came from resource defaults.
             if let Some(r) = self.catalog.get(key) {
-                if r.container.as_ref() == Some(&source) {
-                    if let Some((name, _, _)) = attrs
-                        .iter()
-                        .find(|(n, _, _)| r.params.contains_key(n) && !r.defaulted.contains(n))
-                    {
-                        let at = r.span.as_ref().map(location).unwrap_or_default();
-                        return err(
-                            format!(
+                for (name, _, _) in attrs {
+                    if !r.params.contains_key(name) {
+                        continue;
+                    }
+                    let (setter, at) = match r.overridden_by.get(name) {
+                        Some((setter, at)) => (setter.clone(), Some(at)),
+                        None => (r.container.clone(), r.span.as_ref()),
+                    };
+                    let same = setter.as_ref() == Some(&source);
+                    let allowed = match &setter {
+                        Some(s) => self.inherits(&source, s),
+                        None => true,
+                    } || (same && r.defaulted.contains(name));
+                    if !allowed {
+                        let at = at.map(location).unwrap_or_default();
+                        return Err(Flow::Error(EvalError {
+                            code: crate::eval::codes::EVAL_ERROR,
+                            kind: ErrorKind::Complete,
+                            message: format!(
                                 "Parameter '{name}' is already set on {key} by #<Puppet::Resource::Type> at {at}; cannot redefine {}",
                                 location(span)
                             ),
-                            span,
-                        );
+                            span: Some(span.clone()),
+                        }));
                     }
                 }
             }
@@ -498,13 +607,48 @@ impl Compiler {
                 }
             }
             r.params.insert(name.clone(), new);
+            r.defaulted.shift_remove(name);
+            r.overridden_by
+                .insert(name.clone(), (Some(source.clone()), span.clone()));
+            if let Some(s) = attr_spans.get(name) {
+                r.param_spans.insert(name.clone(), s.clone());
+            }
         }
         Ok(())
     }
 
+    /// Whether class `child` inherits (directly or not) from `ancestor`: Puppet's
+    /// `child_of?` (false for the class itself, and for anything but classes).
+    fn inherits(&self, child: &ResourceKey, ancestor: &ResourceKey) -> bool {
+        let mut cur = child.clone();
+        for _ in 0..1000 {
+            if cur.type_name != "Class" {
+                return false;
+            }
+            let name = cur.title.to_ascii_lowercase();
+            let Some(parent) = self.env.class(name.as_str()).and_then(|d| d.parent.clone()) else {
+                return false;
+            };
+            cur = ResourceKey::new("Class", &parent);
+            if &cur == ancestor {
+                return true;
+            }
+        }
+        false
+    }
+
     /// The defaults that apply to a resource for the attributes it does not set.
     pub(crate) fn defaults_for(&self, res: &Resource) -> Vec<(SmolStr, Value)> {
-        let mut out: IndexMap<SmolStr, Value> = IndexMap::new();
+        self.defaults_with_spans(res)
+            .into_iter()
+            .map(|(k, v, _, _)| (k, v))
+            .collect()
+    }
+
+    /// [`Compiler::defaults_for`], with where each default is written and the scope of its
+    /// defaults statement.
+    fn defaults_with_spans(&self, res: &Resource) -> Vec<(SmolStr, Value, Option<Span>, ScopeId)> {
+        let mut out: IndexMap<SmolStr, (Value, Option<Span>, ScopeId)> = IndexMap::new();
         let mut scope = res.scope;
         let mut seen = 0;
         while let Some(id) = scope {
@@ -512,11 +656,11 @@ impl Compiler {
             if seen > 100_000 {
                 break;
             }
-            for (sid, tname, attrs) in self.catalog.defaults.iter().rev() {
+            for (sid, tname, attrs, spans) in self.catalog.defaults.iter().rev() {
                 if *sid == id && tname.eq_ignore_ascii_case(&res.type_name) {
                     for (k, v, _) in attrs.iter().rev() {
                         if !res.params.contains_key(k) && !out.contains_key(k) {
-                            out.insert(k.clone(), v.clone());
+                            out.insert(k.clone(), (v.clone(), spans.get(k).cloned(), *sid));
                         }
                     }
                 }
@@ -524,7 +668,10 @@ impl Compiler {
             let s = self.scopes.get(id);
             scope = s.dyn_parent.or(s.parent);
         }
-        out.into_iter().filter(|(_, v)| !v.is_undef()).collect()
+        out.into_iter()
+            .filter(|(_, (v, _, _))| !v.is_undef())
+            .map(|(k, (v, s, sid))| (k, v, s, sid))
+            .collect()
     }
 
     /// Turns the chaining arrows into `before`/`notify` parameters of their sources, after
@@ -536,12 +683,10 @@ impl Compiler {
             let targets = self.rel_end_keys(&rel.target);
             for s in &sources {
                 for t in &targets {
+                    // A virtual resource is in the compiler's catalog (it is only left
+                    // out of the finished one), so it is a valid end, realized or not.
                     for (missing, other, word) in [(s, t, "on"), (t, s, "from")] {
-                        let found = self.resolve_ref(missing);
-                        if found
-                            .and_then(|k| self.catalog.get(&k))
-                            .is_none_or(|r| r.virtual_)
-                        {
+                        if self.resolve_ref(missing).is_none() {
                             // Puppet gives no location; the arrow's span is kept for tools.
                             return Err(Flow::Error(EvalError {
                                 code: crate::eval::codes::MISSING_RELATIONSHIP_TARGET,
@@ -587,12 +732,36 @@ impl Compiler {
         }
         let db = self.types();
         let info = db.get(&tname)?;
-        if info.namevars.len() != 1 {
+        if info.namevars.len() == 1 {
+            let parsed = db.parse_title(&tname, &key.title).ok()?;
+            if let Some(k) = parsed
+                .get(info.namevars[0].as_str())
+                .and_then(|v| self.catalog.resolve(&ResourceKey::new(&key.type_name, v)))
+            {
+                return Some(k);
+            }
+        }
+        // Puppet's catalog then looks the reference up by its uniqueness key, the namevar
+        // values its title gives: `Package[x]` is the package named `x` (whatever its
+        // title) with no provider.
+        if !info.isomorphic {
             return None;
         }
-        let parsed = db.parse_title(&tname, &key.title).ok()?;
-        let v = parsed.get(info.namevars[0].as_str())?;
-        self.catalog.resolve(&ResourceKey::new(&key.type_name, v))
+        use puppet_restypes::NamevarValue as N;
+        let values = db
+            .namevar_values(&tname, &key.title, |_| None::<String>)
+            .ok()?;
+        let ukey: Vec<Option<String>> = values
+            .into_iter()
+            .map(|(_, v)| match v {
+                N::Given(s) | N::FromTitle(s) => Some(s),
+                N::Missing => None,
+            })
+            .collect();
+        self.catalog
+            .uniqueness
+            .get(&(key.type_name.clone(), ukey))
+            .cloned()
     }
 
     fn rel_end_keys(&self, end: &RelEnd) -> Vec<ResourceKey> {
@@ -714,6 +883,7 @@ impl Compiler {
             exported,
             query: q,
             attrs,
+            attr_spans: relationship_spans(ops),
             scope,
             span: span.clone(),
             collected: Default::default(),
@@ -740,15 +910,17 @@ impl Compiler {
                 span,
             );
         }
+        let attr_spans = relationship_spans(ops);
         for key in self.refs_of(&t) {
-            let key = self.catalog.resolve(&key).unwrap_or(key);
+            let key = self.resolve_ref(&key).unwrap_or(key);
             if self.catalog.get(&key).is_some() {
                 self.check_override_source(&key, scope, span)?;
-                self.apply_override(&key, &attrs, scope, span, false)?;
+                self.apply_override(&key, &attrs, &attr_spans, scope, span, false)?;
             } else {
                 self.catalog.overrides.push(Override {
                     key,
                     attrs: attrs.clone(),
+                    attr_spans: attr_spans.clone(),
                     scope: self.persistent_scope(scope),
                     span: span.clone(),
                 });
@@ -770,7 +942,9 @@ impl Compiler {
             Value::Type(Type::Resource(r)) => r.type_name.clone().unwrap_or_default(),
             other => SmolStr::new(other.to_plain_string()),
         };
-        self.catalog.defaults.push((scope, tname, attrs));
+        self.catalog
+            .defaults
+            .push((scope, tname, attrs, attribute_spans(ops)));
         Ok(t)
     }
 
@@ -975,18 +1149,19 @@ impl Compiler {
                 // Puppet locates every resource of the expression, and the statement's
                 // errors, at the whole expression.
                 let r = self.declare_resource(form, &type_name, &t, &attrs, scope, span)?;
-                if type_name != "class" {
-                    let key = ResourceKey::new(&type_name, &t);
-                    if let Some(res) = self.catalog.resources.get_mut(&key) {
-                        for op in &body.ops {
-                            match &op.name {
-                                Some(n) if RELATIONSHIP_PARAMS.contains(&n.as_str()) => {
-                                    res.param_spans.insert(n.clone(), op.span.clone());
-                                }
-                                _ => {}
+                // Where each relationship attribute was written; those of a `* => hash`
+                // are at the `*`.
+                let key = ResourceKey::new(&type_name, &t);
+                if let Some(res) = self.catalog.resources.get_mut(&key) {
+                    let named = relationship_spans(&body.ops);
+                    for op in body.ops.iter().filter(|op| op.name.is_none()) {
+                        for p in RelationKind::PUPPET_ORDER.map(RelationKind::as_str) {
+                            if res.params.contains_key(p) && !named.contains_key(p) {
+                                res.param_spans.insert(SmolStr::new(p), op.span.clone());
                             }
                         }
                     }
+                    res.param_spans.extend(named);
                 }
                 refs.push(r);
             }
@@ -1054,20 +1229,6 @@ impl Compiler {
             }
             res.params.insert(k.clone(), v.clone());
         }
-        // A defined-type instance passes its metaparameters on to what it declares.
-        if let Some(c) = self
-            .catalog
-            .get(&container)
-            .filter(|c| c.kind == ResourceKind::Define)
-        {
-            for m in ["audit", "loglevel", "noop", "schedule", "tag"] {
-                if let Some(v) = c.params.get(m).filter(|v| !v.is_undef()) {
-                    if !res.params.contains_key(m) {
-                        res.params.insert(m.into(), v.clone());
-                    }
-                }
-            }
-        }
         // Stages are not contained in anything.
         if type_name != "stage" {
             res.container = Some(container);
@@ -1076,13 +1237,21 @@ impl Compiler {
         }
         // Resource defaults are those evaluated before the declaration, along the
         // declaration chain (Puppet applies them when the resource is created).
-        for (k, v) in self.defaults_for(&res) {
+        for (k, v, at, sid) in self.defaults_with_spans(&res) {
             if k == "tag" {
                 for t in tag_values(&v) {
                     res.tag(&t);
                 }
             }
             if !res.params.contains_key(&k) {
+                if let Some(at) = at {
+                    // Puppet's source of a default is the code of the defaults statement.
+                    let setter = Some(self.container_of(sid));
+                    res.overridden_by.insert(k.clone(), (setter, at.clone()));
+                    if RelationKind::from_param(&k).is_some() {
+                        res.param_spans.insert(k.clone(), at);
+                    }
+                }
                 res.defaulted.insert(k.clone());
                 res.params.insert(k, v);
             }
@@ -1271,14 +1440,15 @@ impl Compiler {
             }
         } else {
             let Some(def) = self.find_class(&name)? else {
-                return err_code(
-                    crate::eval::codes::UNKNOWN_CLASS,
+                let message = if how == ClassDecl::ResourceLike {
+                    format!("Error while evaluating a Resource Statement, Could not find declared class {name}")
+                } else {
                     format!(
                         "Error while evaluating a Function Call, Could not find class ::{name} for {}",
                         self.settings.node_name
-                    ),
-                    span,
-                );
+                    )
+                };
+                return err_code(crate::eval::codes::UNKNOWN_CLASS, message, span);
             };
             if how == ClassDecl::ResourceLike {
                 self.resource_like.insert(def.name.clone());
@@ -1433,7 +1603,7 @@ impl Compiler {
         };
         let mut final_params: crate::Map<SmolStr, Value> = Default::default();
         for (k, v) in &params {
-            if METAPARAMS.contains(&k.as_str()) && !v.is_undef() {
+            if puppet_restypes::is_metaparameter(k) && !v.is_undef() {
                 final_params.insert(k.clone(), v.clone());
             }
         }
@@ -1615,6 +1785,7 @@ impl Compiler {
             .map(|q| q.name.clone())
             .collect();
         let mut unset_before = 0;
+        let mut prefix: Option<Arc<str>> = None;
         for p in params.iter() {
             let from = unset_before;
             if unset(&p) {
@@ -1633,7 +1804,12 @@ impl Compiler {
                     Some(v) if !(v.is_undef() && p.default.is_some()) => v,
                     _ => match &p.default {
                         Some(d) => {
-                            let prefix = format!("Error while evaluating a {stmt}, {label}");
+                            // Made once per declaration, when a default is evaluated.
+                            let prefix = prefix
+                                .get_or_insert_with(|| {
+                                    format!("Error while evaluating a {stmt}, {label}").into()
+                                })
+                                .clone();
                             let guard = ParamGuard {
                                 scope: id,
                                 prefix,
@@ -1662,7 +1838,7 @@ impl Compiler {
         let mut problems: Vec<String> = given
             .keys()
             .filter(|k| !params.iter().any(|p| &p.name == *k))
-            .filter(|k| !METAPARAMS.contains(&k.as_str()))
+            .filter(|k| !puppet_restypes::is_metaparameter(k))
             .filter(|k| owner.class.is_some() || k.as_str() != "name")
             .map(|k| format!("has no parameter named '{k}'"))
             .collect();
@@ -1773,8 +1949,22 @@ fn statement_error(message: String, span: &Span) -> Flow {
     })
 }
 
-/// The relationship metaparameters.
-const RELATIONSHIP_PARAMS: [&str; 4] = ["before", "require", "notify", "subscribe"];
+/// Where each relationship attribute of `ops` is written.
+fn relationship_spans(ops: &[AttrOp]) -> AttrSpans {
+    ops.iter()
+        .filter_map(|op| match &op.name {
+            Some(n) if RelationKind::from_param(n).is_some() => Some((n.clone(), op.span.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Where each attribute of a list is written.
+fn attribute_spans(ops: &[AttrOp]) -> AttrSpans {
+    ops.iter()
+        .filter_map(|op| Some((op.name.clone()?, op.span.clone())))
+        .collect()
+}
 
 /// Whose parameters [`Compiler::bind_parameters`] binds: `Class[x]` or `Type[title]`, the
 /// statement Puppet names in errors, and the class name for automatic parameter lookup.
@@ -1827,6 +2017,27 @@ fn load_error(d: &puppet_diagnostics::Diagnostic) -> Flow {
         message: format!("{}{at}", d.message),
         span: None,
     })
+}
+
+/// How many errors Puppet's validator logs for the main manifest file `text` whose first
+/// error is `first`, when it has no syntax error (Puppet stops at the first syntax error,
+/// but logs every validation error and, for more than one, gives up with their count).
+pub(crate) fn validation_error_count(
+    diagnostics: &[puppet_diagnostics::Diagnostic],
+    first: &puppet_diagnostics::Diagnostic,
+    text: &str,
+) -> usize {
+    if puppet_syntax::parse(text)
+        .errors()
+        .iter()
+        .any(|d| d.is_error())
+    {
+        return 1;
+    }
+    diagnostics
+        .iter()
+        .filter(|d| d.is_error() && d.file == first.file && d.code != "DUPLICATE_DEFINITION")
+        .count()
 }
 
 pub(crate) fn location(span: &Span) -> String {

@@ -26,6 +26,22 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
+/// What a session knows of an environment besides its files.
+#[derive(Debug)]
+pub(crate) struct Meta {
+    pub name: SmolStr,
+    pub notes: Vec<Diagnostic>,
+}
+
+impl Default for Meta {
+    fn default() -> Meta {
+        Meta {
+            name: "production".into(),
+            notes: Vec::new(),
+        }
+    }
+}
+
 /// A lazily filled map: `None` records that a name was looked for and not found.
 type Cache<T> = RwLock<rustc_hash::FxHashMap<SmolStr, Option<T>>>;
 
@@ -80,6 +96,11 @@ struct Shared {
     type_helpers: OnceLock<Vec<(String, String, String)>>,
     templates: Cache<Template>,
     hiera: Option<Arc<puppet_hiera::Lookup>>,
+    /// The environment's name (`production` unless the session gave another).
+    name: SmolStr,
+    /// What the session noted while reading the environment's configuration
+    /// (`environment.conf`).
+    notes: Vec<Diagnostic>,
 }
 
 /// A template file of a module.
@@ -157,6 +178,7 @@ impl Environment {
             Some((path.map(str::to_string), text.to_string())),
             None,
             None,
+            Meta::default(),
         )
     }
 
@@ -167,6 +189,7 @@ impl Environment {
         code: Option<(Option<String>, String)>,
         custom: Option<Arc<Registry>>,
         hiera: Option<puppet_hiera::Lookup>,
+        meta: Meta,
     ) -> Environment {
         let hiera = hiera.map(Arc::new);
         let shared = Arc::new(Shared {
@@ -187,6 +210,8 @@ impl Environment {
             templates: RwLock::default(),
             hiera,
             loader,
+            name: meta.name,
+            notes: meta.notes,
         });
         let mut env = Environment::with_shared(shared);
         let mains: Vec<(Option<String>, Arc<str>, Arc<puppet_syntax::Parse>)> = env
@@ -365,9 +390,9 @@ impl Environment {
         &self.nodes
     }
 
-    /// Problems found while loading: module discovery (`metadata.json`, invalid module
-    /// directories), then the main manifest's syntax and validation problems and second
-    /// definitions.
+    /// Problems found while loading: the environment's configuration (`environment.conf`),
+    /// module discovery (`metadata.json`, invalid module directories), then the main
+    /// manifest's syntax and validation problems and second definitions.
     ///
     /// ```
     /// use puppet_eval::Session;
@@ -383,10 +408,34 @@ impl Environment {
     /// ```
     pub fn diagnostics(&self) -> impl Iterator<Item = &Diagnostic> {
         self.shared
-            .loader
-            .diagnostics()
+            .notes
             .iter()
+            .chain(self.shared.loader.diagnostics())
             .chain(&self.main_diagnostics)
+    }
+
+    /// The environment's name: what `$environment`, `$server_facts['environment']` and the
+    /// catalog's `environment` say in compiles of [`agent`](Environment::agent) settings.
+    pub fn name(&self) -> &str {
+        &self.shared.name
+    }
+
+    /// [`Settings::agent`](crate::Settings::agent) for a node compiled in this environment
+    /// (its [`name`](Environment::name) as the node's environment).
+    ///
+    /// ```
+    /// use puppet_eval::Session;
+    /// let env = Session::new().code("notify { $environment: }").environment_name("staging").load().unwrap();
+    /// let catalog = env.compile(&env.agent("web01", Default::default())).catalog.unwrap();
+    /// assert!(catalog.find("Notify[staging]").is_some());
+    /// assert_eq!(catalog.environment.as_deref(), Some("staging"));
+    /// ```
+    pub fn agent(
+        &self,
+        certname: &str,
+        facts: IndexMap<SmolStr, puppet_types::Value>,
+    ) -> crate::Settings {
+        crate::Settings::agent(certname, facts).with_environment(self.name())
     }
 
     /// The main manifest's problems: every compile logs its warnings and fails with its

@@ -224,6 +224,13 @@ pub struct Settings {
     /// (puppet-stdlib) where one exists (the default), or always as the module's own Ruby
     /// (puppet-ruby): `compile --no-native-functions`, to check one against the other.
     pub native_functions: bool,
+    /// `generate()` runs its command on this host, as Puppet does (off by default: the
+    /// call is refused with an error).
+    pub allow_exec: bool,
+    /// `file()`, `loadyaml()`, `loadjson()` (and the other functions that read files by
+    /// absolute path) read files of this host outside the module path and environment
+    /// (off by default: such a file is not found, or refused with an error).
+    pub allow_host_files: bool,
 }
 
 impl Default for Settings {
@@ -239,6 +246,8 @@ impl Default for Settings {
             enc_parameters: IndexMap::new(),
             max_steps: DEFAULT_MAX_STEPS,
             native_functions: true,
+            allow_exec: false,
+            allow_host_files: false,
         }
     }
 }
@@ -251,6 +260,22 @@ const DEFAULT_MAX_STEPS: u64 = if cfg!(fuzzing) {
 };
 
 impl Settings {
+    /// The node's environment: `$environment`, `$server_facts['environment']`,
+    /// `$settings::environment` and the catalog's `environment`.
+    ///
+    /// ```
+    /// let s = puppet_eval::Settings::agent("a", Default::default()).with_environment("staging");
+    /// assert_eq!(s.environment, "staging");
+    /// assert_eq!(s.server_facts["environment"].to_string(), "'staging'");
+    /// ```
+    pub fn with_environment(mut self, name: &str) -> Settings {
+        self.environment = name.to_string();
+        if let Some(v) = self.server_facts.get_mut("environment") {
+            *v = Value::string(name);
+        }
+        self
+    }
+
     /// Adds an external node classifier's answer, as Puppet reads an ENC's YAML: `classes`
     /// (an array of names, or a hash of name => parameters or null) and `parameters` (a
     /// hash of top-scope variables). Other keys (`environment`) are ignored.
@@ -313,7 +338,9 @@ impl Settings {
     /// Settings for compiling an agent's catalog on a server: the node's facts plus the
     /// ones an agent adds (`clientcert`, `clientversion`, `clientnoop`), authenticated
     /// `$trusted` data for the certname, and fixed `$server_facts` (those the oracle's
-    /// `compile-catalog` uses, so catalogs are comparable).
+    /// `compile-catalog` uses, so catalogs are comparable). The environment is
+    /// `production`: [`Environment::agent`](crate::Environment::agent) gives the
+    /// environment's own name, [`with_environment`](Settings::with_environment) any other.
     ///
     /// ```
     /// use puppet_eval::Settings;
@@ -438,6 +465,8 @@ pub struct Compiler {
     /// interpolated heredoc), and the entry keeps its file alive so that no other file's
     /// expressions can take the key.
     const_types: rustc_hash::FxHashMap<ConstKey, (Arc<crate::ir::SourceFile>, Value)>,
+    /// Every type name resolved so far and what it denotes (see `resolve_type`).
+    resolved_types: rustc_hash::FxHashMap<SmolStr, Type>,
     /// Parameters whose default expression is being evaluated, innermost last.
     param_guards: Vec<ParamGuard>,
     /// An error of a function parameter's type expression: reported as it is, where the
@@ -458,7 +487,7 @@ pub(crate) struct ParamGuard {
     pub scope: ScopeId,
     /// The text before the message (`Error while evaluating a Function Call, ` for a lambda;
     /// a function's errors are wrapped by its caller) and the owner (`f`, `lambda`).
-    pub prefix: String,
+    pub prefix: Arc<str>,
     pub param: SmolStr,
     pub pending: PendingParams,
     /// Parameters before `param` that have no value (a class or define instance missing
@@ -590,6 +619,7 @@ impl Compiler {
             type_parser_mode: false,
             annotations: puppet_functions::Annotations::new(),
             const_types: Default::default(),
+            resolved_types: Default::default(),
             param_guards: Vec::new(),
             param_type_error: None,
             warned_once: indexmap::IndexSet::new(),
@@ -884,7 +914,8 @@ impl Compiler {
             }
             ExprKind::Assign(lhs, rhs) => {
                 let v = self.eval(rhs, scope)?;
-                self.assign(lhs, v.clone(), scope)?;
+                // Puppet reports a failed assignment at its `=`.
+                self.assign(lhs, v.clone(), scope, &e.span)?;
                 Ok(v)
             }
             ExprKind::Access(target, keys) => {
@@ -1265,31 +1296,35 @@ impl Compiler {
         }
         let name = bare.unwrap_or(name);
         if let Some((class, var)) = name.rsplit_once("::") {
-            let id = *self.class_scopes.get(class.to_ascii_lowercase().as_str())?;
-            return self.scopes.get(id).vars.get(var).cloned();
+            return self.class_var(class, var).flatten();
         }
         self.scopes.lookup(scope, name).cloned()
     }
 
+    /// The variable `var` of the evaluated class `class` (any case): the class's own, then
+    /// those of the classes it inherits from, as `$class::var` and `getvar('class::var')`
+    /// read it. `None` when the class has not been evaluated.
+    fn class_var(&self, class: &str, var: &str) -> Option<Option<Value>> {
+        let id = *self.class_scopes.get(class.to_ascii_lowercase().as_str())?;
+        let mut cur = Some(id);
+        while let Some(c) = cur {
+            let s = self.scopes.get(c);
+            if let Some(v) = s.vars.get(var) {
+                return Some(Some(v.clone()));
+            }
+            cur = s
+                .parent
+                .filter(|p| matches!(self.scopes.get(*p).kind, ScopeKind::Class(_)));
+        }
+        Some(None)
+    }
+
     fn qualified_var(&mut self, name: &str, _span: &Span) -> R<Option<Value>> {
         let (class, var) = name.rsplit_once("::").unwrap_or(("", name));
-        let class = class.to_ascii_lowercase();
-        match self.class_scopes.get(class.as_str()) {
-            Some(&id) => {
-                // A class's own variables, then those of the classes it inherits from.
-                let mut cur = Some(id);
-                while let Some(c) = cur {
-                    let s = self.scopes.get(c);
-                    if let Some(v) = s.vars.get(var) {
-                        return Ok(Some(v.clone()));
-                    }
-                    cur = s
-                        .parent
-                        .filter(|p| matches!(self.scopes.get(*p).kind, ScopeKind::Class(_)));
-                }
-                Ok(None)
-            }
+        match self.class_var(class, var) {
+            Some(v) => Ok(v),
             None => {
+                let class = class.to_ascii_lowercase();
                 if class == "settings" {
                     return Ok(None);
                 }
@@ -1304,9 +1339,9 @@ impl Compiler {
         }
     }
 
-    fn assign(&mut self, lhs: &Expr, v: Value, scope: ScopeId) -> R<()> {
+    fn assign(&mut self, lhs: &Expr, v: Value, scope: ScopeId, at: &Span) -> R<()> {
         match &lhs.kind {
-            ExprKind::Var(name) => self.set_var(name, v, scope, &lhs.span),
+            ExprKind::Var(name) => self.set_var(name, v, scope, at),
             ExprKind::Array(targets) => match v {
                 Value::Array(values) => {
                     if values.len() != targets.len() {
@@ -1320,7 +1355,7 @@ impl Compiler {
                         );
                     }
                     for (t, val) in targets.iter().zip(values.iter()) {
-                        self.assign(t, val.clone(), scope)?;
+                        self.assign(t, val.clone(), scope, at)?;
                     }
                     Ok(())
                 }
@@ -1347,7 +1382,7 @@ impl Compiler {
                             }
                         };
                         match h.get(&key) {
-                            Some(val) => self.assign(t, val.clone(), scope)?,
+                            Some(val) => self.assign(t, val.clone(), scope, at)?,
                             None => {
                                 let shown = match &key {
                                     Value::Array(a) => format!(
@@ -1384,7 +1419,7 @@ impl Compiler {
                             None => None,
                         };
                         match found {
-                            Some(val) => self.assign(t, val, scope)?,
+                            Some(val) => self.assign(t, val, scope, at)?,
                             None => {
                                 return err(
                                     format!("No value for required variable '${q}' in assignment to variables from class reference"),
@@ -1395,7 +1430,7 @@ impl Compiler {
                     }
                     Ok(())
                 }
-                other if targets.len() == 1 => self.assign(&targets[0], other, scope),
+                other if targets.len() == 1 => self.assign(&targets[0], other, scope, at),
                 _ => err(
                     format!(
                         "Mismatched number of assignable entries and values, expected {}, got 1",
@@ -1848,6 +1883,7 @@ impl Compiler {
                 if keys.len() == 1 {
                     if let Value::String(attr) = &keys[0] {
                         let key = ResourceKey::new(tn, title);
+                        let key = self.resolve_ref(&key).unwrap_or(key);
                         if let (Some(info), true) = (
                             self.types().get(&tn.to_ascii_lowercase()),
                             self.catalog.get(&key).is_some(),
@@ -1907,6 +1943,19 @@ impl Compiler {
     /// Resolves a capitalised name: user type aliases, defined types and classes as resource
     /// types, then Puppet's types.
     pub(crate) fn resolve_type(&mut self, name: &str) -> Type {
+        if let Some(t) = self.resolved_types.get(name) {
+            return t.clone();
+        }
+        let t = self.resolve_type_uncached(name);
+        self.resolved_types.insert(SmolStr::new(name), t.clone());
+        t
+    }
+
+    /// What a type name denotes: a type alias (its body evaluated the first time, errors
+    /// kept for the use site), a defined type, a built-in type, a resource type of the
+    /// environment, else a type reference. The answer cannot change during a compile, so
+    /// [`Compiler::resolve_type`] keeps it.
+    fn resolve_type_uncached(&mut self, name: &str) -> Type {
         let bare = strip_root(name);
         let lower = SmolStr::new(bare.to_ascii_lowercase());
         if let Some(a) = self.aliases.get(&lower) {
@@ -2235,11 +2284,13 @@ impl Compiler {
                 None => match &p.default {
                     Some(d) => {
                         let (prefix, guard_span) = match fname {
-                            Some(f) => (f.to_string(), span.clone()),
+                            Some(f) => (Arc::from(f), span.clone()),
                             None => (
                                 match self.call_labels.last() {
-                                    Some(l) => format!("Error while evaluating a {l}, lambda"),
-                                    None => "lambda".to_string(),
+                                    Some(l) => {
+                                        format!("Error while evaluating a {l}, lambda").into()
+                                    }
+                                    None => "lambda".into(),
                                 },
                                 self.call_span.clone().unwrap_or_else(|| span.clone()),
                             ),
@@ -2742,7 +2793,8 @@ fn slice_range(len: usize, keys: &[Value]) -> Result<Option<(usize, usize)>, Str
         [a, b] => (int(a)?, int(b)?),
         _ => return Err(format!("Expected 1 or 2 keys, got {}", keys.len())),
     };
-    let len = len as i64;
+    // In i128: `start + count` must not overflow for counts up to Integer's max.
+    let (len, from, count) = (len as i128, i128::from(from), i128::from(count));
     let mut start = if from < 0 { len + from } else { from };
     let end = if count < 0 {
         len + count + 1

@@ -29,9 +29,11 @@ type R<T> = Result<T, Flow>;
 
 /// Builds the Hiera layers of an environment from the file system, as Puppet 7.23 does:
 /// the global layer from `global_hiera_yaml` (Puppet's default configuration, `data/` next
-/// to it, when that file does not exist), the environment layer from `<env_dir>/hiera.yaml`
-/// (none when the file is absent: Puppet has no default there), and a module layer for each
-/// module that has a `hiera.yaml`. `None` when there is no layer at all.
+/// to it, when that file does not exist; without one, a global layer with nothing to read,
+/// [`HieraConfig::empty_global`], since Puppet always has one), the environment layer from
+/// `<env_dir>/hiera.yaml` (none when the file is absent: Puppet has no default there), and
+/// a module layer for each module that has a `hiera.yaml`. `None` when nothing could ever
+/// be found (no global `hiera.yaml`, no environment or module layer).
 pub fn lookup_for(
     env_dir: Option<&Path>,
     global_hiera_yaml: Option<&Path>,
@@ -73,10 +75,10 @@ pub fn lookup_with_source(
     if global.is_none() && env.is_none() && mods.is_empty() {
         return Ok(None);
     }
-    let mut b = Lookup::builder(source).module_names(modules.keys().map(|m| m.to_string()));
-    if let Some(g) = global {
-        b = b.global(g);
-    }
+    let global = global.unwrap_or_else(HieraConfig::empty_global);
+    let mut b = Lookup::builder(source)
+        .module_names(modules.keys().map(|m| m.to_string()))
+        .global(global);
     if let Some(e) = env {
         b = b.environment(e);
     }
@@ -97,6 +99,154 @@ pub fn lookup_with_source(
 /// ```
 pub fn render_lookup_value(value: &Value) -> Result<String, String> {
     puppet_erb::yaml_of_value(value)
+}
+
+/// What `puppet lookup` is asked (its command line, less the node and facts, which are the
+/// [`Settings`](crate::Settings) of [`puppet_lookup`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LookupCommand {
+    /// The key (a dotted key digs into the value).
+    pub key: String,
+    /// `--merge first|unique|hash|deep`: overrides the strategy of `lookup_options`.
+    pub merge: Option<String>,
+    /// `--knock-out-prefix`, with `--merge deep`.
+    pub knock_out_prefix: Option<String>,
+    /// `--sort-merged-arrays`, with `--merge deep`.
+    pub sort_merged_arrays: bool,
+    /// `--merge-hash-arrays`, with `--merge deep`.
+    pub merge_hash_arrays: bool,
+    /// `--explain`: print how the value was found instead of the value.
+    pub explain: bool,
+}
+
+/// What `puppet lookup` prints and its exit status.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LookupOutput {
+    /// Standard output: the value as YAML (`--- value`), or the explanation.
+    pub stdout: String,
+    /// The error Puppet prints on standard error (`Error: Could not run: ...`), without
+    /// that prefix.
+    pub error: Option<String>,
+    /// 0 when a value was found (always with `--explain`, unless the command is wrong),
+    /// 1 otherwise.
+    pub status: u8,
+}
+
+/// The merge options `puppet lookup` builds from its command line, with its errors.
+fn command_merge(cmd: &LookupCommand) -> Result<Option<MergeStrategy>, String> {
+    const RUN_HELP: &str = "Run 'puppet lookup --help' for more details";
+    let deep_only =
+        cmd.sort_merged_arrays || cmd.merge_hash_arrays || cmd.knock_out_prefix.is_some();
+    if deep_only && cmd.merge.as_deref() != Some("deep") {
+        return Err(format!("The options --knock-out-prefix, --sort-merged-arrays, and --merge-hash-arrays are only available with '--merge deep'\n{RUN_HELP}"));
+    }
+    let Some(merge) = cmd.merge.as_deref() else {
+        return Ok(None);
+    };
+    if !["first", "hash", "unique", "deep"].contains(&merge) {
+        return Err(format!(
+            "The --merge option only accepts 'first', 'hash', 'unique', or 'deep'\n{RUN_HELP}"
+        ));
+    }
+    let mut options = vec![(Value::string("strategy"), Value::string(merge))];
+    if merge == "deep" {
+        options.push((
+            Value::string("sort_merged_arrays"),
+            Value::Boolean(cmd.sort_merged_arrays),
+        ));
+        options.push((
+            Value::string("merge_hash_arrays"),
+            Value::Boolean(cmd.merge_hash_arrays),
+        ));
+        if let Some(prefix) = &cmd.knock_out_prefix {
+            options.push((Value::string("knockout_prefix"), Value::string(prefix)));
+        }
+    }
+    MergeStrategy::from_value(&Value::hash(options))
+        .map(Some)
+        .map_err(|e| e.to_string())
+}
+
+/// `puppet lookup` for a node of an environment: the value as Puppet prints it, or with
+/// [`explain`](LookupCommand::explain) Puppet's explanation, looked up in the top scope of
+/// a compile of the node (its facts, `$trusted`, `$server_facts`), as Puppet's
+/// `generate_scope` makes it. The global layer is always there, as in Puppet (see
+/// [`HieraConfig::empty_global`]).
+///
+/// ```
+/// use puppet_eval::hiera::{puppet_lookup, LookupCommand};
+/// use puppet_eval::Session;
+/// use puppet_loader::MemoryProvider;
+/// let files = MemoryProvider::new()
+///     .with_file("/env/hiera.yaml", "version: 5\nhierarchy:\n  - name: Common\n    path: common.yaml\n")
+///     .with_file("/env/data/common.yaml", "ntp::servers: [a, b]\n");
+/// let env = Session::new().files(files).environment("/env").load().unwrap();
+/// let node = env.agent("web01", Default::default());
+/// let out = puppet_lookup(&env, &node, &LookupCommand { key: "ntp::servers".into(), ..Default::default() });
+/// assert_eq!((out.stdout.as_str(), out.status), ("---\n- a\n- b\n", 0));
+/// let missing = puppet_lookup(&env, &node, &LookupCommand { key: "nope".into(), ..Default::default() });
+/// assert_eq!((missing.stdout.as_str(), missing.status), ("", 1));
+/// let explained = puppet_lookup(&env, &node, &LookupCommand { key: "nope".into(), explain: true, ..Default::default() });
+/// assert!(explained.stdout.contains("Searching for \"nope\"\n  Global Data Provider (hiera configuration version 5)\n"));
+/// ```
+pub fn puppet_lookup(
+    env: &Arc<crate::Environment>,
+    settings: &crate::Settings,
+    cmd: &LookupCommand,
+) -> LookupOutput {
+    let failed = |error: String| LookupOutput {
+        stdout: String::new(),
+        error: Some(error),
+        status: 1,
+    };
+    let merge = match command_merge(cmd) {
+        Ok(m) => m,
+        Err(e) => return failed(e),
+    };
+    let global_only;
+    let lookup = match env.hiera() {
+        Some(l) => l.as_ref(),
+        None => {
+            global_only = Lookup::builder(puppet_hiera::MemorySource::new())
+                .global(HieraConfig::empty_global())
+                .build();
+            match &global_only {
+                Ok(l) => l,
+                Err(e) => return failed(e.to_string()),
+            }
+        }
+    };
+    let compiler = Compiler::new(env.clone(), settings.clone());
+    let scope = HieraScope {
+        c: &compiler,
+        scope: compiler.top,
+    };
+    if cmd.explain {
+        let text = lookup.explain(&cmd.key, merge, &scope).to_string();
+        return LookupOutput {
+            stdout: text,
+            error: None,
+            status: 0,
+        };
+    }
+    match lookup.lookup(&cmd.key, merge, None, &scope) {
+        Ok(Some(v)) => match render_lookup_value(&v) {
+            Ok(text) => LookupOutput {
+                stdout: text,
+                error: None,
+                status: 0,
+            },
+            Err(e) => failed(e),
+        },
+        Ok(None) => LookupOutput {
+            stdout: String::new(),
+            error: None,
+            status: 1,
+        },
+        // Puppet's `LookupError`s end the command with status 1 and nothing printed but
+        // the error.
+        Err(e) => failed(e.to_string()),
+    }
 }
 
 /// Hiera's files read through the environment's source provider (the loader's), so that an
@@ -176,6 +326,17 @@ fn error(message: impl Into<String>, span: Option<&Span>) -> Flow {
     })
 }
 
+/// A `Puppet::DataBinding::LookupError`: Puppet prints its message as it is, without
+/// `Evaluation Error:` or a location.
+fn bare_error(message: String) -> Flow {
+    Flow::Error(EvalError {
+        code: crate::eval::codes::EVAL_ERROR,
+        kind: crate::eval::ErrorKind::Complete,
+        message,
+        span: None,
+    })
+}
+
 /// A Hiera error as Puppet reports it: `Puppet::DataBinding::LookupError`s bare, the others
 /// (merge arguments, the global layer's wrapped errors) as runtime errors of the call.
 fn hiera_error(e: HieraError, label: &str, span: &Span) -> Flow {
@@ -184,7 +345,7 @@ fn hiera_error(e: HieraError, label: &str, span: &Span) -> Flow {
             format!("Error while evaluating a {label}, {}", e.message),
             Some(span),
         ),
-        _ => error(e.message, None),
+        _ => bare_error(e.message),
     }
 }
 
@@ -598,7 +759,7 @@ fn do_lookup(
     if let Some(d) = req.default {
         return assert_type("Default value", vt, d, span);
     }
-    Err(error(HieraError::not_found(&names).message, None))
+    Err(bare_error(HieraError::not_found(&names).message))
 }
 
 /// `hiera()`, `hiera_array()`, `hiera_hash()`, `hiera_include()` (deprecated 3.x API, as

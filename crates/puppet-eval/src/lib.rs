@@ -208,6 +208,16 @@ pub fn compile(env: Arc<Environment>, settings: &Settings) -> Compiled {
         };
     }
     log_main_warnings(&env, &mut compiler);
+    // Puppet logs each module it refused for its metadata.json as an error.
+    let refused = env.loader().diagnostics().iter();
+    for d in refused.filter(|d| d.code == puppet_loader::codes::MISSING_METADATA) {
+        let (level, message) = (puppet_functions::LogLevel::Err, d.message.clone());
+        compiler.logs.push(LogEntry {
+            level,
+            message,
+            scope: None,
+        });
+    }
     let catalog = compiler.evaluate_main().map(|_| compiler.to_catalog());
     Compiled {
         catalog,
@@ -278,8 +288,19 @@ fn main_error(
         start: d.start().into(),
         end: d.range.unwrap_or_default().end().into(),
     };
+    let validation_errors =
+        compile::validation_error_count(env.main_diagnostics(), d, &span.file.text);
     let message = if d.code == "DUPLICATE_DEFINITION" {
         format!("{} {}", d.message, compile::location(&span))
+    } else if validation_errors > 1 {
+        let at = span
+            .file
+            .path
+            .as_ref()
+            .map(|p| format!(" (file: {p})"))
+            .unwrap_or_default();
+        let (env, n) = (&settings.environment, validation_errors);
+        format!("Could not parse for environment {env}: Language validation logged {n} errors. Giving up{at}")
     } else {
         let (line, col) = span.line_col();
         let at = match (&span.file.path, d.message.ends_with("at end of input")) {

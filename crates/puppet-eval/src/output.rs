@@ -148,7 +148,7 @@ pub fn to_data(v: &Value) -> Json {
             let base = text.split('[').next().unwrap_or(&text);
             json!({ "__ptype": format!("Pcore::{base}Type") })
         }
-        Value::Regexp(r) => json!({"__ptype": "Regexp", "__pvalue": r.source()}),
+        Value::Regexp(r) => json!({"__ptype": "Regexp", "__pvalue": r.to_ruby_s()}),
         Value::Sensitive(inner) => to_data(inner),
         Value::SemVer(_) => json!({"__ptype": "SemVer", "__pvalue": v.to_plain_string()}),
         Value::SemVerRange(_) => {

@@ -51,6 +51,13 @@ pub mod codes {
 #[derive(Debug, Default)]
 pub struct Session {
     config: EnvironmentConfig,
+    /// A directory environment ([`Session::environment`]) and what was given explicitly
+    /// besides (which wins over its `environment.conf`).
+    directory: Option<PathBuf>,
+    basemodulepath: Vec<PathBuf>,
+    explicit_modulepath: bool,
+    explicit_manifest: bool,
+    name: Option<String>,
     provider: Option<Arc<dyn SourceProvider>>,
     code: Option<(Option<String>, String)>,
     hiera_config: Option<PathBuf>,
@@ -82,6 +89,7 @@ impl Session {
     /// ```
     pub fn modulepath(mut self, dirs: impl IntoIterator<Item = impl Into<PathBuf>>) -> Session {
         self.config.modulepath = dirs.into_iter().map(Into::into).collect();
+        self.explicit_modulepath = true;
         self
     }
 
@@ -99,6 +107,7 @@ impl Session {
     /// ```
     pub fn manifest(mut self, path: impl Into<PathBuf>) -> Session {
         self.config.manifest = Some(path.into());
+        self.explicit_manifest = true;
         self
     }
 
@@ -144,7 +153,9 @@ impl Session {
     }
 
     /// The environment directory: its `hiera.yaml` (the environment layer of Hiera, with
-    /// `data/`), its `functions/` (`environment::` functions) and `types/`.
+    /// `data/`), its `functions/` (`environment::` functions) and `types/`. The module path
+    /// and main manifest are given apart; [`environment`](Session::environment) reads them
+    /// from the directory's `environment.conf` instead.
     ///
     /// ```
     /// use puppet_loader::MemoryProvider;
@@ -163,6 +174,48 @@ impl Session {
     /// ```
     pub fn environment_dir(mut self, dir: impl Into<PathBuf>) -> Session {
         self.config.env_dir = Some(dir.into());
+        self
+    }
+
+    /// A directory environment, as a Puppet server reads one from its environmentpath (a
+    /// control repository's checkout): `environment.conf` gives the module path (default
+    /// `modules:$basemodulepath`, relative entries against the directory) and the main
+    /// manifest (default `manifests`, a file or a directory); the directory's `hiera.yaml`
+    /// and `data/` are the environment layer of Hiera, its `functions/` and `types/` are
+    /// the environment's. The name is the directory's name when Puppet accepts it as an
+    /// environment name (`\w+`), else `production` ([`environment_name`](Session::environment_name)
+    /// sets another). A [`modulepath`](Session::modulepath) or [`manifest`](Session::manifest)
+    /// given as well wins over `environment.conf`. What the file holds that is not used
+    /// (`config_version`, unknown settings) is in [`Environment::diagnostics`].
+    ///
+    /// ```
+    /// use puppet_eval::Session;
+    /// use puppet_loader::MemoryProvider;
+    /// let files = MemoryProvider::new()
+    ///     .with_file("/code/staging/environment.conf", "modulepath = site:$basemodulepath\n")
+    ///     .with_file("/code/staging/manifests/site.pp", "node default { include role }")
+    ///     .with_file("/code/staging/site/role/manifests/init.pp", "class role { notify { $environment: } }");
+    /// let env = Session::new().files(files).environment("/code/staging").load().unwrap();
+    /// assert_eq!(env.name(), "staging");
+    /// let catalog = env.compile(&env.agent("web01", Default::default())).catalog.unwrap();
+    /// assert!(catalog.find("Notify[staging]").is_some());
+    /// ```
+    pub fn environment(mut self, dir: impl Into<PathBuf>) -> Session {
+        self.directory = Some(dir.into());
+        self
+    }
+
+    /// The server's `basemodulepath`: what `$basemodulepath` in a directory environment's
+    /// module path stands for (empty by default).
+    pub fn basemodulepath(mut self, dirs: impl IntoIterator<Item = impl Into<PathBuf>>) -> Session {
+        self.basemodulepath = dirs.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The environment's name ([`Environment::name`]), instead of the directory's name
+    /// (or `production`).
+    pub fn environment_name(mut self, name: impl Into<String>) -> Session {
+        self.name = Some(name.into());
         self
     }
 
@@ -252,8 +305,9 @@ impl Session {
     }
 
     /// Loads the environment. Fails (with diagnostics) when no compile could succeed: the
-    /// main manifest does not exist, or a `hiera.yaml` is not valid. Other problems (a
-    /// module directory with an invalid name, a syntax error in the main manifest) are in
+    /// main manifest does not exist, `environment.conf` cannot be parsed, or a `hiera.yaml`
+    /// is not valid. Other problems (a module directory with an invalid name, a syntax
+    /// error in the main manifest, settings of `environment.conf` not used) are in
     /// [`Environment::diagnostics`]; compiles report the errors among them.
     pub fn load(self) -> Result<Arc<Environment>, Vec<Diagnostic>> {
         let mut config = self.config.clone();
@@ -261,6 +315,42 @@ impl Session {
         config.manifest = config.manifest.as_deref().map(absolute);
         config.env_dir = config.env_dir.as_deref().map(absolute);
         let hiera_config = self.hiera_config.as_deref().map(absolute);
+        let mut notes = Vec::new();
+        let mut name = self.name.clone();
+        if let Some(dir) = self.directory.as_deref().map(absolute) {
+            let base: Vec<PathBuf> = self.basemodulepath.iter().map(|p| absolute(p)).collect();
+            let dir_name = dir
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .filter(|n| puppet_loader::valid_environment_name(n));
+            let env_name = name
+                .clone()
+                .or(dir_name)
+                .unwrap_or_else(|| "production".into());
+            let conf_reader: Arc<dyn SourceProvider> = match &self.provider {
+                Some(p) => p.clone(),
+                // What the configuration names may lie anywhere (`../shared`, globs, the
+                // base module path): read, listed and checked for existence only.
+                None => Arc::new(FsProvider::new([PathBuf::from("/")])),
+            };
+            let (from_conf, diagnostics) =
+                EnvironmentConfig::from_directory(&dir, &base, &env_name, conf_reader.as_ref());
+            if let Some(e) = diagnostics.iter().find(|d| d.is_error()) {
+                return Err(vec![e.clone()]);
+            }
+            notes = diagnostics;
+            if !self.explicit_modulepath {
+                config.modulepath = from_conf.modulepath;
+            }
+            if !self.explicit_manifest {
+                // Puppet's default manifest directory may be absent: no main manifest then.
+                // A main manifest that does not exist is an empty program to Puppet (its
+                // lexer reads a missing file as empty).
+                config.manifest = from_conf.manifest.filter(|m| conf_reader.kind(m).is_some());
+            }
+            config.env_dir = Some(dir);
+            name = Some(env_name);
+        }
         let provider: Arc<dyn SourceProvider> = match self.provider.clone() {
             Some(p) => p,
             None => {
@@ -312,7 +402,11 @@ impl Session {
         if !errors.is_empty() {
             return Err(errors);
         }
-        let env = Environment::open(loader, self.code, self.functions.map(Arc::new), hiera);
+        let meta = crate::env::Meta {
+            name: name.unwrap_or_else(|| "production".into()).into(),
+            notes,
+        };
+        let env = Environment::open(loader, self.code, self.functions.map(Arc::new), hiera, meta);
         Ok(Arc::new(env))
     }
 }
@@ -320,16 +414,5 @@ impl Session {
 /// `p` made absolute against the current directory, with `.` and `..` resolved lexically
 /// (as a user means `--modulepath ../modules`).
 fn absolute(p: &Path) -> PathBuf {
-    let joined = std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
-    let mut out = PathBuf::new();
-    for c in joined.components() {
-        match c {
-            std::path::Component::CurDir => {}
-            std::path::Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    out
+    puppet_loader::absolute_path(p)
 }

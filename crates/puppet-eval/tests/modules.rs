@@ -39,7 +39,11 @@ fn compile_lines(env: Arc<Environment>) -> Result<Vec<String>, String> {
         .collect())
 }
 
-const STDLIB: (&str, &str) = ("stdlib/metadata.json", r#"{"name": "puppetlabs-stdlib"}"#);
+const STDLIB: (&str, &str) = (
+    "stdlib/metadata.json",
+    r#"{"name": "puppetlabs-stdlib", "version": "9.0.0", "author": "puppetlabs",
+        "license": "Apache-2.0", "source": "s", "dependencies": []}"#,
+);
 
 #[test]
 fn stdlib_functions_declare_through_the_compiler() {

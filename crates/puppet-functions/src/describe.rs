@@ -4,12 +4,13 @@
 //! and 2 arguments, got 3`, and the `The function 'f' was called with arguments it does not
 //! accept. It expects one of:` list with one `rejected:` line per signature.
 //!
-//! Single type mismatches come from `puppet_types::mismatch::describe`; this module adds the
-//! argument counts, the block checks, and the merging of alternatives across signatures.
+//! Single type mismatches come from `puppet_types::mismatch::describe`, and alternatives are
+//! merged by `puppet_types::mismatch::merge_descriptions` (the one describer); this module adds
+//! the argument counts, the block checks and the texts of the signature lists.
 
 use crate::context::BlockSignature;
 use crate::signature::{arity, signature_string, BlockParam, Param};
-use puppet_types::mismatch::{describe, Mismatch, MismatchKind, PathElement};
+use puppet_types::mismatch::{describe, merge_descriptions, Mismatch, MismatchKind, PathElement};
 use puppet_types::types::IntRange;
 use puppet_types::{assignable, infer_set, normalize, Type, Value};
 
@@ -117,118 +118,6 @@ fn describe_block(
     out
 }
 
-fn canonical(m: &Mismatch) -> Vec<&PathElement> {
-    m.path
-        .iter()
-        .filter(|p| !matches!(p, PathElement::Variant(_)))
-        .collect()
-}
-
-#[derive(Clone, Copy, PartialEq)]
-enum Class {
-    Count,
-    MissingBlock,
-    UnexpectedBlock,
-    Type,
-}
-
-fn class_of(k: &MismatchKind) -> Option<Class> {
-    match k {
-        MismatchKind::Count { .. } => Some(Class::Count),
-        MismatchKind::MissingRequiredBlock => Some(Class::MissingBlock),
-        MismatchKind::UnexpectedBlock => Some(Class::UnexpectedBlock),
-        MismatchKind::Type { .. } | MismatchKind::Pattern { .. } => Some(Class::Type),
-        _ => None,
-    }
-}
-
-fn merge_two(a: &Mismatch, b: &Mismatch) -> Mismatch {
-    let kind = match (&a.kind, &b.kind) {
-        (
-            MismatchKind::Count {
-                expected: e1,
-                actual,
-            },
-            MismatchKind::Count { expected: e2, .. },
-        ) => MismatchKind::Count {
-            expected: IntRange::new(
-                Some(e1.min.unwrap_or(0).min(e2.min.unwrap_or(0))),
-                match (e1.max, e2.max) {
-                    (Some(x), Some(y)) => Some(x.max(y)),
-                    _ => None,
-                },
-            ),
-            actual: *actual,
-        },
-        (
-            MismatchKind::Type {
-                expected: e1,
-                actual,
-            },
-            MismatchKind::Type { expected: e2, .. } | MismatchKind::Pattern { expected: e2, .. },
-        ) if e1 != e2 => MismatchKind::Type {
-            expected: normalize(&Type::variant_of(vec![e1.clone(), e2.clone()])),
-            actual: actual.clone(),
-        },
-        (k, _) => k.clone(),
-    };
-    Mismatch {
-        path: b.path.clone(),
-        kind,
-    }
-}
-
-fn chop_first(m: &Mismatch) -> Mismatch {
-    let mut m = m.clone();
-    if !m.path.is_empty() {
-        m.path.remove(0);
-    }
-    m
-}
-
-fn merge_descriptions(variants: &[Vec<Mismatch>]) -> Vec<Mismatch> {
-    let mut descriptions: Vec<Mismatch> = variants.iter().flatten().cloned().collect();
-    for class in [
-        Class::Count,
-        Class::MissingBlock,
-        Class::UnexpectedBlock,
-        Class::Type,
-    ] {
-        let ms: Vec<&Mismatch> = descriptions
-            .iter()
-            .filter(|m| class_of(&m.kind) == Some(class))
-            .collect();
-        if ms.is_empty() || ms.len() != variants.len() {
-            continue;
-        }
-        let mut acc = Some(ms[0].clone());
-        for m in &ms[1..] {
-            acc = match acc {
-                Some(p) if canonical(&p) == canonical(m) => Some(merge_two(&p, m)),
-                _ => None,
-            };
-        }
-        if let Some(g) = acc {
-            descriptions = vec![g];
-            break;
-        }
-    }
-    let mut uniq: Vec<Mismatch> = Vec::new();
-    for d in descriptions {
-        if !uniq
-            .iter()
-            .any(|u| canonical(u) == canonical(&d) && u.kind == d.kind)
-        {
-            uniq.push(d);
-        }
-    }
-    if uniq.len() == 1 {
-        vec![chop_first(&uniq[0])]
-    } else {
-        uniq
-    }
-}
-
 /// The error text for a call that no signature accepts.
 pub(crate) fn describe_signatures(
     name: &str,
@@ -260,7 +149,7 @@ pub(crate) fn describe_signatures(
         }
     }
     let label = format!("'{name}'");
-    let errors = merge_descriptions(&error_arrays);
+    let errors = merge_descriptions(0, true, &error_arrays);
     if errors.len() == 1 {
         return format!("{label}{}", errors[0].format());
     }
@@ -271,7 +160,7 @@ pub(crate) fn describe_signatures(
             signature_string(sigs[0].params, sigs[0].block)
         ));
         for e in &error_arrays[0] {
-            lines.push(format!("  rejected:{}", chop_first(e).format()));
+            lines.push(format!("  rejected:{}", e.chop_path(0).format()));
         }
     } else {
         lines.push(format!(
@@ -280,7 +169,7 @@ pub(crate) fn describe_signatures(
         for (i, s) in sigs.iter().enumerate() {
             lines.push(format!("  ({})", signature_string(s.params, s.block)));
             for e in &error_arrays[i] {
-                lines.push(format!("    rejected:{}", chop_first(e).format()));
+                lines.push(format!("    rejected:{}", e.chop_path(0).format()));
             }
         }
     }

@@ -317,17 +317,6 @@ impl<'a> Filter<'a> {
     }
 }
 
-/// Relationship metaparameters: compared as edges.
-fn relation_kind(name: &str) -> Option<RelationKind> {
-    match name {
-        "before" => Some(RelationKind::Before),
-        "require" => Some(RelationKind::Require),
-        "notify" => Some(RelationKind::Notify),
-        "subscribe" => Some(RelationKind::Subscribe),
-        _ => None,
-    }
-}
-
 /// Metaparameters whose arrays Puppet treats as sets (`tag` is compared through `tags`).
 const UNORDERED: [&str; 3] = ["alias", "audit", "check"];
 
@@ -384,7 +373,7 @@ impl Side {
             let r = &c.resources[i];
             let me = display[key].clone();
             for (name, value) in &r.parameters {
-                let Some(kind) = relation_kind(name) else {
+                let Some(kind) = RelationKind::from_param(name) else {
                     continue;
                 };
                 let mut refs = Vec::new();
@@ -510,7 +499,10 @@ fn compare(
     let mut parameters = Vec::new();
     for name in names {
         // The relationship metaparameters are compared as edges, `tag` as part of `tags`.
-        if relation_kind(name).is_some() || name == "tag" || !filter.keeps_param(new, name) {
+        if RelationKind::from_param(name).is_some()
+            || name == "tag"
+            || !filter.keeps_param(new, name)
+        {
             continue;
         }
         let (a, b) = (old.parameters.get(name), new.parameters.get(name));
@@ -630,7 +622,7 @@ fn graph_facts(c: &Catalog, filter: &Filter<'_>) -> GraphFacts {
         };
         for r in &mut copy.resources {
             for (name, value) in r.parameters.iter_mut() {
-                if relation_kind(name).is_some() {
+                if RelationKind::from_param(name).is_some() {
                     let mut refs = Vec::new();
                     flatten_refs(value, &mut refs);
                     refs.retain(|t| !ignored(t));

@@ -153,8 +153,22 @@ impl RelationKind {
         }
     }
 
-    /// The kinds in the order Puppet turns them into edges.
-    pub(crate) const PUPPET_ORDER: [RelationKind; 4] = [
+    /// The relationship metaparameter `name` denotes, if any: the one table of them.
+    ///
+    /// ```
+    /// use puppet_graph::RelationKind;
+    /// assert_eq!(RelationKind::from_param("notify"), Some(RelationKind::Notify));
+    /// assert_eq!(RelationKind::from_param("tag"), None);
+    /// assert!(RelationKind::PUPPET_ORDER.iter().all(|k| RelationKind::from_param(k.as_str()) == Some(*k)));
+    /// ```
+    pub fn from_param(name: &str) -> Option<RelationKind> {
+        RelationKind::PUPPET_ORDER
+            .into_iter()
+            .find(|k| k.as_str() == name)
+    }
+
+    /// The four kinds, in the order Puppet turns them into edges.
+    pub const PUPPET_ORDER: [RelationKind; 4] = [
         RelationKind::Require,
         RelationKind::Subscribe,
         RelationKind::Before,

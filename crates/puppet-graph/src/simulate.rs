@@ -129,8 +129,11 @@ pub struct Simulation {
     pub evaluation_order: Vec<String>,
     /// Every evaluated vertex, container sentinels included.
     pub trace: Vec<String>,
-    /// Resources with a (non-noop) change.
+    /// Resources with a (non-noop) change or a refresh, as Puppet's report counts them.
     pub changed: Vec<String>,
+    /// Resources with a (non-noop) property change: `changed` without the resources whose
+    /// only event was a refresh.
+    pub property_changes: Vec<String>,
     /// Resources that failed (apply or refresh).
     pub failed: Vec<String>,
     /// Resources whose refresh failed.
@@ -287,6 +290,13 @@ impl Graph {
                     "exec" if !info.refreshonly => Outcome::Changed,
                     _ => Outcome::Unchanged,
                 });
+                // In noop mode nothing is applied, so nothing fails: a resource that would
+                // fail is out of sync and reports a noop change like any other.
+                let o = if o == Outcome::Failed && is_noop(v) {
+                    Outcome::Changed
+                } else {
+                    o
+                };
                 match o {
                     Outcome::Changed => {
                         let noop = is_noop(v);
@@ -294,6 +304,7 @@ impl Graph {
                             sim.log.push(format!("Notice: {name}: would change (noop)"));
                         } else {
                             sim.changed.push(name.clone());
+                            sim.property_changes.push(name.clone());
                             sim.log.push(format!("Notice: {name}: changed"));
                         }
                         self.queue_events(v, 1, noop, &mut queues, &mut sim);
@@ -337,6 +348,11 @@ impl Graph {
                             "Notice: {name}: Triggered 'refresh' from {} event{s}",
                             pending.total
                         ));
+                        // Puppet's report counts a refreshed resource as changed (the
+                        // refresh is a successful event of the resource).
+                        if !sim.changed.contains(&name) {
+                            sim.changed.push(name.clone());
+                        }
                         sim.refreshed.push(Refresh {
                             resource: name.clone(),
                             callback: "refresh".into(),

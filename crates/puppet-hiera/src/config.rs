@@ -351,6 +351,25 @@ impl HieraConfig {
         }
     }
 
+    /// The global layer of a Puppet whose `$confdir` holds neither `hiera.yaml` nor
+    /// `data/`: Puppet's default configuration with nothing to read. Puppet always has a
+    /// global layer (its `hiera_config` setting always names a file), so an environment
+    /// without a global `hiera.yaml` still explains a lookup with a `Global Data Provider`
+    /// that finds nothing.
+    ///
+    /// ```
+    /// use puppet_hiera::{HieraConfig, Lookup, MapScope, MemorySource};
+    /// let lookup = Lookup::builder(MemorySource::new()).global(HieraConfig::empty_global()).build().unwrap();
+    /// let text = lookup.explain("x", None, &MapScope::new()).to_string();
+    /// assert!(text.contains("Searching for \"x\"\n  Global Data Provider (hiera configuration version 5)\n    No such key: \"x\"\n"));
+    /// ```
+    pub fn empty_global() -> HieraConfig {
+        HieraConfig {
+            hierarchy: Vec::new(),
+            ..HieraConfig::default_for("/")
+        }
+    }
+
     /// A name for explanations: `hiera configuration version 5`.
     pub fn name(&self) -> String {
         format!("hiera configuration version {}", self.version)

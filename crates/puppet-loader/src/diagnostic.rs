@@ -24,6 +24,10 @@ pub mod codes {
     pub const SHADOWED_MODULE: &str = "LOADER_SHADOWED_MODULE";
     /// `metadata.json` could not be parsed or has fields of the wrong shape.
     pub const BAD_METADATA: &str = "LOADER_BAD_METADATA";
+    /// `metadata.json` lacks a key Puppet requires (`source`, `author`, `version`,
+    /// `license`, `dependencies` as an array): Puppet drops the module, logging this
+    /// error, and a module of the same name later on the module path is not used either.
+    pub const MISSING_METADATA: &str = "LOADER_MISSING_METADATA";
     /// A file or directory could not be read.
     pub const IO_ERROR: &str = "LOADER_IO_ERROR";
     /// A path was refused because it would leave the module path (`..`, absolute, symlink loop).

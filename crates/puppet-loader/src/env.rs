@@ -482,6 +482,8 @@ pub(crate) fn discover_modules(
     diagnostics: &mut Vec<Diagnostic>,
 ) -> IndexMap<SmolStr, Module> {
     let mut modules: IndexMap<SmolStr, Module> = IndexMap::new();
+    // Modules Puppet refused for their metadata: they still hide later ones of the name.
+    let mut refused: Vec<SmolStr> = Vec::new();
     for dir in &config.modulepath {
         let mut entries = match provider.list_dir(dir) {
             Ok(e) => e,
@@ -522,6 +524,9 @@ pub(crate) fn discover_modules(
                 continue;
             }
             let name = SmolStr::from(entry.name.as_str());
+            if refused.contains(&name) {
+                continue;
+            }
             if let Some(first) = modules.get(&name) {
                 diagnostics.push(crate::diagnostic::warning(
                     codes::SHADOWED_MODULE,
@@ -540,6 +545,17 @@ pub(crate) fn discover_modules(
             let metadata = match provider.kind(&meta_path) {
                 Some(EntryKind::File) => match provider.read_to_string(&meta_path) {
                     Ok(text) => {
+                        if let Some(m) = Metadata::puppet_refusal(&text, &name) {
+                            let d = crate::diagnostic::error(
+                                codes::MISSING_METADATA,
+                                m,
+                                Some(meta_path),
+                                None,
+                            );
+                            diagnostics.push(d);
+                            refused.push(name);
+                            continue;
+                        }
                         let (m, d) = Metadata::parse(&text, &meta_path);
                         diagnostics.extend(d);
                         m

@@ -39,6 +39,7 @@
 mod defs;
 mod diagnostic;
 mod env;
+mod envconf;
 mod loader;
 mod metadata;
 pub mod names;
@@ -51,7 +52,10 @@ pub use env::{
     namespace_for_file, EnvironmentConfig, FileRole, Index, LoadedFile, Module, ParseCache,
     ResolutionMode,
 };
+pub use envconf::{codes as env_conf_codes, valid_environment_name, EnvironmentConf};
 pub use loader::Loader;
 pub use metadata::{Dependency, Metadata};
-pub use provider::{DirEntry, EntryKind, FsProvider, MemoryProvider, SourceProvider};
+pub use provider::{
+    absolute_path, DirEntry, EntryKind, FsProvider, MemoryProvider, SourceProvider,
+};
 pub use refs::{references_in, Hazard, RefSyntax, Reference, Visibility, VisibilityFinding};

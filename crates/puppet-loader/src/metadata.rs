@@ -3,6 +3,8 @@
 //! Only the fields the loader uses are read; everything else is ignored. A file that is not
 //! JSON, or has fields of the wrong shape, gives a diagnostic and is treated as absent
 //! (which means "sees every module", Puppet's behaviour for modules without metadata).
+//! [`Metadata::puppet_refusal`] is Puppet's own check, which drops a module whose metadata
+//! lacks a required key.
 
 use crate::diagnostic::{codes, Diagnostic};
 use serde::Serialize;
@@ -58,6 +60,48 @@ pub struct Metadata {
 }
 
 impl Metadata {
+    /// Why Puppet 7 refuses the module `module` with this `metadata.json` text
+    /// (`Puppet::Module#load_metadata`): a non-empty JSON object must have `source`,
+    /// `author`, `version`, `license` and `dependencies` (in that order of checking), and
+    /// `dependencies` must be an array. The message is the error Puppet logs; Puppet then
+    /// leaves the module out of the environment. Text that is not a JSON object is read
+    /// as empty, which Puppet accepts.
+    ///
+    /// ```
+    /// use puppet_loader::Metadata;
+    /// assert_eq!(
+    ///     Metadata::puppet_refusal(r#"{"name": "me-m", "version": "1.0.0"}"#, "m").as_deref(),
+    ///     Some("No source module metadata provided for m"),
+    /// );
+    /// let full = r#"{"source": "s", "author": "a", "version": "1", "license": "l"}"#;
+    /// assert_eq!(
+    ///     Metadata::puppet_refusal(full, "m").as_deref(),
+    ///     Some("No dependencies module metadata provided for m"),
+    /// );
+    /// assert_eq!(Metadata::puppet_refusal("{}", "m"), None);
+    /// assert_eq!(Metadata::puppet_refusal("not json", "m"), None);
+    /// ```
+    pub fn puppet_refusal(text: &str, module: &str) -> Option<String> {
+        let value: serde_json::Value = serde_json::from_str(text).ok()?;
+        let obj = value.as_object().filter(|o| !o.is_empty())?;
+        for key in ["source", "author", "version", "license", "dependencies"] {
+            match obj.get(key) {
+                None | Some(serde_json::Value::Null) => {
+                    return Some(format!("No {key} module metadata provided for {module}"))
+                }
+                Some(serde_json::Value::Array(_)) => {}
+                Some(other) if key == "dependencies" => {
+                    return Some(format!(
+                        "The value for the key dependencies in the file metadata.json of the module {module} must be an array, not: '{}'",
+                        ruby_to_s(other)
+                    ))
+                }
+                Some(_) => {}
+            }
+        }
+        None
+    }
+
     /// The module part of the forge name (`apache` for `puppetlabs-apache`).
     pub fn module_name(&self) -> Option<&str> {
         self.name.as_deref().map(module_part)
@@ -150,5 +194,44 @@ impl Metadata {
             }),
             diags,
         )
+    }
+}
+
+/// What Ruby's `"#{value}"` prints for a parsed JSON value (Ruby 3.1: strings as they
+/// are, hashes and arrays inspected).
+fn ruby_to_s(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => s.clone(),
+        other => ruby_inspect(other),
+    }
+}
+
+fn ruby_inspect(v: &serde_json::Value) -> String {
+    use serde_json::Value as J;
+    match v {
+        J::Null => "nil".into(),
+        J::Bool(b) => b.to_string(),
+        J::Number(n) => match (n.as_i64(), n.as_f64()) {
+            (Some(i), _) => i.to_string(),
+            (None, Some(f)) if f.fract() == 0.0 && f.abs() < 1e16 => format!("{f:.1}"),
+            _ => n.to_string(),
+        },
+        // Ruby's String#inspect for the common case (JSON's escapes are a superset).
+        J::String(s) => serde_json::to_string(s).unwrap_or_default(),
+        J::Array(a) => format!(
+            "[{}]",
+            a.iter().map(ruby_inspect).collect::<Vec<_>>().join(", ")
+        ),
+        J::Object(o) => format!(
+            "{{{}}}",
+            o.iter()
+                .map(|(k, v)| format!(
+                    "{}=>{}",
+                    ruby_inspect(&J::String(k.clone())),
+                    ruby_inspect(v)
+                ))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
     }
 }

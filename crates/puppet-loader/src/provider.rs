@@ -48,6 +48,31 @@ pub trait SourceProvider: Send + Sync + std::fmt::Debug {
     }
 }
 
+/// `path` made absolute against the current directory, with `.` and `..` resolved
+/// lexically, as a user means `--modulepath ../modules`: the form [`FsProvider`] accepts
+/// (it refuses `..`, so a relative path must go through here first).
+///
+/// ```
+/// use std::path::Path;
+/// let p = puppet_loader::absolute_path(Path::new("/env/manifests/../modules/./x"));
+/// assert_eq!(p, Path::new("/env/modules/x"));
+/// assert!(puppet_loader::absolute_path(Path::new("../modules")).is_absolute());
+/// ```
+pub fn absolute_path(path: &Path) -> PathBuf {
+    let joined = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut out = PathBuf::new();
+    for c in joined.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
 /// Refuses paths with `..` (or `.`) components.
 fn check_components(path: &Path) -> Result<(), ProviderError> {
     if path

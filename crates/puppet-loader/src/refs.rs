@@ -417,7 +417,8 @@ impl Index {
     /// use puppet_loader::{Index, EnvironmentConfig, MemoryProvider, Visibility};
     /// use std::sync::Arc;
     /// let provider = MemoryProvider::new()
-    ///     .with_file("/mp/a/metadata.json", r#"{"name":"me-a","dependencies":[]}"#)
+    ///     .with_file("/mp/a/metadata.json", r#"{"name":"me-a","version":"1.0.0","author":"me",
+    ///         "license":"MIT","source":"s","dependencies":[]}"#)
     ///     .with_file("/mp/b/functions/f.pp", "function b::f() { 1 }");
     /// let env = Index::load(&EnvironmentConfig::with_modulepath(["/mp"]), Arc::new(provider));
     /// assert!(env.resolve_function(Some("a"), "b::f", Visibility::Puppet7).is_some());

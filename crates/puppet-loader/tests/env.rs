@@ -46,7 +46,8 @@ fn metadata_and_visibility() {
     let p = MemoryProvider::new()
         .with_file(
             "/m/a/metadata.json",
-            r#"{"name":"me-a","version":"1.2.3","dependencies":[{"name":"me/b"}]}"#,
+            r#"{"name":"me-a","version":"1.2.3","author":"me","license":"MIT","source":"s",
+                "dependencies":[{"name":"me/b"}]}"#,
         )
         .with_file(
             "/m/a/manifests/init.pp",
@@ -56,8 +57,10 @@ fn metadata_and_visibility() {
         .with_file("/m/b/functions/f.pp", "function b::f() { 1 }")
         .with_file("/m/c/functions/f.pp", "function c::f() { 1 }")
         .with_file("/m/c/metadata.json", "{ not json")
-        .with_file("/m/d/metadata.json", r#"{"name":"me-d"}"#)
-        .with_file("/m/d/manifests/init.pp", "class d { $x = c::f() }");
+        .with_file("/m/d/manifests/init.pp", "class d { $x = c::f() }")
+        // Puppet refuses a module whose metadata lacks a required key.
+        .with_file("/m/e/metadata.json", r#"{"name":"me-e"}"#)
+        .with_file("/m/e/manifests/init.pp", "class e { }");
     let env = env_of(&p, &["/m"]);
     let a = env.module("a").unwrap();
     let meta = a.metadata.as_ref().unwrap();
@@ -69,6 +72,9 @@ fn metadata_and_visibility() {
     assert!(a.sees("b") && a.sees("a") && !a.sees("c"));
     assert!(env.module("d").unwrap().sees("c"));
     assert!(codes(&env).contains(&codes::BAD_METADATA));
+    assert!(env.module("e").is_none());
+    assert!(env.resolve(DefKind::Class, "e").is_none());
+    assert!(codes(&env).contains(&codes::MISSING_METADATA));
     let report = env.visibility_report();
     assert_eq!(report.len(), 1);
     assert_eq!(

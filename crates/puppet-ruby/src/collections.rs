@@ -1180,7 +1180,8 @@ fn slice(args: &[RValue], len: usize, pos: Pos) -> Result<Option<(usize, usize)>
             let e = if r.2 && !matches!(r.1, RValue::Nil) {
                 e
             } else {
-                e + 1
+                // Saturating: a range may end at Integer's max (`a[1..9223372036854775807]`).
+                e.saturating_add(1)
             };
             let e = (e.max(s as i64) as usize).min(len);
             Ok(Some((s, e - s)))

@@ -781,7 +781,8 @@ pub fn str_method(
                     let b = if r.2 && !matches!(r.1, RValue::Nil) {
                         b
                     } else {
-                        b + 1
+                        // Saturating: a range may end at Integer's max.
+                        b.saturating_add(1)
                     };
                     let n = (b - a as i64).max(0) as usize;
                     new(char_slice(&s, a, n))

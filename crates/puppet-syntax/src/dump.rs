@@ -1046,9 +1046,13 @@ fn unicode_at(s: &[char]) -> Option<(char, usize)> {
     Some((c, 4))
 }
 
-/// A regex as Ruby's `Regexp#inspect` prints it: `/.../` with unescaped `/` escaped.
+/// A regex as Puppet's dump prints it (`regexp_to_s_with_delimiters`): Ruby's
+/// `Regexp#inspect`, `/.../` with unescaped `/` escaped, but for a regexp Ruby gives its
+/// `FIXEDENCODING` option (see [`ruby_fixed_encoding`]), which is Ruby's `to_s` between
+/// slashes: `/(?-mix:...)/`.
 fn regex_inspect(pattern: &str) -> String {
-    let mut out = String::from("/");
+    let fixed = ruby_fixed_encoding(pattern);
+    let mut out = String::from(if fixed { "/(?-mix:" } else { "/" });
     let mut chars = pattern.chars();
     while let Some(c) = chars.next() {
         match c {
@@ -1062,8 +1066,45 @@ fn regex_inspect(pattern: &str) -> String {
             c => out.push(c),
         }
     }
+    if fixed {
+        out.push(')');
+    }
     out.push('/');
     out
+}
+
+/// Whether Ruby gives a regexp with this source its `FIXEDENCODING` option: a character
+/// outside ASCII, a `\u` escape above U+007F, or a `\p{...}` property. The same rule as
+/// `puppet_types::Regexp::fixed_encoding` (this crate depends on nothing that could share it).
+fn ruby_fixed_encoding(source: &str) -> bool {
+    let mut chars = source.chars().peekable();
+    while let Some(c) = chars.next() {
+        if !c.is_ascii() {
+            return true;
+        }
+        if c != '\\' {
+            continue;
+        }
+        match chars.next() {
+            Some('p' | 'P') if chars.peek() == Some(&'{') => return true,
+            Some('u') => {
+                let digits: String = if chars.peek() == Some(&'{') {
+                    chars.next();
+                    chars.by_ref().take_while(|c| *c != '}').collect()
+                } else {
+                    chars.by_ref().take(4).collect()
+                };
+                let above_ascii = digits
+                    .split_whitespace()
+                    .any(|h| u32::from_str_radix(h, 16).is_ok_and(|cp| cp > 0x7f));
+                if above_ascii {
+                    return true;
+                }
+            }
+            _ => {}
+        }
+    }
+    false
 }
 
 /// A number as Puppet prints it: octal and hex keep their radix, floats as Ruby prints them.

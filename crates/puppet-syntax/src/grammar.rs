@@ -305,6 +305,7 @@ fn resource_block(
     };
     p.bump(); // {
     let untitled = p.at(R_BRACE)
+        || p.at(COMMA)
         || (p.at(STAR) && p.nth(1) == FARROW)
         || (is_attribute_name(p.current()) && matches!(p.nth(1), FARROW | PARROW));
     if untitled {
@@ -396,10 +397,14 @@ fn balanced(p: &mut Parser) {
 
 /// `name => expr, name +> expr, * => expr` with an optional trailing comma.
 fn attribute_operations(p: &mut Parser) {
-    // A lone trailing comma (`title: , }`) is allowed.
-    if p.at(COMMA) && matches!(p.nth(1), R_BRACE | SEMI) {
+    // Puppet's grammar starts the list with an empty one (`attribute_operations :
+    // /* empty */ | ... | attribute_operations COMMA attribute_operation`), so one comma may
+    // come first: `title: , }` and `title:, message => x`.
+    if p.at(COMMA) {
         p.bump();
-        return;
+        if matches!(p.current(), R_BRACE | SEMI) {
+            return;
+        }
     }
     loop {
         if p.at(R_BRACE) || p.at(SEMI) || p.at_eof() {

@@ -31,6 +31,9 @@ pub struct LexError {
     pub offset: u32,
     /// Length in bytes of the offending text (may be 0).
     pub len: u32,
+    /// Byte offset of the token the problem belongs to (where Puppet reports it may lie
+    /// further in): a syntax error the parser finds at that token adds nothing.
+    pub token: u32,
     /// Warnings (unrecognised escapes) do not make the source invalid.
     pub is_warning: bool,
 }
@@ -226,8 +229,25 @@ impl<'a> Lexer<'a> {
             message: message.into(),
             offset: offset as u32,
             len: len as u32,
+            token: offset as u32,
             is_warning: false,
         });
+    }
+
+    /// [`Lexer::error_at`] for a problem Puppet reports at `offset`, inside or after the
+    /// token starting at `token`.
+    fn error_in_token(
+        &mut self,
+        code: &'static str,
+        message: impl Into<String>,
+        token: usize,
+        offset: usize,
+    ) {
+        let len = self.bytes.len().saturating_sub(offset).min(1);
+        self.error_at(code, message, offset, len);
+        if let Some(e) = self.out.errors.last_mut() {
+            e.token = token as u32;
+        }
     }
 
     fn warning_at(
@@ -242,6 +262,7 @@ impl<'a> Lexer<'a> {
             message: message.into(),
             offset: offset as u32,
             len: len as u32,
+            token: offset as u32,
             is_warning: true,
         });
     }
@@ -707,7 +728,9 @@ impl<'a> Lexer<'a> {
             } else {
                 ("ILLEGAL_NAME_OR_BARE_WORD", "Illegal name or bare word")
             };
-            self.error_at(code, msg, start, 1);
+            // Puppet reports the first faulty position: after `::`, else after the letter.
+            let at = (start + if fq { 2 } else { 1 }).min(self.bytes.len());
+            self.error_in_token(code, msg, start, at);
             let n = if fq { 2 } else { self.char_len_at(start) };
             self.push(ERROR_TOKEN, n);
             return;
@@ -754,7 +777,10 @@ impl<'a> Lexer<'a> {
             } else {
                 ("ILLEGAL_CLASS_REFERENCE", "Illegal class reference")
             };
-            self.error_at(code, msg, start, i + 2);
+            // Puppet reports the first faulty position: past what scanned as a reference,
+            // by one character (by three after a leading `::`, as its lexer does).
+            let at = (start + i + if fq { 3 } else { 1 }).min(self.bytes.len());
+            self.error_in_token(code, msg, start, at);
             self.push(ERROR_TOKEN, i + 2);
             return;
         }

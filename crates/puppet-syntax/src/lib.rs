@@ -158,6 +158,7 @@ fn run(text: &str, entry: Entry) -> Parse {
     scratch.skip = skip;
     scratch.events = events;
     scratch.put_back();
+    let lex_error_tokens: Vec<u32> = lex_errors.iter().map(|e| e.token).collect();
     let mut errors: Vec<Diagnostic> = lex_errors
         .into_iter()
         .map(|e| {
@@ -170,13 +171,9 @@ fn run(text: &str, entry: Entry) -> Parse {
                 .with_range(TextRange::at(e.offset.into(), e.len.into()))
         })
         .collect();
-    let lex_error_offsets: Vec<u32> = errors
-        .iter()
-        .filter_map(|e| e.range.map(|r| r.start().into()))
-        .collect();
     for e in placed {
         // A syntax error right at a token the lexer already complained about adds nothing.
-        if lex_error_offsets.contains(&e.offset) {
+        if lex_error_tokens.contains(&e.offset) {
             continue;
         }
         errors.push(Diagnostic::error(

@@ -286,10 +286,17 @@ impl<'t> Parser<'t> {
 /// The text Puppet shows for a token in "Syntax error at '...'".
 fn puppet_token_text(kind: SyntaxKind, text: &str) -> String {
     match kind {
-        DQUOTE | STRING_TEXT => text.to_string(),
-        HEREDOC_HEADER => text.to_string(),
+        // A character Puppet's lexer does not know is its `OTHER` token, whose text is
+        // empty: `Syntax error at ''`.
+        ERROR_TOKEN if is_unknown_character(text) => String::new(),
         _ => text.to_string(),
     }
+}
+
+/// One character that starts no token of Puppet's lexer.
+fn is_unknown_character(text: &str) -> bool {
+    let mut chars = text.chars();
+    matches!((chars.next(), chars.next()), (Some(c), None) if !(c.is_ascii_alphanumeric() || c == '_' || c == ':'))
 }
 
 /// An open node; must be completed or abandoned.

@@ -270,7 +270,7 @@ fn c_style_g(f: f64, p: usize, keep_zeros: bool) -> String {
 fn string_s(v: &Value) -> String {
     match v {
         Value::String(s) => s.to_string(),
-        Value::Regexp(r) => r.source().to_string(),
+        Value::Regexp(r) => r.to_ruby_s(),
         Value::Binary(b) => String::from_utf8_lossy(b).into_owned(),
         Value::Undef => String::new(),
         Value::Array(_) | Value::Hash(_) => v.to_string(),

@@ -518,13 +518,17 @@ impl Mismatch {
                 },
                 MismatchKind::Size { expected: e2, .. },
             ) => MismatchKind::Size {
-                expected: IntRange::new(
-                    Some(e1.min.unwrap_or(0).min(e2.min.unwrap_or(0))),
-                    match (e1.max, e2.max) {
-                        (Some(a), Some(b)) => Some(a.max(b)),
-                        _ => None,
-                    },
-                ),
+                expected: e1.merge(e2),
+                actual: *actual,
+            },
+            (
+                MismatchKind::Count {
+                    expected: e1,
+                    actual,
+                },
+                MismatchKind::Count { expected: e2, .. },
+            ) => MismatchKind::Count {
+                expected: e1.merge(e2),
                 actual: *actual,
             },
             (k, _) => k.clone(),
@@ -535,7 +539,9 @@ impl Mismatch {
         }
     }
 
-    fn chop_path(&self, index: usize) -> Mismatch {
+    /// The mismatch without the path element at `index` (the varying position of merged
+    /// alternatives: Puppet's `chop_path`).
+    pub fn chop_path(&self, index: usize) -> Mismatch {
         let mut m = self.clone();
         if index < m.path.len() {
             m.path.remove(index);
@@ -829,6 +835,24 @@ fn internal(
                 vec![type_mismatch(path, original, actual)]
             }
         }
+    }
+}
+
+/// The range covering two expected sizes or counts, as Puppet merges them: the smaller
+/// minimum (0 when absent) and the larger maximum (unbounded when either is).
+trait MergeRange {
+    fn merge(&self, o: &IntRange) -> IntRange;
+}
+
+impl MergeRange for IntRange {
+    fn merge(&self, o: &IntRange) -> IntRange {
+        IntRange::new(
+            Some(self.min.unwrap_or(0).min(o.min.unwrap_or(0))),
+            match (self.max, o.max) {
+                (Some(a), Some(b)) => Some(a.max(b)),
+                _ => None,
+            },
+        )
     }
 }
 

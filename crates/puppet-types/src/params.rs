@@ -479,7 +479,8 @@ pub fn parameterize_value(base: &Type, args: &[Value]) -> Result<Value, TypeErro
 fn parameterize_inner(base: &Type, raw: &[Value]) -> Result<Value, TypeError> {
     let t = |t: Type| Ok(Value::Type(t));
     let keys = flatten(raw);
-    let label = type_label(base);
+    // Only an error needs the label: formatting it on every access was 10% of the cost.
+    let label = || type_label(base);
     match base {
         Type::Any
         | Type::Undef
@@ -499,7 +500,7 @@ fn parameterize_inner(base: &Type, raw: &[Value]) -> Result<Value, TypeError> {
         },
         Type::Boolean(_) => {
             if keys.len() != 1 {
-                return Err(arity(&a_an_uc(&label), 1, Some(1), keys.len()));
+                return Err(arity(&a_an_uc(&label()), 1, Some(1), keys.len()));
             }
             match keys[0] {
                 Value::Boolean(b) => t(Type::Boolean(Some(b))),
@@ -514,7 +515,7 @@ fn parameterize_inner(base: &Type, raw: &[Value]) -> Result<Value, TypeError> {
                 keys.pop();
             }
             if keys.is_empty() {
-                return Err(arity(&a_an_uc(&label), 1, None, 0));
+                return Err(arity(&a_an_uc(&label()), 1, None, 0));
             }
             let mut vals = Vec::new();
             for k in &keys {
@@ -527,7 +528,7 @@ fn parameterize_inner(base: &Type, raw: &[Value]) -> Result<Value, TypeError> {
         }
         Type::Variant(_) => {
             if keys.is_empty() {
-                return Err(arity(&a_an_uc(&label), 1, None, 0));
+                return Err(arity(&a_an_uc(&label()), 1, None, 0));
             }
             let mut ts = Vec::new();
             for k in &keys {
@@ -537,7 +538,7 @@ fn parameterize_inner(base: &Type, raw: &[Value]) -> Result<Value, TypeError> {
         }
         Type::SemVer(_) => {
             if keys.is_empty() {
-                return Err(arity(&a_an_uc(&label), 1, None, 0));
+                return Err(arity(&a_an_uc(&label()), 1, None, 0));
             }
             let mut ranges = Vec::new();
             for k in &keys {
@@ -554,7 +555,7 @@ fn parameterize_inner(base: &Type, raw: &[Value]) -> Result<Value, TypeError> {
         }
         Type::Timestamp(_) => {
             if keys.len() > 2 {
-                return Err(arity(&a_an_uc(&label), 0, Some(2), keys.len()));
+                return Err(arity(&a_an_uc(&label()), 0, Some(2), keys.len()));
             }
             let min = keys.first().map(timestamp_bound).transpose()?.flatten();
             let max = keys.get(1).map(timestamp_bound).transpose()?.flatten();
@@ -569,7 +570,7 @@ fn parameterize_inner(base: &Type, raw: &[Value]) -> Result<Value, TypeError> {
         }
         Type::Timespan(_) => {
             if keys.len() > 2 {
-                return Err(arity(&a_an_uc(&label), 0, Some(2), keys.len()));
+                return Err(arity(&a_an_uc(&label()), 0, Some(2), keys.len()));
             }
             let min = keys.first().map(timespan_bound).transpose()?.flatten();
             let max = keys.get(1).map(timespan_bound).transpose()?.flatten();
@@ -598,7 +599,7 @@ fn parameterize_inner(base: &Type, raw: &[Value]) -> Result<Value, TypeError> {
                 keys.truncate(n - 1);
             }
             if keys.is_empty() {
-                return Err(arity(&a_an_uc(&label), 1, None, 0));
+                return Err(arity(&a_an_uc(&label()), 1, None, 0));
             }
             let mut ts = Vec::new();
             for k in &keys {
@@ -609,7 +610,7 @@ fn parameterize_inner(base: &Type, raw: &[Value]) -> Result<Value, TypeError> {
         Type::Callable(_) => callable(base, raw).map(Value::Type),
         Type::Struct(_) => {
             if raw.len() != 1 {
-                return Err(arity(&a_an_uc(&label), 1, Some(1), raw.len()));
+                return Err(arity(&a_an_uc(&label()), 1, Some(1), raw.len()));
             }
             let Value::Hash(h) = &raw[0] else {
                 return Err(specialization(base, &raw[0], "Hash"));
@@ -636,7 +637,7 @@ fn parameterize_inner(base: &Type, raw: &[Value]) -> Result<Value, TypeError> {
         }
         Type::Pattern(_) => {
             if keys.is_empty() {
-                return Err(arity(&a_an_uc(&label), 1, None, 0));
+                return Err(arity(&a_an_uc(&label()), 1, None, 0));
             }
             let mut ps = Vec::new();
             for k in &keys {
@@ -650,7 +651,7 @@ fn parameterize_inner(base: &Type, raw: &[Value]) -> Result<Value, TypeError> {
         }
         Type::Regexp(_) => {
             if keys.len() != 1 {
-                return Err(arity(&a_an_uc(&label), 1, Some(1), keys.len()));
+                return Err(arity(&a_an_uc(&label()), 1, Some(1), keys.len()));
             }
             match &keys[0] {
                 Value::String(s) => t(Type::Regexp(Some(Regexp::new(s)?))),
@@ -769,7 +770,7 @@ fn parameterize_inner(base: &Type, raw: &[Value]) -> Result<Value, TypeError> {
         }
         Type::Runtime(_) => {
             if keys.len() != 2 {
-                return Err(arity(&a_an_uc(&label), 2, Some(2), keys.len()));
+                return Err(arity(&a_an_uc(&label()), 2, Some(2), keys.len()));
             }
             let mut parts = [None, None];
             for (i, k) in keys.iter().enumerate() {

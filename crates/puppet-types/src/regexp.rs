@@ -81,6 +81,35 @@ impl Regexp {
         &self.source
     }
 
+    /// Whether Ruby gives this regexp its `FIXEDENCODING` option, the only option a Puppet
+    /// regexp literal can have: when the source holds a character outside ASCII, a `\u`
+    /// escape above U+007F or a `\p{...}` property. Puppet prints such a regexp with its
+    /// options group: `/(?-mix:é)/`.
+    ///
+    /// ```
+    /// use puppet_types::Regexp;
+    /// assert!(Regexp::new("é").unwrap().fixed_encoding());
+    /// assert!(Regexp::new(r"\u00e9").unwrap().fixed_encoding());
+    /// assert!(!Regexp::new(r"\u0041").unwrap().fixed_encoding());
+    /// assert_eq!(Regexp::new("a/é").unwrap().to_string(), r"/(?-mix:a\/é)/");
+    /// assert_eq!(Regexp::new("a/é").unwrap().to_ruby_s(), "(?-imx:a/é)");
+    /// assert_eq!(Regexp::new("a/b").unwrap().to_ruby_s(), "a/b");
+    /// ```
+    pub fn fixed_encoding(&self) -> bool {
+        ruby_fixed_encoding(&self.source)
+    }
+
+    /// The text of Puppet's `PRegexpType.regexp_to_s`: the source, inside an options group
+    /// `(?-imx:...)` when Ruby gave the regexp an option. What `String()` and the rich-data
+    /// form of a catalog (`__pvalue`) hold.
+    pub fn to_ruby_s(&self) -> String {
+        if self.fixed_encoding() {
+            format!("(?-imx:{})", self.source)
+        } else {
+            self.source.to_string()
+        }
+    }
+
     /// True when the regexp matches somewhere in `text`. A match that exceeds the backtracking
     /// limit counts as no match.
     pub fn is_match(&self, text: &str) -> bool {
@@ -268,11 +297,17 @@ impl fmt::Debug for Regexp {
     }
 }
 
-/// Displays as Puppet does: `/source/`, with unescaped slashes escaped.
+/// Displays as Puppet does (`regexp_to_s_with_delimiters`): `/source/`, with unescaped
+/// slashes escaped; a regexp with Ruby's `FIXEDENCODING` option as Ruby's `to_s` inside
+/// slashes, `/(?-mix:source)/`.
 impl fmt::Display for Regexp {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut out = String::with_capacity(self.source.len() + 2);
+        let fixed = self.fixed_encoding();
+        let mut out = String::with_capacity(self.source.len() + 10);
         out.push('/');
+        if fixed {
+            out.push_str("(?-mix:");
+        }
         let mut escaped = false;
         for c in self.source.chars() {
             if c == '/' && !escaped {
@@ -281,9 +316,53 @@ impl fmt::Display for Regexp {
             escaped = c == '\\' && !escaped;
             out.push(c);
         }
+        if fixed {
+            out.push(')');
+        }
         out.push('/');
         f.write_str(&out)
     }
+}
+
+/// Ruby's rule for a regexp's `FIXEDENCODING` option (see [`Regexp::fixed_encoding`]).
+/// puppet-syntax's dump applies the same rule to regexp literals (it cannot depend on
+/// this crate).
+fn ruby_fixed_encoding(source: &str) -> bool {
+    let mut chars = source.chars().peekable();
+    while let Some(c) = chars.next() {
+        if !c.is_ascii() {
+            return true;
+        }
+        if c != '\\' {
+            continue;
+        }
+        match chars.next() {
+            Some('p' | 'P') if chars.peek() == Some(&'{') => return true,
+            Some('u') => {
+                let digits: String = if chars.peek() == Some(&'{') {
+                    chars.next();
+                    let mut d = String::new();
+                    for c in chars.by_ref() {
+                        if c == '}' {
+                            break;
+                        }
+                        d.push(c);
+                    }
+                    d
+                } else {
+                    chars.by_ref().take(4).collect()
+                };
+                let above_ascii = digits
+                    .split_whitespace()
+                    .any(|h| u32::from_str_radix(h, 16).is_ok_and(|cp| cp > 0x7f));
+                if above_ascii {
+                    return true;
+                }
+            }
+            _ => {}
+        }
+    }
+    false
 }
 
 #[cfg(test)]

@@ -278,17 +278,27 @@ pub(super) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     reg.function("type")
         .doc("Returns the type of a value: detailed (the default), reduced or generalized.")
         .example("type([2, 3.14], generalized)", "Array[Numeric]")
+        // Puppet's three dispatches, so that its signature list reads the same.
         .dispatch(
             Signature::new()
                 .param("Any", "value")
-                .optional_param("Enum[detailed, generalized, reduced]", "inference_method"),
+                .optional_param("Enum[detailed]", "inference_method"),
+            |_c, a| Ok(Value::Type(infer_set(&a.get(0)))),
+        )
+        .dispatch(
+            Signature::new()
+                .param("Any", "value")
+                .param("Enum[reduced]", "inference_method"),
+            |_c, a| Ok(Value::Type(puppet_types::infer(&a.get(0)))),
+        )
+        .dispatch(
+            Signature::new()
+                .param("Any", "value")
+                .param("Enum[generalized]", "inference_method"),
             |_c, a| {
-                let v = a.get(0);
-                Ok(Value::Type(match a.get(1).as_str().unwrap_or("detailed") {
-                    "reduced" => puppet_types::infer(&v),
-                    "generalized" => puppet_types::generalize(&puppet_types::infer(&v)),
-                    _ => infer_set(&v),
-                }))
+                Ok(Value::Type(puppet_types::generalize(&puppet_types::infer(
+                    &a.get(0),
+                ))))
             },
         )
         .register()?;
