@@ -109,6 +109,10 @@ struct Args {
     /// Unknown variables are errors.
     #[arg(long)]
     strict_variables: bool,
+    /// Run the modules' Ruby functions from their own Ruby source even where a native
+    /// implementation exists (to check one against the other).
+    #[arg(long)]
+    no_native_functions: bool,
     /// Indent the JSON.
     #[arg(long)]
     pretty: bool,
@@ -187,6 +191,7 @@ fn run(args: Args, bundled: bool) -> ExitCode {
         strict_variables: args.strict_variables,
         allow_exec: args.allow_exec,
         allow_host_files: args.allow_host_files,
+        native_functions: !args.no_native_functions,
         ..Settings::agent(&node, node_facts.facts)
     };
     if let Some(path) = &args.enc {
@@ -300,6 +305,7 @@ fn compile_nodes(env: &Arc<Environment>, base: &Settings, dir: &Path, args: &Arg
         .collect();
     for n in &mut nodes {
         n.strict_variables = base.strict_variables;
+        n.native_functions = base.native_functions;
         n.enc_classes = base.enc_classes.clone();
         n.enc_parameters = base.enc_parameters.clone();
         n.allow_exec = base.allow_exec;

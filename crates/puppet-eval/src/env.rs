@@ -5,8 +5,8 @@
 //! and a [`puppet_loader::Loader`] through which everything else is found the first time a
 //! compile needs it: classes, defined types, Puppet-language functions and type aliases by
 //! Puppet's name -> file rules (parsed, lowered and cached here), the modules' Ruby functions
-//! (their native implementations from puppet-stdlib, or a stub that fails naming the
-//! function), their resource types (`lib/puppet/type/*.rb`), their templates and files. What
+//! (their native implementations from puppet-stdlib, else the module's own Ruby run by
+//! puppet-ruby, else a stub that fails naming the function), their resource types (`lib/puppet/type/*.rb`), their templates and files. What
 //! was loaded is cached for every later compile, under locks, by pure functions of the files:
 //! a compile's result does not depend on which files an earlier compile loaded (RFC 1), and
 //! an `Arc<Environment>` is shared by compiles running on many threads.
@@ -81,9 +81,15 @@ struct Shared {
     load_errors: ErrorCache,
     /// Functions the embedder registered (searched before the built-ins).
     custom: Option<Arc<Registry>>,
-    /// The modules' Ruby functions found so far (native implementations or stubs).
+    /// The modules' Ruby functions found so far (native implementations first, else the
+    /// module's Ruby, else stubs).
     ruby_functions: Cache<Arc<Function>>,
+    /// The same with the native implementations left out (`Settings::native_functions`
+    /// false): the module's Ruby, else stubs.
+    ruby_only_functions: Cache<Arc<Function>>,
     ruby_files: OnceLock<RubyFiles>,
+    /// The modules' Ruby sources (`lib/`), each file parsed once for every interpreter.
+    ruby_sources: OnceLock<Arc<puppet_ruby::Sources>>,
     /// Resource types: puppet-agent's, then module types as they are needed.
     types: RwLock<Arc<puppet_restypes::TypeDatabase>>,
     types_tried: Mutex<HashMap<SmolStr, bool>>,
@@ -103,6 +109,36 @@ pub struct Template {
     /// The file's path (as Puppet prints it in messages).
     pub path: String,
     pub text: Arc<str>,
+}
+
+/// The modules' `lib/` directories as Ruby's load path, read through the loader's provider:
+/// `require` finds `lib/<name>.rb` in the first module that has it; other reads are
+/// confined to the modules' directories.
+struct ModuleSources {
+    provider: Arc<dyn SourceProvider>,
+    /// The modules' directories, in module path order.
+    modules: Vec<PathBuf>,
+}
+
+impl puppet_ruby::SourceHost for ModuleSources {
+    fn find_lib(&self, name: &str) -> Option<(String, Arc<str>)> {
+        let rel = format!("lib/{}.rb", name.trim_end_matches(".rb"));
+        self.modules.iter().find_map(|m| {
+            let path = m.join(&rel);
+            let text = self.provider.read_to_string(&path).ok()?;
+            Some((path.to_string_lossy().into_owned(), Arc::from(text)))
+        })
+    }
+
+    fn read(&self, path: &str) -> Option<Arc<str>> {
+        let p = Path::new(path);
+        if p.components().any(|c| c == std::path::Component::ParentDir)
+            || !self.modules.iter().any(|m| p.starts_with(m))
+        {
+            return None;
+        }
+        self.provider.read_to_string(p).ok().map(Arc::from)
+    }
 }
 
 /// The Ruby files of each module that define functions, listed once (the first time a
@@ -165,7 +201,9 @@ impl Environment {
             load_errors: RwLock::default(),
             custom,
             ruby_functions: RwLock::default(),
+            ruby_only_functions: RwLock::default(),
             ruby_files: OnceLock::new(),
+            ruby_sources: OnceLock::new(),
             types: RwLock::new(crate::eval::known_types().clone()),
             types_tried: Mutex::new(HashMap::new()),
             type_helpers: OnceLock::new(),
@@ -642,6 +680,13 @@ impl Environment {
     /// assert!(env.function("pick").is_none()); // stdlib's: only with the stdlib module
     /// ```
     pub fn function(&self, name: &str) -> Option<Arc<Function>> {
+        self.function_with(name, true)
+    }
+
+    /// [`function`](Self::function), with the native implementations of the modules' Ruby
+    /// functions left out when `native` is false (`Settings::native_functions`): the
+    /// module's own Ruby runs instead, so that it can be checked against the natives.
+    pub(crate) fn function_with(&self, name: &str, native: bool) -> Option<Arc<Function>> {
         if let Some(f) = self.shared.custom.as_ref().and_then(|r| r.get_shared(name)) {
             return Some(f);
         }
@@ -649,34 +694,70 @@ impl Environment {
             return Some(f);
         }
         let key = name.trim_start_matches("::").to_ascii_lowercase();
-        if let Ok(map) = self.shared.ruby_functions.read() {
+        let cache = if native {
+            &self.shared.ruby_functions
+        } else {
+            &self.shared.ruby_only_functions
+        };
+        if let Ok(map) = cache.read() {
             if let Some(f) = map.get(key.as_str()) {
                 return f.clone();
             }
         }
-        let found = self.module_function(&key);
-        match self.shared.ruby_functions.write() {
+        let found = self.module_function(&key, native);
+        match cache.write() {
             Ok(mut map) => map.entry(SmolStr::new(&key)).or_insert(found).clone(),
             Err(_) => found,
         }
     }
 
     /// The function `name` of the first module (in module path order) that has a native
-    /// implementation of it or a Ruby file defining it.
-    fn module_function(&self, name: &str) -> Option<Arc<Function>> {
+    /// implementation of it (when `native`) or a Ruby file defining it: the native, else
+    /// the file run by puppet-ruby, else (a file this interpreter cannot load) a stub that
+    /// fails naming it.
+    fn module_function(&self, name: &str, native: bool) -> Option<Arc<Function>> {
         let files = self
             .shared
             .ruby_files
             .get_or_init(|| self.list_ruby_functions());
         for (module, found) in &files.by_module {
-            if let Some(native) = puppet_stdlib::native(module, name) {
-                return puppet_stdlib::native_function(&native);
+            let imp = puppet_stdlib::native(module, name).filter(|_| native);
+            if let Some(imp) = imp {
+                return puppet_stdlib::native_function(&imp);
             }
             if let Some(rel) = found.get(name) {
+                if let Some(f) = self.ruby_function(module, name, rel) {
+                    return Some(f);
+                }
                 return puppet_stdlib::stub_function(module, name, rel);
             }
         }
         None
+    }
+
+    /// Loads the module's Ruby function file `rel` with puppet-ruby (the file's tree is
+    /// parsed once and shared; every call runs it in an interpreter of its own) and makes
+    /// it a registry function, so that argument errors read as Puppet's. `None` when the
+    /// file cannot be read or loaded, or defines another name.
+    fn ruby_function(&self, module: &str, name: &str, rel: &str) -> Option<Arc<Function>> {
+        let loader = &self.shared.loader;
+        let m = loader.modules().find(|m| m.name == module)?;
+        let path = m.path.join(rel);
+        let text = loader.provider().read_to_string(&path).ok()?;
+        let sources = self.shared.ruby_sources.get_or_init(|| {
+            let modules = loader.modules().map(|m| m.path.clone()).collect::<Vec<_>>();
+            puppet_ruby::Sources::new(Arc::new(ModuleSources {
+                provider: loader.provider().clone(),
+                modules,
+            }))
+        });
+        let f = puppet_ruby::functions::load(&path.to_string_lossy(), &text, sources).ok()?;
+        if !f.name().eq_ignore_ascii_case(name) {
+            return None;
+        }
+        let mut reg = Registry::new();
+        f.register(&mut reg).ok()?;
+        reg.get_shared(f.name())
     }
 
     /// Lists the function files of every module (`lib/puppet/functions/**.rb` for 4.x,

@@ -220,6 +220,10 @@ pub struct Settings {
     /// (`EVAL_STEP_LIMIT`), so that no input hangs. The default, 200 million, is about
     /// ten thousand times what the largest public node needs (kitchensink: 23,504).
     pub max_steps: u64,
+    /// Whether the modules' Ruby functions run as their native implementations
+    /// (puppet-stdlib) where one exists (the default), or always as the module's own Ruby
+    /// (puppet-ruby): `compile --no-native-functions`, to check one against the other.
+    pub native_functions: bool,
     /// `generate()` runs its command on this host, as Puppet does (off by default: the
     /// call is refused with an error). See the `host` module.
     pub allow_exec: bool,
@@ -241,6 +245,7 @@ impl Default for Settings {
             enc_classes: IndexMap::new(),
             enc_parameters: IndexMap::new(),
             max_steps: DEFAULT_MAX_STEPS,
+            native_functions: true,
             allow_exec: false,
             allow_host_files: false,
         }
@@ -2080,7 +2085,8 @@ impl Compiler {
         let saved = (self.current, self.call_span.take());
         self.current = scope;
         self.call_span = Some(span.clone());
-        let r = if let Some(f) = self.env.function(&lname) {
+        let native = self.settings.native_functions;
+        let r = if let Some(f) = self.env.function_with(&lname, native) {
             f.call(self, args, block.as_ref().map(|b| b as &dyn Block))
         } else {
             Err(CallError::new(

@@ -91,15 +91,32 @@ fn module_functions_exist_only_with_their_module() {
     )))
     .unwrap_err();
     assert_eq!(e, "Unknown function: 'pick'. (line: 1, column: 8)");
-    // A Ruby function without a native implementation is known, and fails naming itself.
-    let rb = "Puppet::Functions.create_function(:'mymod::twice') do\n  dispatch :twice do\n    param 'Integer', :x\n  end\nend\n";
+    // A Ruby function without a native implementation runs from its Ruby source.
+    let rb = "Puppet::Functions.create_function(:'mymod::twice') do\n  dispatch :twice do\n    param 'Integer', :x\n  end\n  def twice(x)\n    x * 2\n  end\nend\n";
     let env = env_with(
         &[("mymod/lib/puppet/functions/mymod/twice.rb", rb)],
-        "notice(mymod::twice(2))",
+        "notify { \"${mymod::twice(2)}\": }\nnotify { mymod::twice('x'): }",
     );
     let e = compile_lines(env).unwrap_err();
     assert!(
-        e.contains("The function 'mymod::twice' of module 'mymod' (lib/puppet/functions/mymod/twice.rb) is implemented in Ruby"),
+        e.contains("'mymod::twice' parameter 'x' expects an Integer value, got String"),
+        "{e}"
+    );
+    let env = env_with(
+        &[("mymod/lib/puppet/functions/mymod/twice.rb", rb)],
+        "notify { \"${mymod::twice(2)}\": }",
+    );
+    assert_eq!(compile_lines(env).unwrap(), [r#"Notify[4] {}"#]);
+    // One that this interpreter cannot load (it runs a command) is known, and fails
+    // naming itself.
+    let rb = "`ls`\nPuppet::Functions.create_function(:'mymod::ls') do\nend\n";
+    let env = env_with(
+        &[("mymod/lib/puppet/functions/mymod/ls.rb", rb)],
+        "notice(mymod::ls(2))",
+    );
+    let e = compile_lines(env).unwrap_err();
+    assert!(
+        e.contains("The function 'mymod::ls' of module 'mymod' (lib/puppet/functions/mymod/ls.rb) is implemented in Ruby"),
         "{e}"
     );
 }

@@ -220,7 +220,13 @@ impl<'s> Interp<'s> {
         pos: Pos,
         fcall: bool,
     ) -> R {
-        match &recv {
+        let outer = crate::value::walk_begin();
+        // The receiver's size after the call (`s << s` grows it in place).
+        let grows = match &recv {
+            RValue::Str(_) | RValue::Array(_) => Some(recv.clone()),
+            _ => None,
+        };
+        let r = match &recv {
             RValue::Object(_) => {
                 crate::kernel::object_method(self, recv, name, args, block, pos, fcall)
             }
@@ -229,7 +235,35 @@ impl<'s> Interp<'s> {
             }
             RValue::Proc(_) => crate::kernel::proc_method(self, recv, name, args, block, pos),
             _ => crate::methods::call_method(self, recv, name, args, block, pos),
+        };
+        if crate::value::walk_end(outer) {
+            return crate::interp::too_large(pos);
         }
+        // What a native method built counts against the memory bound (a new string or array:
+        // nothing else holds it yet), so that a loop of `gsub`s or `map`s that doubles its
+        // data ends.
+        if let Some(g) = &grows {
+            self.check_size(g, pos)?;
+        }
+        if let Ok(v) = &r {
+            self.check_size(v, pos)?;
+        }
+        match &r {
+            Ok(RValue::Str(s)) if Rc::strong_count(s) == 1 => {
+                let n = s.borrow().len();
+                self.charge(n, pos)?;
+            }
+            Ok(RValue::Array(a)) if Rc::strong_count(a) == 1 => {
+                let n = a.borrow().len();
+                self.charge(n.saturating_mul(16), pos)?;
+            }
+            Ok(RValue::Hash(h)) if Rc::strong_count(h) == 1 => {
+                let n = h.borrow().map.len();
+                self.charge(n.saturating_mul(48), pos)?;
+            }
+            _ => {}
+        }
+        r
     }
 
     /// A call without a receiver: user methods of `self`'s class, Kernel functions, then the

@@ -120,6 +120,9 @@ fn min_max(it: &mut Interp, items: &[RValue], want: Ordering, pos: Pos) -> R {
 
 fn flatten_into(items: &[RValue], depth: i64, out: &mut Vec<RValue>, guard: usize) {
     for x in items {
+        if !crate::value::walk_step() {
+            return;
+        }
         match x {
             RValue::Array(a) if depth != 0 && guard < 64 => {
                 let inner = a.borrow().clone();
@@ -1047,6 +1050,9 @@ pub fn array_method(
             let mut acc: Vec<Vec<RValue>> = items.into_iter().map(|x| vec![x]).collect();
             for a in &args {
                 let other = crate::methods::splat_items(a);
+                if acc.len().saturating_mul(other.len()) > 1_000_000 {
+                    return unsupported("product larger than a million", pos);
+                }
                 let mut next = Vec::new();
                 for row in &acc {
                     for x in &other {
@@ -1054,9 +1060,6 @@ pub fn array_method(
                         r.push(x.clone());
                         next.push(r);
                     }
-                }
-                if next.len() > 1_000_000 {
-                    return unsupported("product larger than a million", pos);
                 }
                 acc = next;
             }
@@ -1200,6 +1203,9 @@ fn slice(args: &[RValue], len: usize, pos: Pos) -> Result<Option<(usize, usize)>
 
 fn join_into(items: &[RValue], sep: &str, out: &mut String, depth: usize) {
     for (i, x) in items.iter().enumerate() {
+        if !crate::value::walk_step() {
+            return;
+        }
         if i > 0 {
             out.push_str(sep);
         }

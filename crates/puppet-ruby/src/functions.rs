@@ -575,6 +575,10 @@ impl FunctionBody for V4Body {
             };
             let obj = crate::puppet::new_function_instance(it, &class);
             let mut a = to_ruby_args(&values);
+            // Puppet hands a 4.x function its strings frozen.
+            for v in &a {
+                crate::interp::freeze_strings(v, 0);
+            }
             if self.scope_param {
                 a.insert(0, RValue::Scope);
             }

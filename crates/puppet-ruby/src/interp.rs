@@ -83,8 +83,13 @@ pub const DEFAULT_STEPS: u64 = 50_000_000;
 /// The default budget of evaluation steps of one interpreter (fuzz builds).
 #[cfg(fuzzing)]
 pub const DEFAULT_STEPS: u64 = 1_000_000;
-/// The bytes strings and arrays may grow by in one interpreter.
+/// The bytes strings and arrays may grow by in one interpreter (all that the run builds,
+/// also what it drops again: a bound on the work of copying as much as on memory).
 pub const MEMORY_LIMIT: usize = 512 << 20;
+/// The largest string (bytes) or array (16 bytes an element) a run may build: far above
+/// what a template or a function makes, low enough that a loop that doubles its data ends
+/// within a second or two.
+pub const OBJECT_LIMIT: usize = 16 << 20;
 
 /// Raises a Ruby exception at `pos`.
 pub fn raise<T>(class: &str, message: impl Into<String>, pos: Pos) -> Result<T, Ctrl> {
@@ -95,6 +100,19 @@ pub fn raise<T>(class: &str, message: impl Into<String>, pos: Pos) -> Result<T, 
         file: None,
         obj: None,
     })))
+}
+
+/// The `NoMemoryError` of a native operation that walked more than [`value::WALK_LIMIT`]
+/// elements.
+pub(crate) fn too_large<T>(pos: Pos) -> Result<T, Ctrl> {
+    raise(
+        "NoMemoryError",
+        format!(
+            "failed to allocate memory (an operation went over more than {} elements)",
+            value::WALK_LIMIT
+        ),
+        pos,
+    )
 }
 
 /// Reports an unsupported construct at `pos`.
@@ -346,6 +364,26 @@ impl<'s> Interp<'s> {
         self.procs.push(Rc::downgrade(p));
     }
 
+    /// Fails when one string or array is over [`OBJECT_LIMIT`].
+    pub(crate) fn check_size(&mut self, v: &RValue, pos: Pos) -> Result<(), Ctrl> {
+        let bytes = match v {
+            RValue::Str(s) => s.borrow().len(),
+            RValue::Array(a) => a.borrow().len().saturating_mul(16),
+            _ => 0,
+        };
+        if bytes > OBJECT_LIMIT {
+            return raise(
+                "NoMemoryError",
+                format!(
+                    "failed to allocate memory (a string or array of more than {} MiB)",
+                    OBJECT_LIMIT >> 20
+                ),
+                pos,
+            );
+        }
+        Ok(())
+    }
+
     /// Counts `bytes` against the memory bound of the run.
     pub fn charge(&mut self, bytes: usize, pos: Pos) -> Result<(), Ctrl> {
         self.charged = self.charged.saturating_add(bytes);
@@ -509,6 +547,9 @@ impl<'s> Interp<'s> {
 
     pub(crate) fn tick(&mut self, pos: Pos) -> Result<(), Ctrl> {
         self.steps += 1;
+        if value::walk_end(0) {
+            return too_large(pos);
+        }
         if self.steps > self.max_steps {
             return unsupported(
                 format!(
@@ -597,6 +638,13 @@ impl<'s> Interp<'s> {
         // stack: grow it on demand, as the Puppet evaluator does.
         let r = stacker::maybe_grow(64 * 1024, 1024 * 1024, || self.eval_inner(n));
         self.leave();
+        // An operator's walk (`a == b` over shared parts) that went over the bound.
+        if value::walk_end(0) {
+            return too_large(n.pos);
+        }
+        if let Ok(v) = &r {
+            self.check_size(v, n.pos)?;
+        }
         r
     }
 
@@ -633,7 +681,12 @@ impl<'s> Interp<'s> {
     /// `inspect` through user-visible dispatch (user classes' `inspect`, also inside arrays
     /// and hashes).
     pub fn inspect_value(&mut self, v: &RValue) -> Result<String, Ctrl> {
-        self.inspect_depth(v, 0)
+        let outer = value::walk_begin();
+        let r = self.inspect_depth(v, 0);
+        if value::walk_end(outer) {
+            return too_large(self.pos);
+        }
+        r
     }
 
     fn inspect_depth(&mut self, v: &RValue, depth: usize) -> Result<String, Ctrl> {
@@ -684,6 +737,7 @@ impl<'s> Interp<'s> {
                 let s = self.interp_parts(parts)?;
                 self.charge(s.len(), pos)?;
                 let v = RValue::string(s);
+                self.check_size(&v, pos)?;
                 if self.ctx.frame.frozen_literals && parts.iter().all(|p| matches!(p, Part::Lit(_)))
                 {
                     if let RValue::Str(x) = &v {
@@ -1096,11 +1150,11 @@ impl<'s> Interp<'s> {
                 .unwrap_or(RValue::Nil)),
             "&" => Ok(self.nth_ref(0)),
             "`" => Ok(match &self.last_match {
-                Some(m) => RValue::str(&m.pre),
+                Some(m) => RValue::str(m.pre()),
                 None => RValue::Nil,
             }),
             "'" => Ok(match &self.last_match {
-                Some(m) => RValue::str(&m.post),
+                Some(m) => RValue::str(m.post()),
                 None => RValue::Nil,
             }),
             "!" => Ok(self.handling.last().cloned().unwrap_or(RValue::Nil)),
@@ -1798,7 +1852,7 @@ impl<'s> Interp<'s> {
 
 /// Whether a value holds a user object (whose `inspect` may be its own).
 fn contains_object(v: &RValue, depth: usize) -> bool {
-    if depth > 64 {
+    if depth > 64 || !value::walk_step() {
         return false;
     }
     match v {

@@ -171,6 +171,9 @@ fn gen(v: &RValue, out: &mut String, pos: Pos, depth: usize) -> Result<(), Ctrl>
     if depth > 100 {
         return unsupported("JSON nesting deeper than 100", pos);
     }
+    if !crate::value::walk_step() {
+        return crate::interp::too_large(pos);
+    }
     match v {
         RValue::Nil => out.push_str("null"),
         RValue::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
@@ -218,6 +221,9 @@ pub fn pretty_generate(v: &RValue, pos: Pos) -> Result<String, Ctrl> {
 }
 
 fn pretty(v: &RValue, out: &mut String, pos: Pos, depth: usize) -> Result<(), Ctrl> {
+    if !crate::value::walk_step() {
+        return crate::interp::too_large(pos);
+    }
     if depth > 100 {
         return unsupported("JSON nesting deeper than 100", pos);
     }

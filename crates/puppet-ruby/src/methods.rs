@@ -896,8 +896,8 @@ pub fn call_method(
                     _ => RValue::Nil,
                 })
             }
-            "pre_match" => Ok(RValue::str(&m.pre)),
-            "post_match" => Ok(RValue::str(&m.post)),
+            "pre_match" => Ok(RValue::str(m.pre())),
+            "post_match" => Ok(RValue::str(m.post())),
             "names" => Ok(RValue::array(
                 m.names.iter().map(|(n, _)| RValue::str(n)).collect(),
             )),

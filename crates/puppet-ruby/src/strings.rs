@@ -95,11 +95,11 @@ fn expand_repl(repl: &str, caps: &value::Captures) -> String {
                 }
                 Some('`') => {
                     cs.next();
-                    out.push_str(&caps.pre);
+                    out.push_str(caps.pre());
                 }
                 Some('\'') => {
                     cs.next();
-                    out.push_str(&caps.post);
+                    out.push_str(caps.post());
                 }
                 Some(d) if d.is_ascii_digit() => {
                     cs.next();
@@ -159,7 +159,16 @@ fn substitute(
             )
         }
     };
+    // A plain text replaced by a plain text: no regexp, no match data (`$~` is only set
+    // for a block).
+    if let (RValue::Str(p), Some(RValue::Str(r)), true) = (pat, args.get(1), global) {
+        let (p, r) = (p.borrow(), r.borrow());
+        if !r.contains('\\') {
+            return Ok((s.replace(p.as_str(), &r), s.contains(p.as_str())));
+        }
+    }
     let mut out = String::new();
+    let subject: Rc<str> = Rc::from(s);
     let mut last = 0usize; // byte offset
     let mut changed = false;
     let mut start = 0usize;
@@ -173,19 +182,26 @@ fn substitute(
             Err(e) => return unsupported(format!("regexp /{}/: {e}", re.source), pos),
         };
         let Some(m) = caps.get(0) else { break };
-        let full = value::Captures::of(&re.re, &caps, s);
-        let groups: Vec<Option<String>> = full.groups.clone();
         out.push_str(&s[last..m.start()]);
+        // The match data (with copies of the text before and after the match) is built only
+        // where the replacement uses it: per match it costs the length of the text.
         let rep = match (args.get(1), block) {
-            (Some(RValue::Str(r)), _) => expand_repl(&r.borrow(), &full),
+            (Some(RValue::Str(r)), _) => {
+                let r = r.borrow();
+                if r.contains('\\') {
+                    expand_repl(&r, &value::Captures::of_shared(&re.re, &caps, &subject))
+                } else {
+                    r.clone()
+                }
+            }
             (Some(RValue::Hash(h)), _) => {
                 let k = RValue::str(m.as_str());
                 to_s(&h.borrow().get(&k).cloned().unwrap_or(RValue::Nil))
             }
             (Some(other), _) => str_arg(other, pos)?,
             (None, Some(b)) => {
-                let _ = &groups;
-                it.last_match = Some(Rc::new(full.clone()));
+                let full = value::Captures::of_shared(&re.re, &caps, &subject);
+                it.last_match = Some(Rc::new(full));
                 let v = it.call_block(b, vec![RValue::str(m.as_str())], pos)?;
                 to_s(&v)
             }

@@ -69,6 +69,40 @@ impl<T> Shared<T> {
 /// Depth limit for printing and comparing (self-referencing containers).
 const MAX_DEPTH: usize = 64;
 
+/// The elements one native operation (a built-in method, an `inspect`, a conversion) may
+/// visit when it walks nested data. Data built of shared parts is small but exponentially
+/// large to walk (`a = [a, a]` a hundred times is 200 references and 2^100 elements): such
+/// a walk stops at this bound and the interpreter raises `NoMemoryError` (Ruby would run out
+/// of memory or time).
+pub const WALK_LIMIT: u64 = 4_000_000;
+
+thread_local! {
+    /// Elements visited by the walks of the native operation that runs on this thread.
+    static WALKED: Cell<u64> = const { Cell::new(0) };
+}
+
+/// Counts one element visited by a walk over nested data; `false` once the running native
+/// operation passed [`WALK_LIMIT`]: the walk stops there, and its partial result is never
+/// seen (the interpreter raises when the operation returns, see [`walk_end`]).
+pub(crate) fn walk_step() -> bool {
+    WALKED.with(|w| {
+        let n = w.get().saturating_add(1);
+        w.set(n);
+        n <= WALK_LIMIT
+    })
+}
+
+/// Starts counting the walks of a native operation; returns the count of the enclosing one.
+pub(crate) fn walk_begin() -> u64 {
+    WALKED.with(|w| w.replace(0))
+}
+
+/// Ends a native operation's count and restores the enclosing one's (`outer`, from
+/// [`walk_begin`]); true when the operation passed [`WALK_LIMIT`].
+pub(crate) fn walk_end(outer: u64) -> bool {
+    WALKED.with(|w| w.replace(outer) > WALK_LIMIT)
+}
+
 /// A compiled Ruby regexp.
 #[derive(Debug)]
 pub struct RRegex {
@@ -134,6 +168,9 @@ impl HKey {
         Self::of_depth(v, 0)
     }
     fn of_depth(v: &RValue, depth: usize) -> HKey {
+        if !walk_step() {
+            return HKey::Nil;
+        }
         match v {
             RValue::Nil => HKey::Nil,
             RValue::Bool(b) => HKey::Bool(*b),
@@ -293,17 +330,18 @@ impl Builtin {
 }
 
 /// A match result (`MatchData`): the groups (0 is the whole match), the group names and
-/// the text before and after the match. Dereferences to the groups.
+/// the subject with the match's place in it (for the text before and after the match).
+/// Dereferences to the groups.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Captures {
     /// The groups; unmatched ones are `None`.
     pub groups: Vec<Option<String>>,
     /// Named groups and their numbers.
     pub names: Vec<(String, usize)>,
-    /// `pre_match`.
-    pub pre: String,
-    /// `post_match`.
-    pub post: String,
+    /// The matched text (shared by the matches of one `gsub`/`scan`).
+    subject: Rc<str>,
+    /// Byte offsets of the whole match in `subject`.
+    span: (usize, usize),
 }
 
 impl std::ops::Deref for Captures {
@@ -316,6 +354,16 @@ impl std::ops::Deref for Captures {
 impl Captures {
     /// The captures of one match of `re` in `text`.
     pub fn of(re: &fancy_regex::Regex, c: &fancy_regex::Captures<'_>, text: &str) -> Captures {
+        Self::of_shared(re, c, &Rc::from(text))
+    }
+
+    /// The captures of one match of `re` in `text`, sharing the subject (a loop over the
+    /// matches of one text copies it once).
+    pub fn of_shared(
+        re: &fancy_regex::Regex,
+        c: &fancy_regex::Captures<'_>,
+        text: &Rc<str>,
+    ) -> Captures {
         let groups = (0..c.len())
             .map(|i| c.get(i).map(|m| m.as_str().to_string()))
             .collect();
@@ -324,16 +372,23 @@ impl Captures {
             .enumerate()
             .filter_map(|(i, n)| n.map(|n| (n.to_string(), i)))
             .collect();
-        let (pre, post) = match c.get(0) {
-            Some(m) => (text[..m.start()].to_string(), text[m.end()..].to_string()),
-            None => (String::new(), String::new()),
-        };
+        let span = c.get(0).map_or((0, 0), |m| (m.start(), m.end()));
         Captures {
             groups,
             names,
-            pre,
-            post,
+            subject: text.clone(),
+            span,
         }
+    }
+
+    /// `pre_match`: the text before the match.
+    pub fn pre(&self) -> &str {
+        self.subject.get(..self.span.0).unwrap_or("")
+    }
+
+    /// `post_match`: the text after the match.
+    pub fn post(&self) -> &str {
+        self.subject.get(self.span.1..).unwrap_or("")
     }
 
     /// The group of that name.
@@ -497,7 +552,7 @@ pub fn inspect(v: &RValue) -> String {
 }
 
 fn inspect_into(v: &RValue, out: &mut String, depth: usize) {
-    if depth > MAX_DEPTH {
+    if depth > MAX_DEPTH || !walk_step() {
         out.push_str("[...]");
         return;
     }
@@ -670,7 +725,7 @@ pub fn equal(a: &RValue, b: &RValue) -> bool {
 }
 
 fn equal_depth(a: &RValue, b: &RValue, depth: usize) -> bool {
-    if depth > MAX_DEPTH {
+    if depth > MAX_DEPTH || !walk_step() {
         return false;
     }
     match (a, b) {
@@ -738,7 +793,7 @@ pub fn compare(a: &RValue, b: &RValue) -> Option<Ordering> {
 }
 
 fn compare_depth(a: &RValue, b: &RValue, depth: usize) -> Option<Ordering> {
-    if depth > MAX_DEPTH {
+    if depth > MAX_DEPTH || !walk_step() {
         return None;
     }
     match (a, b) {
@@ -818,6 +873,9 @@ pub fn to_puppet(v: &RValue) -> Result<Value, String> {
 fn to_puppet_depth(v: &RValue, depth: usize) -> Result<Value, String> {
     if depth > MAX_DEPTH {
         return Err("value nested too deeply".into());
+    }
+    if !walk_step() {
+        return Err(format!("value of more than {WALK_LIMIT} elements"));
     }
     Ok(match v {
         RValue::Nil => Value::Undef,

@@ -49,6 +49,9 @@ fn emit_seq(
     let RValue::Array(a) = v else { return Ok(()) };
     let items = a.borrow().clone();
     for x in items {
+        if !crate::value::walk_step() {
+            return crate::interp::too_large(pos);
+        }
         out.push_str(&" ".repeat(indent));
         out.push('-');
         emit_child(&x, indent, true, out, pos, depth)?;
@@ -69,6 +72,9 @@ fn emit_map(
     let RValue::Hash(h) = v else { return Ok(()) };
     let pairs = h.borrow().pairs();
     for (k, x) in pairs {
+        if !crate::value::walk_step() {
+            return crate::interp::too_large(pos);
+        }
         out.push_str(&" ".repeat(indent));
         let key = match &k {
             RValue::Array(_) | RValue::Hash(_) => {

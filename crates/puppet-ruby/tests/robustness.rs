@@ -232,3 +232,52 @@ fn mutated_corpus_files_never_panic() {
         }
     }
 }
+
+/// Programs whose data doubles on every turn end with an error (the size bound of one
+/// string or array, the memory bound of the run, the bound on the elements one operation
+/// walks, or the step budget for work proportional to the data), quickly: shared parts
+/// count as often as they are walked (`[a, a]` is cheap, its `inspect` is not).
+#[test]
+fn exponential_growth_is_an_error() {
+    let programs = [
+        "a = [1]; 100.times { a = a + a }; a.size",
+        "s = 'x'; 100.times { s = s + s }; s.size",
+        "s = 'x'; 100.times { s << s }; s.size",
+        "s = 'x'; 100.times { s = \"#{s}#{s}\" }; s.size",
+        "a = [1]; 100.times { a = a * 2 }; a.size",
+        "s = 'x'; 100.times { s = s * 2 }; s.size",
+        "a = [1]; 100.times { a.concat(a) }; a.size",
+        "a = [1]; 100.times { a = [a, a] }; a.flatten.size",
+        "a = [1]; 100.times { a = [a, a] }; a.inspect.size",
+        "a = [1]; 100.times { a = [a, a] }; a.to_s.size",
+        "a = [1]; 100.times { a = [a, a] }; a.join(',').size",
+        "a = [1]; 100.times { a = [a, a] }; a.hash",
+        "a = [1]; b = [1]; 40.times { a = [a, a]; b = [b, b] }; a == b",
+        "a = [1]; b = [1]; 40.times { a = [a, a]; b = [b, b] }; (a <=> b).to_s",
+        "a = [1]; b = [1]; 40.times { a = [a, a]; b = [b, b] }; {a => 1}[b]",
+        "a = [1]; 40.times { a = [a, a] }; require 'json'; a.to_json.size",
+        "a = [1]; 40.times { a = [a, a] }; require 'yaml'; a.to_yaml.size",
+        "h = {1 => 2}; 100.times { h = {a: h, b: h} }; h.inspect.size",
+        "h = {1 => 2}; 40.times { h = {a: h, b: h} }; h.to_s.size",
+        "h = {1 => 2}; g = {1 => 2}; 40.times { h = {a: h, b: h}; g = {a: g, b: g} }; h == g",
+        "s = 'ab'; 100.times { s = s.gsub('a', 'aa').gsub('b', 'bb') }; s.size",
+        "s = 'ab'; 100.times { s = s.gsub(/a/) { 'aa' } }; s.size",
+        "s = 'ab'; 100.times { s = s.chars.map { |c| c * 2 }.join }; s.size",
+        "a = (1..1_000_000_000).to_a; a.size",
+        "a = [1] * 1_000_000_000; a.size",
+        "'x'.ljust(1_000_000_000).size",
+        "a = [1, 2, 3]; 100.times { a = a.product(a).flatten }; a.size",
+        "s = 'x'; 100.times { s = [s, s].join }; s.size",
+        "s = 'x'; 100.times { s = format('%s%s', s, s) }; s.size",
+    ];
+    for p in programs {
+        let started = std::time::Instant::now();
+        let r = puppet_ruby::eval_inspect_with(p, 5_000_000);
+        assert!(r.is_err(), "{p}: {r:?}");
+        eprintln!(
+            "{:>8.3}s {p}: {}",
+            started.elapsed().as_secs_f64(),
+            r.unwrap_err()
+        );
+    }
+}
