@@ -22,13 +22,13 @@ pub struct ResourceKey {
 
 impl ResourceKey {
     pub fn new(type_name: &str, title: &str) -> ResourceKey {
-        let type_name = crate::eval::capitalize_lowered(type_name);
+        let type_name = crate::names::capitalize_lowered(type_name);
         let title = if type_name == "Class" {
-            let t = crate::eval::strip_root(title);
+            let t = crate::names::strip_root(title);
             if t.eq_ignore_ascii_case("main") {
                 SmolStr::new_inline("main")
             } else {
-                crate::eval::capitalize_lowered(t)
+                crate::names::capitalize_lowered(t)
             }
         } else {
             SmolStr::new(title)

@@ -551,7 +551,7 @@ impl Environment {
         if let Some(f) = self.main_functions.get(name) {
             return Some(f.clone());
         }
-        if !crate::eval::is_qualified(name) {
+        if !crate::names::is_qualified(name) {
             // Puppet-language functions are namespaced; a global name is never a file.
             return None;
         }

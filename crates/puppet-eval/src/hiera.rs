@@ -13,7 +13,8 @@
 //! every compile of an environment and caches what it read, so they would show in
 //! whichever compile happened to read a file first (compiles must not depend on each other).
 
-use crate::eval::{Compiler, EvalError, Flow};
+use crate::error::{EvalError, Flow};
+use crate::eval::Compiler;
 use crate::ir::{LambdaDef, Span};
 use crate::scope::{ScopeId, ScopeKind};
 use indexmap::IndexMap;
@@ -319,7 +320,7 @@ impl puppet_hiera::Scope for HieraScope<'_> {
 
 fn error(message: impl Into<String>, span: Option<&Span>) -> Flow {
     Flow::Error(EvalError {
-        code: crate::eval::codes::EVAL_ERROR,
+        code: crate::error::codes::EVAL_ERROR,
         kind: Default::default(),
         message: message.into(),
         span: span.cloned(),
@@ -330,8 +331,8 @@ fn error(message: impl Into<String>, span: Option<&Span>) -> Flow {
 /// `Evaluation Error:` or a location.
 fn bare_error(message: String) -> Flow {
     Flow::Error(EvalError {
-        code: crate::eval::codes::EVAL_ERROR,
-        kind: crate::eval::ErrorKind::Complete,
+        code: crate::error::codes::EVAL_ERROR,
+        kind: crate::error::ErrorKind::Complete,
         message,
         span: None,
     })

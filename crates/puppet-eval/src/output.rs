@@ -141,7 +141,7 @@ pub fn to_data(v: &Value) -> Json {
             Json::String(ResourceKey::new(t.unwrap_or(""), title.unwrap_or("")).to_string())
         }
         Value::Type(Type::Class(Some(name))) => {
-            Json::String(format!("Class[{}]", crate::eval::capitalize(name)))
+            Json::String(format!("Class[{}]", crate::names::capitalize(name)))
         }
         Value::Type(t) => {
             let text = t.to_string();
