@@ -643,10 +643,10 @@ pub(crate) fn render_epp(
             c.scopes.get_mut(id).vars.insert(k, v);
         }
     }
-    let saved = std::mem::take(&mut c.catalog.render_buffer);
+    let saved = std::mem::take(&mut c.render_buffer);
     let saved_sensitive = std::mem::replace(&mut c.render_sensitive, false);
     let r = c.eval_block(&lowered.statements, id);
-    let out = std::mem::replace(&mut c.catalog.render_buffer, saved);
+    let out = std::mem::replace(&mut c.render_buffer, saved);
     let sensitive = std::mem::replace(&mut c.render_sensitive, saved_sensitive);
     c.release_scope(id);
     match r {

@@ -215,8 +215,6 @@ pub struct Catalog {
     pub aliases: crate::Map<ResourceKey, ResourceKey>,
     /// Uniqueness keys of resources of built-in types (type and namevar values).
     pub uniqueness: crate::Map<(SmolStr, Vec<Option<String>>), ResourceKey>,
-    /// Text rendered by EPP templates being evaluated.
-    pub render_buffer: String,
     /// The catalog's own tags (`tagged` looks at them too): the tags each class resource
     /// has when it is added, as Puppet tags its catalog then.
     pub tags: crate::Set<SmolStr>,

@@ -70,7 +70,7 @@ impl Compiler {
         if self.class_started(&name) {
             if how == ClassDecl::ResourceLike {
                 let at = match self.catalog.get(&key).and_then(|r| r.span.as_ref()) {
-                    Some(s) if self.resource_like.contains(name.as_str()) => {
+                    Some(s) if self.build.resource_like.contains(name.as_str()) => {
                         format!(" at {}", location(s))
                     }
                     _ => String::new(),
@@ -97,7 +97,7 @@ impl Compiler {
                 return err_code(crate::error::codes::UNKNOWN_CLASS, message, span);
             };
             if how == ClassDecl::ResourceLike {
-                self.resource_like.insert(def.name.clone());
+                self.build.resource_like.insert(def.name.clone());
             }
             self.add_class_resource(&def, params.as_ref(), how, scope, span)?;
             self.evaluate_class(&def, params.unwrap_or_default(), how, scope, span)?;
@@ -135,7 +135,7 @@ impl Compiler {
 
     /// Whether a class's evaluation has started (it is then never evaluated again).
     pub(super) fn class_started(&self, name: &str) -> bool {
-        self.started_classes.contains(name) || self.class_scopes.contains_key(name)
+        self.build.started_classes.contains(name) || self.class_scopes.contains_key(name)
     }
 
     /// Adds a class's resource to the catalog (before its body runs), after those of the
@@ -212,7 +212,7 @@ impl Compiler {
         declared_in: ScopeId,
         span: &Span,
     ) -> R<()> {
-        self.started_classes.insert(def.name.clone());
+        self.build.started_classes.insert(def.name.clone());
         let parent_scope = match &def.parent {
             Some(p) => {
                 let pname = p.trim_start_matches("::").to_ascii_lowercase();
@@ -225,7 +225,7 @@ impl Compiler {
         let label = key.to_string();
         let mut s = Scope::new(
             ScopeKind::Class(def.name.clone()),
-            Some(parent_scope.unwrap_or(self.node_scope.unwrap_or(self.top))),
+            Some(parent_scope.unwrap_or(self.build.node_scope.unwrap_or(self.top))),
             label.clone(),
         );
         s.module = Some(SmolStr::new(def.name.split("::").next().unwrap_or("")));
@@ -337,10 +337,10 @@ impl Compiler {
         key: &ResourceKey,
         res: Resource,
     ) -> R<()> {
-        self.evaluated_defines.insert(key.clone());
+        self.build.evaluated_defines.insert(key.clone());
         let label = key.to_string();
         let declared_in = res.scope.unwrap_or(self.top);
-        let parent = self.node_scope.unwrap_or(self.top);
+        let parent = self.build.node_scope.unwrap_or(self.top);
         let mut s = Scope::new(
             ScopeKind::Define(res.type_name.clone(), res.title.clone()),
             Some(parent),
@@ -423,7 +423,7 @@ impl Compiler {
             .filter(|k| !matches!(k.as_str(), "" | "main" | "settings"))
             .cloned()
             .collect();
-        out.extend(self.node_classes.iter().cloned());
+        out.extend(self.build.node_classes.iter().cloned());
         out
     }
 }

@@ -181,7 +181,7 @@ impl Compiler {
             for k in keys {
                 self.catalog.realize(&k);
                 if !attrs.is_empty() {
-                    if self.evaluated_defines.contains(&k) {
+                    if self.build.evaluated_defines.contains(&k) {
                         let at = self
                             .catalog
                             .get(&k)

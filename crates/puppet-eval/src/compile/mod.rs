@@ -34,6 +34,24 @@ use puppet_types::{is_instance, Type, Value};
 use smol_str::SmolStr;
 use std::sync::Arc;
 
+/// What the catalog builder keeps about the classes, node and defined-type instances of one
+/// compile (the catalog itself is `Compiler::catalog`).
+#[derive(Default)]
+pub(crate) struct Builder {
+    /// Classes whose evaluation has started (Puppet's `evaluated?`, set before the parent
+    /// class and the body run, so that a parent that `contain`s its child does not
+    /// evaluate the child a second time).
+    started_classes: rustc_hash::FxHashSet<SmolStr>,
+    /// The node scope, once the node definition is being evaluated.
+    node_scope: Option<ScopeId>,
+    /// The matched node's name, listed among the classes as Puppet does.
+    node_classes: Vec<SmolStr>,
+    /// Classes declared with the resource-like syntax (for duplicate messages).
+    resource_like: crate::Set<SmolStr>,
+    /// Defined-type instances whose body has run.
+    evaluated_defines: crate::Set<ResourceKey>,
+}
+
 /// The groups of a regex match (`$0`, `$1`, ...).
 type MatchData = Vec<Option<String>>;
 
@@ -144,7 +162,7 @@ impl Compiler {
         res.container = Some(main);
         res.span = Some(node.span.clone());
         self.catalog.add(res);
-        self.node_classes.push(node_name.clone());
+        self.build.node_classes.push(node_name.clone());
         let top = self.top;
         let mut scope = Scope::new(ScopeKind::Node, Some(top), key.to_string());
         scope.resource = Some(key);
@@ -159,7 +177,7 @@ impl Compiler {
                 .insert(var.into(), Value::String(node_name.clone()));
         }
         let id = self.scopes.add(scope);
-        self.node_scope = Some(id);
+        self.build.node_scope = Some(id);
         self.eval_block(&node.body, id)?;
         Ok(())
     }
@@ -171,7 +189,7 @@ impl Compiler {
         if classes.is_empty() {
             return Ok(());
         }
-        let scope = self.node_scope.unwrap_or(self.top);
+        let scope = self.build.node_scope.unwrap_or(self.top);
         let span = Span {
             file: Arc::new(crate::ir::SourceFile::new(None, "")),
             start: 0,

@@ -51,12 +51,10 @@ pub struct Compiler {
     pub(crate) top: ScopeId,
     /// The scope of every evaluated class, by class name.
     pub(crate) class_scopes: crate::Map<SmolStr, ScopeId>,
-    /// Classes whose evaluation has started (Puppet's `evaluated?`, set before the parent
-    /// class and the body run, so that a parent that `contain`s its child does not
-    /// evaluate the child a second time).
-    pub(crate) started_classes: rustc_hash::FxHashSet<SmolStr>,
     pub(crate) logs: Vec<LogEntry>,
     pub(crate) catalog: Catalog,
+    /// The catalog builder's own bookkeeping (private to `crate::compile`).
+    pub(crate) build: crate::compile::Builder,
     aliases: crate::Map<SmolStr, TypeAlias>,
     depth: u32,
     /// Expressions evaluated so far (see [`Settings::max_steps`]).
@@ -72,14 +70,6 @@ pub struct Compiler {
     unresolvable_alias: Option<SmolStr>,
     /// Set when an Object type alias failed its validation.
     invalid_alias: Option<String>,
-    /// The node scope, once the node definition is being evaluated.
-    pub(crate) node_scope: Option<ScopeId>,
-    /// The matched node's name, listed among the classes as Puppet does.
-    pub(crate) node_classes: Vec<SmolStr>,
-    /// Classes declared with the resource-like syntax (for duplicate messages).
-    pub(crate) resource_like: crate::Set<SmolStr>,
-    /// Defined-type instances whose body has run.
-    pub(crate) evaluated_defines: crate::Set<ResourceKey>,
     /// The output of every ERB template rendered (see `Compiled::template_outputs`).
     pub(crate) template_outputs: Vec<String>,
     /// Set while a Ruby function declares a resource with a non-String title.
@@ -107,6 +97,8 @@ pub struct Compiler {
     warned_once: indexmap::IndexSet<String>,
     /// Puppet's call stack (`CallContext::puppet_stack`), outermost first.
     puppet_stack: Vec<(String, u32)>,
+    /// The text of the EPP template being rendered.
+    pub(crate) render_buffer: String,
     /// Set when the EPP template being rendered output a Sensitive value.
     pub(crate) render_sensitive: bool,
 }
@@ -200,7 +192,7 @@ impl Compiler {
             scopes,
             top,
             class_scopes: Default::default(),
-            started_classes: Default::default(),
+            build: Default::default(),
             logs: Vec::new(),
             catalog,
             aliases: Default::default(),
@@ -218,12 +210,9 @@ impl Compiler {
             param_type_error: None,
             warned_once: indexmap::IndexSet::new(),
             puppet_stack: Vec::new(),
+            render_buffer: String::new(),
             render_sensitive: false,
             call_labels: Vec::new(),
-            node_scope: None,
-            node_classes: Vec::new(),
-            resource_like: Default::default(),
-            evaluated_defines: Default::default(),
             template_outputs: Vec::new(),
             untagged_title: false,
             invalid_alias: None,
@@ -639,7 +628,7 @@ impl Compiler {
                 Ok(self.relationship_expr(*op, l, r, scope, &e.span)?.1)
             }
             ExprKind::RenderText(t) => {
-                self.catalog.render_buffer.push_str(t);
+                self.render_buffer.push_str(t);
                 Ok(Value::Undef)
             }
             ExprKind::Render(x) => {
@@ -652,7 +641,7 @@ impl Compiler {
                     }
                     other => other,
                 };
-                self.catalog.render_buffer.push_str(&interpolate(&v));
+                self.render_buffer.push_str(&interpolate(&v));
                 Ok(Value::Undef)
             }
             ExprKind::Definition => Ok(Value::Undef),
