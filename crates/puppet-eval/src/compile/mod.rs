@@ -17,8 +17,8 @@ use params::Owner;
 pub(crate) use classes::ClassDecl;
 
 use crate::catalog::{
-    AttrSpans, CollectQuery, Collector, Override, RelEnd, Relationship, Resource, ResourceKey,
-    ResourceKind,
+    AttrSpans, Catalog, CollectQuery, Collector, Override, RelEnd, Relationship, Resource,
+    ResourceKey, ResourceKind,
 };
 use crate::error::{err, err_code, ErrorKind, EvalError, Flow, R};
 use crate::eval::{Compiler, ParamGuard, PendingParams};
@@ -33,6 +33,32 @@ use puppet_types::types::ResourceType;
 use puppet_types::{is_instance, Type, Value};
 use smol_str::SmolStr;
 use std::sync::Arc;
+
+/// The catalog every compile starts with: `Stage[main]` containing `Class[Settings]` and
+/// `Class[main]`.
+pub(crate) fn initial_catalog() -> Catalog {
+    let mut catalog = Catalog::default();
+    let stage_key = ResourceKey::new("Stage", "main");
+    let mut stage = Resource::new("Stage", "main");
+    stage.kind = ResourceKind::Stage;
+    stage.tags.insert("stage".into());
+    stage.params.insert("name".into(), Value::string("main"));
+    catalog.add(stage);
+    for (title, tags) in [
+        ("Settings", &["class", "settings"][..]),
+        ("main", &["class"][..]),
+    ] {
+        let mut r = Resource::new("Class", title);
+        r.kind = ResourceKind::Class;
+        r.tags.extend(tags.iter().map(|t| SmolStr::new(*t)));
+        if title == "main" {
+            r.params.insert("name".into(), Value::string("main"));
+        }
+        r.container = Some(stage_key.clone());
+        catalog.add(r);
+    }
+    catalog
+}
 
 /// What the catalog builder keeps about the classes, node and defined-type instances of one
 /// compile (the catalog itself is `Compiler::catalog`).

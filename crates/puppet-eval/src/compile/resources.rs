@@ -5,6 +5,45 @@
 use super::*;
 
 impl Compiler {
+    /// `Type[title][attr]`: a parameter of a resource in the catalog (its value, else the
+    /// resource default that applies to it, else undef); an error for a parameter a core
+    /// type does not have or a resource not declared.
+    pub(crate) fn resource_parameter(
+        &self,
+        tn: &str,
+        title: &str,
+        attr: &str,
+        span: &Span,
+    ) -> R<Value> {
+        let key = ResourceKey::new(tn, title);
+        let key = self.resolve_ref(&key).unwrap_or(key);
+        if let (Some(info), true) = (
+            self.types().get(&tn.to_ascii_lowercase()),
+            self.catalog.get(&key).is_some(),
+        ) {
+            if info.complete && !info.accepts(attr) {
+                return err(
+                    format!(
+                        "The resource {tn}['{title}'] does not have a parameter called '{attr}'"
+                    ),
+                    span,
+                );
+            }
+        }
+        match self.catalog.get(&key) {
+            Some(res) => Ok(match res.params.get(attr) {
+                Some(v) => v.clone(),
+                None => self
+                    .defaults_for(res)
+                    .into_iter()
+                    .find(|(k, _)| k == attr)
+                    .map(|(_, v)| v)
+                    .unwrap_or(Value::Undef),
+            }),
+            None => err(format!("Resource not found: {tn}['{title}']"), span),
+        }
+    }
+
     pub(crate) fn eval_attr_ops(
         &mut self,
         ops: &[AttrOp],

@@ -173,33 +173,7 @@ impl Compiler {
             if let (Some(tn), Some(title)) = (&r.type_name, &r.title) {
                 if keys.len() == 1 {
                     if let Value::String(attr) = &keys[0] {
-                        let key = ResourceKey::new(tn, title);
-                        let key = self.resolve_ref(&key).unwrap_or(key);
-                        if let (Some(info), true) = (
-                            self.types().get(&tn.to_ascii_lowercase()),
-                            self.catalog.get(&key).is_some(),
-                        ) {
-                            if info.complete && !info.accepts(attr) {
-                                return err(
-                                    format!("{label}The resource {tn}['{title}'] does not have a parameter called '{attr}'"),
-                                    span,
-                                );
-                            }
-                        }
-                        return match self.catalog.get(&key) {
-                            Some(res) => Ok(match res.params.get(attr.as_str()) {
-                                Some(v) => v.clone(),
-                                None => self
-                                    .defaults_for(res)
-                                    .into_iter()
-                                    .find(|(k, _)| k == attr)
-                                    .map(|(_, v)| v)
-                                    .unwrap_or(Value::Undef),
-                            }),
-                            None => {
-                                err(format!("{label}Resource not found: {tn}['{title}']"), span)
-                            }
-                        };
+                        return self.resource_parameter(tn, title, attr, span);
                     }
                 }
             }

@@ -24,7 +24,7 @@ use call::EvalLambda;
 pub(crate) use types::known_types;
 pub(crate) use vars::{ParamGuard, PendingParams};
 
-use crate::catalog::{Catalog, Resource, ResourceKey, ResourceKind};
+use crate::catalog::{Catalog, ResourceKey};
 use crate::env::Environment;
 pub use crate::error::codes;
 use crate::error::{err, ErrorKind, EvalError, Flow, LogEntry, R};
@@ -165,27 +165,6 @@ impl Compiler {
             top_scope.vars.entry(k.clone()).or_insert_with(|| v.clone());
         }
         let top = scopes.add(top_scope);
-        // The resources every catalog has: Stage[main], Class[Settings], Class[main].
-        let mut catalog = Catalog::default();
-        let stage_key = ResourceKey::new("Stage", "main");
-        let mut stage = Resource::new("Stage", "main");
-        stage.kind = ResourceKind::Stage;
-        stage.tags.insert("stage".into());
-        stage.params.insert("name".into(), Value::string("main"));
-        catalog.add(stage);
-        for (title, tags) in [
-            ("Settings", &["class", "settings"][..]),
-            ("main", &["class"][..]),
-        ] {
-            let mut r = Resource::new("Class", title);
-            r.kind = ResourceKind::Class;
-            r.tags.extend(tags.iter().map(|t| SmolStr::new(*t)));
-            if title == "main" {
-                r.params.insert("name".into(), Value::string("main"));
-            }
-            r.container = Some(stage_key.clone());
-            catalog.add(r);
-        }
         let mut c = Compiler {
             env,
             settings,
@@ -194,7 +173,7 @@ impl Compiler {
             class_scopes: Default::default(),
             build: Default::default(),
             logs: Vec::new(),
-            catalog,
+            catalog: crate::compile::initial_catalog(),
             aliases: Default::default(),
             depth: 0,
             steps: 0,
