@@ -8,6 +8,7 @@ use smol_str::SmolStr;
 /// `name` without its leading `::` (all of them, as `trim_start_matches("::")`, which
 /// builds a substring searcher on every call: this is on the hot path of every call and
 /// type reference).
+#[inline]
 pub(crate) fn strip_root(name: &str) -> &str {
     let mut rest = name;
     while let Some(r) = rest.strip_prefix("::") {
@@ -18,6 +19,7 @@ pub(crate) fn strip_root(name: &str) -> &str {
 
 /// Whether `name` has a `::` (a qualified name): `contains("::")` without building a
 /// substring searcher, for the hot paths (every variable reference and call).
+#[inline]
 pub(crate) fn is_qualified(name: &str) -> bool {
     name.as_bytes().windows(2).any(|w| w == b"::")
 }
@@ -47,6 +49,7 @@ pub fn capitalize(name: &str) -> String {
 
 /// [`capitalize`] of `name` lowercased first (`FOO::bar` -> `Foo::Bar`), as a resource
 /// reference's type name: one pass and no heap allocation for short ASCII names.
+#[inline]
 pub(crate) fn capitalize_lowered(name: &str) -> SmolStr {
     if name.is_ascii() {
         capitalize_ascii(name, true)
