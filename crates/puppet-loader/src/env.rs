@@ -544,11 +544,15 @@ pub(crate) fn discover_modules(
             let meta_path = path.join("metadata.json");
             let metadata = match provider.kind(&meta_path) {
                 Some(EntryKind::File) => match provider.read_to_string(&meta_path) {
-                    Ok(text) => {
-                        if let Some(m) = Metadata::puppet_refusal(&text, &name) {
+                    Ok(text) => match Metadata::read(&text, &meta_path, &name) {
+                        Ok((m, d)) => {
+                            diagnostics.extend(d);
+                            m
+                        }
+                        Err(refusal) => {
                             let d = crate::diagnostic::error(
                                 codes::MISSING_METADATA,
-                                m,
+                                refusal,
                                 Some(meta_path),
                                 None,
                             );
@@ -556,10 +560,7 @@ pub(crate) fn discover_modules(
                             refused.push(name);
                             continue;
                         }
-                        let (m, d) = Metadata::parse(&text, &meta_path);
-                        diagnostics.extend(d);
-                        m
-                    }
+                    },
                     Err(e) => {
                         diagnostics.push(e.to_diagnostic());
                         None
