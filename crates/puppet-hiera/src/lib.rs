@@ -26,6 +26,7 @@
 //! assert!(lookup.class_parameter("ntp", "servers", &scope).unwrap().is_some());
 //! ```
 
+pub mod backend;
 mod cache;
 pub mod config;
 pub mod error;
@@ -36,6 +37,7 @@ pub mod merge;
 pub mod source;
 pub mod yaml;
 
+pub use backend::{BackendCall, BackendContext, BackendError, FunctionBackend};
 pub use config::{FunctionKind, HieraConfig, HierarchyEntry, Location};
 pub use error::HieraError;
 pub use explain::{Event, Node};
