@@ -26,7 +26,7 @@ use std::sync::Arc;
 const KNOWN_GAPS: &[(&str, Option<&str>, &str)] = &[(
     "rbpp::value",
     None,
-    "a data_hash function written in the Puppet language is not run (its Puppet::LookupContext parameter has no counterpart in the evaluator)",
+    "a data_hash function written in the Puppet language is not run (the evaluator has no Puppet::LookupContext type or object): the lookup fails naming the function and its file",
 ), (
     "rbpp::list",
     Some("unique"),

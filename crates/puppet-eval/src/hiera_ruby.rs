@@ -8,8 +8,13 @@
 //! and a `Puppet::LookupContext`). What Puppet keeps per compile lives in [`Backends`], a
 //! field of the compiler: per function context (hierarchy entry and location) the
 //! `data_hash` result, the `lookup_key`/`data_dig` answers by key and the function's own
-//! `cache`, and the `cached_file_data` results by path. Files are read through the
-//! environment's source provider only.
+//! `cache`, and the `cached_file_data` results by path. Unlike Puppet, a key a function did
+//! not find is not asked again in the same compile (unless the lookup is explained): each
+//! call runs the function's file in a fresh interpreter, and a lookup asks every entry for
+//! `lookup_options` too. Files are read through the environment's source provider only.
+//!
+//! A backend function cannot call other functions (`call_function` is an error naming the
+//! function) and its log messages are not kept: the lookup only holds the compiler shared.
 //!
 //! Not here: functions written in the Puppet language (their `Puppet::LookupContext`
 //! parameter has no counterpart in the evaluator: such an entry fails naming the function),
@@ -49,8 +54,8 @@ struct State {
 struct FunctionContext {
     /// A `data_hash` function's result.
     data_hash: Option<Value>,
-    /// What a `lookup_key` or `data_dig` function answered, by key.
-    answers: HashMap<String, Value>,
+    /// What a `lookup_key` or `data_dig` function answered, by key (`None`: not found).
+    answers: HashMap<String, Option<Value>>,
     /// The function's `context.cache`.
     cache: IndexMap<Value, Value>,
 }
@@ -68,17 +73,23 @@ impl FunctionBackend for HieraScope<'_> {
         context: &mut dyn BackendContext,
     ) -> Result<Option<Value>, BackendError> {
         let backends = &self.c.hiera_backends;
+        // Puppet calls a function again for a key it did not find; so do we when explaining
+        // (the function may explain why), else the answer is kept for the compile.
+        let explaining = context.explaining();
         let cached = backends
             .with(|s| {
                 let fc = s.contexts.get(call.context)?;
                 match call.kind {
-                    FunctionKind::DataHash => fc.data_hash.clone(),
-                    _ => fc.answers.get(call.key).cloned(),
+                    FunctionKind::DataHash => fc.data_hash.clone().map(Some),
+                    _ => match fc.answers.get(call.key) {
+                        Some(None) if explaining => None,
+                        other => other.cloned(),
+                    },
                 }
             })
             .flatten();
-        if let Some(v) = cached {
-            return Ok(Some(v));
+        if let Some(answer) = cached {
+            return Ok(answer);
         }
         let function = self.function(call.function)?;
         let args = match call.kind {
@@ -96,17 +107,15 @@ impl FunctionBackend for HieraScope<'_> {
         let answer = function.call_backend(&mut host, args).map_err(|e| {
             BackendError::Failed(HieraError::new(codes::BACKEND_RAISED, e.to_string()))
         })?;
-        if let Some(v) = &answer {
-            backends.with(|s| {
-                let fc = s.contexts.entry(call.context.to_string()).or_default();
-                match call.kind {
-                    FunctionKind::DataHash => fc.data_hash = Some(v.clone()),
-                    _ => {
-                        fc.answers.insert(call.key.to_string(), v.clone());
-                    }
+        backends.with(|s| {
+            let fc = s.contexts.entry(call.context.to_string()).or_default();
+            match call.kind {
+                FunctionKind::DataHash => fc.data_hash = answer.clone(),
+                _ => {
+                    fc.answers.insert(call.key.to_string(), answer.clone());
                 }
-            });
-        }
+            }
+        });
         Ok(answer)
     }
 }
@@ -133,10 +142,11 @@ impl HieraScope<'_> {
         };
         match found {
             None => {
-                if self.c.env.function(name).is_some() {
+                if let Some(f) = self.c.env.puppet_function(name) {
+                    let file = f.span.file.path.clone().unwrap_or_default();
                     return Err(BackendError::Failed(HieraError::new(
                         codes::UNSUPPORTED,
-                        format!("The Hiera backend function '{name}' is not written in Ruby: only Ruby functions of the modules can be backends here"),
+                        format!("The Hiera backend function '{name}' ({file}) is written in the Puppet language: only Ruby functions of the modules can be backends here"),
                     )));
                 }
                 Err(BackendError::NoSuchFunction)

@@ -475,7 +475,8 @@ struct Inv<'a> {
     /// The cached resolutions found valid for `scope` in this invocation, by slot address
     /// (the scope does not change during one lookup).
     resolved: RefCell<Vec<Memo>>,
-    /// Set when a value found in data was interpolated.
+    /// Set when a value found in data was interpolated, or a backend function was called
+    /// (what was found may not hold for another lookup).
     data_interpolated: Cell<bool>,
     /// Variables read to check cached resolutions, by name.
     variables: RefCell<Vec<(Arc<str>, Option<Value>)>>,
@@ -1741,9 +1742,15 @@ impl Lookup {
         }
         explained_merge(inv, merge, locations.len(), |i| {
             let loc = &locations[i];
-            inv.enter(|| Event::Location {
-                path: loc.path.clone(),
-                original: loc.original.clone(),
+            inv.enter(|| match loc.uri {
+                true => Event::Uri {
+                    uri: loc.path.to_string_lossy().into_owned(),
+                    original: loc.original.clone(),
+                },
+                false => Event::Location {
+                    path: loc.path.clone(),
+                    original: loc.original.clone(),
+                },
             });
             let r = if loc.exists {
                 call(Some(loc))
@@ -1797,6 +1804,9 @@ impl Lookup {
             module,
             context: &context,
         };
+        // What a function answers may depend on anything (the scope, its cache): merged
+        // `lookup_options` read through one are not shared with other lookups.
+        inv.data_interpolated.set(true);
         let mut ctx = CallContext { lookup: self, inv };
         let answer = match backend.call(&call, &mut ctx) {
             Ok(a) => a,
