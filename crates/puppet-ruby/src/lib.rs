@@ -22,6 +22,7 @@ pub mod ipaddr;
 mod json;
 mod kernel;
 pub mod lexer;
+pub mod lookup_context;
 mod methods;
 mod modules;
 pub mod object;
@@ -136,6 +137,11 @@ pub trait PuppetScope {
     fn call_block(&mut self, args: Vec<Value>) -> Result<Value, String> {
         let _ = args;
         Err("no block given (yield)".to_string())
+    }
+    /// The lookup a Hiera backend function serves (what its `Puppet::LookupContext` reaches);
+    /// `None` (the default) outside a backend call.
+    fn lookup_host(&mut self) -> Option<&mut dyn lookup_context::LookupHost> {
+        None
     }
 }
 

@@ -357,6 +357,9 @@ pub(crate) fn object_method(
     if let Some(b) = native::<Builder>(o) {
         return builder_method(it, &b, name, args, pos);
     }
+    if crate::lookup_context::is_context(o) {
+        return crate::lookup_context::method(it, name, args, block, pos);
+    }
     if let Some(a) = native::<AliasBuilder>(o) {
         if name == "type" {
             return Some((|| {
