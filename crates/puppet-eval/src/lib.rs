@@ -21,6 +21,7 @@ mod error;
 mod eval;
 pub mod facts;
 pub mod hiera;
+mod hiera_ruby;
 mod host;
 pub mod ir;
 pub mod lower;

@@ -110,7 +110,7 @@ impl Compiler {
                 }
                 if code == puppet_functions::codes::UNKNOWN_FUNCTION {
                     Err(Flow::Error(EvalError {
-                        code: crate::eval::codes::UNKNOWN_FUNCTION,
+                        code: crate::error::codes::UNKNOWN_FUNCTION,
                         kind: ErrorKind::Evaluation,
                         message,
                         span: Some(span.clone()),
@@ -224,7 +224,7 @@ impl Compiler {
             Err(Flow::Error(e)) => Err(Flow::Error(match self.param_type_error.take() {
                 Some(raw) => raw,
                 None => EvalError {
-                    code: crate::eval::codes::EVAL_ERROR,
+                    code: crate::error::codes::EVAL_ERROR,
                     kind: Default::default(),
                     message: format!("Error while evaluating a Function Call, {}", e.message),
                     span: Some(span.clone()),

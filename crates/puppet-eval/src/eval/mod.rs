@@ -26,8 +26,7 @@ pub(crate) use vars::{ParamGuard, PendingParams};
 
 use crate::catalog::{Catalog, ResourceKey};
 use crate::env::Environment;
-pub use crate::error::codes;
-use crate::error::{err, ErrorKind, EvalError, Flow, LogEntry, R};
+use crate::error::{codes, err, ErrorKind, EvalError, Flow, LogEntry, R};
 use crate::ir::*;
 use crate::lower::FunctionDef;
 use crate::names::*;
@@ -66,6 +65,8 @@ pub struct Compiler {
     /// An evaluator error raised inside a lambda called by a registry function, kept so
     /// it surfaces with its own message and location.
     pub(crate) pending_error: Option<EvalError>,
+    /// What Hiera's backend functions keep for the compile (`crate::hiera_ruby`).
+    pub(crate) hiera_backends: crate::hiera_ruby::Backends,
     /// Set when resolving a type name found an alias that only refers to aliases.
     unresolvable_alias: Option<SmolStr>,
     /// Set when an Object type alias failed its validation.
@@ -180,6 +181,7 @@ impl Compiler {
             current: top,
             call_span: None,
             pending_error: None,
+            hiera_backends: Default::default(),
             unresolvable_alias: None,
             type_parser_mode: false,
             annotations: puppet_functions::Annotations::new(),
@@ -284,19 +286,19 @@ impl Compiler {
         match f {
             Flow::Error(e) => e,
             Flow::Break(span) => EvalError {
-                code: crate::eval::codes::EVAL_ERROR,
+                code: crate::error::codes::EVAL_ERROR,
                 kind: Default::default(),
                 message: "break() from context where this is illegal".into(),
                 span,
             },
             Flow::Next(_) => EvalError {
-                code: crate::eval::codes::EVAL_ERROR,
+                code: crate::error::codes::EVAL_ERROR,
                 kind: Default::default(),
                 message: "next() from context where this is illegal".into(),
                 span: None,
             },
             Flow::Return(_, span) => EvalError {
-                code: crate::eval::codes::EVAL_ERROR,
+                code: crate::error::codes::EVAL_ERROR,
                 kind: Default::default(),
                 message: "return() from context where this is illegal".into(),
                 span,
