@@ -625,6 +625,8 @@ impl Compiler {
                 self.render_buffer.push_str(&interpolate(&v));
                 Ok(Value::Undef)
             }
+            // Transparent: the parentheses only give the operand its location.
+            ExprKind::Paren(x) => self.eval_inner(x, scope),
             ExprKind::Definition => Ok(Value::Undef),
             ExprKind::Invalid(msg) => err(msg.clone(), &e.span),
         }
