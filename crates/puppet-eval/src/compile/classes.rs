@@ -2,7 +2,18 @@
 //! form, the class resource added before its body runs, inheritance, stages,
 //! `$caller_module_name`, and a defined type's body evaluated for one instance.
 
-use super::*;
+use super::params::Owner;
+use super::{location, tag_values};
+use crate::catalog::{Resource, ResourceKey, ResourceKind};
+use crate::error::{err_code, ErrorKind, EvalError, Flow, R};
+use crate::eval::Compiler;
+use crate::ir::*;
+use crate::lower::{ClassDef, DefineDef};
+use crate::scope::{Scope, ScopeId, ScopeKind};
+use indexmap::{IndexMap, IndexSet};
+use puppet_types::{Type, Value};
+use smol_str::SmolStr;
+use std::sync::Arc;
 
 /// How a class is declared.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -4,7 +4,21 @@
 //! metaparameters passed down, chaining arrows turned into `before`/`notify`, and the checks
 //! of every resource (parameter names of core types, relationship targets).
 
-use super::*;
+use super::{flatten, location, tag_values};
+use crate::catalog::{
+    AttrSpans, CollectQuery, Override, RelEnd, Resource, ResourceKey, ResourceKind,
+};
+use crate::error::{ErrorKind, EvalError, Flow, R};
+use crate::eval::Compiler;
+use crate::ir::*;
+use crate::ops;
+use crate::scope::ScopeId;
+use indexmap::{IndexMap, IndexSet};
+use puppet_graph::RelationKind;
+use puppet_types::types::ResourceType;
+use puppet_types::{Type, Value};
+use smol_str::SmolStr;
+use std::sync::Arc;
 
 impl Compiler {
     /// What Puppet's compiler does once the code has run: evaluates pending defined-type

@@ -12,25 +12,15 @@ mod finish;
 mod params;
 mod resources;
 
-use params::Owner;
-
 pub(crate) use classes::ClassDecl;
 
-use crate::catalog::{
-    AttrSpans, Catalog, CollectQuery, Collector, Override, RelEnd, Relationship, Resource,
-    ResourceKey, ResourceKind,
-};
-use crate::error::{err, err_code, ErrorKind, EvalError, Flow, R};
-use crate::eval::{Compiler, ParamGuard, PendingParams};
+use crate::catalog::{Catalog, Resource, ResourceKey, ResourceKind};
+use crate::error::{ErrorKind, EvalError, Flow, R};
+use crate::eval::Compiler;
 use crate::ir::*;
-use crate::lower::{ClassDef, DefineDef, HostMatch};
-use crate::names::capitalize;
-use crate::ops;
+use crate::lower::{ClassDef, HostMatch};
 use crate::scope::{Scope, ScopeId, ScopeKind};
-use indexmap::{IndexMap, IndexSet};
-use puppet_graph::RelationKind;
-use puppet_types::types::ResourceType;
-use puppet_types::{is_instance, Type, Value};
+use puppet_types::Value;
 use smol_str::SmolStr;
 use std::sync::Arc;
 

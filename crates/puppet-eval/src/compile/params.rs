@@ -3,7 +3,13 @@
 //! lookup, then the default expression; every unknown parameter, missing value and type
 //! mismatch reported in one message as Puppet lists them.
 
-use super::*;
+use crate::error::{err, R};
+use crate::eval::{Compiler, ParamGuard, PendingParams};
+use crate::ir::*;
+use crate::scope::ScopeId;
+use puppet_types::{is_instance, Value};
+use smol_str::SmolStr;
+use std::sync::Arc;
 
 impl Compiler {
     /// Binds the parameters of a class or define instance in its scope `id`, as Puppet's

@@ -2,7 +2,24 @@
 //! defaults, virtual and exported forms, tags, containment, namevars and aliases), resource
 //! defaults, overrides, collectors and chaining arrows.
 
-use super::*;
+use super::classes::ClassDecl;
+use super::{flatten, location, tag_values};
+use crate::catalog::{
+    AttrSpans, CollectQuery, Collector, Override, RelEnd, Relationship, Resource, ResourceKey,
+    ResourceKind,
+};
+use crate::error::{err, err_code, R};
+use crate::eval::Compiler;
+use crate::ir::*;
+use crate::names::capitalize;
+use crate::ops;
+use crate::scope::ScopeId;
+use indexmap::{IndexMap, IndexSet};
+use puppet_graph::RelationKind;
+use puppet_types::types::ResourceType;
+use puppet_types::{Type, Value};
+use smol_str::SmolStr;
+use std::sync::Arc;
 
 impl Compiler {
     /// `Type[title][attr]`: a parameter of a resource in the catalog (its value, else the

@@ -2,7 +2,14 @@
 //! defaults (guarded so they read only earlier parameters), captures-rest, and Puppet's
 //! "expects ... arguments" / "parameter 'x' expects" messages.
 
-use super::*;
+use super::vars::{ParamGuard, PendingParams};
+use super::Compiler;
+use crate::error::{err, Flow, R};
+use crate::ir::*;
+use crate::scope::ScopeId;
+use puppet_types::{is_instance, Type, Value};
+use smol_str::SmolStr;
+use std::sync::Arc;
 
 impl Compiler {
     pub(super) fn bind_params(

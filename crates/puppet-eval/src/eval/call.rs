@@ -2,7 +2,17 @@
 //! function, or puppet-functions' registry, with Puppet's "Error while evaluating a Function
 //! Call" wrapping; lambdas handed to functions and called back; Puppet's call stack.
 
-use super::*;
+use super::Compiler;
+use crate::error::{err, ErrorKind, EvalError, Flow, R};
+use crate::ir::*;
+use crate::lower::FunctionDef;
+use crate::names::strip_root;
+use crate::scope::{Scope, ScopeId, ScopeKind};
+use puppet_functions::{Block, BlockSignature, CallContext, CallError};
+use puppet_types::{is_instance, Type, Value};
+use smol_str::SmolStr;
+use std::any::Any;
+use std::sync::Arc;
 
 /// A lambda handed to a function: the lambda and the scope it closes over.
 #[derive(Debug)]

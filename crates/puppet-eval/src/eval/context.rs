@@ -2,7 +2,13 @@
 //! compile that called it (variables, logs, lambdas, other functions, type names, module files,
 //! Puppet's call stack). The catalog side of it (`CatalogAccess`) is in `crate::access`.
 
-use super::*;
+use super::call::EvalLambda;
+use super::Compiler;
+use crate::error::Flow;
+use crate::ir::*;
+use puppet_functions::{Block, CallContext, CallError, LogLevel};
+use puppet_types::{Type, Value};
+use std::sync::Arc;
 
 impl CallContext for Compiler {
     fn call_block(&mut self, block: &dyn Block, args: Vec<Value>) -> Result<Value, CallError> {

@@ -2,7 +2,12 @@
 //! parameterising types (`Array[String]`, `Resource['file', '/x']`) with Puppet's
 //! checks and messages.
 
-use super::*;
+use super::Compiler;
+use crate::error::{err, R};
+use crate::ir::*;
+use crate::names::type_name_of;
+use crate::ops;
+use puppet_types::{Type, Value};
 
 impl Compiler {
     /// `target[keys]`. Puppet reports what is wrong with an access as an issue of the

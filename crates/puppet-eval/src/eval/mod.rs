@@ -20,7 +20,6 @@ mod types;
 mod vars;
 
 pub(crate) use call::lambda_signature;
-use call::EvalLambda;
 pub(crate) use types::known_types;
 pub(crate) use vars::{ParamGuard, PendingParams};
 
@@ -28,16 +27,12 @@ use crate::catalog::{Catalog, ResourceKey};
 use crate::env::Environment;
 use crate::error::{codes, err, ErrorKind, EvalError, Flow, LogEntry, R};
 use crate::ir::*;
-use crate::lower::FunctionDef;
-use crate::names::*;
 use crate::ops;
 use crate::scope::{Scope, ScopeId, ScopeKind, Scopes};
 use crate::settings::Settings;
-use puppet_functions::{Block, BlockSignature, CallContext, CallError, LogLevel};
-use puppet_types::types::ResourceType;
-use puppet_types::{is_instance, Type, TypeAlias, Value};
+use puppet_functions::LogLevel;
+use puppet_types::{Type, TypeAlias, Value};
 use smol_str::SmolStr;
-use std::any::Any;
 use std::sync::Arc;
 
 const MAX_DEPTH: u32 = 400;

@@ -2,7 +2,13 @@
 //! their match variables, `in`, `case`/selector matching). What an operator does to two
 //! values lives in `crate::ops`; this file evaluates the operands and sets match variables.
 
-use super::*;
+use super::Compiler;
+use crate::error::{err, R};
+use crate::ir::*;
+use crate::names::{a_an, type_name_of};
+use crate::ops;
+use crate::scope::ScopeId;
+use puppet_types::{is_instance, Type, Value};
 
 impl Compiler {
     pub(super) fn binary(

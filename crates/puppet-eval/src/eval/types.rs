@@ -2,7 +2,15 @@
 //! compile, with Puppet's checks of unresolvable and invalid aliases), resource types and
 //! classes as `Resource` types, and constant type expressions evaluated once.
 
-use super::*;
+use super::{is_constant_type_expr, Compiler};
+use crate::error::{Flow, R};
+use crate::ir::*;
+use crate::names::{capitalize, strip_root};
+use crate::scope::ScopeId;
+use puppet_types::types::ResourceType;
+use puppet_types::{Type, TypeAlias, Value};
+use smol_str::SmolStr;
+use std::sync::Arc;
 
 impl Compiler {
     /// Resolves a capitalised name: user type aliases, defined types and classes as resource

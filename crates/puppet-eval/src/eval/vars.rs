@@ -2,7 +2,14 @@
 //! mode), assigning (destructuring, the rules on what may be assigned where), and the guards
 //! that keep a parameter's default expression from reading the parameters after it.
 
-use super::*;
+use super::Compiler;
+use crate::error::{err, R};
+use crate::ir::*;
+use crate::names::is_qualified;
+use crate::scope::{ScopeId, ScopeKind};
+use puppet_types::{Type, Value};
+use smol_str::SmolStr;
+use std::sync::Arc;
 
 /// A default expression being evaluated: the parameters it may not read yet (itself and the
 /// ones after it), as Puppet's parameter scope forbids.
