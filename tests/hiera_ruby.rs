@@ -2,7 +2,9 @@
 //! `tests/fixtures/hiera-ruby/env` has a hierarchy mixing Ruby `lookup_key` backends (options,
 //! `cache`, `not_found`, `interpolate`, `explain`, with and without locations), a Ruby
 //! `data_hash` backend over key=value files (`options['path']`, `cached_file_data`, a missing
-//! file skipped), a Ruby `data_dig` backend, `yaml_data` with `lookup_options`, a backend that
+//! file skipped), a Ruby `data_dig` backend, a Ruby copy of Puppet's `yaml_data`
+//! (`YAML.safe_load`, `symkeys_to_string`) and an eyaml-like `lookup_key` (`YAML.load_file`,
+//! cache), a `uri` entry, a `glob` entry, `yaml_data` with `lookup_options`, a backend that
 //! raises, and module layers with a Ruby `lookup_key` (`module_name`, `cache_all`,
 //! `cached_entries`), a `data_hash` that answers a string, a function that does not exist and a
 //! `data_hash` written in the Puppet language.
