@@ -230,7 +230,7 @@ impl Environment {
                 (
                     Some(f.path.to_string_lossy().into_owned()),
                     f.text.clone(),
-                    f.parse.clone(),
+                    f.parse(),
                 )
             })
             .collect();
@@ -623,7 +623,10 @@ impl Environment {
             Some(path.to_string_lossy().into_owned()),
             def_file.text.clone(),
         ));
-        let mut lowered = lower_file(source, &def_file.parse);
+        let mut lowered = lower_file(source, &def_file.parse());
+        // The compile keeps the lowered form only: the tree's memory goes (a tool that asks
+        // the loader for it later gets it parsed again).
+        def_file.release_tree();
         lowered
             .diagnostics
             .extend(def_file.diagnostics.iter().cloned());

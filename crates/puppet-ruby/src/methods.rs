@@ -286,7 +286,7 @@ pub(crate) fn int_arg(v: &RValue, pos: Pos) -> Result<i64, Ctrl> {
             "TypeError",
             format!(
                 "no implicit conversion of {} into Integer",
-                other.class_name()
+                other.conversion_name()
             ),
             pos,
         ),
@@ -306,7 +306,7 @@ pub(crate) fn str_arg(v: &RValue, pos: Pos) -> Result<String, Ctrl> {
             "TypeError",
             format!(
                 "no implicit conversion of {} into String",
-                other.class_name()
+                other.conversion_name()
             ),
             pos,
         ),
@@ -568,7 +568,7 @@ pub fn kernel(it: &mut Interp, name: &str, args: Vec<RValue>, block: Option<&Blk
                 RValue::Nil => raise("TypeError", "can't convert nil into Integer", pos),
                 other => raise(
                     "TypeError",
-                    format!("can't convert {} into Integer", other.class_name()),
+                    format!("can't convert {} into Integer", other.conversion_name()),
                     pos,
                 ),
             }
@@ -597,7 +597,7 @@ pub fn kernel(it: &mut Interp, name: &str, args: Vec<RValue>, block: Option<&Blk
                 RValue::Nil => raise("TypeError", "can't convert nil into Float", pos),
                 other => raise(
                     "TypeError",
-                    format!("can't convert {} into Float", other.class_name()),
+                    format!("can't convert {} into Float", other.conversion_name()),
                     pos,
                 ),
             }
@@ -614,7 +614,7 @@ pub fn kernel(it: &mut Interp, name: &str, args: Vec<RValue>, block: Option<&Blk
                 RValue::Hash(_) => Ok(args[0].clone()),
                 other => raise(
                     "TypeError",
-                    format!("can't convert {} into Hash", other.class_name()),
+                    format!("can't convert {} into Hash", other.conversion_name()),
                     pos,
                 ),
             }
@@ -1471,6 +1471,7 @@ pub(crate) fn class_responds(cname: &str, name: &str) -> bool {
                 | "safe_load_file"
                 | "unsafe_load_file"
         ),
+        "PSON" => matches!(name, "load" | "parse"),
         "Base64" => matches!(
             name,
             "encode64"
@@ -1644,8 +1645,19 @@ pub(crate) fn class_method(
         }
         ("IPAddr", "new") => {
             argc(&args, 0, 2, pos)?;
+            // Ruby: an IPAddr is copied; any other non-String needs the family argument
+            // (an integer address), which modules do not pass.
             let s = match args.first() {
-                Some(v) => str_arg(v, pos)?,
+                Some(RValue::Str(s)) => s.borrow().clone(),
+                Some(RValue::IpAddr(ip)) => return Ok(RValue::IpAddr(ip.clone())),
+                Some(_) if args.len() == 1 => {
+                    return raise(
+                        "IPAddr::AddressFamilyError",
+                        "address family must be specified",
+                        pos,
+                    )
+                }
+                Some(_) => return unsupported("IPAddr.new of an integer address", pos),
                 None => "::".to_string(),
             };
             let v = crate::ipaddr::new_value(&s, pos)?;
@@ -1718,10 +1730,13 @@ pub(crate) fn class_method(
         ("File", "extname") => {
             argc(&args, 1, 1, pos)?;
             let s = str_arg(&args[0], pos)?;
-            let base = s.rsplit('/').next().unwrap_or("");
+            // Ruby 3.1 (not Windows): the last component without trailing slashes and
+            // leading dots, from its last dot (a final dot alone is ".").
+            let base = s.trim_end_matches('/').rsplit('/').next().unwrap_or("");
+            let base = base.trim_start_matches('.');
             Ok(RValue::string(match base.rfind('.') {
-                Some(i) if i > 0 && i + 1 < base.len() => base[i..].to_string(),
-                _ => String::new(),
+                Some(i) => base[i..].to_string(),
+                None => String::new(),
             }))
         }
         ("File", "absolute_path?") => {
@@ -1783,8 +1798,17 @@ pub(crate) fn class_method(
             argc(&args, 1, 2, pos)?;
             let s = str_arg(&args[0], pos)?;
             let symbolize = matches!(args.get(1), Some(RValue::Hash(h)) if h.borrow().get(&RValue::sym("symbolize_names")).is_some_and(|v| v.truthy()));
-            let v = crate::json::parse(&s).or_else(|m| raise("JSON::ParserError", m, pos))?;
+            let v = json_parse(&s, pos)?;
             Ok(if symbolize { symbolize_keys(&v, 0) } else { v })
+        }
+        ("PSON", "load" | "parse") => {
+            argc(&args, 1, 2, pos)?;
+            let s = str_arg(&args[0], pos)?;
+            match crate::pson_load_ruby(&s) {
+                Ok(v) => Ok(value::from_puppet(&v)),
+                Err(("", what)) => unsupported(what, pos),
+                Err((class, message)) => raise(class, message, pos),
+            }
         }
         ("JSON", "load") => {
             argc(&args, 1, 2, pos)?;
@@ -1792,7 +1816,7 @@ pub(crate) fn class_method(
                 return Ok(RValue::Nil);
             }
             let s = str_arg(&args[0], pos)?;
-            crate::json::parse(&s).or_else(|m| raise("JSON::ParserError", m, pos))
+            json_parse(&s, pos)
         }
         ("JSON", "generate") | ("JSON", "dump") => {
             argc(&args, 1, 2, pos)?;
@@ -1972,10 +1996,18 @@ pub(crate) fn class_method(
 
 fn dirname(s: &str) -> String {
     let t = s.trim_end_matches('/');
-    match t.rfind('/') {
+    let d: String = match t.rfind('/') {
         Some(0) => "/".into(),
         Some(i) => t[..i].trim_end_matches('/').to_string(),
         None => if s.starts_with('/') { "/" } else { "." }.into(),
+    };
+    // Leading slashes count as one (`//a//b` is in `/a`).
+    if d.is_empty() {
+        "/".into()
+    } else if d.starts_with("//") {
+        format!("/{}", d.trim_start_matches('/'))
+    } else {
+        d
     }
 }
 
@@ -1993,7 +2025,7 @@ fn url_escape(b: &[u8], form: bool) -> String {
     for &c in b {
         match c {
             b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'_' | b'.' | b'-' => out.push(c as char),
-            b'~' if !form => out.push('~'),
+            b'~' => out.push('~'),
             b'*' if form => out.push_str("%2A"),
             b' ' if form => out.push('+'),
             _ => out.push_str(&format!("%{c:02X}")),
@@ -2144,14 +2176,20 @@ fn load_yaml(text: &str, options: &[RValue], method: &str, pos: Pos) -> R {
                 .get(&RValue::sym("aliases"))
                 .is_some_and(|v| v.truthy())
         });
-    match puppet_hiera::yaml::load_with(text, aliases) {
+    match crate::yaml_load_ruby_with(text, aliases) {
         Ok(Some(v)) => Ok(value::from_puppet(&v)),
         Ok(None) if unsafe_load => Ok(RValue::Bool(false)),
         Ok(None) => Ok(RValue::Nil),
-        Err(e) if e.message.starts_with("Unknown alias") => {
-            raise("Psych::BadAlias", e.message, pos)
-        }
-        Err(e) if e.disallowed_class => raise("Psych::DisallowedClass", e.message, pos),
-        Err(e) => raise("Psych::SyntaxError", e.message, pos),
+        Err((class, message)) => raise(class, message, pos),
+    }
+}
+
+/// `JSON.parse`/`JSON.load` of a text: the value, Ruby's exception, or what this engine
+/// cannot represent (a Bignum).
+fn json_parse(s: &str, pos: Pos) -> R {
+    match crate::json::parse_ruby(s) {
+        Ok(v) => Ok(v),
+        Err(("", what)) => unsupported(what, pos),
+        Err((class, message)) => raise(class, message, pos),
     }
 }
