@@ -606,7 +606,7 @@ fn inspect_into(v: &RValue, out: &mut String, depth: usize) {
         }
         RValue::Regexp(r) => {
             out.push('/');
-            out.push_str(&r.source);
+            out.push_str(&regexp_source_text(&r.source));
             out.push('/');
             for f in ['m', 'i', 'x'] {
                 if r.flags.contains(f) {
@@ -666,6 +666,29 @@ fn inspect_into(v: &RValue, out: &mut String, depth: usize) {
     }
 }
 
+/// A regexp's source as `Regexp#inspect` and `#to_s` print it: a `/` that is not escaped
+/// gets a backslash (`/[^\/]+/.source` is `[^/]+`, its `to_s` `(?-mix:[^\/]+)`).
+fn regexp_source_text(source: &str) -> std::borrow::Cow<'_, str> {
+    if !source.contains('/') {
+        return std::borrow::Cow::Borrowed(source);
+    }
+    let mut out = String::with_capacity(source.len() + 4);
+    let mut chars = source.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                out.push(c);
+                if let Some(n) = chars.next() {
+                    out.push(n);
+                }
+            }
+            '/' => out.push_str("\\/"),
+            _ => out.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// Ruby's `to_s`.
 pub fn to_s(v: &RValue) -> String {
     match v {
@@ -689,7 +712,7 @@ pub fn to_s(v: &RValue) -> String {
             if off == "-" {
                 off.clear();
             }
-            format!("(?{on}{off}:{})", r.source)
+            format!("(?{on}{off}:{})", regexp_source_text(&r.source))
         }
         RValue::Module(m) => m.name(),
         RValue::Object(o) => match &*o.data.borrow() {
