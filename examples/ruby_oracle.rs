@@ -37,9 +37,13 @@ impl SourceHost for FsHost {
     }
 }
 
+/// The context of each call, as puppet-stdlib's oracle test gives the natives: no variables,
+/// the module path at the corpus, the `-e` stack of the recorded calls; type aliases are
+/// read from the modules' `types/` files.
 struct Mock {
     reg: Arc<Registry>,
     warned: std::collections::HashSet<String>,
+    root: PathBuf,
 }
 
 impl CallContext for Mock {
@@ -59,8 +63,8 @@ impl CallContext for Mock {
         None
     }
     fn log(&mut self, _level: LogLevel, _message: &str) {}
-    fn type_alias(&self, _name: &str) -> Option<Type> {
-        None
+    fn type_alias(&self, name: &str) -> Option<Type> {
+        module_type_alias(&self.root, name, 0)
     }
     fn warn_once(&mut self, key: &str, _message: &str) -> bool {
         self.warned.insert(key.to_string())
@@ -68,6 +72,51 @@ impl CallContext for Mock {
     fn read_file(&self, _path: &str) -> Result<Option<Vec<u8>>, String> {
         Ok(None)
     }
+    /// The fixtures' calls are `-e` code: a call on line 1 of the program.
+    fn puppet_stack(&self) -> Vec<(String, u32)> {
+        vec![("unknown".into(), 1), ("unknown".into(), 0)]
+    }
+    fn module_directory(&self, name: &str) -> Option<String> {
+        let dir = self.root.join(name);
+        dir.is_dir().then(|| dir.display().to_string())
+    }
+    fn module_file(&self, name: &str, relative: &str) -> Option<Vec<u8>> {
+        std::fs::read(self.root.join(name).join(relative)).ok()
+    }
+}
+
+/// A module's type alias (`Stdlib::HTTPUrl` is `stdlib/types/httpurl.pp`), read from its
+/// file: the text after `type NAME =`, as a type expression whose own aliases resolve the
+/// same way.
+fn module_type_alias(root: &Path, name: &str, depth: usize) -> Option<Type> {
+    let mut parts = name.split("::");
+    let module = parts.next()?.to_lowercase();
+    let rest: Vec<String> = parts.map(str::to_lowercase).collect();
+    if rest.is_empty() || depth > 16 {
+        return None;
+    }
+    let file = root
+        .join(module)
+        .join("types")
+        .join(format!("{}.pp", rest.join("/")));
+    let text = std::fs::read_to_string(file).ok()?;
+    let body: String = text
+        .lines()
+        .filter(|l| !l.trim_start().starts_with('#'))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let (_, rhs) = body.split_once(&format!("type {name}"))?;
+    let rhs = rhs.trim_start().strip_prefix('=')?;
+    let root = root.to_path_buf();
+    let t = match puppet_lang::functions::parse_value(rhs.trim(), &move |n| {
+        module_type_alias(&root, n, depth + 1)
+    }) {
+        Ok(Value::Type(t)) => t,
+        _ => return None,
+    };
+    let alias = puppet_lang::types::TypeAlias::new(name);
+    alias.resolve_to(t);
+    Some(Type::Alias(alias))
 }
 
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -159,6 +208,7 @@ fn main() {
         let mut ctx = Mock {
             reg: reg.clone(),
             warned: Default::default(),
+            root: root.clone(),
         };
         let got = match reg.call(&mut ctx, function, parsed, None) {
             Ok(v) => {

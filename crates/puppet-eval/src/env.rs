@@ -225,7 +225,7 @@ impl Environment {
                 (
                     Some(f.path.to_string_lossy().into_owned()),
                     f.text.clone(),
-                    f.parse.clone(),
+                    f.parse(),
                 )
             })
             .collect();
@@ -618,7 +618,10 @@ impl Environment {
             Some(path.to_string_lossy().into_owned()),
             def_file.text.clone(),
         ));
-        let mut lowered = lower_file(source, &def_file.parse);
+        let mut lowered = lower_file(source, &def_file.parse());
+        // The compile keeps the lowered form only: the tree's memory goes (a tool that asks
+        // the loader for it later gets it parsed again).
+        def_file.release_tree();
         lowered
             .diagnostics
             .extend(def_file.diagnostics.iter().cloned());
@@ -742,18 +745,63 @@ impl Environment {
     /// it a registry function, so that argument errors read as Puppet's. `None` when the
     /// file cannot be read or loaded, or defines another name.
     fn ruby_function(&self, module: &str, name: &str, rel: &str) -> Option<Arc<Function>> {
+        let f = self.load_ruby_function(module, name, rel)?.ok()?;
+        let mut reg = Registry::new();
+        f.register(&mut reg).ok()?;
+        reg.get_shared(f.name())
+    }
+
+    /// Loads the module's Ruby function file `rel` (which must define `name`) with
+    /// puppet-ruby: `None` when the file cannot be read or defines another name, `Err` with
+    /// the error when puppet-ruby cannot load it.
+    fn load_ruby_function(
+        &self,
+        module: &str,
+        name: &str,
+        rel: &str,
+    ) -> Option<Result<puppet_ruby::functions::RubyFunction, String>> {
         let loader = &self.shared.loader;
         let m = loader.modules().find(|m| m.name == module)?;
         let path = m.path.join(rel);
         let text = loader.provider().read_to_string(&path).ok()?;
         let sources = self.ruby_sources();
-        let f = puppet_ruby::functions::load(&path.to_string_lossy(), &text, sources).ok()?;
-        if !f.name().eq_ignore_ascii_case(name) {
-            return None;
+        match puppet_ruby::functions::load(&path.to_string_lossy(), &text, sources) {
+            Ok(f) if f.name().eq_ignore_ascii_case(name) => Some(Ok(f)),
+            Ok(_) => None,
+            Err(e) => Some(Err(e.to_string())),
         }
-        let mut reg = Registry::new();
-        f.register(&mut reg).ok()?;
-        reg.get_shared(f.name())
+    }
+
+    /// The Ruby function `name` of the modules, for a Hiera backend (`data_hash`,
+    /// `lookup_key`, `data_dig` in a `hiera.yaml`): a qualified name is looked for in its
+    /// module first, then, as any function, in the modules in module path order. `None`
+    /// when no module has a file for it; `Err` when puppet-ruby cannot load the file.
+    pub(crate) fn ruby_backend_function(
+        &self,
+        name: &str,
+    ) -> Option<Result<puppet_ruby::functions::RubyFunction, String>> {
+        let key = name.trim_start_matches("::").to_ascii_lowercase();
+        let files = self
+            .shared
+            .ruby_files
+            .get_or_init(|| self.list_ruby_functions());
+        let qualifier = key.split_once("::").map(|(m, _)| m);
+        let own = files
+            .by_module
+            .iter()
+            .filter(|(m, _)| Some(m.as_str()) == qualifier);
+        let others = files
+            .by_module
+            .iter()
+            .filter(|(m, _)| Some(m.as_str()) != qualifier);
+        for (module, found) in own.chain(others) {
+            if let Some(rel) = found.get(&key) {
+                if let Some(f) = self.load_ruby_function(module, &key, rel) {
+                    return Some(f);
+                }
+            }
+        }
+        None
     }
 
     /// Lists the function files of every module (`lib/puppet/functions/**.rb` for 4.x,

@@ -437,6 +437,8 @@ pub struct Compiler {
     /// An evaluator error raised inside a lambda called by a registry function, kept so
     /// it surfaces with its own message and location.
     pub(crate) pending_error: Option<EvalError>,
+    /// What Hiera's backend functions keep for the compile (`crate::hiera_ruby`).
+    pub(crate) hiera_backends: crate::hiera_ruby::Backends,
     /// Set when resolving a type name found an alias that only refers to aliases.
     unresolvable_alias: Option<SmolStr>,
     /// Set when an Object type alias failed its validation.
@@ -615,6 +617,7 @@ impl Compiler {
             current: top,
             call_span: None,
             pending_error: None,
+            hiera_backends: Default::default(),
             unresolvable_alias: None,
             type_parser_mode: false,
             annotations: puppet_functions::Annotations::new(),

@@ -287,9 +287,9 @@ impl DataSource for ProviderSource {
 /// The variables Hiera interpolation sees from a scope of the compile: `x` through the
 /// scope chain, `::x` in the top scope, `ns::x` in the scope of class `ns` (and the classes
 /// it inherits from). Reading a variable never warns.
-struct HieraScope<'a> {
-    c: &'a Compiler,
-    scope: ScopeId,
+pub(crate) struct HieraScope<'a> {
+    pub(crate) c: &'a Compiler,
+    pub(crate) scope: ScopeId,
 }
 
 impl puppet_hiera::Scope for HieraScope<'_> {
@@ -314,6 +314,10 @@ impl puppet_hiera::Scope for HieraScope<'_> {
             return c.scopes.get(c.top).vars.get(name).cloned();
         }
         c.scopes.lookup(self.scope, name).cloned()
+    }
+
+    fn backend(&self) -> Option<&dyn puppet_hiera::FunctionBackend> {
+        Some(self)
     }
 }
 
@@ -341,7 +345,7 @@ fn bare_error(message: String) -> Flow {
 /// (merge arguments, the global layer's wrapped errors) as runtime errors of the call.
 fn hiera_error(e: HieraError, label: &str, span: &Span) -> Flow {
     match e.code {
-        codes::GLOBAL_FAILED | codes::MERGE | codes::MERGE_TYPE => error(
+        codes::GLOBAL_FAILED | codes::MERGE | codes::MERGE_TYPE | codes::BACKEND_RAISED => error(
             format!("Error while evaluating a {label}, {}", e.message),
             Some(span),
         ),

@@ -20,6 +20,7 @@ mod env;
 mod eval;
 pub mod facts;
 pub mod hiera;
+mod hiera_ruby;
 mod host;
 pub mod ir;
 pub mod lower;

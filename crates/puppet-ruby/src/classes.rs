@@ -83,7 +83,10 @@ pub(crate) fn known(path: &str) -> Option<Known> {
         "Regexp" => core("Object", &[], B::Regexp),
         "MatchData" => core("Object", &[], B::MatchData),
         "Proc" | "Method" | "UnboundMethod" | "Binding" | "Encoding" | "Random" | "Dir"
-        | "Struct" | "Data" | "Rational" | "Complex" | "Enumerator" | "Time" => class("Object"),
+        | "Struct" | "Data" | "Rational" | "Complex" | "Enumerator" | "Time" | "Date" => {
+            class("Object")
+        }
+        "DateTime" => class("Date"),
         "IO" => class("Object"),
         "File" => core("IO", &[], B::File),
         "IPAddr" => core("Object", &["Comparable"], B::IPAddr),
@@ -108,14 +111,15 @@ pub(crate) fn known(path: &str) -> Option<Known> {
         "Errno::ENOENT" | "Errno::EACCES" | "Errno::EEXIST" | "Errno::EINVAL"
         | "Errno::ENOTDIR" | "Errno::EISDIR" => class("SystemCallError"),
         // Standard library.
-        "JSON" | "Psych" | "YAML" | "Digest" | "Base64" | "Socket" | "CGI" | "ERB::Util" => {
-            module()
-        }
+        "JSON" | "PSON" | "Psych" | "YAML" | "Digest" | "Base64" | "Socket" | "CGI"
+        | "ERB::Util" => module(),
         "ERB" => class("Object"),
         "JSON::JSONError" => class("StandardError"),
         "JSON::ParserError" | "JSON::GeneratorError" | "JSON::NestingError" => {
             class("JSON::JSONError")
         }
+        "PSON::PSONError" => class("StandardError"),
+        "PSON::ParserError" => class("PSON::PSONError"),
         "Psych::Exception" => class("RuntimeError"),
         "Psych::SyntaxError" | "Psych::DisallowedClass" | "Psych::BadAlias" => {
             class("Psych::Exception")
@@ -157,6 +161,7 @@ pub(crate) fn known(path: &str) -> Option<Known> {
         | "Puppet::Pops::Issues"
         | "Puppet::Pops::Utils"
         | "Puppet::Pops::Serialization"
+        | "Puppet::Pops::Serialization::ToDataConverter"
         | "Puppet::Interface"
         | "Puppet::Network"
         | "Puppet::Util::Diff"
@@ -260,8 +265,6 @@ pub(crate) fn unsupported(path: &str) -> bool {
             | "Fiber"
             | "Zlib"
             | "StringIO"
-            | "Date"
-            | "DateTime"
             | "Kernel32"
             | "Win32"
             | "WIN32OLE"

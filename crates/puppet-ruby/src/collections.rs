@@ -664,7 +664,7 @@ pub fn array_method(
                         "TypeError",
                         format!(
                             "no implicit conversion of {} into String",
-                            other.class_name()
+                            other.conversion_name()
                         ),
                         pos,
                     )
@@ -691,7 +691,7 @@ pub fn array_method(
                     "TypeError",
                     format!(
                         "no implicit conversion of {} into Integer",
-                        other.class_name()
+                        other.conversion_name()
                     ),
                     pos,
                 ),
@@ -849,7 +849,7 @@ pub fn array_method(
                             "TypeError",
                             format!(
                                 "no implicit conversion of {} into Array",
-                                other.class_name()
+                                other.conversion_name()
                             ),
                             pos,
                         )
@@ -950,7 +950,7 @@ pub fn array_method(
                     "TypeError",
                     format!(
                         "no implicit conversion of {} into Array",
-                        args[0].class_name()
+                        args[0].conversion_name()
                     ),
                     pos,
                 );
@@ -967,7 +967,7 @@ pub fn array_method(
                     "TypeError",
                     format!(
                         "no implicit conversion of {} into Array",
-                        args[0].class_name()
+                        args[0].conversion_name()
                     ),
                     pos,
                 );
@@ -1455,7 +1455,10 @@ pub fn hash_method(
                 let RValue::Hash(o) = a else {
                     return raise(
                         "TypeError",
-                        format!("no implicit conversion of {} into Hash", a.class_name()),
+                        format!(
+                            "no implicit conversion of {} into Hash",
+                            a.conversion_name()
+                        ),
                         pos,
                     );
                 };

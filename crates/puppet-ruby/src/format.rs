@@ -19,7 +19,7 @@ fn num_of(v: &RValue, pos: Pos) -> Result<f64, Ctrl> {
         RValue::Nil => raise("TypeError", "can't convert nil into Float", pos),
         other => raise(
             "TypeError",
-            format!("can't convert {} into Float", other.class_name()),
+            format!("can't convert {} into Float", other.conversion_name()),
             pos,
         ),
     }
@@ -42,7 +42,7 @@ fn int_of(v: &RValue, pos: Pos) -> Result<i64, Ctrl> {
         RValue::Nil => raise("TypeError", "can't convert nil into Integer", pos),
         other => raise(
             "TypeError",
-            format!("can't convert {} into Integer", other.class_name()),
+            format!("can't convert {} into Integer", other.conversion_name()),
             pos,
         ),
     }
@@ -90,10 +90,12 @@ pub fn sprintf(f: &str, args: &[RValue], pos: Pos) -> Result<String, Ctrl> {
         }
         i += 1;
         // `%<name>d` and `%{name}` read the hash argument.
-        let named_value = |name: &str, pos: Pos| -> Result<RValue, Ctrl> {
+        // Ruby's KeyError names the key with the brackets it was written with.
+        let named_value = |name: &str, braces: bool, pos: Pos| -> Result<RValue, Ctrl> {
             match args.first() {
                 Some(RValue::Hash(h)) => match h.borrow().get(&RValue::sym(name)) {
                     Some(v) => Ok(v.clone()),
+                    None if braces => raise("KeyError", format!("key{{{name}}} not found"), pos),
                     None => raise("KeyError", format!("key<{name}> not found"), pos),
                 },
                 _ => raise("ArgumentError", "one hash required", pos),
@@ -109,7 +111,7 @@ pub fn sprintf(f: &str, args: &[RValue], pos: Pos) -> Result<String, Ctrl> {
                 );
             };
             let name: String = cs[i + 1..end].iter().collect();
-            out.push_str(&to_s(&named_value(&name, pos)?));
+            out.push_str(&to_s(&named_value(&name, true, pos)?));
             i = end + 1;
             continue;
         }
@@ -124,7 +126,7 @@ pub fn sprintf(f: &str, args: &[RValue], pos: Pos) -> Result<String, Ctrl> {
                 );
             };
             let name: String = cs[i + 1..end].iter().collect();
-            named = Some(named_value(&name, pos)?);
+            named = Some(named_value(&name, false, pos)?);
             i = end + 1;
         }
         let mut next_arg = |pos: Pos| -> Result<RValue, Ctrl> {

@@ -31,7 +31,7 @@ use crate::{PuppetScope, RubyError};
 use indexmap::IndexMap;
 use puppet_functions::{
     codes, Args, Block, CallContext, CallError, FunctionBody, LogLevel, Registry, RegistryError,
-    Signature,
+    Signature, TypeSpec,
 };
 use puppet_types::Value;
 use smol_str::SmolStr;
@@ -153,7 +153,69 @@ impl RubyFunction {
     }
 
     /// Registers the function; `shadow` replaces an existing function of that name.
+    ///
+    /// A 4.x signature that names types of the environment (`Stdlib::HTTPUrl`) is resolved
+    /// when the function is called, through the caller's
+    /// [`CallContext::resolve_type_name`]: the registered function then accepts any
+    /// arguments and dispatches them over the resolved signatures.
     pub fn register_as(&self, reg: &mut Registry, shadow: bool) -> Result<(), RegistryError> {
+        let foreign = self.foreign_type_names();
+        if self.api == Api::V4 && !self.shared.own_call && !foreign.is_empty() {
+            return reg
+                .function(&self.name)
+                .shadow(shadow)
+                .doc(&format!(
+                    "{} (Ruby function, {})",
+                    self.name, self.shared.file
+                ))
+                .dispatch_body(
+                    Signature::new()
+                        .repeated_param("Any", "args")
+                        .optional_block_param("Callable", "block"),
+                    Arc::new(LateTypes {
+                        function: self.clone(),
+                        names: foreign,
+                    }),
+                )
+                .register();
+        }
+        self.register_resolved(reg, shadow, &[])
+    }
+
+    /// The type names of the 4.x signatures that are neither Puppet's types nor the
+    /// function's local types.
+    fn foreign_type_names(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for d in &self.dispatches {
+            let texts = d
+                .params
+                .iter()
+                .map(|p| p.ty.as_str())
+                .chain(d.block.iter().map(|b| b.0.as_str()))
+                .chain(d.return_type.as_deref());
+            for t in texts {
+                for n in type_names(t) {
+                    let local = self.local_types.iter().any(|(l, _)| *l == n);
+                    let builtin = !matches!(
+                        puppet_types::resolve_type_name(&n),
+                        puppet_types::Type::TypeReference(_)
+                    );
+                    if !local && !builtin && !out.contains(&n) {
+                        out.push(n);
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Registers the function with `resolved` types for names of the environment.
+    fn register_resolved(
+        &self,
+        reg: &mut Registry,
+        shadow: bool,
+        resolved: &[(String, puppet_types::Type)],
+    ) -> Result<(), RegistryError> {
         let mut b = reg.function(&self.name).shadow(shadow);
         match self.api {
             Api::V3 => {
@@ -194,7 +256,11 @@ impl RubyFunction {
                     return b.register();
                 }
                 for d in &self.dispatches {
-                    let sig = signature(d);
+                    let sig = if resolved.is_empty() {
+                        signature(d)
+                    } else {
+                        resolved_signature(d, &self.local_types, resolved)
+                    };
                     if d.mismatch {
                         let shared = self.shared.clone();
                         let method = d.method.clone();
@@ -216,6 +282,197 @@ impl RubyFunction {
         }
         b.register()
     }
+}
+
+impl RubyFunction {
+    /// Calls a 4.x function as a Hiera 5 backend, as Puppet's function providers do:
+    /// `args` (`options` for `data_hash`; the key or its segments and `options` for
+    /// `lookup_key` and `data_dig`) followed by a `Puppet::LookupContext` whose methods go to
+    /// `scope`'s [`lookup_host`](PuppetScope::lookup_host). The dispatch is the first whose
+    /// arity accepts the arguments (the context's type is Puppet's own, so types are not
+    /// checked). `Ok(None)` when the function said `context.not_found`.
+    pub fn call_backend(
+        &self,
+        scope: &mut dyn PuppetScope,
+        args: Vec<Value>,
+    ) -> Result<Option<Value>, CallError> {
+        if self.api != Api::V4 {
+            return Err(CallError::new(
+                codes::FAILED,
+                format!(
+                    "the 3.x function '{}' cannot be a Hiera backend (Puppet calls 4.x functions)",
+                    self.name
+                ),
+            ));
+        }
+        let n = args.len() + 1;
+        let (method, scope_param) = if self.shared.own_call {
+            ("call".to_string(), true)
+        } else {
+            let found = self.dispatches.iter().find(|d| {
+                !d.mismatch && {
+                    let min = d
+                        .params
+                        .iter()
+                        .filter(|p| {
+                            matches!(p.kind, ParamKind::Required | ParamKind::RequiredRepeated)
+                        })
+                        .count();
+                    let open = d.params.iter().any(|p| {
+                        matches!(p.kind, ParamKind::Repeated | ParamKind::RequiredRepeated)
+                    });
+                    n >= min && (open || n <= d.params.len())
+                }
+            });
+            match found {
+                Some(d) => (d.method.clone(), d.scope_param),
+                None => {
+                    return Err(CallError::new(
+                        codes::ARGUMENT_MISMATCH,
+                        format!("'{}' expects a different number of arguments than a Hiera backend is given ({n})", self.name),
+                    ))
+                }
+            }
+        };
+        with_interp(&self.shared, scope, |it, f| {
+            let crate::puppet::DefinedFunction::V4 { class, .. } = f else {
+                return crate::interp::unsupported(
+                    "a 3.x function called as 4.x",
+                    crate::Pos::default(),
+                );
+            };
+            let obj = crate::puppet::new_function_instance(it, &class);
+            let mut a = to_ruby_args(&args);
+            for v in &a {
+                crate::interp::freeze_strings(v, 0);
+            }
+            a.push(crate::lookup_context::new_context(it));
+            if scope_param {
+                a.insert(0, RValue::Scope);
+            }
+            let pos = crate::Pos::default();
+            match it.send(obj, &method, a, None, None, pos, true) {
+                Ok(r) => to_puppet_result(&r, pos).map(Some),
+                Err(Ctrl::Throw(tag, _)) if matches!(&tag, RValue::Sym(s) if &**s == crate::lookup_context::NOT_FOUND_TAG) => {
+                    Ok(None)
+                }
+                Err(e) => Err(e),
+            }
+        })
+    }
+}
+
+/// A 4.x function whose signatures name types of the environment: each call resolves them
+/// with the caller and dispatches over a registry made for that call.
+struct LateTypes {
+    function: RubyFunction,
+    names: Vec<String>,
+}
+
+impl FunctionBody for LateTypes {
+    fn call(&self, ctx: &mut dyn CallContext, args: Args<'_>) -> Result<Value, CallError> {
+        let resolved: Vec<(String, puppet_types::Type)> = self
+            .names
+            .iter()
+            .filter_map(|n| ctx.resolve_type_name(n).map(|t| (n.clone(), t)))
+            .collect();
+        let mut reg = Registry::new();
+        self.function
+            .register_resolved(&mut reg, false, &resolved)
+            .map_err(|e| CallError::new(codes::ARGUMENT_MISMATCH, e.to_string()))?;
+        reg.call(ctx, &self.function.name, args.values, args.block)
+    }
+}
+
+/// The capitalized (possibly qualified) names of a type expression, outside its strings and
+/// regexps: `Variant[Stdlib::HTTPUrl, Pattern[/A/]]` names `Variant`, `Stdlib::HTTPUrl`,
+/// `Pattern`.
+fn type_names(text: &str) -> Vec<String> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            q @ (b'\'' | b'"' | b'/') => {
+                i += 1;
+                while i < b.len() && b[i] != q {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+            }
+            c if c.is_ascii_uppercase()
+                || (c == b':' && b.get(i + 2).is_some_and(u8::is_ascii_uppercase)) =>
+            {
+                let start = i;
+                while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_' || b[i] == b':')
+                {
+                    i += 1;
+                }
+                let name = text[start..i]
+                    .trim_start_matches("::")
+                    .trim_end_matches(':');
+                if !name.is_empty() {
+                    out.push(name.to_string());
+                }
+            }
+            c if c.is_ascii_alphanumeric() || c == b'_' => {
+                while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                    i += 1;
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    out
+}
+
+/// A dispatch's signature with its types parsed now: names of the environment from
+/// `resolved`, the function's local types from their texts.
+fn resolved_signature(
+    d: &Dispatch,
+    locals: &[(String, String)],
+    resolved: &[(String, puppet_types::Type)],
+) -> Signature {
+    let env = |n: &str| {
+        resolved
+            .iter()
+            .find(|(r, _)| r == n)
+            .map(|(_, t)| t.clone())
+    };
+    let lookup = |n: &str| {
+        env(n).or_else(|| {
+            locals
+                .iter()
+                .find(|(l, _)| l == n)
+                .and_then(|(_, t)| puppet_functions::parse_type(t, &env).ok())
+        })
+    };
+    let ty = |text: &str| -> TypeSpec {
+        match puppet_functions::parse_type(text, &lookup) {
+            Ok(t) => TypeSpec::Type(t),
+            Err(_) => TypeSpec::Text(SmolStr::new(text)),
+        }
+    };
+    let mut sig = Signature::new();
+    for p in &d.params {
+        sig = match p.kind {
+            ParamKind::Required => sig.param(ty(&p.ty), &p.name),
+            ParamKind::Optional => sig.optional_param(ty(&p.ty), &p.name),
+            ParamKind::Repeated => sig.repeated_param(ty(&p.ty), &p.name),
+            ParamKind::RequiredRepeated => sig.required_repeated_param(ty(&p.ty), &p.name),
+        };
+    }
+    if let Some((t, name, optional)) = &d.block {
+        sig = if *optional {
+            sig.optional_block_param(ty(t), name)
+        } else {
+            sig.block_param(ty(t), name)
+        };
+    }
+    if let Some(r) = &d.return_type {
+        sig = sig.return_type(ty(r));
+    }
+    sig
 }
 
 /// The registry signature of a recorded dispatch.
@@ -442,6 +699,9 @@ impl PuppetScope for CtxScope<'_> {
             return;
         }
         self.ctx.log(level(lvl), message);
+    }
+    fn warn_once(&mut self, key: &str, message: &str) -> bool {
+        self.ctx.warn_once(key, message)
     }
     fn setting(&self, name: &str) -> Option<Value> {
         self.ctx.setting(name)

@@ -1629,7 +1629,7 @@ impl<'s> Interp<'s> {
                                 "TypeError",
                                 format!(
                                     "no implicit conversion of {} into Hash",
-                                    other.class_name()
+                                    other.conversion_name()
                                 ),
                                 pos,
                             )

@@ -20,6 +20,61 @@ pub fn parse(s: &str) -> Result<RValue, String> {
     Ok(v)
 }
 
+/// Ruby's `JSON.parse` (json 2.6 of Ruby 3.1) of a text, for the interpreter and for
+/// puppet-stdlib's `parsejson`: `Err((class, message))` is the exception Ruby raises
+/// (`JSON::ParserError` with `859: unexpected token at '...'`, the text from where Ruby's
+/// parser gave up: the start of the innermost enclosing objects), or `("", reason)` for a
+/// number beyond 64 bits, which Ruby reads as a Bignum and this engine does not have.
+pub fn parse_ruby(text: &str) -> Result<RValue, (&'static str, String)> {
+    parse(text).map_err(|m| match m.strip_prefix("unexpected token at '") {
+        Some(rest) => {
+            let rest = rest.strip_suffix('\'').unwrap_or(rest);
+            if rest.starts_with(|c: char| c.is_ascii_digit() || c == '-') {
+                return (
+                    "",
+                    format!("the JSON number at '{rest}' is beyond a 64-bit Integer or Float (a Bignum)"),
+                );
+            }
+            let at = ruby_error_at(text, text.len().saturating_sub(rest.len()));
+            (
+                "JSON::ParserError",
+                format!("859: unexpected token at '{}'", &text[at..]),
+            )
+        }
+        None => ("JSON::NestingError", m),
+    })
+}
+
+/// Where Ruby's JSON parser reports an error found at byte `at`: inside objects it backs
+/// up to the `{` of the outermost object of the innermost run of enclosing objects.
+fn ruby_error_at(text: &str, at: usize) -> usize {
+    let mut stack: Vec<(u8, usize)> = Vec::new();
+    let b = text.as_bytes();
+    let mut i = 0;
+    let mut in_str = false;
+    while i < at.min(b.len()) {
+        match (in_str, b[i]) {
+            (true, b'\\') => i += 1,
+            (true, b'"') => in_str = false,
+            (false, b'"') => in_str = true,
+            (false, b'{') | (false, b'[') => stack.push((b[i], i)),
+            (false, b'}') | (false, b']') => {
+                stack.pop();
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    let mut pos = at;
+    for &(c, p) in stack.iter().rev() {
+        if c != b'{' {
+            break;
+        }
+        pos = p;
+    }
+    pos
+}
+
 fn skip_ws(cs: &[char], i: &mut usize) {
     while *i < cs.len() && cs[*i].is_whitespace() {
         *i += 1;

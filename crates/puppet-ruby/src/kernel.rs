@@ -227,7 +227,7 @@ fn kernel_function(
                         "TypeError",
                         format!(
                             "no implicit conversion of {} into String",
-                            other.class_name()
+                            other.conversion_name()
                         ),
                         pos,
                     )
@@ -1387,6 +1387,11 @@ pub(crate) fn module_method(
         );
     }
     let _ = fcall;
+    let cname = m.name();
+    if matches!(cname.as_str(), "Time" | "Date" | "DateTime") {
+        // Known so that `is_a?(Time)` answers; making one is beyond this engine.
+        return unsupported(format!("{cname}.{name} (dates and times)"), pos);
+    }
     raise(
         "NoMethodError",
         format!(

@@ -22,11 +22,13 @@ pub mod ipaddr;
 mod json;
 mod kernel;
 pub mod lexer;
+pub mod lookup_context;
 mod methods;
 mod modules;
 pub mod object;
 pub mod parser;
 mod puppet;
+mod richdata;
 mod ruby_methods;
 mod source;
 mod strings;
@@ -34,6 +36,8 @@ pub mod text;
 pub mod typedsl;
 pub mod value;
 mod yaml;
+
+pub use richdata::to_rich_data;
 
 pub use source::{MemoryHost, SourceHost, Sources};
 
@@ -78,11 +82,49 @@ pub fn yaml_of_value(v: &Value) -> Result<String, String> {
     }
 }
 
-/// Ruby's `JSON.parse` of a text to a Puppet value (objects to hashes in document order);
-/// `Err` has the parser's message (`unexpected token at '...'`). Shared with puppet-stdlib's
-/// `parsejson` and `parsepson`.
-pub fn json_parse_value(text: &str) -> Result<Value, String> {
-    value::to_puppet(&json::parse(text)?)
+/// Ruby's `JSON.parse` of a text to a Puppet value, with Ruby's exception on failure:
+/// `Err((class, message))` (`JSON::ParserError`, `859: unexpected token at '...'`), or
+/// `Err(("", reason))` for what this engine cannot represent (a Bignum). The one owner of
+/// Ruby's JSON error texts, shared with puppet-stdlib's `parsejson`.
+pub fn json_parse_ruby(text: &str) -> Result<Value, (&'static str, String)> {
+    value::to_puppet(&json::parse_ruby(text)?).map_err(|m| ("", m))
+}
+
+/// Puppet 7's `PSON.load` of a text, as Puppet's vendored PSON reads documents: an object
+/// or an array (as JSON), anything else refused with `source '...' not in PSON!`. A malformed
+/// object or array gets JSON's message. Shared with puppet-stdlib's `parsepson`.
+pub fn pson_load_ruby(text: &str) -> Result<Value, (&'static str, String)> {
+    let t = text.trim_start();
+    if t.starts_with('{') || t.starts_with('[') {
+        json_parse_ruby(text).map_err(|(c, m)| {
+            if c.is_empty() {
+                (c, m)
+            } else {
+                ("PSON::ParserError", m)
+            }
+        })
+    } else {
+        Err(("PSON::ParserError", format!("source '{text}' not in PSON!")))
+    }
+}
+
+/// Ruby 3.1's `YAML.load` (Psych 4: a safe load) of a text to a Puppet value, through
+/// puppet-hiera's reader of Psych's scalars: `Ok(None)` for an empty document, `Err((class,
+/// message))` with Psych's exception (`Psych::DisallowedClass` naming the class,
+/// `Psych::SyntaxError` as `(<unknown>): PROBLEM at line L column C`). The one owner of
+/// Psych's load messages, shared with puppet-stdlib's `parseyaml`.
+pub fn yaml_load_ruby(text: &str) -> Result<Option<Value>, (&'static str, String)> {
+    puppet_hiera::yaml::load(text).map_err(|e| {
+        if e.disallowed_class {
+            return ("Psych::DisallowedClass", e.message);
+        }
+        let m = e.message;
+        let m = match (m.find(" at byte "), m.find(" line ")) {
+            (Some(a), Some(b)) if a < b => format!("{} at{}", &m[..a], &m[b..]),
+            _ => m,
+        };
+        ("Psych::SyntaxError", format!("(<unknown>): {m}"))
+    })
 }
 
 /// What Ruby code can see of the Puppet scope it runs in (a template's scope, a function's
@@ -120,6 +162,12 @@ pub trait PuppetScope {
     fn log(&mut self, level: &str, message: &str) {
         let _ = (level, message);
     }
+    /// Logs a warning once per key (`Puppet.deprecation_warning`); true when it was logged
+    /// now. The default logs it as a warning every time.
+    fn warn_once(&mut self, key: &str, message: &str) -> bool {
+        self.log(&format!("deprecation:{key}"), message);
+        true
+    }
     /// A Puppet setting (`Puppet[:strict]`, `Puppet.settings[:strict]`); `None` when the
     /// scope does not know it. The default knows none.
     fn setting(&self, name: &str) -> Option<Value> {
@@ -136,6 +184,11 @@ pub trait PuppetScope {
     fn call_block(&mut self, args: Vec<Value>) -> Result<Value, String> {
         let _ = args;
         Err("no block given (yield)".to_string())
+    }
+    /// The lookup a Hiera backend function serves (what its `Puppet::LookupContext` reaches);
+    /// `None` (the default) outside a backend call.
+    fn lookup_host(&mut self) -> Option<&mut dyn lookup_context::LookupHost> {
+        None
     }
 }
 

@@ -286,7 +286,7 @@ pub(crate) fn int_arg(v: &RValue, pos: Pos) -> Result<i64, Ctrl> {
             "TypeError",
             format!(
                 "no implicit conversion of {} into Integer",
-                other.class_name()
+                other.conversion_name()
             ),
             pos,
         ),
@@ -306,7 +306,7 @@ pub(crate) fn str_arg(v: &RValue, pos: Pos) -> Result<String, Ctrl> {
             "TypeError",
             format!(
                 "no implicit conversion of {} into String",
-                other.class_name()
+                other.conversion_name()
             ),
             pos,
         ),
@@ -569,7 +569,7 @@ pub fn kernel(it: &mut Interp, name: &str, args: Vec<RValue>, block: Option<&Blk
                 RValue::Nil => raise("TypeError", "can't convert nil into Integer", pos),
                 other => raise(
                     "TypeError",
-                    format!("can't convert {} into Integer", other.class_name()),
+                    format!("can't convert {} into Integer", other.conversion_name()),
                     pos,
                 ),
             }
@@ -598,7 +598,7 @@ pub fn kernel(it: &mut Interp, name: &str, args: Vec<RValue>, block: Option<&Blk
                 RValue::Nil => raise("TypeError", "can't convert nil into Float", pos),
                 other => raise(
                     "TypeError",
-                    format!("can't convert {} into Float", other.class_name()),
+                    format!("can't convert {} into Float", other.conversion_name()),
                     pos,
                 ),
             }
@@ -615,7 +615,7 @@ pub fn kernel(it: &mut Interp, name: &str, args: Vec<RValue>, block: Option<&Blk
                 RValue::Hash(_) => Ok(args[0].clone()),
                 other => raise(
                     "TypeError",
-                    format!("can't convert {} into Hash", other.class_name()),
+                    format!("can't convert {} into Hash", other.conversion_name()),
                     pos,
                 ),
             }
@@ -1463,6 +1463,7 @@ pub(crate) fn class_responds(cname: &str, name: &str) -> bool {
         "Math" => matches!(name, "sqrt" | "log" | "log2" | "log10" | "floor" | "pow"),
         "Integer" => name == "sqrt",
         "YAML" | "Psych" => matches!(name, "dump" | "load" | "safe_load"),
+        "PSON" => matches!(name, "load" | "parse"),
         "Base64" => matches!(
             name,
             "encode64"
@@ -1636,8 +1637,19 @@ pub(crate) fn class_method(
         }
         ("IPAddr", "new") => {
             argc(&args, 0, 2, pos)?;
+            // Ruby: an IPAddr is copied; any other non-String needs the family argument
+            // (an integer address), which modules do not pass.
             let s = match args.first() {
-                Some(v) => str_arg(v, pos)?,
+                Some(RValue::Str(s)) => s.borrow().clone(),
+                Some(RValue::IpAddr(ip)) => return Ok(RValue::IpAddr(ip.clone())),
+                Some(_) if args.len() == 1 => {
+                    return raise(
+                        "IPAddr::AddressFamilyError",
+                        "address family must be specified",
+                        pos,
+                    )
+                }
+                Some(_) => return unsupported("IPAddr.new of an integer address", pos),
                 None => "::".to_string(),
             };
             let v = crate::ipaddr::new_value(&s, pos)?;
@@ -1710,10 +1722,13 @@ pub(crate) fn class_method(
         ("File", "extname") => {
             argc(&args, 1, 1, pos)?;
             let s = str_arg(&args[0], pos)?;
-            let base = s.rsplit('/').next().unwrap_or("");
+            // Ruby 3.1 (not Windows): the last component without trailing slashes and
+            // leading dots, from its last dot (a final dot alone is ".").
+            let base = s.trim_end_matches('/').rsplit('/').next().unwrap_or("");
+            let base = base.trim_start_matches('.');
             Ok(RValue::string(match base.rfind('.') {
-                Some(i) if i > 0 && i + 1 < base.len() => base[i..].to_string(),
-                _ => String::new(),
+                Some(i) => base[i..].to_string(),
+                None => String::new(),
             }))
         }
         ("File", "absolute_path?") => {
@@ -1775,8 +1790,17 @@ pub(crate) fn class_method(
             argc(&args, 1, 2, pos)?;
             let s = str_arg(&args[0], pos)?;
             let symbolize = matches!(args.get(1), Some(RValue::Hash(h)) if h.borrow().get(&RValue::sym("symbolize_names")).is_some_and(|v| v.truthy()));
-            let v = crate::json::parse(&s).or_else(|m| raise("JSON::ParserError", m, pos))?;
+            let v = json_parse(&s, pos)?;
             Ok(if symbolize { symbolize_keys(&v, 0) } else { v })
+        }
+        ("PSON", "load" | "parse") => {
+            argc(&args, 1, 2, pos)?;
+            let s = str_arg(&args[0], pos)?;
+            match crate::pson_load_ruby(&s) {
+                Ok(v) => Ok(value::from_puppet(&v)),
+                Err(("", what)) => unsupported(what, pos),
+                Err((class, message)) => raise(class, message, pos),
+            }
         }
         ("JSON", "load") => {
             argc(&args, 1, 2, pos)?;
@@ -1784,7 +1808,7 @@ pub(crate) fn class_method(
                 return Ok(RValue::Nil);
             }
             let s = str_arg(&args[0], pos)?;
-            crate::json::parse(&s).or_else(|m| raise("JSON::ParserError", m, pos))
+            json_parse(&s, pos)
         }
         ("JSON", "generate") | ("JSON", "dump") => {
             argc(&args, 1, 2, pos)?;
@@ -1797,6 +1821,15 @@ pub(crate) fn class_method(
         ("YAML", "dump") | ("Psych", "dump") => {
             argc(&args, 1, 2, pos)?;
             Ok(RValue::string(crate::yaml::to_yaml(&args[0], pos)?))
+        }
+        ("YAML", "load") | ("Psych", "load") | ("YAML", "safe_load") | ("Psych", "safe_load") => {
+            argc(&args, 1, 2, pos)?;
+            let s = str_arg(&args[0], pos)?;
+            match crate::yaml_load_ruby(&s) {
+                Ok(Some(v)) => Ok(value::from_puppet(&v)),
+                Ok(None) => Ok(RValue::Nil),
+                Err((class, message)) => raise(class, message, pos),
+            }
         }
         ("YAML", _) | ("Psych", _) => unsupported(format!("{cname}.{name} (reading YAML)"), pos),
         ("Math", "sqrt") => {
@@ -1935,10 +1968,18 @@ pub(crate) fn class_method(
 
 fn dirname(s: &str) -> String {
     let t = s.trim_end_matches('/');
-    match t.rfind('/') {
+    let d: String = match t.rfind('/') {
         Some(0) => "/".into(),
         Some(i) => t[..i].trim_end_matches('/').to_string(),
         None => if s.starts_with('/') { "/" } else { "." }.into(),
+    };
+    // Leading slashes count as one (`//a//b` is in `/a`).
+    if d.is_empty() {
+        "/".into()
+    } else if d.starts_with("//") {
+        format!("/{}", d.trim_start_matches('/'))
+    } else {
+        d
     }
 }
 
@@ -1956,7 +1997,7 @@ fn url_escape(b: &[u8], form: bool) -> String {
     for &c in b {
         match c {
             b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'_' | b'.' | b'-' => out.push(c as char),
-            b'~' if !form => out.push('~'),
+            b'~' => out.push('~'),
             b'*' if form => out.push_str("%2A"),
             b' ' if form => out.push('+'),
             _ => out.push_str(&format!("%{c:02X}")),
@@ -2076,5 +2117,15 @@ fn scope_method(
                 unsupported(format!("scope method `{name}'"), pos)
             }
         }
+    }
+}
+
+/// `JSON.parse`/`JSON.load` of a text: the value, Ruby's exception, or what this engine
+/// cannot represent (a Bignum).
+fn json_parse(s: &str, pos: Pos) -> R {
+    match crate::json::parse_ruby(s) {
+        Ok(v) => Ok(v),
+        Err(("", what)) => unsupported(what, pos),
+        Err((class, message)) => raise(class, message, pos),
     }
 }

@@ -360,6 +360,9 @@ pub(crate) fn object_method(
     if let Some(b) = native::<Builder>(o) {
         return builder_method(it, &b, name, args, pos);
     }
+    if crate::lookup_context::is_context(o) {
+        return crate::lookup_context::method(it, name, args, block, pos);
+    }
     if let Some(a) = native::<AliasBuilder>(o) {
         if name == "type" {
             return Some((|| {
@@ -617,6 +620,63 @@ pub(crate) fn object_responds(it: &mut Interp, o: &Rc<Object>, name: &str) -> bo
     crate::typedsl::object_responds(it, o, name)
 }
 
+/// The 3.x functions Puppet 7.23 itself ships (`lib/puppet/parser/functions`), besides the
+/// log levels.
+const PUPPET_3X_FUNCTIONS: &[&str] = &[
+    "assert_type",
+    "binary_file",
+    "break",
+    "contain",
+    "create_resources",
+    "defined",
+    "dig",
+    "digest",
+    "each",
+    "epp",
+    "fail",
+    "file",
+    "filter",
+    "find_file",
+    "fqdn_rand",
+    "generate",
+    "hiera",
+    "hiera_array",
+    "hiera_hash",
+    "hiera_include",
+    "include",
+    "inline_epp",
+    "inline_template",
+    "lest",
+    "lookup",
+    "map",
+    "match",
+    "md5",
+    "new",
+    "next",
+    "realize",
+    "reduce",
+    "regsubst",
+    "require",
+    "return",
+    "reverse_each",
+    "scanf",
+    "sha1",
+    "sha256",
+    "shellquote",
+    "slice",
+    "split",
+    "sprintf",
+    "step",
+    "strftime",
+    "tag",
+    "tagged",
+    "template",
+    "then",
+    "type",
+    "versioncmp",
+    "with",
+];
+
 const LOG_LEVELS: &[&str] = &[
     "warning", "debug", "info", "notice", "err", "alert", "emerg", "crit",
 ];
@@ -648,10 +708,21 @@ pub(crate) fn module_method(
             Ok(RValue::Nil)
         }
         ("Puppet", "deprecation_warning") => {
+            // Puppet adds the Ruby caller's location and logs once per key; the value is
+            // the logged text, or nil when the key was logged before.
             let msg = args.first().map(to_s).unwrap_or_default();
             let key = args.get(1).map(to_s).unwrap_or_else(|| msg.clone());
-            it.scope.log(&format!("deprecation:{key}"), &msg);
-            Ok(RValue::Nil)
+            let method = it.ctx.frame.name.clone().unwrap_or_else(|| "<main>".into());
+            let text = format!(
+                "{msg}\n   (location: {}:{}:in `{method}')",
+                it.current_file(),
+                pos.line
+            );
+            Ok(if it.scope.warn_once(&key, &text) {
+                RValue::string(text)
+            } else {
+                RValue::Nil
+            })
         }
         ("Puppet", "warn_once") => {
             let key = args.get(1).map(to_s).unwrap_or_default();
@@ -695,6 +766,20 @@ pub(crate) fn module_method(
         ("Puppet::Pops::Serialization::ToDataConverter", "convert") => (|| {
             let v = args.first().cloned().unwrap_or(RValue::Nil);
             let pv = value::to_puppet(&v).or_else(|e| unsupported(e, pos))?;
+            let rich = matches!(args.get(1), Some(RValue::Hash(h))
+                if h.borrow().get(&RValue::sym("rich_data")).is_some_and(|x| x.truthy()));
+            if rich {
+                return match crate::to_rich_data(&pv) {
+                    Ok(d) => Ok(value::from_puppet(&d)),
+                    Err(other) => unsupported(
+                        format!(
+                            "ToDataConverter.convert of {}",
+                            value::from_puppet(&other).class_name()
+                        ),
+                        pos,
+                    ),
+                };
+            }
             if puppet_types::is_instance(&Type::data(), &pv) {
                 Ok(v)
             } else {
@@ -739,8 +824,21 @@ pub(crate) fn module_method(
         }
         ("Puppet::Parser::Functions", "newfunction") => newfunction(it, args, block, pos),
         ("Puppet::Parser::Functions", "function") => {
+            // The name of the 3.x function (Puppet's own or a module's), else false.
             let n = args.first().map(to_s).unwrap_or_default();
-            Ok(RValue::string(format!("function_{n}")))
+            let known = PUPPET_3X_FUNCTIONS.contains(&n.as_str())
+                || LOG_LEVELS.contains(&n.as_str())
+                || (!n.contains(['/', '.'])
+                    && it
+                        .sources
+                        .host()
+                        .find_lib(&format!("puppet/parser/functions/{n}"))
+                        .is_some());
+            Ok(if known {
+                RValue::string(format!("function_{n}"))
+            } else {
+                RValue::Bool(false)
+            })
         }
         ("Puppet::Parser::Functions", "autoloader") => {
             Ok(new_native_object(it, "Object", Autoloader3x))
@@ -885,6 +983,8 @@ pub(crate) fn module_responds(it: &mut Interp, cname: &str, name: &str) -> bool 
         "Facter" => name == "value" && it.ext.host_facts.is_some(),
         "Puppet::Parser::Functions" => matches!(name, "newfunction" | "function"),
         "Puppet::Util::Package" => name == "versioncmp",
+        "Puppet::Pops::PuppetStack" => name == "stacktrace",
+        "Puppet::Pops::Serialization::ToDataConverter" => name == "convert",
         "Puppet::Pops::Functions::Function" => {
             matches!(
                 name,

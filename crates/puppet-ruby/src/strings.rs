@@ -1036,12 +1036,61 @@ pub fn str_method(
             if args.len() <= 1 && (enc.is_empty() || enc == "UTF-8") {
                 return Ok(RValue::string(s));
             }
+            // `encode(xml: :text)` / `encode(xml: :attr)` within UTF-8: XML escapes.
+            if let [RValue::Hash(h)] = args.as_slice() {
+                let h = h.borrow();
+                let xml = h.get(&RValue::sym("xml"));
+                if h.map.len() == 1 {
+                    let text = |s: &str| {
+                        s.replace('&', "&amp;")
+                            .replace('<', "&lt;")
+                            .replace('>', "&gt;")
+                    };
+                    match xml.map(to_s).as_deref() {
+                        Some("text") => return Ok(RValue::string(text(&s))),
+                        Some("attr") => {
+                            let a = text(&s).replace('"', "&quot;").replace('\'', "&apos;");
+                            return Ok(RValue::string(format!("\"{a}\"")));
+                        }
+                        _ => {}
+                    }
+                }
+            }
             unsupported("String#encode to another encoding", pos)
         }
         "valid_encoding?" => Ok(RValue::Bool(true)),
         "ascii_only?" => Ok(RValue::Bool(s.is_ascii())),
         "unicode_normalize" if s.is_ascii() => Ok(RValue::string(s)),
-        "unpack" | "unpack1" | "crypt" | "sum" | "each_byte" | "unicode_normalize" => {
+        "crypt" => {
+            let setting = match args.first() {
+                Some(RValue::Str(x)) => x.borrow().clone(),
+                Some(other) => {
+                    return raise(
+                        "TypeError",
+                        format!(
+                            "no implicit conversion of {} into String",
+                            other.conversion_name()
+                        ),
+                        pos,
+                    )
+                }
+                None => {
+                    return raise(
+                        "ArgumentError",
+                        "wrong number of arguments (given 0, expected 1)",
+                        pos,
+                    )
+                }
+            };
+            if s.contains('\0') {
+                return raise("ArgumentError", "string contains null byte", pos);
+            }
+            match puppet_functions::digest::crypt(s.as_bytes(), &setting) {
+                Some(h) => Ok(RValue::string(h)),
+                None => unsupported(format!("String#crypt with the salt {setting:?}"), pos),
+            }
+        }
+        "unpack" | "unpack1" | "sum" | "each_byte" | "unicode_normalize" => {
             unsupported(format!("String#{name}"), pos)
         }
         "hash" => Ok(RValue::Int({

@@ -491,6 +491,17 @@ impl RValue {
         }
     }
     /// The class name as Ruby error messages print it.
+    /// How Ruby's implicit-conversion errors name a value ("no implicit conversion of
+    /// true into String", "can't convert nil into Integer"): nil, true and false by
+    /// themselves, anything else by its class.
+    pub fn conversion_name(&self) -> String {
+        match self {
+            RValue::Nil => "nil".into(),
+            RValue::Bool(b) => b.to_string(),
+            other => other.class_name(),
+        }
+    }
+
     pub fn class_name(&self) -> String {
         match self {
             RValue::Scope => "Puppet::Parser::Scope".into(),
@@ -623,7 +634,7 @@ fn inspect_into(v: &RValue, out: &mut String, depth: usize) {
         }
         RValue::Regexp(r) => {
             out.push('/');
-            out.push_str(&regexp_source_text(&r.source));
+            out.push_str(&slash_escaped(&r.source));
             out.push('/');
             for f in ['m', 'i', 'x'] {
                 if r.flags.contains(f) {
@@ -683,29 +694,6 @@ fn inspect_into(v: &RValue, out: &mut String, depth: usize) {
     }
 }
 
-/// A regexp's source as `Regexp#inspect` and `#to_s` print it: a `/` that is not escaped
-/// gets a backslash (`/[^\/]+/.source` is `[^/]+`, its `to_s` `(?-mix:[^\/]+)`).
-fn regexp_source_text(source: &str) -> std::borrow::Cow<'_, str> {
-    if !source.contains('/') {
-        return std::borrow::Cow::Borrowed(source);
-    }
-    let mut out = String::with_capacity(source.len() + 4);
-    let mut chars = source.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' => {
-                out.push(c);
-                if let Some(n) = chars.next() {
-                    out.push(n);
-                }
-            }
-            '/' => out.push_str("\\/"),
-            _ => out.push(c),
-        }
-    }
-    std::borrow::Cow::Owned(out)
-}
-
 /// Ruby's `to_s`.
 pub fn to_s(v: &RValue) -> String {
     match v {
@@ -729,7 +717,7 @@ pub fn to_s(v: &RValue) -> String {
             if off == "-" {
                 off.clear();
             }
-            format!("(?{on}{off}:{})", regexp_source_text(&r.source))
+            format!("(?{on}{off}:{})", slash_escaped(&r.source))
         }
         RValue::Module(m) => m.name(),
         RValue::Object(o) => match &*o.data.borrow() {
@@ -817,6 +805,26 @@ fn equal_depth(a: &RValue, b: &RValue, depth: usize) -> bool {
         (RValue::MatchData(x), RValue::MatchData(y)) => x == y,
         _ => false,
     }
+}
+
+/// A regexp's source as `Regexp#inspect` and `#to_s` show it: a `/` that is not escaped
+/// gets a backslash (`%r{a/b}` is `/a\/b/`).
+fn slash_escaped(source: &str) -> String {
+    let mut out = String::with_capacity(source.len());
+    let mut chars = source.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                out.push(c);
+                if let Some(n) = chars.next() {
+                    out.push(n);
+                }
+            }
+            '/' => out.push_str("\\/"),
+            _ => out.push(c),
+        }
+    }
+    out
 }
 
 /// Ruby's `eql?` (no Integer/Float mixing).

@@ -588,153 +588,6 @@ fn unwrap_sensitive(v: &Value) -> Value {
     }
 }
 
-const ITOA64: &[u8] = b"./0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-
-fn to64(out: &mut String, mut v: u32, n: usize) {
-    for _ in 0..n {
-        out.push(ITOA64[(v & 0x3f) as usize] as char);
-        v >>= 6;
-    }
-}
-
-/// MD5-crypt (`$1$`, as in FreeBSD's and glibc's `crypt`); the salt is at most 8 bytes.
-pub(crate) fn md5_crypt(pw: &[u8], salt: &[u8]) -> String {
-    let salt = &salt[..salt.len().min(8)];
-    let cat = |parts: &[&[u8]]| parts.concat();
-    let mut fin = digest::md5(&cat(&[pw, salt, pw]));
-    let mut ctx = cat(&[pw, b"$1$", salt]);
-    let mut pl = pw.len() as isize;
-    while pl > 0 {
-        ctx.extend_from_slice(&fin[..(pl.min(16)) as usize]);
-        pl -= 16;
-    }
-    let mut i = pw.len();
-    while i > 0 {
-        ctx.push(if i & 1 == 1 {
-            0
-        } else {
-            pw.first().copied().unwrap_or(0)
-        });
-        i >>= 1;
-    }
-    fin = digest::md5(&ctx);
-    for i in 0..1000 {
-        let mut c = Vec::new();
-        if i & 1 == 1 {
-            c.extend_from_slice(pw);
-        } else {
-            c.extend_from_slice(&fin);
-        }
-        if i % 3 != 0 {
-            c.extend_from_slice(salt);
-        }
-        if i % 7 != 0 {
-            c.extend_from_slice(pw);
-        }
-        if i & 1 == 1 {
-            c.extend_from_slice(&fin);
-        } else {
-            c.extend_from_slice(pw);
-        }
-        fin = digest::md5(&c);
-    }
-    let f = |i: usize| fin[i] as u32;
-    let mut out = format!("$1${}$", String::from_utf8_lossy(salt));
-    for (a, b, c) in [(0, 6, 12), (1, 7, 13), (2, 8, 14), (3, 9, 15), (4, 10, 5)] {
-        to64(&mut out, (f(a) << 16) | (f(b) << 8) | f(c), 4);
-    }
-    to64(&mut out, f(11), 2);
-    out
-}
-
-/// SHA-crypt (`$5$` SHA-256, `$6$` SHA-512, Ulrich Drepper's specification) with the
-/// default 5000 rounds; the salt is at most 16 bytes.
-pub(crate) fn sha_crypt(pw: &[u8], salt: &[u8], sha512: bool) -> String {
-    let salt = &salt[..salt.len().min(16)];
-    let h = |d: &[u8]| -> Vec<u8> {
-        if sha512 {
-            digest::sha512(d).to_vec()
-        } else {
-            digest::sha256(d).to_vec()
-        }
-    };
-    let hl = if sha512 { 64 } else { 32 };
-    let b = h(&[pw, salt, pw].concat());
-    let mut ctx = [pw, salt].concat();
-    let mut cnt = pw.len();
-    while cnt > hl {
-        ctx.extend_from_slice(&b);
-        cnt -= hl;
-    }
-    ctx.extend_from_slice(&b[..cnt]);
-    let mut cnt = pw.len();
-    while cnt > 0 {
-        if cnt & 1 == 1 {
-            ctx.extend_from_slice(&b);
-        } else {
-            ctx.extend_from_slice(pw);
-        }
-        cnt >>= 1;
-    }
-    let mut a = h(&ctx);
-    let dp = h(&pw.repeat(pw.len()));
-    let p: Vec<u8> = dp.iter().cycle().take(pw.len()).copied().collect();
-    let ds = h(&salt.repeat(16 + a[0] as usize));
-    let s: Vec<u8> = ds.iter().cycle().take(salt.len()).copied().collect();
-    for r in 0..5000 {
-        let mut c = Vec::new();
-        if r & 1 == 1 {
-            c.extend_from_slice(&p);
-        } else {
-            c.extend_from_slice(&a);
-        }
-        if r % 3 != 0 {
-            c.extend_from_slice(&s);
-        }
-        if r % 7 != 0 {
-            c.extend_from_slice(&p);
-        }
-        if r & 1 == 1 {
-            c.extend_from_slice(&a);
-        } else {
-            c.extend_from_slice(&p);
-        }
-        a = h(&c);
-    }
-    let f = |i: usize| a[i] as u32;
-    let mut out = format!(
-        "${}${}$",
-        if sha512 { 6 } else { 5 },
-        String::from_utf8_lossy(salt)
-    );
-    if sha512 {
-        for i in 0..21 {
-            let (x, y, z) = (i, (i + 21) % 63, (i + 42) % 63);
-            // Drepper's order: (0,21,42), (22,43,1), (44,2,23), ...
-            let (x, y, z) = match i % 3 {
-                0 => (x, y, z),
-                1 => (y, z, x),
-                _ => (z, x, y),
-            };
-            to64(&mut out, (f(x) << 16) | (f(y) << 8) | f(z), 4);
-        }
-        to64(&mut out, f(63), 2);
-    } else {
-        for i in 0..10 {
-            // (0,10,20), (21,1,11), (12,22,2), ...
-            let (x, y, z) = (i, (i + 10) % 30, (i + 20) % 30);
-            let (x, y, z) = match i % 3 {
-                0 => (x, y, z),
-                1 => (z, x, y),
-                _ => (y, z, x),
-            };
-            to64(&mut out, (f(x) << 16) | (f(y) << 8) | f(z), 4);
-        }
-        to64(&mut out, (f(31) << 8) | f(30), 3);
-    }
-    out
-}
-
 fn pw_hash(_: &mut dyn CallContext, a: Vec<Value>) -> R {
     let a: Vec<Value> = a.iter().map(unwrap_sensitive).collect();
     if !matches!(a[0], Value::String(_) | Value::Undef) {
@@ -781,9 +634,9 @@ fn pw_hash(_: &mut dyn CallContext, a: Vec<Value>) -> R {
         return Err(fail("string contains null byte"));
     }
     Ok(Value::string(match lower.as_str() {
-        "md5" => md5_crypt(pw.as_bytes(), salt.as_bytes()),
-        "sha-256" => sha_crypt(pw.as_bytes(), salt.as_bytes(), false),
-        "sha-512" => sha_crypt(pw.as_bytes(), salt.as_bytes(), true),
+        "md5" => digest::md5_crypt(pw.as_bytes(), salt.as_bytes()),
+        "sha-256" => digest::sha_crypt(pw.as_bytes(), salt.as_bytes(), false),
+        "sha-512" => digest::sha_crypt(pw.as_bytes(), salt.as_bytes(), true),
         _ => {
             return Err(CallError::new(
                 codes::UNSUPPORTED,
@@ -1144,6 +997,7 @@ mod tests {
 
     #[test]
     fn crypt_vectors() {
+        use puppet_functions::digest::{md5_crypt, sha_crypt};
         // Made with Ruby 3.1's String#crypt (glibc/libxcrypt).
         assert_eq!(md5_crypt(b"test", b"1"), "$1$1$Bp8CU9Oujr9SSEw53WV6G.");
         assert_eq!(

@@ -450,98 +450,16 @@ fn to_toml(b: FunctionBuilder<'_>) -> FunctionBuilder<'_> {
     )
 }
 
-/// `Puppet::Pops::Serialization::ToDataConverter.convert(v, rich_data: true)` for the values
-/// it can meet here; other rich values are reported as unsupported.
+/// `Puppet::Pops::Serialization::ToDataConverter.convert(v, rich_data: true)` (puppet-ruby
+/// owns it); other rich values are reported as unsupported.
 fn to_data(v: &Value, f: &str) -> Result<Value, CallError> {
-    let ptype = |t: &str, pv: Option<Value>| {
-        let mut pairs = vec![(Value::string("__ptype"), Value::string(t))];
-        if let Some(x) = pv {
-            pairs.push((Value::string("__pvalue"), x));
-        }
-        Value::hash(pairs)
-    };
-    Ok(match v {
-        Value::Undef
-        | Value::Boolean(_)
-        | Value::Integer(_)
-        | Value::Float(_)
-        | Value::String(_) => v.clone(),
-        Value::Default => ptype("Default", None),
-        Value::Regexp(r) => ptype("Regexp", Some(Value::string(r.source()))),
-        Value::Array(a) => Value::array(
-            a.iter()
-                .map(|x| to_data(x, f))
-                .collect::<Result<Vec<_>, _>>()?,
-        ),
-        Value::Hash(h) => {
-            let plain = h.iter().all(|(k, _)| {
-                matches!(k, Value::String(s) if s.as_str() != "__ptype" && s.as_str() != "__pvalue")
-            });
-            if plain {
-                let mut pairs = Vec::new();
-                for (k, x) in h.iter() {
-                    pairs.push((k.clone(), to_data(x, f)?));
-                }
-                Value::hash(pairs)
-            } else {
-                let mut flat = Vec::new();
-                for (k, x) in h.iter() {
-                    flat.push(to_data(k, f)?);
-                    flat.push(to_data(x, f)?);
-                }
-                ptype("Hash", Some(Value::array(flat)))
-            }
-        }
-        Value::Type(t) if CORE_TYPES.contains(&t.to_string().as_str()) => {
-            ptype(&format!("Pcore::{t}Type"), None)
-        }
-        other => {
-            return Err(unsupported(format!(
-                "{f}(): the rich data serialization of {} is not supported natively",
-                class_name(other)
-            )))
-        }
+    puppet_ruby::to_rich_data(v).map_err(|other| {
+        unsupported(format!(
+            "{f}(): the rich data serialization of {} is not supported natively",
+            class_name(&other)
+        ))
     })
 }
-
-/// The core types without parameters, whose rich data is `{"__ptype" => "Pcore::<T>Type"}`.
-const CORE_TYPES: &[&str] = &[
-    "Any",
-    "Array",
-    "Binary",
-    "Boolean",
-    "CatalogEntry",
-    "Class",
-    "Collection",
-    "Data",
-    "Default",
-    "Enum",
-    "Float",
-    "Hash",
-    "Integer",
-    "Iterable",
-    "Iterator",
-    "Numeric",
-    "Optional",
-    "Pattern",
-    "Regexp",
-    "Resource",
-    "RichData",
-    "Runtime",
-    "Scalar",
-    "ScalarData",
-    "SemVer",
-    "SemVerRange",
-    "Sensitive",
-    "String",
-    "Timespan",
-    "Timestamp",
-    "Tuple",
-    "Type",
-    "Undef",
-    "NotUndef",
-    "Variant",
-];
 
 fn serialized(v: &Value, python: bool) -> String {
     match v {
@@ -613,52 +531,13 @@ fn parse_with_default(a: &[Value], parse: impl Fn(&str) -> Result<Value, CallErr
     }
 }
 
-/// Where Ruby's JSON parser reports an error found at byte `at`: a failure inside an object
-/// makes the object (and the objects directly around it) fail as a whole, so the position
-/// is that of the outermost `{` of that chain; inside an array it is the failing token.
-fn ruby_json_error_at(text: &str, at: usize) -> usize {
-    let mut stack: Vec<(u8, usize)> = Vec::new();
-    let b = text.as_bytes();
-    let mut i = 0;
-    let mut in_str = false;
-    while i < at.min(b.len()) {
-        match (in_str, b[i]) {
-            (true, b'\\') => i += 1,
-            (true, b'"') => in_str = false,
-            (false, b'"') => in_str = true,
-            (false, b'{') | (false, b'[') => stack.push((b[i], i)),
-            (false, b'}') | (false, b']') => {
-                stack.pop();
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    let mut pos = at;
-    for &(c, p) in stack.iter().rev() {
-        if c != b'{' {
-            break;
-        }
-        pos = p;
-    }
-    pos
-}
-
 fn json_value(text: &str) -> Result<Value, CallError> {
-    puppet_ruby::json_parse_value(text).map_err(|e| match e.strip_prefix("unexpected token at '") {
-        Some(rest) => {
-            let rest = rest.strip_suffix('\'').unwrap_or(rest);
-            let at = text.len().saturating_sub(rest.len());
-            if rest.starts_with(|c: char| c.is_ascii_digit() || c == '-') {
-                // A number Ruby reads as a Bignum: Puppet's Integer is 64 bits here.
-                return unsupported(format!(
-                    "parsejson(): the number at '{rest}' is beyond a 64-bit Integer or Float"
-                ));
-            }
-            let pos = ruby_json_error_at(text, at);
-            fail(format!("859: unexpected token at '{}'", &text[pos..]))
+    puppet_ruby::json_parse_ruby(text).map_err(|(class, message)| {
+        if class.is_empty() {
+            unsupported(format!("parsejson(): {message}"))
+        } else {
+            fail(message)
         }
-        None => unsupported(format!("parsejson(): {e}")),
     })
 }
 
@@ -667,18 +546,9 @@ fn parsejson(_: &mut dyn CallContext, a: Vec<Value>) -> R {
 }
 
 fn yaml_value(text: &str) -> Result<Value, CallError> {
-    match puppet_hiera::yaml::load(text) {
+    match puppet_ruby::yaml_load_ruby(text) {
         Ok(v) => Ok(v.unwrap_or(Value::Undef)),
-        Err(e) if e.disallowed_class => Err(fail(e.message)),
-        Err(e) => {
-            // Psych's text: `(<unknown>): PROBLEM at line L column C`.
-            let m = e.message;
-            let m = match (m.find(" at byte "), m.find(" line ")) {
-                (Some(a), Some(b)) if a < b => format!("{} at{}", &m[..a], &m[b..]),
-                _ => m,
-            };
-            Err(fail(format!("(<unknown>): {m}")))
-        }
+        Err((_, message)) => Err(fail(message)),
     }
 }
 
@@ -693,12 +563,13 @@ fn parsepson(b: FunctionBuilder<'_>) -> FunctionBuilder<'_> {
             .optional_param("Any", "default"),
         |_ctx: &mut dyn CallContext, a: Args<'_>| {
             let text = a.get(0).as_str().unwrap_or_default().to_string();
-            let t = text.trim_start();
-            let result = if t.starts_with('{') || t.starts_with('[') {
-                puppet_ruby::json_parse_value(&text).map_err(fail)
-            } else {
-                Err(fail(format!("source '{text}' not in PSON!")))
-            };
+            let result = puppet_ruby::pson_load_ruby(&text).map_err(|(class, message)| {
+                if class.is_empty() {
+                    unsupported(format!("parsepson(): {message}"))
+                } else {
+                    fail(message)
+                }
+            });
             match result {
                 Ok(v) => Ok(v),
                 Err(_) if a.values.len() > 1 => Ok(a.get(1)),
