@@ -39,7 +39,22 @@ impl ResourceKey {
 
 impl std::fmt::Display for ResourceKey {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}[{}]", self.type_name, self.title)
+        f.write_str(&self.type_name)?;
+        f.write_str("[")?;
+        f.write_str(&self.title)?;
+        f.write_str("]")
+    }
+}
+
+impl ResourceKey {
+    /// The reference text, `Type[title]` (what `to_string` gives, in one allocation).
+    pub fn reference(&self) -> String {
+        let mut s = String::with_capacity(self.type_name.len() + self.title.len() + 2);
+        s.push_str(&self.type_name);
+        s.push('[');
+        s.push_str(&self.title);
+        s.push(']');
+        s
     }
 }
 

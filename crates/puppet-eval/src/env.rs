@@ -115,11 +115,14 @@ pub struct Template {
 
 /// The modules' `lib/` directories as Ruby's load path, read through the loader's provider:
 /// `require` finds `lib/<name>.rb` in the first module that has it; other reads are
-/// confined to the modules' directories.
+/// confined to the modules' directories and the environment directory (Hiera backends read
+/// the environment's data files).
 struct ModuleSources {
     provider: Arc<dyn SourceProvider>,
     /// The modules' directories, in module path order.
     modules: Vec<PathBuf>,
+    /// The environment directory, when there is one.
+    env_dir: Option<PathBuf>,
 }
 
 impl puppet_ruby::SourceHost for ModuleSources {
@@ -135,7 +138,11 @@ impl puppet_ruby::SourceHost for ModuleSources {
     fn read(&self, path: &str) -> Option<Arc<str>> {
         let p = Path::new(path);
         if p.components().any(|c| c == std::path::Component::ParentDir)
-            || !self.modules.iter().any(|m| p.starts_with(m))
+            || !self
+                .modules
+                .iter()
+                .chain(&self.env_dir)
+                .any(|m| p.starts_with(m))
         {
             return None;
         }
@@ -878,6 +885,7 @@ impl Environment {
             puppet_ruby::Sources::new(Arc::new(ModuleSources {
                 provider: loader.provider().clone(),
                 modules,
+                env_dir: loader.config().env_dir.clone(),
             }))
         })
     }

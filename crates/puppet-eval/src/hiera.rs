@@ -381,6 +381,7 @@ fn search(
         };
         (found, options)
     };
+    crate::hiera_ruby::take_logs(c);
     let Some(value) = found.map_err(|e| hiera_error(e, label, span))? else {
         return Ok(None);
     };
@@ -465,6 +466,7 @@ pub(crate) fn class_parameter(
         };
         (found, options)
     };
+    crate::hiera_ruby::take_logs(c);
     let Some(value) = found.map_err(|e| hiera_error(e, label, span))? else {
         return Ok(None);
     };

@@ -14,7 +14,8 @@
 //! `lookup_options` too. Files are read through the environment's source provider only.
 //!
 //! A backend function cannot call other functions (`call_function` is an error naming the
-//! function) and its log messages are not kept: the lookup only holds the compiler shared.
+//! function): the lookup only holds the compiler shared. What it logs is kept here and
+//! logged by the compiler after the lookup ([`take_logs`]).
 //!
 //! Not here: functions written in the Puppet language (their `Puppet::LookupContext`
 //! parameter has no counterpart in the evaluator: such an entry fails naming the function),
@@ -22,6 +23,7 @@
 
 use crate::hiera::HieraScope;
 use indexmap::IndexMap;
+use puppet_functions::LogLevel;
 use puppet_hiera::error::codes;
 use puppet_hiera::{
     BackendCall, BackendContext, BackendError, FunctionBackend, FunctionKind, HieraError,
@@ -47,6 +49,8 @@ struct State {
     /// `cached_file_data` results by path (Puppet keeps them per environment while the file
     /// is unchanged; a compile reads each file once).
     file_data: HashMap<String, Value>,
+    /// What the functions logged (`Puppet.warning` ...), until the compiler takes it.
+    logs: Vec<(LogLevel, String)>,
 }
 
 /// Puppet's `FunctionContext`: one per hierarchy entry and location.
@@ -63,6 +67,18 @@ struct FunctionContext {
 impl Backends {
     fn with<T>(&self, f: impl FnOnce(&mut State) -> T) -> Option<T> {
         self.0.lock().ok().map(|mut s| f(&mut s))
+    }
+}
+
+/// Logs what the backend functions logged during the lookups just made (a lookup only
+/// holds the compiler shared): Ruby's `Puppet.warning` and the like, without a scope.
+pub(crate) fn take_logs(c: &mut crate::eval::Compiler) {
+    let logs = c
+        .hiera_backends
+        .with(|s| std::mem::take(&mut s.logs))
+        .unwrap_or_default();
+    for (level, message) in logs {
+        c.log(level, message, None);
     }
 }
 
@@ -192,6 +208,23 @@ impl PuppetScope for Host<'_, '_> {
 
     fn lookup_host(&mut self) -> Option<&mut dyn LookupHost> {
         Some(self)
+    }
+
+    fn log(&mut self, level: &str, message: &str) {
+        let level = match level.trim_start_matches("deprecation:") {
+            "debug" => LogLevel::Debug,
+            "info" => LogLevel::Info,
+            "notice" => LogLevel::Notice,
+            "err" | "error" => LogLevel::Err,
+            "alert" => LogLevel::Alert,
+            "emerg" => LogLevel::Emerg,
+            "crit" => LogLevel::Crit,
+            _ => LogLevel::Warning,
+        };
+        self.scope
+            .c
+            .hiera_backends
+            .with(|s| s.logs.push((level, message.to_string())));
     }
 }
 

@@ -846,6 +846,18 @@ pub(crate) fn module_method(
         ("Puppet::Parser::Functions", "functiondocs" | "reset" | "get_function") => {
             unsupported(format!("Puppet::Parser::Functions.{name}"), pos)
         }
+        ("Puppet::Pops::Lookup::HieraConfig", "symkeys_to_string") => {
+            // What Puppet's own yaml_data does to a loaded hash (backends copy it): symbol
+            // keys become strings, recursively.
+            match args.first() {
+                Some(v) => Ok(symkeys_to_string(v, 0)),
+                None => raise(
+                    "ArgumentError",
+                    "wrong number of arguments (given 0, expected 1)",
+                    pos,
+                ),
+            }
+        }
         ("Puppet::Util::Package", "versioncmp") => (|| {
             let (Some(a), Some(b)) = (args.first(), args.get(1)) else {
                 return raise(
@@ -971,6 +983,38 @@ fn facter_value(it: &Interp, name: Option<&RValue>) -> RValue {
     value::from_puppet(v)
 }
 
+/// A hash (and the hashes and arrays in it) with its symbol keys as strings; other values
+/// as they are (shared, as Puppet returns the very objects).
+fn symkeys_to_string(v: &RValue, depth: usize) -> RValue {
+    if depth > 256 {
+        return v.clone();
+    }
+    match v {
+        RValue::Hash(h) => {
+            let pairs = h.borrow().pairs();
+            let mut out = crate::value::RHash::default();
+            for (k, x) in pairs {
+                let k = match k {
+                    RValue::Sym(s) => RValue::str(&s),
+                    other => other,
+                };
+                out.insert(k, symkeys_to_string(&x, depth + 1));
+            }
+            RValue::hash(out)
+        }
+        RValue::Array(a) => {
+            let items = a.borrow().clone();
+            RValue::array(
+                items
+                    .iter()
+                    .map(|x| symkeys_to_string(x, depth + 1))
+                    .collect(),
+            )
+        }
+        other => other.clone(),
+    }
+}
+
 /// Whether a Puppet module answers `name` natively.
 pub(crate) fn module_responds(it: &mut Interp, cname: &str, name: &str) -> bool {
     let _ = it;
@@ -983,6 +1027,7 @@ pub(crate) fn module_responds(it: &mut Interp, cname: &str, name: &str) -> bool 
         "Facter" => name == "value" && it.ext.host_facts.is_some(),
         "Puppet::Parser::Functions" => matches!(name, "newfunction" | "function"),
         "Puppet::Util::Package" => name == "versioncmp",
+        "Puppet::Pops::Lookup::HieraConfig" => name == "symkeys_to_string",
         "Puppet::Pops::PuppetStack" => name == "stacktrace",
         "Puppet::Pops::Serialization::ToDataConverter" => name == "convert",
         "Puppet::Pops::Functions::Function" => {
