@@ -475,9 +475,10 @@ pub fn regex_match(
         it.last_match = None;
         return Ok(None);
     }
-    match re.re.captures_from_pos(text, byte_start) {
+    let rx = re.re(pos)?;
+    match rx.captures_from_pos(text, byte_start) {
         Ok(Some(c)) => {
-            let full = value::Captures::of(&re.re, &c, text);
+            let full = value::Captures::of(rx, &c, text);
             let caps = full.groups.clone();
             let at = c.get(0).map(|m| m.start()).unwrap_or(0);
             let char_at = text[..at].chars().count();
