@@ -625,6 +625,22 @@ impl PuppetScope for CtxScope<'_> {
     fn warn_once(&mut self, key: &str, message: &str) -> bool {
         self.ctx.warn_once(key, message)
     }
+    fn catalog_resource(
+        &mut self,
+        type_name: &str,
+        title: &str,
+    ) -> Result<Option<Vec<(String, Value)>>, String> {
+        match self.ctx.catalog() {
+            Some(c) => Ok(c.resource(type_name, title)),
+            None => Err("this call has no catalog".to_string()),
+        }
+    }
+    fn current_resource(&mut self) -> Result<Option<(String, String)>, String> {
+        match self.ctx.catalog() {
+            Some(c) => Ok(c.current_resource()),
+            None => Err("this call has no catalog".to_string()),
+        }
+    }
     fn setting(&self, name: &str) -> Option<Value> {
         self.ctx.setting(name)
     }

@@ -2057,6 +2057,9 @@ fn scope_method(
     pos: Pos,
 ) -> R {
     let _ = block;
+    if let Some(r) = crate::catalog::scope_method(it, name, &args, pos) {
+        return r;
+    }
     match name {
         "warning" | "debug" | "notice" | "info" | "err" | "alert" | "emerg" | "crit" => {
             let msg = args.first().map(to_s).unwrap_or_default();
@@ -2064,14 +2067,11 @@ fn scope_method(
             Ok(RValue::Nil)
         }
         "compiler"
-        | "catalog"
         | "environment"
         | "source"
-        | "resource"
         | "parent"
         | "known_resource_types"
         | "lookupdefaults"
-        | "findresource"
         | "tags" => unsupported(format!("scope method `{name}'"), pos),
         "lookupvar" | "[]" => {
             argc(&args, 1, 2, pos)?;
