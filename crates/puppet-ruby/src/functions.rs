@@ -119,6 +119,8 @@ struct Shared {
     sources: Arc<Sources>,
     /// The class defines its own `call(scope, *args)`.
     own_call: bool,
+    /// The step budget of each call's interpreter.
+    steps: u64,
 }
 
 impl RubyFunction {
@@ -441,10 +443,21 @@ fn signature(d: &Dispatch) -> Signature {
 /// assert_eq!(e.to_string(), "'m::twice' parameter 'x' expects an Integer value, got String");
 /// ```
 pub fn load(path: &str, text: &str, sources: &Arc<Sources>) -> Result<RubyFunction, RubyError> {
+    load_with_steps(path, text, sources, crate::interp::DEFAULT_STEPS)
+}
+
+/// [`load`] with a step budget for loading (at most 2 million) and for each call (the
+/// fuzz target and its fixtures keep runaway code short).
+pub fn load_with_steps(
+    path: &str,
+    text: &str,
+    sources: &Arc<Sources>,
+    steps: u64,
+) -> Result<RubyFunction, RubyError> {
     let program = sources.program(path, text)?;
     let mut scope = LoadScope;
     let mut it = Interp::with(&mut scope, path, false, sources.clone());
-    it.set_step_limit(2_000_000);
+    it.set_step_limit(steps.min(2_000_000));
     it.run_program(&program)
         .map_err(|c| RubyError::from_ctrl(path, c))?;
     let defined = std::mem::take(&mut it.ext.functions);
@@ -471,6 +484,7 @@ pub fn load(path: &str, text: &str, sources: &Arc<Sources>) -> Result<RubyFuncti
                 program,
                 sources: sources.clone(),
                 own_call: false,
+                steps,
             }),
         }),
         crate::puppet::DefinedFunction::V4 { name, class } => {
@@ -510,6 +524,7 @@ pub fn load(path: &str, text: &str, sources: &Arc<Sources>) -> Result<RubyFuncti
                     program,
                     sources: sources.clone(),
                     own_call,
+                    steps,
                 }),
             })
         }
@@ -608,12 +623,18 @@ impl PuppetScope for CtxScope<'_> {
         IndexMap::new()
     }
     fn call_function(&mut self, name: &str, args: Vec<Value>) -> Result<Value, String> {
-        self.ctx
-            .call_function(name, args, None)
-            .map_err(|e| match e {
+        self.ctx.call_function(name, args, None).map_err(|e| {
+            let m = match e {
                 CallError::Failed { message, .. } => message,
                 other => other.to_string(),
-            })
+            };
+            // The error of the called function reaches Ruby as it was raised: the
+            // evaluator's call prefix is Puppet's for the outer call only.
+            match m.strip_prefix("Error while evaluating a Function Call, ") {
+                Some(rest) => rest.to_string(),
+                None => m,
+            }
+        })
     }
     fn log(&mut self, lvl: &str, message: &str) {
         if let Some(key) = lvl.strip_prefix("deprecation:") {
@@ -704,6 +725,7 @@ fn with_interp_inner<T>(
     run: impl FnOnce(&mut Interp, crate::puppet::DefinedFunction) -> Result<T, Ctrl>,
 ) -> Result<T, CallError> {
     let mut it = Interp::with(scope, &shared.file, false, shared.sources.clone());
+    it.set_step_limit(shared.steps);
     let r = (|| {
         it.run_program(&shared.program)?;
         let f = it

@@ -1905,6 +1905,16 @@ pub(crate) fn class_method(
         }
         (d, _) if d.starts_with("Digest::") => {
             argc(&args, 1, 1, pos)?;
+            if !matches!(args[0], RValue::Str(_)) {
+                return raise(
+                    "TypeError",
+                    format!(
+                        "no implicit conversion of {} into String",
+                        args[0].conversion_name()
+                    ),
+                    pos,
+                );
+            }
             let data = str_bytes(&args[0]);
             use puppet_functions::digest;
             let raw: Vec<u8> = match d {
