@@ -184,7 +184,7 @@ pub(crate) fn object_method(
         "to_s" | "ref" | "inspect" => Ok(RValue::string(format!("{}[{}]", r.type_name, r.title))),
         "type" => Ok(RValue::string(r.type_name.clone())),
         "title" => Ok(RValue::string(r.title.clone())),
-        "[]" => (|| {
+        "[]" => {
             let key = args.first().map(to_s).unwrap_or_default();
             let (t, ti) = catalog_key(&r);
             match it.scope.catalog_resource(&t, &ti) {
@@ -196,7 +196,7 @@ pub(crate) fn object_method(
                 Ok(None) => Ok(RValue::Nil),
                 Err(why) => unsupported(format!("Puppet::Resource#[] ({why})"), pos),
             }
-        })(),
+        }
         _ => return None,
     })
 }

@@ -253,11 +253,28 @@ impl RubyFunction {
                             shared: self.shared.clone(),
                             method: "call".into(),
                             scope_param: true,
+                            return_type: None,
                         }),
                     );
                     return b.register();
                 }
                 for d in &self.dispatches {
+                    // The return type is checked by the body, which names the dispatch
+                    // method as Puppet does.
+                    let return_type = d
+                        .return_type
+                        .as_deref()
+                        .and_then(|t| return_type_of(t, &self.local_types, resolved));
+                    let stripped;
+                    let d = if return_type.is_some() {
+                        stripped = Dispatch {
+                            return_type: None,
+                            ..d.clone()
+                        };
+                        &stripped
+                    } else {
+                        d
+                    };
                     let sig = if resolved.is_empty() {
                         signature(d)
                     } else {
@@ -276,6 +293,7 @@ impl RubyFunction {
                                 shared: self.shared.clone(),
                                 method: d.method.clone(),
                                 scope_param: d.scope_param,
+                                return_type,
                             }),
                         );
                     }
@@ -646,6 +664,16 @@ impl PuppetScope for CtxScope<'_> {
     fn warn_once(&mut self, key: &str, message: &str) -> bool {
         self.ctx.warn_once(key, message)
     }
+    /// Puppet's `Scope#lookupvar` of an unknown plain variable (strict_variables off):
+    /// a warning once per name, without a location.
+    fn unknown_variable(&mut self, name: &str) {
+        if !name.contains("::") {
+            self.ctx.warn_once_unlocated(
+                &format!("undefined_variable:{name}"),
+                &format!("Undefined variable '{name}'; "),
+            );
+        }
+    }
     fn catalog_resource(
         &mut self,
         type_name: &str,
@@ -779,6 +807,32 @@ struct V4Body {
     shared: Arc<Shared>,
     method: String,
     scope_param: bool,
+    /// The dispatch's `return_type`, checked after the call.
+    return_type: Option<puppet_types::Type>,
+}
+
+/// A dispatch's return type, parsed with the function's local types and the resolved
+/// names of the environment; `None` when it does not parse (the registry reports it).
+fn return_type_of(
+    text: &str,
+    locals: &[(String, String)],
+    resolved: &[(String, puppet_types::Type)],
+) -> Option<puppet_types::Type> {
+    let env = |n: &str| {
+        resolved
+            .iter()
+            .find(|(r, _)| r == n)
+            .map(|(_, t)| t.clone())
+    };
+    let lookup = |n: &str| {
+        env(n).or_else(|| {
+            locals
+                .iter()
+                .find(|(l, _)| l == n)
+                .and_then(|(_, t)| puppet_functions::parse_type(t, &env).ok())
+        })
+    };
+    puppet_functions::parse_type(text, &lookup).ok()
 }
 
 impl FunctionBody for V4Body {
@@ -807,6 +861,20 @@ impl FunctionBody for V4Body {
             let pos = crate::Pos::default();
             let r = it.send(obj, &self.method, a, None, blk.as_ref(), pos, true)?;
             to_puppet_result(&r, pos)
+        })
+        .and_then(|value| match &self.return_type {
+            Some(rt) if !puppet_types::is_instance(rt, &value) => Err(CallError::new(
+                codes::RETURN_TYPE,
+                puppet_types::mismatch::describe_mismatch(
+                    &format!(
+                        "value returned from function '{}' has wrong type,",
+                        self.method
+                    ),
+                    rt,
+                    &puppet_types::infer_set(&value),
+                ),
+            )),
+            _ => Ok(value),
         })
     }
 }

@@ -162,6 +162,10 @@ pub trait PuppetScope {
     fn log(&mut self, level: &str, message: &str) {
         let _ = (level, message);
     }
+    /// `scope.lookupvar`/`scope[name]` found no variable `name`. The default says nothing.
+    fn unknown_variable(&mut self, name: &str) {
+        let _ = name;
+    }
     /// Logs a warning once per key (`Puppet.deprecation_warning`); true when it was logged
     /// now. The default logs it as a warning every time.
     fn warn_once(&mut self, key: &str, message: &str) -> bool {

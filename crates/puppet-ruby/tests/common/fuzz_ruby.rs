@@ -9,7 +9,7 @@ use puppet_functions::{NullContext, Registry};
 use puppet_types::Value;
 
 /// Steps each interpreter may take.
-pub const STEPS: u64 = 100_000;
+pub const STEPS: u64 = 20_000;
 
 /// Runs one input.
 pub fn run(text: &str) {
