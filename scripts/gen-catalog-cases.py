@@ -1058,6 +1058,17 @@ notify { "a=${c::x}": }
 notify { "b=${getvar('c::x')}": }
 notify { "c=${getvar('c::y')} d=${getvar('p::y')}": }
 """),
+    # --- a match's left operand in parentheses is reported at the parenthesis ------------
+    ("match_left_operand_parenthesised", N, """\
+$x = 5
+$v = ($x.abs) =~ /a/
+"""),
+    ("nomatch_left_operand_double_parentheses", N, """\
+class a($x = 5) {
+  if ((  $x )) !~ 'a' { notify { 'no': } }
+}
+include a
+"""),
 ]
 
 def strip_error(msg, node):

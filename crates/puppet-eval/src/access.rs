@@ -8,7 +8,8 @@
 //! function was called from.
 
 use crate::catalog::ResourceKey;
-use crate::eval::{Compiler, EvalError, Flow};
+use crate::error::{EvalError, Flow};
+use crate::eval::Compiler;
 use crate::ir::{ResourceForm, SourceFile, Span};
 use crate::scope::ScopeId;
 use indexmap::IndexMap;
@@ -73,7 +74,7 @@ impl Compiler {
     ) -> Result<Value, Flow> {
         let fail = |m: String| {
             Err(Flow::Error(EvalError {
-                code: crate::eval::codes::EVAL_ERROR,
+                code: crate::error::codes::EVAL_ERROR,
                 kind: Default::default(),
                 message: format!("Error while evaluating a Function Call, {m}"),
                 span: Some(span.clone()),

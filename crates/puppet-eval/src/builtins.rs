@@ -7,7 +7,8 @@
 //! through its `CallContext`.
 
 use crate::compile::ClassDecl;
-use crate::eval::{Compiler, Flow};
+use crate::error::Flow;
+use crate::eval::Compiler;
 use crate::ir::{LambdaDef, SourceFile, Span};
 use crate::lower::lower_file;
 use crate::scope::{Scope, ScopeId, ScopeKind};
@@ -19,8 +20,8 @@ use std::sync::Arc;
 type R<T> = Result<T, Flow>;
 
 fn fail<T>(message: impl Into<String>, span: &Span) -> R<T> {
-    Err(Flow::Error(crate::eval::EvalError {
-        code: crate::eval::codes::EVAL_ERROR,
+    Err(Flow::Error(crate::error::EvalError {
+        code: crate::error::codes::EVAL_ERROR,
         kind: Default::default(),
         message: message.into(),
         span: Some(span.clone()),
@@ -278,7 +279,7 @@ fn defined(c: &mut Compiler, args: &[Value], scope: ScopeId, span: &Span) -> R<V
             }
             other => {
                 return fail(
-                    format!("Error while evaluating a Function Call, 'defined' parameter 'vals' expects a value of type String, Type[CatalogEntry], or Type[Type], got {}", crate::eval::type_name_of(other)),
+                    format!("Error while evaluating a Function Call, 'defined' parameter 'vals' expects a value of type String, Type[CatalogEntry], or Type[Type], got {}", crate::names::type_name_of(other)),
                     span,
                 )
             }
@@ -401,7 +402,7 @@ fn epp(c: &mut Compiler, args: &[Value], span: &Span) -> R<Value> {
         return fail(
             format!(
                 "Error while evaluating a Function Call, 'epp' parameter 'path' expects a String value, got {}",
-                crate::eval::type_name_of(&args[0])
+                crate::names::type_name_of(&args[0])
             ),
             span,
         );
@@ -413,7 +414,7 @@ fn epp(c: &mut Compiler, args: &[Value], span: &Span) -> R<Value> {
             return fail(
                 format!(
                     "Error while evaluating a Function Call, 'epp' parameter 'parameters' expects a value of type Undef or Hash, got {}",
-                    crate::eval::type_name_of(other)
+                    crate::names::type_name_of(other)
                 ),
                 span,
             )
@@ -642,10 +643,10 @@ pub(crate) fn render_epp(
             c.scopes.get_mut(id).vars.insert(k, v);
         }
     }
-    let saved = std::mem::take(&mut c.catalog.render_buffer);
+    let saved = std::mem::take(&mut c.render_buffer);
     let saved_sensitive = std::mem::replace(&mut c.render_sensitive, false);
     let r = c.eval_block(&lowered.statements, id);
-    let out = std::mem::replace(&mut c.catalog.render_buffer, saved);
+    let out = std::mem::replace(&mut c.render_buffer, saved);
     let sensitive = std::mem::replace(&mut c.render_sensitive, saved_sensitive);
     c.release_scope(id);
     match r {

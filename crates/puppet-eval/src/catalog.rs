@@ -22,13 +22,13 @@ pub struct ResourceKey {
 
 impl ResourceKey {
     pub fn new(type_name: &str, title: &str) -> ResourceKey {
-        let type_name = crate::eval::capitalize_lowered(type_name);
+        let type_name = crate::names::capitalize_lowered(type_name);
         let title = if type_name == "Class" {
-            let t = crate::eval::strip_root(title);
+            let t = crate::names::strip_root(title);
             if t.eq_ignore_ascii_case("main") {
                 SmolStr::new_inline("main")
             } else {
-                crate::eval::capitalize_lowered(t)
+                crate::names::capitalize_lowered(t)
             }
         } else {
             SmolStr::new(title)
@@ -39,7 +39,22 @@ impl ResourceKey {
 
 impl std::fmt::Display for ResourceKey {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}[{}]", self.type_name, self.title)
+        f.write_str(&self.type_name)?;
+        f.write_str("[")?;
+        f.write_str(&self.title)?;
+        f.write_str("]")
+    }
+}
+
+impl ResourceKey {
+    /// The reference text, `Type[title]` (what `to_string` gives, in one allocation).
+    pub fn reference(&self) -> String {
+        let mut s = String::with_capacity(self.type_name.len() + self.title.len() + 2);
+        s.push_str(&self.type_name);
+        s.push('[');
+        s.push_str(&self.title);
+        s.push(']');
+        s
     }
 }
 
@@ -215,8 +230,6 @@ pub struct Catalog {
     pub aliases: crate::Map<ResourceKey, ResourceKey>,
     /// Uniqueness keys of resources of built-in types (type and namevar values).
     pub uniqueness: crate::Map<(SmolStr, Vec<Option<String>>), ResourceKey>,
-    /// Text rendered by EPP templates being evaluated.
-    pub render_buffer: String,
     /// The catalog's own tags (`tagged` looks at them too): the tags each class resource
     /// has when it is added, as Puppet tags its catalog then.
     pub tags: crate::Set<SmolStr>,

@@ -113,11 +113,14 @@ pub struct Template {
 
 /// The modules' `lib/` directories as Ruby's load path, read through the loader's provider:
 /// `require` finds `lib/<name>.rb` in the first module that has it; other reads are
-/// confined to the modules' directories.
+/// confined to the modules' directories and the environment directory (Hiera backends read
+/// the environment's data files).
 struct ModuleSources {
     provider: Arc<dyn SourceProvider>,
     /// The modules' directories, in module path order.
     modules: Vec<PathBuf>,
+    /// The environment directory, when there is one.
+    env_dir: Option<PathBuf>,
 }
 
 impl puppet_ruby::SourceHost for ModuleSources {
@@ -133,7 +136,11 @@ impl puppet_ruby::SourceHost for ModuleSources {
     fn read(&self, path: &str) -> Option<Arc<str>> {
         let p = Path::new(path);
         if p.components().any(|c| c == std::path::Component::ParentDir)
-            || !self.modules.iter().any(|m| p.starts_with(m))
+            || !self
+                .modules
+                .iter()
+                .chain(&self.env_dir)
+                .any(|m| p.starts_with(m))
         {
             return None;
         }
@@ -223,7 +230,7 @@ impl Environment {
                 (
                     Some(f.path.to_string_lossy().into_owned()),
                     f.text.clone(),
-                    f.parse.clone(),
+                    f.parse(),
                 )
             })
             .collect();
@@ -551,7 +558,7 @@ impl Environment {
         if let Some(f) = self.main_functions.get(name) {
             return Some(f.clone());
         }
-        if !crate::eval::is_qualified(name) {
+        if !crate::names::is_qualified(name) {
             // Puppet-language functions are namespaced; a global name is never a file.
             return None;
         }
@@ -616,7 +623,10 @@ impl Environment {
             Some(path.to_string_lossy().into_owned()),
             def_file.text.clone(),
         ));
-        let mut lowered = lower_file(source, &def_file.parse);
+        let mut lowered = lower_file(source, &def_file.parse());
+        // The compile keeps the lowered form only: the tree's memory goes (a tool that asks
+        // the loader for it later gets it parsed again).
+        def_file.release_tree();
         lowered
             .diagnostics
             .extend(def_file.diagnostics.iter().cloned());
@@ -740,6 +750,21 @@ impl Environment {
     /// it a registry function, so that argument errors read as Puppet's. `None` when the
     /// file cannot be read or loaded, or defines another name.
     fn ruby_function(&self, module: &str, name: &str, rel: &str) -> Option<Arc<Function>> {
+        let f = self.load_ruby_function(module, name, rel)?.ok()?;
+        let mut reg = Registry::new();
+        f.register(&mut reg).ok()?;
+        reg.get_shared(f.name())
+    }
+
+    /// Loads the module's Ruby function file `rel` (which must define `name`) with
+    /// puppet-ruby: `None` when the file cannot be read or defines another name, `Err` with
+    /// the error when puppet-ruby cannot load it.
+    fn load_ruby_function(
+        &self,
+        module: &str,
+        name: &str,
+        rel: &str,
+    ) -> Option<Result<puppet_ruby::functions::RubyFunction, String>> {
         let loader = &self.shared.loader;
         let m = loader.modules().find(|m| m.name == module)?;
         let path = m.path.join(rel);
@@ -749,15 +774,46 @@ impl Environment {
             puppet_ruby::Sources::new(Arc::new(ModuleSources {
                 provider: loader.provider().clone(),
                 modules,
+                env_dir: loader.config().env_dir.clone(),
             }))
         });
-        let f = puppet_ruby::functions::load(&path.to_string_lossy(), &text, sources).ok()?;
-        if !f.name().eq_ignore_ascii_case(name) {
-            return None;
+        match puppet_ruby::functions::load(&path.to_string_lossy(), &text, sources) {
+            Ok(f) if f.name().eq_ignore_ascii_case(name) => Some(Ok(f)),
+            Ok(_) => None,
+            Err(e) => Some(Err(e.to_string())),
         }
-        let mut reg = Registry::new();
-        f.register(&mut reg).ok()?;
-        reg.get_shared(f.name())
+    }
+
+    /// The Ruby function `name` of the modules, for a Hiera backend (`data_hash`,
+    /// `lookup_key`, `data_dig` in a `hiera.yaml`): a qualified name is looked for in its
+    /// module first, then, as any function, in the modules in module path order. `None`
+    /// when no module has a file for it; `Err` when puppet-ruby cannot load the file.
+    pub(crate) fn ruby_backend_function(
+        &self,
+        name: &str,
+    ) -> Option<Result<puppet_ruby::functions::RubyFunction, String>> {
+        let key = name.trim_start_matches("::").to_ascii_lowercase();
+        let files = self
+            .shared
+            .ruby_files
+            .get_or_init(|| self.list_ruby_functions());
+        let qualifier = key.split_once("::").map(|(m, _)| m);
+        let own = files
+            .by_module
+            .iter()
+            .filter(|(m, _)| Some(m.as_str()) == qualifier);
+        let others = files
+            .by_module
+            .iter()
+            .filter(|(m, _)| Some(m.as_str()) != qualifier);
+        for (module, found) in own.chain(others) {
+            if let Some(rel) = found.get(&key) {
+                if let Some(f) = self.load_ruby_function(module, &key, rel) {
+                    return Some(f);
+                }
+            }
+        }
+        None
     }
 
     /// Lists the function files of every module (`lib/puppet/functions/**.rb` for 4.x,

@@ -13,7 +13,8 @@
 //! every compile of an environment and caches what it read, so they would show in
 //! whichever compile happened to read a file first (compiles must not depend on each other).
 
-use crate::eval::{Compiler, EvalError, Flow};
+use crate::error::{EvalError, Flow};
+use crate::eval::Compiler;
 use crate::ir::{LambdaDef, Span};
 use crate::scope::{ScopeId, ScopeKind};
 use indexmap::IndexMap;
@@ -287,9 +288,9 @@ impl DataSource for ProviderSource {
 /// The variables Hiera interpolation sees from a scope of the compile: `x` through the
 /// scope chain, `::x` in the top scope, `ns::x` in the scope of class `ns` (and the classes
 /// it inherits from). Reading a variable never warns.
-struct HieraScope<'a> {
-    c: &'a Compiler,
-    scope: ScopeId,
+pub(crate) struct HieraScope<'a> {
+    pub(crate) c: &'a Compiler,
+    pub(crate) scope: ScopeId,
 }
 
 impl puppet_hiera::Scope for HieraScope<'_> {
@@ -315,11 +316,15 @@ impl puppet_hiera::Scope for HieraScope<'_> {
         }
         c.scopes.lookup(self.scope, name).cloned()
     }
+
+    fn backend(&self) -> Option<&dyn puppet_hiera::FunctionBackend> {
+        Some(self)
+    }
 }
 
 fn error(message: impl Into<String>, span: Option<&Span>) -> Flow {
     Flow::Error(EvalError {
-        code: crate::eval::codes::EVAL_ERROR,
+        code: crate::error::codes::EVAL_ERROR,
         kind: Default::default(),
         message: message.into(),
         span: span.cloned(),
@@ -330,8 +335,8 @@ fn error(message: impl Into<String>, span: Option<&Span>) -> Flow {
 /// `Evaluation Error:` or a location.
 fn bare_error(message: String) -> Flow {
     Flow::Error(EvalError {
-        code: crate::eval::codes::EVAL_ERROR,
-        kind: crate::eval::ErrorKind::Complete,
+        code: crate::error::codes::EVAL_ERROR,
+        kind: crate::error::ErrorKind::Complete,
         message,
         span: None,
     })
@@ -341,7 +346,7 @@ fn bare_error(message: String) -> Flow {
 /// (merge arguments, the global layer's wrapped errors) as runtime errors of the call.
 fn hiera_error(e: HieraError, label: &str, span: &Span) -> Flow {
     match e.code {
-        codes::GLOBAL_FAILED | codes::MERGE | codes::MERGE_TYPE => error(
+        codes::GLOBAL_FAILED | codes::MERGE | codes::MERGE_TYPE | codes::BACKEND_RAISED => error(
             format!("Error while evaluating a {label}, {}", e.message),
             Some(span),
         ),
@@ -377,6 +382,7 @@ fn search(
         };
         (found, options)
     };
+    crate::hiera_ruby::take_logs(c);
     let Some(value) = found.map_err(|e| hiera_error(e, label, span))? else {
         return Ok(None);
     };
@@ -461,6 +467,7 @@ pub(crate) fn class_parameter(
         };
         (found, options)
     };
+    crate::hiera_ruby::take_logs(c);
     let Some(value) = found.map_err(|e| hiera_error(e, label, span))? else {
         return Ok(None);
     };

@@ -220,6 +220,11 @@ pub enum ExprKind {
     /// `{k => v}`
     Hash(Vec<(Expr, Expr)>),
     Binary(BinOp, Box<Expr>, Box<Expr>),
+    /// A parenthesised expression, kept as a node of its own only where Puppet reports the
+    /// parenthesis' location rather than the inner expression's: the left operand of `=~` and
+    /// `!~` ("Left match operand must result in a String value" is at the `(`). Elsewhere the
+    /// lowering drops the parentheses.
+    Paren(Box<Expr>),
     And(Box<Expr>, Box<Expr>),
     Or(Box<Expr>, Box<Expr>),
     Not(Box<Expr>),

@@ -17,21 +17,27 @@ mod builtins;
 mod catalog;
 mod compile;
 mod env;
+mod error;
 mod eval;
 pub mod facts;
 pub mod hiera;
+mod hiera_ruby;
 mod host;
 pub mod ir;
 pub mod lower;
+mod names;
 mod ops;
 mod output;
 mod scope;
 mod session;
+mod settings;
 
 pub use env::{Environment, Template};
-pub use eval::{codes, Compiler, ErrorKind, EvalError, LogEntry, Settings};
+pub use error::{codes, ErrorKind, EvalError, LogEntry};
+pub use eval::Compiler;
 pub use output::{facts_from_data, from_data, to_data};
 pub use session::Session;
+pub use settings::Settings;
 
 use puppet_types::Value;
 use std::sync::Arc;
@@ -79,7 +85,7 @@ pub fn parse_type_string(text: &str) -> Result<puppet_types::Type, String> {
     match compiler.eval(&expr, top) {
         Ok(Value::Type(t)) => Ok(t),
         Ok(other) => Err(format!("'{other}' is not a type")),
-        Err(eval::Flow::Error(e)) => Err(e.message),
+        Err(error::Flow::Error(e)) => Err(e.message),
         Err(_) => Err("unexpected control flow".into()),
     }
 }
@@ -119,9 +125,9 @@ pub fn render_epp(
         // A template that rendered a Sensitive value gives a Sensitive text: here, the text.
         Ok(Value::Sensitive(s)) => Ok(s.to_plain_string()),
         Ok(other) => Ok(other.to_plain_string()),
-        Err(eval::Flow::Error(e)) => Err(e),
+        Err(error::Flow::Error(e)) => Err(e),
         Err(_) => Err(EvalError {
-            code: crate::eval::codes::EVAL_ERROR,
+            code: crate::error::codes::EVAL_ERROR,
             kind: Default::default(),
             message: "unexpected control flow in template".into(),
             span: None,
@@ -316,7 +322,7 @@ fn main_error(
     };
     let code = match &d.code {
         std::borrow::Cow::Borrowed(c) => c,
-        std::borrow::Cow::Owned(_) => crate::eval::codes::PARSE_ERROR,
+        std::borrow::Cow::Owned(_) => crate::error::codes::PARSE_ERROR,
     };
     EvalError {
         code,
@@ -333,7 +339,7 @@ pub fn evaluate_source(source: &str, settings: &Settings) -> Outcome {
     if let Some(d) = env.main_diagnostics().iter().find(|d| d.is_error()) {
         let file = env.main_files()[0].file.clone();
         let err = EvalError {
-            code: crate::eval::codes::EVAL_ERROR,
+            code: crate::error::codes::EVAL_ERROR,
             kind: Default::default(),
             message: d.message.clone(),
             span: Some(ir::Span {

@@ -441,6 +441,15 @@ impl Lowerer {
                     Some(SyntaxKind::IN_KW) => BinOp::In,
                     _ => return self.invalid(b, "unknown operator"),
                 };
+                // Puppet reports a match's left operand that is not a String at the
+                // operand, which for `(x) =~ y` is the parenthesis.
+                let l = match (op, b.lhs()) {
+                    (BinOp::Match | BinOp::NoMatch, Some(ast::Expr::Paren(p))) => {
+                        let span = self.span(&p);
+                        Box::new(self.mk(ExprKind::Paren(l), span))
+                    }
+                    _ => l,
+                };
                 // Puppet locates an operator expression at its operator.
                 let span = match b.op() {
                     Some(t) if self.override_span.is_none() => self.span_of(t.text_range()),

@@ -20,7 +20,7 @@ impl Compiler {
             .resources
             .iter()
             .filter(|(_, r)| r.virtual_ && r.exported)
-            .map(|(k, _)| k.to_string())
+            .map(|(k, _)| k.reference())
             .collect()
     }
 
@@ -43,8 +43,8 @@ impl Compiler {
             if r.virtual_ && !r.exported {
                 continue;
             }
-            let mut out = Resource::new(key.type_name.to_string(), key.title.to_string());
-            out.tags = r.tags.iter().map(|t| t.to_string()).collect();
+            let mut out = Resource::new(key.type_name.as_str(), key.title.as_str());
+            out.tags = r.tags.iter().map(|t| t.as_str().to_owned()).collect();
             if let Some(span) = &r.span {
                 if !matches!(r.kind, ResourceKind::Class | ResourceKind::Stage) {
                     out.file = Some(span.file.path.clone().unwrap_or_default());
@@ -82,10 +82,11 @@ impl Compiler {
                     continue;
                 }
                 if let Value::Sensitive(inner) = v {
-                    sensitive.push(Json::String(name.to_string()));
-                    out.parameters.insert(name.to_string(), to_data(inner));
+                    sensitive.push(Json::String(name.as_str().to_owned()));
+                    out.parameters
+                        .insert(name.as_str().to_owned(), to_data(inner));
                 } else {
-                    out.parameters.insert(name.to_string(), to_data(v));
+                    out.parameters.insert(name.as_str().to_owned(), to_data(v));
                 }
             }
             if !sensitive.is_empty() {
@@ -97,14 +98,18 @@ impl Compiler {
         for (source, target) in &self.catalog.edges {
             if included(source) && included(target) {
                 cat.edges.push(ContainmentEdge {
-                    source: source.to_string(),
-                    target: target.to_string(),
+                    source: source.reference(),
+                    target: target.reference(),
                     extra: Default::default(),
                 });
             }
         }
         let mut classes: Vec<String> = vec!["settings".into()];
-        classes.extend(self.evaluated_classes().iter().map(|c| c.to_string()));
+        classes.extend(
+            self.evaluated_classes()
+                .iter()
+                .map(|c| c.as_str().to_owned()),
+        );
         cat.classes = classes;
         cat
     }
@@ -118,7 +123,7 @@ pub fn to_data(v: &Value) -> Json {
         Value::Boolean(b) => Json::Bool(*b),
         Value::Integer(i) => json!(i),
         Value::Float(f) => json!(f),
-        Value::String(s) => Json::String(s.to_string()),
+        Value::String(s) => Json::String(s.as_str().to_owned()),
         Value::Array(a) => Json::Array(a.iter().map(to_data).collect()),
         Value::Hash(h) => {
             if h.iter().all(|(k, _)| matches!(k, Value::String(_))) {
@@ -141,7 +146,7 @@ pub fn to_data(v: &Value) -> Json {
             Json::String(ResourceKey::new(t.unwrap_or(""), title.unwrap_or("")).to_string())
         }
         Value::Type(Type::Class(Some(name))) => {
-            Json::String(format!("Class[{}]", crate::eval::capitalize(name)))
+            Json::String(format!("Class[{}]", crate::names::capitalize(name)))
         }
         Value::Type(t) => {
             let text = t.to_string();
@@ -165,7 +170,7 @@ pub fn to_data(v: &Value) -> Json {
             let mut m = Map::new();
             m.insert("__ptype".into(), Json::String(o.type_name().to_string()));
             for (k, v) in o.init_hash() {
-                m.insert(k.to_string(), to_data(&v));
+                m.insert(k.as_str().to_owned(), to_data(&v));
             }
             Json::Object(m)
         }

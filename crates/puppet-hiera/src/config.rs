@@ -14,9 +14,9 @@ use std::path::{Path, PathBuf};
 pub enum FunctionKind {
     /// `data_hash`: the function returns the whole file as a hash.
     DataHash,
-    /// `lookup_key`: the function is called per key (not supported here).
+    /// `lookup_key`: the function is called per key (see [`crate::backend`]).
     LookupKey,
-    /// `data_dig`: the function is called per dotted key (not supported here).
+    /// `data_dig`: the function is called per dotted key (see [`crate::backend`]).
     DataDig,
     /// `hiera3_backend` (global layer only; not supported here).
     Hiera3Backend,

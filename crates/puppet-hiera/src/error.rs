@@ -42,11 +42,13 @@ pub mod codes {
     pub const KEY_SYNTAX: &str = "HIERA_KEY_SYNTAX";
     /// Digging into a value that is not a hash or array.
     pub const SUB_LOOKUP_TYPE: &str = "HIERA_SUB_LOOKUP_TYPE";
-    /// A feature of Hiera that this crate does not implement (hiera.yaml v3/v4, `uri`,
-    /// `lookup_key`/`data_dig` functions ...).
+    /// A feature of Hiera that this crate does not implement (hiera.yaml v3/v4 ...).
     pub const UNSUPPORTED: &str = "HIERA_UNSUPPORTED";
     /// `Lookup of key 'k' failed: ...` (the global layer wraps errors without a code).
     pub const GLOBAL_FAILED: &str = "HIERA_GLOBAL_LOOKUP_FAILED";
+    /// A backend function raised an error (reported as Puppet reports a function's error,
+    /// not as a lookup error).
+    pub const BACKEND_RAISED: &str = "HIERA_BACKEND_RAISED";
 }
 
 impl HieraError {

@@ -51,6 +51,14 @@ pub enum Event {
         /// As written in `hiera.yaml`.
         original: String,
     },
+    /// `URI "URI"` then `Original uri: "..."`: a `uri`/`uris` location of a backend
+    /// function.
+    Uri {
+        /// After interpolation.
+        uri: String,
+        /// As written in `hiera.yaml`.
+        original: String,
+    },
     /// `Interpolation on "STRING"`.
     Interpolate(String),
     /// A scope or a phase (`Global Scope`, `Searching default_hierarchy of module "m"`).
@@ -159,6 +167,12 @@ impl Node {
                 if self.outcome == Some(Outcome::LocationNotFound) {
                     line(out, &inner, "Path not found");
                 }
+                self.dump_outcome(out, &inner);
+            }
+            Event::Uri { uri, original } => {
+                line(out, indent, &format!("URI \"{uri}\""));
+                line(out, &inner, &format!("Original uri: \"{original}\""));
+                self.dump_children(out, &inner);
                 self.dump_outcome(out, &inner);
             }
             Event::Interpolate(subject) => {

@@ -1,5 +1,7 @@
 //! Hiera 5 for the Puppet catalog compiler, as Puppet 7.23 does it: `hiera.yaml` version 5
 //! in the global, environment and module layers, the `yaml_data` and `json_data` backends,
+//! backends that are functions of the environment (`data_hash`, `lookup_key`, `data_dig`,
+//! run by the caller through [`FunctionBackend`]),
 //! hierarchies with `path`/`paths`/`glob`/`globs`/`mapped_paths`, `%{...}` interpolation
 //! (scope variables, `lookup`/`hiera`, `alias`, `literal`, `scope`), the merge strategies
 //! `first`/`unique`/`hash`/`deep`, `lookup_options` (with regex keys), automatic class
@@ -26,6 +28,7 @@
 //! assert!(lookup.class_parameter("ntp", "servers", &scope).unwrap().is_some());
 //! ```
 
+pub mod backend;
 mod cache;
 pub mod config;
 pub mod error;
@@ -36,6 +39,7 @@ pub mod merge;
 pub mod source;
 pub mod yaml;
 
+pub use backend::{BackendCall, BackendContext, BackendError, FunctionBackend};
 pub use config::{FunctionKind, HieraConfig, HierarchyEntry, Location};
 pub use error::HieraError;
 pub use explain::{Event, Node};

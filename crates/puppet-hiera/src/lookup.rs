@@ -6,6 +6,7 @@
 //! (`Send + Sync`) and answers each lookup as if it were fresh; each file is read at most
 //! once.
 
+use crate::backend::{BackendCall, BackendContext, BackendError, FunctionBackend};
 use crate::cache::{self, Dep, OptionsKey, Recording, Resolution, Slot, Snapshot};
 use crate::config::{FunctionKind, HieraConfig, HierarchyEntry, Location};
 use crate::error::{codes, HieraError};
@@ -31,6 +32,12 @@ use std::sync::{Arc, Mutex, OnceLock, RwLock};
 pub trait Scope {
     /// The value of a variable, `None` when it is not defined.
     fn variable(&self, name: &str) -> Option<Value>;
+    /// What runs the backend functions of `data_hash`, `lookup_key` and `data_dig` entries
+    /// other than `yaml_data` and `json_data` ([`crate::backend`]). `None` (the default):
+    /// such an entry fails as for a function that does not exist.
+    fn backend(&self) -> Option<&dyn FunctionBackend> {
+        None
+    }
 }
 
 /// A [`Scope`] over a map of top-scope variables; `::x` and `x` are the same variable.
@@ -81,6 +88,10 @@ impl Scope for Overlay<'_> {
         } else {
             self.base.variable(name)
         }
+    }
+
+    fn backend(&self) -> Option<&dyn FunctionBackend> {
+        self.base.backend()
     }
 }
 
@@ -360,6 +371,52 @@ impl LookupBuilder {
     }
 }
 
+/// A hierarchy entry whose backend is a function, and the key looked up through it.
+struct FunctionEntry<'a> {
+    p: &'a Provider,
+    e: &'a HierarchyEntry,
+    kind: FunctionKind,
+    name: &'a str,
+    /// The whole (dotted) key.
+    key: &'a str,
+    /// Its first segment.
+    root: &'a str,
+}
+
+/// Puppet's `HIERA_DATA_PROVIDER_FUNCTION_NOT_FOUND` (its text names the `hiera.yaml`).
+fn function_not_found(p: &Provider, kind: FunctionKind, name: &str) -> HieraError {
+    HieraError::new(
+        "HIERA_DATA_PROVIDER_FUNCTION_NOT_FOUND",
+        format!(
+            "Unable to find '{}' function named '{name}' (file: {})",
+            kind.key(),
+            p.config.path.display()
+        ),
+    )
+    .in_file(p.config.path.clone())
+}
+
+/// The `context` of a backend function call, seen from the lookup.
+struct CallContext<'a, 'b> {
+    lookup: &'a Lookup,
+    inv: &'a Inv<'b>,
+}
+
+impl BackendContext for CallContext<'_, '_> {
+    fn interpolate(&mut self, value: &Value) -> Result<Value, HieraError> {
+        self.lookup
+            .interpolate(self.inv, value, true, self.inv.scope)
+    }
+
+    fn explaining(&self) -> bool {
+        self.inv.explaining()
+    }
+
+    fn explain(&mut self, text: String) {
+        self.inv.text(|| text);
+    }
+}
+
 fn not_in_module(c: &HieraConfig) -> HieraError {
     HieraError::new(
         "HIERA_DEFAULT_HIERARCHY_NOT_IN_MODULE",
@@ -418,7 +475,8 @@ struct Inv<'a> {
     /// The cached resolutions found valid for `scope` in this invocation, by slot address
     /// (the scope does not change during one lookup).
     resolved: RefCell<Vec<Memo>>,
-    /// Set when a value found in data was interpolated.
+    /// Set when a value found in data was interpolated, or a backend function was called
+    /// (what was found may not hold for another lookup).
     data_interpolated: Cell<bool>,
     /// Variables read to check cached resolutions, by name.
     variables: RefCell<Vec<(Arc<str>, Option<Value>)>>,
@@ -681,6 +739,8 @@ pub(crate) struct Resolved {
     original: String,
     path: PathBuf,
     exists: bool,
+    /// A `uri`/`uris` location (for backend functions: passed as the `uri` option).
+    uri: bool,
     /// The file's data, once read through this location.
     data: OnceLock<Parsed>,
 }
@@ -691,6 +751,7 @@ impl Resolved {
             original,
             path,
             exists,
+            uri: false,
             data: OnceLock::new(),
         }
     }
@@ -1574,7 +1635,7 @@ impl Lookup {
                 }
                 explained_merge(inv, merge, live.len(), |i| {
                     let (e, resolution) = &live[i];
-                    self.entry_lookup(inv, p, e, resolution, root, merge)
+                    self.entry_lookup(inv, p, e, resolution, key, root, merge)
                 })
             })();
             inv.leave();
@@ -1582,12 +1643,14 @@ impl Lookup {
         })
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn entry_lookup(
         &self,
         inv: &Inv<'_>,
         p: &Provider,
         e: &HierarchyEntry,
         resolution: &Resolution,
+        key: &str,
         root: &str,
         merge: &MergeStrategy,
     ) -> Result<Option<Value>, HieraError> {
@@ -1605,13 +1668,23 @@ impl Lookup {
                 {
                     name.as_str()
                 }
-                Some((kind, name)) => {
-                    return Err(HieraError::new(
-                        "HIERA_DATA_PROVIDER_FUNCTION_NOT_FOUND",
-                        format!("Unable to find '{}' function named '{name}'", kind.key()),
-                    )
-                    .in_file(p.config.path.clone()))
+                Some((
+                    kind @ (FunctionKind::DataHash
+                    | FunctionKind::LookupKey
+                    | FunctionKind::DataDig),
+                    name,
+                )) => {
+                    let call = FunctionEntry {
+                        p,
+                        e,
+                        kind: *kind,
+                        name,
+                        key,
+                        root,
+                    };
+                    return self.function_entry_lookup(inv, &call, locations, merge);
                 }
+                Some((kind, name)) => return Err(function_not_found(p, *kind, name)),
                 None => return Ok(None),
             };
             if matches!(e.location, Location::None | Location::Uris(_)) {
@@ -1627,6 +1700,163 @@ impl Lookup {
         })();
         inv.leave();
         r
+    }
+
+    /// A hierarchy entry whose backend is a function of the environment (Puppet's
+    /// `DataHashFunctionProvider`, `LookupKeyFunctionProvider`, `DataDigFunctionProvider`):
+    /// once without a location, else once per location that exists, merged.
+    fn function_entry_lookup(
+        &self,
+        inv: &Inv<'_>,
+        f: &FunctionEntry<'_>,
+        locations: &[Resolved],
+        merge: &MergeStrategy,
+    ) -> Result<Option<Value>, HieraError> {
+        let Some(backend) = inv.scope.backend() else {
+            return Err(function_not_found(f.p, f.kind, f.name));
+        };
+        // Puppet interpolates the options when it creates the providers (no methods, not
+        // explained).
+        let options = match &f.e.options {
+            Some(o) => match inv.silently(|| self.interpolate(inv, o, false, inv.scope))? {
+                Value::Hash(h) => (*h).clone(),
+                _ => ValueMap::new(),
+            },
+            None => ValueMap::new(),
+        };
+        let segments: Vec<Value> = if f.kind == FunctionKind::DataDig {
+            self.split(f.key)?
+                .iter()
+                .map(|seg| match seg {
+                    Segment::Key(k) => s(k),
+                    Segment::Index(i) => Value::Integer(*i),
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let call =
+            |loc: Option<&Resolved>| self.function_call(inv, backend, f, &options, loc, &segments);
+        if matches!(f.e.location, Location::None) {
+            return call(None);
+        }
+        explained_merge(inv, merge, locations.len(), |i| {
+            let loc = &locations[i];
+            inv.enter(|| match loc.uri {
+                true => Event::Uri {
+                    uri: loc.path.to_string_lossy().into_owned(),
+                    original: loc.original.clone(),
+                },
+                false => Event::Location {
+                    path: loc.path.clone(),
+                    original: loc.original.clone(),
+                },
+            });
+            let r = if loc.exists {
+                call(Some(loc))
+            } else {
+                inv.outcome(|| Outcome::LocationNotFound);
+                Ok(None)
+            };
+            inv.leave();
+            r
+        })
+    }
+
+    /// One call of a backend function, its answer checked (a `data_hash` function must
+    /// answer a hash) and reported: the key's value (interpolated, for `data_hash`), a
+    /// `data_dig` value put back in place for the segments after the root.
+    fn function_call(
+        &self,
+        inv: &Inv<'_>,
+        backend: &dyn FunctionBackend,
+        f: &FunctionEntry<'_>,
+        options: &ValueMap,
+        loc: Option<&Resolved>,
+        segments: &[Value],
+    ) -> Result<Option<Value>, HieraError> {
+        let mut opts = options.clone();
+        if let Some(l) = loc {
+            let name = if l.uri { "uri" } else { "path" };
+            opts.insert(s(name), s(&l.path.to_string_lossy()));
+        }
+        let opts = Value::Hash(Arc::new(opts));
+        let module = match &f.p.layer {
+            Layer::Module(m) => Some(m.as_str()),
+            _ => None,
+        };
+        let context = format!(
+            "{:?}\u{0}{}\u{0}{}",
+            f.p.layer,
+            f.e.name,
+            loc.map(|l| l.path.to_string_lossy()).unwrap_or_default()
+        );
+        let reported = match f.kind {
+            FunctionKind::LookupKey | FunctionKind::DataHash => f.root,
+            _ => f.key,
+        };
+        let call = BackendCall {
+            kind: f.kind,
+            function: f.name,
+            options: &opts,
+            key: reported,
+            segments,
+            module,
+            context: &context,
+        };
+        // What a function answers may depend on anything (the scope, its cache): merged
+        // `lookup_options` read through one are not shared with other lookups.
+        inv.data_interpolated.set(true);
+        let mut ctx = CallContext { lookup: self, inv };
+        let answer = match backend.call(&call, &mut ctx) {
+            Ok(a) => a,
+            Err(BackendError::NoSuchFunction) => {
+                return Err(function_not_found(f.p, f.kind, f.name))
+            }
+            Err(BackendError::Failed(e)) => return Err(e),
+        };
+        let Some(value) = answer else {
+            inv.outcome(|| Outcome::NotFound(reported.to_string()));
+            return Ok(None);
+        };
+        let value = match f.kind {
+            FunctionKind::DataHash => {
+                let Value::Hash(h) = &value else {
+                    let at = loc
+                        .map(|l| format!(", when using location '{}',", l.path.display()))
+                        .unwrap_or_default();
+                    let subject = format!(
+                        "Value returned from data_hash function '{}'{at} has wrong type,",
+                        f.name
+                    );
+                    let any = puppet_types::Type::hash(
+                        puppet_types::Type::Any,
+                        puppet_types::Type::Any,
+                        None,
+                    );
+                    let msg =
+                        puppet_types::mismatch::describe_value_mismatch(&subject, &any, &value)
+                            .unwrap_or(subject);
+                    return Err(HieraError::new(codes::DATA_TYPE, msg));
+                };
+                let Some(v) = h.get(&s(f.root)) else {
+                    inv.outcome(|| Outcome::NotFound(f.root.to_string()));
+                    return Ok(None);
+                };
+                if cache::needs_interpolation(v) {
+                    inv.data_interpolated.set(true);
+                    self.interpolate(inv, v, true, inv.scope)?
+                } else {
+                    v.clone()
+                }
+            }
+            _ => value,
+        };
+        inv.outcome(|| Outcome::Found(reported.to_string(), value.clone()));
+        Ok(Some(match f.kind {
+            FunctionKind::DataDig => crate::backend::undig(segments, value),
+            _ => value,
+        }))
     }
 
     /// The entry's locations ([`Lookup::resolve_locations`]), cached in the provider's
@@ -1748,7 +1978,17 @@ impl Lookup {
         let dd = PathBuf::from(self.interpolate_text(inv, &dd.to_string_lossy(), inv.scope)?);
         let mut out = Vec::new();
         match &e.location {
-            Location::None | Location::Uris(_) => {}
+            Location::None => {}
+            Location::Uris(uris) => {
+                // Only backend functions use them (Puppet's `expand_uris`: interpolated,
+                // always taken to exist).
+                for decl in uris {
+                    let uri = self.interpolate_text(inv, decl, inv.scope)?;
+                    let mut r = Resolved::new(decl.clone(), PathBuf::from(uri), true);
+                    r.uri = true;
+                    out.push(r);
+                }
+            }
             Location::Paths(paths) => {
                 for decl in paths {
                     let path = dd.join(self.interpolate_text(inv, decl, inv.scope)?);

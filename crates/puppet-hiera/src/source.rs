@@ -111,12 +111,23 @@ pub fn glob_with(pattern: &Path, list: &ListDir<'_>) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for pat in expand_braces(&text) {
         let parts = split_parts(&pat);
-        let root = if pat.starts_with('/') {
+        let mut root = if pat.starts_with('/') {
             PathBuf::from("/")
         } else {
             PathBuf::from(".")
         };
-        walk(&root, &parts, list, &mut out, 0);
+        // The walk starts below the leading segments without wildcards (the last segment is
+        // always matched against a listing): a source serving only some directories
+        // (`ProviderSource`) cannot list `/`.
+        let literal = parts
+            .iter()
+            .take(parts.len().saturating_sub(1))
+            .take_while(|p| !has_magic(p) && *p != "**")
+            .count();
+        for p in &parts[..literal] {
+            root.push(p);
+        }
+        walk(&root, &parts[literal..], list, &mut out, 0);
     }
     out.sort();
     out.dedup();
@@ -351,6 +362,33 @@ fn class(p: &[char], c: char) -> Option<(bool, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn globs_list_only_below_their_literal_prefix() {
+        // A source that serves one directory tree (as the environment's provider does).
+        let list = |dir: &Path| -> Option<Vec<(String, bool)>> {
+            match dir.to_str()? {
+                "/env/data" => Some(vec![("a.kv".into(), false), ("sub".into(), true)]),
+                "/env/data/sub" => Some(vec![("b.kv".into(), false)]),
+                _ => None,
+            }
+        };
+        assert_eq!(
+            glob_with(Path::new("/env/data/*.kv"), &list),
+            vec![PathBuf::from("/env/data/a.kv")]
+        );
+        assert_eq!(
+            glob_with(Path::new("/env/data/**/*.kv"), &list),
+            vec![
+                PathBuf::from("/env/data/a.kv"),
+                PathBuf::from("/env/data/sub/b.kv")
+            ]
+        );
+        assert_eq!(
+            glob_with(Path::new("/env/data/sub/b.kv"), &list),
+            vec![PathBuf::from("/env/data/sub/b.kv")]
+        );
+    }
 
     #[test]
     fn globs() {

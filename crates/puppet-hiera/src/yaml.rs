@@ -32,6 +32,9 @@ struct Builder {
     docs: Vec<Value>,
     error: Option<YamlError>,
     depth_limit: usize,
+    /// Aliases are allowed (else the first one fails, at this character index).
+    aliases: bool,
+    alias_at: Option<usize>,
 }
 
 impl Builder {
@@ -130,6 +133,10 @@ impl MarkedEventReceiver for Builder {
                     self.push_value(Value::Hash(Arc::new(map)), anchor, false);
                 }
             }
+            Event::Alias(_) if !self.aliases => {
+                self.alias_at = Some(mark.index());
+                self.fail("Unknown alias".to_string(), false);
+            }
             Event::Alias(id) => match self.anchors.get(&id).cloned() {
                 Some(v) => self.push_value(v, 0, false),
                 None => self.fail(format!("Unknown alias at line {}", mark.line()), false),
@@ -142,6 +149,12 @@ impl MarkedEventReceiver for Builder {
 /// Parses the first YAML document of `text`; an empty stream (or a document that is only
 /// `~`) gives `Ok(None)`, which Puppet treats as "not a hash".
 pub fn load(text: &str) -> Result<Option<Value>, YamlError> {
+    load_with(text, true)
+}
+
+/// [`load`], with aliases refused when `aliases` is false, as Psych 4's `YAML.load` and
+/// `YAML.safe_load` refuse them without `aliases: true` (`Unknown alias: NAME`).
+pub fn load_with(text: &str, aliases: bool) -> Result<Option<Value>, YamlError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut builder = Builder {
         stack: Vec::new(),
@@ -149,10 +162,21 @@ pub fn load(text: &str) -> Result<Option<Value>, YamlError> {
         docs: Vec::new(),
         error: None,
         depth_limit: 256,
+        aliases,
+        alias_at: None,
     };
     let mut parser = Parser::new_from_str(text);
     let res = parser.load(&mut builder, false);
-    if let Some(e) = builder.error {
+    if let Some(mut e) = builder.error {
+        if let Some(at) = builder.alias_at {
+            let name: String = text
+                .chars()
+                .skip(at)
+                .skip_while(|c| *c == '*')
+                .take_while(|c| !c.is_whitespace() && !",[]{}".contains(*c))
+                .collect();
+            e.message = format!("Unknown alias: {name}");
+        }
         return Err(e);
     }
     if let Err(e) = res {

@@ -26,7 +26,7 @@ use serde::Serialize;
 use smol_str::SmolStr;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, RwLock};
 
 /// Where an environment's files are.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -109,8 +109,9 @@ pub struct LoadedFile {
     /// Path below the module (or environment) directory, e.g. `manifests/mod/passenger.pp`.
     pub relative: PathBuf,
     pub text: Arc<str>,
-    /// The parse tree, shared with other snapshots through the [`ParseCache`].
-    pub parse: Arc<Parse>,
+    /// The parse tree (shared with other snapshots through the [`ParseCache`]); `None`
+    /// once released, see [`release_tree`](Self::release_tree).
+    tree: RwLock<Option<Arc<Parse>>>,
     /// Definitions that passed the location check, in source order.
     pub definitions: Vec<Definition>,
     /// Syntax and location problems of this file.
@@ -118,10 +119,33 @@ pub struct LoadedFile {
 }
 
 impl LoadedFile {
+    /// The parse tree of the text (parsed again when it was released).
+    pub fn parse(&self) -> Arc<Parse> {
+        if let Ok(tree) = self.tree.read() {
+            if let Some(p) = &*tree {
+                return p.clone();
+            }
+        }
+        let parse = Arc::new(puppet_syntax::parse(&self.text));
+        if let Ok(mut tree) = self.tree.write() {
+            return tree.get_or_insert(parse).clone();
+        }
+        parse
+    }
+
+    /// Lets the parse tree go (a compiler that has lowered the file keeps only its own
+    /// form): its memory is freed unless a [`ParseCache`] shared with other loaders holds
+    /// it. A later [`parse`](Self::parse) parses the text again.
+    pub fn release_tree(&self) {
+        if let Ok(mut tree) = self.tree.write() {
+            *tree = None;
+        }
+    }
+
     /// The syntax node of a definition of this file (class, define, function or type
     /// alias), for evaluators that need its AST.
     pub fn syntax_of(&self, def: &Definition) -> Option<SyntaxNode> {
-        let root = self.parse.syntax();
+        let root = self.parse().syntax();
         let range = puppet_syntax::TextRange::new(def.range.0.into(), def.range.1.into());
         if range.end() > root.text_range().end() {
             return None;
@@ -154,9 +178,21 @@ type Precedence = (u8, usize, usize);
 
 /// Parses shared between environment snapshots (and threads): a file whose text did not
 /// change is not parsed again.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct ParseCache {
     map: Mutex<HashMap<PathBuf, CachedParse>>,
+    /// False for a loader's private cache ([`Loader::open`](crate::Loader::open)): no
+    /// other loader can ask for its parses, so keeping them only holds memory.
+    retain: bool,
+}
+
+impl Default for ParseCache {
+    fn default() -> Self {
+        ParseCache {
+            map: Mutex::default(),
+            retain: true,
+        }
+    }
 }
 
 impl ParseCache {
@@ -165,7 +201,18 @@ impl ParseCache {
         Self::default()
     }
 
+    /// A cache that keeps nothing, for a loader that shares its parses with no other.
+    pub(crate) fn private() -> Self {
+        ParseCache {
+            map: Mutex::default(),
+            retain: false,
+        }
+    }
+
     fn get_or_parse(&self, path: &Path, text: &Arc<str>) -> Arc<Parse> {
+        if !self.retain {
+            return Arc::new(puppet_syntax::parse(text));
+        }
         if let Ok(map) = self.map.lock() {
             if let Some((t, p)) = map.get(path) {
                 if **t == **text {
@@ -544,11 +591,15 @@ pub(crate) fn discover_modules(
             let meta_path = path.join("metadata.json");
             let metadata = match provider.kind(&meta_path) {
                 Some(EntryKind::File) => match provider.read_to_string(&meta_path) {
-                    Ok(text) => {
-                        if let Some(m) = Metadata::puppet_refusal(&text, &name) {
+                    Ok(text) => match Metadata::read(&text, &meta_path, &name) {
+                        Ok((m, d)) => {
+                            diagnostics.extend(d);
+                            m
+                        }
+                        Err(refusal) => {
                             let d = crate::diagnostic::error(
                                 codes::MISSING_METADATA,
-                                m,
+                                refusal,
                                 Some(meta_path),
                                 None,
                             );
@@ -556,10 +607,7 @@ pub(crate) fn discover_modules(
                             refused.push(name);
                             continue;
                         }
-                        let (m, d) = Metadata::parse(&text, &meta_path);
-                        diagnostics.extend(d);
-                        m
-                    }
+                    },
                     Err(e) => {
                         diagnostics.push(e.to_diagnostic());
                         None
@@ -824,7 +872,7 @@ pub(crate) fn load_one(
         module: f.module.clone(),
         relative: f.relative.clone(),
         text,
-        parse,
+        tree: RwLock::new(Some(parse)),
         definitions,
         diagnostics,
     }

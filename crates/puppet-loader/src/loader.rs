@@ -70,7 +70,7 @@ pub struct Loader {
 impl Loader {
     /// Opens an environment: lists the module path and parses the main manifest.
     pub fn open(config: &EnvironmentConfig, provider: Arc<dyn SourceProvider>) -> Loader {
-        Loader::open_with_cache(config, provider, Arc::new(ParseCache::new()))
+        Loader::open_with_cache(config, provider, Arc::new(ParseCache::private()))
     }
 
     /// [`open`](Loader::open), sharing parses with other loaders through `parses` (files

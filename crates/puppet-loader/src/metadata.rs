@@ -33,20 +33,97 @@ fn module_part(forge_name: &str) -> &str {
         .unwrap_or(forge_name)
 }
 
-/// The keys of `metadata.json` the loader reads, as JSON (a key present with `null` is
-/// `Some(Null)`, an absent key `None`).
-#[derive(serde::Deserialize)]
+/// The keys of `metadata.json` that the loader and Puppet's refusal check read, as JSON (a
+/// key present with `null` is `Some(Null)`, an absent key `None`), read in one pass: the
+/// other keys (descriptions, supported systems...) are skipped without building values.
+#[derive(Default)]
 struct Raw {
-    #[serde(default, deserialize_with = "present")]
+    /// How many keys the object has (Puppet accepts an empty object).
+    keys: usize,
     name: Option<serde_json::Value>,
-    #[serde(default, deserialize_with = "present")]
     version: Option<serde_json::Value>,
-    #[serde(default, deserialize_with = "present")]
     dependencies: Option<serde_json::Value>,
+    source: Option<serde_json::Value>,
+    author: Option<serde_json::Value>,
+    license: Option<serde_json::Value>,
 }
 
-fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<serde_json::Value>, D::Error> {
-    serde::Deserialize::deserialize(d).map(Some)
+#[derive(serde::Deserialize)]
+#[serde(field_identifier, rename_all = "lowercase")]
+enum Key {
+    Name,
+    Version,
+    Dependencies,
+    Source,
+    Author,
+    License,
+    #[serde(other)]
+    Other,
+}
+
+impl<'de> serde::Deserialize<'de> for Raw {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Raw, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Raw;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Raw, A::Error> {
+                let mut raw = Raw::default();
+                while let Some(key) = map.next_key::<Key>()? {
+                    raw.keys += 1;
+                    // A repeated key: the last one wins, as in Ruby's JSON.
+                    let slot = match key {
+                        Key::Name => &mut raw.name,
+                        Key::Version => &mut raw.version,
+                        Key::Dependencies => &mut raw.dependencies,
+                        Key::Source => &mut raw.source,
+                        Key::Author => &mut raw.author,
+                        Key::License => &mut raw.license,
+                        Key::Other => {
+                            map.next_value::<serde::de::IgnoredAny>()?;
+                            continue;
+                        }
+                    };
+                    *slot = Some(map.next_value()?);
+                }
+                Ok(raw)
+            }
+        }
+        d.deserialize_map(Visit)
+    }
+}
+
+impl Raw {
+    /// Puppet's refusal (see [`Metadata::puppet_refusal`]).
+    fn refusal(&self, module: &str) -> Option<String> {
+        if self.keys == 0 {
+            return None;
+        }
+        for (key, value) in [
+            ("source", &self.source),
+            ("author", &self.author),
+            ("version", &self.version),
+            ("license", &self.license),
+            ("dependencies", &self.dependencies),
+        ] {
+            match value {
+                None | Some(serde_json::Value::Null) => {
+                    return Some(format!("No {key} module metadata provided for {module}"))
+                }
+                Some(serde_json::Value::Array(_)) => {}
+                Some(other) if key == "dependencies" => {
+                    return Some(format!(
+                        "The value for the key dependencies in the file metadata.json of the module {module} must be an array, not: '{}'",
+                        ruby_to_s(other)
+                    ))
+                }
+                Some(_) => {}
+            }
+        }
+        None
+    }
 }
 
 /// The parts of `metadata.json` the loader uses.
@@ -82,24 +159,32 @@ impl Metadata {
     /// assert_eq!(Metadata::puppet_refusal("not json", "m"), None);
     /// ```
     pub fn puppet_refusal(text: &str, module: &str) -> Option<String> {
-        let value: serde_json::Value = serde_json::from_str(text).ok()?;
-        let obj = value.as_object().filter(|o| !o.is_empty())?;
-        for key in ["source", "author", "version", "license", "dependencies"] {
-            match obj.get(key) {
-                None | Some(serde_json::Value::Null) => {
-                    return Some(format!("No {key} module metadata provided for {module}"))
-                }
-                Some(serde_json::Value::Array(_)) => {}
-                Some(other) if key == "dependencies" => {
-                    return Some(format!(
-                        "The value for the key dependencies in the file metadata.json of the module {module} must be an array, not: '{}'",
-                        ruby_to_s(other)
-                    ))
-                }
-                Some(_) => {}
-            }
+        serde_json::from_str::<Raw>(text).ok()?.refusal(module)
+    }
+
+    /// Reads a module's `metadata.json` in one pass: `Err` with Puppet's message when
+    /// Puppet refuses the module ([`puppet_refusal`](Self::puppet_refusal)), else what
+    /// [`parse`](Self::parse) gives.
+    ///
+    /// ```
+    /// use puppet_loader::Metadata;
+    /// let path = std::path::Path::new("m/metadata.json");
+    /// assert!(Metadata::read(r#"{"name": "me-m"}"#, path, "m").is_err());
+    /// let (m, diags) = Metadata::read("{}", path, "m").unwrap();
+    /// assert!(diags.is_empty() && m.unwrap().name.is_none());
+    /// ```
+    pub fn read(
+        text: &str,
+        file: &Path,
+        module: &str,
+    ) -> Result<(Option<Metadata>, Vec<Diagnostic>), String> {
+        match serde_json::from_str::<Raw>(text) {
+            Ok(raw) => match raw.refusal(module) {
+                Some(refusal) => Err(refusal),
+                None => Ok(Metadata::from_raw(raw, file)),
+            },
+            Err(e) => Ok((None, vec![Metadata::invalid(&e, file)])),
         }
-        None
     }
 
     /// The module part of the forge name (`apache` for `puppetlabs-apache`).
@@ -120,22 +205,25 @@ impl Metadata {
     /// assert_eq!(m.dependencies.unwrap()[0].module_name(), "stdlib");
     /// ```
     pub fn parse(text: &str, file: &Path) -> (Option<Metadata>, Vec<Diagnostic>) {
+        match serde_json::from_str::<Raw>(text) {
+            Ok(raw) => Metadata::from_raw(raw, file),
+            Err(e) => (None, vec![Metadata::invalid(&e, file)]),
+        }
+    }
+
+    /// The diagnostic for text that is not a JSON object.
+    fn invalid(e: &serde_json::Error, file: &Path) -> Diagnostic {
+        let msg = if e.classify() == serde_json::error::Category::Data {
+            "metadata.json is not a JSON object".to_string()
+        } else {
+            format!("metadata.json is not valid JSON: {e}")
+        };
+        crate::diagnostic::error(codes::BAD_METADATA, msg, Some(file.to_path_buf()), None)
+    }
+
+    fn from_raw(raw: Raw, file: &Path) -> (Option<Metadata>, Vec<Diagnostic>) {
         let bad = |msg: String| {
             crate::diagnostic::error(codes::BAD_METADATA, msg, Some(file.to_path_buf()), None)
-        };
-        // Only the keys used are kept; the rest (descriptions, supported systems...) is
-        // skipped without building values.
-        let raw: Raw = match serde_json::from_str(text) {
-            Ok(v) => v,
-            Err(e) if e.classify() == serde_json::error::Category::Data => {
-                return (None, vec![bad("metadata.json is not a JSON object".into())]);
-            }
-            Err(e) => {
-                return (
-                    None,
-                    vec![bad(format!("metadata.json is not valid JSON: {e}"))],
-                )
-            }
         };
         let mut obj = serde_json::Map::new();
         for (k, v) in [

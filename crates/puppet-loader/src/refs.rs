@@ -207,7 +207,7 @@ fn namespace_at(node: &SyntaxNode) -> String {
 pub fn references_in(file: &LoadedFile) -> Vec<Reference> {
     let mut out = Vec::new();
     let lines = LineIndex::new(&file.text);
-    let root = file.parse.syntax();
+    let root = file.parse().syntax();
     let mut push_ns =
         |syntax: RefSyntax, kind: DefKind, name: String, range: (u32, u32), namespace: String| {
             if name.is_empty() || crate::names::canonical(&name).is_none() {
@@ -453,7 +453,7 @@ impl Index {
                 continue;
             };
             let lines = LineIndex::new(&file.text);
-            for node in file.parse.syntax().descendants() {
+            for node in file.parse().syntax().descendants() {
                 let name = match node.kind() {
                     SyntaxKind::CALL_EXPR => {
                         match ast::CallExpr::cast(node.clone()).and_then(|c| c.callee()) {

@@ -225,8 +225,8 @@ fn snapshots_see_changes_and_share_parses() {
     assert!(two.resolve(DefKind::Class, "a::b::c").is_some());
     let init = Path::new("/m/a/manifests/init.pp");
     assert!(std::sync::Arc::ptr_eq(
-        &one.file(init).unwrap().parse,
-        &two.file(init).unwrap().parse
+        &one.file(init).unwrap().parse(),
+        &two.file(init).unwrap().parse()
     ));
 }
 

@@ -154,6 +154,7 @@ pub(crate) fn known(path: &str) -> Option<Known> {
         | "Puppet::Pops::Functions"
         | "Puppet::Pops::Time"
         | "Puppet::Pops::Lookup"
+        | "Puppet::Pops::Lookup::HieraConfig"
         | "Puppet::Pops::Adapters"
         | "Puppet::Pops::Loader"
         | "Puppet::Pops::Parser"

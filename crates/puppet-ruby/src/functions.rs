@@ -304,6 +304,84 @@ impl RubyFunction {
     }
 }
 
+impl RubyFunction {
+    /// Calls a 4.x function as a Hiera 5 backend, as Puppet's function providers do:
+    /// `args` (`options` for `data_hash`; the key or its segments and `options` for
+    /// `lookup_key` and `data_dig`) followed by a `Puppet::LookupContext` whose methods go to
+    /// `scope`'s [`lookup_host`](PuppetScope::lookup_host). The dispatch is the first whose
+    /// arity accepts the arguments (the context's type is Puppet's own, so types are not
+    /// checked). `Ok(None)` when the function said `context.not_found`.
+    pub fn call_backend(
+        &self,
+        scope: &mut dyn PuppetScope,
+        args: Vec<Value>,
+    ) -> Result<Option<Value>, CallError> {
+        if self.api != Api::V4 {
+            return Err(CallError::new(
+                codes::FAILED,
+                format!(
+                    "the 3.x function '{}' cannot be a Hiera backend (Puppet calls 4.x functions)",
+                    self.name
+                ),
+            ));
+        }
+        let n = args.len() + 1;
+        let (method, scope_param) = if self.shared.own_call {
+            ("call".to_string(), true)
+        } else {
+            let found = self.dispatches.iter().find(|d| {
+                !d.mismatch && {
+                    let min = d
+                        .params
+                        .iter()
+                        .filter(|p| {
+                            matches!(p.kind, ParamKind::Required | ParamKind::RequiredRepeated)
+                        })
+                        .count();
+                    let open = d.params.iter().any(|p| {
+                        matches!(p.kind, ParamKind::Repeated | ParamKind::RequiredRepeated)
+                    });
+                    n >= min && (open || n <= d.params.len())
+                }
+            });
+            match found {
+                Some(d) => (d.method.clone(), d.scope_param),
+                None => {
+                    return Err(CallError::new(
+                        codes::ARGUMENT_MISMATCH,
+                        format!("'{}' expects a different number of arguments than a Hiera backend is given ({n})", self.name),
+                    ))
+                }
+            }
+        };
+        with_interp(&self.shared, scope, |it, f| {
+            let crate::puppet::DefinedFunction::V4 { class, .. } = f else {
+                return crate::interp::unsupported(
+                    "a 3.x function called as 4.x",
+                    crate::Pos::default(),
+                );
+            };
+            let obj = crate::puppet::new_function_instance(it, &class);
+            let mut a = to_ruby_args(&args);
+            for v in &a {
+                crate::interp::freeze_strings(v, 0);
+            }
+            a.push(crate::lookup_context::new_context(it));
+            if scope_param {
+                a.insert(0, RValue::Scope);
+            }
+            let pos = crate::Pos::default();
+            match it.send(obj, &method, a, None, None, pos, true) {
+                Ok(r) => to_puppet_result(&r, pos).map(Some),
+                Err(Ctrl::Throw(tag, _)) if matches!(&tag, RValue::Sym(s) if &**s == crate::lookup_context::NOT_FOUND_TAG) => {
+                    Ok(None)
+                }
+                Err(e) => Err(e),
+            }
+        })
+    }
+}
+
 /// A 4.x function whose signatures name types of the environment: each call resolves them
 /// with the caller and dispatches over a registry made for that call.
 struct LateTypes {

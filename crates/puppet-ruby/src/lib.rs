@@ -23,6 +23,7 @@ pub mod ipaddr;
 mod json;
 mod kernel;
 pub mod lexer;
+pub mod lookup_context;
 mod methods;
 mod modules;
 pub mod object;
@@ -114,9 +115,21 @@ pub fn pson_load_ruby(text: &str) -> Result<Value, (&'static str, String)> {
 /// `Psych::SyntaxError` as `(<unknown>): PROBLEM at line L column C`). The one owner of
 /// Psych's load messages, shared with puppet-stdlib's `parseyaml`.
 pub fn yaml_load_ruby(text: &str) -> Result<Option<Value>, (&'static str, String)> {
-    puppet_hiera::yaml::load(text).map_err(|e| {
+    yaml_load_ruby_with(text, true)
+}
+
+/// [`yaml_load_ruby`], with aliases refused unless `aliases` (Psych 4's `YAML.load` and
+/// `safe_load` without `aliases: true`: `Psych::BadAlias`, `Unknown alias: NAME`).
+pub fn yaml_load_ruby_with(
+    text: &str,
+    aliases: bool,
+) -> Result<Option<Value>, (&'static str, String)> {
+    puppet_hiera::yaml::load_with(text, aliases).map_err(|e| {
         if e.disallowed_class {
             return ("Psych::DisallowedClass", e.message);
+        }
+        if e.message.starts_with("Unknown alias") {
+            return ("Psych::BadAlias", e.message);
         }
         let m = e.message;
         let m = match (m.find(" at byte "), m.find(" line ")) {
@@ -204,6 +217,11 @@ pub trait PuppetScope {
     fn call_block(&mut self, args: Vec<Value>) -> Result<Value, String> {
         let _ = args;
         Err("no block given (yield)".to_string())
+    }
+    /// The lookup a Hiera backend function serves (what its `Puppet::LookupContext` reaches);
+    /// `None` (the default) outside a backend call.
+    fn lookup_host(&mut self) -> Option<&mut dyn lookup_context::LookupHost> {
+        None
     }
 }
 

@@ -1461,7 +1461,16 @@ pub(crate) fn class_responds(cname: &str, name: &str) -> bool {
         ),
         "Math" => matches!(name, "sqrt" | "log" | "log2" | "log10" | "floor" | "pow"),
         "Integer" => name == "sqrt",
-        "YAML" | "Psych" => matches!(name, "dump" | "load" | "safe_load"),
+        "YAML" | "Psych" => matches!(
+            name,
+            "dump"
+                | "load"
+                | "safe_load"
+                | "unsafe_load"
+                | "load_file"
+                | "safe_load_file"
+                | "unsafe_load_file"
+        ),
         "PSON" => matches!(name, "load" | "parse"),
         "Base64" => matches!(
             name,
@@ -1821,13 +1830,33 @@ pub(crate) fn class_method(
             argc(&args, 1, 2, pos)?;
             Ok(RValue::string(crate::yaml::to_yaml(&args[0], pos)?))
         }
-        ("YAML", "load") | ("Psych", "load") | ("YAML", "safe_load") | ("Psych", "safe_load") => {
-            argc(&args, 1, 2, pos)?;
-            let s = str_arg(&args[0], pos)?;
-            match crate::yaml_load_ruby(&s) {
-                Ok(Some(v)) => Ok(value::from_puppet(&v)),
-                Ok(None) => Ok(RValue::Nil),
-                Err((class, message)) => raise(class, message, pos),
+        ("YAML" | "Psych", "load" | "safe_load" | "unsafe_load") => {
+            if args.is_empty() {
+                return raise(
+                    "ArgumentError",
+                    "wrong number of arguments (given 0, expected 1)",
+                    pos,
+                );
+            }
+            let text = str_arg(&args[0], pos)?;
+            load_yaml(&text, &args[1..], name, pos)
+        }
+        ("YAML" | "Psych", "load_file" | "safe_load_file" | "unsafe_load_file") => {
+            if args.is_empty() {
+                return raise(
+                    "ArgumentError",
+                    "wrong number of arguments (given 0, expected 1)",
+                    pos,
+                );
+            }
+            let path = str_arg(&args[0], pos)?;
+            match it.sources.host().read(&path) {
+                Some(t) => load_yaml(&t, &args[1..], name, pos),
+                None => raise(
+                    "Errno::ENOENT",
+                    format!("No such file or directory @ rb_sysopen - {path}"),
+                    pos,
+                ),
             }
         }
         ("YAML", _) | ("Psych", _) => unsupported(format!("{cname}.{name} (reading YAML)"), pos),
@@ -2126,6 +2155,42 @@ fn scope_method(
                 unsupported(format!("scope method `{name}'"), pos)
             }
         }
+    }
+}
+
+/// `YAML.load`, `safe_load`, `unsafe_load` (and their `_file` forms) of a text, with
+/// Hiera's YAML loader (Psych's rules for data: one document, merge keys, no classes but
+/// the core ones), as Psych 4 does them: aliases only with `aliases: true` (or
+/// `unsafe_load`), options only as keywords, an empty document `false` for `unsafe_load` and
+/// `nil` otherwise. Values become Ruby data; symbols become strings (Hiera's loader makes
+/// them so), where `load` would give symbols and `safe_load` refuse them.
+fn load_yaml(text: &str, options: &[RValue], method: &str, pos: Pos) -> R {
+    let keywords = match options {
+        [] => None,
+        [RValue::Hash(h)] => Some(h.clone()),
+        _ => {
+            return raise(
+                "ArgumentError",
+                format!(
+                    "wrong number of arguments (given {}, expected 1)",
+                    options.len() + 1
+                ),
+                pos,
+            )
+        }
+    };
+    let unsafe_load = method.starts_with("unsafe_");
+    let aliases = unsafe_load
+        || keywords.is_some_and(|h| {
+            h.borrow()
+                .get(&RValue::sym("aliases"))
+                .is_some_and(|v| v.truthy())
+        });
+    match crate::yaml_load_ruby_with(text, aliases) {
+        Ok(Some(v)) => Ok(value::from_puppet(&v)),
+        Ok(None) if unsafe_load => Ok(RValue::Bool(false)),
+        Ok(None) => Ok(RValue::Nil),
+        Err((class, message)) => raise(class, message, pos),
     }
 }
 

@@ -360,6 +360,9 @@ pub(crate) fn object_method(
     if let Some(b) = native::<Builder>(o) {
         return builder_method(it, &b, name, args, pos);
     }
+    if crate::lookup_context::is_context(o) {
+        return crate::lookup_context::method(it, name, args, block, pos);
+    }
     if let Some(a) = native::<AliasBuilder>(o) {
         if name == "type" {
             return Some((|| {
@@ -845,6 +848,18 @@ pub(crate) fn module_method(
         ("Puppet::Parser::Functions", "functiondocs" | "reset" | "get_function") => {
             unsupported(format!("Puppet::Parser::Functions.{name}"), pos)
         }
+        ("Puppet::Pops::Lookup::HieraConfig", "symkeys_to_string") => {
+            // What Puppet's own yaml_data does to a loaded hash (backends copy it): symbol
+            // keys become strings, recursively.
+            match args.first() {
+                Some(v) => Ok(symkeys_to_string(v, 0)),
+                None => raise(
+                    "ArgumentError",
+                    "wrong number of arguments (given 0, expected 1)",
+                    pos,
+                ),
+            }
+        }
         ("Puppet::Util::Package", "versioncmp") => (|| {
             let (Some(a), Some(b)) = (args.first(), args.get(1)) else {
                 return raise(
@@ -941,6 +956,38 @@ pub(crate) fn module_method(
     })
 }
 
+/// A hash (and the hashes and arrays in it) with its symbol keys as strings; other values
+/// as they are (shared, as Puppet returns the very objects).
+fn symkeys_to_string(v: &RValue, depth: usize) -> RValue {
+    if depth > 256 {
+        return v.clone();
+    }
+    match v {
+        RValue::Hash(h) => {
+            let pairs = h.borrow().pairs();
+            let mut out = crate::value::RHash::default();
+            for (k, x) in pairs {
+                let k = match k {
+                    RValue::Sym(s) => RValue::str(&s),
+                    other => other,
+                };
+                out.insert(k, symkeys_to_string(&x, depth + 1));
+            }
+            RValue::hash(out)
+        }
+        RValue::Array(a) => {
+            let items = a.borrow().clone();
+            RValue::array(
+                items
+                    .iter()
+                    .map(|x| symkeys_to_string(x, depth + 1))
+                    .collect(),
+            )
+        }
+        other => other.clone(),
+    }
+}
+
 /// Whether a Puppet module answers `name` natively.
 pub(crate) fn module_responds(it: &mut Interp, cname: &str, name: &str) -> bool {
     let _ = it;
@@ -952,6 +999,7 @@ pub(crate) fn module_responds(it: &mut Interp, cname: &str, name: &str) -> bool 
         "Puppet::Functions" => name == "create_function",
         "Puppet::Parser::Functions" => matches!(name, "newfunction" | "function"),
         "Puppet::Util::Package" => name == "versioncmp",
+        "Puppet::Pops::Lookup::HieraConfig" => name == "symkeys_to_string",
         "Puppet::Pops::PuppetStack" => name == "stacktrace",
         "Puppet::Pops::Serialization::ToDataConverter" => name == "convert",
         "Puppet::Pops::Functions::Function" => {

@@ -1,0 +1,451 @@
+//! Classes and defined-type instances: `include`/`require`/`contain` and the resource-like
+//! form, the class resource added before its body runs, inheritance, stages,
+//! `$caller_module_name`, and a defined type's body evaluated for one instance.
+
+use super::params::Owner;
+use super::{location, tag_values};
+use crate::catalog::{Resource, ResourceKey, ResourceKind};
+use crate::error::{err_code, ErrorKind, EvalError, Flow, R};
+use crate::eval::Compiler;
+use crate::ir::*;
+use crate::lower::{ClassDef, DefineDef};
+use crate::scope::{Scope, ScopeId, ScopeKind};
+use indexmap::{IndexMap, IndexSet};
+use puppet_types::{Type, Value};
+use smol_str::SmolStr;
+use std::sync::Arc;
+
+/// How a class is declared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ClassDecl {
+    Include,
+    Require,
+    Contain,
+    /// `class { 'x': ... }`
+    ResourceLike,
+}
+
+impl Compiler {
+    /// `include`/`require`/`contain` of several classes, as Puppet's `evaluate_classes`:
+    /// every class is found (or the call fails) and put in the catalog first, then the new
+    /// ones are evaluated in order.
+    pub(crate) fn declare_classes(
+        &mut self,
+        names: &[String],
+        how: ClassDecl,
+        scope: ScopeId,
+        span: &Span,
+    ) -> R<()> {
+        let mut fresh = Vec::new();
+        for n in names {
+            let name = n.trim_start_matches("::").to_ascii_lowercase();
+            if self.class_started(&name) {
+                continue;
+            }
+            let Some(def) = self.find_class(&name)? else {
+                return err_code(
+                    crate::error::codes::UNKNOWN_CLASS,
+                    format!(
+                        "Error while evaluating a Function Call, Could not find class ::{name} for {}",
+                        self.settings.node_name
+                    ),
+                    span,
+                );
+            };
+            self.add_class_resource(&def, None, how, scope, span)?;
+            fresh.push(def);
+        }
+        for def in fresh {
+            if !self.class_started(&def.name) {
+                self.evaluate_class(&def, IndexMap::new(), how, scope, span)?;
+            }
+        }
+        for n in names {
+            self.declare_class(n, None, how, scope, span)?;
+        }
+        Ok(())
+    }
+
+    /// Declares a class: include-like declarations evaluate it once; a resource-like one
+    /// (`params` given) must be the first declaration.
+    pub(crate) fn declare_class(
+        &mut self,
+        name: &str,
+        params: Option<IndexMap<SmolStr, Value>>,
+        how: ClassDecl,
+        scope: ScopeId,
+        span: &Span,
+    ) -> R<()> {
+        let name = name.trim_start_matches("::").to_ascii_lowercase();
+        let key = ResourceKey::new("Class", &name);
+        if self.class_started(&name) {
+            if how == ClassDecl::ResourceLike {
+                let at = match self.catalog.get(&key).and_then(|r| r.span.as_ref()) {
+                    Some(s) if self.build.resource_like.contains(name.as_str()) => {
+                        format!(" at {}", location(s))
+                    }
+                    _ => String::new(),
+                };
+                return err_code(
+                    crate::error::codes::DUPLICATE_DECLARATION,
+                    format!(
+                        "Error while evaluating a Resource Statement, Duplicate declaration: {key} is already declared{at}; cannot redeclare {}",
+                        location(span)
+                    ),
+                    span,
+                );
+            }
+        } else {
+            let Some(def) = self.find_class(&name)? else {
+                let message = if how == ClassDecl::ResourceLike {
+                    format!("Error while evaluating a Resource Statement, Could not find declared class {name}")
+                } else {
+                    format!(
+                        "Error while evaluating a Function Call, Could not find class ::{name} for {}",
+                        self.settings.node_name
+                    )
+                };
+                return err_code(crate::error::codes::UNKNOWN_CLASS, message, span);
+            };
+            if how == ClassDecl::ResourceLike {
+                self.build.resource_like.insert(def.name.clone());
+            }
+            self.add_class_resource(&def, params.as_ref(), how, scope, span)?;
+            self.evaluate_class(&def, params.unwrap_or_default(), how, scope, span)?;
+        }
+        let container = self.container_of(scope);
+        match how {
+            ClassDecl::Contain => {
+                // Contained by a node, the class has the node's tags even when it was
+                // declared before (what it declares gets them as scope tags); contained
+                // by a class it keeps its own, as Puppet 7.23 does.
+                if container.type_name == "Node" {
+                    let tags = self.catalog.get(&container).map(|n| n.tags.clone());
+                    if let (Some(tags), Some(r)) = (tags, self.catalog.resources.get_mut(&key)) {
+                        r.tags.extend(tags);
+                    }
+                }
+                self.catalog.edges.insert((container, key));
+            }
+            ClassDecl::Require => {
+                let target = Value::Type(Type::Class(Some(SmolStr::new(&name))));
+                if let Some(r) = self.catalog.resources.get_mut(&container) {
+                    let mut list = match r.params.get("require") {
+                        Some(Value::Array(a)) => (**a).clone(),
+                        Some(Value::Undef) | None => Vec::new(),
+                        Some(other) => vec![other.clone()],
+                    };
+                    list.push(target);
+                    r.params.insert("require".into(), Value::array(list));
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Whether a class's evaluation has started (it is then never evaluated again).
+    pub(super) fn class_started(&self, name: &str) -> bool {
+        self.build.started_classes.contains(name) || self.class_scopes.contains_key(name)
+    }
+
+    /// Adds a class's resource to the catalog (before its body runs), after those of the
+    /// classes it inherits from that are not there yet, as Puppet orders them.
+    pub(super) fn add_class_resource(
+        &mut self,
+        def: &Arc<ClassDef>,
+        params: Option<&IndexMap<SmolStr, Value>>,
+        how: ClassDecl,
+        declared_in: ScopeId,
+        span: &Span,
+    ) -> R<()> {
+        let key = ResourceKey::new("Class", &def.name);
+        if self.catalog.get(&key).is_some() {
+            return Ok(());
+        }
+        if let Some(p) = &def.parent {
+            let pname = p.trim_start_matches("::").to_ascii_lowercase();
+            if !self.class_scopes.contains_key(pname.as_str()) {
+                if let Some(pdef) = self.find_class(&pname)? {
+                    self.add_class_resource(&pdef, None, ClassDecl::Include, declared_in, span)?;
+                }
+            }
+        }
+        let mut res = Resource::new("Class", &key.title);
+        res.kind = ResourceKind::Class;
+        res.tags.insert("class".into());
+        res.tag(&def.name);
+        let container = self.container_of(declared_in);
+        self.inherit_tags(&mut res, &container);
+        res.scope = Some(self.persistent_scope(declared_in));
+        res.span = Some(if how == ClassDecl::ResourceLike {
+            span.clone()
+        } else {
+            def.span.clone()
+        });
+        // The stage: the class's own, else the declaring class's, else main.
+        let inherited_stage = self
+            .catalog
+            .get(&container)
+            .and_then(|c| c.params.get("stage"))
+            .cloned();
+        let stage = match params
+            .and_then(|p| p.get("stage"))
+            .or(inherited_stage.as_ref())
+        {
+            Some(Value::String(s)) => s.clone(),
+            _ => SmolStr::new("main"),
+        };
+        if stage != "main" {
+            res.params
+                .insert("stage".into(), Value::String(stage.clone()));
+        }
+        res.container = Some(ResourceKey::new("Stage", &stage));
+        if let Some(params) = params {
+            for (k, v) in params {
+                if k == "tag" {
+                    for t in tag_values(v) {
+                        res.tag(&t);
+                    }
+                }
+            }
+        }
+        self.catalog.tags.extend(res.tags.iter().cloned());
+        self.catalog.add(res);
+        Ok(())
+    }
+
+    pub(super) fn evaluate_class(
+        &mut self,
+        def: &Arc<ClassDef>,
+        params: IndexMap<SmolStr, Value>,
+        how: ClassDecl,
+        declared_in: ScopeId,
+        span: &Span,
+    ) -> R<()> {
+        self.build.started_classes.insert(def.name.clone());
+        let parent_scope = match &def.parent {
+            Some(p) => {
+                let pname = p.trim_start_matches("::").to_ascii_lowercase();
+                self.declare_class(&pname, None, ClassDecl::Include, declared_in, span)?;
+                self.class_scopes.get(pname.as_str()).copied()
+            }
+            None => None,
+        };
+        let key = ResourceKey::new("Class", &def.name);
+        let label = key.to_string();
+        let mut s = Scope::new(
+            ScopeKind::Class(def.name.clone()),
+            Some(parent_scope.unwrap_or(self.build.node_scope.unwrap_or(self.top))),
+            label.clone(),
+        );
+        s.module = Some(SmolStr::new(def.name.split("::").next().unwrap_or("")));
+        s.vars
+            .insert("module_name".into(), self.module_of(&def.span));
+        // The module of the parent scope: the inherited class's, else the code that declared
+        // it (stdlib's assert_private compares them).
+        let caller = self
+            .scopes
+            .lookup(parent_scope.unwrap_or(declared_in), "module_name")
+            .cloned()
+            .unwrap_or_else(|| Value::string(""));
+        s.vars.insert("caller_module_name".into(), caller);
+        s.resource = Some(key.clone());
+        // Defaults are found along the inherited class, else where the class was declared.
+        s.dyn_parent = Some(parent_scope.unwrap_or(self.persistent_scope(declared_in)));
+        let id = self.scopes.add(s);
+        self.class_scopes.insert(def.name.clone(), id);
+        self.scopes
+            .get_mut(id)
+            .vars
+            .insert("title".into(), Value::string(&def.name));
+        self.scopes
+            .get_mut(id)
+            .vars
+            .insert("name".into(), Value::string(&def.name));
+        let stmt = if how == ClassDecl::ResourceLike {
+            "Resource Statement"
+        } else {
+            "Function Call"
+        };
+        let mut final_params: crate::Map<SmolStr, Value> = Default::default();
+        for (k, v) in &params {
+            if puppet_restypes::is_metaparameter(k) && !v.is_undef() {
+                final_params.insert(k.clone(), v.clone());
+            }
+        }
+        let owner = Owner {
+            label: &label,
+            stmt,
+            class: Some(&def.name),
+        };
+        let params: crate::Map<SmolStr, Value> = params.into_iter().collect();
+        for (k, v) in self.bind_parameters(&def.params, &params, &owner, id, span)? {
+            if !v.is_undef() {
+                final_params.insert(k, v);
+            }
+        }
+        if let Some(r) = self.catalog.resources.get_mut(&key) {
+            if let Some(stage) = r.params.get("stage").cloned() {
+                final_params.entry("stage".into()).or_insert(stage);
+            }
+            r.params = final_params;
+        }
+        // `next()` and `return()` end a class or define body early.
+        match self.eval_block(&def.body, id) {
+            Ok(_) | Err(Flow::Next(_)) | Err(Flow::Return(..)) => {}
+            Err(e) => return Err(e),
+        }
+        Ok(())
+    }
+
+    /// The value automatic parameter lookup gives a class parameter (Hiera), if any;
+    /// `stmt` names the declaration in errors.
+    pub(super) fn class_parameter_lookup(
+        &mut self,
+        class: &str,
+        param: &str,
+        scope: ScopeId,
+        stmt: &str,
+        span: &Span,
+    ) -> R<Option<Value>> {
+        crate::hiera::class_parameter(self, class, param, scope, stmt, span)
+    }
+
+    pub(super) fn evaluate_define_instance(&mut self, key: &ResourceKey) -> R<()> {
+        let Some(res) = self.catalog.get(key).cloned() else {
+            return Ok(());
+        };
+        let Some(def) = self.env.define(res.type_name.to_ascii_lowercase().as_str()) else {
+            return Ok(());
+        };
+        // Puppet evaluates instances after the code has run and reports what failed in one
+        // as an error of the resource statement that declared it, at that statement's line.
+        let at = res.span.as_ref().map(location).unwrap_or_default();
+        self.evaluate_define(&def, key, res).map_err(|f| match f {
+            Flow::Error(e) => {
+                // Errors of the parameters are already in their final form.
+                if e.kind == ErrorKind::Complete {
+                    return Flow::Error(e);
+                }
+                Flow::Error(EvalError {
+                    code: crate::error::codes::EVAL_ERROR,
+                    kind: ErrorKind::Complete,
+                    message: format!(
+                        "Evaluation Error: Error while evaluating a Resource Statement, {} {at}",
+                        e.puppet_message()
+                    ),
+                    span: e.span,
+                })
+            }
+            other => other,
+        })
+    }
+
+    pub(super) fn evaluate_define(
+        &mut self,
+        def: &DefineDef,
+        key: &ResourceKey,
+        res: Resource,
+    ) -> R<()> {
+        self.build.evaluated_defines.insert(key.clone());
+        let label = key.to_string();
+        let declared_in = res.scope.unwrap_or(self.top);
+        let parent = self.build.node_scope.unwrap_or(self.top);
+        let mut s = Scope::new(
+            ScopeKind::Define(res.type_name.clone(), res.title.clone()),
+            Some(parent),
+            label.clone(),
+        );
+        s.module = Some(SmolStr::new(def.name.split("::").next().unwrap_or("")));
+        s.vars
+            .insert("module_name".into(), self.module_of(&def.span));
+        // The module of the code that declared it (stdlib's assert_private compares them).
+        let caller = self
+            .scopes
+            .lookup(declared_in, "module_name")
+            .cloned()
+            .unwrap_or_else(|| Value::string(""));
+        s.vars.insert("caller_module_name".into(), caller);
+        s.resource = Some(key.clone());
+        s.dyn_parent = Some(declared_in);
+        let id = self.scopes.add(s);
+        self.scopes
+            .get_mut(id)
+            .vars
+            .insert("title".into(), Value::String(res.title.clone()));
+        let given = res.params.clone();
+        let name = given
+            .get("name")
+            .cloned()
+            .unwrap_or(Value::String(res.title.clone()));
+        self.scopes.get_mut(id).vars.insert("name".into(), name);
+        let span = res.span.clone().unwrap_or_else(|| def.span.clone());
+        let mut final_params: crate::Map<SmolStr, Value> = Default::default();
+        for (k, v) in &given {
+            if !def.params.iter().any(|p| &p.name == k) {
+                final_params.insert(k.clone(), v.clone());
+            }
+        }
+        let owner = Owner {
+            label: &label,
+            stmt: "Resource Statement",
+            class: None,
+        };
+        let bound = match self.bind_parameters(&def.params, &given, &owner, id, &span) {
+            Ok(b) => b,
+            // The binding's own problems (raised at the statement); an error inside a
+            // default expression is wrapped like one of the body.
+            Err(Flow::Error(e)) if e.span.as_ref() == Some(&span) => {
+                return Err(statement_error(e.message, &span))
+            }
+            Err(other) => return Err(other),
+        };
+        for (k, v) in bound {
+            if !v.is_undef() {
+                final_params.insert(k, v);
+            }
+        }
+        if let Some(r) = self.catalog.resources.get_mut(key) {
+            r.params = final_params;
+        }
+        match self.eval_block(&def.body, id) {
+            Ok(_) | Err(Flow::Next(_)) | Err(Flow::Return(..)) => {}
+            // Puppet reports it as an error of the instance's evaluation.
+            Err(Flow::Break(span)) => return Err(Flow::Error(EvalError {
+                code: crate::error::codes::EVAL_ERROR,
+                kind: Default::default(),
+                message:
+                    "Error while evaluating an Object, break() from context where this is illegal"
+                        .into(),
+                span,
+            })),
+            Err(e) => return Err(e),
+        }
+        Ok(())
+    }
+
+    /// The classes evaluated so far, in order (with the matched node's name, as Puppet
+    /// lists it).
+    pub fn evaluated_classes(&self) -> IndexSet<SmolStr> {
+        let mut out: IndexSet<SmolStr> = self
+            .class_scopes
+            .keys()
+            .filter(|k| !matches!(k.as_str(), "" | "main" | "settings"))
+            .cloned()
+            .collect();
+        out.extend(self.build.node_classes.iter().cloned());
+        out
+    }
+}
+
+/// An error of a defined-type instance's parameters as Puppet reports it: an evaluation
+/// error at the declaring statement's file and line (no column).
+pub(super) fn statement_error(message: String, span: &Span) -> Flow {
+    Flow::Error(EvalError {
+        code: crate::error::codes::EVAL_ERROR,
+        kind: ErrorKind::Complete,
+        message: format!("Evaluation Error: {message} {}", location(span)),
+        span: Some(span.clone()),
+    })
+}

@@ -1,0 +1,718 @@
+//! What Puppet's compiler does once the code has run: defined-type instances evaluated lazily,
+//! collectors until nothing changes, pending realizations and overrides (only from the
+//! declaring class or a subclass), resource defaults along the declaration chain, tags and
+//! metaparameters passed down, chaining arrows turned into `before`/`notify`, and the checks
+//! of every resource (parameter names of core types, relationship targets).
+
+use super::{flatten, location, tag_values};
+use crate::catalog::{
+    AttrSpans, CollectQuery, Override, RelEnd, Resource, ResourceKey, ResourceKind,
+};
+use crate::error::{ErrorKind, EvalError, Flow, R};
+use crate::eval::Compiler;
+use crate::ir::*;
+use crate::ops;
+use crate::scope::ScopeId;
+use indexmap::{IndexMap, IndexSet};
+use puppet_graph::RelationKind;
+use puppet_types::types::ResourceType;
+use puppet_types::{Type, Value};
+use smol_str::SmolStr;
+use std::sync::Arc;
+
+impl Compiler {
+    /// What Puppet's compiler does once the code has run: evaluates pending defined-type
+    /// instances and collectors until nothing changes, applies overrides and resource
+    /// defaults, and turns chaining arrows into `before`/`notify` parameters.
+    pub fn finish(&mut self) -> R<()> {
+        let mut guard = 0;
+        loop {
+            let mut progress = false;
+            while let Some(key) = self.catalog.next_pending_define() {
+                guard += 1;
+                if guard > 1_000_000 {
+                    break;
+                }
+                self.evaluate_define_instance(&key)?;
+                progress = true;
+            }
+            if self.apply_collectors()? {
+                progress = true;
+            }
+            if self.apply_pending_realize() {
+                progress = true;
+            }
+            if !progress || guard > 1_000_000 {
+                break;
+            }
+        }
+        // Puppet's `finish`: relationships first, then the overrides still pending, then
+        // each resource's finish (scope tags), then the inherited metaparameters.
+        self.apply_relationships()?;
+        self.apply_pending_overrides()?;
+        self.merge_scope_tags();
+        self.inherit_metaparameters();
+        // Puppet's `fail_on_unevaluated`: overrides (above), then collections.
+        if !self.catalog.pending_realize.is_empty() {
+            let refs: Vec<String> = self
+                .catalog
+                .pending_realize
+                .iter()
+                .map(ToString::to_string)
+                .collect();
+            return Err(Flow::Error(EvalError {
+                code: crate::error::codes::EVAL_ERROR,
+                kind: ErrorKind::Complete,
+                message: format!("Failed to realize virtual resources {}", refs.join(", ")),
+                span: None,
+            }));
+        }
+        self.validate_resources()?;
+        Ok(())
+    }
+
+    /// Puppet's check of a finished resource of a built-in type (virtual ones are not
+    /// checked): every attribute is one the type has.
+    pub(super) fn check_parameter_names(&self, key: &ResourceKey) -> R<()> {
+        let Some(r) = self.catalog.get(key) else {
+            return Ok(());
+        };
+        if r.virtual_ || r.kind != ResourceKind::Builtin {
+            return Ok(());
+        }
+        let db = self.types();
+        let at = r.span.as_ref().map(location).unwrap_or_default();
+        for name in r.params.keys() {
+            if let Err(m) = db.check_parameter(&r.type_name.to_ascii_lowercase(), name) {
+                return Err(Flow::Error(EvalError {
+                    code: crate::error::codes::EVAL_ERROR,
+                    kind: ErrorKind::Complete,
+                    // Puppet appends the resource's location once more.
+                    message: format!("{m} {at} on {key} {at}"),
+                    span: None,
+                }));
+            }
+        }
+        Ok(())
+    }
+
+    /// Puppet's check of the catalog (after each resource's own, see
+    /// [`Compiler::check_parameter_names`]): every relationship metaparameter names a
+    /// resource in the catalog.
+    pub(super) fn validate_resources(&self) -> R<()> {
+        for r in self.catalog.resources.values() {
+            if r.virtual_ {
+                continue;
+            }
+            // In the resource's parameter order, as Puppet's relationship validator.
+            let relationships = r
+                .params
+                .iter()
+                .filter(|(k, _)| RelationKind::from_param(k).is_some());
+            for (param, v) in relationships {
+                // Puppet locates these errors at the attribute that was written (in the
+                // body, a defaults or override block); an attribute that no code wrote
+                // (create_resources, functions) has no location.
+                let at = match r.param_spans.get(param) {
+                    Some(s) => format!(" {}", location(s)),
+                    None => String::new(),
+                };
+                for target in flatten(v) {
+                    let tkey = match &target {
+                        Value::String(s) => match parse_reference(s) {
+                            Some(k) => k,
+                            None => {
+                                return Err(Flow::Error(EvalError {
+ code: crate::error::codes::EVAL_ERROR,
+ kind: ErrorKind::Complete,
+                                    message: format!(
+                                        "No title provided and {:?} is not a valid resource reference{at}",
+                                        s.as_str()
+                                    ),
+                                    span: None,
+                                }))
+                            }
+                        },
+                        Value::Undef => continue,
+                        other => match self.refs_of(other).into_iter().next() {
+                            Some(k) => k,
+                            None => continue,
+                        },
+                    };
+                    // Virtual resources count, realized or not (see apply_relationships).
+                    if self.resolve_ref(&tkey).is_none() {
+                        return Err(Flow::Error(EvalError {
+                            code: crate::error::codes::MISSING_RELATIONSHIP_TARGET,
+                            kind: ErrorKind::Complete,
+                            message: format!(
+                                "Could not find resource '{tkey}' in parameter '{param}'{at}"
+                            ),
+                            span: None,
+                        }));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Realizes the virtual resources that collectors select and queues their attribute
+    /// operations as overrides; true when something new was collected.
+    pub(super) fn apply_collectors(&mut self) -> R<bool> {
+        let mut changed = false;
+        for i in 0..self.catalog.collectors.len() {
+            let c = &self.catalog.collectors[i];
+            if c.exported {
+                continue;
+            }
+            let type_name = c.type_name.clone();
+            let keys: Vec<ResourceKey> = self
+                .catalog
+                .resources
+                .iter()
+                // `<| |>` selects exported resources of this compile too (Puppet's catalog
+                // collector looks at every resource).
+                .filter(|(k, r)| {
+                    k.type_name.eq_ignore_ascii_case(&type_name)
+                        && !c.collected.contains(*k)
+                        && query_matches(&c.query, r)
+                })
+                .map(|(k, _)| k.clone())
+                .collect();
+            if keys.is_empty() {
+                continue;
+            }
+            changed = true;
+            let (attrs, scope, span) = (c.attrs.clone(), c.scope, c.span.clone());
+            let attr_spans = c.attr_spans.clone();
+            if !attrs.is_empty() {
+                // Puppet lets a collector's overrides through by redefining `child_of?` to
+                // true on the code that wrote the collector, for good: from now on that
+                // code may override anything.
+                let source = self.container_of(scope);
+                self.catalog.override_anything.insert(source);
+            }
+            for k in keys {
+                self.catalog.realize(&k);
+                if !attrs.is_empty() {
+                    if self.build.evaluated_defines.contains(&k) {
+                        let at = self
+                            .catalog
+                            .get(&k)
+                            .and_then(|r| r.span.as_ref())
+                            .map(location)
+                            .unwrap_or_default();
+                        self.warn(format!(
+                            "Attempt to override an already evaluated resource, defined at {at}, with new values {}",
+                            location(&span)
+                        ));
+                    }
+                    self.apply_override(&k, &attrs, &attr_spans, scope, &span, true)?;
+                }
+                self.catalog.collectors[i].collected.insert(k);
+            }
+        }
+        Ok(changed)
+    }
+
+    /// Gives every resource the final tags of its container (in catalog order, so a
+    /// container is complete before what it contains), as Puppet does when it finishes a
+    /// resource: a `tag()` call tags what its class declared before the call too.
+    pub(super) fn merge_scope_tags(&mut self) {
+        let keys: Vec<ResourceKey> = self.catalog.resources.keys().cloned().collect();
+        for k in keys {
+            let Some(c) = self.catalog.get(&k).and_then(|r| r.container.clone()) else {
+                continue;
+            };
+            if matches!(c.type_name.as_str(), "Stage") {
+                continue;
+            }
+            let tags = match self.catalog.get(&c) {
+                Some(r) => r.tags.clone(),
+                None => continue,
+            };
+            if let Some(r) = self.catalog.resources.get_mut(&k) {
+                for t in tags {
+                    r.tags.insert(t);
+                }
+            }
+        }
+    }
+
+    /// Puppet's last step of `finish` (`add_resource_metaparams`): walking the containment
+    /// tree breadth first from `Class[main]`, each resource gets the non-relationship
+    /// metaparameters (`noop`, `schedule`, `audit`, `loglevel`, `alias`, `tag`, `stage`) of
+    /// its container that it does not set itself. Only what `Class[main]` contains is
+    /// walked: classes hang from `Stage[main]`, so what a class (or a define instance
+    /// declared in one) contains inherits nothing.
+    pub(super) fn inherit_metaparameters(&mut self) {
+        const INHERITED: &[&str] = &[
+            "noop", "schedule", "audit", "loglevel", "alias", "tag", "stage",
+        ];
+        let mut children: IndexMap<&ResourceKey, Vec<&ResourceKey>> = IndexMap::new();
+        for (container, child) in &self.catalog.edges {
+            children.entry(container).or_default().push(child);
+        }
+        let main = ResourceKey::new("Class", "main");
+        let mut queue = std::collections::VecDeque::from([main.clone()]);
+        let mut seen: IndexSet<ResourceKey> = IndexSet::new();
+        let mut updates: Vec<(ResourceKey, SmolStr, Value)> = Vec::new();
+        // Values as they are after the walk: what a container passes on includes what it
+        // inherited itself.
+        let mut inherited: IndexMap<ResourceKey, Vec<(SmolStr, Value)>> = IndexMap::new();
+        while let Some(source) = queue.pop_front() {
+            if !seen.insert(source.clone()) {
+                continue;
+            }
+            let Some(targets) = children.get(&source) else {
+                continue;
+            };
+            let mut data: Vec<(SmolStr, Value)> =
+                inherited.get(&source).cloned().unwrap_or_default();
+            if let Some(r) = self.catalog.get(&source) {
+                for m in INHERITED {
+                    if let Some(v) = r.params.get(*m).filter(|v| !v.is_undef()) {
+                        if !data.iter().any(|(k, _)| k == m) {
+                            data.push((SmolStr::new(m), v.clone()));
+                        }
+                    }
+                }
+            }
+            for t in targets {
+                if let Some(tr) = self.catalog.get(t) {
+                    let mut own: Vec<(SmolStr, Value)> = Vec::new();
+                    for (k, v) in &data {
+                        match tr.params.get(k.as_str()).filter(|v| !v.is_undef()) {
+                            Some(mine) => own.push((k.clone(), mine.clone())),
+                            None => {
+                                updates.push(((*t).clone(), k.clone(), v.clone()));
+                                own.push((k.clone(), v.clone()));
+                            }
+                        }
+                    }
+                    inherited.insert((*t).clone(), own);
+                }
+                queue.push_back((*t).clone());
+            }
+        }
+        for (key, k, v) in updates {
+            if let Some(r) = self.catalog.resources.get_mut(&key) {
+                r.params.insert(k, v);
+            }
+        }
+    }
+
+    /// Realizes the resources `realize` named before they were declared; true when one
+    /// was found.
+    pub(super) fn apply_pending_realize(&mut self) -> bool {
+        let pending = std::mem::take(&mut self.catalog.pending_realize);
+        let mut found = false;
+        for k in pending {
+            match self.resolve_ref(&k) {
+                Some(key) => {
+                    self.catalog.realize(&key);
+                    found = true;
+                }
+                None => self.catalog.pending_realize.push(k),
+            }
+        }
+        found
+    }
+
+    /// Applies the overrides whose resource did not exist when they were evaluated, as
+    /// Puppet's `finish` does: resource by resource in catalog order, each taking the
+    /// overrides written with its exact reference (an alias no longer finds it). Those
+    /// left are one error, without a location.
+    pub(super) fn apply_pending_overrides(&mut self) -> R<()> {
+        let pending = std::mem::take(&mut self.catalog.overrides);
+        let mut by_ref: IndexMap<ResourceKey, Vec<Override>> = IndexMap::new();
+        for o in pending {
+            by_ref.entry(o.key.clone()).or_default().push(o);
+        }
+        let keys: Vec<ResourceKey> = self.catalog.resources.keys().cloned().collect();
+        // Puppet's finish takes the resources in order: each one's pending overrides, then
+        // its own checks; the overrides whose resource never came are reported after all.
+        for key in keys {
+            for o in by_ref.shift_remove(&key).unwrap_or_default() {
+                self.check_override_source(&key, o.scope, &o.span)?;
+                self.apply_override(&key, &o.attrs, &o.attr_spans, o.scope, &o.span, false)?;
+            }
+            self.check_parameter_names(&key)?;
+        }
+        if by_ref.is_empty() {
+            return Ok(());
+        }
+        let refs: Vec<String> = by_ref
+            .values()
+            .flatten()
+            .map(|o| o.key.to_string())
+            .collect();
+        Err(Flow::Error(EvalError {
+            code: crate::error::codes::EVAL_ERROR,
+            kind: ErrorKind::Complete,
+            message: format!(
+                "Could not find resource(s) {} for overriding",
+                refs.join(", ")
+            ),
+            span: None,
+        }))
+    }
+
+    /// Puppet's rule for `Type[title] { ... }`: only code of the class (or define) that
+    /// declared the resource, or of a class inheriting from it, may override it.
+    pub(super) fn check_override_source(
+        &self,
+        key: &ResourceKey,
+        scope: ScopeId,
+        span: &Span,
+    ) -> R<()> {
+        let Some(target) = self.catalog.get(key) else {
+            return Ok(());
+        };
+        let Some(source) = target.container.clone() else {
+            return Ok(());
+        };
+        let container = self.container_of(scope);
+        if container == source || self.inherits(&container, &source) {
+            return Ok(());
+        }
+        Err(Flow::Error(EvalError {
+            code: crate::error::codes::EVAL_ERROR,
+            kind: ErrorKind::Complete,
+            message: format!("Only subclasses can override parameters {}", location(span)),
+            span: Some(span.clone()),
+        }))
+    }
+
+    /// Sets attributes on an existing resource, as an override (`+>` appends). A plain
+    /// override may only change an attribute set by code the overriding scope inherits
+    /// from; collectors may always.
+    pub(super) fn apply_override(
+        &mut self,
+        key: &ResourceKey,
+        attrs: &[(SmolStr, Value, bool)],
+        attr_spans: &AttrSpans,
+        scope: ScopeId,
+        span: &Span,
+        from_collector: bool,
+    ) -> R<()> {
+        let source = self.container_of(scope);
+        let Some(r) = self.catalog.get(key) else {
+            return Ok(());
+        };
+        // Puppet's `override_parameter`, per parameter already set: a new value equal to
+        // the resource's default for it is ignored; otherwise code of a subclass of the
+        // code that set the value (the declaring code, the defaults statement, or the
+        // override that set it last) may replace it, and the same code only while the
+        // value is the default. Collectors may always.
+        let mut ignored = Vec::new();
+        for (i, (name, v, _)) in attrs.iter().enumerate() {
+            let Some(current) = r.params.get(name) else {
+                continue;
+            };
+            let default = self.default_value(r, name);
+            if default.as_ref() == Some(v) {
+                ignored.push(i);
+                continue;
+            }
+            if from_collector {
+                continue;
+            }
+            let (setter, at) = match r.overridden_by.get(name) {
+                Some((setter, at)) => (setter.clone(), Some(at)),
+                None => (r.container.clone(), r.span.as_ref()),
+            };
+            let same = setter.as_ref() == Some(&source);
+            let allowed = match &setter {
+                Some(s) => self.inherits(&source, s),
+                None => true,
+            } || (same && default.as_ref() == Some(current));
+            if !allowed {
+                let at = at.map(location).unwrap_or_default();
+                return Err(Flow::Error(EvalError {
+                    code: crate::error::codes::EVAL_ERROR,
+                    kind: ErrorKind::Complete,
+                    message: format!(
+                        "Parameter '{name}' is already set on {key} by #<Puppet::Resource::Type> at {at}; cannot redefine {}",
+                        location(span)
+                    ),
+                    span: Some(span.clone()),
+                }));
+            }
+        }
+        let Some(r) = self.catalog.resources.get_mut(key) else {
+            return Ok(());
+        };
+        for (i, (name, v, append)) in attrs.iter().enumerate() {
+            if ignored.contains(&i) {
+                continue;
+            }
+            let new = match (r.params.get(name), append) {
+                (Some(old), true) => {
+                    let mut all: Vec<Value> = match old {
+                        Value::Array(a) => (**a).clone(),
+                        other => vec![other.clone()],
+                    };
+                    match v {
+                        Value::Array(more) => all.extend(more.iter().cloned()),
+                        other => all.push(other.clone()),
+                    }
+                    Value::array(all)
+                }
+                _ => v.clone(),
+            };
+            if name == "tag" {
+                for t in tag_values(&new) {
+                    r.tag(&t);
+                }
+            }
+            r.params.insert(name.clone(), new);
+            r.overridden_by
+                .insert(name.clone(), (Some(source.clone()), span.clone()));
+            if let Some(s) = attr_spans.get(name) {
+                r.param_spans.insert(name.clone(), s.clone());
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether class `child` inherits (directly or not) from `ancestor`: Puppet's
+    /// `child_of?` (false for the class itself, and for anything but classes; true for
+    /// code whose collector has overridden something, see `Catalog::override_anything`).
+    pub(super) fn inherits(&self, child: &ResourceKey, ancestor: &ResourceKey) -> bool {
+        if self.catalog.override_anything.contains(child) {
+            return true;
+        }
+        let mut cur = child.clone();
+        for _ in 0..1000 {
+            if cur.type_name != "Class" {
+                return false;
+            }
+            let name = cur.title.to_ascii_lowercase();
+            let Some(parent) = self.env.class(name.as_str()).and_then(|d| d.parent.clone()) else {
+                return false;
+            };
+            cur = ResourceKey::new("Class", &parent);
+            if &cur == ancestor {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// The defaults that apply to a resource for the attributes it does not set.
+    pub(crate) fn defaults_for(&self, res: &Resource) -> Vec<(SmolStr, Value)> {
+        self.defaults_with_spans(res)
+            .into_iter()
+            .map(|(k, v, _, _)| (k, v))
+            .collect()
+    }
+
+    /// The resource default for `name` that applies to `res` (set or not), as Puppet's
+    /// `scope.is_default?` looks it up: the nearest defaults statement along the
+    /// declaration chain.
+    pub(super) fn default_value(&self, res: &Resource, name: &str) -> Option<Value> {
+        let mut scope = res.scope;
+        let mut seen = 0;
+        while let Some(id) = scope {
+            seen += 1;
+            if seen > 100_000 {
+                break;
+            }
+            for (sid, tname, attrs, _) in self.catalog.defaults.iter().rev() {
+                if *sid == id && tname.eq_ignore_ascii_case(&res.type_name) {
+                    if let Some((_, v, _)) = attrs.iter().rev().find(|(k, _, _)| k == name) {
+                        return (!v.is_undef()).then(|| v.clone());
+                    }
+                }
+            }
+            let s = self.scopes.get(id);
+            scope = s.dyn_parent.or(s.parent);
+        }
+        None
+    }
+
+    /// [`Compiler::defaults_for`], with where each default is written and the scope of its
+    /// defaults statement.
+    pub(super) fn defaults_with_spans(
+        &self,
+        res: &Resource,
+    ) -> Vec<(SmolStr, Value, Option<Span>, ScopeId)> {
+        let mut out: IndexMap<SmolStr, (Value, Option<Span>, ScopeId)> = IndexMap::new();
+        let mut scope = res.scope;
+        let mut seen = 0;
+        while let Some(id) = scope {
+            seen += 1;
+            if seen > 100_000 {
+                break;
+            }
+            for (sid, tname, attrs, spans) in self.catalog.defaults.iter().rev() {
+                if *sid == id && tname.eq_ignore_ascii_case(&res.type_name) {
+                    for (k, v, _) in attrs.iter().rev() {
+                        if !res.params.contains_key(k) && !out.contains_key(k) {
+                            out.insert(k.clone(), (v.clone(), spans.get(k).cloned(), *sid));
+                        }
+                    }
+                }
+            }
+            let s = self.scopes.get(id);
+            scope = s.dyn_parent.or(s.parent);
+        }
+        out.into_iter()
+            .filter(|(_, (v, _, _))| !v.is_undef())
+            .map(|(k, (v, s, sid))| (k, v, s, sid))
+            .collect()
+    }
+
+    /// Turns the chaining arrows into `before`/`notify` parameters of their sources, after
+    /// checking that both ends exist.
+    pub(super) fn apply_relationships(&mut self) -> R<()> {
+        let rels = std::mem::take(&mut self.catalog.relationships);
+        for rel in &rels {
+            let sources = self.rel_end_keys(&rel.source);
+            let targets = self.rel_end_keys(&rel.target);
+            for s in &sources {
+                for t in &targets {
+                    // A virtual resource is in the compiler's catalog (it is only left
+                    // out of the finished one), so it is a valid end, realized or not.
+                    for (missing, other, word) in [(s, t, "on"), (t, s, "from")] {
+                        if self.resolve_ref(missing).is_none() {
+                            // Puppet gives no location; the arrow's span is kept for tools.
+                            return Err(Flow::Error(EvalError {
+                                code: crate::error::codes::MISSING_RELATIONSHIP_TARGET,
+                                kind: ErrorKind::Complete,
+                                message: format!(
+                                    "Could not find resource '{missing}' for relationship {word} '{other}'"
+                                ),
+                                span: Some(rel.span.clone()),
+                            }));
+                        }
+                    }
+                    let s = &self.resolve_ref(s).unwrap_or_else(|| s.clone());
+                    let param = if rel.notify { "notify" } else { "before" };
+                    let target_ref = Value::Type(Type::Resource(Arc::new(ResourceType {
+                        type_name: Some(t.type_name.clone()),
+                        title: Some(t.title.clone()),
+                    })));
+                    if let Some(r) = self.catalog.resources.get_mut(s) {
+                        let mut list = match r.params.get(param) {
+                            Some(Value::Array(a)) => (**a).clone(),
+                            Some(Value::Undef) | None => Vec::new(),
+                            Some(other) => vec![other.clone()],
+                        };
+                        list.push(target_ref);
+                        r.params.insert(param.into(), Value::array(list));
+                    }
+                }
+            }
+        }
+        self.catalog.relationships = rels;
+        Ok(())
+    }
+
+    /// The resource a reference denotes: by title, by alias, or by the namevar its title
+    /// gives through the type's title patterns (`File['/tmp/x/']` is `File['/tmp/x']`).
+    pub(crate) fn resolve_ref(&self, key: &ResourceKey) -> Option<ResourceKey> {
+        if let Some(k) = self.catalog.resolve(key) {
+            return Some(k);
+        }
+        let tname = key.type_name.to_ascii_lowercase();
+        if !self.env.resource_type_known(&tname) {
+            return None;
+        }
+        let db = self.types();
+        let info = db.get(&tname)?;
+        if info.namevars.len() == 1 {
+            let parsed = db.parse_title(&tname, &key.title).ok()?;
+            if let Some(k) = parsed
+                .get(info.namevars[0].as_str())
+                .and_then(|v| self.catalog.resolve(&ResourceKey::new(&key.type_name, v)))
+            {
+                return Some(k);
+            }
+        }
+        // Puppet's catalog then looks the reference up by its uniqueness key, the namevar
+        // values its title gives: `Package[x]` is the package named `x` (whatever its
+        // title) with no provider.
+        if !info.isomorphic {
+            return None;
+        }
+        use puppet_restypes::NamevarValue as N;
+        let values = db
+            .namevar_values(&tname, &key.title, |_| None::<String>)
+            .ok()?;
+        let ukey: Vec<Option<String>> = values
+            .into_iter()
+            .map(|(_, v)| match v {
+                N::Given(s) | N::FromTitle(s) => Some(s),
+                N::Missing => None,
+            })
+            .collect();
+        self.catalog
+            .uniqueness
+            .get(&(key.type_name.clone(), ukey))
+            .cloned()
+    }
+
+    pub(super) fn rel_end_keys(&self, end: &RelEnd) -> Vec<ResourceKey> {
+        match end {
+            RelEnd::Refs(k) => k.clone(),
+            RelEnd::Collector(i, before) => {
+                let collected: Vec<ResourceKey> = self
+                    .catalog
+                    .collectors
+                    .get(*i)
+                    .map(|c| c.collected.iter().cloned().collect())
+                    .unwrap_or_default();
+                // A collector that collected nothing closes the gap in a chain: what came
+                // before it is related to what comes after (`a -> C<||> ~> b` is `a ~> b`).
+                match (collected.is_empty(), before) {
+                    (true, Some(b)) => self.rel_end_keys(b),
+                    _ => collected,
+                }
+            }
+        }
+    }
+}
+
+/// A reference written as a string: `Notify[x]`, `Foo::Bar[a b]`.
+pub(super) fn parse_reference(s: &str) -> Option<ResourceKey> {
+    let s = s.trim();
+    let open = s.find('[')?;
+    if !s.ends_with(']') || open == 0 {
+        return None;
+    }
+    let t = &s[..open];
+    let title = s[open + 1..s.len() - 1].trim_matches(|c| c == '\'' || c == '"');
+    if !t.chars().next()?.is_ascii_alphabetic() {
+        return None;
+    }
+    Some(ResourceKey::new(t, title))
+}
+
+/// Whether a resource matches a collector's query (`title == 'x'`, `tag == 'y'`, and/or).
+pub(super) fn query_matches(q: &CollectQuery, r: &Resource) -> bool {
+    use CollectQuery as Q;
+    let value_of = |attr: &str| -> Option<Value> {
+        match attr {
+            "title" => Some(Value::String(r.title.clone())),
+            "tag" => Some(Value::array(
+                r.tags.iter().map(|t| Value::String(t.clone())).collect(),
+            )),
+            _ => r.params.get(attr).cloned(),
+        }
+    };
+    let eq = |attr: &str, v: &Value| match value_of(attr) {
+        // An array attribute matches when any element does.
+        Some(Value::Array(items)) => items.iter().any(|x| ops::equals(x, v)),
+        Some(x) => ops::equals(&x, v),
+        None => false,
+    };
+    match q {
+        Q::All => true,
+        Q::Eq(a, v) => eq(a, v),
+        Q::Ne(a, v) => !eq(a, v),
+        Q::And(a, b) => query_matches(a, r) && query_matches(b, r),
+        Q::Or(a, b) => query_matches(a, r) || query_matches(b, r),
+    }
+}

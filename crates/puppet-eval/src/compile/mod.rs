@@ -1,0 +1,329 @@
+//! The catalog builder: the parts of the [`Compiler`] that build the catalog, following
+//! Puppet's compiler. This file has node matching, an external classifier's classes, finding
+//! classes and defined types, and what the parts share; the parts are the submodules:
+//! resource expressions (`resources`), classes and defined-type instances (`classes`), their
+//! parameters (`params`) and the work done when the code has run (`finish`).
+//!
+//! The evaluator (`crate::eval`) hands the expressions that build the catalog here; nothing
+//! in it reads or writes the catalog itself.
+
+mod classes;
+mod finish;
+mod params;
+mod resources;
+
+pub(crate) use classes::ClassDecl;
+
+use crate::catalog::{Catalog, Resource, ResourceKey, ResourceKind};
+use crate::error::{ErrorKind, EvalError, Flow, R};
+use crate::eval::Compiler;
+use crate::ir::*;
+use crate::lower::{ClassDef, HostMatch};
+use crate::scope::{Scope, ScopeId, ScopeKind};
+use puppet_types::Value;
+use smol_str::SmolStr;
+use std::sync::Arc;
+
+/// The catalog every compile starts with: `Stage[main]` containing `Class[Settings]` and
+/// `Class[main]`.
+pub(crate) fn initial_catalog() -> Catalog {
+    let mut catalog = Catalog::default();
+    let stage_key = ResourceKey::new("Stage", "main");
+    let mut stage = Resource::new("Stage", "main");
+    stage.kind = ResourceKind::Stage;
+    stage.tags.insert("stage".into());
+    stage.params.insert("name".into(), Value::string("main"));
+    catalog.add(stage);
+    for (title, tags) in [
+        ("Settings", &["class", "settings"][..]),
+        ("main", &["class"][..]),
+    ] {
+        let mut r = Resource::new("Class", title);
+        r.kind = ResourceKind::Class;
+        r.tags.extend(tags.iter().map(|t| SmolStr::new(*t)));
+        if title == "main" {
+            r.params.insert("name".into(), Value::string("main"));
+        }
+        r.container = Some(stage_key.clone());
+        catalog.add(r);
+    }
+    catalog
+}
+
+/// What the catalog builder keeps about the classes, node and defined-type instances of one
+/// compile (the catalog itself is `Compiler::catalog`).
+#[derive(Default)]
+pub(crate) struct Builder {
+    /// Classes whose evaluation has started (Puppet's `evaluated?`, set before the parent
+    /// class and the body run, so that a parent that `contain`s its child does not
+    /// evaluate the child a second time).
+    started_classes: rustc_hash::FxHashSet<SmolStr>,
+    /// The node scope, once the node definition is being evaluated.
+    node_scope: Option<ScopeId>,
+    /// The matched node's name, listed among the classes as Puppet does.
+    node_classes: Vec<SmolStr>,
+    /// Classes declared with the resource-like syntax (for duplicate messages).
+    resource_like: crate::Set<SmolStr>,
+    /// Defined-type instances whose body has run.
+    evaluated_defines: crate::Set<ResourceKey>,
+}
+
+/// The groups of a regex match (`$0`, `$1`, ...).
+type MatchData = Vec<Option<String>>;
+
+impl Compiler {
+    /// The resource whose code runs in `scope` (the nearest class, define instance or node;
+    /// `Class[main]` at top level).
+    pub(crate) fn container_of(&self, mut scope: ScopeId) -> ResourceKey {
+        loop {
+            let s = self.scopes.get(scope);
+            if let Some(r) = &s.resource {
+                return r.clone();
+            }
+            match s.parent {
+                Some(p) => scope = p,
+                None => return ResourceKey::new("Class", "main"),
+            }
+        }
+    }
+
+    /// The nearest scope that lives for the whole compile (lambda and function-call scopes
+    /// are released when they return, so nothing kept past the call may name them).
+    pub(crate) fn persistent_scope(&self, mut scope: ScopeId) -> ScopeId {
+        loop {
+            let s = self.scopes.get(scope);
+            match (&s.kind, s.parent) {
+                (ScopeKind::Local, Some(p)) => scope = p,
+                _ => return scope,
+            }
+        }
+    }
+
+    /// Releases a finished lambda or function-call scope, with the resource defaults it
+    /// declared.
+    pub(crate) fn release_scope(&mut self, id: ScopeId) {
+        self.catalog.defaults.retain(|(sid, _, _, _)| *sid != id);
+        self.scopes.release(id);
+    }
+
+    /// Adds the tags of the resource `container` to `res` (Puppet copies the declaring
+    /// scope's resource's tags into each resource it declares).
+    fn inherit_tags(&self, res: &mut Resource, container: &ResourceKey) {
+        if let Some(c) = self.catalog.get(container) {
+            for t in &c.tags {
+                res.tags.insert(t.clone());
+            }
+        }
+    }
+
+    /// Evaluates the node definition matching the node name, if the code has any: an exact
+    /// name first, then regexes in order, then `default`. Its body runs in a node scope
+    /// (whose resource is `Node[name]`), which the classes it declares see.
+    pub(crate) fn evaluate_node(&mut self) -> R<()> {
+        let env = self.env.clone();
+        if env.nodes().is_empty() {
+            return Ok(());
+        }
+        let name = self.settings.node_name.to_ascii_lowercase();
+        // Puppet 7's candidate names (strict_hostname_checking is on): the certname, then
+        // `default`; for each, an exact node, then a regex node matching it (so a regex may
+        // match the word "default" before `node default` is used).
+        let names = [name.clone(), "default".to_string()];
+        // (node index, resource name, regex captures)
+        let mut found: Option<(usize, SmolStr, Option<MatchData>)> = None;
+        'names: for candidate in &names {
+            for (i, n) in env.nodes().iter().enumerate() {
+                for m in &n.matches {
+                    let exact = match m {
+                        HostMatch::Name(x) => *x == candidate.as_str(),
+                        HostMatch::Default => candidate == "default",
+                        HostMatch::Regex(_) => false,
+                    };
+                    if exact {
+                        found = Some((i, SmolStr::new(candidate), None));
+                        break 'names;
+                    }
+                }
+            }
+            for (i, n) in env.nodes().iter().enumerate() {
+                for m in &n.matches {
+                    if let HostMatch::Regex(r) = m {
+                        if let Some(caps) = r.captures(candidate) {
+                            found = Some((i, node_regex_name(r.source()), Some(caps)));
+                            break 'names;
+                        }
+                    }
+                }
+            }
+        }
+        let Some((index, node_name, captures)) = found else {
+            return Err(Flow::Error(EvalError {
+                code: crate::error::codes::NO_MATCHING_NODE,
+                kind: ErrorKind::Complete,
+                message: format!("Could not find node statement with name 'default' or '{name}'"),
+                span: None,
+            }));
+        };
+        let node = env.nodes()[index].clone();
+        let key = ResourceKey {
+            type_name: "Node".into(),
+            title: node_name.clone(),
+        };
+        let main = ResourceKey::new("Class", "main");
+        let mut res = Resource::new("Node", &node_name);
+        res.kind = ResourceKind::Node;
+        res.tags.insert("node".into());
+        res.tag_title();
+        self.inherit_tags(&mut res, &main);
+        res.container = Some(main);
+        res.span = Some(node.span.clone());
+        self.catalog.add(res);
+        self.build.node_classes.push(node_name.clone());
+        let top = self.top;
+        let mut scope = Scope::new(ScopeKind::Node, Some(top), key.to_string());
+        scope.resource = Some(key);
+        scope.dyn_parent = Some(top);
+        if let Some(caps) = captures {
+            scope.matches.push(caps);
+        }
+        // As in any type's body, $title and $name are the node resource's title.
+        for var in ["title", "name"] {
+            scope
+                .vars
+                .insert(var.into(), Value::String(node_name.clone()));
+        }
+        let id = self.scopes.add(scope);
+        self.build.node_scope = Some(id);
+        self.eval_block(&node.body, id)?;
+        Ok(())
+    }
+
+    /// Declares the classes an external node classifier gave, in the node scope (or top
+    /// scope without a node definition): with parameters resource-like, else included.
+    pub(crate) fn evaluate_enc_classes(&mut self) -> R<()> {
+        let classes = self.settings.enc_classes.clone();
+        if classes.is_empty() {
+            return Ok(());
+        }
+        let scope = self.build.node_scope.unwrap_or(self.top);
+        let span = Span {
+            file: Arc::new(crate::ir::SourceFile::new(None, "")),
+            start: 0,
+            end: 0,
+        };
+        for (name, params) in classes {
+            match params {
+                Some(p) => {
+                    self.declare_class(&name, Some(p), ClassDecl::ResourceLike, scope, &span)?
+                }
+                None => {
+                    self.declare_classes(&[name.to_string()], ClassDecl::Include, scope, &span)?
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The leaves of nested arrays (titles and relationship values are flattened).
+fn flatten(v: &Value) -> Vec<Value> {
+    match v {
+        Value::Array(a) => a.iter().flat_map(flatten).collect(),
+        other => vec![other.clone()],
+    }
+}
+
+impl Compiler {
+    /// A class by lower-case name, as Puppet's autoloader finds it: an error in a file it
+    /// reads on the way (a syntax error, a definition or statement not allowed there) fails
+    /// the compile.
+    pub(crate) fn find_class(&self, name: &str) -> R<Option<Arc<ClassDef>>> {
+        if let Some(d) = self.env.load_error(puppet_loader::DefKind::Class, name) {
+            return Err(load_error(&d));
+        }
+        Ok(self.env.class(name))
+    }
+
+    /// A defined type by lower-case name, with the autoloader's errors as [`find_class`].
+    ///
+    /// [`find_class`]: Compiler::find_class
+    pub(crate) fn find_define(&self, name: &str) -> R<Option<Arc<crate::lower::DefineDef>>> {
+        if let Some(d) = self.env.load_error(puppet_loader::DefKind::Define, name) {
+            return Err(load_error(&d));
+        }
+        Ok(self.env.define(name))
+    }
+}
+
+/// An error in a file the autoloader read, as Puppet reports it: the message, then the
+/// file, line and column (only the file for an error at the end of the input).
+fn load_error(d: &puppet_diagnostics::Diagnostic) -> Flow {
+    let file = d.file.as_deref().unwrap_or("");
+    let at = match d.location {
+        Some(lc) if !d.message.ends_with("at end of input") => {
+            format!(" (file: {file}, line: {}, column: {})", lc.line, lc.col)
+        }
+        _ => format!(" (file: {file})"),
+    };
+    let code = match &d.code {
+        std::borrow::Cow::Borrowed(c) => c,
+        std::borrow::Cow::Owned(_) => crate::error::codes::PARSE_ERROR,
+    };
+    Flow::Error(EvalError {
+        code,
+        kind: ErrorKind::Complete,
+        message: format!("{}{at}", d.message),
+        span: None,
+    })
+}
+
+/// How many errors Puppet's validator logs for the main manifest file `text` whose first
+/// error is `first`, when it has no syntax error (Puppet stops at the first syntax error,
+/// but logs every validation error and, for more than one, gives up with their count).
+pub(crate) fn validation_error_count(
+    diagnostics: &[puppet_diagnostics::Diagnostic],
+    first: &puppet_diagnostics::Diagnostic,
+    text: &str,
+) -> usize {
+    if puppet_syntax::parse(text)
+        .errors()
+        .iter()
+        .any(|d| d.is_error())
+    {
+        return 1;
+    }
+    diagnostics
+        .iter()
+        .filter(|d| d.is_error() && d.file == first.file && d.code != "DUPLICATE_DEFINITION")
+        .count()
+}
+
+/// `(line: N)` or `(file: F, line: N)`, as Puppet appends a location to a message.
+pub(crate) fn location(span: &Span) -> String {
+    let line = span.line_col().0;
+    match &span.file.path {
+        Some(p) => format!("(file: {p}, line: {line})"),
+        None => format!("(line: {line})"),
+    }
+}
+
+/// The name Puppet gives the resource of a node matched by a regex:
+/// `__node_regexp__` and the regex with everything but word characters, `.`, `-` and `:`
+/// removed.
+pub(crate) fn node_regex_name(source: &str) -> SmolStr {
+    let kept: String = source
+        .to_ascii_lowercase()
+        .chars()
+        .filter(|c| c.is_alphanumeric() || matches!(c, '_' | '.' | '-' | ':'))
+        .collect();
+    SmolStr::new(format!("__node_regexp__{}", kept.trim_start_matches('.')))
+}
+
+/// The tags a `tag` attribute value gives: a string or an array of strings.
+fn tag_values(v: &Value) -> Vec<String> {
+    match v {
+        Value::Array(a) => a.iter().flat_map(tag_values).collect(),
+        Value::Undef => vec![],
+        other => vec![other.to_plain_string()],
+    }
+}

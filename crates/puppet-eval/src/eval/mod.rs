@@ -1,0 +1,810 @@
+//! The evaluator: the [`Compiler`] that holds one compile's state, and expression evaluation.
+//!
+//! A [`Compiler`] holds everything one compile owns (scopes, logs, the catalog under
+//! construction) and evaluates the IR of an [`Environment`] that it shares with other
+//! compiles. This file has the state and the expression dispatcher; the parts of evaluation
+//! are in the submodules (variables, operators, access, types, calls, binding, the
+//! `CallContext`). Expressions that build the catalog (resources, collectors, overrides,
+//! relationships, classes) are handed to the catalog builder in `crate::compile`.
+//!
+//! Errors carry Puppet's texts and the span of the expression that failed; runtime failures
+//! inside an operator or a call are reported as Puppet does: "Error while evaluating a '+'
+//! expression, `<detail>`" at that expression.
+
+mod bind;
+mod call;
+mod context;
+mod index;
+mod operators;
+mod types;
+mod vars;
+
+pub(crate) use call::lambda_signature;
+pub(crate) use types::known_types;
+pub(crate) use vars::{ParamGuard, PendingParams};
+
+use crate::catalog::{Catalog, ResourceKey};
+use crate::env::Environment;
+use crate::error::{codes, err, ErrorKind, EvalError, Flow, LogEntry, R};
+use crate::ir::*;
+use crate::ops;
+use crate::scope::{Scope, ScopeId, ScopeKind, Scopes};
+use crate::settings::Settings;
+use puppet_functions::LogLevel;
+use puppet_types::{Type, TypeAlias, Value};
+use smol_str::SmolStr;
+use std::sync::Arc;
+
+const MAX_DEPTH: u32 = 400;
+
+/// One compile: scopes, logs and the catalog under construction.
+pub struct Compiler {
+    pub(crate) env: Arc<Environment>,
+    pub(crate) settings: Settings,
+    pub(crate) scopes: Scopes,
+    pub(crate) top: ScopeId,
+    /// The scope of every evaluated class, by class name.
+    pub(crate) class_scopes: crate::Map<SmolStr, ScopeId>,
+    pub(crate) logs: Vec<LogEntry>,
+    pub(crate) catalog: Catalog,
+    /// The catalog builder's own bookkeeping (private to `crate::compile`).
+    pub(crate) build: crate::compile::Builder,
+    aliases: crate::Map<SmolStr, TypeAlias>,
+    depth: u32,
+    /// Expressions evaluated so far (see [`Settings::max_steps`]).
+    steps: u64,
+    /// The scope calls from functions see (`CallContext::variable`).
+    pub(crate) current: ScopeId,
+    /// The span of the call being made to the registry (for its errors).
+    pub(crate) call_span: Option<Span>,
+    /// An evaluator error raised inside a lambda called by a registry function, kept so
+    /// it surfaces with its own message and location.
+    pub(crate) pending_error: Option<EvalError>,
+    /// What Hiera's backend functions keep for the compile (`crate::hiera_ruby`).
+    pub(crate) hiera_backends: crate::hiera_ruby::Backends,
+    /// Set when resolving a type name found an alias that only refers to aliases.
+    unresolvable_alias: Option<SmolStr>,
+    /// Set when an Object type alias failed its validation.
+    invalid_alias: Option<String>,
+    /// The output of every ERB template rendered (see `Compiled::template_outputs`).
+    pub(crate) template_outputs: Vec<String>,
+    /// Set while a Ruby function declares a resource with a non-String title.
+    pub(crate) untagged_title: bool,
+    /// How the calls being evaluated are named in errors, innermost last.
+    call_labels: Vec<&'static str>,
+    /// Evaluating a type string as Puppet's type parser does: an unknown name with
+    /// parameters is a `TypeReference` of the whole text rather than an error.
+    pub(crate) type_parser_mode: bool,
+    /// The Pcore annotations attached to values during this compile (`annotate`).
+    annotations: puppet_functions::Annotations,
+    /// Values of constant type expressions evaluated in this compile, by (file, start, end,
+    /// expression): the address tells apart expressions lowered with one span (in an
+    /// interpolated heredoc), and the entry keeps its file alive so that no other file's
+    /// expressions can take the key.
+    const_types: rustc_hash::FxHashMap<ConstKey, (Arc<crate::ir::SourceFile>, Value)>,
+    /// Every type name resolved so far and what it denotes (see `resolve_type`).
+    resolved_types: rustc_hash::FxHashMap<SmolStr, Type>,
+    /// Parameters whose default expression is being evaluated, innermost last.
+    param_guards: Vec<ParamGuard>,
+    /// An error of a function parameter's type expression: reported as it is, where the
+    /// type is written, not wrapped as an error of the call.
+    param_type_error: Option<EvalError>,
+    /// The keys of the deprecations logged once (`CallContext::deprecation_at_call`).
+    warned_once: indexmap::IndexSet<String>,
+    /// Puppet's call stack (`CallContext::puppet_stack`), outermost first.
+    puppet_stack: Vec<(String, u32)>,
+    /// The text of the EPP template being rendered.
+    pub(crate) render_buffer: String,
+    /// Set when the EPP template being rendered output a Sensitive value.
+    pub(crate) render_sensitive: bool,
+}
+
+impl std::fmt::Debug for Compiler {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Compiler")
+            .field("logs", &self.logs.len())
+            .finish()
+    }
+}
+
+impl Compiler {
+    pub fn new(env: Arc<Environment>, settings: Settings) -> Compiler {
+        let mut scopes = Scopes::default();
+        let mut top_scope = Scope::new(ScopeKind::Top, None, "Class[main]".into());
+        top_scope.resource = Some(ResourceKey::new("Class", "main"));
+        let facts = Value::Hash(Arc::new(
+            settings
+                .facts
+                .iter()
+                .map(|(k, v)| (Value::String(k.clone()), v.clone()))
+                .collect(),
+        ));
+        top_scope.vars.insert("facts".into(), facts);
+        // `puppet apply` without a certificate: local, unauthenticated trusted data.
+        let trusted = settings.trusted.clone().unwrap_or_else(|| {
+            Value::hash([
+                (Value::string("authenticated"), Value::string("local")),
+                (Value::string("certname"), Value::Undef),
+                (Value::string("extensions"), Value::hash([])),
+                (Value::string("hostname"), Value::Undef),
+                (Value::string("domain"), Value::Undef),
+                (Value::string("external"), Value::hash([])),
+            ])
+        });
+        top_scope.vars.insert("trusted".into(), trusted);
+        top_scope.vars.insert("title".into(), Value::string("main"));
+        top_scope.vars.insert("name".into(), Value::string("main"));
+        top_scope
+            .vars
+            .insert("module_name".into(), Value::string(""));
+        top_scope.vars.insert(
+            "server_facts".into(),
+            Value::hash(
+                settings
+                    .server_facts
+                    .iter()
+                    .map(|(k, v)| (Value::String(k.clone()), v.clone())),
+            ),
+        );
+        for (k, v) in &settings.server_facts {
+            top_scope.vars.entry(k.clone()).or_insert_with(|| v.clone());
+        }
+        // An ENC's parameters are top-scope variables (they win over facts, as Puppet's
+        // node parameters do).
+        for (k, v) in &settings.enc_parameters {
+            top_scope.vars.insert(k.clone(), v.clone());
+        }
+        top_scope
+            .vars
+            .insert("environment".into(), Value::string(&settings.environment));
+        for (k, v) in &settings.facts {
+            top_scope.vars.entry(k.clone()).or_insert_with(|| v.clone());
+        }
+        let top = scopes.add(top_scope);
+        let mut c = Compiler {
+            env,
+            settings,
+            scopes,
+            top,
+            class_scopes: Default::default(),
+            build: Default::default(),
+            logs: Vec::new(),
+            catalog: crate::compile::initial_catalog(),
+            aliases: Default::default(),
+            depth: 0,
+            steps: 0,
+            current: top,
+            call_span: None,
+            pending_error: None,
+            hiera_backends: Default::default(),
+            unresolvable_alias: None,
+            type_parser_mode: false,
+            annotations: puppet_functions::Annotations::new(),
+            const_types: Default::default(),
+            resolved_types: Default::default(),
+            param_guards: Vec::new(),
+            param_type_error: None,
+            warned_once: indexmap::IndexSet::new(),
+            puppet_stack: Vec::new(),
+            render_buffer: String::new(),
+            render_sensitive: false,
+            call_labels: Vec::new(),
+            template_outputs: Vec::new(),
+            untagged_title: false,
+            invalid_alias: None,
+        };
+        c.class_scopes.insert("main".into(), top);
+        c.class_scopes.insert("".into(), top);
+        // `$settings::x`: the settings Puppet exposes to manifests.
+        let mut settings_scope = Scope::new(
+            ScopeKind::Class("settings".into()),
+            Some(top),
+            "Class[Settings]".into(),
+        );
+        settings_scope.vars.insert(
+            "strict_variables".into(),
+            Value::Boolean(c.settings.strict_variables),
+        );
+        settings_scope
+            .vars
+            .insert("environment".into(), Value::string(&c.settings.environment));
+        settings_scope
+            .vars
+            .insert("certname".into(), Value::string(&c.settings.node_name));
+        settings_scope
+            .vars
+            .insert("strict".into(), Value::string("warning"));
+        settings_scope
+            .vars
+            .insert("storeconfigs".into(), Value::Boolean(false));
+        settings_scope.vars.insert(
+            "all_local".into(),
+            Value::hash([
+                (Value::string("strict"), Value::string("warning")),
+                (
+                    Value::string("strict_variables"),
+                    Value::Boolean(c.settings.strict_variables),
+                ),
+                (
+                    Value::string("environment"),
+                    Value::string(&c.settings.environment),
+                ),
+            ]),
+        );
+        let sid = c.scopes.add(settings_scope);
+        c.class_scopes.insert("settings".into(), sid);
+        c
+    }
+
+    /// `$module_name` for code at `span`: the module whose directory holds its file, `''`
+    /// for the main manifest and code without a file.
+    pub(crate) fn module_of(&self, span: &Span) -> Value {
+        let Some(path) = &span.file.path else {
+            return Value::string("");
+        };
+        Value::string(self.env.module_of_path(path).unwrap_or(""))
+    }
+
+    /// The resource types this compile knows (its environment's).
+    pub(crate) fn types(&self) -> Arc<puppet_restypes::TypeDatabase> {
+        self.env.types()
+    }
+
+    /// Evaluates the main manifests; returns the value of the last top-level statement.
+    pub fn evaluate_main(&mut self) -> Result<Value, EvalError> {
+        let env = self.env.clone();
+        let mut last = Value::Undef;
+        for file in env.main_files() {
+            // Puppet's stack frame of a program (its file, line 0).
+            let name = file.file.path.clone().unwrap_or_else(|| "unknown".into());
+            self.puppet_stack.push((name, 0));
+            let r = self.eval_block(&file.statements, self.top);
+            self.puppet_stack.pop();
+            match r {
+                Ok(v) => last = v,
+                Err(f) => return Err(self.flow_to_error(f)),
+            }
+        }
+        if let Err(f) = self.evaluate_node() {
+            return Err(self.flow_to_error(f));
+        }
+        if let Err(f) = self.evaluate_enc_classes() {
+            return Err(self.flow_to_error(f));
+        }
+        if let Err(f) = self.finish() {
+            return Err(self.flow_to_error(f));
+        }
+        Ok(last)
+    }
+
+    fn flow_to_error(&self, f: Flow) -> EvalError {
+        match f {
+            Flow::Error(e) => e,
+            Flow::Break(span) => EvalError {
+                code: crate::error::codes::EVAL_ERROR,
+                kind: Default::default(),
+                message: "break() from context where this is illegal".into(),
+                span,
+            },
+            Flow::Next(_) => EvalError {
+                code: crate::error::codes::EVAL_ERROR,
+                kind: Default::default(),
+                message: "next() from context where this is illegal".into(),
+                span: None,
+            },
+            Flow::Return(_, span) => EvalError {
+                code: crate::error::codes::EVAL_ERROR,
+                kind: Default::default(),
+                message: "return() from context where this is illegal".into(),
+                span,
+            },
+        }
+    }
+
+    pub(crate) fn log(&mut self, level: LogLevel, message: String, scope: Option<String>) {
+        self.logs.push(LogEntry {
+            level,
+            message,
+            scope,
+        });
+    }
+
+    pub(crate) fn warn(&mut self, message: String) {
+        self.log(LogLevel::Warning, message, None);
+    }
+
+    pub(crate) fn eval_block(&mut self, stmts: &[Expr], scope: ScopeId) -> R<Value> {
+        let mut last = Value::Undef;
+        for s in stmts {
+            last = self.eval(s, scope)?;
+        }
+        Ok(last)
+    }
+
+    pub fn eval(&mut self, e: &Expr, scope: ScopeId) -> Result<Value, Flow> {
+        self.steps += 1;
+        if self.steps > self.settings.max_steps {
+            return Err(Flow::Error(EvalError {
+                code: codes::STEP_LIMIT,
+                kind: ErrorKind::Evaluation,
+                message: format!(
+                    "Evaluation stopped after {} steps: the code does not finish (Settings::max_steps)",
+                    self.settings.max_steps
+                ),
+                span: Some(e.span.clone()),
+            }));
+        }
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            self.depth -= 1;
+            return err(
+                "Stack level too deep: expression nesting exceeded the evaluator's limit",
+                &e.span,
+            );
+        }
+        // Deep (but bounded) Puppet code may need more stack than the caller's thread has:
+        // grow it in segments instead of overflowing.
+        let r = stacker::maybe_grow(64 * 1024, 1024 * 1024, || self.eval_inner(e, scope));
+        self.depth -= 1;
+        r
+    }
+
+    fn eval_inner(&mut self, e: &Expr, scope: ScopeId) -> R<Value> {
+        match &e.kind {
+            ExprKind::Literal(v) => Ok(v.clone()),
+            ExprKind::Name(n) => Ok(Value::String(n.clone())),
+            ExprKind::TypeName(n) => {
+                let t = self.resolve_type(n);
+                if let Some(msg) = self.invalid_alias.take() {
+                    return err(
+                        format!("Error while evaluating a Type-Name, {msg}"),
+                        &e.span,
+                    );
+                }
+                if let Some(bad) = self.unresolvable_alias.take() {
+                    return err(
+                        format!("Error while evaluating a Type-Name, Type alias '{bad}' cannot be resolved to a real type"),
+                        &e.span,
+                    );
+                }
+                if let Type::TypeReference(name) = &t {
+                    if !self.type_parser_mode {
+                        return err(format!("Resource type not found: {name}"), &e.span);
+                    }
+                }
+                Ok(Value::Type(t))
+            }
+            ExprKind::Concat(parts) => {
+                let mut out = String::new();
+                for p in parts {
+                    match p {
+                        StrPart::Text(t) => out.push_str(t),
+                        StrPart::Expr(x) => {
+                            let v = self.eval(x, scope)?;
+                            out.push_str(&interpolate(&v));
+                        }
+                    }
+                }
+                Ok(Value::string(out))
+            }
+            ExprKind::Var(name) => self.read_var(name, scope, &e.span),
+            ExprKind::Array(items) => {
+                let mut out = Vec::with_capacity(items.len());
+                for it in items {
+                    if let ExprKind::Unfold(inner) = &it.kind {
+                        let v = self.eval(inner, scope)?;
+                        out.extend(unfold_value(v));
+                    } else {
+                        out.push(self.eval(it, scope)?);
+                    }
+                }
+                Ok(Value::array(out))
+            }
+            ExprKind::Hash(entries) => {
+                let mut map = puppet_types::value::ValueMap::new();
+                for (k, v) in entries {
+                    let kv = self.eval(k, scope)?;
+                    let vv = self.eval(v, scope)?;
+                    map.insert(kv, vv);
+                }
+                Ok(Value::Hash(Arc::new(map)))
+            }
+            ExprKind::Binary(op, l, r) => self.binary(*op, l, r, scope, &e.span),
+            ExprKind::And(l, r) => {
+                let a = self.eval(l, scope)?;
+                if !ops::truthy(&a) {
+                    return Ok(Value::Boolean(false));
+                }
+                let b = self.eval(r, scope)?;
+                Ok(Value::Boolean(ops::truthy(&b)))
+            }
+            ExprKind::Or(l, r) => {
+                let a = self.eval(l, scope)?;
+                if ops::truthy(&a) {
+                    return Ok(Value::Boolean(true));
+                }
+                let b = self.eval(r, scope)?;
+                Ok(Value::Boolean(ops::truthy(&b)))
+            }
+            ExprKind::Not(x) => {
+                let v = self.eval(x, scope)?;
+                Ok(Value::Boolean(!ops::truthy(&v)))
+            }
+            ExprKind::Neg(x) => {
+                let v = self.eval(x, scope)?;
+                match v {
+                    Value::Integer(i) => match i.checked_neg() {
+                        Some(n) => Ok(Value::Integer(n)),
+                        None => err("Error while evaluating a Unary Minus, integer overflow", &e.span),
+                    },
+                    Value::Float(f) => Ok(Value::Float(-f)),
+                    Value::Timespan(t) => Ok(Value::Timespan(puppet_types::Timespan::from_secs_f64(-t.as_secs_f64()))),
+                    Value::String(s) => match ops::parse_numeric_string(&s) {
+                        Some(n @ (Value::Integer(_) | Value::Float(_))) => {
+                            self.warn(format!(
+                                "The string '{s}' was automatically coerced to the numerical value {}",
+                                n.to_plain_string()
+                            ));
+                            Ok(match n {
+                                Value::Integer(i) => Value::Integer(-i),
+                                Value::Float(f) => Value::Float(-f),
+                                other => other,
+                            })
+                        },
+                        _ => err(
+                            format!("Error while evaluating a Unary Minus, The value '{s}' cannot be converted to Numeric."),
+                            &e.span,
+                        ),
+                    },
+                    other => err(
+                        format!(
+                            "Error while evaluating a Unary Minus, The value '{}' cannot be converted to Numeric.",
+                            other.to_plain_string()
+                        ),
+                        &e.span,
+                    ),
+                }
+            }
+            ExprKind::Unfold(x) => {
+                let v = self.eval(x, scope)?;
+                Ok(Value::array(unfold_value(v)))
+            }
+            ExprKind::Assign(lhs, rhs) => {
+                let v = self.eval(rhs, scope)?;
+                // Puppet reports a failed assignment at its `=`.
+                self.assign(lhs, v.clone(), scope, &e.span)?;
+                Ok(v)
+            }
+            ExprKind::Access(target, keys) => {
+                // A type or resource reference written with constants only (`Array[String]`,
+                // `File['/etc/motd']`) has the same value every time: evaluated once.
+                if !self.type_parser_mode
+                    && matches!(target.kind, ExprKind::TypeName(_))
+                    && is_constant_type_expr(e, 0)
+                {
+                    let key = (
+                        Arc::as_ptr(&e.span.file) as usize,
+                        e.span.start,
+                        e.span.end,
+                        e as *const Expr as usize,
+                    );
+                    if let Some((_, v)) = self.const_types.get(&key) {
+                        return Ok(v.clone());
+                    }
+                    let v = self.eval_access(e, target, keys, scope)?;
+                    self.const_types
+                        .insert(key, (e.span.file.clone(), v.clone()));
+                    return Ok(v);
+                }
+                self.eval_access(e, target, keys, scope)
+            }
+            ExprKind::Selector(target, entries) => {
+                self.scopes.get_mut(scope).matches.push(Vec::new());
+                let r = self.selector(e, target, entries, scope);
+                self.scopes.get_mut(scope).matches.pop();
+                r
+            }
+            ExprKind::If { .. } | ExprKind::Unless { .. } | ExprKind::Case { .. } => {
+                // Match variables set by the condition live until the construct ends.
+                self.scopes.get_mut(scope).matches.push(Vec::new());
+                let r = self.conditional(e, scope);
+                self.scopes.get_mut(scope).matches.pop();
+                r
+            }
+            ExprKind::Call {
+                name, args, lambda, ..
+            } => {
+                let argv = self.eval_args(args, scope)?;
+                self.call_named(name, argv, lambda.as_ref(), scope, &e.span)
+            }
+            ExprKind::CallType {
+                target,
+                args,
+                lambda,
+            } => {
+                let t = self.eval(target, scope)?;
+                if args.is_empty() && lambda.is_none() {
+                    if let Value::Type(Type::Timestamp(_)) = &t {
+                        return Ok(Value::Timestamp(puppet_types::Timestamp::from_secs_f64(
+                            now_secs(),
+                        )));
+                    }
+                }
+                let mut argv = vec![t];
+                argv.extend(self.eval_args(args, scope)?);
+                self.call_named("new", argv, lambda.as_ref(), scope, &e.span)
+            }
+            ExprKind::MethodCall {
+                receiver,
+                name,
+                args,
+                lambda,
+            } => {
+                let r = self.eval(receiver, scope)?;
+                let rest = self.eval_args(args, scope)?;
+                // A URI's parts are attributes (`$uri.host`).
+                if let (Value::Uri(u), true) = (&r, rest.is_empty() && lambda.is_none()) {
+                    if let Some(v) = u.to_parameter_map().get(name.as_str()) {
+                        return Ok(v.clone());
+                    }
+                    if matches!(
+                        name.as_str(),
+                        "scheme"
+                            | "userinfo"
+                            | "host"
+                            | "port"
+                            | "path"
+                            | "query"
+                            | "fragment"
+                            | "opaque"
+                    ) {
+                        return Ok(Value::Undef);
+                    }
+                }
+                // An object's attributes and member functions come first.
+                if let Value::Object(o) = &r {
+                    if lambda.is_none() {
+                        if let Some(res) = o.call(name, &rest) {
+                            return match res {
+                                Ok(v) => Ok(v),
+                                Err(x) => err(
+                                    format!("Error while evaluating a Method call, {x}"),
+                                    &e.span,
+                                ),
+                            };
+                        }
+                    }
+                }
+                let mut argv = vec![r];
+                argv.extend(rest);
+                self.call_labeled("Method call", name, argv, lambda.as_ref(), scope, &e.span)
+            }
+            ExprKind::Block(stmts) => self.eval_block(stmts, scope),
+            ExprKind::Resource {
+                form,
+                type_expr,
+                bodies,
+            } => self.resource_expr(*form, type_expr, bodies, scope, &e.span),
+            ExprKind::ResourceDefaults { type_expr, ops } => {
+                self.defaults_expr(type_expr, ops, scope)
+            }
+            ExprKind::ResourceOverride { target, ops } => {
+                self.override_expr(target, ops, scope, &e.span)
+            }
+            ExprKind::Collect {
+                type_name,
+                exported,
+                query,
+                ops,
+            } => {
+                self.collect_expr(type_name, *exported, query, ops, scope, &e.span)?;
+                Ok(Value::Undef)
+            }
+            ExprKind::Relationship(op, l, r) => {
+                Ok(self.relationship_expr(*op, l, r, scope, &e.span)?.1)
+            }
+            ExprKind::RenderText(t) => {
+                self.render_buffer.push_str(t);
+                Ok(Value::Undef)
+            }
+            ExprKind::Render(x) => {
+                let v = self.eval(x, scope)?;
+                // A Sensitive value renders unwrapped and makes the whole result Sensitive.
+                let v = match v {
+                    Value::Sensitive(inner) => {
+                        self.render_sensitive = true;
+                        (*inner).clone()
+                    }
+                    other => other,
+                };
+                self.render_buffer.push_str(&interpolate(&v));
+                Ok(Value::Undef)
+            }
+            // Transparent: the parentheses only give the operand its location.
+            ExprKind::Paren(x) => self.eval_inner(x, scope),
+            ExprKind::Definition => Ok(Value::Undef),
+            ExprKind::Invalid(msg) => err(msg.clone(), &e.span),
+        }
+    }
+
+    /// `target[keys]` (see `access`).
+    fn eval_access(&mut self, e: &Expr, target: &Expr, keys: &[Expr], scope: ScopeId) -> R<Value> {
+        let t = self.eval(target, scope)?;
+        if self.type_parser_mode {
+            if let Value::Type(Type::TypeReference(_)) = &t {
+                let text = &e.span.file.text[e.span.start as usize..e.span.end as usize];
+                return Ok(Value::Type(Type::TypeReference(SmolStr::new(text))));
+            }
+        }
+        // In `Class[...]`, an unknown capitalized name is a type reference (which
+        // Puppet then refuses as a class name), not an unknown resource type.
+        let class_keys = matches!(t, Value::Type(Type::Class(None)));
+        let mut ks = Vec::with_capacity(keys.len());
+        for k in keys {
+            if let ExprKind::Unfold(inner) = &k.kind {
+                ks.extend(unfold_value(self.eval(inner, scope)?))
+            } else if class_keys && matches!(k.kind, ExprKind::TypeName(_)) {
+                let saved = std::mem::replace(&mut self.type_parser_mode, true);
+                let v = self.eval(k, scope);
+                self.type_parser_mode = saved;
+                ks.push(v?);
+            } else {
+                ks.push(self.eval(k, scope)?);
+            }
+        }
+        let key_spans: Vec<Span> = keys.iter().map(|k| k.span.clone()).collect();
+        self.access(t, ks, &e.span, &key_spans)
+    }
+
+    fn selector(
+        &mut self,
+        e: &Expr,
+        target: &Expr,
+        entries: &[(Expr, Expr)],
+        scope: ScopeId,
+    ) -> R<Value> {
+        let v = self.eval(target, scope)?;
+        let mut default = None;
+        for (m, val) in entries {
+            for mv in self.option_values(m, scope)? {
+                if matches!(mv, Value::Default) {
+                    default = Some(val);
+                    continue;
+                }
+                if self.case_match(&v, &mv, scope, &m.span)? {
+                    return self.eval(val, scope);
+                }
+            }
+        }
+        match default {
+            Some(val) => self.eval(val, scope),
+            None => err(
+                format!(
+                    "No matching entry for selector parameter with value '{}'",
+                    v.to_plain_string()
+                ),
+                &e.span,
+            ),
+        }
+    }
+
+    /// The values of a case or selector option; a splatted option (`*[a, b]`) gives several.
+    fn option_values(&mut self, m: &Expr, scope: ScopeId) -> R<Vec<Value>> {
+        if let ExprKind::Unfold(inner) = &m.kind {
+            return Ok(unfold_value(self.eval(inner, scope)?));
+        }
+        Ok(vec![self.eval(m, scope)?])
+    }
+
+    fn conditional(&mut self, e: &Expr, scope: ScopeId) -> R<Value> {
+        match &e.kind {
+            ExprKind::If { cond, then, els } => {
+                let c = self.eval(cond, scope)?;
+                if ops::truthy(&c) {
+                    self.eval_block(then, scope)
+                } else if let Some(els) = els {
+                    self.eval_block(els, scope)
+                } else {
+                    Ok(Value::Undef)
+                }
+            }
+            ExprKind::Unless { cond, then, els } => {
+                let c = self.eval(cond, scope)?;
+                if !ops::truthy(&c) {
+                    self.eval_block(then, scope)
+                } else if let Some(els) = els {
+                    self.eval_block(els, scope)
+                } else {
+                    Ok(Value::Undef)
+                }
+            }
+            ExprKind::Case { test, options } => {
+                let v = self.eval(test, scope)?;
+                let mut default = None;
+                for (values, body) in options {
+                    for m in values {
+                        for mv in self.option_values(m, scope)? {
+                            if matches!(mv, Value::Default) {
+                                default = Some(body);
+                                continue;
+                            }
+                            if self.case_match(&v, &mv, scope, &m.span)? {
+                                return self.eval_block(body, scope);
+                            }
+                        }
+                    }
+                }
+                match default {
+                    Some(body) => self.eval_block(body, scope),
+                    None => Ok(Value::Undef),
+                }
+            }
+            _ => Ok(Value::Undef),
+        }
+    }
+
+    fn eval_args(&mut self, args: &[Expr], scope: ScopeId) -> R<Vec<Value>> {
+        let mut out = Vec::with_capacity(args.len());
+        for a in args {
+            if let ExprKind::Unfold(inner) = &a.kind {
+                out.extend(unfold_value(self.eval(inner, scope)?))
+            } else {
+                out.push(self.eval(a, scope)?);
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// The elements a splatted value (`*x`) contributes: an array's or iterator's elements, a
+/// hash's `[key, value]` pairs, or the value itself.
+fn unfold_value(v: Value) -> Vec<Value> {
+    match v {
+        Value::Array(a) => a.iter().cloned().collect(),
+        Value::Hash(h) => h
+            .iter()
+            .map(|(k, v)| Value::array(vec![k.clone(), v.clone()]))
+            .collect(),
+        Value::Iterator(it) => it.iter().collect(),
+        Value::Undef => Vec::new(),
+        other => vec![other],
+    }
+}
+
+/// Seconds since the epoch, for `Timestamp()`.
+fn now_secs() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs_f64())
+        .unwrap_or(0.0)
+}
+
+/// The key of a constant expression's value: (file, start, end, expression address).
+type ConstKey = (usize, u32, u32, usize);
+
+/// Whether a type expression's value depends on nothing but itself: type names, literals,
+/// bare words, and arrays, hashes and accesses of those (no variables, no calls).
+fn is_constant_type_expr(e: &Expr, depth: u32) -> bool {
+    if depth > 32 {
+        return false;
+    }
+    match &e.kind {
+        ExprKind::Literal(_) | ExprKind::Name(_) | ExprKind::TypeName(_) => true,
+        ExprKind::Access(base, args) => {
+            is_constant_type_expr(base, depth + 1)
+                && args.iter().all(|a| is_constant_type_expr(a, depth + 1))
+        }
+        ExprKind::Array(items) => items.iter().all(|a| is_constant_type_expr(a, depth + 1)),
+        ExprKind::Hash(pairs) => pairs.iter().all(|(k, v)| {
+            is_constant_type_expr(k, depth + 1) && is_constant_type_expr(v, depth + 1)
+        }),
+        _ => false,
+    }
+}
+
+/// The text a value interpolates to in a string.
+pub fn interpolate(v: &Value) -> String {
+    let mut out = String::new();
+    puppet_types::format::interpolated_value(&mut out, v);
+    out
+}

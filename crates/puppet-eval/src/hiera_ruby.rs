@@ -1,0 +1,294 @@
+//! Hiera backends written as module functions in Ruby (`data_hash`, `lookup_key`,
+//! `data_dig` entries of a `hiera.yaml` naming a function of `lib/puppet/functions`), run by
+//! puppet-ruby for the lookups of a compile: the evaluator's side of
+//! [`puppet_hiera::FunctionBackend`].
+//!
+//! The function is loaded the way `Environment::function` loads modules' Ruby functions,
+//! and called as Puppet's function providers call it (`options`, the key or its segments,
+//! and a `Puppet::LookupContext`). What Puppet keeps per compile lives in [`Backends`], a
+//! field of the compiler: per function context (hierarchy entry and location) the
+//! `data_hash` result, the `lookup_key`/`data_dig` answers by key and the function's own
+//! `cache`, and the `cached_file_data` results by path. Unlike Puppet, a key a function did
+//! not find is not asked again in the same compile (unless the lookup is explained): each
+//! call runs the function's file in a fresh interpreter, and a lookup asks every entry for
+//! `lookup_options` too. Files are read through the environment's source provider only.
+//!
+//! A backend function cannot call other functions (`call_function` is an error naming the
+//! function): the lookup only holds the compiler shared. What it logs is kept here and
+//! logged by the compiler after the lookup ([`take_logs`]).
+//!
+//! Not here: functions written in the Puppet language (their `Puppet::LookupContext`
+//! parameter has no counterpart in the evaluator: such an entry fails naming the function),
+//! and natives of backend functions (`yaml_data` and `json_data` are Hiera's own).
+
+use crate::hiera::HieraScope;
+use indexmap::IndexMap;
+use puppet_functions::LogLevel;
+use puppet_hiera::error::codes;
+use puppet_hiera::{
+    BackendCall, BackendContext, BackendError, FunctionBackend, FunctionKind, HieraError,
+};
+use puppet_ruby::lookup_context::LookupHost;
+use puppet_ruby::PuppetScope;
+use puppet_types::Value;
+use smol_str::SmolStr;
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+/// What Hiera's backend functions keep for one compile.
+#[derive(Debug, Default)]
+pub(crate) struct Backends(Mutex<State>);
+
+#[derive(Debug, Default)]
+struct State {
+    /// The loaded functions by name (`None`: no module has one).
+    functions: HashMap<String, Option<Result<Arc<puppet_ruby::functions::RubyFunction>, String>>>,
+    /// Puppet's function contexts, by [`BackendCall::context`].
+    contexts: HashMap<String, FunctionContext>,
+    /// `cached_file_data` results by path (Puppet keeps them per environment while the file
+    /// is unchanged; a compile reads each file once).
+    file_data: HashMap<String, Value>,
+    /// What the functions logged (`Puppet.warning` ...), until the compiler takes it.
+    logs: Vec<(LogLevel, String)>,
+}
+
+/// Puppet's `FunctionContext`: one per hierarchy entry and location.
+#[derive(Debug, Default)]
+struct FunctionContext {
+    /// A `data_hash` function's result.
+    data_hash: Option<Value>,
+    /// What a `lookup_key` or `data_dig` function answered, by key (`None`: not found).
+    answers: HashMap<String, Option<Value>>,
+    /// The function's `context.cache`.
+    cache: IndexMap<Value, Value>,
+}
+
+impl Backends {
+    fn with<T>(&self, f: impl FnOnce(&mut State) -> T) -> Option<T> {
+        self.0.lock().ok().map(|mut s| f(&mut s))
+    }
+}
+
+/// Logs what the backend functions logged during the lookups just made (a lookup only
+/// holds the compiler shared): Ruby's `Puppet.warning` and the like, without a scope.
+pub(crate) fn take_logs(c: &mut crate::eval::Compiler) {
+    let logs = c
+        .hiera_backends
+        .with(|s| std::mem::take(&mut s.logs))
+        .unwrap_or_default();
+    for (level, message) in logs {
+        c.log(level, message, None);
+    }
+}
+
+impl FunctionBackend for HieraScope<'_> {
+    fn call(
+        &self,
+        call: &BackendCall<'_>,
+        context: &mut dyn BackendContext,
+    ) -> Result<Option<Value>, BackendError> {
+        let backends = &self.c.hiera_backends;
+        // Puppet calls a function again for a key it did not find; so do we when explaining
+        // (the function may explain why), else the answer is kept for the compile.
+        let explaining = context.explaining();
+        let cached = backends
+            .with(|s| {
+                let fc = s.contexts.get(call.context)?;
+                match call.kind {
+                    FunctionKind::DataHash => fc.data_hash.clone().map(Some),
+                    _ => match fc.answers.get(call.key) {
+                        Some(None) if explaining => None,
+                        other => other.cloned(),
+                    },
+                }
+            })
+            .flatten();
+        if let Some(answer) = cached {
+            return Ok(answer);
+        }
+        let function = self.function(call.function)?;
+        let args = match call.kind {
+            FunctionKind::DataHash => vec![call.options.clone()],
+            FunctionKind::DataDig => {
+                vec![Value::array(call.segments.to_vec()), call.options.clone()]
+            }
+            _ => vec![Value::string(call.key), call.options.clone()],
+        };
+        let mut host = Host {
+            scope: self,
+            lookup: context,
+            call,
+        };
+        let answer = function.call_backend(&mut host, args).map_err(|e| {
+            BackendError::Failed(HieraError::new(codes::BACKEND_RAISED, e.to_string()))
+        })?;
+        backends.with(|s| {
+            let fc = s.contexts.entry(call.context.to_string()).or_default();
+            match call.kind {
+                FunctionKind::DataHash => fc.data_hash = answer.clone(),
+                _ => {
+                    fc.answers.insert(call.key.to_string(), answer.clone());
+                }
+            }
+        });
+        Ok(answer)
+    }
+}
+
+impl HieraScope<'_> {
+    /// The backend function `name`, loaded once per compile.
+    fn function(
+        &self,
+        name: &str,
+    ) -> Result<Arc<puppet_ruby::functions::RubyFunction>, BackendError> {
+        let backends = &self.c.hiera_backends;
+        let known = backends.with(|s| s.functions.get(name).cloned()).flatten();
+        let found = match known {
+            Some(f) => f,
+            None => {
+                let f = self
+                    .c
+                    .env
+                    .ruby_backend_function(name)
+                    .map(|r| r.map(Arc::new));
+                backends.with(|s| s.functions.insert(name.to_string(), f.clone()));
+                f
+            }
+        };
+        match found {
+            None => {
+                if let Some(f) = self.c.env.puppet_function(name) {
+                    let file = f.span.file.path.clone().unwrap_or_default();
+                    return Err(BackendError::Failed(HieraError::new(
+                        codes::UNSUPPORTED,
+                        format!("The Hiera backend function '{name}' ({file}) is written in the Puppet language: only Ruby functions of the modules can be backends here"),
+                    )));
+                }
+                Err(BackendError::NoSuchFunction)
+            }
+            Some(Err(e)) => Err(BackendError::Failed(HieraError::new(codes::UNSUPPORTED, e))),
+            Some(Ok(f)) => Ok(f),
+        }
+    }
+}
+
+/// The Puppet side of one backend call: the lookup's scope and context, and the compile's
+/// function context.
+struct Host<'a, 'b> {
+    scope: &'a HieraScope<'b>,
+    lookup: &'a mut dyn BackendContext,
+    call: &'a BackendCall<'a>,
+}
+
+impl Host<'_, '_> {
+    fn context<T>(&self, f: impl FnOnce(&mut FunctionContext) -> T) -> Option<T> {
+        self.scope
+            .c
+            .hiera_backends
+            .with(|s| f(s.contexts.entry(self.call.context.to_string()).or_default()))
+    }
+}
+
+impl PuppetScope for Host<'_, '_> {
+    fn lookup(&self, name: &str) -> Option<Value> {
+        puppet_hiera::Scope::variable(self.scope, name)
+    }
+
+    fn all_variables(&self) -> IndexMap<SmolStr, Value> {
+        IndexMap::new()
+    }
+
+    fn call_function(&mut self, name: &str, _args: Vec<Value>) -> Result<Value, String> {
+        Err(format!(
+            "calling the function '{name}' from the Hiera backend function '{}' is not supported",
+            self.call.function
+        ))
+    }
+
+    fn lookup_host(&mut self) -> Option<&mut dyn LookupHost> {
+        Some(self)
+    }
+
+    fn log(&mut self, level: &str, message: &str) {
+        let level = match level.trim_start_matches("deprecation:") {
+            "debug" => LogLevel::Debug,
+            "info" => LogLevel::Info,
+            "notice" => LogLevel::Notice,
+            "err" | "error" => LogLevel::Err,
+            "alert" => LogLevel::Alert,
+            "emerg" => LogLevel::Emerg,
+            "crit" => LogLevel::Crit,
+            _ => LogLevel::Warning,
+        };
+        self.scope
+            .c
+            .hiera_backends
+            .with(|s| s.logs.push((level, message.to_string())));
+    }
+}
+
+impl LookupHost for Host<'_, '_> {
+    fn environment_name(&self) -> String {
+        self.scope.c.env.name().to_string()
+    }
+
+    fn module_name(&self) -> Option<String> {
+        self.call.module.map(str::to_string)
+    }
+
+    fn explaining(&self) -> bool {
+        self.lookup.explaining()
+    }
+
+    fn explain(&mut self, text: String) {
+        self.lookup.explain(text);
+    }
+
+    fn interpolate(&mut self, value: &Value) -> Result<Value, String> {
+        self.lookup.interpolate(value).map_err(|e| e.to_string())
+    }
+
+    fn cache_insert(&mut self, key: Value, value: Value) {
+        self.context(|c| c.cache.insert(key, value));
+    }
+
+    fn cache_get(&mut self, key: &Value) -> Option<Value> {
+        self.context(|c| c.cache.get(key).cloned()).flatten()
+    }
+
+    fn cache_entries(&mut self) -> Vec<(Value, Value)> {
+        self.context(|c| {
+            c.cache
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect()
+        })
+        .unwrap_or_default()
+    }
+
+    fn cached_file_data(&mut self, path: &str) -> Option<Value> {
+        self.scope
+            .c
+            .hiera_backends
+            .with(|s| s.file_data.get(path).cloned())
+            .flatten()
+    }
+
+    fn cache_file_data(&mut self, path: &str, value: Value) {
+        self.scope
+            .c
+            .hiera_backends
+            .with(|s| s.file_data.insert(path.to_string(), value));
+    }
+
+    fn read_file(&mut self, path: &str) -> Result<String, String> {
+        self.scope
+            .c
+            .env
+            .loader()
+            .provider()
+            .read_to_string(Path::new(path))
+            .map_err(|_| format!("No such file or directory @ rb_sysopen - {path}"))
+    }
+}

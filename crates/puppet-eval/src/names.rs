@@ -1,0 +1,162 @@
+//! Names as Puppet spells them: qualified names (`a::b`, a leading `::`), capitalized type and
+//! resource-reference names, and the short type names and articles used in messages. Pure
+//! string functions on the hot paths of variable references and calls.
+
+use puppet_types::Value;
+use smol_str::SmolStr;
+
+/// `name` without its leading `::` (all of them, as `trim_start_matches("::")`, which
+/// builds a substring searcher on every call: this is on the hot path of every call and
+/// type reference).
+#[inline]
+pub(crate) fn strip_root(name: &str) -> &str {
+    let mut rest = name;
+    while let Some(r) = rest.strip_prefix("::") {
+        rest = r;
+    }
+    rest
+}
+
+/// Whether `name` has a `::` (a qualified name): `contains("::")` without building a
+/// substring searcher, for the hot paths (every variable reference and call).
+#[inline]
+pub(crate) fn is_qualified(name: &str) -> bool {
+    name.as_bytes().windows(2).any(|w| w == b"::")
+}
+
+/// Capitalises each `::` segment: `foo::bar` -> `Foo::Bar`.
+pub fn capitalize(name: &str) -> String {
+    if name.is_ascii() {
+        return capitalize_ascii(name, false).to_string();
+    }
+    let mut out = String::with_capacity(name.len());
+    for (i, seg) in name.split("::").enumerate() {
+        if i > 0 {
+            out.push_str("::");
+        }
+        let mut c = seg.chars();
+        if let Some(f) = c.next() {
+            if f.is_ascii() {
+                out.push(f.to_ascii_uppercase());
+            } else {
+                out.extend(f.to_uppercase());
+            }
+            out.push_str(c.as_str());
+        }
+    }
+    out
+}
+
+/// [`capitalize`] of `name` lowercased first (`FOO::bar` -> `Foo::Bar`), as a resource
+/// reference's type name: one pass and no heap allocation for short ASCII names.
+#[inline]
+pub(crate) fn capitalize_lowered(name: &str) -> SmolStr {
+    if name.is_ascii() {
+        capitalize_ascii(name, true)
+    } else {
+        SmolStr::new(capitalize(&name.to_ascii_lowercase()))
+    }
+}
+
+/// Upper-cases the first byte of each `::`-separated segment of an ASCII name (and, with
+/// `lower`, lower-cases the other bytes): the segments exactly as `split("::")` finds them.
+/// Only the case of ASCII letters changes, so the result has the name's length.
+fn capitalize_ascii(name: &str, lower: bool) -> SmolStr {
+    fn recase(bytes: &mut [u8], lower: bool) {
+        let mut i = 0;
+        let mut seg_start = true;
+        while i < bytes.len() {
+            if bytes[i] == b':' && bytes.get(i + 1) == Some(&b':') {
+                i += 2;
+                seg_start = true;
+                continue;
+            }
+            if seg_start {
+                bytes[i].make_ascii_uppercase();
+            } else if lower {
+                bytes[i].make_ascii_lowercase();
+            }
+            seg_start = false;
+            i += 1;
+        }
+    }
+    let mut stack = [0u8; 64];
+    if let Some(buf) = stack.get_mut(..name.len()) {
+        buf.copy_from_slice(name.as_bytes());
+        recase(buf, lower);
+        SmolStr::new(std::str::from_utf8(buf).unwrap_or(name))
+    } else {
+        let mut buf = name.as_bytes().to_vec();
+        recase(&mut buf, lower);
+        SmolStr::new(String::from_utf8(buf).unwrap_or_else(|_| name.to_string()))
+    }
+}
+
+pub(crate) fn type_name_of(v: &Value) -> String {
+    match v {
+        Value::Undef => "Undef".into(),
+        Value::Default => "Default".into(),
+        Value::Type(_) => "Type".into(),
+        other => {
+            let t = puppet_types::generalize(&puppet_types::infer(other)).to_string();
+            t.split('[').next().unwrap_or("").to_string()
+        }
+    }
+}
+
+pub(crate) fn a_an(s: &str) -> String {
+    let first = s.chars().next().unwrap_or('x').to_ascii_lowercase();
+    if "aeiouy".contains(first) {
+        format!("an {s}")
+    } else {
+        format!("a {s}")
+    }
+}
+
+#[cfg(test)]
+mod capitalize_tests {
+    use super::{capitalize, capitalize_lowered};
+
+    /// The rule spelled out: split at `::`, upper-case each segment's first character.
+    fn reference(name: &str) -> String {
+        name.split("::")
+            .map(|seg| {
+                let mut c = seg.chars();
+                match c.next() {
+                    Some(f) => f.to_uppercase().chain(c).collect::<String>(),
+                    None => String::new(),
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("::")
+    }
+
+    #[test]
+    fn fast_paths_agree_with_the_rule() {
+        let long = "a".repeat(70) + "::b";
+        for name in [
+            "",
+            "file",
+            "FILE",
+            "foo::bar",
+            "Foo::BAR::baz",
+            "::foo",
+            "foo::",
+            "a:::b",
+            "a::::b",
+            ":a",
+            "a:b",
+            "élan::x",
+            "x::élan",
+            "package_1::x-y",
+            &long,
+        ] {
+            assert_eq!(capitalize(name), reference(name), "{name:?}");
+            assert_eq!(
+                capitalize_lowered(name).as_str(),
+                reference(&name.to_ascii_lowercase()),
+                "{name:?}"
+            );
+        }
+    }
+}
