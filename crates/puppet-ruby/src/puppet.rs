@@ -357,6 +357,9 @@ pub(crate) fn object_method(
     block: Option<&Blk>,
     pos: Pos,
 ) -> Option<R> {
+    if let Some(r) = crate::catalog::object_method(it, o, name, args, pos) {
+        return Some(r);
+    }
     if let Some(b) = native::<Builder>(o) {
         return builder_method(it, &b, name, args, pos);
     }
@@ -693,6 +696,9 @@ pub(crate) fn module_method(
     block: Option<&Blk>,
     pos: Pos,
 ) -> Option<R> {
+    if let Some(r) = crate::catalog::class_method(cname, name, args, pos) {
+        return Some(r);
+    }
     if cname.starts_with("Puppet::Type")
         || cname.starts_with("Puppet::Parameter")
         || cname.starts_with("Puppet::Property")
