@@ -105,6 +105,17 @@ impl Sources {
         Ok(p)
     }
 
+    /// [`program`](Self::program) for a file that runs once (a resource type): its tree
+    /// is not kept, so its memory goes when the run is over.
+    pub fn program_once(&self, path: &str, text: &str) -> Result<Arc<Program>, RubyError> {
+        if let Some(p) = self.parsed.lock().ok().and_then(|c| c.get(path).cloned()) {
+            return Ok(p);
+        }
+        crate::parser::parse_file(text, path)
+            .map(Arc::new)
+            .map_err(|e| RubyError::from_parse(path, e))
+    }
+
     /// `require 'name'` through the host: the parsed library file.
     pub fn find_lib(&self, name: &str) -> Option<Result<(String, Arc<Program>), RubyError>> {
         let (path, text) = self.host.find_lib(name)?;

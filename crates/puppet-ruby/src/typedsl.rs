@@ -220,7 +220,8 @@ pub fn load_types_with(
     sources: &Arc<Sources>,
     facts: Option<&Arc<IndexMap<SmolStr, Value>>>,
 ) -> Result<Vec<TypeRecord>, RubyError> {
-    let program = sources.program(path, text)?;
+    // A type file runs once per environment: its tree is not kept.
+    let program = sources.program_once(path, text)?;
     let mut scope = crate::NullScope::default();
     let mut it = Interp::with(&mut scope, path, false, sources.clone());
     it.set_step_limit(5_000_000);
