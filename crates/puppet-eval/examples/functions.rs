@@ -2,7 +2,8 @@
 //! signatures and the first line of its documentation (a thin front end to
 //! [`puppet_eval::Environment::functions`]).
 //!
-//! `cargo run --example functions -- --modulepath DIR[:DIR...] [--json] [NAME...]`: with
+//! `cargo run -p puppet-eval --example functions -- --modulepath DIR[:DIR...] [--json]
+//! [NAME...]` (the workspace root is virtual, so `-p` names the package): with
 //! names, only those functions are shown. The text form ends with a count per origin.
 
 use puppet_eval::{FunctionInfo, FunctionOrigin, Session};
