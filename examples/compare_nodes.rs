@@ -5,12 +5,16 @@
 //!
 //! ```text
 //! cargo run --release --example compare_nodes -- [--modulepath /usr/share/puppet/modules]
-//!     [--oracle ../shared/oracle] [--fixtures tests/fixtures/catalogs] [--verbose] [NODE...]
+//!     [--oracle ../shared/oracle] [--fixtures tests/fixtures/catalogs] [--verbose]
+//!     [--no-native-functions] [NODE...]
 //! ```
 //!
 //! Parameters whose value our compile produced with an ERB template are compared like any
 //! other and counted (a difference in one is marked "template output"). Prints one line per
 //! node (`ntp: equal` or the counts of differences) and, with `--verbose`, each difference.
+//!
+//! `--no-native-functions` runs every module function from its Ruby source (the natives
+//! off), so the Ruby path is checked against the same catalogs.
 //!
 //! `--classes FILE` compares single classes instead: FILE is the output of
 //! `scripts/gen-class-catalogs.sh` (Puppet's `compile-catalog --batch` of `include CLASS` for
@@ -55,6 +59,11 @@ struct Args {
     /// Puppet compiled must be the same).
     #[arg(long)]
     defines: bool,
+    /// Leave out the native implementations of modules' functions: every module function
+    /// runs from its own Ruby source (`Settings::native_functions = false`, as
+    /// `compile --no-native-functions`).
+    #[arg(long)]
+    no_native_functions: bool,
     /// Nodes to compare (default: ntp db web keystone kitchensink).
     nodes: Vec<String>,
 }
@@ -197,7 +206,8 @@ fn compare_node(args: &Args, env: &Arc<Environment>, node: &str) -> Result<Strin
     )
     .map_err(|e| e.to_string())?;
     let facts = facts_from_data(&facts);
-    let settings = Settings::agent(certname, facts);
+    let mut settings = Settings::agent(certname, facts);
+    settings.native_functions = !args.no_native_functions;
     let env = env.with_main_code(Some(&manifest.to_string_lossy()), &text);
     let out = compile(Arc::new(env), &settings);
     let cat = out.catalog.map_err(|e| e.located())?;
@@ -292,7 +302,8 @@ fn compare_classes(args: &Args, env: &Arc<Environment>, file: &Path) -> Result<(
             .map_err(|e| format!("{}: {e}", facts_path.display()))?,
     )
     .map_err(|e| e.to_string())?;
-    let settings = Settings::agent(certname, facts_from_data(&facts));
+    let mut settings = Settings::agent(certname, facts_from_data(&facts));
+    settings.native_functions = !args.no_native_functions;
     let mut counts: BTreeMap<Outcome, usize> = BTreeMap::new();
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
         let theirs: Json = serde_json::from_str(line).map_err(|e| e.to_string())?;

@@ -31,7 +31,7 @@ with open(path, encoding="utf-8") as f:
 EOF
 }
 
-for t in parse_all erb_render compile hiera_yaml; do
+for t in parse_all erb_render compile hiera_yaml ruby_run; do
     mkdir -p "corpus/$t"
     if [ -d "seeds/$t" ]; then cp seeds/$t/* "corpus/$t/"; fi
 done
@@ -62,7 +62,14 @@ for f in $(find ../crates/puppet-hiera/tests/fixtures -name '*.yaml' -size -8k 2
         > "corpus/hiera_yaml/$name.yaml"
 done
 
+# ruby_run: puppet-ruby's fuzz fixtures and Ruby fixture cases.
+cp ../crates/puppet-ruby/tests/fixtures/fuzz/* corpus/ruby_run/
+
 if [ -d "$modules" ]; then
+    # ruby_run: the small function files of the modules (4.x and 3.x).
+    for f in $(find -L "$modules" -path '*/lib/puppet/*functions/*.rb' -size -6k | sort); do
+        copy_named ruby_run "$f"
+    done
     for f in $(find -L "$modules" \( -name '*.pp' -o -name '*.epp' \) -size -4k | sort | awk 'NR % 7 == 0'); do
         copy_named parse_all "$f"
     done
@@ -76,6 +83,6 @@ if [ -d "$modules" ]; then
             > "corpus/hiera_yaml/$name.yaml"
     done
 fi
-for t in parse_all erb_render compile hiera_yaml; do
+for t in parse_all erb_render compile hiera_yaml ruby_run; do
     echo "corpus/$t: $(ls "corpus/$t" | wc -l) inputs"
 done

@@ -138,13 +138,24 @@ impl Compiler {
                     ))
                 }
             }
-            let params: Vec<(SmolStr, Value)> =
+            let mut params: Vec<(SmolStr, Value)> =
                 merged.into_iter().filter(|(_, v)| !v.is_undef()).collect();
+            // A title that is not a String (an Integer port) is not tagged by Puppet, and
+            // its text stays the `name` parameter (as `declare_resource_titled`).
             let title = match title {
                 Value::String(s) => s.to_string(),
-                other => other.to_plain_string(),
+                other => {
+                    let text = other.to_plain_string();
+                    if !params.iter().any(|(k, _)| k == "name") {
+                        params.push(("name".into(), Value::string(&text)));
+                    }
+                    self.untagged_title = true;
+                    text
+                }
             };
-            if let Err(m) = self.declare_from_function(&type_name, &title, params, scope, span)? {
+            let declared = self.declare_from_function(&type_name, &title, params, scope, span);
+            self.untagged_title = false;
+            if let Err(m) = declared? {
                 return fail(m);
             }
         }

@@ -97,7 +97,9 @@ struct Shared {
     /// Resource types: puppet-agent's, then module types as they are needed.
     types: RwLock<Arc<puppet_restypes::TypeDatabase>>,
     types_tried: Mutex<HashMap<SmolStr, bool>>,
-    type_helpers: OnceLock<Vec<(String, String, String)>>,
+    /// What `Facter.value` answers while module type files load: the facts of the first
+    /// node compiled in the environment (see [`Environment::note_type_facts`]).
+    type_facts: OnceLock<Arc<IndexMap<SmolStr, puppet_types::Value>>>,
     templates: Cache<Template>,
     hiera: Option<Arc<puppet_hiera::Lookup>>,
     /// The environment's name (`production` unless the session gave another).
@@ -217,7 +219,7 @@ impl Environment {
             ruby_sources: OnceLock::new(),
             types: RwLock::new(crate::eval::known_types().clone()),
             types_tried: Mutex::new(HashMap::new()),
-            type_helpers: OnceLock::new(),
+            type_facts: OnceLock::new(),
             templates: RwLock::default(),
             hiera,
             loader,
@@ -773,14 +775,7 @@ impl Environment {
         let m = loader.modules().find(|m| m.name == module)?;
         let path = m.path.join(rel);
         let text = loader.provider().read_to_string(&path).ok()?;
-        let sources = self.shared.ruby_sources.get_or_init(|| {
-            let modules = loader.modules().map(|m| m.path.clone()).collect::<Vec<_>>();
-            puppet_ruby::Sources::new(Arc::new(ModuleSources {
-                provider: loader.provider().clone(),
-                modules,
-                env_dir: loader.config().env_dir.clone(),
-            }))
-        });
+        let sources = self.ruby_sources();
         match puppet_ruby::functions::load(&path.to_string_lossy(), &text, sources) {
             Ok(f) if f.name().eq_ignore_ascii_case(name) => Some(Ok(f)),
             Ok(_) => None,
@@ -885,9 +880,35 @@ impl Environment {
         known
     }
 
+    /// The modules' Ruby sources (`lib/` as the load path), each file parsed once for every
+    /// interpreter: functions and type files.
+    fn ruby_sources(&self) -> &Arc<puppet_ruby::Sources> {
+        let loader = &self.shared.loader;
+        self.shared.ruby_sources.get_or_init(|| {
+            let modules = loader.modules().map(|m| m.path.clone()).collect::<Vec<_>>();
+            puppet_ruby::Sources::new(Arc::new(ModuleSources {
+                provider: loader.provider().clone(),
+                modules,
+                env_dir: loader.config().env_dir.clone(),
+            }))
+        })
+    }
+
+    /// Keeps `facts` as what `Facter.value` answers while module type files load, unless a
+    /// compile did so before. Puppet asks the Facter of the host that loads the type (the
+    /// server, or the node itself with `puppet apply`); the first node compiled in the
+    /// environment stands for it. Only a few types ask (`firewall`, `mount`), for allowed
+    /// values and munging.
+    pub(crate) fn note_type_facts(&self, facts: &IndexMap<SmolStr, puppet_types::Value>) {
+        self.shared
+            .type_facts
+            .get_or_init(|| Arc::new(facts.clone()));
+    }
+
     /// Reads a module type: the first module (in path order) with
-    /// `lib/puppet/type/<name>.rb`, with the helper code of `lib/puppet_x` when the type
-    /// file uses it, and `provider` when some module has providers for it.
+    /// `lib/puppet/type/<name>.rb`, run by puppet-ruby's type recorder (the helpers it
+    /// `require`s come from the modules' `lib/`), with `provider` when some module has
+    /// providers for it.
     fn load_module_type(&self, name: &str) -> Option<puppet_restypes::ResourceTypeInfo> {
         if name.is_empty() || name.contains(['/', '.']) {
             return None;
@@ -903,16 +924,7 @@ impl Environment {
                 text,
             ))
         })?;
-        let mut files = vec![(module.clone(), path, text.clone())];
-        if text.contains("PuppetX") || text.contains("puppet_x") || text.contains("Puppetx") {
-            files.extend(
-                self.shared
-                    .type_helpers
-                    .get_or_init(|| self.read_type_helpers())
-                    .iter()
-                    .cloned(),
-            );
-        }
+        let mut files = vec![(module, path, text)];
         let providers = format!("lib/puppet/provider/{name}");
         for m in self.shared.loader.modules() {
             for p in list_tree(provider, &m.path, &providers, 0) {
@@ -923,33 +935,13 @@ impl Environment {
                 }
             }
         }
-        let mut db = puppet_restypes::TypeDatabase::new();
-        db.load_modules(files);
-        db.get(name).cloned()
-    }
-
-    /// The modules' `lib/puppet_x` and `lib/puppetx` Ruby files (read once).
-    fn read_type_helpers(&self) -> Vec<(String, String, String)> {
-        let provider = &**self.shared.loader.provider();
-        let mut out = Vec::new();
-        for m in self.shared.loader.modules() {
-            for sub in ["lib/puppet_x", "lib/puppetx"] {
-                for rel in list_tree(provider, &m.path, sub, 16) {
-                    if !rel.ends_with(".rb") {
-                        continue;
-                    }
-                    let path = m.path.join(&rel);
-                    if let Ok(text) = provider.read_to_string(&path) {
-                        out.push((
-                            m.name.to_string(),
-                            path.to_string_lossy().into_owned(),
-                            text,
-                        ));
-                    }
-                }
-            }
+        let mut reader = puppet_restypes::RubyTypeReader::new(self.ruby_sources().clone());
+        if let Some(facts) = self.shared.type_facts.get() {
+            reader = reader.with_facts(facts.clone());
         }
-        out
+        let mut db = puppet_restypes::TypeDatabase::new();
+        db.load_modules_with(&reader, files);
+        db.get(name).cloned()
     }
 
     /// A module template by the name `template()`/`epp()` are given: `module/path` below the

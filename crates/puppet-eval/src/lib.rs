@@ -205,6 +205,7 @@ impl Compiled {
 /// assert!(catalog.classes.contains(&"web".to_string()));
 /// ```
 pub fn compile(env: Arc<Environment>, settings: &Settings) -> Compiled {
+    env.note_type_facts(&settings.facts);
     let mut compiler = Compiler::new(env.clone(), settings.clone());
     if let Some(d) = env.main_diagnostics().iter().find(|d| d.is_error()) {
         return Compiled {

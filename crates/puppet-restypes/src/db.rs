@@ -1,5 +1,5 @@
 //! The registry of resource types ([`TypeDatabase`]): the core table, module
-//! types read without Ruby, and the checks the compiler makes with them
+//! types read by running their Ruby, and the checks the compiler makes with them
 //! (unknown parameters, unknown types, namevar/title resolution for the
 //! uniqueness of resources) with Puppet 7.23's exact message texts.
 
@@ -8,8 +8,7 @@ use smol_str::SmolStr;
 
 use crate::core_table::{CORE_TYPES, VENDORED_TYPES};
 use crate::model::{AttrKind, Attribute, Diagnostic, ResourceTypeInfo, TitlePattern, TypeSource};
-use crate::regex::RubyRegex;
-use crate::rubyeval::RubyLib;
+use crate::ruby::RubyTypeReader;
 
 /// One attribute of the static core table.
 #[derive(Debug)]
@@ -183,31 +182,25 @@ impl TypeDatabase {
         self.types.get(name.to_ascii_lowercase().as_str())
     }
 
-    /// Loads module types without Ruby. Each item is (module name, file path,
-    /// source text), as the loader found them; the path decides what it is:
+    /// Loads module types. Each item is (module name, file path, source
+    /// text), as the loader found them; the path decides what it is:
     ///
-    /// * `.../lib/puppet/type/<name>.rb`: read by [`crate::parse_ruby_type`];
+    /// * `.../lib/puppet/type/<name>.rb`: run by puppet-ruby's type recorder
+    ///   (see [`RubyTypeReader`]);
     /// * `.../lib/puppet/provider/<type>/<name>.rb`: only its presence
     ///   matters: a type with providers gets Puppet's implicit `provider`
     ///   parameter;
-    /// * `.../lib/puppet_x/**/*.rb` (or `lib/puppetx`): helper modules, read
-    ///   for the singleton methods and constants that a type's
-    ///   `self.title_patterns` calls (`PuppetX::Keystone::CompositeNamevar
-    ///   .basic_split_title_patterns(:name, :type)`), and for the module
-    ///   methods without parameters a type runs its DSL in after `extend`ing
-    ///   the module (`extend PuppetX::KeystoneConfig::IniSetting;
-    ///   create_parameters`); they must come in the
-    ///   same call as the type files that use them (any order, any module:
-    ///   Puppet puts every module's `lib` on the load path);
     /// * `.../.resource_types/<name>.pp`: `puppet generate types` output,
     ///   read by [`crate::parse_generated_type`]; it wins over the Ruby file
     ///   of the same type;
-    /// * anything else is ignored.
+    /// * every file given is also what the type files can `require`
+    ///   (`lib/puppet_x/...` helpers; Puppet puts every module's `lib` on
+    ///   the load path).
     ///
     /// Types are inserted in the order given (a later type of the same name
-    /// replaces an earlier one). Files that cannot be read statically are
-    /// not inserted when nothing usable was read; every problem is returned
-    /// (and kept, see [`diagnostics`](Self::diagnostics)).
+    /// replaces an earlier one). A file that cannot be read is not inserted;
+    /// every problem is returned (and kept, see
+    /// [`diagnostics`](Self::diagnostics)).
     ///
     /// ```
     /// use puppet_restypes::TypeDatabase;
@@ -228,30 +221,42 @@ impl TypeDatabase {
         P: AsRef<str> + 'a,
         S: AsRef<str> + 'a,
     {
+        let files: Vec<(M, P, S)> = files.into_iter().collect();
+        let reader =
+            RubyTypeReader::in_memory(files.iter().map(|(_, p, s)| (p.as_ref(), s.as_ref())));
+        self.load_modules_with(&reader, files)
+    }
+
+    /// [`load_modules`](Self::load_modules) with a reader of one's own: the
+    /// files type files `require` and the facts `Facter.value` answers come
+    /// from it, not from `files`.
+    pub fn load_modules_with<'a, I, M, P, S>(
+        &mut self,
+        reader: &RubyTypeReader,
+        files: I,
+    ) -> Vec<Diagnostic>
+    where
+        I: IntoIterator<Item = (M, P, S)>,
+        M: AsRef<str> + 'a,
+        P: AsRef<str> + 'a,
+        S: AsRef<str> + 'a,
+    {
         let mut diags = Vec::new();
         let mut with_providers: Vec<SmolStr> = Vec::new();
         let mut ruby: Vec<ResourceTypeInfo> = Vec::new();
         let mut generated: Vec<ResourceTypeInfo> = Vec::new();
-        let files: Vec<(M, P, S)> = files.into_iter().collect();
-        // the helper modules first: type files call them in `title_patterns`
-        let mut lib = RubyLib::default();
-        for (_, path, source) in &files {
-            if is_helper_file(&path.as_ref().replace('\\', "/")) {
-                lib.add_file(path.as_ref(), source.as_ref());
-            }
-        }
-        for (module, path, source) in &files {
+        for (module, path, source) in files {
             let (module, path, source) = (module.as_ref(), path.as_ref(), source.as_ref());
             let norm = path.replace('\\', "/");
             if let Some(ty) = provider_type_of(&norm) {
                 with_providers.push(SmolStr::new(ty));
             } else if is_type_file(&norm) {
-                match crate::ruby::parse_ruby_type_partial(source, path, module, &lib) {
-                    (Some(info), d) => {
-                        diags.extend(d);
+                match reader.read(module, path, source) {
+                    Ok((info, warnings)) => {
+                        diags.extend(warnings);
                         ruby.push(info);
                     }
-                    (None, d) => diags.extend(d),
+                    Err(d) => diags.push(d),
                 }
             } else if is_generated_file(&norm) {
                 match crate::generated::parse_generated_type_in(source, path, module) {
@@ -381,29 +386,6 @@ impl TypeDatabase {
     }
 }
 
-/// A title pattern's compiled regex, compiled once per process.
-fn cached_regex(p: &crate::model::TitlePattern) -> Option<std::sync::Arc<RubyRegex>> {
-    type Key = (SmolStr, bool, bool, bool);
-    type Cache =
-        std::sync::Mutex<std::collections::HashMap<Key, Option<std::sync::Arc<RubyRegex>>>>;
-    static CACHE: std::sync::OnceLock<Cache> = std::sync::OnceLock::new();
-    let key = (p.regex.clone(), p.multiline, p.ignore_case, p.extended);
-    let cache = CACHE.get_or_init(Default::default);
-    if let Some(r) = cache.lock().ok().and_then(|c| c.get(&key).cloned()) {
-        return r;
-    }
-    let compiled = RubyRegex::new(&p.regex, p.multiline, p.ignore_case, p.extended)
-        .ok()
-        .map(std::sync::Arc::new);
-    if let Ok(mut c) = cache.lock() {
-        if c.len() > 4096 {
-            c.clear();
-        }
-        c.insert(key, compiled.clone());
-    }
-    compiled
-}
-
 fn parse_title(t: &ResourceTypeInfo, title: &str) -> Result<IndexMap<SmolStr, String>, String> {
     let mut h = IndexMap::new();
     if t.title_patterns.is_empty() {
@@ -421,13 +403,19 @@ fn parse_title(t: &ResourceTypeInfo, title: &str) -> Result<IndexMap<SmolStr, St
             h.insert(p.captures[0].clone(), whole.to_string());
             return Ok(h);
         }
-        let Some(re) = cached_regex(p) else {
+        let flags = [(p.multiline, 'm'), (p.ignore_case, 'i'), (p.extended, 'x')]
+            .iter()
+            .filter_map(|(on, f)| on.then_some(*f))
+            .collect::<String>();
+        // A pattern fancy-regex cannot compile or run (a backtracking limit) is
+        // skipped: it cannot match.
+        let Ok(re) = puppet_types::regexp::compile_ruby(&p.regex, &flags) else {
             continue;
         };
-        if let Some(caps) = re.captures(title) {
+        if let Ok(Some(caps)) = re.captures(title) {
             for (i, name) in p.captures.iter().enumerate() {
-                if let Some(Some(c)) = caps.get(i + 1) {
-                    h.insert(name.clone(), c.clone());
+                if let Some(c) = caps.get(i + 1) {
+                    h.insert(name.clone(), c.as_str().to_string());
                 }
             }
             return Ok(h);
@@ -443,15 +431,6 @@ fn is_type_file(path: &str) -> bool {
         && path
             .rsplit_once('/')
             .is_some_and(|(dir, _)| dir.ends_with("lib/puppet/type") || dir == "puppet/type")
-}
-
-/// A Ruby helper module file (`lib/puppet_x/**.rb`, or the older
-/// `lib/puppetx/**.rb`), read for the methods type files call.
-fn is_helper_file(path: &str) -> bool {
-    path.ends_with(".rb")
-        && ["puppet_x/", "puppetx/"]
-            .iter()
-            .any(|d| path.starts_with(d) || path.contains(&format!("lib/{d}")))
 }
 
 fn is_generated_file(path: &str) -> bool {

@@ -359,6 +359,7 @@ pub(crate) fn parse_generated_type_in(
     });
     res.map_err(|message| Diagnostic {
         severity: Severity::Error,
+        code: SmolStr::new("RESTYPE_GENERATED"),
         path: path.to_string(),
         line: p.line(),
         message: format!("cannot read `puppet generate types` output: {message}"),

@@ -1,10 +1,10 @@
-//! Puppet 7.23's resource type knowledge for a catalog compiler, without
-//! Ruby: the built-in types and metaparameters as data ([`TypeDatabase::core`],
-//! [`METAPARAMETERS`]), module types read statically from their Ruby source
-//! ([`parse_ruby_type`]; computed title patterns and the `lib/puppet_x`
-//! helpers they call are evaluated statically, see
-//! [`TypeDatabase::load_modules`]) or from `puppet generate types` output
-//! ([`parse_generated_type`]), and the checks the compiler makes with them:
+//! Puppet 7.23's resource type knowledge for a catalog compiler: the
+//! built-in types and metaparameters as data ([`TypeDatabase::core`],
+//! [`METAPARAMETERS`]), module types read by running their Ruby file against
+//! puppet-ruby's type recorder ([`RubyTypeReader`], [`parse_ruby_type`]; the
+//! `lib/puppet_x` helpers they `require` and their `self.title_patterns` run
+//! too, see [`TypeDatabase::load_modules`]) or from `puppet generate types`
+//! output ([`parse_generated_type`]), and the checks the compiler makes with them:
 //! unknown parameters ([`TypeDatabase::check_parameter`]) and the namevar /
 //! title resolution that decides which resources are duplicates
 //! ([`TypeDatabase::namevar_values`]), with Puppet's exact message texts.
@@ -30,11 +30,8 @@
 mod core_table;
 mod db;
 mod generated;
-mod lexer;
 mod model;
-mod regex;
 mod ruby;
-mod rubyeval;
 
 pub use db::{
     alias_conflict_message, no_parameter_message, resource_type_not_found_message,
@@ -45,5 +42,4 @@ pub use model::{
     is_metaparameter, AttrKind, Attribute, Diagnostic, ResourceTypeInfo, Severity, TitlePattern,
     TypeSource, METAPARAMETERS,
 };
-pub use regex::{RegexError, RubyRegex};
-pub use ruby::{parse_ruby_type, parse_ruby_type_with_diagnostics};
+pub use ruby::{parse_ruby_type, RubyTypeReader};

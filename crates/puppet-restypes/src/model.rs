@@ -111,7 +111,7 @@ pub enum TypeSource {
         /// The module that provides it (`cron_core`).
         module: SmolStr,
     },
-    /// Read statically from a module's `lib/puppet/type/<name>.rb`.
+    /// Read by running a module's `lib/puppet/type/<name>.rb`.
     RubySource {
         /// The module name.
         module: SmolStr,
@@ -156,10 +156,10 @@ pub struct ResourceTypeInfo {
     pub autonotifies: Vec<SmolStr>,
     /// Where the description came from.
     pub source: TypeSource,
-    /// `false` when the type was read from Ruby source with
-    /// [`Severity::Error`] diagnostics: its attribute list may miss some, so
+    /// `false` when its attribute list may miss some (a description made by
+    /// hand for a type that could not be read), so
     /// [`TypeDatabase::check_parameter`](crate::TypeDatabase::check_parameter)
-    /// does not reject unknown names for it.
+    /// does not reject unknown names for it. Types read from Ruby are complete.
     pub complete: bool,
 }
 
@@ -290,20 +290,22 @@ impl ResourceTypeInfo {
 /// How much a [`Diagnostic`] matters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Severity {
-    /// The type's parameters, properties or namevars may be incomplete or
-    /// wrong: the construct was not understood statically.
+    /// The type could not be read: it is not described.
     Error,
-    /// Only optional knowledge (allowed values, autorequire hints, title
-    /// value transformations) may be incomplete.
+    /// The type is described, but its description leaves something out (a
+    /// title value transformation).
     Warning,
 }
 
-/// Why a type file could not be read (fully) without Ruby.
+/// Why a type file could not be read (fully).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
 #[error("{path}:{line}: {message}")]
 pub struct Diagnostic {
-    /// Error (attributes uncertain) or warning (hints uncertain).
+    /// Error (type not read) or warning (something left out).
     pub severity: Severity,
+    /// A stable code: puppet-ruby's (`RUBY_UNSUPPORTED`, `RUBY_RUNTIME`,
+    /// `RUBY_SYNTAX`) or this crate's (`RESTYPE_...`).
+    pub code: SmolStr,
     /// The file read.
     pub path: String,
     /// 1-based line of the construct (0 when not tied to a line).

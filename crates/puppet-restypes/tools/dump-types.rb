@@ -74,8 +74,13 @@ def dump_type(klass)
   h
 end
 
+# The facts of this host that type files read while they load (Facter.value in
+# firewall's and mount's type): the readers under test are given the same.
+HOST_FACTS = %w[os kernel operatingsystem operatingsystemmajrelease osfamily].freeze
+facts = HOST_FACTS.to_h { |f| [f, Facter.value(f)] }
+
 out = { 'puppet_version' => Puppet.version, 'metaparameters' => Puppet::Type.metaparams.map(&:to_s),
-        'core' => {}, 'modules' => {} }
+        'host_facts' => facts, 'core' => {}, 'modules' => {} }
 
 Puppet.override({ environments: Puppet::Environments::Static.new(env), current_environment: env }, 'dump-types') do
   env.each_plugin_directory { |dir| $LOAD_PATH << dir unless $LOAD_PATH.include?(dir) }

@@ -163,6 +163,7 @@ pub(crate) fn known(path: &str) -> Option<Known> {
         | "Puppet::Pops::Utils"
         | "Puppet::Pops::Serialization"
         | "Puppet::Pops::Serialization::ToDataConverter"
+        | "Puppet::Pops::Evaluator::Runtime3ResourceSupport"
         | "Puppet::Interface"
         | "Puppet::Network"
         | "Puppet::Util::Diff"

@@ -119,6 +119,8 @@ struct Shared {
     sources: Arc<Sources>,
     /// The class defines its own `call(scope, *args)`.
     own_call: bool,
+    /// The step budget of each call's interpreter.
+    steps: u64,
 }
 
 impl RubyFunction {
@@ -251,11 +253,28 @@ impl RubyFunction {
                             shared: self.shared.clone(),
                             method: "call".into(),
                             scope_param: true,
+                            return_type: None,
                         }),
                     );
                     return b.register();
                 }
                 for d in &self.dispatches {
+                    // The return type is checked by the body, which names the dispatch
+                    // method as Puppet does.
+                    let return_type = d
+                        .return_type
+                        .as_deref()
+                        .and_then(|t| return_type_of(t, &self.local_types, resolved));
+                    let stripped;
+                    let d = if return_type.is_some() {
+                        stripped = Dispatch {
+                            return_type: None,
+                            ..d.clone()
+                        };
+                        &stripped
+                    } else {
+                        d
+                    };
                     let sig = if resolved.is_empty() {
                         signature(d)
                     } else {
@@ -274,6 +293,7 @@ impl RubyFunction {
                                 shared: self.shared.clone(),
                                 method: d.method.clone(),
                                 scope_param: d.scope_param,
+                                return_type,
                             }),
                         );
                     }
@@ -519,10 +539,21 @@ fn signature(d: &Dispatch) -> Signature {
 /// assert_eq!(e.to_string(), "'m::twice' parameter 'x' expects an Integer value, got String");
 /// ```
 pub fn load(path: &str, text: &str, sources: &Arc<Sources>) -> Result<RubyFunction, RubyError> {
+    load_with_steps(path, text, sources, crate::interp::DEFAULT_STEPS)
+}
+
+/// [`load`] with a step budget for loading (at most 2 million) and for each call (the
+/// fuzz target and its fixtures keep runaway code short).
+pub fn load_with_steps(
+    path: &str,
+    text: &str,
+    sources: &Arc<Sources>,
+    steps: u64,
+) -> Result<RubyFunction, RubyError> {
     let program = sources.program(path, text)?;
     let mut scope = LoadScope;
     let mut it = Interp::with(&mut scope, path, false, sources.clone());
-    it.set_step_limit(2_000_000);
+    it.set_step_limit(steps.min(2_000_000));
     it.run_program(&program)
         .map_err(|c| RubyError::from_ctrl(path, c))?;
     let defined = std::mem::take(&mut it.ext.functions);
@@ -549,6 +580,7 @@ pub fn load(path: &str, text: &str, sources: &Arc<Sources>) -> Result<RubyFuncti
                 program,
                 sources: sources.clone(),
                 own_call: false,
+                steps,
             }),
         }),
         crate::puppet::DefinedFunction::V4 { name, class } => {
@@ -588,6 +620,7 @@ pub fn load(path: &str, text: &str, sources: &Arc<Sources>) -> Result<RubyFuncti
                     program,
                     sources: sources.clone(),
                     own_call,
+                    steps,
                 }),
             })
         }
@@ -686,12 +719,18 @@ impl PuppetScope for CtxScope<'_> {
         IndexMap::new()
     }
     fn call_function(&mut self, name: &str, args: Vec<Value>) -> Result<Value, String> {
-        self.ctx
-            .call_function(name, args, None)
-            .map_err(|e| match e {
+        self.ctx.call_function(name, args, None).map_err(|e| {
+            let m = match e {
                 CallError::Failed { message, .. } => message,
                 other => other.to_string(),
-            })
+            };
+            // The error of the called function reaches Ruby as it was raised: the
+            // evaluator's call prefix is Puppet's for the outer call only.
+            match m.strip_prefix("Error while evaluating a Function Call, ") {
+                Some(rest) => rest.to_string(),
+                None => m,
+            }
+        })
     }
     fn log(&mut self, lvl: &str, message: &str) {
         if let Some(key) = lvl.strip_prefix("deprecation:") {
@@ -702,6 +741,32 @@ impl PuppetScope for CtxScope<'_> {
     }
     fn warn_once(&mut self, key: &str, message: &str) -> bool {
         self.ctx.warn_once(key, message)
+    }
+    /// Puppet's `Scope#lookupvar` of an unknown plain variable (strict_variables off):
+    /// a warning once per name, without a location.
+    fn unknown_variable(&mut self, name: &str) {
+        if !name.contains("::") {
+            self.ctx.warn_once_unlocated(
+                &format!("undefined_variable:{name}"),
+                &format!("Undefined variable '{name}'; "),
+            );
+        }
+    }
+    fn catalog_resource(
+        &mut self,
+        type_name: &str,
+        title: &str,
+    ) -> Result<Option<Vec<(String, Value)>>, String> {
+        match self.ctx.catalog() {
+            Some(c) => Ok(c.resource(type_name, title)),
+            None => Err("this call has no catalog".to_string()),
+        }
+    }
+    fn current_resource(&mut self) -> Result<Option<(String, String)>, String> {
+        match self.ctx.catalog() {
+            Some(c) => Ok(c.current_resource()),
+            None => Err("this call has no catalog".to_string()),
+        }
     }
     fn setting(&self, name: &str) -> Option<Value> {
         self.ctx.setting(name)
@@ -766,6 +831,7 @@ fn with_interp_inner<T>(
     run: impl FnOnce(&mut Interp, crate::puppet::DefinedFunction) -> Result<T, Ctrl>,
 ) -> Result<T, CallError> {
     let mut it = Interp::with(scope, &shared.file, false, shared.sources.clone());
+    it.set_step_limit(shared.steps);
     let r = (|| {
         it.run_program(&shared.program)?;
         let f = it
@@ -819,6 +885,32 @@ struct V4Body {
     shared: Arc<Shared>,
     method: String,
     scope_param: bool,
+    /// The dispatch's `return_type`, checked after the call.
+    return_type: Option<puppet_types::Type>,
+}
+
+/// A dispatch's return type, parsed with the function's local types and the resolved
+/// names of the environment; `None` when it does not parse (the registry reports it).
+fn return_type_of(
+    text: &str,
+    locals: &[(String, String)],
+    resolved: &[(String, puppet_types::Type)],
+) -> Option<puppet_types::Type> {
+    let env = |n: &str| {
+        resolved
+            .iter()
+            .find(|(r, _)| r == n)
+            .map(|(_, t)| t.clone())
+    };
+    let lookup = |n: &str| {
+        env(n).or_else(|| {
+            locals
+                .iter()
+                .find(|(l, _)| l == n)
+                .and_then(|(_, t)| puppet_functions::parse_type(t, &env).ok())
+        })
+    };
+    puppet_functions::parse_type(text, &lookup).ok()
 }
 
 impl FunctionBody for V4Body {
@@ -847,6 +939,20 @@ impl FunctionBody for V4Body {
             let pos = crate::Pos::default();
             let r = it.send(obj, &self.method, a, None, blk.as_ref(), pos, true)?;
             to_puppet_result(&r, pos)
+        })
+        .and_then(|value| match &self.return_type {
+            Some(rt) if !puppet_types::is_instance(rt, &value) => Err(CallError::new(
+                codes::RETURN_TYPE,
+                puppet_types::mismatch::describe_mismatch(
+                    &format!(
+                        "value returned from function '{}' has wrong type,",
+                        self.method
+                    ),
+                    rt,
+                    &puppet_types::infer_set(&value),
+                ),
+            )),
+            _ => Ok(value),
         })
     }
 }

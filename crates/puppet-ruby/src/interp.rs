@@ -1788,7 +1788,10 @@ impl<'s> Interp<'s> {
                 freeze_strings(&r, 0);
                 r
             }
-            None => RValue::Nil,
+            None => {
+                self.scope.unknown_variable(name);
+                RValue::Nil
+            }
         }
     }
 

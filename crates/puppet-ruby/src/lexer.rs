@@ -249,7 +249,8 @@ fn clean_newlines(toks: Vec<Token>) -> Vec<Token> {
 /// Lexer over one piece of code.
 #[derive(Debug)]
 pub struct Lexer<'a> {
-    chars: Vec<char>,
+    /// The text's characters, shared with the lexers of its interpolations.
+    chars: std::rc::Rc<[char]>,
     i: usize,
     line: u32,
     column: u32,
@@ -541,7 +542,9 @@ impl<'a> Lexer<'a> {
                     ]
                     .iter()
                     .any(|op| {
-                        self.chars[self.i + 1..].starts_with(&op.chars().collect::<Vec<_>>())
+                        op.chars()
+                            .enumerate()
+                            .all(|(k, c)| self.chars.get(self.i + 1 + k) == Some(&c))
                             && !self.chars.get(self.i + 1 + op.len()).is_some_and(|c| {
                                 c.is_alphanumeric()
                                     || *c == '_'
@@ -1078,11 +1081,25 @@ impl<'a> Lexer<'a> {
                     if self.depth >= 32 {
                         return self.err("string interpolation nested deeper than 32", true);
                     }
-                    let rest: String = self.chars[self.i..].iter().collect();
-                    let mut sub = Lexer::new(&rest, self.pos());
-                    sub.depth = self.depth + 1;
+                    // The interpolation's lexer reads the same characters from here on
+                    // (sharing them: copying the rest of the text for each `#{` made
+                    // lexing quadratic in the interpolations of a file).
+                    let mut sub = Lexer {
+                        chars: self.chars.clone(),
+                        i: self.i,
+                        line: self.line,
+                        column: self.column,
+                        toks: Vec::new(),
+                        paren_depth: 0,
+                        ternary: 0,
+                        src: self.src,
+                        depth: self.depth + 1,
+                        ended_in_comment: false,
+                        heredoc_resume: None,
+                        to_eof: false,
+                    };
                     let toks = sub.run(true)?;
-                    let consumed = sub.i;
+                    let consumed = sub.i - self.i;
                     for _ in 0..consumed {
                         self.bump();
                     }

@@ -13,6 +13,7 @@
 
 pub mod ast;
 mod call;
+mod catalog;
 mod classes;
 mod collections;
 mod format;
@@ -174,11 +175,31 @@ pub trait PuppetScope {
     fn log(&mut self, level: &str, message: &str) {
         let _ = (level, message);
     }
+    /// `scope.lookupvar`/`scope[name]` found no variable `name`. The default says nothing.
+    fn unknown_variable(&mut self, name: &str) {
+        let _ = name;
+    }
     /// Logs a warning once per key (`Puppet.deprecation_warning`); true when it was logged
     /// now. The default logs it as a warning every time.
     fn warn_once(&mut self, key: &str, message: &str) -> bool {
         self.log(&format!("deprecation:{key}"), message);
         true
+    }
+    /// The parameters of the catalog's resource `type_name[title]` (`Ok(None)` when it is not
+    /// there), for `scope.findresource` and a resource's `[]`; `Err` says why there is no
+    /// catalog to read. The default has none.
+    fn catalog_resource(
+        &mut self,
+        type_name: &str,
+        title: &str,
+    ) -> Result<Option<Vec<(String, Value)>>, String> {
+        let _ = (type_name, title);
+        Err("no catalog is being compiled".to_string())
+    }
+    /// The resource whose body runs (`scope.resource`) as (type, title); `Ok(None)` at top
+    /// level. The default has no catalog.
+    fn current_resource(&mut self) -> Result<Option<(String, String)>, String> {
+        Err("no catalog is being compiled".to_string())
     }
     /// A Puppet setting (`Puppet[:strict]`, `Puppet.settings[:strict]`); `None` when the
     /// scope does not know it. The default knows none.

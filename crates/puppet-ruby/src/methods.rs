@@ -475,9 +475,10 @@ pub fn regex_match(
         it.last_match = None;
         return Ok(None);
     }
-    match re.re.captures_from_pos(text, byte_start) {
+    let rx = re.re(pos)?;
+    match rx.captures_from_pos(text, byte_start) {
         Ok(Some(c)) => {
-            let full = value::Captures::of(&re.re, &c, text);
+            let full = value::Captures::of(rx, &c, text);
             let caps = full.groups.clone();
             let at = c.get(0).map(|m| m.start()).unwrap_or(0);
             let char_at = text[..at].chars().count();
@@ -1934,6 +1935,16 @@ pub(crate) fn class_method(
         }
         (d, _) if d.starts_with("Digest::") => {
             argc(&args, 1, 1, pos)?;
+            if !matches!(args[0], RValue::Str(_)) {
+                return raise(
+                    "TypeError",
+                    format!(
+                        "no implicit conversion of {} into String",
+                        args[0].conversion_name()
+                    ),
+                    pos,
+                );
+            }
             let data = str_bytes(&args[0]);
             use puppet_functions::digest;
             let raw: Vec<u8> = match d {
@@ -2086,6 +2097,9 @@ fn scope_method(
     pos: Pos,
 ) -> R {
     let _ = block;
+    if let Some(r) = crate::catalog::scope_method(it, name, &args, pos) {
+        return r;
+    }
     match name {
         "warning" | "debug" | "notice" | "info" | "err" | "alert" | "emerg" | "crit" => {
             let msg = args.first().map(to_s).unwrap_or_default();
@@ -2093,14 +2107,11 @@ fn scope_method(
             Ok(RValue::Nil)
         }
         "compiler"
-        | "catalog"
         | "environment"
         | "source"
-        | "resource"
         | "parent"
         | "known_resource_types"
         | "lookupdefaults"
-        | "findresource"
         | "tags" => unsupported(format!("scope method `{name}'"), pos),
         "lookupvar" | "[]" => {
             argc(&args, 1, 2, pos)?;

@@ -53,6 +53,9 @@ pub struct Ext {
     pub functions: Vec<DefinedFunction>,
     /// Resource types (`Puppet::Type.newtype`), in definition order.
     pub types: Vec<Rc<RefCell<crate::typedsl::TypeRecord>>>,
+    /// What `Facter.value` answers while type files load (the reading host's facts);
+    /// `None`: `Facter` is not defined.
+    pub host_facts: Option<std::sync::Arc<indexmap::IndexMap<smol_str::SmolStr, Value>>>,
 }
 
 /// The dispatches of a 4.x function class.
@@ -354,6 +357,9 @@ pub(crate) fn object_method(
     block: Option<&Blk>,
     pos: Pos,
 ) -> Option<R> {
+    if let Some(r) = crate::catalog::object_method(it, o, name, args, pos) {
+        return Some(r);
+    }
     if let Some(b) = native::<Builder>(o) {
         return builder_method(it, &b, name, args, pos);
     }
@@ -690,6 +696,9 @@ pub(crate) fn module_method(
     block: Option<&Blk>,
     pos: Pos,
 ) -> Option<R> {
+    if let Some(r) = crate::catalog::class_method(cname, name, args, pos) {
+        return Some(r);
+    }
     if cname.starts_with("Puppet::Type")
         || cname.starts_with("Puppet::Parameter")
         || cname.starts_with("Puppet::Property")
@@ -728,6 +737,7 @@ pub(crate) fn module_method(
             Ok(RValue::Nil)
         }
         ("Puppet", "version") => Ok(RValue::str("7.23.0")),
+        ("Facter", "value") => Ok(facter_value(it, args.first())),
         ("Puppet", "[]") => {
             let s = args.first().map(to_s).unwrap_or_default();
             setting(it, &s, pos)
@@ -950,6 +960,35 @@ pub(crate) fn module_method(
     })
 }
 
+/// `Facter.value(name)` from the host facts type loading was given: a top-level fact, or a
+/// dotted path into a structured one (`os.release.major`); `nil` when absent.
+fn facter_value(it: &Interp, name: Option<&RValue>) -> RValue {
+    let (Some(facts), Some(name)) = (it.ext.host_facts.as_ref(), name) else {
+        return RValue::Nil;
+    };
+    let name = match name {
+        RValue::Sym(s) => s.to_string(),
+        other => to_s(other),
+    };
+    let mut parts = name.split('.');
+    let Some(mut v) = parts.next().and_then(|p| facts.get(p)) else {
+        return RValue::Nil;
+    };
+    for p in parts {
+        match v {
+            Value::Hash(h) => match h
+                .iter()
+                .find(|(k, _)| matches!(k, Value::String(s) if s.as_str() == p))
+            {
+                Some((_, x)) => v = x,
+                None => return RValue::Nil,
+            },
+            _ => return RValue::Nil,
+        }
+    }
+    value::from_puppet(v)
+}
+
 /// A hash (and the hashes and arrays in it) with its symbol keys as strings; other values
 /// as they are (shared, as Puppet returns the very objects).
 fn symkeys_to_string(v: &RValue, depth: usize) -> RValue {
@@ -991,6 +1030,7 @@ pub(crate) fn module_responds(it: &mut Interp, cname: &str, name: &str) -> bool 
                 || matches!(name, "deprecation_warning" | "warn_once" | "version")
         }
         "Puppet::Functions" => name == "create_function",
+        "Facter" => name == "value" && it.ext.host_facts.is_some(),
         "Puppet::Parser::Functions" => matches!(name, "newfunction" | "function"),
         "Puppet::Util::Package" => name == "versioncmp",
         "Puppet::Pops::Lookup::HieraConfig" => name == "symkeys_to_string",

@@ -176,7 +176,7 @@ fn substitute(
         if start > s.len() {
             break;
         }
-        let caps = match re.re.captures_from_pos(s, start) {
+        let caps = match re.re(pos)?.captures_from_pos(s, start) {
             Ok(Some(c)) => c,
             Ok(None) => break,
             Err(e) => return unsupported(format!("regexp /{}/: {e}", re.source), pos),
@@ -189,7 +189,10 @@ fn substitute(
             (Some(RValue::Str(r)), _) => {
                 let r = r.borrow();
                 if r.contains('\\') {
-                    expand_repl(&r, &value::Captures::of_shared(&re.re, &caps, &subject))
+                    expand_repl(
+                        &r,
+                        &value::Captures::of_shared(re.re(pos)?, &caps, &subject),
+                    )
                 } else {
                     r.clone()
                 }
@@ -200,7 +203,7 @@ fn substitute(
             }
             (Some(other), _) => str_arg(other, pos)?,
             (None, Some(b)) => {
-                let full = value::Captures::of_shared(&re.re, &caps, &subject);
+                let full = value::Captures::of_shared(re.re(pos)?, &caps, &subject);
                 it.last_match = Some(Rc::new(full));
                 let v = it.call_block(b, vec![RValue::str(m.as_str())], pos)?;
                 to_s(&v)
@@ -297,7 +300,7 @@ fn split(s: &str, sep: Option<&RValue>, limit: i64, pos: Pos) -> Result<Vec<Stri
                 if limit > 0 && parts.len() as i64 == limit - 1 {
                     break;
                 }
-                let caps = match re.re.captures_from_pos(s, start) {
+                let caps = match re.re(pos)?.captures_from_pos(s, start) {
                     Ok(Some(c)) => c,
                     Ok(None) => break,
                     Err(e) => return unsupported(format!("regexp: {e}"), pos),
@@ -660,7 +663,7 @@ pub fn str_method(
             let mut out = Vec::new();
             let mut start = 0;
             while start <= s.len() {
-                let caps = match re.re.captures_from_pos(&s, start) {
+                let caps = match re.re(pos)?.captures_from_pos(&s, start) {
                     Ok(Some(c)) => c,
                     Ok(None) => break,
                     Err(e) => return unsupported(format!("regexp: {e}"), pos),

@@ -21,6 +21,9 @@ use crate::object::{Blk, Module, Object};
 use crate::source::Sources;
 use crate::value::{self, to_s, RValue};
 use crate::{Pos, RubyError};
+use indexmap::IndexMap;
+use puppet_types::Value;
+use smol_str::SmolStr;
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -34,8 +37,6 @@ pub enum AttrKind {
     Property,
     /// `newmetaparam`.
     MetaParam,
-    /// `newcheck` (exec's checks).
-    Check,
 }
 
 /// A value an attribute declares (`newvalues`, `newvalue`).
@@ -122,6 +123,20 @@ pub struct Feature {
     pub methods: Vec<String>,
 }
 
+/// One of the patterns a type's `self.title_patterns` returned (run once the file is loaded,
+/// as Puppet runs it when it parses a title).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TitlePatternRecord {
+    /// The regexp's source (`Regexp#source`).
+    pub source: String,
+    /// Its options among `m`, `i`, `x`.
+    pub flags: String,
+    /// For each capture group in order, the key attribute it sets.
+    pub captures: Vec<String>,
+    /// For each capture group, whether a proc transforms the captured value.
+    pub procs: Vec<bool>,
+}
+
 /// A recorded resource type.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TypeRecord {
@@ -131,7 +146,7 @@ pub struct TypeRecord {
     pub doc: String,
     /// `ensurable` was called.
     pub ensurable: bool,
-    /// Parameters, properties, metaparameters and checks, in declaration order.
+    /// Parameters, properties and metaparameters, in declaration order.
     pub attrs: Vec<AttrRecord>,
     /// Provider features.
     pub features: Vec<Feature>,
@@ -141,6 +156,11 @@ pub struct TypeRecord {
     pub has_validate: bool,
     /// The type defines `self.title_patterns`.
     pub has_title_patterns: bool,
+    /// What its `self.title_patterns` returned (empty when it defines none: Puppet's
+    /// default then depends on the key attributes).
+    pub title_patterns: Vec<TitlePatternRecord>,
+    /// `isomorphic?`: false when the type sets `@isomorphic = false`.
+    pub isomorphic: bool,
     /// The file it was read from.
     pub file: String,
 }
@@ -153,6 +173,11 @@ impl TypeRecord {
     /// The properties (`newproperty`, `ensure`), in declaration order.
     pub fn properties(&self) -> impl Iterator<Item = &AttrRecord> {
         self.attrs.iter().filter(|a| a.kind == AttrKind::Property)
+    }
+    /// The key attributes, as Puppet's `key_attributes`: the parameters marked namevar or
+    /// named `name`, in declaration order.
+    pub fn key_attributes(&self) -> impl Iterator<Item = &AttrRecord> {
+        self.params().filter(|a| a.namevar || a.name == "name")
     }
 }
 
@@ -172,10 +197,42 @@ pub fn load_types(
     text: &str,
     sources: &Arc<Sources>,
 ) -> Result<Vec<TypeRecord>, RubyError> {
+    load_types_with(path, text, sources, None)
+}
+
+/// [`load_types`] with the facts of the host that reads the types: what `Facter.value`
+/// answers while the file loads (Puppet asks the Facter of the machine that loads the type,
+/// `firewall`'s and `mount`'s files do). Without facts, `Facter` is an error naming the file
+/// and line.
+///
+/// ```
+/// use puppet_types::Value;
+/// let src = "Puppet::Type.newtype(:t) do\n  newparam(:name) do\n    newvalues(Facter.value(:kernel) == 'Linux' ? :a : :b)\n  end\nend\n";
+/// let facts = std::sync::Arc::new([("kernel".into(), Value::from("Linux"))].into_iter().collect());
+/// let s = puppet_ruby::Sources::empty();
+/// let t = puppet_ruby::typedsl::load_types_with("t.rb", src, &s, Some(&facts)).unwrap();
+/// assert_eq!(t[0].attrs[0].values, [puppet_ruby::typedsl::AttrValue::Name("a".into())]);
+/// assert!(puppet_ruby::typedsl::load_types("t.rb", src, &s).is_err());
+/// ```
+pub fn load_types_with(
+    path: &str,
+    text: &str,
+    sources: &Arc<Sources>,
+    facts: Option<&Arc<IndexMap<SmolStr, Value>>>,
+) -> Result<Vec<TypeRecord>, RubyError> {
     let program = sources.program(path, text)?;
     let mut scope = crate::NullScope::default();
     let mut it = Interp::with(&mut scope, path, false, sources.clone());
     it.set_step_limit(5_000_000);
+    if let Some(f) = facts {
+        it.ext.host_facts = Some(f.clone());
+        let facter = it.new_module("Facter", false, None);
+        let object = it.object_class();
+        object
+            .consts
+            .borrow_mut()
+            .insert("Facter".to_string(), RValue::Module(facter));
+    }
     it.run_program(&program)
         .map_err(|c| RubyError::from_ctrl(path, c))?;
     let types = std::mem::take(&mut it.ext.types);
@@ -187,8 +244,15 @@ pub fn load_types(
             if let Some(RValue::Str(d)) = class.ivars.borrow().get("doc") {
                 rec.doc = d.borrow().clone();
             }
-            if let Some(meta) = class.meta.borrow().as_ref() {
-                rec.has_title_patterns = meta.methods.borrow().contains_key("title_patterns");
+            if let Some(v) = class.ivars.borrow().get("isomorphic") {
+                rec.isomorphic = v.truthy();
+            }
+            rec.has_title_patterns = it
+                .find_user_method(&RValue::Module(class.clone()), "title_patterns")
+                .is_some();
+            if rec.has_title_patterns {
+                rec.title_patterns = title_patterns(&mut it, &class, &rec.name)
+                    .map_err(|c| RubyError::from_ctrl(path, c))?;
             }
         }
         rec.file = path.to_string();
@@ -201,6 +265,65 @@ pub fn load_types(
             column: 1,
             construct: "a type file that defines no type (no Puppet::Type.newtype)".into(),
         });
+    }
+    Ok(out)
+}
+
+/// Runs a type's `self.title_patterns` and reads its answer: an array of
+/// `[regexp, [[:attr], [:attr, proc], ...]]`.
+fn title_patterns(
+    it: &mut Interp,
+    class: &Rc<Module>,
+    name: &str,
+) -> Result<Vec<TitlePatternRecord>, crate::interp::Ctrl> {
+    let pos = Pos::default();
+    let v = it.send(
+        RValue::Module(class.clone()),
+        "title_patterns",
+        vec![],
+        None,
+        None,
+        pos,
+        true,
+    )?;
+    let bad = |what: &str| {
+        unsupported::<Vec<TitlePatternRecord>>(
+            format!("the title patterns of type {name}: {what}"),
+            pos,
+        )
+    };
+    let RValue::Array(items) = v else {
+        return bad("not an array");
+    };
+    let mut out = Vec::new();
+    for item in items.borrow().iter() {
+        let RValue::Array(pair) = item else {
+            return bad("an entry is not an array");
+        };
+        let pair = pair.borrow();
+        let (Some(RValue::Regexp(re)), Some(RValue::Array(caps))) = (pair.first(), pair.get(1))
+        else {
+            return bad("an entry is not [regexp, [[attribute, proc], ...]]");
+        };
+        let mut rec = TitlePatternRecord {
+            source: re.source.clone(),
+            flags: re.flags.clone(),
+            captures: Vec::new(),
+            procs: Vec::new(),
+        };
+        for c in caps.borrow().iter() {
+            let RValue::Array(c) = c else {
+                return bad("a capture is not [attribute, proc]");
+            };
+            let c = c.borrow();
+            let Some(attr) = c.first() else {
+                return bad("a capture names no attribute");
+            };
+            rec.captures.push(sym_or_str(attr));
+            rec.procs
+                .push(c.get(1).is_some_and(|p| !matches!(p, RValue::Nil)));
+        }
+        out.push(rec);
     }
     Ok(out)
 }
@@ -349,10 +472,12 @@ fn newtype(it: &mut Interp, args: &[RValue], block: Option<&Blk>, pos: Pos) -> R
         auto_relations: Vec::new(),
         has_validate: false,
         has_title_patterns: false,
+        title_patterns: Vec::new(),
+        isomorphic: true,
         file: String::new(),
     }));
     *class.extra.borrow_mut() = Some(rec.clone());
-    it.ext.types.push(rec);
+    it.ext.types.push(rec.clone());
     if let Some(b) = block {
         it.call_block_as(
             b,
@@ -363,6 +488,18 @@ fn newtype(it: &mut Interp, args: &[RValue], block: Option<&Blk>, pos: Pos) -> R
             None,
             pos,
         )?;
+    }
+    // Puppet makes a type ensurable when its instances have `exists?`, `create` and
+    // `destroy` and it has no `ensure` yet (`ensurable?`).
+    let has_ensure = rec.borrow().attrs.iter().any(|a| a.name == "ensure");
+    if !has_ensure
+        && ["exists?", "create", "destroy"]
+            .iter()
+            .all(|m| class.find_method(m).is_some())
+    {
+        if let Some(r) = type_method(it, &class, &rec, "ensurable", &[], None, pos) {
+            r?;
+        }
     }
     Ok(RValue::Module(class))
 }
@@ -412,12 +549,14 @@ fn new_attr(
     }
     if parent_name == "Puppet::Parameter::Boolean" || parent_name == "Puppet::Property::Boolean" {
         rec.boolean = true;
-        if rec.values.is_empty() {
-            rec.values = ["true", "false", "yes", "no"]
-                .iter()
-                .map(|v| AttrValue::Name(v.to_string()))
-                .collect();
-        }
+    }
+    // Puppet::Parameter::Boolean declares Puppet's boolean words as its values;
+    // Puppet::Property::Boolean only munges.
+    if parent_name == "Puppet::Parameter::Boolean" && rec.values.is_empty() {
+        rec.values = ["true", "false", "yes", "no"]
+            .iter()
+            .map(|v| AttrValue::Name(v.to_string()))
+            .collect();
     }
     if opt(options, "namevar").is_some_and(|v| v.truthy()) {
         rec.namevar = true;
@@ -480,11 +619,10 @@ fn type_method(
     pos: Pos,
 ) -> Option<R> {
     Some(match name {
-        "newparam" | "newproperty" | "newmetaparam" | "newcheck" | "newstate" => {
+        "newparam" | "newproperty" | "newmetaparam" => {
             let kind = match name {
-                "newproperty" | "newstate" => AttrKind::Property,
+                "newproperty" => AttrKind::Property,
                 "newmetaparam" => AttrKind::MetaParam,
-                "newcheck" => AttrKind::Check,
                 _ => AttrKind::Param,
             };
             let Some(n) = args.first() else {
@@ -560,9 +698,7 @@ fn type_method(
         }
         "key_attributes" => Ok(RValue::array(
             t.borrow()
-                .attrs
-                .iter()
-                .filter(|a| a.namevar)
+                .key_attributes()
                 .map(|a| RValue::sym(&a.name))
                 .collect(),
         )),

@@ -108,7 +108,24 @@ pub(crate) fn walk_end(outer: u64) -> bool {
 pub struct RRegex {
     pub source: String,
     pub flags: String,
-    pub re: std::sync::Arc<fancy_regex::Regex>,
+    /// The pattern, compiled when it first matches ([`RRegex::re`]).
+    pub pattern: puppet_types::regexp::RubyPattern,
+}
+
+impl RRegex {
+    /// The compiled regex; an unsupported-construct error when the engine refuses it.
+    pub fn re(
+        &self,
+        pos: crate::Pos,
+    ) -> Result<&std::sync::Arc<fancy_regex::Regex>, crate::interp::Ctrl> {
+        self.pattern
+            .regex()
+            .map_err(|e| crate::interp::Ctrl::Unsupported {
+                what: format!("regexp /{}/: {e}", self.source),
+                pos,
+                file: None,
+            })
+    }
 }
 
 /// A Ruby hash: insertion ordered, keys by `eql?`.
@@ -949,14 +966,14 @@ fn to_puppet_depth(v: &RValue, depth: usize) -> Result<Value, String> {
 /// Compiles a Ruby regexp (source between the slashes, options `imx`) with puppet-types'
 /// translation and cache (the one of the workspace).
 pub fn compile_regex(source: &str, flags: &str) -> Result<RRegex, String> {
-    let re = puppet_types::regexp::compile_ruby(source, flags)?;
+    let pattern = puppet_types::regexp::RubyPattern::new(source, flags)?;
     Ok(RRegex {
         source: source.to_string(),
         flags: ['m', 'i', 'x']
             .iter()
             .filter(|f| flags.contains(**f))
             .collect(),
-        re,
+        pattern,
     })
 }
 

@@ -2,9 +2,13 @@
 //! of Ruby's tokens, programs from a grammar of the statements module code uses (classes,
 //! methods, blocks, exceptions, loops, string operations), the corpus files with bytes cut
 //! out, and deep nesting. Every run has a small step budget, so a program that loops ends
-//! with an error.
+//! with an error. The inputs of `fixtures/fuzz/` (what the `ruby_run` fuzz target found, and
+//! its seeds) run exactly as the target runs them (`common/fuzz_ruby.rs`).
 
 use proptest::prelude::*;
+
+#[path = "common/fuzz_ruby.rs"]
+mod fuzz_ruby;
 
 const STEPS: u64 = 20_000;
 
@@ -279,5 +283,29 @@ fn exponential_growth_is_an_error() {
             started.elapsed().as_secs_f64(),
             r.unwrap_err()
         );
+    }
+}
+
+/// Every input of `fixtures/fuzz/` runs as the `ruby_run` fuzz target runs it, on a small
+/// stack, without a panic.
+#[test]
+fn fuzz_fixtures_never_panic() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fuzz");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("fixtures/fuzz")
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    files.sort();
+    assert!(!files.is_empty());
+    for f in files {
+        let text = std::fs::read_to_string(&f).unwrap_or_default();
+        let name = f.display().to_string();
+        std::thread::Builder::new()
+            .stack_size(2 << 20)
+            .spawn(move || fuzz_ruby::run(&text))
+            .expect("thread")
+            .join()
+            .unwrap_or_else(|_| panic!("{name} panicked"));
     }
 }

@@ -164,6 +164,37 @@ fn matcher(source: &str, flags: &str) -> Result<Arc<Matcher>, String> {
     Ok(m)
 }
 
+/// A Ruby regexp whose syntax is checked and translation cached, compiled the first time it
+/// matches (through the one cache): code that only builds regexps (a resource type's
+/// `newvalues(/.../)` read for its source) does not pay for compiling them.
+///
+/// ```
+/// let p = puppet_types::regexp::RubyPattern::new("^a.c$", "m").unwrap();
+/// assert!(p.regex().unwrap().is_match("x\na\nc").unwrap());
+/// assert!(puppet_types::regexp::RubyPattern::new("(", "").is_err());
+/// ```
+#[derive(Clone)]
+pub struct RubyPattern(Arc<Matcher>);
+
+impl std::fmt::Debug for RubyPattern {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "RubyPattern({:?})", self.0.translated)
+    }
+}
+
+impl RubyPattern {
+    /// Checks and translates `source` with Ruby's options `flags` (`i`, `m`, `x`).
+    pub fn new(source: &str, flags: &str) -> Result<RubyPattern, String> {
+        matcher(source, flags).map(RubyPattern)
+    }
+
+    /// The compiled regex (compiled now if it was not yet); `Err` with the engine's message
+    /// when it refuses the pattern.
+    pub fn regex(&self) -> Result<&Arc<fancy_regex::Regex>, String> {
+        self.0.compiled().as_ref().map_err(Clone::clone)
+    }
+}
+
 /// Compiles a Ruby (Onigmo) regular expression with Ruby's options (`i` ignore case, `m`
 /// dot matches newline, `x` extended; others ignored) into a fancy-regex matcher, cached.
 /// The one Ruby-to-Rust regexp translation of the workspace: Puppet's regexps, puppet-ruby's

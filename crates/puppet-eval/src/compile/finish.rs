@@ -113,7 +113,8 @@ impl Compiler {
                 // Puppet locates these errors at the attribute that was written (in the
                 // body, a defaults or override block); an attribute that no code wrote
                 // (create_resources, functions) has no location.
-                let at = match r.param_spans.get(param) {
+                // Made only for an error (this runs for every relationship of the catalog).
+                let at = || match r.param_spans.get(param) {
                     Some(s) => format!(" {}", location(s)),
                     None => String::new(),
                 };
@@ -126,8 +127,9 @@ impl Compiler {
  code: crate::error::codes::EVAL_ERROR,
  kind: ErrorKind::Complete,
                                     message: format!(
-                                        "No title provided and {:?} is not a valid resource reference{at}",
-                                        s.as_str()
+                                        "No title provided and {:?} is not a valid resource reference{}",
+                                        s.as_str(),
+                                        at()
                                     ),
                                     span: None,
                                 }))
@@ -145,7 +147,8 @@ impl Compiler {
                             code: crate::error::codes::MISSING_RELATIONSHIP_TARGET,
                             kind: ErrorKind::Complete,
                             message: format!(
-                                "Could not find resource '{tkey}' in parameter '{param}'{at}"
+                                "Could not find resource '{tkey}' in parameter '{param}'{}",
+                                at()
                             ),
                             span: None,
                         }));

@@ -29,34 +29,47 @@ impl Compiler {
         id: ScopeId,
         span: &Span,
     ) -> R<crate::Map<SmolStr, Value>> {
-        let unset = |p: &&Param| given.get(&p.name).is_none_or(|v| v.is_undef());
+        // Each parameter's given value (undef counts as not given), looked up once.
+        let given_of: Vec<Option<&Value>> = params
+            .iter()
+            .map(|p| given.get(&p.name).filter(|v| !v.is_undef()))
+            .collect();
+        // Room for every parameter at once (growing the maps step by step was a visible
+        // part of declaring a class or define with many parameters).
+        let vars = &mut self.scopes.get_mut(id).vars;
+        vars.reserve(params.len().max(given.len()));
         for (k, v) in given.iter().filter(|(_, v)| !v.is_undef()) {
-            self.scopes.get_mut(id).vars.insert(k.clone(), v.clone());
+            vars.insert(k.clone(), v.clone());
         }
         let (label, stmt) = (owner.label, owner.stmt);
-        let mut bound: crate::Map<SmolStr, Value> = Default::default();
+        let mut bound: crate::Map<SmolStr, Value> =
+            crate::Map::with_capacity_and_hasher(params.len(), Default::default());
         let mut missing = Vec::new();
         // The parameters without a given value, in order (computed once: a default
         // expression may read none of them from its own on).
         let unset_names: Arc<[SmolStr]> = params
             .iter()
-            .filter(unset)
-            .map(|q| q.name.clone())
+            .zip(&given_of)
+            .filter(|(_, g)| g.is_none())
+            .map(|(q, _)| q.name.clone())
             .collect();
         let mut unset_before = 0;
         let mut prefix: Option<Arc<str>> = None;
-        for p in params.iter() {
+        // Where each parameter's value is in `bound` (none: missing).
+        let mut slot: Vec<Option<usize>> = vec![None; params.len()];
+        for (i, p) in params.iter().enumerate() {
             let from = unset_before;
-            if unset(&p) {
+            let given_v = given_of[i];
+            if given_v.is_none() {
                 unset_before += 1;
             }
-            let looked_up = match (given.get(&p.name).filter(|v| !v.is_undef()), owner.class) {
+            let looked_up = match (given_v, owner.class) {
                 (Some(_), _) | (None, None) => None,
                 (None, Some(class)) => {
                     self.class_parameter_lookup(class, &p.name, id, stmt, span)?
                 }
             };
-            let v = match given.get(&p.name).filter(|v| !v.is_undef()) {
+            let v = match given_v {
                 Some(v) => v.clone(),
                 // A value found as `~` does not replace a default expression.
                 None => match looked_up {
@@ -91,7 +104,7 @@ impl Compiler {
                 .get_mut(id)
                 .vars
                 .insert(p.name.clone(), v.clone());
-            bound.insert(p.name.clone(), v);
+            slot[i] = Some(bound.insert_full(p.name.clone(), v).0);
         }
         // Puppet lists the parameters it does not know first.
         let mut problems: Vec<String> = given
@@ -101,9 +114,9 @@ impl Compiler {
             .filter(|k| owner.class.is_some() || k.as_str() != "name")
             .map(|k| format!("has no parameter named '{k}'"))
             .collect();
-        for p in params {
-            match bound.get(&p.name).cloned() {
-                Some(v) => problems.extend(self.param_type_problems(p, &v, id)?),
+        for (p, at) in params.iter().zip(&slot) {
+            match at.and_then(|j| bound.get_index(j)) {
+                Some((_, v)) => problems.extend(self.param_type_problems(p, v, id)?),
                 None if missing.contains(&p.name) => {
                     problems.push(format!("expects a value for parameter '{}'", p.name))
                 }

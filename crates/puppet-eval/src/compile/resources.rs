@@ -496,6 +496,7 @@ impl Compiler {
         }
         let container = self.container_of(scope);
         self.inherit_tags(&mut res, &container);
+        res.params.reserve(attrs.len());
         for (k, v, _) in attrs {
             if k == "tag" {
                 for t in tag_values(v) {

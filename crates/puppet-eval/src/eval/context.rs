@@ -47,7 +47,12 @@ impl CallContext for Compiler {
             .and_then(|b| b.as_any())
             .and_then(|a| a.downcast_ref::<EvalLambda>())
             .map(|l| l.def.clone());
-        match self.call_named(name, args, lambda.as_ref(), scope, &span) {
+        // As Puppet's `call_function` from Ruby: no frame of Puppet's stack for this call
+        // (`PuppetStack.stacktrace` still shows the Puppet call being made).
+        self.call_labels.push("Function Call");
+        let r = self.call_labeled_inner("Function Call", name, args, lambda.as_ref(), scope, &span);
+        self.call_labels.pop();
+        match r {
             Ok(v) => Ok(v),
             Err(Flow::Next(v)) => Err(CallError::Next(v)),
             Err(Flow::Break(_)) => Err(CallError::Break),

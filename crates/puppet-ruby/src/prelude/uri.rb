@@ -23,6 +23,47 @@ module URI
       @fragment = fragment
     end
 
+    COMPONENTS = [:scheme, :userinfo, :host, :port, :registry, :path, :opaque, :query, :fragment].freeze
+
+    # Generic.build: the components (a hash, or an array in COMPONENTS order) checked as
+    # Ruby 3.1's RFC 3986 parser checks them; the query gets its unsafe bytes escaped.
+    def self.build(args)
+      parts = {}
+      if args.is_a?(Hash)
+        args.each { |k, v| parts[k.to_sym] = v }
+      elsif args.is_a?(Array)
+        COMPONENTS.each_with_index { |c, i| parts[c] = args[i] }
+      else
+        raise ArgumentError, "expected Array of or Hash of components of #{self} (#{COMPONENTS.join(', ')})"
+      end
+      scheme, userinfo, host, port, path, query = parts.values_at(:scheme, :userinfo, :host, :port, :path, :query)
+      # `hostname=`: an IPv6 address gets its brackets.
+      host = "[#{host}]" if host && host.include?(':') && !(host.start_with?('[') && host.end_with?(']'))
+      if scheme && scheme !~ /\A[A-Za-z][A-Za-z0-9+\-.]*\z/
+        raise InvalidComponentError, "bad component(expected scheme component): #{scheme}"
+      end
+      if userinfo && userinfo !~ /\A(?:%\h\h|[!$&-.0-;=A-Z_a-z~])*\z/
+        raise InvalidComponentError, "bad component(expected userinfo component or user component): #{userinfo}"
+      end
+      if host && host !~ /\A(?:\[[0-9A-Fa-f:.]+\]|(?:%\h\h|[!$&-.0-9;=A-Z_a-z~])+)\z/
+        raise InvalidComponentError, "bad component(expected host component): #{host}"
+      end
+      if port && !port.is_a?(Integer) && port.to_s !~ /\A\d*\z/
+        raise InvalidComponentError, "bad component(expected port component): #{port.inspect}"
+      end
+      if path
+        if (host || port) && !path.empty? && path !~ %r{\A/(?:%\h\h|[!$&-.0-;=@-Z_a-z~/])*\z}
+          raise InvalidComponentError, "bad component(expected absolute path component): #{path}"
+        elsif path !~ %r{\A(?:%\h\h|[!$&-.0-;=@-Z_a-z~/])*\z}
+          raise InvalidComponentError, "bad component(expected relative path component): #{path}"
+        end
+      end
+      if query
+        query = query.to_s.delete("\t\r\n").gsub(/[^!$-&(-;=?-_a-~%]/) { |c| c.bytes.map { |b| format('%%%02X', b) }.join }
+      end
+      new(scheme, userinfo, host, port, nil, path, nil, query, parts[:fragment])
+    end
+
     def scheme=(v)
       @scheme = v
     end

@@ -1,0 +1,202 @@
+//! The catalog as modules' Ruby functions see it: `Puppet::Resource.type_and_title`,
+//! `Runtime3ResourceSupport.find_resource_type_or_class`, the scope's `findresource`,
+//! `resource` and `find_global_scope`, and resource objects answering `to_s`, `type`,
+//! `title` and `[]` (stdlib's `defined_with_params`, `ensure_resource`, `str2resource`).
+//!
+//! Resources are read through [`PuppetScope::catalog_resource`](crate::PuppetScope) when
+//! asked, never copied into Ruby; listing every resource of the catalog
+//! (`catalog.resources`) is not offered and says so.
+
+use crate::interp::{raise, unsupported, Interp, R};
+use crate::object::{ObjData, Object};
+use crate::value::{self, to_s, RValue};
+use crate::Pos;
+use std::rc::Rc;
+
+/// A resource of the catalog (or the resource whose body runs): its reference.
+#[derive(Debug)]
+pub(crate) struct ResourceRef {
+    type_name: String,
+    title: String,
+}
+
+/// `Puppet::Resource`'s type name munging: each `::` segment capitalized (`apache::vhost`
+/// is `Apache::Vhost`).
+fn munge_type_name(name: &str) -> String {
+    name.split("::")
+        .map(|s| {
+            let mut c = s.chars();
+            match c.next() {
+                Some(f) => f
+                    .to_uppercase()
+                    .chain(c.flat_map(char::to_lowercase))
+                    .collect(),
+                None => String::new(),
+            }
+        })
+        .collect::<Vec<String>>()
+        .join("::")
+}
+
+/// Splits `Type[title]` (Puppet's `/^([^\[\]]+)\[(.+)\]$/m`).
+fn split_reference(s: &str) -> Option<(String, String)> {
+    let open = s.find('[')?;
+    let ty = &s[..open];
+    let title = s[open + 1..].strip_suffix(']')?;
+    if ty.is_empty() || ty.contains(']') || title.is_empty() {
+        return None;
+    }
+    Some((ty.to_string(), title.to_string()))
+}
+
+fn resource_object(it: &mut Interp, type_name: String, title: String) -> RValue {
+    let c = it
+        .module_by_path("Puppet::Resource")
+        .unwrap_or_else(|| it.object_class());
+    let o = Rc::new(Object::new(c));
+    *o.data.borrow_mut() = ObjData::Native(Rc::new(ResourceRef { type_name, title }));
+    it.track_object(&o);
+    RValue::Object(o)
+}
+
+/// The catalog's name for a type and title: classes by their lower-case name.
+fn catalog_key(r: &ResourceRef) -> (String, String) {
+    if r.type_name == "Class" {
+        (r.type_name.clone(), r.title.to_lowercase())
+    } else {
+        (r.type_name.clone(), r.title.clone())
+    }
+}
+
+/// Class methods of `Puppet::Resource` and `Runtime3ResourceSupport`.
+pub(crate) fn class_method(cname: &str, name: &str, args: &[RValue], pos: Pos) -> Option<R> {
+    Some(match (cname, name) {
+        ("Puppet::Resource", "type_and_title") => (|| {
+            let ty = args.first().cloned().unwrap_or(RValue::Nil);
+            let title = args.get(1).cloned().unwrap_or(RValue::Nil);
+            let (t, ti) = match (&ty, &title) {
+                (RValue::Str(s), RValue::Nil) => match split_reference(&s.borrow()) {
+                    Some(p) => p,
+                    None => {
+                        return raise(
+                            "ArgumentError",
+                            format!(
+                                "No title provided and {} is not a valid resource reference",
+                                value::inspect(&ty)
+                            ),
+                            pos,
+                        )
+                    }
+                },
+                (_, RValue::Nil) => {
+                    return raise(
+                        "ArgumentError",
+                        format!(
+                            "No title provided and {} is not a valid resource reference",
+                            value::inspect(&ty)
+                        ),
+                        pos,
+                    )
+                }
+                (t, ti) => (to_s(t), to_s(ti)),
+            };
+            let t = munge_type_name(&t);
+            let ti = if t == "Class" {
+                if ti.is_empty() {
+                    "main".to_string()
+                } else {
+                    munge_type_name(&ti)
+                }
+            } else {
+                ti
+            };
+            Ok(RValue::array(vec![RValue::string(t), RValue::string(ti)]))
+        })(),
+        ("Puppet::Pops::Evaluator::Runtime3ResourceSupport", "find_resource_type_or_class") => {
+            // The type as the catalog names it; an unknown type finds no resource.
+            let n = args.get(1).map(to_s).unwrap_or_default();
+            Ok(RValue::string(munge_type_name(&n)))
+        }
+        _ => return None,
+    })
+}
+
+/// Scope methods over the catalog: `findresource(type, title)`, `resource`,
+/// `find_global_scope`, `catalog`.
+pub(crate) fn scope_method(it: &mut Interp, name: &str, args: &[RValue], pos: Pos) -> Option<R> {
+    Some(match name {
+        "find_global_scope" => Ok(RValue::Scope),
+        "findresource" => (|| {
+            let (ty, title) = match args {
+                [t, ti] => (munge_type_name(&to_s(t)), to_s(ti)),
+                [r] => match split_reference(&to_s(r)) {
+                    Some((t, ti)) => (munge_type_name(&t), ti),
+                    None => return Ok(RValue::Nil),
+                },
+                _ => {
+                    return raise(
+                        "ArgumentError",
+                        format!(
+                            "wrong number of arguments (given {}, expected 1..2)",
+                            args.len()
+                        ),
+                        pos,
+                    )
+                }
+            };
+            let r = ResourceRef {
+                type_name: ty,
+                title,
+            };
+            let (t, ti) = catalog_key(&r);
+            match it.scope.catalog_resource(&t, &ti) {
+                Ok(Some(_)) => Ok(resource_object(it, r.type_name, r.title)),
+                Ok(None) => Ok(RValue::Nil),
+                Err(why) => unsupported(format!("scope.findresource ({why})"), pos),
+            }
+        })(),
+        "resource" => match it.scope.current_resource() {
+            Ok(Some((t, ti))) => Ok(resource_object(it, t, ti)),
+            Ok(None) => Ok(resource_object(it, "Class".into(), "main".into())),
+            Err(why) => unsupported(format!("scope.resource ({why})"), pos),
+        },
+        "catalog" => unsupported(
+            "the whole catalog from Ruby (scope.catalog); findresource is available",
+            pos,
+        ),
+        _ => return None,
+    })
+}
+
+/// Methods of a resource object.
+pub(crate) fn object_method(
+    it: &mut Interp,
+    o: &Rc<Object>,
+    name: &str,
+    args: &[RValue],
+    pos: Pos,
+) -> Option<R> {
+    let r = match &*o.data.borrow() {
+        ObjData::Native(d) => d.clone().downcast::<ResourceRef>().ok()?,
+        _ => return None,
+    };
+    Some(match name {
+        "to_s" | "ref" | "inspect" => Ok(RValue::string(format!("{}[{}]", r.type_name, r.title))),
+        "type" => Ok(RValue::string(r.type_name.clone())),
+        "title" => Ok(RValue::string(r.title.clone())),
+        "[]" => {
+            let key = args.first().map(to_s).unwrap_or_default();
+            let (t, ti) = catalog_key(&r);
+            match it.scope.catalog_resource(&t, &ti) {
+                Ok(Some(params)) => Ok(params
+                    .iter()
+                    .find(|(n, _)| *n == key)
+                    .map(|(_, v)| value::from_puppet(v))
+                    .unwrap_or(RValue::Nil)),
+                Ok(None) => Ok(RValue::Nil),
+                Err(why) => unsupported(format!("Puppet::Resource#[] ({why})"), pos),
+            }
+        }
+        _ => return None,
+    })
+}
