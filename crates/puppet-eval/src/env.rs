@@ -13,6 +13,10 @@
 //!
 //! Nothing a compile does is stored here besides those caches.
 
+mod functions;
+
+pub use functions::{FunctionInfo, FunctionOrigin, EVALUATOR_BUILT_INS};
+
 use crate::ir::{SourceFile, Span};
 use crate::lower::{
     lower_file, ClassDef, DefineDef, FunctionDef, LoweredFile, NodeDef, TypeAliasDef,

@@ -32,7 +32,7 @@ mod scope;
 mod session;
 mod settings;
 
-pub use env::{Environment, Template};
+pub use env::{Environment, FunctionInfo, FunctionOrigin, Template, EVALUATOR_BUILT_INS};
 pub use error::{codes, ErrorKind, EvalError, LogEntry};
 pub use eval::Compiler;
 pub use output::{facts_from_data, from_data, to_data};
