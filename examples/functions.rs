@@ -1,12 +1,11 @@
 //! Lists every function visible in an environment, sorted by name, with its origin, its
 //! signatures and the first line of its documentation (a thin front end to
-//! [`puppet_eval::Environment::functions`]).
+//! [`puppet_lang::eval::Environment::functions`]).
 //!
-//! `cargo run -p puppet-eval --example functions -- --modulepath DIR[:DIR...] [--json]
-//! [NAME...]` (the workspace root is virtual, so `-p` names the package): with
+//! `cargo run --example functions -- --modulepath DIR[:DIR...] [--json] [NAME...]`: with
 //! names, only those functions are shown. The text form ends with a count per origin.
 
-use puppet_eval::{FunctionInfo, FunctionOrigin, Session};
+use puppet_lang::eval::{FunctionInfo, FunctionOrigin, Session};
 use std::collections::BTreeMap;
 use std::process::ExitCode;
 
