@@ -99,7 +99,8 @@ pub enum FileRole {
     TypeAlias,
 }
 
-/// A parsed file of the environment. Immutable and shareable across threads.
+/// A parsed file of the environment, shareable across threads. Its fields do not change;
+/// its syntax tree may be released and is then parsed again on demand ([`LoadedFile::parse`]).
 #[derive(Debug)]
 pub struct LoadedFile {
     pub path: Arc<Path>,

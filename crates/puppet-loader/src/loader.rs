@@ -121,7 +121,8 @@ impl Loader {
         &self.provider
     }
 
-    /// The parse cache (shared with [`Index`](crate::Index) builds over this loader).
+    /// The parse cache this loader was opened with ([`open`](Loader::open) makes a private
+    /// one that keeps nothing; [`open_with_cache`](Loader::open_with_cache) shares one).
     pub fn parse_cache(&self) -> &Arc<ParseCache> {
         &self.parses
     }
