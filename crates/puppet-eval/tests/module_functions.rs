@@ -11,8 +11,11 @@
 //! It prints `module functions: N/M equal` and fails on any difference not listed in
 //! [`KNOWN_GAPS`] (a listed case that starts to agree fails it too).
 
+#[path = "common/recorded_calls.rs"]
+mod recorded_calls;
+
 use puppet_eval::{Session, Settings};
-use puppet_functions::LogLevel;
+use recorded_calls::{observed, recorded};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -36,21 +39,6 @@ fn corpus() -> PathBuf {
     std::env::var_os("PUPPET_CORPUS")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("/usr/share/puppet/modules"))
-}
-
-/// Puppet's error text without the evaluation prefixes and the location suffix.
-fn clean(message: &str) -> String {
-    let mut m = message;
-    for p in [
-        "Evaluation Error: ",
-        "Error while evaluating a Function Call, ",
-    ] {
-        m = m.strip_prefix(p).unwrap_or(m);
-    }
-    match m.rfind(" (") {
-        Some(i) if m.ends_with(')') && m[i..].contains("line: ") => m[..i].to_string(),
-        _ => m.to_string(),
-    }
 }
 
 #[test]
@@ -83,41 +71,8 @@ fn module_functions_answer_as_puppet() {
         run += 1;
         let code = format!("notice(String({function}({args}), '%p'))");
         let out = Arc::new(env.with_main_code(None, &code)).compile(&settings);
-        let got: Result<String, String> = match &out.catalog {
-            Ok(_) => Ok(out
-                .logs
-                .iter()
-                .filter(|l| l.level == LogLevel::Notice)
-                .map(|l| l.message.clone())
-                .next_back()
-                .unwrap_or_default()),
-            Err(e) => Err(clean(&e.message)),
-        };
-        let expected: Result<String, String> = if c["ok"].as_bool() == Some(true) {
-            Ok(c["output"].as_str().unwrap_or_default().to_string())
-        } else {
-            Err(c["error"].as_str().unwrap_or_default().to_string())
-        };
-        let warnings: Vec<String> = out
-            .logs
-            .iter()
-            .filter(|l| l.level == LogLevel::Warning)
-            .map(|l| {
-                l.message
-                    .split("\n   (location:")
-                    .next()
-                    .unwrap_or("")
-                    .to_string()
-            })
-            .collect();
-        let expected_warnings: Vec<String> = c["warnings"]
-            .as_array()
-            .map(|a| {
-                a.iter()
-                    .filter_map(|w| w.as_str().map(str::to_string))
-                    .collect()
-            })
-            .unwrap_or_default();
+        let (got, warnings) = observed(&out);
+        let (expected, expected_warnings) = recorded(c);
         let differs = got != expected || warnings != expected_warnings;
         if !differs {
             equal += 1;

@@ -9,8 +9,11 @@
 //! [`KNOWN_GAPS`] lists the cases that still differ, with the reason; a listed case that
 //! starts to agree fails the test too, so that the list stays true.
 
+#[path = "common/recorded_calls.rs"]
+mod recorded_calls;
+
 use puppet_eval::{Session, Settings};
-use puppet_functions::LogLevel;
+use recorded_calls::{observed, recorded};
 use std::path::PathBuf;
 
 fn fixture_dir() -> PathBuf {
@@ -28,20 +31,6 @@ const KNOWN_GAPS: &[(&str, &str, &str)] = &[(
     "Integer[1, 2]",
     "a Type value's Ruby class is Object, not Puppet's PIntegerType",
 )];
-
-/// Puppet's error text without the location suffix and the evaluation prefix.
-fn clean(message: &str) -> String {
-    let m = message
-        .strip_prefix("Evaluation Error: ")
-        .unwrap_or(message);
-    let m = m
-        .strip_prefix("Error while evaluating a Function Call, ")
-        .unwrap_or(m);
-    match m.rfind(" (") {
-        Some(i) if m.ends_with(')') && m[i..].contains("line: ") => m[..i].to_string(),
-        _ => m.to_string(),
-    }
-}
 
 #[test]
 fn module_ruby_functions_answer_as_puppet() {
@@ -75,41 +64,8 @@ fn module_ruby_functions_answer_as_puppet() {
             .load()
             .expect("loads");
         let out = env.compile(&Settings::default());
-        let got: Result<String, String> = match &out.catalog {
-            Ok(_) => Ok(out
-                .logs
-                .iter()
-                .filter(|l| l.level == LogLevel::Notice)
-                .map(|l| l.message.clone())
-                .next_back()
-                .unwrap_or_default()),
-            Err(e) => Err(clean(&e.message)),
-        };
-        let expected: Result<String, String> = if c["ok"].as_bool() == Some(true) {
-            Ok(c["output"].as_str().unwrap_or_default().to_string())
-        } else {
-            Err(c["error"].as_str().unwrap_or_default().to_string())
-        };
-        let warnings: Vec<String> = out
-            .logs
-            .iter()
-            .filter(|l| l.level == LogLevel::Warning)
-            .map(|l| {
-                l.message
-                    .split("\n   (location:")
-                    .next()
-                    .unwrap_or("")
-                    .to_string()
-            })
-            .collect();
-        let expected_warnings: Vec<String> = c["warnings"]
-            .as_array()
-            .map(|a| {
-                a.iter()
-                    .filter_map(|w| w.as_str().map(str::to_string))
-                    .collect()
-            })
-            .unwrap_or_default();
+        let (got, warnings) = observed(&out);
+        let (expected, expected_warnings) = recorded(c);
         let differs = got != expected || warnings != expected_warnings;
         let known = KNOWN_GAPS
             .iter()
