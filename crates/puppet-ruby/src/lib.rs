@@ -38,6 +38,7 @@ pub mod typedsl;
 pub mod value;
 mod yaml;
 
+pub use puppet::is_puppet_3x_function;
 pub use richdata::to_rich_data;
 
 pub use source::{MemoryHost, SourceHost, Sources};

@@ -684,6 +684,13 @@ const LOG_LEVELS: &[&str] = &[
     "warning", "debug", "info", "notice", "err", "alert", "emerg", "crit",
 ];
 
+/// Whether `name` is a 3.x function Puppet 7.23 itself has (`lib/puppet/parser/functions`,
+/// the log levels included): what `Puppet::Parser::Functions.function` finds without any
+/// module.
+pub fn is_puppet_3x_function(name: &str) -> bool {
+    PUPPET_3X_FUNCTIONS.contains(&name) || LOG_LEVELS.contains(&name)
+}
+
 /// Class methods of Puppet's modules, by the class's name. `None`: not one of them.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn module_method(
@@ -832,8 +839,7 @@ pub(crate) fn module_method(
         ("Puppet::Parser::Functions", "function") => {
             // The name of the 3.x function (Puppet's own or a module's), else false.
             let n = args.first().map(to_s).unwrap_or_default();
-            let known = PUPPET_3X_FUNCTIONS.contains(&n.as_str())
-                || LOG_LEVELS.contains(&n.as_str())
+            let known = is_puppet_3x_function(n.as_str())
                 || (!n.contains(['/', '.'])
                     && it
                         .sources

@@ -767,67 +767,6 @@ fn load_module_metadata(ctx: &mut dyn CallContext, a: Vec<Value>) -> R {
     }
 }
 
-/// Puppet 7.23's own 3.x functions (`lib/puppet/parser/functions/*.rb`).
-const PUPPET_V3: &[&str] = &[
-    "assert_type",
-    "binary_file",
-    "break",
-    "contain",
-    "create_resources",
-    "defined",
-    "dig",
-    "digest",
-    "each",
-    "epp",
-    "fail",
-    "file",
-    "filter",
-    "find_file",
-    "fqdn_rand",
-    "generate",
-    "hiera",
-    "hiera_array",
-    "hiera_hash",
-    "hiera_include",
-    "include",
-    "inline_epp",
-    "inline_template",
-    "lest",
-    "lookup",
-    "map",
-    "match",
-    "md5",
-    "new",
-    "next",
-    "realize",
-    "reduce",
-    "regsubst",
-    "require",
-    "return",
-    "reverse_each",
-    "scanf",
-    "sha1",
-    "sha256",
-    "shellquote",
-    "slice",
-    "split",
-    "sprintf",
-    "step",
-    "strftime",
-    "tag",
-    "tagged",
-    "template",
-    "then",
-    "type",
-    "versioncmp",
-    "with",
-];
-
-/// The log functions Puppet defines as 3.x functions, one per log level.
-const LOG_LEVELS: &[&str] = &[
-    "debug", "info", "notice", "warning", "err", "alert", "emerg", "crit",
-];
-
 /// `is_function_available(name)`: whether a 3.x function of that name exists
 /// (`Puppet::Parser::Functions.function`, which knows only 3.x functions): Puppet's own, or
 /// one of a module on the module path.
@@ -842,8 +781,7 @@ fn is_function_available(ctx: &mut dyn CallContext, a: Vec<Value>) -> R {
         return Ok(Value::Boolean(false));
     };
     let name = name.as_str();
-    let found = PUPPET_V3.contains(&name)
-        || LOG_LEVELS.contains(&name)
+    let found = puppet_ruby::is_puppet_3x_function(name)
         || (crate::stdlib_v3(name).is_some() && ctx.module_directory("stdlib").is_some())
         || crate::known::KNOWN.iter().any(|(m, n, api, _)| {
             *n == name && *api == crate::Api::V3 && ctx.module_directory(m).is_some()
