@@ -224,7 +224,7 @@ impl CatalogAccess for Compiler {
     }
 
     fn current_resource(&self) -> Option<(String, String)> {
-        let key = self.container_of(self.current);
+        let key = self.scopes.container_of(self.current);
         if key.type_name == "Class" && key.title == "main" {
             return None;
         }

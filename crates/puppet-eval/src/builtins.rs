@@ -130,7 +130,7 @@ pub(crate) fn call(
         "tag" => {
             let mut names = Vec::new();
             flatten_names(args, &mut names);
-            let key = c.container_of(scope);
+            let key = c.scopes.container_of(scope);
             if let Some(r) = c.catalog.resources.get_mut(&key) {
                 for n in names {
                     r.tag(&n);
@@ -141,7 +141,7 @@ pub(crate) fn call(
         "tagged" => {
             let mut names = Vec::new();
             flatten_names(args, &mut names);
-            let key = c.container_of(scope);
+            let key = c.scopes.container_of(scope);
             let classes = c.evaluated_classes();
             let tags = c.catalog.get(&key).map(|r| r.tags.clone()).unwrap_or_default();
             let all = names.iter().all(|n| {

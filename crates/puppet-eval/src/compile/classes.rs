@@ -2,7 +2,7 @@
 //! form, the class resource added before its body runs, inheritance, stages,
 //! `$caller_module_name`, and a defined type's body evaluated for one instance.
 
-use super::{location, tag_values};
+use super::{duplicate_declaration, location, tag_values};
 use crate::catalog::{Resource, ResourceKey, ResourceKind};
 use crate::error::{err_code, ErrorKind, EvalError, Flow, R};
 use crate::eval::{Args, Compiler, Owner};
@@ -79,20 +79,10 @@ impl Compiler {
         let key = ResourceKey::new("Class", &name);
         if self.class_started(&name) {
             if how == ClassDecl::ResourceLike {
-                let at = match self.catalog.get(&key).and_then(|r| r.span.as_ref()) {
-                    Some(s) if self.build.resource_like.contains(name.as_str()) => {
-                        format!(" at {}", location(s))
-                    }
-                    _ => String::new(),
-                };
-                return err_code(
-                    crate::error::codes::DUPLICATE_DECLARATION,
-                    format!(
-                        "Error while evaluating a Resource Statement, Duplicate declaration: {key} is already declared{at}; cannot redeclare {}",
-                        location(span)
-                    ),
-                    span,
-                );
+                // Where the first was declared is known when it was resource-like too.
+                let first = (self.catalog.get(&key).and_then(|r| r.span.as_ref()))
+                    .filter(|_| self.build.resource_like.contains(name.as_str()));
+                return duplicate_declaration(&key, first, span);
             }
         } else {
             let Some(def) = self.find_class(&name)? else {
@@ -112,7 +102,7 @@ impl Compiler {
             self.add_class_resource(&def, params.as_ref(), how, scope, span)?;
             self.evaluate_class(&def, params.unwrap_or_default(), how, scope, span)?;
         }
-        let container = self.container_of(scope);
+        let container = self.scopes.container_of(scope);
         match how {
             ClassDecl::Contain => {
                 // Contained by a node, the class has the node's tags even when it was
@@ -174,9 +164,9 @@ impl Compiler {
         res.kind = ResourceKind::Class;
         res.tags.insert("class".into());
         res.tag(&def.name);
-        let container = self.container_of(declared_in);
+        let container = self.scopes.container_of(declared_in);
         self.inherit_tags(&mut res, &container);
-        res.scope = Some(self.persistent_scope(declared_in));
+        res.scope = Some(self.scopes.persistent(declared_in));
         res.span = Some(if how == ClassDecl::ResourceLike {
             span.clone()
         } else {
@@ -243,7 +233,7 @@ impl Compiler {
             // declared it.
             caller: parent_scope.unwrap_or(declared_in),
             // Defaults are found along the inherited class, else where it was declared.
-            dyn_parent: parent_scope.unwrap_or(self.persistent_scope(declared_in)),
+            dyn_parent: parent_scope.unwrap_or(self.scopes.persistent(declared_in)),
             title: Value::string(&def.name),
             name: Value::string(&def.name),
         });

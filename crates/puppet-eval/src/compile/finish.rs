@@ -192,7 +192,7 @@ impl Compiler {
                 // Puppet lets a collector's overrides through by redefining `child_of?` to
                 // true on the code that wrote the collector, for good: from now on that
                 // code may override anything.
-                let source = self.container_of(scope);
+                let source = self.scopes.container_of(scope);
                 self.catalog.override_anything.insert(source);
             }
             for k in keys {
@@ -375,7 +375,7 @@ impl Compiler {
         let Some(source) = target.container.clone() else {
             return Ok(());
         };
-        let container = self.container_of(scope);
+        let container = self.scopes.container_of(scope);
         if container == source || self.inherits(&container, &source) {
             return Ok(());
         }
@@ -399,7 +399,7 @@ impl Compiler {
         span: &Span,
         from_collector: bool,
     ) -> R<()> {
-        let source = self.container_of(scope);
+        let source = self.scopes.container_of(scope);
         let Some(r) = self.catalog.get(key) else {
             return Ok(());
         };

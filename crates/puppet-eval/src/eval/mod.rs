@@ -322,6 +322,13 @@ impl Compiler {
         Ok(last)
     }
 
+    /// Releases a finished lambda or function-call scope (see [`Scopes::release`]), and the
+    /// catalog builder the resource defaults declared in it.
+    pub(crate) fn release_scope(&mut self, id: ScopeId) {
+        self.forget_defaults(id);
+        self.scopes.release(id);
+    }
+
     pub fn eval(&mut self, e: &Expr, scope: ScopeId) -> Result<Value, Flow> {
         self.steps += 1;
         if self.steps > self.settings.max_steps {
