@@ -310,7 +310,7 @@ fn defined(c: &mut Compiler, args: &[Value], scope: ScopeId, span: &Span) -> R<V
                 }
                 _ => true,
             },
-            Value::Type(Type::Class(Some(n))) => c.class_scopes.contains_key(n.as_str()),
+            Value::Type(Type::Class(Some(n))) => c.class_scope(n).is_some(),
             Value::Type(_) => true,
             _ => false,
         };
@@ -675,10 +675,7 @@ impl puppet_erb::TemplateScope for ErbScope<'_> {
             }
         }
         if let Some((class, var)) = name.trim_start_matches("::").rsplit_once("::") {
-            let id = *self
-                .c
-                .class_scopes
-                .get(class.to_ascii_lowercase().as_str())?;
+            let id = self.c.class_scope(class)?;
             return self.c.scopes.get(id).vars.get(var).cloned();
         }
         self.c.scopes.lookup(self.scope, name).cloned()

@@ -299,7 +299,7 @@ impl puppet_hiera::Scope for HieraScope<'_> {
         let bare = name.strip_prefix("::");
         let name = bare.unwrap_or(name);
         if let Some((class, var)) = name.rsplit_once("::") {
-            let mut cur = Some(*c.class_scopes.get(class.to_ascii_lowercase().as_str())?);
+            let mut cur = Some(c.class_scope(class)?);
             while let Some(id) = cur {
                 let s = c.scopes.get(id);
                 if let Some(v) = s.vars.get(var) {

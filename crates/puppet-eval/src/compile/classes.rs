@@ -133,9 +133,26 @@ impl Compiler {
         Ok(())
     }
 
+    /// The scope class `name` (any case) was evaluated in: `None` when it has not been.
+    pub(crate) fn class_scope(&self, name: &str) -> Option<ScopeId> {
+        let scopes = &self.build.class_scopes;
+        match scopes.get(name) {
+            Some(id) => Some(*id),
+            None if name.bytes().any(|b| b.is_ascii_uppercase()) => {
+                scopes.get(name.to_ascii_lowercase().as_str()).copied()
+            }
+            None => None,
+        }
+    }
+
+    /// Records the scope of a class the compile starts with (`main`, `settings`).
+    pub(crate) fn add_class_scope(&mut self, name: &str, id: ScopeId) {
+        self.build.class_scopes.insert(SmolStr::new(name), id);
+    }
+
     /// Whether a class's evaluation has started (it is then never evaluated again).
     pub(super) fn class_started(&self, name: &str) -> bool {
-        self.build.started_classes.contains(name) || self.class_scopes.contains_key(name)
+        self.build.started_classes.contains(name) || self.build.class_scopes.contains_key(name)
     }
 
     /// Adds a class's resource to the catalog (before its body runs), after those of the
@@ -154,7 +171,7 @@ impl Compiler {
         }
         if let Some(p) = &def.parent {
             let pname = p.trim_start_matches("::").to_ascii_lowercase();
-            if !self.class_scopes.contains_key(pname.as_str()) {
+            if !self.build.class_scopes.contains_key(pname.as_str()) {
                 if let Some(pdef) = self.find_class(&pname)? {
                     self.add_class_resource(&pdef, None, ClassDecl::Include, declared_in, span)?;
                 }
@@ -217,7 +234,7 @@ impl Compiler {
             Some(p) => {
                 let pname = p.trim_start_matches("::").to_ascii_lowercase();
                 self.declare_class(&pname, None, ClassDecl::Include, declared_in, span)?;
-                self.class_scopes.get(pname.as_str()).copied()
+                self.build.class_scopes.get(pname.as_str()).copied()
             }
             None => None,
         };
@@ -237,7 +254,7 @@ impl Compiler {
             title: Value::string(&def.name),
             name: Value::string(&def.name),
         });
-        self.class_scopes.insert(def.name.clone(), id);
+        self.build.class_scopes.insert(def.name.clone(), id);
         let stmt = if how == ClassDecl::ResourceLike {
             "Resource Statement"
         } else {
@@ -388,6 +405,7 @@ impl Compiler {
     /// lists it).
     pub fn evaluated_classes(&self) -> IndexSet<SmolStr> {
         let mut out: IndexSet<SmolStr> = self
+            .build
             .class_scopes
             .keys()
             .filter(|k| !matches!(k.as_str(), "" | "main" | "settings"))

@@ -54,6 +54,9 @@ pub(crate) fn initial_catalog() -> Catalog {
 /// compile (the catalog itself is `Compiler::catalog`).
 #[derive(Default)]
 pub(crate) struct Builder {
+    /// The scope of every evaluated class (and of `main`, `''` and `settings`), by
+    /// lower-case class name, in evaluation order.
+    class_scopes: crate::Map<SmolStr, ScopeId>,
     /// Classes whose evaluation has started (Puppet's `evaluated?`, set before the parent
     /// class and the body run, so that a parent that `contain`s its child does not
     /// evaluate the child a second time).

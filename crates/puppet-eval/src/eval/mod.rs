@@ -44,8 +44,6 @@ pub struct Compiler {
     pub(crate) settings: Settings,
     pub(crate) scopes: Scopes,
     pub(crate) top: ScopeId,
-    /// The scope of every evaluated class, by class name.
-    pub(crate) class_scopes: crate::Map<SmolStr, ScopeId>,
     pub(crate) logs: Vec<LogEntry>,
     pub(crate) catalog: Catalog,
     /// The catalog builder's own bookkeeping (private to `crate::compile`).
@@ -167,7 +165,6 @@ impl Compiler {
             settings,
             scopes,
             top,
-            class_scopes: Default::default(),
             build: Default::default(),
             logs: Vec::new(),
             catalog: crate::compile::initial_catalog(),
@@ -194,8 +191,8 @@ impl Compiler {
             untagged_title: false,
             invalid_alias: None,
         };
-        c.class_scopes.insert("main".into(), top);
-        c.class_scopes.insert("".into(), top);
+        c.add_class_scope("main", top);
+        c.add_class_scope("", top);
         // `$settings::x`: the settings Puppet exposes to manifests.
         let mut settings_scope = Scope::new(
             ScopeKind::Class("settings".into()),
@@ -233,7 +230,7 @@ impl Compiler {
             ]),
         );
         let sid = c.scopes.add(settings_scope);
-        c.class_scopes.insert("settings".into(), sid);
+        c.add_class_scope("settings", sid);
         c
     }
 
