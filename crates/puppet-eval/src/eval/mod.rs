@@ -19,9 +19,10 @@ mod operators;
 mod types;
 mod vars;
 
+pub(crate) use bind::{Args, Owner};
 pub(crate) use call::lambda_signature;
 pub(crate) use types::known_types;
-pub(crate) use vars::{ParamGuard, PendingParams};
+use vars::ParamGuard;
 
 use crate::catalog::{Catalog, ResourceKey};
 use crate::env::Environment;
