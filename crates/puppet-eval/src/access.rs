@@ -201,13 +201,7 @@ impl CatalogAccess for Compiler {
     fn default_attributes(&self, type_name: &str) -> Vec<String> {
         // As `defaults_for`: the scope of the call, then the scopes it takes defaults from.
         let mut out: Vec<String> = Vec::new();
-        let mut scope = Some(self.current);
-        let mut seen = 0;
-        while let Some(id) = scope {
-            seen += 1;
-            if seen > 100_000 {
-                break;
-            }
+        for id in self.scopes.defaults_chain(Some(self.current)) {
             for (sid, tname, attrs, _) in &self.catalog.defaults {
                 if *sid == id && tname.eq_ignore_ascii_case(type_name) {
                     for (k, _, _) in attrs {
@@ -217,8 +211,6 @@ impl CatalogAccess for Compiler {
                     }
                 }
             }
-            let s = self.scopes.get(id);
-            scope = s.dyn_parent.or(s.parent);
         }
         out
     }

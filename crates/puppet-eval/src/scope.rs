@@ -150,6 +150,17 @@ impl Scopes {
         }
     }
 
+    /// The scopes whose resource defaults apply to code in scope `from`, nearest first: a
+    /// scope, then its dynamic parent (where its class or define was declared), else its
+    /// parent (a bounded walk).
+    pub fn defaults_chain(&self, from: Option<ScopeId>) -> impl Iterator<Item = ScopeId> + '_ {
+        std::iter::successors(from, move |&id| {
+            let s = self.get(id);
+            s.dyn_parent.or(s.parent)
+        })
+        .take(100_000)
+    }
+
     /// The nearest enclosing class or define scope's label (for log lines).
     pub fn label(&self, mut id: ScopeId) -> String {
         loop {
