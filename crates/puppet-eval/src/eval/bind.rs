@@ -14,8 +14,9 @@
 //! `set_resource_parameters` does. Type mismatches are described by the one describer,
 //! `puppet_types::mismatch`; a signature is printed by `puppet_functions`.
 //!
-//! This module does not decide which function is called nor check a call's argument count
-//! (the caller does); it binds one parameter list.
+//! A function's arguments are counted first, with Puppet's count texts (`'f' expects at
+//! most 2 arguments, got 3`). This module does not decide which function is called; it binds
+//! one parameter list.
 
 use super::vars::{ParamGuard, PendingParams};
 use super::Compiler;
@@ -118,8 +119,20 @@ impl Compiler {
         scope: ScopeId,
         span: &Span,
     ) -> R<()> {
-        if matches!(owner, Owner::Lambda) {
-            self.check_param_order(params, scope)?;
+        match (owner, &args) {
+            (Owner::Lambda, _) => self.check_param_order(params, scope)?,
+            // A function's arguments are counted first: each parameter without a default
+            // needs one, and only a captures-rest parameter takes more than one each.
+            (Owner::Function(_), Args::Positional(v)) => {
+                let fixed = params.iter().filter(|p| !p.captures_rest);
+                let required = fixed.clone().filter(|p| p.default.is_none()).count();
+                let max = match params.iter().any(|p| p.captures_rest) {
+                    true => None,
+                    false => Some(fixed.count()),
+                };
+                self.check_count(required, max, v.len(), owner, span)?;
+            }
+            _ => {}
         }
         let nargs = match &args {
             Args::Positional(v) => v.len(),
@@ -326,21 +339,13 @@ impl Compiler {
             Ok(bounds) => bounds,
             Err(e) => return Err(self.keep_type_error(e, owner)),
         };
-        let expected = IntRange::new(Some((fixed + min) as i64), max.map(|m| (fixed + m) as i64));
-        let got = (fixed + rest.len()) as i64;
-        if !expected.contains(got.into()) {
-            let count = Mismatch {
-                path: vec![PathElement::Subject(owner.callable())],
-                kind: MismatchKind::Count {
-                    expected,
-                    actual: IntRange::new(Some(got), Some(got)),
-                },
-            };
-            return err(
-                format!("{}{}", self.call_prefix(owner), count.format().trim()),
-                &self.call_site(owner, span),
-            );
-        }
+        self.check_count(
+            fixed + min,
+            max.map(|m| fixed + m),
+            fixed + rest.len(),
+            owner,
+            span,
+        )?;
         if let Some(ty) = elem {
             if let Some(bad) = rest.iter().find(|v| !is_instance(&ty, v)) {
                 let detail = puppet_types::mismatch::describe_value_mismatch(
@@ -356,6 +361,34 @@ impl Compiler {
             }
         }
         Ok(Value::array(rest))
+    }
+
+    /// Fails with Puppet's count text (`'f' expects at most 2 arguments, got 3`, `block
+    /// expects at least 1 argument, got none`) when `got` arguments are not between `min`
+    /// and `max`.
+    fn check_count(
+        &self,
+        min: usize,
+        max: Option<usize>,
+        got: usize,
+        owner: &Owner<'_>,
+        span: &Span,
+    ) -> R<()> {
+        let expected = IntRange::new(Some(min as i64), max.map(|m| m as i64));
+        if expected.contains(got as i128) {
+            return Ok(());
+        }
+        let count = Mismatch {
+            path: vec![PathElement::Subject(owner.callable())],
+            kind: MismatchKind::Count {
+                expected,
+                actual: IntRange::new(Some(got as i64), Some(got as i64)),
+            },
+        };
+        err(
+            format!("{}{}", self.call_prefix(owner), count.format().trim()),
+            &self.call_site(owner, span),
+        )
     }
 
     /// The text before a lambda's errors: the call it was given to (a function's errors are
