@@ -193,6 +193,8 @@ pub struct Interp<'s> {
     pub(crate) handling: Vec<RValue>,
     /// Data the Puppet API keeps (functions and types the code defined).
     pub ext: crate::puppet::Ext,
+    /// The enclosing interpreter's count of object addresses (restored on drop).
+    outer_addresses: u64,
 }
 
 impl std::fmt::Debug for Interp<'_> {
@@ -223,6 +225,7 @@ impl Drop for Interp<'_> {
         self.globals.clear();
         self.builtins.clear();
         self.object.clear();
+        crate::value::addresses_end(self.outer_addresses);
     }
 }
 
@@ -327,6 +330,7 @@ impl<'s> Interp<'s> {
             reopened: false,
             handling: Vec::new(),
             ext: crate::puppet::Ext::default(),
+            outer_addresses: crate::value::addresses_begin(),
         }
     }
 

@@ -10,6 +10,7 @@ use crate::interp::{raise, unsupported, Ctrl, Interp, R};
 use crate::object::Blk;
 use crate::value::{self, compare, inspect, to_s, RHash, RValue};
 use crate::Pos;
+use puppet_types::Value;
 use std::cmp::Ordering;
 use std::rc::Rc;
 
@@ -139,22 +140,18 @@ pub(crate) fn describe(v: &RValue) -> String {
             m.name(),
             if m.is_class { "Class" } else { "Module" }
         ),
-        RValue::Object(o) => {
-            if matches!(&*o.data.borrow(), crate::object::ObjData::Exception(_)) {
-                format!("{}:{}", inspect(v), o.class.name())
-            } else {
-                format!("#<{}>", o.class.name())
-            }
-        }
         RValue::Bool(true) => "true:TrueClass".into(),
         RValue::Bool(false) => "false:FalseClass".into(),
         RValue::Scope => "#<Puppet::Parser::Scope>".into(),
         other => {
-            let mut s = inspect(other);
-            if s.len() > 65 {
-                s = format!("#<{}>", other.class_name());
+            // Ruby 3.1 quotes the receiver's inspect, followed by its class unless the
+            // inspect already is a `#<...>` form.
+            let s = inspect(other);
+            if s.starts_with('#') {
+                s
+            } else {
+                format!("{s}:{}", other.class_name())
             }
-            format!("{s}:{}", other.class_name())
         }
     }
 }
@@ -178,6 +175,14 @@ fn ruby_methods_of(recv: &RValue) -> Option<&'static [&'static str]> {
         RValue::Hash(_) => Some(rm::HASH),
         RValue::Range(_) => Some(rm::RANGE),
         RValue::Regexp(_) => Some(rm::REGEXP),
+        // Puppet's objects, when their inspect (what the NoMethodError quotes) is known.
+        RValue::Puppet(p) => match &**p {
+            Value::Type(_) if puppet_types::ruby::inspect_object(p, &mut || 0).is_some() => {
+                Some(rm::PUPPET_TYPE)
+            }
+            Value::Sensitive(_) => Some(rm::PUPPET_SENSITIVE),
+            _ => None,
+        },
         _ => None,
     }
 }
