@@ -19,9 +19,10 @@ mod operators;
 mod types;
 mod vars;
 
+pub(crate) use bind::{Args, Owner};
 pub(crate) use call::lambda_signature;
 pub(crate) use types::known_types;
-pub(crate) use vars::{ParamGuard, PendingParams};
+use vars::ParamGuard;
 
 use crate::catalog::{Catalog, ResourceKey};
 use crate::env::Environment;
@@ -62,6 +63,8 @@ pub struct Compiler {
     pub(crate) pending_error: Option<EvalError>,
     /// What Hiera's backend functions keep for the compile (`crate::hiera_ruby`).
     pub(crate) hiera_backends: crate::hiera_ruby::Backends,
+    /// Puppet's lookup adapter for this compilation (the `lookup_options` of each module, once).
+    pub(crate) hiera_adapter: puppet_hiera::LookupAdapter,
     /// Set when resolving a type name found an alias that only refers to aliases.
     unresolvable_alias: Option<SmolStr>,
     /// Set when an Object type alias failed its validation.
@@ -177,6 +180,7 @@ impl Compiler {
             call_span: None,
             pending_error: None,
             hiera_backends: Default::default(),
+            hiera_adapter: Default::default(),
             unresolvable_alias: None,
             type_parser_mode: false,
             annotations: puppet_functions::Annotations::new(),
