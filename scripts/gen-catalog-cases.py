@@ -1069,6 +1069,45 @@ class a($x = 5) {
 }
 include a
 """),
+    # --- captures-rest parameters: the Array type bounds the count and types each value,
+    # the default is used when no value is left (functions and lambdas alike) ------------
+    ("function_rest_array_type_each", N, """\
+function f(Array[String] *$r) { $r }
+notify { "${f('a', 'b')}": }
+"""),
+    ("function_rest_array_type_mismatch", N, """\
+function f(Array[String] *$r) { $r }
+notify { "${f(['a'], ['b'])}": }
+"""),
+    ("function_rest_default", N, """\
+function g(Integer $a, String *$r = 'x') { $r }
+notify { "${g(1)}": }
+"""),
+    ("function_rest_min_count", N, """\
+function f(Array[String, 1] *$r) { $r }
+notify { "${f()}": }
+"""),
+    ("lambda_rest_min_count", N, """\
+with() |Array[Any, 1] *$r| { notify { "${r}": } }
+"""),
+    ("lambda_rest_no_arguments", N, """\
+with(1, 2, 3) |Array[Any, 0, 0] *$r| { notify { "${r}": } }
+"""),
+    ("lambda_rest_between", N, """\
+with(1, 2, 3) |$a, Array[Any, 0, 1] *$r| { notify { "${r}": } }
+"""),
+    ("lambda_rest_default", N, """\
+with(1) |$a, *$r = 'y'| { notify { "${a} ${r}": } }
+"""),
+    ("lambda_param_type_mismatch", N, """\
+with(1) |String $x| { notify { $x: } }
+"""),
+    ("lambda_required_after_optional", N, """\
+[1].each |$x, $y = $x, $z| { notify { "${x}": } }
+"""),
+    ("lambda_required_param_missing", N, """\
+with(1) |$x, $y| { notify { "${x}": } }
+"""),
 ]
 
 def strip_error(msg, node):

@@ -302,6 +302,10 @@ impl puppet_hiera::Scope for HieraScope<'_> {
     fn backend(&self) -> Option<&dyn puppet_hiera::FunctionBackend> {
         Some(self)
     }
+
+    fn adapter(&self) -> Option<&puppet_hiera::LookupAdapter> {
+        Some(&self.c.hiera_adapter)
+    }
 }
 
 fn error(message: impl Into<String>, span: Option<&Span>) -> Flow {

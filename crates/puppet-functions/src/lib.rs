@@ -50,7 +50,9 @@ pub use context::{
 };
 pub use error::{codes, CallError, RegistryError};
 pub use registry::{Args, Dispatch, Example, Function, FunctionBody, FunctionBuilder, Registry};
-pub use signature::{puppet_signature, BlockParam, Param, ParamKind, Signature, TypeSpec};
+pub use signature::{
+    puppet_signature, puppet_signature_string, BlockParam, Param, ParamKind, Signature, TypeSpec,
+};
 pub use typed::{FromValue, IntoValue, TypedFn};
 pub use typeexpr::{parse_type, parse_value};
 

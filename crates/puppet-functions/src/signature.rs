@@ -250,3 +250,39 @@ pub fn puppet_signature(
     }
     sig
 }
+
+/// Puppet's text of a Puppet-language function's signature, from its declared parameters as
+/// [`puppet_signature`] takes them (types already evaluated): `Integer a, Any y?, String r*`,
+/// with a last Callable parameter shown as the block, as a registered function prints it.
+///
+/// ```
+/// use puppet_functions::puppet_signature_string;
+/// use puppet_types::Type;
+/// let params = [
+///     ("a".into(), Type::any_integer(), false, false),
+///     ("y".into(), Type::Any, true, false),
+///     ("r".into(), Type::any_string(), false, true),
+/// ];
+/// assert_eq!(puppet_signature_string(&params), "Integer a, Any y?, String r*");
+/// ```
+pub fn puppet_signature_string(params: &[(SmolStr, Type, bool, bool)]) -> String {
+    let sig = puppet_signature(params, None);
+    let resolved = |spec: &TypeSpec| match spec {
+        TypeSpec::Type(t) => t.clone(),
+        // `puppet_signature` gives only built types.
+        TypeSpec::Text(_) => Type::Any,
+    };
+    let params: Vec<Param> = (sig.params.iter())
+        .map(|(name, spec, kind)| Param {
+            name: name.clone(),
+            ty: resolved(spec),
+            kind: *kind,
+        })
+        .collect();
+    let block = sig.block.as_ref().map(|(name, spec, optional)| BlockParam {
+        name: name.clone(),
+        ty: resolved(spec),
+        optional: *optional,
+    });
+    signature_string(&params, block.as_ref())
+}

@@ -43,6 +43,6 @@ pub use backend::{BackendCall, BackendContext, BackendError, FunctionBackend};
 pub use config::{FunctionKind, HieraConfig, HierarchyEntry, Location};
 pub use error::HieraError;
 pub use explain::{Event, Node};
-pub use lookup::{Explanation, Layer, Lookup, LookupBuilder, MapScope, Scope};
+pub use lookup::{Explanation, Layer, Lookup, LookupAdapter, LookupBuilder, MapScope, Scope};
 pub use merge::{DeepOptions, MergeStrategy};
 pub use source::{glob_with, DataSource, FsSource, ListDir, MemorySource};

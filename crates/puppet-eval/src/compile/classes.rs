@@ -2,11 +2,10 @@
 //! form, the class resource added before its body runs, inheritance, stages,
 //! `$caller_module_name`, and a defined type's body evaluated for one instance.
 
-use super::params::Owner;
 use super::{location, tag_values};
 use crate::catalog::{Resource, ResourceKey, ResourceKind};
 use crate::error::{err_code, ErrorKind, EvalError, Flow, R};
-use crate::eval::Compiler;
+use crate::eval::{Args, Compiler, Owner};
 use crate::ir::*;
 use crate::lower::{ClassDef, DefineDef};
 use crate::scope::{Scope, ScopeId, ScopeKind};
@@ -234,35 +233,21 @@ impl Compiler {
         };
         let key = ResourceKey::new("Class", &def.name);
         let label = key.to_string();
-        let mut s = Scope::new(
-            ScopeKind::Class(def.name.clone()),
-            Some(parent_scope.unwrap_or(self.build.node_scope.unwrap_or(self.top))),
-            label.clone(),
-        );
-        s.module = Some(SmolStr::new(def.name.split("::").next().unwrap_or("")));
-        s.vars
-            .insert("module_name".into(), self.module_of(&def.span));
-        // The module of the parent scope: the inherited class's, else the code that declared
-        // it (stdlib's assert_private compares them).
-        let caller = self
-            .scopes
-            .lookup(parent_scope.unwrap_or(declared_in), "module_name")
-            .cloned()
-            .unwrap_or_else(|| Value::string(""));
-        s.vars.insert("caller_module_name".into(), caller);
-        s.resource = Some(key.clone());
-        // Defaults are found along the inherited class, else where the class was declared.
-        s.dyn_parent = Some(parent_scope.unwrap_or(self.persistent_scope(declared_in)));
-        let id = self.scopes.add(s);
+        let id = self.open_body_scope(BodyScope {
+            kind: ScopeKind::Class(def.name.clone()),
+            key: &key,
+            label: label.clone(),
+            def: (&def.name, &def.span),
+            parent: parent_scope.unwrap_or(self.build.node_scope.unwrap_or(self.top)),
+            // The module of the parent scope: the inherited class's, else the code that
+            // declared it.
+            caller: parent_scope.unwrap_or(declared_in),
+            // Defaults are found along the inherited class, else where it was declared.
+            dyn_parent: parent_scope.unwrap_or(self.persistent_scope(declared_in)),
+            title: Value::string(&def.name),
+            name: Value::string(&def.name),
+        });
         self.class_scopes.insert(def.name.clone(), id);
-        self.scopes
-            .get_mut(id)
-            .vars
-            .insert("title".into(), Value::string(&def.name));
-        self.scopes
-            .get_mut(id)
-            .vars
-            .insert("name".into(), Value::string(&def.name));
         let stmt = if how == ClassDecl::ResourceLike {
             "Resource Statement"
         } else {
@@ -274,17 +259,17 @@ impl Compiler {
                 final_params.insert(k.clone(), v.clone());
             }
         }
-        let owner = Owner {
+        let owner = Owner::Class {
             label: &label,
             stmt,
-            class: Some(&def.name),
+            name: &def.name,
         };
         let params: crate::Map<SmolStr, Value> = params.into_iter().collect();
-        for (k, v) in self.bind_parameters(&def.params, &params, &owner, id, span)? {
-            if !v.is_undef() {
-                final_params.insert(k, v);
-            }
-        }
+        let args = Args::Named {
+            given: &params,
+            bound: &mut final_params,
+        };
+        self.bind(&def.params, args, &owner, id, span)?;
         if let Some(r) = self.catalog.resources.get_mut(&key) {
             if let Some(stage) = r.params.get("stage").cloned() {
                 final_params.entry("stage".into()).or_insert(stage);
@@ -299,17 +284,22 @@ impl Compiler {
         Ok(())
     }
 
-    /// The value automatic parameter lookup gives a class parameter (Hiera), if any;
-    /// `stmt` names the declaration in errors.
-    pub(super) fn class_parameter_lookup(
-        &mut self,
-        class: &str,
-        param: &str,
-        scope: ScopeId,
-        stmt: &str,
-        span: &Span,
-    ) -> R<Option<Value>> {
-        crate::hiera::class_parameter(self, class, param, scope, stmt, span)
+    /// Opens the scope a class or defined-type instance's body runs in, with what Puppet
+    /// gives every such scope (see [`BodyScope`]).
+    fn open_body_scope(&mut self, b: BodyScope<'_>) -> ScopeId {
+        let (def_name, def_span) = b.def;
+        let mut s = Scope::new(b.kind, Some(b.parent), b.label);
+        s.module = Some(SmolStr::new(def_name.split("::").next().unwrap_or("")));
+        s.vars
+            .insert("module_name".into(), self.module_of(def_span));
+        let caller = (self.scopes.lookup(b.caller, "module_name").cloned())
+            .unwrap_or_else(|| Value::string(""));
+        s.vars.insert("caller_module_name".into(), caller);
+        s.vars.insert("title".into(), b.title);
+        s.vars.insert("name".into(), b.name);
+        s.resource = Some(b.key.clone());
+        s.dyn_parent = Some(b.dyn_parent);
+        self.scopes.add(s)
     }
 
     pub(super) fn evaluate_define_instance(&mut self, key: &ResourceKey) -> R<()> {
@@ -346,40 +336,24 @@ impl Compiler {
         &mut self,
         def: &DefineDef,
         key: &ResourceKey,
-        res: Resource,
+        mut res: Resource,
     ) -> R<()> {
         self.build.evaluated_defines.insert(key.clone());
         let label = key.to_string();
         let declared_in = res.scope.unwrap_or(self.top);
-        let parent = self.build.node_scope.unwrap_or(self.top);
-        let mut s = Scope::new(
-            ScopeKind::Define(res.type_name.clone(), res.title.clone()),
-            Some(parent),
-            label.clone(),
-        );
-        s.module = Some(SmolStr::new(def.name.split("::").next().unwrap_or("")));
-        s.vars
-            .insert("module_name".into(), self.module_of(&def.span));
-        // The module of the code that declared it (stdlib's assert_private compares them).
-        let caller = self
-            .scopes
-            .lookup(declared_in, "module_name")
-            .cloned()
-            .unwrap_or_else(|| Value::string(""));
-        s.vars.insert("caller_module_name".into(), caller);
-        s.resource = Some(key.clone());
-        s.dyn_parent = Some(declared_in);
-        let id = self.scopes.add(s);
-        self.scopes
-            .get_mut(id)
-            .vars
-            .insert("title".into(), Value::String(res.title.clone()));
-        let given = res.params.clone();
-        let name = given
-            .get("name")
-            .cloned()
-            .unwrap_or(Value::String(res.title.clone()));
-        self.scopes.get_mut(id).vars.insert("name".into(), name);
+        let given = std::mem::take(&mut res.params);
+        let id = self.open_body_scope(BodyScope {
+            kind: ScopeKind::Define(res.type_name.clone(), res.title.clone()),
+            key,
+            label: label.clone(),
+            def: (&def.name, &def.span),
+            parent: self.build.node_scope.unwrap_or(self.top),
+            // The module of the code that declared it.
+            caller: declared_in,
+            dyn_parent: declared_in,
+            title: Value::String(res.title.clone()),
+            name: (given.get("name").cloned()).unwrap_or(Value::String(res.title.clone())),
+        });
         let span = res.span.clone().unwrap_or_else(|| def.span.clone());
         let mut final_params: crate::Map<SmolStr, Value> = Default::default();
         for (k, v) in &given {
@@ -387,24 +361,19 @@ impl Compiler {
                 final_params.insert(k.clone(), v.clone());
             }
         }
-        let owner = Owner {
-            label: &label,
-            stmt: "Resource Statement",
-            class: None,
+        let owner = Owner::Define { label: &label };
+        let args = Args::Named {
+            given: &given,
+            bound: &mut final_params,
         };
-        let bound = match self.bind_parameters(&def.params, &given, &owner, id, &span) {
-            Ok(b) => b,
+        match self.bind(&def.params, args, &owner, id, &span) {
+            Ok(()) => {}
             // The binding's own problems (raised at the statement); an error inside a
             // default expression is wrapped like one of the body.
             Err(Flow::Error(e)) if e.span.as_ref() == Some(&span) => {
                 return Err(statement_error(e.message, &span))
             }
             Err(other) => return Err(other),
-        };
-        for (k, v) in bound {
-            if !v.is_undef() {
-                final_params.insert(k, v);
-            }
         }
         if let Some(r) = self.catalog.resources.get_mut(key) {
             r.params = final_params;
@@ -437,6 +406,23 @@ impl Compiler {
         out.extend(self.build.node_classes.iter().cloned());
         out
     }
+}
+
+/// The scope a class or defined-type instance's body runs in: under `parent` (node or top
+/// scope, or the inherited class's), labelled `label` and belonging to the resource `key`,
+/// with `$module_name` the module of the definition `def` (name, location),
+/// `$caller_module_name` that of the scope `caller` (stdlib's `assert_private` compares
+/// them), `$title` and `$name`; resource defaults are found along `dyn_parent`.
+struct BodyScope<'a> {
+    kind: ScopeKind,
+    key: &'a ResourceKey,
+    label: String,
+    def: (&'a str, &'a Span),
+    parent: ScopeId,
+    caller: ScopeId,
+    dyn_parent: ScopeId,
+    title: Value,
+    name: Value,
 }
 
 /// An error of a defined-type instance's parameters as Puppet reports it: an evaluation

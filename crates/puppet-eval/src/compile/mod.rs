@@ -1,15 +1,15 @@
 //! The catalog builder: the parts of the [`Compiler`] that build the catalog, following
 //! Puppet's compiler. This file has node matching, an external classifier's classes, finding
 //! classes and defined types, and what the parts share; the parts are the submodules:
-//! resource expressions (`resources`), classes and defined-type instances (`classes`), their
-//! parameters (`params`) and the work done when the code has run (`finish`).
+//! resource expressions (`resources`), classes and defined-type instances (`classes`, whose
+//! parameters the evaluator's one binder, `crate::eval::bind`, binds) and the work done when
+//! the code has run (`finish`).
 //!
 //! The evaluator (`crate::eval`) hands the expressions that build the catalog here; nothing
 //! in it reads or writes the catalog itself.
 
 mod classes;
 mod finish;
-mod params;
 mod resources;
 
 pub(crate) use classes::ClassDecl;

@@ -19,8 +19,9 @@ mod operators;
 mod types;
 mod vars;
 
+pub(crate) use bind::{Args, Owner};
 pub(crate) use types::known_types;
-pub(crate) use vars::{ParamGuard, PendingParams};
+use vars::ParamGuard;
 
 use crate::catalog::{Catalog, ResourceKey};
 use crate::env::Environment;
@@ -65,6 +66,8 @@ pub struct Compiler {
     pending_flow_at: Option<Span>,
     /// What Hiera's backend functions keep for the compile (`crate::hiera_ruby`).
     pub(crate) hiera_backends: crate::hiera_ruby::Backends,
+    /// Puppet's lookup adapter for this compilation (the `lookup_options` of each module, once).
+    pub(crate) hiera_adapter: puppet_hiera::LookupAdapter,
     /// Set when resolving a type name found an alias that only refers to aliases.
     unresolvable_alias: Option<SmolStr>,
     /// Set when an Object type alias failed its validation.
@@ -184,6 +187,7 @@ impl Compiler {
             pending_error: None,
             pending_flow_at: None,
             hiera_backends: Default::default(),
+            hiera_adapter: Default::default(),
             unresolvable_alias: None,
             type_parser_mode: false,
             annotations: puppet_functions::Annotations::new(),

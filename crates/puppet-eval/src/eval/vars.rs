@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 /// A default expression being evaluated: the parameters it may not read yet (itself and the
 /// ones after it), as Puppet's parameter scope forbids.
-pub(crate) struct ParamGuard {
+pub(super) struct ParamGuard {
     /// The scope of the parameters.
     pub scope: ScopeId,
     /// The text before the message (`Error while evaluating a Function Call, ` for a lambda;
@@ -30,14 +30,14 @@ pub(crate) struct ParamGuard {
 /// The parameters a default expression may not read yet: `names[from..]`, shared by the
 /// guards of one parameter list (so that binding n parameters costs n, not n²).
 #[derive(Debug, Clone)]
-pub(crate) struct PendingParams {
+pub(super) struct PendingParams {
     names: Arc<[SmolStr]>,
     from: usize,
 }
 
 impl PendingParams {
     /// `names[from..]`.
-    pub(crate) fn new(names: Arc<[SmolStr]>, from: usize) -> PendingParams {
+    pub(super) fn new(names: Arc<[SmolStr]>, from: usize) -> PendingParams {
         PendingParams { names, from }
     }
 
@@ -100,7 +100,7 @@ impl Compiler {
     /// evaluator's wrapper when the caller does not add one); reading one of
     /// `guard.missing` (earlier parameters without a value) is "expects a value for
     /// parameter $b".
-    pub(crate) fn eval_default(&mut self, d: &Expr, guard: ParamGuard) -> R<Value> {
+    pub(super) fn eval_default(&mut self, d: &Expr, guard: ParamGuard) -> R<Value> {
         let scope = guard.scope;
         self.param_guards.push(guard);
         let r = self.eval(d, scope);
