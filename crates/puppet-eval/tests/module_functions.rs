@@ -20,20 +20,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 /// Cases (function, arguments) that differ from Puppet today, and why.
-const KNOWN_GAPS: &[(&str, &str, &str)] = &[
-    (
-        "mysql_password",
-        "Integer",
-        "Ruby's NoMethodError names the object with its address (#<...PIntegerType:0x...>): \
-         puppet-ruby reports the method on a Type value as unsupported",
-    ),
-    (
-        "mysql_password",
-        "Sensitive('s')",
-        "a Sensitive value's Ruby methods (`empty?` is a NoMethodError on \
-         #<Sensitive [value redacted]>) are reported as unsupported",
-    ),
-];
+const KNOWN_GAPS: &[(&str, &str, &str)] = &[];
 
 fn corpus() -> PathBuf {
     std::env::var_os("PUPPET_CORPUS")

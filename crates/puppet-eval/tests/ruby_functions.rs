@@ -26,11 +26,7 @@ const LAMBDAS: &[(&str, &str)] = &[
 ];
 
 /// Cases (function, arguments) that differ from Puppet today, and why.
-const KNOWN_GAPS: &[(&str, &str, &str)] = &[(
-    "rbtest::values",
-    "Integer[1, 2]",
-    "a Type value's Ruby class is Object, not Puppet's PIntegerType",
-)];
+const KNOWN_GAPS: &[(&str, &str, &str)] = &[];
 
 #[test]
 fn module_ruby_functions_answer_as_puppet() {

@@ -204,7 +204,6 @@ pub(crate) fn known(path: &str) -> Option<Known> {
         | "Puppet::Provider"
         | "Puppet::Transaction"
         | "Puppet::Pops::Types::TypeParser"
-        | "Puppet::Pops::Types::PAnyType"
         | "Puppet::Pops::Time::Timespan"
         | "Puppet::Pops::Time::Timestamp"
         | "Puppet::Util::Feature"
@@ -235,9 +234,89 @@ pub(crate) fn known(path: &str) -> Option<Known> {
         "Puppet::Provider::Package" | "Puppet::Provider::ParsedFile" | "Puppet::Provider::Exec" => {
             class("Puppet::Provider")
         }
-        _ => return None,
+        "Puppet::Pops::Types::PSensitiveType::Sensitive" => class("Object"),
+        _ => {
+            let name = path.strip_prefix("Puppet::Pops::Types::")?;
+            let superclass = PUPPET_TYPE_CLASSES
+                .iter()
+                .find(|(c, _)| *c == name)
+                .map(|(_, s)| *s)?;
+            class(superclass)
+        }
     })
 }
+
+/// Puppet 7.23's type classes (below `Puppet::Pops::Types`) with their superclasses, as
+/// `value.class` and `is_a?` see the objects of Type values.
+const PUPPET_TYPE_CLASSES: &[(&str, &str)] = &[
+    ("TypedModelObject", "Object"),
+    ("PAnyType", "Puppet::Pops::Types::TypedModelObject"),
+    ("PScalarType", "Puppet::Pops::Types::PAnyType"),
+    ("PScalarDataType", "Puppet::Pops::Types::PScalarType"),
+    ("PAbstractTimeDataType", "Puppet::Pops::Types::PScalarType"),
+    ("PTypeWithContainedType", "Puppet::Pops::Types::PAnyType"),
+    ("PCollectionType", "Puppet::Pops::Types::PAnyType"),
+    ("PCatalogEntryType", "Puppet::Pops::Types::PAnyType"),
+    ("PMetaType", "Puppet::Pops::Types::PAnyType"),
+    ("PNumericType", "Puppet::Pops::Types::PScalarDataType"),
+    ("PIntegerType", "Puppet::Pops::Types::PNumericType"),
+    ("PFloatType", "Puppet::Pops::Types::PNumericType"),
+    ("PBooleanType", "Puppet::Pops::Types::PScalarDataType"),
+    ("PEnumType", "Puppet::Pops::Types::PScalarDataType"),
+    ("PPatternType", "Puppet::Pops::Types::PScalarDataType"),
+    ("PStringType", "Puppet::Pops::Types::PScalarDataType"),
+    ("PRegexpType", "Puppet::Pops::Types::PScalarType"),
+    ("PSemVerType", "Puppet::Pops::Types::PScalarType"),
+    (
+        "PTimespanType",
+        "Puppet::Pops::Types::PAbstractTimeDataType",
+    ),
+    (
+        "PTimestampType",
+        "Puppet::Pops::Types::PAbstractTimeDataType",
+    ),
+    ("PArrayType", "Puppet::Pops::Types::PCollectionType"),
+    ("PHashType", "Puppet::Pops::Types::PCollectionType"),
+    ("PClassType", "Puppet::Pops::Types::PCatalogEntryType"),
+    ("PResourceType", "Puppet::Pops::Types::PCatalogEntryType"),
+    ("PInitType", "Puppet::Pops::Types::PTypeWithContainedType"),
+    (
+        "PIterableType",
+        "Puppet::Pops::Types::PTypeWithContainedType",
+    ),
+    (
+        "PIteratorType",
+        "Puppet::Pops::Types::PTypeWithContainedType",
+    ),
+    (
+        "PNotUndefType",
+        "Puppet::Pops::Types::PTypeWithContainedType",
+    ),
+    (
+        "POptionalType",
+        "Puppet::Pops::Types::PTypeWithContainedType",
+    ),
+    (
+        "PSensitiveType",
+        "Puppet::Pops::Types::PTypeWithContainedType",
+    ),
+    ("PTypeType", "Puppet::Pops::Types::PTypeWithContainedType"),
+    ("PObjectType", "Puppet::Pops::Types::PMetaType"),
+    ("PTypeSetType", "Puppet::Pops::Types::PMetaType"),
+    ("PBinaryType", "Puppet::Pops::Types::PAnyType"),
+    ("PCallableType", "Puppet::Pops::Types::PAnyType"),
+    ("PDefaultType", "Puppet::Pops::Types::PAnyType"),
+    ("PRuntimeType", "Puppet::Pops::Types::PAnyType"),
+    ("PSemVerRangeType", "Puppet::Pops::Types::PAnyType"),
+    ("PStructType", "Puppet::Pops::Types::PAnyType"),
+    ("PTupleType", "Puppet::Pops::Types::PAnyType"),
+    ("PTypeAliasType", "Puppet::Pops::Types::PAnyType"),
+    ("PTypeReferenceType", "Puppet::Pops::Types::PAnyType"),
+    ("PURIType", "Puppet::Pops::Types::PAnyType"),
+    ("PUndefType", "Puppet::Pops::Types::PAnyType"),
+    ("PUnitType", "Puppet::Pops::Types::PAnyType"),
+    ("PVariantType", "Puppet::Pops::Types::PAnyType"),
+];
 
 /// Names of library constants this crate does not implement: using one is an error naming
 /// it (never a made-up value).

@@ -521,7 +521,10 @@ fn enumerable(
             min_max(it, &items, Ordering::Greater, pos)?,
         ]),
         "zip" => {
-            let others: Vec<Vec<RValue>> = args.iter().map(crate::methods::splat_items).collect();
+            let others: Vec<Vec<RValue>> = args
+                .iter()
+                .map(|a| crate::methods::splat_items(it, a, pos))
+                .collect::<Result<_, _>>()?;
             RValue::array(
                 items
                     .into_iter()
@@ -908,7 +911,7 @@ pub fn array_method(
         }
         "replace" => {
             argc(&args, 1, 1, pos)?;
-            let new = crate::methods::splat_items(&args[0]);
+            let new = crate::methods::splat_items(it, &args[0], pos)?;
             *cell.borrow_mut() = new;
             return Ok(recv.clone());
         }
@@ -1026,7 +1029,10 @@ pub fn array_method(
             });
         }
         "transpose" => {
-            let rows: Vec<Vec<RValue>> = items.iter().map(crate::methods::splat_items).collect();
+            let rows: Vec<Vec<RValue>> = items
+                .iter()
+                .map(|x| crate::methods::splat_items(it, x, pos))
+                .collect::<Result<_, _>>()?;
             let Some(w) = rows.first().map(Vec::len) else {
                 return Ok(RValue::array(vec![]));
             };
@@ -1049,7 +1055,7 @@ pub fn array_method(
         "product" => {
             let mut acc: Vec<Vec<RValue>> = items.into_iter().map(|x| vec![x]).collect();
             for a in &args {
-                let other = crate::methods::splat_items(a);
+                let other = crate::methods::splat_items(it, a, pos)?;
                 if acc.len().saturating_mul(other.len()) > 1_000_000 {
                     return unsupported("product larger than a million", pos);
                 }

@@ -90,6 +90,9 @@ pub const MEMORY_LIMIT: usize = 512 << 20;
 /// what a template or a function makes, low enough that a loop that doubles its data ends
 /// within a second or two.
 pub const OBJECT_LIMIT: usize = 16 << 20;
+/// The bytes built that count as one evaluation step (see [`Interp::charge`]): the size
+/// this engine counts for one array element.
+pub const BYTES_PER_STEP: usize = 16;
 
 /// Raises a Ruby exception at `pos`.
 pub fn raise<T>(class: &str, message: impl Into<String>, pos: Pos) -> Result<T, Ctrl> {
@@ -193,6 +196,8 @@ pub struct Interp<'s> {
     pub(crate) handling: Vec<RValue>,
     /// Data the Puppet API keeps (functions and types the code defined).
     pub ext: crate::puppet::Ext,
+    /// The enclosing interpreter's count of object addresses (restored on drop).
+    outer_addresses: u64,
 }
 
 impl std::fmt::Debug for Interp<'_> {
@@ -223,6 +228,7 @@ impl Drop for Interp<'_> {
         self.globals.clear();
         self.builtins.clear();
         self.object.clear();
+        crate::value::addresses_end(self.outer_addresses);
     }
 }
 
@@ -327,6 +333,7 @@ impl<'s> Interp<'s> {
             reopened: false,
             handling: Vec::new(),
             ext: crate::puppet::Ext::default(),
+            outer_addresses: crate::value::addresses_begin(),
         }
     }
 
@@ -384,7 +391,12 @@ impl<'s> Interp<'s> {
         Ok(())
     }
 
-    /// Counts `bytes` against the memory bound of the run.
+    /// Counts `bytes` that strings, arrays and hashes grew by against the memory bound of
+    /// the run, and as work against the step budget: one step for each [`BYTES_PER_STEP`]
+    /// bytes (one array element), so that data a native method builds in bulk
+    /// (`(1..n).to_a`, `[x] * n`, `s * n`, `first(n)`) costs what a loop building it element
+    /// by element would, and a program that keeps building large data ends as an endless
+    /// loop does.
     pub fn charge(&mut self, bytes: usize, pos: Pos) -> Result<(), Ctrl> {
         self.charged = self.charged.saturating_add(bytes);
         if self.charged > MEMORY_LIMIT || bytes > MEMORY_LIMIT / 4 {
@@ -394,7 +406,21 @@ impl<'s> Interp<'s> {
                 pos,
             );
         }
+        self.steps = self.steps.saturating_add((bytes / BYTES_PER_STEP) as u64);
+        if self.steps > self.max_steps {
+            return self.out_of_steps(pos);
+        }
         Ok(())
+    }
+
+    fn out_of_steps<T>(&self, pos: Pos) -> Result<T, Ctrl> {
+        unsupported(
+            format!(
+                "more than {} evaluation steps (an endless loop?)",
+                self.max_steps
+            ),
+            pos,
+        )
     }
 
     /// The current file.
@@ -551,13 +577,7 @@ impl<'s> Interp<'s> {
             return too_large(pos);
         }
         if self.steps > self.max_steps {
-            return unsupported(
-                format!(
-                    "more than {} evaluation steps (an endless loop?)",
-                    self.max_steps
-                ),
-                pos,
-            );
+            return self.out_of_steps(pos);
         }
         Ok(())
     }
@@ -1653,7 +1673,7 @@ impl<'s> Interp<'s> {
                 }
                 Ok(vec![v.clone()])
             }
-            _ => Ok(crate::methods::splat_items(v)),
+            _ => crate::methods::splat_items(self, v, pos),
         }
     }
 

@@ -215,14 +215,14 @@ fn continues(t: &Tok) -> bool {
     }
 }
 
-/// Drops line breaks that continue a statement.
-fn clean_newlines(toks: Vec<Token>) -> Vec<Token> {
+/// Drops line breaks that continue a statement. The tokens are moved, not copied: only
+/// those after the current one are looked at again.
+fn clean_newlines(mut toks: Vec<Token>) -> Vec<Token> {
     let mut out: Vec<Token> = Vec::with_capacity(toks.len());
     let n = toks.len();
     let mut i = 0;
     while i < n {
-        let t = &toks[i];
-        if t.tok == Tok::Nl {
+        if toks[i].tok == Tok::Nl {
             // Drop after a continuing token.
             if let Some(prev) = out.last() {
                 if continues(&prev.tok) {
@@ -240,7 +240,15 @@ fn clean_newlines(toks: Vec<Token>) -> Vec<Token> {
                 continue;
             }
         }
-        out.push(t.clone());
+        let t = std::mem::replace(
+            &mut toks[i],
+            Token {
+                tok: Tok::Eof,
+                pos: Pos::default(),
+                space_before: false,
+            },
+        );
+        out.push(t);
         i += 1;
     }
     out
@@ -859,15 +867,16 @@ impl<'a> Lexer<'a> {
     }
 
     fn ident_chars(&mut self) -> String {
-        let mut s = String::new();
-        while let Some(c) = self.peek() {
-            if c.is_alphanumeric() || c == '_' {
-                s.push(c);
-                self.bump();
-            } else {
-                break;
-            }
-        }
+        // An identifier never holds a line break: the column moves with the index.
+        let start = self.i;
+        let rest = &self.chars[start..];
+        let n = rest
+            .iter()
+            .position(|c| !(c.is_alphanumeric() || *c == '_'))
+            .unwrap_or(rest.len());
+        let s: String = rest[..n].iter().collect();
+        self.i += n;
+        self.column += n as u32;
         s
     }
 

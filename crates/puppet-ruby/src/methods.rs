@@ -10,11 +10,12 @@ use crate::interp::{raise, unsupported, Ctrl, Interp, R};
 use crate::object::Blk;
 use crate::value::{self, compare, inspect, to_s, RHash, RValue};
 use crate::Pos;
+use puppet_types::Value;
 use std::cmp::Ordering;
 use std::rc::Rc;
 
 /// Items of an enumerable (hash pairs as `[k, v]` arrays).
-pub fn iter_items(_it: &mut Interp, v: &RValue, pos: Pos) -> Result<Vec<RValue>, Ctrl> {
+pub fn iter_items(it: &mut Interp, v: &RValue, pos: Pos) -> Result<Vec<RValue>, Ctrl> {
     match v {
         RValue::Array(a) => Ok(a.borrow().clone()),
         RValue::Hash(h) => Ok(h
@@ -23,7 +24,7 @@ pub fn iter_items(_it: &mut Interp, v: &RValue, pos: Pos) -> Result<Vec<RValue>,
             .values()
             .map(|(k, v)| RValue::array(vec![k.clone(), v.clone()]))
             .collect()),
-        RValue::Range(r) => range_items(r, pos),
+        RValue::Range(r) => range_items(it, r, pos),
         other => raise(
             "NoMethodError",
             format!("undefined method `each' for {}", describe(other)),
@@ -32,9 +33,9 @@ pub fn iter_items(_it: &mut Interp, v: &RValue, pos: Pos) -> Result<Vec<RValue>,
     }
 }
 
-/// What `*x` expands to.
-pub fn splat_items(v: &RValue) -> Vec<RValue> {
-    match v {
+/// What `*x` expands to (a range's elements charged as built data, see [`range_items`]).
+pub fn splat_items(it: &mut Interp, v: &RValue, pos: Pos) -> Result<Vec<RValue>, Ctrl> {
+    Ok(match v {
         RValue::Array(a) => a.borrow().clone(),
         RValue::Nil => vec![],
         RValue::Hash(h) => h
@@ -43,29 +44,34 @@ pub fn splat_items(v: &RValue) -> Vec<RValue> {
             .values()
             .map(|(k, v)| RValue::array(vec![k.clone(), v.clone()]))
             .collect(),
-        RValue::Range(r) => range_items(r, Pos::default()).unwrap_or_default(),
+        RValue::Range(r) => range_items(it, r, pos)?,
         other => vec![other.clone()],
-    }
+    })
 }
 
-fn range_items(r: &(RValue, RValue, bool), pos: Pos) -> Result<Vec<RValue>, Ctrl> {
+/// The elements of a range, as `to_a` builds them: each counts as built data against the
+/// memory bound and the step budget ([`Interp::charge`]), before it is built, so that a huge
+/// range ends the run instead of taking seconds.
+pub(crate) fn range_items(
+    it: &mut Interp,
+    r: &(RValue, RValue, bool),
+    pos: Pos,
+) -> Result<Vec<RValue>, Ctrl> {
+    const ELEMENT: usize = crate::interp::BYTES_PER_STEP;
     match (&r.0, &r.1) {
         (RValue::Int(a), RValue::Int(b)) => {
             let end = if r.2 { b.saturating_sub(1) } else { *b };
-            if end.saturating_sub(*a) > 10_000_000 {
-                return unsupported("range with more than 10 million elements", pos);
-            }
+            let n = end.saturating_sub(*a).saturating_add(1).max(0) as usize;
+            it.charge(n.saturating_mul(ELEMENT), pos)?;
             Ok((*a..=end).map(RValue::Int).collect())
         }
         (RValue::Int(a), RValue::Float(b)) => {
             let mut out = Vec::new();
             let mut i = *a;
             while (i as f64) < *b || (!r.2 && (i as f64) == *b) {
+                it.charge(ELEMENT, pos)?;
                 out.push(RValue::Int(i));
                 i += 1;
-                if out.len() > 10_000_000 {
-                    return unsupported("range with more than 10 million elements", pos);
-                }
             }
             Ok(out)
         }
@@ -81,6 +87,8 @@ fn range_items(r: &(RValue, RValue, bool), pos: Pos) -> Result<Vec<RValue>, Ctrl
                 } else {
                     y as u32
                 };
+                let n = end.saturating_sub(x as u32).saturating_add(1) as usize;
+                it.charge(n.saturating_mul(ELEMENT), pos)?;
                 return Ok((x as u32..=end)
                     .filter_map(char::from_u32)
                     .map(|c| RValue::string(c.to_string()))
@@ -100,9 +108,10 @@ fn range_items(r: &(RValue, RValue, bool), pos: Pos) -> Result<Vec<RValue>, Ctrl
                     }
                     break;
                 }
-                if cur.chars().count() > blen || out.len() > 1_000_000 {
+                if cur.chars().count() > blen {
                     break;
                 }
+                it.charge(ELEMENT + cur.len(), pos)?;
                 let next = crate::strings::str_succ(&cur);
                 out.push(RValue::string(cur));
                 cur = next;
@@ -139,22 +148,18 @@ pub(crate) fn describe(v: &RValue) -> String {
             m.name(),
             if m.is_class { "Class" } else { "Module" }
         ),
-        RValue::Object(o) => {
-            if matches!(&*o.data.borrow(), crate::object::ObjData::Exception(_)) {
-                format!("{}:{}", inspect(v), o.class.name())
-            } else {
-                format!("#<{}>", o.class.name())
-            }
-        }
         RValue::Bool(true) => "true:TrueClass".into(),
         RValue::Bool(false) => "false:FalseClass".into(),
         RValue::Scope => "#<Puppet::Parser::Scope>".into(),
         other => {
-            let mut s = inspect(other);
-            if s.len() > 65 {
-                s = format!("#<{}>", other.class_name());
+            // Ruby 3.1 quotes the receiver's inspect, followed by its class unless the
+            // inspect already is a `#<...>` form.
+            let s = inspect(other);
+            if s.starts_with('#') {
+                s
+            } else {
+                format!("{s}:{}", other.class_name())
             }
-            format!("{s}:{}", other.class_name())
         }
     }
 }
@@ -178,6 +183,14 @@ fn ruby_methods_of(recv: &RValue) -> Option<&'static [&'static str]> {
         RValue::Hash(_) => Some(rm::HASH),
         RValue::Range(_) => Some(rm::RANGE),
         RValue::Regexp(_) => Some(rm::REGEXP),
+        // Puppet's objects, when their inspect (what the NoMethodError quotes) is known.
+        RValue::Puppet(p) => match &**p {
+            Value::Type(_) if puppet_types::ruby::inspect_object(p, &mut || 0).is_some() => {
+                Some(rm::PUPPET_TYPE)
+            }
+            Value::Sensitive(_) => Some(rm::PUPPET_SENSITIVE),
+            _ => None,
+        },
         _ => None,
     }
 }
@@ -541,7 +554,9 @@ pub fn kernel(it: &mut Interp, name: &str, args: Vec<RValue>, block: Option<&Blk
             Ok(match &args[0] {
                 RValue::Nil => RValue::array(vec![]),
                 RValue::Array(_) => args[0].clone(),
-                RValue::Hash(_) | RValue::Range(_) => RValue::array(splat_items(&args[0])),
+                RValue::Hash(_) | RValue::Range(_) => {
+                    RValue::array(splat_items(it, &args[0], pos)?)
+                }
                 other => RValue::array(vec![other.clone()]),
             })
         }
@@ -1384,16 +1399,20 @@ fn range_method(
             (RValue::Int(b), true) if name == "max" => Ok(RValue::Int(b - 1)),
             _ => Ok(r.1.clone()),
         },
-        "size" | "count" if args.is_empty() && block.is_none() => {
-            Ok(RValue::Int(range_items(r, pos)?.len() as i64))
-        }
+        "size" | "count" if args.is_empty() && block.is_none() => match (&r.0, &r.1) {
+            (RValue::Int(a), RValue::Int(b)) => {
+                let end = if r.2 { b.saturating_sub(1) } else { *b };
+                Ok(RValue::Int(end.saturating_sub(*a).saturating_add(1).max(0)))
+            }
+            _ => Ok(RValue::Int(range_items(it, r, pos)?.len() as i64)),
+        },
         "step" => {
             argc(&args, 1, 1, pos)?;
             let step = int_arg(&args[0], pos)?;
             if step <= 0 {
                 return raise("ArgumentError", "step can't be negative", pos);
             }
-            let items: Vec<RValue> = range_items(r, pos)?
+            let items: Vec<RValue> = range_items(it, r, pos)?
                 .into_iter()
                 .step_by(step as usize)
                 .collect();
@@ -1409,7 +1428,7 @@ fn range_method(
         }
         "each" => {
             let b = need_block(block, name, pos)?;
-            for x in range_items(r, pos)? {
+            for x in range_items(it, r, pos)? {
                 it.call_block(b, vec![x], pos)?;
             }
             Ok(recv.clone())
@@ -1420,7 +1439,7 @@ fn range_method(
             no_method(recv, name, pos)
         }
         _ => {
-            let items = RValue::array(range_items(r, pos)?);
+            let items = RValue::array(range_items(it, r, pos)?);
             let RValue::Array(a) = &items else {
                 return no_method(recv, name, pos);
             };
@@ -1631,7 +1650,7 @@ pub(crate) fn class_method(
             }
         }
         ("Regexp", "union") => {
-            let parts: Vec<String> = splat_items(&RValue::array(args))
+            let parts: Vec<String> = splat_items(it, &RValue::array(args), pos)?
                 .iter()
                 .map(|v| match v {
                     RValue::Regexp(r) => to_s(&RValue::Regexp(r.clone())),
@@ -1671,7 +1690,10 @@ pub(crate) fn class_method(
         }
         ("IPAddr", "ntop") => unsupported("IPAddr.ntop", pos),
         ("File", "join") => {
-            let parts: Vec<String> = splat_items(&RValue::array(args)).iter().map(to_s).collect();
+            let parts: Vec<String> = splat_items(it, &RValue::array(args), pos)?
+                .iter()
+                .map(to_s)
+                .collect();
             let mut out = String::new();
             for (i, p) in parts.iter().enumerate() {
                 if i == 0 {

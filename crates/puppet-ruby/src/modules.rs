@@ -42,7 +42,12 @@ impl<'s> Interp<'s> {
                     "Proc"
                 }
             }
-            RValue::Puppet(_) => "Object",
+            RValue::Puppet(p) => {
+                let path = puppet_types::ruby::class_name(p);
+                return self
+                    .module_by_path(&path)
+                    .unwrap_or_else(|| self.object.clone());
+            }
             other => other.class().name(),
         };
         self.builtin_class(path)

@@ -293,6 +293,8 @@ pub struct Object {
     pub frozen: Cell<bool>,
     /// Native data.
     pub data: RefCell<ObjData>,
+    /// Its address in `inspect` (0 until first printed).
+    addr: Cell<u64>,
 }
 
 impl Object {
@@ -304,7 +306,16 @@ impl Object {
             singleton: RefCell::new(None),
             frozen: Cell::new(false),
             data: RefCell::new(ObjData::None),
+            addr: Cell::new(0),
         }
+    }
+
+    /// The address `inspect` prints (`#<Foo:0x00007f...>`), given on first use.
+    pub fn address(&self) -> u64 {
+        if self.addr.get() == 0 {
+            self.addr.set(crate::value::next_address());
+        }
+        self.addr.get()
     }
 
     /// The class method lookup starts at: the singleton class, else the class.

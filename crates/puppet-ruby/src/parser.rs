@@ -791,7 +791,8 @@ impl Parser {
 
     fn mlhs_item(&mut self) -> PResult<Node> {
         let pos = self.pos();
-        if let Tok::Ident(n) = self.peek().clone() {
+        if let Tok::Ident(n) = self.peek() {
+            let n = n.clone();
             if !is_reserved(&n)
                 && matches!(
                     self.peek_n(1),
@@ -877,7 +878,8 @@ impl Parser {
     fn expr_inner(&mut self) -> PResult<Node> {
         let pos = self.pos();
         // `x = ...` where x is a new local.
-        if let (Tok::Ident(name), Tok::Op(op)) = (self.peek().clone(), self.peek_n(1).clone()) {
+        if let (Tok::Ident(name), Tok::Op(op)) = (self.peek(), self.peek_n(1)) {
+            let (name, op) = (name.clone(), *op);
             if (op == "=" || is_assign_op(op))
                 && !is_reserved(&name)
                 && !name.ends_with('?')
@@ -897,7 +899,8 @@ impl Parser {
             }
         }
         let left = self.ternary()?;
-        if let Tok::Op(op) = self.peek().clone() {
+        if let Tok::Op(op) = self.peek() {
+            let op = *op;
             if op == "=" || is_assign_op(op) {
                 let assignable = match &left.kind {
                     Kind::LVar(_)
@@ -949,7 +952,8 @@ impl Parser {
             let a = self.ternary_branch()?;
             self.skip_nl();
             // `a ? b :c` may have lexed `:c` as a symbol.
-            if let Tok::Sym(parts) = self.peek().clone() {
+            if let Tok::Sym(parts) = self.peek() {
+                let parts = parts.clone();
                 if !self.space_before() || self.peek_tok().is_some_and(|t| t.space_before) {
                     if let [StrPart::Lit(name)] = parts.as_slice() {
                         let spos = self.pos();
@@ -960,7 +964,8 @@ impl Parser {
                     }
                 }
             }
-            if let Tok::Label(l) = self.peek().clone() {
+            if let Tok::Label(l) = self.peek() {
+                let l = l.clone();
                 // `a ? b.c : d` where the lexer read `c:` as a label cannot happen (labels
                 // follow only identifiers); `cond ? x: y` can.
                 let _ = l;
@@ -977,7 +982,8 @@ impl Parser {
     fn ternary_branch(&mut self) -> PResult<Node> {
         let pos = self.pos();
         // A branch may be an assignment (`x ? a = 1 : b`).
-        if let (Tok::Ident(name), Tok::Op(op)) = (self.peek().clone(), self.peek_n(1).clone()) {
+        if let (Tok::Ident(name), Tok::Op(op)) = (self.peek(), self.peek_n(1)) {
+            let (name, op) = (name.clone(), *op);
             if (op == "=" || is_assign_op(op)) && !is_reserved(&name) {
                 self.bump();
                 self.bump();
@@ -987,7 +993,8 @@ impl Parser {
             }
         }
         let r = self.nested(|p| p.ternary())?;
-        if let Tok::Op(op) = self.peek().clone() {
+        if let Tok::Op(op) = self.peek() {
+            let op = *op;
             if op == "=" || is_assign_op(op) {
                 self.bump();
                 let v = self.nested(|p| p.ternary())?;
@@ -1017,26 +1024,40 @@ impl Parser {
         Ok(l)
     }
 
-    /// Binary operators by precedence level (0 = `||`).
-    fn binary(&mut self, level: usize) -> PResult<Node> {
-        const LEVELS: &[&[&str]] = &[
-            &["||"],
-            &["&&"],
-            &["<=>", "==", "===", "!=", "=~", "!~"],
-            &["<", "<=", ">", ">="],
-            &["|", "^"],
-            &["&"],
-            &["<<", ">>"],
-            &["+", "-"],
-            &["*", "/", "%"],
-        ];
-        if level >= LEVELS.len() {
-            return self.unary_minus();
+    /// Binary operators from precedence level `min_level` up (0 = `||`), by precedence
+    /// climbing: one operand, then each operator of at least that level with its right
+    /// side parsed at the next level (left associative; comparisons do not chain).
+    fn binary(&mut self, min_level: usize) -> PResult<Node> {
+        fn level_of(op: &str) -> Option<usize> {
+            Some(match op {
+                "||" => 0,
+                "&&" => 1,
+                "<=>" | "==" | "===" | "!=" | "=~" | "!~" => 2,
+                "<" | "<=" | ">" | ">=" => 3,
+                "|" | "^" => 4,
+                "&" => 5,
+                "<<" | ">>" => 6,
+                "+" | "-" => 7,
+                "*" | "/" | "%" => 8,
+                _ => return None,
+            })
         }
-        self.nested(|p| {
-            let mut left = p.binary(level + 1)?;
-            while let Tok::Op(op) = p.peek().clone() {
-                if !LEVELS[level].contains(&op) || (op == "|" && p.no_pipe) {
+        // Counts for the nine precedence levels it stands for (one nested call each before
+        // precedence climbing), so that the nesting bound keeps the stack where it was.
+        const LEVELS: usize = 9;
+        self.depth += LEVELS - 1;
+        let r = self.nested(|p| {
+            let mut left = p.unary_minus()?;
+            // The highest level the next operator may have: after an operator of level L
+            // the right side took every operator above L, so one above L here is where
+            // that side stopped (a second comparison: comparisons do not chain).
+            let mut ceiling = usize::MAX;
+            while let Tok::Op(op) = p.peek() {
+                let op = *op;
+                let Some(level) = level_of(op) else {
+                    break;
+                };
+                if level < min_level || level > ceiling || (op == "|" && p.no_pipe) {
                     break;
                 }
                 let pos = p.pos();
@@ -1058,13 +1079,12 @@ impl Parser {
                     ),
                     _ => call(Some(left), op, vec![right], pos),
                 };
-                if level == 2 {
-                    // Non-associative.
-                    break;
-                }
+                ceiling = if level == 2 { 1 } else { level };
             }
             Ok(left)
-        })
+        });
+        self.depth -= LEVELS - 1;
+        r
     }
 
     /// Whether an assignment to a variable starts here (`x = ...`, `@x ||= ...`).
@@ -1357,7 +1377,8 @@ impl Parser {
         if block_arg.is_some() {
             return self.fail("argument after a block argument");
         }
-        if let Tok::Label(l) = self.peek().clone() {
+        if let Tok::Label(l) = self.peek() {
+            let l = l.clone();
             self.bump();
             self.skip_nl();
             let v = if matches!(self.peek(), Tok::Op(",") | Tok::Op(")")) {
@@ -1369,7 +1390,8 @@ impl Parser {
             pairs.push(HashItem::Pair(node(Kind::Sym(vec![Part::Lit(l)]), pos), v));
             return Ok(());
         }
-        if let Tok::Str(parts) = self.peek().clone() {
+        if let Tok::Str(parts) = self.peek() {
+            let parts = parts.clone();
             if matches!(self.peek_n(1), Tok::Op(":")) && !self.space_before_n(1) {
                 self.bump();
                 self.bump();
@@ -1497,7 +1519,8 @@ impl Parser {
             if block && matches!(self.peek(), Tok::Semi) {
                 // Block-local variables: declared, not bound.
                 self.bump();
-                while let Tok::Ident(n) = self.peek().clone() {
+                while let Tok::Ident(n) = self.peek() {
+                    let n = n.clone();
                     self.bump();
                     self.declare(&n);
                     if !self.eat_op(",") {
@@ -1797,7 +1820,8 @@ impl Parser {
             Tok::Str(parts) => {
                 let mut parts = self.parts(parts)?;
                 // Adjacent string literals concatenate.
-                while let Tok::Str(more) = self.peek().clone() {
+                while let Tok::Str(more) = self.peek() {
+                    let more = more.clone();
                     self.bump();
                     parts.extend(self.parts(more)?);
                 }

@@ -906,6 +906,22 @@ pub(crate) fn module_method(
                 ),
             }
         }
+        ("Puppet::Pops::Types::PSensitiveType::Sensitive", "new") => (|| match args {
+            [v] => {
+                let v = value::to_puppet(v).or_else(|e| unsupported(e, pos))?;
+                Ok(RValue::Puppet(Rc::new(Value::Sensitive(
+                    std::sync::Arc::new(v),
+                ))))
+            }
+            _ => raise(
+                "ArgumentError",
+                format!(
+                    "wrong number of arguments (given {}, expected 1)",
+                    args.len()
+                ),
+                pos,
+            ),
+        })(),
         ("Puppet::Pops::Types::TypeParser", "singleton" | "new") => Ok(new_native_object(
             it,
             "Puppet::Pops::Types::TypeParser",

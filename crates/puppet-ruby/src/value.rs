@@ -9,6 +9,7 @@
 
 use crate::object::{Blk, Module, ObjData, Object};
 use indexmap::IndexMap;
+use puppet_types::ruby::slash_escaped;
 use puppet_types::Value;
 use std::cell::{Cell, Ref, RefCell, RefMut};
 use std::cmp::Ordering;
@@ -79,6 +80,33 @@ pub const WALK_LIMIT: u64 = 4_000_000;
 thread_local! {
     /// Elements visited by the walks of the native operation that runs on this thread.
     static WALKED: Cell<u64> = const { Cell::new(0) };
+}
+
+thread_local! {
+    /// The object addresses handed out by the interpreter that runs on this thread.
+    static ADDRESSES: Cell<u64> = const { Cell::new(0) };
+}
+
+/// The next object address (Ruby's `0x00007f...` in `#<Foo:0x00007f...>`): a made-up but
+/// deterministic one, counted per interpreter (see [`addresses_begin`]), so that the same
+/// program prints the same texts whatever ran before it on the thread.
+pub(crate) fn next_address() -> u64 {
+    ADDRESSES.with(|a| {
+        let n = a.get() + 1;
+        a.set(n);
+        0x0000_7f00_0000_0000 + n * 0x28
+    })
+}
+
+/// Starts counting addresses for a new interpreter; returns the enclosing one's count, for
+/// [`addresses_end`].
+pub(crate) fn addresses_begin() -> u64 {
+    ADDRESSES.with(|a| a.replace(0))
+}
+
+/// Restores the enclosing interpreter's address count.
+pub(crate) fn addresses_end(outer: u64) {
+    ADDRESSES.with(|a| a.set(outer))
 }
 
 /// Counts one element visited by a walk over nested data; `false` once the running native
@@ -677,10 +705,11 @@ fn inspect_into(v: &RValue, out: &mut String, depth: usize) {
                 return;
             }
             let ivars = o.ivars.borrow();
+            let addr = o.address();
             if ivars.is_empty() || depth > 8 {
-                let _ = write!(out, "#<{name}>");
+                let _ = write!(out, "#<{name}:{addr:#018x}>");
             } else {
-                let _ = write!(out, "#<{name}");
+                let _ = write!(out, "#<{name}:{addr:#018x}");
                 for (i, (k, v)) in ivars.iter().enumerate() {
                     out.push_str(if i == 0 { " @" } else { ", @" });
                     out.push_str(k);
@@ -690,6 +719,10 @@ fn inspect_into(v: &RValue, out: &mut String, depth: usize) {
                 out.push('>');
             }
         }
+        RValue::Puppet(p) => match puppet_types::ruby::inspect_object(p, &mut next_address) {
+            Some(text) => out.push_str(&text),
+            None => out.push_str(&to_s(v)),
+        },
         _ => out.push_str(&to_s(v)),
     }
 }
@@ -726,7 +759,7 @@ pub fn to_s(v: &RValue) -> String {
                 if matches!(&*o.data.borrow(), ObjData::Exception(None)) {
                     o.class.name()
                 } else {
-                    format!("#<{}>", o.class.name())
+                    format!("#<{}:{:#018x}>", o.class.name(), o.address())
                 }
             }
         },
@@ -809,24 +842,6 @@ fn equal_depth(a: &RValue, b: &RValue, depth: usize) -> bool {
 
 /// A regexp's source as `Regexp#inspect` and `#to_s` show it: a `/` that is not escaped
 /// gets a backslash (`%r{a/b}` is `/a\/b/`).
-fn slash_escaped(source: &str) -> String {
-    let mut out = String::with_capacity(source.len());
-    let mut chars = source.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' => {
-                out.push(c);
-                if let Some(n) = chars.next() {
-                    out.push(n);
-                }
-            }
-            '/' => out.push_str("\\/"),
-            _ => out.push(c),
-        }
-    }
-    out
-}
-
 /// Ruby's `eql?` (no Integer/Float mixing).
 pub fn eql(a: &RValue, b: &RValue) -> bool {
     match (a, b) {

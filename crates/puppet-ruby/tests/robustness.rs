@@ -286,6 +286,30 @@ fn exponential_growth_is_an_error() {
     }
 }
 
+/// The inputs of `fixtures/fuzz/` named `bulk_*` build large data with native methods
+/// (`(1..n).to_a`, `[x] * n`, `first(n)`) again and again: that work counts against the step
+/// budget, one step an element, so the run ends with the budget error (before, it ran for
+/// seconds, up to the memory bound).
+#[test]
+fn bulk_building_counts_against_the_step_budget() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fuzz");
+    let mut seen = 0;
+    for e in std::fs::read_dir(&dir).expect("fixtures/fuzz").flatten() {
+        let name = e.file_name().to_string_lossy().to_string();
+        if !name.starts_with("bulk_") {
+            continue;
+        }
+        seen += 1;
+        let text = std::fs::read_to_string(e.path()).unwrap_or_default();
+        match puppet_ruby::eval_inspect_with(&text, STEPS) {
+            Err(puppet_ruby::RubyError::Unsupported { construct, .. })
+                if construct.contains("evaluation steps") => {}
+            other => panic!("{name}: expected the step budget error, got {other:?}"),
+        }
+    }
+    assert!(seen > 0);
+}
+
 /// Every input of `fixtures/fuzz/` runs as the `ruby_run` fuzz target runs it, on a small
 /// stack, without a panic.
 #[test]

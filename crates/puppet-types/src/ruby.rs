@@ -197,8 +197,8 @@ pub fn to_s(v: &Value) -> String {
 }
 
 /// The Ruby class name of a Puppet value as a function receives it. A type is its Puppet
-/// class (`Puppet::Pops::Types::PIntegerType`); a resource or class reference is a
-/// `Puppet::Resource`, as Puppet converts them for 3.x functions.
+/// class (`Puppet::Pops::Types::PIntegerType`); a resource or class reference (`File`,
+/// `Class[foo]`) is a `Puppet::Resource`, as Puppet converts them for 3.x functions.
 ///
 /// ```
 /// use puppet_types::{ruby::class_name, Value};
@@ -219,12 +219,9 @@ pub fn class_name(v: &Value) -> String {
         Value::Array(_) => "Array".into(),
         Value::Hash(_) => "Hash".into(),
         Value::Type(t) => match t {
-            Type::Resource(_) | Type::Class(_) => "Puppet::Resource".into(),
-            other => {
-                let text = other.to_string();
-                let base = text.split('[').next().unwrap_or("Any");
-                format!("Puppet::Pops::Types::P{base}Type")
-            }
+            Type::Class(Some(_)) => "Puppet::Resource".into(),
+            Type::Resource(r) if r.type_name.is_some() => "Puppet::Resource".into(),
+            other => format!("Puppet::Pops::Types::{}", type_class(other)),
         },
         Value::Sensitive(_) => "Puppet::Pops::Types::PSensitiveType::Sensitive".into(),
         Value::SemVer(_) => "SemanticPuppet::Version".into(),
@@ -236,4 +233,365 @@ pub fn class_name(v: &Value) -> String {
         Value::Iterator(_) => "Puppet::Pops::Types::Iterable".into(),
         _ => "Object".into(),
     }
+}
+
+/// The Puppet class (below `Puppet::Pops::Types`) of a type: `PIntegerType` for
+/// `Integer[1, 2]`, `PTypeAliasType` for `Data`.
+///
+/// ```
+/// use puppet_types::{ruby::type_class, Type};
+/// assert_eq!(type_class(&Type::Any), "PAnyType");
+/// assert_eq!(type_class(&Type::Uri(None)), "PURIType");
+/// ```
+pub fn type_class(t: &Type) -> &'static str {
+    match t {
+        Type::Any => "PAnyType",
+        Type::Undef => "PUndefType",
+        Type::Default => "PDefaultType",
+        Type::Unit => "PUnitType",
+        Type::NotUndef(_) => "PNotUndefType",
+        Type::Boolean(_) => "PBooleanType",
+        Type::Numeric => "PNumericType",
+        Type::Integer(_) => "PIntegerType",
+        Type::Float(_) => "PFloatType",
+        Type::String(_) => "PStringType",
+        Type::Enum(_) => "PEnumType",
+        Type::Pattern(_) => "PPatternType",
+        Type::Regexp(_) => "PRegexpType",
+        Type::Scalar => "PScalarType",
+        Type::ScalarData => "PScalarDataType",
+        Type::Collection(_) => "PCollectionType",
+        Type::Array(_) => "PArrayType",
+        Type::Hash(_) => "PHashType",
+        Type::Tuple(_) => "PTupleType",
+        Type::Struct(_) => "PStructType",
+        Type::Optional(_) => "POptionalType",
+        Type::Variant(_) => "PVariantType",
+        Type::Type(_) => "PTypeType",
+        Type::Class(_) => "PClassType",
+        Type::Resource(_) => "PResourceType",
+        Type::CatalogEntry => "PCatalogEntryType",
+        Type::Callable(_) => "PCallableType",
+        Type::Iterable(_) => "PIterableType",
+        Type::Iterator(_) => "PIteratorType",
+        Type::Sensitive(_) => "PSensitiveType",
+        Type::SemVer(_) => "PSemVerType",
+        Type::SemVerRange => "PSemVerRangeType",
+        Type::Timespan(_) => "PTimespanType",
+        Type::Timestamp(_) => "PTimestampType",
+        Type::Binary => "PBinaryType",
+        Type::Init(_) => "PInitType",
+        Type::Runtime(_) => "PRuntimeType",
+        Type::Uri(_) => "PURIType",
+        Type::TypeReference(_) => "PTypeReferenceType",
+        Type::Alias(_) => "PTypeAliasType",
+        Type::Object(_) => "PObjectType",
+    }
+}
+
+/// Puppet 7.23's Ruby `inspect` of the object a Ruby function receives for a Type or a
+/// Sensitive value: Ruby's default `#<Class:0x... @ivar=value, ...>` over the instance
+/// variables Puppet's type classes set (`#<Puppet::Pops::Types::PIntegerType:0x...
+/// @from=1, @to=Infinity>`), and `#<Sensitive [value redacted]>`. `address` gives each
+/// object printed its address. `None` for the values and types whose Ruby objects this
+/// does not reproduce (aliases, object types, resource and class references, parameterized
+/// callables, URI and Init parameters...): never a made-up text.
+///
+/// ```
+/// use puppet_types::{ruby::inspect_object, types::IntRange, Type, Value};
+/// let t = Value::Type(Type::Integer(IntRange::new(Some(1), None)));
+/// assert_eq!(
+///     inspect_object(&t, &mut || 0x10).as_deref(),
+///     Some("#<Puppet::Pops::Types::PIntegerType:0x0000000000000010 @from=1, @to=Infinity>")
+/// );
+/// ```
+pub fn inspect_object(v: &Value, address: &mut dyn FnMut() -> u64) -> Option<String> {
+    match v {
+        Value::Sensitive(_) => Some("#<Sensitive [value redacted]>".into()),
+        Value::Type(t) => {
+            let mut out = String::new();
+            inspect_type(t, address, &mut out, 0)?;
+            Some(out)
+        }
+        _ => None,
+    }
+}
+
+/// Writes the `inspect` of a type object; `None` for a type not reproduced.
+fn inspect_type(
+    t: &Type,
+    address: &mut dyn FnMut() -> u64,
+    out: &mut String,
+    depth: usize,
+) -> Option<()> {
+    use crate::types::{IntRange, StringType};
+    if depth > 32 {
+        return None;
+    }
+    let int_range = |r: &IntRange| -> (String, String) {
+        let bound = |b: Option<i64>, inf: &str| b.map_or(inf.to_string(), |x| x.to_string());
+        (bound(r.min, "-Infinity"), bound(r.max, "Infinity"))
+    };
+    let _ = write!(
+        out,
+        "#<Puppet::Pops::Types::{}:{:#018x}",
+        type_class(t),
+        address()
+    );
+    // Each instance variable: its name, then its value written by the closure.
+    let mut first = true;
+    let mut ivar = |out: &mut String, name: &str| {
+        out.push_str(if first { " @" } else { ", @" });
+        first = false;
+        out.push_str(name);
+        out.push('=');
+    };
+    let size =
+        |r: &Option<IntRange>, out: &mut String, address: &mut dyn FnMut() -> u64| -> Option<()> {
+            match r {
+                None => out.push_str("nil"),
+                Some(r) => inspect_type(&Type::Integer(*r), address, out, depth + 1)?,
+            }
+            Some(())
+        };
+    let opt_type = |x: &Option<std::sync::Arc<Type>>,
+                    out: &mut String,
+                    address: &mut dyn FnMut() -> u64|
+     -> Option<()> {
+        match x {
+            None => out.push_str("nil"),
+            Some(x) => inspect_type(x, address, out, depth + 1)?,
+        }
+        Some(())
+    };
+    let list = |ts: &[Type], out: &mut String, address: &mut dyn FnMut() -> u64| -> Option<()> {
+        out.push('[');
+        for (i, x) in ts.iter().enumerate() {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            inspect_type(x, address, out, depth + 1)?;
+        }
+        out.push(']');
+        Some(())
+    };
+    match t {
+        Type::Any
+        | Type::Undef
+        | Type::Default
+        | Type::Unit
+        | Type::Scalar
+        | Type::ScalarData
+        | Type::CatalogEntry
+        | Type::Binary
+        | Type::SemVerRange
+        | Type::Uri(None) => {}
+        Type::Numeric => {
+            ivar(out, "from");
+            out.push_str("-Infinity");
+            ivar(out, "to");
+            out.push_str("Infinity");
+        }
+        Type::Integer(r) => {
+            let (from, to) = int_range(r);
+            ivar(out, "from");
+            out.push_str(&from);
+            ivar(out, "to");
+            out.push_str(&to);
+        }
+        Type::Float(r) => {
+            ivar(out, "from");
+            out.push_str(&float_inspect(r.min));
+            ivar(out, "to");
+            out.push_str(&float_inspect(r.max));
+        }
+        Type::Timespan(r) if r.min.is_none() && r.max.is_none() => {
+            ivar(out, "from");
+            out.push_str("-Infinity");
+            ivar(out, "to");
+            out.push_str("Infinity");
+        }
+        Type::Timestamp(r) if r.min.is_none() && r.max.is_none() => {
+            ivar(out, "from");
+            out.push_str("-Infinity");
+            ivar(out, "to");
+            out.push_str("Infinity");
+        }
+        Type::String(s) => {
+            ivar(out, "size_type_or_value");
+            match s {
+                StringType::Unbounded | StringType::Size(None) => out.push_str("nil"),
+                StringType::Size(r) => size(r, out, address)?,
+                StringType::Value(v) => out.push_str(&inspect_str(v)),
+            }
+        }
+        Type::Boolean(b) => {
+            ivar(out, "value");
+            out.push_str(match b {
+                None => "nil",
+                Some(true) => "true",
+                Some(false) => "false",
+            });
+        }
+        Type::Enum(e) => {
+            ivar(out, "values");
+            out.push('[');
+            for (i, v) in e.values.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                out.push_str(&inspect_str(v));
+            }
+            out.push(']');
+            ivar(out, "case_insensitive");
+            out.push_str(if e.case_insensitive { "true" } else { "false" });
+        }
+        Type::Pattern(ps) => {
+            ivar(out, "patterns");
+            let regexps: Vec<Type> = ps.iter().map(|r| Type::Regexp(Some(r.clone()))).collect();
+            list(&regexps, out, address)?;
+        }
+        Type::Regexp(r) => {
+            ivar(out, "pattern");
+            match r {
+                None => out.push_str("nil"),
+                Some(r) => {
+                    // Puppet keeps the pattern without the `\/` escapes of the literal.
+                    let mut pattern = String::with_capacity(r.source().len());
+                    let mut chars = r.source().chars();
+                    while let Some(c) = chars.next() {
+                        match (c, chars.clone().next()) {
+                            ('\\', Some('/')) => {}
+                            ('\\', Some(n)) => {
+                                pattern.push(c);
+                                pattern.push(n);
+                                chars.next();
+                            }
+                            _ => pattern.push(c),
+                        }
+                    }
+                    out.push_str(&inspect_str(&pattern));
+                    ivar(out, "regexp");
+                    let _ = write!(out, "/{}/", slash_escaped(&pattern));
+                }
+            }
+        }
+        Type::Collection(r) => {
+            ivar(out, "size_type");
+            size(r, out, address)?;
+        }
+        Type::Array(a) => {
+            ivar(out, "size_type");
+            size(&a.size, out, address)?;
+            ivar(out, "element_type");
+            inspect_type(&a.element, address, out, depth + 1)?;
+        }
+        Type::Hash(h) => {
+            ivar(out, "size_type");
+            size(&h.size, out, address)?;
+            ivar(out, "key_type");
+            inspect_type(&h.key, address, out, depth + 1)?;
+            ivar(out, "value_type");
+            inspect_type(&h.value, address, out, depth + 1)?;
+        }
+        Type::Tuple(tt) => {
+            ivar(out, "types");
+            list(&tt.types, out, address)?;
+            ivar(out, "size_type");
+            size(&tt.size, out, address)?;
+        }
+        Type::Struct(elements) => {
+            ivar(out, "elements");
+            out.push('[');
+            for (i, e) in elements.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                let _ = write!(
+                    out,
+                    "#<Puppet::Pops::Types::PStructElement:{:#018x} @key_type=",
+                    address()
+                );
+                inspect_type(&e.key, address, out, depth + 1)?;
+                out.push_str(", @value_type=");
+                inspect_type(&e.value, address, out, depth + 1)?;
+                out.push('>');
+            }
+            out.push(']');
+        }
+        Type::Optional(x)
+        | Type::NotUndef(x)
+        | Type::Type(x)
+        | Type::Iterable(x)
+        | Type::Iterator(x) => {
+            ivar(out, "type");
+            opt_type(x, out, address)?;
+        }
+        Type::Sensitive(x) => {
+            ivar(out, "type");
+            inspect_type(x, address, out, depth + 1)?;
+        }
+        Type::Variant(ts) => {
+            ivar(out, "types");
+            list(ts, out, address)?;
+        }
+        Type::Class(None) => {
+            ivar(out, "class_name");
+            out.push_str("nil");
+        }
+        Type::SemVer(ranges) if ranges.is_empty() => {
+            ivar(out, "ranges");
+            out.push_str("[]");
+        }
+        Type::Callable(c) if c.params.is_none() && c.block.is_none() && c.returns.is_none() => {
+            for name in ["param_types", "block_type", "return_type"] {
+                ivar(out, name);
+                out.push_str("nil");
+            }
+        }
+        Type::Runtime(r) if r.runtime.is_none() && r.name.is_none() => {
+            ivar(out, "runtime");
+            out.push_str("nil");
+            ivar(out, "name_or_pattern");
+            out.push_str("nil");
+        }
+        _ => return None,
+    }
+    out.push('>');
+    Some(())
+}
+
+/// Ruby's `Float#inspect` of a bound (`Infinity`, `-Infinity`, `2.0`).
+fn float_inspect(f: f64) -> String {
+    if f == f64::INFINITY {
+        "Infinity".into()
+    } else if f == f64::NEG_INFINITY {
+        "-Infinity".into()
+    } else {
+        float_to_s(f)
+    }
+}
+
+/// A regexp's source as Ruby's `Regexp#inspect` writes it between slashes: each `/` not
+/// already escaped gets a backslash.
+///
+/// ```
+/// assert_eq!(puppet_types::ruby::slash_escaped(r"a/b\/c"), r"a\/b\/c");
+/// ```
+pub fn slash_escaped(source: &str) -> String {
+    let mut out = String::with_capacity(source.len());
+    let mut chars = source.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                out.push(c);
+                if let Some(n) = chars.next() {
+                    out.push(n);
+                }
+            }
+            '/' => out.push_str("\\/"),
+            _ => out.push(c),
+        }
+    }
+    out
 }
