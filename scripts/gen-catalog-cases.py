@@ -1108,6 +1108,14 @@ with(1) |String $x| { notify { $x: } }
     ("lambda_required_param_missing", N, """\
 with(1) |$x, $y| { notify { "${x}": } }
 """),
+    ("function_too_many_arguments_all_optional", N, """\
+function f($a = 1, $b = 2) { 1 }
+notify { "${f(1, 2, 3)}": }
+"""),
+    ("function_too_few_arguments", N, """\
+function f($a, $b = 2) { 1 }
+notify { "${f()}": }
+"""),
 ]
 
 def strip_error(msg, node):
