@@ -91,7 +91,6 @@ fn kind(origin: &FunctionOrigin) -> &'static str {
     match origin {
         FunctionOrigin::Custom => "custom",
         FunctionOrigin::BuiltIn => "built-in",
-        FunctionOrigin::Evaluator => "built-in (evaluator)",
         FunctionOrigin::Native { .. } => "native",
         FunctionOrigin::Ruby { .. } => "ruby",
         FunctionOrigin::Puppet { .. } => "puppet",

@@ -1,18 +1,17 @@
-//! The catalog under construction as module functions see it: `puppet_functions::CatalogAccess`
-//! for the compiler (stdlib's `ensure_resource`, `ensure_packages`, `defined_with_params`,
-//! `getparam`, `assert_private`...), and the declaration path they share with Puppet's
-//! `create_resources`.
+//! The catalog under construction as functions see it: `puppet_functions::CatalogAccess` for
+//! the compiler (Puppet's `create_resources`, `realize`, `tag`, `tagged`; stdlib's
+//! `ensure_resource`, `ensure_packages`, `defined_with_params`, `getparam`,
+//! `assert_private`...), and the declaration path they share.
 //!
 //! Resources declared by a function are declared as a resource expression at the call
 //! would declare them (same checks, defaults, containment and errors), in the scope the
 //! function was called from.
 
 use crate::catalog::ResourceKey;
-use crate::error::{EvalError, Flow};
+use crate::error::Flow;
 use crate::eval::Compiler;
 use crate::ir::{ResourceForm, SourceFile, Span};
 use crate::scope::ScopeId;
-use indexmap::IndexMap;
 use puppet_functions::{CallError, CatalogAccess};
 use puppet_types::Value;
 use smol_str::SmolStr;
@@ -62,105 +61,6 @@ impl Compiler {
             Err(other) => Err(other),
         }
     }
-
-    /// `create_resources(type, {title => params}, defaults)`, Puppet's 3.x core function:
-    /// each title is declared with the defaults merged under its parameters (undef values
-    /// left out); returns undef.
-    pub(crate) fn create_resources(
-        &mut self,
-        args: &[Value],
-        scope: ScopeId,
-        span: &Span,
-    ) -> Result<Value, Flow> {
-        let fail = |m: String| {
-            Err(Flow::Error(EvalError {
-                code: crate::error::codes::EVAL_ERROR,
-                kind: Default::default(),
-                message: format!("Error while evaluating a Function Call, {m}"),
-                span: Some(span.clone()),
-            }))
-        };
-        if args.len() < 2 {
-            return fail(format!(
-                "create_resources(): Wrong number of arguments given ({} for minimum 2)",
-                args.len()
-            ));
-        }
-        if args.len() > 3 {
-            return fail(format!(
-                "create_resources(): wrong number of arguments ({}; must be 2 or 3)",
-                args.len()
-            ));
-        }
-        let Value::Hash(instances) = &args[1] else {
-            return fail("create_resources(): second argument must be a hash".into());
-        };
-        let defaults = match args.get(2) {
-            None => None,
-            Some(Value::Hash(h)) => Some(h.clone()),
-            Some(_) => {
-                return fail(
-                    "create_resources(): third argument, if provided, must be a hash".into(),
-                )
-            }
-        };
-        let type_name = match &args[0] {
-            Value::String(s) => s.to_string(),
-            Value::Undef => String::new(),
-            Value::Type(t) => {
-                return fail(format!(
-                    "undefined method `sub' for {t}[]{{:name=>\"\"}}:Puppet::Resource"
-                ))
-            }
-            other => {
-                return fail(format!(
-                    "undefined method `sub' for {}",
-                    puppet_stdlib::ruby::inspect(other)
-                ))
-            }
-        };
-        for (title, params) in instances.iter() {
-            let mut merged: IndexMap<SmolStr, Value> = IndexMap::new();
-            for (k, v) in defaults.iter().flat_map(|d| d.iter()) {
-                merged.insert(SmolStr::new(k.to_plain_string()), v.clone());
-            }
-            match params {
-                Value::Hash(p) => {
-                    for (k, v) in p.iter() {
-                        merged.insert(SmolStr::new(k.to_plain_string()), v.clone());
-                    }
-                }
-                Value::Undef if defaults.is_none() => {}
-                other => {
-                    return fail(format!(
-                        "no implicit conversion of {} into Hash",
-                        puppet_stdlib::ruby::class_name(other)
-                    ))
-                }
-            }
-            let mut params: Vec<(SmolStr, Value)> =
-                merged.into_iter().filter(|(_, v)| !v.is_undef()).collect();
-            // A title that is not a String (an Integer port) is not tagged by Puppet, and
-            // its text stays the `name` parameter (as `declare_resource_titled`).
-            let title = match title {
-                Value::String(s) => s.to_string(),
-                other => {
-                    let text = other.to_plain_string();
-                    if !params.iter().any(|(k, _)| k == "name") {
-                        params.push(("name".into(), Value::string(&text)));
-                    }
-                    self.untagged_title = true;
-                    text
-                }
-            };
-            let declared = self.declare_from_function(&type_name, &title, params, scope, span);
-            self.untagged_title = false;
-            if let Err(m) = declared? {
-                return fail(m);
-            }
-        }
-        Ok(Value::Undef)
-    }
 }
 
 /// The span a function's declarations are recorded at: the call, in a file named `unknown`
@@ -201,13 +101,7 @@ impl CatalogAccess for Compiler {
     fn default_attributes(&self, type_name: &str) -> Vec<String> {
         // As `defaults_for`: the scope of the call, then the scopes it takes defaults from.
         let mut out: Vec<String> = Vec::new();
-        let mut scope = Some(self.current);
-        let mut seen = 0;
-        while let Some(id) = scope {
-            seen += 1;
-            if seen > 100_000 {
-                break;
-            }
+        for id in self.scopes.defaults_chain(Some(self.current)) {
             for (sid, tname, attrs, _) in &self.catalog.defaults {
                 if *sid == id && tname.eq_ignore_ascii_case(type_name) {
                     for (k, _, _) in attrs {
@@ -217,14 +111,41 @@ impl CatalogAccess for Compiler {
                     }
                 }
             }
-            let s = self.scopes.get(id);
-            scope = s.dyn_parent.or(s.parent);
         }
         out
     }
 
+    fn realize(&mut self, reference: &Value) -> Result<(), CallError> {
+        for k in self.refs_of(reference) {
+            match self.resolve_ref(&k) {
+                Some(k) => self.catalog.realize(&k),
+                // Declared later, perhaps: Puppet's collector waits for it until the
+                // compile finishes (`Compiler::finish` reports what never came).
+                None => self.catalog.pending_realize.push(k),
+            }
+        }
+        Ok(())
+    }
+
+    fn tag(&mut self, tags: &[String]) -> Result<(), CallError> {
+        let key = self.scopes.container_of(self.current);
+        if let Some(r) = self.catalog.resources.get_mut(&key) {
+            for t in tags {
+                r.tag(t);
+            }
+        }
+        Ok(())
+    }
+
+    fn tagged(&self, tag: &str) -> bool {
+        let key = self.scopes.container_of(self.current);
+        self.catalog.get(&key).is_some_and(|r| r.tags.contains(tag))
+            || self.catalog.tags.contains(tag)
+            || self.evaluated_classes().contains(tag)
+    }
+
     fn current_resource(&self) -> Option<(String, String)> {
-        let key = self.container_of(self.current);
+        let key = self.scopes.container_of(self.current);
         if key.type_name == "Class" && key.title == "main" {
             return None;
         }

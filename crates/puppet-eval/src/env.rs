@@ -15,7 +15,7 @@
 
 mod functions;
 
-pub use functions::{FunctionInfo, FunctionOrigin, EVALUATOR_BUILT_INS};
+pub use functions::{FunctionInfo, FunctionOrigin};
 
 use crate::ir::{SourceFile, Span};
 use crate::lower::{

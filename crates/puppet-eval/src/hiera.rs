@@ -1,8 +1,9 @@
 //! Hiera wired into the compiler, as Puppet 7.23 does it: building the layers of an
-//! environment ([`lookup_for`]), the compiler's scopes seen by Hiera interpolation, the
-//! `lookup()` function with all its call forms, the deprecated `hiera()`, `hiera_array()`,
-//! `hiera_hash()` and `hiera_include()`, automatic class parameter lookup, and the
-//! `convert_to` lookup option.
+//! environment ([`lookup_for`]), the compiler's scopes seen by Hiera interpolation, Puppet's
+//! `Lookup.lookup` behind `CallContext::lookup` (what the `lookup()` function and the
+//! deprecated `hiera()`, `hiera_array()`, `hiera_hash()` and `hiera_include()` ask; their
+//! call forms and signatures are puppet-functions' registry's), automatic class parameter
+//! lookup, and the `convert_to` lookup option.
 //!
 //! Error texts follow Puppet: errors Puppet raises as `Puppet::DataBinding::LookupError`
 //! (not found, data and configuration problems) are reported bare, without location;
@@ -15,16 +16,16 @@
 
 use crate::error::{EvalError, Flow};
 use crate::eval::Compiler;
-use crate::ir::{LambdaDef, Span};
-use crate::scope::{ScopeId, ScopeKind};
+use crate::ir::Span;
+use crate::scope::ScopeId;
 use indexmap::IndexMap;
-use puppet_functions::{CallError, FnBlock, LogLevel, Registry, Signature};
+use puppet_functions::{Block, LookupRequest};
 use puppet_hiera::error::codes;
 use puppet_hiera::{DataSource, FsSource, HieraConfig, HieraError, Lookup, MergeStrategy};
 use puppet_types::{is_instance, Type, Value};
 use smol_str::SmolStr;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 type R<T> = Result<T, Flow>;
 
@@ -295,26 +296,7 @@ pub(crate) struct HieraScope<'a> {
 
 impl puppet_hiera::Scope for HieraScope<'_> {
     fn variable(&self, name: &str) -> Option<Value> {
-        let c = self.c;
-        let bare = name.strip_prefix("::");
-        let name = bare.unwrap_or(name);
-        if let Some((class, var)) = name.rsplit_once("::") {
-            let mut cur = Some(*c.class_scopes.get(class.to_ascii_lowercase().as_str())?);
-            while let Some(id) = cur {
-                let s = c.scopes.get(id);
-                if let Some(v) = s.vars.get(var) {
-                    return Some(v.clone());
-                }
-                cur = s
-                    .parent
-                    .filter(|p| matches!(c.scopes.get(*p).kind, ScopeKind::Class(_)));
-            }
-            return None;
-        }
-        if bare.is_some() {
-            return c.scopes.get(c.top).vars.get(name).cloned();
-        }
-        c.scopes.lookup(self.scope, name).cloned()
+        self.c.peek_var(name, self.scope)
     }
 
     fn backend(&self) -> Option<&dyn puppet_hiera::FunctionBackend> {
@@ -481,176 +463,9 @@ pub(crate) fn class_parameter(
 
 // ---- the functions ----
 
-/// Calls `lookup`, `hiera`, `hiera_array`, `hiera_hash` or `hiera_include`; `None` for any
-/// other name.
-pub(crate) fn call(
-    c: &mut Compiler,
-    name: &str,
-    args: &[Value],
-    lambda: Option<&Arc<LambdaDef>>,
-    scope: ScopeId,
-    span: &Span,
-) -> Option<R<Value>> {
-    let merge = match name {
-        "lookup" => return Some(lookup_fn(c, args, lambda, scope, span)),
-        "hiera" => MergeStrategy::First,
-        "hiera_array" | "hiera_include" => MergeStrategy::Unique,
-        "hiera_hash" => MergeStrategy::Hash,
-        _ => return None,
-    };
-    Some(hiera_fn(c, name, merge, args, lambda, scope, span))
-}
-
-/// The dispatches of `lookup` and of the `hiera_*` functions, as Puppet 7.23 declares them;
-/// each body only reports which dispatch accepted the call (`Integer`), the work is done
-/// with the compiler afterwards.
-fn registry() -> &'static Registry {
-    static REG: OnceLock<Registry> = OnceLock::new();
-    REG.get_or_init(|| {
-        let mut reg = Registry::new();
-        let members = "value_type => Optional[ValueType], default_value => Optional[DefaultValueType], override => Optional[Hash[String, Any]], default_values_hash => Optional[Hash[String, Any]], merge => Optional[MergeType]";
-        let n = |i: i64| move |_: &mut dyn puppet_functions::CallContext, _: puppet_functions::Args<'_>| Ok(Value::Integer(i));
-        let r = reg
-            .function("lookup")
-            .local_type("NameType", "Variant[String, Array[String]]")
-            .local_type("ValueType", "Type")
-            .local_type("DefaultValueType", "Any")
-            .local_type("MergeType", "Variant[String[1], Hash[String, Scalar]]")
-            .local_type("BlockType", "Callable[NameType]")
-            .local_type(
-                "OptionsWithName",
-                format!("Struct[{{name => NameType, {members}}}]"),
-            )
-            .local_type("OptionsWithoutName", format!("Struct[{{{members}}}]"))
-            .dispatch(
-                Signature::new()
-                    .param("NameType", "name")
-                    .optional_param("ValueType", "value_type")
-                    .optional_param("MergeType", "merge"),
-                n(1),
-            )
-            .dispatch(
-                Signature::new()
-                    .param("NameType", "name")
-                    .param("Optional[ValueType]", "value_type")
-                    .param("Optional[MergeType]", "merge")
-                    .param("DefaultValueType", "default_value"),
-                n(2),
-            )
-            .dispatch(
-                Signature::new()
-                    .param("NameType", "name")
-                    .optional_param("ValueType", "value_type")
-                    .optional_param("MergeType", "merge")
-                    .block_param("BlockType", "block"),
-                n(3),
-            )
-            .dispatch(
-                Signature::new()
-                    .param("OptionsWithName", "options_hash")
-                    .optional_block_param("BlockType", "block"),
-                n(4),
-            )
-            .dispatch(
-                Signature::new()
-                    .param("Variant[String, Array[String]]", "name")
-                    .param("OptionsWithoutName", "options_hash")
-                    .optional_block_param("BlockType", "block"),
-                n(5),
-            )
-            .register();
-        debug_assert!(r.is_ok(), "lookup signatures: {r:?}");
-        for f in ["hiera", "hiera_array", "hiera_hash", "hiera_include"] {
-            let r = reg
-                .function(f)
-                .dispatch(
-                    Signature::new().param("Tuple[String, Any, Any, 1, 3]", "args"),
-                    n(1),
-                )
-                .dispatch(Signature::new().param("String", "key"), n(2))
-                .dispatch(
-                    Signature::new()
-                        .param("String", "key")
-                        .param("Any", "default")
-                        .optional_param("Any", "override"),
-                    n(3),
-                )
-                .dispatch(
-                    Signature::new()
-                        .param("String", "key")
-                        .block_param("Callable[1, 1]", "default_block"),
-                    n(4),
-                )
-                .dispatch(
-                    Signature::new()
-                        .param("String", "key")
-                        .param("Any", "override")
-                        .block_param("Callable[1, 1]", "default_block"),
-                    n(5),
-                )
-                .register();
-            debug_assert!(r.is_ok(), "{f} signatures: {r:?}");
-        }
-        reg
-    })
-}
-
-/// Which dispatch of `name` accepts the call (1-based), or the argument-mismatch error.
-fn dispatch(
-    c: &mut Compiler,
-    name: &str,
-    args: &[Value],
-    lambda: Option<&Arc<LambdaDef>>,
-    scope: ScopeId,
-    span: &Span,
-) -> R<i64> {
-    let block = lambda.map(|l| {
-        let sig = crate::eval::lambda_signature(c, l, scope);
-        FnBlock::with_signature(sig, |_: &mut dyn puppet_functions::CallContext, _| {
-            Ok(Value::Undef)
-        })
-    });
-    let r = registry().call(
-        c,
-        name,
-        args.to_vec(),
-        block.as_ref().map(|b| b as &dyn puppet_functions::Block),
-    );
-    match r {
-        Ok(Value::Integer(i)) => Ok(i),
-        Ok(_) => Ok(0),
-        Err(CallError::Failed { message, .. }) => Err(error(
-            format!("Error while evaluating a Function Call, {message}"),
-            Some(span),
-        )),
-        Err(other) => Err(error(
-            format!("Error while evaluating a Function Call, {other}"),
-            Some(span),
-        )),
-    }
-}
-
-/// What a `lookup()` call asks for, whatever its form.
-struct Request {
-    /// The name argument as given (passed to the default block).
-    name: Value,
-    value_type: Option<Type>,
-    merge: Value,
-    default: Option<Value>,
-    overrides: Value,
-    default_values: Value,
-}
-
 fn hash_get(h: &Value, key: &str) -> Option<Value> {
     match h {
         Value::Hash(m) => m.get(&Value::string(key)).cloned(),
-        _ => None,
-    }
-}
-
-fn as_type(v: Option<Value>) -> Option<Type> {
-    match v {
-        Some(Value::Type(t)) => Some(t),
         _ => None,
     }
 }
@@ -673,57 +488,19 @@ fn assert_type(subject: &str, ty: Option<&Type>, v: Value, span: &Span) -> R<Val
     ))
 }
 
-fn lookup_fn(
+/// Puppet's `Lookup.lookup`, the compiler's side of `CallContext::lookup` (what `lookup()`
+/// and the deprecated `hiera_*()` functions ask, whatever the call's form): overrides, then
+/// Hiera for each name in turn, then the default values hash, the default block, the
+/// default value, else the not-found error. The `hiera_*()` functions search only the
+/// global layer when the environment has no `hiera.yaml`.
+pub(crate) fn lookup(
     c: &mut Compiler,
-    args: &[Value],
-    lambda: Option<&Arc<LambdaDef>>,
+    req: &LookupRequest,
+    default_block: Option<&dyn Block>,
     scope: ScopeId,
     span: &Span,
 ) -> R<Value> {
-    let which = dispatch(c, "lookup", args, lambda, scope, span)?;
-    let arg = |i: usize| args.get(i).cloned();
-    let from_options = |name: Value, o: &Value| Request {
-        name,
-        value_type: as_type(hash_get(o, "value_type")),
-        merge: hash_get(o, "merge").unwrap_or(Value::Undef),
-        default: match o {
-            Value::Hash(m) => m.get(&Value::string("default_value")).cloned(),
-            _ => None,
-        },
-        overrides: hash_get(o, "override").unwrap_or(Value::Undef),
-        default_values: hash_get(o, "default_values_hash").unwrap_or(Value::Undef),
-    };
-    let req = match which {
-        4 => {
-            let o = arg(0).unwrap_or(Value::Undef);
-            from_options(hash_get(&o, "name").unwrap_or(Value::Undef), &o)
-        }
-        5 => from_options(
-            arg(0).unwrap_or(Value::Undef),
-            &arg(1).unwrap_or(Value::Undef),
-        ),
-        _ => Request {
-            name: arg(0).unwrap_or(Value::Undef),
-            value_type: as_type(arg(1)),
-            merge: arg(2).unwrap_or(Value::Undef),
-            default: if which == 2 { arg(3) } else { None },
-            overrides: Value::Undef,
-            default_values: Value::Undef,
-        },
-    };
-    do_lookup(c, req, lambda, false, scope, span)
-}
-
-/// Puppet's `Lookup.lookup`: overrides, then Hiera for each name in turn, then the
-/// default values hash, the default block, the default value, else the not-found error.
-fn do_lookup(
-    c: &mut Compiler,
-    req: Request,
-    lambda: Option<&Arc<LambdaDef>>,
-    global_only: bool,
-    scope: ScopeId,
-    span: &Span,
-) -> R<Value> {
+    let global_only = req.legacy_hiera && c.env.hiera().is_some_and(|l| !l.has_environment_layer());
     let names: Vec<String> = match &req.name {
         Value::Array(a) => a.iter().map(|v| v.to_plain_string()).collect(),
         other => vec![other.to_plain_string()],
@@ -763,78 +540,12 @@ fn do_lookup(
             );
         }
     }
-    if let Some(l) = lambda {
-        let v = c.call_lambda(l, scope, vec![req.name.clone()])?;
+    if let Some(b) = default_block {
+        let v = c.call_block_in(b, vec![req.name.clone()])?;
         return assert_type("Value returned from default block", vt, v, span);
     }
-    if let Some(d) = req.default {
+    if let Some(d) = req.default_value.clone() {
         return assert_type("Default value", vt, d, span);
     }
     Err(bare_error(HieraError::not_found(&names).message))
-}
-
-/// `hiera()`, `hiera_array()`, `hiera_hash()`, `hiera_include()` (deprecated 3.x API, as
-/// Puppet 7.23's `Hiera::PuppetFunction`): a lookup with the function's merge strategy,
-/// only in the global layer when the environment has no `hiera.yaml`.
-fn hiera_fn(
-    c: &mut Compiler,
-    name: &str,
-    merge: MergeStrategy,
-    args: &[Value],
-    lambda: Option<&Arc<LambdaDef>>,
-    scope: ScopeId,
-    span: &Span,
-) -> R<Value> {
-    let which = dispatch(c, name, args, lambda, scope, span)?;
-    let args: Vec<Value> = match (which, args.first()) {
-        (1, Some(Value::Array(a))) => a.to_vec(),
-        _ => args.to_vec(),
-    };
-    let message = format!(
-        "The function '{name}' is deprecated in favor of using 'lookup'. See https://puppet.com/docs/puppet/7.23/deprecated_language.html\n   (file & line not available)"
-    );
-    if !c
-        .logs
-        .iter()
-        .any(|l| l.level == LogLevel::Warning && l.message == message)
-    {
-        c.log(LogLevel::Warning, message, None);
-    }
-    let key = args.first().cloned().unwrap_or(Value::Undef);
-    let global_only = c.env.hiera().is_some_and(|l| !l.has_environment_layer());
-    let req = Request {
-        name: key.clone(),
-        value_type: None,
-        merge: Value::string(merge.name()),
-        default: match which {
-            1 | 3 => args.get(1).cloned(),
-            _ => None,
-        },
-        overrides: Value::Undef,
-        default_values: Value::Undef,
-    };
-    let lambda = if matches!(which, 4 | 5) { lambda } else { None };
-    let value = do_lookup(c, req, lambda, global_only, scope, span)?;
-    if name != "hiera_include" {
-        return Ok(value);
-    }
-    let empty = match &value {
-        Value::Undef => {
-            return Err(error(
-                format!(
-                    "Error while evaluating a Function Call, Could not find data item {}",
-                    key.to_plain_string()
-                ),
-                Some(span),
-            ))
-        }
-        Value::Array(a) => a.is_empty(),
-        Value::String(s) => s.is_empty(),
-        Value::Hash(h) => h.is_empty(),
-        _ => false,
-    };
-    if empty {
-        return Ok(Value::Undef);
-    }
-    c.call_named("include", vec![value], None, scope, span)
 }

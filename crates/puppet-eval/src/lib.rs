@@ -13,7 +13,6 @@
 //! ```
 
 mod access;
-mod builtins;
 mod catalog;
 mod compile;
 mod env;
@@ -31,8 +30,9 @@ mod output;
 mod scope;
 mod session;
 mod settings;
+mod templates;
 
-pub use env::{Environment, FunctionInfo, FunctionOrigin, Template, EVALUATOR_BUILT_INS};
+pub use env::{Environment, FunctionInfo, FunctionOrigin, Template};
 pub use error::{codes, ErrorKind, EvalError, LogEntry};
 pub use eval::Compiler;
 pub use output::{facts_from_data, from_data, to_data};
@@ -120,7 +120,7 @@ pub fn render_epp(
             .collect(),
     ));
     let top = compiler.top;
-    match builtins::render_epp(&mut compiler, path, text, Some(hash), top, &span) {
+    match templates::render_epp(&mut compiler, path, text, Some(hash), top, &span) {
         Ok(Value::String(s)) => Ok(s.to_string()),
         // A template that rendered a Sensitive value gives a Sensitive text: here, the text.
         Ok(Value::Sensitive(s)) => Ok(s.to_plain_string()),

@@ -10,6 +10,7 @@
 //! top/node scope; match variables (`$0`..`$9`) live in an ephemeral layer of the scope
 //! where the match happened.
 
+use crate::catalog::ResourceKey;
 use puppet_types::Value;
 use smol_str::SmolStr;
 
@@ -43,7 +44,7 @@ pub struct Scope {
     pub module: Option<SmolStr>,
     /// The catalog resource whose code runs in this scope (`Class[main]`, `Class[Foo]`,
     /// `Foo::Bar[title]`, `Node[name]`); `None` for local scopes.
-    pub resource: Option<crate::catalog::ResourceKey>,
+    pub resource: Option<ResourceKey>,
     /// The scope the class or define was declared from (Puppet's dynamic parent), along
     /// which resource defaults are found.
     pub dyn_parent: Option<ScopeId>,
@@ -119,6 +120,45 @@ impl Scopes {
             }
             id = s.parent?;
         }
+    }
+
+    /// The resource whose code runs in scope `id`: the nearest class, define instance or
+    /// node (`Class[main]` at top level).
+    pub fn container_of(&self, mut id: ScopeId) -> ResourceKey {
+        loop {
+            let s = self.get(id);
+            if let Some(r) = &s.resource {
+                return r.clone();
+            }
+            match s.parent {
+                Some(p) => id = p,
+                None => return ResourceKey::new("Class", "main"),
+            }
+        }
+    }
+
+    /// The nearest scope from `id` out that lives for the whole compile (lambda and
+    /// function-call scopes are released when they return, so nothing kept past the call
+    /// may name them).
+    pub fn persistent(&self, mut id: ScopeId) -> ScopeId {
+        loop {
+            let s = self.get(id);
+            match (&s.kind, s.parent) {
+                (ScopeKind::Local, Some(p)) => id = p,
+                _ => return id,
+            }
+        }
+    }
+
+    /// The scopes whose resource defaults apply to code in scope `from`, nearest first: a
+    /// scope, then its dynamic parent (where its class or define was declared), else its
+    /// parent (a bounded walk).
+    pub fn defaults_chain(&self, from: Option<ScopeId>) -> impl Iterator<Item = ScopeId> + '_ {
+        std::iter::successors(from, move |&id| {
+            let s = self.get(id);
+            s.dyn_parent.or(s.parent)
+        })
+        .take(100_000)
     }
 
     /// The nearest enclosing class or define scope's label (for log lines).

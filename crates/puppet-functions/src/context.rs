@@ -1,6 +1,11 @@
 //! The call context and block traits: what a function may ask of the evaluator that calls it.
 //!
 //! The evaluator (another crate) implements [`CallContext`]; this crate never depends on it.
+//! Besides calling lambdas and functions and reading variables, a context offers the few
+//! capabilities that Puppet's compiler-bound built-ins are written against (declare classes,
+//! look up in Hiera, render a template, answer `defined`, run a command; through
+//! [`CatalogAccess`], declare, realize and tag resources); each has a default that fails
+//! with "not available in this context", so a context implements only what it has.
 //! Lambdas are [`Block`] trait objects. Tests implement both with plain Rust closures (see
 //! [`FnBlock`]). This module does no evaluation itself.
 
@@ -177,7 +182,9 @@ pub trait CallContext {
         block: Option<&dyn Block>,
     ) -> Result<Value, CallError>;
 
-    /// A variable of the closure (calling) scope, for system functions; `None` when unknown.
+    /// A variable as the calling scope reads it, for system functions and `getvar`: `x`
+    /// through the scopes, `::x` in the top scope, `c::x` in (the classes inherited by) the
+    /// evaluated class `c`, as `$c::x` reads it but without its warnings; `None` when unknown.
     fn variable(&self, name: &str) -> Option<Value>;
 
     /// Logs a message at a level (notice, warning, deprecations...).
@@ -269,6 +276,176 @@ pub trait CallContext {
     fn annotations(&mut self) -> Option<&mut Annotations> {
         None
     }
+
+    /// Logs a message as Puppet's logging functions (`notice`, `warning`...) do: with the
+    /// calling scope as its source (`Scope(Class[main])`), where [`CallContext::log`] is a
+    /// Ruby function's `Puppet.warning`. The default is [`CallContext::log`].
+    fn log_from_scope(&mut self, level: LogLevel, message: &str) {
+        self.log(level, message);
+    }
+
+    /// Declares classes in the calling scope as `include`, `require` or `contain` do
+    /// (Puppet's `evaluate_classes`): each name is found (or the call fails) and put in the
+    /// catalog, then the new ones are evaluated. The default: not available.
+    fn declare_classes(
+        &mut self,
+        names: &[String],
+        how: ClassDeclaration,
+    ) -> Result<(), CallError> {
+        let _ = names;
+        Err(unavailable(how.function_name()))
+    }
+
+    /// Puppet's `Lookup.lookup`: looks the request's names up (overrides, then Hiera, then
+    /// the default values, the default block called with the name, the default value),
+    /// asserting the value type; not found is an error. The default: not available.
+    fn lookup(
+        &mut self,
+        request: &LookupRequest,
+        default_block: Option<&dyn Block>,
+    ) -> Result<Value, CallError> {
+        let _ = (request, default_block);
+        Err(unavailable("lookup"))
+    }
+
+    /// Renders a template (ERB or EPP, a module's file or text) as `template`,
+    /// `inline_template`, `epp` and `inline_epp` do. The default: not available.
+    fn render_template(&mut self, template: TemplateSource<'_>) -> Result<Value, CallError> {
+        let what = match template {
+            TemplateSource::ErbFile(_) => "template",
+            TemplateSource::ErbText(_) => "inline_template",
+            TemplateSource::EppFile { .. } => "epp",
+            TemplateSource::EppText { .. } => "inline_epp",
+        };
+        Err(unavailable(what))
+    }
+
+    /// Whether a variable, a type or a catalog entry exists, as `defined` asks it. The
+    /// default: not available.
+    fn is_defined(&mut self, what: Definable<'_>) -> Result<bool, CallError> {
+        let _ = what;
+        Err(unavailable("defined"))
+    }
+
+    /// Runs a command on the compiling host and returns its output (`generate`), when the
+    /// context allows it. The default refuses.
+    fn run_command(&mut self, argv: &[String]) -> Result<String, CallError> {
+        let _ = argv;
+        Err(unavailable("running a command"))
+    }
+}
+
+/// The error of a capability a context does not have.
+fn unavailable(what: &str) -> CallError {
+    CallError::new(
+        crate::error::codes::UNSUPPORTED,
+        format!("{what} is not available in this context"),
+    )
+}
+
+/// How [`CallContext::declare_classes`] declares: `include`, `require` (the class is also
+/// a dependency of the calling resource) or `contain` (also contained in it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ClassDeclaration {
+    /// `include`.
+    Include,
+    /// `require`.
+    Require,
+    /// `contain`.
+    Contain,
+}
+
+impl ClassDeclaration {
+    /// The function that declares this way.
+    pub fn function_name(self) -> &'static str {
+        match self {
+            ClassDeclaration::Include => "include",
+            ClassDeclaration::Require => "require",
+            ClassDeclaration::Contain => "contain",
+        }
+    }
+}
+
+/// What `lookup()` (and the deprecated `hiera_*()` functions) ask of
+/// [`CallContext::lookup`], whatever the call's form.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LookupRequest {
+    /// The name or names as given (an Array tries each; passed to the default block).
+    pub name: Value,
+    /// The type the value must have.
+    pub value_type: Option<Type>,
+    /// The merge strategy as given (a name or a Hash of options), `Undef` for the
+    /// `lookup_options` of the key.
+    pub merge: Value,
+    /// The default value, when one was given (`Some(Undef)` is a default of `undef`).
+    pub default_value: Option<Value>,
+    /// Values that win over Hiera, by name (a Hash, or `Undef`).
+    pub overrides: Value,
+    /// Values used when Hiera has none, by name (a Hash, or `Undef`).
+    pub default_values: Value,
+    /// True for the deprecated `hiera_*()` functions, which search only the global layer
+    /// when the environment has no `hiera.yaml`.
+    pub legacy_hiera: bool,
+}
+
+impl LookupRequest {
+    /// A request for `name` with nothing else given.
+    pub fn new(name: Value) -> LookupRequest {
+        LookupRequest {
+            name,
+            value_type: None,
+            merge: Value::Undef,
+            default_value: None,
+            overrides: Value::Undef,
+            default_values: Value::Undef,
+            legacy_hiera: false,
+        }
+    }
+}
+
+/// A template for [`CallContext::render_template`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum TemplateSource<'a> {
+    /// A module's ERB file by Puppet's name (`module/file.erb`), rendered in the calling
+    /// scope (`template`).
+    ErbFile(&'a str),
+    /// ERB text rendered in the calling scope (`inline_template`).
+    ErbText(&'a str),
+    /// A module's EPP file by Puppet's name (`module/file.epp`; `.epp` may be left out),
+    /// rendered in the top scope with the parameters (`epp`).
+    EppFile {
+        /// The template's name.
+        name: &'a str,
+        /// The parameters (a Hash), when given.
+        parameters: Option<&'a Value>,
+    },
+    /// EPP text rendered in the calling scope with the parameters (`inline_epp`).
+    EppText {
+        /// The template text.
+        text: &'a str,
+        /// The parameters (a Hash), when given.
+        parameters: Option<&'a Value>,
+    },
+}
+
+/// What [`CallContext::is_defined`] is asked about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Definable<'a> {
+    /// A variable by name, without `$` (`x`, `::x`, `c::x`), read as `$x` would read it.
+    Variable(&'a str),
+    /// A class, defined type or resource type by (any case) name.
+    TypeName(&'a str),
+    /// A defined type or resource type by (any case) name.
+    ResourceType(&'a str),
+    /// The resource `type_name[title]` in the catalog (found by title or alias).
+    Resource {
+        /// The type, as in a reference (`File`, `Apache::Vhost`).
+        type_name: &'a str,
+        /// The title.
+        title: &'a str,
+    },
+    /// The class `name` has been declared in the catalog.
+    Class(&'a str),
 }
 
 /// What catalog-changing functions need from the catalog under construction; the evaluator
@@ -316,6 +493,28 @@ pub trait CatalogAccess {
     fn default_attributes(&self, type_name: &str) -> Vec<String> {
         let _ = type_name;
         Vec::new()
+    }
+
+    /// Realizes the virtual resources a reference names (a resource reference, a String
+    /// such as `File['/x']`, or an Array of them), as `realize` does: one declared later is
+    /// realized when it comes. The default: not available.
+    fn realize(&mut self, reference: &Value) -> Result<(), CallError> {
+        let _ = reference;
+        Err(unavailable("realize"))
+    }
+
+    /// Adds tags to the resource being evaluated when the function was called (`tag`).
+    /// The default: not available.
+    fn tag(&mut self, tags: &[String]) -> Result<(), CallError> {
+        let _ = tags;
+        Err(unavailable("tag"))
+    }
+
+    /// Whether the resource being evaluated or the catalog has the tag (an evaluated
+    /// class's name is one), as `tagged` asks. The default: no tag.
+    fn tagged(&self, tag: &str) -> bool {
+        let _ = tag;
+        false
     }
 }
 

@@ -51,6 +51,11 @@ pub mod codes {
     pub const FAILED: &str = "FN_FAILED";
     /// A feature that needs the evaluator, the catalog or Ruby.
     pub const UNSUPPORTED: &str = "FN_UNSUPPORTED";
+    /// An error whose message is complete as it is: the evaluator reports it without its
+    /// "Error while evaluating a Function Call" wrapping. The context raises it for what
+    /// fails while serving a capability (a class body, a Hiera error, a lambda), keeping
+    /// the error's own location; functions pass it on unchanged.
+    pub const COMPLETE: &str = "FN_COMPLETE";
     /// Registration: duplicate function.
     pub const DUPLICATE: &str = "FN_DUPLICATE";
     /// Registration: a bad signature.

@@ -22,9 +22,14 @@
 //! assert_eq!(e.to_string(), "'abs' expects 1 argument, got none");
 //! ```
 //!
-//! What it is not: it evaluates no Puppet code. Built-ins that need the catalog, the compiler,
-//! Hiera, files or Ruby (include, lookup, epp, defined, notice, ...) belong to the evaluator;
-//! `docs/builtins.md` lists them.
+//! Built-ins that need the catalog, the compiler, Hiera or templates (include, lookup, epp,
+//! defined, create_resources, ...) are registered here too, with Puppet's signatures, and do
+//! their work through the context's capabilities (`CallContext::declare_classes`,
+//! `lookup`, `render_template`, `is_defined`, `CatalogAccess`); `docs/builtins.md` lists
+//! every built-in.
+//!
+//! What it is not: it evaluates no Puppet code; a Puppet-language function is registered
+//! ([`Registry::register_puppet_function`]) with a body its evaluator provides.
 
 mod annotations;
 pub mod builtins;
@@ -40,7 +45,8 @@ mod typeexpr;
 
 pub use annotations::Annotations;
 pub use context::{
-    Block, BlockSignature, CallContext, CatalogAccess, FnBlock, LogLevel, NullContext,
+    Block, BlockSignature, CallContext, CatalogAccess, ClassDeclaration, Definable, FnBlock,
+    LogLevel, LookupRequest, NullContext, TemplateSource,
 };
 pub use error::{codes, CallError, RegistryError};
 pub use registry::{Args, Dispatch, Example, Function, FunctionBody, FunctionBuilder, Registry};

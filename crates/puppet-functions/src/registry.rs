@@ -259,7 +259,8 @@ impl Function {
 /// ```
 #[derive(Clone, Default)]
 pub struct Registry {
-    functions: IndexMap<SmolStr, Arc<Function>>,
+    // Looked up at every call: a fast hash of the short names.
+    functions: IndexMap<SmolStr, Arc<Function>, rustc_hash::FxBuildHasher>,
 }
 
 impl fmt::Debug for Registry {
@@ -270,7 +271,13 @@ impl fmt::Debug for Registry {
 
 /// The registry key of a name: lower case, without a leading `::`.
 fn key(name: &str) -> SmolStr {
-    SmolStr::new(name.trim_start_matches("::").to_ascii_lowercase())
+    let bare = name.trim_start_matches("::");
+    if bare.bytes().any(|b| b.is_ascii_uppercase()) {
+        SmolStr::new(bare.to_ascii_lowercase())
+    } else {
+        // The usual case (the evaluator asks in lower case): no String on the way.
+        SmolStr::new(bare)
+    }
 }
 
 fn valid_name(name: &str) -> bool {

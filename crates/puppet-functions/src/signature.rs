@@ -199,7 +199,9 @@ pub(crate) fn signature_string(params: &[Param], block: Option<&BlockParam>) -> 
         parts.push(format!("{ty} {}{indicator}", p.name));
     }
     let mut out = parts.join(", ");
-    if let Some(b) = block {
+    // Puppet prints a required block only when its type is a Callable itself (not an
+    // alias of one, as `lookup`'s `BlockType`).
+    if let Some(b) = block.filter(|b| b.optional || !matches!(b.ty, Type::Alias(_))) {
         if !out.is_empty() {
             out.push_str(", ");
         }

@@ -2,7 +2,7 @@
 //! form, the class resource added before its body runs, inheritance, stages,
 //! `$caller_module_name`, and a defined type's body evaluated for one instance.
 
-use super::{location, tag_values};
+use super::{duplicate_declaration, location, tag_values};
 use crate::catalog::{Resource, ResourceKey, ResourceKind};
 use crate::error::{err_code, ErrorKind, EvalError, Flow, R};
 use crate::eval::{Args, Compiler, Owner};
@@ -79,20 +79,10 @@ impl Compiler {
         let key = ResourceKey::new("Class", &name);
         if self.class_started(&name) {
             if how == ClassDecl::ResourceLike {
-                let at = match self.catalog.get(&key).and_then(|r| r.span.as_ref()) {
-                    Some(s) if self.build.resource_like.contains(name.as_str()) => {
-                        format!(" at {}", location(s))
-                    }
-                    _ => String::new(),
-                };
-                return err_code(
-                    crate::error::codes::DUPLICATE_DECLARATION,
-                    format!(
-                        "Error while evaluating a Resource Statement, Duplicate declaration: {key} is already declared{at}; cannot redeclare {}",
-                        location(span)
-                    ),
-                    span,
-                );
+                // Where the first was declared is known when it was resource-like too.
+                let first = (self.catalog.get(&key).and_then(|r| r.span.as_ref()))
+                    .filter(|_| self.build.resource_like.contains(name.as_str()));
+                return duplicate_declaration(&key, first, span);
             }
         } else {
             let Some(def) = self.find_class(&name)? else {
@@ -112,7 +102,7 @@ impl Compiler {
             self.add_class_resource(&def, params.as_ref(), how, scope, span)?;
             self.evaluate_class(&def, params.unwrap_or_default(), how, scope, span)?;
         }
-        let container = self.container_of(scope);
+        let container = self.scopes.container_of(scope);
         match how {
             ClassDecl::Contain => {
                 // Contained by a node, the class has the node's tags even when it was
@@ -143,9 +133,26 @@ impl Compiler {
         Ok(())
     }
 
+    /// The scope class `name` (any case) was evaluated in: `None` when it has not been.
+    pub(crate) fn class_scope(&self, name: &str) -> Option<ScopeId> {
+        let scopes = &self.build.class_scopes;
+        match scopes.get(name) {
+            Some(id) => Some(*id),
+            None if name.bytes().any(|b| b.is_ascii_uppercase()) => {
+                scopes.get(name.to_ascii_lowercase().as_str()).copied()
+            }
+            None => None,
+        }
+    }
+
+    /// Records the scope of a class the compile starts with (`main`, `settings`).
+    pub(crate) fn add_class_scope(&mut self, name: &str, id: ScopeId) {
+        self.build.class_scopes.insert(SmolStr::new(name), id);
+    }
+
     /// Whether a class's evaluation has started (it is then never evaluated again).
     pub(super) fn class_started(&self, name: &str) -> bool {
-        self.build.started_classes.contains(name) || self.class_scopes.contains_key(name)
+        self.build.started_classes.contains(name) || self.build.class_scopes.contains_key(name)
     }
 
     /// Adds a class's resource to the catalog (before its body runs), after those of the
@@ -164,7 +171,7 @@ impl Compiler {
         }
         if let Some(p) = &def.parent {
             let pname = p.trim_start_matches("::").to_ascii_lowercase();
-            if !self.class_scopes.contains_key(pname.as_str()) {
+            if !self.build.class_scopes.contains_key(pname.as_str()) {
                 if let Some(pdef) = self.find_class(&pname)? {
                     self.add_class_resource(&pdef, None, ClassDecl::Include, declared_in, span)?;
                 }
@@ -174,9 +181,9 @@ impl Compiler {
         res.kind = ResourceKind::Class;
         res.tags.insert("class".into());
         res.tag(&def.name);
-        let container = self.container_of(declared_in);
+        let container = self.scopes.container_of(declared_in);
         self.inherit_tags(&mut res, &container);
-        res.scope = Some(self.persistent_scope(declared_in));
+        res.scope = Some(self.scopes.persistent(declared_in));
         res.span = Some(if how == ClassDecl::ResourceLike {
             span.clone()
         } else {
@@ -227,7 +234,7 @@ impl Compiler {
             Some(p) => {
                 let pname = p.trim_start_matches("::").to_ascii_lowercase();
                 self.declare_class(&pname, None, ClassDecl::Include, declared_in, span)?;
-                self.class_scopes.get(pname.as_str()).copied()
+                self.build.class_scopes.get(pname.as_str()).copied()
             }
             None => None,
         };
@@ -243,11 +250,11 @@ impl Compiler {
             // declared it.
             caller: parent_scope.unwrap_or(declared_in),
             // Defaults are found along the inherited class, else where it was declared.
-            dyn_parent: parent_scope.unwrap_or(self.persistent_scope(declared_in)),
+            dyn_parent: parent_scope.unwrap_or(self.scopes.persistent(declared_in)),
             title: Value::string(&def.name),
             name: Value::string(&def.name),
         });
-        self.class_scopes.insert(def.name.clone(), id);
+        self.build.class_scopes.insert(def.name.clone(), id);
         let stmt = if how == ClassDecl::ResourceLike {
             "Resource Statement"
         } else {
@@ -398,6 +405,7 @@ impl Compiler {
     /// lists it).
     pub fn evaluated_classes(&self) -> IndexSet<SmolStr> {
         let mut out: IndexSet<SmolStr> = self
+            .build
             .class_scopes
             .keys()
             .filter(|k| !matches!(k.as_str(), "" | "main" | "settings"))

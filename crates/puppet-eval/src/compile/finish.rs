@@ -192,7 +192,7 @@ impl Compiler {
                 // Puppet lets a collector's overrides through by redefining `child_of?` to
                 // true on the code that wrote the collector, for good: from now on that
                 // code may override anything.
-                let source = self.container_of(scope);
+                let source = self.scopes.container_of(scope);
                 self.catalog.override_anything.insert(source);
             }
             for k in keys {
@@ -375,7 +375,7 @@ impl Compiler {
         let Some(source) = target.container.clone() else {
             return Ok(());
         };
-        let container = self.container_of(scope);
+        let container = self.scopes.container_of(scope);
         if container == source || self.inherits(&container, &source) {
             return Ok(());
         }
@@ -399,7 +399,7 @@ impl Compiler {
         span: &Span,
         from_collector: bool,
     ) -> R<()> {
-        let source = self.container_of(scope);
+        let source = self.scopes.container_of(scope);
         let Some(r) = self.catalog.get(key) else {
             return Ok(());
         };
@@ -515,13 +515,7 @@ impl Compiler {
     /// `scope.is_default?` looks it up: the nearest defaults statement along the
     /// declaration chain.
     pub(super) fn default_value(&self, res: &Resource, name: &str) -> Option<Value> {
-        let mut scope = res.scope;
-        let mut seen = 0;
-        while let Some(id) = scope {
-            seen += 1;
-            if seen > 100_000 {
-                break;
-            }
+        for id in self.scopes.defaults_chain(res.scope) {
             for (sid, tname, attrs, _) in self.catalog.defaults.iter().rev() {
                 if *sid == id && tname.eq_ignore_ascii_case(&res.type_name) {
                     if let Some((_, v, _)) = attrs.iter().rev().find(|(k, _, _)| k == name) {
@@ -529,8 +523,6 @@ impl Compiler {
                     }
                 }
             }
-            let s = self.scopes.get(id);
-            scope = s.dyn_parent.or(s.parent);
         }
         None
     }
@@ -542,13 +534,7 @@ impl Compiler {
         res: &Resource,
     ) -> Vec<(SmolStr, Value, Option<Span>, ScopeId)> {
         let mut out: IndexMap<SmolStr, (Value, Option<Span>, ScopeId)> = IndexMap::new();
-        let mut scope = res.scope;
-        let mut seen = 0;
-        while let Some(id) = scope {
-            seen += 1;
-            if seen > 100_000 {
-                break;
-            }
+        for id in self.scopes.defaults_chain(res.scope) {
             for (sid, tname, attrs, spans) in self.catalog.defaults.iter().rev() {
                 if *sid == id && tname.eq_ignore_ascii_case(&res.type_name) {
                     for (k, v, _) in attrs.iter().rev() {
@@ -558,8 +544,6 @@ impl Compiler {
                     }
                 }
             }
-            let s = self.scopes.get(id);
-            scope = s.dyn_parent.or(s.parent);
         }
         out.into_iter()
             .filter(|(_, (v, _, _))| !v.is_undef())

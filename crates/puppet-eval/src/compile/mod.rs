@@ -54,6 +54,9 @@ pub(crate) fn initial_catalog() -> Catalog {
 /// compile (the catalog itself is `Compiler::catalog`).
 #[derive(Default)]
 pub(crate) struct Builder {
+    /// The scope of every evaluated class (and of `main`, `''` and `settings`), by
+    /// lower-case class name, in evaluation order.
+    class_scopes: crate::Map<SmolStr, ScopeId>,
     /// Classes whose evaluation has started (Puppet's `evaluated?`, set before the parent
     /// class and the body run, so that a parent that `contain`s its child does not
     /// evaluate the child a second time).
@@ -72,40 +75,6 @@ pub(crate) struct Builder {
 type MatchData = Vec<Option<String>>;
 
 impl Compiler {
-    /// The resource whose code runs in `scope` (the nearest class, define instance or node;
-    /// `Class[main]` at top level).
-    pub(crate) fn container_of(&self, mut scope: ScopeId) -> ResourceKey {
-        loop {
-            let s = self.scopes.get(scope);
-            if let Some(r) = &s.resource {
-                return r.clone();
-            }
-            match s.parent {
-                Some(p) => scope = p,
-                None => return ResourceKey::new("Class", "main"),
-            }
-        }
-    }
-
-    /// The nearest scope that lives for the whole compile (lambda and function-call scopes
-    /// are released when they return, so nothing kept past the call may name them).
-    pub(crate) fn persistent_scope(&self, mut scope: ScopeId) -> ScopeId {
-        loop {
-            let s = self.scopes.get(scope);
-            match (&s.kind, s.parent) {
-                (ScopeKind::Local, Some(p)) => scope = p,
-                _ => return scope,
-            }
-        }
-    }
-
-    /// Releases a finished lambda or function-call scope, with the resource defaults it
-    /// declared.
-    pub(crate) fn release_scope(&mut self, id: ScopeId) {
-        self.catalog.defaults.retain(|(sid, _, _, _)| *sid != id);
-        self.scopes.release(id);
-    }
-
     /// Adds the tags of the resource `container` to `res` (Puppet copies the declaring
     /// scope's resource's tags into each resource it declares).
     fn inherit_tags(&self, res: &mut Resource, container: &ResourceKey) {
@@ -305,6 +274,22 @@ pub(crate) fn location(span: &Span) -> String {
         Some(p) => format!("(file: {p}, line: {line})"),
         None => format!("(line: {line})"),
     }
+}
+
+/// Puppet's error for a resource (or class) declared a second time, at `span`: where the
+/// first declaration is, when known.
+fn duplicate_declaration<T>(key: &ResourceKey, first: Option<&Span>, span: &Span) -> R<T> {
+    let at = first
+        .map(|s| format!(" at {}", location(s)))
+        .unwrap_or_default();
+    crate::error::err_code(
+        crate::error::codes::DUPLICATE_DECLARATION,
+        format!(
+            "Error while evaluating a Resource Statement, Duplicate declaration: {key} is already declared{at}; cannot redeclare {}",
+            location(span)
+        ),
+        span,
+    )
 }
 
 /// The name Puppet gives the resource of a node matched by a regex:

@@ -3,7 +3,7 @@
 //! defaults, overrides, collectors and chaining arrows.
 
 use super::classes::ClassDecl;
-use super::{flatten, location, tag_values};
+use super::{duplicate_declaration, flatten, location, tag_values};
 use crate::catalog::{
     AttrSpans, CollectQuery, Collector, Override, RelEnd, Relationship, Resource, ResourceKey,
     ResourceKind,
@@ -152,7 +152,7 @@ impl Compiler {
                     .into(),
             );
         }
-        let scope = self.persistent_scope(scope);
+        let scope = self.scopes.persistent(scope);
         self.catalog.collectors.push(Collector {
             type_name: SmolStr::new(capitalize(&lname)),
             exported,
@@ -196,7 +196,7 @@ impl Compiler {
                     key,
                     attrs: attrs.clone(),
                     attr_spans: attr_spans.clone(),
-                    scope: self.persistent_scope(scope),
+                    scope: self.scopes.persistent(scope),
                     span: span.clone(),
                 });
             }
@@ -221,6 +221,12 @@ impl Compiler {
             .defaults
             .push((scope, tname, attrs, attribute_spans(ops)));
         Ok(t)
+    }
+
+    /// Drops the resource defaults declared in `scope` (a lambda or function-call scope the
+    /// evaluator releases).
+    pub(crate) fn forget_defaults(&mut self, scope: ScopeId) {
+        self.catalog.defaults.retain(|(sid, _, _, _)| *sid != scope);
     }
 
     /// One operand of a chaining arrow: references, or a collector (what it collects).
@@ -494,7 +500,7 @@ impl Compiler {
         if !self.untagged_title {
             res.tag_title();
         }
-        let container = self.container_of(scope);
+        let container = self.scopes.container_of(scope);
         self.inherit_tags(&mut res, &container);
         res.params.reserve(attrs.len());
         for (k, v, _) in attrs {
@@ -522,7 +528,7 @@ impl Compiler {
             if !res.params.contains_key(&k) {
                 if let Some(at) = at {
                     // Puppet's source of a default is the code of the defaults statement.
-                    let setter = Some(self.container_of(sid));
+                    let setter = Some(self.scopes.container_of(sid));
                     res.overridden_by.insert(k.clone(), (setter, at.clone()));
                     if RelationKind::from_param(&k).is_some() {
                         res.param_spans.insert(k.clone(), at);
@@ -531,7 +537,7 @@ impl Compiler {
                 res.params.insert(k, v);
             }
         }
-        res.scope = Some(self.persistent_scope(scope));
+        res.scope = Some(self.scopes.persistent(scope));
         let key = res.key();
         if let Some(prev) = self.catalog.get(&key).or_else(|| {
             self.catalog
@@ -539,18 +545,7 @@ impl Compiler {
                 .get(&key)
                 .and_then(|k| self.catalog.get(k))
         }) {
-            let at = match &prev.span {
-                Some(s) => format!(" at {}", location(s)),
-                None => String::new(),
-            };
-            return err_code(
-                crate::error::codes::DUPLICATE_DECLARATION,
-                format!(
-                    "Error while evaluating a Resource Statement, Duplicate declaration: {key} is already declared{at}; cannot redeclare {}",
-                    location(span)
-                ),
-                span,
-            );
+            return duplicate_declaration(&key, prev.span.as_ref(), span);
         }
         if !is_define {
             self.register_names(&mut res, span)?;

@@ -12,37 +12,13 @@ use crate::lower::FunctionDef;
 use puppet_functions::{Function, Registry};
 use std::collections::BTreeMap;
 
-/// Puppet 7.23's functions that the evaluator implements itself (they declare classes, read
-/// Hiera or the catalog, render templates, load data files) and that are not in
-/// puppet-functions' registry yet, so have no registered signature (issue 16 item 1).
-pub const EVALUATOR_BUILT_INS: &[&str] = &[
-    "contain",
-    "defined",
-    "epp",
-    "getvar",
-    "hiera",
-    "hiera_array",
-    "hiera_hash",
-    "hiera_include",
-    "hocon_data",
-    "import",
-    "include",
-    "inline_epp",
-    "json_data",
-    "lookup",
-    "require",
-    "yaml_data",
-];
-
 /// Where a function visible in an environment comes from.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub enum FunctionOrigin {
     /// Registered by the embedder ([`Session::functions`](crate::Session::functions)).
     Custom,
-    /// A built-in of puppet-functions' registry.
+    /// A built-in of puppet-functions' registry (those bound to the compiler included).
     BuiltIn,
-    /// A built-in the evaluator implements itself ([`EVALUATOR_BUILT_INS`]).
-    Evaluator,
     /// A module's Ruby function replaced by puppet-stdlib's native implementation.
     Native {
         /// The module whose function it implements.
@@ -69,7 +45,6 @@ impl std::fmt::Display for FunctionOrigin {
         match self {
             FunctionOrigin::Custom => f.write_str("custom"),
             FunctionOrigin::BuiltIn => f.write_str("built-in"),
-            FunctionOrigin::Evaluator => f.write_str("built-in (evaluator)"),
             FunctionOrigin::Native { module } => write!(f, "native: {module}"),
             FunctionOrigin::Ruby { module, file } => write!(f, "ruby: {module}/{file}"),
             FunctionOrigin::Puppet { file } => write!(f, "puppet: {file}"),
@@ -84,7 +59,7 @@ pub struct FunctionInfo {
     pub name: String,
     pub origin: FunctionOrigin,
     /// Puppet's `signature_string` of each dispatch, in dispatch order; `None` where no
-    /// signature is known (an evaluator built-in, a Ruby file puppet-ruby cannot load).
+    /// signature is known (a Ruby file puppet-ruby cannot load).
     pub signatures: Option<Vec<String>>,
     /// The documentation text (empty when there is none).
     pub doc: String,
@@ -113,8 +88,8 @@ fn signatures(f: &Function) -> Vec<String> {
 
 impl Environment {
     /// Every function a call in this environment can reach, sorted by name, each as the
-    /// call would find it: Puppet-language functions first, then the evaluator's
-    /// built-ins, the embedder's functions, the registry's built-ins, then the modules' Ruby
+    /// call would find it: Puppet-language functions first, then the embedder's functions,
+    /// the registry's built-ins, then the modules' Ruby
     /// functions (in module path order; a native implementation wins over the Ruby file).
     /// Loads every module's functions (Ruby files through puppet-ruby).
     ///
@@ -132,7 +107,7 @@ impl Environment {
     /// assert_eq!(join.origin, FunctionOrigin::BuiltIn);
     /// assert_eq!(join.signatures.as_ref().unwrap()[0], "Array arg, String delimiter?");
     /// let include = all.iter().find(|f| f.name == "include").unwrap();
-    /// assert_eq!((&include.origin, &include.signatures), (&FunctionOrigin::Evaluator, &None));
+    /// assert_eq!((&include.origin, &include.signatures), (&FunctionOrigin::BuiltIn, &Some(vec!["Any names+".to_string()])));
     /// ```
     pub fn functions(&self) -> Vec<FunctionInfo> {
         let mut out: BTreeMap<String, FunctionInfo> = BTreeMap::new();
@@ -152,14 +127,6 @@ impl Environment {
                     signatures: compiler.as_mut().map(|c| vec![puppet_signature(c, &def)]),
                     doc: String::new(),
                 });
-        }
-        for name in EVALUATOR_BUILT_INS {
-            out.entry(name.to_string()).or_insert_with(|| FunctionInfo {
-                name: name.to_string(),
-                origin: FunctionOrigin::Evaluator,
-                signatures: None,
-                doc: String::new(),
-            });
         }
         let registries = [
             (self.shared.custom.as_deref(), FunctionOrigin::Custom),

@@ -1,34 +1,28 @@
 //! The compiler as puppet-functions' [`CallContext`]: what a registry function may ask of the
 //! compile that called it (variables, logs, lambdas, other functions, type names, module files,
-//! Puppet's call stack). The catalog side of it (`CatalogAccess`) is in `crate::access`.
+//! Puppet's call stack) and the capabilities of the compiler-bound built-ins (declare
+//! classes, look up in Hiera, render templates, answer `defined`, run a command). The
+//! catalog side of it (`CatalogAccess`) is in `crate::access`, Hiera in `crate::hiera`,
+//! templates in `crate::templates`.
+//!
+//! What fails while serving a capability is kept in `pending_error` with its location and
+//! passed to the function as a complete message (`codes::COMPLETE`); the call then reports
+//! the kept error (`Compiler::flow_of`).
 
 use super::call::EvalLambda;
 use super::Compiler;
+use crate::compile::ClassDecl;
 use crate::error::Flow;
-use crate::ir::*;
-use puppet_functions::{Block, CallContext, CallError, LogLevel};
+use puppet_functions::{
+    Block, CallContext, CallError, ClassDeclaration, Definable, LogLevel, LookupRequest,
+    TemplateSource,
+};
 use puppet_types::{Type, Value};
-use std::sync::Arc;
 
 impl CallContext for Compiler {
     fn call_block(&mut self, block: &dyn Block, args: Vec<Value>) -> Result<Value, CallError> {
-        if let Some(l) = block.as_any().and_then(|a| a.downcast_ref::<EvalLambda>()) {
-            let saved_current = self.current;
-            let r = self.call_lambda(&l.def.clone(), l.scope, args);
-            self.current = saved_current;
-            return match r {
-                Ok(v) => Ok(v),
-                Err(Flow::Next(v)) => Ok(v),
-                Err(Flow::Break(_)) => Err(CallError::Break),
-                Err(Flow::Return(v, _)) => Err(CallError::Return(v)),
-                Err(Flow::Error(e)) => {
-                    // Keep the evaluator's message and location through the function.
-                    self.pending_error = Some(e.clone());
-                    Err(CallError::new("EVAL_FLOW", e.message))
-                }
-            };
-        }
-        block.call(self, args)
+        self.call_block_in(block, args)
+            .map_err(|flow| self.call_error_of(flow))
     }
 
     fn call_function(
@@ -37,11 +31,7 @@ impl CallContext for Compiler {
         args: Vec<Value>,
         block: Option<&dyn Block>,
     ) -> Result<Value, CallError> {
-        let span = self.call_span.clone().unwrap_or_else(|| Span {
-            file: Arc::new(SourceFile::new(None, "")),
-            start: 0,
-            end: 0,
-        });
+        let span = self.call_span_or_unknown();
         let scope = self.current;
         let lambda = block
             .and_then(|b| b.as_any())
@@ -54,22 +44,15 @@ impl CallContext for Compiler {
         self.call_labels.pop();
         match r {
             Ok(v) => Ok(v),
-            Err(Flow::Next(v)) => Err(CallError::Next(v)),
-            Err(Flow::Break(_)) => Err(CallError::Break),
-            Err(Flow::Return(v, _)) => Err(CallError::Return(v)),
             Err(Flow::Error(e)) if e.message == format!("Unknown function: '{name}'.") => Err(
                 CallError::new(puppet_functions::codes::UNKNOWN_FUNCTION, e.message),
             ),
-            Err(Flow::Error(e)) => Err(CallError::new("EVAL_FLOW", e.message)),
+            Err(flow) => Err(self.call_error_of(flow)),
         }
     }
 
     fn variable(&self, name: &str) -> Option<Value> {
-        // `::x` names a top-scope variable (3.x functions' `lookupvar('::fqdn')`).
-        if let Some(top) = name.strip_prefix("::").filter(|n| !n.contains("::")) {
-            return self.scopes.get(self.top).vars.get(top).cloned();
-        }
-        self.scopes.lookup(self.current, name).cloned()
+        self.peek_var(name, self.current)
     }
 
     fn log(&mut self, level: LogLevel, message: &str) {
@@ -141,6 +124,84 @@ impl CallContext for Compiler {
     fn module_file(&self, name: &str, relative: &str) -> Option<Vec<u8>> {
         let path = self.env.module_dir(name)?.join(relative);
         self.env.read_module_file(&path.to_string_lossy())
+    }
+
+    fn log_from_scope(&mut self, level: LogLevel, message: &str) {
+        let label = self.scopes.label(self.current);
+        Compiler::log(self, level, message.to_string(), Some(label));
+    }
+
+    fn declare_classes(
+        &mut self,
+        names: &[String],
+        how: ClassDeclaration,
+    ) -> Result<(), CallError> {
+        let how = match how {
+            ClassDeclaration::Include => ClassDecl::Include,
+            ClassDeclaration::Require => ClassDecl::Require,
+            ClassDeclaration::Contain => ClassDecl::Contain,
+        };
+        let (scope, span) = (self.current, self.call_span_or_unknown());
+        Compiler::declare_classes(self, names, how, scope, &span)
+            .map_err(|flow| self.call_error_of(flow))
+    }
+
+    fn lookup(
+        &mut self,
+        request: &LookupRequest,
+        default_block: Option<&dyn Block>,
+    ) -> Result<Value, CallError> {
+        let (scope, span) = (self.current, self.call_span_or_unknown());
+        crate::hiera::lookup(self, request, default_block, scope, &span)
+            .map_err(|flow| self.call_error_of(flow))
+    }
+
+    fn render_template(&mut self, template: TemplateSource<'_>) -> Result<Value, CallError> {
+        let (scope, span) = (self.current, self.call_span_or_unknown());
+        self.render_template_in(template, scope, &span)
+            .map_err(|flow| self.call_error_of(flow))
+    }
+
+    fn is_defined(&mut self, what: Definable<'_>) -> Result<bool, CallError> {
+        let type_known = |c: &Compiler, name: &str, classes: bool| {
+            let n = name.trim_start_matches("::").to_ascii_lowercase();
+            (classes && c.env.class(n.as_str()).is_some())
+                || c.env.define(n.as_str()).is_some()
+                || c.env.resource_type_known(&n)
+        };
+        Ok(match what {
+            Definable::Variable(name) => {
+                let (scope, span) = (self.current, self.call_span_or_unknown());
+                match self.lookup_var(name, scope, &span) {
+                    Ok(v) => v.is_some(),
+                    Err(flow) => return Err(self.call_error_of(flow)),
+                }
+            }
+            // A name is a class or a resource type (not a function).
+            Definable::TypeName(name) => type_known(self, name, true),
+            Definable::ResourceType(name) => type_known(self, name, false),
+            // Found by title or by any alias (a namevar that differs from the title), as
+            // Puppet's catalog lookup does.
+            Definable::Resource { type_name, title } => self
+                .resolve_ref(&crate::catalog::ResourceKey::new(type_name, title))
+                .is_some(),
+            Definable::Class(name) => self.class_scope(name).is_some(),
+        })
+    }
+
+    fn run_command(&mut self, argv: &[String]) -> Result<String, CallError> {
+        let cmd = argv.first().map(String::as_str).unwrap_or_default();
+        crate::host::check_generator(cmd)
+            .and_then(|()| {
+                if self.settings.allow_exec {
+                    crate::host::run_generator(argv)
+                } else {
+                    Err(format!(
+                        "generate() would run {cmd} on the compiling host; commands run only when allowed (Settings::allow_exec, compile --allow-exec)"
+                    ))
+                }
+            })
+            .map_err(|message| CallError::new(puppet_functions::codes::FAILED, message))
     }
 
     fn deprecation_at_call(&mut self, key: &str, message: &str) {

@@ -186,7 +186,7 @@ impl Compiler {
         // `Class[x][param]` reads a parameter of an evaluated class.
         if let Type::Class(Some(name)) = &t {
             if let [Value::String(attr)] = keys.as_slice() {
-                if let Some(&id) = self.class_scopes.get(name.to_ascii_lowercase().as_str()) {
+                if let Some(id) = self.class_scope(name) {
                     return Ok(self
                         .scopes
                         .get(id)

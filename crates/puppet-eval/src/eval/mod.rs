@@ -20,7 +20,6 @@ mod types;
 mod vars;
 
 pub(crate) use bind::{Args, Owner};
-pub(crate) use call::lambda_signature;
 pub(crate) use types::known_types;
 use vars::ParamGuard;
 
@@ -34,6 +33,7 @@ use crate::settings::Settings;
 use puppet_functions::LogLevel;
 use puppet_types::{Type, TypeAlias, Value};
 use smol_str::SmolStr;
+use std::collections::HashMap;
 use std::sync::Arc;
 
 const MAX_DEPTH: u32 = 400;
@@ -44,8 +44,6 @@ pub struct Compiler {
     pub(crate) settings: Settings,
     pub(crate) scopes: Scopes,
     pub(crate) top: ScopeId,
-    /// The scope of every evaluated class, by class name.
-    pub(crate) class_scopes: crate::Map<SmolStr, ScopeId>,
     pub(crate) logs: Vec<LogEntry>,
     pub(crate) catalog: Catalog,
     /// The catalog builder's own bookkeeping (private to `crate::compile`).
@@ -61,6 +59,9 @@ pub struct Compiler {
     /// An evaluator error raised inside a lambda called by a registry function, kept so
     /// it surfaces with its own message and location.
     pub(crate) pending_error: Option<EvalError>,
+    /// Where a `break()` or `return()` passed through a function was made, until the call
+    /// reports it.
+    pending_flow_at: Option<Span>,
     /// What Hiera's backend functions keep for the compile (`crate::hiera_ruby`).
     pub(crate) hiera_backends: crate::hiera_ruby::Backends,
     /// Puppet's lookup adapter for this compilation (the `lookup_options` of each module, once).
@@ -71,6 +72,9 @@ pub struct Compiler {
     invalid_alias: Option<String>,
     /// The output of every ERB template rendered (see `Compiled::template_outputs`).
     pub(crate) template_outputs: Vec<String>,
+    /// The Puppet-language functions called so far, as registry functions (their
+    /// signatures evaluated by this compile).
+    puppet_functions: HashMap<SmolStr, Arc<puppet_functions::Function>>,
     /// Set while a Ruby function declares a resource with a non-String title.
     pub(crate) untagged_title: bool,
     /// How the calls being evaluated are named in errors, innermost last.
@@ -169,7 +173,6 @@ impl Compiler {
             settings,
             scopes,
             top,
-            class_scopes: Default::default(),
             build: Default::default(),
             logs: Vec::new(),
             catalog: crate::compile::initial_catalog(),
@@ -179,6 +182,7 @@ impl Compiler {
             current: top,
             call_span: None,
             pending_error: None,
+            pending_flow_at: None,
             hiera_backends: Default::default(),
             hiera_adapter: Default::default(),
             unresolvable_alias: None,
@@ -194,11 +198,12 @@ impl Compiler {
             render_sensitive: false,
             call_labels: Vec::new(),
             template_outputs: Vec::new(),
+            puppet_functions: HashMap::new(),
             untagged_title: false,
             invalid_alias: None,
         };
-        c.class_scopes.insert("main".into(), top);
-        c.class_scopes.insert("".into(), top);
+        c.add_class_scope("main", top);
+        c.add_class_scope("", top);
         // `$settings::x`: the settings Puppet exposes to manifests.
         let mut settings_scope = Scope::new(
             ScopeKind::Class("settings".into()),
@@ -236,7 +241,7 @@ impl Compiler {
             ]),
         );
         let sid = c.scopes.add(settings_scope);
-        c.class_scopes.insert("settings".into(), sid);
+        c.add_class_scope("settings", sid);
         c
     }
 
@@ -323,6 +328,13 @@ impl Compiler {
             last = self.eval(s, scope)?;
         }
         Ok(last)
+    }
+
+    /// Releases a finished lambda or function-call scope (see [`Scopes::release`]), and the
+    /// catalog builder the resource defaults declared in it.
+    pub(crate) fn release_scope(&mut self, id: ScopeId) {
+        self.forget_defaults(id);
+        self.scopes.release(id);
     }
 
     pub fn eval(&mut self, e: &Expr, scope: ScopeId) -> Result<Value, Flow> {

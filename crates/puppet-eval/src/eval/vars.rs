@@ -156,7 +156,7 @@ impl Compiler {
     /// those of the classes it inherits from, as `$class::var` and `getvar('class::var')`
     /// read it. `None` when the class has not been evaluated.
     pub(super) fn class_var(&self, class: &str, var: &str) -> Option<Option<Value>> {
-        let id = *self.class_scopes.get(class.to_ascii_lowercase().as_str())?;
+        let id = self.class_scope(class)?;
         let mut cur = Some(id);
         while let Some(c) = cur {
             let s = self.scopes.get(c);
@@ -265,8 +265,8 @@ impl Compiler {
                             );
                         };
                         let q = format!("{cname}::{name}");
-                        let found = match self.class_scopes.get(cname.as_str()) {
-                            Some(&id) => self.scopes.get(id).vars.get(name.as_str()).cloned(),
+                        let found = match self.class_scope(&cname) {
+                            Some(id) => self.scopes.get(id).vars.get(name.as_str()).cloned(),
                             None => None,
                         };
                         match found {

@@ -136,7 +136,7 @@ pub(super) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
                     .repeated_param("Any", "values")
                     .return_type("Undef"),
                 move |c, a| {
-                    c.log(level, &joined(&a.values));
+                    c.log_from_scope(level, &joined(&a.values));
                     Ok(Value::Undef)
                 },
             )

@@ -12,6 +12,7 @@ use std::sync::OnceLock;
 
 mod annotate;
 mod collections;
+mod compiler;
 mod files;
 mod fqdn;
 mod iteration;
@@ -55,6 +56,7 @@ pub fn register_all(reg: &mut Registry) -> Result<(), RegistryError> {
     fqdn::register(reg)?;
     legacy::register(reg)?;
     files::register(reg)?;
+    compiler::register(reg)?;
     Ok(())
 }
 

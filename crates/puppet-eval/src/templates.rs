@@ -1,0 +1,363 @@
+//! Templates rendered by the compiler: modules' ERB files and ERB text (`template`,
+//! `inline_template`) in the calling scope, EPP files (`epp`, in the top scope) and EPP
+//! text (`inline_epp`, in the calling scope) with their parameters; the compiler's side of
+//! `CallContext::render_template`, and the evaluator seen from an ERB template
+//! ([`ErbScope`]).
+//!
+//! The functions themselves (their signatures and argument checks) are puppet-functions'
+//! registry's; module templates come from the environment.
+
+use crate::error::Flow;
+use crate::eval::Compiler;
+use crate::ir::{SourceFile, Span};
+use crate::lower::lower_file;
+use crate::scope::{Scope, ScopeId, ScopeKind};
+use puppet_functions::TemplateSource;
+use puppet_types::Value;
+use smol_str::SmolStr;
+use std::sync::Arc;
+
+type R<T> = Result<T, Flow>;
+
+fn fail<T>(message: impl Into<String>, span: &Span) -> R<T> {
+    Err(Flow::Error(crate::error::EvalError {
+        code: crate::error::codes::EVAL_ERROR,
+        kind: Default::default(),
+        message: message.into(),
+        span: Some(span.clone()),
+    }))
+}
+
+impl Compiler {
+    /// Renders a template for `CallContext::render_template`, in `scope` (the caller's),
+    /// for the call at `span`. Every ERB output is kept for `Compiled::template_outputs`.
+    pub(crate) fn render_template_in(
+        &mut self,
+        template: TemplateSource<'_>,
+        scope: ScopeId,
+        span: &Span,
+    ) -> R<Value> {
+        match template {
+            TemplateSource::ErbFile(name) => {
+                let out = erb_file(self, name, scope, span)?;
+                self.template_outputs.push(out.clone());
+                Ok(Value::string(out))
+            }
+            TemplateSource::ErbText(text) => {
+                let mut adapter = ErbScope {
+                    c: &mut *self,
+                    scope,
+                    span: span.clone(),
+                };
+                match puppet_erb::render(text, "", &mut adapter) {
+                    Ok(s) => {
+                        self.template_outputs.push(s.clone());
+                        Ok(Value::string(s))
+                    }
+                    Err(e) => fail(format!("Error while evaluating a Function Call, {e}"), span),
+                }
+            }
+            TemplateSource::EppFile { name, parameters } => {
+                epp_file(self, name, parameters.cloned(), span)
+            }
+            TemplateSource::EppText { text, parameters } => {
+                render_epp(self, None, text, parameters.cloned(), scope, span)
+            }
+        }
+    }
+}
+
+/// `epp('module/file.epp', {params})`: a module's EPP template (`.epp` may be left out),
+/// which sees the top scope's variables and the parameters.
+fn epp_file(c: &mut Compiler, name: &str, params: Option<Value>, span: &Span) -> R<Value> {
+    let mut name = name.to_string();
+    if c.env.template(&name).is_none() && !name.ends_with(".epp") {
+        name.push_str(".epp");
+    }
+    let Some(t) = c.env.template(&name) else {
+        return fail(
+            format!("Error while evaluating a Function Call, Could not find template '{name}'"),
+            span,
+        );
+    };
+    let (path, text) = (t.path.clone(), t.text.clone());
+    let top = c.top;
+    render_epp(c, Some(&path), &text, params, top, span)
+}
+
+/// A module's ERB template rendered in the calling scope.
+fn erb_file(c: &mut Compiler, name: &str, scope: ScopeId, span: &Span) -> R<String> {
+    let Some(t) = c.env.template(name) else {
+        return fail(
+            format!("Error while evaluating a Function Call, Could not find template '{name}'"),
+            span,
+        );
+    };
+    let (path, text) = (t.path.clone(), t.text.clone());
+    let mut adapter = ErbScope {
+        c: &mut *c,
+        scope,
+        span: span.clone(),
+    };
+    match parsed_template(&path, &text).and_then(|t| t.render(&mut adapter)) {
+        Ok(s) => Ok(s),
+        Err(e) => {
+            let (line, detail) = match &e {
+                puppet_erb::ErbError::Syntax { line, message, .. } => (*line, message.clone()),
+                puppet_erb::ErbError::Unsupported {
+                    line, construct, ..
+                } => (
+                    *line,
+                    format!("unsupported construct in ERB template: {construct}"),
+                ),
+                puppet_erb::ErbError::Runtime { line, message, .. } => (*line, message.clone()),
+            };
+            fail(
+                format!(
+                    "Error while evaluating a Function Call, Failed to parse template {name}:\n  Filepath: {path}\n  Line: {line}\n  Detail: {detail}\n"
+                ),
+                span,
+            )
+        }
+    }
+}
+
+/// Parsed ERB templates by path, with the text each was parsed from.
+type ErbCache = std::collections::HashMap<String, (Arc<str>, std::rc::Rc<puppet_erb::Template>)>;
+
+thread_local! {
+    /// The module templates parsed on this thread, with their text kept alive so a pointer
+    /// comparison tells whether the entry is for this text. Parsing is pure, so the cache
+    /// changes no result; it is per thread because parsed templates are not `Send`.
+    static ERB_CACHE: std::cell::RefCell<ErbCache> = std::cell::RefCell::new(ErbCache::new());
+}
+
+/// A module template parsed once per thread (and text).
+fn parsed_template(
+    path: &str,
+    text: &Arc<str>,
+) -> Result<std::rc::Rc<puppet_erb::Template>, puppet_erb::ErbError> {
+    let cached = ERB_CACHE.with(|c| {
+        c.borrow()
+            .get(path)
+            .filter(|(t, _)| Arc::ptr_eq(t, text))
+            .map(|(_, p)| p.clone())
+    });
+    if let Some(t) = cached {
+        return Ok(t);
+    }
+    let parsed = std::rc::Rc::new(puppet_erb::Template::parse(text, path)?);
+    ERB_CACHE.with(|c| {
+        let mut c = c.borrow_mut();
+        if c.len() >= 1024 {
+            c.clear();
+        }
+        c.insert(path.to_string(), (text.clone(), parsed.clone()));
+    });
+    Ok(parsed)
+}
+
+/// An EPP template parsed and lowered, or its first syntax error. Templates read from files
+/// are kept (parsing is pure, and a module path has finitely many); inline text is not.
+fn lowered_epp(path: Option<&str>, text: &str) -> Result<Arc<crate::lower::LoweredFile>, String> {
+    type EppCache = std::collections::HashMap<(String, String), Arc<crate::lower::LoweredFile>>;
+    static CACHE: std::sync::OnceLock<std::sync::Mutex<EppCache>> = std::sync::OnceLock::new();
+    let key = path.map(|p| (p.to_string(), text.to_string()));
+    if let Some(k) = &key {
+        let cache = CACHE.get_or_init(Default::default);
+        if let Some(l) = cache.lock().ok().and_then(|m| m.get(k).cloned()) {
+            return Ok(l);
+        }
+    }
+    let parse = puppet_syntax::parse_epp(text);
+    if let Some(e) = parse
+        .errors()
+        .iter()
+        .find(|d| d.severity == puppet_syntax::Severity::Error)
+    {
+        return Err(e.message.clone());
+    }
+    let file = Arc::new(SourceFile::new(path.map(str::to_string), text));
+    let lowered = Arc::new(lower_file(file, &parse));
+    if let Some(k) = key {
+        if let Ok(mut m) = CACHE.get_or_init(Default::default).lock() {
+            m.insert(k, lowered.clone());
+        }
+    }
+    Ok(lowered)
+}
+
+/// Renders an EPP template given as text, with parameters from a hash, in a scope under
+/// `parent` (the top scope for `epp()`, the calling scope for `inline_epp()`).
+pub(crate) fn render_epp(
+    c: &mut Compiler,
+    path: Option<&str>,
+    text: &str,
+    params: Option<Value>,
+    parent: ScopeId,
+    span: &Span,
+) -> R<Value> {
+    let lowered = match lowered_epp(path, text) {
+        Ok(l) => l,
+        Err(message) => {
+            return fail(
+                format!("Error while evaluating a Function Call, {message}"),
+                span,
+            )
+        }
+    };
+    let mut s = Scope::new(ScopeKind::Local, Some(parent), c.scopes.label(parent));
+    s.module = None;
+    let id = c.scopes.add(s);
+    let given: indexmap::IndexMap<SmolStr, Value> = match &params {
+        Some(Value::Hash(h)) => h
+            .iter()
+            .map(|(k, v)| (SmolStr::new(k.to_plain_string()), v.clone()))
+            .collect(),
+        _ => indexmap::IndexMap::new(),
+    };
+    if let Some(decl) = &lowered.epp_params {
+        if let Some(unknown) = given.keys().find(|k| !decl.iter().any(|p| p.name == **k)) {
+            c.release_scope(id);
+            return fail(
+                format!("Error while evaluating a Function Call, lambda: has no parameter named '{unknown}'"),
+                span,
+            );
+        }
+        for p in decl {
+            let v = match given.get(&p.name) {
+                Some(v) => v.clone(),
+                None => match &p.default {
+                    Some(d) => c.eval(d, id)?,
+                    None => {
+                        c.release_scope(id);
+                        return fail(
+                            format!(
+                                "Error while evaluating a Function Call, lambda: expects a value for parameter '{}'",
+                                p.name
+                            ),
+                            span,
+                        );
+                    }
+                },
+            };
+            if let Some(t) = &p.type_expr {
+                if let Value::Type(ty) = c.eval(t, id)? {
+                    if !puppet_types::is_instance(&ty, &v) {
+                        c.release_scope(id);
+                        return fail(
+                            format!(
+                                "Error while evaluating a Function Call, {}",
+                                puppet_types::mismatch::describe_value_mismatch(
+                                    &format!("lambda: parameter '{}'", p.name),
+                                    &ty,
+                                    &v
+                                )
+                                .unwrap_or_default()
+                            ),
+                            span,
+                        );
+                    }
+                }
+            }
+            c.scopes.get_mut(id).vars.insert(p.name.clone(), v);
+        }
+    } else {
+        for (k, v) in given {
+            c.scopes.get_mut(id).vars.insert(k, v);
+        }
+    }
+    let saved = std::mem::take(&mut c.render_buffer);
+    let saved_sensitive = std::mem::replace(&mut c.render_sensitive, false);
+    let r = c.eval_block(&lowered.statements, id);
+    let out = std::mem::replace(&mut c.render_buffer, saved);
+    let sensitive = std::mem::replace(&mut c.render_sensitive, saved_sensitive);
+    c.release_scope(id);
+    match r {
+        Ok(_) | Err(Flow::Return(..)) if sensitive => {
+            Ok(Value::Sensitive(Arc::new(Value::string(out))))
+        }
+        Ok(_) | Err(Flow::Return(..)) => Ok(Value::string(out)),
+        Err(e) => Err(e),
+    }
+}
+
+/// The evaluator seen from an ERB template: `@x`, `scope.lookupvar`, `scope.to_hash` and
+/// `scope.function_*` / `scope.call_function`.
+pub(crate) struct ErbScope<'a> {
+    c: &'a mut Compiler,
+    scope: ScopeId,
+    span: Span,
+}
+
+impl puppet_erb::TemplateScope for ErbScope<'_> {
+    fn lookup(&self, name: &str) -> Option<Value> {
+        // As `$name` reads it (`scope.lookupvar('c::x')` is `$c::x`), without warnings.
+        self.c.peek_var(name.trim_start_matches('$'), self.scope)
+    }
+
+    fn instance_variable(&self, name: &str) -> Option<Value> {
+        self.c.scopes.lookup(self.scope, name).cloned()
+    }
+
+    fn mutated_variable(&mut self, name: &str, original: &Value, value: Value) {
+        // The scope that holds the variable, and the parameter of its resource that held
+        // the same object (a class or define parameter), change with it.
+        let mut id = Some(self.scope);
+        while let Some(i) = id {
+            let s = self.c.scopes.get(i);
+            if s.vars.contains_key(name) {
+                let resource = s.resource.clone();
+                self.c
+                    .scopes
+                    .get_mut(i)
+                    .vars
+                    .insert(name.into(), value.clone());
+                if let Some(key) = resource {
+                    if let Some(r) = self.c.catalog.resources.get_mut(&key) {
+                        if r.params.get(name) == Some(original) {
+                            r.params.insert(name.into(), value);
+                        }
+                    }
+                }
+                return;
+            }
+            id = s.parent;
+        }
+    }
+
+    fn all_variables(&self) -> indexmap::IndexMap<SmolStr, Value> {
+        let mut out = indexmap::IndexMap::new();
+        let mut chain = Vec::new();
+        let mut id = Some(self.scope);
+        while let Some(i) = id {
+            chain.push(i);
+            id = self.c.scopes.get(i).parent;
+        }
+        // Outer scopes first, so inner variables replace outer ones.
+        for i in chain.into_iter().rev() {
+            for (k, v) in &self.c.scopes.get(i).vars {
+                out.insert(k.clone(), v.clone());
+            }
+        }
+        out
+    }
+
+    fn set_variable(&mut self, name: &str, value: Value) -> Result<(), String> {
+        let span = self.span.clone();
+        match self.c.set_var(name, value, self.scope, &span) {
+            Ok(()) => Ok(()),
+            Err(Flow::Error(e)) => Err(e.message),
+            Err(_) => Err(format!("unexpected control flow setting {name}")),
+        }
+    }
+
+    fn call_function(&mut self, name: &str, args: Vec<Value>) -> Result<Value, String> {
+        let span = self.span.clone();
+        match self.c.call_named(name, args, None, self.scope, &span) {
+            Ok(v) => Ok(v),
+            Err(Flow::Error(e)) => Err(e.message),
+            Err(_) => Err(format!("unexpected control flow from {name}()")),
+        }
+    }
+}
