@@ -140,7 +140,12 @@ pub fn lex_pieces(pieces: &[Piece]) -> Result<Vec<Token>, LexError> {
                 }
                 let toks = lx.run(false)?;
                 in_comment = lx.ended_in_comment;
-                out.extend(toks);
+                if out.is_empty() {
+                    // A whole file: its tokens are the output, not copied into it.
+                    out = toks;
+                } else {
+                    out.extend(toks);
+                }
                 out.push(Token {
                     tok: Tok::Semi,
                     pos: lx.pos(),

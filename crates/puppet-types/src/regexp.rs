@@ -31,24 +31,46 @@ pub struct Regexp {
 struct Matcher {
     translated: String,
     compiled: std::sync::OnceLock<Result<Arc<fancy_regex::Regex>, String>>,
+    /// For patterns whose `\Z` only closing groups follow: the translation that answers
+    /// "is there a match" without a look-ahead ([`translate_for_test`]), and its compiled
+    /// form. A look-ahead sends fancy-regex to its backtracking engine (about 5,000
+    /// instructions a match for getvar's name pattern); without one the whole pattern runs
+    /// on the regex crate's automata.
+    test_translated: Option<String>,
+    test_compiled: std::sync::OnceLock<Result<Arc<fancy_regex::Regex>, String>>,
+}
+
+fn build(translated: &str) -> Result<Arc<fancy_regex::Regex>, String> {
+    fancy_regex::RegexBuilder::new(translated)
+        .backtrack_limit(1_000_000)
+        // No full DFA: building one costs 50-250 µs per pattern (most of a
+        // small node's compile); the lazy DFA matches our short strings as fast.
+        .delegate_dfa_size_limit(0)
+        .build()
+        .map(Arc::new)
+        .map_err(|e| e.to_string())
 }
 
 impl Matcher {
     fn compiled(&self) -> &Result<Arc<fancy_regex::Regex>, String> {
-        self.compiled.get_or_init(|| {
-            fancy_regex::RegexBuilder::new(&self.translated)
-                .backtrack_limit(1_000_000)
-                // No full DFA: building one costs 50-250 µs per pattern (most of a
-                // small node's compile); the lazy DFA matches our short strings as fast.
-                .delegate_dfa_size_limit(0)
-                .build()
-                .map(Arc::new)
-                .map_err(|e| e.to_string())
-        })
+        self.compiled.get_or_init(|| build(&self.translated))
     }
 
     fn regex(&self) -> Option<&fancy_regex::Regex> {
         self.compiled().as_ref().ok().map(|r| &**r)
+    }
+
+    /// The regex that tells whether the pattern matches somewhere (not where).
+    fn test_regex(&self) -> Option<&fancy_regex::Regex> {
+        match &self.test_translated {
+            Some(t) => self
+                .test_compiled
+                .get_or_init(|| build(t))
+                .as_ref()
+                .ok()
+                .map(|r| &**r),
+            None => self.regex(),
+        }
     }
 }
 
@@ -114,7 +136,7 @@ impl Regexp {
     /// limit counts as no match.
     pub fn is_match(&self, text: &str) -> bool {
         self.compiled
-            .regex()
+            .test_regex()
             .is_some_and(|r| r.is_match(text).unwrap_or(false))
     }
 
@@ -151,9 +173,12 @@ fn matcher(source: &str, flags: &str) -> Result<Arc<Matcher>, String> {
     }
     let translated = translate_ruby(source, &key.1);
     fancy_regex::Expr::parse_tree(&translated).map_err(|e| e.to_string())?;
+    let test_translated = translate_for_test(source, &key.1);
     let m = Arc::new(Matcher {
         translated,
         compiled: std::sync::OnceLock::new(),
+        test_translated,
+        test_compiled: std::sync::OnceLock::new(),
     });
     if let Ok(mut c) = cache().lock() {
         if c.len() >= 4096 {
@@ -214,6 +239,27 @@ pub fn compile_ruby(source: &str, flags: &str) -> Result<Arc<fancy_regex::Regex>
 /// line boundaries (a leading `(?m)`), Ruby's `m` option is Rust's `s` (also in inline
 /// groups), `\Z`, `\h`, `\H` and octal escapes are rewritten, `\w`, `\d`, `\s` are ASCII.
 pub fn translate_ruby(src: &str, flags: &str) -> String {
+    translate(src, flags, false)
+}
+
+/// [`translate_ruby`] for telling only whether a pattern matches: a `\Z` that nothing but
+/// closing groups follow becomes `\n?\z`, which consumes the final newline instead of
+/// looking ahead at it. A match exists with one exactly when it exists with the other
+/// (nothing after the `\Z` could tell them apart); only the match's end differs. `None`
+/// when the pattern has no such `\Z`.
+///
+/// ```
+/// use puppet_types::Regexp;
+/// let name = Regexp::new(r"\A[a-z]\w*(?:\.|\Z)").unwrap();
+/// assert!(name.is_match("abc") && name.is_match("abc\n") && name.is_match("a.b"));
+/// assert!(!name.is_match("abc\n\n") && !name.is_match("Abc"));
+/// ```
+fn translate_for_test(src: &str, flags: &str) -> Option<String> {
+    let t = translate(src, flags, true);
+    (t != translate(src, flags, false)).then_some(t)
+}
+
+fn translate(src: &str, flags: &str, for_test: bool) -> String {
     let mut out = String::with_capacity(src.len() + 8);
     out.push_str("(?m");
     if flags.contains('i') {
@@ -235,7 +281,13 @@ pub fn translate_ruby(src: &str, flags: &str) -> String {
             '\\' if i + 1 < chars.len() => {
                 let n = chars[i + 1];
                 match n {
-                    'Z' if in_class == 0 => out.push_str("(?=\\n?\\z)"),
+                    'Z' if in_class == 0 => {
+                        out.push_str(if for_test && chars[i + 2..].iter().all(|c| *c == ')') {
+                            "\\n?\\z"
+                        } else {
+                            "(?=\\n?\\z)"
+                        })
+                    }
                     'h' => out.push_str(if in_class > 0 {
                         "0-9a-fA-F"
                     } else {
@@ -398,7 +450,7 @@ fn ruby_fixed_encoding(source: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::Regexp;
+    use super::{build, matcher, Regexp};
 
     #[test]
     fn octal_escapes_are_character_codes() {
@@ -407,5 +459,34 @@ mod tests {
         assert!(r.is_match("/etc/ntp.conf"));
         assert!(!r.is_match("/etc/\0x"));
         assert!(Regexp::new(r"\012").unwrap().is_match("\n"));
+    }
+
+    #[test]
+    fn match_test_translation_agrees_with_full_pattern() {
+        let patterns = [
+            r"\A(?:::)?(?:[a-z]\w*::)*[a-z_]\w*(?:\.|\Z)",
+            r"a\Z",
+            r"(a|b\Z)",
+            r"^x(y\Z)",
+            r"a\Zb",
+            r"(a\Z)+",
+        ];
+        let texts = [
+            "", "a", "a\n", "a\n\n", "b\n", "ab", "x\nxy\n", "xy", "a.b", "a::b", "A", "Z", "aZb",
+            "aa\n", "b", "\n",
+        ];
+        for p in patterns {
+            let m = matcher(p, "").unwrap();
+            let full = build(&m.translated).unwrap();
+            for t in texts {
+                assert_eq!(
+                    m.test_regex().unwrap().is_match(t).unwrap(),
+                    full.is_match(t).unwrap(),
+                    "{p:?} on {t:?}"
+                );
+            }
+        }
+        assert!(matcher(r"a\Z", "").unwrap().test_translated.is_some());
+        assert!(matcher(r"a\Zb", "").unwrap().test_translated.is_none());
     }
 }
