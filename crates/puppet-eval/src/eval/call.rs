@@ -305,40 +305,6 @@ impl Compiler {
     /// bound to the parameters (defaults evaluated) in a scope under the top scope, the body
     /// evaluated, and the value checked against the declared return type.
     fn call_puppet_function(&mut self, f: &FunctionDef, args: Vec<Value>, span: &Span) -> R<Value> {
-        let required = f
-            .params
-            .iter()
-            .filter(|p| p.default.is_none() && !p.captures_rest)
-            .count();
-        let max = if f.params.iter().any(|p| p.captures_rest) {
-            usize::MAX
-        } else {
-            f.params.len()
-        };
-        if args.len() < required || args.len() > max {
-            let plural = |n: usize| if n == 1 { "" } else { "s" };
-            let expect = if max == 0 {
-                "no arguments".to_string()
-            } else if required == max {
-                format!("{required} argument{}", plural(required))
-            } else if max == usize::MAX {
-                format!("at least {required} argument{}", plural(required))
-            } else {
-                format!("between {required} and {max} arguments")
-            };
-            let got = if args.is_empty() {
-                "none".to_string()
-            } else {
-                args.len().to_string()
-            };
-            return err(
-                format!(
-                    "Error while evaluating a Function Call, '{}' expects {expect}, got {got}",
-                    f.name
-                ),
-                span,
-            );
-        }
         let top = self.top;
         let mut s = Scope::new(ScopeKind::Local, Some(top), "Class[main]".into());
         s.module = f.name.split_once("::").map(|(m, _)| SmolStr::new(m));
