@@ -106,23 +106,9 @@ fn module_functions_have_their_origin_and_signatures() {
     assert!(!all.contains_key("apache::bool2httpd"));
 }
 
-/// Puppet's signatures per function (`None` where Puppet could not load it).
-fn puppet() -> BTreeMap<String, Option<Vec<String>>> {
-    let text = include_str!("../../puppet-functions/tests/fixtures/puppet_signatures.json");
-    let json: serde_json::Value = serde_json::from_str(text).expect("fixture");
-    let object = json.as_object().expect("an object of functions");
-    object
-        .iter()
-        .map(|(name, v)| {
-            let sigs = v.as_array().map(|a| {
-                a.iter()
-                    .map(|s| s["signature"].as_str().expect("signature").to_string())
-                    .collect()
-            });
-            (name.clone(), sigs)
-        })
-        .collect()
-}
+#[path = "../../puppet-functions/tests/common/puppet_signatures.rs"]
+mod puppet_signatures;
+use puppet_signatures::puppet_signatures as puppet;
 
 #[test]
 fn built_in_signatures_are_puppets() {

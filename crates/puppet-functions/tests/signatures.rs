@@ -11,26 +11,10 @@
 //! noticed.
 
 use puppet_functions::builtins;
-use std::collections::BTreeMap;
 
-/// Puppet's signatures per function; `None` where Puppet could not load the function on the
-/// machine that made the fixture (a missing library).
-fn puppet() -> BTreeMap<String, Option<Vec<String>>> {
-    let text = include_str!("fixtures/puppet_signatures.json");
-    let json: serde_json::Value = serde_json::from_str(text).expect("fixture");
-    let object = json.as_object().expect("an object of functions");
-    object
-        .iter()
-        .map(|(name, v)| {
-            let sigs = v.as_array().map(|a| {
-                a.iter()
-                    .map(|s| s["signature"].as_str().expect("signature").to_string())
-                    .collect()
-            });
-            (name.clone(), sigs)
-        })
-        .collect()
-}
+#[path = "common/puppet_signatures.rs"]
+mod puppet_signatures;
+use puppet_signatures::puppet_signatures as puppet;
 
 #[test]
 fn built_in_signatures_are_puppets() {
