@@ -142,6 +142,21 @@ fn check(text: &str) {
     let _ = render(text, "prop.erb", &mut scope);
 }
 
+/// [`check`] on a thread with a small stack (256 kB, an eighth of a test thread's): the
+/// engine must grow its own stack when its nesting needs more, whatever thread it runs on.
+/// A debug build's parser takes about 60 kB per nested statement, so a template of ten
+/// statements inside one another overflowed a 512 kB thread before it did.
+fn check_on_small_stack(text: &str) {
+    let text = text.to_string();
+    let run = std::thread::Builder::new()
+        .stack_size(256 * 1024)
+        .spawn(move || check(&text))
+        .expect("spawn a thread");
+    if let Err(panic) = run.join() {
+        std::panic::resume_unwind(panic);
+    }
+}
+
 fn hand_templates() -> Vec<String> {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/hand");
     let mut out: Vec<String> = std::fs::read_dir(dir)
@@ -463,13 +478,29 @@ fn grammar_templates_reach_the_interpreter() {
     assert!(rendered * 5 >= total, "only {rendered}/{total} rendered");
 }
 
-proptest! {
-    // Each grammar template is large (a few kB of nested code), so fewer cases.
-    #![proptest_config(ProptestConfig { cases: 600, failure_persistence: None, ..ProptestConfig::default() })]
-
-    #[test]
-    fn grammar_templates_never_panic(text in erb_template()) {
-        check(&text);
+/// Each grammar template is large (a few kB of nested code), so fewer cases. Generating and
+/// shrinking them recurses deeply in a debug build, so the generator runs on a large stack;
+/// the engine runs on a small one ([`check_on_small_stack`]).
+#[test]
+fn grammar_templates_never_panic() {
+    use proptest::test_runner::{Config, TestRunner};
+    let config = Config {
+        cases: 600,
+        failure_persistence: None,
+        ..Config::default()
+    };
+    let generate = std::thread::Builder::new()
+        .stack_size(64 * 1024 * 1024)
+        .spawn(move || {
+            TestRunner::new(config).run(&erb_template(), |text| {
+                check_on_small_stack(&text);
+                Ok(())
+            })
+        })
+        .expect("spawn a thread");
+    match generate.join() {
+        Ok(result) => result.expect("no grammar template makes the engine panic"),
+        Err(panic) => std::panic::resume_unwind(panic),
     }
 }
 
@@ -558,8 +589,9 @@ fn deep_nesting_is_an_error_not_a_crash() {
 }
 
 /// The inputs the `erb_render` fuzz target (`fuzz/`) reported, one file each under
-/// `tests/fixtures/fuzz/`: each renders to `Ok` or `Err`. A file named `endless_*` loops
-/// forever in Ruby and must end with the evaluation-budget error.
+/// `tests/fixtures/fuzz/`: each renders to `Ok` or `Err`, also on a small stack. A file named
+/// `endless_*` loops forever in Ruby and must end with the evaluation-budget error;
+/// `stack_*` overflowed a thread's stack.
 #[test]
 fn fuzz_findings_end_with_a_result() {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/fuzz");
@@ -571,6 +603,7 @@ fn fuzz_findings_end_with_a_result() {
     assert!(!files.is_empty());
     for path in files {
         let text = std::fs::read_to_string(&path).expect("fixture");
+        check_on_small_stack(&text);
         let result = render(&text, "fuzz.erb", &mut Scope);
         let name = path.file_name().unwrap().to_string_lossy();
         if name.starts_with("endless_") {

@@ -820,9 +820,7 @@ fn with_interp<T>(
             ),
         ));
     }
-    stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
-        with_interp_inner(shared, scope, run)
-    })
+    crate::with_stack(|| with_interp_inner(shared, scope, run))
 }
 
 fn with_interp_inner<T>(

@@ -656,7 +656,7 @@ impl<'s> Interp<'s> {
         self.enter(n.pos)?;
         // Deep Ruby (and Ruby calling Puppet calling Ruby) must not overflow the thread's
         // stack: grow it on demand, as the Puppet evaluator does.
-        let r = stacker::maybe_grow(64 * 1024, 1024 * 1024, || self.eval_inner(n));
+        let r = crate::with_stack(|| self.eval_inner(n));
         self.leave();
         // An operator's walk (`a == b` over shared parts) that went over the bound.
         if value::walk_end(0) {

@@ -38,6 +38,15 @@ pub mod typedsl;
 pub mod value;
 mod yaml;
 
+/// Runs `f` with enough stack for one more level of nesting, growing the thread's stack onto
+/// the heap when little is left. The parser, the interpreter and the function entry all
+/// recurse through it, so no nesting that their depth bounds allow can overflow a thread's
+/// stack, whatever its size. The red zone covers the largest chain of frames between two
+/// calls (a statement inside a statement: about 70 kB in a debug build).
+pub(crate) fn with_stack<R>(f: impl FnOnce() -> R) -> R {
+    stacker::maybe_grow(256 * 1024, 2 * 1024 * 1024, f)
+}
+
 pub use puppet::is_puppet_3x_function;
 pub use richdata::to_rich_data;
 

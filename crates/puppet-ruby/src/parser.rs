@@ -515,7 +515,7 @@ impl Parser {
     }
     fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> PResult<T>) -> PResult<T> {
         self.enter()?;
-        let r = f(self);
+        let r = crate::with_stack(|| f(self));
         self.depth -= 1;
         r
     }
