@@ -15,7 +15,7 @@
 
 use crate::lexer::{end_tag_parts, parse_heredoc_header, HeredocHeader};
 use crate::SyntaxKind::{self, *};
-use crate::{Diagnostic, Parse, SyntaxNode, SyntaxToken, TextRange};
+use crate::{Diagnostic, Parse, SyntaxNode, SyntaxToken, TextRange, TextSize};
 
 /// A typed view of a syntax node.
 pub trait AstNode: Sized {
@@ -28,37 +28,108 @@ pub trait AstNode: Sized {
     }
 }
 
-/// The range of a node without leading or trailing trivia. Steps in from both ends, so it
-/// costs the trivia at the edges, not the size of the node.
+/// The range of a node without leading or trailing trivia. Steps in from both ends over the
+/// green tree (no cursor is materialised), so it costs the depth of the node's edges and the
+/// trivia there, not the size of the node.
+///
+/// The answer is the one the red-tree walk gives (`first_token`, then `next_token` while
+/// trivia; `last_token`, then `prev_token`), including its edge cases: a childless node met
+/// on the way, or a node that is all trivia, gives the full range.
 pub fn trimmed_range(node: &SyntaxNode) -> TextRange {
     let full = node.text_range();
-    let mut first = node.first_token();
-    while let Some(t) = &first {
-        if !t.kind().is_trivia() || t.text_range().start() >= full.end() {
-            break;
-        }
-        first = t.next_token();
+    let green = node.green();
+    if green.children().len() == 0 {
+        return full;
     }
-    let mut last = node.last_token();
-    while let Some(t) = &last {
-        if !t.kind().is_trivia() || t.text_range().end() <= full.start() {
-            break;
-        }
-        last = t.prev_token();
+    let Some(Edge::Token {
+        trivia: false,
+        start: first,
+        ..
+    }) = first_edge(&green, full.start(), full.end())
+    else {
+        return full;
+    };
+    let Some(Edge::Token { end: last, .. }) = last_edge(&green, full.end(), full.start()) else {
+        return full;
+    };
+    if first < last && full.contains_range(TextRange::new(first, last)) {
+        TextRange::new(first, last)
+    } else {
+        full
     }
-    match (first, last) {
-        (Some(f), Some(l))
-            if f.text_range().start() < l.text_range().end()
-                && !f.kind().is_trivia()
-                && full.contains_range(TextRange::new(
-                    f.text_range().start(),
-                    l.text_range().end(),
-                )) =>
-        {
-            TextRange::new(f.text_range().start(), l.text_range().end())
+}
+
+/// Where a walk over the tokens at one edge of a node stopped.
+enum Edge {
+    /// At a token that is significant or outside the node's range.
+    Token {
+        trivia: bool,
+        start: TextSize,
+        end: TextSize,
+    },
+    /// At a childless node, where rowan's token walk finds no token.
+    Stop,
+}
+
+fn green_kind(raw: rowan::SyntaxKind) -> SyntaxKind {
+    <crate::PuppetLanguage as rowan::Language>::kind_from_raw(raw)
+}
+
+/// The first token of `node` (starting at `offset`) that is not trivia or starts at or after
+/// `limit`; `None` when the node has none (the caller treats that as "no edge").
+fn first_edge(node: &rowan::GreenNodeData, mut offset: TextSize, limit: TextSize) -> Option<Edge> {
+    for child in node.children() {
+        match child {
+            rowan::NodeOrToken::Token(t) => {
+                let trivia = green_kind(t.kind()).is_trivia();
+                let end = offset + t.text_len();
+                if !trivia || offset >= limit {
+                    return Some(Edge::Token {
+                        trivia,
+                        start: offset,
+                        end,
+                    });
+                }
+                offset = end;
+            }
+            rowan::NodeOrToken::Node(n) => {
+                if n.children().len() == 0 {
+                    return Some(Edge::Stop);
+                }
+                if let Some(edge) = first_edge(n, offset, limit) {
+                    return Some(edge);
+                }
+                offset += n.text_len();
+            }
         }
-        _ => full,
     }
+    None
+}
+
+/// The last token of `node` (ending at `end`) that is not trivia or ends at or before `limit`.
+fn last_edge(node: &rowan::GreenNodeData, mut end: TextSize, limit: TextSize) -> Option<Edge> {
+    for child in node.children().rev() {
+        match child {
+            rowan::NodeOrToken::Token(t) => {
+                let trivia = green_kind(t.kind()).is_trivia();
+                let start = end - t.text_len();
+                if !trivia || end <= limit {
+                    return Some(Edge::Token { trivia, start, end });
+                }
+                end = start;
+            }
+            rowan::NodeOrToken::Node(n) => {
+                if n.children().len() == 0 {
+                    return Some(Edge::Stop);
+                }
+                if let Some(edge) = last_edge(n, end, limit) {
+                    return Some(edge);
+                }
+                end -= n.text_len();
+            }
+        }
+    }
+    None
 }
 
 macro_rules! ast_node {
@@ -84,28 +155,47 @@ macro_rules! ast_node {
     };
 }
 
+// The helpers below look children up by kind on the green tree first (rowan's `*_by_kind`),
+// so only the child that is returned gets a cursor; skipped tokens and nodes cost nothing.
+// Matchers that count (`nth_expr`, `operator_token`) rely on rowan asking about the children
+// once each, in order, until one matches; the AST tests pin that down.
+
 fn child<N: AstNode>(node: &SyntaxNode) -> Option<N> {
-    node.children().find_map(N::cast)
+    node.first_child_by_kind(&N::can_cast).and_then(N::cast)
 }
 
 fn children<N: AstNode>(node: &SyntaxNode) -> impl Iterator<Item = N> {
-    node.children().filter_map(N::cast)
+    node.children().by_kind(N::can_cast).filter_map(N::cast)
 }
 
 fn exprs(node: &SyntaxNode) -> impl Iterator<Item = Expr> {
-    node.children().filter_map(Expr::cast)
+    node.children()
+        .by_kind(Expr::can_cast)
+        .filter_map(Expr::cast)
+}
+
+/// The `n`-th (from 0) expression child, without a cursor for the ones before it.
+fn nth_expr(node: &SyntaxNode, n: usize) -> Option<Expr> {
+    let seen = std::cell::Cell::new(0usize);
+    node.first_child_by_kind(&|k| {
+        if !Expr::can_cast(k) {
+            return false;
+        }
+        let i = seen.get();
+        seen.set(i + 1);
+        i == n
+    })
+    .and_then(Expr::cast)
 }
 
 fn token(node: &SyntaxNode, kind: SyntaxKind) -> Option<SyntaxToken> {
-    node.children_with_tokens()
-        .filter_map(|e| e.into_token())
-        .find(|t| t.kind() == kind)
+    node.first_child_or_token_by_kind(&|k| k == kind)
+        .and_then(|e| e.into_token())
 }
 
 fn first_significant_token(node: &SyntaxNode) -> Option<SyntaxToken> {
-    node.children_with_tokens()
-        .filter_map(|e| e.into_token())
-        .find(|t| !t.kind().is_trivia())
+    node.first_child_or_token_by_kind(&|k| k.is_token() && !k.is_trivia())
+        .and_then(|e| e.into_token())
 }
 
 ast_node!(
@@ -733,7 +823,7 @@ impl HashEntry {
         exprs(&self.0).next()
     }
     pub fn value(&self) -> Option<Expr> {
-        exprs(&self.0).nth(1)
+        nth_expr(&self.0, 1)
     }
 }
 
@@ -758,11 +848,16 @@ ast_node!(
 
 /// The operator token of a binary-shaped node: the first token between its operands.
 fn operator_token(node: &SyntaxNode) -> Option<SyntaxToken> {
-    node.children_with_tokens()
-        .skip_while(|e| e.as_token().is_some_and(|t| t.kind().is_trivia()))
-        .skip(1)
-        .filter_map(|e| e.into_token())
-        .find(|t| !t.kind().is_trivia())
+    // The first significant token after the first significant element (the left operand).
+    let past_lhs = std::cell::Cell::new(false);
+    node.first_child_or_token_by_kind(&|k| {
+        if past_lhs.get() {
+            return k.is_token() && !k.is_trivia();
+        }
+        past_lhs.set(!k.is_trivia());
+        false
+    })
+    .and_then(|e| e.into_token())
 }
 
 impl BinaryExpr {
@@ -770,7 +865,7 @@ impl BinaryExpr {
         exprs(&self.0).next()
     }
     pub fn rhs(&self) -> Option<Expr> {
-        exprs(&self.0).nth(1)
+        nth_expr(&self.0, 1)
     }
     pub fn op(&self) -> Option<SyntaxToken> {
         operator_token(&self.0)
@@ -791,7 +886,7 @@ impl AssignExpr {
         exprs(&self.0).next()
     }
     pub fn rhs(&self) -> Option<Expr> {
-        exprs(&self.0).nth(1)
+        nth_expr(&self.0, 1)
     }
     pub fn op(&self) -> Option<SyntaxToken> {
         operator_token(&self.0)
@@ -803,7 +898,7 @@ impl RelationshipExpr {
         exprs(&self.0).next()
     }
     pub fn rhs(&self) -> Option<Expr> {
-        exprs(&self.0).nth(1)
+        nth_expr(&self.0, 1)
     }
     pub fn op(&self) -> Option<SyntaxToken> {
         operator_token(&self.0)
@@ -848,7 +943,7 @@ impl SelectorEntry {
         exprs(&self.0).next()
     }
     pub fn value(&self) -> Option<Expr> {
-        exprs(&self.0).nth(1)
+        nth_expr(&self.0, 1)
     }
 }
 
@@ -928,7 +1023,7 @@ impl MethodCallExpr {
         exprs(&self.0).next()
     }
     pub fn name(&self) -> Option<NameExpr> {
-        exprs(&self.0).nth(1).and_then(|e| match e {
+        nth_expr(&self.0, 1).and_then(|e| match e {
             Expr::Name(n) => Some(n),
             _ => None,
         })
@@ -1431,7 +1526,7 @@ impl TypeAlias {
     }
     /// The right side.
     pub fn type_expr(&self) -> Option<Expr> {
-        exprs(&self.0).nth(1)
+        nth_expr(&self.0, 1)
     }
 }
 
