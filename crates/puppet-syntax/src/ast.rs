@@ -15,7 +15,7 @@
 
 use crate::lexer::{end_tag_parts, parse_heredoc_header, HeredocHeader};
 use crate::SyntaxKind::{self, *};
-use crate::{Diagnostic, Parse, SyntaxNode, SyntaxToken, TextRange, TextSize};
+use crate::{Diagnostic, Parse, SyntaxNode, SyntaxToken, TextRange};
 
 /// A typed view of a syntax node.
 pub trait AstNode: Sized {
@@ -29,107 +29,10 @@ pub trait AstNode: Sized {
 }
 
 /// The range of a node without leading or trailing trivia. Steps in from both ends over the
-/// green tree (no cursor is materialised), so it costs the depth of the node's edges and the
-/// trivia there, not the size of the node.
-///
-/// The answer is the one the red-tree walk gives (`first_token`, then `next_token` while
-/// trivia; `last_token`, then `prev_token`), including its edge cases: a childless node met
-/// on the way, or a node that is all trivia, gives the full range.
+/// green tree (no cursor is made), so it costs the trivia at the edges, not the size of the
+/// node; a node that is all trivia gives its full range.
 pub fn trimmed_range(node: &SyntaxNode) -> TextRange {
-    let full = node.text_range();
-    let green = node.green();
-    if green.children().len() == 0 {
-        return full;
-    }
-    let Some(Edge::Token {
-        trivia: false,
-        start: first,
-        ..
-    }) = first_edge(&green, full.start(), full.end())
-    else {
-        return full;
-    };
-    let Some(Edge::Token { end: last, .. }) = last_edge(&green, full.end(), full.start()) else {
-        return full;
-    };
-    if first < last && full.contains_range(TextRange::new(first, last)) {
-        TextRange::new(first, last)
-    } else {
-        full
-    }
-}
-
-/// Where a walk over the tokens at one edge of a node stopped.
-enum Edge {
-    /// At a token that is significant or outside the node's range.
-    Token {
-        trivia: bool,
-        start: TextSize,
-        end: TextSize,
-    },
-    /// At a childless node, where rowan's token walk finds no token.
-    Stop,
-}
-
-fn green_kind(raw: rowan::SyntaxKind) -> SyntaxKind {
-    <crate::PuppetLanguage as rowan::Language>::kind_from_raw(raw)
-}
-
-/// The first token of `node` (starting at `offset`) that is not trivia or starts at or after
-/// `limit`; `None` when the node has none (the caller treats that as "no edge").
-fn first_edge(node: &rowan::GreenNodeData, mut offset: TextSize, limit: TextSize) -> Option<Edge> {
-    for child in node.children() {
-        match child {
-            rowan::NodeOrToken::Token(t) => {
-                let trivia = green_kind(t.kind()).is_trivia();
-                let end = offset + t.text_len();
-                if !trivia || offset >= limit {
-                    return Some(Edge::Token {
-                        trivia,
-                        start: offset,
-                        end,
-                    });
-                }
-                offset = end;
-            }
-            rowan::NodeOrToken::Node(n) => {
-                if n.children().len() == 0 {
-                    return Some(Edge::Stop);
-                }
-                if let Some(edge) = first_edge(n, offset, limit) {
-                    return Some(edge);
-                }
-                offset += n.text_len();
-            }
-        }
-    }
-    None
-}
-
-/// The last token of `node` (ending at `end`) that is not trivia or ends at or before `limit`.
-fn last_edge(node: &rowan::GreenNodeData, mut end: TextSize, limit: TextSize) -> Option<Edge> {
-    for child in node.children().rev() {
-        match child {
-            rowan::NodeOrToken::Token(t) => {
-                let trivia = green_kind(t.kind()).is_trivia();
-                let start = end - t.text_len();
-                if !trivia || end <= limit {
-                    return Some(Edge::Token { trivia, start, end });
-                }
-                end = start;
-            }
-            rowan::NodeOrToken::Node(n) => {
-                if n.children().len() == 0 {
-                    return Some(Edge::Stop);
-                }
-                if let Some(edge) = last_edge(n, end, limit) {
-                    return Some(edge);
-                }
-                end -= n.text_len();
-            }
-        }
-    }
-    None
+    crate::green::trimmed_range(&node.green(), node.text_range())
 }
 
 macro_rules! ast_node {
@@ -492,9 +395,7 @@ impl Literal {
         if t.kind() != REGEX {
             return None;
         }
-        let s = t.text();
-        let inner = s.get(1..s.len().saturating_sub(1)).unwrap_or("");
-        Some(inner.replace("\\/", "/"))
+        Some(regex_literal_pattern(t.text()))
     }
 }
 
@@ -1480,14 +1381,7 @@ impl HostMatch {
         let first = first_significant_token(&self.0)?;
         Some(match first.kind() {
             DEFAULT_KW => HostMatchKind::Default,
-            REGEX => {
-                let s = first.text();
-                HostMatchKind::Regex(
-                    s.get(1..s.len().saturating_sub(1))
-                        .unwrap_or("")
-                        .replace("\\/", "/"),
-                )
-            }
+            REGEX => HostMatchKind::Regex(regex_literal_pattern(first.text())),
             SQ_STRING => HostMatchKind::String(self.0.clone()),
             _ => {
                 let text: String = self
@@ -1573,7 +1467,7 @@ impl EppRenderText {
     /// The text to render: `<%%` becomes `<%` and `%%>` becomes `%>`.
     pub fn text(&self) -> String {
         self.token()
-            .map(|t| t.text().replace("<%%", "<%").replace("%%>", "%>"))
+            .map(|t| unescape_epp_text(t.text()))
             .unwrap_or_default()
     }
 }
@@ -1588,6 +1482,20 @@ impl EppRenderExpr {
 }
 
 // ---- value helpers ----
+
+/// The pattern of a REGEX token, as Puppet keeps it: the text between the slashes, with `\/`
+/// turned into `/`.
+pub fn regex_literal_pattern(token_text: &str) -> String {
+    let inner = token_text
+        .get(1..token_text.len().saturating_sub(1))
+        .unwrap_or("");
+    inner.replace("\\/", "/")
+}
+
+/// The text an EPP_TEXT token renders: `<%%` and `%%>` stand for `<%` and `%>`.
+pub fn unescape_epp_text(token_text: &str) -> String {
+    token_text.replace("<%%", "<%").replace("%%>", "%>")
+}
 
 /// The value of a single-quoted string token (quotes included): `\\` and `\'` unescaped.
 pub fn unescape_sq(token_text: &str) -> String {

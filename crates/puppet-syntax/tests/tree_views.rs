@@ -1,8 +1,9 @@
 //! The typed AST's lookups, checked against plain cursor walks on every node of a tree.
 //!
 //! `ast::trimmed_range` and the child/token lookups of the typed AST work on the green tree
-//! and only make a cursor for what they return. Here each one is compared, node by node, with
-//! the obvious walk over rowan's red cursors (`first_token`/`next_token`, `children`,
+//! and only make a cursor for what they return, and `green::Node` reads the tree with no
+//! cursor at all. Here each lookup is compared, node by node, with the obvious walk over
+//! rowan's red cursors (`first_token`/`next_token`, `children`,
 //! `children_with_tokens`) on the dump fixtures, on the conformance sources when present, on
 //! hand-picked broken input and on random text glued from Puppet fragments. This is a test of
 //! agreement, not of what the trees look like (the dump fixtures do that).
@@ -11,6 +12,7 @@ use std::path::{Path, PathBuf};
 
 use proptest::prelude::*;
 use puppet_syntax::ast::{self, AstNode, Expr};
+use puppet_syntax::green::{self, Node};
 use puppet_syntax::{Parse, SyntaxKind, SyntaxNode, SyntaxToken, TextRange};
 
 /// The trimmed range as a walk over red cursors computes it.
@@ -69,8 +71,107 @@ fn cursor_operator(node: &SyntaxNode) -> Option<SyntaxToken> {
         .find(|t| !t.kind().is_trivia())
 }
 
+fn red(t: Option<SyntaxToken>) -> Option<(SyntaxKind, TextRange)> {
+    t.map(|t| (t.kind(), t.text_range()))
+}
+
+fn grn(t: Option<green::Token<'_>>) -> Option<(SyntaxKind, TextRange)> {
+    t.map(|t| (t.kind(), t.text_range()))
+}
+
+/// Compares the green view of `g` (and its subtree) with the red node `r`.
+fn green_disagreement(root: &SyntaxNode, r: &SyntaxNode, g: Node<'_>) -> Option<String> {
+    let at = format!("{:?}@{:?}", r.kind(), r.text_range());
+    let checks = [
+        ("kind", format!("{:?}", r.kind()), format!("{:?}", g.kind())),
+        (
+            "range",
+            format!("{:?}", r.text_range()),
+            format!("{:?}", g.text_range()),
+        ),
+        (
+            "trimmed range",
+            format!("{:?}", cursor_trimmed_range(r)),
+            format!("{:?}", g.trimmed_range()),
+        ),
+        (
+            "first significant token",
+            format!("{:?}", red(cursor_first_significant(r))),
+            format!("{:?}", grn(g.first_significant_token())),
+        ),
+        (
+            "operator",
+            format!("{:?}", red(cursor_operator(r))),
+            format!("{:?}", grn(g.operator_token())),
+        ),
+        (
+            "first token",
+            format!("{:?}", red(r.first_token())),
+            format!("{:?}", grn(g.first_token())),
+        ),
+        (
+            "expressions",
+            format!(
+                "{:?}",
+                cursor_exprs(r)
+                    .iter()
+                    .map(|e| e.syntax().text_range())
+                    .collect::<Vec<_>>()
+            ),
+            format!(
+                "{:?}",
+                g.exprs().map(|e| e.text_range()).collect::<Vec<_>>()
+            ),
+        ),
+        (
+            "second expression",
+            format!(
+                "{:?}",
+                cursor_exprs(r).get(1).map(|e| e.syntax().text_range())
+            ),
+            format!("{:?}", g.nth_expr(1).map(|e| e.text_range())),
+        ),
+        (
+            "red node",
+            format!("{:?}", Some((r.kind(), r.text_range()))),
+            format!(
+                "{:?}",
+                g.to_syntax(root).map(|n| (n.kind(), n.text_range()))
+            ),
+        ),
+    ];
+    for (what, want, got) in checks {
+        if want != got {
+            return Some(format!("{at}: green {what} {got}, cursor walk {want}"));
+        }
+    }
+    for t in cursor_tokens(r) {
+        let want = red(cursor_tokens(r).into_iter().find(|u| u.kind() == t.kind()));
+        let got = grn(g.token(t.kind()));
+        if want != got {
+            return Some(format!("{at}: green token {got:?}, cursor walk {want:?}"));
+        }
+    }
+    let reds: Vec<SyntaxNode> = r.children().collect();
+    let greens: Vec<Node<'_>> = g.children().collect();
+    if reds.len() != greens.len() {
+        return Some(format!(
+            "{at}: {} green children, {} red",
+            greens.len(),
+            reds.len()
+        ));
+    }
+    reds.iter()
+        .zip(greens)
+        .find_map(|(r, g)| green_disagreement(root, r, g))
+}
+
 /// Compares every lookup on every node of `parse`; the first disagreement, if any.
 fn disagreement(parse: &Parse) -> Option<String> {
+    let root = parse.syntax();
+    if let Some(d) = green_disagreement(&root, &root, Node::root(parse)) {
+        return Some(d);
+    }
     for node in parse.syntax().descendants() {
         let at = format!("{:?}@{:?}", node.kind(), node.text_range());
         let range = ast::trimmed_range(&node);
