@@ -84,13 +84,6 @@ const OPERATOR_METHODS: &[&str] = &[
     "+", "-", "*", "/", "%", "<", ">", "!", "&", "|", "^", "~",
 ];
 
-const OPS: &[&str] = &[
-    "**=", "<=>", "===", "...", "<<=", ">>=", "&&=", "||=", "==", "!=", "=~", "!~", ">=", "<=",
-    "&&", "||", "<<", ">>", "**", "+=", "-=", "*=", "/=", "%=", "|=", "&=", "^=", "..", "::", "=>",
-    "->", "&.", "+", "-", "*", "/", "%", "=", "<", ">", "!", "&", "|", "^", "~", "?", ":", ",",
-    ".", "(", ")", "[", "]", "{", "}",
-];
-
 /// Lexes a whole Ruby source file into tokens (ending with [`Tok::Eof`]).
 pub fn lex_file(src: &str) -> Result<Vec<Token>, LexError> {
     lex_pieces(&[Piece::Code(src.to_string(), Pos { line: 1, column: 1 })])
@@ -99,6 +92,19 @@ pub fn lex_file(src: &str) -> Result<Vec<Token>, LexError> {
 /// Lexes the pieces of a template into tokens (ending with [`Tok::Eof`]).
 pub fn lex_pieces(pieces: &[Piece]) -> Result<Vec<Token>, LexError> {
     let mut out: Vec<Token> = Vec::new();
+    if pieces.len() > 1 {
+        // A template: its text pieces make two or three tokens each, its code about one
+        // per four bytes.
+        let code: usize = pieces
+            .iter()
+            .map(|p| match p {
+                Piece::Code(s, _) | Piece::Insert(s, _) => s.len() / 4 + 3,
+                Piece::Text(_) => 3,
+                Piece::Cr => 1,
+            })
+            .sum();
+        out.reserve(code);
+    }
     let mut in_comment = false;
     let mut last_pos = Pos { line: 1, column: 1 };
     for piece in pieces {
@@ -132,6 +138,12 @@ pub fn lex_pieces(pieces: &[Piece]) -> Result<Vec<Token>, LexError> {
             Piece::Code(src, pos) => {
                 last_pos = *pos;
                 let mut lx = Lexer::new(src, *pos);
+                let whole_file = pieces.len() == 1;
+                if whole_file {
+                    // About one token per eight bytes of a module file, comments and docs
+                    // included: one or two reallocations instead of a dozen.
+                    lx.toks.reserve(src.len() / 8);
+                }
                 if in_comment {
                     match src.find('\n') {
                         None => continue,
@@ -140,7 +152,7 @@ pub fn lex_pieces(pieces: &[Piece]) -> Result<Vec<Token>, LexError> {
                 }
                 let toks = lx.run(false)?;
                 in_comment = lx.ended_in_comment;
-                if out.is_empty() {
+                if whole_file {
                     // A whole file: its tokens are the output, not copied into it.
                     out = toks;
                 } else {
@@ -220,43 +232,31 @@ fn continues(t: &Tok) -> bool {
     }
 }
 
-/// Drops line breaks that continue a statement. The tokens are moved, not copied: only
-/// those after the current one are looked at again.
+/// Drops line breaks that continue a statement, in place: the kept tokens move down over
+/// the dropped ones, and only tokens after the current one are looked at again.
 fn clean_newlines(mut toks: Vec<Token>) -> Vec<Token> {
-    let mut out: Vec<Token> = Vec::with_capacity(toks.len());
     let n = toks.len();
-    let mut i = 0;
-    while i < n {
-        if toks[i].tok == Tok::Nl {
+    let mut kept = 0;
+    for i in 0..n {
+        if matches!(toks[i].tok, Tok::Nl) {
             // Drop after a continuing token.
-            if let Some(prev) = out.last() {
-                if continues(&prev.tok) {
-                    i += 1;
-                    continue;
-                }
+            if kept > 0 && continues(&toks[kept - 1].tok) {
+                continue;
             }
             // Drop before a leading `.meth` / `&.meth` (skipping further line breaks).
             let mut j = i + 1;
-            while j < n && toks[j].tok == Tok::Nl {
+            while j < n && matches!(toks[j].tok, Tok::Nl) {
                 j += 1;
             }
             if j < n && matches!(toks[j].tok, Tok::Op(".") | Tok::Op("&.")) {
-                i += 1;
                 continue;
             }
         }
-        let t = std::mem::replace(
-            &mut toks[i],
-            Token {
-                tok: Tok::Eof,
-                pos: Pos::default(),
-                space_before: false,
-            },
-        );
-        out.push(t);
-        i += 1;
+        toks.swap(kept, i);
+        kept += 1;
     }
-    out
+    toks.truncate(kept);
+    toks
 }
 
 /// Lexer over one piece of code. It reads the text's bytes in place (`i` is a byte
@@ -346,14 +346,34 @@ impl<'a> Lexer<'a> {
         }
         Some(c)
     }
-    /// Moves over the bytes up to `to` (a character boundary on the current line).
-    fn skip_in_line(&mut self, to: usize) {
-        let n = self.bytes()[self.i..to]
-            .iter()
-            .filter(|b| !is_utf8_continuation(**b))
-            .count();
-        self.column += n as u32;
+    /// Moves over the text up to byte `to` (a character boundary), as `bump` would.
+    fn advance_over(&mut self, to: usize) {
+        let seg = &self.bytes()[self.i..to];
+        let chars = |b: &[u8]| b.iter().filter(|b| !is_utf8_continuation(**b)).count() as u32;
+        match seg.iter().rposition(|b| *b == b'\n') {
+            None => self.column += chars(seg),
+            Some(k) => {
+                self.line += seg.iter().filter(|b| **b == b'\n').count() as u32;
+                self.column = 1 + chars(&seg[k + 1..]);
+            }
+        }
         self.i = to;
+    }
+    /// Appends to `s` the text from here up to the next of the ASCII bytes `stops` (or the
+    /// end), and moves over it: the plain part of a string literal, copied in one go.
+    fn plain_run(&mut self, s: &mut String, stops: &[char]) {
+        if !stops.iter().all(char::is_ascii) {
+            return;
+        }
+        let b = self.bytes();
+        let end = b[self.i..]
+            .iter()
+            .position(|c| stops.iter().any(|s| *s as u8 == *c))
+            .map_or(b.len(), |k| self.i + k);
+        if end > self.i {
+            s.push_str(&self.src[self.i..end]);
+            self.advance_over(end);
+        }
     }
     fn starts_with(&self, s: &str) -> bool {
         self.bytes()[self.i..].starts_with(s.as_bytes())
@@ -434,9 +454,13 @@ impl<'a> Lexer<'a> {
             };
             let pos = self.pos();
             // After `alias`/`undef`, an operator is a method name (`alias === include?`).
-            if !matches!(c, ' ' | '\t' | '\r' | '\n' | ':') && self.method_name_expected() {
+            if matches!(
+                c,
+                '[' | '<' | '=' | '!' | '>' | '*' | '+' | '-' | '/' | '%' | '&' | '|' | '^' | '~'
+            ) && self.method_name_expected()
+            {
                 if let Some(op) = OPERATOR_METHODS.iter().find(|op| self.starts_with(op)) {
-                    self.skip_in_line(self.i + op.len());
+                    self.advance_over(self.i + op.len());
                     self.push(Tok::Ident(op.to_string()), pos, space);
                     space = false;
                     continue;
@@ -444,7 +468,13 @@ impl<'a> Lexer<'a> {
             }
             match c {
                 ' ' | '\t' | '\r' => {
-                    self.bump();
+                    let rest = &self.bytes()[self.i..];
+                    let n = rest
+                        .iter()
+                        .position(|b| !matches!(b, b' ' | b'\t' | b'\r'))
+                        .unwrap_or(rest.len());
+                    self.i += n;
+                    self.column += n as u32;
                     space = true;
                     continue;
                 }
@@ -474,7 +504,7 @@ impl<'a> Lexer<'a> {
                 '#' => {
                     let rest = &self.bytes()[self.i..];
                     let end = self.i + memchr_nl(rest).unwrap_or(rest.len());
-                    self.skip_in_line(end);
+                    self.advance_over(end);
                     if self.peek().is_none() {
                         if until_brace {
                             return self.err("unterminated string interpolation", false);
@@ -698,7 +728,7 @@ impl<'a> Lexer<'a> {
                     let Some(op) = op_at(&self.bytes()[self.i..]) else {
                         return self.err(format!("unexpected character `{c}'"), false);
                     };
-                    self.skip_in_line(self.i + op.len());
+                    self.advance_over(self.i + op.len());
                     match op {
                         "(" | "[" => self.paren_depth += 1,
                         ")" | "]" => self.paren_depth -= 1,
@@ -984,6 +1014,7 @@ impl<'a> Lexer<'a> {
         let mut s = String::new();
         let mut depth = 0;
         loop {
+            self.plain_run(&mut s, &['\\', open, close]);
             let Some(c) = self.bump() else {
                 return self.err("unterminated string", false);
             };
@@ -1022,6 +1053,7 @@ impl<'a> Lexer<'a> {
         let mut s = String::new();
         let mut depth = 0;
         loop {
+            self.plain_run(&mut s, &['\\', '#', open, close]);
             let Some(c) = self.bump() else {
                 if self.to_eof {
                     if !s.is_empty() || parts.is_empty() {
@@ -1230,8 +1262,8 @@ fn memchr_nl(b: &[u8]) -> Option<usize> {
     b.iter().position(|c| *c == b'\n')
 }
 
-/// The operator of [`OPS`] at the start of `b`: the longest one (the table lists them
-/// longest first, and the candidates here keep that order).
+/// The operator (punctuation) at the start of `b`: the longest one (each first byte's
+/// candidates are listed longest first; the tests hold the whole table).
 fn op_at(b: &[u8]) -> Option<&'static str> {
     let candidates: &[&'static str] = match *b.first()? {
         b'*' => &["**=", "**", "*=", "*"],
@@ -1340,6 +1372,26 @@ mod tests {
     fn toks(src: &str) -> Vec<Tok> {
         let mut lx = Lexer::new(src, Pos { line: 1, column: 1 });
         lx.run(false).unwrap().into_iter().map(|t| t.tok).collect()
+    }
+
+    /// Every operator, longest first: the table `op_at` must agree with.
+    const OPS: &[&str] = &[
+        "**=", "<=>", "===", "...", "<<=", ">>=", "&&=", "||=", "==", "!=", "=~", "!~", ">=", "<=",
+        "&&", "||", "<<", ">>", "**", "+=", "-=", "*=", "/=", "%=", "|=", "&=", "^=", "..", "::",
+        "=>", "->", "&.", "+", "-", "*", "/", "%", "=", "<", ">", "!", "&", "|", "^", "~", "?",
+        ":", ",", ".", "(", ")", "[", "]", "{", "}",
+    ];
+
+    #[test]
+    fn operators_longest_first() {
+        for a in OPS {
+            for b in OPS.iter().chain(&["x", " ", ""]) {
+                let text = format!("{a}{b}");
+                let want = OPS.iter().find(|op| text.starts_with(**op)).copied();
+                assert_eq!(op_at(text.as_bytes()), want, "{text}");
+            }
+        }
+        assert_eq!(op_at(b"@x"), None);
     }
 
     #[test]
