@@ -5,10 +5,16 @@
 //! `k => v` arguments become one hash, untitled resource bodies of statement functions
 //! become calls), and definitions are hoisted into [`Definitions`] with fully qualified,
 //! lower-case names (a class nested in `a` is `a::b`). Problems become diagnostics.
+//!
+//! It reads the tree through `puppet_syntax::green` views (no rowan cursor per node): what
+//! each child of a node means follows the typed AST's accessors in `puppet_syntax::ast`.
+//! Heredoc bodies, which lie outside their expression's node, are found through the typed AST.
 
 use crate::ir::*;
-use puppet_syntax::ast::{self, AstNode, AttributeOperation, LiteralKind, Number};
-use puppet_syntax::{Diagnostic, SyntaxKind, TextRange};
+use puppet_syntax::ast::{self, AstNode, Number};
+use puppet_syntax::green::{Element, Node};
+use puppet_syntax::SyntaxKind::{self, *};
+use puppet_syntax::{Diagnostic, SyntaxNode, TextRange};
 use puppet_types::{Regexp, Value};
 use smol_str::SmolStr;
 use std::sync::Arc;
@@ -91,25 +97,20 @@ pub struct LoweredFile {
 
 /// Lowers a parsed manifest or template.
 pub fn lower_file(file: Arc<SourceFile>, parse: &puppet_syntax::Parse) -> LoweredFile {
-    let mut l = Lowerer {
-        file: file.clone(),
-        defs: Definitions::default(),
-        namespace: Vec::new(),
-        diags: Vec::new(),
-        override_span: None,
-    };
-    let root = parse.syntax();
+    let mut l = Lowerer::new(file.clone(), parse);
+    let root = Node::root(parse);
     let mut epp_params = None;
-    if let Some(epp) = ast::EppFile::cast(root.clone()) {
-        if epp.has_params() {
-            epp_params = Some(epp.params().map(|p| l.params(&p)).unwrap_or_default());
+    if root.kind() == EPP_FILE {
+        if let Some(header) = root.child(EPP_PARAMS) {
+            epp_params = Some(
+                header
+                    .child(PARAM_LIST)
+                    .map(|p| l.params(p))
+                    .unwrap_or_default(),
+            );
         }
     }
-    let statements: Vec<Expr> = root
-        .children()
-        .filter_map(ast::Expr::cast)
-        .map(|e| l.expr(&e))
-        .collect();
+    let statements: Vec<Expr> = root.exprs().map(|e| l.expr(e)).collect();
     LoweredFile {
         file,
         statements,
@@ -121,15 +122,12 @@ pub fn lower_file(file: Arc<SourceFile>, parse: &puppet_syntax::Parse) -> Lowere
 
 /// Lowers a single expression parse (e.g. a type string).
 pub fn lower_expression(file: Arc<SourceFile>, parse: &puppet_syntax::Parse) -> Option<Expr> {
-    let mut l = Lowerer {
-        file,
-        defs: Definitions::default(),
-        namespace: Vec::new(),
-        diags: Vec::new(),
-        override_span: None,
-    };
-    let root = ast::ExprRoot::cast(parse.syntax())?;
-    root.expr().map(|e| l.expr(&e))
+    let mut l = Lowerer::new(file, parse);
+    let root = Node::root(parse);
+    if root.kind() != EXPR_ROOT {
+        return None;
+    }
+    root.nth_expr(0).map(|e| l.expr(e))
 }
 
 struct Lowerer {
@@ -140,6 +138,8 @@ struct Lowerer {
     diags: Vec<Diagnostic>,
     /// Inside a heredoc's sub-parse, every span is the heredoc's.
     override_span: Option<(u32, u32)>,
+    /// The red root of the tree being lowered, for reads that leave a node (heredoc bodies).
+    root: SyntaxNode,
 }
 
 fn is_statement_call(name: &str) -> bool {
@@ -163,7 +163,53 @@ fn is_statement_call(name: &str) -> bool {
     )
 }
 
+/// The text of a node's first significant token (a name, variable or literal), or "".
+fn token_text(n: Node<'_>) -> &str {
+    n.first_significant_token().map_or("", |t| t.text())
+}
+
+/// The kind of a node's first significant token.
+fn token_kind(n: Node<'_>) -> Option<SyntaxKind> {
+    n.first_significant_token().map(|t| t.kind())
+}
+
+/// The name of a class, define or function definition (as `ast::ClassDef::name`): its
+/// second significant token.
+fn definition_name(n: Node<'_>) -> Option<&str> {
+    n.children_with_tokens()
+        .filter_map(|e| e.into_token())
+        .filter(|t| !t.kind().is_trivia())
+        .nth(1)
+        .map(|t| t.text())
+}
+
+/// The string value of a literal (as `ast::Literal::string_value`).
+fn literal_string(n: Node<'_>) -> Option<String> {
+    let t = n.first_significant_token()?;
+    match t.kind() {
+        SQ_STRING => Some(ast::unescape_sq(t.text())),
+        NUMBER | REGEX => None,
+        _ => Some(t.text().to_string()),
+    }
+}
+
+/// A resource expression's type names the `class` keyword (`class { 'x': }`).
+fn is_class_keyword(n: Node<'_>) -> bool {
+    n.kind() == NAME_EXPR && token_kind(n) == Some(CLASS_KW)
+}
+
 impl Lowerer {
+    fn new(file: Arc<SourceFile>, parse: &puppet_syntax::Parse) -> Self {
+        Lowerer {
+            file,
+            defs: Definitions::default(),
+            namespace: Vec::new(),
+            diags: Vec::new(),
+            override_span: None,
+            root: parse.syntax(),
+        }
+    }
+
     fn span_of(&self, range: TextRange) -> Span {
         let (start, end) = match self.override_span {
             Some(s) => s,
@@ -176,17 +222,25 @@ impl Lowerer {
         }
     }
 
-    fn span(&self, node: &impl AstNode) -> Span {
-        self.span_of(node.range())
+    fn span(&self, node: Node<'_>) -> Span {
+        self.span_of(node.trimmed_range())
     }
 
     fn mk(&self, kind: ExprKind, span: Span) -> Expr {
         Expr { kind, span }
     }
 
-    fn invalid(&mut self, node: &impl AstNode, msg: &str) -> Expr {
+    fn invalid(&mut self, node: Node<'_>, msg: &str) -> Expr {
         let span = self.span(node);
         self.mk(ExprKind::Invalid(msg.to_string()), span)
+    }
+
+    /// The `n`-th expression child of `node` lowered, or an invalid expression saying `msg`.
+    fn nth_or(&mut self, node: Node<'_>, n: usize, msg: &str) -> Expr {
+        match node.nth_expr(n) {
+            Some(x) => self.expr(x),
+            None => self.invalid(node, msg),
+        }
     }
 
     fn qualify(&self, name: &str) -> SmolStr {
@@ -198,30 +252,24 @@ impl Lowerer {
         }
     }
 
-    fn block(&mut self, b: Option<ast::Block>) -> Vec<Expr> {
+    fn block(&mut self, b: Option<Node<'_>>) -> Vec<Expr> {
         match b {
-            Some(b) => b.statements().map(|s| self.expr(&s)).collect(),
+            Some(b) => b.exprs().map(|s| self.expr(s)).collect(),
             None => Vec::new(),
         }
     }
 
     /// Lowers a list of arguments or elements, merging adjacent `k => v` into one hash.
-    fn args(&mut self, items: impl Iterator<Item = ast::Expr>) -> Vec<Expr> {
+    fn args<'a>(&mut self, items: impl Iterator<Item = Node<'a>>) -> Vec<Expr> {
         let mut out: Vec<Expr> = Vec::new();
         let mut pending: Vec<(Expr, Expr)> = Vec::new();
         let mut pending_span: Option<Span> = None;
         for item in items {
-            if let ast::Expr::HashEntry(h) = &item {
-                let k = h
-                    .key()
-                    .map(|k| self.expr(&k))
-                    .unwrap_or_else(|| self.invalid(h, "missing key"));
-                let v = h
-                    .value()
-                    .map(|v| self.expr(&v))
-                    .unwrap_or_else(|| self.invalid(h, "missing value"));
+            if item.kind() == HASH_ENTRY {
+                let k = self.nth_or(item, 0, "missing key");
+                let v = self.nth_or(item, 1, "missing value");
                 if pending_span.is_none() {
-                    pending_span = Some(self.span(h));
+                    pending_span = Some(self.span(item));
                 }
                 pending.push((k, v));
                 continue;
@@ -230,7 +278,7 @@ impl Lowerer {
                 let span = pending_span.take().expect("set with pending");
                 out.push(self.mk(ExprKind::Hash(std::mem::take(&mut pending)), span));
             }
-            out.push(self.expr(&item));
+            out.push(self.expr(item));
         }
         if !pending.is_empty() {
             let span = pending_span.take().expect("set with pending");
@@ -239,77 +287,119 @@ impl Lowerer {
         out
     }
 
-    fn lambda(&mut self, l: Option<ast::Lambda>) -> Option<Arc<LambdaDef>> {
+    /// The arguments of a call or method call: the expressions of its `ARG_LIST`.
+    fn call_args(&mut self, call: Node<'_>) -> Vec<Expr> {
+        match call.child(ARG_LIST) {
+            Some(list) => self.args(list.exprs()),
+            None => Vec::new(),
+        }
+    }
+
+    fn lambda(&mut self, l: Option<Node<'_>>) -> Option<Arc<LambdaDef>> {
         let l = l?;
-        let params = l.params().map(|p| self.params(&p)).unwrap_or_default();
+        let params = l
+            .child(PARAM_LIST)
+            .map(|p| self.params(p))
+            .unwrap_or_default();
         let return_type = l
-            .return_type()
-            .and_then(|r| r.type_expr())
-            .map(|t| self.expr(&t));
-        let body = self.block(l.body());
+            .child(RETURN_TYPE)
+            .and_then(|r| r.nth_expr(0))
+            .map(|t| self.expr(t));
+        let body = self.block(l.child(BLOCK));
         Some(Arc::new(LambdaDef {
             params,
             return_type,
             body,
-            span: self.span(&l),
+            span: self.span(l),
         }))
     }
 
-    fn params(&mut self, list: &ast::ParamList) -> Vec<Param> {
-        list.params()
-            .map(|p| Param {
-                name: SmolStr::new(p.name()),
-                type_expr: p.type_expr().map(|t| self.expr(&t)),
-                default: p.default_value().map(|d| self.expr(&d)),
-                captures_rest: p.captures_rest(),
-                span: self.span(&p),
+    fn params(&mut self, list: Node<'_>) -> Vec<Param> {
+        list.children_of(PARAM)
+            .map(|p| {
+                let name = p
+                    .token(VARIABLE)
+                    .map_or("", |t| t.text().trim_start_matches('$'));
+                // The type comes before the variable token, the default after `=`.
+                let mut type_expr = None;
+                for e in p.children_with_tokens() {
+                    match e {
+                        Element::Node(n) => {
+                            type_expr = Some(n).filter(|n| ast::Expr::can_cast(n.kind()));
+                            break;
+                        }
+                        Element::Token(t) if t.kind() == VARIABLE => break,
+                        _ => {}
+                    }
+                }
+                let mut default = None;
+                let mut after_eq = false;
+                for e in p.children_with_tokens() {
+                    match e {
+                        Element::Token(t) if t.kind() == EQ => after_eq = true,
+                        Element::Node(n) if after_eq => {
+                            default = Some(n).filter(|n| ast::Expr::can_cast(n.kind()));
+                            break;
+                        }
+                        _ => {}
+                    }
+                }
+                Param {
+                    name: SmolStr::new(name),
+                    type_expr: type_expr.map(|t| self.expr(t)),
+                    default: default.map(|d| self.expr(d)),
+                    captures_rest: p.token(STAR).is_some(),
+                    span: self.span(p),
+                }
             })
             .collect()
     }
 
-    fn attr_ops(&mut self, ops: impl Iterator<Item = AttributeOperation>) -> Vec<AttrOp> {
-        ops.map(|op| match op {
-            AttributeOperation::Op(o) => AttrOp {
-                name: Some(SmolStr::new(o.name())),
-                append: o.is_append(),
-                value: o
-                    .value()
-                    .map(|v| self.expr(&v))
-                    .unwrap_or_else(|| self.invalid(&o, "missing value")),
-                span: self.span(&o),
-            },
-            AttributeOperation::Splat(s) => AttrOp {
-                name: None,
-                append: false,
-                value: s
-                    .value()
-                    .map(|v| self.expr(&v))
-                    .unwrap_or_else(|| self.invalid(&s, "missing value")),
-                span: self.span(&s),
-            },
-        })
-        .collect()
+    /// The attribute operations (`k => v`, `k +> v`, `* => h`) among `node`'s children.
+    fn attr_ops(&mut self, node: Node<'_>) -> Vec<AttrOp> {
+        node.children()
+            .filter_map(|op| match op.kind() {
+                ATTRIBUTE_OP => Some(AttrOp {
+                    name: Some(SmolStr::new(token_text(op))),
+                    append: op.token(PARROW).is_some(),
+                    value: self.nth_or(op, 0, "missing value"),
+                    span: self.span(op),
+                }),
+                ATTRIBUTES_OP => Some(AttrOp {
+                    name: None,
+                    append: false,
+                    value: self.nth_or(op, 0, "missing value"),
+                    span: self.span(op),
+                }),
+                _ => None,
+            })
+            .collect()
     }
 
     fn string_parts(
         &mut self,
-        s: &ast::StringExpr,
+        s: Node<'_>,
         heredoc: Option<&puppet_syntax::lexer::HeredocHeader>,
     ) -> Vec<StrPart> {
-        s.parts()
-            .map(|p| match p {
-                ast::StringPart::Text(t) => StrPart::Text(SmolStr::new(match heredoc {
-                    Some(h) => ast::unescape_heredoc(t.text(), h),
-                    None => ast::unescape_dq(t.text(), ast::DQ_ESCAPES),
-                })),
-                ast::StringPart::Var(v) => {
-                    let span = self.span(&v);
-                    StrPart::Expr(self.mk(ExprKind::Var(SmolStr::new(v.name())), span))
+        s.children_with_tokens()
+            .filter_map(|p| match p {
+                Element::Token(t) if t.kind() == STRING_TEXT => {
+                    Some(StrPart::Text(SmolStr::new(match heredoc {
+                        Some(h) => ast::unescape_heredoc(t.text(), h),
+                        None => ast::unescape_dq(t.text(), ast::DQ_ESCAPES),
+                    })))
                 }
-                ast::StringPart::Interp(i) => StrPart::Expr(match i.expr() {
-                    Some(e) => self.expr(&e),
-                    None => self.invalid(&i, "empty interpolation"),
-                }),
+                Element::Node(v) if v.kind() == VARIABLE_EXPR => {
+                    let span = self.span(v);
+                    let name = token_text(v).trim_start_matches('$');
+                    Some(StrPart::Expr(
+                        self.mk(ExprKind::Var(SmolStr::new(name)), span),
+                    ))
+                }
+                Element::Node(i) if i.kind() == INTERPOLATION => {
+                    Some(StrPart::Expr(self.nth_or(i, 0, "empty interpolation")))
+                }
+                _ => None,
             })
             .collect()
     }
@@ -328,182 +418,165 @@ impl Lowerer {
         self.mk(ExprKind::Concat(parts), span)
     }
 
-    pub(crate) fn expr(&mut self, e: &ast::Expr) -> Expr {
-        let span = self.span(e);
-        let kind = match e {
-            ast::Expr::Literal(l) => match l.kind() {
-                Some(LiteralKind::Number) => match l.number() {
-                    Some(Number::Integer { value, .. }) => ExprKind::Literal(Value::Integer(value)),
-                    Some(Number::Float(f)) => ExprKind::Literal(Value::Float(f)),
-                    _ => ExprKind::Invalid("Integer value out of range".into()),
-                },
-                Some(LiteralKind::True) => ExprKind::Literal(Value::Boolean(true)),
-                Some(LiteralKind::False) => ExprKind::Literal(Value::Boolean(false)),
-                Some(LiteralKind::Undef) => ExprKind::Literal(Value::Undef),
-                Some(LiteralKind::Default) => ExprKind::Literal(Value::Default),
-                Some(LiteralKind::Regex) => {
-                    let pattern = l.regex_pattern().unwrap_or_default();
-                    match Regexp::new(&pattern) {
-                        Ok(r) => ExprKind::Literal(Value::Regexp(r)),
-                        Err(err) => ExprKind::Invalid(format!("Illegal regular expression: {err}")),
-                    }
-                }
-                _ => ExprKind::Literal(Value::string(l.string_value().unwrap_or_default())),
+    fn literal(&mut self, l: Node<'_>) -> ExprKind {
+        let Some(t) = l.first_significant_token() else {
+            return ExprKind::Literal(Value::string(""));
+        };
+        match t.kind() {
+            NUMBER => match ast::parse_number(t.text()) {
+                Some(Number::Integer { value, .. }) => ExprKind::Literal(Value::Integer(value)),
+                Some(Number::Float(f)) => ExprKind::Literal(Value::Float(f)),
+                _ => ExprKind::Invalid("Integer value out of range".into()),
             },
-            ast::Expr::String(s) => {
-                let parts = self.string_parts(s, None);
+            TRUE_KW => ExprKind::Literal(Value::Boolean(true)),
+            FALSE_KW => ExprKind::Literal(Value::Boolean(false)),
+            UNDEF_KW => ExprKind::Literal(Value::Undef),
+            DEFAULT_KW => ExprKind::Literal(Value::Default),
+            REGEX => match Regexp::new(&ast::regex_literal_pattern(t.text())) {
+                Ok(r) => ExprKind::Literal(Value::Regexp(r)),
+                Err(err) => ExprKind::Invalid(format!("Illegal regular expression: {err}")),
+            },
+            SQ_STRING => ExprKind::Literal(Value::string(ast::unescape_sq(t.text()))),
+            _ => ExprKind::Literal(Value::string(t.text())),
+        }
+    }
+
+    /// A heredoc: its body is found through the typed AST (it lies after the expression's
+    /// line, outside its node), then lowered from its own parse.
+    fn heredoc(&mut self, h: Node<'_>, span: Span) -> Expr {
+        let body = h
+            .to_syntax(&self.root)
+            .and_then(ast::HeredocExpr::cast)
+            .and_then(|h| h.body());
+        let Some(body) = body else {
+            return self.invalid(h, "Heredoc without body");
+        };
+        match &body.parse {
+            Some(p) => {
+                let saved = self.override_span.replace((span.start, span.end));
+                let saved_root = std::mem::replace(&mut self.root, p.syntax());
+                let parts = Node::root(p)
+                    .child(STRING_EXPR)
+                    .map(|s| self.string_parts(s, Some(&body.header)))
+                    .unwrap_or_default();
+                self.root = saved_root;
+                self.override_span = saved;
+                self.concat(parts, span)
+            }
+            None => self.mk(
+                ExprKind::Literal(Value::string(ast::unescape_heredoc(
+                    &body.text,
+                    &body.header,
+                ))),
+                span,
+            ),
+        }
+    }
+
+    pub(crate) fn expr(&mut self, e: Node<'_>) -> Expr {
+        let span = self.span(e);
+        let kind = match e.kind() {
+            LITERAL => self.literal(e),
+            STRING_EXPR => {
+                let parts = self.string_parts(e, None);
                 return self.concat(parts, span);
             }
-            ast::Expr::Heredoc(h) => {
-                let Some(body) = h.body() else {
-                    return self.invalid(h, "Heredoc without body");
-                };
-                match &body.parse {
-                    Some(p) => {
-                        let saved = self.override_span.replace((span.start, span.end));
-                        let parts = p
-                            .syntax()
-                            .children()
-                            .find_map(ast::StringExpr::cast)
-                            .map(|s| self.string_parts(&s, Some(&body.header)))
-                            .unwrap_or_default();
-                        self.override_span = saved;
-                        return self.concat(parts, span);
-                    }
-                    None => ExprKind::Literal(Value::string(ast::unescape_heredoc(
-                        &body.text,
-                        &body.header,
-                    ))),
-                }
-            }
-            ast::Expr::Name(n) => ExprKind::Name(SmolStr::new(n.text())),
-            ast::Expr::TypeRef(t) => ExprKind::TypeName(SmolStr::new(t.text())),
-            ast::Expr::Variable(v) => ExprKind::Var(SmolStr::new(v.name())),
-            ast::Expr::Reserved(r) => {
-                ExprKind::Invalid(format!("Use of reserved word: {}", r.text()))
-            }
-            ast::Expr::Array(a) => ExprKind::Array(self.args(a.elements())),
-            ast::Expr::Hash(h) => ExprKind::Hash(
-                h.entries()
+            HEREDOC_EXPR => return self.heredoc(e, span),
+            NAME_EXPR => ExprKind::Name(SmolStr::new(token_text(e))),
+            TYPE_REF => ExprKind::TypeName(SmolStr::new(token_text(e))),
+            VARIABLE_EXPR => ExprKind::Var(SmolStr::new(token_text(e).trim_start_matches('$'))),
+            RESERVED_WORD => ExprKind::Invalid(format!("Use of reserved word: {}", token_text(e))),
+            ARRAY_EXPR => ExprKind::Array(self.args(e.exprs())),
+            HASH_EXPR => ExprKind::Hash(
+                e.children_of(HASH_ENTRY)
                     .map(|en| {
-                        let k = en
-                            .key()
-                            .map(|k| self.expr(&k))
-                            .unwrap_or_else(|| self.invalid(&en, "missing key"));
-                        let v = en
-                            .value()
-                            .map(|v| self.expr(&v))
-                            .unwrap_or_else(|| self.invalid(&en, "missing value"));
+                        let k = self.nth_or(en, 0, "missing key");
+                        let v = self.nth_or(en, 1, "missing value");
                         (k, v)
                     })
                     .collect(),
             ),
-            ast::Expr::HashEntry(h) => {
+            HASH_ENTRY => {
                 // A lone `k => v` where a value is expected: an unfolded hash of one entry.
-                let k = h
-                    .key()
-                    .map(|k| self.expr(&k))
-                    .unwrap_or_else(|| self.invalid(h, "missing key"));
-                let v = h
-                    .value()
-                    .map(|v| self.expr(&v))
-                    .unwrap_or_else(|| self.invalid(h, "missing value"));
+                let k = self.nth_or(e, 0, "missing key");
+                let v = self.nth_or(e, 1, "missing value");
                 ExprKind::Hash(vec![(k, v)])
             }
-            ast::Expr::Binary(b) => {
-                let lhs = b
-                    .lhs()
-                    .map(|x| self.expr(&x))
-                    .unwrap_or_else(|| self.invalid(b, "missing operand"));
-                let rhs = b
-                    .rhs()
-                    .map(|x| self.expr(&x))
-                    .unwrap_or_else(|| self.invalid(b, "missing operand"));
-                let (l, r) = (Box::new(lhs), Box::new(rhs));
-                let op = match b.op().map(|t| t.kind()) {
-                    Some(SyntaxKind::AND_KW) => return self.mk(ExprKind::And(l, r), span),
-                    Some(SyntaxKind::OR_KW) => return self.mk(ExprKind::Or(l, r), span),
-                    Some(SyntaxKind::PLUS) => BinOp::Add,
-                    Some(SyntaxKind::MINUS) => BinOp::Sub,
-                    Some(SyntaxKind::STAR) => BinOp::Mul,
-                    Some(SyntaxKind::SLASH) => BinOp::Div,
-                    Some(SyntaxKind::PERCENT) => BinOp::Mod,
-                    Some(SyntaxKind::LSHIFT) => BinOp::Shl,
-                    Some(SyntaxKind::RSHIFT) => BinOp::Shr,
-                    Some(SyntaxKind::EQ2) => BinOp::Eq,
-                    Some(SyntaxKind::NEQ) => BinOp::Ne,
-                    Some(SyntaxKind::LT) => BinOp::Lt,
-                    Some(SyntaxKind::LTEQ) => BinOp::Le,
-                    Some(SyntaxKind::GT) => BinOp::Gt,
-                    Some(SyntaxKind::GTEQ) => BinOp::Ge,
-                    Some(SyntaxKind::MATCH) => BinOp::Match,
-                    Some(SyntaxKind::NOMATCH) => BinOp::NoMatch,
-                    Some(SyntaxKind::IN_KW) => BinOp::In,
-                    _ => return self.invalid(b, "unknown operator"),
+            BINARY_EXPR => {
+                let l = Box::new(self.nth_or(e, 0, "missing operand"));
+                let r = Box::new(self.nth_or(e, 1, "missing operand"));
+                let op_token = e.operator_token();
+                let op = match op_token.map(|t| t.kind()) {
+                    Some(AND_KW) => return self.mk(ExprKind::And(l, r), span),
+                    Some(OR_KW) => return self.mk(ExprKind::Or(l, r), span),
+                    Some(PLUS) => BinOp::Add,
+                    Some(MINUS) => BinOp::Sub,
+                    Some(STAR) => BinOp::Mul,
+                    Some(SLASH) => BinOp::Div,
+                    Some(PERCENT) => BinOp::Mod,
+                    Some(LSHIFT) => BinOp::Shl,
+                    Some(RSHIFT) => BinOp::Shr,
+                    Some(EQ2) => BinOp::Eq,
+                    Some(NEQ) => BinOp::Ne,
+                    Some(LT) => BinOp::Lt,
+                    Some(LTEQ) => BinOp::Le,
+                    Some(GT) => BinOp::Gt,
+                    Some(GTEQ) => BinOp::Ge,
+                    Some(MATCH) => BinOp::Match,
+                    Some(NOMATCH) => BinOp::NoMatch,
+                    Some(IN_KW) => BinOp::In,
+                    _ => return self.invalid(e, "unknown operator"),
                 };
                 // Puppet reports a match's left operand that is not a String at the
                 // operand, which for `(x) =~ y` is the parenthesis.
-                let l = match (op, b.lhs()) {
-                    (BinOp::Match | BinOp::NoMatch, Some(ast::Expr::Paren(p))) => {
-                        let span = self.span(&p);
+                let l = match (op, e.nth_expr(0)) {
+                    (BinOp::Match | BinOp::NoMatch, Some(p)) if p.kind() == PAREN_EXPR => {
+                        let span = self.span(p);
                         Box::new(self.mk(ExprKind::Paren(l), span))
                     }
                     _ => l,
                 };
                 // Puppet locates an operator expression at its operator.
-                let span = match b.op() {
+                let span = match op_token {
                     Some(t) if self.override_span.is_none() => self.span_of(t.text_range()),
                     _ => span,
                 };
                 return self.mk(ExprKind::Binary(op, l, r), span);
             }
-            ast::Expr::Unary(u) => {
-                let x = u
-                    .operand()
-                    .map(|x| self.expr(&x))
-                    .unwrap_or_else(|| self.invalid(u, "missing operand"));
-                match u.op().map(|t| t.kind()) {
-                    Some(SyntaxKind::BANG) => ExprKind::Not(Box::new(x)),
-                    Some(SyntaxKind::MINUS) => ExprKind::Neg(Box::new(x)),
+            UNARY_EXPR => {
+                let x = self.nth_or(e, 0, "missing operand");
+                match token_kind(e) {
+                    Some(BANG) => ExprKind::Not(Box::new(x)),
+                    Some(MINUS) => ExprKind::Neg(Box::new(x)),
                     _ => ExprKind::Unfold(Box::new(x)),
                 }
             }
-            ast::Expr::Assign(a) => {
-                let lhs = a
-                    .lhs()
-                    .map(|x| self.expr(&x))
-                    .unwrap_or_else(|| self.invalid(a, "missing target"));
-                let rhs = a
-                    .rhs()
-                    .map(|x| self.expr(&x))
-                    .unwrap_or_else(|| self.invalid(a, "missing value"));
-                let op_span = match a.op() {
+            ASSIGN_EXPR => {
+                let lhs = self.nth_or(e, 0, "missing target");
+                let rhs = self.nth_or(e, 1, "missing value");
+                let op_token = e.operator_token();
+                let op_span = match op_token {
                     Some(t) if self.override_span.is_none() => self.span_of(t.text_range()),
                     _ => span.clone(),
                 };
-                match a.op().map(|t| t.kind()) {
-                    Some(SyntaxKind::EQ) => {
+                match op_token.map(|t| t.kind()) {
+                    Some(EQ) => {
                         return self.mk(ExprKind::Assign(Box::new(lhs), Box::new(rhs)), op_span)
                     }
                     _ => ExprKind::Invalid("The operator is no longer supported".into()),
                 }
             }
-            ast::Expr::Relationship(r) => {
-                let lhs = r
-                    .lhs()
-                    .map(|x| self.expr(&x))
-                    .unwrap_or_else(|| self.invalid(r, "missing operand"));
-                let rhs = r
-                    .rhs()
-                    .map(|x| self.expr(&x))
-                    .unwrap_or_else(|| self.invalid(r, "missing operand"));
-                let op = match r.op().map(|t| t.kind()) {
-                    Some(SyntaxKind::IN_EDGE) => RelOp::Before,
-                    Some(SyntaxKind::IN_EDGE_SUB) => RelOp::Notify,
-                    Some(SyntaxKind::OUT_EDGE) => RelOp::Require,
+            RELATIONSHIP_EXPR => {
+                let lhs = self.nth_or(e, 0, "missing operand");
+                let rhs = self.nth_or(e, 1, "missing operand");
+                let op_token = e.operator_token();
+                let op = match op_token.map(|t| t.kind()) {
+                    Some(IN_EDGE) => RelOp::Before,
+                    Some(IN_EDGE_SUB) => RelOp::Notify,
+                    Some(OUT_EDGE) => RelOp::Require,
                     _ => RelOp::Subscribe,
                 };
-                let span = match r.op() {
+                let span = match op_token {
                     Some(t) if self.override_span.is_none() => self.span_of(t.text_range()),
                     _ => span,
                 };
@@ -512,67 +585,55 @@ impl Lowerer {
                     span,
                 );
             }
-            ast::Expr::Access(a) => {
-                let target = a
-                    .target()
-                    .map(|x| self.expr(&x))
-                    .unwrap_or_else(|| self.invalid(a, "missing target"));
-                let keys = self.args(a.keys());
+            ACCESS_EXPR => {
+                let target = self.nth_or(e, 0, "missing target");
+                let keys = self.args(e.exprs().skip(1));
                 ExprKind::Access(Box::new(target), keys)
             }
-            ast::Expr::Selector(s) => {
-                let target = s
-                    .target()
-                    .map(|x| self.expr(&x))
-                    .unwrap_or_else(|| self.invalid(s, "missing target"));
-                let entries = s
-                    .entries()
+            SELECTOR_EXPR => {
+                let target = self.nth_or(e, 0, "missing target");
+                let entries = e
+                    .children_of(SELECTOR_ENTRY)
                     .map(|en| {
-                        let m = en
-                            .matching()
-                            .map(|x| self.expr(&x))
-                            .unwrap_or_else(|| self.invalid(&en, "missing"));
-                        let v = en
-                            .value()
-                            .map(|x| self.expr(&x))
-                            .unwrap_or_else(|| self.invalid(&en, "missing"));
+                        let m = self.nth_or(en, 0, "missing");
+                        let v = self.nth_or(en, 1, "missing");
                         (m, v)
                     })
                     .collect();
                 ExprKind::Selector(Box::new(target), entries)
             }
-            ast::Expr::Paren(p) => match p.expr() {
-                Some(x) => return self.expr(&x),
+            PAREN_EXPR => match e.nth_expr(0) {
+                Some(x) => return self.expr(x),
                 None => ExprKind::Invalid("empty parentheses".into()),
             },
-            ast::Expr::Call(c) => {
-                let args = self.args(c.args());
-                let lambda = self.lambda(c.lambda());
-                match c.callee() {
-                    Some(ast::Expr::Name(n)) => ExprKind::Call {
-                        name: SmolStr::new(n.text().trim_start_matches("::")),
+            CALL_EXPR => {
+                let args = self.call_args(e);
+                let lambda = self.lambda(e.child(LAMBDA));
+                match e.nth_expr(0) {
+                    Some(n) if n.kind() == NAME_EXPR => ExprKind::Call {
+                        name: SmolStr::new(token_text(n).trim_start_matches("::")),
                         args,
                         lambda,
-                        rvalue: c.has_parens(),
+                        rvalue: e
+                            .child(ARG_LIST)
+                            .is_some_and(|a| a.token(L_PAREN).is_some()),
                     },
-                    Some(t @ (ast::Expr::TypeRef(_) | ast::Expr::Access(_))) => {
-                        ExprKind::CallType {
-                            target: Box::new(self.expr(&t)),
-                            args,
-                            lambda,
-                        }
-                    }
+                    Some(t) if matches!(t.kind(), TYPE_REF | ACCESS_EXPR) => ExprKind::CallType {
+                        target: Box::new(self.expr(t)),
+                        args,
+                        lambda,
+                    },
                     _ => ExprKind::Invalid("Illegal expression as function name".into()),
                 }
             }
-            ast::Expr::MethodCall(m) => {
-                let receiver = m
-                    .receiver()
-                    .map(|x| self.expr(&x))
-                    .unwrap_or_else(|| self.invalid(m, "missing receiver"));
-                let name = m.name().map(|n| n.text()).unwrap_or_default();
-                let args = self.args(m.args());
-                let lambda = self.lambda(m.lambda());
+            METHOD_CALL_EXPR => {
+                let receiver = self.nth_or(e, 0, "missing receiver");
+                let name = e
+                    .nth_expr(1)
+                    .filter(|n| n.kind() == NAME_EXPR)
+                    .map_or("", token_text);
+                let args = self.call_args(e);
+                let lambda = self.lambda(e.child(LAMBDA));
                 ExprKind::MethodCall {
                     receiver: Box::new(receiver),
                     name: SmolStr::new(name),
@@ -580,42 +641,33 @@ impl Lowerer {
                     lambda,
                 }
             }
-            ast::Expr::If(i) => {
-                let cond = i
-                    .condition()
-                    .map(|x| self.expr(&x))
-                    .unwrap_or_else(|| self.invalid(i, "missing condition"));
-                let then = self.block(i.then_block());
-                let els = self.else_part(i.elsif(), i.else_clause());
+            IF_EXPR => {
+                let cond = self.nth_or(e, 0, "missing condition");
+                let then = self.block(e.child(BLOCK));
+                let els = self.else_part(e.child(ELSIF_CLAUSE), e.child(ELSE_CLAUSE));
                 ExprKind::If {
                     cond: Box::new(cond),
                     then,
                     els,
                 }
             }
-            ast::Expr::Unless(u) => {
-                let cond = u
-                    .condition()
-                    .map(|x| self.expr(&x))
-                    .unwrap_or_else(|| self.invalid(u, "missing condition"));
-                let then = self.block(u.then_block());
-                let els = u.else_clause().map(|e| self.block(e.block()));
+            UNLESS_EXPR => {
+                let cond = self.nth_or(e, 0, "missing condition");
+                let then = self.block(e.child(BLOCK));
+                let els = e.child(ELSE_CLAUSE).map(|c| self.block(c.child(BLOCK)));
                 ExprKind::Unless {
                     cond: Box::new(cond),
                     then,
                     els,
                 }
             }
-            ast::Expr::Case(c) => {
-                let test = c
-                    .test()
-                    .map(|x| self.expr(&x))
-                    .unwrap_or_else(|| self.invalid(c, "missing test"));
-                let options = c
-                    .options()
+            CASE_EXPR => {
+                let test = self.nth_or(e, 0, "missing test");
+                let options = e
+                    .children_of(CASE_OPTION)
                     .map(|o| {
-                        let values = o.values().map(|v| self.expr(&v)).collect();
-                        (values, self.block(o.body()))
+                        let values = o.exprs().map(|v| self.expr(v)).collect();
+                        (values, self.block(o.child(BLOCK)))
                     })
                     .collect();
                 ExprKind::Case {
@@ -623,44 +675,38 @@ impl Lowerer {
                     options,
                 }
             }
-            ast::Expr::Resource(r) => return self.resource(r, span),
-            ast::Expr::ResourceDefaults(d) => {
-                let t = d
-                    .type_ref()
-                    .map(|x| self.expr(&x))
-                    .unwrap_or_else(|| self.invalid(d, "missing type"));
-                let ops = self.attr_ops(d.operations());
+            RESOURCE_EXPR => return self.resource(e, span),
+            RESOURCE_DEFAULTS_EXPR => {
+                let t = self.nth_or(e, 0, "missing type");
+                let ops = self.attr_ops(e);
                 ExprKind::ResourceDefaults {
                     type_expr: Box::new(t),
                     ops,
                 }
             }
-            ast::Expr::ResourceOverride(o) => {
-                let t = o
-                    .target()
-                    .map(|x| self.expr(&x))
-                    .unwrap_or_else(|| self.invalid(o, "missing target"));
-                let ops = self.attr_ops(o.operations());
+            RESOURCE_OVERRIDE_EXPR => {
+                let t = self.nth_or(e, 0, "missing target");
+                let ops = self.attr_ops(e);
                 ExprKind::ResourceOverride {
                     target: Box::new(t),
                     ops,
                 }
             }
-            ast::Expr::Collect(c) => {
-                let type_name = match c.type_expr() {
-                    Some(ast::Expr::TypeRef(t)) => SmolStr::new(t.text()),
-                    _ => return self.invalid(c, "Illegal collector type"),
+            COLLECT_EXPR => {
+                let type_name = match e.nth_expr(0) {
+                    Some(t) if t.kind() == TYPE_REF => SmolStr::new(token_text(t)),
+                    _ => return self.invalid(e, "Illegal collector type"),
                 };
-                let q = c.query();
-                let exported = q.as_ref().is_some_and(|q| q.is_exported());
-                let query = match q.and_then(|q| q.expr()) {
-                    Some(e) => match self.query(&e) {
+                let q = e.child(COLLECT_QUERY);
+                let exported = q.is_some_and(|q| q.token(LLCOLLECT).is_some());
+                let query = match q.and_then(|q| q.nth_expr(0)) {
+                    Some(x) => match self.query(x) {
                         Some(q) => q,
-                        None => return self.invalid(c, "Illegal query expression"),
+                        None => return self.invalid(e, "Illegal query expression"),
                     },
                     None => Query::All,
                 };
-                let ops = self.attr_ops(c.operations());
+                let ops = self.attr_ops(e);
                 ExprKind::Collect {
                     type_name,
                     exported,
@@ -668,14 +714,18 @@ impl Lowerer {
                     ops,
                 }
             }
-            ast::Expr::ClassDef(d) => {
-                let name = self.qualify(&d.name());
-                let params = d.params().map(|p| self.params(&p)).unwrap_or_default();
-                let parent = d
-                    .inherits()
-                    .map(|i| SmolStr::new(i.name().trim_start_matches("::").to_ascii_lowercase()));
+            CLASS_DEF => {
+                let name = self.qualify(definition_name(e).unwrap_or(""));
+                let params = e
+                    .child(PARAM_LIST)
+                    .map(|p| self.params(p))
+                    .unwrap_or_default();
+                let parent = e.child(INHERITS_CLAUSE).map(|i| {
+                    let name = definition_name(i).unwrap_or_else(|| token_text(i));
+                    SmolStr::new(name.trim_start_matches("::").to_ascii_lowercase())
+                });
                 let saved = std::mem::replace(&mut self.namespace, vec![name.clone()]);
-                let body = self.block(d.body());
+                let body = self.block(e.child(BLOCK));
                 self.namespace = saved;
                 self.defs.classes.push(Arc::new(ClassDef {
                     name,
@@ -686,10 +736,13 @@ impl Lowerer {
                 }));
                 ExprKind::Definition
             }
-            ast::Expr::DefineDef(d) => {
-                let name = self.qualify(&d.name());
-                let params = d.params().map(|p| self.params(&p)).unwrap_or_default();
-                let body = self.block(d.body());
+            DEFINE_DEF => {
+                let name = self.qualify(definition_name(e).unwrap_or(""));
+                let params = e
+                    .child(PARAM_LIST)
+                    .map(|p| self.params(p))
+                    .unwrap_or_default();
+                let body = self.block(e.child(BLOCK));
                 self.defs.defines.push(Arc::new(DefineDef {
                     name,
                     params,
@@ -698,14 +751,18 @@ impl Lowerer {
                 }));
                 ExprKind::Definition
             }
-            ast::Expr::FunctionDef(d) => {
-                let name = SmolStr::new(d.name().trim_start_matches("::").to_ascii_lowercase());
-                let params = d.params().map(|p| self.params(&p)).unwrap_or_default();
-                let return_type = d
-                    .return_type()
-                    .and_then(|r| r.type_expr())
-                    .map(|t| self.expr(&t));
-                let body = self.block(d.body());
+            FUNCTION_DEF => {
+                let name = definition_name(e).unwrap_or("");
+                let name = SmolStr::new(name.trim_start_matches("::").to_ascii_lowercase());
+                let params = e
+                    .child(PARAM_LIST)
+                    .map(|p| self.params(p))
+                    .unwrap_or_default();
+                let return_type = e
+                    .child(RETURN_TYPE)
+                    .and_then(|r| r.nth_expr(0))
+                    .map(|t| self.expr(t));
+                let body = self.block(e.child(BLOCK));
                 self.defs.functions.push(Arc::new(FunctionDef {
                     name,
                     params,
@@ -715,27 +772,35 @@ impl Lowerer {
                 }));
                 ExprKind::Definition
             }
-            ast::Expr::TypeAlias(t) => {
-                let name = SmolStr::new(t.name());
-                let type_expr = match t.type_expr() {
-                    Some(ast::Expr::HashEntry(h)) => {
+            TYPE_ALIAS => {
+                let name = match e.nth_expr(0) {
+                    Some(t) if t.kind() == TYPE_REF => token_text(t),
+                    Some(a) if a.kind() == ACCESS_EXPR => match a.nth_expr(0) {
+                        Some(t) if t.kind() == TYPE_REF => token_text(t),
+                        _ => "",
+                    },
+                    _ => "",
+                };
+                let name = SmolStr::new(name);
+                let type_expr = match e.nth_expr(1) {
+                    Some(h) if h.kind() == HASH_ENTRY => {
                         // `Object { ... }`: the type applied to the hash.
-                        let base = h.key().map(|k| self.expr(&k));
-                        let hash = h.value().map(|v| self.expr(&v));
+                        let base = h.nth_expr(0).map(|k| self.expr(k));
+                        let hash = h.nth_expr(1).map(|v| self.expr(v));
                         match (base, hash) {
                             (Some(b), Some(hv)) => {
                                 self.mk(ExprKind::Access(Box::new(b), vec![hv]), span.clone())
                             }
-                            _ => self.invalid(t, "invalid type alias"),
+                            _ => self.invalid(e, "invalid type alias"),
                         }
                     }
-                    Some(ast::Expr::Hash(h)) => {
-                        let hash = self.expr(&ast::Expr::Hash(h));
+                    Some(h) if h.kind() == HASH_EXPR => {
+                        let hash = self.expr(h);
                         let obj = self.mk(ExprKind::TypeName("Object".into()), span.clone());
                         self.mk(ExprKind::Access(Box::new(obj), vec![hash]), span.clone())
                     }
-                    Some(x) => self.expr(&x),
-                    None => self.invalid(t, "invalid type alias"),
+                    Some(x) => self.expr(x),
+                    None => self.invalid(e, "invalid type alias"),
                 };
                 self.defs.type_aliases.push(Arc::new(TypeAliasDef {
                     name,
@@ -744,36 +809,10 @@ impl Lowerer {
                 }));
                 ExprKind::Definition
             }
-            ast::Expr::TypeDefinition(_) => ExprKind::Definition,
-            ast::Expr::NodeDef(n) => {
-                let matches = n
-                    .matches()
-                    .filter_map(|m| match m.kind()? {
-                        ast::HostMatchKind::Name(s) => {
-                            Some(HostMatch::Name(SmolStr::new(s.to_ascii_lowercase())))
-                        }
-                        ast::HostMatchKind::Default => Some(HostMatch::Default),
-                        ast::HostMatchKind::Regex(r) => Regexp::new(&r).ok().map(HostMatch::Regex),
-                        ast::HostMatchKind::String(node) => {
-                            let text = if let Some(s) = ast::StringExpr::cast(node.clone()) {
-                                s.parts()
-                                    .filter_map(|p| match p {
-                                        ast::StringPart::Text(t) => {
-                                            Some(ast::unescape_dq(t.text(), ast::DQ_ESCAPES))
-                                        }
-                                        _ => None,
-                                    })
-                                    .collect()
-                            } else {
-                                m.sq_string()
-                                    .map(|t| ast::unescape_sq(t.text()))
-                                    .unwrap_or_default()
-                            };
-                            Some(HostMatch::Name(SmolStr::new(text.to_ascii_lowercase())))
-                        }
-                    })
-                    .collect();
-                let body = self.block(n.body());
+            TYPE_DEFINITION => ExprKind::Definition,
+            NODE_DEF => {
+                let matches = e.children_of(HOST_MATCH).filter_map(host_match).collect();
+                let body = self.block(e.child(BLOCK));
                 self.defs.nodes.push(Arc::new(NodeDef {
                     matches,
                     body,
@@ -781,36 +820,31 @@ impl Lowerer {
                 }));
                 ExprKind::Definition
             }
-            ast::Expr::EppRenderText(t) => ExprKind::RenderText(SmolStr::new(t.text())),
-            ast::Expr::EppRenderExpr(r) => {
-                let inner = if let Some(b) = r.block() {
+            EPP_RENDER_TEXT => ExprKind::RenderText(SmolStr::new(
+                e.token(EPP_TEXT)
+                    .map(|t| ast::unescape_epp_text(t.text()))
+                    .unwrap_or_default(),
+            )),
+            EPP_RENDER_EXPR => {
+                let inner = if let Some(b) = e.child(BLOCK) {
                     let stmts = self.block(Some(b));
                     self.mk(ExprKind::Block(stmts), span.clone())
                 } else {
-                    r.expr()
-                        .map(|x| self.expr(&x))
-                        .unwrap_or_else(|| self.invalid(r, "empty render"))
+                    self.nth_or(e, 0, "empty render")
                 };
                 ExprKind::Render(Box::new(inner))
             }
-            ast::Expr::Error(_) => ExprKind::Invalid("Syntax error".into()),
+            // `ERROR`, and any node that is not an expression (never passed here).
+            _ => ExprKind::Invalid("Syntax error".into()),
         };
         let mut span = span;
-        if let (ast::Expr::MethodCall(m), None) = (e, self.override_span) {
+        if e.kind() == METHOD_CALL_EXPR && self.override_span.is_none() {
             // Puppet places a method call at its `(`, or at the `.` when it has none.
-            let paren = m
-                .arg_list()
-                .filter(|a| {
-                    a.syntax()
-                        .first_token()
-                        .is_some_and(|t| t.kind() == SyntaxKind::L_PAREN)
-                })
-                .map(|a| a.syntax().text_range().start());
-            let dot = m
-                .syntax()
-                .children_with_tokens()
-                .find(|t| t.kind() == SyntaxKind::DOT)
-                .map(|t| t.text_range().start());
+            let paren = e
+                .child(ARG_LIST)
+                .filter(|a| a.first_token().is_some_and(|t| t.kind() == L_PAREN))
+                .map(|a| a.text_range().start());
+            let dot = e.token(DOT).map(|t| t.text_range().start());
             if let Some(start) = paren.or(dot) {
                 span.start = start.into();
             }
@@ -818,19 +852,12 @@ impl Lowerer {
         self.mk(kind, span)
     }
 
-    fn else_part(
-        &mut self,
-        elsif: Option<ast::ElsifClause>,
-        els: Option<ast::ElseClause>,
-    ) -> Option<Vec<Expr>> {
+    fn else_part(&mut self, elsif: Option<Node<'_>>, els: Option<Node<'_>>) -> Option<Vec<Expr>> {
         if let Some(e) = elsif {
-            let span = self.span(&e);
-            let cond = e
-                .condition()
-                .map(|x| self.expr(&x))
-                .unwrap_or_else(|| self.invalid(&e, "missing condition"));
-            let then = self.block(e.then_block());
-            let inner = self.else_part(e.elsif(), e.else_clause());
+            let span = self.span(e);
+            let cond = self.nth_or(e, 0, "missing condition");
+            let then = self.block(e.child(BLOCK));
+            let inner = self.else_part(e.child(ELSIF_CLAUSE), e.child(ELSE_CLAUSE));
             return Some(vec![self.mk(
                 ExprKind::If {
                     cond: Box::new(cond),
@@ -840,27 +867,31 @@ impl Lowerer {
                 span,
             )]);
         }
-        els.map(|e| self.block(e.block()))
+        els.map(|e| self.block(e.child(BLOCK)))
     }
 
-    fn resource(&mut self, r: &ast::ResourceExpr, span: Span) -> Expr {
-        let form = match r.form() {
-            ast::ResourceForm::Regular => ResourceForm::Regular,
-            ast::ResourceForm::Virtual => ResourceForm::Virtual,
-            ast::ResourceForm::Exported => ResourceForm::Exported,
+    fn resource(&mut self, r: Node<'_>, span: Span) -> Expr {
+        let form = match token_kind(r) {
+            Some(AT) => ResourceForm::Virtual,
+            Some(ATAT) => ResourceForm::Exported,
+            _ => ResourceForm::Regular,
         };
-        let type_expr = match r.type_expr() {
-            Some(ast::Expr::Name(n))
-                if n.token().is_some_and(|t| t.kind() == SyntaxKind::CLASS_KW) =>
-            {
-                self.mk(ExprKind::Name("class".into()), self.span(&n))
+        let type_node = r.nth_expr(0);
+        let type_expr = match type_node {
+            Some(n) if is_class_keyword(n) => {
+                let span = self.span(n);
+                self.mk(ExprKind::Name("class".into()), span)
             }
-            Some(t) => self.expr(&t),
+            Some(t) => self.expr(t),
             None => return self.invalid(r, "missing resource type"),
         };
-        if r.is_untitled() {
+        let untitled = r.child(RESOURCE_BODY).is_none()
+            && r.token(L_BRACE).is_some()
+            // `class { }` with no bodies is a titled form with nothing in it.
+            && !type_node.is_some_and(is_class_keyword);
+        if untitled {
             // `name { k => v }`: a call with a hash for statement functions, else an error.
-            let ops = self.attr_ops(r.untitled_operations());
+            let ops = self.attr_ops(r);
             if let ExprKind::Name(n) = &type_expr.kind {
                 if is_statement_call(n) {
                     let entries = ops
@@ -894,14 +925,11 @@ impl Lowerer {
             return self.mk(ExprKind::Invalid("resource without title".into()), span);
         }
         let bodies = r
-            .bodies()
+            .children_of(RESOURCE_BODY)
             .map(|b| ResourceBody {
-                title: b
-                    .title()
-                    .map(|t| self.expr(&t))
-                    .unwrap_or_else(|| self.invalid(&b, "missing title")),
-                ops: self.attr_ops(b.operations()),
-                span: self.span(&b),
+                title: self.nth_or(b, 0, "missing title"),
+                ops: self.attr_ops(b),
+                span: self.span(b),
             })
             .collect();
         self.mk(
@@ -914,29 +942,30 @@ impl Lowerer {
         )
     }
 
-    fn query(&mut self, e: &ast::Expr) -> Option<Query> {
-        match e {
-            ast::Expr::Paren(p) => self.query(&p.expr()?),
-            ast::Expr::Binary(b) => {
-                let kind = b.op()?.kind();
+    fn query(&mut self, e: Node<'_>) -> Option<Query> {
+        match e.kind() {
+            PAREN_EXPR => self.query(e.nth_expr(0)?),
+            BINARY_EXPR => {
+                let kind = e.operator_token()?.kind();
                 match kind {
-                    SyntaxKind::AND_KW | SyntaxKind::OR_KW => {
-                        let l = self.query(&b.lhs()?)?;
-                        let r = self.query(&b.rhs()?)?;
-                        Some(if kind == SyntaxKind::AND_KW {
+                    AND_KW | OR_KW => {
+                        let l = self.query(e.nth_expr(0)?)?;
+                        let r = self.query(e.nth_expr(1)?)?;
+                        Some(if kind == AND_KW {
                             Query::And(Box::new(l), Box::new(r))
                         } else {
                             Query::Or(Box::new(l), Box::new(r))
                         })
                     }
-                    SyntaxKind::EQ2 | SyntaxKind::NEQ => {
-                        let attr = match b.lhs()? {
-                            ast::Expr::Name(n) => SmolStr::new(n.text()),
-                            ast::Expr::Literal(l) => SmolStr::new(l.string_value()?),
+                    EQ2 | NEQ => {
+                        let lhs = e.nth_expr(0)?;
+                        let attr = match lhs.kind() {
+                            NAME_EXPR => SmolStr::new(token_text(lhs)),
+                            LITERAL => SmolStr::new(literal_string(lhs)?),
                             _ => return None,
                         };
-                        let value = self.expr(&b.rhs()?);
-                        Some(if kind == SyntaxKind::EQ2 {
+                        let value = self.expr(e.nth_expr(1)?);
+                        Some(if kind == EQ2 {
                             Query::Eq(attr, Box::new(value))
                         } else {
                             Query::Ne(attr, Box::new(value))
@@ -948,4 +977,43 @@ impl Lowerer {
             _ => None,
         }
     }
+}
+
+/// How a node definition's match reads (as `ast::HostMatch::kind`); `None` for an empty one
+/// or a regex that does not compile.
+fn host_match(m: Node<'_>) -> Option<HostMatch> {
+    if let Some(s) = m.child(STRING_EXPR) {
+        let text: String = s
+            .children_with_tokens()
+            .filter_map(|p| p.into_token())
+            .filter(|t| t.kind() == STRING_TEXT)
+            .map(|t| ast::unescape_dq(t.text(), ast::DQ_ESCAPES))
+            .collect();
+        return Some(HostMatch::Name(SmolStr::new(text.to_ascii_lowercase())));
+    }
+    let first = m.first_significant_token()?;
+    Some(match first.kind() {
+        DEFAULT_KW => HostMatch::Default,
+        REGEX => {
+            return Regexp::new(&ast::regex_literal_pattern(first.text()))
+                .ok()
+                .map(HostMatch::Regex)
+        }
+        SQ_STRING => {
+            let text = m
+                .token(SQ_STRING)
+                .map(|t| ast::unescape_sq(t.text()))
+                .unwrap_or_default();
+            HostMatch::Name(SmolStr::new(text.to_ascii_lowercase()))
+        }
+        _ => {
+            let text: String = m
+                .children_with_tokens()
+                .filter_map(|e| e.into_token())
+                .filter(|t| !t.kind().is_trivia())
+                .map(|t| t.text())
+                .collect();
+            HostMatch::Name(SmolStr::new(text.to_ascii_lowercase()))
+        }
+    })
 }

@@ -28,37 +28,11 @@ pub trait AstNode: Sized {
     }
 }
 
-/// The range of a node without leading or trailing trivia. Steps in from both ends, so it
-/// costs the trivia at the edges, not the size of the node.
+/// The range of a node without leading or trailing trivia. Steps in from both ends over the
+/// green tree (no cursor is made), so it costs the trivia at the edges, not the size of the
+/// node; a node that is all trivia gives its full range.
 pub fn trimmed_range(node: &SyntaxNode) -> TextRange {
-    let full = node.text_range();
-    let mut first = node.first_token();
-    while let Some(t) = &first {
-        if !t.kind().is_trivia() || t.text_range().start() >= full.end() {
-            break;
-        }
-        first = t.next_token();
-    }
-    let mut last = node.last_token();
-    while let Some(t) = &last {
-        if !t.kind().is_trivia() || t.text_range().end() <= full.start() {
-            break;
-        }
-        last = t.prev_token();
-    }
-    match (first, last) {
-        (Some(f), Some(l))
-            if f.text_range().start() < l.text_range().end()
-                && !f.kind().is_trivia()
-                && full.contains_range(TextRange::new(
-                    f.text_range().start(),
-                    l.text_range().end(),
-                )) =>
-        {
-            TextRange::new(f.text_range().start(), l.text_range().end())
-        }
-        _ => full,
-    }
+    crate::green::trimmed_range(&node.green(), node.text_range())
 }
 
 macro_rules! ast_node {
@@ -84,28 +58,47 @@ macro_rules! ast_node {
     };
 }
 
+// The helpers below look children up by kind on the green tree first (rowan's `*_by_kind`),
+// so only the child that is returned gets a cursor; skipped tokens and nodes cost nothing.
+// Matchers that count (`nth_expr`, `operator_token`) rely on rowan asking about the children
+// once each, in order, until one matches; the AST tests pin that down.
+
 fn child<N: AstNode>(node: &SyntaxNode) -> Option<N> {
-    node.children().find_map(N::cast)
+    node.first_child_by_kind(&N::can_cast).and_then(N::cast)
 }
 
 fn children<N: AstNode>(node: &SyntaxNode) -> impl Iterator<Item = N> {
-    node.children().filter_map(N::cast)
+    node.children().by_kind(N::can_cast).filter_map(N::cast)
 }
 
 fn exprs(node: &SyntaxNode) -> impl Iterator<Item = Expr> {
-    node.children().filter_map(Expr::cast)
+    node.children()
+        .by_kind(Expr::can_cast)
+        .filter_map(Expr::cast)
+}
+
+/// The `n`-th (from 0) expression child, without a cursor for the ones before it.
+fn nth_expr(node: &SyntaxNode, n: usize) -> Option<Expr> {
+    let seen = std::cell::Cell::new(0usize);
+    node.first_child_by_kind(&|k| {
+        if !Expr::can_cast(k) {
+            return false;
+        }
+        let i = seen.get();
+        seen.set(i + 1);
+        i == n
+    })
+    .and_then(Expr::cast)
 }
 
 fn token(node: &SyntaxNode, kind: SyntaxKind) -> Option<SyntaxToken> {
-    node.children_with_tokens()
-        .filter_map(|e| e.into_token())
-        .find(|t| t.kind() == kind)
+    node.first_child_or_token_by_kind(&|k| k == kind)
+        .and_then(|e| e.into_token())
 }
 
 fn first_significant_token(node: &SyntaxNode) -> Option<SyntaxToken> {
-    node.children_with_tokens()
-        .filter_map(|e| e.into_token())
-        .find(|t| !t.kind().is_trivia())
+    node.first_child_or_token_by_kind(&|k| k.is_token() && !k.is_trivia())
+        .and_then(|e| e.into_token())
 }
 
 ast_node!(
@@ -402,9 +395,7 @@ impl Literal {
         if t.kind() != REGEX {
             return None;
         }
-        let s = t.text();
-        let inner = s.get(1..s.len().saturating_sub(1)).unwrap_or("");
-        Some(inner.replace("\\/", "/"))
+        Some(regex_literal_pattern(t.text()))
     }
 }
 
@@ -733,7 +724,7 @@ impl HashEntry {
         exprs(&self.0).next()
     }
     pub fn value(&self) -> Option<Expr> {
-        exprs(&self.0).nth(1)
+        nth_expr(&self.0, 1)
     }
 }
 
@@ -758,11 +749,16 @@ ast_node!(
 
 /// The operator token of a binary-shaped node: the first token between its operands.
 fn operator_token(node: &SyntaxNode) -> Option<SyntaxToken> {
-    node.children_with_tokens()
-        .skip_while(|e| e.as_token().is_some_and(|t| t.kind().is_trivia()))
-        .skip(1)
-        .filter_map(|e| e.into_token())
-        .find(|t| !t.kind().is_trivia())
+    // The first significant token after the first significant element (the left operand).
+    let past_lhs = std::cell::Cell::new(false);
+    node.first_child_or_token_by_kind(&|k| {
+        if past_lhs.get() {
+            return k.is_token() && !k.is_trivia();
+        }
+        past_lhs.set(!k.is_trivia());
+        false
+    })
+    .and_then(|e| e.into_token())
 }
 
 impl BinaryExpr {
@@ -770,7 +766,7 @@ impl BinaryExpr {
         exprs(&self.0).next()
     }
     pub fn rhs(&self) -> Option<Expr> {
-        exprs(&self.0).nth(1)
+        nth_expr(&self.0, 1)
     }
     pub fn op(&self) -> Option<SyntaxToken> {
         operator_token(&self.0)
@@ -791,7 +787,7 @@ impl AssignExpr {
         exprs(&self.0).next()
     }
     pub fn rhs(&self) -> Option<Expr> {
-        exprs(&self.0).nth(1)
+        nth_expr(&self.0, 1)
     }
     pub fn op(&self) -> Option<SyntaxToken> {
         operator_token(&self.0)
@@ -803,7 +799,7 @@ impl RelationshipExpr {
         exprs(&self.0).next()
     }
     pub fn rhs(&self) -> Option<Expr> {
-        exprs(&self.0).nth(1)
+        nth_expr(&self.0, 1)
     }
     pub fn op(&self) -> Option<SyntaxToken> {
         operator_token(&self.0)
@@ -848,7 +844,7 @@ impl SelectorEntry {
         exprs(&self.0).next()
     }
     pub fn value(&self) -> Option<Expr> {
-        exprs(&self.0).nth(1)
+        nth_expr(&self.0, 1)
     }
 }
 
@@ -928,7 +924,7 @@ impl MethodCallExpr {
         exprs(&self.0).next()
     }
     pub fn name(&self) -> Option<NameExpr> {
-        exprs(&self.0).nth(1).and_then(|e| match e {
+        nth_expr(&self.0, 1).and_then(|e| match e {
             Expr::Name(n) => Some(n),
             _ => None,
         })
@@ -1385,14 +1381,7 @@ impl HostMatch {
         let first = first_significant_token(&self.0)?;
         Some(match first.kind() {
             DEFAULT_KW => HostMatchKind::Default,
-            REGEX => {
-                let s = first.text();
-                HostMatchKind::Regex(
-                    s.get(1..s.len().saturating_sub(1))
-                        .unwrap_or("")
-                        .replace("\\/", "/"),
-                )
-            }
+            REGEX => HostMatchKind::Regex(regex_literal_pattern(first.text())),
             SQ_STRING => HostMatchKind::String(self.0.clone()),
             _ => {
                 let text: String = self
@@ -1431,7 +1420,7 @@ impl TypeAlias {
     }
     /// The right side.
     pub fn type_expr(&self) -> Option<Expr> {
-        exprs(&self.0).nth(1)
+        nth_expr(&self.0, 1)
     }
 }
 
@@ -1478,7 +1467,7 @@ impl EppRenderText {
     /// The text to render: `<%%` becomes `<%` and `%%>` becomes `%>`.
     pub fn text(&self) -> String {
         self.token()
-            .map(|t| t.text().replace("<%%", "<%").replace("%%>", "%>"))
+            .map(|t| unescape_epp_text(t.text()))
             .unwrap_or_default()
     }
 }
@@ -1493,6 +1482,20 @@ impl EppRenderExpr {
 }
 
 // ---- value helpers ----
+
+/// The pattern of a REGEX token, as Puppet keeps it: the text between the slashes, with `\/`
+/// turned into `/`.
+pub fn regex_literal_pattern(token_text: &str) -> String {
+    let inner = token_text
+        .get(1..token_text.len().saturating_sub(1))
+        .unwrap_or("");
+    inner.replace("\\/", "/")
+}
+
+/// The text an EPP_TEXT token renders: `<%%` and `%%>` stand for `<%` and `%>`.
+pub fn unescape_epp_text(token_text: &str) -> String {
+    token_text.replace("<%%", "<%").replace("%%>", "%>")
+}
 
 /// The value of a single-quoted string token (quotes included): `\\` and `\'` unescaped.
 pub fn unescape_sq(token_text: &str) -> String {

@@ -3,8 +3,9 @@
 //! Parsing never fails: every entry point returns a [`Parse`] holding a rowan syntax tree
 //! that contains every byte of the input (`parse.syntax().to_string() == input`) and a list
 //! of [`Diagnostic`]s. The tree is untyped ([`SyntaxNode`]); the [`ast`] module gives typed,
-//! allocation-free views over it, [`validate`] runs Puppet's semantic checks, and [`dump`]
-//! prints a tree the way `puppet parser dump` does.
+//! allocation-free views over it, [`green`] cursor-free ones for passes that only read
+//! downwards, [`validate`] runs Puppet's semantic checks, and [`dump`] prints a tree the way
+//! `puppet parser dump` does.
 //!
 //! ```
 //! let parse = puppet_syntax::parse("file { '/tmp/x': ensure => file }\n");
@@ -17,6 +18,7 @@
 pub mod ast;
 pub mod dump;
 mod grammar;
+pub mod green;
 pub mod lexer;
 mod parser;
 mod syntax_kind;

@@ -1,0 +1,355 @@
+//! The typed AST's lookups, checked against plain cursor walks on every node of a tree.
+//!
+//! `ast::trimmed_range` and the child/token lookups of the typed AST work on the green tree
+//! and only make a cursor for what they return, and `green::Node` reads the tree with no
+//! cursor at all. Here each lookup is compared, node by node, with the obvious walk over
+//! rowan's red cursors (`first_token`/`next_token`, `children`,
+//! `children_with_tokens`) on the dump fixtures, on the conformance sources when present, on
+//! hand-picked broken input and on random text glued from Puppet fragments. This is a test of
+//! agreement, not of what the trees look like (the dump fixtures do that).
+
+use std::path::{Path, PathBuf};
+
+use proptest::prelude::*;
+use puppet_syntax::ast::{self, AstNode, Expr};
+use puppet_syntax::green::{self, Node};
+use puppet_syntax::{Parse, SyntaxKind, SyntaxNode, SyntaxToken, TextRange};
+
+/// The trimmed range as a walk over red cursors computes it.
+fn cursor_trimmed_range(node: &SyntaxNode) -> TextRange {
+    let full = node.text_range();
+    let mut first = node.first_token();
+    while let Some(t) = &first {
+        if !t.kind().is_trivia() || t.text_range().start() >= full.end() {
+            break;
+        }
+        first = t.next_token();
+    }
+    let mut last = node.last_token();
+    while let Some(t) = &last {
+        if !t.kind().is_trivia() || t.text_range().end() <= full.start() {
+            break;
+        }
+        last = t.prev_token();
+    }
+    match (first, last) {
+        (Some(f), Some(l))
+            if f.text_range().start() < l.text_range().end()
+                && !f.kind().is_trivia()
+                && full.contains_range(TextRange::new(
+                    f.text_range().start(),
+                    l.text_range().end(),
+                )) =>
+        {
+            TextRange::new(f.text_range().start(), l.text_range().end())
+        }
+        _ => full,
+    }
+}
+
+fn cursor_exprs(node: &SyntaxNode) -> Vec<Expr> {
+    node.children().filter_map(Expr::cast).collect()
+}
+
+fn cursor_tokens(node: &SyntaxNode) -> Vec<SyntaxToken> {
+    node.children_with_tokens()
+        .filter_map(|e| e.into_token())
+        .collect()
+}
+
+fn cursor_first_significant(node: &SyntaxNode) -> Option<SyntaxToken> {
+    cursor_tokens(node)
+        .into_iter()
+        .find(|t| !t.kind().is_trivia())
+}
+
+fn cursor_operator(node: &SyntaxNode) -> Option<SyntaxToken> {
+    node.children_with_tokens()
+        .skip_while(|e| e.as_token().is_some_and(|t| t.kind().is_trivia()))
+        .skip(1)
+        .filter_map(|e| e.into_token())
+        .find(|t| !t.kind().is_trivia())
+}
+
+fn red(t: Option<SyntaxToken>) -> Option<(SyntaxKind, TextRange)> {
+    t.map(|t| (t.kind(), t.text_range()))
+}
+
+fn grn(t: Option<green::Token<'_>>) -> Option<(SyntaxKind, TextRange)> {
+    t.map(|t| (t.kind(), t.text_range()))
+}
+
+/// Compares the green view of `g` (and its subtree) with the red node `r`.
+fn green_disagreement(root: &SyntaxNode, r: &SyntaxNode, g: Node<'_>) -> Option<String> {
+    let at = format!("{:?}@{:?}", r.kind(), r.text_range());
+    let checks = [
+        ("kind", format!("{:?}", r.kind()), format!("{:?}", g.kind())),
+        (
+            "range",
+            format!("{:?}", r.text_range()),
+            format!("{:?}", g.text_range()),
+        ),
+        (
+            "trimmed range",
+            format!("{:?}", cursor_trimmed_range(r)),
+            format!("{:?}", g.trimmed_range()),
+        ),
+        (
+            "first significant token",
+            format!("{:?}", red(cursor_first_significant(r))),
+            format!("{:?}", grn(g.first_significant_token())),
+        ),
+        (
+            "operator",
+            format!("{:?}", red(cursor_operator(r))),
+            format!("{:?}", grn(g.operator_token())),
+        ),
+        (
+            "first token",
+            format!("{:?}", red(r.first_token())),
+            format!("{:?}", grn(g.first_token())),
+        ),
+        (
+            "expressions",
+            format!(
+                "{:?}",
+                cursor_exprs(r)
+                    .iter()
+                    .map(|e| e.syntax().text_range())
+                    .collect::<Vec<_>>()
+            ),
+            format!(
+                "{:?}",
+                g.exprs().map(|e| e.text_range()).collect::<Vec<_>>()
+            ),
+        ),
+        (
+            "second expression",
+            format!(
+                "{:?}",
+                cursor_exprs(r).get(1).map(|e| e.syntax().text_range())
+            ),
+            format!("{:?}", g.nth_expr(1).map(|e| e.text_range())),
+        ),
+        (
+            "red node",
+            format!("{:?}", Some((r.kind(), r.text_range()))),
+            format!(
+                "{:?}",
+                g.to_syntax(root).map(|n| (n.kind(), n.text_range()))
+            ),
+        ),
+    ];
+    for (what, want, got) in checks {
+        if want != got {
+            return Some(format!("{at}: green {what} {got}, cursor walk {want}"));
+        }
+    }
+    for t in cursor_tokens(r) {
+        let want = red(cursor_tokens(r).into_iter().find(|u| u.kind() == t.kind()));
+        let got = grn(g.token(t.kind()));
+        if want != got {
+            return Some(format!("{at}: green token {got:?}, cursor walk {want:?}"));
+        }
+    }
+    let reds: Vec<SyntaxNode> = r.children().collect();
+    let greens: Vec<Node<'_>> = g.children().collect();
+    if reds.len() != greens.len() {
+        return Some(format!(
+            "{at}: {} green children, {} red",
+            greens.len(),
+            reds.len()
+        ));
+    }
+    reds.iter()
+        .zip(greens)
+        .find_map(|(r, g)| green_disagreement(root, r, g))
+}
+
+/// Compares every lookup on every node of `parse`; the first disagreement, if any.
+fn disagreement(parse: &Parse) -> Option<String> {
+    let root = parse.syntax();
+    if let Some(d) = green_disagreement(&root, &root, Node::root(parse)) {
+        return Some(d);
+    }
+    for node in parse.syntax().descendants() {
+        let at = format!("{:?}@{:?}", node.kind(), node.text_range());
+        let range = ast::trimmed_range(&node);
+        let want = cursor_trimmed_range(&node);
+        if range != want {
+            return Some(format!(
+                "{at}: trimmed range {range:?}, cursor walk {want:?}"
+            ));
+        }
+        let exprs = cursor_exprs(&node);
+        let Some(e) = Expr::cast(node.clone()) else {
+            continue;
+        };
+        let (got, want): (Option<SyntaxToken>, Option<SyntaxToken>) = match &e {
+            Expr::Binary(b) => (b.op(), cursor_operator(&node)),
+            Expr::Assign(a) => (a.op(), cursor_operator(&node)),
+            Expr::Relationship(r) => (r.op(), cursor_operator(&node)),
+            Expr::Unary(u) => (u.op(), cursor_first_significant(&node)),
+            Expr::Literal(l) => (l.token(), cursor_first_significant(&node)),
+            Expr::Variable(v) => (v.token(), cursor_first_significant(&node)),
+            _ => (None, None),
+        };
+        if got != want {
+            return Some(format!("{at}: token {got:?}, cursor walk {want:?}"));
+        }
+        let (got, want) = match &e {
+            Expr::Binary(b) => (vec![b.lhs(), b.rhs()], exprs.iter().take(2)),
+            Expr::Assign(a) => (vec![a.lhs(), a.rhs()], exprs.iter().take(2)),
+            Expr::Relationship(r) => (vec![r.lhs(), r.rhs()], exprs.iter().take(2)),
+            Expr::HashEntry(h) => (vec![h.key(), h.value()], exprs.iter().take(2)),
+            Expr::Access(a) => (
+                std::iter::once(a.target())
+                    .chain(a.keys().map(Some))
+                    .collect(),
+                exprs.iter().take(usize::MAX),
+            ),
+            Expr::Array(a) => (
+                a.elements().map(Some).collect(),
+                exprs.iter().take(usize::MAX),
+            ),
+            _ => continue,
+        };
+        let mut want: Vec<Option<Expr>> = want.cloned().map(Some).collect();
+        want.resize(got.len().max(want.len()), None);
+        let mut got = got;
+        got.resize(want.len(), None);
+        if got != want {
+            return Some(format!("{at}: children {got:?}, cursor walk {want:?}"));
+        }
+    }
+    None
+}
+
+fn check(text: &str) -> Result<(), String> {
+    for (name, parse) in [
+        ("parse", puppet_syntax::parse as fn(&str) -> Parse),
+        ("parse_epp", puppet_syntax::parse_epp),
+        ("parse_expression", puppet_syntax::parse_expression),
+    ] {
+        if let Some(d) = disagreement(&parse(text)) {
+            return Err(format!("{name} {text:?}: {d}"));
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn lookups_agree_on_broken_input() {
+    for text in [
+        "",
+        " ",
+        "# only a comment\n",
+        "$x = ",
+        "$x = # c\n",
+        "1 + ",
+        "1 +\n# trailing\n",
+        "f(",
+        "foo { 'a': ensure => , }",
+        "[1, 2,",
+        "{ a => }",
+        "@@file { 'x': }",
+        "class { 'a': } -> ",
+        "$a = @(END)\n  text\n  END\n",
+        "$a = \"${}\"",
+        "if $x { } elsif { }",
+        "case $x { 1, : { } }",
+        "$x = !",
+        "$x[1,]",
+        "node /a/, 'b', default inherits { }",
+        "<%= %>",
+        "<% | $x | %>text",
+    ] {
+        check(text).unwrap();
+    }
+}
+
+#[test]
+fn lookups_agree_on_the_dump_fixtures() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/dump");
+    let mut count = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "pp") {
+            check(&std::fs::read_to_string(&path).unwrap()).unwrap();
+            count += 1;
+        }
+    }
+    assert!(count > 10, "only {count} fixtures under {}", dir.display());
+}
+
+fn conformance_dir() -> Option<PathBuf> {
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    [
+        workspace.join("../shared/conformance"),
+        PathBuf::from("/work/shared/conformance"),
+    ]
+    .into_iter()
+    .find(|p| p.is_dir())
+}
+
+#[test]
+fn lookups_agree_on_the_conformance_sources() {
+    let Some(dir) = conformance_dir() else {
+        eprintln!("skipped: no conformance directory");
+        return;
+    };
+    let mut failures = Vec::new();
+    for name in ["parse", "parse_errors", "eval", "catalog"] {
+        let Ok(text) = std::fs::read_to_string(dir.join(format!("{name}.jsonl"))) else {
+            continue;
+        };
+        for (i, line) in text.lines().enumerate() {
+            let Ok(case) = serde_json::from_str::<serde_json::Value>(line) else {
+                continue;
+            };
+            for field in ["source", "manifest"] {
+                if let Some(source) = case.get(field).and_then(|s| s.as_str()) {
+                    if let Err(e) = check(source) {
+                        failures.push(format!("{name}.jsonl:{}: {e}", i + 1));
+                    }
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Pieces that make trivia at node edges, unfinished constructs and empty nodes.
+const FRAGMENTS: &[&str] = &[
+    " ", "\n", "# c\n", "/* c */", "$x", "1", "'s'", "\"a${", "}", "{", "(", ")", "[", "]", ",",
+    "=>", "=", "+", "-", "!", "->", "~>", "?", ":", ";", "if", "else", "case", "foo", "File", "@",
+    "@@", "|", "class", "define", "@(E)\n", "E\n", "<%", "%>", ".", "each", "and", "=~", "/r/",
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn lookups_agree_on_fragment_soup(
+        parts in proptest::collection::vec(proptest::sample::select(FRAGMENTS), 0..40)
+    ) {
+        let text: String = parts.concat();
+        check(&text).map_err(TestCaseError::fail)?;
+    }
+}
+
+#[test]
+fn kinds_used_here_exist() {
+    // Guards the match above against a renamed kind silently making it vacuous.
+    let parse = puppet_syntax::parse("$a = 1 + 2 -> $b[3]");
+    let kinds: Vec<SyntaxKind> = parse.syntax().descendants().map(|n| n.kind()).collect();
+    for k in [
+        SyntaxKind::ASSIGN_EXPR,
+        SyntaxKind::BINARY_EXPR,
+        SyntaxKind::RELATIONSHIP_EXPR,
+        SyntaxKind::ACCESS_EXPR,
+    ] {
+        assert!(kinds.contains(&k), "{k:?} not in {kinds:?}");
+    }
+    assert!(disagreement(&parse).is_none());
+}
