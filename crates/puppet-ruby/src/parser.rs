@@ -2622,6 +2622,33 @@ mod tests {
         }
     }
 
+    /// Whether the last statement of `src` reads a local variable (not a method call).
+    fn last_is_local(src: &str) -> bool {
+        matches!(ok(src).body.last().map(|n| &n.kind), Some(Kind::LVar(_)))
+    }
+
+    #[test]
+    fn local_scopes() {
+        // A block sees the locals around it; what it declares goes with it.
+        assert!(last_is_local("x = 1\n[1].each { |y| x = y }\nx\n"));
+        assert!(!last_is_local("[1].each { |y| z = y }\nz\n"));
+        assert!(last_is_local(
+            "[1].each do |y|\n  z = y\n  [2].map { z }\n  z\nend\nq = 1\nq\n"
+        ));
+        // A method body sees none of them.
+        let p = ok("x = 1\ndef f\n  x\nend\n");
+        let Some(Kind::Def(_, d)) = p.body.last().map(|n| &n.kind) else {
+            panic!("{p:?}")
+        };
+        assert!(!matches!(
+            d.body.last().map(|n| &n.kind),
+            Some(Kind::LVar(_))
+        ));
+        // An interpolation declares into the scope it is in.
+        assert!(last_is_local("s = \"#{w = 1}\"\nw\n"));
+        assert!(!last_is_local("[1].each { \"#{v = 1}\" }\nv\n"));
+    }
+
     #[test]
     fn module_shapes_parse() {
         ok("module A\n  module B\n    class C < D::E\n      X = 1\n      attr_reader :a, :b\n      def initialize(a, b = 2, *c, d:, e: 3, **f, &g)\n        @a = a\n        super\n      end\n      def self.x; end\n      class << self\n        def y; end\n      end\n      def ==(o)\n        o\n      end\n    end\n  end\nend\n").body.len();
