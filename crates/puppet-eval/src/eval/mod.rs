@@ -114,6 +114,11 @@ impl Compiler {
         let mut scopes = Scopes::default();
         let mut top_scope = Scope::new(ScopeKind::Top, None, "Class[main]".into());
         top_scope.resource = Some(ResourceKey::new("Class", "main"));
+        // The facts, server facts, ENC parameters and the dozen built-in variables below,
+        // with room for the main manifest's: no rehashing while they go in.
+        top_scope.vars.reserve(
+            settings.facts.len() + settings.server_facts.len() + settings.enc_parameters.len() + 32,
+        );
         let facts = Value::Hash(Arc::new(
             settings
                 .facts
