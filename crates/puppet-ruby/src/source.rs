@@ -60,12 +60,15 @@ impl SourceHost for MemoryHost {
     }
 }
 
+/// A file the host found: its path and text.
+type Found = Option<(String, Arc<str>)>;
+
 /// A [`SourceHost`] with a parse cache: each file's tree is built once and shared.
 pub struct Sources {
     host: Arc<dyn SourceHost>,
     parsed: Mutex<HashMap<String, Arc<Program>>>,
     /// `require` names looked up through the host: the file found, or `None`.
-    libs: Mutex<HashMap<String, Option<(String, Arc<str>)>>>,
+    libs: Mutex<HashMap<String, Found>>,
 }
 
 impl std::fmt::Debug for Sources {
