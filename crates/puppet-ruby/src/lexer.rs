@@ -138,11 +138,10 @@ pub fn lex_pieces(pieces: &[Piece]) -> Result<Vec<Token>, LexError> {
             Piece::Code(src, pos) => {
                 last_pos = *pos;
                 let mut lx = Lexer::new(src, *pos);
-                let whole_file = pieces.len() == 1;
-                if whole_file {
-                    // About one token per eight bytes of a module file, comments and docs
-                    // included: one or two reallocations instead of a dozen.
-                    lx.toks.reserve(src.len() / 8);
+                if pieces.len() == 1 {
+                    // A whole file: about one token per eight bytes, comments and docs
+                    // included (one or two reallocations instead of a dozen).
+                    out.reserve(src.len() / 8);
                 }
                 if in_comment {
                     match src.find('\n') {
@@ -150,14 +149,12 @@ pub fn lex_pieces(pieces: &[Piece]) -> Result<Vec<Token>, LexError> {
                         Some(i) => lx.advance_to(i),
                     }
                 }
-                let toks = lx.run(false)?;
+                // The piece's tokens go straight after the others. The lexer looks back at
+                // its previous token, which here is a separator (`;`, a line break, `<%=`)
+                // that means what no previous token means: an operand comes next.
+                lx.toks = std::mem::take(&mut out);
+                out = lx.run(false)?;
                 in_comment = lx.ended_in_comment;
-                if whole_file {
-                    // A whole file: its tokens are the output, not copied into it.
-                    out = toks;
-                } else {
-                    out.extend(toks);
-                }
                 out.push(Token {
                     tok: Tok::Semi,
                     pos: lx.pos(),
@@ -182,7 +179,8 @@ pub fn lex_pieces(pieces: &[Piece]) -> Result<Vec<Token>, LexError> {
                     space_before: true,
                 });
                 let mut lx = Lexer::new(src, *pos);
-                let toks = lx.run(false)?;
+                lx.toks = std::mem::take(&mut out);
+                out = lx.run(false)?;
                 if lx.ended_in_comment {
                     return Err(LexError {
                         pos: *pos,
@@ -190,7 +188,6 @@ pub fn lex_pieces(pieces: &[Piece]) -> Result<Vec<Token>, LexError> {
                         unsupported: true,
                     });
                 }
-                out.extend(toks);
                 out.push(Token {
                     tok: Tok::InsertEnd,
                     pos: lx.pos(),
@@ -442,7 +439,7 @@ impl<'a> Lexer<'a> {
                 self.skip_block_comment();
             }
             if self.at_end_marker() {
-                return Ok(Vec::new());
+                return Ok(std::mem::take(&mut self.toks));
             }
         }
         loop {
@@ -890,10 +887,15 @@ impl<'a> Lexer<'a> {
         if quote == Some('\'') {
             return Ok(Tok::Str(vec![StrPart::Lit(body)]));
         }
-        let mut sub = Lexer::new(&body, pos);
-        sub.depth = self.depth + 1;
-        sub.to_eof = true;
-        let parts = sub.dstring('\u{0}', '\u{0}', true)?;
+        let parts = if body.bytes().any(|b| matches!(b, b'\\' | b'#' | 0)) {
+            let mut sub = Lexer::new(&body, pos);
+            sub.depth = self.depth + 1;
+            sub.to_eof = true;
+            sub.dstring('\u{0}', '\u{0}', true)?
+        } else {
+            // No escape, no interpolation: the body is the string (most docs).
+            vec![StrPart::Lit(body)]
+        };
         Ok(if quote == Some('`') {
             Tok::XStr(parts)
         } else {

@@ -15,7 +15,7 @@ use crate::ast::{
 };
 use crate::lexer::{StrPart, Tok, Token};
 use crate::Pos;
-use std::collections::HashSet;
+use rustc_hash::FxHashSet;
 use std::sync::Arc;
 
 /// A parse (or lex) error.
@@ -307,7 +307,7 @@ fn check_jump(n: &Node, ctx: JumpCtx) -> PResult<()> {
 pub struct Parser {
     toks: Vec<Token>,
     i: usize,
-    locals: Vec<HashSet<String>>,
+    locals: Locals,
     depth: usize,
     no_do: usize,
     /// Whether the last consumed token was a `name?` or `name!` identifier.
@@ -338,7 +338,7 @@ fn parse_program_with(
     let mut p = Parser {
         toks,
         i: 0,
-        locals: vec![HashSet::new()],
+        locals: Locals::new(),
         depth: 0,
         no_do: 0,
         prev_pred: false,
@@ -365,6 +365,47 @@ fn parse_program_with(
         body,
         frozen_literals,
     })
+}
+
+/// The local variables known while parsing, scope by scope. A block's scope sees the
+/// names of the scopes around it up to the nearest method, class or module body (a hard
+/// scope), and the names it declares go when it ends.
+#[derive(Debug, Default)]
+struct Locals {
+    /// Each scope's names, and whether it hides the scopes below it.
+    scopes: Vec<(FxHashSet<String>, bool)>,
+}
+
+impl Locals {
+    fn new() -> Locals {
+        Locals {
+            scopes: vec![(FxHashSet::default(), true)],
+        }
+    }
+    fn contains(&self, name: &str) -> bool {
+        for (names, hard) in self.scopes.iter().rev() {
+            if names.contains(name) {
+                return true;
+            }
+            if *hard {
+                break;
+            }
+        }
+        false
+    }
+    fn declare(&mut self, name: &str) {
+        if !self.contains(name) {
+            if let Some((names, _)) = self.scopes.last_mut() {
+                names.insert(name.to_string());
+            }
+        }
+    }
+    fn push(&mut self, hard: bool) {
+        self.scopes.push((FxHashSet::default(), hard));
+    }
+    fn pop(&mut self) {
+        self.scopes.pop();
+    }
 }
 
 fn is_kw(t: &Tok, kw: &str) -> bool {
@@ -412,6 +453,14 @@ impl Parser {
         self.prev_pred = matches!(&tok, Tok::Ident(n) if n.ends_with('?') || n.ends_with('!'));
         tok
     }
+    /// Consumes the current token without taking it (it is dropped with the others).
+    fn skip(&mut self) {
+        let Some(t) = self.toks.get(self.i) else {
+            return;
+        };
+        self.i += 1;
+        self.prev_pred = matches!(&t.tok, Tok::Ident(n) if n.ends_with('?') || n.ends_with('!'));
+    }
     fn at_eof(&self) -> bool {
         matches!(self.peek(), Tok::Eof)
     }
@@ -423,7 +472,7 @@ impl Parser {
     }
     fn eat_op(&mut self, op: &str) -> bool {
         if self.is_op(op) {
-            self.bump();
+            self.skip();
             true
         } else {
             false
@@ -431,7 +480,7 @@ impl Parser {
     }
     fn eat_kw(&mut self, kw: &str) -> bool {
         if self.is_kw(kw) {
-            self.bump();
+            self.skip();
             true
         } else {
             false
@@ -490,21 +539,19 @@ impl Parser {
     }
     fn skip_nl(&mut self) {
         while matches!(self.peek(), Tok::Nl) {
-            self.bump();
+            self.skip();
         }
     }
     fn skip_terms(&mut self) {
         while matches!(self.peek(), Tok::Nl | Tok::Semi) {
-            self.bump();
+            self.skip();
         }
     }
     fn is_local(&self, name: &str) -> bool {
-        self.locals.last().is_some_and(|s| s.contains(name))
+        self.locals.contains(name)
     }
     fn declare(&mut self, name: &str) {
-        if let Some(s) = self.locals.last_mut() {
-            s.insert(name.to_string());
-        }
+        self.locals.declare(name);
     }
     fn enter(&mut self) -> PResult<()> {
         self.depth += 1;
@@ -551,28 +598,28 @@ impl Parser {
 
     fn stmt_inner(&mut self) -> PResult<Node> {
         let pos = self.pos();
-        if let Tok::Put(text) = self.peek() {
-            let text = text.clone();
-            self.bump();
-            return Ok(node(Kind::Put(text), pos));
+        if matches!(self.peek(), Tok::Put(_)) {
+            if let Tok::Put(text) = self.bump() {
+                return Ok(node(Kind::Put(text), pos));
+            }
         }
         if matches!(self.peek(), Tok::InsertBegin) {
-            self.bump();
+            self.skip();
             let body = self.stmts(&[])?;
             if !matches!(self.peek(), Tok::InsertEnd) {
                 return self.fail(format!("unexpected {} in <%= %>", self.describe()));
             }
-            self.bump();
+            self.skip();
             return Ok(node(Kind::Insert(body), pos));
         }
         if self.is_kw("alias") {
-            self.bump();
+            self.skip();
             let new = self.method_name_token()?;
             let old = self.method_name_token()?;
             return Ok(node(Kind::Alias(new, old), pos));
         }
         if self.is_kw("undef") {
-            self.bump();
+            self.skip();
             let mut names = vec![self.method_name_token()?];
             while self.eat_op(",") {
                 names.push(self.method_name_token()?);
@@ -593,7 +640,7 @@ impl Parser {
                 n = node(Kind::If(Box::new(c), vec![], vec![n]), mpos);
             } else if self.is_kw("while") || self.is_kw("until") {
                 let until = self.is_kw("until");
-                self.bump();
+                self.skip();
                 let c = self.expr_stmt()?;
                 // `begin ... end while c` runs the body first.
                 let do_while = matches!(&n.kind, Kind::Begin(..));
@@ -621,7 +668,7 @@ impl Parser {
         match self.bump() {
             Tok::Ident(n) | Tok::Const(n) => {
                 if self.is_op("=") && !self.space_before() {
-                    self.bump();
+                    self.skip();
                     return Ok(format!("{n}="));
                 }
                 Ok(n)
@@ -775,7 +822,7 @@ impl Parser {
                     targets.push(node(Kind::Splat(Box::new(t)), pos));
                 }
             } else if self.is_op("(") {
-                self.bump();
+                self.skip();
                 let inner = self.mlhs_list(Some(")"))?;
                 self.expect_op(")")?;
                 targets.push(node(Kind::Mlhs(inner), pos));
@@ -799,7 +846,7 @@ impl Parser {
                     Tok::Op(",") | Tok::Op("=") | Tok::Op(")") | Tok::Op("|")
                 )
             {
-                self.bump();
+                self.skip();
                 self.declare(&n);
                 return Ok(node(Kind::LVar(n), pos));
             }
@@ -847,7 +894,7 @@ impl Parser {
         if !self.is_op(",") && !matches!(first.kind, Kind::Splat(_)) {
             if self.is_kw("rescue") {
                 let rpos = self.pos();
-                self.bump();
+                self.skip();
                 let r = self.expr()?;
                 return Ok(node(Kind::RescueMod(Box::new(first), Box::new(r)), rpos));
             }
@@ -885,8 +932,8 @@ impl Parser {
                 && !name.ends_with('?')
                 && !name.ends_with('!')
             {
-                self.bump();
-                self.bump();
+                self.skip();
+                self.skip();
                 self.skip_nl();
                 self.declare(&name);
                 let target = node(Kind::LVar(name), pos);
@@ -918,7 +965,7 @@ impl Parser {
                     _ => false,
                 };
                 if assignable {
-                    self.bump();
+                    self.skip();
                     self.skip_nl();
                     let value = if op == "=" {
                         self.mrhs(pos)?
@@ -936,7 +983,7 @@ impl Parser {
         let pos = self.pos();
         let v = self.expr()?;
         if self.is_kw("rescue") {
-            self.bump();
+            self.skip();
             let r = self.expr()?;
             return Ok(node(Kind::RescueMod(Box::new(v), Box::new(r)), pos));
         }
@@ -947,7 +994,7 @@ impl Parser {
         let pos = self.pos();
         let c = self.range()?;
         if self.is_op("?") {
-            self.bump();
+            self.skip();
             self.skip_nl();
             let a = self.ternary_branch()?;
             self.skip_nl();
@@ -957,7 +1004,7 @@ impl Parser {
                 if !self.space_before() || self.peek_tok().is_some_and(|t| t.space_before) {
                     if let [StrPart::Lit(name)] = parts.as_slice() {
                         let spos = self.pos();
-                        self.bump();
+                        self.skip();
                         let b = self.ident_node(name.clone(), spos)?;
                         let b = self.postfix(b)?;
                         return Ok(node(Kind::If(Box::new(c), vec![a], vec![b]), pos));
@@ -985,8 +1032,8 @@ impl Parser {
         if let (Tok::Ident(name), Tok::Op(op)) = (self.peek(), self.peek_n(1)) {
             let (name, op) = (name.clone(), *op);
             if (op == "=" || is_assign_op(op)) && !is_reserved(&name) {
-                self.bump();
-                self.bump();
+                self.skip();
+                self.skip();
                 self.declare(&name);
                 let v = self.nested(|p| p.ternary())?;
                 return Ok(make_assign(node(Kind::LVar(name), pos), op, v, pos));
@@ -996,7 +1043,7 @@ impl Parser {
         if let Tok::Op(op) = self.peek() {
             let op = *op;
             if op == "=" || is_assign_op(op) {
-                self.bump();
+                self.skip();
                 let v = self.nested(|p| p.ternary())?;
                 return Ok(make_assign(r, op, v, pos));
             }
@@ -1009,7 +1056,7 @@ impl Parser {
         let l = self.binary(0)?;
         if self.is_op("..") || self.is_op("...") {
             let excl = self.is_op("...");
-            self.bump();
+            self.skip();
             let endless = matches!(
                 self.peek(),
                 Tok::Op("]") | Tok::Op(")") | Tok::Nl | Tok::Semi | Tok::Eof | Tok::InsertEnd
@@ -1061,7 +1108,7 @@ impl Parser {
                     break;
                 }
                 let pos = p.pos();
-                p.bump();
+                p.skip();
                 p.skip_nl();
                 // `a && b = c` is `a && (b = c)`.
                 let right = if p.assignment_follows() {
@@ -1100,17 +1147,17 @@ impl Parser {
     fn unary_minus(&mut self) -> PResult<Node> {
         let pos = self.pos();
         if self.is_op("-") {
-            self.bump();
+            self.skip();
             // Negative numeric literals bind tighter than `**`.
             match self.peek().clone() {
                 Tok::Int(n) if !self.space_before() => {
-                    self.bump();
+                    self.skip();
                     let lit = node(Kind::Int(n.checked_neg().unwrap_or(i64::MIN)), pos);
                     let lit = self.postfix(lit)?;
                     return self.pow(lit);
                 }
                 Tok::Float(f) if !self.space_before() => {
-                    self.bump();
+                    self.skip();
                     let lit = node(Kind::Float(-f), pos);
                     let lit = self.postfix(lit)?;
                     return self.pow(lit);
@@ -1127,7 +1174,7 @@ impl Parser {
     fn pow(&mut self, base: Node) -> PResult<Node> {
         if self.is_op("**") {
             let pos = self.pos();
-            self.bump();
+            self.skip();
             let e = self.nested(|p| p.unary_minus())?;
             return Ok(call(Some(base), "**", vec![e], pos));
         }
@@ -1137,7 +1184,7 @@ impl Parser {
     fn unary(&mut self) -> PResult<Node> {
         let pos = self.pos();
         if self.is_op("!") {
-            self.bump();
+            self.skip();
             // `!-x` is `!(-x)`.
             let e = self.nested(|p| {
                 if p.is_op("-") {
@@ -1150,7 +1197,7 @@ impl Parser {
         }
         if self.is_op("~") || self.is_op("+") {
             let op = if self.is_op("~") { "~" } else { "+@" };
-            self.bump();
+            self.skip();
             let e = self.nested(|p| p.unary())?;
             return Ok(call(Some(e), op, vec![], pos));
         }
@@ -1158,7 +1205,7 @@ impl Parser {
             return self.unsupported("`&' block argument outside an argument list");
         }
         if self.is_kw("defined?") {
-            self.bump();
+            self.skip();
             let paren = self.eat_op("(");
             self.skip_nl();
             let e = if paren {
@@ -1186,7 +1233,7 @@ impl Parser {
             let pos = self.pos();
             if self.is_op(".") || self.is_op("&.") {
                 let safe = self.is_op("&.");
-                self.bump();
+                self.skip();
                 self.skip_nl();
                 if self.is_op("(") {
                     // `f.(x)` is `f.call(x)`.
@@ -1228,7 +1275,7 @@ impl Parser {
                     }
                     // `x.[](i)`, `x&.[](i)`: the lexer gives `[` and `]`.
                     Tok::Op("[") if self.is_op("]") => {
-                        self.bump();
+                        self.skip();
                         "[]".to_string()
                     }
                     _ => return self.fail("expected a method name after `.'"),
@@ -1236,7 +1283,7 @@ impl Parser {
                 // Attribute assignment `x.y = v` is handled by the caller.
                 n = self.call_rest(Some(n), name, pos, safe)?;
             } else if self.is_op("::") && !self.space_before_n(1) {
-                self.bump();
+                self.skip();
                 match self.bump() {
                     Tok::Const(c) if !self.is_op("(") || self.space_before() => {
                         n = node(Kind::Const(Some(Box::new(n)), c), pos)
@@ -1247,7 +1294,7 @@ impl Parser {
                     _ => return self.fail("expected a name after `::'"),
                 }
             } else if self.is_op("[") && !self.space_before() {
-                self.bump();
+                self.skip();
                 let args = self.call_args("]")?;
                 n = call(Some(n), "[]", args, pos);
             } else {
@@ -1269,7 +1316,7 @@ impl Parser {
         let mut block = None;
         let mut command = false;
         if self.is_op("(") && !self.space_before() {
-            self.bump();
+            self.skip();
             (args, block_arg) = self.call_args_with_block(")")?;
         } else if self.can_start_command_arg() {
             command = true;
@@ -1379,7 +1426,7 @@ impl Parser {
         }
         if let Tok::Label(l) = self.peek() {
             let l = l.clone();
-            self.bump();
+            self.skip();
             self.skip_nl();
             let v = if matches!(self.peek(), Tok::Op(",") | Tok::Op(")")) {
                 // `f(x:)`: the value is the variable or method `x`.
@@ -1393,8 +1440,8 @@ impl Parser {
         if let Tok::Str(parts) = self.peek() {
             let parts = parts.clone();
             if matches!(self.peek_n(1), Tok::Op(":")) && !self.space_before_n(1) {
-                self.bump();
-                self.bump();
+                self.skip();
+                self.skip();
                 self.skip_nl();
                 let v = self.expr_no_stmt()?;
                 let parts = self.parts(parts)?;
@@ -1403,19 +1450,19 @@ impl Parser {
             }
         }
         if self.is_op("**") {
-            self.bump();
+            self.skip();
             let e = self.ternary()?;
             pairs.push(HashItem::Splat(e));
             return Ok(());
         }
         if self.is_op("*") {
-            self.bump();
+            self.skip();
             let e = self.ternary()?;
             args.push(node(Kind::Splat(Box::new(e)), pos));
             return Ok(());
         }
         if self.is_op("&") {
-            self.bump();
+            self.skip();
             if matches!(self.peek(), Tok::Op(")") | Tok::Op(",")) {
                 // Anonymous block forwarding `&` (Ruby 3.1).
                 return self.unsupported("anonymous block argument `&'");
@@ -1441,7 +1488,7 @@ impl Parser {
     fn expr_no_stmt(&mut self) -> PResult<Node> {
         let pos = self.pos();
         if self.is_kw("not") {
-            self.bump();
+            self.skip();
             if self.is_op("{") {
                 return self.fail("unexpected `{'");
             }
@@ -1496,7 +1543,7 @@ impl Parser {
     /// Block parameters between `|...|` (none when there are no bars).
     fn block_params(&mut self) -> PResult<(Params, bool)> {
         if self.is_op("||") {
-            self.bump();
+            self.skip();
             return Ok((Params::default(), true));
         }
         if !self.eat_op("|") {
@@ -1518,10 +1565,10 @@ impl Parser {
             }
             if block && matches!(self.peek(), Tok::Semi) {
                 // Block-local variables: declared, not bound.
-                self.bump();
+                self.skip();
                 while let Tok::Ident(n) = self.peek() {
                     let n = n.clone();
-                    self.bump();
+                    self.skip();
                     self.declare(&n);
                     if !self.eat_op(",") {
                         break;
@@ -1531,7 +1578,7 @@ impl Parser {
             }
             match self.peek().clone() {
                 Tok::Ident(n) => {
-                    self.bump();
+                    self.skip();
                     self.declare(&n);
                     if self.eat_op("=") {
                         // In `|a = 1|`, the closing bar is not an operator.
@@ -1548,7 +1595,7 @@ impl Parser {
                     }
                 }
                 Tok::Label(n) => {
-                    self.bump();
+                    self.skip();
                     self.declare(&n);
                     let d = if matches!(self.peek(), Tok::Op(",") | Tok::Op(")") | Tok::Op("|"))
                         || matches!(self.peek(), Tok::Nl | Tok::Semi)
@@ -1560,10 +1607,10 @@ impl Parser {
                     p.keywords.push((n, d));
                 }
                 Tok::Op("*") => {
-                    self.bump();
+                    self.skip();
                     let n = match self.peek().clone() {
                         Tok::Ident(n) => {
-                            self.bump();
+                            self.skip();
                             self.declare(&n);
                             n
                         }
@@ -1572,16 +1619,16 @@ impl Parser {
                     p.rest = Some(n);
                 }
                 Tok::Op("**") => {
-                    self.bump();
+                    self.skip();
                     let n = match self.peek().clone() {
                         Tok::Ident(n) => {
-                            self.bump();
+                            self.skip();
                             self.declare(&n);
                             n
                         }
                         _ => {
                             if is_kw(self.peek(), "nil") {
-                                self.bump();
+                                self.skip();
                             }
                             String::new()
                         }
@@ -1589,7 +1636,7 @@ impl Parser {
                     p.kwrest = Some(n);
                 }
                 Tok::Op("&") => {
-                    self.bump();
+                    self.skip();
                     match self.bump() {
                         Tok::Ident(n) => {
                             self.declare(&n);
@@ -1599,7 +1646,7 @@ impl Parser {
                     }
                 }
                 Tok::Op("(") => {
-                    self.bump();
+                    self.skip();
                     let inner = self.destructure()?;
                     if p.rest.is_some() {
                         p.post.push(inner);
@@ -1632,7 +1679,7 @@ impl Parser {
                 }
                 Tok::Op("*") => match self.peek().clone() {
                     Tok::Ident(n) => {
-                        self.bump();
+                        self.skip();
                         self.declare(&n);
                         inner.push(Param::Splat(n));
                     }
@@ -1651,8 +1698,7 @@ impl Parser {
     }
 
     fn with_block_scope<T>(&mut self, f: impl FnOnce(&mut Self) -> PResult<T>) -> PResult<T> {
-        let outer = self.locals.last().cloned().unwrap_or_default();
-        self.locals.push(outer);
+        self.locals.push(false);
         let saved_no_do = self.no_do;
         let saved_args = self.args_level;
         self.no_do = 0;
@@ -1683,7 +1729,7 @@ impl Parser {
     }
 
     fn do_block(&mut self) -> PResult<Arc<Block>> {
-        self.bump(); // do
+        self.skip(); // do
         self.nested(|me| {
             me.with_block_scope(|p| {
                 p.skip_nl();
@@ -1764,12 +1810,12 @@ impl Parser {
                 let vpos = self.pos();
                 match self.peek().clone() {
                     Tok::Ident(n) => {
-                        self.bump();
+                        self.skip();
                         self.declare(&n);
                         var = Some(Box::new(node(Kind::LVar(n), vpos)));
                     }
                     Tok::IVar(n) => {
-                        self.bump();
+                        self.skip();
                         var = Some(Box::new(node(Kind::IVar(n), vpos)));
                     }
                     _ => return self.fail("expected a variable after `=>'"),
@@ -1822,7 +1868,7 @@ impl Parser {
                 // Adjacent string literals concatenate.
                 while let Tok::Str(more) = self.peek() {
                     let more = more.clone();
-                    self.bump();
+                    self.skip();
                     parts.extend(self.parts(more)?);
                 }
                 Ok(mk(Kind::Str(parts)))
@@ -1944,7 +1990,7 @@ impl Parser {
                 let kpos = self.pos();
                 match self.peek().clone() {
                     Tok::Label(l) => {
-                        self.bump();
+                        self.skip();
                         self.skip_nl();
                         let v = if matches!(self.peek(), Tok::Op(",") | Tok::Op("}")) {
                             self.ident_node(l.clone(), kpos)?
@@ -1956,15 +2002,15 @@ impl Parser {
                     Tok::Str(parts)
                         if matches!(self.peek_n(1), Tok::Op(":")) && !self.space_before_n(1) =>
                     {
-                        self.bump();
-                        self.bump();
+                        self.skip();
+                        self.skip();
                         self.skip_nl();
                         let v = self.expr()?;
                         let parts = self.parts(parts)?;
                         items.push(HashItem::Pair(node(Kind::Sym(parts), kpos), v));
                     }
                     Tok::Op("**") => {
-                        self.bump();
+                        self.skip();
                         let e = self.ternary()?;
                         items.push(HashItem::Splat(e));
                     }
@@ -2238,7 +2284,7 @@ impl Parser {
         };
         if self.is_op(".") && !self.space_before() {
             // `def self.x` / `def Const.x` / `def obj.x`.
-            self.bump();
+            self.skip();
             recv = Some(Box::new(match fname.as_str() {
                 "self" => node(Kind::SelfRef, first_pos),
                 n if n.starts_with(|c: char| c.is_uppercase()) => {
@@ -2260,15 +2306,15 @@ impl Parser {
         // A setter `def x=(v)` (the lexer gives `x` then `=`).
         if self.is_op("=") && !self.space_before() && is_ident_name(&fname) {
             if matches!(self.peek_n(1), Tok::Op("(")) || !self.space_before_n(1) {
-                self.bump();
+                self.skip();
                 fname.push('=');
             }
         } else if fname == "[]" && self.is_op("=") && !self.space_before() {
-            self.bump();
+            self.skip();
             fname = "[]=".into();
         }
         // Method body has its own local scope.
-        self.locals.push(HashSet::new());
+        self.locals.push(true);
         let r = (|| -> PResult<Def> {
             let params = if self.eat_op("(") {
                 let p = self.param_list(&[")"], false)?;
@@ -2329,7 +2375,7 @@ impl Parser {
             }
         };
         while self.is_op("::") {
-            self.bump();
+            self.skip();
             match self.bump() {
                 Tok::Const(c) => n = node(Kind::Const(Some(Box::new(n)), c), pos),
                 _ => return self.fail("expected a constant name"),
@@ -2340,9 +2386,9 @@ impl Parser {
 
     fn class_def(&mut self, pos: Pos) -> PResult<Node> {
         if self.is_op("<<") {
-            self.bump();
+            self.skip();
             let target = self.expr()?;
-            self.locals.push(HashSet::new());
+            self.locals.push(true);
             let body = self.body_with_rescue(&["end"]);
             self.locals.pop();
             let body = body?;
@@ -2355,7 +2401,7 @@ impl Parser {
         } else {
             None
         };
-        self.locals.push(HashSet::new());
+        self.locals.push(true);
         let body = self.body_with_rescue(&["end"]);
         self.locals.pop();
         let body = body?;
@@ -2372,7 +2418,7 @@ impl Parser {
 
     fn module_def(&mut self, pos: Pos) -> PResult<Node> {
         let path = self.cpath()?;
-        self.locals.push(HashSet::new());
+        self.locals.push(true);
         let body = self.body_with_rescue(&["end"]);
         self.locals.pop();
         let body = body?;
@@ -2393,7 +2439,7 @@ impl Parser {
 
     fn eat_then(&mut self) {
         while matches!(self.peek(), Tok::Nl | Tok::Semi) {
-            self.bump();
+            self.skip();
         }
         if self.eat_kw("then") {
             self.skip_terms();
@@ -2435,10 +2481,11 @@ impl Parser {
                         pos: end_pos,
                         space_before: true,
                     });
+                    // The code sees this scope's locals and declares into it.
                     let mut sub = Parser {
                         toks,
                         i: 0,
-                        locals: vec![self.locals.last().cloned().unwrap_or_default()],
+                        locals: std::mem::take(&mut self.locals),
                         depth: self.depth,
                         no_do: 0,
                         prev_pred: false,
@@ -2448,12 +2495,11 @@ impl Parser {
                         no_pipe: false,
                         frozen_literals: self.frozen_literals,
                     };
-                    let body = sub.stmts(&[])?;
+                    let body = sub.stmts(&[]);
+                    self.locals = std::mem::take(&mut sub.locals);
+                    let body = body?;
                     if !sub.at_eof() {
                         return sub.fail(format!("unexpected {} in interpolation", sub.describe()));
-                    }
-                    if let (Some(mine), Some(theirs)) = (self.locals.last_mut(), sub.locals.pop()) {
-                        mine.extend(theirs);
                     }
                     out.push(Part::Code(body));
                 }
@@ -2574,6 +2620,33 @@ mod tests {
             Ok(p) => p,
             Err(e) => panic!("{src:?}: {e:?}"),
         }
+    }
+
+    /// Whether the last statement of `src` reads a local variable (not a method call).
+    fn last_is_local(src: &str) -> bool {
+        matches!(ok(src).body.last().map(|n| &n.kind), Some(Kind::LVar(_)))
+    }
+
+    #[test]
+    fn local_scopes() {
+        // A block sees the locals around it; what it declares goes with it.
+        assert!(last_is_local("x = 1\n[1].each { |y| x = y }\nx\n"));
+        assert!(!last_is_local("[1].each { |y| z = y }\nz\n"));
+        assert!(last_is_local(
+            "[1].each do |y|\n  z = y\n  [2].map { z }\n  z\nend\nq = 1\nq\n"
+        ));
+        // A method body sees none of them.
+        let p = ok("x = 1\ndef f\n  x\nend\n");
+        let Some(Kind::Def(_, d)) = p.body.last().map(|n| &n.kind) else {
+            panic!("{p:?}")
+        };
+        assert!(!matches!(
+            d.body.last().map(|n| &n.kind),
+            Some(Kind::LVar(_))
+        ));
+        // An interpolation declares into the scope it is in.
+        assert!(last_is_local("s = \"#{w = 1}\"\nw\n"));
+        assert!(!last_is_local("[1].each { \"#{v = 1}\" }\nv\n"));
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! Where Ruby source files come from: the [`SourceHost`] trait that the embedder implements
 //! (the loader's view of the modules' `lib/` directories and files), and [`Sources`], which
 //! adds a parse cache so that every file is parsed once and its tree shared by all the
-//! interpreters that run it.
+//! interpreters that run it, and remembers where each `require` name was found (or that it
+//! was not), so that the host searches the load path once per name.
 //!
 //! The interpreter reads files only through this trait (`require`, `require_relative`,
 //! `File.read`, `File.exist?`); this crate does no file IO of its own. [`MemoryHost`] serves
@@ -59,10 +60,15 @@ impl SourceHost for MemoryHost {
     }
 }
 
+/// A file the host found: its path and text.
+type Found = Option<(String, Arc<str>)>;
+
 /// A [`SourceHost`] with a parse cache: each file's tree is built once and shared.
 pub struct Sources {
     host: Arc<dyn SourceHost>,
     parsed: Mutex<HashMap<String, Arc<Program>>>,
+    /// `require` names looked up through the host: the file found, or `None`.
+    libs: Mutex<HashMap<String, Found>>,
 }
 
 impl std::fmt::Debug for Sources {
@@ -77,6 +83,7 @@ impl Sources {
         Arc::new(Sources {
             host,
             parsed: Mutex::new(HashMap::new()),
+            libs: Mutex::new(HashMap::new()),
         })
     }
 
@@ -116,14 +123,28 @@ impl Sources {
             .map_err(|e| RubyError::from_parse(path, e))
     }
 
-    /// `require 'name'` through the host: the parsed library file.
+    /// `require 'name'` through the host (searched once per name): the parsed library file.
     pub fn find_lib(&self, name: &str) -> Option<Result<(String, Arc<Program>), RubyError>> {
-        let (path, text) = self.host.find_lib(name)?;
+        let known = self.libs.lock().ok().and_then(|l| l.get(name).cloned());
+        let found = match known {
+            Some(found) => found,
+            None => {
+                let found = self.host.find_lib(name);
+                if let Ok(mut l) = self.libs.lock() {
+                    l.insert(name.to_string(), found.clone());
+                }
+                found
+            }
+        };
+        let (path, text) = found?;
         Some(self.program(&path, &text).map(|p| (path, p)))
     }
 
-    /// A file by path, parsed.
+    /// A file by path, parsed (not read again when it was parsed before).
     pub fn read_program(&self, path: &str) -> Option<Result<Arc<Program>, RubyError>> {
+        if let Some(p) = self.parsed.lock().ok().and_then(|c| c.get(path).cloned()) {
+            return Some(Ok(p));
+        }
         let text = self.host.read(path)?;
         Some(self.program(path, &text))
     }
