@@ -50,7 +50,7 @@ impl Default for Meta {
 type Cache<T> = RwLock<rustc_hash::FxHashMap<SmolStr, Option<T>>>;
 
 /// Load errors by (kind, name): the first error of the files read to find a name.
-type ErrorCache = RwLock<HashMap<(DefKind, SmolStr), Option<Diagnostic>>>;
+type ErrorCache = RwLock<rustc_hash::FxHashMap<(DefKind, SmolStr), Option<Diagnostic>>>;
 
 /// Everything compiles share: the lowered main manifest, the definitions found so far, the
 /// function registry, the resource types, Hiera and the source files. See the module docs.

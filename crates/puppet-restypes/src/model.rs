@@ -133,7 +133,7 @@ pub struct ResourceTypeInfo {
     /// The type name, lower case (`file`, `ini_setting`).
     pub name: SmolStr,
     /// Parameters and properties (not metaparameters), in declaration order.
-    pub attributes: IndexMap<SmolStr, Attribute>,
+    pub attributes: IndexMap<SmolStr, Attribute, rustc_hash::FxBuildHasher>,
     /// The key attributes (namevars) in Puppet's order (the parameter
     /// declaration order): several for a composite key (`package`: name,
     /// provider, command).
@@ -168,7 +168,7 @@ impl ResourceTypeInfo {
     pub fn new(name: &str, source: TypeSource) -> Self {
         ResourceTypeInfo {
             name: SmolStr::new(name.to_ascii_lowercase()),
-            attributes: IndexMap::new(),
+            attributes: Default::default(),
             namevars: Vec::new(),
             title_patterns: Vec::new(),
             isomorphic: true,

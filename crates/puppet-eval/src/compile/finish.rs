@@ -252,17 +252,17 @@ impl Compiler {
         const INHERITED: &[&str] = &[
             "noop", "schedule", "audit", "loglevel", "alias", "tag", "stage",
         ];
-        let mut children: IndexMap<&ResourceKey, Vec<&ResourceKey>> = IndexMap::new();
+        let mut children: crate::Map<&ResourceKey, Vec<&ResourceKey>> = Default::default();
         for (container, child) in &self.catalog.edges {
             children.entry(container).or_default().push(child);
         }
         let main = ResourceKey::new("Class", "main");
         let mut queue = std::collections::VecDeque::from([main.clone()]);
-        let mut seen: IndexSet<ResourceKey> = IndexSet::new();
+        let mut seen: IndexSet<ResourceKey, rustc_hash::FxBuildHasher> = Default::default();
         let mut updates: Vec<(ResourceKey, SmolStr, Value)> = Vec::new();
         // Values as they are after the walk: what a container passes on includes what it
         // inherited itself.
-        let mut inherited: IndexMap<ResourceKey, Vec<(SmolStr, Value)>> = IndexMap::new();
+        let mut inherited: crate::Map<ResourceKey, Vec<(SmolStr, Value)>> = Default::default();
         while let Some(source) = queue.pop_front() {
             if !seen.insert(source.clone()) {
                 continue;
