@@ -288,7 +288,8 @@ impl DataSource for ProviderSource {
 
 /// The variables Hiera interpolation sees from a scope of the compile: `x` through the
 /// scope chain, `::x` in the top scope, `ns::x` in the scope of class `ns` (and the classes
-/// it inherits from). Reading a variable never warns.
+/// it inherits from). A variable that is not defined is noted, and the compiler warns
+/// about it after the lookup (`Undefined variable 'x'`, once per name, as Puppet does).
 pub(crate) struct HieraScope<'a> {
     pub(crate) c: &'a Compiler,
     pub(crate) scope: ScopeId,
@@ -296,7 +297,11 @@ pub(crate) struct HieraScope<'a> {
 
 impl puppet_hiera::Scope for HieraScope<'_> {
     fn variable(&self, name: &str) -> Option<Value> {
-        self.c.peek_var(name, self.scope)
+        let v = self.c.peek_var(name, self.scope);
+        if v.is_none() {
+            self.c.hiera_backends.note_undefined(name);
+        }
+        v
     }
 
     fn backend(&self) -> Option<&dyn puppet_hiera::FunctionBackend> {

@@ -51,6 +51,9 @@ struct State {
     file_data: HashMap<String, Value>,
     /// What the functions logged (`Puppet.warning` ...), until the compiler takes it.
     logs: Vec<(LogLevel, String)>,
+    /// Variables Hiera interpolated that are not defined, by name as written (`::role`),
+    /// until the compiler warns about them ([`take_logs`]).
+    undefined: Vec<String>,
 }
 
 /// Puppet's `FunctionContext`: one per hierarchy entry and location.
@@ -72,13 +75,35 @@ impl Backends {
 
 /// Logs what the backend functions logged during the lookups just made (a lookup only
 /// holds the compiler shared): Ruby's `Puppet.warning` and the like, without a scope.
+/// Also warns, once per name and compile as Puppet does, about the variables the lookups
+/// interpolated that are not defined.
 pub(crate) fn take_logs(c: &mut crate::eval::Compiler) {
-    let logs = c
+    let (logs, undefined) = c
         .hiera_backends
-        .with(|s| std::mem::take(&mut s.logs))
+        .with(|s| {
+            (
+                std::mem::take(&mut s.logs),
+                std::mem::take(&mut s.undefined),
+            )
+        })
         .unwrap_or_default();
     for (level, message) in logs {
         c.log(level, message, None);
+    }
+    for name in undefined {
+        let message = format!("Undefined variable '{name}'; \n   (file & line not available)");
+        puppet_functions::CallContext::warn_once(c, &format!("hiera-undefined:{name}"), &message);
+    }
+}
+
+impl Backends {
+    /// Notes that Hiera interpolated `name` and found it undefined.
+    pub(crate) fn note_undefined(&self, name: &str) {
+        self.with(|s| {
+            if !s.undefined.iter().any(|n| n == name) {
+                s.undefined.push(name.to_string());
+            }
+        });
     }
 }
 
