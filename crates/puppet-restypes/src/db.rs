@@ -407,15 +407,15 @@ fn parse_title(t: &ResourceTypeInfo, title: &str) -> Result<IndexMap<SmolStr, St
             .iter()
             .filter_map(|(on, f)| on.then_some(*f))
             .collect::<String>();
-        // A pattern fancy-regex cannot compile or run (a backtracking limit) is
+        // A pattern the engine cannot compile or run (a backtracking limit) is
         // skipped: it cannot match.
-        let Ok(re) = puppet_types::regexp::compile_ruby(&p.regex, &flags) else {
+        let Ok(re) = puppet_types::regexp::RubyPattern::new(&p.regex, &flags) else {
             continue;
         };
-        if let Ok(Some(caps)) = re.captures(title) {
+        if let Some(caps) = re.captures(title) {
             for (i, name) in p.captures.iter().enumerate() {
-                if let Some(c) = caps.get(i + 1) {
-                    h.insert(name.clone(), c.as_str().to_string());
+                if let Some(Some(c)) = caps.get(i + 1) {
+                    h.insert(name.clone(), c.clone());
                 }
             }
             return Ok(h);

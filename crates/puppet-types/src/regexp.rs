@@ -1,7 +1,8 @@
 //! Puppet's Regexp value: the source text as Puppet keeps it plus a compiled matcher.
 //!
-//! Puppet runs on Ruby regexps (Onigmo). We compile with `fancy-regex` (pure Rust, supports
-//! look-around and back references) after a small translation of Ruby-only syntax
+//! Puppet runs on Ruby regexps (Onigmo). We compile with regex-automata's meta engine, or
+//! `fancy-regex` (pure Rust, supports look-around and back references) for the patterns that
+//! need it ([`Engine`]), after a small translation of Ruby-only syntax
 //! ([`compile_ruby`], the one translation and cache of the workspace):
 //! `^`/`$` always match at line boundaries in Ruby, so patterns get a leading `(?m)`;
 //! Ruby's `m` flag (dot matches newline) becomes Rust's `s`; `\Z`, `\h` and `\H` are rewritten.
@@ -25,51 +26,117 @@ pub struct Regexp {
     compiled: Arc<Matcher>,
 }
 
-/// The translated pattern and, once needed, its compiled form (`Err` when the engine
-/// refuses a pattern that parsed, for example one over its size limit: as a Puppet
-/// `Regexp` it never matches).
+/// The translated pattern and, once needed, its compiled forms (`Err` when the engine
+/// refuses a pattern that parsed, for example one over its size limit: as a Puppet `Regexp`
+/// it never matches).
 struct Matcher {
     translated: String,
-    compiled: std::sync::OnceLock<Result<Arc<fancy_regex::Regex>, String>>,
+    /// What Puppet's matching uses ([`Engine`]).
+    engine: std::sync::OnceLock<Result<Engine, String>>,
     /// For patterns whose `\Z` only closing groups follow: the translation that answers
-    /// "is there a match" without a look-ahead ([`translate_for_test`]), and its compiled
-    /// form. A look-ahead sends fancy-regex to its backtracking engine (about 5,000
-    /// instructions a match for getvar's name pattern); without one the whole pattern runs
-    /// on the regex crate's automata.
+    /// "is there a match" without a look-ahead ([`translate_for_test`]), and its engine.
+    /// A look-ahead needs fancy-regex's backtracking engine (about 5,000 instructions a
+    /// match for getvar's name pattern); without one the pattern runs on the automata.
     test_translated: Option<String>,
-    test_compiled: std::sync::OnceLock<Result<Arc<fancy_regex::Regex>, String>>,
+    test_engine: std::sync::OnceLock<Result<Engine, String>>,
+    /// The fancy-regex form, for callers that want its API ([`RubyPattern::regex`]).
+    fancy: std::sync::OnceLock<Result<Arc<fancy_regex::Regex>, String>>,
 }
 
-fn build(translated: &str) -> Result<Arc<fancy_regex::Regex>, String> {
+/// A compiled pattern. Most patterns (no look-around, no back reference) run on
+/// regex-automata's meta engine built without literal prefilters and full DFAs: building
+/// those costs several times the rest of a compile (50 patterns of a catalog: 37M
+/// instructions through fancy-regex, 9M this way), and the lazy DFA matches the short
+/// strings of a catalog as fast. The others go through fancy-regex, which hands the same
+/// engine the parts it can.
+enum Engine {
+    Automata(regex_automata::meta::Regex),
+    Fancy(Arc<fancy_regex::Regex>),
+}
+
+fn build_fancy(translated: &str) -> Result<Arc<fancy_regex::Regex>, String> {
     fancy_regex::RegexBuilder::new(translated)
         .backtrack_limit(1_000_000)
-        // No full DFA: building one costs 50-250 µs per pattern (most of a
-        // small node's compile); the lazy DFA matches our short strings as fast.
+        // No full DFA: building one costs 50-250 µs per pattern.
         .delegate_dfa_size_limit(0)
         .build()
         .map(Arc::new)
         .map_err(|e| e.to_string())
 }
 
+fn build_engine(translated: &str) -> Result<Engine, String> {
+    let config = regex_automata::meta::Config::new()
+        .auto_prefilter(false)
+        .dfa(false)
+        .onepass(false);
+    match regex_automata::meta::Builder::new()
+        .configure(config)
+        .build(translated)
+    {
+        Ok(re) => Ok(Engine::Automata(re)),
+        // Look-around, back references, atomic groups: fancy-regex's.
+        Err(_) => build_fancy(translated).map(Engine::Fancy),
+    }
+}
+
+impl Engine {
+    /// Whether it matches somewhere; a match over fancy-regex's backtracking limit counts
+    /// as none.
+    fn is_match(&self, text: &str) -> bool {
+        match self {
+            Engine::Automata(re) => re.is_match(text),
+            Engine::Fancy(re) => re.is_match(text).unwrap_or(false),
+        }
+    }
+
+    /// The groups of the first match (group 0 the whole match), `None` for no match.
+    fn captures(&self, text: &str) -> Option<Vec<Option<String>>> {
+        match self {
+            Engine::Automata(re) => {
+                let mut caps = re.create_captures();
+                re.captures(text, &mut caps);
+                if !caps.is_match() {
+                    return None;
+                }
+                Some(
+                    (0..caps.group_len())
+                        .map(|i| caps.get_group(i).map(|span| text[span].to_string()))
+                        .collect(),
+                )
+            }
+            Engine::Fancy(re) => {
+                let caps = re.captures(text).ok()??;
+                Some(
+                    (0..caps.len())
+                        .map(|i| caps.get(i).map(|m| m.as_str().to_string()))
+                        .collect(),
+                )
+            }
+        }
+    }
+}
+
 impl Matcher {
     fn compiled(&self) -> &Result<Arc<fancy_regex::Regex>, String> {
-        self.compiled.get_or_init(|| build(&self.translated))
+        self.fancy.get_or_init(|| build_fancy(&self.translated))
     }
 
-    fn regex(&self) -> Option<&fancy_regex::Regex> {
-        self.compiled().as_ref().ok().map(|r| &**r)
+    fn engine(&self) -> Option<&Engine> {
+        self.engine
+            .get_or_init(|| build_engine(&self.translated))
+            .as_ref()
+            .ok()
     }
 
-    /// The regex that tells whether the pattern matches somewhere (not where).
-    fn test_regex(&self) -> Option<&fancy_regex::Regex> {
+    /// The engine that tells whether the pattern matches somewhere (not where).
+    fn test_engine(&self) -> Option<&Engine> {
         match &self.test_translated {
             Some(t) => self
-                .test_compiled
-                .get_or_init(|| build(t))
+                .test_engine
+                .get_or_init(|| build_engine(t))
                 .as_ref()
-                .ok()
-                .map(|r| &**r),
-            None => self.regex(),
+                .ok(),
+            None => self.engine(),
         }
     }
 }
@@ -136,18 +203,13 @@ impl Regexp {
     /// limit counts as no match.
     pub fn is_match(&self, text: &str) -> bool {
         self.compiled
-            .test_regex()
-            .is_some_and(|r| r.is_match(text).unwrap_or(false))
+            .test_engine()
+            .is_some_and(|e| e.is_match(text))
     }
 
     /// The captures of the first match: group 0 is the whole match; unmatched groups are `None`.
     pub fn captures(&self, text: &str) -> Option<Vec<Option<String>>> {
-        let caps = self.compiled.regex()?.captures(text).ok()??;
-        Some(
-            (0..caps.len())
-                .map(|i| caps.get(i).map(|m| m.as_str().to_string()))
-                .collect(),
-        )
+        self.compiled.engine()?.captures(text)
     }
 }
 
@@ -176,9 +238,10 @@ fn matcher(source: &str, flags: &str) -> Result<Arc<Matcher>, String> {
     let test_translated = translate_for_test(source, &key.1);
     let m = Arc::new(Matcher {
         translated,
-        compiled: std::sync::OnceLock::new(),
+        engine: std::sync::OnceLock::new(),
         test_translated,
-        test_compiled: std::sync::OnceLock::new(),
+        test_engine: std::sync::OnceLock::new(),
+        fancy: std::sync::OnceLock::new(),
     });
     if let Ok(mut c) = cache().lock() {
         if c.len() >= 4096 {
@@ -213,8 +276,22 @@ impl RubyPattern {
         matcher(source, flags).map(RubyPattern)
     }
 
-    /// The compiled regex (compiled now if it was not yet); `Err` with the engine's message
-    /// when it refuses the pattern.
+    /// The groups of the first match in `text` (group 0 the whole match, `None` for a group
+    /// that did not take part), or `None` when it does not match or the engine refuses the
+    /// pattern. Cheaper to compile than [`RubyPattern::regex`] for most patterns ([`Engine`]).
+    ///
+    /// ```
+    /// let p = puppet_types::regexp::RubyPattern::new(r"^(\w+)(:(\d+))?$", "").unwrap();
+    /// assert_eq!(p.captures("web:80").unwrap()[3].as_deref(), Some("80"));
+    /// assert_eq!(p.captures("web").unwrap()[2], None);
+    /// assert!(p.captures("a b").is_none());
+    /// ```
+    pub fn captures(&self, text: &str) -> Option<Vec<Option<String>>> {
+        self.0.engine()?.captures(text)
+    }
+
+    /// The compiled fancy-regex (compiled now if it was not yet), for match positions and
+    /// every match; `Err` with the engine's message when it refuses the pattern.
     pub fn regex(&self) -> Result<&Arc<fancy_regex::Regex>, String> {
         self.0.compiled().as_ref().map_err(Clone::clone)
     }
@@ -450,7 +527,7 @@ fn ruby_fixed_encoding(source: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{build, matcher, Regexp};
+    use super::{build_fancy, matcher, translate_ruby, Engine, Regexp};
 
     #[test]
     fn octal_escapes_are_character_codes() {
@@ -477,10 +554,10 @@ mod tests {
         ];
         for p in patterns {
             let m = matcher(p, "").unwrap();
-            let full = build(&m.translated).unwrap();
+            let full = build_fancy(&m.translated).unwrap();
             for t in texts {
                 assert_eq!(
-                    m.test_regex().unwrap().is_match(t).unwrap(),
+                    m.test_engine().unwrap().is_match(t),
                     full.is_match(t).unwrap(),
                     "{p:?} on {t:?}"
                 );
@@ -488,5 +565,103 @@ mod tests {
         }
         assert!(matcher(r"a\Z", "").unwrap().test_translated.is_some());
         assert!(matcher(r"a\Zb", "").unwrap().test_translated.is_none());
+    }
+
+    /// The automata engine and fancy-regex answer alike (match, and every group of the first
+    /// match) on patterns of the shapes modules use: anchors in multi-line mode, options,
+    /// alternations, classes, repetitions, optional and nested groups, Unicode text.
+    #[test]
+    fn automata_and_fancy_regex_agree() {
+        let patterns = [
+            (r"^(RedHat|Linux)", ""),
+            (r"^(wheezy|7\.)", ""),
+            (r"^[^/]+\.(service|socket|mount|swap)$", ""),
+            (
+                r"\A(([a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9\-]*[a-zA-Z0-9])\.)*([A-Za-z0-9]|[A-Za-z0-9][A-Za-z0-9\-]*[A-Za-z0-9])\z",
+                "",
+            ),
+            (r"\A\/([^\n\/\0]+\/*)*\z", ""),
+            (r"^(.*)match$", ""),
+            (r"(?i:^DATABASE$)", ""),
+            (r"unmanaged", "i"),
+            (r"a.c", "m"),
+            (r"a b # comment", "x"),
+            (r"(a)?(b)(c)?", ""),
+            (r"((a)|(b))+", ""),
+            (r"(?<year>\d{4})-(?<month>\d\d)", ""),
+            (r"\h+\z", ""),
+            (r"[[:alpha:]]+\s\w*", ""),
+            (r"é+", ""),
+            (r"\bfoo\b", ""),
+            (r"^$", ""),
+            (r"x*", ""),
+            (r"[\\/:~\n \t\n\x0B\x0C\r\+\*\(\)@]", ""),
+        ];
+        let texts = [
+            "",
+            "a",
+            "abc",
+            "a\nc",
+            "A\nC",
+            "RedHat",
+            "xLinux\nLinux",
+            "wheezy",
+            "7.1",
+            "ssh.service",
+            "etc/ssh.service",
+            "foo.socket\nbar",
+            "host.example.com",
+            "-bad.com",
+            "/etc/motd",
+            "/etc/\0x",
+            "nomatch",
+            "xmatch\nymatch",
+            "database",
+            "DATABASE",
+            "UnManaged",
+            "ab",
+            "b",
+            "bc",
+            "aab",
+            "2024-11",
+            "ff\n",
+            "ff\n\n",
+            "été",
+            "eee",
+            "a foo b",
+            "foobar",
+            "\n",
+            "xxx",
+            "a b",
+            "ab ",
+            "a~b",
+            "@",
+        ];
+        for (p, flags) in patterns {
+            let translated = translate_ruby(p, flags);
+            let automata = super::build_engine(&translated).unwrap();
+            assert!(
+                matches!(automata, Engine::Automata(_)),
+                "{p:?} should not need fancy-regex"
+            );
+            let fancy = Engine::Fancy(build_fancy(&translated).unwrap());
+            for t in texts {
+                assert_eq!(
+                    automata.is_match(t),
+                    fancy.is_match(t),
+                    "{p:?}/{flags} on {t:?}"
+                );
+                assert_eq!(
+                    automata.captures(t),
+                    fancy.captures(t),
+                    "{p:?}/{flags} on {t:?}"
+                );
+            }
+        }
+        // Look-around and back references are fancy-regex's.
+        for p in [r"a(?=b)", r"(a)\1", r"a\Zb", r"\h+\Z"] {
+            let e = super::build_engine(&translate_ruby(p, "")).unwrap();
+            assert!(matches!(e, Engine::Fancy(_)), "{p:?}");
+        }
     }
 }
