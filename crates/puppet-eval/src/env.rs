@@ -70,7 +70,17 @@ pub struct Environment {
     /// Problems of the main manifest (syntax, validation, second definitions), which every
     /// compile reports.
     main_diagnostics: Vec<Diagnostic>,
+    /// Values of constant type expressions (`Stdlib::Absolutepath`, `Array[String]`,
+    /// `File['/x']`: names, literals and accesses of those), evaluated once for every
+    /// compile: they depend on the environment's definitions only, which this
+    /// environment's main manifest can shadow (so the cache is not in `Shared`).
+    const_types: RwLock<rustc_hash::FxHashMap<ConstKey, (Arc<SourceFile>, puppet_types::Value)>>,
 }
+
+/// The key of a constant expression's value: (file, start, end, expression address). The
+/// address tells apart expressions lowered with one span (in an interpolated heredoc), and
+/// the entry keeps its file alive, so no other file's expressions can take the key.
+pub(crate) type ConstKey = (usize, u32, u32, usize);
 
 /// The part of an environment that does not depend on its main manifest: the loader and
 /// everything found through it.
@@ -260,6 +270,25 @@ impl Environment {
             main_functions: IndexMap::new(),
             main_aliases: IndexMap::new(),
             main_diagnostics: Vec::new(),
+            const_types: RwLock::default(),
+        }
+    }
+
+    /// The value of a constant type expression, if a compile evaluated it before.
+    pub(crate) fn const_type(&self, key: &ConstKey) -> Option<puppet_types::Value> {
+        let cache = self.const_types.read().ok()?;
+        cache.get(key).map(|(_, v)| v.clone())
+    }
+
+    /// Keeps the value of a constant type expression for every later compile.
+    pub(crate) fn keep_const_type(
+        &self,
+        key: ConstKey,
+        file: &Arc<SourceFile>,
+        value: &puppet_types::Value,
+    ) {
+        if let Ok(mut cache) = self.const_types.write() {
+            cache.insert(key, (file.clone(), value.clone()));
         }
     }
 

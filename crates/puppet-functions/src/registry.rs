@@ -261,6 +261,10 @@ impl Function {
 pub struct Registry {
     // Looked up at every call: a fast hash of the short names.
     functions: IndexMap<SmolStr, Arc<Function>, rustc_hash::FxBuildHasher>,
+    /// Signature type texts parsed so far (those that name no local type): the built-ins'
+    /// few hundred signatures repeat `Any`, `String`, `Callable`... (registering them all
+    /// is part of every process's start).
+    parsed: rustc_hash::FxHashMap<SmolStr, Type>,
 }
 
 impl fmt::Debug for Registry {
@@ -478,6 +482,20 @@ impl FunctionBuilder<'_> {
         for ((_, spec), alias) in self.local_types.iter().zip(aliases) {
             alias.resolve_to(resolve(&fname, spec, &locals)?);
         }
+        let parsed = &mut self.registry.parsed;
+        let mut resolve = |spec: &TypeSpec| -> Result<Type, RegistryError> {
+            match spec {
+                TypeSpec::Text(text) if locals.is_empty() => {
+                    if let Some(t) = parsed.get(text) {
+                        return Ok(t.clone());
+                    }
+                    let t = resolve(&fname, spec, &locals)?;
+                    parsed.insert(text.clone(), t.clone());
+                    Ok(t)
+                }
+                _ => resolve(&fname, spec, &locals),
+            }
+        };
         let mut dispatches = Vec::new();
         for (sig, imp) in self.dispatches {
             if let Some(p) = &sig.after_block {
@@ -509,14 +527,14 @@ impl FunctionBuilder<'_> {
                 }
                 params.push(Param {
                     name: name.clone(),
-                    ty: resolve(&fname, spec, &locals)?,
+                    ty: resolve(spec)?,
                     kind: *kind,
                 });
             }
             let block = match &sig.block {
                 None => None,
                 Some((name, spec, optional)) => {
-                    let mut ty = resolve(&fname, spec, &locals)?;
+                    let mut ty = resolve(spec)?;
                     let mut optional = *optional;
                     if let Type::Optional(Some(inner)) = &ty {
                         ty = (**inner).clone();
@@ -537,7 +555,7 @@ impl FunctionBuilder<'_> {
                 }
             };
             let return_type = match &sig.return_type {
-                Some(spec) => Some(resolve(&fname, spec, &locals)?),
+                Some(spec) => Some(resolve(spec)?),
                 None => None,
             };
             let imp = match imp {

@@ -84,11 +84,6 @@ pub struct Compiler {
     pub(crate) type_parser_mode: bool,
     /// The Pcore annotations attached to values during this compile (`annotate`).
     annotations: puppet_functions::Annotations,
-    /// Values of constant type expressions evaluated in this compile, by (file, start, end,
-    /// expression): the address tells apart expressions lowered with one span (in an
-    /// interpolated heredoc), and the entry keeps its file alive so that no other file's
-    /// expressions can take the key.
-    const_types: rustc_hash::FxHashMap<ConstKey, (Arc<crate::ir::SourceFile>, Value)>,
     /// Every type name resolved so far and what it denotes (see `resolve_type`).
     resolved_types: rustc_hash::FxHashMap<SmolStr, Type>,
     /// Parameters whose default expression is being evaluated, innermost last.
@@ -119,6 +114,11 @@ impl Compiler {
         let mut scopes = Scopes::default();
         let mut top_scope = Scope::new(ScopeKind::Top, None, "Class[main]".into());
         top_scope.resource = Some(ResourceKey::new("Class", "main"));
+        // The facts, server facts, ENC parameters and the dozen built-in variables below,
+        // with room for the main manifest's: no rehashing while they go in.
+        top_scope.vars.reserve(
+            settings.facts.len() + settings.server_facts.len() + settings.enc_parameters.len() + 32,
+        );
         let facts = Value::Hash(Arc::new(
             settings
                 .facts
@@ -188,7 +188,6 @@ impl Compiler {
             unresolvable_alias: None,
             type_parser_mode: false,
             annotations: puppet_functions::Annotations::new(),
-            const_types: Default::default(),
             resolved_types: Default::default(),
             param_guards: Vec::new(),
             param_type_error: None,
@@ -498,19 +497,7 @@ impl Compiler {
                     && matches!(target.kind, ExprKind::TypeName(_))
                     && is_constant_type_expr(e, 0)
                 {
-                    let key = (
-                        Arc::as_ptr(&e.span.file) as usize,
-                        e.span.start,
-                        e.span.end,
-                        e as *const Expr as usize,
-                    );
-                    if let Some((_, v)) = self.const_types.get(&key) {
-                        return Ok(v.clone());
-                    }
-                    let v = self.eval_access(e, target, keys, scope)?;
-                    self.const_types
-                        .insert(key, (e.span.file.clone(), v.clone()));
-                    return Ok(v);
+                    return self.const_type_expr(e, |c| c.eval_access(e, target, keys, scope));
                 }
                 self.eval_access(e, target, keys, scope)
             }
@@ -794,9 +781,6 @@ fn now_secs() -> f64 {
         .map(|d| d.as_secs_f64())
         .unwrap_or(0.0)
 }
-
-/// The key of a constant expression's value: (file, start, end, expression address).
-type ConstKey = (usize, u32, u32, usize);
 
 /// Whether a type expression's value depends on nothing but itself: type names, literals,
 /// bare words, and arrays, hashes and accesses of those (no variables, no calls).

@@ -108,18 +108,32 @@ impl Compiler {
         if !is_constant_type_expr(t, 0) {
             return self.eval(t, scope);
         }
+        self.const_type_expr(t, |c| c.eval(t, scope))
+    }
+
+    /// The value of a constant type expression `e` ([`is_constant_type_expr`]): the
+    /// environment's, if a compile evaluated it before, else `eval`'s, kept for every later
+    /// compile unless evaluating it logged something (a message a later compile must log
+    /// too) or failed.
+    pub(crate) fn const_type_expr(
+        &mut self,
+        e: &Expr,
+        eval: impl FnOnce(&mut Self) -> R<Value>,
+    ) -> R<Value> {
         let key = (
-            Arc::as_ptr(&t.span.file) as usize,
-            t.span.start,
-            t.span.end,
-            t as *const Expr as usize,
+            Arc::as_ptr(&e.span.file) as usize,
+            e.span.start,
+            e.span.end,
+            e as *const Expr as usize,
         );
-        if let Some((_, v)) = self.const_types.get(&key) {
-            return Ok(v.clone());
+        if let Some(v) = self.env.const_type(&key) {
+            return Ok(v);
         }
-        let v = self.eval(t, scope)?;
-        self.const_types
-            .insert(key, (t.span.file.clone(), v.clone()));
+        let logged = self.logs.len();
+        let v = eval(self)?;
+        if self.logs.len() == logged {
+            self.env.keep_const_type(key, &e.span.file, &v);
+        }
         Ok(v)
     }
 }
