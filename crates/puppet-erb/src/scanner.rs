@@ -29,12 +29,14 @@ impl<'a> Cursor<'a> {
     }
     fn advance(&mut self, n: usize) {
         let end = (self.at + n).min(self.src.len());
-        for c in self.src[self.at..end].chars() {
-            if c == '\n' {
-                self.line += 1;
-                self.column = 1;
-            } else {
-                self.column += 1;
+        let seg = &self.src.as_bytes()[self.at..end];
+        // Columns count characters: every byte but UTF-8 continuation bytes.
+        let chars = |b: &[u8]| b.iter().filter(|b| !(0x80..0xC0).contains(*b)).count() as u32;
+        match seg.iter().rposition(|b| *b == b'\n') {
+            None => self.column += chars(seg),
+            Some(k) => {
+                self.line += seg.iter().filter(|b| **b == b'\n').count() as u32;
+                self.column = 1 + chars(&seg[k + 1..]);
             }
         }
         self.at = end;
@@ -70,36 +72,37 @@ pub fn scan(src: &str) -> Vec<Piece> {
                 let rest = cur.rest();
                 let mut found: Option<(usize, usize, &str)> = None; // (text_end, tag_len, tag)
                 let bytes = rest.as_bytes();
-                let mut i = 0;
-                while i < bytes.len() {
-                    let b = bytes[i];
-                    if (b == b' ' || b == b'\t') && cur.at_line_start(cur.at + i) {
-                        // `^[ \t]*<%-` at a line start.
-                        let mut j = i;
-                        while j < bytes.len() && (bytes[j] == b' ' || bytes[j] == b'\t') {
-                            j += 1;
+                // The first `<%`; a `<%-` takes the spaces and tabs before it when they
+                // start a line (`^[ \t]*<%-`).
+                let mut from = 0;
+                while let Some(k) = bytes[from..].iter().position(|b| *b == b'<') {
+                    let i = from + k;
+                    if !rest[i..].starts_with("<%") {
+                        from = i + 1;
+                        continue;
+                    }
+                    let tag = if rest[i..].starts_with("<%-") {
+                        "<%-"
+                    } else if rest[i..].starts_with("<%%") {
+                        "<%%"
+                    } else if rest[i..].starts_with("<%=") {
+                        "<%="
+                    } else if rest[i..].starts_with("<%#") {
+                        "<%#"
+                    } else {
+                        "<%"
+                    };
+                    let mut ws = i;
+                    if tag == "<%-" {
+                        while ws > 0 && matches!(bytes[ws - 1], b' ' | b'\t') {
+                            ws -= 1;
                         }
-                        if rest[j..].starts_with("<%-") {
-                            found = Some((i, j - i + 3, "<%-"));
-                            break;
+                        if ws == i || !cur.at_line_start(cur.at + ws) {
+                            ws = i;
                         }
                     }
-                    if b == b'<' && rest[i..].starts_with("<%") {
-                        let tag = if rest[i..].starts_with("<%-") {
-                            "<%-"
-                        } else if rest[i..].starts_with("<%%") {
-                            "<%%"
-                        } else if rest[i..].starts_with("<%=") {
-                            "<%="
-                        } else if rest[i..].starts_with("<%#") {
-                            "<%#"
-                        } else {
-                            "<%"
-                        };
-                        found = Some((i, tag.len(), tag));
-                        break;
-                    }
-                    i += 1;
+                    found = Some((ws, i - ws + tag.len(), tag));
+                    break;
                 }
                 match found {
                     None => {
@@ -130,21 +133,23 @@ pub fn scan(src: &str) -> Vec<Piece> {
                 let rest = cur.rest();
                 let mut found: Option<(usize, &str)> = None;
                 let bytes = rest.as_bytes();
-                let mut i = 0;
-                while i < bytes.len() {
-                    if bytes[i] == b'-' && rest[i..].starts_with("-%>") {
-                        found = Some((i, "-%>"));
+                // The first `%>`, `-%>` or `%%>`.
+                let mut from = 0;
+                while let Some(k) = bytes[from..].iter().position(|b| *b == b'%') {
+                    let i = from + k;
+                    if rest[i..].starts_with("%>") {
+                        found = Some(if i > 0 && bytes[i - 1] == b'-' {
+                            (i - 1, "-%>")
+                        } else {
+                            (i, "%>")
+                        });
                         break;
                     }
-                    if bytes[i] == b'%' && rest[i..].starts_with("%%>") {
+                    if rest[i..].starts_with("%%>") {
                         found = Some((i, "%%>"));
                         break;
                     }
-                    if bytes[i] == b'%' && rest[i..].starts_with("%>") {
-                        found = Some((i, "%>"));
-                        break;
-                    }
-                    i += 1;
+                    from = i + 1;
                 }
                 let Some((end, tag)) = found else {
                     // Unterminated: Ruby keeps the content and never compiles it.

@@ -84,13 +84,6 @@ const OPERATOR_METHODS: &[&str] = &[
     "+", "-", "*", "/", "%", "<", ">", "!", "&", "|", "^", "~",
 ];
 
-const OPS: &[&str] = &[
-    "**=", "<=>", "===", "...", "<<=", ">>=", "&&=", "||=", "==", "!=", "=~", "!~", ">=", "<=",
-    "&&", "||", "<<", ">>", "**", "+=", "-=", "*=", "/=", "%=", "|=", "&=", "^=", "..", "::", "=>",
-    "->", "&.", "+", "-", "*", "/", "%", "=", "<", ">", "!", "&", "|", "^", "~", "?", ":", ",",
-    ".", "(", ")", "[", "]", "{", "}",
-];
-
 /// Lexes a whole Ruby source file into tokens (ending with [`Tok::Eof`]).
 pub fn lex_file(src: &str) -> Result<Vec<Token>, LexError> {
     lex_pieces(&[Piece::Code(src.to_string(), Pos { line: 1, column: 1 })])
@@ -99,6 +92,19 @@ pub fn lex_file(src: &str) -> Result<Vec<Token>, LexError> {
 /// Lexes the pieces of a template into tokens (ending with [`Tok::Eof`]).
 pub fn lex_pieces(pieces: &[Piece]) -> Result<Vec<Token>, LexError> {
     let mut out: Vec<Token> = Vec::new();
+    if pieces.len() > 1 {
+        // A template: its text pieces make two or three tokens each, its code about one
+        // per four bytes.
+        let code: usize = pieces
+            .iter()
+            .map(|p| match p {
+                Piece::Code(s, _) | Piece::Insert(s, _) => s.len() / 4 + 3,
+                Piece::Text(_) => 3,
+                Piece::Cr => 1,
+            })
+            .sum();
+        out.reserve(code);
+    }
     let mut in_comment = false;
     let mut last_pos = Pos { line: 1, column: 1 };
     for piece in pieces {
@@ -132,6 +138,12 @@ pub fn lex_pieces(pieces: &[Piece]) -> Result<Vec<Token>, LexError> {
             Piece::Code(src, pos) => {
                 last_pos = *pos;
                 let mut lx = Lexer::new(src, *pos);
+                let whole_file = pieces.len() == 1;
+                if whole_file {
+                    // About one token per eight bytes of a module file, comments and docs
+                    // included: one or two reallocations instead of a dozen.
+                    lx.toks.reserve(src.len() / 8);
+                }
                 if in_comment {
                     match src.find('\n') {
                         None => continue,
@@ -140,7 +152,7 @@ pub fn lex_pieces(pieces: &[Piece]) -> Result<Vec<Token>, LexError> {
                 }
                 let toks = lx.run(false)?;
                 in_comment = lx.ended_in_comment;
-                if out.is_empty() {
+                if whole_file {
                     // A whole file: its tokens are the output, not copied into it.
                     out = toks;
                 } else {
@@ -220,50 +232,37 @@ fn continues(t: &Tok) -> bool {
     }
 }
 
-/// Drops line breaks that continue a statement. The tokens are moved, not copied: only
-/// those after the current one are looked at again.
+/// Drops line breaks that continue a statement, in place: the kept tokens move down over
+/// the dropped ones, and only tokens after the current one are looked at again.
 fn clean_newlines(mut toks: Vec<Token>) -> Vec<Token> {
-    let mut out: Vec<Token> = Vec::with_capacity(toks.len());
     let n = toks.len();
-    let mut i = 0;
-    while i < n {
-        if toks[i].tok == Tok::Nl {
+    let mut kept = 0;
+    for i in 0..n {
+        if matches!(toks[i].tok, Tok::Nl) {
             // Drop after a continuing token.
-            if let Some(prev) = out.last() {
-                if continues(&prev.tok) {
-                    i += 1;
-                    continue;
-                }
+            if kept > 0 && continues(&toks[kept - 1].tok) {
+                continue;
             }
             // Drop before a leading `.meth` / `&.meth` (skipping further line breaks).
             let mut j = i + 1;
-            while j < n && toks[j].tok == Tok::Nl {
+            while j < n && matches!(toks[j].tok, Tok::Nl) {
                 j += 1;
             }
             if j < n && matches!(toks[j].tok, Tok::Op(".") | Tok::Op("&.")) {
-                i += 1;
                 continue;
             }
         }
-        let t = std::mem::replace(
-            &mut toks[i],
-            Token {
-                tok: Tok::Eof,
-                pos: Pos::default(),
-                space_before: false,
-            },
-        );
-        out.push(t);
-        i += 1;
+        toks.swap(kept, i);
+        kept += 1;
     }
-    out
+    toks.truncate(kept);
+    toks
 }
 
-/// Lexer over one piece of code.
+/// Lexer over one piece of code. It reads the text's bytes in place (`i` is a byte
+/// index, always at a character boundary); positions count characters, as Ruby does.
 #[derive(Debug)]
 pub struct Lexer<'a> {
-    /// The text's characters, shared with the lexers of its interpolations.
-    chars: std::rc::Rc<[char]>,
     i: usize,
     line: u32,
     column: u32,
@@ -285,7 +284,6 @@ impl<'a> Lexer<'a> {
     /// A lexer over `src`, which starts at `pos` of the template.
     pub fn new(src: &'a str, pos: Pos) -> Lexer<'a> {
         Lexer {
-            chars: src.chars().collect(),
             i: 0,
             line: pos.line,
             column: pos.column,
@@ -308,21 +306,38 @@ impl<'a> Lexer<'a> {
     }
 
     fn advance_to(&mut self, byte_idx: usize) {
-        let n = self.src[..byte_idx.min(self.src.len())].chars().count();
-        while self.i < n {
+        let to = byte_idx.min(self.src.len());
+        while self.i < to {
             self.bump();
         }
     }
 
-    fn peek(&self) -> Option<char> {
-        self.chars.get(self.i).copied()
+    fn bytes(&self) -> &'a [u8] {
+        self.src.as_bytes()
     }
+    /// The character at byte `j` (a character boundary), if any.
+    fn char_at(&self, j: usize) -> Option<char> {
+        match self.bytes().get(j) {
+            None => None,
+            Some(&b) if b < 0x80 => Some(b as char),
+            Some(_) => self.src.get(j..).and_then(|r| r.chars().next()),
+        }
+    }
+    fn peek(&self) -> Option<char> {
+        self.char_at(self.i)
+    }
+    /// The `k`th character after the current one.
     fn peek_at(&self, k: usize) -> Option<char> {
-        self.chars.get(self.i + k).copied()
+        let b = self.bytes();
+        let mut j = self.i;
+        for _ in 0..k {
+            j += utf8_width(*b.get(j)?);
+        }
+        self.char_at(j)
     }
     fn bump(&mut self) -> Option<char> {
-        let c = self.chars.get(self.i).copied()?;
-        self.i += 1;
+        let c = self.peek()?;
+        self.i += c.len_utf8();
         if c == '\n' {
             self.line += 1;
             self.column = 1;
@@ -331,10 +346,37 @@ impl<'a> Lexer<'a> {
         }
         Some(c)
     }
+    /// Moves over the text up to byte `to` (a character boundary), as `bump` would.
+    fn advance_over(&mut self, to: usize) {
+        let seg = &self.bytes()[self.i..to];
+        let chars = |b: &[u8]| b.iter().filter(|b| !is_utf8_continuation(**b)).count() as u32;
+        match seg.iter().rposition(|b| *b == b'\n') {
+            None => self.column += chars(seg),
+            Some(k) => {
+                self.line += seg.iter().filter(|b| **b == b'\n').count() as u32;
+                self.column = 1 + chars(&seg[k + 1..]);
+            }
+        }
+        self.i = to;
+    }
+    /// Appends to `s` the text from here up to the next of the ASCII bytes `stops` (or the
+    /// end), and moves over it: the plain part of a string literal, copied in one go.
+    fn plain_run(&mut self, s: &mut String, stops: &[char]) {
+        if !stops.iter().all(char::is_ascii) {
+            return;
+        }
+        let b = self.bytes();
+        let end = b[self.i..]
+            .iter()
+            .position(|c| stops.iter().any(|s| *s as u8 == *c))
+            .map_or(b.len(), |k| self.i + k);
+        if end > self.i {
+            s.push_str(&self.src[self.i..end]);
+            self.advance_over(end);
+        }
+    }
     fn starts_with(&self, s: &str) -> bool {
-        s.chars()
-            .enumerate()
-            .all(|(k, c)| self.peek_at(k) == Some(c))
+        self.bytes()[self.i..].starts_with(s.as_bytes())
     }
 
     fn err<T>(&self, msg: impl Into<String>, unsupported: bool) -> Result<T, LexError> {
@@ -412,11 +454,13 @@ impl<'a> Lexer<'a> {
             };
             let pos = self.pos();
             // After `alias`/`undef`, an operator is a method name (`alias === include?`).
-            if !matches!(c, ' ' | '\t' | '\r' | '\n' | ':') && self.method_name_expected() {
+            if matches!(
+                c,
+                '[' | '<' | '=' | '!' | '>' | '*' | '+' | '-' | '/' | '%' | '&' | '|' | '^' | '~'
+            ) && self.method_name_expected()
+            {
                 if let Some(op) = OPERATOR_METHODS.iter().find(|op| self.starts_with(op)) {
-                    for _ in 0..op.chars().count() {
-                        self.bump();
-                    }
+                    self.advance_over(self.i + op.len());
                     self.push(Tok::Ident(op.to_string()), pos, space);
                     space = false;
                     continue;
@@ -424,7 +468,13 @@ impl<'a> Lexer<'a> {
             }
             match c {
                 ' ' | '\t' | '\r' => {
-                    self.bump();
+                    let rest = &self.bytes()[self.i..];
+                    let n = rest
+                        .iter()
+                        .position(|b| !matches!(b, b' ' | b'\t' | b'\r'))
+                        .unwrap_or(rest.len());
+                    self.i += n;
+                    self.column += n as u32;
                     space = true;
                     continue;
                 }
@@ -452,12 +502,9 @@ impl<'a> Lexer<'a> {
                     continue;
                 }
                 '#' => {
-                    while let Some(c) = self.peek() {
-                        if c == '\n' {
-                            break;
-                        }
-                        self.bump();
-                    }
+                    let rest = &self.bytes()[self.i..];
+                    let end = self.i + memchr_nl(rest).unwrap_or(rest.len());
+                    self.advance_over(end);
                     if self.peek().is_none() {
                         if until_brace {
                             return self.err("unterminated string interpolation", false);
@@ -555,15 +602,9 @@ impl<'a> Lexer<'a> {
                     ]
                     .iter()
                     .any(|op| {
-                        op.chars()
-                            .enumerate()
-                            .all(|(k, c)| self.chars.get(self.i + 1 + k) == Some(&c))
-                            && !self.chars.get(self.i + 1 + op.len()).is_some_and(|c| {
-                                c.is_alphanumeric()
-                                    || *c == '_'
-                                    || *c == '@'
-                                    || *c == '"'
-                                    || *c == '\''
+                        self.bytes()[self.i + 1..].starts_with(op.as_bytes())
+                            && !self.char_at(self.i + 1 + op.len()).is_some_and(|c| {
+                                c.is_alphanumeric() || matches!(c, '_' | '@' | '"' | '\'')
                             })
                     }) =>
                 {
@@ -684,13 +725,11 @@ impl<'a> Lexer<'a> {
                     self.push(t, pos, space);
                 }
                 _ => {
-                    let Some(op) = OPS.iter().find(|op| self.starts_with(op)) else {
+                    let Some(op) = op_at(&self.bytes()[self.i..]) else {
                         return self.err(format!("unexpected character `{c}'"), false);
                     };
-                    for _ in 0..op.chars().count() {
-                        self.bump();
-                    }
-                    match *op {
+                    self.advance_over(self.i + op.len());
+                    match op {
                         "(" | "[" => self.paren_depth += 1,
                         ")" | "]" => self.paren_depth -= 1,
                         "{" => brace_depth += 1,
@@ -756,7 +795,7 @@ impl<'a> Lexer<'a> {
             return true;
         }
         // `desc <<-EOT`: a method call's argument (space before, none after).
-        let space_before = self.i > 0 && matches!(self.chars[self.i - 1], ' ' | '\t');
+        let space_before = self.i > 0 && matches!(self.bytes()[self.i - 1], b' ' | b'\t');
         self.prev_is_ident()
             && space_before
             && (k == 3 || n.is_uppercase() || n == '"' || n == '\'')
@@ -804,38 +843,27 @@ impl<'a> Lexer<'a> {
             return self.err("heredoc without an identifier", false);
         }
         // The body starts after this line (or after the bodies already opened on it).
+        let len = self.src.len();
+        let line_end = |j: usize| j + memchr_nl(&self.bytes()[j..]).unwrap_or(len - j);
         let start = match self.heredoc_resume {
             Some(r) => r,
-            None => {
-                let mut j = self.i;
-                while j < self.chars.len() && self.chars[j] != '\n' {
-                    j += 1;
-                }
-                (j + 1).min(self.chars.len())
-            }
+            None => (line_end(self.i) + 1).min(len),
         };
-        let mut lines: Vec<String> = Vec::new();
+        let mut lines: Vec<&str> = Vec::new();
         let mut j = start;
         let mut found = false;
-        while j < self.chars.len() {
-            let mut e = j;
-            while e < self.chars.len() && self.chars[e] != '\n' {
-                e += 1;
-            }
-            let line: String = self.chars[j..e].iter().collect();
-            let next = (e + 1).min(self.chars.len());
-            let bare = line.trim_end_matches('\r');
+        while j < len {
+            let e = line_end(j);
+            let next = (e + 1).min(len);
+            let bare = self.src[j..e].trim_end_matches('\r');
             let candidate = if mode == ' ' { bare } else { bare.trim_start() };
             if candidate == id {
                 found = true;
                 j = next;
                 break;
             }
-            lines.push(if e < self.chars.len() {
-                format!("{line}\n")
-            } else {
-                line
-            });
+            // The line with its line break (the last line of the text may have none).
+            lines.push(&self.src[j..next]);
             j = next;
         }
         if !found {
@@ -847,16 +875,18 @@ impl<'a> Lexer<'a> {
         self.heredoc_resume = Some(j);
         // The position of the body's first line.
         let mut pos = self.pos();
-        for c in &self.chars[self.i..start] {
-            if *c == '\n' {
-                pos.line += 1;
-            }
-        }
+        pos.line += self.bytes()[self.i..start]
+            .iter()
+            .filter(|b| **b == b'\n')
+            .count() as u32;
         pos.column = 1;
-        if mode == '~' {
+        let body: String = if mode == '~' {
+            let mut lines: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
             dedent(&mut lines);
-        }
-        let body: String = lines.concat();
+            lines.concat()
+        } else {
+            lines.concat()
+        };
         if quote == Some('\'') {
             return Ok(Tok::Str(vec![StrPart::Lit(body)]));
         }
@@ -872,17 +902,28 @@ impl<'a> Lexer<'a> {
     }
 
     fn ident_chars(&mut self) -> String {
-        // An identifier never holds a line break: the column moves with the index.
+        // An identifier never holds a line break: the column moves with the characters.
         let start = self.i;
-        let rest = &self.chars[start..];
-        let n = rest
-            .iter()
-            .position(|c| !(c.is_alphanumeric() || *c == '_'))
-            .unwrap_or(rest.len());
-        let s: String = rest[..n].iter().collect();
-        self.i += n;
-        self.column += n as u32;
-        s
+        let b = self.bytes();
+        let mut j = start;
+        let mut n = 0u32;
+        while let Some(&c) = b.get(j) {
+            if c < 0x80 {
+                if !(c.is_ascii_alphanumeric() || c == b'_') {
+                    break;
+                }
+                j += 1;
+            } else {
+                match self.char_at(j) {
+                    Some(ch) if ch.is_alphanumeric() => j += ch.len_utf8(),
+                    _ => break,
+                }
+            }
+            n += 1;
+        }
+        self.i = j;
+        self.column += n;
+        self.src[start..j].to_string()
     }
 
     fn regex_flags(&mut self) -> String {
@@ -973,6 +1014,7 @@ impl<'a> Lexer<'a> {
         let mut s = String::new();
         let mut depth = 0;
         loop {
+            self.plain_run(&mut s, &['\\', open, close]);
             let Some(c) = self.bump() else {
                 return self.err("unterminated string", false);
             };
@@ -1011,6 +1053,7 @@ impl<'a> Lexer<'a> {
         let mut s = String::new();
         let mut depth = 0;
         loop {
+            self.plain_run(&mut s, &['\\', '#', open, close]);
             let Some(c) = self.bump() else {
                 if self.to_eof {
                     if !s.is_empty() || parts.is_empty() {
@@ -1095,11 +1138,9 @@ impl<'a> Lexer<'a> {
                     if self.depth >= 32 {
                         return self.err("string interpolation nested deeper than 32", true);
                     }
-                    // The interpolation's lexer reads the same characters from here on
-                    // (sharing them: copying the rest of the text for each `#{` made
-                    // lexing quadratic in the interpolations of a file).
+                    // The interpolation's lexer reads the same text from here on, and this
+                    // one goes on where it stopped.
                     let mut sub = Lexer {
-                        chars: self.chars.clone(),
                         i: self.i,
                         line: self.line,
                         column: self.column,
@@ -1113,10 +1154,9 @@ impl<'a> Lexer<'a> {
                         to_eof: false,
                     };
                     let toks = sub.run(true)?;
-                    let consumed = sub.i - self.i;
-                    for _ in 0..consumed {
-                        self.bump();
-                    }
+                    self.i = sub.i;
+                    self.line = sub.line;
+                    self.column = sub.column;
                     parts.push(StrPart::Code(toks));
                 }
                 '#' if matches!(self.peek(), Some('@') | Some('$'))
@@ -1203,6 +1243,60 @@ impl<'a> Lexer<'a> {
     }
 }
 
+/// The number of bytes of the UTF-8 character that starts with byte `b`.
+fn utf8_width(b: u8) -> usize {
+    match b {
+        0..=0xBF => 1,
+        0xC0..=0xDF => 2,
+        0xE0..=0xEF => 3,
+        _ => 4,
+    }
+}
+
+fn is_utf8_continuation(b: u8) -> bool {
+    (0x80..0xC0).contains(&b)
+}
+
+/// The index of the first line break in `b`.
+fn memchr_nl(b: &[u8]) -> Option<usize> {
+    b.iter().position(|c| *c == b'\n')
+}
+
+/// The operator (punctuation) at the start of `b`: the longest one (each first byte's
+/// candidates are listed longest first; the tests hold the whole table).
+fn op_at(b: &[u8]) -> Option<&'static str> {
+    let candidates: &[&'static str] = match *b.first()? {
+        b'*' => &["**=", "**", "*=", "*"],
+        b'<' => &["<=>", "<<=", "<=", "<<", "<"],
+        b'=' => &["===", "==", "=~", "=>", "="],
+        b'.' => &["...", "..", "."],
+        b'>' => &[">>=", ">=", ">>", ">"],
+        b'&' => &["&&=", "&&", "&=", "&.", "&"],
+        b'|' => &["||=", "||", "|=", "|"],
+        b'!' => &["!=", "!~", "!"],
+        b'+' => &["+=", "+"],
+        b'-' => &["-=", "->", "-"],
+        b'/' => &["/=", "/"],
+        b'%' => &["%=", "%"],
+        b'^' => &["^=", "^"],
+        b':' => &["::", ":"],
+        b'~' => &["~"],
+        b'?' => &["?"],
+        b',' => &[","],
+        b'(' => &["("],
+        b')' => &[")"],
+        b'[' => &["["],
+        b']' => &["]"],
+        b'{' => &["{"],
+        b'}' => &["}"],
+        _ => &[],
+    };
+    candidates
+        .iter()
+        .find(|op| b.starts_with(op.as_bytes()))
+        .copied()
+}
+
 /// `<<~`: removes the smallest indentation of the non-blank lines from every line (a tab
 /// advances to the next multiple of 8, as in Ruby).
 fn dedent(lines: &mut [String]) {
@@ -1278,6 +1372,26 @@ mod tests {
     fn toks(src: &str) -> Vec<Tok> {
         let mut lx = Lexer::new(src, Pos { line: 1, column: 1 });
         lx.run(false).unwrap().into_iter().map(|t| t.tok).collect()
+    }
+
+    /// Every operator, longest first: the table `op_at` must agree with.
+    const OPS: &[&str] = &[
+        "**=", "<=>", "===", "...", "<<=", ">>=", "&&=", "||=", "==", "!=", "=~", "!~", ">=", "<=",
+        "&&", "||", "<<", ">>", "**", "+=", "-=", "*=", "/=", "%=", "|=", "&=", "^=", "..", "::",
+        "=>", "->", "&.", "+", "-", "*", "/", "%", "=", "<", ">", "!", "&", "|", "^", "~", "?",
+        ":", ",", ".", "(", ")", "[", "]", "{", "}",
+    ];
+
+    #[test]
+    fn operators_longest_first() {
+        for a in OPS {
+            for b in OPS.iter().chain(&["x", " ", ""]) {
+                let text = format!("{a}{b}");
+                let want = OPS.iter().find(|op| text.starts_with(**op)).copied();
+                assert_eq!(op_at(text.as_bytes()), want, "{text}");
+            }
+        }
+        assert_eq!(op_at(b"@x"), None);
     }
 
     #[test]
