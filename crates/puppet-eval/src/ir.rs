@@ -7,6 +7,7 @@
 //! the same shapes Puppet's evaluator sees. Definitions (classes, defines, functions, type
 //! aliases, nodes) are collected separately and shared (`Arc`) across compiles.
 
+use puppet_syntax::LineIndex;
 use puppet_types::Value;
 use smol_str::SmolStr;
 use std::sync::Arc;
@@ -18,7 +19,7 @@ pub struct SourceFile {
     /// line (`-e`), which Puppet reports with line and column only.
     pub path: Option<String>,
     pub text: Arc<str>,
-    line_starts: Vec<u32>,
+    lines: LineIndex,
 }
 
 impl SourceFile {
@@ -28,32 +29,14 @@ impl SourceFile {
 
     /// A source file over shared text (no copy).
     pub fn from_arc(path: Option<String>, text: Arc<str>) -> Self {
-        let mut line_starts = vec![0];
-        for (i, b) in text.bytes().enumerate() {
-            if b == b'\n' {
-                line_starts.push(i as u32 + 1);
-            }
-        }
-        SourceFile {
-            path,
-            text,
-            line_starts,
-        }
+        let lines = LineIndex::new(&text);
+        SourceFile { path, text, lines }
     }
 
     /// 1-based line and character column of a byte offset.
     pub fn line_col(&self, offset: u32) -> (u32, u32) {
-        let offset = offset.min(self.text.len() as u32);
-        let line = self.line_starts.partition_point(|&s| s <= offset) - 1;
-        let start = self.line_starts[line] as usize;
-        let mut end = offset as usize;
-        while !self.text.is_char_boundary(end) {
-            end -= 1;
-        }
-        (
-            line as u32 + 1,
-            self.text[start..end].chars().count() as u32 + 1,
-        )
+        let at = self.lines.line_col(&self.text, offset.into());
+        (at.line, at.col)
     }
 }
 

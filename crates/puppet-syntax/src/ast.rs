@@ -1501,6 +1501,9 @@ pub fn unescape_epp_text(token_text: &str) -> String {
 pub fn unescape_sq(token_text: &str) -> String {
     let inner = token_text.strip_prefix('\'').unwrap_or(token_text);
     let inner = inner.strip_suffix('\'').unwrap_or(inner);
+    if !inner.contains('\\') {
+        return inner.to_string();
+    }
     let mut out = String::with_capacity(inner.len());
     let mut chars = inner.chars().peekable();
     while let Some(c) = chars.next() {
@@ -1525,6 +1528,9 @@ pub const DQ_ESCAPES: &str = "\\$'\"rntsu\n";
 /// `\n \t \r \s \u{..} \uXXXX \\ \$ \" \'` and escaped line breaks. Unknown escapes stay as
 /// written (Puppet warns about them in double-quoted strings).
 pub fn unescape_dq(text: &str, escapes: &str) -> String {
+    if !text.contains('\\') {
+        return text.to_string();
+    }
     let mut out = String::with_capacity(text.len());
     let mut chars = text.char_indices().peekable();
     while let Some((i, c)) = chars.next() {

@@ -55,6 +55,12 @@ fn kind_of(raw: rowan::SyntaxKind) -> SyntaxKind {
     <crate::PuppetLanguage as rowan::Language>::kind_from_raw(raw)
 }
 
+/// [`SyntaxKind::is_trivia`] on a raw kind: the trivia kinds come first in the enum.
+#[inline]
+fn is_trivia_raw(raw: rowan::SyntaxKind) -> bool {
+    raw.0 <= SyntaxKind::HEREDOC_BODY as u16
+}
+
 impl<'a> Node<'a> {
     /// The root of a parse.
     pub fn root(parse: &'a Parse) -> Node<'a> {
@@ -219,8 +225,17 @@ impl<'a> Iterator for Elements<'a> {
 /// trivia; `last_token`, then `prev_token`), including its edge cases: a childless node met
 /// on the way, or a node that is all trivia, gives the full range.
 pub(crate) fn trimmed_range(green: &rowan::GreenNodeData, full: TextRange) -> TextRange {
-    if green.children().len() == 0 {
+    let mut children = green.children();
+    let Some(first) = children.next() else {
         return full;
+    };
+    let last = children.next_back().unwrap_or(first);
+    // The common case, a node that starts and ends with a significant token of its own
+    // (`$x`, `'s'`, `f(...)`, `{ ... }`): the walks would stop at once.
+    if let (rowan::NodeOrToken::Token(f), rowan::NodeOrToken::Token(l)) = (first, last) {
+        if !is_trivia_raw(f.kind()) && !is_trivia_raw(l.kind()) {
+            return full;
+        }
     }
     let Some(Edge::Token {
         trivia: false,
@@ -258,7 +273,7 @@ fn first_edge(node: &rowan::GreenNodeData, mut offset: TextSize, limit: TextSize
     for child in node.children() {
         match child {
             rowan::NodeOrToken::Token(t) => {
-                let trivia = kind_of(t.kind()).is_trivia();
+                let trivia = is_trivia_raw(t.kind());
                 let end = offset + t.text_len();
                 if !trivia || offset >= limit {
                     return Some(Edge::Token {
@@ -288,7 +303,7 @@ fn last_edge(node: &rowan::GreenNodeData, mut end: TextSize, limit: TextSize) ->
     for child in node.children().rev() {
         match child {
             rowan::NodeOrToken::Token(t) => {
-                let trivia = kind_of(t.kind()).is_trivia();
+                let trivia = is_trivia_raw(t.kind());
                 let start = end - t.text_len();
                 if !trivia || end <= limit {
                     return Some(Edge::Token { trivia, start, end });
@@ -307,4 +322,21 @@ fn last_edge(node: &rowan::GreenNodeData, mut end: TextSize, limit: TextSize) ->
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn raw_trivia_test_matches_is_trivia() {
+        for raw in 0..SyntaxKind::__LAST as u16 {
+            let kind = kind_of(rowan::SyntaxKind(raw));
+            assert_eq!(
+                is_trivia_raw(rowan::SyntaxKind(raw)),
+                kind.is_trivia(),
+                "{kind:?}"
+            );
+        }
+    }
 }

@@ -577,8 +577,17 @@ impl TreeSink<'_> {
         self.tok += 1;
     }
 
-    #[inline]
+    /// Emits the skipped tokens (trivia) before the next significant one. Most calls find
+    /// none: that check is inline, the emitting loop is not.
+    #[inline(always)]
     fn flush_skipped(&mut self) {
+        if self.skip.get(self.tok).copied().unwrap_or(false) {
+            self.emit_skipped();
+        }
+    }
+
+    #[inline(never)]
+    fn emit_skipped(&mut self) {
         while self.tok < self.tokens.len() && self.skip[self.tok] {
             self.emit_token();
         }
