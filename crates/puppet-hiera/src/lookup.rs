@@ -1788,9 +1788,9 @@ impl Lookup {
         let options = match &f.e.options {
             Some(o) => match inv.silently(|| self.interpolate(inv, o, false, inv.scope))? {
                 Value::Hash(h) => (*h).clone(),
-                _ => ValueMap::new(),
+                _ => ValueMap::default(),
             },
-            None => ValueMap::new(),
+            None => ValueMap::default(),
         };
         let segments: Vec<Value> = if f.kind == FunctionKind::DataDig {
             self.split(f.key)?
@@ -2245,7 +2245,7 @@ impl Lookup {
                 Ok(Some(Value::Hash(h))) => (*h).clone(),
                 Ok(_) => {
                     self.warn(format!("{shown}: file does not contain a valid yaml hash"));
-                    ValueMap::new()
+                    ValueMap::default()
                 }
             }
         };
@@ -2253,7 +2253,7 @@ impl Lookup {
             None => map,
             Some(m) => {
                 let pfx = format!("{m}::");
-                let mut out = ValueMap::new();
+                let mut out = ValueMap::default();
                 for (k, v) in map {
                     let ks = k.to_plain_string();
                     if ks == "lookup_options" || ks.starts_with(&pfx) {
@@ -2288,7 +2288,7 @@ impl Lookup {
                     .collect::<Result<Vec<_>, _>>()?,
             )),
             Value::Hash(h) => {
-                let mut out = ValueMap::new();
+                let mut out = ValueMap::default();
                 for (k, val) in h.iter() {
                     out.insert(
                         self.interpolate(inv, k, allow_methods, scope)?,

@@ -121,7 +121,7 @@ impl MarkedEventReceiver for Builder {
                     return;
                 }
                 self.stack
-                    .push(Frame::Map(ValueMap::new(), None, anchor, false));
+                    .push(Frame::Map(ValueMap::default(), None, anchor, false));
             }
             Event::SequenceEnd => {
                 if let Some(Frame::Seq(items, anchor)) = self.stack.pop() {

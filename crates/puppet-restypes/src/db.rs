@@ -104,7 +104,8 @@ pub enum NamevarValue<V> {
 /// ```
 #[derive(Debug, Clone, Default)]
 pub struct TypeDatabase {
-    types: IndexMap<SmolStr, ResourceTypeInfo>,
+    /// By lower-case name; looked up for every resource of a compile.
+    types: IndexMap<SmolStr, ResourceTypeInfo, rustc_hash::FxBuildHasher>,
     diagnostics: Vec<Diagnostic>,
 }
 
@@ -179,7 +180,12 @@ impl TypeDatabase {
         if let Some(t) = self.types.get(name) {
             return Some(t);
         }
-        self.types.get(name.to_ascii_lowercase().as_str())
+        if !name.bytes().any(|b| b.is_ascii_uppercase()) {
+            return None;
+        }
+        // Type names are short: the lower-case copy stays inline, no allocation.
+        let lower: SmolStr = name.chars().map(|c| c.to_ascii_lowercase()).collect();
+        self.types.get(&lower)
     }
 
     /// Loads module types. Each item is (module name, file path, source

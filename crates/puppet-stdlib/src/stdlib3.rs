@@ -584,7 +584,7 @@ fn deep_merge(_: &mut dyn CallContext, a: Vec<Value>) -> R {
             a.len()
         )));
     }
-    let mut acc = puppet_types::value::ValueMap::new();
+    let mut acc = puppet_types::value::ValueMap::default();
     for x in &a {
         match x {
             v if is_empty_str(v) => {}

@@ -250,7 +250,7 @@ fn ensure_packages(b: FunctionBuilder<'_>) -> FunctionBuilder<'_> {
             .optional_param("Hash", "default_attributes")
             .return_type("Undef"),
         |ctx: &mut dyn CallContext, a: Args<'_>| {
-            let mut defaults = puppet_types::value::ValueMap::new();
+            let mut defaults = puppet_types::value::ValueMap::default();
             defaults.insert(Value::string("ensure"), Value::string("installed"));
             if let Value::Hash(h) = a.get(1) {
                 for (k, v) in h.iter() {
@@ -297,7 +297,7 @@ fn merge(b: FunctionBuilder<'_>) -> FunctionBuilder<'_> {
         }
     }
     fn iterate(ctx: &mut dyn CallContext, a: Args<'_>, three: bool) -> R {
-        let mut acc = puppet_types::value::ValueMap::new();
+        let mut acc = puppet_types::value::ValueMap::default();
         let Some(block) = a.block else {
             return Ok(Value::hash([]));
         };
@@ -340,7 +340,7 @@ fn merge(b: FunctionBuilder<'_>) -> FunctionBuilder<'_> {
             .repeated_param("Variant[Hash[Scalar,Any], Undef, String[0,0]]", "args")
             .return_type("Hash[Scalar,Any]"),
         |_ctx: &mut dyn CallContext, a: Args<'_>| {
-            let mut acc = puppet_types::value::ValueMap::new();
+            let mut acc = puppet_types::value::ValueMap::default();
             for h in &a.values {
                 put(&mut acc, h);
             }

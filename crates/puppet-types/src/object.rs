@@ -1482,7 +1482,7 @@ pub fn builtin(name: &str) -> Option<Arc<ObjectType>> {
 
 /// An `Error` object.
 pub fn error_value(msg: &str, kind: Option<&str>, issue_code: Option<&str>) -> Value {
-    let mut h = crate::value::ValueMap::new();
+    let mut h = crate::value::ValueMap::default();
     h.insert(key("msg"), Value::string(msg));
     if let Some(k) = kind {
         h.insert(key("kind"), Value::string(k));

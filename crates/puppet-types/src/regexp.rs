@@ -39,6 +39,10 @@ struct Matcher {
     /// match for getvar's name pattern); without one the pattern runs on the automata.
     test_translated: Option<String>,
     test_engine: std::sync::OnceLock<Result<Engine, String>>,
+    /// For patterns ending in a `\Z` outside any group ([`translate_for_captures`]): the
+    /// translation that consumes the final newline into a last group of its own, which
+    /// [`Matcher::engine`] then drops. It gives the same groups without a look-ahead.
+    captures_translated: Option<String>,
     /// The fancy-regex form, for callers that want its API ([`RubyPattern::regex`]).
     fancy: std::sync::OnceLock<Result<Arc<fancy_regex::Regex>, String>>,
 }
@@ -51,6 +55,9 @@ struct Matcher {
 /// engine the parts it can.
 enum Engine {
     Automata(regex_automata::meta::Regex),
+    /// A [`translate_for_captures`] pattern: its last group is the newline a `\Z` would
+    /// have looked at, not one of the pattern's groups.
+    AutomataEndGroup(regex_automata::meta::Regex),
     Fancy(Arc<fancy_regex::Regex>),
 }
 
@@ -84,7 +91,7 @@ impl Engine {
     /// as none.
     fn is_match(&self, text: &str) -> bool {
         match self {
-            Engine::Automata(re) => re.is_match(text),
+            Engine::Automata(re) | Engine::AutomataEndGroup(re) => re.is_match(text),
             Engine::Fancy(re) => re.is_match(text).unwrap_or(false),
         }
     }
@@ -92,15 +99,25 @@ impl Engine {
     /// The groups of the first match (group 0 the whole match), `None` for no match.
     fn captures(&self, text: &str) -> Option<Vec<Option<String>>> {
         match self {
-            Engine::Automata(re) => {
+            Engine::Automata(re) | Engine::AutomataEndGroup(re) => {
                 let mut caps = re.create_captures();
                 re.captures(text, &mut caps);
                 if !caps.is_match() {
                     return None;
                 }
+                let mut groups: Vec<Option<regex_automata::Span>> =
+                    (0..caps.group_len()).map(|i| caps.get_group(i)).collect();
+                if let Engine::AutomataEndGroup(_) = self {
+                    // The whole match ends where the `\Z` looked.
+                    if let (Some(Some(end)), Some(Some(whole))) = (groups.pop(), groups.first_mut())
+                    {
+                        whole.end = end.start;
+                    }
+                }
                 Some(
-                    (0..caps.group_len())
-                        .map(|i| caps.get_group(i).map(|span| text[span].to_string()))
+                    groups
+                        .into_iter()
+                        .map(|g| g.map(|span| text[span].to_string()))
                         .collect(),
                 )
             }
@@ -121,9 +138,20 @@ impl Matcher {
         self.fancy.get_or_init(|| build_fancy(&self.translated))
     }
 
+    /// The engine that finds the first match and its groups.
     fn engine(&self) -> Option<&Engine> {
         self.engine
-            .get_or_init(|| build_engine(&self.translated))
+            .get_or_init(|| match &self.captures_translated {
+                Some(t) => build_engine(t).map(|e| match e {
+                    Engine::Automata(re) => Engine::AutomataEndGroup(re),
+                    // Not reached (the translation has no look-around of its own), but
+                    // the full pattern is always right.
+                    Engine::Fancy(_) | Engine::AutomataEndGroup(_) => {
+                        build_engine(&self.translated).unwrap_or(e)
+                    }
+                }),
+                None => build_engine(&self.translated),
+            })
             .as_ref()
             .ok()
     }
@@ -213,7 +241,27 @@ impl Regexp {
     }
 }
 
-type Cache = std::sync::Mutex<std::collections::HashMap<(String, String), Arc<Matcher>>>;
+/// A cache key: the source and Ruby's options as bits (`i` 1, `m` 2, `x` 4).
+#[derive(PartialEq, Eq, Hash)]
+struct Key {
+    source: SmolStr,
+    flags: u8,
+}
+
+/// A [`Key`] borrowed from the caller: looking up allocates nothing.
+#[derive(Hash)]
+struct KeyRef<'a> {
+    source: &'a str,
+    flags: u8,
+}
+
+impl indexmap::Equivalent<Key> for KeyRef<'_> {
+    fn equivalent(&self, key: &Key) -> bool {
+        self.flags == key.flags && self.source == key.source.as_str()
+    }
+}
+
+type Cache = std::sync::Mutex<indexmap::IndexMap<Key, Arc<Matcher>, rustc_hash::FxBuildHasher>>;
 
 /// Regexps by (source, options), shared by the whole process (compiling is pure and
 /// costly). The one regexp cache of the workspace.
@@ -225,29 +273,45 @@ fn cache() -> &'static Cache {
 /// The cached matcher of a Ruby regexp with options `flags` (normalised to `imx`): the
 /// pattern is translated and its syntax checked, not yet compiled.
 fn matcher(source: &str, flags: &str) -> Result<Arc<Matcher>, String> {
+    let bits = [('i', 1u8), ('m', 2), ('x', 4)]
+        .iter()
+        .filter(|(f, _)| flags.contains(*f))
+        .fold(0u8, |acc, (_, b)| acc | b);
+    let lookup = KeyRef {
+        source,
+        flags: bits,
+    };
+    if let Some(m) = cache().lock().ok().and_then(|c| c.get(&lookup).cloned()) {
+        return Ok(m);
+    }
     let flags: String = ['i', 'm', 'x']
         .iter()
         .filter(|f| flags.contains(**f))
         .collect();
-    let key = (source.to_string(), flags);
-    if let Some(m) = cache().lock().ok().and_then(|c| c.get(&key).cloned()) {
-        return Ok(m);
-    }
+    let key = (
+        Key {
+            source: SmolStr::new(source),
+            flags: bits,
+        },
+        flags,
+    );
     let translated = translate_ruby(source, &key.1);
     fancy_regex::Expr::parse_tree(&translated).map_err(|e| e.to_string())?;
     let test_translated = translate_for_test(source, &key.1);
+    let captures_translated = translate_for_captures(source, &key.1);
     let m = Arc::new(Matcher {
         translated,
         engine: std::sync::OnceLock::new(),
         test_translated,
         test_engine: std::sync::OnceLock::new(),
+        captures_translated,
         fancy: std::sync::OnceLock::new(),
     });
     if let Ok(mut c) = cache().lock() {
         if c.len() >= 4096 {
             c.clear();
         }
-        c.insert(key, m.clone());
+        c.insert(key.0, m.clone());
     }
     Ok(m)
 }
@@ -334,6 +398,65 @@ pub fn translate_ruby(src: &str, flags: &str) -> String {
 fn translate_for_test(src: &str, flags: &str) -> Option<String> {
     let t = translate(src, flags, true);
     (t != translate(src, flags, false)).then_some(t)
+}
+
+/// [`translate_ruby`] for finding groups, for a pattern that ends in `\Z` outside any group
+/// and has no `|` outside a group (the file type's title pattern `^(...)\/*\Z`): the body
+/// in a non-capturing group, then `(\n?)\z`. The body's choices come in the same order as
+/// with the look-ahead, and each succeeds exactly when the rest of the text is empty or
+/// one newline, so its groups are the same; the whole match ends where the last group
+/// starts. `None` for other patterns and in extended mode (`x`).
+///
+/// ```
+/// use puppet_types::regexp::RubyPattern;
+/// let title = RubyPattern::new(r"^(\/|.+:\/|.*[^\/])\/*\Z", "m").unwrap();
+/// let groups = title.captures("/etc/motd/").unwrap();
+/// assert_eq!(groups[0].as_deref(), Some("/etc/motd/"));
+/// assert_eq!(groups[1].as_deref(), Some("/etc/motd"));
+/// // `\Z` looks at a final newline without taking it.
+/// let word = RubyPattern::new(r"(a+)\Z", "").unwrap();
+/// assert_eq!(word.captures("baa\n").unwrap(), [Some("aa".to_string()), Some("aa".to_string())]);
+/// ```
+fn translate_for_captures(src: &str, flags: &str) -> Option<String> {
+    let body = src.strip_suffix("\\Z")?;
+    if flags.contains('x') || body.bytes().rev().take_while(|b| *b == b'\\').count() % 2 == 1 {
+        return None;
+    }
+    let (mut depth, mut class, mut chars) = (0usize, 0usize, body.chars());
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                chars.next();
+            }
+            '[' => {
+                class += 1;
+                // A `]` first in a class (after an optional `^`) is a literal.
+                let mut ahead = chars.clone();
+                if ahead.next() == Some('^') {
+                    chars.next();
+                    ahead = chars.clone();
+                }
+                if ahead.next() == Some(']') {
+                    chars.next();
+                }
+            }
+            ']' if class > 0 => class -= 1,
+            '(' if class == 0 => depth += 1,
+            ')' if class == 0 => depth = depth.checked_sub(1)?,
+            '|' if class == 0 && depth == 0 => return None,
+            _ => {}
+        }
+    }
+    if depth != 0 || class != 0 {
+        return None;
+    }
+    let translated = translate(body, flags, false);
+    let close = translated.find(')')?;
+    Some(format!(
+        "{}(?:{})(\\n?)\\z",
+        &translated[..=close],
+        &translated[close + 1..]
+    ))
 }
 
 fn translate(src: &str, flags: &str, for_test: bool) -> String {
@@ -530,6 +653,22 @@ mod tests {
     use super::{build_fancy, matcher, translate_ruby, Engine, Regexp};
 
     #[test]
+    fn the_cache_finds_a_pattern_by_source_and_options() {
+        let long = "a".repeat(40);
+        for source in ["ab", long.as_str()] {
+            let first = matcher(source, "mi").unwrap();
+            assert!(std::sync::Arc::ptr_eq(
+                &first,
+                &matcher(source, "im").unwrap()
+            ));
+            assert!(!std::sync::Arc::ptr_eq(
+                &first,
+                &matcher(source, "i").unwrap()
+            ));
+        }
+    }
+
+    #[test]
     fn octal_escapes_are_character_codes() {
         // stdlib's Stdlib::Unixpath.
         let r = Regexp::new(r"\A\/([^\n\/\0]+\/*)*\z").unwrap();
@@ -657,6 +796,50 @@ mod tests {
                     "{p:?}/{flags} on {t:?}"
                 );
             }
+        }
+        // A trailing `\Z` outside groups: the end-group translation finds the same groups
+        // as the look-ahead.
+        for p in [
+            r"^(\/|.+:\/|.*[^\/])\/*\Z",
+            r"(a+)(b)?\Z",
+            r"x[|]\Z",
+            r"(?:a|b)\n?\Z",
+        ] {
+            let m = matcher(p, "m").unwrap();
+            assert!(m.captures_translated.is_some(), "{p:?}");
+            assert!(
+                matches!(m.engine(), Some(Engine::AutomataEndGroup(_))),
+                "{p:?}"
+            );
+            let fancy = Engine::Fancy(build_fancy(&m.translated).unwrap());
+            for t in [
+                "/etc/motd",
+                "/etc/motd/",
+                "/etc/motd/\n",
+                "c:/",
+                "/",
+                "//\n",
+                "aab\n",
+                "aa\n\n",
+                "ab",
+                "x]",
+                "x|\n",
+                "b\n\n",
+                "a\n",
+                "\n",
+            ] {
+                assert_eq!(
+                    m.engine().unwrap().captures(t),
+                    fancy.captures(t),
+                    "{p:?} on {t:?}"
+                );
+            }
+        }
+        for p in [r"a|b\Z", r"a\\Z", r"(a\Z)", r"a\Zb"] {
+            assert!(
+                matcher(p, "").unwrap().captures_translated.is_none(),
+                "{p:?}"
+            );
         }
         // Look-around and back references are fancy-regex's.
         for p in [r"a(?=b)", r"(a)\1", r"a\Zb", r"\h+\Z"] {

@@ -18,7 +18,7 @@ use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 /// An ordered hash of values, as Puppet keeps them (insertion order).
-pub type ValueMap = IndexMap<Value, Value>;
+pub type ValueMap = IndexMap<Value, Value, rustc_hash::FxBuildHasher>;
 
 /// A Puppet value.
 #[derive(Debug, Clone)]

@@ -416,7 +416,7 @@ impl Compiler {
                 Ok(Value::array(out))
             }
             ExprKind::Hash(entries) => {
-                let mut map = puppet_types::value::ValueMap::new();
+                let mut map = puppet_types::value::ValueMap::default();
                 for (k, v) in entries {
                     let kv = self.eval(k, scope)?;
                     let vv = self.eval(v, scope)?;

@@ -199,7 +199,7 @@ mod tests {
 
     #[test]
     fn declared_annotations_are_found_by_name() {
-        let mut h = puppet_types::value::ValueMap::new();
+        let mut h = puppet_types::value::ValueMap::default();
         h.insert(
             Value::Type(Type::TypeReference("MyAdapter".into())),
             Value::hash([(Value::string("id"), Value::Integer(1))]),

@@ -85,7 +85,7 @@ fn filter(ctx: &mut dyn CallContext, a: Args<'_>, two: bool) -> Result<Value, Ca
     let subject = a.get(0);
     match &subject {
         Value::Hash(h) => {
-            let mut out = ValueMap::new();
+            let mut out = ValueMap::default();
             for (k, v) in h.iter() {
                 let args = if two {
                     vec![k.clone(), v.clone()]
