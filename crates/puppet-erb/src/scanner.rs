@@ -29,16 +29,10 @@ impl<'a> Cursor<'a> {
     }
     fn advance(&mut self, n: usize) {
         let end = (self.at + n).min(self.src.len());
-        let seg = &self.src.as_bytes()[self.at..end];
-        // Columns count characters: every byte but UTF-8 continuation bytes.
-        let chars = |b: &[u8]| b.iter().filter(|b| !(0x80..0xC0).contains(*b)).count() as u32;
-        match seg.iter().rposition(|b| *b == b'\n') {
-            None => self.column += chars(seg),
-            Some(k) => {
-                self.line += seg.iter().filter(|b| **b == b'\n').count() as u32;
-                self.column = 1 + chars(&seg[k + 1..]);
-            }
-        }
+        let mut p = self.pos();
+        p.advance_over(&self.src[self.at..end]);
+        self.line = p.line;
+        self.column = p.column;
         self.at = end;
     }
     fn at_line_start(&self, idx: usize) -> bool {

@@ -345,15 +345,10 @@ impl<'a> Lexer<'a> {
     }
     /// Moves over the text up to byte `to` (a character boundary), as `bump` would.
     fn advance_over(&mut self, to: usize) {
-        let seg = &self.bytes()[self.i..to];
-        let chars = |b: &[u8]| b.iter().filter(|b| !is_utf8_continuation(**b)).count() as u32;
-        match seg.iter().rposition(|b| *b == b'\n') {
-            None => self.column += chars(seg),
-            Some(k) => {
-                self.line += seg.iter().filter(|b| **b == b'\n').count() as u32;
-                self.column = 1 + chars(&seg[k + 1..]);
-            }
-        }
+        let mut p = self.pos();
+        p.advance_over(&self.src[self.i..to]);
+        self.line = p.line;
+        self.column = p.column;
         self.i = to;
     }
     /// Appends to `s` the text from here up to the next of the ASCII bytes `stops` (or the
@@ -1253,10 +1248,6 @@ fn utf8_width(b: u8) -> usize {
         0xE0..=0xEF => 3,
         _ => 4,
     }
-}
-
-fn is_utf8_continuation(b: u8) -> bool {
-    (0x80..0xC0).contains(&b)
 }
 
 /// The index of the first line break in `b`.

@@ -65,6 +65,28 @@ pub struct Pos {
     pub column: u32,
 }
 
+impl Pos {
+    /// Moves over `text`: the position of what follows it.
+    ///
+    /// ```
+    /// let mut p = puppet_ruby::Pos { line: 1, column: 1 };
+    /// p.advance_over("ab\ncé");
+    /// assert_eq!(p, puppet_ruby::Pos { line: 2, column: 3 });
+    /// ```
+    #[inline]
+    pub fn advance_over(&mut self, text: &str) {
+        for &b in text.as_bytes() {
+            if b == b'\n' {
+                self.line += 1;
+                self.column = 1;
+            } else if !(0x80..0xC0).contains(&b) {
+                // Every byte but UTF-8 continuation bytes starts a character.
+                self.column += 1;
+            }
+        }
+    }
+}
+
 /// One piece of Ruby source as the lexer receives it: a plain file is one [`Piece::Code`];
 /// an ERB template is the sequence of pieces its scanner produced.
 #[derive(Debug, Clone, PartialEq)]
