@@ -14,6 +14,8 @@
 
 use std::path::{Path, PathBuf};
 
+mod common;
+
 use proptest::prelude::*;
 use puppet_syntax::Parse;
 
@@ -567,25 +569,9 @@ fn module_corpus_round_trips() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-fn conformance_dir() -> Option<PathBuf> {
-    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    [
-        workspace.join("../shared/conformance"),
-        PathBuf::from("/work/shared/conformance"),
-    ]
-    .into_iter()
-    .find(|p| p.is_dir())
-}
-
 #[test]
 fn conformance_sources_round_trip() {
-    let Some(dir) = conformance_dir() else {
-        eprintln!("skipped: no conformance directory");
-        return;
-    };
-    let mut failures = Vec::new();
-    let mut count = 0;
-    for name in [
+    let files = [
         "parse",
         "parse_errors",
         "lex",
@@ -593,27 +579,19 @@ fn conformance_sources_round_trip() {
         "eval_errors",
         "functions",
         "catalog",
-    ] {
-        let Ok(text) = std::fs::read_to_string(dir.join(format!("{name}.jsonl"))) else {
-            continue;
-        };
-        for (i, line) in text.lines().enumerate() {
-            let Ok(case) = serde_json::from_str::<serde_json::Value>(line) else {
-                continue;
-            };
-            for field in ["source", "manifest"] {
-                let Some(source) = case.get(field).and_then(|s| s.as_str()) else {
-                    continue;
-                };
-                count += 1;
-                for (entry, parse) in &ENTRY_POINTS[..2] {
-                    if let Err(e) = assert_lossless(entry, source, &parse(source)) {
-                        failures.push(format!("{name}.jsonl:{}: {e}", i + 1));
-                    }
-                }
+    ];
+    let Some(sources) = common::conformance_sources(&files) else {
+        eprintln!("skipped: no conformance directory");
+        return;
+    };
+    let mut failures = Vec::new();
+    for (at, source) in &sources {
+        for (entry, parse) in &ENTRY_POINTS[..2] {
+            if let Err(e) = assert_lossless(entry, source, &parse(source)) {
+                failures.push(format!("{at}: {e}"));
             }
         }
     }
-    eprintln!("{count} conformance sources round-tripped");
+    eprintln!("{} conformance sources round-tripped", sources.len());
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

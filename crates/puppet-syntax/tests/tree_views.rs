@@ -8,7 +8,9 @@
 //! hand-picked broken input and on random text glued from Puppet fragments. This is a test of
 //! agreement, not of what the trees look like (the dump fixtures do that).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+mod common;
 
 use proptest::prelude::*;
 use puppet_syntax::ast::{self, AstNode, Expr};
@@ -282,40 +284,17 @@ fn lookups_agree_on_the_dump_fixtures() {
     assert!(count > 10, "only {count} fixtures under {}", dir.display());
 }
 
-fn conformance_dir() -> Option<PathBuf> {
-    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    [
-        workspace.join("../shared/conformance"),
-        PathBuf::from("/work/shared/conformance"),
-    ]
-    .into_iter()
-    .find(|p| p.is_dir())
-}
-
 #[test]
 fn lookups_agree_on_the_conformance_sources() {
-    let Some(dir) = conformance_dir() else {
+    let Some(sources) = common::conformance_sources(&["parse", "parse_errors", "eval", "catalog"])
+    else {
         eprintln!("skipped: no conformance directory");
         return;
     };
-    let mut failures = Vec::new();
-    for name in ["parse", "parse_errors", "eval", "catalog"] {
-        let Ok(text) = std::fs::read_to_string(dir.join(format!("{name}.jsonl"))) else {
-            continue;
-        };
-        for (i, line) in text.lines().enumerate() {
-            let Ok(case) = serde_json::from_str::<serde_json::Value>(line) else {
-                continue;
-            };
-            for field in ["source", "manifest"] {
-                if let Some(source) = case.get(field).and_then(|s| s.as_str()) {
-                    if let Err(e) = check(source) {
-                        failures.push(format!("{name}.jsonl:{}: {e}", i + 1));
-                    }
-                }
-            }
-        }
-    }
+    let failures: Vec<String> = sources
+        .iter()
+        .filter_map(|(at, source)| check(source).err().map(|e| format!("{at}: {e}")))
+        .collect();
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
