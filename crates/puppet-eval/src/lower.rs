@@ -295,16 +295,22 @@ impl Lowerer {
         }
     }
 
-    fn lambda(&mut self, l: Option<Node<'_>>) -> Option<Arc<LambdaDef>> {
-        let l = l?;
-        let params = l
+    /// The parameters and the return type of a lambda or function definition.
+    fn signature(&mut self, def: Node<'_>) -> (Vec<Param>, Option<Expr>) {
+        let params = def
             .child(PARAM_LIST)
             .map(|p| self.params(p))
             .unwrap_or_default();
-        let return_type = l
+        let return_type = def
             .child(RETURN_TYPE)
             .and_then(|r| r.nth_expr(0))
             .map(|t| self.expr(t));
+        (params, return_type)
+    }
+
+    fn lambda(&mut self, l: Option<Node<'_>>) -> Option<Arc<LambdaDef>> {
+        let l = l?;
+        let (params, return_type) = self.signature(l);
         let body = self.block(l.child(BLOCK));
         Some(Arc::new(LambdaDef {
             params,
@@ -754,14 +760,7 @@ impl Lowerer {
             FUNCTION_DEF => {
                 let name = definition_name(e).unwrap_or("");
                 let name = SmolStr::new(name.trim_start_matches("::").to_ascii_lowercase());
-                let params = e
-                    .child(PARAM_LIST)
-                    .map(|p| self.params(p))
-                    .unwrap_or_default();
-                let return_type = e
-                    .child(RETURN_TYPE)
-                    .and_then(|r| r.nth_expr(0))
-                    .map(|t| self.expr(t));
+                let (params, return_type) = self.signature(e);
                 let body = self.block(e.child(BLOCK));
                 self.defs.functions.push(Arc::new(FunctionDef {
                     name,
