@@ -419,7 +419,18 @@ fn translate_for_test(src: &str, flags: &str) -> Option<String> {
 /// ```
 fn translate_for_captures(src: &str, flags: &str) -> Option<String> {
     let body = src.strip_suffix("\\Z")?;
-    if flags.contains('x') || body.bytes().rev().take_while(|b| *b == b'\\').count() % 2 == 1 {
+    // Extended mode (the option, or turned on inside: `(?x)`, `(?ix:`) has comments the
+    // scan below would read as pattern.
+    let inline_x = body.match_indices("(?").any(|(i, _)| {
+        body[i + 2..]
+            .chars()
+            .take_while(|c| c.is_ascii_alphabetic())
+            .any(|c| c == 'x')
+    });
+    if flags.contains('x')
+        || inline_x
+        || body.bytes().rev().take_while(|b| *b == b'\\').count() % 2 == 1
+    {
         return None;
     }
     let (mut depth, mut class, mut chars) = (0usize, 0usize, body.chars());
@@ -835,7 +846,7 @@ mod tests {
                 );
             }
         }
-        for p in [r"a|b\Z", r"a\\Z", r"(a\Z)", r"a\Zb"] {
+        for p in [r"a|b\Z", r"a\\Z", r"(a\Z)", r"a\Zb", r"(?x) a # (\n|b\Z"] {
             assert!(
                 matcher(p, "").unwrap().captures_translated.is_none(),
                 "{p:?}"
