@@ -9,8 +9,7 @@
 //! directory that its parent's listing lacks is known to be missing without asking.
 //!
 //! A listing is a snapshot, like everything else of an [`Environment`](super::Environment).
-//! Only paths below the given roots (the module directories) are answered; a path elsewhere
-//! is reported missing.
+//! Paths are relative to one of the roots (the module directories), named by its index.
 
 use puppet_loader::{EntryKind, SourceProvider};
 use std::collections::HashMap;
@@ -24,13 +23,17 @@ struct Listing {
     dirs: Vec<String>,
 }
 
-/// Cached directory listings below a set of roots.
+/// A directory by root index and relative path.
+type DirKey = (usize, String);
+
+/// Cached directory listings below a list of roots (the module directories, in module
+/// path order), addressed by root index and a relative path with `/` separators.
 #[derive(Debug)]
 pub(super) struct Listings {
     provider: Arc<dyn SourceProvider>,
     roots: Vec<PathBuf>,
     /// A directory's listing, `None` when it is not a directory that can be listed.
-    cache: Mutex<HashMap<PathBuf, Option<Arc<Listing>>>>,
+    cache: Mutex<HashMap<DirKey, Option<Arc<Listing>>>>,
 }
 
 impl Listings {
@@ -42,42 +45,40 @@ impl Listings {
         }
     }
 
-    /// Whether `path` (below one of the roots) is a file.
-    pub(super) fn is_file(&self, path: &Path) -> bool {
-        self.entry_in_parent(path, |l, name| l.files.iter().any(|f| f == name))
+    /// Whether `rel` (`lib/puppet/type/mount.rb`) is a file below root `root`.
+    pub(super) fn is_file(&self, root: usize, rel: &str) -> bool {
+        let (dir, name) = rel.rsplit_once('/').unwrap_or(("", rel));
+        self.listing(root, dir)
+            .is_some_and(|l| l.files.iter().any(|f| f == name))
     }
 
-    /// Whether `path` (below one of the roots) is a directory.
-    pub(super) fn is_dir(&self, path: &Path) -> bool {
-        self.roots.iter().any(|r| r == path)
-            || self.entry_in_parent(path, |l, name| l.dirs.iter().any(|d| d == name))
+    /// Whether `rel` is a directory below root `root` (`""` is the root itself).
+    pub(super) fn is_dir(&self, root: usize, rel: &str) -> bool {
+        if rel.is_empty() {
+            return self.listing(root, "").is_some();
+        }
+        let (dir, name) = rel.rsplit_once('/').unwrap_or(("", rel));
+        self.listing(root, dir)
+            .is_some_and(|l| l.dirs.iter().any(|d| d == name))
     }
 
-    fn entry_in_parent(&self, path: &Path, has: impl Fn(&Listing, &str) -> bool) -> bool {
-        let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
-            return false;
-        };
-        let Some(name) = name.to_str() else {
-            return false;
-        };
-        self.listing(parent).is_some_and(|l| has(&l, name))
-    }
-
-    /// The listing of `dir`: a root is listed as it is; a directory below a root only when
-    /// its parent's listing has it.
-    fn listing(&self, dir: &Path) -> Option<Arc<Listing>> {
-        if let Some(known) = self.cache.lock().ok()?.get(dir) {
+    /// The listing of directory `rel` below root `root`: the root is listed as it is, a
+    /// directory below it only when its parent's listing has it.
+    fn listing(&self, root: usize, rel: &str) -> Option<Arc<Listing>> {
+        let key = (root, rel.to_string());
+        if let Some(known) = self.cache.lock().ok()?.get(&key) {
             return known.clone();
         }
-        let root = self.roots.iter().any(|r| r == dir);
-        let below_root = || self.roots.iter().any(|r| dir.starts_with(r)) && self.is_dir(dir);
-        let listed = if root || below_root() {
-            self.list(dir)
+        let base = self.roots.get(root)?;
+        let listed = if rel.is_empty() {
+            self.list(base)
+        } else if self.is_dir(root, rel) {
+            self.list(&base.join(rel))
         } else {
             None
         };
         let mut cache = self.cache.lock().ok()?;
-        cache.entry(dir.to_path_buf()).or_insert(listed).clone()
+        cache.entry(key).or_insert(listed).clone()
     }
 
     fn list(&self, dir: &Path) -> Option<Arc<Listing>> {
@@ -99,27 +100,23 @@ mod tests {
     use super::*;
     use puppet_loader::MemoryProvider;
 
-    fn listings() -> Listings {
+    #[test]
+    fn answers_from_listings_below_the_roots() {
         let files = MemoryProvider::new()
             .with_file("/m/a/lib/puppet/type/x.rb", "")
             .with_file("/m/a/lib/util.rb", "")
-            .with_file("/m/b/manifests/init.pp", "")
-            .with_file("/elsewhere/lib/util.rb", "");
-        Listings::new(Arc::new(files), vec!["/m/a".into(), "/m/b".into()])
-    }
-
-    #[test]
-    fn answers_from_listings_below_the_roots() {
-        let l = listings();
-        assert!(l.is_file(Path::new("/m/a/lib/puppet/type/x.rb")));
-        assert!(!l.is_file(Path::new("/m/a/lib/puppet/type/y.rb")));
-        assert!(!l.is_file(Path::new("/m/b/lib/puppet/type/x.rb")));
-        assert!(l.is_file(Path::new("/m/a/lib/util.rb")));
-        assert!(!l.is_file(Path::new("/m/a/lib/puppet")));
-        assert!(l.is_dir(Path::new("/m/a/lib/puppet")));
-        assert!(l.is_dir(Path::new("/m/b")));
-        assert!(!l.is_dir(Path::new("/m/b/lib")));
-        // Outside the roots: missing, whatever the provider holds.
-        assert!(!l.is_file(Path::new("/elsewhere/lib/util.rb")));
+            .with_file("/m/b/manifests/init.pp", "");
+        let l = Listings::new(Arc::new(files), vec!["/m/a".into(), "/m/b".into()]);
+        assert!(l.is_file(0, "lib/puppet/type/x.rb"));
+        assert!(!l.is_file(0, "lib/puppet/type/y.rb"));
+        assert!(!l.is_file(1, "lib/puppet/type/x.rb"));
+        assert!(l.is_file(0, "lib/util.rb"));
+        assert!(!l.is_file(0, "lib/puppet"));
+        assert!(l.is_dir(0, "lib/puppet"));
+        assert!(l.is_dir(1, ""));
+        assert!(!l.is_dir(1, "lib"));
+        assert!(l.is_file(1, "manifests/init.pp"));
+        // No such root.
+        assert!(!l.is_file(2, "manifests/init.pp"));
     }
 }
