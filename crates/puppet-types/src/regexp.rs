@@ -80,13 +80,14 @@ fn build_engine(translated: &str) -> Result<Engine, String> {
         regex_automata::meta::Builder::new()
             .configure(config.clone())
             .build(pattern)
+            .ok()
     };
-    if let Ok(re) = build(translated) {
+    if let Some(re) = build(translated) {
         return Ok(Engine::Automata(re));
     }
     // Negative look-aheads that can never fail (`[0-9](?!\d)[.]`) are left out.
     if let Some(re) =
-        crate::lookahead::drop_redundant_lookaheads(translated).and_then(|plain| build(&plain).ok())
+        crate::lookahead::drop_redundant_lookaheads(translated).and_then(|plain| build(&plain))
     {
         return Ok(Engine::Automata(re));
     }
