@@ -33,7 +33,7 @@ fn refuse_command<T>(what: &str, pos: Pos) -> Result<T, Ctrl> {
 /// Constants of built-in modules, set when the module is created.
 pub(crate) fn init_builtin_module(it: &mut Interp, path: &str, m: &Rc<Module>) {
     let set = |k: &str, v: RValue| {
-        m.consts.borrow_mut().insert(k.to_string(), v);
+        m.consts_mut().insert(k.to_string(), v);
     };
     match path {
         "Float" => {
@@ -421,7 +421,6 @@ pub(crate) fn common(
     block: Option<&Blk>,
     pos: Pos,
 ) -> Option<R> {
-    let args = args.to_vec();
     Some(match name {
         "nil?" => Ok(RValue::Bool(matches!(recv, RValue::Nil))),
         "class" if args.is_empty() => Ok(RValue::Module(it.class_of(recv))),
@@ -466,7 +465,7 @@ pub(crate) fn common(
         "between?" | "clamp" if matches!(recv, RValue::Int(_) | RValue::Float(_)) => return None,
         "!=" => (|| {
             argc(&args, 1, 1, pos)?;
-            let eq = it.call_method(recv.clone(), "==", args.clone(), None, pos)?;
+            let eq = it.call_method(recv.clone(), "==", args.to_vec(), None, pos)?;
             Ok(RValue::Bool(!eq.truthy()))
         })(),
         "!" => Ok(RValue::Bool(!recv.truthy())),
@@ -697,14 +696,14 @@ pub(crate) fn common(
                 other => it.class_of(other),
             };
             let a = if name == "instance_exec" {
-                args.clone()
+                args.to_vec()
             } else {
                 vec![recv.clone()]
             };
             it.call_block_as(b, a, Some((recv.clone(), target)), None, false, None, pos)
         })(),
         "extend" => (|| {
-            for a in &args {
+            for a in args {
                 let RValue::Module(m) = a else {
                     return raise("TypeError", "wrong argument type (expected Module)", pos);
                 };
@@ -1821,10 +1820,7 @@ fn module_generic(
         "remove_const" => (|| {
             argc(&args, 1, 1, pos)?;
             let n = name_arg(&args[0], pos)?;
-            Ok(m.consts
-                .borrow_mut()
-                .shift_remove(&n)
-                .unwrap_or(RValue::Nil))
+            Ok(m.consts_mut().shift_remove(&n).unwrap_or(RValue::Nil))
         })(),
         "module_function?" => Ok(RValue::Bool(m.module_function.get())),
         "autoload" => (|| {
