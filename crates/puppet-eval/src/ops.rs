@@ -17,9 +17,7 @@ pub fn truthy(v: &Value) -> bool {
 /// Puppet's `==`.
 pub fn equals(a: &Value, b: &Value) -> bool {
     match (a, b) {
-        (Value::String(x), Value::String(y)) => {
-            x.eq_ignore_ascii_case(y) || x.to_lowercase() == y.to_lowercase()
-        }
+        (Value::String(x), Value::String(y)) => strings_equal(x, y),
         (Value::Integer(x), Value::Float(y)) | (Value::Float(y), Value::Integer(x)) => {
             (*x as f64) == *y
         }
@@ -38,6 +36,14 @@ pub fn equals(a: &Value, b: &Value) -> bool {
         (Value::Type(x), Value::Type(y)) => x == y || (assignable(x, y) && assignable(y, x)),
         _ => a == b,
     }
+}
+
+/// Puppet's `==` on two strings: equal ignoring case (Unicode lower case). Two ASCII strings
+/// are decided by their ASCII case-insensitive comparison alone, with no allocation (the
+/// common case: tags, titles and parameter values of collector queries).
+pub fn strings_equal(x: &str, y: &str) -> bool {
+    x.eq_ignore_ascii_case(y)
+        || (!(x.is_ascii() && y.is_ascii()) && x.to_lowercase() == y.to_lowercase())
 }
 
 /// A numeric value of an operand, coercing numeric strings as Puppet does (with a warning,

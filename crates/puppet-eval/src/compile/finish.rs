@@ -4,7 +4,7 @@
 //! metaparameters passed down, chaining arrows turned into `before`/`notify`, and the checks
 //! of every resource (parameter names of core types, relationship targets).
 
-use super::{flatten, location, tag_values};
+use super::{location, tag_values};
 use crate::catalog::{
     AttrSpans, CollectQuery, Override, RelEnd, Resource, ResourceKey, ResourceKind,
 };
@@ -82,8 +82,9 @@ impl Compiler {
         }
         let db = self.types();
         let at = r.span.as_ref().map(location).unwrap_or_default();
+        let tname = r.type_name.to_ascii_lowercase();
         for name in r.params.keys() {
-            if let Err(m) = db.check_parameter(&r.type_name.to_ascii_lowercase(), name) {
+            if let Err(m) = db.check_parameter(&tname, name) {
                 return Err(Flow::Error(EvalError {
                     code: crate::error::codes::EVAL_ERROR,
                     kind: ErrorKind::Complete,
@@ -118,8 +119,8 @@ impl Compiler {
                     Some(s) => format!(" {}", location(s)),
                     None => String::new(),
                 };
-                for target in flatten(v) {
-                    let tkey = match &target {
+                let mut check = |target: &Value| -> R<()> {
+                    let tkey = match target {
                         Value::String(s) => match parse_reference(s) {
                             Some(k) => k,
                             None => {
@@ -135,14 +136,18 @@ impl Compiler {
                                 }))
                             }
                         },
-                        Value::Undef => continue,
-                        other => match self.refs_of(other).into_iter().next() {
-                            Some(k) => k,
-                            None => continue,
+                        // What `refs_of` finds in a value that is not an array.
+                        Value::Type(Type::Resource(r)) => match (&r.type_name, &r.title) {
+                            (Some(t), Some(title)) => ResourceKey::of(t, title),
+                            _ => return Ok(()),
                         },
+                        Value::Type(Type::Class(Some(name))) => ResourceKey::new("Class", name),
+                        _ => return Ok(()),
                     };
                     // Virtual resources count, realized or not (see apply_relationships).
-                    if self.resolve_ref(&tkey).is_none() {
+                    if !self.catalog.resources.contains_key(&tkey)
+                        && self.resolve_ref(&tkey).is_none()
+                    {
                         return Err(Flow::Error(EvalError {
                             code: crate::error::codes::MISSING_RELATIONSHIP_TARGET,
                             kind: ErrorKind::Complete,
@@ -153,7 +158,9 @@ impl Compiler {
                             span: None,
                         }));
                     }
-                }
+                    Ok(())
+                };
+                each_leaf(v, &mut check)?;
             }
         }
         Ok(())
@@ -222,21 +229,24 @@ impl Compiler {
     /// container is complete before what it contains), as Puppet does when it finishes a
     /// resource: a `tag()` call tags what its class declared before the call too.
     pub(super) fn merge_scope_tags(&mut self) {
-        let keys: Vec<ResourceKey> = self.catalog.resources.keys().cloned().collect();
-        for k in keys {
-            let Some(c) = self.catalog.get(&k).and_then(|r| r.container.clone()) else {
+        let resources = &mut self.catalog.resources;
+        for i in 0..resources.len() {
+            let Some(c) = resources[i].container.as_ref() else {
                 continue;
             };
-            if matches!(c.type_name.as_str(), "Stage") {
+            if c.type_name == "Stage" {
                 continue;
             }
-            let tags = match self.catalog.get(&c) {
-                Some(r) => r.tags.clone(),
-                None => continue,
+            // A resource's own tags are all it has already.
+            let Some(j) = resources.get_index_of(c).filter(|&j| j != i) else {
+                continue;
             };
-            if let Some(r) = self.catalog.resources.get_mut(&k) {
-                for t in tags {
-                    r.tags.insert(t);
+            let Ok([(_, r), (_, container)]) = resources.get_disjoint_indices_mut([i, j]) else {
+                continue;
+            };
+            for t in &container.tags {
+                if !r.tags.contains(t) {
+                    r.tags.insert(t.clone());
                 }
             }
         }
@@ -662,6 +672,14 @@ impl Compiler {
     }
 }
 
+/// Calls `f` with each leaf of nested arrays, in order ([`super::flatten`] without copying).
+fn each_leaf(v: &Value, f: &mut impl FnMut(&Value) -> R<()>) -> R<()> {
+    match v {
+        Value::Array(a) => a.iter().try_for_each(|x| each_leaf(x, f)),
+        other => f(other),
+    }
+}
+
 /// A reference written as a string: `Notify[x]`, `Foo::Bar[a b]`.
 pub(super) fn parse_reference(s: &str) -> Option<ResourceKey> {
     let s = s.trim();
@@ -678,22 +696,23 @@ pub(super) fn parse_reference(s: &str) -> Option<ResourceKey> {
 }
 
 /// Whether a resource matches a collector's query (`title == 'x'`, `tag == 'y'`, and/or).
+/// Nothing is copied: this runs for every resource of the collected type, for every
+/// collector, on every pass of `finish`'s loop.
 pub(super) fn query_matches(q: &CollectQuery, r: &Resource) -> bool {
     use CollectQuery as Q;
-    let value_of = |attr: &str| -> Option<Value> {
-        match attr {
-            "title" => Some(Value::String(r.title.clone())),
-            "tag" => Some(Value::array(
-                r.tags.iter().map(|t| Value::String(t.clone())).collect(),
-            )),
-            _ => r.params.get(attr).cloned(),
-        }
-    };
-    let eq = |attr: &str, v: &Value| match value_of(attr) {
-        // An array attribute matches when any element does.
-        Some(Value::Array(items)) => items.iter().any(|x| ops::equals(x, v)),
-        Some(x) => ops::equals(&x, v),
-        None => false,
+    // `title` and each tag are strings; `ops::equals` of a string and anything but a
+    // string is false.
+    let str_eq = |s: &str, v: &Value| matches!(v, Value::String(y) if ops::strings_equal(s, y));
+    let eq = |attr: &str, v: &Value| match attr {
+        "title" => str_eq(&r.title, v),
+        // The tags are an array attribute: it matches when any element does.
+        "tag" => r.tags.iter().any(|t| str_eq(t, v)),
+        _ => match r.params.get(attr) {
+            // An array attribute matches when any element does.
+            Some(Value::Array(items)) => items.iter().any(|x| ops::equals(x, v)),
+            Some(x) => ops::equals(x, v),
+            None => false,
+        },
     };
     match q {
         Q::All => true,

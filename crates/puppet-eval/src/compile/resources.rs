@@ -302,7 +302,7 @@ impl Compiler {
     pub(crate) fn refs_of(&self, v: &Value) -> Vec<ResourceKey> {
         match v {
             Value::Type(Type::Resource(r)) => match (&r.type_name, &r.title) {
-                (Some(t), Some(title)) => vec![ResourceKey::new(t, title)],
+                (Some(t), Some(title)) => vec![ResourceKey::of(t, title)],
                 _ => vec![],
             },
             Value::Type(Type::Class(Some(name))) => vec![ResourceKey::new("Class", name)],
@@ -432,7 +432,7 @@ impl Compiler {
                 let r = self.declare_resource(form, &type_name, &t, &attrs, scope, span)?;
                 // Where each relationship attribute was written; those of a `* => hash`
                 // are at the `*`.
-                let key = ResourceKey::new(&type_name, &t);
+                let key = ResourceKey::of(&type_name, &t);
                 if let Some(res) = self.catalog.resources.get_mut(&key) {
                     let named = relationship_spans(&body.ops);
                     for op in body.ops.iter().filter(|op| op.name.is_none()) {
@@ -562,14 +562,15 @@ impl Compiler {
     /// and a namevar differing from the title, or an `alias`, is another name for it.
     pub(super) fn register_names(&mut self, res: &mut Resource, span: &Span) -> R<()> {
         let db = self.types();
-        let tname = res.type_name.to_ascii_lowercase();
-        let Some(info) = db.get(&tname) else {
+        // (`get` finds the type by its capitalised name too.)
+        let Some(info) = db.get(&res.type_name) else {
             return Ok(());
         };
-        if let Ok(parsed) = db.parse_title(&tname, &res.title) {
+        let parsed = info.parse_title(&res.title);
+        if let Ok(parsed) = &parsed {
             for (attr, v) in parsed {
                 if v != res.title.as_str() && !res.params.contains_key(attr.as_str()) {
-                    res.params.insert(attr, Value::string(v));
+                    res.params.insert(attr.clone(), Value::string(v));
                 }
             }
         }
@@ -577,15 +578,17 @@ impl Compiler {
         if !info.isomorphic {
             return Ok(());
         }
-        let params = res.params.clone();
+        let res = &*res;
         let text_of = |p: &str| -> Option<String> {
-            params
+            res.params
                 .get(p)
                 .filter(|v| !v.is_undef())
                 .map(|v| v.to_plain_string())
         };
         let key = res.key();
-        if let Ok(values) = db.namevar_values(&tname, &res.title, |p| text_of(p)) {
+        // The uniqueness key, from the title parsed above (an error there is one here).
+        let values = parsed.map(|parsed| info.namevar_values_parsed(&res.title, &parsed, text_of));
+        if let Ok(values) = values {
             use puppet_restypes::NamevarValue as N;
             let ukey: Vec<Option<String>> = values
                 .iter()
