@@ -269,7 +269,12 @@ impl Catalog {
     /// Adds a resource and its containment edge; a defined-type instance is queued for
     /// evaluation.
     pub fn add(&mut self, r: Resource) {
-        let key = r.key();
+        self.add_keyed(r.key(), r);
+    }
+
+    /// [`Catalog::add`] of a resource whose key (`r.key()`) the caller has made already.
+    pub(crate) fn add_keyed(&mut self, key: ResourceKey, r: Resource) {
+        debug_assert_eq!(key, r.key());
         if r.kind == ResourceKind::Define && !r.virtual_ {
             self.pending.push_back(key.clone());
         }

@@ -669,3 +669,41 @@ fn type_simple_name(t: &Type) -> String {
     let s = t.to_string();
     s.split('[').next().unwrap_or("").to_string()
 }
+
+#[cfg(test)]
+mod strings_equal_tests {
+    use super::strings_equal;
+
+    /// The ASCII shortcut gives what comparing the Unicode lower-case forms gives.
+    #[test]
+    fn agrees_with_unicode_lower_case() {
+        let words = [
+            "",
+            "a",
+            "A",
+            "keystone",
+            "KeyStone",
+            "keystone-package",
+            "k",
+            "K",
+            "\u{212A}",
+            "\u{212A}eystone",
+            "é",
+            "É",
+            "straße",
+            "STRASSE",
+            "ΣΑΣ",
+            "σας",
+            "İ",
+            "i̇",
+            "x::y",
+        ];
+        for x in words {
+            for y in words {
+                let general = x.eq_ignore_ascii_case(y) || x.to_lowercase() == y.to_lowercase();
+                assert_eq!(strings_equal(x, y), general, "{x:?} {y:?}");
+            }
+        }
+        assert!(strings_equal("\u{212A}eystone", "KEYSTONE"));
+    }
+}

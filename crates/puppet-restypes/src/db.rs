@@ -150,9 +150,15 @@ impl TypeDatabase {
         db
     }
 
-    /// Adds (or replaces) a type description.
+    /// Adds (or replaces) a type description, by its lower-case name (what
+    /// [`get`](Self::get) looks up).
     pub fn insert(&mut self, info: ResourceTypeInfo) {
-        self.types.insert(info.name.clone(), info);
+        let key = if info.name.bytes().any(|b| b.is_ascii_uppercase()) {
+            SmolStr::new(info.name.to_ascii_lowercase())
+        } else {
+            info.name.clone()
+        };
+        self.types.insert(key, info);
     }
 
     /// Number of types.
@@ -177,11 +183,10 @@ impl TypeDatabase {
 
     /// The type named `name`, case-insensitively (`File`, `file`).
     pub fn get(&self, name: &str) -> Option<&ResourceTypeInfo> {
-        if let Some(t) = self.types.get(name) {
-            return Some(t);
-        }
+        // The names are lower case (see `ResourceTypeInfo::new`): a name with an upper-case
+        // letter is looked up by its lower-case copy only.
         if !name.bytes().any(|b| b.is_ascii_uppercase()) {
-            return None;
+            return self.types.get(name);
         }
         // Type names are short: the lower-case copy stays inline, no allocation.
         let lower: SmolStr = name.chars().map(|c| c.to_ascii_lowercase()).collect();
@@ -301,11 +306,7 @@ impl TypeDatabase {
         let t = self
             .get(type_name)
             .ok_or_else(|| unknown_resource_type_message(type_name))?;
-        if t.accepts(param) || !t.complete {
-            Ok(())
-        } else {
-            Err(no_parameter_message(param))
-        }
+        t.check_parameter(param)
     }
 
     /// Puppet's `parse_title`: the key attribute values the first matching
@@ -364,6 +365,15 @@ impl TypeDatabase {
 }
 
 impl ResourceTypeInfo {
+    /// [`TypeDatabase::check_parameter`] for this type.
+    pub fn check_parameter(&self, param: &str) -> Result<(), String> {
+        if self.accepts(param) || !self.complete {
+            Ok(())
+        } else {
+            Err(no_parameter_message(param))
+        }
+    }
+
     /// [`TypeDatabase::parse_title`] for this type.
     pub fn parse_title(&self, title: &str) -> Result<IndexMap<SmolStr, String>, String> {
         parse_title(self, title)

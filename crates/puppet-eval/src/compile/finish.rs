@@ -81,10 +81,14 @@ impl Compiler {
             return Ok(());
         }
         let db = self.types();
-        let at = r.span.as_ref().map(location).unwrap_or_default();
-        let tname = r.type_name.to_ascii_lowercase();
+        let info = db.get(&r.type_name);
         for name in r.params.keys() {
-            if let Err(m) = db.check_parameter(&tname, name) {
+            let checked = match info {
+                Some(info) => info.check_parameter(name),
+                None => db.check_parameter(&r.type_name.to_ascii_lowercase(), name),
+            };
+            if let Err(m) = checked {
+                let at = r.span.as_ref().map(location).unwrap_or_default();
                 return Err(Flow::Error(EvalError {
                     code: crate::error::codes::EVAL_ERROR,
                     kind: ErrorKind::Complete,
@@ -572,33 +576,41 @@ impl Compiler {
                 for t in &targets {
                     // A virtual resource is in the compiler's catalog (it is only left
                     // out of the finished one), so it is a valid end, realized or not.
-                    for (missing, other, word) in [(s, t, "on"), (t, s, "from")] {
-                        if self.resolve_ref(missing).is_none() {
-                            // Puppet gives no location; the arrow's span is kept for tools.
-                            return Err(Flow::Error(EvalError {
-                                code: crate::error::codes::MISSING_RELATIONSHIP_TARGET,
-                                kind: ErrorKind::Complete,
-                                message: format!(
-                                    "Could not find resource '{missing}' for relationship {word} '{other}'"
-                                ),
-                                span: Some(rel.span.clone()),
-                            }));
-                        }
+                    // Puppet gives no location; the arrow's span is kept for tools.
+                    let missing = |missing: &ResourceKey, other: &ResourceKey, word: &str| {
+                        Flow::Error(EvalError {
+                            code: crate::error::codes::MISSING_RELATIONSHIP_TARGET,
+                            kind: ErrorKind::Complete,
+                            message: format!(
+                                "Could not find resource '{missing}' for relationship {word} '{other}'"
+                            ),
+                            span: Some(rel.span.clone()),
+                        })
+                    };
+                    let Some(source) = self.resolve_ref(s) else {
+                        return Err(missing(s, t, "on"));
+                    };
+                    if self.resolve_ref(t).is_none() {
+                        return Err(missing(t, s, "from"));
                     }
-                    let s = &self.resolve_ref(s).unwrap_or_else(|| s.clone());
                     let param = if rel.notify { "notify" } else { "before" };
                     let target_ref = Value::Type(Type::Resource(Arc::new(ResourceType {
                         type_name: Some(t.type_name.clone()),
                         title: Some(t.title.clone()),
                     })));
-                    if let Some(r) = self.catalog.resources.get_mut(s) {
-                        let mut list = match r.params.get(param) {
-                            Some(Value::Array(a)) => (**a).clone(),
-                            Some(Value::Undef) | None => Vec::new(),
-                            Some(other) => vec![other.clone()],
-                        };
-                        list.push(target_ref);
-                        r.params.insert(param.into(), Value::array(list));
+                    if let Some(r) = self.catalog.resources.get_mut(&source) {
+                        // The list grows in place (copied only when its array is shared).
+                        match r.params.get_mut(param) {
+                            Some(Value::Array(a)) => Arc::make_mut(a).push(target_ref),
+                            Some(Value::Undef) | None => {
+                                r.params
+                                    .insert(param.into(), Value::array(vec![target_ref]));
+                            }
+                            Some(other) => {
+                                let list = vec![std::mem::replace(other, Value::Undef), target_ref];
+                                *other = Value::array(list);
+                            }
+                        }
                     }
                 }
             }

@@ -548,9 +548,9 @@ impl Compiler {
             return duplicate_declaration(&key, prev.span.as_ref(), span);
         }
         if !is_define {
-            self.register_names(&mut res, span)?;
+            self.register_names(&mut res, &key, span)?;
         }
-        self.catalog.add(res);
+        self.catalog.add_keyed(key, res);
         Ok(Value::Type(Type::Resource(Arc::new(ResourceType {
             type_name: Some(SmolStr::new(&cap)),
             title: Some(SmolStr::new(title)),
@@ -560,7 +560,12 @@ impl Compiler {
     /// Puppet's uniqueness rules for a resource of a built-in type: the namevars its title
     /// patterns give become parameters, its uniqueness key (namevar values) must be free,
     /// and a namevar differing from the title, or an `alias`, is another name for it.
-    pub(super) fn register_names(&mut self, res: &mut Resource, span: &Span) -> R<()> {
+    pub(super) fn register_names(
+        &mut self,
+        res: &mut Resource,
+        key: &ResourceKey,
+        span: &Span,
+    ) -> R<()> {
         let db = self.types();
         // (`get` finds the type by its capitalised name too.)
         let Some(info) = db.get(&res.type_name) else {
@@ -585,7 +590,6 @@ impl Compiler {
                 .filter(|v| !v.is_undef())
                 .map(|v| v.to_plain_string())
         };
-        let key = res.key();
         // The uniqueness key, from the title parsed above (an error there is one here).
         let values = parsed.map(|parsed| info.namevar_values_parsed(&res.title, &parsed, text_of));
         if let Ok(values) = values {
@@ -598,15 +602,15 @@ impl Compiler {
                     N::Missing => None,
                 })
                 .collect();
-            let uk = (res.type_name.clone(), ukey.clone());
+            let uk = (res.type_name.clone(), ukey);
             if let Some(other) = self.catalog.uniqueness.get(&uk) {
-                if *other != key {
+                if other != key {
                     let existing = self
                         .catalog
                         .get(other)
                         .and_then(|r| r.span.as_ref())
                         .map(location);
-                    let refs: Vec<Option<&str>> = ukey.iter().map(|k| k.as_deref()).collect();
+                    let refs: Vec<Option<&str>> = uk.1.iter().map(|k| k.as_deref()).collect();
                     let m = puppet_restypes::alias_conflict_message(
                         &res.type_name,
                         &key.to_string(),
@@ -620,15 +624,15 @@ impl Compiler {
                     );
                 }
             }
+            let namevar = match (info.namevars.len(), uk.1.first()) {
+                (1, Some(Some(v))) if v != res.title.as_str() => Some(v.clone()),
+                _ => None,
+            };
             self.catalog.uniqueness.insert(uk, key.clone());
-            if info.namevars.len() == 1 {
-                if let Some(Some(v)) = ukey.first() {
-                    if v != res.title.as_str() {
-                        self.catalog
-                            .aliases
-                            .insert(ResourceKey::new(&res.type_name, v), key.clone());
-                    }
-                }
+            if let Some(v) = namevar {
+                self.catalog
+                    .aliases
+                    .insert(ResourceKey::new(&res.type_name, &v), key.clone());
             }
         }
         if let Some(a) = res.params.get("alias") {
