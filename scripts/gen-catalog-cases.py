@@ -1116,6 +1116,14 @@ notify { "${f(1, 2, 3)}": }
 function f($a, $b = 2) { 1 }
 notify { "${f()}": }
 """),
+    # --- string comparison: only ASCII letters ignore case (Ruby's casecmp) ------------
+    ("string_compare_ascii_case_only", N, """\
+notice("ABC" == "abc", "É" == "é", ["É"] == ["é"], {"a" => "Ö"} == {"a" => "ö"})
+notice("É" in ["é"], "é" in "XÉY", "É" < "é", "é" < "É", "a" < "B")
+notice(compare("É", "é"), compare("b", "A"), sort(["b", "A", "É", "é", "a"]))
+case "É" { "é": { notify { 'case matched': } } default: { notify { 'case default': } } }
+notify { ("É" ? { "é" => 'selector matched', default => 'selector default' }): }
+"""),
 ]
 
 def strip_error(msg, node):

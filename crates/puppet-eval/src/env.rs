@@ -14,6 +14,7 @@
 //! Nothing a compile does is stored here besides those caches.
 
 mod functions;
+mod listings;
 
 pub use functions::{FunctionInfo, FunctionOrigin};
 
@@ -104,6 +105,9 @@ struct Shared {
     ruby_files: OnceLock<RubyFiles>,
     /// The modules' Ruby sources (`lib/`), each file parsed once for every interpreter.
     ruby_sources: OnceLock<Arc<puppet_ruby::Sources>>,
+    /// The module directories' listings, read as `require` and the type autoloader probe
+    /// them.
+    listings: OnceLock<Arc<listings::Listings>>,
     /// Resource types: puppet-agent's, then module types as they are needed.
     types: RwLock<Arc<puppet_restypes::TypeDatabase>>,
     types_tried: Mutex<HashMap<SmolStr, bool>>,
@@ -135,6 +139,8 @@ struct ModuleSources {
     provider: Arc<dyn SourceProvider>,
     /// The modules' directories, in module path order.
     modules: Vec<PathBuf>,
+    /// What those directories hold ([`listings`]).
+    listings: Arc<listings::Listings>,
     /// The environment directory, when there is one.
     env_dir: Option<PathBuf>,
 }
@@ -142,7 +148,10 @@ struct ModuleSources {
 impl puppet_ruby::SourceHost for ModuleSources {
     fn find_lib(&self, name: &str) -> Option<(String, Arc<str>)> {
         let rel = format!("lib/{}.rb", name.trim_end_matches(".rb"));
-        self.modules.iter().find_map(|m| {
+        self.modules.iter().enumerate().find_map(|(i, m)| {
+            if !self.listings.is_file(i, &rel) {
+                return None;
+            }
             let path = m.join(&rel);
             let text = self.provider.read_to_string(&path).ok()?;
             Some((path.to_string_lossy().into_owned(), Arc::from(text)))
@@ -227,6 +236,7 @@ impl Environment {
             ruby_only_functions: RwLock::default(),
             ruby_files: OnceLock::new(),
             ruby_sources: OnceLock::new(),
+            listings: OnceLock::new(),
             types: RwLock::new(crate::eval::known_types().clone()),
             types_tried: Mutex::new(HashMap::new()),
             type_facts: OnceLock::new(),
@@ -918,8 +928,18 @@ impl Environment {
             puppet_ruby::Sources::new(Arc::new(ModuleSources {
                 provider: loader.provider().clone(),
                 modules,
+                listings: self.listings().clone(),
                 env_dir: loader.config().env_dir.clone(),
             }))
+        })
+    }
+
+    /// The module directories' listings, read as they are needed.
+    fn listings(&self) -> &Arc<listings::Listings> {
+        let loader = &self.shared.loader;
+        self.shared.listings.get_or_init(|| {
+            let modules = loader.modules().map(|m| m.path.clone()).collect();
+            Arc::new(listings::Listings::new(loader.provider().clone(), modules))
         })
     }
 
@@ -944,7 +964,12 @@ impl Environment {
         }
         let provider = &**self.shared.loader.provider();
         let rel = format!("lib/puppet/type/{name}.rb");
-        let (module, path, text) = self.shared.loader.modules().find_map(|m| {
+        let listings = self.listings();
+        let modules = || self.shared.loader.modules().enumerate();
+        let (module, path, text) = modules().find_map(|(i, m)| {
+            if !listings.is_file(i, &rel) {
+                return None;
+            }
             let path = m.path.join(&rel);
             let text = provider.read_to_string(&path).ok()?;
             Some((
@@ -955,7 +980,10 @@ impl Environment {
         })?;
         let mut files = vec![(module, path, text)];
         let providers = format!("lib/puppet/provider/{name}");
-        for m in self.shared.loader.modules() {
+        for (i, m) in modules() {
+            if !listings.is_dir(i, &providers) {
+                continue;
+            }
             for p in list_tree(provider, &m.path, &providers, 0) {
                 if p.ends_with(".rb") {
                     let full = m.path.join(&p).to_string_lossy().into_owned();

@@ -9,7 +9,9 @@
 //! and what it would have needed; they never return made-up output.
 
 use crate::modules::{ruby_integer, ruby_to_i};
-use crate::ruby::{class_name, fail, inspect, inspect_str, no_implicit_string, no_method, to_s};
+use crate::ruby::{
+    class_name, fail, inspect, inspect_str, no_implicit_string, no_method, no_method_hint, to_s,
+};
 use crate::stdlib4::json_of;
 use crate::Native;
 use puppet_functions::{codes, Args, CallContext, CallError, FunctionBuilder, Signature};
@@ -78,25 +80,6 @@ pub(crate) fn table(out: &mut Vec<Native>) {
         v3.iter()
             .map(|&(module, name, f, arity)| Native::v3(module, name, f, arity)),
     );
-}
-
-/// Ruby's `NoMethodError` text with the `Did you mean?` lines that Ruby 3.1 adds, for the
-/// receivers these functions meet (other receivers get the plain text).
-fn no_method_hint(method: &str, v: &Value) -> CallError {
-    let hint: &[&str] = match (method, v) {
-        ("to_sym", Value::Integer(_)) => &["to_s"],
-        ("to_a", Value::String(_)) => &["to_f", "to_i", "to_s", "to_c", "to_r"],
-        ("to_a", Value::Integer(_)) => &["to_c", "to_r", "to_f", "to_i", "to_s"],
-        _ => &[],
-    };
-    let plain = no_method(method, v).to_string();
-    if hint.is_empty() {
-        return fail(plain);
-    }
-    fail(format!(
-        "{plain}\nDid you mean?  {}",
-        hint.join("\n               ")
-    ))
 }
 
 /// Ruby's `String#dump` (the text of `URI must be ascii only`): `inspect` with non-ASCII

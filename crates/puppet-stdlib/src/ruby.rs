@@ -46,6 +46,28 @@ pub fn no_method(method: &str, v: &Value) -> CallError {
     ))
 }
 
+/// Ruby's `NoMethodError` text with the `Did you mean?` lines that Ruby 3.1 adds, for the
+/// receivers the built-in functions meet (other receivers get the plain text of
+/// [`no_method`]).
+pub fn no_method_hint(method: &str, v: &Value) -> CallError {
+    let hint: &[&str] = match (method, v) {
+        ("to_sym", Value::Integer(_)) => &["to_s"],
+        ("to_i", Value::Boolean(_)) => &["to_s"],
+        ("to_a", Value::String(_)) => &["to_f", "to_i", "to_s", "to_c", "to_r"],
+        ("to_a", Value::Integer(_)) => &["to_c", "to_r", "to_f", "to_i", "to_s"],
+        ("reject", Value::Integer(_) | Value::Float(_)) => &["rect"],
+        _ => &[],
+    };
+    let plain = no_method(method, v).to_string();
+    if hint.is_empty() {
+        return fail(plain);
+    }
+    fail(format!(
+        "{plain}\nDid you mean?  {}",
+        hint.join("\n               ")
+    ))
+}
+
 /// Ruby's `TypeError` text when a string was needed.
 pub fn no_implicit_string(v: &Value) -> CallError {
     let what = match v {

@@ -8,13 +8,15 @@
 //! `$module_name` and `$caller_module_name`.
 
 use crate::ruby::{
-    as_list, class_name, fail, flatten, inspect, no_implicit_string, no_method, ruby_array, to_s,
-    truthy,
+    as_list, class_name, fail, flatten, inspect, no_implicit_string, no_method, no_method_hint,
+    ruby_array, to_s, truthy,
 };
+use crate::stdlib_checks::re;
 use crate::Native;
 use fancy_regex::Regex;
 use puppet_functions::{codes, CallContext, CallError};
-use puppet_types::Value;
+use puppet_types::{Regexp, TypeError, Value};
+use std::sync::OnceLock;
 
 type R = Result<Value, CallError>;
 
@@ -390,13 +392,20 @@ fn concat(_: &mut dyn CallContext, a: Vec<Value>) -> R {
     Ok(Value::array(out))
 }
 
-/// A Ruby `Regexp.new(x)` from a 3.x argument (a string, or a regexp passed as `/.../`).
-fn ruby_regex(v: &Value, fname: &str) -> Result<Regex, CallError> {
+/// A Ruby `Regexp.new(x)` from a 3.x argument (a string, or a regexp passed as `/.../`):
+/// Ruby's syntax and anchors (`^` and `$` at every line), compiled once per process through
+/// puppet-types' one regexp cache.
+fn ruby_regex(v: &Value, fname: &str) -> Result<Regexp, CallError> {
     let src = match v {
-        Value::String(s) => s.to_string(),
+        Value::String(s) => s,
         other => return Err(no_implicit_string(other)),
     };
-    Regex::new(&src).map_err(|e| fail(format!("{fname}(): invalid regular expression: {e}")))
+    Regexp::new(src).map_err(|e| match e {
+        TypeError::BadRegexp { message, .. } => {
+            fail(format!("{fname}(): invalid regular expression: {message}"))
+        }
+        other => fail(format!("{fname}(): invalid regular expression: {other}")),
+    })
 }
 
 fn grep_like(a: Vec<Value>, name: &str, keep: bool) -> R {
@@ -407,7 +416,7 @@ fn grep_like(a: Vec<Value>, name: &str, keep: bool) -> R {
         )));
     }
     let re = ruby_regex(&a[1], name)?;
-    let hit = |e: &Value| matches!(e, Value::String(s) if re.is_match(s).unwrap_or(false));
+    let hit = |e: &Value| matches!(e, Value::String(s) if re.is_match(s));
     let items = match &a[0] {
         Value::Array(x) => x.to_vec(),
         Value::Hash(h) if keep => h
@@ -421,13 +430,13 @@ fn grep_like(a: Vec<Value>, name: &str, keep: bool) -> R {
                     .map(|(k, v)| (k.clone(), v.clone())),
             ))
         }
-        other => return Err(no_method(if keep { "grep" } else { "reject" }, other)),
+        other => return Err(no_method_hint(if keep { "grep" } else { "reject" }, other)),
     };
     Ok(Value::array(
         items
             .into_iter()
             .filter(|e| {
-                let m = matches!(e, Value::String(s) if re.is_match(s).unwrap_or(false));
+                let m = matches!(e, Value::String(s) if re.is_match(s));
                 m == keep
             })
             .collect(),
@@ -1253,7 +1262,8 @@ fn values_at(_: &mut dyn CallContext, a: Vec<Value>) -> R {
     }
     let size = arr.len() as i64;
     let mut list: Vec<i64> = Vec::new();
-    let range_re = Regex::new(r"^(\d+)(\.\.\.?|\-)(\d+)$").map_err(|e| fail(e.to_string()))?;
+    static RANGE: OnceLock<Regex> = OnceLock::new();
+    let range_re = re(&RANGE, r"^(\d+)(\.\.\.?|\-)(\d+)$");
     for i in indices {
         let s = to_s(&i);
         if let Ok(Some(m)) = range_re.captures(&s) {
@@ -1674,7 +1684,7 @@ fn validate_re(_: &mut dyn CallContext, a: Vec<Value>) -> R {
     flatten(&a[1], &mut pats);
     for p in pats {
         let re = ruby_regex(&p, "validate_re")?;
-        if re.is_match(s).unwrap_or(false) {
+        if re.is_match(s) {
             return Ok(Value::Undef);
         }
     }
@@ -1942,7 +1952,8 @@ fn is_integer(_: &mut dyn CallContext, a: Vec<Value>) -> R {
             a.len()
         )));
     }
-    let re = Regex::new(r"^-?(?:(?:[1-9]\d*)|0)$").map_err(|e| fail(e.to_string()))?;
+    static INTEGER: OnceLock<Regex> = OnceLock::new();
+    let re = re(&INTEGER, r"^-?(?:(?:[1-9]\d*)|0)$");
     Ok(Value::Boolean(match &a[0] {
         Value::Integer(_) => true,
         Value::String(s) => s.lines().any(|l| re.is_match(l).unwrap_or(false)),
@@ -1957,8 +1968,8 @@ fn is_numeric(_: &mut dyn CallContext, a: Vec<Value>) -> R {
             a.len()
         )));
     }
-    let re = Regex::new(r"^-?(?:(?:[1-9]\d*)|0)(?:\.\d+)?(?:[eE]-?\d+)?$")
-        .map_err(|e| fail(e.to_string()))?;
+    static NUMERIC: OnceLock<Regex> = OnceLock::new();
+    let re = re(&NUMERIC, r"^-?(?:(?:[1-9]\d*)|0)(?:\.\d+)?(?:[eE]-?\d+)?$");
     Ok(Value::Boolean(match &a[0] {
         Value::Integer(_) | Value::Float(_) => true,
         Value::String(s) => s.lines().any(|l| re.is_match(l).unwrap_or(false)),

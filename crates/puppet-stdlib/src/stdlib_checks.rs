@@ -124,7 +124,8 @@ fn wrapper<'r>(b: FunctionBuilder<'r>, name: &'static str) -> FunctionBuilder<'r
 
 use puppet_ruby::ipaddr::IpAddr;
 
-fn re(cell: &'static OnceLock<Regex>, pattern: &str) -> &'static Regex {
+/// A constant pattern of a built-in function, compiled the first time it is used.
+pub(crate) fn re(cell: &'static OnceLock<Regex>, pattern: &str) -> &'static Regex {
     cell.get_or_init(|| Regex::new(pattern).expect("valid regex"))
 }
 

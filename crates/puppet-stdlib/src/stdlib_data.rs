@@ -11,7 +11,9 @@
 //! are what Puppet does: unseeded randomness and the clock, so a catalog using them is not
 //! deterministic.
 
-use crate::ruby::{class_name, fail, flatten, inspect, inspect_str, no_implicit_string, no_method};
+use crate::ruby::{
+    class_name, fail, flatten, inspect, inspect_str, no_implicit_string, no_method, no_method_hint,
+};
 use crate::ruby::{ruby_array, to_s, truthy};
 use crate::stdlib3::deprecation;
 use crate::Native;
@@ -1294,12 +1296,7 @@ fn clamp(_: &mut dyn CallContext, a: Vec<Value>) -> R {
             Value::Float(f) => f.trunc() as i64,
             Value::String(s) => str_to_i(s),
             Value::Undef => 0,
-            Value::Boolean(_) => {
-                return Err(fail(format!(
-                    "{}\nDid you mean?  to_s",
-                    no_method("to_i", v)
-                )))
-            }
+            Value::Boolean(_) => return Err(no_method_hint("to_i", v)),
             other => return Err(no_method("to_i", other)),
         });
     }
@@ -1386,10 +1383,7 @@ fn value_to_i(v: &Value) -> Result<i64, CallError> {
         Value::Float(f) => Ok(f.trunc() as i64),
         Value::String(s) => Ok(str_to_i(s)),
         Value::Undef => Ok(0),
-        Value::Boolean(_) => Err(fail(format!(
-            "{}\nDid you mean?  to_s",
-            no_method("to_i", v)
-        ))),
+        Value::Boolean(_) => Err(no_method_hint("to_i", v)),
         other => Err(no_method("to_i", other)),
     }
 }

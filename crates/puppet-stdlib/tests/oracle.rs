@@ -176,3 +176,35 @@ fn agrees_with_puppet() {
     assert!(total >= 1000, "only {total} cases");
     assert!(pct >= 98.0, "{pct:.2} % < 98 %");
 }
+
+/// The functions that take a Ruby regexp as a string agree with Puppet on every recorded
+/// case: Ruby's syntax and anchors (`^`, `$` at every line, `\Z`, `\h`) and error messages.
+#[test]
+fn regexp_functions_agree_on_every_case() {
+    let text = include_str!("../fixtures/oracle.json");
+    let fixtures: Json = serde_json::from_str(text).unwrap();
+    let reg = registry();
+    let mut checked = 0;
+    let mut failures = Vec::new();
+    for c in fixtures["cases"].as_array().into_iter().flatten() {
+        let function = c["function"].as_str().unwrap_or_default();
+        if !matches!(function, "grep" | "reject" | "validate_re") {
+            continue;
+        }
+        let args = c["args"].as_str().unwrap_or_default();
+        let expected: Result<String, String> = if c["ok"].as_bool() == Some(true) {
+            Ok(c["output"].as_str().unwrap_or_default().to_string())
+        } else {
+            Err(c["error"].as_str().unwrap_or_default().to_string())
+        };
+        let got = run(&reg, function, args).0;
+        if got != expected {
+            failures.push(format!(
+                "{function}({args}): expected {expected:?}, got {got:?}"
+            ));
+        }
+        checked += 1;
+    }
+    assert!(checked >= 20, "only {checked} regexp cases");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

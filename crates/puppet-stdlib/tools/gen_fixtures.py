@@ -96,6 +96,10 @@ EXTRA = [
     ("validate_hash", "{}, {'a' => 1}"), ("validate_array", "[], [1]"), ("validate_bool", "true, false"),
     ("validate_re", "'one', '^one$'"), ("validate_re", "'one', ['^two', '^one']"), ("validate_re", "'one', '^two', 'custom msg'"),
     ("validate_re", "'one', 'x', 'a', 'b'"),
+    # Ruby's anchors and escapes: ^ and $ at every line, \Z, \h.
+    ("validate_re", '"a\\nb", \'^b$\''), ("validate_re", "'ab', ['^c', 'b\\z']"),
+    ("grep", '["x\\ny", "z"], \'^y\''), ("reject", '["x\\ny", "z"], \'y\\Z\''),
+    ("grep", "['ab', 'c', 'g'], '\\h'"),
     ("validate_integer", "1, 10"), ("validate_integer", "11, 10"), ("validate_integer", "'5', 10, 1"),
     ("validate_integer", "0, 10, 1"), ("validate_integer", "[1, '2', 3], 10"), ("validate_integer", "[1, 'x']"),
     ("validate_integer", "1, '', 0"), ("validate_integer", "1, 1, 2"), ("validate_integer", "1.5"),

@@ -47,6 +47,22 @@ pub fn inspect_str(s: &str) -> String {
     out
 }
 
+/// Ruby's `String#casecmp`: the byte order of two strings with ASCII letters folded to
+/// lower case and every other character left as it is. Puppet's `<`, `>`, `compare` and
+/// (through [`Value::puppet_eq`](crate::Value::puppet_eq)) `==` order strings this way.
+///
+/// ```
+/// use std::cmp::Ordering;
+/// use puppet_types::ruby::casecmp;
+/// assert_eq!(casecmp("Apple", "apple"), Ordering::Equal);
+/// assert_eq!(casecmp("a", "B"), Ordering::Less);
+/// assert_eq!(casecmp("É", "é"), Ordering::Less);
+/// ```
+pub fn casecmp(a: &str, b: &str) -> std::cmp::Ordering {
+    let a = a.bytes().map(|c| c.to_ascii_lowercase());
+    a.cmp(b.bytes().map(|c| c.to_ascii_lowercase()))
+}
+
 /// Ruby's `Integer(string)` / `Integer(string, radix)`: optional sign and surrounding
 /// blanks, `0x`/`0b`/`0o`/`0d`/`0` prefixes (the one of the radix when given), single
 /// underscores between digits. `None` where Ruby raises `ArgumentError`.

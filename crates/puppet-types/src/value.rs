@@ -65,6 +65,55 @@ pub enum Value {
 }
 
 impl Value {
+    /// Puppet's `==` (and what `in`, `case`, selectors and `index` compare with): strings
+    /// equal when they differ only in the case of ASCII letters (Ruby's `casecmp`, so
+    /// `'ABC' == 'abc'` but not `'É' == 'é'`), numbers by value (`1 == 1.0`), a Timespan or
+    /// Timestamp against a number by seconds, arrays element by element, hashes by key with
+    /// equal values (in any order), types when each is assignable to the other; other values
+    /// when they are the same.
+    ///
+    /// ```
+    /// use puppet_types::Value;
+    /// assert!(Value::string("Web").puppet_eq(&Value::string("WEB")));
+    /// assert!(!Value::string("É").puppet_eq(&Value::string("é")));
+    /// assert!(Value::Integer(1).puppet_eq(&Value::Float(1.0)));
+    /// assert!(!Value::Integer(1).puppet_eq(&Value::string("1")));
+    /// ```
+    pub fn puppet_eq(&self, other: &Value) -> bool {
+        let secs = |v: &Value| match v {
+            Value::Integer(i) => *i as f64,
+            Value::Float(f) => *f,
+            _ => 0.0,
+        };
+        let stamp = |t: &Timestamp| t.0 as f64 / 1e9;
+        match (self, other) {
+            (Value::String(x), Value::String(y)) => x.eq_ignore_ascii_case(y),
+            (Value::Integer(x), Value::Float(y)) | (Value::Float(y), Value::Integer(x)) => {
+                (*x as f64) == *y
+            }
+            (Value::Timespan(t), Value::Integer(_) | Value::Float(_)) => {
+                t.as_secs_f64() == secs(other)
+            }
+            (Value::Integer(_) | Value::Float(_), Value::Timespan(t)) => {
+                t.as_secs_f64() == secs(self)
+            }
+            (Value::Timestamp(t), Value::Integer(_) | Value::Float(_)) => stamp(t) == secs(other),
+            (Value::Integer(_) | Value::Float(_), Value::Timestamp(t)) => stamp(t) == secs(self),
+            (Value::Array(x), Value::Array(y)) => {
+                x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| p.puppet_eq(q))
+            }
+            (Value::Hash(x), Value::Hash(y)) => {
+                x.len() == y.len()
+                    && x.iter()
+                        .all(|(k, v)| y.get(k).is_some_and(|w| v.puppet_eq(w)))
+            }
+            (Value::Type(x), Value::Type(y)) => {
+                x == y || (crate::assign::assignable(x, y) && crate::assign::assignable(y, x))
+            }
+            _ => self == other,
+        }
+    }
+
     /// A string value.
     pub fn string(s: impl AsRef<str>) -> Value {
         Value::String(SmolStr::new(s.as_ref()))

@@ -712,9 +712,9 @@ pub(super) fn parse_reference(s: &str) -> Option<ResourceKey> {
 /// collector, on every pass of `finish`'s loop.
 pub(super) fn query_matches(q: &CollectQuery, r: &Resource) -> bool {
     use CollectQuery as Q;
-    // `title` and each tag are strings; `ops::equals` of a string and anything but a
-    // string is false.
-    let str_eq = |s: &str, v: &Value| matches!(v, Value::String(y) if ops::strings_equal(s, y));
+    // `title` and each tag are strings: `ops::equals` (`Value::puppet_eq`) of a string and
+    // a string ignores the case of ASCII letters, of a string and anything else is false.
+    let str_eq = |s: &str, v: &Value| matches!(v, Value::String(y) if s.eq_ignore_ascii_case(y));
     let eq = |attr: &str, v: &Value| match attr {
         "title" => str_eq(&r.title, v),
         // The tags are an array attribute: it matches when any element does.
@@ -732,5 +732,96 @@ pub(super) fn query_matches(q: &CollectQuery, r: &Resource) -> bool {
         Q::Ne(a, v) => !eq(a, v),
         Q::And(a, b) => query_matches(a, r) && query_matches(b, r),
         Q::Or(a, b) => query_matches(a, r) || query_matches(b, r),
+    }
+}
+
+#[cfg(test)]
+mod query_tests {
+    use super::query_matches;
+    use crate::catalog::{CollectQuery as Q, Resource};
+    use crate::ops;
+    use puppet_types::Value;
+
+    /// The query as Puppet words it: the attribute's value (the title, the tags as an
+    /// array, a parameter) compared with `==`, an array when any element is equal.
+    fn reference(q: &Q, r: &Resource) -> bool {
+        let value_of = |attr: &str| -> Option<Value> {
+            match attr {
+                "title" => Some(Value::String(r.title.clone())),
+                "tag" => Some(Value::array(
+                    r.tags.iter().map(|t| Value::String(t.clone())).collect(),
+                )),
+                _ => r.params.get(attr).cloned(),
+            }
+        };
+        let eq = |attr: &str, v: &Value| match value_of(attr) {
+            Some(Value::Array(items)) => items.iter().any(|x| ops::equals(x, v)),
+            Some(x) => ops::equals(&x, v),
+            None => false,
+        };
+        match q {
+            Q::All => true,
+            Q::Eq(a, v) => eq(a, v),
+            Q::Ne(a, v) => !eq(a, v),
+            Q::And(a, b) => reference(a, r) && reference(b, r),
+            Q::Or(a, b) => reference(a, r) || reference(b, r),
+        }
+    }
+
+    #[test]
+    fn in_place_comparison_agrees_with_the_reference() {
+        let mut r = Resource::new("Package", "Keystone-Pkg");
+        r.tag("package");
+        r.tag("keystone::install");
+        r.tag("é");
+        r.params.insert("ensure".into(), Value::string("present"));
+        r.params.insert(
+            "tag".into(),
+            Value::array(vec![Value::string("x"), Value::Integer(1)]),
+        );
+        let untagged = Resource::new("Package", "p");
+        let values = [
+            Value::string("keystone-pkg"),
+            Value::string("KEYSTONE"),
+            Value::string("install"),
+            Value::string("É"),
+            Value::string("é"),
+            Value::string("Present"),
+            Value::string("x"),
+            Value::Integer(1),
+            Value::Float(1.0),
+            Value::Undef,
+            Value::array(vec![Value::string("package")]),
+        ];
+        let mut queries = vec![Q::All];
+        for attr in ["title", "tag", "ensure", "tag", "missing"] {
+            for v in &values {
+                queries.push(Q::Eq(attr.into(), v.clone()));
+                queries.push(Q::Ne(attr.into(), v.clone()));
+            }
+        }
+        let pairs: Vec<Q> = queries
+            .iter()
+            .zip(queries.iter().rev())
+            .flat_map(|(a, b)| {
+                [
+                    Q::And(Box::new(a.clone()), Box::new(b.clone())),
+                    Q::Or(Box::new(a.clone()), Box::new(b.clone())),
+                ]
+            })
+            .collect();
+        let mut matched = 0;
+        for q in queries.iter().chain(&pairs) {
+            for res in [&r, &untagged] {
+                assert_eq!(
+                    query_matches(q, res),
+                    reference(q, res),
+                    "{q:?} on {}",
+                    res.title
+                );
+                matched += usize::from(query_matches(q, res));
+            }
+        }
+        assert!(matched > 0);
     }
 }

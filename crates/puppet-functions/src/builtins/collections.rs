@@ -283,9 +283,7 @@ fn min_max(
 
 fn compare(a: &Value, b: &Value, ignore_case: bool) -> Value {
     let o = match (a, b) {
-        (Value::String(x), Value::String(y)) if ignore_case => {
-            x.to_lowercase().as_bytes().cmp(y.to_lowercase().as_bytes())
-        }
+        (Value::String(x), Value::String(y)) if ignore_case => puppet_types::ruby::casecmp(x, y),
         (Value::Timestamp(x), Value::Integer(_) | Value::Float(_)) => {
             let y = puppet_types::convert::float_from(b, false).unwrap_or(0.0);
             (x.0 as f64)

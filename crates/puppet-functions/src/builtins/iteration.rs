@@ -516,9 +516,9 @@ pub(super) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
         .dispatch(Signature::new().param("Iterable", "enumerable").param("Any", "match"), |_c, a| {
             let needle = a.get(1);
             if let Value::Hash(h) = a.get(0) {
-                return Ok(h.iter().find(|(_, v)| super::puppet_eq(v, &needle)).map_or(Value::Undef, |(k, _)| k.clone()));
+                return Ok(h.iter().find(|(_, v)| v.puppet_eq(&needle)).map_or(Value::Undef, |(k, _)| k.clone()));
             }
-            Ok(elements(&a.get(0))?.iter().position(|e| super::puppet_eq(e, &needle)).map_or(Value::Undef, |i| Value::Integer(i as i64)))
+            Ok(elements(&a.get(0))?.iter().position(|e| e.puppet_eq(&needle)).map_or(Value::Undef, |i| Value::Integer(i as i64)))
         })
         .register()?;
     reg.function("reduce")

@@ -93,27 +93,6 @@ pub(crate) fn truthy(v: &Value) -> bool {
     !matches!(v, Value::Undef | Value::Boolean(false))
 }
 
-/// Puppet's `==`: strings ignore case, numbers compare by value, containers element-wise.
-pub(crate) fn puppet_eq(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::String(x), Value::String(y)) => {
-            x.len() == y.len() && x.to_lowercase() == y.to_lowercase()
-        }
-        (Value::Integer(x), Value::Float(y)) | (Value::Float(y), Value::Integer(x)) => {
-            (*x as f64) == *y
-        }
-        (Value::Array(x), Value::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| puppet_eq(p, q))
-        }
-        (Value::Hash(x), Value::Hash(y)) => {
-            x.len() == y.len()
-                && x.iter()
-                    .all(|(k, v)| y.get(k).is_some_and(|w| puppet_eq(v, w)))
-        }
-        _ => a == b,
-    }
-}
-
 /// The label Puppet's `ModelLabelProvider` gives a value (`Integer`, `Undef Value`, ...).
 pub(crate) fn label(v: &Value) -> String {
     match v {
