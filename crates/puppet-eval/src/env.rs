@@ -148,11 +148,11 @@ struct ModuleSources {
 impl puppet_ruby::SourceHost for ModuleSources {
     fn find_lib(&self, name: &str) -> Option<(String, Arc<str>)> {
         let rel = format!("lib/{}.rb", name.trim_end_matches(".rb"));
-        self.modules.iter().find_map(|m| {
-            let path = m.join(&rel);
-            if !self.listings.is_file(&path) {
+        self.modules.iter().enumerate().find_map(|(i, m)| {
+            if !self.listings.is_file(i, &rel) {
                 return None;
             }
+            let path = m.join(&rel);
             let text = self.provider.read_to_string(&path).ok()?;
             Some((path.to_string_lossy().into_owned(), Arc::from(text)))
         })
@@ -968,11 +968,12 @@ impl Environment {
         let provider = &**self.shared.loader.provider();
         let rel = format!("lib/puppet/type/{name}.rb");
         let listings = self.listings();
-        let (module, path, text) = self.shared.loader.modules().find_map(|m| {
-            let path = m.path.join(&rel);
-            if !listings.is_file(&path) {
+        let modules = || self.shared.loader.modules().enumerate();
+        let (module, path, text) = modules().find_map(|(i, m)| {
+            if !listings.is_file(i, &rel) {
                 return None;
             }
+            let path = m.path.join(&rel);
             let text = provider.read_to_string(&path).ok()?;
             Some((
                 m.name.to_string(),
@@ -982,8 +983,8 @@ impl Environment {
         })?;
         let mut files = vec![(module, path, text)];
         let providers = format!("lib/puppet/provider/{name}");
-        for m in self.shared.loader.modules() {
-            if !listings.is_dir(&m.path.join(&providers)) {
+        for (i, m) in modules() {
+            if !listings.is_dir(i, &providers) {
                 continue;
             }
             for p in list_tree(provider, &m.path, &providers, 0) {
