@@ -87,3 +87,20 @@ fn puppet_values_as_real_puppet_shows_them() {
         "[1, nil, :default, \"x\"]|:default|nil|nil|nil|nil|/ab+c/|Integer[1, 2]|Sensitive [value redacted]|1.0|1.2.3|nil|nil|false|false|false|true|-1|AB|a-b|t|t|\"\"|nil"
     );
 }
+
+/// `scope`'s class is looked up again once a constant changed (the interpreter keeps the
+/// lookup between calls): a method added by reopening `Puppet::Parser::Scope` is seen, and
+/// after `remove_const` the class that `scope` gets is the fresh built-in one again.
+#[test]
+fn scope_class_follows_constant_changes() {
+    let mut vars = Scope(IndexMap::new());
+    let text = "<%= scope.respond_to?(:greet) %>|\
+<% class Puppet::Parser::Scope; def greet; 'hi'; end; end -%>\
+<%= scope.greet %>|<%= scope.respond_to?(:greet) %>|\
+<% Puppet::Parser.send(:remove_const, :Scope) -%>\
+<%= scope.respond_to?(:greet) %>";
+    assert_eq!(
+        render(text, "t.erb", &mut vars).unwrap(),
+        "false|hi|true|false"
+    );
+}

@@ -138,7 +138,7 @@ impl<'s> Interp<'s> {
                 let m = m.clone();
                 Some(self.meta(&m))
             }
-            RValue::Scope => self.module_by_path("Puppet::Parser::Scope"),
+            RValue::Scope => self.scope_class(),
             _ if self.reopened => Some(self.class_of(recv)),
             _ => None,
         }

@@ -198,6 +198,9 @@ pub struct Interp<'s> {
     pub ext: crate::puppet::Ext,
     /// The enclosing interpreter's count of object addresses (restored on drop).
     outer_addresses: u64,
+    /// `Puppet::Parser::Scope` as last looked up, with the constant epoch it is valid for
+    /// (see [`Interp::scope_class`]).
+    scope_class: Option<(u64, Rc<Module>)>,
 }
 
 impl std::fmt::Debug for Interp<'_> {
@@ -259,17 +262,14 @@ impl<'s> Interp<'s> {
             Some(Builtin::Object),
         ));
         object
-            .consts
-            .borrow_mut()
+            .consts_mut()
             .insert("BasicObject".into(), RValue::Module(basic.clone()));
         object
-            .consts
-            .borrow_mut()
+            .consts_mut()
             .insert("Object".into(), RValue::Module(object.clone()));
         let kernel = Rc::new(Module::new("Kernel", false, None, None));
         object
-            .consts
-            .borrow_mut()
+            .consts_mut()
             .insert("Kernel".into(), RValue::Module(kernel.clone()));
         object.includes.borrow_mut().push(kernel.clone());
         let main_class = if template {
@@ -334,6 +334,7 @@ impl<'s> Interp<'s> {
             handling: Vec::new(),
             ext: crate::puppet::Ext::default(),
             outer_addresses: crate::value::addresses_begin(),
+            scope_class: None,
         }
     }
 
@@ -345,6 +346,20 @@ impl<'s> Interp<'s> {
     /// The evaluation steps taken so far.
     pub fn steps(&self) -> u64 {
         self.steps
+    }
+
+    /// `Puppet::Parser::Scope`, the class of `scope` (where its user methods are looked
+    /// up on every call): looked up by path once, then again only after some constant
+    /// changed.
+    pub(crate) fn scope_class(&mut self) -> Option<Rc<Module>> {
+        if let Some((epoch, m)) = &self.scope_class {
+            if *epoch == crate::object::const_epoch() {
+                return Some(m.clone());
+            }
+        }
+        let m = self.module_by_parts(["Puppet", "Parser", "Scope"])?;
+        self.scope_class = Some((crate::object::const_epoch(), m.clone()));
+        Some(m)
     }
 
     /// The top-level `self` (`main`, or the template wrapper).
@@ -468,6 +483,9 @@ impl<'s> Interp<'s> {
     /// place (Ruby's objects are shared with the scope; ours are copies).
     pub fn write_back(&mut self) {
         for (name, original, obj) in std::mem::take(&mut self.handed_out) {
+            if value::converts_to(&obj, &original) {
+                continue;
+            }
             if let Ok(now) = value::to_puppet(&obj) {
                 if now != original {
                     self.scope.mutated_variable(&name, &original, now);

@@ -33,7 +33,7 @@ fn refuse_command<T>(what: &str, pos: Pos) -> Result<T, Ctrl> {
 /// Constants of built-in modules, set when the module is created.
 pub(crate) fn init_builtin_module(it: &mut Interp, path: &str, m: &Rc<Module>) {
     let set = |k: &str, v: RValue| {
-        m.consts.borrow_mut().insert(k.to_string(), v);
+        m.consts_mut().insert(k.to_string(), v);
     };
     match path {
         "Float" => {
@@ -421,7 +421,6 @@ pub(crate) fn common(
     block: Option<&Blk>,
     pos: Pos,
 ) -> Option<R> {
-    let args = args.to_vec();
     Some(match name {
         "nil?" => Ok(RValue::Bool(matches!(recv, RValue::Nil))),
         "class" if args.is_empty() => Ok(RValue::Module(it.class_of(recv))),
@@ -437,7 +436,7 @@ pub(crate) fn common(
             _ => unsupported("the singleton class of a built-in value", pos),
         },
         "is_a?" | "kind_of?" | "instance_of?" => (|| {
-            argc(&args, 1, 1, pos)?;
+            argc(args, 1, 1, pos)?;
             let RValue::Module(m) = &args[0] else {
                 return raise("TypeError", "class or module required", pos);
             };
@@ -449,7 +448,7 @@ pub(crate) fn common(
             }))
         })(),
         "==" | "equal?" | "eql?" => (|| {
-            argc(&args, 1, 1, pos)?;
+            argc(args, 1, 1, pos)?;
             Ok(RValue::Bool(match name {
                 "eql?" => value::eql(recv, &args[0]),
                 "equal?" => match (recv, &args[0]) {
@@ -465,8 +464,8 @@ pub(crate) fn common(
         "to_json" => crate::json::generate(recv, pos).map(RValue::string),
         "between?" | "clamp" if matches!(recv, RValue::Int(_) | RValue::Float(_)) => return None,
         "!=" => (|| {
-            argc(&args, 1, 1, pos)?;
-            let eq = it.call_method(recv.clone(), "==", args.clone(), None, pos)?;
+            argc(args, 1, 1, pos)?;
+            let eq = it.call_method(recv.clone(), "==", args.to_vec(), None, pos)?;
             Ok(RValue::Bool(!eq.truthy()))
         })(),
         "!" => Ok(RValue::Bool(!recv.truthy())),
@@ -479,7 +478,7 @@ pub(crate) fn common(
             _ => Ok(RValue::string(to_s(recv))),
         },
         "respond_to?" => (|| {
-            argc(&args, 1, 2, pos)?;
+            argc(args, 1, 2, pos)?;
             let n = name_arg(&args[0], pos)?;
             let private = args.get(1).is_some_and(|a| a.truthy());
             Ok(RValue::Bool(it.responds_to(recv, &n, private)))
@@ -572,7 +571,7 @@ pub(crate) fn common(
             None => unsupported(format!("`{name}' without a block (Enumerator)"), pos),
         },
         "===" => (|| {
-            argc(&args, 1, 1, pos)?;
+            argc(args, 1, 1, pos)?;
             Ok(RValue::Bool(it.case_eq(recv, &args[0], pos)?))
         })(),
         "=~" => Ok(RValue::Nil),
@@ -608,7 +607,7 @@ pub(crate) fn common(
             )
         })(),
         "method" | "public_method" => (|| {
-            argc(&args, 1, 1, pos)?;
+            argc(args, 1, 1, pos)?;
             let m = name_arg(&args[0], pos)?;
             if !it.responds_to(recv, &m, true) {
                 return raise(
@@ -626,7 +625,7 @@ pub(crate) fn common(
         })(),
         "methods" | "public_methods" => Ok(RValue::array(Vec::new())),
         "instance_variable_get" => (|| {
-            argc(&args, 1, 1, pos)?;
+            argc(args, 1, 1, pos)?;
             let n = name_arg(&args[0], pos)?;
             let Some(n) = n.strip_prefix('@') else {
                 return raise(
@@ -638,7 +637,7 @@ pub(crate) fn common(
             Ok(it.ivar_of(recv, n))
         })(),
         "instance_variable_set" => (|| {
-            argc(&args, 2, 2, pos)?;
+            argc(args, 2, 2, pos)?;
             let n = name_arg(&args[0], pos)?;
             let Some(n) = n.strip_prefix('@') else {
                 return raise(
@@ -651,7 +650,7 @@ pub(crate) fn common(
             Ok(args[1].clone())
         })(),
         "instance_variable_defined?" => (|| {
-            argc(&args, 1, 1, pos)?;
+            argc(args, 1, 1, pos)?;
             let n = name_arg(&args[0], pos)?;
             let n = n.trim_start_matches('@');
             Ok(RValue::Bool(match recv {
@@ -697,14 +696,14 @@ pub(crate) fn common(
                 other => it.class_of(other),
             };
             let a = if name == "instance_exec" {
-                args.clone()
+                args.to_vec()
             } else {
                 vec![recv.clone()]
             };
             it.call_block_as(b, a, Some((recv.clone(), target)), None, false, None, pos)
         })(),
         "extend" => (|| {
-            for a in &args {
+            for a in args {
                 let RValue::Module(m) = a else {
                     return raise("TypeError", "wrong argument type (expected Module)", pos);
                 };
@@ -736,7 +735,7 @@ pub(crate) fn common(
             Ok(recv.clone())
         })(),
         "define_singleton_method" => (|| {
-            argc(&args, 1, 2, pos)?;
+            argc(args, 1, 2, pos)?;
             let n = name_arg(&args[0], pos)?;
             let p = match (args.get(1), block) {
                 (Some(RValue::Proc(p)), _) => p.clone(),
@@ -1821,10 +1820,7 @@ fn module_generic(
         "remove_const" => (|| {
             argc(&args, 1, 1, pos)?;
             let n = name_arg(&args[0], pos)?;
-            Ok(m.consts
-                .borrow_mut()
-                .shift_remove(&n)
-                .unwrap_or(RValue::Nil))
+            Ok(m.consts_mut().shift_remove(&n).unwrap_or(RValue::Nil))
         })(),
         "module_function?" => Ok(RValue::Bool(m.module_function.get())),
         "autoload" => (|| {

@@ -216,51 +216,55 @@ fn is_mutator(recv: &RValue, name: &str) -> bool {
         RValue::Hash(_) => rm::HASH,
         _ => return false,
     };
-    if !rm::has(table, name) {
-        return false;
-    }
-    if name.ends_with('!') {
-        return true;
-    }
-    match recv {
-        RValue::Str(_) => matches!(
-            name,
-            "<<" | "concat" | "replace" | "[]=" | "insert" | "prepend" | "clear" | "force_encoding"
-        ),
-        RValue::Array(_) => matches!(
-            name,
-            "<<" | "push"
-                | "append"
-                | "pop"
-                | "shift"
-                | "unshift"
-                | "prepend"
-                | "insert"
-                | "concat"
-                | "delete"
-                | "delete_at"
-                | "delete_if"
-                | "keep_if"
-                | "clear"
-                | "replace"
-                | "fill"
-                | "[]="
-        ),
-        RValue::Hash(_) => matches!(
-            name,
-            "[]="
-                | "store"
-                | "delete"
-                | "delete_if"
-                | "keep_if"
-                | "clear"
-                | "replace"
-                | "update"
-                | "default="
-                | "shift"
-        ),
-        _ => false,
-    }
+    // A Ruby method of the class (binary search, so it comes last) that changes its
+    // receiver.
+    let changes = name.ends_with('!')
+        || match recv {
+            RValue::Str(_) => matches!(
+                name,
+                "<<" | "concat"
+                    | "replace"
+                    | "[]="
+                    | "insert"
+                    | "prepend"
+                    | "clear"
+                    | "force_encoding"
+            ),
+            RValue::Array(_) => matches!(
+                name,
+                "<<" | "push"
+                    | "append"
+                    | "pop"
+                    | "shift"
+                    | "unshift"
+                    | "prepend"
+                    | "insert"
+                    | "concat"
+                    | "delete"
+                    | "delete_at"
+                    | "delete_if"
+                    | "keep_if"
+                    | "clear"
+                    | "replace"
+                    | "fill"
+                    | "[]="
+            ),
+            RValue::Hash(_) => matches!(
+                name,
+                "[]="
+                    | "store"
+                    | "delete"
+                    | "delete_if"
+                    | "keep_if"
+                    | "clear"
+                    | "replace"
+                    | "update"
+                    | "default="
+                    | "shift"
+            ),
+            _ => false,
+        };
+    changes && rm::has(table, name)
 }
 
 /// Checks the number of arguments, with Ruby's message.

@@ -100,8 +100,17 @@ impl<'s> Interp<'s> {
 
     /// The module of a full constant path (`Puppet::Parser::Functions`), autoloading built-ins.
     pub fn module_by_path(&mut self, path: &str) -> Option<Rc<Module>> {
+        self.module_by_parts(path_parts(path.trim_start_matches("::")))
+    }
+
+    /// A module or class by the parts of its full name (`["Puppet", "Parser", "Scope"]`),
+    /// as [`Interp::module_by_path`] finds it.
+    pub(crate) fn module_by_parts<'p>(
+        &mut self,
+        parts: impl IntoIterator<Item = &'p str>,
+    ) -> Option<Rc<Module>> {
         let mut cur = self.object.clone();
-        for part in path.trim_start_matches("::").split("::") {
+        for part in parts {
             let v = match self.const_in(&cur, part, true) {
                 Ok(Some(v)) => v,
                 _ => return None,
@@ -157,7 +166,7 @@ impl<'s> Interp<'s> {
                 *x.name.borrow_mut() = self.full_name(m, name);
             }
         }
-        m.consts.borrow_mut().insert(name.to_string(), v);
+        m.consts_mut().insert(name.to_string(), v);
     }
 
     /// Creates a built-in constant on first use (core classes, exceptions, library modules,
@@ -168,14 +177,11 @@ impl<'s> Interp<'s> {
             return Ok(self.module_by_path("Integer").map(RValue::Module));
         }
         if let Some(v) = crate::kernel::value_constant(path) {
-            self.object
-                .consts
-                .borrow_mut()
-                .insert(path.to_string(), v.clone());
+            self.object.consts_mut().insert(path.to_string(), v.clone());
             return Ok(Some(v));
         }
         if let Some(k) = crate::classes::known(path) {
-            let (parent, name) = match path.rsplit_once("::") {
+            let (parent, name) = match rsplit_path(path) {
                 Some((p, n)) => match self.module_by_path(p) {
                     Some(pm) => (pm, n),
                     None => return Ok(None),
@@ -201,8 +207,7 @@ impl<'s> Interp<'s> {
                 }
             }
             parent
-                .consts
-                .borrow_mut()
+                .consts_mut()
                 .insert(name.to_string(), RValue::Module(m.clone()));
             crate::kernel::init_builtin_module(self, path, &m);
             return Ok(Some(RValue::Module(m)));
@@ -214,7 +219,7 @@ impl<'s> Interp<'s> {
                     self.run_program(&p)?;
                 }
             }
-            let (parent, name) = match path.rsplit_once("::") {
+            let (parent, name) = match rsplit_path(path) {
                 Some((p, n)) => match self.module_by_path(p) {
                     Some(pm) => (pm, n),
                     None => return Ok(None),
@@ -402,8 +407,7 @@ impl<'s> Interp<'s> {
                 let m = Rc::new(Module::new(&full, is_class, sup.clone(), builtin));
                 self.modules.push(m.clone());
                 container
-                    .consts
-                    .borrow_mut()
+                    .consts_mut()
                     .insert(name.clone(), RValue::Module(m.clone()));
                 if let Some(s) = &sup {
                     crate::kernel::inherited_hook(self, s, &m, pos)?;
@@ -555,6 +559,36 @@ impl<'s> Interp<'s> {
     }
 }
 
+/// The byte offset of the first `::` in `s`.
+fn find_sep(s: &str) -> Option<usize> {
+    s.as_bytes().windows(2).position(|w| w == b"::")
+}
+
+/// `path.split("::")` (constant paths are short: a byte scan is cheaper than setting up a
+/// substring search).
+pub(crate) fn path_parts(path: &str) -> impl Iterator<Item = &str> {
+    let mut rest = Some(path);
+    std::iter::from_fn(move || {
+        let s = rest?;
+        match find_sep(s) {
+            Some(i) => {
+                rest = Some(&s[i + 2..]);
+                Some(&s[..i])
+            }
+            None => {
+                rest = None;
+                Some(s)
+            }
+        }
+    })
+}
+
+/// `path.rsplit_once("::")`.
+pub(crate) fn rsplit_path(path: &str) -> Option<(&str, &str)> {
+    let i = path.as_bytes().windows(2).rposition(|w| w == b"::")?;
+    Some((&path[..i], &path[i + 2..]))
+}
+
 /// Resolves `.` and `..` in a path.
 pub(crate) fn normalize_path(p: &str) -> String {
     let abs = p.starts_with('/');
@@ -577,5 +611,24 @@ pub(crate) fn normalize_path(p: &str) -> String {
         format!("/{j}")
     } else {
         j
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{path_parts, rsplit_path};
+
+    #[test]
+    fn path_splitting_is_strs() {
+        for p in [
+            "", "A", "A::B", "::A", "A::", "A:::B", "A::::B", ":", "::", ":::", "a:b::c", "é::ü",
+        ] {
+            assert_eq!(
+                path_parts(p).collect::<Vec<_>>(),
+                p.split("::").collect::<Vec<_>>(),
+                "{p}"
+            );
+            assert_eq!(rsplit_path(p), p.rsplit_once("::"), "{p}");
+        }
     }
 }

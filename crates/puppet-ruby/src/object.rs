@@ -11,12 +11,16 @@
 
 use crate::ast;
 use crate::value::{Builtin, RValue};
-use indexmap::IndexMap;
+use rustc_hash::{FxBuildHasher, FxHashMap};
 use std::any::Any;
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::Arc;
+
+/// An insertion-ordered map with a fast (non-keyed) hash: the interpreter's tables of
+/// constants and variables and Ruby hashes. The order is insertion order whatever the
+/// hasher, so the hasher changes no result.
+pub type FxIndexMap<K, V> = indexmap::IndexMap<K, V, FxBuildHasher>;
 
 /// A native method: receives the interpreter, `self`, the arguments (keyword arguments as a
 /// trailing hash) and the block.
@@ -78,13 +82,13 @@ pub struct Module {
     /// Included modules, in inclusion order.
     pub includes: RefCell<Vec<Rc<Module>>>,
     /// Instance methods.
-    pub methods: RefCell<HashMap<String, Entry>>,
-    /// Constants, in definition order.
-    pub consts: RefCell<IndexMap<String, RValue>>,
+    pub methods: RefCell<FxHashMap<String, Entry>>,
+    /// Constants, in definition order (changed through [`Module::consts_mut`] only).
+    pub consts: RefCell<FxIndexMap<String, RValue>>,
     /// The module's own instance variables (`@doc` in a class body).
-    pub ivars: RefCell<IndexMap<String, RValue>>,
+    pub ivars: RefCell<FxIndexMap<String, RValue>>,
     /// Class variables (`@@x`).
-    pub cvars: RefCell<IndexMap<String, RValue>>,
+    pub cvars: RefCell<FxIndexMap<String, RValue>>,
     /// The singleton class (class methods), created on first use.
     pub meta: RefCell<Option<Rc<Module>>>,
     /// For a singleton class: the module it belongs to.
@@ -127,10 +131,10 @@ impl Module {
             is_class,
             superclass: RefCell::new(superclass),
             includes: RefCell::new(Vec::new()),
-            methods: RefCell::new(HashMap::new()),
-            consts: RefCell::new(IndexMap::new()),
-            ivars: RefCell::new(IndexMap::new()),
-            cvars: RefCell::new(IndexMap::new()),
+            methods: RefCell::new(FxHashMap::default()),
+            consts: RefCell::new(FxIndexMap::default()),
+            ivars: RefCell::new(FxIndexMap::default()),
+            cvars: RefCell::new(FxIndexMap::default()),
             meta: RefCell::new(None),
             attached: RefCell::new(None),
             builtin,
@@ -229,10 +233,17 @@ impl Module {
             .any(|m| m.builtin == Some(b) && m.name() == b.name())
     }
 
+    /// The constants, to change them: counts the change (see [`const_epoch`]). Every change
+    /// of a module's constants goes through here.
+    pub fn consts_mut(&self) -> std::cell::RefMut<'_, FxIndexMap<String, RValue>> {
+        CONST_EPOCH.with(|e| e.set(e.get().wrapping_add(1)));
+        self.consts.borrow_mut()
+    }
+
     /// Drops everything the module refers to (breaks reference cycles).
     pub fn clear(&self) {
         self.methods.borrow_mut().clear();
-        self.consts.borrow_mut().clear();
+        self.consts_mut().clear();
         self.ivars.borrow_mut().clear();
         self.cvars.borrow_mut().clear();
         self.includes.borrow_mut().clear();
@@ -240,6 +251,17 @@ impl Module {
         *self.superclass.borrow_mut() = None;
         *self.extra.borrow_mut() = None;
     }
+}
+
+thread_local! {
+    /// Counts the changes of constants on this thread (any module, any interpreter).
+    static CONST_EPOCH: Cell<u64> = const { Cell::new(0) };
+}
+
+/// A number that changes whenever a constant is set or removed anywhere on this thread: a
+/// constant lookup cached with it is still valid while it stays the same.
+pub(crate) fn const_epoch() -> u64 {
+    CONST_EPOCH.with(Cell::get)
 }
 
 fn push_unique(out: &mut Vec<Rc<Module>>, m: &Rc<Module>) {
@@ -286,7 +308,7 @@ pub struct Object {
     /// Its class.
     pub class: Rc<Module>,
     /// Instance variables, in assignment order.
-    pub ivars: RefCell<IndexMap<String, RValue>>,
+    pub ivars: RefCell<FxIndexMap<String, RValue>>,
     /// A singleton class (`extend`, `def obj.x`), created on first use.
     pub singleton: RefCell<Option<Rc<Module>>>,
     /// `freeze`.
@@ -302,7 +324,7 @@ impl Object {
     pub fn new(class: Rc<Module>) -> Object {
         Object {
             class,
-            ivars: RefCell::new(IndexMap::new()),
+            ivars: RefCell::new(FxIndexMap::default()),
             singleton: RefCell::new(None),
             frozen: Cell::new(false),
             data: RefCell::new(ObjData::None),

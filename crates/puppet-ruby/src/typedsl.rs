@@ -230,8 +230,7 @@ pub fn load_types_with(
         let facter = it.new_module("Facter", false, None);
         let object = it.object_class();
         object
-            .consts
-            .borrow_mut()
+            .consts_mut()
             .insert("Facter".to_string(), RValue::Module(facter));
     }
     it.run_program(&program)
@@ -461,8 +460,7 @@ fn newtype(it: &mut Interp, args: &[RValue], block: Option<&Blk>, pos: Pos) -> R
     let cname = capitalize(&name);
     let class = it.new_module(&format!("Puppet::Type::{cname}"), true, Some(parent));
     container
-        .consts
-        .borrow_mut()
+        .consts_mut()
         .insert(cname, RValue::Module(class.clone()));
     let rec = Rc::new(RefCell::new(TypeRecord {
         name: name.clone(),

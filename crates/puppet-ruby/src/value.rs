@@ -8,7 +8,6 @@
 //! values ([`from_puppet`], [`to_puppet`]) maps undef to nil and `default` to `:default`.
 
 use crate::object::{Blk, Module, ObjData, Object};
-use indexmap::IndexMap;
 use puppet_types::ruby::slash_escaped;
 use puppet_types::Value;
 use std::cell::{Cell, Ref, RefCell, RefMut};
@@ -159,7 +158,7 @@ impl RRegex {
 /// A Ruby hash: insertion ordered, keys by `eql?`.
 #[derive(Debug, Default, Clone)]
 pub struct RHash {
-    pub map: IndexMap<HKey, (RValue, RValue)>,
+    pub map: crate::object::FxIndexMap<HKey, (RValue, RValue)>,
     pub default: RValue,
     /// `Hash.new { |h, k| ... }`.
     pub default_proc: Option<Blk>,
@@ -167,25 +166,36 @@ pub struct RHash {
 
 impl RHash {
     pub fn get(&self, k: &RValue) -> Option<&RValue> {
-        self.map.get(&HKey::of(k)).map(|(_, v)| v)
+        // A string, symbol or integer key is looked up without copying it (counted as one
+        // element walked, as `HKey::of` counts it).
+        let found = match k {
+            RValue::Str(_) | RValue::Sym(_) | RValue::Int(_) if !walk_step() => {
+                self.map.get(&HKey::Nil)
+            }
+            RValue::Str(s) => self.map.get(&KeyRef::Str(s.borrow().as_str())),
+            RValue::Sym(s) => self.map.get(&KeyRef::Sym(s)),
+            RValue::Int(i) => self.map.get(&KeyRef::Int(*i)),
+            _ => self.map.get(&HKey::of(k)),
+        };
+        found.map(|(_, v)| v)
     }
     pub fn insert(&mut self, k: RValue, v: RValue) {
-        let key = HKey::of(&k);
         // Ruby dups and freezes string keys; keep the first key object on update.
-        if let Some(slot) = self.map.get_mut(&key) {
-            slot.1 = v;
-        } else {
-            let k = match &k {
-                RValue::Str(s) if !s.is_frozen() => {
-                    let k = RValue::str(s.borrow().as_str());
-                    if let RValue::Str(n) = &k {
-                        n.freeze();
+        match self.map.entry(HKey::of(&k)) {
+            indexmap::map::Entry::Occupied(mut slot) => slot.get_mut().1 = v,
+            indexmap::map::Entry::Vacant(slot) => {
+                let k = match &k {
+                    RValue::Str(s) if !s.is_frozen() => {
+                        let k = RValue::str(s.borrow().as_str());
+                        if let RValue::Str(n) = &k {
+                            n.freeze();
+                        }
+                        k
                     }
-                    k
-                }
-                _ => k,
-            };
-            self.map.insert(key, (k, v));
+                    _ => k,
+                };
+                slot.insert((k, v));
+            }
         }
     }
     pub fn pairs(&self) -> Vec<(RValue, RValue)> {
@@ -206,6 +216,44 @@ pub enum HKey {
     /// An object compared by identity.
     Ptr(usize),
     Other(String),
+}
+
+/// A borrowed image of a string, symbol or integer key: hashes and compares as the
+/// [`HKey`] of that key does (the derived `Hash` of `HKey` hashes the variant's index as an
+/// `isize`, then the field), so that a lookup needs no copy of the key.
+enum KeyRef<'a> {
+    Str(&'a str),
+    Sym(&'a str),
+    Int(i64),
+}
+
+impl std::hash::Hash for KeyRef<'_> {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        match self {
+            KeyRef::Int(i) => {
+                2isize.hash(state);
+                i.hash(state);
+            }
+            KeyRef::Str(s) => {
+                4isize.hash(state);
+                s.hash(state);
+            }
+            KeyRef::Sym(s) => {
+                5isize.hash(state);
+                s.hash(state);
+            }
+        }
+    }
+}
+
+impl indexmap::Equivalent<HKey> for KeyRef<'_> {
+    fn equivalent(&self, key: &HKey) -> bool {
+        match (self, key) {
+            (KeyRef::Str(a), HKey::Str(b)) | (KeyRef::Sym(a), HKey::Sym(b)) => *a == b.as_str(),
+            (KeyRef::Int(a), HKey::Int(b)) => a == b,
+            _ => false,
+        }
+    }
 }
 
 impl HKey {
@@ -978,6 +1026,51 @@ fn to_puppet_depth(v: &RValue, depth: usize) -> Result<Value, String> {
     })
 }
 
+/// True when [`to_puppet`] would give `orig` for `v`, found without building the value
+/// (`false` also when unsure: the caller converts then). Counts the elements walked as
+/// `to_puppet` does.
+pub fn converts_to(v: &RValue, orig: &Value) -> bool {
+    let mut walked = 0;
+    let same = converts_to_depth(v, orig, 0, &mut walked);
+    if same {
+        WALKED.with(|w| w.set(w.get().saturating_add(walked)));
+    }
+    same
+}
+
+fn converts_to_depth(v: &RValue, orig: &Value, depth: usize, walked: &mut u64) -> bool {
+    if depth > MAX_DEPTH {
+        return false;
+    }
+    *walked += 1;
+    match (v, orig) {
+        (RValue::Nil, Value::Undef) => true,
+        (RValue::Bool(a), Value::Boolean(b)) => a == b,
+        (RValue::Int(a), Value::Integer(b)) => a == b,
+        (RValue::Float(a), Value::Float(_)) => Value::Float(*a) == *orig,
+        (RValue::Str(a), Value::String(b)) => a.try_borrow().is_ok_and(|a| a.as_str() == b),
+        (RValue::Sym(a), _) => match &**a {
+            "undef" => matches!(orig, Value::Undef),
+            "default" => matches!(orig, Value::Default),
+            a => matches!(orig, Value::String(b) if a == b),
+        },
+        (RValue::Array(a), Value::Array(b)) => a.try_borrow().is_ok_and(|a| {
+            a.len() == b.len()
+                && a.iter()
+                    .zip(b.iter())
+                    .all(|(x, y)| converts_to_depth(x, y, depth + 1, walked))
+        }),
+        (RValue::Hash(h), Value::Hash(m)) => h.try_borrow().is_ok_and(|h| {
+            h.map.len() == m.len()
+                && h.map.values().zip(m.iter()).all(|((k, x), (k2, y))| {
+                    converts_to_depth(k, k2, depth + 1, walked)
+                        && converts_to_depth(x, y, depth + 1, walked)
+                })
+        }),
+        _ => false,
+    }
+}
+
 /// Compiles a Ruby regexp (source between the slashes, options `imx`) with puppet-types'
 /// translation and cache (the one of the workspace).
 pub fn compile_regex(source: &str, flags: &str) -> Result<RRegex, String> {
@@ -1007,6 +1100,111 @@ mod tests {
         assert_eq!(float_to_s(100.0), "100.0");
         assert_eq!(float_to_s(-1.5), "-1.5");
         assert_eq!(float_to_s(123_456_789.123_456_79), "123456789.12345679");
+    }
+
+    #[test]
+    fn borrowed_keys_hash_and_compare_as_their_hkey() {
+        use std::hash::BuildHasher;
+        let pairs = [
+            (KeyRef::Str("port"), HKey::Str("port".into())),
+            (KeyRef::Sym("port"), HKey::Sym("port".into())),
+            (KeyRef::Int(-7), HKey::Int(-7)),
+            (KeyRef::Str(""), HKey::Str(String::new())),
+        ];
+        let fx = rustc_hash::FxBuildHasher;
+        let sip =
+            std::hash::BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default();
+        for (r, k) in &pairs {
+            assert_eq!(fx.hash_one(r), fx.hash_one(k));
+            assert_eq!(sip.hash_one(r), sip.hash_one(k));
+            assert!(indexmap::Equivalent::equivalent(r, k));
+        }
+        assert!(!indexmap::Equivalent::equivalent(
+            &KeyRef::Str("a"),
+            &HKey::Sym("a".into())
+        ));
+        assert!(!indexmap::Equivalent::equivalent(
+            &KeyRef::Int(1),
+            &HKey::Float(1)
+        ));
+        // Lookups by every kind of key find what inserts put there.
+        let mut h = RHash::default();
+        h.insert(RValue::str("a"), RValue::Int(1));
+        h.insert(RValue::sym("a"), RValue::Int(2));
+        h.insert(RValue::Int(3), RValue::Int(3));
+        h.insert(RValue::array(vec![RValue::Int(1)]), RValue::Int(4));
+        assert!(matches!(h.get(&RValue::str("a")), Some(RValue::Int(1))));
+        assert!(matches!(h.get(&RValue::sym("a")), Some(RValue::Int(2))));
+        assert!(matches!(h.get(&RValue::Int(3)), Some(RValue::Int(3))));
+        assert!(matches!(
+            h.get(&RValue::array(vec![RValue::Int(1)])),
+            Some(RValue::Int(4))
+        ));
+        assert!(h.get(&RValue::Float(3.0)).is_none());
+        assert!(h.get(&RValue::str("b")).is_none());
+    }
+
+    #[test]
+    fn converts_to_agrees_with_to_puppet() {
+        use puppet_types::Regexp;
+        let puppet = [
+            Value::Undef,
+            Value::Default,
+            Value::Boolean(true),
+            Value::Integer(3),
+            Value::Float(0.5),
+            Value::Float(f64::NAN),
+            Value::string("x"),
+            Value::string("undef"),
+            Value::Regexp(Regexp::new("a+").unwrap()),
+            Value::array(vec![Value::Undef, Value::string("a"), Value::Default]),
+            Value::hash(vec![
+                (Value::string("k"), Value::array(vec![Value::Integer(1)])),
+                (
+                    Value::Integer(2),
+                    Value::hash(vec![(Value::string("z"), Value::Undef)]),
+                ),
+            ]),
+        ];
+        let ruby: Vec<RValue> = puppet
+            .iter()
+            .map(from_puppet)
+            .chain([
+                RValue::sym("x"),
+                RValue::sym("undef"),
+                RValue::Int(4),
+                RValue::array(vec![RValue::Nil]),
+                RValue::array(vec![
+                    RValue::Nil,
+                    RValue::str("a"),
+                    RValue::sym("default"),
+                    RValue::Int(1),
+                ]),
+            ])
+            .collect();
+        for r in &ruby {
+            for p in &puppet {
+                if converts_to(r, p) {
+                    assert_eq!(to_puppet(r).as_ref(), Ok(p), "{r:?} {p:?}");
+                }
+            }
+            // A value converted from Puppet and left alone is recognised as unchanged.
+        }
+        for p in &puppet {
+            let r = from_puppet(p);
+            let back = to_puppet(&r).unwrap();
+            assert_eq!(
+                converts_to(&r, &back),
+                !matches!(p, Value::Regexp(_)),
+                "{p:?}"
+            );
+        }
+        // A changed array or hash is not.
+        let r = from_puppet(&puppet[10]);
+        if let RValue::Hash(h) = &r {
+            h.borrow_mut().insert(RValue::str("new"), RValue::Int(1));
+        }
+        assert!(!converts_to(&r, &puppet[10]));
     }
 
     #[test]
