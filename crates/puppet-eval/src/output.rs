@@ -74,6 +74,7 @@ impl Compiler {
                 _ => None,
             };
             let mut sensitive = Vec::new();
+            out.parameters.reserve(r.params.len());
             for (name, v) in &r.params {
                 if v.is_undef() {
                     continue;

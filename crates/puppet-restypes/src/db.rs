@@ -81,6 +81,10 @@ impl CoreType {
     }
 }
 
+/// The key attribute values a title gives ([`TypeDatabase::parse_title`]), in capture
+/// order: a small map, made for every resource of a compile.
+pub type TitleValues = IndexMap<SmolStr, String, rustc_hash::FxBuildHasher>;
+
 /// The value of one key attribute of a resource, as Puppet computes it for
 /// the uniqueness key.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -188,9 +192,16 @@ impl TypeDatabase {
         if !name.bytes().any(|b| b.is_ascii_uppercase()) {
             return self.types.get(name);
         }
-        // Type names are short: the lower-case copy stays inline, no allocation.
-        let lower: SmolStr = name.chars().map(|c| c.to_ascii_lowercase()).collect();
-        self.types.get(&lower)
+        // Type names are short: the lower-case copy is made on the stack.
+        let mut stack = [0u8; 64];
+        match stack.get_mut(..name.len()) {
+            Some(buf) => {
+                buf.copy_from_slice(name.as_bytes());
+                buf.make_ascii_lowercase();
+                self.types.get(std::str::from_utf8(buf).ok()?)
+            }
+            None => self.types.get(name.to_ascii_lowercase().as_str()),
+        }
     }
 
     /// Loads module types. Each item is (module name, file path, source
@@ -318,11 +329,7 @@ impl TypeDatabase {
     /// let h = db.parse_title("file", "/tmp/x//").unwrap();
     /// assert_eq!(h["path"], "/tmp/x");
     /// ```
-    pub fn parse_title(
-        &self,
-        type_name: &str,
-        title: &str,
-    ) -> Result<IndexMap<SmolStr, String>, String> {
+    pub fn parse_title(&self, type_name: &str, title: &str) -> Result<TitleValues, String> {
         let t = self
             .get(type_name)
             .ok_or_else(|| unknown_resource_type_message(type_name))?;
@@ -375,7 +382,7 @@ impl ResourceTypeInfo {
     }
 
     /// [`TypeDatabase::parse_title`] for this type.
-    pub fn parse_title(&self, title: &str) -> Result<IndexMap<SmolStr, String>, String> {
+    pub fn parse_title(&self, title: &str) -> Result<TitleValues, String> {
         parse_title(self, title)
     }
 
@@ -394,7 +401,7 @@ impl ResourceTypeInfo {
     pub fn namevar_values_parsed<V, F>(
         &self,
         title: &str,
-        from_title: &IndexMap<SmolStr, String>,
+        from_title: &TitleValues,
         param: F,
     ) -> Vec<(SmolStr, NamevarValue<V>)>
     where
@@ -434,8 +441,8 @@ impl ResourceTypeInfo {
     }
 }
 
-fn parse_title(t: &ResourceTypeInfo, title: &str) -> Result<IndexMap<SmolStr, String>, String> {
-    let mut h = IndexMap::new();
+fn parse_title(t: &ResourceTypeInfo, title: &str) -> Result<TitleValues, String> {
+    let mut h = TitleValues::default();
     if t.title_patterns.is_empty() {
         return Ok(h);
     }

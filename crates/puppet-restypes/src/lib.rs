@@ -35,7 +35,7 @@ mod ruby;
 
 pub use db::{
     alias_conflict_message, no_parameter_message, resource_type_not_found_message,
-    ruby_inspect_str, unknown_resource_type_message, NamevarValue, TypeDatabase,
+    ruby_inspect_str, unknown_resource_type_message, NamevarValue, TitleValues, TypeDatabase,
 };
 pub use generated::parse_generated_type;
 pub use model::{

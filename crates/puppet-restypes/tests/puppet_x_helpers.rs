@@ -6,7 +6,6 @@
 
 use std::path::{Path, PathBuf};
 
-use indexmap::IndexMap;
 use puppet_restypes::{NamevarValue, Severity, TypeDatabase};
 
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -160,7 +159,7 @@ const PUPPET_ANSWERS: &[Answer] = &[
 fn title_parameters_are_puppets() {
     let db = keystone_db();
     for (ty, title, expected) in PUPPET_ANSWERS {
-        let got: IndexMap<_, _> = db.parse_title(ty, title).unwrap();
+        let got = db.parse_title(ty, title).unwrap();
         let mut got: Vec<(String, String)> = got
             .into_iter()
             .filter(|(k, v)| !(k == "name" && v == title))

@@ -310,7 +310,15 @@ impl Compiler {
     }
 
     pub(super) fn evaluate_define_instance(&mut self, key: &ResourceKey) -> R<()> {
-        let Some(res) = self.catalog.get(key).cloned() else {
+        // What the body needs of the instance (the resource itself stays in the catalog,
+        // with its parameters as given until they are bound).
+        let Some(res) = self.catalog.get(key).map(|r| DefineInstance {
+            type_name: r.type_name.clone(),
+            title: r.title.clone(),
+            scope: r.scope,
+            span: r.span.clone(),
+            given: r.params.clone(),
+        }) else {
             return Ok(());
         };
         let Some(def) = self.env.define(res.type_name.to_ascii_lowercase().as_str()) else {
@@ -318,13 +326,14 @@ impl Compiler {
         };
         // Puppet evaluates instances after the code has run and reports what failed in one
         // as an error of the resource statement that declared it, at that statement's line.
-        let at = res.span.as_ref().map(location).unwrap_or_default();
+        let statement = res.span.clone();
         self.evaluate_define(&def, key, res).map_err(|f| match f {
             Flow::Error(e) => {
                 // Errors of the parameters are already in their final form.
                 if e.kind == ErrorKind::Complete {
                     return Flow::Error(e);
                 }
+                let at = statement.as_ref().map(location).unwrap_or_default();
                 Flow::Error(EvalError {
                     code: crate::error::codes::EVAL_ERROR,
                     kind: ErrorKind::Complete,
@@ -339,16 +348,16 @@ impl Compiler {
         })
     }
 
-    pub(super) fn evaluate_define(
+    fn evaluate_define(
         &mut self,
         def: &DefineDef,
         key: &ResourceKey,
-        mut res: Resource,
+        res: DefineInstance,
     ) -> R<()> {
         self.build.evaluated_defines.insert(key.clone());
         let label = key.to_string();
         let declared_in = res.scope.unwrap_or(self.top);
-        let given = std::mem::take(&mut res.params);
+        let given = res.given;
         let id = self.open_body_scope(BodyScope {
             kind: ScopeKind::Define(res.type_name.clone(), res.title.clone()),
             key,
@@ -414,6 +423,16 @@ impl Compiler {
         out.extend(self.build.node_classes.iter().cloned());
         out
     }
+}
+
+/// What evaluating a defined-type instance takes from its resource: a copy of its type,
+/// title, declaring scope, location and the parameters it was given.
+struct DefineInstance {
+    type_name: SmolStr,
+    title: SmolStr,
+    scope: Option<ScopeId>,
+    span: Option<Span>,
+    given: crate::Map<SmolStr, Value>,
 }
 
 /// The scope a class or defined-type instance's body runs in: under `parent` (node or top

@@ -631,8 +631,9 @@ impl Compiler {
         }
         let db = self.types();
         let info = db.get(&tname)?;
+        // A title no pattern matches finds nothing.
+        let parsed = info.parse_title(&key.title).ok()?;
         if info.namevars.len() == 1 {
-            let parsed = db.parse_title(&tname, &key.title).ok()?;
             if let Some(k) = parsed
                 .get(info.namevars[0].as_str())
                 .and_then(|v| self.catalog.resolve(&ResourceKey::new(&key.type_name, v)))
@@ -647,9 +648,7 @@ impl Compiler {
             return None;
         }
         use puppet_restypes::NamevarValue as N;
-        let values = db
-            .namevar_values(&tname, &key.title, |_| None::<String>)
-            .ok()?;
+        let values = info.namevar_values_parsed(&key.title, &parsed, |_| None::<String>);
         let ukey: Vec<Option<String>> = values
             .into_iter()
             .map(|(_, v)| match v {

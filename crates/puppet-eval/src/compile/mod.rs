@@ -79,6 +79,8 @@ impl Compiler {
     /// scope's resource's tags into each resource it declares).
     fn inherit_tags(&self, res: &mut Resource, container: &ResourceKey) {
         if let Some(c) = self.catalog.get(container) {
+            // Room for the container's tags and a few of the resource's own.
+            res.tags.reserve(c.tags.len() + 4);
             for t in &c.tags {
                 res.tags.insert(t.clone());
             }
