@@ -35,6 +35,22 @@ impl ResourceKey {
         };
         ResourceKey { type_name, title }
     }
+
+    /// [`ResourceKey::new`] of names held as `SmolStr`s: those already in the key's form
+    /// (the type and title of a catalog resource, of a reference value) are shared, not
+    /// copied.
+    pub fn of(type_name: &SmolStr, title: &SmolStr) -> ResourceKey {
+        let type_name = crate::names::capitalize_lowered_smol(type_name);
+        let title = if type_name == "Class" {
+            if title.starts_with("::") || title.eq_ignore_ascii_case("main") {
+                return ResourceKey::new(&type_name, title);
+            }
+            crate::names::capitalize_lowered_smol(title)
+        } else {
+            title.clone()
+        };
+        ResourceKey { type_name, title }
+    }
 }
 
 impl std::fmt::Display for ResourceKey {
@@ -118,13 +134,19 @@ impl Resource {
     }
 
     pub fn key(&self) -> ResourceKey {
-        ResourceKey::new(&self.type_name, &self.title)
+        ResourceKey::of(&self.type_name, &self.title)
     }
 
     /// Adds a tag as Puppet's `tag` does: lower-cased; a name with `::` also adds its parts.
     pub fn tag(&mut self, tag: &str) {
-        let t = tag.to_ascii_lowercase();
-        if t.contains("::") {
+        let lowered;
+        let t = if tag.bytes().any(|b| b.is_ascii_uppercase()) {
+            lowered = tag.to_ascii_lowercase();
+            lowered.as_str()
+        } else {
+            tag
+        };
+        if crate::names::is_qualified(t) {
             for part in t.split("::").filter(|p| !p.is_empty()) {
                 self.tags.insert(SmolStr::new(part));
             }
@@ -247,7 +269,12 @@ impl Catalog {
     /// Adds a resource and its containment edge; a defined-type instance is queued for
     /// evaluation.
     pub fn add(&mut self, r: Resource) {
-        let key = r.key();
+        self.add_keyed(r.key(), r);
+    }
+
+    /// [`Catalog::add`] of a resource whose key (`r.key()`) the caller has made already.
+    pub(crate) fn add_keyed(&mut self, key: ResourceKey, r: Resource) {
+        debug_assert_eq!(key, r.key());
         if r.kind == ResourceKind::Define && !r.virtual_ {
             self.pending.push_back(key.clone());
         }

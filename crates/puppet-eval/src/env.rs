@@ -959,7 +959,10 @@ impl Environment {
     /// `require`s come from the modules' `lib/`), with `provider` when some module has
     /// providers for it.
     fn load_module_type(&self, name: &str) -> Option<puppet_restypes::ResourceTypeInfo> {
-        if name.is_empty() || name.contains(['/', '.']) {
+        // A qualified name (`apache::vhost`) is never a Ruby type: Puppet skips the search
+        // for built-in types when the name has a `:` (they are all top-level), so no
+        // module's `lib/puppet/type` is probed for a defined type's name.
+        if name.is_empty() || name.contains(['/', '.', ':']) {
             return None;
         }
         let provider = &**self.shared.loader.provider();

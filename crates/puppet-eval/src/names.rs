@@ -58,36 +58,73 @@ pub(crate) fn capitalize_lowered(name: &str) -> SmolStr {
     }
 }
 
-/// Upper-cases the first byte of each `::`-separated segment of an ASCII name (and, with
-/// `lower`, lower-cases the other bytes): the segments exactly as `split("::")` finds them.
-/// Only the case of ASCII letters changes, so the result has the name's length.
-fn capitalize_ascii(name: &str, lower: bool) -> SmolStr {
-    fn recase(bytes: &mut [u8], lower: bool) {
-        let mut i = 0;
-        let mut seg_start = true;
-        while i < bytes.len() {
-            if bytes[i] == b':' && bytes.get(i + 1) == Some(&b':') {
-                i += 2;
-                seg_start = true;
-                continue;
-            }
-            if seg_start {
-                bytes[i].make_ascii_uppercase();
-            } else if lower {
-                bytes[i].make_ascii_lowercase();
-            }
-            seg_start = false;
-            i += 1;
+/// [`capitalize_lowered`] of a name held as a `SmolStr`: the name itself (shared, not
+/// copied) when it is already in that form, as the names of the catalog's resources are.
+#[inline]
+pub(crate) fn capitalize_lowered_smol(name: &SmolStr) -> SmolStr {
+    if name.is_ascii() && !case_changes(name.as_bytes(), true, |_, _| false) {
+        name.clone()
+    } else {
+        capitalize_lowered(name)
+    }
+}
+
+/// The case changes that capitalising an ASCII name makes: the first byte of each
+/// `::`-separated segment (the segments exactly as `split("::")` finds them) upper-cased
+/// and, with `lower`, the other bytes lower-cased. Calls `change(index, new byte)` for each
+/// byte that changes, until it returns false; whether any byte changes.
+fn case_changes(name: &[u8], lower: bool, mut change: impl FnMut(usize, u8) -> bool) -> bool {
+    let mut changed = false;
+    let mut i = 0;
+    let mut seg_start = true;
+    while i < name.len() {
+        let b = name[i];
+        if b == b':' && name.get(i + 1) == Some(&b':') {
+            i += 2;
+            seg_start = true;
+            continue;
         }
+        let want = if seg_start {
+            b.to_ascii_uppercase()
+        } else if lower {
+            b.to_ascii_lowercase()
+        } else {
+            b
+        };
+        if want != b {
+            changed = true;
+            if !change(i, want) {
+                return true;
+            }
+        }
+        seg_start = false;
+        i += 1;
+    }
+    changed
+}
+
+/// Capitalises an ASCII name (see [`case_changes`]). Only the case of ASCII letters
+/// changes, so the result has the name's length; a name already in that form is taken as
+/// it is.
+fn capitalize_ascii(name: &str, lower: bool) -> SmolStr {
+    let bytes = name.as_bytes();
+    if !case_changes(bytes, lower, |_, _| false) {
+        return SmolStr::new(name);
     }
     let mut stack = [0u8; 64];
     if let Some(buf) = stack.get_mut(..name.len()) {
-        buf.copy_from_slice(name.as_bytes());
-        recase(buf, lower);
+        buf.copy_from_slice(bytes);
+        case_changes(bytes, lower, |i, b| {
+            buf[i] = b;
+            true
+        });
         SmolStr::new(std::str::from_utf8(buf).unwrap_or(name))
     } else {
-        let mut buf = name.as_bytes().to_vec();
-        recase(&mut buf, lower);
+        let mut buf = bytes.to_vec();
+        case_changes(bytes, lower, |i, b| {
+            buf[i] = b;
+            true
+        });
         SmolStr::new(String::from_utf8(buf).unwrap_or_else(|_| name.to_string()))
     }
 }
@@ -115,7 +152,8 @@ pub(crate) fn a_an(s: &str) -> String {
 
 #[cfg(test)]
 mod capitalize_tests {
-    use super::{capitalize, capitalize_lowered};
+    use super::{capitalize, capitalize_lowered, capitalize_lowered_smol};
+    use smol_str::SmolStr;
 
     /// The rule spelled out: split at `::`, upper-case each segment's first character.
     fn reference(name: &str) -> String {
@@ -149,6 +187,12 @@ mod capitalize_tests {
             "élan::x",
             "x::élan",
             "package_1::x-y",
+            "Foo::Bar",
+            "Foo::bar",
+            "Foo:::Bar",
+            "Foo:::bar",
+            "A::B::",
+            "Main",
             &long,
         ] {
             assert_eq!(capitalize(name), reference(name), "{name:?}");
@@ -157,6 +201,10 @@ mod capitalize_tests {
                 reference(&name.to_ascii_lowercase()),
                 "{name:?}"
             );
+            let lowered = reference(&name.to_ascii_lowercase());
+            for smol in [SmolStr::new(name), SmolStr::new(&lowered)] {
+                assert_eq!(capitalize_lowered_smol(&smol), lowered, "{smol:?}");
+            }
         }
     }
 }

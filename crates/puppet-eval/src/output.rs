@@ -65,7 +65,7 @@ impl Compiler {
             let namevar = match r.kind {
                 ResourceKind::Builtin => {
                     self.types()
-                        .get(&key.type_name.to_ascii_lowercase())
+                        .get(&key.type_name)
                         .map(|i| match i.namevars.as_slice() {
                             [only] => only.clone(),
                             _ => "name".into(),
@@ -142,8 +142,9 @@ pub fn to_data(v: &Value) -> Json {
             }
         }
         Value::Type(Type::Resource(r)) if r.type_name.is_some() && r.title.is_some() => {
-            let (t, title) = (r.type_name.as_deref(), r.title.as_deref());
-            Json::String(ResourceKey::new(t.unwrap_or(""), title.unwrap_or("")).to_string())
+            let t = r.type_name.clone().unwrap_or_default();
+            let title = r.title.clone().unwrap_or_default();
+            Json::String(ResourceKey::of(&t, &title).reference())
         }
         Value::Type(Type::Class(Some(name))) => {
             Json::String(format!("Class[{}]", crate::names::capitalize(name)))

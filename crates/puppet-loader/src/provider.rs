@@ -75,9 +75,10 @@ pub fn absolute_path(path: &Path) -> PathBuf {
 
 /// Refuses paths with `..` (or `.`) components.
 fn check_components(path: &Path) -> Result<(), ProviderError> {
-    if path
-        .components()
-        .any(|c| matches!(c, Component::ParentDir | Component::CurDir))
+    if may_have_dot_component(path)
+        && path
+            .components()
+            .any(|c| matches!(c, Component::ParentDir | Component::CurDir))
     {
         return Err(ProviderError::Escape {
             path: path.to_path_buf(),
@@ -85,6 +86,30 @@ fn check_components(path: &Path) -> Result<(), ProviderError> {
         });
     }
     Ok(())
+}
+
+/// False when `path` certainly has no `..` or `.` component: such a component starts the
+/// path or follows a `/`, and `Path::components` reports `.` only at the start. Checked on
+/// the bytes, so the common path (a module file) skips the component walk.
+fn may_have_dot_component(path: &Path) -> bool {
+    let b = path.as_os_str().as_encoded_bytes();
+    b.first() == Some(&b'.') || b.windows(2).any(|w| w == b"/.")
+}
+
+/// Whether `path` lies below `root` (`Path::starts_with`, component-wise): a byte prefix
+/// that ends at a separator answers without walking the components.
+fn lies_below(path: &Path, root: &Path) -> bool {
+    let (p, r) = (
+        path.as_os_str().as_encoded_bytes(),
+        root.as_os_str().as_encoded_bytes(),
+    );
+    if !r.is_empty()
+        && p.starts_with(r)
+        && (p.len() == r.len() || p[r.len()] == b'/' || r.ends_with(b"/"))
+    {
+        return true;
+    }
+    path.starts_with(root)
 }
 
 /// An in-memory tree of files. Directories exist implicitly when a file lies below them.
@@ -218,7 +243,7 @@ impl FsProvider {
 
     fn check(&self, path: &Path) -> Result<(), ProviderError> {
         check_components(path)?;
-        if self.roots.iter().any(|r| path.starts_with(r)) {
+        if self.roots.iter().any(|r| lies_below(path, r)) {
             Ok(())
         } else {
             Err(ProviderError::Escape {
@@ -326,5 +351,52 @@ impl SourceProvider for FsProvider {
         } else {
             EntryKind::File
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PATHS: &[&str] = &[
+        "/m/apache/manifests/init.pp",
+        "/m/apache/../x.pp",
+        "/m/./apache/init.pp",
+        "./m/init.pp",
+        ".",
+        "..",
+        "../m",
+        "m/..",
+        "/m/.hidden/x.pp",
+        "/m/a..b/x.pp",
+        "/m//apache/x.pp",
+        "/m/",
+        "/m",
+        "/mx/a.pp",
+        "/",
+        "",
+        "m/init.pp",
+        "/m/apache/.",
+    ];
+    const ROOTS: &[&str] = &["/m", "/m/", "/", "", "m", "/m/apache", "/m/./apache", "./m"];
+
+    #[test]
+    fn the_byte_checks_agree_with_the_component_walk() {
+        for p in PATHS {
+            let path = Path::new(p);
+            let walk = path
+                .components()
+                .any(|c| matches!(c, Component::ParentDir | Component::CurDir));
+            assert!(!walk || may_have_dot_component(path), "{p}");
+            assert_eq!(check_components(path).is_err(), walk, "{p}");
+            for r in ROOTS {
+                let root = Path::new(r);
+                assert_eq!(
+                    lies_below(path, root),
+                    path.starts_with(root),
+                    "{p} under {r}"
+                );
+            }
+        }
     }
 }

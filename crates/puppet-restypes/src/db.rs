@@ -150,9 +150,15 @@ impl TypeDatabase {
         db
     }
 
-    /// Adds (or replaces) a type description.
+    /// Adds (or replaces) a type description, by its lower-case name (what
+    /// [`get`](Self::get) looks up).
     pub fn insert(&mut self, info: ResourceTypeInfo) {
-        self.types.insert(info.name.clone(), info);
+        let key = if info.name.bytes().any(|b| b.is_ascii_uppercase()) {
+            SmolStr::new(info.name.to_ascii_lowercase())
+        } else {
+            info.name.clone()
+        };
+        self.types.insert(key, info);
     }
 
     /// Number of types.
@@ -177,11 +183,10 @@ impl TypeDatabase {
 
     /// The type named `name`, case-insensitively (`File`, `file`).
     pub fn get(&self, name: &str) -> Option<&ResourceTypeInfo> {
-        if let Some(t) = self.types.get(name) {
-            return Some(t);
-        }
+        // The names are lower case (see `ResourceTypeInfo::new`): a name with an upper-case
+        // letter is looked up by its lower-case copy only.
         if !name.bytes().any(|b| b.is_ascii_uppercase()) {
-            return None;
+            return self.types.get(name);
         }
         // Type names are short: the lower-case copy stays inline, no allocation.
         let lower: SmolStr = name.chars().map(|c| c.to_ascii_lowercase()).collect();
@@ -301,11 +306,7 @@ impl TypeDatabase {
         let t = self
             .get(type_name)
             .ok_or_else(|| unknown_resource_type_message(type_name))?;
-        if t.accepts(param) || !t.complete {
-            Ok(())
-        } else {
-            Err(no_parameter_message(param))
-        }
+        t.check_parameter(param)
     }
 
     /// Puppet's `parse_title`: the key attribute values the first matching
@@ -359,6 +360,47 @@ impl TypeDatabase {
             .get(type_name)
             .ok_or_else(|| unknown_resource_type_message(type_name))?;
         let from_title = parse_title(t, title)?;
+        Ok(t.namevar_values_parsed(title, &from_title, param))
+    }
+}
+
+impl ResourceTypeInfo {
+    /// [`TypeDatabase::check_parameter`] for this type.
+    pub fn check_parameter(&self, param: &str) -> Result<(), String> {
+        if self.accepts(param) || !self.complete {
+            Ok(())
+        } else {
+            Err(no_parameter_message(param))
+        }
+    }
+
+    /// [`TypeDatabase::parse_title`] for this type.
+    pub fn parse_title(&self, title: &str) -> Result<IndexMap<SmolStr, String>, String> {
+        parse_title(self, title)
+    }
+
+    /// [`TypeDatabase::namevar_values`] for this type, from what
+    /// [`ResourceTypeInfo::parse_title`] gave for `title` (`from_title`): for a caller
+    /// that has parsed the title already.
+    ///
+    /// ```
+    /// use puppet_restypes::{NamevarValue, TypeDatabase};
+    /// let db = TypeDatabase::core();
+    /// let file = db.get("file").unwrap();
+    /// let parsed = file.parse_title("/tmp/x/").unwrap();
+    /// let key = file.namevar_values_parsed("/tmp/x/", &parsed, |_| None::<&str>);
+    /// assert_eq!(key, db.namevar_values("file", "/tmp/x/", |_| None::<&str>).unwrap());
+    /// ```
+    pub fn namevar_values_parsed<V, F>(
+        &self,
+        title: &str,
+        from_title: &IndexMap<SmolStr, String>,
+        param: F,
+    ) -> Vec<(SmolStr, NamevarValue<V>)>
+    where
+        F: Fn(&str) -> Option<V>,
+    {
+        let t = self;
         let single = t.single_namevar();
         let lookup = |attr: &str| -> Option<V> {
             param(attr).or_else(|| {
@@ -388,7 +430,7 @@ impl TypeDatabase {
             };
             out.push((k.clone(), v));
         }
-        Ok(out)
+        out
     }
 }
 
@@ -408,6 +450,13 @@ fn parse_title(t: &ResourceTypeInfo, title: &str) -> Result<IndexMap<SmolStr, St
             };
             h.insert(p.captures[0].clone(), whole.to_string());
             return Ok(h);
+        }
+        // `file`'s pattern, for a title without line breaks (the rest takes the regexp).
+        if p.regex == FILE_TITLE_PATTERN && p.captures.len() == 1 && !p.extended {
+            if let Some(path) = file_title_path(title) {
+                h.insert(p.captures[0].clone(), path.to_string());
+                return Ok(h);
+            }
         }
         let flags = [(p.multiline, 'm'), (p.ignore_case, 'i'), (p.extended, 'x')]
             .iter()
@@ -430,6 +479,30 @@ fn parse_title(t: &ResourceTypeInfo, title: &str) -> Result<IndexMap<SmolStr, St
     Err(format!(
         "No set of title patterns matched the title \"{title}\"."
     ))
+}
+
+/// `file`'s title pattern (Puppet's `lib/puppet/type/file.rb`): the path is the title less
+/// its trailing slashes, but `/` stays `/` and `scheme:/` keeps its slash.
+const FILE_TITLE_PATTERN: &str = "^(/|.+:/|.*[^/])/*\\Z";
+
+/// What [`FILE_TITLE_PATTERN`] captures from a title with no line break (then `^` and `\Z`
+/// match only at its ends and `.` matches any character); `None` for a title with a line
+/// break, or the empty title (which the pattern does not match), left to the regexp.
+/// The alternatives in order: only slashes gives `/`; a title ending in `:` and slashes
+/// (with something before the `:`) keeps the first slash; else the title less its
+/// trailing slashes.
+fn file_title_path(title: &str) -> Option<&str> {
+    if title.is_empty() || title.bytes().any(|b| b == b'\n' || b == b'\r') {
+        return None;
+    }
+    let trimmed = title.trim_end_matches('/');
+    if trimmed.is_empty() {
+        return Some("/");
+    }
+    if trimmed.len() < title.len() && trimmed.len() >= 2 && trimmed.ends_with(':') {
+        return Some(&title[..trimmed.len() + 1]);
+    }
+    Some(trimmed)
 }
 
 fn is_type_file(path: &str) -> bool {
@@ -517,5 +590,63 @@ pub fn alias_conflict_message(
         None => format!(
             "Cannot alias {resource_ref} to {key_s}; resource {newref_s} already declared{existing}"
         ),
+    }
+}
+
+#[cfg(test)]
+mod file_title_tests {
+    use super::{file_title_path, FILE_TITLE_PATTERN};
+    use puppet_types::regexp::RubyPattern;
+
+    /// The fast path gives what the regexp captures (with file's `m` option), for every
+    /// title of up to five characters over an alphabet of the characters that matter, and
+    /// leaves the titles it does not decide (line breaks, the empty title) to the regexp.
+    #[test]
+    fn fast_path_agrees_with_the_regexp() {
+        let re = RubyPattern::new(FILE_TITLE_PATTERN, "m").expect("file's pattern compiles");
+        let alphabet = ['/', ':', 'a', 'é', ' ', '.', '\n'];
+        let mut titles = vec![String::new()];
+        let mut all = Vec::new();
+        for _ in 0..5 {
+            let mut next = Vec::new();
+            for t in &titles {
+                for c in alphabet {
+                    let mut u = t.clone();
+                    u.push(c);
+                    next.push(u);
+                }
+            }
+            all.extend(next.iter().cloned());
+            titles = next;
+        }
+        all.extend(
+            [
+                "",
+                "/etc/foo//",
+                "http://x/",
+                "c:/",
+                "C:\\dir\\",
+                "a\r/",
+                "/tmp/x\r\n",
+            ]
+            .map(String::from),
+        );
+        let mut decided = 0;
+        for t in &all {
+            let Some(fast) = file_title_path(t) else {
+                assert!(t.is_empty() || t.contains(['\n', '\r']), "{t:?}");
+                continue;
+            };
+            decided += 1;
+            let caps = re
+                .captures(t)
+                .unwrap_or_else(|| panic!("no match for {t:?}"));
+            assert_eq!(
+                caps.get(1).cloned().flatten().as_deref(),
+                Some(fast),
+                "{t:?}"
+            );
+        }
+        assert!(decided > 9_000);
     }
 }

@@ -86,7 +86,44 @@ const OPERATOR_METHODS: &[&str] = &[
 
 /// Lexes a whole Ruby source file into tokens (ending with [`Tok::Eof`]).
 pub fn lex_file(src: &str) -> Result<Vec<Token>, LexError> {
-    lex_pieces(&[Piece::Code(src.to_string(), Pos { line: 1, column: 1 })])
+    // What `lex_pieces` does for a single code piece, without copying the text into one.
+    let start = Pos { line: 1, column: 1 };
+    let (mut out, _) = lex_code(Vec::with_capacity(src.len() / 8), src, start, false)?;
+    out.push(Token {
+        tok: Tok::Eof,
+        pos: start,
+        space_before: true,
+    });
+    Ok(clean_newlines(out))
+}
+
+/// Lexes a piece of code starting at `pos` after the tokens `out` (skipping up to its first
+/// line break when the code before ended in a comment), and ends it with a separator.
+/// Returns the tokens and whether the code ends inside a `#` comment.
+fn lex_code(
+    out: Vec<Token>,
+    src: &str,
+    pos: Pos,
+    in_comment: bool,
+) -> Result<(Vec<Token>, bool), LexError> {
+    let mut lx = Lexer::new(src, pos);
+    if in_comment {
+        match src.find('\n') {
+            None => return Ok((out, true)),
+            Some(i) => lx.advance_to(i),
+        }
+    }
+    // The piece's tokens go straight after the others. The lexer looks back at its
+    // previous token, which here is a separator (`;`, a line break, `<%=`) that means what
+    // no previous token means: an operand comes next.
+    lx.toks = out;
+    let mut out = lx.run(false)?;
+    out.push(Token {
+        tok: Tok::Semi,
+        pos: lx.pos(),
+        space_before: true,
+    });
+    Ok((out, lx.ended_in_comment))
 }
 
 /// Lexes the pieces of a template into tokens (ending with [`Tok::Eof`]).
@@ -137,29 +174,12 @@ pub fn lex_pieces(pieces: &[Piece]) -> Result<Vec<Token>, LexError> {
             }
             Piece::Code(src, pos) => {
                 last_pos = *pos;
-                let mut lx = Lexer::new(src, *pos);
                 if pieces.len() == 1 {
                     // A whole file: about one token per eight bytes, comments and docs
                     // included (one or two reallocations instead of a dozen).
                     out.reserve(src.len() / 8);
                 }
-                if in_comment {
-                    match src.find('\n') {
-                        None => continue,
-                        Some(i) => lx.advance_to(i),
-                    }
-                }
-                // The piece's tokens go straight after the others. The lexer looks back at
-                // its previous token, which here is a separator (`;`, a line break, `<%=`)
-                // that means what no previous token means: an operand comes next.
-                lx.toks = std::mem::take(&mut out);
-                out = lx.run(false)?;
-                in_comment = lx.ended_in_comment;
-                out.push(Token {
-                    tok: Tok::Semi,
-                    pos: lx.pos(),
-                    space_before: true,
-                });
+                (out, in_comment) = lex_code(std::mem::take(&mut out), src, *pos, in_comment)?;
             }
             Piece::Insert(src, pos) => {
                 last_pos = *pos;
@@ -229,30 +249,40 @@ fn continues(t: &Tok) -> bool {
     }
 }
 
-/// Drops line breaks that continue a statement, in place: the kept tokens move down over
-/// the dropped ones, and only tokens after the current one are looked at again.
+/// Drops line breaks that continue a statement, in place (each kept token moves once).
 fn clean_newlines(mut toks: Vec<Token>) -> Vec<Token> {
-    let n = toks.len();
-    let mut kept = 0;
-    for i in 0..n {
-        if matches!(toks[i].tok, Tok::Nl) {
-            // Drop after a continuing token.
-            if kept > 0 && continues(&toks[kept - 1].tok) {
-                continue;
-            }
-            // Drop before a leading `.meth` / `&.meth` (skipping further line breaks).
-            let mut j = i + 1;
-            while j < n && matches!(toks[j].tok, Tok::Nl) {
-                j += 1;
-            }
-            if j < n && matches!(toks[j].tok, Tok::Op(".") | Tok::Op("&.")) {
-                continue;
-            }
+    const DOT_AHEAD: u8 = 1;
+    const NL_NEXT: u8 = 2;
+    // Per token: the first later token that is not a line break is `.` or `&.`; the next
+    // token is a line break (only then does it matter whether the token continues).
+    let mut flags = vec![0u8; toks.len()];
+    let (mut dot_ahead, mut nl_next) = (false, false);
+    for (i, t) in toks.iter().enumerate().rev() {
+        flags[i] = u8::from(dot_ahead) * DOT_AHEAD + u8::from(nl_next) * NL_NEXT;
+        let nl = matches!(t.tok, Tok::Nl);
+        if !nl {
+            dot_ahead = matches!(t.tok, Tok::Op(".") | Tok::Op("&."));
         }
-        toks.swap(kept, i);
-        kept += 1;
+        nl_next = nl;
     }
-    toks.truncate(kept);
+    let mut i = 0;
+    // Whether the last kept token is one after which a line break cannot end the statement
+    // (known only where it matters: when a line break follows it).
+    let mut last_continues = false;
+    toks.retain(|t| {
+        let f = flags[i];
+        i += 1;
+        if matches!(t.tok, Tok::Nl) {
+            // Drop after a continuing token, and before a leading `.meth` / `&.meth`.
+            if last_continues || f & DOT_AHEAD != 0 {
+                return false;
+            }
+            last_continues = false;
+        } else {
+            last_continues = f & NL_NEXT != 0 && continues(&t.tok);
+        }
+        true
+    });
     toks
 }
 

@@ -926,12 +926,13 @@ impl Parser {
         let pos = self.pos();
         // `x = ...` where x is a new local.
         if let (Tok::Ident(name), Tok::Op(op)) = (self.peek(), self.peek_n(1)) {
-            let (name, op) = (name.clone(), *op);
+            let op = *op;
             if (op == "=" || is_assign_op(op))
-                && !is_reserved(&name)
+                && !is_reserved(name)
                 && !name.ends_with('?')
                 && !name.ends_with('!')
             {
+                let name = name.clone();
                 self.skip();
                 self.skip();
                 self.skip_nl();
@@ -1030,8 +1031,9 @@ impl Parser {
         let pos = self.pos();
         // A branch may be an assignment (`x ? a = 1 : b`).
         if let (Tok::Ident(name), Tok::Op(op)) = (self.peek(), self.peek_n(1)) {
-            let (name, op) = (name.clone(), *op);
-            if (op == "=" || is_assign_op(op)) && !is_reserved(&name) {
+            let op = *op;
+            if (op == "=" || is_assign_op(op)) && !is_reserved(name) {
+                let name = name.clone();
                 self.skip();
                 self.skip();
                 self.declare(&name);
@@ -1424,23 +1426,24 @@ impl Parser {
         if block_arg.is_some() {
             return self.fail("argument after a block argument");
         }
-        if let Tok::Label(l) = self.peek() {
-            let l = l.clone();
-            self.skip();
-            self.skip_nl();
-            let v = if matches!(self.peek(), Tok::Op(",") | Tok::Op(")")) {
-                // `f(x:)`: the value is the variable or method `x`.
-                self.ident_node(l.clone(), pos)?
-            } else {
-                self.expr_no_stmt()?
-            };
-            pairs.push(HashItem::Pair(node(Kind::Sym(vec![Part::Lit(l)]), pos), v));
-            return Ok(());
+        if matches!(self.peek(), Tok::Label(_)) {
+            if let Tok::Label(l) = self.bump() {
+                self.skip_nl();
+                let v = if matches!(self.peek(), Tok::Op(",") | Tok::Op(")")) {
+                    // `f(x:)`: the value is the variable or method `x`.
+                    self.ident_node(l.clone(), pos)?
+                } else {
+                    self.expr_no_stmt()?
+                };
+                pairs.push(HashItem::Pair(node(Kind::Sym(vec![Part::Lit(l)]), pos), v));
+                return Ok(());
+            }
         }
-        if let Tok::Str(parts) = self.peek() {
-            let parts = parts.clone();
-            if matches!(self.peek_n(1), Tok::Op(":")) && !self.space_before_n(1) {
-                self.skip();
+        if matches!(self.peek(), Tok::Str(_))
+            && matches!(self.peek_n(1), Tok::Op(":"))
+            && !self.space_before_n(1)
+        {
+            if let Tok::Str(parts) = self.bump() {
                 self.skip();
                 self.skip_nl();
                 let v = self.expr_no_stmt()?;
@@ -1866,10 +1869,10 @@ impl Parser {
             Tok::Str(parts) => {
                 let mut parts = self.parts(parts)?;
                 // Adjacent string literals concatenate.
-                while let Tok::Str(more) = self.peek() {
-                    let more = more.clone();
-                    self.skip();
-                    parts.extend(self.parts(more)?);
+                while matches!(self.peek(), Tok::Str(_)) {
+                    if let Tok::Str(more) = self.bump() {
+                        parts.extend(self.parts(more)?);
+                    }
                 }
                 Ok(mk(Kind::Str(parts)))
             }
@@ -1988,9 +1991,17 @@ impl Parser {
                     return Ok(());
                 }
                 let kpos = self.pos();
-                match self.peek().clone() {
+                let str_key = matches!(self.peek(), Tok::Str(_))
+                    && matches!(self.peek_n(1), Tok::Op(":"))
+                    && !self.space_before_n(1);
+                // Only a label or a `"str":` key is taken from the tokens here.
+                let key = if matches!(self.peek(), Tok::Label(_)) || str_key {
+                    self.bump()
+                } else {
+                    Tok::Eof
+                };
+                match key {
                     Tok::Label(l) => {
-                        self.skip();
                         self.skip_nl();
                         let v = if matches!(self.peek(), Tok::Op(",") | Tok::Op("}")) {
                             self.ident_node(l.clone(), kpos)?
@@ -1999,17 +2010,14 @@ impl Parser {
                         };
                         items.push(HashItem::Pair(node(Kind::Sym(vec![Part::Lit(l)]), kpos), v));
                     }
-                    Tok::Str(parts)
-                        if matches!(self.peek_n(1), Tok::Op(":")) && !self.space_before_n(1) =>
-                    {
-                        self.skip();
+                    Tok::Str(parts) => {
                         self.skip();
                         self.skip_nl();
                         let v = self.expr()?;
                         let parts = self.parts(parts)?;
                         items.push(HashItem::Pair(node(Kind::Sym(parts), kpos), v));
                     }
-                    Tok::Op("**") => {
+                    _ if self.is_op("**") => {
                         self.skip();
                         let e = self.ternary()?;
                         items.push(HashItem::Splat(e));

@@ -37,6 +37,7 @@ pub mod convert;
 pub mod error;
 pub mod format;
 pub mod infer;
+mod lookahead;
 pub mod mismatch;
 pub mod normalize;
 pub mod object;

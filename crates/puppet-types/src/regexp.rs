@@ -76,14 +76,23 @@ fn build_engine(translated: &str) -> Result<Engine, String> {
         .auto_prefilter(false)
         .dfa(false)
         .onepass(false);
-    match regex_automata::meta::Builder::new()
-        .configure(config)
-        .build(translated)
-    {
-        Ok(re) => Ok(Engine::Automata(re)),
-        // Look-around, back references, atomic groups: fancy-regex's.
-        Err(_) => build_fancy(translated).map(Engine::Fancy),
+    let build = |pattern: &str| {
+        regex_automata::meta::Builder::new()
+            .configure(config.clone())
+            .build(pattern)
+            .ok()
+    };
+    if let Some(re) = build(translated) {
+        return Ok(Engine::Automata(re));
     }
+    // Negative look-aheads that can never fail (`[0-9](?!\d)[.]`) are left out.
+    if let Some(re) =
+        crate::lookahead::drop_redundant_lookaheads(translated).and_then(|plain| build(&plain))
+    {
+        return Ok(Engine::Automata(re));
+    }
+    // Look-around, back references, atomic groups: fancy-regex's.
+    build_fancy(translated).map(Engine::Fancy)
 }
 
 impl Engine {

@@ -4,7 +4,7 @@
 //! metaparameters passed down, chaining arrows turned into `before`/`notify`, and the checks
 //! of every resource (parameter names of core types, relationship targets).
 
-use super::{flatten, location, tag_values};
+use super::{location, tag_values};
 use crate::catalog::{
     AttrSpans, CollectQuery, Override, RelEnd, Resource, ResourceKey, ResourceKind,
 };
@@ -81,9 +81,14 @@ impl Compiler {
             return Ok(());
         }
         let db = self.types();
-        let at = r.span.as_ref().map(location).unwrap_or_default();
+        let info = db.get(&r.type_name);
         for name in r.params.keys() {
-            if let Err(m) = db.check_parameter(&r.type_name.to_ascii_lowercase(), name) {
+            let checked = match info {
+                Some(info) => info.check_parameter(name),
+                None => db.check_parameter(&r.type_name.to_ascii_lowercase(), name),
+            };
+            if let Err(m) = checked {
+                let at = r.span.as_ref().map(location).unwrap_or_default();
                 return Err(Flow::Error(EvalError {
                     code: crate::error::codes::EVAL_ERROR,
                     kind: ErrorKind::Complete,
@@ -118,8 +123,8 @@ impl Compiler {
                     Some(s) => format!(" {}", location(s)),
                     None => String::new(),
                 };
-                for target in flatten(v) {
-                    let tkey = match &target {
+                let mut check = |target: &Value| -> R<()> {
+                    let tkey = match target {
                         Value::String(s) => match parse_reference(s) {
                             Some(k) => k,
                             None => {
@@ -135,14 +140,18 @@ impl Compiler {
                                 }))
                             }
                         },
-                        Value::Undef => continue,
-                        other => match self.refs_of(other).into_iter().next() {
-                            Some(k) => k,
-                            None => continue,
+                        // What `refs_of` finds in a value that is not an array.
+                        Value::Type(Type::Resource(r)) => match (&r.type_name, &r.title) {
+                            (Some(t), Some(title)) => ResourceKey::of(t, title),
+                            _ => return Ok(()),
                         },
+                        Value::Type(Type::Class(Some(name))) => ResourceKey::new("Class", name),
+                        _ => return Ok(()),
                     };
                     // Virtual resources count, realized or not (see apply_relationships).
-                    if self.resolve_ref(&tkey).is_none() {
+                    if !self.catalog.resources.contains_key(&tkey)
+                        && self.resolve_ref(&tkey).is_none()
+                    {
                         return Err(Flow::Error(EvalError {
                             code: crate::error::codes::MISSING_RELATIONSHIP_TARGET,
                             kind: ErrorKind::Complete,
@@ -153,7 +162,9 @@ impl Compiler {
                             span: None,
                         }));
                     }
-                }
+                    Ok(())
+                };
+                each_leaf(v, &mut check)?;
             }
         }
         Ok(())
@@ -222,21 +233,24 @@ impl Compiler {
     /// container is complete before what it contains), as Puppet does when it finishes a
     /// resource: a `tag()` call tags what its class declared before the call too.
     pub(super) fn merge_scope_tags(&mut self) {
-        let keys: Vec<ResourceKey> = self.catalog.resources.keys().cloned().collect();
-        for k in keys {
-            let Some(c) = self.catalog.get(&k).and_then(|r| r.container.clone()) else {
+        let resources = &mut self.catalog.resources;
+        for i in 0..resources.len() {
+            let Some(c) = resources[i].container.as_ref() else {
                 continue;
             };
-            if matches!(c.type_name.as_str(), "Stage") {
+            if c.type_name == "Stage" {
                 continue;
             }
-            let tags = match self.catalog.get(&c) {
-                Some(r) => r.tags.clone(),
-                None => continue,
+            // A resource's own tags are all it has already.
+            let Some(j) = resources.get_index_of(c).filter(|&j| j != i) else {
+                continue;
             };
-            if let Some(r) = self.catalog.resources.get_mut(&k) {
-                for t in tags {
-                    r.tags.insert(t);
+            let Ok([(_, r), (_, container)]) = resources.get_disjoint_indices_mut([i, j]) else {
+                continue;
+            };
+            for t in &container.tags {
+                if !r.tags.contains(t) {
+                    r.tags.insert(t.clone());
                 }
             }
         }
@@ -562,33 +576,41 @@ impl Compiler {
                 for t in &targets {
                     // A virtual resource is in the compiler's catalog (it is only left
                     // out of the finished one), so it is a valid end, realized or not.
-                    for (missing, other, word) in [(s, t, "on"), (t, s, "from")] {
-                        if self.resolve_ref(missing).is_none() {
-                            // Puppet gives no location; the arrow's span is kept for tools.
-                            return Err(Flow::Error(EvalError {
-                                code: crate::error::codes::MISSING_RELATIONSHIP_TARGET,
-                                kind: ErrorKind::Complete,
-                                message: format!(
-                                    "Could not find resource '{missing}' for relationship {word} '{other}'"
-                                ),
-                                span: Some(rel.span.clone()),
-                            }));
-                        }
+                    // Puppet gives no location; the arrow's span is kept for tools.
+                    let missing = |missing: &ResourceKey, other: &ResourceKey, word: &str| {
+                        Flow::Error(EvalError {
+                            code: crate::error::codes::MISSING_RELATIONSHIP_TARGET,
+                            kind: ErrorKind::Complete,
+                            message: format!(
+                                "Could not find resource '{missing}' for relationship {word} '{other}'"
+                            ),
+                            span: Some(rel.span.clone()),
+                        })
+                    };
+                    let Some(source) = self.resolve_ref(s) else {
+                        return Err(missing(s, t, "on"));
+                    };
+                    if self.resolve_ref(t).is_none() {
+                        return Err(missing(t, s, "from"));
                     }
-                    let s = &self.resolve_ref(s).unwrap_or_else(|| s.clone());
                     let param = if rel.notify { "notify" } else { "before" };
                     let target_ref = Value::Type(Type::Resource(Arc::new(ResourceType {
                         type_name: Some(t.type_name.clone()),
                         title: Some(t.title.clone()),
                     })));
-                    if let Some(r) = self.catalog.resources.get_mut(s) {
-                        let mut list = match r.params.get(param) {
-                            Some(Value::Array(a)) => (**a).clone(),
-                            Some(Value::Undef) | None => Vec::new(),
-                            Some(other) => vec![other.clone()],
-                        };
-                        list.push(target_ref);
-                        r.params.insert(param.into(), Value::array(list));
+                    if let Some(r) = self.catalog.resources.get_mut(&source) {
+                        // The list grows in place (copied only when its array is shared).
+                        match r.params.get_mut(param) {
+                            Some(Value::Array(a)) => Arc::make_mut(a).push(target_ref),
+                            Some(Value::Undef) | None => {
+                                r.params
+                                    .insert(param.into(), Value::array(vec![target_ref]));
+                            }
+                            Some(other) => {
+                                let list = vec![std::mem::replace(other, Value::Undef), target_ref];
+                                *other = Value::array(list);
+                            }
+                        }
                     }
                 }
             }
@@ -662,6 +684,14 @@ impl Compiler {
     }
 }
 
+/// Calls `f` with each leaf of nested arrays, in order ([`super::flatten`] without copying).
+fn each_leaf(v: &Value, f: &mut impl FnMut(&Value) -> R<()>) -> R<()> {
+    match v {
+        Value::Array(a) => a.iter().try_for_each(|x| each_leaf(x, f)),
+        other => f(other),
+    }
+}
+
 /// A reference written as a string: `Notify[x]`, `Foo::Bar[a b]`.
 pub(super) fn parse_reference(s: &str) -> Option<ResourceKey> {
     let s = s.trim();
@@ -678,22 +708,23 @@ pub(super) fn parse_reference(s: &str) -> Option<ResourceKey> {
 }
 
 /// Whether a resource matches a collector's query (`title == 'x'`, `tag == 'y'`, and/or).
+/// Nothing is copied: this runs for every resource of the collected type, for every
+/// collector, on every pass of `finish`'s loop.
 pub(super) fn query_matches(q: &CollectQuery, r: &Resource) -> bool {
     use CollectQuery as Q;
-    let value_of = |attr: &str| -> Option<Value> {
-        match attr {
-            "title" => Some(Value::String(r.title.clone())),
-            "tag" => Some(Value::array(
-                r.tags.iter().map(|t| Value::String(t.clone())).collect(),
-            )),
-            _ => r.params.get(attr).cloned(),
-        }
-    };
-    let eq = |attr: &str, v: &Value| match value_of(attr) {
-        // An array attribute matches when any element does.
-        Some(Value::Array(items)) => items.iter().any(|x| ops::equals(x, v)),
-        Some(x) => ops::equals(&x, v),
-        None => false,
+    // `title` and each tag are strings: `ops::equals` (`Value::puppet_eq`) of a string and
+    // a string ignores the case of ASCII letters, of a string and anything else is false.
+    let str_eq = |s: &str, v: &Value| matches!(v, Value::String(y) if s.eq_ignore_ascii_case(y));
+    let eq = |attr: &str, v: &Value| match attr {
+        "title" => str_eq(&r.title, v),
+        // The tags are an array attribute: it matches when any element does.
+        "tag" => r.tags.iter().any(|t| str_eq(t, v)),
+        _ => match r.params.get(attr) {
+            // An array attribute matches when any element does.
+            Some(Value::Array(items)) => items.iter().any(|x| ops::equals(x, v)),
+            Some(x) => ops::equals(x, v),
+            None => false,
+        },
     };
     match q {
         Q::All => true,
@@ -701,5 +732,96 @@ pub(super) fn query_matches(q: &CollectQuery, r: &Resource) -> bool {
         Q::Ne(a, v) => !eq(a, v),
         Q::And(a, b) => query_matches(a, r) && query_matches(b, r),
         Q::Or(a, b) => query_matches(a, r) || query_matches(b, r),
+    }
+}
+
+#[cfg(test)]
+mod query_tests {
+    use super::query_matches;
+    use crate::catalog::{CollectQuery as Q, Resource};
+    use crate::ops;
+    use puppet_types::Value;
+
+    /// The query as Puppet words it: the attribute's value (the title, the tags as an
+    /// array, a parameter) compared with `==`, an array when any element is equal.
+    fn reference(q: &Q, r: &Resource) -> bool {
+        let value_of = |attr: &str| -> Option<Value> {
+            match attr {
+                "title" => Some(Value::String(r.title.clone())),
+                "tag" => Some(Value::array(
+                    r.tags.iter().map(|t| Value::String(t.clone())).collect(),
+                )),
+                _ => r.params.get(attr).cloned(),
+            }
+        };
+        let eq = |attr: &str, v: &Value| match value_of(attr) {
+            Some(Value::Array(items)) => items.iter().any(|x| ops::equals(x, v)),
+            Some(x) => ops::equals(&x, v),
+            None => false,
+        };
+        match q {
+            Q::All => true,
+            Q::Eq(a, v) => eq(a, v),
+            Q::Ne(a, v) => !eq(a, v),
+            Q::And(a, b) => reference(a, r) && reference(b, r),
+            Q::Or(a, b) => reference(a, r) || reference(b, r),
+        }
+    }
+
+    #[test]
+    fn in_place_comparison_agrees_with_the_reference() {
+        let mut r = Resource::new("Package", "Keystone-Pkg");
+        r.tag("package");
+        r.tag("keystone::install");
+        r.tag("é");
+        r.params.insert("ensure".into(), Value::string("present"));
+        r.params.insert(
+            "tag".into(),
+            Value::array(vec![Value::string("x"), Value::Integer(1)]),
+        );
+        let untagged = Resource::new("Package", "p");
+        let values = [
+            Value::string("keystone-pkg"),
+            Value::string("KEYSTONE"),
+            Value::string("install"),
+            Value::string("É"),
+            Value::string("é"),
+            Value::string("Present"),
+            Value::string("x"),
+            Value::Integer(1),
+            Value::Float(1.0),
+            Value::Undef,
+            Value::array(vec![Value::string("package")]),
+        ];
+        let mut queries = vec![Q::All];
+        for attr in ["title", "tag", "ensure", "tag", "missing"] {
+            for v in &values {
+                queries.push(Q::Eq(attr.into(), v.clone()));
+                queries.push(Q::Ne(attr.into(), v.clone()));
+            }
+        }
+        let pairs: Vec<Q> = queries
+            .iter()
+            .zip(queries.iter().rev())
+            .flat_map(|(a, b)| {
+                [
+                    Q::And(Box::new(a.clone()), Box::new(b.clone())),
+                    Q::Or(Box::new(a.clone()), Box::new(b.clone())),
+                ]
+            })
+            .collect();
+        let mut matched = 0;
+        for q in queries.iter().chain(&pairs) {
+            for res in [&r, &untagged] {
+                assert_eq!(
+                    query_matches(q, res),
+                    reference(q, res),
+                    "{q:?} on {}",
+                    res.title
+                );
+                matched += usize::from(query_matches(q, res));
+            }
+        }
+        assert!(matched > 0);
     }
 }

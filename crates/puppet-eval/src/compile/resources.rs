@@ -302,7 +302,7 @@ impl Compiler {
     pub(crate) fn refs_of(&self, v: &Value) -> Vec<ResourceKey> {
         match v {
             Value::Type(Type::Resource(r)) => match (&r.type_name, &r.title) {
-                (Some(t), Some(title)) => vec![ResourceKey::new(t, title)],
+                (Some(t), Some(title)) => vec![ResourceKey::of(t, title)],
                 _ => vec![],
             },
             Value::Type(Type::Class(Some(name))) => vec![ResourceKey::new("Class", name)],
@@ -432,7 +432,7 @@ impl Compiler {
                 let r = self.declare_resource(form, &type_name, &t, &attrs, scope, span)?;
                 // Where each relationship attribute was written; those of a `* => hash`
                 // are at the `*`.
-                let key = ResourceKey::new(&type_name, &t);
+                let key = ResourceKey::of(&type_name, &t);
                 if let Some(res) = self.catalog.resources.get_mut(&key) {
                     let named = relationship_spans(&body.ops);
                     for op in body.ops.iter().filter(|op| op.name.is_none()) {
@@ -548,9 +548,9 @@ impl Compiler {
             return duplicate_declaration(&key, prev.span.as_ref(), span);
         }
         if !is_define {
-            self.register_names(&mut res, span)?;
+            self.register_names(&mut res, &key, span)?;
         }
-        self.catalog.add(res);
+        self.catalog.add_keyed(key, res);
         Ok(Value::Type(Type::Resource(Arc::new(ResourceType {
             type_name: Some(SmolStr::new(&cap)),
             title: Some(SmolStr::new(title)),
@@ -560,16 +560,22 @@ impl Compiler {
     /// Puppet's uniqueness rules for a resource of a built-in type: the namevars its title
     /// patterns give become parameters, its uniqueness key (namevar values) must be free,
     /// and a namevar differing from the title, or an `alias`, is another name for it.
-    pub(super) fn register_names(&mut self, res: &mut Resource, span: &Span) -> R<()> {
+    pub(super) fn register_names(
+        &mut self,
+        res: &mut Resource,
+        key: &ResourceKey,
+        span: &Span,
+    ) -> R<()> {
         let db = self.types();
-        let tname = res.type_name.to_ascii_lowercase();
-        let Some(info) = db.get(&tname) else {
+        // (`get` finds the type by its capitalised name too.)
+        let Some(info) = db.get(&res.type_name) else {
             return Ok(());
         };
-        if let Ok(parsed) = db.parse_title(&tname, &res.title) {
+        let parsed = info.parse_title(&res.title);
+        if let Ok(parsed) = &parsed {
             for (attr, v) in parsed {
                 if v != res.title.as_str() && !res.params.contains_key(attr.as_str()) {
-                    res.params.insert(attr, Value::string(v));
+                    res.params.insert(attr.clone(), Value::string(v));
                 }
             }
         }
@@ -577,15 +583,16 @@ impl Compiler {
         if !info.isomorphic {
             return Ok(());
         }
-        let params = res.params.clone();
+        let res = &*res;
         let text_of = |p: &str| -> Option<String> {
-            params
+            res.params
                 .get(p)
                 .filter(|v| !v.is_undef())
                 .map(|v| v.to_plain_string())
         };
-        let key = res.key();
-        if let Ok(values) = db.namevar_values(&tname, &res.title, |p| text_of(p)) {
+        // The uniqueness key, from the title parsed above (an error there is one here).
+        let values = parsed.map(|parsed| info.namevar_values_parsed(&res.title, &parsed, text_of));
+        if let Ok(values) = values {
             use puppet_restypes::NamevarValue as N;
             let ukey: Vec<Option<String>> = values
                 .iter()
@@ -595,15 +602,15 @@ impl Compiler {
                     N::Missing => None,
                 })
                 .collect();
-            let uk = (res.type_name.clone(), ukey.clone());
+            let uk = (res.type_name.clone(), ukey);
             if let Some(other) = self.catalog.uniqueness.get(&uk) {
-                if *other != key {
+                if other != key {
                     let existing = self
                         .catalog
                         .get(other)
                         .and_then(|r| r.span.as_ref())
                         .map(location);
-                    let refs: Vec<Option<&str>> = ukey.iter().map(|k| k.as_deref()).collect();
+                    let refs: Vec<Option<&str>> = uk.1.iter().map(|k| k.as_deref()).collect();
                     let m = puppet_restypes::alias_conflict_message(
                         &res.type_name,
                         &key.to_string(),
@@ -617,15 +624,15 @@ impl Compiler {
                     );
                 }
             }
+            let namevar = match (info.namevars.len(), uk.1.first()) {
+                (1, Some(Some(v))) if v != res.title.as_str() => Some(v.clone()),
+                _ => None,
+            };
             self.catalog.uniqueness.insert(uk, key.clone());
-            if info.namevars.len() == 1 {
-                if let Some(Some(v)) = ukey.first() {
-                    if v != res.title.as_str() {
-                        self.catalog
-                            .aliases
-                            .insert(ResourceKey::new(&res.type_name, v), key.clone());
-                    }
-                }
+            if let Some(v) = namevar {
+                self.catalog
+                    .aliases
+                    .insert(ResourceKey::new(&res.type_name, &v), key.clone());
             }
         }
         if let Some(a) = res.params.get("alias") {
