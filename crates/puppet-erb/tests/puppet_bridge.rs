@@ -104,3 +104,17 @@ fn scope_class_follows_constant_changes() {
         "false|hi|true|false"
     );
 }
+
+/// Method lookup follows an `include` made after the class was already searched.
+#[test]
+fn method_lookup_follows_later_includes() {
+    let mut vars = Scope(IndexMap::new());
+    let text = "<% module M; def hi; 'm'; end; end; class C; end; c = C.new -%>\
+<%= c.respond_to?(:hi) %>|<%= C.ancestors.first(3).inspect %>|\
+<% class C; include M; end -%>\
+<%= c.hi %>|<%= C.ancestors.first(3).inspect %>";
+    assert_eq!(
+        render(text, "t.erb", &mut vars).unwrap(),
+        "false|[C, Object, Kernel]|m|[C, M, Object]"
+    );
+}

@@ -261,6 +261,9 @@ impl<'s> Interp<'s> {
             Some(basic.clone()),
             Some(Builtin::Object),
         ));
+        // Room for the top-level constants a template usually gets (`Puppet` and a few
+        // classes), so that the table is not grown step by step.
+        object.consts_mut().reserve(8);
         object
             .consts_mut()
             .insert("BasicObject".into(), RValue::Module(basic.clone()));
@@ -306,7 +309,8 @@ impl<'s> Interp<'s> {
                 def: None,
             }),
         };
-        let mut modules = vec![basic, kernel];
+        let mut modules = Vec::with_capacity(8);
+        modules.extend([basic, kernel]);
         modules.extend(main_class);
         Interp {
             scope,
@@ -693,11 +697,21 @@ impl<'s> Interp<'s> {
                 Part::Lit(l) => s.push_str(l),
                 Part::Code(body) => {
                     let v = self.body(body)?;
-                    s.push_str(&self.to_s_value(&v)?);
+                    self.push_to_s(&mut s, &v)?;
                 }
             }
         }
         Ok(s)
+    }
+
+    /// Appends `to_s` of `v` (as [`Interp::to_s_value`] gives it) to `out`; a string is
+    /// copied from where it is, not through a new `String`.
+    fn push_to_s(&mut self, out: &mut String, v: &RValue) -> Result<(), Ctrl> {
+        match v {
+            RValue::Str(s) => out.push_str(&s.borrow()),
+            _ => out.push_str(&self.to_s_value(v)?),
+        }
+        Ok(())
     }
 
     /// `to_s` as string interpolation calls it (user classes' `to_s` included).
@@ -1086,9 +1100,21 @@ impl<'s> Interp<'s> {
             }
             Kind::Insert(body) => {
                 let v = self.body(body)?;
-                let s = self.to_s_value(&v)?;
-                self.out.push_str(&s);
-                self.charge(s.len(), pos)?;
+                // (`to_s` may be a template's method that writes to the output itself: the
+                // text is appended after it ran.)
+                let n = match &v {
+                    RValue::Str(s) => {
+                        let s = s.borrow();
+                        self.out.push_str(&s);
+                        s.len()
+                    }
+                    _ => {
+                        let s = self.to_s_value(&v)?;
+                        self.out.push_str(&s);
+                        s.len()
+                    }
+                };
+                self.charge(n, pos)?;
                 Ok(RValue::Nil)
             }
         }

@@ -961,10 +961,13 @@ fn from_puppet_depth(v: &Value, depth: usize) -> RValue {
         Value::Hash(h) => {
             let mut rh = RHash::default();
             for (k, v) in h.iter() {
-                rh.insert(
-                    from_puppet_depth(k, depth + 1),
-                    from_puppet_depth(v, depth + 1),
-                );
+                let k = from_puppet_depth(k, depth + 1);
+                // Frozen as `insert` would copy it to freeze it (a new string nothing else
+                // holds: freezing it in place is the same).
+                if let RValue::Str(s) = &k {
+                    s.freeze();
+                }
+                rh.insert(k, from_puppet_depth(v, depth + 1));
             }
             RValue::hash(rh)
         }
