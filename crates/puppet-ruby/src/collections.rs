@@ -1208,21 +1208,23 @@ fn slice(args: &[RValue], len: usize, pos: Pos) -> Result<Option<(usize, usize)>
 }
 
 fn join_into(items: &[RValue], sep: &str, out: &mut String, depth: usize) {
-    for (i, x) in items.iter().enumerate() {
-        if !crate::value::walk_step() {
-            return;
-        }
-        if i > 0 {
-            out.push_str(sep);
-        }
-        match x {
-            RValue::Array(a) if depth < 64 => {
-                let inner = a.borrow().clone();
-                join_into(&inner, sep, out, depth + 1);
+    crate::with_stack(|| {
+        for (i, x) in items.iter().enumerate() {
+            if !crate::value::walk_step() {
+                return;
             }
-            other => out.push_str(&to_s(other)),
+            if i > 0 {
+                out.push_str(sep);
+            }
+            match x {
+                RValue::Array(a) if depth < 64 => {
+                    let inner = a.borrow().clone();
+                    join_into(&inner, sep, out, depth + 1);
+                }
+                other => out.push_str(&to_s(other)),
+            }
         }
-    }
+    })
 }
 
 /// Dispatches a Hash method.

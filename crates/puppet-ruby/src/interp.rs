@@ -742,37 +742,39 @@ impl<'s> Interp<'s> {
     }
 
     fn inspect_depth(&mut self, v: &RValue, depth: usize) -> Result<String, Ctrl> {
-        if depth > 64 || !contains_object(v, 0) {
-            return Ok(value::inspect(v));
-        }
-        match v {
-            RValue::Array(a) => {
-                let items = a.borrow().clone();
-                let mut parts = Vec::with_capacity(items.len());
-                for x in &items {
-                    parts.push(self.inspect_depth(x, depth + 1)?);
+        crate::with_stack(|| {
+            if depth > 64 || !contains_object(v, 0) {
+                return Ok(value::inspect(v));
+            }
+            match v {
+                RValue::Array(a) => {
+                    let items = a.borrow().clone();
+                    let mut parts = Vec::with_capacity(items.len());
+                    for x in &items {
+                        parts.push(self.inspect_depth(x, depth + 1)?);
+                    }
+                    Ok(format!("[{}]", parts.join(", ")))
                 }
-                Ok(format!("[{}]", parts.join(", ")))
-            }
-            RValue::Hash(h) => {
-                let pairs = h.borrow().pairs();
-                let mut parts = Vec::with_capacity(pairs.len());
-                for (k, x) in &pairs {
-                    parts.push(format!(
-                        "{}=>{}",
-                        self.inspect_depth(k, depth + 1)?,
-                        self.inspect_depth(x, depth + 1)?
-                    ));
+                RValue::Hash(h) => {
+                    let pairs = h.borrow().pairs();
+                    let mut parts = Vec::with_capacity(pairs.len());
+                    for (k, x) in &pairs {
+                        parts.push(format!(
+                            "{}=>{}",
+                            self.inspect_depth(k, depth + 1)?,
+                            self.inspect_depth(x, depth + 1)?
+                        ));
+                    }
+                    Ok(format!("{{{}}}", parts.join(", ")))
                 }
-                Ok(format!("{{{}}}", parts.join(", ")))
+                RValue::Object(o) if !matches!(&*o.data.borrow(), ObjData::Exception(_)) => {
+                    let pos = self.pos;
+                    let r = self.call_method(v.clone(), "inspect", vec![], None, pos)?;
+                    Ok(to_s(&r))
+                }
+                _ => Ok(value::inspect(v)),
             }
-            RValue::Object(o) if !matches!(&*o.data.borrow(), ObjData::Exception(_)) => {
-                let pos = self.pos;
-                let r = self.call_method(v.clone(), "inspect", vec![], None, pos)?;
-                Ok(to_s(&r))
-            }
-            _ => Ok(value::inspect(v)),
-        }
+        })
     }
 
     fn eval_inner(&mut self, n: &Node) -> R {
@@ -1919,41 +1921,45 @@ impl<'s> Interp<'s> {
 
 /// Whether a value holds a user object (whose `inspect` may be its own).
 fn contains_object(v: &RValue, depth: usize) -> bool {
-    if depth > 64 || !value::walk_step() {
-        return false;
-    }
-    match v {
-        RValue::Object(_) => true,
-        RValue::Array(a) => a
-            .try_borrow()
-            .is_ok_and(|a| a.iter().any(|x| contains_object(x, depth + 1))),
-        RValue::Hash(h) => h.try_borrow().is_ok_and(|h| {
-            h.map
-                .values()
-                .any(|(k, x)| contains_object(k, depth + 1) || contains_object(x, depth + 1))
-        }),
-        _ => false,
-    }
+    crate::with_stack(|| {
+        if depth > 64 || !value::walk_step() {
+            return false;
+        }
+        match v {
+            RValue::Object(_) => true,
+            RValue::Array(a) => a
+                .try_borrow()
+                .is_ok_and(|a| a.iter().any(|x| contains_object(x, depth + 1))),
+            RValue::Hash(h) => h.try_borrow().is_ok_and(|h| {
+                h.map
+                    .values()
+                    .any(|(k, x)| contains_object(k, depth + 1) || contains_object(x, depth + 1))
+            }),
+            _ => false,
+        }
+    })
 }
 
 /// Marks the strings of a value from the scope frozen (Puppet hands Ruby frozen strings).
 pub(crate) fn freeze_strings(v: &RValue, depth: usize) {
-    if depth > 64 {
-        return;
-    }
-    match v {
-        RValue::Str(s) => s.freeze(),
-        RValue::Array(a) => {
-            for x in a.borrow().iter() {
-                freeze_strings(x, depth + 1);
-            }
+    crate::with_stack(|| {
+        if depth > 64 {
+            return;
         }
-        RValue::Hash(h) => {
-            for (k, x) in h.borrow().map.values() {
-                freeze_strings(k, depth + 1);
-                freeze_strings(x, depth + 1);
+        match v {
+            RValue::Str(s) => s.freeze(),
+            RValue::Array(a) => {
+                for x in a.borrow().iter() {
+                    freeze_strings(x, depth + 1);
+                }
             }
+            RValue::Hash(h) => {
+                for (k, x) in h.borrow().map.values() {
+                    freeze_strings(k, depth + 1);
+                    freeze_strings(x, depth + 1);
+                }
+            }
+            _ => {}
         }
-        _ => {}
-    }
+    })
 }

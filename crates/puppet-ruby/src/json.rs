@@ -82,137 +82,139 @@ fn skip_ws(cs: &[char], i: &mut usize) {
 }
 
 fn value(cs: &[char], i: &mut usize, depth: usize) -> Result<RValue, String> {
-    if depth > 100 {
-        return Err("nesting of 101 is too deep".into());
-    }
-    skip_ws(cs, i);
-    let err = |i: usize| {
-        format!(
-            "unexpected token at '{}'",
-            cs[i.min(cs.len())..].iter().collect::<String>()
-        )
-    };
-    match cs.get(*i) {
-        Some('{') => {
-            *i += 1;
-            let mut h = RHash::default();
-            skip_ws(cs, i);
-            if cs.get(*i) == Some(&'}') {
-                *i += 1;
-                return Ok(RValue::hash(h));
-            }
-            loop {
-                skip_ws(cs, i);
-                let k = match value(cs, i, depth + 1)? {
-                    RValue::Str(s) => RValue::Str(s),
-                    _ => return Err(err(*i)),
-                };
-                skip_ws(cs, i);
-                if cs.get(*i) != Some(&':') {
-                    return Err(err(*i));
-                }
-                *i += 1;
-                let v = value(cs, i, depth + 1)?;
-                h.insert(k, v);
-                skip_ws(cs, i);
-                match cs.get(*i) {
-                    Some(',') => *i += 1,
-                    Some('}') => {
-                        *i += 1;
-                        return Ok(RValue::hash(h));
-                    }
-                    _ => return Err(err(*i)),
-                }
-            }
+    crate::with_stack(|| {
+        if depth > 100 {
+            return Err("nesting of 101 is too deep".into());
         }
-        Some('[') => {
-            *i += 1;
-            let mut a = Vec::new();
-            skip_ws(cs, i);
-            if cs.get(*i) == Some(&']') {
+        skip_ws(cs, i);
+        let err = |i: usize| {
+            format!(
+                "unexpected token at '{}'",
+                cs[i.min(cs.len())..].iter().collect::<String>()
+            )
+        };
+        match cs.get(*i) {
+            Some('{') => {
                 *i += 1;
-                return Ok(RValue::array(a));
-            }
-            loop {
-                a.push(value(cs, i, depth + 1)?);
+                let mut h = RHash::default();
                 skip_ws(cs, i);
-                match cs.get(*i) {
-                    Some(',') => *i += 1,
-                    Some(']') => {
-                        *i += 1;
-                        return Ok(RValue::array(a));
+                if cs.get(*i) == Some(&'}') {
+                    *i += 1;
+                    return Ok(RValue::hash(h));
+                }
+                loop {
+                    skip_ws(cs, i);
+                    let k = match value(cs, i, depth + 1)? {
+                        RValue::Str(s) => RValue::Str(s),
+                        _ => return Err(err(*i)),
+                    };
+                    skip_ws(cs, i);
+                    if cs.get(*i) != Some(&':') {
+                        return Err(err(*i));
                     }
-                    _ => return Err(err(*i)),
+                    *i += 1;
+                    let v = value(cs, i, depth + 1)?;
+                    h.insert(k, v);
+                    skip_ws(cs, i);
+                    match cs.get(*i) {
+                        Some(',') => *i += 1,
+                        Some('}') => {
+                            *i += 1;
+                            return Ok(RValue::hash(h));
+                        }
+                        _ => return Err(err(*i)),
+                    }
                 }
             }
-        }
-        Some('"') => {
-            *i += 1;
-            let mut s = String::new();
-            loop {
-                match cs.get(*i) {
-                    None => return Err(err(*i)),
-                    Some('"') => {
-                        *i += 1;
-                        return Ok(RValue::string(s));
+            Some('[') => {
+                *i += 1;
+                let mut a = Vec::new();
+                skip_ws(cs, i);
+                if cs.get(*i) == Some(&']') {
+                    *i += 1;
+                    return Ok(RValue::array(a));
+                }
+                loop {
+                    a.push(value(cs, i, depth + 1)?);
+                    skip_ws(cs, i);
+                    match cs.get(*i) {
+                        Some(',') => *i += 1,
+                        Some(']') => {
+                            *i += 1;
+                            return Ok(RValue::array(a));
+                        }
+                        _ => return Err(err(*i)),
                     }
-                    Some('\\') => {
-                        *i += 1;
-                        let c = cs.get(*i).copied().ok_or_else(|| err(*i))?;
-                        *i += 1;
-                        match c {
-                            'n' => s.push('\n'),
-                            't' => s.push('\t'),
-                            'r' => s.push('\r'),
-                            'b' => s.push('\u{8}'),
-                            'f' => s.push('\u{c}'),
-                            'u' => {
-                                let hex: String =
-                                    cs.get(*i..*i + 4).ok_or_else(|| err(*i))?.iter().collect();
-                                *i += 4;
-                                let n = u32::from_str_radix(&hex, 16).map_err(|_| err(*i))?;
-                                s.push(char::from_u32(n).unwrap_or('\u{fffd}'));
+                }
+            }
+            Some('"') => {
+                *i += 1;
+                let mut s = String::new();
+                loop {
+                    match cs.get(*i) {
+                        None => return Err(err(*i)),
+                        Some('"') => {
+                            *i += 1;
+                            return Ok(RValue::string(s));
+                        }
+                        Some('\\') => {
+                            *i += 1;
+                            let c = cs.get(*i).copied().ok_or_else(|| err(*i))?;
+                            *i += 1;
+                            match c {
+                                'n' => s.push('\n'),
+                                't' => s.push('\t'),
+                                'r' => s.push('\r'),
+                                'b' => s.push('\u{8}'),
+                                'f' => s.push('\u{c}'),
+                                'u' => {
+                                    let hex: String =
+                                        cs.get(*i..*i + 4).ok_or_else(|| err(*i))?.iter().collect();
+                                    *i += 4;
+                                    let n = u32::from_str_radix(&hex, 16).map_err(|_| err(*i))?;
+                                    s.push(char::from_u32(n).unwrap_or('\u{fffd}'));
+                                }
+                                other => s.push(other),
                             }
-                            other => s.push(other),
+                        }
+                        Some(c) => {
+                            s.push(*c);
+                            *i += 1;
                         }
                     }
-                    Some(c) => {
-                        s.push(*c);
-                        *i += 1;
+                }
+            }
+            Some(c) if *c == '-' || c.is_ascii_digit() => {
+                let start = *i;
+                while *i < cs.len() && (cs[*i].is_ascii_digit() || "+-.eE".contains(cs[*i])) {
+                    *i += 1;
+                }
+                let t: String = cs[start..*i].iter().collect();
+                if t.contains(['.', 'e', 'E']) {
+                    t.parse::<f64>().map(RValue::Float).map_err(|_| err(start))
+                } else {
+                    t.parse::<i64>().map(RValue::Int).map_err(|_| err(start))
+                }
+            }
+            _ => {
+                for (lit, v) in [
+                    ("true", RValue::Bool(true)),
+                    ("false", RValue::Bool(false)),
+                    ("null", RValue::Nil),
+                ] {
+                    let n = lit.len();
+                    if cs
+                        .get(*i..*i + n)
+                        .is_some_and(|w| w.iter().copied().eq(lit.chars()))
+                    {
+                        *i += n;
+                        return Ok(v);
                     }
                 }
+                Err(err(*i))
             }
         }
-        Some(c) if *c == '-' || c.is_ascii_digit() => {
-            let start = *i;
-            while *i < cs.len() && (cs[*i].is_ascii_digit() || "+-.eE".contains(cs[*i])) {
-                *i += 1;
-            }
-            let t: String = cs[start..*i].iter().collect();
-            if t.contains(['.', 'e', 'E']) {
-                t.parse::<f64>().map(RValue::Float).map_err(|_| err(start))
-            } else {
-                t.parse::<i64>().map(RValue::Int).map_err(|_| err(start))
-            }
-        }
-        _ => {
-            for (lit, v) in [
-                ("true", RValue::Bool(true)),
-                ("false", RValue::Bool(false)),
-                ("null", RValue::Nil),
-            ] {
-                let n = lit.len();
-                if cs
-                    .get(*i..*i + n)
-                    .is_some_and(|w| w.iter().copied().eq(lit.chars()))
-                {
-                    *i += n;
-                    return Ok(v);
-                }
-            }
-            Err(err(*i))
-        }
-    }
+    })
 }
 
 /// `JSON.generate` (compact form).
@@ -223,48 +225,50 @@ pub fn generate(v: &RValue, pos: Pos) -> Result<String, Ctrl> {
 }
 
 fn gen(v: &RValue, out: &mut String, pos: Pos, depth: usize) -> Result<(), Ctrl> {
-    if depth > 100 {
-        return unsupported("JSON nesting deeper than 100", pos);
-    }
-    if !crate::value::walk_step() {
-        return crate::interp::too_large(pos);
-    }
-    match v {
-        RValue::Nil => out.push_str("null"),
-        RValue::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        RValue::Float(f) if !f.is_finite() => {
-            return crate::interp::raise(
-                "JSON::GeneratorError",
-                format!("{} not allowed in JSON", to_s(v)),
-                pos,
-            )
+    crate::with_stack(|| {
+        if depth > 100 {
+            return unsupported("JSON nesting deeper than 100", pos);
         }
-        RValue::Int(_) | RValue::Float(_) => out.push_str(&to_s(v)),
-        RValue::Array(a) => {
-            out.push('[');
-            for (i, x) in a.borrow().iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                gen(x, out, pos, depth + 1)?;
+        if !crate::value::walk_step() {
+            return crate::interp::too_large(pos);
+        }
+        match v {
+            RValue::Nil => out.push_str("null"),
+            RValue::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+            RValue::Float(f) if !f.is_finite() => {
+                return crate::interp::raise(
+                    "JSON::GeneratorError",
+                    format!("{} not allowed in JSON", to_s(v)),
+                    pos,
+                )
             }
-            out.push(']');
-        }
-        RValue::Hash(h) => {
-            out.push('{');
-            for (i, (k, x)) in h.borrow().map.values().enumerate() {
-                if i > 0 {
-                    out.push(',');
+            RValue::Int(_) | RValue::Float(_) => out.push_str(&to_s(v)),
+            RValue::Array(a) => {
+                out.push('[');
+                for (i, x) in a.borrow().iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    gen(x, out, pos, depth + 1)?;
                 }
-                out.push_str(&json_str(&to_s(k)));
-                out.push(':');
-                gen(x, out, pos, depth + 1)?;
+                out.push(']');
             }
-            out.push('}');
+            RValue::Hash(h) => {
+                out.push('{');
+                for (i, (k, x)) in h.borrow().map.values().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    out.push_str(&json_str(&to_s(k)));
+                    out.push(':');
+                    gen(x, out, pos, depth + 1)?;
+                }
+                out.push('}');
+            }
+            other => out.push_str(&json_str(&to_s(other))),
         }
-        other => out.push_str(&json_str(&to_s(other))),
-    }
-    Ok(())
+        Ok(())
+    })
 }
 
 /// `JSON.pretty_generate`: two-space indentation, `"key": value`, empty containers as
@@ -276,60 +280,62 @@ pub fn pretty_generate(v: &RValue, pos: Pos) -> Result<String, Ctrl> {
 }
 
 fn pretty(v: &RValue, out: &mut String, pos: Pos, depth: usize) -> Result<(), Ctrl> {
-    if !crate::value::walk_step() {
-        return crate::interp::too_large(pos);
-    }
-    if depth > 100 {
-        return unsupported("JSON nesting deeper than 100", pos);
-    }
-    let ind = |n: usize| "  ".repeat(n);
-    match v {
-        RValue::Array(a) => {
-            let a = a.borrow().clone();
-            if a.is_empty() {
-                // The json gem's pretty generator writes empty containers open.
-                out.push_str("[\n\n");
+    crate::with_stack(|| {
+        if !crate::value::walk_step() {
+            return crate::interp::too_large(pos);
+        }
+        if depth > 100 {
+            return unsupported("JSON nesting deeper than 100", pos);
+        }
+        let ind = |n: usize| "  ".repeat(n);
+        match v {
+            RValue::Array(a) => {
+                let a = a.borrow().clone();
+                if a.is_empty() {
+                    // The json gem's pretty generator writes empty containers open.
+                    out.push_str("[\n\n");
+                    out.push_str(&ind(depth));
+                    out.push(']');
+                    return Ok(());
+                }
+                out.push_str("[\n");
+                for (i, x) in a.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(",\n");
+                    }
+                    out.push_str(&ind(depth + 1));
+                    pretty(x, out, pos, depth + 1)?;
+                }
+                out.push('\n');
                 out.push_str(&ind(depth));
                 out.push(']');
-                return Ok(());
             }
-            out.push_str("[\n");
-            for (i, x) in a.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(",\n");
+            RValue::Hash(h) => {
+                let pairs = h.borrow().pairs();
+                if pairs.is_empty() {
+                    out.push_str("{\n");
+                    out.push_str(&ind(depth));
+                    out.push('}');
+                    return Ok(());
                 }
-                out.push_str(&ind(depth + 1));
-                pretty(x, out, pos, depth + 1)?;
-            }
-            out.push('\n');
-            out.push_str(&ind(depth));
-            out.push(']');
-        }
-        RValue::Hash(h) => {
-            let pairs = h.borrow().pairs();
-            if pairs.is_empty() {
                 out.push_str("{\n");
+                for (i, (k, x)) in pairs.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(",\n");
+                    }
+                    out.push_str(&ind(depth + 1));
+                    out.push_str(&json_str(&to_s(k)));
+                    out.push_str(": ");
+                    pretty(x, out, pos, depth + 1)?;
+                }
+                out.push('\n');
                 out.push_str(&ind(depth));
                 out.push('}');
-                return Ok(());
             }
-            out.push_str("{\n");
-            for (i, (k, x)) in pairs.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(",\n");
-                }
-                out.push_str(&ind(depth + 1));
-                out.push_str(&json_str(&to_s(k)));
-                out.push_str(": ");
-                pretty(x, out, pos, depth + 1)?;
-            }
-            out.push('\n');
-            out.push_str(&ind(depth));
-            out.push('}');
+            other => gen(other, out, pos, depth)?,
         }
-        other => gen(other, out, pos, depth)?,
-    }
-    Ok(())
+        Ok(())
+    })
 }
 
 fn json_str(s: &str) -> String {

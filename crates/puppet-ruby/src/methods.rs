@@ -2090,29 +2090,31 @@ fn percent_decode(s: &str) -> Vec<u8> {
 }
 
 fn symbolize_keys(v: &RValue, depth: usize) -> RValue {
-    if depth > 64 {
-        return v.clone();
-    }
-    match v {
-        RValue::Hash(h) => {
-            let mut out = RHash::default();
-            for (k, x) in h.borrow().pairs() {
-                let k = match &k {
-                    RValue::Str(s) => RValue::sym(&s.borrow()),
-                    other => other.clone(),
-                };
-                out.insert(k, symbolize_keys(&x, depth + 1));
-            }
-            RValue::hash(out)
+    crate::with_stack(|| {
+        if depth > 64 {
+            return v.clone();
         }
-        RValue::Array(a) => RValue::array(
-            a.borrow()
-                .iter()
-                .map(|x| symbolize_keys(x, depth + 1))
-                .collect(),
-        ),
-        other => other.clone(),
-    }
+        match v {
+            RValue::Hash(h) => {
+                let mut out = RHash::default();
+                for (k, x) in h.borrow().pairs() {
+                    let k = match &k {
+                        RValue::Str(s) => RValue::sym(&s.borrow()),
+                        other => other.clone(),
+                    };
+                    out.insert(k, symbolize_keys(&x, depth + 1));
+                }
+                RValue::hash(out)
+            }
+            RValue::Array(a) => RValue::array(
+                a.borrow()
+                    .iter()
+                    .map(|x| symbolize_keys(x, depth + 1))
+                    .collect(),
+            ),
+            other => other.clone(),
+        }
+    })
 }
 
 fn scope_method(

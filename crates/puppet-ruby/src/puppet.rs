@@ -1014,33 +1014,35 @@ fn facter_value(it: &Interp, name: Option<&RValue>) -> RValue {
 /// A hash (and the hashes and arrays in it) with its symbol keys as strings; other values
 /// as they are (shared, as Puppet returns the very objects).
 fn symkeys_to_string(v: &RValue, depth: usize) -> RValue {
-    if depth > 256 {
-        return v.clone();
-    }
-    match v {
-        RValue::Hash(h) => {
-            let pairs = h.borrow().pairs();
-            let mut out = crate::value::RHash::default();
-            for (k, x) in pairs {
-                let k = match k {
-                    RValue::Sym(s) => RValue::str(&s),
-                    other => other,
-                };
-                out.insert(k, symkeys_to_string(&x, depth + 1));
+    crate::with_stack(|| {
+        if depth > 256 {
+            return v.clone();
+        }
+        match v {
+            RValue::Hash(h) => {
+                let pairs = h.borrow().pairs();
+                let mut out = crate::value::RHash::default();
+                for (k, x) in pairs {
+                    let k = match k {
+                        RValue::Sym(s) => RValue::str(&s),
+                        other => other,
+                    };
+                    out.insert(k, symkeys_to_string(&x, depth + 1));
+                }
+                RValue::hash(out)
             }
-            RValue::hash(out)
+            RValue::Array(a) => {
+                let items = a.borrow().clone();
+                RValue::array(
+                    items
+                        .iter()
+                        .map(|x| symkeys_to_string(x, depth + 1))
+                        .collect(),
+                )
+            }
+            other => other.clone(),
         }
-        RValue::Array(a) => {
-            let items = a.borrow().clone();
-            RValue::array(
-                items
-                    .iter()
-                    .map(|x| symkeys_to_string(x, depth + 1))
-                    .collect(),
-            )
-        }
-        other => other.clone(),
-    }
+    })
 }
 
 /// Whether a Puppet module answers `name` natively.

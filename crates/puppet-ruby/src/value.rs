@@ -261,27 +261,29 @@ impl HKey {
         Self::of_depth(v, 0)
     }
     fn of_depth(v: &RValue, depth: usize) -> HKey {
-        if !walk_step() {
-            return HKey::Nil;
-        }
-        match v {
-            RValue::Nil => HKey::Nil,
-            RValue::Bool(b) => HKey::Bool(*b),
-            RValue::Int(i) => HKey::Int(*i),
-            RValue::Float(f) => HKey::Float(if *f == 0.0 { 0 } else { f.to_bits() }),
-            RValue::Str(s) => HKey::Str(s.borrow().clone()),
-            RValue::Sym(s) => HKey::Sym(s.to_string()),
-            RValue::Array(a) if depth < MAX_DEPTH => HKey::Array(
-                a.borrow()
-                    .iter()
-                    .map(|x| Self::of_depth(x, depth + 1))
-                    .collect(),
-            ),
-            RValue::Module(m) => HKey::Ptr(Rc::as_ptr(m) as usize),
-            RValue::Object(o) => HKey::Ptr(Rc::as_ptr(o) as usize),
-            RValue::Proc(p) => HKey::Ptr(Rc::as_ptr(p) as usize),
-            other => HKey::Other(inspect(other)),
-        }
+        crate::with_stack(|| {
+            if !walk_step() {
+                return HKey::Nil;
+            }
+            match v {
+                RValue::Nil => HKey::Nil,
+                RValue::Bool(b) => HKey::Bool(*b),
+                RValue::Int(i) => HKey::Int(*i),
+                RValue::Float(f) => HKey::Float(if *f == 0.0 { 0 } else { f.to_bits() }),
+                RValue::Str(s) => HKey::Str(s.borrow().clone()),
+                RValue::Sym(s) => HKey::Sym(s.to_string()),
+                RValue::Array(a) if depth < MAX_DEPTH => HKey::Array(
+                    a.borrow()
+                        .iter()
+                        .map(|x| Self::of_depth(x, depth + 1))
+                        .collect(),
+                ),
+                RValue::Module(m) => HKey::Ptr(Rc::as_ptr(m) as usize),
+                RValue::Object(o) => HKey::Ptr(Rc::as_ptr(o) as usize),
+                RValue::Proc(p) => HKey::Ptr(Rc::as_ptr(p) as usize),
+                other => HKey::Other(inspect(other)),
+            }
+        })
     }
 }
 
@@ -656,123 +658,125 @@ pub fn inspect(v: &RValue) -> String {
 }
 
 fn inspect_into(v: &RValue, out: &mut String, depth: usize) {
-    if depth > MAX_DEPTH || !walk_step() {
-        out.push_str("[...]");
-        return;
-    }
-    match v {
-        RValue::Nil => out.push_str("nil"),
-        RValue::Str(s) => out.push_str(&inspect_str(&s.borrow())),
-        RValue::Sym(s) => {
-            out.push(':');
-            if sym_is_plain(s) {
-                out.push_str(s);
-            } else {
-                out.push_str(&inspect_str(s));
-            }
+    crate::with_stack(|| {
+        if depth > MAX_DEPTH || !walk_step() {
+            out.push_str("[...]");
+            return;
         }
-        RValue::Array(a) => {
-            let Ok(a) = a.try_borrow() else {
-                out.push_str("[...]");
-                return;
-            };
-            out.push('[');
-            for (i, x) in a.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                inspect_into(x, out, depth + 1);
-            }
-            out.push(']');
-        }
-        RValue::Hash(h) => {
-            let Ok(h) = h.try_borrow() else {
-                out.push_str("{...}");
-                return;
-            };
-            out.push('{');
-            for (i, (k, v)) in h.map.values().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                inspect_into(k, out, depth + 1);
-                out.push_str("=>");
-                inspect_into(v, out, depth + 1);
-            }
-            out.push('}');
-        }
-        RValue::Range(r) => {
-            inspect_into(&r.0, out, depth + 1);
-            out.push_str(if r.2 { "..." } else { ".." });
-            if !matches!(r.1, RValue::Nil) {
-                inspect_into(&r.1, out, depth + 1);
-            }
-        }
-        RValue::Regexp(r) => {
-            out.push('/');
-            out.push_str(&slash_escaped(&r.source));
-            out.push('/');
-            for f in ['m', 'i', 'x'] {
-                if r.flags.contains(f) {
-                    out.push(f);
-                }
-            }
-        }
-        RValue::MatchData(m) => {
-            out.push_str("#<MatchData ");
-            out.push_str(&inspect_str(
-                m.first().cloned().flatten().as_deref().unwrap_or(""),
-            ));
-            for (i, g) in m.iter().enumerate().skip(1) {
-                let _ = write!(out, " {i}:");
-                match g {
-                    Some(s) => out.push_str(&inspect_str(s)),
-                    None => out.push_str("nil"),
-                }
-            }
-            out.push('>');
-        }
-        RValue::IpAddr(ip) => {
-            let _ = write!(
-                out,
-                "#<IPAddr: IPv{}:{}/{}>",
-                if ip.v6 { 6 } else { 4 },
-                ip.to_s(),
-                ip.mask_s()
-            );
-        }
-        RValue::Object(o) => {
-            let name = o.class.name();
-            if let ObjData::Exception(m) = &*o.data.borrow() {
-                let msg = m.as_ref().map(to_s).unwrap_or_else(|| name.clone());
-                if msg.is_empty() {
-                    out.push_str(&name);
+        match v {
+            RValue::Nil => out.push_str("nil"),
+            RValue::Str(s) => out.push_str(&inspect_str(&s.borrow())),
+            RValue::Sym(s) => {
+                out.push(':');
+                if sym_is_plain(s) {
+                    out.push_str(s);
                 } else {
-                    let _ = write!(out, "#<{name}: {msg}>");
+                    out.push_str(&inspect_str(s));
                 }
-                return;
             }
-            let ivars = o.ivars.borrow();
-            let addr = o.address();
-            if ivars.is_empty() || depth > 8 {
-                let _ = write!(out, "#<{name}:{addr:#018x}>");
-            } else {
-                let _ = write!(out, "#<{name}:{addr:#018x}");
-                for (i, (k, v)) in ivars.iter().enumerate() {
-                    out.push_str(if i == 0 { " @" } else { ", @" });
-                    out.push_str(k);
-                    out.push('=');
+            RValue::Array(a) => {
+                let Ok(a) = a.try_borrow() else {
+                    out.push_str("[...]");
+                    return;
+                };
+                out.push('[');
+                for (i, x) in a.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    inspect_into(x, out, depth + 1);
+                }
+                out.push(']');
+            }
+            RValue::Hash(h) => {
+                let Ok(h) = h.try_borrow() else {
+                    out.push_str("{...}");
+                    return;
+                };
+                out.push('{');
+                for (i, (k, v)) in h.map.values().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    inspect_into(k, out, depth + 1);
+                    out.push_str("=>");
                     inspect_into(v, out, depth + 1);
+                }
+                out.push('}');
+            }
+            RValue::Range(r) => {
+                inspect_into(&r.0, out, depth + 1);
+                out.push_str(if r.2 { "..." } else { ".." });
+                if !matches!(r.1, RValue::Nil) {
+                    inspect_into(&r.1, out, depth + 1);
+                }
+            }
+            RValue::Regexp(r) => {
+                out.push('/');
+                out.push_str(&slash_escaped(&r.source));
+                out.push('/');
+                for f in ['m', 'i', 'x'] {
+                    if r.flags.contains(f) {
+                        out.push(f);
+                    }
+                }
+            }
+            RValue::MatchData(m) => {
+                out.push_str("#<MatchData ");
+                out.push_str(&inspect_str(
+                    m.first().cloned().flatten().as_deref().unwrap_or(""),
+                ));
+                for (i, g) in m.iter().enumerate().skip(1) {
+                    let _ = write!(out, " {i}:");
+                    match g {
+                        Some(s) => out.push_str(&inspect_str(s)),
+                        None => out.push_str("nil"),
+                    }
                 }
                 out.push('>');
             }
+            RValue::IpAddr(ip) => {
+                let _ = write!(
+                    out,
+                    "#<IPAddr: IPv{}:{}/{}>",
+                    if ip.v6 { 6 } else { 4 },
+                    ip.to_s(),
+                    ip.mask_s()
+                );
+            }
+            RValue::Object(o) => {
+                let name = o.class.name();
+                if let ObjData::Exception(m) = &*o.data.borrow() {
+                    let msg = m.as_ref().map(to_s).unwrap_or_else(|| name.clone());
+                    if msg.is_empty() {
+                        out.push_str(&name);
+                    } else {
+                        let _ = write!(out, "#<{name}: {msg}>");
+                    }
+                    return;
+                }
+                let ivars = o.ivars.borrow();
+                let addr = o.address();
+                if ivars.is_empty() || depth > 8 {
+                    let _ = write!(out, "#<{name}:{addr:#018x}>");
+                } else {
+                    let _ = write!(out, "#<{name}:{addr:#018x}");
+                    for (i, (k, v)) in ivars.iter().enumerate() {
+                        out.push_str(if i == 0 { " @" } else { ", @" });
+                        out.push_str(k);
+                        out.push('=');
+                        inspect_into(v, out, depth + 1);
+                    }
+                    out.push('>');
+                }
+            }
+            RValue::Puppet(p) => match puppet_types::ruby::inspect_object(p, &mut next_address) {
+                Some(text) => out.push_str(&text),
+                None => out.push_str(&to_s(v)),
+            },
+            _ => out.push_str(&to_s(v)),
         }
-        RValue::Puppet(p) => match puppet_types::ruby::inspect_object(p, &mut next_address) {
-            Some(text) => out.push_str(&text),
-            None => out.push_str(&to_s(v)),
-        },
-        _ => out.push_str(&to_s(v)),
-    }
+    })
 }
 
 /// Ruby's `to_s`.
@@ -834,58 +838,62 @@ pub fn equal(a: &RValue, b: &RValue) -> bool {
 }
 
 fn equal_depth(a: &RValue, b: &RValue, depth: usize) -> bool {
-    if depth > MAX_DEPTH || !walk_step() {
-        return false;
-    }
-    match (a, b) {
-        (RValue::Nil, RValue::Nil) => true,
-        (RValue::Bool(x), RValue::Bool(y)) => x == y,
-        (RValue::Int(x), RValue::Int(y)) => x == y,
-        (RValue::Float(x), RValue::Float(y)) => x == y,
-        (RValue::Int(x), RValue::Float(y)) | (RValue::Float(y), RValue::Int(x)) => {
-            (*x as f64) == *y
+    crate::with_stack(|| {
+        if depth > MAX_DEPTH || !walk_step() {
+            return false;
         }
-        (RValue::Str(x), RValue::Str(y)) => Rc::ptr_eq(x, y) || *x.borrow() == *y.borrow(),
-        (RValue::Sym(x), RValue::Sym(y)) => x == y,
-        (RValue::Array(x), RValue::Array(y)) => {
-            if Rc::ptr_eq(x, y) {
-                return true;
+        match (a, b) {
+            (RValue::Nil, RValue::Nil) => true,
+            (RValue::Bool(x), RValue::Bool(y)) => x == y,
+            (RValue::Int(x), RValue::Int(y)) => x == y,
+            (RValue::Float(x), RValue::Float(y)) => x == y,
+            (RValue::Int(x), RValue::Float(y)) | (RValue::Float(y), RValue::Int(x)) => {
+                (*x as f64) == *y
             }
-            let (Ok(x), Ok(y)) = (x.try_borrow(), y.try_borrow()) else {
-                return false;
-            };
-            x.len() == y.len()
-                && x.iter()
-                    .zip(y.iter())
-                    .all(|(p, q)| equal_depth(p, q, depth + 1))
-        }
-        (RValue::Hash(x), RValue::Hash(y)) => {
-            if Rc::ptr_eq(x, y) {
-                return true;
+            (RValue::Str(x), RValue::Str(y)) => Rc::ptr_eq(x, y) || *x.borrow() == *y.borrow(),
+            (RValue::Sym(x), RValue::Sym(y)) => x == y,
+            (RValue::Array(x), RValue::Array(y)) => {
+                if Rc::ptr_eq(x, y) {
+                    return true;
+                }
+                let (Ok(x), Ok(y)) = (x.try_borrow(), y.try_borrow()) else {
+                    return false;
+                };
+                x.len() == y.len()
+                    && x.iter()
+                        .zip(y.iter())
+                        .all(|(p, q)| equal_depth(p, q, depth + 1))
             }
-            let (Ok(x), Ok(y)) = (x.try_borrow(), y.try_borrow()) else {
-                return false;
-            };
-            x.map.len() == y.map.len()
-                && x.map.iter().all(|(k, (_, v))| {
-                    y.map
-                        .get(k)
-                        .is_some_and(|(_, w)| equal_depth(v, w, depth + 1))
-                })
+            (RValue::Hash(x), RValue::Hash(y)) => {
+                if Rc::ptr_eq(x, y) {
+                    return true;
+                }
+                let (Ok(x), Ok(y)) = (x.try_borrow(), y.try_borrow()) else {
+                    return false;
+                };
+                x.map.len() == y.map.len()
+                    && x.map.iter().all(|(k, (_, v))| {
+                        y.map
+                            .get(k)
+                            .is_some_and(|(_, w)| equal_depth(v, w, depth + 1))
+                    })
+            }
+            (RValue::Range(x), RValue::Range(y)) => {
+                x.2 == y.2
+                    && equal_depth(&x.0, &y.0, depth + 1)
+                    && equal_depth(&x.1, &y.1, depth + 1)
+            }
+            (RValue::Regexp(x), RValue::Regexp(y)) => x.source == y.source && x.flags == y.flags,
+            (RValue::Module(x), RValue::Module(y)) => Rc::ptr_eq(x, y),
+            (RValue::Object(x), RValue::Object(y)) => Rc::ptr_eq(x, y),
+            (RValue::Proc(x), RValue::Proc(y)) => Rc::ptr_eq(x, y),
+            (RValue::Scope, RValue::Scope) => true,
+            (RValue::IpAddr(x), RValue::IpAddr(y)) => x.v6 == y.v6 && x.addr == y.addr,
+            (RValue::Puppet(x), RValue::Puppet(y)) => x == y,
+            (RValue::MatchData(x), RValue::MatchData(y)) => x == y,
+            _ => false,
         }
-        (RValue::Range(x), RValue::Range(y)) => {
-            x.2 == y.2 && equal_depth(&x.0, &y.0, depth + 1) && equal_depth(&x.1, &y.1, depth + 1)
-        }
-        (RValue::Regexp(x), RValue::Regexp(y)) => x.source == y.source && x.flags == y.flags,
-        (RValue::Module(x), RValue::Module(y)) => Rc::ptr_eq(x, y),
-        (RValue::Object(x), RValue::Object(y)) => Rc::ptr_eq(x, y),
-        (RValue::Proc(x), RValue::Proc(y)) => Rc::ptr_eq(x, y),
-        (RValue::Scope, RValue::Scope) => true,
-        (RValue::IpAddr(x), RValue::IpAddr(y)) => x.v6 == y.v6 && x.addr == y.addr,
-        (RValue::Puppet(x), RValue::Puppet(y)) => x == y,
-        (RValue::MatchData(x), RValue::MatchData(y)) => x == y,
-        _ => false,
-    }
+    })
 }
 
 /// A regexp's source as `Regexp#inspect` and `#to_s` show it: a `/` that is not escaped
@@ -904,39 +912,43 @@ pub fn compare(a: &RValue, b: &RValue) -> Option<Ordering> {
 }
 
 fn compare_depth(a: &RValue, b: &RValue, depth: usize) -> Option<Ordering> {
-    if depth > MAX_DEPTH || !walk_step() {
-        return None;
-    }
-    match (a, b) {
-        (RValue::Int(x), RValue::Int(y)) => Some(x.cmp(y)),
-        (RValue::Float(x), RValue::Float(y)) => x.partial_cmp(y),
-        (RValue::Int(x), RValue::Float(y)) => (*x as f64).partial_cmp(y),
-        (RValue::Float(x), RValue::Int(y)) => x.partial_cmp(&(*y as f64)),
-        (RValue::Str(x), RValue::Str(y)) => Some(x.borrow().as_bytes().cmp(y.borrow().as_bytes())),
-        (RValue::Sym(x), RValue::Sym(y)) => Some(x.as_bytes().cmp(y.as_bytes())),
-        (RValue::Array(x), RValue::Array(y)) => {
-            let (Ok(x), Ok(y)) = (x.try_borrow(), y.try_borrow()) else {
-                return None;
-            };
-            for (p, q) in x.iter().zip(y.iter()) {
-                match compare_depth(p, q, depth + 1)? {
-                    Ordering::Equal => continue,
-                    o => return Some(o),
+    crate::with_stack(|| {
+        if depth > MAX_DEPTH || !walk_step() {
+            return None;
+        }
+        match (a, b) {
+            (RValue::Int(x), RValue::Int(y)) => Some(x.cmp(y)),
+            (RValue::Float(x), RValue::Float(y)) => x.partial_cmp(y),
+            (RValue::Int(x), RValue::Float(y)) => (*x as f64).partial_cmp(y),
+            (RValue::Float(x), RValue::Int(y)) => x.partial_cmp(&(*y as f64)),
+            (RValue::Str(x), RValue::Str(y)) => {
+                Some(x.borrow().as_bytes().cmp(y.borrow().as_bytes()))
+            }
+            (RValue::Sym(x), RValue::Sym(y)) => Some(x.as_bytes().cmp(y.as_bytes())),
+            (RValue::Array(x), RValue::Array(y)) => {
+                let (Ok(x), Ok(y)) = (x.try_borrow(), y.try_borrow()) else {
+                    return None;
+                };
+                for (p, q) in x.iter().zip(y.iter()) {
+                    match compare_depth(p, q, depth + 1)? {
+                        Ordering::Equal => continue,
+                        o => return Some(o),
+                    }
+                }
+                Some(x.len().cmp(&y.len()))
+            }
+            (RValue::Nil, RValue::Nil) => Some(Ordering::Equal),
+            (RValue::Bool(x), RValue::Bool(y)) if x == y => Some(Ordering::Equal),
+            (RValue::IpAddr(x), RValue::IpAddr(y)) if x.v6 == y.v6 => Some(x.addr.cmp(&y.addr)),
+            _ => {
+                if equal(a, b) {
+                    Some(Ordering::Equal)
+                } else {
+                    None
                 }
             }
-            Some(x.len().cmp(&y.len()))
         }
-        (RValue::Nil, RValue::Nil) => Some(Ordering::Equal),
-        (RValue::Bool(x), RValue::Bool(y)) if x == y => Some(Ordering::Equal),
-        (RValue::IpAddr(x), RValue::IpAddr(y)) if x.v6 == y.v6 => Some(x.addr.cmp(&y.addr)),
-        _ => {
-            if equal(a, b) {
-                Some(Ordering::Equal)
-            } else {
-                None
-            }
-        }
-    }
+    })
 }
 
 /// Converts a Puppet value as the template wrapper's variables see it.
@@ -945,38 +957,40 @@ pub fn from_puppet(v: &Value) -> RValue {
 }
 
 fn from_puppet_depth(v: &Value, depth: usize) -> RValue {
-    if depth > 256 {
-        return RValue::Nil;
-    }
-    match v {
-        Value::Undef => RValue::Nil,
-        Value::Default => RValue::sym("default"),
-        Value::Boolean(b) => RValue::Bool(*b),
-        Value::Integer(i) => RValue::Int(*i),
-        Value::Float(f) => RValue::Float(*f),
-        Value::String(s) => RValue::str(s),
-        Value::Array(a) => {
-            RValue::array(a.iter().map(|x| from_puppet_depth(x, depth + 1)).collect())
+    crate::with_stack(|| {
+        if depth > 256 {
+            return RValue::Nil;
         }
-        Value::Hash(h) => {
-            let mut rh = RHash::default();
-            for (k, v) in h.iter() {
-                let k = from_puppet_depth(k, depth + 1);
-                // Frozen as `insert` would copy it to freeze it (a new string nothing else
-                // holds: freezing it in place is the same).
-                if let RValue::Str(s) = &k {
-                    s.freeze();
-                }
-                rh.insert(k, from_puppet_depth(v, depth + 1));
+        match v {
+            Value::Undef => RValue::Nil,
+            Value::Default => RValue::sym("default"),
+            Value::Boolean(b) => RValue::Bool(*b),
+            Value::Integer(i) => RValue::Int(*i),
+            Value::Float(f) => RValue::Float(*f),
+            Value::String(s) => RValue::str(s),
+            Value::Array(a) => {
+                RValue::array(a.iter().map(|x| from_puppet_depth(x, depth + 1)).collect())
             }
-            RValue::hash(rh)
+            Value::Hash(h) => {
+                let mut rh = RHash::default();
+                for (k, v) in h.iter() {
+                    let k = from_puppet_depth(k, depth + 1);
+                    // Frozen as `insert` would copy it to freeze it (a new string nothing else
+                    // holds: freezing it in place is the same).
+                    if let RValue::Str(s) = &k {
+                        s.freeze();
+                    }
+                    rh.insert(k, from_puppet_depth(v, depth + 1));
+                }
+                RValue::hash(rh)
+            }
+            Value::Regexp(r) => match compile_regex(r.source(), "") {
+                Ok(re) => RValue::Regexp(Rc::new(re)),
+                Err(_) => RValue::Puppet(Rc::new(v.clone())),
+            },
+            other => RValue::Puppet(Rc::new(other.clone())),
         }
-        Value::Regexp(r) => match compile_regex(r.source(), "") {
-            Ok(re) => RValue::Regexp(Rc::new(re)),
-            Err(_) => RValue::Puppet(Rc::new(v.clone())),
-        },
-        other => RValue::Puppet(Rc::new(other.clone())),
-    }
+    })
 }
 
 /// Converts a Ruby value back to Puppet (function arguments and results).
@@ -985,47 +999,49 @@ pub fn to_puppet(v: &RValue) -> Result<Value, String> {
 }
 
 fn to_puppet_depth(v: &RValue, depth: usize) -> Result<Value, String> {
-    if depth > MAX_DEPTH {
-        return Err("value nested too deeply".into());
-    }
-    if !walk_step() {
-        return Err(format!("value of more than {WALK_LIMIT} elements"));
-    }
-    Ok(match v {
-        RValue::Nil => Value::Undef,
-        RValue::Bool(b) => Value::Boolean(*b),
-        RValue::Int(i) => Value::Integer(*i),
-        RValue::Float(f) => Value::Float(*f),
-        RValue::Str(s) => Value::string(s.borrow().as_str()),
-        RValue::Sym(s) => match &**s {
-            "undef" => Value::Undef,
-            "default" => Value::Default,
-            other => Value::string(other),
-        },
-        RValue::Array(a) => {
-            let a = a.try_borrow().map_err(|_| "array in use".to_string())?;
-            Value::array(
-                a.iter()
-                    .map(|x| to_puppet_depth(x, depth + 1))
-                    .collect::<Result<_, _>>()?,
-            )
+    crate::with_stack(|| {
+        if depth > MAX_DEPTH {
+            return Err("value nested too deeply".into());
         }
-        RValue::Hash(h) => {
-            let h = h.try_borrow().map_err(|_| "hash in use".to_string())?;
-            let mut pairs = Vec::new();
-            for (k, v) in h.map.values() {
-                pairs.push((
-                    to_puppet_depth(k, depth + 1)?,
-                    to_puppet_depth(v, depth + 1)?,
-                ));
+        if !walk_step() {
+            return Err(format!("value of more than {WALK_LIMIT} elements"));
+        }
+        Ok(match v {
+            RValue::Nil => Value::Undef,
+            RValue::Bool(b) => Value::Boolean(*b),
+            RValue::Int(i) => Value::Integer(*i),
+            RValue::Float(f) => Value::Float(*f),
+            RValue::Str(s) => Value::string(s.borrow().as_str()),
+            RValue::Sym(s) => match &**s {
+                "undef" => Value::Undef,
+                "default" => Value::Default,
+                other => Value::string(other),
+            },
+            RValue::Array(a) => {
+                let a = a.try_borrow().map_err(|_| "array in use".to_string())?;
+                Value::array(
+                    a.iter()
+                        .map(|x| to_puppet_depth(x, depth + 1))
+                        .collect::<Result<_, _>>()?,
+                )
             }
-            Value::hash(pairs)
-        }
-        RValue::Regexp(r) => puppet_types::Regexp::new(&r.source)
-            .map(Value::Regexp)
-            .map_err(|e| e.to_string())?,
-        RValue::Puppet(p) => (**p).clone(),
-        other => return Err(format!("cannot pass a {} to Puppet", other.class_name())),
+            RValue::Hash(h) => {
+                let h = h.try_borrow().map_err(|_| "hash in use".to_string())?;
+                let mut pairs = Vec::new();
+                for (k, v) in h.map.values() {
+                    pairs.push((
+                        to_puppet_depth(k, depth + 1)?,
+                        to_puppet_depth(v, depth + 1)?,
+                    ));
+                }
+                Value::hash(pairs)
+            }
+            RValue::Regexp(r) => puppet_types::Regexp::new(&r.source)
+                .map(Value::Regexp)
+                .map_err(|e| e.to_string())?,
+            RValue::Puppet(p) => (**p).clone(),
+            other => return Err(format!("cannot pass a {} to Puppet", other.class_name())),
+        })
     })
 }
 
@@ -1042,36 +1058,38 @@ pub fn converts_to(v: &RValue, orig: &Value) -> bool {
 }
 
 fn converts_to_depth(v: &RValue, orig: &Value, depth: usize, walked: &mut u64) -> bool {
-    if depth > MAX_DEPTH {
-        return false;
-    }
-    *walked += 1;
-    match (v, orig) {
-        (RValue::Nil, Value::Undef) => true,
-        (RValue::Bool(a), Value::Boolean(b)) => a == b,
-        (RValue::Int(a), Value::Integer(b)) => a == b,
-        (RValue::Float(a), Value::Float(_)) => Value::Float(*a) == *orig,
-        (RValue::Str(a), Value::String(b)) => a.try_borrow().is_ok_and(|a| a.as_str() == b),
-        (RValue::Sym(a), _) => match &**a {
-            "undef" => matches!(orig, Value::Undef),
-            "default" => matches!(orig, Value::Default),
-            a => matches!(orig, Value::String(b) if a == b),
-        },
-        (RValue::Array(a), Value::Array(b)) => a.try_borrow().is_ok_and(|a| {
-            a.len() == b.len()
-                && a.iter()
-                    .zip(b.iter())
-                    .all(|(x, y)| converts_to_depth(x, y, depth + 1, walked))
-        }),
-        (RValue::Hash(h), Value::Hash(m)) => h.try_borrow().is_ok_and(|h| {
-            h.map.len() == m.len()
-                && h.map.values().zip(m.iter()).all(|((k, x), (k2, y))| {
-                    converts_to_depth(k, k2, depth + 1, walked)
-                        && converts_to_depth(x, y, depth + 1, walked)
-                })
-        }),
-        _ => false,
-    }
+    crate::with_stack(|| {
+        if depth > MAX_DEPTH {
+            return false;
+        }
+        *walked += 1;
+        match (v, orig) {
+            (RValue::Nil, Value::Undef) => true,
+            (RValue::Bool(a), Value::Boolean(b)) => a == b,
+            (RValue::Int(a), Value::Integer(b)) => a == b,
+            (RValue::Float(a), Value::Float(_)) => Value::Float(*a) == *orig,
+            (RValue::Str(a), Value::String(b)) => a.try_borrow().is_ok_and(|a| a.as_str() == b),
+            (RValue::Sym(a), _) => match &**a {
+                "undef" => matches!(orig, Value::Undef),
+                "default" => matches!(orig, Value::Default),
+                a => matches!(orig, Value::String(b) if a == b),
+            },
+            (RValue::Array(a), Value::Array(b)) => a.try_borrow().is_ok_and(|a| {
+                a.len() == b.len()
+                    && a.iter()
+                        .zip(b.iter())
+                        .all(|(x, y)| converts_to_depth(x, y, depth + 1, walked))
+            }),
+            (RValue::Hash(h), Value::Hash(m)) => h.try_borrow().is_ok_and(|h| {
+                h.map.len() == m.len()
+                    && h.map.values().zip(m.iter()).all(|((k, x), (k2, y))| {
+                        converts_to_depth(k, k2, depth + 1, walked)
+                            && converts_to_depth(x, y, depth + 1, walked)
+                    })
+            }),
+            _ => false,
+        }
+    })
 }
 
 /// Compiles a Ruby regexp (source between the slashes, options `imx`) with puppet-types'

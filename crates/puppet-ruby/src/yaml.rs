@@ -43,20 +43,22 @@ fn emit_seq(
     pos: Pos,
     depth: usize,
 ) -> Result<(), Ctrl> {
-    if depth > 64 {
-        return unsupported("to_yaml of a structure nested deeper than 64", pos);
-    }
-    let RValue::Array(a) = v else { return Ok(()) };
-    let items = a.borrow().clone();
-    for x in items {
-        if !crate::value::walk_step() {
-            return crate::interp::too_large(pos);
+    crate::with_stack(|| {
+        if depth > 64 {
+            return unsupported("to_yaml of a structure nested deeper than 64", pos);
         }
-        out.push_str(&" ".repeat(indent));
-        out.push('-');
-        emit_child(&x, indent, true, out, pos, depth)?;
-    }
-    Ok(())
+        let RValue::Array(a) = v else { return Ok(()) };
+        let items = a.borrow().clone();
+        for x in items {
+            if !crate::value::walk_step() {
+                return crate::interp::too_large(pos);
+            }
+            out.push_str(&" ".repeat(indent));
+            out.push('-');
+            emit_child(&x, indent, true, out, pos, depth)?;
+        }
+        Ok(())
+    })
 }
 
 fn emit_map(
@@ -66,31 +68,33 @@ fn emit_map(
     pos: Pos,
     depth: usize,
 ) -> Result<(), Ctrl> {
-    if depth > 64 {
-        return unsupported("to_yaml of a structure nested deeper than 64", pos);
-    }
-    let RValue::Hash(h) = v else { return Ok(()) };
-    let pairs = h.borrow().pairs();
-    for (k, x) in pairs {
-        if !crate::value::walk_step() {
-            return crate::interp::too_large(pos);
+    crate::with_stack(|| {
+        if depth > 64 {
+            return unsupported("to_yaml of a structure nested deeper than 64", pos);
         }
-        out.push_str(&" ".repeat(indent));
-        let key = match &k {
-            RValue::Array(_) | RValue::Hash(_) => {
-                return unsupported("to_yaml with a complex key", pos)
+        let RValue::Hash(h) = v else { return Ok(()) };
+        let pairs = h.borrow().pairs();
+        for (k, x) in pairs {
+            if !crate::value::walk_step() {
+                return crate::interp::too_large(pos);
             }
-            RValue::Nil => "! ''".to_string(),
-            other => scalar(other, indent, pos)?,
-        };
-        if key.contains('\n') {
-            return unsupported("to_yaml with a multi-line key", pos);
+            out.push_str(&" ".repeat(indent));
+            let key = match &k {
+                RValue::Array(_) | RValue::Hash(_) => {
+                    return unsupported("to_yaml with a complex key", pos)
+                }
+                RValue::Nil => "! ''".to_string(),
+                other => scalar(other, indent, pos)?,
+            };
+            if key.contains('\n') {
+                return unsupported("to_yaml with a multi-line key", pos);
+            }
+            out.push_str(&key);
+            out.push(':');
+            emit_child(&x, indent, false, out, pos, depth)?;
         }
-        out.push_str(&key);
-        out.push(':');
-        emit_child(&x, indent, false, out, pos, depth)?;
-    }
-    Ok(())
+        Ok(())
+    })
 }
 
 /// Emits a value after `-` or `key:`.
