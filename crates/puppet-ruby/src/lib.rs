@@ -42,9 +42,12 @@ mod yaml;
 /// the heap when little is left. The parser, the interpreter and the function entry all
 /// recurse through it, so no nesting that their depth bounds allow can overflow a thread's
 /// stack, whatever its size. The red zone covers the largest chain of frames between two
-/// calls (a statement inside a statement: about 70 kB in a debug build).
+/// calls, with room to spare: a statement inside a statement takes about 70 kB in a debug
+/// build, and a 256 kB red zone still let generated templates overflow a grown segment
+/// (a SIGSEGV in puppet-erb's grammar proptest, once in many runs). The segments are
+/// virtual memory: only the pages a deep nesting touches are used.
 pub(crate) fn with_stack<R>(f: impl FnOnce() -> R) -> R {
-    stacker::maybe_grow(256 * 1024, 2 * 1024 * 1024, f)
+    stacker::maybe_grow(1024 * 1024, 8 * 1024 * 1024, f)
 }
 
 pub use puppet::is_puppet_3x_function;
