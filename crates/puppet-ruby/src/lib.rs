@@ -57,7 +57,7 @@ pub(crate) fn with_stack<R>(f: impl FnOnce() -> R) -> R {
 /// statement in a debug build), the red zone 1 MB.
 #[inline]
 pub(crate) fn with_stack_at<R>(depth: usize, f: impl FnOnce() -> R) -> R {
-    if depth.is_multiple_of(STACK_CHECK_EVERY) {
+    if depth % STACK_CHECK_EVERY == 0 {
         with_stack(f)
     } else {
         f()
