@@ -285,6 +285,12 @@ pub struct Catalog {
 }
 
 impl Catalog {
+    /// Makes room for `resources` resources and as many containment edges.
+    pub(crate) fn reserve(&mut self, resources: usize) {
+        self.resources.reserve(resources);
+        self.edges.reserve(resources);
+    }
+
     pub fn get(&self, key: &ResourceKey) -> Option<&Resource> {
         self.resources.get(key)
     }
