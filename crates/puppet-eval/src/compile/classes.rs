@@ -76,7 +76,7 @@ impl Compiler {
         span: &Span,
     ) -> R<()> {
         let name = crate::names::strip_root(name).to_ascii_lowercase();
-        let key = ResourceKey::new("Class", &name);
+        let key = ResourceKey::class(&name);
         if self.class_started(&name) {
             if how == ClassDecl::ResourceLike {
                 // Where the first was declared is known when it was resource-like too.
@@ -165,7 +165,7 @@ impl Compiler {
         declared_in: ScopeId,
         span: &Span,
     ) -> R<()> {
-        let key = ResourceKey::new("Class", &def.name);
+        let key = ResourceKey::class(&def.name);
         if self.catalog.get(&key).is_some() {
             return Ok(());
         }
@@ -240,7 +240,7 @@ impl Compiler {
             }
             None => None,
         };
-        let key = ResourceKey::new("Class", &def.name);
+        let key = ResourceKey::class(&def.name);
         let label = key.reference();
         let id = self.open_body_scope(BodyScope {
             kind: ScopeKind::Class(def.name.clone()),

@@ -146,7 +146,7 @@ impl Compiler {
                             (Some(t), Some(title)) => ResourceKey::of(t, title),
                             _ => return Ok(()),
                         },
-                        Value::Type(Type::Class(Some(name))) => ResourceKey::new("Class", name),
+                        Value::Type(Type::Class(Some(name))) => ResourceKey::class(name),
                         _ => return Ok(()),
                     };
                     // Virtual resources count, realized or not (see apply_relationships).
@@ -276,7 +276,7 @@ impl Compiler {
         for (container, child) in &self.catalog.edges {
             children.entry(container).or_default().push(child);
         }
-        let main = ResourceKey::new("Class", "main");
+        let main = ResourceKey::class("main");
         let mut queue = std::collections::VecDeque::from([main.clone()]);
         let mut seen: IndexSet<ResourceKey, rustc_hash::FxBuildHasher> = Default::default();
         let mut updates: Vec<(ResourceKey, SmolStr, Value)> = Vec::new();
@@ -530,7 +530,7 @@ impl Compiler {
             let Some(parent) = self.env.class(name.as_str()).and_then(|d| d.parent.clone()) else {
                 return false;
             };
-            cur = ResourceKey::new("Class", &parent);
+            cur = ResourceKey::class(&parent);
             if &cur == ancestor {
                 return true;
             }

@@ -151,7 +151,7 @@ impl Compiler {
             type_name: "Node".into(),
             title: node_name.clone(),
         };
-        let main = ResourceKey::new("Class", "main");
+        let main = ResourceKey::class("main");
         let mut res = Resource::new("Node", &node_name);
         res.kind = ResourceKind::Node;
         res.container_tags = self.tag_resource(&mut res, &main, |res| {
