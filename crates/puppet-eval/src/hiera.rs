@@ -446,7 +446,7 @@ pub(crate) fn class_parameter(
     let Some(lookup) = c.env.hiera().cloned() else {
         return Ok(None);
     };
-    let class = class.trim_start_matches("::");
+    let class = crate::names::strip_root(class);
     // Not `format!`: this runs for every class parameter without a given value.
     let mut key = String::with_capacity(class.len() + 2 + param.len());
     key.push_str(class);
