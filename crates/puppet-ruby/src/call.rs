@@ -138,6 +138,13 @@ impl<'s> Interp<'s> {
                 let m = m.clone();
                 Some(self.meta(&m))
             }
+            // Before anything named `Puppet`, `Puppet::Parser::Scope` does not exist: looking
+            // it up would create it as it is built in (a subclass of Object with no methods
+            // and no included modules), where user methods are Object's. A template that
+            // calls `scope.x` does not build those three classes for it.
+            RValue::Scope if !self.object.consts.borrow().contains_key("Puppet") => {
+                Some(self.object.clone())
+            }
             RValue::Scope => self.scope_class(),
             _ if self.reopened => Some(self.class_of(recv)),
             _ => None,

@@ -469,12 +469,11 @@ impl<'s> Interp<'s> {
             return RValue::Nil;
         }
         if let Some(v) = self.scope.instance_variable(name).filter(|v| !v.is_undef()) {
-            let r = value::from_puppet(&v);
+            let r = value::from_puppet_frozen(&v);
             if matches!(r, RValue::Array(_) | RValue::Hash(_)) {
                 self.handed_out
                     .push((name.to_string(), v.clone(), r.clone()));
             }
-            freeze_strings(&r, 0);
             if let RValue::Object(o) = &self.main {
                 o.ivars.borrow_mut().insert(name.to_string(), r.clone());
             }
@@ -678,7 +677,7 @@ impl<'s> Interp<'s> {
         self.enter(n.pos)?;
         // Deep Ruby (and Ruby calling Puppet calling Ruby) must not overflow the thread's
         // stack: grow it on demand, as the Puppet evaluator does.
-        let r = crate::with_stack(|| self.eval_inner(n));
+        let r = crate::with_stack_at(self.depth, || self.eval_inner(n));
         self.leave();
         // An operator's walk (`a == b` over shared parts) that went over the bound.
         if value::walk_end(0) {
@@ -742,7 +741,7 @@ impl<'s> Interp<'s> {
     }
 
     fn inspect_depth(&mut self, v: &RValue, depth: usize) -> Result<String, Ctrl> {
-        crate::with_stack(|| {
+        crate::with_stack_at(depth, || {
             if depth > 64 || !contains_object(v, 0) {
                 return Ok(value::inspect(v));
             }
@@ -1921,7 +1920,7 @@ impl<'s> Interp<'s> {
 
 /// Whether a value holds a user object (whose `inspect` may be its own).
 fn contains_object(v: &RValue, depth: usize) -> bool {
-    crate::with_stack(|| {
+    crate::with_stack_at(depth, || {
         if depth > 64 || !value::walk_step() {
             return false;
         }
@@ -1942,7 +1941,7 @@ fn contains_object(v: &RValue, depth: usize) -> bool {
 
 /// Marks the strings of a value from the scope frozen (Puppet hands Ruby frozen strings).
 pub(crate) fn freeze_strings(v: &RValue, depth: usize) {
-    crate::with_stack(|| {
+    crate::with_stack_at(depth, || {
         if depth > 64 {
             return;
         }

@@ -50,6 +50,24 @@ pub(crate) fn with_stack<R>(f: impl FnOnce() -> R) -> R {
     stacker::maybe_grow(1024 * 1024, 8 * 1024 * 1024, f)
 }
 
+/// [`with_stack`] for a recursion that counts its `depth`: the stack is checked at every
+/// [`STACK_CHECK_EVERY`]th level only (a check reads a thread-local and the stack pointer,
+/// which is a good part of a small step). The frames of the levels between two checks are
+/// far below the red zone: a level is at most a few kB (about 70 kB for a statement in a
+/// statement in a debug build), the red zone 1 MB.
+#[inline]
+pub(crate) fn with_stack_at<R>(depth: usize, f: impl FnOnce() -> R) -> R {
+    if depth % STACK_CHECK_EVERY == 0 {
+        with_stack(f)
+    } else {
+        f()
+    }
+}
+
+/// How many levels of a depth-counting recursion share one stack check (see
+/// [`with_stack_at`]).
+pub(crate) const STACK_CHECK_EVERY: usize = 4;
+
 pub use puppet::is_puppet_3x_function;
 pub use richdata::to_rich_data;
 

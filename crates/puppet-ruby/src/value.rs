@@ -261,7 +261,7 @@ impl HKey {
         Self::of_depth(v, 0)
     }
     fn of_depth(v: &RValue, depth: usize) -> HKey {
-        crate::with_stack(|| {
+        crate::with_stack_at(depth, || {
             if !walk_step() {
                 return HKey::Nil;
             }
@@ -658,7 +658,7 @@ pub fn inspect(v: &RValue) -> String {
 }
 
 fn inspect_into(v: &RValue, out: &mut String, depth: usize) {
-    crate::with_stack(|| {
+    crate::with_stack_at(depth, || {
         if depth > MAX_DEPTH || !walk_step() {
             out.push_str("[...]");
             return;
@@ -838,7 +838,7 @@ pub fn equal(a: &RValue, b: &RValue) -> bool {
 }
 
 fn equal_depth(a: &RValue, b: &RValue, depth: usize) -> bool {
-    crate::with_stack(|| {
+    crate::with_stack_at(depth, || {
         if depth > MAX_DEPTH || !walk_step() {
             return false;
         }
@@ -912,7 +912,7 @@ pub fn compare(a: &RValue, b: &RValue) -> Option<Ordering> {
 }
 
 fn compare_depth(a: &RValue, b: &RValue, depth: usize) -> Option<Ordering> {
-    crate::with_stack(|| {
+    crate::with_stack_at(depth, || {
         if depth > MAX_DEPTH || !walk_step() {
             return None;
         }
@@ -953,11 +953,17 @@ fn compare_depth(a: &RValue, b: &RValue, depth: usize) -> Option<Ordering> {
 
 /// Converts a Puppet value as the template wrapper's variables see it.
 pub fn from_puppet(v: &Value) -> RValue {
-    from_puppet_depth(v, 0)
+    from_puppet_depth(v, 0, false)
 }
 
-fn from_puppet_depth(v: &Value, depth: usize) -> RValue {
-    crate::with_stack(|| {
+/// [`from_puppet`] with the strings frozen down to the depth `freeze_strings` walks (64), as
+/// a scope variable reads in a template: the same as converting, then freezing.
+pub(crate) fn from_puppet_frozen(v: &Value) -> RValue {
+    from_puppet_depth(v, 0, true)
+}
+
+fn from_puppet_depth(v: &Value, depth: usize, freeze: bool) -> RValue {
+    crate::with_stack_at(depth, || {
         if depth > 256 {
             return RValue::Nil;
         }
@@ -967,20 +973,30 @@ fn from_puppet_depth(v: &Value, depth: usize) -> RValue {
             Value::Boolean(b) => RValue::Bool(*b),
             Value::Integer(i) => RValue::Int(*i),
             Value::Float(f) => RValue::Float(*f),
-            Value::String(s) => RValue::str(s),
-            Value::Array(a) => {
-                RValue::array(a.iter().map(|x| from_puppet_depth(x, depth + 1)).collect())
+            Value::String(s) => {
+                let r = RValue::str(s);
+                if freeze && depth <= 64 {
+                    if let RValue::Str(x) = &r {
+                        x.freeze();
+                    }
+                }
+                r
             }
+            Value::Array(a) => RValue::array(
+                a.iter()
+                    .map(|x| from_puppet_depth(x, depth + 1, freeze))
+                    .collect(),
+            ),
             Value::Hash(h) => {
                 let mut rh = RHash::default();
                 for (k, v) in h.iter() {
-                    let k = from_puppet_depth(k, depth + 1);
+                    let k = from_puppet_depth(k, depth + 1, freeze);
                     // Frozen as `insert` would copy it to freeze it (a new string nothing else
                     // holds: freezing it in place is the same).
                     if let RValue::Str(s) = &k {
                         s.freeze();
                     }
-                    rh.insert(k, from_puppet_depth(v, depth + 1));
+                    rh.insert(k, from_puppet_depth(v, depth + 1, freeze));
                 }
                 RValue::hash(rh)
             }
@@ -999,7 +1015,7 @@ pub fn to_puppet(v: &RValue) -> Result<Value, String> {
 }
 
 fn to_puppet_depth(v: &RValue, depth: usize) -> Result<Value, String> {
-    crate::with_stack(|| {
+    crate::with_stack_at(depth, || {
         if depth > MAX_DEPTH {
             return Err("value nested too deeply".into());
         }
@@ -1058,7 +1074,7 @@ pub fn converts_to(v: &RValue, orig: &Value) -> bool {
 }
 
 fn converts_to_depth(v: &RValue, orig: &Value, depth: usize, walked: &mut u64) -> bool {
-    crate::with_stack(|| {
+    crate::with_stack_at(depth, || {
         if depth > MAX_DEPTH {
             return false;
         }
