@@ -516,7 +516,7 @@ impl LookupOptions {
 struct Inv<'a> {
     scope: &'a dyn Scope,
     stack: RefCell<Vec<String>>,
-    top_key: RefCell<String>,
+    top_key: RefCell<std::borrow::Cow<'a, str>>,
     rec: Option<RefCell<Recorder>>,
     /// The merged `lookup_options` of each module (`None`: outside modules).
     lo_cache: RefCell<Vec<(Option<String>, MergedOptions)>>,
@@ -548,7 +548,7 @@ impl<'a> Inv<'a> {
         Inv {
             scope,
             stack: RefCell::new(Vec::new()),
-            top_key: RefCell::new(String::new()),
+            top_key: RefCell::new(std::borrow::Cow::Borrowed("")),
             rec: explain.then(|| RefCell::new(Recorder::default())),
             lo_cache: RefCell::new(Vec::new()),
             depth: RefCell::new(0),
@@ -651,22 +651,27 @@ impl<'a> Inv<'a> {
         name: &str,
         f: impl FnOnce() -> Result<T, HieraError>,
     ) -> Result<T, HieraError> {
-        {
-            let stack = self.stack.borrow();
-            if let Some(r) = self.recording.borrow_mut().as_mut() {
-                r.check(name, stack.len());
-            }
-            if stack.iter().any(|n| n == name) || stack.len() > cache::STACK_LIMIT {
-                return Err(HieraError::new(
-                    codes::RECURSIVE,
-                    format!("Recursive lookup detected in [{}]", stack.join(", ")),
-                ));
-            }
-        }
+        self.guard(name)?;
         self.stack.borrow_mut().push(name.to_string());
         let r = f();
         self.stack.borrow_mut().pop();
         r
+    }
+
+    /// What [`Inv::check`] checks before pushing `name`: the error when `name` is already
+    /// on the stack or the stack is full (recorded while resolving for the cache).
+    fn guard(&self, name: &str) -> Result<(), HieraError> {
+        let stack = self.stack.borrow();
+        if let Some(r) = self.recording.borrow_mut().as_mut() {
+            r.check(name, stack.len());
+        }
+        if stack.iter().any(|n| n == name) || stack.len() > cache::STACK_LIMIT {
+            return Err(HieraError::new(
+                codes::RECURSIVE,
+                format!("Recursive lookup detected in [{}]", stack.join(", ")),
+            ));
+        }
+        Ok(())
     }
 
     fn nest<T>(&self, f: impl FnOnce() -> Result<T, HieraError>) -> Result<T, HieraError> {
@@ -1016,8 +1021,22 @@ impl Lookup {
         scope: &dyn Scope,
     ) -> Result<Option<Value>, HieraError> {
         let inv = Inv::new(scope, false);
-        *inv.top_key.borrow_mut() = key.to_string();
+        *inv.top_key.borrow_mut() = key.into();
         Ok(self.adapter_lookup(&inv, key, merge)?.or(default))
+    }
+
+    /// [`Lookup::lookup`] (without a default) and, when a value is found, the
+    /// [`Lookup::lookup_options`] of the key: what that would answer after the lookup in the
+    /// same scope, as found for the lookup itself.
+    pub fn lookup_with_options(
+        &self,
+        key: &str,
+        merge: Option<MergeStrategy>,
+        scope: &dyn Scope,
+    ) -> Result<Option<(Value, Option<Value>)>, HieraError> {
+        let inv = Inv::new(scope, false);
+        *inv.top_key.borrow_mut() = key.into();
+        self.search(&inv, key, merge)
     }
 
     /// Puppet's `lookup()` function: the first of `names` that has a value, else `default`,
@@ -1080,7 +1099,7 @@ impl Lookup {
     ) -> Result<Option<Value>, HieraError> {
         let mut inv = Inv::new(scope, false);
         inv.global_only = true;
-        *inv.top_key.borrow_mut() = key.to_string();
+        *inv.top_key.borrow_mut() = key.into();
         self.adapter_lookup(&inv, key, merge)
     }
 
@@ -1092,8 +1111,10 @@ impl Lookup {
         scope: &dyn Scope,
     ) -> Result<Option<Value>, HieraError> {
         let inv = Inv::new(scope, false);
-        let segs = self.split(key)?;
-        self.options_for(&inv, &root_of(&segs))
+        match self.split_unless_plain(key)? {
+            Some(segs) => self.options_for(&inv, &root_of(&segs)),
+            None => self.options_for(&inv, key),
+        }
     }
 
     /// Looks a key up recording every step, as `puppet lookup --explain KEY [--merge M]`
@@ -1117,7 +1138,7 @@ impl Lookup {
         scope: &dyn Scope,
     ) -> Explanation {
         let inv = Inv::new(scope, true);
-        *inv.top_key.borrow_mut() = key.to_string();
+        *inv.top_key.borrow_mut() = key.into();
         let result = self.adapter_lookup(&inv, key, merge);
         match &result {
             Ok(Some(_)) => {}
@@ -1155,12 +1176,35 @@ impl Lookup {
         key: &str,
         merge: Option<MergeStrategy>,
     ) -> Result<Option<Value>, HieraError> {
+        Ok(self.search(inv, key, merge)?.map(|(v, _)| v))
+    }
+
+    /// `key` split into segments, `None` for a key of one plain segment (what
+    /// [`interp::split_key`] gives as one key segment, without allocating).
+    fn split_unless_plain(&self, key: &str) -> Result<Option<Vec<Segment>>, HieraError> {
+        match key.bytes().any(|b| matches!(b, b'\'' | b'"' | b'.')) {
+            true => self.split(key).map(Some),
+            false => Ok(None),
+        }
+    }
+
+    /// [`Lookup::adapter_lookup`], with the `lookup_options` that apply to the key (as
+    /// [`Lookup::lookup_options`] answers) when a value is found.
+    fn search(
+        &self,
+        inv: &Inv<'_>,
+        key: &str,
+        merge: Option<MergeStrategy>,
+    ) -> Result<Option<(Value, Option<Value>)>, HieraError> {
         if key == "lookup_options" || key.starts_with("lookup_options.") {
             inv.add(|| Event::InvalidKey("lookup_options".into()));
             return Ok(None);
         }
-        let segs = self.split(key)?;
-        let root = root_of(&segs);
+        let segs = self.split_unless_plain(key)?;
+        let (root, rest) = match &segs {
+            Some(segs) => (root_of(segs), &segs[1..]),
+            None => (std::borrow::Cow::Borrowed(key), &[][..]),
+        };
         let opts = self.options_for(inv, &root)?;
         let (merge, shown) = match merge {
             Some(m) => {
@@ -1187,13 +1231,13 @@ impl Lookup {
                 None => self.default_hierarchy_lookup(inv, key, &root)?,
             };
             match found {
-                Some(v) if segs.len() > 1 => self.explained_sub_lookup(inv, key, &segs[1..], v),
+                Some(v) if !rest.is_empty() => self.explained_sub_lookup(inv, key, rest, v),
                 other => Ok(other),
             }
         });
         inv.leave();
         inv.merge_options.replace(saved);
-        r
+        Ok(r?.map(|v| (v, opts)))
     }
 
     /// [`sub_lookup`], explained as Puppet's `SubLookup#sub_lookup`: a node for the
@@ -1287,11 +1331,10 @@ impl Lookup {
         match self.modules.get(m) {
             Some(p) => self.layer_lookup(inv, p, key, root, merge, false),
             None => {
-                if self.module_names.contains(m) {
-                    inv.add(|| Event::ModuleProviderNotFound(m.to_string()));
-                } else {
-                    inv.add(|| Event::ModuleNotFound(m.to_string()));
-                }
+                inv.add(|| match self.module_names.contains(m) {
+                    true => Event::ModuleProviderNotFound(m.to_string()),
+                    false => Event::ModuleNotFound(m.to_string()),
+                });
                 Ok(None)
             }
         }
@@ -1694,6 +1737,15 @@ impl Lookup {
         merge: &MergeStrategy,
         default_hierarchy: bool,
     ) -> Result<Option<Value>, HieraError> {
+        let entries = match default_hierarchy {
+            true => p.config.default_hierarchy.as_ref().map_or(0, Vec::len),
+            false => p.config.hierarchy.len(),
+        };
+        if entries == 0 && !inv.explaining() {
+            // All that a layer without entries does when nothing is recorded (as the
+            // global layer of an installation without a global `hiera.yaml`).
+            return inv.guard(key).map(|()| None);
+        }
         inv.check(key, || {
             let config = (!p.config.is_default).then(|| p.config.path.clone());
             inv.enter(|| Event::Provider {
@@ -1783,7 +1835,9 @@ impl Lookup {
             .find(|(l, _)| *l == id)
             .map(|(_, s)| s.clone())?;
         let depth = *inv.depth.borrow();
-        let holds = snapshot.holds(&inv.stack.borrow(), depth, |name| inv.shared_variable(name));
+        // The scope directly: a variable has one value throughout a lookup, and these
+        // reads need not be kept for later ones.
+        let holds = snapshot.holds(&inv.stack.borrow(), depth, |name| inv.scope.variable(name));
         holds.then_some(snapshot)
     }
 
@@ -2528,7 +2582,7 @@ impl Lookup {
 
     /// `lookup('k')` inside data: a full lookup, `''` when not found.
     fn global_lookup(&self, inv: &Inv<'_>, key: &str) -> Result<Value, HieraError> {
-        let saved = inv.top_key.replace(key.to_string());
+        let saved = inv.top_key.replace(key.to_string().into());
         let r = self.adapter_lookup(inv, key, None);
         inv.top_key.replace(saved);
         Ok(r?.unwrap_or_else(|| s("")))

@@ -278,14 +278,24 @@ fn call(l: &Lookup, op: usize, key: &str, sc: &dyn Scope) -> String {
         Some(MergeStrategy::Hash),
         Some(MergeStrategy::Deep(Default::default())),
     ];
-    match op % 7 {
-        0..=3 => format!("{:?}", l.lookup(key, merges[op % 7].clone(), None, sc)),
+    match op % 8 {
+        0..=3 => format!("{:?}", l.lookup(key, merges[op % 8].clone(), None, sc)),
         4 => format!("{:?}", l.lookup_options(key, sc)),
         5 => match key.rsplit_once("::") {
             Some((class, param)) => format!("{:?}", l.class_parameter(class, param, sc)),
             None => format!("{:?}", l.lookup_global_only(key, None, sc)),
         },
-        _ => l.explain(key, None, sc).to_string(),
+        6 => l.explain(key, None, sc).to_string(),
+        _ => {
+            // The value and its options at once, as a lookup then `lookup_options` give them.
+            let both = format!("{:?}", l.lookup_with_options(key, None, sc));
+            let apart = l.lookup(key, None, None, sc).and_then(|v| match v {
+                Some(v) => l.lookup_options(key, sc).map(|o| Some((v, o))),
+                None => Ok(None),
+            });
+            assert_eq!(both, format!("{apart:?}"), "{key}");
+            both
+        }
     }
 }
 
@@ -319,7 +329,7 @@ proptest! {
 
     #[test]
     fn shared_lookup_answers_as_a_fresh_one(
-        calls in prop::collection::vec((vars(), 0..KEYS.len(), 0..7usize), 1..40)
+        calls in prop::collection::vec((vars(), 0..KEYS.len(), 0..8usize), 1..40)
     ) {
         let shared = build();
         let reference = build().without_caches();
@@ -341,7 +351,7 @@ proptest! {
     /// variables they read keep their values). The reference has an adapter of its own.
     #[test]
     fn shared_lookup_in_a_compilation_answers_as_a_fresh_one(
-        calls in prop::collection::vec((vars(), 0..KEYS.len(), 0..7usize), 1..40)
+        calls in prop::collection::vec((vars(), 0..KEYS.len(), 0..8usize), 1..40)
     ) {
         let shared = build();
         let reference = build().without_caches();
@@ -376,7 +386,7 @@ fn every_key_many_scopes() {
                 };
                 let sc = scope(&v);
                 for key in KEYS {
-                    for op in [0, 2, 4, 5] {
+                    for op in [0, 2, 4, 5, 7] {
                         let want = call(&reference, op, key, &sc);
                         cases.push((v.clone(), *key, op, want));
                     }

@@ -305,19 +305,26 @@ impl Compiler {
             );
         }
         let s = self.scopes.get_mut(scope);
-        if s.vars.contains_key(name) {
-            if matches!(
-                name,
-                "name" | "title" | "module_name" | "caller_module_name"
-            ) {
-                return err(
-                    format!("Cannot reassign built in (or already assigned) variable '${name}'"),
-                    span,
-                );
-            }
-            return err(format!("Cannot reassign variable '${name}'"), span);
-        }
-        s.vars.insert(SmolStr::new(name), v);
+        // One hash for the check and the insertion.
+        let entry = match s.vars.entry(SmolStr::new(name)) {
+            indexmap::map::Entry::Vacant(entry) => entry,
+            indexmap::map::Entry::Occupied(_) => return Self::reassign_error(name, span),
+        };
+        entry.insert(v);
         Ok(())
+    }
+
+    /// Puppet's error for assigning a variable the scope already has.
+    fn reassign_error(name: &str, span: &Span) -> R<()> {
+        if matches!(
+            name,
+            "name" | "title" | "module_name" | "caller_module_name"
+        ) {
+            return err(
+                format!("Cannot reassign built in (or already assigned) variable '${name}'"),
+                span,
+            );
+        }
+        err(format!("Cannot reassign variable '${name}'"), span)
     }
 }
