@@ -41,10 +41,10 @@ impl Compiler {
         } else {
             (ResourceForm::Regular, type_name)
         };
-        let lname = bare.trim_start_matches("::").to_ascii_lowercase();
+        let lname = crate::names::strip_root(bare).to_ascii_lowercase();
         let at = function_span(span);
         if lname == "class" {
-            let cname = title.trim_start_matches("::").to_ascii_lowercase();
+            let cname = crate::names::strip_root(title).to_ascii_lowercase();
             if self.env.class(cname.as_str()).is_none() {
                 return Ok(Err(format!("Could not find declared class {cname}")));
             }

@@ -781,7 +781,7 @@ impl Environment {
         if let Some(f) = puppet_functions::builtins::registry().get_shared(name) {
             return Some(f);
         }
-        let key = name.trim_start_matches("::").to_ascii_lowercase();
+        let key = crate::names::strip_root(name).to_ascii_lowercase();
         let cache = if native {
             &self.shared.ruby_functions
         } else {
@@ -863,7 +863,7 @@ impl Environment {
         &self,
         name: &str,
     ) -> Option<Result<puppet_ruby::functions::RubyFunction, String>> {
-        let key = name.trim_start_matches("::").to_ascii_lowercase();
+        let key = crate::names::strip_root(name).to_ascii_lowercase();
         let files = self
             .shared
             .ruby_files

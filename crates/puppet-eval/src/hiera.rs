@@ -360,24 +360,23 @@ fn search(
     let Some(lookup) = c.env.hiera().cloned() else {
         return Ok(None);
     };
-    let (found, options) = {
+    let found = {
         let s = HieraScope { c, scope };
-        let found = if global_only {
-            lookup.lookup_global_only(key, merge, &s)
+        if global_only {
+            match lookup.lookup_global_only(key, merge, &s) {
+                // The options of every layer, as Puppet applies them.
+                Ok(Some(v)) => lookup.lookup_options(key, &s).map(|o| Some((v, o))),
+                Ok(None) => Ok(None),
+                Err(e) => Err(e),
+            }
         } else {
-            lookup.lookup(key, merge, None, &s)
-        };
-        let options = match &found {
-            Ok(Some(_)) => lookup.lookup_options(key, &s),
-            _ => Ok(None),
-        };
-        (found, options)
+            lookup.lookup_with_options(key, merge, &s)
+        }
     };
     crate::hiera_ruby::take_logs(c);
-    let Some(value) = found.map_err(|e| hiera_error(e, label, span))? else {
+    let Some((value, options)) = found.map_err(|e| hiera_error(e, label, span))? else {
         return Ok(None);
     };
-    let options = options.map_err(|e| hiera_error(e, label, span))?;
     convert_to(c, key, value, options, scope, span).map(Some)
 }
 
@@ -447,22 +446,21 @@ pub(crate) fn class_parameter(
     let Some(lookup) = c.env.hiera().cloned() else {
         return Ok(None);
     };
-    let class = class.trim_start_matches("::");
-    let key = format!("{class}::{param}");
-    let (found, options) = {
+    let class = crate::names::strip_root(class);
+    // Not `format!`: this runs for every class parameter without a given value.
+    let mut key = String::with_capacity(class.len() + 2 + param.len());
+    key.push_str(class);
+    key.push_str("::");
+    key.push_str(param);
+    let found = {
         let s = HieraScope { c, scope };
-        let found = lookup.class_parameter(class, param, &s);
-        let options = match &found {
-            Ok(Some(_)) => lookup.lookup_options(&key, &s),
-            _ => Ok(None),
-        };
-        (found, options)
+        // What `Lookup::class_parameter` looks up, without making the key again.
+        lookup.lookup_with_options(&key, None, &s)
     };
     crate::hiera_ruby::take_logs(c);
-    let Some(value) = found.map_err(|e| hiera_error(e, label, span))? else {
+    let Some((value, options)) = found.map_err(|e| hiera_error(e, label, span))? else {
         return Ok(None);
     };
-    let options = options.map_err(|e| hiera_error(e, label, span))?;
     convert_to(c, &key, value, options, scope, span).map(Some)
 }
 

@@ -11,8 +11,10 @@
 //! where the match happened.
 
 use crate::catalog::ResourceKey;
+use indexmap::map::RawEntryApiV1;
 use puppet_types::Value;
 use smol_str::SmolStr;
+use std::hash::BuildHasher;
 
 /// An index into the compiler's scope arena.
 pub type ScopeId = usize;
@@ -99,12 +101,25 @@ impl Scopes {
         self.slots[id].as_mut().expect("scope used after release")
     }
 
-    /// Looks a plain variable up along the parent chain.
+    /// Looks a plain variable up along the parent chain. The name is hashed once for the
+    /// whole chain (every scope's map hashes with the same stateless hasher), not once per
+    /// scope as `get` would.
     pub fn lookup(&self, mut id: ScopeId, name: &str) -> Option<&Value> {
+        let mut hash = None;
         loop {
             let s = self.get(id);
-            if let Some(v) = s.vars.get(name) {
-                return Some(v);
+            let found = match s.vars.len() {
+                // `get` compares these without hashing.
+                0 | 1 => s.vars.get(name),
+                _ => {
+                    let h = *hash.get_or_insert_with(|| s.vars.hasher().hash_one(name));
+                    (s.vars.raw_entry_v1())
+                        .from_key_hashed_nocheck(h, name)
+                        .map(|(_, v)| v)
+                }
+            };
+            if found.is_some() {
+                return found;
             }
             id = s.parent?;
         }
@@ -171,6 +186,47 @@ impl Scopes {
             match s.parent {
                 Some(p) => id = p,
                 None => return s.label.clone(),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The chain lookup hashing once finds what `get` finds scope by scope.
+    #[test]
+    fn lookup_matches_get_along_the_chain() {
+        let mut scopes = Scopes::default();
+        let names: Vec<String> = (0..40)
+            .map(|i| format!("v{i}_{}", "x".repeat(i % 30)))
+            .collect();
+        let mut parent = None;
+        let mut ids = Vec::new();
+        // Scopes with 0, 1, 2, ... variables, each inner one shadowing some outer ones.
+        for depth in 0..8 {
+            let mut s = Scope::new(ScopeKind::Local, parent, String::new());
+            for (i, n) in names.iter().enumerate().filter(|(i, _)| i % 8 < depth) {
+                s.vars
+                    .insert(SmolStr::new(n), Value::Integer((depth * 100 + i) as i64));
+            }
+            let id = scopes.add(s);
+            ids.push(id);
+            parent = Some(id);
+        }
+        for &id in &ids {
+            for n in names.iter().map(String::as_str).chain(["", "nope", "v1"]) {
+                let mut want = None;
+                let mut cur = Some(id);
+                while let Some(c) = cur {
+                    if let Some(v) = scopes.get(c).vars.get(n) {
+                        want = Some(v);
+                        break;
+                    }
+                    cur = scopes.get(c).parent;
+                }
+                assert_eq!(scopes.lookup(id, n), want, "{n} from {id}");
             }
         }
     }

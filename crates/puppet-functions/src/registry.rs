@@ -273,9 +273,19 @@ impl fmt::Debug for Registry {
     }
 }
 
+/// `name` without its leading `::` (all of them, as `trim_start_matches("::")` but
+/// without building a substring searcher: this runs for every function call).
+fn strip_root(name: &str) -> &str {
+    let mut rest = name;
+    while let Some(r) = rest.strip_prefix("::") {
+        rest = r;
+    }
+    rest
+}
+
 /// The registry key of a name: lower case, without a leading `::`.
 fn key(name: &str) -> SmolStr {
-    let bare = name.trim_start_matches("::");
+    let bare = strip_root(name);
     if bare.bytes().any(|b| b.is_ascii_uppercase()) {
         SmolStr::new(bare.to_ascii_lowercase())
     } else {
@@ -284,8 +294,22 @@ fn key(name: &str) -> SmolStr {
     }
 }
 
+/// The entry of `name` in `map` (keyed by [`key`]), looked up by the bare name itself
+/// when it is already a key (lower case: the usual case), without making one.
+fn entry_of<'m, V>(
+    map: &'m IndexMap<SmolStr, V, rustc_hash::FxBuildHasher>,
+    name: &str,
+) -> Option<&'m V> {
+    let bare = strip_root(name);
+    if bare.bytes().any(|b| b.is_ascii_uppercase()) {
+        map.get(&key(name))
+    } else {
+        map.get(bare)
+    }
+}
+
 fn valid_name(name: &str) -> bool {
-    let bare = name.trim_start_matches("::");
+    let bare = strip_root(name);
     !bare.is_empty()
         && bare.split("::").all(|seg| {
             seg.chars()
@@ -305,7 +329,7 @@ impl Registry {
     pub fn function(&mut self, name: &str) -> FunctionBuilder<'_> {
         FunctionBuilder {
             registry: self,
-            name: SmolStr::new(name.trim_start_matches("::")),
+            name: SmolStr::new(strip_root(name)),
             doc: String::new(),
             examples: Vec::new(),
             local_types: Vec::new(),
@@ -331,17 +355,17 @@ impl Registry {
 
     /// The function of that name (case-insensitive, leading `::` ignored).
     pub fn get(&self, name: &str) -> Option<&Function> {
-        self.functions.get(&key(name)).map(|f| &**f)
+        entry_of(&self.functions, name).map(|f| &**f)
     }
 
     /// The function of that name, shared (to call it without holding the registry).
     pub fn get_shared(&self, name: &str) -> Option<Arc<Function>> {
-        self.functions.get(&key(name)).cloned()
+        entry_of(&self.functions, name).cloned()
     }
 
     /// True when a function of that name exists.
     pub fn contains(&self, name: &str) -> bool {
-        self.functions.contains_key(&key(name))
+        entry_of(&self.functions, name).is_some()
     }
 
     /// All functions, in registration order.

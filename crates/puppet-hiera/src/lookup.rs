@@ -74,7 +74,17 @@ pub trait Scope {
 #[derive(Debug, Default)]
 pub struct LookupAdapter {
     options: RefCell<Vec<(Option<String>, MergedOptions)>>,
+    /// The resolutions of every hierarchy entry of a layer, as last found valid during
+    /// this compilation, by [`Lookup`] and provider (see [`Lookup::layer_memo`]): while
+    /// their root variables keep their values, a lookup checks those once per layer
+    /// instead of each entry's variables.
+    layers: RefCell<Vec<(LayerId, Arc<LayerSnapshot>)>>,
 }
+
+/// A layer of one [`Lookup`]: its id and the address of the provider in it.
+type LayerId = (u64, usize);
+/// The resolutions of a layer's hierarchy entries, in order, with what makes them hold.
+type LayerSnapshot = Snapshot<()>;
 
 /// A [`Scope`] over a map of top-scope variables; `::x` and `x` are the same variable.
 ///
@@ -258,6 +268,9 @@ pub struct Lookup {
     /// False: every lookup resolves the hierarchies and merges `lookup_options` anew (the
     /// reference the caches are tested against).
     caching: bool,
+    /// Unique in the process: what a compilation's [`LookupAdapter`] keys this lookup's
+    /// layers by.
+    id: u64,
     warnings: Mutex<Vec<String>>,
 }
 
@@ -402,6 +415,10 @@ impl LookupBuilder {
             options: RwLock::new(HashMap::new()),
             snapshots: [RwLock::new(None), RwLock::new(None)],
             caching: true,
+            id: {
+                static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+                NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+            },
             warnings: Mutex::new(warnings),
         })
     }
@@ -499,7 +516,7 @@ impl LookupOptions {
 struct Inv<'a> {
     scope: &'a dyn Scope,
     stack: RefCell<Vec<String>>,
-    top_key: RefCell<String>,
+    top_key: RefCell<std::borrow::Cow<'a, str>>,
     rec: Option<RefCell<Recorder>>,
     /// The merged `lookup_options` of each module (`None`: outside modules).
     lo_cache: RefCell<Vec<(Option<String>, MergedOptions)>>,
@@ -531,13 +548,13 @@ impl<'a> Inv<'a> {
         Inv {
             scope,
             stack: RefCell::new(Vec::new()),
-            top_key: RefCell::new(String::new()),
+            top_key: RefCell::new(std::borrow::Cow::Borrowed("")),
             rec: explain.then(|| RefCell::new(Recorder::default())),
             lo_cache: RefCell::new(Vec::new()),
             depth: RefCell::new(0),
             global_only: false,
             recording: RefCell::new(None),
-            resolved: RefCell::new(Vec::with_capacity(8)),
+            resolved: RefCell::new(Vec::new()),
             data_interpolated: Cell::new(false),
             variables: RefCell::new(Vec::new()),
             quiet: Cell::new(0),
@@ -634,22 +651,27 @@ impl<'a> Inv<'a> {
         name: &str,
         f: impl FnOnce() -> Result<T, HieraError>,
     ) -> Result<T, HieraError> {
-        {
-            let stack = self.stack.borrow();
-            if let Some(r) = self.recording.borrow_mut().as_mut() {
-                r.check(name, stack.len());
-            }
-            if stack.iter().any(|n| n == name) || stack.len() > cache::STACK_LIMIT {
-                return Err(HieraError::new(
-                    codes::RECURSIVE,
-                    format!("Recursive lookup detected in [{}]", stack.join(", ")),
-                ));
-            }
-        }
+        self.guard(name)?;
         self.stack.borrow_mut().push(name.to_string());
         let r = f();
         self.stack.borrow_mut().pop();
         r
+    }
+
+    /// What [`Inv::check`] checks before pushing `name`: the error when `name` is already
+    /// on the stack or the stack is full (recorded while resolving for the cache).
+    fn guard(&self, name: &str) -> Result<(), HieraError> {
+        let stack = self.stack.borrow();
+        if let Some(r) = self.recording.borrow_mut().as_mut() {
+            r.check(name, stack.len());
+        }
+        if stack.iter().any(|n| n == name) || stack.len() > cache::STACK_LIMIT {
+            return Err(HieraError::new(
+                codes::RECURSIVE,
+                format!("Recursive lookup detected in [{}]", stack.join(", ")),
+            ));
+        }
+        Ok(())
     }
 
     fn nest<T>(&self, f: impl FnOnce() -> Result<T, HieraError>) -> Result<T, HieraError> {
@@ -999,8 +1021,22 @@ impl Lookup {
         scope: &dyn Scope,
     ) -> Result<Option<Value>, HieraError> {
         let inv = Inv::new(scope, false);
-        *inv.top_key.borrow_mut() = key.to_string();
+        *inv.top_key.borrow_mut() = key.into();
         Ok(self.adapter_lookup(&inv, key, merge)?.or(default))
+    }
+
+    /// [`Lookup::lookup`] (without a default) and, when a value is found, the
+    /// [`Lookup::lookup_options`] of the key: what that would answer after the lookup in the
+    /// same scope, as found for the lookup itself.
+    pub fn lookup_with_options(
+        &self,
+        key: &str,
+        merge: Option<MergeStrategy>,
+        scope: &dyn Scope,
+    ) -> Result<Option<(Value, Option<Value>)>, HieraError> {
+        let inv = Inv::new(scope, false);
+        *inv.top_key.borrow_mut() = key.into();
+        self.search(&inv, key, merge)
     }
 
     /// Puppet's `lookup()` function: the first of `names` that has a value, else `default`,
@@ -1031,7 +1067,11 @@ impl Lookup {
         while let Some(rest) = class.strip_prefix("::") {
             class = rest;
         }
-        let key = format!("{class}::{param}");
+        // Not `format!`: this runs for every class parameter without a given value.
+        let mut key = String::with_capacity(class.len() + 2 + param.len());
+        key.push_str(class);
+        key.push_str("::");
+        key.push_str(param);
         self.lookup(&key, None, None, scope)
     }
 
@@ -1059,7 +1099,7 @@ impl Lookup {
     ) -> Result<Option<Value>, HieraError> {
         let mut inv = Inv::new(scope, false);
         inv.global_only = true;
-        *inv.top_key.borrow_mut() = key.to_string();
+        *inv.top_key.borrow_mut() = key.into();
         self.adapter_lookup(&inv, key, merge)
     }
 
@@ -1071,8 +1111,10 @@ impl Lookup {
         scope: &dyn Scope,
     ) -> Result<Option<Value>, HieraError> {
         let inv = Inv::new(scope, false);
-        let segs = self.split(key)?;
-        self.options_for(&inv, &root_of(&segs))
+        match self.split_unless_plain(key)? {
+            Some(segs) => self.options_for(&inv, &root_of(&segs)),
+            None => self.options_for(&inv, key),
+        }
     }
 
     /// Looks a key up recording every step, as `puppet lookup --explain KEY [--merge M]`
@@ -1096,7 +1138,7 @@ impl Lookup {
         scope: &dyn Scope,
     ) -> Explanation {
         let inv = Inv::new(scope, true);
-        *inv.top_key.borrow_mut() = key.to_string();
+        *inv.top_key.borrow_mut() = key.into();
         let result = self.adapter_lookup(&inv, key, merge);
         match &result {
             Ok(Some(_)) => {}
@@ -1134,12 +1176,35 @@ impl Lookup {
         key: &str,
         merge: Option<MergeStrategy>,
     ) -> Result<Option<Value>, HieraError> {
+        Ok(self.search(inv, key, merge)?.map(|(v, _)| v))
+    }
+
+    /// `key` split into segments, `None` for a key of one plain segment (what
+    /// [`interp::split_key`] gives as one key segment, without allocating).
+    fn split_unless_plain(&self, key: &str) -> Result<Option<Vec<Segment>>, HieraError> {
+        match key.bytes().any(|b| matches!(b, b'\'' | b'"' | b'.')) {
+            true => self.split(key).map(Some),
+            false => Ok(None),
+        }
+    }
+
+    /// [`Lookup::adapter_lookup`], with the `lookup_options` that apply to the key (as
+    /// [`Lookup::lookup_options`] answers) when a value is found.
+    fn search(
+        &self,
+        inv: &Inv<'_>,
+        key: &str,
+        merge: Option<MergeStrategy>,
+    ) -> Result<Option<(Value, Option<Value>)>, HieraError> {
         if key == "lookup_options" || key.starts_with("lookup_options.") {
             inv.add(|| Event::InvalidKey("lookup_options".into()));
             return Ok(None);
         }
-        let segs = self.split(key)?;
-        let root = root_of(&segs);
+        let segs = self.split_unless_plain(key)?;
+        let (root, rest) = match &segs {
+            Some(segs) => (root_of(segs), &segs[1..]),
+            None => (std::borrow::Cow::Borrowed(key), &[][..]),
+        };
         let opts = self.options_for(inv, &root)?;
         let (merge, shown) = match merge {
             Some(m) => {
@@ -1166,13 +1231,13 @@ impl Lookup {
                 None => self.default_hierarchy_lookup(inv, key, &root)?,
             };
             match found {
-                Some(v) if segs.len() > 1 => self.explained_sub_lookup(inv, key, &segs[1..], v),
+                Some(v) if !rest.is_empty() => self.explained_sub_lookup(inv, key, rest, v),
                 other => Ok(other),
             }
         });
         inv.leave();
         inv.merge_options.replace(saved);
-        r
+        Ok(r?.map(|v| (v, opts)))
     }
 
     /// [`sub_lookup`], explained as Puppet's `SubLookup#sub_lookup`: a node for the
@@ -1266,11 +1331,10 @@ impl Lookup {
         match self.modules.get(m) {
             Some(p) => self.layer_lookup(inv, p, key, root, merge, false),
             None => {
-                if self.module_names.contains(m) {
-                    inv.add(|| Event::ModuleProviderNotFound(m.to_string()));
-                } else {
-                    inv.add(|| Event::ModuleNotFound(m.to_string()));
-                }
+                inv.add(|| match self.module_names.contains(m) {
+                    true => Event::ModuleProviderNotFound(m.to_string()),
+                    false => Event::ModuleNotFound(m.to_string()),
+                });
                 Ok(None)
             }
         }
@@ -1673,6 +1737,15 @@ impl Lookup {
         merge: &MergeStrategy,
         default_hierarchy: bool,
     ) -> Result<Option<Value>, HieraError> {
+        let entries = match default_hierarchy {
+            true => p.config.default_hierarchy.as_ref().map_or(0, Vec::len),
+            false => p.config.hierarchy.len(),
+        };
+        if entries == 0 && !inv.explaining() {
+            // All that a layer without entries does when nothing is recorded (as the
+            // global layer of an installation without a global `hiera.yaml`).
+            return inv.guard(key).map(|()| None);
+        }
         inv.check(key, || {
             let config = (!p.config.is_default).then(|| p.config.path.clone());
             inv.enter(|| Event::Provider {
@@ -1691,10 +1764,35 @@ impl Lookup {
                 // The entries with locations (a default configuration drops an entry none
                 // of whose files exist).
                 let mut live = Vec::with_capacity(entries.len());
-                for (i, e) in entries.iter().enumerate() {
-                    let resolution = self.locations(inv, p, first_slot + i, e)?;
-                    if resolution.locations.is_some() {
-                        live.push((e, resolution));
+                let memo = match default_hierarchy {
+                    false => self.layer_memo(inv, p),
+                    true => None,
+                };
+                if let Some(snapshot) = memo {
+                    for (e, (_, r)) in entries.iter().zip(&snapshot.resolved) {
+                        if r.locations.is_some() {
+                            live.push((e, r.clone()));
+                        }
+                    }
+                } else {
+                    // Every entry's resolution, by slot, while all of them are cached ones.
+                    let mut all = Some(Vec::with_capacity(entries.len()));
+                    for (i, e) in entries.iter().enumerate() {
+                        let resolution = self.locations(inv, p, first_slot + i, e)?;
+                        match (&mut all, resolution.id) {
+                            (_, 0) => all = None,
+                            (Some(all), _) => all.push((
+                                &p.slots[first_slot + i] as *const Slot as usize,
+                                resolution.clone(),
+                            )),
+                            (None, _) => {}
+                        }
+                        if resolution.locations.is_some() {
+                            live.push((e, resolution));
+                        }
+                    }
+                    if let (false, Some(all)) = (default_hierarchy, all) {
+                        self.keep_layer(inv, p, all);
                     }
                 }
                 if live.is_empty() {
@@ -1709,6 +1807,52 @@ impl Lookup {
             inv.leave();
             r
         })
+    }
+
+    /// The compilation's adapter and this layer's key in it, when resolutions may be
+    /// taken from it or kept in it (caching, not explaining, not recording).
+    fn layer_adapter<'i>(
+        &self,
+        inv: &'i Inv<'_>,
+        p: &Provider,
+    ) -> Option<(&'i LookupAdapter, LayerId)> {
+        if !self.caching || inv.rec.is_some() || inv.recording.borrow().is_some() {
+            return None;
+        }
+        let adapter = inv.scope.adapter()?;
+        Some((adapter, (self.id, p as *const Provider as usize)))
+    }
+
+    /// The resolutions of every `hierarchy` entry of `p` as last found valid in this
+    /// compilation, when the root variables they read still have the same values (the
+    /// very same hash or array, an identical scalar, or still none) and the recursion
+    /// guards would let them be recomputed from here: then every entry's deps give what
+    /// they gave, so each resolution holds (as [`Lookup::cached_locations`] would find
+    /// entry by entry).
+    fn layer_memo(&self, inv: &Inv<'_>, p: &Provider) -> Option<Arc<LayerSnapshot>> {
+        let (adapter, id) = self.layer_adapter(inv, p)?;
+        let snapshot = (adapter.layers.borrow().iter())
+            .find(|(l, _)| *l == id)
+            .map(|(_, s)| s.clone())?;
+        let depth = *inv.depth.borrow();
+        // The scope directly: a variable has one value throughout a lookup, and these
+        // reads need not be kept for later ones.
+        let holds = snapshot.holds(&inv.stack.borrow(), depth, |name| inv.scope.variable(name));
+        holds.then_some(snapshot)
+    }
+
+    /// Keeps the (cached) resolutions of every `hierarchy` entry of `p`, just found valid,
+    /// in the compilation's adapter for [`Lookup::layer_memo`].
+    fn keep_layer(&self, inv: &Inv<'_>, p: &Provider, resolved: Vec<Memo>) {
+        let Some((adapter, id)) = self.layer_adapter(inv, p) else {
+            return;
+        };
+        let snapshot = Arc::new(Snapshot::new(resolved, (), |name| inv.variable(name)));
+        let mut layers = adapter.layers.borrow_mut();
+        match layers.iter_mut().find(|(l, _)| *l == id) {
+            Some((_, s)) => *s = snapshot,
+            None => layers.push((id, snapshot)),
+        }
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -2438,7 +2582,7 @@ impl Lookup {
 
     /// `lookup('k')` inside data: a full lookup, `''` when not found.
     fn global_lookup(&self, inv: &Inv<'_>, key: &str) -> Result<Value, HieraError> {
-        let saved = inv.top_key.replace(key.to_string());
+        let saved = inv.top_key.replace(key.to_string().into());
         let r = self.adapter_lookup(inv, key, None);
         inv.top_key.replace(saved);
         Ok(r?.unwrap_or_else(|| s("")))

@@ -164,7 +164,7 @@ impl CallContext for Compiler {
 
     fn is_defined(&mut self, what: Definable<'_>) -> Result<bool, CallError> {
         let type_known = |c: &Compiler, name: &str, classes: bool| {
-            let n = name.trim_start_matches("::").to_ascii_lowercase();
+            let n = crate::names::strip_root(name).to_ascii_lowercase();
             (classes && c.env.class(n.as_str()).is_some())
                 || c.env.define(n.as_str()).is_some()
                 || c.env.resource_type_known(&n)

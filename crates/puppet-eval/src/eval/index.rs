@@ -17,9 +17,9 @@ impl Compiler {
         target: Value,
         keys: Vec<Value>,
         span: &Span,
-        key_spans: &[Span],
+        key_exprs: &[Expr],
     ) -> R<Value> {
-        let key_span = |i: usize| key_spans.get(i).unwrap_or(span);
+        let key_span = |i: usize| key_exprs.get(i).map_or(span, |k| &k.span);
         // A single array key is the list of keys (`'abcd'[[1, 2]]`).
         let keys = match keys.as_slice() {
             [Value::Array(a)] if !matches!(target, Value::Hash(_) | Value::Type(_)) => {

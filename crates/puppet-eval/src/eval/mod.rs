@@ -656,8 +656,7 @@ impl Compiler {
                 ks.push(self.eval(k, scope)?);
             }
         }
-        let key_spans: Vec<Span> = keys.iter().map(|k| k.span.clone()).collect();
-        self.access(t, ks, &e.span, &key_spans)
+        self.access(t, ks, &e.span, keys)
     }
 
     fn selector(

@@ -105,16 +105,15 @@ impl Compiler {
     /// accesses on them is evaluated once per compile (a define with hundreds of typed
     /// parameters is instantiated many times).
     pub(crate) fn eval_type_expr(&mut self, t: &Expr, scope: ScopeId) -> R<Value> {
-        if !is_constant_type_expr(t, 0) {
-            return self.eval(t, scope);
-        }
         self.const_type_expr(t, |c| c.eval(t, scope))
     }
 
-    /// The value of a constant type expression `e` ([`is_constant_type_expr`]): the
+    /// The value of `e` if it is a constant type expression ([`is_constant_type_expr`]): the
     /// environment's, if a compile evaluated it before, else `eval`'s, kept for every later
     /// compile unless evaluating it logged something (a message a later compile must log
-    /// too) or failed.
+    /// too) or failed. Any other expression is `eval`'s. The environment's cache is asked
+    /// first: it holds constant expressions only, so a value found there needs no walk of
+    /// the expression.
     pub(crate) fn const_type_expr(
         &mut self,
         e: &Expr,
@@ -128,6 +127,9 @@ impl Compiler {
         );
         if let Some(v) = self.env.const_type(&key) {
             return Ok(v);
+        }
+        if !is_constant_type_expr(e, 0) {
+            return eval(self);
         }
         let logged = self.logs.len();
         let v = eval(self)?;
