@@ -22,18 +22,32 @@ pub struct ResourceKey {
 
 impl ResourceKey {
     pub fn new(type_name: &str, title: &str) -> ResourceKey {
+        if type_name == "Class" {
+            return ResourceKey::class(title);
+        }
         let type_name = crate::names::capitalize_lowered(type_name);
-        let title = if type_name == "Class" {
-            let t = crate::names::strip_root(title);
-            if t.eq_ignore_ascii_case("main") {
-                SmolStr::new_inline("main")
-            } else {
-                crate::names::capitalize_lowered(t)
-            }
+        if type_name == "Class" {
+            return ResourceKey::class(title);
+        }
+        ResourceKey {
+            type_name,
+            title: SmolStr::new(title),
+        }
+    }
+
+    /// `Class[name]`: [`ResourceKey::new`] of `Class` (the title without a leading `::`,
+    /// capitalised, `main` as it is).
+    pub fn class(name: &str) -> ResourceKey {
+        let t = crate::names::strip_root(name);
+        let title = if t.eq_ignore_ascii_case("main") {
+            SmolStr::new_inline("main")
         } else {
-            SmolStr::new(title)
+            crate::names::capitalize_lowered(t)
         };
-        ResourceKey { type_name, title }
+        ResourceKey {
+            type_name: SmolStr::new_static("Class"),
+            title,
+        }
     }
 
     /// [`ResourceKey::new`] of names held as `SmolStr`s: those already in the key's form
@@ -285,6 +299,12 @@ pub struct Catalog {
 }
 
 impl Catalog {
+    /// Makes room for `resources` resources and as many containment edges.
+    pub(crate) fn reserve(&mut self, resources: usize) {
+        self.resources.reserve(resources);
+        self.edges.reserve(resources);
+    }
+
     pub fn get(&self, key: &ResourceKey) -> Option<&Resource> {
         self.resources.get(key)
     }

@@ -80,6 +80,10 @@ pub struct Environment {
     /// compile: they depend on the environment's definitions only, which this
     /// environment's main manifest can shadow (so the cache is not in `Shared`).
     const_types: RwLock<rustc_hash::FxHashMap<ConstKey, (Arc<SourceFile>, puppet_types::Value)>>,
+    /// The most resources a compile of this environment has had so far: the next compile's
+    /// catalog starts with room for that many (growing a map of resources copies them all
+    /// each time). Only a size: no output depends on it.
+    catalog_size: std::sync::atomic::AtomicUsize,
 }
 
 /// The key of a constant expression's value: (file, start, end, expression address). The
@@ -297,7 +301,19 @@ impl Environment {
             main_aliases: IndexMap::new(),
             main_diagnostics: Vec::new(),
             const_types: RwLock::default(),
+            catalog_size: Default::default(),
         }
+    }
+
+    /// How many resources the catalog of a compile of this environment is likely to have:
+    /// the most one has had so far (see [`Environment::note_catalog_size`]).
+    pub(crate) fn catalog_size_hint(&self) -> usize {
+        self.catalog_size.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Records how many resources a compile's catalog had.
+    pub(crate) fn note_catalog_size(&self, resources: usize) {
+        (self.catalog_size).fetch_max(resources, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// The value of a constant type expression, if a compile evaluated it before.

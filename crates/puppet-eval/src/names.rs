@@ -24,6 +24,16 @@ pub(crate) fn is_qualified(name: &str) -> bool {
     name.as_bytes().windows(2).any(|w| w == b"::")
 }
 
+/// The part of `name` before its first `::` (all of it without one): what
+/// `name.split("::").next()` gives, without building a substring searcher.
+#[inline]
+pub(crate) fn first_segment(name: &str) -> &str {
+    match name.as_bytes().windows(2).position(|w| w == b"::") {
+        Some(i) => &name[..i],
+        None => name,
+    }
+}
+
 /// `name.rsplit_once("::")` (the text before and after the last `::`) without building a
 /// substring searcher: this runs for every qualified variable reference and every variable
 /// Hiera interpolates.
@@ -221,6 +231,7 @@ mod capitalize_tests {
             &long,
         ] {
             assert_eq!(capitalize(name), reference(name), "{name:?}");
+            assert_eq!(Some(super::first_segment(name)), name.split("::").next());
             assert_eq!(capitalize_smol(name), reference(name), "{name:?}");
             assert_eq!(
                 capitalize_lowered(name).as_str(),

@@ -11,6 +11,7 @@ use crate::eval::Compiler;
 use puppet_graph::{Catalog, ContainmentEdge, Resource};
 use puppet_types::{Type, Value};
 use serde_json::{json, Map, Value as Json};
+use smol_str::SmolStr;
 
 impl Compiler {
     /// The references of exported resources that nothing collected: they are in the
@@ -32,19 +33,21 @@ impl Compiler {
             catalog_format: Some(json!(2)),
             ..Catalog::default()
         };
-        let included = |k: &ResourceKey| {
-            self.catalog
-                .get(k)
-                .is_some_and(|r| !r.virtual_ || r.exported)
-        };
         cat.resources.reserve(self.catalog.resources.len());
         cat.edges.reserve(self.catalog.edges.len());
+        // The reference of each resource in the output, by index (for the edges).
+        let mut refs: Vec<Option<String>> = Vec::with_capacity(self.catalog.resources.len());
+        let types = self.types();
+        // The namevar of each built-in type met so far.
+        let mut namevars: crate::Map<&str, Option<SmolStr>> = Default::default();
         for (key, r) in &self.catalog.resources {
             // Exported resources stay in the compiled catalog (marked); other virtual
             // resources that were not realised do not.
             if r.virtual_ && !r.exported {
+                refs.push(None);
                 continue;
             }
+            refs.push(Some(key.reference()));
             let mut out = Resource::new(key.type_name.as_str(), key.title.as_str());
             out.tags = r.tags.iter().map(|t| t.as_str().to_owned()).collect();
             if let Some(span) = &r.span {
@@ -65,14 +68,17 @@ impl Compiler {
             // A namevar equal to the title is left out, as Puppet does (its `namevar`: the
             // only key attribute, else `name`).
             let namevar = match r.kind {
-                ResourceKind::Builtin => {
-                    self.types()
-                        .get(&key.type_name)
-                        .map(|i| match i.namevars.as_slice() {
-                            [only] => only.clone(),
-                            _ => "name".into(),
-                        })
-                }
+                ResourceKind::Builtin => namevars
+                    .entry(key.type_name.as_str())
+                    .or_insert_with(|| {
+                        types
+                            .get(&key.type_name)
+                            .map(|i| match i.namevars.as_slice() {
+                                [only] => only.clone(),
+                                _ => "name".into(),
+                            })
+                    })
+                    .as_ref(),
                 _ => None,
             };
             let mut sensitive = Vec::new();
@@ -81,7 +87,7 @@ impl Compiler {
                 if v.is_undef() {
                     continue;
                 }
-                if namevar.as_ref() == Some(name) && plain_text_is(v, &r.title) {
+                if namevar == Some(name) && plain_text_is(v, &r.title) {
                     continue;
                 }
                 if let Value::Sensitive(inner) = v {
@@ -98,11 +104,25 @@ impl Compiler {
             }
             cat.resources.push(out);
         }
+        // An edge whose ends are both in the output; a container's edges mostly follow
+        // each other, so its reference is looked up once for them.
+        let reference = |k: &ResourceKey| {
+            (self.catalog.resources.get_index_of(k)).and_then(|i| refs[i].as_ref())
+        };
+        let mut last: Option<(&ResourceKey, Option<&String>)> = None;
         for (source, target) in &self.catalog.edges {
-            if included(source) && included(target) {
+            let s = match last {
+                Some((k, s)) if k == source => s,
+                _ => {
+                    let s = reference(source);
+                    last = Some((source, s));
+                    s
+                }
+            };
+            if let (Some(s), Some(t)) = (s, reference(target)) {
                 cat.edges.push(ContainmentEdge {
-                    source: source.reference(),
-                    target: target.reference(),
+                    source: s.clone(),
+                    target: t.clone(),
                     extra: Default::default(),
                 });
             }

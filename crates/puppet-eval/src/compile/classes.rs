@@ -76,7 +76,7 @@ impl Compiler {
         span: &Span,
     ) -> R<()> {
         let name = crate::names::strip_root(name).to_ascii_lowercase();
-        let key = ResourceKey::new("Class", &name);
+        let key = ResourceKey::class(&name);
         if self.class_started(&name) {
             if how == ClassDecl::ResourceLike {
                 // Where the first was declared is known when it was resource-like too.
@@ -165,7 +165,7 @@ impl Compiler {
         declared_in: ScopeId,
         span: &Span,
     ) -> R<()> {
-        let key = ResourceKey::new("Class", &def.name);
+        let key = ResourceKey::class(&def.name);
         if self.catalog.get(&key).is_some() {
             return Ok(());
         }
@@ -240,13 +240,14 @@ impl Compiler {
             }
             None => None,
         };
-        let key = ResourceKey::new("Class", &def.name);
-        let label = key.to_string();
+        let key = ResourceKey::class(&def.name);
+        let label = key.reference();
         let id = self.open_body_scope(BodyScope {
             kind: ScopeKind::Class(def.name.clone()),
             key: &key,
             label: label.clone(),
             def: (&def.name, &def.span),
+            params: def.params.len(),
             parent: parent_scope.unwrap_or(self.build.node_scope.unwrap_or(self.top)),
             // The module of the parent scope: the inherited class's, else the code that
             // declared it.
@@ -298,7 +299,9 @@ impl Compiler {
     fn open_body_scope(&mut self, b: BodyScope<'_>) -> ScopeId {
         let (def_name, def_span) = b.def;
         let mut s = Scope::new(b.kind, Some(b.parent), b.label);
-        s.module = Some(SmolStr::new(def_name.split("::").next().unwrap_or("")));
+        // Room for the four variables below and the parameters, which are bound next.
+        s.vars.reserve(4 + b.params);
+        s.module = Some(SmolStr::new(crate::names::first_segment(def_name)));
         s.vars
             .insert("module_name".into(), self.module_of(def_span));
         let caller = (self.scopes.lookup(b.caller, "module_name").cloned())
@@ -357,7 +360,7 @@ impl Compiler {
         res: DefineInstance,
     ) -> R<()> {
         self.build.evaluated_defines.insert(key.clone());
-        let label = key.to_string();
+        let label = key.reference();
         let declared_in = res.scope.unwrap_or(self.top);
         let given = res.given;
         let id = self.open_body_scope(BodyScope {
@@ -365,6 +368,7 @@ impl Compiler {
             key,
             label: label.clone(),
             def: (&def.name, &def.span),
+            params: def.params.len(),
             parent: self.build.node_scope.unwrap_or(self.top),
             // The module of the code that declared it.
             caller: declared_in,
@@ -447,6 +451,8 @@ struct BodyScope<'a> {
     key: &'a ResourceKey,
     label: String,
     def: (&'a str, &'a Span),
+    /// How many parameters the definition has.
+    params: usize,
     parent: ScopeId,
     caller: ScopeId,
     dyn_parent: ScopeId,

@@ -13,7 +13,7 @@ use crate::eval::Compiler;
 use crate::ir::*;
 use crate::ops;
 use crate::scope::ScopeId;
-use indexmap::{IndexMap, IndexSet};
+use indexmap::IndexSet;
 use puppet_graph::RelationKind;
 use puppet_types::types::ResourceType;
 use puppet_types::{Type, Value};
@@ -68,13 +68,14 @@ impl Compiler {
             }));
         }
         self.validate_resources()?;
+        self.env.note_catalog_size(self.catalog.resources.len());
         Ok(())
     }
 
     /// Puppet's check of a finished resource of a built-in type (virtual ones are not
     /// checked): every attribute is one the type has.
-    pub(super) fn check_parameter_names(&self, key: &ResourceKey) -> R<()> {
-        let Some(r) = self.catalog.get(key) else {
+    pub(super) fn check_parameter_names(&self, index: usize) -> R<()> {
+        let Some((key, r)) = self.catalog.resources.get_index(index) else {
             return Ok(());
         };
         if r.virtual_ || r.kind != ResourceKind::Builtin {
@@ -145,7 +146,7 @@ impl Compiler {
                             (Some(t), Some(title)) => ResourceKey::of(t, title),
                             _ => return Ok(()),
                         },
-                        Value::Type(Type::Class(Some(name))) => ResourceKey::new("Class", name),
+                        Value::Type(Type::Class(Some(name))) => ResourceKey::class(name),
                         _ => return Ok(()),
                     };
                     // Virtual resources count, realized or not (see apply_relationships).
@@ -275,7 +276,7 @@ impl Compiler {
         for (container, child) in &self.catalog.edges {
             children.entry(container).or_default().push(child);
         }
-        let main = ResourceKey::new("Class", "main");
+        let main = ResourceKey::class("main");
         let mut queue = std::collections::VecDeque::from([main.clone()]);
         let mut seen: IndexSet<ResourceKey, rustc_hash::FxBuildHasher> = Default::default();
         let mut updates: Vec<(ResourceKey, SmolStr, Value)> = Vec::new();
@@ -347,19 +348,34 @@ impl Compiler {
     /// left are one error, without a location.
     pub(super) fn apply_pending_overrides(&mut self) -> R<()> {
         let pending = std::mem::take(&mut self.catalog.overrides);
-        let mut by_ref: IndexMap<ResourceKey, Vec<Override>> = IndexMap::new();
+        let mut by_ref: crate::Map<ResourceKey, Vec<Override>> = Default::default();
         for o in pending {
             by_ref.entry(o.key.clone()).or_default().push(o);
         }
-        let keys: Vec<ResourceKey> = self.catalog.resources.keys().cloned().collect();
         // Puppet's finish takes the resources in order: each one's pending overrides, then
         // its own checks; the overrides whose resource never came are reported after all.
-        for key in keys {
-            for o in by_ref.shift_remove(&key).unwrap_or_default() {
-                self.check_override_source(&key, o.scope, &o.span)?;
-                self.apply_override(&key, &o.attrs, &o.attr_spans, o.scope, &o.span, false)?;
+        // (Overrides add no resources: the indexes stay those of the resources.)
+        for i in 0..self.catalog.resources.len() {
+            if !by_ref.is_empty() {
+                let Some((key, _)) = self.catalog.resources.get_index(i) else {
+                    break;
+                };
+                if let Some(list) = by_ref.shift_remove(key) {
+                    let key = key.clone();
+                    for o in list {
+                        self.check_override_source(&key, o.scope, &o.span)?;
+                        self.apply_override(
+                            &key,
+                            &o.attrs,
+                            &o.attr_spans,
+                            o.scope,
+                            &o.span,
+                            false,
+                        )?;
+                    }
+                }
             }
-            self.check_parameter_names(&key)?;
+            self.check_parameter_names(i)?;
         }
         if by_ref.is_empty() {
             return Ok(());
@@ -514,7 +530,7 @@ impl Compiler {
             let Some(parent) = self.env.class(name.as_str()).and_then(|d| d.parent.clone()) else {
                 return false;
             };
-            cur = ResourceKey::new("Class", &parent);
+            cur = ResourceKey::class(&parent);
             if &cur == ancestor {
                 return true;
             }
@@ -901,5 +917,19 @@ include c
             );
         }
         assert_eq!(all, general);
+    }
+
+    /// The second compile of an environment starts with room for the first one's
+    /// resources; its catalog is the same.
+    #[test]
+    fn a_catalog_made_with_room_is_the_same() {
+        let code = "class c { notify { [a, b, c]: } } include c\nfile { '/x': }\n";
+        let env = Session::new().code(code).load().unwrap();
+        assert_eq!(env.catalog_size_hint(), 0);
+        let first = env.compile(&Settings::default()).catalog.unwrap();
+        // Stage[main], Class[Settings], Class[main], Class[C], three notifies and the file.
+        assert_eq!(env.catalog_size_hint(), 8);
+        let second = env.compile(&Settings::default()).catalog.unwrap();
+        assert_eq!(first.to_json(), second.to_json());
     }
 }

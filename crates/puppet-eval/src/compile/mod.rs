@@ -25,9 +25,10 @@ use smol_str::SmolStr;
 use std::sync::Arc;
 
 /// The catalog every compile starts with: `Stage[main]` containing `Class[Settings]` and
-/// `Class[main]`.
-pub(crate) fn initial_catalog() -> Catalog {
+/// `Class[main]`, with room for `size` resources.
+pub(crate) fn initial_catalog(size: usize) -> Catalog {
     let mut catalog = Catalog::default();
+    catalog.reserve(size);
     let stage_key = ResourceKey::new("Stage", "main");
     let mut stage = Resource::new("Stage", "main");
     stage.kind = ResourceKind::Stage;
@@ -150,7 +151,7 @@ impl Compiler {
             type_name: "Node".into(),
             title: node_name.clone(),
         };
-        let main = ResourceKey::new("Class", "main");
+        let main = ResourceKey::class("main");
         let mut res = Resource::new("Node", &node_name);
         res.kind = ResourceKind::Node;
         res.container_tags = self.tag_resource(&mut res, &main, |res| {

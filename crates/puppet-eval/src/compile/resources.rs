@@ -305,7 +305,7 @@ impl Compiler {
                 (Some(t), Some(title)) => vec![ResourceKey::of(t, title)],
                 _ => vec![],
             },
-            Value::Type(Type::Class(Some(name))) => vec![ResourceKey::new("Class", name)],
+            Value::Type(Type::Class(Some(name))) => vec![ResourceKey::class(name)],
             Value::Array(a) => a.iter().flat_map(|x| self.refs_of(x)).collect(),
             _ => vec![],
         }

@@ -168,6 +168,7 @@ impl Compiler {
             top_scope.vars.entry(k.clone()).or_insert_with(|| v.clone());
         }
         let top = scopes.add(top_scope);
+        let catalog_size = env.catalog_size_hint();
         let mut c = Compiler {
             env,
             settings,
@@ -175,7 +176,7 @@ impl Compiler {
             top,
             build: Default::default(),
             logs: Vec::new(),
-            catalog: crate::compile::initial_catalog(),
+            catalog: crate::compile::initial_catalog(catalog_size),
             aliases: Default::default(),
             depth: 0,
             steps: 0,
