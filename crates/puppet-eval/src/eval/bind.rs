@@ -180,6 +180,8 @@ impl Compiler {
             } else {
                 positional.next()
             };
+            // A value given by name is already a variable of the scope (see above).
+            let in_scope = named.is_some() && given.is_some();
             let v = match given {
                 Some(v) => v,
                 None => {
@@ -248,11 +250,14 @@ impl Compiler {
             if collect {
                 values.push(Some(v.clone()));
             }
-            self.scopes.get_mut(scope).vars.insert(p.name.clone(), v);
+            if !in_scope {
+                self.scopes.get_mut(scope).vars.insert(p.name.clone(), v);
+            }
         }
         if let (Some(given), Some(statement)) = (named, owner.statement()) {
             self.check_named(params, given, &values, owner, statement, scope, span)?;
             if let Some(bound) = bound.as_mut() {
+                bound.reserve(values.len());
                 for (p, v) in params.iter().zip(values) {
                     if let Some(v) = v.filter(|v| !v.is_undef()) {
                         bound.insert(p.name.clone(), v);
