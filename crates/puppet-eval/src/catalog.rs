@@ -10,7 +10,7 @@
 use crate::ir::Span;
 use crate::scope::ScopeId;
 use puppet_types::Value;
-use smol_str::SmolStr;
+use smol_str::{SmolStr, StrExt};
 use std::collections::VecDeque;
 
 /// `Type[title]` with the type capitalised (`File`, `Foo::Bar`, `Class`).
@@ -104,6 +104,9 @@ pub struct Resource {
     pub scope: Option<ScopeId>,
     /// The resource whose code declared it (`Class[main]` at top level).
     pub container: Option<ResourceKey>,
+    /// How many of `container`'s tags (the first ones: tags are only ever added) it has
+    /// taken already, when it was declared; `Compiler::merge_scope_tags` adds the others.
+    pub container_tags: usize,
     pub span: Option<Span>,
     /// Where the relationship metaparameters given in the resource's body were written
     /// (Puppet reports a missing target at that attribute's line).
@@ -127,6 +130,7 @@ impl Resource {
             exported: false,
             scope: None,
             container: None,
+            container_tags: 0,
             span: None,
             param_spans: Default::default(),
             overridden_by: Default::default(),
@@ -146,10 +150,17 @@ impl Resource {
         } else {
             tag
         };
-        if crate::names::is_qualified(t) {
-            for part in t.split("::").filter(|p| !p.is_empty()) {
-                self.tags.insert(SmolStr::new(part));
+        // Its `::`-separated parts, as `split("::")` finds them, without a substring
+        // searcher.
+        let mut rest = t;
+        while let Some(i) = rest.as_bytes().windows(2).position(|w| w == b"::") {
+            if i > 0 {
+                self.tags.insert(SmolStr::new(&rest[..i]));
             }
+            rest = &rest[i + 2..];
+        }
+        if rest.len() < t.len() && !rest.is_empty() {
+            self.tags.insert(SmolStr::new(rest));
         }
         self.tags.insert(SmolStr::new(t));
     }
@@ -190,6 +201,10 @@ pub type AttrList = Vec<(SmolStr, Value, bool)>;
 /// collector block are written: a missing target is reported at that line.
 pub type AttrSpans = indexmap::IndexMap<SmolStr, Span>;
 
+/// A resource defaults statement, evaluated: the scope it was evaluated in, the type (as
+/// written), the attributes and where they are written.
+pub type Defaults = (ScopeId, SmolStr, AttrList, AttrSpans);
+
 /// A collector: type, exported, query, the attributes it overrides, the scope it was
 /// evaluated in, and the resources it has collected so far.
 #[derive(Debug, Clone)]
@@ -202,6 +217,11 @@ pub struct Collector {
     pub scope: ScopeId,
     pub span: Span,
     pub collected: crate::Set<ResourceKey>,
+    /// For a collector whose query is [`CollectQuery::All`]: how many resources of its type
+    /// (in [`Catalog::of_type`]'s order) it has collected, all of them, so a later pass
+    /// starts after them. Other queries look at the state of the resource, which can change
+    /// between passes (tags, overridden parameters), so they look at every resource again.
+    pub scanned: usize,
 }
 
 /// One side of a chaining arrow: resource references, or what a collector collects.
@@ -241,7 +261,7 @@ pub struct Catalog {
     pub edges: crate::Set<(ResourceKey, ResourceKey)>,
     /// Defined-type instances waiting to be evaluated.
     pending: VecDeque<ResourceKey>,
-    pub defaults: Vec<(ScopeId, SmolStr, AttrList, AttrSpans)>,
+    pub defaults: Vec<Defaults>,
     pub overrides: Vec<Override>,
     pub collectors: Vec<Collector>,
     /// References given to `realize` before their resource was declared: realized when it
@@ -259,6 +279,9 @@ pub struct Catalog {
     /// something: Puppet then takes it for a subclass of everything, so its plain
     /// overrides are never refused either.
     pub override_anything: crate::Set<ResourceKey>,
+    /// The index in `resources` of every resource, by ASCII-lower-cased type name, in
+    /// catalog order (resources are never removed): a collector looks at its type's only.
+    by_type: crate::Map<SmolStr, Vec<usize>>,
 }
 
 impl Catalog {
@@ -281,7 +304,25 @@ impl Catalog {
         if let Some(c) = &r.container {
             self.edges.insert((c.clone(), key.clone()));
         }
-        self.resources.insert(key, r);
+        let type_name = key.type_name.to_ascii_lowercase_smolstr();
+        let (i, replaced) = self.resources.insert_full(key, r);
+        // Every caller checks first that the key is free.
+        debug_assert!(replaced.is_none());
+        if replaced.is_none() {
+            self.by_type.entry(type_name).or_default().push(i);
+        }
+    }
+
+    /// The indexes in `resources` of the resources whose type name is `type_name` ignoring
+    /// the case of ASCII letters, in catalog order.
+    pub fn of_type(&self, type_name: &str) -> &[usize] {
+        let found = if type_name.bytes().any(|b| b.is_ascii_uppercase()) {
+            self.by_type
+                .get(type_name.to_ascii_lowercase_smolstr().as_str())
+        } else {
+            self.by_type.get(type_name)
+        };
+        found.map(Vec::as_slice).unwrap_or_default()
     }
 
     /// The key of the resource a reference denotes: its title, or one of its aliases.
@@ -307,5 +348,68 @@ impl Catalog {
 
     pub fn next_pending_define(&mut self) -> Option<ResourceKey> {
         self.pending.pop_front()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Catalog, Resource, ResourceKey};
+
+    /// `Resource::tag` as it was written first: the name, and for a qualified name its
+    /// non-empty `split("::")` parts before it.
+    fn reference_tags(tag: &str) -> Vec<String> {
+        let t = tag.to_ascii_lowercase();
+        let mut out: Vec<String> = Vec::new();
+        if t.contains("::") {
+            for part in t.split("::").filter(|p| !p.is_empty()) {
+                if !out.iter().any(|x| x == part) {
+                    out.push(part.to_string());
+                }
+            }
+        }
+        if !out.contains(&t) {
+            out.push(t);
+        }
+        out
+    }
+
+    #[test]
+    fn tag_adds_the_parts_of_a_qualified_name() {
+        for tag in [
+            "a", "A::B", "a::b::c", "::a", "a::", "::", "a:::b", "a::::b", ":a:", "a:b", "x::x",
+            "Élan::y", "",
+        ] {
+            let mut r = Resource::new("Notify", "n");
+            r.tag(tag);
+            let got: Vec<String> = r.tags.iter().map(|t| t.to_string()).collect();
+            assert_eq!(got, reference_tags(tag), "{tag:?}");
+        }
+    }
+
+    #[test]
+    fn of_type_finds_every_resource_of_the_type_in_order() {
+        let mut c = Catalog::default();
+        for (t, title) in [
+            ("notify", "a"),
+            ("File", "/x"),
+            ("NOTIFY", "b"),
+            ("foo::bar", "c"),
+            ("Foo::BAR", "d"),
+            ("élan", "e"),
+            ("Élan", "f"),
+            ("notify", "g"),
+        ] {
+            c.add(Resource::new(&ResourceKey::new(t, title).type_name, title));
+        }
+        for t in [
+            "Notify", "notify", "NoTiFy", "File", "Foo::Bar", "foo::bar", "Élan", "élan", "x",
+        ] {
+            let want: Vec<usize> = (c.resources.keys().enumerate())
+                .filter(|(_, k)| k.type_name.eq_ignore_ascii_case(t))
+                .map(|(i, _)| i)
+                .collect();
+            assert_eq!(c.of_type(t), want.as_slice(), "{t}");
+        }
+        assert_eq!(c.of_type("notify").len(), 3);
     }
 }

@@ -70,6 +70,16 @@ pub fn capitalize(name: &str) -> String {
     out
 }
 
+/// [`capitalize`] as a `SmolStr`: no heap allocation for short ASCII names.
+#[inline]
+pub(crate) fn capitalize_smol(name: &str) -> SmolStr {
+    if name.is_ascii() {
+        capitalize_ascii(name, false)
+    } else {
+        SmolStr::new(capitalize(name))
+    }
+}
+
 /// [`capitalize`] of `name` lowercased first (`FOO::bar` -> `Foo::Bar`), as a resource
 /// reference's type name: one pass and no heap allocation for short ASCII names.
 #[inline]
@@ -128,28 +138,28 @@ fn case_changes(name: &[u8], lower: bool, mut change: impl FnMut(usize, u8) -> b
 
 /// Capitalises an ASCII name (see [`case_changes`]). Only the case of ASCII letters
 /// changes, so the result has the name's length; a name already in that form is taken as
-/// it is.
+/// it is. A short name is capitalised on the stack in one pass.
 fn capitalize_ascii(name: &str, lower: bool) -> SmolStr {
     let bytes = name.as_bytes();
-    if !case_changes(bytes, lower, |_, _| false) {
+    let mut stack = [0u8; 64];
+    let Some(buf) = stack.get_mut(..name.len()) else {
+        let mut buf = bytes.to_vec();
+        if !case_changes(bytes, lower, |i, b| {
+            buf[i] = b;
+            true
+        }) {
+            return SmolStr::new(name);
+        }
+        return SmolStr::new(String::from_utf8(buf).unwrap_or_else(|_| name.to_string()));
+    };
+    buf.copy_from_slice(bytes);
+    if !case_changes(bytes, lower, |i, b| {
+        buf[i] = b;
+        true
+    }) {
         return SmolStr::new(name);
     }
-    let mut stack = [0u8; 64];
-    if let Some(buf) = stack.get_mut(..name.len()) {
-        buf.copy_from_slice(bytes);
-        case_changes(bytes, lower, |i, b| {
-            buf[i] = b;
-            true
-        });
-        SmolStr::new(std::str::from_utf8(buf).unwrap_or(name))
-    } else {
-        let mut buf = bytes.to_vec();
-        case_changes(bytes, lower, |i, b| {
-            buf[i] = b;
-            true
-        });
-        SmolStr::new(String::from_utf8(buf).unwrap_or_else(|_| name.to_string()))
-    }
+    SmolStr::new(std::str::from_utf8(buf).unwrap_or(name))
 }
 
 pub(crate) fn type_name_of(v: &Value) -> String {
@@ -176,8 +186,8 @@ pub(crate) fn a_an(s: &str) -> String {
 #[cfg(test)]
 mod capitalize_tests {
     use super::{
-        capitalize, capitalize_lowered, capitalize_lowered_smol, is_qualified, lower_bare,
-        rsplit_qualified, strip_root,
+        capitalize, capitalize_lowered, capitalize_lowered_smol, capitalize_smol, is_qualified,
+        lower_bare, rsplit_qualified, strip_root,
     };
     use smol_str::SmolStr;
 
@@ -222,6 +232,7 @@ mod capitalize_tests {
             &long,
         ] {
             assert_eq!(capitalize(name), reference(name), "{name:?}");
+            assert_eq!(capitalize_smol(name), reference(name), "{name:?}");
             assert_eq!(
                 capitalize_lowered(name).as_str(),
                 reference(&name.to_ascii_lowercase()),

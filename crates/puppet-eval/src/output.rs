@@ -37,6 +37,8 @@ impl Compiler {
                 .get(k)
                 .is_some_and(|r| !r.virtual_ || r.exported)
         };
+        cat.resources.reserve(self.catalog.resources.len());
+        cat.edges.reserve(self.catalog.edges.len());
         for (key, r) in &self.catalog.resources {
             // Exported resources stay in the compiled catalog (marked); other virtual
             // resources that were not realised do not.
@@ -79,7 +81,7 @@ impl Compiler {
                 if v.is_undef() {
                     continue;
                 }
-                if namevar.as_ref() == Some(name) && v.to_plain_string() == r.title.as_str() {
+                if namevar.as_ref() == Some(name) && plain_text_is(v, &r.title) {
                     continue;
                 }
                 if let Value::Sensitive(inner) = v {
@@ -116,6 +118,14 @@ impl Compiler {
     }
 }
 
+/// Whether `v.to_plain_string()` is `text`, without making the string for a string.
+fn plain_text_is(v: &Value, text: &str) -> bool {
+    match v {
+        Value::String(s) => s.as_str() == text,
+        other => other.to_plain_string() == text,
+    }
+}
+
 /// A value in Puppet's rich-data JSON form, as catalog parameters are serialised.
 pub fn to_data(v: &Value) -> Json {
     match v {
@@ -148,7 +158,12 @@ pub fn to_data(v: &Value) -> Json {
             Json::String(ResourceKey::of(&t, &title).reference())
         }
         Value::Type(Type::Class(Some(name))) => {
-            Json::String(format!("Class[{}]", crate::names::capitalize(name)))
+            let name = crate::names::capitalize_smol(name);
+            let mut s = String::with_capacity(name.len() + 7);
+            s.push_str("Class[");
+            s.push_str(&name);
+            s.push(']');
+            Json::String(s)
         }
         Value::Type(t) => {
             let text = t.to_string();

@@ -51,7 +51,7 @@ enum Outcome {
     Timeout,
 }
 
-fn sorted_object(m: &indexmap::IndexMap<String, Value>) -> Value {
+fn sorted_object(m: &puppet_graph::Parameters) -> Value {
     let mut keys: Vec<&String> = m.keys().collect();
     keys.sort();
     let mut out = Map::new();

@@ -57,7 +57,9 @@ pub use diff::{
 pub use dot::DotKind;
 pub use error::Error;
 pub use graph::{Dependency, EdgeOrigin, Graph, GraphBuilder, Part, ResourceId, TraceEntry};
-pub use model::{Catalog, ContainmentEdge, RelationKind, RelationOrigin, Relationship, Resource};
+pub use model::{
+    Catalog, ContainmentEdge, Parameters, RelationKind, RelationOrigin, Relationship, Resource,
+};
 pub use puppetdb::PuppetDbOptions;
 pub use simulate::{DependencyFailure, Outcome, Refresh, Scenario, ScheduledRefresh, Simulation};
 

@@ -110,11 +110,17 @@ pub struct Resource {
     pub kind: Option<String>,
     /// Parameters, relationship metaparameters included, in catalog order.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
-    pub parameters: IndexMap<String, Value>,
+    pub parameters: Parameters,
     /// Every other key (`sensitive_parameters`, `ext_parameters`, ...).
     #[serde(flatten)]
     pub extra: IndexMap<String, Value>,
 }
+
+/// The parameters of a [`Resource`], in catalog order (an `IndexMap`: the hasher only
+/// speeds up lookups, it never decides an order). Keyed with FxHash, not the standard
+/// SipHash: a compiler fills one such map per resource, and hashing the short names with
+/// SipHash was a large part of that. Make one with `Parameters::default()` or `collect()`.
+pub type Parameters = IndexMap<String, Value, rustc_hash::FxBuildHasher>;
 
 /// A containment edge: `source` contains `target`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -316,7 +322,7 @@ impl Resource {
     }
 
     /// A parameter, if set. Resources carry few parameters, so a scan of the keys beats
-    /// hashing the name (the map's default hasher is SipHash).
+    /// hashing the name.
     #[inline]
     pub(crate) fn param(&self, name: &str) -> Option<&Value> {
         if self.parameters.len() <= 12 {

@@ -37,7 +37,7 @@ impl Compiler {
     ) -> R<()> {
         let mut fresh = Vec::new();
         for n in names {
-            let name = n.trim_start_matches("::").to_ascii_lowercase();
+            let name = crate::names::strip_root(n).to_ascii_lowercase();
             if self.class_started(&name) {
                 continue;
             }
@@ -75,7 +75,7 @@ impl Compiler {
         scope: ScopeId,
         span: &Span,
     ) -> R<()> {
-        let name = name.trim_start_matches("::").to_ascii_lowercase();
+        let name = crate::names::strip_root(name).to_ascii_lowercase();
         let key = ResourceKey::new("Class", &name);
         if self.class_started(&name) {
             if how == ClassDecl::ResourceLike {
@@ -170,7 +170,7 @@ impl Compiler {
             return Ok(());
         }
         if let Some(p) = &def.parent {
-            let pname = p.trim_start_matches("::").to_ascii_lowercase();
+            let pname = crate::names::strip_root(p).to_ascii_lowercase();
             if !self.build.class_scopes.contains_key(pname.as_str()) {
                 if let Some(pdef) = self.find_class(&pname)? {
                     self.add_class_resource(&pdef, None, ClassDecl::Include, declared_in, span)?;
@@ -179,10 +179,12 @@ impl Compiler {
         }
         let mut res = Resource::new("Class", &key.title);
         res.kind = ResourceKind::Class;
-        res.tags.insert("class".into());
-        res.tag(&def.name);
         let container = self.scopes.container_of(declared_in);
-        self.inherit_tags(&mut res, &container);
+        // (Its container is its stage: the tags of the code that declared it are its own.)
+        self.tag_resource(&mut res, &container, |res| {
+            res.tags.insert("class".into());
+            res.tag(&def.name);
+        });
         res.scope = Some(self.scopes.persistent(declared_in));
         res.span = Some(if how == ClassDecl::ResourceLike {
             span.clone()
@@ -217,7 +219,7 @@ impl Compiler {
             }
         }
         self.catalog.tags.extend(res.tags.iter().cloned());
-        self.catalog.add(res);
+        self.catalog.add_keyed(key, res);
         Ok(())
     }
 
@@ -232,7 +234,7 @@ impl Compiler {
         self.build.started_classes.insert(def.name.clone());
         let parent_scope = match &def.parent {
             Some(p) => {
-                let pname = p.trim_start_matches("::").to_ascii_lowercase();
+                let pname = crate::names::strip_root(p).to_ascii_lowercase();
                 self.declare_class(&pname, None, ClassDecl::Include, declared_in, span)?;
                 self.build.class_scopes.get(pname.as_str()).copied()
             }

@@ -6,7 +6,7 @@
 
 use super::{location, tag_values};
 use crate::catalog::{
-    AttrSpans, CollectQuery, Override, RelEnd, Resource, ResourceKey, ResourceKind,
+    AttrSpans, CollectQuery, Defaults, Override, RelEnd, Resource, ResourceKey, ResourceKind,
 };
 use crate::error::{ErrorKind, EvalError, Flow, R};
 use crate::eval::Compiler;
@@ -179,24 +179,28 @@ impl Compiler {
             if c.exported {
                 continue;
             }
-            let type_name = c.type_name.clone();
-            let keys: Vec<ResourceKey> = self
-                .catalog
-                .resources
+            // `<| |>` selects exported resources of this compile too (Puppet's catalog
+            // collector looks at every resource of the type). A query that selects every
+            // resource starts after those it collected in an earlier pass; any other looks
+            // at all of them again, as their tags and parameters may have changed.
+            let of_type = self.catalog.of_type(&c.type_name);
+            let all = matches!(c.query, CollectQuery::All);
+            let start = if all { c.scanned.min(of_type.len()) } else { 0 };
+            let keys: Vec<ResourceKey> = of_type[start..]
                 .iter()
-                // `<| |>` selects exported resources of this compile too (Puppet's catalog
-                // collector looks at every resource).
-                .filter(|(k, r)| {
-                    k.type_name.eq_ignore_ascii_case(&type_name)
-                        && !c.collected.contains(*k)
-                        && query_matches(&c.query, r)
-                })
+                .filter_map(|&j| self.catalog.resources.get_index(j))
+                .filter(|(k, r)| !c.collected.contains(*k) && query_matches(&c.query, r))
                 .map(|(k, _)| k.clone())
                 .collect();
+            let seen = of_type.len();
+            if all {
+                self.catalog.collectors[i].scanned = seen;
+            }
             if keys.is_empty() {
                 continue;
             }
             changed = true;
+            let c = &self.catalog.collectors[i];
             let (attrs, scope, span) = (c.attrs.clone(), c.scope, c.span.clone());
             let attr_spans = c.attr_spans.clone();
             if !attrs.is_empty() {
@@ -248,7 +252,8 @@ impl Compiler {
             let Ok([(_, r), (_, container)]) = resources.get_disjoint_indices_mut([i, j]) else {
                 continue;
             };
-            for t in &container.tags {
+            // Those it took when it was declared are still the container's first ones.
+            for t in container.tags.iter().skip(r.container_tags) {
                 if !r.tags.contains(t) {
                     r.tags.insert(t.clone());
                 }
@@ -529,9 +534,13 @@ impl Compiler {
     /// `scope.is_default?` looks it up: the nearest defaults statement along the
     /// declaration chain.
     pub(super) fn default_value(&self, res: &Resource, name: &str) -> Option<Value> {
+        let statements = self.defaults_statements(&res.type_name);
+        if statements.is_empty() {
+            return None;
+        }
         for id in self.scopes.defaults_chain(res.scope) {
-            for (sid, tname, attrs, _) in self.catalog.defaults.iter().rev() {
-                if *sid == id && tname.eq_ignore_ascii_case(&res.type_name) {
+            for (sid, _, attrs, _) in statements.iter().rev() {
+                if *sid == id {
                     if let Some((_, v, _)) = attrs.iter().rev().find(|(k, _, _)| k == name) {
                         return (!v.is_undef()).then(|| v.clone());
                     }
@@ -541,16 +550,29 @@ impl Compiler {
         None
     }
 
+    /// The resource defaults statements evaluated so far for the type `type_name` (any
+    /// case), in order: most resources have none, and the others few, so the declaration
+    /// chain is then walked over these only.
+    fn defaults_statements(&self, type_name: &str) -> Vec<&Defaults> {
+        (self.catalog.defaults.iter())
+            .filter(|(_, t, _, _)| t.eq_ignore_ascii_case(type_name))
+            .collect()
+    }
+
     /// [`Compiler::defaults_for`], with where each default is written and the scope of its
     /// defaults statement.
     pub(super) fn defaults_with_spans(
         &self,
         res: &Resource,
     ) -> Vec<(SmolStr, Value, Option<Span>, ScopeId)> {
-        let mut out: IndexMap<SmolStr, (Value, Option<Span>, ScopeId)> = IndexMap::new();
+        let statements = self.defaults_statements(&res.type_name);
+        if statements.is_empty() {
+            return Vec::new();
+        }
+        let mut out: crate::Map<SmolStr, (Value, Option<Span>, ScopeId)> = Default::default();
         for id in self.scopes.defaults_chain(res.scope) {
-            for (sid, tname, attrs, spans) in self.catalog.defaults.iter().rev() {
-                if *sid == id && tname.eq_ignore_ascii_case(&res.type_name) {
+            for (sid, _, attrs, spans) in statements.iter().rev() {
+                if *sid == id {
                     for (k, v, _) in attrs.iter().rev() {
                         if !res.params.contains_key(k) && !out.contains_key(k) {
                             out.insert(k.clone(), (v.clone(), spans.get(k).cloned(), *sid));
@@ -822,5 +844,62 @@ mod query_tests {
             }
         }
         assert!(matched > 0);
+    }
+}
+
+#[cfg(test)]
+mod collector_tests {
+    use crate::{Session, Settings};
+
+    /// The catalog JSON (or the error) and the log lines of a compile of `code`.
+    fn compile(code: &str) -> (String, Vec<String>) {
+        let env = Session::new().code(code).load().unwrap();
+        let out = env.compile(&Settings::default());
+        let logs = out.logs.iter().map(|l| l.message.clone()).collect();
+        let catalog = match out.catalog {
+            Ok(c) => c.to_json(),
+            Err(e) => format!("error: {}", e.message),
+        };
+        (catalog, logs)
+    }
+
+    /// A collector of every resource of its type (`<| |>`) starts each pass after what it
+    /// collected before; a query that matches everything too goes the general way, looking
+    /// at every resource again. Both collect the same resources in the same order, across
+    /// passes where defined-type instances declare more virtual resources.
+    #[test]
+    fn a_collector_of_everything_agrees_with_the_general_path() {
+        let code = r#"
+define inner() { @notify { "v-${title}": } @file { "/tmp/${title}": } }
+define outer() { inner { "i-${title}": } @outer2 { "o2-${title}": } }
+define outer2() { @notify { "w-${title}": } inner { "j-${title}": } }
+@outer { 'a': }
+outer { 'b': }
+Notify <| QUERY |> { message => 'collected' }
+Outer <| QUERY |>
+Outer2 <| QUERY |>
+File <| QUERY |> -> Notify['z']
+notify { 'z': }
+class c { @notify { 'from-c': } Notify <| QUERY |> }
+include c
+@notify { 'last': }
+"#;
+        let all = compile(&code.replace("QUERY", ""));
+        let general = compile(&code.replace("QUERY", "title != 'never-a-title'"));
+        for title in [
+            "v-i-a",
+            "w-o2-b",
+            "v-j-o2-a",
+            "/tmp/j-o2-b",
+            "from-c",
+            "last",
+        ] {
+            assert!(
+                all.0.contains(&format!("\"{title}\"")),
+                "{title}: {}",
+                all.0
+            );
+        }
+        assert_eq!(all, general);
     }
 }

@@ -75,16 +75,26 @@ pub(crate) struct Builder {
 type MatchData = Vec<Option<String>>;
 
 impl Compiler {
-    /// Adds the tags of the resource `container` to `res` (Puppet copies the declaring
-    /// scope's resource's tags into each resource it declares).
-    fn inherit_tags(&self, res: &mut Resource, container: &ResourceKey) {
-        if let Some(c) = self.catalog.get(container) {
-            // Room for the container's tags and a few of the resource's own.
-            res.tags.reserve(c.tags.len() + 4);
-            for t in &c.tags {
-                res.tags.insert(t.clone());
-            }
+    /// Tags a new resource: `own` adds its own tags (type, title, ...), then it gets the
+    /// tags of the resource `container` (Puppet copies the declaring scope's resource's
+    /// tags into each resource it declares); how many tags the container has.
+    fn tag_resource(
+        &self,
+        res: &mut Resource,
+        container: &ResourceKey,
+        own: impl FnOnce(&mut Resource),
+    ) -> usize {
+        let inherited = self.catalog.get(container).map(|c| &c.tags);
+        // Room for the container's tags and a few of the resource's own, at once.
+        res.tags.reserve(inherited.map_or(0, |t| t.len()) + 6);
+        own(res);
+        let Some(tags) = inherited else {
+            return 0;
+        };
+        for t in tags {
+            res.tags.insert(t.clone());
         }
+        tags.len()
     }
 
     /// Evaluates the node definition matching the node name, if the code has any: an exact
@@ -143,9 +153,10 @@ impl Compiler {
         let main = ResourceKey::new("Class", "main");
         let mut res = Resource::new("Node", &node_name);
         res.kind = ResourceKind::Node;
-        res.tags.insert("node".into());
-        res.tag_title();
-        self.inherit_tags(&mut res, &main);
+        res.container_tags = self.tag_resource(&mut res, &main, |res| {
+            res.tags.insert("node".into());
+            res.tag_title();
+        });
         res.container = Some(main);
         res.span = Some(node.span.clone());
         self.catalog.add(res);

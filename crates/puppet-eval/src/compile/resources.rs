@@ -11,7 +11,6 @@ use crate::catalog::{
 use crate::error::{err, err_code, R};
 use crate::eval::Compiler;
 use crate::ir::*;
-use crate::names::capitalize;
 use crate::ops;
 use crate::scope::ScopeId;
 use indexmap::{IndexMap, IndexSet};
@@ -126,7 +125,7 @@ impl Compiler {
         scope: ScopeId,
         span: &Span,
     ) -> R<usize> {
-        let lname = type_name.trim_start_matches("::").to_ascii_lowercase();
+        let lname = crate::names::strip_root(type_name).to_ascii_lowercase();
         if lname == "class" {
             return err(
                 "Error while evaluating a Virtual Query, Classes cannot be collected",
@@ -154,7 +153,7 @@ impl Compiler {
         }
         let scope = self.scopes.persistent(scope);
         self.catalog.collectors.push(Collector {
-            type_name: SmolStr::new(capitalize(&lname)),
+            type_name: crate::names::capitalize_smol(&lname),
             exported,
             query: q,
             attrs,
@@ -162,6 +161,7 @@ impl Compiler {
             scope,
             span: span.clone(),
             collected: Default::default(),
+            scanned: 0,
         });
         Ok(self.catalog.collectors.len() - 1)
     }
@@ -322,7 +322,7 @@ impl Compiler {
         span: &Span,
     ) -> R<Value> {
         let type_name: SmolStr = match &type_expr.kind {
-            ExprKind::Name(n) => n.trim_start_matches("::").to_ascii_lowercase().into(),
+            ExprKind::Name(n) => crate::names::strip_root(n).to_ascii_lowercase().into(),
             _ => match self.eval(type_expr, scope)? {
                 Value::Type(Type::Resource(r)) if r.title.is_none() => r
                     .type_name
@@ -461,7 +461,7 @@ impl Compiler {
         span: &Span,
     ) -> R<Value> {
         if type_name == "class" {
-            let cname = SmolStr::new(title.trim_start_matches("::").to_ascii_lowercase());
+            let cname = SmolStr::new(crate::names::strip_root(title).to_ascii_lowercase());
             let params: IndexMap<SmolStr, Value> = attrs
                 .iter()
                 .map(|(k, v, _)| (k.clone(), v.clone()))
@@ -469,7 +469,7 @@ impl Compiler {
             self.declare_class(&cname, Some(params), ClassDecl::ResourceLike, scope, span)?;
             return Ok(Value::Type(Type::Resource(Arc::new(ResourceType {
                 type_name: Some(SmolStr::new("Class")),
-                title: Some(SmolStr::new(capitalize(&cname))),
+                title: Some(crate::names::capitalize_smol(&cname)),
             }))));
         }
         let is_define = self.find_define(type_name)?.is_some();
@@ -480,7 +480,7 @@ impl Compiler {
                 span,
             );
         }
-        let cap = capitalize(type_name);
+        let cap = crate::names::capitalize_smol(type_name);
         let mut res = Resource::new(&cap, title);
         res.kind = if is_define {
             ResourceKind::Define
@@ -496,12 +496,14 @@ impl Compiler {
         }
         res.scope = Some(scope);
         res.span = Some(span.clone());
-        res.tag(type_name);
-        if !self.untagged_title {
-            res.tag_title();
-        }
         let container = self.scopes.container_of(scope);
-        self.inherit_tags(&mut res, &container);
+        let untagged_title = self.untagged_title;
+        let container_tags = self.tag_resource(&mut res, &container, |res| {
+            res.tag(type_name);
+            if !untagged_title {
+                res.tag_title();
+            }
+        });
         res.params.reserve(attrs.len());
         for (k, v, _) in attrs {
             if k == "tag" {
@@ -514,6 +516,7 @@ impl Compiler {
         // Stages are not contained in anything.
         if type_name != "stage" {
             res.container = Some(container);
+            res.container_tags = container_tags;
         } else {
             res.kind = ResourceKind::Stage;
         }
@@ -552,7 +555,7 @@ impl Compiler {
         }
         self.catalog.add_keyed(key, res);
         Ok(Value::Type(Type::Resource(Arc::new(ResourceType {
-            type_name: Some(SmolStr::new(&cap)),
+            type_name: Some(cap),
             title: Some(SmolStr::new(title)),
         }))))
     }
