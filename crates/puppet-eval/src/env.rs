@@ -781,14 +781,14 @@ impl Environment {
         if let Some(f) = puppet_functions::builtins::registry().get_shared(name) {
             return Some(f);
         }
-        let key = crate::names::strip_root(name).to_ascii_lowercase();
+        let key = crate::names::lower_bare(name);
         let cache = if native {
             &self.shared.ruby_functions
         } else {
             &self.shared.ruby_only_functions
         };
         if let Ok(map) = cache.read() {
-            if let Some(f) = map.get(key.as_str()) {
+            if let Some(f) = map.get(&*key) {
                 return f.clone();
             }
         }

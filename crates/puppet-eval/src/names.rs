@@ -17,6 +17,17 @@ pub(crate) fn strip_root(name: &str) -> &str {
     rest
 }
 
+/// `name` without its leading `::`, in lower case (`strip_root(name).to_ascii_lowercase()`,
+/// without a new String when it already is: names are usually written in lower case).
+#[inline]
+pub(crate) fn lower_bare(name: &str) -> std::borrow::Cow<'_, str> {
+    let bare = strip_root(name);
+    match bare.bytes().any(|b| b.is_ascii_uppercase()) {
+        true => bare.to_ascii_lowercase().into(),
+        false => bare.into(),
+    }
+}
+
 /// Whether `name` has a `::` (a qualified name): `contains("::")` without building a
 /// substring searcher, for the hot paths (every variable reference and call).
 #[inline]
@@ -186,7 +197,7 @@ pub(crate) fn a_an(s: &str) -> String {
 mod capitalize_tests {
     use super::{
         capitalize, capitalize_lowered, capitalize_lowered_smol, capitalize_smol, is_qualified,
-        rsplit_qualified, strip_root,
+        lower_bare, rsplit_qualified, strip_root,
     };
     use smol_str::SmolStr;
 
@@ -255,6 +266,13 @@ mod capitalize_tests {
             assert_eq!(rsplit_qualified(name), name.rsplit_once("::"), "{name:?}");
             assert_eq!(is_qualified(name), name.contains("::"), "{name:?}");
             assert_eq!(strip_root(name), name.trim_start_matches("::"), "{name:?}");
+            let lowered = name.trim_start_matches("::").to_ascii_lowercase();
+            assert_eq!(lower_bare(name), lowered.as_str(), "{name:?}");
+            assert_eq!(
+                lower_bare(&name.to_ascii_uppercase()),
+                lowered.as_str(),
+                "{name:?}"
+            );
         }
     }
 }

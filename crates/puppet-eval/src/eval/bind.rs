@@ -180,6 +180,8 @@ impl Compiler {
             } else {
                 positional.next()
             };
+            // A value given by name is already a variable of the scope (see above).
+            let in_scope = named.is_some() && given.is_some();
             let v = match given {
                 Some(v) => v,
                 None => {
@@ -248,7 +250,9 @@ impl Compiler {
             if collect {
                 values.push(Some(v.clone()));
             }
-            self.scopes.get_mut(scope).vars.insert(p.name.clone(), v);
+            if !in_scope {
+                self.scopes.get_mut(scope).vars.insert(p.name.clone(), v);
+            }
         }
         if let (Some(given), Some(statement)) = (named, owner.statement()) {
             self.check_named(params, given, &values, owner, statement, scope, span)?;

@@ -8,7 +8,6 @@ use super::Compiler;
 use crate::error::{err, ErrorKind, EvalError, Flow, R};
 use crate::ir::*;
 use crate::lower::FunctionDef;
-use crate::names::strip_root;
 use crate::scope::{Scope, ScopeId, ScopeKind};
 use puppet_functions::codes;
 use puppet_functions::{
@@ -68,8 +67,8 @@ impl Compiler {
         span: &Span,
     ) -> R<Value> {
         self.call_labels.push(label);
-        let file = span.file.path.clone().unwrap_or_else(|| "unknown".into());
-        self.puppet_stack.push((file, span.line_col().0));
+        self.puppet_stack
+            .push((span.file.clone(), Some(span.start)));
         let r = self.call_labeled_inner(label, name, args, lambda, scope, span);
         self.puppet_stack.pop();
         self.call_labels.pop();
@@ -85,12 +84,12 @@ impl Compiler {
         scope: ScopeId,
         span: &Span,
     ) -> R<Value> {
-        let lname = strip_root(name).to_ascii_lowercase();
+        let lname = crate::names::lower_bare(name);
         // Functions written in Puppet shadow everything else; then the embedder's functions,
         // the built-ins (those bound to the compiler reach it through its `CallContext`
         // capabilities), the modules' Ruby functions. All are registry functions.
         let native = self.settings.native_functions;
-        let function = match self.env.puppet_function(lname.as_str()) {
+        let function = match self.env.puppet_function(&lname) {
             Some(def) => self.puppet_function_entry(&def),
             None => self.env.function_with(&lname, native),
         };

@@ -100,7 +100,12 @@ impl CallContext for Compiler {
     }
 
     fn puppet_stack(&self) -> Vec<(String, u32)> {
-        self.puppet_stack.iter().rev().cloned().collect()
+        (self.puppet_stack.iter().rev())
+            .map(|(file, at)| {
+                let name = file.path.clone().unwrap_or_else(|| "unknown".into());
+                (name, at.map_or(0, |offset| file.line_col(offset).0))
+            })
+            .collect()
     }
 
     fn module_directory(&self, name: &str) -> Option<String> {

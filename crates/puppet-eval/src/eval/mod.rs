@@ -93,8 +93,10 @@ pub struct Compiler {
     param_type_error: Option<EvalError>,
     /// The keys of the deprecations logged once (`CallContext::deprecation_at_call`).
     warned_once: indexmap::IndexSet<String>,
-    /// Puppet's call stack (`CallContext::puppet_stack`), outermost first.
-    puppet_stack: Vec<(String, u32)>,
+    /// Puppet's call stack (`CallContext::puppet_stack`), outermost first: each frame's file
+    /// and the offset of the call in it (`None`: a program, line 0). File names and lines
+    /// are made only when the stack is asked for (most compiles never ask).
+    puppet_stack: Vec<(Arc<SourceFile>, Option<u32>)>,
     /// The text of the EPP template being rendered.
     pub(crate) render_buffer: String,
     /// Set when the EPP template being rendered output a Sensitive value.
@@ -265,8 +267,7 @@ impl Compiler {
         let mut last = Value::Undef;
         for file in env.main_files() {
             // Puppet's stack frame of a program (its file, line 0).
-            let name = file.file.path.clone().unwrap_or_else(|| "unknown".into());
-            self.puppet_stack.push((name, 0));
+            self.puppet_stack.push((file.file.clone(), None));
             let r = self.eval_block(&file.statements, self.top);
             self.puppet_stack.pop();
             match r {
