@@ -239,7 +239,7 @@ impl<'s> Interp<'s> {
     /// A fresh interpreter for a template over `scope`'s variables (`file` is the
     /// template's path, empty for an inline template).
     pub fn new(scope: &'s mut dyn PuppetScope, file: &str) -> Interp<'s> {
-        Interp::with(scope, file, true, Sources::empty())
+        Interp::with(scope, file, true, Sources::shared_empty())
     }
 
     /// A fresh interpreter; `template` makes `self` the template wrapper.
