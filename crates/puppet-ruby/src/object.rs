@@ -191,7 +191,9 @@ impl Module {
         if Rc::ptr_eq(self, other) {
             return true;
         }
-        self.ancestors().iter().any(|a| Rc::ptr_eq(a, other))
+        // The modules the walk meets are those of the list (repeats aside).
+        self.walk_ancestors(&mut |m| Rc::ptr_eq(m, other).then_some(()))
+            .is_some()
     }
 
     /// Looks a method up along the ancestors: the entry and the module that holds it.
@@ -215,7 +217,7 @@ impl Module {
 
     /// The first `Some` of `f` over the modules in [`Module::ancestors`]'s walk (with the
     /// same bounds), repeats included.
-    fn walk_ancestors<T>(
+    pub(crate) fn walk_ancestors<T>(
         self: &Rc<Module>,
         f: &mut dyn FnMut(&Rc<Module>) -> Option<T>,
     ) -> Option<T> {
@@ -601,7 +603,7 @@ mod tests {
     }
 
     #[test]
-    fn find_method_finds_what_the_ancestors_list_finds() {
+    fn lookups_find_what_the_ancestors_list_finds() {
         // Object < Base < C, with modules included twice and nested (a diamond), an
         // undefined method and a method defined at several levels.
         let object = Rc::new(Module::new("Object", true, None, None));
@@ -624,6 +626,16 @@ mod tests {
         def(&m2, "gone", Method::Undefined);
         def(&object, "gone", Method::Reader("gone".into()));
         for start in [&c, &base, &object, &m1, &m2, &shared] {
+            for other in [&c, &base, &object, &m1, &m2, &shared] {
+                assert_eq!(
+                    start.inherits(other),
+                    Rc::ptr_eq(start, other)
+                        || start.ancestors().iter().any(|a| Rc::ptr_eq(a, other)),
+                    "{} < {}",
+                    start.name(),
+                    other.name()
+                );
+            }
             for name in ["s", "x", "b", "o", "gone", "missing"] {
                 assert_eq!(
                     start.find_method(name).map(|(_, m)| m.name()),
