@@ -218,6 +218,7 @@ impl<'s> Interp<'s> {
     }
 
     /// Native methods of a receiver (after user methods).
+    #[inline]
     pub(crate) fn send_native(
         &mut self,
         recv: RValue,
