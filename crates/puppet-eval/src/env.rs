@@ -47,6 +47,10 @@ impl Default for Meta {
     }
 }
 
+/// A module file lowered once (`None`: no such file). Threads that ask for a file another
+/// thread is lowering (`compile_many`) wait for that one instead of lowering it again.
+type LoweredCell = Arc<OnceLock<Option<Arc<LoweredFile>>>>;
+
 /// A lazily filled map: `None` records that a name was looked for and not found.
 type Cache<T> = RwLock<rustc_hash::FxHashMap<SmolStr, Option<T>>>;
 
@@ -88,7 +92,8 @@ pub(crate) type ConstKey = (usize, u32, u32, usize);
 #[derive(Debug)]
 struct Shared {
     loader: Loader,
-    lowered: Mutex<HashMap<PathBuf, Arc<LoweredFile>>>,
+    /// Module files lowered (or being lowered), by path.
+    lowered: Mutex<HashMap<PathBuf, LoweredCell>>,
     classes: Cache<Arc<ClassDef>>,
     defines: Cache<Arc<DefineDef>>,
     functions: Cache<Arc<FunctionDef>>,
@@ -129,6 +134,17 @@ pub struct Template {
     /// The file's path (as Puppet prints it in messages).
     pub path: String,
     pub text: Arc<str>,
+    /// The text parsed as ERB, once for every compile (and thread) that renders it.
+    erb: Arc<OnceLock<Result<Arc<puppet_erb::Template>, puppet_erb::ErbError>>>,
+}
+
+impl Template {
+    /// The template parsed as ERB (once; parsing is pure), or its syntax error.
+    pub(crate) fn erb(&self) -> Result<Arc<puppet_erb::Template>, puppet_erb::ErbError> {
+        self.erb
+            .get_or_init(|| puppet_erb::Template::parse(&self.text, &self.path).map(Arc::new))
+            .clone()
+    }
 }
 
 /// The modules' `lib/` directories as Ruby's load path, read through the loader's provider:
@@ -658,28 +674,29 @@ impl Environment {
 
     /// A module file loaded by the loader, lowered (once).
     fn lowered_file(&self, path: &Path) -> Option<Arc<LoweredFile>> {
-        if let Ok(map) = self.shared.lowered.lock() {
-            if let Some(f) = map.get(path) {
-                return Some(f.clone());
-            }
-        }
-        let def_file = self.shared.loader.loaded_file(path)?;
-        let source = Arc::new(SourceFile::from_arc(
-            Some(path.to_string_lossy().into_owned()),
-            def_file.text.clone(),
-        ));
-        let mut lowered = lower_file(source, &def_file.parse());
-        // The compile keeps the lowered form only: the tree's memory goes (a tool that asks
-        // the loader for it later gets it parsed again).
-        def_file.release_tree();
-        lowered
-            .diagnostics
-            .extend(def_file.diagnostics.iter().cloned());
-        let lowered = Arc::new(lowered);
-        match self.shared.lowered.lock() {
-            Ok(mut map) => Some(map.entry(path.to_path_buf()).or_insert(lowered).clone()),
-            Err(_) => Some(lowered),
-        }
+        let cell = match self.shared.lowered.lock() {
+            Ok(mut map) => match map.get(path) {
+                Some(cell) => cell.clone(),
+                None => map.entry(path.to_path_buf()).or_default().clone(),
+            },
+            Err(_) => Arc::default(),
+        };
+        cell.get_or_init(|| {
+            let def_file = self.shared.loader.loaded_file(path)?;
+            let source = Arc::new(SourceFile::from_arc(
+                Some(path.to_string_lossy().into_owned()),
+                def_file.text.clone(),
+            ));
+            let mut lowered = lower_file(source, &def_file.parse());
+            // The compile keeps the lowered form only: the tree's memory goes (a tool that
+            // asks the loader for it later gets it parsed again).
+            def_file.release_tree();
+            lowered
+                .diagnostics
+                .extend(def_file.diagnostics.iter().cloned());
+            Some(Arc::new(lowered))
+        })
+        .clone()
     }
 
     /// The first error of the files Puppet reads to find `name` (of `kind`): each
@@ -1050,6 +1067,7 @@ impl Environment {
         Some(Template {
             path: path.to_string_lossy().into_owned(),
             text: Arc::from(text),
+            erb: Arc::default(),
         })
     }
 

@@ -448,10 +448,15 @@ pub(crate) fn class_parameter(
         return Ok(None);
     };
     let class = class.trim_start_matches("::");
-    let key = format!("{class}::{param}");
+    // Not `format!`: this runs for every class parameter without a given value.
+    let mut key = String::with_capacity(class.len() + 2 + param.len());
+    key.push_str(class);
+    key.push_str("::");
+    key.push_str(param);
     let (found, options) = {
         let s = HieraScope { c, scope };
-        let found = lookup.class_parameter(class, param, &s);
+        // What `Lookup::class_parameter` looks up, without making the key again.
+        let found = lookup.lookup(&key, None, None, &s);
         let options = match &found {
             Ok(Some(_)) => lookup.lookup_options(&key, &s),
             _ => Ok(None),

@@ -188,8 +188,9 @@ pub enum Query {
 /// What an expression is.
 #[derive(Debug, Clone)]
 pub enum ExprKind {
-    /// A constant: numbers, strings, booleans, `undef`, `default`, regexes.
-    Literal(Value),
+    /// A constant: numbers, strings, booleans, `undef`, `default`, regexes. Boxed: a
+    /// `Value` is five words and most expressions are not literals.
+    Literal(Box<Value>),
     /// A bare lower-case name used as a value (a string), e.g. `foo` in `include foo`.
     Name(SmolStr),
     /// A capitalised type name: `Integer`, `File`, `Foo::Bar`.
@@ -276,7 +277,7 @@ pub enum ExprKind {
     Collect {
         type_name: SmolStr,
         exported: bool,
-        query: Query,
+        query: Box<Query>,
         ops: Vec<AttrOp>,
     },
     Relationship(RelOp, Box<Expr>, Box<Expr>),

@@ -419,31 +419,33 @@ impl Lowerer {
                     StrPart::Expr(_) => "",
                 })
                 .collect();
-            return self.mk(ExprKind::Literal(Value::string(text)), span);
+            return self.mk(ExprKind::Literal(Box::new(Value::string(text))), span);
         }
         self.mk(ExprKind::Concat(parts), span)
     }
 
     fn literal(&mut self, l: Node<'_>) -> ExprKind {
         let Some(t) = l.first_significant_token() else {
-            return ExprKind::Literal(Value::string(""));
+            return ExprKind::Literal(Box::new(Value::string("")));
         };
         match t.kind() {
             NUMBER => match ast::parse_number(t.text()) {
-                Some(Number::Integer { value, .. }) => ExprKind::Literal(Value::Integer(value)),
-                Some(Number::Float(f)) => ExprKind::Literal(Value::Float(f)),
+                Some(Number::Integer { value, .. }) => {
+                    ExprKind::Literal(Box::new(Value::Integer(value)))
+                }
+                Some(Number::Float(f)) => ExprKind::Literal(Box::new(Value::Float(f))),
                 _ => ExprKind::Invalid("Integer value out of range".into()),
             },
-            TRUE_KW => ExprKind::Literal(Value::Boolean(true)),
-            FALSE_KW => ExprKind::Literal(Value::Boolean(false)),
-            UNDEF_KW => ExprKind::Literal(Value::Undef),
-            DEFAULT_KW => ExprKind::Literal(Value::Default),
+            TRUE_KW => ExprKind::Literal(Box::new(Value::Boolean(true))),
+            FALSE_KW => ExprKind::Literal(Box::new(Value::Boolean(false))),
+            UNDEF_KW => ExprKind::Literal(Box::new(Value::Undef)),
+            DEFAULT_KW => ExprKind::Literal(Box::new(Value::Default)),
             REGEX => match Regexp::new(&ast::regex_literal_pattern(t.text())) {
-                Ok(r) => ExprKind::Literal(Value::Regexp(r)),
+                Ok(r) => ExprKind::Literal(Box::new(Value::Regexp(r))),
                 Err(err) => ExprKind::Invalid(format!("Illegal regular expression: {err}")),
             },
-            SQ_STRING => ExprKind::Literal(Value::string(ast::unescape_sq(t.text()))),
-            _ => ExprKind::Literal(Value::string(t.text())),
+            SQ_STRING => ExprKind::Literal(Box::new(Value::string(ast::unescape_sq(t.text())))),
+            _ => ExprKind::Literal(Box::new(Value::string(t.text()))),
         }
     }
 
@@ -470,10 +472,10 @@ impl Lowerer {
                 self.concat(parts, span)
             }
             None => self.mk(
-                ExprKind::Literal(Value::string(ast::unescape_heredoc(
+                ExprKind::Literal(Box::new(Value::string(ast::unescape_heredoc(
                     &body.text,
                     &body.header,
-                ))),
+                )))),
                 span,
             ),
         }
@@ -716,7 +718,7 @@ impl Lowerer {
                 ExprKind::Collect {
                     type_name,
                     exported,
-                    query,
+                    query: Box::new(query),
                     ops,
                 }
             }
@@ -897,7 +899,7 @@ impl Lowerer {
                         .into_iter()
                         .filter_map(|o| {
                             let key = self.mk(
-                                ExprKind::Literal(Value::string(o.name?.as_str())),
+                                ExprKind::Literal(Box::new(Value::string(o.name?.as_str()))),
                                 o.span.clone(),
                             );
                             Some((key, o.value))
@@ -1015,4 +1017,13 @@ fn host_match(m: Node<'_>) -> Option<HostMatch> {
             HostMatch::Name(SmolStr::new(text.to_ascii_lowercase()))
         }
     })
+}
+#[cfg(test)]
+mod size_tests {
+    /// Lowered files stay in memory for every compile, and expressions are most of them:
+    /// a literal's `Value` and a collector's query are boxed to keep every `Expr` small.
+    #[test]
+    fn expressions_stay_small() {
+        assert!(std::mem::size_of::<crate::ir::Expr>() <= 88);
+    }
 }

@@ -24,6 +24,18 @@ pub(crate) fn is_qualified(name: &str) -> bool {
     name.as_bytes().windows(2).any(|w| w == b"::")
 }
 
+/// `name.rsplit_once("::")` (the text before and after the last `::`) without building a
+/// substring searcher: this runs for every qualified variable reference and every variable
+/// Hiera interpolates.
+#[inline]
+pub(crate) fn rsplit_qualified(name: &str) -> Option<(&str, &str)> {
+    let b = name.as_bytes();
+    let i = (0..b.len().saturating_sub(1))
+        .rev()
+        .find(|&i| b[i] == b':' && b[i + 1] == b':')?;
+    Some((&name[..i], &name[i + 2..]))
+}
+
 /// Capitalises each `::` segment: `foo::bar` -> `Foo::Bar`.
 pub fn capitalize(name: &str) -> String {
     if name.is_ascii() {
@@ -152,7 +164,10 @@ pub(crate) fn a_an(s: &str) -> String {
 
 #[cfg(test)]
 mod capitalize_tests {
-    use super::{capitalize, capitalize_lowered, capitalize_lowered_smol};
+    use super::{
+        capitalize, capitalize_lowered, capitalize_lowered_smol, is_qualified, rsplit_qualified,
+        strip_root,
+    };
     use smol_str::SmolStr;
 
     /// The rule spelled out: split at `::`, upper-case each segment's first character.
@@ -205,6 +220,19 @@ mod capitalize_tests {
             for smol in [SmolStr::new(name), SmolStr::new(&lowered)] {
                 assert_eq!(capitalize_lowered_smol(&smol), lowered, "{smol:?}");
             }
+        }
+    }
+
+    /// The byte scans agree with the substring searches they replace.
+    #[test]
+    fn qualified_scans_match_str_searches() {
+        for name in [
+            "", ":", "::", ":::", "::::", "a", "a::b", "a::b::c", "::a", "a::", "a:::b", "a::::b",
+            ":a:", "a:b", "élan::x", "x::élan", "::a::b", "a::b:",
+        ] {
+            assert_eq!(rsplit_qualified(name), name.rsplit_once("::"), "{name:?}");
+            assert_eq!(is_qualified(name), name.contains("::"), "{name:?}");
+            assert_eq!(strip_root(name), name.trim_start_matches("::"), "{name:?}");
         }
     }
 }

@@ -93,13 +93,13 @@ fn erb_file(c: &mut Compiler, name: &str, scope: ScopeId, span: &Span) -> R<Stri
             span,
         );
     };
-    let (path, text) = (t.path.clone(), t.text.clone());
+    let path = t.path.clone();
     let mut adapter = ErbScope {
         c: &mut *c,
         scope,
         span: span.clone(),
     };
-    match parsed_template(&path, &text).and_then(|t| t.render(&mut adapter)) {
+    match t.erb().and_then(|t| t.render(&mut adapter)) {
         Ok(s) => Ok(s),
         Err(e) => {
             let (line, detail) = match &e {
@@ -120,41 +120,6 @@ fn erb_file(c: &mut Compiler, name: &str, scope: ScopeId, span: &Span) -> R<Stri
             )
         }
     }
-}
-
-/// Parsed ERB templates by path, with the text each was parsed from.
-type ErbCache = std::collections::HashMap<String, (Arc<str>, std::rc::Rc<puppet_erb::Template>)>;
-
-thread_local! {
-    /// The module templates parsed on this thread, with their text kept alive so a pointer
-    /// comparison tells whether the entry is for this text. Parsing is pure, so the cache
-    /// changes no result; it is per thread because parsed templates are not `Send`.
-    static ERB_CACHE: std::cell::RefCell<ErbCache> = std::cell::RefCell::new(ErbCache::new());
-}
-
-/// A module template parsed once per thread (and text).
-fn parsed_template(
-    path: &str,
-    text: &Arc<str>,
-) -> Result<std::rc::Rc<puppet_erb::Template>, puppet_erb::ErbError> {
-    let cached = ERB_CACHE.with(|c| {
-        c.borrow()
-            .get(path)
-            .filter(|(t, _)| Arc::ptr_eq(t, text))
-            .map(|(_, p)| p.clone())
-    });
-    if let Some(t) = cached {
-        return Ok(t);
-    }
-    let parsed = std::rc::Rc::new(puppet_erb::Template::parse(text, path)?);
-    ERB_CACHE.with(|c| {
-        let mut c = c.borrow_mut();
-        if c.len() >= 1024 {
-            c.clear();
-        }
-        c.insert(path.to_string(), (text.clone(), parsed.clone()));
-    });
-    Ok(parsed)
 }
 
 /// An EPP template parsed and lowered, or its first syntax error. Templates read from files

@@ -74,7 +74,17 @@ pub trait Scope {
 #[derive(Debug, Default)]
 pub struct LookupAdapter {
     options: RefCell<Vec<(Option<String>, MergedOptions)>>,
+    /// The resolutions of every hierarchy entry of a layer, as last found valid during
+    /// this compilation, by [`Lookup`] and provider (see [`Lookup::layer_memo`]): while
+    /// their root variables keep their values, a lookup checks those once per layer
+    /// instead of each entry's variables.
+    layers: RefCell<Vec<(LayerId, Arc<LayerSnapshot>)>>,
 }
+
+/// A layer of one [`Lookup`]: its id and the address of the provider in it.
+type LayerId = (u64, usize);
+/// The resolutions of a layer's hierarchy entries, in order, with what makes them hold.
+type LayerSnapshot = Snapshot<()>;
 
 /// A [`Scope`] over a map of top-scope variables; `::x` and `x` are the same variable.
 ///
@@ -258,6 +268,9 @@ pub struct Lookup {
     /// False: every lookup resolves the hierarchies and merges `lookup_options` anew (the
     /// reference the caches are tested against).
     caching: bool,
+    /// Unique in the process: what a compilation's [`LookupAdapter`] keys this lookup's
+    /// layers by.
+    id: u64,
     warnings: Mutex<Vec<String>>,
 }
 
@@ -402,6 +415,10 @@ impl LookupBuilder {
             options: RwLock::new(HashMap::new()),
             snapshots: [RwLock::new(None), RwLock::new(None)],
             caching: true,
+            id: {
+                static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+                NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+            },
             warnings: Mutex::new(warnings),
         })
     }
@@ -537,7 +554,7 @@ impl<'a> Inv<'a> {
             depth: RefCell::new(0),
             global_only: false,
             recording: RefCell::new(None),
-            resolved: RefCell::new(Vec::with_capacity(8)),
+            resolved: RefCell::new(Vec::new()),
             data_interpolated: Cell::new(false),
             variables: RefCell::new(Vec::new()),
             quiet: Cell::new(0),
@@ -1031,7 +1048,11 @@ impl Lookup {
         while let Some(rest) = class.strip_prefix("::") {
             class = rest;
         }
-        let key = format!("{class}::{param}");
+        // Not `format!`: this runs for every class parameter without a given value.
+        let mut key = String::with_capacity(class.len() + 2 + param.len());
+        key.push_str(class);
+        key.push_str("::");
+        key.push_str(param);
         self.lookup(&key, None, None, scope)
     }
 
@@ -1691,10 +1712,35 @@ impl Lookup {
                 // The entries with locations (a default configuration drops an entry none
                 // of whose files exist).
                 let mut live = Vec::with_capacity(entries.len());
-                for (i, e) in entries.iter().enumerate() {
-                    let resolution = self.locations(inv, p, first_slot + i, e)?;
-                    if resolution.locations.is_some() {
-                        live.push((e, resolution));
+                let memo = match default_hierarchy {
+                    false => self.layer_memo(inv, p),
+                    true => None,
+                };
+                if let Some(snapshot) = memo {
+                    for (e, (_, r)) in entries.iter().zip(&snapshot.resolved) {
+                        if r.locations.is_some() {
+                            live.push((e, r.clone()));
+                        }
+                    }
+                } else {
+                    // Every entry's resolution, by slot, while all of them are cached ones.
+                    let mut all = Some(Vec::with_capacity(entries.len()));
+                    for (i, e) in entries.iter().enumerate() {
+                        let resolution = self.locations(inv, p, first_slot + i, e)?;
+                        match (&mut all, resolution.id) {
+                            (_, 0) => all = None,
+                            (Some(all), _) => all.push((
+                                &p.slots[first_slot + i] as *const Slot as usize,
+                                resolution.clone(),
+                            )),
+                            (None, _) => {}
+                        }
+                        if resolution.locations.is_some() {
+                            live.push((e, resolution));
+                        }
+                    }
+                    if let (false, Some(all)) = (default_hierarchy, all) {
+                        self.keep_layer(inv, p, all);
                     }
                 }
                 if live.is_empty() {
@@ -1709,6 +1755,50 @@ impl Lookup {
             inv.leave();
             r
         })
+    }
+
+    /// The compilation's adapter and this layer's key in it, when resolutions may be
+    /// taken from it or kept in it (caching, not explaining, not recording).
+    fn layer_adapter<'i>(
+        &self,
+        inv: &'i Inv<'_>,
+        p: &Provider,
+    ) -> Option<(&'i LookupAdapter, LayerId)> {
+        if !self.caching || inv.rec.is_some() || inv.recording.borrow().is_some() {
+            return None;
+        }
+        let adapter = inv.scope.adapter()?;
+        Some((adapter, (self.id, p as *const Provider as usize)))
+    }
+
+    /// The resolutions of every `hierarchy` entry of `p` as last found valid in this
+    /// compilation, when the root variables they read still have the same values (the
+    /// very same hash or array, an identical scalar, or still none) and the recursion
+    /// guards would let them be recomputed from here: then every entry's deps give what
+    /// they gave, so each resolution holds (as [`Lookup::cached_locations`] would find
+    /// entry by entry).
+    fn layer_memo(&self, inv: &Inv<'_>, p: &Provider) -> Option<Arc<LayerSnapshot>> {
+        let (adapter, id) = self.layer_adapter(inv, p)?;
+        let snapshot = (adapter.layers.borrow().iter())
+            .find(|(l, _)| *l == id)
+            .map(|(_, s)| s.clone())?;
+        let depth = *inv.depth.borrow();
+        let holds = snapshot.holds(&inv.stack.borrow(), depth, |name| inv.shared_variable(name));
+        holds.then_some(snapshot)
+    }
+
+    /// Keeps the (cached) resolutions of every `hierarchy` entry of `p`, just found valid,
+    /// in the compilation's adapter for [`Lookup::layer_memo`].
+    fn keep_layer(&self, inv: &Inv<'_>, p: &Provider, resolved: Vec<Memo>) {
+        let Some((adapter, id)) = self.layer_adapter(inv, p) else {
+            return;
+        };
+        let snapshot = Arc::new(Snapshot::new(resolved, (), |name| inv.variable(name)));
+        let mut layers = adapter.layers.borrow_mut();
+        match layers.iter_mut().find(|(l, _)| *l == id) {
+            Some((_, s)) => *s = snapshot,
+            None => layers.push((id, snapshot)),
+        }
     }
 
     #[allow(clippy::too_many_arguments)]

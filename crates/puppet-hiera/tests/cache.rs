@@ -6,7 +6,9 @@
 //! `lookup()` in data and the recursion limits.
 
 use proptest::prelude::*;
-use puppet_hiera::{HieraConfig, Lookup, MapScope, MemorySource, MergeStrategy};
+use puppet_hiera::{
+    HieraConfig, Lookup, LookupAdapter, MapScope, MemorySource, MergeStrategy, Scope,
+};
 use puppet_types::Value;
 
 const ENV_HIERA: &str = r#"version: 5
@@ -253,8 +255,23 @@ const KEYS: &[&str] = &[
     "nope",
 ];
 
+/// The scope of a call during a compilation: the variables of the call, and the
+/// compilation's adapter (which keeps each module's `lookup_options` and the resolutions of
+/// each layer's hierarchy from one call to the next).
+struct Compiling<'a>(MapScope, &'a LookupAdapter);
+
+impl Scope for Compiling<'_> {
+    fn variable(&self, name: &str) -> Option<Value> {
+        self.0.variable(name)
+    }
+
+    fn adapter(&self) -> Option<&LookupAdapter> {
+        Some(self.1)
+    }
+}
+
 /// Everything a call can answer, as text.
-fn call(l: &Lookup, op: usize, key: &str, sc: &MapScope) -> String {
+fn call(l: &Lookup, op: usize, key: &str, sc: &dyn Scope) -> String {
     let merges = [
         None,
         Some(MergeStrategy::Unique),
@@ -311,6 +328,28 @@ proptest! {
             let key = KEYS[*k];
             let want = call(&reference, *op, key, &sc);
             let got = call(&shared, *op, key, &sc);
+            prop_assert_eq!(got, want, "{:?} {} op {}", v, key, op);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// The same within a compilation: one adapter for a sequence of calls whose variables
+    /// change (the resolutions of a layer kept in the adapter hold only while the root
+    /// variables they read keep their values). The reference has an adapter of its own.
+    #[test]
+    fn shared_lookup_in_a_compilation_answers_as_a_fresh_one(
+        calls in prop::collection::vec((vars(), 0..KEYS.len(), 0..7usize), 1..40)
+    ) {
+        let shared = build();
+        let reference = build().without_caches();
+        let (mine, theirs) = (LookupAdapter::default(), LookupAdapter::default());
+        for (v, k, op) in &calls {
+            let key = KEYS[*k];
+            let want = call(&reference, *op, key, &Compiling(scope(v), &theirs));
+            let got = call(&shared, *op, key, &Compiling(scope(v), &mine));
             prop_assert_eq!(got, want, "{:?} {} op {}", v, key, op);
         }
     }

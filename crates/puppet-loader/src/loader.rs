@@ -47,10 +47,15 @@ use indexmap::IndexMap;
 use smol_str::SmolStr;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 /// A file cache entry: the loaded file, or `None` when there is no such file.
 type FileSlot = Option<Arc<LoadedFile>>;
+
+/// A file cache cell, filled once. Threads that ask for a file another thread is loading
+/// wait for that load instead of parsing the file a second time (a compile's load-ahead
+/// on another core hands its work over this way).
+type FileCell = Arc<OnceLock<FileSlot>>;
 
 /// An environment's module path and main manifest, loaded on demand. See the module docs.
 #[derive(Debug)]
@@ -63,7 +68,7 @@ pub struct Loader {
     main: Vec<Arc<LoadedFile>>,
     /// The main manifest's definitions (first in file order wins), which shadow module ones.
     main_defs: HashMap<(DefKind, SmolStr), Definition>,
-    files: Mutex<HashMap<PathBuf, FileSlot>>,
+    files: Mutex<HashMap<PathBuf, FileCell>>,
     resolved: RwLock<HashMap<(DefKind, SmolStr), Option<Definition>>>,
 }
 
@@ -153,7 +158,11 @@ impl Loader {
         let cached = self
             .files
             .lock()
-            .map(|m| m.values().filter(|f| f.is_some()).count())
+            .map(|m| {
+                m.values()
+                    .filter(|f| matches!(f.get(), Some(Some(_))))
+                    .count()
+            })
             .unwrap_or(0);
         self.main.len() + cached
     }
@@ -201,7 +210,13 @@ impl Loader {
         if let Some(f) = self.main.iter().find(|f| &*f.path == path) {
             return Some(f.clone());
         }
-        self.files.lock().ok()?.get(path).cloned().flatten()
+        self.cached_file(path)
+    }
+
+    /// A file whose load has finished, by path.
+    fn cached_file(&self, path: &Path) -> Option<Arc<LoadedFile>> {
+        let cell = self.files.lock().ok()?.get(path).cloned()?;
+        cell.get().cloned().flatten()
     }
 
     /// The loaded file of a definition.
@@ -209,7 +224,7 @@ impl Loader {
         if let Some(f) = self.main.iter().find(|f| f.path == def.file) {
             return Some(f.clone());
         }
-        self.files.lock().ok()?.get(&*def.file).cloned().flatten()
+        self.cached_file(&def.file)
     }
 
     fn candidates(&self, kind: DefKind, name: &str) -> Vec<(NamePath, FileRole)> {
@@ -262,12 +277,14 @@ impl Loader {
 
     /// Loads (once) a file found by listing or by a name rule.
     pub(crate) fn load(&self, found: &Found) -> Option<Arc<LoadedFile>> {
-        if let Ok(map) = self.files.lock() {
-            if let Some(slot) = map.get(&found.path) {
-                return slot.clone();
-            }
-        }
-        let slot = match self.provider.kind(&found.path) {
+        let cell = match self.files.lock() {
+            Ok(mut map) => match map.get(&found.path) {
+                Some(cell) => cell.clone(),
+                None => map.entry(found.path.clone()).or_default().clone(),
+            },
+            Err(_) => Arc::default(),
+        };
+        cell.get_or_init(|| match self.provider.kind(&found.path) {
             Some(EntryKind::File) => match self.provider.read_to_string(&found.path) {
                 Ok(text) => Some(Arc::new(load_one(
                     &self.config,
@@ -278,11 +295,8 @@ impl Loader {
                 Err(_) => None,
             },
             _ => None,
-        };
-        match self.files.lock() {
-            Ok(mut map) => map.entry(found.path.clone()).or_insert(slot).clone(),
-            Err(_) => slot,
-        }
+        })
+        .clone()
     }
 
     /// Reads a file below the module path or the environment (templates, data, Ruby code)

@@ -366,7 +366,7 @@ impl Compiler {
 
     fn eval_inner(&mut self, e: &Expr, scope: ScopeId) -> R<Value> {
         match &e.kind {
-            ExprKind::Literal(v) => Ok(v.clone()),
+            ExprKind::Literal(v) => Ok((**v).clone()),
             ExprKind::Name(n) => Ok(Value::String(n.clone())),
             ExprKind::TypeName(n) => {
                 let t = self.resolve_type(n);

@@ -5,7 +5,7 @@
 use super::Compiler;
 use crate::error::{err, R};
 use crate::ir::*;
-use crate::names::is_qualified;
+use crate::names::{is_qualified, rsplit_qualified};
 use crate::scope::{ScopeId, ScopeKind};
 use puppet_types::{Type, Value};
 use smol_str::SmolStr;
@@ -140,13 +140,13 @@ impl Compiler {
     pub(crate) fn peek_var(&self, name: &str, scope: ScopeId) -> Option<Value> {
         let bare = name.strip_prefix("::");
         match bare {
-            Some(rest) if !rest.contains("::") => {
+            Some(rest) if !is_qualified(rest) => {
                 return self.scopes.get(self.top).vars.get(rest).cloned()
             }
             _ => {}
         }
         let name = bare.unwrap_or(name);
-        if let Some((class, var)) = name.rsplit_once("::") {
+        if let Some((class, var)) = rsplit_qualified(name) {
             return self.class_var(class, var).flatten();
         }
         self.scopes.lookup(scope, name).cloned()
@@ -171,7 +171,7 @@ impl Compiler {
     }
 
     pub(super) fn qualified_var(&mut self, name: &str, _span: &Span) -> R<Option<Value>> {
-        let (class, var) = name.rsplit_once("::").unwrap_or(("", name));
+        let (class, var) = rsplit_qualified(name).unwrap_or(("", name));
         match self.class_var(class, var) {
             Some(v) => Ok(v),
             None => {
