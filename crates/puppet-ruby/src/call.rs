@@ -26,6 +26,7 @@ pub(crate) fn merge_kw(mut args: Vec<RValue>, kw: Option<RValue>) -> Vec<RValue>
 
 impl<'s> Interp<'s> {
     /// Evaluates call arguments: positional values (splats expanded) and the keyword hash.
+    #[inline]
     pub(crate) fn eval_args(
         &mut self,
         args: &[Node],
@@ -164,6 +165,7 @@ impl<'s> Interp<'s> {
     /// A method call with an explicit receiver (`fcall`: called without one, so private
     /// methods are allowed).
     #[allow(clippy::too_many_arguments)]
+    #[inline]
     pub(crate) fn send(
         &mut self,
         recv: RValue,
@@ -218,6 +220,7 @@ impl<'s> Interp<'s> {
     }
 
     /// Native methods of a receiver (after user methods).
+    #[inline]
     pub(crate) fn send_native(
         &mut self,
         recv: RValue,

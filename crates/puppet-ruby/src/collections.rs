@@ -46,24 +46,45 @@ pub(crate) fn merge_sort<T: Clone>(
     if items.len() <= 1 {
         return Ok(items);
     }
-    let mut right = items;
-    let left = right.drain(..right.len() / 2).collect::<Vec<T>>();
-    let left = merge_sort(left, cmp)?;
-    let right = merge_sort(right, cmp)?;
-    let mut out = Vec::with_capacity(left.len() + right.len());
-    let (mut i, mut j) = (0, 0);
-    while i < left.len() && j < right.len() {
-        if cmp(&left[i], &right[j])? == Ordering::Greater {
-            out.push(right[j].clone());
+    // Sorts the positions (no copy of the items per level, one scratch buffer); the halves
+    // and the comparisons are the textbook top-down ones, so a block sees the same calls in
+    // the same order whatever the implementation.
+    let mut order: Vec<usize> = (0..items.len()).collect();
+    let mut scratch = Vec::with_capacity(items.len());
+    sort_positions(&items, &mut order, &mut scratch, cmp)?;
+    Ok(order.iter().map(|&i| items[i].clone()).collect())
+}
+
+/// [`merge_sort`] of `order` (positions in `items`): the first half (`len / 2`) and the
+/// rest, each sorted, then merged (a tie takes the left one).
+fn sort_positions<T>(
+    items: &[T],
+    order: &mut [usize],
+    scratch: &mut Vec<usize>,
+    cmp: &mut dyn FnMut(&T, &T) -> Result<Ordering, Ctrl>,
+) -> Result<(), Ctrl> {
+    let n = order.len();
+    if n <= 1 {
+        return Ok(());
+    }
+    let mid = n / 2;
+    sort_positions(items, &mut order[..mid], scratch, cmp)?;
+    sort_positions(items, &mut order[mid..], scratch, cmp)?;
+    scratch.clear();
+    let (mut i, mut j) = (0, mid);
+    while i < mid && j < n {
+        if cmp(&items[order[i]], &items[order[j]])? == Ordering::Greater {
+            scratch.push(order[j]);
             j += 1;
         } else {
-            out.push(left[i].clone());
+            scratch.push(order[i]);
             i += 1;
         }
     }
-    out.extend_from_slice(&left[i..]);
-    out.extend_from_slice(&right[j..]);
-    Ok(out)
+    scratch.extend_from_slice(&order[i..mid]);
+    scratch.extend_from_slice(&order[j..]);
+    order.copy_from_slice(scratch);
+    Ok(())
 }
 
 /// `a <=> b` as sorting uses it: user classes' `<=>`, else the built-in comparison.
@@ -1600,5 +1621,90 @@ fn short_inspect(v: &RValue) -> String {
         format!("#<{}>", v.class_name())
     } else {
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The allocating top-down merge sort `merge_sort` replaced: the reference its calls
+    /// and result must agree with.
+    fn reference<T: Clone>(
+        items: Vec<T>,
+        cmp: &mut dyn FnMut(&T, &T) -> Result<Ordering, Ctrl>,
+    ) -> Result<Vec<T>, Ctrl> {
+        if items.len() <= 1 {
+            return Ok(items);
+        }
+        let mut right = items;
+        let left = right.drain(..right.len() / 2).collect::<Vec<T>>();
+        let left = reference(left, cmp)?;
+        let right = reference(right, cmp)?;
+        let mut out = Vec::new();
+        let (mut i, mut j) = (0, 0);
+        while i < left.len() && j < right.len() {
+            if cmp(&left[i], &right[j])? == Ordering::Greater {
+                out.push(right[j].clone());
+                j += 1;
+            } else {
+                out.push(left[i].clone());
+                i += 1;
+            }
+        }
+        out.extend_from_slice(&left[i..]);
+        out.extend_from_slice(&right[j..]);
+        Ok(out)
+    }
+
+    #[test]
+    fn merge_sort_makes_the_reference_comparisons_and_result() {
+        // (key, original position): ties show stability; the comparison log shows the
+        // order of the calls a comparison block would see.
+        let mut seed = 7u64;
+        for n in 0..40usize {
+            let items: Vec<(u64, usize)> = (0..n)
+                .map(|i| {
+                    seed = seed
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    ((seed >> 33) % 5, i)
+                })
+                .collect();
+            let mut log_a = Vec::new();
+            let mut log_b = Vec::new();
+            let a = merge_sort(items.clone(), &mut |x: &(u64, usize), y: &(u64, usize)| {
+                log_a.push((x.1, y.1));
+                Ok(x.0.cmp(&y.0))
+            })
+            .ok();
+            let b = reference(items, &mut |x: &(u64, usize), y: &(u64, usize)| {
+                log_b.push((x.1, y.1));
+                Ok(x.0.cmp(&y.0))
+            })
+            .ok();
+            assert_eq!(a, b, "{n} items");
+            assert_eq!(log_a, log_b, "{n} items");
+        }
+    }
+
+    #[test]
+    fn merge_sort_stops_at_the_same_failing_comparison() {
+        let items: Vec<i64> = vec![5, 3, 9, 1, 7, 2, 8];
+        let fail_at = |log: &mut Vec<(i64, i64)>, a: &i64, b: &i64| {
+            log.push((*a, *b));
+            if log.len() == 6 {
+                Err(Ctrl::Next(RValue::Nil))
+            } else {
+                Ok(a.cmp(b))
+            }
+        };
+        let (mut la, mut lb) = (Vec::new(), Vec::new());
+        let a = merge_sort(items.clone(), &mut |x: &i64, y: &i64| {
+            fail_at(&mut la, x, y)
+        });
+        let b = reference(items, &mut |x: &i64, y: &i64| fail_at(&mut lb, x, y));
+        assert!(a.is_err() && b.is_err());
+        assert_eq!(la, lb);
     }
 }

@@ -21,8 +21,8 @@ use crate::value::{self, to_s, Builtin, RHash, RValue};
 use crate::{Pos, PuppetScope};
 use indexmap::IndexMap;
 use puppet_types::Value;
+use rustc_hash::{FxHashMap, FxHashSet};
 use smol_str::SmolStr;
-use std::collections::{HashMap, HashSet};
 use std::rc::{Rc, Weak};
 use std::sync::Arc;
 
@@ -173,14 +173,14 @@ pub struct Interp<'s> {
     pub(crate) modules: Vec<Rc<Module>>,
     pub(crate) objects: Vec<Weak<Object>>,
     pub(crate) procs: Vec<Weak<Proc>>,
-    pub(crate) builtins: HashMap<Builtin, Rc<Module>>,
+    pub(crate) builtins: FxHashMap<Builtin, Rc<Module>>,
     pub(crate) main: RValue,
     /// The arrays and hashes handed out for scope variables, with their original values
     /// (see [`Interp::write_back`]).
     handed_out: Vec<(String, Value, RValue)>,
     /// Features loaded by `require`.
-    pub(crate) loaded: HashSet<String>,
-    pub(crate) globals: HashMap<String, RValue>,
+    pub(crate) loaded: FxHashSet<String>,
+    pub(crate) globals: FxHashMap<String, RValue>,
     /// The last match (`$~`).
     pub last_match: Option<Rc<crate::value::Captures>>,
     depth: usize,
@@ -239,7 +239,7 @@ impl<'s> Interp<'s> {
     /// A fresh interpreter for a template over `scope`'s variables (`file` is the
     /// template's path, empty for an inline template).
     pub fn new(scope: &'s mut dyn PuppetScope, file: &str) -> Interp<'s> {
-        Interp::with(scope, file, true, Sources::empty())
+        Interp::with(scope, file, true, Sources::shared_empty())
     }
 
     /// A fresh interpreter; `template` makes `self` the template wrapper.
@@ -323,11 +323,11 @@ impl<'s> Interp<'s> {
             modules,
             objects: vec![Rc::downgrade(&main_obj)],
             procs: Vec::new(),
-            builtins: HashMap::new(),
+            builtins: FxHashMap::default(),
             main,
             handed_out: Vec::new(),
-            loaded: HashSet::new(),
-            globals: HashMap::new(),
+            loaded: FxHashSet::default(),
+            globals: FxHashMap::default(),
             last_match: None,
             depth: 0,
             steps: 0,

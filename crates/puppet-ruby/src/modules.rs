@@ -249,10 +249,9 @@ impl<'s> Interp<'s> {
             cref = c.parent.clone();
         }
         let inner = self.ctx.cref.module.clone();
-        for a in inner.ancestors() {
-            if let Some(v) = a.consts.borrow().get(name) {
-                return Ok(v.clone());
-            }
+        // The first of the ancestors that has it (walked without building their list).
+        if let Some(v) = inner.walk_ancestors(&mut |a| a.consts.borrow().get(name).cloned()) {
+            return Ok(v);
         }
         let object = self.object.clone();
         if let Some(v) = self.const_in(&object, name, false)? {

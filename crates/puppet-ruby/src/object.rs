@@ -191,18 +191,70 @@ impl Module {
         if Rc::ptr_eq(self, other) {
             return true;
         }
-        self.ancestors().iter().any(|a| Rc::ptr_eq(a, other))
+        // The modules the walk meets are those of the list (repeats aside).
+        self.walk_ancestors(&mut |m| Rc::ptr_eq(m, other).then_some(()))
+            .is_some()
     }
 
     /// Looks a method up along the ancestors: the entry and the module that holds it.
+    ///
+    /// It walks the modules in the order [`Module::ancestors`] lists them without building
+    /// the list (a call looks methods up once or twice): a module the walk meets again was
+    /// met before, so the first module that has the method is the same.
     pub fn find_method(self: &Rc<Module>, name: &str) -> Option<(Entry, Rc<Module>)> {
-        for m in self.ancestors() {
-            if let Some(e) = m.methods.borrow().get(name) {
-                if matches!(e.method, Method::Undefined) {
-                    return None;
-                }
-                return Some((e.clone(), m.clone()));
+        let (e, m) = self.walk_ancestors(&mut |m| {
+            let methods = m.methods.borrow();
+            if methods.is_empty() {
+                return None;
             }
+            methods.get(name).map(|e| (e.clone(), m.clone()))
+        })?;
+        if matches!(e.method, Method::Undefined) {
+            return None;
+        }
+        Some((e, m))
+    }
+
+    /// The first `Some` of `f` over the modules in [`Module::ancestors`]'s walk (with the
+    /// same bounds), repeats included.
+    pub(crate) fn walk_ancestors<T>(
+        self: &Rc<Module>,
+        f: &mut dyn FnMut(&Rc<Module>) -> Option<T>,
+    ) -> Option<T> {
+        fn with_includes<T>(
+            m: &Rc<Module>,
+            depth: usize,
+            f: &mut dyn FnMut(&Rc<Module>) -> Option<T>,
+        ) -> Option<T> {
+            if depth > 32 {
+                return None;
+            }
+            if let Some(t) = f(m) {
+                return Some(t);
+            }
+            for inc in m.includes.borrow().iter().rev() {
+                if let Some(t) = with_includes(inc, depth + 1, f) {
+                    return Some(t);
+                }
+            }
+            None
+        }
+        let mut cur = Some(self.clone());
+        let mut guard = 0;
+        while let Some(m) = cur {
+            guard += 1;
+            if guard > 256 {
+                break;
+            }
+            if let Some(t) = f(&m) {
+                return Some(t);
+            }
+            for inc in m.includes.borrow().iter().rev() {
+                if let Some(t) = with_includes(inc, 0, f) {
+                    return Some(t);
+                }
+            }
+            cur = m.superclass();
         }
         None
     }
@@ -521,4 +573,77 @@ pub struct Ctx {
     pub env: Rc<Env>,
     /// The method frame.
     pub frame: Rc<Frame>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn def(m: &Rc<Module>, name: &str, method: Method) {
+        m.methods.borrow_mut().insert(
+            name.to_string(),
+            Entry {
+                method,
+                private: false,
+            },
+        );
+    }
+
+    /// What `find_method` did before it walked without building the list.
+    fn by_ancestors(m: &Rc<Module>, name: &str) -> Option<String> {
+        for a in m.ancestors() {
+            if let Some(e) = a.methods.borrow().get(name) {
+                if matches!(e.method, Method::Undefined) {
+                    return None;
+                }
+                return Some(a.name());
+            }
+        }
+        None
+    }
+
+    #[test]
+    fn lookups_find_what_the_ancestors_list_finds() {
+        // Object < Base < C, with modules included twice and nested (a diamond), an
+        // undefined method and a method defined at several levels.
+        let object = Rc::new(Module::new("Object", true, None, None));
+        let base = Rc::new(Module::new("Base", true, Some(object.clone()), None));
+        let c = Rc::new(Module::new("C", true, Some(base.clone()), None));
+        let shared = Rc::new(Module::new("Shared", false, None, None));
+        let m1 = Rc::new(Module::new("M1", false, None, None));
+        let m2 = Rc::new(Module::new("M2", false, None, None));
+        m1.includes.borrow_mut().push(shared.clone());
+        m2.includes.borrow_mut().push(shared.clone());
+        c.includes.borrow_mut().extend([m1.clone(), m2.clone()]);
+        base.includes.borrow_mut().push(shared.clone());
+        object.includes.borrow_mut().push(m1.clone());
+        def(&shared, "s", Method::Reader("s".into()));
+        def(&m1, "x", Method::Reader("x".into()));
+        def(&m2, "x", Method::Reader("x".into()));
+        def(&base, "b", Method::Reader("b".into()));
+        def(&object, "b", Method::Reader("b".into()));
+        def(&object, "o", Method::Reader("o".into()));
+        def(&m2, "gone", Method::Undefined);
+        def(&object, "gone", Method::Reader("gone".into()));
+        for start in [&c, &base, &object, &m1, &m2, &shared] {
+            for other in [&c, &base, &object, &m1, &m2, &shared] {
+                assert_eq!(
+                    start.inherits(other),
+                    Rc::ptr_eq(start, other)
+                        || start.ancestors().iter().any(|a| Rc::ptr_eq(a, other)),
+                    "{} < {}",
+                    start.name(),
+                    other.name()
+                );
+            }
+            for name in ["s", "x", "b", "o", "gone", "missing"] {
+                assert_eq!(
+                    start.find_method(name).map(|(_, m)| m.name()),
+                    by_ancestors(start, name),
+                    "{} {name}",
+                    start.name()
+                );
+            }
+        }
+    }
 }

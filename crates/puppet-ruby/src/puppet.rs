@@ -1268,7 +1268,7 @@ pub(crate) fn call_3x(it: &mut Interp, name: &str, args: Vec<RValue>, pos: Pos) 
         })
     };
     let mut found = find(it);
-    if found.is_none() {
+    if found.is_none() && it.sources.has_files() {
         let key = format!("puppet/parser/functions/{name}");
         if let Some(r) = it.sources.find_lib(&key) {
             let (path, prog) = r.map_err(|e| {

@@ -69,6 +69,8 @@ pub struct Sources {
     parsed: Mutex<HashMap<String, Arc<Program>>>,
     /// `require` names looked up through the host: the file found, or `None`.
     libs: Mutex<HashMap<String, Found>>,
+    /// [`Sources::empty`]: the host has no file, nothing is looked up or kept.
+    no_files: bool,
 }
 
 impl std::fmt::Debug for Sources {
@@ -84,12 +86,34 @@ impl Sources {
             host,
             parsed: Mutex::new(HashMap::new()),
             libs: Mutex::new(HashMap::new()),
+            no_files: false,
         })
     }
 
     /// Sources with no file at all.
     pub fn empty() -> Arc<Sources> {
         Sources::new(Arc::new(MemoryHost::default()))
+    }
+
+    /// Sources with no file at all that keep nothing (no parsed tree, no `require` name),
+    /// shared by the interpreters of this thread: a template's, built once instead of once
+    /// per render. Sharing them changes nothing, as they hold nothing.
+    pub(crate) fn shared_empty() -> Arc<Sources> {
+        thread_local! {
+            static EMPTY: Arc<Sources> = Arc::new(Sources {
+                host: Arc::new(MemoryHost::default()),
+                parsed: Mutex::new(HashMap::new()),
+                libs: Mutex::new(HashMap::new()),
+                no_files: true,
+            });
+        }
+        EMPTY.with(Arc::clone)
+    }
+
+    /// False for [`Sources::shared_empty`]: no `require` or file read can find anything
+    /// (a caller may skip building the name it would look up).
+    pub fn has_files(&self) -> bool {
+        !self.no_files
     }
 
     /// The host.
@@ -106,6 +130,10 @@ impl Sources {
         let p = Arc::new(
             crate::parser::parse_file(text, path).map_err(|e| RubyError::from_parse(path, e))?,
         );
+        if self.no_files {
+            // Nothing is kept in sources without files (they may be shared).
+            return Ok(p);
+        }
         if let Ok(mut c) = self.parsed.lock() {
             c.insert(path.to_string(), p.clone());
         }
@@ -125,6 +153,9 @@ impl Sources {
 
     /// `require 'name'` through the host (searched once per name): the parsed library file.
     pub fn find_lib(&self, name: &str) -> Option<Result<(String, Arc<Program>), RubyError>> {
+        if self.no_files {
+            return None;
+        }
         let known = self.libs.lock().ok().and_then(|l| l.get(name).cloned());
         let found = match known {
             Some(found) => found,
@@ -142,6 +173,9 @@ impl Sources {
 
     /// A file by path, parsed (not read again when it was parsed before).
     pub fn read_program(&self, path: &str) -> Option<Result<Arc<Program>, RubyError>> {
+        if self.no_files {
+            return None;
+        }
         if let Some(p) = self.parsed.lock().ok().and_then(|c| c.get(path).cloned()) {
             return Some(Ok(p));
         }
