@@ -276,7 +276,8 @@ fn run(args: Args, bundled: bool) -> ExitCode {
     // The environment is not needed any more: its memory goes back before the catalog is
     // written (straight to stdout, not through one big string), which lowers the peak.
     drop(env);
-    if let Err(e) = write_catalog(&catalog, args.format, args.pretty) {
+    let stdout = std::io::stdout().lock();
+    if let Err(e) = write_catalog(stdout, &catalog, args.format, args.pretty, true) {
         eprintln!("error: {e}");
         return ExitCode::from(1);
     }
@@ -343,13 +344,18 @@ fn compile_nodes(env: &Arc<Environment>, base: &Settings, dir: &Path, args: &Arg
                     Ok(catalog) => {
                         let written = match &args.out {
                             Some(dir) => {
-                                render(&catalog, args.format, args.pretty).and_then(|text| {
-                                    std::fs::write(
-                                        dir.join(format!("{}.json", settings.node_name)),
-                                        text,
-                                    )
+                                let path = dir.join(format!("{}.json", settings.node_name));
+                                std::fs::File::create(path)
                                     .map_err(|e| e.to_string())
-                                })
+                                    .and_then(|file| {
+                                        write_catalog(
+                                            file,
+                                            &catalog,
+                                            args.format,
+                                            args.pretty,
+                                            false,
+                                        )
+                                    })
                             }
                             None => Ok(()),
                         };
@@ -451,37 +457,17 @@ fn check(catalog: &puppet_lang::graph::Catalog) -> ExitCode {
     ExitCode::from(1)
 }
 
-/// The catalog in the format asked for.
-fn render(
-    catalog: &puppet_lang::graph::Catalog,
-    format: Format,
-    pretty: bool,
-) -> Result<String, String> {
-    match format {
-        Format::Puppet if pretty => Ok(catalog.to_json_pretty()),
-        Format::Puppet => Ok(catalog.to_json()),
-        Format::Puppetdb => {
-            let value = catalog
-                .to_puppetdb(&Default::default())
-                .map_err(|e| e.to_string())?;
-            let text = if pretty {
-                serde_json::to_string_pretty(&value)
-            } else {
-                serde_json::to_string(&value)
-            };
-            text.map_err(|e| e.to_string())
-        }
-    }
-}
-
-/// Writes the catalog to stdout as [`render`] would, without building the text first.
+/// Writes the catalog in `format` to `out` (stdout, or a file of `--out`) as it is
+/// serialised, without building the text first; `newline` ends it with a line break.
 fn write_catalog(
+    out: impl std::io::Write,
     catalog: &puppet_lang::graph::Catalog,
     format: Format,
     pretty: bool,
+    newline: bool,
 ) -> Result<(), String> {
     use std::io::Write as _;
-    let mut out = std::io::BufWriter::with_capacity(64 * 1024, std::io::stdout().lock());
+    let mut out = std::io::BufWriter::with_capacity(64 * 1024, out);
     let written = match format {
         Format::Puppet if pretty => serde_json::to_writer_pretty(&mut out, catalog),
         Format::Puppet => serde_json::to_writer(&mut out, catalog),
@@ -497,9 +483,10 @@ fn write_catalog(
         }
     };
     written.map_err(|e| e.to_string())?;
-    writeln!(out)
-        .and_then(|()| out.flush())
-        .map_err(|e| e.to_string())
+    if newline {
+        writeln!(out).map_err(|e| e.to_string())?;
+    }
+    out.flush().map_err(|e| e.to_string())
 }
 
 /// `42 resources, 7 classes, 12 relationship edges, compiled in 3.1 ms`.
