@@ -285,7 +285,7 @@ impl Module {
             .any(|m| m.builtin == Some(b) && m.name() == b.name())
     }
 
-    /// The constants, to change them: counts the change (see [`const_epoch`]). Every change
+    /// The constants, to change them: counts the change (see `const_epoch`). Every change
     /// of a module's constants goes through here.
     pub fn consts_mut(&self) -> std::cell::RefMut<'_, FxIndexMap<String, RValue>> {
         CONST_EPOCH.with(|e| e.set(e.get().wrapping_add(1)));

@@ -110,7 +110,7 @@ impl Sources {
         EMPTY.with(Arc::clone)
     }
 
-    /// False for [`Sources::shared_empty`]: no `require` or file read can find anything
+    /// False for `Sources::shared_empty`: no `require` or file read can find anything
     /// (a caller may skip building the name it would look up).
     pub fn has_files(&self) -> bool {
         !self.no_files

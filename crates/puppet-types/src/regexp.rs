@@ -2,7 +2,7 @@
 //!
 //! Puppet runs on Ruby regexps (Onigmo). We compile with regex-automata's meta engine, or
 //! `fancy-regex` (pure Rust, supports look-around and back references) for the patterns that
-//! need it ([`Engine`]), after a small translation of Ruby-only syntax
+//! need it (`Engine`), after a small translation of Ruby-only syntax
 //! ([`compile_ruby`], the one translation and cache of the workspace):
 //! `^`/`$` always match at line boundaries in Ruby, so patterns get a leading `(?m)`;
 //! Ruby's `m` flag (dot matches newline) becomes Rust's `s`; `\Z`, `\h` and `\H` are rewritten.
@@ -351,7 +351,7 @@ impl RubyPattern {
 
     /// The groups of the first match in `text` (group 0 the whole match, `None` for a group
     /// that did not take part), or `None` when it does not match or the engine refuses the
-    /// pattern. Cheaper to compile than [`RubyPattern::regex`] for most patterns ([`Engine`]).
+    /// pattern. Cheaper to compile than [`RubyPattern::regex`] for most patterns (`Engine`).
     ///
     /// ```
     /// let p = puppet_types::regexp::RubyPattern::new(r"^(\w+)(:(\d+))?$", "").unwrap();
