@@ -168,21 +168,15 @@ impl Module {
 
     /// The ancestors in method lookup order: the module, its included modules (last
     /// included first, each with its own), then the superclass's ancestors.
+    /// The list is `walk_ancestors`'s walk with repeats left out.
     pub fn ancestors(self: &Rc<Module>) -> Vec<Rc<Module>> {
         let mut out: Vec<Rc<Module>> = Vec::new();
-        let mut cur = Some(self.clone());
-        let mut guard = 0;
-        while let Some(m) = cur {
-            guard += 1;
-            if guard > 256 {
-                break;
+        self.walk_ancestors(&mut |m| {
+            if !out.iter().any(|x| Rc::ptr_eq(x, m)) {
+                out.push(m.clone());
             }
-            push_unique(&mut out, &m);
-            for inc in m.includes.borrow().iter().rev() {
-                push_with_includes(&mut out, inc, 0);
-            }
-            cur = m.superclass();
-        }
+            None::<()>
+        });
         out
     }
 
@@ -314,22 +308,6 @@ thread_local! {
 /// constant lookup cached with it is still valid while it stays the same.
 pub(crate) fn const_epoch() -> u64 {
     CONST_EPOCH.with(Cell::get)
-}
-
-fn push_unique(out: &mut Vec<Rc<Module>>, m: &Rc<Module>) {
-    if !out.iter().any(|x| Rc::ptr_eq(x, m)) {
-        out.push(m.clone());
-    }
-}
-
-fn push_with_includes(out: &mut Vec<Rc<Module>>, m: &Rc<Module>, depth: usize) {
-    if depth > 32 {
-        return;
-    }
-    push_unique(out, m);
-    for inc in m.includes.borrow().iter().rev() {
-        push_with_includes(out, inc, depth + 1);
-    }
 }
 
 /// Native data an object carries.
@@ -625,6 +603,11 @@ mod tests {
         def(&object, "o", Method::Reader("o".into()));
         def(&m2, "gone", Method::Undefined);
         def(&object, "gone", Method::Reader("gone".into()));
+        // The order the walk (and so the list) follows: a module, its includes last first
+        // (each with its own), then the superclass; a module met again is listed once.
+        let names = |m: &Rc<Module>| m.ancestors().iter().map(|a| a.name()).collect::<Vec<_>>();
+        assert_eq!(names(&c), ["C", "M2", "Shared", "M1", "Base", "Object"]);
+        assert_eq!(names(&m1), ["M1", "Shared"]);
         for start in [&c, &base, &object, &m1, &m2, &shared] {
             for other in [&c, &base, &object, &m1, &m2, &shared] {
                 assert_eq!(
