@@ -40,6 +40,9 @@ impl Compiler {
         let types = self.types();
         // The namevar of each built-in type met so far.
         let mut namevars: crate::Map<&str, Option<SmolStr>> = Default::default();
+        // Where each reference is written before it becomes a `SmolStr` (one allocation
+        // at most, none for a short one).
+        let mut text = String::new();
         for (key, r) in &self.catalog.resources {
             // Exported resources stay in the compiled catalog (marked); other virtual
             // resources that were not realised do not.
@@ -47,7 +50,12 @@ impl Compiler {
                 refs.push(None);
                 continue;
             }
-            refs.push(Some(SmolStr::from(key.reference())));
+            text.clear();
+            text.push_str(&key.type_name);
+            text.push('[');
+            text.push_str(&key.title);
+            text.push(']');
+            refs.push(Some(SmolStr::new(&text)));
             // The names are shared with the compiler's catalog, not copied.
             let mut out = Resource::new(key.type_name.clone(), key.title.clone());
             out.tags = r.tags.iter().cloned().collect();
