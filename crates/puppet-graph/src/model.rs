@@ -160,18 +160,27 @@ impl RelationKind {
         }
     }
 
-    /// The relationship metaparameter `name` denotes, if any: the one table of them.
+    /// The relationship metaparameter `name` denotes, if any (the inverse of
+    /// [`RelationKind::as_str`]).
     ///
     /// ```
     /// use puppet_graph::RelationKind;
     /// assert_eq!(RelationKind::from_param("notify"), Some(RelationKind::Notify));
     /// assert_eq!(RelationKind::from_param("tag"), None);
+    /// assert_eq!(RelationKind::from_param("Notify"), None);
+    /// assert_eq!(RelationKind::from_param("notifys"), None);
     /// assert!(RelationKind::PUPPET_ORDER.iter().all(|k| RelationKind::from_param(k.as_str()) == Some(*k)));
     /// ```
     pub fn from_param(name: &str) -> Option<RelationKind> {
-        RelationKind::PUPPET_ORDER
-            .into_iter()
-            .find(|k| k.as_str() == name)
+        // A match (on the length first), not a scan of the table: this runs for every
+        // parameter of every resource. The doc test checks it against `as_str`.
+        match name {
+            "before" => Some(RelationKind::Before),
+            "require" => Some(RelationKind::Require),
+            "notify" => Some(RelationKind::Notify),
+            "subscribe" => Some(RelationKind::Subscribe),
+            _ => None,
+        }
     }
 
     /// The four kinds, in the order Puppet turns them into edges.
