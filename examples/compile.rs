@@ -298,7 +298,16 @@ fn run(args: Args, bundled: bool) -> ExitCode {
 /// `--nodes DIR`: every node of the facts files in DIR, compiled in parallel over one
 /// environment.
 fn compile_nodes(env: &Arc<Environment>, base: &Settings, dir: &Path, args: &Args) -> ExitCode {
-    let (found, problems) = envdiff::read_nodes(dir);
+    let threads = args.threads.unwrap_or(0);
+    let pool = match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("threads: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    // The facts files are parsed on the same threads as the compiles.
+    let (found, problems) = pool.install(|| envdiff::read_nodes(dir));
     let mut failed = problems.len();
     for d in &problems {
         eprint!("{}", d.render(None));
@@ -329,14 +338,6 @@ fn compile_nodes(env: &Arc<Environment>, base: &Settings, dir: &Path, args: &Arg
         indicatif::ProgressBar::hidden()
     };
     let start = std::time::Instant::now();
-    let threads = args.threads.unwrap_or(0);
-    let pool = match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
-        Ok(p) => p,
-        Err(e) => {
-            eprintln!("threads: {e}");
-            return ExitCode::from(1);
-        }
-    };
     let results: Vec<Result<usize, String>> = pool.install(|| {
         use rayon::prelude::*;
         nodes
