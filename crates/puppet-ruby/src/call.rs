@@ -129,6 +129,15 @@ impl<'s> Interp<'s> {
                     && is_scalar(recv)
                     && !matches!(arg.kind, Kind::Splat(_) | Kind::KwArgs(_))
                 {
+                    if let Kind::Str(parts) = &arg.kind {
+                        if let [crate::ast::Part::Lit(lit)] = parts.as_slice() {
+                            if lit.len() <= crate::interp::OBJECT_LIMIT {
+                                self.literal_steps(lit.len(), arg.pos)?;
+                                self.pos = pos;
+                                return self.equals_literal(recv, lit, eq, pos);
+                            }
+                        }
+                    }
                     let a = self.eval(arg)?;
                     self.pos = pos;
                     return self.scalar_equality(recv, &a, eq, pos);
@@ -166,6 +175,32 @@ impl<'s> Interp<'s> {
         if matches!(recv, RValue::Str(_)) {
             self.check_size(recv, pos)?;
         }
+        Ok(RValue::Bool(same == eq))
+    }
+
+    /// The steps, depth and memory that evaluating a string literal of `len` bytes at `pos`
+    /// counts, with the checks [`Interp::eval`] makes around it, without making the string
+    /// (for [`Interp::equals_literal`]).
+    fn literal_steps(&mut self, len: usize, pos: Pos) -> Result<(), Ctrl> {
+        self.enter(pos)?;
+        let r = self.tick(pos).and_then(|()| self.charge(len, pos));
+        self.leave();
+        if value::walk_end(0) {
+            return crate::interp::too_large(pos);
+        }
+        r
+    }
+
+    /// [`Interp::scalar_equality`] with a new string of the text `lit` as the argument,
+    /// compared where it is: only a string equals it, by its bytes.
+    fn equals_literal(&mut self, recv: &RValue, lit: &str, eq: bool, pos: Pos) -> R {
+        let same = match recv {
+            RValue::Str(s) => {
+                self.check_size(recv, pos)?;
+                s.borrow().as_str() == lit
+            }
+            _ => false,
+        };
         Ok(RValue::Bool(same == eq))
     }
 
@@ -1059,7 +1094,40 @@ mod tests {
     }
 
     #[test]
+    fn a_literal_argument_counts_as_the_string_it_stands_for() {
+        let mut scope = NullScope::default();
+        let mut it = Interp::with(&mut scope, "(t)", false, Sources::empty());
+        let long = "x".repeat(100);
+        for text in ["", "a", "ssl-disable", long.as_str()] {
+            let prog = crate::parser::parse_file(&format!("'{text}'"), "(t)").expect("parses");
+            let node = &prog.body[0];
+            let before = it.steps();
+            it.eval(node).expect("a literal");
+            let by_eval = it.steps() - before;
+            let before = it.steps();
+            it.literal_steps(text.len(), node.pos).expect("steps");
+            assert_eq!(it.steps() - before, by_eval, "{text:?}");
+        }
+        // Out of steps: the same error either way.
+        it.set_step_limit(it.steps());
+        let prog = crate::parser::parse_file("'abc'", "(t)").expect("parses");
+        assert!(matches!(
+            it.eval(&prog.body[0]),
+            Err(Ctrl::Unsupported { .. })
+        ));
+        assert!(matches!(
+            it.literal_steps(3, prog.body[0].pos),
+            Err(Ctrl::Unsupported { .. })
+        ));
+    }
+
+    #[test]
     fn equality_in_code_takes_the_fast_path_only_where_it_agrees() {
+        // Against literal strings, compared where they are.
+        let code = format!(
+            "{SAMPLES}\nv = samples\nv.all? {{ |a| [a == 'a', a != 'a', a == '', a != '', a == '1'] == [a.send(:==, 'a'), a.send(:!=, 'a'), a.send(:==, ''), a.send(:!=, ''), a.send(:==, '1')] }}"
+        );
+        assert_eq!(eval_inspect(&code).unwrap(), "true");
         // The operator form (fast path for scalar receivers) against `send` (the general
         // dispatch) over the same pairs.
         let code = format!(

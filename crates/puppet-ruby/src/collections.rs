@@ -614,6 +614,10 @@ pub fn array_method(
             }
             ("length" | "size", []) => return Ok(RValue::Int(len as i64)),
             ("empty?", []) => return Ok(RValue::Bool(len == 0)),
+            // `equal` runs no Ruby code: the elements are compared where they are.
+            ("include?" | "member?", [x]) => {
+                return Ok(RValue::Bool(cell.borrow().iter().any(|y| equal(y, x))))
+            }
             ("pop", []) => return Ok(cell.borrow_mut().pop().unwrap_or(RValue::Nil)),
             ("first", []) => return Ok(cell.borrow().first().cloned().unwrap_or(RValue::Nil)),
             ("last", []) => return Ok(cell.borrow().last().cloned().unwrap_or(RValue::Nil)),
@@ -1686,6 +1690,21 @@ mod tests {
             assert_eq!(a, b, "{n} items");
             assert_eq!(log_a, log_b, "{n} items");
         }
+    }
+
+    #[test]
+    fn include_compares_in_place_as_ruby_does() {
+        // Ruby 3.1.2's answers (`ruby -e 'p [...]'` with the same code).
+        let code = "a = [nil, '', :undef, 1, 1.0, [1], {1=>2}]\nb = [a]\n\
+            [a.include?(nil), a.include?(''), a.include?(:undef), a.include?(1.0), a.include?(2), \
+            a.include?([1]), a.include?({1=>2}), a.include?('x'), a.include?(a), a.member?(:undef), \
+            b.include?(a), [].include?(nil)]";
+        assert_eq!(
+            crate::eval_inspect(code).unwrap(),
+            "[true, true, true, true, false, true, true, false, false, true, true, false]"
+        );
+        let e = crate::eval_inspect("[1].include?(1, 2)").unwrap_err();
+        assert!(e.to_string().contains("wrong number of arguments"), "{e}");
     }
 
     #[test]

@@ -715,6 +715,41 @@ impl<'s> Interp<'s> {
 
     /// Evaluates one node.
     pub fn eval(&mut self, n: &Node) -> R {
+        match &n.kind {
+            Kind::LVar(_)
+            | Kind::Nil
+            | Kind::True
+            | Kind::False
+            | Kind::Int(_)
+            | Kind::Float(_)
+            | Kind::SelfRef => self.eval_leaf(n),
+            _ => self.eval_general(n),
+        }
+    }
+
+    /// [`Interp::eval`] of a node that evaluates nothing inside it and walks no data (a
+    /// local variable, a literal, `self`): the same depth, step and size checks, without
+    /// growing the stack or ending a walk that cannot have started (the step's check ended
+    /// the last one).
+    fn eval_leaf(&mut self, n: &Node) -> R {
+        self.enter(n.pos)?;
+        let r = self.tick(n.pos).map(|()| match &n.kind {
+            Kind::LVar(name) => self.lvar(name).unwrap_or(RValue::Nil),
+            Kind::True => RValue::Bool(true),
+            Kind::False => RValue::Bool(false),
+            Kind::SelfRef => self.ctx.self_v.clone(),
+            Kind::Int(i) => RValue::Int(*i),
+            Kind::Float(f) => RValue::Float(*f),
+            _ => RValue::Nil,
+        });
+        self.leave();
+        let v = r?;
+        self.check_size(&v, n.pos)?;
+        Ok(v)
+    }
+
+    /// [`Interp::eval`] of any node.
+    fn eval_general(&mut self, n: &Node) -> R {
         self.enter(n.pos)?;
         // Deep Ruby (and Ruby calling Puppet calling Ruby) must not overflow the thread's
         // stack: grow it on demand, as the Puppet evaluator does.
@@ -2008,4 +2043,67 @@ pub(crate) fn freeze_strings(v: &RValue, depth: usize) {
             _ => {}
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::NullScope;
+
+    #[test]
+    fn leaves_evaluate_as_the_general_path_does() {
+        let prog = crate::parser::parse_file(
+            "x = 'abc'\n[x, nil, true, false, 7, 2.5, self, y = 1, y]",
+            "(t)",
+        )
+        .expect("parses");
+        let mut scope = NullScope::default();
+        let mut it = Interp::with(&mut scope, "(t)", false, Sources::empty());
+        it.body(&prog.body[..1]).expect("assigns");
+        let Kind::Array(items) = &prog.body[1].kind else {
+            panic!("an array literal")
+        };
+        let mut leaves = 0;
+        for n in items {
+            let leaf = matches!(
+                n.kind,
+                Kind::LVar(_)
+                    | Kind::Nil
+                    | Kind::True
+                    | Kind::False
+                    | Kind::Int(_)
+                    | Kind::Float(_)
+                    | Kind::SelfRef
+            );
+            if !leaf {
+                it.eval(n).expect("evaluates");
+                continue;
+            }
+            leaves += 1;
+            let (steps, depth) = (it.steps(), it.depth);
+            let a = it.eval_leaf(n).expect("leaf");
+            let by_leaf = (it.steps() - steps, it.depth);
+            let steps = it.steps();
+            let b = it.eval_general(n).expect("general");
+            assert_eq!((it.steps() - steps, it.depth), by_leaf);
+            assert_eq!(it.depth, depth);
+            assert!(value::equal(&a, &b), "{a:?} vs {b:?}");
+            // At the depth bound and out of steps, the same errors.
+            it.depth = MAX_DEPTH;
+            let (x, y) = (it.eval_leaf(n), it.eval_general(n));
+            assert!(
+                matches!((x, y), (Err(Ctrl::Raise(a)), Err(Ctrl::Raise(b))) if a.class == "SystemStackError" && b.class == a.class)
+            );
+            it.depth = depth;
+            let limit = it.max_steps;
+            it.max_steps = it.steps();
+            let (x, y) = (it.eval_leaf(n), it.eval_general(n));
+            assert!(matches!(
+                (x, y),
+                (Err(Ctrl::Unsupported { .. }), Err(Ctrl::Unsupported { .. }))
+            ));
+            it.max_steps = limit;
+        }
+        assert_eq!(leaves, 8);
+    }
 }

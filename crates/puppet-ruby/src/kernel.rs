@@ -811,7 +811,7 @@ fn object_method_inner(
     if let Some(e) = enum_data(&o) {
         return enumerator_method(it, &recv, &e, name, args, block, pos);
     }
-    if o.class.name() == "Encoding" && matches!(name, "to_s" | "name" | "inspect") {
+    if o.class.name_is("Encoding") && matches!(name, "to_s" | "name" | "inspect") {
         let n = o.ivars.borrow().get("name").map(to_s).unwrap_or_default();
         return Ok(RValue::string(if name == "inspect" {
             format!("#<Encoding:{n}>")
@@ -1151,7 +1151,7 @@ fn mixin_method(
     pos: Pos,
 ) -> Option<R> {
     let anc = o.lookup_class().ancestors();
-    let has = |n: &str| anc.iter().any(|m| !m.is_class && m.name() == n);
+    let has = |n: &str| anc.iter().any(|m| !m.is_class && m.name_is(n));
     if has("Comparable") && matches!(name, "<" | "<=" | ">" | ">=" | "==" | "between?" | "clamp") {
         return Some((|| {
             let cmp = |it: &mut Interp, other: &RValue| -> Result<Option<i64>, Ctrl> {
@@ -1325,7 +1325,7 @@ pub(crate) fn module_method(
     };
     let m = m.clone();
     // `Kernel.format(...)`: Kernel's functions called on the module.
-    if m.name() == "Kernel" {
+    if m.name_is("Kernel") {
         let s = it.main();
         if let Some(r) = kernel_function(it, &s, name, &args, block, pos) {
             return r;

@@ -2021,7 +2021,7 @@ pub(crate) fn class_method(
             Ok(RValue::string(out))
         }
         ("Struct", "new") => match recv {
-            RValue::Module(m) if m.name() == "Struct" => {
+            RValue::Module(m) if m.name_is("Struct") => {
                 crate::kernel::struct_new(it, &args, block, pos)
             }
             RValue::Module(m) => crate::kernel::instantiate(it, m, args, None, block, pos),

@@ -57,7 +57,7 @@ impl<'s> Interp<'s> {
     pub(crate) fn builtin_class(&mut self, path: &str) -> Rc<Module> {
         if let Some(b) = Builtin::by_name(path) {
             if let Some(m) = self.builtins.get(&b) {
-                if m.name() == path {
+                if m.name_is(path) {
                     return m.clone();
                 }
             }

@@ -145,6 +145,16 @@ impl Module {
         }
     }
 
+    /// Whether [`Module::name`] is `name` (compared where it is when the module has one).
+    pub fn name_is(&self, name: &str) -> bool {
+        let n = self.name.borrow();
+        if n.is_empty() {
+            drop(n);
+            return self.name() == name;
+        }
+        *n == name
+    }
+
     /// The name (`#<Class:0x...>`-free: anonymous modules print as `#<Class>`).
     pub fn name(&self) -> String {
         let n = self.name.borrow();
@@ -276,7 +286,7 @@ impl Module {
     pub fn is_builtin(self: &Rc<Module>, b: Builtin) -> bool {
         self.ancestors()
             .iter()
-            .any(|m| m.builtin == Some(b) && m.name() == b.name())
+            .any(|m| m.builtin == Some(b) && m.name_is(b.name()))
     }
 
     /// The constants, to change them: counts the change (see `const_epoch`). Every change

@@ -118,7 +118,7 @@ fn new_native_object<T: 'static>(it: &mut Interp, class: &str, data: T) -> RValu
 }
 
 fn inherits_name(m: &Rc<Module>, name: &str) -> bool {
-    m.ancestors().iter().any(|a| a.name() == name)
+    m.ancestors().iter().any(|a| a.name_is(name))
 }
 
 fn type_text(v: &RValue, pos: Pos) -> Result<String, Ctrl> {
