@@ -61,7 +61,7 @@ pub fn assert_canonical_eq(cat: &Catalog, fixture: &serde_json::Value) {
             .map(|r| {
                 (
                     format!("{}[{}]", r.type_name, r.title),
-                    r.tags.clone(),
+                    r.tags.iter().map(|t| t.to_string()).collect(),
                     serde_json::to_value(&r.parameters).unwrap(),
                 )
             })
@@ -79,7 +79,7 @@ pub fn assert_canonical_eq(cat: &Catalog, fixture: &serde_json::Value) {
         edges(
             cat.edges
                 .iter()
-                .map(|e| (e.source.clone(), e.target.clone()))
+                .map(|e| (e.source.to_string(), e.target.to_string()))
                 .collect()
         ),
         edges(

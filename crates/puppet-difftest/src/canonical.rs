@@ -48,7 +48,12 @@ pub fn compile_canonical(code: &str) -> Value {
                     o.insert("exported".into(), json!(r.exported));
                     o.insert(
                         "parameters".into(),
-                        Value::Object(r.parameters.clone().into_iter().collect()),
+                        Value::Object(
+                            r.parameters
+                                .iter()
+                                .map(|(k, v)| (k.to_string(), v.clone()))
+                                .collect(),
+                        ),
                     );
                     if let Some(s) = r.extra.get("sensitive_parameters") {
                         o.insert("sensitive_parameters".into(), s.clone());

@@ -133,10 +133,10 @@ pub struct Resource {
 }
 
 impl Resource {
-    pub fn new(type_name: &str, title: &str) -> Resource {
+    pub fn new(type_name: impl Into<SmolStr>, title: impl Into<SmolStr>) -> Resource {
         Resource {
-            type_name: SmolStr::new(type_name),
-            title: SmolStr::new(title),
+            type_name: type_name.into(),
+            title: title.into(),
             params: Default::default(),
             tags: Default::default(),
             kind: ResourceKind::Builtin,
@@ -213,7 +213,7 @@ pub type AttrList = Vec<(SmolStr, Value, bool)>;
 
 /// Where the relationship attributes (`before`, `require`, ...) of a defaults, override or
 /// collector block are written: a missing target is reported at that line.
-pub type AttrSpans = indexmap::IndexMap<SmolStr, Span>;
+pub type AttrSpans = crate::Map<SmolStr, Span>;
 
 /// A resource defaults statement, evaluated: the scope it was evaluated in, the type (as
 /// written), the attributes and where they are written.
@@ -296,6 +296,8 @@ pub struct Catalog {
     /// The index in `resources` of every resource, by ASCII-lower-cased type name, in
     /// catalog order (resources are never removed): a collector looks at its type's only.
     by_type: crate::Map<SmolStr, Vec<usize>>,
+    /// [`crate::names::capitalize_smol`] of each type name declared so far, as given.
+    type_names: crate::Map<SmolStr, SmolStr>,
 }
 
 impl Catalog {
@@ -303,6 +305,17 @@ impl Catalog {
     pub(crate) fn reserve(&mut self, resources: usize) {
         self.resources.reserve(resources);
         self.edges.reserve(resources);
+    }
+
+    /// The name of resource type `type_name` in references (`File`, `Apache::Vhost`):
+    /// [`crate::names::capitalize_smol`], made once per name and compile.
+    pub(crate) fn type_reference_name(&mut self, type_name: &str) -> SmolStr {
+        if let Some(cap) = self.type_names.get(type_name) {
+            return cap.clone();
+        }
+        let cap = crate::names::capitalize_smol(type_name);
+        self.type_names.insert(SmolStr::new(type_name), cap.clone());
+        cap
     }
 
     pub fn get(&self, key: &ResourceKey) -> Option<&Resource> {
@@ -419,7 +432,7 @@ mod tests {
             ("Élan", "f"),
             ("notify", "g"),
         ] {
-            c.add(Resource::new(&ResourceKey::new(t, title).type_name, title));
+            c.add(Resource::new(ResourceKey::new(t, title).type_name, title));
         }
         for t in [
             "Notify", "notify", "NoTiFy", "File", "Foo::Bar", "foo::bar", "Élan", "élan", "x",

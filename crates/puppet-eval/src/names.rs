@@ -95,10 +95,39 @@ pub(crate) fn capitalize_smol(name: &str) -> SmolStr {
 #[inline]
 pub(crate) fn capitalize_lowered(name: &str) -> SmolStr {
     if name.is_ascii() {
-        capitalize_ascii(name, true)
+        memo_capitalized(name)
     } else {
         SmolStr::new(capitalize(&name.to_ascii_lowercase()))
     }
+}
+
+/// How many names [`memo_capitalized`] keeps at most (it starts again when full).
+const MEMO_LIMIT: usize = 4096;
+
+thread_local! {
+    /// [`capitalize_ascii`] (lower-casing) of the ASCII names met on this thread: a compile
+    /// makes the same few class and type names into reference names over and over (every
+    /// `Class[...]` key), and looking one up costs a fraction of making it.
+    static CAPITALIZED: std::cell::RefCell<rustc_hash::FxHashMap<SmolStr, SmolStr>> =
+        std::cell::RefCell::new(Default::default());
+}
+
+/// `capitalize_ascii(name, true)`, remembered per thread (see [`CAPITALIZED`]).
+fn memo_capitalized(name: &str) -> SmolStr {
+    CAPITALIZED.with(|memo| {
+        let Ok(mut memo) = memo.try_borrow_mut() else {
+            return capitalize_ascii(name, true);
+        };
+        if let Some(cap) = memo.get(name) {
+            return cap.clone();
+        }
+        let cap = capitalize_ascii(name, true);
+        if memo.len() >= MEMO_LIMIT {
+            memo.clear();
+        }
+        memo.insert(SmolStr::new(name), cap.clone());
+        cap
+    })
 }
 
 /// [`capitalize_lowered`] of a name held as a `SmolStr`: the name itself (shared, not
@@ -254,6 +283,29 @@ mod capitalize_tests {
                 assert_eq!(capitalize_lowered_smol(&smol), lowered, "{smol:?}");
             }
         }
+    }
+
+    /// A remembered name is what making it again gives, also once the memo has been
+    /// emptied for growing past its limit.
+    #[test]
+    fn remembered_names_are_the_names() {
+        let names: Vec<String> = (0..super::MEMO_LIMIT + 10)
+            .map(|i| format!("mod{}::Class_{i}::x", i % 7))
+            .collect();
+        for _ in 0..2 {
+            for name in names.iter().take(20).chain(names.iter().rev().take(20)) {
+                assert_eq!(
+                    capitalize_lowered(name),
+                    reference(&name.to_ascii_lowercase()),
+                    "{name}"
+                );
+            }
+            for name in &names {
+                let _ = capitalize_lowered(name);
+            }
+        }
+        assert_eq!(capitalize_lowered("FOO::bar"), "Foo::Bar");
+        assert_eq!(capitalize_lowered("foo::bar"), "Foo::Bar");
     }
 
     /// The byte scans agree with the substring searches they replace.

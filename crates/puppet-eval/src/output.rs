@@ -36,10 +36,13 @@ impl Compiler {
         cat.resources.reserve(self.catalog.resources.len());
         cat.edges.reserve(self.catalog.edges.len());
         // The reference of each resource in the output, by index (for the edges).
-        let mut refs: Vec<Option<String>> = Vec::with_capacity(self.catalog.resources.len());
+        let mut refs: Vec<Option<SmolStr>> = Vec::with_capacity(self.catalog.resources.len());
         let types = self.types();
         // The namevar of each built-in type met so far.
         let mut namevars: crate::Map<&str, Option<SmolStr>> = Default::default();
+        // Where each reference is written before it becomes a `SmolStr` (one allocation
+        // at most, none for a short one).
+        let mut text = String::new();
         for (key, r) in &self.catalog.resources {
             // Exported resources stay in the compiled catalog (marked); other virtual
             // resources that were not realised do not.
@@ -47,9 +50,15 @@ impl Compiler {
                 refs.push(None);
                 continue;
             }
-            refs.push(Some(key.reference()));
-            let mut out = Resource::new(key.type_name.as_str(), key.title.as_str());
-            out.tags = r.tags.iter().map(|t| t.as_str().to_owned()).collect();
+            text.clear();
+            text.push_str(&key.type_name);
+            text.push('[');
+            text.push_str(&key.title);
+            text.push(']');
+            refs.push(Some(SmolStr::new(&text)));
+            // The names are shared with the compiler's catalog, not copied.
+            let mut out = Resource::new(key.type_name.clone(), key.title.clone());
+            out.tags = r.tags.iter().cloned().collect();
             if let Some(span) = &r.span {
                 if !matches!(r.kind, ResourceKind::Class | ResourceKind::Stage) {
                     out.file = Some(span.file.path.clone().unwrap_or_default());
@@ -57,14 +66,11 @@ impl Compiler {
                 }
             }
             out.exported = r.exported;
-            out.kind = Some(
-                match r.kind {
-                    ResourceKind::Builtin | ResourceKind::Stage => "compilable_type",
-                    ResourceKind::Define => "defined_type",
-                    ResourceKind::Class | ResourceKind::Node => "unknown",
-                }
-                .to_string(),
-            );
+            out.kind = Some(SmolStr::new_static(match r.kind {
+                ResourceKind::Builtin | ResourceKind::Stage => "compilable_type",
+                ResourceKind::Define => "defined_type",
+                ResourceKind::Class | ResourceKind::Node => "unknown",
+            }));
             // A namevar equal to the title is left out, as Puppet does (its `namevar`: the
             // only key attribute, else `name`).
             let namevar = match r.kind {
@@ -92,10 +98,9 @@ impl Compiler {
                 }
                 if let Value::Sensitive(inner) = v {
                     sensitive.push(Json::String(name.as_str().to_owned()));
-                    out.parameters
-                        .insert(name.as_str().to_owned(), to_data(inner));
+                    out.parameters.insert(name.clone(), to_data(inner));
                 } else {
-                    out.parameters.insert(name.as_str().to_owned(), to_data(v));
+                    out.parameters.insert(name.clone(), to_data(v));
                 }
             }
             if !sensitive.is_empty() {
@@ -109,7 +114,7 @@ impl Compiler {
         let reference = |k: &ResourceKey| {
             (self.catalog.resources.get_index_of(k)).and_then(|i| refs[i].as_ref())
         };
-        let mut last: Option<(&ResourceKey, Option<&String>)> = None;
+        let mut last: Option<(&ResourceKey, Option<&SmolStr>)> = None;
         for (source, target) in &self.catalog.edges {
             let s = match last {
                 Some((k, s)) if k == source => s,

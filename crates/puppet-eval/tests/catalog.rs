@@ -52,11 +52,11 @@ enum Outcome {
 }
 
 fn sorted_object(m: &puppet_graph::Parameters) -> Value {
-    let mut keys: Vec<&String> = m.keys().collect();
+    let mut keys: Vec<&str> = m.keys().map(|k| k.as_str()).collect();
     keys.sort();
     let mut out = Map::new();
     for k in keys {
-        out.insert(k.clone(), m[k].clone());
+        out.insert(k.to_string(), m[k].clone());
     }
     Value::Object(out)
 }

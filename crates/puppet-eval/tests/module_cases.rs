@@ -58,11 +58,11 @@ fn compile_case(dir: &Path) -> Value {
         .map(|(rf, r)| {
             let mut tags = r.tags.clone();
             tags.sort();
-            let mut keys: Vec<&String> = r.parameters.keys().collect();
+            let mut keys: Vec<&str> = r.parameters.keys().map(|k| k.as_str()).collect();
             keys.sort();
             let params: serde_json::Map<String, Value> = keys
                 .into_iter()
-                .map(|k| (k.clone(), r.parameters[k].clone()))
+                .map(|k| (k.to_string(), r.parameters[k].clone()))
                 .collect();
             json!([rf, tags, params])
         })

@@ -36,6 +36,7 @@ use std::fmt::Write as _;
 use indexmap::IndexMap;
 use serde::Serialize;
 use serde_json::Value;
+use smol_str::SmolStr;
 
 use crate::graph::Graph;
 use crate::model::{Catalog, RelationKind, Resource};
@@ -463,7 +464,7 @@ fn entry(r: &Resource, filter: &Filter<'_>) -> ResourceEntry {
                 } else {
                     v.clone()
                 };
-                (k.clone(), v)
+                (k.to_string(), v)
             })
             .collect(),
     }
@@ -489,7 +490,7 @@ fn compare(
         .union(&sensitive_params(new))
         .copied()
         .collect();
-    let mut names: Vec<&String> = old.parameters.keys().collect();
+    let mut names: Vec<&SmolStr> = old.parameters.keys().collect();
     for k in new.parameters.keys() {
         if !old.parameters.contains_key(k) {
             names.push(k);
@@ -528,7 +529,7 @@ fn compare(
             })
         };
         parameters.push(ParamChange {
-            name: name.clone(),
+            name: name.to_string(),
             old: shown(a),
             new: shown(b),
             diff,
@@ -537,8 +538,8 @@ fn compare(
     }
     let (mut tags_added, mut tags_removed) = (Vec::new(), Vec::new());
     if !options.ignore_tags {
-        let ta: BTreeSet<&String> = old.tags.iter().collect();
-        let tb: BTreeSet<&String> = new.tags.iter().collect();
+        let ta: BTreeSet<&SmolStr> = old.tags.iter().collect();
+        let tb: BTreeSet<&SmolStr> = new.tags.iter().collect();
         tags_added = tb.difference(&ta).map(|t| t.to_string()).collect();
         tags_removed = ta.difference(&tb).map(|t| t.to_string()).collect();
     }

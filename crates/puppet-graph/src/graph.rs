@@ -444,15 +444,15 @@ impl GraphBuilder {
             };
             let s = s.ok_or_else(|| Error::MissingContainmentEnd {
                 end: "source",
-                reference: e.source.clone(),
-                other: e.target.clone(),
+                reference: e.source.to_string(),
+                other: e.target.to_string(),
             })?;
             let t =
                 find_in((&keys, &by_text, &names.refs), &mut buf, &e.target).ok_or_else(|| {
                     Error::MissingContainmentEnd {
                         end: "target",
-                        reference: e.target.clone(),
-                        other: e.source.clone(),
+                        reference: e.target.to_string(),
+                        other: e.source.to_string(),
                     }
                 })?;
             last_source = Some((&e.source, s));

@@ -10,6 +10,7 @@
 use indexmap::IndexMap;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
+use smol_str::SmolStr;
 
 use crate::error::Error;
 use crate::reference;
@@ -89,13 +90,13 @@ pub struct Catalog {
 pub struct Resource {
     /// The type as written in the catalog (`Notify`, `Class`, `Apache::Vhost`).
     #[serde(rename = "type")]
-    pub type_name: String,
+    pub type_name: SmolStr,
     /// The title (`main`, `/etc/motd`).
     #[serde(deserialize_with = "string_or_number")]
-    pub title: String,
+    pub title: SmolStr,
     /// Tags.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub tags: Vec<String>,
+    pub tags: Vec<SmolStr>,
     /// The manifest that declared it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub file: Option<String>,
@@ -107,7 +108,7 @@ pub struct Resource {
     pub exported: bool,
     /// Puppet's `kind` (`compilable_type`, `defined_type`, `unknown` for classes).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub kind: Option<String>,
+    pub kind: Option<SmolStr>,
     /// Parameters, relationship metaparameters included, in catalog order.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
     pub parameters: Parameters,
@@ -120,15 +121,15 @@ pub struct Resource {
 /// speeds up lookups, it never decides an order). Keyed with FxHash, not the standard
 /// SipHash: a compiler fills one such map per resource, and hashing the short names with
 /// SipHash was a large part of that. Make one with `Parameters::default()` or `collect()`.
-pub type Parameters = IndexMap<String, Value, rustc_hash::FxBuildHasher>;
+pub type Parameters = IndexMap<SmolStr, Value, rustc_hash::FxBuildHasher>;
 
 /// A containment edge: `source` contains `target`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ContainmentEdge {
     /// The container (`Class[main]`).
-    pub source: String,
+    pub source: SmolStr,
     /// The contained resource.
-    pub target: String,
+    pub target: SmolStr,
     /// Other keys (`event`, `callback` if present).
     #[serde(flatten)]
     pub extra: IndexMap<String, Value>,
@@ -159,18 +160,27 @@ impl RelationKind {
         }
     }
 
-    /// The relationship metaparameter `name` denotes, if any: the one table of them.
+    /// The relationship metaparameter `name` denotes, if any (the inverse of
+    /// [`RelationKind::as_str`]).
     ///
     /// ```
     /// use puppet_graph::RelationKind;
     /// assert_eq!(RelationKind::from_param("notify"), Some(RelationKind::Notify));
     /// assert_eq!(RelationKind::from_param("tag"), None);
+    /// assert_eq!(RelationKind::from_param("Notify"), None);
+    /// assert_eq!(RelationKind::from_param("notifys"), None);
     /// assert!(RelationKind::PUPPET_ORDER.iter().all(|k| RelationKind::from_param(k.as_str()) == Some(*k)));
     /// ```
     pub fn from_param(name: &str) -> Option<RelationKind> {
-        RelationKind::PUPPET_ORDER
-            .into_iter()
-            .find(|k| k.as_str() == name)
+        // A match (on the length first), not a scan of the table: this runs for every
+        // parameter of every resource. The doc test checks it against `as_str`.
+        match name {
+            "before" => Some(RelationKind::Before),
+            "require" => Some(RelationKind::Require),
+            "notify" => Some(RelationKind::Notify),
+            "subscribe" => Some(RelationKind::Subscribe),
+            _ => None,
+        }
     }
 
     /// The four kinds, in the order Puppet turns them into edges.
@@ -242,12 +252,12 @@ fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
     Value::deserialize(d).map(Some)
 }
 
-fn string_or_number<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+fn string_or_number<'de, D: Deserializer<'de>>(d: D) -> Result<SmolStr, D::Error> {
     let v = Value::deserialize(d)?;
     match v {
-        Value::String(s) => Ok(s),
-        Value::Number(n) => Ok(n.to_string()),
-        Value::Bool(b) => Ok(b.to_string()),
+        Value::String(s) => Ok(s.into()),
+        Value::Number(n) => Ok(n.to_string().into()),
+        Value::Bool(b) => Ok(b.to_string().into()),
         other => Err(serde::de::Error::custom(format!(
             "resource title must be a string, got {other}"
         ))),
@@ -298,7 +308,7 @@ impl Catalog {
 
 impl Resource {
     /// A resource of `type_name` titled `title`, with nothing else set.
-    pub fn new(type_name: impl Into<String>, title: impl Into<String>) -> Resource {
+    pub fn new(type_name: impl Into<SmolStr>, title: impl Into<SmolStr>) -> Resource {
         Resource {
             type_name: type_name.into(),
             title: title.into(),

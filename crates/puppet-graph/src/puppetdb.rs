@@ -42,6 +42,7 @@
 use std::collections::{BTreeSet, HashMap};
 
 use serde_json::{json, Map, Value};
+use smol_str::SmolStr;
 
 use crate::error::Error;
 use crate::model::{Catalog, RelationKind, Resource};
@@ -127,13 +128,13 @@ impl Catalog {
         for e in &self.edges {
             let source = find(&e.source).ok_or_else(|| Error::MissingContainmentEnd {
                 end: "source",
-                reference: e.source.clone(),
-                other: e.target.clone(),
+                reference: e.source.to_string(),
+                other: e.target.to_string(),
             })?;
             let target = find(&e.target).ok_or_else(|| Error::MissingContainmentEnd {
                 end: "target",
-                reference: e.target.clone(),
-                other: e.source.clone(),
+                reference: e.target.to_string(),
+                other: e.source.to_string(),
             })?;
             push(source, target, "contains", &mut edges);
         }
@@ -283,9 +284,9 @@ fn resource(r: &Resource, aliases: &[String]) -> Value {
                 });
             }
         }
-        parameters.insert(name.clone(), value);
+        parameters.insert(name.to_string(), value);
     }
-    let mut tags: Vec<&String> = Vec::new();
+    let mut tags: Vec<&SmolStr> = Vec::new();
     for t in &r.tags {
         if !tags.contains(&t) {
             tags.push(t);

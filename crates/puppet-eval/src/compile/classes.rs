@@ -177,7 +177,7 @@ impl Compiler {
                 }
             }
         }
-        let mut res = Resource::new("Class", &key.title);
+        let mut res = Resource::new(SmolStr::new_static("Class"), key.title.clone());
         res.kind = ResourceKind::Class;
         let container = self.scopes.container_of(declared_in);
         // (Its container is its stage: the tags of the code that declared it are its own.)

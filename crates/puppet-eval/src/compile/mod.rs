@@ -152,7 +152,7 @@ impl Compiler {
             title: node_name.clone(),
         };
         let main = ResourceKey::class("main");
-        let mut res = Resource::new("Node", &node_name);
+        let mut res = Resource::new("Node", node_name.clone());
         res.kind = ResourceKind::Node;
         res.container_tags = self.tag_resource(&mut res, &main, |res| {
             res.tags.insert("node".into());

@@ -426,15 +426,21 @@ impl Compiler {
                     attrs.push(d.clone());
                 }
             }
+            // Where each relationship attribute of the body was written; those of a
+            // `* => hash` are at the `*`. Most bodies have neither: their resources are not
+            // looked up again.
+            let named = relationship_spans(&body.ops);
+            let splat = body.ops.iter().any(|op| op.name.is_none());
             for t in titles {
                 // Puppet locates every resource of the expression, and the statement's
                 // errors, at the whole expression.
                 let r = self.declare_resource(form, &type_name, &t, &attrs, scope, span)?;
-                // Where each relationship attribute was written; those of a `* => hash`
-                // are at the `*`.
+                refs.push(r);
+                if named.is_empty() && !splat {
+                    continue;
+                }
                 let key = ResourceKey::of(&type_name, &t);
                 if let Some(res) = self.catalog.resources.get_mut(&key) {
-                    let named = relationship_spans(&body.ops);
                     for op in body.ops.iter().filter(|op| op.name.is_none()) {
                         for p in RelationKind::PUPPET_ORDER.map(RelationKind::as_str) {
                             if res.params.contains_key(p) && !named.contains_key(p) {
@@ -442,9 +448,9 @@ impl Compiler {
                             }
                         }
                     }
-                    res.param_spans.extend(named);
+                    res.param_spans
+                        .extend(named.iter().map(|(k, v)| (k.clone(), v.clone())));
                 }
-                refs.push(r);
             }
         }
         Ok(Value::array(refs))
@@ -480,8 +486,8 @@ impl Compiler {
                 span,
             );
         }
-        let cap = crate::names::capitalize_smol(type_name);
-        let mut res = Resource::new(&cap, title);
+        let cap = self.catalog.type_reference_name(type_name);
+        let mut res = Resource::new(cap.clone(), title);
         res.kind = if is_define {
             ResourceKind::Define
         } else {
@@ -541,7 +547,16 @@ impl Compiler {
             }
         }
         res.scope = Some(self.scopes.persistent(scope));
-        let key = res.key();
+        // The type's name is in the key's form already when it was given in lower case
+        // (as resource expressions give it).
+        let key = if type_name.bytes().any(|b| b.is_ascii_uppercase()) {
+            res.key()
+        } else {
+            ResourceKey {
+                type_name: cap.clone(),
+                title: res.title.clone(),
+            }
+        };
         if let Some(prev) = self.catalog.get(&key).or_else(|| {
             self.catalog
                 .aliases
