@@ -78,15 +78,18 @@ impl Backends {
 /// Also warns, once per name and compile as Puppet does, about the variables the lookups
 /// interpolated that are not defined.
 pub(crate) fn take_logs(c: &mut crate::eval::Compiler) {
-    let (logs, undefined) = c
-        .hiera_backends
-        .with(|s| {
-            (
-                std::mem::take(&mut s.logs),
-                std::mem::take(&mut s.undefined),
-            )
-        })
-        .unwrap_or_default();
+    // The compiler is held exclusively here: no locking (this runs after every lookup,
+    // and almost always finds nothing to take).
+    let Ok(s) = c.hiera_backends.0.get_mut() else {
+        return;
+    };
+    if s.logs.is_empty() && s.undefined.is_empty() {
+        return;
+    }
+    let (logs, undefined) = (
+        std::mem::take(&mut s.logs),
+        std::mem::take(&mut s.undefined),
+    );
     for (level, message) in logs {
         c.log(level, message, None);
     }

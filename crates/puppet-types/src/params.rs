@@ -1084,8 +1084,24 @@ fn kind_of_callable(t: &Type) -> bool {
 fn classref_ok(name: &str) -> bool {
     // Puppet's CLASSREF_EXT: ((::)?[A-Z][\w]*)(::[A-Z][\w]*)*
     let name = name.strip_prefix("::").unwrap_or(name);
+    // The segments between `::`s, as `split("::")` gives them (without building a
+    // substring searcher: this runs for every `File[$title]`).
+    let mut rest = Some(name);
+    let mut segments = std::iter::from_fn(|| {
+        let r = rest?;
+        match r.as_bytes().windows(2).position(|w| w == b"::") {
+            Some(i) => {
+                rest = Some(&r[i + 2..]);
+                Some(&r[..i])
+            }
+            None => {
+                rest = None;
+                Some(r)
+            }
+        }
+    });
     !name.is_empty()
-        && name.split("::").all(|seg| {
+        && segments.all(|seg| {
             let mut cs = seg.chars();
             cs.next().is_some_and(|c| c.is_ascii_uppercase())
                 && cs.all(|c| c.is_alphanumeric() || c == '_')
@@ -1099,6 +1115,18 @@ fn resource(
 ) -> Result<Value, TypeError> {
     if raw.is_empty() {
         return Err(arity(&base.to_string(), 1, None, 0));
+    }
+    // The common `File[$title]`: a resource type and one title, what the general path
+    // below makes, without its copies.
+    if let (Some(n), None, [Value::String(title)]) = (&r.type_name, &r.title, raw) {
+        if classref_ok(n) {
+            return Ok(Value::Type(Type::Resource(Arc::new(
+                crate::types::ResourceType {
+                    type_name: Some(n.clone()),
+                    title: Some(title.clone()),
+                },
+            ))));
+        }
     }
     let mut keys: Vec<Value> = raw.to_vec();
     let type_name: String = match &r.type_name {
@@ -1235,4 +1263,73 @@ fn class(base: &Type, name: Option<&str>, raw: &[Value]) -> Result<Value, TypeEr
     } else {
         out.pop().unwrap_or(Value::Undef)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `classref_ok` splits as `split("::")` does.
+    #[test]
+    fn classref_segments_are_split_s() {
+        let by_split = |name: &str| {
+            let name = name.strip_prefix("::").unwrap_or(name);
+            !name.is_empty()
+                && name.split("::").all(|seg| {
+                    let mut cs = seg.chars();
+                    cs.next().is_some_and(|c| c.is_ascii_uppercase())
+                        && cs.all(|c| c.is_alphanumeric() || c == '_')
+                })
+        };
+        let names = [
+            "",
+            "::",
+            "File",
+            "::File",
+            "::::File",
+            "Foo::Bar",
+            "Foo::bar",
+            "Foo:::Bar",
+            "Foo::::Bar",
+            "Foo::",
+            "::Foo::",
+            "Foo:Bar",
+            "F",
+            "Fé::Bär",
+            "Foo::Bar_2",
+            "foo",
+            "Foo::Bar::",
+            ":Foo",
+            "Foo::B:",
+        ];
+        for n in names {
+            assert_eq!(classref_ok(n), by_split(n), "{n:?}");
+        }
+    }
+
+    /// `File[title]` (the shortcut) is what `Resource[File, title]` and
+    /// `Resource['file', title]` (the general path) give; a name that is no class reference
+    /// still fails as before.
+    #[test]
+    fn resource_title_shortcut_matches_the_general_path() {
+        let file = Type::resource(Some("File"), None);
+        let any = Type::resource(None, None);
+        for title in ["/etc/motd", "", "x y", "Ü"] {
+            let t = Value::string(title);
+            let short = parameterize_value(&file, std::slice::from_ref(&t)).unwrap();
+            let general =
+                parameterize_value(&any, &[Value::Type(file.clone()), t.clone()]).unwrap();
+            let by_name = parameterize_value(&any, &[Value::string("file"), t.clone()]).unwrap();
+            assert_eq!(short, general);
+            assert_eq!(short, by_name);
+            assert_eq!(
+                short,
+                Value::Type(Type::resource(Some("File"), Some(title)))
+            );
+        }
+        let bad = Type::resource(Some("file"), None);
+        assert!(parameterize_value(&bad, &[Value::string("x")]).is_err());
+        let titled = Type::resource(Some("File"), Some("a"));
+        assert!(parameterize_value(&titled, &[Value::string("x")]).is_err());
+    }
 }

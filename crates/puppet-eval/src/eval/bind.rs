@@ -257,6 +257,7 @@ impl Compiler {
         if let (Some(given), Some(statement)) = (named, owner.statement()) {
             self.check_named(params, given, &values, owner, statement, scope, span)?;
             if let Some(bound) = bound.as_mut() {
+                bound.reserve(params.len());
                 for (p, v) in params.iter().zip(values) {
                     if let Some(v) = v.filter(|v| !v.is_undef()) {
                         bound.insert(p.name.clone(), v);
