@@ -296,8 +296,6 @@ pub struct Catalog {
     /// The index in `resources` of every resource, by ASCII-lower-cased type name, in
     /// catalog order (resources are never removed): a collector looks at its type's only.
     by_type: crate::Map<SmolStr, Vec<usize>>,
-    /// [`crate::names::capitalize_smol`] of each type name declared so far, as given.
-    type_names: crate::Map<SmolStr, SmolStr>,
 }
 
 impl Catalog {
@@ -305,17 +303,6 @@ impl Catalog {
     pub(crate) fn reserve(&mut self, resources: usize) {
         self.resources.reserve(resources);
         self.edges.reserve(resources);
-    }
-
-    /// The name of resource type `type_name` in references (`File`, `Apache::Vhost`):
-    /// [`crate::names::capitalize_smol`], made once per name and compile.
-    pub(crate) fn type_reference_name(&mut self, type_name: &str) -> SmolStr {
-        if let Some(cap) = self.type_names.get(type_name) {
-            return cap.clone();
-        }
-        let cap = crate::names::capitalize_smol(type_name);
-        self.type_names.insert(SmolStr::new(type_name), cap.clone());
-        cap
     }
 
     pub fn get(&self, key: &ResourceKey) -> Option<&Resource> {

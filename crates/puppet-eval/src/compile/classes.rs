@@ -302,8 +302,18 @@ impl Compiler {
         // Room for the four variables below and the parameters, which are bound next.
         s.vars.reserve(4 + b.params);
         s.module = Some(SmolStr::new(crate::names::first_segment(def_name)));
-        s.vars
-            .insert("module_name".into(), self.module_of(def_span));
+        let module = match &def_span.file.path {
+            Some(path) => match self.build.module_names.get(path.as_str()) {
+                Some(m) => m.clone(),
+                None => {
+                    let m = self.module_of(def_span);
+                    self.build.module_names.insert(path.clone(), m.clone());
+                    m
+                }
+            },
+            None => self.module_of(def_span),
+        };
+        s.vars.insert("module_name".into(), module);
         let caller = (self.scopes.lookup(b.caller, "module_name").cloned())
             .unwrap_or_else(|| Value::string(""));
         s.vars.insert("caller_module_name".into(), caller);

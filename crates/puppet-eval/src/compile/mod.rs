@@ -70,6 +70,23 @@ pub(crate) struct Builder {
     resource_like: crate::Set<SmolStr>,
     /// Defined-type instances whose body has run.
     evaluated_defines: crate::Set<ResourceKey>,
+    /// Each resource type name declared so far (as `declare_resource` is given it): its
+    /// name in references and whether it is a defined type. Looking these up in the
+    /// environment (its locks and load-error table) every time was a large part of
+    /// declaring a resource.
+    declared_types: crate::Map<SmolStr, DeclaredType>,
+    /// `$module_name` of the code of each file (by path) whose classes or defined types
+    /// have run.
+    module_names: crate::Map<String, Value>,
+}
+
+/// What [`Builder::declared_types`] knows of a type name.
+#[derive(Clone)]
+struct DeclaredType {
+    /// [`crate::names::capitalize_smol`] of the name.
+    reference: SmolStr,
+    /// Whether it names a defined type (else a built-in or module Ruby type).
+    define: bool,
 }
 
 /// The groups of a regex match (`$0`, `$1`, ...).

@@ -478,15 +478,28 @@ impl Compiler {
                 title: Some(crate::names::capitalize_smol(&cname)),
             }))));
         }
-        let is_define = self.find_define(type_name)?.is_some();
-        if !is_define && !self.env.resource_type_known(type_name) {
-            return err_code(
-                crate::error::codes::UNKNOWN_RESOURCE_TYPE,
-                format!("Error while evaluating a Resource Statement, Unknown resource type: '{type_name}'"),
-                span,
-            );
-        }
-        let cap = self.catalog.type_reference_name(type_name);
+        let (cap, is_define) = match self.build.declared_types.get(type_name) {
+            Some(t) => (t.reference.clone(), t.define),
+            None => {
+                let is_define = self.find_define(type_name)?.is_some();
+                if !is_define && !self.env.resource_type_known(type_name) {
+                    return err_code(
+                        crate::error::codes::UNKNOWN_RESOURCE_TYPE,
+                        format!("Error while evaluating a Resource Statement, Unknown resource type: '{type_name}'"),
+                        span,
+                    );
+                }
+                let reference = crate::names::capitalize_smol(type_name);
+                let known = super::DeclaredType {
+                    reference: reference.clone(),
+                    define: is_define,
+                };
+                self.build
+                    .declared_types
+                    .insert(SmolStr::new(type_name), known);
+                (reference, is_define)
+            }
+        };
         let mut res = Resource::new(cap.clone(), title);
         res.kind = if is_define {
             ResourceKind::Define
