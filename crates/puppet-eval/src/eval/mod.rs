@@ -16,10 +16,12 @@ mod call;
 mod context;
 mod index;
 mod operators;
+mod top;
 mod types;
 mod vars;
 
 pub(crate) use bind::{Args, Owner};
+pub(crate) use top::TopVars;
 pub(crate) use types::known_types;
 use vars::ParamGuard;
 
@@ -113,62 +115,10 @@ impl std::fmt::Debug for Compiler {
 
 impl Compiler {
     pub fn new(env: Arc<Environment>, settings: Settings) -> Compiler {
-        let mut scopes = Scopes::default();
+        let mut scopes = Scopes::with_capacity(env.scope_count_hint());
         let mut top_scope = Scope::new(ScopeKind::Top, None, "Class[main]".into());
         top_scope.resource = Some(ResourceKey::new("Class", "main"));
-        // The facts, server facts, ENC parameters and the dozen built-in variables below,
-        // with room for the main manifest's: no rehashing while they go in.
-        top_scope.vars.reserve(
-            settings.facts.len() + settings.server_facts.len() + settings.enc_parameters.len() + 32,
-        );
-        let facts = Value::Hash(Arc::new(
-            settings
-                .facts
-                .iter()
-                .map(|(k, v)| (Value::String(k.clone()), v.clone()))
-                .collect(),
-        ));
-        top_scope.vars.insert("facts".into(), facts);
-        // `puppet apply` without a certificate: local, unauthenticated trusted data.
-        let trusted = settings.trusted.clone().unwrap_or_else(|| {
-            Value::hash([
-                (Value::string("authenticated"), Value::string("local")),
-                (Value::string("certname"), Value::Undef),
-                (Value::string("extensions"), Value::hash([])),
-                (Value::string("hostname"), Value::Undef),
-                (Value::string("domain"), Value::Undef),
-                (Value::string("external"), Value::hash([])),
-            ])
-        });
-        top_scope.vars.insert("trusted".into(), trusted);
-        top_scope.vars.insert("title".into(), Value::string("main"));
-        top_scope.vars.insert("name".into(), Value::string("main"));
-        top_scope
-            .vars
-            .insert("module_name".into(), Value::string(""));
-        top_scope.vars.insert(
-            "server_facts".into(),
-            Value::hash(
-                settings
-                    .server_facts
-                    .iter()
-                    .map(|(k, v)| (Value::String(k.clone()), v.clone())),
-            ),
-        );
-        for (k, v) in &settings.server_facts {
-            top_scope.vars.entry(k.clone()).or_insert_with(|| v.clone());
-        }
-        // An ENC's parameters are top-scope variables (they win over facts, as Puppet's
-        // node parameters do).
-        for (k, v) in &settings.enc_parameters {
-            top_scope.vars.insert(k.clone(), v.clone());
-        }
-        top_scope
-            .vars
-            .insert("environment".into(), Value::string(&settings.environment));
-        for (k, v) in &settings.facts {
-            top_scope.vars.entry(k.clone()).or_insert_with(|| v.clone());
-        }
+        top_scope.vars = top::top_vars(&settings, env.top_vars_memo());
         let top = scopes.add(top_scope);
         let catalog_size = env.catalog_size_hint();
         let mut c = Compiler {
@@ -284,6 +234,7 @@ impl Compiler {
         if let Err(f) = self.finish() {
             return Err(self.flow_to_error(f));
         }
+        self.env.note_scope_count(self.scopes.slot_count());
         Ok(last)
     }
 
