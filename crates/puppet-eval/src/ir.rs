@@ -13,14 +13,24 @@ use smol_str::SmolStr;
 use std::sync::Arc;
 
 /// A source file known to the evaluator: its path (as printed in messages) and text.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct SourceFile {
     /// The path as Puppet prints it in messages, or `None` for code given on the command
     /// line (`-e`), which Puppet reports with line and column only.
     pub path: Option<String>,
     pub text: Arc<str>,
-    lines: LineIndex,
+    /// Made the first time a line is asked for: many loaded files (parameter classes,
+    /// functions, type aliases) never place a resource or an error.
+    lines: std::sync::OnceLock<LineIndex>,
 }
+
+impl PartialEq for SourceFile {
+    fn eq(&self, other: &Self) -> bool {
+        self.path == other.path && self.text == other.text
+    }
+}
+
+impl Eq for SourceFile {}
 
 impl SourceFile {
     pub fn new(path: Option<String>, text: &str) -> Self {
@@ -29,13 +39,17 @@ impl SourceFile {
 
     /// A source file over shared text (no copy).
     pub fn from_arc(path: Option<String>, text: Arc<str>) -> Self {
-        let lines = LineIndex::new(&text);
-        SourceFile { path, text, lines }
+        SourceFile {
+            path,
+            text,
+            lines: std::sync::OnceLock::new(),
+        }
     }
 
     /// 1-based line and character column of a byte offset.
     pub fn line_col(&self, offset: u32) -> (u32, u32) {
-        let at = self.lines.line_col(&self.text, offset.into());
+        let lines = self.lines.get_or_init(|| LineIndex::new(&self.text));
+        let at = lines.line_col(&self.text, offset.into());
         (at.line, at.col)
     }
 }

@@ -110,7 +110,7 @@ pub fn lower_file(file: Arc<SourceFile>, parse: &puppet_syntax::Parse) -> Lowere
             );
         }
     }
-    let statements: Vec<Expr> = root.exprs().map(|e| l.expr(e)).collect();
+    let statements = exact(root.exprs().count(), root.exprs().map(|e| l.expr(e)));
     LoweredFile {
         file,
         statements,
@@ -254,14 +254,26 @@ impl Lowerer {
 
     fn block(&mut self, b: Option<Node<'_>>) -> Vec<Expr> {
         match b {
-            Some(b) => b.exprs().map(|s| self.expr(s)).collect(),
+            Some(b) => exact(b.exprs().count(), b.exprs().map(|s| self.expr(s))),
             None => Vec::new(),
         }
     }
 
-    /// Lowers a list of arguments or elements, merging adjacent `k => v` into one hash.
-    fn args<'a>(&mut self, items: impl Iterator<Item = Node<'a>>) -> Vec<Expr> {
-        let mut out: Vec<Expr> = Vec::new();
+    /// Lowers a list of arguments or elements (the expressions of `list` after the first
+    /// `skip`), merging adjacent `k => v` into one hash.
+    fn args(&mut self, list: Node<'_>, skip: usize) -> Vec<Expr> {
+        // One element per expression, one per run of `k => v`.
+        let mut len = 0;
+        let mut in_run = false;
+        for item in list.exprs().skip(skip) {
+            let entry = item.kind() == HASH_ENTRY;
+            if !(entry && in_run) {
+                len += 1;
+            }
+            in_run = entry;
+        }
+        let items = list.exprs().skip(skip);
+        let mut out: Vec<Expr> = Vec::with_capacity(len);
         let mut pending: Vec<(Expr, Expr)> = Vec::new();
         let mut pending_span: Option<Span> = None;
         for item in items {
@@ -290,7 +302,7 @@ impl Lowerer {
     /// The arguments of a call or method call: the expressions of its `ARG_LIST`.
     fn call_args(&mut self, call: Node<'_>) -> Vec<Expr> {
         match call.child(ARG_LIST) {
-            Some(list) => self.args(list.exprs()),
+            Some(list) => self.args(list, 0),
             None => Vec::new(),
         }
     }
@@ -321,65 +333,68 @@ impl Lowerer {
     }
 
     fn params(&mut self, list: Node<'_>) -> Vec<Param> {
-        list.children_of(PARAM)
-            .map(|p| {
-                let name = p
-                    .token(VARIABLE)
-                    .map_or("", |t| t.text().trim_start_matches('$'));
-                // The type comes before the variable token, the default after `=`.
-                let mut type_expr = None;
-                for e in p.children_with_tokens() {
-                    match e {
-                        Element::Node(n) => {
-                            type_expr = Some(n).filter(|n| ast::Expr::can_cast(n.kind()));
-                            break;
-                        }
-                        Element::Token(t) if t.kind() == VARIABLE => break,
-                        _ => {}
+        let len = list.children_of(PARAM).count();
+        let params = list.children_of(PARAM).map(|p| {
+            let name = p
+                .token(VARIABLE)
+                .map_or("", |t| t.text().trim_start_matches('$'));
+            // The type comes before the variable token, the default after `=`.
+            let mut type_expr = None;
+            for e in p.children_with_tokens() {
+                match e {
+                    Element::Node(n) => {
+                        type_expr = Some(n).filter(|n| ast::Expr::can_cast(n.kind()));
+                        break;
                     }
+                    Element::Token(t) if t.kind() == VARIABLE => break,
+                    _ => {}
                 }
-                let mut default = None;
-                let mut after_eq = false;
-                for e in p.children_with_tokens() {
-                    match e {
-                        Element::Token(t) if t.kind() == EQ => after_eq = true,
-                        Element::Node(n) if after_eq => {
-                            default = Some(n).filter(|n| ast::Expr::can_cast(n.kind()));
-                            break;
-                        }
-                        _ => {}
+            }
+            let mut default = None;
+            let mut after_eq = false;
+            for e in p.children_with_tokens() {
+                match e {
+                    Element::Token(t) if t.kind() == EQ => after_eq = true,
+                    Element::Node(n) if after_eq => {
+                        default = Some(n).filter(|n| ast::Expr::can_cast(n.kind()));
+                        break;
                     }
+                    _ => {}
                 }
-                Param {
-                    name: SmolStr::new(name),
-                    type_expr: type_expr.map(|t| self.expr(t)),
-                    default: default.map(|d| self.expr(d)),
-                    captures_rest: p.token(STAR).is_some(),
-                    span: self.span(p),
-                }
-            })
-            .collect()
+            }
+            Param {
+                name: SmolStr::new(name),
+                type_expr: type_expr.map(|t| self.expr(t)),
+                default: default.map(|d| self.expr(d)),
+                captures_rest: p.token(STAR).is_some(),
+                span: self.span(p),
+            }
+        });
+        exact(len, params)
     }
 
     /// The attribute operations (`k => v`, `k +> v`, `* => h`) among `node`'s children.
     fn attr_ops(&mut self, node: Node<'_>) -> Vec<AttrOp> {
-        node.children()
-            .filter_map(|op| match op.kind() {
-                ATTRIBUTE_OP => Some(AttrOp {
-                    name: Some(SmolStr::new(token_text(op))),
-                    append: op.token(PARROW).is_some(),
-                    value: self.nth_or(op, 0, "missing value"),
-                    span: self.span(op),
-                }),
-                ATTRIBUTES_OP => Some(AttrOp {
-                    name: None,
-                    append: false,
-                    value: self.nth_or(op, 0, "missing value"),
-                    span: self.span(op),
-                }),
-                _ => None,
-            })
-            .collect()
+        let len = node
+            .children()
+            .filter(|op| matches!(op.kind(), ATTRIBUTE_OP | ATTRIBUTES_OP))
+            .count();
+        let ops = node.children().filter_map(|op| match op.kind() {
+            ATTRIBUTE_OP => Some(AttrOp {
+                name: Some(SmolStr::new(token_text(op))),
+                append: op.token(PARROW).is_some(),
+                value: self.nth_or(op, 0, "missing value"),
+                span: self.span(op),
+            }),
+            ATTRIBUTES_OP => Some(AttrOp {
+                name: None,
+                append: false,
+                value: self.nth_or(op, 0, "missing value"),
+                span: self.span(op),
+            }),
+            _ => None,
+        });
+        exact(len, ops)
     }
 
     fn string_parts(
@@ -387,27 +402,33 @@ impl Lowerer {
         s: Node<'_>,
         heredoc: Option<&puppet_syntax::lexer::HeredocHeader>,
     ) -> Vec<StrPart> {
-        s.children_with_tokens()
-            .filter_map(|p| match p {
-                Element::Token(t) if t.kind() == STRING_TEXT => {
-                    Some(StrPart::Text(SmolStr::new(match heredoc {
-                        Some(h) => ast::unescape_heredoc(t.text(), h),
-                        None => ast::unescape_dq(t.text(), ast::DQ_ESCAPES),
-                    })))
-                }
-                Element::Node(v) if v.kind() == VARIABLE_EXPR => {
-                    let span = self.span(v);
-                    let name = token_text(v).trim_start_matches('$');
-                    Some(StrPart::Expr(
-                        self.mk(ExprKind::Var(SmolStr::new(name)), span),
-                    ))
-                }
-                Element::Node(i) if i.kind() == INTERPOLATION => {
-                    Some(StrPart::Expr(self.nth_or(i, 0, "empty interpolation")))
-                }
-                _ => None,
+        let len = s
+            .children_with_tokens()
+            .filter(|p| match p {
+                Element::Token(t) => t.kind() == STRING_TEXT,
+                Element::Node(n) => matches!(n.kind(), VARIABLE_EXPR | INTERPOLATION),
             })
-            .collect()
+            .count();
+        let parts = s.children_with_tokens().filter_map(|p| match p {
+            Element::Token(t) if t.kind() == STRING_TEXT => {
+                Some(StrPart::Text(SmolStr::new(match heredoc {
+                    Some(h) => ast::unescape_heredoc(t.text(), h),
+                    None => ast::unescape_dq(t.text(), ast::DQ_ESCAPES),
+                })))
+            }
+            Element::Node(v) if v.kind() == VARIABLE_EXPR => {
+                let span = self.span(v);
+                let name = token_text(v).trim_start_matches('$');
+                Some(StrPart::Expr(
+                    self.mk(ExprKind::Var(SmolStr::new(name)), span),
+                ))
+            }
+            Element::Node(i) if i.kind() == INTERPOLATION => {
+                Some(StrPart::Expr(self.nth_or(i, 0, "empty interpolation")))
+            }
+            _ => None,
+        });
+        exact(len, parts)
     }
 
     fn concat(&mut self, parts: Vec<StrPart>, span: Span) -> Expr {
@@ -494,16 +515,15 @@ impl Lowerer {
             TYPE_REF => ExprKind::TypeName(SmolStr::new(token_text(e))),
             VARIABLE_EXPR => ExprKind::Var(SmolStr::new(token_text(e).trim_start_matches('$'))),
             RESERVED_WORD => ExprKind::Invalid(format!("Use of reserved word: {}", token_text(e))),
-            ARRAY_EXPR => ExprKind::Array(self.args(e.exprs())),
-            HASH_EXPR => ExprKind::Hash(
-                e.children_of(HASH_ENTRY)
-                    .map(|en| {
-                        let k = self.nth_or(en, 0, "missing key");
-                        let v = self.nth_or(en, 1, "missing value");
-                        (k, v)
-                    })
-                    .collect(),
-            ),
+            ARRAY_EXPR => ExprKind::Array(self.args(e, 0)),
+            HASH_EXPR => ExprKind::Hash(exact(
+                e.children_of(HASH_ENTRY).count(),
+                e.children_of(HASH_ENTRY).map(|en| {
+                    let k = self.nth_or(en, 0, "missing key");
+                    let v = self.nth_or(en, 1, "missing value");
+                    (k, v)
+                }),
+            )),
             HASH_ENTRY => {
                 // A lone `k => v` where a value is expected: an unfolded hash of one entry.
                 let k = self.nth_or(e, 0, "missing key");
@@ -595,19 +615,19 @@ impl Lowerer {
             }
             ACCESS_EXPR => {
                 let target = self.nth_or(e, 0, "missing target");
-                let keys = self.args(e.exprs().skip(1));
+                let keys = self.args(e, 1);
                 ExprKind::Access(Box::new(target), keys)
             }
             SELECTOR_EXPR => {
                 let target = self.nth_or(e, 0, "missing target");
-                let entries = e
-                    .children_of(SELECTOR_ENTRY)
-                    .map(|en| {
+                let entries = exact(
+                    e.children_of(SELECTOR_ENTRY).count(),
+                    e.children_of(SELECTOR_ENTRY).map(|en| {
                         let m = self.nth_or(en, 0, "missing");
                         let v = self.nth_or(en, 1, "missing");
                         (m, v)
-                    })
-                    .collect();
+                    }),
+                );
                 ExprKind::Selector(Box::new(target), entries)
             }
             PAREN_EXPR => match e.nth_expr(0) {
@@ -671,13 +691,13 @@ impl Lowerer {
             }
             CASE_EXPR => {
                 let test = self.nth_or(e, 0, "missing test");
-                let options = e
-                    .children_of(CASE_OPTION)
-                    .map(|o| {
-                        let values = o.exprs().map(|v| self.expr(v)).collect();
+                let options = exact(
+                    e.children_of(CASE_OPTION).count(),
+                    e.children_of(CASE_OPTION).map(|o| {
+                        let values = exact(o.exprs().count(), o.exprs().map(|v| self.expr(v)));
                         (values, self.block(o.child(BLOCK)))
-                    })
-                    .collect();
+                    }),
+                );
                 ExprKind::Case {
                     test: Box::new(test),
                     options,
@@ -925,14 +945,14 @@ impl Lowerer {
             }
             return self.mk(ExprKind::Invalid("resource without title".into()), span);
         }
-        let bodies = r
-            .children_of(RESOURCE_BODY)
-            .map(|b| ResourceBody {
+        let bodies = exact(
+            r.children_of(RESOURCE_BODY).count(),
+            r.children_of(RESOURCE_BODY).map(|b| ResourceBody {
                 title: self.nth_or(b, 0, "missing title"),
                 ops: self.attr_ops(b),
                 span: self.span(b),
-            })
-            .collect();
+            }),
+        );
         self.mk(
             ExprKind::Resource {
                 form,
@@ -1018,6 +1038,17 @@ fn host_match(m: Node<'_>) -> Option<HostMatch> {
         }
     })
 }
+/// `items` in a vector with room for `len` of them, `len` being their number. The IR lives
+/// as long as its environment, and a vector grown from a filtering iterator starts with room
+/// for four and doubles: for the short lists of a manifest (one statement, two arguments,
+/// five attributes) much of that room would be memory touched for nothing, and page faults
+/// are a large part of a whole-process compile.
+fn exact<T>(len: usize, items: impl Iterator<Item = T>) -> Vec<T> {
+    let mut v = Vec::with_capacity(len);
+    v.extend(items);
+    v
+}
+
 #[cfg(test)]
 mod size_tests {
     /// Lowered files stay in memory for every compile, and expressions are most of them:
@@ -1025,5 +1056,42 @@ mod size_tests {
     #[test]
     fn expressions_stay_small() {
         assert!(std::mem::size_of::<crate::ir::Expr>() <= 88);
+    }
+
+    /// The lists of the IR have no spare room: statements, arguments (a run of `k => v`
+    /// counts once), attributes, bodies, array elements and string parts.
+    #[test]
+    fn lists_have_exact_room() {
+        use crate::ir::{ExprKind, SourceFile};
+        let text = r#"
+            notice(1, a => 1, b => 2, 3)
+            file { 'a': ensure => present, mode => '0644', owner => root; 'b': * => {} }
+            $x = [1, [2, 3], "x${y}z"]
+        "#;
+        let parse = puppet_syntax::parse(text);
+        let lowered = super::lower_file(std::sync::Arc::new(SourceFile::new(None, text)), &parse);
+        let s = &lowered.statements;
+        assert_eq!((s.len(), s.capacity()), (3, 3));
+        let ExprKind::Call { args, .. } = &s[0].kind else {
+            panic!("{:?}", s[0].kind)
+        };
+        assert_eq!((args.len(), args.capacity()), (3, 3));
+        let ExprKind::Resource { bodies, .. } = &s[1].kind else {
+            panic!("{:?}", s[1].kind)
+        };
+        assert_eq!((bodies.len(), bodies.capacity()), (2, 2));
+        assert_eq!((bodies[0].ops.len(), bodies[0].ops.capacity()), (3, 3));
+        assert_eq!((bodies[1].ops.len(), bodies[1].ops.capacity()), (1, 1));
+        let ExprKind::Assign(_, value) = &s[2].kind else {
+            panic!("{:?}", s[2].kind)
+        };
+        let ExprKind::Array(items) = &value.kind else {
+            panic!("{:?}", value.kind)
+        };
+        assert_eq!((items.len(), items.capacity()), (3, 3));
+        let ExprKind::Concat(parts) = &items[2].kind else {
+            panic!("{:?}", items[2].kind)
+        };
+        assert_eq!((parts.len(), parts.capacity()), (3, 3));
     }
 }

@@ -24,6 +24,29 @@ pub(crate) fn merge_kw(mut args: Vec<RValue>, kw: Option<RValue>) -> Vec<RValue>
     args
 }
 
+/// `Some(true)` for `==`, `Some(false)` for `!=` (the calls [`Interp::scalar_equality`]
+/// answers), else `None`.
+fn equality_op(name: &str) -> Option<bool> {
+    match name {
+        "==" => Some(true),
+        "!=" => Some(false),
+        _ => None,
+    }
+}
+
+/// A value of a built-in class without inner values (what `==` compares by value).
+fn is_scalar(v: &RValue) -> bool {
+    matches!(
+        v,
+        RValue::Nil
+            | RValue::Bool(_)
+            | RValue::Int(_)
+            | RValue::Float(_)
+            | RValue::Str(_)
+            | RValue::Sym(_)
+    )
+}
+
 impl<'s> Interp<'s> {
     /// Evaluates call arguments: positional values (splats expanded) and the keyword hash.
     #[inline]
@@ -100,6 +123,18 @@ impl<'s> Interp<'s> {
             }
             None => None,
         };
+        if let (Some(recv), [arg], None, None) = (&r, args, block, block_arg) {
+            if let Some(eq) = equality_op(name) {
+                if !self.reopened
+                    && is_scalar(recv)
+                    && !matches!(arg.kind, Kind::Splat(_) | Kind::KwArgs(_))
+                {
+                    let a = self.eval(arg)?;
+                    self.pos = pos;
+                    return self.scalar_equality(recv, &a, eq, pos);
+                }
+            }
+        }
         let (a, kw) = self.eval_args(args)?;
         let blk = match (block, block_arg) {
             (Some(b), _) => Some(self.make_proc(b.clone(), false)),
@@ -115,6 +150,23 @@ impl<'s> Interp<'s> {
                 self.send_self(s, name, a, kw, blk.as_ref(), pos, vcall)
             }
         }
+    }
+
+    /// `recv == arg` (`eq`) or `recv != arg` on a scalar receiver of a built-in class that
+    /// nobody reopened: what [`Interp::send`] does for it (no user method to find; the
+    /// native `==` of every object, whose `!=` negates it), without building an argument
+    /// list or going through the layers of dispatch. The receiver's size check and the walk
+    /// bound are the native call's.
+    pub(crate) fn scalar_equality(&mut self, recv: &RValue, arg: &RValue, eq: bool, pos: Pos) -> R {
+        let outer = value::walk_begin();
+        let same = value::equal(recv, arg);
+        if value::walk_end(outer) {
+            return crate::interp::too_large(pos);
+        }
+        if matches!(recv, RValue::Str(_)) {
+            self.check_size(recv, pos)?;
+        }
+        Ok(RValue::Bool(same == eq))
     }
 
     /// Calls a method on a value (the entry point for native code: keyword arguments are
@@ -942,5 +994,115 @@ impl<'s> Interp<'s> {
                 .is_ok_and(|r| r.truthy());
         }
         false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{eval_inspect, NullScope, Sources};
+
+    /// Receivers and arguments of every kind `==` meets: scalars (NaN, `-0.0`, numbers of
+    /// both classes, strings and symbols that print alike), containers, ranges, regexps,
+    /// classes, user objects (with and without their own `==`) and procs.
+    const SAMPLES: &str = r#"
+        class Eq; def ==(o); true; end; end
+        def samples = [nil, true, false, 0, 1, -1, 1.0, 0.0, -0.0, 0.0 / 0.0, 2**62, "a", "", "1", "a".freeze,
+         :a, :"1", :"", [1], [], {"a" => 1}, {}, 1..2, /a/, String, Object.new, Eq.new,
+         proc { 1 }]
+        samples
+    "#;
+
+    fn samples(it: &mut Interp) -> Vec<RValue> {
+        let prog = crate::parser::parse_file(SAMPLES, "(samples)").expect("parses");
+        match it.run_program(&prog) {
+            Ok(RValue::Array(a)) => a.borrow().clone(),
+            other => panic!("samples: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn scalar_equality_answers_as_the_dispatched_call() {
+        let mut scope = NullScope::default();
+        let mut it = Interp::with(&mut scope, "(t)", false, Sources::empty());
+        let values = samples(&mut it);
+        let pos = Pos::default();
+        let mut compared = 0;
+        for recv in values.iter().filter(|v| is_scalar(v)) {
+            for arg in &values {
+                for (name, eq) in [("==", true), ("!=", false)] {
+                    let steps = it.steps();
+                    let fast = it.scalar_equality(recv, arg, eq, pos).expect("fast path");
+                    assert_eq!(it.steps(), steps, "the fast path takes no step");
+                    let general = it
+                        .send(
+                            recv.clone(),
+                            name,
+                            vec![arg.clone()],
+                            None,
+                            None,
+                            pos,
+                            false,
+                        )
+                        .expect("general path");
+                    assert!(
+                        value::equal(&fast, &general),
+                        "{} {name} {}: {fast:?} vs {general:?}",
+                        value::inspect(recv),
+                        value::inspect(arg)
+                    );
+                    compared += 1;
+                }
+            }
+        }
+        assert!(compared > 300, "{compared} comparisons");
+    }
+
+    #[test]
+    fn equality_in_code_takes_the_fast_path_only_where_it_agrees() {
+        // The operator form (fast path for scalar receivers) against `send` (the general
+        // dispatch) over the same pairs.
+        let code = format!(
+            "{SAMPLES}\nv = samples\nv.flat_map {{ |a| v.map {{ |b| [a == b, a != b] == [a.send(:==, b), a.send(:!=, b)] }} }}.all?"
+        );
+        assert_eq!(eval_inspect(&code).unwrap(), "true");
+        // A reopened built-in class: the user's `==` and `!=` run.
+        assert_eq!(
+            eval_inspect(
+                "class String; def ==(o); :mine; end; end\nclass Integer; def !=(o); :ne; end; end\n[\"a\" == \"b\", 1 != 1, 1 == 1]"
+            )
+            .unwrap(),
+            "[:mine, :ne, true]"
+        );
+        // `&.` on nil, splats and a block still go the general way.
+        assert_eq!(
+            eval_inspect("x = nil\n[x&.==(1), 1.==(*[1]), 1.==(1) { }, 'a' != 'a']").unwrap(),
+            "[nil, true, true, false]"
+        );
+    }
+
+    #[test]
+    fn regexp_literals_are_made_once_and_match_as_before() {
+        assert_eq!(
+            eval_inspect(
+                "r = []\n3.times { |i| r << (/a(b)?/ =~ 'xab' * (i + 1)) << $1 << ('xb' =~ /a/) }\nr"
+            )
+            .unwrap(),
+            "[1, \"b\", nil, 1, \"b\", nil, 1, \"b\", nil]"
+        );
+        // Two literals with the same text and other flags, and an interpolated one.
+        assert_eq!(
+            eval_inspect(
+                "s = 'A'\n[/a/ =~ 'A', /a/i =~ 'A', /#{s}/ =~ 'xA', /a/.source, /a/i.options]"
+            )
+            .unwrap(),
+            "[nil, 0, 1, \"a\", 1]"
+        );
+        // `string =~ regexp` is `regexp =~ string`, `$~` included.
+        assert_eq!(
+            eval_inspect("a = ['xyz' =~ /y(z)/, $~[1], $~.pre_match]\nb = [/y(z)/ =~ 'xyz', $~[1], $~.pre_match]\n[a, a == b, 'q' =~ /y/, $~]")
+                .unwrap(),
+            "[[1, \"z\", \"x\"], true, nil, nil]"
+        );
     }
 }

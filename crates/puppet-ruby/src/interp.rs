@@ -201,6 +201,17 @@ pub struct Interp<'s> {
     /// `Puppet::Parser::Scope` as last looked up, with the constant epoch it is valid for
     /// (see [`Interp::scope_class`]).
     scope_class: Option<(u64, Rc<Module>)>,
+    /// The regexps of literals without interpolation, by the address of their text in the
+    /// tree (see [`Interp::regex_literal`]).
+    regex_literals: FxHashMap<usize, RegexLiteral>,
+}
+
+/// A regexp literal's value, with the source and flags it was made of (checked on every
+/// use, so that another tree at the same address never gets it).
+struct RegexLiteral {
+    source: Arc<str>,
+    flags: Arc<str>,
+    value: Rc<value::RRegex>,
 }
 
 impl std::fmt::Debug for Interp<'_> {
@@ -339,6 +350,7 @@ impl<'s> Interp<'s> {
             ext: crate::puppet::Ext::default(),
             outer_addresses: crate::value::addresses_begin(),
             scope_class: None,
+            regex_literals: FxHashMap::default(),
         }
     }
 
@@ -592,6 +604,7 @@ impl<'s> Interp<'s> {
         self.ctx.env.set(name, v);
     }
 
+    #[inline]
     pub(crate) fn tick(&mut self, pos: Pos) -> Result<(), Ctrl> {
         self.steps += 1;
         if value::walk_end(0) {
@@ -604,6 +617,7 @@ impl<'s> Interp<'s> {
     }
 
     /// Counts one level of recursion (method calls, blocks, nested expressions).
+    #[inline]
     pub(crate) fn enter(&mut self, pos: Pos) -> Result<(), Ctrl> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
@@ -613,11 +627,38 @@ impl<'s> Interp<'s> {
         Ok(())
     }
 
+    #[inline]
     pub(crate) fn leave(&mut self) {
         self.depth = self.depth.saturating_sub(1);
     }
 
     // ---- running ------------------------------------------------------------------------
+
+    /// The value of the regexp literal `/source/flags` (no interpolation): as in Ruby, the
+    /// same object every time the literal runs, made once per interpreter.
+    fn regex_literal(&mut self, source: &str, flags: &str, pos: Pos) -> R {
+        let key = source.as_ptr() as usize;
+        if let Some(l) = self.regex_literals.get(&key) {
+            if *l.source == *source && *l.flags == *flags {
+                return Ok(RValue::Regexp(l.value.clone()));
+            }
+        }
+        match value::compile_regex(source, flags) {
+            Ok(r) => {
+                let value = Rc::new(r);
+                self.regex_literals.insert(
+                    key,
+                    RegexLiteral {
+                        source: source.into(),
+                        flags: flags.into(),
+                        value: value.clone(),
+                    },
+                );
+                Ok(RValue::Regexp(value))
+            }
+            Err(e) => unsupported(format!("regexp /{source}/ ({e})"), pos),
+        }
+    }
 
     /// Runs the top-level statements of a template (`next`/`break` there are errors).
     pub fn run(&mut self, body: &[Node]) -> Result<(), Ctrl> {
@@ -690,6 +731,9 @@ impl<'s> Interp<'s> {
     }
 
     fn interp_parts(&mut self, parts: &[Part]) -> Result<String, Ctrl> {
+        if let [Part::Lit(l)] = parts {
+            return Ok(l.clone());
+        }
         let mut s = String::new();
         for p in parts {
             match p {
@@ -808,6 +852,9 @@ impl<'s> Interp<'s> {
             }
             Kind::Sym(parts) => Ok(RValue::sym(&self.interp_parts(parts)?)),
             Kind::Regex(parts, flags) => {
+                if let [Part::Lit(lit)] = parts.as_slice() {
+                    return self.regex_literal(lit, flags, pos);
+                }
                 let src = self.interp_parts(parts)?;
                 match value::compile_regex(&src, flags) {
                     Ok(r) => Ok(RValue::Regexp(Rc::new(r))),

@@ -405,6 +405,15 @@ pub fn str_method(
         ("length" | "size", []) => return Ok(RValue::Int(cell.borrow().chars().count() as i64)),
         ("empty?", []) => return Ok(RValue::Bool(cell.borrow().is_empty())),
         ("to_s" | "to_str", []) => return Ok(recv.clone()),
+        // `s =~ re` is `re =~ s` (see below), matched in place.
+        ("=~", [RValue::Regexp(re)]) => {
+            let re = re.clone();
+            let text = cell.borrow();
+            return Ok(match crate::methods::regex_match(it, &re, &text, 0, pos)? {
+                Some((at, _)) => RValue::Int(at as i64),
+                None => RValue::Nil,
+            });
+        }
         _ => {}
     }
     let s = cell.borrow().clone();

@@ -111,6 +111,7 @@ pub(crate) fn addresses_end(outer: u64) {
 /// Counts one element visited by a walk over nested data; `false` once the running native
 /// operation passed [`WALK_LIMIT`]: the walk stops there, and its partial result is never
 /// seen (the interpreter raises when the operation returns, see [`walk_end`]).
+#[inline]
 pub(crate) fn walk_step() -> bool {
     WALKED.with(|w| {
         let n = w.get().saturating_add(1);
@@ -120,12 +121,14 @@ pub(crate) fn walk_step() -> bool {
 }
 
 /// Starts counting the walks of a native operation; returns the count of the enclosing one.
+#[inline]
 pub(crate) fn walk_begin() -> u64 {
     WALKED.with(|w| w.replace(0))
 }
 
 /// Ends a native operation's count and restores the enclosing one's (`outer`, from
 /// [`walk_begin`]); true when the operation passed [`WALK_LIMIT`].
+#[inline]
 pub(crate) fn walk_end(outer: u64) -> bool {
     WALKED.with(|w| w.replace(outer) > WALK_LIMIT)
 }
@@ -989,6 +992,7 @@ fn from_puppet_depth(v: &Value, depth: usize, freeze: bool) -> RValue {
             ),
             Value::Hash(h) => {
                 let mut rh = RHash::default();
+                rh.map.reserve(h.len());
                 for (k, v) in h.iter() {
                     let k = from_puppet_depth(k, depth + 1, freeze);
                     // Frozen as `insert` would copy it to freeze it (a new string nothing else

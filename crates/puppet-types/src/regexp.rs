@@ -54,11 +54,119 @@ struct Matcher {
 /// strings of a catalog as fast. The others go through fancy-regex, which hands the same
 /// engine the parts it can.
 enum Engine {
-    Automata(regex_automata::meta::Regex),
+    Automata(Automata),
     /// A [`translate_for_captures`] pattern: its last group is the newline a `\Z` would
     /// have looked at, not one of the pattern's groups.
-    AutomataEndGroup(regex_automata::meta::Regex),
+    AutomataEndGroup(Automata),
     Fancy(Arc<fancy_regex::Regex>),
+}
+
+/// A pattern on the meta engine, built twice over: for ASCII text (nearly all of a
+/// catalog's strings) from the pattern with every class cut down to its ASCII members
+/// ([`ascii_only`]), which gives the same matches and groups there; for other text, the
+/// first time one comes, from the pattern as written. A class with members above ASCII
+/// (`.`, `[^/]`, `\W`) costs the meta engine's compiler a 400 KB table to turn into UTF-8
+/// automata (about 100 fresh pages and 100,000 instructions a pattern); the ASCII build
+/// needs none of it.
+struct Automata {
+    ascii: regex_automata::meta::Regex,
+    /// The pattern as parsed, for the full build.
+    hir: regex_syntax::hir::Hir,
+    /// The full build, or fancy-regex's should the meta engine refuse it (its size limit).
+    full: std::sync::OnceLock<Result<FullEngine, String>>,
+    /// The pattern's text, for that fallback.
+    pattern: String,
+}
+
+enum FullEngine {
+    Automata(regex_automata::meta::Regex),
+    Fancy(Arc<fancy_regex::Regex>),
+}
+
+fn meta_config() -> regex_automata::meta::Config {
+    regex_automata::meta::Config::new()
+        .auto_prefilter(false)
+        .dfa(false)
+        .onepass(false)
+}
+
+impl Automata {
+    /// The parse of `pattern` and its ASCII build; `None` when the meta engine cannot take
+    /// it (look-around, back references: a parse error here).
+    fn build(pattern: &str) -> Option<Automata> {
+        let hir = regex_syntax::ParserBuilder::new()
+            .build()
+            .parse(pattern)
+            .ok()?;
+        let ascii = regex_automata::meta::Builder::new()
+            .configure(meta_config())
+            .build_from_hir(&ascii_only(&hir))
+            .ok()?;
+        Some(Automata {
+            ascii,
+            hir,
+            full: std::sync::OnceLock::new(),
+            pattern: pattern.to_string(),
+        })
+    }
+
+    /// The full build (made on first use).
+    fn full(&self) -> Option<&FullEngine> {
+        self.full
+            .get_or_init(|| {
+                match regex_automata::meta::Builder::new()
+                    .configure(meta_config())
+                    .build_from_hir(&self.hir)
+                {
+                    Ok(re) => Ok(FullEngine::Automata(re)),
+                    Err(_) => build_fancy(&self.pattern).map(FullEngine::Fancy),
+                }
+            })
+            .as_ref()
+            .ok()
+    }
+}
+
+/// `hir` with each class reduced to its ASCII members and each Unicode word boundary made
+/// an ASCII one. On an ASCII haystack it matches exactly where `hir` does, with the same
+/// groups: every class matches one character, which there is ASCII; a literal above ASCII
+/// never matches in either; case-insensitive letters are already classes of their case
+/// variants (the Kelvin sign of `(?i)k` goes, `K` and `k` stay); and an ASCII character is
+/// a Unicode word character exactly when it is an ASCII one.
+fn ascii_only(hir: &regex_syntax::hir::Hir) -> regex_syntax::hir::Hir {
+    use regex_syntax::hir::{Capture, Class, ClassUnicode, ClassUnicodeRange, Hir, HirKind};
+    use regex_syntax::hir::{Look, Repetition};
+    match hir.kind() {
+        HirKind::Empty | HirKind::Literal(_) => hir.clone(),
+        HirKind::Class(Class::Unicode(c)) => {
+            let mut c = c.clone();
+            c.intersect(&ClassUnicode::new([ClassUnicodeRange::new('\0', '\x7f')]));
+            Hir::class(Class::Unicode(c))
+        }
+        HirKind::Class(Class::Bytes(_)) => hir.clone(),
+        HirKind::Look(look) => Hir::look(match look {
+            Look::WordUnicode => Look::WordAscii,
+            Look::WordUnicodeNegate => Look::WordAsciiNegate,
+            Look::WordStartUnicode => Look::WordStartAscii,
+            Look::WordEndUnicode => Look::WordEndAscii,
+            Look::WordStartHalfUnicode => Look::WordStartHalfAscii,
+            Look::WordEndHalfUnicode => Look::WordEndHalfAscii,
+            other => *other,
+        }),
+        HirKind::Repetition(r) => Hir::repetition(Repetition {
+            min: r.min,
+            max: r.max,
+            greedy: r.greedy,
+            sub: Box::new(ascii_only(&r.sub)),
+        }),
+        HirKind::Capture(c) => Hir::capture(Capture {
+            index: c.index,
+            name: c.name.clone(),
+            sub: Box::new(ascii_only(&c.sub)),
+        }),
+        HirKind::Concat(subs) => Hir::concat(subs.iter().map(ascii_only).collect()),
+        HirKind::Alternation(subs) => Hir::alternation(subs.iter().map(ascii_only).collect()),
+    }
 }
 
 fn build_fancy(translated: &str) -> Result<Arc<fancy_regex::Regex>, String> {
@@ -72,22 +180,12 @@ fn build_fancy(translated: &str) -> Result<Arc<fancy_regex::Regex>, String> {
 }
 
 fn build_engine(translated: &str) -> Result<Engine, String> {
-    let config = regex_automata::meta::Config::new()
-        .auto_prefilter(false)
-        .dfa(false)
-        .onepass(false);
-    let build = |pattern: &str| {
-        regex_automata::meta::Builder::new()
-            .configure(config.clone())
-            .build(pattern)
-            .ok()
-    };
-    if let Some(re) = build(translated) {
+    if let Some(re) = Automata::build(translated) {
         return Ok(Engine::Automata(re));
     }
     // Negative look-aheads that can never fail (`[0-9](?!\d)[.]`) are left out.
-    if let Some(re) =
-        crate::lookahead::drop_redundant_lookaheads(translated).and_then(|plain| build(&plain))
+    if let Some(re) = crate::lookahead::drop_redundant_lookaheads(translated)
+        .and_then(|plain| Automata::build(&plain))
     {
         return Ok(Engine::Automata(re));
     }
@@ -100,7 +198,16 @@ impl Engine {
     /// as none.
     fn is_match(&self, text: &str) -> bool {
         match self {
-            Engine::Automata(re) | Engine::AutomataEndGroup(re) => re.is_match(text),
+            Engine::Automata(a) | Engine::AutomataEndGroup(a) => {
+                if text.is_ascii() {
+                    return a.ascii.is_match(text);
+                }
+                match a.full() {
+                    Some(FullEngine::Automata(re)) => re.is_match(text),
+                    Some(FullEngine::Fancy(re)) => re.is_match(text).unwrap_or(false),
+                    None => false,
+                }
+            }
             Engine::Fancy(re) => re.is_match(text).unwrap_or(false),
         }
     }
@@ -108,7 +215,21 @@ impl Engine {
     /// The groups of the first match (group 0 the whole match), `None` for no match.
     fn captures(&self, text: &str) -> Option<Vec<Option<String>>> {
         match self {
-            Engine::Automata(re) | Engine::AutomataEndGroup(re) => {
+            Engine::Automata(a) | Engine::AutomataEndGroup(a) => {
+                let re = if text.is_ascii() {
+                    &a.ascii
+                } else {
+                    match a.full()? {
+                        FullEngine::Automata(re) => re,
+                        FullEngine::Fancy(re) => {
+                            return fancy_captures(
+                                re,
+                                text,
+                                matches!(self, Engine::AutomataEndGroup(_)),
+                            )
+                        }
+                    }
+                };
                 let mut caps = re.create_captures();
                 re.captures(text, &mut caps);
                 if !caps.is_match() {
@@ -130,16 +251,33 @@ impl Engine {
                         .collect(),
                 )
             }
-            Engine::Fancy(re) => {
-                let caps = re.captures(text).ok()??;
-                Some(
-                    (0..caps.len())
-                        .map(|i| caps.get(i).map(|m| m.as_str().to_string()))
-                        .collect(),
-                )
-            }
+            Engine::Fancy(re) => fancy_captures(re, text, false),
         }
     }
+}
+
+/// The groups of fancy-regex's first match; with `end_group`, the last group is the
+/// newline of a `\Z` ([`Engine::AutomataEndGroup`]): the whole match ends where it starts.
+fn fancy_captures(
+    re: &fancy_regex::Regex,
+    text: &str,
+    end_group: bool,
+) -> Option<Vec<Option<String>>> {
+    let caps = re.captures(text).ok()??;
+    let mut groups: Vec<Option<(usize, usize)>> = (0..caps.len())
+        .map(|i| caps.get(i).map(|m| (m.start(), m.end())))
+        .collect();
+    if end_group {
+        if let (Some(Some(end)), Some(Some(whole))) = (groups.pop(), groups.first_mut()) {
+            whole.1 = end.0;
+        }
+    }
+    Some(
+        groups
+            .into_iter()
+            .map(|g| g.map(|(s, e)| text[s..e].to_string()))
+            .collect(),
+    )
 }
 
 impl Matcher {
@@ -755,6 +893,12 @@ mod tests {
             (r"^$", ""),
             (r"x*", ""),
             (r"[\\/:~\n \t\n\x0B\x0C\r\+\*\(\)@]", ""),
+            // Classes above ASCII, case folding beyond it, Unicode word boundaries: the
+            // ASCII build takes the ASCII texts, the full build the others.
+            (r"k+s", "i"),
+            (r"(\w+)\b(.)", ""),
+            (r"[^x](y)?", ""),
+            (r"\W(\S+)", "m"),
         ];
         let texts = [
             "",
@@ -795,6 +939,11 @@ mod tests {
             "ab ",
             "a~b",
             "@",
+            "KS",
+            "\u{212a}\u{17f}",
+            "xy",
+            "x\u{e9}y",
+            "a-b c",
         ];
         for (p, flags) in patterns {
             let translated = translate_ruby(p, flags);
