@@ -173,12 +173,13 @@ mod tests {
     use std::sync::Mutex;
 
     fn settings(facts: &[(&str, Value)]) -> Settings {
-        let mut s = Settings::default();
-        s.facts = facts
-            .iter()
-            .map(|(k, v)| (SmolStr::new(k), v.clone()))
-            .collect();
-        s
+        Settings {
+            facts: facts
+                .iter()
+                .map(|(k, v)| (SmolStr::new(k), v.clone()))
+                .collect(),
+            ..Settings::default()
+        }
     }
 
     /// A copy from the memo is what making the variables anew gives, and any change of
@@ -204,18 +205,13 @@ mod tests {
             (Value::Hash(x), Value::Hash(y)) => assert!(Arc::ptr_eq(x, y)),
             other => panic!("{other:?}"),
         }
-        let mut variants = Vec::new();
-        variants.push(settings(&[
-            ("os", os.clone()),
-            ("kernel", Value::string("BSD")),
-        ]));
-        variants.push(settings(&[("os", os.clone())]));
-        variants.push(settings(&[
-            ("kernel", Value::string("Linux")),
-            ("os", os.clone()),
-        ]));
-        variants.push(settings(&[("x", Value::Float(0.0))]));
-        variants.push(settings(&[("x", Value::Float(-0.0))]));
+        let mut variants = vec![
+            settings(&[("os", os.clone()), ("kernel", Value::string("BSD"))]),
+            settings(&[("os", os.clone())]),
+            settings(&[("kernel", Value::string("Linux")), ("os", os.clone())]),
+            settings(&[("x", Value::Float(0.0))]),
+            settings(&[("x", Value::Float(-0.0))]),
+        ];
         let mut b = a.clone();
         b.environment = "staging".into();
         variants.push(b);
