@@ -40,6 +40,20 @@ use std::sync::Arc;
 
 const MAX_DEPTH: u32 = 400;
 
+/// How many nested evaluations share one stack check in an optimised build (see
+/// [`Compiler::eval`]).
+const STACK_CHECK_EVERY: u32 = 4;
+/// The stack one level of evaluation may use before the next one checks: 64 kB per level.
+const STACK_PER_LEVEL: usize = 64 * 1024;
+/// The stack left at a check, below which evaluation goes on in a new segment.
+const STACK_RED_ZONE: usize = if cfg!(debug_assertions) {
+    STACK_PER_LEVEL
+} else {
+    STACK_PER_LEVEL * STACK_CHECK_EVERY as usize
+};
+/// The size of a new stack segment.
+const STACK_SEGMENT: usize = 1024 * 1024;
+
 /// One compile: scopes, logs and the catalog under construction.
 pub struct Compiler {
     pub(crate) env: Arc<Environment>,
@@ -311,8 +325,16 @@ impl Compiler {
             );
         }
         // Deep (but bounded) Puppet code may need more stack than the caller's thread has:
-        // grow it in segments instead of overflowing.
-        let r = stacker::maybe_grow(64 * 1024, 1024 * 1024, || self.eval_inner(e, scope));
+        // grow it in segments instead of overflowing. An optimised build asks how much is
+        // left at every `STACK_CHECK_EVERY`th level only (from the first: asking reads a
+        // thread-local and the stack pointer, a visible part of a small expression's cost),
+        // with a red zone that covers the levels up to the next check as one per level
+        // would; a debug build, whose frames are many times bigger, asks at every level.
+        let r = if cfg!(debug_assertions) || self.depth % STACK_CHECK_EVERY == 1 {
+            stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || self.eval_inner(e, scope))
+        } else {
+            self.eval_inner(e, scope)
+        };
         self.depth -= 1;
         r
     }
@@ -349,7 +371,8 @@ impl Compiler {
                         StrPart::Text(t) => out.push_str(t),
                         StrPart::Expr(x) => {
                             let v = self.eval(x, scope)?;
-                            out.push_str(&interpolate(&v));
+                            // Appended straight to the string being made.
+                            puppet_types::format::interpolated_value(&mut out, &v);
                         }
                     }
                 }
@@ -369,7 +392,10 @@ impl Compiler {
                 Ok(Value::array(out))
             }
             ExprKind::Hash(entries) => {
-                let mut map = puppet_types::value::ValueMap::default();
+                let mut map = puppet_types::value::ValueMap::with_capacity_and_hasher(
+                    entries.len(),
+                    Default::default(),
+                );
                 for (k, v) in entries {
                     let kv = self.eval(k, scope)?;
                     let vv = self.eval(v, scope)?;
@@ -573,7 +599,7 @@ impl Compiler {
                     }
                     other => other,
                 };
-                self.render_buffer.push_str(&interpolate(&v));
+                puppet_types::format::interpolated_value(&mut self.render_buffer, &v);
                 Ok(Value::Undef)
             }
             // Transparent: the parentheses only give the operand its location.
@@ -752,11 +778,4 @@ fn is_constant_type_expr(e: &Expr, depth: u32) -> bool {
         }),
         _ => false,
     }
-}
-
-/// The text a value interpolates to in a string.
-pub fn interpolate(v: &Value) -> String {
-    let mut out = String::new();
-    puppet_types::format::interpolated_value(&mut out, v);
-    out
 }
