@@ -84,6 +84,11 @@ pub struct Environment {
     /// catalog starts with room for that many (growing a map of resources copies them all
     /// each time). Only a size: no output depends on it.
     catalog_size: std::sync::atomic::AtomicUsize,
+    /// The most scopes a compile of this environment has had so far (the next compile's
+    /// arena starts with room for that many). Only a size: no output depends on it.
+    scope_count: std::sync::atomic::AtomicUsize,
+    /// The top-scope variables the last compile's settings made (see `eval::top`).
+    top_vars: Mutex<Option<Arc<crate::eval::TopVars>>>,
 }
 
 /// The key of a constant expression's value: (file, start, end, expression address). The
@@ -302,7 +307,25 @@ impl Environment {
             main_diagnostics: Vec::new(),
             const_types: RwLock::default(),
             catalog_size: Default::default(),
+            scope_count: Default::default(),
+            top_vars: Mutex::new(None),
         }
+    }
+
+    /// How many scopes a compile of this environment is likely to have: the most one has
+    /// had so far.
+    pub(crate) fn scope_count_hint(&self) -> usize {
+        self.scope_count.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Notes how many scopes a compile had (see [`Environment::scope_count_hint`]).
+    pub(crate) fn note_scope_count(&self, scopes: usize) {
+        (self.scope_count).fetch_max(scopes, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// The memo of the top-scope variables the last compile's settings made.
+    pub(crate) fn top_vars_memo(&self) -> &Mutex<Option<Arc<crate::eval::TopVars>>> {
+        &self.top_vars
     }
 
     /// How many resources the catalog of a compile of this environment is likely to have:

@@ -72,10 +72,36 @@ impl Scope {
 pub struct Scopes {
     slots: Vec<Option<Scope>>,
     free: Vec<ScopeId>,
+    /// The emptied variable maps of released scopes, reused by the next scopes added
+    /// without variables (a lambda called for each element would otherwise allocate and
+    /// free a map per call).
+    spare: Vec<crate::Map<SmolStr, Value>>,
 }
 
+/// The most emptied maps kept for reuse.
+const SPARE_MAPS: usize = 8;
+
 impl Scopes {
-    pub fn add(&mut self, scope: Scope) -> ScopeId {
+    /// An arena with room for `n` scopes.
+    pub fn with_capacity(n: usize) -> Scopes {
+        Scopes {
+            slots: Vec::with_capacity(n),
+            free: Vec::new(),
+            spare: Vec::new(),
+        }
+    }
+
+    /// The number of slots: the most scopes held at once so far.
+    pub fn slot_count(&self) -> usize {
+        self.slots.len()
+    }
+
+    pub fn add(&mut self, mut scope: Scope) -> ScopeId {
+        if scope.vars.capacity() == 0 {
+            if let Some(vars) = self.spare.pop() {
+                scope.vars = vars;
+            }
+        }
         if let Some(id) = self.free.pop() {
             self.slots[id] = Some(scope);
             id
@@ -88,7 +114,12 @@ impl Scopes {
     /// Releases a scope that nothing refers to any more (a finished lambda call).
     pub fn release(&mut self, id: ScopeId) {
         if let Some(slot) = self.slots.get_mut(id) {
-            *slot = None;
+            if let Some(mut scope) = slot.take() {
+                if self.spare.len() < SPARE_MAPS && scope.vars.capacity() > 0 {
+                    scope.vars.clear();
+                    self.spare.push(std::mem::take(&mut scope.vars));
+                }
+            }
             self.free.push(id);
         }
     }
@@ -194,6 +225,31 @@ impl Scopes {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A scope added after one was released starts without variables, though it may
+    /// reuse the released one's map.
+    #[test]
+    fn released_maps_come_back_empty() {
+        let mut scopes = Scopes::with_capacity(2);
+        let top = scopes.add(Scope::new(ScopeKind::Top, None, String::new()));
+        for round in 0..20i64 {
+            let mut ids = Vec::new();
+            for i in 0..(round % 11) {
+                let id = scopes.add(Scope::new(ScopeKind::Local, Some(top), String::new()));
+                assert!(scopes.get(id).vars.is_empty());
+                assert_eq!(scopes.lookup(id, "x"), None);
+                scopes
+                    .get_mut(id)
+                    .vars
+                    .insert("x".into(), Value::Integer(i));
+                assert_eq!(scopes.lookup(id, "x"), Some(&Value::Integer(i)));
+                ids.push(id);
+            }
+            for id in ids {
+                scopes.release(id);
+            }
+        }
+    }
 
     /// The chain lookup hashing once finds what `get` finds scope by scope.
     #[test]

@@ -73,12 +73,42 @@ pub trait Scope {
 /// ```
 #[derive(Debug, Default)]
 pub struct LookupAdapter {
-    options: RefCell<Vec<(Option<String>, MergedOptions)>>,
+    options: RefCell<AdapterOptions>,
     /// The resolutions of every hierarchy entry of a layer, as last found valid during
     /// this compilation, by [`Lookup`] and provider (see [`Lookup::layer_memo`]): while
     /// their root variables keep their values, a lookup checks those once per layer
     /// instead of each entry's variables.
     layers: RefCell<Vec<(LayerId, Arc<LayerSnapshot>)>>,
+}
+
+/// The merged `lookup_options` a compilation found, by module (asked for by every lookup:
+/// a map, not a list to search).
+#[derive(Debug, Default)]
+struct AdapterOptions {
+    /// Those of keys outside modules.
+    outside: Option<MergedOptions>,
+    by_module: HashMap<String, MergedOptions, BuildHasherDefault<Fnv>>,
+}
+
+impl AdapterOptions {
+    fn get(&self, module: Option<&str>) -> Option<MergedOptions> {
+        match module {
+            None => self.outside.clone(),
+            Some(m) => self.by_module.get(m).cloned(),
+        }
+    }
+
+    /// Keeps `o` for `module` unless it has some already.
+    fn keep(&mut self, module: Option<&str>, o: MergedOptions) {
+        match module {
+            None => {
+                self.outside.get_or_insert(o);
+            }
+            Some(m) => {
+                self.by_module.entry(m.to_string()).or_insert(o);
+            }
+        }
+    }
 }
 
 /// A layer of one [`Lookup`]: its id and the address of the provider in it.
@@ -1404,16 +1434,7 @@ impl Lookup {
             Some(a) if inv.rec.is_none() && !inv.global_only => Some(a),
             _ => None,
         };
-        let cached = cached.or_else(|| {
-            let a = adapter?;
-            let found = a
-                .options
-                .borrow()
-                .iter()
-                .find(|(m, _)| m.as_deref() == module)
-                .map(|(_, o)| o.clone());
-            found
-        });
+        let cached = cached.or_else(|| adapter?.options.borrow().get(module));
         let opts = match cached {
             Some(o) => o,
             None => {
@@ -1429,9 +1450,7 @@ impl Lookup {
                     .borrow_mut()
                     .push((module.map(str::to_string), o.clone()));
                 if let Some(a) = adapter {
-                    a.options
-                        .borrow_mut()
-                        .push((module.map(str::to_string), o.clone()));
+                    a.options.borrow_mut().keep(module, o.clone());
                 }
                 // Puppet keeps the environment's options for keys outside modules too.
                 if module.is_some() && !inv.lo_cache.borrow().iter().any(|(m, _)| m.is_none()) {

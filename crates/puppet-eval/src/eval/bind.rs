@@ -153,10 +153,15 @@ impl Compiler {
             Args::Positional(v) => (v.into_iter(), None, None),
             Args::Named { given, bound } => (Vec::new().into_iter(), Some(given), Some(bound)),
         };
+        // Each named parameter's entry in the given values (looked up once).
+        let entries: Vec<Option<&Value>> = match named {
+            Some(m) => params.iter().map(|p| m.get(&p.name)).collect(),
+            None => Vec::new(),
+        };
         // Whether parameter `i` has a value given (a captures-rest parameter never has one:
         // it is bound after the others).
         let has = |i: usize, p: &Param| match named {
-            Some(m) => m.get(&p.name).is_some_and(|v| !v.is_undef()),
+            Some(_) => entries[i].is_some_and(|v| !v.is_undef()),
             None => !p.captures_rest && i < nargs,
         };
         // Named parameters are checked all at once when every value is known.
@@ -170,13 +175,13 @@ impl Compiler {
         // Each named parameter's value, for the checks at the end (none: missing).
         let mut values: Vec<Option<Value>> =
             Vec::with_capacity(if collect { params.len() } else { 0 });
-        for p in params {
+        for (i, p) in params.iter().enumerate() {
             let from = unset_before;
             let given = if p.captures_rest && !collect {
                 let rest: Vec<Value> = positional.by_ref().collect();
                 Some(self.bind_rest(p, rest, fixed, owner, scope, span)?)
-            } else if let Some(m) = named {
-                m.get(&p.name).filter(|v| !v.is_undef()).cloned()
+            } else if named.is_some() {
+                entries[i].filter(|v| !v.is_undef()).cloned()
             } else {
                 positional.next()
             };
@@ -232,7 +237,7 @@ impl Compiler {
                                     &p.span,
                                 )
                             }
-                            _ if named.is_some_and(|m| m.contains_key(&p.name)) => Value::Undef,
+                            _ if entries.get(i).is_some_and(Option::is_some) => Value::Undef,
                             _ => {
                                 missing.push(p.name.clone());
                                 values.push(None);

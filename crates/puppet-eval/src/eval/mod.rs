@@ -16,10 +16,12 @@ mod call;
 mod context;
 mod index;
 mod operators;
+mod top;
 mod types;
 mod vars;
 
 pub(crate) use bind::{Args, Owner};
+pub(crate) use top::TopVars;
 pub(crate) use types::known_types;
 use vars::ParamGuard;
 
@@ -37,6 +39,20 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 const MAX_DEPTH: u32 = 400;
+
+/// How many nested evaluations share one stack check in an optimised build (see
+/// [`Compiler::eval`]).
+const STACK_CHECK_EVERY: u32 = 4;
+/// The stack one level of evaluation may use before the next one checks: 64 kB per level.
+const STACK_PER_LEVEL: usize = 64 * 1024;
+/// The stack left at a check, below which evaluation goes on in a new segment.
+const STACK_RED_ZONE: usize = if cfg!(debug_assertions) {
+    STACK_PER_LEVEL
+} else {
+    STACK_PER_LEVEL * STACK_CHECK_EVERY as usize
+};
+/// The size of a new stack segment.
+const STACK_SEGMENT: usize = 1024 * 1024;
 
 /// One compile: scopes, logs and the catalog under construction.
 pub struct Compiler {
@@ -113,62 +129,10 @@ impl std::fmt::Debug for Compiler {
 
 impl Compiler {
     pub fn new(env: Arc<Environment>, settings: Settings) -> Compiler {
-        let mut scopes = Scopes::default();
+        let mut scopes = Scopes::with_capacity(env.scope_count_hint());
         let mut top_scope = Scope::new(ScopeKind::Top, None, "Class[main]".into());
         top_scope.resource = Some(ResourceKey::new("Class", "main"));
-        // The facts, server facts, ENC parameters and the dozen built-in variables below,
-        // with room for the main manifest's: no rehashing while they go in.
-        top_scope.vars.reserve(
-            settings.facts.len() + settings.server_facts.len() + settings.enc_parameters.len() + 32,
-        );
-        let facts = Value::Hash(Arc::new(
-            settings
-                .facts
-                .iter()
-                .map(|(k, v)| (Value::String(k.clone()), v.clone()))
-                .collect(),
-        ));
-        top_scope.vars.insert("facts".into(), facts);
-        // `puppet apply` without a certificate: local, unauthenticated trusted data.
-        let trusted = settings.trusted.clone().unwrap_or_else(|| {
-            Value::hash([
-                (Value::string("authenticated"), Value::string("local")),
-                (Value::string("certname"), Value::Undef),
-                (Value::string("extensions"), Value::hash([])),
-                (Value::string("hostname"), Value::Undef),
-                (Value::string("domain"), Value::Undef),
-                (Value::string("external"), Value::hash([])),
-            ])
-        });
-        top_scope.vars.insert("trusted".into(), trusted);
-        top_scope.vars.insert("title".into(), Value::string("main"));
-        top_scope.vars.insert("name".into(), Value::string("main"));
-        top_scope
-            .vars
-            .insert("module_name".into(), Value::string(""));
-        top_scope.vars.insert(
-            "server_facts".into(),
-            Value::hash(
-                settings
-                    .server_facts
-                    .iter()
-                    .map(|(k, v)| (Value::String(k.clone()), v.clone())),
-            ),
-        );
-        for (k, v) in &settings.server_facts {
-            top_scope.vars.entry(k.clone()).or_insert_with(|| v.clone());
-        }
-        // An ENC's parameters are top-scope variables (they win over facts, as Puppet's
-        // node parameters do).
-        for (k, v) in &settings.enc_parameters {
-            top_scope.vars.insert(k.clone(), v.clone());
-        }
-        top_scope
-            .vars
-            .insert("environment".into(), Value::string(&settings.environment));
-        for (k, v) in &settings.facts {
-            top_scope.vars.entry(k.clone()).or_insert_with(|| v.clone());
-        }
+        top_scope.vars = top::top_vars(&settings, env.top_vars_memo());
         let top = scopes.add(top_scope);
         let catalog_size = env.catalog_size_hint();
         let mut c = Compiler {
@@ -284,6 +248,7 @@ impl Compiler {
         if let Err(f) = self.finish() {
             return Err(self.flow_to_error(f));
         }
+        self.env.note_scope_count(self.scopes.slot_count());
         Ok(last)
     }
 
@@ -360,8 +325,16 @@ impl Compiler {
             );
         }
         // Deep (but bounded) Puppet code may need more stack than the caller's thread has:
-        // grow it in segments instead of overflowing.
-        let r = stacker::maybe_grow(64 * 1024, 1024 * 1024, || self.eval_inner(e, scope));
+        // grow it in segments instead of overflowing. An optimised build asks how much is
+        // left at every `STACK_CHECK_EVERY`th level only (from the first: asking reads a
+        // thread-local and the stack pointer, a visible part of a small expression's cost),
+        // with a red zone that covers the levels up to the next check as one per level
+        // would; a debug build, whose frames are many times bigger, asks at every level.
+        let r = if cfg!(debug_assertions) || self.depth % STACK_CHECK_EVERY == 1 {
+            stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || self.eval_inner(e, scope))
+        } else {
+            self.eval_inner(e, scope)
+        };
         self.depth -= 1;
         r
     }
@@ -398,7 +371,8 @@ impl Compiler {
                         StrPart::Text(t) => out.push_str(t),
                         StrPart::Expr(x) => {
                             let v = self.eval(x, scope)?;
-                            out.push_str(&interpolate(&v));
+                            // Appended straight to the string being made.
+                            puppet_types::format::interpolated_value(&mut out, &v);
                         }
                     }
                 }
@@ -418,7 +392,10 @@ impl Compiler {
                 Ok(Value::array(out))
             }
             ExprKind::Hash(entries) => {
-                let mut map = puppet_types::value::ValueMap::default();
+                let mut map = puppet_types::value::ValueMap::with_capacity_and_hasher(
+                    entries.len(),
+                    Default::default(),
+                );
                 for (k, v) in entries {
                     let kv = self.eval(k, scope)?;
                     let vv = self.eval(v, scope)?;
@@ -622,7 +599,7 @@ impl Compiler {
                     }
                     other => other,
                 };
-                self.render_buffer.push_str(&interpolate(&v));
+                puppet_types::format::interpolated_value(&mut self.render_buffer, &v);
                 Ok(Value::Undef)
             }
             // Transparent: the parentheses only give the operand its location.
@@ -801,11 +778,4 @@ fn is_constant_type_expr(e: &Expr, depth: u32) -> bool {
         }),
         _ => false,
     }
-}
-
-/// The text a value interpolates to in a string.
-pub fn interpolate(v: &Value) -> String {
-    let mut out = String::new();
-    puppet_types::format::interpolated_value(&mut out, v);
-    out
 }
