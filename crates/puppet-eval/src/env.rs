@@ -87,8 +87,6 @@ pub struct Environment {
     /// The most scopes a compile of this environment has had so far (the next compile's
     /// arena starts with room for that many). Only a size: no output depends on it.
     scope_count: std::sync::atomic::AtomicUsize,
-    /// The top-scope variables the last compile's settings made (see `eval::top`).
-    top_vars: Mutex<Option<Arc<crate::eval::TopVars>>>,
 }
 
 /// The key of a constant expression's value: (file, start, end, expression address). The
@@ -308,7 +306,6 @@ impl Environment {
             const_types: RwLock::default(),
             catalog_size: Default::default(),
             scope_count: Default::default(),
-            top_vars: Mutex::new(None),
         }
     }
 
@@ -321,11 +318,6 @@ impl Environment {
     /// Notes how many scopes a compile had (see [`Environment::scope_count_hint`]).
     pub(crate) fn note_scope_count(&self, scopes: usize) {
         (self.scope_count).fetch_max(scopes, std::sync::atomic::Ordering::Relaxed);
-    }
-
-    /// The memo of the top-scope variables the last compile's settings made.
-    pub(crate) fn top_vars_memo(&self) -> &Mutex<Option<Arc<crate::eval::TopVars>>> {
-        &self.top_vars
     }
 
     /// How many resources the catalog of a compile of this environment is likely to have:

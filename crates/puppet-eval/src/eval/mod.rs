@@ -21,7 +21,6 @@ mod types;
 mod vars;
 
 pub(crate) use bind::{Args, Owner};
-pub(crate) use top::TopVars;
 pub(crate) use types::known_types;
 use vars::ParamGuard;
 
@@ -132,7 +131,7 @@ impl Compiler {
         let mut scopes = Scopes::with_capacity(env.scope_count_hint());
         let mut top_scope = Scope::new(ScopeKind::Top, None, "Class[main]".into());
         top_scope.resource = Some(ResourceKey::new("Class", "main"));
-        top_scope.vars = top::top_vars(&settings, env.top_vars_memo());
+        top_scope.vars = top::top_vars(&settings);
         let top = scopes.add(top_scope);
         let catalog_size = env.catalog_size_hint();
         let mut c = Compiler {
