@@ -715,15 +715,10 @@ impl<'s> Interp<'s> {
 
     /// Evaluates one node.
     pub fn eval(&mut self, n: &Node) -> R {
-        match &n.kind {
-            Kind::LVar(_)
-            | Kind::Nil
-            | Kind::True
-            | Kind::False
-            | Kind::Int(_)
-            | Kind::Float(_)
-            | Kind::SelfRef => self.eval_leaf(n),
-            _ => self.eval_general(n),
+        if is_leaf(&n.kind) {
+            self.eval_leaf(n)
+        } else {
+            self.eval_general(n)
         }
     }
 
@@ -2000,6 +1995,21 @@ impl<'s> Interp<'s> {
     }
 }
 
+/// Whether [`Interp::eval`] takes a node of this kind on the leaf path (`eval_leaf`): a
+/// local variable, `nil`, `true`, `false`, a number or `self`, which cannot recurse.
+fn is_leaf(kind: &Kind) -> bool {
+    matches!(
+        kind,
+        Kind::LVar(_)
+            | Kind::Nil
+            | Kind::True
+            | Kind::False
+            | Kind::Int(_)
+            | Kind::Float(_)
+            | Kind::SelfRef
+    )
+}
+
 /// Whether a value holds a user object (whose `inspect` may be its own).
 fn contains_object(v: &RValue, depth: usize) -> bool {
     crate::with_stack_at(depth, || {
@@ -2065,17 +2075,7 @@ mod tests {
         };
         let mut leaves = 0;
         for n in items {
-            let leaf = matches!(
-                n.kind,
-                Kind::LVar(_)
-                    | Kind::Nil
-                    | Kind::True
-                    | Kind::False
-                    | Kind::Int(_)
-                    | Kind::Float(_)
-                    | Kind::SelfRef
-            );
-            if !leaf {
+            if !is_leaf(&n.kind) {
                 it.eval(n).expect("evaluates");
                 continue;
             }
