@@ -213,8 +213,8 @@ pub enum HKey {
     Bool(bool),
     Int(i64),
     Float(u64),
-    Str(String),
-    Sym(String),
+    Str(smol_str::SmolStr),
+    Sym(smol_str::SmolStr),
     Array(Vec<HKey>),
     /// An object compared by identity.
     Ptr(usize),
@@ -273,8 +273,8 @@ impl HKey {
                 RValue::Bool(b) => HKey::Bool(*b),
                 RValue::Int(i) => HKey::Int(*i),
                 RValue::Float(f) => HKey::Float(if *f == 0.0 { 0 } else { f.to_bits() }),
-                RValue::Str(s) => HKey::Str(s.borrow().clone()),
-                RValue::Sym(s) => HKey::Sym(s.to_string()),
+                RValue::Str(s) => HKey::Str(smol_str::SmolStr::new(s.borrow().as_str())),
+                RValue::Sym(s) => HKey::Sym(smol_str::SmolStr::new(&**s)),
                 RValue::Array(a) if depth < MAX_DEPTH => HKey::Array(
                     a.borrow()
                         .iter()
@@ -1150,7 +1150,7 @@ mod tests {
             (KeyRef::Str("port"), HKey::Str("port".into())),
             (KeyRef::Sym("port"), HKey::Sym("port".into())),
             (KeyRef::Int(-7), HKey::Int(-7)),
-            (KeyRef::Str(""), HKey::Str(String::new())),
+            (KeyRef::Str(""), HKey::Str(Default::default())),
         ];
         let fx = rustc_hash::FxBuildHasher;
         let sip =
