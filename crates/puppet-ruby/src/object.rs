@@ -525,13 +525,20 @@ impl Env {
     pub fn set(&self, name: &str, v: RValue) {
         let mut cur: Option<&Env> = Some(self);
         while let Some(e) = cur {
-            if let Some(slot) = e.vars.borrow_mut().iter_mut().find(|(n, _)| n.as_str() == name) {
+            if let Some(slot) = e
+                .vars
+                .borrow_mut()
+                .iter_mut()
+                .find(|(n, _)| n.as_str() == name)
+            {
                 slot.1 = v;
                 return;
             }
             cur = e.parent.as_deref();
         }
-        self.vars.borrow_mut().push((smol_str::SmolStr::new(name), v));
+        self.vars
+            .borrow_mut()
+            .push((smol_str::SmolStr::new(name), v));
     }
 
     /// Defines a variable in this scope (block parameters shadow outer variables).
