@@ -198,7 +198,7 @@ pub fn lex_pieces(pieces: Vec<Piece>) -> Result<Vec<Token>, LexError> {
                 if in_comment {
                     if src.contains('\n') {
                         return Err(LexError {
-                            pos: pos,
+                            pos,
                             message: "a Ruby comment running into a multi-line <%= %> tag".into(),
                             unsupported: true,
                         });
@@ -207,7 +207,7 @@ pub fn lex_pieces(pieces: Vec<Piece>) -> Result<Vec<Token>, LexError> {
                 }
                 out.push(Token {
                     tok: Tok::InsertBegin,
-                    pos: pos,
+                    pos,
                     space_before: true,
                 });
                 let mut lx = Lexer::new(&src, pos);
@@ -215,7 +215,7 @@ pub fn lex_pieces(pieces: Vec<Piece>) -> Result<Vec<Token>, LexError> {
                 out = lx.run(false)?;
                 if lx.ended_in_comment {
                     return Err(LexError {
-                        pos: pos,
+                        pos,
                         message: "a Ruby comment inside <%= %>".into(),
                         unsupported: true,
                     });
