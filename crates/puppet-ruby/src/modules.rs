@@ -685,8 +685,18 @@ mod tests {
             crate::source::Sources::shared_empty(),
         );
         let names = [
-            "X", "Y", "M", "C", "Array", "Hash", "Object", "Kernel", "BasicObject", "String",
-            "Nope", "Comparable",
+            "X",
+            "Y",
+            "M",
+            "C",
+            "Array",
+            "Hash",
+            "Object",
+            "Kernel",
+            "BasicObject",
+            "String",
+            "Nope",
+            "Comparable",
         ];
         let compare = |it: &mut crate::interp::Interp| {
             for n in names {
