@@ -2,7 +2,7 @@
 //! `strip`, `lstrip`, `rstrip`, `split`, `match`, `regsubst`, `sprintf`, `versioncmp`,
 //! `strftime`, `scanf`.
 
-use super::regex::{all_matches, compile, compile_with};
+use super::regex::{all_matches, compile, pattern_with};
 use crate::error::{codes, CallError};
 use crate::registry::{Args, Registry};
 use crate::{RegistryError, Signature};
@@ -212,10 +212,15 @@ fn expand(repl: &str, groups: &[Option<String>]) -> String {
     out
 }
 
-fn substitute(s: &str, re: &fancy_regex::Regex, repl: &Value, global: bool) -> String {
+fn substitute(
+    s: &str,
+    re: &super::regex::Pattern,
+    repl: &Value,
+    global: bool,
+) -> Result<String, CallError> {
     let mut out = String::new();
     let mut last = 0;
-    for (start, end, groups) in all_matches(re, s) {
+    for (start, end, groups) in re.all_matches(s)? {
         if start < last {
             continue;
         }
@@ -235,7 +240,7 @@ fn substitute(s: &str, re: &fancy_regex::Regex, repl: &Value, global: bool) -> S
         }
     }
     out.push_str(&s[last..]);
-    out
+    Ok(out)
 }
 
 fn regsubst(a: Args<'_>, pattern_is_string: bool) -> Result<Value, CallError> {
@@ -246,9 +251,9 @@ fn regsubst(a: Args<'_>, pattern_is_string: bool) -> Result<Value, CallError> {
         pattern_source(&a.get(1)).unwrap_or_default()
     };
     let re = if pattern_is_string {
-        compile_with(&src, &flags)?
+        pattern_with(&src, &flags)?
     } else {
-        compile(&src)?
+        pattern_with(&src, "")?
     };
     let global = flags.contains('G');
     let repl = a.get(2);
@@ -256,21 +261,17 @@ fn regsubst(a: Args<'_>, pattern_is_string: bool) -> Result<Value, CallError> {
         Value::Array(arr) => Value::array(
             arr.iter()
                 .map(|t| {
-                    Value::string(substitute(
-                        t.as_str().unwrap_or_default(),
-                        &re,
-                        &repl,
-                        global,
-                    ))
+                    substitute(t.as_str().unwrap_or_default(), &re, &repl, global)
+                        .map(Value::string)
                 })
-                .collect(),
+                .collect::<Result<_, _>>()?,
         ),
         t => Value::string(substitute(
             t.as_str().unwrap_or_default(),
             &re,
             &repl,
             global,
-        )),
+        )?),
     })
 }
 
