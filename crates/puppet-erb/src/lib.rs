@@ -113,7 +113,7 @@ impl Template {
                 }
             }
         };
-        let toks = lexer::lex_pieces(&pieces).map_err(|e| to_err(e.into()))?;
+        let toks = lexer::lex_pieces(pieces).map_err(|e| to_err(e.into()))?;
         let program = parser::parse_program(toks, file, true).map_err(to_err)?;
         Ok(Template {
             file: file.to_string(),

@@ -84,6 +84,15 @@ const OPERATOR_METHODS: &[&str] = &[
     "+", "-", "*", "/", "%", "<", ">", "!", "&", "|", "^", "~",
 ];
 
+/// Operators that can follow `:` as a symbol (`:<=>`, `:[]`), longest first.
+const SYMBOL_OPERATORS: &[&str] = &[
+    "<=>", "===", "==", "=~", "[]=", "[]", "<<", ">>", "<=", ">=", "**", "!=", "!~", "+@", "-@",
+    "+", "-", "*", "/", "%", "<", ">", "!", "|", "&", "^", "~",
+];
+
+/// The first bytes of [`SYMBOL_OPERATORS`] (the tests check it).
+const SYMBOL_OPERATOR_STARTS: &[u8] = b"<=[>*!+-/%|&^~";
+
 /// Lexes a whole Ruby source file into tokens (ending with [`Tok::Eof`]).
 pub fn lex_file(src: &str) -> Result<Vec<Token>, LexError> {
     // What `lex_pieces` does for a single code piece, without copying the text into one.
@@ -126,9 +135,11 @@ fn lex_code(
     Ok((out, lx.ended_in_comment))
 }
 
-/// Lexes the pieces of a template into tokens (ending with [`Tok::Eof`]).
-pub fn lex_pieces(pieces: &[Piece]) -> Result<Vec<Token>, LexError> {
+/// Lexes the pieces of a template into tokens (ending with [`Tok::Eof`]); the literal text
+/// pieces move into their tokens.
+pub fn lex_pieces(pieces: Vec<Piece>) -> Result<Vec<Token>, LexError> {
     let mut out: Vec<Token> = Vec::new();
+    let whole_file = pieces.len() == 1;
     if pieces.len() > 1 {
         // A template: its text pieces make two or three tokens each, its code about one
         // per four bytes.
@@ -147,15 +158,16 @@ pub fn lex_pieces(pieces: &[Piece]) -> Result<Vec<Token>, LexError> {
     for piece in pieces {
         match piece {
             Piece::Text(t) => {
+                let line_break = t.contains('\n');
                 if in_comment {
-                    if t.contains('\n') {
+                    if line_break {
                         in_comment = false;
                         push_nl(&mut out, last_pos);
                     }
                     continue;
                 }
                 out.push(Token {
-                    tok: Tok::Put(t.clone()),
+                    tok: Tok::Put(t),
                     pos: last_pos,
                     space_before: true,
                 });
@@ -164,7 +176,7 @@ pub fn lex_pieces(pieces: &[Piece]) -> Result<Vec<Token>, LexError> {
                     pos: last_pos,
                     space_before: true,
                 });
-                if t.contains('\n') {
+                if line_break {
                     push_nl(&mut out, last_pos);
                 }
             }
@@ -173,20 +185,20 @@ pub fn lex_pieces(pieces: &[Piece]) -> Result<Vec<Token>, LexError> {
                 push_nl(&mut out, last_pos);
             }
             Piece::Code(src, pos) => {
-                last_pos = *pos;
-                if pieces.len() == 1 {
+                last_pos = pos;
+                if whole_file {
                     // A whole file: about one token per eight bytes, comments and docs
                     // included (one or two reallocations instead of a dozen).
                     out.reserve(src.len() / 8);
                 }
-                (out, in_comment) = lex_code(std::mem::take(&mut out), src, *pos, in_comment)?;
+                (out, in_comment) = lex_code(std::mem::take(&mut out), &src, pos, in_comment)?;
             }
             Piece::Insert(src, pos) => {
-                last_pos = *pos;
+                last_pos = pos;
                 if in_comment {
                     if src.contains('\n') {
                         return Err(LexError {
-                            pos: *pos,
+                            pos,
                             message: "a Ruby comment running into a multi-line <%= %> tag".into(),
                             unsupported: true,
                         });
@@ -195,15 +207,15 @@ pub fn lex_pieces(pieces: &[Piece]) -> Result<Vec<Token>, LexError> {
                 }
                 out.push(Token {
                     tok: Tok::InsertBegin,
-                    pos: *pos,
+                    pos,
                     space_before: true,
                 });
-                let mut lx = Lexer::new(src, *pos);
+                let mut lx = Lexer::new(&src, pos);
                 lx.toks = std::mem::take(&mut out);
                 out = lx.run(false)?;
                 if lx.ended_in_comment {
                     return Err(LexError {
-                        pos: *pos,
+                        pos,
                         message: "a Ruby comment inside <%= %>".into(),
                         unsupported: true,
                     });
@@ -511,14 +523,23 @@ impl<'a> Lexer<'a> {
                     self.push(Tok::Nl, pos, true);
                     space = true;
                     if let Some(to) = self.heredoc_resume.take() {
-                        while self.i < to {
-                            self.bump();
+                        // Past the heredoc bodies (whole lines).
+                        let to = to.min(self.src.len());
+                        if to > self.i {
+                            self.advance_over(to);
                         }
                     }
-                    if self.column == 1 && self.starts_with("=begin") {
+                    // `=begin` and `__END__` start a line; most lines start otherwise.
+                    if self.column == 1
+                        && self.bytes().get(self.i) == Some(&b'=')
+                        && self.starts_with("=begin")
+                    {
                         self.skip_block_comment();
                     }
-                    if self.column == 1 && self.at_end_marker() {
+                    if self.column == 1
+                        && self.bytes().get(self.i) == Some(&b'_')
+                        && self.at_end_marker()
+                    {
                         break;
                     }
                     continue;
@@ -617,11 +638,12 @@ impl<'a> Lexer<'a> {
                 }
                 ':' if (space || !self.value_ended())
                     && self.ternary == 0
-                    && [
-                        "<=>", "===", "==", "=~", "[]=", "[]", "<<", ">>", "<=", ">=", "**", "!=",
-                        "!~", "+@", "-@", "+", "-", "*", "/", "%", "<", ">", "!", "|", "&", "^",
-                        "~",
-                    ]
+                    // Most `:` start a plain symbol: one byte rules the operators out.
+                    && self
+                        .bytes()
+                        .get(self.i + 1)
+                        .is_some_and(|b| SYMBOL_OPERATOR_STARTS.contains(b))
+                    && SYMBOL_OPERATORS
                     .iter()
                     .any(|op| {
                         self.bytes()[self.i + 1..].starts_with(op.as_bytes())
@@ -631,15 +653,11 @@ impl<'a> Lexer<'a> {
                     }) =>
                 {
                     self.bump();
-                    let op = [
-                        "<=>", "===", "==", "=~", "[]=", "[]", "<<", ">>", "<=", ">=", "**", "!=",
-                        "!~", "+@", "-@", "+", "-", "*", "/", "%", "<", ">", "!", "|", "&", "^",
-                        "~",
-                    ]
-                    .iter()
-                    .find(|op| self.starts_with(op))
-                    .copied()
-                    .unwrap_or("+");
+                    let op = SYMBOL_OPERATORS
+                        .iter()
+                        .find(|op| self.starts_with(op))
+                        .copied()
+                        .unwrap_or("+");
                     for _ in 0..op.len() {
                         self.bump();
                     }
@@ -1404,6 +1422,26 @@ mod tests {
         "=>", "->", "&.", "+", "-", "*", "/", "%", "=", "<", ">", "!", "&", "|", "^", "~", "?",
         ":", ",", ".", "(", ")", "[", "]", "{", "}",
     ];
+
+    #[test]
+    fn symbol_operator_starts() {
+        let mut starts: Vec<u8> = SYMBOL_OPERATORS.iter().map(|op| op.as_bytes()[0]).collect();
+        starts.sort_unstable();
+        starts.dedup();
+        let mut table = SYMBOL_OPERATOR_STARTS.to_vec();
+        table.sort_unstable();
+        assert_eq!(starts, table);
+        assert_eq!(
+            toks(":<=> :[]= :x :+ :-@"),
+            vec![
+                Tok::Sym(vec![StrPart::Lit("<=>".into())]),
+                Tok::Sym(vec![StrPart::Lit("[]=".into())]),
+                Tok::Sym(vec![StrPart::Lit("x".into())]),
+                Tok::Sym(vec![StrPart::Lit("+".into())]),
+                Tok::Sym(vec![StrPart::Lit("-@".into())]),
+            ]
+        );
+    }
 
     #[test]
     fn operators_longest_first() {

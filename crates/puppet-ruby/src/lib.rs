@@ -98,6 +98,9 @@ impl Pos {
     /// ```
     #[inline]
     pub fn advance_over(&mut self, text: &str) {
+        if text.len() > 32 {
+            return self.advance_over_long(text.as_bytes());
+        }
         for &b in text.as_bytes() {
             if b == b'\n' {
                 self.line += 1;
@@ -105,6 +108,24 @@ impl Pos {
             } else if !(0x80..0xC0).contains(&b) {
                 // Every byte but UTF-8 continuation bytes starts a character.
                 self.column += 1;
+            }
+        }
+    }
+
+    /// [`advance_over`](Self::advance_over) for a long text (a template's literal text, a
+    /// comment, heredoc bodies): counting loops without branches, which the compiler
+    /// vectorises, over the line breaks, then over the characters after the last one.
+    fn advance_over_long(&mut self, b: &[u8]) {
+        // A UTF-8 continuation byte, as i8, is below -64.
+        let chars = |b: &[u8]| b.iter().map(|c| u32::from((*c as i8) >= -64)).sum::<u32>();
+        match b.iter().rposition(|c| *c == b'\n') {
+            None => self.column += chars(b),
+            Some(last) => {
+                self.line += b[..=last]
+                    .iter()
+                    .map(|c| u32::from(*c == b'\n'))
+                    .sum::<u32>();
+                self.column = 1 + chars(&b[last + 1..]);
             }
         }
     }
@@ -456,4 +477,50 @@ pub fn eval_inspect_with(code: &str, steps: u64) -> Result<String, RubyError> {
         .map_err(|c| RubyError::from_ctrl(file, c))?;
     it.inspect_value(&v)
         .map_err(|c| RubyError::from_ctrl(file, c))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Pos;
+
+    /// `Pos::advance_over` agrees with moving over the text one character at a time.
+    #[test]
+    fn advance_over_counts_like_chars() {
+        let texts = [
+            "",
+            "a",
+            "\n",
+            "ab\ncé",
+            "é\n\n日本語\nx",
+            "line\r\nnext\n",
+            "no break at all, but ünïcödé",
+            "\n\n\n",
+            "tail without break\nß",
+            "a long text over thirty-two bytes, with é and\nline breaks\n\nand a tail ü",
+            "a long text over thirty-two bytes with no line break at all, ünïcödé",
+            "a long text over thirty-two bytes that ends in a line break\n",
+        ];
+        for start in [
+            Pos { line: 1, column: 1 },
+            Pos {
+                line: 7,
+                column: 12,
+            },
+        ] {
+            for t in texts {
+                let mut want = start;
+                for c in t.chars() {
+                    if c == '\n' {
+                        want.line += 1;
+                        want.column = 1;
+                    } else {
+                        want.column += 1;
+                    }
+                }
+                let mut got = start;
+                got.advance_over(t);
+                assert_eq!(got, want, "{t:?}");
+            }
+        }
+    }
 }

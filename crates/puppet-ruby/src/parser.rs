@@ -408,6 +408,12 @@ impl Locals {
     }
 }
 
+/// Whether an identifier ends in `?` or `!` (a byte test: both are ASCII).
+#[inline]
+fn is_predicate_name(name: &str) -> bool {
+    matches!(name.as_bytes().last(), Some(b'?' | b'!'))
+}
+
 fn is_kw(t: &Tok, kw: &str) -> bool {
     matches!(t, Tok::Ident(k) if k == kw)
 }
@@ -450,7 +456,7 @@ impl Parser {
         };
         self.i += 1;
         let tok = std::mem::replace(&mut t.tok, Tok::Eof);
-        self.prev_pred = matches!(&tok, Tok::Ident(n) if n.ends_with('?') || n.ends_with('!'));
+        self.prev_pred = matches!(&tok, Tok::Ident(n) if is_predicate_name(n));
         tok
     }
     /// Consumes the current token without taking it (it is dropped with the others).
@@ -459,7 +465,7 @@ impl Parser {
             return;
         };
         self.i += 1;
-        self.prev_pred = matches!(&t.tok, Tok::Ident(n) if n.ends_with('?') || n.ends_with('!'));
+        self.prev_pred = matches!(&t.tok, Tok::Ident(n) if is_predicate_name(n));
     }
     fn at_eof(&self) -> bool {
         matches!(self.peek(), Tok::Eof)
@@ -562,7 +568,7 @@ impl Parser {
     }
     fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> PResult<T>) -> PResult<T> {
         self.enter()?;
-        let r = crate::with_stack(|| f(self));
+        let r = crate::with_stack_at(self.depth, || f(self));
         self.depth -= 1;
         r
     }
@@ -927,11 +933,7 @@ impl Parser {
         // `x = ...` where x is a new local.
         if let (Tok::Ident(name), Tok::Op(op)) = (self.peek(), self.peek_n(1)) {
             let op = *op;
-            if (op == "=" || is_assign_op(op))
-                && !is_reserved(name)
-                && !name.ends_with('?')
-                && !name.ends_with('!')
-            {
+            if (op == "=" || is_assign_op(op)) && !is_reserved(name) && !is_predicate_name(name) {
                 let name = name.clone();
                 self.skip();
                 self.skip();
@@ -2562,8 +2564,7 @@ fn is_ident_name(name: &str) -> bool {
     name.chars()
         .next()
         .is_some_and(|c| c.is_alphabetic() || c == '_')
-        && !name.ends_with('?')
-        && !name.ends_with('!')
+        && !is_predicate_name(name)
 }
 
 fn is_reserved(name: &str) -> bool {
