@@ -16,6 +16,32 @@ use puppet_types::Value;
 use smol_str::SmolStr;
 use std::hash::BuildHasher;
 
+/// How many variables the statements `body` assign in their own scope, at most: the
+/// assignments among them and in the branches of their `if`, `unless` and `case`
+/// statements (a destructuring assignment counts its targets). An estimate for reserving
+/// room when a class or define body's scope opens; only its size depends on it.
+pub fn assignments_in(body: &[crate::ir::Expr]) -> usize {
+    use crate::ir::ExprKind;
+    fn targets(e: &crate::ir::Expr) -> usize {
+        match &e.kind {
+            ExprKind::Array(items) => items.iter().map(targets).sum(),
+            _ => 1,
+        }
+    }
+    body.iter()
+        .map(|e| match &e.kind {
+            ExprKind::Assign(lhs, _) => targets(lhs),
+            ExprKind::If { then, els, .. } | ExprKind::Unless { then, els, .. } => {
+                assignments_in(then) + els.as_deref().map_or(0, assignments_in)
+            }
+            ExprKind::Case { options, .. } => {
+                options.iter().map(|(_, body)| assignments_in(body)).sum()
+            }
+            _ => 0,
+        })
+        .sum()
+}
+
 /// An index into the compiler's scope arena.
 pub type ScopeId = usize;
 

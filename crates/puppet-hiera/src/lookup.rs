@@ -1254,11 +1254,14 @@ impl Lookup {
         };
         let saved = inv.merge_options.replace(shown);
         inv.enter(|| Event::Search(key.to_string()));
+        // The key's module and its provider, found once for its layer and its
+        // `default_hierarchy`.
+        let module = module_of(&root).map(|m| (m, self.modules.get(m)));
         let r = inv.nest(|| {
-            let found = match self.do_lookup(inv, key, &root, &merge)? {
+            let found = match self.do_lookup(inv, key, &root, module, &merge)? {
                 Some(v) => Some(v),
                 None if inv.global_only => None,
-                None => self.default_hierarchy_lookup(inv, key, &root)?,
+                None => self.default_hierarchy_lookup(inv, key, &root, module)?,
             };
             match found {
                 Some(v) if !rest.is_empty() => self.explained_sub_lookup(inv, key, rest, v),
@@ -1310,11 +1313,11 @@ impl Lookup {
         inv: &Inv<'_>,
         key: &str,
         root: &str,
+        module: Option<(&str, Option<&Provider>)>,
         merge: &MergeStrategy,
     ) -> Result<Option<Value>, HieraError> {
         // Puppet's provider stack: the global layer, the environment, the key's module; each
         // contributes nothing when absent (a module that is not found says so).
-        let module = module_of(root);
         let global_lookup = |inv: &Inv<'_>, p: &Provider| match self
             .layer_lookup(inv, p, key, root, merge, false)
         {
@@ -1348,17 +1351,20 @@ impl Lookup {
         })
     }
 
-    /// The module layer of `module` (Puppet's `lookup_in_module`).
+    /// The module layer of `module` (Puppet's `lookup_in_module`), with its provider if the
+    /// module has one.
     fn module_lookup(
         &self,
         inv: &Inv<'_>,
-        module: Option<&str>,
+        module: Option<(&str, Option<&Provider>)>,
         key: &str,
         root: &str,
         merge: &MergeStrategy,
     ) -> Result<Option<Value>, HieraError> {
-        let Some(m) = module else { return Ok(None) };
-        match self.modules.get(m) {
+        let Some((m, provider)) = module else {
+            return Ok(None);
+        };
+        match provider {
             Some(p) => self.layer_lookup(inv, p, key, root, merge, false),
             None => {
                 inv.add(|| match self.module_names.contains(m) {
@@ -1370,16 +1376,16 @@ impl Lookup {
         }
     }
 
+    /// The `default_hierarchy` of the key's module (`module`, with its provider if it has one),
+    /// searched when no layer has the key.
     fn default_hierarchy_lookup(
         &self,
         inv: &Inv<'_>,
         key: &str,
         root: &str,
+        module: Option<(&str, Option<&Provider>)>,
     ) -> Result<Option<Value>, HieraError> {
-        let Some(m) = module_of(root) else {
-            return Ok(None);
-        };
-        let Some(p) = self.modules.get(m) else {
+        let Some((m, Some(p))) = module else {
             return Ok(None);
         };
         if p.config.default_hierarchy.is_none() {

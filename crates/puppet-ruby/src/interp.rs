@@ -483,8 +483,7 @@ impl<'s> Interp<'s> {
         if let Some(v) = self.scope.instance_variable(name).filter(|v| !v.is_undef()) {
             let r = value::from_puppet_frozen(&v);
             if matches!(r, RValue::Array(_) | RValue::Hash(_)) {
-                self.handed_out
-                    .push((name.to_string(), v.clone(), r.clone()));
+                self.handed_out.push((name.to_string(), v, r.clone()));
             }
             if let RValue::Object(o) = &self.main {
                 o.ivars.borrow_mut().insert(name.to_string(), r.clone());
@@ -1925,11 +1924,7 @@ impl<'s> Interp<'s> {
             return v;
         }
         match self.scope.lookup(name) {
-            Some(v) => {
-                let r = value::from_puppet(&v);
-                freeze_strings(&r, 0);
-                r
-            }
+            Some(v) => value::from_puppet_frozen(&v),
             None => {
                 self.scope.unknown_variable(name);
                 RValue::Nil
@@ -1945,9 +1940,7 @@ impl<'s> Interp<'s> {
             if v.is_undef() {
                 continue;
             }
-            let r = value::from_puppet(v);
-            freeze_strings(&r, 0);
-            h.insert(RValue::str(k), r);
+            h.insert(RValue::str(k), value::from_puppet_frozen(v));
         }
         RValue::hash(h)
     }

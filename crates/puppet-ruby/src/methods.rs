@@ -472,17 +472,15 @@ pub fn responds_to(v: &RValue, name: &str) -> bool {
     }
 }
 
-/// Capture groups of a match (group 0 is the whole match).
-pub type Captures = Vec<Option<String>>;
-
-/// Matches a regexp against text from a char offset; sets `$~`. Returns captures.
+/// Matches a regexp against text from a char offset; sets `$~` (whose groups are the
+/// captures). Returns the char offset of the match.
 pub fn regex_match(
     it: &mut Interp,
     re: &value::RRegex,
     text: &str,
     start: usize,
     pos: Pos,
-) -> Result<Option<(usize, Captures)>, Ctrl> {
+) -> Result<Option<usize>, Ctrl> {
     let byte_start = text
         .char_indices()
         .nth(start)
@@ -493,20 +491,39 @@ pub fn regex_match(
         return Ok(None);
     }
     let rx = re.re(pos)?;
-    match rx.captures_from_pos(text, byte_start) {
-        Ok(Some(c)) => {
-            let full = value::Captures::of(rx, &c, text);
-            let caps = full.groups.clone();
-            let at = c.get(0).map(|m| m.start()).unwrap_or(0);
+    match match_at(rx, text, byte_start) {
+        Ok(Some(full)) => {
+            let at = full.span().0;
             let char_at = text[..at].chars().count();
             it.last_match = Some(Rc::new(full));
-            Ok(Some((char_at, caps)))
+            Ok(Some(char_at))
         }
         Ok(None) => {
             it.last_match = None;
             Ok(None)
         }
         Err(e) => unsupported(format!("regexp /{}/: {e}", re.source), pos),
+    }
+}
+
+/// The first match of `rx` in `text` from byte `byte_start`, as `$~` holds it. A regexp
+/// without groups is only searched for (group 0 of a search is the whole match that the
+/// captures would give), so its match makes no capture slots.
+fn match_at(
+    rx: &fancy_regex::Regex,
+    text: &str,
+    byte_start: usize,
+) -> Result<Option<value::Captures>, String> {
+    if rx.captures_len() == 1 {
+        Ok(rx
+            .find_from_pos(text, byte_start)
+            .map_err(|e| e.to_string())?
+            .map(|m| value::Captures::whole(text, m.start(), m.end())))
+    } else {
+        Ok(rx
+            .captures_from_pos(text, byte_start)
+            .map_err(|e| e.to_string())?
+            .map(|c| value::Captures::of(rx, &c, text)))
     }
 }
 
@@ -868,7 +885,7 @@ pub fn call_method(
                         it.last_match = saved;
                         RValue::Bool(m.is_some())
                     }
-                    ("=~", Some((at, _))) => RValue::Int(at as i64),
+                    ("=~", Some(at)) => RValue::Int(at as i64),
                     ("match", Some(_)) => match it.last_match.clone() {
                         Some(m) => RValue::MatchData(m),
                         None => RValue::Nil,
@@ -2230,5 +2247,54 @@ fn json_parse(s: &str, pos: Pos) -> R {
         Ok(v) => Ok(v),
         Err(("", what)) => unsupported(what, pos),
         Err((class, message)) => raise(class, message, pos),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A regexp without groups is only searched for: its `$~` is what the captures of the
+    /// same match give, at every start offset, for plain and backtracking regexps.
+    #[test]
+    fn a_search_without_groups_gives_the_captures_match() {
+        let patterns = [
+            ("^ssl", ""),
+            ("ssl-", ""),
+            ("a+", ""),
+            ("\\d{2,}", ""),
+            ("(?:ab)+", ""),
+            ("x$", "m"),
+            ("b(?=c)", ""),
+            ("(?<!a)b", ""),
+            ("\\bword\\b", "i"),
+            ("", ""),
+        ];
+        let texts = [
+            "ssl-ca",
+            "no-ssl",
+            "aaab abc",
+            "12 345 6",
+            "ababab",
+            "x\nx",
+            "WORD word",
+            "",
+            "é-ssl-é",
+        ];
+        for (source, flags) in patterns {
+            let re = value::compile_regex(source, flags).expect("regexp");
+            let rx = re.re(Pos::default()).expect("compiled");
+            assert_eq!(rx.captures_len(), 1, "{source}");
+            for text in texts {
+                for start in (0..=text.len()).filter(|i| text.is_char_boundary(*i)) {
+                    let general = rx
+                        .captures_from_pos(text, start)
+                        .expect("search")
+                        .map(|c| value::Captures::of(rx, &c, text));
+                    let fast = match_at(rx, text, start).expect("search");
+                    assert_eq!(fast, general, "/{source}/ on {text:?} from {start}");
+                }
+            }
+        }
     }
 }

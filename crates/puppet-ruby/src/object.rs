@@ -298,11 +298,22 @@ impl Module {
 
     /// Drops everything the module refers to (breaks reference cycles).
     pub fn clear(&self) {
-        self.methods.borrow_mut().clear();
-        self.consts_mut().clear();
-        self.ivars.borrow_mut().clear();
-        self.cvars.borrow_mut().clear();
-        self.includes.borrow_mut().clear();
+        // Tables are dropped rather than emptied (their memory goes now, and the module's
+        // own drop has nothing left to free); empty ones are left as they are.
+        fn drop_table<T: Default>(t: &RefCell<T>, empty: impl Fn(&T) -> bool) {
+            if !empty(&t.borrow()) {
+                let taken = std::mem::take(&mut *t.borrow_mut());
+                drop(taken);
+            }
+        }
+        drop_table(&self.methods, |m| m.is_empty());
+        if !self.consts.borrow().is_empty() {
+            let taken = std::mem::take(&mut *self.consts_mut());
+            drop(taken);
+        }
+        drop_table(&self.ivars, |m| m.is_empty());
+        drop_table(&self.cvars, |m| m.is_empty());
+        drop_table(&self.includes, |v| v.is_empty());
         *self.meta.borrow_mut() = None;
         *self.superclass.borrow_mut() = None;
         *self.extra.borrow_mut() = None;
@@ -390,7 +401,10 @@ impl Object {
 
     /// Drops what the object refers to (breaks reference cycles).
     pub fn clear(&self) {
-        self.ivars.borrow_mut().clear();
+        if !self.ivars.borrow().is_empty() {
+            let taken = std::mem::take(&mut *self.ivars.borrow_mut());
+            drop(taken);
+        }
         *self.singleton.borrow_mut() = None;
         *self.data.borrow_mut() = ObjData::None;
     }
@@ -478,8 +492,10 @@ pub struct CRef {
 /// A scope of local variables (a method body, a block body chained to its outer scope).
 #[derive(Debug, Default)]
 pub struct Env {
-    /// The variables (few per scope: a vector is faster than a map).
-    pub vars: RefCell<Vec<(Rc<str>, RValue)>>,
+    /// The variables (few per scope: a vector is faster than a map). Names are
+    /// `SmolStr`s: a name of up to 23 bytes (every usual one) is stored without an
+    /// allocation, so binding a block's parameters allocates nothing per name.
+    pub vars: RefCell<Vec<(smol_str::SmolStr, RValue)>>,
     /// The enclosing scope (blocks only).
     pub parent: Option<Rc<Env>>,
 }
@@ -497,7 +513,7 @@ impl Env {
     pub fn get(&self, name: &str) -> Option<RValue> {
         let mut cur: Option<&Env> = Some(self);
         while let Some(e) = cur {
-            if let Some((_, v)) = e.vars.borrow().iter().find(|(n, _)| &**n == name) {
+            if let Some((_, v)) = e.vars.borrow().iter().find(|(n, _)| n.as_str() == name) {
                 return Some(v.clone());
             }
             cur = e.parent.as_deref();
@@ -509,22 +525,29 @@ impl Env {
     pub fn set(&self, name: &str, v: RValue) {
         let mut cur: Option<&Env> = Some(self);
         while let Some(e) = cur {
-            if let Some(slot) = e.vars.borrow_mut().iter_mut().find(|(n, _)| &**n == name) {
+            if let Some(slot) = e
+                .vars
+                .borrow_mut()
+                .iter_mut()
+                .find(|(n, _)| n.as_str() == name)
+            {
                 slot.1 = v;
                 return;
             }
             cur = e.parent.as_deref();
         }
-        self.vars.borrow_mut().push((Rc::from(name), v));
+        self.vars
+            .borrow_mut()
+            .push((smol_str::SmolStr::new(name), v));
     }
 
     /// Defines a variable in this scope (block parameters shadow outer variables).
     pub fn define(&self, name: &str, v: RValue) {
         let mut vars = self.vars.borrow_mut();
-        if let Some(slot) = vars.iter_mut().find(|(n, _)| &**n == name) {
+        if let Some(slot) = vars.iter_mut().find(|(n, _)| n.as_str() == name) {
             slot.1 = v;
         } else {
-            vars.push((Rc::from(name), v));
+            vars.push((smol_str::SmolStr::new(name), v));
         }
     }
 }

@@ -410,7 +410,7 @@ pub fn str_method(
             let re = re.clone();
             let text = cell.borrow();
             return Ok(match crate::methods::regex_match(it, &re, &text, 0, pos)? {
-                Some((at, _)) => RValue::Int(at as i64),
+                Some(at) => RValue::Int(at as i64),
                 None => RValue::Nil,
             });
         }
@@ -622,7 +622,7 @@ pub fn str_method(
             for a in &args {
                 let hit = match a {
                     RValue::Regexp(re) if name == "start_with?" => {
-                        matches!(regex_match(it, re, &s, 0, pos)?, Some((0, _)))
+                        matches!(regex_match(it, re, &s, 0, pos)?, Some(0))
                     }
                     other => {
                         let p = str_arg(other, pos)?;
@@ -718,7 +718,7 @@ pub fn str_method(
                         None => 0,
                     };
                     return Ok(match regex_match(it, re, &s, start, pos)? {
-                        Some((at, _)) => RValue::Int(at as i64),
+                        Some(at) => RValue::Int(at as i64),
                         None => RValue::Nil,
                     });
                 }
@@ -766,10 +766,11 @@ pub fn str_method(
                         None => 0,
                     };
                     Ok(match regex_match(it, re, &s, 0, pos)? {
-                        Some((_, caps)) => caps
-                            .get(group)
-                            .cloned()
-                            .flatten()
+                        // The groups are `$~`'s, which the match just set.
+                        Some(_) => it
+                            .last_match
+                            .as_ref()
+                            .and_then(|caps| caps.get(group).cloned().flatten())
                             .map(RValue::string)
                             .unwrap_or(RValue::Nil),
                         None => RValue::Nil,

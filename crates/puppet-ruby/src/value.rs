@@ -213,8 +213,8 @@ pub enum HKey {
     Bool(bool),
     Int(i64),
     Float(u64),
-    Str(String),
-    Sym(String),
+    Str(smol_str::SmolStr),
+    Sym(smol_str::SmolStr),
     Array(Vec<HKey>),
     /// An object compared by identity.
     Ptr(usize),
@@ -273,8 +273,8 @@ impl HKey {
                 RValue::Bool(b) => HKey::Bool(*b),
                 RValue::Int(i) => HKey::Int(*i),
                 RValue::Float(f) => HKey::Float(if *f == 0.0 { 0 } else { f.to_bits() }),
-                RValue::Str(s) => HKey::Str(s.borrow().clone()),
-                RValue::Sym(s) => HKey::Sym(s.to_string()),
+                RValue::Str(s) => HKey::Str(smol_str::SmolStr::new(s.borrow().as_str())),
+                RValue::Sym(s) => HKey::Sym(smol_str::SmolStr::new(&**s)),
                 RValue::Array(a) if depth < MAX_DEPTH => HKey::Array(
                     a.borrow()
                         .iter()
@@ -453,6 +453,22 @@ impl Captures {
     /// The captures of one match of `re` in `text`.
     pub fn of(re: &fancy_regex::Regex, c: &fancy_regex::Captures<'_>, text: &str) -> Captures {
         Self::of_shared(re, c, &Rc::from(text))
+    }
+
+    /// The captures of a match of a regexp without groups: the whole match, the bytes
+    /// `start..end` of `text` (what [`Captures::of`] gives for such a regexp).
+    pub fn whole(text: &str, start: usize, end: usize) -> Captures {
+        Captures {
+            groups: vec![text.get(start..end).map(str::to_string)],
+            names: Vec::new(),
+            subject: Rc::from(text),
+            span: (start, end),
+        }
+    }
+
+    /// The byte offsets of the whole match in the subject.
+    pub fn span(&self) -> (usize, usize) {
+        self.span
     }
 
     /// The captures of one match of `re` in `text`, sharing the subject (a loop over the
@@ -1143,6 +1159,60 @@ mod tests {
         assert_eq!(float_to_s(123_456_789.123_456_79), "123456789.12345679");
     }
 
+    /// A value's shape, with the frozen flag of every string, in walk order (keys and
+    /// values), at any depth.
+    fn frozen_flags(v: &RValue, out: &mut Vec<(String, bool)>) {
+        match v {
+            RValue::Str(s) => out.push((s.borrow().clone(), s.is_frozen())),
+            RValue::Array(a) => {
+                out.push(("[".into(), false));
+                a.borrow().iter().for_each(|x| frozen_flags(x, out));
+            }
+            RValue::Hash(h) => {
+                out.push(("{".into(), false));
+                h.borrow().map.values().for_each(|(k, x)| {
+                    frozen_flags(k, out);
+                    frozen_flags(x, out);
+                });
+            }
+            other => out.push((inspect(other), false)),
+        }
+    }
+
+    /// Converting frozen is converting, then freezing the strings (down to the depth
+    /// `freeze_strings` walks): the same values with the same frozen flags.
+    #[test]
+    fn converting_frozen_is_converting_then_freezing() {
+        let mut deep = Value::string("bottom");
+        for i in 0..70 {
+            deep = if i % 2 == 0 {
+                Value::array(vec![deep, Value::string(format!("a{i}"))])
+            } else {
+                Value::hash(vec![(Value::string(format!("k{i}")), deep)])
+            };
+        }
+        let samples = [
+            Value::string("x"),
+            Value::Integer(3),
+            Value::Undef,
+            Value::array(vec![Value::string("a"), Value::Boolean(true)]),
+            Value::hash(vec![
+                (Value::string("k"), Value::string("v")),
+                (Value::Integer(1), Value::array(vec![Value::string("n")])),
+            ]),
+            deep,
+        ];
+        for v in &samples {
+            let general = from_puppet(v);
+            crate::interp::freeze_strings(&general, 0);
+            let fast = from_puppet_frozen(v);
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            frozen_flags(&general, &mut a);
+            frozen_flags(&fast, &mut b);
+            assert_eq!(a, b, "{v:?}");
+        }
+    }
+
     #[test]
     fn borrowed_keys_hash_and_compare_as_their_hkey() {
         use std::hash::BuildHasher;
@@ -1150,7 +1220,7 @@ mod tests {
             (KeyRef::Str("port"), HKey::Str("port".into())),
             (KeyRef::Sym("port"), HKey::Sym("port".into())),
             (KeyRef::Int(-7), HKey::Int(-7)),
-            (KeyRef::Str(""), HKey::Str(String::new())),
+            (KeyRef::Str(""), HKey::Str(Default::default())),
         ];
         let fx = rustc_hash::FxBuildHasher;
         let sip =

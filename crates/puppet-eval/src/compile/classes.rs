@@ -247,7 +247,7 @@ impl Compiler {
             key: &key,
             label: label.clone(),
             def: (&def.name, &def.span),
-            params: def.params.len(),
+            params: def.params.len() + crate::scope::assignments_in(&def.body),
             parent: parent_scope.unwrap_or(self.build.node_scope.unwrap_or(self.top)),
             // The module of the parent scope: the inherited class's, else the code that
             // declared it.
@@ -299,7 +299,9 @@ impl Compiler {
     fn open_body_scope(&mut self, b: BodyScope<'_>) -> ScopeId {
         let (def_name, def_span) = b.def;
         let mut s = Scope::new(b.kind, Some(b.parent), b.label);
-        // Room for the four variables below and the parameters, which are bound next.
+        // Room for the four variables below, the parameters, which are bound next, and the
+        // body's assignments (growing the map step by step was a visible part of a class
+        // body with many variables).
         s.vars.reserve(4 + b.params);
         s.module = Some(SmolStr::new(crate::names::first_segment(def_name)));
         let module = match &def_span.file.path {
@@ -378,7 +380,7 @@ impl Compiler {
             key,
             label: label.clone(),
             def: (&def.name, &def.span),
-            params: def.params.len(),
+            params: def.params.len() + crate::scope::assignments_in(&def.body),
             parent: self.build.node_scope.unwrap_or(self.top),
             // The module of the code that declared it.
             caller: declared_in,
@@ -461,7 +463,8 @@ struct BodyScope<'a> {
     key: &'a ResourceKey,
     label: String,
     def: (&'a str, &'a Span),
-    /// How many parameters the definition has.
+    /// How many variables the body binds besides the four every body scope has: the
+    /// definition's parameters and the body's assignments (room for them is made at once).
     params: usize,
     parent: ScopeId,
     caller: ScopeId,

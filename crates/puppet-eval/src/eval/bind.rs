@@ -216,7 +216,11 @@ impl Compiler {
                                 prefix: guard_prefix,
                                 param: p.name.clone(),
                                 pending: PendingParams::new(names, from),
-                                missing: missing.clone(),
+                                // (Cloning an empty list allocates nothing.)
+                                missing: match missing.is_empty() {
+                                    true => Vec::new(),
+                                    false => missing.clone(),
+                                },
                                 span: guard_span,
                             };
                             self.eval_default(d, guard)?
