@@ -397,13 +397,16 @@ impl<'a> Lexer<'a> {
     /// Appends to `s` the text from here up to the next of the ASCII bytes `stops` (or the
     /// end), and moves over it: the plain part of a string literal, copied in one go.
     fn plain_run(&mut self, s: &mut String, stops: &[char]) {
-        if !stops.iter().all(char::is_ascii) {
+        if !stops.iter().all(char::is_ascii) || stops.is_empty() || stops.len() > 4 {
             return;
         }
+        // The stops as four bytes (the last repeated): four comparisons per byte, no loop.
+        let stop = |k: usize| stops[k.min(stops.len() - 1)] as u8;
+        let (s0, s1, s2, s3) = (stop(0), stop(1), stop(2), stop(3));
         let b = self.bytes();
         let end = b[self.i..]
             .iter()
-            .position(|c| stops.iter().any(|s| *s as u8 == *c))
+            .position(|c| *c == s0 || *c == s1 || *c == s2 || *c == s3)
             .map_or(b.len(), |k| self.i + k);
         if end > self.i {
             s.push_str(&self.src[self.i..end]);
@@ -1500,7 +1503,11 @@ mod tests {
     /// byte of source).
     #[test]
     fn token_size() {
-        assert!(std::mem::size_of::<Token>() <= 48, "{}", std::mem::size_of::<Token>());
+        assert!(
+            std::mem::size_of::<Token>() <= 48,
+            "{}",
+            std::mem::size_of::<Token>()
+        );
     }
 
     #[test]
