@@ -157,11 +157,12 @@ pub fn scan(src: &str) -> Vec<Piece> {
                     content.push_str("%>");
                     continue;
                 }
-                let code = std::mem::take(&mut content);
+                let mut code = std::mem::take(&mut content);
                 match kind {
                     Stag::Code => {
-                        if let Some(stripped) = code.strip_suffix('\n') {
-                            out.push(Piece::Code(stripped.to_string(), start));
+                        if code.ends_with('\n') {
+                            code.pop();
+                            out.push(Piece::Code(code, start));
                             out.push(Piece::Cr);
                         } else {
                             out.push(Piece::Code(code, start));

@@ -31,8 +31,9 @@ pub enum Tok {
     Str(Vec<StrPart>),
     /// `:sym` or `:"sym"`.
     Sym(Vec<StrPart>),
-    /// `/re/flags` or `%r{re}flags`.
-    Regex(Vec<StrPart>, String),
+    /// `/re/flags` or `%r{re}flags`: the parts and the flags (boxed: a rare token, kept out
+    /// of the size of every token).
+    Regex(Box<(Vec<StrPart>, String)>),
     /// `%w[]` / `%i[]` words: (words, symbols?).
     Words(Vec<String>, bool),
     /// An identifier or keyword (may end in `?` or `!`).
@@ -396,13 +397,16 @@ impl<'a> Lexer<'a> {
     /// Appends to `s` the text from here up to the next of the ASCII bytes `stops` (or the
     /// end), and moves over it: the plain part of a string literal, copied in one go.
     fn plain_run(&mut self, s: &mut String, stops: &[char]) {
-        if !stops.iter().all(char::is_ascii) {
+        if !stops.iter().all(char::is_ascii) || stops.is_empty() || stops.len() > 4 {
             return;
         }
+        // The stops as four bytes (the last repeated): four comparisons per byte, no loop.
+        let stop = |k: usize| stops[k.min(stops.len() - 1)] as u8;
+        let (s0, s1, s2, s3) = (stop(0), stop(1), stop(2), stop(3));
         let b = self.bytes();
         let end = b[self.i..]
             .iter()
-            .position(|c| stops.iter().any(|s| *s as u8 == *c))
+            .position(|c| *c == s0 || *c == s1 || *c == s2 || *c == s3)
             .map_or(b.len(), |k| self.i + k);
         if end > self.i {
             s.push_str(&self.src[self.i..end]);
@@ -701,7 +705,7 @@ impl<'a> Lexer<'a> {
                     self.bump();
                     let parts = self.dstring('/', '/', false)?;
                     let flags = self.regex_flags();
-                    self.push(Tok::Regex(parts, flags), pos, space);
+                    self.push(Tok::Regex(Box::new((parts, flags))), pos, space);
                 }
                 '%' if !self.after_dot()
                     && (!self.value_ended()
@@ -1282,7 +1286,7 @@ impl<'a> Lexer<'a> {
             'r' => {
                 let parts = self.dstring(open, close, false)?;
                 let flags = self.regex_flags();
-                Ok(Tok::Regex(parts, flags))
+                Ok(Tok::Regex(Box::new((parts, flags))))
             }
             's' => Ok(Tok::Sym(vec![StrPart::Lit(self.sstring(open, close)?)])),
             _ => self.err(format!("%{kind} literal"), true),
@@ -1495,6 +1499,17 @@ mod tests {
         ":", ",", ".", "(", ")", "[", "]", "{", "}",
     ];
 
+    /// A token stays small (the vector of a file's tokens is about eight bytes of token per
+    /// byte of source).
+    #[test]
+    fn token_size() {
+        assert!(
+            std::mem::size_of::<Token>() <= 48,
+            "{}",
+            std::mem::size_of::<Token>()
+        );
+    }
+
     #[test]
     fn ident_bytes() {
         for b in 0u8..128 {
@@ -1567,7 +1582,7 @@ mod tests {
             vec![
                 Tok::Ident("x".into()),
                 Tok::Op("=~"),
-                Tok::Regex(vec![StrPart::Lit("a b".into())], "i".into())
+                Tok::Regex(Box::new((vec![StrPart::Lit("a b".into())], "i".into())))
             ]
         );
         assert_eq!(

@@ -1530,7 +1530,8 @@ impl Parser {
             | Tok::GVar(_)
             | Tok::Const(_)
             | Tok::Words(..) => true,
-            Tok::Str(parts) | Tok::Sym(parts) | Tok::Regex(parts, _) => lits(parts),
+            Tok::Str(parts) | Tok::Sym(parts) => lits(parts),
+            Tok::Regex(re) => lits(&re.0),
             // A local variable or a method call without arguments (keywords, and the
             // `__x__` names, some of which are keywords, go the general way).
             Tok::Ident(name) => !is_reserved(name) && !name.starts_with("__"),
@@ -1932,7 +1933,10 @@ impl Parser {
             }
             Tok::XStr(parts) => Ok(mk(Kind::XStr(self.parts(parts)?))),
             Tok::Sym(parts) => Ok(mk(Kind::Sym(self.parts(parts)?))),
-            Tok::Regex(parts, flags) => Ok(mk(Kind::Regex(self.parts(parts)?, flags))),
+            Tok::Regex(re) => {
+                let (parts, flags) = *re;
+                Ok(mk(Kind::Regex(self.parts(parts)?, flags)))
+            }
             Tok::Words(words, sym) => Ok(mk(Kind::Array(
                 words
                     .into_iter()
