@@ -56,6 +56,13 @@ impl LineIndex {
         LineIndex { starts }
     }
 
+    /// The 1-based line of a byte offset in `text` (the text this index was built from):
+    /// [`LineIndex::line_col`]'s line, without counting the column's characters.
+    pub fn line(&self, text: &str, offset: TextSize) -> u32 {
+        let offset = u32::from(offset).min(text.len() as u32);
+        self.starts.partition_point(|&s| s <= offset) as u32
+    }
+
     /// Line and column of a byte offset in `text` (the text this index was built from).
     pub fn line_col(&self, text: &str, offset: TextSize) -> LineCol {
         let offset = u32::from(offset).min(text.len() as u32);
@@ -86,6 +93,20 @@ impl LineIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn line_is_line_col_s_line_at_every_offset() {
+        let text = "a\nbé\n\n  x\r\nlast";
+        let index = LineIndex::new(text);
+        for offset in 0..=text.len() as u32 + 2 {
+            let offset = TextSize::from(offset);
+            assert_eq!(
+                index.line(text, offset),
+                index.line_col(text, offset).line,
+                "{offset:?}"
+            );
+        }
+    }
 
     #[test]
     fn line_starts_are_found_at_every_position() {

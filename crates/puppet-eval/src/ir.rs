@@ -52,6 +52,12 @@ impl SourceFile {
         let at = lines.line_col(&self.text, offset.into());
         (at.line, at.col)
     }
+
+    /// The 1-based line of a byte offset (`line_col`'s line, without the column).
+    pub fn line(&self, offset: u32) -> u32 {
+        let lines = self.lines.get_or_init(|| LineIndex::new(&self.text));
+        lines.line(&self.text, offset.into())
+    }
 }
 
 /// Where an expression came from.
@@ -65,6 +71,11 @@ pub struct Span {
 impl Span {
     pub fn line_col(&self) -> (u32, u32) {
         self.file.line_col(self.start)
+    }
+
+    /// The 1-based line of the start (`line_col`'s line, without the column).
+    pub fn line(&self) -> u32 {
+        self.file.line(self.start)
     }
 
     /// The byte range.

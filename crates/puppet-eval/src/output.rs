@@ -62,7 +62,7 @@ impl Compiler {
             if let Some(span) = &r.span {
                 if !matches!(r.kind, ResourceKind::Class | ResourceKind::Stage) {
                     out.file = Some(span.file.path.clone().unwrap_or_default());
-                    out.line = Some(span.line_col().0);
+                    out.line = Some(span.line());
                 }
             }
             out.exported = r.exported;
@@ -111,20 +111,30 @@ impl Compiler {
         }
         // An edge whose ends are both in the output; a container's edges mostly follow
         // each other, so its reference is looked up once for them.
-        let reference = |k: &ResourceKey| {
-            (self.catalog.resources.get_index_of(k)).and_then(|i| refs[i].as_ref())
-        };
+        let resources = &self.catalog.resources;
+        let reference = |i: Option<usize>| i.and_then(|i| refs[i].as_ref());
         let mut last: Option<(&ResourceKey, Option<&SmolStr>)> = None;
+        // Edges are mostly added as their targets are declared, so the next edge's target
+        // is most often the resource after the last one's: that guess is checked against
+        // the key (keys are unique), and only a wrong guess hashes.
+        let mut next = 0;
         for (source, target) in &self.catalog.edges {
             let s = match last {
                 Some((k, s)) if k == source => s,
                 _ => {
-                    let s = reference(source);
+                    let s = reference(resources.get_index_of(source));
                     last = Some((source, s));
                     s
                 }
             };
-            if let (Some(s), Some(t)) = (s, reference(target)) {
+            let t = match resources.get_index(next) {
+                Some((k, _)) if k == target => Some(next),
+                _ => resources.get_index_of(target),
+            };
+            if let Some(t) = t {
+                next = t + 1;
+            }
+            if let (Some(s), Some(t)) = (s, reference(t)) {
                 cat.edges.push(ContainmentEdge {
                     source: s.clone(),
                     target: t.clone(),
@@ -163,13 +173,18 @@ pub fn to_data(v: &Value) -> Json {
         Value::Array(a) => Json::Array(a.iter().map(to_data).collect()),
         Value::Hash(h) => {
             if h.iter().all(|(k, _)| matches!(k, Value::String(_))) {
-                let mut m = Map::new();
+                let mut m = Map::with_capacity(h.len());
                 for (k, v) in h.iter() {
-                    m.insert(k.to_plain_string(), to_data(v));
+                    // A string key's plain text is the string itself.
+                    let key = match k {
+                        Value::String(s) => s.as_str().to_owned(),
+                        other => other.to_plain_string(),
+                    };
+                    m.insert(key, to_data(v));
                 }
                 Json::Object(m)
             } else {
-                let mut items = Vec::new();
+                let mut items = Vec::with_capacity(2 * h.len());
                 for (k, v) in h.iter() {
                     items.push(to_data(k));
                     items.push(to_data(v));
@@ -177,24 +192,7 @@ pub fn to_data(v: &Value) -> Json {
                 json!({"__ptype": "Hash", "__pvalue": items})
             }
         }
-        Value::Type(Type::Resource(r)) if r.type_name.is_some() && r.title.is_some() => {
-            let t = r.type_name.clone().unwrap_or_default();
-            let title = r.title.clone().unwrap_or_default();
-            Json::String(ResourceKey::of(&t, &title).reference())
-        }
-        Value::Type(Type::Class(Some(name))) => {
-            let name = crate::names::capitalize_smol(name);
-            let mut s = String::with_capacity(name.len() + 7);
-            s.push_str("Class[");
-            s.push_str(&name);
-            s.push(']');
-            Json::String(s)
-        }
-        Value::Type(t) => {
-            let text = t.to_string();
-            let base = text.split('[').next().unwrap_or(&text);
-            json!({ "__ptype": format!("Pcore::{base}Type") })
-        }
+        Value::Type(t) => type_data(t),
         Value::Regexp(r) => json!({"__ptype": "Regexp", "__pvalue": r.to_ruby_s()}),
         Value::Sensitive(inner) => to_data(inner),
         Value::SemVer(_) => json!({"__ptype": "SemVer", "__pvalue": v.to_plain_string()}),
@@ -218,6 +216,30 @@ pub fn to_data(v: &Value) -> Json {
         }
         _ => Json::String(v.to_plain_string()),
     }
+}
+
+/// A type in Puppet's rich-data JSON form: a resource or class reference becomes its
+/// reference text, any other type its `Pcore` type name.
+fn type_data(t: &Type) -> Json {
+    match t {
+        Type::Resource(r) => {
+            if let (Some(t), Some(title)) = (&r.type_name, &r.title) {
+                return Json::String(ResourceKey::of(t, title).reference());
+            }
+        }
+        Type::Class(Some(name)) => {
+            let name = crate::names::capitalize_smol(name);
+            let mut s = String::with_capacity(name.len() + 7);
+            s.push_str("Class[");
+            s.push_str(&name);
+            s.push(']');
+            return Json::String(s);
+        }
+        _ => {}
+    }
+    let text = t.to_string();
+    let base = text.split('[').next().unwrap_or(&text);
+    json!({ "__ptype": format!("Pcore::{base}Type") })
 }
 
 /// The value a JSON document denotes (facts, ENC data): objects become hashes in document
@@ -252,4 +274,43 @@ pub fn facts_from_data(j: &Json) -> indexmap::IndexMap<smol_str::SmolStr, Value>
                 .collect()
         })
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Environment, Settings};
+    use std::sync::Arc;
+
+    /// The containment edges of `to_catalog` (whose target lookup guesses the resource
+    /// after the last target) are those of looking up both ends of every edge.
+    #[test]
+    fn edges_are_those_of_looking_up_every_end() {
+        // Classes declared out of order, a define, virtual and realised resources, a
+        // class contained from two places: edges whose targets jump around the catalog.
+        let code = "\
+            define d($x = 1) { notify { \"d-${title}\": } file { \"/tmp/${title}\": } }
+            class b { notify { 'b1': } d { 'in-b': } @notify { 'virt': } }
+            class a { include b notify { 'a1': } d { 'in-a': } }
+            class c { notify { 'c1': } realize(Notify['virt']) }
+            node default { include c include a notify { 'top': } d { 'top': } @@file { '/exp': } }
+        ";
+        let env = Arc::new(Environment::from_main(Some("site.pp"), code));
+        let mut compiler = Compiler::new(env, Settings::default());
+        compiler.evaluate_main().expect("compiles");
+        let cat = compiler.to_catalog();
+        let resources = &compiler.catalog.resources;
+        let shown = |k: &ResourceKey| {
+            let r = &resources[k];
+            (!r.virtual_ || r.exported).then(|| k.reference())
+        };
+        let want: Vec<(String, String)> = (compiler.catalog.edges.iter())
+            .filter_map(|(s, t)| Some((shown(s)?, shown(t)?)))
+            .collect();
+        let got: Vec<(String, String)> = (cat.edges.iter())
+            .map(|e| (e.source.to_string(), e.target.to_string()))
+            .collect();
+        assert_eq!(got, want);
+        assert!(got.len() > 10, "{got:?}");
+    }
 }
