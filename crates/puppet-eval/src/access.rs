@@ -102,7 +102,7 @@ impl CatalogAccess for Compiler {
         // As `defaults_for`: the scope of the call, then the scopes it takes defaults from.
         let mut out: Vec<String> = Vec::new();
         for id in self.scopes.defaults_chain(Some(self.current)) {
-            for (sid, tname, attrs, _) in &self.catalog.defaults {
+            for (sid, tname, attrs, _) in self.catalog.defaults() {
                 if *sid == id && tname.eq_ignore_ascii_case(type_name) {
                     for (k, _, _) in attrs {
                         if !out.iter().any(|x| x == k.as_str()) {

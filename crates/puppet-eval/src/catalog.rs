@@ -275,7 +275,12 @@ pub struct Catalog {
     pub edges: crate::Set<(ResourceKey, ResourceKey)>,
     /// Defined-type instances waiting to be evaluated.
     pending: VecDeque<ResourceKey>,
-    pub defaults: Vec<Defaults>,
+    /// Resource defaults statements, in evaluation order (add and forget them with
+    /// [`Catalog::add_defaults`] and [`Catalog::forget_defaults`], which keep the index).
+    defaults: Vec<Defaults>,
+    /// The index in `defaults` of every statement, by ASCII-lower-cased type name, in
+    /// order: a resource looks at its type's statements only.
+    defaults_by_type: crate::Map<SmolStr, Vec<usize>>,
     pub overrides: Vec<Override>,
     pub collectors: Vec<Collector>,
     /// References given to `realize` before their resource was declared: realized when it
@@ -366,6 +371,45 @@ impl Catalog {
         }
     }
 
+    /// The resource defaults statements, in evaluation order.
+    pub fn defaults(&self) -> &[Defaults] {
+        &self.defaults
+    }
+
+    /// Records a resource defaults statement.
+    pub(crate) fn add_defaults(&mut self, d: Defaults) {
+        let type_name = d.1.to_ascii_lowercase_smolstr();
+        (self.defaults_by_type.entry(type_name).or_default()).push(self.defaults.len());
+        self.defaults.push(d);
+    }
+
+    /// Drops the resource defaults statements evaluated in `scope`.
+    pub(crate) fn forget_defaults(&mut self, scope: ScopeId) {
+        if !self.defaults.iter().any(|d| d.0 == scope) {
+            return;
+        }
+        self.defaults.retain(|d| d.0 != scope);
+        self.defaults_by_type.clear();
+        for (i, d) in self.defaults.iter().enumerate() {
+            let type_name = d.1.to_ascii_lowercase_smolstr();
+            self.defaults_by_type.entry(type_name).or_default().push(i);
+        }
+    }
+
+    /// The resource defaults statements whose type is `type_name` ignoring the case of
+    /// ASCII letters, in evaluation order.
+    pub fn defaults_of(&self, type_name: &str) -> Vec<&Defaults> {
+        let found = if type_name.bytes().any(|b| b.is_ascii_uppercase()) {
+            (self.defaults_by_type).get(type_name.to_ascii_lowercase_smolstr().as_str())
+        } else {
+            self.defaults_by_type.get(type_name)
+        };
+        let Some(found) = found else {
+            return Vec::new();
+        };
+        found.iter().map(|&i| &self.defaults[i]).collect()
+    }
+
     pub fn next_pending_define(&mut self) -> Option<ResourceKey> {
         self.pending.pop_front()
     }
@@ -404,6 +448,42 @@ mod tests {
             let got: Vec<String> = r.tags.iter().map(|t| t.to_string()).collect();
             assert_eq!(got, reference_tags(tag), "{tag:?}");
         }
+    }
+
+    /// The statements `defaults_of` finds through its index are those a scan of every
+    /// statement finds (the type ignoring ASCII case), in order, as statements are added
+    /// and forgotten.
+    #[test]
+    fn defaults_of_agrees_with_a_scan() {
+        use puppet_types::Value;
+        let mut c = Catalog::default();
+        let types = [
+            "File", "file", "Exec", "FILE", "Foo::Bar", "foo::bar", "Élan", "élan",
+        ];
+        let check = |c: &Catalog| {
+            for t in types.iter().chain(&["x", "Package"]) {
+                let want: Vec<(usize, String)> = (c.defaults().iter())
+                    .filter(|d| d.1.eq_ignore_ascii_case(t))
+                    .map(|d| (d.0, d.2[0].0.to_string()))
+                    .collect();
+                let got: Vec<(usize, String)> = (c.defaults_of(t).iter())
+                    .map(|d| (d.0, d.2[0].0.to_string()))
+                    .collect();
+                assert_eq!(got, want, "{t}");
+            }
+        };
+        for (i, t) in types.iter().cycle().take(40).enumerate() {
+            let attrs = vec![(format!("a{i}").into(), Value::Integer(i as i64), false)];
+            c.add_defaults((i % 5, (*t).into(), attrs, Default::default()));
+            check(&c);
+            if i % 7 == 6 {
+                c.forget_defaults(i % 5);
+                check(&c);
+            }
+        }
+        c.forget_defaults(99);
+        check(&c);
+        assert!(!c.defaults_of("file").is_empty());
     }
 
     #[test]

@@ -239,6 +239,9 @@ impl Compiler {
     /// resource: a `tag()` call tags what its class declared before the call too.
     pub(super) fn merge_scope_tags(&mut self) {
         let resources = &mut self.catalog.resources;
+        // The index of the last container looked up: resources of one container mostly
+        // follow each other, and comparing the key is cheaper than hashing it.
+        let mut last: Option<usize> = None;
         for i in 0..resources.len() {
             let Some(c) = resources[i].container.as_ref() else {
                 continue;
@@ -246,8 +249,13 @@ impl Compiler {
             if c.type_name == "Stage" {
                 continue;
             }
+            let found = match last {
+                Some(j) if resources.get_index(j).is_some_and(|(k, _)| k == c) => Some(j),
+                _ => resources.get_index_of(c),
+            };
+            last = found.or(last);
             // A resource's own tags are all it has already.
-            let Some(j) = resources.get_index_of(c).filter(|&j| j != i) else {
+            let Some(j) = found.filter(|&j| j != i) else {
                 continue;
             };
             let Ok([(_, r), (_, container)]) = resources.get_disjoint_indices_mut([i, j]) else {
@@ -273,8 +281,20 @@ impl Compiler {
             "noop", "schedule", "audit", "loglevel", "alias", "tag", "stage",
         ];
         let mut children: crate::Map<&ResourceKey, Vec<&ResourceKey>> = Default::default();
+        // A container's edges mostly follow each other: its entry is looked up once for them.
+        let mut run: Option<(&ResourceKey, usize)> = None;
         for (container, child) in &self.catalog.edges {
-            children.entry(container).or_default().push(child);
+            let i = match run {
+                Some((k, i)) if k == container => i,
+                _ => {
+                    let entry = children.entry(container);
+                    let i = entry.index();
+                    entry.or_default();
+                    run = Some((container, i));
+                    i
+                }
+            };
+            children[i].push(child);
         }
         let main = ResourceKey::class("main");
         let mut queue = std::collections::VecDeque::from([main.clone()]);
@@ -570,9 +590,7 @@ impl Compiler {
     /// case), in order: most resources have none, and the others few, so the declaration
     /// chain is then walked over these only.
     fn defaults_statements(&self, type_name: &str) -> Vec<&Defaults> {
-        (self.catalog.defaults.iter())
-            .filter(|(_, t, _, _)| t.eq_ignore_ascii_case(type_name))
-            .collect()
+        self.catalog.defaults_of(type_name)
     }
 
     /// [`Compiler::defaults_for`], with where each default is written and the scope of its

@@ -217,16 +217,14 @@ impl Compiler {
             Value::Type(Type::Resource(r)) => r.type_name.clone().unwrap_or_default(),
             other => SmolStr::new(other.to_plain_string()),
         };
-        self.catalog
-            .defaults
-            .push((scope, tname, attrs, attribute_spans(ops)));
+        (self.catalog).add_defaults((scope, tname, attrs, attribute_spans(ops)));
         Ok(t)
     }
 
     /// Drops the resource defaults declared in `scope` (a lambda or function-call scope the
     /// evaluator releases).
     pub(crate) fn forget_defaults(&mut self, scope: ScopeId) {
-        self.catalog.defaults.retain(|(sid, _, _, _)| *sid != scope);
+        self.catalog.forget_defaults(scope);
     }
 
     /// One operand of a chaining arrow: references, or a collector (what it collects).
