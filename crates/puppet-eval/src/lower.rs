@@ -28,6 +28,15 @@ pub struct ClassDef {
     pub parent: Option<SmolStr>,
     pub body: Vec<Expr>,
     pub span: Span,
+    /// [`crate::scope::assignments_in`] of the body, counted when first needed.
+    pub(crate) assignments: std::sync::OnceLock<usize>,
+}
+
+impl ClassDef {
+    /// How many variables the body may assign (for making room in its scope at once).
+    pub(crate) fn body_assignments(&self) -> usize {
+        *(self.assignments).get_or_init(|| crate::scope::assignments_in(&self.body))
+    }
 }
 
 /// A defined resource type.
@@ -37,6 +46,15 @@ pub struct DefineDef {
     pub params: Vec<Param>,
     pub body: Vec<Expr>,
     pub span: Span,
+    /// [`crate::scope::assignments_in`] of the body, counted when first needed.
+    pub(crate) assignments: std::sync::OnceLock<usize>,
+}
+
+impl DefineDef {
+    /// How many variables the body may assign (for making room in its scope at once).
+    pub(crate) fn body_assignments(&self) -> usize {
+        *(self.assignments).get_or_init(|| crate::scope::assignments_in(&self.body))
+    }
 }
 
 /// A function written in Puppet.
@@ -761,6 +779,7 @@ impl Lowerer {
                     parent,
                     body,
                     span: span.clone(),
+                    assignments: Default::default(),
                 }));
                 ExprKind::Definition
             }
@@ -776,6 +795,7 @@ impl Lowerer {
                     params,
                     body,
                     span: span.clone(),
+                    assignments: Default::default(),
                 }));
                 ExprKind::Definition
             }

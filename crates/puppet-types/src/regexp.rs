@@ -501,6 +501,51 @@ impl RubyPattern {
         self.0.engine()?.captures(text)
     }
 
+    /// Every match in `text` that fancy-regex's `captures_iter` would give, in order (its
+    /// start, end and groups, group 0 the whole match; the search stops after the first
+    /// `limit + 1`), found on the automata the pattern runs on ([`Engine`]), which cost
+    /// far less to build. `None` when it does not run on them (look-around, a final `\Z`,
+    /// a pattern the engines refuse, non-ASCII text the full build sends to fancy-regex):
+    /// then ask [`RubyPattern::regex`]. Each search starts where the previous match ended
+    /// and an empty match right after a match is skipped, as both engines' iterators do.
+    ///
+    /// ```
+    /// let p = puppet_types::regexp::RubyPattern::new(r"(\d)-", "").unwrap();
+    /// let m = p.automata_matches("a1-2-b", 10).unwrap();
+    /// assert_eq!(m[1], (3, 5, vec![Some("2-".to_string()), Some("2".to_string())]));
+    /// assert!(puppet_types::regexp::RubyPattern::new(r"a(?=b)", "").unwrap()
+    ///     .automata_matches("ab", 10).is_none());
+    /// ```
+    #[allow(clippy::type_complexity)]
+    pub fn automata_matches(
+        &self,
+        text: &str,
+        limit: usize,
+    ) -> Option<Vec<(usize, usize, Vec<Option<String>>)>> {
+        let Engine::Automata(a) = self.0.engine()? else {
+            return None;
+        };
+        let re = match text.is_ascii() {
+            true => &a.ascii,
+            false => match a.full()? {
+                FullEngine::Automata(re) => re,
+                FullEngine::Fancy(_) => return None,
+            },
+        };
+        let mut out = Vec::new();
+        for caps in re.captures_iter(text) {
+            let Some(m) = caps.get_match() else { continue };
+            let groups = (0..caps.group_len())
+                .map(|i| caps.get_group(i).map(|span| text[span].to_string()))
+                .collect();
+            out.push((m.start(), m.end(), groups));
+            if out.len() > limit {
+                break;
+            }
+        }
+        Some(out)
+    }
+
     /// The compiled fancy-regex (compiled now if it was not yet), for match positions and
     /// every match; `Err` with the engine's message when it refuses the pattern.
     pub fn regex(&self) -> Result<&Arc<fancy_regex::Regex>, String> {
@@ -813,6 +858,63 @@ fn ruby_fixed_encoding(source: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::{build_fancy, matcher, translate_ruby, Engine, Regexp};
+
+    /// Every match found on the automata is what fancy-regex's iterator finds (the general
+    /// path), empty matches and non-ASCII text included.
+    #[test]
+    fn automata_matches_agree_with_fancy_regex() {
+        let patterns = [
+            ("-", ""),
+            ("[/\\.]", ""),
+            ("x*", ""),
+            ("\\b", ""),
+            ("^", ""),
+            ("$", ""),
+            ("^(\\w+)=(.*)$", ""),
+            ("(a)|(b)", ""),
+            ("a|", ""),
+            ("(?:ab)*?", ""),
+            ("[^/]+", ""),
+            ("UNMANAGED", "i"),
+            ("\\s+", ""),
+            ("é|ü+", ""),
+            (".", "m"),
+            ("(\\d+)\\.?", ""),
+        ];
+        let texts = [
+            "",
+            "a",
+            "ab-cd/e.f",
+            "x1 xx22\n333",
+            "a=b\nc=d\n",
+            "abba",
+            "ééü-ü x",
+            "Unmanaged\n",
+            "/etc/apache2/sites-available",
+            "  lead and trail  ",
+        ];
+        let mut on_automata = 0;
+        for (source, flags) in patterns {
+            let p = super::RubyPattern::new(source, flags).unwrap();
+            let re = p.regex().unwrap().clone();
+            for text in texts {
+                let mut want = Vec::new();
+                for caps in re.captures_iter(text) {
+                    let caps = caps.unwrap();
+                    let m = caps.get(0).unwrap();
+                    let groups: Vec<Option<String>> = (0..caps.len())
+                        .map(|i| caps.get(i).map(|g| g.as_str().to_string()))
+                        .collect();
+                    want.push((m.start(), m.end(), groups));
+                }
+                if let Some(got) = p.automata_matches(text, 1000) {
+                    on_automata += 1;
+                    assert_eq!(got, want, "/{source}/{flags} on {text:?}");
+                }
+            }
+        }
+        assert!(on_automata > 100, "{on_automata}");
+    }
 
     /// The test translation, made only for patterns with a `\Z`, is what translating for
     /// the test gives whenever that differs from the plain translation.

@@ -247,7 +247,7 @@ impl Compiler {
             key: &key,
             label: label.clone(),
             def: (&def.name, &def.span),
-            params: def.params.len() + crate::scope::assignments_in(&def.body),
+            params: def.params.len() + def.body_assignments(),
             parent: parent_scope.unwrap_or(self.build.node_scope.unwrap_or(self.top)),
             // The module of the parent scope: the inherited class's, else the code that
             // declared it.
@@ -380,7 +380,7 @@ impl Compiler {
             key,
             label: label.clone(),
             def: (&def.name, &def.span),
-            params: def.params.len() + crate::scope::assignments_in(&def.body),
+            params: def.params.len() + def.body_assignments(),
             parent: self.build.node_scope.unwrap_or(self.top),
             // The module of the code that declared it.
             caller: declared_in,

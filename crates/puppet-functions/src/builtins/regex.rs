@@ -16,23 +16,65 @@ pub(crate) fn compile(source: &str) -> Result<std::sync::Arc<Regex>, CallError> 
 }
 
 fn compile_flags(source: &str, flags: &str) -> Result<std::sync::Arc<Regex>, CallError> {
-    puppet_types::regexp::compile_ruby(source, flags).map_err(|e| {
-        CallError::new(
-            codes::BAD_ARGUMENT,
-            format!("Invalid regular expression /{source}/: {e}"),
-        )
-    })
+    puppet_types::regexp::compile_ruby(source, flags).map_err(|e| invalid(source, e))
 }
 
-/// Compiles with Ruby's options: `i` (ignore case), `x` (extended), `m` (multiline dot).
-pub(crate) fn compile_with(source: &str, flags: &str) -> Result<std::sync::Arc<Regex>, CallError> {
+/// The error of a pattern that does not compile (`e` the engine's message).
+fn invalid(source: &str, e: String) -> CallError {
+    CallError::new(
+        codes::BAD_ARGUMENT,
+        format!("Invalid regular expression /{source}/: {e}"),
+    )
+}
+
+/// Ruby's options for Puppet's `regsubst` flags `I`, `E` and `M`.
+fn ruby_flags(flags: &str) -> String {
     let mut ruby = String::new();
     for (f, r) in [('I', 'i'), ('E', 'x'), ('M', 'm')] {
         if flags.contains(f) {
             ruby.push(r);
         }
     }
-    compile_flags(source, &ruby)
+    ruby
+}
+
+/// A pattern of `regsubst`: checked and translated now, compiled for the first match.
+pub(crate) struct Pattern {
+    ruby: puppet_types::regexp::RubyPattern,
+    source: String,
+    flags: String,
+}
+
+impl Pattern {
+    /// Every non-overlapping match as (start, end, captures), as [`all_matches`] finds
+    /// them, on the automata when the pattern runs on them (compiling fancy-regex's matcher
+    /// costs several times as much), else through [`compile_flags`] (with its errors).
+    #[allow(clippy::type_complexity)]
+    pub(crate) fn all_matches(
+        &self,
+        text: &str,
+    ) -> Result<Vec<(usize, usize, Vec<Option<String>>)>, CallError> {
+        if let Some(found) = self.ruby.automata_matches(text, super::MAX_ELEMENTS) {
+            return Ok(found);
+        }
+        let re = compile_flags(&self.source, &self.flags)?;
+        Ok(all_matches(&re, text))
+    }
+}
+
+/// The pattern `source` with `regsubst`'s flags (`I` ignore case, `E` extended, `M`
+/// multiline dot), for [`Pattern::all_matches`]; a syntax error is [`compile_flags`]'s
+/// (both come from the one check).
+pub(crate) fn pattern_with(source: &str, flags: &str) -> Result<Pattern, CallError> {
+    let flags = ruby_flags(flags);
+    match puppet_types::regexp::RubyPattern::new(source, &flags) {
+        Ok(ruby) => Ok(Pattern {
+            ruby,
+            source: source.to_string(),
+            flags,
+        }),
+        Err(e) => Err(invalid(source, e)),
+    }
 }
 
 /// Every non-overlapping match as (start, end, captures).

@@ -2,7 +2,7 @@
 //! `strip`, `lstrip`, `rstrip`, `split`, `match`, `regsubst`, `sprintf`, `versioncmp`,
 //! `strftime`, `scanf`.
 
-use super::regex::{all_matches, compile, compile_with};
+use super::regex::{all_matches, compile, pattern_with};
 use crate::error::{codes, CallError};
 use crate::registry::{Args, Registry};
 use crate::{RegistryError, Signature};
@@ -212,10 +212,15 @@ fn expand(repl: &str, groups: &[Option<String>]) -> String {
     out
 }
 
-fn substitute(s: &str, re: &fancy_regex::Regex, repl: &Value, global: bool) -> String {
+fn substitute(
+    s: &str,
+    re: &super::regex::Pattern,
+    repl: &Value,
+    global: bool,
+) -> Result<String, CallError> {
     let mut out = String::new();
     let mut last = 0;
-    for (start, end, groups) in all_matches(re, s) {
+    for (start, end, groups) in re.all_matches(s)? {
         if start < last {
             continue;
         }
@@ -235,7 +240,7 @@ fn substitute(s: &str, re: &fancy_regex::Regex, repl: &Value, global: bool) -> S
         }
     }
     out.push_str(&s[last..]);
-    out
+    Ok(out)
 }
 
 fn regsubst(a: Args<'_>, pattern_is_string: bool) -> Result<Value, CallError> {
@@ -246,9 +251,9 @@ fn regsubst(a: Args<'_>, pattern_is_string: bool) -> Result<Value, CallError> {
         pattern_source(&a.get(1)).unwrap_or_default()
     };
     let re = if pattern_is_string {
-        compile_with(&src, &flags)?
+        pattern_with(&src, &flags)?
     } else {
-        compile(&src)?
+        pattern_with(&src, "")?
     };
     let global = flags.contains('G');
     let repl = a.get(2);
@@ -256,25 +261,23 @@ fn regsubst(a: Args<'_>, pattern_is_string: bool) -> Result<Value, CallError> {
         Value::Array(arr) => Value::array(
             arr.iter()
                 .map(|t| {
-                    Value::string(substitute(
-                        t.as_str().unwrap_or_default(),
-                        &re,
-                        &repl,
-                        global,
-                    ))
+                    substitute(t.as_str().unwrap_or_default(), &re, &repl, global)
+                        .map(Value::string)
                 })
-                .collect(),
+                .collect::<Result<_, _>>()?,
         ),
         t => Value::string(substitute(
             t.as_str().unwrap_or_default(),
             &re,
             &repl,
             global,
-        )),
+        )?),
     })
 }
 
-/// Puppet's `versioncmp` (Puppet::Util::Package.versioncmp).
+/// Puppet's `versioncmp` (Puppet::Util::Package.versioncmp): the versions' tokens
+/// ([`version_tokens`]) compared in turn, numbers by value, other text without case; the
+/// first difference decides, else the texts' order.
 pub(crate) fn versioncmp(a: &str, b: &str, ignore_trailing_zeroes: bool) -> i64 {
     fn normalize(v: &str) -> String {
         let mut parts: Vec<String> = v.split('-').map(str::to_string).collect();
@@ -284,38 +287,12 @@ pub(crate) fn versioncmp(a: &str, b: &str, ignore_trailing_zeroes: bool) -> i64 
         }
         parts.join("-")
     }
-    fn scan(v: &str) -> Vec<String> {
-        let mut out = Vec::new();
-        let cs: Vec<char> = v.chars().collect();
-        let mut i = 0;
-        while i < cs.len() {
-            let c = cs[i];
-            if c == '-' || c == '.' {
-                out.push(c.to_string());
-                i += 1;
-            } else if c.is_ascii_digit() {
-                let s = i;
-                while i < cs.len() && cs[i].is_ascii_digit() {
-                    i += 1;
-                }
-                out.push(cs[s..i].iter().collect());
-            } else {
-                let s = i;
-                while i < cs.len() && !(cs[i].is_ascii_digit() || cs[i] == '-' || cs[i] == '.') {
-                    i += 1;
-                }
-                out.push(cs[s..i].iter().collect());
-            }
-        }
-        out
-    }
-    let (a, b) = if ignore_trailing_zeroes {
-        (normalize(a), normalize(b))
+    let (a, b): (std::borrow::Cow<str>, std::borrow::Cow<str>) = if ignore_trailing_zeroes {
+        (normalize(a).into(), normalize(b).into())
     } else {
-        (a.to_string(), b.to_string())
+        (a.into(), b.into())
     };
-    let (ax, bx) = (scan(&a), scan(&b));
-    for (x, y) in ax.iter().zip(bx.iter()) {
+    for (x, y) in version_tokens(&a).zip(version_tokens(&b)) {
         if x == y {
             continue;
         }
@@ -341,6 +318,35 @@ pub(crate) fn versioncmp(a: &str, b: &str, ignore_trailing_zeroes: bool) -> i64 
         return o as i64;
     }
     a.cmp(&b) as i64
+}
+
+/// The tokens `versioncmp` compares, as slices of `v`: each `-` and `.` alone, runs of ASCII
+/// digits, and runs of anything else. (Those three kinds of characters are single bytes
+/// that never occur inside another character's UTF-8 encoding, so scanning bytes splits
+/// where scanning characters would.)
+fn version_tokens(v: &str) -> impl Iterator<Item = &str> {
+    let bytes = v.as_bytes();
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        let start = i;
+        let first = *bytes.get(i)?;
+        i += 1;
+        if first == b'-' || first == b'.' {
+            return Some(&v[start..i]);
+        }
+        let digits = first.is_ascii_digit();
+        while let Some(&c) = bytes.get(i) {
+            let ends = match digits {
+                true => !c.is_ascii_digit(),
+                false => c.is_ascii_digit() || c == b'-' || c == b'.',
+            };
+            if ends {
+                break;
+            }
+            i += 1;
+        }
+        Some(&v[start..i])
+    })
 }
 
 /// `sprintf(format, args...)`: each `%` directive formats the next argument as `String(v, spec)`.
@@ -762,4 +768,75 @@ pub(super) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
         .register()?;
     let _ = Ordering::Equal;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{version_tokens, versioncmp};
+
+    /// The tokens as the character-by-character scan makes them (the general form).
+    fn tokens_by_chars(v: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        let cs: Vec<char> = v.chars().collect();
+        let mut i = 0;
+        while i < cs.len() {
+            let s = i;
+            if cs[i] == '-' || cs[i] == '.' {
+                i += 1;
+            } else if cs[i].is_ascii_digit() {
+                while i < cs.len() && cs[i].is_ascii_digit() {
+                    i += 1;
+                }
+            } else {
+                while i < cs.len() && !(cs[i].is_ascii_digit() || cs[i] == '-' || cs[i] == '.') {
+                    i += 1;
+                }
+            }
+            out.push(cs[s..i].iter().collect());
+        }
+        out
+    }
+
+    #[test]
+    fn version_tokens_split_as_the_character_scan_does() {
+        let versions = [
+            "",
+            "1",
+            "1.2.10",
+            "1.2.9",
+            "1.2-3",
+            "2.4.6-1ubuntu2",
+            "10.0.0+dfsg-é1",
+            "ä.ö-ü9",
+            "--..",
+            "abc",
+            "0.010",
+            "1.0.0rc1",
+            "7.23.0",
+            "1:2.3~beta",
+            "€100.5€",
+        ];
+        for v in versions {
+            let got: Vec<&str> = version_tokens(v).collect();
+            assert_eq!(got, tokens_by_chars(v), "{v}");
+        }
+    }
+
+    #[test]
+    fn versioncmp_orders_as_puppet_does() {
+        let cases = [
+            ("1.2.10", "1.2.9", false, 1),
+            ("1.2.9", "1.2.10", false, -1),
+            ("1.2", "1.2", false, 0),
+            ("1.2-1", "1.2.1", false, -1),
+            ("1.0a", "1.0B", false, -1),
+            ("1.01", "1.1", false, -1),
+            ("1.2.0", "1.2", true, 0),
+            ("1.2.0", "1.2", false, 1),
+            ("ä1", "ä2", false, -1),
+        ];
+        for (a, b, zeroes, want) in cases {
+            assert_eq!(versioncmp(a, b, zeroes), want, "{a} {b} {zeroes}");
+        }
+    }
 }
