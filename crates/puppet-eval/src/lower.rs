@@ -430,8 +430,8 @@ impl Lowerer {
         let parts = s.children_with_tokens().filter_map(|p| match p {
             Element::Token(t) if t.kind() == STRING_TEXT => {
                 Some(StrPart::Text(SmolStr::new(match heredoc {
-                    Some(h) => ast::unescape_heredoc(t.text(), h),
-                    None => ast::unescape_dq(t.text(), ast::DQ_ESCAPES),
+                    Some(h) => std::borrow::Cow::Owned(ast::unescape_heredoc(t.text(), h)),
+                    None => ast::unescape_dq_cow(t.text(), ast::DQ_ESCAPES),
                 })))
             }
             Element::Node(v) if v.kind() == VARIABLE_EXPR => {
@@ -483,7 +483,7 @@ impl Lowerer {
                 Ok(r) => ExprKind::Literal(Box::new(Value::Regexp(r))),
                 Err(err) => ExprKind::Invalid(format!("Illegal regular expression: {err}")),
             },
-            SQ_STRING => ExprKind::Literal(Box::new(Value::string(ast::unescape_sq(t.text())))),
+            SQ_STRING => ExprKind::Literal(Box::new(Value::string(ast::unescape_sq_cow(t.text())))),
             _ => ExprKind::Literal(Box::new(Value::string(t.text()))),
         }
     }

@@ -1499,10 +1499,22 @@ pub fn unescape_epp_text(token_text: &str) -> String {
 
 /// The value of a single-quoted string token (quotes included): `\\` and `\'` unescaped.
 pub fn unescape_sq(token_text: &str) -> String {
+    unescape_sq_cow(token_text).into_owned()
+}
+
+/// [`unescape_sq`], borrowing the token's text when it has no backslash (most strings), so
+/// a caller that copies the value anyway (into a `SmolStr`) allocates nothing here.
+///
+/// ```
+/// use puppet_syntax::ast::unescape_sq_cow;
+/// assert!(matches!(unescape_sq_cow("'present'"), std::borrow::Cow::Borrowed("present")));
+/// assert_eq!(unescape_sq_cow(r"'it\'s \\ \n'"), r"it's \ \n");
+/// ```
+pub fn unescape_sq_cow(token_text: &str) -> std::borrow::Cow<'_, str> {
     let inner = token_text.strip_prefix('\'').unwrap_or(token_text);
     let inner = inner.strip_suffix('\'').unwrap_or(inner);
     if !inner.contains('\\') {
-        return inner.to_string();
+        return std::borrow::Cow::Borrowed(inner);
     }
     let mut out = String::with_capacity(inner.len());
     let mut chars = inner.chars().peekable();
@@ -1518,7 +1530,7 @@ pub fn unescape_sq(token_text: &str) -> String {
             out.push(c);
         }
     }
-    out
+    std::borrow::Cow::Owned(out)
 }
 
 /// Escapes understood in double-quoted strings.
@@ -1528,8 +1540,19 @@ pub const DQ_ESCAPES: &str = "\\$'\"rntsu\n";
 /// `\n \t \r \s \u{..} \uXXXX \\ \$ \" \'` and escaped line breaks. Unknown escapes stay as
 /// written (Puppet warns about them in double-quoted strings).
 pub fn unescape_dq(text: &str, escapes: &str) -> String {
+    unescape_dq_cow(text, escapes).into_owned()
+}
+
+/// [`unescape_dq`], borrowing `text` when it has no backslash.
+///
+/// ```
+/// use puppet_syntax::ast::{unescape_dq_cow, DQ_ESCAPES};
+/// assert!(matches!(unescape_dq_cow("a b", DQ_ESCAPES), std::borrow::Cow::Borrowed("a b")));
+/// assert_eq!(unescape_dq_cow(r"a\tb\q", DQ_ESCAPES), "a\tb\\q");
+/// ```
+pub fn unescape_dq_cow<'a>(text: &'a str, escapes: &str) -> std::borrow::Cow<'a, str> {
     if !text.contains('\\') {
-        return text.to_string();
+        return std::borrow::Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len());
     let mut chars = text.char_indices().peekable();
@@ -1576,7 +1599,7 @@ pub fn unescape_dq(text: &str, escapes: &str) -> String {
             None => out.push('\\'),
         }
     }
-    out
+    std::borrow::Cow::Owned(out)
 }
 
 /// `XXXX` or `{X..}` after `\u`: the char and how many bytes after the `u` were used.

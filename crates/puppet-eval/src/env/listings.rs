@@ -12,7 +12,7 @@
 //! Paths are relative to one of the roots (the module directories), named by its index.
 
 use puppet_loader::{EntryKind, SourceProvider};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -23,8 +23,9 @@ struct Listing {
     dirs: Vec<String>,
 }
 
-/// A directory by root index and relative path.
-type DirKey = (usize, String);
+/// One root's listings by relative directory path, `None` when it is not a directory that
+/// can be listed. Looked up by `&str`, so a query allocates nothing.
+type RootListings = FxHashMap<Box<str>, Option<Arc<Listing>>>;
 
 /// Cached directory listings below a list of roots (the module directories, in module
 /// path order), addressed by root index and a relative path with `/` separators.
@@ -32,16 +33,17 @@ type DirKey = (usize, String);
 pub(super) struct Listings {
     provider: Arc<dyn SourceProvider>,
     roots: Vec<PathBuf>,
-    /// A directory's listing, `None` when it is not a directory that can be listed.
-    cache: Mutex<HashMap<DirKey, Option<Arc<Listing>>>>,
+    /// Per root (same index as `roots`), its directories' listings.
+    cache: Mutex<Vec<RootListings>>,
 }
 
 impl Listings {
     pub(super) fn new(provider: Arc<dyn SourceProvider>, roots: Vec<PathBuf>) -> Listings {
+        let cache = Mutex::new(roots.iter().map(|_| RootListings::default()).collect());
         Listings {
             provider,
             roots,
-            cache: Mutex::default(),
+            cache,
         }
     }
 
@@ -65,11 +67,10 @@ impl Listings {
     /// The listing of directory `rel` below root `root`: the root is listed as it is, a
     /// directory below it only when its parent's listing has it.
     fn listing(&self, root: usize, rel: &str) -> Option<Arc<Listing>> {
-        let key = (root, rel.to_string());
-        if let Some(known) = self.cache.lock().ok()?.get(&key) {
+        let base = self.roots.get(root)?;
+        if let Some(known) = self.cache.lock().ok()?.get(root)?.get(rel) {
             return known.clone();
         }
-        let base = self.roots.get(root)?;
         let listed = if rel.is_empty() {
             self.list(base)
         } else if self.is_dir(root, rel) {
@@ -78,7 +79,11 @@ impl Listings {
             None
         };
         let mut cache = self.cache.lock().ok()?;
-        cache.entry(key).or_insert(listed).clone()
+        cache
+            .get_mut(root)?
+            .entry(rel.into())
+            .or_insert(listed)
+            .clone()
     }
 
     fn list(&self, dir: &Path) -> Option<Arc<Listing>> {
