@@ -612,3 +612,24 @@ fn fuzz_findings_end_with_a_result() {
         }
     }
 }
+
+/// Data nested as deep as a loop makes it is dropped without overflowing the stack, on a
+/// small one too (dropping them recursively aborted the process).
+#[test]
+fn deeply_nested_data_is_dropped_without_overflow() {
+    let templates = [
+        "<% a = []; 200000.times { a = [a] } %>ok",
+        "<% h = {}; 100000.times { |i| h = { i => h } } %>ok",
+        "<% class N; def initialize(n); @n = n; end; end; a = nil; 100000.times { a = N.new(a) } %>ok",
+    ];
+    for text in templates {
+        let owned = text.to_string();
+        let result = std::thread::Builder::new()
+            .stack_size(256 * 1024)
+            .spawn(move || render(&owned, "deep.erb", &mut Scope).map_err(|e| e.to_string()))
+            .expect("spawn a thread")
+            .join()
+            .expect("no overflow");
+        assert_eq!(result.as_deref(), Ok("ok"), "{text}");
+    }
+}

@@ -16,6 +16,7 @@ mod call;
 mod catalog;
 mod classes;
 mod collections;
+mod deep_drop;
 mod format;
 pub mod functions;
 pub mod interp;

@@ -410,6 +410,17 @@ pub struct Object {
     addr: Cell<u64>,
 }
 
+impl Drop for Object {
+    /// Instance variables may nest objects (a linked list built in a loop): they are
+    /// dropped without deep recursion ([`crate::deep_drop`]).
+    fn drop(&mut self) {
+        let ivars = self.ivars.get_mut();
+        if !ivars.is_empty() {
+            crate::deep_drop::release(crate::deep_drop::Deferred::Ivars(std::mem::take(ivars)));
+        }
+    }
+}
+
 impl Object {
     /// A new object of `class`.
     pub fn new(class: Rc<Module>) -> Object {

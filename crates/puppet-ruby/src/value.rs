@@ -17,13 +17,45 @@ use std::rc::Rc;
 
 /// A mutable Ruby object's contents with its frozen flag.
 #[derive(Debug, Default)]
-pub struct Shared<T> {
+pub struct Shared<T: Contents> {
     cell: RefCell<T>,
     frozen: Cell<bool>,
     binary: Cell<bool>,
 }
 
-impl<T> Shared<T> {
+/// What a [`Shared`] object holds: a string's text, an array's elements, a hash.
+pub trait Contents: Default {
+    /// Hands values that may nest to [`crate::deep_drop`] as the object is dropped, so that
+    /// deeply nested data is not dropped by deep recursion; text is dropped in place.
+    #[doc(hidden)]
+    fn release_nested(&mut self) {}
+}
+
+impl Contents for String {}
+
+impl Contents for Vec<RValue> {
+    fn release_nested(&mut self) {
+        if !self.is_empty() {
+            crate::deep_drop::release(crate::deep_drop::Deferred::Array(std::mem::take(self)));
+        }
+    }
+}
+
+impl Contents for RHash {
+    fn release_nested(&mut self) {
+        if !self.map.is_empty() {
+            crate::deep_drop::release(crate::deep_drop::Deferred::Hash(std::mem::take(self)));
+        }
+    }
+}
+
+impl<T: Contents> Drop for Shared<T> {
+    fn drop(&mut self) {
+        self.cell.get_mut().release_nested();
+    }
+}
+
+impl<T: Contents> Shared<T> {
     /// A new, unfrozen object.
     pub fn new(v: T) -> Shared<T> {
         Shared {
