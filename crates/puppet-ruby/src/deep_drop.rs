@@ -18,7 +18,8 @@ use crate::object::FxIndexMap;
 use crate::value::{RHash, RValue};
 use std::cell::{Cell, RefCell};
 
-/// Contents taken out of a container that is being dropped.
+/// Contents taken out of a container that is being dropped (held only to be dropped).
+#[allow(dead_code)]
 pub(crate) enum Deferred {
     Array(Vec<RValue>),
     Hash(RHash),
