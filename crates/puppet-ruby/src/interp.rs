@@ -153,6 +153,153 @@ impl Drop for SetvarFrame {
     }
 }
 
+/// `BasicObject`, `Object` (with its constants for the three) and `Kernel` (included in
+/// `Object`), as every interpreter starts.
+fn base_modules() -> (Rc<Module>, Rc<Module>, Rc<Module>) {
+    let basic = Rc::new(Module::new(
+        "BasicObject",
+        true,
+        None,
+        Some(Builtin::Object),
+    ));
+    let object = Rc::new(Module::new(
+        "Object",
+        true,
+        Some(basic.clone()),
+        Some(Builtin::Object),
+    ));
+    // Room for the top-level constants a template usually gets (`Puppet` and a few
+    // classes), so that the table is not grown step by step.
+    object.consts_mut().reserve(8);
+    object
+        .consts_mut()
+        .insert("BasicObject".into(), RValue::Module(basic.clone()));
+    object
+        .consts_mut()
+        .insert("Object".into(), RValue::Module(object.clone()));
+    let kernel = Rc::new(Module::new("Kernel", false, None, None));
+    object
+        .consts_mut()
+        .insert("Kernel".into(), RValue::Module(kernel.clone()));
+    object.includes.borrow_mut().push(kernel.clone());
+    (basic, object, kernel)
+}
+
+/// The modules and the top-level object (`self`, the template wrapper) that a template's
+/// interpreter starts with.
+///
+/// Making and dropping them is much of what a small template costs, so the interpreter of
+/// a template that left them exactly as they were made (no methods, variables, singleton
+/// classes or included modules added to them; constants added to `Object` only, which are
+/// dropped) and that nothing else refers to hands them to the next template rendered on
+/// its thread (see [`Interp`]'s `Drop`).
+struct Skeleton {
+    basic: Rc<Module>,
+    object: Rc<Module>,
+    kernel: Rc<Module>,
+    wrapper: Rc<Module>,
+    main: Rc<Object>,
+}
+
+impl Skeleton {
+    /// A new one.
+    fn new() -> Skeleton {
+        let (basic, object, kernel) = base_modules();
+        let wrapper = Rc::new(Module::new(
+            "Puppet::Parser::TemplateWrapper",
+            true,
+            Some(object.clone()),
+            None,
+        ));
+        let main = Rc::new(Object::new(wrapper.clone()));
+        Skeleton {
+            basic,
+            object,
+            kernel,
+            wrapper,
+            main,
+        }
+    }
+
+    /// The reference counts of its parts.
+    fn counts(&self) -> [usize; 5] {
+        [
+            Rc::strong_count(&self.basic),
+            Rc::strong_count(&self.object),
+            Rc::strong_count(&self.kernel),
+            Rc::strong_count(&self.wrapper),
+            Rc::strong_count(&self.main),
+        ]
+    }
+
+    /// True for one of its modules.
+    fn holds(&self, m: &Rc<Module>) -> bool {
+        [&self.basic, &self.object, &self.kernel, &self.wrapper]
+            .iter()
+            .any(|x| Rc::ptr_eq(x, m))
+    }
+
+    /// Breaks its reference cycles (as dropping an interpreter breaks them).
+    fn clear(&self) {
+        for m in [&self.basic, &self.object, &self.kernel, &self.wrapper] {
+            m.clear();
+        }
+        self.main.clear();
+    }
+
+    /// After a run (the run's other modules and objects cleared): true when it is as
+    /// [`Skeleton::new`] made it, once the constants that the run added to `Object` are
+    /// dropped, and referred to as when the interpreter started (`counts`), i.e. by
+    /// nothing the run made.
+    fn reusable(&self, counts: [usize; 5]) -> bool {
+        let as_made = self.basic.is_as_made("BasicObject", None, &[], &[])
+            && self.kernel.is_as_made("Kernel", None, &[], &[])
+            && self.wrapper.is_as_made(
+                "Puppet::Parser::TemplateWrapper",
+                Some(&self.object),
+                &[],
+                &[],
+            )
+            && self.object.is_as_made(
+                "Object",
+                Some(&self.basic),
+                &[&self.kernel],
+                &[
+                    ("BasicObject", &self.basic),
+                    ("Object", &self.object),
+                    ("Kernel", &self.kernel),
+                ],
+            )
+            && Rc::ptr_eq(&self.main.class, &self.wrapper)
+            && self.main.reset_if_new();
+        if !as_made {
+            return false;
+        }
+        if self.object.consts.borrow().len() > 3 {
+            let added = self.object.consts_mut().split_off(3);
+            drop(added);
+        }
+        self.counts() == counts
+    }
+}
+
+/// The skeleton kept for the next template rendered on this thread (its cycles are broken
+/// when the thread ends).
+struct SkeletonSlot(Option<Skeleton>);
+
+impl Drop for SkeletonSlot {
+    fn drop(&mut self) {
+        if let Some(s) = self.0.take() {
+            s.clear();
+        }
+    }
+}
+
+thread_local! {
+    static SKELETON: std::cell::RefCell<SkeletonSlot> =
+        const { std::cell::RefCell::new(SkeletonSlot(None)) };
+}
+
 /// Writes back the result of a compound assignment.
 type Setter<'s> = Box<dyn Fn(&mut Interp<'s>, RValue) -> Result<(), Ctrl>>;
 
@@ -204,6 +351,9 @@ pub struct Interp<'s> {
     /// The regexps of literals without interpolation, by the address of their text in the
     /// tree (see [`Interp::regex_literal`]).
     regex_literals: FxHashMap<usize, RegexLiteral>,
+    /// A template's starting modules and object, with their reference counts once the
+    /// interpreter was made (see [`Skeleton`]).
+    skeleton: Option<(Skeleton, [usize; 5])>,
 }
 
 /// A regexp literal's value, with the source and flags it was made of (checked on every
@@ -236,12 +386,37 @@ impl Drop for Interp<'_> {
                 o.clear();
             }
         }
+        let skeleton = self.skeleton.take();
+        // The skeleton's modules stay as they are until it is known whether it is reused
+        // (and stay referred to from here, as they were when the interpreter started).
+        let mut kept = Vec::new();
         for m in self.modules.drain(..) {
-            m.clear();
+            if skeleton.as_ref().is_some_and(|(s, _)| s.holds(&m)) {
+                kept.push(m);
+            } else {
+                m.clear();
+            }
         }
         self.globals.clear();
         self.builtins.clear();
-        self.object.clear();
+        match skeleton {
+            Some((s, counts)) if s.reusable(counts) => {
+                let mut s = Some(s);
+                let _ = SKELETON.try_with(|slot| {
+                    if let Ok(mut slot) = slot.try_borrow_mut() {
+                        if slot.0.is_none() {
+                            slot.0 = s.take();
+                        }
+                    }
+                });
+                if let Some(s) = s {
+                    s.clear();
+                }
+            }
+            Some((s, _)) => s.clear(),
+            None => self.object.clear(),
+        }
+        drop(kept);
         crate::value::addresses_end(self.outer_addresses);
     }
 }
@@ -260,46 +435,31 @@ impl<'s> Interp<'s> {
         template: bool,
         sources: Arc<Sources>,
     ) -> Interp<'s> {
-        let basic = Rc::new(Module::new(
-            "BasicObject",
-            true,
-            None,
-            Some(Builtin::Object),
-        ));
-        let object = Rc::new(Module::new(
-            "Object",
-            true,
-            Some(basic.clone()),
-            Some(Builtin::Object),
-        ));
-        // Room for the top-level constants a template usually gets (`Puppet` and a few
-        // classes), so that the table is not grown step by step.
-        object.consts_mut().reserve(8);
-        object
-            .consts_mut()
-            .insert("BasicObject".into(), RValue::Module(basic.clone()));
-        object
-            .consts_mut()
-            .insert("Object".into(), RValue::Module(object.clone()));
-        let kernel = Rc::new(Module::new("Kernel", false, None, None));
-        object
-            .consts_mut()
-            .insert("Kernel".into(), RValue::Module(kernel.clone()));
-        object.includes.borrow_mut().push(kernel.clone());
-        let main_class = if template {
-            let c = Rc::new(Module::new(
-                "Puppet::Parser::TemplateWrapper",
-                true,
-                Some(object.clone()),
-                None,
-            ));
-            Some(c)
+        // A template starts from the skeleton the last template on this thread left (as
+        // it was made), else from a new one; other code from new base modules.
+        let skeleton = if template {
+            let kept = SKELETON
+                .try_with(|slot| slot.try_borrow_mut().ok().and_then(|mut s| s.0.take()))
+                .ok()
+                .flatten();
+            Some(kept.unwrap_or_else(Skeleton::new))
         } else {
             None
         };
-        let main_obj = Rc::new(Object::new(
-            main_class.clone().unwrap_or_else(|| object.clone()),
-        ));
+        let (basic, object, kernel, main_class, main_obj) = match &skeleton {
+            Some(s) => (
+                s.basic.clone(),
+                s.object.clone(),
+                s.kernel.clone(),
+                Some(s.wrapper.clone()),
+                s.main.clone(),
+            ),
+            None => {
+                let (basic, object, kernel) = base_modules();
+                let main = Rc::new(Object::new(object.clone()));
+                (basic, object, kernel, None, main)
+            }
+        };
         let main = RValue::Object(main_obj.clone());
         let file_arc: Arc<str> = Arc::from(file);
         let ctx = Ctx {
@@ -323,7 +483,7 @@ impl<'s> Interp<'s> {
         let mut modules = Vec::with_capacity(8);
         modules.extend([basic, kernel]);
         modules.extend(main_class);
-        Interp {
+        let mut it = Interp {
             scope,
             sources,
             out: String::new(),
@@ -351,7 +511,14 @@ impl<'s> Interp<'s> {
             outer_addresses: crate::value::addresses_begin(),
             scope_class: None,
             regex_literals: FxHashMap::default(),
+            skeleton: None,
+        };
+        drop(main_obj);
+        if let Some(s) = skeleton {
+            let counts = s.counts();
+            it.skeleton = Some((s, counts));
         }
+        it
     }
 
     /// Sets the budget of evaluation steps.
@@ -2052,6 +2219,83 @@ pub(crate) fn freeze_strings(v: &RValue, depth: usize) {
 mod tests {
     use super::*;
     use crate::NullScope;
+
+    /// Runs `code` as a template on this thread; the inspected value of its last
+    /// statement, or its error.
+    fn run_template(code: &str) -> String {
+        let prog = crate::parser::parse_file(code, "t.erb").expect("parses");
+        let mut scope = NullScope::default();
+        let mut it = Interp::new(&mut scope, "t.erb");
+        match it.run_program(&prog) {
+            Ok(v) => it.inspect_value(&v).unwrap_or_else(|e| format!("{e:?}")),
+            Err(Ctrl::Raise(e)) => format!("{}: {}", e.class, e.message),
+            Err(e) => format!("{e:?}"),
+        }
+    }
+
+    fn forget_skeleton() {
+        SKELETON.with(|s| {
+            if let Some(k) = s.borrow_mut().0.take() {
+                k.clear();
+            }
+        });
+    }
+
+    /// A template that follows another on the same thread (and may get the skeleton the
+    /// first one left) sees what it would see after it with new modules: whatever the
+    /// first one did to `Object`, `Kernel`, `BasicObject`, the wrapper or `self`.
+    #[test]
+    fn a_template_sees_the_same_world_with_a_kept_skeleton() {
+        let before = [
+            "1",
+            "X = 1",
+            "Array; Hash; String; Comparable; 5.is_a?(Integer)",
+            "def helper; 1; end",
+            "class Object; def shared; 2; end; end",
+            "module Kernel; def kern; 3; end; end",
+            "class BasicObject; def basic_m; 4; end; end",
+            "@v = 1",
+            "instance_variable_set(:@w, 2)",
+            "def self.single; 5; end",
+            "module M; Z = 1; end; class Object; include M; end",
+            "self.inspect",
+            "Object.send(:remove_const, :Kernel) rescue nil",
+            "Object.const_set(:Object, 1) rescue nil",
+            "freeze",
+            "class Puppet; end",
+            "$g = self",
+            "KEEP = self",
+            "@@cv = 1 rescue nil",
+        ];
+        let probes = [
+            "Object.constants.inspect",
+            "self.inspect",
+            "instance_variables.inspect",
+            "[respond_to?(:helper), respond_to?(:shared), respond_to?(:kern), respond_to?(:basic_m), respond_to?(:single)]",
+            "Object.ancestors.inspect",
+            "[defined?(X), defined?(Z), defined?(KEEP), $g.inspect].inspect",
+            "frozen?",
+            "[Object.new.inspect, self.class.inspect]",
+        ];
+        for b in before {
+            for p in probes {
+                forget_skeleton();
+                run_template(b);
+                let kept = run_template(p);
+                forget_skeleton();
+                run_template(b);
+                forget_skeleton();
+                let fresh = run_template(p);
+                assert_eq!(kept, fresh, "{b} then {p}");
+            }
+        }
+        // A small template does keep it (so that the test above compares something).
+        forget_skeleton();
+        run_template("1");
+        assert!(SKELETON.with(|s| s.borrow().0.is_some()));
+        run_template("def helper; 1; end");
+        assert!(SKELETON.with(|s| s.borrow().0.is_none()));
+    }
 
     #[test]
     fn leaves_evaluate_as_the_general_path_does() {

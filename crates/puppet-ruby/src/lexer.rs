@@ -768,7 +768,9 @@ impl<'a> Lexer<'a> {
                     let Some(op) = op_at(&self.bytes()[self.i..]) else {
                         return self.err(format!("unexpected character `{c}'"), false);
                     };
-                    self.advance_over(self.i + op.len());
+                    // ASCII without a line break: one column per byte.
+                    self.i += op.len();
+                    self.column += op.len() as u32;
                     match op {
                         "(" | "[" => self.paren_depth += 1,
                         ")" | "]" => self.paren_depth -= 1,
@@ -954,7 +956,7 @@ impl<'a> Lexer<'a> {
         let mut n = 0u32;
         while let Some(&c) = b.get(j) {
             if c < 0x80 {
-                if !(c.is_ascii_alphanumeric() || c == b'_') {
+                if !IDENT_BYTES[usize::from(c)] {
                     break;
                 }
                 j += 1;
@@ -1288,6 +1290,17 @@ impl<'a> Lexer<'a> {
     }
 }
 
+/// The ASCII bytes of identifiers (`[A-Za-z0-9_]`), by byte (the tests check it).
+const IDENT_BYTES: [bool; 128] = {
+    let mut t = [false; 128];
+    let mut b = 0;
+    while b < 128 {
+        t[b] = (b as u8).is_ascii_alphanumeric() || b == b'_' as usize;
+        b += 1;
+    }
+    t
+};
+
 /// The number of bytes of the UTF-8 character that starts with byte `b`.
 fn utf8_width(b: u8) -> usize {
     match b {
@@ -1303,39 +1316,98 @@ fn memchr_nl(b: &[u8]) -> Option<usize> {
     b.iter().position(|c| *c == b'\n')
 }
 
-/// The operator (punctuation) at the start of `b`: the longest one (each first byte's
-/// candidates are listed longest first; the tests hold the whole table).
+/// The operator (punctuation) at the start of `b`: the longest one (the tests check it
+/// against the whole table, longest first).
 fn op_at(b: &[u8]) -> Option<&'static str> {
-    let candidates: &[&'static str] = match *b.first()? {
-        b'*' => &["**=", "**", "*=", "*"],
-        b'<' => &["<=>", "<<=", "<=", "<<", "<"],
-        b'=' => &["===", "==", "=~", "=>", "="],
-        b'.' => &["...", "..", "."],
-        b'>' => &[">>=", ">=", ">>", ">"],
-        b'&' => &["&&=", "&&", "&=", "&.", "&"],
-        b'|' => &["||=", "||", "|=", "|"],
-        b'!' => &["!=", "!~", "!"],
-        b'+' => &["+=", "+"],
-        b'-' => &["-=", "->", "-"],
-        b'/' => &["/=", "/"],
-        b'%' => &["%=", "%"],
-        b'^' => &["^=", "^"],
-        b':' => &["::", ":"],
-        b'~' => &["~"],
-        b'?' => &["?"],
-        b',' => &[","],
-        b'(' => &["("],
-        b')' => &[")"],
-        b'[' => &["["],
-        b']' => &["]"],
-        b'{' => &["{"],
-        b'}' => &["}"],
-        _ => &[],
-    };
-    candidates
-        .iter()
-        .find(|op| b.starts_with(op.as_bytes()))
-        .copied()
+    // A missing byte reads as 0, which no operator holds.
+    let c1 = b.get(1).copied().unwrap_or(0);
+    let c2 = b.get(2).copied().unwrap_or(0);
+    Some(match *b.first()? {
+        b'*' => match (c1, c2) {
+            (b'*', b'=') => "**=",
+            (b'*', _) => "**",
+            (b'=', _) => "*=",
+            _ => "*",
+        },
+        b'<' => match (c1, c2) {
+            (b'=', b'>') => "<=>",
+            (b'<', b'=') => "<<=",
+            (b'=', _) => "<=",
+            (b'<', _) => "<<",
+            _ => "<",
+        },
+        b'=' => match (c1, c2) {
+            (b'=', b'=') => "===",
+            (b'=', _) => "==",
+            (b'~', _) => "=~",
+            (b'>', _) => "=>",
+            _ => "=",
+        },
+        b'.' => match (c1, c2) {
+            (b'.', b'.') => "...",
+            (b'.', _) => "..",
+            _ => ".",
+        },
+        b'>' => match (c1, c2) {
+            (b'>', b'=') => ">>=",
+            (b'=', _) => ">=",
+            (b'>', _) => ">>",
+            _ => ">",
+        },
+        b'&' => match (c1, c2) {
+            (b'&', b'=') => "&&=",
+            (b'&', _) => "&&",
+            (b'=', _) => "&=",
+            (b'.', _) => "&.",
+            _ => "&",
+        },
+        b'|' => match (c1, c2) {
+            (b'|', b'=') => "||=",
+            (b'|', _) => "||",
+            (b'=', _) => "|=",
+            _ => "|",
+        },
+        b'!' => match c1 {
+            b'=' => "!=",
+            b'~' => "!~",
+            _ => "!",
+        },
+        b'+' => match c1 {
+            b'=' => "+=",
+            _ => "+",
+        },
+        b'-' => match c1 {
+            b'=' => "-=",
+            b'>' => "->",
+            _ => "-",
+        },
+        b'/' => match c1 {
+            b'=' => "/=",
+            _ => "/",
+        },
+        b'%' => match c1 {
+            b'=' => "%=",
+            _ => "%",
+        },
+        b'^' => match c1 {
+            b'=' => "^=",
+            _ => "^",
+        },
+        b':' => match c1 {
+            b':' => "::",
+            _ => ":",
+        },
+        b'~' => "~",
+        b'?' => "?",
+        b',' => ",",
+        b'(' => "(",
+        b')' => ")",
+        b'[' => "[",
+        b']' => "]",
+        b'{' => "{",
+        b'}' => "}",
+        _ => return None,
+    })
 }
 
 /// `<<~`: removes the smallest indentation of the non-blank lines from every line (a tab
@@ -1424,6 +1496,17 @@ mod tests {
     ];
 
     #[test]
+    fn ident_bytes() {
+        for b in 0u8..128 {
+            assert_eq!(
+                IDENT_BYTES[usize::from(b)],
+                b.is_ascii_alphanumeric() || b == b'_',
+                "{b}"
+            );
+        }
+    }
+
+    #[test]
     fn symbol_operator_starts() {
         let mut starts: Vec<u8> = SYMBOL_OPERATORS.iter().map(|op| op.as_bytes()[0]).collect();
         starts.sort_unstable();
@@ -1453,6 +1536,24 @@ mod tests {
             }
         }
         assert_eq!(op_at(b"@x"), None);
+        // Every text of up to three bytes over the operators' bytes (and a few others).
+        let mut alphabet: Vec<u8> = OPS.iter().flat_map(|op| op.bytes()).collect();
+        alphabet.extend(b"x @\0\n");
+        alphabet.sort_unstable();
+        alphabet.dedup();
+        for &x in &alphabet {
+            for &y in &alphabet {
+                for &z in &alphabet {
+                    for text in [vec![x], vec![x, y], vec![x, y, z]] {
+                        let want = OPS
+                            .iter()
+                            .find(|op| text.starts_with(op.as_bytes()))
+                            .copied();
+                        assert_eq!(op_at(&text), want, "{text:?}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]

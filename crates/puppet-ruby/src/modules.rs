@@ -48,7 +48,17 @@ impl<'s> Interp<'s> {
                     .module_by_path(&path)
                     .unwrap_or_else(|| self.object.clone());
             }
-            other => other.class().name(),
+            other => {
+                // `builtin_class(b.name())` without finding the built-in again by its name
+                // (`Builtin::by_name(b.name())` is `b` for every class a value has).
+                let b = other.class();
+                if let Some(m) = self.builtins.get(&b) {
+                    if m.name_is(b.name()) {
+                        return m.clone();
+                    }
+                }
+                b.name()
+            }
         };
         self.builtin_class(path)
     }
@@ -234,6 +244,18 @@ impl<'s> Interp<'s> {
 
     /// Looks a constant up from the current lexical scope.
     pub fn lookup_const(&mut self, name: &str, pos: Pos) -> R {
+        // At top level (a template's code and its blocks) the lookup below starts with the
+        // top module's own constants: when it has the name, that is the answer.
+        if self.ctx.cref.parent.is_none() {
+            if let Some(v) = self.ctx.cref.module.consts.borrow().get(name) {
+                return Ok(v.clone());
+            }
+        }
+        self.lookup_const_general(name, pos)
+    }
+
+    /// [`Interp::lookup_const`] without its top-level shortcut.
+    fn lookup_const_general(&mut self, name: &str, pos: Pos) -> R {
         let mut cref: Option<Rc<CRef>> = Some(self.ctx.cref.clone());
         while let Some(c) = cref {
             if c.parent.is_none() {
@@ -616,6 +638,88 @@ pub(crate) fn normalize_path(p: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::{path_parts, rsplit_path};
+    use crate::value::{Builtin, RValue};
+    use crate::NullScope;
+
+    /// `class_of` takes a value's built-in class without finding it again by name: that
+    /// is the same built-in for every class a value has.
+    #[test]
+    fn a_values_builtin_is_found_again_by_its_name() {
+        for b in [
+            Builtin::Object,
+            Builtin::NilClass,
+            Builtin::TrueClass,
+            Builtin::FalseClass,
+            Builtin::Integer,
+            Builtin::Float,
+            Builtin::String,
+            Builtin::Symbol,
+            Builtin::Array,
+            Builtin::Hash,
+            Builtin::Range,
+            Builtin::Regexp,
+            Builtin::Class,
+            Builtin::Module,
+            Builtin::MatchData,
+            Builtin::IPAddr,
+        ] {
+            assert_eq!(Builtin::by_name(b.name()), Some(b), "{b:?}");
+        }
+    }
+
+    /// At top level, and after constants were set, reopened or autoloaded, a constant
+    /// looks up as the general lookup finds it (or fails as it fails).
+    #[test]
+    fn top_level_constants_look_up_as_the_general_lookup() {
+        let prog = crate::parser::parse_file(
+            "X = 1\nmodule M; X = 2; Y = 3; end\nclass C; include M; end\n\
+             class Object; include M; end\nArray\nHash\nObject\n",
+            "t.rb",
+        )
+        .expect("parses");
+        let mut scope = NullScope::default();
+        let mut it = crate::interp::Interp::with(
+            &mut scope,
+            "t.rb",
+            false,
+            crate::source::Sources::shared_empty(),
+        );
+        let names = [
+            "X",
+            "Y",
+            "M",
+            "C",
+            "Array",
+            "Hash",
+            "Object",
+            "Kernel",
+            "BasicObject",
+            "String",
+            "Nope",
+            "Comparable",
+        ];
+        let compare = |it: &mut crate::interp::Interp| {
+            for n in names {
+                let pos = crate::Pos::default();
+                let general = it.lookup_const_general(n, pos);
+                let fast = it.lookup_const(n, pos);
+                match (general, fast) {
+                    (Ok(a), Ok(b)) => assert!(
+                        match (&a, &b) {
+                            (RValue::Module(x), RValue::Module(y)) => std::rc::Rc::ptr_eq(x, y),
+                            _ => crate::value::equal(&a, &b),
+                        },
+                        "{n}"
+                    ),
+                    (Err(_), Err(_)) => {}
+                    (a, b) => panic!("{n}: {:?} / {:?}", a.is_ok(), b.is_ok()),
+                }
+            }
+        };
+        compare(&mut it);
+        it.run_program(&prog).expect("runs");
+        compare(&mut it);
+    }
 
     #[test]
     fn path_splitting_is_strs() {

@@ -296,6 +296,46 @@ impl Module {
         self.consts.borrow_mut()
     }
 
+    /// True when the module has nothing but what [`Module::new`] gave it (named `name`,
+    /// with `superclass`), the constants `consts` first (in this order, the same objects:
+    /// later ones are not looked at) and the included modules `includes`.
+    pub(crate) fn is_as_made(
+        &self,
+        name: &str,
+        superclass: Option<&Rc<Module>>,
+        includes: &[&Rc<Module>],
+        consts: &[(&str, &Rc<Module>)],
+    ) -> bool {
+        let same = |a: Option<&Rc<Module>>, b: Option<&Rc<Module>>| match (a, b) {
+            (Some(a), Some(b)) => Rc::ptr_eq(a, b),
+            (None, None) => true,
+            _ => false,
+        };
+        let own_consts = self.consts.borrow();
+        *self.name.borrow() == name
+            && same(self.superclass.borrow().as_ref(), superclass)
+            && self.includes.borrow().len() == includes.len()
+            && self
+                .includes
+                .borrow()
+                .iter()
+                .zip(includes)
+                .all(|(a, b)| Rc::ptr_eq(a, b))
+            && own_consts.len() >= consts.len()
+            && own_consts.iter().zip(consts).all(|((k, v), (name, m))| {
+                k == name && matches!(v, RValue::Module(x) if Rc::ptr_eq(x, m))
+            })
+            && self.methods.borrow().is_empty()
+            && self.ivars.borrow().is_empty()
+            && self.cvars.borrow().is_empty()
+            && self.meta.borrow().is_none()
+            && self.attached.borrow().is_none()
+            && !self.module_function.get()
+            && !self.default_private.get()
+            && !self.frozen.get()
+            && self.extra.borrow().is_none()
+    }
+
     /// Drops everything the module refers to (breaks reference cycles).
     pub fn clear(&self) {
         // Tables are dropped rather than emptied (their memory goes now, and the module's
@@ -397,6 +437,19 @@ impl Object {
             .borrow()
             .clone()
             .unwrap_or_else(|| self.class.clone())
+    }
+
+    /// True when the object is as [`Object::new`] made it (no instance variables, no
+    /// singleton class, not frozen, no native data); its address is forgotten.
+    pub(crate) fn reset_if_new(&self) -> bool {
+        let new = self.ivars.borrow().is_empty()
+            && self.singleton.borrow().is_none()
+            && !self.frozen.get()
+            && matches!(*self.data.borrow(), ObjData::None);
+        if new {
+            self.addr.set(0);
+        }
+        new
     }
 
     /// Drops what the object refers to (breaks reference cycles).

@@ -635,7 +635,10 @@ impl Parser {
         if self.is_kw("BEGIN") || self.is_kw("END") {
             return self.unsupported("BEGIN/END blocks");
         }
-        let mut n = self.expr_stmt()?;
+        let mut n = match self.leaf_operand(false)? {
+            Some(n) => n,
+            None => self.expr_stmt()?,
+        };
         loop {
             let mpos = self.pos();
             if self.eat_kw("if") {
@@ -1476,7 +1479,10 @@ impl Parser {
             *block_arg = Some(e);
             return Ok(());
         }
-        let e = self.expr_no_stmt()?;
+        let e = match self.leaf_operand(true)? {
+            Some(e) => e,
+            None => self.expr_no_stmt()?,
+        };
         if self.eat_op("=>") {
             self.skip_nl();
             let v = self.expr_no_stmt()?;
@@ -1488,6 +1494,52 @@ impl Parser {
             args.push(e);
         }
         Ok(())
+    }
+
+    /// The fast path of a statement (`arg` false) or an argument (`arg` true) that is one
+    /// literal or name token (a number, a string, symbol or regexp without interpolation,
+    /// `%w[]`, a variable, a constant, a local variable or a method call without arguments)
+    /// followed by a token that no level of an
+    /// expression takes after an operand (`)`, `]`, `}`, a line break, `;`, `%>`, the end;
+    /// in an argument list also `,` and `=>`; not `,` for a statement, which may start a
+    /// multiple assignment): the node that the levels from `expr_stmt` / `expr_no_stmt`
+    /// down to `primary` would build, without going through them. `None`: the general path
+    /// decides (also when it could reach the nesting bound, so that errors stay the same).
+    fn leaf_operand(&mut self, arg: bool) -> PResult<Option<Node>> {
+        // The general path nests 11 levels to reach the token (`expr`, the nine of
+        // `binary`, `primary`); a margin on top.
+        const LEAF_DEPTH: usize = 16;
+        #[cfg(test)]
+        if tests::NO_LEAF_FAST_PATH.with(std::cell::Cell::get) {
+            return Ok(None);
+        }
+        if self.depth + LEAF_DEPTH > MAX_DEPTH {
+            return Ok(None);
+        }
+        let ends = match self.peek_n(1) {
+            Tok::Op(")" | "]" | "}") | Tok::Nl | Tok::Semi | Tok::Eof | Tok::InsertEnd => true,
+            Tok::Op("," | "=>") => arg,
+            _ => false,
+        };
+        let lits = |parts: &[StrPart]| parts.iter().all(|p| matches!(p, StrPart::Lit(_)));
+        let leaf = match self.peek() {
+            Tok::Int(_)
+            | Tok::Float(_)
+            | Tok::IVar(_)
+            | Tok::CVar(_)
+            | Tok::GVar(_)
+            | Tok::Const(_)
+            | Tok::Words(..) => true,
+            Tok::Str(parts) | Tok::Sym(parts) | Tok::Regex(parts, _) => lits(parts),
+            // A local variable or a method call without arguments (keywords, and the
+            // `__x__` names, some of which are keywords, go the general way).
+            Tok::Ident(name) => !is_reserved(name) && !name.starts_with("__"),
+            _ => false,
+        };
+        if !(ends && leaf) {
+            return Ok(None);
+        }
+        self.primary_inner().map(Some)
     }
 
     fn expr_no_stmt(&mut self) -> PResult<Node> {
@@ -2444,7 +2496,10 @@ impl Parser {
     }
 
     fn cond_expr(&mut self) -> PResult<Node> {
-        self.expr_stmt()
+        match self.leaf_operand(false)? {
+            Some(n) => Ok(n),
+            None => self.expr_stmt(),
+        }
     }
 
     fn eat_then(&mut self) {
@@ -2623,6 +2678,99 @@ fn make_assign(target: Node, op: &str, value: Node, pos: Pos) -> Node {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    thread_local! {
+        /// Turns [`Parser::leaf_operand`] off, for the test that it changes nothing.
+        pub(super) static NO_LEAF_FAST_PATH: std::cell::Cell<bool> =
+            const { std::cell::Cell::new(false) };
+    }
+
+    /// Parses `src` as a file and as a template, with and without the leaf fast path: the
+    /// trees and the errors must be the same.
+    fn same_without_fast_path(src: &str) {
+        let both = |f: &dyn Fn() -> PResult<Program>| {
+            NO_LEAF_FAST_PATH.with(|c| c.set(true));
+            let general = f();
+            NO_LEAF_FAST_PATH.with(|c| c.set(false));
+            assert_eq!(f(), general, "{src:?}");
+        };
+        both(&|| parse_file(src, "t.rb"));
+        both(&|| {
+            let toks = crate::lexer::lex_pieces(vec![
+                crate::Piece::Text("a\n".into()),
+                crate::Piece::Insert(src.to_string(), Pos { line: 2, column: 4 }),
+                crate::Piece::Text("b\n".into()),
+                crate::Piece::Code(src.to_string(), Pos { line: 3, column: 3 }),
+            ])?;
+            parse_program(toks, "t.erb", true)
+        });
+    }
+
+    #[test]
+    fn leaf_fast_path_changes_nothing() {
+        let snippets = [
+            "newparam(:name, :namevar => true)\nnewvalues(:a, 'b', \"c\", 1, 2.5, @x, @@y, Z)\n",
+            "@x\n@@y\nZ\n1\n2.0\n:s\n'str'\n\"str\"\n",
+            "f(@a, :b => @c, d: :e)\n[1, :two, 'three', @four]\n{ :a => 1, 'b' => @c }\n",
+            "@a, @b = 1, 2\nX, Y = 3, 4\n@a = 1\n@b ||= :x\n:a ? 1 : 2\n",
+            "x = \"a#{@b}c\"\nf(\"#{1}\", :\"s#{2}\")\ndefaultto :present\n",
+            "Integer \"3\"\nFoo(1)\nFoo::Bar\n@x.y\n1 + 2\n@x if @y\n:a .. :b\n",
+            "f(1,\n  2,\n)\ng 1, 2\nh :a => 1, :b => 2\n",
+            "f(1 => 2, 3)\n",
+            "x = 1\nf(x, y, z?, w!, $g, $1, /re/i, %w[a b], %i[c])\nx\ny\n[x, y]\n",
+            "a, b = c\nd\ne, f\nputs x\nrequire 'y'\nself\nnil\ntrue\n__FILE__\n__method__\n",
+            "def m(a)\n  a\n  b\n  yield\n  super\nend\n[1].each { |v| v }\n[2].map do |w|\n  w\nend\n",
+            "f(not)\nf(end)\nx = y\n",
+            "if @x\n  1\nelsif y then 2\nelse\n  3\nend\nwhile z; end\nunless /r/\nend\nif 1..2; end\n",
+            "case x\nwhen 1 then :a\nwhen @b, C\n  d\nend\nuntil q do\nend\n",
+            "f(:a, &b, :c)\n",
+            "x = [1, 2]]\n",
+            "(:a)\n[(@b)]\nbegin\n  @x\nrescue\n  :y\nend\n",
+            "def f(a = 1, b: :c)\n  @x\nend\n",
+            "\"#{@x}\" 'y'\n",
+            "'a' 'b'\n",
+            "@x =>\n",
+            "1,\n",
+        ];
+        for s in snippets {
+            same_without_fast_path(s);
+        }
+        // Nesting up to and past the bound (each level of these is about 11 deep).
+        let mut errors = 0;
+        for depth in 10..=22 {
+            for (open, close, leaf) in [("f(", ")", ":x"), ("[", "]", "@x"), ("g(1, ", ")", "2")] {
+                let src = format!("{}{leaf}{}\n", open.repeat(depth), close.repeat(depth));
+                same_without_fast_path(&src);
+                errors += usize::from(parse_file(&src, "t.rb").is_err());
+            }
+        }
+        assert!(errors > 0 && errors < 39, "{errors}");
+        // The prelude, and the resource types of the module corpus when it is there.
+        for text in [
+            include_str!("prelude/set.rb"),
+            include_str!("prelude/shellwords.rb"),
+            include_str!("prelude/uri.rb"),
+            include_str!("prelude/pathname.rb"),
+            include_str!("prelude/ostruct.rb"),
+            include_str!("prelude/forwardable.rb"),
+            include_str!("prelude/rubygems.rb"),
+        ] {
+            same_without_fast_path(text);
+        }
+        let Ok(mods) = std::fs::read_dir("/usr/share/puppet/modules") else {
+            return;
+        };
+        for m in mods.flatten() {
+            let Ok(types) = std::fs::read_dir(m.path().join("lib/puppet/type")) else {
+                continue;
+            };
+            for t in types.flatten() {
+                if let Ok(text) = std::fs::read_to_string(t.path()) {
+                    same_without_fast_path(&text);
+                }
+            }
+        }
+    }
 
     fn ok(src: &str) -> Program {
         match parse_file(src, "t.rb") {
