@@ -36,8 +36,8 @@ impl LineIndex {
         let mut chunks = bytes.chunks_exact(8);
         let mut base = 0u32;
         for chunk in &mut chunks {
-            let mut word = [0u8; 8];
-            word.copy_from_slice(chunk);
+            // `chunks_exact(8)` gives 8-byte slices: one unaligned load, no `memcpy` call.
+            let word: [u8; 8] = chunk.try_into().unwrap_or_default();
             let x = u64::from_le_bytes(word) ^ LF;
             // The high bit of a byte of `found` is set exactly where `x` has a zero byte,
             // that is where the text has a `\n` (no carry crosses bytes).

@@ -100,7 +100,7 @@ pub(crate) type ConstKey = (usize, u32, u32, usize);
 struct Shared {
     loader: Loader,
     /// Module files lowered (or being lowered), by path.
-    lowered: Mutex<HashMap<PathBuf, LoweredCell>>,
+    lowered: Mutex<rustc_hash::FxHashMap<PathBuf, LoweredCell>>,
     classes: Cache<Arc<ClassDef>>,
     defines: Cache<Arc<DefineDef>>,
     functions: Cache<Arc<FunctionDef>>,
@@ -122,7 +122,7 @@ struct Shared {
     listings: OnceLock<Arc<listings::Listings>>,
     /// Resource types: puppet-agent's, then module types as they are needed.
     types: RwLock<Arc<puppet_restypes::TypeDatabase>>,
-    types_tried: Mutex<HashMap<SmolStr, bool>>,
+    types_tried: Mutex<rustc_hash::FxHashMap<SmolStr, bool>>,
     /// What `Facter.value` answers while module type files load: the facts of the first
     /// node compiled in the environment (see [`Environment::note_type_facts`]).
     type_facts: OnceLock<Arc<IndexMap<SmolStr, puppet_types::Value>>>,
@@ -248,7 +248,7 @@ impl Environment {
     ) -> Environment {
         let hiera = hiera.map(Arc::new);
         let shared = Arc::new(Shared {
-            lowered: Mutex::new(HashMap::new()),
+            lowered: Mutex::new(rustc_hash::FxHashMap::default()),
             classes: RwLock::default(),
             defines: RwLock::default(),
             functions: RwLock::default(),
@@ -261,7 +261,7 @@ impl Environment {
             ruby_sources: OnceLock::new(),
             listings: OnceLock::new(),
             types: RwLock::new(crate::eval::known_types().clone()),
-            types_tried: Mutex::new(HashMap::new()),
+            types_tried: Mutex::new(rustc_hash::FxHashMap::default()),
             type_facts: OnceLock::new(),
             templates: RwLock::default(),
             hiera,

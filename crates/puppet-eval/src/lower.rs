@@ -128,7 +128,7 @@ pub fn lower_file(file: Arc<SourceFile>, parse: &puppet_syntax::Parse) -> Lowere
             );
         }
     }
-    let statements = exact(root.exprs().count(), root.exprs().map(|e| l.expr(e)));
+    let statements = l.expr_list(root);
     LoweredFile {
         file,
         statements,
@@ -158,6 +158,10 @@ struct Lowerer {
     override_span: Option<(u32, u32)>,
     /// The red root of the tree being lowered, for reads that leave a node (heredoc bodies).
     root: SyntaxNode,
+    /// Lowered expressions of the lists being built, innermost list last: a list is lowered
+    /// onto it in one walk over the node's children, then moved into a vector of exactly its
+    /// length (instead of a first walk that counts them).
+    pending: Vec<Expr>,
 }
 
 fn is_statement_call(name: &str) -> bool {
@@ -225,6 +229,7 @@ impl Lowerer {
             diags: Vec::new(),
             override_span: None,
             root: parse.syntax(),
+            pending: Vec::new(),
         }
     }
 
@@ -272,29 +277,30 @@ impl Lowerer {
 
     fn block(&mut self, b: Option<Node<'_>>) -> Vec<Expr> {
         match b {
-            Some(b) => exact(b.exprs().count(), b.exprs().map(|s| self.expr(s))),
+            Some(b) => self.expr_list(b),
             None => Vec::new(),
         }
+    }
+
+    /// The expression children of `node`, lowered, in a vector with no spare room.
+    fn expr_list(&mut self, node: Node<'_>) -> Vec<Expr> {
+        let base = self.pending.len();
+        for e in node.exprs() {
+            let x = self.expr(e);
+            self.pending.push(x);
+        }
+        // `Drain` knows its length: the vector is allocated once, at exactly that size.
+        self.pending.drain(base..).collect()
     }
 
     /// Lowers a list of arguments or elements (the expressions of `list` after the first
     /// `skip`), merging adjacent `k => v` into one hash.
     fn args(&mut self, list: Node<'_>, skip: usize) -> Vec<Expr> {
-        // One element per expression, one per run of `k => v`.
-        let mut len = 0;
-        let mut in_run = false;
-        for item in list.exprs().skip(skip) {
-            let entry = item.kind() == HASH_ENTRY;
-            if !(entry && in_run) {
-                len += 1;
-            }
-            in_run = entry;
-        }
-        let items = list.exprs().skip(skip);
-        let mut out: Vec<Expr> = Vec::with_capacity(len);
+        // One element per expression, one per run of `k => v`, lowered onto `self.pending`.
+        let base = self.pending.len();
         let mut pending: Vec<(Expr, Expr)> = Vec::new();
         let mut pending_span: Option<Span> = None;
-        for item in items {
+        for item in list.exprs().skip(skip) {
             if item.kind() == HASH_ENTRY {
                 let k = self.nth_or(item, 0, "missing key");
                 let v = self.nth_or(item, 1, "missing value");
@@ -306,15 +312,18 @@ impl Lowerer {
             }
             if !pending.is_empty() {
                 let span = pending_span.take().expect("set with pending");
-                out.push(self.mk(ExprKind::Hash(std::mem::take(&mut pending)), span));
+                let hash = self.mk(ExprKind::Hash(std::mem::take(&mut pending)), span);
+                self.pending.push(hash);
             }
-            out.push(self.expr(item));
+            let x = self.expr(item);
+            self.pending.push(x);
         }
         if !pending.is_empty() {
             let span = pending_span.take().expect("set with pending");
-            out.push(self.mk(ExprKind::Hash(pending), span));
+            let hash = self.mk(ExprKind::Hash(pending), span);
+            self.pending.push(hash);
         }
-        out
+        self.pending.drain(base..).collect()
     }
 
     /// The arguments of a call or method call: the expressions of its `ARG_LIST`.
@@ -712,7 +721,7 @@ impl Lowerer {
                 let options = exact(
                     e.children_of(CASE_OPTION).count(),
                     e.children_of(CASE_OPTION).map(|o| {
-                        let values = exact(o.exprs().count(), o.exprs().map(|v| self.expr(v)));
+                        let values = self.expr_list(o);
                         (values, self.block(o.child(BLOCK)))
                     }),
                 );

@@ -44,8 +44,8 @@ use crate::env::{
 use crate::names::{self, NamePath, Owner};
 use crate::provider::{EntryKind, SourceProvider};
 use indexmap::IndexMap;
+use rustc_hash::FxHashMap;
 use smol_str::SmolStr;
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
@@ -67,9 +67,11 @@ pub struct Loader {
     diagnostics: Vec<Diagnostic>,
     main: Vec<Arc<LoadedFile>>,
     /// The main manifest's definitions (first in file order wins), which shadow module ones.
-    main_defs: HashMap<(DefKind, SmolStr), Definition>,
-    files: Mutex<HashMap<PathBuf, FileCell>>,
-    resolved: RwLock<HashMap<(DefKind, SmolStr), Option<Definition>>>,
+    main_defs: FxHashMap<(DefKind, SmolStr), Definition>,
+    /// Keyed by path with a fast hasher: every resolution looks its candidate files up here
+    /// (std's SipHash over a path's components cost ~1K instructions a lookup).
+    files: Mutex<FxHashMap<PathBuf, FileCell>>,
+    resolved: RwLock<FxHashMap<(DefKind, SmolStr), Option<Definition>>>,
 }
 
 impl Loader {
@@ -88,7 +90,7 @@ impl Loader {
         let mut diagnostics = Vec::new();
         let modules = discover_modules(config, &*provider, &mut diagnostics);
         let mut main = Vec::new();
-        let mut main_defs = HashMap::new();
+        let mut main_defs = FxHashMap::default();
         for found in main_manifest_files(config, &*provider, &mut diagnostics) {
             match provider.read_to_string(&found.path) {
                 Ok(text) => {
@@ -111,8 +113,8 @@ impl Loader {
             diagnostics,
             main,
             main_defs,
-            files: Mutex::new(HashMap::new()),
-            resolved: RwLock::new(HashMap::new()),
+            files: Mutex::new(FxHashMap::default()),
+            resolved: RwLock::new(FxHashMap::default()),
         }
     }
 
