@@ -110,7 +110,9 @@ impl<'s> Interp<'s> {
 
     /// The module of a full constant path (`Puppet::Parser::Functions`), autoloading built-ins.
     pub fn module_by_path(&mut self, path: &str) -> Option<Rc<Module>> {
-        self.module_by_parts(path_parts(path.trim_start_matches("::")))
+        self.module_by_parts(puppet_types::params::path_segments(
+            path.trim_start_matches("::"),
+        ))
     }
 
     /// A module or class by the parts of its full name (`["Puppet", "Parser", "Scope"]`),
@@ -580,30 +582,6 @@ impl<'s> Interp<'s> {
     }
 }
 
-/// The byte offset of the first `::` in `s`.
-fn find_sep(s: &str) -> Option<usize> {
-    s.as_bytes().windows(2).position(|w| w == b"::")
-}
-
-/// `path.split("::")` (constant paths are short: a byte scan is cheaper than setting up a
-/// substring search).
-pub(crate) fn path_parts(path: &str) -> impl Iterator<Item = &str> {
-    let mut rest = Some(path);
-    std::iter::from_fn(move || {
-        let s = rest?;
-        match find_sep(s) {
-            Some(i) => {
-                rest = Some(&s[i + 2..]);
-                Some(&s[..i])
-            }
-            None => {
-                rest = None;
-                Some(s)
-            }
-        }
-    })
-}
-
 /// `path.rsplit_once("::")`.
 pub(crate) fn rsplit_path(path: &str) -> Option<(&str, &str)> {
     let i = path.as_bytes().windows(2).rposition(|w| w == b"::")?;
@@ -637,7 +615,7 @@ pub(crate) fn normalize_path(p: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{path_parts, rsplit_path};
+    use super::rsplit_path;
     use crate::value::{Builtin, RValue};
     use crate::NullScope;
 
@@ -726,11 +704,6 @@ mod tests {
         for p in [
             "", "A", "A::B", "::A", "A::", "A:::B", "A::::B", ":", "::", ":::", "a:b::c", "é::ü",
         ] {
-            assert_eq!(
-                path_parts(p).collect::<Vec<_>>(),
-                p.split("::").collect::<Vec<_>>(),
-                "{p}"
-            );
             assert_eq!(rsplit_path(p), p.rsplit_once("::"), "{p}");
         }
     }

@@ -1081,13 +1081,12 @@ fn kind_of_callable(t: &Type) -> bool {
     }
 }
 
-fn classref_ok(name: &str) -> bool {
-    // Puppet's CLASSREF_EXT: ((::)?[A-Z][\w]*)(::[A-Z][\w]*)*
-    let name = name.strip_prefix("::").unwrap_or(name);
-    // The segments between `::`s, as `split("::")` gives them (without building a
-    // substring searcher: this runs for every `File[$title]`).
+/// The segments of a `::`-separated name, as `name.split("::")` gives them, without setting
+/// up a substring searcher (names are short, and this runs for every `File[$title]` and
+/// every Ruby constant path).
+pub fn path_segments(name: &str) -> impl Iterator<Item = &str> {
     let mut rest = Some(name);
-    let mut segments = std::iter::from_fn(|| {
+    std::iter::from_fn(move || {
         let r = rest?;
         match r.as_bytes().windows(2).position(|w| w == b"::") {
             Some(i) => {
@@ -1099,7 +1098,13 @@ fn classref_ok(name: &str) -> bool {
                 Some(r)
             }
         }
-    });
+    })
+}
+
+fn classref_ok(name: &str) -> bool {
+    // Puppet's CLASSREF_EXT: ((::)?[A-Z][\w]*)(::[A-Z][\w]*)*
+    let name = name.strip_prefix("::").unwrap_or(name);
+    let mut segments = path_segments(name);
     !name.is_empty()
         && segments.all(|seg| {
             let mut cs = seg.chars();
@@ -1268,6 +1273,20 @@ fn class(base: &Type, name: Option<&str>, raw: &[Value]) -> Result<Value, TypeEr
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `path_segments` gives `split("::")`'s segments, odd colons and non-ASCII included.
+    #[test]
+    fn path_segments_are_split_s() {
+        for p in [
+            "", "A", "A::B", "::A", "A::", "A:::B", "A::::B", ":", "::", ":::", "a:b::c", "é::ü",
+        ] {
+            assert_eq!(
+                path_segments(p).collect::<Vec<_>>(),
+                p.split("::").collect::<Vec<_>>(),
+                "{p}"
+            );
+        }
+    }
 
     /// `classref_ok` splits as `split("::")` does.
     #[test]
