@@ -1124,6 +1124,49 @@ notice(compare("É", "é"), compare("b", "A"), sort(["b", "A", "É", "é", "a"])
 case "É" { "é": { notify { 'case matched': } } default: { notify { 'case default': } } }
 notify { ("É" ? { "é" => 'selector matched', default => 'selector default' }): }
 """),
+    # --- a type alias may not redefine a type Puppet already has (Static-Loader's data
+    # types, its built-in aliases and core resource types) nor an alias of the same file ---
+    ("type_alias_redefines_string", N, """\
+type String = Integer
+notify { 'x': message => String(1 =~ String) }
+"""),
+    ("type_alias_redefines_unused_integer", N, """\
+type Integer = String
+notify { 'x': }
+"""),
+    ("type_alias_redefines_resource", N, "type Resource = Integer\n"),
+    ("type_alias_redefines_data", N, "type Data = Integer\n"),
+    ("type_alias_redefines_richdata", N, "type RichData = Integer\n"),
+    ("type_alias_redefines_lookupkey", N, "type Puppet::LookupKey = Integer\n"),
+    ("type_alias_redefines_uri", N, "type URI = Integer\n"),
+    ("type_alias_redefines_sensitive", N, "type Sensitive = Integer\n"),
+    ("type_alias_redefines_deferred", N, "type Deferred = Integer\n"),
+    ("type_alias_redefines_file", N, "type File = Integer\n"),
+    ("type_alias_redefines_stage", N, "type Stage = Integer\n"),
+    ("type_alias_redefines_whit", N, "type Whit = Integer\n"),
+    ("type_alias_redefines_lowercase_spelling", N, "type STRING = Integer\n"),
+    ("type_alias_twice", N, """\
+type Foo = Integer
+type Foo = String
+notify { 'x': message => String(1 =~ Foo) }
+"""),
+    ("function_defined_twice", N, """\
+function f() { 1 }
+function f() { 2 }
+notify { "${f()}": }
+"""),
+    ("type_alias_error_name_allowed", N, """\
+type Error = Integer
+notify { 'x': message => String(1 =~ Error) }
+"""),
+    ("type_alias_unit_name_allowed", N, """\
+type Unit = Integer
+notify { 'x': message => String(1 =~ Unit) }
+"""),
+    ("type_alias_user_resource_type_name_allowed", N, """\
+type Exec_thing = Integer
+notify { 'x': message => String(1 =~ Exec_thing) }
+"""),
 ]
 
 def strip_error(msg, node):

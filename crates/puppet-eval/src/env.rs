@@ -426,14 +426,10 @@ impl Environment {
         }
         for f in &defs.functions {
             if let Some(prev) = self.main_functions.get(&f.name).map(|p| p.span.clone()) {
-                let (line, pos) = prev.line_col();
-                let origin = match &prev.file.path {
-                    Some(p) => format!("file://{p}?line={line}&pos={pos}"),
-                    None => format!("string:?line={line}&pos={pos}"),
-                };
+                let origin = origin_uri(&prev);
                 self.main_diagnostics.push(
                     Diagnostic::error(
-                        "DUPLICATE_DEFINITION",
+                        REDEFINED_ENTITY,
                         format!(
                             "Attempt to redefine entity 'http://puppet.com/2016.1/runtime/function/{}'. Originally set at {origin}.",
                             f.name
@@ -448,9 +444,31 @@ impl Environment {
             self.main_functions.insert(f.name.clone(), f.clone());
         }
         for t in &defs.type_aliases {
-            self.main_aliases
-                .entry(SmolStr::new(t.name.to_ascii_lowercase()))
-                .or_insert_with(|| t.clone());
+            let key = SmolStr::new(t.name.to_ascii_lowercase());
+            // Puppet's loader refuses a name it already holds: one of its own types, or an
+            // alias defined before (reported at the first one's name).
+            let origin = match self.main_aliases.get(&key) {
+                Some(prev) => Some(format!(
+                    "Originally set at {}.",
+                    origin_uri(&prev.name_span)
+                )),
+                None => puppet_types::params::static_type_origin(&key).map(str::to_owned),
+            };
+            if let Some(origin) = origin {
+                self.main_diagnostics.push(
+                    Diagnostic::error(
+                        REDEFINED_ENTITY,
+                        format!(
+                            "Attempt to redefine entity 'http://puppet.com/2016.1/runtime/type/{key}'. {origin}"
+                        ),
+                        t.span.range(),
+                    )
+                    .with_file_opt(t.span.file.path.as_deref())
+                    .with_source(&t.span.file.text),
+                );
+                continue;
+            }
+            self.main_aliases.insert(key, t.clone());
         }
         self.nodes.extend(defs.nodes.iter().cloned());
         self.main.push(lowered);
@@ -1118,6 +1136,20 @@ impl Environment {
 }
 
 /// The name a node definition gives a host match (`__node_regexp__...` for regexes).
+/// The code of Puppet's loader refusing a second entry of a name (a function or type alias
+/// defined twice, an alias taking a built-in type's name): its message has no location.
+pub(crate) const REDEFINED_ENTITY: &str = "REDEFINED_ENTITY";
+
+/// Where Puppet's loader says a definition was set: `file:///path?line=L&pos=C`, or
+/// `string:?line=L&pos=C` for code given as a string.
+fn origin_uri(at: &Span) -> String {
+    let (line, pos) = at.line_col();
+    match &at.file.path {
+        Some(p) => format!("file://{p}?line={line}&pos={pos}"),
+        None => format!("string:?line={line}&pos={pos}"),
+    }
+}
+
 fn host_name(m: &crate::lower::HostMatch) -> SmolStr {
     match m {
         crate::lower::HostMatch::Name(n) => n.clone(),

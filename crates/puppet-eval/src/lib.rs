@@ -298,7 +298,9 @@ fn main_error(
     };
     let validation_errors =
         compile::validation_error_count(env.main_diagnostics(), d, &span.file.text);
-    let message = if d.code == "DUPLICATE_DEFINITION" {
+    let message = if d.code == env::REDEFINED_ENTITY {
+        d.message.clone()
+    } else if d.code == "DUPLICATE_DEFINITION" {
         format!("{} {}", d.message, compile::location(&span))
     } else if validation_errors > 1 {
         let at = span

@@ -74,6 +74,8 @@ pub struct TypeAliasDef {
     pub name: SmolStr,
     pub type_expr: Expr,
     pub span: Span,
+    /// Where the name is written: Puppet reports a redefinition at the first one's name.
+    pub name_span: Span,
 }
 
 /// How a node definition matches a node name.
@@ -823,15 +825,15 @@ impl Lowerer {
                 ExprKind::Definition
             }
             TYPE_ALIAS => {
-                let name = match e.nth_expr(0) {
-                    Some(t) if t.kind() == TYPE_REF => token_text(t),
-                    Some(a) if a.kind() == ACCESS_EXPR => match a.nth_expr(0) {
-                        Some(t) if t.kind() == TYPE_REF => token_text(t),
-                        _ => "",
-                    },
-                    _ => "",
+                let name_node = match e.nth_expr(0) {
+                    Some(t) if t.kind() == TYPE_REF => Some(t),
+                    Some(a) if a.kind() == ACCESS_EXPR => {
+                        a.nth_expr(0).filter(|t| t.kind() == TYPE_REF)
+                    }
+                    _ => None,
                 };
-                let name = SmolStr::new(name);
+                let name = SmolStr::new(name_node.map_or("", token_text));
+                let name_span = name_node.map_or_else(|| span.clone(), |n| self.span(n));
                 let type_expr = match e.nth_expr(1) {
                     Some(h) if h.kind() == HASH_ENTRY => {
                         // `Object { ... }`: the type applied to the hash.
@@ -856,6 +858,7 @@ impl Lowerer {
                     name,
                     type_expr,
                     span: span.clone(),
+                    name_span,
                 }));
                 ExprKind::Definition
             }

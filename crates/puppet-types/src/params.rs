@@ -104,6 +104,36 @@ fn pcore_alias(lower: &str) -> Option<Type> {
         .map(|(_, a)| Type::Alias(a.clone()))
 }
 
+/// The type names Puppet's static loader holds before any manifest is read, by lower-case name,
+/// with the origin Puppet names when a type alias tries to take one of them: generated from
+/// Puppet 7.23 by `scripts/gen-static-loader-types.sh` (its data types, built-in aliases, Pcore
+/// and `Puppet::AST` object types, core resource types).
+const STATIC_LOADER_TYPES: &str = include_str!("../data/static_loader_types.tsv");
+
+/// Whether Puppet already holds a type named `name` (any case) when a manifest defines
+/// `type Name = ...`, and if so the origin its error gives: defining such an alias fails with
+/// `Attempt to redefine entity 'http://puppet.com/2016.1/runtime/type/name'. ORIGIN`.
+///
+/// ```
+/// use puppet_types::params::static_type_origin;
+/// assert_eq!(
+///     static_type_origin("String"),
+///     Some("Originally set by Puppet-Type-System/Static-Loader.")
+/// );
+/// assert_eq!(static_type_origin("File"), Some("Set at unknown location"));
+/// assert_eq!(static_type_origin("Error"), None); // loaded later: an alias may take it
+/// assert_eq!(static_type_origin("Mymod::Port"), None);
+/// ```
+pub fn static_type_origin(name: &str) -> Option<&'static str> {
+    let name = name.strip_prefix("::").unwrap_or(name);
+    STATIC_LOADER_TYPES
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .filter_map(|l| l.split_once('\t'))
+        .find(|(n, _)| n.eq_ignore_ascii_case(name))
+        .map(|(_, origin)| origin)
+}
+
 /// Resolves a type name the way Puppet's evaluator does, with Puppet's built-in resource types.
 ///
 /// Matching is case-insensitive (`INTEGER` is `Integer`) but the name must start with an
@@ -128,6 +158,13 @@ pub fn resolve_type_name_with(name: &str, resolver: &dyn TypeResolver) -> Type {
         return Type::TypeReference(SmolStr::new(name));
     }
     let lower = bare.to_ascii_lowercase();
+    if lower == "error" {
+        // Puppet loads `Error` after a manifest's type aliases are defined, so an alias of
+        // that name may exist and wins over the built-in type.
+        if let Some(t) = resolver.resolve(bare) {
+            return t;
+        }
+    }
     let t = match lower.as_str() {
         "any" => Type::Any,
         "undef" => Type::Undef,

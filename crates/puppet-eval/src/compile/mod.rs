@@ -294,7 +294,12 @@ pub(crate) fn validation_error_count(
     }
     diagnostics
         .iter()
-        .filter(|d| d.is_error() && d.file == first.file && d.code != "DUPLICATE_DEFINITION")
+        .filter(|d| {
+            d.is_error()
+                && d.file == first.file
+                && d.code != "DUPLICATE_DEFINITION"
+                && d.code != crate::env::REDEFINED_ENTITY
+        })
         .count()
 }
 
