@@ -827,8 +827,10 @@ impl Lowerer {
             TYPE_ALIAS => {
                 let name_node = match e.nth_expr(0) {
                     Some(t) if t.kind() == TYPE_REF => Some(t),
+                    // `type Runtime[ruby, 'X'] = T`: a type mapping (Ruby implementation
+                    // classes), which defines no type name.
                     Some(a) if a.kind() == ACCESS_EXPR => {
-                        a.nth_expr(0).filter(|t| t.kind() == TYPE_REF)
+                        return self.mk(ExprKind::Definition, span);
                     }
                     _ => None,
                 };
