@@ -3,7 +3,9 @@
 //!
 //! Recognised tags: `<%` code, `<%=` output, `<%#` comment, `<%%` (a literal `<%` in text),
 //! `%%>` (a literal `%>` inside a tag), `<%-` (which also drops the spaces and tabs before it
-//! when it starts a line) and `-%>` (which also drops one following line break). The pieces
+//! when they start a line or directly follow the previous tag: Ruby's scanner matches
+//! `^[ \t]*<%-` with `^` anchored at its scan position, which is the end of the previous tag)
+//! and `-%>` (which also drops one following line break). The pieces
 //! keep the line break structure of the Ruby program ERB would generate, because a Ruby
 //! comment inside a code tag swallows everything up to the next generated line break.
 
@@ -67,7 +69,8 @@ pub fn scan(src: &str) -> Vec<Piece> {
                 let mut found: Option<(usize, usize, &str)> = None; // (text_end, tag_len, tag)
                 let bytes = rest.as_bytes();
                 // The first `<%`; a `<%-` takes the spaces and tabs before it when they
-                // start a line (`^[ \t]*<%-`).
+                // start a line or the text after the previous tag (`^[ \t]*<%-`, `^` also
+                // matching where Ruby's scanner resumes).
                 let mut from = 0;
                 while let Some(k) = bytes[from..].iter().position(|b| *b == b'<') {
                     let i = from + k;
@@ -91,7 +94,7 @@ pub fn scan(src: &str) -> Vec<Piece> {
                         while ws > 0 && matches!(bytes[ws - 1], b' ' | b'\t') {
                             ws -= 1;
                         }
-                        if ws == i || !cur.at_line_start(cur.at + ws) {
+                        if ws == i || (ws > 0 && !cur.at_line_start(cur.at + ws)) {
                             ws = i;
                         }
                     }
@@ -218,5 +221,15 @@ mod tests {
         assert_eq!(texts("a <%- x %>"), vec!["T\"a \"", "C\" x \""]);
         assert_eq!(texts("<%% x %%> <%# c -%>\n"), vec!["T\"<% x %%> \"", "CR"]);
         assert_eq!(texts("<%= 1 %%> %>"), vec!["I\" 1 %> \""]);
+        // Right after a tag, `^` matches too (Puppet 7.23: "x<%= 1 %> <%- 2 -%>\ny" is "x1y").
+        assert_eq!(
+            texts("x<%= 1 %> \t<%- 2 -%>\ny"),
+            vec!["T\"x\"", "I\" 1 \"", "C\" 2 \"", "CR", "T\"y\""]
+        );
+        assert_eq!(texts("<%% \t<%- 2 %>"), vec!["T\"<%\"", "C\" 2 \""]);
+        assert_eq!(
+            texts("<% 1 %>a <%- 2 %>"),
+            vec!["C\" 1 \"", "T\"a \"", "C\" 2 \""]
+        );
     }
 }
