@@ -10,6 +10,7 @@
 use crate::diagnostic::ProviderError;
 use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
 
 /// What a directory entry is.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -45,6 +46,11 @@ pub trait SourceProvider: Send + Sync + std::fmt::Debug {
     /// [`read_to_string`](SourceProvider::read_to_string).
     fn read_bytes(&self, file: &Path) -> Result<Vec<u8>, ProviderError> {
         self.read_to_string(file).map(String::into_bytes)
+    }
+    /// The text of file `file` as the loader keeps it (invalid UTF-8 is replaced); by
+    /// default [`read_to_string`](SourceProvider::read_to_string)'s, copied.
+    fn read_to_arc(&self, file: &Path) -> Result<Arc<str>, ProviderError> {
+        self.read_to_string(file).map(Arc::from)
     }
 }
 
@@ -341,6 +347,38 @@ impl SourceProvider for FsProvider {
     fn read_bytes(&self, file: &Path) -> Result<Vec<u8>, ProviderError> {
         self.check(file)?;
         std::fs::read(file).map_err(|e| io_error(file, &e))
+    }
+
+    /// Reads into a buffer kept by the thread and copies the text once into its `Arc`: the
+    /// loader keeps every file's text, and a `String` per file that only lives until it is
+    /// copied is memory touched for nothing.
+    fn read_to_arc(&self, file: &Path) -> Result<Arc<str>, ProviderError> {
+        use std::io::Read;
+        thread_local! {
+            static BUFFER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+        }
+        /// A buffer bigger than this is freed after the read rather than kept.
+        const KEEP_MAX: usize = 1 << 20;
+        self.check(file)?;
+        let read = |buf: &mut Vec<u8>| -> Result<Arc<str>, ProviderError> {
+            buf.clear();
+            let mut f = std::fs::File::open(file).map_err(|e| io_error(file, &e))?;
+            f.read_to_end(buf).map_err(|e| io_error(file, &e))?;
+            let text: Arc<str> = match std::str::from_utf8(buf) {
+                Ok(s) => Arc::from(s),
+                Err(_) => Arc::from(String::from_utf8_lossy(buf)),
+            };
+            if buf.capacity() > KEEP_MAX {
+                *buf = Vec::new();
+            }
+            Ok(text)
+        };
+        BUFFER
+            .try_with(|b| match b.try_borrow_mut() {
+                Ok(mut buf) => read(&mut buf),
+                Err(_) => read(&mut Vec::new()),
+            })
+            .unwrap_or_else(|_| read(&mut Vec::new()))
     }
 
     fn kind(&self, path: &Path) -> Option<EntryKind> {
