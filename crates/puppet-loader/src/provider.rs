@@ -418,6 +418,35 @@ mod tests {
     ];
     const ROOTS: &[&str] = &["/m", "/m/", "/", "", "m", "/m/apache", "/m/./apache", "./m"];
 
+    /// The file system's `read_to_arc` (a buffer kept per thread) gives what its
+    /// `read_to_string` gives: valid and invalid UTF-8, an empty file, a file bigger than
+    /// the kept buffer after a smaller one, and no text for a directory or a missing file.
+    #[test]
+    fn reading_into_an_arc_agrees_with_reading_a_string() {
+        let dir = std::env::temp_dir().join(format!("puppet-loader-arc-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("sub")).unwrap();
+        let big = "class a { }\n".repeat(200_000);
+        let files: &[(&str, &[u8])] = &[
+            ("a.pp", b"notify { 'x': }\n"),
+            ("empty.pp", b""),
+            ("latin1.pp", b"notify { 'caf\xe9': }\n"),
+            ("big.pp", big.as_bytes()),
+            ("small.pp", b"$x = 1"),
+        ];
+        let fs = FsProvider::new([dir.clone()]);
+        for (name, bytes) in files {
+            let path = dir.join(name);
+            std::fs::write(&path, bytes).unwrap();
+            let arc = fs.read_to_arc(&path).unwrap();
+            assert_eq!(&*arc, fs.read_to_string(&path).unwrap().as_str(), "{name}");
+        }
+        assert!(fs.read_to_arc(&dir.join("sub")).is_err());
+        assert!(fs.read_to_arc(&dir.join("missing.pp")).is_err());
+        assert!(fs.read_to_arc(&dir.join("sub/../a.pp")).is_err());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     #[test]
     fn the_byte_checks_agree_with_the_component_walk() {
         for p in PATHS {
