@@ -490,6 +490,20 @@ pub fn regex_match(
         it.last_match = None;
         return Ok(None);
     }
+    if let Some(found) = re.find_literal(text, byte_start) {
+        // Plain text: the engine would find the same span (see `find_literal`).
+        return Ok(match found {
+            Some((at, end)) => {
+                let char_at = text[..at].chars().count();
+                it.last_match = Some(Rc::new(value::Captures::whole(text, at, end)));
+                Some(char_at)
+            }
+            None => {
+                it.last_match = None;
+                None
+            }
+        });
+    }
     let rx = re.re(pos)?;
     match match_at(rx, text, byte_start) {
         Ok(Some(full)) => {
