@@ -1116,7 +1116,7 @@ impl<'s> Interp<'s> {
                         RValue::Int(_) | RValue::Float(_)
                     ) | (RValue::Str(_), RValue::Str(_))
                         | (_, RValue::Nil)
-                );
+                ) || matches!((&a, &b), (RValue::IpAddr(x), RValue::IpAddr(y)) if x.v6 == y.v6);
                 if !ok {
                     return raise("ArgumentError", "bad value for range", pos);
                 }
