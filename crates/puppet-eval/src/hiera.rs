@@ -269,6 +269,13 @@ impl DataSource for ProviderSource {
         self.0.read_to_string(path).ok()
     }
 
+    fn exists(&self, path: &Path) -> bool {
+        matches!(
+            self.0.kind(path),
+            Some(puppet_loader::EntryKind::File | puppet_loader::EntryKind::Dir)
+        )
+    }
+
     fn glob(&self, pattern: &Path) -> Vec<PathBuf> {
         puppet_hiera::glob_with(pattern, &|dir: &Path| {
             let entries = self.0.list_dir(dir).ok()?;
@@ -334,10 +341,15 @@ fn bare_error(message: String) -> Flow {
 }
 
 /// A Hiera error as Puppet reports it: `Puppet::DataBinding::LookupError`s bare, the others
-/// (merge arguments, the global layer's wrapped errors) as runtime errors of the call.
+/// (merge arguments, the global layer's wrapped errors, Ruby's file errors) as runtime
+/// errors of the call.
 fn hiera_error(e: HieraError, label: &str, span: &Span) -> Flow {
     match e.code {
-        codes::GLOBAL_FAILED | codes::MERGE | codes::MERGE_TYPE | codes::BACKEND_RAISED => error(
+        codes::GLOBAL_FAILED
+        | codes::MERGE
+        | codes::MERGE_TYPE
+        | codes::BACKEND_RAISED
+        | codes::READ_FAILED => error(
             format!("Error while evaluating a {label}, {}", e.message),
             Some(span),
         ),
