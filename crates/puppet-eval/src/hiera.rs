@@ -459,8 +459,10 @@ pub(crate) fn class_parameter(
         return Ok(None);
     };
     let class = crate::names::strip_root(class);
-    // Not `format!`: this runs for every class parameter without a given value.
-    let mut key = String::with_capacity(class.len() + 2 + param.len());
+    // Not `format!`: this runs for every class parameter without a given value (the
+    // compile's buffer, put back below; a lookup made while this one runs makes its own).
+    let mut key = std::mem::take(&mut c.key_buf);
+    key.clear();
     key.push_str(class);
     key.push_str("::");
     key.push_str(param);
@@ -470,10 +472,18 @@ pub(crate) fn class_parameter(
         lookup.lookup_with_options(&key, None, &s)
     };
     crate::hiera_ruby::take_logs(c);
-    let Some((value, options)) = found.map_err(|e| hiera_error(e, label, span))? else {
-        return Ok(None);
+    let found = match found {
+        Ok(Some(found)) => found,
+        Ok(None) => {
+            c.key_buf = key;
+            return Ok(None);
+        }
+        Err(e) => return Err(hiera_error(e, label, span)),
     };
-    convert_to(c, &key, value, options, scope, span).map(Some)
+    let (value, options) = found;
+    let r = convert_to(c, &key, value, options, scope, span).map(Some);
+    c.key_buf = key;
+    r
 }
 
 // ---- the functions ----
