@@ -8,7 +8,7 @@
 //! * 3.x functions: `Puppet::Parser::Functions.newfunction`, `.function`;
 //! * logging (`Puppet.warning`, `debug`, ..., `deprecation_warning`, `warn_once`);
 //! * the helpers modules use: `Puppet::Util::Package.versioncmp`,
-//!   `Puppet::Util.absolute_path?`, the type parser and calculator (`TypeParser`,
+//!   `Puppet::Util.absolute_path?`, `Puppet::Util.symbolizehash`, the type parser and calculator (`TypeParser`,
 //!   `TypeCalculator.infer_set`/`instance?`, `TypeMismatchDescriber`);
 //! * Puppet values that have no Ruby counterpart (types, Sensitive...), seen from Ruby.
 //!
@@ -880,6 +880,26 @@ pub(crate) fn module_method(
             };
             Ok(RValue::Int(versioncmp(&to_s(a), &to_s(b))))
         })(),
+        // A new hash with String keys made Symbols (one level; other keys as they are).
+        ("Puppet::Util", "symbolizehash") => match args.first() {
+            Some(RValue::Hash(h)) => {
+                let mut out = crate::value::RHash::default();
+                for (k, v) in h.borrow().pairs() {
+                    let k = match k {
+                        RValue::Str(s) => RValue::sym(&s.borrow()),
+                        other => other,
+                    };
+                    out.insert(k, v);
+                }
+                Ok(RValue::hash(out))
+            }
+            Some(other) => crate::methods::no_method_pub(other, "each", pos),
+            None => raise(
+                "ArgumentError",
+                "wrong number of arguments (given 0, expected 1)",
+                pos,
+            ),
+        },
         ("Puppet::Util", "absolute_path?") => {
             let p = args.first().map(to_s).unwrap_or_default();
             Ok(RValue::Bool(p.starts_with('/')))
