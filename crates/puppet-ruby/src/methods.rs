@@ -2204,13 +2204,10 @@ fn scope_method(
             it.scope.log(name, &msg);
             Ok(RValue::Nil)
         }
-        "compiler"
-        | "environment"
-        | "source"
-        | "parent"
-        | "known_resource_types"
-        | "lookupdefaults"
-        | "tags" => unsupported(format!("scope method `{name}'"), pos),
+        "environment" => crate::puppet::current_environment(it, pos),
+        "compiler" | "source" | "parent" | "known_resource_types" | "lookupdefaults" | "tags" => {
+            unsupported(format!("scope method `{name}'"), pos)
+        }
         "lookupvar" | "[]" => {
             argc(&args, 1, 2, pos)?;
             let n = str_arg(&args[0], pos)?;

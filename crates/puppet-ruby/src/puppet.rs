@@ -209,6 +209,24 @@ fn load_3x(it: &mut Interp, name: &str, load: bool, pos: Pos) -> R {
 #[derive(Debug, Default)]
 struct SettingsObj;
 
+/// The compile's environment (`Puppet.lookup(:current_environment)`, `scope.environment`):
+/// its `name` (a Symbol), `to_s` and `to_sym`; what else it holds (module path, manifest) is
+/// not reachable from here.
+#[derive(Debug, Default)]
+struct EnvironmentObj;
+
+/// [`EnvironmentObj`] as a Ruby object, when the compile says which environment it is.
+pub(crate) fn current_environment(it: &mut Interp, pos: Pos) -> R {
+    if it.scope.setting("environment").is_none() {
+        return unsupported("the current environment (no compile to ask)", pos);
+    }
+    Ok(new_native_object(
+        it,
+        "Puppet::Node::Environment",
+        EnvironmentObj,
+    ))
+}
+
 /// A Puppet setting as Ruby sees it: the compile's value, else Puppet 7.23's default for
 /// the settings modules read.
 fn setting(it: &mut Interp, name: &str, pos: Pos) -> R {
@@ -400,6 +418,17 @@ pub(crate) fn object_method(
             return Some(load_3x(it, &n, name == "load", pos));
         }
         return None;
+    }
+    if native::<EnvironmentObj>(o).is_some() {
+        let env = || match it.scope.setting("environment") {
+            Some(Value::String(s)) => s.to_string(),
+            _ => String::new(),
+        };
+        return match name {
+            "name" | "to_sym" => Some(Ok(RValue::sym(&env()))),
+            "to_s" => Some(Ok(RValue::str(&env()))),
+            _ => None,
+        };
     }
     if native::<SettingsObj>(o).is_some() {
         if name == "[]" {
@@ -799,6 +828,9 @@ pub(crate) fn module_method(
                 unsupported("ToDataConverter.convert of a value that is not Data", pos)
             }
         })(),
+        ("Puppet", "lookup") if matches!(args.first(), Some(RValue::Sym(k)) if &**k == "current_environment") => {
+            current_environment(it, pos)
+        }
         ("Puppet", "lookup" | "features" | "runtime" | "override" | "push_context") => {
             unsupported(format!("Puppet.{name}"), pos)
         }
