@@ -1176,6 +1176,18 @@ notify { 'x': message => [Timestamp.new > Timestamp($t), new(Timestamp) > Timest
     ("ruby_sees_environment_and_settings", N, """\
 notify { 'x': message => inline_template('<%= Puppet[:environment] %>|<%= Puppet.settings[:environment] %>|<%= Puppet.lookup(:current_environment).name.inspect %>|<%= scope.environment %>|<%= scope.environment.to_sym.inspect %>|<%= Puppet[:strict_variables] %>|<%= Puppet[:strict].inspect %>') }
 """),
+    # --- a template's `classes`: the catalog's classes so far, in the order Puppet adds them
+    ("template_classes_so_far", W, """\
+class zz { }
+class aa { include zz }
+class bb { notify { 'b': message => inline_template('<%= classes.join(",") %>') } }
+class cc { }
+include aa
+include bb
+notify { 'top': message => inline_template('<%= classes.join(",") %>') }
+node default { include cc notify { 'in node': message => inline_template('<%= classes.join(",") %>') } }
+node 'web01.example.com' { include cc notify { 'in node': message => inline_template('<%= classes.join(",") %>') } }
+"""),
 ]
 
 def strip_error(msg, node):

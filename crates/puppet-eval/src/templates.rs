@@ -256,6 +256,12 @@ pub(crate) struct ErbScope<'a> {
 }
 
 impl puppet_erb::TemplateScope for ErbScope<'_> {
+    fn catalog_classes(&self) -> Option<Vec<String>> {
+        let mut names = vec!["settings".to_string()];
+        names.extend(self.c.evaluated_classes().iter().map(|c| c.to_string()));
+        Some(names)
+    }
+
     fn setting(&self, name: &str) -> Option<Value> {
         puppet_functions::CallContext::setting(&*self.c, name)
     }

@@ -167,7 +167,15 @@ pub(crate) fn fcall(
                 return Ok(RValue::Bool(v.is_some_and(|v| !v.is_undef())));
             }
             "tags" => return raise("NotImplementedError", "Call 'all_tags' instead.", pos),
-            "classes" | "all_tags" => return unsupported(format!("template method `{name}'"), pos),
+            "classes" => {
+                return match it.scope.catalog_classes() {
+                    Some(names) => Ok(RValue::array(
+                        names.iter().map(|n| RValue::str(n)).collect(),
+                    )),
+                    None => unsupported(format!("template method `{name}'"), pos),
+                };
+            }
+            "all_tags" => return unsupported(format!("template method `{name}'"), pos),
             _ => {}
         }
     }

@@ -278,6 +278,12 @@ pub trait PuppetScope {
     fn current_resource(&mut self) -> Result<Option<(String, String)>, String> {
         Err("no catalog is being compiled".to_string())
     }
+    /// The names of the classes in the catalog so far, in the order Puppet adds them
+    /// (`settings` first), for a template's `classes`; `None` when there is no catalog
+    /// (the default).
+    fn catalog_classes(&self) -> Option<Vec<String>> {
+        None
+    }
     /// A Puppet setting (`Puppet[:strict]`, `Puppet.settings[:strict]`); `None` when the
     /// scope does not know it. The default knows none.
     fn setting(&self, name: &str) -> Option<Value> {

@@ -438,14 +438,17 @@ impl Compiler {
     /// The classes evaluated so far, in order (with the matched node's name, as Puppet
     /// lists it).
     pub fn evaluated_classes(&self) -> IndexSet<SmolStr> {
-        let mut out: IndexSet<SmolStr> = self
-            .build
-            .class_scopes
-            .keys()
-            .filter(|k| !matches!(k.as_str(), "" | "main" | "settings"))
-            .cloned()
-            .collect();
-        out.extend(self.build.node_classes.iter().cloned());
+        let mut out = IndexSet::default();
+        let mut nodes = self.build.node_classes.iter().peekable();
+        for (i, k) in self.build.class_scopes.keys().enumerate() {
+            while let Some((_, n)) = nodes.next_if(|(at, _)| *at <= i) {
+                out.insert(n.clone());
+            }
+            if !matches!(k.as_str(), "" | "main" | "settings") {
+                out.insert(k.clone());
+            }
+        }
+        out.extend(nodes.map(|(_, n)| n.clone()));
         out
     }
 }

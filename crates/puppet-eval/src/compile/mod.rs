@@ -64,8 +64,9 @@ pub(crate) struct Builder {
     started_classes: rustc_hash::FxHashSet<SmolStr>,
     /// The node scope, once the node definition is being evaluated.
     node_scope: Option<ScopeId>,
-    /// The matched node's name, listed among the classes as Puppet does.
-    node_classes: Vec<SmolStr>,
+    /// The matched node's name, listed among the classes as Puppet does, with the number
+    /// of class scopes there were when it was evaluated (its place in the list).
+    node_classes: Vec<(usize, SmolStr)>,
     /// Classes declared with the resource-like syntax (for duplicate messages).
     resource_like: crate::Set<SmolStr>,
     /// Defined-type instances whose body has run.
@@ -178,7 +179,8 @@ impl Compiler {
         res.container = Some(main);
         res.span = Some(node.span.clone());
         self.catalog.add(res);
-        self.build.node_classes.push(node_name.clone());
+        let at = self.build.class_scopes.len();
+        self.build.node_classes.push((at, node_name.clone()));
         let top = self.top;
         let mut scope = Scope::new(ScopeKind::Node, Some(top), key.to_string());
         scope.resource = Some(key);
