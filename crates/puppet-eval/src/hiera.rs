@@ -318,6 +318,20 @@ impl puppet_hiera::Scope for HieraScope<'_> {
     fn adapter(&self) -> Option<&puppet_hiera::LookupAdapter> {
         Some(&self.c.hiera_adapter)
     }
+
+    /// `eyaml_lookup_key`'s key files outside the environment, when the host's files may
+    /// be read (`Settings::allow_host_files`), as `file()` reads them.
+    fn host_file(&self, path: &Path) -> Option<Result<String, String>> {
+        if !self.c.settings.allow_host_files {
+            return None;
+        }
+        let shown = path.to_string_lossy();
+        Some(match crate::host::read_file(&shown) {
+            Ok(Some(bytes)) => Ok(String::from_utf8_lossy(&bytes).into_owned()),
+            Ok(None) => Err(format!("No such file or directory @ rb_sysopen - {shown}")),
+            Err(e) => Err(e),
+        })
+    }
 }
 
 fn error(message: impl Into<String>, span: Option<&Span>) -> Flow {
@@ -349,7 +363,8 @@ fn hiera_error(e: HieraError, label: &str, span: &Span) -> Flow {
         | codes::MERGE
         | codes::MERGE_TYPE
         | codes::BACKEND_RAISED
-        | codes::READ_FAILED => error(
+        | codes::READ_FAILED
+        | codes::FUNCTION_ARGUMENT => error(
             format!("Error while evaluating a {label}, {}", e.message),
             Some(span),
         ),

@@ -52,6 +52,15 @@ pub mod codes {
     /// A backend function raised an error (reported as Puppet reports a function's error,
     /// not as a lookup error).
     pub const BACKEND_RAISED: &str = "HIERA_BACKEND_RAISED";
+    /// `hiera-eyaml backend error decrypting ...` (a lookup error).
+    pub const EYAML: &str = "HIERA_EYAML";
+    /// A built-in backend function called with arguments it refuses (Ruby's
+    /// `ArgumentError`): reported as an error of the `lookup` call, and the global layer does
+    /// not wrap it.
+    pub const FUNCTION_ARGUMENT: &str = "HIERA_FUNCTION_ARGUMENT";
+    /// Ruby's `LoadError` in a backend (hiera-eyaml's encryptor for a scheme it has no
+    /// plugin for): Puppet prints the message as it is, the global layer does not wrap it.
+    pub const RUBY_LOAD_ERROR: &str = "HIERA_RUBY_LOAD_ERROR";
 }
 
 impl HieraError {
@@ -108,8 +117,8 @@ impl HieraError {
         HieraError::new(codes::NOT_FOUND, msg)
     }
 
-    /// True for Puppet issue-coded errors and Ruby's file errors (those the global layer
-    /// does not wrap).
+    /// True for Puppet issue-coded errors and errors that are not Puppet's lookup errors
+    /// (Ruby's file errors among them): those the global layer does not wrap.
     pub fn has_issue_code(&self) -> bool {
         !self.code.starts_with("HIERA_")
             || matches!(
@@ -132,6 +141,8 @@ impl HieraError {
                     | "HIERA_INTERPOLATION_UNKNOWN_INTERPOLATION_METHOD"
                     | "HIERA_INTERPOLATION_METHOD_SYNTAX_NOT_ALLOWED"
                     | "HIERA_V3_BACKEND_NOT_GLOBAL"
+                    | "HIERA_FUNCTION_ARGUMENT"
+                    | "HIERA_RUBY_LOAD_ERROR"
             )
     }
 }

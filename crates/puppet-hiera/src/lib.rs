@@ -4,7 +4,8 @@
 //! run by the caller through [`FunctionBackend`]),
 //! hierarchies with `path`/`paths`/`glob`/`globs`/`mapped_paths`, `%{...}` interpolation
 //! (scope variables, `lookup`/`hiera`, `alias`, `literal`, `scope`), the merge strategies
-//! `first`/`unique`/`hash`/`deep`, `lookup_options` (with regex keys), automatic class
+//! `first`/`unique`/`hash`/`deep`, the `eyaml_lookup_key` backend (hiera-eyaml's PKCS7
+//! decryption in Rust), `lookup_options` (with regex keys), automatic class
 //! parameter lookup and an explain trace.
 //!
 //! ```
@@ -33,6 +34,7 @@ mod cache;
 pub mod config;
 pub mod error;
 pub mod explain;
+mod eyaml;
 pub mod interp;
 pub mod lookup;
 pub mod merge;

@@ -25,6 +25,8 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
+mod eyaml;
+
 /// Variables visible to interpolation, implemented by the evaluator. `name` is passed as
 /// written in the data: `facts`, `trusted`, `x`, `::x` (top scope), `ns::x`. A variable
 /// may be read any number of times during one lookup and must have one value throughout
@@ -42,6 +44,14 @@ pub trait Scope {
     /// the first lookup of one of its keys to the end of the compilation, as Puppet's
     /// adapter does. `None` (the default): every lookup retrieves them anew.
     fn adapter(&self) -> Option<&LookupAdapter> {
+        None
+    }
+    /// A file of the host that a backend reads by path and the lookup's [`DataSource`] does
+    /// not serve (`eyaml_lookup_key`'s key and certificate, usually outside the
+    /// environment): `Some(Ok(text))`, `Some(Err(ruby_message))` when it cannot be read,
+    /// `None` (the default) when the host's files are not read.
+    fn host_file(&self, path: &Path) -> Option<Result<String, String>> {
+        let _ = path;
         None
     }
 }
@@ -79,6 +89,8 @@ pub struct LookupAdapter {
     /// their root variables keep their values, a lookup checks those once per layer
     /// instead of each entry's variables.
     layers: RefCell<Vec<(LayerId, Arc<LayerSnapshot>)>>,
+    /// `eyaml_lookup_key`'s answers of this compilation ([`eyaml::EyamlAnswers`]).
+    eyaml: RefCell<eyaml::EyamlAnswers>,
 }
 
 /// The merged `lookup_options` a compilation found, by module (asked for by every lookup:
@@ -1907,6 +1919,9 @@ impl Lookup {
                     if name == "yaml_data" || name == "json_data" =>
                 {
                     name.as_str()
+                }
+                Some((FunctionKind::LookupKey, name)) if name == "eyaml_lookup_key" => {
+                    return self.eyaml_entry_lookup(inv, p, e, locations, root, merge);
                 }
                 Some((
                     kind @ (FunctionKind::DataHash
