@@ -1,8 +1,8 @@
-//! What a compile keeps for itself to allocate less gives what evaluating afresh gives: the
-//! compile's copy of the environment's constant type expressions (a define's typed
-//! parameters, evaluated for each instance), its interpolation buffer (nested and failing
-//! interpolations), resource statements whose value is thrown away (no references made)
-//! next to those whose value is used, and bodies with one title, several, or a `default:`.
+//! What a compile does to allocate less gives what evaluating afresh gives: the
+//! environment's constant type expressions (a define's typed parameters, evaluated for each
+//! instance), the compile's interpolation buffer (nested and failing interpolations),
+//! resource statements whose value is thrown away (no references made) next to those whose
+//! value is used, and bodies with one title, several, or a `default:`.
 //! Each program is compiled three times over one environment (the later compiles find the
 //! environment's cache filled) and once over a fresh environment per compile; all agree.
 

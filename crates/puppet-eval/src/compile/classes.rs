@@ -263,7 +263,12 @@ impl Compiler {
         } else {
             "Function Call"
         };
-        let mut final_params: crate::Map<SmolStr, Value> = Default::default();
+        // Room for the metaparameters, every parameter bound below and `stage`, at once
+        // (the binder's own reserve grew a class's map with many parameters, step by step).
+        let mut final_params: crate::Map<SmolStr, Value> = crate::Map::with_capacity_and_hasher(
+            params.len() + def.params.len() + 1,
+            Default::default(),
+        );
         for (k, v) in &params {
             if puppet_restypes::is_metaparameter(k) && !v.is_undef() {
                 final_params.insert(k.clone(), v.clone());

@@ -101,11 +101,6 @@ pub struct Compiler {
     annotations: puppet_functions::Annotations,
     /// Every type name resolved so far and what it denotes (see `resolve_type`).
     resolved_types: rustc_hash::FxHashMap<SmolStr, Type>,
-    /// The constant type expressions this compile has taken from, or given to, the
-    /// environment's shared cache (`Environment::const_type`), by the same key: asked
-    /// first, so an expression evaluated again (a define's typed parameters, for each
-    /// instance) takes no lock.
-    const_types: rustc_hash::FxHashMap<crate::env::ConstKey, Value>,
     /// Where string interpolations are written before they become a `SmolStr` (one
     /// buffer for the compile; a nested interpolation uses a buffer of its own).
     concat_buf: String,
@@ -168,7 +163,6 @@ impl Compiler {
             type_parser_mode: false,
             annotations: puppet_functions::Annotations::new(),
             resolved_types: Default::default(),
-            const_types: Default::default(),
             concat_buf: String::new(),
             key_buf: String::new(),
             value_unused: false,
