@@ -1335,6 +1335,8 @@ impl<'s> Interp<'s> {
             }
             Kind::CurrentMethod => Ok(match &self.ctx.frame.name {
                 Some(n) => RValue::sym(n),
+                // A template runs in ERB#result.
+                None if self.template => RValue::sym("result"),
                 None => RValue::Nil,
             }),
             Kind::Seq(body) => self.body(body),

@@ -808,6 +808,9 @@ fn object_method_inner(
             return r;
         }
     }
+    if let Some(r) = crate::library::object_method(it, &recv, name, &args, block, pos) {
+        return r;
+    }
     if let Some(e) = enum_data(&o) {
         return enumerator_method(it, &recv, &e, name, args, block, pos);
     }
@@ -1328,6 +1331,11 @@ pub(crate) fn module_method(
     if m.name_is("Kernel") {
         let s = it.main();
         if let Some(r) = kernel_function(it, &s, name, &args, block, pos) {
+            return r;
+        }
+    }
+    if let Some(lib) = crate::library::library_class(&m) {
+        if let Some(r) = crate::library::class_method(it, lib, name, &args, block, pos) {
             return r;
         }
     }

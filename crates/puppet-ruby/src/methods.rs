@@ -1035,6 +1035,10 @@ fn num_method(
         }
     };
     match name {
+        "to_r" if args.is_empty() => match recv {
+            RValue::Float(x) => crate::time::float_to_r(it, *x, pos),
+            _ => crate::time::make_rational(it, crate::methods::int_arg(recv, pos)?, 1, pos),
+        },
         "+" | "-" | "*" | "/" | "%" | "**" | "modulo" | "div" | "fdiv" | "divmod" => {
             argc(&args, 1, 1, pos)?;
             let rhs = &args[0];

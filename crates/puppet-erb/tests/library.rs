@@ -1,0 +1,67 @@
+//! Templates using Ruby's standard library (Time, Date, pack/unpack, Zlib, Random,
+//! generator enumerators, `format`'s positional arguments) render as Puppet 7.23 renders
+//! them: each expected text is Puppet's output for the same `inline_template`.
+
+use puppet_erb::{render, IndexMap, SmolStr, TemplateScope};
+use puppet_types::Value;
+
+struct Scope;
+impl TemplateScope for Scope {
+    fn lookup(&self, _: &str) -> Option<Value> {
+        None
+    }
+    fn all_variables(&self) -> IndexMap<SmolStr, Value> {
+        IndexMap::new()
+    }
+    fn call_function(&mut self, name: &str, _: Vec<Value>) -> Result<Value, String> {
+        Err(format!("Unknown function: '{name}'"))
+    }
+}
+
+#[test]
+fn library_templates_render_as_in_puppet() {
+    let cases = [
+        (
+            r#"<%= Time.at(0).utc.strftime("%Y-%m-%d %H:%M:%S %z") %> <%= Time.at(1700000000).utc.iso8601 %> <%= Time.utc(2020, 2, 29).yday %>"#,
+            "1970-01-01 00:00:00 +0000 2023-11-14T22:13:20Z 60",
+        ),
+        (
+            r#"<%= Time.now.year > 2000 %> <%= Time.now.to_i > 0 %> <%= Time.now.strftime("%Y").length %> <%= (Time.now - Time.now).abs < 5 %>"#,
+            "true true 4 true",
+        ),
+        (
+            r#"<%- require 'date' -%><%= Date.parse("2024-03-15").strftime("%a %d %b") %> <%= (Date.new(2024, 3, 1) - 1).to_s %> <%= Date.new(2024,1,1).leap? %>"#,
+            "Fri 15 Mar 2024-02-29 true",
+        ),
+        (
+            r#"<%= [65, 66].pack("C*") %> <%= ["616263"].pack("H*") %> <%= [1].pack("N").bytes %> <%= "hi".unpack1("H*") %> <%= ["abc"].pack("m0") %>"#,
+            "AB abc [0, 0, 0, 1] 6869 YWJj",
+        ),
+        (
+            r#"<%= [3,1,2].max(2).inspect %> <%= [3,1,2].min(2).inspect %> <%= [3,1,2].max_by(2) { |x| -x }.inspect %>"#,
+            "[3, 2] [1, 2] [1, 2]",
+        ),
+        (
+            r#"<%- e = Enumerator.new { |y| y << 1; y.yield 2 } -%><%= e.to_a.inspect %> <%= e.next %> <%= e.first(1).inspect %>"#,
+            "[1, 2] 1 [1]",
+        ),
+        (
+            r#"<%- require "zlib" -%><%= Zlib.crc32("hello") %>"#,
+            "907060870",
+        ),
+        (
+            r#"<%= Random.new(42).rand(100) %> <%= [1,2,3].shuffle(random: Random.new(1)).inspect %>"#,
+            "51 [1, 3, 2]",
+        ),
+        (
+            r#"<%= sprintf("%3$s %1$s %2$s", "a", "b", "c") %> <%= "%c" % 65 %> <%= "%g" % 1234567.0 %> <%= "%g" % 0.0001 %> <%= "%.2e" % 0.000123 %>"#,
+            "c a b A 1.23457e+06 0.0001 1.23e-04",
+        ),
+        (r#"<%= 10.0.to_r %>"#, "10/1"),
+        (r#"<%= __method__.inspect %>"#, ":result"),
+    ];
+    for (template, want) in cases {
+        let got = render(template, "t.erb", &mut Scope).map_err(|e| e.to_string());
+        assert_eq!(got.as_deref(), Ok(want), "{template}");
+    }
+}
