@@ -1167,6 +1167,11 @@ notify { 'x': message => String(1 =~ Unit) }
 type Exec_thing = Integer
 notify { 'x': message => String(1 =~ Exec_thing) }
 """),
+    # --- Timestamp.new / new(Timestamp) without arguments: the current time -------------
+    ("timestamp_new_without_arguments_is_now", N, """\
+$t = '2020-01-01T00:00:00Z'
+notify { 'x': message => [Timestamp.new > Timestamp($t), new(Timestamp) > Timestamp($t), Timestamp() =~ Timestamp] }
+"""),
 ]
 
 def strip_error(msg, node):

@@ -42,7 +42,7 @@ use crate::env::{
     LoadedFile, Module, ParseCache,
 };
 use crate::names::{self, NamePath, Owner};
-use crate::provider::{EntryKind, SourceProvider};
+use crate::provider::SourceProvider;
 use indexmap::IndexMap;
 use rustc_hash::FxHashMap;
 use smol_str::SmolStr;
@@ -92,9 +92,9 @@ impl Loader {
         let mut main = Vec::new();
         let mut main_defs = FxHashMap::default();
         for found in main_manifest_files(config, &*provider, &mut diagnostics) {
-            match provider.read_to_string(&found.path) {
+            match provider.read_to_arc(&found.path) {
                 Ok(text) => {
-                    let file = Arc::new(load_one(config, &found, Arc::from(text), &parses));
+                    let file = Arc::new(load_one(config, &found, text, &parses));
                     for d in &file.definitions {
                         main_defs
                             .entry((d.kind, d.name.clone()))
@@ -286,17 +286,11 @@ impl Loader {
             },
             Err(_) => Arc::default(),
         };
-        cell.get_or_init(|| match self.provider.kind(&found.path) {
-            Some(EntryKind::File) => match self.provider.read_to_string(&found.path) {
-                Ok(text) => Some(Arc::new(load_one(
-                    &self.config,
-                    found,
-                    Arc::from(text),
-                    &self.parses,
-                ))),
-                Err(_) => None,
-            },
-            _ => None,
+        // A candidate that is missing, or is not a file, cannot be read: no separate
+        // question of what is at the path first.
+        cell.get_or_init(|| match self.provider.read_to_arc(&found.path) {
+            Ok(text) => Some(Arc::new(load_one(&self.config, found, text, &self.parses))),
+            Err(_) => None,
         })
         .clone()
     }

@@ -10,6 +10,7 @@
 use crate::diagnostic::ProviderError;
 use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
 
 /// What a directory entry is.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -45,6 +46,11 @@ pub trait SourceProvider: Send + Sync + std::fmt::Debug {
     /// [`read_to_string`](SourceProvider::read_to_string).
     fn read_bytes(&self, file: &Path) -> Result<Vec<u8>, ProviderError> {
         self.read_to_string(file).map(String::into_bytes)
+    }
+    /// The text of file `file` as the loader keeps it (invalid UTF-8 is replaced); by
+    /// default [`read_to_string`](SourceProvider::read_to_string)'s, copied.
+    fn read_to_arc(&self, file: &Path) -> Result<Arc<str>, ProviderError> {
+        self.read_to_string(file).map(Arc::from)
     }
 }
 
@@ -343,6 +349,38 @@ impl SourceProvider for FsProvider {
         std::fs::read(file).map_err(|e| io_error(file, &e))
     }
 
+    /// Reads into a buffer kept by the thread and copies the text once into its `Arc`: the
+    /// loader keeps every file's text, and a `String` per file that only lives until it is
+    /// copied is memory touched for nothing.
+    fn read_to_arc(&self, file: &Path) -> Result<Arc<str>, ProviderError> {
+        use std::io::Read;
+        thread_local! {
+            static BUFFER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+        }
+        /// A buffer bigger than this is freed after the read rather than kept.
+        const KEEP_MAX: usize = 1 << 20;
+        self.check(file)?;
+        let read = |buf: &mut Vec<u8>| -> Result<Arc<str>, ProviderError> {
+            buf.clear();
+            let mut f = std::fs::File::open(file).map_err(|e| io_error(file, &e))?;
+            f.read_to_end(buf).map_err(|e| io_error(file, &e))?;
+            let text: Arc<str> = match std::str::from_utf8(buf) {
+                Ok(s) => Arc::from(s),
+                Err(_) => Arc::from(String::from_utf8_lossy(buf)),
+            };
+            if buf.capacity() > KEEP_MAX {
+                *buf = Vec::new();
+            }
+            Ok(text)
+        };
+        BUFFER
+            .try_with(|b| match b.try_borrow_mut() {
+                Ok(mut buf) => read(&mut buf),
+                Err(_) => read(&mut Vec::new()),
+            })
+            .unwrap_or_else(|_| read(&mut Vec::new()))
+    }
+
     fn kind(&self, path: &Path) -> Option<EntryKind> {
         self.check(path).ok()?;
         let md = std::fs::metadata(path).ok()?;
@@ -379,6 +417,35 @@ mod tests {
         "/m/apache/.",
     ];
     const ROOTS: &[&str] = &["/m", "/m/", "/", "", "m", "/m/apache", "/m/./apache", "./m"];
+
+    /// The file system's `read_to_arc` (a buffer kept per thread) gives what its
+    /// `read_to_string` gives: valid and invalid UTF-8, an empty file, a file bigger than
+    /// the kept buffer after a smaller one, and no text for a directory or a missing file.
+    #[test]
+    fn reading_into_an_arc_agrees_with_reading_a_string() {
+        let dir = std::env::temp_dir().join(format!("puppet-loader-arc-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("sub")).unwrap();
+        let big = "class a { }\n".repeat(200_000);
+        let files: &[(&str, &[u8])] = &[
+            ("a.pp", b"notify { 'x': }\n"),
+            ("empty.pp", b""),
+            ("latin1.pp", b"notify { 'caf\xe9': }\n"),
+            ("big.pp", big.as_bytes()),
+            ("small.pp", b"$x = 1"),
+        ];
+        let fs = FsProvider::new([dir.clone()]);
+        for (name, bytes) in files {
+            let path = dir.join(name);
+            std::fs::write(&path, bytes).unwrap();
+            let arc = fs.read_to_arc(&path).unwrap();
+            assert_eq!(&*arc, fs.read_to_string(&path).unwrap().as_str(), "{name}");
+        }
+        assert!(fs.read_to_arc(&dir.join("sub")).is_err());
+        assert!(fs.read_to_arc(&dir.join("missing.pp")).is_err());
+        assert!(fs.read_to_arc(&dir.join("sub/../a.pp")).is_err());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn the_byte_checks_agree_with_the_component_walk() {

@@ -10,7 +10,7 @@
 
 use crate::ast::{Block, Def, Kind, Node, Params};
 use crate::interp::{raise, unsupported, Ctrl, Interp, R};
-use crate::object::{Blk, Ctx, Entry, Env, Frame, Method, Module, ProcBody};
+use crate::object::{Blk, Ctx, Entry, Frame, Method, Module, ProcBody};
 use crate::value::{self, RHash, RValue};
 use crate::Pos;
 use std::rc::Rc;
@@ -507,11 +507,12 @@ impl<'s> Interp<'s> {
         self.enter(pos)?;
         // `def` inside a method defines on the class that holds the method.
         let def_target = owner.clone();
+        let env = self.new_env(None);
         let ctx = Ctx {
             self_v: recv,
             cref,
             def_target,
-            env: Rc::new(Env::default()),
+            env,
             frame: Rc::new(Frame {
                 name: Some(d.name.clone()),
                 owner: Some(owner),
@@ -527,7 +528,8 @@ impl<'s> Interp<'s> {
             Ok(()) => self.body(&d.body),
             Err(e) => Err(e),
         };
-        self.ctx = saved;
+        let ctx = std::mem::replace(&mut self.ctx, saved);
+        self.recycle_env(ctx.env);
         self.leave();
         match r {
             Err(Ctrl::Return(v)) => Ok(v),
@@ -770,7 +772,7 @@ impl<'s> Interp<'s> {
         self.tick(pos)?;
         self.enter(pos)?;
         let mut ctx = captured;
-        ctx.env = Env::child(&ctx.env);
+        ctx.env = self.new_env(Some(&ctx.env));
         if let Some((s, target)) = with {
             ctx.self_v = s;
             ctx.def_target = target;
@@ -800,7 +802,8 @@ impl<'s> Interp<'s> {
             Ok(()) => self.body(&b.body),
             Err(e) => Err(e),
         };
-        self.ctx = saved;
+        let ctx = std::mem::replace(&mut self.ctx, saved);
+        self.recycle_env(ctx.env);
         self.leave();
         match r {
             Err(Ctrl::Next(v)) => Ok(v),
@@ -1171,6 +1174,40 @@ mod tests {
             eval_inspect("a = ['xyz' =~ /y(z)/, $~[1], $~.pre_match]\nb = [/y(z)/ =~ 'xyz', $~[1], $~.pre_match]\n[a, a == b, 'q' =~ /y/, $~]")
                 .unwrap(),
             "[[1, \"z\", \"x\"], true, nil, nil]"
+        );
+    }
+
+    #[test]
+    fn scopes_of_ended_calls_are_reused_empty_and_captured_ones_kept() {
+        // A variable read before its assignment in a method or block is nil in every call
+        // (a reused scope has nothing of the call before), and closures keep their own.
+        assert_eq!(
+            eval_inspect(
+                "def f(v); y = y; r = y; y = v; r; end\na = [f(1), f(2), f(3)]\nb = (1..3).map { |i| z = z; w = z; z = i; w }\nps = (1..3).map { |i| x = i * 10; proc { x } }\n[a, b, ps.map(&:call), ps.map { |p| p.call }]"
+            )
+            .unwrap(),
+            "[[nil, nil, nil], [nil, nil, nil], [10, 20, 30], [10, 20, 30]]"
+        );
+        // Nested blocks and recursion (scopes taken from and given back to the pool in
+        // nested order), a block's variables seen by its inner blocks.
+        assert_eq!(
+            eval_inspect(
+                "def fact(n); n <= 1 ? 1 : n * fact(n - 1); end\nr = [1, 2].map { |i| k = i; [3, 4].map { |j| k + j + fact(j) } }\n[r, fact(6)]"
+            )
+            .unwrap(),
+            "[[[10, 29], [11, 30]], 720]"
+        );
+    }
+
+    #[test]
+    fn plain_regexps_match_without_the_engine_as_with_it() {
+        // `$~`, the offset (in characters) and `match` from a start, as Ruby 3.1 gives them.
+        assert_eq!(
+            eval_inspect(
+                "[\"x\\nssl-ca\" =~ /^ssl/, $~[0], $~.pre_match, \"xssl\" =~ /^ssl/, $~, \"éssl\" =~ /ssl/, \"ab\".match(/\\Ab/, 1), \"a\\nb\".match(/^b/, 1)[0], \"ssl\" =~ /\\Assl/, \"a\\nb\".match(/^b/, 2)[0], \"ab\".match(/^b/, 1)]"
+            )
+            .unwrap(),
+            "[2, \"ssl\", \"x\\n\", nil, nil, 1, nil, \"b\", 0, \"b\", nil]"
         );
     }
 }

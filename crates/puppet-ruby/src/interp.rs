@@ -354,6 +354,9 @@ pub struct Interp<'s> {
     /// A template's starting modules and object, with their reference counts once the
     /// interpreter was made (see [`Skeleton`]).
     skeleton: Option<(Skeleton, [usize; 5])>,
+    /// Scopes of local variables that method and block calls left and nothing else refers
+    /// to, emptied, for the next calls (see [`Interp::new_env`]).
+    env_pool: Vec<Rc<Env>>,
 }
 
 /// A regexp literal's value, with the source and flags it was made of (checked on every
@@ -512,6 +515,7 @@ impl<'s> Interp<'s> {
             scope_class: None,
             regex_literals: FxHashMap::default(),
             skeleton: None,
+            env_pool: Vec::new(),
         };
         drop(main_obj);
         if let Some(s) = skeleton {
@@ -761,6 +765,42 @@ impl<'s> Interp<'s> {
     }
 
     // ---- local variables ----------------------------------------------------------------
+
+    /// A new, empty scope of local variables inside `parent` (a block's) or without one (a
+    /// method's): one that an earlier call left (see [`Interp::recycle_env`]), else a new
+    /// one. A reused scope is as a new one is: no variables, the given parent.
+    pub(crate) fn new_env(&mut self, parent: Option<&Rc<Env>>) -> Rc<Env> {
+        if let Some(mut e) = self.env_pool.pop() {
+            if let Some(env) = Rc::get_mut(&mut e) {
+                debug_assert!(env.vars.get_mut().is_empty() && env.parent.is_none());
+                env.parent = parent.cloned();
+                return e;
+            }
+        }
+        Rc::new(Env {
+            vars: std::cell::RefCell::new(Vec::new()),
+            parent: parent.cloned(),
+        })
+    }
+
+    /// Takes back the scope of a call that ended: when nothing else refers to it (no proc
+    /// made inside captured it), its variables are dropped now (as dropping it would) and
+    /// the emptied scope, with the room its variables took, waits for the next call.
+    pub(crate) fn recycle_env(&mut self, mut e: Rc<Env>) {
+        const KEPT: usize = 32;
+        if self.env_pool.len() >= KEPT {
+            return;
+        }
+        if let Some(env) = Rc::get_mut(&mut e) {
+            let vars = env.vars.get_mut();
+            if vars.capacity() > 16 {
+                return;
+            }
+            vars.clear();
+            env.parent = None;
+            self.env_pool.push(e);
+        }
+    }
 
     pub(crate) fn lvar(&self, name: &str) -> Option<RValue> {
         self.ctx.env.get(name)
@@ -1076,7 +1116,7 @@ impl<'s> Interp<'s> {
                         RValue::Int(_) | RValue::Float(_)
                     ) | (RValue::Str(_), RValue::Str(_))
                         | (_, RValue::Nil)
-                );
+                ) || matches!((&a, &b), (RValue::IpAddr(x), RValue::IpAddr(y)) if x.v6 == y.v6);
                 if !ok {
                     return raise("ArgumentError", "bad value for range", pos);
                 }

@@ -367,6 +367,69 @@ pub fn parse(text: &str) -> Result<IpAddr, IpError> {
 }
 
 /// `IPAddr.new(text)` in Ruby: the object or Ruby's exception.
+/// `IPAddr.new(n, family)`: an integer address (`Socket::AF_INET` 2 or `AF_INET6` 10) with
+/// the full mask, as Ruby's ipaddr builds one (its `to_range` ends are made so too).
+pub(crate) fn from_integer(n: i128, family: i64, pos: Pos) -> R {
+    let v6 = match family {
+        2 => false,
+        10 => true,
+        0 => {
+            return raise(
+                "IPAddr::AddressFamilyError",
+                "address family must be specified",
+                pos,
+            )
+        }
+        f => {
+            return raise(
+                "IPAddr::AddressFamilyError",
+                format!("unsupported address family: {f}"),
+                pos,
+            )
+        }
+    };
+    if n < 0 || n as u128 > full(v6) {
+        // Ruby formats the message with the address not yet set: it ends with ": ".
+        return raise("IPAddr::InvalidAddressError", "invalid address: ", pos);
+    }
+    Ok(RValue::IpAddr(Rc::new(IpAddr {
+        v6,
+        addr: n as u128,
+        mask: full(v6),
+        zone: None,
+    })))
+}
+
+/// The addresses of `first..last` (`...` without `last`), as iterating a Range of IPAddr
+/// does (`succ` from the first, which keeps its mask and zone); `None` for different
+/// families (Ruby's `<=>` gives nil: the range is empty).
+pub(crate) fn range_addresses<'a>(
+    first: &'a IpAddr,
+    last: &IpAddr,
+    exclusive: bool,
+) -> Option<impl Iterator<Item = IpAddr> + 'a> {
+    if first.v6 != last.v6 {
+        return None;
+    }
+    let end = if exclusive {
+        last.addr.checked_sub(1)
+    } else {
+        Some(last.addr)
+    };
+    let span = match end {
+        Some(end) if end >= first.addr => Some((first.addr, end)),
+        _ => None,
+    };
+    Some(span.into_iter().flat_map(move |(a, b)| {
+        (0..=(b - a)).map(move |i| IpAddr {
+            v6: first.v6,
+            addr: a + i,
+            mask: first.mask,
+            zone: first.zone.clone(),
+        })
+    }))
+}
+
 pub(crate) fn new_value(text: &str, pos: Pos) -> R {
     match parse(text) {
         Ok(ip) => Ok(RValue::IpAddr(Rc::new(ip))),

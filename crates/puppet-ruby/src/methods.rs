@@ -119,6 +119,17 @@ pub(crate) fn range_items(
             Ok(out)
         }
         (RValue::Float(_), _) => raise("TypeError", "can't iterate from Float", pos),
+        (RValue::IpAddr(a), RValue::IpAddr(b)) => {
+            let mut out = Vec::new();
+            for ip in crate::ipaddr::range_addresses(a, b, r.2)
+                .into_iter()
+                .flatten()
+            {
+                it.charge(ELEMENT, pos)?;
+                out.push(RValue::IpAddr(Rc::new(ip)));
+            }
+            Ok(out)
+        }
         _ => unsupported("iterating an endless range", pos),
     }
 }
@@ -489,6 +500,20 @@ pub fn regex_match(
     if start > text.chars().count() {
         it.last_match = None;
         return Ok(None);
+    }
+    if let Some(found) = re.find_literal(text, byte_start) {
+        // Plain text: the engine would find the same span (see `find_literal`).
+        return Ok(match found {
+            Some((at, end)) => {
+                let char_at = text[..at].chars().count();
+                it.last_match = Some(Rc::new(value::Captures::whole(text, at, end)));
+                Some(char_at)
+            }
+            None => {
+                it.last_match = None;
+                None
+            }
+        });
     }
     let rx = re.re(pos)?;
     match match_at(rx, text, byte_start) {
@@ -1690,19 +1715,31 @@ pub(crate) fn class_method(
         }
         ("IPAddr", "new") => {
             argc(&args, 0, 2, pos)?;
-            // Ruby: an IPAddr is copied; any other non-String needs the family argument
-            // (an integer address), which modules do not pass.
+            // Ruby: an IPAddr is copied; any other non-String is an integer address and
+            // needs the family argument.
             let s = match args.first() {
                 Some(RValue::Str(s)) => s.borrow().clone(),
                 Some(RValue::IpAddr(ip)) => return Ok(RValue::IpAddr(ip.clone())),
-                Some(_) if args.len() == 1 => {
-                    return raise(
-                        "IPAddr::AddressFamilyError",
-                        "address family must be specified",
-                        pos,
-                    )
+                Some(n) => {
+                    let family = match args.get(1) {
+                        Some(RValue::Int(f)) => *f,
+                        None | Some(RValue::Nil) => 0,
+                        Some(other) => {
+                            return unsupported(
+                                format!("IPAddr.new with the family {}", inspect(other)),
+                                pos,
+                            )
+                        }
+                    };
+                    let n = match n {
+                        RValue::Int(i) => *i as i128,
+                        RValue::Float(f) if f.is_finite() => f.trunc() as i128,
+                        other => {
+                            return unsupported(format!("IPAddr.new of {}", inspect(other)), pos)
+                        }
+                    };
+                    return crate::ipaddr::from_integer(n, family, pos);
                 }
-                Some(_) => return unsupported("IPAddr.new of an integer address", pos),
                 None => "::".to_string(),
             };
             let v = crate::ipaddr::new_value(&s, pos)?;

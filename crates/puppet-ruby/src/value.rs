@@ -172,6 +172,98 @@ pub struct RRegex {
     pub flags: String,
     /// The pattern, compiled when it first matches ([`RRegex::re`]).
     pub pattern: puppet_types::regexp::RubyPattern,
+    /// When the pattern is plain text, maybe anchored (`/ssl-/`, `/^ssl/`, `/\Afoo/`):
+    /// what [`RRegex::find_literal`] matches without the regexp engine.
+    literal: Option<Literal>,
+}
+
+/// A regexp that is plain text (see [`Literal::of`]).
+#[derive(Debug, Clone, PartialEq)]
+struct Literal {
+    /// The text (never empty).
+    text: String,
+    /// Where a match may start.
+    anchor: Anchor,
+}
+
+/// Where a [`Literal`] may match.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Anchor {
+    /// Anywhere.
+    None,
+    /// At a line start (`^`: the start of the string or after a `\n`).
+    Line,
+    /// At the start of the string (`\A`).
+    Start,
+}
+
+impl Literal {
+    /// The literal a regexp `/source/flags` is, when it is one: an optional `^` or `\A`
+    /// followed by one or more bytes that stand for themselves in Ruby's (Onigmo's)
+    /// syntax whatever the position (letters, digits and a few punctuation marks), with no
+    /// `i` or `x` flag (`m` only changes what `.` matches).
+    fn of(source: &str, flags: &str) -> Option<Literal> {
+        if flags.contains('i') || flags.contains('x') {
+            return None;
+        }
+        let (anchor, text) = if let Some(t) = source.strip_prefix("\\A") {
+            (Anchor::Start, t)
+        } else if let Some(t) = source.strip_prefix('^') {
+            (Anchor::Line, t)
+        } else {
+            (Anchor::None, source)
+        };
+        let plain = |b: u8| {
+            b.is_ascii_alphanumeric()
+                || matches!(
+                    b,
+                    b'_' | b'-'
+                        | b' '
+                        | b','
+                        | b':'
+                        | b'='
+                        | b'@'
+                        | b'%'
+                        | b'/'
+                        | b'\''
+                        | b'"'
+                        | b'!'
+                        | b'~'
+                        | b';'
+                        | b'&'
+                        | b'<'
+                        | b'>'
+                )
+        };
+        (!text.is_empty() && text.bytes().all(plain)).then(|| Literal {
+            text: text.to_string(),
+            anchor,
+        })
+    }
+
+    /// The byte offset of the first match in `hay` at or after byte `from`.
+    fn find(&self, hay: &str, from: usize) -> Option<usize> {
+        let bytes = hay.as_bytes();
+        let lit = self.text.as_bytes();
+        let at = |p: usize| bytes.get(p..).is_some_and(|rest| rest.starts_with(lit));
+        match self.anchor {
+            Anchor::None => hay.get(from..)?.find(self.text.as_str()).map(|i| from + i),
+            Anchor::Start => (from == 0 && at(0)).then_some(0),
+            Anchor::Line => {
+                let mut p = from;
+                loop {
+                    if p > bytes.len() {
+                        return None;
+                    }
+                    if (p == 0 || bytes[p - 1] == b'\n') && at(p) {
+                        return Some(p);
+                    }
+                    // The next line start.
+                    p += 1 + bytes.get(p..)?.iter().position(|&b| b == b'\n')?;
+                }
+            }
+        }
+    }
 }
 
 impl RRegex {
@@ -187,6 +279,15 @@ impl RRegex {
                 pos,
                 file: None,
             })
+    }
+
+    /// For a regexp that is plain text (maybe anchored), the byte span of its first match
+    /// in `hay` at or after byte `from` (`Some(None)`: no match), found without the regexp
+    /// engine; `None` for any other regexp. The same match as the engine's: the tests
+    /// compare them.
+    pub(crate) fn find_literal(&self, hay: &str, from: usize) -> Option<Option<(usize, usize)>> {
+        let l = self.literal.as_ref()?;
+        Some(l.find(hay, from).map(|at| (at, at + l.text.len())))
     }
 }
 
@@ -1171,6 +1272,7 @@ pub fn compile_regex(source: &str, flags: &str) -> Result<RRegex, String> {
             .filter(|f| flags.contains(**f))
             .collect(),
         pattern,
+        literal: Literal::of(source, flags),
     })
 }
 
@@ -1358,5 +1460,80 @@ mod tests {
         assert_eq!(inspect(&RValue::hash(h)), "{\"a\"=>1, :b=>nil}");
         assert_eq!(inspect_str("\u{1}#{x}"), "\"\\u0001\\#{x}\"");
         assert_eq!(inspect(&RValue::sym("a b")), ":\"a b\"");
+    }
+
+    /// A plain-text regexp (maybe anchored) is matched without the engine: the same spans
+    /// as the engine finds, from every start, in texts with and without line breaks; other
+    /// regexps are left to the engine.
+    #[test]
+    fn literal_regexps_match_as_the_engine_does() {
+        let patterns = [
+            "ssl", "^ssl", "^ssl-", "\\Assl", "ssl-ca", "a", "^a", "\\Aa", "ab", "^ab", "b=c",
+            "x y", "'q'", "a/b", "^-", "-", "é", "^é",
+        ];
+        let texts = [
+            "",
+            "ssl",
+            "ssl-ca",
+            "xssl",
+            "x\nssl",
+            "ssl\nssl-ca",
+            "\nssl",
+            "ssl\n",
+            "abab",
+            "a\na\nab",
+            "b=c",
+            "a b x y",
+            "'q'",
+            "a/b\n^a/b",
+            "--",
+            "\n-",
+            "é\né",
+            "xé",
+            "aa\n\nab\r\nab",
+        ];
+        for flags in ["", "m"] {
+            for p in patterns {
+                let re = compile_regex(p, flags).unwrap();
+                let engine = re.re(crate::Pos::default()).unwrap().clone();
+                // Patterns outside the plain set (non-ASCII here) use the engine only.
+                assert_eq!(re.literal.is_some(), p.is_ascii(), "{p}");
+                for t in texts {
+                    for from in (0..=t.len()).filter(|&i| t.is_char_boundary(i)) {
+                        let want = engine
+                            .find_from_pos(t, from)
+                            .unwrap()
+                            .map(|m| (m.start(), m.end()));
+                        if let Some(got) = re.find_literal(t, from) {
+                            assert_eq!(got, want, "/{p}/{flags} in {t:?} from {from}");
+                        }
+                    }
+                }
+            }
+        }
+        for (p, flags) in [
+            ("a.b", ""),
+            ("a+", ""),
+            ("ssl", "i"),
+            ("ssl", "x"),
+            ("a b", "x"),
+            ("^", ""),
+            ("\\A", ""),
+            ("a$", ""),
+            ("a|b", ""),
+            ("(a)", ""),
+            ("[a]", ""),
+            ("a{2}", ""),
+            ("a?", ""),
+            ("a*", ""),
+            ("\\d", ""),
+            ("a#b", ""),
+            ("", ""),
+        ] {
+            assert!(
+                compile_regex(p, flags).unwrap().literal.is_none(),
+                "/{p}/{flags}"
+            );
+        }
     }
 }

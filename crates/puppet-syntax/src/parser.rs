@@ -458,12 +458,13 @@ impl TokenCache {
         }
         let bytes = text.as_bytes();
         // The token's bytes, zero-padded to 16, as a number.
-        let key = match bytes.get(start..start + 16) {
-            Some(b16) => {
-                let mut a = [0u8; 16];
-                a.copy_from_slice(b16);
-                u128::from_le_bytes(a) & KEY_MASKS[len]
-            }
+        // (Through a fixed-size array: `copy_from_slice` into one is an out-of-line call
+        // to `memcpy` per token.)
+        let key = match bytes
+            .get(start..start + 16)
+            .and_then(|b| <[u8; 16]>::try_from(b).ok())
+        {
+            Some(b16) => u128::from_le_bytes(b16) & KEY_MASKS[len],
             None => {
                 let mut a = [0u8; 16];
                 a[..len].copy_from_slice(&bytes[start..start + len]);
@@ -497,15 +498,23 @@ impl TokenCache {
             return rowan::GreenToken::new(kind.into(), s);
         }
         let mut h = (((kind as u64) << 8) | s.len() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        let mut chunks = s.as_bytes().chunks_exact(8);
-        for c in &mut chunks {
-            let mut a = [0u8; 8];
-            a.copy_from_slice(c);
-            h = (h.rotate_left(26) ^ u64::from_le_bytes(a)).wrapping_mul(0x2545_F491_4F6C_DD1D);
+        // Eight bytes at a time, through fixed-size arrays (`copy_from_slice` into one is an
+        // out-of-line call to `memcpy`).
+        let bytes = s.as_bytes();
+        let chunks = bytes.chunks_exact(8);
+        let rest = chunks.remainder();
+        for c in chunks {
+            let c = <[u8; 8]>::try_from(c).unwrap_or_default();
+            h = (h.rotate_left(26) ^ u64::from_le_bytes(c)).wrapping_mul(0x2545_F491_4F6C_DD1D);
         }
-        let mut a = [0u8; 8];
-        a[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
-        h = (h.rotate_left(26) ^ u64::from_le_bytes(a)).wrapping_mul(0x2545_F491_4F6C_DD1D);
+        // The last eight bytes (overlapping the chunks: these tokens are longer than 16).
+        if !rest.is_empty() {
+            let tail = bytes
+                .get(bytes.len().saturating_sub(8)..)
+                .and_then(|b| <[u8; 8]>::try_from(b).ok())
+                .unwrap_or_default();
+            h = (h.rotate_left(26) ^ u64::from_le_bytes(tail)).wrapping_mul(0x2545_F491_4F6C_DD1D);
+        }
         let idx = (h >> (64 - LONG_TOKEN_CACHE_BITS)) as usize;
         let slot = &mut self.long[idx];
         if let Some((hash, token)) = slot {

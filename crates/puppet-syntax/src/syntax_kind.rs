@@ -359,6 +359,7 @@ impl SyntaxKind {
 }
 
 impl From<SyntaxKind> for rowan::SyntaxKind {
+    #[inline]
     fn from(kind: SyntaxKind) -> Self {
         Self(kind as u16)
     }
@@ -371,12 +372,16 @@ pub enum PuppetLanguage {}
 impl rowan::Language for PuppetLanguage {
     type Kind = SyntaxKind;
 
+    // Inline: every step of a walk over a tree asks for kinds (across crates, so only a
+    // hint makes it inlinable there without LTO).
+    #[inline]
     fn kind_from_raw(raw: rowan::SyntaxKind) -> SyntaxKind {
         assert!(raw.0 < __LAST as u16);
         // SAFETY-free conversion: the enum is repr(u16) and dense from 0 to __LAST.
         ALL_KINDS[raw.0 as usize]
     }
 
+    #[inline]
     fn kind_to_raw(kind: SyntaxKind) -> rowan::SyntaxKind {
         kind.into()
     }

@@ -980,6 +980,8 @@ pub fn new_value(t: &Type, args: &[Value]) -> Result<Value, TypeError> {
             Value::Timespan(t) => *t,
             other => return Err(conv_err(other, "Timespan")),
         }),
+        // `Timestamp()`, `Timestamp.new`: now.
+        Type::Timestamp(_) if args.is_empty() => Value::Timestamp(Timestamp::now()),
         Type::Timestamp(_) => Value::Timestamp(match &first {
             Value::Integer(i) => Timestamp::from_secs(*i),
             Value::Float(f) => Timestamp::from_secs_f64(*f),

@@ -417,6 +417,24 @@ impl Timestamp {
         Timestamp((secs * 1e9).trunc() as i128)
     }
 
+    /// The current time (the system clock), as `Timestamp()` and `Timestamp.new` give it.
+    ///
+    /// ```
+    /// use puppet_types::{convert::new_value, resolve_type_name, Timestamp, Value};
+    /// let after = Timestamp::parse("2026-01-01T00:00:00 UTC").unwrap();
+    /// assert!(Timestamp::now() > after);
+    /// match new_value(&resolve_type_name("Timestamp"), &[]).unwrap() {
+    ///     Value::Timestamp(t) => assert!(t > after),
+    ///     other => panic!("{other:?}"),
+    /// }
+    /// ```
+    pub fn now() -> Timestamp {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as i128);
+        Timestamp(nanos)
+    }
+
     /// Parses Puppet's default Timestamp formats: `%FT%T.%N %Z`, `%FT%T %Z`, `%F %T.%N %Z`,
     /// `%F %T %Z`, `%F %Z`, and the same without a zone (UTC).
     ///

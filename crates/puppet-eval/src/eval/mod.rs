@@ -504,13 +504,6 @@ impl Compiler {
                 lambda,
             } => {
                 let t = self.eval(target, scope)?;
-                if args.is_empty() && lambda.is_none() {
-                    if let Value::Type(Type::Timestamp(_)) = &t {
-                        return Ok(Value::Timestamp(puppet_types::Timestamp::from_secs_f64(
-                            now_secs(),
-                        )));
-                    }
-                }
                 let mut argv = vec![t];
                 argv.extend(self.eval_args(args, scope)?);
                 self.call_named("new", argv, lambda.as_ref(), scope, &e.span)
@@ -749,14 +742,6 @@ fn unfold_value(v: Value) -> Vec<Value> {
         Value::Undef => Vec::new(),
         other => vec![other],
     }
-}
-
-/// Seconds since the epoch, for `Timestamp()`.
-fn now_secs() -> f64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs_f64())
-        .unwrap_or(0.0)
 }
 
 /// Whether a type expression's value depends on nothing but itself: type names, literals,
