@@ -58,6 +58,27 @@ fn library_templates_render_as_in_puppet() {
             "c a b A 1.23457e+06 0.0001 1.23e-04",
         ),
         (r#"<%= 10.0.to_r %>"#, "10/1"),
+        // Puppet has loaded 'date' and 'time': no require needed.
+        (
+            r#"<%= Date.today.to_s.length %> <%= Date.new(2024,1,1).leap? %>"#,
+            "10 true",
+        ),
+        (
+            r#"<%= Time.parse("2024-03-15 10:20:30").to_i %> <%= Time.parse("2024-03-15T10:20:30Z").utc? %> <%= Date.parse("2024-03-15").yday %>"#,
+            "1710498030 true 75",
+        ),
+        (
+            r#"<%= Time.at(1700000000).utc.strftime("%a, %d %b %Y %H:%M:%S %Z|%-I:%M%P|%s|%j|%U|%u") %> <%= Time.at(1700000000).httpdate %> <%= Time.at(1700000000).rfc2822 %> <%= Time.at(1700000000).xmlschema %>"#,
+            "Tue, 14 Nov 2023 22:13:20 UTC|10:13pm|1700000000|318|46|2 Tue, 14 Nov 2023 22:13:20 GMT Tue, 14 Nov 2023 22:13:20 +0000 2023-11-14T22:13:20+00:00",
+        ),
+        (
+            r#"<%= [1,2].pack("n*").unpack("n*").inspect %> <%= "abc".unpack("C*").map { |b| "%02x" % b }.join %> <%= [0xDEADBEEF].pack("N").unpack1("H*") %> <%= ["hello"].pack("m").chomp %> <%= "aGVsbG8=".unpack1("m") %>"#,
+            "[1, 2] 616263 deadbeef aGVsbG8= hello",
+        ),
+        (
+            r#"<%= (Date.new(2024,3,1) - Date.new(2024,1,1)).to_i %> <%= Rational(1, 3) %>"#,
+            "60 1/3",
+        ),
         (r#"<%= __method__.inspect %>"#, ":result"),
     ];
     for (template, want) in cases {

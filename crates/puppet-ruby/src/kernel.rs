@@ -333,6 +333,7 @@ fn kernel_function(
         "Array" | "Integer" | "String" | "Float" | "Hash" | "format" | "sprintf" | "puts"
         | "print" | "p" | "pp" | "loop" => crate::methods::kernel(it, name, args, block, pos),
         "printf" => Ok(RValue::Nil),
+        "Rational" => crate::time::rational_function(it, &args, pos),
         "instance_variable_get"
         | "instance_variable_set"
         | "instance_variable_defined?"

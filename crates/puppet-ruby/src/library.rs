@@ -7,7 +7,11 @@
 //! methods run it to the end; `first(n)`/`take(n)` stop it after `n` values (so an endless
 //! generator works), and `next`/`peek` read the values of one run of up to
 //! [`NEXT_LIMIT`] values, made on the first `next` (the block's side effects happen then,
-//! once, where Ruby interleaves them with the `next` calls). `lazy` is not supported.
+//! once, where Ruby interleaves them with the `next` calls). `gen.lazy` chains `map`,
+//! `select`/`filter`, `reject`, `take_while` and `take(n)`, read by `first(n)` and
+//! `to_a`/`force`, each value going through the steps as the generator yields it (the other
+//! lazy methods, and `lazy` of arrays and ranges, are errors naming them). Seeded `Random`
+//! is Ruby's MT19937 (`puppet_functions::random`); an unseeded one is an error.
 
 use crate::interp::{raise, unsupported, Ctrl, Interp, R};
 use crate::methods::argc;
@@ -116,6 +120,9 @@ pub(crate) fn object_method(
     if let Ok(y) = data.clone().downcast::<YielderData>() {
         return yielder_method(it, recv, &y, name, args, pos);
     }
+    if let Ok(l) = data.clone().downcast::<LazyData>() {
+        return Some(lazy_method(it, recv, &l, name, args, block, pos));
+    }
     if let Ok(r) = data.downcast::<RandomData>() {
         return random_method(&r, name, args, pos);
     }
@@ -170,6 +177,27 @@ struct YielderData {
     collected: RefCell<Vec<RValue>>,
     limit: usize,
     tag: RValue,
+    /// The steps of a lazy chain each value goes through before it is collected.
+    ops: Vec<LazyOp>,
+    /// How many values each `take(n)` step has let through.
+    taken: RefCell<Vec<usize>>,
+}
+
+/// One step of `gen.lazy...`.
+#[derive(Debug, Clone)]
+enum LazyOp {
+    Map(Blk),
+    Select(Blk),
+    Reject(Blk),
+    TakeWhile(Blk),
+    Take(usize),
+}
+
+/// `gen.lazy` and the steps chained on it: the generator enumerator and the steps.
+#[derive(Debug)]
+struct LazyData {
+    source: RValue,
+    ops: Vec<LazyOp>,
 }
 
 /// Runs the generator's block with a yielder; `target` receives the values, else they are
@@ -181,12 +209,25 @@ fn run(
     limit: usize,
     pos: Pos,
 ) -> Result<(RValue, Vec<RValue>), Ctrl> {
+    run_with(it, g, target, limit, Vec::new(), pos)
+}
+
+fn run_with(
+    it: &mut Interp,
+    g: &GenData,
+    target: Option<&Blk>,
+    limit: usize,
+    ops: Vec<LazyOp>,
+    pos: Pos,
+) -> Result<(RValue, Vec<RValue>), Ctrl> {
     let tag = new_object(it, "Object", ());
     let y = YielderData {
         target: target.cloned(),
         collected: RefCell::new(Vec::new()),
         limit,
         tag: tag.clone(),
+        taken: RefCell::new(vec![0; ops.len()]),
+        ops,
     };
     let yv = new_object(it, "Enumerator::Yielder", y);
     let r = it.call_block(&g.block, vec![yv.clone()], pos);
@@ -229,10 +270,43 @@ fn yielder_method(
             let r = match &y.target {
                 Some(b) => it.call_block(b, args.to_vec(), pos)?,
                 None => {
+                    let stop = || Err(Ctrl::Throw(y.tag.clone(), RValue::Nil));
+                    let mut v = value(args);
+                    for (k, op) in y.ops.iter().enumerate() {
+                        match op {
+                            LazyOp::Map(b) => v = it.call_block(b, vec![v], pos)?,
+                            LazyOp::Select(b) | LazyOp::Reject(b) => {
+                                let keep = it.call_block(b, vec![v.clone()], pos)?.truthy();
+                                if keep != matches!(op, LazyOp::Select(_)) {
+                                    return Ok(if name == "<<" {
+                                        recv.clone()
+                                    } else {
+                                        RValue::Nil
+                                    });
+                                }
+                            }
+                            LazyOp::TakeWhile(b) => {
+                                if !it.call_block(b, vec![v.clone()], pos)?.truthy() {
+                                    return stop();
+                                }
+                            }
+                            LazyOp::Take(n) => {
+                                let mut t = y.taken.borrow_mut();
+                                if t[k] >= *n {
+                                    return stop();
+                                }
+                                t[k] += 1;
+                            }
+                        }
+                    }
                     let mut c = y.collected.borrow_mut();
-                    c.push(value(args));
-                    if c.len() >= y.limit {
-                        return Err(Ctrl::Throw(y.tag.clone(), RValue::Nil));
+                    c.push(v);
+                    let taken_all =
+                        y.ops.iter().enumerate().any(
+                            |(k, op)| matches!(op, LazyOp::Take(n) if y.taken.borrow()[k] >= *n),
+                        );
+                    if c.len() >= y.limit || taken_all {
+                        return stop();
                     }
                     RValue::Nil
                 }
@@ -395,7 +469,14 @@ fn generator_inner(
             Ok(recv.clone())
         }
         ("size", _) => Ok(RValue::Nil),
-        ("lazy", _) => unsupported("Enumerator#lazy", pos),
+        ("lazy", _) => Ok(new_object(
+            it,
+            "Enumerator::Lazy",
+            LazyData {
+                source: recv.clone(),
+                ops: Vec::new(),
+            },
+        )),
         ("inspect" | "to_s", _) => Ok(RValue::str("#<Enumerator: #<Enumerator::Generator>:each>")),
         _ => {
             let (_, items) = run(it, g, None, usize::MAX, pos)?;
@@ -446,6 +527,106 @@ fn generator_inner(
             }
             it.call_method(list, name, args.to_vec(), block, pos)
         }
+    }
+}
+
+/// Methods of `gen.lazy`: the steps `map`, `select`/`filter`, `reject`, `take_while` and
+/// `take(n)`, read by `first`, `to_a`/`force`; the others are errors naming them.
+fn lazy_method(
+    it: &mut Interp,
+    recv: &RValue,
+    l: &LazyData,
+    name: &str,
+    args: &[RValue],
+    block: Option<&Blk>,
+    pos: Pos,
+) -> R {
+    let chain = |it: &mut Interp, op: LazyOp| -> R {
+        let mut ops = l.ops.clone();
+        ops.push(op);
+        Ok(new_object(
+            it,
+            "Enumerator::Lazy",
+            LazyData {
+                source: l.source.clone(),
+                ops,
+            },
+        ))
+    };
+    let need = |what: &str| -> Result<Blk, Ctrl> {
+        match block {
+            Some(b) => Ok(b.clone()),
+            None => raise(
+                "ArgumentError",
+                format!("tried to call lazy {what} without a block"),
+                pos,
+            ),
+        }
+    };
+    let source = match &l.source {
+        RValue::Object(o) => match &*o.data.borrow() {
+            ObjData::Native(d) => d.clone().downcast::<GenData>().ok(),
+            _ => None,
+        },
+        _ => None,
+    };
+    let Some(g) = source else {
+        return unsupported(format!("Enumerator::Lazy#{name}"), pos);
+    };
+    match name {
+        "map" | "collect" => {
+            let b = need("map")?;
+            chain(it, LazyOp::Map(b))
+        }
+        "select" | "filter" => {
+            let b = need("select")?;
+            chain(it, LazyOp::Select(b))
+        }
+        "reject" => {
+            let b = need("reject")?;
+            chain(it, LazyOp::Reject(b))
+        }
+        "take_while" => {
+            let b = need("take_while")?;
+            chain(it, LazyOp::TakeWhile(b))
+        }
+        "take" => {
+            argc(args, 1, 1, pos)?;
+            let n = crate::methods::int_arg(&args[0], pos)?;
+            if n < 0 {
+                return raise("ArgumentError", "attempt to take negative size", pos);
+            }
+            chain(it, LazyOp::Take(n as usize))
+        }
+        "lazy" => Ok(recv.clone()),
+        "first" => {
+            argc(args, 0, 1, pos)?;
+            let n = match args.first() {
+                Some(v) => {
+                    let n = crate::methods::int_arg(v, pos)?;
+                    if n < 0 {
+                        return raise("ArgumentError", "attempt to take negative size", pos);
+                    }
+                    n as usize
+                }
+                None => 1,
+            };
+            let items = if n == 0 {
+                Vec::new()
+            } else {
+                run_with(it, &g, None, n, l.ops.clone(), pos)?.1
+            };
+            if args.is_empty() {
+                return Ok(items.into_iter().next().unwrap_or(RValue::Nil));
+            }
+            Ok(RValue::array(items))
+        }
+        "to_a" | "force" => {
+            argc(args, 0, 0, pos)?;
+            let items = run_with(it, &g, None, usize::MAX, l.ops.clone(), pos)?.1;
+            Ok(RValue::array(items))
+        }
+        _ => unsupported(format!("Enumerator::Lazy#{name}"), pos),
     }
 }
 

@@ -447,6 +447,31 @@ fn gcd(mut a: u64, mut b: u64) -> u64 {
     a.max(1)
 }
 
+/// `Rational(a, b = 1)` of Integers (and of a Rational).
+pub(crate) fn rational_function(it: &mut Interp, args: &[RValue], pos: Pos) -> R {
+    argc(args, 1, 2, pos)?;
+    let part = |v: &RValue| -> Result<(i64, i64), Ctrl> {
+        match v {
+            RValue::Int(i) => Ok((*i, 1)),
+            RValue::Nil => raise("TypeError", "can't convert nil into Rational", pos),
+            other => match native::<RationalData>(other) {
+                Some(r) => Ok((r.num, r.den)),
+                None => unsupported(format!("Rational({})", inspect(other)), pos),
+            },
+        }
+    };
+    let (a, b) = part(&args[0])?;
+    let (c, d) = match args.get(1) {
+        Some(v) => part(v)?,
+        None => (1, 1),
+    };
+    // (a/b) / (c/d) = (a*d) / (b*c)
+    match (a.checked_mul(d), b.checked_mul(c)) {
+        (Some(n), Some(m)) => make_rational(it, n, m, pos),
+        _ => unsupported("Rational beyond 64 bits (Bignum)", pos),
+    }
+}
+
 /// `Float#to_r`: the float's exact value as a Rational.
 pub(crate) fn float_to_r(it: &mut Interp, x: f64, pos: Pos) -> R {
     if !x.is_finite() {
