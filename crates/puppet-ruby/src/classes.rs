@@ -360,7 +360,16 @@ pub(crate) fn unsupported(path: &str) -> bool {
             | "Benchmark"
             | "Monitor"
             | "ObjectSpace"
-    )
+    ) || [
+        "Zlib::",
+        "Date::",
+        "DateTime::",
+        "Time::",
+        "Random::",
+        "Enumerator::",
+    ]
+    .iter()
+    .any(|p| path.starts_with(p))
 }
 
 /// The prelude file that defines a constant, when it is written in Ruby.

@@ -1036,6 +1036,11 @@ fn nil_method(name: &str, args: &[RValue], pos: Pos) -> R {
     }
 }
 
+/// True when a whole Float is an Integer of 64 bits (beyond, Ruby makes a Bignum).
+fn fits_i64(x: f64) -> bool {
+    (-9.223_372_036_854_775_808e18..9.223_372_036_854_775_808e18).contains(&x)
+}
+
 fn num_method(
     it: &mut Interp,
     recv: &RValue,
@@ -1186,6 +1191,9 @@ fn num_method(
             RValue::Float(f) if !f.is_finite() => {
                 return raise("FloatDomainError", value::float_to_s(*f), pos)
             }
+            RValue::Float(f) if !fits_i64(f.trunc()) => {
+                return unsupported(format!("{name} of the Float {f:e} (a Bignum)"), pos)
+            }
             RValue::Float(f) => RValue::Int(f.trunc() as i64),
             other => other.clone(),
         }),
@@ -1257,6 +1265,9 @@ fn num_method(
                     };
                     if !r.is_finite() {
                         return raise("FloatDomainError", value::float_to_s(r), pos);
+                    }
+                    if !fits_i64(r) {
+                        return unsupported(format!("Float#{name} of {r:e} (a Bignum)"), pos);
                     }
                     Ok(RValue::Int(r as i64))
                 }
