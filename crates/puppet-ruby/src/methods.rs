@@ -1038,7 +1038,7 @@ fn nil_method(name: &str, args: &[RValue], pos: Pos) -> R {
 
 /// True when a whole Float is an Integer of 64 bits (beyond, Ruby makes a Bignum).
 fn fits_i64(x: f64) -> bool {
-    (-9.223_372_036_854_775_808e18..9.223_372_036_854_775_808e18).contains(&x)
+    (i64::MIN as f64..-(i64::MIN as f64)).contains(&x)
 }
 
 fn num_method(
