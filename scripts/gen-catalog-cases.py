@@ -1172,6 +1172,10 @@ notify { 'x': message => String(1 =~ Exec_thing) }
 $t = '2020-01-01T00:00:00Z'
 notify { 'x': message => [Timestamp.new > Timestamp($t), new(Timestamp) > Timestamp($t), Timestamp() =~ Timestamp] }
 """),
+    # --- Ruby (templates, functions) sees the compile's environment and settings ---------
+    ("ruby_sees_environment_and_settings", N, """\
+notify { 'x': message => inline_template('<%= Puppet[:environment] %>|<%= Puppet.settings[:environment] %>|<%= Puppet.lookup(:current_environment).name.inspect %>|<%= scope.environment %>|<%= scope.environment.to_sym.inspect %>|<%= Puppet[:strict_variables] %>|<%= Puppet[:strict].inspect %>') }
+"""),
 ]
 
 def strip_error(msg, node):

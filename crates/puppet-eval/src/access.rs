@@ -51,7 +51,7 @@ impl Compiler {
         }
         let attrs: Vec<(SmolStr, Value, bool)> =
             params.into_iter().map(|(k, v)| (k, v, false)).collect();
-        match self.declare_resource(form, &lname, title, &attrs, scope, &at) {
+        match self.declare_resource(form, &lname, title, &attrs, scope, &at, false) {
             Ok(_) => Ok(Ok(())),
             Err(Flow::Error(e)) if e.span.as_ref() == Some(&at) => Ok(Err(e
                 .message

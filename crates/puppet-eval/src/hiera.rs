@@ -269,6 +269,13 @@ impl DataSource for ProviderSource {
         self.0.read_to_string(path).ok()
     }
 
+    fn exists(&self, path: &Path) -> bool {
+        matches!(
+            self.0.kind(path),
+            Some(puppet_loader::EntryKind::File | puppet_loader::EntryKind::Dir)
+        )
+    }
+
     fn glob(&self, pattern: &Path) -> Vec<PathBuf> {
         puppet_hiera::glob_with(pattern, &|dir: &Path| {
             let entries = self.0.list_dir(dir).ok()?;
@@ -334,10 +341,15 @@ fn bare_error(message: String) -> Flow {
 }
 
 /// A Hiera error as Puppet reports it: `Puppet::DataBinding::LookupError`s bare, the others
-/// (merge arguments, the global layer's wrapped errors) as runtime errors of the call.
+/// (merge arguments, the global layer's wrapped errors, Ruby's file errors) as runtime
+/// errors of the call.
 fn hiera_error(e: HieraError, label: &str, span: &Span) -> Flow {
     match e.code {
-        codes::GLOBAL_FAILED | codes::MERGE | codes::MERGE_TYPE | codes::BACKEND_RAISED => error(
+        codes::GLOBAL_FAILED
+        | codes::MERGE
+        | codes::MERGE_TYPE
+        | codes::BACKEND_RAISED
+        | codes::READ_FAILED => error(
             format!("Error while evaluating a {label}, {}", e.message),
             Some(span),
         ),
@@ -447,8 +459,10 @@ pub(crate) fn class_parameter(
         return Ok(None);
     };
     let class = crate::names::strip_root(class);
-    // Not `format!`: this runs for every class parameter without a given value.
-    let mut key = String::with_capacity(class.len() + 2 + param.len());
+    // Not `format!`: this runs for every class parameter without a given value (the
+    // compile's buffer, put back below; a lookup made while this one runs makes its own).
+    let mut key = std::mem::take(&mut c.key_buf);
+    key.clear();
     key.push_str(class);
     key.push_str("::");
     key.push_str(param);
@@ -458,10 +472,18 @@ pub(crate) fn class_parameter(
         lookup.lookup_with_options(&key, None, &s)
     };
     crate::hiera_ruby::take_logs(c);
-    let Some((value, options)) = found.map_err(|e| hiera_error(e, label, span))? else {
-        return Ok(None);
+    let found = match found {
+        Ok(Some(found)) => found,
+        Ok(None) => {
+            c.key_buf = key;
+            return Ok(None);
+        }
+        Err(e) => return Err(hiera_error(e, label, span)),
     };
-    convert_to(c, &key, value, options, scope, span).map(Some)
+    let (value, options) = found;
+    let r = convert_to(c, &key, value, options, scope, span).map(Some);
+    c.key_buf = key;
+    r
 }
 
 // ---- the functions ----

@@ -256,6 +256,10 @@ pub(crate) struct ErbScope<'a> {
 }
 
 impl puppet_erb::TemplateScope for ErbScope<'_> {
+    fn setting(&self, name: &str) -> Option<Value> {
+        puppet_functions::CallContext::setting(&*self.c, name)
+    }
+
     fn lookup(&self, name: &str) -> Option<Value> {
         // As `$name` reads it (`scope.lookupvar('c::x')` is `$c::x`), without warnings.
         self.c.peek_var(name.trim_start_matches('$'), self.scope)

@@ -28,6 +28,9 @@ pub mod codes {
     pub const INVALID_CONFIG: &str = "HIERA_INVALID_CONFIG";
     /// A data file that is not valid YAML/JSON (`Unable to parse ...`).
     pub const DATA_PARSE: &str = "HIERA_DATA_PARSE";
+    /// A location that exists but cannot be read as a file (Ruby's `Errno` error, `Is a
+    /// directory @ io_fread - PATH`): not a lookup error, so the global layer does not wrap it.
+    pub const READ_FAILED: &str = "HIERA_READ_FAILED";
     /// A data file whose top level is not a hash, or a value that is not data.
     pub const DATA_TYPE: &str = "HIERA_DATA_TYPE";
     /// `Recursive lookup detected in [...]`.
@@ -105,12 +108,14 @@ impl HieraError {
         HieraError::new(codes::NOT_FOUND, msg)
     }
 
-    /// True for Puppet issue-coded errors (those the global layer does not wrap).
+    /// True for Puppet issue-coded errors and Ruby's file errors (those the global layer
+    /// does not wrap).
     pub fn has_issue_code(&self) -> bool {
         !self.code.starts_with("HIERA_")
             || matches!(
                 self.code,
-                "HIERA_UNSUPPORTED_VERSION"
+                codes::READ_FAILED
+                    | "HIERA_UNSUPPORTED_VERSION"
                     | "HIERA_VERSION_3_NOT_GLOBAL"
                     | "HIERA_UNSUPPORTED_VERSION_IN_GLOBAL"
                     | "HIERA_UNDEFINED_VARIABLE"

@@ -285,6 +285,8 @@ pub struct Lookup {
     module_names: std::collections::HashSet<String>,
     source: Box<dyn DataSource>,
     texts: RwLock<HashMap<PathBuf, Option<Arc<str>>>>,
+    /// Whether a path that is not a readable file exists (a directory).
+    dirs: RwLock<HashMap<PathBuf, bool>>,
     globs: RwLock<HashMap<PathBuf, Arc<Vec<PathBuf>>>>,
     parsed: RwLock<HashMap<ParsedKey, Parsed>>,
     /// Strings to interpolate, parsed once (parsing is pure; hierarchy paths and data values
@@ -439,6 +441,7 @@ impl LookupBuilder {
             module_names,
             source: self.source,
             texts: RwLock::new(HashMap::new()),
+            dirs: RwLock::new(HashMap::new()),
             globs: RwLock::new(HashMap::new()),
             parsed: RwLock::new(HashMap::new()),
             templates: RwLock::new(HashMap::new()),
@@ -2229,7 +2232,7 @@ impl Lookup {
             Location::Paths(paths) => {
                 for decl in paths {
                     let path = dd.join(self.interpolate_text(inv, decl, inv.scope)?);
-                    let exists = self.read_cached(&path).is_some();
+                    let exists = self.location_exists(&path);
                     if p.config.is_default && !exists {
                         continue;
                     }
@@ -2277,7 +2280,7 @@ impl Lookup {
                     let text = self.interpolate_text(inv, template, &overlay);
                     set_overlay(None);
                     let path = dd.join(text?);
-                    let exists = self.read_cached(&path).is_some();
+                    let exists = self.location_exists(&path);
                     out.push(Resolved::new(template.clone(), path, exists));
                 }
             }
@@ -2334,6 +2337,24 @@ impl Lookup {
         r
     }
 
+    /// Whether a hierarchy location exists: a readable file, or else a directory
+    /// (remembered as the file texts are: `None` text and an entry in `dirs`).
+    fn location_exists(&self, path: &Path) -> bool {
+        if self.read_cached(path).is_some() {
+            return true;
+        }
+        if let Ok(d) = self.dirs.read() {
+            if let Some(e) = d.get(path) {
+                return *e;
+            }
+        }
+        let e = self.source.exists(path);
+        if let Ok(mut d) = self.dirs.write() {
+            d.insert(path.to_path_buf(), e);
+        }
+        e
+    }
+
     fn read_cached(&self, path: &Path) -> Option<Arc<str>> {
         if let Ok(t) = self.texts.read() {
             if let Some(v) = t.get(path) {
@@ -2382,8 +2403,15 @@ impl Lookup {
     }
 
     fn parse_data(&self, path: &Path, func: &str, module: Option<&str>) -> Parsed {
-        let text = self.read_cached(path).unwrap_or_else(|| Arc::from(""));
         let shown = path.display();
+        let Some(text) = self.read_cached(path) else {
+            // The location exists (else it is not read) but is no file: Ruby's read error.
+            return Err(HieraError::new(
+                codes::READ_FAILED,
+                format!("Is a directory @ io_fread - {shown}"),
+            )
+            .in_file(path));
+        };
         let map: ValueMap = if func == "json_data" {
             let json: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
                 HieraError::new(codes::DATA_PARSE, format!("Unable to parse ({shown}): {e}"))

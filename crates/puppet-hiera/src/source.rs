@@ -14,6 +14,13 @@ pub trait DataSource: Send + Sync + Debug {
     fn read(&self, path: &Path) -> Option<String>;
     /// The files (not directories) matching a glob pattern, sorted.
     fn glob(&self, pattern: &Path) -> Vec<PathBuf>;
+    /// Whether a file or a directory is at `path`: Hiera takes a hierarchy path naming a
+    /// directory for an existing location, as Ruby's `Pathname#exist?` does (a backend
+    /// function is then called with it; `yaml_data` fails to read it). The default knows
+    /// files only.
+    fn exists(&self, path: &Path) -> bool {
+        self.read(path).is_some()
+    }
 }
 
 /// Files held in memory, keyed by absolute path.
@@ -55,6 +62,15 @@ impl DataSource for MemorySource {
         self.files.get(&normalize(path)).cloned()
     }
 
+    fn exists(&self, path: &Path) -> bool {
+        let path = normalize(path);
+        // A directory exists when a file lies below it.
+        self.files
+            .range(path.clone()..)
+            .next()
+            .is_some_and(|(f, _)| f.starts_with(&path))
+    }
+
     fn glob(&self, pattern: &Path) -> Vec<PathBuf> {
         let pattern = pattern.to_string_lossy();
         let mut out: Vec<PathBuf> = Vec::new();
@@ -83,6 +99,10 @@ impl DataSource for FsSource {
             return None;
         }
         std::fs::read_to_string(path).ok()
+    }
+
+    fn exists(&self, path: &Path) -> bool {
+        path.exists()
     }
 
     fn glob(&self, pattern: &Path) -> Vec<PathBuf> {

@@ -735,14 +735,15 @@ pub fn namespace_for_file(
     }
     for dir in modulepath {
         if let Ok(rel) = file.strip_prefix(dir) {
-            let comps: Vec<String> = rel
+            // Borrowed where the path is UTF-8 (a copy per component only otherwise).
+            let comps: Vec<std::borrow::Cow<'_, str>> = rel
                 .components()
-                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .map(|c| c.as_os_str().to_string_lossy())
                 .collect();
             if comps.is_empty() {
                 continue;
             }
-            let refs: Vec<&str> = comps.iter().map(String::as_str).collect();
+            let refs: Vec<&str> = comps.iter().map(|c| &**c).collect();
             return names::namespace_for_relative_path(&refs);
         }
     }

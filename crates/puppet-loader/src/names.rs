@@ -214,7 +214,9 @@ pub fn namespace_for_relative_path(relative: &[&str]) -> FileNamespace {
     let Some(last) = relative.last() else {
         return FileNamespace::Free;
     };
-    if !last.to_ascii_lowercase().ends_with(".pp") {
+    let bytes = last.as_bytes();
+    let ext = bytes.len().checked_sub(3).map(|i| &bytes[i..]);
+    if !ext.is_some_and(|e| e.eq_ignore_ascii_case(b".pp")) {
         return FileNamespace::Free;
     }
     let lower: Vec<String> = relative.iter().map(|s| s.to_ascii_lowercase()).collect();

@@ -155,6 +155,10 @@ fn file_namespace_table() {
         ("apache/init.pp", BadModuleFile),
         ("site.pp", BadModuleFile),
         ("apache/manifests/README.md", Free),
+        ("apache/manifests/pp", Free),
+        ("apache/manifests/p", Free),
+        ("apache/manifests/\u{e9}pp", Free),
+        ("apache/manifests/x.Pp", Namespace("apache::x".into())),
     ];
     for (path, want) in table {
         let parts: Vec<&str> = path.split('/').collect();

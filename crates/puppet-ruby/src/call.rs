@@ -1210,4 +1210,15 @@ mod tests {
             "[2, \"ssl\", \"x\\n\", nil, nil, 1, nil, \"b\", 0, \"b\", nil]"
         );
     }
+
+    #[test]
+    fn sub_on_the_automata_replaces_as_ruby_does() {
+        // `sub` with groups, back references, a block with `$~`, a hash, options,
+        // non-ASCII text, named groups (the full regexp) and no match; Ruby 3.1.2's answers.
+        assert_eq!(
+            eval_inspect("r = []\nr << 'Puppet 7.23.0 (Puppet Enterprise 2021)'.sub(/\\(Puppet Enterprise .*/i, '').strip\nr << 'key=12, k=3'.sub(/(\\w+)=(\\d+)/, '\\2:\\1')\nr << 'key=12, k=3'.sub(/(\\w+)=(\\d+)/) { \"#{$2}-#{$1}-#{$~.pre_match.size}\" }\nr << 'abc'.sub(/x(y)?/, 'z')\nr << 'aXb'.sub(/x/i, '\\0\\0')\nr << 'éaéb'.sub(/é(.)/, '<\\1>')\nr << 'ab ab'.sub(/(?<w>a)b/, '[\\k<w>]')\nr << 'ab'.sub(/b|(c)/, '\\1.')\nr << 'h'.sub(/h/, 'h' => 'H')\nr << 'x@y'.sub(/^@|@/, '')\nr << ''.sub(/^/, 'start')\nr << 'a_url'.sub(/_url$/, '')\nr")
+            .unwrap(),
+            "[\"Puppet 7.23.0\", \"12:key, k=3\", \"12-key-0, k=3\", \"abc\", \"aXXb\", \"<a>éb\", \"[a] ab\", \"a.\", \"H\", \"xy\", \"start\", \"a\"]"
+        );
+    }
 }

@@ -515,6 +515,22 @@ pub fn regex_match(
             }
         });
     }
+    if byte_start == 0 {
+        // The same first match as the full regexp's, without building it.
+        if let Some(found) = re.first_match_on_automata(text) {
+            return Ok(match found {
+                Some(c) => {
+                    let char_at = text[..c.span().0].chars().count();
+                    it.last_match = Some(Rc::new(c));
+                    Some(char_at)
+                }
+                None => {
+                    it.last_match = None;
+                    None
+                }
+            });
+        }
+    }
     let rx = re.re(pos)?;
     match match_at(rx, text, byte_start) {
         Ok(Some(full)) => {
@@ -2203,13 +2219,10 @@ fn scope_method(
             it.scope.log(name, &msg);
             Ok(RValue::Nil)
         }
-        "compiler"
-        | "environment"
-        | "source"
-        | "parent"
-        | "known_resource_types"
-        | "lookupdefaults"
-        | "tags" => unsupported(format!("scope method `{name}'"), pos),
+        "environment" => crate::puppet::current_environment(it, pos),
+        "compiler" | "source" | "parent" | "known_resource_types" | "lookupdefaults" | "tags" => {
+            unsupported(format!("scope method `{name}'"), pos)
+        }
         "lookupvar" | "[]" => {
             argc(&args, 1, 2, pos)?;
             let n = str_arg(&args[0], pos)?;

@@ -8,7 +8,7 @@
 //! * 3.x functions: `Puppet::Parser::Functions.newfunction`, `.function`;
 //! * logging (`Puppet.warning`, `debug`, ..., `deprecation_warning`, `warn_once`);
 //! * the helpers modules use: `Puppet::Util::Package.versioncmp`,
-//!   `Puppet::Util.absolute_path?`, the type parser and calculator (`TypeParser`,
+//!   `Puppet::Util.absolute_path?`, `Puppet::Util.symbolizehash`, the type parser and calculator (`TypeParser`,
 //!   `TypeCalculator.infer_set`/`instance?`, `TypeMismatchDescriber`);
 //! * Puppet values that have no Ruby counterpart (types, Sensitive...), seen from Ruby.
 //!
@@ -209,6 +209,24 @@ fn load_3x(it: &mut Interp, name: &str, load: bool, pos: Pos) -> R {
 #[derive(Debug, Default)]
 struct SettingsObj;
 
+/// The compile's environment (`Puppet.lookup(:current_environment)`, `scope.environment`):
+/// its `name` (a Symbol), `to_s` and `to_sym`; what else it holds (module path, manifest) is
+/// not reachable from here.
+#[derive(Debug, Default)]
+struct EnvironmentObj;
+
+/// [`EnvironmentObj`] as a Ruby object, when the compile says which environment it is.
+pub(crate) fn current_environment(it: &mut Interp, pos: Pos) -> R {
+    if it.scope.setting("environment").is_none() {
+        return unsupported("the current environment (no compile to ask)", pos);
+    }
+    Ok(new_native_object(
+        it,
+        "Puppet::Node::Environment",
+        EnvironmentObj,
+    ))
+}
+
 /// A Puppet setting as Ruby sees it: the compile's value, else Puppet 7.23's default for
 /// the settings modules read.
 fn setting(it: &mut Interp, name: &str, pos: Pos) -> R {
@@ -400,6 +418,17 @@ pub(crate) fn object_method(
             return Some(load_3x(it, &n, name == "load", pos));
         }
         return None;
+    }
+    if native::<EnvironmentObj>(o).is_some() {
+        let env = || match it.scope.setting("environment") {
+            Some(Value::String(s)) => s.to_string(),
+            _ => String::new(),
+        };
+        return match name {
+            "name" | "to_sym" => Some(Ok(RValue::sym(&env()))),
+            "to_s" => Some(Ok(RValue::str(&env()))),
+            _ => None,
+        };
     }
     if native::<SettingsObj>(o).is_some() {
         if name == "[]" {
@@ -799,6 +828,9 @@ pub(crate) fn module_method(
                 unsupported("ToDataConverter.convert of a value that is not Data", pos)
             }
         })(),
+        ("Puppet", "lookup") if matches!(args.first(), Some(RValue::Sym(k)) if &**k == "current_environment") => {
+            current_environment(it, pos)
+        }
         ("Puppet", "lookup" | "features" | "runtime" | "override" | "push_context") => {
             unsupported(format!("Puppet.{name}"), pos)
         }
@@ -880,6 +912,26 @@ pub(crate) fn module_method(
             };
             Ok(RValue::Int(versioncmp(&to_s(a), &to_s(b))))
         })(),
+        // A new hash with String keys made Symbols (one level; other keys as they are).
+        ("Puppet::Util", "symbolizehash") => match args.first() {
+            Some(RValue::Hash(h)) => {
+                let mut out = crate::value::RHash::default();
+                for (k, v) in h.borrow().pairs() {
+                    let k = match k {
+                        RValue::Str(s) => RValue::sym(&s.borrow()),
+                        other => other,
+                    };
+                    out.insert(k, v);
+                }
+                Ok(RValue::hash(out))
+            }
+            Some(other) => crate::methods::no_method_pub(other, "each", pos),
+            None => raise(
+                "ArgumentError",
+                "wrong number of arguments (given 0, expected 1)",
+                pos,
+            ),
+        },
         ("Puppet::Util", "absolute_path?") => {
             let p = args.first().map(to_s).unwrap_or_default();
             Ok(RValue::Bool(p.starts_with('/')))

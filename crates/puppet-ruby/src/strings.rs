@@ -176,49 +176,70 @@ fn substitute(
         if start > s.len() {
             break;
         }
-        let caps = match re.re(pos)?.captures_from_pos(s, start) {
-            Ok(Some(c)) => c,
-            Ok(None) => break,
-            Err(e) => return unsupported(format!("regexp /{}/: {e}", re.source), pos),
+        // `sub`'s one match is the first from the start: found on the automata the pattern
+        // runs on when it does (see `RRegex::first_match_on_automata`), else by the regexp.
+        let on_automata = match (global, start) {
+            (false, 0) => re.first_match_on_automata(s),
+            _ => None,
         };
-        let Some(m) = caps.get(0) else { break };
-        out.push_str(&s[last..m.start()]);
+        let (caps, first) = match on_automata {
+            Some(Some(c)) => (None, Some(c)),
+            Some(None) => break,
+            None => match re.re(pos)?.captures_from_pos(s, start) {
+                Ok(Some(c)) => (Some(c), None),
+                Ok(None) => break,
+                Err(e) => return unsupported(format!("regexp /{}/: {e}", re.source), pos),
+            },
+        };
+        let (m_start, m_end) = match (&caps, &first) {
+            (Some(c), _) => match c.get(0) {
+                Some(m) => (m.start(), m.end()),
+                None => break,
+            },
+            (None, Some(c)) => c.span(),
+            (None, None) => break,
+        };
+        let matched = &s[m_start..m_end];
         // The match data (with copies of the text before and after the match) is built only
         // where the replacement uses it: per match it costs the length of the text.
+        let full = |first: Option<value::Captures>| -> Result<value::Captures, Ctrl> {
+            match (first, &caps) {
+                (Some(c), _) => Ok(c),
+                (None, Some(caps)) => Ok(value::Captures::of_shared(re.re(pos)?, caps, &subject)),
+                (None, None) => Ok(value::Captures::whole(s, m_start, m_end)),
+            }
+        };
+        out.push_str(&s[last..m_start]);
         let rep = match (args.get(1), block) {
             (Some(RValue::Str(r)), _) => {
                 let r = r.borrow();
                 if r.contains('\\') {
-                    expand_repl(
-                        &r,
-                        &value::Captures::of_shared(re.re(pos)?, &caps, &subject),
-                    )
+                    expand_repl(&r, &full(first)?)
                 } else {
                     r.clone()
                 }
             }
             (Some(RValue::Hash(h)), _) => {
-                let k = RValue::str(m.as_str());
+                let k = RValue::str(matched);
                 to_s(&h.borrow().get(&k).cloned().unwrap_or(RValue::Nil))
             }
             (Some(other), _) => str_arg(other, pos)?,
             (None, Some(b)) => {
-                let full = value::Captures::of_shared(re.re(pos)?, &caps, &subject);
-                it.last_match = Some(Rc::new(full));
-                let v = it.call_block(b, vec![RValue::str(m.as_str())], pos)?;
+                it.last_match = Some(Rc::new(full(first)?));
+                let v = it.call_block(b, vec![RValue::str(matched)], pos)?;
                 to_s(&v)
             }
             (None, None) => return unsupported("gsub without replacement (Enumerator)", pos),
         };
         out.push_str(&rep);
         changed = true;
-        last = m.end();
-        if m.end() == m.start() {
+        last = m_end;
+        if m_end == m_start {
             // Empty match: copy one char and move on.
-            match s[m.end()..].chars().next() {
+            match s[m_end..].chars().next() {
                 Some(c) => {
                     out.push(c);
-                    last = m.end() + c.len_utf8();
+                    last = m_end + c.len_utf8();
                     start = last;
                 }
                 None => {
@@ -226,7 +247,7 @@ fn substitute(
                 }
             }
         } else {
-            start = m.end();
+            start = m_end;
         }
         if !global {
             break;

@@ -346,21 +346,17 @@ enum Rec {
     Attr(Rc<RefCell<AttrRecord>>),
 }
 
+/// The record of the first of `m`'s ancestors that has one, found along the walk of the
+/// ancestors without building their list (the first one the walk meets is the list's
+/// first: the list is the walk without repeats).
 fn record_of(m: &Rc<Module>) -> Option<Rec> {
-    for a in m.ancestors() {
-        let extra = a.extra.borrow().clone();
-        if let Some(e) = extra {
-            match e.clone().downcast::<RefCell<TypeRecord>>() {
-                Ok(t) => return Some(Rec::Type(t)),
-                Err(e) => {
-                    if let Ok(a) = e.downcast::<RefCell<AttrRecord>>() {
-                        return Some(Rec::Attr(a));
-                    }
-                }
-            }
+    m.walk_ancestors(&mut |a| {
+        let e = a.extra.borrow().clone()?;
+        match e.downcast::<RefCell<TypeRecord>>() {
+            Ok(t) => Some(Rec::Type(t)),
+            Err(e) => e.downcast::<RefCell<AttrRecord>>().ok().map(Rec::Attr),
         }
-    }
-    None
+    })
 }
 
 fn sym_or_str(v: &RValue) -> String {
@@ -909,5 +905,68 @@ pub(crate) fn module_responds(cname: &str, name: &str) -> bool {
                 | "munge"
         ),
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `record_of` finds the record that the first ancestor with one (in the order of the
+    /// ancestors list) has, skipping data that is not a record.
+    #[test]
+    fn record_of_finds_what_the_ancestors_list_finds() {
+        let by_list = |m: &Rc<Module>| -> Option<usize> {
+            for a in m.ancestors() {
+                if let Some(e) = a.extra.borrow().clone() {
+                    if let Ok(r) = e.downcast::<RefCell<AttrRecord>>() {
+                        return Some(Rc::as_ptr(&r) as usize);
+                    }
+                }
+            }
+            None
+        };
+        let found = |m: &Rc<Module>| match record_of(m) {
+            Some(Rec::Attr(r)) => Some(Rc::as_ptr(&r) as usize),
+            _ => None,
+        };
+        let record = |m: &Rc<Module>, name: &str| {
+            let r: Rc<dyn std::any::Any> =
+                Rc::new(RefCell::new(AttrRecord::new(name, AttrKind::Param)));
+            *m.extra.borrow_mut() = Some(r);
+        };
+        // Object < Base < C < D; modules M1 (including Shared) and M2 in C; Shared also in
+        // Base; data that is no record on M2.
+        let object = Rc::new(Module::new("Object", true, None, None));
+        let base = Rc::new(Module::new("Base", true, Some(object.clone()), None));
+        let c = Rc::new(Module::new("C", true, Some(base.clone()), None));
+        let d = Rc::new(Module::new("D", true, Some(c.clone()), None));
+        let shared = Rc::new(Module::new("Shared", false, None, None));
+        let m1 = Rc::new(Module::new("M1", false, None, None));
+        let m2 = Rc::new(Module::new("M2", false, None, None));
+        m1.includes.borrow_mut().push(shared.clone());
+        c.includes.borrow_mut().extend([m1.clone(), m2.clone()]);
+        base.includes.borrow_mut().push(shared.clone());
+        *m2.extra.borrow_mut() = Some(Rc::new(RefCell::new(0u32)));
+        let all = [&object, &base, &c, &d, &shared, &m1, &m2];
+        let check = || {
+            for m in all {
+                assert_eq!(found(m), by_list(m), "{}", m.name());
+            }
+        };
+        check();
+        record(&object, "o");
+        check();
+        record(&shared, "s");
+        check();
+        record(&base, "b");
+        check();
+        record(&m1, "m1");
+        check();
+        record(&d, "d");
+        check();
+        for m in all {
+            m.clear();
+        }
     }
 }

@@ -289,6 +289,28 @@ impl RRegex {
         let l = self.literal.as_ref()?;
         Some(l.find(hay, from).map(|at| (at, at + l.text.len())))
     }
+
+    /// The first match in `text` (`Some(None)`: none) as the automata the pattern runs on
+    /// find it ([`puppet_types::regexp::RubyPattern::automata_matches`]: the matches of
+    /// fancy-regex, on automata that cost far less to build than the full regexp), for a
+    /// regexp without named groups; `None` when the pattern does not run on them.
+    pub(crate) fn first_match_on_automata(&self, text: &str) -> Option<Option<Captures>> {
+        if self.source.contains("(?<") || self.source.contains("(?'") {
+            return None;
+        }
+        let found = self.pattern.automata_matches(text, 0)?;
+        Some(
+            found
+                .into_iter()
+                .next()
+                .map(|(start, end, groups)| Captures {
+                    groups,
+                    names: Vec::new(),
+                    subject: Rc::from(text),
+                    span: (start, end),
+                }),
+        )
+    }
 }
 
 /// A Ruby hash: insertion ordered, keys by `eql?`.
@@ -1535,5 +1557,68 @@ mod tests {
                 "/{p}/{flags}"
             );
         }
+    }
+
+    /// The first match found on the automata is the full regexp's: the same span and
+    /// groups (unmatched ones `None`), for patterns with and without groups, anchors,
+    /// options and non-ASCII text; named groups are left to the full regexp.
+    #[test]
+    fn first_matches_on_the_automata_are_the_full_regexps() {
+        let patterns = [
+            ("^ssl", ""),
+            ("(\\w+)=(\\d+)?", ""),
+            ("a(b)?c|(x)", ""),
+            ("^(\\S+)\\s+(.*)$", ""),
+            ("\\A[a-z]+\\z", ""),
+            ("\\h+\\Z", ""),
+            ("é(.)", ""),
+            ("SSL", "i"),
+            ("a . c", "x"),
+            ("a.c", "m"),
+            ("[[:alpha:]]+", ""),
+            ("(?:ab)+", ""),
+            ("\\d{2,}", ""),
+            ("(?<name>a)", ""),
+            ("(?<=a)b", ""),
+        ];
+        let texts = [
+            "",
+            "ssl-ca",
+            "x\nssl",
+            "key=12 k=",
+            "abc x",
+            "ac",
+            "first  second rest\nnext",
+            "abc",
+            "ff\n",
+            "éa éb",
+            "SsL",
+            "a\nc",
+            "abab",
+            "x123y",
+            "ab",
+        ];
+        let mut on_automata = 0;
+        for (p, flags) in patterns {
+            let re = compile_regex(p, flags).unwrap();
+            let full = re.re(crate::Pos::default()).unwrap().clone();
+            for t in texts {
+                let want = full
+                    .captures(t)
+                    .unwrap()
+                    .map(|c| Captures::of(&full, &c, t))
+                    .map(|c| (c.span(), c.groups.clone()));
+                if let Some(got) = re.first_match_on_automata(t) {
+                    on_automata += 1;
+                    assert!(!p.contains("(?<"), "/{p}/");
+                    assert_eq!(
+                        got.map(|c| (c.span(), c.groups.clone())),
+                        want,
+                        "/{p}/{flags} {t:?}"
+                    );
+                }
+            }
+        }
+        assert!(on_automata > 100, "{on_automata}");
     }
 }

@@ -377,8 +377,13 @@ const KEY_MASKS: [u128; CACHED_TOKEN_MAX + 1] = {
     }
     masks
 };
-/// log2 of the number of slots of the [`TokenCache`].
+/// log2 of the number of slots of each table of the [`TokenCache`], at most.
 const TOKEN_CACHE_BITS: u32 = 11;
+/// log2 of the number of slots of each table of a new [`TokenCache`]: the tables grow (by
+/// [`TOKEN_CACHE_GROWTH`] bits) as parses miss, so a process that parses little does not
+/// write 144 KiB of empty slots (36 pages) before its first token.
+const TOKEN_CACHE_FIRST_BITS: u32 = 9;
+const TOKEN_CACHE_GROWTH: u32 = 2;
 
 /// A bounded, direct-mapped cache of small green tokens (whitespace, punctuation, keywords,
 /// short names), so the same `,` or `\n  ` is allocated once and shared, without the hashing
@@ -386,6 +391,10 @@ const TOKEN_CACHE_BITS: u32 = 11;
 /// (zero-padded to 16), so a hit needs no string comparison; a collision just replaces the
 /// slot.
 struct TokenCache {
+    /// log2 of the number of slots of each table.
+    bits: u32,
+    /// Misses since the tables were made; past a few per slot, they grow.
+    misses: usize,
     slots: Vec<Option<CachedToken>>,
     /// Nodes whose only child is a small (cached) token, such as `VARIABLE_EXPR` over `$x`
     /// or `LITERAL` over `'present'`: keyed by the node kind and the token's address, which
@@ -399,17 +408,12 @@ struct TokenCache {
 
 /// Tokens up to this many bytes are looked up in the cache of longer tokens.
 const CACHED_LONG_TOKEN_MAX: usize = 64;
-/// log2 of the number of slots for longer tokens.
-const LONG_TOKEN_CACHE_BITS: u32 = 11;
 
 struct CachedWrapper {
     kind: SyntaxKind,
     token: usize,
     node: rowan::GreenNode,
 }
-
-/// log2 of the number of slots for single-token nodes.
-const WRAPPER_CACHE_BITS: u32 = 11;
 
 struct CachedToken {
     key: u128,
@@ -419,10 +423,42 @@ struct CachedToken {
 
 impl TokenCache {
     fn new() -> Self {
+        Self::with_bits(TOKEN_CACHE_FIRST_BITS)
+    }
+
+    fn with_bits(bits: u32) -> Self {
         TokenCache {
-            slots: (0..1usize << TOKEN_CACHE_BITS).map(|_| None).collect(),
-            wrappers: (0..1usize << WRAPPER_CACHE_BITS).map(|_| None).collect(),
-            long: (0..1usize << LONG_TOKEN_CACHE_BITS).map(|_| None).collect(),
+            bits,
+            misses: 0,
+            slots: (0..1usize << bits).map(|_| None).collect(),
+            wrappers: (0..1usize << bits).map(|_| None).collect(),
+            long: (0..1usize << bits).map(|_| None).collect(),
+        }
+    }
+
+    /// Makes the tables bigger once they have missed four times per slot, until they have
+    /// [`TOKEN_CACHE_BITS`] bits, moving what they hold to their slots in the bigger ones.
+    /// Between parses only (the cache is a cache: what a parse builds does not depend on
+    /// it, only how much it shares).
+    fn grow_if_missing(&mut self) {
+        if self.bits >= TOKEN_CACHE_BITS || self.misses <= 4 << self.bits {
+            return;
+        }
+        let old = std::mem::replace(
+            self,
+            Self::with_bits((self.bits + TOKEN_CACHE_GROWTH).min(TOKEN_CACHE_BITS)),
+        );
+        let bits = self.bits;
+        for c in old.slots.into_iter().flatten() {
+            let idx = slot_index(token_hash(c.key, c.kind_len), bits);
+            self.slots[idx] = Some(c);
+        }
+        for c in old.wrappers.into_iter().flatten() {
+            let idx = slot_index(wrapper_hash(c.token, c.kind), bits);
+            self.wrappers[idx] = Some(c);
+        }
+        for (h, t) in old.long.into_iter().flatten() {
+            self.long[(h >> (64 - bits)) as usize] = Some((h, t));
         }
     }
 
@@ -433,8 +469,7 @@ impl TokenCache {
             return rowan::GreenNode::new(kind.into(), [token.into()]);
         }
         let addr = &*token as *const rowan::GreenTokenData as usize;
-        let h = ((addr as u64) >> 4) ^ u64::from(kind as u16).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        let idx = (h.wrapping_mul(0x2545_F491_4F6C_DD1D) >> (64 - WRAPPER_CACHE_BITS)) as usize;
+        let idx = slot_index(wrapper_hash(addr, kind), self.bits);
         let slot = &mut self.wrappers[idx];
         if let Some(c) = slot {
             if c.token == addr && c.kind == kind {
@@ -442,6 +477,7 @@ impl TokenCache {
             }
         }
         let node = rowan::GreenNode::new(kind.into(), [token.into()]);
+        self.misses += 1;
         *slot = Some(CachedWrapper {
             kind,
             token: addr,
@@ -472,10 +508,7 @@ impl TokenCache {
             }
         };
         let kind_len = ((kind as u32) << 8) | len as u32;
-        let h = (key as u64)
-            ^ ((key >> 64) as u64).rotate_left(23)
-            ^ u64::from(kind_len).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        let idx = (h.wrapping_mul(0x2545_F491_4F6C_DD1D) >> (64 - TOKEN_CACHE_BITS)) as usize;
+        let idx = slot_index(token_hash(key, kind_len), self.bits);
         let slot = &mut self.slots[idx];
         if let Some(c) = slot {
             if c.key == key && c.kind_len == kind_len {
@@ -483,6 +516,7 @@ impl TokenCache {
             }
         }
         let token = new_token(kind, &text[start..start + len]);
+        self.misses += 1;
         *slot = Some(CachedToken {
             key,
             kind_len,
@@ -515,7 +549,7 @@ impl TokenCache {
                 .unwrap_or_default();
             h = (h.rotate_left(26) ^ u64::from_le_bytes(tail)).wrapping_mul(0x2545_F491_4F6C_DD1D);
         }
-        let idx = (h >> (64 - LONG_TOKEN_CACHE_BITS)) as usize;
+        let idx = (h >> (64 - self.bits)) as usize;
         let slot = &mut self.long[idx];
         if let Some((hash, token)) = slot {
             if *hash == h && token.kind() == kind.into() && token.text() == s {
@@ -523,9 +557,30 @@ impl TokenCache {
             }
         }
         let token = rowan::GreenToken::new(kind.into(), s);
+        self.misses += 1;
         *slot = Some((h, token.clone()));
         token
     }
+}
+
+/// The hash of a short token's key (its bytes as a number) and kind and length.
+#[inline(always)]
+fn token_hash(key: u128, kind_len: u32) -> u64 {
+    (key as u64)
+        ^ ((key >> 64) as u64).rotate_left(23)
+        ^ u64::from(kind_len).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
+/// The hash of a single-token node's key: its kind and the token's address.
+#[inline(always)]
+fn wrapper_hash(token: usize, kind: SyntaxKind) -> u64 {
+    ((token as u64) >> 4) ^ u64::from(kind as u16).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
+/// The slot of hash `h` in a table of `1 << bits` slots.
+#[inline(always)]
+fn slot_index(h: u64, bits: u32) -> usize {
+    (h.wrapping_mul(0x2545_F491_4F6C_DD1D) >> (64 - bits)) as usize
 }
 
 /// A fresh green token (kept out of line: the cached path is the hot one).
@@ -614,9 +669,12 @@ pub(crate) fn build_tree(
     scratch: &mut Scratch,
 ) -> (rowan::GreenNode, Vec<PlacedError>) {
     TOKEN_CACHE.with(|cache| match cache.try_borrow_mut() {
-        Ok(mut cache) => build_tree_with(
-            text, tokens, skip, events, messages, root, scratch, &mut cache,
-        ),
+        Ok(mut cache) => {
+            cache.grow_if_missing();
+            build_tree_with(
+                text, tokens, skip, events, messages, root, scratch, &mut cache,
+            )
+        }
         Err(_) => build_tree_with(
             text,
             tokens,
@@ -741,4 +799,109 @@ fn build_tree_with(
     scratch.children = sink.children;
     scratch.parents = sink.parents;
     (root, errors)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Short and long tokens and single-token nodes of many kinds of text: enough distinct
+    /// ones to miss more than four times per slot of the first tables.
+    fn tokens_of(i: usize) -> Vec<(SyntaxKind, String)> {
+        vec![
+            (SyntaxKind::WHITESPACE, " ".repeat(1 + i % 12)),
+            (SyntaxKind::NAME, format!("n{i}")),
+            (SyntaxKind::VARIABLE, format!("$v{}", i % 700)),
+            (SyntaxKind::SQ_STRING, format!("'a string long enough {i}'")),
+        ]
+    }
+
+    /// A grown cache holds what it held, in the slots a lookup finds: every cached token
+    /// and single-token node is the same allocation after the tables grow.
+    #[test]
+    fn growing_keeps_what_the_tables_hold() {
+        let mut cache = TokenCache::new();
+        assert_eq!(cache.bits, TOKEN_CACHE_FIRST_BITS);
+        let mut i = 0;
+        while cache.bits < TOKEN_CACHE_BITS {
+            let mut held = Vec::new();
+            for _ in 0..300 {
+                for (kind, text) in tokens_of(i) {
+                    let token = cache.token(kind, &text, 0, text.len());
+                    let wrapper = token
+                        .as_token()
+                        .map(|t| cache.wrapper(SyntaxKind::LITERAL, t.clone()));
+                    held.push((kind, text, token, wrapper));
+                }
+                i += 1;
+            }
+            // Only what the tables still hold (later tokens replaced earlier ones).
+            let tokens: Vec<*const rowan::GreenTokenData> = (cache.slots.iter().flatten())
+                .map(|c| &*c.token as *const rowan::GreenTokenData)
+                .chain(cache.long.iter().flatten().map(|(_, t)| &**t as *const _))
+                .collect();
+            let nodes: Vec<*const rowan::GreenNodeData> = (cache.wrappers.iter().flatten())
+                .map(|c| &*c.node as *const rowan::GreenNodeData)
+                .collect();
+            let bits = cache.bits;
+            cache.misses = usize::MAX;
+            cache.grow_if_missing();
+            assert!(cache.bits > bits);
+            assert_eq!(cache.misses, 0);
+            let mut checked = 0;
+            for (kind, text, token, wrapper) in &held {
+                let Some(t) = token.as_token() else {
+                    panic!("a token")
+                };
+                if tokens.contains(&(&**t as *const _)) {
+                    let again = cache.token(*kind, text, 0, text.len());
+                    let same = again.as_token().is_some_and(|a| std::ptr::eq(&**a, &**t));
+                    assert!(same, "{text:?} moved");
+                    checked += 1;
+                }
+                if let Some(w) = wrapper
+                    .as_ref()
+                    .filter(|w| nodes.contains(&(&***w as *const _)))
+                {
+                    let again = cache.wrapper(SyntaxKind::LITERAL, t.clone());
+                    assert!(std::ptr::eq(&**w, &*again), "the node over {text:?} moved");
+                    checked += 1;
+                }
+            }
+            assert!(checked > 500, "{checked}");
+        }
+        assert_eq!(cache.bits, TOKEN_CACHE_BITS);
+    }
+
+    /// Trees do not depend on the cache: the same files parse to the same trees on a thread
+    /// whose cache grew through many parses as on fresh threads.
+    #[test]
+    fn trees_do_not_depend_on_the_cache() {
+        let files: Vec<String> = (0..400)
+            .map(|i| {
+                format!(
+                    "class c{i} ($p{i} = 'default value {i}', $q = [1, {i}]) {{\n  notify {{ \"m${{p{i}}}\": message => $q, tag => 'long enough to be a long token {i}' }}\n}}\n"
+                )
+            })
+            .collect();
+        let grown: Vec<String> = std::thread::spawn({
+            let files = files.clone();
+            move || {
+                let trees = files.iter().map(|f| crate::parse(f).debug_tree()).collect();
+                // The cache of this thread did grow on the way.
+                let bits = TOKEN_CACHE.with(|c| c.borrow().bits);
+                assert_eq!(bits, TOKEN_CACHE_BITS);
+                trees
+            }
+        })
+        .join()
+        .unwrap();
+        for (i, f) in files.iter().enumerate().step_by(37) {
+            let f = f.clone();
+            let fresh = std::thread::spawn(move || crate::parse(&f).debug_tree())
+                .join()
+                .unwrap();
+            assert_eq!(fresh, grown[i]);
+        }
+    }
 }

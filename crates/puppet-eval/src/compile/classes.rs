@@ -11,7 +11,7 @@ use crate::lower::{ClassDef, DefineDef};
 use crate::scope::{Scope, ScopeId, ScopeKind};
 use indexmap::{IndexMap, IndexSet};
 use puppet_types::{Type, Value};
-use smol_str::SmolStr;
+use smol_str::{SmolStr, StrExt};
 use std::sync::Arc;
 
 /// How a class is declared.
@@ -287,7 +287,7 @@ impl Compiler {
             r.params = final_params;
         }
         // `next()` and `return()` end a class or define body early.
-        match self.eval_block(&def.body, id) {
+        match self.eval_body(&def.body, id) {
             Ok(_) | Err(Flow::Next(_)) | Err(Flow::Return(..)) => {}
             Err(e) => return Err(e),
         }
@@ -338,7 +338,10 @@ impl Compiler {
         }) else {
             return Ok(());
         };
-        let Some(def) = self.env.define(res.type_name.to_ascii_lowercase().as_str()) else {
+        let Some(def) = self
+            .env
+            .define(res.type_name.to_ascii_lowercase_smolstr().as_str())
+        else {
             return Ok(());
         };
         // Puppet evaluates instances after the code has run and reports what failed in one
@@ -389,7 +392,11 @@ impl Compiler {
             name: (given.get("name").cloned()).unwrap_or(Value::String(res.title.clone())),
         });
         let span = res.span.clone().unwrap_or_else(|| def.span.clone());
-        let mut final_params: crate::Map<SmolStr, Value> = Default::default();
+        // Room for the metaparameters and every parameter bound below, at once.
+        let mut final_params: crate::Map<SmolStr, Value> = crate::Map::with_capacity_and_hasher(
+            given.len() + def.params.len(),
+            Default::default(),
+        );
         for (k, v) in &given {
             if !def.params.iter().any(|p| &p.name == k) {
                 final_params.insert(k.clone(), v.clone());
@@ -412,7 +419,7 @@ impl Compiler {
         if let Some(r) = self.catalog.resources.get_mut(key) {
             r.params = final_params;
         }
-        match self.eval_block(&def.body, id) {
+        match self.eval_body(&def.body, id) {
             Ok(_) | Err(Flow::Next(_)) | Err(Flow::Return(..)) => {}
             // Puppet reports it as an error of the instance's evaluation.
             Err(Flow::Break(span)) => return Err(Flow::Error(EvalError {

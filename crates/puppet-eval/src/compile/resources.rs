@@ -17,7 +17,7 @@ use indexmap::{IndexMap, IndexSet};
 use puppet_graph::RelationKind;
 use puppet_types::types::ResourceType;
 use puppet_types::{Type, Value};
-use smol_str::SmolStr;
+use smol_str::{SmolStr, StrExt};
 use std::sync::Arc;
 
 impl Compiler {
@@ -65,7 +65,8 @@ impl Compiler {
         ops: &[AttrOp],
         scope: ScopeId,
     ) -> R<Vec<(SmolStr, Value, bool)>> {
-        let mut out = Vec::new();
+        // (A `* => hash` adds more: the vector grows then.)
+        let mut out = Vec::with_capacity(ops.len());
         let mut unfolded = false;
         for op in ops {
             let v = self.eval(&op.value, scope)?;
@@ -311,6 +312,9 @@ impl Compiler {
 
     /// A resource expression: declares one resource per title of each body (classes for
     /// `class`), with the expression's `default:` body merged under each.
+    ///
+    /// `want` is false where the expression's value is thrown away (a statement followed
+    /// by others): its references are then not made, and it is undef.
     pub(crate) fn resource_expr(
         &mut self,
         form: ResourceForm,
@@ -318,9 +322,10 @@ impl Compiler {
         bodies: &[ResourceBody],
         scope: ScopeId,
         span: &Span,
+        want: bool,
     ) -> R<Value> {
         let type_name: SmolStr = match &type_expr.kind {
-            ExprKind::Name(n) => crate::names::strip_root(n).to_ascii_lowercase().into(),
+            ExprKind::Name(n) => crate::names::strip_root(n).to_ascii_lowercase_smolstr(),
             _ => match self.eval(type_expr, scope)? {
                 Value::Type(Type::Resource(r)) if r.title.is_none() => r
                     .type_name
@@ -338,17 +343,25 @@ impl Compiler {
             },
         };
         // Evaluate every body first: titles and attributes, and the `default:` body.
-        let mut evaluated = Vec::new();
+        let mut evaluated = Vec::with_capacity(bodies.len());
         let mut defaults: Vec<(SmolStr, Value, bool)> = Vec::new();
-        let mut seen_titles: IndexSet<String> = IndexSet::new();
+        // The titles of the bodies before this one (most expressions have one body with
+        // one title: nothing to compare it with, and no set is made).
+        let mut seen_titles: IndexSet<SmolStr, rustc_hash::FxBuildHasher> = IndexSet::default();
         for body in bodies {
             // As Puppet: the titles are checked before the attributes are evaluated.
             let title = self.eval(&body.title, scope)?;
             let is_array = matches!(title, Value::Array(_));
-            let titles: Vec<Value> = flatten(&title);
-            let mut plain = Vec::new();
+            // One title (most bodies) or the leaves of an array, without a vector for one.
+            let (single, many) = match title {
+                Value::Array(_) => (None, flatten(&title)),
+                single => (Some(single), Vec::new()),
+            };
+            let count = many.len() + usize::from(single.is_some());
+            let track = bodies.len() > 1 || count > 1;
+            let mut plain = Vec::with_capacity(count);
             let mut is_default = false;
-            for (i, t) in titles.into_iter().enumerate() {
+            for (i, t) in single.into_iter().chain(many).enumerate() {
                 let t = match t {
                     Value::String(s) => {
                         if s.is_empty() {
@@ -383,12 +396,11 @@ impl Compiler {
                         )
                     }
                 };
-                let shown = if t.as_str() == "\u{0}default" {
-                    "default".to_string()
-                } else {
-                    t.to_string()
-                };
-                if !seen_titles.insert(t.to_string()) {
+                if track && !seen_titles.insert(t.clone()) {
+                    let shown = match t.as_str() {
+                        "\u{0}default" => "default",
+                        t => t,
+                    };
                     return err(
                         format!(
                             "The title '{shown}' has already been used in this resource expression"
@@ -417,8 +429,12 @@ impl Compiler {
             evaluated.push((body, plain, attrs));
         }
         let mut refs = Vec::new();
+        if want {
+            refs.reserve(evaluated.iter().map(|(_, titles, _)| titles.len()).sum());
+        }
         for (body, titles, attrs) in evaluated {
             let mut attrs = attrs;
+            attrs.reserve(defaults.len());
             for d in &defaults {
                 if !attrs.iter().any(|(n, _, _)| n == &d.0) {
                     attrs.push(d.clone());
@@ -432,8 +448,10 @@ impl Compiler {
             for t in titles {
                 // Puppet locates every resource of the expression, and the statement's
                 // errors, at the whole expression.
-                let r = self.declare_resource(form, &type_name, &t, &attrs, scope, span)?;
-                refs.push(r);
+                let r = self.declare_resource(form, &type_name, &t, &attrs, scope, span, want)?;
+                if want {
+                    refs.push(r);
+                }
                 if named.is_empty() && !splat {
                     continue;
                 }
@@ -451,10 +469,15 @@ impl Compiler {
                 }
             }
         }
-        Ok(Value::array(refs))
+        Ok(match want {
+            true => Value::array(refs),
+            false => Value::Undef,
+        })
     }
 
-    /// Declares one resource (or class) with evaluated attributes; its reference.
+    /// Declares one resource (or class) with evaluated attributes; its reference (undef
+    /// when not `want`ed).
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn declare_resource(
         &mut self,
         form: ResourceForm,
@@ -463,6 +486,7 @@ impl Compiler {
         attrs: &[(SmolStr, Value, bool)],
         scope: ScopeId,
         span: &Span,
+        want: bool,
     ) -> R<Value> {
         if type_name == "class" {
             let cname = SmolStr::new(crate::names::strip_root(title).to_ascii_lowercase());
@@ -471,6 +495,9 @@ impl Compiler {
                 .map(|(k, v, _)| (k.clone(), v.clone()))
                 .collect();
             self.declare_class(&cname, Some(params), ClassDecl::ResourceLike, scope, span)?;
+            if !want {
+                return Ok(Value::Undef);
+            }
             return Ok(Value::Type(Type::Resource(Arc::new(ResourceType {
                 type_name: Some(SmolStr::new("Class")),
                 title: Some(crate::names::capitalize_smol(&cname)),
@@ -580,6 +607,9 @@ impl Compiler {
             self.register_names(&mut res, &key, span)?;
         }
         self.catalog.add_keyed(key, res);
+        if !want {
+            return Ok(Value::Undef);
+        }
         Ok(Value::Type(Type::Resource(Arc::new(ResourceType {
             type_name: Some(cap),
             title: Some(SmolStr::new(title)),

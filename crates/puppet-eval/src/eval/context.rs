@@ -99,6 +99,16 @@ impl CallContext for Compiler {
         true
     }
 
+    /// The settings the compile has: `environment` (its name) and `strict_variables`. The
+    /// others (the server's own, as `certname`) are not known here.
+    fn setting(&self, name: &str) -> Option<Value> {
+        match name {
+            "environment" => Some(Value::string(&self.settings.environment)),
+            "strict_variables" => Some(Value::Boolean(self.settings.strict_variables)),
+            _ => None,
+        }
+    }
+
     fn puppet_stack(&self) -> Vec<(String, u32)> {
         (self.puppet_stack.iter().rev())
             .map(|(file, at)| {

@@ -101,6 +101,19 @@ pub struct Compiler {
     annotations: puppet_functions::Annotations,
     /// Every type name resolved so far and what it denotes (see `resolve_type`).
     resolved_types: rustc_hash::FxHashMap<SmolStr, Type>,
+    /// The constant type expressions this compile has taken from, or given to, the
+    /// environment's shared cache (`Environment::const_type`), by the same key: asked
+    /// first, so an expression evaluated again (a define's typed parameters, for each
+    /// instance) takes no lock.
+    const_types: rustc_hash::FxHashMap<crate::env::ConstKey, Value>,
+    /// Where string interpolations are written before they become a `SmolStr` (one
+    /// buffer for the compile; a nested interpolation uses a buffer of its own).
+    concat_buf: String,
+    /// Where automatic parameter lookup writes its keys (`<class>::<param>`).
+    pub(crate) key_buf: String,
+    /// Set by `eval_block` while it evaluates a resource expression whose value it throws
+    /// away; the expression takes (and clears) it before anything else is evaluated.
+    value_unused: bool,
     /// Parameters whose default expression is being evaluated, innermost last.
     param_guards: Vec<ParamGuard>,
     /// An error of a function parameter's type expression: reported as it is, where the
@@ -155,6 +168,10 @@ impl Compiler {
             type_parser_mode: false,
             annotations: puppet_functions::Annotations::new(),
             resolved_types: Default::default(),
+            const_types: Default::default(),
+            concat_buf: String::new(),
+            key_buf: String::new(),
+            value_unused: false,
             param_guards: Vec::new(),
             param_type_error: None,
             warned_once: indexmap::IndexSet::new(),
@@ -289,10 +306,35 @@ impl Compiler {
 
     pub(crate) fn eval_block(&mut self, stmts: &[Expr], scope: ScopeId) -> R<Value> {
         let mut last = Value::Undef;
-        for s in stmts {
-            last = self.eval(s, scope)?;
-        }
+        let Some((tail, init)) = stmts.split_last() else {
+            return Ok(last);
+        };
+        self.eval_statements(init, scope)?;
+        last = self.eval(tail, scope)?;
         Ok(last)
+    }
+
+    /// Evaluates a class or define body, whose value nobody uses (as [`Compiler::eval_block`]
+    /// with the last statement's value thrown away too).
+    pub(crate) fn eval_body(&mut self, stmts: &[Expr], scope: ScopeId) -> R<()> {
+        self.eval_statements(stmts, scope)
+    }
+
+    /// Evaluates statements whose values are thrown away.
+    fn eval_statements(&mut self, stmts: &[Expr], scope: ScopeId) -> R<()> {
+        for s in stmts {
+            // The value of a statement followed by others is thrown away: a resource
+            // expression is told so (it then makes no references), and its value is undef.
+            if matches!(s.kind, ExprKind::Resource { .. }) {
+                self.value_unused = true;
+                let r = self.eval(s, scope);
+                self.value_unused = false;
+                r?;
+            } else {
+                self.eval(s, scope)?;
+            }
+        }
+        Ok(())
     }
 
     /// Releases a finished lambda or function-call scope (see [`Scopes::release`]), and the
@@ -364,18 +406,30 @@ impl Compiler {
                 Ok(Value::Type(t))
             }
             ExprKind::Concat(parts) => {
-                let mut out = String::new();
+                // The compile's buffer (an interpolation inside this one finds it taken
+                // and makes its own), so the text is allocated once, as the `SmolStr`.
+                let mut out = std::mem::take(&mut self.concat_buf);
+                out.clear();
+                let mut failed = None;
                 for p in parts {
                     match p {
                         StrPart::Text(t) => out.push_str(t),
-                        StrPart::Expr(x) => {
-                            let v = self.eval(x, scope)?;
+                        StrPart::Expr(x) => match self.eval(x, scope) {
                             // Appended straight to the string being made.
-                            puppet_types::format::interpolated_value(&mut out, &v);
-                        }
+                            Ok(v) => puppet_types::format::interpolated_value(&mut out, &v),
+                            Err(f) => {
+                                failed = Some(f);
+                                break;
+                            }
+                        },
                     }
                 }
-                Ok(Value::string(out))
+                let v = Value::string(out.as_str());
+                self.concat_buf = out;
+                match failed {
+                    Some(f) => Err(f),
+                    None => Ok(v),
+                }
             }
             ExprKind::Var(name) => self.read_var(name, scope, &e.span),
             ExprKind::Array(items) => {
@@ -558,7 +612,11 @@ impl Compiler {
                 form,
                 type_expr,
                 bodies,
-            } => self.resource_expr(*form, type_expr, bodies, scope, &e.span),
+            } => {
+                // (Set by `eval_block` for this expression only.)
+                let want = !std::mem::replace(&mut self.value_unused, false);
+                self.resource_expr(*form, type_expr, bodies, scope, &e.span, want)
+            }
             ExprKind::ResourceDefaults { type_expr, ops } => {
                 self.defaults_expr(type_expr, ops, scope)
             }

@@ -21,7 +21,8 @@ impl Compiler {
     ) -> R<Value> {
         let a = self.eval(l, scope)?;
         let b = self.eval(r, scope)?;
-        let label = format!("Error while evaluating a '{}' expression, ", op.symbol());
+        // The prefix of the errors (made only when one is reported).
+        let label = || format!("Error while evaluating a '{}' expression, ", op.symbol());
         match op {
             BinOp::Add
             | BinOp::Sub
@@ -54,7 +55,7 @@ impl Compiler {
                             _ => span,
                         };
                         if e.site == ops::ErrorSite::Expression {
-                            err(format!("{label}{}", e.message), at)
+                            err(format!("{}{}", label(), e.message), at)
                         } else {
                             err(e.message, at)
                         }
@@ -71,7 +72,7 @@ impl Compiler {
                 }
             }
             BinOp::Match | BinOp::NoMatch => {
-                let m = self.match_op(&a, &b, scope, span, &l.span, &label)?;
+                let m = self.match_op(&a, &b, scope, span, &l.span, &label())?;
                 Ok(Value::Boolean(if op == BinOp::Match { m } else { !m }))
             }
             BinOp::In => Ok(Value::Boolean(self.in_op(&a, &b, scope, span)?)),

@@ -125,7 +125,12 @@ impl Compiler {
             e.span.end,
             e as *const Expr as usize,
         );
+        // This compile's copy first (no lock), then the environment's.
+        if let Some(v) = self.const_types.get(&key) {
+            return Ok(v.clone());
+        }
         if let Some(v) = self.env.const_type(&key) {
+            self.const_types.insert(key, v.clone());
             return Ok(v);
         }
         if !is_constant_type_expr(e, 0) {
@@ -135,6 +140,7 @@ impl Compiler {
         let v = eval(self)?;
         if self.logs.len() == logged {
             self.env.keep_const_type(key, &e.span.file, &v);
+            self.const_types.insert(key, v.clone());
         }
         Ok(v)
     }

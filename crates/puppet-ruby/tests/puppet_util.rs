@@ -1,0 +1,20 @@
+//! Puppet's Ruby helpers modules' functions call (`Puppet::Util`), compared with what Puppet
+//! 7.23's Ruby answers (`ruby -e 'require "puppet"; p ...'`, recorded by hand below).
+
+use puppet_ruby::eval_inspect;
+
+#[test]
+fn symbolizehash_makes_string_keys_symbols() {
+    // Puppet: {:a=>1, :b=>2, 3=>4, :"x y"=>5}
+    assert_eq!(
+        eval_inspect(r#"Puppet::Util.symbolizehash({"a"=>1, :b=>2, 3=>4, "x y"=>5})"#).unwrap(),
+        r#"{:a=>1, :b=>2, 3=>4, :"x y"=>5}"#
+    );
+    // Puppet: NoMethodError, "undefined method `each' for 5:Integer"
+    let err = eval_inspect("Puppet::Util.symbolizehash(5)").unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("undefined method `each' for 5:Integer"),
+        "{err}"
+    );
+}
