@@ -86,3 +86,25 @@ fn library_templates_render_as_in_puppet() {
         assert_eq!(got.as_deref(), Ok(want), "{template}");
     }
 }
+
+#[test]
+fn unimplemented_library_parts_are_unsupported_errors() {
+    for (template, what) in [
+        (
+            "<%= (Date.new(2024,1,1)..Date.new(2024,1,3)).map(&:day) %>",
+            "a Range of Date objects",
+        ),
+        ("<%= DateTime.now.year %>", "DateTime.now"),
+        ("<%= 2**70 %>", "Bignum"),
+        ("<%= Random.new.rand(3) %>", "Random.new without a seed"),
+        ("<%= ['a'].pack('M') %>", "pack/unpack directive 'M'"),
+    ] {
+        match render(template, "t.erb", &mut Scope) {
+            Err(e) => assert!(
+                e.is_unsupported() && e.to_string().contains(what),
+                "{template}: {e}"
+            ),
+            Ok(out) => panic!("{template}: expected an error, got {out:?}"),
+        }
+    }
+}
