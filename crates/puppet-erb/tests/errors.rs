@@ -45,10 +45,10 @@ fn unsupported_constructs_are_located() {
         e.is_unsupported() && e.to_string().starts_with("t.erb:1:5:"),
         "{e}"
     );
-    let e = err("a\nb <%= @s.unpack('C*') %>");
+    let e = err("a\nb <%= @s.unpack('M*') %>");
     assert_eq!(
         e.to_string(),
-        "t.erb:2:9: unsupported construct in ERB template: String#unpack"
+        "t.erb:2:9: unsupported construct in ERB template: pack/unpack directive 'M'"
     );
     let e = err("<% x = SecureRandom.hex %>");
     assert!(

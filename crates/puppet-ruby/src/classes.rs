@@ -112,7 +112,8 @@ pub(crate) fn known(path: &str) -> Option<Known> {
         | "Errno::ENOTDIR" | "Errno::EISDIR" => class("SystemCallError"),
         // Standard library.
         "JSON" | "PSON" | "Psych" | "YAML" | "Digest" | "Base64" | "Socket" | "CGI"
-        | "ERB::Util" => module(),
+        | "ERB::Util" | "Zlib" => module(),
+        "Date::Error" => class("ArgumentError"),
         "ERB" => class("Object"),
         "JSON::JSONError" => class("StandardError"),
         "JSON::ParserError" | "JSON::GeneratorError" | "JSON::NestingError" => {
@@ -344,7 +345,6 @@ pub(crate) fn unsupported(path: &str) -> bool {
             | "Mutex"
             | "Queue"
             | "Fiber"
-            | "Zlib"
             | "StringIO"
             | "Kernel32"
             | "Win32"
@@ -360,7 +360,16 @@ pub(crate) fn unsupported(path: &str) -> bool {
             | "Benchmark"
             | "Monitor"
             | "ObjectSpace"
-    )
+    ) || [
+        "Zlib::",
+        "Date::",
+        "DateTime::",
+        "Time::",
+        "Random::",
+        "Enumerator::",
+    ]
+    .iter()
+    .any(|p| path.starts_with(p))
 }
 
 /// The prelude file that defines a constant, when it is written in Ruby.

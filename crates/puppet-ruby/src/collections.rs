@@ -377,10 +377,44 @@ fn enumerable(
             }
             acc.unwrap_or(RValue::Nil)
         }
-        "min" | "max" => {
-            if !args.is_empty() {
-                return unsupported(format!("{name}(n)"), pos).map(Some);
+        "min" | "max" | "min_by" | "max_by" if !args.is_empty() => {
+            // `max(n)`: the n largest, largest first (stable among equals).
+            argc(args, 1, 1, pos)?;
+            let n = int_arg(&args[0], pos)?;
+            if n < 0 {
+                return raise("ArgumentError", format!("negative size ({n})"), pos);
             }
+            let mut keyed = Vec::with_capacity(items.len());
+            for x in items {
+                let k = match (name, block) {
+                    ("min_by" | "max_by", Some(b)) => it.call_block(b, vec![x.clone()], pos)?,
+                    ("min_by" | "max_by", None) => {
+                        return unsupported(format!("{name}(n) without a block"), pos)
+                    }
+                    _ => x.clone(),
+                };
+                keyed.push((k, x));
+            }
+            let want_max = name.starts_with("max");
+            let mut sorted = merge_sort(
+                keyed,
+                &mut |(a, _): &(RValue, RValue), (b, _): &(RValue, RValue)| {
+                    let o = match (name, block) {
+                        ("min" | "max", Some(bl)) => {
+                            match it.call_block(bl, vec![a.clone(), b.clone()], pos)? {
+                                RValue::Int(i) => i.cmp(&0),
+                                _ => return Err(cmp_err(a, b, pos)),
+                            }
+                        }
+                        _ => compare_values(it, a, b, pos)?,
+                    };
+                    Ok(if want_max { o.reverse() } else { o })
+                },
+            )?;
+            sorted.truncate(n as usize);
+            RValue::array(sorted.into_iter().map(|(_, x)| x).collect())
+        }
+        "min" | "max" => {
             let want = if name == "min" {
                 Ordering::Less
             } else {
@@ -1156,8 +1190,14 @@ pub fn array_method(
                 None => Ok(RValue::array(out)),
             };
         }
-        "sample" | "shuffle" => return unsupported(format!("Array#{name} (random numbers)"), pos),
-        "pack" | "bsearch" => return unsupported(format!("Array#{name}"), pos),
+        "sample" | "shuffle" => {
+            return match crate::library::random_kwarg(&args, pos)? {
+                Some(rng) => crate::library::shuffle(&items, &rng, name == "sample", pos),
+                None => unsupported(format!("Array#{name} (random numbers)"), pos),
+            }
+        }
+        "pack" => return crate::pack::pack(&items, &args, pos),
+        "bsearch" => return unsupported(format!("Array#{name}"), pos),
         "assoc" => {
             argc(&args, 1, 1, pos)?;
             for x in &items {

@@ -2,7 +2,7 @@
 //! use (`%s %d %i %f %x %X %o %b %e %g %p %%`, flags `-+ 0#`, width, precision, `*`).
 
 use crate::interp::{raise, unsupported, Ctrl};
-use crate::value::{float_to_s, inspect, to_s, RValue};
+use crate::value::{inspect, to_s, RValue};
 use crate::Pos;
 
 fn num_of(v: &RValue, pos: Pos) -> Result<f64, Ctrl> {
@@ -72,10 +72,11 @@ pub fn sprintf(f: &str, args: &[RValue], pos: Pos) -> Result<String, Ctrl> {
     let cs: Vec<char> = f.chars().collect();
     let mut out = String::new();
     let mut i = 0;
-    let mut argi = 0;
-    let mut next_arg = |pos: Pos| -> Result<RValue, Ctrl> {
-        let v = args.get(argi).cloned();
-        argi += 1;
+    let argi = std::cell::Cell::new(0usize);
+    let mut numbered = false;
+    let next_arg = |pos: Pos| -> Result<RValue, Ctrl> {
+        let v = args.get(argi.get()).cloned();
+        argi.set(argi.get() + 1);
         match v {
             Some(v) => Ok(v),
             None => raise("ArgumentError", "too few arguments", pos),
@@ -128,6 +129,36 @@ pub fn sprintf(f: &str, args: &[RValue], pos: Pos) -> Result<String, Ctrl> {
             let name: String = cs[i + 1..end].iter().collect();
             named = Some(named_value(&name, false, pos)?);
             i = end + 1;
+        }
+        // `%2$s`: the argument at an absolute position (digits followed by `$`).
+        let digits_end = cs[i..]
+            .iter()
+            .position(|c| !c.is_ascii_digit())
+            .map_or(cs.len(), |k| i + k);
+        if digits_end > i && cs.get(digits_end) == Some(&'$') {
+            let n: usize = cs[i..digits_end]
+                .iter()
+                .collect::<String>()
+                .parse()
+                .unwrap_or(usize::MAX);
+            if n == 0 {
+                return raise("ArgumentError", format!("invalid index - {n}$"), pos);
+            }
+            if argi.get() > 0 {
+                return raise(
+                    "ArgumentError",
+                    format!("numbered({n}) after unnumbered({})", argi.get()),
+                    pos,
+                );
+            }
+            match args.get(n - 1) {
+                Some(v) => named = Some(v.clone()),
+                None => return raise("ArgumentError", "too few arguments", pos),
+            }
+            numbered = true;
+            i = digits_end + 1;
+        } else if numbered && !matches!(cs.get(i), Some('%')) {
+            return raise("ArgumentError", "unnumbered(1) mixed with numbered", pos);
         }
         let mut next_arg = |pos: Pos| -> Result<RValue, Ctrl> {
             match named.take() {
@@ -276,8 +307,21 @@ pub fn sprintf(f: &str, args: &[RValue], pos: Pos) -> Result<String, Ctrl> {
             }
             'g' | 'G' => {
                 let x = num_of(&next_arg(pos)?, pos)?;
-                let _ = float_to_s;
-                return unsupported(format!("format directive %{conv} ({x})"), pos);
+                let s = if x.is_finite() {
+                    format!(
+                        "{}{}",
+                        sign(x.is_sign_negative() && x != 0.0),
+                        fmt_g(x.abs(), prec, alt)
+                    )
+                } else {
+                    format!(
+                        "{}{}",
+                        sign(x < 0.0),
+                        if x.is_nan() { "NaN" } else { "Inf" }
+                    )
+                };
+                let s = if conv == 'G' { s.to_uppercase() } else { s };
+                pad(s, width, left, zero && x.is_finite())
             }
             'c' => {
                 let v = next_arg(pos)?;
@@ -285,6 +329,10 @@ pub fn sprintf(f: &str, args: &[RValue], pos: Pos) -> Result<String, Ctrl> {
                     RValue::Int(n) => char::from_u32(*n as u32)
                         .map(String::from)
                         .unwrap_or_default(),
+                    RValue::Str(s) if s.borrow().chars().count() == 1 => s.borrow().clone(),
+                    RValue::Str(_) => {
+                        return raise("ArgumentError", "%c requires a character", pos)
+                    }
                     other => to_s(other).chars().take(1).collect(),
                 };
                 pad(s, width, left, false)
@@ -301,4 +349,25 @@ pub fn sprintf(f: &str, args: &[RValue], pos: Pos) -> Result<String, Ctrl> {
         out.push_str(&body);
     }
     Ok(out)
+}
+
+/// C's `%g` of a finite, non-negative `x`: `%e` or `%f`, whichever the exponent picks, with
+/// `prec` significant digits (6 by default) and the trailing zeros dropped unless `#`.
+fn fmt_g(x: f64, prec: Option<usize>, alt: bool) -> String {
+    let p = prec.unwrap_or(6).max(1);
+    let e_form = format!("{:.*e}", p - 1, x);
+    let (mant, exp) = e_form.split_once('e').unwrap_or((&e_form, "0"));
+    let exp: i64 = exp.parse().unwrap_or(0);
+    let strip = |s: String| -> String {
+        if alt || !s.contains('.') {
+            return s;
+        }
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    };
+    if exp < -4 || exp >= p as i64 {
+        let m = strip(mant.to_string());
+        format!("{m}e{}{:02}", if exp < 0 { '-' } else { '+' }, exp.abs())
+    } else {
+        strip(format!("{:.*}", (p as i64 - 1 - exp).max(0) as usize, x))
+    }
 }

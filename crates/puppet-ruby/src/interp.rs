@@ -1118,6 +1118,15 @@ impl<'s> Interp<'s> {
                         | (_, RValue::Nil)
                 ) || matches!((&a, &b), (RValue::IpAddr(x), RValue::IpAddr(y)) if x.v6 == y.v6);
                 if !ok {
+                    if let (RValue::Object(x), RValue::Object(y)) = (&a, &b) {
+                        if Rc::ptr_eq(&x.class, &y.class) {
+                            // Ruby makes ranges of any Comparable (Dates, Times).
+                            return crate::interp::unsupported(
+                                format!("a Range of {} objects", x.class.name()),
+                                pos,
+                            );
+                        }
+                    }
                     return raise("ArgumentError", "bad value for range", pos);
                 }
                 Ok(RValue::Range(Rc::new((a, b, *excl))))
@@ -1375,6 +1384,8 @@ impl<'s> Interp<'s> {
             }
             Kind::CurrentMethod => Ok(match &self.ctx.frame.name {
                 Some(n) => RValue::sym(n),
+                // A template runs in ERB#result.
+                None if self.template => RValue::sym("result"),
                 None => RValue::Nil,
             }),
             Kind::Seq(body) => self.body(body),

@@ -341,6 +341,7 @@ fn kernel_function(
         "Array" | "Integer" | "String" | "Float" | "Hash" | "format" | "sprintf" | "puts"
         | "print" | "p" | "pp" | "loop" => crate::methods::kernel(it, name, args, block, pos),
         "printf" => Ok(RValue::Nil),
+        "Rational" => crate::time::rational_function(it, &args, pos),
         "instance_variable_get"
         | "instance_variable_set"
         | "instance_variable_defined?"
@@ -815,6 +816,9 @@ fn object_method_inner(
         if let Some(r) = exception_method(it, &recv, &o, name, &args, pos) {
             return r;
         }
+    }
+    if let Some(r) = crate::library::object_method(it, &recv, name, &args, block, pos) {
+        return r;
     }
     if let Some(e) = enum_data(&o) {
         return enumerator_method(it, &recv, &e, name, args, block, pos);
@@ -1336,6 +1340,11 @@ pub(crate) fn module_method(
     if m.name_is("Kernel") {
         let s = it.main();
         if let Some(r) = kernel_function(it, &s, name, &args, block, pos) {
+            return r;
+        }
+    }
+    if let Some(lib) = crate::library::library_class(&m) {
+        if let Some(r) = crate::library::class_method(it, lib, name, &args, block, pos) {
             return r;
         }
     }

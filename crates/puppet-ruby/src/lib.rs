@@ -4,7 +4,10 @@
 //!
 //! The pipeline is [`lexer`] (Ruby tokens from [`Piece`]s: plain code, or the pieces of an
 //! ERB template that `puppet-erb` scans) → [`parser`] → [`interp`], with the built-in methods
-//! in `methods`, `strings` and `collections`. The Puppet side plugs in through
+//! in `methods`, `strings` and `collections`, and the standard-library classes in their own
+//! files behind `library`: `time` (Time, Date, Rational; local time is UTC, as no time zone
+//! source is read), `pack` (`Array#pack`, `String#unpack`), Zlib's checksums, seeded
+//! `Random` and `Enumerator.new` generators. The Puppet side plugs in through
 //! [`PuppetScope`]: variables, function calls and `setvar`.
 //!
 //! Anything outside the supported Ruby subset is reported as unsupported, naming the line,
@@ -24,10 +27,12 @@ pub mod ipaddr;
 mod json;
 mod kernel;
 pub mod lexer;
+mod library;
 pub mod lookup_context;
 mod methods;
 mod modules;
 pub mod object;
+mod pack;
 pub mod parser;
 mod puppet;
 mod richdata;
@@ -35,6 +40,7 @@ mod ruby_methods;
 mod source;
 mod strings;
 pub mod text;
+mod time;
 pub mod typedsl;
 pub mod value;
 mod yaml;

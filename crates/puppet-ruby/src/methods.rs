@@ -1052,6 +1052,11 @@ fn nil_method(name: &str, args: &[RValue], pos: Pos) -> R {
     }
 }
 
+/// True when a whole Float is an Integer of 64 bits (beyond, Ruby makes a Bignum).
+fn fits_i64(x: f64) -> bool {
+    (i64::MIN as f64..-(i64::MIN as f64)).contains(&x)
+}
+
 fn num_method(
     it: &mut Interp,
     recv: &RValue,
@@ -1076,6 +1081,10 @@ fn num_method(
         }
     };
     match name {
+        "to_r" if args.is_empty() => match recv {
+            RValue::Float(x) => crate::time::float_to_r(it, *x, pos),
+            _ => crate::time::make_rational(it, crate::methods::int_arg(recv, pos)?, 1, pos),
+        },
         "+" | "-" | "*" | "/" | "%" | "**" | "modulo" | "div" | "fdiv" | "divmod" => {
             argc(&args, 1, 1, pos)?;
             let rhs = &args[0];
@@ -1198,6 +1207,9 @@ fn num_method(
             RValue::Float(f) if !f.is_finite() => {
                 return raise("FloatDomainError", value::float_to_s(*f), pos)
             }
+            RValue::Float(f) if !fits_i64(f.trunc()) => {
+                return unsupported(format!("{name} of the Float {f:e} (a Bignum)"), pos)
+            }
             RValue::Float(f) => RValue::Int(f.trunc() as i64),
             other => other.clone(),
         }),
@@ -1269,6 +1281,9 @@ fn num_method(
                     };
                     if !r.is_finite() {
                         return raise("FloatDomainError", value::float_to_s(r), pos);
+                    }
+                    if !fits_i64(r) {
+                        return unsupported(format!("Float#{name} of {r:e} (a Bignum)"), pos);
                     }
                     Ok(RValue::Int(r as i64))
                 }

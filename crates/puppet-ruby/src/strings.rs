@@ -445,6 +445,8 @@ pub fn str_method(
     match name {
         "to_s" | "to_str" => Ok(recv.clone()),
         "length" | "size" => Ok(RValue::Int(s.chars().count() as i64)),
+        // A binary string's characters are its bytes.
+        "bytesize" if cell.is_binary() => Ok(RValue::Int(s.chars().count() as i64)),
         "bytesize" => Ok(RValue::Int(s.len() as i64)),
         "empty?" => Ok(RValue::Bool(s.is_empty())),
         "upcase" => new(s.to_uppercase()),
@@ -513,7 +515,10 @@ pub fn str_method(
             s.chars().map(|c| RValue::string(c.to_string())).collect(),
         )),
         "bytes" => Ok(RValue::array(
-            s.bytes().map(|b| RValue::Int(b as i64)).collect(),
+            crate::methods::str_bytes(recv)
+                .into_iter()
+                .map(|b| RValue::Int(b as i64))
+                .collect(),
         )),
         "ord" => match s.chars().next() {
             Some(c) => Ok(RValue::Int(c as i64)),
@@ -1121,9 +1126,8 @@ pub fn str_method(
                 None => unsupported(format!("String#crypt with the salt {setting:?}"), pos),
             }
         }
-        "unpack" | "unpack1" | "sum" | "each_byte" | "unicode_normalize" => {
-            unsupported(format!("String#{name}"), pos)
-        }
+        "unpack" | "unpack1" => crate::pack::unpack(recv, name == "unpack1", &args, pos),
+        "sum" | "each_byte" | "unicode_normalize" => unsupported(format!("String#{name}"), pos),
         "hash" => Ok(RValue::Int({
             use std::hash::{Hash, Hasher};
             let mut h = std::collections::hash_map::DefaultHasher::new();

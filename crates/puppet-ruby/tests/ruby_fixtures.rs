@@ -2,13 +2,23 @@
 //! expected answers (`fixtures/expected.json`) were made by the real Ruby with
 //! `fixtures/gen.rb` — Ruby's `inspect` of each snippet's last value, or the class and
 //! message of the exception it raised. Every case must agree; the failures are listed with
-//! the snippet. Set `RUBY_FIXTURE_ONLY=name` to run one case.
+//! the snippet. Set `RUBY_FIXTURE_ONLY=name` to run one case. `fixtures/library_cases.txt`
+//! (`gen.rb library`) holds the standard library's cases: Time, Date, Rational, pack and
+//! unpack, Zlib, generator enumerators, `format`'s positional arguments and `%g`.
 
 use puppet_ruby::{eval_inspect, RubyError};
 
 #[test]
 fn snippets_agree_with_ruby() {
-    let text = include_str!("fixtures/expected.json");
+    agree(include_str!("fixtures/expected.json"));
+}
+
+#[test]
+fn library_snippets_agree_with_ruby() {
+    agree(include_str!("fixtures/library_expected.json"));
+}
+
+fn agree(text: &str) {
     let doc: serde_json::Value = serde_json::from_str(text).expect("expected.json parses");
     let cases = doc["cases"].as_array().expect("cases");
     let only = std::env::var("RUBY_FIXTURE_ONLY").ok();

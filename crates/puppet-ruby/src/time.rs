@@ -1,0 +1,1504 @@
+//! Ruby's `Time`, `Date` (require 'date') and the `Rational` numbers their arithmetic
+//! answers (`Date - Date`, `Float#to_r`), with Ruby 3.1's texts (`to_s`, `inspect`,
+//! `strftime`, `iso8601`).
+//!
+//! Time zones: this engine reads no time zone source, so local time is UTC (as Ruby with
+//! `TZ=UTC`): `Time.now.zone` is "UTC", `Time.local`/`Time.mktime` make UTC times that are
+//! not `utc?`, and a time with an explicit offset (`Time.new(..., "+09:00")`, a parsed
+//! `+02:00`) keeps that offset. `Time.now` and `Date.today` read the real clock, as in Puppet.
+//! Dates before the Gregorian reform (1582-10-15), which Ruby's Date counts in the Julian
+//! calendar, and the formats of `Time.parse`/`Date.parse` beyond the ISO 8601 forms are
+//! errors naming the construct, never a guess.
+
+use crate::interp::{raise, unsupported, Ctrl, Interp, R};
+use crate::methods::{argc, int_arg};
+use crate::object::{Blk, ObjData, Object};
+use crate::value::{inspect, to_s, RValue};
+use crate::Pos;
+use std::cell::Cell;
+use std::rc::Rc;
+
+/// A point in time: seconds and nanoseconds since the epoch, its UTC offset, and whether it
+/// is a UTC time (`utc?`) or a local one (local is UTC here, see the module's text).
+#[derive(Debug)]
+pub(crate) struct TimeData {
+    secs: i64,
+    nsec: i64,
+    off: Cell<i32>,
+    utc: Cell<bool>,
+    /// True for a time with a fixed offset given by the program (`zone` is nil).
+    fixed: Cell<bool>,
+}
+
+/// A calendar day (its Julian day number, Gregorian calendar only).
+#[derive(Debug)]
+pub(crate) struct DateData {
+    jd: i64,
+}
+
+/// A rational number in lowest terms, the denominator positive.
+#[derive(Debug)]
+pub(crate) struct RationalData {
+    num: i64,
+    den: i64,
+}
+
+const MONTHS: [&str; 12] = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+];
+const DAYS: [&str; 7] = [
+    "Sunday",
+    "Monday",
+    "Tuesday",
+    "Wednesday",
+    "Thursday",
+    "Friday",
+    "Saturday",
+];
+
+/// The Julian day of the Gregorian reform that Ruby's Date uses (1582-10-15).
+const ITALY: i64 = 2299161;
+/// Julian day of 1970-01-01.
+const JD_EPOCH: i64 = 2440588;
+
+/// Days since 1970-01-01 of a proleptic Gregorian date.
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146097 + doe - 719468
+}
+
+/// The proleptic Gregorian date of a day count since 1970-01-01.
+fn civil_from_days(z: i64) -> (i64, i64, i64) {
+    let z = z + 719468;
+    let era = z.div_euclid(146097);
+    let doe = z - era * 146097;
+    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+fn leap(y: i64) -> bool {
+    (y % 4 == 0 && y % 100 != 0) || y % 400 == 0
+}
+
+fn month_days(y: i64, m: i64) -> i64 {
+    match m {
+        2 if leap(y) => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
+}
+
+/// The broken-down fields that `strftime` prints.
+struct Fields {
+    year: i64,
+    mon: i64,
+    day: i64,
+    hour: i64,
+    min: i64,
+    sec: i64,
+    nsec: i64,
+    /// Days since the epoch (of the local date).
+    days: i64,
+    off: i32,
+    zone: String,
+    epoch: i64,
+    /// Date#strftime (which has `%+`, Time's has not).
+    date: bool,
+}
+
+impl Fields {
+    fn wday(&self) -> i64 {
+        (self.days + 4).rem_euclid(7)
+    }
+    fn yday(&self) -> i64 {
+        self.days - days_from_civil(self.year, 1, 1) + 1
+    }
+    /// ISO 8601 week-based year and week number.
+    fn iso_week(&self) -> (i64, i64) {
+        let wd = (self.wday() + 6) % 7; // Monday 0
+        let thursday = self.days - wd + 3;
+        let (ty, _, _) = civil_from_days(thursday);
+        let week = (thursday - days_from_civil(ty, 1, 1)) / 7 + 1;
+        (ty, week)
+    }
+}
+
+fn time_fields(t: &TimeData) -> Fields {
+    let off = t.off.get();
+    let local = t.secs + off as i64;
+    let days = local.div_euclid(86400);
+    let s = local.rem_euclid(86400);
+    let (year, mon, day) = civil_from_days(days);
+    Fields {
+        year,
+        mon,
+        day,
+        hour: s / 3600,
+        min: s / 60 % 60,
+        sec: s % 60,
+        nsec: t.nsec,
+        days,
+        off,
+        zone: if t.fixed.get() {
+            String::new()
+        } else {
+            "UTC".to_string()
+        },
+        epoch: t.secs,
+        date: false,
+    }
+}
+
+fn date_fields(d: &DateData) -> Fields {
+    let days = d.jd - JD_EPOCH;
+    let (year, mon, day) = civil_from_days(days);
+    Fields {
+        year,
+        mon,
+        day,
+        hour: 0,
+        min: 0,
+        sec: 0,
+        nsec: 0,
+        days,
+        off: 0,
+        zone: "+00:00".to_string(),
+        epoch: days * 86400,
+        date: true,
+    }
+}
+
+fn offset_text(off: i32, colons: usize) -> String {
+    let sign = if off < 0 { '-' } else { '+' };
+    let a = off.unsigned_abs();
+    match colons {
+        0 => format!("{sign}{:02}{:02}", a / 3600, a / 60 % 60),
+        1 => format!("{sign}{:02}:{:02}", a / 3600, a / 60 % 60),
+        _ => format!("{sign}{:02}:{:02}:{:02}", a / 3600, a / 60 % 60, a % 60),
+    }
+}
+
+/// Ruby's `strftime` over `f`.
+fn strftime(f: &Fields, fmt: &str) -> String {
+    let cs: Vec<char> = fmt.chars().collect();
+    let mut out = String::new();
+    let mut i = 0;
+    while i < cs.len() {
+        if cs[i] != '%' {
+            out.push(cs[i]);
+            i += 1;
+            continue;
+        }
+        let start = i;
+        i += 1;
+        let (mut nopad, mut space, mut zero, mut upper, mut swap) =
+            (false, false, false, false, false);
+        while let Some(c) = cs.get(i) {
+            match c {
+                '-' => nopad = true,
+                '_' => space = true,
+                '0' => zero = true,
+                '^' => upper = true,
+                '#' => swap = true,
+                _ => break,
+            }
+            i += 1;
+        }
+        let mut width: Option<usize> = None;
+        while let Some(c) = cs.get(i).filter(|c| c.is_ascii_digit()) {
+            width = Some(
+                width
+                    .unwrap_or(0)
+                    .saturating_mul(10)
+                    .saturating_add(*c as usize - '0' as usize)
+                    .min(1024),
+            );
+            i += 1;
+        }
+        let mut colons = 0;
+        while cs.get(i) == Some(&':') {
+            colons += 1;
+            i += 1;
+        }
+        if matches!(cs.get(i), Some('E' | 'O')) {
+            i += 1;
+        }
+        let Some(&conv) = cs.get(i) else {
+            out.extend(&cs[start..]);
+            break;
+        };
+        i += 1;
+        // A number with its default width and padding.
+        let num = |n: i64, w: usize, pad: char| -> String {
+            let pad = if zero {
+                '0'
+            } else if space {
+                ' '
+            } else {
+                pad
+            };
+            let w = width.unwrap_or(w);
+            let digits = n.unsigned_abs().to_string();
+            let sign = if n < 0 { "-" } else { "" };
+            if nopad || digits.len() + sign.len() >= w {
+                return format!("{sign}{digits}");
+            }
+            let fill = w - digits.len() - sign.len();
+            if pad == '0' {
+                format!("{sign}{}{digits}", "0".repeat(fill))
+            } else {
+                format!("{}{sign}{digits}", " ".repeat(fill))
+            }
+        };
+        let text = |s: String, can_swap_down: bool| -> String {
+            let s = if upper || (swap && !can_swap_down) {
+                s.to_uppercase()
+            } else if swap {
+                s.to_lowercase()
+            } else {
+                s
+            };
+            match width {
+                Some(w) if !nopad && s.chars().count() < w => {
+                    let fill = w - s.chars().count();
+                    let p = if zero { "0" } else { " " };
+                    format!("{}{s}", p.repeat(fill))
+                }
+                _ => s,
+            }
+        };
+        let h12 = if f.hour % 12 == 0 { 12 } else { f.hour % 12 };
+        let piece = match conv {
+            'Y' => {
+                if f.year >= 0 {
+                    num(f.year, 4, '0')
+                } else {
+                    num(f.year, 5, '0')
+                }
+            }
+            'C' => num(f.year.div_euclid(100), 2, '0'),
+            'y' => num(f.year.rem_euclid(100), 2, '0'),
+            'm' => num(f.mon, 2, '0'),
+            'd' => num(f.day, 2, '0'),
+            'e' => num(f.day, 2, ' '),
+            'j' => num(f.yday(), 3, '0'),
+            'H' => num(f.hour, 2, '0'),
+            'k' => num(f.hour, 2, ' '),
+            'I' => num(h12, 2, '0'),
+            'l' => num(h12, 2, ' '),
+            'M' => num(f.min, 2, '0'),
+            'S' => num(f.sec, 2, '0'),
+            'L' | 'N' => {
+                let w = width.unwrap_or(if conv == 'L' { 3 } else { 9 });
+                let mut digits = format!("{:09}", f.nsec);
+                if w <= 9 {
+                    digits.truncate(w);
+                } else {
+                    digits.push_str(&"0".repeat(w - 9));
+                }
+                digits
+            }
+            'z' => {
+                let s = offset_text(f.off, colons);
+                match width {
+                    Some(w) if s.len() < w => {
+                        let (sign, rest) = s.split_at(1);
+                        if space {
+                            format!("{}{sign}{rest}", " ".repeat(w - s.len()))
+                        } else {
+                            format!("{sign}{}{rest}", "0".repeat(w - s.len()))
+                        }
+                    }
+                    _ => s,
+                }
+            }
+            'Z' => text(f.zone.clone(), true),
+            'A' => text(DAYS[f.wday() as usize].to_string(), false),
+            'a' => text(DAYS[f.wday() as usize][..3].to_string(), false),
+            'B' => text(MONTHS[f.mon as usize - 1].to_string(), false),
+            'b' | 'h' => text(MONTHS[f.mon as usize - 1][..3].to_string(), false),
+            'p' => text(if f.hour < 12 { "AM" } else { "PM" }.to_string(), true),
+            'P' => text(if f.hour < 12 { "am" } else { "pm" }.to_string(), false),
+            'u' => num((f.wday() + 6) % 7 + 1, 1, '0'),
+            'w' => num(f.wday(), 1, '0'),
+            's' => num(f.epoch, 1, '0'),
+            'U' => num((f.yday() - 1 + 7 - f.wday()) / 7, 2, '0'),
+            'W' => num((f.yday() - 1 + 7 - (f.wday() + 6) % 7) / 7, 2, '0'),
+            'G' => num(f.iso_week().0, 4, '0'),
+            'g' => num(f.iso_week().0.rem_euclid(100), 2, '0'),
+            'V' => num(f.iso_week().1, 2, '0'),
+            'n' => "\n".to_string(),
+            't' => "\t".to_string(),
+            '%' => "%".to_string(),
+            'c' => text(strftime(f, "%a %b %e %H:%M:%S %Y"), false),
+            'D' | 'x' => text(strftime(f, "%m/%d/%y"), false),
+            'F' => text(strftime(f, "%Y-%m-%d"), false),
+            'T' | 'X' => text(strftime(f, "%H:%M:%S"), false),
+            'R' => text(strftime(f, "%H:%M"), false),
+            'r' => text(strftime(f, "%I:%M:%S %p"), false),
+            'v' => text(strftime(f, "%e-%^b-%4Y"), false),
+            '+' if f.date => text(strftime(f, "%a %b %e %H:%M:%S %Z %Y"), false),
+            _ => cs[start..i].iter().collect(),
+        };
+        out.push_str(&piece);
+    }
+    out
+}
+
+fn now() -> (i64, i64) {
+    match std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH) {
+        Ok(d) => (d.as_secs() as i64, d.subsec_nanos() as i64),
+        Err(_) => (0, 0),
+    }
+}
+
+fn new_object<T: 'static>(it: &mut Interp, class: &str, data: T) -> RValue {
+    let c = it
+        .module_by_path(class)
+        .unwrap_or_else(|| it.object_class());
+    let o = Rc::new(Object::new(c));
+    *o.data.borrow_mut() = ObjData::Native(Rc::new(data));
+    it.track_object(&o);
+    RValue::Object(o)
+}
+
+fn native<T: 'static>(v: &RValue) -> Option<Rc<T>> {
+    match v {
+        RValue::Object(o) => match &*o.data.borrow() {
+            ObjData::Native(d) => d.clone().downcast::<T>().ok(),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+fn make_time(it: &mut Interp, secs: i64, nsec: i64, off: i32, utc: bool, fixed: bool) -> RValue {
+    let (secs, nsec) = (
+        secs + nsec.div_euclid(1_000_000_000),
+        nsec.rem_euclid(1_000_000_000),
+    );
+    new_object(
+        it,
+        "Time",
+        TimeData {
+            secs,
+            nsec,
+            off: Cell::new(off),
+            utc: Cell::new(utc),
+            fixed: Cell::new(fixed),
+        },
+    )
+}
+
+fn make_date(it: &mut Interp, jd: i64, pos: Pos) -> R {
+    if jd < ITALY {
+        return unsupported(
+            "a Date before 1582-10-15 (Ruby counts those in the Julian calendar)",
+            pos,
+        );
+    }
+    if jd > 1_000_000_000 {
+        return unsupported("a Date beyond year 2 million", pos);
+    }
+    Ok(new_object(it, "Date", DateData { jd }))
+}
+
+pub(crate) fn make_rational(it: &mut Interp, num: i64, den: i64, pos: Pos) -> R {
+    if den == 0 {
+        return raise("ZeroDivisionError", "divided by 0", pos);
+    }
+    let g = gcd(num.unsigned_abs(), den.unsigned_abs()) as i64;
+    let (mut n, mut d) = (num / g, den / g);
+    if d < 0 {
+        match (n.checked_neg(), d.checked_neg()) {
+            (Some(a), Some(b)) => (n, d) = (a, b),
+            _ => return unsupported("Rational beyond 64 bits (Bignum)", pos),
+        }
+    }
+    Ok(new_object(it, "Rational", RationalData { num: n, den: d }))
+}
+
+fn gcd(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a.max(1)
+}
+
+/// `Rational(a, b = 1)` of Integers (and of a Rational).
+pub(crate) fn rational_function(it: &mut Interp, args: &[RValue], pos: Pos) -> R {
+    argc(args, 1, 2, pos)?;
+    let part = |v: &RValue| -> Result<(i64, i64), Ctrl> {
+        match v {
+            RValue::Int(i) => Ok((*i, 1)),
+            RValue::Nil => raise("TypeError", "can't convert nil into Rational", pos),
+            other => match native::<RationalData>(other) {
+                Some(r) => Ok((r.num, r.den)),
+                None => unsupported(format!("Rational({})", inspect(other)), pos),
+            },
+        }
+    };
+    let (a, b) = part(&args[0])?;
+    let (c, d) = match args.get(1) {
+        Some(v) => part(v)?,
+        None => (1, 1),
+    };
+    // (a/b) / (c/d) = (a*d) / (b*c)
+    match (a.checked_mul(d), b.checked_mul(c)) {
+        (Some(n), Some(m)) => make_rational(it, n, m, pos),
+        _ => unsupported("Rational beyond 64 bits (Bignum)", pos),
+    }
+}
+
+/// `Float#to_r`: the float's exact value as a Rational.
+pub(crate) fn float_to_r(it: &mut Interp, x: f64, pos: Pos) -> R {
+    if !x.is_finite() {
+        return raise("FloatDomainError", crate::value::float_to_s(x), pos);
+    }
+    if x == 0.0 {
+        return make_rational(it, 0, 1, pos);
+    }
+    let bits = x.to_bits();
+    let neg = bits >> 63 == 1;
+    let exp = ((bits >> 52) & 0x7ff) as i64;
+    let mut mant = (bits & ((1 << 52) - 1)) as i64;
+    let mut e = if exp == 0 {
+        -1074
+    } else {
+        mant |= 1 << 52;
+        exp - 1075
+    };
+    while mant & 1 == 0 && e < 0 {
+        mant >>= 1;
+        e += 1;
+    }
+    let sign = if neg { -1 } else { 1 };
+    if e >= 0 {
+        if e > 10 || mant.checked_shl(e as u32).is_none_or(|v| v >> e != mant) {
+            return unsupported("Float#to_r beyond 64 bits (Bignum)", pos);
+        }
+        return make_rational(it, sign * (mant << e), 1, pos);
+    }
+    if e < -62 {
+        return unsupported("Float#to_r beyond 64 bits (Bignum)", pos);
+    }
+    make_rational(it, sign * mant, 1i64 << (-e), pos)
+}
+
+/// An offset argument: "+09:00", "-0500", "UTC", "Z", or seconds.
+fn offset_arg(v: &RValue, pos: Pos) -> Result<Option<i32>, Ctrl> {
+    match v {
+        RValue::Int(i) if i.abs() < 86400 => Ok(Some(*i as i32)),
+        RValue::Str(s) => {
+            let s = s.borrow();
+            if matches!(s.as_str(), "UTC" | "Z" | "-00:00") {
+                return Ok(None);
+            }
+            parse_offset(&s).map(Some).ok_or(()).or_else(|_| {
+                raise(
+                    "ArgumentError",
+                    format!("\"+HH:MM\", \"-HH:MM\", \"UTC\" or \"A\"..\"I\",\"K\"..\"Z\" expected for utc_offset: {s}"),
+                    pos,
+                )
+            })
+        }
+        other => unsupported(format!("time zone argument {}", inspect(other)), pos),
+    }
+}
+
+fn parse_offset(s: &str) -> Option<i32> {
+    let b = s.as_bytes();
+    let sign = match b.first()? {
+        b'+' => 1,
+        b'-' => -1,
+        _ => return None,
+    };
+    let digits: String = s[1..].chars().filter(|c| *c != ':').collect();
+    if !digits.chars().all(|c| c.is_ascii_digit()) || !matches!(digits.len(), 2 | 4 | 6) {
+        return None;
+    }
+    let n = |r: std::ops::Range<usize>| digits.get(r).and_then(|x| x.parse::<i32>().ok());
+    let h = n(0..2)?;
+    let m = if digits.len() >= 4 { n(2..4)? } else { 0 };
+    let sec = if digits.len() == 6 { n(4..6)? } else { 0 };
+    if h > 23 || m > 59 || sec > 59 {
+        return None;
+    }
+    Some(sign * (h * 3600 + m * 60 + sec))
+}
+
+/// Parses the ISO 8601 forms `YYYY-MM-DD[( |T)HH:MM[:SS[.frac]]][ ][Z|UTC|±HH[:]MM]`:
+/// (year, month, day, hour, min, sec, nsec, offset: None when none given, Some(None) UTC).
+#[allow(clippy::type_complexity)]
+fn parse_iso(s: &str) -> Option<(i64, i64, i64, i64, i64, i64, i64, Option<Option<i32>>)> {
+    let s = s.trim();
+    let b = s.as_bytes();
+    let num = |r: std::ops::Range<usize>| -> Option<i64> {
+        let t = s.get(r)?;
+        if t.bytes().all(|c| c.is_ascii_digit()) {
+            t.parse().ok()
+        } else {
+            None
+        }
+    };
+    let (y, m, d, mut rest) = if b.len() >= 10 && (b[4] == b'-' || b[4] == b'/') && b[7] == b[4] {
+        (num(0..4)?, num(5..7)?, num(8..10)?, &s[10..])
+    } else if b.len() == 8 {
+        (num(0..4)?, num(4..6)?, num(6..8)?, "")
+    } else {
+        return None;
+    };
+    let (mut hh, mut mi, mut ss, mut ns) = (0, 0, 0, 0);
+    let mut zone = None;
+    if let Some(r) = rest.strip_prefix(['T', ' ']) {
+        let rb = r.as_bytes();
+        if rb.len() < 5 || rb[2] != b':' {
+            return None;
+        }
+        let n2 = |t: &str| -> Option<i64> {
+            if t.len() == 2 && t.bytes().all(|c| c.is_ascii_digit()) {
+                t.parse().ok()
+            } else {
+                None
+            }
+        };
+        hh = n2(&r[0..2])?;
+        mi = n2(&r[3..5])?;
+        rest = &r[5..];
+        if let Some(r2) = rest.strip_prefix(':') {
+            ss = n2(r2.get(0..2)?)?;
+            rest = &r2[2..];
+            if let Some(r3) = rest.strip_prefix('.') {
+                let k = r3.bytes().take_while(|c| c.is_ascii_digit()).count();
+                if k == 0 {
+                    return None;
+                }
+                let mut frac = r3[..k].to_string();
+                frac.truncate(9);
+                while frac.len() < 9 {
+                    frac.push('0');
+                }
+                ns = frac.parse().ok()?;
+                rest = &r3[k..];
+            }
+        }
+        let z = rest.trim_start();
+        if !z.is_empty() {
+            zone = Some(if matches!(z, "Z" | "UTC" | "GMT") {
+                None
+            } else {
+                Some(parse_offset(z)?)
+            });
+            rest = "";
+        }
+    }
+    if !rest.is_empty() || !(1..=12).contains(&m) || d < 1 || d > month_days(y, m) {
+        return None;
+    }
+    if hh > 24 || mi > 59 || ss > 60 {
+        return None;
+    }
+    Some((y, m, d, hh, mi, ss, ns, zone))
+}
+
+fn month_arg(v: &RValue, pos: Pos) -> Result<i64, Ctrl> {
+    if let RValue::Str(s) = v {
+        let s = s.borrow().to_lowercase();
+        if let Some(k) = MONTHS.iter().position(|m| m[..3].to_lowercase() == s) {
+            return Ok(k as i64 + 1);
+        }
+        return s
+            .parse::<i64>()
+            .or_else(|_| raise("ArgumentError", "mon out of range", pos));
+    }
+    int_arg(v, pos)
+}
+
+/// `Time.utc(y, m, d, h, mi, s)` and its kind: the seconds since the epoch and nanoseconds.
+fn civil_args(args: &[RValue], pos: Pos) -> Result<(i64, i64), Ctrl> {
+    argc(args, 1, 7, pos)?;
+    if args.len() > 7 {
+        return unsupported("Time.utc with 10 arguments", pos);
+    }
+    let y = int_arg(&args[0], pos)?;
+    let m = match args.get(1) {
+        Some(v) if !matches!(v, RValue::Nil) => month_arg(v, pos)?,
+        _ => 1,
+    };
+    let part = |k: usize, dflt: i64| -> Result<i64, Ctrl> {
+        match args.get(k) {
+            Some(RValue::Nil) | None => Ok(dflt),
+            Some(RValue::Str(s)) => s
+                .borrow()
+                .trim()
+                .parse::<i64>()
+                .or_else(|_| raise("ArgumentError", "argument out of range", pos)),
+            Some(v) => int_arg(v, pos),
+        }
+    };
+    let d = part(2, 1)?;
+    let h = part(3, 0)?;
+    let mi = part(4, 0)?;
+    let (s, mut ns) = match args.get(5) {
+        Some(RValue::Float(f)) if f.is_finite() => {
+            (f.floor() as i64, ((f - f.floor()) * 1e9) as i64)
+        }
+        _ => (part(5, 0)?, 0),
+    };
+    if args.len() == 7 {
+        ns += part(6, 0)? * 1000;
+    }
+    if !(1..=12).contains(&m) {
+        return raise("ArgumentError", "mon out of range", pos);
+    }
+    if !(1..=31).contains(&d) {
+        return raise("ArgumentError", "mday out of range", pos);
+    }
+    if !(0..=24).contains(&h) || (h == 24 && (mi != 0 || s != 0)) {
+        return raise("ArgumentError", "argument out of range", pos);
+    }
+    if !(0..=59).contains(&mi) {
+        return raise("ArgumentError", "min out of range", pos);
+    }
+    if !(0..=60).contains(&s) {
+        return raise("ArgumentError", "sec out of range", pos);
+    }
+    if !(-100_000_000..=100_000_000).contains(&y) {
+        return unsupported("a Time beyond year 100 million", pos);
+    }
+    // Ruby rolls a day past the month's end over into the next month.
+    let days = days_from_civil(y, m, 1) + d - 1;
+    Ok((days * 86400 + h * 3600 + mi * 60 + s, ns))
+}
+
+/// The numeric value of a seconds argument: whole seconds and nanoseconds.
+fn seconds_arg(it: &mut Interp, v: &RValue, pos: Pos) -> Result<(i64, i64), Ctrl> {
+    let _ = it;
+    match v {
+        RValue::Int(i) => Ok((*i, 0)),
+        RValue::Float(f) if f.is_finite() && f.abs() < 1e17 => {
+            let s = f.floor();
+            Ok((s as i64, ((f - s) * 1e9).floor() as i64))
+        }
+        other => match native::<RationalData>(other) {
+            Some(r) => {
+                let s = r.num.div_euclid(r.den);
+                let rem = r.num.rem_euclid(r.den) as i128;
+                Ok((s, (rem * 1_000_000_000 / r.den as i128) as i64))
+            }
+            None => match native::<TimeData>(other) {
+                Some(t) => Ok((t.secs, t.nsec)),
+                None => raise(
+                    "TypeError",
+                    format!(
+                        "can't convert {} into an exact number",
+                        other.conversion_name()
+                    ),
+                    pos,
+                ),
+            },
+        },
+    }
+}
+
+/// Class methods of Time, Date and Rational; `None` when the name is not one of them.
+pub(crate) fn class_method(
+    it: &mut Interp,
+    cname: &str,
+    name: &str,
+    args: &[RValue],
+    pos: Pos,
+) -> Option<R> {
+    Some(match (cname, name) {
+        ("Time", "now") => {
+            if let Err(e) = argc(args, 0, 0, pos) {
+                return Some(Err(e));
+            }
+            let (s, n) = now();
+            Ok(make_time(it, s, n, 0, false, false))
+        }
+        ("Time", "new") if args.is_empty() => {
+            let (s, n) = now();
+            Ok(make_time(it, s, n, 0, false, false))
+        }
+        ("Time", "at") => (|| {
+            argc(args, 1, 3, pos)?;
+            let (s, mut n) = seconds_arg(it, &args[0], pos)?;
+            let (off, utc, fixed) = match native::<TimeData>(&args[0]) {
+                Some(t) => (t.off.get(), t.utc.get(), t.fixed.get()),
+                None => (0, false, false),
+            };
+            if let Some(sub) = args.get(1) {
+                let unit = match args.get(2) {
+                    None => 1000,
+                    Some(RValue::Sym(u)) => match &**u {
+                        "millisecond" => 1_000_000,
+                        "usec" | "microsecond" => 1000,
+                        "nsec" | "nanosecond" => 1,
+                        _ => return raise("ArgumentError", format!("unexpected unit: {u}"), pos),
+                    },
+                    Some(other) => {
+                        return unsupported(format!("Time.at with {}", inspect(other)), pos)
+                    }
+                };
+                match sub {
+                    RValue::Int(k) => n += k * unit,
+                    RValue::Float(f) if f.is_finite() => n += (f * unit as f64).floor() as i64,
+                    other => return unsupported(format!("Time.at with {}", inspect(other)), pos),
+                }
+            }
+            Ok(make_time(it, s, n, off, utc, fixed))
+        })(),
+        ("Time", "utc" | "gm" | "local" | "mktime") => (|| {
+            let (s, n) = civil_args(args, pos)?;
+            Ok(make_time(it, s, n, 0, matches!(name, "utc" | "gm"), false))
+        })(),
+        ("Time", "new") => (|| {
+            let (civil, zone) = if args.len() == 7 {
+                (&args[..6], Some(&args[6]))
+            } else {
+                (args, None)
+            };
+            argc(civil, 1, 6, pos)?;
+            let (s, n) = civil_args(civil, pos)?;
+            match zone.map(|z| offset_arg(z, pos)).transpose()? {
+                None => Ok(make_time(it, s, n, 0, false, false)),
+                Some(None) => Ok(make_time(it, s, n, 0, true, false)),
+                Some(Some(off)) => Ok(make_time(it, s - off as i64, n, off, false, true)),
+            }
+        })(),
+        ("Time", "parse" | "iso8601" | "xmlschema") => (|| {
+            argc(args, 1, 1, pos)?;
+            let text = to_s(&args[0]);
+            let Some((y, m, d, hh, mi, ss, ns, zone)) = parse_iso(&text) else {
+                if name == "parse" {
+                    return unsupported(
+                        format!(
+                            "Time.parse of {} (only ISO 8601 forms are read)",
+                            inspect(&args[0])
+                        ),
+                        pos,
+                    );
+                }
+                return raise(
+                    "ArgumentError",
+                    format!("invalid xmlschema format: {}", inspect(&args[0])),
+                    pos,
+                );
+            };
+            if name != "parse" && (text.len() < 19 || zone.is_none() && !text.contains('T')) {
+                return unsupported(format!("Time.{name} of {}", inspect(&args[0])), pos);
+            }
+            let local = days_from_civil(y, m, d) * 86400 + hh * 3600 + mi * 60 + ss;
+            Ok(match zone {
+                None => make_time(it, local, ns, 0, false, false),
+                Some(None) => make_time(it, local, ns, 0, true, false),
+                Some(Some(off)) => make_time(it, local - off as i64, ns, off, false, true),
+            })
+        })(),
+        ("Date", "today") => {
+            let (s, _) = now();
+            make_date(it, s.div_euclid(86400) + JD_EPOCH, pos)
+        }
+        ("Date", "new" | "civil") => (|| {
+            argc(args, 0, 4, pos)?;
+            if args.is_empty() {
+                return unsupported("Date.new without arguments (-4712-01-01, Julian)", pos);
+            }
+            let y = int_arg(&args[0], pos)?;
+            let m = match args.get(1) {
+                Some(v) => int_arg(v, pos)?,
+                None => 1,
+            };
+            let d = match args.get(2) {
+                Some(v) => int_arg(v, pos)?,
+                None => 1,
+            };
+            match civil_jd(y, m, d) {
+                Some(jd) => make_date(it, jd, pos),
+                None => raise("Date::Error", "invalid date", pos),
+            }
+        })(),
+        ("Date", "valid_date?" | "valid_civil?") => (|| {
+            argc(args, 3, 4, pos)?;
+            let (y, m, d) = (
+                int_arg(&args[0], pos)?,
+                int_arg(&args[1], pos)?,
+                int_arg(&args[2], pos)?,
+            );
+            Ok(RValue::Bool(civil_jd(y, m, d).is_some()))
+        })(),
+        ("Date", "leap?" | "gregorian_leap?") => (|| {
+            argc(args, 1, 1, pos)?;
+            Ok(RValue::Bool(leap(int_arg(&args[0], pos)?)))
+        })(),
+        ("Date", "parse" | "iso8601") => (|| {
+            argc(args, 1, 3, pos)?;
+            let text = to_s(&args[0]);
+            match parse_iso(&text) {
+                Some((y, m, d, ..)) => match civil_jd(y, m, d) {
+                    Some(jd) => make_date(it, jd, pos),
+                    None => raise("Date::Error", "invalid date", pos),
+                },
+                None => unsupported(
+                    format!(
+                        "Date.{name} of {} (only ISO 8601 forms are read)",
+                        inspect(&args[0])
+                    ),
+                    pos,
+                ),
+            }
+        })(),
+        ("Date", "strptime") => (|| {
+            argc(args, 1, 2, pos)?;
+            let fmt = args.get(1).map(to_s).unwrap_or_else(|| "%F".to_string());
+            let text = to_s(&args[0]);
+            if !matches!(fmt.as_str(), "%F" | "%Y-%m-%d") {
+                return unsupported(format!("Date.strptime with format {fmt:?}"), pos);
+            }
+            match parse_iso(&text).filter(|_| text.len() == 10) {
+                Some((y, m, d, ..)) => make_date(it, days_from_civil(y, m, d) + JD_EPOCH, pos),
+                None => raise("Date::Error", "invalid date", pos),
+            }
+        })(),
+        ("DateTime", _) => unsupported(format!("DateTime.{name}"), pos),
+        _ => return None,
+    })
+}
+
+/// The Julian day of a valid civil date (negative month and day count from the end).
+fn civil_jd(y: i64, m: i64, d: i64) -> Option<i64> {
+    if !(-1_000_000..=1_000_000).contains(&y) {
+        return None;
+    }
+    let m = if m < 0 { m + 13 } else { m };
+    if !(1..=12).contains(&m) {
+        return None;
+    }
+    let md = month_days(y, m);
+    let d = if d < 0 { d + md + 1 } else { d };
+    if d < 1 || d > md {
+        return None;
+    }
+    Some(days_from_civil(y, m, d) + JD_EPOCH)
+}
+
+/// Methods of Time, Date and Rational objects; `None` when `recv` is none of them.
+pub(crate) fn object_method(
+    it: &mut Interp,
+    recv: &RValue,
+    name: &str,
+    args: &[RValue],
+    block: Option<&Blk>,
+    pos: Pos,
+) -> Option<R> {
+    if let Some(t) = native::<TimeData>(recv) {
+        return time_method(it, recv, &t, name, args, pos);
+    }
+    if let Some(d) = native::<DateData>(recv) {
+        return date_method(it, recv, &d, name, args, block, pos);
+    }
+    if let Some(r) = native::<RationalData>(recv) {
+        return rational_method(it, &r, name, args, pos);
+    }
+    None
+}
+
+fn cmp_result(o: Option<std::cmp::Ordering>, name: &str, cname: &str, arg: &RValue, pos: Pos) -> R {
+    use std::cmp::Ordering::*;
+    let Some(o) = o else {
+        return match name {
+            "<=>" => Ok(RValue::Nil),
+            "==" | "eql?" | "equal?" => Ok(RValue::Bool(false)),
+            "!=" => Ok(RValue::Bool(true)),
+            _ => raise(
+                "ArgumentError",
+                format!(
+                    "comparison of {cname} with {} failed",
+                    match arg {
+                        RValue::Nil
+                        | RValue::Bool(_)
+                        | RValue::Int(_)
+                        | RValue::Float(_)
+                        | RValue::Sym(_) => {
+                            inspect(arg)
+                        }
+                        other => other.class_name(),
+                    }
+                ),
+                pos,
+            ),
+        };
+    };
+    Ok(match name {
+        "<=>" => RValue::Int(match o {
+            Less => -1,
+            Equal => 0,
+            Greater => 1,
+        }),
+        "==" | "eql?" => RValue::Bool(o == Equal),
+        "!=" => RValue::Bool(o != Equal),
+        "<" => RValue::Bool(o == Less),
+        "<=" => RValue::Bool(o != Greater),
+        ">" => RValue::Bool(o == Greater),
+        _ => RValue::Bool(o != Less),
+    })
+}
+
+fn time_text(t: &TimeData, f: &Fields, inspect_form: bool) -> String {
+    let mut s = strftime(f, "%Y-%m-%d %H:%M:%S");
+    if inspect_form && t.nsec != 0 {
+        let frac = format!("{:09}", t.nsec);
+        s.push('.');
+        s.push_str(frac.trim_end_matches('0'));
+    }
+    if t.utc.get() {
+        s.push_str(" UTC");
+    } else {
+        s.push(' ');
+        s.push_str(&offset_text(f.off, 0));
+    }
+    s
+}
+
+fn time_method(
+    it: &mut Interp,
+    recv: &RValue,
+    t: &TimeData,
+    name: &str,
+    args: &[RValue],
+    pos: Pos,
+) -> Option<R> {
+    let f = time_fields(t);
+    let int = |n: i64| Some(Ok(RValue::Int(n)));
+    let no_args = |n: usize| argc(args, 0, n, pos);
+    if let Err(e) = match name {
+        "strftime" | "+" | "-" | "<=>" | "==" | "<" | "<=" | ">" | ">=" | "eql?" | "!=" => {
+            argc(args, 1, 1, pos)
+        }
+        "iso8601" | "xmlschema" | "localtime" | "getlocal" | "round" | "floor" | "ceil" => {
+            no_args(1)
+        }
+        "between?" => argc(args, 2, 2, pos),
+        _ => no_args(0),
+    } {
+        if matches!(
+            name,
+            "year"
+                | "month"
+                | "mon"
+                | "day"
+                | "mday"
+                | "hour"
+                | "min"
+                | "sec"
+                | "usec"
+                | "nsec"
+                | "to_i"
+                | "to_f"
+                | "to_s"
+                | "inspect"
+                | "utc"
+                | "strftime"
+                | "iso8601"
+                | "+"
+                | "-"
+                | "<=>"
+                | "=="
+                | "<"
+                | ">"
+                | "<="
+                | ">="
+        ) {
+            return Some(Err(e));
+        }
+    }
+    match name {
+        "year" => int(f.year),
+        "month" | "mon" => int(f.mon),
+        "day" | "mday" => int(f.day),
+        "hour" => int(f.hour),
+        "min" => int(f.min),
+        "sec" => int(f.sec),
+        "usec" | "tv_usec" => int(t.nsec / 1000),
+        "nsec" | "tv_nsec" => int(t.nsec),
+        "wday" => int(f.wday()),
+        "yday" => int(f.yday()),
+        "to_i" | "tv_sec" => int(t.secs),
+        "to_f" => Some(Ok(RValue::Float(t.secs as f64 + t.nsec as f64 / 1e9))),
+        "to_r" => Some(make_rational(
+            it,
+            t.secs.saturating_mul(1_000_000_000).saturating_add(t.nsec),
+            1_000_000_000,
+            pos,
+        )),
+        "subsec" if t.nsec == 0 => int(0),
+        "utc_offset" | "gmt_offset" | "gmtoff" => int(f.off as i64),
+        "utc?" | "gmt?" => Some(Ok(RValue::Bool(t.utc.get()))),
+        "dst?" | "isdst" => Some(Ok(RValue::Bool(false))),
+        "zone" => Some(Ok(if t.fixed.get() {
+            RValue::Nil
+        } else {
+            RValue::str("UTC")
+        })),
+        "utc" | "gmtime" => {
+            t.utc.set(true);
+            t.off.set(0);
+            t.fixed.set(false);
+            Some(Ok(recv.clone()))
+        }
+        "getutc" | "getgm" => Some(Ok(make_time(it, t.secs, t.nsec, 0, true, false))),
+        "localtime" | "getlocal" => Some((|| {
+            let (off, fixed) = match args.first() {
+                None => (0, false),
+                Some(z) => match offset_arg(z, pos)? {
+                    None => (0, false),
+                    Some(o) => (o, true),
+                },
+            };
+            if name == "getlocal" {
+                return Ok(make_time(it, t.secs, t.nsec, off, false, fixed));
+            }
+            t.utc.set(false);
+            t.off.set(off);
+            t.fixed.set(fixed);
+            Ok(recv.clone())
+        })()),
+        "to_time" => Some(Ok(recv.clone())),
+        "to_date" => Some(make_date(it, f.days + JD_EPOCH, pos)),
+        "to_a" => Some(Ok(RValue::array(vec![
+            RValue::Int(f.sec),
+            RValue::Int(f.min),
+            RValue::Int(f.hour),
+            RValue::Int(f.day),
+            RValue::Int(f.mon),
+            RValue::Int(f.year),
+            RValue::Int(f.wday()),
+            RValue::Int(f.yday()),
+            RValue::Bool(false),
+            if t.fixed.get() {
+                RValue::Nil
+            } else {
+                RValue::str("UTC")
+            },
+        ]))),
+        "strftime" => Some(match &args[0] {
+            RValue::Str(s) => Ok(RValue::string(strftime(&f, &s.borrow()))),
+            other => raise(
+                "TypeError",
+                format!(
+                    "no implicit conversion of {} into String",
+                    other.conversion_name()
+                ),
+                pos,
+            ),
+        }),
+        "iso8601" | "xmlschema" => Some((|| {
+            let n = match args.first() {
+                Some(v) => int_arg(v, pos)?.clamp(0, 9) as usize,
+                None => 0,
+            };
+            let mut s = strftime(&f, "%Y-%m-%dT%H:%M:%S");
+            if n > 0 {
+                s.push('.');
+                s.push_str(&format!("{:09}", t.nsec)[..n]);
+            }
+            if t.utc.get() {
+                s.push('Z');
+            } else {
+                s.push_str(&offset_text(f.off, 1));
+            }
+            Ok(RValue::string(s))
+        })()),
+        "httpdate" => Some(Ok(RValue::string(strftime(
+            &time_fields(&TimeData {
+                secs: t.secs,
+                nsec: t.nsec,
+                off: Cell::new(0),
+                utc: Cell::new(true),
+                fixed: Cell::new(false),
+            }),
+            "%a, %d %b %Y %H:%M:%S GMT",
+        )))),
+        "rfc2822" | "rfc822" => Some(Ok(RValue::string(format!(
+            "{} {}",
+            strftime(&f, "%a, %d %b %Y %H:%M:%S"),
+            if t.utc.get() {
+                "-0000".to_string()
+            } else {
+                offset_text(f.off, 0)
+            }
+        )))),
+        "ctime" | "asctime" => Some(Ok(RValue::string(strftime(&f, "%a %b %e %H:%M:%S %Y")))),
+        "to_s" => Some(Ok(RValue::string(time_text(t, &f, false)))),
+        "inspect" => Some(Ok(RValue::string(time_text(t, &f, true)))),
+        "sunday?" | "monday?" | "tuesday?" | "wednesday?" | "thursday?" | "friday?"
+        | "saturday?" => Some(Ok(RValue::Bool(
+            DAYS[f.wday() as usize].to_lowercase() == name[..name.len() - 1],
+        ))),
+        "+" | "-" => Some((|| {
+            let a = &args[0];
+            if let Some(o) = native::<TimeData>(a) {
+                if name == "+" {
+                    return raise("TypeError", "time + time?", pos);
+                }
+                let d = (t.secs - o.secs) as f64 + (t.nsec - o.nsec) as f64 / 1e9;
+                return Ok(RValue::Float(d));
+            }
+            let (s, n) = match a {
+                RValue::Int(_) | RValue::Float(_) => seconds_arg(it, a, pos)?,
+                other if native::<RationalData>(other).is_some() => seconds_arg(it, a, pos)?,
+                other => {
+                    return raise(
+                        "TypeError",
+                        format!(
+                            "can't convert {} into an exact number",
+                            other.conversion_name()
+                        ),
+                        pos,
+                    )
+                }
+            };
+            let (s, n) = if name == "+" {
+                (t.secs + s, t.nsec + n)
+            } else {
+                (t.secs - s, t.nsec - n)
+            };
+            Ok(make_time(it, s, n, t.off.get(), t.utc.get(), t.fixed.get()))
+        })()),
+        "<=>" | "==" | "<" | "<=" | ">" | ">=" | "eql?" | "!=" => {
+            let a = &args[0];
+            let o = native::<TimeData>(a).map(|o| (t.secs, t.nsec).cmp(&(o.secs, o.nsec)));
+            Some(cmp_result(o, name, "Time", a, pos))
+        }
+        "between?" => Some({
+            let lo = native::<TimeData>(&args[0]).map(|o| (t.secs, t.nsec) >= (o.secs, o.nsec));
+            let hi = native::<TimeData>(&args[1]).map(|o| (t.secs, t.nsec) <= (o.secs, o.nsec));
+            match (lo, hi) {
+                (Some(a), Some(b)) => Ok(RValue::Bool(a && b)),
+                _ => cmp_result(None, name, "Time", &args[0], pos),
+            }
+        }),
+        "hash" => int(t.secs ^ (t.nsec << 20)),
+        "round" | "floor" | "ceil" | "subsec" | "succ" | "to_datetime" => {
+            Some(unsupported(format!("Time#{name}"), pos))
+        }
+        _ => None,
+    }
+}
+
+fn date_method(
+    it: &mut Interp,
+    recv: &RValue,
+    d: &DateData,
+    name: &str,
+    args: &[RValue],
+    block: Option<&Blk>,
+    pos: Pos,
+) -> Option<R> {
+    let f = date_fields(d);
+    let int = |n: i64| Some(Ok(RValue::Int(n)));
+    let one = || argc(args, 1, 1, pos);
+    let count = || -> Result<i64, Ctrl> {
+        argc(args, 0, 1, pos)?;
+        match args.first() {
+            Some(v) => int_arg(v, pos),
+            None => Ok(1),
+        }
+    };
+    let add_months = |it: &mut Interp, n: i64| -> R {
+        let total = f.year * 12 + (f.mon - 1) + n;
+        let (y, m) = (total.div_euclid(12), total.rem_euclid(12) + 1);
+        let day = f.day.min(month_days(y, m));
+        make_date(it, days_from_civil(y, m, day) + JD_EPOCH, pos)
+    };
+    match name {
+        "year" => int(f.year),
+        "month" | "mon" => int(f.mon),
+        "day" | "mday" => int(f.day),
+        "wday" => int(f.wday()),
+        "yday" => int(f.yday()),
+        "jd" => int(d.jd),
+        "mjd" => int(d.jd - 2400001),
+        "cwday" => int((f.wday() + 6) % 7 + 1),
+        "cweek" => int(f.iso_week().1),
+        "cwyear" => int(f.iso_week().0),
+        "leap?" => Some(Ok(RValue::Bool(leap(f.year)))),
+        "to_s" | "iso8601" | "xmlschema" => Some(Ok(RValue::string(strftime(&f, "%Y-%m-%d")))),
+        "inspect" => Some(Ok(RValue::string(format!(
+            "#<Date: {} (({}j,0s,0n),+0s,{ITALY}j)>",
+            strftime(&f, "%Y-%m-%d"),
+            d.jd
+        )))),
+        "strftime" => Some((|| {
+            argc(args, 0, 1, pos)?;
+            let fmt = args.first().map(to_s).unwrap_or_else(|| "%F".to_string());
+            Ok(RValue::string(strftime(&f, &fmt)))
+        })()),
+        "httpdate" => Some(Ok(RValue::string(strftime(
+            &f,
+            "%a, %d %b %Y %H:%M:%S GMT",
+        )))),
+        "to_date" => Some(Ok(recv.clone())),
+        "to_time" => Some(Ok(make_time(it, f.epoch, 0, 0, false, false))),
+        "sunday?" | "monday?" | "tuesday?" | "wednesday?" | "thursday?" | "friday?"
+        | "saturday?" => Some(Ok(RValue::Bool(
+            DAYS[f.wday() as usize].to_lowercase() == name[..name.len() - 1],
+        ))),
+        "+" | "-" => Some((|| {
+            one()?;
+            if let Some(o) = native::<DateData>(&args[0]) {
+                if name == "-" {
+                    return make_rational(it, d.jd - o.jd, 1, pos);
+                }
+                return raise("TypeError", "expected numeric", pos);
+            }
+            match &args[0] {
+                RValue::Int(n) => {
+                    let jd = if name == "+" {
+                        d.jd.checked_add(*n)
+                    } else {
+                        d.jd.checked_sub(*n)
+                    };
+                    match jd {
+                        Some(jd) => make_date(it, jd, pos),
+                        None => unsupported("a Date beyond 64 bits", pos),
+                    }
+                }
+                RValue::Float(_) => {
+                    unsupported(format!("Date#{name} with a fraction of a day"), pos)
+                }
+                other => match native::<RationalData>(other) {
+                    Some(r) if r.den == 1 => make_date(
+                        it,
+                        if name == "+" {
+                            d.jd + r.num
+                        } else {
+                            d.jd - r.num
+                        },
+                        pos,
+                    ),
+                    _ if native::<RationalData>(other).is_some() => {
+                        unsupported(format!("Date#{name} with a fraction of a day"), pos)
+                    }
+                    _ => raise("TypeError", "expected numeric", pos),
+                },
+            }
+        })()),
+        ">>" | "<<" => Some((|| {
+            one()?;
+            let n = int_arg(&args[0], pos)?;
+            add_months(it, if name == ">>" { n } else { -n })
+        })()),
+        "next_day" | "prev_day" | "next" | "succ" => Some((|| {
+            let n = if matches!(name, "next" | "succ") {
+                argc(args, 0, 0, pos).map(|_| 1)?
+            } else {
+                count()?
+            };
+            make_date(
+                it,
+                if name == "prev_day" {
+                    d.jd - n
+                } else {
+                    d.jd + n
+                },
+                pos,
+            )
+        })()),
+        "next_month" | "prev_month" => Some((|| {
+            let n = count()?;
+            add_months(it, if name == "next_month" { n } else { -n })
+        })()),
+        "next_year" | "prev_year" => Some((|| {
+            let n = count()?;
+            add_months(it, if name == "next_year" { n * 12 } else { -n * 12 })
+        })()),
+        "<=>" | "==" | "<" | "<=" | ">" | ">=" | "eql?" | "!=" | "===" => Some((|| {
+            one()?;
+            let a = &args[0];
+            let o = match native::<DateData>(a) {
+                Some(o) => Some(d.jd.cmp(&o.jd)),
+                None => match a {
+                    RValue::Int(n) => Some(d.jd.cmp(n)),
+                    _ => None,
+                },
+            };
+            cmp_result(o, if name == "===" { "==" } else { name }, "Date", a, pos)
+        })()),
+        "between?" => Some((|| {
+            argc(args, 2, 2, pos)?;
+            match (native::<DateData>(&args[0]), native::<DateData>(&args[1])) {
+                (Some(a), Some(b)) => Ok(RValue::Bool(a.jd <= d.jd && d.jd <= b.jd)),
+                _ => cmp_result(None, name, "Date", &args[0], pos),
+            }
+        })()),
+        "upto" | "downto" => Some((|| {
+            one()?;
+            let Some(b) = block else {
+                return unsupported(format!("Date#{name} without a block"), pos);
+            };
+            let Some(o) = native::<DateData>(&args[0]) else {
+                return raise("TypeError", "expected date", pos);
+            };
+            let mut jd = d.jd;
+            while (name == "upto" && jd <= o.jd) || (name == "downto" && jd >= o.jd) {
+                let v = make_date(it, jd, pos)?;
+                it.call_block(b, vec![v], pos)?;
+                jd += if name == "upto" { 1 } else { -1 };
+            }
+            Ok(recv.clone())
+        })()),
+        "hash" => int(d.jd),
+        _ => None,
+    }
+}
+
+fn rational_method(
+    it: &mut Interp,
+    r: &RationalData,
+    name: &str,
+    args: &[RValue],
+    pos: Pos,
+) -> Option<R> {
+    let int = |n: i64| Some(Ok(RValue::Int(n)));
+    let other = |v: &RValue| -> Option<(i64, i64)> {
+        match v {
+            RValue::Int(i) => Some((*i, 1)),
+            _ => native::<RationalData>(v).map(|o| (o.num, o.den)),
+        }
+    };
+    let overflow = || unsupported("Rational beyond 64 bits (Bignum)", pos);
+    match name {
+        "numerator" => int(r.num),
+        "denominator" => int(r.den),
+        "to_i" | "truncate" if args.is_empty() => int(r.num / r.den),
+        "floor" if args.is_empty() => int(r.num.div_euclid(r.den)),
+        "ceil" if args.is_empty() => int(-((-r.num).div_euclid(r.den))),
+        "round" if args.is_empty() => {
+            // Half away from zero.
+            let q = (2 * r.num.abs() as i128 + r.den as i128) / (2 * r.den as i128);
+            int(if r.num < 0 { -(q as i64) } else { q as i64 })
+        }
+        "to_f" => Some(Ok(RValue::Float(r.num as f64 / r.den as f64))),
+        "to_r" | "rationalize" if args.is_empty() => Some(make_rational(it, r.num, r.den, pos)),
+        "to_s" => Some(Ok(RValue::string(format!("{}/{}", r.num, r.den)))),
+        "inspect" => Some(Ok(RValue::string(format!("({}/{})", r.num, r.den)))),
+        "zero?" => Some(Ok(RValue::Bool(r.num == 0))),
+        "positive?" => Some(Ok(RValue::Bool(r.num > 0))),
+        "negative?" => Some(Ok(RValue::Bool(r.num < 0))),
+        "integer?" => Some(Ok(RValue::Bool(false))),
+        "abs" => Some(make_rational(it, r.num.abs(), r.den, pos)),
+        "-@" => Some(make_rational(it, -r.num, r.den, pos)),
+        "hash" => int(r.num ^ (r.den << 16)),
+        "+" | "-" | "*" | "/" | "quo" => Some((|| {
+            argc(args, 1, 1, pos)?;
+            if let RValue::Float(x) = &args[0] {
+                let a = r.num as f64 / r.den as f64;
+                return Ok(RValue::Float(match name {
+                    "+" => a + x,
+                    "-" => a - x,
+                    "*" => a * x,
+                    _ => a / x,
+                }));
+            }
+            let Some((n, d)) = other(&args[0]) else {
+                return raise(
+                    "TypeError",
+                    format!("{} can't be coerced into Rational", args[0].class_name()),
+                    pos,
+                );
+            };
+            let (a, b, c, e) = (r.num as i128, r.den as i128, n as i128, d as i128);
+            let (num, den) = match name {
+                "+" => (a * e + c * b, b * e),
+                "-" => (a * e - c * b, b * e),
+                "*" => (a * c, b * e),
+                _ => {
+                    if c == 0 {
+                        return raise("ZeroDivisionError", "divided by 0", pos);
+                    }
+                    (a * e, b * c)
+                }
+            };
+            let g = gcd_i128(num, den);
+            match (i64::try_from(num / g), i64::try_from(den / g)) {
+                (Ok(n), Ok(d)) => make_rational(it, n, d, pos),
+                _ => overflow(),
+            }
+        })()),
+        "<=>" | "==" | "<" | "<=" | ">" | ">=" | "eql?" | "!=" => Some((|| {
+            argc(args, 1, 1, pos)?;
+            let a = &args[0];
+            let o = match (a, other(a)) {
+                (RValue::Float(x), _) => (r.num as f64 / r.den as f64).partial_cmp(x),
+                (_, Some((n, d))) => {
+                    Some((r.num as i128 * d as i128).cmp(&(n as i128 * r.den as i128)))
+                }
+                _ => None,
+            };
+            let o = if name == "eql?" && native::<RationalData>(a).is_none() {
+                None
+            } else {
+                o
+            };
+            cmp_result(o, name, "Rational", a, pos)
+        })()),
+        _ => None,
+    }
+}
+
+fn gcd_i128(a: i128, b: i128) -> i128 {
+    let (mut a, mut b) = (a.unsigned_abs(), b.unsigned_abs());
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a.max(1) as i128
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn civil_round_trips() {
+        for z in [-800_000, -1, 0, 1, 59, 60, 11_016, 19_782, 2_932_896] {
+            let (y, m, d) = civil_from_days(z);
+            assert_eq!(days_from_civil(y, m, d), z);
+        }
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(
+            days_from_civil(2024, 3, 1) - days_from_civil(2024, 2, 1),
+            29
+        );
+    }
+
+    #[test]
+    fn offsets_parse() {
+        assert_eq!(parse_offset("+09:00"), Some(32400));
+        assert_eq!(parse_offset("-0530"), Some(-19800));
+        assert_eq!(parse_offset("09:00"), None);
+    }
+}
