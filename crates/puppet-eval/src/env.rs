@@ -1135,7 +1135,6 @@ impl Environment {
     }
 }
 
-/// The name a node definition gives a host match (`__node_regexp__...` for regexes).
 /// The code of Puppet's loader refusing a second entry of a name (a function or type alias
 /// defined twice, an alias taking a built-in type's name): its message has no location.
 pub(crate) const REDEFINED_ENTITY: &str = "REDEFINED_ENTITY";
@@ -1150,6 +1149,7 @@ fn origin_uri(at: &Span) -> String {
     }
 }
 
+/// The name a node definition gives a host match (`__node_regexp__...` for regexes).
 fn host_name(m: &crate::lower::HostMatch) -> SmolStr {
     match m {
         crate::lower::HostMatch::Name(n) => n.clone(),
