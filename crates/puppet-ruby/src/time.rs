@@ -15,6 +15,7 @@ use crate::methods::{argc, int_arg};
 use crate::object::{Blk, ObjData, Object};
 use crate::value::{inspect, to_s, RValue};
 use crate::Pos;
+use puppet_types::time::{DAY_NAMES as DAYS, MONTH_NAMES as MONTHS};
 use std::cell::Cell;
 use std::rc::Rc;
 
@@ -43,58 +44,20 @@ pub(crate) struct RationalData {
     den: i64,
 }
 
-const MONTHS: [&str; 12] = [
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-];
-const DAYS: [&str; 7] = [
-    "Sunday",
-    "Monday",
-    "Tuesday",
-    "Wednesday",
-    "Thursday",
-    "Friday",
-    "Saturday",
-];
-
 /// The Julian day of the Gregorian reform that Ruby's Date uses (1582-10-15).
 const ITALY: i64 = 2299161;
 /// Julian day of 1970-01-01.
 const JD_EPOCH: i64 = 2440588;
 
-/// Days since 1970-01-01 of a proleptic Gregorian date.
+/// Days since 1970-01-01 of a proleptic Gregorian date (puppet-types' calendar, in i64).
 fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146097 + doe - 719468
+    puppet_types::time::days_from_civil(y.into(), m.into(), d.into()) as i64
 }
 
 /// The proleptic Gregorian date of a day count since 1970-01-01.
 fn civil_from_days(z: i64) -> (i64, i64, i64) {
-    let z = z + 719468;
-    let era = z.div_euclid(146097);
-    let doe = z - era * 146097;
-    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (if m <= 2 { y + 1 } else { y }, m, d)
+    let (y, m, d) = puppet_types::time::civil_from_days(z.into());
+    (y as i64, m as i64, d as i64)
 }
 
 fn leap(y: i64) -> bool {

@@ -357,8 +357,44 @@ impl fmt::Display for Timespan {
     }
 }
 
-/// Days since 1970-01-01 of a proleptic Gregorian date.
-fn days_from_civil(y: i128, m: i128, d: i128) -> i128 {
+/// The English month names (January first), as `strftime`'s `%B`/`%b` and Ruby's `Date`
+/// print them: the one table of the workspace.
+pub const MONTH_NAMES: [&str; 12] = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+];
+
+/// The English day names (Sunday first, as `wday` counts), for `%A`/`%a`.
+pub const DAY_NAMES: [&str; 7] = [
+    "Sunday",
+    "Monday",
+    "Tuesday",
+    "Wednesday",
+    "Thursday",
+    "Friday",
+    "Saturday",
+];
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (month 1-12; a day past the month's
+/// end counts on into the next).
+///
+/// ```
+/// use puppet_types::time::{civil_from_days, days_from_civil};
+/// assert_eq!(days_from_civil(1970, 1, 1), 0);
+/// assert_eq!(days_from_civil(2024, 3, 1) - days_from_civil(2024, 2, 1), 29);
+/// assert_eq!(civil_from_days(days_from_civil(1582, 10, 15)), (1582, 10, 15));
+/// ```
+pub fn days_from_civil(y: i128, m: i128, d: i128) -> i128 {
     let y = if m <= 2 { y - 1 } else { y };
     let era = y.div_euclid(400);
     let yoe = y - era * 400;
@@ -368,7 +404,8 @@ fn days_from_civil(y: i128, m: i128, d: i128) -> i128 {
     era * 146_097 + doe - 719_468
 }
 
-fn civil_from_days(z: i128) -> (i128, i128, i128) {
+/// The proleptic Gregorian date (year, month, day) of a day count since 1970-01-01.
+pub fn civil_from_days(z: i128) -> (i128, i128, i128) {
     let z = z + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z - era * 146_097;

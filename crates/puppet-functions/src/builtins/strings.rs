@@ -6,6 +6,7 @@ use super::regex::{all_matches, compile, pattern_with};
 use crate::error::{codes, CallError};
 use crate::registry::{Args, Registry};
 use crate::{RegistryError, Signature};
+use puppet_types::time::{DAY_NAMES as DAYS, MONTH_NAMES as MONTHS};
 use puppet_types::{Type, Value};
 use std::cmp::Ordering;
 
@@ -453,30 +454,6 @@ fn civil(days: i64) -> (i64, u32, u32) {
     let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
     (if m <= 2 { y + 1 } else { y }, m, d)
 }
-
-const DAYS: [&str; 7] = [
-    "Sunday",
-    "Monday",
-    "Tuesday",
-    "Wednesday",
-    "Thursday",
-    "Friday",
-    "Saturday",
-];
-const MONTHS: [&str; 12] = [
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-];
 
 fn strftime_timestamp(nanos: i128, fmt: &str) -> String {
     let secs = nanos.div_euclid(1_000_000_000) as i64;
