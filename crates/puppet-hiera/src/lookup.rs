@@ -775,6 +775,38 @@ fn merge_lookup(
 
 /// [`merge_lookup`] as Puppet explains it: a merge of several variants by a strategy other
 /// than `first` is a node of its own, with the merged result when something was found.
+/// A backend function called once per existing location, merged, each call explained
+/// under its location (`Path`/`URI`); a location that does not exist is explained as not
+/// found and not called.
+fn each_location(
+    inv: &Inv<'_>,
+    merge: &MergeStrategy,
+    locations: &[Resolved],
+    mut call: impl FnMut(&Resolved) -> Result<Option<Value>, HieraError>,
+) -> Result<Option<Value>, HieraError> {
+    explained_merge(inv, merge, locations.len(), |i| {
+        let loc = &locations[i];
+        inv.enter(|| match loc.uri {
+            true => Event::Uri {
+                uri: loc.path.to_string_lossy().into_owned(),
+                original: loc.original.clone(),
+            },
+            false => Event::Location {
+                path: loc.path.clone(),
+                original: loc.original.clone(),
+            },
+        });
+        let r = if loc.exists {
+            call(loc)
+        } else {
+            inv.outcome(|| Outcome::LocationNotFound);
+            Ok(None)
+        };
+        inv.leave();
+        r
+    })
+}
+
 fn explained_merge(
     inv: &Inv<'_>,
     strategy: &MergeStrategy,
@@ -1995,27 +2027,7 @@ impl Lookup {
         if matches!(f.e.location, Location::None) {
             return call(None);
         }
-        explained_merge(inv, merge, locations.len(), |i| {
-            let loc = &locations[i];
-            inv.enter(|| match loc.uri {
-                true => Event::Uri {
-                    uri: loc.path.to_string_lossy().into_owned(),
-                    original: loc.original.clone(),
-                },
-                false => Event::Location {
-                    path: loc.path.clone(),
-                    original: loc.original.clone(),
-                },
-            });
-            let r = if loc.exists {
-                call(Some(loc))
-            } else {
-                inv.outcome(|| Outcome::LocationNotFound);
-                Ok(None)
-            };
-            inv.leave();
-            r
-        })
+        each_location(inv, merge, locations, |loc| call(Some(loc)))
     }
 
     /// One call of a backend function, its answer checked (a `data_hash` function must

@@ -68,26 +68,8 @@ impl Lookup {
         if matches!(e.location, Location::None) {
             return self.eyaml_call(inv, p, e, &options, None, root);
         }
-        explained_merge(inv, merge, locations.len(), |i| {
-            let loc = &locations[i];
-            inv.enter(|| match loc.uri {
-                true => Event::Uri {
-                    uri: loc.path.to_string_lossy().into_owned(),
-                    original: loc.original.clone(),
-                },
-                false => Event::Location {
-                    path: loc.path.clone(),
-                    original: loc.original.clone(),
-                },
-            });
-            let r = if loc.exists {
-                self.eyaml_call(inv, p, e, &options, Some(loc), root)
-            } else {
-                inv.outcome(|| Outcome::LocationNotFound);
-                Ok(None)
-            };
-            inv.leave();
-            r
+        each_location(inv, merge, locations, |loc| {
+            self.eyaml_call(inv, p, e, &options, Some(loc), root)
         })
     }
 
