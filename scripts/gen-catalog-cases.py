@@ -1188,6 +1188,21 @@ notify { 'top': message => inline_template('<%= classes.join(",") %>') }
 node default { include cc notify { 'in node': message => inline_template('<%= classes.join(",") %>') } }
 node 'web01.example.com' { include cc notify { 'in node': message => inline_template('<%= classes.join(",") %>') } }
 """),
+    # Ruby's printf digits: near a tie the last digit goes to even (2.675 -> 2.68 although
+    # it is 2.67499999... in binary; 2.665 -> 2.66), and %g keeps a zero dtoa kept.
+    ("float_digits_near_ties", N, """\
+notice(sprintf('%.2f %.1f %.2f %.1f %.3f %.2f', 2.675, 0.35, 2.665, 0.05, 1.0005, 8.345))
+notice(sprintf('%.4g %#.4g %.1e %.2e %g %G', 0.086605, 1265.1, 125.0, 0.125, 1e-5, 1e20))
+notice(String(2.675, '%.2f'))
+notice(String(0.35, '%.1f'))
+notice(String(1265.1, '%#.4g'))
+notice(sprintf('%.0f %.0f %.0f %.0f', 0.5, 1.5, 2.5, 3.5))
+notice(sprintf('%08.3f|%-9.2f|%+.1f', 3.14159, 2.675, 0.25))
+"""),
+    ("float_digits_in_templates", N, """\
+notify { 'r': message => inline_template('<%= [2.675.round(2), 1.005.round(2), 0.29.floor(2), 18462.65.ceil(2), 4.45.round(1, half: :even), 25.round(-1, half: :even), 15.7.round(-1)].inspect %>') }
+notify { 'f': message => inline_template("<%= format('%.2f %.1f %.4g', 2.675, 0.35, 0.086605) %> <%= '%.2f' % 2.665 %>") }
+"""),
 ]
 
 def strip_error(msg, node):

@@ -4,6 +4,7 @@
 use crate::interp::{raise, unsupported, Ctrl};
 use crate::value::{inspect, to_s, RValue};
 use crate::Pos;
+use puppet_types::printf;
 
 fn num_of(v: &RValue, pos: Pos) -> Result<f64, Ctrl> {
     match v {
@@ -274,10 +275,9 @@ pub fn sprintf(f: &str, args: &[RValue], pos: Pos) -> Result<String, Ctrl> {
                 let p = prec.unwrap_or(6);
                 let s = if x.is_finite() {
                     format!(
-                        "{}{:.*}",
+                        "{}{}",
                         sign(x.is_sign_negative() && x != 0.0),
-                        p,
-                        x.abs()
+                        printf::fixed(x.abs(), p)
                     )
                 } else {
                     format!(
@@ -291,15 +291,7 @@ pub fn sprintf(f: &str, args: &[RValue], pos: Pos) -> Result<String, Ctrl> {
             'e' | 'E' => {
                 let x = num_of(&next_arg(pos)?, pos)?;
                 let p = prec.unwrap_or(6);
-                let s = format!("{:.*e}", p, x.abs());
-                let (m, e) = s.split_once('e').unwrap_or((&s, "0"));
-                let e: i32 = e.parse().unwrap_or(0);
-                let mut s = format!(
-                    "{}{m}e{}{:02}",
-                    sign(x < 0.0),
-                    if e < 0 { '-' } else { '+' },
-                    e.abs()
-                );
+                let mut s = format!("{}{}", sign(x < 0.0), printf::exponential(x.abs(), p));
                 if conv == 'E' {
                     s = s.to_uppercase();
                 }
@@ -311,7 +303,7 @@ pub fn sprintf(f: &str, args: &[RValue], pos: Pos) -> Result<String, Ctrl> {
                     format!(
                         "{}{}",
                         sign(x.is_sign_negative() && x != 0.0),
-                        fmt_g(x.abs(), prec, alt)
+                        printf::general(x.abs(), prec.unwrap_or(6), alt)
                     )
                 } else {
                     format!(
@@ -349,25 +341,4 @@ pub fn sprintf(f: &str, args: &[RValue], pos: Pos) -> Result<String, Ctrl> {
         out.push_str(&body);
     }
     Ok(out)
-}
-
-/// C's `%g` of a finite, non-negative `x`: `%e` or `%f`, whichever the exponent picks, with
-/// `prec` significant digits (6 by default) and the trailing zeros dropped unless `#`.
-fn fmt_g(x: f64, prec: Option<usize>, alt: bool) -> String {
-    let p = prec.unwrap_or(6).max(1);
-    let e_form = format!("{:.*e}", p - 1, x);
-    let (mant, exp) = e_form.split_once('e').unwrap_or((&e_form, "0"));
-    let exp: i64 = exp.parse().unwrap_or(0);
-    let strip = |s: String| -> String {
-        if alt || !s.contains('.') {
-            return s;
-        }
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
-    };
-    if exp < -4 || exp >= p as i64 {
-        let m = strip(mant.to_string());
-        format!("{m}e{}{:02}", if exp < 0 { '-' } else { '+' }, exp.abs())
-    } else {
-        strip(format!("{:.*}", (p as i64 - 1 - exp).max(0) as usize, x))
-    }
 }

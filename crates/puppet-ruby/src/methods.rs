@@ -10,6 +10,7 @@ use crate::interp::{raise, unsupported, Ctrl, Interp, R};
 use crate::object::Blk;
 use crate::value::{self, compare, inspect, to_s, RHash, RValue};
 use crate::Pos;
+use puppet_types::printf::{self, Rounding};
 use puppet_types::Value;
 use std::cmp::Ordering;
 use std::rc::Rc;
@@ -1252,40 +1253,61 @@ fn num_method(
             _ => unsupported("Integer#chr outside ASCII", pos),
         },
         "round" | "floor" | "ceil" => {
-            let digits = match args.first() {
-                Some(d) => int_arg(d, pos)?,
-                None => 0,
+            // `round(ndigits = 0, half: :up)`, `floor(ndigits = 0)`, `ceil(ndigits = 0)`, as
+            // Ruby computes them (puppet-types' printf owns the digit rules).
+            let (digits, opts) = match args.as_slice() {
+                [RValue::Hash(h)] if name == "round" => (0, Some(h.clone())),
+                [d, RValue::Hash(h)] if name == "round" => (int_arg(d, pos)?, Some(h.clone())),
+                [d] => (int_arg(d, pos)?, None),
+                [] => (0, None),
+                _ => return argc(&args, 0, 1, pos).map(|_| RValue::Nil),
             };
-            match recv {
-                RValue::Int(i) => {
-                    if digits >= 0 {
-                        return Ok(RValue::Int(*i));
+            let mode = match name {
+                "floor" => Rounding::Floor,
+                "ceil" => Rounding::Ceil,
+                _ => {
+                    let half = opts.and_then(|h| h.borrow().get(&RValue::sym("half")).cloned());
+                    match half.as_ref().map(to_s).as_deref() {
+                        None | Some("") | Some("up") => Rounding::HalfUp,
+                        Some("even") => Rounding::HalfEven,
+                        Some("down") => Rounding::HalfDown,
+                        Some(shown) => {
+                            return raise(
+                                "ArgumentError",
+                                format!("invalid rounding mode: {shown}"),
+                                pos,
+                            );
+                        }
                     }
-                    unsupported("Integer#round with negative digits", pos)
                 }
+            };
+            let digits =
+                i32::try_from(digits).unwrap_or(if digits < 0 { i32::MIN } else { i32::MAX });
+            match recv {
+                RValue::Int(i) => Ok(RValue::Int(printf::round_integer(*i, digits, mode))),
                 _ => {
                     let f = num_f(recv);
                     if digits > 0 {
-                        let m = 10f64.powi(digits as i32);
-                        let r = match name {
-                            "floor" => (f * m).floor() / m,
-                            "ceil" => (f * m).ceil() / m,
-                            _ => ruby_round(f * m) / m,
-                        };
-                        return Ok(RValue::Float(r));
+                        return Ok(RValue::Float(printf::round_digits(f, digits, mode)));
                     }
-                    let r = match name {
-                        "floor" => f.floor(),
-                        "ceil" => f.ceil(),
-                        _ => ruby_round(f),
+                    // Whole first (a negative digit count rounds the truncated value, as Ruby
+                    // does for `round`), then the integer to its trailing zeros.
+                    let whole = match mode {
+                        Rounding::Floor | Rounding::Ceil => printf::round_whole(f, mode),
+                        _ if digits < 0 => f.trunc(),
+                        _ => printf::round_whole(f, mode),
                     };
-                    if !r.is_finite() {
-                        return raise("FloatDomainError", value::float_to_s(r), pos);
+                    if !whole.is_finite() {
+                        return raise("FloatDomainError", value::float_to_s(whole), pos);
                     }
-                    if !fits_i64(r) {
-                        return unsupported(format!("Float#{name} of {r:e} (a Bignum)"), pos);
+                    if !fits_i64(whole) {
+                        return unsupported(format!("Float#{name} of {whole:e} (a Bignum)"), pos);
                     }
-                    Ok(RValue::Int(r as i64))
+                    Ok(RValue::Int(printf::round_integer(
+                        whole as i64,
+                        digits,
+                        mode,
+                    )))
                 }
             }
         }
@@ -1395,11 +1417,6 @@ fn num_method(
         "digits" => unsupported("Integer#digits", pos),
         _ => no_method(recv, name, pos),
     }
-}
-
-fn ruby_round(f: f64) -> f64 {
-    // Round half away from zero.
-    f.round()
 }
 
 fn num_f(v: &RValue) -> f64 {

@@ -12,6 +12,7 @@
 use crate::error::TypeError;
 use crate::format::float_to_s;
 use crate::infer::{generalize, infer};
+use crate::printf;
 use crate::semver::{Version, VersionRange};
 use crate::time::{Timespan, Timestamp};
 use crate::types::Type;
@@ -233,38 +234,6 @@ fn capitalize(s: &str) -> String {
     }
 }
 
-/// C's `%g`: the shorter of `%e` and `%f` with `p` significant digits, trailing zeros removed.
-fn c_style_g(f: f64, p: usize, keep_zeros: bool) -> String {
-    let p = p.max(1);
-    if f == 0.0 {
-        return "0".into();
-    }
-    let exp = f.abs().log10().floor() as i32;
-    let strip = |s: String| -> String {
-        if keep_zeros || !s.contains('.') {
-            return s;
-        }
-        let (m, e) = match s.find('e') {
-            Some(i) => (s[..i].to_string(), s[i..].to_string()),
-            None => (s, String::new()),
-        };
-        let m = m.trim_end_matches('0').trim_end_matches('.').to_string();
-        m + &e
-    };
-    if exp < -4 || exp >= p as i32 {
-        let s = format!("{:.*e}", p - 1, f);
-        let (m, e) = s.split_once('e').unwrap_or((&s, "0"));
-        let ei: i32 = e.parse().unwrap_or(0);
-        strip(format!(
-            "{m}e{}{:02}",
-            if ei < 0 { '-' } else { '+' },
-            ei.abs()
-        ))
-    } else {
-        strip(format!("{:.*}", (p as i32 - 1 - exp).max(0) as usize, f))
-    }
-}
-
 /// The `%s` text `String()` gives: a top-level string as is, a regexp as its source, Binary as
 /// its bytes; containers with their strings quoted (as `%p`).
 fn string_s(v: &Value) -> String {
@@ -365,26 +334,11 @@ pub fn format_value(v: &Value, fmt: Option<&str>) -> Result<String, TypeError> {
             let f = float_from(v, false)?;
             let p = spec.precision.unwrap_or(6);
             let s = match spec.conv {
-                'f' => format!("{:.*}", p, f.abs()),
-                'e' | 'E' => {
-                    let s = format!("{:.*e}", p, f.abs());
-                    let (m, e) = s.split_once('e').unwrap_or((&s, "0"));
-                    let ei: i32 = e.parse().unwrap_or(0);
-                    let out = format!("{m}e{}{:02}", if ei < 0 { '-' } else { '+' }, ei.abs());
-                    if spec.conv == 'E' {
-                        out.to_uppercase()
-                    } else {
-                        out
-                    }
-                }
-                'g' | 'G' => {
-                    let out = c_style_g(f.abs(), p, spec.alt);
-                    if spec.conv == 'G' {
-                        out.to_uppercase()
-                    } else {
-                        out
-                    }
-                }
+                'f' => printf::fixed(f.abs(), p),
+                'e' => printf::exponential(f.abs(), p),
+                'E' => printf::exponential(f.abs(), p).to_uppercase(),
+                'g' => printf::general(f.abs(), p, spec.alt),
+                'G' => printf::general(f.abs(), p, spec.alt).to_uppercase(),
                 _ => float_to_s(f.abs()),
             };
             let sign = if f < 0.0 || (f == 0.0 && f.is_sign_negative()) {

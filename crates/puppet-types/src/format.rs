@@ -21,6 +21,7 @@ use base64::Engine;
 /// assert_eq!(float_to_s(1e15), "1.0e+15");
 /// assert_eq!(float_to_s(123456789012345.0), "123456789012345.0");
 /// assert_eq!(float_to_s(1234567890123456.0), "1.234567890123456e+15");
+/// assert_eq!(float_to_s(1609680940486206.8), "1609680940486206.8");
 /// assert_eq!(float_to_s(0.00001), "1.0e-05");
 /// assert_eq!(float_to_s(123456.789), "123456.789");
 /// ```
@@ -47,7 +48,9 @@ pub fn float_to_s(f: f64) -> String {
     let exp: i32 = exp.parse().unwrap_or(0);
     let digits: String = mant.chars().filter(|c| *c != '.').collect();
     let sign = if f < 0.0 { "-" } else { "" };
-    if (-4..15).contains(&exp) {
+    // Fixed notation from 1e-4 up to 16 integer digits when there is a fraction to show, 15
+    // when the value is whole (Ruby's flo_to_s: `1609680940486206.8` but `1.0e+15`).
+    if (-4..15).contains(&exp) || (exp == 15 && digits.len() > 16) {
         let mut s = String::new();
         if exp < 0 {
             s.push_str("0.");

@@ -42,6 +42,7 @@ pub mod mismatch;
 pub mod normalize;
 pub mod object;
 pub mod params;
+pub mod printf;
 pub mod regexp;
 pub mod ruby;
 pub mod semver;
