@@ -633,3 +633,17 @@ fn deeply_nested_data_is_dropped_without_overflow() {
         assert_eq!(result.as_deref(), Ok("ok"), "{text}");
     }
 }
+
+/// Interpolations inside interpolations are lexed by nested lexers: at the lexer's bound
+/// (32 levels) they must still fit a small thread's stack.
+#[test]
+fn deep_interpolation_on_a_small_stack() {
+    check_on_small_stack(&format!("<%= \"{}\" %>", "#{\"".repeat(40)));
+    check_on_small_stack(&format!(
+        "<%= \"{}x{}\" %>",
+        "#{\"".repeat(31),
+        "\"}".repeat(31)
+    ));
+    let heredocs: String = (0..40).map(|_| "<<-E\n#{").collect();
+    check_on_small_stack(&format!("<%= {heredocs} %>"));
+}
