@@ -9,8 +9,9 @@
 //! valgrind --tool=callgrind target/release/examples/load_phases rb-parse /tmp/rb.list
 //! target/release/examples/load_phases rb-dump /tmp/rb.list > before.txt
 //! ```
-//! Modes: read, pp-parse, pp-lower, pp-dump (Puppet files), rb-lex, rb-parse, rb-dump (Ruby
-//! files), erb-parse, erb-dump (ERB templates).
+//! Modes: read, pp-parse (rowan tree), pp-flat (flat tree), pp-lower (flat tree, lowered),
+//! pp-dump (Puppet files), rb-lex, rb-parse, rb-dump (Ruby files), erb-parse, erb-dump (ERB
+//! templates).
 
 use std::sync::Arc;
 
@@ -36,8 +37,13 @@ fn main() {
         match mode.as_str() {
             "read" => n += text.len(),
             "pp-parse" => n += puppet_lang::syntax::parse(text).errors().len(),
+            "pp-flat" => {
+                n += puppet_lang::syntax::flat::parse(Arc::from(text.as_str()))
+                    .errors()
+                    .len()
+            }
             "pp-lower" => {
-                let parse = puppet_lang::syntax::parse(text);
+                let parse = puppet_lang::syntax::flat::parse(Arc::from(text.as_str()));
                 let src = Arc::new(puppet_lang::eval::ir::SourceFile::from_arc(
                     Some(path.clone()),
                     Arc::from(text.as_str()),
@@ -70,7 +76,8 @@ fn main() {
                     Some(path.clone()),
                     Arc::from(text.as_str()),
                 ));
-                let l = puppet_lang::eval::lower::lower_file(src, &parse);
+                let flat = puppet_lang::syntax::flat::FlatParse::from_parse(&src.text, &parse);
+                let l = puppet_lang::eval::lower::lower_file(src.clone(), &flat);
                 println!(
                     "{path} {:?} {:?} {:?} {:?}",
                     parse.syntax(),

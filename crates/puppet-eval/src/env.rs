@@ -379,8 +379,9 @@ impl Environment {
         text: Arc<str>,
         parse: &puppet_syntax::Parse,
     ) {
+        let flat = puppet_syntax::flat::FlatParse::from_parse(&text, parse);
         let file = Arc::new(SourceFile::from_arc(path.clone(), text));
-        let mut lowered = lower_file(file, parse);
+        let mut lowered = lower_file(file, &flat);
         for d in parse
             .errors()
             .iter()
@@ -736,7 +737,7 @@ impl Environment {
                 Some(path.to_string_lossy().into_owned()),
                 def_file.text.clone(),
             ));
-            let mut lowered = lower_file(source, &def_file.parse());
+            let mut lowered = lower_file(source, &def_file.flat());
             // The compile keeps the lowered form only: the tree's memory goes (a tool that
             // asks the loader for it later gets it parsed again).
             def_file.release_tree();

@@ -67,7 +67,7 @@ pub struct Outcome {
 /// assert_eq!(t.to_string(), "Struct[{'a' => Optional[Integer[1]]}]");
 /// ```
 pub fn parse_type_string(text: &str) -> Result<puppet_types::Type, String> {
-    let parse = puppet_syntax::parse_type_expression(text);
+    let parse = puppet_syntax::flat::parse_expression(text.into());
     if let Some(e) = parse
         .errors()
         .iter()

@@ -6,15 +6,17 @@
 //! become calls), and definitions are hoisted into [`Definitions`] with fully qualified,
 //! lower-case names (a class nested in `a` is `a::b`). Problems become diagnostics.
 //!
-//! It reads the tree through `puppet_syntax::green` views (no rowan cursor per node): what
-//! each child of a node means follows the typed AST's accessors in `puppet_syntax::ast`.
-//! Heredoc bodies, which lie outside their expression's node, are found through the typed AST.
+//! It reads the flat tree of `puppet_syntax::flat` through `puppet_syntax::green` views (no
+//! rowan tree is built for a file a compile loads): what each child of a node means follows
+//! the typed AST's accessors in `puppet_syntax::ast`. A caller holding a rowan parse lowers
+//! it with `FlatParse::from_parse`.
 
 use crate::ir::*;
 use puppet_syntax::ast::{self, AstNode, Number};
+use puppet_syntax::flat::FlatParse;
 use puppet_syntax::green::{Element, Node};
 use puppet_syntax::SyntaxKind::{self, *};
-use puppet_syntax::{Diagnostic, SyntaxNode, TextRange};
+use puppet_syntax::{Diagnostic, TextRange};
 use puppet_types::{Regexp, Value};
 use smol_str::SmolStr;
 use std::sync::Arc;
@@ -116,8 +118,8 @@ pub struct LoweredFile {
 }
 
 /// Lowers a parsed manifest or template.
-pub fn lower_file(file: Arc<SourceFile>, parse: &puppet_syntax::Parse) -> LoweredFile {
-    let mut l = Lowerer::new(file.clone(), parse);
+pub fn lower_file(file: Arc<SourceFile>, parse: &FlatParse) -> LoweredFile {
+    let mut l = Lowerer::new(file.clone());
     let root = Node::root(parse);
     let mut epp_params = None;
     if root.kind() == EPP_FILE {
@@ -141,8 +143,8 @@ pub fn lower_file(file: Arc<SourceFile>, parse: &puppet_syntax::Parse) -> Lowere
 }
 
 /// Lowers a single expression parse (e.g. a type string).
-pub fn lower_expression(file: Arc<SourceFile>, parse: &puppet_syntax::Parse) -> Option<Expr> {
-    let mut l = Lowerer::new(file, parse);
+pub fn lower_expression(file: Arc<SourceFile>, parse: &FlatParse) -> Option<Expr> {
+    let mut l = Lowerer::new(file);
     let root = Node::root(parse);
     if root.kind() != EXPR_ROOT {
         return None;
@@ -158,8 +160,6 @@ struct Lowerer {
     diags: Vec<Diagnostic>,
     /// Inside a heredoc's sub-parse, every span is the heredoc's.
     override_span: Option<(u32, u32)>,
-    /// The red root of the tree being lowered, for reads that leave a node (heredoc bodies).
-    root: SyntaxNode,
     /// Lowered expressions of the lists being built, innermost list last: a list is lowered
     /// onto it in one walk over the node's children, then moved into a vector of exactly its
     /// length (instead of a first walk that counts them).
@@ -223,14 +223,13 @@ fn is_class_keyword(n: Node<'_>) -> bool {
 }
 
 impl Lowerer {
-    fn new(file: Arc<SourceFile>, parse: &puppet_syntax::Parse) -> Self {
+    fn new(file: Arc<SourceFile>) -> Self {
         Lowerer {
             file,
             defs: Definitions::default(),
             namespace: Vec::new(),
             diags: Vec::new(),
             override_span: None,
-            root: parse.syntax(),
             pending: Vec::new(),
         }
     }
@@ -499,25 +498,19 @@ impl Lowerer {
         }
     }
 
-    /// A heredoc: its body is found through the typed AST (it lies after the expression's
+    /// A heredoc: its body is found among the file's tokens (it lies after the expression's
     /// line, outside its node), then lowered from its own parse.
     fn heredoc(&mut self, h: Node<'_>, span: Span) -> Expr {
-        let body = h
-            .to_syntax(&self.root)
-            .and_then(ast::HeredocExpr::cast)
-            .and_then(|h| h.body());
-        let Some(body) = body else {
+        let Some(body) = h.heredoc_body() else {
             return self.invalid(h, "Heredoc without body");
         };
         match &body.parse {
             Some(p) => {
                 let saved = self.override_span.replace((span.start, span.end));
-                let saved_root = std::mem::replace(&mut self.root, p.syntax());
                 let parts = Node::root(p)
                     .child(STRING_EXPR)
                     .map(|s| self.string_parts(s, Some(&body.header)))
                     .unwrap_or_default();
-                self.root = saved_root;
                 self.override_span = saved;
                 self.concat(parts, span)
             }
@@ -1102,7 +1095,7 @@ mod size_tests {
             file { 'a': ensure => present, mode => '0644', owner => root; 'b': * => {} }
             $x = [1, [2, 3], "x${y}z"]
         "#;
-        let parse = puppet_syntax::parse(text);
+        let parse = puppet_syntax::flat::parse(text.into());
         let lowered = super::lower_file(std::sync::Arc::new(SourceFile::new(None, text)), &parse);
         let s = &lowered.statements;
         assert_eq!((s.len(), s.capacity()), (3, 3));

@@ -134,7 +134,7 @@ fn lowered_epp(path: Option<&str>, text: &str) -> Result<Arc<crate::lower::Lower
             return Ok(l);
         }
     }
-    let parse = puppet_syntax::parse_epp(text);
+    let parse = puppet_syntax::flat::parse_epp(text.into());
     if let Some(e) = parse
         .errors()
         .iter()

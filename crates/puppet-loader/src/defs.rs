@@ -9,7 +9,9 @@
 use crate::diagnostic::{codes, Diagnostic};
 use crate::names::{canonical, FileNamespace};
 use puppet_syntax::ast::{self, AstNode, Expr, LiteralKind};
-use puppet_syntax::{Parse, SyntaxToken};
+use puppet_syntax::flat::FlatParse;
+use puppet_syntax::green::{Node, Token};
+use puppet_syntax::{Parse, SyntaxKind, SyntaxToken};
 use serde::Serialize;
 use smol_str::SmolStr;
 use std::path::{Path, PathBuf};
@@ -65,16 +67,8 @@ pub struct Definition {
 }
 
 /// The range of `node` without leading and trailing trivia.
-pub(crate) fn trimmed(node: &puppet_syntax::SyntaxNode) -> (u32, u32) {
-    range_of(puppet_syntax::ast::trimmed_range(node))
-}
-
 fn range_of(r: puppet_syntax::TextRange) -> (u32, u32) {
     (r.start().into(), r.end().into())
-}
-
-fn token_range(t: Option<SyntaxToken>, fallback: (u32, u32)) -> (u32, u32) {
-    t.map(|t| range_of(t.text_range())).unwrap_or(fallback)
 }
 
 /// The outcome of scanning one file.
@@ -89,39 +83,55 @@ pub struct FileScan {
 
 /// Finds the definitions of `parse` (from `file`, in `module`) and checks them against
 /// `namespace`. `display_path` is the file name used in messages (Puppet prints the
-/// absolute path).
+/// absolute path). Reads the flat tree of the compile path ([`puppet_syntax::green`]); a
+/// tool holding a rowan parse gets the flat form with [`FlatParse::from_parse`].
 pub fn scan_file(
-    parse: &Parse,
+    parse: &FlatParse,
     file: &Arc<Path>,
     module: Option<&SmolStr>,
     namespace: &FileNamespace,
     display_path: &str,
 ) -> FileScan {
     let mut scan = FileScan::default();
-    let Some(root) = ast::SourceFile::cast(parse.syntax()) else {
+    let root = parse.root();
+    if root.kind() != SyntaxKind::SOURCE_FILE {
         return scan;
-    };
+    }
     let cx = Cx {
         file,
         module,
         namespace,
         display_path,
     };
-    for stmt in root.statements() {
-        if *namespace != FileNamespace::Free && !is_valid_top_construct(&stmt) {
+    for stmt in root.exprs() {
+        if *namespace != FileNamespace::Free && !is_valid_top_construct(stmt.kind()) {
             scan.diagnostics.push(crate::diagnostic::error(
                 codes::ILLEGAL_TOP_CONSTRUCT_LOCATION,
                 format!(
                     "This {} is unacceptable as a top level construct in this location",
-                    label(&stmt)
+                    label_of_statement(parse.text(), stmt)
                 ),
                 Some(file.to_path_buf()),
-                Some(report_range(&stmt)),
+                Some(report_range(stmt)),
             ));
         }
-        cx.visit(&stmt, "", &mut scan);
+        cx.visit(stmt, "", &mut scan);
     }
     scan
+}
+
+/// [`label`] of a top-level statement of the flat tree: the typed AST's, from a rowan
+/// parse of the text made for it (only files with misplaced code get here).
+fn label_of_statement(text: &str, stmt: Node<'_>) -> String {
+    let parse = puppet_syntax::parse(text);
+    ast::SourceFile::cast(parse.syntax())
+        .and_then(|f| {
+            f.statements().find(|e| {
+                e.syntax().kind() == stmt.kind() && e.syntax().text_range() == stmt.text_range()
+            })
+        })
+        .map(|e| label(&e))
+        .unwrap_or_else(|| "Expression".into())
 }
 
 struct Cx<'a> {
@@ -131,37 +141,51 @@ struct Cx<'a> {
     display_path: &'a str,
 }
 
+/// The name token after the keyword of a definition (as the typed AST's `name_token`).
+fn definition_name_token(n: Node<'_>) -> Option<Token<'_>> {
+    n.children_with_tokens()
+        .filter_map(|e| e.into_token())
+        .filter(|t| !t.kind().is_trivia())
+        .nth(1)
+}
+
 impl Cx<'_> {
-    fn visit(&self, stmt: &Expr, enclosing: &str, scan: &mut FileScan) {
-        let (kind, written, name_tok, body) = match stmt {
-            Expr::ClassDef(c) => (DefKind::Class, c.name(), c.name_token(), c.body()),
-            Expr::DefineDef(d) => (DefKind::Define, d.name(), d.name_token(), d.body()),
-            Expr::FunctionDef(f) => (DefKind::Function, f.name(), f.name_token(), None),
-            Expr::TypeAlias(t) => {
-                let name = t.name();
-                let tok = match t.lhs() {
-                    Some(Expr::TypeRef(r)) => r.token(),
-                    Some(Expr::Access(a)) => match a.target() {
-                        Some(Expr::TypeRef(r)) => r.token(),
-                        _ => None,
-                    },
+    fn visit(&self, stmt: Node<'_>, enclosing: &str, scan: &mut FileScan) {
+        use SyntaxKind as K;
+        let (kind, name_tok, body) = match stmt.kind() {
+            K::CLASS_DEF => (
+                DefKind::Class,
+                definition_name_token(stmt),
+                stmt.child(K::BLOCK),
+            ),
+            K::DEFINE_DEF => (DefKind::Define, definition_name_token(stmt), None),
+            K::FUNCTION_DEF => (DefKind::Function, definition_name_token(stmt), None),
+            K::TYPE_ALIAS => {
+                // `type Name = ...` or `type Name[...] = ...`.
+                let tok = stmt.nth_expr(0).and_then(|lhs| match lhs.kind() {
+                    K::TYPE_REF => lhs.first_significant_token(),
+                    K::ACCESS_EXPR => lhs
+                        .nth_expr(0)
+                        .filter(|t| t.kind() == K::TYPE_REF)
+                        .and_then(|t| t.first_significant_token()),
                     _ => None,
-                };
-                (DefKind::TypeAlias, name, tok, None)
+                });
+                (DefKind::TypeAlias, tok, None)
             }
             _ => return,
         };
+        let written = name_tok.map_or("", |t| t.text());
         if written.is_empty() {
             return;
         }
         // Puppet's parser prefixes classes and defines with the enclosing classes' names.
         let qualified =
             if enclosing.is_empty() || kind == DefKind::Function || kind == DefKind::TypeAlias {
-                written.clone()
+                written.to_string()
             } else {
                 format!("{enclosing}::{written}")
             };
-        let range = trimmed(stmt.syntax());
+        let range = range_of(stmt.trimmed_range());
         let mut accepted = true;
         if kind != DefKind::TypeAlias {
             let ok = match self.namespace {
@@ -191,15 +215,13 @@ impl Cx<'_> {
                 written_name: qualified.as_str().into(),
                 file: self.file.clone(),
                 range,
-                name_range: token_range(name_tok, range),
+                name_range: name_tok.map_or(range, |t| range_of(t.text_range())),
                 module: self.module.cloned(),
             });
         }
-        if kind == DefKind::Class {
-            if let Some(body) = body {
-                for inner in body.statements() {
-                    self.visit(&inner, &qualified, scan);
-                }
+        if let Some(body) = body {
+            for inner in body.exprs() {
+                self.visit(inner, &qualified, scan);
             }
         }
     }
@@ -207,30 +229,30 @@ impl Cx<'_> {
 
 /// Where Puppet reports a statement: operator expressions at their operator, anything
 /// else from its first token.
-fn report_range(stmt: &Expr) -> (u32, u32) {
-    let op = match stmt {
-        Expr::Assign(a) => a.op(),
-        Expr::Binary(b) => b.op(),
-        Expr::Relationship(r) => r.op(),
+fn report_range(stmt: Node<'_>) -> (u32, u32) {
+    use SyntaxKind as K;
+    let op = match stmt.kind() {
+        K::ASSIGN_EXPR | K::BINARY_EXPR | K::RELATIONSHIP_EXPR => stmt.operator_token(),
         _ => None,
     };
     match op {
         Some(t) => range_of(t.text_range()),
-        None => trimmed(stmt.syntax()),
+        None => range_of(stmt.trimmed_range()),
     }
 }
 
 /// Definitions (other than nodes) are the only statements allowed at the top of an
 /// autoloaded file.
-fn is_valid_top_construct(e: &Expr) -> bool {
+fn is_valid_top_construct(kind: SyntaxKind) -> bool {
+    use SyntaxKind as K;
     matches!(
-        e,
-        Expr::ClassDef(_)
-            | Expr::DefineDef(_)
-            | Expr::FunctionDef(_)
-            | Expr::TypeAlias(_)
-            | Expr::TypeDefinition(_)
-            | Expr::Error(_)
+        kind,
+        K::CLASS_DEF
+            | K::DEFINE_DEF
+            | K::FUNCTION_DEF
+            | K::TYPE_ALIAS
+            | K::TYPE_DEFINITION
+            | K::ERROR
     )
 }
 
@@ -327,7 +349,8 @@ pub fn check_file_location(
 ) -> Vec<Diagnostic> {
     let ns = crate::env::namespace_for_file(file, modulepath, manifest);
     let arc: Arc<Path> = Arc::from(file);
-    let mut diags = scan_file(parse, &arc, None, &ns, &display(file)).diagnostics;
+    let flat = FlatParse::from_parse(&Arc::from(parse.syntax().to_string()), parse);
+    let mut diags = scan_file(&flat, &arc, None, &ns, &display(file)).diagnostics;
     diags.sort_by_key(|d| d.start());
     diags
 }

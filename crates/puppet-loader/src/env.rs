@@ -21,6 +21,7 @@ use crate::metadata::Metadata;
 use crate::names::{self, FileNamespace, NamePath, Owner};
 use crate::provider::{EntryKind, SourceProvider};
 use indexmap::IndexMap;
+use puppet_syntax::flat::FlatParse;
 use puppet_syntax::{Parse, SyntaxNode};
 use serde::Serialize;
 use smol_str::SmolStr;
@@ -111,8 +112,11 @@ pub struct LoadedFile {
     pub relative: PathBuf,
     pub text: Arc<str>,
     /// The parse tree (shared with other snapshots through the [`ParseCache`]); `None`
-    /// once released, see [`release_tree`](Self::release_tree).
+    /// once released (see [`release_tree`](Self::release_tree)) and, for a loader that
+    /// shares no parses, until a tool asks for it: the compile path reads the flat tree.
     tree: RwLock<Option<Arc<Parse>>>,
+    /// The flat tree the loader scanned and a compile lowers; `None` once released.
+    flat: RwLock<Option<Arc<FlatParse>>>,
     /// Definitions that passed the location check, in source order.
     pub definitions: Vec<Definition>,
     /// Syntax and location problems of this file.
@@ -134,11 +138,30 @@ impl LoadedFile {
         parse
     }
 
-    /// Lets the parse tree go (a compiler that has lowered the file keeps only its own
-    /// form): its memory is freed unless a [`ParseCache`] shared with other loaders holds
-    /// it. A later [`parse`](Self::parse) parses the text again.
+    /// The flat tree of the text, for passes that read it once downwards (lowering); parsed
+    /// again when it was released.
+    pub fn flat(&self) -> Arc<FlatParse> {
+        if let Ok(tree) = self.flat.read() {
+            if let Some(p) = &*tree {
+                return p.clone();
+            }
+        }
+        let parse = Arc::new(puppet_syntax::flat::parse(self.text.clone()));
+        if let Ok(mut tree) = self.flat.write() {
+            return tree.get_or_insert(parse).clone();
+        }
+        parse
+    }
+
+    /// Lets the parse trees go (a compiler that has lowered the file keeps only its own
+    /// form): their memory is freed unless a [`ParseCache`] shared with other loaders holds
+    /// the rowan one. A later [`parse`](Self::parse) or [`flat`](Self::flat) parses the
+    /// text again.
     pub fn release_tree(&self) {
         if let Ok(mut tree) = self.tree.write() {
+            *tree = None;
+        }
+        if let Ok(mut tree) = self.flat.write() {
             *tree = None;
         }
     }
@@ -183,7 +206,8 @@ type Precedence = (u8, usize, usize);
 pub struct ParseCache {
     map: Mutex<HashMap<PathBuf, CachedParse>>,
     /// False for a loader's private cache ([`Loader::open`](crate::Loader::open)): no
-    /// other loader can ask for its parses, so keeping them only holds memory.
+    /// other loader can ask for its parses, so its files get flat trees only (the compile
+    /// path), and a tool asking one for its rowan tree gets it parsed then.
     retain: bool,
 }
 
@@ -210,10 +234,8 @@ impl ParseCache {
         }
     }
 
+    /// The rowan parse of `text`, from the cache when it holds one of the same text.
     fn get_or_parse(&self, path: &Path, text: &Arc<str>) -> Arc<Parse> {
-        if !self.retain {
-            return Arc::new(puppet_syntax::parse(text));
-        }
         if let Ok(map) = self.map.lock() {
             if let Some((t, p)) = map.get(path) {
                 if **t == **text {
@@ -799,15 +821,23 @@ pub(crate) fn load_one(
     text: Arc<str>,
     cache: &ParseCache,
 ) -> LoadedFile {
-    let parse = cache.get_or_parse(&f.path, &text);
+    // A cache shared with other loaders keeps rowan trees for the tools; a compile's own
+    // loader builds only the flat tree, which is all its scan and lowering read.
+    let (parse, flat) = if cache.retain {
+        let parse = cache.get_or_parse(&f.path, &text);
+        let flat = FlatParse::from_parse(&text, &parse);
+        (Some(parse), flat)
+    } else {
+        (None, puppet_syntax::flat::parse(text.clone()))
+    };
     let path: Arc<Path> = Arc::from(f.path.as_path());
     let ns = match f.role {
         FileRole::MainManifest => FileNamespace::Free,
         _ if f.module.is_none() => FileNamespace::Free,
         _ => namespace_for_file(&f.path, &config.modulepath, config.manifest.as_deref()),
     };
-    let scan = scan_file(&parse, &path, f.module.as_ref(), &ns, &display(&f.path));
-    let mut diagnostics: Vec<Diagnostic> = parse
+    let scan = scan_file(&flat, &path, f.module.as_ref(), &ns, &display(&f.path));
+    let mut diagnostics: Vec<Diagnostic> = flat
         .errors()
         .iter()
         .filter(|e| e.severity == puppet_syntax::Severity::Error)
@@ -874,7 +904,8 @@ pub(crate) fn load_one(
         module: f.module.clone(),
         relative: f.relative.clone(),
         text,
-        tree: RwLock::new(Some(parse)),
+        tree: RwLock::new(parse),
+        flat: RwLock::new(Some(Arc::new(flat))),
         definitions,
         diagnostics,
     }

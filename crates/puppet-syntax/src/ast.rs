@@ -15,7 +15,7 @@
 
 use crate::lexer::{end_tag_parts, parse_heredoc_header, HeredocHeader};
 use crate::SyntaxKind::{self, *};
-use crate::{Diagnostic, Parse, SyntaxNode, SyntaxToken, TextRange};
+use crate::{Diagnostic, Parse, SyntaxNode, SyntaxToken, TextRange, TextSize};
 
 /// A typed view of a syntax node.
 pub trait AstNode: Sized {
@@ -32,7 +32,7 @@ pub trait AstNode: Sized {
 /// green tree (no cursor is made), so it costs the trivia at the edges, not the size of the
 /// node; a node that is all trivia gives its full range.
 pub fn trimmed_range(node: &SyntaxNode) -> TextRange {
-    crate::green::trimmed_range(&node.green(), node.text_range())
+    crate::green::trimmed_range(&*node.green(), node.text_range())
 }
 
 macro_rules! ast_node {
@@ -562,20 +562,78 @@ ast_node!(
     HeredocExpr, HEREDOC_EXPR
 );
 
-/// The body of a heredoc, computed from the source.
+/// The body of a heredoc, computed from the source. `T` is the body token and `P` the parse
+/// of an interpolating body: rowan's for the typed AST, the flat ones for
+/// [`crate::green`] views.
 #[derive(Debug, Clone)]
-pub struct HeredocBody {
+pub struct HeredocBody<T = SyntaxToken, P = Parse> {
     /// The header's parts.
     pub header: HeredocHeader,
     /// The raw body token (lines and end tag) when found.
-    pub token: Option<SyntaxToken>,
+    pub token: Option<T>,
     /// The text after removing the margin and the last line break when `-` asks for it,
     /// escapes still raw.
     pub text: String,
     /// For interpolating heredocs: the parse of `text` (rooted at `HEREDOC_ROOT`).
-    pub parse: Option<Parse>,
+    pub parse: Option<P>,
     /// Problems in the body (text in the margin, interpolation errors), located in the file.
     pub errors: Vec<Diagnostic>,
+}
+
+/// How many heredoc headers come before a header on its line, given the tokens before it,
+/// nearest first, as (kind, whether its text has a line break): its body is the one after
+/// that many other bodies.
+pub(crate) fn heredoc_headers_before(prev: impl Iterator<Item = (SyntaxKind, bool)>) -> usize {
+    let mut before = 0usize;
+    for (kind, line_break) in prev {
+        match kind {
+            HEREDOC_BODY => break,
+            HEREDOC_HEADER => before += 1,
+            WHITESPACE | STRING_TEXT | COMMENT | ML_COMMENT if line_break => break,
+            _ => {}
+        }
+    }
+    before
+}
+
+/// A heredoc's body from its header, its body token (with the token's text and start) and
+/// the end of its expression; `parse` parses an interpolating body's text (`dollar_escape`
+/// as for [`crate::parse_interpolated_text_with`]), `errors` reads that parse's problems.
+pub(crate) fn heredoc_body_of<T, P>(
+    header: HeredocHeader,
+    token: Option<(T, &str, TextSize)>,
+    end: TextSize,
+    parse: impl FnOnce(&str, bool) -> P,
+    parse_errors: impl FnOnce(&P) -> &[Diagnostic],
+) -> HeredocBody<T, P> {
+    let mut errors = Vec::new();
+    let (text, base, token) = match token {
+        Some((tok, text, base)) => (heredoc_text(text, &header.tag), base, Some(tok)),
+        None => (String::new(), end, None),
+    };
+    let parse = if header.interpolate {
+        // `\$` only escapes a `$` when the heredoc's escapes include `$`.
+        let dollar_escape = header
+            .escapes
+            .as_deref()
+            .is_some_and(|e| e.is_empty() || e.contains('$'));
+        let p = parse(&text, dollar_escape);
+        for e in parse_errors(&p) {
+            let mut e = e.clone();
+            e.range = e.range.map(|r| TextRange::at(base + r.start(), r.len()));
+            errors.push(e);
+        }
+        Some(p)
+    } else {
+        None
+    };
+    HeredocBody {
+        header,
+        token,
+        text,
+        parse,
+        errors,
+    }
 }
 
 impl HeredocExpr {
@@ -591,67 +649,26 @@ impl HeredocExpr {
     /// heredoc headers before this one on the same line.
     pub fn body_token(&self) -> Option<SyntaxToken> {
         let header = self.header_token()?;
-        let mut before = 0usize;
-        let mut t = header.prev_token();
-        while let Some(tok) = t {
-            match tok.kind() {
-                HEREDOC_BODY => break,
-                HEREDOC_HEADER => before += 1,
-                WHITESPACE | STRING_TEXT | COMMENT | ML_COMMENT if tok.text().contains('\n') => {
-                    break
-                }
-                _ => {}
-            }
-            t = tok.prev_token();
-        }
-        let mut t = header.next_token();
-        while let Some(tok) = t {
-            if tok.kind() == HEREDOC_BODY {
-                if before == 0 {
-                    return Some(tok);
-                }
-                before -= 1;
-            }
-            t = tok.next_token();
-        }
-        None
+        let prev = std::iter::successors(header.prev_token(), |t| t.prev_token());
+        let before = heredoc_headers_before(prev.map(|t| (t.kind(), t.text().contains('\n'))));
+        std::iter::successors(header.next_token(), |t| t.next_token())
+            .filter(|t| t.kind() == HEREDOC_BODY)
+            .nth(before)
     }
 
     /// The body, with margin handling done and, for `@("TAG")`, its interpolation parsed.
     pub fn body(&self) -> Option<HeredocBody> {
         let header = self.header()?;
         let token = self.body_token();
-        let mut errors = Vec::new();
-        let (text, base) = match &token {
-            Some(tok) => {
-                let base = tok.text_range().start();
-                (heredoc_text(tok.text(), &header.tag), base)
-            }
-            None => (String::new(), self.0.text_range().end()),
-        };
-        let parse = if header.interpolate {
-            // `\$` only escapes a `$` when the heredoc's escapes include `$`.
-            let dollar_escape = header
-                .escapes
-                .as_deref()
-                .is_some_and(|e| e.is_empty() || e.contains('$'));
-            let p = crate::parse_interpolated_text_with(&text, dollar_escape);
-            for e in p.errors() {
-                let mut e = e.clone();
-                e.range = e.range.map(|r| TextRange::at(base + r.start(), r.len()));
-                errors.push(e);
-            }
-            Some(p)
-        } else {
-            None
-        };
-        Some(HeredocBody {
+        Some(heredoc_body_of(
             header,
-            token,
-            text,
-            parse,
-            errors,
-        })
+            token
+                .as_ref()
+                .map(|t| (t.clone(), t.text(), t.text_range().start())),
+            self.0.text_range().end(),
+            crate::parse_interpolated_text_with,
+            |p: &Parse| p.errors(),
+        ))
     }
 }
 

@@ -1,31 +1,33 @@
-//! Cursor-free views of a syntax tree: a green node or token with its offset.
+//! Cursor-free views of a flat syntax tree ([`crate::flat`]): a node or token is the tree
+//! plus an index.
 //!
-//! rowan's red API ([`SyntaxNode`]) allocates a cursor for every node and token it hands
-//! out, which dominates the cost of a single pass over a tree (lowering a file to the
-//! evaluator's IR visits each node once). A [`Node`] here is a borrowed green node plus its
-//! absolute offset: `Copy`, free to make, and enough to read kinds, text and ranges going
-//! downwards. It cannot go up or sideways (no parent, no next token); [`Node::to_syntax`]
-//! finds the red node when a caller needs that.
+//! rowan's red API ([`crate::SyntaxNode`]) allocates a cursor for every node and token it
+//! hands out, and a rowan tree allocates every node; a pass over a file that only reads
+//! downwards once (the loader's scan and lowering to the evaluator's IR on the compile path)
+//! needs neither. A [`Node`] here is `Copy`, free to make, and enough to read kinds, text and
+//! ranges going downwards; tokens also know their neighbours in the file (for heredoc bodies,
+//! which lie outside their expression's node).
 //!
 //! The lookups mirror the private helpers of [`crate::ast`] (first expression child, the
 //! operator token, the first significant token, ...) and give the same answers; the typed
 //! AST stays the API for tools, this module is for passes that only read downwards.
 
-use crate::ast::{AstNode, Expr};
-use crate::{Parse, SyntaxKind, SyntaxNode, TextRange, TextSize};
+use crate::ast::{AstNode, Expr, HeredocBody};
+use crate::flat::{FlatParse, FlatTree, NodeData, TokenData, NODE_BIT};
+use crate::{SyntaxKind, TextRange, TextSize};
 
-/// A node of the green tree at a known offset.
+/// A node of a flat tree.
 #[derive(Debug, Clone, Copy)]
 pub struct Node<'a> {
-    green: &'a rowan::GreenNodeData,
-    offset: TextSize,
+    tree: &'a FlatTree,
+    index: u32,
 }
 
-/// A token of the green tree at a known offset.
+/// A token of a flat tree.
 #[derive(Debug, Clone, Copy)]
 pub struct Token<'a> {
-    green: &'a rowan::GreenTokenData,
-    offset: TextSize,
+    tree: &'a FlatTree,
+    index: u32,
 }
 
 /// A node or a token.
@@ -51,44 +53,56 @@ impl<'a> Element<'a> {
     }
 }
 
-fn kind_of(raw: rowan::SyntaxKind) -> SyntaxKind {
-    <crate::PuppetLanguage as rowan::Language>::kind_from_raw(raw)
-}
-
-/// [`SyntaxKind::is_trivia`] on a raw kind: the trivia kinds come first in the enum.
-#[inline]
-fn is_trivia_raw(raw: rowan::SyntaxKind) -> bool {
-    raw.0 <= SyntaxKind::HEREDOC_BODY as u16
-}
-
 impl<'a> Node<'a> {
+    pub(crate) fn new(tree: &'a FlatTree, index: u32) -> Self {
+        Node { tree, index }
+    }
+
     /// The root of a parse.
-    pub fn root(parse: &'a Parse) -> Node<'a> {
-        Node {
-            green: parse.green(),
-            offset: TextSize::from(0),
-        }
+    pub fn root(parse: &'a FlatParse) -> Node<'a> {
+        parse.root()
+    }
+
+    #[inline]
+    fn data(self) -> NodeData {
+        self.tree.nodes[self.index as usize]
     }
 
     pub fn kind(self) -> SyntaxKind {
-        kind_of(self.green.kind())
+        self.data().kind
     }
 
     /// The full range, trivia included.
     pub fn text_range(self) -> TextRange {
-        TextRange::at(self.offset, self.green.text_len())
+        let d = self.data();
+        TextRange::new(d.start.into(), d.end.into())
+    }
+
+    /// The text of the node, trivia included.
+    pub fn text(self) -> &'a str {
+        let d = self.data();
+        self.tree
+            .text
+            .get(d.start as usize..d.end as usize)
+            .unwrap_or("")
     }
 
     /// The range without leading or trailing trivia, as [`crate::ast::trimmed_range`].
     pub fn trimmed_range(self) -> TextRange {
-        trimmed_range(self.green, self.text_range())
+        trimmed_range(self, self.text_range())
     }
 
     /// The children, nodes and tokens, in order.
     pub fn children_with_tokens(self) -> Elements<'a> {
+        let d = self.data();
+        let kids = self
+            .tree
+            .children
+            .get(d.first as usize..(d.first + d.count) as usize)
+            .unwrap_or(&[]);
         Elements {
-            children: self.green.children(),
-            offset: self.offset,
+            tree: self.tree,
+            kids: kids.iter(),
         }
     }
 
@@ -153,68 +167,176 @@ impl<'a> Node<'a> {
         }
     }
 
-    /// The red node for this one in the tree rooted at `root` (which must be the tree this
-    /// node comes from): for the rare reads that need to look outside the node.
-    pub fn to_syntax(self, root: &SyntaxNode) -> Option<SyntaxNode> {
-        let range = self.text_range();
-        if !root.text_range().contains_range(range) {
-            return None;
-        }
-        let start = match root.covering_element(range) {
-            rowan::NodeOrToken::Node(n) => n,
-            rowan::NodeOrToken::Token(t) => t.parent()?,
-        };
-        let kind = self.kind();
-        let is_self = |n: &SyntaxNode| n.kind() == kind && n.text_range() == range;
-        // `covering_element` can stop above the node next to an empty sibling; then search.
-        start
-            .ancestors()
-            .find(is_self)
-            .or_else(|| root.descendants().find(is_self))
+    /// This node and every node below it, in preorder (as rowan's `descendants`).
+    pub fn descendants(self) -> impl Iterator<Item = Node<'a>> {
+        let mut stack = vec![self];
+        std::iter::from_fn(move || {
+            let n = stack.pop()?;
+            let before = stack.len();
+            stack.extend(n.children());
+            stack[before..].reverse();
+            Some(n)
+        })
     }
+
+    /// For a heredoc expression: its body (as [`crate::ast::HeredocExpr::body`], with the
+    /// flat parse of an interpolating body).
+    pub fn heredoc_body(self) -> Option<HeredocBody<Token<'a>, FlatParse>> {
+        let header_token = self.token(SyntaxKind::HEREDOC_HEADER)?;
+        let header = crate::lexer::parse_heredoc_header(header_token.text())?;
+        let tokens = &self.tree.tokens;
+        let at = header_token.index as usize;
+        let before = crate::ast::heredoc_headers_before(
+            tokens[..at.min(tokens.len())]
+                .iter()
+                .rev()
+                .map(|t| (t.kind, token_text(self.tree, t).contains('\n'))),
+        );
+        let body = tokens
+            .iter()
+            .enumerate()
+            .skip(at + 1)
+            .filter(|(_, t)| t.kind == SyntaxKind::HEREDOC_BODY)
+            .nth(before)
+            .map(|(i, _)| Token {
+                tree: self.tree,
+                index: i as u32,
+            });
+        Some(crate::ast::heredoc_body_of(
+            header,
+            body.map(|t| (t, t.text(), t.text_range().start())),
+            self.text_range().end(),
+            crate::flat::parse_interpolated_text_with,
+            |p: &FlatParse| p.errors(),
+        ))
+    }
+}
+
+fn token_text<'a>(tree: &'a FlatTree, t: &TokenData) -> &'a str {
+    tree.text
+        .get(t.start as usize..(t.start + t.len) as usize)
+        .unwrap_or("")
 }
 
 impl<'a> Token<'a> {
+    #[inline]
+    fn data(self) -> TokenData {
+        self.tree.tokens[self.index as usize]
+    }
+
     pub fn kind(self) -> SyntaxKind {
-        kind_of(self.green.kind())
+        self.data().kind
     }
 
     pub fn text(self) -> &'a str {
-        self.green.text()
+        token_text(self.tree, &self.tree.tokens[self.index as usize])
     }
 
     pub fn text_range(self) -> TextRange {
-        TextRange::at(self.offset, self.green.text_len())
+        let d = self.data();
+        TextRange::at(d.start.into(), d.len.into())
     }
 }
 
-/// The children of a [`Node`], with their offsets.
+/// The children of a [`Node`].
 #[derive(Debug, Clone)]
 pub struct Elements<'a> {
-    children: rowan::Children<'a>,
-    offset: TextSize,
+    tree: &'a FlatTree,
+    kids: std::slice::Iter<'a, u32>,
+}
+
+impl<'a> Elements<'a> {
+    #[inline]
+    fn element(&self, kid: u32) -> Element<'a> {
+        if kid & NODE_BIT != 0 {
+            Element::Node(Node {
+                tree: self.tree,
+                index: kid & !NODE_BIT,
+            })
+        } else {
+            Element::Token(Token {
+                tree: self.tree,
+                index: kid,
+            })
+        }
+    }
 }
 
 impl<'a> Iterator for Elements<'a> {
     type Item = Element<'a>;
 
+    #[inline]
     fn next(&mut self) -> Option<Element<'a>> {
-        let offset = self.offset;
-        Some(match self.children.next()? {
-            rowan::NodeOrToken::Node(green) => {
-                self.offset += green.text_len();
-                Element::Node(Node { green, offset })
-            }
-            rowan::NodeOrToken::Token(green) => {
-                self.offset += green.text_len();
-                Element::Token(Token { green, offset })
+        let kid = *self.kids.next()?;
+        Some(self.element(kid))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.kids.size_hint()
+    }
+}
+
+impl DoubleEndedIterator for Elements<'_> {
+    #[inline]
+    fn next_back(&mut self) -> Option<Self::Item> {
+        let kid = *self.kids.next_back()?;
+        Some(self.element(kid))
+    }
+}
+
+impl ExactSizeIterator for Elements<'_> {}
+
+/// A child, as the trivia trimming sees it.
+pub(crate) enum Kid<N> {
+    Node(N),
+    Token { trivia: bool, len: TextSize },
+}
+
+/// A node of either tree, for [`trimmed_range`]: its children, in order.
+pub(crate) trait TrimNode: Copy {
+    fn kids(self) -> impl DoubleEndedIterator<Item = Kid<Self>> + ExactSizeIterator;
+    fn len(self) -> TextSize;
+}
+
+impl TrimNode for &rowan::GreenNodeData {
+    fn kids(self) -> impl DoubleEndedIterator<Item = Kid<Self>> + ExactSizeIterator {
+        self.children().map(|c| match c {
+            rowan::NodeOrToken::Node(n) => Kid::Node(n),
+            rowan::NodeOrToken::Token(t) => Kid::Token {
+                trivia: is_trivia_raw(t.kind()),
+                len: t.text_len(),
+            },
+        })
+    }
+
+    fn len(self) -> TextSize {
+        self.text_len()
+    }
+}
+
+impl TrimNode for Node<'_> {
+    fn kids(self) -> impl DoubleEndedIterator<Item = Kid<Self>> + ExactSizeIterator {
+        self.children_with_tokens().map(|c| match c {
+            Element::Node(n) => Kid::Node(n),
+            Element::Token(t) => {
+                let d = t.data();
+                Kid::Token {
+                    trivia: d.kind.is_trivia(),
+                    len: d.len.into(),
+                }
             }
         })
     }
 
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        self.children.size_hint()
+    fn len(self) -> TextSize {
+        self.text_range().len()
     }
+}
+
+/// [`SyntaxKind::is_trivia`] on a raw kind: the trivia kinds come first in the enum.
+#[inline]
+fn is_trivia_raw(raw: rowan::SyntaxKind) -> bool {
+    raw.0 <= SyntaxKind::HEREDOC_BODY as u16
 }
 
 /// The range of a green node (whose full range is `full`) without leading or trailing
@@ -224,17 +346,18 @@ impl<'a> Iterator for Elements<'a> {
 /// The answer is the one the red-tree walk gives (`first_token`, then `next_token` while
 /// trivia; `last_token`, then `prev_token`), including its edge cases: a childless node met
 /// on the way, or a node that is all trivia, gives the full range.
-pub(crate) fn trimmed_range(green: &rowan::GreenNodeData, full: TextRange) -> TextRange {
-    let mut children = green.children();
+pub(crate) fn trimmed_range<N: TrimNode>(green: N, full: TextRange) -> TextRange {
+    let mut children = green.kids();
     let Some(first) = children.next() else {
         return full;
     };
-    let last = children.next_back().unwrap_or(first);
+    let last = children.next_back();
     // The common case, a node that starts and ends with a significant token of its own
     // (`$x`, `'s'`, `f(...)`, `{ ... }`): the walks would stop at once.
-    if let (rowan::NodeOrToken::Token(f), rowan::NodeOrToken::Token(l)) = (first, last) {
-        if !is_trivia_raw(f.kind()) && !is_trivia_raw(l.kind()) {
-            return full;
+    if let Kid::Token { trivia: false, .. } = first {
+        match last {
+            None | Some(Kid::Token { trivia: false, .. }) => return full,
+            _ => {}
         }
     }
     let Some(Edge::Token {
@@ -269,12 +392,11 @@ enum Edge {
 
 /// The first token of `node` (starting at `offset`) that is not trivia or starts at or after
 /// `limit`; `None` when the node has none (the caller treats that as "no edge").
-fn first_edge(node: &rowan::GreenNodeData, mut offset: TextSize, limit: TextSize) -> Option<Edge> {
-    for child in node.children() {
+fn first_edge<N: TrimNode>(node: N, mut offset: TextSize, limit: TextSize) -> Option<Edge> {
+    for child in node.kids() {
         match child {
-            rowan::NodeOrToken::Token(t) => {
-                let trivia = is_trivia_raw(t.kind());
-                let end = offset + t.text_len();
+            Kid::Token { trivia, len } => {
+                let end = offset + len;
                 if !trivia || offset >= limit {
                     return Some(Edge::Token {
                         trivia,
@@ -284,14 +406,14 @@ fn first_edge(node: &rowan::GreenNodeData, mut offset: TextSize, limit: TextSize
                 }
                 offset = end;
             }
-            rowan::NodeOrToken::Node(n) => {
-                if n.children().len() == 0 {
+            Kid::Node(n) => {
+                if n.kids().len() == 0 {
                     return Some(Edge::Stop);
                 }
                 if let Some(edge) = first_edge(n, offset, limit) {
                     return Some(edge);
                 }
-                offset += n.text_len();
+                offset += n.len();
             }
         }
     }
@@ -299,25 +421,24 @@ fn first_edge(node: &rowan::GreenNodeData, mut offset: TextSize, limit: TextSize
 }
 
 /// The last token of `node` (ending at `end`) that is not trivia or ends at or before `limit`.
-fn last_edge(node: &rowan::GreenNodeData, mut end: TextSize, limit: TextSize) -> Option<Edge> {
-    for child in node.children().rev() {
+fn last_edge<N: TrimNode>(node: N, mut end: TextSize, limit: TextSize) -> Option<Edge> {
+    for child in node.kids().rev() {
         match child {
-            rowan::NodeOrToken::Token(t) => {
-                let trivia = is_trivia_raw(t.kind());
-                let start = end - t.text_len();
+            Kid::Token { trivia, len } => {
+                let start = end - len;
                 if !trivia || end <= limit {
                     return Some(Edge::Token { trivia, start, end });
                 }
                 end = start;
             }
-            rowan::NodeOrToken::Node(n) => {
-                if n.children().len() == 0 {
+            Kid::Node(n) => {
+                if n.kids().len() == 0 {
                     return Some(Edge::Stop);
                 }
                 if let Some(edge) = last_edge(n, end, limit) {
                     return Some(edge);
                 }
-                end -= n.text_len();
+                end -= n.len();
             }
         }
     }
@@ -331,7 +452,8 @@ mod tests {
     #[test]
     fn raw_trivia_test_matches_is_trivia() {
         for raw in 0..SyntaxKind::__LAST as u16 {
-            let kind = kind_of(rowan::SyntaxKind(raw));
+            let kind =
+                <crate::PuppetLanguage as rowan::Language>::kind_from_raw(rowan::SyntaxKind(raw));
             assert_eq!(
                 is_trivia_raw(rowan::SyntaxKind(raw)),
                 kind.is_trivia(),

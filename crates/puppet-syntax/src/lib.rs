@@ -17,6 +17,7 @@
 
 pub mod ast;
 pub mod dump;
+pub mod flat;
 mod grammar;
 pub mod green;
 pub mod lexer;
@@ -100,7 +101,7 @@ fn debug_tree_into(node: &SyntaxNode, indent: usize, out: &mut String) {
 }
 
 #[derive(Clone, Copy)]
-enum Entry {
+pub(crate) enum Entry {
     Manifest,
     Epp,
     Expression,
@@ -109,7 +110,28 @@ enum Entry {
     InterpolatedTextNoDollarEscape,
 }
 
-fn run(text: &str, entry: Entry) -> Parse {
+impl Entry {
+    /// Whether heredoc expressions (whose bodies are parsed on their own) can occur.
+    fn has_heredocs(self) -> bool {
+        matches!(self, Entry::Manifest | Entry::Epp | Entry::Expression)
+    }
+}
+
+/// Lexes and parses `text`, then has `build` replay the events into a tree. Gives the
+/// tree, the lexical and syntax diagnostics (not yet sorted), and whether the text has a
+/// heredoc.
+fn run_with<T>(
+    text: &str,
+    entry: Entry,
+    build: impl FnOnce(
+        &[lexer::Token],
+        &[bool],
+        &mut [parser::Event],
+        Vec<(&'static str, String)>,
+        SyntaxKind,
+        &mut parser::Scratch,
+    ) -> (T, Vec<parser::PlacedError>),
+) -> (T, Vec<Diagnostic>, bool) {
     let mut scratch = parser::Scratch::take();
     let tokens = std::mem::take(&mut scratch.tokens);
     let lexed = match entry {
@@ -141,10 +163,9 @@ fn run(text: &str, entry: Entry) -> Parse {
     };
     // A heredoc expression only exists where the lexer produced a header, so most files
     // skip the walk over the tree below.
-    let has_heredoc = p.has_heredoc;
+    let has_heredoc = p.has_heredoc && entry.has_heredocs();
     let (mut events, messages) = p.finish(&mut scratch);
-    let (green, placed) = parser::build_tree(
-        text,
+    let (tree, placed) = build(
         &lexed.tokens,
         &skip,
         &mut events,
@@ -184,8 +205,19 @@ fn run(text: &str, entry: Entry) -> Parse {
             TextRange::empty(e.offset.into()),
         ));
     }
+    (tree, errors, has_heredoc)
+}
+
+fn run(text: &str, entry: Entry) -> Parse {
+    let (green, mut errors, has_heredoc) = run_with(
+        text,
+        entry,
+        |tokens, skip, events, messages, root, scratch| {
+            parser::build_tree(text, tokens, skip, events, messages, root, scratch)
+        },
+    );
     // Interpolating heredoc bodies are parsed on their own; their problems belong here too.
-    if has_heredoc && matches!(entry, Entry::Manifest | Entry::Epp | Entry::Expression) {
+    if has_heredoc {
         let root_node = SyntaxNode::new_root(green.clone());
         for h in root_node
             .descendants()
@@ -198,6 +230,29 @@ fn run(text: &str, entry: Entry) -> Parse {
     }
     errors.sort_by_key(|e| e.start());
     Parse { green, errors }
+}
+
+/// [`run`] into a flat tree: the same events, nodes, tokens and diagnostics.
+pub(crate) fn run_flat(text: std::sync::Arc<str>, entry: Entry) -> flat::FlatParse {
+    let (tree, mut errors, has_heredoc) =
+        run_with(&text, entry, |tokens, skip, events, messages, root, _| {
+            let mut sink = flat::FlatSink::new(text.clone(), tokens.len());
+            let placed = parser::replay(tokens, skip, events, messages, root, &mut sink);
+            (sink.finish(), placed)
+        });
+    let mut parse = flat::FlatParse::new(tree, Vec::new());
+    if has_heredoc {
+        for h in parse.root().descendants() {
+            if h.kind() == SyntaxKind::HEREDOC_EXPR {
+                if let Some(body) = h.heredoc_body() {
+                    errors.extend(body.errors);
+                }
+            }
+        }
+    }
+    errors.sort_by_key(|e| e.start());
+    parse.set_errors(errors);
+    parse
 }
 
 /// Which tokens the grammar never sees: trivia, EPP tag markers that carry no meaning

@@ -593,29 +593,37 @@ thread_local! {
     static TOKEN_CACHE: std::cell::RefCell<TokenCache> = std::cell::RefCell::new(TokenCache::new());
 }
 
+/// Where the events of a parse go: nodes opened and closed, tokens in source order (trivia
+/// included). One event stream, two sinks: the rowan tree of [`crate::Parse`] and the flat
+/// arena of [`crate::flat::FlatParse`].
+pub(crate) trait Sink {
+    /// Opens a node that starts at byte `offset`.
+    fn start_node(&mut self, kind: SyntaxKind, offset: u32);
+    /// Closes the innermost open node, which ends at byte `offset`.
+    fn finish_node(&mut self, offset: u32);
+    /// A token of `len` bytes at `start`.
+    fn token(&mut self, kind: SyntaxKind, start: u32, len: u32);
+}
+
 /// Builds green nodes bottom-up from a stack of finished children, with rowan's
 /// `GreenNode::new` (no `NodeCache`: only tokens and nodes over a single token are shared,
 /// through the [`TokenCache`]).
 struct TreeSink<'a> {
     text: &'a str,
-    tokens: &'a [Token],
-    skip: &'a [bool],
-    tok: usize,
-    offset: u32,
     children: Vec<GreenElement>,
     /// Open nodes: kind and where their children start in `children`.
     parents: Vec<(SyntaxKind, usize)>,
     cache: &'a mut TokenCache,
 }
 
-impl TreeSink<'_> {
+impl Sink for TreeSink<'_> {
     #[inline]
-    fn start_node(&mut self, kind: SyntaxKind) {
+    fn start_node(&mut self, kind: SyntaxKind, _offset: u32) {
         self.parents.push((kind, self.children.len()));
     }
 
     #[inline]
-    fn finish_node(&mut self) {
+    fn finish_node(&mut self, _offset: u32) {
         if let Some((kind, first)) = self.parents.pop() {
             let node = if self.children.len() == first + 1 {
                 match self.children.pop() {
@@ -631,12 +639,42 @@ impl TreeSink<'_> {
     }
 
     #[inline(always)]
-    fn emit_token(&mut self) {
-        let t = self.tokens[self.tok];
+    fn token(&mut self, kind: SyntaxKind, start: u32, len: u32) {
         let el = self
             .cache
-            .token(t.kind, self.text, self.offset as usize, t.len as usize);
+            .token(kind, self.text, start as usize, len as usize);
         self.children.push(el);
+    }
+}
+
+/// Replays the events into a [`Sink`], putting back every skipped token.
+struct Replay<'a, S> {
+    tokens: &'a [Token],
+    skip: &'a [bool],
+    tok: usize,
+    offset: u32,
+    /// Open nodes, the root included.
+    depth: usize,
+    sink: &'a mut S,
+}
+
+impl<S: Sink> Replay<'_, S> {
+    #[inline]
+    fn start_node(&mut self, kind: SyntaxKind) {
+        self.depth += 1;
+        self.sink.start_node(kind, self.offset);
+    }
+
+    #[inline]
+    fn finish_node(&mut self) {
+        self.depth -= 1;
+        self.sink.finish_node(self.offset);
+    }
+
+    #[inline(always)]
+    fn emit_token(&mut self) {
+        let t = self.tokens[self.tok];
+        self.sink.token(t.kind, self.offset, t.len);
         self.offset += t.len;
         self.tok += 1;
     }
@@ -705,18 +743,43 @@ fn build_tree_with(
     parents.clear();
     let mut sink = TreeSink {
         text,
-        tokens,
-        skip,
-        tok: 0,
-        offset: 0,
         children,
         parents,
         cache,
     };
+    let errors = replay(tokens, skip, events, messages, root, &mut sink);
+    let root = match sink.children.pop() {
+        Some(rowan::NodeOrToken::Node(node)) => node,
+        _ => rowan::GreenNode::new(root.into(), std::iter::empty()),
+    };
+    scratch.children = sink.children;
+    scratch.parents = sink.parents;
+    (root, errors)
+}
+
+/// Replays `events` into `sink` under a `root` node: every token of `tokens` is emitted
+/// once, in order, inside the innermost node open at its place. Gives the errors placed at
+/// the next significant token after each `Event::Error`.
+pub(crate) fn replay<S: Sink>(
+    tokens: &[Token],
+    skip: &[bool],
+    events: &mut [Event],
+    messages: Vec<(&'static str, String)>,
+    root: SyntaxKind,
+    sink: &mut S,
+) -> Vec<PlacedError> {
+    let mut r = Replay {
+        tokens,
+        skip,
+        tok: 0,
+        offset: 0,
+        depth: 0,
+        sink,
+    };
     let mut messages: Vec<Option<(&'static str, String)>> =
         messages.into_iter().map(Some).collect();
     let mut errors = Vec::new();
-    sink.start_node(root);
+    r.start_node(root);
 
     let mut forward: Vec<SyntaxKind> = Vec::new();
     for i in 0..events.len() {
@@ -726,9 +789,9 @@ fn build_tree_with(
                 kind,
                 forward_parent,
             } => {
-                sink.flush_skipped();
+                r.flush_skipped();
                 if forward_parent == 0 {
-                    sink.start_node(kind);
+                    r.start_node(kind);
                     continue;
                 }
                 forward.clear();
@@ -749,25 +812,25 @@ fn build_tree_with(
                     };
                 }
                 for &kind in forward.iter().rev() {
-                    sink.start_node(kind);
+                    r.start_node(kind);
                 }
             }
             Event::Finish => {
                 // The root is never closed here.
-                if sink.parents.len() > 1 {
-                    sink.finish_node();
+                if r.depth > 1 {
+                    r.finish_node();
                 }
             }
             Event::Token => {
-                sink.flush_skipped();
-                if sink.tok < tokens.len() {
-                    sink.emit_token();
+                r.flush_skipped();
+                if r.tok < tokens.len() {
+                    r.emit_token();
                 }
             }
             Event::Error(idx) => {
                 // Point at the next significant token.
-                let mut t = sink.tok;
-                let mut o = sink.offset;
+                let mut t = r.tok;
+                let mut o = r.offset;
                 while t < tokens.len() && skip[t] {
                     o += tokens[t].len;
                     t += 1;
@@ -784,21 +847,15 @@ fn build_tree_with(
             Event::Tombstone => {}
         }
     }
-    while sink.parents.len() > 1 {
-        sink.finish_node();
+    while r.depth > 1 {
+        r.finish_node();
     }
     // Whatever the grammar did not consume (it always consumes everything, but be safe).
-    while sink.tok < tokens.len() {
-        sink.emit_token();
+    while r.tok < tokens.len() {
+        r.emit_token();
     }
-    sink.finish_node();
-    let root = match sink.children.pop() {
-        Some(rowan::NodeOrToken::Node(node)) => node,
-        _ => rowan::GreenNode::new(root.into(), std::iter::empty()),
-    };
-    scratch.children = sink.children;
-    scratch.parents = sink.parents;
-    (root, errors)
+    r.finish_node();
+    errors
 }
 
 #[cfg(test)]

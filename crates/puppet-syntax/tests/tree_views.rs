@@ -1,12 +1,16 @@
-//! The typed AST's lookups, checked against plain cursor walks on every node of a tree.
+//! The typed AST's lookups and the flat tree's views, checked against plain cursor walks on
+//! every node of a rowan tree.
 //!
 //! `ast::trimmed_range` and the child/token lookups of the typed AST work on the green tree
-//! and only make a cursor for what they return, and `green::Node` reads the tree with no
-//! cursor at all. Here each lookup is compared, node by node, with the obvious walk over
-//! rowan's red cursors (`first_token`/`next_token`, `children`,
-//! `children_with_tokens`) on the dump fixtures, on the conformance sources when present, on
-//! hand-picked broken input and on random text glued from Puppet fragments. This is a test of
-//! agreement, not of what the trees look like (the dump fixtures do that).
+//! and only make a cursor for what they return; `green::Node` reads the flat tree that the
+//! compile path builds instead of a rowan tree (`puppet_syntax::flat`, replaying the same
+//! parser events). Here the flat tree of a text must equal the rowan tree of the same text
+//! replayed into the flat form (same nodes, tokens, ranges and diagnostics), and each lookup
+//! is compared, node by node, with the obvious walk over rowan's red cursors
+//! (`first_token`/`next_token`, `children`, `children_with_tokens`), heredoc bodies with the
+//! typed AST's, on the dump fixtures, on the conformance sources and the installed modules
+//! when present, on hand-picked broken input and on random text glued from Puppet fragments.
+//! This is a test of agreement, not of what the trees look like (the dump fixtures do that).
 
 use std::path::Path;
 
@@ -14,8 +18,10 @@ mod common;
 
 use proptest::prelude::*;
 use puppet_syntax::ast::{self, AstNode, Expr};
+use puppet_syntax::flat::FlatParse;
 use puppet_syntax::green::{self, Node};
 use puppet_syntax::{Parse, SyntaxKind, SyntaxNode, SyntaxToken, TextRange};
+use std::sync::Arc;
 
 /// The trimmed range as a walk over red cursors computes it.
 fn cursor_trimmed_range(node: &SyntaxNode) -> TextRange {
@@ -81,8 +87,39 @@ fn grn(t: Option<green::Token<'_>>) -> Option<(SyntaxKind, TextRange)> {
     t.map(|t| (t.kind(), t.text_range()))
 }
 
-/// Compares the green view of `g` (and its subtree) with the red node `r`.
-fn green_disagreement(root: &SyntaxNode, r: &SyntaxNode, g: Node<'_>) -> Option<String> {
+/// A heredoc body as the typed AST or the flat view finds it: token range, text, errors,
+/// and the debug tree of an interpolating body's parse.
+fn heredoc_red(r: &SyntaxNode) -> Option<String> {
+    let b = ast::HeredocExpr::cast(r.clone())?.body()?;
+    let parse = b.parse.as_ref().map(|p| {
+        let text: Arc<str> = Arc::from(p.syntax().to_string());
+        FlatParse::from_parse(&text, p)
+    });
+    Some(format!(
+        "{:?} {:?} {:?} {:?}",
+        b.token.map(|t| t.text_range()),
+        b.text,
+        b.errors,
+        parse
+    ))
+}
+
+fn heredoc_flat(g: Node<'_>) -> Option<String> {
+    if g.kind() != SyntaxKind::HEREDOC_EXPR {
+        return None;
+    }
+    let b = g.heredoc_body()?;
+    Some(format!(
+        "{:?} {:?} {:?} {:?}",
+        b.token.map(|t| t.text_range()),
+        b.text,
+        b.errors,
+        b.parse
+    ))
+}
+
+/// Compares the flat view of `g` (and its subtree) with the red node `r`.
+fn green_disagreement(r: &SyntaxNode, g: Node<'_>) -> Option<String> {
     let at = format!("{:?}@{:?}", r.kind(), r.text_range());
     let checks = [
         ("kind", format!("{:?}", r.kind()), format!("{:?}", g.kind())),
@@ -133,13 +170,11 @@ fn green_disagreement(root: &SyntaxNode, r: &SyntaxNode, g: Node<'_>) -> Option<
             ),
             format!("{:?}", g.nth_expr(1).map(|e| e.text_range())),
         ),
+        ("text", r.text().to_string(), g.text().to_string()),
         (
-            "red node",
-            format!("{:?}", Some((r.kind(), r.text_range()))),
-            format!(
-                "{:?}",
-                g.to_syntax(root).map(|n| (n.kind(), n.text_range()))
-            ),
+            "heredoc body",
+            format!("{:?}", heredoc_red(r)),
+            format!("{:?}", heredoc_flat(g)),
         ),
     ];
     for (what, want, got) in checks {
@@ -165,14 +200,42 @@ fn green_disagreement(root: &SyntaxNode, r: &SyntaxNode, g: Node<'_>) -> Option<
     }
     reds.iter()
         .zip(greens)
-        .find_map(|(r, g)| green_disagreement(root, r, g))
+        .find_map(|(r, g)| green_disagreement(r, g))
 }
 
-/// Compares every lookup on every node of `parse`; the first disagreement, if any.
-fn disagreement(parse: &Parse) -> Option<String> {
+/// Compares the flat tree `flat` of a text with its rowan tree `parse`, and every lookup on
+/// every node of `parse`; the first disagreement, if any.
+fn disagreement(parse: &Parse, flat: &FlatParse) -> Option<String> {
     let root = parse.syntax();
-    if let Some(d) = green_disagreement(&root, &root, Node::root(parse)) {
+    let text: Arc<str> = Arc::from(root.to_string());
+    if *flat != FlatParse::from_parse(&text, parse) {
+        return Some(format!(
+            "the flat tree differs from the rowan tree:\n{flat:#?}\n{:#?}",
+            FlatParse::from_parse(&text, parse)
+        ));
+    }
+    if flat.errors() != parse.errors() {
+        return Some(format!(
+            "diagnostics {:?}, rowan {:?}",
+            flat.errors(),
+            parse.errors()
+        ));
+    }
+    if let Some(d) = green_disagreement(&root, Node::root(flat)) {
         return Some(d);
+    }
+    let descendants: Vec<_> = root
+        .descendants()
+        .map(|n| (n.kind(), n.text_range()))
+        .collect();
+    let flat_descendants: Vec<_> = Node::root(flat)
+        .descendants()
+        .map(|n| (n.kind(), n.text_range()))
+        .collect();
+    if descendants != flat_descendants {
+        return Some(format!(
+            "descendants {flat_descendants:?}, rowan {descendants:?}"
+        ));
     }
     for node in parse.syntax().descendants() {
         let at = format!("{:?}@{:?}", node.kind(), node.text_range());
@@ -228,12 +291,24 @@ fn disagreement(parse: &Parse) -> Option<String> {
 }
 
 fn check(text: &str) -> Result<(), String> {
-    for (name, parse) in [
-        ("parse", puppet_syntax::parse as fn(&str) -> Parse),
-        ("parse_epp", puppet_syntax::parse_epp),
-        ("parse_expression", puppet_syntax::parse_expression),
+    for (name, parse, flat) in [
+        (
+            "parse",
+            puppet_syntax::parse as fn(&str) -> Parse,
+            puppet_syntax::flat::parse as fn(Arc<str>) -> FlatParse,
+        ),
+        (
+            "parse_epp",
+            puppet_syntax::parse_epp,
+            puppet_syntax::flat::parse_epp,
+        ),
+        (
+            "parse_expression",
+            puppet_syntax::parse_expression,
+            puppet_syntax::flat::parse_expression,
+        ),
     ] {
-        if let Some(d) = disagreement(&parse(text)) {
+        if let Some(d) = disagreement(&parse(text), &flat(Arc::from(text))) {
             return Err(format!("{name} {text:?}: {d}"));
         }
     }
@@ -265,23 +340,29 @@ fn lookups_agree_on_broken_input() {
         "node /a/, 'b', default inherits { }",
         "<%= %>",
         "<% | $x | %>text",
+        "$a = @(A)\n$b = @(B)\n",
+        "f(@(A), @(\"B\"))\na\nA\nb ${x}\nB\n$c = @(C/L)\n  c\\\n  -C\n",
+        "$a = @(\"A\")\n${\nA\n",
+        "@(A) # c\n/* m\n*/ x\nA\n",
     ] {
         check(text).unwrap();
     }
 }
 
 #[test]
-fn lookups_agree_on_the_dump_fixtures() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/dump");
-    let mut count = 0;
-    for entry in std::fs::read_dir(&dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.extension().is_some_and(|e| e == "pp") {
-            check(&std::fs::read_to_string(&path).unwrap()).unwrap();
-            count += 1;
+fn lookups_agree_on_the_fixtures() {
+    let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    sources_under(&crate_dir.join("tests/dump"), &mut files);
+    sources_under(&crate_dir.join("test_data"), &mut files);
+    files.sort();
+    assert!(files.len() > 100, "only {} fixtures", files.len());
+    for path in files {
+        let text = std::fs::read_to_string(&path).unwrap();
+        if let Err(e) = check(&text) {
+            panic!("{}: {e}", path.display());
         }
     }
-    assert!(count > 10, "only {count} fixtures under {}", dir.display());
 }
 
 #[test]
@@ -294,6 +375,43 @@ fn lookups_agree_on_the_conformance_sources() {
     let failures: Vec<String> = sources
         .iter()
         .filter_map(|(at, source)| check(source).err().map(|e| format!("{at}: {e}")))
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Every `.pp` and `.epp` file under `dir` (following links), sorted.
+fn sources_under(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            sources_under(&path, out);
+        } else if path.extension().is_some_and(|e| e == "pp" || e == "epp") {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn lookups_agree_on_the_installed_modules() {
+    let dir = Path::new("/usr/share/puppet/modules");
+    let mut files = Vec::new();
+    sources_under(dir, &mut files);
+    if files.is_empty() {
+        eprintln!("skipped: no modules under {}", dir.display());
+        return;
+    }
+    files.sort();
+    let failures: Vec<String> = files
+        .iter()
+        .filter_map(|path| {
+            let text = std::fs::read_to_string(path).ok()?;
+            check(&text)
+                .err()
+                .map(|e| format!("{}: {}", path.display(), &e[..e.len().min(2000)]))
+        })
         .collect();
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
@@ -330,5 +448,6 @@ fn kinds_used_here_exist() {
     ] {
         assert!(kinds.contains(&k), "{k:?} not in {kinds:?}");
     }
-    assert!(disagreement(&parse).is_none());
+    let flat = puppet_syntax::flat::parse(Arc::from("$a = 1 + 2 -> $b[3]"));
+    assert!(disagreement(&parse, &flat).is_none());
 }
