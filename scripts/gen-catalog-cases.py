@@ -1199,6 +1199,26 @@ notice(String(1265.1, '%#.4g'))
 notice(sprintf('%.0f %.0f %.0f %.0f', 0.5, 1.5, 2.5, 3.5))
 notice(sprintf('%08.3f|%-9.2f|%+.1f', 3.14159, 2.675, 0.25))
 """),
+    # notice & co. log their arguments as interpolation prints them (a nested undef is
+    # empty); fail is a 3.x function joining Ruby's to_s of its arguments.
+    ("log_functions_print_nested_undef_empty", N, """\
+notice([undef, 1])
+notice({a => undef, b => [undef]})
+warning([[undef], {b => undef}], undef, 'x', 1.0, [2.0], Integer, /re/, default, [default])
+"""),
+    ("fail_joins_ruby_to_s", N, """\
+fail(undef, 'a', 1.5, [2.0, 'x', undef], {'k' => [1, undef]}, Integer, /re/, default, [default], Sensitive(1))
+"""),
+    # A merge hash is checked against the strategy's options Struct (Puppet's message).
+    ("merge_options_wrong_type_unique", N, """\
+notice(lookup('x', undef, {'strategy' => 'unique', 'knockout_prefix' => '--'}, 1))
+"""),
+    ("merge_options_wrong_type_deep_two", N, """\
+notice(lookup('x', undef, {'strategy' => 'deep', 'bogus' => true, 'sort_merged_arrays' => 'yes'}, 1))
+"""),
+    ("merge_options_deep_accepted", N, """\
+notice(lookup('x', undef, {'strategy' => 'deep', 'knockout_prefix' => '--', 'merge_hash_arrays' => true}, 1))
+"""),
     ("float_digits_in_templates", N, """\
 notify { 'r': message => inline_template('<%= [2.675.round(2), 1.005.round(2), 0.29.floor(2), 18462.65.ceil(2), 4.45.round(1, half: :even), 25.round(-1, half: :even), 15.7.round(-1)].inspect %>') }
 notify { 'f': message => inline_template("<%= format('%.2f %.1f %.4g', 2.675, 0.35, 0.086605) %> <%= '%.2f' % 2.665 %>") }

@@ -5,8 +5,9 @@
 //! (a key whose lower-priority value is `undef`/`false` is replaced) and unions arrays.
 
 use crate::error::{codes, HieraError};
+use puppet_types::types::{StringType, StructElement};
 use puppet_types::value::ValueMap;
-use puppet_types::Value;
+use puppet_types::{Regexp, Type, Value};
 use std::cmp::Ordering;
 use std::sync::Arc;
 
@@ -71,33 +72,31 @@ impl MergeStrategy {
                     ));
                 };
                 let base = Self::from_name(name)?;
+                // Puppet checks the whole hash (strategy included) against the strategy's
+                // options type when it holds more than the strategy.
+                if h.len() > 1 {
+                    let t = options_type(&base);
+                    if !puppet_types::is_instance(&t, v) {
+                        let actual = puppet_types::infer_set(v);
+                        return Err(HieraError::new(
+                            codes::MERGE,
+                            puppet_types::describe_mismatch(
+                                "The merge options has wrong type,",
+                                &t,
+                                &actual,
+                            ),
+                        ));
+                    }
+                }
                 let mut opts = DeepOptions::default();
                 for (k, val) in h.iter() {
-                    let k = k.to_plain_string();
-                    if k == "strategy" {
-                        continue;
-                    }
-                    let bad = || {
-                        HieraError::new(
-                            codes::MERGE,
-                            format!(
-                                "The merge options has wrong type: unrecognized key '{k}' or bad value for strategy '{name}'"
-                            ),
-                        )
-                    };
-                    if !matches!(base, MergeStrategy::Deep(_)) {
-                        return Err(bad());
-                    }
-                    match (k.as_str(), val) {
+                    match (k.to_plain_string().as_str(), val) {
                         ("knockout_prefix", Value::String(p)) => {
                             opts.knockout_prefix = Some(p.to_string())
                         }
-                        ("knockout_prefix", Value::Undef) => {}
                         ("sort_merged_arrays", Value::Boolean(b)) => opts.sort_merged_arrays = *b,
                         ("merge_hash_arrays", Value::Boolean(b)) => opts.merge_hash_arrays = *b,
-                        ("merge_debug", Value::Boolean(_)) => {}
-                        (_, Value::Undef) => {}
-                        _ => return Err(bad()),
+                        _ => {}
                     }
                 }
                 if opts.knockout_prefix.as_deref() == Some("") {
@@ -392,6 +391,29 @@ fn deep_merge_depth(source: Value, dest: Value, opts: &DeepOptions, depth: usize
         }
         other => overwrite_unmergeables(other, opts),
     }
+}
+
+/// The type Puppet checks a `merge` hash against (`options_t` of Puppet's merge strategies):
+/// `Struct[{strategy => Optional[Pattern[/NAME/]]}]`, and for `deep` also the optional
+/// `knockout_prefix` (String), `merge_debug`, `merge_hash_arrays`, `sort_merged_arrays`
+/// (Boolean).
+fn options_type(strategy: &MergeStrategy) -> Type {
+    let optional_key = |name: &str, value: Type| StructElement {
+        name: name.into(),
+        key: Type::optional(Type::String(StringType::Value(name.into()))),
+        value: Type::optional(value),
+    };
+    let pattern = Regexp::new(strategy.name())
+        .map(|r| Type::Pattern(Arc::new(vec![r])))
+        .unwrap_or(Type::Any);
+    let mut elements = vec![optional_key("strategy", pattern)];
+    if matches!(strategy, MergeStrategy::Deep(_)) {
+        elements.push(optional_key("knockout_prefix", Type::any_string()));
+        for flag in ["merge_debug", "merge_hash_arrays", "sort_merged_arrays"] {
+            elements.push(optional_key(flag, Type::Boolean(None)));
+        }
+    }
+    Type::structure(elements)
 }
 
 #[cfg(test)]

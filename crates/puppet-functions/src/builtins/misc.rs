@@ -7,10 +7,28 @@ use crate::registry::Registry;
 use crate::{LogLevel, RegistryError, Signature};
 use puppet_types::Value;
 
+/// The arguments of a logging function joined by spaces, each as the evaluator interpolates
+/// it (Puppet's `log_func`: a nested `undef` is empty, `notice([undef, 1])` logs `[, 1]`).
 fn joined(values: &[Value]) -> String {
+    let mut out = String::new();
+    for (i, v) in values.iter().enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        puppet_types::format::interpolated_value(&mut out, v);
+    }
+    out
+}
+
+/// `fail`'s message: a 3.x function joining Ruby's `to_s` of its arguments (`[nil, 1]`,
+/// `{"a"=>nil}`; a regexp keeps its slashes).
+fn fail_message(values: &[Value]) -> String {
     values
         .iter()
-        .map(Value::to_plain_string)
+        .map(|v| match v {
+            Value::Regexp(r) => format!("/{}/", r.source()),
+            other => puppet_types::ruby::to_s(other),
+        })
         .collect::<Vec<_>>()
         .join(" ")
 }
@@ -114,7 +132,7 @@ pub(super) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     reg.function("fail")
         .doc("Fails the evaluation with the arguments joined by spaces as the message (a 3.x function in Puppet, kept here for convenience).")
         .example("fail('boom', 1)", "error: boom 1")
-        .dispatch(Signature::new().repeated_param("Any", "message"), |_c, a| Err(CallError::new(codes::FAILED, joined(&a.values))))
+        .dispatch(Signature::new().repeated_param("Any", "message"), |_c, a| Err(CallError::new(codes::FAILED, fail_message(&a.values))))
         .register()?;
     for (name, level) in [
         ("debug", LogLevel::Debug),
