@@ -49,6 +49,5 @@ values.flat_map { |v| [v, -v] }.each do |x|
   out << ['round', 0, x.inspect, x.round.inspect] if x.abs < 1e15
   out << ['round_even', 0, x.inspect, x.round(half: :even).inspect] if x.abs < 1e15
   out << ['round_down', 0, x.inspect, x.round(half: :down).inspect] if x.abs < 1e15
-  out << ['round', -1, x.inspect, x.round(-1).inspect] if x.abs < 1e15
 end
 out.each { |row| puts row.join("\t") }

@@ -26,7 +26,28 @@ const LAMBDAS: &[(&str, &str)] = &[
 ];
 
 /// Cases (function, arguments) that differ from Puppet today, and why.
-const KNOWN_GAPS: &[(&str, &str, &str)] = &[];
+const KNOWN_GAPS: &[(&str, &str, &str)] = &[
+    // Puppet 7.23 keeps a Ruby Integer beyond 64 bits that a function returns as a value
+    // (String() and interpolation print it; a resource attribute or Puppet arithmetic then
+    // fails with "Use of a Ruby Integer outside of Puppet Integer max range, got
+    // '0x10000000000000000'" / "resulted in a value outside of Puppet Integer max range").
+    // Our Puppet values are 64-bit: the same error comes at the function's return.
+    (
+        "rbtest::big",
+        "'pow', 64",
+        "a big Integer as a Puppet value",
+    ),
+    (
+        "rbtest::big",
+        "'neg', 64",
+        "a big Integer as a Puppet value",
+    ),
+    (
+        "rbtest::big",
+        "'nested', 70",
+        "a big Integer as a Puppet value",
+    ),
+];
 
 #[test]
 fn module_ruby_functions_answer_as_puppet() {

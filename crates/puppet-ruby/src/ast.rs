@@ -180,6 +180,8 @@ pub enum Kind {
     False,
     SelfRef,
     Int(i64),
+    /// An integer literal beyond 64 bits.
+    Big(Box<num_bigint::BigInt>),
     Float(f64),
     Str(Vec<Part>),
     /// A command (backticks, `%x()`): never run, an error when evaluated.

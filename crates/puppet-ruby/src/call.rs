@@ -41,6 +41,7 @@ fn is_scalar(v: &RValue) -> bool {
         RValue::Nil
             | RValue::Bool(_)
             | RValue::Int(_)
+            | RValue::Big(_)
             | RValue::Float(_)
             | RValue::Str(_)
             | RValue::Sym(_)

@@ -25,6 +25,7 @@ fn cmp_err(a: &RValue, b: &RValue, pos: Pos) -> Ctrl {
                 RValue::Nil
                 | RValue::Bool(_)
                 | RValue::Int(_)
+                | RValue::Big(_)
                 | RValue::Float(_)
                 | RValue::Sym(_) => {
                     value::inspect(b)

@@ -9,6 +9,7 @@ use puppet_types::printf;
 fn num_of(v: &RValue, pos: Pos) -> Result<f64, Ctrl> {
     match v {
         RValue::Int(i) => Ok(*i as f64),
+        RValue::Big(b) => Ok(crate::bigint::to_f(b)),
         RValue::Float(f) => Ok(*f),
         RValue::Str(s) => s.borrow().trim().parse::<f64>().or_else(|_| {
             raise(
@@ -47,6 +48,37 @@ fn int_of(v: &RValue, pos: Pos) -> Result<i64, Ctrl> {
             pos,
         ),
     }
+}
+
+/// An Integer argument of `%d %x %o %b` as its sign and value
+/// (big or not; a Float is floored, a String read as `Integer()` reads it).
+fn int_digits(v: &RValue, pos: Pos) -> Result<(bool, num_bigint::BigInt), Ctrl> {
+    let b = match v {
+        RValue::Int(i) => num_bigint::BigInt::from(*i),
+        RValue::Big(b) => (**b).clone(),
+        RValue::Float(f) if f.is_finite() => {
+            crate::bigint::of(&crate::bigint::from_float(f.floor())).unwrap_or_default()
+        }
+        RValue::Float(f) => return raise("FloatDomainError", crate::value::float_to_s(*f), pos),
+        RValue::Str(s) => {
+            let t = s.borrow().clone();
+            match puppet_types::ruby::integer(&t, None)
+                .map(RValue::Int)
+                .or_else(|| crate::bigint::parse_strict(&t, 0))
+            {
+                Some(v) => return int_digits(&v, pos),
+                None => {
+                    return raise(
+                        "ArgumentError",
+                        format!("invalid value for Integer(): {}", inspect(v)),
+                        pos,
+                    )
+                }
+            }
+        }
+        other => return int_of(other, pos).map(|i| (i < 0, num_bigint::BigInt::from(i))),
+    };
+    Ok((num_traits::Signed::is_negative(&b), b))
 }
 
 fn pad(body: String, width: usize, left: bool, zero: bool) -> String {
@@ -242,21 +274,45 @@ pub fn sprintf(f: &str, args: &[RValue], pos: Pos) -> Result<String, Ctrl> {
                 pad(s, width, left, false)
             }
             'd' | 'i' | 'u' => {
-                let n = int_of(&next_arg(pos)?, pos)?;
-                let s = format!("{}{}", sign(n < 0), n.unsigned_abs());
+                let arg = next_arg(pos)?;
+                let s = match &arg {
+                    RValue::Int(n) => format!("{}{}", sign(*n < 0), n.unsigned_abs()),
+                    _ => {
+                        let (neg, n) = int_digits(&arg, pos)?;
+                        format!("{}{}", sign(neg), n.magnitude())
+                    }
+                };
                 pad(s, width, left, zero)
             }
             'x' | 'X' | 'o' | 'b' | 'B' => {
-                let n = int_of(&next_arg(pos)?, pos)?;
-                let m = n.unsigned_abs();
-                let mut digits = match conv {
-                    'x' => format!("{m:x}"),
-                    'X' => format!("{m:X}"),
-                    'o' => format!("{m:o}"),
-                    _ => format!("{m:b}"),
+                let (neg, n) = int_digits(&next_arg(pos)?, pos)?;
+                let radix = match conv {
+                    'x' | 'X' => 16,
+                    'o' => 8,
+                    _ => 2,
                 };
-                if n < 0 && !plus && !space {
-                    return unsupported("negative number in %x/%o/%b (two's complement form)", pos);
+                if neg && !plus && !space {
+                    if zero || prec.is_some() {
+                        return unsupported(
+                            "a negative number in %x/%o/%b (two's complement form) with 0 or a precision",
+                            pos,
+                        );
+                    }
+                    let digits = crate::bigint::twos_complement(&n, radix, conv == 'X');
+                    let prefix = match (alt, conv) {
+                        (false, _) => "",
+                        (_, 'x') => "0x",
+                        (_, 'X') => "0X",
+                        (_, 'o') => "0",
+                        (_, 'b') => "0b",
+                        _ => "0B",
+                    };
+                    out.push_str(&pad(format!("{prefix}{digits}"), width, left, false));
+                    continue;
+                }
+                let mut digits = n.magnitude().to_str_radix(radix);
+                if conv == 'X' {
+                    digits.make_ascii_uppercase();
                 }
                 if alt {
                     let prefix = match conv {
@@ -268,7 +324,7 @@ pub fn sprintf(f: &str, args: &[RValue], pos: Pos) -> Result<String, Ctrl> {
                     };
                     digits = format!("{prefix}{digits}");
                 }
-                pad(format!("{}{digits}", sign(n < 0)), width, left, zero)
+                pad(format!("{}{digits}", sign(neg)), width, left, zero)
             }
             'f' => {
                 let x = num_of(&next_arg(pos)?, pos)?;

@@ -874,9 +874,19 @@ fn to_ruby_args(args: &[Value]) -> Vec<RValue> {
     args.iter().map(value::from_puppet).collect()
 }
 
+/// A function's (or a Hiera backend's) result as a Puppet value. An Integer beyond 64 bits
+/// fails with Puppet's own error (`Use of a Ruby Integer outside of Puppet Integer max range,
+/// got '0x10000000000000000'`). Puppet 7.23 itself keeps such a value and fails only where
+/// it reaches a resource attribute or Puppet arithmetic (string interpolation of it works):
+/// this engine's Puppet values are 64-bit, so it fails at the hand-over.
 fn to_puppet_result(v: &RValue, pos: crate::Pos) -> Result<Value, Ctrl> {
-    value::to_puppet(v)
-        .or_else(|e| crate::interp::unsupported(format!("the function's result: {e}"), pos))
+    value::to_puppet(v).or_else(|e| {
+        if e.starts_with(crate::bigint::PUPPET_RANGE_PREFIX) {
+            crate::interp::raise("Puppet::Error", e, pos)
+        } else {
+            crate::interp::unsupported(format!("the function's result: {e}"), pos)
+        }
+    })
 }
 
 struct V4Body {

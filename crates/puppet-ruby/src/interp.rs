@@ -1065,6 +1065,7 @@ impl<'s> Interp<'s> {
             Kind::False => Ok(RValue::Bool(false)),
             Kind::SelfRef => Ok(self.ctx.self_v.clone()),
             Kind::Int(i) => Ok(RValue::Int(*i)),
+            Kind::Big(b) => Ok(RValue::Big(Rc::new((**b).clone()))),
             Kind::Float(f) => Ok(RValue::Float(*f)),
             Kind::Str(parts) => {
                 let s = self.interp_parts(parts)?;
@@ -1112,8 +1113,8 @@ impl<'s> Interp<'s> {
                 let ok = matches!(
                     (&a, &b),
                     (
-                        RValue::Int(_) | RValue::Float(_),
-                        RValue::Int(_) | RValue::Float(_)
+                        RValue::Int(_) | RValue::Big(_) | RValue::Float(_),
+                        RValue::Int(_) | RValue::Big(_) | RValue::Float(_)
                     ) | (RValue::Str(_), RValue::Str(_))
                         | (_, RValue::Nil)
                 ) || matches!((&a, &b), (RValue::IpAddr(x), RValue::IpAddr(y)) if x.v6 == y.v6);

@@ -369,7 +369,7 @@ pub fn parse(text: &str) -> Result<IpAddr, IpError> {
 /// `IPAddr.new(text)` in Ruby: the object or Ruby's exception.
 /// `IPAddr.new(n, family)`: an integer address (`Socket::AF_INET` 2 or `AF_INET6` 10) with
 /// the full mask, as Ruby's ipaddr builds one (its `to_range` ends are made so too).
-pub(crate) fn from_integer(n: i128, family: i64, pos: Pos) -> R {
+pub(crate) fn from_integer(n: Option<u128>, family: i64, pos: Pos) -> R {
     let v6 = match family {
         2 => false,
         10 => true,
@@ -388,13 +388,13 @@ pub(crate) fn from_integer(n: i128, family: i64, pos: Pos) -> R {
             )
         }
     };
-    if n < 0 || n as u128 > full(v6) {
+    let Some(n) = n.filter(|n| *n <= full(v6)) else {
         // Ruby formats the message with the address not yet set: it ends with ": ".
         return raise("IPAddr::InvalidAddressError", "invalid address: ", pos);
-    }
+    };
     Ok(RValue::IpAddr(Rc::new(IpAddr {
         v6,
-        addr: n as u128,
+        addr: n,
         mask: full(v6),
         zone: None,
     })))
@@ -459,11 +459,7 @@ pub fn ip_method(ip: &Rc<IpAddr>, name: &str, args: Vec<RValue>, pos: Pos) -> R 
         "ipv4?" => Ok(RValue::Bool(!ip.v6)),
         "ipv6?" => Ok(RValue::Bool(ip.v6)),
         "prefix" => Ok(RValue::Int(i64::from(ip.prefix()))),
-        "to_i" | "hash" => Ok(if ip.addr <= i64::MAX as u128 {
-            RValue::Int(ip.addr as i64)
-        } else {
-            return unsupported("IPv6 address as Integer (Bignum)", pos);
-        }),
+        "to_i" | "hash" => Ok(crate::bigint::norm(num_bigint::BigInt::from(ip.addr))),
         "netmask" => Ok(RValue::string(ip.mask_s())),
         "mask" => {
             let Some(a) = args.first() else {

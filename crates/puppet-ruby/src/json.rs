@@ -24,7 +24,7 @@ pub fn parse(s: &str) -> Result<RValue, String> {
 /// puppet-stdlib's `parsejson`: `Err((class, message))` is the exception Ruby raises
 /// (`JSON::ParserError` with `859: unexpected token at '...'`, the text from where Ruby's
 /// parser gave up: the start of the innermost enclosing objects), or `("", reason)` for a
-/// number beyond 64 bits, which Ruby reads as a Bignum and this engine does not have.
+/// malformed number.
 pub fn parse_ruby(text: &str) -> Result<RValue, (&'static str, String)> {
     parse(text).map_err(|m| match m.strip_prefix("unexpected token at '") {
         Some(rest) => {
@@ -193,7 +193,17 @@ fn value(cs: &[char], i: &mut usize, depth: usize) -> Result<RValue, String> {
                 if t.contains(['.', 'e', 'E']) {
                     t.parse::<f64>().map(RValue::Float).map_err(|_| err(start))
                 } else {
-                    t.parse::<i64>().map(RValue::Int).map_err(|_| err(start))
+                    // Beyond 64 bits, an Integer all the same (Ruby's Bignum).
+                    t.parse::<i64>()
+                        .ok()
+                        .map(RValue::Int)
+                        .or_else(|| {
+                            let digits = t.strip_prefix('-').unwrap_or(&t);
+                            (!digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
+                                .then(|| crate::bigint::parse_digits(&t, 10))
+                                .flatten()
+                        })
+                        .ok_or_else(|| err(start))
                 }
             }
             _ => {
@@ -242,7 +252,7 @@ fn gen(v: &RValue, out: &mut String, pos: Pos, depth: usize) -> Result<(), Ctrl>
                     pos,
                 )
             }
-            RValue::Int(_) | RValue::Float(_) => out.push_str(&to_s(v)),
+            RValue::Int(_) | RValue::Big(_) | RValue::Float(_) => out.push_str(&to_s(v)),
             RValue::Array(a) => {
                 out.push('[');
                 for (i, x) in a.borrow().iter().enumerate() {

@@ -464,6 +464,8 @@ pub(crate) fn common(
                     (RValue::Str(a), RValue::Str(b)) => Rc::ptr_eq(a, b),
                     (RValue::Array(a), RValue::Array(b)) => Rc::ptr_eq(a, b),
                     (RValue::Hash(a), RValue::Hash(b)) => Rc::ptr_eq(a, b),
+                    // A big Integer is an object of its own, as Ruby's Bignum.
+                    (RValue::Big(a), RValue::Big(b)) => Rc::ptr_eq(a, b),
                     (RValue::Float(a), RValue::Float(b)) => a.to_bits() == b.to_bits(),
                     _ => value::equal(recv, &args[0]),
                 },
@@ -471,7 +473,11 @@ pub(crate) fn common(
             }))
         })(),
         "to_json" => crate::json::generate(recv, pos).map(RValue::string),
-        "between?" | "clamp" if matches!(recv, RValue::Int(_) | RValue::Float(_)) => return None,
+        "between?" | "clamp"
+            if matches!(recv, RValue::Int(_) | RValue::Big(_) | RValue::Float(_)) =>
+        {
+            return None
+        }
         "!=" => (|| {
             argc(args, 1, 1, pos)?;
             let eq = it.call_method(recv.clone(), "==", args.to_vec(), None, pos)?;
@@ -968,7 +974,7 @@ pub(crate) fn enumerates(recv: &RValue, name: &str, args: &[RValue]) -> bool {
             ) || (name == "find_index" && args.is_empty())
                 || (name == "step" && matches!(recv, RValue::Range(_)))
         }
-        RValue::Int(_) => matches!(name, "times" | "upto" | "downto" | "step"),
+        RValue::Int(_) | RValue::Big(_) => matches!(name, "times" | "upto" | "downto" | "step"),
         RValue::Str(_) => matches!(name, "each_char" | "each_line" | "each_byte"),
         _ => false,
     }
@@ -1180,7 +1186,7 @@ fn mixin_method(
                         "comparison of {} with {} failed",
                         recv.class_name(),
                         match other {
-                            RValue::Nil | RValue::Int(_) | RValue::Float(_) =>
+                            RValue::Nil | RValue::Int(_) | RValue::Big(_) | RValue::Float(_) =>
                                 value::inspect(other),
                             x => x.class_name(),
                         }

@@ -22,10 +22,24 @@ pub enum StrPart {
     Code(Vec<Token>),
 }
 
+/// The token of an integer literal's digits (checked by the lexer): an `Int`, or a `Big`
+/// beyond 64 bits.
+fn int_token(digits: &str, radix: u32) -> Tok {
+    match i64::from_str_radix(digits, radix) {
+        Ok(i) => Tok::Int(i),
+        Err(_) => match num_bigint::BigInt::parse_bytes(digits.as_bytes(), radix) {
+            Some(b) => Tok::Big(Box::new(b)),
+            None => Tok::Int(0),
+        },
+    }
+}
+
 /// A token.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Tok {
     Int(i64),
+    /// An integer literal beyond 64 bits.
+    Big(Box<num_bigint::BigInt>),
     Float(f64),
     /// A string literal (single or double quoted, `%q`, `%Q`, `%()`).
     Str(Vec<StrPart>),
@@ -429,11 +443,10 @@ impl<'a> Lexer<'a> {
     fn value_ended(&self) -> bool {
         match self.toks.last().map(|t| &t.tok) {
             None => false,
-            Some(Tok::Int(_)) | Some(Tok::Float(_)) | Some(Tok::Str(_)) | Some(Tok::Sym(_))
-            | Some(Tok::Regex(..)) | Some(Tok::Words(..)) | Some(Tok::Const(_))
-            | Some(Tok::IVar(_)) | Some(Tok::GVar(_)) | Some(Tok::CVar(_)) | Some(Tok::XStr(_)) => {
-                true
-            }
+            Some(Tok::Int(_)) | Some(Tok::Big(_)) | Some(Tok::Float(_)) | Some(Tok::Str(_))
+            | Some(Tok::Sym(_)) | Some(Tok::Regex(..)) | Some(Tok::Words(..))
+            | Some(Tok::Const(_)) | Some(Tok::IVar(_)) | Some(Tok::GVar(_))
+            | Some(Tok::CVar(_)) | Some(Tok::XStr(_)) => true,
             Some(Tok::Ident(k)) => !is_keyword_operatorish(k),
             Some(Tok::Op(o)) => matches!(*o, ")" | "]" | "}"),
             _ => false,
@@ -1016,9 +1029,7 @@ impl<'a> Lexer<'a> {
                         }
                         self.bump();
                     }
-                    return i64::from_str_radix(if s.is_empty() { "0" } else { &s }, radix)
-                        .map(Tok::Int)
-                        .or_else(|_| self.err("integer literal too large (Bignum)", true));
+                    return Ok(int_token(if s.is_empty() { "0" } else { &s }, radix));
                 }
             }
         }
@@ -1054,9 +1065,7 @@ impl<'a> Lexer<'a> {
                 .map(Tok::Float)
                 .or_else(|_| self.err("bad float literal", false))
         } else {
-            s.parse::<i64>()
-                .map(Tok::Int)
-                .or_else(|_| self.err("integer literal too large (Bignum)", true))
+            Ok(int_token(&s, 10))
         }
     }
 
@@ -1173,9 +1182,45 @@ impl<'a> Lexer<'a> {
                                     self.bump();
                                 }
                             }
-                            match u32::from_str_radix(&hex, 16) {
-                                Ok(v) if v < 0x80 => s.push(char::from_u32(v).unwrap_or('?')),
-                                _ => return self.err("non-ASCII \\x escape", true),
+                            match u8::from_str_radix(&hex, 16) {
+                                Ok(v) if v < 0x80 => s.push(char::from(v)),
+                                Ok(v) => {
+                                    // Bytes beyond ASCII: the escapes that follow at once make
+                                    // one UTF-8 text ("\xC3\xA9" is "é"); other bytes would make
+                                    // a broken (binary) string, which this engine's literals
+                                    // cannot hold.
+                                    let mut bytes = vec![v];
+                                    while self.peek() == Some('\\')
+                                        && self.peek_at(1) == Some('x')
+                                        && self.peek_at(2).is_some_and(|c| c.is_ascii_hexdigit())
+                                        && self.peek_at(3).is_some_and(|c| c.is_ascii_hexdigit())
+                                    {
+                                        let pair: String = [self.peek_at(2), self.peek_at(3)]
+                                            .into_iter()
+                                            .flatten()
+                                            .collect();
+                                        let Ok(b) = u8::from_str_radix(&pair, 16) else {
+                                            break;
+                                        };
+                                        if b < 0x80 {
+                                            break;
+                                        }
+                                        bytes.push(b);
+                                        for _ in 0..4 {
+                                            self.bump();
+                                        }
+                                    }
+                                    match String::from_utf8(bytes) {
+                                        Ok(text) => s.push_str(&text),
+                                        Err(_) => {
+                                            return self.err(
+                                                "a \\x escape of a byte that is not UTF-8 text (a binary string)",
+                                                true,
+                                            )
+                                        }
+                                    }
+                                }
+                                _ => return self.err("bad \\x escape", true),
                             }
                         }
                         other => s.push(other),

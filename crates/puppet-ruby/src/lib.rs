@@ -15,6 +15,7 @@
 //! panic; nesting depth, loop steps and sizes are bounded.
 
 pub mod ast;
+mod bigint;
 mod call;
 mod catalog;
 mod classes;

@@ -10,6 +10,9 @@ use crate::interp::{raise, unsupported, Ctrl, Interp, R};
 use crate::object::Blk;
 use crate::value::{self, compare, inspect, to_s, RHash, RValue};
 use crate::Pos;
+use num_bigint::BigInt;
+use num_integer::Integer as _;
+use num_traits::{Signed, Zero};
 use puppet_types::printf::{self, Rounding};
 use puppet_types::Value;
 use std::cmp::Ordering;
@@ -65,6 +68,25 @@ pub(crate) fn range_items(
             let n = end.saturating_sub(*a).saturating_add(1).max(0) as usize;
             it.charge(n.saturating_mul(ELEMENT), pos)?;
             Ok((*a..=end).map(RValue::Int).collect())
+        }
+        (RValue::Int(_) | RValue::Big(_), RValue::Int(_) | RValue::Big(_)) => {
+            let (a, b) = (
+                crate::bigint::of(&r.0).unwrap_or_default(),
+                crate::bigint::of(&r.1).unwrap_or_default(),
+            );
+            let end = if r.2 { b - 1 } else { b };
+            let n = num_traits::ToPrimitive::to_usize(&(&end - &a + 1)).unwrap_or(usize::MAX);
+            if end < a {
+                return Ok(Vec::new());
+            }
+            it.charge(n.saturating_mul(ELEMENT), pos)?;
+            let mut out = Vec::with_capacity(n);
+            let mut i = a;
+            while i <= end {
+                out.push(crate::bigint::norm(i.clone()));
+                i += 1;
+            }
+            Ok(out)
         }
         (RValue::Int(a), RValue::Float(b)) => {
             let mut out = Vec::new();
@@ -187,7 +209,7 @@ fn ruby_methods_of(recv: &RValue) -> Option<&'static [&'static str]> {
     match recv {
         RValue::Nil => Some(rm::NIL),
         RValue::Bool(_) => Some(rm::TRUE),
-        RValue::Int(_) => Some(rm::INTEGER),
+        RValue::Int(_) | RValue::Big(_) => Some(rm::INTEGER),
         RValue::Float(_) => Some(rm::FLOAT),
         RValue::Str(_) => Some(rm::STRING),
         RValue::Sym(_) => Some(rm::SYMBOL),
@@ -305,6 +327,7 @@ pub(crate) fn argc(args: &[RValue], min: usize, max: usize, pos: Pos) -> Result<
 pub(crate) fn int_arg(v: &RValue, pos: Pos) -> Result<i64, Ctrl> {
     match v {
         RValue::Int(i) => Ok(*i),
+        RValue::Big(_) => raise("RangeError", "bignum too big to convert into `long'", pos),
         RValue::Float(f) if f.is_finite() => Ok(f.trunc() as i64),
         RValue::Nil => raise(
             "TypeError",
@@ -459,7 +482,7 @@ pub fn responds_to(v: &RValue, name: &str) -> bool {
                 | "reject"
                 | "to_a"
         ),
-        RValue::Int(_) | RValue::Float(_) => matches!(
+        RValue::Int(_) | RValue::Big(_) | RValue::Float(_) => matches!(
             name,
             "+" | "-"
                 | "*"
@@ -626,8 +649,8 @@ pub fn kernel(it: &mut Interp, name: &str, args: Vec<RValue>, block: Option<&Blk
         "Integer" => {
             argc(&args, 1, 2, pos)?;
             match &args[0] {
-                RValue::Int(i) => Ok(RValue::Int(*i)),
-                RValue::Float(f) if f.is_finite() => Ok(RValue::Int(f.trunc() as i64)),
+                RValue::Int(_) | RValue::Big(_) => Ok(args[0].clone()),
+                RValue::Float(f) if f.is_finite() => Ok(crate::bigint::from_float(*f)),
                 RValue::Float(_) => raise("FloatDomainError", to_s(&args[0]), pos),
                 RValue::Str(s) => {
                     let s = s.borrow().clone();
@@ -635,8 +658,11 @@ pub fn kernel(it: &mut Interp, name: &str, args: Vec<RValue>, block: Option<&Blk
                         Some(b) => int_arg(b, pos)? as u32,
                         None => 0,
                     };
-                    match parse_integer_strict(&s, base) {
-                        Some(i) => Ok(RValue::Int(i)),
+                    match parse_integer_strict(&s, base)
+                        .map(RValue::Int)
+                        .or_else(|| crate::bigint::parse_strict(&s, base))
+                    {
+                        Some(i) => Ok(i),
                         None => raise(
                             "ArgumentError",
                             format!("invalid value for Integer(): {}", value::inspect_str(&s)),
@@ -656,6 +682,7 @@ pub fn kernel(it: &mut Interp, name: &str, args: Vec<RValue>, block: Option<&Blk
             argc(&args, 1, 1, pos)?;
             match &args[0] {
                 RValue::Int(i) => Ok(RValue::Float(*i as f64)),
+                RValue::Big(b) => Ok(RValue::Float(crate::bigint::to_f(b))),
                 RValue::Float(f) => Ok(RValue::Float(*f)),
                 RValue::Str(s) => {
                     let s = s.borrow().trim().replace('_', "");
@@ -733,19 +760,32 @@ fn parse_integer_strict(s: &str, base: u32) -> Option<i64> {
     puppet_types::ruby::integer(s, (base != 0).then_some(base))
 }
 
-/// Ruby's `String#to_i` (leading integer, 0 when none).
-pub fn str_to_i(s: &str, base: u32) -> i64 {
+/// Ruby's `String#to_i(base)` (the leading integer, 0 when none): leading whitespace, a
+/// sign, the base's own prefix (`0x` for 16, `0b` for 2, `0o` for 8, `0d` for 10), digits
+/// with single underscores between them. Beyond 64 bits the value is big.
+pub fn str_to_int(s: &str, base: u32) -> RValue {
     let t = s.trim_start();
-    let mut chars = t.chars().peekable();
-    let mut out = String::new();
-    if let Some(&c) = chars.peek() {
-        if c == '-' || c == '+' {
-            out.push(c);
-            chars.next();
-        }
-    }
+    let (sign, body) = match t.as_bytes().first() {
+        Some(b'-') => ("-", &t[1..]),
+        Some(b'+') => ("", &t[1..]),
+        _ => ("", t),
+    };
+    let b = body.as_bytes();
+    let prefix = match base {
+        16 => b'x',
+        2 => b'b',
+        8 => b'o',
+        10 => b'd',
+        _ => 0,
+    };
+    let body = if b.len() > 2 && b[0] == b'0' && b[1].to_ascii_lowercase() == prefix {
+        &body[2..]
+    } else {
+        body
+    };
+    let mut out = String::from(sign);
     let mut last_us = false;
-    for c in chars {
+    for c in body.chars() {
         if c.is_digit(base) {
             out.push(c);
             last_us = false;
@@ -755,17 +795,49 @@ pub fn str_to_i(s: &str, base: u32) -> i64 {
             break;
         }
     }
-    i64::from_str_radix(&out, base).unwrap_or_else(|_| {
-        if out.len() > 18 {
-            if out.starts_with('-') {
-                i64::MIN
-            } else {
-                i64::MAX
-            }
+    match i64::from_str_radix(&out, base) {
+        Ok(i) => RValue::Int(i),
+        Err(_) => crate::bigint::parse_digits(&out, base).unwrap_or(RValue::Int(0)),
+    }
+}
+
+/// Ruby's `String#to_i(0)` and `String#oct`: the base from the prefix (`0x`, `0b`, `0o`,
+/// `0d`, a leading `0` for octal), else `default`.
+pub fn str_to_int_prefixed(s: &str, default: u32) -> RValue {
+    let t = s.trim_start();
+    let (neg, body) = match t.strip_prefix('-') {
+        Some(r) => (true, r),
+        None => (false, t.strip_prefix('+').unwrap_or(t)),
+    };
+    let lower = body.to_ascii_lowercase();
+    let radix = if lower.starts_with("0x") {
+        16
+    } else if lower.starts_with("0b") {
+        2
+    } else if lower.starts_with("0d") {
+        10
+    } else if lower.starts_with("0o") || (lower.len() > 1 && lower.starts_with('0')) {
+        8
+    } else {
+        default
+    };
+    let body =
+        if radix == 8 && lower.len() > 1 && lower.starts_with('0') && !lower.starts_with("0o") {
+            &body[1..]
         } else {
-            0
-        }
-    })
+            body
+        };
+    let v = str_to_int(body, radix);
+    if !neg {
+        return v;
+    }
+    match v {
+        RValue::Int(i) => i.checked_neg().map_or_else(
+            || crate::bigint::norm(-num_bigint::BigInt::from(i)),
+            RValue::Int,
+        ),
+        other => crate::bigint::norm(-crate::bigint::of(&other).unwrap_or_default()),
+    }
 }
 
 /// Ruby's `String#to_f`.
@@ -840,7 +912,7 @@ pub fn call_method(
     }
     // Methods every object has (some built-in classes have their own `to_s`, `===`, `=~`).
     let own = match name {
-        "to_s" => matches!(recv, RValue::Int(_)) || !args.is_empty(),
+        "to_s" => matches!(recv, RValue::Int(_) | RValue::Big(_)) || !args.is_empty(),
         "===" => matches!(recv, RValue::Scope),
         "=~" => matches!(recv, RValue::Str(_) | RValue::Regexp(_) | RValue::Sym(_)),
         "inspect" | "class" => !args.is_empty(),
@@ -860,7 +932,9 @@ pub fn call_method(
             "to_s" => Ok(RValue::string(b.to_string())),
             _ => no_method(&recv, name, pos),
         },
-        RValue::Int(_) | RValue::Float(_) => num_method(it, &recv, name, args, block, pos),
+        RValue::Int(_) | RValue::Big(_) | RValue::Float(_) => {
+            num_method(it, &recv, name, args, block, pos)
+        }
         RValue::Str(s) => {
             let s = s.clone();
             crate::strings::str_method(it, &recv, &s, name, args, block, pos)
@@ -1053,11 +1127,6 @@ fn nil_method(name: &str, args: &[RValue], pos: Pos) -> R {
     }
 }
 
-/// True when a whole Float is an Integer of 64 bits (beyond, Ruby makes a Bignum).
-fn fits_i64(x: f64) -> bool {
-    (i64::MIN as f64..-(i64::MIN as f64)).contains(&x)
-}
-
 fn num_method(
     it: &mut Interp,
     recv: &RValue,
@@ -1066,7 +1135,9 @@ fn num_method(
     block: Option<&Blk>,
     pos: Pos,
 ) -> R {
-    let overflow = || unsupported("Integer overflow (Bignum arithmetic)", pos);
+    use crate::bigint;
+    // An i64 operation that overflowed: the same in big arithmetic.
+    let big = |op: &str, a: i64, b: i64| bigint::arith(op, &BigInt::from(a), &BigInt::from(b), pos);
     let coerce_err = |other: &RValue| -> R {
         match other {
             RValue::Nil => raise("TypeError", "nil can't be coerced into Integer", pos),
@@ -1084,6 +1155,7 @@ fn num_method(
     match name {
         "to_r" if args.is_empty() => match recv {
             RValue::Float(x) => crate::time::float_to_r(it, *x, pos),
+            RValue::Big(_) => unsupported("Rational beyond 64 bits (Bignum)", pos),
             _ => crate::time::make_rational(it, crate::methods::int_arg(recv, pos)?, 1, pos),
         },
         "+" | "-" | "*" | "/" | "%" | "**" | "modulo" | "div" | "fdiv" | "divmod" => {
@@ -1093,15 +1165,21 @@ fn num_method(
                 (RValue::Int(a), RValue::Int(b)) => {
                     let (a, b) = (*a, *b);
                     match name {
-                        "+" => a.checked_add(b).map(RValue::Int).map_or_else(overflow, Ok),
-                        "-" => a.checked_sub(b).map(RValue::Int).map_or_else(overflow, Ok),
-                        "*" => a.checked_mul(b).map(RValue::Int).map_or_else(overflow, Ok),
+                        "+" => a
+                            .checked_add(b)
+                            .map_or_else(|| big(name, a, b), |v| Ok(RValue::Int(v))),
+                        "-" => a
+                            .checked_sub(b)
+                            .map_or_else(|| big(name, a, b), |v| Ok(RValue::Int(v))),
+                        "*" => a
+                            .checked_mul(b)
+                            .map_or_else(|| big(name, a, b), |v| Ok(RValue::Int(v))),
                         "/" | "div" | "%" | "modulo" | "divmod" => {
                             if b == 0 {
                                 return raise("ZeroDivisionError", "divided by 0", pos);
                             }
                             let Some(q) = a.checked_div_euclid(b) else {
-                                return overflow();
+                                return big(name, a, b);
                             };
                             // Floor division.
                             let mut q = a.checked_div(b).unwrap_or(q);
@@ -1116,18 +1194,23 @@ fn num_method(
                             })
                         }
                         "fdiv" => Ok(RValue::Float(a as f64 / b as f64)),
-                        _ => {
-                            if b < 0 {
-                                return unsupported("Integer ** negative (Rational)", pos);
-                            }
-                            let Ok(e) = u32::try_from(b) else {
-                                return overflow();
-                            };
-                            a.checked_pow(e).map(RValue::Int).map_or_else(overflow, Ok)
-                        }
+                        _ => bigint::pow(recv, rhs, pos),
                     }
                 }
-                (RValue::Int(_) | RValue::Float(_), RValue::Int(_) | RValue::Float(_)) => {
+                (RValue::Int(_) | RValue::Big(_), RValue::Int(_) | RValue::Big(_)) => {
+                    if name == "**" {
+                        return bigint::pow(recv, rhs, pos);
+                    }
+                    let (a, b) = (
+                        bigint::of(recv).unwrap_or_default(),
+                        bigint::of(rhs).unwrap_or_default(),
+                    );
+                    bigint::arith(name, &a, &b, pos)
+                }
+                (
+                    RValue::Int(_) | RValue::Big(_) | RValue::Float(_),
+                    RValue::Int(_) | RValue::Big(_) | RValue::Float(_),
+                ) => {
                     let a = num_f(recv);
                     let b = num_f(rhs);
                     Ok(match name {
@@ -1135,12 +1218,24 @@ fn num_method(
                         "-" => RValue::Float(a - b),
                         "*" => RValue::Float(a * b),
                         "/" | "fdiv" => RValue::Float(a / b),
-                        "div" => RValue::Int((a / b).floor() as i64),
-                        "%" | "modulo" => RValue::Float(a - b * (a / b).floor()),
-                        "divmod" => RValue::array(vec![
-                            RValue::Float((a / b).floor()),
-                            RValue::Float(a - b * (a / b).floor()),
-                        ]),
+                        "div" => {
+                            let q = (a / b).floor();
+                            if !q.is_finite() {
+                                return raise("FloatDomainError", value::float_to_s(q), pos);
+                            }
+                            bigint::from_float(q)
+                        }
+                        "%" | "modulo" => RValue::Float(flo_divmod(a, b).1),
+                        "divmod" => {
+                            if b == 0.0 {
+                                return raise("ZeroDivisionError", "divided by 0", pos);
+                            }
+                            let (d, m) = flo_divmod(a, b);
+                            if !d.is_finite() {
+                                return raise("FloatDomainError", value::float_to_s(d), pos);
+                            }
+                            RValue::array(vec![bigint::from_float(d), RValue::Float(m)])
+                        }
                         _ => RValue::Float(a.powf(b)),
                     })
                 }
@@ -1168,7 +1263,7 @@ fn num_method(
             }
             argc(&args, 1, 1, pos)?;
             let o = match &args[0] {
-                RValue::Int(_) | RValue::Float(_) => compare(recv, &args[0]),
+                RValue::Int(_) | RValue::Big(_) | RValue::Float(_) => compare(recv, &args[0]),
                 _ => None,
             };
             if name == "<=>" {
@@ -1185,7 +1280,6 @@ fn num_method(
                         recv.class_name(),
                         match &args[0] {
                             RValue::Nil => "nil".to_string(),
-                            RValue::Str(s) => value::inspect_str(&s.borrow()),
                             other => other.class_name(),
                         }
                     ),
@@ -1200,33 +1294,39 @@ fn num_method(
             }))
         }
         "-@" => match recv {
-            RValue::Int(i) => i.checked_neg().map(RValue::Int).map_or_else(overflow, Ok),
+            RValue::Int(i) => i
+                .checked_neg()
+                .map_or_else(|| big("-", 0, *i), |v| Ok(RValue::Int(v))),
+            RValue::Big(b) => Ok(bigint::norm(-(**b).clone())),
             _ => Ok(RValue::Float(-num_f(recv))),
         },
         "+@" => Ok(recv.clone()),
-        "to_i" | "to_int" | "truncate" => Ok(match recv {
+        "to_i" | "to_int" | "truncate" if name != "truncate" || args.is_empty() => Ok(match recv {
             RValue::Float(f) if !f.is_finite() => {
                 return raise("FloatDomainError", value::float_to_s(*f), pos)
             }
-            RValue::Float(f) if !fits_i64(f.trunc()) => {
-                return unsupported(format!("{name} of the Float {f:e} (a Bignum)"), pos)
-            }
-            RValue::Float(f) => RValue::Int(f.trunc() as i64),
+            RValue::Float(f) => bigint::from_float(*f),
             other => other.clone(),
         }),
         "to_f" => Ok(RValue::Float(num_f(recv))),
         "to_s" | "inspect" => match (recv, args.first()) {
-            (RValue::Int(i), Some(b)) => {
+            (RValue::Int(_) | RValue::Big(_), Some(b)) => {
                 let base = int_arg(b, pos)?;
                 if !(2..=36).contains(&base) {
                     return raise("ArgumentError", format!("invalid radix {base}"), pos);
                 }
-                Ok(RValue::string(int_to_radix(*i, base as u32)))
+                Ok(RValue::string(match recv {
+                    RValue::Int(i) => int_to_radix(*i, base as u32),
+                    _ => bigint::to_radix(&bigint::of(recv).unwrap_or_default(), base as u32),
+                }))
             }
             _ => Ok(RValue::string(to_s(recv))),
         },
         "abs" | "magnitude" => Ok(match recv {
-            RValue::Int(i) => i.checked_abs().map(RValue::Int).map_or_else(overflow, Ok)?,
+            RValue::Int(i) => i
+                .checked_abs()
+                .map_or_else(|| big("-", 0, *i), |v| Ok(RValue::Int(v)))?,
+            RValue::Big(b) => bigint::norm(b.abs()),
             _ => RValue::Float(num_f(recv).abs()),
         }),
         "zero?" => Ok(RValue::Bool(num_f(recv) == 0.0)),
@@ -1234,15 +1334,51 @@ fn num_method(
         "negative?" => Ok(RValue::Bool(num_f(recv) < 0.0)),
         "even?" | "odd?" => match recv {
             RValue::Int(i) => Ok(RValue::Bool((i % 2 == 0) == (name == "even?"))),
+            RValue::Big(b) => Ok(RValue::Bool(b.is_even() == (name == "even?"))),
             _ => no_method(recv, name, pos),
         },
-        "integer?" => Ok(RValue::Bool(matches!(recv, RValue::Int(_)))),
+        "integer?" => Ok(RValue::Bool(bigint::is_int(recv))),
+        "nonzero?" => Ok(if num_f(recv) == 0.0 {
+            RValue::Nil
+        } else {
+            recv.clone()
+        }),
+        "ord" | "numerator" if bigint::is_int(recv) => Ok(recv.clone()),
+        "denominator" if bigint::is_int(recv) => Ok(RValue::Int(1)),
+        "infinite?" => Ok(match recv {
+            RValue::Float(f) if f.is_infinite() => RValue::Int(if *f > 0.0 { 1 } else { -1 }),
+            _ => RValue::Nil,
+        }),
+        "remainder" => {
+            argc(&args, 1, 1, pos)?;
+            match (recv, &args[0]) {
+                (RValue::Int(_) | RValue::Big(_), RValue::Int(_) | RValue::Big(_)) => {
+                    let (a, b) = (
+                        bigint::of(recv).unwrap_or_default(),
+                        bigint::of(&args[0]).unwrap_or_default(),
+                    );
+                    if b.is_zero() {
+                        return raise("ZeroDivisionError", "divided by 0", pos);
+                    }
+                    Ok(bigint::norm(a % b))
+                }
+                (_, RValue::Int(_) | RValue::Big(_) | RValue::Float(_)) => {
+                    Ok(RValue::Float(num_f(recv) % num_f(&args[0])))
+                }
+                _ => coerce_err(&args[0]),
+            }
+        }
         "nan?" => Ok(RValue::Bool(num_f(recv).is_nan())),
         "finite?" => Ok(RValue::Bool(num_f(recv).is_finite())),
         "succ" | "next" | "pred" => match recv {
             RValue::Int(i) => {
                 let d = if name == "pred" { -1 } else { 1 };
-                i.checked_add(d).map(RValue::Int).map_or_else(overflow, Ok)
+                i.checked_add(d)
+                    .map_or_else(|| big("+", *i, d), |v| Ok(RValue::Int(v)))
+            }
+            RValue::Big(b) => {
+                let d = BigInt::from(if name == "pred" { -1 } else { 1 });
+                bigint::arith("+", b, &d, pos)
             }
             _ => no_method(recv, name, pos),
         },
@@ -1252,9 +1388,10 @@ fn num_method(
             }
             _ => unsupported("Integer#chr outside ASCII", pos),
         },
-        "round" | "floor" | "ceil" => {
-            // `round(ndigits = 0, half: :up)`, `floor(ndigits = 0)`, `ceil(ndigits = 0)`, as
-            // Ruby computes them (puppet-types' printf owns the digit rules).
+        "round" | "floor" | "ceil" | "truncate" => {
+            // `round(ndigits = 0, half: :up)`, `floor`, `ceil`, `truncate(ndigits = 0)`, as
+            // Ruby computes them (puppet-types' printf owns the digit rules of floats,
+            // bigint those of integers).
             let (digits, opts) = match args.as_slice() {
                 [RValue::Hash(h)] if name == "round" => (0, Some(h.clone())),
                 [d, RValue::Hash(h)] if name == "round" => (int_arg(d, pos)?, Some(h.clone())),
@@ -1265,6 +1402,8 @@ fn num_method(
             let mode = match name {
                 "floor" => Rounding::Floor,
                 "ceil" => Rounding::Ceil,
+                "truncate" if num_f(recv).is_sign_negative() => Rounding::Ceil,
+                "truncate" => Rounding::Floor,
                 _ => {
                     let half = opts.and_then(|h| h.borrow().get(&RValue::sym("half")).cloned());
                     match half.as_ref().map(to_s).as_deref() {
@@ -1281,17 +1420,21 @@ fn num_method(
                     }
                 }
             };
-            let digits =
-                i32::try_from(digits).unwrap_or(if digits < 0 { i32::MIN } else { i32::MAX });
             match recv {
-                RValue::Int(i) => Ok(RValue::Int(printf::round_integer(*i, digits, mode))),
+                RValue::Int(_) | RValue::Big(_) if digits >= 0 => Ok(recv.clone()),
+                RValue::Int(_) | RValue::Big(_) => Ok(bigint::round_digits(
+                    mode,
+                    &bigint::of(recv).unwrap_or_default(),
+                    digits,
+                )),
                 _ => {
                     let f = num_f(recv);
                     if digits > 0 {
+                        let digits = i32::try_from(digits).unwrap_or(i32::MAX);
                         return Ok(RValue::Float(printf::round_digits(f, digits, mode)));
                     }
-                    // Whole first (a negative digit count rounds the truncated value, as Ruby
-                    // does for `round`), then the integer to its trailing zeros.
+                    // Whole first (a negative digit count rounds the truncated value, as
+                    // Ruby does for `round`), then the integer to its trailing zeros.
                     let whole = match mode {
                         Rounding::Floor | Rounding::Ceil => printf::round_whole(f, mode),
                         _ if digits < 0 => f.trunc(),
@@ -1300,19 +1443,26 @@ fn num_method(
                     if !whole.is_finite() {
                         return raise("FloatDomainError", value::float_to_s(whole), pos);
                     }
-                    if !fits_i64(whole) {
-                        return unsupported(format!("Float#{name} of {whole:e} (a Bignum)"), pos);
+                    let whole = bigint::from_float(whole);
+                    if digits == 0 {
+                        return Ok(whole);
                     }
-                    Ok(RValue::Int(printf::round_integer(
-                        whole as i64,
-                        digits,
-                        mode,
-                    )))
+                    let i = bigint::of(&whole).unwrap_or_default();
+                    Ok(bigint::round_digits(mode, &i, digits))
                 }
             }
         }
         "gcd" | "lcm" => {
             argc(&args, 1, 1, pos)?;
+            if let (Some(a), Some(b)) = (bigint::of(recv), bigint::of(&args[0])) {
+                if matches!(recv, RValue::Big(_))
+                    || matches!(args[0], RValue::Big(_))
+                    || name == "lcm"
+                {
+                    let r = if name == "gcd" { a.gcd(&b) } else { a.lcm(&b) };
+                    return bigint::checked(r, pos);
+                }
+            }
             let (a, b) = (int_arg(recv, pos)?, int_arg(&args[0], pos)?);
             let gcd = |mut x: i64, mut y: i64| {
                 x = x.abs();
@@ -1330,6 +1480,35 @@ fn num_method(
             } else {
                 (a / g * b).abs()
             }))
+        }
+        "step" | "upto" | "downto"
+            if matches!(recv, RValue::Big(_))
+                || args.iter().any(|a| matches!(a, RValue::Big(_))) =>
+        {
+            // Counting with big Integers: each value by Integer arithmetic.
+            let b = need_block(block, name, pos)?;
+            argc(&args, 1, if name == "step" { 2 } else { 1 }, pos)?;
+            let step = match name {
+                "step" => args.get(1).cloned().unwrap_or(RValue::Int(1)),
+                "upto" => RValue::Int(1),
+                _ => RValue::Int(-1),
+            };
+            let (Some(mut i), Some(z), Some(st)) =
+                (bigint::of(recv), bigint::of(&args[0]), bigint::of(&step))
+            else {
+                return unsupported(
+                    format!("Integer#{name} mixing big Integers and Floats"),
+                    pos,
+                );
+            };
+            if st.is_zero() {
+                return raise("ArgumentError", "step can't be 0", pos);
+            }
+            while (st.is_positive() && i <= z) || (st.is_negative() && i >= z) {
+                it.call_block(b, vec![bigint::norm(i.clone())], pos)?;
+                i += &st;
+            }
+            Ok(recv.clone())
         }
         "step" => {
             let b = need_block(block, name, pos)?;
@@ -1399,29 +1578,151 @@ fn num_method(
                 "&" => a & b,
                 "|" => a | b,
                 "^" => a ^ b,
-                "<<" => {
-                    if *b >= 63 || *b < 0 {
-                        return overflow();
-                    }
-                    match a.checked_shl(*b as u32).filter(|r| r >> *b == *a) {
-                        Some(r) => r,
-                        None => return overflow(),
-                    }
+                "<<" if (0..63).contains(b)
+                    && a.checked_shl(*b as u32).is_some_and(|r| r >> *b == *a) =>
+                {
+                    a << *b
                 }
-                _ => a >> (*b).clamp(0, 63),
+                ">>" if *b >= 0 => a >> (*b).min(63),
+                _ => return bigint::bitop(name, &BigInt::from(*a), &BigInt::from(*b), pos),
             })),
+            (RValue::Int(_) | RValue::Big(_), Some(b @ (RValue::Int(_) | RValue::Big(_)))) => {
+                let (a, b) = (
+                    bigint::of(recv).unwrap_or_default(),
+                    bigint::of(b).unwrap_or_default(),
+                );
+                bigint::bitop(name, &a, &b, pos)
+            }
+            (RValue::Int(_) | RValue::Big(_), Some(RValue::Float(f)))
+                if name != "<<" && name != ">>" =>
+            {
+                let _ = f;
+                raise(
+                    "TypeError",
+                    "can't convert Float into Integer for bitwise arithmetic",
+                    pos,
+                )
+            }
             _ => no_method(recv, name, pos),
         },
+        "~" => match recv {
+            RValue::Int(i) => Ok(RValue::Int(!i)),
+            RValue::Big(b) => Ok(bigint::norm(-(**b).clone() - 1)),
+            _ => no_method(recv, name, pos),
+        },
+        "[]" if bigint::is_int(recv) => {
+            argc(&args, 1, 1, pos)?;
+            let a = bigint::of(recv).unwrap_or_default();
+            Ok(RValue::Int(match &args[0] {
+                RValue::Int(i) if *i < 0 => 0,
+                // Two's complement bits (a negative value has infinitely many ones).
+                RValue::Int(i) => i64::from(a.bit(*i as u64)),
+                RValue::Big(b) if b.is_negative() => 0,
+                RValue::Big(_) => i64::from(a.is_negative()),
+                _ => return unsupported("Integer#[] with this argument", pos),
+            }))
+        }
+        "bit_length" => Ok(RValue::Int(match recv {
+            RValue::Int(i) => i64::from(
+                64 - if *i < 0 {
+                    (!i).leading_zeros()
+                } else {
+                    i.leading_zeros()
+                },
+            ),
+            RValue::Big(b) => {
+                // Ruby: the bits of the value, or of -value-1 for a negative one.
+                let m = if b.is_negative() {
+                    -(**b).clone() - 1
+                } else {
+                    (**b).clone()
+                };
+                m.bits() as i64
+            }
+            _ => return no_method(recv, name, pos),
+        })),
+        "pow" if bigint::is_int(recv) => {
+            argc(&args, 1, 2, pos)?;
+            match args.get(1) {
+                None => num_method(it, recv, "**", args, block, pos),
+                Some(m) => {
+                    let (Some(a), Some(b), Some(m)) =
+                        (bigint::of(recv), bigint::of(&args[0]), bigint::of(m))
+                    else {
+                        return raise("TypeError", "Integer#pow() 2nd argument not allowed unless all arguments are integers", pos);
+                    };
+                    bigint::pow_mod(&a, &b, &m, pos)
+                }
+            }
+        }
+        "coerce" => {
+            argc(&args, 1, 1, pos)?;
+            let o = &args[0];
+            match (recv, o) {
+                (RValue::Int(_) | RValue::Big(_), RValue::Int(_) | RValue::Big(_)) => {
+                    Ok(RValue::array(vec![o.clone(), recv.clone()]))
+                }
+                (_, RValue::Int(_) | RValue::Big(_) | RValue::Float(_)) => Ok(RValue::array(vec![
+                    RValue::Float(num_f(o)),
+                    RValue::Float(num_f(recv)),
+                ])),
+                _ => coerce_err(o),
+            }
+        }
         "hash" => Ok(RValue::Int(0)),
-        "size" => Ok(RValue::Int(8)),
-        "digits" => unsupported("Integer#digits", pos),
+        "size" => Ok(RValue::Int(match recv {
+            RValue::Big(b) => b.magnitude().bits().div_ceil(8) as i64,
+            _ => 8,
+        })),
+        "digits" if bigint::is_int(recv) => {
+            argc(&args, 0, 1, pos)?;
+            let base = match args.first() {
+                Some(b) => int_arg(b, pos)?,
+                None => 10,
+            };
+            if base < 0 {
+                return raise("ArgumentError", "negative radix", pos);
+            }
+            if base < 2 {
+                return raise("ArgumentError", format!("invalid radix {base}"), pos);
+            }
+            let a = bigint::of(recv).unwrap_or_default();
+            if a.is_negative() {
+                return raise("Math::DomainError", "out of domain", pos);
+            }
+            if a.is_zero() {
+                return Ok(RValue::array(vec![RValue::Int(0)]));
+            }
+            Ok(RValue::array(bigint::digits(&a, base as u32)))
+        }
         _ => no_method(recv, name, pos),
     }
+}
+
+/// Ruby's `flodivmod`: the floored quotient and the modulo of two Floats, the modulo by
+/// `fmod` (exact) with the divisor's sign.
+fn flo_divmod(x: f64, y: f64) -> (f64, f64) {
+    let mut m = if y.is_infinite() && !x.is_infinite() {
+        x
+    } else {
+        x % y
+    };
+    let mut d = if x.is_infinite() && !y.is_infinite() {
+        x
+    } else {
+        ((x - m) / y).round()
+    };
+    if y * m < 0.0 {
+        m += y;
+        d -= 1.0;
+    }
+    (d, m)
 }
 
 fn num_f(v: &RValue) -> f64 {
     match v {
         RValue::Int(i) => *i as f64,
+        RValue::Big(b) => crate::bigint::to_f(b),
         RValue::Float(f) => *f,
         _ => 0.0,
     }
@@ -1497,6 +1798,19 @@ fn range_method(
             (RValue::Int(a), RValue::Int(b)) => {
                 let end = if r.2 { b.saturating_sub(1) } else { *b };
                 Ok(RValue::Int(end.saturating_sub(*a).saturating_add(1).max(0)))
+            }
+            (RValue::Int(_) | RValue::Big(_), RValue::Int(_) | RValue::Big(_)) => {
+                let (a, b) = (
+                    crate::bigint::of(&r.0).unwrap_or_default(),
+                    crate::bigint::of(&r.1).unwrap_or_default(),
+                );
+                let end = if r.2 { b - 1 } else { b };
+                let n: BigInt = end - a + 1;
+                Ok(crate::bigint::norm(if n.is_negative() {
+                    BigInt::zero()
+                } else {
+                    n
+                }))
             }
             _ => Ok(RValue::Int(range_items(it, r, pos)?.len() as i64)),
         },
@@ -1775,9 +2089,11 @@ pub(crate) fn class_method(
                             )
                         }
                     };
+                    // `None`: negative or beyond 128 bits, an invalid address.
                     let n = match n {
-                        RValue::Int(i) => *i as i128,
-                        RValue::Float(f) if f.is_finite() => f.trunc() as i128,
+                        RValue::Int(i) => u128::try_from(*i).ok(),
+                        RValue::Big(b) => num_traits::ToPrimitive::to_u128(&**b),
+                        RValue::Float(f) if f.is_finite() => (*f > -1.0).then(|| f.trunc() as u128),
                         other => {
                             return unsupported(format!("IPAddr.new of {}", inspect(other)), pos)
                         }
@@ -2010,7 +2326,12 @@ pub(crate) fn class_method(
         ("Math", _) => unsupported(format!("Math.{name}"), pos),
         ("Integer", "sqrt") => {
             argc(&args, 1, 1, pos)?;
-            Ok(RValue::Int((int_arg(&args[0], pos)? as f64).sqrt() as i64))
+            match &args[0] {
+                RValue::Big(b) if b.is_positive() => {
+                    Ok(crate::bigint::norm(num_integer::Roots::sqrt(&**b)))
+                }
+                _ => Ok(RValue::Int((int_arg(&args[0], pos)? as f64).sqrt() as i64)),
+            }
         }
         ("Base64", _) => {
             argc(&args, 1, 1, pos)?;

@@ -285,6 +285,7 @@ fn check_jump(n: &Node, ctx: JumpCtx) -> PResult<()> {
         | Kind::False
         | Kind::SelfRef
         | Kind::Int(_)
+        | Kind::Big(_)
         | Kind::Float(_)
         | Kind::LVar(_)
         | Kind::IVar(_)
@@ -510,7 +511,7 @@ impl Parser {
             Tok::InsertEnd => "`%>'".into(),
             Tok::Label(l) => format!("label `{l}:'"),
             Tok::Str(_) => "string literal".into(),
-            Tok::Int(_) | Tok::Float(_) => "number".into(),
+            Tok::Int(_) | Tok::Big(_) | Tok::Float(_) => "number".into(),
             _ => "token".into(),
         }
     }
@@ -806,7 +807,9 @@ impl Parser {
                 Tok::Op(o) if depth == 0 && is_assign_op(o) => return false,
                 Tok::Op("==") | Tok::Op("=>") | Tok::Op("?") if depth == 0 => return false,
                 Tok::Ident(kw) if depth == 0 && is_reserved(kw) && kw != "self" => return false,
-                Tok::Str(_) | Tok::Int(_) | Tok::Float(_) | Tok::Sym(_) if depth == 0 => {
+                Tok::Str(_) | Tok::Int(_) | Tok::Big(_) | Tok::Float(_) | Tok::Sym(_)
+                    if depth == 0 =>
+                {
                     return false
                 }
                 _ => {}
@@ -1163,6 +1166,15 @@ impl Parser {
                     let lit = self.postfix(lit)?;
                     return self.pow(lit);
                 }
+                Tok::Big(b) if !self.space_before() => {
+                    self.skip();
+                    let lit = match crate::bigint::norm(-(*b).clone()) {
+                        crate::value::RValue::Int(i) => node(Kind::Int(i), pos),
+                        _ => node(Kind::Big(Box::new(-(*b).clone())), pos),
+                    };
+                    let lit = self.postfix(lit)?;
+                    return self.pow(lit);
+                }
                 Tok::Float(f) if !self.space_before() => {
                     self.skip();
                     let lit = node(Kind::Float(-f), pos);
@@ -1360,12 +1372,18 @@ impl Parser {
             return self.prev_pred
                 && matches!(
                     self.peek(),
-                    Tok::Ident(_) | Tok::IVar(_) | Tok::Str(_) | Tok::Const(_) | Tok::Int(_)
+                    Tok::Ident(_)
+                        | Tok::IVar(_)
+                        | Tok::Str(_)
+                        | Tok::Const(_)
+                        | Tok::Int(_)
+                        | Tok::Big(_)
                 );
         }
         let next_space = self.space_before_n(1);
         match self.peek() {
             Tok::Int(_)
+            | Tok::Big(_)
             | Tok::Float(_)
             | Tok::Str(_)
             | Tok::XStr(_)
@@ -1524,6 +1542,7 @@ impl Parser {
         let lits = |parts: &[StrPart]| parts.iter().all(|p| matches!(p, StrPart::Lit(_)));
         let leaf = match self.peek() {
             Tok::Int(_)
+            | Tok::Big(_)
             | Tok::Float(_)
             | Tok::IVar(_)
             | Tok::CVar(_)
@@ -1920,6 +1939,7 @@ impl Parser {
         let mk = |kind| Node { kind, pos };
         match self.bump() {
             Tok::Int(n) => Ok(mk(Kind::Int(n))),
+            Tok::Big(b) => Ok(mk(Kind::Big(b))),
             Tok::Float(f) => Ok(mk(Kind::Float(f))),
             Tok::Str(parts) => {
                 let mut parts = self.parts(parts)?;
@@ -1970,7 +1990,9 @@ impl Parser {
                 }
                 if self.space_before()
                     && match self.peek() {
-                        Tok::Str(_) | Tok::IVar(_) | Tok::Int(_) | Tok::Float(_) => true,
+                        Tok::Str(_) | Tok::IVar(_) | Tok::Int(_) | Tok::Big(_) | Tok::Float(_) => {
+                            true
+                        }
                         Tok::Ident(k) => !is_reserved(k) && !matches!(k.as_str(), "rescue"),
                         _ => false,
                     }

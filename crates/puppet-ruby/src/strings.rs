@@ -4,7 +4,7 @@
 
 use crate::interp::{raise, unsupported, Ctrl, Interp, R};
 use crate::methods::{argc, int_arg, norm_index as norm, str_arg};
-use crate::methods::{call_method, regex_match, str_to_i};
+use crate::methods::{call_method, regex_match};
 use crate::object::Blk;
 use crate::value::Shared;
 use crate::value::{self, compare, to_s, RValue};
@@ -940,7 +940,9 @@ pub fn str_method(
                             "comparison of String with {} failed",
                             match o {
                                 RValue::Nil => "nil".to_string(),
-                                RValue::Int(_) | RValue::Float(_) => value::inspect(o),
+                                RValue::Int(_) | RValue::Big(_) | RValue::Float(_) => {
+                                    value::inspect(o)
+                                }
                                 other => other.class_name(),
                             }
                         ),
@@ -982,33 +984,15 @@ pub fn str_method(
             };
             if base == 0 {
                 // Base from the prefix (`0x`, `0b`, `0o`/`0`), else 10.
-                let t = s.trim_start();
-                let (neg, body) = match t.strip_prefix('-') {
-                    Some(r) => (true, r),
-                    None => (false, t.strip_prefix('+').unwrap_or(t)),
-                };
-                let lower = body.to_ascii_lowercase();
-                let (radix, digits) = if let Some(r) = lower.strip_prefix("0x") {
-                    (16, r.to_string())
-                } else if let Some(r) = lower.strip_prefix("0b") {
-                    (2, r.to_string())
-                } else if let Some(r) = lower.strip_prefix("0o") {
-                    (8, r.to_string())
-                } else if lower.len() > 1 && lower.starts_with('0') {
-                    (8, lower[1..].to_string())
-                } else {
-                    (10, lower)
-                };
-                let v = str_to_i(&digits, radix);
-                return Ok(RValue::Int(if neg { -v } else { v }));
+                return Ok(crate::methods::str_to_int_prefixed(&s, 10));
             }
             if !(2..=36).contains(&base) {
                 return raise("ArgumentError", format!("invalid radix {base}"), pos);
             }
-            Ok(RValue::Int(str_to_i(&s, base)))
+            Ok(crate::methods::str_to_int(&s, base))
         }
-        "hex" => Ok(RValue::Int(str_to_i(s.trim_start_matches("0x"), 16))),
-        "oct" => Ok(RValue::Int(str_to_i(&s, 8))),
+        "hex" => Ok(crate::methods::str_to_int(&s, 16)),
+        "oct" => Ok(crate::methods::str_to_int_prefixed(&s, 8)),
         "to_f" => Ok(RValue::Float(crate::methods::str_to_f(&s))),
         "to_sym" | "intern" => Ok(RValue::sym(&s)),
         "to_a" => unsupported("String#to_a (not in Ruby 1.9+)", pos),

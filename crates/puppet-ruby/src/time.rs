@@ -89,6 +89,8 @@ struct Fields {
     epoch: i64,
     /// Date#strftime (which has `%+`, Time's has not).
     date: bool,
+    /// A UTC time (`utc?`): `%-z` is `-0000` for it, as RFC 2822 writes an unknown zone.
+    utc: bool,
 }
 
 impl Fields {
@@ -131,6 +133,7 @@ fn time_fields(t: &TimeData) -> Fields {
         },
         epoch: t.secs,
         date: false,
+        utc: t.utc.get(),
     }
 }
 
@@ -150,6 +153,7 @@ fn date_fields(d: &DateData) -> Fields {
         zone: "+00:00".to_string(),
         epoch: days * 86400,
         date: true,
+        utc: false,
     }
 }
 
@@ -284,7 +288,16 @@ fn strftime(f: &Fields, fmt: &str) -> String {
                 digits
             }
             'z' => {
-                let s = offset_text(f.off, colons);
+                let mut s = offset_text(f.off, colons);
+                if nopad && f.utc {
+                    s.replace_range(..1, "-");
+                } else if nopad && f.date {
+                    // Date's `-` flag drops the hours' padding (`+000` for UTC).
+                    let hours = &s[1..3];
+                    if let Some(h) = hours.strip_prefix('0') {
+                        s = format!("{}{h}{}", &s[..1], &s[3..]);
+                    }
+                }
                 match width {
                     Some(w) if s.len() < w => {
                         let (sign, rest) = s.split_at(1);
@@ -904,6 +917,7 @@ fn cmp_result(o: Option<std::cmp::Ordering>, name: &str, cname: &str, arg: &RVal
                         RValue::Nil
                         | RValue::Bool(_)
                         | RValue::Int(_)
+                        | RValue::Big(_)
                         | RValue::Float(_)
                         | RValue::Sym(_) => {
                             inspect(arg)

@@ -374,6 +374,9 @@ pub enum HKey {
     /// An object compared by identity.
     Ptr(usize),
     Other(String),
+    /// An Integer beyond 64 bits: its bytes. (Last: [`KeyRef`] hashes the index of the
+    /// variants before it.)
+    Big(Vec<u8>),
 }
 
 /// A borrowed image of a string, symbol or integer key: hashes and compares as the
@@ -427,6 +430,7 @@ impl HKey {
                 RValue::Nil => HKey::Nil,
                 RValue::Bool(b) => HKey::Bool(*b),
                 RValue::Int(i) => HKey::Int(*i),
+                RValue::Big(b) => HKey::Big(crate::bigint::key_bytes(b)),
                 RValue::Float(f) => HKey::Float(if *f == 0.0 { 0 } else { f.to_bits() }),
                 RValue::Str(s) => HKey::Str(smol_str::SmolStr::new(s.borrow().as_str())),
                 RValue::Sym(s) => HKey::Sym(smol_str::SmolStr::new(&**s)),
@@ -675,6 +679,8 @@ pub enum RValue {
     Nil,
     Bool(bool),
     Int(i64),
+    /// An Integer beyond 64 bits (never one that fits: see [`crate::bigint`]).
+    Big(Rc<num_bigint::BigInt>),
     Float(f64),
     Str(Rc<Shared<String>>),
     Sym(Rc<str>),
@@ -721,7 +727,7 @@ impl RValue {
             RValue::Nil => Builtin::NilClass,
             RValue::Bool(true) => Builtin::TrueClass,
             RValue::Bool(false) => Builtin::FalseClass,
-            RValue::Int(_) => Builtin::Integer,
+            RValue::Int(_) | RValue::Big(_) => Builtin::Integer,
             RValue::Float(_) => Builtin::Float,
             RValue::Str(_) => Builtin::String,
             RValue::Sym(_) => Builtin::Symbol,
@@ -959,6 +965,7 @@ pub fn to_s(v: &RValue) -> String {
         RValue::Nil => String::new(),
         RValue::Bool(b) => b.to_string(),
         RValue::Int(i) => i.to_string(),
+        RValue::Big(b) => b.to_string(),
         RValue::Float(f) => float_to_s(*f),
         RValue::Str(s) => s.borrow().clone(),
         RValue::Sym(s) => s.to_string(),
@@ -1024,6 +1031,10 @@ fn equal_depth(a: &RValue, b: &RValue, depth: usize) -> bool {
             (RValue::Int(x), RValue::Float(y)) | (RValue::Float(y), RValue::Int(x)) => {
                 (*x as f64) == *y
             }
+            (RValue::Big(x), RValue::Big(y)) => x == y,
+            (RValue::Big(x), RValue::Float(y)) | (RValue::Float(y), RValue::Big(x)) => {
+                crate::bigint::eq_float(x, *y)
+            }
             (RValue::Str(x), RValue::Str(y)) => Rc::ptr_eq(x, y) || *x.borrow() == *y.borrow(),
             (RValue::Sym(x), RValue::Sym(y)) => x == y,
             (RValue::Array(x), RValue::Array(y)) => {
@@ -1075,7 +1086,8 @@ fn equal_depth(a: &RValue, b: &RValue, depth: usize) -> bool {
 /// Ruby's `eql?` (no Integer/Float mixing).
 pub fn eql(a: &RValue, b: &RValue) -> bool {
     match (a, b) {
-        (RValue::Int(_), RValue::Float(_)) | (RValue::Float(_), RValue::Int(_)) => false,
+        (RValue::Int(_) | RValue::Big(_), RValue::Float(_))
+        | (RValue::Float(_), RValue::Int(_) | RValue::Big(_)) => false,
         _ => HKey::of(a) == HKey::of(b) && equal(a, b),
     }
 }
@@ -1095,6 +1107,13 @@ fn compare_depth(a: &RValue, b: &RValue, depth: usize) -> Option<Ordering> {
             (RValue::Float(x), RValue::Float(y)) => x.partial_cmp(y),
             (RValue::Int(x), RValue::Float(y)) => (*x as f64).partial_cmp(y),
             (RValue::Float(x), RValue::Int(y)) => x.partial_cmp(&(*y as f64)),
+            (RValue::Big(x), RValue::Big(y)) => Some(x.cmp(y)),
+            (RValue::Big(x), RValue::Int(y)) => Some((**x).cmp(&num_bigint::BigInt::from(*y))),
+            (RValue::Int(x), RValue::Big(y)) => Some(num_bigint::BigInt::from(*x).cmp(y)),
+            (RValue::Big(x), RValue::Float(y)) => crate::bigint::cmp_float(x, *y),
+            (RValue::Float(x), RValue::Big(y)) => {
+                crate::bigint::cmp_float(y, *x).map(Ordering::reverse)
+            }
             (RValue::Str(x), RValue::Str(y)) => {
                 Some(x.borrow().as_bytes().cmp(y.borrow().as_bytes()))
             }
@@ -1201,6 +1220,7 @@ fn to_puppet_depth(v: &RValue, depth: usize) -> Result<Value, String> {
             RValue::Nil => Value::Undef,
             RValue::Bool(b) => Value::Boolean(*b),
             RValue::Int(i) => Value::Integer(*i),
+            RValue::Big(b) => return Err(crate::bigint::puppet_range_error(b)),
             RValue::Float(f) => Value::Float(*f),
             RValue::Str(s) => Value::string(s.borrow().as_str()),
             RValue::Sym(s) => match &**s {

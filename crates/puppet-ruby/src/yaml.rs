@@ -147,6 +147,7 @@ fn scalar(v: &RValue, indent: usize, pos: Pos) -> Result<String, Ctrl> {
         RValue::Nil => String::new(),
         RValue::Bool(b) => b.to_string(),
         RValue::Int(i) => i.to_string(),
+        RValue::Big(b) => b.to_string(),
         RValue::Float(f) => {
             if f.is_nan() {
                 ".nan".into()

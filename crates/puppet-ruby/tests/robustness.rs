@@ -273,6 +273,12 @@ fn exponential_growth_is_an_error() {
         "a = [1, 2, 3]; 100.times { a = a.product(a).flatten }; a.size",
         "s = 'x'; 100.times { s = [s, s].join }; s.size",
         "s = 'x'; 100.times { s = format('%s%s', s, s) }; s.size",
+        // Integers beyond 64 bits stop at the interpreter's size limit (NoMemoryError).
+        "x = 2; 100.times { x = x * x }; x.bit_length",
+        "x = 7; 100.times { x = x ** 3 }; x.bit_length",
+        "x = 1; 100.times { x = (x << 100_000) | 1 }; x.bit_length",
+        "(1 << (2**40)).bit_length",
+        "(2**(2**20)).bit_length",
     ];
     for p in programs {
         let started = std::time::Instant::now();

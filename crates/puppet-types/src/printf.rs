@@ -462,43 +462,6 @@ fn round_scaled(x: f64, s: f64, mode: Rounding) -> f64 {
     }
 }
 
-/// `Integer#round`/`#floor`/`#ceil` (and a float's with negative digits, on its truncated
-/// value) to `-ndigits` trailing zeros, `ndigits < 0`.
-///
-/// ```
-/// use puppet_types::printf::{round_integer, Rounding};
-/// assert_eq!(round_integer(15, -1, Rounding::HalfUp), 20);
-/// assert_eq!(round_integer(25, -1, Rounding::HalfEven), 20);
-/// assert_eq!(round_integer(-15, -1, Rounding::Floor), -20);
-/// ```
-pub fn round_integer(n: i64, ndigits: i32, mode: Rounding) -> i64 {
-    if ndigits >= 0 {
-        return n;
-    }
-    let Some(y) = 10i128.checked_pow(ndigits.unsigned_abs()) else {
-        return 0;
-    };
-    let x = i128::from(n);
-    let (neg, a) = (x < 0, x.abs());
-    let r = match mode {
-        Rounding::HalfUp => (a + y / 2) / y * y,
-        Rounding::HalfDown => (a + y / 2 - 1) / y * y,
-        Rounding::HalfEven => {
-            let mut z = (a + y / 2) / y;
-            if (z * y - a) * 2 == y {
-                z &= !1;
-            }
-            z * y
-        }
-        Rounding::Floor if neg => (a + y - 1) / y * y,
-        Rounding::Floor => a / y * y,
-        Rounding::Ceil if neg => a / y * y,
-        Rounding::Ceil => (a + y - 1) / y * y,
-    };
-    let r = if neg { -r } else { r };
-    i64::try_from(r).unwrap_or(if neg { i64::MIN } else { i64::MAX })
-}
-
 /// The exponent `frexp` gives: `x = m * 2^e` with `0.5 <= |m| < 1`.
 fn frexp_exp(x: f64) -> i32 {
     let biased = ((x.to_bits() >> 52) & 0x7ff) as i32;

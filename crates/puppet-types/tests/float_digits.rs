@@ -4,20 +4,14 @@
 //! `scripts/gen-float-digits.rb`.
 
 use puppet_types::format::float_to_s;
-use puppet_types::printf::{
-    exponential, fixed, general, round_digits, round_integer, round_whole, Rounding,
-};
+use puppet_types::printf::{exponential, fixed, general, round_digits, round_whole, Rounding};
 
-/// Ruby's `inspect` of a rounding's result: an Integer for no or negative digits.
+/// Ruby's `inspect` of a rounding's result: an Integer for no digits.
 fn ruby_result(x: f64, digits: i32, mode: Rounding) -> String {
     if digits > 0 {
         return float_to_s(round_digits(x, digits, mode));
     }
-    let whole = round_whole(x, mode);
-    if digits == 0 {
-        return format!("{}", whole as i64);
-    }
-    format!("{}", round_integer(x.trunc() as i64, digits, mode))
+    format!("{}", round_whole(x, mode) as i64)
 }
 
 fn signed(x: f64, body: String) -> String {
