@@ -1219,6 +1219,17 @@ notice(lookup('x', undef, {'strategy' => 'deep', 'bogus' => true, 'sort_merged_a
     ("merge_options_deep_accepted", N, """\
 notice(lookup('x', undef, {'strategy' => 'deep', 'knockout_prefix' => '--', 'merge_hash_arrays' => true}, 1))
 """),
+    # sprintf is a 3.x function formatting with Ruby: %s/%p of containers are Ruby's texts,
+    # a top-level undef is '', negative %x/%o/%b are two's complement (..f01).
+    ("sprintf_ruby_texts", N, """\
+notice(sprintf('%s|%p|%10s|%-10s|', [1, 'a', undef], {'k' => [1.5]}, 'abc', 'de'))
+notice(sprintf('%s|%s|%s|%s|%s|%s', /re/, Sensitive('x'), default, 1.5, undef, true))
+notice(sprintf('%p|%p|%p|%p|%p|%p', /re/, Sensitive('x'), default, 1.5, undef, 'str'))
+notice(sprintf('%s|%p', [/re/, default, 1.0, {'a' => undef}], [Sensitive(1), 'x']))
+notice(sprintf('%-12s|%12p|%.2s|%5.1p|', [1], 'ab', [1, 2], 'xyz'))
+notice(sprintf('%x|%08x|%.8x|%#x|%-8x|%o|%#o|%b|%08b|%#b|%X|%#X|%+x|% x|%#010x', -255, -255, -255, -255, -255, -8, -8, -5, -5, -5, -255, -255, -255, -255, -255))
+notice(String(-3, '%x'), String(-8, '%o'), String(-255, '%#X'), String(-5, '%08b'))
+"""),
     ("float_digits_in_templates", N, """\
 notify { 'r': message => inline_template('<%= [2.675.round(2), 1.005.round(2), 0.29.floor(2), 18462.65.ceil(2), 4.45.round(1, half: :even), 25.round(-1, half: :even), 15.7.round(-1)].inspect %>') }
 notify { 'f': message => inline_template("<%= format('%.2f %.1f %.4g', 2.675, 0.35, 0.086605) %> <%= '%.2f' % 2.665 %>") }

@@ -321,12 +321,8 @@ pub fn to_radix(b: &BigInt, base: u32) -> String {
 /// complement with the infinite leading digits shown as `..f` (`..7`, `..1`): `-255` is
 /// `..f01`, `-1` is `..f`. `base` is 2, 8 or 16; `upper` for `%X`.
 pub fn twos_complement(n: &BigInt, base: u32, upper: bool) -> String {
-    let k = n.magnitude().to_str_radix(base).len() as u32 + 1;
-    let v: BigInt = num_traits::Pow::pow(BigInt::from(base), k) + n;
-    let s = v.to_str_radix(base);
-    let top = std::char::from_digit(base - 1, base).unwrap_or('f');
-    let rest = s.trim_start_matches(top);
-    let out = format!("..{top}{rest}");
+    let digits = puppet_types::printf::twos_complement(&n.magnitude().to_str_radix(base), base);
+    let out = format!("..{digits}");
     if upper {
         out.to_ascii_uppercase()
     } else {

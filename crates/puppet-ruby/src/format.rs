@@ -292,22 +292,10 @@ pub fn sprintf(f: &str, args: &[RValue], pos: Pos) -> Result<String, Ctrl> {
                     _ => 2,
                 };
                 if neg && !plus && !space {
-                    if zero || prec.is_some() {
-                        return unsupported(
-                            "a negative number in %x/%o/%b (two's complement form) with 0 or a precision",
-                            pos,
-                        );
-                    }
-                    let digits = crate::bigint::twos_complement(&n, radix, conv == 'X');
-                    let prefix = match (alt, conv) {
-                        (false, _) => "",
-                        (_, 'x') => "0x",
-                        (_, 'X') => "0X",
-                        (_, 'o') => "0",
-                        (_, 'b') => "0b",
-                        _ => "0B",
-                    };
-                    out.push_str(&pad(format!("{prefix}{digits}"), width, left, false));
+                    let magnitude = n.magnitude().to_str_radix(radix);
+                    let zero_width = Some(width).filter(|_| zero && !left);
+                    let body = printf::negative_radix(&magnitude, conv, alt, prec, zero_width);
+                    out.push_str(&pad(body, width, left, false));
                     continue;
                 }
                 let mut digits = n.magnitude().to_str_radix(radix);

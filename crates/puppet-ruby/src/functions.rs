@@ -991,52 +991,7 @@ pub fn check_v3_arity(name: &str, arity: i64, given: usize) -> Result<(), CallEr
     Ok(())
 }
 
-/// Converts arguments as Puppet 7.23 does before calling a 3.x function: a top-level `undef`
-/// becomes the empty string (nested ones stay `undef`), regular expressions become their
-/// `/.../` text, and versions, binaries, timespans and timestamps become strings.
-pub fn v3_args(args: Vec<Value>) -> Vec<Value> {
-    args.into_iter().map(|a| v3_convert(a, true)).collect()
-}
-
-/// True when [`v3_convert`] changes `v` (or something inside it).
-fn v3_changes(v: &Value, top: bool) -> bool {
-    match v {
-        Value::Undef => top,
-        Value::Regexp(_)
-        | Value::SemVer(_)
-        | Value::SemVerRange(_)
-        | Value::Binary(_)
-        | Value::Timespan(_)
-        | Value::Timestamp(_) => true,
-        Value::Array(a) => a.iter().any(|x| v3_changes(x, false)),
-        Value::Hash(h) => h
-            .iter()
-            .any(|(k, x)| v3_changes(k, false) || v3_changes(x, false)),
-        _ => false,
-    }
-}
-
-fn v3_convert(v: Value, top: bool) -> Value {
-    if !v3_changes(&v, top) {
-        // Nothing to convert: the value itself, not a copy of its arrays and hashes.
-        return v;
-    }
-    match v {
-        Value::Undef if top => Value::string(""),
-        Value::Regexp(r) => Value::string(format!("/{}/", r.source())),
-        Value::SemVer(_)
-        | Value::SemVerRange(_)
-        | Value::Binary(_)
-        | Value::Timespan(_)
-        | Value::Timestamp(_) => Value::string(v.to_plain_string()),
-        Value::Array(a) => Value::array(a.iter().cloned().map(|x| v3_convert(x, false)).collect()),
-        Value::Hash(h) => Value::hash(
-            h.iter()
-                .map(|(k, x)| (v3_convert(k.clone(), false), v3_convert(x.clone(), false))),
-        ),
-        other => other,
-    }
-}
+pub use puppet_types::ruby::v3_args;
 
 impl FunctionBody for V3Body {
     fn call(&self, ctx: &mut dyn CallContext, args: Args<'_>) -> Result<Value, CallError> {
@@ -1098,46 +1053,5 @@ fn mismatch_message(shared: &Shared, method: &str, args: &[Value]) -> String {
     match r {
         Ok(v) => value::to_s(&v),
         Err(e) => e.to_string(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The conversion rebuilding every array and hash (what `v3_convert` does when something
-    /// inside changes), to check that skipping values with nothing to convert agrees.
-    fn rebuilt(v: Value, top: bool) -> Value {
-        match v {
-            Value::Undef if top => Value::string(""),
-            Value::Regexp(r) => Value::string(format!("/{}/", r.source())),
-            Value::SemVer(_) => Value::string(v.to_plain_string()),
-            Value::Array(a) => Value::array(a.iter().cloned().map(|x| rebuilt(x, false)).collect()),
-            Value::Hash(h) => Value::hash(
-                h.iter()
-                    .map(|(k, x)| (rebuilt(k.clone(), false), rebuilt(x.clone(), false))),
-            ),
-            other => other,
-        }
-    }
-
-    #[test]
-    fn v3_arguments_convert_only_what_changes() {
-        let re = Value::Regexp(puppet_types::Regexp::new("a+").unwrap());
-        let plain = Value::hash(vec![
-            (
-                Value::string("k"),
-                Value::array(vec![Value::Undef, Value::Integer(1)]),
-            ),
-            (Value::Integer(2), Value::Boolean(true)),
-        ]);
-        let mixed = Value::array(vec![
-            plain.clone(),
-            Value::hash(vec![(Value::string("r"), re.clone())]),
-            Value::Undef,
-        ]);
-        let args = vec![Value::Undef, plain, mixed, re, Value::string("s")];
-        let want: Vec<Value> = args.iter().cloned().map(|a| rebuilt(a, true)).collect();
-        assert_eq!(v3_args(args), want);
     }
 }

@@ -298,36 +298,49 @@ pub fn format_value(v: &Value, fmt: Option<&str>) -> Result<String, TypeError> {
                 Value::Float(f) => *f as i64,
                 other => integer_from(other, None, false)?,
             };
-            let (digits, prefix) = match spec.conv {
-                'd' => (i.unsigned_abs().to_string(), ""),
-                'x' => (format!("{:x}", i.unsigned_abs()), "0x"),
-                'X' => (format!("{:X}", i.unsigned_abs()), "0X"),
-                'o' => (format!("{:o}", i.unsigned_abs()), "0"),
-                _ => (
-                    format!("{:b}", i.unsigned_abs()),
-                    if spec.conv == 'B' { "0B" } else { "0b" },
-                ),
-            };
-            let sign = if i < 0 {
-                "-"
-            } else if spec.plus {
-                "+"
-            } else if spec.space {
-                " "
+            if i < 0 && spec.conv != 'd' && !spec.plus && !spec.space {
+                // Ruby's two's complement form: `..f01`.
+                let magnitude = match spec.conv {
+                    'x' | 'X' => format!("{:x}", i.unsigned_abs()),
+                    'o' => format!("{:o}", i.unsigned_abs()),
+                    _ => format!("{:b}", i.unsigned_abs()),
+                };
+                let zero_width = spec.width.filter(|_| spec.zero && !spec.minus);
+                printf::negative_radix(&magnitude, spec.conv, spec.alt, spec.precision, zero_width)
             } else {
-                ""
-            };
-            let prefix = if spec.alt { prefix } else { "" };
-            let digits = match spec.precision {
-                Some(p) if digits.len() < p => format!("{}{digits}", "0".repeat(p - digits.len())),
-                _ => digits,
-            };
-            let core_len = sign.len() + prefix.len() + digits.len();
-            if spec.zero && !spec.minus && spec.width.is_some_and(|w| w > core_len) {
-                let pad = spec.width.unwrap_or(0) - core_len;
-                format!("{sign}{prefix}{}{digits}", "0".repeat(pad))
-            } else {
-                format!("{sign}{prefix}{digits}")
+                let (digits, prefix) = match spec.conv {
+                    'd' => (i.unsigned_abs().to_string(), ""),
+                    'x' => (format!("{:x}", i.unsigned_abs()), "0x"),
+                    'X' => (format!("{:X}", i.unsigned_abs()), "0X"),
+                    'o' => (format!("{:o}", i.unsigned_abs()), "0"),
+                    _ => (
+                        format!("{:b}", i.unsigned_abs()),
+                        if spec.conv == 'B' { "0B" } else { "0b" },
+                    ),
+                };
+                let sign = if i < 0 {
+                    "-"
+                } else if spec.plus {
+                    "+"
+                } else if spec.space {
+                    " "
+                } else {
+                    ""
+                };
+                let prefix = if spec.alt { prefix } else { "" };
+                let digits = match spec.precision {
+                    Some(p) if digits.len() < p => {
+                        format!("{}{digits}", "0".repeat(p - digits.len()))
+                    }
+                    _ => digits,
+                };
+                let core_len = sign.len() + prefix.len() + digits.len();
+                if spec.zero && !spec.minus && spec.width.is_some_and(|w| w > core_len) {
+                    let pad = spec.width.unwrap_or(0) - core_len;
+                    format!("{sign}{prefix}{}{digits}", "0".repeat(pad))
+                } else {
+                    format!("{sign}{prefix}{digits}")
+                }
             }
         }
         ('f' | 'e' | 'E' | 'g' | 'G' | 'a', _) => {

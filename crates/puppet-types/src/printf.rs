@@ -316,6 +316,81 @@ pub fn general(x: f64, prec: usize, alt: bool) -> String {
     out
 }
 
+/// The digits Ruby's `%x` (`%o`, `%b`) prints for a negative number, from the digits of its
+/// magnitude in `base` (2, 8 or 16): the two's complement with its infinite leading digits
+/// cut to one (`-255` is `f01`, `-1` is `f`, `-8` in octal `70`); the caller puts `..` first.
+///
+/// ```
+/// use puppet_types::printf::twos_complement;
+/// assert_eq!(twos_complement("ff", 16), "f01");
+/// assert_eq!(twos_complement("1", 16), "f");
+/// assert_eq!(twos_complement("10", 8), "70");
+/// assert_eq!(twos_complement("101", 2), "1011");
+/// ```
+pub fn twos_complement(magnitude: &str, base: u32) -> String {
+    // base^(n+1) - m: each digit's complement (with one more leading top digit), plus one.
+    let mut digits: Vec<u32> = std::iter::once(0)
+        .chain(magnitude.chars().filter_map(|c| c.to_digit(base)))
+        .map(|d| base - 1 - d)
+        .collect();
+    for d in digits.iter_mut().rev() {
+        if *d + 1 < base {
+            *d += 1;
+            break;
+        }
+        *d = 0;
+    }
+    let top = base - 1;
+    let first = digits
+        .iter()
+        .position(|d| *d != top)
+        .unwrap_or(digits.len());
+    let keep = first.saturating_sub(1);
+    digits[keep..]
+        .iter()
+        .filter_map(|d| std::char::from_digit(*d, base))
+        .collect()
+}
+
+/// A negative number's `%x`/`%X`/`%o`/`%b`/`%B` text without a `+` or space flag, as Ruby
+/// prints it: `..f01`, with `#` `0x..f01` (octal has no prefix there), the sign digits
+/// repeated up to the precision or, with the `0` flag, the width (`%08x` is `..ffff01`).
+/// Spaces for the width are the caller's.
+pub fn negative_radix(
+    magnitude: &str,
+    conv: char,
+    alt: bool,
+    precision: Option<usize>,
+    zero_width: Option<usize>,
+) -> String {
+    let base = match conv {
+        'x' | 'X' => 16,
+        'o' => 8,
+        _ => 2,
+    };
+    let mut digits = twos_complement(magnitude, base);
+    let prefix = match (alt, conv) {
+        (false, _) | (_, 'o') => "",
+        (_, 'x') => "0x",
+        (_, 'X') => "0X",
+        (_, 'b') => "0b",
+        _ => "0B",
+    };
+    let target = precision.or(zero_width.map(|w| w.saturating_sub(prefix.len())));
+    if let Some(t) = target {
+        let top = std::char::from_digit(base - 1, base).unwrap_or('f');
+        while digits.len() + 2 < t {
+            digits.insert(0, top);
+        }
+    }
+    let out = format!("{prefix}..{digits}");
+    if conv == 'X' {
+        out.to_ascii_uppercase()
+    } else {
+        out
+    }
+}
+
 /// How a number is taken to a number of digits: `round` (ties as `half:` says), `floor`,
 /// `ceil`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

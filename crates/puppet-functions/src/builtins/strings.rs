@@ -350,8 +350,12 @@ fn version_tokens(v: &str) -> impl Iterator<Item = &str> {
     })
 }
 
-/// `sprintf(format, args...)`: each `%` directive formats the next argument as `String(v, spec)`.
+/// `sprintf(format, args...)`: Ruby's `format` of the arguments as a 3.x function receives
+/// them; each directive formats the next argument as `String(v, spec)` does, but `%p` and
+/// `%s` of a container are Ruby's texts.
 fn sprintf(fmt: &str, args: &[Value]) -> Result<String, CallError> {
+    // Puppet's sprintf is a 3.x function: a top-level undef is '', a regexp its /text/ ...
+    let args = &puppet_types::ruby::v3_args(args.to_vec())[..];
     let mut out = String::new();
     let mut it = args.iter();
     let cs: Vec<char> = fmt.chars().collect();
@@ -434,9 +438,18 @@ fn sprintf(fmt: &str, args: &[Value]) -> Result<String, CallError> {
             ('f' | 'e' | 'E' | 'g' | 'G', Value::String(_) | Value::Integer(_)) => {
                 Value::Float(puppet_types::convert::float_from(arg, false)?)
             }
+            // `%p` is Ruby's inspect and `%s` Ruby's to_s of what a 3.x function receives
+            // (`[1, "a", nil]`, `{"k"=>[1.5]}`, `:default`), padded as a string.
+            ('p', v) => Value::string(puppet_types::ruby::inspect(v)),
+            ('s', v @ (Value::Array(_) | Value::Hash(_) | Value::Default)) => {
+                Value::string(puppet_types::ruby::to_s(v))
+            }
             _ => arg.clone(),
         };
-        let spec = spec.replace('i', "d");
+        let spec = match conv {
+            'p' => format!("{}s", &spec[..spec.len() - 1]),
+            _ => spec.replace('i', "d"),
+        };
         out.push_str(&puppet_types::convert::format_value(&arg, Some(&spec))?);
     }
     Ok(out)
