@@ -38,6 +38,7 @@ pub enum Element<'a> {
 }
 
 impl<'a> Element<'a> {
+    #[inline]
     pub fn into_node(self) -> Option<Node<'a>> {
         match self {
             Element::Node(n) => Some(n),
@@ -45,6 +46,7 @@ impl<'a> Element<'a> {
         }
     }
 
+    #[inline]
     pub fn into_token(self) -> Option<Token<'a>> {
         match self {
             Element::Token(t) => Some(t),
@@ -54,11 +56,13 @@ impl<'a> Element<'a> {
 }
 
 impl<'a> Node<'a> {
+    #[inline]
     pub(crate) fn new(tree: &'a FlatTree, index: u32) -> Self {
         Node { tree, index }
     }
 
     /// The root of a parse.
+    #[inline]
     pub fn root(parse: &'a FlatParse) -> Node<'a> {
         parse.root()
     }
@@ -68,17 +72,20 @@ impl<'a> Node<'a> {
         self.tree.elems[self.index as usize]
     }
 
+    #[inline]
     pub fn kind(self) -> SyntaxKind {
         self.data().kind
     }
 
     /// The full range, trivia included.
+    #[inline]
     pub fn text_range(self) -> TextRange {
         let d = self.data();
         TextRange::at(d.start.into(), d.len.into())
     }
 
     /// The text of the node, trivia included.
+    #[inline]
     pub fn text(self) -> &'a str {
         elem_text(self.tree, &self.data())
     }
@@ -89,6 +96,7 @@ impl<'a> Node<'a> {
     }
 
     /// The children, nodes and tokens, in order.
+    #[inline]
     pub fn children_with_tokens(self) -> Elements<'a> {
         let d = self.data();
         let front = if d.last == NONE { NONE } else { self.index + 1 };
@@ -100,31 +108,37 @@ impl<'a> Node<'a> {
     }
 
     /// The child nodes, in order.
+    #[inline]
     pub fn children(self) -> impl Iterator<Item = Node<'a>> {
         self.children_with_tokens().filter_map(|e| e.into_node())
     }
 
     /// The child nodes of `kind`.
+    #[inline]
     pub fn children_of(self, kind: SyntaxKind) -> impl Iterator<Item = Node<'a>> {
         self.children().filter(move |n| n.kind() == kind)
     }
 
     /// The first child node of `kind`.
+    #[inline]
     pub fn child(self, kind: SyntaxKind) -> Option<Node<'a>> {
         self.children_of(kind).next()
     }
 
     /// The child nodes that are expressions ([`Expr::can_cast`]).
+    #[inline]
     pub fn exprs(self) -> impl Iterator<Item = Node<'a>> {
         self.children().filter(|n| Expr::can_cast(n.kind()))
     }
 
     /// The `n`-th (from 0) expression child.
+    #[inline]
     pub fn nth_expr(self, n: usize) -> Option<Node<'a>> {
         self.exprs().nth(n)
     }
 
     /// The first child token of `kind`.
+    #[inline]
     pub fn token(self, kind: SyntaxKind) -> Option<Token<'a>> {
         self.children_with_tokens()
             .filter_map(|e| e.into_token())
@@ -132,6 +146,7 @@ impl<'a> Node<'a> {
     }
 
     /// The first child token that is not trivia.
+    #[inline]
     pub fn first_significant_token(self) -> Option<Token<'a>> {
         self.children_with_tokens()
             .filter_map(|e| e.into_token())
@@ -140,6 +155,7 @@ impl<'a> Node<'a> {
 
     /// The first significant child token after the first significant child (node or token):
     /// the operator of a binary, assignment or relationship expression.
+    #[inline]
     pub fn operator_token(self) -> Option<Token<'a>> {
         let mut children = self.children_with_tokens();
         children.find(|e| match e {
@@ -219,14 +235,17 @@ impl<'a> Token<'a> {
         self.tree.elems[self.index as usize]
     }
 
+    #[inline]
     pub fn kind(self) -> SyntaxKind {
         self.data().kind
     }
 
+    #[inline]
     pub fn text(self) -> &'a str {
         elem_text(self.tree, &self.tree.elems[self.index as usize])
     }
 
+    #[inline]
     pub fn text_range(self) -> TextRange {
         let d = self.data();
         TextRange::at(d.start.into(), d.len.into())
