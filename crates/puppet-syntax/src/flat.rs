@@ -1,51 +1,46 @@
 //! A flat syntax tree for passes that read a file once, downwards: the compile path's
 //! loader scan and lowering.
 //!
-//! The parser's events are replayed into three vectors (nodes, tokens, and the child lists
-//! of the nodes) instead of a rowan tree: building one costs a few pushes per node and
-//! freeing it three deallocations, where a rowan tree allocates (and frees) every node.
-//! Token text is sliced from the file's text, which the tree shares. The tree holds the same
-//! nodes and tokens, in the same order, as the rowan tree of [`crate::parse`] (the tests and
-//! [`FlatParse::from_parse`] check it), and it is read through the views of
-//! [`crate::green`]. Tools that want a lossless tree to walk in every direction (validation,
-//! dumps, editors) keep using [`crate::Parse`].
+//! The parser's events are replayed into one vector of elements (nodes and tokens, in
+//! preorder, so tokens are in source order) instead of a rowan tree: building one costs a
+//! push per node and per token and freeing it one deallocation, where a rowan tree
+//! allocates (and frees) every node. Each element links to its next and previous sibling
+//! and a node to its last child, so children are walked both ways without copying child
+//! lists. Token text is sliced from the file's text, which the tree shares. The tree holds
+//! the same nodes and tokens, in the same order, as the rowan tree of [`crate::parse`] (the
+//! tests and [`FlatParse::from_parse`] check it), and it is read through the views of
+//! [`crate::green`]. Tools that want a lossless tree to walk in every direction
+//! (validation, dumps, editors) keep using [`crate::Parse`].
 
 use crate::green::Node;
 use crate::parser::Sink;
 use crate::{Diagnostic, Parse, Severity, SyntaxKind};
 use std::sync::Arc;
 
-/// A node: its kind, byte range, and its children (`count` entries of the tree's child
-/// list from `first`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct NodeData {
-    pub(crate) kind: SyntaxKind,
-    pub(crate) start: u32,
-    pub(crate) end: u32,
-    pub(crate) first: u32,
-    pub(crate) count: u32,
-}
+/// No element (no previous sibling, no last child).
+pub(crate) const NONE: u32 = u32::MAX;
 
-/// A token: its kind and byte range.
+/// A node or a token: kind, byte range, and its links.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct TokenData {
-    pub(crate) kind: SyntaxKind,
+pub(crate) struct Elem {
     pub(crate) start: u32,
     pub(crate) len: u32,
+    /// The element after this one's subtree: its next sibling, or its parent's end.
+    pub(crate) next: u32,
+    /// The previous sibling, or [`NONE`].
+    pub(crate) prev: u32,
+    /// For a node, its last child ([`NONE`] when it has none).
+    pub(crate) last: u32,
+    pub(crate) kind: SyntaxKind,
+    pub(crate) is_node: bool,
 }
 
-/// In the child lists, a node's index has this bit set; a token's index does not.
-pub(crate) const NODE_BIT: u32 = 1 << 31;
-
-/// The arena: nodes (children before their parent), tokens (in source order, every byte of
-/// the text in exactly one), and the child lists.
+/// The arena: every node and token in preorder (the root first; every byte of the text in
+/// exactly one token).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FlatTree {
     pub(crate) text: Arc<str>,
-    pub(crate) nodes: Vec<NodeData>,
-    pub(crate) tokens: Vec<TokenData>,
-    pub(crate) children: Vec<u32>,
-    pub(crate) root: u32,
+    pub(crate) elems: Vec<Elem>,
 }
 
 /// The result of a compile-path parse: a flat tree and the same diagnostics as
@@ -67,7 +62,7 @@ impl FlatParse {
 
     /// The root node.
     pub fn root(&self) -> Node<'_> {
-        Node::new(&self.tree, self.tree.root)
+        Node::new(&self.tree, 0)
     }
 
     /// The text the tree was parsed from.
@@ -121,13 +116,9 @@ fn replay_green(node: &rowan::GreenNodeData, mut offset: u32, sink: &mut FlatSin
 /// Builds a [`FlatTree`] from a parse's events.
 pub(crate) struct FlatSink {
     text: Arc<str>,
-    nodes: Vec<NodeData>,
-    tokens: Vec<TokenData>,
-    children: Vec<u32>,
-    /// The children of the open nodes, innermost last.
-    stack: Vec<u32>,
-    /// Open nodes: kind, start, and where their children start in `stack`.
-    open: Vec<(SyntaxKind, u32, usize)>,
+    elems: Vec<Elem>,
+    /// Open nodes, innermost last: index and last child so far.
+    open: Vec<(u32, u32)>,
 }
 
 impl FlatSink {
@@ -135,66 +126,83 @@ impl FlatSink {
     pub(crate) fn new(text: Arc<str>, tokens: usize) -> Self {
         FlatSink {
             text,
-            nodes: Vec::with_capacity(tokens / 2 + 1),
-            tokens: Vec::with_capacity(tokens),
-            children: Vec::with_capacity(tokens + tokens / 2 + 1),
-            stack: Vec::new(),
-            open: Vec::new(),
+            elems: Vec::with_capacity(tokens + tokens / 2 + 1),
+            open: Vec::with_capacity(32),
         }
     }
 
     pub(crate) fn finish(self) -> FlatTree {
-        // The root is the last node closed; an empty sink (never the case) gets an empty root.
-        let mut nodes = self.nodes;
-        let children = self.children;
-        if nodes.is_empty() {
-            nodes.push(NodeData {
-                kind: SyntaxKind::SOURCE_FILE,
+        let mut elems = self.elems;
+        if elems.is_empty() {
+            // Never the case (the replay always opens a root), but keep the root at 0.
+            elems.push(Elem {
                 start: 0,
-                end: 0,
-                first: 0,
-                count: 0,
+                len: 0,
+                next: 1,
+                prev: NONE,
+                last: NONE,
+                kind: SyntaxKind::SOURCE_FILE,
+                is_node: true,
             });
         }
-        let root = (nodes.len() - 1) as u32;
         FlatTree {
             text: self.text,
-            nodes,
-            tokens: self.tokens,
-            children,
-            root,
+            elems,
         }
+    }
+
+    /// Appends an element as the last child of the innermost open node.
+    #[inline(always)]
+    fn push(&mut self, mut elem: Elem) -> u32 {
+        let index = self.elems.len() as u32;
+        if let Some((_, last)) = self.open.last_mut() {
+            elem.prev = *last;
+            *last = index;
+        }
+        self.elems.push(elem);
+        index
     }
 }
 
 impl Sink for FlatSink {
     #[inline]
     fn start_node(&mut self, kind: SyntaxKind, offset: u32) {
-        self.open.push((kind, offset, self.stack.len()));
+        let index = self.push(Elem {
+            start: offset,
+            len: 0,
+            next: 0,
+            prev: NONE,
+            last: NONE,
+            kind,
+            is_node: true,
+        });
+        self.open.push((index, NONE));
     }
 
     #[inline]
     fn finish_node(&mut self, offset: u32) {
-        if let Some((kind, start, from)) = self.open.pop() {
-            let index = self.nodes.len() as u32;
-            let first = self.children.len() as u32;
-            self.children.extend_from_slice(&self.stack[from..]);
-            self.nodes.push(NodeData {
-                kind,
-                start,
-                end: offset,
-                first,
-                count: (self.stack.len() - from) as u32,
-            });
-            self.stack.truncate(from);
-            self.stack.push(index | NODE_BIT);
+        if let Some((index, last)) = self.open.pop() {
+            let next = self.elems.len() as u32;
+            if let Some(e) = self.elems.get_mut(index as usize) {
+                e.len = offset.saturating_sub(e.start);
+                e.next = next;
+                e.last = last;
+            }
         }
     }
 
     #[inline(always)]
     fn token(&mut self, kind: SyntaxKind, start: u32, len: u32) {
-        self.stack.push(self.tokens.len() as u32);
-        self.tokens.push(TokenData { kind, start, len });
+        let next = self.elems.len() as u32 + 1;
+        self.push(Elem {
+            start,
+            len,
+            next,
+            prev: NONE,
+            last: NONE,
+            kind,
+            is_node: false,
+        });
     }
 }
 

@@ -13,7 +13,7 @@
 //! AST stays the API for tools, this module is for passes that only read downwards.
 
 use crate::ast::{AstNode, Expr, HeredocBody};
-use crate::flat::{FlatParse, FlatTree, NodeData, TokenData, NODE_BIT};
+use crate::flat::{Elem, FlatParse, FlatTree, NONE};
 use crate::{SyntaxKind, TextRange, TextSize};
 
 /// A node of a flat tree.
@@ -38,6 +38,7 @@ pub enum Element<'a> {
 }
 
 impl<'a> Element<'a> {
+    #[inline]
     pub fn into_node(self) -> Option<Node<'a>> {
         match self {
             Element::Node(n) => Some(n),
@@ -45,6 +46,7 @@ impl<'a> Element<'a> {
         }
     }
 
+    #[inline]
     pub fn into_token(self) -> Option<Token<'a>> {
         match self {
             Element::Token(t) => Some(t),
@@ -54,37 +56,38 @@ impl<'a> Element<'a> {
 }
 
 impl<'a> Node<'a> {
+    #[inline]
     pub(crate) fn new(tree: &'a FlatTree, index: u32) -> Self {
         Node { tree, index }
     }
 
     /// The root of a parse.
+    #[inline]
     pub fn root(parse: &'a FlatParse) -> Node<'a> {
         parse.root()
     }
 
     #[inline]
-    fn data(self) -> NodeData {
-        self.tree.nodes[self.index as usize]
+    fn data(self) -> Elem {
+        self.tree.elems[self.index as usize]
     }
 
+    #[inline]
     pub fn kind(self) -> SyntaxKind {
         self.data().kind
     }
 
     /// The full range, trivia included.
+    #[inline]
     pub fn text_range(self) -> TextRange {
         let d = self.data();
-        TextRange::new(d.start.into(), d.end.into())
+        TextRange::at(d.start.into(), d.len.into())
     }
 
     /// The text of the node, trivia included.
+    #[inline]
     pub fn text(self) -> &'a str {
-        let d = self.data();
-        self.tree
-            .text
-            .get(d.start as usize..d.end as usize)
-            .unwrap_or("")
+        elem_text(self.tree, &self.data())
     }
 
     /// The range without leading or trailing trivia, as [`crate::ast::trimmed_range`].
@@ -93,45 +96,49 @@ impl<'a> Node<'a> {
     }
 
     /// The children, nodes and tokens, in order.
+    #[inline]
     pub fn children_with_tokens(self) -> Elements<'a> {
         let d = self.data();
-        let kids = self
-            .tree
-            .children
-            .get(d.first as usize..(d.first + d.count) as usize)
-            .unwrap_or(&[]);
+        let front = if d.last == NONE { NONE } else { self.index + 1 };
         Elements {
             tree: self.tree,
-            kids: kids.iter(),
+            front,
+            back: d.last,
         }
     }
 
     /// The child nodes, in order.
+    #[inline]
     pub fn children(self) -> impl Iterator<Item = Node<'a>> {
         self.children_with_tokens().filter_map(|e| e.into_node())
     }
 
     /// The child nodes of `kind`.
+    #[inline]
     pub fn children_of(self, kind: SyntaxKind) -> impl Iterator<Item = Node<'a>> {
         self.children().filter(move |n| n.kind() == kind)
     }
 
     /// The first child node of `kind`.
+    #[inline]
     pub fn child(self, kind: SyntaxKind) -> Option<Node<'a>> {
         self.children_of(kind).next()
     }
 
     /// The child nodes that are expressions ([`Expr::can_cast`]).
+    #[inline]
     pub fn exprs(self) -> impl Iterator<Item = Node<'a>> {
         self.children().filter(|n| Expr::can_cast(n.kind()))
     }
 
     /// The `n`-th (from 0) expression child.
+    #[inline]
     pub fn nth_expr(self, n: usize) -> Option<Node<'a>> {
         self.exprs().nth(n)
     }
 
     /// The first child token of `kind`.
+    #[inline]
     pub fn token(self, kind: SyntaxKind) -> Option<Token<'a>> {
         self.children_with_tokens()
             .filter_map(|e| e.into_token())
@@ -139,6 +146,7 @@ impl<'a> Node<'a> {
     }
 
     /// The first child token that is not trivia.
+    #[inline]
     pub fn first_significant_token(self) -> Option<Token<'a>> {
         self.children_with_tokens()
             .filter_map(|e| e.into_token())
@@ -147,6 +155,7 @@ impl<'a> Node<'a> {
 
     /// The first significant child token after the first significant child (node or token):
     /// the operator of a binary, assignment or relationship expression.
+    #[inline]
     pub fn operator_token(self) -> Option<Token<'a>> {
         let mut children = self.children_with_tokens();
         children.find(|e| match e {
@@ -184,19 +193,21 @@ impl<'a> Node<'a> {
     pub fn heredoc_body(self) -> Option<HeredocBody<Token<'a>, FlatParse>> {
         let header_token = self.token(SyntaxKind::HEREDOC_HEADER)?;
         let header = crate::lexer::parse_heredoc_header(header_token.text())?;
-        let tokens = &self.tree.tokens;
+        // Tokens are in source order among the elements.
+        let elems = &self.tree.elems;
         let at = header_token.index as usize;
         let before = crate::ast::heredoc_headers_before(
-            tokens[..at.min(tokens.len())]
+            elems[..at.min(elems.len())]
                 .iter()
                 .rev()
-                .map(|t| (t.kind, token_text(self.tree, t).contains('\n'))),
+                .filter(|e| !e.is_node)
+                .map(|t| (t.kind, elem_text(self.tree, t).contains('\n'))),
         );
-        let body = tokens
+        let body = elems
             .iter()
             .enumerate()
             .skip(at + 1)
-            .filter(|(_, t)| t.kind == SyntaxKind::HEREDOC_BODY)
+            .filter(|(_, t)| !t.is_node && t.kind == SyntaxKind::HEREDOC_BODY)
             .nth(before)
             .map(|(i, _)| Token {
                 tree: self.tree,
@@ -212,51 +223,56 @@ impl<'a> Node<'a> {
     }
 }
 
-fn token_text<'a>(tree: &'a FlatTree, t: &TokenData) -> &'a str {
+fn elem_text<'a>(tree: &'a FlatTree, e: &Elem) -> &'a str {
     tree.text
-        .get(t.start as usize..(t.start + t.len) as usize)
+        .get(e.start as usize..e.start as usize + e.len as usize)
         .unwrap_or("")
 }
 
 impl<'a> Token<'a> {
     #[inline]
-    fn data(self) -> TokenData {
-        self.tree.tokens[self.index as usize]
+    fn data(self) -> Elem {
+        self.tree.elems[self.index as usize]
     }
 
+    #[inline]
     pub fn kind(self) -> SyntaxKind {
         self.data().kind
     }
 
+    #[inline]
     pub fn text(self) -> &'a str {
-        token_text(self.tree, &self.tree.tokens[self.index as usize])
+        elem_text(self.tree, &self.tree.elems[self.index as usize])
     }
 
+    #[inline]
     pub fn text_range(self) -> TextRange {
         let d = self.data();
         TextRange::at(d.start.into(), d.len.into())
     }
 }
 
-/// The children of a [`Node`].
+/// The children of a [`Node`], from both ends.
 #[derive(Debug, Clone)]
 pub struct Elements<'a> {
     tree: &'a FlatTree,
-    kids: std::slice::Iter<'a, u32>,
+    /// The next child from the front and from the back ([`NONE`] when done).
+    front: u32,
+    back: u32,
 }
 
 impl<'a> Elements<'a> {
     #[inline]
-    fn element(&self, kid: u32) -> Element<'a> {
-        if kid & NODE_BIT != 0 {
+    fn element(&self, index: u32, e: &Elem) -> Element<'a> {
+        if e.is_node {
             Element::Node(Node {
                 tree: self.tree,
-                index: kid & !NODE_BIT,
+                index,
             })
         } else {
             Element::Token(Token {
                 tree: self.tree,
-                index: kid,
+                index,
             })
         }
     }
@@ -267,24 +283,32 @@ impl<'a> Iterator for Elements<'a> {
 
     #[inline]
     fn next(&mut self) -> Option<Element<'a>> {
-        let kid = *self.kids.next()?;
-        Some(self.element(kid))
-    }
-
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        self.kids.size_hint()
+        let index = self.front;
+        let e = self.tree.elems.get(index as usize)?;
+        if index == self.back {
+            self.front = NONE;
+            self.back = NONE;
+        } else {
+            self.front = e.next;
+        }
+        Some(self.element(index, e))
     }
 }
 
 impl DoubleEndedIterator for Elements<'_> {
     #[inline]
     fn next_back(&mut self) -> Option<Self::Item> {
-        let kid = *self.kids.next_back()?;
-        Some(self.element(kid))
+        let index = self.back;
+        let e = self.tree.elems.get(index as usize)?;
+        if index == self.front {
+            self.front = NONE;
+            self.back = NONE;
+        } else {
+            self.back = e.prev;
+        }
+        Some(self.element(index, e))
     }
 }
-
-impl ExactSizeIterator for Elements<'_> {}
 
 /// A child, as the trivia trimming sees it.
 pub(crate) enum Kid<N> {
@@ -294,12 +318,12 @@ pub(crate) enum Kid<N> {
 
 /// A node of either tree, for [`trimmed_range`]: its children, in order.
 pub(crate) trait TrimNode: Copy {
-    fn kids(self) -> impl DoubleEndedIterator<Item = Kid<Self>> + ExactSizeIterator;
+    fn kids(self) -> impl DoubleEndedIterator<Item = Kid<Self>>;
     fn len(self) -> TextSize;
 }
 
 impl TrimNode for &rowan::GreenNodeData {
-    fn kids(self) -> impl DoubleEndedIterator<Item = Kid<Self>> + ExactSizeIterator {
+    fn kids(self) -> impl DoubleEndedIterator<Item = Kid<Self>> {
         self.children().map(|c| match c {
             rowan::NodeOrToken::Node(n) => Kid::Node(n),
             rowan::NodeOrToken::Token(t) => Kid::Token {
@@ -315,7 +339,7 @@ impl TrimNode for &rowan::GreenNodeData {
 }
 
 impl TrimNode for Node<'_> {
-    fn kids(self) -> impl DoubleEndedIterator<Item = Kid<Self>> + ExactSizeIterator {
+    fn kids(self) -> impl DoubleEndedIterator<Item = Kid<Self>> {
         self.children_with_tokens().map(|c| match c {
             Element::Node(n) => Kid::Node(n),
             Element::Token(t) => {
@@ -407,7 +431,7 @@ fn first_edge<N: TrimNode>(node: N, mut offset: TextSize, limit: TextSize) -> Op
                 offset = end;
             }
             Kid::Node(n) => {
-                if n.kids().len() == 0 {
+                if n.kids().next().is_none() {
                     return Some(Edge::Stop);
                 }
                 if let Some(edge) = first_edge(n, offset, limit) {
@@ -432,7 +456,7 @@ fn last_edge<N: TrimNode>(node: N, mut end: TextSize, limit: TextSize) -> Option
                 end = start;
             }
             Kid::Node(n) => {
-                if n.kids().len() == 0 {
+                if n.kids().next().is_none() {
                     return Some(Edge::Stop);
                 }
                 if let Some(edge) = last_edge(n, end, limit) {
