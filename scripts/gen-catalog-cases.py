@@ -1230,6 +1230,21 @@ notice(sprintf('%-12s|%12p|%.2s|%5.1p|', [1], 'ab', [1, 2], 'xyz'))
 notice(sprintf('%x|%08x|%.8x|%#x|%-8x|%o|%#o|%b|%08b|%#b|%X|%#X|%+x|% x|%#010x', -255, -255, -255, -255, -255, -8, -8, -5, -5, -5, -255, -255, -255, -255, -255))
 notice(String(-3, '%x'), String(-8, '%o'), String(-255, '%#X'), String(-5, '%08b'))
 """),
+    # A template's all_tags: the catalog's tags so far (settings, then each evaluated class's
+    # and the node's resource tags); scope.function_x only for 3.x functions.
+    ("template_all_tags_and_scope_methods", W, """\
+class foo::bar::baz { notify { 'in': message => inline_template('<%= all_tags.to_a.inspect %>') } }
+class zed { }
+define d() { notify { "in d ${title}": message => inline_template('<%= all_tags.to_a.join(",") %>') } }
+include zed
+notify { 'top': message => inline_template('<%= all_tags.to_a.inspect %> <%= all_tags.include?("zed") %>') }
+include foo::bar::baz
+node 'web01.example.com', 'other' {
+  d { 'x': }
+  notify { 'node': message => inline_template('<%= all_tags.to_a.inspect %>') }
+  notify { 'scope': message => inline_template("<%= [scope.respond_to?(:call_function), scope.respond_to?(:lookupvar), scope.respond_to?(:function_upcase), scope.respond_to?(:function_nope)].inspect %> <%= begin; scope.function_upcase(['a']); rescue NoMethodError; 'no function_upcase'; end %> <%= scope.function_sprintf(['%03d', 7]) %>") }
+}
+"""),
     ("float_digits_in_templates", N, """\
 notify { 'r': message => inline_template('<%= [2.675.round(2), 1.005.round(2), 0.29.floor(2), 18462.65.ceil(2), 4.45.round(1, half: :even), 25.round(-1, half: :even), 15.7.round(-1)].inspect %>') }
 notify { 'f': message => inline_template("<%= format('%.2f %.1f %.4g', 2.675, 0.35, 0.086605) %> <%= '%.2f' % 2.665 %>") }

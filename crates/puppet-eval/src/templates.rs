@@ -262,6 +262,16 @@ impl puppet_erb::TemplateScope for ErbScope<'_> {
         Some(names)
     }
 
+    fn catalog_tags(&self) -> Option<Vec<String>> {
+        Some(
+            self.c
+                .catalog_tags()
+                .iter()
+                .map(|t| t.to_string())
+                .collect(),
+        )
+    }
+
     fn setting(&self, name: &str) -> Option<Value> {
         puppet_functions::CallContext::setting(&*self.c, name)
     }

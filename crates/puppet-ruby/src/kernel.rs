@@ -175,7 +175,14 @@ pub(crate) fn fcall(
                     None => unsupported(format!("template method `{name}'"), pos),
                 };
             }
-            "all_tags" => return unsupported(format!("template method `{name}'"), pos),
+            "all_tags" => {
+                // Puppet's is a TagSet; an Array answers what templates ask of it (each,
+                // include?, join, sort, to_a).
+                return match it.scope.catalog_tags() {
+                    Some(tags) => Ok(RValue::array(tags.iter().map(|t| RValue::str(t)).collect())),
+                    None => unsupported(format!("template method `{name}'"), pos),
+                };
+            }
             _ => {}
         }
     }
@@ -2030,6 +2037,9 @@ pub(crate) fn native_responds(it: &mut Interp, v: &RValue, name: &str, private: 
     ];
     if private && KERNEL.contains(&name) {
         return true;
+    }
+    if let (RValue::Scope, Some(f)) = (v, name.strip_prefix("function_")) {
+        return crate::puppet::has_3x_function(it, f);
     }
     const COMMON: &[&str] = &[
         "to_s",

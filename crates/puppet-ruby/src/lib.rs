@@ -291,6 +291,11 @@ pub trait PuppetScope {
     fn catalog_classes(&self) -> Option<Vec<String>> {
         None
     }
+    /// The catalog's tags so far, in the order Puppet adds them, for a template's
+    /// `all_tags`; `None` when there is no catalog (the default).
+    fn catalog_tags(&self) -> Option<Vec<String>> {
+        None
+    }
     /// A Puppet setting (`Puppet[:strict]`, `Puppet.settings[:strict]`); `None` when the
     /// scope does not know it. The default knows none.
     fn setting(&self, name: &str) -> Option<Value> {

@@ -497,12 +497,30 @@ pub fn responds_to(v: &RValue, name: &str) -> bool {
                 | ">"
                 | "zero?"
         ),
-        RValue::Scope => {
-            name == "lookupvar"
-                || name.starts_with("function_")
-                || name == "to_hash"
-                || name == "setvar"
-        }
+        // Puppet::Parser::Scope's methods this engine has (`function_*` is answered by
+        // `native_responds`, which knows the 3.x functions).
+        RValue::Scope => matches!(
+            name,
+            "lookupvar"
+                | "[]"
+                | "include?"
+                | "exist?"
+                | "to_hash"
+                | "setvar"
+                | "call_function"
+                | "environment"
+                | "find_global_scope"
+                | "findresource"
+                | "resource"
+                | "warning"
+                | "debug"
+                | "notice"
+                | "info"
+                | "err"
+                | "alert"
+                | "emerg"
+                | "crit"
+        ),
         _ => false,
     }
 }

@@ -871,14 +871,7 @@ pub(crate) fn module_method(
         ("Puppet::Parser::Functions", "function") => {
             // The name of the 3.x function (Puppet's own or a module's), else false.
             let n = args.first().map(to_s).unwrap_or_default();
-            let known = is_puppet_3x_function(n.as_str())
-                || (!n.contains(['/', '.'])
-                    && it
-                        .sources
-                        .host()
-                        .find_lib(&format!("puppet/parser/functions/{n}"))
-                        .is_some());
-            Ok(if known {
+            Ok(if has_3x_function(it, &n) {
                 RValue::string(format!("function_{n}"))
             } else {
                 RValue::Bool(false)
@@ -1305,6 +1298,23 @@ fn newfunction(it: &mut Interp, args: &[RValue], block: Option<&Blk>, pos: Pos) 
     ]))
 }
 
+/// Whether `scope.function_x` exists: `x` is a 3.x function, Puppet's own, defined in this
+/// interpreter, or a module's `lib/puppet/parser/functions/x.rb`.
+pub(crate) fn has_3x_function(it: &Interp, name: &str) -> bool {
+    is_puppet_3x_function(name)
+        || it
+            .ext
+            .functions
+            .iter()
+            .any(|f| matches!(f, DefinedFunction::V3 { name: n, .. } if n == name))
+        || (!name.contains(['/', '.'])
+            && it
+                .sources
+                .host()
+                .find_lib(&format!("puppet/parser/functions/{name}"))
+                .is_some())
+}
+
 /// `scope.function_x([args])`: the 3.x function `x` of the modules (its file
 /// `lib/puppet/parser/functions/x.rb`, run in this interpreter on first use), as Puppet's
 /// 3.x API prefers it; else the function `x` through the scope.
@@ -1339,7 +1349,16 @@ pub(crate) fn call_3x(it: &mut Interp, name: &str, args: Vec<RValue>, pos: Pos) 
         }
     }
     let Some((info, block)) = found else {
-        return it.puppet_function(name, args, pos);
+        // Puppet's own 3.x functions; a 4.x function has no `function_` method (Puppet's
+        // Scope#method_missing finds 3.x functions only).
+        if is_puppet_3x_function(name) {
+            return it.puppet_function(name, args, pos);
+        }
+        return raise(
+            "NoMethodError",
+            format!("undefined method `function_{name}' for #<Puppet::Parser::Scope>"),
+            pos,
+        );
     };
     let given = args.len() as i64;
     if info.arity >= 0 && given != info.arity {

@@ -443,17 +443,45 @@ impl Compiler {
     /// The classes evaluated so far, in order (with the matched node's name, as Puppet
     /// lists it).
     pub fn evaluated_classes(&self) -> IndexSet<SmolStr> {
-        let mut out = IndexSet::default();
+        self.evaluated_in_order()
+            .into_iter()
+            .map(|(_, name)| name)
+            .collect()
+    }
+
+    /// The catalog's tags so far, as a template's `all_tags` sees them: `settings`, then
+    /// the tags of each evaluated class and node resource in evaluation order (`class` or
+    /// `node`, the name, the segments of a qualified name), each once.
+    pub fn catalog_tags(&self) -> IndexSet<SmolStr> {
+        let mut out: IndexSet<SmolStr> = IndexSet::default();
+        out.insert("settings".into());
+        for (is_node, name) in self.evaluated_in_order() {
+            out.insert(if is_node { "node" } else { "class" }.into());
+            let name = SmolStr::new(name.to_lowercase());
+            if name.contains("::") {
+                out.insert(name.clone());
+                out.extend(name.split("::").map(SmolStr::new));
+            } else {
+                out.insert(name);
+            }
+        }
+        out
+    }
+
+    /// Each evaluated class (`false`) and the matched node (`true`) by name, in the order
+    /// Puppet adds them to the catalog.
+    fn evaluated_in_order(&self) -> Vec<(bool, SmolStr)> {
+        let mut out: Vec<(bool, SmolStr)> = Vec::new();
         let mut nodes = self.build.node_classes.iter().peekable();
         for (i, k) in self.build.class_scopes.keys().enumerate() {
             while let Some((_, n)) = nodes.next_if(|(at, _)| *at <= i) {
-                out.insert(n.clone());
+                out.push((true, n.clone()));
             }
             if !matches!(k.as_str(), "" | "main" | "settings") {
-                out.insert(k.clone());
+                out.push((false, k.clone()));
             }
         }
-        out.extend(nodes.map(|(_, n)| n.clone()));
+        out.extend(nodes.map(|(_, n)| (true, n.clone())));
         out
     }
 }
