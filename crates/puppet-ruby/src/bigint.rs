@@ -138,7 +138,7 @@ pub fn arith(name: &str, a: &BigInt, b: &BigInt, pos: Pos) -> R {
             }
             checked(a * b, pos)
         }
-        "fdiv" => Ok(RValue::Float(to_f(a) / to_f(b))),
+        "fdiv" => Ok(RValue::Float(fdiv(a, b))),
         _ => {
             if b.is_zero() {
                 return raise("ZeroDivisionError", "divided by 0", pos);
@@ -151,6 +151,35 @@ pub fn arith(name: &str, a: &BigInt, b: &BigInt, pos: Pos) -> R {
             })
         }
     }
+}
+
+/// Ruby's `Integer#fdiv` with a big operand: both divided by their gcd, then Floats when
+/// both fit 64 bits, else an Integer quotient of 128 bits or more scaled back (Ruby's
+/// `big_fdiv`): `(10**400).fdiv(10**399)` is 10.0 and `7.fdiv(10**30)` 7.0e-30.
+fn fdiv(a: &BigInt, b: &BigInt) -> f64 {
+    if b.is_zero() {
+        return to_f(a) / 0.0;
+    }
+    let g = a.gcd(b);
+    let (a, b) = if g.is_one() || g.is_zero() {
+        (a.clone(), b.clone())
+    } else {
+        (a / &g, b / &g)
+    };
+    if let (Some(x), Some(y)) = (a.to_i64(), b.to_i64()) {
+        return x as f64 / y as f64;
+    }
+    let k = (b.bits() as i64 - a.bits() as i64 + 128).max(0);
+    let q = (a << (k as u64)) / b;
+    let mut r = to_f(&q);
+    // r * 2**-k without overflowing the intermediate power.
+    let mut e = k;
+    while e > 0 && r != 0.0 && r.is_finite() {
+        let step = e.min(1000);
+        r /= 2f64.powi(step as i32);
+        e -= step;
+    }
+    r
 }
 
 /// Ruby's `Integer#**` with an Integer exponent (a Float exponent is Float arithmetic).

@@ -68,8 +68,16 @@ pub(crate) fn class_method(
             let Some(seed) = args.first() else {
                 return unsupported("Random.new without a seed (an unseeded random number)", pos);
             };
-            let seed = crate::methods::int_arg(seed, pos)?;
-            let rng = RubyRandom::from_u64(seed.unsigned_abs());
+            // Ruby seeds MT19937 with the 32-bit words of the seed's absolute value (a big
+            // one too: `Random.new(Digest::SHA256.hexdigest(s).to_i(16))`).
+            let rng = match seed {
+                RValue::Big(b) => RubyRandom::from_words(&b.magnitude().to_u32_digits()),
+                _ => RubyRandom::from_u64(crate::methods::int_arg(seed, pos)?.unsigned_abs()),
+            };
+            let seed = match seed {
+                RValue::Big(_) => seed.clone(),
+                _ => RValue::Int(crate::methods::int_arg(seed, pos)?),
+            };
             Ok(new_object(
                 it,
                 "Random",
@@ -634,7 +642,8 @@ fn lazy_method(
 #[derive(Debug)]
 struct RandomData {
     rng: RefCell<RubyRandom>,
-    seed: i64,
+    /// The seed as given (an Integer, big or not).
+    seed: RValue,
 }
 
 /// A generator passed as `random:` to `shuffle`/`sample`; `None` when there is none.
@@ -684,7 +693,7 @@ pub(crate) fn shuffle(items: &[RValue], rng: &RValue, sample: bool, pos: Pos) ->
 
 fn random_method(r: &RandomData, name: &str, args: &[RValue], pos: Pos) -> Option<R> {
     Some(match name {
-        "seed" => Ok(RValue::Int(r.seed)),
+        "seed" => Ok(r.seed.clone()),
         "rand" | "random_number" => (|| {
             argc(args, 0, 1, pos)?;
             let mut rng = r.rng.borrow_mut();

@@ -1948,11 +1948,9 @@ pub(crate) fn str_bytes(v: &RValue) -> Vec<u8> {
     }
 }
 
-/// A binary string of bytes (each byte a character, as Ruby's ASCII-8BIT strings).
+/// A binary string of bytes (each byte a character, as Ruby's ASCII-8BIT strings; ASCII
+/// bytes too, so that `encoding` and `inspect` answer as Ruby's: `"\x00\x01"`).
 pub(crate) fn binary_string(bytes: &[u8]) -> RValue {
-    if bytes.is_ascii() {
-        return RValue::string(String::from_utf8_lossy(bytes).into_owned());
-    }
     let v = RValue::string(bytes.iter().map(|b| *b as char).collect());
     if let RValue::Str(s) = &v {
         s.set_binary();

@@ -124,6 +124,11 @@ fn unknown(c: char, pos: Pos) -> Result<(), Ctrl> {
 fn int_item(v: &RValue, pos: Pos) -> Result<i64, Ctrl> {
     match v {
         RValue::Int(i) => Ok(*i),
+        // Beyond 64 bits: its low 64 bits (two's complement), as Ruby packs it.
+        RValue::Big(b) => {
+            let low = &**b & num_bigint::BigInt::from(u64::MAX);
+            Ok(num_traits::ToPrimitive::to_u64(&low).unwrap_or(0) as i64)
+        }
         RValue::Float(f) if f.is_finite() && f.abs() < 9.2e18 => Ok(f.trunc() as i64),
         RValue::Nil => raise(
             "TypeError",
@@ -228,7 +233,11 @@ pub(crate) fn pack(items: &[RValue], args: &[RValue], pos: Pos) -> R {
             'U' => {
                 let n = d.count.unwrap_or(items.len().saturating_sub(k.get()));
                 for _ in 0..n {
-                    let v = int_item(&next(pos)?, pos)?;
+                    let item = next(pos)?;
+                    if matches!(item, RValue::Big(_)) {
+                        return raise("RangeError", "bignum too big to convert into `long'", pos);
+                    }
+                    let v = int_item(&item, pos)?;
                     if v < 0 {
                         return raise("RangeError", "pack(U): value out of range", pos);
                     }
@@ -249,7 +258,24 @@ pub(crate) fn pack(items: &[RValue], args: &[RValue], pos: Pos) -> R {
             'w' => {
                 let n = d.count.unwrap_or(items.len().saturating_sub(k.get()));
                 for _ in 0..n {
-                    let v = int_item(&next(pos)?, pos)?;
+                    let item = next(pos)?;
+                    if let RValue::Big(b) = &item {
+                        if num_traits::Signed::is_negative(&**b) {
+                            return raise("ArgumentError", "can't compress negative numbers", pos);
+                        }
+                        // Base-128 digits, most significant first, all but the last with the
+                        // high bit.
+                        let digits = b.magnitude().to_radix_le(128);
+                        out.extend(digits.iter().enumerate().rev().map(|(i, d)| {
+                            if i == 0 {
+                                *d
+                            } else {
+                                d | 0x80
+                            }
+                        }));
+                        continue;
+                    }
+                    let v = int_item(&item, pos)?;
                     if v < 0 {
                         return raise("ArgumentError", "can't compress negative numbers", pos);
                     }
@@ -417,12 +443,10 @@ pub(crate) fn unpack(recv: &RValue, first: bool, args: &[RValue], pos: Pos) -> R
                     v |= u64::MAX << (size * 8);
                 }
                 if !signed && size == 8 && v > i64::MAX as u64 {
-                    return unsupported(
-                        "unpack of an unsigned 64-bit value beyond Integer (Bignum)",
-                        pos,
-                    );
+                    out.push(crate::bigint::norm(num_bigint::BigInt::from(v)));
+                } else {
+                    out.push(RValue::Int(v as i64));
                 }
-                out.push(RValue::Int(v as i64));
             }
             continue;
         }
@@ -452,21 +476,15 @@ pub(crate) fn unpack(recv: &RValue, first: bool, args: &[RValue], pos: Pos) -> R
             'w' => {
                 let mut n = d.count.unwrap_or(usize::MAX);
                 while n > 0 && at < bytes.len() {
-                    let mut v: u64 = 0;
+                    let mut v = num_bigint::BigInt::default();
                     while let Some(&b) = bytes.get(at) {
                         at += 1;
-                        if v >> 56 != 0 {
-                            return unsupported("unpack('w') beyond 64 bits (Bignum)", pos);
-                        }
-                        v = v << 7 | (b & 0x7f) as u64;
+                        v = (v << 7u32) | num_bigint::BigInt::from(b & 0x7f);
                         if b & 0x80 == 0 {
                             break;
                         }
                     }
-                    if v > i64::MAX as u64 {
-                        return unsupported("unpack('w') beyond 64 bits (Bignum)", pos);
-                    }
-                    out.push(RValue::Int(v as i64));
+                    out.push(crate::bigint::checked(v, pos)?);
                     n -= 1;
                 }
             }

@@ -925,6 +925,30 @@ pub(crate) fn module_method(
                 pos,
             ),
         },
+        // Puppet's own: `Random.new(seed).rand(max)` (and its text), which stdlib's
+        // seeded_rand and fqdn_rotate call with a digest's Integer (beyond 64 bits).
+        ("Puppet::Util", "deterministic_rand_int" | "deterministic_rand") => (|| {
+            let [seed, max] = args else {
+                return raise(
+                    "ArgumentError",
+                    format!(
+                        "wrong number of arguments (given {}, expected 2)",
+                        args.len()
+                    ),
+                    pos,
+                );
+            };
+            let Some(random) = it.module_by_path("Random") else {
+                return unsupported("Random", pos);
+            };
+            let rng =
+                it.call_method(RValue::Module(random), "new", vec![seed.clone()], None, pos)?;
+            let n = it.call_method(rng, "rand", vec![max.clone()], None, pos)?;
+            if name == "deterministic_rand" {
+                return Ok(RValue::string(to_s(&n)));
+            }
+            Ok(n)
+        })(),
         ("Puppet::Util", "absolute_path?") => {
             let p = args.first().map(to_s).unwrap_or_default();
             Ok(RValue::Bool(p.starts_with('/')))
@@ -1102,6 +1126,11 @@ pub(crate) fn module_responds(it: &mut Interp, cname: &str, name: &str) -> bool 
         "Facter" => name == "value" && it.ext.host_facts.is_some(),
         "Puppet::Parser::Functions" => matches!(name, "newfunction" | "function"),
         "Puppet::Util::Package" => name == "versioncmp",
+        // The Puppet::Util functions this file implements (stdlib's fqdn_rotate asks).
+        "Puppet::Util" => matches!(
+            name,
+            "symbolizehash" | "absolute_path?" | "deterministic_rand" | "deterministic_rand_int"
+        ),
         "Puppet::Pops::Lookup::HieraConfig" => name == "symkeys_to_string",
         "Puppet::Pops::PuppetStack" => name == "stacktrace",
         "Puppet::Pops::Serialization::ToDataConverter" => name == "convert",

@@ -18,3 +18,23 @@ fn symbolizehash_makes_string_keys_symbols() {
         "{err}"
     );
 }
+
+#[test]
+fn deterministic_rand_seeds_with_big_integers() {
+    // Puppet: [249, "249", 4, "4"] (stdlib's seeded_rand(1000, 'abc') is 249)
+    assert_eq!(
+        eval_inspect(
+            r#"require 'digest/md5'
+s = Digest::MD5.hexdigest("abc").hex
+[Puppet::Util.deterministic_rand_int(s, 1000), Puppet::Util.deterministic_rand(s, 1000),
+ Puppet::Util.deterministic_rand_int(2**70, 60), Puppet::Util.deterministic_rand(7, 10)]"#
+        )
+        .unwrap(),
+        r#"[249, "249", 4, "4"]"#
+    );
+    // stdlib's fqdn_rotate asks before calling it.
+    assert_eq!(
+        eval_inspect("Puppet::Util.respond_to?(:deterministic_rand)").unwrap(),
+        "true"
+    );
+}
