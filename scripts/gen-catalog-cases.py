@@ -1188,6 +1188,20 @@ notify { 'top': message => inline_template('<%= classes.join(",") %>') }
 node default { include cc notify { 'in node': message => inline_template('<%= classes.join(",") %>') } }
 node 'web01.example.com' { include cc notify { 'in node': message => inline_template('<%= classes.join(",") %>') } }
 """),
+    # --- defined('$class::var'): false (no warning) for a class not evaluated -----------
+    ("defined_qualified_variable", N, """\
+class a { $x = 1 $u = undef }
+class b inherits a { $y = 2 }
+class c { }
+$top = 't'
+include b
+notify { 'x': message => [defined('$a::x'), defined('$a::u'), defined('$a::nope'), defined('$b::x'), defined('$b::y'), defined('$c::x'), defined('$a::top'), defined('$::top'), defined('$nope::x'), defined('$::nope')] }
+"""),
+    # --- sprintf's `*` width and precision take the next argument (Ruby's Kernel#sprintf)
+    ("sprintf_star_width_and_precision", N, """notify { 'x': message => [sprintf('%-*s|', 6, 'ab'), sprintf('%*s|', 6, 'ab'), sprintf('%*s|', -6, 'ab'), sprintf('%.*f', 2, 3.14159), sprintf('%*.*f|%s', 8, 1, 2.25, 'z'), sprintf('%-*d|', 4, 7)] }
+"""),
+    ("sprintf_star_width_not_integer", N, """notify { 'x': message => sprintf('%*s', '6', 'ab') }
+"""),
 ]
 
 def strip_error(msg, node):

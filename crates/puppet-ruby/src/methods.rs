@@ -1531,6 +1531,7 @@ pub(crate) fn class_responds(cname: &str, name: &str) -> bool {
     match cname {
         "Hash" => matches!(name, "new" | "[]"),
         "Array" => matches!(name, "new" | "[]"),
+        "Proc" => name == "new",
         "String" => name == "new",
         "Regexp" => matches!(
             name,
@@ -1640,6 +1641,16 @@ pub(crate) fn class_method(
                 default_proc: block.cloned(),
             }))
         }
+        // `Proc.new { ... }`: the block as a proc (as `proc { ... }`); Ruby 3 refuses
+        // `Proc.new` without one.
+        ("Proc", "new") => match block {
+            Some(b) => Ok(RValue::Proc(b.clone())),
+            None => raise(
+                "ArgumentError",
+                "tried to create Proc object without a block",
+                pos,
+            ),
+        },
         ("Hash", "[]") => match args.as_slice() {
             [RValue::Hash(h)] => Ok(RValue::hash(h.borrow().clone())),
             [RValue::Array(a)] => {
@@ -2209,7 +2220,6 @@ fn scope_method(
     block: Option<&Blk>,
     pos: Pos,
 ) -> R {
-    let _ = block;
     if let Some(r) = crate::catalog::scope_method(it, name, &args, pos) {
         return r;
     }
@@ -2240,13 +2250,25 @@ fn scope_method(
             it.setvar(&n, &args[1], pos)
         }
         "call_function" => {
+            // `Scope#call_function(name, args, &block)` calls `func.call(scope, *args,
+            // &block)`: the arguments are splatted as Ruby does (a hash gives its pairs,
+            // nil nothing).
             argc(&args, 1, 2, pos)?;
             let f = str_arg(&args[0], pos)?;
             let fargs = match args.get(1) {
                 Some(RValue::Array(a)) => a.borrow().clone(),
+                Some(RValue::Hash(h)) => h
+                    .borrow()
+                    .pairs()
+                    .into_iter()
+                    .map(|(k, v)| RValue::array(vec![k, v]))
+                    .collect(),
+                Some(RValue::Nil) | None => vec![],
                 Some(other) => vec![other.clone()],
-                None => vec![],
             };
+            if let Some(b) = block {
+                return crate::puppet::call_ruby_function_with_block(it, &f, fargs, b, pos);
+            }
             it.puppet_function(&f, fargs, pos)
         }
         _ => {

@@ -497,10 +497,16 @@ fn function_instance_method(
                     pos,
                 );
             };
-            if block.is_some() {
-                return unsupported("passing a Ruby block to a Puppet function", pos);
-            }
             let fname = to_s(f);
+            if let Some(b) = block {
+                return call_ruby_function_with_block(
+                    it,
+                    &fname,
+                    args[skip + 1..].to_vec(),
+                    b,
+                    pos,
+                );
+            }
             it.puppet_function(&fname, args[skip + 1..].to_vec(), pos)
         })(),
         "closure_scope" => Ok(RValue::Scope),
@@ -521,6 +527,58 @@ fn function_instance_method(
         }
         _ => return None,
     })
+}
+
+/// `call_function(name, *args) { |...| ... }` with a Ruby block: Puppet hands the block to
+/// the called function as it is, so a 4.x Ruby function that yields runs the block. The
+/// function is found as Puppet's loader finds a Ruby function (`lib/puppet/functions/` +
+/// its name with `::` as `/`, in the module path), its file runs in this interpreter (once)
+/// and its dispatcher picks the dispatch as for any call. A function that is not a 4.x Ruby
+/// function of a module (a Puppet language or built-in function) cannot take a Ruby block
+/// here: an unsupported-construct error naming it.
+pub(crate) fn call_ruby_function_with_block(
+    it: &mut Interp,
+    fname: &str,
+    args: Vec<RValue>,
+    block: &Blk,
+    pos: Pos,
+) -> R {
+    let find = |it: &Interp| {
+        it.ext.functions.iter().rev().find_map(|f| match f {
+            DefinedFunction::V4 { name, class } if name == fname => Some(class.clone()),
+            _ => None,
+        })
+    };
+    let class = match find(it) {
+        Some(c) => c,
+        None => {
+            let lib = format!("puppet/functions/{}", fname.replace("::", "/"));
+            match it.sources.find_lib(&lib) {
+                Some(Ok((path, prog))) if it.loaded.insert(path.clone()) => {
+                    it.run_program(&prog)?;
+                }
+                Some(Err(e)) => return raise("SyntaxError", e.to_string(), pos),
+                _ => {}
+            }
+            match find(it) {
+                Some(c) => c,
+                None => {
+                    return unsupported(
+                        format!("passing a Ruby block to the function '{fname}' (only a 4.x Ruby function of a module can take one here)"),
+                        pos,
+                    )
+                }
+            }
+        }
+    };
+    let obj = new_function_instance(it, &class);
+    dispatch_call(
+        it,
+        &class,
+        &[obj, RValue::Scope, RValue::array(args)],
+        Some(block),
+        pos,
+    )
 }
 
 /// `dispatcher.dispatch(instance, scope, args)`: the first dispatch whose parameters accept
