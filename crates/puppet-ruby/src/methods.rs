@@ -2269,7 +2269,26 @@ fn scope_method(
             if let Some(b) = block {
                 return crate::puppet::call_ruby_function_with_block(it, &f, fargs, b, pos);
             }
-            it.puppet_function(&f, fargs, pos)
+            if !crate::puppet::defines_3x(it, &f) {
+                return it.puppet_function(&f, fargs, pos);
+            }
+            // A 3.x function this interpreter defined (a function file may define more than
+            // the one it is named after, as docker's `docker::escape` beside
+            // `docker_run_flags`): Puppet finds it when no loader knows the name, and maps
+            // the arguments as for any 3.x call (a top-level nil becomes '').
+            match it.puppet_function(&f, fargs.clone(), pos) {
+                Err(Ctrl::Raise(e)) if e.message.starts_with("Unknown function") => {
+                    let mapped = fargs
+                        .into_iter()
+                        .map(|a| match a {
+                            RValue::Nil => RValue::str(""),
+                            other => other,
+                        })
+                        .collect();
+                    crate::puppet::call_3x(it, &f, mapped, pos)
+                }
+                other => other,
+            }
         }
         _ => {
             if let Some(f) = name.strip_prefix("function_") {

@@ -1366,6 +1366,14 @@ fn newfunction(it: &mut Interp, args: &[RValue], block: Option<&Blk>, pos: Pos) 
 /// `scope.function_x([args])`: the 3.x function `x` of the modules (its file
 /// `lib/puppet/parser/functions/x.rb`, run in this interpreter on first use), as Puppet's
 /// 3.x API prefers it; else the function `x` through the scope.
+/// Whether code run in this interpreter defined the 3.x function `name`.
+pub(crate) fn defines_3x(it: &Interp, name: &str) -> bool {
+    it.ext
+        .functions
+        .iter()
+        .any(|f| matches!(f, DefinedFunction::V3 { name: n, .. } if n == name))
+}
+
 pub(crate) fn call_3x(it: &mut Interp, name: &str, args: Vec<RValue>, pos: Pos) -> R {
     let find = |it: &Interp| {
         it.ext.functions.iter().rev().find_map(|f| match f {
