@@ -1947,7 +1947,10 @@ pub(crate) fn class_method(
         }
         ("JSON", "pretty_generate") => {
             argc(&args, 1, 2, pos)?;
-            Ok(RValue::string(crate::json::pretty_generate(&args[0], pos)?))
+            let style = crate::json::PrettyStyle::from_options(args.get(1));
+            Ok(RValue::string(crate::json::pretty_generate_with(
+                &args[0], &style, pos,
+            )?))
         }
         ("YAML", "dump") | ("Psych", "dump") => {
             argc(&args, 1, 2, pos)?;

@@ -1071,6 +1071,47 @@ pub(crate) fn module_method(
             let pv = value::to_puppet(v).or_else(|e| unsupported(e, pos))?;
             Ok(RValue::Bool(puppet_types::is_instance(t, &pv)))
         })(),
+        // `Iterable.on(o)` / `Iterable.asserted_iterable(caller, o)`: what Puppet iterates
+        // for a value, as a Ruby Enumerable: an Array or Hash itself (a Hash yields its
+        // [key, value] pairs), a String's characters, 0...n for an Integer n >= 0 (stdlib
+        // 9's sort_by). `on` answers nil for a value that is not iterable, `asserted_iterable`
+        // raises; Iterable types and iterators are not provided here.
+        ("Puppet::Pops::Types::Iterable", "on" | "asserted_iterable") => (|| {
+            let o = if name == "on" {
+                args.first()
+            } else {
+                args.get(1)
+            };
+            let Some(o) = o else {
+                return raise("ArgumentError", "wrong number of arguments", pos);
+            };
+            Ok(match o {
+                RValue::Array(_) | RValue::Hash(_) => o.clone(),
+                RValue::Str(x) => {
+                    let chars: Vec<RValue> = x
+                        .borrow()
+                        .chars()
+                        .map(|c| RValue::string(c.to_string()))
+                        .collect();
+                    RValue::array(chars)
+                }
+                RValue::Int(n) if *n >= 0 => RValue::array((0..*n).map(RValue::Int).collect()),
+                RValue::Puppet(_) => {
+                    return unsupported(
+                        format!("Iterable.{name} of {}", crate::value::inspect(o)),
+                        pos,
+                    )
+                }
+                _ if name == "on" => RValue::Nil,
+                other => {
+                    return raise(
+                        "ArgumentError",
+                        format!("{} is not iterable", crate::value::inspect(other)),
+                        pos,
+                    )
+                }
+            })
+        })(),
         ("Puppet::Pops::Types::TypeMismatchDescriber", "new" | "singleton") => Ok(recv.clone()),
         ("Puppet::Pops::Types::TypeMismatchDescriber", "describe_mismatch") => {
             let n = args.first().map(to_s).unwrap_or_default();
