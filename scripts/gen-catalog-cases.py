@@ -1249,6 +1249,20 @@ node 'web01.example.com', 'other' {
 notify { 'r': message => inline_template('<%= [2.675.round(2), 1.005.round(2), 0.29.floor(2), 18462.65.ceil(2), 4.45.round(1, half: :even), 25.round(-1, half: :even), 15.7.round(-1)].inspect %>') }
 notify { 'f': message => inline_template("<%= format('%.2f %.1f %.4g', 2.675, 0.35, 0.086605) %> <%= '%.2f' % 2.665 %>") }
 """),
+    # --- defined('$class::var'): false (no warning) for a class not evaluated -----------
+    ("defined_qualified_variable", N, """\
+class a { $x = 1 $u = undef }
+class b inherits a { $y = 2 }
+class c { }
+$top = 't'
+include b
+notify { 'x': message => [defined('$a::x'), defined('$a::u'), defined('$a::nope'), defined('$b::x'), defined('$b::y'), defined('$c::x'), defined('$a::top'), defined('$::top'), defined('$nope::x'), defined('$::nope')] }
+"""),
+    # --- sprintf's `*` width and precision take the next argument (Ruby's Kernel#sprintf)
+    ("sprintf_star_width_and_precision", N, """notify { 'x': message => [sprintf('%-*s|', 6, 'ab'), sprintf('%*s|', 6, 'ab'), sprintf('%*s|', -6, 'ab'), sprintf('%.*f', 2, 3.14159), sprintf('%*.*f|%s', 8, 1, 2.25, 'z'), sprintf('%-*d|', 4, 7)] }
+"""),
+    ("sprintf_star_width_not_integer", N, """notify { 'x': message => sprintf('%*s', '6', 'ab') }
+"""),
 ]
 
 def strip_error(msg, node):

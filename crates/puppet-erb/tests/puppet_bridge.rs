@@ -82,9 +82,11 @@ fn puppet_values_as_real_puppet_shows_them() {
     put("u", Value::Undef);
     let template = "<%= @a.inspect %>|<%= @d.inspect %>|<%= @p.inspect %>|<%= defined?(@p).inspect %>|<%= defined?(@u).inspect %>|<%= @h['k'].inspect %>|<%= @h['r'].inspect %>|<%= @h['t'].to_s %>|<%= @h['s'].to_s %>|<%= @h['f'] %>|<%= @h['sv'].to_s %>|<%= scope.lookupvar('u').inspect %>|<%= scope['nope'].inspect %>|<%= has_variable?('u') %>|<%= scope.to_hash.key?('u') %>|<%= @a.frozen? %>|<%= @a[3].frozen? %>|<%= scope.function_versioncmp(['1.2', '1.10']) %>|<%= scope.call_function('upcase', ['ab']) %>|<%= scope.function_join([['a','b'], '-']) rescue 'x' %>|<%= @title %>|<%= @name %>|<%= @module_name.inspect %>|<%= file.inspect %>";
     let out = render(template, "", &mut Scope(vars)).unwrap();
+    // `scope.function_join` is a NoMethodError (join is a 4.x function in Puppet 7; only
+    // 3.x functions have `function_` methods), rescued to 'x'.
     assert_eq!(
         out,
-        "[1, nil, :default, \"x\"]|:default|nil|nil|nil|nil|/ab+c/|Integer[1, 2]|Sensitive [value redacted]|1.0|1.2.3|nil|nil|false|false|false|true|-1|AB|a-b|t|t|\"\"|nil"
+        "[1, nil, :default, \"x\"]|:default|nil|nil|nil|nil|/ab+c/|Integer[1, 2]|Sensitive [value redacted]|1.0|1.2.3|nil|nil|false|false|false|true|-1|AB|x|t|t|\"\"|nil"
     );
 }
 

@@ -205,6 +205,15 @@ impl Compiled {
 /// assert!(catalog.classes.contains(&"web".to_string()));
 /// ```
 pub fn compile(env: Arc<Environment>, settings: &Settings) -> Compiled {
+    // Methods templates define last for the compile (puppet_ruby::interp's TEMPLATE_DEFS).
+    struct TemplateMethods;
+    impl Drop for TemplateMethods {
+        fn drop(&mut self) {
+            puppet_ruby::interp::reset_template_methods();
+        }
+    }
+    puppet_ruby::interp::reset_template_methods();
+    let _template_methods = TemplateMethods;
     env.note_type_facts(&settings.facts);
     let mut compiler = Compiler::new(env.clone(), settings.clone());
     if let Some(d) = env.main_diagnostics().iter().find(|d| d.is_error()) {

@@ -23,6 +23,7 @@ fn fixture_dir() -> PathBuf {
 const LAMBDAS: &[(&str, &str)] = &[
     ("times10", "|$x| { $x * 10 }"),
     ("describe", "|$x| { \"got ${x}\" }"),
+    ("pair", "|$a, $b| { \"${a}-${b}\" }"),
 ];
 
 /// Cases (function, arguments) that differ from Puppet today, and why.

@@ -564,7 +564,7 @@ impl FunctionBuilder<'_> {
                         ty = (**inner).clone();
                         optional = true;
                     }
-                    if !matches!(ty.unalias(), Type::Callable(_)) {
+                    if !kind_of_callable(&ty) {
                         return Err(RegistryError::BlockNotCallable {
                             function: fname,
                             param: name.to_string(),
@@ -621,5 +621,16 @@ fn resolve(
                 message,
             })
         }
+    }
+}
+
+/// Puppet's `TypeCalculator.is_kind_of_callable?(type, false)`, what a block parameter's
+/// type must be: a Callable, or a Variant of such types (stdlib's `merge` takes
+/// `Variant[Callable[2,2], Callable[3,3]]`).
+fn kind_of_callable(ty: &Type) -> bool {
+    match ty.unalias() {
+        Type::Callable(_) => true,
+        Type::Variant(members) => members.iter().all(kind_of_callable),
+        _ => false,
     }
 }

@@ -956,6 +956,9 @@ impl<'s> Interp<'s> {
         }
         let private =
             recv.is_none() && (target.default_private.get() || Rc::ptr_eq(&target, &self.object));
+        if self.template && recv.is_none() && Rc::ptr_eq(&target, &self.object) {
+            crate::interp::note_template_method(d);
+        }
         target.methods.borrow_mut().insert(
             d.name.clone(),
             Entry {

@@ -177,6 +177,7 @@ pub(crate) fn known(path: &str) -> Option<Known> {
         | "Puppet::Pops::Types::TypeAsserter"
         | "Puppet::Pops::Types::TypeFactory"
         | "Puppet::Pops::Types::TypeCalculator"
+        | "Puppet::Pops::Types::Iterable"
         | "Puppet::Pops::Types::TypeMismatchDescriber"
         | "Puppet::Parser::Functions"
         | "Puppet::Functions"

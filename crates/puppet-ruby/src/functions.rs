@@ -774,6 +774,12 @@ impl PuppetScope for CtxScope<'_> {
     fn puppet_stack(&self) -> Vec<(String, u32)> {
         self.ctx.puppet_stack()
     }
+    fn block_params(&self) -> Option<(usize, Option<usize>)> {
+        self.block.map(|b| {
+            let sig = b.signature();
+            (sig.min, sig.max)
+        })
+    }
     fn call_block(&mut self, args: Vec<Value>) -> Result<Value, String> {
         match self.block {
             Some(b) => match self.ctx.call_block(b, args) {

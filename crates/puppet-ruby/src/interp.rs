@@ -300,6 +300,42 @@ thread_local! {
         const { std::cell::RefCell::new(SkeletonSlot(None)) };
 }
 
+thread_local! {
+    /// The methods templates `def`ined at their top level during the compile running on
+    /// this thread. Puppet evaluates a template inside a method of its
+    /// `Puppet::Parser::TemplateWrapper`, so such a `def` defines a method of that class,
+    /// which every later template sees (keepalived's `_format_options.erb` defines a helper
+    /// that the template calling it with `scope.function_template` uses). Puppet keeps them
+    /// for the life of the process; here they last for one compile
+    /// ([`reset_template_methods`] at its start and end).
+    static TEMPLATE_DEFS: std::cell::RefCell<Vec<Arc<crate::ast::Def>>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Forgets the methods templates defined (see `TEMPLATE_DEFS`): a compile starts and ends
+/// with none.
+pub fn reset_template_methods() {
+    let _ = TEMPLATE_DEFS.try_with(|d| d.borrow_mut().clear());
+}
+
+/// Keeps a method a template defined at its top level for the later templates of the
+/// compile (replacing one of the same name).
+pub(crate) fn note_template_method(d: &Arc<crate::ast::Def>) {
+    let _ = TEMPLATE_DEFS.try_with(|defs| {
+        let mut defs = defs.borrow_mut();
+        defs.retain(|x| x.name != d.name);
+        defs.push(d.clone());
+    });
+}
+
+/// The method named `name` a template of this compile defined at its top level.
+pub(crate) fn template_method(name: &str) -> Option<Arc<crate::ast::Def>> {
+    TEMPLATE_DEFS
+        .try_with(|defs| defs.borrow().iter().rev().find(|d| d.name == name).cloned())
+        .ok()
+        .flatten()
+}
+
 /// Writes back the result of a compound assignment.
 type Setter<'s> = Box<dyn Fn(&mut Interp<'s>, RValue) -> Result<(), Ctrl>>;
 
@@ -518,6 +554,21 @@ impl<'s> Interp<'s> {
             env_pool: Vec::new(),
         };
         drop(main_obj);
+        if template {
+            // The methods earlier templates of this compile defined.
+            let defs = TEMPLATE_DEFS
+                .try_with(|d| d.borrow().clone())
+                .unwrap_or_default();
+            for d in defs {
+                it.object.methods.borrow_mut().insert(
+                    d.name.clone(),
+                    crate::object::Entry {
+                        method: crate::object::Method::Ruby(d, it.ctx.cref.clone()),
+                        private: true,
+                    },
+                );
+            }
+        }
         if let Some(s) = skeleton {
             let counts = s.counts();
             it.skeleton = Some((s, counts));
@@ -2286,6 +2337,7 @@ mod tests {
     }
 
     fn forget_skeleton() {
+        reset_template_methods();
         SKELETON.with(|s| {
             if let Some(k) = s.borrow_mut().0.take() {
                 k.clear();

@@ -87,13 +87,47 @@ impl IpAddr {
         }
     }
 
-    /// The mask as an address text (`255.255.255.0`).
-    pub fn mask_s(&self) -> String {
-        if self.v6 {
-            ipv6_to_s(self.mask)
-        } else {
-            std::net::Ipv4Addr::from(self.mask as u32).to_string()
+    /// Ruby's `to_string`: IPv6 as eight groups of four hex digits (with the zone), IPv4
+    /// dotted.
+    pub fn to_string_full(&self) -> String {
+        let base = full_s(self.v6, self.addr);
+        match &self.zone {
+            Some(z) if self.v6 => format!("{base}%{z}"),
+            _ => base,
         }
+    }
+
+    /// The mask as an address text, as Ruby's `netmask` (`255.255.255.0`;
+    /// IPv6 in full, `ffff:ffff:0000:...`).
+    pub fn mask_s(&self) -> String {
+        full_s(self.v6, self.mask)
+    }
+
+    /// Ruby's `inspect`: `#<IPAddr: IPv6:2001:0db8:...:0000/ffff:...>`, the address and mask
+    /// in full (the zone after the address).
+    pub fn inspect(&self) -> String {
+        let zone = match &self.zone {
+            Some(z) if self.v6 => format!("%{z}"),
+            _ => String::new(),
+        };
+        format!(
+            "#<IPAddr: IPv{}:{}{zone}/{}>",
+            if self.v6 { 6 } else { 4 },
+            full_s(self.v6, self.addr),
+            self.mask_s()
+        )
+    }
+}
+
+/// Ruby's `IPAddr#_to_string`: IPv6 as eight groups of four hex digits, IPv4 dotted.
+fn full_s(v6: bool, n: u128) -> String {
+    if v6 {
+        (0..8)
+            .map(|i| format!("{:04x}", (n >> (112 - 16 * i)) as u16))
+            .collect::<Vec<_>>()
+            .join(":")
+    } else {
+        std::net::Ipv4Addr::from(n as u32).to_string()
     }
 }
 
@@ -455,7 +489,8 @@ fn ip_arg(v: &RValue, pos: Pos) -> Result<IpAddr, crate::interp::Ctrl> {
 /// `IPAddr` methods.
 pub fn ip_method(ip: &Rc<IpAddr>, name: &str, args: Vec<RValue>, pos: Pos) -> R {
     match name {
-        "to_s" | "to_string" => Ok(RValue::string(ip.to_s())),
+        "to_s" => Ok(RValue::string(ip.to_s())),
+        "to_string" => Ok(RValue::string(ip.to_string_full())),
         "ipv4?" => Ok(RValue::Bool(!ip.v6)),
         "ipv6?" => Ok(RValue::Bool(ip.v6)),
         "prefix" => Ok(RValue::Int(i64::from(ip.prefix()))),

@@ -281,15 +281,75 @@ fn gen(v: &RValue, out: &mut String, pos: Pos, depth: usize) -> Result<(), Ctrl>
     })
 }
 
-/// `JSON.pretty_generate`: two-space indentation, `"key": value`, empty containers as
-/// `[]` and `{}`.
-pub fn pretty_generate(v: &RValue, pos: Pos) -> Result<String, Ctrl> {
+/// The layout of `JSON.pretty_generate` (the json gem's generator state): `indent` per
+/// level, `space` after and `space_before` before a `:`, `object_nl` and `array_nl` after an
+/// opening bracket and each element.
+#[derive(Debug, Clone)]
+pub struct PrettyStyle {
+    pub indent: String,
+    pub space: String,
+    pub space_before: String,
+    pub object_nl: String,
+    pub array_nl: String,
+}
+
+impl Default for PrettyStyle {
+    /// `pretty_generate`'s defaults: two spaces, `"key": value`, one element a line.
+    fn default() -> PrettyStyle {
+        PrettyStyle {
+            indent: "  ".into(),
+            space: " ".into(),
+            space_before: String::new(),
+            object_nl: "\n".into(),
+            array_nl: "\n".into(),
+        }
+    }
+}
+
+impl PrettyStyle {
+    /// The defaults with the layout options of `opts` (a Hash with Symbol or String keys:
+    /// `indent`, `space`, `space_before`, `object_nl`, `array_nl`; others, such as
+    /// `max_nesting` and `allow_nan`, do not change the text of what they accept).
+    pub fn from_options(opts: Option<&RValue>) -> PrettyStyle {
+        let mut style = PrettyStyle::default();
+        if let Some(RValue::Hash(h)) = opts {
+            for (k, v) in h.borrow().pairs() {
+                let key = match &k {
+                    RValue::Sym(s) => s.to_string(),
+                    RValue::Str(_) => to_s(&k),
+                    _ => continue,
+                };
+                let text = to_s(&v);
+                match key.as_str() {
+                    "indent" => style.indent = text,
+                    "space" => style.space = text,
+                    "space_before" => style.space_before = text,
+                    "object_nl" => style.object_nl = text,
+                    "array_nl" => style.array_nl = text,
+                    _ => {}
+                }
+            }
+        }
+        style
+    }
+}
+
+/// `JSON.pretty_generate(v, opts)`: the layout of `style` (by default two-space indentation,
+/// `"key": value`, empty containers as `[\n\n]` and `{\n}`, as the json gem of Ruby 3.1
+/// writes them).
+pub fn pretty_generate_with(v: &RValue, style: &PrettyStyle, pos: Pos) -> Result<String, Ctrl> {
     let mut out = String::new();
-    pretty(v, &mut out, pos, 0)?;
+    pretty(v, &mut out, style, pos, 0)?;
     Ok(out)
 }
 
-fn pretty(v: &RValue, out: &mut String, pos: Pos, depth: usize) -> Result<(), Ctrl> {
+fn pretty(
+    v: &RValue,
+    out: &mut String,
+    style: &PrettyStyle,
+    pos: Pos,
+    depth: usize,
+) -> Result<(), Ctrl> {
     crate::with_stack(|| {
         if !crate::value::walk_step() {
             return crate::interp::too_large(pos);
@@ -297,49 +357,45 @@ fn pretty(v: &RValue, out: &mut String, pos: Pos, depth: usize) -> Result<(), Ct
         if depth > 100 {
             return unsupported("JSON nesting deeper than 100", pos);
         }
-        let ind = |n: usize| "  ".repeat(n);
+        let ind = |out: &mut String, n: usize| {
+            for _ in 0..n {
+                out.push_str(&style.indent);
+            }
+        };
         match v {
             RValue::Array(a) => {
                 let a = a.borrow().clone();
-                if a.is_empty() {
-                    // The json gem's pretty generator writes empty containers open.
-                    out.push_str("[\n\n");
-                    out.push_str(&ind(depth));
-                    out.push(']');
-                    return Ok(());
-                }
-                out.push_str("[\n");
+                out.push('[');
+                out.push_str(&style.array_nl);
                 for (i, x) in a.iter().enumerate() {
                     if i > 0 {
-                        out.push_str(",\n");
+                        out.push(',');
+                        out.push_str(&style.array_nl);
                     }
-                    out.push_str(&ind(depth + 1));
-                    pretty(x, out, pos, depth + 1)?;
+                    ind(out, depth + 1);
+                    pretty(x, out, style, pos, depth + 1)?;
                 }
-                out.push('\n');
-                out.push_str(&ind(depth));
+                out.push_str(&style.array_nl);
+                ind(out, depth);
                 out.push(']');
             }
             RValue::Hash(h) => {
                 let pairs = h.borrow().pairs();
-                if pairs.is_empty() {
-                    out.push_str("{\n");
-                    out.push_str(&ind(depth));
-                    out.push('}');
-                    return Ok(());
-                }
-                out.push_str("{\n");
+                out.push('{');
                 for (i, (k, x)) in pairs.iter().enumerate() {
                     if i > 0 {
-                        out.push_str(",\n");
+                        out.push(',');
                     }
-                    out.push_str(&ind(depth + 1));
+                    out.push_str(&style.object_nl);
+                    ind(out, depth + 1);
                     out.push_str(&json_str(&to_s(k)));
-                    out.push_str(": ");
-                    pretty(x, out, pos, depth + 1)?;
+                    out.push_str(&style.space_before);
+                    out.push(':');
+                    out.push_str(&style.space);
+                    pretty(x, out, style, pos, depth + 1)?;
                 }
-                out.push('\n');
-                out.push_str(&ind(depth));
+                out.push_str(&style.object_nl);
+                ind(out, depth);
                 out.push('}');
             }
             other => gen(other, out, pos, depth)?,

@@ -185,6 +185,19 @@ pub(crate) fn fcall(
             }
             _ => {}
         }
+        // A method a template rendered since this one started defined (a template this
+        // one rendered with `scope.function_template`).
+        if let Some(d) = crate::interp::template_method(name) {
+            let cref = it.ctx.cref.clone();
+            it.object.methods.borrow_mut().insert(
+                d.name.clone(),
+                crate::object::Entry {
+                    method: crate::object::Method::Ruby(d, cref),
+                    private: true,
+                },
+            );
+            return it.send(s, name, args, None, block, pos, true);
+        }
     }
     if let Some(r) = kernel_function(it, &s, name, &args, block, pos) {
         return r;
@@ -1904,6 +1917,13 @@ pub(crate) fn proc_method(
                     _ => -1,
                 }
             }
+            // Puppet's PuppetProc#arity: the required parameters, negative (one more)
+            // when an optional or captures-rest parameter follows.
+            ProcBody::Foreign => match it.scope.block_params() {
+                Some((min, Some(max))) if max == min => min as i64,
+                Some((min, _)) => -(min as i64) - 1,
+                None => p.arity(),
+            },
             _ => p.arity(),
         })),
         "parameters" => Ok(RValue::array(match &p.body {

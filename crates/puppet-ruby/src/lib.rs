@@ -313,6 +313,12 @@ pub trait PuppetScope {
         let _ = args;
         Err("no block given (yield)".to_string())
     }
+    /// The number of required parameters of the Puppet lambda given to the function that
+    /// runs, and the most it takes (`None`: the last captures the rest), for the `arity` of
+    /// the block Ruby sees. The default: unknown.
+    fn block_params(&self) -> Option<(usize, Option<usize>)> {
+        None
+    }
     /// The lookup a Hiera backend function serves (what its `Puppet::LookupContext` reaches);
     /// `None` (the default) outside a backend call.
     fn lookup_host(&mut self) -> Option<&mut dyn lookup_context::LookupHost> {

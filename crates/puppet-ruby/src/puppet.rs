@@ -497,10 +497,16 @@ fn function_instance_method(
                     pos,
                 );
             };
-            if block.is_some() {
-                return unsupported("passing a Ruby block to a Puppet function", pos);
-            }
             let fname = to_s(f);
+            if let Some(b) = block {
+                return call_ruby_function_with_block(
+                    it,
+                    &fname,
+                    args[skip + 1..].to_vec(),
+                    b,
+                    pos,
+                );
+            }
             it.puppet_function(&fname, args[skip + 1..].to_vec(), pos)
         })(),
         "closure_scope" => Ok(RValue::Scope),
@@ -521,6 +527,58 @@ fn function_instance_method(
         }
         _ => return None,
     })
+}
+
+/// `call_function(name, *args) { |...| ... }` with a Ruby block: Puppet hands the block to
+/// the called function as it is, so a 4.x Ruby function that yields runs the block. The
+/// function is found as Puppet's loader finds a Ruby function (`lib/puppet/functions/` +
+/// its name with `::` as `/`, in the module path), its file runs in this interpreter (once)
+/// and its dispatcher picks the dispatch as for any call. A function that is not a 4.x Ruby
+/// function of a module (a Puppet language or built-in function) cannot take a Ruby block
+/// here: an unsupported-construct error naming it.
+pub(crate) fn call_ruby_function_with_block(
+    it: &mut Interp,
+    fname: &str,
+    args: Vec<RValue>,
+    block: &Blk,
+    pos: Pos,
+) -> R {
+    let find = |it: &Interp| {
+        it.ext.functions.iter().rev().find_map(|f| match f {
+            DefinedFunction::V4 { name, class } if name == fname => Some(class.clone()),
+            _ => None,
+        })
+    };
+    let class = match find(it) {
+        Some(c) => c,
+        None => {
+            let lib = format!("puppet/functions/{}", fname.replace("::", "/"));
+            match it.sources.find_lib(&lib) {
+                Some(Ok((path, prog))) if it.loaded.insert(path.clone()) => {
+                    it.run_program(&prog)?;
+                }
+                Some(Err(e)) => return raise("SyntaxError", e.to_string(), pos),
+                _ => {}
+            }
+            match find(it) {
+                Some(c) => c,
+                None => {
+                    return unsupported(
+                        format!("passing a Ruby block to the function '{fname}' (only a 4.x Ruby function of a module can take one here)"),
+                        pos,
+                    )
+                }
+            }
+        }
+    };
+    let obj = new_function_instance(it, &class);
+    dispatch_call(
+        it,
+        &class,
+        &[obj, RValue::Scope, RValue::array(args)],
+        Some(block),
+        pos,
+    )
 }
 
 /// `dispatcher.dispatch(instance, scope, args)`: the first dispatch whose parameters accept
@@ -1030,6 +1088,47 @@ pub(crate) fn module_method(
             let pv = value::to_puppet(v).or_else(|e| unsupported(e, pos))?;
             Ok(RValue::Bool(puppet_types::is_instance(t, &pv)))
         })(),
+        // `Iterable.on(o)` / `Iterable.asserted_iterable(caller, o)`: what Puppet iterates
+        // for a value, as a Ruby Enumerable: an Array or Hash itself (a Hash yields its
+        // [key, value] pairs), a String's characters, 0...n for an Integer n >= 0 (stdlib
+        // 9's sort_by). `on` answers nil for a value that is not iterable, `asserted_iterable`
+        // raises; Iterable types and iterators are not provided here.
+        ("Puppet::Pops::Types::Iterable", "on" | "asserted_iterable") => (|| {
+            let o = if name == "on" {
+                args.first()
+            } else {
+                args.get(1)
+            };
+            let Some(o) = o else {
+                return raise("ArgumentError", "wrong number of arguments", pos);
+            };
+            Ok(match o {
+                RValue::Array(_) | RValue::Hash(_) => o.clone(),
+                RValue::Str(x) => {
+                    let chars: Vec<RValue> = x
+                        .borrow()
+                        .chars()
+                        .map(|c| RValue::string(c.to_string()))
+                        .collect();
+                    RValue::array(chars)
+                }
+                RValue::Int(n) if *n >= 0 => RValue::array((0..*n).map(RValue::Int).collect()),
+                RValue::Puppet(_) => {
+                    return unsupported(
+                        format!("Iterable.{name} of {}", crate::value::inspect(o)),
+                        pos,
+                    )
+                }
+                _ if name == "on" => RValue::Nil,
+                other => {
+                    return raise(
+                        "ArgumentError",
+                        format!("{} is not iterable", crate::value::inspect(other)),
+                        pos,
+                    )
+                }
+            })
+        })(),
         ("Puppet::Pops::Types::TypeMismatchDescriber", "new" | "singleton") => Ok(recv.clone()),
         ("Puppet::Pops::Types::TypeMismatchDescriber", "describe_mismatch") => {
             let n = args.first().map(to_s).unwrap_or_default();
@@ -1347,6 +1446,14 @@ pub(crate) fn has_3x_function(it: &Interp, name: &str) -> bool {
 /// `scope.function_x([args])`: the 3.x function `x` of the modules (its file
 /// `lib/puppet/parser/functions/x.rb`, run in this interpreter on first use), as Puppet's
 /// 3.x API prefers it; else the function `x` through the scope.
+/// Whether code run in this interpreter defined the 3.x function `name`.
+pub(crate) fn defines_3x(it: &Interp, name: &str) -> bool {
+    it.ext
+        .functions
+        .iter()
+        .any(|f| matches!(f, DefinedFunction::V3 { name: n, .. } if n == name))
+}
+
 pub(crate) fn call_3x(it: &mut Interp, name: &str, args: Vec<RValue>, pos: Pos) -> R {
     let find = |it: &Interp| {
         it.ext.functions.iter().rev().find_map(|f| match f {

@@ -947,15 +947,7 @@ fn inspect_into(v: &RValue, out: &mut String, depth: usize) {
                 }
                 out.push('>');
             }
-            RValue::IpAddr(ip) => {
-                let _ = write!(
-                    out,
-                    "#<IPAddr: IPv{}:{}/{}>",
-                    if ip.v6 { 6 } else { 4 },
-                    ip.to_s(),
-                    ip.mask_s()
-                );
-            }
+            RValue::IpAddr(ip) => out.push_str(&ip.inspect()),
             RValue::Object(o) => {
                 let name = o.class.name();
                 if let ObjData::Exception(m) = &*o.data.borrow() {

@@ -185,6 +185,20 @@ impl CallContext for Compiler {
                 || c.env.resource_type_known(&n)
         };
         Ok(match what {
+            // `$class::var` (Puppet's `Scope#exist?`): the class must have been evaluated
+            // (no warning otherwise); the variable is its own, an inherited class's, or the
+            // top scope's (the class scope's enclosing scope).
+            Definable::Variable(name)
+                if crate::names::is_qualified(name.strip_prefix("::").unwrap_or(name)) =>
+            {
+                let name = name.strip_prefix("::").unwrap_or(name);
+                let (class, var) = crate::names::rsplit_qualified(name).unwrap_or(("", name));
+                match self.class_var(class, var) {
+                    Some(Some(_)) => true,
+                    Some(None) => self.scopes.get(self.top).vars.get(var).is_some(),
+                    None => false,
+                }
+            }
             Definable::Variable(name) => {
                 let (scope, span) = (self.current, self.call_span_or_unknown());
                 match self.lookup_var(name, scope, &span) {

@@ -424,6 +424,52 @@ fn sprintf(fmt: &str, args: &[Value]) -> Result<String, CallError> {
             cs[start..=i].iter().collect()
         };
         i += 1;
+        // Ruby's `*` width or precision: the next argument, an integer (a negative width
+        // left-justifies, as the `-` flag does).
+        let spec = if named.is_none() && spec.contains('*') {
+            let mut expanded = String::with_capacity(spec.len() + 4);
+            let mut left = false;
+            let mut in_precision = false;
+            for c in spec.chars() {
+                match c {
+                    '*' => {
+                        let n = match it.next() {
+                            Some(Value::Integer(n)) => *n,
+                            Some(other) => {
+                                return Err(CallError::new(
+                                    codes::BAD_ARGUMENT,
+                                    format!(
+                                        "no implicit conversion of {} into Integer",
+                                        puppet_types::ruby::class_name(other)
+                                    ),
+                                ))
+                            }
+                            None => {
+                                return Err(CallError::new(
+                                    codes::BAD_ARGUMENT,
+                                    "too few arguments",
+                                ))
+                            }
+                        };
+                        if n < 0 && !in_precision {
+                            left = true;
+                        }
+                        expanded.push_str(&n.unsigned_abs().to_string());
+                    }
+                    '.' => {
+                        in_precision = true;
+                        expanded.push(c);
+                    }
+                    _ => expanded.push(c),
+                }
+            }
+            if left && !expanded.contains('-') {
+                expanded.insert(1, '-');
+            }
+            expanded
+        } else {
+            spec
+        };
         let arg = match &named {
             Some(v) => v,
             None => it
