@@ -455,7 +455,20 @@ fn ip_arg(v: &RValue, pos: Pos) -> Result<IpAddr, crate::interp::Ctrl> {
 /// `IPAddr` methods.
 pub fn ip_method(ip: &Rc<IpAddr>, name: &str, args: Vec<RValue>, pos: Pos) -> R {
     match name {
-        "to_s" | "to_string" => Ok(RValue::string(ip.to_s())),
+        "to_s" => Ok(RValue::string(ip.to_s())),
+        // Every group, four digits each.
+        "to_string" if ip.v6 => {
+            let groups: Vec<String> = (0..8)
+                .rev()
+                .map(|k| format!("{:04x}", (ip.addr >> (16 * k)) & 0xffff))
+                .collect();
+            let base = groups.join(":");
+            Ok(RValue::string(match &ip.zone {
+                Some(z) => format!("{base}%{z}"),
+                None => base,
+            }))
+        }
+        "to_string" => Ok(RValue::string(ip.to_s())),
         "ipv4?" => Ok(RValue::Bool(!ip.v6)),
         "ipv6?" => Ok(RValue::Bool(ip.v6)),
         "prefix" => Ok(RValue::Int(i64::from(ip.prefix()))),

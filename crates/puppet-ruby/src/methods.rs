@@ -150,6 +150,47 @@ pub fn range_cover(r: &(RValue, RValue, bool), v: &RValue) -> bool {
     }
 }
 
+/// `r.cover?(o)` for a range `o` (Ruby's `r_cover_range_p`): `o` is not empty, its start
+/// is in `r` and its end no further than `r`'s (an integer range that excludes its end
+/// reaches its last member).
+fn range_covers_range(r: &(RValue, RValue, bool), o: &(RValue, RValue, bool)) -> bool {
+    let nil = |v: &RValue| matches!(v, RValue::Nil);
+    if (!nil(&r.1) && nil(&o.1)) || (!nil(&r.0) && nil(&o.0)) {
+        return false;
+    }
+    if !nil(&o.0) && !nil(&o.1) {
+        match compare(&o.0, &o.1) {
+            Some(Ordering::Greater) => return false,
+            Some(Ordering::Equal) if o.2 => return false,
+            None => return false,
+            _ => {}
+        }
+    }
+    if !nil(&o.0) && !range_cover(r, &o.0) {
+        return false;
+    }
+    if nil(&r.1) {
+        return true;
+    }
+    let Some(cmp_end) = compare(&r.1, &o.1) else {
+        return false;
+    };
+    if r.2 == o.2 {
+        return cmp_end != Ordering::Less;
+    }
+    if r.2 {
+        return cmp_end == Ordering::Greater;
+    }
+    if cmp_end != Ordering::Less {
+        return true;
+    }
+    // `o` excludes its end: its last member, for integers.
+    match (&r.1, &o.1) {
+        (RValue::Int(a), RValue::Int(b)) => *a >= b - 1,
+        _ => false,
+    }
+}
+
 /// A receiver as `NoMethodError` texts show it (`nil:NilClass`, `"abc":String`).
 pub(crate) fn describe(v: &RValue) -> String {
     match v {
@@ -1068,7 +1109,11 @@ fn num_method(
     let overflow = || unsupported("Integer overflow (Bignum arithmetic)", pos);
     let coerce_err = |other: &RValue| -> R {
         match other {
-            RValue::Nil => raise("TypeError", "nil can't be coerced into Integer", pos),
+            RValue::Nil => raise(
+                "TypeError",
+                format!("nil can't be coerced into {}", recv.class_name()),
+                pos,
+            ),
             o => raise(
                 "TypeError",
                 format!(
@@ -1252,6 +1297,27 @@ fn num_method(
             _ => unsupported("Integer#chr outside ASCII", pos),
         },
         "round" | "floor" | "ceil" => {
+            // `round(half: :up | :even | :down)` (nil is :up).
+            let mut args = args;
+            let half = match args.last() {
+                Some(RValue::Hash(h)) if name == "round" => {
+                    let mode = h.borrow().get(&RValue::sym("half")).cloned();
+                    args.pop();
+                    match mode.as_ref().map(to_s).as_deref() {
+                        None | Some("" | "up") => Half::Up,
+                        Some("even") => Half::Even,
+                        Some("down") => Half::Down,
+                        Some(other) => {
+                            return raise(
+                                "ArgumentError",
+                                format!("invalid rounding mode: {other}"),
+                                pos,
+                            )
+                        }
+                    }
+                }
+                _ => Half::Up,
+            };
             let digits = match args.first() {
                 Some(d) => int_arg(d, pos)?,
                 None => 0,
@@ -1261,7 +1327,28 @@ fn num_method(
                     if digits >= 0 {
                         return Ok(RValue::Int(*i));
                     }
-                    unsupported("Integer#round with negative digits", pos)
+                    match int_round(*i, digits, name, half) {
+                        Some(r) => Ok(RValue::Int(r)),
+                        None => unsupported(format!("Integer#{name} to a Bignum"), pos),
+                    }
+                }
+                _ if digits == 0 && name == "round" && half != Half::Up => {
+                    let f = num_f(recv);
+                    let r = match half {
+                        Half::Even => f.round_ties_even(),
+                        _ if (f - f.trunc()).abs() == 0.5 => f.trunc(),
+                        _ => f.round(),
+                    };
+                    if !r.is_finite() {
+                        return raise("FloatDomainError", value::float_to_s(r), pos);
+                    }
+                    if !fits_i64(r) {
+                        return unsupported(format!("Float#round of {r:e} (a Bignum)"), pos);
+                    }
+                    Ok(RValue::Int(r as i64))
+                }
+                _ if half != Half::Up => {
+                    unsupported("Float#round with digits and a half: mode", pos)
                 }
                 _ => {
                     let f = num_f(recv);
@@ -1287,6 +1374,21 @@ fn num_method(
                     }
                     Ok(RValue::Int(r as i64))
                 }
+            }
+        }
+        // The remainder of the division truncated toward zero (the receiver's sign).
+        "remainder" => {
+            argc(&args, 1, 1, pos)?;
+            match (recv, &args[0]) {
+                (_, RValue::Int(0)) => raise("ZeroDivisionError", "divided by 0", pos),
+                (_, RValue::Float(z)) if *z == 0.0 => {
+                    raise("ZeroDivisionError", "divided by 0", pos)
+                }
+                (RValue::Int(a), RValue::Int(b)) => Ok(RValue::Int(a.checked_rem(*b).unwrap_or(0))),
+                (_, RValue::Int(_) | RValue::Float(_)) => {
+                    Ok(RValue::Float(num_f(recv) % num_f(&args[0])))
+                }
+                (_, other) => coerce_err(other),
             }
         }
         "gcd" | "lcm" => {
@@ -1397,9 +1499,163 @@ fn num_method(
     }
 }
 
+/// Where `round` puts a value halfway between two results (its `half:` option).
+#[derive(Clone, Copy, PartialEq)]
+enum Half {
+    Up,
+    Even,
+    Down,
+}
+
+/// `i.round(digits)` (or `floor`/`ceil`) for negative `digits`; `None` when the result
+/// is beyond 64 bits.
+fn int_round(i: i64, digits: i64, name: &str, half: Half) -> Option<i64> {
+    let p: i128 = match u32::try_from(-digits)
+        .ok()
+        .and_then(|d| 10i128.checked_pow(d))
+    {
+        Some(p) if p <= 10i128.pow(19) => p,
+        // Beyond every 64-bit value: round goes to 0; floor and ceil away from 0 do not fit.
+        _ => {
+            return match name {
+                "floor" if i < 0 => None,
+                "ceil" if i > 0 => None,
+                _ => Some(0),
+            }
+        }
+    };
+    let x = i as i128;
+    let down = x.div_euclid(p) * p;
+    let rest = x - down;
+    let r = match name {
+        "floor" => down,
+        "ceil" if rest == 0 => down,
+        "ceil" => down + p,
+        _ => {
+            let up = down + p;
+            match (2 * rest).cmp(&p) {
+                std::cmp::Ordering::Less => down,
+                std::cmp::Ordering::Greater => up,
+                // Halfway: away from zero, to the even multiple, or toward zero.
+                std::cmp::Ordering::Equal => match half {
+                    Half::Up if x < 0 => down,
+                    Half::Up => up,
+                    Half::Even if (down / p) % 2 == 0 => down,
+                    Half::Even => up,
+                    Half::Down if x < 0 => up,
+                    Half::Down => down,
+                },
+            }
+        }
+    };
+    i64::try_from(r).ok()
+}
+
 fn ruby_round(f: f64) -> f64 {
     // Round half away from zero.
     f.round()
+}
+
+/// The module functions of Ruby's `Math` that this engine has (all of them but `erf`,
+/// `erfc`, `gamma`, `lgamma`, `frexp` and `ldexp`).
+const MATH_FUNCTIONS: &[&str] = &[
+    "sqrt", "cbrt", "exp", "log", "log2", "log10", "sin", "cos", "tan", "asin", "acos", "atan",
+    "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "atan2", "hypot",
+];
+
+/// `Math.name(args)`: Ruby's conversions (`TypeError` for what is not a number) and
+/// `Math::DomainError` outside a function's domain.
+fn math(name: &str, args: &[RValue], pos: Pos) -> R {
+    if !MATH_FUNCTIONS.contains(&name) {
+        return unsupported(format!("Math.{name}"), pos);
+    }
+    let binary = matches!(name, "atan2" | "hypot");
+    let (min, max) = match name {
+        "log" => (1, 2),
+        _ if binary => (2, 2),
+        _ => (1, 1),
+    };
+    argc(args, min, max, pos)?;
+    let mut xs = Vec::with_capacity(args.len());
+    for a in args {
+        xs.push(match a {
+            RValue::Int(i) => *i as f64,
+            RValue::Float(f) => *f,
+            other => {
+                let what = match other {
+                    RValue::Nil => "nil".to_string(),
+                    RValue::Bool(b) => b.to_string(),
+                    o => o.class_name(),
+                };
+                return raise("TypeError", format!("can't convert {what} into Float"), pos);
+            }
+        });
+    }
+    let x = xs[0];
+    let domain = |ok: bool| -> Result<(), Ctrl> {
+        if ok || x.is_nan() {
+            Ok(())
+        } else {
+            raise(
+                "Math::DomainError",
+                format!("Numerical argument is out of domain - {name}"),
+                pos,
+            )
+        }
+    };
+    let v = match name {
+        "sqrt" => {
+            domain(x >= 0.0)?;
+            x.sqrt()
+        }
+        "cbrt" => x.cbrt(),
+        "exp" => x.exp(),
+        "log" | "log2" | "log10" => {
+            domain(x >= 0.0)?;
+            match (name, xs.get(1)) {
+                ("log", Some(b)) => {
+                    if *b < 0.0 {
+                        return raise(
+                            "Math::DomainError",
+                            "Numerical argument is out of domain - log",
+                            pos,
+                        );
+                    }
+                    x.ln() / b.ln()
+                }
+                ("log", None) => x.ln(),
+                ("log2", _) => x.log2(),
+                _ => x.log10(),
+            }
+        }
+        "sin" => x.sin(),
+        "cos" => x.cos(),
+        "tan" => x.tan(),
+        "asin" | "acos" => {
+            domain((-1.0..=1.0).contains(&x))?;
+            if name == "asin" {
+                x.asin()
+            } else {
+                x.acos()
+            }
+        }
+        "atan" => x.atan(),
+        "sinh" => x.sinh(),
+        "cosh" => x.cosh(),
+        "tanh" => x.tanh(),
+        "asinh" => x.asinh(),
+        "acosh" => {
+            domain(x >= 1.0)?;
+            x.acosh()
+        }
+        "atanh" => {
+            domain((-1.0..=1.0).contains(&x))?;
+            x.atanh()
+        }
+        "atan2" => x.atan2(xs[1]),
+        _ => x.hypot(xs[1]),
+    };
+    Ok(RValue::Float(v))
 }
 
 fn num_f(v: &RValue) -> f64 {
@@ -1439,6 +1695,12 @@ fn range_method(
     pos: Pos,
 ) -> R {
     match name {
+        "cover?" if matches!(args.as_slice(), [RValue::Range(_)]) => {
+            let RValue::Range(o) = &args[0] else {
+                return Ok(RValue::Nil);
+            };
+            Ok(RValue::Bool(range_covers_range(r, o)))
+        }
         "include?" | "member?" | "cover?" | "===" => {
             argc(&args, 1, 1, pos)?;
             Ok(RValue::Bool(range_cover(r, &args[0])))
@@ -1471,6 +1733,7 @@ fn range_method(
             Ok(RValue::array(out))
         }
         "end" => Ok(r.1.clone()),
+        "lazy" if args.is_empty() => Ok(crate::library::lazy_of(it, recv.clone())),
         "exclude_end?" => Ok(RValue::Bool(r.2)),
         "last" | "max" if args.is_empty() => match (&r.1, r.2) {
             (RValue::Int(b), true) if name == "max" => Ok(RValue::Int(b - 1)),
@@ -1556,7 +1819,7 @@ pub(crate) fn class_responds(cname: &str, name: &str) -> bool {
             name,
             "parse" | "generate" | "dump" | "pretty_generate" | "load"
         ),
-        "Math" => matches!(name, "sqrt" | "log" | "log2" | "log10" | "floor" | "pow"),
+        "Math" => MATH_FUNCTIONS.contains(&name),
         "Integer" => name == "sqrt",
         "YAML" | "Psych" => matches!(
             name,
@@ -1601,9 +1864,6 @@ pub(crate) fn str_bytes(v: &RValue) -> Vec<u8> {
 
 /// A binary string of bytes (each byte a character, as Ruby's ASCII-8BIT strings).
 pub(crate) fn binary_string(bytes: &[u8]) -> RValue {
-    if bytes.is_ascii() {
-        return RValue::string(String::from_utf8_lossy(bytes).into_owned());
-    }
     let v = RValue::string(bytes.iter().map(|b| *b as char).collect());
     if let RValue::Str(s) = &v {
         s.set_binary();
@@ -1972,25 +2232,7 @@ pub(crate) fn class_method(
             }
         }
         ("YAML", _) | ("Psych", _) => unsupported(format!("{cname}.{name} (reading YAML)"), pos),
-        ("Math", "sqrt") => {
-            argc(&args, 1, 1, pos)?;
-            Ok(RValue::Float(num_f(&args[0]).sqrt()))
-        }
-        ("Math", "log") => {
-            argc(&args, 1, 2, pos)?;
-            let x = num_f(&args[0]).ln();
-            Ok(RValue::Float(match args.get(1) {
-                Some(b) => x / num_f(b).ln(),
-                None => x,
-            }))
-        }
-        ("Math", "log2") => Ok(RValue::Float(
-            num_f(args.first().unwrap_or(&RValue::Int(0))).log2(),
-        )),
-        ("Math", "log10") => Ok(RValue::Float(
-            num_f(args.first().unwrap_or(&RValue::Int(0))).log10(),
-        )),
-        ("Math", _) => unsupported(format!("Math.{name}"), pos),
+        ("Math", _) => math(name, &args, pos),
         ("Integer", "sqrt") => {
             argc(&args, 1, 1, pos)?;
             Ok(RValue::Int((int_arg(&args[0], pos)? as f64).sqrt() as i64))

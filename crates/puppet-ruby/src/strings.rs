@@ -405,6 +405,27 @@ fn pad(s: &str, width: i64, padstr: &str, mode: u8) -> String {
     }
 }
 
+/// `s` without the prefix Ruby's `to_i(base)` accepts after the sign for its base (`0x`
+/// for 16, `0b` for 2, `0o` for 8, `0d` for 10), the sign kept.
+fn without_radix_prefix(s: &str, base: u32) -> String {
+    let t = s.trim_start();
+    let (sign, body) = match t.strip_prefix(['-', '+']) {
+        Some(rest) => (&t[..1], rest),
+        None => ("", t),
+    };
+    let prefix = match base {
+        16 => "0x",
+        2 => "0b",
+        8 => "0o",
+        10 => "0d",
+        _ => return t.to_string(),
+    };
+    match body.get(..2) {
+        Some(p) if p.eq_ignore_ascii_case(prefix) => format!("{sign}{}", &body[2..]),
+        _ => t.to_string(),
+    }
+}
+
 /// Dispatches a String method.
 pub fn str_method(
     it: &mut Interp,
@@ -417,9 +438,25 @@ pub fn str_method(
 ) -> R {
     // Appending and asking for the size do not copy the string.
     match (name, args.as_slice()) {
-        ("<<" | "concat", [RValue::Str(add)]) => {
-            let add = add.borrow().clone();
+        ("<<" | "concat", [RValue::Str(add_cell)]) => {
+            let add = add_cell.borrow().clone();
             it.charge(add.len(), pos)?;
+            // An ASCII-only side takes the other's encoding; two others do not mix.
+            if cell.is_binary() != add_cell.is_binary() && !add.is_ascii() {
+                if !cell.borrow().is_ascii() {
+                    let (a, b) = if cell.is_binary() {
+                        ("ASCII-8BIT", "UTF-8")
+                    } else {
+                        ("UTF-8", "ASCII-8BIT")
+                    };
+                    return raise(
+                        "Encoding::CompatibilityError",
+                        format!("incompatible character encodings: {a} and {b}"),
+                        pos,
+                    );
+                }
+                cell.set_binary_to(add_cell.is_binary());
+            }
             cell.borrow_mut().push_str(&add);
             return Ok(recv.clone());
         }
@@ -481,6 +518,24 @@ pub fn str_method(
                 Ok(recv.clone())
             } else {
                 Ok(RValue::Nil)
+            }
+        }
+        "delete_prefix" | "delete_suffix" | "delete_prefix!" | "delete_suffix!" => {
+            argc(&args, 1, 1, pos)?;
+            let affix = str_arg(&args[0], pos)?;
+            let cut = if name.starts_with("delete_prefix") {
+                s.strip_prefix(affix.as_str())
+            } else {
+                s.strip_suffix(affix.as_str())
+            };
+            match (cut, name.ends_with('!')) {
+                (Some(rest), false) => new(rest.to_string()),
+                (None, false) => new(s.clone()),
+                (Some(rest), true) => {
+                    set(rest.to_string());
+                    Ok(recv.clone())
+                }
+                (None, true) => Ok(RValue::Nil),
             }
         }
         "strip" => new(s.trim_matches(is_space).to_string()),
@@ -770,6 +825,36 @@ pub fn str_method(
                 None => RValue::Nil,
             })
         }
+        // `slice!`: what `slice` returns, cut out of the receiver (nil leaves it as it is).
+        "slice!" => {
+            let part = str_method(it, recv, cell, "slice", args.clone(), None, pos)?;
+            let RValue::Str(p) = &part else {
+                return Ok(part);
+            };
+            let count = p.borrow().chars().count();
+            let len = s.chars().count();
+            let start = match args.as_slice() {
+                [RValue::Int(i)] | [RValue::Int(i), _] => norm(*i, len),
+                [RValue::Range(r)] => norm(int_arg(&r.0, pos)?, len),
+                [RValue::Str(sub)] => s
+                    .find(sub.borrow().as_str())
+                    .map(|b| s[..b].chars().count()),
+                [RValue::Regexp(_)] => it
+                    .last_match
+                    .as_ref()
+                    .map(|caps| s[..caps.span().0.min(s.len())].chars().count()),
+                _ => return unsupported("String#slice! with these arguments", pos),
+            };
+            if let Some(start) = start {
+                let rest: String = s
+                    .chars()
+                    .take(start)
+                    .chain(s.chars().skip(start + count))
+                    .collect();
+                set(rest);
+            }
+            Ok(part)
+        }
         "[]" | "slice" => {
             argc(&args, 1, 2, pos)?;
             let len = s.chars().count();
@@ -1005,10 +1090,20 @@ pub fn str_method(
             if !(2..=36).contains(&base) {
                 return raise("ArgumentError", format!("invalid radix {base}"), pos);
             }
-            Ok(RValue::Int(str_to_i(&s, base)))
+            Ok(RValue::Int(str_to_i(&without_radix_prefix(&s, base), base)))
         }
-        "hex" => Ok(RValue::Int(str_to_i(s.trim_start_matches("0x"), 16))),
-        "oct" => Ok(RValue::Int(str_to_i(&s, 8))),
+        "hex" => Ok(RValue::Int(str_to_i(&without_radix_prefix(&s, 16), 16))),
+        // The base from a `0x`/`0b`/`0o` prefix, else octal.
+        "oct" => {
+            let t = s.trim_start();
+            let body = t.strip_prefix(['-', '+']).unwrap_or(t).to_ascii_lowercase();
+            let base = match body.get(..2) {
+                Some("0x") => 16,
+                Some("0b") => 2,
+                _ => 8,
+            };
+            Ok(RValue::Int(str_to_i(&without_radix_prefix(&s, base), base)))
+        }
         "to_f" => Ok(RValue::Float(crate::methods::str_to_f(&s))),
         "to_sym" | "intern" => Ok(RValue::sym(&s)),
         "to_a" => unsupported("String#to_a (not in Ruby 1.9+)", pos),
@@ -1045,12 +1140,24 @@ pub fn str_method(
                 .map(to_s)
                 .unwrap_or_default()
                 .to_ascii_uppercase();
+            // In place: the same bytes, read in the other encoding.
             if enc == "BINARY" || enc == "ASCII-8BIT" {
-                return Ok(crate::methods::binary_string(&crate::methods::str_bytes(
-                    recv,
-                )));
+                if !cell.is_binary() {
+                    let bytes = crate::methods::str_bytes(recv);
+                    *cell.borrow_mut() = bytes.iter().map(|b| *b as char).collect();
+                    cell.set_binary_to(true);
+                }
+                return Ok(recv.clone());
             }
             if enc == "UTF-8" {
+                if cell.is_binary() {
+                    let bytes = crate::methods::str_bytes(recv);
+                    let Ok(text) = String::from_utf8(bytes) else {
+                        return unsupported("a string of invalid UTF-8", pos);
+                    };
+                    *cell.borrow_mut() = text;
+                    cell.set_binary_to(false);
+                }
                 return Ok(recv.clone());
             }
             unsupported(format!("String#force_encoding({enc})"), pos)
@@ -1096,7 +1203,43 @@ pub fn str_method(
         }
         "valid_encoding?" => Ok(RValue::Bool(true)),
         "ascii_only?" => Ok(RValue::Bool(s.is_ascii())),
-        "unicode_normalize" if s.is_ascii() => Ok(RValue::string(s)),
+        "unicode_normalize" | "unicode_normalize!" | "unicode_normalized?" => {
+            use unicode_normalization::UnicodeNormalization;
+            argc(&args, 0, 1, pos)?;
+            if cell.is_binary() {
+                return raise(
+                    "Encoding::CompatibilityError",
+                    "Unicode Normalization not appropriate for ASCII-8BIT",
+                    pos,
+                );
+            }
+            let form = match args.first() {
+                None => "nfc".to_string(),
+                Some(RValue::Sym(f)) => f.to_string(),
+                Some(other) => to_s(other),
+            };
+            let out: String = match (form.as_str(), args.first()) {
+                ("nfc", None | Some(RValue::Sym(_))) => s.nfc().collect(),
+                ("nfd", Some(RValue::Sym(_))) => s.nfd().collect(),
+                ("nfkc", Some(RValue::Sym(_))) => s.nfkc().collect(),
+                ("nfkd", Some(RValue::Sym(_))) => s.nfkd().collect(),
+                _ => {
+                    return raise(
+                        "ArgumentError",
+                        format!("Invalid normalization form {form}."),
+                        pos,
+                    )
+                }
+            };
+            match name {
+                "unicode_normalized?" => Ok(RValue::Bool(out == s)),
+                "unicode_normalize!" => {
+                    set(out);
+                    Ok(recv.clone())
+                }
+                _ => new(out),
+            }
+        }
         "crypt" => {
             let setting = match args.first() {
                 Some(RValue::Str(x)) => x.borrow().clone(),
@@ -1127,7 +1270,43 @@ pub fn str_method(
             }
         }
         "unpack" | "unpack1" => crate::pack::unpack(recv, name == "unpack1", &args, pos),
-        "sum" | "each_byte" | "unicode_normalize" => unsupported(format!("String#{name}"), pos),
+        // The bytes' sum modulo 2**bits (16 by default; no modulus for bits <= 0 or >= 64).
+        "sum" => {
+            argc(&args, 0, 1, pos)?;
+            let bits = match args.first() {
+                Some(b) => int_arg(b, pos)?,
+                None => 16,
+            };
+            let total = crate::methods::str_bytes(recv)
+                .iter()
+                .fold(0i64, |acc, b| acc.wrapping_add(*b as i64));
+            Ok(RValue::Int(if (1..64).contains(&bits) {
+                total & ((1i64 << bits) - 1)
+            } else {
+                total
+            }))
+        }
+        "each_byte" => {
+            argc(&args, 0, 0, pos)?;
+            let bytes: Vec<RValue> = crate::methods::str_bytes(recv)
+                .into_iter()
+                .map(|b| RValue::Int(b as i64))
+                .collect();
+            match block {
+                Some(b) => {
+                    for x in bytes {
+                        it.call_block(b, vec![x], pos)?;
+                    }
+                    Ok(recv.clone())
+                }
+                None => Ok(crate::kernel::make_enumerator(
+                    it,
+                    RValue::array(bytes),
+                    "each",
+                    Vec::new(),
+                )),
+            }
+        }
         "hash" => Ok(RValue::Int({
             use std::hash::{Hash, Hasher};
             let mut h = std::collections::hash_map::DefaultHasher::new();
