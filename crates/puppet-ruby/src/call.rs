@@ -954,8 +954,18 @@ impl<'s> Interp<'s> {
                 self.reopened = true;
             }
         }
-        let private =
-            recv.is_none() && (target.default_private.get() || Rc::ptr_eq(&target, &self.object));
+        // `initialize` and its kin are always private, as in Ruby.
+        let private = recv.is_none()
+            && (target.default_private.get()
+                || Rc::ptr_eq(&target, &self.object)
+                || matches!(
+                    d.name.as_str(),
+                    "initialize"
+                        | "initialize_copy"
+                        | "initialize_clone"
+                        | "initialize_dup"
+                        | "respond_to_missing?"
+                ));
         if self.template && recv.is_none() && Rc::ptr_eq(&target, &self.object) {
             crate::interp::note_template_method(d);
         }
@@ -1026,12 +1036,14 @@ impl<'s> Interp<'s> {
         if self.find_user_method(v, "respond_to_missing?").is_some() {
             let pos = self.pos;
             return self
-                .call_method(
+                .send(
                     v.clone(),
                     "respond_to_missing?",
                     vec![RValue::sym(name), RValue::Bool(private)],
                     None,
+                    None,
                     pos,
+                    true,
                 )
                 .is_ok_and(|r| r.truthy());
         }

@@ -5,7 +5,8 @@
 //!
 //! The interpreter creates a built-in module the first time a constant lookup misses it
 //! (`Interp::autoload`), so a run pays only for what its code names. Library pieces written
-//! in Ruby (Set, Shellwords, URI, Pathname, parts of Puppet) come from the prelude files
+//! in Ruby (Set, Shellwords, URI, Pathname, Resolv's address patterns, OpenSSL::Digest,
+//! parts of Puppet) come from the prelude files
 //! (`prelude/*.rb`), parsed once per process. Constants of libraries this crate does not
 //! implement are listed in [`unsupported`]: naming one is an error, never a guess.
 
@@ -107,12 +108,14 @@ pub(crate) fn known(path: &str) -> Option<Known> {
         "ClosedQueueError" => class("StopIteration"),
         "NoMethodError" => class("NameError"),
         "FloatDomainError" => class("RangeError"),
+        "Math::DomainError" => class("StandardError"),
+        "Encoding::CompatibilityError" => class("EncodingError"),
         "FrozenError" => class("RuntimeError"),
         "Errno::ENOENT" | "Errno::EACCES" | "Errno::EEXIST" | "Errno::EINVAL"
         | "Errno::ENOTDIR" | "Errno::EISDIR" => class("SystemCallError"),
         // Standard library.
         "JSON" | "PSON" | "Psych" | "YAML" | "Digest" | "Base64" | "Socket" | "CGI"
-        | "ERB::Util" | "Zlib" => module(),
+        | "ERB::Util" | "Zlib" | "SecureRandom" => module(),
         "Date::Error" => class("ArgumentError"),
         "ERB" => class("Object"),
         "JSON::JSONError" => class("StandardError"),
@@ -338,10 +341,7 @@ pub(crate) fn unsupported(path: &str) -> bool {
             | "FileUtils"
             | "Net"
             | "Timeout"
-            | "SecureRandom"
-            | "OpenSSL"
             | "Facter"
-            | "Resolv"
             | "Thread"
             | "Mutex"
             | "Queue"
@@ -368,6 +368,7 @@ pub(crate) fn unsupported(path: &str) -> bool {
         "Time::",
         "Random::",
         "Enumerator::",
+        "OpenSSL::",
     ]
     .iter()
     .any(|p| path.starts_with(p))
@@ -391,6 +392,8 @@ pub(crate) fn prelude_for(path: &str) -> Option<&'static str> {
         "OpenStruct" => "ostruct",
         "Forwardable" => "forwardable",
         "Gem" | "Gem::Version" | "Gem::Requirement" => "rubygems",
+        "Resolv" => "resolv",
+        "OpenSSL" => "openssl",
         _ => return None,
     })
 }
@@ -405,6 +408,8 @@ fn prelude_text(name: &str) -> Option<&'static str> {
         "ostruct" => include_str!("prelude/ostruct.rb"),
         "forwardable" => include_str!("prelude/forwardable.rb"),
         "rubygems" => include_str!("prelude/rubygems.rb"),
+        "resolv" => include_str!("prelude/resolv.rb"),
+        "openssl" => include_str!("prelude/openssl.rb"),
         _ => return None,
     })
 }
@@ -437,13 +442,15 @@ pub(crate) fn library(name: &str) -> Option<&'static str> {
         "ostruct" => "ostruct",
         "forwardable" => "forwardable",
         "rubygems" => "rubygems",
+        "resolv" => "resolv",
+        "openssl" => "openssl",
         "json" | "json/ext" | "json/pure" | "ipaddr" | "digest" | "digest/md5" | "digest/sha1"
         | "digest/sha2" | "digest/sha256" | "digest/sha512" | "base64" | "yaml" | "psych"
         | "erb" | "cgi" | "cgi/util" | "socket" | "time" | "English" | "pp" | "net/ftp"
         | "puppet_x" | "stringio" | "date" | "etc" | "tempfile" | "fileutils" | "open3"
-        | "open-uri" | "net/http" | "net/https" | "timeout" | "securerandom" | "openssl"
-        | "zlib" | "resolv" | "thread" | "monitor" | "logger" | "find" | "csv" | "optparse"
-        | "benchmark" | "singleton" | "rexml/document" | "win32ole" | "facter" | "puppet" => "",
+        | "open-uri" | "net/http" | "net/https" | "timeout" | "securerandom" | "zlib"
+        | "thread" | "monitor" | "logger" | "find" | "csv" | "optparse" | "benchmark"
+        | "singleton" | "rexml/document" | "win32ole" | "facter" | "puppet" => "",
         n if n.starts_with("puppet/") => "",
         _ => return None,
     })

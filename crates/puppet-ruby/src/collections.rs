@@ -345,7 +345,12 @@ fn enumerable(
             }
             memo
         }
-        "inject" | "reduce" | "sum" => {
+        "sum" => match args {
+            [] => sum_items(it, RValue::Int(0), items, block, pos)?,
+            [init] => sum_items(it, init.clone(), items, block, pos)?,
+            _ => return unsupported(format!("{name} with these arguments"), pos).map(Some),
+        },
+        "inject" | "reduce" => {
             let (mut acc, op) = match (name, args, block) {
                 ("sum", [], _) => (Some(RValue::Int(0)), None),
                 ("sum", [init], _) => (Some(init.clone()), None),
@@ -619,7 +624,27 @@ fn enumerable(
             return Ok(None);
         }
         "each_entry" => return Ok(None),
-        "cycle" | "lazy" | "chunk_while" | "slice_when" | "each_entry_x" => {
+        // The runs of neighbours the block joins (`chunk_while`) or does not split
+        // (`slice_when`), as an enumerator over the arrays.
+        "chunk_while" | "slice_when" => {
+            let b = need_block(block, name, pos)?;
+            let mut chunks: Vec<RValue> = Vec::new();
+            let mut cur: Vec<RValue> = Vec::new();
+            for x in items {
+                if let Some(last) = cur.last().cloned() {
+                    let r = it.call_block(b, vec![last, x.clone()], pos)?.truthy();
+                    if r != (name == "chunk_while") {
+                        chunks.push(RValue::array(std::mem::take(&mut cur)));
+                    }
+                }
+                cur.push(x);
+            }
+            if !cur.is_empty() {
+                chunks.push(RValue::array(cur));
+            }
+            crate::kernel::make_enumerator(it, RValue::array(chunks), "each", Vec::new())
+        }
+        "cycle" | "lazy" | "each_entry_x" => {
             return unsupported(format!("Enumerable#{name}"), pos).map(Some)
         }
         _ => return Ok(None),
@@ -648,6 +673,7 @@ pub fn array_method(
                 return Ok(recv.clone());
             }
             ("length" | "size", []) => return Ok(RValue::Int(len as i64)),
+            ("lazy", []) => return Ok(crate::library::lazy_of(it, recv.clone())),
             ("empty?", []) => return Ok(RValue::Bool(len == 0)),
             // `equal` runs no Ruby code: the elements are compared where they are.
             ("include?" | "member?", [x]) => {
@@ -1213,12 +1239,7 @@ pub fn array_method(
         "to_ary" | "to_a" | "entries" => return Ok(recv.clone()),
         "hash" => return Ok(RValue::Int(0)),
         "sum" if block.is_none() && args.is_empty() => {
-            // Integer/float sum, or string concatenation error like Ruby.
-            let mut acc = RValue::Int(0);
-            for x in items {
-                acc = crate::methods::call_method(it, acc, "+", vec![x], None, pos)?;
-            }
-            return Ok(acc);
+            return sum_items(it, RValue::Int(0), items, None, pos);
         }
         _ => {}
     }
@@ -1229,6 +1250,81 @@ pub fn array_method(
         }
         None => crate::methods::no_method_pub(recv, name, pos),
     }
+}
+
+/// Ruby's `Array#sum` and `Enumerable#sum`: `+` from `init` on, except that from the first
+/// float (with a numeric sum so far) the numbers are added with Ruby's Kahan-Babuska
+/// compensated summation (`[0.1, 0.2, 0.3].sum` is 0.6); a value that is not a number
+/// after that continues with `+` from the uncompensated float, as Ruby does.
+fn sum_items(
+    it: &mut Interp,
+    init: RValue,
+    items: Vec<RValue>,
+    block: Option<&Blk>,
+    pos: Pos,
+) -> R {
+    let mut acc = init;
+    // The float sum and its compensation, once in float mode.
+    let mut float: Option<(f64, f64)> = None;
+    for x in items {
+        let x = match block {
+            Some(b) => it.call_block(b, vec![x], pos)?,
+            None => x,
+        };
+        let num = match x {
+            RValue::Float(v) => Some(v),
+            RValue::Int(i) => Some(i as f64),
+            _ => None,
+        };
+        if float.is_none() {
+            float = match (&acc, &x) {
+                (RValue::Int(a), RValue::Float(_)) => Some((*a as f64, 0.0)),
+                (RValue::Float(a), RValue::Float(_) | RValue::Int(_)) => Some((*a, 0.0)),
+                _ => None,
+            };
+            if float.is_none() {
+                acc = crate::methods::call_method(it, acc, "+", vec![x], None, pos)?;
+                continue;
+            }
+        }
+        let Some((f, c)) = float.as_mut() else {
+            continue;
+        };
+        let Some(x) = num else {
+            acc = crate::methods::call_method(it, RValue::Float(*f), "+", vec![x], None, pos)?;
+            float = None;
+            continue;
+        };
+        if f.is_nan() {
+            continue;
+        }
+        if x.is_nan() {
+            *f = x;
+            continue;
+        }
+        if x.is_infinite() {
+            *f = if f.is_infinite() && x.is_sign_negative() != f.is_sign_negative() {
+                f64::NAN
+            } else {
+                x
+            };
+            continue;
+        }
+        if f.is_infinite() {
+            continue;
+        }
+        let t = *f + x;
+        if f.abs() >= x.abs() {
+            *c += (*f - t) + x;
+        } else {
+            *c += (x - t) + *f;
+        }
+        *f = t;
+    }
+    Ok(match float {
+        Some((f, c)) => RValue::Float(f + c),
+        None => acc,
+    })
 }
 
 fn slice(args: &[RValue], len: usize, pos: Pos) -> Result<Option<(usize, usize)>, Ctrl> {
@@ -1304,6 +1400,9 @@ pub fn hash_method(
     pos: Pos,
 ) -> R {
     let snapshot = || cell.borrow().pairs();
+    if name == "lazy" && args.is_empty() {
+        return Ok(crate::library::lazy_of(it, recv.clone()));
+    }
     if block.is_none()
         && matches!(
             name,

@@ -371,7 +371,12 @@ impl RubyFunction {
                 a.insert(0, RValue::Scope);
             }
             let pos = crate::Pos::default();
-            match it.send(obj, &method, a, None, None, pos, true) {
+            // Puppet's lookup catches `:no_such_key` around the backend call.
+            it.catch_tags
+                .push(RValue::sym(crate::lookup_context::NOT_FOUND_TAG));
+            let r = it.send(obj, &method, a, None, None, pos, true);
+            it.catch_tags.pop();
+            match r {
                 Ok(r) => to_puppet_result(&r, pos).map(Some),
                 Err(Ctrl::Throw(tag, _)) if matches!(&tag, RValue::Sym(s) if &**s == crate::lookup_context::NOT_FOUND_TAG) => {
                     Ok(None)

@@ -366,6 +366,9 @@ pub struct Interp<'s> {
     pub(crate) globals: FxHashMap<String, RValue>,
     /// The last match (`$~`).
     pub last_match: Option<Rc<crate::value::Captures>>,
+    /// The tags of the `catch` blocks running now (a `throw` of another tag raises
+    /// `UncaughtThrowError` where it is).
+    pub(crate) catch_tags: Vec<RValue>,
     depth: usize,
     steps: u64,
     max_steps: u64,
@@ -539,6 +542,7 @@ impl<'s> Interp<'s> {
             loaded: FxHashSet::default(),
             globals: FxHashMap::default(),
             last_match: None,
+            catch_tags: Vec::new(),
             depth: 0,
             steps: 0,
             max_steps: DEFAULT_STEPS,

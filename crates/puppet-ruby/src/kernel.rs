@@ -293,13 +293,23 @@ fn kernel_function(
             let Some(b) = block else {
                 return raise("LocalJumpError", "no block given", pos);
             };
-            match it.call_block(b, vec![tag.clone()], pos) {
+            it.catch_tags.push(tag.clone());
+            let r = it.call_block(b, vec![tag.clone()], pos);
+            it.catch_tags.pop();
+            match r {
                 Err(Ctrl::Throw(t, v)) if value::equal(&t, &tag) => Ok(v),
                 other => other,
             }
         })(),
         "throw" => (|| {
             argc(&args, 1, 2, pos)?;
+            if !it.catch_tags.iter().any(|t| value::equal(t, &args[0])) {
+                return raise(
+                    "UncaughtThrowError",
+                    format!("uncaught throw {}", value::inspect(&args[0])),
+                    pos,
+                );
+            }
             Err(Ctrl::Throw(
                 args[0].clone(),
                 args.get(1).cloned().unwrap_or(RValue::Nil),
@@ -616,13 +626,27 @@ pub(crate) fn common(
             value::HKey::of(recv).hash(&mut h);
             (h.finish() >> 2) as i64
         })),
+        // Objects: their address (distinct while both live, as Ruby's ids); immediate values
+        // (symbols, floats) one id per value.
         "object_id" | "__id__" => Ok(RValue::Int(match recv {
             RValue::Object(o) => (Rc::as_ptr(o) as usize >> 3) as i64,
             RValue::Module(m) => (Rc::as_ptr(m) as usize >> 3) as i64,
+            RValue::Str(x) => (Rc::as_ptr(x) as usize >> 3) as i64,
+            RValue::Array(x) => (Rc::as_ptr(x) as usize >> 3) as i64,
+            RValue::Hash(x) => (Rc::as_ptr(x) as usize >> 3) as i64,
+            RValue::Range(x) => (Rc::as_ptr(x) as usize >> 3) as i64,
+            RValue::Regexp(x) => (Rc::as_ptr(x) as usize >> 3) as i64,
+            RValue::MatchData(x) => (Rc::as_ptr(x) as usize >> 3) as i64,
             RValue::Nil => 8,
             RValue::Bool(true) => 20,
             RValue::Bool(false) => 0,
-            RValue::Int(i) => 2 * i + 1,
+            RValue::Int(i) => i.wrapping_mul(2).wrapping_add(1),
+            RValue::Sym(_) | RValue::Float(_) => {
+                use std::hash::{Hash, Hasher};
+                let mut h = std::collections::hash_map::DefaultHasher::new();
+                value::HKey::of(recv).hash(&mut h);
+                (h.finish() >> 4) as i64 * 4 + 2
+            }
             _ => 1,
         })),
         "send" | "__send__" | "public_send" => (|| {
@@ -1102,6 +1126,7 @@ fn enumerator_method(
                 )
             }
         ))),
+        ("lazy", None) if args.is_empty() => Ok(crate::library::lazy_of(it, recv.clone())),
         ("next" | "peek" | "rewind" | "lazy", _) => unsupported(format!("Enumerator#{name}"), pos),
         _ => {
             if let Some(r) = common(it, recv, name, &args, block, pos) {
@@ -1588,8 +1613,16 @@ fn module_generic(
                 .map(RValue::Module)
                 .collect(),
         )),
-        "instance_methods" | "public_instance_methods" => {
+        "instance_methods" | "public_instance_methods" | "private_instance_methods" => {
             let inherit = args.first().is_none_or(|a| a.truthy());
+            let private = name == "private_instance_methods";
+            if private && inherit {
+                // Ruby's list would hold Kernel's private methods too.
+                return Some(unsupported(
+                    "private_instance_methods with inherited ones",
+                    pos,
+                ));
+            }
             let mut names: Vec<RValue> = Vec::new();
             let mods = if inherit {
                 m.ancestors()
@@ -1601,7 +1634,7 @@ fn module_generic(
                     .methods
                     .borrow()
                     .iter()
-                    .filter(|(_, e)| !e.private && !matches!(e.method, Method::Undefined))
+                    .filter(|(_, e)| e.private == private && !matches!(e.method, Method::Undefined))
                     .map(|(k, _)| k.clone())
                     .collect();
                 ks.sort();

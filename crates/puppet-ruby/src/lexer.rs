@@ -48,8 +48,8 @@ pub enum Tok {
     /// `/re/flags` or `%r{re}flags`: the parts and the flags (boxed: a rare token, kept out
     /// of the size of every token).
     Regex(Box<(Vec<StrPart>, String)>),
-    /// `%w[]` / `%i[]` words: (words, symbols?).
-    Words(Vec<String>, bool),
+    /// `%w[]` / `%i[]` words (`%W`/`%I`: with interpolation): (words, symbols?).
+    Words(Vec<Vec<StrPart>>, bool),
     /// An identifier or keyword (may end in `?` or `!`).
     Ident(String),
     /// `Const`.
@@ -1320,10 +1320,61 @@ impl<'a> Lexer<'a> {
             c => c,
         };
         match kind {
-            'w' | 'W' | 'i' | 'I' => {
+            'w' | 'i' => {
+                // Words split at whitespace; `\ ` is a space inside a word.
                 let body = self.sstring(open, close)?;
-                let words = body.split_whitespace().map(str::to_string).collect();
-                Ok(Tok::Words(words, kind == 'i' || kind == 'I'))
+                let mut words: Vec<Vec<StrPart>> = Vec::new();
+                let mut word: Option<String> = None;
+                let mut chars = body.chars().peekable();
+                while let Some(c) = chars.next() {
+                    if c == '\\' && chars.peek().is_some_and(|n| n.is_whitespace()) {
+                        word.get_or_insert_with(String::new)
+                            .push(chars.next().unwrap_or(' '));
+                    } else if c.is_whitespace() {
+                        if let Some(w) = word.take() {
+                            words.push(vec![StrPart::Lit(w)]);
+                        }
+                    } else {
+                        word.get_or_insert_with(String::new).push(c);
+                    }
+                }
+                if let Some(w) = word {
+                    words.push(vec![StrPart::Lit(w)]);
+                }
+                Ok(Tok::Words(words, kind == 'i'))
+            }
+            'W' | 'I' => {
+                // Interpolating words: split at the whitespace of the literal text.
+                let parts = self.dstring(open, close, true)?;
+                let mut words: Vec<Vec<StrPart>> = Vec::new();
+                let mut word: Vec<StrPart> = Vec::new();
+                for part in parts {
+                    match part {
+                        StrPart::Lit(text) => {
+                            let mut lit = String::new();
+                            for c in text.chars() {
+                                if c.is_whitespace() {
+                                    if !lit.is_empty() {
+                                        word.push(StrPart::Lit(std::mem::take(&mut lit)));
+                                    }
+                                    if !word.is_empty() {
+                                        words.push(std::mem::take(&mut word));
+                                    }
+                                } else {
+                                    lit.push(c);
+                                }
+                            }
+                            if !lit.is_empty() {
+                                word.push(StrPart::Lit(lit));
+                            }
+                        }
+                        code => word.push(code),
+                    }
+                }
+                if !word.is_empty() {
+                    words.push(word);
+                }
+                Ok(Tok::Words(words, kind == 'I'))
             }
             'q' => Ok(Tok::Str(vec![StrPart::Lit(self.sstring(open, close)?)])),
             'x' => Ok(Tok::XStr(self.dstring(open, close, true)?)),
@@ -1641,7 +1692,13 @@ mod tests {
         );
         assert_eq!(
             toks("%w[a b]"),
-            vec![Tok::Words(vec!["a".into(), "b".into()], false)]
+            vec![Tok::Words(
+                vec![
+                    vec![StrPart::Lit("a".into())],
+                    vec![StrPart::Lit("b".into())]
+                ],
+                false
+            )]
         );
         assert_eq!(
             toks("x.empty?"),

@@ -7,7 +7,7 @@
 //! in `methods`, `strings` and `collections`, and the standard-library classes in their own
 //! files behind `library`: `time` (Time, Date, Rational; local time is UTC, as no time zone
 //! source is read), `pack` (`Array#pack`, `String#unpack`), Zlib's checksums, seeded
-//! `Random` and `Enumerator.new` generators. The Puppet side plugs in through
+//! `Random`, `SecureRandom`, `Enumerator.new` generators and lazy enumerators. The Puppet side plugs in through
 //! [`PuppetScope`]: variables, function calls and `setvar`.
 //!
 //! Anything outside the supported Ruby subset is reported as unsupported, naming the line,

@@ -7,10 +7,10 @@
 //! methods run it to the end; `first(n)`/`take(n)` stop it after `n` values (so an endless
 //! generator works), and `next`/`peek` read the values of one run of up to
 //! [`NEXT_LIMIT`] values, made on the first `next` (the block's side effects happen then,
-//! once, where Ruby interleaves them with the `next` calls). `gen.lazy` chains `map`,
-//! `select`/`filter`, `reject`, `take_while` and `take(n)`, read by `first(n)` and
-//! `to_a`/`force`, each value going through the steps as the generator yields it (the other
-//! lazy methods, and `lazy` of arrays and ranges, are errors naming them). Seeded `Random`
+//! once, where Ruby interleaves them with the `next` calls). `lazy` of a generator, a range
+//! (endless ones too), an array or a hash chains `map`, `select`, `reject`, `filter_map`,
+//! `take(_while)`, `drop(_while)`, `uniq`, `with_index` and `compact`, each value going
+//! through the steps as the source gives it (see `lazy_method`). Seeded `Random`
 //! is Ruby's MT19937 (`puppet_functions::random`); an unseeded one is an error.
 
 use crate::interp::{raise, unsupported, Ctrl, Interp, R};
@@ -27,9 +27,17 @@ const NEXT_LIMIT: usize = 100_000;
 
 /// The name of a library class whose class methods [`class_method`] answers.
 pub(crate) fn library_class(m: &crate::object::Module) -> Option<&'static str> {
-    ["Time", "Date", "DateTime", "Zlib", "Enumerator", "Random"]
-        .into_iter()
-        .find(|n| m.name_is(n))
+    [
+        "Time",
+        "Date",
+        "DateTime",
+        "Zlib",
+        "Enumerator",
+        "Random",
+        "SecureRandom",
+    ]
+    .into_iter()
+    .find(|n| m.name_is(n))
 }
 
 /// Class methods of the library classes; `None` when `cname.name` is not one of them.
@@ -91,6 +99,7 @@ pub(crate) fn class_method(
             format!("Random.{name} (an unseeded random number)"),
             pos,
         )),
+        ("SecureRandom", _) => Some(secure_random(name, args, pos)),
         ("Enumerator", "new") => Some(match block {
             Some(b) => {
                 let gen = GenData {
@@ -187,25 +196,203 @@ struct YielderData {
     tag: RValue,
     /// The steps of a lazy chain each value goes through before it is collected.
     ops: Vec<LazyOp>,
-    /// How many values each `take(n)` step has let through.
-    taken: RefCell<Vec<usize>>,
+    /// The steps' counters for this run.
+    states: RefCell<Vec<OpState>>,
 }
 
-/// One step of `gen.lazy...`.
+/// One step of `x.lazy...`.
 #[derive(Debug, Clone)]
 enum LazyOp {
     Map(Blk),
     Select(Blk),
     Reject(Blk),
+    FilterMap(Blk),
     TakeWhile(Blk),
     Take(usize),
+    DropWhile(Blk),
+    Drop(usize),
+    /// `uniq`, by the block's value when there is one.
+    Uniq(Option<Blk>),
+    /// `with_index(offset)`/`each_with_index`: `[x, i]`, or with a block, the block called
+    /// with both and `x` passed on.
+    WithIndex(i64, Option<Blk>),
+    Compact,
 }
 
-/// `gen.lazy` and the steps chained on it: the generator enumerator and the steps.
+/// A step's counter in one run of a chain: values seen (`take`, `drop`, `with_index`),
+/// whether `drop_while` has stopped dropping, the keys `uniq` has let through.
+#[derive(Debug, Default, Clone)]
+struct OpState {
+    count: usize,
+    done: bool,
+    seen: std::collections::HashSet<crate::value::HKey>,
+}
+
+/// What a chain makes of one value.
+enum Step {
+    Emit(RValue),
+    Skip,
+    Stop,
+}
+
+/// Runs value `v` through the steps `ops` (their counters in `states`).
+fn lazy_step(
+    it: &mut Interp,
+    ops: &[LazyOp],
+    states: &RefCell<Vec<OpState>>,
+    mut v: RValue,
+    pos: Pos,
+) -> Result<Step, Ctrl> {
+    for (k, op) in ops.iter().enumerate() {
+        match op {
+            LazyOp::Map(b) => v = it.call_block(b, vec![v], pos)?,
+            LazyOp::Select(b) | LazyOp::Reject(b) => {
+                let keep = it.call_block(b, vec![v.clone()], pos)?.truthy();
+                if keep != matches!(op, LazyOp::Select(_)) {
+                    return Ok(Step::Skip);
+                }
+            }
+            LazyOp::FilterMap(b) => {
+                let r = it.call_block(b, vec![v], pos)?;
+                if !r.truthy() {
+                    return Ok(Step::Skip);
+                }
+                v = r;
+            }
+            LazyOp::TakeWhile(b) => {
+                if !it.call_block(b, vec![v.clone()], pos)?.truthy() {
+                    return Ok(Step::Stop);
+                }
+            }
+            LazyOp::Take(n) => {
+                let mut st = states.borrow_mut();
+                if st[k].count >= *n {
+                    return Ok(Step::Stop);
+                }
+                st[k].count += 1;
+            }
+            LazyOp::Drop(n) => {
+                let mut st = states.borrow_mut();
+                if st[k].count < *n {
+                    st[k].count += 1;
+                    return Ok(Step::Skip);
+                }
+            }
+            LazyOp::DropWhile(b) => {
+                if !states.borrow()[k].done {
+                    if it.call_block(b, vec![v.clone()], pos)?.truthy() {
+                        return Ok(Step::Skip);
+                    }
+                    states.borrow_mut()[k].done = true;
+                }
+            }
+            LazyOp::Uniq(b) => {
+                let key = match b {
+                    Some(b) => it.call_block(b, vec![v.clone()], pos)?,
+                    None => v.clone(),
+                };
+                if !states.borrow_mut()[k]
+                    .seen
+                    .insert(crate::value::HKey::of(&key))
+                {
+                    return Ok(Step::Skip);
+                }
+            }
+            LazyOp::WithIndex(offset, b) => {
+                let i = {
+                    let mut st = states.borrow_mut();
+                    st[k].count += 1;
+                    RValue::Int(offset.saturating_add(st[k].count as i64 - 1))
+                };
+                match b {
+                    Some(b) => {
+                        it.call_block(b, vec![v.clone(), i], pos)?;
+                    }
+                    None => v = RValue::array(vec![v, i]),
+                }
+            }
+            LazyOp::Compact => {
+                if matches!(v, RValue::Nil) {
+                    return Ok(Step::Skip);
+                }
+            }
+        }
+    }
+    Ok(Step::Emit(v))
+}
+
+/// Whether a `take(n)` step has let its `n` values through (the chain ends there).
+fn takes_done(ops: &[LazyOp], states: &RefCell<Vec<OpState>>) -> bool {
+    let st = states.borrow();
+    ops.iter()
+        .enumerate()
+        .any(|(k, op)| matches!(op, LazyOp::Take(n) if st[k].count >= *n))
+}
+
+/// `x.lazy` and the steps chained on it: the source (a generator enumerator, a range, an
+/// array or anything with `to_a`) and the steps.
 #[derive(Debug)]
 struct LazyData {
     source: RValue,
     ops: Vec<LazyOp>,
+}
+
+/// `x.lazy` for a range, an array or a hash: a lazy enumerator reading `x` value by value
+/// as its steps ask (an endless range works).
+pub(crate) fn lazy_of(it: &mut Interp, source: RValue) -> RValue {
+    new_object(
+        it,
+        "Enumerator::Lazy",
+        LazyData {
+            source,
+            ops: Vec::new(),
+        },
+    )
+}
+
+/// Passes the values of a lazy chain's source (not a generator) to `f` until it says
+/// stop: an integer range one by one (endless ones too), other values through `to_a`.
+fn each_source(
+    it: &mut Interp,
+    source: &RValue,
+    f: &mut dyn FnMut(&mut Interp, RValue) -> Result<bool, Ctrl>,
+    pos: Pos,
+) -> Result<(), Ctrl> {
+    match source {
+        RValue::Range(r) if matches!(r.0, RValue::Int(_)) => {
+            let RValue::Int(mut i) = r.0 else {
+                return Ok(());
+            };
+            while crate::methods::range_cover(r, &RValue::Int(i)) {
+                it.tick(pos)?;
+                if !f(it, RValue::Int(i))? {
+                    break;
+                }
+                i = match i.checked_add(1) {
+                    Some(n) => n,
+                    None => break,
+                };
+            }
+            Ok(())
+        }
+        RValue::Array(a) => {
+            let items = a.borrow().clone();
+            for x in items {
+                it.tick(pos)?;
+                if !f(it, x)? {
+                    break;
+                }
+            }
+            Ok(())
+        }
+        other => {
+            let items = it.call_method(other.clone(), "to_a", Vec::new(), None, pos)?;
+            match items {
+                RValue::Array(_) => each_source(it, &items, f, pos),
+                _ => unsupported("Enumerator::Lazy of this value", pos),
+            }
+        }
+    }
 }
 
 /// Runs the generator's block with a yielder; `target` receives the values, else they are
@@ -234,7 +421,7 @@ fn run_with(
         collected: RefCell::new(Vec::new()),
         limit,
         tag: tag.clone(),
-        taken: RefCell::new(vec![0; ops.len()]),
+        states: RefCell::new(vec![OpState::default(); ops.len()]),
         ops,
     };
     let yv = new_object(it, "Enumerator::Yielder", y);
@@ -279,41 +466,12 @@ fn yielder_method(
                 Some(b) => it.call_block(b, args.to_vec(), pos)?,
                 None => {
                     let stop = || Err(Ctrl::Throw(y.tag.clone(), RValue::Nil));
-                    let mut v = value(args);
-                    for (k, op) in y.ops.iter().enumerate() {
-                        match op {
-                            LazyOp::Map(b) => v = it.call_block(b, vec![v], pos)?,
-                            LazyOp::Select(b) | LazyOp::Reject(b) => {
-                                let keep = it.call_block(b, vec![v.clone()], pos)?.truthy();
-                                if keep != matches!(op, LazyOp::Select(_)) {
-                                    return Ok(if name == "<<" {
-                                        recv.clone()
-                                    } else {
-                                        RValue::Nil
-                                    });
-                                }
-                            }
-                            LazyOp::TakeWhile(b) => {
-                                if !it.call_block(b, vec![v.clone()], pos)?.truthy() {
-                                    return stop();
-                                }
-                            }
-                            LazyOp::Take(n) => {
-                                let mut t = y.taken.borrow_mut();
-                                if t[k] >= *n {
-                                    return stop();
-                                }
-                                t[k] += 1;
-                            }
-                        }
+                    match lazy_step(it, &y.ops, &y.states, value(args), pos)? {
+                        Step::Stop => return stop(),
+                        Step::Skip => {}
+                        Step::Emit(v) => y.collected.borrow_mut().push(v),
                     }
-                    let mut c = y.collected.borrow_mut();
-                    c.push(v);
-                    let taken_all =
-                        y.ops.iter().enumerate().any(
-                            |(k, op)| matches!(op, LazyOp::Take(n) if y.taken.borrow()[k] >= *n),
-                        );
-                    if c.len() >= y.limit || taken_all {
+                    if y.collected.borrow().len() >= y.limit || takes_done(&y.ops, &y.states) {
                         return stop();
                     }
                     RValue::Nil
@@ -538,8 +696,11 @@ fn generator_inner(
     }
 }
 
-/// Methods of `gen.lazy`: the steps `map`, `select`/`filter`, `reject`, `take_while` and
-/// `take(n)`, read by `first`, `to_a`/`force`; the others are errors naming them.
+/// Methods of `x.lazy`: the steps `map`, `select`/`filter`, `reject`, `filter_map`,
+/// `take_while`, `take(n)`, `drop_while`, `drop(n)`, `uniq`, `with_index`/
+/// `each_with_index` and `compact`, read by `first`, `to_a`/`force`, `each`, `find` and
+/// `include?` value by value (the others read every value, then ask the array); the lazy
+/// steps not listed are errors naming them.
 fn lazy_method(
     it: &mut Interp,
     recv: &RValue,
@@ -571,59 +732,131 @@ fn lazy_method(
             ),
         }
     };
-    let source = match &l.source {
+    let count_arg = |it: &mut Interp| -> Result<usize, Ctrl> {
+        let _ = it;
+        argc(args, 1, 1, pos)?;
+        let n = crate::methods::int_arg(&args[0], pos)?;
+        if n < 0 {
+            return raise("ArgumentError", "attempt to take negative size", pos);
+        }
+        Ok(n as usize)
+    };
+    match name {
+        "map" | "collect" => {
+            let b = need("map")?;
+            return chain(it, LazyOp::Map(b));
+        }
+        "select" | "filter" => {
+            let b = need("select")?;
+            return chain(it, LazyOp::Select(b));
+        }
+        "reject" => {
+            let b = need("reject")?;
+            return chain(it, LazyOp::Reject(b));
+        }
+        "filter_map" => {
+            let b = need("filter_map")?;
+            return chain(it, LazyOp::FilterMap(b));
+        }
+        "take_while" => {
+            let b = need("take_while")?;
+            return chain(it, LazyOp::TakeWhile(b));
+        }
+        "drop_while" => {
+            let b = need("drop_while")?;
+            return chain(it, LazyOp::DropWhile(b));
+        }
+        "take" => {
+            let n = count_arg(it)?;
+            return chain(it, LazyOp::Take(n));
+        }
+        "drop" => {
+            argc(args, 1, 1, pos)?;
+            let n = crate::methods::int_arg(&args[0], pos)?;
+            if n < 0 {
+                return raise("ArgumentError", "attempt to drop negative size", pos);
+            }
+            return chain(it, LazyOp::Drop(n as usize));
+        }
+        "uniq" => return chain(it, LazyOp::Uniq(block.cloned())),
+        "compact" => return chain(it, LazyOp::Compact),
+        "with_index" | "each_with_index" => {
+            let offset = match args.first() {
+                Some(RValue::Nil) | None => 0,
+                Some(v) => crate::methods::int_arg(v, pos)?,
+            };
+            let offset = if name == "each_with_index" { 0 } else { offset };
+            return chain(it, LazyOp::WithIndex(offset, block.cloned()));
+        }
+        "lazy" => return Ok(recv.clone()),
+        "flat_map" | "collect_concat" | "zip" | "grep" | "grep_v" | "chunk_while"
+        | "slice_when" | "slice_before" | "slice_after" | "chunk" | "each_slice" | "each_cons"
+        | "with_object" | "each_with_object" | "inspect" | "to_s" | "size" => {
+            return unsupported(format!("Enumerator::Lazy#{name}"), pos);
+        }
+        _ => {}
+    }
+    let generator = match &l.source {
         RValue::Object(o) => match &*o.data.borrow() {
             ObjData::Native(d) => d.clone().downcast::<GenData>().ok(),
             _ => None,
         },
         _ => None,
     };
-    let Some(g) = source else {
-        return unsupported(format!("Enumerator::Lazy#{name}"), pos);
-    };
-    match name {
-        "map" | "collect" => {
-            let b = need("map")?;
-            chain(it, LazyOp::Map(b))
+    // The chain's first `limit` values; `each` is called with each as it comes (`false`:
+    // stop), for sources other than generators.
+    let read = |it: &mut Interp,
+                limit: usize,
+                each: &mut dyn FnMut(&mut Interp, &RValue) -> Result<bool, Ctrl>|
+     -> Result<Vec<RValue>, Ctrl> {
+        if limit == 0 || l.ops.iter().any(|op| matches!(op, LazyOp::Take(0))) {
+            return Ok(Vec::new());
         }
-        "select" | "filter" => {
-            let b = need("select")?;
-            chain(it, LazyOp::Select(b))
-        }
-        "reject" => {
-            let b = need("reject")?;
-            chain(it, LazyOp::Reject(b))
-        }
-        "take_while" => {
-            let b = need("take_while")?;
-            chain(it, LazyOp::TakeWhile(b))
-        }
-        "take" => {
-            argc(args, 1, 1, pos)?;
-            let n = crate::methods::int_arg(&args[0], pos)?;
-            if n < 0 {
-                return raise("ArgumentError", "attempt to take negative size", pos);
+        if let Some(g) = &generator {
+            let items = run_with(it, g, None, limit, l.ops.clone(), pos)?.1;
+            let mut out = Vec::new();
+            for v in items {
+                let go = each(it, &v)?;
+                out.push(v);
+                if !go {
+                    break;
+                }
             }
-            chain(it, LazyOp::Take(n as usize))
+            return Ok(out);
         }
-        "lazy" => Ok(recv.clone()),
+        let states = RefCell::new(vec![OpState::default(); l.ops.len()]);
+        let mut out = Vec::new();
+        each_source(
+            it,
+            &l.source,
+            &mut |it, v| {
+                match lazy_step(it, &l.ops, &states, v, pos)? {
+                    Step::Stop => return Ok(false),
+                    Step::Skip => {}
+                    Step::Emit(v) => {
+                        it.charge(16, pos)?;
+                        let go = each(it, &v)?;
+                        out.push(v);
+                        if !go {
+                            return Ok(false);
+                        }
+                    }
+                }
+                Ok(out.len() < limit && !takes_done(&l.ops, &states))
+            },
+            pos,
+        )?;
+        Ok(out)
+    };
+    let mut all = |_: &mut Interp, _: &RValue| Ok(true);
+    match name {
         "first" => {
             argc(args, 0, 1, pos)?;
             let n = match args.first() {
-                Some(v) => {
-                    let n = crate::methods::int_arg(v, pos)?;
-                    if n < 0 {
-                        return raise("ArgumentError", "attempt to take negative size", pos);
-                    }
-                    n as usize
-                }
+                Some(_) => count_arg(it)?,
                 None => 1,
             };
-            let items = if n == 0 {
-                Vec::new()
-            } else {
-                run_with(it, &g, None, n, l.ops.clone(), pos)?.1
-            };
+            let items = read(it, n, &mut all)?;
             if args.is_empty() {
                 return Ok(items.into_iter().next().unwrap_or(RValue::Nil));
             }
@@ -631,10 +864,188 @@ fn lazy_method(
         }
         "to_a" | "force" => {
             argc(args, 0, 0, pos)?;
-            let items = run_with(it, &g, None, usize::MAX, l.ops.clone(), pos)?.1;
+            let items = read(it, usize::MAX, &mut all)?;
             Ok(RValue::array(items))
         }
-        _ => unsupported(format!("Enumerator::Lazy#{name}"), pos),
+        "each" if block.is_some() => {
+            let b = need("each")?;
+            read(it, usize::MAX, &mut |it, v| {
+                it.call_block(&b, vec![v.clone()], pos)?;
+                Ok(true)
+            })?;
+            Ok(recv.clone())
+        }
+        "find" | "detect" | "include?" | "member?" => {
+            let want = match name {
+                "find" | "detect" => {
+                    argc(args, 0, 0, pos)?;
+                    None
+                }
+                _ => {
+                    argc(args, 1, 1, pos)?;
+                    Some(args[0].clone())
+                }
+            };
+            let b = match &want {
+                Some(_) => None,
+                None => Some(need("find")?),
+            };
+            let mut found = None;
+            read(it, usize::MAX, &mut |it, v| {
+                let hit = match (&want, &b) {
+                    (Some(w), _) => crate::value::equal(v, w),
+                    (None, Some(b)) => it.call_block(b, vec![v.clone()], pos)?.truthy(),
+                    (None, None) => false,
+                };
+                if hit {
+                    found = Some(v.clone());
+                }
+                Ok(!hit)
+            })?;
+            Ok(match want {
+                Some(_) => RValue::Bool(found.is_some()),
+                None => found.unwrap_or(RValue::Nil),
+            })
+        }
+        // `eager` and Enumerable's other methods: every value, then the array's method.
+        _ => {
+            let items = read(it, usize::MAX, &mut all)?;
+            let name = if name == "eager" { "to_a" } else { name };
+            it.call_method(RValue::array(items), name, args.to_vec(), block, pos)
+        }
+    }
+}
+
+/// `n` random bytes, from the process's randomly keyed hasher (a fresh key each call) and
+/// the clock. `SecureRandom`'s values are random under Puppet too: a catalog that uses
+/// them differs from run to run there as here. Not for cryptographic use.
+fn random_bytes(n: usize) -> Vec<u8> {
+    use std::hash::{BuildHasher, Hasher};
+    let state = std::collections::hash_map::RandomState::new();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    let mut out = Vec::with_capacity(n + 8);
+    let mut k = 0u64;
+    while out.len() < n {
+        let mut h = state.build_hasher();
+        h.write_u128(now);
+        h.write_u64(k);
+        out.extend_from_slice(&h.finish().to_le_bytes());
+        k += 1;
+    }
+    out.truncate(n);
+    out
+}
+
+/// A random 64-bit number.
+fn random_u64() -> u64 {
+    let b = random_bytes(8);
+    u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]])
+}
+
+/// A random float in [0, 1) (53 random bits, as Ruby's).
+fn random_unit() -> f64 {
+    (random_u64() >> 11) as f64 / (1u64 << 53) as f64
+}
+
+/// `SecureRandom.hex`, `uuid`, `alphanumeric`, `random_number`/`rand`, `random_bytes`/
+/// `bytes`, `base64` and `urlsafe_base64`, with Ruby's defaults (16 bytes) and checks.
+fn secure_random(name: &str, args: &[RValue], pos: Pos) -> R {
+    use base64::Engine;
+    let size = |max: usize| -> Result<usize, Ctrl> {
+        argc(args, 0, max, pos)?;
+        match args.first() {
+            None | Some(RValue::Nil) => Ok(16),
+            Some(v) => {
+                let n = crate::methods::int_arg(v, pos)?;
+                if n < 0 {
+                    return raise(
+                        "ArgumentError",
+                        "negative string size (or size too big)",
+                        pos,
+                    );
+                }
+                if n > 1 << 20 {
+                    return unsupported(format!("SecureRandom.{name} of {n} bytes"), pos);
+                }
+                Ok(n as usize)
+            }
+        }
+    };
+    match name {
+        "hex" => Ok(RValue::string(puppet_functions::digest::hex(
+            &random_bytes(size(1)?),
+        ))),
+        "random_bytes" | "bytes" => Ok(crate::methods::binary_string(&random_bytes(size(1)?))),
+        "base64" => Ok(RValue::string(
+            base64::engine::general_purpose::STANDARD.encode(random_bytes(size(1)?)),
+        )),
+        "urlsafe_base64" => {
+            let bytes = random_bytes(size(2)?);
+            let padding = args.get(1).is_some_and(|p| p.truthy());
+            Ok(RValue::string(if padding {
+                base64::engine::general_purpose::URL_SAFE.encode(bytes)
+            } else {
+                base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
+            }))
+        }
+        "uuid" => {
+            argc(args, 0, 0, pos)?;
+            let mut b = random_bytes(16);
+            b[6] = (b[6] & 0x0f) | 0x40;
+            b[8] = (b[8] & 0x3f) | 0x80;
+            let h = puppet_functions::digest::hex(&b);
+            Ok(RValue::string(format!(
+                "{}-{}-{}-{}-{}",
+                &h[..8],
+                &h[8..12],
+                &h[12..16],
+                &h[16..20],
+                &h[20..]
+            )))
+        }
+        "alphanumeric" => {
+            const CHARS: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+            let n = size(1)?;
+            Ok(RValue::string(
+                (0..n)
+                    .map(|_| CHARS[(random_u64() % CHARS.len() as u64) as usize] as char)
+                    .collect(),
+            ))
+        }
+        "random_number" | "rand" => {
+            argc(args, 0, 1, pos)?;
+            match args.first() {
+                Some(RValue::Int(n)) if *n > 0 => {
+                    Ok(RValue::Int((random_u64() % *n as u64) as i64))
+                }
+                Some(RValue::Float(f)) if *f > 0.0 => Ok(RValue::Float(random_unit() * f)),
+                Some(RValue::Range(r)) => match (&r.0, &r.1) {
+                    (RValue::Int(a), RValue::Int(b)) => {
+                        let hi = if r.2 { b.saturating_sub(1) } else { *b };
+                        if hi < *a {
+                            return Ok(RValue::Nil);
+                        }
+                        let span = (hi as i128 - *a as i128 + 1) as u128;
+                        Ok(RValue::Int(
+                            (*a as i128 + (random_u64() as u128 % span) as i128) as i64,
+                        ))
+                    }
+                    _ => unsupported(format!("SecureRandom.{name} of this range"), pos),
+                },
+                None | Some(RValue::Nil | RValue::Int(_) | RValue::Float(_)) => {
+                    Ok(RValue::Float(random_unit()))
+                }
+                Some(other) => raise(
+                    "ArgumentError",
+                    format!("invalid argument - {}", crate::value::inspect(other)),
+                    pos,
+                ),
+            }
+        }
+        _ => unsupported(format!("SecureRandom.{name}"), pos),
     }
 }
 

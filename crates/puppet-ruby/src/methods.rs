@@ -173,6 +173,47 @@ pub fn range_cover(r: &(RValue, RValue, bool), v: &RValue) -> bool {
     }
 }
 
+/// `r.cover?(o)` for a range `o` (Ruby's `r_cover_range_p`): `o` is not empty, its start
+/// is in `r` and its end no further than `r`'s (an integer range that excludes its end
+/// reaches its last member).
+fn range_covers_range(r: &(RValue, RValue, bool), o: &(RValue, RValue, bool)) -> bool {
+    let nil = |v: &RValue| matches!(v, RValue::Nil);
+    if (!nil(&r.1) && nil(&o.1)) || (!nil(&r.0) && nil(&o.0)) {
+        return false;
+    }
+    if !nil(&o.0) && !nil(&o.1) {
+        match compare(&o.0, &o.1) {
+            Some(Ordering::Greater) => return false,
+            Some(Ordering::Equal) if o.2 => return false,
+            None => return false,
+            _ => {}
+        }
+    }
+    if !nil(&o.0) && !range_cover(r, &o.0) {
+        return false;
+    }
+    if nil(&r.1) {
+        return true;
+    }
+    let Some(cmp_end) = compare(&r.1, &o.1) else {
+        return false;
+    };
+    if r.2 == o.2 {
+        return cmp_end != Ordering::Less;
+    }
+    if r.2 {
+        return cmp_end == Ordering::Greater;
+    }
+    if cmp_end != Ordering::Less {
+        return true;
+    }
+    // `o` excludes its end: its last member, for integers.
+    match (&r.1, &o.1) {
+        (RValue::Int(a), RValue::Int(b)) => *a >= b - 1,
+        _ => false,
+    }
+}
+
 /// A receiver as `NoMethodError` texts show it (`nil:NilClass`, `"abc":String`).
 pub(crate) fn describe(v: &RValue) -> String {
     match v {
@@ -1158,7 +1199,11 @@ fn num_method(
     let big = |op: &str, a: i64, b: i64| bigint::arith(op, &BigInt::from(a), &BigInt::from(b), pos);
     let coerce_err = |other: &RValue| -> R {
         match other {
-            RValue::Nil => raise("TypeError", "nil can't be coerced into Integer", pos),
+            RValue::Nil => raise(
+                "TypeError",
+                format!("nil can't be coerced into {}", recv.class_name()),
+                pos,
+            ),
             o => raise(
                 "TypeError",
                 format!(
@@ -1381,7 +1426,12 @@ fn num_method(
                     Ok(bigint::norm(a % b))
                 }
                 (_, RValue::Int(_) | RValue::Big(_) | RValue::Float(_)) => {
-                    Ok(RValue::Float(num_f(recv) % num_f(&args[0])))
+                    // Ruby raises for a zero divisor here too (not NaN).
+                    let d = num_f(&args[0]);
+                    if d == 0.0 {
+                        return raise("ZeroDivisionError", "divided by 0", pos);
+                    }
+                    Ok(RValue::Float(num_f(recv) % d))
                 }
                 _ => coerce_err(&args[0]),
             }
@@ -1737,6 +1787,108 @@ fn flo_divmod(x: f64, y: f64) -> (f64, f64) {
     (d, m)
 }
 
+/// The module functions of Ruby's `Math` that this engine has (all of them but `erf`,
+/// `erfc`, `gamma`, `lgamma`, `frexp` and `ldexp`).
+const MATH_FUNCTIONS: &[&str] = &[
+    "sqrt", "cbrt", "exp", "log", "log2", "log10", "sin", "cos", "tan", "asin", "acos", "atan",
+    "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "atan2", "hypot",
+];
+
+/// `Math.name(args)`: Ruby's conversions (`TypeError` for what is not a number) and
+/// `Math::DomainError` outside a function's domain.
+fn math(name: &str, args: &[RValue], pos: Pos) -> R {
+    if !MATH_FUNCTIONS.contains(&name) {
+        return unsupported(format!("Math.{name}"), pos);
+    }
+    let binary = matches!(name, "atan2" | "hypot");
+    let (min, max) = match name {
+        "log" => (1, 2),
+        _ if binary => (2, 2),
+        _ => (1, 1),
+    };
+    argc(args, min, max, pos)?;
+    let mut xs = Vec::with_capacity(args.len());
+    for a in args {
+        xs.push(match a {
+            RValue::Int(i) => *i as f64,
+            RValue::Float(f) => *f,
+            other => {
+                let what = match other {
+                    RValue::Nil => "nil".to_string(),
+                    RValue::Bool(b) => b.to_string(),
+                    o => o.class_name(),
+                };
+                return raise("TypeError", format!("can't convert {what} into Float"), pos);
+            }
+        });
+    }
+    let x = xs[0];
+    let domain = |ok: bool| -> Result<(), Ctrl> {
+        if ok || x.is_nan() {
+            Ok(())
+        } else {
+            raise(
+                "Math::DomainError",
+                format!("Numerical argument is out of domain - {name}"),
+                pos,
+            )
+        }
+    };
+    let v = match name {
+        "sqrt" => {
+            domain(x >= 0.0)?;
+            x.sqrt()
+        }
+        "cbrt" => x.cbrt(),
+        "exp" => x.exp(),
+        "log" | "log2" | "log10" => {
+            domain(x >= 0.0)?;
+            match (name, xs.get(1)) {
+                ("log", Some(b)) => {
+                    if *b < 0.0 {
+                        return raise(
+                            "Math::DomainError",
+                            "Numerical argument is out of domain - log",
+                            pos,
+                        );
+                    }
+                    x.ln() / b.ln()
+                }
+                ("log", None) => x.ln(),
+                ("log2", _) => x.log2(),
+                _ => x.log10(),
+            }
+        }
+        "sin" => x.sin(),
+        "cos" => x.cos(),
+        "tan" => x.tan(),
+        "asin" | "acos" => {
+            domain((-1.0..=1.0).contains(&x))?;
+            if name == "asin" {
+                x.asin()
+            } else {
+                x.acos()
+            }
+        }
+        "atan" => x.atan(),
+        "sinh" => x.sinh(),
+        "cosh" => x.cosh(),
+        "tanh" => x.tanh(),
+        "asinh" => x.asinh(),
+        "acosh" => {
+            domain(x >= 1.0)?;
+            x.acosh()
+        }
+        "atanh" => {
+            domain((-1.0..=1.0).contains(&x))?;
+            x.atanh()
+        }
+        "atan2" => x.atan2(xs[1]),
+        _ => x.hypot(xs[1]),
+    };
+    Ok(RValue::Float(v))
+}
+
 fn num_f(v: &RValue) -> f64 {
     match v {
         RValue::Int(i) => *i as f64,
@@ -1775,6 +1927,12 @@ fn range_method(
     pos: Pos,
 ) -> R {
     match name {
+        "cover?" if matches!(args.as_slice(), [RValue::Range(_)]) => {
+            let RValue::Range(o) = &args[0] else {
+                return Ok(RValue::Nil);
+            };
+            Ok(RValue::Bool(range_covers_range(r, o)))
+        }
         "include?" | "member?" | "cover?" | "===" => {
             argc(&args, 1, 1, pos)?;
             Ok(RValue::Bool(range_cover(r, &args[0])))
@@ -1807,6 +1965,7 @@ fn range_method(
             Ok(RValue::array(out))
         }
         "end" => Ok(r.1.clone()),
+        "lazy" if args.is_empty() => Ok(crate::library::lazy_of(it, recv.clone())),
         "exclude_end?" => Ok(RValue::Bool(r.2)),
         "last" | "max" if args.is_empty() => match (&r.1, r.2) {
             (RValue::Int(b), true) if name == "max" => Ok(RValue::Int(b - 1)),
@@ -1906,7 +2065,7 @@ pub(crate) fn class_responds(cname: &str, name: &str) -> bool {
             name,
             "parse" | "generate" | "dump" | "pretty_generate" | "load"
         ),
-        "Math" => matches!(name, "sqrt" | "log" | "log2" | "log10" | "floor" | "pow"),
+        "Math" => MATH_FUNCTIONS.contains(&name),
         "Integer" => name == "sqrt",
         "YAML" | "Psych" => matches!(
             name,
@@ -2335,25 +2494,7 @@ pub(crate) fn class_method(
             }
         }
         ("YAML", _) | ("Psych", _) => unsupported(format!("{cname}.{name} (reading YAML)"), pos),
-        ("Math", "sqrt") => {
-            argc(&args, 1, 1, pos)?;
-            Ok(RValue::Float(num_f(&args[0]).sqrt()))
-        }
-        ("Math", "log") => {
-            argc(&args, 1, 2, pos)?;
-            let x = num_f(&args[0]).ln();
-            Ok(RValue::Float(match args.get(1) {
-                Some(b) => x / num_f(b).ln(),
-                None => x,
-            }))
-        }
-        ("Math", "log2") => Ok(RValue::Float(
-            num_f(args.first().unwrap_or(&RValue::Int(0))).log2(),
-        )),
-        ("Math", "log10") => Ok(RValue::Float(
-            num_f(args.first().unwrap_or(&RValue::Int(0))).log10(),
-        )),
-        ("Math", _) => unsupported(format!("Math.{name}"), pos),
+        ("Math", _) => math(name, &args, pos),
         ("Integer", "sqrt") => {
             argc(&args, 1, 1, pos)?;
             match &args[0] {

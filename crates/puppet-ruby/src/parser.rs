@@ -1547,8 +1547,8 @@ impl Parser {
             | Tok::IVar(_)
             | Tok::CVar(_)
             | Tok::GVar(_)
-            | Tok::Const(_)
-            | Tok::Words(..) => true,
+            | Tok::Const(_) => true,
+            Tok::Words(words, _) => words.iter().all(|w| lits(w)),
             Tok::Str(parts) | Tok::Sym(parts) => lits(parts),
             Tok::Regex(re) => lits(&re.0),
             // A local variable or a method call without arguments (keywords, and the
@@ -1957,19 +1957,21 @@ impl Parser {
                 let (parts, flags) = *re;
                 Ok(mk(Kind::Regex(self.parts(parts)?, flags)))
             }
-            Tok::Words(words, sym) => Ok(mk(Kind::Array(
-                words
-                    .into_iter()
-                    .map(|w| Node {
+            Tok::Words(words, sym) => {
+                let mut items = Vec::with_capacity(words.len());
+                for w in words {
+                    let parts = self.parts(w)?;
+                    items.push(Node {
                         kind: if sym {
-                            Kind::Sym(vec![Part::Lit(w)])
+                            Kind::Sym(parts)
                         } else {
-                            Kind::Str(vec![Part::Lit(w)])
+                            Kind::Str(parts)
                         },
                         pos,
-                    })
-                    .collect(),
-            ))),
+                    });
+                }
+                Ok(mk(Kind::Array(items)))
+            }
             Tok::IVar(n) => Ok(mk(Kind::IVar(n))),
             Tok::CVar(n) => Ok(mk(Kind::CVar(n))),
             Tok::GVar(n) => {
@@ -2780,6 +2782,8 @@ mod tests {
             include_str!("prelude/ostruct.rb"),
             include_str!("prelude/forwardable.rb"),
             include_str!("prelude/rubygems.rb"),
+            include_str!("prelude/resolv.rb"),
+            include_str!("prelude/openssl.rb"),
         ] {
             same_without_fast_path(text);
         }

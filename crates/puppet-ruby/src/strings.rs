@@ -417,9 +417,25 @@ pub fn str_method(
 ) -> R {
     // Appending and asking for the size do not copy the string.
     match (name, args.as_slice()) {
-        ("<<" | "concat", [RValue::Str(add)]) => {
-            let add = add.borrow().clone();
+        ("<<" | "concat", [RValue::Str(add_cell)]) => {
+            let add = add_cell.borrow().clone();
             it.charge(add.len(), pos)?;
+            // An ASCII-only side takes the other's encoding; two others do not mix.
+            if cell.is_binary() != add_cell.is_binary() && !add.is_ascii() {
+                if !cell.borrow().is_ascii() {
+                    let (a, b) = if cell.is_binary() {
+                        ("ASCII-8BIT", "UTF-8")
+                    } else {
+                        ("UTF-8", "ASCII-8BIT")
+                    };
+                    return raise(
+                        "Encoding::CompatibilityError",
+                        format!("incompatible character encodings: {a} and {b}"),
+                        pos,
+                    );
+                }
+                cell.set_binary_to(add_cell.is_binary());
+            }
             cell.borrow_mut().push_str(&add);
             return Ok(recv.clone());
         }
@@ -481,6 +497,24 @@ pub fn str_method(
                 Ok(recv.clone())
             } else {
                 Ok(RValue::Nil)
+            }
+        }
+        "delete_prefix" | "delete_suffix" | "delete_prefix!" | "delete_suffix!" => {
+            argc(&args, 1, 1, pos)?;
+            let affix = str_arg(&args[0], pos)?;
+            let cut = if name.starts_with("delete_prefix") {
+                s.strip_prefix(affix.as_str())
+            } else {
+                s.strip_suffix(affix.as_str())
+            };
+            match (cut, name.ends_with('!')) {
+                (Some(rest), false) => new(rest.to_string()),
+                (None, false) => new(s.clone()),
+                (Some(rest), true) => {
+                    set(rest.to_string());
+                    Ok(recv.clone())
+                }
+                (None, true) => Ok(RValue::Nil),
             }
         }
         "strip" => new(s.trim_matches(is_space).to_string()),
@@ -770,6 +804,36 @@ pub fn str_method(
                 None => RValue::Nil,
             })
         }
+        // `slice!`: what `slice` returns, cut out of the receiver (nil leaves it as it is).
+        "slice!" => {
+            let part = str_method(it, recv, cell, "slice", args.clone(), None, pos)?;
+            let RValue::Str(p) = &part else {
+                return Ok(part);
+            };
+            let count = p.borrow().chars().count();
+            let len = s.chars().count();
+            let start = match args.as_slice() {
+                [RValue::Int(i)] | [RValue::Int(i), _] => norm(*i, len),
+                [RValue::Range(r)] => norm(int_arg(&r.0, pos)?, len),
+                [RValue::Str(sub)] => s
+                    .find(sub.borrow().as_str())
+                    .map(|b| s[..b].chars().count()),
+                [RValue::Regexp(_)] => it
+                    .last_match
+                    .as_ref()
+                    .map(|caps| s[..caps.span().0.min(s.len())].chars().count()),
+                _ => return unsupported("String#slice! with these arguments", pos),
+            };
+            if let Some(start) = start {
+                let rest: String = s
+                    .chars()
+                    .take(start)
+                    .chain(s.chars().skip(start + count))
+                    .collect();
+                set(rest);
+            }
+            Ok(part)
+        }
         "[]" | "slice" => {
             argc(&args, 1, 2, pos)?;
             let len = s.chars().count();
@@ -1029,12 +1093,24 @@ pub fn str_method(
                 .map(to_s)
                 .unwrap_or_default()
                 .to_ascii_uppercase();
+            // In place: the same bytes, read in the other encoding.
             if enc == "BINARY" || enc == "ASCII-8BIT" {
-                return Ok(crate::methods::binary_string(&crate::methods::str_bytes(
-                    recv,
-                )));
+                if !cell.is_binary() {
+                    let bytes = crate::methods::str_bytes(recv);
+                    *cell.borrow_mut() = bytes.iter().map(|b| *b as char).collect();
+                    cell.set_binary_to(true);
+                }
+                return Ok(recv.clone());
             }
             if enc == "UTF-8" {
+                if cell.is_binary() {
+                    let bytes = crate::methods::str_bytes(recv);
+                    let Ok(text) = String::from_utf8(bytes) else {
+                        return unsupported("a string of invalid UTF-8", pos);
+                    };
+                    *cell.borrow_mut() = text;
+                    cell.set_binary_to(false);
+                }
                 return Ok(recv.clone());
             }
             unsupported(format!("String#force_encoding({enc})"), pos)
@@ -1080,7 +1156,43 @@ pub fn str_method(
         }
         "valid_encoding?" => Ok(RValue::Bool(true)),
         "ascii_only?" => Ok(RValue::Bool(s.is_ascii())),
-        "unicode_normalize" if s.is_ascii() => Ok(RValue::string(s)),
+        "unicode_normalize" | "unicode_normalize!" | "unicode_normalized?" => {
+            use unicode_normalization::UnicodeNormalization;
+            argc(&args, 0, 1, pos)?;
+            if cell.is_binary() {
+                return raise(
+                    "Encoding::CompatibilityError",
+                    "Unicode Normalization not appropriate for ASCII-8BIT",
+                    pos,
+                );
+            }
+            let form = match args.first() {
+                None => "nfc".to_string(),
+                Some(RValue::Sym(f)) => f.to_string(),
+                Some(other) => to_s(other),
+            };
+            let out: String = match (form.as_str(), args.first()) {
+                ("nfc", None | Some(RValue::Sym(_))) => s.nfc().collect(),
+                ("nfd", Some(RValue::Sym(_))) => s.nfd().collect(),
+                ("nfkc", Some(RValue::Sym(_))) => s.nfkc().collect(),
+                ("nfkd", Some(RValue::Sym(_))) => s.nfkd().collect(),
+                _ => {
+                    return raise(
+                        "ArgumentError",
+                        format!("Invalid normalization form {form}."),
+                        pos,
+                    )
+                }
+            };
+            match name {
+                "unicode_normalized?" => Ok(RValue::Bool(out == s)),
+                "unicode_normalize!" => {
+                    set(out);
+                    Ok(recv.clone())
+                }
+                _ => new(out),
+            }
+        }
         "crypt" => {
             let setting = match args.first() {
                 Some(RValue::Str(x)) => x.borrow().clone(),
@@ -1111,7 +1223,43 @@ pub fn str_method(
             }
         }
         "unpack" | "unpack1" => crate::pack::unpack(recv, name == "unpack1", &args, pos),
-        "sum" | "each_byte" | "unicode_normalize" => unsupported(format!("String#{name}"), pos),
+        // The bytes' sum modulo 2**bits (16 by default; no modulus for bits <= 0 or >= 64).
+        "sum" => {
+            argc(&args, 0, 1, pos)?;
+            let bits = match args.first() {
+                Some(b) => int_arg(b, pos)?,
+                None => 16,
+            };
+            let total = crate::methods::str_bytes(recv)
+                .iter()
+                .fold(0i64, |acc, b| acc.wrapping_add(*b as i64));
+            Ok(RValue::Int(if (1..64).contains(&bits) {
+                total & ((1i64 << bits) - 1)
+            } else {
+                total
+            }))
+        }
+        "each_byte" => {
+            argc(&args, 0, 0, pos)?;
+            let bytes: Vec<RValue> = crate::methods::str_bytes(recv)
+                .into_iter()
+                .map(|b| RValue::Int(b as i64))
+                .collect();
+            match block {
+                Some(b) => {
+                    for x in bytes {
+                        it.call_block(b, vec![x], pos)?;
+                    }
+                    Ok(recv.clone())
+                }
+                None => Ok(crate::kernel::make_enumerator(
+                    it,
+                    RValue::array(bytes),
+                    "each",
+                    Vec::new(),
+                )),
+            }
+        }
         "hash" => Ok(RValue::Int({
             use std::hash::{Hash, Hasher};
             let mut h = std::collections::hash_map::DefaultHasher::new();

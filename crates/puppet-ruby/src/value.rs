@@ -96,6 +96,10 @@ impl<T: Contents> Shared<T> {
     pub fn set_binary(&self) {
         self.binary.set(true)
     }
+    /// Marks a string binary or UTF-8.
+    pub fn set_binary_to(&self, binary: bool) {
+        self.binary.set(binary)
+    }
 }
 
 /// Depth limit for printing and comparing (self-referencing containers).

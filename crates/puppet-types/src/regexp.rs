@@ -4,7 +4,9 @@
 //! `fancy-regex` (pure Rust, supports look-around and back references) for the patterns that
 //! need it (`Engine`), after a small translation of Ruby-only syntax
 //! ([`compile_ruby`], the one translation and cache of the workspace):
-//! `^`/`$` always match at line boundaries in Ruby, so patterns get a leading `(?m)`;
+//! `^`/`$` always match at line boundaries in Ruby, so patterns get a leading `(?m)` (Ruby's
+//! `^` does not match after a newline that ends the text: the exact translation guards it
+//! with a look-ahead, and the automata run the plain one on the texts where both agree);
 //! Ruby's `m` flag (dot matches newline) becomes Rust's `s`; `\Z`, `\h` and `\H` are rewritten.
 //! Not supported: subexpression calls (`\g<name>`), possessive quantifiers beyond what
 //! fancy-regex accepts, and Ruby's encoding-specific classes. Such patterns fail to compile and
@@ -30,7 +32,12 @@ pub struct Regexp {
 /// refuses a pattern that parsed, for example one over its size limit: as a Puppet `Regexp`
 /// it never matches).
 struct Matcher {
+    /// The exact translation (fancy-regex's, [`RubyPattern::regex`]).
     translated: String,
+    /// For a pattern with a `^`: the translation with Rust's `^`, which the automata run;
+    /// it matches as Ruby's on every text that does not end in a newline
+    /// ([`Matcher::exact_only`]).
+    plain: Option<String>,
     /// What Puppet's matching uses ([`Engine`]).
     engine: std::sync::OnceLock<Result<Engine, String>>,
     /// For patterns whose `\Z` only closing groups follow: the translation that answers
@@ -285,6 +292,17 @@ impl Matcher {
         self.fancy.get_or_init(|| build_fancy(&self.translated))
     }
 
+    /// What the automata run: the translation with Rust's `^` when it differs.
+    fn automata_source(&self) -> &str {
+        self.plain.as_deref().unwrap_or(&self.translated)
+    }
+
+    /// Whether `text` needs the exact translation: it ends in a newline, after which
+    /// Rust's `^` matches and Ruby's does not.
+    fn exact_only(&self, text: &str) -> bool {
+        self.plain.is_some() && text.ends_with('\n')
+    }
+
     /// The engine that finds the first match and its groups.
     fn engine(&self) -> Option<&Engine> {
         self.engine
@@ -294,13 +312,21 @@ impl Matcher {
                     // Not reached (the translation has no look-around of its own), but
                     // the full pattern is always right.
                     Engine::Fancy(_) | Engine::AutomataEndGroup(_) => {
-                        build_engine(&self.translated).unwrap_or(e)
+                        build_engine(self.automata_source()).unwrap_or(e)
                     }
                 }),
-                None => build_engine(&self.translated),
+                None => build_engine(self.automata_source()),
             })
             .as_ref()
             .ok()
+    }
+
+    /// The groups of the first match in `text` (see [`RubyPattern::captures`]).
+    fn captures(&self, text: &str) -> Option<Vec<Option<String>>> {
+        if self.exact_only(text) {
+            return fancy_captures(self.compiled().as_ref().ok()?, text, false);
+        }
+        self.engine()?.captures(text)
     }
 
     /// The engine that tells whether the pattern matches somewhere (not where).
@@ -377,6 +403,13 @@ impl Regexp {
     /// True when the regexp matches somewhere in `text`. A match that exceeds the backtracking
     /// limit counts as no match.
     pub fn is_match(&self, text: &str) -> bool {
+        if self.compiled.exact_only(text) {
+            return self
+                .compiled
+                .compiled()
+                .as_ref()
+                .is_ok_and(|re| re.is_match(text).unwrap_or(false));
+        }
         self.compiled
             .test_engine()
             .is_some_and(|e| e.is_match(text))
@@ -384,7 +417,7 @@ impl Regexp {
 
     /// The captures of the first match: group 0 is the whole match; unmatched groups are `None`.
     pub fn captures(&self, text: &str) -> Option<Vec<Option<String>>> {
-        self.compiled.engine()?.captures(text)
+        self.compiled.captures(text)
     }
 }
 
@@ -443,11 +476,20 @@ fn matcher(source: &str, flags: &str) -> Result<Arc<Matcher>, String> {
         flags,
     );
     let translated = translate_ruby(source, &key.1);
-    fancy_regex::Expr::parse_tree(&translated).map_err(|e| e.to_string())?;
-    let test_translated = translate_for_test(source, &key.1, &translated);
+    // Only a `^` translates differently (most patterns are translated once).
+    let plain = source
+        .contains('^')
+        .then(|| translate(source, &key.1, false, false))
+        .filter(|p| *p != translated);
+    let automata_source = plain.as_deref().unwrap_or(&translated);
+    // The syntax check (the guarded form parses exactly when the plain one does: it puts a
+    // group of assertions where a `^` was).
+    fancy_regex::Expr::parse_tree(automata_source).map_err(|e| e.to_string())?;
+    let test_translated = translate_for_test(source, &key.1, automata_source);
     let captures_translated = translate_for_captures(source, &key.1);
     let m = Arc::new(Matcher {
         translated,
+        plain,
         engine: std::sync::OnceLock::new(),
         test_translated,
         test_engine: std::sync::OnceLock::new(),
@@ -498,14 +540,15 @@ impl RubyPattern {
     /// assert!(p.captures("a b").is_none());
     /// ```
     pub fn captures(&self, text: &str) -> Option<Vec<Option<String>>> {
-        self.0.engine()?.captures(text)
+        self.0.captures(text)
     }
 
     /// Every match in `text` that fancy-regex's `captures_iter` would give, in order (its
     /// start, end and groups, group 0 the whole match; the search stops after the first
     /// `limit + 1`), found on the automata the pattern runs on ([`Engine`]), which cost
     /// far less to build. `None` when it does not run on them (look-around, a final `\Z`,
-    /// a pattern the engines refuse, non-ASCII text the full build sends to fancy-regex):
+    /// a pattern the engines refuse, non-ASCII text the full build sends to fancy-regex, a
+    /// `^` pattern on a text that ends in a newline):
     /// then ask [`RubyPattern::regex`]. Each search starts where the previous match ended
     /// and an empty match right after a match is skipped, as both engines' iterators do.
     ///
@@ -522,6 +565,9 @@ impl RubyPattern {
         text: &str,
         limit: usize,
     ) -> Option<Vec<(usize, usize, Vec<Option<String>>)>> {
+        if self.0.exact_only(text) {
+            return None;
+        }
         let Engine::Automata(a) = self.0.engine()? else {
             return None;
         };
@@ -572,7 +618,7 @@ pub fn compile_ruby(source: &str, flags: &str) -> Result<Arc<fancy_regex::Regex>
 /// line boundaries (a leading `(?m)`), Ruby's `m` option is Rust's `s` (also in inline
 /// groups), `\Z`, `\h`, `\H` and octal escapes are rewritten, `\w`, `\d`, `\s` are ASCII.
 pub fn translate_ruby(src: &str, flags: &str) -> String {
-    translate(src, flags, false)
+    translate(src, flags, false, true)
 }
 
 /// [`translate_ruby`] for telling only whether a pattern matches: a `\Z` that nothing but
@@ -592,7 +638,7 @@ fn translate_for_test(src: &str, flags: &str, translated: &str) -> Option<String
     if !src.contains("\\Z") {
         return None;
     }
-    let t = translate(src, flags, true);
+    let t = translate(src, flags, true, false);
     (t != translated).then_some(t)
 }
 
@@ -657,7 +703,7 @@ fn translate_for_captures(src: &str, flags: &str) -> Option<String> {
     if depth != 0 || class != 0 {
         return None;
     }
-    let translated = translate(body, flags, false);
+    let translated = translate(body, flags, false, false);
     let close = translated.find(')')?;
     Some(format!(
         "{}(?:{})(\\n?)\\z",
@@ -666,7 +712,11 @@ fn translate_for_captures(src: &str, flags: &str) -> Option<String> {
     ))
 }
 
-fn translate(src: &str, flags: &str, for_test: bool) -> String {
+/// With `guard_caret`, `^` outside a class becomes `(?:\A|^(?!\z))`: Ruby's (Onigmo's) `^`
+/// matches at the start and after each newline except one that ends the text, where Rust's
+/// `(?m)^` also matches (`"a\n".gsub(/^/, '>')` is `">a\n"`, not `">a\n>"`). The two
+/// forms differ only on a text that ends in a newline ([`Matcher::plain`]).
+fn translate(src: &str, flags: &str, for_test: bool, guard_caret: bool) -> String {
     let mut out = String::with_capacity(src.len() + 8);
     out.push_str("(?m");
     if flags.contains('i') {
@@ -738,6 +788,7 @@ fn translate(src: &str, flags: &str, for_test: bool) -> String {
                 i += 2;
                 continue;
             }
+            '^' if in_class == 0 && guard_caret => out.push_str("(?:\\A|^(?!\\z))"),
             '[' => {
                 in_class += 1;
                 out.push(c);
@@ -933,8 +984,8 @@ mod tests {
         ];
         for p in patterns {
             for flags in ["", "i", "mx"] {
-                let plain = super::translate(p, flags, false);
-                let general = Some(super::translate(p, flags, true)).filter(|t| *t != plain);
+                let plain = super::translate(p, flags, false, false);
+                let general = Some(super::translate(p, flags, true, false)).filter(|t| *t != plain);
                 assert_eq!(
                     super::translate_for_test(p, flags, &plain),
                     general,
@@ -1001,6 +1052,41 @@ mod tests {
     /// The automata engine and fancy-regex answer alike (match, and every group of the first
     /// match) on patterns of the shapes modules use: anchors in multi-line mode, options,
     /// alternations, classes, repetitions, optional and nested groups, Unicode text.
+    /// Ruby's `^` matches at the start and after every newline but one that ends the text:
+    /// `"a\n".scan(/^/)` has one match, `"a\n" =~ /^$/` none, on every path.
+    #[test]
+    fn caret_does_not_match_after_a_final_newline() {
+        let cases: &[(&str, &str, bool)] = &[
+            ("^$", "a\n", false),
+            ("^$", "a\n\nb", true),
+            ("^$", "", true),
+            ("^$", "\n", true),
+            ("\n^", "a\n", false),
+            ("\n^", "a\nb", true),
+            ("^ *", "  x\n", true),
+            ("^b", "a\nb\n", true),
+            ("[^a]", "a\n", true),
+            ("\\^", "x^\n", true),
+        ];
+        for (p, t, want) in cases {
+            let r = Regexp::new(p).unwrap();
+            assert_eq!(r.is_match(t), *want, "{p:?} on {t:?}");
+            assert_eq!(r.captures(t).is_some(), *want, "{p:?} on {t:?}");
+            let re = super::compile_ruby(p, "").unwrap();
+            assert_eq!(re.is_match(t).unwrap(), *want, "{p:?} on {t:?}");
+        }
+        // Every match of `^ *` in "  a\n    b\n": two, none at the end.
+        let p = super::RubyPattern::new("^ *", "").unwrap();
+        assert!(p.automata_matches("  a\n    b\n", 10).is_none());
+        let re = p.regex().unwrap();
+        let starts: Vec<usize> = re
+            .find_iter("  a\n    b\n")
+            .map(|m| m.unwrap().start())
+            .collect();
+        assert_eq!(starts, [0, 4]);
+        assert_eq!(p.automata_matches("  a\n    b", 10).unwrap().len(), 2);
+    }
+
     #[test]
     fn automata_and_fancy_regex_agree() {
         let patterns = [
@@ -1080,14 +1166,19 @@ mod tests {
             "a-b c",
         ];
         for (p, flags) in patterns {
-            let translated = translate_ruby(p, flags);
-            let automata = super::build_engine(&translated).unwrap();
+            let m = matcher(p, flags).unwrap();
+            let automata = super::build_engine(m.automata_source()).unwrap();
             assert!(
                 matches!(automata, Engine::Automata(_)),
                 "{p:?} should not need fancy-regex"
             );
-            let fancy = Engine::Fancy(build_fancy(&translated).unwrap());
+            let fancy = Engine::Fancy(build_fancy(&translate_ruby(p, flags)).unwrap());
             for t in texts {
+                if m.exact_only(t) {
+                    // A `^` pattern on a text ending in a newline: the exact form answers.
+                    assert_eq!(m.captures(t), fancy.captures(t), "{p:?}/{flags} on {t:?}");
+                    continue;
+                }
                 assert_eq!(
                     automata.is_match(t),
                     fancy.is_match(t),
