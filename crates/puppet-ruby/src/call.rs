@@ -206,7 +206,9 @@ impl<'s> Interp<'s> {
     }
 
     /// Calls a method on a value (the entry point for native code: keyword arguments are
-    /// already a trailing hash).
+    /// already a trailing hash). Counted in the nesting depth and given stack like an
+    /// evaluation step, so native code calling methods that call native code again (a
+    /// cycle between two built-ins, say) ends in `SystemStackError`, never in an overflow.
     pub fn call_method(
         &mut self,
         recv: RValue,
@@ -215,7 +217,13 @@ impl<'s> Interp<'s> {
         block: Option<&Blk>,
         pos: Pos,
     ) -> R {
-        self.send(recv, name, args, None, block, pos, false)
+        self.enter(pos)?;
+        let depth = self.depth();
+        let r = crate::with_stack_at(depth, || {
+            self.send(recv, name, args, None, block, pos, false)
+        });
+        self.leave();
+        r
     }
 
     /// The class where user-method lookup starts for a value, when it can have user

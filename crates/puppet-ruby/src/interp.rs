@@ -888,6 +888,12 @@ impl<'s> Interp<'s> {
         Ok(())
     }
 
+    /// The current nesting depth (evaluation steps and native method calls).
+    #[inline]
+    pub(crate) fn depth(&self) -> usize {
+        self.depth
+    }
+
     #[inline]
     pub(crate) fn leave(&mut self) {
         self.depth = self.depth.saturating_sub(1);

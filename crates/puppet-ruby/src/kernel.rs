@@ -617,7 +617,15 @@ pub(crate) fn common(
         },
         "===" => (|| {
             argc(args, 1, 1, pos)?;
-            Ok(RValue::Bool(it.case_eq(recv, &args[0], pos)?))
+            match recv {
+                // Object#=== is `==` (the object's own, else identity); `case_eq` would send
+                // `===` back here.
+                RValue::Object(_) => Ok(RValue::Bool(
+                    it.call_method(recv.clone(), "==", vec![args[0].clone()], None, pos)?
+                        .truthy(),
+                )),
+                _ => Ok(RValue::Bool(it.case_eq(recv, &args[0], pos)?)),
+            }
         })(),
         "=~" => Ok(RValue::Nil),
         "hash" => Ok(RValue::Int({

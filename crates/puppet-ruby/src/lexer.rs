@@ -953,7 +953,8 @@ impl<'a> Lexer<'a> {
             let mut sub = Lexer::new(&body, pos);
             sub.depth = self.depth + 1;
             sub.to_eof = true;
-            sub.dstring('\u{0}', '\u{0}', true)?
+            // A nested lexer: grows the stack as the parser does (32 levels at most).
+            crate::with_stack(|| sub.dstring('\u{0}', '\u{0}', true))?
         } else {
             // No escape, no interpolation: the body is the string (most docs).
             vec![StrPart::Lit(body)]
@@ -1249,7 +1250,9 @@ impl<'a> Lexer<'a> {
                         heredoc_resume: None,
                         to_eof: false,
                     };
-                    let toks = sub.run(true)?;
+                    // A nested lexer: grows the stack as the parser does (32 levels at
+                    // most).
+                    let toks = crate::with_stack(|| sub.run(true))?;
                     self.i = sub.i;
                     self.line = sub.line;
                     self.column = sub.column;
