@@ -1220,7 +1220,7 @@ pub fn array_method(
         "sample" | "shuffle" => {
             return match crate::library::random_kwarg(&args, pos)? {
                 Some(rng) => crate::library::shuffle(&items, &rng, name == "sample", pos),
-                None => unsupported(format!("Array#{name} (random numbers)"), pos),
+                None => crate::library::shuffle_default(&items, name == "sample"),
             }
         }
         "pack" => return crate::pack::pack(&items, &args, pos),

@@ -330,7 +330,8 @@ fn kernel_function(
         }
         "open" => unsupported("`open' (files are read through File.read only)", pos),
         "sleep" => unsupported("`sleep'", pos),
-        "rand" | "srand" => unsupported(format!("`{name}' (random numbers)"), pos),
+        "rand" => crate::library::kernel_rand(&args, pos),
+        "srand" => crate::library::srand(&args, pos),
         "gets" | "readline" | "readlines" | "select" => unsupported(format!("`{name}'"), pos),
         "exit" | "abort" => raise("SystemExit", "exit", pos),
         "at_exit" => Ok(RValue::Nil),

@@ -11,7 +11,9 @@
 //! (endless ones too), an array or a hash chains `map`, `select`, `reject`, `filter_map`,
 //! `take(_while)`, `drop(_while)`, `uniq`, `with_index` and `compact`, each value going
 //! through the steps as the source gives it (see `lazy_method`). Seeded `Random`
-//! is Ruby's MT19937 (`puppet_functions::random`); an unseeded one is an error.
+//! is Ruby's MT19937 (`puppet_functions::random`); an unseeded one, `rand`, `srand` and an
+//! unseeded `shuffle` use the default generator, random unless `srand` seeds it (as in Ruby:
+//! such catalogs differ from run to run under Puppet too).
 
 use crate::interp::{raise, unsupported, Ctrl, Interp, R};
 use crate::methods::argc;
@@ -73,32 +75,22 @@ pub(crate) fn class_method(
         })()),
         ("Random", "new") => Some((|| {
             argc(args, 0, 1, pos)?;
-            let Some(seed) = args.first() else {
-                return unsupported("Random.new without a seed (an unseeded random number)", pos);
-            };
             // Ruby seeds MT19937 with the 32-bit words of the seed's absolute value (a big
-            // one too: `Random.new(Digest::SHA256.hexdigest(s).to_i(16))`).
-            let rng = match seed {
-                RValue::Big(b) => RubyRandom::from_words(&b.magnitude().to_u32_digits()),
-                _ => RubyRandom::from_u64(crate::methods::int_arg(seed, pos)?.unsigned_abs()),
+            // one too: `Random.new(Digest::SHA256.hexdigest(s).to_i(16))`); no seed is a
+            // random one.
+            let seed = match args.first() {
+                Some(s @ RValue::Big(_)) => s.clone(),
+                Some(s) => RValue::Int(crate::methods::int_arg(s, pos)?),
+                None => RValue::Int(random_seed()),
             };
-            let seed = match seed {
-                RValue::Big(_) => seed.clone(),
-                _ => RValue::Int(crate::methods::int_arg(seed, pos)?),
-            };
-            Ok(new_object(
-                it,
-                "Random",
-                RandomData {
-                    rng: RefCell::new(rng),
-                    seed,
-                },
-            ))
+            Ok(new_object(it, "Random", seeded(seed, pos)?))
         })()),
-        ("Random", "rand" | "srand" | "new_seed" | "bytes" | "random_number") => Some(unsupported(
-            format!("Random.{name} (an unseeded random number)"),
-            pos,
-        )),
+        ("Random", "rand" | "random_number") => Some(with_default_rng(|r| {
+            random_method(r, "rand", args, pos).unwrap_or(Ok(RValue::Nil))
+        })),
+        ("Random", "srand") => Some(srand(args, pos)),
+        ("Random", "new_seed") => Some(Ok(RValue::Int(random_seed()))),
+        ("Random", "bytes") => Some(unsupported("Random.bytes", pos)),
         ("SecureRandom", _) => Some(secure_random(name, args, pos)),
         ("Enumerator", "new") => Some(match block {
             Some(b) => {
@@ -1057,6 +1049,80 @@ struct RandomData {
     seed: RValue,
 }
 
+thread_local! {
+    /// Ruby's default generator (`Random::DEFAULT`, what `rand`, `srand`, `Random.rand` and
+    /// an unseeded `shuffle` use): seeded from a random number on first use, or by `srand`.
+    /// Without `srand` its numbers are random, under Puppet too.
+    static DEFAULT_RNG: RefCell<Option<Rc<RandomData>>> = const { RefCell::new(None) };
+}
+
+/// A random seed (positive, 62 bits).
+fn random_seed() -> i64 {
+    (random_u64() >> 2) as i64
+}
+
+fn seeded(seed: RValue, pos: Pos) -> Result<RandomData, Ctrl> {
+    let rng = match &seed {
+        RValue::Big(b) => RubyRandom::from_words(&b.magnitude().to_u32_digits()),
+        _ => RubyRandom::from_u64(crate::methods::int_arg(&seed, pos)?.unsigned_abs()),
+    };
+    Ok(RandomData {
+        rng: RefCell::new(rng),
+        seed,
+    })
+}
+
+/// Runs `f` with the default generator (created on first use).
+fn with_default_rng(f: impl FnOnce(&RandomData) -> R) -> R {
+    let r = DEFAULT_RNG.with(|d| {
+        d.borrow_mut()
+            .get_or_insert_with(|| {
+                Rc::new(RandomData {
+                    rng: RefCell::new(RubyRandom::from_u64(random_u64())),
+                    seed: RValue::Int(random_seed()),
+                })
+            })
+            .clone()
+    });
+    f(&r)
+}
+
+/// `Kernel#srand(seed = random)`: seeds the default generator; the previous seed back.
+pub(crate) fn srand(args: &[RValue], pos: Pos) -> R {
+    argc(args, 0, 1, pos)?;
+    let seed = match args.first() {
+        Some(RValue::Float(f)) => crate::bigint::from_float(*f),
+        Some(v) => v.clone(),
+        None => RValue::Int(random_seed()),
+    };
+    let new = Rc::new(seeded(seed, pos)?);
+    let old = DEFAULT_RNG.with(|d| d.borrow_mut().replace(new));
+    Ok(old.map_or_else(|| RValue::Int(random_seed()), |o| o.seed.clone()))
+}
+
+/// `Kernel#rand(max = 0)`: a float in [0, 1) for 0 or nil, else an Integer below
+/// `max.to_i.abs` (a Float max is truncated), a number in a range; from the default
+/// generator.
+pub(crate) fn kernel_rand(args: &[RValue], pos: Pos) -> R {
+    argc(args, 0, 1, pos)?;
+    let max = match args.first() {
+        None | Some(RValue::Nil) => None,
+        Some(RValue::Float(f)) => Some(RValue::Int(f.trunc().abs() as i64)),
+        Some(RValue::Int(n)) => Some(RValue::Int(n.unsigned_abs().min(i64::MAX as u64) as i64)),
+        Some(other) => Some(other.clone()),
+    };
+    let args: Vec<RValue> = match max {
+        None | Some(RValue::Int(0)) => vec![],
+        Some(m) => vec![m],
+    };
+    with_default_rng(|r| random_method(r, "rand", &args, pos).unwrap_or(Ok(RValue::Nil)))
+}
+
+/// An unseeded `shuffle`/`sample`: from the default generator.
+pub(crate) fn shuffle_default(items: &[RValue], sample: bool) -> R {
+    with_default_rng(|r| shuffle_with(items, r, sample))
+}
+
 /// A generator passed as `random:` to `shuffle`/`sample`; `None` when there is none.
 pub(crate) fn random_kwarg(args: &[RValue], pos: Pos) -> Result<Option<RValue>, Ctrl> {
     match args {
@@ -1084,6 +1150,10 @@ pub(crate) fn shuffle(items: &[RValue], rng: &RValue, sample: bool, pos: Pos) ->
             pos,
         );
     };
+    shuffle_with(items, &r, sample)
+}
+
+fn shuffle_with(items: &[RValue], r: &RandomData, sample: bool) -> R {
     let mut rng = r.rng.borrow_mut();
     if sample {
         if items.is_empty() {
