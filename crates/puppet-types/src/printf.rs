@@ -138,6 +138,9 @@ fn near_tie_digits(x: f64, mode: Mode) -> Option<NearTie> {
     let mut n = 1;
     loop {
         let l = d as i64;
+        if !(0..=9).contains(&l) {
+            return None; // not a digit: leave it to the exact formatting
+        }
         d -= l as f64;
         if d == 0.0 {
             ilim = n;
