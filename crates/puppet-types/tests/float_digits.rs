@@ -65,3 +65,17 @@ fn float_digits_agree_with_ruby() {
             .join("\n")
     );
 }
+
+proptest::proptest! {
+    /// Any double (finite or not), any precision: an answer, never a panic.
+    #[test]
+    fn any_double_formats(bits in proptest::prelude::any::<u64>(), prec in 0usize..25, nd in 1i32..20) {
+        let x = f64::from_bits(bits).abs();
+        let f = fixed(x, prec);
+        let _ = exponential(x, prec);
+        let _ = general(x, prec, prec % 2 == 0);
+        let _ = round_digits(x, nd, Rounding::HalfEven);
+        let _ = round_digits(-x, nd, Rounding::Floor);
+        proptest::prop_assert!(!f.is_empty());
+    }
+}
