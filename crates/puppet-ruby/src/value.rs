@@ -841,37 +841,6 @@ pub fn inspect(v: &RValue) -> String {
     out
 }
 
-/// `inspect` of a binary (ASCII-8BIT) string, whose characters are its bytes: printable
-/// ASCII as it is, the usual backslash escapes, any other byte as `\xHH` (`"\xFF\x00"`).
-pub fn inspect_binary_str(s: &str) -> String {
-    let chars: Vec<char> = s.chars().collect();
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for (i, &c) in chars.iter().enumerate() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            '\u{1b}' => out.push_str("\\e"),
-            '\u{7}' => out.push_str("\\a"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '\u{b}' => out.push_str("\\v"),
-            '#' if matches!(chars.get(i + 1), Some('{') | Some('$') | Some('@')) => {
-                out.push_str("\\#")
-            }
-            ' '..='~' => out.push(c),
-            c => {
-                let _ = write!(out, "\\x{:02X}", c as u32 & 0xff);
-            }
-        }
-    }
-    out.push('"');
-    out
-}
-
 fn inspect_into(v: &RValue, out: &mut String, depth: usize) {
     crate::with_stack_at(depth, || {
         if depth > MAX_DEPTH || !walk_step() {
@@ -880,7 +849,9 @@ fn inspect_into(v: &RValue, out: &mut String, depth: usize) {
         }
         match v {
             RValue::Nil => out.push_str("nil"),
-            RValue::Str(s) if s.is_binary() => out.push_str(&inspect_binary_str(&s.borrow())),
+            RValue::Str(s) if s.is_binary() => {
+                out.push_str(&puppet_types::ruby::inspect_binary_str(&s.borrow()))
+            }
             RValue::Str(s) => out.push_str(&inspect_str(&s.borrow())),
             RValue::Sym(s) => {
                 out.push(':');

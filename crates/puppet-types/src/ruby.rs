@@ -19,6 +19,21 @@ use std::fmt::Write as _;
 /// assert_eq!(inspect_str("a\"b\n\u{1}#{x}"), r#""a\"b\n\u0001\#{x}""#);
 /// ```
 pub fn inspect_str(s: &str) -> String {
+    inspect_text(s, false)
+}
+
+/// Ruby 3.1's `String#inspect` of a binary (ASCII-8BIT) string, whose characters are its
+/// bytes: printable ASCII as it is, the same backslash escapes, any other byte as `\xHH`.
+///
+/// ```
+/// use puppet_types::ruby::inspect_binary_str;
+/// assert_eq!(inspect_binary_str("a\u{ff}\u{0}\n"), r#""a\xFF\x00\n""#);
+/// ```
+pub fn inspect_binary_str(s: &str) -> String {
+    inspect_text(s, true)
+}
+
+fn inspect_text(s: &str, binary: bool) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
     let chars: Vec<char> = s.chars().collect();
@@ -36,6 +51,10 @@ pub fn inspect_str(s: &str) -> String {
             '\u{b}' => out.push_str("\\v"),
             '#' if matches!(chars.get(i + 1), Some('{') | Some('$') | Some('@')) => {
                 out.push_str("\\#")
+            }
+            ' '..='~' if binary => out.push(c),
+            c if binary => {
+                let _ = write!(out, "\\x{:02X}", c as u32 & 0xff);
             }
             c if (c as u32) < 0x20 || c as u32 == 0x7f || (0x80..0xa0).contains(&(c as u32)) => {
                 let _ = write!(out, "\\u{:04X}", c as u32);
