@@ -234,6 +234,20 @@ fn capitalize(s: &str) -> String {
     }
 }
 
+/// The sign a number's directive prints: `-` for a negative one, else `+` or a space as the
+/// flags ask.
+fn sign_text(negative: bool, spec: &spec::Spec) -> &'static str {
+    if negative {
+        "-"
+    } else if spec.plus {
+        "+"
+    } else if spec.space {
+        " "
+    } else {
+        ""
+    }
+}
+
 /// The `%s` text `String()` gives: a top-level string as is, a regexp as its source, Binary as
 /// its bytes; containers with their strings quoted (as `%p`).
 fn string_s(v: &Value) -> String {
@@ -318,15 +332,7 @@ pub fn format_value(v: &Value, fmt: Option<&str>) -> Result<String, TypeError> {
                         if spec.conv == 'B' { "0B" } else { "0b" },
                     ),
                 };
-                let sign = if i < 0 {
-                    "-"
-                } else if spec.plus {
-                    "+"
-                } else if spec.space {
-                    " "
-                } else {
-                    ""
-                };
+                let sign = sign_text(i < 0, &spec);
                 let prefix = if spec.alt { prefix } else { "" };
                 let digits = match spec.precision {
                     Some(p) if digits.len() < p => {
@@ -354,15 +360,7 @@ pub fn format_value(v: &Value, fmt: Option<&str>) -> Result<String, TypeError> {
                 'G' => printf::general(f.abs(), p, spec.alt).to_uppercase(),
                 _ => float_to_s(f.abs()),
             };
-            let sign = if f < 0.0 || (f == 0.0 && f.is_sign_negative()) {
-                "-"
-            } else if spec.plus {
-                "+"
-            } else if spec.space {
-                " "
-            } else {
-                ""
-            };
+            let sign = sign_text(f < 0.0 || (f == 0.0 && f.is_sign_negative()), &spec);
             if spec.zero && !spec.minus && spec.width.is_some_and(|w| w > s.len() + sign.len()) {
                 let pad = spec.width.unwrap_or(0) - s.len() - sign.len();
                 format!("{sign}{}{s}", "0".repeat(pad))
