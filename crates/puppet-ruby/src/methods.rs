@@ -1150,6 +1150,25 @@ pub fn call_method(
                     _ => RValue::Nil,
                 })
             }
+            // Character offsets of the whole match (group 0); the groups' offsets are not
+            // kept.
+            "begin" | "end" | "offset" => {
+                argc(&args, 1, 1, pos)?;
+                if !matches!(args[0], RValue::Int(0)) {
+                    return unsupported(format!("MatchData#{name} of a group"), pos);
+                }
+                let start = m.pre().chars().count() as i64;
+                let end = start
+                    + m.first()
+                        .cloned()
+                        .flatten()
+                        .map_or(0, |t| t.chars().count() as i64);
+                Ok(match name {
+                    "begin" => RValue::Int(start),
+                    "end" => RValue::Int(end),
+                    _ => RValue::array(vec![RValue::Int(start), RValue::Int(end)]),
+                })
+            }
             "pre_match" => Ok(RValue::str(m.pre())),
             "post_match" => Ok(RValue::str(m.post())),
             "names" => Ok(RValue::array(
