@@ -1263,6 +1263,14 @@ notify { 'x': message => [defined('$a::x'), defined('$a::u'), defined('$a::nope'
 """),
     ("sprintf_star_width_not_integer", N, """notify { 'x': message => sprintf('%*s', '6', 'ab') }
 """),
+    ("sensitive_p_format_is_ruby_inspect", N, """\
+notice(String(Sensitive('x'), '%p'))
+notice(String([Sensitive('x')], '%p'))
+notice(String({a => Sensitive(1)}))
+notice(Sensitive('x'))
+notice("${Sensitive('x')}")
+notice(sprintf('%p', Sensitive('x')))
+"""),
 ]
 
 def strip_error(msg, node):

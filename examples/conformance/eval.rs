@@ -43,9 +43,16 @@ fn run_source(source: &str, settings: Settings) -> RunResult {
                 .filter(|l| !matches!(l.level, LogLevel::Debug | LogLevel::Info))
                 .map(|l| l.render())
                 .collect::<Vec<_>>();
+            // The corpus renders a Sensitive leaf as `Sensitive([value redacted])` where
+            // Puppet's `%p` gives Ruby's `#<Sensitive [value redacted]>` (its README).
             let value = out
                 .value
-                .map(|v| v.to_string())
+                .map(|v| {
+                    v.to_string().replace(
+                        "#<Sensitive [value redacted]>",
+                        "Sensitive([value redacted])",
+                    )
+                })
                 .map_err(|e| (e.message.clone(), e.line_col().map(|(l, _)| l)));
             (value, logs)
         })

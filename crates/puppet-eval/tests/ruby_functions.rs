@@ -75,7 +75,15 @@ fn module_ruby_functions_answer_as_puppet() {
                     .collect()
             })
             .unwrap_or_default();
-        let code = format!("{vars}notice(String({function}({args}){lambda}, '%p'))");
+        let call = format!("{vars}notice(String({function}({args}){lambda}, '%p'))");
+        // Where gen.py made the call (its WRAPS): top scope, a class's or a define's body.
+        let code = match c["wrap"].as_str() {
+            Some("class") => format!("class rbtest_wrap {{ {call} }} include rbtest_wrap"),
+            Some("define") => {
+                format!("define rbtest_wrapd() {{ {call} }} rbtest_wrapd {{ 'tt': }}")
+            }
+            _ => call,
+        };
         let env = Session::new()
             .modulepath([dir.join("modules")])
             .code(code.clone())

@@ -490,7 +490,14 @@ pub fn md5_crypt(pw: &[u8], salt: &[u8]) -> String {
 /// SHA-crypt (`$5$` SHA-256, `$6$` SHA-512, Ulrich Drepper's specification) with the
 /// default 5000 rounds; the salt is at most 16 bytes.
 pub fn sha_crypt(pw: &[u8], salt: &[u8], long: bool) -> String {
+    sha_crypt_rounds(pw, salt, long, None)
+}
+
+/// SHA-crypt with `rounds=N` given (clamped to 1000..=999999999 as the specification says,
+/// and named in the result); `None` is the default 5000, not named.
+pub fn sha_crypt_rounds(pw: &[u8], salt: &[u8], long: bool, rounds: Option<u32>) -> String {
     let salt = &salt[..salt.len().min(16)];
+    let rounds = rounds.map(|r| r.clamp(1000, 999_999_999));
     let h = |d: &[u8]| -> Vec<u8> {
         if long {
             sha512(d).to_vec()
@@ -521,7 +528,7 @@ pub fn sha_crypt(pw: &[u8], salt: &[u8], long: bool) -> String {
     let p: Vec<u8> = dp.iter().cycle().take(pw.len()).copied().collect();
     let ds = h(&salt.repeat(16 + a[0] as usize));
     let s: Vec<u8> = ds.iter().cycle().take(salt.len()).copied().collect();
-    for r in 0..5000 {
+    for r in 0..rounds.unwrap_or(5000) {
         let mut c = Vec::new();
         if r & 1 == 1 {
             c.extend_from_slice(&p);
@@ -543,8 +550,9 @@ pub fn sha_crypt(pw: &[u8], salt: &[u8], long: bool) -> String {
     }
     let f = |i: usize| a[i] as u32;
     let mut out = format!(
-        "${}${}$",
+        "${}${}{}$",
         if long { 6 } else { 5 },
+        rounds.map(|r| format!("rounds={r}$")).unwrap_or_default(),
         String::from_utf8_lossy(salt)
     );
     if long {
@@ -575,9 +583,14 @@ pub fn sha_crypt(pw: &[u8], salt: &[u8], long: bool) -> String {
     out
 }
 
+/// The most `rounds=` a SHA-crypt setting may ask for here (glibc allows 999999999: minutes
+/// of hashing; a setting above this is a form not reproduced).
+pub const MAX_CRYPT_ROUNDS: u32 = 1_000_000;
+
 /// Ruby's `String#crypt` (glibc's `crypt(3)`) for the salts that select MD5-crypt (`$1$`)
-/// and SHA-crypt (`$5$`, `$6$`, default rounds): the salt runs to the next `$`. `None` for
-/// the forms not reproduced here (DES, `rounds=`, bcrypt).
+/// and SHA-crypt (`$5$`, `$6$`, with or without `rounds=N$`): the salt runs to the next
+/// `$`. `None` for the forms not reproduced here (DES, bcrypt, a malformed or too large
+/// `rounds=`).
 pub fn crypt(pw: &[u8], setting: &str) -> Option<String> {
     let (kind, rest) = if let Some(r) = setting.strip_prefix("$1$") {
         (1, r)
@@ -588,14 +601,28 @@ pub fn crypt(pw: &[u8], setting: &str) -> Option<String> {
     } else {
         return None;
     };
-    if rest.starts_with("rounds=") {
-        return None;
-    }
+    let (rounds, rest) = match rest.strip_prefix("rounds=") {
+        Some(r) if kind != 1 => {
+            let (n, rest) = r.split_once('$')?;
+            // libxcrypt (what Ruby's crypt calls on Debian) fails with `*0` on a count that
+            // is not plain digits or is below 1000.
+            match n.parse::<u32>() {
+                Ok(c) if c >= 1000 && !n.starts_with('0') => {
+                    if c > MAX_CRYPT_ROUNDS {
+                        return None;
+                    }
+                    (Some(c), rest)
+                }
+                _ => return Some("*0".to_string()),
+            }
+        }
+        _ => (None, rest),
+    };
     let salt = rest.split('$').next().unwrap_or_default().as_bytes();
     Some(match kind {
         1 => md5_crypt(pw, salt),
-        5 => sha_crypt(pw, salt, false),
-        _ => sha_crypt(pw, salt, true),
+        5 => sha_crypt_rounds(pw, salt, false, rounds),
+        _ => sha_crypt_rounds(pw, salt, true, rounds),
     })
 }
 

@@ -732,6 +732,11 @@ impl<'s> Interp<'s> {
                 };
                 return self.send(recv, sym, args.collect(), None, block.as_ref(), pos, false);
             }
+            // `method(:Integer)`: Kernel's functions are private methods of the receiver.
+            ProcBody::Method(recv, name) if crate::kernel::KERNEL_FUNCTIONS.contains(&&**name) => {
+                let recv = recv.clone();
+                return crate::kernel::fcall(self, recv, name, args, block.as_ref(), pos, false);
+            }
             ProcBody::Method(recv, name) => {
                 return self.send(recv.clone(), name, args, None, block.as_ref(), pos, true);
             }

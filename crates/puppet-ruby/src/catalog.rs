@@ -49,14 +49,27 @@ fn split_reference(s: &str) -> Option<(String, String)> {
     Some((ty.to_string(), title.to_string()))
 }
 
+/// A resource of the catalog being compiled, as Ruby code gets it (`scope.resource`,
+/// `findresource`): a `Puppet::Parser::Resource`; a class is titled by its capitalized name
+/// (`Class[Apix::Conf]`), `main` aside.
 fn resource_object(it: &mut Interp, type_name: String, title: String) -> RValue {
+    let title = shown_title(&type_name, title);
     let c = it
-        .module_by_path("Puppet::Resource")
+        .module_by_path("Puppet::Parser::Resource")
         .unwrap_or_else(|| it.object_class());
     let o = Rc::new(Object::new(c));
     *o.data.borrow_mut() = ObjData::Native(Rc::new(ResourceRef { type_name, title }));
     it.track_object(&o);
     RValue::Object(o)
+}
+
+/// A catalog resource's title as Puppet shows it: a class's capitalized (`main` aside).
+fn shown_title(type_name: &str, title: String) -> String {
+    if type_name == "Class" && title != "main" {
+        puppet_types::format::capitalize_segments(&title)
+    } else {
+        title
+    }
 }
 
 /// The catalog's name for a type and title: classes by their lower-case name.
@@ -159,6 +172,15 @@ pub(crate) fn scope_method(it: &mut Interp, name: &str, args: &[RValue], pos: Po
             Ok(Some((t, ti))) => Ok(resource_object(it, t, ti)),
             Ok(None) => Ok(resource_object(it, "Class".into(), "main".into())),
             Err(why) => unsupported(format!("scope.resource ({why})"), pos),
+        },
+        // `Scope#to_s`: `Scope(Class[main])`, `Scope(Apix::Conf[x])`: the resource whose
+        // body runs (Puppet's logs show the same).
+        "to_s" | "inspect" => match it.scope.current_resource() {
+            Ok(Some((t, ti))) => {
+                let ti = shown_title(&t, ti);
+                Ok(RValue::string(format!("Scope({t}[{ti}])")))
+            }
+            _ => Ok(RValue::str("Scope(Class[main])")),
         },
         "catalog" => unsupported(
             "the whole catalog from Ruby (scope.catalog); findresource is available",

@@ -215,6 +215,7 @@ pub(crate) fn known(path: &str) -> Option<Known> {
         | "Puppet::Util::Errors::Error"
         | "Puppet::Parser::AST" => class("Object"),
         "Puppet::Type" => class("Object"),
+        "Puppet::Parser::Resource" => class("Puppet::Resource"),
         "Puppet::Parameter" => class("Object"),
         "Puppet::Property" => class("Puppet::Parameter"),
         "Puppet::Parameter::Boolean"

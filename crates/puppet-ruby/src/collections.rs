@@ -812,16 +812,7 @@ pub fn array_method(
                 .and_then(|i| items.get(i).cloned())
                 .unwrap_or(RValue::Nil));
         }
-        "dig" => {
-            let mut cur = recv.clone();
-            for a in args {
-                cur = match cur {
-                    RValue::Nil => return Ok(RValue::Nil),
-                    c => crate::methods::call_method(it, c, "[]", vec![a], None, pos)?,
-                };
-            }
-            return Ok(cur);
-        }
+        "dig" => return dig(it, recv, args, pos),
         "fetch" => {
             argc(&args, 1, 2, pos)?;
             let i = int_arg(&args[0], pos)?;
@@ -1224,7 +1215,53 @@ pub fn array_method(
             }
         }
         "pack" => return crate::pack::pack(&items, &args, pos),
-        "bsearch" => return unsupported(format!("Array#{name}"), pos),
+        "bsearch" | "bsearch_index" => {
+            // Find-minimum mode (the block answers true/false/nil) or find-any mode (it
+            // answers a number: 0 found, positive look right, negative look left).
+            let b = need_block(block, name, pos)?;
+            let (mut lo, mut hi) = (0usize, items.len());
+            let mut found = None;
+            while lo < hi {
+                let mid = lo + (hi - lo) / 2;
+                let go_left = match it.call_block(b, vec![items[mid].clone()], pos)? {
+                    RValue::Bool(true) => {
+                        found = Some(mid);
+                        true
+                    }
+                    RValue::Bool(false) | RValue::Nil => false,
+                    RValue::Int(0) => {
+                        found = Some(mid);
+                        break;
+                    }
+                    RValue::Int(n) => n < 0,
+                    RValue::Float(0.0) => {
+                        found = Some(mid);
+                        break;
+                    }
+                    RValue::Float(f) => f < 0.0,
+                    v => {
+                        return raise(
+                            "TypeError",
+                            format!(
+                                "wrong argument type {} (must be numeric, true, false or nil)",
+                                v.class_name()
+                            ),
+                            pos,
+                        )
+                    }
+                };
+                if go_left {
+                    hi = mid;
+                } else {
+                    lo = mid + 1;
+                }
+            }
+            return Ok(match found {
+                Some(i) if name == "bsearch" => items[i].clone(),
+                Some(i) => RValue::Int(i as i64),
+                None => RValue::Nil,
+            });
+        }
         "assoc" => {
             argc(&args, 1, 1, pos)?;
             for x in &items {
@@ -1494,16 +1531,7 @@ pub fn hash_method(
                 },
             };
         }
-        "dig" => {
-            let mut cur = recv.clone();
-            for a in args {
-                cur = match cur {
-                    RValue::Nil => return Ok(RValue::Nil),
-                    c => crate::methods::call_method(it, c, "[]", vec![a], None, pos)?,
-                };
-            }
-            return Ok(cur);
-        }
+        "dig" => return dig(it, recv, args, pos),
         "key?" | "has_key?" | "include?" | "member?" => {
             argc(&args, 1, 1, pos)?;
             return Ok(RValue::Bool(cell.borrow().get(&args[0]).is_some()));
@@ -1766,6 +1794,35 @@ fn short_inspect(v: &RValue) -> String {
     } else {
         s
     }
+}
+
+/// `Array#dig`/`Hash#dig`: `self[first]`, then `dig` of the rest on that value; nil ends
+/// the walk, and a value with no `dig` (an Integer, a String...) is Ruby's TypeError.
+fn dig(it: &mut Interp, recv: &RValue, args: Vec<RValue>, pos: Pos) -> Result<RValue, Ctrl> {
+    let mut cur = recv.clone();
+    let mut rest = args.into_iter();
+    while let Some(a) = rest.next() {
+        cur = match cur {
+            RValue::Nil => return Ok(RValue::Nil),
+            c @ (RValue::Array(_) | RValue::Hash(_)) => {
+                crate::methods::call_method(it, c, "[]", vec![a], None, pos)?
+            }
+            // Struct, OpenStruct and user classes answer `dig` themselves.
+            c @ RValue::Object(_) => {
+                let mut all = vec![a];
+                all.extend(rest);
+                return crate::methods::call_method(it, c, "dig", all, None, pos);
+            }
+            c => {
+                return raise(
+                    "TypeError",
+                    format!("{} does not have #dig method", c.class_name()),
+                    pos,
+                )
+            }
+        };
+    }
+    Ok(cur)
 }
 
 #[cfg(test)]

@@ -1057,7 +1057,8 @@ impl<'s> Interp<'s> {
     /// `to_s` as string interpolation calls it (user classes' `to_s` included).
     pub fn to_s_value(&mut self, v: &RValue) -> Result<String, Ctrl> {
         match v {
-            RValue::Object(_) => {
+            // The scope's `to_s` names its resource (`Scope(Class[main])`).
+            RValue::Object(_) | RValue::Scope => {
                 let pos = self.pos;
                 let r = self.call_method(v.clone(), "to_s", vec![], None, pos)?;
                 Ok(match r {

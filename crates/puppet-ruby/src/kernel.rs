@@ -1028,6 +1028,7 @@ pub(crate) fn enumerates(recv: &RValue, name: &str, args: &[RValue]) -> bool {
                 || (name == "step" && matches!(recv, RValue::Range(_)))
         }
         RValue::Int(_) | RValue::Big(_) => matches!(name, "times" | "upto" | "downto" | "step"),
+        RValue::Float(_) => name == "step",
         RValue::Str(_) => matches!(name, "each_char" | "each_line" | "each_byte"),
         _ => false,
     }
@@ -1357,6 +1358,20 @@ fn exception_method(
         "full_message" => {
             let (c, m) = exception_parts(it, recv);
             Ok(RValue::string(format!("{m} ({c})")))
+        }
+        // NameError#name (NoMethodError's too): the name Ruby's message quotes (its
+        // messages have fixed forms: "undefined method `x' for ...", "uninitialized
+        // constant A::B").
+        "name" if o.class.ancestors().iter().any(|a| a.name_is("NameError")) => {
+            let (_, m) = exception_parts(it, recv);
+            let name = if let Some(c) = m.strip_prefix("uninitialized constant ") {
+                c.rsplit("::").next().map(str::to_string)
+            } else {
+                m.split_once('`')
+                    .and_then(|(_, rest)| rest.split_once('\''))
+                    .map(|(n, _)| n.to_string())
+            };
+            Ok(name.map_or(RValue::Nil, |n| RValue::sym(&n)))
         }
         "backtrace" | "backtrace_locations" => Ok(RValue::Nil),
         "set_backtrace" => Ok(args.first().cloned().unwrap_or(RValue::Nil)),
@@ -2055,49 +2070,51 @@ pub(crate) fn native_alias(old: &str) -> Option<Method> {
     None
 }
 
+/// Kernel's functions: private methods of every object (`Integer(x)`, `format`...).
+pub(crate) const KERNEL_FUNCTIONS: &[&str] = &[
+    "raise",
+    "fail",
+    "require",
+    "require_relative",
+    "load",
+    "lambda",
+    "proc",
+    "block_given?",
+    "catch",
+    "throw",
+    "format",
+    "sprintf",
+    "puts",
+    "print",
+    "p",
+    "pp",
+    "warn",
+    "Array",
+    "Integer",
+    "Float",
+    "String",
+    "Hash",
+    "loop",
+    "caller",
+    "__dir__",
+    "_",
+    "n_",
+    "binding",
+    "eval",
+    "system",
+    "exec",
+    "sleep",
+    "rand",
+    "exit",
+    "abort",
+    "at_exit",
+    "gets",
+    "open",
+];
+
 /// Whether a value answers a method natively.
 pub(crate) fn native_responds(it: &mut Interp, v: &RValue, name: &str, private: bool) -> bool {
-    const KERNEL: &[&str] = &[
-        "raise",
-        "fail",
-        "require",
-        "require_relative",
-        "load",
-        "lambda",
-        "proc",
-        "block_given?",
-        "catch",
-        "throw",
-        "format",
-        "sprintf",
-        "puts",
-        "print",
-        "p",
-        "pp",
-        "warn",
-        "Array",
-        "Integer",
-        "Float",
-        "String",
-        "Hash",
-        "loop",
-        "caller",
-        "__dir__",
-        "_",
-        "n_",
-        "binding",
-        "eval",
-        "system",
-        "exec",
-        "sleep",
-        "rand",
-        "exit",
-        "abort",
-        "at_exit",
-        "gets",
-        "open",
-    ];
-    if private && KERNEL.contains(&name) {
+    if private && KERNEL_FUNCTIONS.contains(&name) {
         return true;
     }
     if let (RValue::Scope, Some(f)) = (v, name.strip_prefix("function_")) {

@@ -53,6 +53,45 @@ pub fn splat_items(it: &mut Interp, v: &RValue, pos: Pos) -> Result<Vec<RValue>,
     })
 }
 
+/// The values of a Float step from `beg` to `end` by `unit` (`1.0.step(2.0, 0.5)`,
+/// `(1.0..2.0).step(0.5)`), counted as Ruby counts them (`ruby_float_step_size`): the
+/// number of steps allows for rounding error, and the last value is clamped to `end`.
+fn float_steps(beg: f64, end: f64, unit: f64, excl: bool, pos: Pos) -> Result<Vec<f64>, Ctrl> {
+    let n = (end - beg) / unit;
+    let err = ((beg.abs() + end.abs() + (end - beg).abs()) / unit.abs() * f64::EPSILON).min(0.5);
+    let count = if unit.is_infinite() {
+        f64::from(u8::from(if unit > 0.0 { beg <= end } else { beg >= end }))
+    } else if excl {
+        if n <= 0.0 {
+            0.0
+        } else {
+            let mut k = if n < 1.0 { 0.0 } else { (n - err).floor() };
+            let d = (k + 1.0) * unit + beg;
+            if (beg < end && d < end) || (beg > end && d > end) {
+                k += 1.0;
+            }
+            k + 1.0
+        }
+    } else if n < 0.0 {
+        0.0
+    } else {
+        (n + err).floor() + 1.0
+    };
+    if count.is_nan() || count > 10_000_000.0 {
+        return raise("RangeError", "too many steps for this engine", pos);
+    }
+    Ok((0..count as u64)
+        .map(|i| {
+            let d = i as f64 * unit + beg;
+            if (unit >= 0.0 && end < d) || (unit < 0.0 && d < end) {
+                end
+            } else {
+                d
+            }
+        })
+        .collect())
+}
+
 /// The elements of a range, as `to_a` builds them: each counts as built data against the
 /// memory bound and the step budget ([`Interp::charge`]), before it is built, so that a huge
 /// range ends the run instead of taking seconds.
@@ -971,10 +1010,13 @@ pub fn call_method(
     }
     // Methods every object has (some built-in classes have their own `to_s`, `===`, `=~`).
     let own = match name {
-        "to_s" => matches!(recv, RValue::Int(_) | RValue::Big(_)) || !args.is_empty(),
+        "to_s" => {
+            matches!(recv, RValue::Int(_) | RValue::Big(_) | RValue::Scope) || !args.is_empty()
+        }
         "===" => matches!(recv, RValue::Scope),
         "=~" => matches!(recv, RValue::Str(_) | RValue::Regexp(_) | RValue::Sym(_)),
-        "inspect" | "class" => !args.is_empty(),
+        "inspect" => matches!(recv, RValue::Scope) || !args.is_empty(),
+        "class" => !args.is_empty(),
         _ => false,
     };
     if !own {
@@ -1106,6 +1148,25 @@ pub fn call_method(
                         RValue::array(groups[s..e].to_vec())
                     }
                     _ => RValue::Nil,
+                })
+            }
+            // Character offsets of the whole match (group 0); the groups' offsets are not
+            // kept.
+            "begin" | "end" | "offset" => {
+                argc(&args, 1, 1, pos)?;
+                if !matches!(args[0], RValue::Int(0)) {
+                    return unsupported(format!("MatchData#{name} of a group"), pos);
+                }
+                let start = m.pre().chars().count() as i64;
+                let end = start
+                    + m.first()
+                        .cloned()
+                        .flatten()
+                        .map_or(0, |t| t.chars().count() as i64);
+                Ok(match name {
+                    "begin" => RValue::Int(start),
+                    "end" => RValue::Int(end),
+                    _ => RValue::array(vec![RValue::Int(start), RValue::Int(end)]),
                 })
             }
             "pre_match" => Ok(RValue::str(m.pre())),
@@ -1603,11 +1664,8 @@ fn num_method(
                     if st == 0.0 {
                         return raise("ArgumentError", "step can't be 0", pos);
                     }
-                    let n = ((z - a) / st + 1e-9).floor();
-                    let mut k = 0.0;
-                    while k <= n && k < 10_000_000.0 {
-                        it.call_block(b, vec![RValue::Float(a + k * st)], pos)?;
-                        k += 1.0;
+                    for x in float_steps(a, z, st, false, pos)? {
+                        it.call_block(b, vec![RValue::Float(x)], pos)?;
                     }
                 }
             }
@@ -1933,6 +1991,27 @@ fn range_method(
             };
             Ok(RValue::Bool(range_covers_range(r, o)))
         }
+        // A range of Strings answers `include?` by its members (Ruby's
+        // `rb_str_include_range_p`: one-character ASCII ends compare characters, others
+        // walk `succ`); `cover?` and `===` compare with the ends.
+        "include?" | "member?"
+            if matches!((&r.0, &r.1), (RValue::Str(_), RValue::Str(_)))
+                && matches!(args.as_slice(), [RValue::Str(_)]) =>
+        {
+            let (RValue::Str(a), RValue::Str(z), RValue::Str(v)) = (&r.0, &r.1, &args[0]) else {
+                return Ok(RValue::Bool(false));
+            };
+            let (a, z, v) = (a.borrow(), z.borrow(), v.borrow());
+            let one = |s: &str| s.len() == 1 && s.is_ascii();
+            if one(&a) && one(&z) {
+                return Ok(RValue::Bool(one(&v) && range_cover(r, &args[0])));
+            }
+            drop((a, z, v));
+            let items = range_items(it, r, pos)?;
+            Ok(RValue::Bool(
+                items.iter().any(|x| value::equal(x, &args[0])),
+            ))
+        }
         "include?" | "member?" | "cover?" | "===" => {
             argc(&args, 1, 1, pos)?;
             Ok(RValue::Bool(range_cover(r, &args[0])))
@@ -1993,14 +2072,34 @@ fn range_method(
         },
         "step" => {
             argc(&args, 1, 1, pos)?;
-            let step = int_arg(&args[0], pos)?;
-            if step <= 0 {
-                return raise("ArgumentError", "step can't be negative", pos);
-            }
-            let items: Vec<RValue> = range_items(it, r, pos)?
-                .into_iter()
-                .step_by(step as usize)
-                .collect();
+            let float = [&r.0, &r.1, &args[0]]
+                .iter()
+                .any(|v| matches!(v, RValue::Float(_)));
+            let items: Vec<RValue> = if float {
+                let unit = num_f(&args[0]);
+                if unit < 0.0 {
+                    return raise("ArgumentError", "step can't be negative", pos);
+                }
+                if unit == 0.0 {
+                    return raise("ArgumentError", "step can't be 0", pos);
+                }
+                float_steps(num_f(&r.0), num_f(&r.1), unit, r.2, pos)?
+                    .into_iter()
+                    .map(RValue::Float)
+                    .collect()
+            } else {
+                let step = int_arg(&args[0], pos)?;
+                if step < 0 {
+                    return raise("ArgumentError", "step can't be negative", pos);
+                }
+                if step == 0 {
+                    return raise("ArgumentError", "step can't be 0", pos);
+                }
+                range_items(it, r, pos)?
+                    .into_iter()
+                    .step_by(step as usize)
+                    .collect()
+            };
             match block {
                 Some(b) => {
                     for x in items {

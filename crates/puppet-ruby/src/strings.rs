@@ -479,7 +479,7 @@ pub fn str_method(
             })
             .collect()),
         "upcase!" | "downcase!" | "capitalize!" | "strip!" | "chomp!" | "lstrip!" | "rstrip!"
-        | "squeeze!" | "reverse!" => {
+        | "squeeze!" | "reverse!" | "tr!" | "tr_s!" | "delete!" => {
             let base = &name[..name.len() - 1];
             let r = str_method(it, recv, cell, base, args, block, pos)?;
             let r = value::to_s(&r);
@@ -559,17 +559,21 @@ pub fn str_method(
             None => raise("ArgumentError", "empty string", pos),
         },
         "lines" | "each_line" => {
-            let mut lines = Vec::new();
-            let mut cur = String::new();
-            for c in s.chars() {
-                cur.push(c);
-                if c == '\n' {
-                    lines.push(RValue::string(std::mem::take(&mut cur)));
-                }
-            }
-            if !cur.is_empty() {
-                lines.push(RValue::string(cur));
-            }
+            // `lines(sep = $/, chomp: false)`: a nil separator is the whole text, an empty
+            // one is paragraph mode (lines end at a run of blank lines).
+            let (sep, chomp) = match args.as_slice() {
+                [] => (Some("\n".to_string()), false),
+                [RValue::Hash(h)] => (Some("\n".to_string()), chomp_kwarg(h)),
+                [RValue::Nil] => (None, false),
+                [RValue::Nil, RValue::Hash(h)] => (None, chomp_kwarg(h)),
+                [sep] => (Some(str_arg(sep, pos)?), false),
+                [sep, RValue::Hash(h)] => (Some(str_arg(sep, pos)?), chomp_kwarg(h)),
+                _ => return unsupported(format!("String#{name} with these arguments"), pos),
+            };
+            let lines: Vec<RValue> = split_lines(&s, sep.as_deref(), chomp)
+                .into_iter()
+                .map(RValue::string)
+                .collect();
             if name == "each_line" {
                 let Some(b) = block else {
                     return unsupported("each_line without a block", pos);
@@ -606,64 +610,28 @@ pub fn str_method(
             let (r, _) = substitute(it, &s, &args, block, name == "gsub", pos)?;
             new(r)
         }
-        "tr" | "delete" | "squeeze" | "count" => {
-            let set_of = |spec: &str| -> Vec<char> {
-                let cs: Vec<char> = spec.chars().collect();
-                let mut out = Vec::new();
-                let mut i = 0;
-                while i < cs.len() {
-                    if i + 2 < cs.len() && cs[i + 1] == '-' {
-                        for c in cs[i]..=cs[i + 2] {
-                            out.push(c);
-                        }
-                        i += 3;
-                    } else {
-                        out.push(cs[i]);
-                        i += 1;
-                    }
-                }
-                out
-            };
+        "tr" | "tr_s" => {
+            argc(&args, 2, 2, pos)?;
+            let from = CharSpec::parse(&str_arg(&args[0], pos)?, pos)?;
+            let to = CharSpec::parse(&str_arg(&args[1], pos)?, pos)?;
+            new(transliterate(&s, &from, &to, name == "tr_s", pos)?)
+        }
+        "delete" | "count" | "squeeze" => {
+            argc(&args, usize::from(name != "squeeze"), usize::MAX, pos)?;
+            // Several sets: the characters in all of them.
+            let specs = args
+                .iter()
+                .map(|a| CharSpec::parse(&str_arg(a, pos)?, pos))
+                .collect::<Result<Vec<_>, Ctrl>>()?;
+            let member = |c: char| specs.iter().all(|sp| sp.contains(c));
             match name {
-                "tr" => {
-                    argc(&args, 2, 2, pos)?;
-                    let from = str_arg(&args[0], pos)?;
-                    let to = str_arg(&args[1], pos)?;
-                    if from.starts_with('^') && from.len() > 1 {
-                        return unsupported("String#tr with a negated set", pos);
-                    }
-                    let f = set_of(&from);
-                    let t = set_of(&to);
-                    new(s
-                        .chars()
-                        .filter_map(|c| match f.iter().position(|x| *x == c) {
-                            Some(i) => t.get(i).or(t.last()).copied(),
-                            None => Some(c),
-                        })
-                        .collect())
-                }
-                "delete" => {
-                    argc(&args, 1, usize::MAX, pos)?;
-                    let f = set_of(&str_arg(&args[0], pos)?);
-                    new(s.chars().filter(|c| !f.contains(c)).collect())
-                }
-                "count" => {
-                    argc(&args, 1, usize::MAX, pos)?;
-                    let f = set_of(&str_arg(&args[0], pos)?);
-                    Ok(RValue::Int(
-                        s.chars().filter(|c| f.contains(c)).count() as i64
-                    ))
-                }
+                "delete" => new(s.chars().filter(|c| !member(*c)).collect()),
+                "count" => Ok(RValue::Int(s.chars().filter(|c| member(*c)).count() as i64)),
                 _ => {
-                    let f = args
-                        .first()
-                        .map(|a| str_arg(a, pos).map(|x| set_of(&x)))
-                        .transpose()?;
                     let mut out = String::new();
                     let mut prev: Option<char> = None;
                     for c in s.chars() {
-                        let squeezable = f.as_ref().is_none_or(|f| f.contains(&c));
-                        if prev == Some(c) && squeezable {
+                        if prev == Some(c) && member(c) {
                             continue;
                         }
                         out.push(c);
@@ -984,6 +952,38 @@ pub fn str_method(
                         None => return raise("IndexError", "string not matched", pos),
                     }
                 }
+                [RValue::Range(r)] => {
+                    let a = int_arg(&r.0, pos)?;
+                    let b = match &r.1 {
+                        RValue::Nil => -1,
+                        v => int_arg(v, pos)?,
+                    };
+                    let Some(a) = norm(a, len).filter(|a| *a <= len) else {
+                        return raise(
+                            "RangeError",
+                            format!("{} out of range", value::inspect(&args[0])),
+                            pos,
+                        );
+                    };
+                    let b = if b < 0 { len as i64 + b } else { b };
+                    let b = if r.2 && !matches!(r.1, RValue::Nil) {
+                        b
+                    } else {
+                        b + 1
+                    };
+                    (a, (b - a as i64).max(0) as usize)
+                }
+                [RValue::Regexp(re)] => match regex_match(it, re, &s, 0, pos)? {
+                    Some(at) => {
+                        let m = it
+                            .last_match
+                            .as_ref()
+                            .and_then(|c| c.first().cloned().flatten())
+                            .unwrap_or_default();
+                        (at, m.chars().count())
+                    }
+                    None => return raise("IndexError", "regexp not matched", pos),
+                },
                 _ => return unsupported("String#[]= with these arguments", pos),
             };
             let chars: Vec<char> = s.chars().collect();
@@ -1326,12 +1326,96 @@ pub fn str_method(
             ),
             pos,
         ),
+        "getbyte" => {
+            argc(&args, 1, 1, pos)?;
+            let i = int_arg(&args[0], pos)?;
+            let raw = crate::methods::str_bytes(recv);
+            Ok(norm(i, raw.len())
+                .and_then(|i| raw.get(i))
+                .map_or(RValue::Nil, |b| RValue::Int(i64::from(*b))))
+        }
+        "byteslice" => {
+            argc(&args, 1, 2, pos)?;
+            let raw = crate::methods::str_bytes(recv);
+            let len = raw.len();
+            let (start, count) = match args.as_slice() {
+                [RValue::Int(i)] => (norm(*i, len).filter(|i| *i < len), 1),
+                [RValue::Int(i), n] => {
+                    let n = int_arg(n, pos)?;
+                    if n < 0 {
+                        return Ok(RValue::Nil);
+                    }
+                    (norm(*i, len).filter(|i| *i <= len), n as usize)
+                }
+                [RValue::Range(r)] => {
+                    let a = int_arg(&r.0, pos)?;
+                    let b = match &r.1 {
+                        RValue::Nil => -1,
+                        v => int_arg(v, pos)?,
+                    };
+                    let a = norm(a, len).filter(|a| *a <= len);
+                    let b = if b < 0 { len as i64 + b } else { b };
+                    let b = if r.2 && !matches!(r.1, RValue::Nil) {
+                        b
+                    } else {
+                        b + 1
+                    };
+                    (a, a.map_or(0, |a| (b - a as i64).max(0) as usize))
+                }
+                _ => return unsupported("String#byteslice with these arguments", pos),
+            };
+            let Some(start) = start else {
+                return Ok(RValue::Nil);
+            };
+            let end = start.saturating_add(count).min(len);
+            let bytes = &raw[start..end];
+            Ok(match std::str::from_utf8(bytes) {
+                Ok(t) => RValue::str(t),
+                Err(_) => crate::methods::binary_string(bytes),
+            })
+        }
+        "partition" | "rpartition" if matches!(args.as_slice(), [RValue::Regexp(_)]) => {
+            let RValue::Regexp(re) = &args[0] else {
+                return Ok(RValue::Nil);
+            };
+            let chars: Vec<char> = s.chars().collect();
+            // `partition`: the first match; `rpartition`: the match starting furthest right.
+            let found = if name == "partition" {
+                regex_match(it, re, &s, 0, pos)?
+            } else {
+                let mut hit = None;
+                for start in (0..=chars.len()).rev() {
+                    if regex_match(it, re, &s, start, pos)? == Some(start) {
+                        hit = Some(start);
+                        break;
+                    }
+                }
+                hit
+            };
+            let parts = match found {
+                Some(at) => {
+                    let m = it
+                        .last_match
+                        .as_ref()
+                        .and_then(|c| c.first().cloned().flatten())
+                        .unwrap_or_default();
+                    let end = (at + m.chars().count()).min(chars.len());
+                    vec![
+                        chars[..at].iter().collect(),
+                        m,
+                        chars[end..].iter().collect(),
+                    ]
+                }
+                None if name == "partition" => vec![s.clone(), String::new(), String::new()],
+                None => vec![String::new(), String::new(), s.clone()],
+            };
+            Ok(RValue::array(
+                parts.into_iter().map(RValue::string).collect(),
+            ))
+        }
         "partition" | "rpartition" => {
             argc(&args, 1, 1, pos)?;
-            let sep = match &args[0] {
-                RValue::Str(p) => p.borrow().clone(),
-                _ => return unsupported(format!("String#{name} with a regexp"), pos),
-            };
+            let sep = str_arg(&args[0], pos)?;
             let found = if name == "partition" {
                 s.find(&sep)
             } else {
@@ -1355,4 +1439,177 @@ pub fn str_method(
             crate::methods::no_method_pub(recv, name, pos)
         }
     }
+}
+
+/// `chomp: true` among a method's keyword arguments.
+fn chomp_kwarg(h: &Rc<Shared<value::RHash>>) -> bool {
+    h.borrow()
+        .get(&RValue::sym("chomp"))
+        .is_some_and(|v| v.truthy())
+}
+
+/// `String#lines`: the text cut after each `sep` (kept unless `chomp`); `None` is the whole
+/// text, `""` paragraph mode (a paragraph ends after its run of newlines; `chomp` keeps
+/// the first of them, as Ruby 3.1 does).
+fn split_lines(s: &str, sep: Option<&str>, chomp: bool) -> Vec<String> {
+    let Some(sep) = sep else {
+        return if s.is_empty() {
+            vec![]
+        } else {
+            vec![s.to_string()]
+        };
+    };
+    let mut out = Vec::new();
+    let mut rest = s;
+    if sep.is_empty() {
+        while !rest.is_empty() {
+            let Some(i) = rest.find("\n\n") else {
+                out.push(rest.to_string());
+                break;
+            };
+            let body_end = i + 1;
+            let end = i + rest[i..].len() - rest[i..].trim_start_matches('\n').len();
+            out.push(
+                if chomp {
+                    &rest[..body_end]
+                } else {
+                    &rest[..end]
+                }
+                .to_string(),
+            );
+            rest = &rest[end..];
+        }
+        return out;
+    }
+    while !rest.is_empty() {
+        match rest.find(sep) {
+            Some(i) => {
+                let end = i + sep.len();
+                // `chomp` of the default separator also drops a `\r` before the newline.
+                let mut body = &rest[..if chomp { i } else { end }];
+                if chomp && sep == "\n" {
+                    body = body.strip_suffix('\r').unwrap_or(body);
+                }
+                out.push(body.to_string());
+                rest = &rest[end..];
+            }
+            None => {
+                out.push(rest.to_string());
+                break;
+            }
+        }
+    }
+    out
+}
+
+/// A character set of `String#tr`, `delete`, `count` and `squeeze`: characters and ranges
+/// (`a-z`), negated by a leading `^` (when more follows), a backslash escaping the next
+/// character; a `-` at either end is itself.
+struct CharSpec {
+    /// The ranges in the order written (for `tr`'s positions).
+    ranges: Vec<(char, char)>,
+    negated: bool,
+}
+
+/// The most characters a `tr` set may expand to (its translation table).
+const MAX_TR_CHARS: usize = 1 << 16;
+
+impl CharSpec {
+    fn parse(spec: &str, pos: Pos) -> Result<CharSpec, Ctrl> {
+        let cs: Vec<char> = spec.chars().collect();
+        let negated = cs.len() > 1 && cs[0] == '^';
+        let mut i = usize::from(negated);
+        let mut ranges = Vec::new();
+        // One character at `i` (an escaped one counts as itself) and where the next starts.
+        let one = |i: usize| {
+            if cs[i] == '\\' && i + 1 < cs.len() {
+                (cs[i + 1], i + 2)
+            } else {
+                (cs[i], i + 1)
+            }
+        };
+        while i < cs.len() {
+            let (lo, next) = one(i);
+            if next + 1 < cs.len() && cs[next] == '-' {
+                let (hi, after) = one(next + 1);
+                if hi < lo {
+                    return raise(
+                        "ArgumentError",
+                        format!("invalid range \"{lo}-{hi}\" in string transliteration"),
+                        pos,
+                    );
+                }
+                ranges.push((lo, hi));
+                i = after;
+            } else {
+                ranges.push((lo, lo));
+                i = next;
+            }
+        }
+        Ok(CharSpec { ranges, negated })
+    }
+
+    fn contains(&self, c: char) -> bool {
+        self.ranges.iter().any(|&(lo, hi)| lo <= c && c <= hi) != self.negated
+    }
+
+    /// The characters in the order written (ranges expanded).
+    fn expanded(&self, pos: Pos) -> Result<Vec<char>, Ctrl> {
+        let mut out = Vec::new();
+        for &(lo, hi) in &self.ranges {
+            if out.len() + (hi as usize - lo as usize) >= MAX_TR_CHARS {
+                return unsupported("String#tr with a set of more than 65536 characters", pos);
+            }
+            out.extend(lo..=hi);
+        }
+        Ok(out)
+    }
+}
+
+/// `tr`/`tr_s`: each character of `from` becomes the one at the same place in `to` (the
+/// last of `to` past its end; every character outside a negated `from` becomes the last of
+/// `to`); an empty `to` deletes them. `squeeze` (`tr_s`) leaves one of a run of the same
+/// translated character.
+fn transliterate(
+    s: &str,
+    from: &CharSpec,
+    to: &CharSpec,
+    squeeze: bool,
+    pos: Pos,
+) -> Result<String, Ctrl> {
+    let to_chars = to.expanded(pos)?;
+    let table: std::collections::HashMap<char, char> = if from.negated {
+        std::collections::HashMap::new()
+    } else {
+        let mut t = std::collections::HashMap::new();
+        for (i, c) in from.expanded(pos)?.into_iter().enumerate() {
+            if let Some(&last) = to_chars.last() {
+                t.insert(c, to_chars.get(i).copied().unwrap_or(last));
+            }
+        }
+        t
+    };
+    let mut out = String::with_capacity(s.len());
+    let mut last_translated: Option<char> = None;
+    for c in s.chars() {
+        if !from.contains(c) {
+            out.push(c);
+            last_translated = None;
+            continue;
+        }
+        let Some(&last) = to_chars.last() else {
+            continue; // an empty `to` deletes
+        };
+        let t = if from.negated {
+            last
+        } else {
+            table.get(&c).copied().unwrap_or(last)
+        };
+        if squeeze && last_translated == Some(t) {
+            continue;
+        }
+        out.push(t);
+        last_translated = Some(t);
+    }
+    Ok(out)
 }

@@ -591,7 +591,9 @@ pub fn value_p(out: &mut String, v: &Value) {
         }
         Value::Type(t) => type_top(out, t),
         Value::Object(o) => crate::object::value_text_p(out, o),
-        Value::Sensitive(_) => out.push_str("Sensitive([value redacted])"),
+        // Ruby's `inspect` of Puppet's Sensitive (`#<` + its `to_s` + `>`), as `String(s, '%p')`
+        // and a container's elements show it.
+        Value::Sensitive(_) => out.push_str("#<Sensitive [value redacted]>"),
         Value::SemVer(v) => out.push_str(&format!("SemVer('{v}')")),
         Value::SemVerRange(v) => out.push_str(&format!("SemVerRange('{v}')")),
         Value::Timespan(t) => out.push_str(&format!("Timespan('{t}')")),

@@ -469,12 +469,60 @@ pub fn round_digits(x: f64, ndigits: i32, mode: Rounding) -> f64 {
                 return 0.0;
             }
             // Beyond 14 digits Ruby rounds through a Rational: the exact value of the
-            // double, rounded; a double already holds no more than that.
+            // double, rounded, and the nearest double to that.
             if ndigits > 14 {
-                return x;
+                return round_exact(x, ndigits as usize, mode);
             }
             round_scaled(x, s, mode) / s
         }
+    }
+}
+
+/// `x` rounded at `ndigits` decimals from its exact decimal value (Ruby's
+/// `rb_flo_round_by_rational`: `0.30000000000000004.round(15)` is `0.3`), ties by `mode`.
+fn round_exact(x: f64, ndigits: usize, mode: Rounding) -> f64 {
+    // Every double's decimal expansion ends within 1074 fractional digits.
+    let exact = format!("{:.1100}", x.abs());
+    let Some((whole, frac)) = exact.split_once('.') else {
+        return x;
+    };
+    let (kept, dropped) = frac.split_at(ndigits.min(frac.len()));
+    let first = dropped.bytes().next().map_or(0, |b| b - b'0');
+    let rest_zero = dropped.bytes().skip(1).all(|b| b == b'0');
+    let mut digits: Vec<u8> = whole.bytes().chain(kept.bytes()).collect();
+    let last_odd = digits.last().is_some_and(|d| (d - b'0') % 2 == 1);
+    let up = match mode {
+        Rounding::HalfEven => first > 5 || (first == 5 && (!rest_zero || last_odd)),
+        Rounding::HalfDown => first > 5 || (first == 5 && !rest_zero),
+        _ => first >= 5,
+    };
+    if up {
+        let mut i = digits.len();
+        loop {
+            if i == 0 {
+                digits.insert(0, b'1');
+                break;
+            }
+            i -= 1;
+            if digits[i] == b'9' {
+                digits[i] = b'0';
+            } else {
+                digits[i] += 1;
+                break;
+            }
+        }
+    }
+    let split = digits.len() - kept.len();
+    let text = format!(
+        "{}.{}",
+        String::from_utf8_lossy(&digits[..split]),
+        String::from_utf8_lossy(&digits[split..])
+    );
+    let r: f64 = text.parse().unwrap_or(x.abs());
+    if x < 0.0 {
+        -r
+    } else {
+        r
     }
 }
 
