@@ -524,41 +524,17 @@ impl Lowerer {
         }
     }
 
-    pub(crate) fn expr(&mut self, e: Node<'_>) -> Expr {
-        let span = self.span(e);
-        let kind = match e.kind() {
-            LITERAL => self.literal(e),
-            STRING_EXPR => {
-                let parts = self.string_parts(e, None);
-                return self.concat(parts, span);
-            }
-            HEREDOC_EXPR => return self.heredoc(e, span),
-            NAME_EXPR => ExprKind::Name(SmolStr::new(token_text(e))),
-            TYPE_REF => ExprKind::TypeName(SmolStr::new(token_text(e))),
-            VARIABLE_EXPR => ExprKind::Var(SmolStr::new(token_text(e).trim_start_matches('$'))),
-            RESERVED_WORD => ExprKind::Invalid(format!("Use of reserved word: {}", token_text(e))),
-            ARRAY_EXPR => ExprKind::Array(self.args(e, 0)),
-            HASH_EXPR => ExprKind::Hash(exact(
-                e.children_of(HASH_ENTRY).count(),
-                e.children_of(HASH_ENTRY).map(|en| {
-                    let k = self.nth_or(en, 0, "missing key");
-                    let v = self.nth_or(en, 1, "missing value");
-                    (k, v)
-                }),
-            )),
-            HASH_ENTRY => {
-                // A lone `k => v` where a value is expected: an unfolded hash of one entry.
-                let k = self.nth_or(e, 0, "missing key");
-                let v = self.nth_or(e, 1, "missing value");
-                ExprKind::Hash(vec![(k, v)])
-            }
+    /// A binary or relationship expression, located at its operator (Puppet's position for
+    /// it), or at the whole expression inside a heredoc or without an operator.
+    fn operator_expr(&mut self, e: Node<'_>) -> Expr {
+        match e.kind() {
             BINARY_EXPR => {
                 let l = Box::new(self.nth_or(e, 0, "missing operand"));
                 let r = Box::new(self.nth_or(e, 1, "missing operand"));
                 let op_token = e.operator_token();
                 let op = match op_token.map(|t| t.kind()) {
-                    Some(AND_KW) => return self.mk(ExprKind::And(l, r), span),
-                    Some(OR_KW) => return self.mk(ExprKind::Or(l, r), span),
+                    Some(AND_KW) => return self.mk(ExprKind::And(l, r), self.span(e)),
+                    Some(OR_KW) => return self.mk(ExprKind::Or(l, r), self.span(e)),
                     Some(PLUS) => BinOp::Add,
                     Some(MINUS) => BinOp::Sub,
                     Some(STAR) => BinOp::Mul,
@@ -589,9 +565,71 @@ impl Lowerer {
                 // Puppet locates an operator expression at its operator.
                 let span = match op_token {
                     Some(t) if self.override_span.is_none() => self.span_of(t.text_range()),
-                    _ => span,
+                    _ => self.span(e),
                 };
-                return self.mk(ExprKind::Binary(op, l, r), span);
+                self.mk(ExprKind::Binary(op, l, r), span)
+            }
+            RELATIONSHIP_EXPR => {
+                let lhs = self.nth_or(e, 0, "missing operand");
+                let rhs = self.nth_or(e, 1, "missing operand");
+                let op_token = e.operator_token();
+                let op = match op_token.map(|t| t.kind()) {
+                    Some(IN_EDGE) => RelOp::Before,
+                    Some(IN_EDGE_SUB) => RelOp::Notify,
+                    Some(OUT_EDGE) => RelOp::Require,
+                    _ => RelOp::Subscribe,
+                };
+                let span = match op_token {
+                    Some(t) if self.override_span.is_none() => self.span_of(t.text_range()),
+                    _ => self.span(e),
+                };
+                self.mk(
+                    ExprKind::Relationship(op, Box::new(lhs), Box::new(rhs)),
+                    span,
+                )
+            }
+            _ => self.invalid(e, "unknown operator"),
+        }
+    }
+
+    pub(crate) fn expr(&mut self, e: Node<'_>) -> Expr {
+        // Parentheses are dropped and an operator expression is located at its operator:
+        // their own span is not needed (nor computed) unless that fails.
+        match e.kind() {
+            PAREN_EXPR => {
+                if let Some(x) = e.nth_expr(0) {
+                    return self.expr(x);
+                }
+            }
+            BINARY_EXPR | RELATIONSHIP_EXPR => return self.operator_expr(e),
+            _ => {}
+        }
+        let span = self.span(e);
+        let kind = match e.kind() {
+            LITERAL => self.literal(e),
+            STRING_EXPR => {
+                let parts = self.string_parts(e, None);
+                return self.concat(parts, span);
+            }
+            HEREDOC_EXPR => return self.heredoc(e, span),
+            NAME_EXPR => ExprKind::Name(SmolStr::new(token_text(e))),
+            TYPE_REF => ExprKind::TypeName(SmolStr::new(token_text(e))),
+            VARIABLE_EXPR => ExprKind::Var(SmolStr::new(token_text(e).trim_start_matches('$'))),
+            RESERVED_WORD => ExprKind::Invalid(format!("Use of reserved word: {}", token_text(e))),
+            ARRAY_EXPR => ExprKind::Array(self.args(e, 0)),
+            HASH_EXPR => ExprKind::Hash(exact(
+                e.children_of(HASH_ENTRY).count(),
+                e.children_of(HASH_ENTRY).map(|en| {
+                    let k = self.nth_or(en, 0, "missing key");
+                    let v = self.nth_or(en, 1, "missing value");
+                    (k, v)
+                }),
+            )),
+            HASH_ENTRY => {
+                // A lone `k => v` where a value is expected: an unfolded hash of one entry.
+                let k = self.nth_or(e, 0, "missing key");
+                let v = self.nth_or(e, 1, "missing value");
+                ExprKind::Hash(vec![(k, v)])
             }
             UNARY_EXPR => {
                 let x = self.nth_or(e, 0, "missing operand");
@@ -615,25 +653,6 @@ impl Lowerer {
                     }
                     _ => ExprKind::Invalid("The operator is no longer supported".into()),
                 }
-            }
-            RELATIONSHIP_EXPR => {
-                let lhs = self.nth_or(e, 0, "missing operand");
-                let rhs = self.nth_or(e, 1, "missing operand");
-                let op_token = e.operator_token();
-                let op = match op_token.map(|t| t.kind()) {
-                    Some(IN_EDGE) => RelOp::Before,
-                    Some(IN_EDGE_SUB) => RelOp::Notify,
-                    Some(OUT_EDGE) => RelOp::Require,
-                    _ => RelOp::Subscribe,
-                };
-                let span = match op_token {
-                    Some(t) if self.override_span.is_none() => self.span_of(t.text_range()),
-                    _ => span,
-                };
-                return self.mk(
-                    ExprKind::Relationship(op, Box::new(lhs), Box::new(rhs)),
-                    span,
-                );
             }
             ACCESS_EXPR => {
                 let target = self.nth_or(e, 0, "missing target");

@@ -91,7 +91,60 @@ impl<'a> Node<'a> {
     }
 
     /// The range without leading or trailing trivia, as [`crate::ast::trimmed_range`].
+    ///
+    /// The walks of [`trimmed_range`] (down the first children, then along the tokens, and
+    /// the same from the end) visit the subtree's elements in preorder, and backwards in the
+    /// reverse order, which the flat tree holds as one slice: this scans that slice from both
+    /// ends instead. It stops where the walks stop: at a significant token, at a childless
+    /// node (the full range), and at a trivia token outside the node's range (the walks'
+    /// limit; never met, tokens are not empty). `tests/tree_views.rs` and
+    /// `linear_trimmed_range_is_the_walk` check it against the walks.
+    #[inline]
     pub fn trimmed_range(self) -> TextRange {
+        let full = self.text_range();
+        let d = self.data();
+        let subtree = self
+            .tree
+            .elems
+            .get(self.index as usize + 1..d.next as usize)
+            .unwrap_or(&[]);
+        let (start, end) = (d.start, d.start + d.len);
+        // The first significant token's start; `None` for the full range.
+        let first = subtree.iter().find_map(|e| {
+            if e.is_node {
+                (e.last == NONE).then_some(None)
+            } else if !e.kind.is_trivia() {
+                Some(Some(e.start))
+            } else {
+                (e.start >= end).then_some(None)
+            }
+        });
+        let Some(Some(first)) = first else {
+            return full;
+        };
+        // The last significant token's end (or a trivia token's ending before the node).
+        let last = subtree.iter().rev().find_map(|e| {
+            if e.is_node {
+                (e.last == NONE).then_some(None)
+            } else if !e.kind.is_trivia() || e.start + e.len <= start {
+                Some(Some(e.start + e.len))
+            } else {
+                None
+            }
+        });
+        let Some(Some(last)) = last else {
+            return full;
+        };
+        if first < last && start <= first && last <= end {
+            TextRange::new(first.into(), last.into())
+        } else {
+            full
+        }
+    }
+
+    /// [`trimmed_range`]'s walks over this node, for the tests of the linear scan.
+    #[cfg(test)]
+    fn walked_trimmed_range(self) -> TextRange {
         trimmed_range(self, self.text_range())
     }
 
@@ -472,6 +525,46 @@ fn last_edge<N: TrimNode>(node: N, mut end: TextSize, limit: TextSize) -> Option
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn linear_trimmed_range_is_the_walk() {
+        let texts = [
+            "",
+            "# only a comment\n",
+            "  $x = 1 # trailing\n",
+            "class a { }\n\n# end\n",
+            "f(\n  # c\n  1,\n)\n",
+            "$x = @(END)\n  text\n  END\nnotice($x)\n",
+            "if $a { } else { }\n",
+            "$a = [ ]\n$b = { }\n",
+            "node default { include a }\n",
+            "a -> b ~> c\n/* ml */ $x =~ /re/\n",
+            "notify { 'x': message => \"a ${b} c\", }\n",
+            "class { 'x': }\n$y = $x ? { 'a' => 1, default => 2 }\n",
+            "(",
+            "$x = [1,\n",
+            "}}}{{{ )( ",
+            "define d($a = 1, String $b) { }\n",
+        ];
+        for text in texts {
+            for parse in [
+                crate::flat::parse(std::sync::Arc::from(text)),
+                crate::flat::parse_epp(std::sync::Arc::from(text)),
+                crate::flat::parse_expression(std::sync::Arc::from(text)),
+            ] {
+                let mut stack = vec![parse.root()];
+                while let Some(n) = stack.pop() {
+                    assert_eq!(
+                        n.trimmed_range(),
+                        n.walked_trimmed_range(),
+                        "{text:?} {:?}",
+                        n.kind()
+                    );
+                    stack.extend(n.children());
+                }
+            }
+        }
+    }
 
     #[test]
     fn raw_trivia_test_matches_is_trivia() {

@@ -141,8 +141,7 @@ fn run_with<T>(
         _ => lexer::lex_into(text, false, tokens),
     };
     let mut skip = std::mem::take(&mut scratch.skip);
-    skip_mask_into(&lexed.tokens, &mut skip);
-    let mut p = parser::Parser::new(text, &lexed.tokens, &skip, &mut scratch);
+    let mut p = parser::Parser::new(text, &lexed.tokens, &mut skip, &mut scratch);
     let root = match entry {
         Entry::Manifest => {
             grammar::source_file(&mut p);
@@ -253,24 +252,6 @@ pub(crate) fn run_flat(text: std::sync::Arc<str>, entry: Entry) -> flat::FlatPar
     errors.sort_by_key(|e| e.start());
     parse.set_errors(errors);
     parse
-}
-
-/// Which tokens the grammar never sees: trivia, EPP tag markers that carry no meaning
-/// (`<%`, `<%-`, comments, and the `%>` closing them), and nothing else.
-fn skip_mask_into(tokens: &[lexer::Token], skip: &mut Vec<bool>) {
-    use SyntaxKind::*;
-    let mut in_render = false;
-    skip.clear();
-    skip.extend(tokens.iter().map(|t| match t.kind {
-        k if k.is_trivia() => true,
-        EPP_OPEN | EPP_COMMENT => true,
-        EPP_RENDER_OPEN => {
-            in_render = true;
-            false
-        }
-        EPP_CLOSE | EPP_CLOSE_TRIM => !std::mem::take(&mut in_render),
-        _ => false,
-    }));
 }
 
 /// Parses a manifest (`.pp` file).

@@ -78,6 +78,23 @@ impl Scratch {
     }
 }
 
+/// Whether the grammar never sees a token of `kind`: trivia, EPP tag markers that carry no
+/// meaning (`<%`, `<%-`, comments, and the `%>` closing them), and nothing else.
+/// `in_render` carries whether a `<%=` tag is open, from one token to the next.
+#[inline]
+pub(crate) fn skips(kind: SyntaxKind, in_render: &mut bool) -> bool {
+    match kind {
+        k if k.is_trivia() => true,
+        EPP_OPEN | EPP_COMMENT => true,
+        EPP_RENDER_OPEN => {
+            *in_render = true;
+            false
+        }
+        EPP_CLOSE | EPP_CLOSE_TRIM => !std::mem::take(in_render),
+        _ => false,
+    }
+}
+
 /// The maximum nesting of expressions; deeper input gets a diagnostic, not a stack overflow.
 pub(crate) const NESTING_LIMIT: u32 = 200;
 
@@ -102,13 +119,13 @@ pub(crate) struct Parser<'t> {
 }
 
 impl<'t> Parser<'t> {
-    /// A parser over the significant tokens of `tokens`; `skip` says which tokens the grammar
-    /// never sees (trivia, and EPP tags that carry no meaning). Its buffers come from
-    /// `scratch` and go back there with [`Parser::finish`].
+    /// A parser over the significant tokens of `tokens`; fills `skip` with which tokens the
+    /// grammar never sees ([`skips`]: trivia, and EPP tags that carry no meaning), in the
+    /// same pass. Its buffers come from `scratch` and go back there with [`Parser::finish`].
     pub(crate) fn new(
         text: &'t str,
         tokens: &[Token],
-        skip: &[bool],
+        skip: &mut Vec<bool>,
         scratch: &mut Scratch,
     ) -> Self {
         let mut kinds = std::mem::take(&mut scratch.kinds);
@@ -123,9 +140,14 @@ impl<'t> Parser<'t> {
         starts.reserve(tokens.len());
         ends.reserve(tokens.len());
         events.reserve(tokens.len() + tokens.len() / 2);
+        skip.clear();
+        skip.reserve(tokens.len());
         let mut offset = 0u32;
         let mut has_heredoc = false;
-        for (t, &s) in tokens.iter().zip(skip) {
+        let mut in_render = false;
+        for t in tokens {
+            let s = skips(t.kind, &mut in_render);
+            skip.push(s);
             if !s {
                 has_heredoc |= t.kind == HEREDOC_HEADER;
                 kinds.push(t.kind);
