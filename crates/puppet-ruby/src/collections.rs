@@ -280,7 +280,7 @@ fn enumerable(
         "find_index" | "index" => {
             for (i, x) in items.into_iter().enumerate() {
                 let hit = match (args.first(), block) {
-                    (Some(v), _) => equal(&x, v),
+                    (Some(v), _) => elem_equal(it, &x, v, pos)?,
                     (None, Some(b)) => it.call_block(b, vec![x], pos)?.truthy(),
                     (None, None) => return unsupported("index without argument", pos).map(Some),
                 };
@@ -319,7 +319,7 @@ fn enumerable(
             let mut c = 0;
             for x in items.iter() {
                 let t = match (args.first(), block) {
-                    (Some(v), _) => equal(x, v),
+                    (Some(v), _) => elem_equal(it, x, v, pos)?,
                     (None, Some(b)) => it.call_block(b, vec![x.clone()], pos)?.truthy(),
                     (None, None) => true,
                 };
@@ -536,7 +536,14 @@ fn enumerable(
         }
         "include?" | "member?" => {
             argc(args, 1, 1, pos)?;
-            RValue::Bool(items.iter().any(|x| equal(x, &args[0])))
+            let mut found = false;
+            for x in items.iter() {
+                if elem_equal(it, x, &args[0], pos)? {
+                    found = true;
+                    break;
+                }
+            }
+            RValue::Bool(found)
         }
         "take_while" | "drop_while" => {
             let b = need_block(block, name, pos)?;
@@ -586,19 +593,25 @@ fn enumerable(
                 .iter()
                 .map(|a| crate::methods::splat_items(it, a, pos))
                 .collect::<Result<_, _>>()?;
-            RValue::array(
-                items
-                    .into_iter()
-                    .enumerate()
-                    .map(|(i, x)| {
-                        let mut row = vec![x];
-                        for o in &others {
-                            row.push(o.get(i).cloned().unwrap_or(RValue::Nil));
-                        }
-                        RValue::array(row)
-                    })
-                    .collect(),
-            )
+            let rows: Vec<RValue> = items
+                .into_iter()
+                .enumerate()
+                .map(|(i, x)| {
+                    let mut row = vec![x];
+                    for o in &others {
+                        row.push(o.get(i).cloned().unwrap_or(RValue::Nil));
+                    }
+                    RValue::array(row)
+                })
+                .collect();
+            // With a block: each row is yielded, and the answer is nil.
+            if let Some(b) = block {
+                for r in rows {
+                    it.call_block(b, vec![r], pos)?;
+                }
+                return Ok(Some(RValue::Nil));
+            }
+            RValue::array(rows)
         }
         "sort" => {
             let mut items = items;
@@ -675,8 +688,11 @@ pub fn array_method(
             ("length" | "size", []) => return Ok(RValue::Int(len as i64)),
             ("lazy", []) => return Ok(crate::library::lazy_of(it, recv.clone())),
             ("empty?", []) => return Ok(RValue::Bool(len == 0)),
-            // `equal` runs no Ruby code: the elements are compared where they are.
-            ("include?" | "member?", [x]) => {
+            // `equal` runs no Ruby code: the elements are compared where they are (a user
+            // object's `==` takes the general path).
+            ("include?" | "member?", [x])
+                if !cell.borrow().iter().any(|y| matches!(y, RValue::Object(_))) =>
+            {
                 return Ok(RValue::Bool(cell.borrow().iter().any(|y| equal(y, x))))
             }
             ("pop", []) => return Ok(cell.borrow_mut().pop().unwrap_or(RValue::Nil)),
@@ -943,12 +959,53 @@ pub fn array_method(
         "delete" => {
             argc(&args, 1, 1, pos)?;
             let before = len;
-            cell.borrow_mut().retain(|x| !equal(x, &args[0]));
+            let snapshot = cell.borrow().clone();
+            let mut keep = Vec::with_capacity(snapshot.len());
+            for x in &snapshot {
+                keep.push(!elem_equal(it, x, &args[0], pos)?);
+            }
+            let mut flags = keep.into_iter();
+            cell.borrow_mut().retain(|_| flags.next().unwrap_or(true));
             return Ok(if cell.borrow().len() == before {
                 RValue::Nil
             } else {
                 args[0].clone()
             });
+        }
+        "slice!" => {
+            // The part `slice` gives, removed from the array.
+            argc(&args, 1, 2, pos)?;
+            let part =
+                crate::methods::call_method(it, recv.clone(), "slice", args.clone(), None, pos)?;
+            let (start, count) = match (args.as_slice(), &part) {
+                (_, RValue::Nil) => return Ok(RValue::Nil),
+                ([RValue::Int(i)], _) => (norm(*i, len).unwrap_or(0), 1),
+                ([RValue::Int(i), _], RValue::Array(p)) => {
+                    (norm(*i, len).unwrap_or(0), p.borrow().len())
+                }
+                ([RValue::Range(r)], RValue::Array(p)) => (
+                    norm(int_arg(&r.0, pos)?, len).unwrap_or(0),
+                    p.borrow().len(),
+                ),
+                _ => return unsupported("Array#slice! with these arguments", pos),
+            };
+            let end = (start + count).min(cell.borrow().len());
+            cell.borrow_mut().drain(start..end);
+            return Ok(part);
+        }
+        "rindex" => {
+            argc(&args, 0, 1, pos)?;
+            for (i, x) in items.iter().enumerate().rev() {
+                let hit = match (args.first(), block) {
+                    (Some(v), _) => elem_equal(it, x, v, pos)?,
+                    (None, Some(b)) => it.call_block(b, vec![x.clone()], pos)?.truthy(),
+                    (None, None) => return unsupported("rindex without argument", pos),
+                };
+                if hit {
+                    return Ok(RValue::Int(i as i64));
+                }
+            }
+            return Ok(RValue::Nil);
         }
         "delete_at" => {
             argc(&args, 1, 1, pos)?;
@@ -1040,41 +1097,84 @@ pub fn array_method(
             it.charge(16 * v.len(), pos)?;
             return Ok(RValue::array(v));
         }
-        "-" | "&" | "|" | "difference" | "union" | "intersection" => {
-            argc(&args, 1, 1, pos)?;
-            let RValue::Array(o) = &args[0] else {
-                return raise(
-                    "TypeError",
-                    format!(
-                        "no implicit conversion of {} into Array",
-                        args[0].conversion_name()
-                    ),
-                    pos,
-                );
-            };
-            let other = o.borrow().clone();
-            let keys: std::collections::HashSet<HKey> = other.iter().map(HKey::of).collect();
-            let v = match name {
-                "-" | "difference" => items
-                    .into_iter()
-                    .filter(|x| !keys.contains(&HKey::of(x)))
-                    .collect(),
-                "&" | "intersection" => uniq_by(
-                    it,
-                    items
+        "-" | "&" | "|" | "difference" | "union" | "intersection" | "intersect?" => {
+            // The operators take one array; `difference`, `union` and `intersection` any
+            // number, applied in turn (`union()` is `uniq`).
+            if name.len() == 1 || name == "intersect?" {
+                argc(&args, 1, 1, pos)?;
+            }
+            let mut v = items;
+            if name == "union" && args.is_empty() {
+                v = uniq_by(it, v, None, pos)?;
+            }
+            for a in &args {
+                let RValue::Array(o) = a else {
+                    return raise(
+                        "TypeError",
+                        format!(
+                            "no implicit conversion of {} into Array",
+                            a.conversion_name()
+                        ),
+                        pos,
+                    );
+                };
+                let other = o.borrow().clone();
+                let keys: std::collections::HashSet<HKey> = other.iter().map(HKey::of).collect();
+                v = match name {
+                    "-" | "difference" => v
                         .into_iter()
-                        .filter(|x| keys.contains(&HKey::of(x)))
+                        .filter(|x| !keys.contains(&HKey::of(x)))
                         .collect(),
-                    None,
-                    pos,
-                )?,
-                _ => {
-                    let mut all = items;
-                    all.extend(other);
-                    uniq_by(it, all, None, pos)?
-                }
-            };
+                    "intersect?" => {
+                        return Ok(RValue::Bool(v.iter().any(|x| keys.contains(&HKey::of(x)))))
+                    }
+                    "&" | "intersection" => uniq_by(
+                        it,
+                        v.into_iter()
+                            .filter(|x| keys.contains(&HKey::of(x)))
+                            .collect(),
+                        None,
+                        pos,
+                    )?,
+                    _ => {
+                        v.extend(other);
+                        uniq_by(it, v, None, pos)?
+                    }
+                };
+            }
             return Ok(RValue::array(v));
+        }
+        "fill" => {
+            // `fill(obj)`, `fill(obj, start[, length])`, `fill { |i| }`, `fill(start) { |i| }`.
+            let (value, rest) = match block {
+                Some(_) => (None, &args[..]),
+                None if !args.is_empty() => (Some(args[0].clone()), &args[1..]),
+                None => return argc(&args, 1, 3, pos).map(|_| RValue::Nil),
+            };
+            let start = match rest.first() {
+                None | Some(RValue::Nil) => 0,
+                Some(v) => norm(int_arg(v, pos)?, len).unwrap_or(0),
+            };
+            let end = match rest.get(1) {
+                None | Some(RValue::Nil) => len,
+                Some(n) => start + int_arg(n, pos)?.max(0) as usize,
+            };
+            it.charge(16 * end.saturating_sub(len), pos)?;
+            for i in start..end {
+                let x = match (&value, block) {
+                    (Some(v), _) => v.clone(),
+                    (None, Some(b)) => it.call_block(b, vec![RValue::Int(i as i64)], pos)?,
+                    (None, None) => RValue::Nil,
+                };
+                let mut a = cell.borrow_mut();
+                if i < a.len() {
+                    a[i] = x;
+                } else {
+                    a.resize(i, RValue::Nil);
+                    a.push(x);
+                }
+            }
+            return Ok(recv.clone());
         }
         "*" => {
             argc(&args, 1, 1, pos)?;
@@ -1632,8 +1732,14 @@ pub fn hash_method(
                     out.insert(k, v);
                 }
             }
+            // `select!`/`reject!` answer nil when they removed nothing.
+            let unchanged = out.map.len() == cell.borrow().map.len();
             *cell.borrow_mut() = out;
-            return Ok(recv.clone());
+            return Ok(if unchanged && name.ends_with('!') {
+                RValue::Nil
+            } else {
+                recv.clone()
+            });
         }
         "delete" => {
             argc(&args, 1, 1, pos)?;
@@ -1716,9 +1822,17 @@ pub fn hash_method(
         }
         "default" => return Ok(cell.borrow().default.clone()),
         "default=" => {
+            // Setting a default drops the default proc.
             argc(&args, 1, 1, pos)?;
-            cell.borrow_mut().default = args[0].clone();
+            let mut h = cell.borrow_mut();
+            h.default = args[0].clone();
+            h.default_proc = None;
             return Ok(args[0].clone());
+        }
+        "shift" => {
+            argc(&args, 0, 0, pos)?;
+            let first = cell.borrow_mut().map.shift_remove_index(0);
+            return Ok(first.map_or(RValue::Nil, |(_, (k, v))| RValue::array(vec![k, v])));
         }
         "compact" => {
             let mut out = RHash::default();
@@ -1794,6 +1908,17 @@ fn short_inspect(v: &RValue) -> String {
     } else {
         s
     }
+}
+
+/// `a == b` as Ruby's collection methods ask it (`include?`, `index`, `count`, `delete`):
+/// the `==` of a user class (or a Struct) runs; built-in values compare where they are.
+fn elem_equal(it: &mut Interp, a: &RValue, b: &RValue, pos: Pos) -> Result<bool, Ctrl> {
+    if matches!(a, RValue::Object(_)) && it.find_user_method(a, "==").is_some() {
+        return Ok(it
+            .call_method(a.clone(), "==", vec![b.clone()], None, pos)?
+            .truthy());
+    }
+    Ok(equal(a, b))
 }
 
 /// `Array#dig`/`Hash#dig`: `self[first]`, then `dig` of the rest on that value; nil ends

@@ -976,6 +976,10 @@ pub(crate) struct EnumData {
     recv: RValue,
     meth: String,
     args: Vec<RValue>,
+    /// External enumeration (`next`, `peek`): the items, collected at the first `next`,
+    /// and the index of the next one.
+    taken: std::cell::RefCell<Option<Rc<Vec<RValue>>>>,
+    cursor: std::cell::Cell<usize>,
 }
 
 fn enum_data(o: &Rc<Object>) -> Option<Rc<EnumData>> {
@@ -1049,6 +1053,8 @@ pub(crate) fn make_enumerator(
         recv,
         meth: meth.to_string(),
         args,
+        taken: std::cell::RefCell::new(None),
+        cursor: std::cell::Cell::new(0),
     }));
     it.track_object(&o);
     RValue::Object(o)
@@ -1137,7 +1143,36 @@ fn enumerator_method(
             }
         ))),
         ("lazy", None) if args.is_empty() => Ok(crate::library::lazy_of(it, recv.clone())),
-        ("next" | "peek" | "rewind" | "lazy", _) => unsupported(format!("Enumerator#{name}"), pos),
+        // External enumeration over the items the enumerator gives (collected once, at the
+        // first `next`: an enumerator over a method runs it to the end).
+        ("next" | "peek", _) => {
+            argc(&args, 0, 0, pos)?;
+            let taken = e.taken.borrow().clone();
+            let items = match taken {
+                Some(t) => t,
+                None => {
+                    let t = Rc::new(enumerator_items(it, e, pos)?);
+                    *e.taken.borrow_mut() = Some(t.clone());
+                    t
+                }
+            };
+            let k = e.cursor.get();
+            match items.get(k) {
+                Some(v) => {
+                    if name == "next" {
+                        e.cursor.set(k + 1);
+                    }
+                    Ok(v.clone())
+                }
+                None => raise("StopIteration", "iteration reached an end", pos),
+            }
+        }
+        ("rewind", _) => {
+            e.cursor.set(0);
+            *e.taken.borrow_mut() = None;
+            Ok(recv.clone())
+        }
+        ("lazy", _) => unsupported(format!("Enumerator#{name}"), pos),
         _ => {
             if let Some(r) = common(it, recv, name, &args, block, pos) {
                 if !matches!(name, "to_s" | "inspect") {
@@ -2299,6 +2334,52 @@ fn struct_to_a(it: &mut Interp, recv: &RValue, _a: Vec<RValue>, _b: Option<&Blk>
     ))
 }
 
+/// `Struct#each`: the values in member order (an Enumerator without a block).
+fn struct_each(it: &mut Interp, recv: &RValue, a: Vec<RValue>, b: Option<&Blk>, pos: Pos) -> R {
+    let values = struct_to_a(it, recv, a, None, pos)?;
+    match b {
+        Some(b) => {
+            crate::methods::call_method(it, values, "each", vec![], Some(b), pos)?;
+            Ok(recv.clone())
+        }
+        None => Ok(make_enumerator(it, values, "each", Vec::new())),
+    }
+}
+
+fn struct_size(it: &mut Interp, recv: &RValue, _a: Vec<RValue>, _b: Option<&Blk>, _pos: Pos) -> R {
+    let (members, _) = struct_members(it, recv);
+    Ok(RValue::Int(members.len() as i64))
+}
+
+fn struct_values_at(
+    it: &mut Interp,
+    recv: &RValue,
+    a: Vec<RValue>,
+    _b: Option<&Blk>,
+    pos: Pos,
+) -> R {
+    let values = struct_to_a(it, recv, Vec::new(), None, pos)?;
+    crate::methods::call_method(it, values, "values_at", a, None, pos)
+}
+
+/// `Struct#dig`: the member (by name or index), then `dig` of the rest on it.
+fn struct_dig(it: &mut Interp, recv: &RValue, a: Vec<RValue>, _b: Option<&Blk>, pos: Pos) -> R {
+    let mut rest = a.into_iter();
+    let Some(first) = rest.next() else {
+        return raise(
+            "ArgumentError",
+            "wrong number of arguments (given 0, expected 1+)",
+            pos,
+        );
+    };
+    let v = struct_index(it, recv, vec![first], None, pos)?;
+    let rest: Vec<RValue> = rest.collect();
+    if rest.is_empty() || matches!(v, RValue::Nil) {
+        return Ok(v);
+    }
+    crate::methods::call_method(it, v, "dig", rest, None, pos)
+}
+
 fn struct_to_h(it: &mut Interp, recv: &RValue, _a: Vec<RValue>, _b: Option<&Blk>, _pos: Pos) -> R {
     let (members, _) = struct_members(it, recv);
     Ok(hash_of(
@@ -2411,7 +2492,7 @@ pub(crate) fn struct_new(it: &mut Interp, args: &[RValue], block: Option<&Blk>, 
     c.ivars
         .borrow_mut()
         .insert("__keyword_init__".into(), RValue::Bool(kw));
-    let natives: [(&str, crate::object::NativeFn); 9] = [
+    let natives: [(&str, crate::object::NativeFn); 15] = [
         ("initialize", struct_init),
         ("to_a", struct_to_a),
         ("deconstruct", struct_to_a),
@@ -2420,7 +2501,13 @@ pub(crate) fn struct_new(it: &mut Interp, args: &[RValue], block: Option<&Blk>, 
         ("members", struct_members_m),
         ("[]", struct_index),
         ("==", struct_eq),
+        ("eql?", struct_eq),
         ("inspect", struct_inspect),
+        ("each", struct_each),
+        ("size", struct_size),
+        ("length", struct_size),
+        ("values_at", struct_values_at),
+        ("dig", struct_dig),
     ];
     for (n, f) in natives {
         c.methods.borrow_mut().insert(

@@ -157,7 +157,7 @@ pub enum Piece {
 /// Psych's `obj.to_yaml` (Ruby 3.1, default options) of a Puppet value as a Ruby function
 /// receives it (`undef` is `nil`, `default` the symbol `:default`); shared with
 /// puppet-stdlib's `to_yaml` so that there is one emitter. `Err` names what this engine does
-/// not reproduce (libyaml's line folding, complex keys...).
+/// not reproduce (complex keys, binary data...).
 pub fn yaml_of_value(v: &Value) -> Result<String, String> {
     match yaml::to_yaml(&value::from_puppet(v), Pos::default()) {
         Ok(s) => Ok(s),

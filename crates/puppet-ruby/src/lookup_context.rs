@@ -253,9 +253,10 @@ fn run(it: &mut Interp, name: &str, args: &[RValue], block: Option<&Blk>, pos: P
             host!().cache_file_data(&path, v);
             Ok(result)
         }
+        // A Symbol, as Puppet's environment names are (`== 'production'` is false).
         "environment_name" => {
             arity(args, 0, name, pos)?;
-            Ok(RValue::string(host!().environment_name()))
+            Ok(RValue::sym(&host!().environment_name()))
         }
         "module_name" => {
             arity(args, 0, name, pos)?;

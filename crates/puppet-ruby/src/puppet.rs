@@ -712,6 +712,42 @@ pub(crate) fn object_responds(it: &mut Interp, o: &Rc<Object>, name: &str) -> bo
 
 /// The 3.x functions Puppet 7.23 itself ships (`lib/puppet/parser/functions`), besides the
 /// log levels.
+/// Puppet's 3.x functions that only raise `Error.is4x` (stubs that document 4.x
+/// functions: lib/puppet/parser/functions/*.rb of Puppet 7.23).
+const PUPPET_3X_STUBS_OF_4X: &[&str] = &[
+    "assert_type",
+    "binary_file",
+    "break",
+    "defined",
+    "dig",
+    "each",
+    "epp",
+    "filter",
+    "find_file",
+    "hiera",
+    "hiera_array",
+    "hiera_hash",
+    "hiera_include",
+    "inline_epp",
+    "lest",
+    "lookup",
+    "map",
+    "match",
+    "new",
+    "next",
+    "reduce",
+    "regsubst",
+    "return",
+    "reverse_each",
+    "slice",
+    "split",
+    "step",
+    "strftime",
+    "then",
+    "type",
+    "with",
+];
+
 const PUPPET_3X_FUNCTIONS: &[&str] = &[
     "assert_type",
     "binary_file",
@@ -1485,10 +1521,31 @@ pub(crate) fn call_3x(it: &mut Interp, name: &str, args: Vec<RValue>, pos: Pos) 
         }
     }
     let Some((info, block)) = found else {
+        // Puppet's 3.x stubs of its 4.x functions (`function_hiera`, `function_lookup`...)
+        // only say so.
+        if PUPPET_3X_STUBS_OF_4X.contains(&name) {
+            return raise(
+                "Puppet::ParseError",
+                format!(
+                    "{name}() can only be called using the 4.x function API. See Scope#call_function"
+                ),
+                pos,
+            );
+        }
         // Puppet's own 3.x functions; a 4.x function has no `function_` method (Puppet's
         // Scope#method_missing finds 3.x functions only).
         if is_puppet_3x_function(name) {
-            return it.puppet_function(name, args, pos);
+            // The 3.x wrapper's arity check raises ArgumentError, not a ParseError.
+            return match it.puppet_function(name, args, pos) {
+                Err(Ctrl::Raise(mut e))
+                    if e.message
+                        .starts_with(&format!("{name}(): Wrong number of arguments given")) =>
+                {
+                    e.class = "ArgumentError".into();
+                    Err(Ctrl::Raise(e))
+                }
+                other => other,
+            };
         }
         return raise(
             "NoMethodError",

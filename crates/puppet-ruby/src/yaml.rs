@@ -2,16 +2,33 @@
 //! strings, numbers, booleans, nil, symbols, arrays, hashes and their nesting.
 //!
 //! Strings follow Psych's style choice (literal block for multi-line text, quoting of text
-//! that would read back as another type, double quotes for text starting with a non-word
-//! character) and libyaml's plain-scalar checks. What would need libyaml's line folding
-//! (long strings with spaces), complex keys or binary data is reported as unsupported.
+//! that would read back as another type, double quotes for text where a line starts with a
+//! non-word character) and libyaml's plain-scalar checks; plain, single- and double-quoted
+//! scalars are folded at libyaml's width of 80 columns as its writers fold them, and a
+//! literal block that keeps trailing blank lines ends the document with `...`. Complex
+//! keys and binary data are reported as unsupported.
 
 use crate::interp::{unsupported, Ctrl};
 use crate::value::{float_to_s, RValue};
 use crate::Pos;
 
+thread_local! {
+    /// libyaml's `open_ended`: a literal block kept its trailing blank lines (`|+`), so the
+    /// document ends with `...`.
+    static OPEN_ENDED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
 /// `obj.to_yaml`.
 pub fn to_yaml(v: &RValue, pos: Pos) -> Result<String, Ctrl> {
+    OPEN_ENDED.with(|o| o.set(false));
+    let mut out = emit_document(v, pos)?;
+    if OPEN_ENDED.with(|o| o.replace(false)) {
+        out.push_str("...\n");
+    }
+    Ok(out)
+}
+
+fn emit_document(v: &RValue, pos: Pos) -> Result<String, Ctrl> {
     let mut out = String::from("---");
     match v {
         RValue::Array(a) if !a.borrow().is_empty() => {
@@ -23,7 +40,8 @@ pub fn to_yaml(v: &RValue, pos: Pos) -> Result<String, Ctrl> {
             emit_map(v, 0, &mut out, pos, 0)?;
         }
         _ => {
-            let s = scalar(v, 0, pos)?;
+            // A scalar at the root: after `--- `, continued at two spaces.
+            let s = scalar(v, 2, Some(4), pos)?;
             if s.is_empty() {
                 out.push('\n');
             } else {
@@ -55,7 +73,7 @@ fn emit_seq(
             }
             out.push_str(&" ".repeat(indent));
             out.push('-');
-            emit_child(&x, indent, true, out, pos, depth)?;
+            emit_child(&x, indent, indent + 2, true, out, pos, depth)?;
         }
         Ok(())
     })
@@ -84,23 +102,29 @@ fn emit_map(
                     return unsupported("to_yaml with a complex key", pos)
                 }
                 RValue::Nil => "! ''".to_string(),
-                other => scalar(other, indent, pos)?,
+                // A key is a simple key: never folded.
+                other => scalar(other, indent, None, pos)?,
             };
             if key.contains('\n') {
                 return unsupported("to_yaml with a multi-line key", pos);
             }
+            if key.chars().count() > 128 {
+                return unsupported("to_yaml with a key longer than 128 characters", pos);
+            }
             out.push_str(&key);
             out.push(':');
-            emit_child(&x, indent, false, out, pos, depth)?;
+            let col = indent + key.chars().count() + 2;
+            emit_child(&x, indent, col, false, out, pos, depth)?;
         }
         Ok(())
     })
 }
 
-/// Emits a value after `-` or `key:`.
+/// Emits a value after `-` or `key:` (a scalar would start at column `col`).
 fn emit_child(
     x: &RValue,
     indent: usize,
+    col: usize,
     in_seq: bool,
     out: &mut String,
     pos: Pos,
@@ -131,7 +155,7 @@ fn emit_child(
             }
         }
         _ => {
-            let s = scalar(x, indent + 2, pos)?;
+            let s = scalar(x, indent + 2, Some(col), pos)?;
             if !s.is_empty() {
                 out.push(' ');
                 out.push_str(&s);
@@ -142,7 +166,9 @@ fn emit_child(
     Ok(())
 }
 
-fn scalar(v: &RValue, indent: usize, pos: Pos) -> Result<String, Ctrl> {
+/// A scalar's text: `indent` is where its continuation lines start, `col` the column it
+/// starts at (`None`: a key, which is never folded).
+fn scalar(v: &RValue, indent: usize, col: Option<usize>, pos: Pos) -> Result<String, Ctrl> {
     Ok(match v {
         RValue::Nil => String::new(),
         RValue::Bool(b) => b.to_string(),
@@ -158,13 +184,13 @@ fn scalar(v: &RValue, indent: usize, pos: Pos) -> Result<String, Ctrl> {
             }
         }
         RValue::Sym(s) => {
-            let t = string_scalar(s, indent, pos)?;
+            let t = string_scalar(s, indent, None);
             if t != **s {
                 return unsupported("to_yaml of a symbol that needs quoting", pos);
             }
             format!(":{s}")
         }
-        RValue::Str(s) => string_scalar(&s.borrow(), indent, pos)?,
+        RValue::Str(s) => string_scalar(&s.borrow(), indent, col),
         RValue::Array(_) => "[]".into(),
         RValue::Hash(_) => "{}".into(),
         other => return unsupported(format!("to_yaml of {}", other.class_name()), pos),
@@ -310,87 +336,261 @@ fn printable(c: char) -> bool {
     c == '\n' || (' '..='~').contains(&c) || (c as u32 >= 0xa0 && c != '\u{feff}') || c == '\u{85}'
 }
 
-fn double_quoted(s: &str) -> String {
-    let mut out = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\0' => out.push_str("\\0"),
-            '\u{7}' => out.push_str("\\a"),
-            '\u{8}' => out.push_str("\\b"),
-            '\t' => out.push_str("\\t"),
-            '\n' => out.push_str("\\n"),
-            '\u{b}' => out.push_str("\\v"),
-            '\u{c}' => out.push_str("\\f"),
-            '\r' => out.push_str("\\r"),
-            '\u{1b}' => out.push_str("\\e"),
-            c if !printable(c) => out.push_str(&format!("\\x{:02X}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
+/// libyaml's best width: plain and quoted scalars break at a space past this column.
+const BEST_WIDTH: usize = 80;
+
+/// libyaml's writer over one scalar: the column (in characters), the indentation of
+/// continuation lines, and its `indention`/`whitespace` flags (what `write_indent` reads).
+struct Writer {
+    out: String,
+    col: usize,
+    indent: usize,
+    indention: bool,
+    whitespace: bool,
+    /// Breaking at spaces is allowed (not a simple key).
+    breaks: bool,
 }
 
-fn string_scalar(s: &str, indent: usize, pos: Pos) -> Result<String, Ctrl> {
+impl Writer {
+    fn new(col: Option<usize>, indent: usize) -> Writer {
+        Writer {
+            out: String::new(),
+            col: col.unwrap_or(0),
+            indent,
+            indention: false,
+            whitespace: false,
+            breaks: col.is_some(),
+        }
+    }
+    fn put(&mut self, c: char) {
+        self.out.push(c);
+        self.col += 1;
+    }
+    fn put_str(&mut self, t: &str) {
+        for c in t.chars() {
+            self.put(c);
+        }
+    }
+    fn put_break(&mut self) {
+        self.out.push('\n');
+        self.col = 0;
+    }
+    /// libyaml's `yaml_emitter_write_indent`.
+    fn write_indent(&mut self) {
+        if !self.indention
+            || self.col > self.indent
+            || (self.col == self.indent && !self.whitespace)
+        {
+            self.put_break();
+        }
+        while self.col < self.indent {
+            self.put(' ');
+        }
+        self.whitespace = true;
+        self.indention = true;
+    }
+    /// A space at `i` of `chars` where a line may break (`yaml_emitter_write_plain` and the
+    /// quoted writers: past the best width, not after another space).
+    fn may_break(&self, spaces: bool) -> bool {
+        self.breaks && !spaces && self.col > BEST_WIDTH
+    }
+}
+
+/// libyaml's plain scalar writer.
+fn plain_folded(s: &str, indent: usize, col: Option<usize>) -> String {
+    let chars: Vec<char> = s.chars().collect();
+    let mut w = Writer::new(col, indent);
+    let mut spaces = false;
+    for (i, &c) in chars.iter().enumerate() {
+        if c == ' ' {
+            if w.may_break(spaces) && chars.get(i + 1) != Some(&' ') {
+                w.write_indent();
+            } else {
+                w.put(c);
+            }
+            spaces = true;
+        } else {
+            w.put(c);
+            w.indention = false;
+            spaces = false;
+        }
+    }
+    w.out
+}
+
+/// libyaml's single-quoted scalar writer (`'` doubled, a line break written twice).
+fn single_quoted(s: &str, indent: usize, col: Option<usize>) -> String {
+    let chars: Vec<char> = s.chars().collect();
+    let mut w = Writer::new(col, indent);
+    w.put('\'');
+    let (mut spaces, mut breaks) = (false, false);
+    for (i, &c) in chars.iter().enumerate() {
+        if c == ' ' {
+            if w.may_break(spaces)
+                && i != 0
+                && i + 1 != chars.len()
+                && chars.get(i + 1) != Some(&' ')
+            {
+                w.write_indent();
+            } else {
+                w.put(c);
+            }
+            spaces = true;
+        } else if c == '\n' {
+            if !breaks {
+                w.put_break();
+            }
+            w.put_break();
+            w.indention = true;
+            breaks = true;
+        } else {
+            if breaks {
+                w.write_indent();
+            }
+            if c == '\'' {
+                w.put('\'');
+            }
+            w.put(c);
+            w.indention = false;
+            spaces = false;
+            breaks = false;
+        }
+    }
+    if breaks {
+        w.write_indent();
+    }
+    w.put('\'');
+    w.out
+}
+
+/// libyaml's double-quoted scalar writer: escapes, and folding at spaces (a `\` keeps a
+/// space that follows the break).
+fn double_quoted(s: &str, indent: usize, col: Option<usize>) -> String {
+    let chars: Vec<char> = s.chars().collect();
+    let mut w = Writer::new(col, indent);
+    w.put('"');
+    let mut spaces = false;
+    for (i, &c) in chars.iter().enumerate() {
+        let escape = match c {
+            '"' => Some("\\\"".to_string()),
+            '\\' => Some("\\\\".to_string()),
+            '\0' => Some("\\0".to_string()),
+            '\u{7}' => Some("\\a".to_string()),
+            '\u{8}' => Some("\\b".to_string()),
+            '\t' => Some("\\t".to_string()),
+            '\n' => Some("\\n".to_string()),
+            '\u{b}' => Some("\\v".to_string()),
+            '\u{c}' => Some("\\f".to_string()),
+            '\r' => Some("\\r".to_string()),
+            '\u{1b}' => Some("\\e".to_string()),
+            c if !printable(c) => Some(format!("\\x{:02X}", c as u32)),
+            _ => None,
+        };
+        if let Some(e) = escape {
+            w.put_str(&e);
+            w.indention = false;
+            spaces = false;
+        } else if c == ' ' {
+            if w.may_break(spaces) && i != 0 && i + 1 != chars.len() {
+                w.write_indent();
+                if chars.get(i + 1) == Some(&' ') {
+                    w.put('\\');
+                }
+            } else {
+                w.put(c);
+            }
+            spaces = true;
+        } else {
+            w.put(c);
+            w.indention = false;
+            spaces = false;
+        }
+    }
+    w.put('"');
+    w.out
+}
+
+fn string_scalar(s: &str, indent: usize, col: Option<usize>) -> String {
     let chars: Vec<char> = s.chars().collect();
     let special = chars.iter().any(|c| !printable(*c));
-    let multiline = s.find('\n').is_some_and(|i| i + 1 < s.len());
+    // Psych's literal block: a line break that is not the text's last character (nor the
+    // one before a final line break: Ruby's `\Z`).
+    let body = s.strip_suffix('\n').unwrap_or(s);
+    let multiline = body.contains('\n');
     if multiline && !special {
+        // libyaml allows a block unless a space ends a line or the text.
         let space_break = s.contains(" \n");
-        let break_space = s.contains("\n ");
-        if !space_break && !s.ends_with(' ') && !break_space {
-            let keep = if s.ends_with('\n') { "" } else { "-" };
-            let ind = if s.starts_with(' ') { "2" } else { "" };
+        if !space_break && !s.ends_with(' ') {
+            // Chomping: `-` strips the missing final break, `+` keeps trailing blank lines
+            // (and the document then ends with `...`).
+            let keep = if s.ends_with("\n\n") {
+                OPEN_ENDED.with(|o| o.set(true));
+                "+"
+            } else if s.ends_with('\n') {
+                ""
+            } else {
+                "-"
+            };
+            // An indentation indicator when the text starts with a space or a line break.
+            let ind = if s.starts_with([' ', '\n']) { "2" } else { "" };
             let mut out = format!("|{ind}{keep}");
-            for line in s.trim_end_matches('\n').split('\n') {
+            let text = if keep == "+" {
+                &s[..s.len() - 1]
+            } else {
+                s.trim_end_matches('\n')
+            };
+            for line in text.split('\n') {
                 out.push('\n');
                 if !line.is_empty() {
                     out.push_str(&" ".repeat(indent.max(2)));
                     out.push_str(line);
                 }
             }
-            if s.ends_with("\n\n") {
-                return unsupported("to_yaml of a string ending in blank lines", pos);
-            }
-            return Ok(out);
+            return out;
         }
-        if break_space && !space_break && !s.starts_with(' ') {
-            return unsupported("to_yaml of multi-line text with indented lines", pos);
-        }
-        return Ok(double_quoted(s));
+        return double_quoted(s, indent, col);
     }
     if special {
-        return Ok(double_quoted(s));
-    }
-    if s.contains('\n') {
-        return unsupported("to_yaml of a string with a trailing line break", pos);
+        return double_quoted(s, indent, col);
     }
     if s == "<<" {
-        return Ok("!!str '<<'".into());
+        return "!!str '<<'".into();
     }
     if matches!(s, "y" | "Y" | "n" | "N") {
-        return Ok(format!("\"{s}\""));
+        return format!("\"{s}\"");
     }
-    if s.len() > 80 && s.contains(' ') {
-        return unsupported("to_yaml of a long string (libyaml line folding)", pos);
+    // Psych's `/^[^[:word:]][^"]*$/`: at a line start (not the end of the text after a
+    // final line break), a non-word character (a line break is one), then characters other
+    // than `"` up to an end of line or of the text.
+    let non_word = |c: char| !(c.is_alphanumeric() || c == '_');
+    let line_starts_non_word = std::iter::once(0)
+        .chain(s.match_indices('\n').map(|(i, _)| i + 1))
+        .filter(|&i| i < s.len())
+        .any(|i| {
+            let mut cs = s[i..].chars();
+            if !cs.next().is_some_and(non_word) {
+                return false;
+            }
+            let rest = cs.as_str();
+            match rest.find('"') {
+                None => true,
+                Some(q) => rest[..q].contains('\n'),
+            }
+        });
+    if line_starts_non_word {
+        return double_quoted(s, indent, col);
     }
-    if chars
-        .first()
-        .is_some_and(|c| !(c.is_alphanumeric() || *c == '_'))
-        && !s.contains('"')
-    {
-        return Ok(double_quoted(s));
-    }
-    let single = |s: &str| format!("'{}'", s.replace('\'', "''"));
     if reads_as_non_string(s) {
-        return Ok(single(s));
+        return single_quoted(s, indent, col);
     }
     // libyaml's plain-scalar checks.
     let first = chars[0];
     let last = chars[chars.len() - 1];
-    let mut plain = !(s.starts_with("---") || s.starts_with("...") || first == ' ' || last == ' ');
+    let mut plain = !(s.starts_with("---")
+        || s.starts_with("...")
+        || first == ' '
+        || last == ' '
+        || s.contains('\n'));
     if "#,[]{}&*!|>'\"%@`".contains(first)
         || (matches!(first, '-' | '?' | ':') && (chars.len() == 1 || chars[1] == ' '))
     {
@@ -406,8 +606,8 @@ fn string_scalar(s: &str, indent: usize, pos: Pos) -> Result<String, Ctrl> {
         }
     }
     if plain {
-        Ok(s.to_string())
+        plain_folded(s, indent, col)
     } else {
-        Ok(single(s))
+        single_quoted(s, indent, col)
     }
 }

@@ -56,8 +56,21 @@ fn inspect_text(s: &str, binary: bool) -> String {
             c if binary => {
                 let _ = write!(out, "\\x{:02X}", c as u32 & 0xff);
             }
-            c if (c as u32) < 0x20 || c as u32 == 0x7f || (0x80..0xa0).contains(&(c as u32)) => {
-                let _ = write!(out, "\\u{:04X}", c as u32);
+            // Not printable for Ruby: control characters (NEL aside), the line and paragraph
+            // separators and the noncharacters (other unassigned code points are printed as
+            // they are here).
+            c if (c as u32) < 0x20
+                || c as u32 == 0x7f
+                || ((0x80..0xa0).contains(&(c as u32)) && c != '\u{85}')
+                || matches!(c, '\u{2028}' | '\u{2029}')
+                || (0xfdd0..=0xfdef).contains(&(c as u32))
+                || (c as u32) & 0xfffe == 0xfffe =>
+            {
+                if (c as u32) > 0xffff {
+                    let _ = write!(out, "\\u{{{:X}}}", c as u32);
+                } else {
+                    let _ = write!(out, "\\u{:04X}", c as u32);
+                }
             }
             c => out.push(c),
         }
