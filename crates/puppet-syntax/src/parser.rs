@@ -33,9 +33,7 @@ pub(crate) enum Event {
 pub(crate) struct Scratch {
     pub(crate) tokens: Vec<Token>,
     pub(crate) skip: Vec<bool>,
-    kinds: Vec<SyntaxKind>,
-    starts: Vec<u32>,
-    ends: Vec<u32>,
+    significant: Vec<Significant>,
     pub(crate) events: Vec<Event>,
     children: Vec<GreenElement>,
     parents: Vec<(SyntaxKind, usize)>,
@@ -68,9 +66,7 @@ impl Scratch {
         }
         keep(&mut self.tokens);
         keep(&mut self.skip);
-        keep(&mut self.kinds);
-        keep(&mut self.starts);
-        keep(&mut self.ends);
+        keep(&mut self.significant);
         keep(&mut self.events);
         keep(&mut self.children);
         keep(&mut self.parents);
@@ -98,12 +94,19 @@ pub(crate) fn skips(kind: SyntaxKind, in_render: &mut bool) -> bool {
 /// The maximum nesting of expressions; deeper input gets a diagnostic, not a stack overflow.
 pub(crate) const NESTING_LIMIT: u32 = 200;
 
+/// A token the grammar sees: its kind and byte range (one vector of these costs one push
+/// a token where three vectors of kinds, starts and ends cost three).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Significant {
+    kind: SyntaxKind,
+    start: u32,
+    end: u32,
+}
+
 pub(crate) struct Parser<'t> {
     text: &'t str,
-    /// Significant tokens: kind and start offset.
-    kinds: Vec<SyntaxKind>,
-    starts: Vec<u32>,
-    ends: Vec<u32>,
+    /// The significant tokens.
+    significant: Vec<Significant>,
     pos: usize,
     pub(crate) events: Vec<Event>,
     /// The messages of `Event::Error`s: code and text.
@@ -128,17 +131,11 @@ impl<'t> Parser<'t> {
         skip: &mut Vec<bool>,
         scratch: &mut Scratch,
     ) -> Self {
-        let mut kinds = std::mem::take(&mut scratch.kinds);
-        let mut starts = std::mem::take(&mut scratch.starts);
-        let mut ends = std::mem::take(&mut scratch.ends);
+        let mut significant = std::mem::take(&mut scratch.significant);
         let mut events = std::mem::take(&mut scratch.events);
-        kinds.clear();
-        starts.clear();
-        ends.clear();
+        significant.clear();
         events.clear();
-        kinds.reserve(tokens.len());
-        starts.reserve(tokens.len());
-        ends.reserve(tokens.len());
+        significant.reserve(tokens.len());
         events.reserve(tokens.len() + tokens.len() / 2);
         skip.clear();
         skip.reserve(tokens.len());
@@ -150,17 +147,17 @@ impl<'t> Parser<'t> {
             skip.push(s);
             if !s {
                 has_heredoc |= t.kind == HEREDOC_HEADER;
-                kinds.push(t.kind);
-                starts.push(offset);
-                ends.push(offset + t.len);
+                significant.push(Significant {
+                    kind: t.kind,
+                    start: offset,
+                    end: offset + t.len,
+                });
             }
             offset += t.len;
         }
         Parser {
             text,
-            kinds,
-            starts,
-            ends,
+            significant,
             pos: 0,
             events,
             errors: Vec::new(),
@@ -174,9 +171,7 @@ impl<'t> Parser<'t> {
 
     /// The events and error messages; the token buffers go back to `scratch`.
     pub(crate) fn finish(self, scratch: &mut Scratch) -> (Vec<Event>, Vec<(&'static str, String)>) {
-        scratch.kinds = self.kinds;
-        scratch.starts = self.starts;
-        scratch.ends = self.ends;
+        scratch.significant = self.significant;
         (self.events, self.errors)
     }
 
@@ -185,10 +180,9 @@ impl<'t> Parser<'t> {
     pub(crate) fn nth(&mut self, n: usize) -> SyntaxKind {
         self.steps += 1;
         assert!(self.steps < 50_000_000, "the parser is stuck");
-        self.kinds
+        self.significant
             .get(self.pos + n)
-            .copied()
-            .unwrap_or(__LAST_TOKEN)
+            .map_or(__LAST_TOKEN, |t| t.kind)
     }
 
     pub(crate) fn current(&mut self) -> SyntaxKind {
@@ -205,9 +199,9 @@ impl<'t> Parser<'t> {
 
     /// The text of the n-th significant token ahead.
     pub(crate) fn nth_text(&self, n: usize) -> &'t str {
-        match (self.starts.get(self.pos + n), self.ends.get(self.pos + n)) {
-            (Some(&s), Some(&e)) => &self.text[s as usize..e as usize],
-            _ => "",
+        match self.significant.get(self.pos + n) {
+            Some(t) => &self.text[t.start as usize..t.end as usize],
+            None => "",
         }
     }
 
@@ -216,12 +210,12 @@ impl<'t> Parser<'t> {
         if self.pos == 0 {
             return "";
         }
-        let (s, e) = (self.starts[self.pos - 1], self.ends[self.pos - 1]);
-        &self.text[s as usize..e as usize]
+        let t = self.significant[self.pos - 1];
+        &self.text[t.start as usize..t.end as usize]
     }
 
     pub(crate) fn bump(&mut self) {
-        if self.pos < self.kinds.len() {
+        if self.pos < self.significant.len() {
             self.pos += 1;
             self.events.push(Event::Token);
             // Progress: the step limit in `nth` counts look-ups since the last consumed token,
