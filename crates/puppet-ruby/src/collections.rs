@@ -104,6 +104,43 @@ pub(crate) fn compare_values(
     compare(a, b).ok_or_else(|| cmp_err(a, b, pos))
 }
 
+/// [`compare_values`] of the two commonest cases of a sort without a block, decided as it
+/// decides them, with the same elements counted against the walk bound (one for two
+/// strings; one for two arrays and one for their first elements): two strings, and two
+/// arrays whose first elements are strings that differ (the `[key, value]` pairs of
+/// `Hash#sort`). `None` for anything else, before counting anything (then
+/// [`compare_values`] does all of it).
+fn quick_compare(a: &RValue, b: &RValue, pos: Pos) -> Option<Result<Ordering, Ctrl>> {
+    let order = match (a, b) {
+        (RValue::Str(x), RValue::Str(y)) => {
+            let (x, y) = (x.try_borrow().ok()?, y.try_borrow().ok()?);
+            let o = x.as_bytes().cmp(y.as_bytes());
+            return Some(match crate::value::walk_step() {
+                true => Ok(o),
+                false => Err(cmp_err(a, b, pos)),
+            });
+        }
+        (RValue::Array(x), RValue::Array(y)) => {
+            let (x, y) = (x.try_borrow().ok()?, y.try_borrow().ok()?);
+            let (Some(RValue::Str(p)), Some(RValue::Str(q))) = (x.first(), y.first()) else {
+                return None;
+            };
+            let (p, q) = (p.try_borrow().ok()?, q.try_borrow().ok()?);
+            p.as_bytes().cmp(q.as_bytes())
+        }
+        _ => return None,
+    };
+    if order == Ordering::Equal {
+        return None;
+    }
+    Some(
+        match crate::value::walk_step() && crate::value::walk_step() {
+            true => Ok(order),
+            false => Err(cmp_err(a, b, pos)),
+        },
+    )
+}
+
 fn sort_items(
     it: &mut Interp,
     items: &mut [RValue],
@@ -115,7 +152,10 @@ fn sort_items(
             RValue::Int(i) => Ok(i.cmp(&0)),
             _ => Err(cmp_err(a, b, pos)),
         },
-        None => compare_values(it, a, b, pos),
+        None => match quick_compare(a, b, pos) {
+            Some(r) => r,
+            None => compare_values(it, a, b, pos),
+        },
     })?;
     for (slot, v) in items.iter_mut().zip(sorted) {
         *slot = v;
@@ -1981,6 +2021,68 @@ mod tests {
         out.extend_from_slice(&left[i..]);
         out.extend_from_slice(&right[j..]);
         Ok(out)
+    }
+
+    /// The quick comparisons of a sort without a block give what `compare_values` gives
+    /// (order or error) and count the same elements against the walk bound, also where the
+    /// bound is reached; where they do not apply they count nothing.
+    #[test]
+    fn quick_comparisons_agree_with_compare_values() {
+        let s = |t: &str| RValue::str(t);
+        let pair = |a: RValue, b: RValue| RValue::array(vec![a, b]);
+        let samples = vec![
+            s(""),
+            s("a"),
+            s("b"),
+            s("ab"),
+            s("ssl"),
+            s("ssl-ca"),
+            s("\u{e9}"),
+            pair(s("port"), s("3306")),
+            pair(s("port"), s("3307")),
+            pair(s("port"), RValue::Int(1)),
+            pair(s("socket"), s("/x")),
+            pair(s("a"), RValue::Nil),
+            pair(RValue::Int(1), s("a")),
+            pair(RValue::Sym("a".into()), s("a")),
+            RValue::array(vec![s("a")]),
+            RValue::array(vec![]),
+            RValue::array(vec![pair(s("a"), s("b")), s("c")]),
+            RValue::Int(3),
+            RValue::Nil,
+            RValue::Sym("a".into()),
+        ];
+        let mut scope = crate::NullScope::default();
+        let mut it = Interp::with(&mut scope, "(t)", false, crate::source::Sources::empty());
+        let pos = Pos::default();
+        let show = |r: Result<Ordering, Ctrl>| match r {
+            Ok(o) => format!("{o:?}"),
+            Err(Ctrl::Raise(e)) => format!("{}: {}", e.class, e.message),
+            Err(e) => format!("{e:?}"),
+        };
+        // Elements counted before the comparison: none, and just below the bound.
+        for before in [0, crate::value::WALK_LIMIT - 1] {
+            for a in &samples {
+                for b in &samples {
+                    // (walk_end(n) sets the count to n.)
+                    let outer = crate::value::walk_begin();
+                    crate::value::walk_end(before);
+                    let quick = quick_compare(a, b, pos);
+                    let quick_walked = crate::value::walk_begin();
+                    crate::value::walk_end(before);
+                    let general = compare_values(&mut it, a, b, pos);
+                    let general_walked = crate::value::walk_begin();
+                    crate::value::walk_end(outer);
+                    match quick {
+                        Some(q) => {
+                            assert_eq!(show(q), show(general), "{a:?} <=> {b:?}");
+                            assert_eq!(quick_walked, general_walked, "{a:?} <=> {b:?}");
+                        }
+                        None => assert_eq!(quick_walked, before, "{a:?} <=> {b:?}"),
+                    }
+                }
+            }
+        }
     }
 
     #[test]

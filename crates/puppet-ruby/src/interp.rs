@@ -252,6 +252,15 @@ impl Skeleton {
     /// dropped, and referred to as when the interpreter started (`counts`), i.e. by
     /// nothing the run made.
     fn reusable(&self, counts: [usize; 5]) -> bool {
+        // `Object`'s methods: those of the compile's earlier templates (`TEMPLATE_DEFS`,
+        // which every template's interpreter adds to whichever skeleton it starts from) and
+        // any the run defined. A new skeleton has none, so they are dropped here as the
+        // rest of the run's world is; without this, one template `def` in a compile made
+        // every later template build a new skeleton.
+        if !self.object.methods.borrow().is_empty() {
+            let defined = std::mem::take(&mut *self.object.methods.borrow_mut());
+            drop(defined);
+        }
         let as_made = self.basic.is_as_made("BasicObject", None, &[], &[])
             && self.kernel.is_as_made("Kernel", None, &[], &[])
             && self.wrapper.is_as_made(
@@ -2404,12 +2413,64 @@ mod tests {
                 assert_eq!(kept, fresh, "{b} then {p}");
             }
         }
-        // A small template does keep it (so that the test above compares something).
+        // A small template does keep it (so that the test above compares something), and
+        // so does one that defines a method (the next template adds the compile's template
+        // methods to whichever skeleton it gets).
         forget_skeleton();
         run_template("1");
         assert!(SKELETON.with(|s| s.borrow().0.is_some()));
         run_template("def helper; 1; end");
-        assert!(SKELETON.with(|s| s.borrow().0.is_none()));
+        assert!(SKELETON.with(|s| s.borrow().0.is_some()));
+        run_template("class Object; def shared; 2; end; end");
+        assert!(SKELETON.with(|s| s.borrow().0.is_some()));
+        forget_skeleton();
+    }
+
+    /// Within one compile (the template methods kept), a template after others sees the
+    /// same methods whether it starts from the skeleton they left or from a new one.
+    #[test]
+    fn template_methods_are_the_same_with_a_kept_skeleton() {
+        let before = [
+            "def helper; 1; end",
+            "def helper; 1; end; def other(x); x * 2; end",
+            "class Object; def shared; 2; end; end",
+            "def helper; 1; end; class Object; def shared; 2; end; end",
+            "Object.send(:define_method, :dm) { 3 }",
+            "def helper; 1; end; Object.send(:remove_method, :helper) rescue nil",
+            "def helper; 1; end; Object.send(:undef_method, :helper) rescue nil",
+            "def helper; 1; end; Object.send(:alias_method, :h2, :helper)",
+        ];
+        let probes = [
+            "[(helper rescue 'none'), (other(2) rescue 'none'), (shared rescue 'none')].inspect",
+            "[(dm rescue 'none'), (h2 rescue 'none')].inspect",
+            "Object.private_instance_methods(false).sort.inspect rescue 'n/a'",
+            "def helper; 9; end; helper",
+        ];
+        let skeleton_only = || {
+            SKELETON.with(|s| {
+                if let Some(k) = s.borrow_mut().0.take() {
+                    k.clear();
+                }
+            })
+        };
+        for b in before {
+            for p in probes {
+                // Two templates before the probe: the second starts from the first's
+                // skeleton (or a new one) with the first's methods added.
+                forget_skeleton();
+                run_template(b);
+                run_template("1");
+                let kept = run_template(p);
+                forget_skeleton();
+                run_template(b);
+                skeleton_only();
+                run_template("1");
+                skeleton_only();
+                let fresh = run_template(p);
+                forget_skeleton();
+                assert_eq!(kept, fresh, "{b} then {p}");
+            }
+        }
     }
 
     #[test]
