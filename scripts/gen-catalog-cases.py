@@ -1271,6 +1271,83 @@ notice(Sensitive('x'))
 notice("${Sensitive('x')}")
 notice(sprintf('%p', Sensitive('x')))
 """),
+    ("sprintf_numbered_arguments", N, """\
+notice(sprintf('%2$s %1$s', 'a', 'b'))
+notice(sprintf('%1$05d|%1$-4s|', 7))
+"""),
+    ("sprintf_numbered_mixed_with_unnumbered", N, """\
+notice(sprintf('%1$s %s', 'a'))
+"""),
+    ("sprintf_numbered_after_unnumbered", N, """\
+notice(sprintf('%s %1$s', 'a'))
+"""),
+    ("sprintf_integer_of_bad_text", N, """\
+notice(sprintf('%d', 'x\\ty'))
+"""),
+    ("sprintf_float_of_non_ascii_text", N, """\
+notice(sprintf('%f', 'é'))
+"""),
+    ("sprintf_integer_of_array", N, """\
+notice(sprintf('%d', [1]))
+"""),
+    ("sprintf_integer_of_boolean", N, """\
+notice(sprintf('%x', true))
+"""),
+    ("sprintf_integer_of_type", N, """\
+notice(sprintf('%d', String))
+"""),
+    ("sprintf_float_of_ruby_float_texts", N, """\
+notice(sprintf('%.3f', '.5'))
+notice(sprintf('%.1f', ' 1_000.5 '))
+notice(sprintf('%.2e', '1e3'))
+"""),
+    ("new_float_error_label", N, """\
+notice(Float('abc'))
+"""),
+    ("new_numeric_error_label", N, """\
+notice(Numeric('abc'))
+"""),
+    ("float_division_by_zero_is_infinity", N, """\
+notice(1.5 / 0.0)
+"""),
+    ("float_zero_by_zero_is_nan", N, """\
+notice(0.0 / 0.0)
+"""),
+    ("integer_modulo_float", N, """\
+notice(7 % 2.0)
+"""),
+    ("integer_shift_by_float", N, """\
+notice(8 << 1.9)
+notice(8 >> 2.5)
+notice(1 << -1.5)
+"""),
+    ("float_product_overflows_to_infinity", N, """\
+notice(1e308 * 10)
+"""),
+    ("type_compared_with_non_type", N, """\
+notice(Integer < 3)
+notice(Type > {})
+notice(String <= 'x')
+notice(Integer >= [])
+"""),
+    ("join_nested_empty_arrays", N, """\
+notice(join([1, [], 2], '-'))
+notice(join([[], ''], '-'))
+notice(join([1, [2, [3, []]]], '-'))
+notice(join([[]], '-'))
+"""),
+    ("sort_mixed_error_names_immediate", N, """\
+notice(['a', 1].sort)
+"""),
+    ("sort_mixed_error_nil", N, """\
+notice([1, undef].sort)
+"""),
+    ("sort_mixed_error_type_class", N, """\
+notice([Integer, 'a'].sort)
+"""),
+    ("string_c_of_negative_integer", N, """\
+notice(String(-1, '%c'))
+"""),
 ]
 
 def strip_error(msg, node):

@@ -290,6 +290,14 @@ pub fn arithmetic(op: &str, a: &Value, b: &Value, coerced: &mut bool) -> OpResul
     };
     match (x, y) {
         (Value::Integer(i), Value::Integer(j)) => int_op(op, i, j),
+        // Ruby's Integer#<< and #>> take a Float count, truncated.
+        (Value::Integer(i), Value::Float(f)) if matches!(op, "<<" | ">>") && f.is_finite() => {
+            int_op(op, i, f.trunc().clamp(-1e18, 1e18) as i64)
+        }
+        (Value::Integer(_), Value::Float(_)) if op == "%" => Err(OpError::at(
+            ErrorSite::Left,
+            format!("Operator '{op}' is not applicable to an Integer when right side is a Float."),
+        )),
         (x, y) => {
             let fx = as_f64(&x);
             let fy = as_f64(&y);
@@ -297,12 +305,8 @@ pub fn arithmetic(op: &str, a: &Value, b: &Value, coerced: &mut bool) -> OpResul
                 "+" => fx + fy,
                 "-" => fx - fy,
                 "*" => fx * fy,
-                "/" => {
-                    if fy == 0.0 {
-                        return Err(OpError::at(ErrorSite::Right, "Division by 0"));
-                    }
-                    fx / fy
-                }
+                // A Float division by zero is Ruby's Infinity (refused below) or NaN.
+                "/" => fx / fy,
                 "%" | "<<" | ">>" => {
                     return Err(OpError::at(
                         ErrorSite::Left,
@@ -311,6 +315,13 @@ pub fn arithmetic(op: &str, a: &Value, b: &Value, coerced: &mut bool) -> OpResul
                 }
                 _ => return Err(format!("unknown operator {op}").into()),
             };
+            // Puppet refuses a result that overflowed to infinity.
+            if r.is_infinite() {
+                return Err(OpError::at(
+                    ErrorSite::Left,
+                    format!("The result of the {op} expression is Infinity"),
+                ));
+            }
             Ok(Value::Float(r))
         }
     }
@@ -393,14 +404,14 @@ fn int_op(op: &str, i: i64, j: i64) -> OpResult {
         }
         "<<" => {
             if j < 0 {
-                shr(i, -j)
+                shr(i, j.checked_neg().unwrap_or(i64::MAX))
             } else {
                 shl(i, j)
             }
         }
         ">>" => {
             if j < 0 {
-                shl(i, -j)
+                shl(i, j.checked_neg().unwrap_or(i64::MAX))
             } else {
                 shr(i, j)
             }
@@ -574,6 +585,9 @@ pub fn compare(op: &str, a: &Value, b: &Value) -> Result<bool, String> {
                 _ => false,
             });
         }
+        // A type compared with a value that is not a type: neither is assignable to the
+        // other (Puppet's type calculator answers false).
+        (Value::Type(_), _) => return Ok(false),
         (Value::Timespan(x), Value::Timespan(y)) => x
             .as_secs_f64()
             .partial_cmp(&y.as_secs_f64())

@@ -526,6 +526,8 @@ fn convert_ind(v: &Value, map: &FMap, ind: Ind) -> Result<String, TypeError> {
             'd' | 'x' | 'X' | 'o' | 'b' | 'B' => format_value(v, Some(&f.clean)),
             'p' => format_value(v, Some(&f.with_conv('d'))),
             'e' | 'E' | 'f' | 'g' | 'G' | 'a' | 'A' => float_fmt(&f, *i as f64),
+            // Puppet packs the code point (`[i].pack('U')`), which refuses a negative one.
+            'c' if *i < 0 => Err(TypeError::Conversion("pack(U): value out of range".into())),
             'c' => {
                 let ch = u32::try_from(*i)
                     .ok()

@@ -37,6 +37,25 @@ fn flatten_into(v: &Value, out: &mut Vec<Value>, depth: usize) {
     }
 }
 
+/// Ruby's `Array#join`: a nested array is joined in place with the same separator (an empty
+/// one is an empty element: `[1, [], 2]` gives `1--2`).
+fn ruby_join(v: &Value, sep: &str, out: &mut String, depth: usize) {
+    match v {
+        Value::Array(a) if depth < 1000 => {
+            for (i, e) in a.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(sep);
+                }
+                match e {
+                    Value::Array(_) => ruby_join(e, sep, out, depth + 1),
+                    other => out.push_str(&ruby_to_s(other)),
+                }
+            }
+        }
+        other => out.push_str(&ruby_to_s(other)),
+    }
+}
+
 /// Ruby's `<=>` on the values Puppet's `sort`, `min` and `max` compare without a lambda.
 pub(crate) fn natural_cmp(a: &Value, b: &Value) -> Option<Ordering> {
     match (a, b) {
@@ -61,27 +80,22 @@ pub(crate) fn natural_cmp(a: &Value, b: &Value) -> Option<Ordering> {
     }
 }
 
-fn ruby_class(v: &Value) -> &'static str {
-    match v {
-        Value::Undef => "NilClass",
-        Value::Integer(_) => "Integer",
-        Value::Float(_) => "Float",
-        Value::String(_) => "String",
-        Value::Boolean(true) => "TrueClass",
-        Value::Boolean(false) => "FalseClass",
-        Value::Array(_) => "Array",
-        Value::Hash(_) => "Hash",
-        _ => "Object",
-    }
-}
-
+/// Ruby's `comparison of A with B failed`: the class of `a`; `b` by its inspect when Ruby
+/// keeps it as an immediate (nil, booleans, numbers, symbols), else its class.
 fn cmp_error(a: &Value, b: &Value) -> CallError {
+    let right = match b {
+        Value::Undef => "nil".to_string(),
+        Value::Boolean(x) => x.to_string(),
+        Value::Integer(i) => i.to_string(),
+        Value::Float(f) => puppet_types::format::float_to_s(*f),
+        Value::Default => ":default".to_string(),
+        other => puppet_types::ruby::class_name(other),
+    };
     CallError::new(
         codes::BAD_ARGUMENT,
         format!(
-            "comparison of {} with {} failed",
-            ruby_class(a),
-            ruby_class(b)
+            "comparison of {} with {right} failed",
+            puppet_types::ruby::class_name(a)
         ),
     )
 }
@@ -97,7 +111,10 @@ fn block_cmp(
         Some(Value::Float(f)) => Ok(f.partial_cmp(&0.0).unwrap_or(Ordering::Equal)),
         Some(other) => Err(CallError::new(
             codes::BAD_ARGUMENT,
-            format!("comparison of {} with 0 failed", ruby_class(&other)),
+            format!(
+                "comparison of {} with 0 failed",
+                puppet_types::ruby::class_name(&other)
+            ),
         )),
         None => Err(CallError::Break),
     }
@@ -601,12 +618,10 @@ pub(super) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
                 .param("Array", "arg")
                 .optional_param("String", "delimiter"),
             |_c, a| {
-                let mut flat = Vec::new();
-                flatten_into(&a.get(0), &mut flat, 0);
                 let d = a.get(1).as_str().unwrap_or_default().to_string();
-                Ok(Value::string(
-                    flat.iter().map(ruby_to_s).collect::<Vec<_>>().join(&d),
-                ))
+                let mut out = String::new();
+                ruby_join(&a.get(0), &d, &mut out, 0);
+                Ok(Value::string(out))
             },
         )
         .register()?;

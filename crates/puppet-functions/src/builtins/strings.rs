@@ -358,6 +358,9 @@ fn sprintf(fmt: &str, args: &[Value]) -> Result<String, CallError> {
     let args = &puppet_types::ruby::v3_args(args.to_vec())[..];
     let mut out = String::new();
     let mut it = args.iter();
+    // Ruby's `%N$s` takes the Nth argument; it cannot be mixed with unnumbered ones.
+    let mut numbered = false;
+    let mut unnumbered = 0usize;
     let cs: Vec<char> = fmt.chars().collect();
     let mut i = 0;
     while i < cs.len() {
@@ -371,8 +374,29 @@ fn sprintf(fmt: &str, args: &[Value]) -> Result<String, CallError> {
             i += 2;
             continue;
         }
-        let start = i;
+        let mut start = i;
         i += 1;
+        let digits = cs[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+        let mut position: Option<usize> = None;
+        if digits > 0 && cs.get(i + digits) == Some(&'$') {
+            let n: usize = cs[i..i + digits]
+                .iter()
+                .collect::<String>()
+                .parse()
+                .unwrap_or(usize::MAX);
+            if unnumbered > 0 {
+                return Err(CallError::new(
+                    codes::BAD_ARGUMENT,
+                    format!("numbered({n}) after unnumbered({unnumbered})"),
+                ));
+            }
+            numbered = true;
+            position = Some(n);
+            // The spec without its `N$`: `%` and what follows.
+            i += digits;
+            start = i;
+            i += 1;
+        }
         // Ruby's named references: `%<name>s` formats the hash entry, `%{name}` inserts it.
         let mut named: Option<Value> = None;
         let mut spec_start = start;
@@ -419,6 +443,11 @@ fn sprintf(fmt: &str, args: &[Value]) -> Result<String, CallError> {
         let spec: String = if named.is_some() {
             std::iter::once('%')
                 .chain(cs[spec_start + 1..=i].iter().copied())
+                .collect()
+        } else if position.is_some() {
+            // `start` is at the `$` of `%N$`.
+            std::iter::once('%')
+                .chain(cs[start + 1..=i].iter().copied())
                 .collect()
         } else {
             cs[start..=i].iter().collect()
@@ -470,19 +499,73 @@ fn sprintf(fmt: &str, args: &[Value]) -> Result<String, CallError> {
         } else {
             spec
         };
-        let arg = match &named {
-            Some(v) => v,
-            None => it
-                .next()
+        let arg = match (&named, position) {
+            (Some(v), _) => v,
+            (None, Some(n)) => args
+                .get(n.wrapping_sub(1))
                 .ok_or_else(|| CallError::new(codes::BAD_ARGUMENT, "too few arguments"))?,
+            (None, None) => {
+                unnumbered += 1;
+                if numbered {
+                    return Err(CallError::new(
+                        codes::BAD_ARGUMENT,
+                        format!("unnumbered({unnumbered}) mixed with numbered"),
+                    ));
+                }
+                it.next()
+                    .ok_or_else(|| CallError::new(codes::BAD_ARGUMENT, "too few arguments"))?
+            }
         };
         let conv = spec.chars().last().unwrap_or('s');
+        // Ruby's `Integer()`/`Float()` of a string argument, with their messages; what is
+        // not a number or a string (a container, a boolean, a type) cannot be converted.
+        let integral = matches!(conv, 'd' | 'i' | 'x' | 'X' | 'o' | 'b' | 'B');
+        let floating = matches!(conv, 'f' | 'e' | 'E' | 'g' | 'G' | 'a' | 'A');
         let arg = match (conv, arg) {
-            ('d' | 'i' | 'x' | 'X' | 'o' | 'b' | 'B', Value::String(_)) => {
-                Value::Integer(puppet_types::convert::integer_from(arg, None, false)?)
-            }
-            ('f' | 'e' | 'E' | 'g' | 'G', Value::String(_) | Value::Integer(_)) => {
+            (_, Value::String(t)) if integral => Value::Integer(
+                puppet_types::convert::integer_from(arg, None, false).map_err(|_| {
+                    CallError::new(
+                        codes::BAD_ARGUMENT,
+                        format!(
+                            "invalid value for Integer(): {}",
+                            puppet_types::ruby::inspect_str(t)
+                        ),
+                    )
+                })?,
+            ),
+            (_, Value::String(t)) if floating => Value::Float(
+                ruby_float(t)
+                    .map_or_else(|| puppet_types::convert::float_from(arg, false), Ok)
+                    .map_err(|_| {
+                        // Ruby quotes the text's bytes here (`"\xC3\xA9"`).
+                        let bytes: String = t.bytes().map(char::from).collect();
+                        CallError::new(
+                            codes::BAD_ARGUMENT,
+                            format!(
+                                "invalid value for Float(): {}",
+                                puppet_types::ruby::inspect_binary_str(&bytes)
+                            ),
+                        )
+                    })?,
+            ),
+            (_, Value::Integer(_)) if floating => {
                 Value::Float(puppet_types::convert::float_from(arg, false)?)
+            }
+            (_, v)
+                if (integral || floating)
+                    && !matches!(v, Value::Integer(_) | Value::Float(_) | Value::String(_)) =>
+            {
+                return Err(CallError::new(
+                    codes::BAD_ARGUMENT,
+                    format!(
+                        "can't convert {} into {}",
+                        match arg {
+                            Value::Boolean(b) => b.to_string(),
+                            other => puppet_types::ruby::class_name(other),
+                        },
+                        if integral { "Integer" } else { "Float" }
+                    ),
+                ))
             }
             // `%p` is Ruby's inspect and `%s` Ruby's to_s of what a 3.x function receives
             // (`[1, "a", nil]`, `{"k"=>[1.5]}`, `:default`), padded as a string.
@@ -499,6 +582,40 @@ fn sprintf(fmt: &str, args: &[Value]) -> Result<String, CallError> {
         out.push_str(&puppet_types::convert::format_value(&arg, Some(&spec))?);
     }
     Ok(out)
+}
+
+/// Ruby's `Float()` of a text where it accepts more than Puppet's conversion does: blanks
+/// around it, `_` between digits, a fraction without an integer part (`.5`); `None` when
+/// the text is not of that form (Puppet's conversion then decides).
+fn ruby_float(t: &str) -> Option<f64> {
+    let t = t.trim_matches(|c: char| c.is_ascii_whitespace());
+    let b = t.as_bytes();
+    let mut clean = String::with_capacity(t.len());
+    for (i, &c) in b.iter().enumerate() {
+        if c == b'_' {
+            let digit = |j: Option<&u8>| j.is_some_and(|d| d.is_ascii_digit());
+            if !(i > 0 && digit(b.get(i - 1)) && digit(b.get(i + 1))) {
+                return None;
+            }
+            continue;
+        }
+        clean.push(c as char);
+    }
+    let body = clean.trim_start_matches(['+', '-']);
+    let (mantissa, exp) = match body.find(['e', 'E']) {
+        Some(k) => (&body[..k], Some(&body[k + 1..])),
+        None => (body, None),
+    };
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|d| d.is_ascii_digit());
+    let mantissa_ok = match mantissa.split_once('.') {
+        Some((int, frac)) => (int.is_empty() || digits(int)) && digits(frac),
+        None => digits(mantissa),
+    };
+    let exp_ok = exp.is_none_or(|e| digits(e.trim_start_matches(['+', '-'])));
+    if !mantissa_ok || !exp_ok || clean.len() - body.len() > 1 {
+        return None;
+    }
+    clean.parse().ok()
 }
 
 fn civil(days: i64) -> (i64, u32, u32) {

@@ -195,8 +195,15 @@ fn new_instance(t: &Type, args: &[Value]) -> Result<Value, CallError> {
     if let Some(f) = time_fn {
         time_signatures().call(&mut crate::NullContext::default(), f, args.to_vec(), None)?;
     }
+    // The names Puppet 7.23 gives the types' `new` functions (Regexp's is `new_float`
+    // there too).
     let label = match target {
         Type::Boolean(_) => "'new_boolean' ",
+        Type::Float(_) | Type::Regexp(_) => "'new_float' ",
+        Type::Numeric => "'new_numeric' ",
+        Type::Array(_) => "'new_array' ",
+        Type::Hash(_) => "'new_hash' ",
+        Type::String(_) => "'new_string' ",
         _ => "'new' ",
     };
     // Puppet prefixes the function name only to the texts of its `argument_mismatch`
