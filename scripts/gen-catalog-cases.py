@@ -1348,6 +1348,12 @@ notice([Integer, 'a'].sort)
     ("string_c_of_negative_integer", N, """\
 notice(String(-1, '%c'))
 """),
+    ("comparison_error_labels_the_full_type", N, """\
+notice([] < Integer[1, 2])
+"""),
+    ("comparison_error_labels_a_resource_reference", N, """\
+notice({} >= File['x'])
+"""),
 ]
 
 def strip_error(msg, node):

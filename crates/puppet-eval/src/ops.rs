@@ -6,7 +6,7 @@
 //! divides with floor; `==` on strings ignores case (also inside arrays and hash values,
 //! not hash keys); numbers and strings never compare equal.
 
-use puppet_types::{assignable, Type, Value};
+use puppet_types::{assignable, Value};
 use std::sync::Arc;
 
 /// Puppet's truthiness: only `undef` and `false` are false.
@@ -647,12 +647,7 @@ fn type_label(v: &Value) -> String {
         Value::Array(_) => "Array".into(),
         Value::Hash(_) => "Hash".into(),
         Value::Regexp(_) => "Regexp".into(),
-        Value::Type(t) => format!("{}-Type", type_simple_name(t)),
+        Value::Type(t) => puppet_types::params::type_label(t),
         other => puppet_types::generalize(&puppet_types::infer(other)).to_string(),
     }
-}
-
-fn type_simple_name(t: &Type) -> String {
-    let s = t.to_string();
-    s.split('[').next().unwrap_or("").to_string()
 }

@@ -232,8 +232,14 @@ pub fn resolve_type_name_with(name: &str, resolver: &dyn TypeResolver) -> Type {
     t
 }
 
-/// Puppet's label for a type in messages: `Integer-Type`.
-fn type_label(t: &Type) -> String {
+/// Puppet's label for a type in messages (its label provider): `Integer[1, 2]-Type`,
+/// `File['x'] Resource-Reference`.
+///
+/// ```
+/// use puppet_types::{params::type_label, Type};
+/// assert_eq!(type_label(&Type::Any), "Any-Type");
+/// ```
+pub fn type_label(t: &Type) -> String {
     match t {
         Type::Resource(r) if r.title.is_some() => format!("{t} Resource-Reference"),
         _ => format!("{t}-Type"),
