@@ -1354,6 +1354,28 @@ notice([] < Integer[1, 2])
     ("comparison_error_labels_a_resource_reference", N, """\
 notice({} >= File['x'])
 """),
+    # --- a type alias is named as its definition spells it, whatever case the reference uses
+    ("type_alias_name_as_defined", N, """type Site::AbsPath = Pattern[/\\A\\//]
+type Site::Port = Integer[1, 65535]
+notify { 'a': message => ["${Site::ABSPATH}", "${Type[Site::PORT]}", Site::Abspath == Site::AbsPath] }
+"""),
+    ("type_alias_name_as_defined_error", N, """type Site::AbsPath = Pattern[/\\A\\//]
+class c (Site::Abspath $p = 'rel') { }
+include c
+"""),
+    # --- EPP text runs on across `<%# %>` comments: `<%-` and `<%#-` trim the blanks of the whole
+    # run (Puppet's EppScanner), e.g. indented comment lines before an indented `<%- ... -%>`
+    ("epp_trim_across_comments", N, """$t = {
+  't1' => "A  <%# c -%>\n  <%- if true { -%>\nB\n<% } -%>",
+  't2' => "A  <%#- c %>B",
+  't3' => "A  <%# -%>\nB",
+  't4' => "A  <%# x %>  <%# y -%>\n\t <%- if true { %>B<% } %>",
+  't5' => "A \n <%# x %>\n  <%- if true { %>B<% } %>",
+  't6' => "A  <%#--x%>B",
+  't7' => "<IfModule x>\n  <%# one -%>\n  <%# two -%>\n  <%- [1].each |\\$v| { -%>\n  v<%= \\$v %>\n  <%- } -%>\n</IfModule>\n",
+}
+$t.each |$k, $v| { notify { $k: message => inline_epp($v) } }
+"""),
 ]
 
 def strip_error(msg, node):

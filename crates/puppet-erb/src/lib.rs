@@ -137,7 +137,24 @@ impl Template {
     /// Renders the template against `scope`.
     pub fn render(&self, scope: &mut dyn TemplateScope) -> Result<String, ErbError> {
         let _setvars = interp::SetvarFrame::push();
-        let mut it = interp::Interp::new(scope, &self.file);
+        let it = interp::Interp::new(scope, &self.file);
+        self.run(it)
+    }
+
+    /// Renders the template against `scope` with `sources` as Ruby's load path: `require`
+    /// in the template finds the modules' `lib/` files (`puppet_x/...`), as under Puppet,
+    /// where the modules' lib directories are on `$LOAD_PATH`.
+    pub fn render_with(
+        &self,
+        scope: &mut dyn TemplateScope,
+        sources: std::sync::Arc<puppet_ruby::Sources>,
+    ) -> Result<String, ErbError> {
+        let _setvars = interp::SetvarFrame::push();
+        let it = interp::Interp::with(scope, &self.file, true, sources);
+        self.run(it)
+    }
+
+    fn run(&self, mut it: interp::Interp<'_>) -> Result<String, ErbError> {
         match it.run(&self.program.body) {
             Ok(()) => {
                 it.write_back();

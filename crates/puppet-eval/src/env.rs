@@ -988,7 +988,7 @@ impl Environment {
 
     /// The modules' Ruby sources (`lib/` as the load path), each file parsed once for every
     /// interpreter: functions and type files.
-    fn ruby_sources(&self) -> &Arc<puppet_ruby::Sources> {
+    pub(crate) fn ruby_sources(&self) -> &Arc<puppet_ruby::Sources> {
         let loader = &self.shared.loader;
         self.shared.ruby_sources.get_or_init(|| {
             let modules = loader.modules().map(|m| m.path.clone()).collect::<Vec<_>>();

@@ -44,12 +44,15 @@ impl Compiler {
                 Ok(Value::string(out))
             }
             TemplateSource::ErbText(text) => {
+                let sources = self.env.ruby_sources().clone();
                 let mut adapter = ErbScope {
                     c: &mut *self,
                     scope,
                     span: span.clone(),
                 };
-                match puppet_erb::render(text, "", &mut adapter) {
+                let rendered = puppet_erb::Template::parse(text, "")
+                    .and_then(|t| t.render_with(&mut adapter, sources));
+                match rendered {
                     Ok(s) => {
                         self.template_outputs.push(s.clone());
                         Ok(Value::string(s))
@@ -94,12 +97,13 @@ fn erb_file(c: &mut Compiler, name: &str, scope: ScopeId, span: &Span) -> R<Stri
         );
     };
     let path = t.path.clone();
+    let sources = c.env.ruby_sources().clone();
     let mut adapter = ErbScope {
         c: &mut *c,
         scope,
         span: span.clone(),
     };
-    match t.erb().and_then(|t| t.render(&mut adapter)) {
+    match t.erb().and_then(|t| t.render_with(&mut adapter, sources)) {
         Ok(s) => Ok(s),
         Err(e) => {
             let (line, detail) = match &e {

@@ -2238,10 +2238,10 @@ impl Lookup {
         p: &Provider,
         e: &HierarchyEntry,
     ) -> Result<Option<Vec<Resolved>>, HieraError> {
-        let dd = p
-            .config
-            .dir
-            .join(e.datadir.as_deref().unwrap_or(&p.config.datadir));
+        let dd = pathname_plus(
+            &p.config.dir,
+            e.datadir.as_deref().unwrap_or(&p.config.datadir),
+        );
         let dd = PathBuf::from(self.interpolate_text(inv, &dd.to_string_lossy(), inv.scope)?);
         let mut out = Vec::new();
         match &e.location {
@@ -2258,7 +2258,7 @@ impl Lookup {
             }
             Location::Paths(paths) => {
                 for decl in paths {
-                    let path = dd.join(self.interpolate_text(inv, decl, inv.scope)?);
+                    let path = pathname_plus(&dd, &self.interpolate_text(inv, decl, inv.scope)?);
                     let exists = self.location_exists(&path);
                     if p.config.is_default && !exists {
                         continue;
@@ -2271,7 +2271,7 @@ impl Lookup {
             }
             Location::Globs(globs) => {
                 for decl in globs {
-                    let pattern = dd.join(self.interpolate_text(inv, decl, inv.scope)?);
+                    let pattern = pathname_plus(&dd, &self.interpolate_text(inv, decl, inv.scope)?);
                     for path in self.glob_cached(&pattern).iter() {
                         if self.read_cached(path).is_some() {
                             out.push(Resolved::new(
@@ -2306,7 +2306,7 @@ impl Lookup {
                     set_overlay(Some(key));
                     let text = self.interpolate_text(inv, template, &overlay);
                     set_overlay(None);
-                    let path = dd.join(text?);
+                    let path = pathname_plus(&dd, &text?);
                     let exists = self.location_exists(&path);
                     out.push(Resolved::new(template.clone(), path, exists));
                 }
@@ -2770,5 +2770,77 @@ mod tests {
     fn lookup_is_send_sync() {
         fn check<T: Send + Sync>() {}
         check::<Lookup>();
+    }
+}
+
+/// Ruby's `Pathname#+` as Hiera joins a data directory and a path: an absolute `rel` as it
+/// is; leading `.` segments of `rel` dropped and each leading `..` taking the last segment
+/// off `base` (at the root they are dropped), the rest of `rel` appended as written
+/// (`/env/data` + `../../site/x.yaml` is `/site/x.yaml`).
+pub(crate) fn pathname_plus(base: &std::path::Path, rel: &str) -> PathBuf {
+    use std::path::Component;
+    if rel.starts_with('/') {
+        return PathBuf::from(rel);
+    }
+    let mut rest = rel;
+    let mut base = base.to_path_buf();
+    loop {
+        let trimmed = rest.trim_start_matches('/');
+        let (seg, after) = match trimmed.find('/') {
+            Some(i) => (&trimmed[..i], &trimmed[i..]),
+            None => (trimmed, ""),
+        };
+        match seg {
+            "." => rest = after,
+            ".." => {
+                // Drop base's `.` segments, then one real segment; stop at a `..`.
+                while base.components().next_back() == Some(Component::CurDir) {
+                    base.pop();
+                }
+                match base.components().next_back() {
+                    Some(Component::Normal(_)) => {
+                        base.pop();
+                        rest = after;
+                    }
+                    Some(Component::RootDir) => rest = after,
+                    _ => break,
+                }
+            }
+            _ => break,
+        }
+    }
+    let rest = rest.trim_start_matches('/');
+    if rest.is_empty() {
+        base
+    } else {
+        base.join(rest)
+    }
+}
+
+#[cfg(test)]
+mod pathname_plus_tests {
+    use super::pathname_plus;
+    use std::path::Path;
+
+    #[test]
+    fn as_ruby_pathname_plus() {
+        // Ruby: Pathname("/a/b/c") + "../../x" => /a/x, and so on.
+        let cases = [
+            ("/a/b/c", "../../x", "/a/x"),
+            ("/a/b", "c/../d", "/a/b/c/../d"),
+            ("/a/b", "./c/./d", "/a/b/c/./d"),
+            ("/a/b/./c", "../x", "/a/b/x"),
+            ("/a", "../../../x", "/x"),
+            ("/a/b", "/abs/y", "/abs/y"),
+            ("/a/b", "x.yaml", "/a/b/x.yaml"),
+            ("/a/../b", "../x", "/a/../x"),
+        ];
+        for (base, rel, want) in cases {
+            assert_eq!(
+                pathname_plus(Path::new(base), rel),
+                Path::new(want),
+                "{base} + {rel}"
+            );
+        }
     }
 }

@@ -195,7 +195,8 @@ pub(crate) fn known(path: &str) -> Option<Known> {
         | "Puppet::LoadError"
         | "Puppet::MissingCommand"
         | "Puppet::ParseErrorWithIssue"
-        | "Puppet::Util::Json::ParseError" => class("Puppet::Error"),
+        | "Puppet::Util::Json::ParseError"
+        | "Puppet::Util::Yaml::YamlLoadError" => class("Puppet::Error"),
         "Puppet::PreformattedError" => class("Puppet::Error"),
         "Puppet::Pops::Functions::Function" => class("Object"),
         "Puppet::Functions::Function" => class("Puppet::Pops::Functions::Function"),

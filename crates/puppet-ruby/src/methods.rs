@@ -2827,7 +2827,8 @@ fn scope_method(
             Ok(RValue::Nil)
         }
         "environment" => crate::puppet::current_environment(it, pos),
-        "compiler" | "source" | "parent" | "known_resource_types" | "lookupdefaults" | "tags" => {
+        "compiler" => crate::puppet::current_compiler(it),
+        "source" | "parent" | "known_resource_types" | "lookupdefaults" | "tags" => {
             unsupported(format!("scope method `{name}'"), pos)
         }
         "lookupvar" | "[]" => {

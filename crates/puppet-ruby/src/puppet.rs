@@ -215,6 +215,19 @@ struct SettingsObj;
 #[derive(Debug, Default)]
 struct EnvironmentObj;
 
+/// The compiler as 3.x functions reach it (`compiler.environment`): only its environment.
+#[derive(Debug, Default)]
+struct CompilerObj;
+
+/// `scope.compiler` (a 3.x function's `compiler`): [`CompilerObj`].
+pub(crate) fn current_compiler(it: &mut Interp) -> R {
+    Ok(new_native_object(
+        it,
+        "Puppet::Parser::Compiler",
+        CompilerObj,
+    ))
+}
+
 /// [`EnvironmentObj`] as a Ruby object, when the compile says which environment it is.
 pub(crate) fn current_environment(it: &mut Interp, pos: Pos) -> R {
     if it.scope.setting("environment").is_none() {
@@ -427,6 +440,12 @@ pub(crate) fn object_method(
         return match name {
             "name" | "to_sym" => Some(Ok(RValue::sym(&env()))),
             "to_s" => Some(Ok(RValue::str(&env()))),
+            _ => None,
+        };
+    }
+    if native::<CompilerObj>(o).is_some() {
+        return match name {
+            "environment" => Some(current_environment(it, pos)),
             _ => None,
         };
     }
@@ -880,6 +899,60 @@ pub(crate) fn module_method(
                     .map(|(f, l)| RValue::array(vec![RValue::string(f), RValue::Int(i64::from(l))]))
                     .collect(),
             ))
+        }
+        // Puppet::Util::Yaml (util/yaml.rb): Psych's safe_load with aliases allowed, an empty
+        // document as `false`, Psych's errors re-raised as YamlLoadError (the file name in
+        // front of a disallowed class).
+        ("Puppet::Util::Yaml", "safe_load" | "safe_load_file" | "safe_load_file_if_valid") => {
+            (|| {
+                let Some(first) = args.first() else {
+                    return raise(
+                        "ArgumentError",
+                        "wrong number of arguments (given 0, expected 1..3)",
+                        pos,
+                    );
+                };
+                let first = to_s(first);
+                let (text, filename) = if name == "safe_load" {
+                    let filename = args.get(2).filter(|f| !matches!(f, RValue::Nil)).map(to_s);
+                    (Some(first), filename)
+                } else {
+                    (
+                        it.sources.host().read(&first).map(|t| t.to_string()),
+                        Some(first),
+                    )
+                };
+                let if_valid = name == "safe_load_file_if_valid";
+                let Some(text) = text else {
+                    if if_valid {
+                        return Ok(RValue::Nil);
+                    }
+                    let f = filename.unwrap_or_default();
+                    return raise(
+                        "Errno::ENOENT",
+                        format!("No such file or directory @ rb_sysopen - {f}"),
+                        pos,
+                    );
+                };
+                match crate::yaml_load_ruby_with(&text, true) {
+                    Ok(Some(v)) => Ok(value::from_puppet(&v)),
+                    Ok(None) => Ok(RValue::Bool(false)),
+                    Err(_) if if_valid => Ok(RValue::Nil),
+                    Err((class, message)) => {
+                        // Psych names the file (`filename:`) in front of its parse errors;
+                        // Puppet puts it in front of a disallowed class's message.
+                        let at = filename.as_deref().unwrap_or("<unknown>");
+                        let message = if class == "Psych::DisallowedClass" {
+                            format!("({at}): {message}")
+                        } else if let Some(rest) = message.strip_prefix("(<unknown>): ") {
+                            format!("({at}): {rest}")
+                        } else {
+                            message
+                        };
+                        raise("Puppet::Util::Yaml::YamlLoadError", message, pos)
+                    }
+                }
+            })()
         }
         ("Puppet::Util::Json", "load") => {
             crate::methods::class_method(it, "JSON", recv, "parse", args, block, pos)

@@ -1154,6 +1154,13 @@ pub fn str_method(
             }
             unsupported("String#encode to another encoding", pos)
         }
+        "dump" => {
+            argc(&args, 0, 0, pos)?;
+            if cell.is_binary() {
+                return Ok(RValue::string(puppet_types::ruby::inspect_binary_str(&s)));
+            }
+            Ok(RValue::string(dump_str(&s)))
+        }
         "valid_encoding?" => Ok(RValue::Bool(true)),
         "ascii_only?" => Ok(RValue::Bool(s.is_ascii())),
         "unicode_normalize" | "unicode_normalize!" | "unicode_normalized?" => {
@@ -1612,4 +1619,41 @@ fn transliterate(
         last_translated = Some(t);
     }
     Ok(out)
+}
+
+/// Ruby's `String#dump` of a UTF-8 string: `inspect`'s escapes, but every character outside
+/// printable ASCII escaped: control characters as `\xHH`, others as `\uHHHH` (`\u{H...}`
+/// above U+FFFF).
+fn dump_str(s: &str) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    let chars: Vec<char> = s.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            '\u{1b}' => out.push_str("\\e"),
+            '\u{7}' => out.push_str("\\a"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '\u{b}' => out.push_str("\\v"),
+            '#' if matches!(chars.get(i + 1), Some('{' | '$' | '@')) => out.push_str("\\#"),
+            ' '..='~' => out.push(c),
+            c if (c as u32) < 0x80 => {
+                let _ = write!(out, "\\x{:02X}", c as u32);
+            }
+            c if (c as u32) > 0xffff => {
+                let _ = write!(out, "\\u{{{:X}}}", c as u32);
+            }
+            c => {
+                let _ = write!(out, "\\u{:04X}", c as u32);
+            }
+        }
+    }
+    out.push('"');
+    out
 }

@@ -1012,7 +1012,7 @@ impl<'a> Lexer<'a> {
                         continue;
                     }
                     if at > 0 {
-                        let text_len = if rest[at..].starts_with("<%-") {
+                        let text_len = if epp_trims_blanks_before(rest, at) {
                             // `<%-` trims blanks before it on its line; the blanks become whitespace.
                             let trimmed = rest[..at].trim_end_matches([' ', '\t']).len();
                             if trimmed < at {
@@ -1091,6 +1091,47 @@ impl<'a> Lexer<'a> {
         self.epp_open = None;
         self.epp_trim_next = trim;
         self.brace_depth = 0;
+    }
+}
+
+/// Whether the blanks just before the tag at `rest[at..]` (a `<%`) are dropped from the
+/// template's text. Puppet's EPP scanner (`EppScanner#scan`) gathers text across comments
+/// into one string and trims that string's trailing blanks at `<%-` and at `<%#-`, so blanks
+/// before a comment go too when only comments, blanks and (after a comment's `-%>`) one line
+/// break stand between them and such a tag.
+fn epp_trims_blanks_before(rest: &str, mut at: usize) -> bool {
+    loop {
+        let tag = &rest[at..];
+        if tag.starts_with("<%-") || tag.starts_with("<%#-") {
+            return true;
+        }
+        if !tag.starts_with("<%#") {
+            return false;
+        }
+        let Some(j) = tag[3..].find("%>") else {
+            return false;
+        };
+        let end = at + 3 + j + 2;
+        let bytes = rest.as_bytes();
+        let mut k = end;
+        let skip_blanks = |k: &mut usize| {
+            while matches!(bytes.get(*k), Some(b' ' | b'\t')) {
+                *k += 1;
+            }
+        };
+        if rest[..end].ends_with("-%>") {
+            skip_blanks(&mut k);
+            if rest[k..].starts_with("\r\n") {
+                k += 2;
+            } else if rest[k..].starts_with('\n') {
+                k += 1;
+            }
+        }
+        skip_blanks(&mut k);
+        if !rest[k..].starts_with("<%") || rest[k..].starts_with("<%%") {
+            return false;
+        }
+        at = k;
     }
 }
 

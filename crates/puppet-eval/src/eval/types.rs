@@ -35,6 +35,10 @@ impl Compiler {
             return Type::Alias(a.clone());
         }
         if let Some(def) = self.env.type_alias(&lower) {
+            // The alias takes the name its definition spells (`Stdlib::Absolutepath`), not
+            // the one it was referenced by (`Stdlib::AbsolutePath`), as Puppet's loader.
+            let defined = SmolStr::new(strip_root(&def.name));
+            let bare = defined.as_str();
             let alias = TypeAlias::new(bare);
             self.aliases.insert(lower.clone(), alias.clone());
             let top = self.top;
