@@ -974,14 +974,7 @@ pub fn str_method(
                     (a, (b - a as i64).max(0) as usize)
                 }
                 [RValue::Regexp(re)] => match regex_match(it, re, &s, 0, pos)? {
-                    Some(at) => {
-                        let m = it
-                            .last_match
-                            .as_ref()
-                            .and_then(|c| c.first().cloned().flatten())
-                            .unwrap_or_default();
-                        (at, m.chars().count())
-                    }
+                    Some(at) => (at, last_match_text(it).chars().count()),
                     None => return raise("IndexError", "regexp not matched", pos),
                 },
                 _ => return unsupported("String#[]= with these arguments", pos),
@@ -1159,7 +1152,7 @@ pub fn str_method(
             if cell.is_binary() {
                 return Ok(RValue::string(puppet_types::ruby::inspect_binary_str(&s)));
             }
-            Ok(RValue::string(dump_str(&s)))
+            Ok(RValue::string(puppet_types::ruby::dump_str(&s)))
         }
         "valid_encoding?" => Ok(RValue::Bool(true)),
         "ascii_only?" => Ok(RValue::Bool(s.is_ascii())),
@@ -1401,11 +1394,7 @@ pub fn str_method(
             };
             let parts = match found {
                 Some(at) => {
-                    let m = it
-                        .last_match
-                        .as_ref()
-                        .and_then(|c| c.first().cloned().flatten())
-                        .unwrap_or_default();
+                    let m = last_match_text(it);
                     let end = (at + m.chars().count()).min(chars.len());
                     vec![
                         chars[..at].iter().collect(),
@@ -1446,6 +1435,14 @@ pub fn str_method(
             crate::methods::no_method_pub(recv, name, pos)
         }
     }
+}
+
+/// The text the last match (`$~`) matched.
+fn last_match_text(it: &Interp) -> String {
+    it.last_match
+        .as_ref()
+        .and_then(|c| c.first().cloned().flatten())
+        .unwrap_or_default()
 }
 
 /// `chomp: true` among a method's keyword arguments.
@@ -1619,41 +1616,4 @@ fn transliterate(
         last_translated = Some(t);
     }
     Ok(out)
-}
-
-/// Ruby's `String#dump` of a UTF-8 string: `inspect`'s escapes, but every character outside
-/// printable ASCII escaped: control characters as `\xHH`, others as `\uHHHH` (`\u{H...}`
-/// above U+FFFF).
-fn dump_str(s: &str) -> String {
-    use std::fmt::Write as _;
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    let chars: Vec<char> = s.chars().collect();
-    for (i, &c) in chars.iter().enumerate() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            '\u{1b}' => out.push_str("\\e"),
-            '\u{7}' => out.push_str("\\a"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '\u{b}' => out.push_str("\\v"),
-            '#' if matches!(chars.get(i + 1), Some('{' | '$' | '@')) => out.push_str("\\#"),
-            ' '..='~' => out.push(c),
-            c if (c as u32) < 0x80 => {
-                let _ = write!(out, "\\x{:02X}", c as u32);
-            }
-            c if (c as u32) > 0xffff => {
-                let _ = write!(out, "\\u{{{:X}}}", c as u32);
-            }
-            c => {
-                let _ = write!(out, "\\u{:04X}", c as u32);
-            }
-        }
-    }
-    out.push('"');
-    out
 }

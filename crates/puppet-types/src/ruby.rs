@@ -19,7 +19,7 @@ use std::fmt::Write as _;
 /// assert_eq!(inspect_str("a\"b\n\u{1}#{x}"), r#""a\"b\n\u0001\#{x}""#);
 /// ```
 pub fn inspect_str(s: &str) -> String {
-    inspect_text(s, false)
+    inspect_text(s, Escapes::Utf8)
 }
 
 /// Ruby 3.1's `String#inspect` of a binary (ASCII-8BIT) string, whose characters are its
@@ -30,10 +30,33 @@ pub fn inspect_str(s: &str) -> String {
 /// assert_eq!(inspect_binary_str("a\u{ff}\u{0}\n"), r#""a\xFF\x00\n""#);
 /// ```
 pub fn inspect_binary_str(s: &str) -> String {
-    inspect_text(s, true)
+    inspect_text(s, Escapes::Binary)
 }
 
-fn inspect_text(s: &str, binary: bool) -> String {
+/// Ruby 3.1's `String#dump` of a UTF-8 string: `inspect`'s escapes, and every character
+/// outside printable ASCII escaped: other ASCII as `\xHH`, the rest as `\uHHHH`
+/// (`\u{H...}` above U+FFFF).
+///
+/// ```
+/// use puppet_types::ruby::dump_str;
+/// assert_eq!(dump_str("é\u{1}\n"), r#""\u00E9\x01\n""#);
+/// ```
+pub fn dump_str(s: &str) -> String {
+    inspect_text(s, Escapes::Dump)
+}
+
+/// Which characters [`inspect_text`] escapes beyond the shared backslash escapes.
+#[derive(Clone, Copy, PartialEq)]
+enum Escapes {
+    /// `inspect` of a UTF-8 string: what Ruby does not print.
+    Utf8,
+    /// `inspect` of a binary string: every byte outside printable ASCII.
+    Binary,
+    /// `dump`: every character outside printable ASCII.
+    Dump,
+}
+
+fn inspect_text(s: &str, mode: Escapes) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
     let chars: Vec<char> = s.chars().collect();
@@ -52,9 +75,16 @@ fn inspect_text(s: &str, binary: bool) -> String {
             '#' if matches!(chars.get(i + 1), Some('{') | Some('$') | Some('@')) => {
                 out.push_str("\\#")
             }
-            ' '..='~' if binary => out.push(c),
-            c if binary => {
+            ' '..='~' if mode != Escapes::Utf8 => out.push(c),
+            c if mode == Escapes::Binary || (mode == Escapes::Dump && (c as u32) < 0x80) => {
                 let _ = write!(out, "\\x{:02X}", c as u32 & 0xff);
+            }
+            c if mode == Escapes::Dump => {
+                if (c as u32) > 0xffff {
+                    let _ = write!(out, "\\u{{{:X}}}", c as u32);
+                } else {
+                    let _ = write!(out, "\\u{:04X}", c as u32);
+                }
             }
             // Not printable for Ruby: control characters (NEL aside), the line and paragraph
             // separators and the noncharacters (other unassigned code points are printed as
