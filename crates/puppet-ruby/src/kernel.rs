@@ -976,10 +976,8 @@ pub(crate) struct EnumData {
     recv: RValue,
     meth: String,
     args: Vec<RValue>,
-    /// External enumeration (`next`, `peek`): the items, collected at the first `next`,
-    /// and the index of the next one.
-    taken: std::cell::RefCell<Option<Rc<Vec<RValue>>>>,
-    cursor: std::cell::Cell<usize>,
+    /// External enumeration (`next`, `peek`).
+    cursor: crate::library::Cursor,
 }
 
 fn enum_data(o: &Rc<Object>) -> Option<Rc<EnumData>> {
@@ -1053,8 +1051,7 @@ pub(crate) fn make_enumerator(
         recv,
         meth: meth.to_string(),
         args,
-        taken: std::cell::RefCell::new(None),
-        cursor: std::cell::Cell::new(0),
+        cursor: crate::library::Cursor::default(),
     }));
     it.track_object(&o);
     RValue::Object(o)
@@ -1147,29 +1144,10 @@ fn enumerator_method(
         // first `next`: an enumerator over a method runs it to the end).
         ("next" | "peek", _) => {
             argc(&args, 0, 0, pos)?;
-            let taken = e.taken.borrow().clone();
-            let items = match taken {
-                Some(t) => t,
-                None => {
-                    let t = Rc::new(enumerator_items(it, e, pos)?);
-                    *e.taken.borrow_mut() = Some(t.clone());
-                    t
-                }
-            };
-            let k = e.cursor.get();
-            match items.get(k) {
-                Some(v) => {
-                    if name == "next" {
-                        e.cursor.set(k + 1);
-                    }
-                    Ok(v.clone())
-                }
-                None => raise("StopIteration", "iteration reached an end", pos),
-            }
+            e.cursor.step(name, || enumerator_items(it, e, pos), pos)
         }
         ("rewind", _) => {
-            e.cursor.set(0);
-            *e.taken.borrow_mut() = None;
+            e.cursor.rewind();
             Ok(recv.clone())
         }
         ("lazy", _) => unsupported(format!("Enumerator#{name}"), pos),

@@ -96,8 +96,7 @@ pub(crate) fn class_method(
             Some(b) => {
                 let gen = GenData {
                     block: b.clone(),
-                    cache: RefCell::new(None),
-                    cursor: Cell::new(0),
+                    cursor: Cursor::default(),
                 };
                 Ok(new_object(it, "Enumerator", gen))
             }
@@ -170,12 +169,61 @@ fn adler32(data: &[u8], seed: u32) -> u32 {
     (b << 16) | a
 }
 
-/// `Enumerator.new { |y| ... }`: the block, and the values `next` reads.
+/// `Enumerator.new { |y| ... }`: the block, and where `next` is.
 #[derive(Debug)]
 struct GenData {
     block: Blk,
-    cache: RefCell<Option<Rc<Vec<RValue>>>>,
-    cursor: Cell<usize>,
+    cursor: Cursor,
+}
+
+/// An enumerator's external enumeration (`next`, `peek`, `rewind`): its values, taken
+/// once at the first `next`, and the index of the next one.
+#[derive(Debug, Default)]
+pub(crate) struct Cursor {
+    taken: RefCell<Option<Rc<Vec<RValue>>>>,
+    at: Cell<usize>,
+}
+
+impl Cursor {
+    /// The index of the next value.
+    pub(crate) fn position(&self) -> usize {
+        self.at.get()
+    }
+
+    /// `next` (advances) or `peek`: the next value, `take` giving the values the first
+    /// time; past the last, Ruby's StopIteration.
+    pub(crate) fn step(
+        &self,
+        name: &str,
+        take: impl FnOnce() -> Result<Vec<RValue>, Ctrl>,
+        pos: Pos,
+    ) -> R {
+        let taken = self.taken.borrow().clone();
+        let items = match taken {
+            Some(t) => t,
+            None => {
+                let t = Rc::new(take()?);
+                *self.taken.borrow_mut() = Some(t.clone());
+                t
+            }
+        };
+        let k = self.at.get();
+        match items.get(k) {
+            Some(v) => {
+                if name == "next" {
+                    self.at.set(k + 1);
+                }
+                Ok(v.clone())
+            }
+            None => raise("StopIteration", "iteration reached an end", pos),
+        }
+    }
+
+    /// `rewind`: the values are taken again at the next `next`.
+    pub(crate) fn rewind(&self) {
+        self.at.set(0);
+        *self.taken.borrow_mut() = None;
+    }
 }
 
 /// The yielder handed to a generator's block: passes each value to `target`, or collects
@@ -597,33 +645,14 @@ fn generator_inner(
         }
         ("next" | "peek", _) => {
             argc(args, 0, 0, pos)?;
-            let cached = g.cache.borrow().clone();
-            let items = match cached {
-                Some(c) => c,
-                None => {
-                    let (_, items) = run(it, g, None, NEXT_LIMIT + 1, pos)?;
-                    let c = Rc::new(items);
-                    *g.cache.borrow_mut() = Some(c.clone());
-                    c
-                }
-            };
-            let k = g.cursor.get();
-            if k >= NEXT_LIMIT {
+            if g.cursor.position() >= NEXT_LIMIT {
                 return unsupported(format!("Enumerator#next past {NEXT_LIMIT} values"), pos);
             }
-            match items.get(k) {
-                Some(v) => {
-                    if name == "next" {
-                        g.cursor.set(k + 1);
-                    }
-                    Ok(v.clone())
-                }
-                None => raise("StopIteration", "iteration reached an end", pos),
-            }
+            g.cursor
+                .step(name, || Ok(run(it, g, None, NEXT_LIMIT + 1, pos)?.1), pos)
         }
         ("rewind", _) => {
-            g.cursor.set(0);
-            *g.cache.borrow_mut() = None;
+            g.cursor.rewind();
             Ok(recv.clone())
         }
         ("size", _) => Ok(RValue::Nil),
