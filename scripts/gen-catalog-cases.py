@@ -1296,6 +1296,12 @@ notice(sprintf('%x', true))
     ("sprintf_integer_of_type", N, """\
 notice(sprintf('%d', String))
 """),
+    ("sprintf_numbers_of_ruby_texts", N, """\
+notice(sprintf('%.1f|%d|%d|%.2f', '0x1A', '017', ' 1_000 ', '017'))
+"""),
+    ("sprintf_float_of_nan_text", N, """\
+notice(sprintf('%f', 'NaN'))
+"""),
     ("sprintf_float_of_ruby_float_texts", N, """\
 notice(sprintf('%.3f', '.5'))
 notice(sprintf('%.1f', ' 1_000.5 '))

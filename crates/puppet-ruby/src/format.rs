@@ -11,13 +11,9 @@ fn num_of(v: &RValue, pos: Pos) -> Result<f64, Ctrl> {
         RValue::Int(i) => Ok(*i as f64),
         RValue::Big(b) => Ok(crate::bigint::to_f(b)),
         RValue::Float(f) => Ok(*f),
-        RValue::Str(s) => s.borrow().trim().parse::<f64>().or_else(|_| {
-            raise(
-                "ArgumentError",
-                format!("invalid value for Float(): {}", inspect(v)),
-                pos,
-            )
-        }),
+        RValue::Str(s) => {
+            puppet_types::ruby::float(&s.borrow()).or_else(|m| raise("ArgumentError", m, pos))
+        }
         RValue::Nil => raise("TypeError", "can't convert nil into Float", pos),
         other => raise(
             "TypeError",

@@ -782,22 +782,10 @@ pub fn kernel(it: &mut Interp, name: &str, args: Vec<RValue>, block: Option<&Blk
                 RValue::Int(i) => Ok(RValue::Float(*i as f64)),
                 RValue::Big(b) => Ok(RValue::Float(crate::bigint::to_f(b))),
                 RValue::Float(f) => Ok(RValue::Float(*f)),
-                RValue::Str(s) => {
-                    let s = s.borrow().trim().replace('_', "");
-                    match s.parse::<f64>() {
-                        Ok(f) if !s.is_empty() && !s.ends_with('.') && !s.starts_with('.') => {
-                            Ok(RValue::Float(f))
-                        }
-                        _ => match parse_integer_strict(&s, 0) {
-                            Some(i) => Ok(RValue::Float(i as f64)),
-                            None => raise(
-                                "ArgumentError",
-                                format!("invalid value for Float(): {}", value::inspect_str(&s)),
-                                pos,
-                            ),
-                        },
-                    }
-                }
+                RValue::Str(s) => match puppet_types::ruby::float(&s.borrow()) {
+                    Ok(f) => Ok(RValue::Float(f)),
+                    Err(m) => raise("ArgumentError", m, pos),
+                },
                 RValue::Nil => raise("TypeError", "can't convert nil into Float", pos),
                 other => raise(
                     "TypeError",
@@ -2001,12 +1989,13 @@ fn range_method(
             let (RValue::Str(a), RValue::Str(z), RValue::Str(v)) = (&r.0, &r.1, &args[0]) else {
                 return Ok(RValue::Bool(false));
             };
-            let (a, z, v) = (a.borrow(), z.borrow(), v.borrow());
-            let one = |s: &str| s.len() == 1 && s.is_ascii();
-            if one(&a) && one(&z) {
-                return Ok(RValue::Bool(one(&v) && range_cover(r, &args[0])));
+            let one = |s: &value::Shared<String>| {
+                let s = s.borrow();
+                s.len() == 1 && s.is_ascii()
+            };
+            if one(a) && one(z) {
+                return Ok(RValue::Bool(one(v) && range_cover(r, &args[0])));
             }
-            drop((a, z, v));
             let items = range_items(it, r, pos)?;
             Ok(RValue::Bool(
                 items.iter().any(|x| value::equal(x, &args[0])),

@@ -389,8 +389,9 @@ impl Writer {
         self.whitespace = true;
         self.indention = true;
     }
-    /// A space at `i` of `chars` where a line may break (`yaml_emitter_write_plain` and the
-    /// quoted writers: past the best width, not after another space).
+    /// Whether the line may break at the space being written (libyaml's writers: breaks
+    /// allowed, past the best width, `spaces` false when the previous character was not a
+    /// space); each writer adds its own conditions on the neighbours.
     fn may_break(&self, spaces: bool) -> bool {
         self.breaks && !spaces && self.col > BEST_WIDTH
     }

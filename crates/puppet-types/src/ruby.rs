@@ -200,6 +200,56 @@ pub fn integer(s: &str, radix: Option<u32>) -> Option<i64> {
     i64::try_from(v).ok()
 }
 
+/// Ruby's `Float(string)`: optional sign and surrounding blanks, digits with single
+/// underscores between them, an optional fraction (`.5` but not `1.`) and exponent, or a
+/// `0x` hexadecimal integer; a leading zero is decimal (`017` is 17.0). `Err` is Ruby's
+/// message (`invalid value for Float(): "1."`, the text's bytes quoted).
+///
+/// ```
+/// use puppet_types::ruby::float;
+/// assert_eq!(float(" .5 "), Ok(0.5));
+/// assert_eq!(float("1_000.5e1_0"), Ok(1000.5e10));
+/// assert_eq!(float("0x1A"), Ok(26.0));
+/// assert_eq!(float("017"), Ok(17.0));
+/// assert_eq!(float("1."), Err(r#"invalid value for Float(): "1.""#.to_string()));
+/// assert!(float("NaN").is_err() && float("1__0").is_err() && float("0b11").is_err());
+/// ```
+pub fn float(s: &str) -> Result<f64, String> {
+    let bad = || {
+        let bytes: String = s.bytes().map(char::from).collect();
+        format!("invalid value for Float(): {}", inspect_binary_str(&bytes))
+    };
+    let t = s.trim_matches(|c: char| c.is_ascii_whitespace());
+    let unsigned = t.trim_start_matches(['+', '-']);
+    if t.len() - unsigned.len() > 1 {
+        return Err(bad());
+    }
+    if unsigned.starts_with("0x") || unsigned.starts_with("0X") {
+        return integer(t, None).map(|i| i as f64).ok_or_else(bad);
+    }
+    // Digits with single underscores between them.
+    let digits = |d: &str| {
+        !d.is_empty()
+            && !d.starts_with('_')
+            && !d.ends_with('_')
+            && !d.contains("__")
+            && d.bytes().all(|b| b.is_ascii_digit() || b == b'_')
+    };
+    let (mantissa, exp) = match unsigned.find(['e', 'E']) {
+        Some(k) => (&unsigned[..k], Some(&unsigned[k + 1..])),
+        None => (unsigned, None),
+    };
+    let mantissa_ok = match mantissa.split_once('.') {
+        Some((int, frac)) => (int.is_empty() || digits(int)) && digits(frac),
+        None => digits(mantissa),
+    };
+    let exp_ok = exp.is_none_or(|e| digits(e.strip_prefix(['+', '-']).unwrap_or(e)));
+    if !mantissa_ok || !exp_ok {
+        return Err(bad());
+    }
+    t.replace('_', "").parse().map_err(|_| bad())
+}
+
 /// Ruby's `inspect` of a Puppet value as Ruby code receives it (`nil`, `:default`,
 /// `"s"`, `{"k"=>1}`, `1.0e+15`, `/re/`).
 ///

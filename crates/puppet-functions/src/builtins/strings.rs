@@ -522,8 +522,8 @@ fn sprintf(fmt: &str, args: &[Value]) -> Result<String, CallError> {
         let integral = matches!(conv, 'd' | 'i' | 'x' | 'X' | 'o' | 'b' | 'B');
         let floating = matches!(conv, 'f' | 'e' | 'E' | 'g' | 'G' | 'a' | 'A');
         let arg = match (conv, arg) {
-            (_, Value::String(t)) if integral => Value::Integer(
-                puppet_types::convert::integer_from(arg, None, false).map_err(|_| {
+            (_, Value::String(t)) if integral => {
+                Value::Integer(puppet_types::ruby::integer(t, None).ok_or_else(|| {
                     CallError::new(
                         codes::BAD_ARGUMENT,
                         format!(
@@ -531,22 +531,10 @@ fn sprintf(fmt: &str, args: &[Value]) -> Result<String, CallError> {
                             puppet_types::ruby::inspect_str(t)
                         ),
                     )
-                })?,
-            ),
+                })?)
+            }
             (_, Value::String(t)) if floating => Value::Float(
-                ruby_float(t)
-                    .map_or_else(|| puppet_types::convert::float_from(arg, false), Ok)
-                    .map_err(|_| {
-                        // Ruby quotes the text's bytes here (`"\xC3\xA9"`).
-                        let bytes: String = t.bytes().map(char::from).collect();
-                        CallError::new(
-                            codes::BAD_ARGUMENT,
-                            format!(
-                                "invalid value for Float(): {}",
-                                puppet_types::ruby::inspect_binary_str(&bytes)
-                            ),
-                        )
-                    })?,
+                puppet_types::ruby::float(t).map_err(|m| CallError::new(codes::BAD_ARGUMENT, m))?,
             ),
             (_, Value::Integer(_)) if floating => {
                 Value::Float(puppet_types::convert::float_from(arg, false)?)
@@ -582,40 +570,6 @@ fn sprintf(fmt: &str, args: &[Value]) -> Result<String, CallError> {
         out.push_str(&puppet_types::convert::format_value(&arg, Some(&spec))?);
     }
     Ok(out)
-}
-
-/// Ruby's `Float()` of a text where it accepts more than Puppet's conversion does: blanks
-/// around it, `_` between digits, a fraction without an integer part (`.5`); `None` when
-/// the text is not of that form (Puppet's conversion then decides).
-fn ruby_float(t: &str) -> Option<f64> {
-    let t = t.trim_matches(|c: char| c.is_ascii_whitespace());
-    let b = t.as_bytes();
-    let mut clean = String::with_capacity(t.len());
-    for (i, &c) in b.iter().enumerate() {
-        if c == b'_' {
-            let digit = |j: Option<&u8>| j.is_some_and(|d| d.is_ascii_digit());
-            if !(i > 0 && digit(b.get(i - 1)) && digit(b.get(i + 1))) {
-                return None;
-            }
-            continue;
-        }
-        clean.push(c as char);
-    }
-    let body = clean.trim_start_matches(['+', '-']);
-    let (mantissa, exp) = match body.find(['e', 'E']) {
-        Some(k) => (&body[..k], Some(&body[k + 1..])),
-        None => (body, None),
-    };
-    let digits = |s: &str| !s.is_empty() && s.bytes().all(|d| d.is_ascii_digit());
-    let mantissa_ok = match mantissa.split_once('.') {
-        Some((int, frac)) => (int.is_empty() || digits(int)) && digits(frac),
-        None => digits(mantissa),
-    };
-    let exp_ok = exp.is_none_or(|e| digits(e.trim_start_matches(['+', '-'])));
-    if !mantissa_ok || !exp_ok || clean.len() - body.len() > 1 {
-        return None;
-    }
-    clean.parse().ok()
 }
 
 fn civil(days: i64) -> (i64, u32, u32) {
