@@ -1371,6 +1371,63 @@ include c
 """),
     # --- EPP text runs on across `<%# %>` comments: `<%-` and `<%#-` trim the blanks of the whole
     # run (Puppet's EppScanner), e.g. indented comment lines before an indented `<%- ... -%>`
+    ("not_numeric_shows_ruby_text", N, """\
+notice(1.5 * [1, {x => undef}])
+"""),
+    ("not_numeric_hash_times", N, """\
+notice({'b' => 2} * true)
+"""),
+    ("not_numeric_unary_minus_hash", N, """\
+notice(- {a => 1})
+"""),
+    ("not_numeric_regexp", N, """\
+notice(/x/ + 1)
+"""),
+    ("semver_operator_not_applicable", N, """\
+notice(SemVer('1.2.3') % 2)
+"""),
+    ("semver_on_the_right_of_a_number", N, """\
+notice(1.5 * SemVer('1.2.3'))
+"""),
+    ("semver_unary_minus", N, """\
+notice(- SemVer('1.2.3'))
+"""),
+    ("semver_new_error_label", N, """\
+notice(SemVer('v1.2.3'))
+"""),
+    ("semver_p_format", N, """\
+notice(String(SemVer('1.2.3-rc.1+b.5'), '%p'))
+notice(String({a => SemVer('1.2.3')}))
+notice(String([SemVer('1.2.3')], '%s'))
+"""),
+    ("strftime_timestamp_ruby_directives", N, """\
+$t = Timestamp('2024-03-04T05:06:07.123456789 UTC')
+notice($t.strftime('%u %w %U %W %V %G %:z %^b %10N %3N %-d|%e|%k|%-H %C %y %j %s %P %#p'))
+notice(Timestamp('2024-01-01T00:00:00Z').strftime('%A %U %W %V %G'))
+"""),
+    ("strftime_timestamp_zone_offset", N, """\
+$t = Timestamp('2024-01-01T00:00:00Z')
+notice($t.strftime('%F %H:%M %z %:z|%Z|', '+05:30'))
+notice($t.strftime('%F %H %z', 'EST'))
+notice($t.strftime('%F %H %z', 'current'))
+"""),
+    ("strftime_timestamp_illegal_zone", N, """\
+notice(Timestamp('2024-01-01T00:00:00Z').strftime('%d.%m.%Y', 'Europe/Berlin'))
+"""),
+    ("strftime_timespan_format", N, """\
+$s = Timespan(93784.5)
+notice($s.strftime('%D|%H|%M|%S|%L|%N|%-L|%3N|%_H|%5S|%-D'))
+notice($s.strftime('%H:%M'))
+notice(Timespan(-93784.5).strftime('%S.%N'))
+notice(Timespan(1234567).strftime('%S.%L'))
+notice(Timespan(86400.25).strftime('%-H h %_6M|%05S'))
+"""),
+    ("strftime_timespan_bad_format", N, """\
+notice(Timespan(1).strftime('%Q'))
+"""),
+    ("shellquote_of_a_hash", N, """\
+notice(shellquote({'b' => 2}, '10'))
+"""),
     ("epp_trim_across_comments", N, """$t = {
   't1' => "A  <%# c -%>\n  <%- if true { -%>\nB\n<% } -%>",
   't2' => "A  <%#- c %>B",

@@ -244,7 +244,9 @@ pub fn arithmetic(op: &str, a: &Value, b: &Value, coerced: &mut bool) -> OpResul
                 .collect();
             return Ok(Value::Hash(Arc::new(h)));
         }
-        ("<<" | ">>" | "*" | "/" | "%", Value::Hash(_), _) => {
+        // `<<` is a collection operator (an Array's append); the others make Puppet coerce
+        // the hash to a number (below), which fails.
+        ("<<", Value::Hash(_), _) => {
             return Err(OpError::at(
                 ErrorSite::Left,
                 format!("Operator '{op}' is not applicable to a Hash."),
@@ -265,6 +267,9 @@ pub fn arithmetic(op: &str, a: &Value, b: &Value, coerced: &mut bool) -> OpResul
     if let Some(r) = time_arithmetic(op, a, b) {
         return r;
     }
+    if let Some(e) = version_arithmetic(op, a, b, coerced) {
+        return Err(e);
+    }
     let (Some(x), Some(y)) = (to_number(a, coerced), to_number(b, coerced)) else {
         let bad = if to_number(a, &mut false).is_none() {
             a
@@ -272,19 +277,17 @@ pub fn arithmetic(op: &str, a: &Value, b: &Value, coerced: &mut bool) -> OpResul
             b
         };
         return Err(match op {
-            "+" | "-" | "*" | "/" | "%" if matches!(a, Value::Hash(_) | Value::Array(_)) => {
-                OpError::at(
-                    ErrorSite::Left,
-                    format!("Operator '{op}' is not applicable to {}.", a_an_type(a)),
-                )
-            }
+            "+" | "-" if matches!(a, Value::Hash(_) | Value::Array(_)) => OpError::at(
+                ErrorSite::Left,
+                format!("Operator '{op}' is not applicable to {}.", a_an_type(a)),
+            ),
             _ => OpError::at(
                 if std::ptr::eq(bad, a) {
                     ErrorSite::Left
                 } else {
                     ErrorSite::Right
                 },
-                format!("The value '{}' cannot be converted to Numeric.", plain(bad)),
+                not_numeric(bad),
             ),
         });
     };
@@ -327,8 +330,13 @@ pub fn arithmetic(op: &str, a: &Value, b: &Value, coerced: &mut bool) -> OpResul
     }
 }
 
-fn plain(v: &Value) -> String {
-    v.to_plain_string()
+/// Puppet's NOT_NUMERIC: the value as Ruby's `to_s` writes it (`["x", "y"]`,
+/// `{"a"=>1}`, `(?-mix:x)`, nothing for undef).
+pub(crate) fn not_numeric(v: &Value) -> String {
+    format!(
+        "The value '{}' cannot be converted to Numeric.",
+        puppet_types::ruby::to_s(v)
+    )
 }
 
 fn a_an_type(v: &Value) -> String {
@@ -464,6 +472,32 @@ fn shr(i: i64, n: i64) -> Option<i64> {
 }
 
 /// Timespan/Timestamp arithmetic, or `None` when neither operand is a time value.
+/// Arithmetic with a SemVer, which Ruby counts as a `Numeric` without operators: on the
+/// left, Puppet's `send` finds no method; on the right of a number, Ruby's coercion to Float
+/// fails. `None` when no SemVer is involved.
+fn version_arithmetic(op: &str, a: &Value, b: &Value, coerced: &mut bool) -> Option<OpError> {
+    if matches!(a, Value::SemVer(_)) {
+        return Some(OpError::at(
+            ErrorSite::Left,
+            format!("Operator '{op}' is not applicable to a Semver."),
+        ));
+    }
+    if !matches!(b, Value::SemVer(_)) {
+        return None;
+    }
+    let left = to_number(a, coerced)?;
+    Some(match (op, &left) {
+        ("%", Value::Float(_)) | ("<<" | ">>", _) => OpError::at(
+            ErrorSite::Left,
+            format!("Operator '{op}' is not applicable to {}.", a_an_type(&left)),
+        ),
+        _ => OpError::at(
+            ErrorSite::Expression,
+            "can't convert SemanticPuppet::Version into Float",
+        ),
+    })
+}
+
 fn time_arithmetic(op: &str, a: &Value, b: &Value) -> Option<OpResult> {
     use puppet_types::{Timespan, Timestamp};
     // Times are kept in integer nanoseconds; numbers are seconds. Adding in nanoseconds keeps

@@ -697,9 +697,60 @@ fn enumerable(
             }
             crate::kernel::make_enumerator(it, RValue::array(chunks), "each", Vec::new())
         }
-        "cycle" | "lazy" | "each_entry_x" => {
-            return unsupported(format!("Enumerable#{name}"), pos).map(Some)
+        // `cycle(n)` / `cycle` with a block (forever, until the block breaks; nil for no
+        // items); without a block, `cycle(n)` enumerates the repeated items. An endless
+        // enumerator (`cycle` with neither) is not supported.
+        "cycle" => {
+            let times = match args.first() {
+                None | Some(RValue::Nil) => None,
+                Some(n) => Some(int_arg(n, pos)?.max(0)),
+            };
+            match (block, times) {
+                (Some(b), _) => {
+                    let mut round = 0;
+                    while !items.is_empty() && times.is_none_or(|t| round < t) {
+                        for x in &items {
+                            it.call_block(b, vec![x.clone()], pos)?;
+                        }
+                        round += 1;
+                    }
+                    RValue::Nil
+                }
+                (None, Some(t)) => {
+                    let mut all = Vec::with_capacity(items.len() * t as usize);
+                    for _ in 0..t {
+                        all.extend(items.iter().cloned());
+                    }
+                    crate::kernel::make_enumerator(it, RValue::array(all), "each", Vec::new())
+                }
+                (None, None) => {
+                    return unsupported("Enumerable#cycle without a block or a count", pos)
+                        .map(Some)
+                }
+            }
         }
+        "minmax_by" => {
+            let b = need_block(block, name, pos)?;
+            let mut keyed = Vec::with_capacity(items.len());
+            for x in items {
+                keyed.push((it.call_block(b, vec![x.clone()], pos)?, x));
+            }
+            let mut best: [Option<(RValue, RValue)>; 2] = [None, None];
+            for (k, x) in keyed {
+                for (slot, want) in best.iter_mut().zip([Ordering::Less, Ordering::Greater]) {
+                    let better = match slot {
+                        None => true,
+                        Some((bk, _)) => compare_values(it, &k, bk, pos)? == want,
+                    };
+                    if better {
+                        *slot = Some((k.clone(), x.clone()));
+                    }
+                }
+            }
+            let [lo, hi] = best.map(|b| b.map_or(RValue::Nil, |(_, x)| x));
+            RValue::array(vec![lo, hi])
+        }
+        "lazy" | "each_entry_x" => return unsupported(format!("Enumerable#{name}"), pos).map(Some),
         _ => return Ok(None),
     };
     Ok(Some(r))
@@ -1842,6 +1893,21 @@ pub fn hash_method(
             return Ok(RValue::hash(out));
         }
         "transform_values" | "transform_keys" => {
+            // `transform_keys(mapping)` (Ruby 3.0): keys the mapping names are renamed, the
+            // others go through the block, or stay.
+            if let (Some(RValue::Hash(mapping)), "transform_keys") = (args.first(), name) {
+                let mapping = mapping.borrow().clone();
+                let mut out = RHash::default();
+                for (k, v) in snapshot() {
+                    let nk = match (mapping.get(&k), block) {
+                        (Some(nk), _) => nk.clone(),
+                        (None, Some(b)) => it.call_block(b, vec![k], pos)?,
+                        (None, None) => k,
+                    };
+                    out.insert(nk, v);
+                }
+                return Ok(RValue::hash(out));
+            }
             let b = need_block(block, name, pos)?;
             let mut out = RHash::default();
             for (k, v) in snapshot() {

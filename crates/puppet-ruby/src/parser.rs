@@ -1134,6 +1134,15 @@ impl Parser {
                         Kind::Not(Box::new(call(Some(left), "=~", vec![right], pos))),
                         pos,
                     ),
+                    "=~" => match named_groups(&left) {
+                        Some(names) => {
+                            for n in &names {
+                                p.declare(n);
+                            }
+                            match_assigning_groups(left, right, names, pos)
+                        }
+                        None => call(Some(left), "=~", vec![right], pos),
+                    },
                     _ => call(Some(left), op, vec![right], pos),
                 };
                 ceiling = if level == 2 { 1 } else { level };
@@ -2609,6 +2618,85 @@ fn kwargs_node(items: Vec<HashItem>) -> Node {
         None => Pos::default(),
     };
     node(Kind::KwArgs(items), pos)
+}
+
+/// The named groups of a regexp literal without interpolation (`(?<name>...)`,
+/// `(?'name'...)`), which `re =~ s` assigns to local variables of those names, as Ruby
+/// does; `None` for anything else (a regexp with `#{}` assigns nothing in Ruby either).
+fn named_groups(n: &Node) -> Option<Vec<String>> {
+    let Kind::Regex(parts, _) = &n.kind else {
+        return None;
+    };
+    let [Part::Lit(src)] = parts.as_slice() else {
+        return None;
+    };
+    let b = src.as_bytes();
+    let mut names: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'\\' => i += 2,
+            b'(' if b.get(i + 1) == Some(&b'?') => {
+                let close = match b.get(i + 2) {
+                    Some(b'<') if !matches!(b.get(i + 3), Some(b'=' | b'!')) => b'>',
+                    Some(b'\'') => b'\'',
+                    _ => {
+                        i += 1;
+                        continue;
+                    }
+                };
+                let start = i + 3;
+                let len = b[start..].iter().position(|&c| c == close)?;
+                let name = &src[start..start + len];
+                let valid = name
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c == '_' || c.is_alphabetic())
+                    && name.chars().all(|c| c == '_' || c.is_alphanumeric());
+                // Ruby assigns only names that can be local variables.
+                if valid
+                    && name.chars().next().is_some_and(|c| !c.is_uppercase())
+                    && !is_reserved(name)
+                    && !names.iter().any(|x| x == name)
+                {
+                    names.push(name.to_string());
+                }
+                i = start + len + 1;
+            }
+            _ => i += 1,
+        }
+    }
+    (!names.is_empty()).then_some(names)
+}
+
+/// `re =~ s` with named groups: the match, then each group's text (nil when the match
+/// failed) assigned to its local variable, the value being the match's.
+fn match_assigning_groups(re: Node, subject: Node, names: Vec<String>, pos: Pos) -> Node {
+    // A name no Ruby code can spell holds the match's value.
+    let tmp = || node(Kind::LVar(" match".to_string()), pos);
+    let mut seq = vec![node(
+        Kind::Assign(
+            Box::new(tmp()),
+            Box::new(call(Some(re), "=~", vec![subject], pos)),
+        ),
+        pos,
+    )];
+    for n in names {
+        let md = || node(Kind::GVar("~".to_string()), pos);
+        let group = call(
+            Some(md()),
+            "[]",
+            vec![node(Kind::Str(vec![Part::Lit(n.clone())]), pos)],
+            pos,
+        );
+        let value = node(Kind::And(Box::new(md()), Box::new(group)), pos);
+        seq.push(node(
+            Kind::Assign(Box::new(node(Kind::LVar(n), pos)), Box::new(value)),
+            pos,
+        ));
+    }
+    seq.push(tmp());
+    node(Kind::Seq(seq), pos)
 }
 
 fn call(recv: Option<Node>, name: &str, args: Vec<Node>, pos: Pos) -> Node {

@@ -594,7 +594,9 @@ pub fn value_p(out: &mut String, v: &Value) {
         // Ruby's `inspect` of Puppet's Sensitive (`#<` + its `to_s` + `>`), as `String(s, '%p')`
         // and a container's elements show it.
         Value::Sensitive(_) => out.push_str("#<Sensitive [value redacted]>"),
-        Value::SemVer(v) => out.push_str(&format!("SemVer('{v}')")),
+        // Puppet's string converter has no rule of its own for versions: `%p` is Ruby's
+        // `inspect` of SemanticPuppet's version, its text.
+        Value::SemVer(v) => out.push_str(&v.to_string()),
         Value::SemVerRange(v) => out.push_str(&format!("SemVerRange('{v}')")),
         Value::Timespan(t) => out.push_str(&format!("Timespan('{t}')")),
         Value::Timestamp(t) => out.push_str(&format!("Timestamp('{t}')")),

@@ -47,6 +47,7 @@ pub mod regexp;
 pub mod ruby;
 pub mod semver;
 pub mod strconv;
+pub mod strftime;
 pub mod strptime;
 pub mod time;
 pub mod types;

@@ -239,6 +239,91 @@ fn span_format(format: &str) -> Result<Vec<SpanSegment>, TypeError> {
     Ok(out)
 }
 
+impl Timespan {
+    /// The text of `format` for this timespan, as Puppet's `Timespan#format` writes it: the
+    /// largest unit of the format holds the total (`%H` of 26 hours is `26` without `%D`),
+    /// `%-X` is unpadded, `%_X` space-padded, a width pads (fractions `%L`/`%N` on the
+    /// right), and `%L`/`%N` without `0` padding drop trailing zeroes.
+    ///
+    /// ```
+    /// use puppet_types::Timespan;
+    /// let t = Timespan::from_secs(93_784);
+    /// assert_eq!(t.format("%D-%H:%M:%S").unwrap(), "1-02:03:04");
+    /// assert_eq!(t.format("%H h").unwrap(), "26 h");
+    /// assert_eq!(Timespan::from_secs_f64(1.5).format("%S.%-L").unwrap(), "01.5");
+    /// assert!(t.format("%Q").is_err());
+    /// ```
+    pub fn format(&self, format: &str) -> Result<String, TypeError> {
+        let segments = span_format(format)?;
+        let total_ns = self.0.unsigned_abs();
+        let mut out = String::new();
+        if self.0 < 0 {
+            out.push('-');
+        }
+        for seg in &segments {
+            let (unit, pad, width, total) = match seg {
+                SpanSegment::Literal(l) => {
+                    out.push_str(l);
+                    continue;
+                }
+                SpanSegment::Value {
+                    unit,
+                    pad,
+                    width,
+                    total,
+                } => (*unit, *pad, *width, *total),
+            };
+            let per = |n: u128| total_ns / n;
+            let mut n: u128 = match unit {
+                b'D' => per(86_400 * NS_PER_SEC as u128),
+                b'H' if total => per(3_600 * NS_PER_SEC as u128),
+                b'H' => per(3_600 * NS_PER_SEC as u128) % 24,
+                b'M' if total => per(60 * NS_PER_SEC as u128),
+                b'M' => per(60 * NS_PER_SEC as u128) % 60,
+                b'S' if total => per(NS_PER_SEC as u128),
+                b'S' => per(NS_PER_SEC as u128) % 60,
+                b'L' if total => per(1_000_000),
+                b'L' => per(1_000_000) % 1000,
+                _ => {
+                    let w = width.unwrap_or(9);
+                    if w < 9 {
+                        let n = total_ns / 10u128.pow(9 - w as u32);
+                        if total {
+                            n
+                        } else {
+                            n % 10u128.pow(w as u32)
+                        }
+                    } else if total {
+                        total_ns
+                    } else {
+                        total_ns % NS_PER_SEC as u128
+                    }
+                }
+            };
+            let w = width.unwrap_or_else(|| default_width(unit)).min(1024);
+            if matches!(unit, b'L' | b'N') {
+                // A fraction: trailing zeroes are not significant unless `0`-padded.
+                if !total && pad != Some('0') {
+                    while n >= 10 && n % 10 == 0 {
+                        n /= 10;
+                    }
+                }
+                match pad {
+                    None => out.push_str(&n.to_string()),
+                    Some(_) => out.push_str(&format!("{n:<w$}")),
+                }
+            } else {
+                match pad {
+                    None => out.push_str(&n.to_string()),
+                    Some('0') => out.push_str(&format!("{n:0w$}")),
+                    Some(_) => out.push_str(&format!("{n:>w$}")),
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
 fn default_width(unit: u8) -> usize {
     match unit {
         b'D' => 1,

@@ -120,10 +120,7 @@ impl Compiler {
                         }
                         other => {
                             return err(
-                                format!(
-                                    "{label}The value '{}' cannot be converted to Numeric.",
-                                    other.to_plain_string()
-                                ),
+                                format!("{label}{}", crate::ops::not_numeric(other)),
                                 key_span(i),
                             )
                         }

@@ -492,18 +492,14 @@ impl Compiler {
                                 other => other,
                             })
                         },
-                        _ => err(
-                            format!("Error while evaluating a Unary Minus, The value '{s}' cannot be converted to Numeric."),
-                            &e.span,
-                        ),
+                        _ => err(ops::not_numeric(&Value::String(s)), &e.span),
                     },
-                    other => err(
-                        format!(
-                            "Error while evaluating a Unary Minus, The value '{}' cannot be converted to Numeric.",
-                            other.to_plain_string()
-                        ),
+                    // Ruby's `-@` of a SemVer (a Numeric) coerces it to a Float.
+                    Value::SemVer(_) => err(
+                        "Error while evaluating an Unary Minus, can't convert SemanticPuppet::Version into Float",
                         &e.span,
                     ),
+                    other => err(ops::not_numeric(&other), &e.span),
                 }
             }
             ExprKind::Unfold(x) => {

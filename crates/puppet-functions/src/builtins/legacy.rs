@@ -110,6 +110,14 @@ fn shellquote(_c: &mut dyn CallContext, a: Args<'_>) -> Result<Value, CallError>
     for w in &words {
         match w {
             Value::String(s) => out.push(quote_word(s)),
+            // A Hash has a length and counts no characters, so Puppet's Ruby gets as far as
+            // `'"' + word + '"'`.
+            Value::Hash(_) => {
+                return Err(CallError::new(
+                    codes::FAILED,
+                    "no implicit conversion of Hash into String",
+                ))
+            }
             other => {
                 let (inspect, class) = ruby_inspect_class(other);
                 return Err(CallError::new(

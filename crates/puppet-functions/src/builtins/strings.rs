@@ -6,7 +6,6 @@ use super::regex::{all_matches, compile, pattern_with};
 use crate::error::{codes, CallError};
 use crate::registry::{Args, Registry};
 use crate::{RegistryError, Signature};
-use puppet_types::time::{DAY_NAMES as DAYS, MONTH_NAMES as MONTHS};
 use puppet_types::{Type, Value};
 use std::cmp::Ordering;
 
@@ -572,134 +571,38 @@ fn sprintf(fmt: &str, args: &[Value]) -> Result<String, CallError> {
     Ok(out)
 }
 
-fn civil(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (if m <= 2 { y + 1 } else { y }, m, d)
-}
-
-fn strftime_timestamp(nanos: i128, fmt: &str) -> String {
-    let secs = nanos.div_euclid(1_000_000_000) as i64;
-    let frac = nanos.rem_euclid(1_000_000_000) as i64;
-    let days = secs.div_euclid(86_400);
-    let sod = secs.rem_euclid(86_400);
-    let (y, m, d) = civil(days);
-    let (hh, mm, ss) = (sod / 3600, (sod / 60) % 60, sod % 60);
-    let wday = (days + 4).rem_euclid(7) as usize;
-    let yday = days - {
-        let mut jan1 = days - 370;
-        while civil(jan1 + 1).0 < y {
-            jan1 += 1;
-        }
-        jan1
+/// Puppet's `Timestamp#format`: Ruby's `Time#strftime` of the time, in UTC or at the UTC
+/// offset of `timezone` (Puppet's `Time#localtime` of it: the zone's name is then empty).
+fn strftime_timestamp(nanos: i128, fmt: &str, timezone: &Value) -> Result<String, CallError> {
+    let offset = match timezone.as_str() {
+        None | Some("") => None,
+        Some(tz) => Some(utc_offset(tz)?),
     };
-    let mut out = String::new();
-    let cs: Vec<char> = fmt.chars().collect();
-    let mut i = 0;
-    while i < cs.len() {
-        if cs[i] != '%' || i + 1 >= cs.len() {
-            out.push(cs[i]);
-            i += 1;
-            continue;
-        }
-        let c = cs[i + 1];
-        i += 2;
-        let s = match c {
-            'Y' => y.to_string(),
-            'C' => format!("{:02}", y / 100),
-            'y' => format!("{:02}", y.rem_euclid(100)),
-            'm' => format!("{m:02}"),
-            'd' => format!("{d:02}"),
-            'e' => format!("{d:>2}"),
-            'j' => format!("{yday:03}"),
-            'H' => format!("{hh:02}"),
-            'k' => format!("{hh:>2}"),
-            'I' => format!("{:02}", if hh % 12 == 0 { 12 } else { hh % 12 }),
-            'l' => format!("{:>2}", if hh % 12 == 0 { 12 } else { hh % 12 }),
-            'P' => (if hh < 12 { "am" } else { "pm" }).into(),
-            'p' => (if hh < 12 { "AM" } else { "PM" }).into(),
-            'M' => format!("{mm:02}"),
-            'S' => format!("{ss:02}"),
-            'L' => format!("{:03}", frac / 1_000_000),
-            'N' => format!("{frac:09}"),
-            'z' => "+0000".into(),
-            'Z' => "UTC".into(),
-            'A' => DAYS[wday].into(),
-            'a' => DAYS[wday][..3].into(),
-            'B' => MONTHS[(m - 1) as usize].into(),
-            'b' | 'h' => MONTHS[(m - 1) as usize][..3].into(),
-            'u' => (if wday == 0 { 7 } else { wday }).to_string(),
-            'w' => wday.to_string(),
-            's' => secs.to_string(),
-            'F' => format!("{y}-{m:02}-{d:02}"),
-            'T' | 'X' => format!("{hh:02}:{mm:02}:{ss:02}"),
-            'D' | 'x' => format!("{m:02}/{d:02}/{:02}", y.rem_euclid(100)),
-            'R' => format!("{hh:02}:{mm:02}"),
-            'n' => "\n".into(),
-            't' => "\t".into(),
-            '%' => "%".into(),
-            other => format!("%{other}"),
-        };
-        out.push_str(&s);
+    let secs = nanos.div_euclid(1_000_000_000);
+    let nsec = nanos.rem_euclid(1_000_000_000) as i64;
+    let secs = secs.clamp(i64::MIN as i128, i64::MAX as i128) as i64;
+    let mut t = puppet_types::strftime::CivilTime::utc(secs, nsec);
+    if let Some(off) = offset {
+        let epoch = t.epoch;
+        t = puppet_types::strftime::CivilTime::utc(secs.saturating_add(off), nsec);
+        t.off = off as i32;
+        t.epoch = epoch;
+        t.zone = String::new();
+        t.utc = false;
     }
-    out
+    Ok(puppet_types::strftime::strftime(&t, fmt))
 }
 
-fn strftime_timespan(nanos: i128, fmt: &str) -> String {
-    let neg = nanos < 0;
-    let n = nanos.unsigned_abs();
-    let secs = n / 1_000_000_000;
-    let frac = n % 1_000_000_000;
-    let mut out = String::new();
-    if neg {
-        out.push('-');
+/// Puppet's `Timestamp.utc_offset`: `current` is the local zone (UTC here: nothing reads a
+/// time zone source), anything else what Ruby's `DateTime._strptime(tz, '%z')` reads
+/// (`+05:30`, `-0800`, `EST`, `UTC`); an unknown zone is Puppet's error.
+fn utc_offset(tz: &str) -> Result<i64, CallError> {
+    if tz.eq_ignore_ascii_case("current") {
+        return Ok(0);
     }
-    let cs: Vec<char> = fmt.chars().collect();
-    let mut i = 0;
-    while i < cs.len() {
-        if cs[i] != '%' || i + 1 >= cs.len() {
-            out.push(cs[i]);
-            i += 1;
-            continue;
-        }
-        let c = cs[i + 1];
-        i += 2;
-        let s = match c {
-            'D' => (secs / 86_400).to_string(),
-            'H' => format!("{:02}", (secs / 3600) % 24),
-            'M' => format!("{:02}", (secs / 60) % 60),
-            'S' => format!("{:02}", secs % 60),
-            'L' => format!("{:03}", frac / 1_000_000),
-            'N' => format!("{frac:09}"),
-            '%' => "%".into(),
-            other => format!("%{other}"),
-        };
-        out.push_str(&s);
-    }
-    out
-}
-
-fn utc_only(tz: &Value) -> Result<(), CallError> {
-    match tz {
-        Value::Undef => Ok(()),
-        Value::String(s)
-            if s.eq_ignore_ascii_case("utc") || s.eq_ignore_ascii_case("z") || s == "+00:00" =>
-        {
-            Ok(())
-        }
-        Value::String(s) => Err(CallError::new(
-            codes::UNSUPPORTED,
-            format!("strftime: time zone '{s}' is not supported here (only UTC)"),
-        )),
-        _ => Ok(()),
-    }
+    puppet_types::strptime::strptime(tz, "%z")
+        .and_then(|p| p.offset)
+        .ok_or_else(|| CallError::new(codes::BAD_ARGUMENT, format!("Illegal timezone '{tz}'")))
 }
 
 pub(super) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
@@ -849,16 +752,15 @@ pub(super) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
         )
         .register()?;
     reg.function("strftime")
-        .doc("Formats a Timespan or Timestamp (UTC only here) with strftime directives. The legacy form (format only) reads the clock and is left to the evaluator.")
+        .doc("Formats a Timespan or Timestamp (in UTC or a given zone offset) with strftime directives. The legacy form (format only) reads the clock and is left to the evaluator.")
         .example("Timestamp('2020-01-02T03:04:05Z').strftime('%Y-%m-%d %H:%M')", "'2020-01-02 03:04'")
         .dispatch(Signature::new().param("Timespan", "time_object").param("String", "format"), |_c, a| match a.get(0) {
-            Value::Timespan(t) => Ok(Value::string(strftime_timespan(t.0, a.get(1).as_str().unwrap_or_default()))),
+            Value::Timespan(t) => Ok(Value::string(t.format(a.get(1).as_str().unwrap_or_default())?)),
             _ => Ok(Value::Undef),
         })
         .dispatch(Signature::new().param("Timestamp", "time_object").param("String", "format").optional_param("String", "timezone"), |_c, a| {
-            utc_only(&a.get(2))?;
             match a.get(0) {
-                Value::Timestamp(t) => Ok(Value::string(strftime_timestamp(t.0, a.get(1).as_str().unwrap_or_default()))),
+                Value::Timestamp(t) => Ok(Value::string(strftime_timestamp(t.0, a.get(1).as_str().unwrap_or_default(), &a.get(2))?)),
                 _ => Ok(Value::Undef),
             }
         })

@@ -204,6 +204,7 @@ fn new_instance(t: &Type, args: &[Value]) -> Result<Value, CallError> {
         Type::Array(_) => "'new_array' ",
         Type::Hash(_) => "'new_hash' ",
         Type::String(_) => "'new_string' ",
+        Type::SemVer(_) => "'new_Version' ",
         _ => "'new' ",
     };
     // Puppet prefixes the function name only to the texts of its `argument_mismatch`
