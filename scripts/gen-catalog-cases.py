@@ -1428,6 +1428,21 @@ notice(Timespan(1).strftime('%Q'))
     ("shellquote_of_a_hash", N, """\
 notice(shellquote({'b' => 2}, '10'))
 """),
+    ("sprintf_c_conversion", N, """\
+notice(sprintf('%c|%3c|%-3c|%c|', 't', 65, 0x263A, 66.7))
+"""),
+    ("sprintf_c_of_a_word", N, """\
+notice(sprintf('%c', 'tab'))
+"""),
+    ("sprintf_c_of_undef", N, """\
+notice(sprintf('%c', undef))
+"""),
+    ("sprintf_c_of_a_boolean", N, """\
+notice(sprintf('%c', true))
+"""),
+    ("sprintf_c_of_an_array", N, """\
+notice(sprintf('%c', [1]))
+"""),
     ("epp_trim_across_comments", N, """$t = {
   't1' => "A  <%# c -%>\n  <%- if true { -%>\nB\n<% } -%>",
   't2' => "A  <%#- c %>B",

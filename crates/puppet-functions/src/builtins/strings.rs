@@ -560,10 +560,50 @@ fn sprintf(fmt: &str, args: &[Value]) -> Result<String, CallError> {
             ('s', v @ (Value::Array(_) | Value::Hash(_) | Value::Default)) => {
                 Value::string(puppet_types::ruby::to_s(v))
             }
+            // Ruby's `%c`: one character, or the character of a code point.
+            ('c', Value::String(t)) if t.chars().count() == 1 => arg.clone(),
+            ('c', Value::String(_)) => {
+                return Err(CallError::new(
+                    codes::BAD_ARGUMENT,
+                    "%c requires a character",
+                ))
+            }
+            ('c', Value::Undef) => {
+                return Err(CallError::new(
+                    codes::BAD_ARGUMENT,
+                    "%c requires a character",
+                ))
+            }
+            ('c', Value::Integer(_) | Value::Float(_)) => {
+                let n = match arg {
+                    Value::Float(f) => f.trunc() as i64,
+                    Value::Integer(n) => *n,
+                    _ => 0,
+                };
+                Value::string(
+                    u32::try_from(n)
+                        .ok()
+                        .and_then(char::from_u32)
+                        .ok_or_else(|| CallError::new(codes::BAD_ARGUMENT, "invalid character"))?
+                        .to_string(),
+                )
+            }
+            ('c', v) => {
+                return Err(CallError::new(
+                    codes::BAD_ARGUMENT,
+                    format!(
+                        "no implicit conversion of {} into Integer",
+                        match v {
+                            Value::Boolean(b) => b.to_string(),
+                            other => puppet_types::ruby::class_name(other),
+                        }
+                    ),
+                ))
+            }
             _ => arg.clone(),
         };
         let spec = match conv {
-            'p' => format!("{}s", &spec[..spec.len() - 1]),
+            'p' | 'c' => format!("{}s", &spec[..spec.len() - 1]),
             _ => spec.replace('i', "d"),
         };
         out.push_str(&puppet_types::convert::format_value(&arg, Some(&spec))?);
