@@ -36,12 +36,15 @@ use std::sync::{Arc, Mutex, OnceLock, RwLock};
 pub(crate) struct Meta {
     pub name: SmolStr,
     pub notes: Vec<Diagnostic>,
+    /// `Session::natives_for_any_version`.
+    pub natives_for_any_version: bool,
 }
 
 impl Default for Meta {
     fn default() -> Meta {
         Meta {
             name: "production".into(),
+            natives_for_any_version: false,
             notes: Vec::new(),
         }
     }
@@ -108,6 +111,9 @@ struct Shared {
     load_errors: ErrorCache,
     /// Functions the embedder registered (searched before the built-ins).
     custom: Option<Arc<Registry>>,
+    /// A native implementation stands in for any version of a module's function file, or
+    /// none (`Session::natives_for_any_version`).
+    natives_for_any_version: bool,
     /// The modules' Ruby functions found so far (native implementations first, else the
     /// module's Ruby, else stubs).
     ruby_functions: Cache<Arc<Function>>,
@@ -203,6 +209,12 @@ struct RubyFiles {
     /// Per module, in module path order: its name and its function files by function name
     /// (paths relative to the module).
     by_module: Vec<(SmolStr, HashMap<String, String>)>,
+    /// The 3.x function files (`lib/puppet/parser/functions/*.rb`) of the directories on
+    /// the module path that are not the environment's modules (a module shadowed by one
+    /// of the same name earlier on the path): Puppet's 3.x autoloader searches every
+    /// `MODULEPATH_DIR/*/lib`, so these are found last. Per directory: its name, path and
+    /// files by function name (relative to the directory).
+    legacy_elsewhere: Vec<(SmolStr, PathBuf, HashMap<String, String>)>,
 }
 
 impl Default for Environment {
@@ -268,6 +280,7 @@ impl Environment {
             loader,
             name: meta.name,
             notes: meta.notes,
+            natives_for_any_version: meta.natives_for_any_version,
         });
         let mut env = Environment::with_shared(shared);
         let mains: Vec<(Option<String>, Arc<str>, Arc<puppet_syntax::Parse>)> = env
@@ -833,28 +846,85 @@ impl Environment {
         }
     }
 
-    /// The function `name` of the first module (in module path order) that has a native
-    /// implementation of it (when `native`) or a Ruby file defining it: the native, else
-    /// the file run by puppet-ruby, else (a file this interpreter cannot load) a stub that
-    /// fails naming it.
+    /// The function `name` of the first module (in module path order) with a Ruby file
+    /// defining it: the native implementation when there is one (and `native`) and the file
+    /// is one it was checked against ([`puppet_stdlib::verified_source`]), else the file
+    /// run by puppet-ruby; a file this interpreter cannot load falls back to the native of
+    /// another version of the function when there is one, else to a stub that fails naming
+    /// it.
     fn module_function(&self, name: &str, native: bool) -> Option<Arc<Function>> {
         let files = self
             .shared
             .ruby_files
             .get_or_init(|| self.list_ruby_functions());
         for (module, found) in &files.by_module {
+            if native && self.shared.natives_for_any_version {
+                if let Some(imp) = puppet_stdlib::native(module, name) {
+                    return puppet_stdlib::native_function(&imp);
+                }
+            }
+            let Some(rel) = found.get(name) else {
+                continue;
+            };
             let imp = puppet_stdlib::native(module, name).filter(|_| native);
+            if let Some(imp) = imp {
+                if self.module_file_is_verified(module, name, rel) {
+                    return puppet_stdlib::native_function(&imp);
+                }
+            }
+            if let Some(f) = self.ruby_function(module, name, rel) {
+                return Some(f);
+            }
             if let Some(imp) = imp {
                 return puppet_stdlib::native_function(&imp);
             }
-            if let Some(rel) = found.get(name) {
-                if let Some(f) = self.ruby_function(module, name, rel) {
-                    return Some(f);
+            return puppet_stdlib::stub_function(module, name, rel);
+        }
+        // A 3.x function of a shadowed module directory, as Puppet's autoloader finds it.
+        for (dir_name, dir, found) in &files.legacy_elsewhere {
+            let Some(rel) = found.get(name) else {
+                continue;
+            };
+            let path = dir.join(rel);
+            let imp = puppet_stdlib::native(dir_name, name).filter(|_| native);
+            if let Some(imp) = imp {
+                if self.file_is_verified(dir_name, name, &path) {
+                    return puppet_stdlib::native_function(&imp);
                 }
-                return puppet_stdlib::stub_function(module, name, rel);
             }
+            let loaded = self.load_ruby_file(&path, name).and_then(Result::ok);
+            if let Some(f) = loaded.and_then(|f| {
+                let mut reg = Registry::new();
+                f.register(&mut reg).ok()?;
+                reg.get_shared(f.name())
+            }) {
+                return Some(f);
+            }
+            if let Some(imp) = imp {
+                return puppet_stdlib::native_function(&imp);
+            }
+            return puppet_stdlib::stub_function(dir_name, name, rel);
         }
         None
+    }
+
+    /// Whether module `module`'s file `rel` for function `name` is one its native
+    /// implementation was checked against.
+    fn module_file_is_verified(&self, module: &str, name: &str, rel: &str) -> bool {
+        let loader = &self.shared.loader;
+        match loader.modules().find(|m| m.name == module) {
+            Some(m) => self.file_is_verified(module, name, &m.path.join(rel)),
+            None => false,
+        }
+    }
+
+    /// Whether the file at `path` is one the native implementation of module `module`'s
+    /// function `name` was checked against.
+    fn file_is_verified(&self, module: &str, name: &str, path: &Path) -> bool {
+        match self.shared.loader.provider().read_to_string(path) {
+            Ok(text) => puppet_stdlib::verified_source(module, name, text.as_bytes()),
+            Err(_) => false,
+        }
     }
 
     /// Loads the module's Ruby function file `rel` with puppet-ruby (the file's tree is
@@ -879,8 +949,17 @@ impl Environment {
     ) -> Option<Result<puppet_ruby::functions::RubyFunction, String>> {
         let loader = &self.shared.loader;
         let m = loader.modules().find(|m| m.name == module)?;
-        let path = m.path.join(rel);
-        let text = loader.provider().read_to_string(&path).ok()?;
+        self.load_ruby_file(&m.path.join(rel), name)
+    }
+
+    /// Loads the Ruby function file at `path` (which must define `name`) with puppet-ruby,
+    /// as [`load_ruby_function`](Self::load_ruby_function).
+    fn load_ruby_file(
+        &self,
+        path: &Path,
+        name: &str,
+    ) -> Option<Result<puppet_ruby::functions::RubyFunction, String>> {
+        let text = self.shared.loader.provider().read_to_string(path).ok()?;
         let sources = self.ruby_sources();
         match puppet_ruby::functions::load(&path.to_string_lossy(), &text, sources) {
             Ok(f) if f.name().eq_ignore_ascii_case(name) => Some(Ok(f)),
@@ -946,7 +1025,39 @@ impl Environment {
             }
             by_module.push((m.name.clone(), found));
         }
-        RubyFiles { by_module }
+        // The other directories of the module path's entries (shadowed modules): their
+        // 3.x functions, in module path order (names sorted within a directory).
+        let mut legacy_elsewhere = Vec::new();
+        for dir in &self.shared.loader.config().modulepath {
+            let Ok(mut entries) = provider.list_dir(dir) else {
+                continue;
+            };
+            entries.sort_by(|a, b| a.name.cmp(&b.name));
+            for entry in entries {
+                let path = dir.join(&entry.name);
+                if entry.kind != puppet_loader::EntryKind::Dir
+                    || self.shared.loader.modules().any(|m| m.path == path)
+                {
+                    continue;
+                }
+                let mut found: HashMap<String, String> = HashMap::new();
+                for rel in list_tree(provider, &path, "lib/puppet/parser/functions", 0) {
+                    if let Some(stem) = rel
+                        .strip_prefix("lib/puppet/parser/functions/")
+                        .and_then(|r| r.strip_suffix(".rb"))
+                    {
+                        found.insert(stem.to_ascii_lowercase(), rel.clone());
+                    }
+                }
+                if !found.is_empty() {
+                    legacy_elsewhere.push((SmolStr::new(&entry.name), path, found));
+                }
+            }
+        }
+        RubyFiles {
+            by_module,
+            legacy_elsewhere,
+        }
     }
 
     /// The resource types known so far (puppet-agent's and the module types loaded). Use

@@ -63,6 +63,7 @@ pub struct Session {
     hiera_config: Option<PathBuf>,
     hiera: Option<puppet_hiera::Lookup>,
     functions: Option<Registry>,
+    natives_for_any_version: bool,
 }
 
 impl Session {
@@ -289,6 +290,25 @@ impl Session {
         self
     }
 
+    /// Uses puppet-stdlib's native implementation of a module's function whatever the
+    /// module holds: another version of the function's file, or no file at all (a module
+    /// of the name on the path is enough). Off by default: a native then stands in only for
+    /// the file it was checked against, and another version runs its own Ruby. For tests of
+    /// the natives and for embedders who vendor the modules the natives were written for.
+    ///
+    /// ```
+    /// use puppet_loader::MemoryProvider;
+    /// let files = MemoryProvider::new().with_file("/m/stdlib/manifests/init.pp", "class stdlib {}");
+    /// let session = || puppet_eval::Session::new().files(files.clone()).modulepath(["/m"]).code("notice(pick(undef, 1))");
+    /// assert!(session().load().unwrap().compile(&Default::default()).catalog.is_err());
+    /// let env = session().natives_for_any_version(true).load().unwrap();
+    /// assert!(env.compile(&Default::default()).catalog.is_ok());
+    /// ```
+    pub fn natives_for_any_version(mut self, on: bool) -> Session {
+        self.natives_for_any_version = on;
+        self
+    }
+
     /// Every directory (or file) the session reads below: what a file-system provider
     /// serves.
     ///
@@ -405,6 +425,7 @@ impl Session {
         let meta = crate::env::Meta {
             name: name.unwrap_or_else(|| "production".into()).into(),
             notes,
+            natives_for_any_version: self.natives_for_any_version,
         };
         let env = Environment::open(loader, self.code, self.functions.map(Arc::new), hiera, meta);
         Ok(Arc::new(env))

@@ -405,18 +405,52 @@ pub fn hmac(digest: fn(&[u8]) -> Vec<u8>, block: usize, key: &[u8], message: &[u
     digest(&outer)
 }
 
-/// PBKDF2 (RFC 8018) with HMAC-SHA-512: `len` bytes derived from a password and a salt.
-pub fn pbkdf2_hmac_sha512(password: &[u8], salt: &[u8], iterations: u32, len: usize) -> Vec<u8> {
-    let d: fn(&[u8]) -> Vec<u8> = |x| sha512(x).to_vec();
+/// A digest function, as [`hmac`] and [`pbkdf2_hmac`] take it.
+pub type DigestFn = fn(&[u8]) -> Vec<u8>;
+
+/// A digest function and its block size by OpenSSL's name (`SHA256`, `sha-256`, `md5`...):
+/// what [`hmac`] and [`pbkdf2_hmac`] take. `None` for a digest not written out here.
+pub fn by_name(name: &str) -> Option<(DigestFn, usize)> {
+    let n: String = name
+        .chars()
+        .filter(|c| *c != '-')
+        .map(|c| c.to_ascii_uppercase())
+        .collect();
+    Some(match n.as_str() {
+        "MD5" => (|x| md5(x).to_vec(), 64),
+        "SHA1" => (|x| sha1(x).to_vec(), 64),
+        "SHA256" => (|x| sha256(x).to_vec(), 64),
+        "SHA512" => (|x| sha512(x).to_vec(), 128),
+        _ => return None,
+    })
+}
+
+/// PBKDF2 (RFC 8018) with HMAC over `digest` (block size `block`): `len` bytes derived from
+/// a password and a salt.
+///
+/// ```
+/// use puppet_functions::digest::{by_name, hex, pbkdf2_hmac};
+/// let (d, b) = by_name("SHA1").unwrap();
+/// // RFC 6070, test vector 2.
+/// assert_eq!(hex(&pbkdf2_hmac(d, b, b"password", b"salt", 2, 20)), "ea6c014dc72d6f8ccd1ed92ace1d41f0d8de8957");
+/// ```
+pub fn pbkdf2_hmac(
+    digest: fn(&[u8]) -> Vec<u8>,
+    block: usize,
+    password: &[u8],
+    salt: &[u8],
+    iterations: u32,
+    len: usize,
+) -> Vec<u8> {
     let mut out = Vec::with_capacity(len);
     let mut i: u32 = 1;
     while out.len() < len {
         let mut s = salt.to_vec();
         s.extend_from_slice(&i.to_be_bytes());
-        let mut u = hmac(d, 128, password, &s);
+        let mut u = hmac(digest, block, password, &s);
         let mut t = u.clone();
         for _ in 1..iterations {
-            u = hmac(d, 128, password, &u);
+            u = hmac(digest, block, password, &u);
             for (x, y) in t.iter_mut().zip(&u) {
                 *x ^= y;
             }
@@ -426,6 +460,11 @@ pub fn pbkdf2_hmac_sha512(password: &[u8], salt: &[u8], iterations: u32, len: us
     }
     out.truncate(len);
     out
+}
+
+/// PBKDF2 (RFC 8018) with HMAC-SHA-512: `len` bytes derived from a password and a salt.
+pub fn pbkdf2_hmac_sha512(password: &[u8], salt: &[u8], iterations: u32, len: usize) -> Vec<u8> {
+    pbkdf2_hmac(|x| sha512(x).to_vec(), 128, password, salt, iterations, len)
 }
 
 const ITOA64: &[u8] = b"./0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";

@@ -182,12 +182,63 @@ pub(crate) fn scope_method(it: &mut Interp, name: &str, args: &[RValue], pos: Po
             }
             _ => Ok(RValue::str("Scope(Class[main])")),
         },
+        "source" => source_object(it, pos),
         "catalog" => unsupported(
             "the whole catalog from Ruby (scope.catalog); findresource is available",
             pos,
         ),
         _ => return None,
     })
+}
+
+/// The definition a scope evaluates (`scope.source`, a `Puppet::Resource::Type`): its
+/// name (a class's or defined type's, lower case; `""` for the main class) and kind
+/// (`:hostclass` or `:definition`), as stdlib's `assert_private` reads them.
+#[derive(Debug)]
+pub(crate) struct SourceType {
+    name: String,
+    definition: bool,
+}
+
+fn source_object(it: &mut Interp, pos: Pos) -> R {
+    let (name, definition) = match it.scope.current_resource() {
+        Ok(Some((t, ti))) if t == "Class" => (ti.to_lowercase(), false),
+        Ok(Some((t, _))) => (t.to_lowercase(), true),
+        Ok(None) => (String::new(), false),
+        Err(why) => return unsupported(format!("scope.source ({why})"), pos),
+    };
+    let name = if name == "main" { String::new() } else { name };
+    let c = it
+        .module_by_path("Puppet::Resource::Type")
+        .unwrap_or_else(|| it.object_class());
+    let o = Rc::new(Object::new(c));
+    *o.data.borrow_mut() = ObjData::Native(Rc::new(SourceType { name, definition }));
+    it.track_object(&o);
+    Ok(RValue::Object(o))
+}
+
+/// Methods of a `scope.source` object.
+fn source_method(t: &SourceType, name: &str) -> Option<R> {
+    Some(Ok(match name {
+        "name" => RValue::string(t.name.clone()),
+        "type" => RValue::sym(if t.definition {
+            "definition"
+        } else {
+            "hostclass"
+        }),
+        // The module: the name's first segment (Puppet's `Resource::Type#module_name`).
+        "module_name" => match t.name.split_once("::") {
+            Some((m, _)) => RValue::string(m.to_string()),
+            None if t.name.is_empty() => RValue::Nil,
+            None => RValue::string(t.name.clone()),
+        },
+        "to_s" | "inspect" => RValue::string(if t.definition {
+            format!("Resource::Type(definition {})", t.name)
+        } else {
+            format!("Resource::Type(hostclass {})", t.name)
+        }),
+        _ => return None,
+    }))
 }
 
 /// Methods of a resource object.
@@ -198,10 +249,14 @@ pub(crate) fn object_method(
     args: &[RValue],
     pos: Pos,
 ) -> Option<R> {
-    let r = match &*o.data.borrow() {
-        ObjData::Native(d) => d.clone().downcast::<ResourceRef>().ok()?,
+    let native = match &*o.data.borrow() {
+        ObjData::Native(d) => d.clone(),
         _ => return None,
     };
+    if let Some(t) = native.downcast_ref::<SourceType>() {
+        return source_method(t, name);
+    }
+    let r = native.downcast::<ResourceRef>().ok()?;
     Some(match name {
         "to_s" | "ref" | "inspect" => Ok(RValue::string(format!("{}[{}]", r.type_name, r.title))),
         "type" => Ok(RValue::string(r.type_name.clone())),

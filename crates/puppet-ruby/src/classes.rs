@@ -214,7 +214,8 @@ pub(crate) fn known(path: &str) -> Option<Known> {
         | "Puppet::Pops::Time::Timestamp"
         | "Puppet::Util::Feature"
         | "Puppet::Util::Errors::Error"
-        | "Puppet::Parser::AST" => class("Object"),
+        | "Puppet::Parser::AST"
+        | "Puppet::Resource::Type" => class("Object"),
         "Puppet::Type" => class("Object"),
         "Puppet::Parser::Resource" => class("Puppet::Resource"),
         "Puppet::Parameter" => class("Object"),

@@ -2178,6 +2178,9 @@ pub(crate) fn class_responds(cname: &str, name: &str) -> bool {
         "Digest::MD5" | "Digest::SHA1" | "Digest::SHA256" | "Digest::SHA512" | "Digest::SHA2" => {
             matches!(name, "hexdigest" | "digest" | "base64digest")
         }
+        // The primitives of the prelude's OpenSSL::HMAC and OpenSSL::KDF/PKCS5.
+        "OpenSSL::HMAC" => name == "__hmac",
+        "OpenSSL::PKCS5" => name == "__pbkdf2",
         "CGI" | "ERB::Util" => matches!(
             name,
             "escape" | "unescape" | "url_encode" | "html_escape" | "h" | "escapeHTML"
@@ -2673,6 +2676,42 @@ pub(crate) fn class_method(
                 }
             }
         }
+        // `__hmac(digest_name, key, data)`: the raw HMAC.
+        ("OpenSSL::HMAC", "__hmac") => {
+            argc(&args, 3, 3, pos)?;
+            let alg = to_s(&args[0]);
+            let Some((d, block)) = puppet_functions::digest::by_name(&alg) else {
+                return unsupported(format!("OpenSSL::HMAC with the digest {alg}"), pos);
+            };
+            let mac = puppet_functions::digest::hmac(
+                d,
+                block,
+                &str_bytes(&args[1]),
+                &str_bytes(&args[2]),
+            );
+            Ok(binary_string(&mac))
+        }
+        // `__pbkdf2(password, salt, iterations, length, digest_name)`.
+        ("OpenSSL::PKCS5", "__pbkdf2") => {
+            argc(&args, 5, 5, pos)?;
+            let alg = to_s(&args[4]);
+            let Some((d, block)) = puppet_functions::digest::by_name(&alg) else {
+                return unsupported(format!("PBKDF2 with the digest {alg}"), pos);
+            };
+            let (iterations, len) = (int_arg(&args[2], pos)?, int_arg(&args[3], pos)?);
+            if iterations < 1 || !(0..=1 << 20).contains(&len) || iterations > 10_000_000 {
+                return raise("ArgumentError", "invalid iterations or length", pos);
+            }
+            let key = puppet_functions::digest::pbkdf2_hmac(
+                d,
+                block,
+                &str_bytes(&args[0]),
+                &str_bytes(&args[1]),
+                iterations as u32,
+                len as usize,
+            );
+            Ok(binary_string(&key))
+        }
         ("CGI", "escape") => {
             argc(&args, 1, 1, pos)?;
             Ok(RValue::string(url_escape(&str_bytes(&args[0]), true)))
@@ -2817,7 +2856,7 @@ fn scope_method(
         }
         "environment" => crate::puppet::current_environment(it, pos),
         "compiler" => crate::puppet::current_compiler(it),
-        "source" | "parent" | "known_resource_types" | "lookupdefaults" | "tags" => {
+        "parent" | "known_resource_types" | "lookupdefaults" | "tags" => {
             unsupported(format!("scope method `{name}'"), pos)
         }
         "lookupvar" | "[]" => {

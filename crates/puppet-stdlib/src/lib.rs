@@ -38,6 +38,7 @@ mod stdlib3;
 mod stdlib4;
 mod stdlib_checks;
 mod stdlib_data;
+mod verified;
 
 pub use discover::{
     discover_ruby_functions, Api, RubyDispatch, RubyFunction, RubyParam, RubyParamKind,
@@ -158,6 +159,31 @@ pub fn native(module: &str, name: &str) -> Option<Native> {
     // The map is covariant in its key, so it can be probed with borrowed strings.
     let index: &std::collections::HashMap<(&str, &str), Native> = native_index();
     index.get(&(module, name)).copied()
+}
+
+/// Whether `source`, the text of module `module`'s Ruby file for function `name`, is one of
+/// the files the native implementation was checked against (its hash is in the table
+/// `scripts/gen-native-sources.py` makes from the corpus). Another version of the file (a
+/// newer stdlib, a patched module) is not: its own Ruby should run. The hash (64-bit
+/// FNV-1a) tells versions apart; it is not meant to resist a forgery.
+///
+/// ```
+/// assert!(!puppet_stdlib::verified_source("stdlib", "pick", b"# another pick"));
+/// ```
+pub fn verified_source(module: &str, name: &str, source: &[u8]) -> bool {
+    let mut candidates = verified::VERIFIED
+        .iter()
+        .filter(|(m, n, _)| *m == module && *n == name)
+        .peekable();
+    if candidates.peek().is_none() {
+        return false;
+    }
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in source {
+        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+    }
+    let hash = format!("{h:016x}");
+    candidates.any(|(_, _, d)| *d == hash)
 }
 
 /// A native implementation as a registry function of its own.
@@ -308,6 +334,23 @@ mod tests {
             .to_string();
         assert!(e.contains("'pry' of module 'stdlib'"), "{e}");
         assert!(e.contains("lib/puppet/parser/functions/pry.rb"), "{e}");
+    }
+
+    #[test]
+    fn every_native_has_a_verified_source() {
+        let missing: Vec<String> = natives()
+            .iter()
+            .filter(|n| {
+                !verified::VERIFIED
+                    .iter()
+                    .any(|(m, name, _)| *m == n.module && *name == n.name)
+            })
+            .map(|n| format!("{}::{}", n.module, n.name))
+            .collect();
+        assert!(
+            missing.is_empty(),
+            "natives without a verified file: {missing:?}"
+        );
     }
 
     #[test]

@@ -153,6 +153,14 @@ impl Environment {
                 if out.contains_key(n.name) {
                     continue;
                 }
+                // As a call resolves it: the native for the file it was checked against.
+                let stands_in = self.shared.natives_for_any_version
+                    || found
+                        .get(n.name)
+                        .is_some_and(|rel| self.module_file_is_verified(module, n.name, rel));
+                if !stands_in {
+                    continue;
+                }
                 let origin = FunctionOrigin::Native {
                     module: module.to_string(),
                 };

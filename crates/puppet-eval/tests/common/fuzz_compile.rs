@@ -98,7 +98,8 @@ pub const TREE: &[(&str, &str)] = &[
     ),
     ("/env/modules/m/files/x.txt", "file content\n"),
     // A module named stdlib: puppet-stdlib's native implementations of its functions
-    // (pick, merge, to_json, ...) become callable without its Ruby files.
+    // (pick, merge, to_json, ...) become callable without its Ruby files
+    // (`Session::natives_for_any_version`).
     (
         "/env/modules/stdlib/metadata.json",
         r#"{"name": "puppetlabs-stdlib", "version": "9.0.0", "author": "p", "license": "Apache-2.0", "summary": "s", "source": "s", "dependencies": []}"#,
@@ -139,7 +140,8 @@ fn environment(sections: &[&str]) -> Result<Arc<Environment>, String> {
     let mut session = Session::new()
         .files(provider)
         .modulepath(["/env/modules"])
-        .environment_dir("/env");
+        .environment_dir("/env")
+        .natives_for_any_version(true);
     if sections.first().is_some_and(|s| !s.is_empty()) {
         session = session.manifest(SECTIONS[0]);
     }

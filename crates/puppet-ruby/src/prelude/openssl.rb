@@ -1,7 +1,9 @@
 # OpenSSL's message digests for puppet-rs (`OpenSSL::Digest::SHA256.hexdigest(data)`,
 # `OpenSSL::Digest.new('sha256').hexdigest(data)`, `update`/`<<`), computed by the Digest
-# classes of this engine (MD5, SHA1, SHA256, SHA512). The rest of OpenSSL (ciphers, keys,
-# certificates, HMAC...) is not provided: naming it is an error.
+# classes of this engine (MD5, SHA1, SHA256, SHA512), HMAC over them (`OpenSSL::HMAC`) and
+# PBKDF2 (`OpenSSL::KDF.pbkdf2_hmac`, `OpenSSL::PKCS5.pbkdf2_hmac`), as password-hashing
+# functions use them (postgresql's SCRAM-SHA-256). The rest of OpenSSL (ciphers, keys,
+# certificates...) is not provided: naming it is an error.
 module OpenSSL
   class Digest
     def self.hexdigest(name, data)
@@ -111,6 +113,73 @@ module OpenSSL
       def initialize(data = nil)
         super('SHA512', data)
       end
+    end
+  end
+
+  # HMAC (RFC 2104) over one of the digests above; the MAC itself is native.
+  class HMAC
+    def self.__name(digest)
+      digest.is_a?(OpenSSL::Digest) ? digest.name : digest.to_s.upcase.delete('-')
+    end
+
+    def self.digest(digest, key, data)
+      __hmac(__name(digest), key.to_s, data.to_s)
+    end
+
+    def self.hexdigest(digest, key, data)
+      digest(digest, key, data).unpack1('H*')
+    end
+
+    def self.base64digest(digest, key, data)
+      [digest(digest, key, data)].pack('m0')
+    end
+
+    def initialize(key, digest)
+      @key = key.to_s.dup
+      @digest = HMAC.__name(digest)
+      @data = String.new
+    end
+
+    def update(data)
+      @data << data
+      self
+    end
+    alias << update
+
+    def reset
+      @data = String.new
+      self
+    end
+
+    def digest
+      HMAC.digest(@digest, @key, @data)
+    end
+
+    def hexdigest
+      HMAC.hexdigest(@digest, @key, @data)
+    end
+    alias to_s hexdigest
+    alias inspect hexdigest
+
+    def base64digest
+      HMAC.base64digest(@digest, @key, @data)
+    end
+  end
+
+  # PBKDF2 with HMAC (RFC 8018); the derivation itself is native.
+  module PKCS5
+    def self.pbkdf2_hmac(pass, salt, iter, keylen, digest)
+      __pbkdf2(pass.to_s, salt.to_s, iter, keylen, HMAC.__name(digest))
+    end
+
+    def self.pbkdf2_hmac_sha1(pass, salt, iter, keylen)
+      __pbkdf2(pass.to_s, salt.to_s, iter, keylen, 'SHA1')
+    end
+  end
+
+  module KDF
+    def self.pbkdf2_hmac(pass, salt:, iterations:, length:, hash:)
+      PKCS5.__pbkdf2(pass.to_s, salt.to_s, iterations, length, HMAC.__name(hash))
     end
   end
 end
