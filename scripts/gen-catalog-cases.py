@@ -1443,6 +1443,15 @@ notice(sprintf('%c', true))
     ("sprintf_c_of_an_array", N, """\
 notice(sprintf('%c', [1]))
 """),
+    ("template_logs_and_unknown_variables", N, """\
+$x = 1
+notice(inline_template('<%= scope["nope"].inspect %>|<%= scope.lookupvar("nope2").inspect %>|<%= scope["nope"].inspect %>|<%= @nope3.inspect %>'))
+notice(inline_template('<% Puppet.warning("pw") %><% warn("kw") %><% scope.function_warning(["fw"]) %>x'))
+"""),
+    ("inline_template_runtime_error", N, """\
+$x = 1
+notice(inline_template('<%= @x.even?.foo %>'))
+"""),
     ("epp_trim_across_comments", N, """$t = {
   't1' => "A  <%# c -%>\n  <%- if true { -%>\nB\n<% } -%>",
   't2' => "A  <%#- c %>B",

@@ -239,16 +239,7 @@ impl PuppetScope for Host<'_, '_> {
     }
 
     fn log(&mut self, level: &str, message: &str) {
-        let level = match level.trim_start_matches("deprecation:") {
-            "debug" => LogLevel::Debug,
-            "info" => LogLevel::Info,
-            "notice" => LogLevel::Notice,
-            "err" | "error" => LogLevel::Err,
-            "alert" => LogLevel::Alert,
-            "emerg" => LogLevel::Emerg,
-            "crit" => LogLevel::Crit,
-            _ => LogLevel::Warning,
-        };
+        let level = LogLevel::from_name(level.trim_start_matches("deprecation:"));
         self.scope
             .c
             .hiera_backends

@@ -57,6 +57,12 @@ impl Compiler {
                         self.template_outputs.push(s.clone());
                         Ok(Value::string(s))
                     }
+                    // Puppet's inline_template: "Failed to parse inline template: " and the
+                    // Ruby exception's message.
+                    Err(puppet_erb::ErbError::Runtime { message, .. }) => fail(
+                        format!("Error while evaluating a Function Call, Failed to parse inline template: {message}"),
+                        span,
+                    ),
                     Err(e) => fail(format!("Error while evaluating a Function Call, {e}"), span),
                 }
             }
@@ -338,6 +344,38 @@ impl puppet_erb::TemplateScope for ErbScope<'_> {
             Ok(()) => Ok(()),
             Err(Flow::Error(e)) => Err(e.message),
             Err(_) => Err(format!("unexpected control flow setting {name}")),
+        }
+    }
+
+    /// `Puppet.warning`, `warn` and the like in a template: the compile's log, as from a
+    /// function (a deprecation once per key).
+    fn log(&mut self, level: &str, message: &str) {
+        use puppet_functions::CallContext;
+        match level.strip_prefix("deprecation:") {
+            Some(key) => {
+                self.c.warn_once(key, message);
+            }
+            None => CallContext::log(
+                &mut *self.c,
+                puppet_functions::LogLevel::from_name(level),
+                message,
+            ),
+        }
+    }
+
+    fn warn_once(&mut self, key: &str, message: &str) -> bool {
+        puppet_functions::CallContext::warn_once(&mut *self.c, key, message)
+    }
+
+    /// `scope['x']`/`scope.lookupvar('x')` of an unknown plain variable: Puppet's warning
+    /// (strict mode `warning`), once per name, without a location.
+    fn unknown_variable(&mut self, name: &str) {
+        if !name.contains("::") {
+            puppet_functions::CallContext::warn_once_unlocated(
+                &mut *self.c,
+                &format!("undefined_variable:{name}"),
+                &format!("Undefined variable '{name}'; "),
+            );
         }
     }
 

@@ -37,6 +37,27 @@ pub enum LogLevel {
 }
 
 impl LogLevel {
+    /// The level of a Puppet or Ruby logging name (`notice`, `err` or `error`, `crit`...);
+    /// anything else is a warning (`warn`, `warning`, Kernel's `warn`).
+    ///
+    /// ```
+    /// use puppet_functions::LogLevel;
+    /// assert_eq!(LogLevel::from_name("error"), LogLevel::Err);
+    /// assert_eq!(LogLevel::from_name("warn"), LogLevel::Warning);
+    /// ```
+    pub fn from_name(name: &str) -> LogLevel {
+        match name {
+            "debug" => LogLevel::Debug,
+            "info" => LogLevel::Info,
+            "notice" => LogLevel::Notice,
+            "err" | "error" => LogLevel::Err,
+            "alert" => LogLevel::Alert,
+            "emerg" => LogLevel::Emerg,
+            "crit" => LogLevel::Crit,
+            _ => LogLevel::Warning,
+        }
+    }
+
     /// The level's Puppet name (`warning`, `err`, ...).
     pub fn name(self) -> &'static str {
         match self {

@@ -156,7 +156,10 @@ pub fn arith(name: &str, a: &BigInt, b: &BigInt, pos: Pos) -> R {
 /// Ruby's `Integer#fdiv` with a big operand: both divided by their gcd, then Floats when
 /// both fit 64 bits, else an Integer quotient of 128 bits or more scaled back (Ruby's
 /// `big_fdiv`): `(10**400).fdiv(10**399)` is 10.0 and `7.fdiv(10**30)` 7.0e-30.
-fn fdiv(a: &BigInt, b: &BigInt) -> f64 {
+/// `Integer#fdiv` as Ruby 3.1 computes it: the operands divided by their gcd, then a
+/// Fixnum dividend (below 2**62) over a divisor below 2**53 as two Floats, anything larger
+/// through a big division.
+pub(crate) fn fdiv(a: &BigInt, b: &BigInt) -> f64 {
     if b.is_zero() {
         return to_f(a) / 0.0;
     }
@@ -166,8 +169,12 @@ fn fdiv(a: &BigInt, b: &BigInt) -> f64 {
     } else {
         (a / &g, b / &g)
     };
+    const FIXNUM: i64 = 1 << 62;
+    const MANTISSA: i64 = 1 << 53;
     if let (Some(x), Some(y)) = (a.to_i64(), b.to_i64()) {
-        return x as f64 / y as f64;
+        if (-FIXNUM..FIXNUM).contains(&x) && y.abs() < MANTISSA {
+            return x as f64 / y as f64;
+        }
     }
     let k = (b.bits() as i64 - a.bits() as i64 + 128).max(0);
     let q = (a << (k as u64)) / b;

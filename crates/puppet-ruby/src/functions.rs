@@ -704,16 +704,7 @@ struct CtxScope<'a> {
 }
 
 fn level(name: &str) -> LogLevel {
-    match name {
-        "debug" => LogLevel::Debug,
-        "info" => LogLevel::Info,
-        "notice" => LogLevel::Notice,
-        "err" | "error" => LogLevel::Err,
-        "alert" => LogLevel::Alert,
-        "emerg" => LogLevel::Emerg,
-        "crit" => LogLevel::Crit,
-        _ => LogLevel::Warning,
-    }
+    LogLevel::from_name(name)
 }
 
 impl PuppetScope for CtxScope<'_> {

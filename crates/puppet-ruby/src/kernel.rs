@@ -359,13 +359,15 @@ fn kernel_function(
                 args[1].clone()
             })
         })(),
+        // Kernel#warn writes to the process's standard error, not to Puppet's log (a
+        // compile's warnings): kept as a debug line.
         "warn" => {
             for a in &args {
                 if let RValue::Hash(_) = a {
                     continue;
                 }
                 let m = to_s(a);
-                it.scope.log("warning", &m);
+                it.scope.log("debug", &m);
             }
             Ok(RValue::Nil)
         }

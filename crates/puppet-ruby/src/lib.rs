@@ -255,7 +255,8 @@ pub trait PuppetScope {
         Err(format!("Cannot set variable '{name}' from this template"))
     }
     /// Logs a message at a Puppet log level (`warning`, `debug`, `notice`, `info`, `err`...):
-    /// `Puppet.warning`, `warning()` in a 3.x function, Kernel's `warn`. The default drops it.
+    /// `Puppet.warning`, `warning()` in a 3.x function (Kernel's `warn` comes as `debug`: Ruby writes it to
+    /// the process's standard error, not to Puppet's log). The default drops it.
     fn log(&mut self, level: &str, message: &str) {
         let _ = (level, message);
     }

@@ -1305,7 +1305,13 @@ fn num_method(
                                 _ => RValue::Int(m),
                             })
                         }
-                        "fdiv" => Ok(RValue::Float(a as f64 / b as f64)),
+                        "fdiv" if a.abs() < 1 << 53 && b.abs() < 1 << 53 => {
+                            Ok(RValue::Float(a as f64 / b as f64))
+                        }
+                        "fdiv" => Ok(RValue::Float(bigint::fdiv(
+                            &BigInt::from(a),
+                            &BigInt::from(b),
+                        ))),
                         _ => bigint::pow(recv, rhs, pos),
                     }
                 }
@@ -1432,6 +1438,15 @@ fn num_method(
                     _ => bigint::to_radix(&bigint::of(recv).unwrap_or_default(), base as u32),
                 }))
             }
+            // Float#to_s and #inspect take no radix.
+            (_, Some(_)) => raise(
+                "ArgumentError",
+                format!(
+                    "wrong number of arguments (given {}, expected 0)",
+                    args.len()
+                ),
+                pos,
+            ),
             _ => Ok(RValue::string(to_s(recv))),
         },
         "abs" | "magnitude" => Ok(match recv {
@@ -1569,6 +1584,11 @@ fn num_method(
                 }
             }
         }
+        "gcd" | "lcm" if matches!(recv, RValue::Float(_)) => raise(
+            "NoMethodError",
+            format!("undefined method `{name}' for {}", describe(recv)),
+            pos,
+        ),
         "gcd" | "lcm" => {
             argc(&args, 1, 1, pos)?;
             if let (Some(a), Some(b)) = (bigint::of(recv), bigint::of(&args[0])) {

@@ -1052,7 +1052,15 @@ pub fn str_method(
         "oct" => Ok(crate::methods::str_to_int_prefixed(&s, 8)),
         "to_f" => Ok(RValue::Float(crate::methods::str_to_f(&s))),
         "to_sym" | "intern" => Ok(RValue::sym(&s)),
-        "to_a" => unsupported("String#to_a (not in Ruby 1.9+)", pos),
+        // Ruby 1.9 took String#to_a away.
+        "to_a" => raise(
+            "NoMethodError",
+            format!(
+                "undefined method `to_a' for {}",
+                crate::methods::describe(recv)
+            ),
+            pos,
+        ),
         "reverse" => new(s.chars().rev().collect()),
         "ljust" | "rjust" | "center" => {
             argc(&args, 1, 2, pos)?;
