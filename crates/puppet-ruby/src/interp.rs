@@ -751,6 +751,12 @@ impl<'s> Interp<'s> {
             RValue::Hash(h) => h.is_frozen(),
             RValue::Object(o) => o.frozen.get(),
             RValue::Module(m) => m.frozen.get(),
+            // Puppet's Ruby objects (Sensitive, types, time values) are not frozen;
+            // SemanticPuppet's versions are.
+            RValue::Puppet(v) => matches!(
+                &**v,
+                puppet_types::Value::SemVer(_) | puppet_types::Value::SemVerRange(_)
+            ),
             _ => true,
         }
     }

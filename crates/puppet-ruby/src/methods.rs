@@ -1518,6 +1518,7 @@ fn num_method(
             RValue::Int(i) if (0..128).contains(i) => {
                 Ok(RValue::string(char::from(*i as u8).to_string()))
             }
+            RValue::Float(_) => no_method(recv, name, pos),
             _ => unsupported("Integer#chr outside ASCII", pos),
         },
         "round" | "floor" | "ceil" | "truncate" => {
@@ -1584,11 +1585,7 @@ fn num_method(
                 }
             }
         }
-        "gcd" | "lcm" if matches!(recv, RValue::Float(_)) => raise(
-            "NoMethodError",
-            format!("undefined method `{name}' for {}", describe(recv)),
-            pos,
-        ),
+        "gcd" | "lcm" if matches!(recv, RValue::Float(_)) => no_method(recv, name, pos),
         "gcd" | "lcm" => {
             argc(&args, 1, 1, pos)?;
             if let (Some(a), Some(b)) = (bigint::of(recv), bigint::of(&args[0])) {
@@ -1678,6 +1675,10 @@ fn num_method(
                 }
             }
             Ok(recv.clone())
+        }
+        // Integer's; a Float has none of them.
+        "times" | "upto" | "downto" | "digits" | "ord" if matches!(recv, RValue::Float(_)) => {
+            no_method(recv, name, pos)
         }
         "times" => {
             let b = need_block(block, name, pos)?;
