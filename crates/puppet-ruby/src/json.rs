@@ -1,7 +1,7 @@
 //! `JSON.parse` and `JSON.generate` for template use: standard JSON to and from Ruby values
 //! (objects become hashes with string keys, in document order).
 
-use crate::interp::{unsupported, Ctrl};
+use crate::interp::{raise, unsupported, Ctrl};
 use crate::value::{inspect_str, to_s, RHash, RValue};
 use crate::Pos;
 
@@ -225,6 +225,62 @@ fn value(cs: &[char], i: &mut usize, depth: usize) -> Result<RValue, String> {
             }
         }
     })
+}
+
+/// The json gem's `max_nesting` check of `JSON.generate(v, opts)` and
+/// `JSON.pretty_generate(v, opts)`: containers nested deeper than `opts[:max_nesting]`
+/// (100 by default; `false`, `nil` or 0 for no limit) are its `JSON::NestingError`.
+pub fn check_nesting(v: &RValue, opts: Option<&RValue>, pos: Pos) -> Result<(), Ctrl> {
+    let mut max = 100i64;
+    if let Some(RValue::Hash(h)) = opts {
+        for (k, x) in h.borrow().pairs() {
+            let key = match &k {
+                RValue::Sym(s) => s.to_string(),
+                RValue::Str(_) => to_s(&k),
+                _ => continue,
+            };
+            if key == "max_nesting" {
+                max = match x {
+                    RValue::Int(n) => n,
+                    _ => 0,
+                };
+            }
+        }
+    }
+    if max <= 0 {
+        return Ok(());
+    }
+    fn depth(v: &RValue, limit: i64, at: i64) -> i64 {
+        if at > limit {
+            return at;
+        }
+        match v {
+            RValue::Array(a) => a
+                .borrow()
+                .iter()
+                .map(|x| depth(x, limit, at + 1))
+                .max()
+                .unwrap_or(at + 1)
+                .max(at + 1),
+            RValue::Hash(h) => h
+                .borrow()
+                .pairs()
+                .iter()
+                .map(|(_, x)| depth(x, limit, at + 1))
+                .max()
+                .unwrap_or(at + 1)
+                .max(at + 1),
+            _ => at,
+        }
+    }
+    if crate::with_stack(|| depth(v, max, 0)) > max {
+        return raise(
+            "JSON::NestingError",
+            format!("nesting of {max} is too deep"),
+            pos,
+        );
+    }
+    Ok(())
 }
 
 /// `JSON.generate` (compact form).

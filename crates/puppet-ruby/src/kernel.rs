@@ -65,10 +65,21 @@ pub(crate) fn init_builtin_module(it: &mut Interp, path: &str, m: &Rc<Module>) {
         "Puppet" => {
             set("PUPPETVERSION", RValue::str("7.23.0"));
         }
+        // The encodings a program names (`65.chr(Encoding::UTF_8)`, `force_encoding`).
+        "Encoding" => {
+            for (k, name) in [
+                ("UTF_8", "UTF-8"),
+                ("BINARY", "ASCII-8BIT"),
+                ("ASCII_8BIT", "ASCII-8BIT"),
+                ("US_ASCII", "US-ASCII"),
+            ] {
+                m.consts_mut()
+                    .insert(k.to_string(), encoding_object(it, name));
+            }
+        }
         "Object" => {}
         _ => {}
     }
-    let _ = it;
 }
 
 /// Top-level constants that are plain values.
@@ -76,6 +87,8 @@ pub(crate) fn value_constant(name: &str) -> Option<RValue> {
     Some(match name {
         "RUBY_VERSION" => RValue::str("3.1.2"),
         "RUBY_ENGINE" => RValue::str("ruby"),
+        // Debian's Ruby 3.1, which Puppet 7.23 runs on.
+        "RUBY_PLATFORM" => RValue::str("x86_64-linux-gnu"),
         "RUBY_PATCHLEVEL" => RValue::Int(20),
         "RUBY_RELEASE_DATE" => RValue::str("2022-04-12"),
         "NIL" => RValue::Nil,
@@ -736,10 +749,12 @@ pub(crate) fn common(
             }))
         })(),
         "instance_variables" => Ok(RValue::array(match recv {
+            // (Names with a space are this engine's own state, as a Digest's data.)
             RValue::Object(o) => o
                 .ivars
                 .borrow()
                 .keys()
+                .filter(|k| !k.starts_with(' '))
                 .map(|k| RValue::sym(&format!("@{k}")))
                 .collect(),
             RValue::Module(m) => m
@@ -883,6 +898,62 @@ fn object_method_inner(
     }
     if let Some(e) = enum_data(&o) {
         return enumerator_method(it, &recv, &e, name, args, block, pos);
+    }
+    // A Digest object (`Digest::SHA1.new`, `update`/`<<`, then `digest`/`hexdigest`): the
+    // data so far in a hidden instance variable, digested by the class's own function.
+    let digest_class = o.class.name();
+    if matches!(
+        digest_class.as_str(),
+        "Digest::MD5" | "Digest::SHA1" | "Digest::SHA256" | "Digest::SHA2" | "Digest::SHA512"
+    ) {
+        let data = || {
+            o.ivars
+                .borrow()
+                .get(" data")
+                .cloned()
+                .unwrap_or_else(|| RValue::str(""))
+        };
+        match name {
+            "update" | "<<" => {
+                let [chunk] = args.as_slice() else {
+                    return raise(
+                        "ArgumentError",
+                        "wrong number of arguments (expected 1)",
+                        pos,
+                    );
+                };
+                if !matches!(chunk, RValue::Str(_)) {
+                    return raise(
+                        "TypeError",
+                        format!(
+                            "no implicit conversion of {} into String",
+                            chunk.conversion_name()
+                        ),
+                        pos,
+                    );
+                }
+                let mut bytes = crate::methods::str_bytes(&data());
+                bytes.extend_from_slice(&crate::methods::str_bytes(chunk));
+                o.ivars
+                    .borrow_mut()
+                    .insert(" data".into(), crate::methods::binary_string(&bytes));
+                return Ok(recv.clone());
+            }
+            "reset" => {
+                o.ivars.borrow_mut().shift_remove(" data");
+                return Ok(recv.clone());
+            }
+            "digest" | "hexdigest" | "base64digest" | "to_s" => {
+                let name = if name == "to_s" { "hexdigest" } else { name };
+                let input = match args.first() {
+                    Some(x) => x.clone(),
+                    None => data(),
+                };
+                let class = RValue::Module(o.class.clone());
+                return it.call_method(class, name, vec![input], None, pos);
+            }
+            _ => {}
+        }
     }
     if o.class.name_is("Encoding") && matches!(name, "to_s" | "name" | "inspect") {
         let n = o.ivars.borrow().get("name").map(to_s).unwrap_or_default();

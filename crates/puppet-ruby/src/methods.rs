@@ -156,27 +156,43 @@ pub(crate) fn range_items(
                     .map(|c| RValue::string(c.to_string()))
                     .collect());
             }
-            // String#upto: successors until the end, never longer than it.
-            let mut out = Vec::new();
-            let mut cur = a.clone();
-            let blen = b.chars().count();
-            if cur.chars().count() > blen {
-                return Ok(out);
-            }
-            loop {
-                if cur == b {
-                    if !r.2 {
-                        out.push(RValue::string(cur));
+            // String#upto as Ruby's rb_str_upto_each: two digit strings count as numbers
+            // (padded to the first's width); else nothing when the first sorts after the
+            // end, and successors from the first (always yielded) until the end, a
+            // successor longer than the end, or an empty one.
+            let digits = |s: &str| !s.is_empty() && s.bytes().all(|c| c.is_ascii_digit());
+            if digits(&a) && digits(&b) {
+                if let (Ok(x), Ok(y)) = (a.parse::<i64>(), b.parse::<i64>()) {
+                    let width = a.len();
+                    let mut out = Vec::new();
+                    let mut i = x;
+                    while i < y || (i == y && !r.2) {
+                        it.charge(ELEMENT + width, pos)?;
+                        out.push(RValue::string(format!("{i:0width$}")));
+                        i += 1;
                     }
-                    break;
+                    return Ok(out);
                 }
-                if cur.chars().count() > blen {
-                    break;
-                }
+            }
+            let mut out = Vec::new();
+            match a.as_bytes().cmp(b.as_bytes()) {
+                Ordering::Greater => return Ok(out),
+                Ordering::Equal if r.2 => return Ok(out),
+                _ => {}
+            }
+            let after_end = crate::strings::str_succ(&b);
+            let mut cur = a.clone();
+            while cur != after_end {
+                let next = (r.2 || cur != b).then(|| crate::strings::str_succ(&cur));
                 it.charge(ELEMENT + cur.len(), pos)?;
-                let next = crate::strings::str_succ(&cur);
                 out.push(RValue::string(cur));
-                cur = next;
+                let Some(n) = next else {
+                    break;
+                };
+                cur = n;
+                if (r.2 && cur == b) || cur.len() > b.len() || cur.is_empty() {
+                    break;
+                }
             }
             Ok(out)
         }
@@ -1514,12 +1530,35 @@ fn num_method(
             }
             _ => no_method(recv, name, pos),
         },
-        "chr" => match recv {
-            RValue::Int(i) if (0..128).contains(i) => {
+        // `chr`: ASCII, a byte of a binary string (128-255), or with an encoding (UTF-8
+        // only here) the character of a code point.
+        "chr" => match (recv, args.first()) {
+            (RValue::Float(_), _) => no_method(recv, name, pos),
+            (RValue::Int(i), Some(enc)) => {
+                let e = match enc {
+                    RValue::Object(o) => o.ivars.borrow().get("name").map(to_s),
+                    _ => None,
+                }
+                .unwrap_or_else(|| to_s(enc))
+                .to_ascii_uppercase();
+                if e != "UTF-8" && !(e == "US-ASCII" && (0..128).contains(i)) {
+                    return unsupported(format!("Integer#chr with the encoding {e}"), pos);
+                }
+                match u32::try_from(*i).ok().and_then(char::from_u32) {
+                    Some(c) if e == "UTF-8" || c.is_ascii() => Ok(RValue::string(c.to_string())),
+                    _ => raise(
+                        "RangeError",
+                        format!("invalid codepoint 0x{i:X} in UTF-8"),
+                        pos,
+                    ),
+                }
+            }
+            (RValue::Int(i), None) if (0..128).contains(i) => {
                 Ok(RValue::string(char::from(*i as u8).to_string()))
             }
-            RValue::Float(_) => no_method(recv, name, pos),
-            _ => unsupported("Integer#chr outside ASCII", pos),
+            (RValue::Int(i), None) if (128..256).contains(i) => Ok(binary_string(&[*i as u8])),
+            (RValue::Int(i), None) => raise("RangeError", format!("{i} out of char range"), pos),
+            _ => unsupported("Integer#chr of a big integer", pos),
         },
         "round" | "floor" | "ceil" | "truncate" => {
             // `round(ndigits = 0, half: :up)`, `floor`, `ceil`, `truncate(ndigits = 0)`, as
@@ -2563,10 +2602,14 @@ pub(crate) fn class_method(
         }
         ("JSON", "generate") | ("JSON", "dump") => {
             argc(&args, 1, 2, pos)?;
+            if name == "generate" {
+                crate::json::check_nesting(&args[0], args.get(1), pos)?;
+            }
             Ok(RValue::string(crate::json::generate(&args[0], pos)?))
         }
         ("JSON", "pretty_generate") => {
             argc(&args, 1, 2, pos)?;
+            crate::json::check_nesting(&args[0], args.get(1), pos)?;
             let style = crate::json::PrettyStyle::from_options(args.get(1));
             Ok(RValue::string(crate::json::pretty_generate_with(
                 &args[0], &style, pos,

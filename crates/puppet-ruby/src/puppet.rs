@@ -391,6 +391,17 @@ pub(crate) fn object_method(
     if let Some(r) = crate::catalog::object_method(it, o, name, args, pos) {
         return Some(r);
     }
+    // `Puppet.features`: what the Puppet server compiling the catalog has. A feature
+    // query (`augeas?`, `root?`, `microsoft_windows?`...) is false, `posix?` true: no
+    // optional library is loaded here, and the server is not Windows nor root.
+    if o.class.name_is("Puppet::Util::Feature") {
+        return match name {
+            "posix?" => Some(Ok(RValue::Bool(true))),
+            "add" | "load" => Some(Ok(RValue::Nil)),
+            n if n.ends_with('?') => Some(Ok(RValue::Bool(false))),
+            _ => None,
+        };
+    }
     if let Some(b) = native::<Builder>(o) {
         return builder_method(it, &b, name, args, pos);
     }
@@ -998,7 +1009,15 @@ pub(crate) fn module_method(
         ("Puppet", "lookup") if matches!(args.first(), Some(RValue::Sym(k)) if &**k == "current_environment") => {
             current_environment(it, pos)
         }
-        ("Puppet", "lookup" | "features" | "runtime" | "override" | "push_context") => {
+        ("Puppet", "features") => {
+            let class = it
+                .module_by_path("Puppet::Util::Feature")
+                .unwrap_or_else(|| it.object_class());
+            let o = Rc::new(Object::new(class));
+            it.track_object(&o);
+            Ok(RValue::Object(o))
+        }
+        ("Puppet", "lookup" | "runtime" | "override" | "push_context") => {
             unsupported(format!("Puppet.{name}"), pos)
         }
         ("Puppet::Functions", "create_function") => create_function(it, args, block, pos),

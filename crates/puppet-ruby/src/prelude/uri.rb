@@ -232,7 +232,7 @@ module URI
   end
 
   def self.escape(str, unsafe = nil)
-    str.to_s.b.gsub(%r{[^\-_.!~*'()a-zA-Z\d;/?:@&=+$,\[\]]}) { |c| format('%%%02X', c.ord) }
+    DEFAULT_PARSER.escape(str)
   end
 
   def self.encode(str, unsafe = nil)
@@ -252,7 +252,8 @@ module URI
 
     def escape(str, unsafe = UNSAFE)
       unsafe = Regexp.new("[#{Regexp.quote(unsafe)}]") if unsafe.is_a?(String)
-      str.to_s.b.gsub(unsafe) { |c| c.bytes.map { |b| format('%%%02X', b) }.join }
+      # Each unsafe character as the %XX of its UTF-8 bytes.
+      str.to_s.gsub(unsafe) { |c| c.bytes.map { |b| format('%%%02X', b) }.join }
     end
 
     def unescape(str)
