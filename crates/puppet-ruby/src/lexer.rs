@@ -110,27 +110,60 @@ const SYMBOL_OPERATOR_STARTS: &[u8] = b"<=[>*!+-/%|&^~";
 
 /// Lexes a whole Ruby source file into tokens (ending with [`Tok::Eof`]).
 pub fn lex_file(src: &str) -> Result<Vec<Token>, LexError> {
+    lex_file_with(src, true)
+}
+
+/// [`lex_file`], with the line breaks that continue a statement dropped as the lexer goes
+/// (`drop_breaks`) or all by [`clean_newlines`] after it (what the tests compare).
+fn lex_file_with(src: &str, drop_breaks: bool) -> Result<Vec<Token>, LexError> {
     // What `lex_pieces` does for a single code piece, without copying the text into one.
     let start = Pos { line: 1, column: 1 };
-    let (mut out, _) = lex_code(Vec::with_capacity(src.len() / 8), src, start, false)?;
+    // About one token (line breaks included) per four bytes over the modules' files
+    // (comments and docs included): one allocation for most files, where a smaller guess
+    // copied the tokens two or three times as the vector grew.
+    let mut unclean = false;
+    let (mut out, _) = lex_code(
+        Vec::with_capacity(src.len() / 4 + 8),
+        src,
+        start,
+        false,
+        (drop_breaks, &mut unclean),
+    )?;
     out.push(Token {
         tok: Tok::Eof,
         pos: start,
         space_before: true,
     });
-    Ok(clean_newlines(out))
+    Ok(finish_newlines(out, unclean || !drop_breaks))
+}
+
+/// The tokens with the line breaks that continue a statement dropped: the lexer dropped
+/// most as it went ([`Lexer::push_break`]); [`clean_newlines`] drops the others when it left
+/// some (`unclean`). Dropping is local (a line break goes by the kept token before it and
+/// the first token after it that is not a line break), so cleaning tokens the lexer
+/// partly cleaned drops what cleaning all of them would.
+fn finish_newlines(toks: Vec<Token>, unclean: bool) -> Vec<Token> {
+    if unclean {
+        clean_newlines(toks)
+    } else {
+        toks
+    }
 }
 
 /// Lexes a piece of code starting at `pos` after the tokens `out` (skipping up to its first
 /// line break when the code before ended in a comment), and ends it with a separator.
-/// Returns the tokens and whether the code ends inside a `#` comment.
+/// Returns the tokens and whether the code ends inside a `#` comment. With `drop_breaks`,
+/// the lexer drops line breaks as it goes and sets `unclean` when it left one for
+/// [`clean_newlines`].
 fn lex_code(
     out: Vec<Token>,
     src: &str,
     pos: Pos,
     in_comment: bool,
+    (drop_breaks, unclean): (bool, &mut bool),
 ) -> Result<(Vec<Token>, bool), LexError> {
     let mut lx = Lexer::new(src, pos);
+    lx.drop_breaks = drop_breaks;
     if in_comment {
         match src.find('\n') {
             None => return Ok((out, true)),
@@ -142,6 +175,7 @@ fn lex_code(
     // no previous token means: an operand comes next.
     lx.toks = out;
     let mut out = lx.run(false)?;
+    *unclean |= lx.unclean;
     out.push(Token {
         tok: Tok::Semi,
         pos: lx.pos(),
@@ -153,6 +187,11 @@ fn lex_code(
 /// Lexes the pieces of a template into tokens (ending with [`Tok::Eof`]); the literal text
 /// pieces move into their tokens.
 pub fn lex_pieces(pieces: Vec<Piece>) -> Result<Vec<Token>, LexError> {
+    lex_pieces_with(pieces, true)
+}
+
+/// [`lex_pieces`], dropping line breaks as [`lex_file_with`] does.
+fn lex_pieces_with(pieces: Vec<Piece>, drop_breaks: bool) -> Result<Vec<Token>, LexError> {
     let mut out: Vec<Token> = Vec::new();
     let whole_file = pieces.len() == 1;
     if pieces.len() > 1 {
@@ -169,6 +208,7 @@ pub fn lex_pieces(pieces: Vec<Piece>) -> Result<Vec<Token>, LexError> {
         out.reserve(code);
     }
     let mut in_comment = false;
+    let mut unclean = false;
     let mut last_pos = Pos { line: 1, column: 1 };
     for piece in pieces {
         match piece {
@@ -177,7 +217,7 @@ pub fn lex_pieces(pieces: Vec<Piece>) -> Result<Vec<Token>, LexError> {
                 if in_comment {
                     if line_break {
                         in_comment = false;
-                        push_nl(&mut out, last_pos);
+                        unclean |= push_nl(&mut out, last_pos);
                     }
                     continue;
                 }
@@ -192,12 +232,12 @@ pub fn lex_pieces(pieces: Vec<Piece>) -> Result<Vec<Token>, LexError> {
                     space_before: true,
                 });
                 if line_break {
-                    push_nl(&mut out, last_pos);
+                    unclean |= push_nl(&mut out, last_pos);
                 }
             }
             Piece::Cr => {
                 in_comment = false;
-                push_nl(&mut out, last_pos);
+                unclean |= push_nl(&mut out, last_pos);
             }
             Piece::Code(src, pos) => {
                 last_pos = pos;
@@ -206,7 +246,13 @@ pub fn lex_pieces(pieces: Vec<Piece>) -> Result<Vec<Token>, LexError> {
                     // included (one or two reallocations instead of a dozen).
                     out.reserve(src.len() / 8);
                 }
-                (out, in_comment) = lex_code(std::mem::take(&mut out), &src, pos, in_comment)?;
+                (out, in_comment) = lex_code(
+                    std::mem::take(&mut out),
+                    &src,
+                    pos,
+                    in_comment,
+                    (drop_breaks, &mut unclean),
+                )?;
             }
             Piece::Insert(src, pos) => {
                 last_pos = pos;
@@ -226,8 +272,10 @@ pub fn lex_pieces(pieces: Vec<Piece>) -> Result<Vec<Token>, LexError> {
                     space_before: true,
                 });
                 let mut lx = Lexer::new(&src, pos);
+                lx.drop_breaks = drop_breaks;
                 lx.toks = std::mem::take(&mut out);
                 out = lx.run(false)?;
+                unclean |= lx.unclean;
                 if lx.ended_in_comment {
                     return Err(LexError {
                         pos,
@@ -253,15 +301,27 @@ pub fn lex_pieces(pieces: Vec<Piece>) -> Result<Vec<Token>, LexError> {
         pos: last_pos,
         space_before: true,
     });
-    Ok(clean_newlines(out))
+    Ok(finish_newlines(out, unclean || !drop_breaks))
 }
 
-fn push_nl(out: &mut Vec<Token>, pos: Pos) {
+/// Pushes a template's line break; true when it may continue a statement (left for
+/// [`clean_newlines`]; the tokens before a template's line break are separators, so never
+/// in practice).
+fn push_nl(out: &mut Vec<Token>, pos: Pos) -> bool {
+    let unclean = out
+        .last()
+        .is_some_and(|t| !matches!(t.tok, Tok::Nl) && continues(&t.tok));
     out.push(Token {
         tok: Tok::Nl,
         pos,
         space_before: true,
     });
+    unclean
+}
+
+/// Whether a token is the identifier `kw`.
+fn is_kw(t: &Tok, kw: &str) -> bool {
+    matches!(t, Tok::Ident(k) if k == kw)
 }
 
 /// True when a line break after this token cannot end the statement.
@@ -332,6 +392,11 @@ pub struct Lexer<'a> {
     heredoc_resume: Option<usize>,
     /// A heredoc body's lexer: the end of the text closes the string.
     to_eof: bool,
+    /// A lexer of top-level code (not of an interpolation or a heredoc body): it drops the
+    /// line breaks that continue a statement as it goes (see [`Lexer::push_break`]).
+    drop_breaks: bool,
+    /// Set when it kept a line break that [`clean_newlines`] must drop.
+    unclean: bool,
 }
 
 impl<'a> Lexer<'a> {
@@ -349,6 +414,8 @@ impl<'a> Lexer<'a> {
             ended_in_comment: false,
             heredoc_resume: None,
             to_eof: false,
+            drop_breaks: false,
+            unclean: false,
         }
     }
 
@@ -476,6 +543,50 @@ impl<'a> Lexer<'a> {
         matches!(self.toks.last().map(|t| &t.tok), Some(Tok::Ident(k)) if !is_keyword_operatorish(k))
     }
 
+    /// Pushes a line break, or drops it when it follows a token after which a line break
+    /// cannot end the statement (what [`clean_newlines`] would do). The previous token is
+    /// what the lexer looks back at; after a continuing token it means what a line break
+    /// means there (both are followed by an operand), except after `.`/`&.` (a method name
+    /// follows) and where `alias` is two tokens back: those keep the line break and leave
+    /// it to [`clean_newlines`].
+    fn push_break(&mut self, pos: Pos) {
+        if self.drop_breaks {
+            let n = self.toks.len();
+            if let Some(last) = self.toks.last().filter(|t| continues(&t.tok)) {
+                if matches!(last.tok, Tok::Op(".") | Tok::Op("&."))
+                    || (n >= 2 && is_kw(&self.toks[n - 2].tok, "alias"))
+                {
+                    self.unclean = true;
+                } else {
+                    return;
+                }
+            }
+        }
+        self.push(Tok::Nl, pos, true);
+    }
+
+    /// Pushes `.` or `&.`, dropping the line breaks just before it (a leading `.meth`
+    /// continues the statement), as [`clean_newlines`] would; where `alias` is just before
+    /// them, they stay for it (see [`Lexer::push_break`]).
+    fn push_dot(&mut self, op: &'static str, pos: Pos, space_before: bool) {
+        if self.drop_breaks {
+            let n = self.toks.len();
+            let kept = self
+                .toks
+                .iter()
+                .rposition(|t| !matches!(t.tok, Tok::Nl))
+                .map_or(0, |k| k + 1);
+            if kept < n {
+                if kept > 0 && is_kw(&self.toks[kept - 1].tok, "alias") {
+                    self.unclean = true;
+                } else {
+                    self.toks.truncate(kept);
+                }
+            }
+        }
+        self.push(Tok::Op(op), pos, space_before);
+    }
+
     fn push(&mut self, tok: Tok, pos: Pos, space_before: bool) {
         self.toks.push(Token {
             tok,
@@ -537,7 +648,7 @@ impl<'a> Lexer<'a> {
                 }
                 '\n' => {
                     self.bump();
-                    self.push(Tok::Nl, pos, true);
+                    self.push_break(pos);
                     space = true;
                     if let Some(to) = self.heredoc_resume.take() {
                         // Past the heredoc bodies (whole lines).
@@ -795,6 +906,11 @@ impl<'a> Lexer<'a> {
                         "}" => brace_depth -= 1,
                         "?" => self.ternary += 1,
                         ":" if self.ternary > 0 => self.ternary -= 1,
+                        "." | "&." => {
+                            self.push_dot(op, pos, space);
+                            space = false;
+                            continue;
+                        }
                         _ => {}
                     }
                     self.push(Tok::Op(op), pos, space);
@@ -1249,6 +1365,8 @@ impl<'a> Lexer<'a> {
                         ended_in_comment: false,
                         heredoc_resume: None,
                         to_eof: false,
+                        drop_breaks: false,
+                        unclean: false,
                     };
                     // A nested lexer: grows the stack as the parser does (32 levels at
                     // most).
@@ -1584,6 +1702,131 @@ fn is_keyword_operatorish(k: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Ruby sources for the line break checks: the snippets of the Ruby fixtures, the
+    /// prelude files, and line breaks around every kind of token.
+    fn break_samples() -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for fixture in [
+            include_str!("../tests/fixtures/cases.txt"),
+            include_str!("../tests/fixtures/library_cases.txt"),
+        ] {
+            out.extend(
+                fixture
+                    .split("\n### ")
+                    .map(|c| c.split_once('\n').map_or("", |(_, body)| body).to_string()),
+            );
+        }
+        out.extend(
+            [
+                include_str!("prelude/set.rb"),
+                include_str!("prelude/ostruct.rb"),
+                include_str!("prelude/forwardable.rb"),
+                include_str!("prelude/rubygems.rb"),
+                include_str!("prelude/resolv.rb"),
+                include_str!("prelude/openssl.rb"),
+                include_str!("prelude/shellwords.rb"),
+                include_str!("prelude/uri.rb"),
+                include_str!("prelude/pathname.rb"),
+            ]
+            .map(str::to_string),
+        );
+        let pieces = [
+            "a",
+            "a.",
+            "a&.",
+            ".b",
+            "&.b",
+            "+",
+            "-",
+            "=",
+            ",",
+            "(",
+            ")",
+            "[",
+            "]",
+            "{",
+            "}",
+            "|x|",
+            "and",
+            "or",
+            "not",
+            "if",
+            "unless",
+            "while",
+            "until",
+            "alias",
+            "alias x",
+            "undef",
+            "then",
+            "end",
+            "do",
+            "x ?",
+            ":",
+            "/r/",
+            "% 2",
+            "%w[a]",
+            "<<~E",
+            "E",
+            "::",
+            "#c",
+            "\\",
+            ";",
+            "\"s#{a\n.b}\"",
+            "1",
+            "foo:",
+            "*",
+            "&",
+            "!",
+            "=~",
+            "**",
+            "..",
+        ];
+        for a in pieces {
+            for b in pieces {
+                for nl in ["\n", "\n\n", "\n  \n", " \n"] {
+                    out.push(format!("{a}{nl}{b}\n"));
+                    out.push(format!("x = {a}{nl}{b}{nl}.c\n"));
+                    out.push(format!("alias {a}{nl}{b}\n"));
+                }
+            }
+        }
+        out
+    }
+
+    /// The lexer's own dropping of line breaks gives the tokens (and errors) that cleaning
+    /// them all afterwards gives, for files and for templates.
+    #[test]
+    fn dropped_breaks_match_cleaning() {
+        let mut unclean_seen = 0;
+        for src in break_samples() {
+            let fast = lex_file_with(&src, true);
+            assert_eq!(fast, lex_file_with(&src, false), "{src:?}");
+            let mut lx = Lexer::new(&src, Pos { line: 1, column: 1 });
+            lx.drop_breaks = true;
+            if lx.run(false).is_ok() && lx.unclean {
+                unclean_seen += 1;
+            }
+            let p = Pos { line: 1, column: 1 };
+            let pieces = || {
+                vec![
+                    Piece::Text("t\n".into()),
+                    Piece::Code(src.clone(), p),
+                    Piece::Cr,
+                    Piece::Insert(src.clone(), p),
+                    Piece::Text("u".into()),
+                    Piece::Code(".x\n".into(), p),
+                ]
+            };
+            assert_eq!(
+                lex_pieces_with(pieces(), true),
+                lex_pieces_with(pieces(), false),
+                "{src:?}"
+            );
+        }
+        // The cases left to `clean_newlines` are among the samples.
+        assert!(unclean_seen > 10, "{unclean_seen}");
+    }
 
     fn toks(src: &str) -> Vec<Tok> {
         let mut lx = Lexer::new(src, Pos { line: 1, column: 1 });

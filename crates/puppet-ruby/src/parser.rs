@@ -55,8 +55,9 @@ const MAX_DEPTH: usize = 200;
 /// ```
 pub fn parse_file(text: &str, file: &str) -> PResult<Program> {
     let toks = crate::lexer::lex_file(text)?;
-    let mut p = parse_program_with(toks, file, false, frozen_literal_comment(text))?;
-    p.frozen_literals = frozen_literal_comment(text);
+    let frozen = frozen_literal_comment(text);
+    let mut p = parse_program_with(toks, file, false, frozen)?;
+    p.frozen_literals = frozen;
     Ok(p)
 }
 
@@ -2572,42 +2573,44 @@ impl Parser {
 
     /// Parses the code of interpolated parts.
     fn parts(&mut self, parts: Vec<StrPart>) -> PResult<Vec<Part>> {
-        let mut out = Vec::with_capacity(parts.len());
-        for p in parts {
-            match p {
-                StrPart::Lit(s) => out.push(Part::Lit(s)),
-                StrPart::Code(mut toks) => {
-                    let end_pos = toks.last().map(|t| t.pos).unwrap_or_else(|| self.pos());
-                    toks.push(Token {
-                        tok: Tok::Eof,
-                        pos: end_pos,
-                        space_before: true,
-                    });
-                    // The code sees this scope's locals and declares into it.
-                    let mut sub = Parser {
-                        toks,
-                        i: 0,
-                        locals: std::mem::take(&mut self.locals),
-                        depth: self.depth,
-                        no_do: 0,
-                        prev_pred: false,
-                        file: self.file.clone(),
-                        template: self.template,
-                        args_level: 0,
-                        no_pipe: false,
-                        frozen_literals: self.frozen_literals,
-                    };
-                    let body = sub.stmts(&[]);
-                    self.locals = std::mem::take(&mut sub.locals);
-                    let body = body?;
-                    if !sub.at_eof() {
-                        return sub.fail(format!("unexpected {} in interpolation", sub.describe()));
-                    }
-                    out.push(Part::Code(body));
+        // Collected in place: a literal's parts become the node's without a new vector.
+        parts.into_iter().map(|p| self.part(p)).collect()
+    }
+
+    /// One part of a literal: its text, or its code parsed in this scope.
+    fn part(&mut self, p: StrPart) -> PResult<Part> {
+        match p {
+            StrPart::Lit(s) => Ok(Part::Lit(s)),
+            StrPart::Code(mut toks) => {
+                let end_pos = toks.last().map(|t| t.pos).unwrap_or_else(|| self.pos());
+                toks.push(Token {
+                    tok: Tok::Eof,
+                    pos: end_pos,
+                    space_before: true,
+                });
+                // The code sees this scope's locals and declares into it.
+                let mut sub = Parser {
+                    toks,
+                    i: 0,
+                    locals: std::mem::take(&mut self.locals),
+                    depth: self.depth,
+                    no_do: 0,
+                    prev_pred: false,
+                    file: self.file.clone(),
+                    template: self.template,
+                    args_level: 0,
+                    no_pipe: false,
+                    frozen_literals: self.frozen_literals,
+                };
+                let body = sub.stmts(&[]);
+                self.locals = std::mem::take(&mut sub.locals);
+                let body = body?;
+                if !sub.at_eof() {
+                    return sub.fail(format!("unexpected {} in interpolation", sub.describe()));
                 }
+                Ok(Part::Code(body))
             }
         }
-        Ok(out)
     }
 }
 
