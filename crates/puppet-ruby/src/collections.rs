@@ -866,9 +866,14 @@ pub fn array_method(
                     )
                 }
             };
+            let binary = join_encoding(&items, args.first(), pos)?;
             let mut out = String::new();
             join_into(&items, &sep, &mut out, 0);
-            return Ok(RValue::string(out));
+            let joined = RValue::string(out);
+            if let (true, RValue::Str(s)) = (binary, &joined) {
+                s.set_binary();
+            }
+            return Ok(joined);
         }
         "[]" | "slice" => {
             argc(&args, 1, 2, pos)?;
@@ -1594,6 +1599,43 @@ fn slice(args: &[RValue], len: usize, pos: Pos) -> Result<Option<(usize, usize)>
             Ok(Some((s, (l as usize).min(len - s))))
         }
         _ => Ok(None),
+    }
+}
+
+/// Whether `Array#join` of `items` (nested arrays included) with `sep` is a binary string,
+/// as Ruby decides it: the non-ASCII strings decide (binary or UTF-8; both is Ruby's
+/// `Encoding::CompatibilityError`), else the first string's encoding.
+fn join_encoding(items: &[RValue], sep: Option<&RValue>, pos: Pos) -> Result<bool, Ctrl> {
+    fn walk(items: &[RValue], first: &mut Option<bool>, non_ascii: &mut Vec<bool>, d: usize) {
+        for x in items {
+            match x {
+                RValue::Str(s) => {
+                    first.get_or_insert(s.is_binary());
+                    if !s.borrow().is_ascii() {
+                        non_ascii.push(s.is_binary());
+                    }
+                }
+                RValue::Array(a) if d < 64 => walk(&a.borrow(), first, non_ascii, d + 1),
+                _ => {}
+            }
+        }
+    }
+    let (mut first, mut non_ascii) = (None, Vec::new());
+    walk(items, &mut first, &mut non_ascii, 0);
+    if let Some(RValue::Str(s)) = sep {
+        if !s.borrow().is_ascii() {
+            non_ascii.push(s.is_binary());
+        }
+    }
+    match (non_ascii.iter().any(|b| *b), non_ascii.iter().any(|b| !*b)) {
+        (true, true) => raise(
+            "Encoding::CompatibilityError",
+            "incompatible character encodings: ASCII-8BIT and UTF-8",
+            pos,
+        ),
+        (true, false) => Ok(true),
+        (false, true) => Ok(false),
+        (false, false) => Ok(first.unwrap_or(false)),
     }
 }
 

@@ -405,8 +405,74 @@ fn pad(s: &str, width: i64, padstr: &str, mode: u8) -> String {
     }
 }
 
-/// Dispatches a String method.
+/// Dispatches a String method. The substrings and copies a binary string's methods answer
+/// are binary too (`digest[0, 16].bytes` counts bytes, as Ruby's ASCII-8BIT strings do).
 pub fn str_method(
+    it: &mut Interp,
+    recv: &RValue,
+    cell: &Rc<Shared<String>>,
+    name: &str,
+    args: Vec<RValue>,
+    block: Option<&Blk>,
+    pos: Pos,
+) -> R {
+    let r = str_method_of(it, recv, cell, name, args, block, pos)?;
+    if cell.is_binary() && keeps_encoding(name) {
+        mark_binary(&r);
+    }
+    Ok(r)
+}
+
+/// The String methods whose new strings have the receiver's encoding.
+fn keeps_encoding(name: &str) -> bool {
+    matches!(
+        name,
+        "[]" | "slice"
+            | "slice!"
+            | "byteslice"
+            | "dup"
+            | "clone"
+            | "+@"
+            | "*"
+            | "reverse"
+            | "strip"
+            | "lstrip"
+            | "rstrip"
+            | "chomp"
+            | "chop"
+            | "ljust"
+            | "rjust"
+            | "center"
+            | "squeeze"
+            | "delete"
+            | "chars"
+            | "split"
+            | "each_char"
+            | "lines"
+            | "partition"
+            | "rpartition"
+            | "succ"
+            | "next"
+    )
+}
+
+/// Marks the new strings of a result (a string, or the strings of an array) binary.
+fn mark_binary(r: &RValue) {
+    match r {
+        RValue::Str(s) => s.set_binary(),
+        RValue::Array(a) => {
+            for x in a.borrow().iter() {
+                if let RValue::Str(s) = x {
+                    s.set_binary();
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn str_method_of(
     it: &mut Interp,
     recv: &RValue,
     cell: &Rc<Shared<String>>,
