@@ -172,6 +172,24 @@ struct ModuleSources {
     listings: Arc<listings::Listings>,
     /// The environment directory, when there is one.
     env_dir: Option<PathBuf>,
+    /// The modules' names (beside `modules`).
+    names: Vec<SmolStr>,
+    /// The module path as configured.
+    modulepath: Vec<PathBuf>,
+}
+
+impl ModuleSources {
+    /// Whether Ruby code may look at `p`: inside a module, the environment directory or a
+    /// module path directory, without `..`.
+    fn visible(&self, p: &Path, roots: bool) -> bool {
+        !p.components().any(|c| c == std::path::Component::ParentDir)
+            && (self
+                .modules
+                .iter()
+                .chain(&self.env_dir)
+                .any(|m| p.starts_with(m))
+                || (roots && self.modulepath.iter().any(|m| p.starts_with(m))))
+    }
 }
 
 impl puppet_ruby::SourceHost for ModuleSources {
@@ -189,16 +207,58 @@ impl puppet_ruby::SourceHost for ModuleSources {
 
     fn read(&self, path: &str) -> Option<Arc<str>> {
         let p = Path::new(path);
-        if p.components().any(|c| c == std::path::Component::ParentDir)
-            || !self
-                .modules
-                .iter()
-                .chain(&self.env_dir)
-                .any(|m| p.starts_with(m))
-        {
+        if !self.visible(p, false) {
             return None;
         }
         self.provider.read_to_string(p).ok().map(Arc::from)
+    }
+
+    fn kind(&self, path: &str) -> Option<puppet_ruby::PathKind> {
+        let p = Path::new(path.trim_end_matches('/'));
+        if !self.visible(p, true) {
+            return None;
+        }
+        match self.provider.kind(p)? {
+            puppet_loader::EntryKind::Dir => Some(puppet_ruby::PathKind::Directory),
+            puppet_loader::EntryKind::File => Some(puppet_ruby::PathKind::File),
+            puppet_loader::EntryKind::Refused(_) => None,
+        }
+    }
+
+    fn list_dir(&self, path: &str) -> Option<Vec<(String, puppet_ruby::PathKind)>> {
+        let p = Path::new(path.trim_end_matches('/'));
+        if !self.visible(p, true) {
+            return None;
+        }
+        let entries = self.provider.list_dir(p).ok()?;
+        Some(
+            entries
+                .into_iter()
+                .filter_map(|e| {
+                    let kind = match e.kind {
+                        puppet_loader::EntryKind::Dir => puppet_ruby::PathKind::Directory,
+                        puppet_loader::EntryKind::File => puppet_ruby::PathKind::File,
+                        puppet_loader::EntryKind::Refused(_) => return None,
+                    };
+                    Some((e.name, kind))
+                })
+                .collect(),
+        )
+    }
+
+    fn modules(&self) -> Vec<(String, String)> {
+        self.names
+            .iter()
+            .zip(&self.modules)
+            .map(|(n, p)| (n.to_string(), p.to_string_lossy().into_owned()))
+            .collect()
+    }
+
+    fn modulepath(&self) -> Vec<String> {
+        self.modulepath
+            .iter()
+            .map(|p| p.to_string_lossy().into_owned())
+            .collect()
     }
 }
 
@@ -1103,11 +1163,14 @@ impl Environment {
         let loader = &self.shared.loader;
         self.shared.ruby_sources.get_or_init(|| {
             let modules = loader.modules().map(|m| m.path.clone()).collect::<Vec<_>>();
+            let names = loader.modules().map(|m| m.name.clone()).collect();
             puppet_ruby::Sources::new(Arc::new(ModuleSources {
                 provider: loader.provider().clone(),
                 modules,
                 listings: self.listings().clone(),
                 env_dir: loader.config().env_dir.clone(),
+                names,
+                modulepath: loader.config().modulepath.clone(),
             }))
         })
     }

@@ -21,6 +21,23 @@ pub struct YamlError {
     pub disallowed_class: bool,
 }
 
+/// How a plain scalar that Psych reads as a Symbol (`:name`, `:"a b"`) loads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Symbols {
+    /// As the String of its name (Hiera's data, where Puppet makes symbol keys strings).
+    AsStrings,
+    /// As a String of the name after [`SYMBOL_MARK`], for a caller that turns them back into
+    /// Symbols (Ruby's `YAML.load`, which permits Symbol).
+    Marked,
+    /// Refused as Psych refuses a class it was not given: `Psych::DisallowedClass`
+    /// (`YAML.safe_load` without `permitted_classes: [Symbol]`).
+    Refused,
+}
+
+/// What a [`Symbols::Marked`] Symbol's string starts with: two noncharacters around `sym`
+/// (U+FDD0 never comes out of YAML text meant for interchange).
+pub const SYMBOL_MARK: &str = "\u{FDD0}sym\u{FDD0}";
+
 enum Frame {
     Seq(Vec<Value>, usize),
     Map(ValueMap, Option<Value>, usize, bool),
@@ -35,6 +52,7 @@ struct Builder {
     /// Aliases are allowed (else the first one fails, at this character index).
     aliases: bool,
     alias_at: Option<usize>,
+    symbols: Symbols,
 }
 
 impl Builder {
@@ -103,7 +121,7 @@ impl MarkedEventReceiver for Builder {
                     && tag.is_none()
                     && text == "<<"
                     && matches!(self.stack.last(), Some(Frame::Map(_, None, _, _)));
-                match resolve_scalar(&text, style, tag.as_ref()) {
+                match resolve_scalar(&text, style, tag.as_ref(), self.symbols) {
                     Ok(v) => self.push_value(v, anchor, merge_key),
                     Err(e) => self.fail(e.message, e.disallowed_class),
                 }
@@ -155,6 +173,12 @@ pub fn load(text: &str) -> Result<Option<Value>, YamlError> {
 /// [`load`], with aliases refused when `aliases` is false, as Psych 4's `YAML.load` and
 /// `YAML.safe_load` refuse them without `aliases: true` (`Unknown alias: NAME`).
 pub fn load_with(text: &str, aliases: bool) -> Result<Option<Value>, YamlError> {
+    load_ruby(text, aliases, Symbols::AsStrings)
+}
+
+/// [`load_with`], with Symbols loaded as `symbols` says (Ruby's `YAML.load` and
+/// `YAML.safe_load` in module code).
+pub fn load_ruby(text: &str, aliases: bool, symbols: Symbols) -> Result<Option<Value>, YamlError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut builder = Builder {
         stack: Vec::new(),
@@ -164,6 +188,7 @@ pub fn load_with(text: &str, aliases: bool) -> Result<Option<Value>, YamlError> 
         depth_limit: 256,
         aliases,
         alias_at: None,
+        symbols,
     };
     let mut parser = Parser::new_from_str(text);
     let res = parser.load(&mut builder, false);
@@ -194,7 +219,12 @@ fn is_core_tag(tag: &Tag, name: &str) -> bool {
         || (tag.handle == "tag:yaml.org,2002:" && tag.suffix == name)
 }
 
-fn resolve_scalar(text: &str, style: TScalarStyle, tag: Option<&Tag>) -> Result<Value, YamlError> {
+fn resolve_scalar(
+    text: &str,
+    style: TScalarStyle,
+    tag: Option<&Tag>,
+    symbols: Symbols,
+) -> Result<Value, YamlError> {
     if let Some(tag) = tag {
         if is_core_tag(tag, "str") {
             return Ok(Value::string(text));
@@ -220,7 +250,32 @@ fn resolve_scalar(text: &str, style: TScalarStyle, tag: Option<&Tag>) -> Result<
     if !matches!(style, TScalarStyle::Plain) {
         return Ok(Value::string(text));
     }
-    Ok(tokenize(text)?.unwrap_or(Value::Undef))
+    let v = tokenize(text)?.unwrap_or(Value::Undef);
+    if symbols != Symbols::AsStrings && text.len() > 1 && text.starts_with(':') {
+        if let Value::String(_) = &v {
+            // Psych's `/^:./` branch (tokenize only makes a String there): the name is the
+            // text after the colon, or the quoted text with one more leading colon taken off.
+            if symbols == Symbols::Refused {
+                return Err(YamlError {
+                    message: "Tried to load unspecified class: Symbol".into(),
+                    disallowed_class: true,
+                });
+            }
+            // `/^:(["'])(.*)\1/`: up to the last matching quote.
+            let inner = &text[1..];
+            let quoted = inner
+                .chars()
+                .next()
+                .filter(|q| *q == '"' || *q == '\'')
+                .and_then(|q| inner[1..].rfind(q).map(|end| &inner[1..1 + end]));
+            let name = match quoted {
+                Some(q) => q.strip_prefix(':').unwrap_or(q),
+                None => inner,
+            };
+            return Ok(Value::string(format!("{SYMBOL_MARK}{name}")));
+        }
+    }
+    Ok(v)
 }
 
 fn is_alpha_class(c: char) -> bool {

@@ -185,7 +185,8 @@ pub(crate) fn known(path: &str) -> Option<Known> {
         | "Puppet::Parser::Functions"
         | "Puppet::Functions"
         | "Puppet::Util::Autoload"
-        | "Puppet::Settings" => module(),
+        | "Puppet::Settings"
+        | "Puppet::Environments" => module(),
         "Puppet::Error" => class("RuntimeError"),
         "Puppet::ParseError"
         | "Puppet::DevError"
@@ -196,7 +197,8 @@ pub(crate) fn known(path: &str) -> Option<Known> {
         | "Puppet::MissingCommand"
         | "Puppet::ParseErrorWithIssue"
         | "Puppet::Util::Json::ParseError"
-        | "Puppet::Util::Yaml::YamlLoadError" => class("Puppet::Error"),
+        | "Puppet::Util::Yaml::YamlLoadError"
+        | "Puppet::Environments::EnvironmentNotFound" => class("Puppet::Error"),
         "Puppet::PreformattedError" => class("Puppet::Error"),
         "Puppet::Pops::Functions::Function" => class("Object"),
         "Puppet::Functions::Function" => class("Puppet::Pops::Functions::Function"),
@@ -207,6 +209,7 @@ pub(crate) fn known(path: &str) -> Option<Known> {
         | "Puppet::Node"
         | "Puppet::Node::Environment"
         | "Puppet::Module"
+        | "Puppet::Environments::Cached"
         | "Puppet::Provider"
         | "Puppet::Transaction"
         | "Puppet::Pops::Types::TypeParser"

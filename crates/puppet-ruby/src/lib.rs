@@ -21,6 +21,8 @@ mod catalog;
 mod classes;
 mod collections;
 mod deep_drop;
+mod environment;
+mod fileio;
 mod format;
 pub mod functions;
 pub mod interp;
@@ -81,7 +83,7 @@ pub(crate) const STACK_CHECK_EVERY: usize = 4;
 pub use puppet::is_puppet_3x_function;
 pub use richdata::to_rich_data;
 
-pub use source::{MemoryHost, SourceHost, Sources};
+pub use source::{MemoryHost, PathKind, SourceHost, Sources};
 
 use indexmap::IndexMap;
 use puppet_types::Value;
@@ -208,7 +210,16 @@ pub fn yaml_load_ruby_with(
     text: &str,
     aliases: bool,
 ) -> Result<Option<Value>, (&'static str, String)> {
-    puppet_hiera::yaml::load_with(text, aliases).map_err(|e| {
+    yaml_load_ruby_mode(text, aliases, puppet_hiera::yaml::Symbols::AsStrings)
+}
+
+/// [`yaml_load_ruby_with`], with Symbols loaded as `symbols` says.
+pub(crate) fn yaml_load_ruby_mode(
+    text: &str,
+    aliases: bool,
+    symbols: puppet_hiera::yaml::Symbols,
+) -> Result<Option<Value>, (&'static str, String)> {
+    puppet_hiera::yaml::load_ruby(text, aliases, symbols).map_err(|e| {
         if e.disallowed_class {
             return ("Psych::DisallowedClass", e.message);
         }

@@ -1,5 +1,5 @@
 //! The entry to the standard-library classes that live in their own files: `Time`, `Date`
-//! and `Rational` ([`crate::time`]), `Array#pack`/`String#unpack` ([`crate::pack`]),
+//! and `Rational` ([`crate::time`]), files opened for reading ([`crate::fileio`]), `Array#pack`/`String#unpack` ([`crate::pack`]),
 //! `Zlib.crc32`/`adler32`, and `Enumerator.new { |y| ... }` (a generator and its yielder).
 //! The interpreter asks [`class_method`] and [`object_method`] before its own fallbacks.
 //!
@@ -37,6 +37,11 @@ pub(crate) fn library_class(m: &crate::object::Module) -> Option<&'static str> {
         "Enumerator",
         "Random",
         "SecureRandom",
+        "File",
+        "Dir",
+        "YAML",
+        "Psych",
+        "JSON",
     ]
     .into_iter()
     .find(|n| m.name_is(n))
@@ -51,6 +56,9 @@ pub(crate) fn class_method(
     block: Option<&Blk>,
     pos: Pos,
 ) -> Option<R> {
+    if let Some(r) = crate::fileio::class_method(it, cname, name, args, block, pos) {
+        return Some(r);
+    }
     match (cname, name) {
         ("Time" | "Date" | "DateTime", _) => crate::time::class_method(it, cname, name, args, pos),
         ("Zlib", "crc32" | "adler32") => Some((|| {
@@ -131,8 +139,11 @@ pub(crate) fn object_method(
     if let Ok(l) = data.clone().downcast::<LazyData>() {
         return Some(lazy_method(it, recv, &l, name, args, block, pos));
     }
-    if let Ok(r) = data.downcast::<RandomData>() {
+    if let Ok(r) = data.clone().downcast::<RandomData>() {
         return random_method(&r, name, args, pos);
+    }
+    if data.downcast::<crate::fileio::FileIo>().is_ok() {
+        return crate::fileio::object_method(it, recv, name, args, block, pos);
     }
     crate::time::object_method(it, recv, name, args, block, pos)
 }

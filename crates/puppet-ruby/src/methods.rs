@@ -2556,13 +2556,12 @@ pub(crate) fn class_method(
         ("File", "exist?") | ("File", "exists?") | ("File", "file?") | ("File", "directory?") => {
             argc(&args, 1, 1, pos)?;
             let s = str_arg(&args[0], pos)?;
-            if name == "directory?" {
-                return unsupported(
-                    "File.directory? (directories are not visible to Ruby code here)",
-                    pos,
-                );
-            }
-            Ok(RValue::Bool(it.sources.host().read(&s).is_some()))
+            let kind = it.sources.host().kind(&s);
+            Ok(RValue::Bool(match name {
+                "file?" => kind == Some(crate::PathKind::File),
+                "directory?" => kind == Some(crate::PathKind::Directory),
+                _ => kind.is_some(),
+            }))
         }
         ("File", "read") => {
             argc(&args, 1, 2, pos)?;
@@ -3007,33 +3006,7 @@ fn scope_method(
 /// `nil` otherwise. Values become Ruby data; symbols become strings (Hiera's loader makes
 /// them so), where `load` would give symbols and `safe_load` refuse them.
 fn load_yaml(text: &str, options: &[RValue], method: &str, pos: Pos) -> R {
-    let keywords = match options {
-        [] => None,
-        [RValue::Hash(h)] => Some(h.clone()),
-        _ => {
-            return raise(
-                "ArgumentError",
-                format!(
-                    "wrong number of arguments (given {}, expected 1)",
-                    options.len() + 1
-                ),
-                pos,
-            )
-        }
-    };
-    let unsafe_load = method.starts_with("unsafe_");
-    let aliases = unsafe_load
-        || keywords.is_some_and(|h| {
-            h.borrow()
-                .get(&RValue::sym("aliases"))
-                .is_some_and(|v| v.truthy())
-        });
-    match crate::yaml_load_ruby_with(text, aliases) {
-        Ok(Some(v)) => Ok(value::from_puppet(&v)),
-        Ok(None) if unsafe_load => Ok(RValue::Bool(false)),
-        Ok(None) => Ok(RValue::Nil),
-        Err((class, message)) => raise(class, message, pos),
-    }
+    crate::yaml::load(text, options, method, pos)
 }
 
 /// `JSON.parse`/`JSON.load` of a text: the value, Ruby's exception, or what this engine

@@ -100,11 +100,21 @@ pub(crate) fn call_foreign_block(it: &mut Interp, args: Vec<RValue>, pos: Pos) -
     }
 }
 
-fn native<T: 'static>(o: &Rc<Object>) -> Option<Rc<T>> {
+pub(crate) fn native<T: 'static>(o: &Rc<Object>) -> Option<Rc<T>> {
     match &*o.data.borrow() {
         ObjData::Native(d) => d.clone().downcast::<T>().ok(),
         _ => None,
     }
+}
+
+/// A Ruby object of class `class` holding `data`.
+pub(crate) fn native_object<T: 'static>(it: &mut Interp, class: &str, data: T) -> RValue {
+    new_native_object(it, class, data)
+}
+
+/// Whether `o` is the compile's environment object.
+pub(crate) fn is_environment(o: &Rc<Object>) -> bool {
+    native::<EnvironmentObj>(o).is_some()
 }
 
 fn new_native_object<T: 'static>(it: &mut Interp, class: &str, data: T) -> RValue {
@@ -451,8 +461,14 @@ pub(crate) fn object_method(
         return match name {
             "name" | "to_sym" => Some(Ok(RValue::sym(&env()))),
             "to_s" => Some(Ok(RValue::str(&env()))),
-            _ => None,
+            _ => crate::environment::environment_method(it, name, args, block, pos),
         };
+    }
+    if let Some(m) = native::<crate::environment::ModuleObj>(o) {
+        return crate::environment::module_method(it, o, &m, name, args, pos);
+    }
+    if native::<crate::environment::EnvironmentsObj>(o).is_some() {
+        return crate::environment::environments_method(it, name, args, pos);
     }
     if native::<CompilerObj>(o).is_some() {
         return match name {
@@ -945,8 +961,15 @@ pub(crate) fn module_method(
                         pos,
                     );
                 };
-                match crate::yaml_load_ruby_with(&text, true) {
-                    Ok(Some(v)) => Ok(value::from_puppet(&v)),
+                // Symbols load only when the allowed classes name Symbol.
+                let symbols = match args.get(1) {
+                    Some(RValue::Array(a)) if a.borrow().iter().any(|c| to_s(c) == "Symbol") => {
+                        puppet_hiera::yaml::Symbols::Marked
+                    }
+                    _ => puppet_hiera::yaml::Symbols::Refused,
+                };
+                match crate::yaml_load_ruby_mode(&text, true, symbols) {
+                    Ok(Some(v)) => Ok(crate::yaml::from_loaded(&v, false, 0)),
                     Ok(None) => Ok(RValue::Bool(false)),
                     Err(_) if if_valid => Ok(RValue::Nil),
                     Err((class, message)) => {
@@ -1009,6 +1032,10 @@ pub(crate) fn module_method(
         ("Puppet", "lookup") if matches!(args.first(), Some(RValue::Sym(k)) if &**k == "current_environment") => {
             current_environment(it, pos)
         }
+        ("Puppet", "lookup") if matches!(args.first(), Some(RValue::Sym(k)) if &**k == "environments") => {
+            crate::environment::environments(it, pos)
+        }
+        ("Puppet::Module", _) => crate::environment::module_class_method(it, name, args, pos)?,
         ("Puppet", "features") => {
             let class = it
                 .module_by_path("Puppet::Util::Feature")
@@ -1146,9 +1173,14 @@ pub(crate) fn module_method(
             format!("{cname}.{name} (Ruby code never runs commands here)"),
             pos,
         ),
-        ("Puppet::FileSystem", "exist?" | "file?") => {
+        ("Puppet::FileSystem", "exist?" | "file?" | "directory?") => {
             let p = args.first().map(to_s).unwrap_or_default();
-            Ok(RValue::Bool(it.sources.host().read(&p).is_some()))
+            let kind = it.sources.host().kind(&p);
+            Ok(RValue::Bool(match name {
+                "file?" => kind == Some(crate::PathKind::File),
+                "directory?" => kind == Some(crate::PathKind::Directory),
+                _ => kind.is_some(),
+            }))
         }
         ("Puppet::FileSystem", "read" | "read_preserve_line_endings") => {
             let p = args.first().map(to_s).unwrap_or_default();

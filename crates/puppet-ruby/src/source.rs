@@ -21,6 +21,37 @@ pub trait SourceHost: Send + Sync {
     /// A file by (absolute) path, for `require_relative`, `require` of a path, `File.read`
     /// and `File.exist?`; `None` when it is absent or outside what the host serves.
     fn read(&self, path: &str) -> Option<Arc<str>>;
+    /// What is at `path` (`File.directory?`, a module's `file(name)`), confined as
+    /// [`read`](SourceHost::read) is, with the module path's directories also visible;
+    /// `None` when nothing is there or it is outside. The default knows files only.
+    fn kind(&self, path: &str) -> Option<PathKind> {
+        self.read(path).map(|_| PathKind::File)
+    }
+    /// The entries of directory `path` (name and kind), confined as
+    /// [`kind`](SourceHost::kind) is; `None` when it is not a visible directory. The default
+    /// lists nothing.
+    fn list_dir(&self, path: &str) -> Option<Vec<(String, PathKind)>> {
+        let _ = path;
+        None
+    }
+    /// The environment's modules as Puppet's `Environment#modules` lists them: in module
+    /// path order, the first module of each name, each as (name, directory). The default
+    /// has none.
+    fn modules(&self) -> Vec<(String, String)> {
+        Vec::new()
+    }
+    /// The environment's module path, every directory as configured (Puppet's
+    /// `Environment#full_modulepath`). The default is empty.
+    fn modulepath(&self) -> Vec<String> {
+        Vec::new()
+    }
+}
+
+/// What [`SourceHost::kind`] finds at a path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PathKind {
+    File,
+    Directory,
 }
 
 /// A [`SourceHost`] over files in memory.

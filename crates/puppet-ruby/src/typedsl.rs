@@ -391,7 +391,13 @@ pub(crate) fn module_method(
             "newtype" => return Some(newtype(it, args, block, pos)),
             "type" => {
                 let n = args.first().map(sym_or_str).unwrap_or_default();
-                let known = it.ext.types.iter().any(|t| t.borrow().name == n);
+                let mut known = it.ext.types.iter().any(|t| t.borrow().name == n);
+                if !known && crate::environment::is_module_name(&n) {
+                    // Puppet's autoloader loads the type's file (`puppet/type/NAME`).
+                    if it.require(&format!("puppet/type/{n}"), false, pos).is_ok() {
+                        known = it.ext.types.iter().any(|t| t.borrow().name == n);
+                    }
+                }
                 return Some(if known {
                     match type_class(it, &n) {
                         Some(c) => Ok(RValue::Module(c)),

@@ -612,3 +612,86 @@ fn string_scalar(s: &str, indent: usize, col: Option<usize>) -> String {
         single_quoted(s, indent, col)
     }
 }
+
+/// Ruby 3.1's `YAML.load`/`safe_load`/`unsafe_load` (Psych 4) of `text` with its keyword
+/// options: aliases only with `aliases: true` (or `unsafe_load`), Symbols (`:name`) loaded
+/// by `load` and `unsafe_load` and by `safe_load` given `permitted_classes: [Symbol]` (else
+/// Psych's `DisallowedClass`), `symbolize_names: true` makes hash keys Symbols; an empty
+/// document is nil (`false` for `unsafe_load`).
+pub(crate) fn load(text: &str, options: &[RValue], method: &str, pos: Pos) -> crate::interp::R {
+    use crate::interp::raise;
+    let keywords = match options {
+        [] => None,
+        [RValue::Hash(h)] => Some(h.clone()),
+        _ => {
+            return raise(
+                "ArgumentError",
+                format!(
+                    "wrong number of arguments (given {}, expected 1)",
+                    options.len() + 1
+                ),
+                pos,
+            )
+        }
+    };
+    let option = |name: &str| {
+        keywords
+            .as_ref()
+            .and_then(|h| h.borrow().get(&RValue::sym(name)).cloned())
+    };
+    let unsafe_load = method.starts_with("unsafe_");
+    let aliases = unsafe_load || option("aliases").is_some_and(|v| v.truthy());
+    let symbols = match option("permitted_classes") {
+        _ if unsafe_load => true,
+        None => method == "load",
+        Some(RValue::Array(a)) => a.borrow().iter().any(|c| match c {
+            RValue::Module(m) => m.name_is("Symbol"),
+            other => crate::value::to_s(other) == "Symbol",
+        }),
+        Some(_) => false,
+    };
+    let mode = if symbols {
+        puppet_hiera::yaml::Symbols::Marked
+    } else {
+        puppet_hiera::yaml::Symbols::Refused
+    };
+    let symbolize = option("symbolize_names").is_some_and(|v| v.truthy());
+    match crate::yaml_load_ruby_mode(text, aliases, mode) {
+        Ok(Some(v)) => Ok(from_loaded(&v, symbolize, 0)),
+        Ok(None) if unsafe_load => Ok(RValue::Bool(false)),
+        Ok(None) => Ok(RValue::Nil),
+        Err((class, message)) => raise(class, message, pos),
+    }
+}
+
+/// A loaded value as Ruby's: marked strings are Symbols; with `symbolize`, String keys too.
+pub(crate) fn from_loaded(v: &puppet_types::Value, symbolize: bool, depth: usize) -> RValue {
+    use puppet_types::Value;
+    if depth > 300 {
+        return crate::value::from_puppet(v);
+    }
+    match v {
+        Value::String(s) => match s.strip_prefix(puppet_hiera::yaml::SYMBOL_MARK) {
+            Some(name) => RValue::sym(name),
+            None => crate::value::from_puppet(v),
+        },
+        Value::Array(items) => RValue::array(
+            items
+                .iter()
+                .map(|x| from_loaded(x, symbolize, depth + 1))
+                .collect(),
+        ),
+        Value::Hash(h) => {
+            let mut out = crate::value::RHash::default();
+            for (k, x) in h.iter() {
+                let key = match (from_loaded(k, false, depth + 1), symbolize) {
+                    (RValue::Str(s), true) => RValue::sym(&s.borrow()),
+                    (k, _) => k,
+                };
+                out.insert(key, from_loaded(x, symbolize, depth + 1));
+            }
+            RValue::hash(out)
+        }
+        _ => crate::value::from_puppet(v),
+    }
+}
