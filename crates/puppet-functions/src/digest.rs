@@ -1,6 +1,7 @@
 //! MD5, SHA-1, SHA-256 and SHA-512 digests (RFC 1321, FIPS 180-4), HMAC,
-//! PBKDF2-HMAC-SHA512 (stdlib's `str2saltedpbkdf2`) and glibc's MD5-crypt and SHA-crypt
-//! (Ruby's `String#crypt`, stdlib's `pw_hash`), written out here to keep the workspace
+//! PBKDF2-HMAC-SHA512 (stdlib's `str2saltedpbkdf2`), and DES (for traditional crypt and
+//! bigcrypt), MD5-crypt and SHA-crypt as libxcrypt's `crypt(3)` computes them (Ruby's
+//! `String#crypt`, stdlib's `pw_hash`), written out here to keep the workspace
 //! free of new dependencies: `fqdn_rand` (and stdlib's `fqdn_rotate`,
 //! `seeded_rand`...) seed their generator with a digest, and the password-hashing functions
 //! of the mysql, postgresql and mongodb modules reproduce legacy formats with them. Not for
@@ -622,15 +623,222 @@ pub fn sha_crypt_rounds(pw: &[u8], salt: &[u8], long: bool, rounds: Option<u32>)
     out
 }
 
+/// DES (FIPS 46-3) tables: bit positions counted from 1 at the most significant bit.
+const DES_IP: [u8; 64] = [
+    58, 50, 42, 34, 26, 18, 10, 2, 60, 52, 44, 36, 28, 20, 12, 4, 62, 54, 46, 38, 30, 22, 14, 6,
+    64, 56, 48, 40, 32, 24, 16, 8, 57, 49, 41, 33, 25, 17, 9, 1, 59, 51, 43, 35, 27, 19, 11, 3, 61,
+    53, 45, 37, 29, 21, 13, 5, 63, 55, 47, 39, 31, 23, 15, 7,
+];
+const DES_E: [u8; 48] = [
+    32, 1, 2, 3, 4, 5, 4, 5, 6, 7, 8, 9, 8, 9, 10, 11, 12, 13, 12, 13, 14, 15, 16, 17, 16, 17, 18,
+    19, 20, 21, 20, 21, 22, 23, 24, 25, 24, 25, 26, 27, 28, 29, 28, 29, 30, 31, 32, 1,
+];
+const DES_P: [u8; 32] = [
+    16, 7, 20, 21, 29, 12, 28, 17, 1, 15, 23, 26, 5, 18, 31, 10, 2, 8, 24, 14, 32, 27, 3, 9, 19,
+    13, 30, 6, 22, 11, 4, 25,
+];
+const DES_PC1: [u8; 56] = [
+    57, 49, 41, 33, 25, 17, 9, 1, 58, 50, 42, 34, 26, 18, 10, 2, 59, 51, 43, 35, 27, 19, 11, 3, 60,
+    52, 44, 36, 63, 55, 47, 39, 31, 23, 15, 7, 62, 54, 46, 38, 30, 22, 14, 6, 61, 53, 45, 37, 29,
+    21, 13, 5, 28, 20, 12, 4,
+];
+const DES_PC2: [u8; 48] = [
+    14, 17, 11, 24, 1, 5, 3, 28, 15, 6, 21, 10, 23, 19, 12, 4, 26, 8, 16, 7, 27, 20, 13, 2, 41, 52,
+    31, 37, 47, 55, 30, 40, 51, 45, 33, 48, 44, 49, 39, 56, 34, 53, 46, 42, 50, 36, 29, 32,
+];
+const DES_SHIFTS: [u32; 16] = [1, 1, 2, 2, 2, 2, 2, 2, 1, 2, 2, 2, 2, 2, 2, 1];
+/// The eight S-boxes, each four rows of sixteen.
+const DES_S: [[u8; 64]; 8] = [
+    [
+        14, 4, 13, 1, 2, 15, 11, 8, 3, 10, 6, 12, 5, 9, 0, 7, 0, 15, 7, 4, 14, 2, 13, 1, 10, 6, 12,
+        11, 9, 5, 3, 8, 4, 1, 14, 8, 13, 6, 2, 11, 15, 12, 9, 7, 3, 10, 5, 0, 15, 12, 8, 2, 4, 9,
+        1, 7, 5, 11, 3, 14, 10, 0, 6, 13,
+    ],
+    [
+        15, 1, 8, 14, 6, 11, 3, 4, 9, 7, 2, 13, 12, 0, 5, 10, 3, 13, 4, 7, 15, 2, 8, 14, 12, 0, 1,
+        10, 6, 9, 11, 5, 0, 14, 7, 11, 10, 4, 13, 1, 5, 8, 12, 6, 9, 3, 2, 15, 13, 8, 10, 1, 3, 15,
+        4, 2, 11, 6, 7, 12, 0, 5, 14, 9,
+    ],
+    [
+        10, 0, 9, 14, 6, 3, 15, 5, 1, 13, 12, 7, 11, 4, 2, 8, 13, 7, 0, 9, 3, 4, 6, 10, 2, 8, 5,
+        14, 12, 11, 15, 1, 13, 6, 4, 9, 8, 15, 3, 0, 11, 1, 2, 12, 5, 10, 14, 7, 1, 10, 13, 0, 6,
+        9, 8, 7, 4, 15, 14, 3, 11, 5, 2, 12,
+    ],
+    [
+        7, 13, 14, 3, 0, 6, 9, 10, 1, 2, 8, 5, 11, 12, 4, 15, 13, 8, 11, 5, 6, 15, 0, 3, 4, 7, 2,
+        12, 1, 10, 14, 9, 10, 6, 9, 0, 12, 11, 7, 13, 15, 1, 3, 14, 5, 2, 8, 4, 3, 15, 0, 6, 10, 1,
+        13, 8, 9, 4, 5, 11, 12, 7, 2, 14,
+    ],
+    [
+        2, 12, 4, 1, 7, 10, 11, 6, 8, 5, 3, 15, 13, 0, 14, 9, 14, 11, 2, 12, 4, 7, 13, 1, 5, 0, 15,
+        10, 3, 9, 8, 6, 4, 2, 1, 11, 10, 13, 7, 8, 15, 9, 12, 5, 6, 3, 0, 14, 11, 8, 12, 7, 1, 14,
+        2, 13, 6, 15, 0, 9, 10, 4, 5, 3,
+    ],
+    [
+        12, 1, 10, 15, 9, 2, 6, 8, 0, 13, 3, 4, 14, 7, 5, 11, 10, 15, 4, 2, 7, 12, 9, 5, 6, 1, 13,
+        14, 0, 11, 3, 8, 9, 14, 15, 5, 2, 8, 12, 3, 7, 0, 4, 10, 1, 13, 11, 6, 4, 3, 2, 12, 9, 5,
+        15, 10, 11, 14, 1, 7, 6, 0, 8, 13,
+    ],
+    [
+        4, 11, 2, 14, 15, 0, 8, 13, 3, 12, 9, 7, 5, 10, 6, 1, 13, 0, 11, 7, 4, 9, 1, 10, 14, 3, 5,
+        12, 2, 15, 8, 6, 1, 4, 11, 13, 12, 3, 7, 14, 10, 15, 6, 8, 0, 5, 9, 2, 6, 11, 13, 8, 1, 4,
+        10, 7, 9, 5, 0, 15, 14, 2, 3, 12,
+    ],
+    [
+        13, 2, 8, 4, 6, 15, 11, 1, 10, 9, 3, 14, 5, 0, 12, 7, 1, 15, 13, 8, 10, 3, 7, 4, 12, 5, 6,
+        11, 0, 14, 9, 2, 7, 11, 4, 1, 9, 12, 14, 2, 0, 6, 10, 13, 15, 3, 5, 8, 2, 1, 14, 7, 4, 10,
+        8, 13, 15, 12, 9, 0, 3, 5, 6, 11,
+    ],
+];
+
+/// The bits of `input` (`width` bits wide) picked out by `table` (1-based, from the most
+/// significant bit), the first entry becoming the most significant bit of the result.
+fn des_permute(input: u64, width: u32, table: &[u8]) -> u64 {
+    table.iter().fold(0, |acc, &b| {
+        (acc << 1) | ((input >> (width - u32::from(b))) & 1)
+    })
+}
+
+/// The sixteen 48-bit round keys of a 64-bit DES key.
+fn des_round_keys(key: u64) -> [u64; 16] {
+    let cd = des_permute(key, 64, &DES_PC1);
+    let (mut c, mut d) = ((cd >> 28) as u32, (cd & 0x0fff_ffff) as u32);
+    let mut keys = [0; 16];
+    for (k, &s) in keys.iter_mut().zip(DES_SHIFTS.iter()) {
+        c = ((c << s) | (c >> (28 - s))) & 0x0fff_ffff;
+        d = ((d << s) | (d >> (28 - s))) & 0x0fff_ffff;
+        *k = des_permute((u64::from(c) << 28) | u64::from(d), 56, &DES_PC2);
+    }
+    keys
+}
+
+/// One DES encryption of a 64-bit block, with the expansion table `e` (the standard one, or
+/// crypt's salted variant).
+fn des_encrypt(block: u64, keys: &[u64; 16], e: &[u8; 48]) -> u64 {
+    let b = des_permute(block, 64, &DES_IP);
+    let (mut l, mut r) = (b >> 32, b & 0xffff_ffff);
+    for k in keys {
+        let x = des_permute(r, 32, e) ^ k;
+        let mut s = 0u64;
+        for (i, sbox) in DES_S.iter().enumerate() {
+            let six = ((x >> (42 - 6 * i)) & 0x3f) as usize;
+            let idx = (six & 0x20) | ((six & 1) << 4) | ((six >> 1) & 0xf);
+            s = (s << 4) | u64::from(sbox[idx]);
+        }
+        let f = des_permute(s, 32, &DES_P);
+        (l, r) = (r, l ^ f);
+    }
+    // The final permutation is the inverse of the initial one.
+    let pre = (r << 32) | l;
+    let mut out = 0u64;
+    for (i, &b) in DES_IP.iter().enumerate() {
+        out |= ((pre >> (63 - i)) & 1) << (64 - u32::from(b));
+    }
+    out
+}
+
+/// The value of a character of the crypt base64 alphabet (`./0-9A-Za-z`).
+fn ascii64_value(c: u8) -> Option<u32> {
+    ITOA64.iter().position(|&x| x == c).map(|p| p as u32)
+}
+
+/// The traditional DES-based crypt(3) of one block: 25 encryptions of a zero block under
+/// the key made of the first 8 password bytes shifted left one bit, with the expansion's
+/// outputs `n` and `n + 24` swapped for each set bit `n` of the 12-bit salt; the two salt
+/// characters followed by the 64 bits as 11 characters, most significant first.
+fn des_crypt_block(pw: &[u8], salt: [u8; 2], out: &mut String) -> Option<()> {
+    let v = ascii64_value(salt[0])? | (ascii64_value(salt[1])? << 6);
+    let mut e = DES_E;
+    for n in 0..12 {
+        if v & (1 << n) != 0 {
+            e.swap(n, n + 24);
+        }
+    }
+    let key = (0..8).fold(0u64, |acc, i| {
+        (acc << 8) | u64::from(pw.get(i).copied().unwrap_or(0) << 1)
+    });
+    let keys = des_round_keys(key);
+    let block = (0..25).fold(0u64, |b, _| des_encrypt(b, &keys, &e));
+    for i in 0..11 {
+        // 66 bits: the block and two zero bits.
+        let six = ((u128::from(block) << 2) >> (60 - 6 * i)) & 0x3f;
+        out.push(ITOA64[six as usize] as char);
+    }
+    Some(())
+}
+
+/// Traditional DES crypt(3): a two-character salt of `./0-9A-Za-z` and 11 hash characters;
+/// only the first 8 password bytes count, each losing its high bit. `None` for a salt
+/// outside that alphabet or shorter than 2.
+pub fn des_crypt(pw: &[u8], salt: &[u8]) -> Option<String> {
+    let salt = [*salt.first()?, *salt.get(1)?];
+    let mut out = String::with_capacity(13);
+    out.push(salt[0] as char);
+    out.push(salt[1] as char);
+    des_crypt_block(pw, salt, &mut out)?;
+    Some(out)
+}
+
+/// bigcrypt (libxcrypt's, for a DES setting longer than 13 characters): DES crypt of each
+/// 8-byte block of the password (at most 16 blocks; one for an empty password), the first
+/// with the setting's salt, each next one salted with the first two hash characters of the
+/// block before, the 11 hash characters of each appended to the salt.
+pub fn big_crypt(pw: &[u8], salt: &[u8]) -> Option<String> {
+    let mut out = des_crypt(pw, salt)?;
+    let pw = &pw[..pw.len().min(128)];
+    for chunk in pw.chunks(8).skip(1) {
+        let n = out.len();
+        let b = out.as_bytes();
+        let next = [b[n - 11], b[n - 10]];
+        des_crypt_block(chunk, next, &mut out)?;
+    }
+    Some(out)
+}
+
 /// The most `rounds=` a SHA-crypt setting may ask for here (glibc allows 999999999: minutes
 /// of hashing; a setting above this is a form not reproduced).
 pub const MAX_CRYPT_ROUNDS: u32 = 1_000_000;
 
-/// Ruby's `String#crypt` (glibc's `crypt(3)`) for the salts that select MD5-crypt (`$1$`)
-/// and SHA-crypt (`$5$`, `$6$`, with or without `rounds=N$`): the salt runs to the next
-/// `$`. `None` for the forms not reproduced here (DES, bcrypt, a malformed or too large
-/// `rounds=`).
+/// Ruby's `String#crypt` (libxcrypt's `crypt(3)`, as on Debian) for the settings that select
+/// traditional DES crypt and bigcrypt (two characters of `./0-9A-Za-z`, the longer form when
+/// the setting is over 13 characters), MD5-crypt (`$1$`) and SHA-crypt (`$5$`, `$6$`, with or
+/// without `rounds=N$`; the salt runs to the next `$`). libxcrypt's refusals give its failure
+/// token (`*0`, or `*1` when the setting starts with `*0`): a password of 512 bytes or more,
+/// a setting with a space, control, non-ASCII or one of `!*:;\` characters, or one whose
+/// first two characters select no method. `None` for the forms not reproduced here (BSDi
+/// `_`, bcrypt and the other `$` methods, a malformed or too large `rounds=`).
 pub fn crypt(pw: &[u8], setting: &str) -> Option<String> {
+    let failure = || {
+        Some(
+            if setting.starts_with("*0") {
+                "*1"
+            } else {
+                "*0"
+            }
+            .to_string(),
+        )
+    };
+    if pw.len() >= 512
+        || setting
+            .bytes()
+            .any(|b| b <= b' ' || b >= 0x7f || b"!*:;\\".contains(&b))
+    {
+        return failure();
+    }
+    if !setting.starts_with('$') {
+        let s = setting.as_bytes();
+        if s.first() == Some(&b'_') {
+            return None;
+        }
+        if s.len() < 2 || ascii64_value(s[0]).is_none() || ascii64_value(s[1]).is_none() {
+            return failure();
+        }
+        return if s.len() > 13 {
+            big_crypt(pw, s)
+        } else {
+            des_crypt(pw, s)
+        };
+    }
     let (kind, rest) = if let Some(r) = setting.strip_prefix("$1$") {
         (1, r)
     } else if let Some(r) = setting.strip_prefix("$5$") {
@@ -700,5 +908,51 @@ mod tests {
             hex(&pbkdf2_hmac_sha512(b"password", b"saltsalt", 3, 128)),
             "8016a7c93e327ab40bdcc99a41f98e03319185fd57d1fd0dcd1596236744d27744506054a471ea1b2d1201d23faf4dbdd72dffcb8242360373d8b81b6a52a1cff007a5c440fd90a50e984e1849291d3d2d275125bccd2db093777bee640d9488b7de33eb87cf3c2fd4eafeb6e9cf4985595804adf3d9a5cbe7ec8117e20288cb"
         );
+    }
+
+    #[test]
+    fn des_known_vectors() {
+        // FIPS 81 / the classic worked example.
+        let keys = des_round_keys(0x1334_5779_9BBC_DFF1);
+        assert_eq!(
+            des_encrypt(0x0123_4567_89AB_CDEF, &keys, &DES_E),
+            0x85E8_1354_0F0A_B405
+        );
+        for sbox in DES_S {
+            for row in sbox.chunks(16) {
+                let mut seen = [false; 16];
+                row.iter().for_each(|&v| seen[v as usize] = true);
+                assert!(seen.iter().all(|&x| x));
+            }
+        }
+        // Ruby 3.1 on Debian 12 (libxcrypt).
+        let cases: [(&[u8], &str, &str); 14] = [
+            (b"secret", "ab", "abNANd1rDfiNc"),
+            (b"x", "abcdef", "abiQ6Ep3EYTHc"),
+            (b"x", "ab$", "abiQ6Ep3EYTHc"),
+            (b"passwordlong", "ab", "abJnggxhB/yWI"),
+            (b"passwordZZZ", "ab", "abJnggxhB/yWI"),
+            ("h\u{e9}llo".as_bytes(), "ab", "abySa9ezcaYto"),
+            (b"\xff\xfe", "zz", "zz8V9im2c6OG."),
+            (b"", "ab", "abmF1QH4PEr.E"),
+            (b"x", "..", "..RnkxVxZKSmo"),
+            (b"x", "a!", "*0"),
+            (b"x", "*0", "*1"),
+            (b"x", "ab c", "*0"),
+            (&[b'a'; 511], "ab", "abBUNZY4cR2mg"),
+            (&[b'a'; 512], "ab", "*0"),
+        ];
+        for (pw, setting, want) in cases {
+            assert_eq!(crypt(pw, setting).as_deref(), Some(want), "{setting}");
+        }
+        assert_eq!(
+            crypt(b"passwordlongerthansixteen", "abcccccccccccccccccccccc").as_deref(),
+            Some("abJnggxhB/yWI1YCTFE/Pyh2GRDNipZEbqUfjieHLuSTX.")
+        );
+        assert_eq!(
+            crypt(b"passwordlong", "abJnggxhB/yWIxxxxxxxxxxx").as_deref(),
+            Some("abJnggxhB/yWIp8YQSCvpAhc")
+        );
+        assert_eq!(crypt(b"x", "_J9..CCCC"), None);
     }
 }

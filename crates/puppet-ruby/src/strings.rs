@@ -1291,7 +1291,12 @@ fn str_method_of(
             if s.contains('\0') {
                 return raise("ArgumentError", "string contains null byte", pos);
             }
-            match puppet_functions::digest::crypt(s.as_bytes(), &setting) {
+            // crypt(3) reads the salt as a C string: up to its first NUL byte.
+            let setting = setting.split('\0').next().unwrap_or_default();
+            if setting.len() < 2 {
+                return raise("ArgumentError", "salt too short (need >=2 bytes)", pos);
+            }
+            match puppet_functions::digest::crypt(s.as_bytes(), setting) {
                 Some(h) => Ok(RValue::string(h)),
                 None => unsupported(format!("String#crypt with the salt {setting:?}"), pos),
             }
