@@ -227,24 +227,34 @@ fn value(cs: &[char], i: &mut usize, depth: usize) -> Result<RValue, String> {
     })
 }
 
+/// The options of a generator call (`JSON.generate(v, opts)`): a Hash's entries with
+/// Symbol or String keys, by name.
+fn options(opts: Option<&RValue>) -> Vec<(String, RValue)> {
+    let Some(RValue::Hash(h)) = opts else {
+        return Vec::new();
+    };
+    h.borrow()
+        .pairs()
+        .into_iter()
+        .filter_map(|(k, v)| match &k {
+            RValue::Sym(s) => Some((s.to_string(), v)),
+            RValue::Str(_) => Some((to_s(&k), v)),
+            _ => None,
+        })
+        .collect()
+}
+
 /// The json gem's `max_nesting` check of `JSON.generate(v, opts)` and
 /// `JSON.pretty_generate(v, opts)`: containers nested deeper than `opts[:max_nesting]`
 /// (100 by default; `false`, `nil` or 0 for no limit) are its `JSON::NestingError`.
 pub fn check_nesting(v: &RValue, opts: Option<&RValue>, pos: Pos) -> Result<(), Ctrl> {
     let mut max = 100i64;
-    if let Some(RValue::Hash(h)) = opts {
-        for (k, x) in h.borrow().pairs() {
-            let key = match &k {
-                RValue::Sym(s) => s.to_string(),
-                RValue::Str(_) => to_s(&k),
-                _ => continue,
+    for (key, x) in options(opts) {
+        if key == "max_nesting" {
+            max = match x {
+                RValue::Int(n) => n,
+                _ => 0,
             };
-            if key == "max_nesting" {
-                max = match x {
-                    RValue::Int(n) => n,
-                    _ => 0,
-                };
-            }
         }
     }
     if max <= 0 {
@@ -365,25 +375,19 @@ impl Default for PrettyStyle {
 impl PrettyStyle {
     /// The defaults with the layout options of `opts` (a Hash with Symbol or String keys:
     /// `indent`, `space`, `space_before`, `object_nl`, `array_nl`; others, such as
-    /// `max_nesting` and `allow_nan`, do not change the text of what they accept).
+    /// `allow_nan`, do not change the text of what they accept, and `max_nesting` is
+    /// [`check_nesting`]'s).
     pub fn from_options(opts: Option<&RValue>) -> PrettyStyle {
         let mut style = PrettyStyle::default();
-        if let Some(RValue::Hash(h)) = opts {
-            for (k, v) in h.borrow().pairs() {
-                let key = match &k {
-                    RValue::Sym(s) => s.to_string(),
-                    RValue::Str(_) => to_s(&k),
-                    _ => continue,
-                };
-                let text = to_s(&v);
-                match key.as_str() {
-                    "indent" => style.indent = text,
-                    "space" => style.space = text,
-                    "space_before" => style.space_before = text,
-                    "object_nl" => style.object_nl = text,
-                    "array_nl" => style.array_nl = text,
-                    _ => {}
-                }
+        for (key, v) in options(opts) {
+            let text = to_s(&v);
+            match key.as_str() {
+                "indent" => style.indent = text,
+                "space" => style.space = text,
+                "space_before" => style.space_before = text,
+                "object_nl" => style.object_nl = text,
+                "array_nl" => style.array_nl = text,
+                _ => {}
             }
         }
         style

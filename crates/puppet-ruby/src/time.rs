@@ -75,29 +75,14 @@ fn month_days(y: i64, m: i64) -> i64 {
 }
 
 fn time_fields(t: &TimeData) -> Fields {
-    let off = t.off.get();
-    let local = t.secs + off as i64;
-    let days = local.div_euclid(86400);
-    let s = local.rem_euclid(86400);
-    let (year, mon, day) = civil_from_days(days);
     Fields {
-        year,
-        mon,
-        day,
-        hour: s / 3600,
-        min: s / 60 % 60,
-        sec: s % 60,
-        nsec: t.nsec,
-        days,
-        off,
         zone: if t.fixed.get() {
             String::new()
         } else {
             "UTC".to_string()
         },
-        epoch: t.secs,
-        date: false,
         utc: t.utc.get(),
+        ..Fields::at(t.secs, t.nsec, t.off.get())
     }
 }
 

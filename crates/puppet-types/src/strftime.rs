@@ -59,10 +59,12 @@ impl CivilTime {
         (ty, week)
     }
 
-    /// A UTC time (`Time#utc`) of `secs` since the epoch and `nsec` nanoseconds.
-    pub fn utc(secs: i64, nsec: i64) -> CivilTime {
-        let days = secs.div_euclid(86_400);
-        let s = secs.rem_euclid(86_400);
+    /// The time `secs` since the epoch (and `nsec` nanoseconds) at UTC offset `off` seconds,
+    /// as a Time with a fixed offset shows it (no zone name, not `utc?`).
+    pub fn at(secs: i64, nsec: i64, off: i32) -> CivilTime {
+        let local = secs.saturating_add(i64::from(off));
+        let days = local.div_euclid(86_400);
+        let s = local.rem_euclid(86_400);
         let (year, mon, day) = civil(days);
         CivilTime {
             year,
@@ -73,11 +75,20 @@ impl CivilTime {
             sec: s % 60,
             nsec,
             days,
-            off: 0,
-            zone: "UTC".to_string(),
+            off,
+            zone: String::new(),
             epoch: secs,
             date: false,
+            utc: false,
+        }
+    }
+
+    /// A UTC time (`Time#utc`) of `secs` since the epoch and `nsec` nanoseconds.
+    pub fn utc(secs: i64, nsec: i64) -> CivilTime {
+        CivilTime {
+            zone: "UTC".to_string(),
             utc: true,
+            ..CivilTime::at(secs, nsec, 0)
         }
     }
 }

@@ -621,15 +621,10 @@ fn strftime_timestamp(nanos: i128, fmt: &str, timezone: &Value) -> Result<String
     let secs = nanos.div_euclid(1_000_000_000);
     let nsec = nanos.rem_euclid(1_000_000_000) as i64;
     let secs = secs.clamp(i64::MIN as i128, i64::MAX as i128) as i64;
-    let mut t = puppet_types::strftime::CivilTime::utc(secs, nsec);
-    if let Some(off) = offset {
-        let epoch = t.epoch;
-        t = puppet_types::strftime::CivilTime::utc(secs.saturating_add(off), nsec);
-        t.off = off as i32;
-        t.epoch = epoch;
-        t.zone = String::new();
-        t.utc = false;
-    }
+    let t = match offset {
+        Some(off) => puppet_types::strftime::CivilTime::at(secs, nsec, off as i32),
+        None => puppet_types::strftime::CivilTime::utc(secs, nsec),
+    };
     Ok(puppet_types::strftime::strftime(&t, fmt))
 }
 
