@@ -1452,6 +1452,10 @@ notice(inline_template('<% Puppet.warning("pw") %><% warn("kw") %><% scope.funct
 $x = 1
 notice(inline_template('<%= @x.even?.foo %>'))
 """),
+    ("semver_range_operator_spacing", N, """\
+$v = SemVer('7.23.0')
+notice([$v =~ SemVerRange('>= 6.0.0'), $v =~ SemVerRange('>=v1.2'), $v =~ SemVerRange('> 1.x'), $v =~ SemVerRange('~ 1.2'), $v =~ SemVerRange('<=  2'), $v =~ SemVerRange('^ 1.2.3'), $v =~ SemVerRange('= 7.23.0'), $v =~ SemVerRange('>= 6.0.0 < 8.0.0')])
+"""),
     ("epp_trim_across_comments", N, """$t = {
   't1' => "A  <%# c -%>\n  <%- if true { -%>\nB\n<% } -%>",
   't2' => "A  <%#- c %>B",

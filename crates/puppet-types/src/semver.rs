@@ -372,7 +372,7 @@ impl VersionRange {
     pub fn parse(s: &str) -> Result<VersionRange, TypeError> {
         let bad = || TypeError::Conversion(format!("Unparsable version range: \"{s}\""));
         let mut intervals = Vec::new();
-        for alt in s.split("||") {
+        for alt in operators_joined(s).split("||") {
             let alt = alt.trim();
             let tokens: Vec<&str> = alt.split_whitespace().collect();
             let mut acc = all_versions();
@@ -419,6 +419,31 @@ impl fmt::Display for VersionRange {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.text)
     }
+}
+
+/// SemanticPuppet's first pass over a range: an operator (`>`, `<`, `=`, `~`, `^`) takes
+/// the version after it across spaces and an optional `v` (`>= 6.0.0` is `>=6.0.0`,
+/// `>=v1` is `>=1`).
+fn operators_joined(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut it = s.chars().peekable();
+    while let Some(c) = it.next() {
+        out.push(c);
+        if matches!(c, '>' | '<' | '=' | '~' | '^') {
+            let mut skipped = false;
+            while it.peek().is_some_and(|n| n.is_whitespace()) {
+                it.next();
+                skipped = true;
+            }
+            // `\s+` alone, or `\s*v`.
+            if it.peek() == Some(&'v') {
+                it.next();
+            } else if !skipped {
+                continue;
+            }
+        }
+    }
+    out
 }
 
 fn all_versions() -> Interval {
