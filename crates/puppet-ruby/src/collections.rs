@@ -1608,6 +1608,10 @@ fn slice(args: &[RValue], len: usize, pos: Pos) -> Result<Option<(usize, usize)>
 fn join_encoding(items: &[RValue], sep: Option<&RValue>, pos: Pos) -> Result<bool, Ctrl> {
     fn walk(items: &[RValue], first: &mut Option<bool>, non_ascii: &mut Vec<bool>, d: usize) {
         for x in items {
+            // The same walk bound as the join itself (shared nested arrays).
+            if !crate::value::walk_step() {
+                return;
+            }
             match x {
                 RValue::Str(s) => {
                     first.get_or_insert(s.is_binary());
