@@ -943,6 +943,12 @@ fn object_method_inner(
                 o.ivars.borrow_mut().shift_remove(" data");
                 return Ok(recv.clone());
             }
+            // Ruby's Digest#inspect: the class and the hex digest of the data so far.
+            "inspect" => {
+                let class = RValue::Module(o.class.clone());
+                let hex = it.call_method(class, "hexdigest", vec![data()], None, pos)?;
+                return Ok(RValue::string(format!("#<{digest_class}: {}>", to_s(&hex))));
+            }
             "digest" | "hexdigest" | "base64digest" | "to_s" => {
                 let name = if name == "to_s" { "hexdigest" } else { name };
                 let input = match args.first() {
