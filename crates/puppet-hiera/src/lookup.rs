@@ -1019,6 +1019,17 @@ fn sub_lookup(key: &str, segments: &[Segment], value: Value) -> Result<Option<Va
                     None => return Ok(None),
                 }
             }
+            // An Integer answers Ruby's `[]` (its bits), so Puppet's type check lets it
+            // through to `value.include?(segment)`, which raises (sub_lookup.rb, line 78;
+            // the text is Ruby 3.1's, with its error_highlight snippet).
+            (Value::Integer(n), _) => {
+                return Err(HieraError::new(
+                    codes::SUB_LOOKUP_TYPE,
+                    format!(
+                        "undefined method `include?' for {n}:Integer\n\n            unless value.include?(segment)\n                        ^^^^^^^^^"
+                    ),
+                ))
+            }
             (other, seg) => {
                 return Err(HieraError::new(
                     codes::SUB_LOOKUP_TYPE,

@@ -222,14 +222,19 @@ fn check_hash<'a>(what: &str, v: &'a Value) -> Result<&'a Arc<ValueMap>, HieraEr
     }
 }
 
+/// Puppet's `Variant[Scalar, Array[Data]]` check of a unique merge's operands: a hash and
+/// an undef (a YAML `~` met after a found value) are refused.
 fn check_unique(what: &str, v: &Value) -> Result<(), HieraError> {
-    if let Value::Hash(_) = v {
-        return Err(HieraError::new(
-            codes::MERGE_TYPE,
-            format!("{what} has wrong type, expects a value of type Scalar or Array, got Struct"),
-        ));
-    }
-    Ok(())
+    let got = match v {
+        Value::Hash(_) => "Struct",
+        Value::Undef => "Undef",
+        Value::Default => "Default",
+        _ => return Ok(()),
+    };
+    Err(HieraError::new(
+        codes::MERGE_TYPE,
+        format!("{what} has wrong type, expects a value of type Scalar or Array, got {got}"),
+    ))
 }
 
 fn flatten_into(v: &Value, out: &mut Vec<Value>) {
