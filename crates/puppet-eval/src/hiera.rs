@@ -361,6 +361,8 @@ fn hiera_error(e: HieraError, label: &str, span: &Span) -> Flow {
     match e.code {
         codes::GLOBAL_FAILED
         | codes::MERGE
+        | codes::MERGE_ARGUMENT
+        | codes::SUB_LOOKUP_NO_METHOD
         | codes::MERGE_TYPE
         | codes::BACKEND_RAISED
         | codes::READ_FAILED

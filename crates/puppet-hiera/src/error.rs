@@ -37,12 +37,19 @@ pub mod codes {
     pub const RECURSIVE: &str = "HIERA_RECURSIVE_LOOKUP";
     /// An unknown merge strategy or bad merge options.
     pub const MERGE: &str = "HIERA_MERGE";
+    /// A merge that Puppet refuses with Ruby's `ArgumentError` (an unknown strategy, a hash
+    /// without one) or the deep_merge gem's `InvalidParameter` (an empty knockout prefix):
+    /// not a Puppet error, so the global layer does not wrap it.
+    pub const MERGE_ARGUMENT: &str = "HIERA_MERGE_ARGUMENT";
     /// Values that a merge strategy cannot merge.
     pub const MERGE_TYPE: &str = "HIERA_MERGE_TYPE";
     /// Invalid `lookup_options`.
     pub const LOOKUP_OPTIONS: &str = "HIERA_LOOKUP_OPTIONS";
     /// A dotted key that cannot be split (`Syntax error in key: 'a..b'`).
     pub const KEY_SYNTAX: &str = "HIERA_KEY_SYNTAX";
+    /// Digging into an Integer (`a.b` where `a` is 3): Puppet's check lets it through and
+    /// Ruby raises `NoMethodError`, which the global layer does not wrap.
+    pub const SUB_LOOKUP_NO_METHOD: &str = "HIERA_SUB_LOOKUP_NO_METHOD";
     /// Digging into a value that is not a hash or array.
     pub const SUB_LOOKUP_TYPE: &str = "HIERA_SUB_LOOKUP_TYPE";
     /// A feature of Hiera that this crate does not implement (hiera.yaml v3/v4 ...).
@@ -124,6 +131,8 @@ impl HieraError {
             || matches!(
                 self.code,
                 codes::READ_FAILED
+                    | codes::MERGE_ARGUMENT
+                    | codes::SUB_LOOKUP_NO_METHOD
                     | "HIERA_UNSUPPORTED_VERSION"
                     | "HIERA_VERSION_3_NOT_GLOBAL"
                     | "HIERA_UNSUPPORTED_VERSION_IN_GLOBAL"

@@ -1024,7 +1024,7 @@ fn sub_lookup(key: &str, segments: &[Segment], value: Value) -> Result<Option<Va
             // the text is Ruby 3.1's, with its error_highlight snippet).
             (Value::Integer(n), _) => {
                 return Err(HieraError::new(
-                    codes::SUB_LOOKUP_TYPE,
+                    codes::SUB_LOOKUP_NO_METHOD,
                     format!(
                         "undefined method `include?' for {n}:Integer\n\n            unless value.include?(segment)\n                        ^^^^^^^^^"
                     ),

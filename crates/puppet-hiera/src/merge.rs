@@ -61,13 +61,13 @@ impl MergeStrategy {
             Value::Hash(h) => {
                 let Some(name) = h.get(&Value::string("strategy")) else {
                     return Err(HieraError::new(
-                        codes::MERGE,
+                        codes::MERGE_ARGUMENT,
                         "The hash given as 'merge' must contain the name of a strategy in string form for the key 'strategy'",
                     ));
                 };
                 let Value::String(name) = name else {
                     return Err(HieraError::new(
-                        codes::MERGE,
+                        codes::MERGE_ARGUMENT,
                         format!("Unknown merge strategy: '{}'", name.to_plain_string()),
                     ));
                 };
@@ -101,7 +101,7 @@ impl MergeStrategy {
                 }
                 if opts.knockout_prefix.as_deref() == Some("") {
                     return Err(HieraError::new(
-                        codes::MERGE,
+                        codes::MERGE_ARGUMENT,
                         "knockout_prefix cannot be an empty string in deep_merge!",
                     ));
                 }
@@ -112,7 +112,7 @@ impl MergeStrategy {
             }
             Value::Undef => Ok(MergeStrategy::First),
             other => Err(HieraError::new(
-                codes::MERGE,
+                codes::MERGE_ARGUMENT,
                 format!("Unknown merge strategy: '{}'", other.to_plain_string()),
             )),
         }
@@ -126,7 +126,7 @@ impl MergeStrategy {
             "hash" => Ok(MergeStrategy::Hash),
             "deep" => Ok(MergeStrategy::Deep(DeepOptions::default())),
             _ => Err(HieraError::new(
-                codes::MERGE,
+                codes::MERGE_ARGUMENT,
                 format!("Unknown merge strategy: '{name}'"),
             )),
         }
@@ -328,7 +328,21 @@ fn deep_merge_depth(source: Value, dest: Value, opts: &DeepOptions, depth: usize
     match source {
         Value::Hash(src) => {
             let Value::Hash(d) = dest else {
-                return overwrite_unmergeables(Value::Hash(src), opts);
+                // The gem overwrites a dest that is not a hash inside its loop over the
+                // source's entries: an empty source leaves dest as it is, and after the
+                // first entry dest *is* the source, so the later entries are merged with
+                // themselves (their arrays lose duplicates).
+                if src.is_empty() {
+                    return dest;
+                }
+                let mut out: ValueMap = (*src).clone();
+                for (k, sv) in src.iter().skip(1) {
+                    out.insert(
+                        k.clone(),
+                        deep_merge_depth(sv.clone(), sv.clone(), opts, depth + 1),
+                    );
+                }
+                return Value::Hash(Arc::new(out));
             };
             let mut out: ValueMap = (*d).clone();
             for (k, sv) in src.iter() {
