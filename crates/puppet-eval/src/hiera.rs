@@ -319,6 +319,21 @@ impl puppet_hiera::Scope for HieraScope<'_> {
         Some(&self.c.hiera_adapter)
     }
 
+    /// `convert_to` for a lookup made by an interpolation: the built-in `new`, called
+    /// without the compiler (no lambda, nothing logged), as the `lookup()` function's
+    /// answer is converted.
+    fn convert_to(&self, key: &str, value: Value, options: &Value) -> Result<Value, HieraError> {
+        let args = match convert_to_args(key, value.clone(), options) {
+            Ok(Some(args)) => args,
+            Ok(None) => return Ok(value),
+            Err(msg) => return Err(HieraError::new(codes::CONVERT_TO, msg)),
+        };
+        let mut ctx = puppet_functions::NullContext::default();
+        puppet_functions::builtins::registry()
+            .call(&mut ctx, "new", args, None)
+            .map_err(|e| HieraError::new(codes::CONVERT_TO, convert_to_failed(key, &e.to_string())))
+    }
+
     /// `eyaml_lookup_key`'s key files outside the environment, when the host's files may
     /// be read (`Settings::allow_host_files`), as `file()` reads them.
     fn host_file(&self, path: &Path) -> Option<Result<String, String>> {
@@ -409,6 +424,40 @@ fn search(
     convert_to(c, key, value, options, scope, span).map(Some)
 }
 
+/// The arguments of `new` for the `convert_to` lookup option in `options` (`[T, value,
+/// extra args...]`), `Ok(None)` without one, or Puppet's error for a type string that does
+/// not parse.
+fn convert_to_args(key: &str, value: Value, options: &Value) -> Result<Option<Vec<Value>>, String> {
+    let Value::Hash(opts) = options else {
+        return Ok(None);
+    };
+    let spec = match opts.get(&Value::string("convert_to")) {
+        None | Some(Value::Undef) => return Ok(None),
+        Some(Value::Array(a)) => a.to_vec(),
+        Some(other) => vec![other.clone()],
+    };
+    let mut args = Vec::with_capacity(spec.len() + 1);
+    let mut rest = spec.into_iter();
+    match rest.next() {
+        Some(Value::String(text)) => match crate::parse_type_string(&text) {
+            Ok(t) => args.push(Value::Type(t)),
+            Err(msg) => return Err(format!(
+                "Invalid data type in lookup_options for key '{key}' could not parse '{text}', error: '{msg}"
+            )),
+        },
+        Some(other) => args.push(other),
+        None => return Ok(None),
+    }
+    args.push(value);
+    args.extend(rest);
+    Ok(Some(args))
+}
+
+/// Puppet's text for a `convert_to` whose `new` failed with `msg`.
+fn convert_to_failed(key: &str, msg: &str) -> String {
+    format!("The convert_to lookup_option for key '{key}' raised error: {msg}")
+}
+
 /// Applies the `convert_to` lookup option: `new(T, value, extra args...)`.
 fn convert_to(
     c: &mut Compiler,
@@ -418,31 +467,14 @@ fn convert_to(
     scope: ScopeId,
     span: &Span,
 ) -> R<Value> {
-    let Some(Value::Hash(opts)) = options else {
+    let Some(options) = options else {
         return Ok(value);
     };
-    let spec = match opts.get(&Value::string("convert_to")) {
-        None | Some(Value::Undef) => return Ok(value),
-        Some(Value::Array(a)) => a.to_vec(),
-        Some(other) => vec![other.clone()],
+    let args = match convert_to_args(key, value.clone(), &options) {
+        Ok(Some(args)) => args,
+        Ok(None) => return Ok(value),
+        Err(msg) => return Err(error(msg, None)),
     };
-    let mut args = Vec::with_capacity(spec.len() + 1);
-    let mut rest = spec.into_iter();
-    match rest.next() {
-        Some(Value::String(text)) => match crate::parse_type_string(&text) {
-            Ok(t) => args.push(Value::Type(t)),
-            Err(msg) => {
-                return Err(error(
-                    format!("Invalid data type in lookup_options for key '{key}' could not parse '{text}', error: '{msg}"),
-                    None,
-                ))
-            }
-        },
-        Some(other) => args.push(other),
-        None => return Ok(value),
-    }
-    args.push(value);
-    args.extend(rest);
     match c.call_named("new", args, None, scope, span) {
         Ok(v) => Ok(v),
         Err(Flow::Error(e)) => {
@@ -451,10 +483,7 @@ fn convert_to(
                 .strip_prefix("Error while evaluating a Function Call, ")
                 .unwrap_or(&e.message)
                 .to_string();
-            Err(error(
-                format!("The convert_to lookup_option for key '{key}' raised error: {msg}"),
-                None,
-            ))
+            Err(error(convert_to_failed(key, &msg), None))
         }
         Err(other) => Err(other),
     }

@@ -43,6 +43,8 @@ pub mod codes {
     pub const MERGE_ARGUMENT: &str = "HIERA_MERGE_ARGUMENT";
     /// Values that a merge strategy cannot merge.
     pub const MERGE_TYPE: &str = "HIERA_MERGE_TYPE";
+    /// `The convert_to lookup_option for key 'k' raised error: ...` (a lookup error).
+    pub const CONVERT_TO: &str = "HIERA_CONVERT_TO";
     /// Invalid `lookup_options`.
     pub const LOOKUP_OPTIONS: &str = "HIERA_LOOKUP_OPTIONS";
     /// A dotted key that cannot be split (`Syntax error in key: 'a..b'`).

@@ -46,6 +46,15 @@ pub trait Scope {
     fn adapter(&self) -> Option<&LookupAdapter> {
         None
     }
+    /// Applies the `convert_to` lookup option of `key` (`options` are the key's
+    /// `lookup_options`) to a value found by a lookup that Hiera makes itself: the
+    /// `lookup()`, `hiera()` and `alias()` of an interpolation, which Puppet converts as it
+    /// converts the `lookup()` function's answer (`new(T, value, args...)`, owned by the
+    /// evaluator). The default: the value unchanged. An error carries Puppet's text.
+    fn convert_to(&self, key: &str, value: Value, options: &Value) -> Result<Value, HieraError> {
+        let _ = (key, options);
+        Ok(value)
+    }
     /// A file of the host that a backend reads by path and the lookup's [`DataSource`] does
     /// not serve (`eyaml_lookup_key`'s key and certificate, usually outside the
     /// environment): `Some(Ok(text))`, `Some(Err(ruby_message))` when it cannot be read,
@@ -2674,9 +2683,13 @@ impl Lookup {
     /// `lookup('k')` inside data: a full lookup, `''` when not found.
     fn global_lookup(&self, inv: &Inv<'_>, key: &str) -> Result<Value, HieraError> {
         let saved = inv.top_key.replace(key.to_string().into());
-        let r = self.adapter_lookup(inv, key, None);
+        let r = self.search(inv, key, None);
         inv.top_key.replace(saved);
-        Ok(r?.unwrap_or_else(|| s("")))
+        Ok(match r? {
+            Some((v, Some(options))) => inv.scope.convert_to(key, v, &options)?,
+            Some((v, None)) => v,
+            None => s(""),
+        })
     }
 
     /// The value of the scope expression `key` (split into `segs`).

@@ -75,6 +75,10 @@ fn lookups_match_puppet() {
     let mut failures = Vec::new();
     for case in &expected {
         let key = case["key"].as_str().unwrap();
+        // `convert_to` runs the evaluator's `new`: puppet-eval's tests/hiera.rs replays these.
+        if case.get("evaluator").is_some() {
+            continue;
+        }
         if case.get("apl").is_some() {
             let (class, param) = key.rsplit_once("::").unwrap();
             let v = lookup
