@@ -23,7 +23,9 @@
 //! classes, relationship edges and the time taken (always, per node, with `--nodes`).
 //! `--allow-exec` lets `generate()` run commands and `--allow-host-files` lets `file()`,
 //! `loadyaml()` and `loadjson()` read absolute paths of this host, as Puppet does on a
-//! server; both are off by default.
+//! server; both are off by default. `--setting NAME=VALUE` (repeatable) gives a Puppet
+//! setting a value, as `puppet.conf` does: manifests read it as `$settings::NAME` and Ruby as
+//! `Puppet[:NAME]`, and the settings whose defaults refer to it follow it.
 //!
 //! Facts are a JSON hash, or `{"name": .., "values": {..}}` as `puppet facts show` prints
 //! them; the node name defaults to the facts' `fqdn` (then that `name`). As the oracle's `compile-catalog` (and
@@ -109,6 +111,10 @@ struct Args {
     /// Unknown variables are errors.
     #[arg(long)]
     strict_variables: bool,
+    /// Gives a Puppet setting a value, as `puppet.conf` does (`$settings::name`,
+    /// `Puppet[:name]`; settings whose defaults refer to it follow it): repeatable.
+    #[arg(long = "setting", value_name = "NAME=VALUE")]
+    settings: Vec<String>,
     /// Run the modules' Ruby functions from their own Ruby source even where a native
     /// implementation exists (to check one against the other).
     #[arg(long)]
@@ -254,7 +260,20 @@ fn run(args: Args, bundled: bool) -> ExitCode {
         }
     }
     // The environment's name for the node (`$environment`, the catalog's).
-    let settings = settings.with_environment(env.name());
+    let mut settings = settings.with_environment(env.name());
+    for given in &args.settings {
+        let Some((name, value)) = given.split_once('=') else {
+            eprintln!("--setting {given}: expected NAME=VALUE");
+            return ExitCode::from(2);
+        };
+        match settings.clone().with_setting(name.trim(), value) {
+            Ok(s) => settings = s,
+            Err(e) => {
+                eprintln!("--setting {given}: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
     if let Some(dir) = &args.nodes {
         return compile_nodes(&env, &settings, dir, &args);
     }
@@ -320,6 +339,7 @@ fn compile_nodes(env: &Arc<Environment>, base: &Settings, dir: &Path, args: &Arg
         .collect();
     for n in &mut nodes {
         n.strict_variables = base.strict_variables;
+        n.overrides = base.overrides.clone();
         n.native_functions = base.native_functions;
         n.enc_classes = base.enc_classes.clone();
         n.enc_parameters = base.enc_parameters.clone();

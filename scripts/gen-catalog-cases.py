@@ -1456,6 +1456,17 @@ notice(inline_template('<%= @x.even?.foo %>'))
 $v = SemVer('7.23.0')
 notice([$v =~ SemVerRange('>= 6.0.0'), $v =~ SemVerRange('>=v1.2'), $v =~ SemVerRange('> 1.x'), $v =~ SemVerRange('~ 1.2'), $v =~ SemVerRange('<=  2'), $v =~ SemVerRange('^ 1.2.3'), $v =~ SemVerRange('= 7.23.0'), $v =~ SemVerRange('>= 6.0.0 < 8.0.0')])
 """),
+    # --- $settings::x and Puppet[:x]: Puppet's settings table (paths are the oracle's temp
+    # directories, so they are compared with what they derive from) ----------------------
+    ("settings_values_types_and_ruby", N, """\
+$s = [$settings::runinterval, $settings::reports, $settings::storeconfigs_backend, $settings::strict, $settings::ca_ttl, $settings::maxwaitforcert, $settings::disable_warnings, $settings::supported_checksum_types, $settings::priority, $settings::environment, $settings::certificate_revocation, $settings::node_terminus, $settings::splaylimit, $settings::serverport, $settings::http_extra_headers, $settings::storeconfigs, $settings::modulepath, $settings::manifest]
+notice($s)
+notice($s.map |$v| { type($v, 'generalized') })
+notice([$settings::all_local.length, $settings::all_local.keys[0, 8], $settings::name, $settings::title])
+notice([$settings::fileserverconfig == "${settings::confdir}/fileserver.conf", $settings::hostcert == "${settings::certdir}/${settings::certname}.pem", $settings::localcacert == "${settings::ssldir}/certs/ca.pem", $settings::statefile == "${settings::vardir}/state/state.yaml", $settings::all_local['hostcert'] == $settings::hostcert])
+notice($settings::nosuch)
+notify { 'ruby': message => inline_template('<%= [Puppet[:runinterval], Puppet.settings[:reports], Puppet[:strict], Puppet[:node_terminus], Puppet[:catalog_cache_terminus], Puppet[:maxwaitforcert], Puppet[:certificate_revocation], Puppet[:storeconfigs_backend], Puppet[:facts_terminus], Puppet[:disable_warnings], Puppet[:nosuch], Puppet[:environment], Puppet[:hostcert] == File.join(Puppet[:certdir], Puppet[:certname] + ".pem")].inspect %>') }
+"""),
     ("epp_trim_across_comments", N, """$t = {
   't1' => "A  <%# c -%>\n  <%- if true { -%>\nB\n<% } -%>",
   't2' => "A  <%#- c %>B",

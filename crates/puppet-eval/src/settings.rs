@@ -1,6 +1,12 @@
 //! [`Settings`]: what one compile is told from outside (node name, facts, trusted data, server
-//! facts, an external classifier's classes and parameters, strictness, step limit, host access).
+//! facts, an external classifier's classes and parameters, strictness, step limit, host access,
+//! and Puppet's settings: [`Settings::with_setting`], [`Settings::setting`], read by manifests
+//! as `$settings::x` and by Ruby as `Puppet[:x]`; the table is in the `table` module).
 //! Read by the evaluator and the catalog builder; nothing here evaluates code.
+
+mod table;
+
+pub(crate) use table::{table, EnvPaths};
 
 use indexmap::IndexMap;
 use puppet_types::Value;
@@ -42,6 +48,11 @@ pub struct Settings {
     /// absolute path) read files of this host outside the module path and environment
     /// (off by default: such a file is not found, or refused with an error).
     pub allow_host_files: bool,
+    /// Puppet settings given a value (`name => value` as in `puppet.conf`, before
+    /// interpolation): set them with [`with_setting`](Settings::with_setting), which checks
+    /// them. The others have Puppet 7.23's defaults for a server (see
+    /// [`setting`](Settings::setting)).
+    pub overrides: IndexMap<SmolStr, String>,
 }
 
 impl Default for Settings {
@@ -59,6 +70,7 @@ impl Default for Settings {
             native_functions: true,
             allow_exec: false,
             allow_host_files: false,
+            overrides: IndexMap::new(),
         }
     }
 }
@@ -71,6 +83,89 @@ pub(crate) const DEFAULT_MAX_STEPS: u64 = if cfg!(fuzzing) {
 };
 
 impl Settings {
+    /// Gives Puppet setting `name` the value `value`, as a line `name = value` of
+    /// `puppet.conf` or `--name value` does: the text is interpolated (`$confdir/x`) and
+    /// checked by the setting's kind when read, and the settings whose defaults refer to this
+    /// one follow it (`vardir` moves `statedir`, `ssldir` moves `certdir` and `hostcert`)
+    /// unless they are given too. `environment` is [`with_environment`](Settings::with_environment),
+    /// `strict_variables` the field; `modulepath` and `manifest` are the environment's and
+    /// `code` the main code's (given to the [`Session`](crate::Session)), so they are
+    /// refused here, as are unknown settings and values Puppet would refuse.
+    ///
+    /// ```
+    /// use puppet_eval::Settings;
+    /// use puppet_types::Value;
+    /// let s = Settings::default().with_setting("ssldir", "/srv/ssl").unwrap();
+    /// assert_eq!(s.setting("hostcert").unwrap().unwrap(), Value::string("/srv/ssl/certs/testnode.pem"));
+    /// let s = s.with_setting("runinterval", "30m").unwrap();
+    /// assert_eq!(s.setting("runinterval").unwrap().unwrap(), Value::Integer(1800));
+    /// assert!(Settings::default().with_setting("runinterval", "soon").is_err());
+    /// assert!(Settings::default().with_setting("nosuch", "1").is_err());
+    /// ```
+    pub fn with_setting(mut self, name: &str, value: &str) -> Result<Settings, String> {
+        let t = table();
+        let Some(i) = t.get(name) else {
+            return Err(format!("unknown setting '{name}'"));
+        };
+        match name {
+            "environment" => return Ok(self.with_environment(value)),
+            "strict_variables" => {
+                self.strict_variables = match value {
+                    "true" => true,
+                    "false" => false,
+                    _ => {
+                        return Err(format!(
+                            "Invalid value '{value:?}' for boolean parameter: {name}"
+                        ))
+                    }
+                };
+                return Ok(self);
+            }
+            "modulepath" | "manifest" => {
+                return Err(format!(
+                    "'{name}' is the environment's: give it to the Session (a module path, a main manifest)"
+                ))
+            }
+            "code" => return Err("'code' is the main code: give it to the Session".into()),
+            _ => {}
+        }
+        self.overrides.insert(SmolStr::new(name), value.to_string());
+        // The new value, and every value that may now interpolate it, must resolve.
+        t.value(&self, &EnvPaths::default(), i)?;
+        for j in 0..t.entries.len() {
+            t.value(&self, &EnvPaths::default(), j)?;
+        }
+        Ok(self)
+    }
+
+    /// The value of Puppet setting `name` as a manifest reads it (`$settings::name`), out of
+    /// any environment (`modulepath` is empty, `manifest` is `no_manifest`; a compile gives
+    /// its environment's): `None` for a name Puppet does not have, an error for a value
+    /// given with [`with_setting`](Settings::with_setting) that does not resolve.
+    ///
+    /// ```
+    /// use puppet_types::Value;
+    /// let s = puppet_eval::Settings::agent("web01.example.com", Default::default());
+    /// assert_eq!(s.setting("certname").unwrap().unwrap(), Value::string("web01.example.com"));
+    /// assert_eq!(s.setting("storeconfigs_backend").unwrap().unwrap(), Value::string("puppetdb"));
+    /// assert_eq!(s.setting("ca_ttl").unwrap().unwrap(), Value::Integer(157680000));
+    /// assert!(s.setting("nosuch").is_none());
+    /// ```
+    pub fn setting(&self, name: &str) -> Option<Result<Value, String>> {
+        self.setting_in(name, &EnvPaths::default())
+    }
+
+    /// [`setting`](Settings::setting) in an environment.
+    pub(crate) fn setting_in(&self, name: &str, env: &EnvPaths) -> Option<Result<Value, String>> {
+        let t = table();
+        t.get(name).map(|i| t.value(self, env, i))
+    }
+
+    /// `$settings::all_local`: every setting's value, in Puppet's order.
+    pub(crate) fn all_settings(&self, env: &EnvPaths) -> Value {
+        table().all(self, env)
+    }
+
     /// The node's environment: `$environment`, `$server_facts['environment']`,
     /// `$settings::environment` and the catalog's `environment`.
     ///

@@ -81,6 +81,7 @@ pub(crate) fn with_stack_at<R>(depth: usize, f: impl FnOnce() -> R) -> R {
 pub(crate) const STACK_CHECK_EVERY: usize = 4;
 
 pub use puppet::is_puppet_3x_function;
+pub use puppet::SYMBOL_SETTINGS;
 pub use richdata::to_rich_data;
 
 pub use source::{MemoryHost, PathKind, SourceHost, Sources};

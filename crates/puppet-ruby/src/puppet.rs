@@ -250,8 +250,23 @@ pub(crate) fn current_environment(it: &mut Interp, pos: Pos) -> R {
     ))
 }
 
-/// A Puppet setting as Ruby sees it: the compile's value, else Puppet 7.23's default for
-/// the settings modules read.
+/// The settings whose values Ruby sees as Symbols (`Puppet[:strict]` is `:warning`;
+/// manifests see the name): Puppet's symbolic enums, termini and `certificate_revocation`
+/// (puppet-eval's tests check this list against its settings table).
+pub const SYMBOL_SETTINGS: &[&str] = &[
+    "strict",
+    "certificate_revocation",
+    "node_terminus",
+    "node_cache_terminus",
+    "data_binding_terminus",
+    "catalog_terminus",
+    "catalog_cache_terminus",
+    "default_file_terminus",
+    "storeconfigs_backend",
+];
+
+/// A Puppet setting as Ruby sees it: the compile's value (its settings table), else, with
+/// no compile to ask, Puppet 7.23's default for the two settings modules read most.
 fn setting(it: &mut Interp, name: &str, pos: Pos) -> R {
     let name = name.trim_start_matches(':');
     let v = match it.scope.setting(name) {
@@ -267,8 +282,8 @@ fn setting(it: &mut Interp, name: &str, pos: Pos) -> R {
             }
         },
     };
-    Ok(match (name, &v) {
-        ("strict", Value::String(s)) => RValue::sym(s),
+    Ok(match &v {
+        Value::String(s) if SYMBOL_SETTINGS.contains(&name) => RValue::sym(s),
         _ => value::from_puppet(&v),
     })
 }

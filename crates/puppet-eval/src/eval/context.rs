@@ -99,14 +99,11 @@ impl CallContext for Compiler {
         true
     }
 
-    /// The settings the compile has: `environment` (its name) and `strict_variables`. The
-    /// others (the server's own, as `certname`) are not known here.
+    /// The compile's Puppet settings (the table `$settings::x` reads); `undef` for a name
+    /// Puppet does not have, as `Puppet[:nosuch]` is `nil`.
     fn setting(&self, name: &str) -> Option<Value> {
-        match name {
-            "environment" => Some(Value::string(&self.settings.environment)),
-            "strict_variables" => Some(Value::Boolean(self.settings.strict_variables)),
-            _ => None,
-        }
+        let r = self.settings.setting_in(name, &self.env_paths());
+        Some(r.and_then(Result::ok).unwrap_or(Value::Undef))
     }
 
     fn puppet_stack(&self) -> Vec<(String, u32)> {

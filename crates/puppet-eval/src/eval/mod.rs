@@ -180,45 +180,51 @@ impl Compiler {
         };
         c.add_class_scope("main", top);
         c.add_class_scope("", top);
-        // `$settings::x`: the settings Puppet exposes to manifests.
+        // `$settings::x`: the settings Puppet exposes to manifests. The scope holds only the
+        // class's own `$name` and `$title`; the settings are read from the table when asked
+        // for (`Compiler::setting_var`), so a compile pays nothing for the ones it does not
+        // read.
         let mut settings_scope = Scope::new(
             ScopeKind::Class("settings".into()),
             Some(top),
             "Class[Settings]".into(),
         );
-        settings_scope.vars.insert(
-            "strict_variables".into(),
-            Value::Boolean(c.settings.strict_variables),
-        );
-        settings_scope
-            .vars
-            .insert("environment".into(), Value::string(&c.settings.environment));
-        settings_scope
-            .vars
-            .insert("certname".into(), Value::string(&c.settings.node_name));
-        settings_scope
-            .vars
-            .insert("strict".into(), Value::string("warning"));
-        settings_scope
-            .vars
-            .insert("storeconfigs".into(), Value::Boolean(false));
-        settings_scope.vars.insert(
-            "all_local".into(),
-            Value::hash([
-                (Value::string("strict"), Value::string("warning")),
-                (
-                    Value::string("strict_variables"),
-                    Value::Boolean(c.settings.strict_variables),
-                ),
-                (
-                    Value::string("environment"),
-                    Value::string(&c.settings.environment),
-                ),
-            ]),
-        );
+        for var in ["name", "title"] {
+            settings_scope
+                .vars
+                .insert(var.into(), Value::string("settings"));
+        }
         let sid = c.scopes.add(settings_scope);
         c.add_class_scope("settings", sid);
         c
+    }
+
+    /// The module path and main manifest of the compile's environment, as the settings
+    /// `modulepath` and `manifest` give them.
+    pub(crate) fn env_paths(&self) -> crate::settings::EnvPaths {
+        let config = self.env.loader().config();
+        let modulepath = (config.modulepath.iter())
+            .map(|p| p.to_string_lossy())
+            .collect::<Vec<_>>()
+            .join(":");
+        let manifest = (config.manifest.as_ref()).map(|p| p.to_string_lossy().into_owned());
+        crate::settings::EnvPaths {
+            modulepath,
+            manifest,
+        }
+    }
+
+    /// Puppet setting `name` as `$settings::name` reads it (`all_local`: all of them);
+    /// `None` for a name Puppet does not have. A value that does not resolve (an override
+    /// [`Settings::with_setting`] did not check) reads as `undef`.
+    pub(crate) fn setting_var(&self, name: &str) -> Option<Value> {
+        let env = self.env_paths();
+        if name == "all_local" {
+            return Some(self.settings.all_settings(&env));
+        }
+        self.settings
+            .setting_in(name, &env)
+            .map(|r| r.unwrap_or(Value::Undef))
     }
 
     /// `$module_name` for code at `span`: the module whose directory holds its file, `''`

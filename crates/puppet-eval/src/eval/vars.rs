@@ -56,11 +56,32 @@ impl Compiler {
         if name.bytes().all(|b| b.is_ascii_digit()) {
             return Ok(Value::Undef);
         }
-        if self.settings.strict_variables {
-            return err(format!("Unknown variable: '{name}'."), span);
-        }
-        self.warn(format!("Unknown variable: '{name}'."));
+        self.unknown_variable(name, span)?;
         Ok(Value::Undef)
+    }
+
+    /// What reading an unknown variable is: `error` (`strict_variables`, or the `strict`
+    /// setting), `off` or `warning` (the `strict` setting's default).
+    fn strictness(&self) -> &str {
+        match self.settings.overrides.get("strict") {
+            _ if self.settings.strict_variables => "error",
+            Some(s) => s.as_str(),
+            None => "warning",
+        }
+    }
+
+    /// Reading a variable that does not exist: an error under `strict_variables` or
+    /// `strict=error`, nothing under `strict=off`, else a warning (Puppet's
+    /// UNKNOWN_VARIABLE issue).
+    fn unknown_variable(&mut self, name: &str, span: &Span) -> R<()> {
+        match self.strictness() {
+            "error" => err(format!("Unknown variable: '{name}'."), span),
+            "off" => Ok(()),
+            _ => {
+                self.warn(format!("Unknown variable: '{name}'."));
+                Ok(())
+            }
+        }
     }
 
     /// Looks a variable up: `None` when it does not exist.
@@ -167,6 +188,9 @@ impl Compiler {
                 .parent
                 .filter(|p| matches!(self.scopes.get(*p).kind, ScopeKind::Class(_)));
         }
+        if class.eq_ignore_ascii_case("settings") {
+            return Some(self.setting_var(var));
+        }
         Some(None)
     }
 
@@ -179,12 +203,12 @@ impl Compiler {
                 if class == "settings" {
                     return Ok(None);
                 }
-                if self.settings.strict_variables {
+                if self.strictness() == "error" {
                     return Ok(None);
                 }
                 // Puppet 7.23 says the same whether the class exists but was not evaluated
                 // or does not exist at all.
-                self.warn(format!("Unknown variable: '{name}'."));
+                self.unknown_variable(name, _span)?;
                 Ok(Some(Value::Undef))
             }
         }
