@@ -126,14 +126,22 @@ impl MarkedEventReceiver for Builder {
                     Err(e) => self.fail(e.message, e.disallowed_class),
                 }
             }
-            Event::SequenceStart(anchor, _) => {
+            Event::SequenceStart(anchor, tag) => {
+                if let Some(class) = tag.as_ref().and_then(|t| ruby_class_tag(t, false)) {
+                    self.fail(format!("Tried to load unspecified class: {class}"), true);
+                    return;
+                }
                 if self.stack.len() >= self.depth_limit {
                     self.fail(format!("nesting too deep at line {}", mark.line()), false);
                     return;
                 }
                 self.stack.push(Frame::Seq(Vec::new(), anchor));
             }
-            Event::MappingStart(anchor, _) => {
+            Event::MappingStart(anchor, tag) => {
+                if let Some(class) = tag.as_ref().and_then(|t| ruby_class_tag(t, true)) {
+                    self.fail(format!("Tried to load unspecified class: {class}"), true);
+                    return;
+                }
                 if self.stack.len() >= self.depth_limit {
                     self.fail(format!("nesting too deep at line {}", mark.line()), false);
                     return;
@@ -213,6 +221,35 @@ pub fn load_ruby(text: &str, aliases: bool, symbols: Symbols) -> Result<Option<V
     Ok(builder.docs.into_iter().next().filter(|v| !v.is_undef()))
 }
 
+/// The Ruby class that Psych's `safe_load` would have to make for a tagged mapping
+/// (`mapping`) or sequence: `!ruby/object:Foo`, `!ruby/hash:Foo`, `!ruby/struct:S`,
+/// `!ruby/exception:E`, `!!set` (Psych::Set); `!ruby/array:Foo` on a sequence. Other tags
+/// (`!foo`, `!!map`) load as plain hashes and arrays.
+fn ruby_class_tag(tag: &Tag, mapping: bool) -> Option<String> {
+    if mapping && is_core_tag(tag, "set") {
+        return Some("Psych::Set".into());
+    }
+    if tag.handle != "!" {
+        return None;
+    }
+    let suffix = tag.suffix.as_str();
+    let (kind, class) = match suffix.split_once(':') {
+        Some((k, c)) => (k, Some(c)),
+        None => (suffix, None),
+    };
+    let default = match (kind, mapping) {
+        ("ruby/object", true) => Some("Object"),
+        ("ruby/struct", true) => Some("Struct"),
+        ("ruby/exception", true) => Some("Exception"),
+        ("ruby/hash" | "ruby/hash-with-ivars", true) | ("ruby/array", false) => None,
+        _ => return None,
+    };
+    class
+        .filter(|c| !c.is_empty())
+        .or(default)
+        .map(str::to_string)
+}
+
 fn is_core_tag(tag: &Tag, name: &str) -> bool {
     (tag.handle == "!!" && tag.suffix == name)
         || (tag.handle.is_empty() && tag.suffix == format!("tag:yaml.org,2002:{name}"))
@@ -228,6 +265,12 @@ fn resolve_scalar(
     if let Some(tag) = tag {
         if is_core_tag(tag, "str") {
             return Ok(Value::string(text));
+        }
+        if is_core_tag(tag, "float") {
+            // Psych: `!!float 1` is 1.0.
+            if let Ok(Some(Value::Integer(i))) = tokenize(text) {
+                return Ok(Value::Float(i as f64));
+            }
         }
         for known in ["int", "float", "bool", "null"] {
             if is_core_tag(tag, known) {

@@ -244,6 +244,8 @@ pub enum Kind {
         Vec<(Vec<Node>, Vec<Node>)>,
         Option<Vec<Node>>,
     ),
+    /// `case subject; in pattern [if guard] then ...; else ...; end` (pattern matching).
+    CaseIn(Box<Node>, Vec<InClause>, Option<Vec<Node>>),
     Begin(Vec<Node>, Vec<Rescue>, Option<Vec<Node>>, Option<Vec<Node>>),
     /// `x rescue y`.
     RescueMod(Box<Node>, Box<Node>),
@@ -294,4 +296,60 @@ mod tests {
         check::<super::Program>();
         check::<super::Node>();
     }
+}
+
+/// One `in` clause of `case ... in`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InClause {
+    pub pat: Pat,
+    /// `if cond` (false) or `unless cond` (true).
+    pub guard: Option<(bool, Node)>,
+    pub body: Vec<Node>,
+    pub pos: Pos,
+}
+
+/// A pattern of `case ... in`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Pat {
+    /// A value matched with `===` (a literal, constant, range, regexp).
+    Value(Node),
+    /// `^x`, `^@x`, `^(expr)`: the value, matched with `===`.
+    Pin(Node),
+    /// A bare name: binds the local variable (`_` too).
+    Bind(String),
+    /// `a | b`.
+    Alt(Vec<Pat>),
+    /// `pat => name`.
+    Capture(Box<Pat>, String),
+    /// `[a, *rest, b]`, `Const(a, b)`, `Const[a]`: `rest` is `Some(None)` for a bare `*`.
+    Array {
+        konst: Option<Box<Node>>,
+        pre: Vec<Pat>,
+        rest: Option<Option<String>>,
+        post: Vec<Pat>,
+    },
+    /// `[*, a, b, *post]`.
+    Find {
+        konst: Option<Box<Node>>,
+        pre: Option<String>,
+        mid: Vec<Pat>,
+        post: Option<String>,
+    },
+    /// `{name: pat, key:, **rest}`, `Const(name:)`.
+    Hash {
+        konst: Option<Box<Node>>,
+        pairs: Vec<(String, Option<Pat>)>,
+        rest: HashRest,
+    },
+}
+
+/// What a hash pattern says of the keys it does not name.
+#[derive(Debug, Clone, PartialEq)]
+pub enum HashRest {
+    /// Nothing said: other keys are allowed.
+    Open,
+    /// `**rest`: bound to a hash of them.
+    Named(String),
+    /// `**nil`: no other keys.
+    Nil,
 }

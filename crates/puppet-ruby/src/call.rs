@@ -765,6 +765,9 @@ impl<'s> Interp<'s> {
                 };
                 return self.call_block(inner, vec![item, memo.clone()], pos);
             }
+            ProcBody::Curry(inner, n, given) => {
+                return crate::kernel::curry_call(self, blk, inner, *n, given, args, pos);
+            }
             ProcBody::Collect(into) => {
                 let item = if args.len() == 1 {
                     args.into_iter().next().unwrap_or(RValue::Nil)

@@ -105,6 +105,8 @@ pub(crate) fn known(path: &str) -> Option<Known> {
         "UncaughtThrowError" => class("ArgumentError"),
         "EOFError" => class("IOError"),
         "KeyError" | "StopIteration" => class("IndexError"),
+        "NoMatchingPatternError" => class("StandardError"),
+        "NoMatchingPatternKeyError" => class("NoMatchingPatternError"),
         "ClosedQueueError" => class("StopIteration"),
         "NoMethodError" => class("NameError"),
         "FloatDomainError" => class("RangeError"),

@@ -766,6 +766,30 @@ pub fn array_method(
     block: Option<&Blk>,
     pos: Pos,
 ) -> R {
+    if matches!(
+        name,
+        "uniq"
+            | "uniq!"
+            | "|"
+            | "&"
+            | "-"
+            | "union"
+            | "difference"
+            | "intersection"
+            | "intersect?"
+            | "to_set"
+            | "tally"
+            | "to_h"
+    ) {
+        let objects: Vec<RValue> = cell
+            .borrow()
+            .iter()
+            .chain(args.iter())
+            .filter(|x| matches!(x, RValue::Object(_) | RValue::Array(_)))
+            .cloned()
+            .collect();
+        crate::kernel::prepare_keys(it, &objects, pos)?;
+    }
     // Methods that touch one element do not copy the array.
     {
         let len = cell.borrow().len();
@@ -1080,7 +1104,10 @@ pub fn array_method(
                     (norm(*i, len).unwrap_or(0), p.borrow().len())
                 }
                 ([RValue::Range(r)], RValue::Array(p)) => (
-                    norm(int_arg(&r.0, pos)?, len).unwrap_or(0),
+                    match &r.0 {
+                        RValue::Nil => 0,
+                        v => norm(int_arg(v, pos)?, len).unwrap_or(0),
+                    },
                     p.borrow().len(),
                 ),
                 _ => return unsupported("Array#slice! with these arguments", pos),
@@ -1674,6 +1701,39 @@ pub fn hash_method(
     pos: Pos,
 ) -> R {
     let snapshot = || cell.borrow().pairs();
+    if !cell.borrow().identity
+        && args
+            .iter()
+            .any(|a| matches!(a, RValue::Object(_) | RValue::Array(_)))
+    {
+        crate::kernel::prepare_keys(it, &args, pos)?;
+        if let Some(k) = args.first() {
+            crate::kernel::check_same_hash(it, cell, k, pos)?;
+        }
+    }
+    match name {
+        "compare_by_identity" if args.is_empty() => {
+            if cell.is_frozen() {
+                return raise(
+                    "FrozenError",
+                    format!("can't modify frozen Hash: {}", value::inspect(recv)),
+                    pos,
+                );
+            }
+            let pairs = snapshot();
+            let mut h = cell.borrow_mut();
+            h.identity = true;
+            h.map.clear();
+            for (k, v) in pairs {
+                h.insert(k, v);
+            }
+            return Ok(recv.clone());
+        }
+        "compare_by_identity?" if args.is_empty() => {
+            return Ok(RValue::Bool(cell.borrow().identity));
+        }
+        _ => {}
+    }
     if name == "lazy" && args.is_empty() {
         return Ok(crate::library::lazy_of(it, recv.clone()));
     }
@@ -1735,7 +1795,8 @@ pub fn hash_method(
             let mut out = cell.borrow().clone();
             out.default_proc = None;
             for k in &args {
-                out.map.shift_remove(&HKey::of(k));
+                let key = out.key_of(k);
+                out.map.shift_remove(&key);
             }
             return Ok(RValue::hash(out));
         }
@@ -1857,6 +1918,7 @@ pub fn hash_method(
                 map: Default::default(),
                 default: cell.borrow().default.clone(),
                 default_proc: cell.borrow().default_proc.clone(),
+                identity: cell.borrow().identity,
             };
             for (k, v) in snapshot() {
                 let t = it.call_block(b, vec![k.clone(), v.clone()], pos)?.truthy();
@@ -1880,7 +1942,7 @@ pub fn hash_method(
         }
         "delete" => {
             argc(&args, 1, 1, pos)?;
-            let key = HKey::of(&args[0]);
+            let key = cell.borrow().key_of(&args[0]);
             let removed = cell.borrow_mut().map.shift_remove(&key);
             return match (removed, block) {
                 (Some((_, v)), _) => Ok(v),

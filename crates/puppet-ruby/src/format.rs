@@ -46,6 +46,38 @@ fn int_of(v: &RValue, pos: Pos) -> Result<i64, Ctrl> {
     }
 }
 
+/// The directives with a `<name>` after their flags, width or precision (`%-10<x>s`, which
+/// Ruby reads in any order) written with the name first (`%<x>-10s`).
+fn name_first(f: &str) -> Vec<char> {
+    let mut cs: Vec<char> = f.chars().collect();
+    let mut i = 0;
+    while i < cs.len() {
+        if cs[i] != '%' {
+            i += 1;
+            continue;
+        }
+        if cs.get(i + 1) == Some(&'%') {
+            i += 2;
+            continue;
+        }
+        let start = i + 1;
+        let mut j = start;
+        while j < cs.len() && (cs[j].is_ascii_digit() || "-0+ #.*".contains(cs[j])) {
+            j += 1;
+        }
+        if j > start && cs.get(j) == Some(&'<') {
+            if let Some(k) = cs[j..].iter().position(|c| *c == '>') {
+                let name: Vec<char> = cs[j..=j + k].to_vec();
+                let spec: Vec<char> = cs[start..j].to_vec();
+                let moved: Vec<char> = name.into_iter().chain(spec).collect();
+                cs.splice(start..=j + k, moved);
+            }
+        }
+        i = start;
+    }
+    cs
+}
+
 /// An Integer argument of `%d %x %o %b` as its sign and value
 /// (big or not; a Float is floored, a String read as `Integer()` reads it).
 fn int_digits(v: &RValue, pos: Pos) -> Result<(bool, num_bigint::BigInt), Ctrl> {
@@ -98,7 +130,7 @@ fn pad(body: String, width: usize, left: bool, zero: bool) -> String {
 
 /// Formats `args` by the Ruby format string `f`.
 pub fn sprintf(f: &str, args: &[RValue], pos: Pos) -> Result<String, Ctrl> {
-    let cs: Vec<char> = f.chars().collect();
+    let cs = name_first(f);
     let mut out = String::new();
     let mut i = 0;
     let argi = std::cell::Cell::new(0usize);

@@ -1194,6 +1194,7 @@ impl<'s> Interp<'s> {
                         RValue::Int(_) | RValue::Big(_) | RValue::Float(_)
                     ) | (RValue::Str(_), RValue::Str(_))
                         | (_, RValue::Nil)
+                        | (RValue::Nil, _)
                 ) || matches!((&a, &b), (RValue::IpAddr(x), RValue::IpAddr(y)) if x.v6 == y.v6);
                 if !ok {
                     if let (RValue::Object(x), RValue::Object(y)) = (&a, &b) {
@@ -1352,6 +1353,9 @@ impl<'s> Interp<'s> {
                 }
                 Ok(it)
             }
+            Kind::CaseIn(subject, clauses, els) => {
+                crate::pattern::case_in(self, subject, clauses, els.as_deref(), pos)
+            }
             Kind::Case(subject, whens, els) => {
                 let subj = match subject {
                     Some(s) => Some(self.eval(s)?),
@@ -1391,8 +1395,9 @@ impl<'s> Interp<'s> {
             Kind::RescueMod(e, r) => match self.eval(e) {
                 Err(Ctrl::Raise(exc)) if self.is_standard_error(&exc.class) => {
                     let obj = self.exception_value(&exc);
-                    self.handling.push(obj);
+                    self.handling.push(obj.clone());
                     let v = self.eval(r);
+                    let v = crate::kernel::attach_cause(self, v, &obj);
                     self.handling.pop();
                     v
                 }
@@ -1540,6 +1545,7 @@ impl<'s> Interp<'s> {
                             }
                             self.handling.push(obj.clone());
                             let h = self.body(&resc.body);
+                            let h = crate::kernel::attach_cause(self, h, &obj);
                             self.handling.pop();
                             handled = Some(h);
                             break 'clauses;
@@ -2048,8 +2054,12 @@ impl<'s> Interp<'s> {
         for item in items {
             match item {
                 crate::ast::HashItem::Pair(k, v) => {
+                    let kpos = k.pos;
                     let k = self.eval(k)?;
                     let v = self.eval(v)?;
+                    if matches!(k, RValue::Object(_) | RValue::Array(_)) {
+                        crate::kernel::prepare_keys(self, std::slice::from_ref(&k), kpos)?;
+                    }
                     h.insert(k, v);
                 }
                 crate::ast::HashItem::Splat(e) => {

@@ -384,6 +384,29 @@ fn kernel_function(
             }
             Ok(RValue::Nil)
         }
+        // `Integer(s, exception: false)`, `Float(s, exception: false)`: nil instead of the
+        // ArgumentError or TypeError.
+        "Integer" | "Float"
+            if matches!(args.last(), Some(RValue::Hash(h))
+                if h.borrow().map.len() == 1 && h.borrow().get(&RValue::sym("exception")).is_some()) =>
+        {
+            let mut args = args;
+            let quiet = args
+                .pop()
+                .and_then(|o| match o {
+                    RValue::Hash(h) => h.borrow().get(&RValue::sym("exception")).cloned(),
+                    _ => None,
+                })
+                .is_some_and(|v| !v.truthy());
+            match crate::methods::kernel(it, name, args, block, pos) {
+                Err(Ctrl::Raise(e))
+                    if quiet && matches!(e.class.as_str(), "ArgumentError" | "TypeError") =>
+                {
+                    Ok(RValue::Nil)
+                }
+                r => r,
+            }
+        }
         "Array" | "Integer" | "String" | "Float" | "Hash" | "format" | "sprintf" | "puts"
         | "print" | "p" | "pp" | "loop" => crate::methods::kernel(it, name, args, block, pos),
         "printf" => Ok(RValue::Nil),
@@ -396,8 +419,186 @@ fn kernel_function(
     })
 }
 
+/// The hidden instance variable where [`prepare_keys`] records an object's own `hash`.
+pub(crate) const HASH_IVAR: &str = " hash";
+
+/// Readies values that are about to be hash keys (or compared by `eql?`, as `uniq` does):
+/// an object whose class defines `hash` gets that method's result recorded, a Struct its
+/// members' hash, so that [`value::HKey::of`] files it by that hash (Ruby's `hash`/`eql?`
+/// protocol). Other objects stay keyed by identity. Arrays are looked into.
+pub(crate) fn prepare_keys(it: &mut Interp, vals: &[RValue], pos: Pos) -> Result<(), Ctrl> {
+    for v in vals {
+        if matches!(v, RValue::Object(_) | RValue::Array(_)) {
+            prepare_key(it, v, 0, pos)?;
+        }
+    }
+    Ok(())
+}
+
+fn prepare_key(it: &mut Interp, v: &RValue, depth: usize, pos: Pos) -> Result<(), Ctrl> {
+    if depth > 32 || !value::walk_step() {
+        return Ok(());
+    }
+    match v {
+        RValue::Array(a) => {
+            let inner: Vec<RValue> = a
+                .borrow()
+                .iter()
+                .filter(|x| matches!(x, RValue::Object(_) | RValue::Array(_)))
+                .cloned()
+                .collect();
+            for x in &inner {
+                prepare_key(it, x, depth + 1, pos)?;
+            }
+        }
+        RValue::Object(o) => {
+            let own = match it.find_user_method(v, "hash") {
+                Some((e, _)) => !matches!(e.method, Method::Native(_)),
+                None => false,
+            };
+            let h = if own {
+                match it.call_method(v.clone(), "hash", Vec::new(), None, pos)? {
+                    RValue::Int(i) => i,
+                    RValue::Big(b) => {
+                        use std::hash::{Hash, Hasher};
+                        let mut st = std::collections::hash_map::DefaultHasher::new();
+                        crate::bigint::key_bytes(&b).hash(&mut st);
+                        st.finish() as i64
+                    }
+                    other => {
+                        return raise(
+                            "TypeError",
+                            format!(
+                                "no implicit conversion of {} into Integer",
+                                other.conversion_name()
+                            ),
+                            pos,
+                        )
+                    }
+                }
+            } else if o.class.ancestors().iter().any(|a| a.name_is("Struct")) {
+                let members: Vec<RValue> = o
+                    .ivars
+                    .borrow()
+                    .iter()
+                    .filter(|(k, _)| !k.starts_with(' '))
+                    .map(|(_, x)| x.clone())
+                    .collect();
+                for x in &members {
+                    prepare_key(it, x, depth + 1, pos)?;
+                }
+                use std::hash::{Hash, Hasher};
+                let mut st = std::collections::hash_map::DefaultHasher::new();
+                (Rc::as_ptr(&o.class) as usize).hash(&mut st);
+                for x in &members {
+                    value::HKey::of(x).hash(&mut st);
+                }
+                st.finish() as i64
+            } else {
+                return Ok(());
+            };
+            o.ivars
+                .borrow_mut()
+                .insert(HASH_IVAR.into(), RValue::Int(h));
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// After [`prepare_keys`]: when `key` files under the same hash as a different key of `h`,
+/// Ruby asks `eql?`; keys that hash alike but are not `eql?` are more than this engine's
+/// hashes keep apart, and are refused.
+pub(crate) fn check_same_hash(
+    it: &mut Interp,
+    h: &value::Shared<RHash>,
+    key: &RValue,
+    pos: Pos,
+) -> Result<(), Ctrl> {
+    let RValue::Object(o) = key else {
+        return Ok(());
+    };
+    let hk = value::HKey::of(key);
+    if !matches!(hk, value::HKey::User(_)) {
+        return Ok(());
+    }
+    let existing = h.borrow().map.get(&hk).map(|(k, _)| k.clone());
+    let Some(existing) = existing else {
+        return Ok(());
+    };
+    if matches!(&existing, RValue::Object(e) if Rc::ptr_eq(e, o)) {
+        return Ok(());
+    }
+    if it
+        .call_method(key.clone(), "eql?", vec![existing], None, pos)?
+        .truthy()
+    {
+        return Ok(());
+    }
+    unsupported(
+        "hash keys with equal `hash' values that are not `eql?' (this engine files keys by their hash)",
+        pos,
+    )
+}
+
 /// `raise`/`fail`.
-fn do_raise(it: &mut Interp, args: Vec<RValue>, pos: Pos) -> R {
+fn do_raise(it: &mut Interp, mut args: Vec<RValue>, pos: Pos) -> R {
+    // `raise X, "m", cause: e`: the cause is given (nil for none); otherwise it is `$!`.
+    let mut cause = it.handling.last().cloned();
+    if args.len() > 1 {
+        if let Some(RValue::Hash(h)) = args.last() {
+            let given = {
+                let h = h.borrow();
+                (h.map.len() == 1)
+                    .then(|| h.get(&RValue::sym("cause")).cloned())
+                    .flatten()
+            };
+            if let Some(c) = given {
+                cause = Some(c);
+                args.pop();
+            }
+        }
+    }
+    let r = do_raise_args(it, args, pos);
+    match (r, cause) {
+        (Err(Ctrl::Raise(mut exc)), Some(c)) => {
+            let obj = it.exception_value(&exc);
+            set_cause(&obj, &c);
+            exc.obj = Some(obj);
+            Err(Ctrl::Raise(exc))
+        }
+        (r, _) => r,
+    }
+}
+
+/// Records `cause` as the exception's `cause` unless it has one (or is the exception).
+fn set_cause(exc: &RValue, cause: &RValue) {
+    if let RValue::Object(o) = exc {
+        if matches!(cause, RValue::Object(c) if Rc::ptr_eq(c, o)) {
+            return;
+        }
+        let mut iv = o.ivars.borrow_mut();
+        if !iv.contains_key(" cause") {
+            iv.insert(" cause".into(), cause.clone());
+        }
+    }
+}
+
+/// An exception raised while a `rescue` clause handled `handling` gets it as its `cause`
+/// (exceptions that native methods raise; `raise` records `$!` itself).
+pub(crate) fn attach_cause(it: &mut Interp, r: R, handling: &RValue) -> R {
+    match r {
+        Err(Ctrl::Raise(mut exc)) => {
+            let obj = it.exception_value(&exc);
+            set_cause(&obj, handling);
+            exc.obj = Some(obj);
+            Err(Ctrl::Raise(exc))
+        }
+        r => r,
+    }
+}
+
+fn do_raise_args(it: &mut Interp, args: Vec<RValue>, pos: Pos) -> R {
     let (exc_value, class_name, message) = match args.as_slice() {
         [] => match it.handling.last().cloned() {
             Some(e) => {
@@ -1467,7 +1668,12 @@ fn exception_method(
         }
         "backtrace" | "backtrace_locations" => Ok(RValue::Nil),
         "set_backtrace" => Ok(args.first().cloned().unwrap_or(RValue::Nil)),
-        "cause" => Ok(RValue::Nil),
+        "cause" => Ok(o
+            .ivars
+            .borrow()
+            .get(" cause")
+            .cloned()
+            .unwrap_or(RValue::Nil)),
         "exception" => {
             if args.is_empty() {
                 return Some(Ok(recv.clone()));
@@ -1599,6 +1805,13 @@ pub(crate) fn instantiate(
         return raise(
             "NoMethodError",
             format!("undefined method `new' for {}:Module", m.name()),
+            pos,
+        );
+    }
+    if m.name_is("ERB") {
+        // Known so that `defined?(ERB)` answers; templates run through Puppet's `template`.
+        return unsupported(
+            "ERB.new (running an ERB template from Ruby code: result, result_with_hash)",
             pos,
         );
     }
@@ -2102,7 +2315,36 @@ pub(crate) fn proc_method(
             }
         }),
         "source_location" => Ok(RValue::Nil),
-        "curry" => unsupported("Proc#curry", pos),
+        "curry" => {
+            argc(&args, 0, 1, pos)?;
+            let arity = p.arity();
+            let n = match args.first() {
+                Some(v) => {
+                    let n = crate::methods::int_arg(v, pos)?;
+                    let (min, max) = if arity >= 0 {
+                        (arity, Some(arity))
+                    } else {
+                        (-arity - 1, None)
+                    };
+                    if p.lambda && (n < min || max.is_some_and(|m| n != m)) {
+                        let expected = match max {
+                            Some(m) => m.to_string(),
+                            None => format!("{min}+"),
+                        };
+                        return raise(
+                            "ArgumentError",
+                            format!("wrong number of arguments (given {n}, expected {expected})"),
+                            pos,
+                        );
+                    }
+                    n.max(0) as usize
+                }
+                None if arity >= 0 => arity as usize,
+                None => (-arity - 1) as usize,
+            };
+            let c = it.make_proc_of(ProcBody::Curry(p.clone(), n, Vec::new()), p.lambda);
+            Ok(RValue::Proc(c))
+        }
         "unbind" | "bind" => unsupported(format!("Method#{name}"), pos),
         _ => match common(it, &recv, name, &args, block, pos) {
             Some(r) => r,
@@ -2113,6 +2355,31 @@ pub(crate) fn proc_method(
             ),
         },
     }
+}
+
+/// Calls a curried proc (`proc.curry`): with all its arguments, the proc runs; with fewer,
+/// a curried proc that has them.
+pub(crate) fn curry_call(
+    it: &mut Interp,
+    this: &Blk,
+    inner: &Blk,
+    n: usize,
+    given: &[RValue],
+    args: Vec<RValue>,
+    pos: Pos,
+) -> R {
+    let mut all = given.to_vec();
+    all.extend(args);
+    if all.len() >= n {
+        let r = it.call_block_as(inner, all, None, None, false, None, pos);
+        return match r {
+            Err(Ctrl::Break(v)) if inner.lambda => Ok(v),
+            other => other,
+        };
+    }
+    it.charge(all.len() * 16, pos)?;
+    let c = it.make_proc_of(ProcBody::Curry(inner.clone(), n, all), this.lambda);
+    Ok(RValue::Proc(c))
 }
 
 /// `super` reaching past the user methods: the built-in ancestor's native method.

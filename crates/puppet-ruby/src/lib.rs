@@ -37,6 +37,7 @@ mod modules;
 pub mod object;
 mod pack;
 pub mod parser;
+mod pattern;
 mod puppet;
 mod richdata;
 mod ruby_methods;

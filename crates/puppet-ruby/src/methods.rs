@@ -197,6 +197,7 @@ pub(crate) fn range_items(
             Ok(out)
         }
         (RValue::Float(_), _) => raise("TypeError", "can't iterate from Float", pos),
+        (RValue::Nil, _) => raise("TypeError", "can't iterate from NilClass", pos),
         (RValue::IpAddr(a), RValue::IpAddr(b)) => {
             let mut out = Vec::new();
             for ip in crate::ipaddr::range_addresses(a, b, r.2)
@@ -214,9 +215,16 @@ pub(crate) fn range_items(
 
 /// `Range#cover?`.
 pub fn range_cover(r: &(RValue, RValue, bool), v: &RValue) -> bool {
-    let lo = compare(&r.0, v);
-    if !matches!(lo, Some(Ordering::Less) | Some(Ordering::Equal)) {
-        return false;
+    if matches!(r.0, RValue::Nil) {
+        // A beginless range: only the end bounds it (`(..5) === nil` is false).
+        if matches!(r.1, RValue::Nil) {
+            return true;
+        }
+    } else {
+        let lo = compare(&r.0, v);
+        if !matches!(lo, Some(Ordering::Less) | Some(Ordering::Equal)) {
+            return false;
+        }
     }
     if matches!(r.1, RValue::Nil) {
         return true;
@@ -2065,6 +2073,39 @@ fn range_method(
             argc(&args, 1, 1, pos)?;
             Ok(RValue::Bool(range_cover(r, &args[0])))
         }
+        "first" | "min" if matches!(r.0, RValue::Nil) => raise(
+            "RangeError",
+            if name == "min" {
+                "cannot get the minimum of beginless range"
+            } else {
+                "cannot get the first element of beginless range"
+            },
+            pos,
+        ),
+        "last" | "max" if matches!(r.1, RValue::Nil) => raise(
+            "RangeError",
+            if name == "max" {
+                "cannot get the maximum of endless range"
+            } else {
+                "cannot get the last element of endless range"
+            },
+            pos,
+        ),
+        "size"
+            if args.is_empty()
+                && matches!(
+                    (&r.0, &r.1),
+                    (
+                        RValue::Int(_) | RValue::Big(_) | RValue::Float(_),
+                        RValue::Nil
+                    ) | (
+                        RValue::Nil,
+                        RValue::Int(_) | RValue::Big(_) | RValue::Float(_)
+                    )
+                ) =>
+        {
+            Ok(RValue::Float(f64::INFINITY))
+        }
         "first" | "begin" | "min" if args.is_empty() => Ok(r.0.clone()),
         "first" | "take" if matches!(r.0, RValue::Int(_)) => {
             // Lazily: an endless or huge range gives its first n.
@@ -2296,6 +2337,7 @@ pub(crate) fn class_method(
                 map: Default::default(),
                 default: args.first().cloned().unwrap_or(RValue::Nil),
                 default_proc: block.cloned(),
+                identity: false,
             }))
         }
         // `Proc.new { ... }`: the block as a proc (as `proc { ... }`); Ruby 3 refuses

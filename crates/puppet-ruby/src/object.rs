@@ -493,6 +493,8 @@ pub enum ProcBody {
     WithIndex(Blk, Cell<i64>),
     /// `enum.with_object(memo) { |x, memo| }`: calls the block with the item and the memo.
     WithObject(Blk, RValue),
+    /// `proc.curry`: the proc, how many arguments it takes, those given so far.
+    Curry(Blk, usize, Vec<RValue>),
 }
 
 /// A proc, lambda, block or method object.

@@ -11,7 +11,8 @@
 //! overflow the stack.
 
 use crate::ast::{
-    Block, Def, HashItem, Kind, ModuleBody, Node, Param, Params, Part, Program, Rescue,
+    Block, Def, HashItem, HashRest, InClause, Kind, ModuleBody, Node, Param, Params, Part, Pat,
+    Program, Rescue,
 };
 use crate::lexer::{StrPart, Tok, Token};
 use crate::Pos;
@@ -49,7 +50,7 @@ const MAX_DEPTH: usize = 200;
 /// let p = puppet_ruby::parser::parse_file("x = `ls`\ny = %x(ls)\n", "m.rb");
 /// assert!(p.is_ok()); // commands parse; running one is an error
 /// let p = puppet_ruby::parser::parse_file("case x\nin [a]\n  a\nend\n", "m.rb");
-/// assert!(p.unwrap_err().unsupported); // pattern matching is not in the subset
+/// assert!(p.is_ok()); // pattern matching
 /// let p = puppet_ruby::parser::parse_file("module M\n  def self.x(a, *b, k: 1, &blk)\n    yield a\n  end\nend\n", "m.rb").unwrap();
 /// assert_eq!(p.body.len(), 1);
 /// ```
@@ -245,6 +246,16 @@ fn check_jump(n: &Node, ctx: JumpCtx) -> PResult<()> {
             one(e)?;
             check_jumps(body, JumpCtx::Loop)
         }
+        Kind::CaseIn(subject, clauses, other) => {
+            one(subject)?;
+            for c in clauses {
+                if let Some((_, g)) = &c.guard {
+                    one(g)?;
+                }
+                check_jumps(&c.body, ctx)?;
+            }
+            other.as_deref().map_or(Ok(()), |o| check_jumps(o, ctx))
+        }
         Kind::Case(subject, whens, other) => {
             opt(subject)?;
             for (tests, body) in whens {
@@ -302,6 +313,12 @@ fn check_jump(n: &Node, ctx: JumpCtx) -> PResult<()> {
         | Kind::CurrentMethod
         | Kind::Put(_) => Ok(()),
     }
+}
+
+/// An element of an array pattern: a pattern or a splat (`*name`, `*`).
+enum PatElem {
+    Pat(Pat),
+    Splat(Option<String>),
 }
 
 /// The parser state.
@@ -2057,7 +2074,16 @@ impl Parser {
                 let b = self.lambda()?;
                 Ok(mk(Kind::Lambda(b)))
             }
-            Tok::Op("..") | Tok::Op("...") => self.unsupported("beginless range"),
+            Tok::Op(op @ (".." | "...")) => {
+                // A beginless range (`..5`): its begin is nil.
+                let excl = op == "...";
+                let r = self.binary(0)?;
+                Ok(mk(Kind::Range(
+                    Box::new(node(Kind::Nil, pos)),
+                    Box::new(r),
+                    excl,
+                )))
+            }
             Tok::Op("*") => self.unsupported("splat outside an argument list"),
             Tok::Ident(name) => self.keyword_or_ident(name, pos),
             Tok::Put(_) | Tok::InsertBegin => {
@@ -2237,7 +2263,10 @@ impl Parser {
                     whens.push((vals, body));
                 }
                 if self.is_kw("in") {
-                    return self.unsupported("pattern matching `case ... in'");
+                    return match subject {
+                        Some(subject) if whens.is_empty() => self.case_in(*subject, pos),
+                        _ => self.fail("unexpected `in'"),
+                    };
                 }
                 let els = if self.eat_kw("else") {
                     Some(self.stmts(&["end"])?)
@@ -2538,6 +2567,330 @@ impl Parser {
             Some(n) => Ok(n),
             None => self.expr_stmt(),
         }
+    }
+
+    /// The `in` clauses of `case subject` (pattern matching), from the first `in`.
+    fn case_in(&mut self, subject: Node, pos: Pos) -> PResult<Node> {
+        let mut clauses = Vec::new();
+        while self.is_kw("in") {
+            let cpos = self.pos();
+            self.skip();
+            let pat = self.top_pattern()?;
+            let guard = if self.eat_kw("if") {
+                Some((false, self.expr_stmt()?))
+            } else if self.eat_kw("unless") {
+                Some((true, self.expr_stmt()?))
+            } else {
+                None
+            };
+            self.eat_then();
+            let body = self.stmts(&["in", "else", "end"])?;
+            clauses.push(InClause {
+                pat,
+                guard,
+                body,
+                pos: cpos,
+            });
+        }
+        let els = if self.eat_kw("else") {
+            Some(self.stmts(&["end"])?)
+        } else {
+            None
+        };
+        self.expect_kw("end")?;
+        Ok(node(Kind::CaseIn(Box::new(subject), clauses, els), pos))
+    }
+
+    /// Whether the next token ends a pattern element (`,`, a closing bracket, the guard,
+    /// `then`, the line's end).
+    fn pattern_end(&self) -> bool {
+        matches!(
+            self.peek(),
+            Tok::Nl
+                | Tok::Semi
+                | Tok::Eof
+                | Tok::Op(",")
+                | Tok::Op("]")
+                | Tok::Op(")")
+                | Tok::Op("}")
+                | Tok::Op("|")
+                | Tok::Op("=>")
+        ) || self.is_kw("then")
+            || self.is_kw("if")
+            || self.is_kw("unless")
+    }
+
+    /// The pattern of an `in` clause: a pattern, or an array or hash pattern without its
+    /// brackets (`in a, *rest`, `in name:, **nil`).
+    fn top_pattern(&mut self) -> PResult<Pat> {
+        if matches!(self.peek(), Tok::Label(_)) || self.is_op("**") {
+            return self.hash_pattern(None, None);
+        }
+        let first = self.pattern_elem()?;
+        if !self.is_op(",") {
+            if let PatElem::Pat(p) = first {
+                return Ok(p);
+            }
+        }
+        let mut items = vec![first];
+        while self.eat_op(",") {
+            if self.pattern_end() {
+                // `in a,`: the rest is open.
+                items.push(PatElem::Splat(None));
+                break;
+            }
+            items.push(self.pattern_elem()?);
+        }
+        self.array_pattern(None, items)
+    }
+
+    fn pattern_elem(&mut self) -> PResult<PatElem> {
+        if self.eat_op("*") {
+            return Ok(match self.peek().clone() {
+                Tok::Ident(n) if !is_reserved(&n) => {
+                    self.skip();
+                    self.declare(&n);
+                    PatElem::Splat(Some(n))
+                }
+                _ => PatElem::Splat(None),
+            });
+        }
+        Ok(PatElem::Pat(self.alt_pattern()?))
+    }
+
+    /// `pat | pat ... [=> name]`.
+    fn alt_pattern(&mut self) -> PResult<Pat> {
+        let mut alts = vec![self.primary_pattern()?];
+        while self.eat_op("|") {
+            self.skip_nl();
+            alts.push(self.primary_pattern()?);
+        }
+        let mut p = match alts.len() {
+            1 => alts.remove(0),
+            _ => Pat::Alt(alts),
+        };
+        while self.eat_op("=>") {
+            match self.bump() {
+                Tok::Ident(n) if !is_reserved(&n) => {
+                    self.declare(&n);
+                    p = Pat::Capture(Box::new(p), n);
+                }
+                _ => {
+                    self.i -= 1;
+                    return self.fail("expected a variable name after `=>' in a pattern");
+                }
+            }
+        }
+        Ok(p)
+    }
+
+    fn primary_pattern(&mut self) -> PResult<Pat> {
+        self.nested(|p| p.primary_pattern_inner())
+    }
+
+    fn primary_pattern_inner(&mut self) -> PResult<Pat> {
+        let pos = self.pos();
+        match self.peek().clone() {
+            Tok::Op("[") => {
+                self.skip();
+                let items = self.pattern_items("]")?;
+                self.array_pattern(None, items)
+            }
+            Tok::Op("{") => {
+                self.skip();
+                self.hash_pattern(None, Some("}"))
+            }
+            Tok::Op("^") => {
+                self.skip();
+                match self.peek().clone() {
+                    Tok::Ident(n) if !is_reserved(&n) => {
+                        self.skip();
+                        Ok(Pat::Pin(node(Kind::LVar(n), pos)))
+                    }
+                    Tok::IVar(n) => {
+                        self.skip();
+                        Ok(Pat::Pin(node(Kind::IVar(n), pos)))
+                    }
+                    Tok::Op("(") => Ok(Pat::Pin(self.primary()?)),
+                    _ => self.unsupported("this pinned expression in a pattern"),
+                }
+            }
+            Tok::Ident(n) if !is_reserved(&n) => {
+                self.skip();
+                self.declare(&n);
+                Ok(Pat::Bind(n))
+            }
+            Tok::Const(_) => {
+                let mut k = match self.bump() {
+                    Tok::Const(n) => node(Kind::Const(None, n), pos),
+                    _ => return self.fail("expected a constant"),
+                };
+                while self.is_op("::") && matches!(self.peek_n(1), Tok::Const(_)) {
+                    self.skip();
+                    if let Tok::Const(n) = self.bump() {
+                        k = node(Kind::Const(Some(Box::new(k)), n), pos);
+                    }
+                }
+                if !self.space_before() && (self.is_op("(") || self.is_op("[")) {
+                    let close = if self.is_op("(") { ")" } else { "]" };
+                    self.skip();
+                    self.skip_nl();
+                    if matches!(self.peek(), Tok::Label(_)) || self.is_op("**") {
+                        return self.hash_pattern(Some(k), Some(close));
+                    }
+                    let items = self.pattern_items(close)?;
+                    return self.array_pattern(Some(k), items);
+                }
+                self.range_pattern(k)
+            }
+            _ => {
+                let v = self.binary(5)?;
+                self.range_pattern(v)
+            }
+        }
+    }
+
+    /// A value pattern, or a range from it (`1..3`, `4..`).
+    fn range_pattern(&mut self, v: Node) -> PResult<Pat> {
+        if !(self.is_op("..") || self.is_op("...")) {
+            return Ok(Pat::Value(v));
+        }
+        let pos = v.pos;
+        let excl = self.is_op("...");
+        self.skip();
+        let end = if self.pattern_end() {
+            node(Kind::Nil, pos)
+        } else {
+            self.binary(5)?
+        };
+        Ok(Pat::Value(node(
+            Kind::Range(Box::new(v), Box::new(end), excl),
+            pos,
+        )))
+    }
+
+    /// The elements of a bracketed array pattern, through `close`.
+    fn pattern_items(&mut self, close: &str) -> PResult<Vec<PatElem>> {
+        let mut items = Vec::new();
+        loop {
+            self.skip_nl();
+            if self.eat_op(close) {
+                break;
+            }
+            items.push(self.pattern_elem()?);
+            self.skip_nl();
+            if !self.eat_op(",") {
+                self.expect_op(close)?;
+                break;
+            }
+        }
+        Ok(items)
+    }
+
+    /// An array pattern (one splat at most) or a find pattern (`[*, x, *]`).
+    fn array_pattern(&mut self, konst: Option<Node>, items: Vec<PatElem>) -> PResult<Pat> {
+        let splats = items
+            .iter()
+            .filter(|e| matches!(e, PatElem::Splat(_)))
+            .count();
+        let konst = konst.map(Box::new);
+        let n = items.len();
+        if splats == 2 && n >= 3 {
+            if let (Some(PatElem::Splat(_)), Some(PatElem::Splat(_))) =
+                (items.first(), items.last())
+            {
+                let mut it = items.into_iter();
+                let Some(PatElem::Splat(pre)) = it.next() else {
+                    return self.fail("a find pattern");
+                };
+                let mut mid = Vec::new();
+                let mut post = None;
+                for e in it {
+                    match e {
+                        PatElem::Pat(p) => mid.push(p),
+                        PatElem::Splat(s) => post = s,
+                    }
+                }
+                return Ok(Pat::Find {
+                    konst,
+                    pre,
+                    mid,
+                    post,
+                });
+            }
+        }
+        if splats > 1 {
+            return self.fail("more than one splat in an array pattern");
+        }
+        let mut pre = Vec::new();
+        let mut post = Vec::new();
+        let mut rest = None;
+        for e in items {
+            match e {
+                PatElem::Splat(s) => rest = Some(s),
+                PatElem::Pat(p) if rest.is_none() => pre.push(p),
+                PatElem::Pat(p) => post.push(p),
+            }
+        }
+        Ok(Pat::Array {
+            konst,
+            pre,
+            rest,
+            post,
+        })
+    }
+
+    /// A hash pattern's pairs (`key: pat`, `key:`, `**rest`, `**nil`), through `close`
+    /// when it has brackets.
+    fn hash_pattern(&mut self, konst: Option<Node>, close: Option<&str>) -> PResult<Pat> {
+        let mut pairs = Vec::new();
+        let mut rest = HashRest::Open;
+        loop {
+            if let Some(c) = close {
+                self.skip_nl();
+                if self.eat_op(c) {
+                    break;
+                }
+            }
+            match self.peek().clone() {
+                Tok::Label(l) => {
+                    self.skip();
+                    if self.pattern_end() && !self.is_op("|") && !self.is_op("=>") {
+                        self.declare(&l);
+                        pairs.push((l, None));
+                    } else {
+                        pairs.push((l, Some(self.alt_pattern()?)));
+                    }
+                }
+                Tok::Op("**") => {
+                    self.skip();
+                    match self.bump() {
+                        Tok::Ident(n) if n == "nil" => rest = HashRest::Nil,
+                        Tok::Ident(n) if !is_reserved(&n) => {
+                            self.declare(&n);
+                            rest = HashRest::Named(n);
+                        }
+                        _ => {
+                            self.i -= 1;
+                            return self.unsupported("this `**' in a hash pattern");
+                        }
+                    }
+                }
+                _ => return self.unsupported("this key in a hash pattern (only `name:' keys)"),
+            }
+            if !self.eat_op(",") {
+                if let Some(c) = close {
+                    self.skip_nl();
+                    self.expect_op(c)?;
+                }
+                break;
+            }
+        }
+        Ok(Pat::Hash {
+            konst: konst.map(Box::new),
+            pairs,
+            rest,
+        })
     }
 
     fn eat_then(&mut self) {

@@ -848,7 +848,7 @@ fn str_method_of(
             let len = s.chars().count();
             let start = match args.as_slice() {
                 [RValue::Int(i)] | [RValue::Int(i), _] => norm(*i, len),
-                [RValue::Range(r)] => norm(int_arg(&r.0, pos)?, len),
+                [RValue::Range(r)] => norm(range_start(&r.0, pos)?, len),
                 [RValue::Str(sub)] => s
                     .find(sub.borrow().as_str())
                     .map(|b| s[..b].chars().count()),
@@ -902,7 +902,7 @@ fn str_method_of(
                 }
                 [RValue::Range(r)] => {
                     let (a, b) = (
-                        int_arg(&r.0, pos)?,
+                        range_start(&r.0, pos)?,
                         match &r.1 {
                             RValue::Nil => -1,
                             v => int_arg(v, pos)?,
@@ -1019,7 +1019,7 @@ fn str_method_of(
                     }
                 }
                 [RValue::Range(r)] => {
-                    let a = int_arg(&r.0, pos)?;
+                    let a = range_start(&r.0, pos)?;
                     let b = match &r.1 {
                         RValue::Nil => -1,
                         v => int_arg(v, pos)?,
@@ -1427,7 +1427,7 @@ fn str_method_of(
                     (norm(*i, len).filter(|i| *i <= len), n as usize)
                 }
                 [RValue::Range(r)] => {
-                    let a = int_arg(&r.0, pos)?;
+                    let a = range_start(&r.0, pos)?;
                     let b = match &r.1 {
                         RValue::Nil => -1,
                         v => int_arg(v, pos)?,
@@ -1695,4 +1695,12 @@ fn transliterate(
         last_translated = Some(t);
     }
     Ok(out)
+}
+
+/// The first index of a range of indexes: a beginless range (`..2`) starts at 0.
+fn range_start(v: &RValue, pos: Pos) -> Result<i64, Ctrl> {
+    match v {
+        RValue::Nil => Ok(0),
+        v => int_arg(v, pos),
+    }
 }

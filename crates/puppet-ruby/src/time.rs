@@ -557,6 +557,49 @@ pub(crate) fn class_method(
                 Some(Some(off)) => make_time(it, local - off as i64, ns, off, false, true),
             })
         })(),
+        ("Time", "strptime") => (|| {
+            argc(args, 2, 3, pos)?;
+            let (text, fmt) = (to_s(&args[0]), to_s(&args[1]));
+            let bad = || {
+                raise(
+                    "ArgumentError",
+                    format!("invalid date or strptime format - `{text}' `{fmt}'"),
+                    pos,
+                )
+            };
+            let Some(f) = strptime_fields(&text, &fmt, pos)? else {
+                return bad();
+            };
+            let zone = f.zone;
+            if let Some(secs) = f.seconds {
+                return Ok(match zone {
+                    Some(Some(off)) => make_time(it, secs, 0, off, false, true),
+                    _ => make_time(it, secs, 0, 0, false, false),
+                });
+            }
+            let Some(y) = f.year else {
+                return unsupported(
+                    format!("Time.strptime of {text:?} with {fmt:?}: no year (Ruby takes it from the clock)"),
+                    pos,
+                );
+            };
+            let mut hour = f.hour.unwrap_or(0);
+            match f.pm {
+                Some(true) if hour < 12 => hour += 12,
+                Some(false) if hour == 12 => hour = 0,
+                _ => {}
+            }
+            let days = match (f.mon, f.yday) {
+                (None, Some(yd)) => days_from_civil(y, 1, 1) + yd - 1,
+                (m, _) => days_from_civil(y, m.unwrap_or(1), 1) + f.mday.unwrap_or(1) - 1,
+            };
+            let local = days * 86400 + hour * 3600 + f.min.unwrap_or(0) * 60 + f.sec.unwrap_or(0);
+            Ok(match zone {
+                None => make_time(it, local, f.nsec, 0, false, false),
+                Some(None) => make_time(it, local, f.nsec, 0, true, false),
+                Some(Some(off)) => make_time(it, local - off as i64, f.nsec, off, false, true),
+            })
+        })(),
         ("Date", "today") => {
             let (s, _) = now();
             make_date(it, s.div_euclid(86400) + JD_EPOCH, pos)
@@ -1241,4 +1284,239 @@ mod tests {
         assert_eq!(parse_offset("-0530"), Some(-19800));
         assert_eq!(parse_offset("09:00"), None);
     }
+}
+
+/// What `Time.strptime` read ([`strptime_fields`]).
+#[derive(Default)]
+struct Parsed {
+    year: Option<i64>,
+    mon: Option<i64>,
+    mday: Option<i64>,
+    yday: Option<i64>,
+    hour: Option<i64>,
+    min: Option<i64>,
+    sec: Option<i64>,
+    nsec: i64,
+    pm: Option<bool>,
+    seconds: Option<i64>,
+    /// `None`: no zone; `Some(None)`: UTC; `Some(Some(offset))`.
+    zone: Option<Option<i32>>,
+}
+
+/// Ruby's `Date._strptime` for the directives of common formats (`%Y %m %d %H %M %S %y %e
+/// %j %I %p %b %B %a %A %L %N %s %z %Z %T %F %D %R %%`): `Ok(None)` when the text does not
+/// match (Ruby's "invalid date or strptime format"); text left over is ignored, as
+/// `Time.strptime` ignores it. Other directives are unsupported.
+fn strptime_fields(text: &str, fmt: &str, pos: Pos) -> Result<Option<Parsed>, Ctrl> {
+    let fmt = fmt
+        .replace("%T", "%H:%M:%S")
+        .replace("%F", "%Y-%m-%d")
+        .replace("%D", "%m/%d/%y")
+        .replace("%R", "%H:%M");
+    let t = text.as_bytes();
+    let f: Vec<char> = fmt.chars().collect();
+    let mut p = Parsed::default();
+    let mut i = 0usize;
+    let mut k = 0usize;
+    // Digits (at most `max`), with an optional sign when `signed`.
+    let digits = |i: &mut usize, max: usize, signed: bool| -> Option<i64> {
+        let start = *i;
+        let mut neg = false;
+        if signed && *i < t.len() && (t[*i] == b'-' || t[*i] == b'+') {
+            neg = t[*i] == b'-';
+            *i += 1;
+        }
+        let ds = *i;
+        while *i < t.len() && *i - ds < max && t[*i].is_ascii_digit() {
+            *i += 1;
+        }
+        if *i == ds {
+            *i = start;
+            return None;
+        }
+        let v: i64 = std::str::from_utf8(&t[ds..*i]).ok()?.parse().ok()?;
+        Some(if neg { -v } else { v })
+    };
+    let name = |i: &mut usize, names: &[&str]| -> Option<i64> {
+        let rest = &text[*i..];
+        for (n, full) in names.iter().enumerate() {
+            for cand in [*full, &full[..3]] {
+                if rest.len() >= cand.len()
+                    && rest.is_char_boundary(cand.len())
+                    && rest[..cand.len()].eq_ignore_ascii_case(cand)
+                {
+                    *i += cand.len();
+                    return Some(n as i64);
+                }
+            }
+        }
+        None
+    };
+    while k < f.len() {
+        let c = f[k];
+        if c.is_whitespace() {
+            while i < t.len() && t[i].is_ascii_whitespace() {
+                i += 1;
+            }
+            k += 1;
+            continue;
+        }
+        if c != '%' || k + 1 >= f.len() {
+            let mut b = [0u8; 4];
+            let enc = c.encode_utf8(&mut b).as_bytes();
+            if !t[i..].starts_with(enc) {
+                return Ok(None);
+            }
+            i += enc.len();
+            k += 1;
+            continue;
+        }
+        let d = f[k + 1];
+        k += 2;
+        // A number directive followed by another number directive reads its width only.
+        let next_digit = k + 1 < f.len()
+            && f[k] == '%'
+            && matches!(
+                f[k + 1],
+                'Y' | 'm' | 'd' | 'H' | 'M' | 'S' | 'y' | 'j' | 'I' | 'e' | 'L' | 'N'
+            );
+        let in_range = |v: Option<i64>, lo: i64, hi: i64| v.filter(|v| (lo..=hi).contains(v));
+        match d {
+            'Y' => {
+                let Some(v) = digits(&mut i, if next_digit { 4 } else { 10 }, true) else {
+                    return Ok(None);
+                };
+                p.year = Some(v);
+            }
+            'y' => {
+                let Some(v) = in_range(digits(&mut i, 2, false), 0, 99) else {
+                    return Ok(None);
+                };
+                p.year = Some(if v < 69 { v + 2000 } else { v + 1900 });
+            }
+            'm' => match in_range(digits(&mut i, 2, false), 1, 12) {
+                Some(v) => p.mon = Some(v),
+                None => return Ok(None),
+            },
+            'd' | 'e' => {
+                if d == 'e' && i < t.len() && t[i] == b' ' {
+                    i += 1;
+                }
+                match in_range(digits(&mut i, 2, false), 1, 31) {
+                    Some(v) => p.mday = Some(v),
+                    None => return Ok(None),
+                }
+            }
+            'j' => match in_range(digits(&mut i, 3, false), 1, 366) {
+                Some(v) => p.yday = Some(v),
+                None => return Ok(None),
+            },
+            'H' => match in_range(digits(&mut i, 2, false), 0, 24) {
+                Some(v) => p.hour = Some(v),
+                None => return Ok(None),
+            },
+            'I' => match in_range(digits(&mut i, 2, false), 1, 12) {
+                Some(v) => p.hour = Some(v),
+                None => return Ok(None),
+            },
+            'M' => match in_range(digits(&mut i, 2, false), 0, 59) {
+                Some(v) => p.min = Some(v),
+                None => return Ok(None),
+            },
+            'S' => match in_range(digits(&mut i, 2, false), 0, 60) {
+                Some(v) => p.sec = Some(v),
+                None => return Ok(None),
+            },
+            'L' | 'N' => {
+                let ds = i;
+                while i < t.len() && t[i].is_ascii_digit() {
+                    i += 1;
+                }
+                if i == ds {
+                    return Ok(None);
+                }
+                let frac: String = text[ds..i]
+                    .chars()
+                    .chain("000000000".chars())
+                    .take(9)
+                    .collect();
+                p.nsec = frac.parse().unwrap_or(0);
+            }
+            's' => match digits(&mut i, 30, true) {
+                Some(v) => p.seconds = Some(v),
+                None => return Ok(None),
+            },
+            'p' | 'P' => {
+                let rest = text[i..].to_ascii_uppercase();
+                let (pm, n) = if rest.starts_with("PM") {
+                    (true, 2)
+                } else if rest.starts_with("AM") {
+                    (false, 2)
+                } else if rest.starts_with("P.M.") {
+                    (true, 4)
+                } else if rest.starts_with("A.M.") {
+                    (false, 4)
+                } else {
+                    return Ok(None);
+                };
+                p.pm = Some(pm);
+                i += n;
+            }
+            'b' | 'B' | 'h' => match name(&mut i, &MONTHS) {
+                Some(n) => p.mon = Some(n + 1),
+                None => return Ok(None),
+            },
+            'a' | 'A' => {
+                if name(&mut i, &DAYS).is_none() {
+                    return Ok(None);
+                }
+            }
+            'z' | 'Z' => {
+                let rest = &text[i..];
+                let word: String = rest
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | ':'))
+                    .collect();
+                if word.is_empty() {
+                    return Ok(None);
+                }
+                let upper = word.to_ascii_uppercase();
+                if matches!(upper.as_str(), "Z" | "UTC" | "GMT" | "UT") {
+                    p.zone = Some(None);
+                    i += word.len();
+                    continue;
+                }
+                let sign = match word.as_bytes()[0] {
+                    b'+' => 1,
+                    b'-' => -1,
+                    _ => {
+                        return unsupported(format!("Time.strptime of the zone name {word:?}"), pos)
+                    }
+                };
+                let body = word[1..].replace(':', "");
+                let off = match body.len() {
+                    4 if body.bytes().all(|b| b.is_ascii_digit()) => {
+                        let v: i32 = body.parse().unwrap_or(0);
+                        (v / 100) * 3600 + (v % 100) * 60
+                    }
+                    _ => return unsupported(format!("Time.strptime of the offset {word:?}"), pos),
+                };
+                p.zone = Some(Some(sign * off));
+                i += word.len();
+            }
+            '%' => {
+                if t.get(i) != Some(&b'%') {
+                    return Ok(None);
+                }
+                i += 1;
+            }
+            'n' | 't' => {
+                while i < t.len() && t[i].is_ascii_whitespace() {
+                    i += 1;
+                }
+            }
+            other => return unsupported(format!("Time.strptime directive %{other}"), pos),
+        }
+    }
+    Ok(Some(p))
 }

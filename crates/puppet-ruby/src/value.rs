@@ -324,10 +324,24 @@ pub struct RHash {
     pub default: RValue,
     /// `Hash.new { |h, k| ... }`.
     pub default_proc: Option<Blk>,
+    /// `compare_by_identity`: keys are the same object, not `eql?`.
+    pub identity: bool,
 }
 
 impl RHash {
+    /// The map key of a value: its `eql?` image, or with `compare_by_identity` its
+    /// identity.
+    pub fn key_of(&self, k: &RValue) -> HKey {
+        if self.identity {
+            HKey::identity_of(k)
+        } else {
+            HKey::of(k)
+        }
+    }
     pub fn get(&self, k: &RValue) -> Option<&RValue> {
+        if self.identity {
+            return self.map.get(&HKey::identity_of(k)).map(|(_, v)| v);
+        }
         // A string, symbol or integer key is looked up without copying it (counted as one
         // element walked, as `HKey::of` counts it).
         let found = match k {
@@ -342,6 +356,16 @@ impl RHash {
         found.map(|(_, v)| v)
     }
     pub fn insert(&mut self, k: RValue, v: RValue) {
+        if self.identity {
+            // Compared by identity, a string key is kept as it is.
+            match self.map.entry(HKey::identity_of(&k)) {
+                indexmap::map::Entry::Occupied(mut slot) => slot.get_mut().1 = v,
+                indexmap::map::Entry::Vacant(slot) => {
+                    slot.insert((k, v));
+                }
+            }
+            return;
+        }
         // Ruby dups and freezes string keys; keep the first key object on update.
         match self.map.entry(HKey::of(&k)) {
             indexmap::map::Entry::Occupied(mut slot) => slot.get_mut().1 = v,
@@ -381,6 +405,9 @@ pub enum HKey {
     /// An Integer beyond 64 bits: its bytes. (Last: [`KeyRef`] hashes the index of the
     /// variants before it.)
     Big(Vec<u8>),
+    /// An object with its own `hash` (a user class's, a Struct's): that hash, as
+    /// `crate::kernel::prepare_keys` recorded it.
+    User(i64),
 }
 
 /// A borrowed image of a string, symbol or integer key: hashes and compares as the
@@ -425,6 +452,23 @@ impl HKey {
     pub fn of(v: &RValue) -> HKey {
         Self::of_depth(v, 0)
     }
+    /// The key of a value in a `compare_by_identity` hash: strings, arrays, hashes and
+    /// other heap objects by address; integers, symbols, nil and booleans by value (they are
+    /// the same object in Ruby), floats by value too (Ruby's flonums).
+    pub fn identity_of(v: &RValue) -> HKey {
+        match v {
+            RValue::Str(s) => HKey::Ptr(Rc::as_ptr(s) as *const u8 as usize),
+            RValue::Array(a) => HKey::Ptr(Rc::as_ptr(a) as *const u8 as usize),
+            RValue::Hash(h) => HKey::Ptr(Rc::as_ptr(h) as *const u8 as usize),
+            RValue::Big(b) => HKey::Ptr(Rc::as_ptr(b) as *const u8 as usize),
+            RValue::Range(r) => HKey::Ptr(Rc::as_ptr(r) as *const u8 as usize),
+            RValue::Regexp(r) => HKey::Ptr(Rc::as_ptr(r) as *const u8 as usize),
+            RValue::MatchData(m) => HKey::Ptr(Rc::as_ptr(m) as *const u8 as usize),
+            RValue::IpAddr(a) => HKey::Ptr(Rc::as_ptr(a) as *const u8 as usize),
+            RValue::Puppet(p) => HKey::Ptr(Rc::as_ptr(p) as *const u8 as usize),
+            _ => HKey::of(v),
+        }
+    }
     fn of_depth(v: &RValue, depth: usize) -> HKey {
         crate::with_stack_at(depth, || {
             if !walk_step() {
@@ -445,7 +489,15 @@ impl HKey {
                         .collect(),
                 ),
                 RValue::Module(m) => HKey::Ptr(Rc::as_ptr(m) as usize),
-                RValue::Object(o) => HKey::Ptr(Rc::as_ptr(o) as usize),
+                RValue::Object(o) => match o.ivars.try_borrow().ok().and_then(|iv| {
+                    match iv.get(crate::kernel::HASH_IVAR) {
+                        Some(RValue::Int(h)) => Some(*h),
+                        _ => None,
+                    }
+                }) {
+                    Some(h) => HKey::User(h),
+                    None => HKey::Ptr(Rc::as_ptr(o) as usize),
+                },
                 RValue::Proc(p) => HKey::Ptr(Rc::as_ptr(p) as usize),
                 other => HKey::Other(inspect(other)),
             }
@@ -892,9 +944,12 @@ fn inspect_into(v: &RValue, out: &mut String, depth: usize) {
                 out.push('}');
             }
             RValue::Range(r) => {
-                inspect_into(&r.0, out, depth + 1);
+                // `..5`, `1..`, but `nil..nil`.
+                if !matches!(r.0, RValue::Nil) || matches!(r.1, RValue::Nil) {
+                    inspect_into(&r.0, out, depth + 1);
+                }
                 out.push_str(if r.2 { "..." } else { ".." });
-                if !matches!(r.1, RValue::Nil) {
+                if !matches!(r.1, RValue::Nil) || matches!(r.0, RValue::Nil) {
                     inspect_into(&r.1, out, depth + 1);
                 }
             }

@@ -89,8 +89,12 @@ class Set
   end
   alias difference -
 
+  # As Ruby's: the other's members, then each of ours added or, when there, removed (the
+  # order of the result follows).
   def ^(other)
-    (self | other) - (self & other)
+    n = Set.new(other)
+    each { |o| n.include?(o) ? n.delete(o) : n.add(o) }
+    n
   end
 
   def subset?(other)
