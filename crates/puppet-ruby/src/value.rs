@@ -276,13 +276,13 @@ impl RRegex {
         &self,
         pos: crate::Pos,
     ) -> Result<&std::sync::Arc<fancy_regex::Regex>, crate::interp::Ctrl> {
-        self.pattern
-            .regex()
-            .map_err(|e| crate::interp::Ctrl::Unsupported {
+        self.pattern.regex().map_err(|e| {
+            crate::interp::Ctrl::Unsupported(Box::new(crate::interp::Unsupported {
                 what: format!("regexp /{}/: {e}", self.source),
                 pos,
                 file: None,
-            })
+            }))
+        })
     }
 
     /// For a regexp that is plain text (maybe anchored), the byte span of its first match
