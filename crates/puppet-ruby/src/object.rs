@@ -564,6 +564,26 @@ pub struct Env {
     pub parent: Option<Rc<Env>>,
 }
 
+/// Whether a variable's name is `name`: `==` on the texts, compared byte by byte in place
+/// (names are short, and most differ in length or in the first byte), without the call to
+/// `memcmp` that `==` makes.
+#[inline]
+fn same_name(n: &smol_str::SmolStr, name: &str) -> bool {
+    let n = n.as_bytes();
+    let name = name.as_bytes();
+    if n.len() != name.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < n.len() {
+        if n[i] != name[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
 impl Env {
     /// A new scope inside `parent`.
     pub fn child(parent: &Rc<Env>) -> Rc<Env> {
@@ -577,7 +597,7 @@ impl Env {
     pub fn get(&self, name: &str) -> Option<RValue> {
         let mut cur: Option<&Env> = Some(self);
         while let Some(e) = cur {
-            if let Some((_, v)) = e.vars.borrow().iter().find(|(n, _)| n.as_str() == name) {
+            if let Some((_, v)) = e.vars.borrow().iter().find(|(n, _)| same_name(n, name)) {
                 return Some(v.clone());
             }
             cur = e.parent.as_deref();
@@ -593,7 +613,7 @@ impl Env {
                 .vars
                 .borrow_mut()
                 .iter_mut()
-                .find(|(n, _)| n.as_str() == name)
+                .find(|(n, _)| same_name(n, name))
             {
                 slot.1 = v;
                 return;
@@ -608,7 +628,7 @@ impl Env {
     /// Defines a variable in this scope (block parameters shadow outer variables).
     pub fn define(&self, name: &str, v: RValue) {
         let mut vars = self.vars.borrow_mut();
-        if let Some(slot) = vars.iter_mut().find(|(n, _)| n.as_str() == name) {
+        if let Some(slot) = vars.iter_mut().find(|(n, _)| same_name(n, name)) {
             slot.1 = v;
         } else {
             vars.push((smol_str::SmolStr::new(name), v));
@@ -653,6 +673,46 @@ pub struct Ctx {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn variable_names_compare_as_their_texts_do() {
+        let names = [
+            "",
+            "a",
+            "b",
+            "k",
+            "v",
+            "ki",
+            "vi",
+            "vii",
+            "key",
+            "kez",
+            "long_variable_name",
+            "a_name_longer_than_twenty_three_bytes",
+            "a_name_longer_than_twenty_three_bytez",
+            "é",
+            "e\u{301}",
+        ];
+        for a in names {
+            let s = smol_str::SmolStr::new(a);
+            for b in names {
+                assert_eq!(same_name(&s, b), a == b, "{a:?} {b:?}");
+            }
+        }
+        // And through a scope chain: the innermost definition wins, assignment goes where
+        // the name is defined.
+        let outer = Rc::new(Env::default());
+        outer.define("k", RValue::Int(1));
+        outer.define("key", RValue::Int(2));
+        let inner = Env::child(&outer);
+        inner.define("ke", RValue::Int(3));
+        inner.set("key", RValue::Int(4));
+        assert!(matches!(inner.get("key"), Some(RValue::Int(4))));
+        assert!(matches!(outer.get("key"), Some(RValue::Int(4))));
+        assert!(matches!(inner.get("ke"), Some(RValue::Int(3))));
+        assert!(outer.get("ke").is_none());
+        assert!(inner.get("kez").is_none());
+    }
 
     fn def(m: &Rc<Module>, name: &str, method: Method) {
         m.methods.borrow_mut().insert(
