@@ -195,9 +195,42 @@ impl Module {
         if Rc::ptr_eq(self, other) {
             return true;
         }
-        // The modules the walk meets are those of the list (repeats aside).
-        self.walk_ancestors(&mut |m| Rc::ptr_eq(m, other).then_some(()))
-            .is_some()
+        // The walk of `walk_ancestors` (the same order and bounds), written out: it is the
+        // heart of every `is_a?`, and needs no callback per module.
+        fn in_includes(m: &Rc<Module>, depth: usize, other: &Rc<Module>) -> bool {
+            if depth > 32 {
+                return false;
+            }
+            if Rc::ptr_eq(m, other) {
+                return true;
+            }
+            m.includes
+                .borrow()
+                .iter()
+                .rev()
+                .any(|inc| in_includes(inc, depth + 1, other))
+        }
+        let mut cur = Some(self.clone());
+        let mut guard = 0;
+        while let Some(m) = cur {
+            guard += 1;
+            if guard > 256 {
+                break;
+            }
+            if Rc::ptr_eq(&m, other) {
+                return true;
+            }
+            if m.includes
+                .borrow()
+                .iter()
+                .rev()
+                .any(|inc| in_includes(inc, 0, other))
+            {
+                return true;
+            }
+            cur = m.superclass();
+        }
+        false
     }
 
     /// Looks a method up along the ancestors: the entry and the module that holds it.
@@ -673,6 +706,41 @@ pub struct Ctx {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn inherits_agrees_with_the_ancestor_walk() {
+        let base = Rc::new(Module::new("Base", true, None, None));
+        let kernel = Rc::new(Module::new("K", false, None, None));
+        let inner = Rc::new(Module::new("I", false, None, None));
+        let outer = Rc::new(Module::new("O", false, None, None));
+        let other = Rc::new(Module::new("X", false, None, None));
+        let mid = Rc::new(Module::new("Mid", true, Some(base.clone()), None));
+        let leaf = Rc::new(Module::new("Leaf", true, Some(mid.clone()), None));
+        base.includes.borrow_mut().push(kernel.clone());
+        outer.includes.borrow_mut().push(inner.clone());
+        mid.includes.borrow_mut().push(outer.clone());
+        // A chain of includes deeper than the walk's bound.
+        let mut deep = Rc::new(Module::new("D0", false, None, None));
+        let bottom = deep.clone();
+        for i in 1..40 {
+            let m = Rc::new(Module::new(&format!("D{i}"), false, None, None));
+            m.includes.borrow_mut().push(deep);
+            deep = m;
+        }
+        leaf.includes.borrow_mut().push(deep.clone());
+        let all = [
+            &base, &kernel, &inner, &outer, &other, &mid, &leaf, &deep, &bottom,
+        ];
+        for a in all {
+            for b in all {
+                let walked = Rc::ptr_eq(a, b)
+                    || a.walk_ancestors(&mut |m| Rc::ptr_eq(m, b).then_some(()))
+                        .is_some();
+                assert_eq!(a.inherits(b), walked, "{} < {}", a.name(), b.name());
+            }
+        }
+        assert!(leaf.inherits(&inner) && leaf.inherits(&kernel) && !leaf.inherits(&bottom));
+    }
 
     #[test]
     fn variable_names_compare_as_their_texts_do() {
