@@ -160,11 +160,11 @@ impl Template {
                 it.write_back();
                 Ok(std::mem::take(&mut it.out))
             }
-            Err(interp::Ctrl::Unsupported { what, pos, .. }) => Err(ErbError::Unsupported {
+            Err(interp::Ctrl::Unsupported(u)) => Err(ErbError::Unsupported {
                 file: self.shown_file(),
-                line: pos.line,
-                column: pos.column,
-                construct: what,
+                line: u.pos.line,
+                column: u.pos.column,
+                construct: u.what,
             }),
             Err(interp::Ctrl::Raise(e)) => Err(ErbError::Runtime {
                 file: self.shown_file(),

@@ -97,6 +97,26 @@ mod tests {
             .expect("no overflow");
     }
 
+    /// Arrays and hashes of values that nest nothing are dropped in place: their parts go
+    /// as they would through the queue, and nothing is left queued.
+    #[test]
+    fn flat_containers_drop_their_parts_in_place() {
+        let leaf = RValue::str("kept");
+        let flat = RValue::array(vec![leaf.clone(), RValue::Int(1), RValue::sym("s")]);
+        let mut h = RHash::default();
+        h.insert(RValue::str("k"), leaf.clone());
+        h.default = leaf.clone();
+        let hash = RValue::hash(h);
+        let nested = RValue::array(vec![flat.clone(), hash.clone(), leaf.clone()]);
+        drop(flat);
+        drop(hash);
+        drop(nested);
+        PENDING.with(|pending| assert!(pending.borrow().is_empty()));
+        if let RValue::Str(s) = &leaf {
+            assert_eq!(std::rc::Rc::strong_count(s), 1);
+        }
+    }
+
     /// Shared parts are dropped once, when their last reference goes.
     #[test]
     fn shared_parts_live_while_referenced() {

@@ -378,7 +378,7 @@ impl RubyFunction {
             it.catch_tags.pop();
             match r {
                 Ok(r) => to_puppet_result(&r, pos).map(Some),
-                Err(Ctrl::Throw(tag, _)) if matches!(&tag, RValue::Sym(s) if &**s == crate::lookup_context::NOT_FOUND_TAG) => {
+                Err(Ctrl::Throw(tv)) if matches!(&tv.0, RValue::Sym(s) if &**s == crate::lookup_context::NOT_FOUND_TAG) => {
                     Ok(None)
                 }
                 Err(e) => Err(e),

@@ -41,22 +41,31 @@ pub struct Exc {
     pub obj: Option<RValue>,
 }
 
-/// Non-local control flow and errors.
+/// Something this engine does not implement (or refuses to do: run commands).
+#[derive(Debug)]
+pub struct Unsupported {
+    /// What is not supported.
+    pub what: String,
+    /// Where.
+    pub pos: Pos,
+    /// The file (filled in as it leaves a method or file).
+    pub file: Option<Arc<str>>,
+}
+
+/// Non-local control flow and errors. The rare, large variants are boxed, so that a
+/// result ([`R`]) is four words: every evaluation step returns one.
 #[derive(Debug)]
 pub enum Ctrl {
     /// A Ruby exception.
     Raise(Box<Exc>),
     /// Something this engine does not implement (or refuses to do: run commands).
-    Unsupported {
-        what: String,
-        pos: Pos,
-        file: Option<Arc<str>>,
-    },
+    Unsupported(Box<Unsupported>),
     Next(RValue),
     Break(RValue),
     Return(RValue),
     Retry,
-    Throw(RValue, RValue),
+    /// `throw tag, value`: the tag and the value.
+    Throw(Box<(RValue, RValue)>),
 }
 
 impl Ctrl {
@@ -64,7 +73,7 @@ impl Ctrl {
     pub fn in_file(mut self, f: &Arc<str>) -> Ctrl {
         match &mut self {
             Ctrl::Raise(e) if e.file.is_none() => e.file = Some(f.clone()),
-            Ctrl::Unsupported { file, .. } if file.is_none() => *file = Some(f.clone()),
+            Ctrl::Unsupported(u) if u.file.is_none() => u.file = Some(f.clone()),
             _ => {}
         }
         self
@@ -120,11 +129,11 @@ pub(crate) fn too_large<T>(pos: Pos) -> Result<T, Ctrl> {
 
 /// Reports an unsupported construct at `pos`.
 pub fn unsupported<T>(what: impl Into<String>, pos: Pos) -> Result<T, Ctrl> {
-    Err(Ctrl::Unsupported {
+    Err(Ctrl::Unsupported(Box::new(Unsupported {
         what: what.into(),
         pos,
         file: None,
-    })
+    })))
 }
 
 thread_local! {
@@ -880,27 +889,43 @@ impl<'s> Interp<'s> {
         self.ctx.env.set(name, v);
     }
 
-    #[inline]
+    #[inline(always)]
     pub(crate) fn tick(&mut self, pos: Pos) -> Result<(), Ctrl> {
         self.steps += 1;
-        if value::walk_end(0) {
-            return too_large(pos);
-        }
-        if self.steps > self.max_steps {
-            return self.out_of_steps(pos);
+        let over = value::walk_end(0);
+        if over || self.steps > self.max_steps {
+            return self.tick_failed(over, pos);
         }
         Ok(())
     }
 
+    /// The error of a [`Interp::tick`] that failed (kept out of the hot path).
+    #[cold]
+    #[inline(never)]
+    fn tick_failed(&self, walk_over: bool, pos: Pos) -> Result<(), Ctrl> {
+        // A walk over its bound is reported first, as it is checked first.
+        if walk_over {
+            return too_large(pos);
+        }
+        self.out_of_steps(pos)
+    }
+
     /// Counts one level of recursion (method calls, blocks, nested expressions).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn enter(&mut self, pos: Pos) -> Result<(), Ctrl> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
-            self.depth -= 1;
-            return raise("SystemStackError", "stack level too deep", pos);
+            return self.too_deep(pos);
         }
         Ok(())
+    }
+
+    /// The error of an [`Interp::enter`] past [`MAX_DEPTH`] (kept out of the hot path).
+    #[cold]
+    #[inline(never)]
+    fn too_deep(&mut self, pos: Pos) -> Result<(), Ctrl> {
+        self.depth -= 1;
+        raise("SystemStackError", "stack level too deep", pos)
     }
 
     /// The current nesting depth (evaluation steps and native method calls).
@@ -1715,7 +1740,7 @@ impl<'s> Interp<'s> {
             }
             Kind::Const(..) | Kind::TopConst(_) => match self.eval(e) {
                 Ok(_) => Some("constant"),
-                Err(Ctrl::Raise(_)) | Err(Ctrl::Unsupported { .. }) => None,
+                Err(Ctrl::Raise(_)) | Err(Ctrl::Unsupported(_)) => None,
                 Err(other) => return Err(other),
             },
             // Ruby does not look into a safe-navigation call.
@@ -2490,6 +2515,17 @@ mod tests {
     }
 
     #[test]
+    fn a_result_is_four_words() {
+        // Every evaluation step returns an `R`: the large, rare control-flow variants are
+        // boxed so that it stays small (it was seven words).
+        assert!(
+            std::mem::size_of::<R>() <= 32,
+            "{}",
+            std::mem::size_of::<R>()
+        );
+    }
+
+    #[test]
     fn leaves_evaluate_as_the_general_path_does() {
         let prog = crate::parser::parse_file(
             "x = 'abc'\n[x, nil, true, false, 7, 2.5, self, y = 1, y]",
@@ -2529,7 +2565,7 @@ mod tests {
             let (x, y) = (it.eval_leaf(n), it.eval_general(n));
             assert!(matches!(
                 (x, y),
-                (Err(Ctrl::Unsupported { .. }), Err(Ctrl::Unsupported { .. }))
+                (Err(Ctrl::Unsupported(_)), Err(Ctrl::Unsupported(_)))
             ));
             it.max_steps = limit;
         }

@@ -310,7 +310,7 @@ fn kernel_function(
             let r = it.call_block(b, vec![tag.clone()], pos);
             it.catch_tags.pop();
             match r {
-                Err(Ctrl::Throw(t, v)) if value::equal(&t, &tag) => Ok(v),
+                Err(Ctrl::Throw(tv)) if value::equal(&tv.0, &tag) => Ok(tv.1),
                 other => other,
             }
         })(),
@@ -323,10 +323,10 @@ fn kernel_function(
                     pos,
                 );
             }
-            Err(Ctrl::Throw(
+            Err(Ctrl::Throw(Box::new((
                 args[0].clone(),
                 args.get(1).cloned().unwrap_or(RValue::Nil),
-            ))
+            ))))
         })(),
         "binding" => unsupported("`binding'", pos),
         "eval" | "instance_eval" | "class_eval" | "module_eval"

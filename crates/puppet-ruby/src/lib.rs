@@ -165,7 +165,7 @@ pub enum Piece {
 pub fn yaml_of_value(v: &Value) -> Result<String, String> {
     match yaml::to_yaml(&value::from_puppet(v), Pos::default()) {
         Ok(s) => Ok(s),
-        Err(interp::Ctrl::Unsupported { what, .. }) => Err(what),
+        Err(interp::Ctrl::Unsupported(u)) => Err(u.what),
         Err(interp::Ctrl::Raise(e)) => Err(e.message),
         Err(_) => Err("to_yaml: unexpected control flow".to_string()),
     }
@@ -442,18 +442,18 @@ impl RubyError {
                 class: e.class,
                 message: e.message,
             },
-            interp::Ctrl::Unsupported { what, pos, file: f } => RubyError::Unsupported {
-                file: f.as_deref().unwrap_or(file).to_string(),
-                line: pos.line,
-                column: pos.column,
-                construct: what,
+            interp::Ctrl::Unsupported(u) => RubyError::Unsupported {
+                file: u.file.as_deref().unwrap_or(file).to_string(),
+                line: u.pos.line,
+                column: u.pos.column,
+                construct: u.what,
             },
-            interp::Ctrl::Throw(tag, _) => RubyError::Runtime {
+            interp::Ctrl::Throw(tv) => RubyError::Runtime {
                 file: file.to_string(),
                 line: 0,
                 column: 0,
                 class: "UncaughtThrowError".into(),
-                message: format!("uncaught throw {}", value::inspect(&tag)),
+                message: format!("uncaught throw {}", value::inspect(&tv.0)),
             },
             _ => RubyError::Runtime {
                 file: file.to_string(),

@@ -478,7 +478,7 @@ fn run_with(
     let yv = new_object(it, "Enumerator::Yielder", y);
     let r = it.call_block(&g.block, vec![yv.clone()], pos);
     let r = match r {
-        Err(Ctrl::Throw(t, _)) if crate::value::equal(&t, &tag) => RValue::Nil,
+        Err(Ctrl::Throw(tv)) if crate::value::equal(&tv.0, &tag) => RValue::Nil,
         other => other?,
     };
     let items = match &yv {
@@ -516,7 +516,7 @@ fn yielder_method(
             let r = match &y.target {
                 Some(b) => it.call_block(b, args.to_vec(), pos)?,
                 None => {
-                    let stop = || Err(Ctrl::Throw(y.tag.clone(), RValue::Nil));
+                    let stop = || Err(Ctrl::Throw(Box::new((y.tag.clone(), RValue::Nil))));
                     match lazy_step(it, &y.ops, &y.states, value(args), pos)? {
                         Step::Stop => return stop(),
                         Step::Skip => {}

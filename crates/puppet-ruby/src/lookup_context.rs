@@ -140,10 +140,10 @@ fn run(it: &mut Interp, name: &str, args: &[RValue], block: Option<&Blk>, pos: P
     match name {
         "not_found" => {
             arity(args, 0, name, pos)?;
-            Err(crate::interp::Ctrl::Throw(
+            Err(crate::interp::Ctrl::Throw(Box::new((
                 RValue::sym(NOT_FOUND_TAG),
                 RValue::Nil,
-            ))
+            ))))
         }
         "explain" => {
             arity(args, 0, name, pos)?;

@@ -195,9 +195,42 @@ impl Module {
         if Rc::ptr_eq(self, other) {
             return true;
         }
-        // The modules the walk meets are those of the list (repeats aside).
-        self.walk_ancestors(&mut |m| Rc::ptr_eq(m, other).then_some(()))
-            .is_some()
+        // The walk of `walk_ancestors` (the same order and bounds), written out: it is the
+        // heart of every `is_a?`, and needs no callback per module.
+        fn in_includes(m: &Rc<Module>, depth: usize, other: &Rc<Module>) -> bool {
+            if depth > 32 {
+                return false;
+            }
+            if Rc::ptr_eq(m, other) {
+                return true;
+            }
+            m.includes
+                .borrow()
+                .iter()
+                .rev()
+                .any(|inc| in_includes(inc, depth + 1, other))
+        }
+        let mut cur = Some(self.clone());
+        let mut guard = 0;
+        while let Some(m) = cur {
+            guard += 1;
+            if guard > 256 {
+                break;
+            }
+            if Rc::ptr_eq(&m, other) {
+                return true;
+            }
+            if m.includes
+                .borrow()
+                .iter()
+                .rev()
+                .any(|inc| in_includes(inc, 0, other))
+            {
+                return true;
+            }
+            cur = m.superclass();
+        }
+        false
     }
 
     /// Looks a method up along the ancestors: the entry and the module that holds it.
@@ -566,6 +599,26 @@ pub struct Env {
     pub parent: Option<Rc<Env>>,
 }
 
+/// Whether a variable's name is `name`: `==` on the texts, compared byte by byte in place
+/// (names are short, and most differ in length or in the first byte), without the call to
+/// `memcmp` that `==` makes.
+#[inline]
+fn same_name(n: &smol_str::SmolStr, name: &str) -> bool {
+    let n = n.as_bytes();
+    let name = name.as_bytes();
+    if n.len() != name.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < n.len() {
+        if n[i] != name[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
 impl Env {
     /// A new scope inside `parent`.
     pub fn child(parent: &Rc<Env>) -> Rc<Env> {
@@ -579,7 +632,7 @@ impl Env {
     pub fn get(&self, name: &str) -> Option<RValue> {
         let mut cur: Option<&Env> = Some(self);
         while let Some(e) = cur {
-            if let Some((_, v)) = e.vars.borrow().iter().find(|(n, _)| n.as_str() == name) {
+            if let Some((_, v)) = e.vars.borrow().iter().find(|(n, _)| same_name(n, name)) {
                 return Some(v.clone());
             }
             cur = e.parent.as_deref();
@@ -595,7 +648,7 @@ impl Env {
                 .vars
                 .borrow_mut()
                 .iter_mut()
-                .find(|(n, _)| n.as_str() == name)
+                .find(|(n, _)| same_name(n, name))
             {
                 slot.1 = v;
                 return;
@@ -610,7 +663,7 @@ impl Env {
     /// Defines a variable in this scope (block parameters shadow outer variables).
     pub fn define(&self, name: &str, v: RValue) {
         let mut vars = self.vars.borrow_mut();
-        if let Some(slot) = vars.iter_mut().find(|(n, _)| n.as_str() == name) {
+        if let Some(slot) = vars.iter_mut().find(|(n, _)| same_name(n, name)) {
             slot.1 = v;
         } else {
             vars.push((smol_str::SmolStr::new(name), v));
@@ -655,6 +708,81 @@ pub struct Ctx {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn inherits_agrees_with_the_ancestor_walk() {
+        let base = Rc::new(Module::new("Base", true, None, None));
+        let kernel = Rc::new(Module::new("K", false, None, None));
+        let inner = Rc::new(Module::new("I", false, None, None));
+        let outer = Rc::new(Module::new("O", false, None, None));
+        let other = Rc::new(Module::new("X", false, None, None));
+        let mid = Rc::new(Module::new("Mid", true, Some(base.clone()), None));
+        let leaf = Rc::new(Module::new("Leaf", true, Some(mid.clone()), None));
+        base.includes.borrow_mut().push(kernel.clone());
+        outer.includes.borrow_mut().push(inner.clone());
+        mid.includes.borrow_mut().push(outer.clone());
+        // A chain of includes deeper than the walk's bound.
+        let mut deep = Rc::new(Module::new("D0", false, None, None));
+        let bottom = deep.clone();
+        for i in 1..40 {
+            let m = Rc::new(Module::new(&format!("D{i}"), false, None, None));
+            m.includes.borrow_mut().push(deep);
+            deep = m;
+        }
+        leaf.includes.borrow_mut().push(deep.clone());
+        let all = [
+            &base, &kernel, &inner, &outer, &other, &mid, &leaf, &deep, &bottom,
+        ];
+        for a in all {
+            for b in all {
+                let walked = Rc::ptr_eq(a, b)
+                    || a.walk_ancestors(&mut |m| Rc::ptr_eq(m, b).then_some(()))
+                        .is_some();
+                assert_eq!(a.inherits(b), walked, "{} < {}", a.name(), b.name());
+            }
+        }
+        assert!(leaf.inherits(&inner) && leaf.inherits(&kernel) && !leaf.inherits(&bottom));
+    }
+
+    #[test]
+    fn variable_names_compare_as_their_texts_do() {
+        let names = [
+            "",
+            "a",
+            "b",
+            "k",
+            "v",
+            "ki",
+            "vi",
+            "vii",
+            "key",
+            "kez",
+            "long_variable_name",
+            "a_name_longer_than_twenty_three_bytes",
+            "a_name_longer_than_twenty_three_bytez",
+            "é",
+            "e\u{301}",
+        ];
+        for a in names {
+            let s = smol_str::SmolStr::new(a);
+            for b in names {
+                assert_eq!(same_name(&s, b), a == b, "{a:?} {b:?}");
+            }
+        }
+        // And through a scope chain: the innermost definition wins, assignment goes where
+        // the name is defined.
+        let outer = Rc::new(Env::default());
+        outer.define("k", RValue::Int(1));
+        outer.define("key", RValue::Int(2));
+        let inner = Env::child(&outer);
+        inner.define("ke", RValue::Int(3));
+        inner.set("key", RValue::Int(4));
+        assert!(matches!(inner.get("key"), Some(RValue::Int(4))));
+        assert!(matches!(outer.get("key"), Some(RValue::Int(4))));
+        assert!(matches!(inner.get("ke"), Some(RValue::Int(3))));
+        assert!(outer.get("ke").is_none());
+        assert!(inner.get("kez").is_none());
+    }
 
     fn def(m: &Rc<Module>, name: &str, method: Method) {
         m.methods.borrow_mut().insert(

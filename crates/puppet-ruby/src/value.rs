@@ -33,9 +33,29 @@ pub trait Contents: Default {
 
 impl Contents for String {}
 
+/// A value that holds no other values that could nest (a number, a string, a symbol...):
+/// a container of such values is dropped in place, at one level of recursion, without
+/// going through [`crate::deep_drop`].
+#[inline]
+pub(crate) fn holds_nothing_nested(v: &RValue) -> bool {
+    matches!(
+        v,
+        RValue::Nil
+            | RValue::Bool(_)
+            | RValue::Int(_)
+            | RValue::Big(_)
+            | RValue::Float(_)
+            | RValue::Str(_)
+            | RValue::Sym(_)
+            | RValue::Regexp(_)
+            | RValue::Scope
+            | RValue::IpAddr(_)
+    )
+}
+
 impl Contents for Vec<RValue> {
     fn release_nested(&mut self) {
-        if !self.is_empty() {
+        if !self.iter().all(holds_nothing_nested) {
             crate::deep_drop::release(crate::deep_drop::Deferred::Array(std::mem::take(self)));
         }
     }
@@ -43,7 +63,13 @@ impl Contents for Vec<RValue> {
 
 impl Contents for RHash {
     fn release_nested(&mut self) {
-        if !self.map.is_empty() {
+        let flat = holds_nothing_nested(&self.default)
+            && self.default_proc.is_none()
+            && self
+                .map
+                .values()
+                .all(|(k, v)| holds_nothing_nested(k) && holds_nothing_nested(v));
+        if !flat {
             crate::deep_drop::release(crate::deep_drop::Deferred::Hash(std::mem::take(self)));
         }
     }
@@ -276,13 +302,13 @@ impl RRegex {
         &self,
         pos: crate::Pos,
     ) -> Result<&std::sync::Arc<fancy_regex::Regex>, crate::interp::Ctrl> {
-        self.pattern
-            .regex()
-            .map_err(|e| crate::interp::Ctrl::Unsupported {
+        self.pattern.regex().map_err(|e| {
+            crate::interp::Ctrl::Unsupported(Box::new(crate::interp::Unsupported {
                 what: format!("regexp /{}/: {e}", self.source),
                 pos,
                 file: None,
-            })
+            }))
+        })
     }
 
     /// For a regexp that is plain text (maybe anchored), the byte span of its first match
@@ -470,7 +496,17 @@ impl HKey {
         }
     }
     fn of_depth(v: &RValue, depth: usize) -> HKey {
-        crate::with_stack_at(depth, || {
+        // A value that holds nothing nested is made without recursing: no stack to check.
+        if holds_nothing_nested(v) {
+            Self::of_here(v, depth)
+        } else {
+            crate::with_stack_at(depth, || Self::of_here(v, depth))
+        }
+    }
+
+    /// [`HKey::of_depth`] on the stack it runs on.
+    fn of_here(v: &RValue, depth: usize) -> HKey {
+        {
             if !walk_step() {
                 return HKey::Nil;
             }
@@ -501,7 +537,7 @@ impl HKey {
                 RValue::Proc(p) => HKey::Ptr(Rc::as_ptr(p) as usize),
                 other => HKey::Other(inspect(other)),
             }
-        })
+        }
     }
 }
 
@@ -1073,7 +1109,17 @@ pub fn equal(a: &RValue, b: &RValue) -> bool {
 }
 
 fn equal_depth(a: &RValue, b: &RValue, depth: usize) -> bool {
-    crate::with_stack_at(depth, || {
+    // Two values that hold nothing nested compare without recursing: no stack to check.
+    if holds_nothing_nested(a) && holds_nothing_nested(b) {
+        equal_here(a, b, depth)
+    } else {
+        crate::with_stack_at(depth, || equal_here(a, b, depth))
+    }
+}
+
+/// [`equal_depth`] on the stack it runs on.
+fn equal_here(a: &RValue, b: &RValue, depth: usize) -> bool {
+    {
         if depth > MAX_DEPTH || !walk_step() {
             return false;
         }
@@ -1132,7 +1178,7 @@ fn equal_depth(a: &RValue, b: &RValue, depth: usize) -> bool {
             (RValue::MatchData(x), RValue::MatchData(y)) => x == y,
             _ => false,
         }
-    })
+    }
 }
 
 /// A regexp's source as `Regexp#inspect` and `#to_s` show it: a `/` that is not escaped
@@ -1238,6 +1284,28 @@ fn from_puppet_depth(v: &Value, depth: usize, freeze: bool) -> RValue {
                 let mut rh = RHash::default();
                 rh.map.reserve(h.len());
                 for (k, v) in h.iter() {
+                    if let Value::String(text) = k {
+                        // What converting the key and `insert` do (the value converted
+                        // first, then the key counted as one element walked), keyed by the
+                        // text without a string object to read it from.
+                        let v = from_puppet_depth(v, depth + 1, freeze);
+                        let key = if walk_step() {
+                            HKey::Str(text.clone())
+                        } else {
+                            HKey::Nil
+                        };
+                        match rh.map.entry(key) {
+                            indexmap::map::Entry::Occupied(mut slot) => slot.get_mut().1 = v,
+                            indexmap::map::Entry::Vacant(slot) => {
+                                let k = RValue::str(text);
+                                if let RValue::Str(s) = &k {
+                                    s.freeze();
+                                }
+                                slot.insert((k, v));
+                            }
+                        }
+                        continue;
+                    }
                     let k = from_puppet_depth(k, depth + 1, freeze);
                     // Frozen as `insert` would copy it to freeze it (a new string nothing else
                     // holds: freezing it in place is the same).
@@ -1375,6 +1443,105 @@ pub fn compile_regex(source: &str, flags: &str) -> Result<RRegex, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn samples() -> Vec<RValue> {
+        let mut h = RHash::default();
+        h.insert(RValue::str("a"), RValue::Int(1));
+        vec![
+            RValue::Nil,
+            RValue::Bool(true),
+            RValue::Bool(false),
+            RValue::Int(1),
+            RValue::Float(1.0),
+            RValue::Float(0.0),
+            RValue::Float(-0.0),
+            RValue::str("a"),
+            RValue::str("b"),
+            RValue::sym("a"),
+            RValue::array(vec![RValue::Int(1)]),
+            RValue::array(vec![RValue::Float(1.0)]),
+            RValue::hash(h),
+            RValue::Scope,
+        ]
+    }
+
+    #[test]
+    fn flat_values_compare_and_key_as_on_a_checked_stack() {
+        // The shortcut skips the stack check only: the same answers, the same walk counts.
+        for a in samples() {
+            for b in samples() {
+                let outer = walk_begin();
+                let fast = equal(&a, &b);
+                let n_fast = WALKED.with(|w| w.get());
+                walk_begin();
+                let slow = crate::with_stack(|| equal_here(&a, &b, 0));
+                let n_slow = WALKED.with(|w| w.get());
+                walk_end(outer);
+                assert_eq!((fast, n_fast), (slow, n_slow), "{a:?} == {b:?}");
+            }
+            let outer = walk_begin();
+            let fast = HKey::of(&a);
+            walk_begin();
+            let slow = crate::with_stack(|| HKey::of_here(&a, 0));
+            walk_end(outer);
+            assert_eq!(fast, slow, "{a:?}");
+        }
+    }
+
+    #[test]
+    fn puppet_hashes_convert_as_inserting_their_converted_keys_does() {
+        let nested = Value::hash(vec![(Value::string("x"), Value::Integer(1))]);
+        let h = Value::hash(vec![
+            (Value::string("b"), Value::string("2")),
+            (Value::string("a"), nested),
+            (Value::Integer(3), Value::Undef),
+            (
+                Value::string("a_key_longer_than_twenty_three_bytes"),
+                Value::Boolean(true),
+            ),
+            (Value::Default, Value::string("d")),
+        ]);
+        let Value::Hash(pairs) = &h else {
+            panic!("a hash")
+        };
+        for freeze in [false, true] {
+            let outer = walk_begin();
+            let fast = from_puppet_depth(&h, 0, freeze);
+            let n_fast = WALKED.with(|w| w.get());
+            // The general path: each key converted, frozen, and inserted.
+            walk_begin();
+            let mut slow = RHash::default();
+            for (k, v) in pairs.iter() {
+                let k = from_puppet_depth(k, 1, freeze);
+                if let RValue::Str(s) = &k {
+                    s.freeze();
+                }
+                slow.insert(k, from_puppet_depth(v, 1, freeze));
+            }
+            let n_slow = WALKED.with(|w| w.get());
+            walk_end(outer);
+            assert_eq!(n_fast, n_slow);
+            let slow = RValue::hash(slow);
+            assert_eq!(inspect(&fast), inspect(&slow));
+            let (RValue::Hash(fast), RValue::Hash(slow)) = (&fast, &slow) else {
+                panic!("hashes")
+            };
+            let (fast, slow) = (fast.borrow(), slow.borrow());
+            assert_eq!(
+                fast.map.keys().collect::<Vec<_>>(),
+                slow.map.keys().collect::<Vec<_>>()
+            );
+            let frozen = |v: &RValue| match v {
+                RValue::Str(s) => Some(s.is_frozen()),
+                _ => None,
+            };
+            for ((k1, v1), (k2, v2)) in fast.map.values().zip(slow.map.values()) {
+                assert!(equal(k1, k2) && equal(v1, v2));
+                assert_eq!(frozen(k1), frozen(k2));
+                assert_eq!(frozen(v1), frozen(v2));
+            }
+        }
+    }
 
     #[test]
     fn floats_print_like_ruby() {
