@@ -54,7 +54,7 @@ pub fn read_facts(path: &str, text: &str) -> Result<Vec<NodeFacts>, Diagnostic> 
     };
     let yaml = path.ends_with(".yaml") || path.ends_with(".yml");
     let doc = if yaml {
-        match puppet_hiera::yaml::load(text) {
+        match puppet_hiera::yaml::load(&untagged_facts(text)) {
             Ok(Some(v)) => v,
             Ok(None) => return Err(bad("the facts file is empty".into())),
             Err(e) => return Err(bad(format!("not valid YAML: {}", e.message))),
@@ -194,6 +194,23 @@ impl<'de> Visitor<'de> for ValueVisitor {
             pairs.push((Value::string(k), v));
         }
         Ok(Value::hash(pairs))
+    }
+}
+
+/// The facts YAML that `puppet facts show --render-as yaml` and a server's facts cache write
+/// tags its document `!ruby/object:Puppet::Node::Facts`, a class Puppet's own loader
+/// permits; the YAML loader refuses Ruby classes as Psych's `safe_load` does, so that one
+/// tag, where it opens the document, is dropped.
+fn untagged_facts(text: &str) -> std::borrow::Cow<'_, str> {
+    const TAG: &str = "!ruby/object:Puppet::Node::Facts";
+    let body = text.trim_start_matches('\u{feff}').trim_start();
+    let body = body
+        .strip_prefix("---")
+        .unwrap_or(body)
+        .trim_start_matches([' ', '\t']);
+    match body.strip_prefix(TAG) {
+        Some(rest) => std::borrow::Cow::Owned(format!("---{rest}")),
+        None => std::borrow::Cow::Borrowed(text),
     }
 }
 
