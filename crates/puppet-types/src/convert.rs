@@ -895,14 +895,31 @@ pub fn new_value(t: &Type, args: &[Value]) -> Result<Value, TypeError> {
         Type::SemVerRange => match args {
             [Value::String(s)] => Value::SemVerRange(Arc::new(VersionRange::parse(s)?)),
             [a, b, rest @ ..] => {
-                let ver = |x: &Value, dflt: Version| match x {
-                    Value::SemVer(v) => Ok((**v).clone()),
-                    Value::Default => Ok(dflt),
+                // `default` is SemanticPuppet's MIN or MAX.
+                let ver = |x: &Value| match x {
+                    Value::SemVer(v) => Ok(Some((**v).clone())),
+                    Value::Default => Ok(None),
                     other => Err(conv_err(other, "SemVerRange")),
                 };
-                let min = ver(a, Version::min_version())?;
-                let max = ver(b, Version::new(u64::MAX, u64::MAX, u64::MAX))?;
+                let min = ver(a)?;
+                let max = ver(b)?;
                 let ex = matches!(rest.first(), Some(Value::Boolean(true)));
+                Value::SemVerRange(Arc::new(VersionRange::between(min, max, ex)))
+            }
+            // `SemVerRange({min => SemVer('1.0.0'), max => default, exclude_max => true})`
+            [Value::Hash(h)] => {
+                let get = |k: &str| h.get(&Value::string(k));
+                let ver = |x: Option<&Value>| match x {
+                    Some(Value::SemVer(v)) => Ok(Some((**v).clone())),
+                    Some(Value::Default) | None => Ok(None),
+                    Some(other) => Err(conv_err(other, "SemVerRange")),
+                };
+                if get("min").is_none() {
+                    return Err(conv_err(&first, "SemVerRange"));
+                }
+                let min = ver(get("min"))?;
+                let max = ver(get("max"))?;
+                let ex = matches!(get("exclude_max"), Some(Value::Boolean(true)));
                 Value::SemVerRange(Arc::new(VersionRange::between(min, max, ex)))
             }
             _ => return Err(conv_err(&first, "SemVerRange")),
