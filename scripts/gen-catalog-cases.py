@@ -1492,6 +1492,13 @@ notice(SemVerRange('>2.0.0 <1.0.0 >0.5.0'))
     ("semver_range_same_end_merge_fails_in_ruby", N, """\
 notice(SemVerRange('1.0.0 - 2.0.0 || 1.5.0 - 2.0.0'))
 """),
+    ("semver_qualifiers_from_parts", N, """\
+notice(SemVer(1, 2, 3, '01'), SemVer(1, 2, 3, 'rc.1') == SemVer('1.2.3-rc.1'), SemVer({'major' => 1, 'minor' => 0, 'patch' => 0, 'build' => '007'}))
+notice(SemVer('1.2.3+007'), SemVer('1.2.3+007') == SemVer('1.2.3+7'), '1.2.3-01' =~ SemVerRange('*'))
+"""),
+    ("semver_leading_zero_prerelease", N, """\
+notice(SemVer('1.2.3-01'))
+"""),
     ("epp_trim_across_comments", N, """$t = {
   't1' => "A  <%# c -%>\n  <%- if true { -%>\nB\n<% } -%>",
   't2' => "A  <%#- c %>B",

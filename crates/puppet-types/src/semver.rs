@@ -89,7 +89,8 @@ impl Version {
         }
     }
 
-    /// Parses `1.2.3`, `1.2.3-rc.1+build.5`.
+    /// Parses `1.2.3`, `1.2.3-rc.1+build.5`. A numeric pre-release identifier with a leading
+    /// zero (`1.2.3-01`) fails with SemanticPuppet's message.
     ///
     /// ```
     /// use puppet_types::semver::Version;
@@ -133,6 +134,13 @@ impl Version {
                         {
                             Err(bad())
                         } else if part.bytes().all(|b| b.is_ascii_digit()) {
+                            if part.len() > 1 && part.starts_with('0') {
+                                return Err(TypeError::Conversion(
+                                    "Numeric pre-release identifiers MUST NOT contain leading \
+                                     zeroes"
+                                        .into(),
+                                ));
+                            }
                             part.parse().map(Ident::Num).map_err(|_| bad())
                         } else {
                             Ok(Ident::Alpha(SmolStr::new(part)))
