@@ -1467,6 +1467,49 @@ notice([$settings::fileserverconfig == "${settings::confdir}/fileserver.conf", $
 notice($settings::nosuch)
 notify { 'ruby': message => inline_template('<%= [Puppet[:runinterval], Puppet.settings[:reports], Puppet[:strict], Puppet[:node_terminus], Puppet[:catalog_cache_terminus], Puppet[:maxwaitforcert], Puppet[:certificate_revocation], Puppet[:storeconfigs_backend], Puppet[:facts_terminus], Puppet[:disable_warnings], Puppet[:nosuch], Puppet[:environment], Puppet[:hostcert] == File.join(Puppet[:certdir], Puppet[:certname] + ".pem")].inspect %>') }
 """),
+    ("semver_range_printing", N, """\
+$r = SemVerRange('>= 1.0.0 <2.x')
+notice($r, "${r}", String($r, '%p'), String([$r], '%p'), [$r], {'a' => $r})
+notice(SemVerRange('1.x || 1.2.3 || ^0.0.1'), String(SemVerRange('1.x || 1.2.3 || ^0.0.1'), '%p'), String(SemVerRange('||'), '%p'), SemVerRange('||'))
+notice(SemVerRange(SemVer('1.0.0'), SemVer('2.0.0')), SemVerRange(SemVer('1.0.0'), SemVer('2.0.0'), true), SemVerRange(default, default))
+notice(String(SemVerRange(SemVer('1.0.0'), SemVer('2.0.0'), true), '%p'), SemVerRange({'min' => SemVer('1.0.0')}))
+notice(SemVer['1.x', '2.x'], SemVer['>=1.0.0', '<=0.5.0'], $r == SemVerRange('>=1.0.0 <2.0.0'), $r == SemVerRange('1.x'))
+"""),
+    ("semver_range_prereleases", N, """\
+$vs = ['1.0.0', '1.0.0-rc1', '1.0.0-rc2', '1.5.0-rc1', '2.0.0-rc1', '2.0.0', '1.0.0+b1']
+$rs = ['>=1.0.0-rc1', '>=1.0.0 <2.0.0', '>=1.0.0-rc1 <2.0.0-rc2', '1.x', '^1.0.0-rc1', '1.0.0-rc1 - 2.0.0-rc1', '*', '1.0.0 || >=2.0.0-rc1']
+$rs.each |$r| { notice($r, $vs.filter |$v| { SemVer($v) =~ SemVerRange($r) }, $vs.filter |$v| { $v =~ SemVerRange($r) }) }
+notice(SemVer('1.0.0-rc2') =~ SemVer['>=1.0.0-rc1'], SemVer('1.1.0-rc2') =~ SemVer['>=1.0.0-rc1'])
+case SemVer('1.2.3-rc1') { SemVerRange('1.x'): { notice('1.x') } SemVerRange('>=1.2.3-rc0'): { notice('rc') } default: { notice('none') } }
+"""),
+    ("semver_range_forms", N, """\
+$v = ['0.0.1', '0.0.2', '0.1.0', '0.1.5', '1.2.3', '1.2.9', '1.3.0', '1.9.0', '2.0.0', '2.3.4', '2.3.5']
+['^0.0.1', '^0.1', '^0.x', '^0.0.x', '~1.2', '~1', '~>1.2.3', '>1.x', '<=1.x', '<1.x', '>=1.2', '1.2 - 2.3.4', '1 - 2', '1.*', 'x', '*', '>=v1.2.3', '> 1.2.3', '1.2.3 || 2.x'].each |$r| {
+  notice("${r}: ${String(SemVerRange($r), '%p')} ${$v.filter |$x| { SemVer($x) =~ SemVerRange($r) }}")
+}
+"""),
+    ("semver_range_unparsable", N, """\
+notice(SemVerRange('v1.2.3'))
+"""),
+    ("semver_range_leading_zero_prerelease", N, """\
+notice(SemVerRange('>=1.2.3-rc.01'))
+"""),
+    ("semver_range_caret_wildcard_fails_in_ruby", N, """\
+notice(SemVerRange('^x'))
+"""),
+    ("semver_range_empty_intersection_fails_in_ruby", N, """\
+notice(SemVerRange('>2.0.0 <1.0.0 >0.5.0'))
+"""),
+    ("semver_range_same_end_merge_fails_in_ruby", N, """\
+notice(SemVerRange('1.0.0 - 2.0.0 || 1.5.0 - 2.0.0'))
+"""),
+    ("semver_qualifiers_from_parts", N, """\
+notice(SemVer(1, 2, 3, '01'), SemVer(1, 2, 3, 'rc.1') == SemVer('1.2.3-rc.1'), SemVer({'major' => 1, 'minor' => 0, 'patch' => 0, 'build' => '007'}))
+notice(SemVer('1.2.3+007'), SemVer('1.2.3+007') == SemVer('1.2.3+7'), '1.2.3-01' =~ SemVerRange('*'))
+"""),
+    ("semver_leading_zero_prerelease", N, """\
+notice(SemVer('1.2.3-01'))
+"""),
     ("epp_trim_across_comments", N, """$t = {
   't1' => "A  <%# c -%>\n  <%- if true { -%>\nB\n<% } -%>",
   't2' => "A  <%#- c %>B",

@@ -507,6 +507,44 @@ pub fn array_from(v: &Value, wrap: bool) -> Result<Value, TypeError> {
     }
 }
 
+/// `SemVer(major, minor, patch, prerelease, build)`: as SemanticPuppet's `Version.new`, each
+/// qualifier is one identifier, kept as text (`SemVer(1, 2, 3, '01')` is `1.2.3-01`).
+fn semver_of_parts(
+    nums: [i64; 3],
+    prerelease: Option<&str>,
+    build: Option<&str>,
+) -> Result<Version, TypeError> {
+    let [a, b, c] = nums;
+    let qualifier = |q: &str| {
+        q.split('.')
+            .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-'))
+    };
+    if !prerelease.is_none_or(qualifier) || !build.is_none_or(qualifier) || a < 0 || b < 0 || c < 0
+    {
+        let mut s = format!("{a}.{b}.{c}");
+        if let Some(p) = prerelease {
+            s.push('-');
+            s.push_str(p);
+        }
+        if let Some(bd) = build {
+            s.push('+');
+            s.push_str(bd);
+        }
+        return Err(TypeError::Conversion(format!(
+            "The string '{s}' cannot be converted to a SemVer"
+        )));
+    }
+    let one = |q: Option<&str>| {
+        q.map(|q| vec![crate::semver::Ident::Alpha(q.into())])
+            .unwrap_or_default()
+    };
+    Ok(Version {
+        prerelease: one(prerelease),
+        build: one(build),
+        ..Version::new(a as u64, b as u64, c as u64)
+    })
+}
+
 /// `Hash.new(from)`: from a hash, an array of pairs, or a flat array of keys and values.
 pub fn hash_from(v: &Value) -> Result<Value, TypeError> {
     match v {
@@ -861,16 +899,11 @@ pub fn new_value(t: &Type, args: &[Value]) -> Result<Value, TypeError> {
             [Value::Integer(a), Value::Integer(b), Value::Integer(c), ..]
                 if *a >= 0 && *b >= 0 && *c >= 0 =>
             {
-                let mut s = format!("{a}.{b}.{c}");
-                if let Some(Value::String(p)) = args.get(3) {
-                    s.push('-');
-                    s.push_str(p);
-                }
-                if let Some(Value::String(bd)) = args.get(4) {
-                    s.push('+');
-                    s.push_str(bd);
-                }
-                Value::SemVer(Arc::new(Version::parse(&s)?))
+                let text = |i: usize| match args.get(i) {
+                    Some(Value::String(q)) => Some(q.as_str()),
+                    _ => None,
+                };
+                Value::SemVer(Arc::new(semver_of_parts([*a, *b, *c], text(3), text(4))?))
             }
             // `SemVer({major => 1, minor => 2, patch => 3, prerelease => 'rc', build => '5'})`
             [Value::Hash(h)] => {
@@ -879,30 +912,46 @@ pub fn new_value(t: &Type, args: &[Value]) -> Result<Value, TypeError> {
                     Some(Value::Integer(n)) if *n >= 0 => Ok(*n),
                     _ => Err(conv_err(&first, "a SemVer")),
                 };
-                let mut s = format!("{}.{}.{}", part("major")?, part("minor")?, part("patch")?);
-                if let Some(Value::String(p)) = get("prerelease") {
-                    s.push('-');
-                    s.push_str(p);
-                }
-                if let Some(Value::String(bd)) = get("build") {
-                    s.push('+');
-                    s.push_str(bd);
-                }
-                Value::SemVer(Arc::new(Version::parse(&s)?))
+                let text = |k: &str| match get(k) {
+                    Some(Value::String(q)) => Some(q.as_str()),
+                    _ => None,
+                };
+                Value::SemVer(Arc::new(semver_of_parts(
+                    [part("major")?, part("minor")?, part("patch")?],
+                    text("prerelease"),
+                    text("build"),
+                )?))
             }
             _ => return Err(conv_err(&first, "a SemVer")),
         },
         Type::SemVerRange => match args {
             [Value::String(s)] => Value::SemVerRange(Arc::new(VersionRange::parse(s)?)),
             [a, b, rest @ ..] => {
-                let ver = |x: &Value, dflt: Version| match x {
-                    Value::SemVer(v) => Ok((**v).clone()),
-                    Value::Default => Ok(dflt),
+                // `default` is SemanticPuppet's MIN or MAX.
+                let ver = |x: &Value| match x {
+                    Value::SemVer(v) => Ok(Some((**v).clone())),
+                    Value::Default => Ok(None),
                     other => Err(conv_err(other, "SemVerRange")),
                 };
-                let min = ver(a, Version::min_version())?;
-                let max = ver(b, Version::new(u64::MAX, u64::MAX, u64::MAX))?;
+                let min = ver(a)?;
+                let max = ver(b)?;
                 let ex = matches!(rest.first(), Some(Value::Boolean(true)));
+                Value::SemVerRange(Arc::new(VersionRange::between(min, max, ex)))
+            }
+            // `SemVerRange({min => SemVer('1.0.0'), max => default, exclude_max => true})`
+            [Value::Hash(h)] => {
+                let get = |k: &str| h.get(&Value::string(k));
+                let ver = |x: Option<&Value>| match x {
+                    Some(Value::SemVer(v)) => Ok(Some((**v).clone())),
+                    Some(Value::Default) | None => Ok(None),
+                    Some(other) => Err(conv_err(other, "SemVerRange")),
+                };
+                if get("min").is_none() {
+                    return Err(conv_err(&first, "SemVerRange"));
+                }
+                let min = ver(get("min"))?;
+                let max = ver(get("max"))?;
+                let ex = matches!(get("exclude_max"), Some(Value::Boolean(true)));
                 Value::SemVerRange(Arc::new(VersionRange::between(min, max, ex)))
             }
             _ => return Err(conv_err(&first, "SemVerRange")),

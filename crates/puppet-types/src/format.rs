@@ -597,7 +597,9 @@ pub fn value_p(out: &mut String, v: &Value) {
         // Puppet's string converter has no rule of its own for versions: `%p` is Ruby's
         // `inspect` of SemanticPuppet's version, its text.
         Value::SemVer(v) => out.push_str(&v.to_string()),
-        Value::SemVerRange(v) => out.push_str(&format!("SemVerRange('{v}')")),
+        // `%p` of a range is SemanticPuppet's `inspect`: its parts, canonical
+        // (`SemVerRange('>= 1.0.0 <2.x')` shows as `>=1.0.0 <2.0.0`).
+        Value::SemVerRange(v) => out.push_str(&v.inspect()),
         Value::Timespan(t) => out.push_str(&format!("Timespan('{t}')")),
         Value::Timestamp(t) => out.push_str(&format!("Timestamp('{t}')")),
         Value::Binary(b) => {

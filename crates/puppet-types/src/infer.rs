@@ -134,8 +134,8 @@ pub fn infer_set(v: &Value) -> Type {
             }
         }
         Value::SemVer(ver) => Type::SemVer(Arc::new(vec![VersionRange::between(
-            (**ver).clone(),
-            (**ver).clone(),
+            Some((**ver).clone()),
+            Some((**ver).clone()),
             false,
         )])),
         other => infer(other),

@@ -1,11 +1,28 @@
 //! Semantic versions and version ranges: the values behind Puppet's `SemVer` and `SemVerRange`.
 //!
-//! Follows SemVer 2.0 precedence (pre-release identifiers compare numerically when numeric,
-//! build metadata is ignored for ordering) and the range syntax of Puppet's SemanticPuppet
-//! library: exact versions, `x`/`*` wildcards, partial versions, `>`, `>=`, `<`, `<=`, `~`, `^`,
-//! hyphen ranges, space-separated intersections and `||` unions. It does not implement
-//! SemanticPuppet's special pre-release matching rules: a pre-release version is in a range when
-//! it lies between the bounds.
+//! Versions follow SemVer 2.0 precedence (pre-release identifiers compare numerically when
+//! numeric, build metadata is ignored for ordering but not for equality). Ranges follow
+//! Puppet 7's SemanticPuppet 1.0.4 `VersionRange` rule for rule, quirks included, so that
+//! parsing, matching, errors and printing are Puppet's:
+//!
+//! * a first pass joins an operator and its version across spaces or a `v` (`>= 6.0.0`,
+//!   `>=v1.2`); the text is split on `||`, each part is a hyphen range (`1.2 - 2.3.4`,
+//!   zero-padded bounds, inclusive upper) or space-separated simple ranges that are
+//!   intersected (`>`, `>=`, `<`, `<=`, `=`, `~`, `~>`, `~=`, `^`, partial versions with
+//!   `x`/`X`/`*`); the parts are de-duplicated and overlapping or adjacent ones merged;
+//! * a version is in a range when one of its parts holds it and, for a pre-release
+//!   version, a bound of that part is a pre-release of the same major.minor.patch;
+//! * a range prints (`"${r}"`, `notice`) as the text it was parsed from and, with `%p`, as
+//!   its parts joined by ` || ` (`>=1.0.0 <2.0.0`);
+//! * SemanticPuppet's Ruby failures are reproduced with their messages: `^x` and `<=x` call a
+//!   method that does not exist (`AllRange.SINGLETON`), intersecting more than two
+//!   disjoint simple ranges calls a method on nil, and merging two overlapping parts with
+//!   the same upper end reads an undefined variable (`>=1.0.0 || >=2.0.0`);
+//! * `SemVerRange(min, max, exclude_max)` prints its bounds swapped (`2.0.0 - 1.0.0`), as
+//!   SemanticPuppet's constructor does, and so do the merged ranges of a `SemVer[...]` type.
+//!
+//! crates/puppet-types/tests/semver_ranges.rs replays a fixture of Puppet's answers for about
+//! a thousand ranges (scripts/gen-semver-fixtures.py).
 
 use crate::error::TypeError;
 use smol_str::SmolStr;
@@ -72,7 +89,8 @@ impl Version {
         }
     }
 
-    /// Parses `1.2.3`, `1.2.3-rc.1+build.5`.
+    /// Parses `1.2.3`, `1.2.3-rc.1+build.5`. A numeric pre-release identifier with a leading
+    /// zero (`1.2.3-01`) fails with SemanticPuppet's message.
     ///
     /// ```
     /// use puppet_types::semver::Version;
@@ -116,6 +134,13 @@ impl Version {
                         {
                             Err(bad())
                         } else if part.bytes().all(|b| b.is_ascii_digit()) {
+                            if part.len() > 1 && part.starts_with('0') {
+                                return Err(TypeError::Conversion(
+                                    "Numeric pre-release identifiers MUST NOT contain leading \
+                                     zeroes"
+                                        .into(),
+                                ));
+                            }
                             part.parse().map(Ident::Num).map_err(|_| bad())
                         } else {
                             Ok(Ident::Alpha(SmolStr::new(part)))
@@ -124,21 +149,29 @@ impl Version {
                     .collect(),
             }
         };
+        // Build identifiers stay text, as SemanticPuppet keeps them (`+007` is not `+7`).
+        let build = match build {
+            None => Vec::new(),
+            Some(b) => {
+                let mut out = Vec::new();
+                for part in b.split('.') {
+                    if part.is_empty()
+                        || !part.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+                    {
+                        return Err(bad());
+                    }
+                    out.push(Ident::Alpha(SmolStr::new(part)));
+                }
+                out
+            }
+        };
         Ok(Version {
             major: parsed[0],
             minor: parsed[1],
             patch: parsed[2],
             prerelease: idents(pre)?,
-            build: idents(build)?,
+            build,
         })
-    }
-
-    /// The lowest possible version, `0.0.0-0`.
-    pub fn min_version() -> Version {
-        Version {
-            prerelease: vec![Ident::Num(0)],
-            ..Version::new(0, 0, 0)
-        }
     }
 }
 
@@ -181,163 +214,486 @@ impl fmt::Display for Version {
     }
 }
 
-/// One contiguous interval of versions. `max == None` means unbounded.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Interval {
-    /// Lower bound.
-    pub min: Version,
-    /// Upper bound, `None` for no upper bound.
-    pub max: Option<Version>,
-    /// Whether `min` itself is excluded.
-    pub exclude_min: bool,
-    /// Whether `max` itself is excluded.
-    pub exclude_max: bool,
+/// A point on SemanticPuppet's version line as its ranges see it: `Version::MIN` (below
+/// every version, printed `0.0.0-`), a version, or `Version::MAX` (above every version,
+/// printed `Infinity.0.0`). Ordered in that order, versions by precedence; equal (`==`)
+/// only when identical, build included.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Point {
+    /// SemanticPuppet's `Version::MIN`.
+    Min,
+    /// A version.
+    V(Version),
+    /// SemanticPuppet's `Version::MAX`.
+    Max,
 }
 
-impl Interval {
-    fn includes(&self, v: &Version) -> bool {
-        let lo = match v.cmp(&self.min) {
-            Ordering::Less => false,
-            Ordering::Equal => !self.exclude_min,
-            Ordering::Greater => true,
-        };
-        let hi = match &self.max {
-            None => true,
-            Some(max) => match v.cmp(max) {
-                Ordering::Less => true,
-                Ordering::Equal => !self.exclude_max,
-                Ordering::Greater => false,
-            },
-        };
-        lo && hi
+impl fmt::Display for Point {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Point::Min => f.write_str("0.0.0-"),
+            Point::V(v) => write!(f, "{v}"),
+            Point::Max => f.write_str("Infinity.0.0"),
+        }
     }
+}
 
-    fn intersect(&self, o: &Interval) -> Interval {
-        let (min, exclude_min) = match self.min.cmp(&o.min) {
-            Ordering::Less => (o.min.clone(), o.exclude_min),
-            Ordering::Greater => (self.min.clone(), self.exclude_min),
-            Ordering::Equal => (self.min.clone(), self.exclude_min || o.exclude_min),
-        };
-        let (max, exclude_max) = match (&self.max, &o.max) {
-            (None, None) => (None, false),
-            (Some(a), None) => (Some(a.clone()), self.exclude_max),
-            (None, Some(b)) => (Some(b.clone()), o.exclude_max),
-            (Some(a), Some(b)) => match a.cmp(b) {
-                Ordering::Less => (Some(a.clone()), self.exclude_max),
-                Ordering::Greater => (Some(b.clone()), o.exclude_max),
-                Ordering::Equal => (Some(a.clone()), self.exclude_max || o.exclude_max),
-            },
-        };
-        Interval {
-            min,
-            max,
-            exclude_min,
-            exclude_max,
+/// A borrowed [`Point`], for comparisons without cloning versions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum At<'a> {
+    Min,
+    V(&'a Version),
+    Max,
+}
+
+impl Point {
+    fn at(&self) -> At<'_> {
+        match self {
+            Point::Min => At::Min,
+            Point::V(v) => At::V(v),
+            Point::Max => At::Max,
+        }
+    }
+}
+
+impl At<'_> {
+    fn owned(self) -> Point {
+        match self {
+            At::Min => Point::Min,
+            At::V(v) => Point::V(v.clone()),
+            At::Max => Point::Max,
         }
     }
 
-    /// True when every version in `self` is also in `other`.
-    pub fn covered_by(&self, other: &Interval) -> bool {
-        let lo = match other.min.cmp(&self.min) {
-            Ordering::Less => true,
-            Ordering::Equal => !other.exclude_min || self.exclude_min,
-            Ordering::Greater => false,
+    /// SemanticPuppet's `stable?`: no pre-release identifiers (`MIN`'s list is empty).
+    fn stable(self) -> bool {
+        match self {
+            At::V(v) => v.prerelease.is_empty(),
+            At::Min | At::Max => true,
+        }
+    }
+
+    /// `Version#next(:patch)` compared for equality with `other`: the next patch version
+    /// without pre-release or build. (`MAX.next(:patch)` is `Infinity.0.1`, which equals
+    /// nothing a range holds.)
+    fn next_patch_is(self, other: At<'_>) -> bool {
+        let (major, minor, patch) = match self {
+            At::Min => (0, 0, 0),
+            At::V(v) => (v.major, v.minor, v.patch),
+            At::Max => return false,
         };
-        let hi = match (&other.max, &self.max) {
-            (None, _) => true,
-            (Some(_), None) => false,
-            (Some(b), Some(a)) => match b.cmp(a) {
-                Ordering::Greater => true,
-                Ordering::Equal => !other.exclude_max || self.exclude_max,
-                Ordering::Less => false,
-            },
-        };
-        lo && hi
+        match (other, patch.checked_add(1)) {
+            (At::V(o), Some(p)) => {
+                o.major == major
+                    && o.minor == minor
+                    && o.patch == p
+                    && o.prerelease.is_empty()
+                    && o.build.is_empty()
+            }
+            _ => false,
+        }
     }
 }
 
-/// A version range: a union of intervals plus the text it was written as.
+/// One of SemanticPuppet's range matchers (`AbstractRange` and its subclasses).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum Rg {
+    /// `AllRange`: every version.
+    All,
+    /// `GtRange`.
+    Gt(Point),
+    /// `GtEqRange`.
+    GtEq(Point),
+    /// `LtRange`; `Lt(Point::Min)` is `MATCH_NOTHING`, printed `<0.0.0`.
+    Lt(Point),
+    /// `LtEqRange`.
+    LtEq(Point),
+    /// `EqRange`: one version (build included).
+    Eq(Point),
+    /// `MinMaxRange`: a lower and an upper matcher, neither a `MinMax`.
+    MinMax(Box<Rg>, Box<Rg>),
+}
+
+/// The Ruby failures of SemanticPuppet's range code that Puppet reports as they are.
+enum Failure {
+    Unparsable,
+    LeadingZero,
+    /// `AllRange.SINGLETON` (`^x`, `<=x`).
+    Singleton,
+    /// `MinMaxRange.create` reducing on after an empty intersection.
+    NilIntersection,
+    /// `merge` of two overlapping matchers with the same end; the receiver's `inspect`.
+    ExcludeEnd(String),
+}
+
+type Parsed<T> = Result<T, Failure>;
+
+impl Rg {
+    fn begin(&self) -> At<'_> {
+        match self {
+            Rg::Gt(v) | Rg::GtEq(v) | Rg::Eq(v) => v.at(),
+            Rg::MinMax(a, _) => a.begin(),
+            Rg::All | Rg::Lt(_) | Rg::LtEq(_) => At::Min,
+        }
+    }
+
+    fn end(&self) -> At<'_> {
+        match self {
+            Rg::Lt(v) | Rg::LtEq(v) | Rg::Eq(v) => v.at(),
+            Rg::MinMax(_, b) => b.end(),
+            Rg::All | Rg::Gt(_) | Rg::GtEq(_) => At::Max,
+        }
+    }
+
+    fn exclude_begin(&self) -> bool {
+        match self {
+            Rg::Gt(_) => true,
+            Rg::MinMax(a, _) => a.exclude_begin(),
+            _ => false,
+        }
+    }
+
+    fn exclude_end(&self) -> bool {
+        match self {
+            Rg::Lt(_) => true,
+            Rg::MinMax(_, b) => b.exclude_end(),
+            _ => false,
+        }
+    }
+
+    fn lower_bound(&self) -> bool {
+        match self {
+            Rg::Gt(_) => true,
+            Rg::GtEq(v) | Rg::Eq(v) => *v != Point::Min,
+            Rg::MinMax(a, _) => a.lower_bound(),
+            _ => false,
+        }
+    }
+
+    fn upper_bound(&self) -> bool {
+        match self {
+            Rg::Lt(_) => true,
+            Rg::LtEq(v) | Rg::Eq(v) => *v != Point::Max,
+            Rg::MinMax(_, b) => b.upper_bound(),
+            _ => false,
+        }
+    }
+
+    /// The matcher's own `include?` (no pre-release rule).
+    fn include(&self, p: At<'_>) -> bool {
+        match self {
+            Rg::All => true,
+            Rg::Gt(v) => p > v.at(),
+            Rg::GtEq(v) => p >= v.at(),
+            Rg::Lt(v) => p < v.at(),
+            Rg::LtEq(v) => p <= v.at(),
+            Rg::Eq(v) => p == v.at(),
+            Rg::MinMax(a, b) => a.include(p) && b.include(p),
+        }
+    }
+
+    /// `test_prerelease?`: whether a bound is a pre-release of `p`'s major.minor.patch.
+    fn test_prerelease(&self, p: At<'_>) -> bool {
+        match self {
+            Rg::All => true,
+            Rg::MinMax(a, b) => a.test_prerelease(p) || b.test_prerelease(p),
+            Rg::Gt(v) | Rg::GtEq(v) | Rg::Lt(v) | Rg::LtEq(v) | Rg::Eq(v) => match (v, p) {
+                (Point::V(v), At::V(p)) => {
+                    !v.prerelease.is_empty()
+                        && (v.major, v.minor, v.patch) == (p.major, p.minor, p.patch)
+                }
+                _ => false,
+            },
+        }
+    }
+
+    fn min_max(min: &Rg, max: &Rg) -> Rg {
+        let min = match min {
+            Rg::MinMax(a, _) => (**a).clone(),
+            other => other.clone(),
+        };
+        let max = match max {
+            Rg::MinMax(_, b) => (**b).clone(),
+            other => other.clone(),
+        };
+        Rg::MinMax(Box::new(min), Box::new(max))
+    }
+
+    /// `intersection`: the versions both match, `None` when there are none.
+    fn intersection(&self, o: &Rg) -> Option<Rg> {
+        if *self == Rg::All {
+            return Some(o.clone());
+        }
+        match self.begin().cmp(&o.end()) {
+            Ordering::Greater => return None,
+            Ordering::Equal => {
+                return (!self.exclude_begin() && !o.exclude_end())
+                    .then(|| Rg::Eq(self.begin().owned()));
+            }
+            Ordering::Less => {}
+        }
+        match o.begin().cmp(&self.end()) {
+            Ordering::Greater => return None,
+            Ordering::Equal => {
+                return (!o.exclude_begin() && !self.exclude_end())
+                    .then(|| Rg::Eq(o.begin().owned()));
+            }
+            Ordering::Less => {}
+        }
+        let min = match self.begin().cmp(&o.begin()) {
+            Ordering::Less => o,
+            Ordering::Greater => self,
+            Ordering::Equal if self.exclude_begin() => self,
+            Ordering::Equal => o,
+        };
+        let max = match self.end().cmp(&o.end()) {
+            Ordering::Greater => o,
+            Ordering::Less => self,
+            Ordering::Equal if self.exclude_end() => self,
+            Ordering::Equal => o,
+        };
+        Some(if !max.upper_bound() {
+            min.clone()
+        } else if !min.lower_bound() {
+            max.clone()
+        } else {
+            Rg::min_max(min, max)
+        })
+    }
+
+    /// `MinMaxRange.create`: the matchers intersected left to right.
+    fn create(items: Vec<Rg>) -> Parsed<Option<Rg>> {
+        let mut it = items.into_iter();
+        let Some(first) = it.next() else {
+            return Ok(None);
+        };
+        let mut memo = Some(first);
+        for r in it {
+            match memo {
+                None => return Err(Failure::NilIntersection),
+                Some(m) => memo = m.intersection(&r),
+            }
+        }
+        Ok(memo)
+    }
+
+    fn from_bounds(min: At<'_>, exclude_min: bool, max: At<'_>, exclude_max: bool) -> Option<Rg> {
+        let lo = if exclude_min {
+            Rg::Gt(min.owned())
+        } else {
+            Rg::GtEq(min.owned())
+        };
+        let hi = if exclude_max {
+            Rg::Lt(max.owned())
+        } else {
+            Rg::LtEq(max.owned())
+        };
+        lo.intersection(&hi)
+    }
+
+    /// `merge`: one matcher for the versions of two that overlap or are adjacent.
+    fn merge(&self, o: &Rg) -> Parsed<Option<Rg>> {
+        if *self == Rg::All {
+            return Ok(Some(Rg::All));
+        }
+        if self.include(o.begin()) || o.include(self.begin()) {
+            let (min, exclude_min) = match self.begin().cmp(&o.begin()) {
+                Ordering::Less => (self.begin(), self.exclude_begin()),
+                Ordering::Greater => (o.begin(), o.exclude_begin()),
+                Ordering::Equal => (self.begin(), self.exclude_begin() && o.exclude_begin()),
+            };
+            let (max, exclude_max) = match self.end().cmp(&o.end()) {
+                Ordering::Greater => (self.end(), self.exclude_end()),
+                Ordering::Less => (o.end(), o.exclude_end()),
+                Ordering::Equal => return Err(Failure::ExcludeEnd(self.ruby_inspect())),
+            };
+            Ok(Rg::from_bounds(min, exclude_min, max, exclude_max))
+        } else if self.exclude_end() && !o.exclude_begin() && self.end() == o.begin() {
+            Ok(self.to(o))
+        } else if o.exclude_end() && !self.exclude_begin() && o.end() == self.begin() {
+            Ok(o.to(self))
+        } else if !self.exclude_end() && !o.exclude_begin() && self.end().next_patch_is(o.begin()) {
+            Ok(self.to(o))
+        } else if !o.exclude_end() && !self.exclude_begin() && o.end().next_patch_is(self.begin()) {
+            Ok(o.to(self))
+        } else {
+            Ok(None)
+        }
+    }
+
+    /// `from_to(self, b)`: from this matcher's start to `b`'s end.
+    fn to(&self, b: &Rg) -> Option<Rg> {
+        Rg::from_bounds(self.begin(), self.exclude_begin(), b.end(), b.exclude_end())
+    }
+
+    /// Ruby's `inspect` of the matcher as a NameError message shows it (object addresses as
+    /// zeros).
+    fn ruby_inspect(&self) -> String {
+        let (class, v) = match self {
+            Rg::MinMax(..) => {
+                return format!("{self}:SemanticPuppet::VersionRange::MinMaxRange");
+            }
+            Rg::All => {
+                return "#<SemanticPuppet::VersionRange::AllRange:0x0000000000000000>".into()
+            }
+            Rg::Gt(v) => ("GtRange", v),
+            Rg::GtEq(v) => ("GtEqRange", v),
+            Rg::Lt(v) => ("LtRange", v),
+            Rg::LtEq(v) => ("LtEqRange", v),
+            Rg::Eq(v) => ("EqRange", v),
+        };
+        format!("#<SemanticPuppet::VersionRange::{class}:0x0000000000000000 @version={v}>")
+    }
+}
+
+impl fmt::Display for Rg {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Rg::All => f.write_str("*"),
+            Rg::Gt(v) => write!(f, ">{v}"),
+            Rg::GtEq(v) => write!(f, ">={v}"),
+            Rg::Lt(Point::Min) => f.write_str("<0.0.0"),
+            Rg::Lt(v) => write!(f, "<{v}"),
+            Rg::LtEq(v) => write!(f, "<={v}"),
+            Rg::Eq(v) => write!(f, "{v}"),
+            Rg::MinMax(a, b) => write!(f, "{a} {b}"),
+        }
+    }
+}
+
+/// A version range: SemanticPuppet's matchers plus the text it prints as.
+#[derive(Debug, Clone)]
 pub struct VersionRange {
     text: SmolStr,
-    intervals: Vec<Interval>,
+    ranges: Vec<Rg>,
+}
+
+/// Equal when the matchers are (SemanticPuppet's `eql?`), whatever the text.
+impl PartialEq for VersionRange {
+    fn eq(&self, other: &Self) -> bool {
+        self.ranges == other.ranges
+    }
+}
+impl Eq for VersionRange {}
+impl std::hash::Hash for VersionRange {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.ranges.hash(state);
+    }
 }
 
 impl VersionRange {
-    /// The range that holds exactly the versions from `min` to `max`.
-    pub fn between(min: Version, max: Version, exclude_max: bool) -> VersionRange {
+    /// `SemVerRange(min, max, exclude_max)`: `None` bounds are SemanticPuppet's `MIN` and
+    /// `MAX`. Prints, as SemanticPuppet's constructor writes it, with the bounds swapped:
+    /// `MAX - MIN`, or `>=MAX <MIN` when `exclude_max`.
+    ///
+    /// ```
+    /// use puppet_types::semver::{Version, VersionRange};
+    /// let r = VersionRange::between(Some(Version::new(1, 0, 0)), Some(Version::new(2, 0, 0)), true);
+    /// assert_eq!(r.to_string(), ">=2.0.0 <1.0.0");
+    /// assert_eq!(r.inspect(), ">=1.0.0 <2.0.0");
+    /// ```
+    pub fn between(min: Option<Version>, max: Option<Version>, exclude_max: bool) -> VersionRange {
+        let point = |v: Option<Version>, dflt: Point| v.map_or(dflt, Point::V);
+        VersionRange::from_points(point(min, Point::Min), point(max, Point::Max), exclude_max)
+    }
+
+    fn from_points(min: Point, max: Point, exclude_max: bool) -> VersionRange {
         let text = if exclude_max {
-            format!(">={min} <{max}")
+            format!(">={max} <{min}")
         } else {
-            format!("{min} - {max}")
+            format!("{max} - {min}")
         };
+        let range = Rg::from_bounds(min.at(), false, max.at(), exclude_max);
         VersionRange {
             text: SmolStr::new(text),
-            intervals: vec![Interval {
-                min,
-                max: Some(max),
-                exclude_min: false,
-                exclude_max,
-            }],
+            ranges: vec![range.unwrap_or(Rg::Lt(Point::Min))],
         }
     }
 
-    /// The intervals of this range.
-    pub fn intervals(&self) -> &[Interval] {
-        &self.intervals
+    /// Parses SemanticPuppet range syntax; the error is Puppet's message.
+    ///
+    /// ```
+    /// use puppet_types::semver::{Version, VersionRange};
+    /// let r = VersionRange::parse(">= 1.0.0 <2.x").unwrap();
+    /// assert!(r.includes(&Version::parse("1.5.0").unwrap()));
+    /// assert!(!r.includes(&Version::parse("1.5.0-rc1").unwrap()));
+    /// assert_eq!(r.to_string(), ">= 1.0.0 <2.x");
+    /// assert_eq!(r.inspect(), ">=1.0.0 <2.0.0");
+    /// assert!(VersionRange::parse("1.x || 3.x").unwrap().includes(&Version::new(3, 1, 0)));
+    /// ```
+    pub fn parse(s: &str) -> Result<VersionRange, TypeError> {
+        parse_range(s).map_err(|f| {
+            TypeError::Conversion(match f {
+                Failure::Unparsable => format!("Unparsable version range: \"{s}\""),
+                Failure::LeadingZero => {
+                    "Numeric pre-release identifiers MUST NOT contain leading zeroes".into()
+                }
+                Failure::Singleton => "undefined method `SINGLETON' for \
+                     SemanticPuppet::VersionRange::AllRange:Class\n\n      \
+                     return AllRange.SINGLETON unless major\n                     \
+                     ^^^^^^^^^^\nDid you mean?  singleton_class"
+                    .into(),
+                Failure::NilIntersection => "undefined method `intersection' for nil:NilClass\n\n        \
+                     ranges.reduce { |memo, range| memo.intersection(range) }\n                                          \
+                     ^^^^^^^^^^^^^"
+                    .into(),
+                Failure::ExcludeEnd(recv) => format!(
+                    "undefined local variable or method `exclude_end' for {recv}\n\n            \
+                     excl_end = exclude_end && other.exclude_end?\n                       \
+                     ^^^^^^^^^^^\nDid you mean?  exclude_end?\n               excl_end"
+                ),
+            })
+        })
     }
 
-    /// Puppet's `PSemVerRangeType.merge`: one range holding the versions of two single
-    /// intervals that overlap or are adjacent; `None` otherwise (or for unions).
+    /// True when `v` is in the range: a part holds it and, when `v` is a pre-release, that
+    /// part has a pre-release bound with `v`'s major.minor.patch.
+    pub fn includes(&self, v: &Version) -> bool {
+        self.includes_at(At::V(v))
+    }
+
+    fn includes_at(&self, p: At<'_>) -> bool {
+        self.ranges
+            .iter()
+            .any(|r| r.include(p) && (p.stable() || r.test_prerelease(p)))
+    }
+
+    /// SemanticPuppet's `inspect`, Puppet's `%p`: the parts joined by ` || `.
+    pub fn inspect(&self) -> String {
+        let parts: Vec<String> = self.ranges.iter().map(|r| r.to_string()).collect();
+        parts.join(" || ")
+    }
+
+    /// `begin`, `end` and `exclude_end?` of a range of one part.
+    fn bounds(&self) -> Option<(At<'_>, At<'_>, bool)> {
+        match &self.ranges[..] {
+            [r] => Some((r.begin(), r.end(), r.exclude_end())),
+            _ => None,
+        }
+    }
+
+    /// Puppet's `PSemVerRangeType.merge`: one range holding the versions of two ranges of
+    /// one part that overlap or are adjacent; `None` otherwise (or for unions).
     pub fn merge(&self, o: &VersionRange) -> Option<VersionRange> {
-        let ([a], [b]) = (&self.intervals[..], &o.intervals[..]) else {
-            return None;
-        };
-        // Ends compared with an unbounded end as the greatest.
-        let end_cmp = |x: &Option<Version>, y: &Option<Version>| match (x, y) {
-            (None, None) => Ordering::Equal,
-            (None, _) => Ordering::Greater,
-            (_, None) => Ordering::Less,
-            (Some(x), Some(y)) => x.cmp(y),
-        };
-        let interval = |min: &Version, max: &Option<Version>, exclude_max: bool| Interval {
-            min: min.clone(),
-            max: max.clone(),
-            exclude_min: false,
-            exclude_max,
-        };
-        let merged = if a.includes(&b.min) || b.includes(&a.min) {
-            let max = if end_cmp(&a.max, &b.max) == Ordering::Less {
-                b.max.clone()
-            } else {
-                a.max.clone()
-            };
-            let exclude = if a.exclude_max {
-                end_cmp(&max, &a.max) == Ordering::Equal
-                    && (end_cmp(&max, &b.max) == Ordering::Greater || b.exclude_max)
-            } else if b.exclude_max {
-                end_cmp(&max, &b.max) == Ordering::Equal
-                    && (end_cmp(&max, &a.max) == Ordering::Greater || a.exclude_max)
+        let ((ab, ae, ax), (bb, be, bx)) = (self.bounds()?, o.bounds()?);
+        if self.includes_at(bb) || o.includes_at(ab) {
+            let max = if be > ae { be } else { ae };
+            let exclude = if ax {
+                max == ae && (max > be || bx)
+            } else if bx {
+                max == be && (max > ae || ax)
             } else {
                 false
             };
-            interval(std::cmp::min(&a.min, &b.min), &max, exclude)
-        } else if a.exclude_max && a.max.as_ref() == Some(&b.min) {
-            interval(&a.min, &b.max, b.exclude_max)
-        } else if b.exclude_max && b.max.as_ref() == Some(&a.min) {
-            interval(&b.min, &a.max, a.exclude_max)
+            let min = if bb < ab { bb } else { ab };
+            Some(VersionRange::from_points(min.owned(), max.owned(), exclude))
+        } else if ax && ae == bb {
+            Some(VersionRange::from_points(ab.owned(), be.owned(), bx))
+        } else if bx && be == ab {
+            Some(VersionRange::from_points(bb.owned(), ae.owned(), ax))
         } else {
-            return None;
-        };
-        let text = match (&merged.max, merged.exclude_max) {
-            (None, _) => format!(">={}", merged.min),
-            (Some(m), true) => format!(">={} <{m}", merged.min),
-            (Some(m), false) => format!(">={} <={m}", merged.min),
-        };
-        Some(VersionRange {
-            text: SmolStr::new(text),
-            intervals: vec![merged],
-        })
+            None
+        }
     }
 
     /// Puppet's `PSemVerType#merge_ranges`: the ranges of a `SemVer[...]` type with the
@@ -360,58 +716,13 @@ impl VersionRange {
         result
     }
 
-    /// Parses SemanticPuppet range syntax.
-    ///
-    /// ```
-    /// use puppet_types::semver::{Version, VersionRange};
-    /// let r = VersionRange::parse(">=1.0.0 <2.0.0").unwrap();
-    /// assert!(r.includes(&Version::parse("1.5.0").unwrap()));
-    /// assert!(!r.includes(&Version::parse("2.0.0").unwrap()));
-    /// assert!(VersionRange::parse("1.x || 3.x").unwrap().includes(&Version::new(3, 1, 0)));
-    /// ```
-    pub fn parse(s: &str) -> Result<VersionRange, TypeError> {
-        let bad = || TypeError::Conversion(format!("Unparsable version range: \"{s}\""));
-        let mut intervals = Vec::new();
-        for alt in operators_joined(s).split("||") {
-            let alt = alt.trim();
-            let tokens: Vec<&str> = alt.split_whitespace().collect();
-            let mut acc = all_versions();
-            if tokens.len() == 3 && tokens[1] == "-" {
-                let lo = partial(tokens[0]).ok_or_else(bad)?;
-                let hi = partial(tokens[2]).ok_or_else(bad)?;
-                let hi_iv = hi.upper(false);
-                acc = Interval {
-                    min: lo.lower(),
-                    max: hi_iv.0,
-                    exclude_min: false,
-                    exclude_max: hi_iv.1,
-                };
-            } else {
-                for t in tokens {
-                    acc = acc.intersect(&simple(t).ok_or_else(bad)?);
-                }
-            }
-            intervals.push(acc);
-        }
-        if intervals.is_empty() {
-            return Err(bad());
-        }
-        Ok(VersionRange {
-            text: SmolStr::new(s),
-            intervals,
-        })
-    }
-
-    /// True when `v` is in the range.
-    pub fn includes(&self, v: &Version) -> bool {
-        self.intervals.iter().any(|i| i.includes(v))
-    }
-
-    /// True when every interval of `self` is covered by some interval of `other`.
+    /// Puppet's `PSemVerRangeType.covered_by?`: every version of `self` is in `other`
+    /// (ranges of one part; false for unions).
     pub fn covered_by(&self, other: &VersionRange) -> bool {
-        self.intervals
-            .iter()
-            .all(|a| other.intervals.iter().any(|b| a.covered_by(b)))
+        let (Some((ab, ae, ax)), Some((bb, be, bx))) = (self.bounds(), other.bounds()) else {
+            return false;
+        };
+        bb <= ab && (be > ae || (be == ae && (!bx || ax)))
     }
 }
 
@@ -421,224 +732,352 @@ impl fmt::Display for VersionRange {
     }
 }
 
-/// SemanticPuppet's first pass over a range: an operator (`>`, `<`, `=`, `~`, `^`) takes
-/// the version after it across spaces and an optional `v` (`>= 6.0.0` is `>=6.0.0`,
-/// `>=v1` is `>=1`).
+/// Ruby's `\s`.
+fn is_space(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\n' | '\u{b}' | '\u{c}' | '\r')
+}
+
+/// SemanticPuppet's first pass, `gsub(/([><=~^])(?:\s+|\s*v)/, '\1')`: an operator takes the
+/// version after it across spaces, or across a `v` right after it (`>= 6.0.0` is `>=6.0.0`,
+/// `>=v1` is `>=1`, but `>= v1` is `>=v1`).
 fn operators_joined(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
-    let mut it = s.chars().peekable();
-    while let Some(c) = it.next() {
+    let mut rest = s;
+    while let Some(c) = rest.chars().next() {
         out.push(c);
+        rest = &rest[c.len_utf8()..];
         if matches!(c, '>' | '<' | '=' | '~' | '^') {
-            let mut skipped = false;
-            while it.peek().is_some_and(|n| n.is_whitespace()) {
-                it.next();
-                skipped = true;
-            }
-            // `\s+` alone, or `\s*v`.
-            if it.peek() == Some(&'v') {
-                it.next();
-            } else if !skipped {
-                continue;
+            let trimmed = rest.trim_start_matches(is_space);
+            if trimmed.len() < rest.len() {
+                rest = trimmed;
+            } else if let Some(r) = rest.strip_prefix('v') {
+                rest = r;
             }
         }
     }
     out
 }
 
-fn all_versions() -> Interval {
-    Interval {
-        min: Version::min_version(),
-        max: None,
-        exclude_min: false,
-        exclude_max: false,
+/// Ruby's `String#split` with a pattern matched by `find` (start, end of the next match at
+/// or after an offset): empty fields at the end dropped, an empty string gives none.
+fn ruby_split(s: &str, find: impl Fn(&str, usize) -> Option<(usize, usize)>) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some((a, b)) = find(s, from) {
+        out.push(&s[from..a]);
+        from = b;
+    }
+    out.push(&s[from..]);
+    while out.last().is_some_and(|f| f.is_empty()) {
+        out.pop();
+    }
+    out
+}
+
+/// The next `\s*\|\|\s*` at or after `from`.
+fn find_or(s: &str, from: usize) -> Option<(usize, usize)> {
+    let at = from + s[from..].find("||")?;
+    let start = from + s[from..at].trim_end_matches(is_space).len();
+    let after = &s[at + 2..];
+    Some((start, s.len() - after.trim_start_matches(is_space).len()))
+}
+
+/// The next `\s+` at or after `from`.
+fn find_space(s: &str, from: usize) -> Option<(usize, usize)> {
+    let at = from + s[from..].find(is_space)?;
+    let after = &s[at..];
+    Some((at, s.len() - after.trim_start_matches(is_space).len()))
+}
+
+/// A match of SemanticPuppet's `PARTIAL`: up to three parts (`None` for `x`, `X`, `*`),
+/// and the qualifiers after a third part.
+struct Partial<'a> {
+    parts: [Option<Option<&'a str>>; 3],
+    prerelease: Option<&'a str>,
+    build: Option<&'a str>,
+}
+
+/// `PARTS`: dot-separated non-empty runs of `[0-9A-Za-z-]`.
+fn is_parts(s: &str) -> bool {
+    s.split('.')
+        .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-'))
+}
+
+/// `XR`: `x`, `X`, `*` (as `None`), `0` or a number without a leading zero.
+fn xr(s: &str) -> Option<Option<&str>> {
+    match s {
+        "x" | "X" | "*" => Some(None),
+        _ if !s.is_empty()
+            && s.bytes().all(|b| b.is_ascii_digit())
+            && (s == "0" || !s.starts_with('0')) =>
+        {
+            Some(Some(s))
+        }
+        _ => None,
     }
 }
 
-/// A partial version like `1`, `1.2`, `1.x`, `1.2.3-rc`.
-struct Partial {
-    parts: Vec<u64>,
-    full: Option<Version>,
-}
-
-impl Partial {
-    fn lower(&self) -> Version {
-        if let Some(v) = &self.full {
-            return v.clone();
-        }
-        let g = |i: usize| self.parts.get(i).copied().unwrap_or(0);
-        Version::new(g(0), g(1), g(2))
-    }
-    /// The upper bound and whether it is excluded. For `<`, partial versions bound at their
-    /// lower end; otherwise at the next increment.
-    fn upper(&self, for_less: bool) -> (Option<Version>, bool) {
-        if let Some(v) = &self.full {
-            return (Some(v.clone()), for_less);
-        }
-        if for_less {
-            return (Some(self.lower_pre()), true);
-        }
-        match self.parts.len() {
-            0 => (None, false),
-            1 => (
-                Some(Version {
-                    prerelease: vec![Ident::Num(0)],
-                    ..Version::new(self.parts[0] + 1, 0, 0)
-                }),
-                true,
-            ),
-            _ => (
-                Some(Version {
-                    prerelease: vec![Ident::Num(0)],
-                    ..Version::new(self.parts[0], self.parts[1] + 1, 0)
-                }),
-                true,
-            ),
-        }
-    }
-    fn lower_pre(&self) -> Version {
-        let mut v = self.lower();
-        v.prerelease = vec![Ident::Num(0)];
-        v
-    }
-    fn all(&self) -> Interval {
-        let (max, exclude_max) = self.upper(false);
-        Interval {
-            min: self.lower(),
-            max,
-            exclude_min: false,
-            exclude_max,
-        }
-    }
-}
-
-fn partial(s: &str) -> Option<Partial> {
-    let s = s.strip_prefix('v').unwrap_or(s);
-    if let Ok(v) = Version::parse(s) {
-        return Some(Partial {
-            parts: vec![v.major, v.minor, v.patch],
-            full: Some(v),
-        });
-    }
-    let mut parts = Vec::new();
-    for p in s.split('.') {
-        if matches!(p, "x" | "X" | "*") {
-            break;
-        }
-        if p.is_empty() || !p.bytes().all(|b| b.is_ascii_digit()) {
-            return None;
-        }
-        parts.push(p.parse().ok()?);
-    }
-    if parts.len() > 3 {
-        return None;
-    }
-    if parts.len() == 3 {
-        let v = Version::new(parts[0], parts[1], parts[2]);
-        return Some(Partial {
-            parts,
-            full: Some(v),
-        });
-    }
-    Some(Partial { parts, full: None })
-}
-
-fn simple(t: &str) -> Option<Interval> {
-    let (op, rest) = if let Some(r) = t.strip_prefix(">=") {
-        (">=", r)
-    } else if let Some(r) = t.strip_prefix("<=") {
-        ("<=", r)
-    } else if let Some(r) = t.strip_prefix('>') {
-        (">", r)
-    } else if let Some(r) = t.strip_prefix('<') {
-        ("<", r)
-    } else if let Some(r) = t.strip_prefix('~') {
-        ("~", r)
-    } else if let Some(r) = t.strip_prefix('^') {
-        ("^", r)
-    } else if let Some(r) = t.strip_prefix('=') {
-        ("", r)
-    } else {
-        ("", t)
+fn partial(s: &str) -> Option<Partial<'_>> {
+    let mut p = Partial {
+        parts: [None, None, None],
+        prerelease: None,
+        build: None,
     };
-    let p = partial(rest)?;
-    let all = all_versions();
-    Some(match op {
-        ">=" => Interval {
-            min: p.lower(),
-            ..all
+    let (core, build) = match s.split_once('+') {
+        Some((c, b)) => (c, Some(b)),
+        None => (s, None),
+    };
+    // The qualifiers may only follow a third part; a `-` before the second dot is no match.
+    let mut fields = core.splitn(3, '.');
+    p.parts[0] = Some(xr(fields.next()?)?);
+    if let Some(f) = fields.next() {
+        p.parts[1] = Some(xr(f)?);
+        if let Some(f) = fields.next() {
+            let (third, pre) = match f.split_once('-') {
+                Some((t, pre)) => (t, Some(pre)),
+                None => (f, None),
+            };
+            p.parts[2] = Some(xr(third)?);
+            if let Some(pre) = pre {
+                if !is_parts(pre) {
+                    return None;
+                }
+                p.prerelease = Some(pre);
+            }
+            if let Some(b) = build {
+                if !is_parts(b) {
+                    return None;
+                }
+                p.build = Some(b);
+            }
+            return Some(p);
+        }
+    }
+    // Fewer than three parts: no qualifiers allowed.
+    build.is_none().then_some(p)
+}
+
+/// A part's number (`None` for `x`, `X`, `*` or a missing part). Numbers past `u64` are
+/// refused (SemanticPuppet would take them).
+fn digit(part: Option<Option<&str>>) -> Parsed<Option<u64>> {
+    match part.flatten() {
+        None => Ok(None),
+        Some(n) => n.parse().map(Some).map_err(|_| Failure::Unparsable),
+    }
+}
+
+fn inc(n: u64) -> Parsed<u64> {
+    n.checked_add(1).ok_or(Failure::Unparsable)
+}
+
+/// `Version.parse_prerelease`: numeric identifiers without leading zeros.
+fn prerelease(p: Option<&str>) -> Parsed<Vec<Ident>> {
+    let Some(p) = p else {
+        return Ok(Vec::new());
+    };
+    p.split('.')
+        .map(|x| {
+            if x.bytes().all(|b| b.is_ascii_digit()) {
+                if x.len() > 1 && x.starts_with('0') {
+                    return Err(Failure::LeadingZero);
+                }
+                x.parse().map(Ident::Num).map_err(|_| Failure::Unparsable)
+            } else {
+                Ok(Ident::Alpha(SmolStr::new(x)))
+            }
+        })
+        .collect()
+}
+
+fn build(b: Option<&str>) -> Vec<Ident> {
+    b.map(|b| {
+        b.split('.')
+            .map(|x| Ident::Alpha(SmolStr::new(x)))
+            .collect()
+    })
+    .unwrap_or_default()
+}
+
+fn v3(major: u64, minor: u64, patch: u64) -> Point {
+    Point::V(Version::new(major, minor, patch))
+}
+
+/// `>=lo <hi` as `MinMaxRange.new` builds it (no simplification).
+fn min_lt(lo: Point, hi: Point) -> Rg {
+    Rg::MinMax(Box::new(Rg::GtEq(lo)), Box::new(Rg::Lt(hi)))
+}
+
+/// The full version of a match with three numeric parts.
+fn full(m: &Partial<'_>, major: u64, minor: u64, patch: u64, with_build: bool) -> Parsed<Point> {
+    Ok(Point::V(Version {
+        prerelease: prerelease(m.prerelease)?,
+        build: if with_build {
+            build(m.build)
+        } else {
+            Vec::new()
         },
-        ">" => match &p.full {
-            Some(v) => Interval {
-                min: v.clone(),
-                exclude_min: true,
-                ..all
-            },
-            None => {
-                let (max, _) = p.upper(false);
-                match max {
-                    Some(m) => Interval { min: m, ..all },
-                    None => Interval {
-                        min: Version::min_version(),
-                        max: Some(Version::min_version()),
-                        exclude_min: true,
-                        exclude_max: true,
-                    },
+        ..Version::new(major, minor, patch)
+    }))
+}
+
+/// `parse_version`: missing and wildcard parts are zero.
+fn parse_version(m: &Partial<'_>) -> Parsed<Point> {
+    let major = digit(m.parts[0])?.unwrap_or(0);
+    let minor = digit(m.parts[1])?.unwrap_or(0);
+    let patch = digit(m.parts[2])?.unwrap_or(0);
+    full(m, major, minor, patch, true)
+}
+
+/// `allow_patch_updates`: `~`, `^0...` and (without `tilde_or_caret`) plain versions.
+fn allow_patch_updates(m: &Partial<'_>, tilde_or_caret: bool) -> Parsed<Rg> {
+    let Some(major) = digit(m.parts[0])? else {
+        return Ok(Rg::All);
+    };
+    let Some(minor) = digit(m.parts[1])? else {
+        return Ok(min_lt(v3(major, 0, 0), v3(inc(major)?, 0, 0)));
+    };
+    let Some(patch) = digit(m.parts[2])? else {
+        return Ok(min_lt(v3(major, minor, 0), v3(major, inc(minor)?, 0)));
+    };
+    let version = full(m, major, minor, patch, true)?;
+    if !tilde_or_caret {
+        return Ok(Rg::Eq(version));
+    }
+    Ok(min_lt(version, v3(major, inc(minor)?, 0)))
+}
+
+/// `allow_minor_updates`: `^` with a major other than 0. A wildcard major calls a method
+/// that does not exist.
+fn allow_minor_updates(m: &Partial<'_>) -> Parsed<Rg> {
+    let Some(major) = digit(m.parts[0])? else {
+        return Err(Failure::Singleton);
+    };
+    let next = v3(inc(major)?, 0, 0);
+    let Some(minor) = digit(m.parts[1])? else {
+        return Ok(min_lt(v3(major, 0, 0), next));
+    };
+    let Some(patch) = digit(m.parts[2])? else {
+        return Ok(min_lt(v3(major, minor, 0), next));
+    };
+    // The build is kept only along with a pre-release.
+    let with_build = m.prerelease.is_some();
+    Ok(min_lt(full(m, major, minor, patch, with_build)?, next))
+}
+
+/// One space-free simple range: an optional operator and a partial version.
+fn simple(t: &str) -> Parsed<Rg> {
+    let (op, m) = ["<=", ">=", "~>", "~=", "<", ">", "=", "~", "^", ""]
+        .iter()
+        .find_map(|op| Some((*op, partial(t.strip_prefix(op)?)?)))
+        .ok_or(Failure::Unparsable)?;
+    match op {
+        "~" | "~>" | "~=" => allow_patch_updates(&m, true),
+        "^" => {
+            if digit(m.parts[0])? == Some(0) {
+                allow_patch_updates(&m, true)
+            } else {
+                allow_minor_updates(&m)
+            }
+        }
+        ">" => {
+            let Some(major) = digit(m.parts[0])? else {
+                return Ok(Rg::Lt(Point::Min));
+            };
+            let Some(minor) = digit(m.parts[1])? else {
+                return Ok(Rg::GtEq(v3(inc(major)?, 0, 0)));
+            };
+            let Some(patch) = digit(m.parts[2])? else {
+                return Ok(Rg::GtEq(v3(major, inc(minor)?, 0)));
+            };
+            Ok(Rg::Gt(full(&m, major, minor, patch, true)?))
+        }
+        ">=" => Ok(Rg::GtEq(parse_version(&m)?)),
+        "<" => Ok(Rg::Lt(parse_version(&m)?)),
+        "<=" => {
+            let Some(major) = digit(m.parts[0])? else {
+                return Err(Failure::Singleton);
+            };
+            let Some(minor) = digit(m.parts[1])? else {
+                return Ok(Rg::Lt(v3(inc(major)?, 0, 0)));
+            };
+            let Some(patch) = digit(m.parts[2])? else {
+                return Ok(Rg::Lt(v3(major, inc(minor)?, 0)));
+            };
+            Ok(Rg::LtEq(full(&m, major, minor, patch, true)?))
+        }
+        _ => allow_patch_updates(&m, false),
+    }
+}
+
+/// One `||` part: a hyphen range or space-separated simple ranges; `None` when it matches
+/// nothing.
+fn part(range: &str) -> Parsed<Option<Rg>> {
+    let words: Vec<&str> = range.split(is_space).filter(|w| !w.is_empty()).collect();
+    let edges_bare = !range.starts_with(is_space) && !range.ends_with(is_space);
+    if let [lo, "-", hi] = words[..] {
+        if edges_bare {
+            if let (Some(lo), Some(hi)) = (partial(lo), partial(hi)) {
+                let lo = parse_version(&lo)?;
+                let hi = parse_version(&hi)?;
+                return Ok(Rg::GtEq(lo).intersection(&Rg::LtEq(hi)));
+            }
+        }
+    }
+    let mut simples = Vec::new();
+    for t in ruby_split(range, find_space) {
+        simples.push(simple(t)?);
+    }
+    if simples.len() == 1 {
+        return Ok(simples.pop());
+    }
+    Rg::create(simples)
+}
+
+fn parse_range(s: &str) -> Parsed<VersionRange> {
+    let joined = operators_joined(s);
+    let parts = ruby_split(&joined, find_or);
+    if parts.is_empty() {
+        return Ok(VersionRange {
+            text: SmolStr::new("*"),
+            ranges: vec![Rg::All],
+        });
+    }
+    let mut ranges: Vec<Rg> = Vec::new();
+    for p in parts {
+        if let Some(r) = part(p)? {
+            if !ranges.contains(&r) {
+                ranges.push(r);
+            }
+        }
+    }
+    // SemanticPuppet's initialize: merge until nothing merges.
+    let mut merged = true;
+    while ranges.len() > 1 && merged {
+        merged = false;
+        let mut result = Vec::new();
+        while let Some(x) = ranges.pop() {
+            let mut unmerged = Vec::new();
+            let mut memo = x;
+            for y in ranges {
+                match memo.merge(&y)? {
+                    Some(m) => {
+                        merged = true;
+                        memo = m;
+                    }
+                    None => unmerged.push(y),
                 }
             }
-        },
-        "<" => {
-            let (max, ex) = p.upper(true);
-            Interval {
-                max,
-                exclude_max: ex,
-                ..all
-            }
+            result.push(memo);
+            ranges = unmerged;
         }
-        "<=" => {
-            let (max, ex) = p.upper(false);
-            Interval {
-                max,
-                exclude_max: ex,
-                ..all
-            }
-        }
-        "~" => {
-            let lower = p.lower();
-            let max = if p.parts.len() >= 2 {
-                Version::new(lower.major, lower.minor + 1, 0)
-            } else {
-                Version::new(lower.major + 1, 0, 0)
-            };
-            Interval {
-                min: lower,
-                max: Some(Version {
-                    prerelease: vec![Ident::Num(0)],
-                    ..max
-                }),
-                exclude_min: false,
-                exclude_max: true,
-            }
-        }
-        "^" => {
-            let lower = p.lower();
-            let max = if lower.major > 0 || p.parts.len() < 2 {
-                Version::new(lower.major + 1, 0, 0)
-            } else if lower.minor > 0 || p.parts.len() < 3 {
-                Version::new(0, lower.minor + 1, 0)
-            } else {
-                Version::new(0, 0, lower.patch + 1)
-            };
-            Interval {
-                min: lower,
-                max: Some(Version {
-                    prerelease: vec![Ident::Num(0)],
-                    ..max
-                }),
-                exclude_min: false,
-                exclude_max: true,
-            }
-        }
-        _ => p.all(),
+        result.reverse();
+        ranges = result;
+    }
+    if ranges.is_empty() {
+        ranges.push(Rg::Lt(Point::Min));
+    }
+    Ok(VersionRange {
+        text: SmolStr::new(s),
+        ranges,
     })
 }
