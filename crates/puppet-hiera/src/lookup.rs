@@ -1502,9 +1502,12 @@ impl Lookup {
             .find(|(m, _)| m.as_deref() == module)
             .map(|(_, o)| o.clone());
         // The compilation's adapter, except when explaining (an explanation shows the
-        // search) or searching the global layer alone (hiera()'s own adapter).
+        // search). `hiera()` shares it: the options it retrieves for a module while
+        // searching the global layer alone (the global layer's options only) are what
+        // every later lookup of that module's keys gets, and the other way round, as in
+        // Puppet (`LookupAdapter#lookup_lookup_options` caches them by module name).
         let adapter = match inv.scope.adapter() {
-            Some(a) if inv.rec.is_none() && !inv.global_only => Some(a),
+            Some(a) if inv.rec.is_none() => Some(a),
             _ => None,
         };
         let cached = cached.or_else(|| adapter?.options.borrow().get(module));
