@@ -402,6 +402,7 @@ pub(crate) fn prelude_for(path: &str) -> Option<&'static str> {
         "Gem" | "Gem::Version" | "Gem::Requirement" => "rubygems",
         "Resolv" => "resolv",
         "OpenSSL" => "openssl",
+        "Puppet::ResourceApi" => "resource_api",
         _ => return None,
     })
 }
@@ -418,6 +419,7 @@ fn prelude_text(name: &str) -> Option<&'static str> {
         "rubygems" => include_str!("prelude/rubygems.rb"),
         "resolv" => include_str!("prelude/resolv.rb"),
         "openssl" => include_str!("prelude/openssl.rb"),
+        "resource_api" => include_str!("prelude/resource_api.rb"),
         _ => return None,
     })
 }
@@ -452,6 +454,7 @@ pub(crate) fn library(name: &str) -> Option<&'static str> {
         "rubygems" => "rubygems",
         "resolv" => "resolv",
         "openssl" => "openssl",
+        "puppet/resource_api" => "resource_api",
         "json" | "json/ext" | "json/pure" | "ipaddr" | "digest" | "digest/md5" | "digest/sha1"
         | "digest/sha2" | "digest/sha256" | "digest/sha512" | "base64" | "yaml" | "psych"
         | "erb" | "cgi" | "cgi/util" | "socket" | "time" | "English" | "pp" | "net/ftp"

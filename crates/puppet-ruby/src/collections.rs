@@ -2107,6 +2107,10 @@ pub fn hash_method(
         }
         _ => {}
     }
+    // Enumerable's methods that Hash has; others (`map!`, `sort!`...) are Array's.
+    if !crate::ruby_methods::has(crate::ruby_methods::HASH, name) {
+        return crate::methods::no_method_pub(recv, name, pos);
+    }
     let items = pairs_arr(snapshot());
     match enumerable(it, items, name, &args, block, pos)? {
         Some(v) => Ok(v),

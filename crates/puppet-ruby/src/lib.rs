@@ -21,6 +21,7 @@ mod catalog;
 mod classes;
 mod collections;
 mod deep_drop;
+mod didyoumean;
 mod environment;
 mod fileio;
 mod format;

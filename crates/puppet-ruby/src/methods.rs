@@ -338,7 +338,15 @@ fn no_method<T>(recv: &RValue, name: &str, pos: Pos) -> Result<T, Ctrl> {
     match ruby_methods_of(recv) {
         Some(t) if !rm::has(t, name) => raise(
             "NoMethodError",
-            format!("undefined method `{name}' for {}", describe(recv)),
+            format!(
+                "undefined method `{name}' for {}{}",
+                describe(recv),
+                if matches!(recv, RValue::Nil) {
+                    String::new()
+                } else {
+                    crate::didyoumean::suffix(name, t)
+                }
+            ),
             pos,
         ),
         _ => unsupported(format!("method `{name}' on {}", recv.class_name()), pos),
@@ -1093,6 +1101,16 @@ pub fn call_method(
             range_method(it, &recv, &r, name, args, block, pos)
         }
         RValue::Regexp(re) => match name {
+            // The names of the named groups, in order, each once.
+            "names" if args.is_empty() => {
+                let mut names: Vec<RValue> = Vec::new();
+                for n in re.re(pos)?.capture_names().flatten() {
+                    if !names.iter().any(|x| to_s(x) == n) {
+                        names.push(RValue::str(n));
+                    }
+                }
+                Ok(RValue::array(names))
+            }
             "match" | "=~" | "match?" => {
                 argc(&args, 1, 2, pos)?;
                 if matches!(args[0], RValue::Nil) {

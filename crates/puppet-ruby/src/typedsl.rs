@@ -832,6 +832,9 @@ fn attr_method(
             a.borrow_mut().has_validate = true;
             Ok(RValue::Nil)
         }
+        // `sensitive true` (Puppet::Parameter.sensitive): the agent redacts the value; the
+        // catalog's sensitive parameters come from Sensitive values, so nothing to record.
+        "sensitive" => Ok(RValue::Nil),
         "munge" | "unmunge" => {
             if name == "munge" {
                 a.borrow_mut().has_munge = true;
@@ -909,6 +912,7 @@ pub(crate) fn module_responds(cname: &str, name: &str) -> bool {
                 | "isrequired"
                 | "validate"
                 | "munge"
+                | "sensitive"
         ),
         _ => false,
     }
@@ -974,5 +978,52 @@ mod tests {
         for m in all {
             m.clear();
         }
+    }
+
+    /// A Resource API type (`Puppet::ResourceApi.register_type`) is recorded as the gem
+    /// defines it: namevars and `:parameter`s are parameters, the rest properties, with
+    /// defaults and the definition's title patterns.
+    #[test]
+    fn resource_api_types_are_recorded() {
+        let src = "require 'puppet/resource_api'\n\
+            Puppet::ResourceApi.register_type(\n\
+              name: 'thing_path',\n\
+              docs: 'A thing.',\n\
+              title_patterns: [{ pattern: %r{^(?<name>.*[^-])-(?<owner>.*)$}, desc: 'x' }, { pattern: %r{^(?<name>.*)$}, desc: 'y' }],\n\
+              attributes: {\n\
+                ensure: { type: 'Enum[present, absent]', desc: 'Whether.', default: 'present' },\n\
+                name: { type: 'String', desc: 'The name.', behaviour: :namevar },\n\
+                owner: { type: 'String', desc: 'The owner.', behaviour: :namevar },\n\
+                force: { type: 'Boolean', desc: 'Force.', behaviour: :parameter },\n\
+                size: { type: 'Integer', desc: 'Size.', behaviour: :read_only },\n\
+              },\n\
+            )\n";
+        let types =
+            load_types("/m/lib/puppet/type/thing_path.rb", src, &Sources::empty()).expect("loads");
+        let t = &types[0];
+        assert_eq!(t.name, "thing_path");
+        assert_eq!(
+            t.params().map(|a| a.name.as_str()).collect::<Vec<_>>(),
+            ["name", "owner", "force"]
+        );
+        assert_eq!(
+            t.properties().map(|a| a.name.as_str()).collect::<Vec<_>>(),
+            ["ensure", "size"]
+        );
+        assert_eq!(
+            t.key_attributes()
+                .map(|a| a.name.as_str())
+                .collect::<Vec<_>>(),
+            ["name", "owner"]
+        );
+        let ensure = t.attrs.iter().find(|a| a.name == "ensure").expect("ensure");
+        assert_eq!(
+            ensure.default,
+            Some(DefaultValue::Value("\"present\"".into()))
+        );
+        assert_eq!(ensure.doc, "Whether. (a Enum[present, absent])");
+        assert_eq!(t.title_patterns.len(), 2);
+        assert_eq!(t.title_patterns[0].captures, ["name", "owner"]);
+        assert_eq!(t.title_patterns[1].captures, ["name"]);
     }
 }
