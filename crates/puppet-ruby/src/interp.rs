@@ -1189,7 +1189,11 @@ impl<'s> Interp<'s> {
                     pos,
                 )
             }
-            Kind::Sym(parts) => Ok(RValue::sym(&self.interp_parts(parts)?)),
+            // A plain symbol literal (`:undef`) is made from its text, without a copy first.
+            Kind::Sym(parts) => match parts.as_slice() {
+                [Part::Lit(l)] => Ok(RValue::sym(l)),
+                _ => Ok(RValue::sym(&self.interp_parts(parts)?)),
+            },
             Kind::Regex(parts, flags) => {
                 if let [Part::Lit(lit)] = parts.as_slice() {
                     return self.regex_literal(lit, flags, pos);
@@ -2512,6 +2516,14 @@ mod tests {
                 assert_eq!(kept, fresh, "{b} then {p}");
             }
         }
+    }
+
+    #[test]
+    fn symbol_literals_are_their_texts() {
+        assert_eq!(
+            run_template("[:undef, :\"a#{1}b\", :\"plain\", :\"\", :a == :a, :a == :b]"),
+            "[:undef, :a1b, :plain, :\"\", true, false]"
+        );
     }
 
     #[test]

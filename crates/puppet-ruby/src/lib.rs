@@ -65,7 +65,7 @@ pub(crate) fn with_stack<R>(f: impl FnOnce() -> R) -> R {
 /// [`with_stack`] for a recursion that counts its `depth`: in an optimised build the stack
 /// is checked at every [`STACK_CHECK_EVERY`]th level only (a check reads a thread-local and
 /// the stack pointer, which is a good part of a small step), where the frames of the levels
-/// between two checks are a few kB against a 1 MB red zone. A debug build checks every
+/// between two checks are some tens of kB against a 1 MB red zone. A debug build checks every
 /// level: its frames are ten times bigger (about 70 kB for a statement in a statement), and
 /// puppet-erb's `no_panic` proptest once overflowed a test thread with checks every 4th
 /// level.
@@ -80,7 +80,7 @@ pub(crate) fn with_stack_at<R>(depth: usize, f: impl FnOnce() -> R) -> R {
 
 /// How many levels of a depth-counting recursion share one stack check (see
 /// [`with_stack_at`]).
-pub(crate) const STACK_CHECK_EVERY: usize = 4;
+pub(crate) const STACK_CHECK_EVERY: usize = 8;
 
 pub use puppet::is_puppet_3x_function;
 pub use puppet::SYMBOL_SETTINGS;
