@@ -332,3 +332,22 @@ fn ruby_reads_the_same_table() {
         ["[7200, :puppetdb, \"/etc/puppet\", :warning, :plain, nil, Infinity, :chain, [], nil, \"/var/lib/puppet/ssl/certs/node.example.com.pem\"]"]
     );
 }
+
+/// An exported resource warns that storeconfigs is off, unless it is on (Puppet 7.23:
+/// `compile-catalog --setting storeconfigs=true -e '@@notify {"x": }'` logs nothing and
+/// keeps `Notify[x]` exported).
+#[test]
+fn storeconfigs_silences_the_export_warning() {
+    let code = "@@notify { 'x': }";
+    let c = run(code, &settings());
+    assert_eq!(
+        notices(&c),
+        ["You cannot collect exported resources without storeconfigs being set; the export is ignored"]
+    );
+    let on = settings().with_setting("storeconfigs", "true").unwrap();
+    let c = run(code, &on);
+    assert!(notices(&c).is_empty(), "{:?}", notices(&c));
+    let cat = c.catalog.unwrap();
+    let i = cat.find("Notify[x]").unwrap();
+    assert!(cat.resources[i].exported);
+}

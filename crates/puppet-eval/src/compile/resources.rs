@@ -533,7 +533,9 @@ impl Compiler {
         };
         res.virtual_ = form != ResourceForm::Regular;
         res.exported = form == ResourceForm::Exported;
-        if res.exported {
+        // With `storeconfigs` on, Puppet keeps the export without a word (storing it is
+        // PuppetDB's part, after the compile).
+        if res.exported && !self.storeconfigs() {
             self.warn(
                 "You cannot collect exported resources without storeconfigs being set; the export is ignored".into(),
             );

@@ -300,6 +300,14 @@ impl Compiler {
         });
     }
 
+    /// Puppet's `storeconfigs` setting (off unless set).
+    pub(crate) fn storeconfigs(&self) -> bool {
+        matches!(
+            self.settings.setting("storeconfigs"),
+            Some(Ok(Value::Boolean(true)))
+        )
+    }
+
     pub(crate) fn warn(&mut self, message: String) {
         self.log(LogLevel::Warning, message, None);
     }
