@@ -191,7 +191,7 @@ impl MergeStrategy {
                 }
                 Ok(Value::Hash(Arc::new(out)))
             }
-            MergeStrategy::Deep(opts) => Ok(deep_merge(higher.clone(), lower.clone(), opts)),
+            MergeStrategy::Deep(opts) => deep_merge(higher.clone(), lower.clone(), opts),
         }
     }
 }
@@ -298,32 +298,106 @@ fn overwrite_unmergeables(source: Value, opts: &DeepOptions) -> Value {
     }
 }
 
-fn sort_values(items: &mut [Value]) {
-    items.sort_by(|a, b| match (a, b) {
-        (Value::Integer(x), Value::Integer(y)) => x.cmp(y),
-        (Value::Float(x), Value::Float(y)) => x.partial_cmp(y).unwrap_or(Ordering::Equal),
-        (Value::Integer(x), Value::Float(y)) => {
-            (*x as f64).partial_cmp(y).unwrap_or(Ordering::Equal)
+/// Ruby's `<=>` between two merged array elements, `None` where Ruby has none (a string and
+/// a hash, `true` and `false`...).
+fn ruby_cmp(a: &Value, b: &Value) -> Option<Ordering> {
+    match (a, b) {
+        (Value::Integer(x), Value::Integer(y)) => Some(x.cmp(y)),
+        (Value::Float(x), Value::Float(y)) => x.partial_cmp(y),
+        (Value::Integer(x), Value::Float(y)) => (*x as f64).partial_cmp(y),
+        (Value::Float(x), Value::Integer(y)) => x.partial_cmp(&(*y as f64)),
+        (Value::String(x), Value::String(y)) => Some(x.as_bytes().cmp(y.as_bytes())),
+        (Value::Array(x), Value::Array(y)) => {
+            for (p, q) in x.iter().zip(y.iter()) {
+                match ruby_cmp(p, q)? {
+                    Ordering::Equal => {}
+                    o => return Some(o),
+                }
+            }
+            Some(x.len().cmp(&y.len()))
         }
-        (Value::Float(x), Value::Integer(y)) => {
-            x.partial_cmp(&(*y as f64)).unwrap_or(Ordering::Equal)
+        // Object#<=>: 0 for equal objects, nil otherwise.
+        _ => (a == b).then_some(Ordering::Equal),
+    }
+}
+
+/// How Ruby names a value's side in `comparison of X with Y failed`: the class of the
+/// receiver; the argument's inspect for nil, true and false, else its class.
+fn ruby_class(v: &Value) -> &'static str {
+    match v {
+        Value::Undef => "NilClass",
+        Value::Boolean(true) => "TrueClass",
+        Value::Boolean(false) => "FalseClass",
+        Value::Integer(_) => "Integer",
+        Value::Float(_) => "Float",
+        Value::String(_) => "String",
+        Value::Array(_) => "Array",
+        Value::Hash(_) => "Hash",
+        _ => "Object",
+    }
+}
+
+fn ruby_argument(v: &Value) -> &'static str {
+    match v {
+        Value::Undef => "nil",
+        Value::Boolean(true) => "true",
+        Value::Boolean(false) => "false",
+        other => ruby_class(other),
+    }
+}
+
+/// `sort_merged_arrays`: Ruby's `sort!`, which fails with ArgumentError when two elements
+/// do not compare. The pair named is the first one that does not compare, adjacent pairs
+/// first (Ruby's sort names the pair its algorithm met first; for two or three elements
+/// that is an adjacent pair). When every adjacent pair compares, the elements are all
+/// numbers (no NaN), all strings, all arrays or all equal: only arrays (compared element by
+/// element) can still hold a pair that does not compare, so only they are checked pair by
+/// pair, and the sort then always sees a total order.
+fn sort_values(items: &mut [Value]) -> Result<(), HieraError> {
+    let failed = |a: &Value, b: &Value| {
+        HieraError::new(
+            codes::MERGE_ARGUMENT,
+            format!(
+                "comparison of {} with {} failed",
+                ruby_class(a),
+                ruby_argument(b)
+            ),
+        )
+    };
+    for w in items.windows(2) {
+        if ruby_cmp(&w[0], &w[1]).is_none() {
+            return Err(failed(&w[0], &w[1]));
         }
-        (Value::String(x), Value::String(y)) => x.cmp(y),
-        _ => Ordering::Equal,
-    });
+    }
+    if items.iter().any(|v| matches!(v, Value::Array(_))) {
+        for (i, a) in items.iter().enumerate() {
+            for b in &items[i + 1..] {
+                if ruby_cmp(a, b).is_none() {
+                    return Err(failed(a, b));
+                }
+            }
+        }
+    }
+    items.sort_by(|a, b| ruby_cmp(a, b).unwrap_or(Ordering::Equal));
+    Ok(())
 }
 
 /// The deep_merge gem's `deep_merge!(source, dest)` with Puppet's options; `source` wins.
-fn deep_merge(source: Value, dest: Value, opts: &DeepOptions) -> Value {
+fn deep_merge(source: Value, dest: Value, opts: &DeepOptions) -> Result<Value, HieraError> {
     deep_merge_depth(source, dest, opts, 0)
 }
 
-fn deep_merge_depth(source: Value, dest: Value, opts: &DeepOptions, depth: usize) -> Value {
+fn deep_merge_depth(
+    source: Value,
+    dest: Value,
+    opts: &DeepOptions,
+    depth: usize,
+) -> Result<Value, HieraError> {
     if source.is_undef() {
-        return dest;
+        return Ok(dest);
     }
     if !truthy(&dest) || depth > 200 {
-        return source;
+        return Ok(source);
     }
     match source {
         Value::Hash(src) => {
@@ -333,28 +407,28 @@ fn deep_merge_depth(source: Value, dest: Value, opts: &DeepOptions, depth: usize
                 // first entry dest *is* the source, so the later entries are merged with
                 // themselves (their arrays lose duplicates).
                 if src.is_empty() {
-                    return dest;
+                    return Ok(dest);
                 }
                 let mut out: ValueMap = (*src).clone();
                 for (k, sv) in src.iter().skip(1) {
                     out.insert(
                         k.clone(),
-                        deep_merge_depth(sv.clone(), sv.clone(), opts, depth + 1),
+                        deep_merge_depth(sv.clone(), sv.clone(), opts, depth + 1)?,
                     );
                 }
-                return Value::Hash(Arc::new(out));
+                return Ok(Value::Hash(Arc::new(out)));
             };
             let mut out: ValueMap = (*d).clone();
             for (k, sv) in src.iter() {
                 let merged = match out.get(k) {
                     Some(dv) if truthy(dv) => {
-                        deep_merge_depth(sv.clone(), dv.clone(), opts, depth + 1)
+                        deep_merge_depth(sv.clone(), dv.clone(), opts, depth + 1)?
                     }
-                    _ => deep_merge_depth(sv.clone(), sv.clone(), opts, depth + 1),
+                    _ => deep_merge_depth(sv.clone(), sv.clone(), opts, depth + 1)?,
                 };
                 out.insert(k.clone(), merged);
             }
-            Value::Hash(Arc::new(out))
+            Ok(Value::Hash(Arc::new(out)))
         }
         Value::Array(src) => {
             let mut source: Vec<Value> = (*src).clone();
@@ -372,7 +446,7 @@ fn deep_merge_depth(source: Value, dest: Value, opts: &DeepOptions, depth: usize
                 }
             }
             let Value::Array(d) = dest else {
-                return overwrite_unmergeables(Value::Array(Arc::new(source)), opts);
+                return Ok(overwrite_unmergeables(Value::Array(Arc::new(source)), opts));
             };
             let mut dest: Vec<Value> = (*d).clone();
             if let Some(prefix) = &opts.knockout_prefix {
@@ -392,7 +466,7 @@ fn deep_merge_depth(source: Value, dest: Value, opts: &DeepOptions, depth: usize
                 let mut list = Vec::new();
                 for (i, dv) in dest.iter().enumerate() {
                     let sv = source.get(i).cloned().unwrap_or_else(|| Value::hash([]));
-                    list.push(deep_merge_depth(sv, dv.clone(), opts, depth + 1));
+                    list.push(deep_merge_depth(sv, dv.clone(), opts, depth + 1)?);
                 }
                 if source.len() > dest.len() {
                     list.extend(source[dest.len()..].iter().cloned());
@@ -404,11 +478,11 @@ fn deep_merge_depth(source: Value, dest: Value, opts: &DeepOptions, depth: usize
                 uniq(&all)
             };
             if opts.sort_merged_arrays {
-                sort_values(&mut merged);
+                sort_values(&mut merged)?;
             }
-            Value::Array(Arc::new(merged))
+            Ok(Value::Array(Arc::new(merged)))
         }
-        other => overwrite_unmergeables(other, opts),
+        other => Ok(overwrite_unmergeables(other, opts)),
     }
 }
 
@@ -450,6 +524,47 @@ mod tests {
         let m = MergeStrategy::Unique;
         let first = m.convert_first(a);
         assert_eq!(m.merge(&first, &b).unwrap().to_string(), "['a', 'b', 'c']");
+    }
+
+    #[test]
+    fn sorted_merges_fail_as_rubys_sort() {
+        let opts = DeepOptions {
+            sort_merged_arrays: true,
+            ..Default::default()
+        };
+        let m = MergeStrategy::Deep(opts);
+        let nan = Value::Float(f64::NAN);
+        let arr = |v: Vec<Value>| Value::array(v);
+        let cases = [
+            (
+                arr(vec![s("b"), Value::Boolean(true)]),
+                arr(vec![s("a")]),
+                "comparison of String with true failed",
+            ),
+            (
+                arr(vec![nan.clone(), Value::from(1)]),
+                arr(vec![]),
+                "comparison of Float with Integer failed",
+            ),
+            (
+                arr(vec![
+                    arr(vec![Value::from(1), s("x")]),
+                    arr(vec![Value::from(2)]),
+                ]),
+                arr(vec![arr(vec![Value::from(1), Value::from(3)])]),
+                "comparison of Array with Array failed",
+            ),
+        ];
+        for (hi, lo, want) in cases {
+            assert_eq!(m.merge(&hi, &lo).unwrap_err().message, want);
+        }
+        let ok = m
+            .merge(
+                &arr(vec![Value::from(3), Value::Float(1.5)]),
+                &arr(vec![Value::from(2)]),
+            )
+            .unwrap();
+        assert_eq!(ok.to_string(), "[1.5, 2, 3]");
     }
 
     #[test]
