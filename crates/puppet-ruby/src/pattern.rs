@@ -106,10 +106,7 @@ fn matches(it: &mut Interp, pat: &Pat, v: &RValue, why: &mut Why, pos: Pos) -> R
                 rest,
                 post,
             } => {
-                if !konst_matches(it, konst.as_deref(), v, why, pos)? {
-                    return Ok(false);
-                }
-                let Some(items) = deconstruct(it, v, why, pos)? else {
+                let Some(items) = deconstruct(it, konst.as_deref(), v, why, pos)? else {
                     return Ok(false);
                 };
                 let (len, need) = (items.len(), pre.len() + post.len());
@@ -143,10 +140,7 @@ fn matches(it: &mut Interp, pat: &Pat, v: &RValue, why: &mut Why, pos: Pos) -> R
                 mid,
                 post,
             } => {
-                if !konst_matches(it, konst.as_deref(), v, why, pos)? {
-                    return Ok(false);
-                }
-                let Some(items) = deconstruct(it, v, why, pos)? else {
+                let Some(items) = deconstruct(it, konst.as_deref(), v, why, pos)? else {
                     return Ok(false);
                 };
                 let len = items.len();
@@ -265,13 +259,18 @@ fn is_struct(v: &RValue) -> bool {
     matches!(v, RValue::Object(o) if o.class.ancestors().iter().any(|a| a.name_is("Struct")))
 }
 
-/// `v.deconstruct`: an Array's elements, a Struct's values, a user class's `deconstruct`.
+/// `v.deconstruct` for an array or find pattern, after its `Const(...)` (`None`: no
+/// match): an Array's elements, a Struct's values, a user class's `deconstruct`.
 fn deconstruct(
     it: &mut Interp,
+    konst: Option<&Node>,
     v: &RValue,
     why: &mut Why,
     pos: Pos,
 ) -> Result<Option<Vec<RValue>>, Ctrl> {
+    if !konst_matches(it, konst, v, why, pos)? {
+        return Ok(None);
+    }
     let r = match v {
         RValue::Array(a) => return Ok(Some(a.borrow().clone())),
         RValue::Object(_) if is_struct(v) || it.find_user_method(v, "deconstruct").is_some() => {
