@@ -35,6 +35,18 @@ const KNOWN_GAPS: &[(&str, Option<&str>, &str)] = &[(
     "a data_hash function written in the Puppet language is not run",
 )];
 
+/// Keys whose value agrees with Puppet's but whose `--explain` text does not, and why (a
+/// listed key whose explanation starts to agree fails the test too).
+const EXPLAIN_GAPS: &[(&str, &str)] = &[
+    ("call::upcase", NESTED_EXPLAIN),
+    ("call::default", NESTED_EXPLAIN),
+    ("call::nested", NESTED_EXPLAIN),
+    ("call::recursive", NESTED_EXPLAIN),
+    ("call::missing", NESTED_EXPLAIN),
+];
+
+const NESTED_EXPLAIN: &str = "a lookup that a backend function makes through call_function('lookup') is not explained: Puppet nests its whole search under the backend's hierarchy entry";
+
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/hiera-ruby")
 }
@@ -104,8 +116,13 @@ fn lookups_through_ruby_backends_answer_as_puppet() {
             let out = puppet_lookup(&env, &settings, &command(true));
             let ours = out.stdout.replace(&env_dir, "<environment>");
             let theirs = case["explain"].as_str().unwrap();
-            if ours == theirs {
-                explained += 1;
+            let gap = EXPLAIN_GAPS.iter().any(|(k, _)| *k == key);
+            if ours == theirs && gap {
+                differs.push(format!(
+                    "explanation agrees now: remove {key} from EXPLAIN_GAPS"
+                ));
+            } else if ours == theirs || gap {
+                explained += usize::from(ours == theirs);
             } else {
                 let line = ours
                     .lines()

@@ -24,7 +24,9 @@ use puppet_hiera::error::codes;
 use puppet_hiera::{DataSource, FsSource, HieraConfig, HieraError, Lookup, MergeStrategy};
 use puppet_types::{is_instance, Type, Value};
 use smol_str::SmolStr;
+use std::cell::RefCell;
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 use std::sync::Arc;
 
 type R<T> = Result<T, Flow>;
@@ -218,20 +220,34 @@ pub fn puppet_lookup(
             }
         }
     };
-    let compiler = Compiler::new(env.clone(), settings.clone());
-    let scope = HieraScope {
-        c: &compiler,
-        scope: compiler.top,
+    let mut compiler = Compiler::new(env.clone(), settings.clone());
+    let top = compiler.top;
+    HieraScope::lend(&mut compiler, top, |scope| {
+        run_lookup_command(lookup, cmd, merge, scope)
+    })
+}
+
+/// [`puppet_lookup`] once the compiler is lent to Hiera.
+fn run_lookup_command(
+    lookup: &Lookup,
+    cmd: &LookupCommand,
+    merge: Option<MergeStrategy>,
+    scope: &HieraScope<'_, '_>,
+) -> LookupOutput {
+    let failed = |error: String| LookupOutput {
+        stdout: String::new(),
+        error: Some(error),
+        status: 1,
     };
     if cmd.explain {
-        let text = lookup.explain(&cmd.key, merge, &scope).to_string();
+        let text = lookup.explain(&cmd.key, merge, scope).to_string();
         return LookupOutput {
             stdout: text,
             error: None,
             status: 0,
         };
     }
-    match lookup.lookup(&cmd.key, merge, None, &scope) {
+    match lookup.lookup(&cmd.key, merge, None, scope) {
         Ok(Some(v)) => match render_lookup_value(&v) {
             Ok(text) => LookupOutput {
                 stdout: text,
@@ -297,16 +313,48 @@ impl DataSource for ProviderSource {
 /// scope chain, `::x` in the top scope, `ns::x` in the scope of class `ns` (and the classes
 /// it inherits from). A variable that is not defined is noted, and the compiler warns
 /// about it after the lookup (`Undefined variable 'x'`, once per name, as Puppet does).
-pub(crate) struct HieraScope<'a> {
-    pub(crate) c: &'a Compiler,
+///
+/// Hiera holds its scope shared while it looks up, but a backend function may call Puppet
+/// functions (`call_function` in Ruby), which need the compiler exclusively: the compiler
+/// is lent in a `RefCell` for the lookup ([`HieraScope::lend`]), and a backend's call takes
+/// it for the time of the call ([`crate::hiera_ruby`]). Nothing reads the scope during
+/// such a call (the lookup waits for the backend), so the shared reads below always find
+/// the compiler; were one to come, it would see no variables rather than fail.
+pub(crate) struct HieraScope<'a, 'c> {
+    pub(crate) c: &'a RefCell<&'c mut Compiler>,
     pub(crate) scope: ScopeId,
+    /// The compilation's adapter, outside the cell so that Hiera may hold it.
+    adapter: Rc<puppet_hiera::LookupAdapter>,
 }
 
-impl puppet_hiera::Scope for HieraScope<'_> {
+impl HieraScope<'_, '_> {
+    /// Runs `f` with the scope `scope` of `c` as Hiera's scope.
+    pub(crate) fn lend<T>(
+        c: &mut Compiler,
+        scope: ScopeId,
+        f: impl FnOnce(&HieraScope<'_, '_>) -> T,
+    ) -> T {
+        let adapter = c.hiera_adapter.clone();
+        let cell = RefCell::new(c);
+        f(&HieraScope {
+            c: &cell,
+            scope,
+            adapter,
+        })
+    }
+
+    /// The compiler, shared (`None` only while a backend function's call holds it).
+    pub(crate) fn compiler(&self) -> Option<std::cell::Ref<'_, &mut Compiler>> {
+        self.c.try_borrow().ok()
+    }
+}
+
+impl puppet_hiera::Scope for HieraScope<'_, '_> {
     fn variable(&self, name: &str) -> Option<Value> {
-        let v = self.c.peek_var(name, self.scope);
+        let c = self.compiler()?;
+        let v = c.peek_var(name, self.scope);
         if v.is_none() {
-            self.c.hiera_backends.note_undefined(name);
+            c.hiera_backends.note_undefined(name);
         }
         v
     }
@@ -316,7 +364,7 @@ impl puppet_hiera::Scope for HieraScope<'_> {
     }
 
     fn adapter(&self) -> Option<&puppet_hiera::LookupAdapter> {
-        Some(&self.c.hiera_adapter)
+        Some(&self.adapter)
     }
 
     /// `convert_to` for a lookup made by an interpolation: the built-in `new`, called
@@ -337,7 +385,7 @@ impl puppet_hiera::Scope for HieraScope<'_> {
     /// `eyaml_lookup_key`'s key files outside the environment, when the host's files may
     /// be read (`Settings::allow_host_files`), as `file()` reads them.
     fn host_file(&self, path: &Path) -> Option<Result<String, String>> {
-        if !self.c.settings.allow_host_files {
+        if !self.compiler()?.settings.allow_host_files {
             return None;
         }
         let shown = path.to_string_lossy();
@@ -380,6 +428,7 @@ fn hiera_error(e: HieraError, label: &str, span: &Span) -> Flow {
         | codes::SUB_LOOKUP_NO_METHOD
         | codes::MERGE_TYPE
         | codes::BACKEND_RAISED
+        | codes::BACKEND_RUBY_ERROR
         | codes::READ_FAILED
         | codes::FUNCTION_ARGUMENT => error(
             format!("Error while evaluating a {label}, {}", e.message),
@@ -404,19 +453,31 @@ fn search(
     let Some(lookup) = c.env.hiera().cloned() else {
         return Ok(None);
     };
-    let found = {
-        let s = HieraScope { c, scope };
+    if c.hiera_calling.iter().any(|k| k == key) {
+        // A backend function looking up a key it is being asked for (through Puppet
+        // functions): Puppet's invocation finds the key on its stack, in the global layer
+        // (always searched first), which wraps the error.
+        let e = HieraError::new(
+            codes::GLOBAL_FAILED,
+            format!(
+                "Lookup of key '{key}' failed: Recursive lookup detected in [{}]",
+                c.hiera_calling.join(", ")
+            ),
+        );
+        return Err(hiera_error(e, label, span));
+    }
+    let found = HieraScope::lend(c, scope, |s| {
         if global_only {
-            match lookup.lookup_global_only(key, merge, &s) {
+            match lookup.lookup_global_only(key, merge, s) {
                 // The options of every layer, as Puppet applies them.
-                Ok(Some(v)) => lookup.lookup_options(key, &s).map(|o| Some((v, o))),
+                Ok(Some(v)) => lookup.lookup_options(key, s).map(|o| Some((v, o))),
                 Ok(None) => Ok(None),
                 Err(e) => Err(e),
             }
         } else {
-            lookup.lookup_with_options(key, merge, &s)
+            lookup.lookup_with_options(key, merge, s)
         }
-    };
+    });
     crate::hiera_ruby::take_logs(c);
     let Some((value, options)) = found.map_err(|e| hiera_error(e, label, span))? else {
         return Ok(None);
@@ -512,11 +573,8 @@ pub(crate) fn class_parameter(
     key.push_str(class);
     key.push_str("::");
     key.push_str(param);
-    let found = {
-        let s = HieraScope { c, scope };
-        // What `Lookup::class_parameter` looks up, without making the key again.
-        lookup.lookup_with_options(&key, None, &s)
-    };
+    // What `Lookup::class_parameter` looks up, without making the key again.
+    let found = HieraScope::lend(c, scope, |s| lookup.lookup_with_options(&key, None, s));
     crate::hiera_ruby::take_logs(c);
     let found = match found {
         Ok(Some(found)) => found,

@@ -13,9 +13,11 @@
 //! call runs the function's file in a fresh interpreter, and a lookup asks every entry for
 //! `lookup_options` too. Files are read through the environment's source provider only.
 //!
-//! A backend function cannot call other functions (`call_function` is an error naming the
-//! function): the lookup only holds the compiler shared. What it logs is kept here and
-//! logged by the compiler after the lookup ([`take_logs`]).
+//! A backend function may call Puppet functions (`call_function`), those written in Puppet
+//! included: the call takes the compiler lent to the lookup ([`HieraScope::lend`]). A
+//! lookup made by such a call of a key whose backend is calling is Puppet's recursive
+//! lookup. What a backend logs is kept here and logged by the compiler after the lookup
+//! ([`take_logs`]).
 //!
 //! Not here: functions written in the Puppet language (their `Puppet::LookupContext`
 //! parameter has no counterpart in the evaluator: such an entry fails naming the function),
@@ -110,18 +112,17 @@ impl Backends {
     }
 }
 
-impl FunctionBackend for HieraScope<'_> {
+impl FunctionBackend for HieraScope<'_, '_> {
     fn call(
         &self,
         call: &BackendCall<'_>,
         context: &mut dyn BackendContext,
     ) -> Result<Option<Value>, BackendError> {
-        let backends = &self.c.hiera_backends;
         // Puppet calls a function again for a key it did not find; so do we when explaining
         // (the function may explain why), else the answer is kept for the compile.
         let explaining = context.explaining();
-        let cached = backends
-            .with(|s| {
+        let cached = self
+            .backends(|s| {
                 let fc = s.contexts.get(call.context)?;
                 match call.kind {
                     FunctionKind::DataHash => fc.data_hash.clone().map(Some),
@@ -149,9 +150,17 @@ impl FunctionBackend for HieraScope<'_> {
             call,
         };
         let answer = function.call_backend(&mut host, args).map_err(|e| {
-            BackendError::Failed(HieraError::new(codes::BACKEND_RAISED, e.to_string()))
+            let code = match &e {
+                puppet_functions::CallError::Failed { code, .. }
+                    if *code == puppet_functions::codes::RUBY_ERROR =>
+                {
+                    codes::BACKEND_RUBY_ERROR
+                }
+                _ => codes::BACKEND_RAISED,
+            };
+            BackendError::Failed(HieraError::new(code, e.to_string()))
         })?;
-        backends.with(|s| {
+        self.backends(|s| {
             let fc = s.contexts.entry(call.context.to_string()).or_default();
             match call.kind {
                 FunctionKind::DataHash => fc.data_hash = answer.clone(),
@@ -164,29 +173,33 @@ impl FunctionBackend for HieraScope<'_> {
     }
 }
 
-impl HieraScope<'_> {
+impl HieraScope<'_, '_> {
+    /// `f` of what the backend functions keep for this compile (`None` only while a
+    /// backend's call holds the compiler).
+    fn backends<T>(&self, f: impl FnOnce(&mut State) -> T) -> Option<T> {
+        self.compiler()?.hiera_backends.with(f)
+    }
+
     /// The backend function `name`, loaded once per compile.
     fn function(
         &self,
         name: &str,
     ) -> Result<Arc<puppet_ruby::functions::RubyFunction>, BackendError> {
-        let backends = &self.c.hiera_backends;
-        let known = backends.with(|s| s.functions.get(name).cloned()).flatten();
+        let known = self.backends(|s| s.functions.get(name).cloned()).flatten();
+        let Some(env) = self.compiler().map(|c| c.env.clone()) else {
+            return Err(BackendError::NoSuchFunction);
+        };
         let found = match known {
             Some(f) => f,
             None => {
-                let f = self
-                    .c
-                    .env
-                    .ruby_backend_function(name)
-                    .map(|r| r.map(Arc::new));
-                backends.with(|s| s.functions.insert(name.to_string(), f.clone()));
+                let f = env.ruby_backend_function(name).map(|r| r.map(Arc::new));
+                self.backends(|s| s.functions.insert(name.to_string(), f.clone()));
                 f
             }
         };
         match found {
             None => {
-                if let Some(f) = self.c.env.puppet_function(name) {
+                if let Some(f) = env.puppet_function(name) {
                     let file = f.span.file.path.clone().unwrap_or_default();
                     return Err(BackendError::Failed(HieraError::new(
                         codes::UNSUPPORTED,
@@ -203,22 +216,20 @@ impl HieraScope<'_> {
 
 /// The Puppet side of one backend call: the lookup's scope and context, and the compile's
 /// function context.
-struct Host<'a, 'b> {
-    scope: &'a HieraScope<'b>,
+struct Host<'a, 'b, 'c> {
+    scope: &'a HieraScope<'b, 'c>,
     lookup: &'a mut dyn BackendContext,
     call: &'a BackendCall<'a>,
 }
 
-impl Host<'_, '_> {
+impl Host<'_, '_, '_> {
     fn context<T>(&self, f: impl FnOnce(&mut FunctionContext) -> T) -> Option<T> {
         self.scope
-            .c
-            .hiera_backends
-            .with(|s| f(s.contexts.entry(self.call.context.to_string()).or_default()))
+            .backends(|s| f(s.contexts.entry(self.call.context.to_string()).or_default()))
     }
 }
 
-impl PuppetScope for Host<'_, '_> {
+impl PuppetScope for Host<'_, '_, '_> {
     fn lookup(&self, name: &str) -> Option<Value> {
         puppet_hiera::Scope::variable(self.scope, name)
     }
@@ -227,11 +238,34 @@ impl PuppetScope for Host<'_, '_> {
         IndexMap::new()
     }
 
-    fn call_function(&mut self, name: &str, _args: Vec<Value>) -> Result<Value, String> {
-        Err(format!(
-            "calling the function '{name}' from the Hiera backend function '{}' is not supported",
-            self.call.function
-        ))
+    /// Calls a Puppet function with the compiler lent to the lookup, in the lookup's
+    /// scope, as Puppet's `call_function` from a backend does.
+    fn call_function(&mut self, name: &str, args: Vec<Value>) -> Result<Value, String> {
+        let Ok(mut c) = self.scope.c.try_borrow_mut() else {
+            return Err(format!(
+                "calling the function '{name}' from the Hiera backend function '{}' while another call holds the compiler",
+                self.call.function
+            ));
+        };
+        let span = c.call_span_or_unknown();
+        c.hiera_calling.push(self.call.key.to_string());
+        let r = c.call_named(name, args, None, self.scope.scope, &span);
+        c.hiera_calling.pop();
+        match r {
+            Ok(v) => Ok(v),
+            // The called function's error reaches Ruby as it was raised: the evaluator's
+            // call prefix is Puppet's for the outer call only.
+            Err(crate::error::Flow::Error(e)) => Err(
+                match e
+                    .message
+                    .strip_prefix("Error while evaluating a Function Call, ")
+                {
+                    Some(rest) => rest.to_string(),
+                    None => e.message,
+                },
+            ),
+            Err(_) => Err(format!("unexpected control flow from {name}()")),
+        }
     }
 
     fn lookup_host(&mut self) -> Option<&mut dyn LookupHost> {
@@ -241,15 +275,15 @@ impl PuppetScope for Host<'_, '_> {
     fn log(&mut self, level: &str, message: &str) {
         let level = LogLevel::from_name(level.trim_start_matches("deprecation:"));
         self.scope
-            .c
-            .hiera_backends
-            .with(|s| s.logs.push((level, message.to_string())));
+            .backends(|s| s.logs.push((level, message.to_string())));
     }
 }
 
-impl LookupHost for Host<'_, '_> {
+impl LookupHost for Host<'_, '_, '_> {
     fn environment_name(&self) -> String {
-        self.scope.c.env.name().to_string()
+        (self.scope.compiler())
+            .map(|c| c.env.name().to_string())
+            .unwrap_or_default()
     }
 
     fn module_name(&self) -> Option<String> {
@@ -288,24 +322,20 @@ impl LookupHost for Host<'_, '_> {
 
     fn cached_file_data(&mut self, path: &str) -> Option<Value> {
         self.scope
-            .c
-            .hiera_backends
-            .with(|s| s.file_data.get(path).cloned())
+            .backends(|s| s.file_data.get(path).cloned())
             .flatten()
     }
 
     fn cache_file_data(&mut self, path: &str, value: Value) {
         self.scope
-            .c
-            .hiera_backends
-            .with(|s| s.file_data.insert(path.to_string(), value));
+            .backends(|s| s.file_data.insert(path.to_string(), value));
     }
 
     fn read_file(&mut self, path: &str) -> Result<String, String> {
-        self.scope
-            .c
-            .env
-            .loader()
+        let env = (self.scope.compiler())
+            .map(|c| c.env.clone())
+            .ok_or_else(|| format!("No such file or directory @ rb_sysopen - {path}"))?;
+        env.loader()
             .provider()
             .read_to_string(Path::new(path))
             .map_err(|_| format!("No such file or directory @ rb_sysopen - {path}"))

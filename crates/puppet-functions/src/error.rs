@@ -56,6 +56,11 @@ pub mod codes {
     /// fails while serving a capability (a class body, a Hiera error, a lambda), keeping
     /// the error's own location; functions pass it on unchanged.
     pub const COMPLETE: &str = "FN_COMPLETE";
+    /// A function written in Ruby raised a Ruby exception that is not one of Puppet's
+    /// errors (an `ArgumentError`, a `KeyError`, the `RuntimeError` of `raise "..."`).
+    /// Hiera's global layer passes such an error of a backend function on as it is, where it
+    /// wraps Puppet's errors in "Lookup of key ... failed".
+    pub const RUBY_ERROR: &str = "FN_RUBY_ERROR";
     /// Registration: duplicate function.
     pub const DUPLICATE: &str = "FN_DUPLICATE";
     /// Registration: a bad signature.

@@ -61,6 +61,9 @@ pub mod codes {
     /// A backend function raised an error (reported as Puppet reports a function's error,
     /// not as a lookup error).
     pub const BACKEND_RAISED: &str = "HIERA_BACKEND_RAISED";
+    /// A backend function raised a Ruby exception that is not one of Puppet's errors
+    /// (`ArgumentError`, `KeyError`...): the global layer does not wrap it.
+    pub const BACKEND_RUBY_ERROR: &str = "HIERA_BACKEND_RUBY_ERROR";
     /// `hiera-eyaml backend error decrypting ...` (a lookup error).
     pub const EYAML: &str = "HIERA_EYAML";
     /// A built-in backend function called with arguments it refuses (Ruby's
@@ -133,6 +136,7 @@ impl HieraError {
             || matches!(
                 self.code,
                 codes::READ_FAILED
+                    | codes::BACKEND_RUBY_ERROR
                     | codes::MERGE_ARGUMENT
                     | codes::SUB_LOOKUP_NO_METHOD
                     | "HIERA_UNSUPPORTED_VERSION"

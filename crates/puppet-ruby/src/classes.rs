@@ -188,7 +188,8 @@ pub(crate) fn known(path: &str) -> Option<Known> {
         | "Puppet::Functions"
         | "Puppet::Util::Autoload"
         | "Puppet::Settings"
-        | "Puppet::Environments" => module(),
+        | "Puppet::Environments"
+        | "Puppet::DataBinding" => module(),
         "Puppet::Error" => class("RuntimeError"),
         "Puppet::ParseError"
         | "Puppet::DevError"
@@ -202,6 +203,8 @@ pub(crate) fn known(path: &str) -> Option<Known> {
         | "Puppet::Util::Yaml::YamlLoadError"
         | "Puppet::Environments::EnvironmentNotFound" => class("Puppet::Error"),
         "Puppet::PreformattedError" => class("Puppet::Error"),
+        "Puppet::DataBinding::LookupError" => class("Puppet::PreformattedError"),
+        "Puppet::DataBinding::RecursiveLookupError" => class("Puppet::DataBinding::LookupError"),
         "Puppet::Pops::Functions::Function" => class("Object"),
         "Puppet::Functions::Function" => class("Puppet::Pops::Functions::Function"),
         "Puppet::Functions::InternalFunction" => class("Puppet::Functions::Function"),

@@ -354,7 +354,9 @@ impl RubyFunction {
                 }
             }
         };
-        with_interp(&self.shared, scope, |it, f| {
+        // Whether what the function raised is one of Puppet's errors (see below).
+        let mut puppet_error = true;
+        let r = with_interp(&self.shared, scope, |it, f| {
             let crate::puppet::DefinedFunction::V4 { class, .. } = f else {
                 return crate::interp::unsupported(
                     "a 3.x function called as 4.x",
@@ -381,9 +383,20 @@ impl RubyFunction {
                 Err(Ctrl::Throw(tv)) if matches!(&tv.0, RValue::Sym(s) if &**s == crate::lookup_context::NOT_FOUND_TAG) => {
                     Ok(None)
                 }
+                Err(Ctrl::Raise(e)) => {
+                    puppet_error = it.is_puppet_error(&e.class);
+                    Err(Ctrl::Raise(e))
+                }
                 Err(e) => Err(e),
             }
-        })
+        });
+        // Hiera wraps Puppet's errors of a backend in its global layer, not Ruby's own.
+        match r {
+            Err(CallError::Failed { message, .. }) if !puppet_error => {
+                Err(CallError::new(codes::RUBY_ERROR, message))
+            }
+            r => r,
+        }
     }
 }
 

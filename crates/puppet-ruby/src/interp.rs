@@ -2302,6 +2302,16 @@ impl<'s> Interp<'s> {
         p
     }
 
+    /// Whether the exception class `class` is one of Puppet's errors (`Puppet::Error` and
+    /// its subclasses: `Puppet::ParseError`, `Puppet::DataBinding::LookupError`...).
+    pub(crate) fn is_puppet_error(&mut self, class: &str) -> bool {
+        let Some(pe) = self.module_by_path("Puppet::Error") else {
+            return false;
+        };
+        self.module_by_path(class)
+            .is_some_and(|m| Rc::ptr_eq(&m, &pe) || m.inherits(&pe))
+    }
+
     pub(crate) fn is_standard_error(&mut self, class: &str) -> bool {
         let Some(se) = self.module_by_path("StandardError") else {
             return true;

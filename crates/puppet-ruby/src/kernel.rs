@@ -1815,6 +1815,9 @@ pub(crate) fn instantiate(
             pos,
         );
     }
+    if m.name_is("Class") || m.name_is("Module") {
+        return new_anonymous_module(it, m.name_is("Class"), &args, block, pos);
+    }
     let exc = it
         .module_by_path("Exception")
         .is_some_and(|e| m.inherits(&e));
@@ -1827,6 +1830,66 @@ pub(crate) fn instantiate(
     };
     it.send(obj.clone(), "initialize", args, kw, block, pos, true)?;
     Ok(obj)
+}
+
+/// `Class.new(superclass = Object) { body }` and `Module.new { body }`: an anonymous class
+/// or module (named by the first constant it is assigned to), its body run with it as
+/// `self` and as the block's argument.
+fn new_anonymous_module(
+    it: &mut Interp,
+    is_class: bool,
+    args: &[RValue],
+    block: Option<&Blk>,
+    pos: Pos,
+) -> R {
+    if args.len() > usize::from(is_class) {
+        return raise(
+            "ArgumentError",
+            if is_class {
+                format!(
+                    "wrong number of arguments (given {}, expected 0..1)",
+                    args.len()
+                )
+            } else {
+                format!(
+                    "wrong number of arguments (given {}, expected 0)",
+                    args.len()
+                )
+            },
+            pos,
+        );
+    }
+    let sup = match args.first() {
+        Some(RValue::Module(s)) if s.is_class => Some(s.clone()),
+        Some(other) => {
+            return raise(
+                "TypeError",
+                format!(
+                    "superclass must be an instance of Class (given an instance of {})",
+                    it.class_of(other).name()
+                ),
+                pos,
+            )
+        }
+        None if is_class => Some(it.object_class()),
+        None => None,
+    };
+    let c = it.new_module("", is_class, sup.clone());
+    if let Some(sup) = &sup {
+        inherited_hook(it, sup, &c, pos)?;
+    }
+    if let Some(b) = block {
+        it.call_block_as(
+            b,
+            vec![RValue::Module(c.clone())],
+            Some((RValue::Module(c.clone()), c.clone())),
+            None,
+            false,
+            None,
+            pos,
+        )?;
+    }
+    Ok(RValue::Module(c))
 }
 
 fn module_generic(

@@ -568,7 +568,22 @@ fn function_instance_method(
                     pos,
                 );
             }
-            it.puppet_function(&fname, args[skip + 1..].to_vec(), pos)
+            match it.puppet_function(&fname, args[skip + 1..].to_vec(), pos) {
+                // Puppet's `internal_call_function` raises ArgumentError naming the caller
+                // when no loader has the function (the evaluator's text for an unknown
+                // function comes back through the scope).
+                Err(Ctrl::Raise(e))
+                    if e.class == "Puppet::ParseError"
+                        && e.message == format!("Unknown function: '{fname}'.") =>
+                {
+                    raise(
+                        "ArgumentError",
+                        format!("Function {}(): Unknown function: '{fname}'", o.class.name()),
+                        pos,
+                    )
+                }
+                r => r,
+            }
         })(),
         "closure_scope" => Ok(RValue::Scope),
         "call" => {

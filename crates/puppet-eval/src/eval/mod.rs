@@ -80,7 +80,11 @@ pub struct Compiler {
     /// What Hiera's backend functions keep for the compile (`crate::hiera_ruby`).
     pub(crate) hiera_backends: crate::hiera_ruby::Backends,
     /// Puppet's lookup adapter for this compilation (the `lookup_options` of each module, once).
-    pub(crate) hiera_adapter: puppet_hiera::LookupAdapter,
+    pub(crate) hiera_adapter: std::rc::Rc<puppet_hiera::LookupAdapter>,
+    /// The keys whose Hiera backend functions are calling Puppet functions right now
+    /// (innermost last): a lookup of one of them from such a call is Puppet's recursive
+    /// lookup ([`crate::hiera_ruby`]).
+    pub(crate) hiera_calling: Vec<String>,
     /// Set when resolving a type name found an alias that only refers to aliases.
     unresolvable_alias: Option<SmolStr>,
     /// Set when an Object type alias failed its validation.
@@ -159,6 +163,7 @@ impl Compiler {
             pending_flow_at: None,
             hiera_backends: Default::default(),
             hiera_adapter: Default::default(),
+            hiera_calling: Vec::new(),
             unresolvable_alias: None,
             type_parser_mode: false,
             annotations: puppet_functions::Annotations::new(),
