@@ -23,7 +23,7 @@
 //! a top-level undef as `''`).
 
 use crate::ast::Program;
-use crate::interp::{Ctrl, Interp};
+use crate::interp::{raise, Ctrl, Interp};
 use crate::object::{Blk, Module};
 use crate::source::Sources;
 use crate::value::{self, RValue};
@@ -326,27 +326,38 @@ impl RubyFunction {
             ));
         }
         let n = args.len() + 1;
-        let (method, scope_param) = if self.shared.own_call {
-            ("call".to_string(), true)
+        let (method, scope_param, mismatch) = if self.shared.own_call {
+            ("call".to_string(), true, false)
         } else {
-            let found = self.dispatches.iter().find(|d| {
-                !d.mismatch && {
-                    let min = d
-                        .params
-                        .iter()
-                        .filter(|p| {
-                            matches!(p.kind, ParamKind::Required | ParamKind::RequiredRepeated)
-                        })
-                        .count();
-                    let open = d.params.iter().any(|p| {
-                        matches!(p.kind, ParamKind::Repeated | ParamKind::RequiredRepeated)
-                    });
-                    n >= min && (open || n <= d.params.len())
+            let arity_ok = |d: &Dispatch| {
+                let min = d
+                    .params
+                    .iter()
+                    .filter(|p| matches!(p.kind, ParamKind::Required | ParamKind::RequiredRepeated))
+                    .count();
+                let open = d
+                    .params
+                    .iter()
+                    .any(|p| matches!(p.kind, ParamKind::Repeated | ParamKind::RequiredRepeated));
+                n >= min && (open || n <= d.params.len())
+            };
+            // As Puppet's dispatcher: the first dispatch (or `argument_mismatch`) whose
+            // parameter types accept the arguments (the context, Puppet's own, last).
+            let candidates: Vec<&Dispatch> =
+                self.dispatches.iter().filter(|d| arity_ok(d)).collect();
+            let found = candidates
+                .iter()
+                .find(|d| self.backend_mismatch(d, &args).is_none());
+            match (found, candidates.iter().find(|d| !d.mismatch)) {
+                (Some(d), _) => (d.method.clone(), d.scope_param, d.mismatch),
+                (None, Some(d)) => {
+                    let detail = self.backend_mismatch(d, &args).unwrap_or_default();
+                    return Err(CallError::new(
+                        codes::RUBY_ERROR,
+                        format!("'{}' {detail}", self.name),
+                    ));
                 }
-            });
-            match found {
-                Some(d) => (d.method.clone(), d.scope_param),
-                None => {
+                (None, None) => {
                     return Err(CallError::new(
                         codes::ARGUMENT_MISMATCH,
                         format!("'{}' expects a different number of arguments than a Hiera backend is given ({n})", self.name),
@@ -356,6 +367,7 @@ impl RubyFunction {
         };
         // Whether what the function raised is one of Puppet's errors (see below).
         let mut puppet_error = true;
+        let self_name = &self.name;
         let r = with_interp(&self.shared, scope, |it, f| {
             let crate::puppet::DefinedFunction::V4 { class, .. } = f else {
                 return crate::interp::unsupported(
@@ -379,6 +391,16 @@ impl RubyFunction {
             let r = it.send(obj, &method, a, None, None, pos, true);
             it.catch_tags.pop();
             match r {
+                // An `argument_mismatch` method returns the message of the ArgumentError
+                // Puppet raises, after the function's name.
+                Ok(r) if mismatch => {
+                    puppet_error = false;
+                    raise(
+                        "ArgumentError",
+                        format!("'{}' {}", self_name, value::to_s(&r)),
+                        pos,
+                    )
+                }
                 Ok(r) => to_puppet_result(&r, pos).map(Some),
                 Err(Ctrl::Throw(tv)) if matches!(&tv.0, RValue::Sym(s) if &**s == crate::lookup_context::NOT_FOUND_TAG) => {
                     Ok(None)
@@ -397,6 +419,42 @@ impl RubyFunction {
             }
             r => r,
         }
+    }
+}
+
+impl RubyFunction {
+    /// Why dispatch `d` does not accept a backend's `args` (the arguments before the
+    /// context, whose type is Puppet's own and not checked): Puppet's text for the first
+    /// parameter whose type rejects its argument (`parameter 'options' expects a value for
+    /// key 'path'`); `None` when it accepts them. A type this engine cannot parse accepts.
+    fn backend_mismatch(&self, d: &Dispatch, args: &[Value]) -> Option<String> {
+        let locals = &self.local_types;
+        let lookup = |n: &str| {
+            locals
+                .iter()
+                .find(|(l, _)| l == n)
+                .and_then(|(_, t)| puppet_functions::parse_type(t, &|_: &str| None).ok())
+        };
+        let mut params = d.params.iter();
+        let mut current: Option<&DispatchParam> = None;
+        for a in args {
+            let p = match params.next() {
+                Some(p) => {
+                    current = Some(p);
+                    p
+                }
+                None => current.filter(|p| {
+                    matches!(p.kind, ParamKind::Repeated | ParamKind::RequiredRepeated)
+                })?,
+            };
+            let Ok(t) = puppet_functions::parse_type(&p.ty, &lookup) else {
+                continue;
+            };
+            if let Some(detail) = puppet_types::mismatch::describe_value_mismatch("", &t, a) {
+                return Some(format!("parameter '{}' {detail}", p.name));
+            }
+        }
+        None
     }
 }
 
