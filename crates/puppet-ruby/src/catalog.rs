@@ -4,8 +4,9 @@
 //! `title` and `[]` (stdlib's `defined_with_params`, `ensure_resource`, `str2resource`).
 //!
 //! Resources are read through [`PuppetScope::catalog_resource`](crate::PuppetScope) when
-//! asked, never copied into Ruby; listing every resource of the catalog
-//! (`catalog.resources`) is not offered and says so.
+//! asked, never copied into Ruby: `scope.catalog` is an object that answers
+//! `resource(type, title)`; listing every resource of the catalog (`catalog.resources`) is
+//! not offered and says so.
 
 use crate::interp::{raise, unsupported, Interp, R};
 use crate::object::{ObjData, Object};
@@ -139,35 +140,7 @@ pub(crate) fn class_method(cname: &str, name: &str, args: &[RValue], pos: Pos) -
 pub(crate) fn scope_method(it: &mut Interp, name: &str, args: &[RValue], pos: Pos) -> Option<R> {
     Some(match name {
         "find_global_scope" => Ok(RValue::Scope),
-        "findresource" => (|| {
-            let (ty, title) = match args {
-                [t, ti] => (munge_type_name(&to_s(t)), to_s(ti)),
-                [r] => match split_reference(&to_s(r)) {
-                    Some((t, ti)) => (munge_type_name(&t), ti),
-                    None => return Ok(RValue::Nil),
-                },
-                _ => {
-                    return raise(
-                        "ArgumentError",
-                        format!(
-                            "wrong number of arguments (given {}, expected 1..2)",
-                            args.len()
-                        ),
-                        pos,
-                    )
-                }
-            };
-            let r = ResourceRef {
-                type_name: ty,
-                title,
-            };
-            let (t, ti) = catalog_key(&r);
-            match it.scope.catalog_resource(&t, &ti) {
-                Ok(Some(_)) => Ok(resource_object(it, r.type_name, r.title)),
-                Ok(None) => Ok(RValue::Nil),
-                Err(why) => unsupported(format!("scope.findresource ({why})"), pos),
-            }
-        })(),
+        "findresource" => find_resource(it, args, "scope.findresource", pos),
         "resource" => match it.scope.current_resource() {
             Ok(Some((t, ti))) => Ok(resource_object(it, t, ti)),
             Ok(None) => Ok(resource_object(it, "Class".into(), "main".into())),
@@ -183,8 +156,78 @@ pub(crate) fn scope_method(it: &mut Interp, name: &str, args: &[RValue], pos: Po
             _ => Ok(RValue::str("Scope(Class[main])")),
         },
         "source" => source_object(it, pos),
-        "catalog" => unsupported(
-            "the whole catalog from Ruby (scope.catalog); findresource is available",
+        "catalog" => Ok(catalog_object(it)),
+        _ => return None,
+    })
+}
+
+/// `findresource(type, title)` or `findresource("Type[title]")` (also the catalog's
+/// `resource`): the resource object, `nil` when the catalog has no such resource.
+fn find_resource(it: &mut Interp, args: &[RValue], what: &str, pos: Pos) -> R {
+    let (ty, title) = match args {
+        [t, ti] => (munge_type_name(&to_s(t)), to_s(ti)),
+        [r] => match split_reference(&to_s(r)) {
+            Some((t, ti)) => (munge_type_name(&t), ti),
+            None => {
+                return raise(
+                    "ArgumentError",
+                    format!(
+                        "No title provided and {} is not a valid resource reference",
+                        value::inspect(r)
+                    ),
+                    pos,
+                )
+            }
+        },
+        _ => {
+            return raise(
+                "ArgumentError",
+                format!(
+                    "wrong number of arguments (given {}, expected 1..2)",
+                    args.len()
+                ),
+                pos,
+            )
+        }
+    };
+    // Puppet's main class is keyed by a Symbol title: no String title finds it.
+    if ty == "Class" && title.eq_ignore_ascii_case("main") {
+        return Ok(RValue::Nil);
+    }
+    let r = ResourceRef {
+        type_name: ty,
+        title,
+    };
+    let (t, ti) = catalog_key(&r);
+    match it.scope.catalog_resource(&t, &ti) {
+        Ok(Some(_)) => Ok(resource_object(it, r.type_name, r.title)),
+        Ok(None) => Ok(RValue::Nil),
+        Err(why) => unsupported(format!("{what} ({why})"), pos),
+    }
+}
+
+/// The catalog being compiled (`scope.catalog`, `compiler.catalog`): it answers
+/// `resource` as the scope's `findresource` does; listing its resources is not offered.
+#[derive(Debug)]
+struct CatalogRef;
+
+fn catalog_object(it: &mut Interp) -> RValue {
+    let c = it
+        .module_by_path("Puppet::Resource::Catalog")
+        .unwrap_or_else(|| it.object_class());
+    let o = Rc::new(Object::new(c));
+    *o.data.borrow_mut() = ObjData::Native(Rc::new(CatalogRef));
+    it.track_object(&o);
+    RValue::Object(o)
+}
+
+/// Methods of the catalog object.
+fn catalog_method(it: &mut Interp, name: &str, args: &[RValue], pos: Pos) -> Option<R> {
+    Some(match name {
+        "resource" => find_resource(it, args, "catalog.resource", pos),
+        "resources" | "resource_refs" | "resource_keys" | "vertices" | "edges" | "classes"
+        | "to_data_hash" | "each" => unsupported(
+            format!("listing the catalog from Ruby (catalog.{name}); catalog.resource(type, title) is available"),
             pos,
         ),
         _ => return None,
@@ -255,6 +298,9 @@ pub(crate) fn object_method(
     };
     if let Some(t) = native.downcast_ref::<SourceType>() {
         return source_method(t, name);
+    }
+    if native.downcast_ref::<CatalogRef>().is_some() {
+        return catalog_method(it, name, args, pos);
     }
     let r = native.downcast::<ResourceRef>().ok()?;
     Some(match name {

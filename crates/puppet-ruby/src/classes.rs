@@ -210,6 +210,7 @@ pub(crate) fn known(path: &str) -> Option<Known> {
         "Puppet::Functions::InternalFunction" => class("Puppet::Functions::Function"),
         "Puppet::Parser::Scope" => class("Object"),
         "Puppet::Parser::Compiler"
+        | "Puppet::Resource::Catalog"
         | "Puppet::Resource"
         | "Puppet::Node"
         | "Puppet::Node::Environment"
