@@ -211,7 +211,7 @@ fn find_resource(it: &mut Interp, args: &[RValue], what: &str, pos: Pos) -> R {
 #[derive(Debug)]
 struct CatalogRef;
 
-fn catalog_object(it: &mut Interp) -> RValue {
+pub(crate) fn catalog_object(it: &mut Interp) -> RValue {
     let c = it
         .module_by_path("Puppet::Resource::Catalog")
         .unwrap_or_else(|| it.object_class());

@@ -225,9 +225,14 @@ struct SettingsObj;
 #[derive(Debug, Default)]
 struct EnvironmentObj;
 
-/// The compiler as 3.x functions reach it (`compiler.environment`): only its environment.
+/// The compiler as 3.x functions reach it: its environment, catalog and node
+/// (`compiler.environment`, `compiler.catalog`, `compiler.node`).
 #[derive(Debug, Default)]
 struct CompilerObj;
+
+/// The node being compiled (`compiler.node`): its name and environment.
+#[derive(Debug, Default)]
+struct NodeObj;
 
 /// `scope.compiler` (a 3.x function's `compiler`): [`CompilerObj`].
 pub(crate) fn current_compiler(it: &mut Interp) -> R {
@@ -487,6 +492,19 @@ pub(crate) fn object_method(
     }
     if native::<CompilerObj>(o).is_some() {
         return match name {
+            "environment" => Some(current_environment(it, pos)),
+            "catalog" => Some(Ok(crate::catalog::catalog_object(it))),
+            "node" => Some(Ok(new_native_object(it, "Puppet::Node", NodeObj))),
+            _ => None,
+        };
+    }
+    if native::<NodeObj>(o).is_some() {
+        return match name {
+            // The node's name: the compile's `certname` (the node it was asked for).
+            "name" | "to_s" => Some(Ok(match it.scope.setting("certname") {
+                Some(v) => value::from_puppet(&v),
+                None => RValue::Nil,
+            })),
             "environment" => Some(current_environment(it, pos)),
             _ => None,
         };
