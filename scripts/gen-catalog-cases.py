@@ -8,7 +8,7 @@ of error cases) with the oracle's `compile-catalog --batch --with-order --with-l
 only core resource types and no modulepath, facts or Hiera, and writes one JSON line per
 case in the form crates/puppet-eval/tests/catalog.rs reads:
 
-  {"id", "node", "manifest", "expect": {
+  {"id", "node", "manifest", ["settings": {name: value},] "expect": {
       "resources": [{"ref": "Notify[a]", "tags": [sorted], "params": {sorted top-level keys},
                      "exported": bool}, ...]          # Puppet's catalog (insertion) order,
                                                      # without Stage[main], Class[main],
@@ -52,7 +52,8 @@ DEFAULT_OUT = os.path.join(ROOT, "crates/puppet-eval/tests/fixtures/catalog_case
 N = "testnode"            # node name of ordinary cases
 W = "web01.example.com"   # node name of node-definition cases
 
-# (id, node, manifest). Each manifest is 1-10 lines of core types and language features.
+# (id, node, manifest[, settings]). Each manifest is 1-10 lines of core types and language
+# features; settings (a dict) are Puppet settings the case is compiled with.
 CASES = [
     # --- include / require / contain -------------------------------------------------
     ("include_basic", N, """\
@@ -1510,6 +1511,43 @@ notice(SemVer('1.2.3+007'), SemVer('1.2.3+007') == SemVer('1.2.3+7'), '1.2.3-01'
     ("semver_leading_zero_prerelease", N, """\
 notice(SemVer('1.2.3-01'))
 """),
+    # --- the strict setting: numeric coercion and duplicate hash keys (Puppet 8's error) --
+    ("strict_coercion_warning", N, """\
+notice('1' + 1)
+notice(-'2')
+notice([10, 20]['1'])
+$h = {'a' => 1, 'a' => 2}
+notice($h)
+"""),
+    ("strict_coercion_off", N, """\
+notice('1' + 1)
+notice(-'2')
+notice([10, 20]['1'])
+$h = {'a' => 1, 'a' => 2}
+notice($h)
+""", {"strict": "off"}),
+    ("strict_error_coercion_add", N, """\
+notice('ok')
+notify { 'n': message => 3.0 + '1' }
+""", {"strict": "error"}),
+    ("strict_error_coercion_minus", N, """\
+notice(- '2')
+""", {"strict": "error"}),
+    ("strict_error_coercion_index", N, """\
+$a = [10, 20]
+notice($a['1'])
+""", {"strict": "error"}),
+    ("strict_error_duplicate_key", N, """\
+notice('before')
+$h = {'a' => 1, 'b' => 2, 'a' => 3}
+""", {"strict": "error"}),
+    ("strict_error_duplicate_keys_twice", N, """\
+$h = {'a' => 1, 'a' => 3}
+$i = {'b' => 1, 'b' => 3}
+""", {"strict": "error"}),
+    ("strict_error_unknown_variable", N, """\
+notice($nope)
+""", {"strict": "error"}),
     ("epp_trim_across_comments", N, """$t = {
   't1' => "A  <%# c -%>\n  <%- if true { -%>\nB\n<% } -%>",
   't2' => "A  <%#- c %>B",
@@ -1613,26 +1651,37 @@ def main():
     if args.ids and len(cases) != len(set(args.ids)):
         sys.exit(f"unknown ids: {sorted(set(args.ids) - set(ids))}")
 
-    batch = "".join(
-        json.dumps({"id": i, "code": m, "node": n}) + "\n" for (i, n, m) in cases
-    )
-    proc = subprocess.run(
-        [cc, "--batch", "-", "--with-order", "--with-logs"],
-        input=batch, capture_output=True, text=True, check=False,
-    )
-    if proc.returncode != 0:
-        sys.exit(f"compile-catalog failed ({proc.returncode}):\n{proc.stderr}")
+    # A case's optional fourth element: Puppet settings for its compile (`--setting`); one
+    # batch per distinct set.
+    settings_of = {c[0]: (c[3] if len(c) > 3 else {}) for c in cases}
+    groups = {}
+    for c in cases:
+        groups.setdefault(json.dumps(settings_of[c[0]], sort_keys=True), []).append(c)
     outs = {}
-    for l in proc.stdout.splitlines():
-        o = json.loads(l)
-        outs[o["id"]] = o
+    for key, group in groups.items():
+        batch = "".join(
+            json.dumps({"id": c[0], "code": c[2], "node": c[1]}) + "\n" for c in group
+        )
+        flags = [f"--setting={k}={v}" for k, v in json.loads(key).items()]
+        proc = subprocess.run(
+            [cc, "--batch", "-", "--with-order", "--with-logs", *flags],
+            input=batch, capture_output=True, text=True, check=False,
+        )
+        if proc.returncode != 0:
+            sys.exit(f"compile-catalog failed ({proc.returncode}):\n{proc.stderr}")
+        for l in proc.stdout.splitlines():
+            o = json.loads(l)
+            outs[o["id"]] = o
     lines = []
-    for (i, n, m) in cases:
+    for (i, n, m, *rest) in cases:
         if i not in outs:
-            sys.exit(f"{i}: no output from compile-catalog\n{proc.stderr}")
+            sys.exit(f"{i}: no output from compile-catalog")
         if outs[i].get("internal"):
             sys.exit(f"{i}: internal error in compile-catalog: {outs[i]}")
-        lines.append(json.dumps(summarise(i, n, m, outs[i]), ensure_ascii=False))
+        line = summarise(i, n, m, outs[i])
+        if settings_of[i]:
+            line["settings"] = settings_of[i]
+        lines.append(json.dumps(line, ensure_ascii=False))
 
     text = "\n".join(lines) + "\n"
     forbidden = {ROOT, os.path.realpath(ROOT), oracle, os.path.realpath(oracle),
@@ -1643,7 +1692,7 @@ def main():
     # Temp paths: only the file titles the manifests themselves use may appear.
     tmp = re.escape(tempfile.gettempdir().rstrip("/") + "/")
     allowed = set()
-    for (_, _, m) in cases:
+    for (_, _, m, *_) in cases:
         allowed.update(a.rstrip("/") for a in re.findall(tmp + r"[\w./-]*", m))
     for found in re.findall(tmp + r"[\w./-]*", text):
         if found.rstrip("/") not in allowed:

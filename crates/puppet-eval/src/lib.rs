@@ -216,15 +216,16 @@ pub fn compile(env: Arc<Environment>, settings: &Settings) -> Compiled {
     let _template_methods = TemplateMethods;
     env.note_type_facts(&settings.facts);
     let mut compiler = Compiler::new(env.clone(), settings.clone());
-    if let Some(d) = env.main_diagnostics().iter().find(|d| d.is_error()) {
+    let diagnostics = main_diagnostics(&env, &compiler);
+    if let Some(d) = diagnostics.iter().find(|d| d.is_error()) {
         return Compiled {
-            catalog: Err(main_error(&env, d, settings)),
+            catalog: Err(main_error(&env, &diagnostics, d, settings)),
             logs: Vec::new(),
             template_outputs: Vec::new(),
             unrealized_exports: Vec::new(),
         };
     }
-    log_main_warnings(&env, &mut compiler);
+    log_main_warnings(&diagnostics, &mut compiler);
     // Puppet logs each module it refused for its metadata.json as an error.
     let refused = env.loader().diagnostics().iter();
     for d in refused.filter(|d| d.code == puppet_loader::codes::MISSING_METADATA) {
@@ -271,10 +272,28 @@ impl Environment {
     }
 }
 
+/// The main manifests' diagnostics as the compile's `strict` setting makes them: Puppet's
+/// validator reports a duplicate hash key as a warning, an error under `strict=error`, and
+/// not at all under `strict=off`.
+fn main_diagnostics(env: &Environment, compiler: &Compiler) -> Vec<puppet_diagnostics::Diagnostic> {
+    let strict = compiler.strict();
+    env.main_diagnostics()
+        .iter()
+        .filter(|d| !(strict == "off" && d.code == "DUPLICATE_KEY"))
+        .map(|d| {
+            let mut d = d.clone();
+            if strict == "error" && d.code == "DUPLICATE_KEY" {
+                d.severity = puppet_diagnostics::Severity::Error;
+            }
+            d
+        })
+        .collect()
+}
+
 /// Warnings of the lexer and the validator (unrecognised escapes, duplicate hash keys) are
 /// logged as Puppet logs them, before evaluation.
-fn log_main_warnings(env: &Environment, compiler: &mut Compiler) {
-    for d in env.main_diagnostics() {
+fn log_main_warnings(diagnostics: &[puppet_diagnostics::Diagnostic], compiler: &mut Compiler) {
+    for d in diagnostics {
         if d.severity == puppet_syntax::Severity::Warning {
             compiler.logs.push(LogEntry {
                 level: puppet_functions::LogLevel::Warning,
@@ -290,6 +309,7 @@ fn log_main_warnings(env: &Environment, compiler: &mut Compiler) {
 /// located but for an error at the end of the input.
 fn main_error(
     env: &Environment,
+    diagnostics: &[puppet_diagnostics::Diagnostic],
     d: &puppet_diagnostics::Diagnostic,
     settings: &Settings,
 ) -> EvalError {
@@ -305,8 +325,7 @@ fn main_error(
         start: d.start().into(),
         end: d.range.unwrap_or_default().end().into(),
     };
-    let validation_errors =
-        compile::validation_error_count(env.main_diagnostics(), d, &span.file.text);
+    let validation_errors = compile::validation_error_count(diagnostics, d, &span.file.text);
     let message = if d.code == env::REDEFINED_ENTITY {
         d.message.clone()
     } else if d.code == "DUPLICATE_DEFINITION" {
@@ -348,7 +367,8 @@ fn main_error(
 pub fn evaluate_source(source: &str, settings: &Settings) -> Outcome {
     let env = Arc::new(Environment::from_main(None, source));
     let mut compiler = Compiler::new(env.clone(), settings.clone());
-    if let Some(d) = env.main_diagnostics().iter().find(|d| d.is_error()) {
+    let diagnostics = main_diagnostics(&env, &compiler);
+    if let Some(d) = diagnostics.iter().find(|d| d.is_error()) {
         let file = env.main_files()[0].file.clone();
         let err = EvalError {
             code: crate::error::codes::EVAL_ERROR,
@@ -366,7 +386,7 @@ pub fn evaluate_source(source: &str, settings: &Settings) -> Outcome {
             compiler,
         };
     }
-    log_main_warnings(&env, &mut compiler);
+    log_main_warnings(&diagnostics, &mut compiler);
     let value = compiler.evaluate_main();
     let logs = compiler.logs.clone();
     Outcome {

@@ -118,9 +118,10 @@ fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
 
 /// Compiles on a thread with a 64 MiB stack; a hang becomes `Timeout` (the thread is
 /// left behind), a panic becomes `Panic`.
-fn run(manifest: &str, node: &str) -> Outcome {
+fn run(manifest: &str, node: &str, overrides: &[(String, String)]) -> Outcome {
     let manifest = manifest.to_string();
     let node = node.to_string();
+    let overrides = overrides.to_vec();
     let (tx, rx) = mpsc::channel();
     let spawned = std::thread::Builder::new()
         .name(format!("compile {node}"))
@@ -128,10 +129,16 @@ fn run(manifest: &str, node: &str) -> Outcome {
         .spawn(move || {
             let result = std::panic::catch_unwind(|| {
                 let env = Arc::new(Environment::from_main(None, &manifest));
-                let settings = Settings {
+                let mut settings = Settings {
                     node_name: node,
                     ..Settings::default()
                 };
+                for (name, value) in &overrides {
+                    settings = match settings.with_setting(name, value) {
+                        Ok(s) => s,
+                        Err(e) => panic!("the case's setting {name}={value}: {e}"),
+                    };
+                }
                 let out = compile(env, &settings);
                 match out.catalog {
                     Ok(cat) => Outcome::Catalog(summarise(&cat, &out.logs)),
@@ -323,7 +330,16 @@ fn catalogs_match_puppet() {
         ran += 1;
         let node = case["node"].as_str().expect("node");
         let manifest = case["manifest"].as_str().expect("manifest");
-        let outcome = run(manifest, node);
+        // Puppet settings the case was compiled with (`--setting`).
+        let overrides: Vec<(String, String)> = case["settings"]
+            .as_object()
+            .map(|o| {
+                o.iter()
+                    .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string()))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let outcome = run(manifest, node, &overrides);
 
         let reason: Option<String> = match (case.get("error"), outcome) {
             (_, Outcome::Panic(p)) => Some(format!("panicked: {}", clip(&p, 300))),

@@ -91,14 +91,11 @@ impl Compiler {
                 }
                 // Numeric strings are coerced (with Puppet's warning) before the checks.
                 let mut coerced_keys = Vec::with_capacity(keys.len());
-                for k in &keys {
+                for (i, k) in keys.iter().enumerate() {
                     match k {
                         Value::String(s) => match ops::parse_numeric_string(s) {
                             Some(n) => {
-                                self.warn(format!(
-                                    "The string '{s}' was automatically coerced to the numerical value {}",
-                                    n.to_plain_string()
-                                ));
+                                self.coerced(s, &n, key_span(i))?;
                                 coerced_keys.push(n);
                             }
                             None => coerced_keys.push(k.clone()),

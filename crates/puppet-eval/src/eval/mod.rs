@@ -501,10 +501,7 @@ impl Compiler {
                     Value::Timespan(t) => Ok(Value::Timespan(puppet_types::Timespan::from_secs_f64(-t.as_secs_f64()))),
                     Value::String(s) => match ops::parse_numeric_string(&s) {
                         Some(n @ (Value::Integer(_) | Value::Float(_))) => {
-                            self.warn(format!(
-                                "The string '{s}' was automatically coerced to the numerical value {}",
-                                n.to_plain_string()
-                            ));
+                            self.coerced(&s, &n, &e.span)?;
                             Ok(match n {
                                 Value::Integer(i) => Value::Integer(-i),
                                 Value::Float(f) => Value::Float(-f),

@@ -35,13 +35,10 @@ impl Compiler {
                 match ops::arithmetic(op.symbol(), &a, &b, &mut coerced) {
                     Ok(v) => {
                         if coerced {
-                            for operand in [&a, &b] {
+                            for (operand, at) in [(&a, &l.span), (&b, &r.span)] {
                                 if let Value::String(s) = operand {
                                     if let Some(n) = ops::parse_numeric_string(s) {
-                                        self.warn(format!(
-                                            "The string '{s}' was automatically coerced to the numerical value {}",
-                                            n.to_plain_string()
-                                        ));
+                                        self.coerced(s, &n, at)?;
                                     }
                                 }
                             }

@@ -63,10 +63,37 @@ impl Compiler {
     /// What reading an unknown variable is: `error` (`strict_variables`, or the `strict`
     /// setting), `off` or `warning` (the `strict` setting's default).
     fn strictness(&self) -> &str {
+        if self.settings.strict_variables {
+            return "error";
+        }
+        self.strict()
+    }
+
+    /// The `strict` setting: `off`, `warning` (Puppet 7's default) or `error` (Puppet 8's).
+    /// It decides what unknown variables, numeric strings coerced by arithmetic and
+    /// duplicate hash keys are.
+    pub(crate) fn strict(&self) -> &str {
         match self.settings.overrides.get("strict") {
-            _ if self.settings.strict_variables => "error",
             Some(s) => s.as_str(),
             None => "warning",
+        }
+    }
+
+    /// A numeric string `s` coerced to `n` by arithmetic, a unary minus or an index
+    /// (Puppet's `Runtime3Support#optionally_fail` of NUMERIC_COERCION): nothing under
+    /// `strict=off`, an error at `span` under `strict=error`, else a warning.
+    pub(crate) fn coerced(&mut self, s: &str, n: &Value, span: &Span) -> R<()> {
+        let message = format!(
+            "The string '{s}' was automatically coerced to the numerical value {}",
+            n.to_plain_string()
+        );
+        match self.strict() {
+            "off" => Ok(()),
+            "error" => err(message, span),
+            _ => {
+                self.warn(message);
+                Ok(())
+            }
         }
     }
 
