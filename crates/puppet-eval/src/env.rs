@@ -15,6 +15,7 @@
 
 mod functions;
 mod listings;
+mod ruby_files;
 
 pub use functions::{FunctionInfo, FunctionOrigin};
 
@@ -27,7 +28,6 @@ use puppet_diagnostics::Diagnostic;
 use puppet_functions::{Function, Registry};
 use puppet_loader::{DefKind, EntryKind, Loader, SourceProvider};
 use smol_str::SmolStr;
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
@@ -120,7 +120,10 @@ struct Shared {
     /// The same with the native implementations left out (`Settings::native_functions`
     /// false): the module's Ruby, else stubs.
     ruby_only_functions: Cache<Arc<Function>>,
-    ruby_files: OnceLock<RubyFiles>,
+    /// The modules' Ruby function files, found by name as calls need them.
+    function_files: OnceLock<ruby_files::FunctionFiles>,
+    /// Every module's Ruby function files, listed once for [`Environment::functions`].
+    ruby_files: OnceLock<ruby_files::RubyFiles>,
     /// The modules' Ruby sources (`lib/`), each file parsed once for every interpreter.
     ruby_sources: OnceLock<Arc<puppet_ruby::Sources>>,
     /// The module directories' listings, read as `require` and the type autoloader probe
@@ -262,21 +265,6 @@ impl puppet_ruby::SourceHost for ModuleSources {
     }
 }
 
-/// The Ruby files of each module that define functions, listed once (the first time a
-/// function that is not a built-in is called).
-#[derive(Debug, Default)]
-struct RubyFiles {
-    /// Per module, in module path order: its name and its function files by function name
-    /// (paths relative to the module).
-    by_module: Vec<(SmolStr, HashMap<String, String>)>,
-    /// The 3.x function files (`lib/puppet/parser/functions/*.rb`) of the directories on
-    /// the module path that are not the environment's modules (a module shadowed by one
-    /// of the same name earlier on the path): Puppet's 3.x autoloader searches every
-    /// `MODULEPATH_DIR/*/lib`, so these are found last. Per directory: its name, path and
-    /// files by function name (relative to the directory).
-    legacy_elsewhere: Vec<(SmolStr, PathBuf, HashMap<String, String>)>,
-}
-
 impl Default for Environment {
     fn default() -> Environment {
         Environment::from_main(None, "")
@@ -329,6 +317,7 @@ impl Environment {
             custom,
             ruby_functions: RwLock::default(),
             ruby_only_functions: RwLock::default(),
+            function_files: OnceLock::new(),
             ruby_files: OnceLock::new(),
             ruby_sources: OnceLock::new(),
             listings: OnceLock::new(),
@@ -913,59 +902,68 @@ impl Environment {
     /// another version of the function when there is one, else to a stub that fails naming
     /// it.
     fn module_function(&self, name: &str, native: bool) -> Option<Arc<Function>> {
-        let files = self
-            .shared
-            .ruby_files
-            .get_or_init(|| self.list_ruby_functions());
-        for (module, found) in &files.by_module {
+        let loader = &self.shared.loader;
+        let files = self.function_files();
+        for (index, m) in loader.modules().enumerate() {
+            let module = &m.name;
             if native && self.shared.natives_for_any_version {
                 if let Some(imp) = puppet_stdlib::native(module, name) {
                     return puppet_stdlib::native_function(&imp);
                 }
             }
-            let Some(rel) = found.get(name) else {
+            let Some(rel) = files.in_module(loader, index, name) else {
                 continue;
             };
             let imp = puppet_stdlib::native(module, name).filter(|_| native);
             if let Some(imp) = imp {
-                if self.module_file_is_verified(module, name, rel) {
+                if self.file_is_verified(module, name, &m.path.join(&rel)) {
                     return puppet_stdlib::native_function(&imp);
                 }
             }
-            if let Some(f) = self.ruby_function(module, name, rel) {
+            if let Some(f) = self.ruby_function(module, name, &rel) {
                 return Some(f);
             }
             if let Some(imp) = imp {
                 return puppet_stdlib::native_function(&imp);
             }
-            return puppet_stdlib::stub_function(module, name, rel);
+            return puppet_stdlib::stub_function(module, name, &rel);
         }
         // A 3.x function of a shadowed module directory, as Puppet's autoloader finds it.
-        for (dir_name, dir, found) in &files.legacy_elsewhere {
-            let Some(rel) = found.get(name) else {
-                continue;
-            };
-            let path = dir.join(rel);
-            let imp = puppet_stdlib::native(dir_name, name).filter(|_| native);
-            if let Some(imp) = imp {
-                if self.file_is_verified(dir_name, name, &path) {
-                    return puppet_stdlib::native_function(&imp);
-                }
-            }
-            let loaded = self.load_ruby_file(&path, name).and_then(Result::ok);
-            if let Some(f) = loaded.and_then(|f| {
-                let mut reg = Registry::new();
-                f.register(&mut reg).ok()?;
-                reg.get_shared(f.name())
-            }) {
-                return Some(f);
-            }
-            if let Some(imp) = imp {
+        let found = files.elsewhere(loader, name)?;
+        let (dir_name, rel) = (&found.name, &found.rel);
+        let path = found.dir.join(rel);
+        let imp = puppet_stdlib::native(dir_name, name).filter(|_| native);
+        if let Some(imp) = imp {
+            if self.file_is_verified(dir_name, name, &path) {
                 return puppet_stdlib::native_function(&imp);
             }
-            return puppet_stdlib::stub_function(dir_name, name, rel);
         }
-        None
+        let loaded = self.load_ruby_file(&path, name).and_then(Result::ok);
+        if let Some(f) = loaded.and_then(|f| {
+            let mut reg = Registry::new();
+            f.register(&mut reg).ok()?;
+            reg.get_shared(f.name())
+        }) {
+            return Some(f);
+        }
+        if let Some(imp) = imp {
+            return puppet_stdlib::native_function(&imp);
+        }
+        puppet_stdlib::stub_function(dir_name, name, rel)
+    }
+
+    /// The modules' Ruby function files, found by name ([`ruby_files`]).
+    fn function_files(&self) -> &ruby_files::FunctionFiles {
+        self.shared
+            .function_files
+            .get_or_init(|| ruby_files::FunctionFiles::new(&self.shared.loader))
+    }
+
+    /// Every module's Ruby function files, listed (for [`functions`](Self::functions)).
+    fn ruby_files(&self) -> &ruby_files::RubyFiles {
+        self.shared
+            .ruby_files
+            .get_or_init(|| ruby_files::list(&self.shared.loader))
     }
 
     /// Whether module `module`'s file `rel` for function `name` is one its native
@@ -1037,87 +1035,18 @@ impl Environment {
         name: &str,
     ) -> Option<Result<puppet_ruby::functions::RubyFunction, String>> {
         let key = crate::names::strip_root(name).to_ascii_lowercase();
-        let files = self
-            .shared
-            .ruby_files
-            .get_or_init(|| self.list_ruby_functions());
-        let qualifier = key.split_once("::").map(|(m, _)| m);
-        let own = files
-            .by_module
-            .iter()
-            .filter(|(m, _)| Some(m.as_str()) == qualifier);
-        let others = files
-            .by_module
-            .iter()
-            .filter(|(m, _)| Some(m.as_str()) != qualifier);
-        for (module, found) in own.chain(others) {
-            if let Some(rel) = found.get(&key) {
-                if let Some(f) = self.load_ruby_function(module, &key, rel) {
+        let loader = &self.shared.loader;
+        let files = self.function_files();
+        // A qualified name can only be in its own module (Puppet's module loaders); an
+        // unqualified one in any module, in module path order.
+        for (index, m) in loader.modules().enumerate() {
+            if let Some(rel) = files.in_module(loader, index, &key) {
+                if let Some(f) = self.load_ruby_function(&m.name, &key, &rel) {
                     return Some(f);
                 }
             }
         }
         None
-    }
-
-    /// Lists the function files of every module (`lib/puppet/functions/**.rb` for 4.x,
-    /// `lib/puppet/parser/functions/*.rb` for 3.x; a module's 4.x file wins).
-    fn list_ruby_functions(&self) -> RubyFiles {
-        let provider = &**self.shared.loader.provider();
-        let mut by_module = Vec::new();
-        for m in self.shared.loader.modules() {
-            let mut found: HashMap<String, String> = HashMap::new();
-            for rel in list_tree(provider, &m.path, "lib/puppet/parser/functions", 0) {
-                if let Some(stem) = rel
-                    .strip_prefix("lib/puppet/parser/functions/")
-                    .and_then(|r| r.strip_suffix(".rb"))
-                {
-                    found.insert(stem.to_ascii_lowercase(), rel.clone());
-                }
-            }
-            for rel in list_tree(provider, &m.path, "lib/puppet/functions", 16) {
-                if let Some(stem) = rel
-                    .strip_prefix("lib/puppet/functions/")
-                    .and_then(|r| r.strip_suffix(".rb"))
-                {
-                    found.insert(stem.replace('/', "::").to_ascii_lowercase(), rel.clone());
-                }
-            }
-            by_module.push((m.name.clone(), found));
-        }
-        // The other directories of the module path's entries (shadowed modules): their
-        // 3.x functions, in module path order (names sorted within a directory).
-        let mut legacy_elsewhere = Vec::new();
-        for dir in &self.shared.loader.config().modulepath {
-            let Ok(mut entries) = provider.list_dir(dir) else {
-                continue;
-            };
-            entries.sort_by(|a, b| a.name.cmp(&b.name));
-            for entry in entries {
-                let path = dir.join(&entry.name);
-                if entry.kind != puppet_loader::EntryKind::Dir
-                    || self.shared.loader.modules().any(|m| m.path == path)
-                {
-                    continue;
-                }
-                let mut found: HashMap<String, String> = HashMap::new();
-                for rel in list_tree(provider, &path, "lib/puppet/parser/functions", 0) {
-                    if let Some(stem) = rel
-                        .strip_prefix("lib/puppet/parser/functions/")
-                        .and_then(|r| r.strip_suffix(".rb"))
-                    {
-                        found.insert(stem.to_ascii_lowercase(), rel.clone());
-                    }
-                }
-                if !found.is_empty() {
-                    legacy_elsewhere.push((SmolStr::new(&entry.name), path, found));
-                }
-            }
-        }
-        RubyFiles {
-            by_module,
-            legacy_elsewhere,
-        }
     }
 
     /// The resource types known so far (puppet-agent's and the module types loaded). Use

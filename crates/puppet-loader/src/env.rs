@@ -612,8 +612,19 @@ pub(crate) fn discover_modules(
                 continue;
             }
             let meta_path = path.join("metadata.json");
-            let metadata = match provider.kind(&meta_path) {
-                Some(EntryKind::File) => match provider.read_to_string(&meta_path) {
+            // Read without asking for the file's kind first (one system call less per
+            // module): a missing file is no metadata, and any other failure is what it was
+            // when the kind was asked first (nothing for what is not a file, else the error).
+            let read = match provider.read_to_string(&meta_path) {
+                Err(ProviderError::NotFound(_)) => None,
+                Err(e) => match provider.kind(&meta_path) {
+                    Some(EntryKind::File) => Some(Err(e)),
+                    _ => None,
+                },
+                Ok(text) => Some(Ok(text)),
+            };
+            let metadata = match read {
+                Some(read) => match read {
                     Ok(text) => match Metadata::read(&text, &meta_path, &name) {
                         Ok((m, d)) => {
                             diagnostics.extend(d);
@@ -636,7 +647,7 @@ pub(crate) fn discover_modules(
                         None
                     }
                 },
-                _ => None,
+                None => None,
             };
             modules.insert(
                 name.clone(),

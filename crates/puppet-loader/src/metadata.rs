@@ -225,28 +225,19 @@ impl Metadata {
         let bad = |msg: String| {
             crate::diagnostic::error(codes::BAD_METADATA, msg, Some(file.to_path_buf()), None)
         };
-        let mut obj = serde_json::Map::new();
-        for (k, v) in [
-            ("name", raw.name),
-            ("version", raw.version),
-            ("dependencies", raw.dependencies),
-        ] {
-            if let Some(v) = v {
-                obj.insert(k.to_string(), v);
-            }
-        }
         let mut diags = Vec::new();
-        let string = |key: &str, diags: &mut Vec<Diagnostic>| match obj.get(key) {
+        let string = |key: &str, v: Option<serde_json::Value>, diags: &mut Vec<Diagnostic>| match v
+        {
             None | Some(serde_json::Value::Null) => None,
-            Some(serde_json::Value::String(s)) => Some(s.clone()),
+            Some(serde_json::Value::String(s)) => Some(s),
             Some(_) => {
                 diags.push(bad(format!("`{key}` in metadata.json must be a string")));
                 None
             }
         };
-        let name = string("name", &mut diags);
-        let version = string("version", &mut diags);
-        let dependencies = match obj.get("dependencies") {
+        let name = string("name", raw.name, &mut diags);
+        let version = string("version", raw.version, &mut diags);
+        let dependencies = match &raw.dependencies {
             None => None,
             Some(serde_json::Value::Array(items)) => Some(
                 items

@@ -302,6 +302,32 @@ fn fs_provider_refuses_escapes_and_loops() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A module whose `metadata.json` is missing or is a directory has no metadata and no
+/// diagnostic (the file is read without asking for its kind first); a real one is read.
+#[test]
+fn metadata_missing_or_a_directory_is_no_metadata() {
+    let dir = std::env::temp_dir().join(format!("puppet-loader-meta-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    for m in ["a", "b", "c"] {
+        std::fs::create_dir_all(dir.join("mp").join(m).join("manifests")).unwrap();
+    }
+    std::fs::create_dir_all(dir.join("mp/b/metadata.json")).unwrap();
+    std::fs::write(
+        dir.join("mp/c/metadata.json"),
+        r#"{"name":"me-c","version":"1.0.0","author":"me","license":"MIT","source":"s","dependencies":[]}"#,
+    )
+    .unwrap();
+    let provider = FsProvider::new([dir.join("mp")]);
+    let config = EnvironmentConfig::with_modulepath([dir.join("mp")]);
+    let env = Index::load(&config, std::sync::Arc::new(provider));
+    assert!(env.module("a").unwrap().metadata.is_none());
+    assert!(env.module("b").unwrap().metadata.is_none());
+    let c = env.module("c").unwrap().metadata.clone().unwrap();
+    assert_eq!(c.version.as_deref(), Some("1.0.0"));
+    assert_eq!(env.all_diagnostics().count(), 0);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn definitions_are_send_and_sync() {
     fn check<T: Send + Sync>() {}

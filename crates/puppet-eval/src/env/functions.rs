@@ -141,10 +141,7 @@ impl Environment {
                     .or_insert_with(|| FunctionInfo::of(f.name(), origin.clone(), f));
             }
         }
-        let files = self
-            .shared
-            .ruby_files
-            .get_or_init(|| self.list_ruby_functions());
+        let files = self.ruby_files();
         for (module, found) in &files.by_module {
             for n in puppet_stdlib::natives()
                 .iter()
