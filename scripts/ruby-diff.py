@@ -9,7 +9,7 @@ a case, as tests/fixtures/gen.rb does) and with puppet-ruby
 grouped by kind and by the method they exercise.
 
     cargo build --release -p puppet-ruby --example eval_many
-    python3 scripts/ruby-diff.py SEED COUNT [--out DIR] [--show N]
+    python3 scripts/ruby-diff.py SEED COUNT [--out DIR] [--show N] [--ours EVAL_MANY]
 
 A difference found here becomes a case of crates/puppet-ruby/tests/fixtures/cases.txt
 (expected output from gen.rb, never hand-written).
@@ -1002,6 +1002,8 @@ def main():
     runner = os.path.join(ROOT, "scripts", "ruby-diff-run.rb")
     subprocess.run(["ruby", runner, path, os.path.join(out, "ruby.jsonl")], check=True)
     ex = os.path.join(ROOT, "target", "release", "examples", "eval_many")
+    if "--ours" in args:
+        ex = args[args.index("--ours") + 1]
     with open(os.path.join(out, "ours.jsonl"), "w") as fh:
         subprocess.run([ex, path], stdout=fh, check=True)
     ruby = {}
