@@ -512,6 +512,23 @@ impl<'s> Interp<'s> {
         block: Option<Blk>,
         pos: Pos,
     ) -> R {
+        // Every call of a Ruby method checks the stack (the checks of the evaluation steps
+        // inside it fall on depths that a recursion can step over every time).
+        crate::with_stack(|| self.call_def_checked(recv, d, cref, owner, args, kw, block, pos))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn call_def_checked(
+        &mut self,
+        recv: RValue,
+        d: Arc<Def>,
+        cref: Rc<crate::object::CRef>,
+        owner: Rc<Module>,
+        args: Vec<RValue>,
+        kw: Option<RValue>,
+        block: Option<Blk>,
+        pos: Pos,
+    ) -> R {
         self.tick(pos)?;
         self.enter(pos)?;
         // `def` inside a method defines on the class that holds the method.
@@ -595,9 +612,21 @@ impl<'s> Interp<'s> {
             } else {
                 req.to_string()
             };
+            // Ruby names the required keywords too.
+            let required: Vec<&str> = params
+                .keywords
+                .iter()
+                .filter(|(_, d)| d.is_none())
+                .map(|(k, _)| k.as_str())
+                .collect();
+            let keywords = match required.len() {
+                0 => String::new(),
+                1 => format!("; required keyword: {}", required[0]),
+                _ => format!("; required keywords: {}", required.join(", ")),
+            };
             return raise(
                 "ArgumentError",
-                format!("wrong number of arguments (given {n}, expected {expected})"),
+                format!("wrong number of arguments (given {n}, expected {expected}{keywords})"),
                 pos,
             );
         }
@@ -710,11 +739,28 @@ impl<'s> Interp<'s> {
         self.call_block_as(blk, args, None, None, false, None, pos)
     }
 
+    /// [`Interp::call_block_as`] with the stack checked first, as for every method call.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn call_block_as(
+        &mut self,
+        blk: &Blk,
+        args: Vec<RValue>,
+        with: Option<(RValue, Rc<Module>)>,
+        block: Option<Blk>,
+        as_method: bool,
+        method: Option<&str>,
+        pos: Pos,
+    ) -> R {
+        crate::with_stack(|| {
+            self.call_block_checked(blk, args, with, block, as_method, method, pos)
+        })
+    }
+
     /// Calls a block with another `self` (`instance_eval`, `class_eval`,
     /// `define_method`): `with` is (self, where `def` goes). `method`: called as a method
     /// (strict arity, `return` returns from it, `__method__` is `method`).
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn call_block_as(
+    fn call_block_checked(
         &mut self,
         blk: &Blk,
         args: Vec<RValue>,

@@ -230,16 +230,29 @@ fn pair_of(v: &RValue) -> (RValue, RValue) {
 
 fn to_hash(items: &[RValue], pos: Pos) -> R {
     let mut h = RHash::default();
-    for x in items {
+    for (i, x) in items.iter().enumerate() {
         match x {
             RValue::Array(a) if a.borrow().len() == 2 => {
                 let (k, v) = pair_of(x);
                 h.insert(k, v);
             }
+            RValue::Array(a) => {
+                return raise(
+                    "ArgumentError",
+                    format!(
+                        "wrong array length at {i} (expected 2, was {})",
+                        a.borrow().len()
+                    ),
+                    pos,
+                )
+            }
             other => {
                 return raise(
                     "TypeError",
-                    format!("wrong element type {} (expected array)", other.class_name()),
+                    format!(
+                        "wrong element type {} at {i} (expected array)",
+                        other.class_name()
+                    ),
                     pos,
                 )
             }
@@ -429,6 +442,9 @@ fn enumerable(
             let n = int_arg(&args[0], pos)?;
             if n < 0 {
                 return raise("ArgumentError", format!("negative size ({n})"), pos);
+            }
+            if n == 0 {
+                return Ok(Some(RValue::array(vec![])));
             }
             let mut keyed = Vec::with_capacity(items.len());
             for x in items {
@@ -664,7 +680,7 @@ fn enumerable(
             Some(n) => {
                 let n = int_arg(n, pos)?;
                 if n < 0 {
-                    return raise("ArgumentError", "negative array size", pos);
+                    return raise("ArgumentError", "attempt to take negative size", pos);
                 }
                 RValue::array(items.into_iter().take(n as usize).collect())
             }
@@ -874,6 +890,15 @@ pub fn array_method(
         "any?" if args.is_empty() && block.is_none() => {
             return Ok(RValue::Bool(items.iter().any(|x| x.truthy())))
         }
+        "join" if needs_dispatch(&items) => {
+            // Objects (a user class's `to_s`) and hashes (`inspect`) turned into their texts
+            // through Ruby's dispatch first.
+            let shown = RValue::array(show_items(it, &items, 0, pos)?);
+            let RValue::Array(c) = &shown else {
+                return Ok(RValue::Nil);
+            };
+            return array_method(it, &shown, c, name, args, block, pos);
+        }
         "join" => {
             argc(&args, 0, 1, pos)?;
             let sep = match args.first() {
@@ -924,12 +949,17 @@ pub fn array_method(
             };
         }
         "[]=" => {
-            if args.len() != 2 {
-                return unsupported("Array#[]= with a range or length", pos);
+            if args.len() == 3 || matches!(args.as_slice(), [RValue::Range(_), _]) {
+                return splice(cell, &args, len, pos);
             }
+            argc(&args, 2, 3, pos)?;
             let i = int_arg(&args[0], pos)?;
             let Some(i) = norm(i, len) else {
-                return raise("IndexError", format!("index {i} too small for array"), pos);
+                return raise(
+                    "IndexError",
+                    format!("index {i} too small for array; minimum: {}", -(len as i64)),
+                    pos,
+                );
             };
             if i > 1_000_000 {
                 return unsupported("array index above one million", pos);
@@ -969,6 +999,10 @@ pub fn array_method(
                 },
             };
         }
+        "first" if matches!(args.first(), Some(RValue::Int(n)) if *n < 0) => {
+            // Array's own message (Enumerable#first says "attempt to take negative size").
+            return raise("ArgumentError", "negative array size", pos);
+        }
         "last" => {
             return match args.first() {
                 None => Ok(items.last().cloned().unwrap_or(RValue::Nil)),
@@ -985,6 +1019,41 @@ pub fn array_method(
         "values_at" => {
             let mut out = Vec::new();
             for a in &args {
+                if let RValue::Range(r) = a {
+                    // Ruby's `rb_range_beg_len` with its end not cut at the array's: the
+                    // positions past the end give nil.
+                    let b = match &r.0 {
+                        RValue::Nil => 0,
+                        x => int_arg(x, pos)?,
+                    };
+                    let s = if b < 0 { b + len as i64 } else { b };
+                    if s < 0 {
+                        return raise(
+                            "RangeError",
+                            format!("{} out of range", value::inspect(a)),
+                            pos,
+                        );
+                    }
+                    let e = match &r.1 {
+                        RValue::Nil => len as i64,
+                        x => {
+                            let e = int_arg(x, pos)?;
+                            let e = if e < 0 { e + len as i64 } else { e };
+                            if r.2 {
+                                e
+                            } else {
+                                e.saturating_add(1)
+                            }
+                        }
+                    };
+                    if e.saturating_sub(s) > 1_000_000 {
+                        return unsupported("values_at of more than a million positions", pos);
+                    }
+                    for j in s..e.max(s) {
+                        out.push(items.get(j as usize).cloned().unwrap_or(RValue::Nil));
+                    }
+                    continue;
+                }
                 let i = int_arg(a, pos)?;
                 out.push(
                     norm(i, len)
@@ -1033,7 +1102,11 @@ pub fn array_method(
             }
             let i = int_arg(&args[0], pos)?;
             let Some(i) = norm(i, len + 1) else {
-                return raise("IndexError", "index out of array", pos);
+                return raise(
+                    "IndexError",
+                    format!("index {i} too small for array; minimum: -{}", len + 1),
+                    pos,
+                );
             };
             it.charge(16 * (args.len() + i.saturating_sub(len)), pos)?;
             let mut a = cell.borrow_mut();
@@ -1329,10 +1402,23 @@ pub fn array_method(
             });
         }
         "transpose" => {
-            let rows: Vec<Vec<RValue>> = items
-                .iter()
-                .map(|x| crate::methods::splat_items(it, x, pos))
-                .collect::<Result<_, _>>()?;
+            let mut rows: Vec<Vec<RValue>> = Vec::with_capacity(items.len());
+            for x in items.iter() {
+                match x {
+                    RValue::Array(a) => rows.push(a.borrow().clone()),
+                    RValue::Object(_) => rows.push(crate::methods::splat_items(it, x, pos)?),
+                    other => {
+                        return raise(
+                            "TypeError",
+                            format!(
+                                "no implicit conversion of {} into Array",
+                                other.conversion_name()
+                            ),
+                            pos,
+                        )
+                    }
+                }
+            }
             let Some(w) = rows.first().map(Vec::len) else {
                 return Ok(RValue::array(vec![]));
             };
@@ -1587,6 +1673,76 @@ fn sum_items(
     })
 }
 
+/// `Array#[]=` of a start and a length (`a[1, 2] = v`) or of a range (`a[1..2] = v`):
+/// the part is replaced by `v`'s elements (an Array) or by `v`, the array padded with
+/// nil when the part starts past its end; Ruby's IndexError and RangeError otherwise.
+fn splice(
+    cell: &Shared<Vec<RValue>>,
+    args: &[RValue],
+    len: usize,
+    pos: Pos,
+) -> Result<RValue, Ctrl> {
+    let (start, count, value) = match args {
+        [RValue::Range(r), v] => {
+            let b = match &r.0 {
+                RValue::Nil => 0,
+                x => int_arg(x, pos)?,
+            };
+            let e = match &r.1 {
+                RValue::Nil => -1,
+                x => int_arg(x, pos)?,
+            };
+            let s = if b < 0 { b + len as i64 } else { b };
+            if s < 0 {
+                return raise(
+                    "RangeError",
+                    format!("{} out of range", value::inspect(&args[0])),
+                    pos,
+                );
+            }
+            let e = if e < 0 { e + len as i64 } else { e };
+            let e = if r.2 && !matches!(r.1, RValue::Nil) {
+                e
+            } else {
+                e.saturating_add(1)
+            };
+            (s, (e - s).max(0), v)
+        }
+        [a, l, v] => {
+            let b = int_arg(a, pos)?;
+            let l = int_arg(l, pos)?;
+            if l < 0 {
+                return raise("IndexError", format!("negative length ({l})"), pos);
+            }
+            let s = if b < 0 { b + len as i64 } else { b };
+            if s < 0 {
+                return raise(
+                    "IndexError",
+                    format!("index {b} too small for array; minimum: {}", -(len as i64)),
+                    pos,
+                );
+            }
+            (s, l, v)
+        }
+        _ => return unsupported("Array#[]= with these arguments", pos),
+    };
+    if start > 1_000_000 {
+        return unsupported("array index above one million", pos);
+    }
+    let start = start as usize;
+    let repl: Vec<RValue> = match value {
+        RValue::Array(a) => a.borrow().clone(),
+        v => vec![v.clone()],
+    };
+    let mut a = cell.borrow_mut();
+    while a.len() < start {
+        a.push(RValue::Nil);
+    }
+    let end = start.saturating_add(count as usize).min(a.len());
+    a.splice(start..end, repl);
+    Ok(value.clone())
+}
+
 fn slice(args: &[RValue], len: usize, pos: Pos) -> Result<Option<(usize, usize)>, Ctrl> {
     match args {
         [RValue::Range(r)] => {
@@ -1668,6 +1824,45 @@ fn join_encoding(items: &[RValue], sep: Option<&RValue>, pos: Pos) -> Result<boo
         (false, true) => Ok(false),
         (false, false) => Ok(first.unwrap_or(false)),
     }
+}
+
+/// Whether `join` shows a value through Ruby's dispatch ([`show_items`]): an object or a
+/// hash in it, nested arrays included (each array looked at once, however often it is
+/// shared).
+fn needs_dispatch(items: &[RValue]) -> bool {
+    fn walk(items: &[RValue], seen: &mut rustc_hash::FxHashSet<usize>, depth: usize) -> bool {
+        items.iter().any(|x| match x {
+            RValue::Object(_) | RValue::Hash(_) => true,
+            RValue::Array(a) if depth < 64 && seen.insert(Rc::as_ptr(a) as *const u8 as usize) => {
+                a.try_borrow().is_ok_and(|a| walk(&a, seen, depth + 1))
+            }
+            _ => false,
+        })
+    }
+    walk(items, &mut rustc_hash::FxHashSet::default(), 0)
+}
+
+/// `items` with their objects and hashes replaced by their `to_s` (nested arrays too, as
+/// `join` flattens them), a step an element.
+fn show_items(
+    it: &mut Interp,
+    items: &[RValue],
+    depth: usize,
+    pos: Pos,
+) -> Result<Vec<RValue>, Ctrl> {
+    let mut out = Vec::with_capacity(items.len());
+    for x in items {
+        it.tick(pos)?;
+        out.push(match x {
+            RValue::Object(_) | RValue::Hash(_) => RValue::string(it.to_s_value(x)?),
+            RValue::Array(a) if depth < 64 => {
+                let inner = a.borrow().clone();
+                RValue::array(show_items(it, &inner, depth + 1, pos)?)
+            }
+            other => other.clone(),
+        });
+    }
+    Ok(out)
 }
 
 fn join_into(items: &[RValue], sep: &str, out: &mut String, depth: usize) {

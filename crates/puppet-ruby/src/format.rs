@@ -128,8 +128,13 @@ fn pad(body: String, width: usize, left: bool, zero: bool) -> String {
     }
 }
 
-/// Formats `args` by the Ruby format string `f`.
-pub fn sprintf(f: &str, args: &[RValue], pos: Pos) -> Result<String, Ctrl> {
+/// What `%s` (false) or `%p` (true) shows of a value, where the caller knows better than
+/// the value's own text (a user class's `to_s` or `inspect`); `None` for the default.
+pub type Show<'a> = dyn FnMut(&RValue, bool) -> Result<Option<String>, Ctrl> + 'a;
+
+/// Formats `args` by the Ruby format string `f`, with `show` asked for the text of `%s`,
+/// `%p` and `%{name}` arguments.
+pub fn sprintf_with(f: &str, args: &[RValue], pos: Pos, show: &mut Show) -> Result<String, Ctrl> {
     let cs = name_first(f);
     let mut out = String::new();
     let mut i = 0;
@@ -173,7 +178,11 @@ pub fn sprintf(f: &str, args: &[RValue], pos: Pos) -> Result<String, Ctrl> {
                 );
             };
             let name: String = cs[i + 1..end].iter().collect();
-            out.push_str(&to_s(&named_value(&name, true, pos)?));
+            let v = named_value(&name, true, pos)?;
+            match show(&v, false)? {
+                Some(s) => out.push_str(&s),
+                None => out.push_str(&to_s(&v)),
+            }
             i = end + 1;
             continue;
         }
@@ -295,7 +304,11 @@ pub fn sprintf(f: &str, args: &[RValue], pos: Pos) -> Result<String, Ctrl> {
             }
             's' | 'p' => {
                 let v = next_arg(pos)?;
-                let mut s = if conv == 's' { to_s(&v) } else { inspect(&v) };
+                let mut s = match show(&v, conv == 'p')? {
+                    Some(s) => s,
+                    None if conv == 's' => to_s(&v),
+                    None => inspect(&v),
+                };
                 if let Some(p) = prec {
                     s = s.chars().take(p).collect();
                 }

@@ -83,7 +83,10 @@ impl Ctrl {
 /// Evaluation result.
 pub type R = Result<RValue, Ctrl>;
 
-const MAX_DEPTH: usize = 120;
+/// The nesting bound of evaluation (expressions, blocks and calls inside one another):
+/// about a thousand levels of a recursive Ruby method (Ruby itself allows some ten
+/// thousand); the stack grows onto the heap as it deepens ([`crate::with_stack_at`]).
+const MAX_DEPTH: usize = 4_000;
 /// The default budget of evaluation steps of one interpreter (about a second in a release
 /// build). Fuzz builds (`--cfg fuzzing`: instrumented, some 50 times slower) stop sooner, so
 /// that an endless loop ends well inside libFuzzer's timeout and is not reported as a hang.

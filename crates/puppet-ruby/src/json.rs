@@ -314,9 +314,14 @@ fn gen(v: &RValue, out: &mut String, pos: Pos, depth: usize) -> Result<(), Ctrl>
             RValue::Float(f) if !f.is_finite() => {
                 return crate::interp::raise(
                     "JSON::GeneratorError",
-                    format!("{} not allowed in JSON", to_s(v)),
+                    // json 2.6's message names the line of its C generator that raised.
+                    format!(
+                        "{}: {} not allowed in JSON",
+                        if f.is_nan() { 1003 } else { 1000 },
+                        to_s(v)
+                    ),
                     pos,
-                )
+                );
             }
             RValue::Int(_) | RValue::Big(_) | RValue::Float(_) => out.push_str(&to_s(v)),
             RValue::Array(a) => {

@@ -1561,6 +1561,15 @@ fn mixin_method(
                 }
                 "clamp" => {
                     let hi = args.get(1).cloned().unwrap_or(RValue::Nil);
+                    let lo_hi =
+                        it.call_method(other.clone(), "<=>", vec![hi.clone()], None, pos)?;
+                    if matches!(lo_hi, RValue::Int(c) if c > 0) {
+                        return raise(
+                            "ArgumentError",
+                            "min argument must be smaller than max argument",
+                            pos,
+                        );
+                    }
                     if matches!(cmp(it, other)?, Some(c) if c < 0) {
                         return Ok(other.clone());
                     }

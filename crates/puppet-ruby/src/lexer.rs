@@ -801,7 +801,29 @@ impl<'a> Lexer<'a> {
                         name.push(c);
                         self.bump();
                     }
-                    name.push_str(&self.ident_chars());
+                    match self.peek() {
+                        // `:$1`, `:$~`, `:$-w`: the special globals' symbols.
+                        Some(d) if name == "$" && d.is_ascii_digit() => {
+                            while let Some(d) = self.peek().filter(|d| d.is_ascii_digit()) {
+                                name.push(d);
+                                self.bump();
+                            }
+                        }
+                        Some(c2) if name == "$" && "~&`'+!@;,./\\<>*$?:\"".contains(c2) => {
+                            name.push(c2);
+                            self.bump();
+                        }
+                        Some('-')
+                            if name == "$"
+                                && self.peek_at(1).is_some_and(|c| c.is_alphanumeric()) =>
+                        {
+                            name.push('-');
+                            self.bump();
+                            name.extend(self.peek());
+                            self.bump();
+                        }
+                        _ => name.push_str(&self.ident_chars()),
+                    }
                     self.push(Tok::Sym(vec![StrPart::Lit(name)]), pos, space);
                 }
                 ':' if self.peek_at(1) != Some(':')

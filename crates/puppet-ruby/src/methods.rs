@@ -735,16 +735,22 @@ fn hash_from_pairs(pairs: Vec<(RValue, RValue)>) -> RValue {
     RValue::hash(h)
 }
 
-fn pair_of(v: &RValue) -> (RValue, RValue) {
-    match v {
-        RValue::Array(a) => {
-            let a = a.borrow();
-            (
-                a.first().cloned().unwrap_or(RValue::Nil),
-                a.get(1).cloned().unwrap_or(RValue::Nil),
-            )
+/// The text `format`'s `%s` (or `%p`, `inspect`) shows of a value through Ruby's dispatch:
+/// a user class's `to_s` or `inspect`, also inside arrays and hashes; `None` where the
+/// value's own text is that.
+pub(crate) fn show_value(
+    it: &mut Interp,
+    v: &RValue,
+    inspect: bool,
+) -> Result<Option<String>, Ctrl> {
+    match (v, inspect) {
+        (RValue::Object(_) | RValue::Array(_) | RValue::Hash(_), true) => {
+            Ok(Some(it.inspect_value(v)?))
         }
-        other => (other.clone(), RValue::Nil),
+        (RValue::Object(_) | RValue::Array(_) | RValue::Hash(_), false) => {
+            Ok(Some(it.to_s_value(v)?))
+        }
+        _ => Ok(None),
     }
 }
 
@@ -828,7 +834,10 @@ pub fn kernel(it: &mut Interp, name: &str, args: Vec<RValue>, block: Option<&Blk
         }
         "String" => {
             argc(&args, 1, 1, pos)?;
-            Ok(RValue::string(to_s(&args[0])))
+            match &args[0] {
+                RValue::Str(_) => Ok(args[0].clone()),
+                v => Ok(RValue::string(it.to_s_value(v)?)),
+            }
         }
         "Hash" => {
             argc(&args, 1, 1, pos)?;
@@ -848,7 +857,12 @@ pub fn kernel(it: &mut Interp, name: &str, args: Vec<RValue>, block: Option<&Blk
                 return raise("ArgumentError", "too few arguments", pos);
             }
             let f = str_arg(&args[0], pos)?;
-            Ok(RValue::string(crate::format::sprintf(&f, &args[1..], pos)?))
+            Ok(RValue::string(crate::format::sprintf_with(
+                &f,
+                &args[1..],
+                pos,
+                &mut |v, inspect| show_value(it, v, inspect),
+            )?))
         }
         "puts" | "print" | "p" | "pp" => {
             // These write to the process output, never to the template.
@@ -1290,9 +1304,13 @@ fn num_method(
     let big = |op: &str, a: i64, b: i64| bigint::arith(op, &BigInt::from(a), &BigInt::from(b), pos);
     let coerce_err = |other: &RValue| -> R {
         match other {
-            RValue::Nil => raise(
+            RValue::Nil | RValue::Bool(_) => raise(
                 "TypeError",
-                format!("nil can't be coerced into {}", recv.class_name()),
+                format!(
+                    "{} can't be coerced into {}",
+                    inspect(other),
+                    recv.class_name()
+                ),
                 pos,
             ),
             o => raise(
@@ -1385,7 +1403,13 @@ fn num_method(
                             }
                             bigint::from_float(q)
                         }
-                        "%" | "modulo" => RValue::Float(flo_divmod(a, b).1),
+                        "%" | "modulo" => {
+                            // Ruby 3.1's `Float#%` by zero raises, as `divmod` does.
+                            if b == 0.0 {
+                                return raise("ZeroDivisionError", "divided by 0", pos);
+                            }
+                            RValue::Float(flo_divmod(a, b).1)
+                        }
                         "divmod" => {
                             if b == 0.0 {
                                 return raise("ZeroDivisionError", "divided by 0", pos);
@@ -1407,6 +1431,13 @@ fn num_method(
                 argc(&args, 2, 2, pos)?;
                 let lo = compare(recv, &args[0]);
                 let hi = compare(recv, &args[1]);
+                if name == "clamp" && compare(&args[0], &args[1]) == Some(Ordering::Greater) {
+                    return raise(
+                        "ArgumentError",
+                        "min argument must be smaller than max argument",
+                        pos,
+                    );
+                }
                 if name == "clamp" {
                     return Ok(if lo == Some(Ordering::Less) {
                         args[0].clone()
@@ -1944,6 +1975,7 @@ fn math(name: &str, args: &[RValue], pos: Pos) -> R {
         xs.push(match a {
             RValue::Int(i) => *i as f64,
             RValue::Float(f) => *f,
+            RValue::Big(_) => num_f(a),
             other => {
                 let what = match other {
                     RValue::Nil => "nil".to_string(),
@@ -2049,6 +2081,11 @@ fn int_to_radix(i: i64, base: u32) -> String {
     s
 }
 
+/// Whether both ends of a range are Integers.
+fn range_int_ends(r: &(RValue, RValue, bool)) -> bool {
+    matches!(r.0, RValue::Int(_) | RValue::Big(_)) && matches!(r.1, RValue::Int(_) | RValue::Big(_))
+}
+
 fn range_method(
     it: &mut Interp,
     recv: &RValue,
@@ -2124,7 +2161,7 @@ fn range_method(
         {
             Ok(RValue::Float(f64::INFINITY))
         }
-        "first" | "begin" | "min" if args.is_empty() => Ok(r.0.clone()),
+        "first" | "begin" if args.is_empty() => Ok(r.0.clone()),
         "first" | "take" if matches!(r.0, RValue::Int(_)) => {
             // Lazily: an endless or huge range gives its first n.
             argc(&args, 1, 1, pos)?;
@@ -2154,10 +2191,103 @@ fn range_method(
         "end" => Ok(r.1.clone()),
         "lazy" if args.is_empty() => Ok(crate::library::lazy_of(it, recv.clone())),
         "exclude_end?" => Ok(RValue::Bool(r.2)),
-        "last" | "max" if args.is_empty() => match (&r.1, r.2) {
-            (RValue::Int(b), true) if name == "max" => Ok(RValue::Int(b - 1)),
-            _ => Ok(r.1.clone()),
-        },
+        // Numeric and other comparable ends answer by their ends, without iterating
+        // (`(1.0..2.0).max`), nil for an empty range.
+        "min" | "max" | "minmax" if args.is_empty() && block.is_none() => {
+            let empty = |it: &mut Interp| -> Result<bool, Ctrl> {
+                if matches!(r.0, RValue::Nil) || matches!(r.1, RValue::Nil) {
+                    return Ok(false);
+                }
+                Ok(match compare(&r.0, &r.1) {
+                    Some(Ordering::Greater) => true,
+                    Some(Ordering::Equal) => r.2,
+                    Some(Ordering::Less) => false,
+                    None => {
+                        let c = it.call_method(r.0.clone(), "<=>", vec![r.1.clone()], None, pos)?;
+                        match c {
+                            RValue::Int(c) => c > 0 || (c == 0 && r.2),
+                            _ => true,
+                        }
+                    }
+                })
+            };
+            let min = |it: &mut Interp| -> R {
+                if matches!(r.0, RValue::Nil) {
+                    return raise(
+                        "RangeError",
+                        "cannot get the minimum of beginless range",
+                        pos,
+                    );
+                }
+                Ok(if empty(it)? { RValue::Nil } else { r.0.clone() })
+            };
+            let max = |it: &mut Interp| -> R {
+                if matches!(r.1, RValue::Nil) {
+                    return raise("RangeError", "cannot get the maximum of endless range", pos);
+                }
+                if r.2 && !matches!(r.1, RValue::Int(_) | RValue::Big(_)) {
+                    return raise("TypeError", "cannot exclude non Integer end value", pos);
+                }
+                if r.2 && !matches!(r.0, RValue::Int(_) | RValue::Big(_) | RValue::Nil) {
+                    return raise(
+                        "TypeError",
+                        "cannot exclude end value with non Integer begin value",
+                        pos,
+                    );
+                }
+                if empty(it)? {
+                    return Ok(RValue::Nil);
+                }
+                match (&r.1, r.2) {
+                    (RValue::Int(b), true) => Ok(RValue::Int(b - 1)),
+                    (RValue::Big(b), true) => Ok(crate::bigint::norm((**b).clone() - 1)),
+                    _ => Ok(r.1.clone()),
+                }
+            };
+            match name {
+                "min" => min(it),
+                "max" => max(it),
+                _ => {
+                    let lo = min(it)?;
+                    let hi = max(it)?;
+                    Ok(RValue::array(vec![lo, hi]))
+                }
+            }
+        }
+        "last" if args.is_empty() => Ok(r.1.clone()),
+        // `size` of a numeric range (Float ends too; Infinity where it has no end), nil
+        // for others.
+        "size" if args.is_empty() && block.is_none() && !range_int_ends(r) => {
+            let num = |v: &RValue| match v {
+                RValue::Int(i) => Some(*i as f64),
+                RValue::Float(f) => Some(*f),
+                RValue::Big(b) => Some(crate::bigint::to_f(b)),
+                _ => None,
+            };
+            match (&r.0, &r.1) {
+                (RValue::Int(_) | RValue::Big(_) | RValue::Float(_), RValue::Nil) => {
+                    Ok(RValue::Float(f64::INFINITY))
+                }
+                (RValue::Nil, RValue::Int(_) | RValue::Big(_) | RValue::Float(_)) => {
+                    Ok(RValue::Float(f64::INFINITY))
+                }
+                (a, b) => match (num(a), num(b)) {
+                    (Some(a), Some(b)) => {
+                        // Ruby's `ruby_float_step_size` with a unit step.
+                        let n = (b - a).floor();
+                        let n = if r.2 && a + n == b { n - 1.0 } else { n };
+                        if n < 0.0 {
+                            Ok(RValue::Int(0))
+                        } else if n.is_infinite() {
+                            Ok(RValue::Float(n))
+                        } else {
+                            Ok(RValue::Int(n as i64 + 1))
+                        }
+                    }
+                    _ => Ok(RValue::Nil),
+                },
+            }
+        }
         "size" | "count" if args.is_empty() && block.is_none() => match (&r.0, &r.1) {
             (RValue::Int(a), RValue::Int(b)) => {
                 let end = if r.2 { b.saturating_sub(1) } else { *b };
@@ -2371,7 +2501,37 @@ pub(crate) fn class_method(
         ("Hash", "[]") => match args.as_slice() {
             [RValue::Hash(h)] => Ok(RValue::hash(h.borrow().clone())),
             [RValue::Array(a)] => {
-                let pairs: Vec<(RValue, RValue)> = a.borrow().iter().map(pair_of).collect();
+                // Each element a [key, value] or [key] array, as Ruby checks them.
+                let mut pairs = Vec::new();
+                for (i, x) in a.borrow().iter().enumerate() {
+                    match x {
+                        RValue::Array(p) => match p.borrow().as_slice() {
+                            [k] => pairs.push((k.clone(), RValue::Nil)),
+                            [k, v] => pairs.push((k.clone(), v.clone())),
+                            other => {
+                                return raise(
+                                    "ArgumentError",
+                                    format!(
+                                        "invalid number of elements ({} for 1..2)",
+                                        other.len()
+                                    ),
+                                    pos,
+                                )
+                            }
+                        },
+                        other => {
+                            let class = match other {
+                                RValue::Nil | RValue::Bool(_) => value::inspect(other),
+                                _ => other.class_name(),
+                            };
+                            return raise(
+                                "ArgumentError",
+                                format!("wrong element type {class} at {i} (expected array)"),
+                                pos,
+                            );
+                        }
+                    }
+                }
                 Ok(hash_from_pairs(pairs))
             }
             _ if args.len() % 2 == 0 => Ok(hash_from_pairs(
@@ -2388,7 +2548,10 @@ pub(crate) fn class_method(
                 Some(v) => int_arg(v, pos)?,
                 None => 0,
             };
-            if !(0..=1_000_000).contains(&n) {
+            if n < 0 {
+                return raise("ArgumentError", "negative array size", pos);
+            }
+            if n > 1_000_000 {
                 return raise("ArgumentError", "array size too big", pos);
             }
             it.charge(n as usize * 16, pos)?;

@@ -1185,7 +1185,22 @@ impl Parser {
         let pos = self.pos();
         if self.is_op("-") {
             self.skip();
-            // Negative numeric literals bind tighter than `**`.
+            // Negative numeric literals bind tighter than a method call, but `-2 ** 2` is
+            // `-(2 ** 2)`, as in Ruby's grammar (`tUMINUS_NUM numeric tPOW arg`).
+            let positive = match self.peek() {
+                Tok::Int(n) => Some(Kind::Int(*n)),
+                Tok::Big(b) => Some(Kind::Big(b.clone())),
+                Tok::Float(f) => Some(Kind::Float(*f)),
+                _ => None,
+            };
+            if let Some(kind) =
+                positive.filter(|_| !self.space_before() && matches!(self.peek_n(1), Tok::Op("**")))
+            {
+                let lit = node(kind, pos);
+                self.skip();
+                let e = self.pow(lit)?;
+                return Ok(call(Some(e), "-@", vec![], pos));
+            }
             match self.peek().clone() {
                 Tok::Int(n) if !self.space_before() => {
                     self.skip();
@@ -1244,7 +1259,14 @@ impl Parser {
         if self.is_op("~") || self.is_op("+") {
             let op = if self.is_op("~") { "~" } else { "+@" };
             self.skip();
-            let e = self.nested(|p| p.unary())?;
+            // `~-7` is `~(-7)`.
+            let e = self.nested(|p| {
+                if p.is_op("-") {
+                    p.unary_minus()
+                } else {
+                    p.unary()
+                }
+            })?;
             return Ok(call(Some(e), op, vec![], pos));
         }
         if self.is_op("&") {
@@ -1706,7 +1728,12 @@ impl Parser {
                     {
                         None
                     } else {
-                        Some(self.ternary()?)
+                        // `|a, b: 2|`: the closing bar is not an operator either.
+                        let saved = self.no_pipe;
+                        self.no_pipe = block;
+                        let d = self.ternary();
+                        self.no_pipe = saved;
+                        Some(d?)
                     };
                     p.keywords.push((n, d));
                 }

@@ -72,7 +72,7 @@ fn is_space(c: char) -> bool {
 }
 
 /// Expands `\1`, `\0`, `\&`, `\k<name>`, `` \` ``, `\'`, `\\` in a substitution string.
-fn expand_repl(repl: &str, caps: &value::Captures) -> String {
+fn expand_repl(repl: &str, caps: &value::Captures, pos: Pos) -> Result<String, Ctrl> {
     let mut out = String::new();
     let mut cs = repl.chars().peekable();
     while let Some(c) = cs.next() {
@@ -86,7 +86,14 @@ fn expand_repl(repl: &str, caps: &value::Captures) -> String {
                             for _ in 0..name.chars().count() + 2 {
                                 cs.next();
                             }
-                            if let Some(Some(g)) = caps.named(name).and_then(|i| caps.get(i)) {
+                            let Some(i) = caps.named(name) else {
+                                return raise(
+                                    "IndexError",
+                                    format!("undefined group name reference: {name}"),
+                                    pos,
+                                );
+                            };
+                            if let Some(Some(g)) = caps.get(i) {
                                 out.push_str(g);
                             }
                         }
@@ -124,7 +131,7 @@ fn expand_repl(repl: &str, caps: &value::Captures) -> String {
             out.push(c);
         }
     }
-    out
+    Ok(out)
 }
 
 fn substitute(
@@ -214,14 +221,27 @@ fn substitute(
             (Some(RValue::Str(r)), _) => {
                 let r = r.borrow();
                 if r.contains('\\') {
-                    expand_repl(&r, &full(first)?)
+                    expand_repl(&r, &full(first)?, pos)?
                 } else {
                     r.clone()
                 }
             }
             (Some(RValue::Hash(h)), _) => {
                 let k = RValue::str(matched);
-                to_s(&h.borrow().get(&k).cloned().unwrap_or(RValue::Nil))
+                let found = h.borrow().get(&k).cloned();
+                let defaulted = {
+                    let hb = h.borrow();
+                    hb.default_proc.is_some() || !matches!(hb.default, RValue::Nil)
+                };
+                match found {
+                    Some(v) => to_s(&v),
+                    // `hash[match]`: the hash's default (value or block) where it has one.
+                    None if defaulted => {
+                        let v = it.call_method(args[1].clone(), "[]", vec![k], None, pos)?;
+                        to_s(&v)
+                    }
+                    None => String::new(),
+                }
             }
             (Some(other), _) => str_arg(other, pos)?,
             (None, Some(b)) => {
@@ -804,19 +824,61 @@ fn str_method_of(
         }
         "index" | "rindex" => {
             argc(&args, 1, 2, pos)?;
+            let chars = s.chars().count();
+            // The start (a character position; negative from the end), nil where it is
+            // before the start of the text.
+            let start = match args.get(1) {
+                None if name == "index" => 0,
+                None => chars,
+                Some(a) => {
+                    let i = int_arg(a, pos)?;
+                    match norm(i, chars) {
+                        Some(i) => i,
+                        None => {
+                            if matches!(&args[0], RValue::Regexp(_)) {
+                                it.last_match = None;
+                            }
+                            return Ok(RValue::Nil);
+                        }
+                    }
+                }
+            };
             let needle = match &args[0] {
                 RValue::Str(n) => n.borrow().clone(),
                 RValue::Regexp(re) if name == "index" => {
-                    let start = match args.get(1) {
-                        Some(a) => int_arg(a, pos)?.max(0) as usize,
-                        None => 0,
-                    };
                     return Ok(match regex_match(it, re, &s, start, pos)? {
                         Some(at) => RValue::Int(at as i64),
                         None => RValue::Nil,
                     });
                 }
-                _ => return unsupported(format!("String#{name} with this argument"), pos),
+                RValue::Regexp(re) => {
+                    // The last match that starts at or before `start`: tried at each
+                    // position from there back to the beginning.
+                    let mut at = start.min(chars);
+                    loop {
+                        if let Some(found) = regex_match(it, re, &s, at, pos)? {
+                            if found == at {
+                                return Ok(RValue::Int(at as i64));
+                            }
+                        }
+                        if at == 0 {
+                            it.last_match = None;
+                            return Ok(RValue::Nil);
+                        }
+                        it.tick(pos)?;
+                        at -= 1;
+                    }
+                }
+                other => {
+                    return raise(
+                        "TypeError",
+                        format!(
+                            "no implicit conversion of {} into String",
+                            other.conversion_name()
+                        ),
+                        pos,
+                    )
+                }
             };
             let found = if name == "index" {
                 let start = match args.get(1) {
@@ -831,7 +893,13 @@ fn str_method_of(
                 };
                 bstart.and_then(|b| s[b..].find(&needle).map(|i| i + b))
             } else {
-                s.rfind(&needle)
+                // The last occurrence that starts at or before `start`.
+                let limit = s.char_indices().nth(start).map_or(s.len(), |(b, _)| b);
+                let end = limit.saturating_add(needle.len()).min(s.len());
+                let end = (end..=s.len())
+                    .find(|e| s.is_char_boundary(*e))
+                    .unwrap_or(s.len());
+                s[..end].rfind(&needle)
             };
             Ok(match found {
                 Some(b) => RValue::Int(s[..b].chars().count() as i64),
@@ -884,21 +952,40 @@ fn str_method_of(
                         RValue::Nil
                     })
                 }
-                [RValue::Regexp(re)] | [RValue::Regexp(re), RValue::Int(_)] => {
-                    let group = match args.get(1) {
-                        Some(g) => int_arg(g, pos)? as usize,
-                        None => 0,
+                [RValue::Regexp(re)]
+                | [RValue::Regexp(re), RValue::Int(_) | RValue::Str(_) | RValue::Sym(_)] => {
+                    if regex_match(it, re, &s, 0, pos)?.is_none() {
+                        return Ok(RValue::Nil);
+                    }
+                    // The groups are `$~`'s, which the match just set.
+                    let Some(caps) = it.last_match.clone() else {
+                        return Ok(RValue::Nil);
                     };
-                    Ok(match regex_match(it, re, &s, 0, pos)? {
-                        // The groups are `$~`'s, which the match just set.
-                        Some(_) => it
-                            .last_match
-                            .as_ref()
-                            .and_then(|caps| caps.get(group).cloned().flatten())
-                            .map(RValue::string)
-                            .unwrap_or(RValue::Nil),
-                        None => RValue::Nil,
-                    })
+                    let group = match args.get(1) {
+                        None => Some(0),
+                        Some(RValue::Int(g)) if *g < 0 => {
+                            let n = caps.len() as i64 + g;
+                            (n > 0).then_some(n as usize)
+                        }
+                        Some(RValue::Int(g)) => Some(*g as usize),
+                        Some(other) => {
+                            let name = to_s(other);
+                            match caps.named(&name) {
+                                Some(i) => Some(i),
+                                None => {
+                                    return raise(
+                                        "IndexError",
+                                        format!("undefined group name reference: {name}"),
+                                        pos,
+                                    )
+                                }
+                            }
+                        }
+                    };
+                    Ok(group
+                        .and_then(|g| caps.get(g).cloned().flatten())
+                        .map(RValue::string)
+                        .unwrap_or(RValue::Nil))
                 }
                 [RValue::Range(r)] => {
                     let (a, b) = (
@@ -959,16 +1046,27 @@ fn str_method_of(
                 RValue::Array(a) => a.borrow().clone(),
                 other => vec![other.clone()],
             };
-            new(crate::format::sprintf(&s, &fargs, pos)?)
+            new(crate::format::sprintf_with(
+                &s,
+                &fargs,
+                pos,
+                &mut |v, inspect| crate::methods::show_value(it, v, inspect),
+            )?)
         }
         "<<" | "concat" => {
-            argc(&args, 1, 1, pos)?;
-            let add = match &args[0] {
-                RValue::Int(i) if (0..0x110000).contains(i) => char::from_u32(*i as u32)
-                    .map(String::from)
-                    .unwrap_or_default(),
-                other => str_arg(other, pos)?,
-            };
+            if name == "<<" {
+                argc(&args, 1, 1, pos)?;
+            }
+            // `concat` takes any number of strings (or codepoints), all read first.
+            let mut add = String::new();
+            for a in &args {
+                match a {
+                    RValue::Int(i) if (0..0x110000).contains(i) => {
+                        add.extend(char::from_u32(*i as u32))
+                    }
+                    other => add.push_str(&str_arg(other, pos)?),
+                }
+            }
             it.charge(add.len(), pos)?;
             cell.borrow_mut().push_str(&add);
             Ok(recv.clone())
@@ -990,6 +1088,13 @@ fn str_method_of(
             argc(&args, 2, 2, pos)?;
             let lo = str_arg(&args[0], pos)?;
             let hi = str_arg(&args[1], pos)?;
+            if lo > hi {
+                return raise(
+                    "ArgumentError",
+                    "min argument must be smaller than max argument",
+                    pos,
+                );
+            }
             Ok(if s < lo {
                 args[0].clone()
             } else if s > hi {
@@ -1364,7 +1469,8 @@ fn str_method_of(
             let len = s.chars().count() as i64;
             let at = if i < 0 { len + i + 1 } else { i };
             if at < 0 || at > len {
-                return raise("IndexError", format!("index {i} out of string"), pos);
+                let shown = if i < 0 { i + 1 } else { i };
+                return raise("IndexError", format!("index {shown} out of string"), pos);
             }
             let byte = s
                 .char_indices()

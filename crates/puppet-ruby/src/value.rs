@@ -887,39 +887,61 @@ pub use puppet_types::format::float_to_s;
 pub use puppet_types::ruby::inspect_str;
 
 fn sym_is_plain(s: &str) -> bool {
-    let body = s.strip_prefix('@').unwrap_or(s);
-    let body = body
-        .strip_suffix('?')
-        .or_else(|| body.strip_suffix('!'))
-        .or_else(|| body.strip_suffix('='))
-        .unwrap_or(body);
-    let mut cs = body.chars();
-    match cs.next() {
-        Some(c) if c.is_alphabetic() || c == '_' => {}
-        _ => {
-            return matches!(
-                s,
-                "+" | "-"
-                    | "*"
-                    | "/"
-                    | "%"
-                    | "**"
-                    | "=="
-                    | "<=>"
-                    | "<"
-                    | "<="
-                    | ">"
-                    | ">="
-                    | "[]"
-                    | "[]="
-                    | "<<"
-                    | "!"
-                    | "=~"
-                    | "==="
-            )
-        }
+    let ident = |b: &str| {
+        let mut cs = b.chars();
+        matches!(cs.next(), Some(c) if c.is_alphabetic() || c == '_')
+            && cs.all(|c| c.is_alphanumeric() || c == '_')
+    };
+    // `:@iv`, `:@@cv`, `:$g`, `:$1`, `:$~` (no `?`, `!` or `=` after them).
+    if let Some(b) = s.strip_prefix("@@").or_else(|| s.strip_prefix('@')) {
+        return ident(b);
     }
-    cs.all(|c| c.is_alphanumeric() || c == '_')
+    if let Some(b) = s.strip_prefix('$') {
+        return ident(b)
+            || (!b.is_empty() && b.chars().all(|c| c.is_ascii_digit()))
+            || (b.chars().count() == 1 && "~*$?!@/\\;,.=:<>\"&`'+0_".contains(b))
+            || b.strip_prefix('-').is_some_and(|r| {
+                r.chars().count() == 1 && r.chars().all(|c| c.is_alphanumeric() || c == '_')
+            });
+    }
+    let body = s
+        .strip_suffix('?')
+        .or_else(|| s.strip_suffix('!'))
+        .or_else(|| s.strip_suffix('='))
+        .unwrap_or(s);
+    if ident(body) {
+        return true;
+    }
+    matches!(
+        s,
+        "+" | "-"
+            | "*"
+            | "/"
+            | "%"
+            | "**"
+            | "=="
+            | "<=>"
+            | "<"
+            | "<="
+            | ">"
+            | ">="
+            | "[]"
+            | "[]="
+            | "<<"
+            | ">>"
+            | "!"
+            | "!="
+            | "!~"
+            | "=~"
+            | "==="
+            | "+@"
+            | "-@"
+            | "~"
+            | "^"
+            | "&"
+            | "|"
+            | "`"
+    )
 }
 
 /// Ruby's `inspect`.
@@ -1059,7 +1081,15 @@ pub fn to_s(v: &RValue) -> String {
         RValue::Float(f) => float_to_s(*f),
         RValue::Str(s) => s.borrow().clone(),
         RValue::Sym(s) => s.to_string(),
-        RValue::Array(_) | RValue::Hash(_) | RValue::Range(_) => inspect(v),
+        RValue::Array(_) | RValue::Hash(_) => inspect(v),
+        // `"a".."e"` is `a..e` (its ends' `to_s`).
+        RValue::Range(r) => {
+            let mut out = String::new();
+            out.push_str(&to_s(&r.0));
+            out.push_str(if r.2 { "..." } else { ".." });
+            out.push_str(&to_s(&r.1));
+            out
+        }
         RValue::Regexp(r) => {
             let mut on = String::new();
             let mut off = String::from("-");

@@ -38,6 +38,16 @@ class OpenStruct
     @table.dig(*keys)
   end
 
+  def delete_field(name)
+    @table.delete(name.to_sym)
+  end
+
+  def inspect
+    fields = @table.map { |k, v| "#{k}=#{v.inspect}" }
+    fields.empty? ? "#<#{self.class}>" : "#<#{self.class} #{fields.join(', ')}>"
+  end
+  alias to_s inspect
+
   def ==(other)
     other.is_a?(OpenStruct) && to_h == other.to_h
   end
