@@ -179,17 +179,22 @@ struct ModuleSources {
     names: Vec<SmolStr>,
     /// The module path as configured.
     modulepath: Vec<PathBuf>,
+    /// Where the global and environment Hiera layers find their data
+    /// ([`puppet_hiera::Lookup::data_roots`]): a backend function reads the paths Hiera
+    /// hands it (`Puppet::FileSystem.read(options['path'])`).
+    hiera_roots: Vec<PathBuf>,
 }
 
 impl ModuleSources {
-    /// Whether Ruby code may look at `p`: inside a module, the environment directory or a
-    /// module path directory, without `..`.
+    /// Whether Ruby code may look at `p`: inside a module, the environment directory, the
+    /// global Hiera layer's data or a module path directory, without `..`.
     fn visible(&self, p: &Path, roots: bool) -> bool {
         !p.components().any(|c| c == std::path::Component::ParentDir)
             && (self
                 .modules
                 .iter()
                 .chain(&self.env_dir)
+                .chain(&self.hiera_roots)
                 .any(|m| p.starts_with(m))
                 || (roots && self.modulepath.iter().any(|m| p.starts_with(m))))
     }
@@ -1100,6 +1105,7 @@ impl Environment {
                 env_dir: loader.config().env_dir.clone(),
                 names,
                 modulepath: loader.config().modulepath.clone(),
+                hiera_roots: (self.hiera()).map(|l| l.data_roots()).unwrap_or_default(),
             }))
         })
     }

@@ -320,6 +320,7 @@ impl Session {
         let mut roots = self.config.roots();
         if let Some(h) = &self.hiera_config {
             roots.push(h.parent().unwrap_or(Path::new("/")).to_path_buf());
+            roots.extend(hiera_data_roots(h));
         }
         roots
     }
@@ -377,6 +378,13 @@ impl Session {
                 let mut roots = config.roots();
                 if let Some(h) = &hiera_config {
                     roots.push(h.parent().unwrap_or(Path::new("/")).to_path_buf());
+                }
+                // The data of the global and environment layers may lie outside their
+                // directories (`datadir: /var/lib/hiera`): Puppet reads it there.
+                let layers = hiera_config.iter().cloned();
+                let layers = layers.chain(config.env_dir.iter().map(|d| d.join("hiera.yaml")));
+                for file in layers {
+                    roots.extend(hiera_data_roots(&file));
                 }
                 Arc::new(FsProvider::new(roots))
             }
@@ -436,4 +444,17 @@ impl Session {
 /// (as a user means `--modulepath ../modules`).
 fn absolute(p: &Path) -> PathBuf {
     puppet_loader::absolute_path(p)
+}
+
+/// Where the `hiera.yaml` at `file` finds its data (nothing when it is absent or does not
+/// parse: loading reports that).
+fn hiera_data_roots(file: &Path) -> Vec<PathBuf> {
+    let dir = file.parent().unwrap_or(Path::new("/"));
+    let reader = FsProvider::new([dir.to_path_buf()]);
+    let Ok(text) = reader.read_to_string(file) else {
+        return Vec::new();
+    };
+    puppet_hiera::HieraConfig::parse(&text, dir)
+        .map(|c| c.data_roots())
+        .unwrap_or_default()
 }

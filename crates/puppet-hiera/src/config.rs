@@ -119,6 +119,54 @@ fn get<'a>(h: &'a puppet_types::value::ValueMap, k: &str) -> Option<&'a Value> {
 }
 
 impl HieraConfig {
+    /// The directories under which this configuration's hierarchy finds its data: for every
+    /// entry, its data directory joined with each of its location templates, cut before the
+    /// first component that interpolates or globs (`/etc/puppet/data/nodes` for
+    /// `nodes/%{trusted.certname}.yaml`; an absolute path stands for itself). What a reader
+    /// of the file system must serve for this layer.
+    ///
+    /// ```
+    /// use puppet_hiera::HieraConfig;
+    /// use std::path::{Path, PathBuf};
+    /// let yaml = "version: 5\ndefaults: {datadir: /var/lib/hiera, data_hash: yaml_data}\nhierarchy:\n  - name: n\n    path: nodes/%{trusted.certname}.yaml\n  - name: s\n    path: /srv/secrets/all.yaml\n";
+    /// let config = HieraConfig::parse(yaml, Path::new("/etc/puppet")).unwrap();
+    /// assert_eq!(
+    ///     config.data_roots(),
+    ///     vec![PathBuf::from("/var/lib/hiera/nodes"), PathBuf::from("/srv/secrets/all.yaml")]
+    /// );
+    /// ```
+    pub fn data_roots(&self) -> Vec<PathBuf> {
+        let mut roots: Vec<PathBuf> = Vec::new();
+        for e in self
+            .hierarchy
+            .iter()
+            .chain(self.default_hierarchy.iter().flatten())
+        {
+            let datadir = self.dir.join(e.datadir.as_deref().unwrap_or(&self.datadir));
+            let templates: Vec<&str> = match &e.location {
+                Location::Paths(v) | Location::Globs(v) => v.iter().map(String::as_str).collect(),
+                Location::MappedPaths(_, _, t) => vec![t.as_str()],
+                Location::None | Location::Uris(_) => vec![""],
+            };
+            for t in templates {
+                let mut root = PathBuf::new();
+                for c in datadir.join(t).components() {
+                    if c.as_os_str()
+                        .to_string_lossy()
+                        .contains(['{', '*', '?', '['])
+                    {
+                        break;
+                    }
+                    root.push(c);
+                }
+                if !roots.contains(&root) {
+                    roots.push(root);
+                }
+            }
+        }
+        roots
+    }
+
     /// Parses `hiera.yaml` text; `dir` is the directory the file is in.
     ///
     /// ```

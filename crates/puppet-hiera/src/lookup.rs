@@ -1180,51 +1180,24 @@ impl Lookup {
         self
     }
 
-    /// The directories under which the global layer finds its data: for every hierarchy
-    /// entry, its data directory joined with each of its location templates, cut before the
-    /// first component that interpolates (`/etc/puppet/data/nodes` for
-    /// `nodes/%{trusted.certname}.yaml`). A backend function handed such a path may read it
-    /// (the environment and module layers' data lies in the environment and the modules).
+    /// The directories under which the global and environment layers find their data
+    /// ([`HieraConfig::data_roots`]): a backend function handed such a path may read it
+    /// (module layers' data lies in the modules).
     ///
     /// ```
     /// use puppet_hiera::{HieraConfig, Lookup, MemorySource};
     /// use std::path::{Path, PathBuf};
-    /// let yaml = "version: 5\nhierarchy:\n  - name: n\n    path: nodes/%{trusted.certname}.yaml\n  - name: s\n    path: /srv/secrets/all.yaml\n";
+    /// let yaml = "version: 5\nhierarchy:\n  - name: n\n    path: nodes/%{trusted.certname}.yaml\n";
     /// let global = HieraConfig::parse(yaml, Path::new("/etc/puppet")).unwrap();
     /// let lookup = Lookup::builder(MemorySource::new()).global(global).build().unwrap();
-    /// assert_eq!(
-    ///     lookup.global_data_roots(),
-    ///     vec![PathBuf::from("/etc/puppet/data/nodes"), PathBuf::from("/srv/secrets/all.yaml")]
-    /// );
+    /// assert_eq!(lookup.data_roots(), vec![PathBuf::from("/etc/puppet/data/nodes")]);
     /// ```
-    pub fn global_data_roots(&self) -> Vec<PathBuf> {
-        let Some(p) = &self.global else {
-            return Vec::new();
-        };
-        let cfg = &p.config;
-        let mut roots: Vec<PathBuf> = Vec::new();
-        for e in cfg
-            .hierarchy
-            .iter()
-            .chain(cfg.default_hierarchy.iter().flatten())
-        {
-            let datadir = cfg.dir.join(e.datadir.as_deref().unwrap_or(&cfg.datadir));
-            let templates: Vec<&str> = match &e.location {
-                Location::Paths(v) | Location::Globs(v) => v.iter().map(String::as_str).collect(),
-                Location::MappedPaths(_, _, t) => vec![t.as_str()],
-                Location::None | Location::Uris(_) => vec![""],
-            };
-            for t in templates {
-                let mut root = PathBuf::new();
-                for c in datadir.join(t).components() {
-                    let text = c.as_os_str().to_string_lossy();
-                    if text.contains("%{") || text.contains(['*', '?', '[', '{']) {
-                        break;
-                    }
-                    root.push(c);
-                }
-                if !roots.contains(&root) {
-                    roots.push(root);
+    pub fn data_roots(&self) -> Vec<PathBuf> {
+        let mut roots = Vec::new();
+        for p in self.global.iter().chain(&self.environment) {
+            for r in p.config.data_roots() {
+                if !roots.contains(&r) {
+                    roots.push(r);
                 }
             }
         }
