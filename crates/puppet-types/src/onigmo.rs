@@ -48,7 +48,7 @@ pub(crate) fn translate(
     let mut t = Tr {
         c: chars,
         i: 0,
-        out: String::with_capacity(src.len() + 8),
+        out: String::with_capacity(2 * src.len() + 16),
         named,
         groups: 0,
         x: flags.contains('x'),
@@ -311,9 +311,7 @@ impl Tr {
                 }
                 _ => {
                     self.i += 1;
-                    let mut s = String::new();
-                    push_literal(&mut s, c);
-                    self.atom_text(&s, false);
+                    self.literal_char(c);
                 }
             }
         }
@@ -823,9 +821,14 @@ impl Tr {
     }
 
     fn literal_char(&mut self, c: char) {
-        let mut s = String::new();
-        push_literal(&mut s, c);
-        self.atom_text(&s, false);
+        let start = self.out.len();
+        push_literal(&mut self.out, c);
+        self.atom = Some(Atom {
+            start,
+            wrap: false,
+            zero_width: false,
+            capture_body: None,
+        });
     }
 
     /// Up to `max` octal digits at `self.i` (at least one there): the character.
@@ -1082,7 +1085,8 @@ impl Tr {
                             alt.push_str(if ascii { EMPTY_CLASS } else { &s });
                         }
                         ClassItem::Char(a) => {
-                            let mut piece = String::new();
+                            let from = out.len();
+                            let piece = &mut out;
                             if self.peek(0) == Some('-')
                                 && !matches!(self.peek(1), Some(']') | None)
                                 && !(self.peek(1) == Some('&') && self.peek(2) == Some('&'))
@@ -1093,7 +1097,7 @@ impl Tr {
                                 }
                                 if self.peek(0) == Some('[') {
                                     // `[a-[b]]`: the `-` is literal.
-                                    push_literal(&mut piece, a);
+                                    push_literal(piece, a);
                                     piece.push_str("\\-");
                                 } else {
                                     match self.class_item()? {
@@ -1101,9 +1105,9 @@ impl Tr {
                                             if b < a {
                                                 return self.err("empty range in char class");
                                             }
-                                            push_literal(&mut piece, a);
+                                            push_literal(piece, a);
                                             piece.push('-');
-                                            push_literal(&mut piece, b);
+                                            push_literal(piece, b);
                                         }
                                         ClassItem::Set(..) => {
                                             return self.err("char-class value at end of range")
@@ -1111,10 +1115,9 @@ impl Tr {
                                     }
                                 }
                             } else {
-                                push_literal(&mut piece, a);
+                                push_literal(piece, a);
                             }
-                            out.push_str(&piece);
-                            alt.push_str(&piece);
+                            alt.push_str(&out[from..]);
                         }
                     }
                 }
