@@ -1559,6 +1559,29 @@ notice($nope)
 }
 $t.each |$k, $v| { notify { $k: message => inline_epp($v) } }
 """),
+    # --- regexps as Ruby 3.1 (Onigmo) reads them (see scripts/regexp-diff.py) ---------
+    ("regexp_named_and_plain_groups", N, """\
+if 'ab' =~ /(?<x>a)(b)/ { notice([$0, $1, $2]) }
+if 'ab' =~ /(a)(b)?(c)?/ { notice([$0, $1, $2, $3]) }
+case 'web01' { /^(?<role>[a-z]+)(\\d+)$/: { notice([$0, $1, $2]) } }
+"""),
+    ("regexp_intervals_and_options", N, """\
+notice(['aaa' =~ /^a{,2}$/, 'aa' =~ /^a{,2}$/, 'a{,}' =~ /^a{,}$/, 'a{x' =~ /a{x/, 'a' =~ /^a{2}?$/])
+notice(['c' =~ /a(?i)b|c/, 'aC' =~ /a(?i)b|c/, 'AB' =~ /a(?i:b)/, 'aB' =~ /a(?i:b)/])
+notice(['a b' =~ /(?x) a b /, 'ab' =~ /(?x) a b /, 'a b' =~ /(?x)a[ ]b/])
+notice(['aaab' =~ /^a++b/, 'aaa' =~ /^a++a/, 'aaa' =~ /^(?>a+)a/])
+"""),
+    ("regexp_classes_non_ascii", N, """\
+notice(['é' =~ /[[:alpha:]]/, 'é' =~ /\\w/, 'é' =~ /\\W/, 'é' =~ /\\p{Alpha}/, 'é' =~ /[[:^alpha:]]/])
+notice(['b' =~ /[a-z&&[^aeiou]]/, 'e' =~ /[a-z&&[^aeiou]]/, 'K' =~ /\\h/, 'f' =~ /\\h/])
+notice(["x\\r\\ny" =~ /x\\Ry/, 'A' =~ /\\101/, 'é' =~ /\\u00e9/, '/' =~ /\\//])
+"""),
+    ("regexp_functions_as_ruby", N, """\
+notice(regsubst('aaa', /a*/, '-', 'G'), regsubst('abc', /x*/, '-', 'G'), regsubst('ab', /(?<x>a)/, '<\\k<x>>'))
+notice(regsubst('ab', /a/, '[\\0|\\`|\\'|\\\\]'), regsubst('a b', 'a b', 'X', 'E'), regsubst('AB', 'b', 'x', 'IG'))
+notice(split('abc', /b*/), split('a,b,,', ','), split('a1b22c', /(\\d)+/), split('abc', ''))
+notice(match('web01', /(?<role>[a-z]+)(\\d+)/), match('ab', /(a)(x)?/))
+"""),
 ]
 
 def strip_error(msg, node):

@@ -41,6 +41,7 @@ mod lookahead;
 pub mod mismatch;
 pub mod normalize;
 pub mod object;
+mod onigmo;
 pub mod params;
 pub mod printf;
 pub mod regexp;

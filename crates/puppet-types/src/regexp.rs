@@ -2,15 +2,17 @@
 //!
 //! Puppet runs on Ruby regexps (Onigmo). We compile with regex-automata's meta engine, or
 //! `fancy-regex` (pure Rust, supports look-around and back references) for the patterns that
-//! need it (`Engine`), after a small translation of Ruby-only syntax
-//! ([`compile_ruby`], the one translation and cache of the workspace):
+//! need it (`Engine`), after a translation of Ruby's syntax ([`compile_ruby`], the one
+//! translation and cache of the workspace; the translation itself is `crate::onigmo`):
 //! `^`/`$` always match at line boundaries in Ruby, so patterns get a leading `(?m)` (Ruby's
 //! `^` does not match after a newline that ends the text: the exact translation guards it
 //! with a look-ahead, and the automata run the plain one on the texts where both agree);
-//! Ruby's `m` flag (dot matches newline) becomes Rust's `s`; `\Z`, `\h` and `\H` are rewritten.
-//! Not supported: subexpression calls (`\g<name>`), possessive quantifiers beyond what
-//! fancy-regex accepts, and Ruby's encoding-specific classes. Such patterns fail to compile and
-//! produce a [`TypeError::BadRegexp`]. This module does not implement `=~` match variables.
+//! Ruby's `m` flag (dot matches newline) becomes Rust's `s`; classes, escapes, intervals,
+//! options and groups are written as Onigmo reads them. What the engines cannot match as
+//! Ruby does (the absent operator, `\X`, subexpression calls, a group name used twice) is
+//! refused: the pattern produces a [`TypeError::BadRegexp`] naming it. This module also has
+//! Ruby's match iteration ([`RubyPattern::all_matches`]), `split` ([`ruby_split`]) and
+//! replacement escapes ([`ruby_replacement`]); it does not implement `=~` match variables.
 
 use crate::error::TypeError;
 use smol_str::SmolStr;
@@ -475,7 +477,7 @@ fn matcher(source: &str, flags: &str) -> Result<Arc<Matcher>, String> {
         },
         flags,
     );
-    let translated = translate_ruby(source, &key.1);
+    let translated = crate::onigmo::translate(source, &key.1, false, true)?;
     // Only a `^` translates differently (most patterns are translated once).
     let plain = source
         .contains('^')
@@ -549,8 +551,9 @@ impl RubyPattern {
     /// far less to build. `None` when it does not run on them (look-around, a final `\Z`,
     /// a pattern the engines refuse, non-ASCII text the full build sends to fancy-regex, a
     /// `^` pattern on a text that ends in a newline):
-    /// then ask [`RubyPattern::regex`]. Each search starts where the previous match ended
-    /// and an empty match right after a match is skipped, as both engines' iterators do.
+    /// then ask [`RubyPattern::regex`]. The matches are Ruby's ([`RubyPattern::all_matches`]):
+    /// each search starts where the previous match ended, or one character further after
+    /// an empty match ([`next_search`]).
     ///
     /// ```
     /// let p = puppet_types::regexp::RubyPattern::new(r"(\d)-", "").unwrap();
@@ -579,8 +582,11 @@ impl RubyPattern {
             },
         };
         let mut out = Vec::new();
-        for caps in re.captures_iter(text) {
-            let Some(m) = caps.get_match() else { continue };
+        let mut caps = re.create_captures();
+        let mut pos = 0;
+        while pos <= text.len() {
+            re.search_captures(&regex_automata::Input::new(text).range(pos..), &mut caps);
+            let Some(m) = caps.get_match() else { break };
             let groups = (0..caps.group_len())
                 .map(|i| caps.get_group(i).map(|span| text[span].to_string()))
                 .collect();
@@ -588,14 +594,224 @@ impl RubyPattern {
             if out.len() > limit {
                 break;
             }
+            pos = next_search(text, m.start(), m.end());
         }
         Some(out)
+    }
+
+    /// The name of each group (index 1 on), `None` for a group without one.
+    pub fn group_names(&self) -> Vec<Option<String>> {
+        match self.regex() {
+            Ok(re) => re
+                .capture_names()
+                .skip(1)
+                .map(|n| n.map(str::to_string))
+                .collect(),
+            Err(_) => Vec::new(),
+        }
+    }
+
+    /// The byte spans of the groups of the first match (group 0 the whole match), `None`
+    /// when there is none or the engine refuses the pattern.
+    #[allow(clippy::type_complexity)]
+    pub fn first_match(&self, text: &str) -> Option<Vec<Option<(usize, usize)>>> {
+        let re = self.regex().ok()?;
+        let caps = re.captures(text).ok()??;
+        Some(
+            (0..caps.len())
+                .map(|i| caps.get(i).map(|m| (m.start(), m.end())))
+                .collect(),
+        )
+    }
+
+    /// Ruby's `String#split` by this pattern ([`ruby_split`]); `Err` when the engine
+    /// refuses the pattern.
+    pub fn split(&self, text: &str) -> Result<Vec<String>, String> {
+        let re = self.regex()?;
+        Ok(ruby_split(text, |pos| {
+            let caps = re.captures_from_pos(text, pos).ok()??;
+            Some(
+                (0..caps.len())
+                    .map(|i| caps.get(i).map(|m| (m.start(), m.end())))
+                    .collect(),
+            )
+        }))
+    }
+
+    /// Every match as Ruby's `scan` and `gsub` find them (the byte spans of each match's
+    /// groups; at most `limit + 1` matches): each search starts where the previous match
+    /// ended (`\G` anchors there), or one character further after an empty match, so an
+    /// empty match right after a non-empty one counts (`"aaa".scan(/a*/)` is
+    /// `["aaa", ""]`).
+    ///
+    /// ```
+    /// let p = puppet_types::regexp::RubyPattern::new("a*", "").unwrap();
+    /// assert_eq!(p.all_matches("aab", 10).len(), 3);
+    /// ```
+    #[allow(clippy::type_complexity)]
+    pub fn all_matches(&self, text: &str, limit: usize) -> Vec<Vec<Option<(usize, usize)>>> {
+        let mut out = Vec::new();
+        let Ok(re) = self.regex() else {
+            return out;
+        };
+        let mut pos = 0;
+        while pos <= text.len() {
+            let Ok(Some(caps)) = re.captures_from_pos(text, pos) else {
+                break;
+            };
+            let Some(m) = caps.get(0) else { break };
+            out.push(
+                (0..caps.len())
+                    .map(|i| caps.get(i).map(|g| (g.start(), g.end())))
+                    .collect(),
+            );
+            if out.len() > limit {
+                break;
+            }
+            pos = next_search(text, m.start(), m.end());
+        }
+        out
     }
 
     /// The compiled fancy-regex (compiled now if it was not yet), for match positions and
     /// every match; `Err` with the engine's message when it refuses the pattern.
     pub fn regex(&self) -> Result<&Arc<fancy_regex::Regex>, String> {
         self.0.compiled().as_ref().map_err(Clone::clone)
+    }
+}
+
+/// Ruby's replacement text (`sub`, `gsub`, Puppet's `regsubst`) for one match: `repl` with
+/// `\\0`/`\\&` the whole match, `\\1`..`\\9` a group (nothing when the pattern has named
+/// groups: Ruby then numbers none), `\\k<name>` a named group, `` \\` `` the text before
+/// the match, `\\'` the text after it and `\\\\` a backslash; any other backslash stays.
+/// `groups` are the match's (group 0 the whole), `names` the pattern's group names
+/// ([`RubyPattern::group_names`]). `Err` for a name no group has (Ruby's `IndexError`).
+///
+/// ```
+/// use puppet_types::regexp::ruby_replacement;
+/// let groups = [Some("ab"), Some("a")];
+/// assert_eq!(ruby_replacement(r"<\1|\0|\q>", &groups, "", "", &[None]).unwrap(), r"<a|ab|\q>");
+/// let named = [Some("a".to_string())];
+/// assert_eq!(ruby_replacement(r"\k<a>\1", &groups, "", "", &named).unwrap(), "a");
+/// ```
+pub fn ruby_replacement(
+    repl: &str,
+    groups: &[Option<&str>],
+    pre: &str,
+    post: &str,
+    names: &[Option<String>],
+) -> Result<String, String> {
+    let named = names.iter().any(Option::is_some);
+    let group = |i: usize| groups.get(i).copied().flatten().unwrap_or("");
+    let mut out = String::with_capacity(repl.len());
+    let mut cs = repl.char_indices().peekable();
+    while let Some((_, c)) = cs.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        let Some(&(at, n)) = cs.peek() else {
+            out.push('\\');
+            break;
+        };
+        match n {
+            '0' | '&' => out.push_str(group(0)),
+            '1'..='9' => {
+                if !named {
+                    out.push_str(group(n as usize - '0' as usize));
+                }
+            }
+            '`' => out.push_str(pre),
+            '\'' => out.push_str(post),
+            '\\' => out.push('\\'),
+            'k' if repl[at + 1..].starts_with('<') => {
+                let Some(close) = repl[at + 2..].find('>') else {
+                    out.push_str("\\k");
+                    cs.next();
+                    continue;
+                };
+                let name = &repl[at + 2..at + 2 + close];
+                let index = names
+                    .iter()
+                    .position(|n| n.as_deref() == Some(name))
+                    .ok_or_else(|| format!("undefined group name reference: {name}"))?;
+                out.push_str(group(index + 1));
+                // Past the name and its `>`.
+                while cs.next_if(|&(i, _)| i < at + 2 + close + 1).is_some() {}
+                continue;
+            }
+            other => {
+                out.push('\\');
+                out.push(other);
+            }
+        }
+        cs.next();
+    }
+    Ok(out)
+}
+
+/// Ruby's `String#split` by a pattern (no limit): the texts between matches and the groups
+/// each match sets; an empty match splits between characters but not at the start, and
+/// trailing empty texts are dropped. `matches_from(pos)` is the pattern's first match at or
+/// after byte `pos` (its groups' spans, group 0 the whole).
+pub fn ruby_split(
+    text: &str,
+    mut matches_from: impl FnMut(usize) -> Option<Vec<Option<(usize, usize)>>>,
+) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let char_len = |at: usize| text[at..].chars().next().map_or(1, char::len_utf8);
+    let (mut beg, mut start, mut last_null) = (0usize, 0usize, false);
+    while start <= text.len() {
+        let Some(groups) = matches_from(start) else {
+            break;
+        };
+        let Some(Some((m_start, m_end))) = groups.first().copied() else {
+            break;
+        };
+        if m_start == start && m_start == m_end {
+            if last_null {
+                out.push(text[beg..beg + char_len(beg)].to_string());
+                beg = start;
+            } else {
+                start += if start == text.len() {
+                    1
+                } else {
+                    char_len(start)
+                };
+                last_null = true;
+                continue;
+            }
+        } else {
+            out.push(text[beg..m_start].to_string());
+            beg = m_end;
+            start = m_end;
+        }
+        last_null = false;
+        out.extend(
+            groups[1..]
+                .iter()
+                .flatten()
+                .map(|&(s, e)| text[s..e].to_string()),
+        );
+    }
+    if text.len() > beg {
+        out.push(text[beg..].to_string());
+    }
+    while out.last().is_some_and(String::is_empty) {
+        out.pop();
+    }
+    out
+}
+
+/// Where Ruby's next search starts after a match `start..end` (`scan`, `gsub`): at its end,
+/// or one character further after an empty match (past the text's end when there is none).
+pub fn next_search(text: &str, start: usize, end: usize) -> usize {
+    if end > start {
+        return end;
+    }
+    match text.get(end..).and_then(|rest| rest.chars().next()) {
+        Some(c) => end + c.len_utf8(),
+        None => text.len() + 1,
     }
 }
 
@@ -717,107 +933,8 @@ fn translate_for_captures(src: &str, flags: &str) -> Option<String> {
 /// `(?m)^` also matches (`"a\n".gsub(/^/, '>')` is `">a\n"`, not `">a\n>"`). The two
 /// forms differ only on a text that ends in a newline ([`Matcher::plain`]).
 fn translate(src: &str, flags: &str, for_test: bool, guard_caret: bool) -> String {
-    let mut out = String::with_capacity(src.len() + 8);
-    out.push_str("(?m");
-    if flags.contains('i') {
-        out.push('i');
-    }
-    if flags.contains('m') {
-        out.push('s');
-    }
-    if flags.contains('x') {
-        out.push('x');
-    }
-    out.push(')');
-    let chars: Vec<char> = src.chars().collect();
-    let mut i = 0;
-    let mut in_class = 0usize;
-    while i < chars.len() {
-        let c = chars[i];
-        match c {
-            '\\' if i + 1 < chars.len() => {
-                let n = chars[i + 1];
-                match n {
-                    'Z' if in_class == 0 => {
-                        out.push_str(if for_test && chars[i + 2..].iter().all(|c| *c == ')') {
-                            "\\n?\\z"
-                        } else {
-                            "(?=\\n?\\z)"
-                        })
-                    }
-                    'h' => out.push_str(if in_class > 0 {
-                        "0-9a-fA-F"
-                    } else {
-                        "[0-9a-fA-F]"
-                    }),
-                    'H' if in_class == 0 => out.push_str("[^0-9a-fA-F]"),
-                    // Ruby's \w, \d and \s are ASCII classes (Onigmo without the `u`
-                    // option); Rust's are Unicode.
-                    'w' => out.push_str(if in_class > 0 {
-                        "a-zA-Z0-9_"
-                    } else {
-                        "[a-zA-Z0-9_]"
-                    }),
-                    'd' => out.push_str(if in_class > 0 { "0-9" } else { "[0-9]" }),
-                    's' => out.push_str(if in_class > 0 {
-                        " \\t\\n\\x0B\\x0C\\r"
-                    } else {
-                        "[ \\t\\n\\x0B\\x0C\\r]"
-                    }),
-                    'W' if in_class == 0 => out.push_str("[^a-zA-Z0-9_]"),
-                    'D' if in_class == 0 => out.push_str("[^0-9]"),
-                    'S' if in_class == 0 => out.push_str("[^ \\t\\n\\x0B\\x0C\\r]"),
-                    '/' => out.push('/'),
-                    // `\0`, `\01`, `\012`: an octal character code.
-                    '0' => {
-                        let mut j = i + 2;
-                        let mut code = 0u32;
-                        while j < chars.len() && j < i + 4 && ('0'..='7').contains(&chars[j]) {
-                            code = code * 8 + chars[j].to_digit(8).unwrap_or(0);
-                            j += 1;
-                        }
-                        out.push_str(&format!("\\x{{{code:x}}}"));
-                        i = j;
-                        continue;
-                    }
-                    _ => {
-                        out.push('\\');
-                        out.push(n);
-                    }
-                }
-                i += 2;
-                continue;
-            }
-            '^' if in_class == 0 && guard_caret => out.push_str("(?:\\A|^(?!\\z))"),
-            '[' => {
-                in_class += 1;
-                out.push(c);
-            }
-            ']' if in_class > 0 => {
-                in_class -= 1;
-                out.push(c);
-            }
-            '(' if in_class == 0 && chars.get(i + 1) == Some(&'?') => {
-                // Inline flag groups: Ruby's m is Rust's s.
-                let mut j = i + 2;
-                let mut flags = String::new();
-                while j < chars.len() && matches!(chars[j], 'i' | 'm' | 'x' | '-') {
-                    flags.push(if chars[j] == 'm' { 's' } else { chars[j] });
-                    j += 1;
-                }
-                if !flags.is_empty() && j < chars.len() && (chars[j] == ':' || chars[j] == ')') {
-                    out.push_str("(?");
-                    out.push_str(&flags);
-                    i = j;
-                    continue;
-                }
-                out.push(c);
-            }
-            _ => out.push(c),
-        }
-        i += 1;
-    }
-    out
+    // `matcher` checks the pattern first: a refused one never gets here.
+    crate::onigmo::translate(src, flags, for_test, guard_caret).unwrap_or_default()
 }
 
 impl PartialEq for Regexp {
@@ -947,17 +1064,19 @@ mod tests {
         let mut on_automata = 0;
         for (source, flags) in patterns {
             let p = super::RubyPattern::new(source, flags).unwrap();
-            let re = p.regex().unwrap().clone();
             for text in texts {
-                let mut want = Vec::new();
-                for caps in re.captures_iter(text) {
-                    let caps = caps.unwrap();
-                    let m = caps.get(0).unwrap();
-                    let groups: Vec<Option<String>> = (0..caps.len())
-                        .map(|i| caps.get(i).map(|g| g.as_str().to_string()))
-                        .collect();
-                    want.push((m.start(), m.end(), groups));
-                }
+                let want: Vec<_> = p
+                    .all_matches(text, 1000)
+                    .into_iter()
+                    .map(|groups| {
+                        let (start, end) = groups[0].unwrap();
+                        let strings: Vec<Option<String>> = groups
+                            .iter()
+                            .map(|g| g.map(|(s, e)| text[s..e].to_string()))
+                            .collect();
+                        (start, end, strings)
+                    })
+                    .collect();
                 if let Some(got) = p.automata_matches(text, 1000) {
                     on_automata += 1;
                     assert_eq!(got, want, "/{source}/{flags} on {text:?}");

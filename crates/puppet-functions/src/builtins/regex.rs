@@ -40,13 +40,13 @@ fn ruby_flags(flags: &str) -> String {
 
 /// A pattern of `regsubst`: checked and translated now, compiled for the first match.
 pub(crate) struct Pattern {
-    ruby: puppet_types::regexp::RubyPattern,
+    pub(crate) ruby: puppet_types::regexp::RubyPattern,
     source: String,
     flags: String,
 }
 
 impl Pattern {
-    /// Every non-overlapping match as (start, end, captures), as [`all_matches`] finds
+    /// Every match as (start, end, captures), as [`all_matches`] finds
     /// them, on the automata when the pattern runs on them (compiling fancy-regex's matcher
     /// costs several times as much), else through [`compile_flags`] (with its errors).
     #[allow(clippy::type_complexity)]
@@ -77,12 +77,16 @@ pub(crate) fn pattern_with(source: &str, flags: &str) -> Result<Pattern, CallErr
     }
 }
 
-/// Every non-overlapping match as (start, end, captures).
+/// Every match as Ruby's `gsub` finds them (start, end, captures): each search starts
+/// where the previous match ended, or a character further after an empty match.
 pub(crate) fn all_matches(re: &Regex, text: &str) -> Vec<(usize, usize, Vec<Option<String>>)> {
     let mut out = Vec::new();
-    for caps in re.captures_iter(text) {
-        let Ok(caps) = caps else { break };
-        let Some(m) = caps.get(0) else { continue };
+    let mut pos = 0;
+    while pos <= text.len() {
+        let Ok(Some(caps)) = re.captures_from_pos(text, pos) else {
+            break;
+        };
+        let Some(m) = caps.get(0) else { break };
         let groups = (0..caps.len())
             .map(|i| caps.get(i).map(|g| g.as_str().to_string()))
             .collect();
@@ -90,6 +94,7 @@ pub(crate) fn all_matches(re: &Regex, text: &str) -> Vec<(usize, usize, Vec<Opti
         if out.len() > super::MAX_ELEMENTS {
             break;
         }
+        pos = puppet_types::regexp::next_search(text, m.start(), m.end());
     }
     out
 }

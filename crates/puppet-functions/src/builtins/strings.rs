@@ -2,7 +2,7 @@
 //! `strip`, `lstrip`, `rstrip`, `split`, `match`, `regsubst`, `sprintf`, `versioncmp`,
 //! `strftime`, `scanf`.
 
-use super::regex::{all_matches, compile, pattern_with};
+use super::regex::{compile, pattern_with};
 use crate::error::{codes, CallError};
 use crate::registry::{Args, Registry};
 use crate::{RegistryError, Signature};
@@ -121,38 +121,6 @@ fn case_fn(
         .register()
 }
 
-/// Ruby's `String#split` by a regexp (captures included, trailing empty strings removed).
-fn split(s: &str, re: &fancy_regex::Regex) -> Vec<Value> {
-    let mut out: Vec<String> = Vec::new();
-    if s.is_empty() {
-        return vec![];
-    }
-    let mut last = 0;
-    for (start, end, groups) in all_matches(re, s) {
-        if end == start {
-            if start == 0 || start >= s.len() {
-                continue;
-            }
-        } else if start == 0 && end > 0 && last == 0 {
-            out.push(String::new());
-            last = end;
-            out.extend(groups.into_iter().skip(1).flatten());
-            continue;
-        }
-        if start < last {
-            continue;
-        }
-        out.push(s[last..start].to_string());
-        out.extend(groups.into_iter().skip(1).flatten());
-        last = end;
-    }
-    out.push(s[last..].to_string());
-    while out.last().is_some_and(String::is_empty) {
-        out.pop();
-    }
-    out.into_iter().map(Value::string).collect()
-}
-
 fn split_chars_if_empty(s: &str, src: &str) -> Option<Vec<Value>> {
     src.is_empty()
         .then(|| s.chars().map(|c| Value::string(c.to_string())).collect())
@@ -183,35 +151,6 @@ fn match_one(s: &str, re: &fancy_regex::Regex) -> Value {
     }
 }
 
-/// Expands Ruby's replacement escapes (`\0`..`\9`, `\&`, `\\`).
-fn expand(repl: &str, groups: &[Option<String>]) -> String {
-    let mut out = String::new();
-    let mut cs = repl.chars().peekable();
-    while let Some(c) = cs.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        match cs.peek().copied() {
-            Some(d) if d.is_ascii_digit() => {
-                cs.next();
-                let i = d as usize - '0' as usize;
-                out.push_str(groups.get(i).and_then(|g| g.as_deref()).unwrap_or(""));
-            }
-            Some('&') => {
-                cs.next();
-                out.push_str(groups.first().and_then(|g| g.as_deref()).unwrap_or(""));
-            }
-            Some('\\') => {
-                cs.next();
-                out.push('\\');
-            }
-            _ => out.push('\\'),
-        }
-    }
-    out
-}
-
 fn substitute(
     s: &str,
     re: &super::regex::Pattern,
@@ -232,7 +171,18 @@ fn substitute(
                     out.push_str(r);
                 }
             }
-            other => out.push_str(&expand(other.as_str().unwrap_or_default(), &groups)),
+            other => {
+                let strings: Vec<Option<&str>> = groups.iter().map(|g| g.as_deref()).collect();
+                let expanded = puppet_types::regexp::ruby_replacement(
+                    other.as_str().unwrap_or_default(),
+                    &strings,
+                    &s[..start],
+                    &s[end..],
+                    &re.ruby.group_names(),
+                )
+                .map_err(|e| CallError::new(codes::BAD_ARGUMENT, e))?;
+                out.push_str(&expanded);
+            }
         }
         last = end;
         if !global {
@@ -710,7 +660,15 @@ pub(super) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
         if let Some(chars) = split_chars_if_empty(&s, &src) {
             return Ok(Value::array(chars));
         }
-        Ok(Value::array(split(&s, &*compile(&src)?)))
+        let parts = puppet_types::regexp::RubyPattern::new(&src, "")
+            .and_then(|p| p.split(&s))
+            .map_err(|e| {
+                CallError::new(
+                    codes::BAD_ARGUMENT,
+                    format!("Invalid regular expression /{src}/: {e}"),
+                )
+            })?;
+        Ok(Value::array(parts.into_iter().map(Value::string).collect()))
     };
     reg.function("split")
         .doc("Splits a String by a regular expression (given as a String, Regexp or Regexp type).")
