@@ -304,7 +304,7 @@ pub fn pow_mod(a: &BigInt, b: &BigInt, m: &BigInt, pos: Pos) -> R {
     if b.is_negative() {
         return raise(
             "RangeError",
-            "Integer#pow() 2nd argument not allowed to be negative when 3rd argument specified",
+            "Integer#pow() 1st argument cannot be negative when 2nd argument specified",
             pos,
         );
     }

@@ -467,17 +467,28 @@ impl<'s> Interp<'s> {
                 Ok(v)
             }
             Method::Proc(p) => {
-                let args = merge_kw(args, kw);
+                // A `define_method` block binds the keywords it was called with as a method
+                // does; other procs take them as a trailing hash.
+                let takes_kw = matches!(&p.body, ProcBody::Block(b)
+                    if !b.params.keywords.is_empty() || b.params.kwrest.is_some());
+                let (args, kw) = if takes_kw {
+                    (args, kw)
+                } else {
+                    (merge_kw(args, kw), None)
+                };
                 let target = self.def_target_for(&recv);
-                self.call_block_as(
-                    p,
-                    args,
-                    Some((recv, target)),
-                    block.cloned(),
-                    true,
-                    Some(name),
-                    pos,
-                )
+                crate::with_stack(|| {
+                    self.call_block_checked(
+                        p,
+                        args,
+                        kw,
+                        Some((recv, target)),
+                        block.cloned(),
+                        true,
+                        Some(name),
+                        pos,
+                    )
+                })
             }
             Method::Undefined => raise(
                 "NoMethodError",
@@ -752,7 +763,7 @@ impl<'s> Interp<'s> {
         pos: Pos,
     ) -> R {
         crate::with_stack(|| {
-            self.call_block_checked(blk, args, with, block, as_method, method, pos)
+            self.call_block_checked(blk, args, None, with, block, as_method, method, pos)
         })
     }
 
@@ -764,6 +775,7 @@ impl<'s> Interp<'s> {
         &mut self,
         blk: &Blk,
         args: Vec<RValue>,
+        kw: Option<RValue>,
         with: Option<(RValue, Rc<Module>)>,
         block: Option<Blk>,
         as_method: bool,
@@ -861,7 +873,7 @@ impl<'s> Interp<'s> {
                 || (b.params.positional() >= 1 && b.params.rest.is_some())
                 || b.params.trailing_comma
                 || (positional > 0 && b.params.required.len() + b.params.post.len() > 1));
-        let r = match self.bind_params(&b.params, args, None, block, strict, autosplat, pos) {
+        let r = match self.bind_params(&b.params, args, kw, block, strict, autosplat, pos) {
             Ok(()) => self.body(&b.body),
             Err(e) => Err(e),
         };

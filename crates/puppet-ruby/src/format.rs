@@ -361,7 +361,7 @@ pub fn sprintf_with(f: &str, args: &[RValue], pos: Pos, show: &mut Show) -> Resu
                 let s = if x.is_finite() {
                     format!(
                         "{}{}",
-                        sign(x.is_sign_negative() && x != 0.0),
+                        sign(x.is_sign_negative()),
                         printf::fixed(x.abs(), p)
                     )
                 } else {
@@ -376,7 +376,11 @@ pub fn sprintf_with(f: &str, args: &[RValue], pos: Pos, show: &mut Show) -> Resu
             'e' | 'E' => {
                 let x = num_of(&next_arg(pos)?, pos)?;
                 let p = prec.unwrap_or(6);
-                let mut s = format!("{}{}", sign(x < 0.0), printf::exponential(x.abs(), p));
+                let mut s = format!(
+                    "{}{}",
+                    sign(x.is_sign_negative()),
+                    printf::exponential(x.abs(), p)
+                );
                 if conv == 'E' {
                     s = s.to_uppercase();
                 }
@@ -387,7 +391,7 @@ pub fn sprintf_with(f: &str, args: &[RValue], pos: Pos, show: &mut Show) -> Resu
                 let s = if x.is_finite() {
                     format!(
                         "{}{}",
-                        sign(x.is_sign_negative() && x != 0.0),
+                        sign(x.is_sign_negative()),
                         printf::general(x.abs(), prec.unwrap_or(6), alt)
                     )
                 } else {
@@ -403,9 +407,13 @@ pub fn sprintf_with(f: &str, args: &[RValue], pos: Pos, show: &mut Show) -> Resu
             'c' => {
                 let v = next_arg(pos)?;
                 let s = match &v {
-                    RValue::Int(n) => char::from_u32(*n as u32)
-                        .map(String::from)
-                        .unwrap_or_default(),
+                    RValue::Int(n) if *n < 0 => {
+                        return unsupported("%c of a negative number (a binary string)", pos)
+                    }
+                    RValue::Int(n) => match u32::try_from(*n).ok().and_then(char::from_u32) {
+                        Some(c) => String::from(c),
+                        None => return raise("ArgumentError", "invalid character", pos),
+                    },
                     RValue::Str(s) if s.borrow().chars().count() == 1 => s.borrow().clone(),
                     RValue::Str(_) => {
                         return raise("ArgumentError", "%c requires a character", pos)

@@ -281,6 +281,10 @@ fn substitute(
 
 fn split(s: &str, sep: Option<&RValue>, limit: i64, pos: Pos) -> Result<Vec<String>, Ctrl> {
     let mut parts: Vec<String> = Vec::new();
+    // An empty string splits into no fields, whatever the separator and limit.
+    if s.is_empty() {
+        return Ok(parts);
+    }
     let awk = match sep {
         None | Some(RValue::Nil) => true,
         Some(RValue::Str(p)) => *p.borrow() == " ",
