@@ -21,33 +21,30 @@ pub fn parse(s: &str) -> Result<RValue, String> {
 }
 
 /// Ruby's `JSON.parse` (json 2.6 of Ruby 3.1) of a text, for the interpreter and for
-/// puppet-stdlib's `parsejson`: `Err((class, message))` is the exception Ruby raises
-/// (`JSON::ParserError` with `859: unexpected token at '...'`, the text from where Ruby's
-/// parser gave up: the start of the innermost enclosing objects), or `("", reason)` for a
-/// malformed number.
+/// puppet-stdlib's `parsejson`: `Err((class, message))` is the exception Ruby raises:
+/// `JSON::ParserError` with json 2.6's `451: unexpected token at '...'` (raised inside an
+/// array) or `859: ...` (at the top level), the text from where Ruby's parser gave up
+/// ([`ruby_error_at`]); `JSON::NestingError` past 100 levels.
 pub fn parse_ruby(text: &str) -> Result<RValue, (&'static str, String)> {
     parse(text).map_err(|m| match m.strip_prefix("unexpected token at '") {
         Some(rest) => {
             let rest = rest.strip_suffix('\'').unwrap_or(rest);
-            if rest.starts_with(|c: char| c.is_ascii_digit() || c == '-') {
-                return (
-                    "",
-                    format!("the JSON number at '{rest}' is beyond a 64-bit Integer or Float (a Bignum)"),
-                );
-            }
-            let at = ruby_error_at(text, text.len().saturating_sub(rest.len()));
+            let (line, at) = ruby_error_at(text, text.len().saturating_sub(rest.len()));
             (
                 "JSON::ParserError",
-                format!("859: unexpected token at '{}'", &text[at..]),
+                format!("{line}: unexpected token at '{}'", &text[at..]),
             )
         }
         None => ("JSON::NestingError", m),
     })
 }
 
-/// Where Ruby's JSON parser reports an error found at byte `at`: inside objects it backs
-/// up to the `{` of the outermost object of the innermost run of enclosing objects.
-fn ruby_error_at(text: &str, at: usize) -> usize {
+/// Where and how Ruby's JSON parser reports an error found at byte `at`: json 2.6's
+/// object machine gives up back to the `{` of the outermost object of the innermost run of
+/// enclosing objects, and the error is raised by what encloses that (an array: the
+/// source line 451 of json's parser, in its message; the top level: 859); inside an array
+/// the array raises where the bad token is.
+fn ruby_error_at(text: &str, at: usize) -> (u32, usize) {
     let mut stack: Vec<(u8, usize)> = Vec::new();
     let b = text.as_bytes();
     let mut i = 0;
@@ -66,13 +63,11 @@ fn ruby_error_at(text: &str, at: usize) -> usize {
         i += 1;
     }
     let mut pos = at;
-    for &(c, p) in stack.iter().rev() {
-        if c != b'{' {
-            break;
-        }
+    while let Some(&(b'{', p)) = stack.last() {
         pos = p;
+        stack.pop();
     }
-    pos
+    (if stack.is_empty() { 859 } else { 451 }, pos)
 }
 
 fn skip_ws(cs: &[char], i: &mut usize) {
@@ -148,11 +143,13 @@ fn value(cs: &[char], i: &mut usize, depth: usize) -> Result<RValue, String> {
                 }
             }
             Some('"') => {
+                // A string that does not end: Ruby's parser reports it from its quote.
+                let start = *i;
                 *i += 1;
                 let mut s = String::new();
                 loop {
                     match cs.get(*i) {
-                        None => return Err(err(*i)),
+                        None => return Err(err(start)),
                         Some('"') => {
                             *i += 1;
                             return Ok(RValue::string(s));
@@ -293,6 +290,22 @@ pub fn check_nesting(v: &RValue, opts: Option<&RValue>, pos: Pos) -> Result<(), 
     Ok(())
 }
 
+/// json 2.6's message for a Float JSON cannot hold: it names the line of its C generator
+/// that raised.
+pub(crate) fn not_allowed(f: f64) -> String {
+    let shown = if f.is_nan() {
+        "NaN"
+    } else if f > 0.0 {
+        "Infinity"
+    } else {
+        "-Infinity"
+    };
+    format!(
+        "{}: {shown} not allowed in JSON",
+        if f.is_nan() { 1003 } else { 1000 }
+    )
+}
+
 /// `JSON.generate` (compact form).
 pub fn generate(v: &RValue, pos: Pos) -> Result<String, Ctrl> {
     let mut out = String::new();
@@ -312,16 +325,7 @@ fn gen(v: &RValue, out: &mut String, pos: Pos, depth: usize) -> Result<(), Ctrl>
             RValue::Nil => out.push_str("null"),
             RValue::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
             RValue::Float(f) if !f.is_finite() => {
-                return crate::interp::raise(
-                    "JSON::GeneratorError",
-                    // json 2.6's message names the line of its C generator that raised.
-                    format!(
-                        "{}: {} not allowed in JSON",
-                        if f.is_nan() { 1003 } else { 1000 },
-                        to_s(v)
-                    ),
-                    pos,
-                );
+                return crate::interp::raise("JSON::GeneratorError", not_allowed(*f), pos);
             }
             RValue::Int(_) | RValue::Big(_) | RValue::Float(_) => out.push_str(&to_s(v)),
             RValue::Array(a) => {

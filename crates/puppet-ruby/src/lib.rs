@@ -172,10 +172,20 @@ pub fn yaml_of_value(v: &Value) -> Result<String, String> {
     }
 }
 
+/// json 2.6's `JSON::GeneratorError` message for a Float JSON cannot hold (the number is
+/// the line of its C generator that raised), shared with puppet-stdlib's `to_json`.
+///
+/// ```
+/// assert_eq!(puppet_ruby::json_not_allowed(f64::NAN), "1003: NaN not allowed in JSON");
+/// assert_eq!(puppet_ruby::json_not_allowed(f64::NEG_INFINITY), "1000: -Infinity not allowed in JSON");
+/// ```
+pub fn json_not_allowed(f: f64) -> String {
+    json::not_allowed(f)
+}
+
 /// Ruby's `JSON.parse` of a text to a Puppet value, with Ruby's exception on failure:
-/// `Err((class, message))` (`JSON::ParserError`, `859: unexpected token at '...'`), or
-/// `Err(("", reason))` for what this engine cannot represent (a Bignum). The one owner of
-/// Ruby's JSON error texts, shared with puppet-stdlib's `parsejson`.
+/// `Err((class, message))` (`JSON::ParserError`, `451:`/`859: unexpected token at '...'`).
+/// The one owner of Ruby's JSON error texts, shared with puppet-stdlib's `parsejson`.
 pub fn json_parse_ruby(text: &str) -> Result<Value, (&'static str, String)> {
     value::to_puppet(&json::parse_ruby(text)?).map_err(|m| ("", m))
 }

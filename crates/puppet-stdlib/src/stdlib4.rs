@@ -511,7 +511,7 @@ pub(crate) fn json_of(v: &Value) -> Result<String, CallError> {
             if f.is_finite() {
                 puppet_types::format::float_to_s(*f)
             } else {
-                return Err(fail(format!("{} not allowed in JSON", to_s(v))));
+                return Err(fail(puppet_ruby::json_not_allowed(*f)));
             }
         }
         Value::String(s) => serde_json::to_string(s.as_str()).map_err(|e| fail(e.to_string()))?,

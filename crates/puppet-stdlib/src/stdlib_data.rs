@@ -212,7 +212,7 @@ fn json_gen(v: &Value, st: &mut JsonState, out: &mut String) -> Result<(), CallE
         Value::Integer(i) => out.push_str(&i.to_string()),
         Value::Float(f) => {
             if !f.is_finite() {
-                return Err(fail(format!("920: {} not allowed in JSON", to_s(v))));
+                return Err(fail(puppet_ruby::json_not_allowed(*f)));
             }
             out.push_str(&puppet_types::format::float_to_s(*f));
         }
