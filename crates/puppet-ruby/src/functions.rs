@@ -88,6 +88,22 @@ pub struct Dispatch {
     pub scope_param: bool,
 }
 
+impl Dispatch {
+    /// Whether the dispatch takes `n` arguments: at least its required parameters, and no
+    /// more than its parameters unless the last one repeats.
+    pub(crate) fn takes(&self, n: usize) -> bool {
+        let required = self
+            .params
+            .iter()
+            .filter(|p| matches!(p.kind, ParamKind::Required | ParamKind::RequiredRepeated));
+        let repeated = self
+            .params
+            .last()
+            .is_some_and(|p| matches!(p.kind, ParamKind::Repeated | ParamKind::RequiredRepeated));
+        n >= required.count() && (repeated || n <= self.params.len())
+    }
+}
+
 /// What a 3.x function declared.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct V3Info {
@@ -329,22 +345,10 @@ impl RubyFunction {
         let (method, scope_param, mismatch) = if self.shared.own_call {
             ("call".to_string(), true, false)
         } else {
-            let arity_ok = |d: &Dispatch| {
-                let min = d
-                    .params
-                    .iter()
-                    .filter(|p| matches!(p.kind, ParamKind::Required | ParamKind::RequiredRepeated))
-                    .count();
-                let open = d
-                    .params
-                    .iter()
-                    .any(|p| matches!(p.kind, ParamKind::Repeated | ParamKind::RequiredRepeated));
-                n >= min && (open || n <= d.params.len())
-            };
             // As Puppet's dispatcher: the first dispatch (or `argument_mismatch`) whose
             // parameter types accept the arguments (the context, Puppet's own, last).
             let candidates: Vec<&Dispatch> =
-                self.dispatches.iter().filter(|d| arity_ok(d)).collect();
+                self.dispatches.iter().filter(|d| d.takes(n)).collect();
             let found = candidates
                 .iter()
                 .find(|d| self.backend_mismatch(d, &args).is_none());

@@ -1841,6 +1841,21 @@ pub(crate) fn instantiate(
     Ok(obj)
 }
 
+/// Runs the body block of `Class.new`, `Module.new` or `Struct.new` with the new class or
+/// module as `self` and as the block's argument (`class_eval`).
+fn class_body(it: &mut Interp, c: &Rc<Module>, b: &Blk, pos: Pos) -> Result<RValue, Ctrl> {
+    let m = RValue::Module(c.clone());
+    it.call_block_as(
+        b,
+        vec![m.clone()],
+        Some((m, c.clone())),
+        None,
+        false,
+        None,
+        pos,
+    )
+}
+
 /// `Class.new(superclass = Object) { body }` and `Module.new { body }`: an anonymous class
 /// or module (named by the first constant it is assigned to), its body run with it as
 /// `self` and as the block's argument.
@@ -1888,15 +1903,7 @@ fn new_anonymous_module(
         inherited_hook(it, sup, &c, pos)?;
     }
     if let Some(b) = block {
-        it.call_block_as(
-            b,
-            vec![RValue::Module(c.clone())],
-            Some((RValue::Module(c.clone()), c.clone())),
-            None,
-            false,
-            None,
-            pos,
-        )?;
+        class_body(it, &c, b, pos)?;
     }
     Ok(RValue::Module(c))
 }
@@ -2946,15 +2953,7 @@ pub(crate) fn struct_new(it: &mut Interp, args: &[RValue], block: Option<&Blk>, 
         );
     }
     if let Some(b) = block {
-        it.call_block_as(
-            b,
-            vec![RValue::Module(c.clone())],
-            Some((RValue::Module(c.clone()), c.clone())),
-            None,
-            false,
-            None,
-            pos,
-        )?;
+        class_body(it, &c, b, pos)?;
     }
     Ok(RValue::Module(c))
 }

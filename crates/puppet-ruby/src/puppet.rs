@@ -761,16 +761,7 @@ fn accepts(
             .find(|(a, _)| a == n)
             .and_then(|(_, t)| puppet_functions::parse_type(t, &|_| None).ok())
     };
-    let min = d
-        .params
-        .iter()
-        .filter(|p| matches!(p.kind, ParamKind::Required | ParamKind::RequiredRepeated))
-        .count();
-    let repeated = d
-        .params
-        .last()
-        .is_some_and(|p| matches!(p.kind, ParamKind::Repeated | ParamKind::RequiredRepeated));
-    if values.len() < min || (!repeated && values.len() > d.params.len()) {
+    if !d.takes(values.len()) {
         return false;
     }
     for (i, v) in values.iter().enumerate() {
