@@ -136,6 +136,15 @@ impl EvalError {
         }
     }
 
+    /// The message as the called function raised it, without the evaluator's
+    /// "Error while evaluating a Function Call, " (what Ruby code calling the function, or
+    /// a `convert_to` reporting it, gets).
+    pub(crate) fn call_message(&self) -> &str {
+        (self.message)
+            .strip_prefix("Error while evaluating a Function Call, ")
+            .unwrap_or(&self.message)
+    }
+
     /// Line and column, when known.
     pub fn line_col(&self) -> Option<(u32, u32)> {
         self.span.as_ref().map(|s| s.line_col())

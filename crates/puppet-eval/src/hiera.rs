@@ -538,14 +538,7 @@ fn convert_to(
     };
     match c.call_named("new", args, None, scope, span) {
         Ok(v) => Ok(v),
-        Err(Flow::Error(e)) => {
-            let msg = e
-                .message
-                .strip_prefix("Error while evaluating a Function Call, ")
-                .unwrap_or(&e.message)
-                .to_string();
-            Err(error(convert_to_failed(key, &msg), None))
-        }
+        Err(Flow::Error(e)) => Err(error(convert_to_failed(key, e.call_message()), None)),
         Err(other) => Err(other),
     }
 }

@@ -255,15 +255,7 @@ impl PuppetScope for Host<'_, '_, '_> {
             Ok(v) => Ok(v),
             // The called function's error reaches Ruby as it was raised: the evaluator's
             // call prefix is Puppet's for the outer call only.
-            Err(crate::error::Flow::Error(e)) => Err(
-                match e
-                    .message
-                    .strip_prefix("Error while evaluating a Function Call, ")
-                {
-                    Some(rest) => rest.to_string(),
-                    None => e.message,
-                },
-            ),
+            Err(crate::error::Flow::Error(e)) => Err(e.call_message().to_string()),
             Err(_) => Err(format!("unexpected control flow from {name}()")),
         }
     }

@@ -848,7 +848,6 @@ fn str_method_of(
                 }
             };
             let needle = match &args[0] {
-                RValue::Str(n) => n.borrow().clone(),
                 RValue::Regexp(re) if name == "index" => {
                     return Ok(match regex_match(it, re, &s, start, pos)? {
                         Some(at) => RValue::Int(at as i64),
@@ -873,16 +872,7 @@ fn str_method_of(
                         at -= 1;
                     }
                 }
-                other => {
-                    return raise(
-                        "TypeError",
-                        format!(
-                            "no implicit conversion of {} into String",
-                            other.conversion_name()
-                        ),
-                        pos,
-                    )
-                }
+                other => str_arg(other, pos)?,
             };
             let found = if name == "index" {
                 let start = match args.get(1) {
