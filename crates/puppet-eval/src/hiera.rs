@@ -36,8 +36,10 @@ type R<T> = Result<T, Flow>;
 /// to it, when that file does not exist; without one, a global layer with nothing to read,
 /// [`HieraConfig::empty_global`], since Puppet always has one), the environment layer from
 /// `<env_dir>/hiera.yaml` (none when the file is absent: Puppet has no default there), and
-/// a module layer for each module that has a `hiera.yaml`. `None` when nothing could ever
-/// be found (no global `hiera.yaml`, no environment or module layer).
+/// a module layer for each module, made from its `hiera.yaml` when a lookup first reaches
+/// the module (none when it has no such file; an error of the file fails that lookup, as
+/// in Puppet). `None` when nothing could ever be found (no global `hiera.yaml`, no
+/// environment layer, no module).
 pub fn lookup_for(
     env_dir: Option<&Path>,
     global_hiera_yaml: Option<&Path>,
@@ -53,43 +55,87 @@ pub fn lookup_with_source(
     global_hiera_yaml: Option<&Path>,
     modules: &IndexMap<SmolStr, PathBuf>,
 ) -> Result<Option<Lookup>, HieraError> {
-    let global = match global_hiera_yaml {
-        Some(g) => {
-            let dir = g.parent().unwrap_or(Path::new("/"));
-            Some(match source.read(g) {
-                Some(text) => HieraConfig::parse(&text, dir)?,
-                None => HieraConfig::default_for(dir),
-            })
+    let layers = LayerConfigs::read(&source, env_dir, global_hiera_yaml);
+    layers.lookup(source, modules)
+}
+
+/// The global and environment layers' configurations of an environment, each read and
+/// parsed once (loading needs them before Hiera is built: where their data lies decides
+/// what the file-system provider serves). Errors are kept for [`LayerConfigs::lookup`].
+#[derive(Debug)]
+pub(crate) struct LayerConfigs {
+    /// The global layer (Puppet's default configuration when its file does not exist).
+    global: Result<Option<HieraConfig>, HieraError>,
+    /// The environment layer (none without a `hiera.yaml`).
+    environment: Result<Option<HieraConfig>, HieraError>,
+}
+
+impl LayerConfigs {
+    /// Reads `global_hiera_yaml` and `<env_dir>/hiera.yaml` through `source`.
+    pub(crate) fn read(
+        source: &dyn DataSource,
+        env_dir: Option<&Path>,
+        global_hiera_yaml: Option<&Path>,
+    ) -> LayerConfigs {
+        let global = match global_hiera_yaml {
+            Some(g) => {
+                let dir = g.parent().unwrap_or(Path::new("/"));
+                match source.read(g) {
+                    Some(text) => HieraConfig::parse(&text, dir).map(Some),
+                    None => Ok(Some(HieraConfig::default_for(dir))),
+                }
+            }
+            None => Ok(None),
+        };
+        let environment = match env_dir {
+            Some(d) => match source.read(&d.join("hiera.yaml")) {
+                Some(text) => HieraConfig::parse(&text, d).map(Some),
+                None => Ok(None),
+            },
+            None => Ok(None),
+        };
+        LayerConfigs {
+            global,
+            environment,
         }
-        None => None,
-    };
-    let env = match env_dir {
-        Some(d) => match source.read(&d.join("hiera.yaml")) {
-            Some(text) => Some(HieraConfig::parse(&text, d)?),
-            None => None,
-        },
-        None => None,
-    };
-    let mut mods = Vec::new();
-    for (name, dir) in modules {
-        if let Some(text) = source.read(&dir.join("hiera.yaml")) {
-            mods.push((name.clone(), HieraConfig::parse(&text, dir)?));
+    }
+
+    /// Where the layers read from files find their data ([`HieraConfig::data_roots`]; none
+    /// for a layer whose file is absent or does not parse).
+    pub(crate) fn data_roots(&self) -> Vec<PathBuf> {
+        let mut roots = Vec::new();
+        for c in [&self.global, &self.environment] {
+            if let Ok(Some(c)) = c {
+                if !c.is_default {
+                    roots.extend(c.data_roots());
+                }
+            }
         }
+        roots
     }
-    if global.is_none() && env.is_none() && mods.is_empty() {
-        return Ok(None);
+
+    /// The lookup over these layers and a module layer for each of `modules` (see
+    /// [`lookup_for`]); the first error of the global, then the environment configuration.
+    pub(crate) fn lookup(
+        self,
+        source: impl DataSource + 'static,
+        modules: &IndexMap<SmolStr, PathBuf>,
+    ) -> Result<Option<Lookup>, HieraError> {
+        let global = self.global?;
+        let env = self.environment?;
+        if global.is_none() && env.is_none() && modules.is_empty() {
+            return Ok(None);
+        }
+        let global = global.unwrap_or_else(HieraConfig::empty_global);
+        let mut b = Lookup::builder(source).global(global);
+        if let Some(e) = env {
+            b = b.environment(e);
+        }
+        for (name, dir) in modules {
+            b = b.module_dir(name, dir);
+        }
+        b.build().map(Some)
     }
-    let global = global.unwrap_or_else(HieraConfig::empty_global);
-    let mut b = Lookup::builder(source)
-        .module_names(modules.keys().map(|m| m.to_string()))
-        .global(global);
-    if let Some(e) = env {
-        b = b.environment(e);
-    }
-    for (name, cfg) in mods {
-        b = b.module(&name, cfg);
-    }
-    b.build().map(Some)
 }
 
 /// A looked-up value as `puppet lookup KEY` prints it: the YAML document Ruby's Psych writes
@@ -430,7 +476,8 @@ fn hiera_error(e: HieraError, label: &str, span: &Span) -> Flow {
         | codes::BACKEND_RAISED
         | codes::BACKEND_RUBY_ERROR
         | codes::READ_FAILED
-        | codes::FUNCTION_ARGUMENT => error(
+        | codes::FUNCTION_ARGUMENT
+        | codes::MODULE_CONFIG => error(
             format!("Error while evaluating a {label}, {}", e.message),
             Some(span),
         ),

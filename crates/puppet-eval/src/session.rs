@@ -372,20 +372,32 @@ impl Session {
             config.env_dir = Some(dir);
             name = Some(env_name);
         }
+        // The global and environment hiera.yaml, read and parsed once (for their data
+        // roots, then for Hiera unless it is given).
+        let mut layer_configs = None;
         let provider: Arc<dyn SourceProvider> = match self.provider.clone() {
             Some(p) => p,
             None => {
                 let mut roots = config.roots();
+                let mut config_dirs = Vec::new();
                 if let Some(h) = &hiera_config {
-                    roots.push(h.parent().unwrap_or(Path::new("/")).to_path_buf());
+                    let dir = h.parent().unwrap_or(Path::new("/")).to_path_buf();
+                    roots.push(dir.clone());
+                    config_dirs.push(dir);
                 }
+                config_dirs.extend(config.env_dir.iter().cloned());
+                // The two files, and nothing else, are read here.
+                let reader =
+                    crate::hiera::ProviderSource::new(Arc::new(FsProvider::new(config_dirs)));
+                let layers = crate::hiera::LayerConfigs::read(
+                    &reader,
+                    config.env_dir.as_deref(),
+                    hiera_config.as_deref(),
+                );
                 // The data of the global and environment layers may lie outside their
                 // directories (`datadir: /var/lib/hiera`): Puppet reads it there.
-                let layers = hiera_config.iter().cloned();
-                let layers = layers.chain(config.env_dir.iter().map(|d| d.join("hiera.yaml")));
-                for file in layers {
-                    roots.extend(hiera_data_roots(&file));
-                }
+                roots.extend(layers.data_roots());
+                layer_configs = Some(layers);
                 Arc::new(FsProvider::new(roots))
             }
         };
@@ -412,12 +424,17 @@ impl Session {
             .collect();
         let hiera = match self.hiera {
             Some(lookup) => Ok(Some(lookup)),
-            None => crate::hiera::lookup_with_source(
-                crate::hiera::ProviderSource::new(provider),
-                config.env_dir.as_deref(),
-                hiera_config.as_deref(),
-                &modules.into_iter().collect(),
-            ),
+            None => {
+                let source = crate::hiera::ProviderSource::new(provider);
+                let layers = layer_configs.unwrap_or_else(|| {
+                    crate::hiera::LayerConfigs::read(
+                        &source,
+                        config.env_dir.as_deref(),
+                        hiera_config.as_deref(),
+                    )
+                });
+                layers.lookup(source, &modules.into_iter().collect())
+            }
         };
         let hiera = match hiera {
             Ok(h) => h,

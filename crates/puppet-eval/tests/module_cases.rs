@@ -4,8 +4,10 @@
 //! Puppet's result in `expected.json` (made by `scripts/gen-module-cases.py`): the catalog's
 //! resources, classes and error/warning logs, or the error message. Covered: definitions
 //! in the wrong file ("Unacceptable location"), modules Puppet refuses for their
-//! `metadata.json` (dropped, logged, and still hiding a later module of the same name), and
-//! a relative module path with `..`.
+//! `metadata.json` (dropped, logged, and still hiding a later module of the same name), a
+//! relative module path with `..`, and modules whose `hiera.yaml` is broken (read by the
+//! first lookup reaching the module: unread, a type error, a name defined twice, an unknown
+//! version).
 //!
 //! The files are read from disk through the session's file-system provider, as a user's
 //! modules would be; cargo runs tests in the crate directory, so the relative paths hold.

@@ -190,7 +190,7 @@ impl HieraConfig {
         let loaded = yaml::load(yaml_text).map_err(|e| {
             HieraError::new(
                 codes::INVALID_CONFIG,
-                format!("Unable to parse ({}): {}", path.display(), e.message),
+                format!("({}): {}", path.display(), e.message),
             )
             .in_file(path.clone())
         })?;
@@ -233,12 +233,24 @@ impl HieraConfig {
                 )
             }
         }
-        let subject = format!("The Lookup Configuration at '{}'", path.display());
+        // Puppet's type assertion of the whole configuration: `SUBJECT has wrong type,`
+        // then where (`entry 'hierarchy' index 0`) and what.
+        let subject = format!(
+            "The Lookup Configuration at '{}' has wrong type,",
+            path.display()
+        );
         let type_err = |detail: String| -> Result<HieraConfig, HieraError> {
             fail(codes::INVALID_CONFIG, format!("{subject} {detail}"))
         };
-        if !matches!(map.get(&s("version")), Some(Value::Integer(5))) {
-            return type_err("entry 'version' expects an Integer[5, 5] value".into());
+        match map.get(&s("version")) {
+            Some(Value::Integer(5)) => {}
+            // A String or Float that Ruby's `to_i` makes 5.
+            other => {
+                let got = other.map_or("Undef", kind);
+                return type_err(format!(
+                    "entry 'version' expects an Integer value, got {got}"
+                ));
+            }
         }
         for k in map.keys() {
             let ks = k.to_plain_string();
@@ -246,7 +258,7 @@ impl HieraConfig {
                 ks.as_str(),
                 "version" | "defaults" | "hierarchy" | "plan_hierarchy" | "default_hierarchy"
             ) {
-                return type_err(format!("has wrong type, unrecognized key '{ks}'"));
+                return type_err(format!("unrecognized key '{ks}'"));
             }
         }
         // defaults
@@ -264,18 +276,17 @@ impl HieraConfig {
                         ks.as_str(),
                         "data_hash" | "lookup_key" | "data_dig" | "datadir" | "options"
                     ) {
-                        return type_err(format!(
-                            "entry 'defaults' has wrong type, unrecognized key '{ks}'"
-                        ));
+                        return type_err(format!("entry 'defaults' unrecognized key '{ks}'"));
                     }
                 }
                 if let Some(v) = get(d, "datadir") {
                     match v {
                         Value::String(t) if !t.is_empty() => datadir = t.to_string(),
-                        _ => {
-                            return type_err(
-                                "entry 'defaults' entry 'datadir' expects a String[1] value".into(),
-                            )
+                        other => {
+                            return type_err(format!(
+                                "entry 'defaults' entry 'datadir' {}",
+                                string1_mismatch(other)
+                            ))
                         }
                     }
                 }
@@ -295,10 +306,11 @@ impl HieraConfig {
                             Value::String(t) if !t.is_empty() => {
                                 default_function = Some((k, t.to_string()));
                             }
-                            _ => {
+                            other => {
                                 return type_err(format!(
-                                    "entry 'defaults' entry '{}' expects a String[1] value",
-                                    k.key()
+                                    "entry 'defaults' entry '{}' {}",
+                                    k.key(),
+                                    string1_mismatch(other)
                                 ))
                             }
                         }
@@ -306,9 +318,10 @@ impl HieraConfig {
                 }
                 if let Some(o) = get(d, "options") {
                     let Value::Hash(oh) = o else {
-                        return type_err(
-                            "entry 'defaults' entry 'options' expects a Hash value".into(),
-                        );
+                        return type_err(format!(
+                            "entry 'defaults' entry 'options' expects a Hash value, got {}",
+                            kind(o)
+                        ));
                     };
                     for key in ["path", "uri"] {
                         if oh.contains_key(&s(key)) {
@@ -323,7 +336,12 @@ impl HieraConfig {
                     default_options = Some(o.clone());
                 }
             }
-            Some(_) => return type_err("entry 'defaults' expects a Struct value".into()),
+            Some(other) => {
+                return type_err(format!(
+                    "entry 'defaults' expects a Struct value, got {}",
+                    kind(other)
+                ))
+            }
         }
         let parse_list = |key: &str| -> Result<Option<Vec<HierarchyEntry>>, HieraError> {
             match map.get(&s(key)) {
@@ -339,19 +357,18 @@ impl HieraConfig {
                             &path,
                         )?;
                         if out.iter().any(|o| o.name == e.name) {
-                            return Err(HieraError::new(
-                                "HIERA_HIERARCHY_NAME_MULTIPLY_DEFINED",
-                                format!("Hierarchy name '{}' defined more than once.", e.name),
-                            )
-                            .in_file(path.clone()));
+                            return Err(name_defined_twice(yaml_text, &e.name, &path));
                         }
                         out.push(e);
                     }
                     Ok(Some(out))
                 }
-                Some(_) => Err(HieraError::new(
+                Some(other) => Err(HieraError::new(
                     codes::INVALID_CONFIG,
-                    format!("{subject} entry '{key}' expects an Array value"),
+                    format!(
+                        "{subject} entry '{key}' expects an Array value, got {}",
+                        kind(other)
+                    ),
                 )
                 .in_file(path.clone())),
             }
@@ -453,12 +470,88 @@ fn nes_list(v: &Value, what: &str, min: usize, max: Option<usize>) -> Result<Vec
         .enumerate()
         .map(|(i, it)| match it {
             Value::String(t) if !t.is_empty() => Ok(t.to_string()),
-            other => Err(format!(
-                "{what} index {i} expects a String[1] value, got {}",
-                kind(other)
-            )),
+            other => Err(format!("{what} index {i} {}", string1_mismatch(other))),
         })
         .collect()
+}
+
+/// Puppet's `HIERA_HIERARCHY_NAME_MULTIPLY_DEFINED` for `name` in the `hiera.yaml` `text`
+/// at `path`: the lines come from searching the text as Puppet's `find_line_matching`
+/// does (the first line naming the entry, then the next after it; the error is at the
+/// second, or at the first when there is no second).
+fn name_defined_twice(text: &str, name: &str, path: &Path) -> HieraError {
+    let first = name_line(text, name, 1);
+    let second = first.and_then(|f| name_line(text, name, f + 1));
+    let (first, line) = match second {
+        Some(l) => (first, Some(l)),
+        None => (None, first),
+    };
+    let mut message = format!("Hierarchy name '{name}' defined more than once.");
+    if let Some(f) = first {
+        message.push_str(&format!(" First defined at (line: {f})"));
+    }
+    let mut e = HieraError::new("HIERA_HIERARCHY_NAME_MULTIPLY_DEFINED", message)
+        .in_file(path.to_path_buf());
+    e.line = line;
+    e
+}
+
+/// The number of the first line from `start` (1-based) that, without its comment (from an
+/// unquoted `#`), matches Puppet's `/\s+name:\s+['"]?NAME(?:[^\w]|$)/` (the name taken as
+/// it is written).
+fn name_line(text: &str, name: &str, start: u32) -> Option<u32> {
+    let ruby_space = |c: char| matches!(c, ' ' | '\t' | '\n' | '\r' | '\x0c' | '\x0b');
+    for (n, line) in (1u32..).zip(text.split('\n')) {
+        if n < start {
+            continue;
+        }
+        let mut quote = None;
+        let mut end = line.len();
+        for (i, c) in line.char_indices() {
+            match c {
+                '"' | '\'' if quote == Some(c) => quote = None,
+                '"' | '\'' if quote.is_none() => quote = Some(c),
+                '#' if quote.is_none() => {
+                    end = i;
+                    break;
+                }
+                _ => {}
+            }
+        }
+        let stripped = &line[..end];
+        let found = stripped.match_indices("name:").any(|(i, _)| {
+            let before = stripped[..i].chars().next_back().is_some_and(ruby_space);
+            let rest = &stripped[i + "name:".len()..];
+            let after = rest.trim_start_matches(ruby_space);
+            if !before || after.len() == rest.len() {
+                return false;
+            }
+            let after = after.strip_prefix(['\'', '"']).unwrap_or(after);
+            // Without the optional quote, then with it (a regex would backtrack).
+            [after, rest.trim_start_matches(ruby_space)]
+                .iter()
+                .any(|a| {
+                    a.strip_prefix(name).is_some_and(|tail| {
+                        tail.chars()
+                            .next()
+                            .is_none_or(|c| !(c.is_ascii_alphanumeric() || c == '_'))
+                    })
+                })
+        });
+        if found {
+            return Some(n);
+        }
+    }
+    None
+}
+
+/// How Puppet's type assertion describes a value that is not a `String[1]`: an empty
+/// string is the wrong size, anything else the wrong type.
+fn string1_mismatch(v: &Value) -> String {
+    match v {
+        Value::String(_) => "expects a String[1] value, got String".into(),
+        other => format!("expects a String value, got {}", kind(other)),
+    }
 }
 
 fn kind(v: &Value) -> &'static str {
@@ -508,9 +601,7 @@ fn parse_entry(
     for k in h.keys() {
         let ks = k.to_plain_string();
         if !ALLOWED.contains(&ks.as_str()) {
-            return Err(err(format!(
-                "{subject} has wrong type, unrecognized key '{ks}'"
-            )));
+            return Err(err(format!("{subject} unrecognized key '{ks}'")));
         }
     }
     let name = match get(h, "name") {
@@ -518,8 +609,8 @@ fn parse_entry(
         None => return Err(err(format!("{subject} expects a value for key 'name'"))),
         Some(other) => {
             return Err(err(format!(
-                "{subject} entry 'name' expects a String[1] value, got {}",
-                kind(other)
+                "{subject} entry 'name' {}",
+                string1_mismatch(other)
             )))
         }
     };
@@ -528,8 +619,8 @@ fn parse_entry(
             None => Ok(None),
             Some(Value::String(t)) if !t.is_empty() => Ok(Some(t.to_string())),
             Some(other) => Err(err(format!(
-                "{subject} entry '{k}' expects a String[1] value, got {}",
-                kind(other)
+                "{subject} entry '{k}' {}",
+                string1_mismatch(other)
             ))),
         }
     };
@@ -656,7 +747,19 @@ mod tests {
             "/d",
         )
         .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "Hierarchy name 'a' defined more than once. First defined at (line: 3)"
+        );
+        assert_eq!(e.line, Some(5));
+        // Puppet's search of the text: a comment and quotes, and a name found once only.
+        let e = HieraConfig::parse(
+            "version: 5\nhierarchy:\n  - name: \"a\" # name: a\n    path: x\n  - {name: a, path: y}\n",
+            "/d",
+        )
+        .unwrap_err();
         assert_eq!(e.to_string(), "Hierarchy name 'a' defined more than once.");
+        assert_eq!(e.line, Some(3));
         let e = HieraConfig::parse(
             "version: 5\ndefaults: {datadir: d}\nhierarchy:\n  - name: a\n    path: x\n",
             "/d",

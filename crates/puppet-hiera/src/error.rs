@@ -18,6 +18,9 @@ pub struct HieraError {
     pub file: Option<PathBuf>,
     /// Byte offsets into the interpolated string, for interpolation errors.
     pub span: Option<Range<usize>>,
+    /// The 1-based line of the file the error is about, when Puppet names one (a
+    /// hierarchy name defined twice in a `hiera.yaml`).
+    pub line: Option<u32>,
 }
 
 /// Codes used by [`HieraError::code`] that are not Puppet issue codes.
@@ -56,6 +59,10 @@ pub mod codes {
     pub const SUB_LOOKUP_TYPE: &str = "HIERA_SUB_LOOKUP_TYPE";
     /// A feature of Hiera that this crate does not implement (hiera.yaml v3/v4 ...).
     pub const UNSUPPORTED: &str = "HIERA_UNSUPPORTED";
+    /// A module's `hiera.yaml` that does not parse as YAML or is not a valid configuration,
+    /// found by the first lookup that reaches the module: Puppet raises it as a YAML or type
+    /// assertion error, not as a lookup error, so it is reported as an error of the call.
+    pub const MODULE_CONFIG: &str = "HIERA_MODULE_CONFIG";
     /// `Lookup of key 'k' failed: ...` (the global layer wraps errors without a code).
     pub const GLOBAL_FAILED: &str = "HIERA_GLOBAL_LOOKUP_FAILED";
     /// A backend function raised an error (reported as Puppet reports a function's error,
@@ -83,6 +90,7 @@ impl HieraError {
             message: message.into(),
             file: None,
             span: None,
+            line: None,
         }
     }
 

@@ -299,7 +299,7 @@ type ParsedKey = (PathBuf, String, Option<String>);
 pub struct Lookup {
     global: Option<Provider>,
     environment: Option<Provider>,
-    modules: IndexMap<String, Provider, BuildHasherDefault<Fnv>>,
+    modules: IndexMap<String, ModuleLayer, BuildHasherDefault<Fnv>>,
     /// Every module of the environment (with data or not), for explaining a key of a module
     /// without data (`Module data provider for module "x" not found`) apart from a key of
     /// no module (`Module "x" not found`).
@@ -342,6 +342,30 @@ struct ScopeKey {
     check: String,
 }
 
+/// A module's layer. Its provider is made from the module's `hiera.yaml` the first time a
+/// lookup reaches the module (a key of its namespace, or the `lookup_options` of one), as
+/// Puppet's `LookupAdapter#module_provider` makes it: a module whose `hiera.yaml` is broken
+/// fails the lookups that reach it, not the environment. What is made (or the error) is
+/// kept for every later lookup: the file is read once and the answer is the same whichever
+/// thread or compilation asks first.
+#[derive(Debug)]
+struct ModuleLayer {
+    /// The module's directory, whose `hiera.yaml` is read on first use (`None`: the
+    /// configuration was given to the builder).
+    dir: Option<PathBuf>,
+    /// The provider (`None`: no `hiera.yaml`, or one of version 3, which is ignored).
+    provider: OnceLock<Result<Option<Provider>, HieraError>>,
+}
+
+/// How the builder was given a module layer.
+#[derive(Debug)]
+enum ModuleSpec {
+    /// Its parsed configuration.
+    Config(HieraConfig),
+    /// Its directory: the `hiera.yaml` there is read and parsed on first use.
+    Dir(PathBuf),
+}
+
 /// At most this many parsed strings are kept (interpolated variable values may contain
 /// `%{` too, so the set is not bounded by the data).
 const TEMPLATE_CACHE_LIMIT: usize = 4096;
@@ -352,7 +376,7 @@ pub struct LookupBuilder {
     source: Box<dyn DataSource>,
     global: Option<HieraConfig>,
     environment: Option<HieraConfig>,
-    modules: Vec<(String, HieraConfig)>,
+    modules: Vec<(String, ModuleSpec)>,
     module_names: Vec<String>,
 }
 
@@ -379,9 +403,41 @@ impl LookupBuilder {
         self
     }
 
-    /// Adds a module layer (a module with a `hiera.yaml`).
+    /// Adds a module layer (a module with a `hiera.yaml`), checked by [`Self::build`].
     pub fn module(mut self, name: &str, config: HieraConfig) -> LookupBuilder {
-        self.modules.push((name.to_string(), config));
+        self.modules
+            .push((name.to_string(), ModuleSpec::Config(config)));
+        self
+    }
+
+    /// Adds a module whose layer is made from `dir/hiera.yaml`, read through the lookup's
+    /// source the first time a lookup reaches the module, as Puppet reads it: no layer when
+    /// the file does not exist, and an error of the file (it does not parse, or is not a
+    /// valid configuration) fails the lookups that reach the module, with Puppet's text
+    /// then. [`Lookup::load_module_layers`] makes them all at once.
+    ///
+    /// ```
+    /// use puppet_hiera::{Lookup, MapScope, MemorySource};
+    /// let src = MemorySource::new()
+    ///     .with("/m/good/hiera.yaml", "version: 5\n")
+    ///     .with("/m/good/data/common.yaml", "good::x: 1\n")
+    ///     .with("/m/bad/hiera.yaml", "version: 6\n");
+    /// let l = Lookup::builder(src)
+    ///     .module_dir("good", "/m/good")
+    ///     .module_dir("bad", "/m/bad")
+    ///     .build()
+    ///     .unwrap();
+    /// let scope = MapScope::new();
+    /// assert_eq!(l.lookup("good::x", None, None, &scope).unwrap().unwrap().to_string(), "1");
+    /// assert_eq!(
+    ///     l.lookup("bad::x", None, None, &scope).unwrap_err().to_string(),
+    ///     "This runtime does not support hiera.yaml version 6 (file: /m/bad/hiera.yaml)"
+    /// );
+    /// assert!(l.load_module_layers().is_err());
+    /// ```
+    pub fn module_dir(mut self, name: &str, dir: impl Into<PathBuf>) -> LookupBuilder {
+        self.modules
+            .push((name.to_string(), ModuleSpec::Dir(dir.into())));
         self
     }
 
@@ -413,47 +469,30 @@ impl LookupBuilder {
                 }
             },
         };
-        let layer = |c: HieraConfig,
-                     layer: Layer,
-                     warnings: &mut Vec<String>|
-         -> Result<Option<Provider>, HieraError> {
-            match c.version {
-                5 => {
-                    if c.default_hierarchy.is_some() && !matches!(layer, Layer::Module(_)) {
-                        return Err(not_in_module(&c));
-                    }
-                    Ok(Some(Provider::new(layer, c)))
-                }
-                3 => {
-                    warnings.push(match layer {
-                        Layer::Module(_) => {
-                            "hiera.yaml version 3 found at module root was ignored".into()
-                        }
-                        _ => {
-                            "hiera.yaml version 3 found at the environment root was ignored".into()
-                        }
-                    });
-                    Ok(None)
-                }
-                _ => Err(HieraError::new(
-                    codes::UNSUPPORTED,
-                    "hiera.yaml version 4 is not supported by this implementation",
-                )
-                .in_file(c.path)),
-            }
-        };
         let environment = match self.environment {
-            Some(c) => layer(c, Layer::Environment, &mut warnings)?,
+            Some(c) => layer_provider(c, Layer::Environment, &mut warnings)?,
             None => None,
         };
         let mut modules = IndexMap::default();
         let mut module_names: std::collections::HashSet<String> =
             self.module_names.into_iter().collect();
-        for (name, c) in self.modules {
+        for (name, spec) in self.modules {
             module_names.insert(name.clone());
-            if let Some(p) = layer(c, Layer::Module(name.clone()), &mut warnings)? {
-                modules.insert(name, p);
-            }
+            let layer = match spec {
+                ModuleSpec::Config(c) => {
+                    let p = layer_provider(c, Layer::Module(name.clone()), &mut warnings)?;
+                    ModuleLayer {
+                        dir: None,
+                        provider: OnceLock::from(Ok(p)),
+                    }
+                }
+                ModuleSpec::Dir(dir) => ModuleLayer {
+                    dir: Some(dir),
+                    provider: OnceLock::new(),
+                },
+            };
+            // A later module of the same name replaces the earlier, as before.
+            modules.insert(name, layer);
         }
         Ok(Lookup {
             global,
@@ -475,6 +514,58 @@ impl LookupBuilder {
             },
             warnings: Mutex::new(warnings),
         })
+    }
+}
+
+/// The provider of a layer other than the global one (checked: versions, `default_hierarchy`
+/// only in modules); `None` for a version 3 configuration, which Puppet ignores there with
+/// a warning (added to `warnings`).
+fn layer_provider(
+    c: HieraConfig,
+    layer: Layer,
+    warnings: &mut Vec<String>,
+) -> Result<Option<Provider>, HieraError> {
+    match c.version {
+        5 => {
+            if c.default_hierarchy.is_some() && !matches!(layer, Layer::Module(_)) {
+                return Err(not_in_module(&c));
+            }
+            Ok(Some(Provider::new(layer, c)))
+        }
+        3 => {
+            warnings.push(match layer {
+                Layer::Module(_) => "hiera.yaml version 3 found at module root was ignored".into(),
+                _ => "hiera.yaml version 3 found at the environment root was ignored".into(),
+            });
+            Ok(None)
+        }
+        _ => Err(HieraError::new(
+            codes::UNSUPPORTED,
+            "hiera.yaml version 4 is not supported by this implementation",
+        )
+        .in_file(c.path)),
+    }
+}
+
+/// A module's `hiera.yaml` error as Puppet raises it at the lookup that reaches the module:
+/// an error with an issue code is a `LookupError` naming the file (`(file: PATH)` or
+/// `(file: PATH, line: N)` after the text, as Puppet prints it); the others (YAML syntax,
+/// the configuration's type) are [`codes::MODULE_CONFIG`], with their text.
+fn module_config_error(e: HieraError) -> HieraError {
+    let located = match (&e.file, e.line) {
+        (Some(f), Some(l)) => format!("(file: {}, line: {l})", f.display()),
+        (Some(f), None) => format!("(file: {})", f.display()),
+        (None, _) => return e,
+    };
+    match e.has_issue_code() {
+        true => HieraError {
+            message: format!("{} {located}", e.message),
+            ..e
+        },
+        false => HieraError {
+            code: codes::MODULE_CONFIG,
+            ..e
+        },
     }
 }
 
@@ -1097,7 +1188,10 @@ impl Lookup {
         let mut mods = Vec::new();
         for (name, dir) in modules {
             if let Some(text) = source.read(&dir.join("hiera.yaml")) {
-                mods.push((name.to_string(), HieraConfig::parse(&text, dir)?));
+                mods.push((
+                    name.to_string(),
+                    ModuleSpec::Config(HieraConfig::parse(&text, dir)?),
+                ));
             }
         }
         let mut b = Lookup::builder(source);
@@ -1202,6 +1296,48 @@ impl Lookup {
             }
         }
         roots
+    }
+
+    /// Makes the layer of every module added with [`LookupBuilder::module_dir`] now (as
+    /// the first lookup reaching each would, in the order they were added); the first
+    /// error, if any. Lookups answer the same afterwards: for testing that reading the
+    /// layers on first use equals reading them up front.
+    pub fn load_module_layers(&self) -> Result<(), HieraError> {
+        let mut first = Ok(());
+        for name in self.modules.keys() {
+            if let (Err(e), Ok(())) = (self.module_provider(name), &first) {
+                first = Err(e);
+            }
+        }
+        first
+    }
+
+    /// The provider of module `name`'s layer, made from its `hiera.yaml` on first use (see
+    /// [`ModuleLayer`]); `None` when the module has none.
+    fn module_provider(&self, name: &str) -> Result<Option<&Provider>, HieraError> {
+        let Some(layer) = self.modules.get(name) else {
+            return Ok(None);
+        };
+        let made = layer.provider.get_or_init(|| {
+            let Some(dir) = &layer.dir else {
+                return Ok(None);
+            };
+            let Some(text) = self.source.read(&dir.join("hiera.yaml")) else {
+                return Ok(None);
+            };
+            let mut warnings = Vec::new();
+            let r = HieraConfig::parse(&text, dir)
+                .and_then(|c| layer_provider(c, Layer::Module(name.to_string()), &mut warnings))
+                .map_err(module_config_error);
+            for w in warnings {
+                self.warn(w);
+            }
+            r
+        });
+        match made {
+            Ok(p) => Ok(p.as_ref()),
+            Err(e) => Err(e.clone()),
+        }
     }
 
     /// True when the environment layer has a (version 5) configuration.
@@ -1345,9 +1481,8 @@ impl Lookup {
         };
         let saved = inv.merge_options.replace(shown);
         inv.enter(|| Event::Search(key.to_string()));
-        // The key's module and its provider, found once for its layer and its
-        // `default_hierarchy`.
-        let module = module_of(&root).map(|m| (m, self.modules.get(m)));
+        // The key's module: its layer is made when the search reaches it.
+        let module = module_of(&root);
         let r = inv.nest(|| {
             let found = match self.do_lookup(inv, key, &root, module, &merge)? {
                 Some(v) => Some(v),
@@ -1404,7 +1539,7 @@ impl Lookup {
         inv: &Inv<'_>,
         key: &str,
         root: &str,
-        module: Option<(&str, Option<&Provider>)>,
+        module: Option<&str>,
         merge: &MergeStrategy,
     ) -> Result<Option<Value>, HieraError> {
         // Puppet's provider stack: the global layer, the environment, the key's module; each
@@ -1442,20 +1577,20 @@ impl Lookup {
         })
     }
 
-    /// The module layer of `module` (Puppet's `lookup_in_module`), with its provider if the
-    /// module has one.
+    /// The module layer of `module` (Puppet's `lookup_in_module`): its provider, made on
+    /// first use, if the module has one.
     fn module_lookup(
         &self,
         inv: &Inv<'_>,
-        module: Option<(&str, Option<&Provider>)>,
+        module: Option<&str>,
         key: &str,
         root: &str,
         merge: &MergeStrategy,
     ) -> Result<Option<Value>, HieraError> {
-        let Some((m, provider)) = module else {
+        let Some(m) = module else {
             return Ok(None);
         };
-        match provider {
+        match self.module_provider(m)? {
             Some(p) => self.layer_lookup(inv, p, key, root, merge, false),
             None => {
                 inv.add(|| match self.module_names.contains(m) {
@@ -1467,16 +1602,18 @@ impl Lookup {
         }
     }
 
-    /// The `default_hierarchy` of the key's module (`module`, with its provider if it has one),
-    /// searched when no layer has the key.
+    /// The `default_hierarchy` of the key's module, searched when no layer has the key.
     fn default_hierarchy_lookup(
         &self,
         inv: &Inv<'_>,
         key: &str,
         root: &str,
-        module: Option<(&str, Option<&Provider>)>,
+        module: Option<&str>,
     ) -> Result<Option<Value>, HieraError> {
-        let Some((m, Some(p))) = module else {
+        let Some(m) = module else {
+            return Ok(None);
+        };
+        let Some(p) = self.module_provider(m)? else {
             return Ok(None);
         };
         if p.config.default_hierarchy.is_none() {
@@ -1578,7 +1715,13 @@ impl Lookup {
         module: Option<&str>,
     ) -> Result<MergedOptions, HieraError> {
         let caching = self.caching && inv.rec.is_none();
-        if !caching {
+        // A module layer that cannot be made is never cached: retrieving its options
+        // fails where Puppet's retrieval does (after the global and environment layers).
+        let broken = || match (inv.global_only, module) {
+            (false, Some(m)) => self.module_provider(m).is_err(),
+            _ => false,
+        };
+        if !caching || broken() {
             return self.retrieve_options(inv, module).map(|o| o.map(Arc::new));
         }
         if let Some(o) = self.options_from_snapshot(inv, module) {
@@ -1642,7 +1785,8 @@ impl Lookup {
         if inv.global_only {
             return &self.snapshots[1];
         }
-        match module.and_then(|m| self.modules.get(m)) {
+        // (`shared_options` has made the module's layer: an error is not cached.)
+        match module.and_then(|m| self.module_provider(m).ok().flatten()) {
             Some(p) => &p.snapshot,
             None => &self.snapshots[0],
         }
@@ -1671,7 +1815,7 @@ impl Lookup {
         let stack = options_stack();
         let more = match (inv.global_only, module) {
             (true, _) | (false, None) => None,
-            (false, Some(m)) => self.modules.get(m),
+            (false, Some(m)) => self.module_provider(m).ok().flatten(),
         };
         let providers = self.global.iter().chain(if inv.global_only {
             None
@@ -1746,7 +1890,7 @@ impl Lookup {
         };
         let mut opts = env_opts;
         if let Some(m) = module {
-            let module_opts = match self.modules.get(m) {
+            let module_opts = match self.module_provider(m)? {
                 Some(p) => layer_opts(Some(p))?,
                 None => {
                     if self.module_names.contains(m) {
