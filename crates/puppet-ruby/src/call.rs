@@ -34,6 +34,22 @@ fn equality_op(name: &str) -> Option<bool> {
     }
 }
 
+/// `h['text']` with a plain string literal as the key, where the answer does not need the
+/// key object (see [`RHash::literal_index`]): the literal's text and the answer.
+fn literal_index<'n>(h: &Rc<value::Shared<RHash>>, arg: &'n Node) -> Option<(&'n str, RValue)> {
+    let Kind::Str(parts) = &arg.kind else {
+        return None;
+    };
+    let [crate::ast::Part::Lit(lit)] = parts.as_slice() else {
+        return None;
+    };
+    if lit.len() > crate::interp::OBJECT_LIMIT {
+        return None;
+    }
+    let v = h.try_borrow().ok()?.literal_index(lit)?;
+    Some((lit, v))
+}
+
 /// A value of a built-in class without inner values (what `==` compares by value).
 fn is_scalar(v: &RValue) -> bool {
     matches!(
@@ -142,6 +158,19 @@ impl<'s> Interp<'s> {
                     let a = self.eval(arg)?;
                     self.pos = pos;
                     return self.scalar_equality(recv, &a, eq, pos);
+                }
+            }
+        }
+        if let (Some(RValue::Hash(h)), [arg], None, None) = (&r, args, block, block_arg) {
+            if name == "[]" && !self.reopened {
+                if let Some((lit, v)) = literal_index(h, arg) {
+                    // What the general path does: the literal is evaluated (its steps), then
+                    // `Hash#[]` answers (no user method to find on a Hash nobody reopened;
+                    // the result's size checked as every native call's is).
+                    self.literal_steps(lit.len(), arg.pos)?;
+                    self.pos = pos;
+                    self.check_size(&v, pos)?;
+                    return Ok(v);
                 }
             }
         }
@@ -1262,6 +1291,86 @@ mod tests {
                 .unwrap(),
             "[[1, \"z\", \"x\"], true, nil, nil]"
         );
+    }
+
+    /// Hashes of every kind `h['text']` meets: plain, with a default, with a default proc
+    /// (which sees the key object), compared by identity, frozen, keyed by symbols and
+    /// numbers, empty.
+    const HASHES: &str = r#"
+        def hashes
+          d = Hash.new(7); d["a"] = 1
+          p = Hash.new { |h, k| [k, k.frozen?, k.equal?(k)] }; p["a"] = 2
+          m = Hash.new { |h, k| h[k] = k * 2 }
+          i = {}.compare_by_identity; i["a"] = 3
+          [{"a" => 1, "b" => [2]}, {}, d, p, m, i, {"a" => nil}.freeze, {a: 1, 1 => 2},
+           {"ssl-disable" => true, "x" * 30 => "long"}]
+        end
+    "#;
+
+    #[test]
+    fn hash_index_by_a_literal_answers_as_the_general_path() {
+        // Each `h['text']` (the fast path where it applies) against the dispatched call.
+        let keys = ["a", "b", "", "1", "ssl-disable", &"x".repeat(30)];
+        let exprs: Vec<String> = keys
+            .iter()
+            .map(|k| format!("[h['{k}'], h.send(:[], '{k}')]"))
+            .collect();
+        let code = format!(
+            "{HASHES}\nhashes.map {{ |h| [{}].map {{ |a, b| a == b }}.all? && h.inspect }}",
+            exprs.join(", ")
+        );
+        let out = eval_inspect(&code).unwrap();
+        assert!(!out.contains("false"), "{out}");
+        // The default proc's side effects (it stores the key) are the general path's.
+        assert_eq!(
+            eval_inspect("m = Hash.new { |h, k| h[k] = k * 2 }\n[m['ab'], m['ab'].frozen?, m]")
+                .unwrap(),
+            r#"["abab", false, {"ab"=>"abab"}]"#
+        );
+        // A reopened Hash: the user's `[]` runs.
+        assert_eq!(
+            eval_inspect("class Hash; def [](k); :mine; end; end\n{'a' => 1}['a']").unwrap(),
+            ":mine"
+        );
+    }
+
+    #[test]
+    fn hash_index_by_a_literal_takes_the_steps_of_the_general_path() {
+        let mut scope = NullScope::default();
+        let mut it = Interp::with(&mut scope, "(t)", false, Sources::empty());
+        let prog = crate::parser::parse_file(&format!("{HASHES}\nhashes"), "(t)").unwrap();
+        // New hashes for each run (a default proc may store the key).
+        let fresh = |it: &mut Interp| match it.run_program(&prog) {
+            Ok(RValue::Array(a)) => a.borrow().clone(),
+            other => panic!("hashes: {other:?}"),
+        };
+        let count = fresh(&mut it).len();
+        for i in 0..count {
+            for key in ["a", "zz", ""] {
+                // (`h = nil` first, so that `h` parses as the local variable.)
+                let node =
+                    crate::parser::parse_file(&format!("h = nil\nh['{key}']"), "(t)").unwrap();
+                let run = |it: &mut Interp| {
+                    let h = fresh(it)[i].clone();
+                    it.set_lvar("h", h.clone());
+                    let before = it.steps();
+                    let v = it.eval(&node.body[1]).expect("h[key]");
+                    (value::inspect(&v), value::inspect(&h), it.steps() - before)
+                };
+                let fast = run(&mut it);
+                // `reopened` sends every call through the general dispatch.
+                it.reopened = true;
+                let general = run(&mut it);
+                it.reopened = false;
+                assert_eq!(fast, general, "hash {i}, key {key:?}");
+            }
+        }
+        let hashes = fresh(&mut it);
+        // Out of steps: the same error either way.
+        let node = crate::parser::parse_file("h = nil\nh['a']", "(t)").unwrap();
+        it.set_lvar("h", hashes[0].clone());
+        it.set_step_limit(it.steps() + 2);
+        assert!(matches!(it.eval(&node.body[1]), Err(Ctrl::Unsupported(_))));
     }
 
     #[test]

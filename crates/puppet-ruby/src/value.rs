@@ -364,6 +364,21 @@ impl RHash {
             HKey::of(k)
         }
     }
+    /// What `h['text']` answers for a new string key `text`, when that is known without
+    /// the key object: the value stored under the text, else the default (`None` with
+    /// `compare_by_identity`, where a new string is never a key, or with a default proc,
+    /// which is given the key object). The same as [`RHash::get`] of such a string (which
+    /// counts one element walked, inside the bracket of the call that asks: no net count).
+    pub(crate) fn literal_index(&self, text: &str) -> Option<RValue> {
+        if self.identity {
+            return None;
+        }
+        match self.map.get(&KeyRef::Str(text)) {
+            Some((_, v)) => Some(v.clone()),
+            None if self.default_proc.is_none() => Some(self.default.clone()),
+            None => None,
+        }
+    }
     pub fn get(&self, k: &RValue) -> Option<&RValue> {
         if self.identity {
             return self.map.get(&HKey::identity_of(k)).map(|(_, v)| v);
