@@ -367,16 +367,8 @@ impl puppet_erb::TemplateScope for ErbScope<'_> {
         puppet_functions::CallContext::warn_once(&mut *self.c, key, message)
     }
 
-    /// `scope['x']`/`scope.lookupvar('x')` of an unknown plain variable: Puppet's warning
-    /// (strict mode `warning`), once per name, without a location.
     fn unknown_variable(&mut self, name: &str) {
-        if !name.contains("::") {
-            puppet_functions::CallContext::warn_once_unlocated(
-                &mut *self.c,
-                &format!("undefined_variable:{name}"),
-                &format!("Undefined variable '{name}'; "),
-            );
-        }
+        puppet_functions::CallContext::ruby_variable_missing(&mut *self.c, name);
     }
 
     fn call_function(&mut self, name: &str, args: Vec<Value>) -> Result<Value, String> {

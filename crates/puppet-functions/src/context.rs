@@ -244,6 +244,17 @@ pub trait CallContext {
         self.warn_once(key, &format!("{message}\n   (file & line not available)"))
     }
 
+    /// Ruby code's `scope.lookupvar(name)` or `scope[name]` found no variable `name`:
+    /// Puppet's `Scope#lookupvar` warns once per name, without a location. The default
+    /// names the variable as given; the compiler names and explains a qualified one as
+    /// Puppet does (`'::c::x'`, or `'c::x'; class c could not be found`).
+    fn ruby_variable_missing(&mut self, name: &str) {
+        self.warn_once_unlocated(
+            &format!("undefined_variable:{name}"),
+            &format!("Undefined variable '{name}'; "),
+        );
+    }
+
     /// Puppet's stack of calls (`Puppet::Pops::PuppetStack.stacktrace`), innermost first:
     /// `(file, line)` of each function call being made (`"unknown"` for code without a
     /// file), and `(file, 0)` for the main manifest being evaluated. The default is empty.

@@ -813,15 +813,8 @@ impl PuppetScope for CtxScope<'_> {
     fn warn_once(&mut self, key: &str, message: &str) -> bool {
         self.ctx.warn_once(key, message)
     }
-    /// Puppet's `Scope#lookupvar` of an unknown plain variable (strict_variables off):
-    /// a warning once per name, without a location.
     fn unknown_variable(&mut self, name: &str) {
-        if !name.contains("::") {
-            self.ctx.warn_once_unlocated(
-                &format!("undefined_variable:{name}"),
-                &format!("Undefined variable '{name}'; "),
-            );
-        }
+        self.ctx.ruby_variable_missing(name);
     }
     fn catalog_resource(
         &mut self,

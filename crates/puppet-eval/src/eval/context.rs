@@ -91,6 +91,22 @@ impl CallContext for Compiler {
         }
     }
 
+    fn ruby_variable_missing(&mut self, name: &str) {
+        // Puppet's `Scope#variable_not_found`: nothing under `strict=off`.
+        if self.strict() == "off" {
+            return;
+        }
+        let (shown, reason) = if name.contains("::") {
+            self.qualified_miss(name)
+        } else {
+            (name.to_string(), String::new())
+        };
+        self.warn_once_unlocated(
+            &format!("undefined_variable:{shown}"),
+            &format!("Undefined variable '{shown}'; {reason}"),
+        );
+    }
+
     fn warn_once(&mut self, key: &str, message: &str) -> bool {
         if !self.warned_once.insert(format!("key:{key}")) {
             return false;

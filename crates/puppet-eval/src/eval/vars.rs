@@ -221,6 +221,36 @@ impl Compiler {
         Some(None)
     }
 
+    /// How Puppet's `Scope#lookupvar` (Ruby code's `scope.lookupvar`/`scope[]`) names a
+    /// qualified variable it did not find, and why: `('::c::x', "")` when class `c` was
+    /// evaluated (the name of the last class up its inherited chain), `('c::x', "class c
+    /// has not been evaluated")` or `("c::x", "class c could not be found")` otherwise.
+    pub(crate) fn qualified_miss(&self, name: &str) -> (String, String) {
+        let fqn = name.trim_start_matches("::");
+        let Some((class, var)) = rsplit_qualified(fqn) else {
+            return (format!("::{fqn}"), String::new());
+        };
+        let Some(id) = self.class_scope(class) else {
+            let reason = if self.env.class(&class.to_ascii_lowercase()).is_some() {
+                "has not been evaluated"
+            } else {
+                "could not be found"
+            };
+            return (fqn.to_string(), format!("class {class} {reason}"));
+        };
+        let mut last = id;
+        while let Some(p) = self.scopes.get(last).parent {
+            if !matches!(self.scopes.get(p).kind, ScopeKind::Class(_)) {
+                break;
+            }
+            last = p;
+        }
+        match &self.scopes.get(last).kind {
+            ScopeKind::Class(c) if last != id => (format!("::{c}::{var}"), String::new()),
+            _ => (format!("::{fqn}"), String::new()),
+        }
+    }
+
     pub(super) fn qualified_var(&mut self, name: &str, _span: &Span) -> R<Option<Value>> {
         let (class, var) = rsplit_qualified(name).unwrap_or(("", name));
         match self.class_var(class, var) {
