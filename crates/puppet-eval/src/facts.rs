@@ -8,8 +8,9 @@
 //!   (or `"facts"` as a plain hash), and an array of them (a `/pdb/query/v4/factsets`
 //!   export), which gives one node per entry.
 //!
-//! JSON is read straight into Puppet values (no intermediate JSON tree). This module does
-//! no IO: callers give the text.
+//! JSON is read straight into Puppet values (no intermediate JSON tree); a plain hash's
+//! facts go straight into [`NodeFacts::facts`] (the top level is never made a Puppet hash
+//! first). This module does no IO: callers give the text.
 
 use indexmap::IndexMap;
 use puppet_diagnostics::{Diagnostic, Severity};
@@ -61,8 +62,13 @@ pub fn read_facts(path: &str, text: &str) -> Result<Vec<NodeFacts>, Diagnostic> 
         }
     } else {
         let mut de = serde_json::Deserializer::from_str(text);
-        match PuppetValue::deserialize(&mut de).and_then(|v| de.end().map(|_| v)) {
-            Ok(PuppetValue(v)) => v,
+        match TopLevel::deserialize(&mut de).and_then(|v| de.end().map(|_| v)) {
+            Ok(TopLevel::Object(entries)) => {
+                return node_of_entries(entries)
+                    .map(|n| vec![n])
+                    .ok_or_else(|| bad("the facts file is not a hash".into()))
+            }
+            Ok(TopLevel::Other(v)) => v,
             Err(e) => return Err(bad(format!("not valid JSON: {e}"))),
         }
     };
@@ -128,6 +134,33 @@ fn node_of(v: &Value) -> Option<NodeFacts> {
     })
 }
 
+/// [`node_of`] of the hash of `entries` (a JSON object's, in order), without making that
+/// hash when it is a plain hash of facts: each fact goes straight into the facts map
+/// (a key given twice keeps its first position and its last value, as in the hash).
+fn node_of_entries(entries: Vec<(SmolStr, Value)>) -> Option<NodeFacts> {
+    let last = |k: &str| {
+        entries
+            .iter()
+            .rev()
+            .find(|(key, _)| key == k)
+            .map(|(_, v)| v)
+    };
+    let puppetdb = matches!(last("certname"), Some(Value::String(_))) && last("facts").is_some();
+    let legacy = matches!(last("values"), Some(Value::Hash(_)));
+    if puppetdb || legacy {
+        let hash = Value::hash(
+            entries
+                .into_iter()
+                .map(|(k, v)| (Value::string(k.as_str()), v)),
+        );
+        return node_of(&hash);
+    }
+    Some(NodeFacts {
+        certname: None,
+        facts: entries.into_iter().collect(),
+    })
+}
+
 fn hash_facts(h: &puppet_types::ValueMap) -> IndexMap<SmolStr, Value> {
     h.iter()
         .filter_map(|(k, v)| match k {
@@ -135,6 +168,61 @@ fn hash_facts(h: &puppet_types::ValueMap) -> IndexMap<SmolStr, Value> {
             _ => None,
         })
         .collect()
+}
+
+/// A JSON document's top level: an object's entries, in order, or any other value.
+enum TopLevel {
+    Object(Vec<(SmolStr, Value)>),
+    Other(Value),
+}
+
+impl<'de> Deserialize<'de> for TopLevel {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(TopVisitor)
+    }
+}
+
+struct TopVisitor;
+
+impl<'de> Visitor<'de> for TopVisitor {
+    type Value = TopLevel;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_unit<E: serde::de::Error>(self) -> Result<TopLevel, E> {
+        ValueVisitor.visit_unit().map(TopLevel::Other)
+    }
+    fn visit_none<E: serde::de::Error>(self) -> Result<TopLevel, E> {
+        ValueVisitor.visit_none().map(TopLevel::Other)
+    }
+    fn visit_bool<E: serde::de::Error>(self, b: bool) -> Result<TopLevel, E> {
+        ValueVisitor.visit_bool(b).map(TopLevel::Other)
+    }
+    fn visit_i64<E: serde::de::Error>(self, i: i64) -> Result<TopLevel, E> {
+        ValueVisitor.visit_i64(i).map(TopLevel::Other)
+    }
+    fn visit_u64<E: serde::de::Error>(self, u: u64) -> Result<TopLevel, E> {
+        ValueVisitor.visit_u64(u).map(TopLevel::Other)
+    }
+    fn visit_f64<E: serde::de::Error>(self, f: f64) -> Result<TopLevel, E> {
+        ValueVisitor.visit_f64(f).map(TopLevel::Other)
+    }
+    fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<TopLevel, E> {
+        ValueVisitor.visit_str(s).map(TopLevel::Other)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<TopLevel, A::Error> {
+        ValueVisitor.visit_seq(seq).map(TopLevel::Other)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<TopLevel, A::Error> {
+        let mut entries = Vec::with_capacity(map.size_hint().unwrap_or(0));
+        while let Some((k, PuppetValue(v))) =
+            map.next_entry::<std::borrow::Cow<'de, str>, PuppetValue>()?
+        {
+            entries.push((SmolStr::new(k), v));
+        }
+        Ok(TopLevel::Object(entries))
+    }
 }
 
 /// A Puppet value deserialised directly from JSON (null is undef; integers that fit are
@@ -237,6 +325,40 @@ mod tests {
         let direct = read_facts("x.json", text).unwrap().remove(0).facts;
         let json: serde_json::Value = serde_json::from_str(text).unwrap();
         assert_eq!(direct, crate::facts_from_data(&json));
+    }
+
+    /// The facts of a JSON text as read before the top level had its own path: the whole
+    /// document made a Puppet value, then [`node_of`].
+    fn through_a_hash(text: &str) -> Option<NodeFacts> {
+        let mut de = serde_json::Deserializer::from_str(text);
+        node_of(&PuppetValue::deserialize(&mut de).unwrap().0)
+    }
+
+    #[test]
+    fn top_level_entries_agree_with_the_hash() {
+        for text in [
+            r#"{"a": 1, "b": {"c": [2]}, "a": 3, "values": 4, "certname": "x"}"#,
+            r#"{"name": "n", "values": {"k": 1, "k": 2, "j": null}, "name": "m"}"#,
+            r#"{"values": {"k": 1}, "values": [1]}"#,
+            r#"{"certname": "c", "facts": {"data": [{"name": "k", "value": 1}]}}"#,
+            r#"{"certname": "c", "facts": {"k": 1}, "x": 2}"#,
+            r#"{"certname": "c", "facts": 3}"#,
+            r#"{"certname": 3, "facts": {"k": 1}}"#,
+            r#"{"certname": "c", "facts": null, "certname": 1}"#,
+            r#"{}"#,
+        ] {
+            let direct = read_facts("x.json", text).ok().map(|mut n| n.remove(0));
+            assert_eq!(direct, through_a_hash(text), "{text}");
+        }
+        let real = r#"{"os": {"family": "Debian", "release": {"full": "12.11", "major": "12"}},
+            "networking": {"interfaces": {"eth0": {"ip": "192.0.2.10", "mtu": 1500}},
+            "fqdn": "web01.example.com"}, "processors": {"count": 4, "models": ["x", "y"]},
+            "memory": {"system": {"total_bytes": 8589934592}}, "load_averages": {"1m": 0.25},
+            "is_virtual": true, "ec2_metadata": null, "path": "/usr/bin:/bin"}"#;
+        assert_eq!(
+            read_facts("r.json", real).unwrap()[0],
+            through_a_hash(real).unwrap()
+        );
     }
 
     #[test]

@@ -33,19 +33,51 @@ fn module_part(forge_name: &str) -> &str {
         .unwrap_or(forge_name)
 }
 
-/// The keys of `metadata.json` that the loader and Puppet's refusal check read, as JSON (a
-/// key present with `null` is `Some(Null)`, an absent key `None`), read in one pass: the
-/// other keys (descriptions, supported systems...) are skipped without building values.
+/// The keys of `metadata.json` that the loader and Puppet's refusal check read (an absent key
+/// `None`), read in one pass: the other keys (descriptions, supported systems...) are skipped
+/// without building values, and of these only what is used is kept (no JSON tree).
 #[derive(Default)]
 struct Raw {
     /// How many keys the object has (Puppet accepts an empty object).
     keys: usize,
-    name: Option<serde_json::Value>,
-    version: Option<serde_json::Value>,
-    dependencies: Option<serde_json::Value>,
-    source: Option<serde_json::Value>,
-    author: Option<serde_json::Value>,
-    license: Option<serde_json::Value>,
+    name: Option<Text>,
+    version: Option<Text>,
+    dependencies: Option<Deps>,
+    source: Option<Presence>,
+    author: Option<Presence>,
+    license: Option<Presence>,
+}
+
+/// A value of which only whether it is `null` matters.
+#[derive(Debug, PartialEq)]
+enum Presence {
+    Null,
+    Present,
+}
+
+/// A value that should be a string.
+#[derive(Debug, PartialEq)]
+enum Text {
+    Null,
+    Str(String),
+    Other,
+}
+
+/// The value of `dependencies`.
+#[derive(Debug, PartialEq)]
+enum Deps {
+    Null,
+    Array(Vec<RawDependency>),
+    /// Not an array: kept whole, Puppet's refusal prints it.
+    Other(serde_json::Value),
+}
+
+/// An entry of `dependencies`: its `name` and `version_requirement` when they are strings
+/// (the last of a key given twice, as in Ruby's JSON), whatever the entry is.
+#[derive(Debug, PartialEq, Default)]
+struct RawDependency {
+    name: Option<String>,
+    version_requirement: Option<String>,
 }
 
 #[derive(serde::Deserialize)]
@@ -61,6 +93,186 @@ enum Key {
     Other,
 }
 
+type Ignored = serde::de::IgnoredAny;
+
+/// Consumes the rest of a sequence.
+fn drain_seq<'de, A: serde::de::SeqAccess<'de>>(mut seq: A) -> Result<(), A::Error> {
+    while seq.next_element::<Ignored>()?.is_some() {}
+    Ok(())
+}
+
+/// Consumes the rest of a map.
+fn drain_map<'de, A: serde::de::MapAccess<'de>>(mut map: A) -> Result<(), A::Error> {
+    while map.next_entry::<Ignored, Ignored>()?.is_some() {}
+    Ok(())
+}
+
+/// A visitor answering `null`, a string, or anything else (consumed), for the value kinds
+/// below.
+macro_rules! kinds_visitor {
+    ($name:ident, $out:ty, null => $null:expr, str($s:ident) => $str:expr, other => $other:expr) => {
+        struct $name;
+        impl<'de> serde::de::Visitor<'de> for $name {
+            type Value = $out;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON value")
+            }
+            fn visit_unit<E: serde::de::Error>(self) -> Result<$out, E> {
+                Ok($null)
+            }
+            fn visit_str<E: serde::de::Error>(self, $s: &str) -> Result<$out, E> {
+                Ok($str)
+            }
+            fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<$out, E> {
+                Ok($other)
+            }
+            fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<$out, E> {
+                Ok($other)
+            }
+            fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<$out, E> {
+                Ok($other)
+            }
+            fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<$out, E> {
+                Ok($other)
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, seq: A) -> Result<$out, A::Error> {
+                drain_seq(seq)?;
+                Ok($other)
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<$out, A::Error> {
+                drain_map(map)?;
+                Ok($other)
+            }
+        }
+    };
+}
+
+kinds_visitor!(PresenceVisitor, Presence, null => Presence::Null, str(_s) => Presence::Present, other => Presence::Present);
+kinds_visitor!(TextVisitor, Text, null => Text::Null, str(s) => Text::Str(s.to_string()), other => Text::Other);
+kinds_visitor!(StringVisitor, Option<String>, null => None, str(s) => Some(s.to_string()), other => None);
+
+impl<'de> serde::Deserialize<'de> for Presence {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Presence, D::Error> {
+        d.deserialize_any(PresenceVisitor)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Text {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Text, D::Error> {
+        d.deserialize_any(TextVisitor)
+    }
+}
+
+/// A string, or `None` for any other value (consumed).
+struct MaybeString(Option<String>);
+
+impl<'de> serde::Deserialize<'de> for MaybeString {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<MaybeString, D::Error> {
+        d.deserialize_any(StringVisitor).map(MaybeString)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for RawDependency {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<RawDependency, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = RawDependency;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON value")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<RawDependency, A::Error> {
+                let mut dep = RawDependency::default();
+                while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                    match key.as_ref() {
+                        "name" => dep.name = map.next_value::<MaybeString>()?.0,
+                        "version_requirement" => {
+                            dep.version_requirement = map.next_value::<MaybeString>()?.0
+                        }
+                        _ => {
+                            map.next_value::<Ignored>()?;
+                        }
+                    }
+                }
+                Ok(dep)
+            }
+            // Any other entry has neither.
+            fn visit_unit<E: serde::de::Error>(self) -> Result<RawDependency, E> {
+                Ok(RawDependency::default())
+            }
+            fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<RawDependency, E> {
+                Ok(RawDependency::default())
+            }
+            fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<RawDependency, E> {
+                Ok(RawDependency::default())
+            }
+            fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<RawDependency, E> {
+                Ok(RawDependency::default())
+            }
+            fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<RawDependency, E> {
+                Ok(RawDependency::default())
+            }
+            fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<RawDependency, E> {
+                Ok(RawDependency::default())
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                seq: A,
+            ) -> Result<RawDependency, A::Error> {
+                drain_seq(seq)?;
+                Ok(RawDependency::default())
+            }
+        }
+        d.deserialize_any(Visit)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Deps {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Deps, D::Error> {
+        use serde_json::Value as J;
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Deps;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON value")
+            }
+            fn visit_unit<E: serde::de::Error>(self) -> Result<Deps, E> {
+                Ok(Deps::Null)
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Deps, A::Error> {
+                let mut deps = Vec::new();
+                while let Some(d) = seq.next_element::<RawDependency>()? {
+                    deps.push(d);
+                }
+                Ok(Deps::Array(deps))
+            }
+            // Anything else is kept as serde_json reads it.
+            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Deps, E> {
+                Ok(Deps::Other(J::String(s.to_string())))
+            }
+            fn visit_bool<E: serde::de::Error>(self, b: bool) -> Result<Deps, E> {
+                Ok(Deps::Other(J::Bool(b)))
+            }
+            fn visit_i64<E: serde::de::Error>(self, i: i64) -> Result<Deps, E> {
+                Ok(Deps::Other(J::from(i)))
+            }
+            fn visit_u64<E: serde::de::Error>(self, u: u64) -> Result<Deps, E> {
+                Ok(Deps::Other(J::from(u)))
+            }
+            fn visit_f64<E: serde::de::Error>(self, f: f64) -> Result<Deps, E> {
+                Ok(Deps::Other(J::from(f)))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Deps, A::Error> {
+                use serde::Deserialize;
+                J::deserialize(serde::de::value::MapAccessDeserializer::new(map)).map(Deps::Other)
+            }
+        }
+        d.deserialize_any(Visit)
+    }
+}
+
 impl<'de> serde::Deserialize<'de> for Raw {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Raw, D::Error> {
         struct Visit;
@@ -74,19 +286,17 @@ impl<'de> serde::Deserialize<'de> for Raw {
                 while let Some(key) = map.next_key::<Key>()? {
                     raw.keys += 1;
                     // A repeated key: the last one wins, as in Ruby's JSON.
-                    let slot = match key {
-                        Key::Name => &mut raw.name,
-                        Key::Version => &mut raw.version,
-                        Key::Dependencies => &mut raw.dependencies,
-                        Key::Source => &mut raw.source,
-                        Key::Author => &mut raw.author,
-                        Key::License => &mut raw.license,
+                    match key {
+                        Key::Name => raw.name = Some(map.next_value()?),
+                        Key::Version => raw.version = Some(map.next_value()?),
+                        Key::Dependencies => raw.dependencies = Some(map.next_value()?),
+                        Key::Source => raw.source = Some(map.next_value()?),
+                        Key::Author => raw.author = Some(map.next_value()?),
+                        Key::License => raw.license = Some(map.next_value()?),
                         Key::Other => {
-                            map.next_value::<serde::de::IgnoredAny>()?;
-                            continue;
+                            map.next_value::<Ignored>()?;
                         }
-                    };
-                    *slot = Some(map.next_value()?);
+                    }
                 }
                 Ok(raw)
             }
@@ -101,26 +311,29 @@ impl Raw {
         if self.keys == 0 {
             return None;
         }
-        for (key, value) in [
-            ("source", &self.source),
-            ("author", &self.author),
-            ("version", &self.version),
-            ("license", &self.license),
-            ("dependencies", &self.dependencies),
+        let presence = |p: &Option<Presence>| matches!(p, Some(Presence::Present));
+        for (key, present) in [
+            ("source", presence(&self.source)),
+            ("author", presence(&self.author)),
+            (
+                "version",
+                matches!(self.version, Some(Text::Str(_) | Text::Other)),
+            ),
+            ("license", presence(&self.license)),
+            (
+                "dependencies",
+                matches!(self.dependencies, Some(Deps::Array(_) | Deps::Other(_))),
+            ),
         ] {
-            match value {
-                None | Some(serde_json::Value::Null) => {
-                    return Some(format!("No {key} module metadata provided for {module}"))
-                }
-                Some(serde_json::Value::Array(_)) => {}
-                Some(other) if key == "dependencies" => {
-                    return Some(format!(
-                        "The value for the key dependencies in the file metadata.json of the module {module} must be an array, not: '{}'",
-                        ruby_to_s(other)
-                    ))
-                }
-                Some(_) => {}
+            if !present {
+                return Some(format!("No {key} module metadata provided for {module}"));
             }
+        }
+        if let Some(Deps::Other(other)) = &self.dependencies {
+            return Some(format!(
+                "The value for the key dependencies in the file metadata.json of the module {module} must be an array, not: '{}'",
+                ruby_to_s(other)
+            ));
         }
         None
     }
@@ -226,39 +439,39 @@ impl Metadata {
             crate::diagnostic::error(codes::BAD_METADATA, msg, Some(file.to_path_buf()), None)
         };
         let mut diags = Vec::new();
-        let string = |key: &str, v: Option<serde_json::Value>, diags: &mut Vec<Diagnostic>| match v
-        {
-            None | Some(serde_json::Value::Null) => None,
-            Some(serde_json::Value::String(s)) => Some(s),
-            Some(_) => {
+        let string = |key: &str, v: Option<Text>, diags: &mut Vec<Diagnostic>| match v {
+            None | Some(Text::Null) => None,
+            Some(Text::Str(s)) => Some(s),
+            Some(Text::Other) => {
                 diags.push(bad(format!("`{key}` in metadata.json must be a string")));
                 None
             }
         };
         let name = string("name", raw.name, &mut diags);
         let version = string("version", raw.version, &mut diags);
-        let dependencies = match &raw.dependencies {
+        let dependencies = match raw.dependencies {
             None => None,
-            Some(serde_json::Value::Array(items)) => Some(
+            Some(Deps::Array(items)) => Some(
                 items
-                    .iter()
+                    .into_iter()
                     .filter_map(|d| {
-                        let name = d.get("name").and_then(|n| n.as_str());
-                        if name.is_none() {
+                        if d.name.is_none() {
                             diags.push(bad("a dependency in metadata.json has no `name`".into()));
                         }
                         Some(Dependency {
-                            name: name?.to_string(),
+                            name: d.name?,
                             version_requirement: d
-                                .get("version_requirement")
-                                .and_then(|v| v.as_str())
-                                .unwrap_or(">= 0.0.0")
-                                .to_string(),
+                                .version_requirement
+                                .unwrap_or_else(|| ">= 0.0.0".to_string()),
                         })
                     })
                     .collect(),
             ),
             Some(other) => {
+                let other = match other {
+                    Deps::Other(v) => v,
+                    _ => serde_json::Value::Null,
+                };
                 diags.push(bad(format!(
                     "the value for the key dependencies in metadata.json must be an array, not: '{other}'"
                 )));
@@ -312,5 +525,153 @@ fn ruby_inspect(v: &serde_json::Value) -> String {
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::Value as J;
+
+    /// What `Metadata::read` answered when every key it reads was first made a JSON value:
+    /// the reference the typed reading is checked against.
+    fn through_json_values(
+        text: &str,
+        module: &str,
+    ) -> Result<(Option<Metadata>, Vec<Diagnostic>), String> {
+        let file = Path::new("m/metadata.json");
+        let doc: J = match serde_json::from_str(text) {
+            Ok(J::Object(o)) => J::Object(o),
+            Ok(_) | Err(_) => return Ok(Metadata::parse(text, file)),
+        };
+        let get = |k: &str| doc.get(k);
+        if doc.as_object().is_some_and(|o| !o.is_empty()) {
+            for key in ["source", "author", "version", "license", "dependencies"] {
+                match get(key) {
+                    None | Some(J::Null) => {
+                        return Err(format!("No {key} module metadata provided for {module}"))
+                    }
+                    Some(J::Array(_)) => {}
+                    Some(other) if key == "dependencies" => return Err(format!(
+                        "The value for the key dependencies in the file metadata.json of the module {module} must be an array, not: '{}'",
+                        ruby_to_s(other)
+                    )),
+                    Some(_) => {}
+                }
+            }
+        }
+        let mut diags = Vec::new();
+        let bad = |msg: String| {
+            crate::diagnostic::error(codes::BAD_METADATA, msg, Some(file.to_path_buf()), None)
+        };
+        let mut string = |key: &str| match get(key) {
+            None | Some(J::Null) => None,
+            Some(J::String(s)) => Some(s.clone()),
+            Some(_) => {
+                diags.push(bad(format!("`{key}` in metadata.json must be a string")));
+                None
+            }
+        };
+        let name = string("name");
+        let version = string("version");
+        let dependencies = match get("dependencies") {
+            None => None,
+            Some(J::Array(items)) => Some(
+                items
+                    .iter()
+                    .filter_map(|d| {
+                        let name = d.get("name").and_then(|n| n.as_str());
+                        if name.is_none() {
+                            diags.push(bad("a dependency in metadata.json has no `name`".into()));
+                        }
+                        Some(Dependency {
+                            name: name?.to_string(),
+                            version_requirement: d
+                                .get("version_requirement")
+                                .and_then(|v| v.as_str())
+                                .unwrap_or(">= 0.0.0")
+                                .to_string(),
+                        })
+                    })
+                    .collect(),
+            ),
+            Some(other) => {
+                diags.push(bad(format!(
+                    "the value for the key dependencies in metadata.json must be an array, not: '{other}'"
+                )));
+                None
+            }
+        };
+        Ok((
+            Some(Metadata {
+                name,
+                version,
+                dependencies,
+            }),
+            diags,
+        ))
+    }
+
+    const FULL: &str = r#""source": "s", "author": ["a"], "license": {"x": 1}, "version": "1.0""#;
+
+    #[test]
+    fn typed_reading_agrees_with_json_values() {
+        let mut texts: Vec<String> = [
+            "{}",
+            "[]",
+            "3",
+            "{",
+            r#"{"name": "me-m"}"#,
+            r#"{"source": null, "author": "a"}"#,
+            r#"{"version": 3, "name": ["x"], "dependencies": []}"#,
+        ]
+        .iter()
+        .map(|t| t.to_string())
+        .collect();
+        for deps in [
+            r#"[]"#,
+            r#"[{"name": "a-b", "version_requirement": ">= 1.0.0"}, {"name": "c/d"}]"#,
+            r#"[{"name": 3}, "x", null, [1], {"version_requirement": "1"}, {"name": "a", "name": "b"}]"#,
+            r#"[{"name": "a", "name": 3}, {"name": "e", "version_requirement": 2, "x": {"y": [1]}}]"#,
+            r#"null"#,
+            r#""a string""#,
+            r#"{"name": "a", "b": [1, 2.5, -3, true, null]}"#,
+            r#"12345678901234567890"#,
+            r#"-1.5e3"#,
+            r#"false"#,
+        ] {
+            texts.push(format!(r#"{{{FULL}, "dependencies": {deps}}}"#));
+            texts.push(format!(
+                r#"{{"dependencies": {deps}, "name": "x-y", {FULL}, "name": null}}"#
+            ));
+        }
+        texts.push(format!(
+            r#"{{{FULL}, "dependencies": [], "version": null}}"#
+        ));
+        texts.push(format!(
+            r#"{{{FULL}, "dependencies": [], "license": null}}"#
+        ));
+        texts.push(format!(
+            r#"{{{FULL}, "dependencies": [], "source": [null]}}"#
+        ));
+        texts.push(format!(
+            r#"{{{FULL}, "dependencies": [], "version": {{"a": 1}}}}"#
+        ));
+        // The corpus, where it is installed.
+        if let Ok(dirs) = std::fs::read_dir("/usr/share/puppet/modules") {
+            for d in dirs.flatten() {
+                if let Ok(t) = std::fs::read_to_string(d.path().join("metadata.json")) {
+                    texts.push(t);
+                }
+            }
+        }
+        for text in &texts {
+            let file = Path::new("m/metadata.json");
+            assert_eq!(
+                Metadata::read(text, file, "m"),
+                through_json_values(text, "m"),
+                "{text}"
+            );
+        }
     }
 }
