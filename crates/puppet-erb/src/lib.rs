@@ -85,6 +85,9 @@ impl ErbError {
 pub struct Template {
     file: String,
     program: std::sync::Arc<ast::Program>,
+    /// The bytes of the template's literal text: the room a render's output starts with
+    /// (a guess, that saves growing the output step by step as it is written).
+    text_len: usize,
 }
 
 impl Template {
@@ -96,6 +99,13 @@ impl Template {
             file
         };
         let pieces = scanner::scan(text);
+        let text_len = pieces
+            .iter()
+            .map(|p| match p {
+                puppet_ruby::Piece::Text(t) => t.len(),
+                _ => 0,
+            })
+            .sum();
         let to_err = |e: parser::ParseError| {
             if e.unsupported {
                 ErbError::Unsupported {
@@ -118,6 +128,7 @@ impl Template {
         Ok(Template {
             file: file.to_string(),
             program: std::sync::Arc::new(program),
+            text_len,
         })
     }
 
@@ -155,6 +166,7 @@ impl Template {
     }
 
     fn run(&self, mut it: interp::Interp<'_>) -> Result<String, ErbError> {
+        it.out.reserve(self.text_len);
         match it.run(&self.program.body) {
             Ok(()) => {
                 it.write_back();

@@ -34,6 +34,36 @@ fn equality_op(name: &str) -> Option<bool> {
     }
 }
 
+/// An array element that [`Interp::literal_array_member`] compares where it is: `nil`,
+/// `true`, `false`, or a string or symbol literal without interpolation (a string no longer
+/// than a string may be); `Some` of its text (empty for the first three).
+fn plain_literal(n: &Node) -> Option<&str> {
+    match &n.kind {
+        Kind::Nil | Kind::True | Kind::False => Some(""),
+        Kind::Str(parts) | Kind::Sym(parts) => match parts.as_slice() {
+            [crate::ast::Part::Lit(l)] if l.len() <= crate::interp::OBJECT_LIMIT => Some(l),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// An expression whose evaluation runs no Ruby code (so cannot reopen a class): a local
+/// variable, an instance variable (a template's reads the scope), a literal leaf.
+fn evaluates_without_code(n: &Node) -> bool {
+    matches!(
+        n.kind,
+        Kind::LVar(_)
+            | Kind::IVar(_)
+            | Kind::Nil
+            | Kind::True
+            | Kind::False
+            | Kind::Int(_)
+            | Kind::Float(_)
+            | Kind::SelfRef
+    )
+}
+
 /// `h['text']` with a plain string literal as the key, where the answer does not need the
 /// key object (see [`RHash::literal_index`]): the literal's text and the answer.
 fn literal_index<'n>(h: &Rc<value::Shared<RHash>>, arg: &'n Node) -> Option<(&'n str, RValue)> {
@@ -189,6 +219,92 @@ impl<'s> Interp<'s> {
                 self.send_self(s, name, a, kw, blk.as_ref(), pos, vcall)
             }
         }
+    }
+
+    /// `[nil, '', :undef].include?(x)` (or `member?`): an array literal of plain literals
+    /// (see [`plain_literal`]) asked about a value whose evaluation runs no Ruby code (see
+    /// [`evaluates_without_code`]), on an Array nobody reopened: the steps, depth and memory
+    /// that evaluating the array literal counts (in its order, with its checks), then the
+    /// argument evaluated, then `Array#include?`'s answer (each element `==` the value, as
+    /// `value::equal` compares a nil, boolean, string or symbol), without making the array or
+    /// its strings.
+    /// [`Interp::literal_array_member`] where it applies (the caller, `eval_inner`, has
+    /// checked that the call has an array literal receiver, no block and no `&.`), else
+    /// `None`, having evaluated nothing.
+    // (Not inlined, nor in `eval_call`: code there made every call slower.)
+    #[inline(never)]
+    pub(crate) fn literal_array_call(
+        &mut self,
+        items: &[Node],
+        apos: Pos,
+        name: &str,
+        args: &[Node],
+        pos: Pos,
+    ) -> Option<R> {
+        let [arg] = args else {
+            return None;
+        };
+        if matches!(name, "include?" | "member?")
+            && !self.reopened
+            && items.len() <= 1024
+            && items.iter().all(|n| plain_literal(n).is_some())
+            && evaluates_without_code(arg)
+        {
+            return Some(self.literal_array_member(apos, items, arg, pos));
+        }
+        None
+    }
+
+    fn literal_array_member(&mut self, apos: Pos, items: &[Node], arg: &Node, pos: Pos) -> R {
+        // As `eval` of the array node (`eval_general`, then `eval_list` and each element's
+        // evaluation).
+        self.enter(apos)?;
+        let r = (|| {
+            self.tick(apos)?;
+            for item in items {
+                match &item.kind {
+                    Kind::Str(_) => {
+                        let len = plain_literal(item).map_or(0, |l| l.len());
+                        self.literal_steps(len, item.pos)?;
+                    }
+                    Kind::Sym(_) => {
+                        self.enter(item.pos)?;
+                        let r = self.tick(item.pos);
+                        self.leave();
+                        if value::walk_end(0) {
+                            return crate::interp::too_large(item.pos);
+                        }
+                        r?;
+                    }
+                    // A leaf (nil, true, false): `eval_leaf`.
+                    _ => {
+                        self.enter(item.pos)?;
+                        let r = self.tick(item.pos);
+                        self.leave();
+                        r?;
+                    }
+                }
+            }
+            self.charge(items.len() * 16, apos)
+        })();
+        self.leave();
+        if value::walk_end(0) {
+            return crate::interp::too_large(apos);
+        }
+        r?;
+        let x = self.eval(arg)?;
+        self.pos = pos;
+        let found = items.iter().any(|item| match (&item.kind, &x) {
+            (Kind::Nil, RValue::Nil) => true,
+            (Kind::True, RValue::Bool(b)) => *b,
+            (Kind::False, RValue::Bool(b)) => !*b,
+            (Kind::Str(_), RValue::Str(s)) => {
+                plain_literal(item).is_some_and(|l| *s.borrow().as_str() == *l)
+            }
+            (Kind::Sym(_), RValue::Sym(s)) => plain_literal(item).is_some_and(|l| **s == *l),
+            _ => false,
+        });
+        Ok(RValue::Bool(found))
     }
 
     /// `recv == arg` (`eq`) or `recv != arg` on a scalar receiver of a built-in class that
@@ -1371,6 +1487,97 @@ mod tests {
         it.set_lvar("h", hashes[0].clone());
         it.set_step_limit(it.steps() + 2);
         assert!(matches!(it.eval(&node.body[1]), Err(Ctrl::Unsupported(_))));
+    }
+
+    #[test]
+    fn literal_array_membership_answers_as_the_general_path() {
+        // `[..].include?(x)` (the fast path where it applies) against the dispatched call,
+        // for every sample value and arrays of each kind of plain literal.
+        let arrays = [
+            "[nil, '', :undef]",
+            "[false, 'false', '']",
+            "[true]",
+            "[]",
+            "[:a, 'a', nil, true, false, '1']",
+        ];
+        let checks: Vec<String> = arrays
+            .iter()
+            .flat_map(|a| {
+                [
+                    format!("{a}.include?(x) == {a}.send(:include?, x)"),
+                    format!("{a}.member?(x) == {a}.send(:member?, x)"),
+                ]
+            })
+            .collect();
+        let code = format!(
+            "{SAMPLES}\nsamples.map {{ |x| [{}].all? }}.all?",
+            checks.join(", ")
+        );
+        assert_eq!(eval_inspect(&code).unwrap(), "true");
+        // A reopened Array: the user's method runs; a call argument, a splat or a block
+        // still go the general way.
+        assert_eq!(
+            eval_inspect("class Array; def include?(x); :mine; end; end\nx = 1\n[nil].include?(x)")
+                .unwrap(),
+            ":mine"
+        );
+        assert_eq!(
+            eval_inspect(
+                "x = nil\n[[nil].include?(x.to_s), [nil].include?(*[x]), [1, nil].include?(x) { }]"
+            )
+            .unwrap(),
+            "[false, true, true]"
+        );
+    }
+
+    #[test]
+    fn literal_array_membership_takes_the_steps_of_the_general_path() {
+        let mut scope = NullScope::default();
+        let mut it = Interp::with(&mut scope, "(t)", false, Sources::empty());
+        for array in [
+            "[nil, '', :undef]",
+            "['abc', 'x' * 3, true]",
+            "[]",
+            "[:a, 'a']",
+        ] {
+            for x in ["nil", "''", "'abc'", ":undef", "1", "[nil]"] {
+                let code = format!("x = {x}\n{array}.include?(x)");
+                let Ok(prog) = crate::parser::parse_file(&code, "(t)") else {
+                    continue;
+                };
+                let run = |it: &mut Interp| {
+                    it.eval(&prog.body[0]).expect("x");
+                    let before = it.steps();
+                    let v = it.eval(&prog.body[1]).expect("include?");
+                    (value::inspect(&v), it.steps() - before)
+                };
+                let fast = run(&mut it);
+                it.reopened = true;
+                let general = run(&mut it);
+                it.reopened = false;
+                assert_eq!(fast, general, "{code}");
+            }
+        }
+        // Out of steps at each point of the literal: the same error either way.
+        let prog = crate::parser::parse_file("x = 1\n[nil, 'ab', :c].include?(x)", "(t)").unwrap();
+        for extra in 0..8 {
+            let mut errors = Vec::new();
+            for reopened in [false, true] {
+                it.eval(&prog.body[0]).expect("x");
+                it.reopened = reopened;
+                it.set_step_limit(it.steps() + extra);
+                // (The message names the budget, which differs between the runs.)
+                errors.push(match it.eval(&prog.body[1]) {
+                    Ok(v) => value::inspect(&v),
+                    Err(Ctrl::Unsupported(u)) => format!("unsupported at {:?}", u.pos),
+                    Err(Ctrl::Raise(e)) => format!("{} at {:?}", e.class, e.pos),
+                    Err(other) => format!("{other:?}"),
+                });
+                it.set_step_limit(u64::MAX);
+                it.reopened = false;
+            }
+            assert_eq!(errors[0], errors[1], "{extra} steps left");
+        }
     }
 
     #[test]

@@ -1258,6 +1258,23 @@ impl<'s> Interp<'s> {
                 let o = RValue::Module(self.object.clone());
                 self.scoped_const(&o, name, pos)
             }
+            // `[nil, ''].include?(x)`: see `Interp::literal_array_call`.
+            Kind::Call {
+                recv: Some(recv),
+                name,
+                args,
+                block: None,
+                block_arg: None,
+                safe: false,
+            } if matches!(recv.kind, Kind::Array(_)) => {
+                let Kind::Array(items) = &recv.kind else {
+                    return unsupported("an array literal receiver", pos);
+                };
+                match self.literal_array_call(items, recv.pos, name, args, pos) {
+                    Some(r) => r,
+                    None => self.eval_call(Some(recv), name, args, None, None, false, pos),
+                }
+            }
             Kind::Call {
                 recv,
                 name,
