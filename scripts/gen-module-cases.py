@@ -2,7 +2,8 @@
 """Regenerate the expectations of crates/puppet-eval/tests/fixtures/module_cases/ from Puppet 7.23.
 
 Each case is a directory holding a main manifest `site.pp`, module directories and
-`case.json` ({"modulepath": [directories relative to the case directory, as given]}). The
+`case.json` ({"modulepath": [directories relative to the case directory, as given],
+optionally "settings": {Puppet setting: value}, e.g. {"strict": "error"}). The
 script compiles every case with the oracle's `compile-catalog --batch --with-logs`, from
 inside the case directory so that relative module paths mean what they say, and writes
 `expected.json` beside it, in the reduced form tests/module_cases.rs compares:
@@ -12,7 +13,8 @@ inside the case directory so that relative module paths mean what they say, and 
    "logs": [[level, message], ...] (err and warning, in order)}
   or {"ok": false, "error": Puppet's message without " on node NAME"}
 
-The case directory's absolute path is written `<DIR>` in messages.
+The case directory's absolute path is written `<DIR>` in messages, the directory of all
+cases `<CASES>` (a case may use another's modules).
 
 Needs Puppet 7.23 (puppet-agent) and the oracle scripts (/work/shared/oracle/README.md);
 CI does not run this, the test only reads the files.
@@ -34,7 +36,7 @@ DROP = {"Stage[main]", "Class[main]", "Class[Settings]"}
 
 def reduce(out, case_dir):
     def clean(s):
-        return s.replace(case_dir, "<DIR>")
+        return s.replace(case_dir, "<DIR>").replace(os.path.abspath(CASES), "<CASES>")
 
     if not out.get("ok"):
         msg = out["error"]
@@ -70,7 +72,9 @@ def main():
         spec = json.load(open(os.path.join(case_dir, "case.json")))
         line = json.dumps({"id": name, "manifest": "site.pp",
                            "modulepath": ":".join(spec["modulepath"]), "node": NODE})
-        p = subprocess.run([oracle, "--batch", "-", "--with-logs"], input=line + "\n",
+        settings = [a for k, v in sorted(spec.get("settings", {}).items())
+                    for a in ("--setting", "%s=%s" % (k, v))]
+        p = subprocess.run([oracle, "--batch", "-", "--with-logs"] + settings, input=line + "\n",
                            capture_output=True, text=True, cwd=case_dir, check=True)
         out = json.loads(p.stdout.splitlines()[-1])
         expected = reduce(out, case_dir)

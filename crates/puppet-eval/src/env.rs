@@ -57,8 +57,16 @@ type LoweredCell = Arc<OnceLock<Option<Arc<LoweredFile>>>>;
 /// A lazily filled map: `None` records that a name was looked for and not found.
 type Cache<T> = RwLock<rustc_hash::FxHashMap<SmolStr, Option<T>>>;
 
-/// Load errors by (kind, name): the first error of the files read to find a name.
-type ErrorCache = RwLock<rustc_hash::FxHashMap<(DefKind, SmolStr), Option<Diagnostic>>>;
+/// What reading the files that define a name reported, by (kind, name).
+type ErrorCache = RwLock<rustc_hash::FxHashMap<(DefKind, SmolStr), LoadReport>>;
+
+/// What Puppet's autoloader reports reading the files it reads to find a name: the first
+/// error, and the warnings of the files read before it (each with its file).
+#[derive(Debug, Clone, Default)]
+struct LoadReport {
+    error: Option<Diagnostic>,
+    warnings: Arc<[Diagnostic]>,
+}
 
 /// Everything compiles share: the lowered main manifest, the definitions found so far, the
 /// function registry, the resource types, Hiera and the source files. See the module docs.
@@ -830,10 +838,31 @@ impl Environment {
         if in_main {
             return None;
         }
+        self.load_report(kind, name).error
+    }
+
+    /// The warnings Puppet logs reading the files it reads to find `name` (of `kind`): each
+    /// candidate file's, general to specific, up to the one that defines it or has an error.
+    /// Lexer warnings (an unrecognised escape) and duplicate keys of hash literals, with
+    /// their file; none for a definition of the main manifests.
+    pub(crate) fn load_warnings(&self, kind: DefKind, name: &str) -> Arc<[Diagnostic]> {
+        let in_main = match kind {
+            DefKind::Class => self.main_classes.contains_key(name),
+            DefKind::Define => self.main_defines.contains_key(name),
+            DefKind::Function => self.main_functions.contains_key(name),
+            DefKind::TypeAlias => self.main_aliases.contains_key(name),
+        };
+        if in_main {
+            return Arc::default();
+        }
+        self.load_report(kind, name).warnings
+    }
+
+    fn load_report(&self, kind: DefKind, name: &str) -> LoadReport {
         let key = (kind, SmolStr::new(name));
         if let Ok(map) = self.shared.load_errors.read() {
-            if let Some(e) = map.get(&key) {
-                return e.clone();
+            if let Some(r) = map.get(&key) {
+                return r.clone();
             }
         }
         let found = self.first_load_error(kind, name);
@@ -843,20 +872,28 @@ impl Environment {
         }
     }
 
-    fn first_load_error(&self, kind: DefKind, name: &str) -> Option<Diagnostic> {
+    fn first_load_error(&self, kind: DefKind, name: &str) -> LoadReport {
+        let mut warnings = Vec::new();
         for file in self.shared.loader.candidate_files(kind, name) {
+            warnings.extend(file.warnings.iter().cloned());
             if let Some(d) = file.diagnostics.iter().find(|d| d.is_error()) {
-                return Some(d.clone().with_source(&file.text));
+                return LoadReport {
+                    error: Some(d.clone().with_source(&file.text)),
+                    warnings: warnings.into(),
+                };
             }
             if file
                 .definitions
                 .iter()
                 .any(|d| d.kind == kind && d.name == name)
             {
-                return None;
+                break;
             }
         }
-        None
+        LoadReport {
+            error: None,
+            warnings: warnings.into(),
+        }
     }
 
     /// A function that is not written in Puppet: the embedder's, a built-in, else a module's

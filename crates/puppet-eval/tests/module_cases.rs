@@ -34,7 +34,10 @@ fn compile_case(dir: &Path) -> Value {
         .map(|p| dir.join(p.as_str().unwrap()))
         .collect();
     let abs = puppet_loader::absolute_path(dir).display().to_string();
-    let clean = |s: &str| s.replace(&abs, "<DIR>");
+    let all = puppet_loader::absolute_path(&cases_dir())
+        .display()
+        .to_string();
+    let clean = |s: &str| s.replace(&abs, "<DIR>").replace(&all, "<CASES>");
     let env = match Session::new()
         .modulepath(modulepath)
         .manifest(dir.join("site.pp"))
@@ -43,10 +46,15 @@ fn compile_case(dir: &Path) -> Value {
         Ok(env) => env,
         Err(d) => return json!({"ok": false, "error": format!("session: {d:?}")}),
     };
-    let settings = Settings {
+    let mut settings = Settings {
         node_name: "node.example.com".into(),
         ..Default::default()
     };
+    if let Some(given) = spec.get("settings").and_then(Value::as_object) {
+        for (k, v) in given {
+            settings = settings.with_setting(k, v.as_str().unwrap()).unwrap();
+        }
+    }
     let out = env.compile(&settings);
     let cat = match out.catalog {
         Ok(c) => c,

@@ -121,6 +121,10 @@ pub struct LoadedFile {
     pub definitions: Vec<Definition>,
     /// Syntax and location problems of this file.
     pub diagnostics: Vec<Diagnostic>,
+    /// What Puppet warns about when it parses this file, each with the file: the lexer's
+    /// warnings (an unrecognised escape), then hash literals' keys given twice
+    /// (`DUPLICATE_KEY`). A compile logs them for the files it reads ([`parse_warnings`]).
+    pub warnings: Vec<Diagnostic>,
 }
 
 impl LoadedFile {
@@ -909,6 +913,7 @@ pub(crate) fn load_one(
             ));
         }
     }
+    let warnings = parse_warnings(&f.path, &text, &flat);
     LoadedFile {
         path,
         role: f.role,
@@ -916,10 +921,89 @@ pub(crate) fn load_one(
         relative: f.relative.clone(),
         text,
         tree: RwLock::new(parse),
+        warnings,
         flat: RwLock::new(Some(Arc::new(flat))),
         definitions,
         diagnostics,
     }
+}
+
+/// The warnings Puppet's parser and validator give a file (see [`LoadedFile::warnings`]).
+/// Keys are compared by their text first (quotes and escapes removed, integers by value):
+/// only a file where two keys of one hash may be equal is validated in full, so the cost is
+/// a walk of the flat tree's hashes.
+///
+/// ```
+/// use puppet_loader::parse_warnings;
+/// let text = "$h = {'a' => 1, \"a\" => 2, 0x1 => 3, 1 => 4}\nnotice(\"\\q\")\n";
+/// let flat = puppet_syntax::flat::parse(text.into());
+/// let w = parse_warnings(std::path::Path::new("/m/x.pp"), text, &flat);
+/// let texts: Vec<&str> = w.iter().map(|d| &*d.message).collect();
+/// assert_eq!(texts, ["Unrecognized escape sequence '\\q'", "The key 'a' is declared more than once", "The key '1' is declared more than once"]);
+/// assert_eq!(w[1].file.as_deref(), Some("/m/x.pp"));
+/// ```
+pub fn parse_warnings(path: &Path, text: &str, flat: &FlatParse) -> Vec<Diagnostic> {
+    use puppet_syntax::ast::{parse_number, unescape_dq_cow, unescape_sq_cow, Number, DQ_ESCAPES};
+    use puppet_syntax::SyntaxKind::{HASH_ENTRY, HASH_EXPR};
+    use std::borrow::Cow;
+    let path = path.to_string_lossy();
+    let index = std::cell::OnceCell::new();
+    let located = |d: &Diagnostic| {
+        let mut d = d.clone().with_file(&*path);
+        if let Some(r) = d.range {
+            let index = index.get_or_init(|| puppet_diagnostics::LineIndex::new(text));
+            d.location = Some(index.line_col(text, r.start()));
+        }
+        d
+    };
+    let mut out: Vec<Diagnostic> = (flat.errors().iter())
+        .filter(|d| d.severity == puppet_syntax::Severity::Warning)
+        .map(located)
+        .collect();
+    let root = puppet_syntax::green::Node::root(flat);
+    let may_repeat = root.descendants_of_kind(HASH_EXPR).any(|h| {
+        let mut keys = rustc_hash::FxHashSet::default();
+        h.children_of(HASH_ENTRY).any(|en| {
+            let Some(k) = en.nth_expr(0) else {
+                return false;
+            };
+            let t = k.text().trim();
+            // Only literals can be the same key (names, numbers, strings, booleans).
+            let bare = |t: &str| {
+                !t.is_empty()
+                    && t.bytes().all(|b| {
+                        b.is_ascii_alphanumeric()
+                            || b == b'_'
+                            || b == b':'
+                            || b == b'.'
+                            || b == b'-'
+                    })
+            };
+            if !(t.starts_with('\'') || t.starts_with('"') || bare(t)) {
+                return false;
+            }
+            let key = if t.starts_with('\'') {
+                unescape_sq_cow(t)
+            } else if let Some(inner) = t.strip_prefix('"') {
+                unescape_dq_cow(inner.strip_suffix('"').unwrap_or(inner), DQ_ESCAPES)
+            } else if let Some(Number::Integer { value, .. }) = parse_number(t) {
+                Cow::Owned(value.to_string())
+            } else {
+                Cow::Borrowed(t)
+            };
+            !keys.insert(key)
+        })
+    });
+    if may_repeat {
+        let parse = puppet_syntax::parse(text);
+        let validated = puppet_syntax::validate::validate(&parse);
+        out.extend(
+            (validated.iter())
+                .filter(|d| d.code == "DUPLICATE_KEY")
+                .map(located),
+        );
+    }
+    out
 }
 
 /// The precedence of a definition for its own name (lower wins), see the module docs.

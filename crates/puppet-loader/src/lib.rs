@@ -49,8 +49,8 @@ mod refs;
 pub use defs::{check_file_location, label, scan_file, DefKind, Definition, FileScan};
 pub use diagnostic::{codes, Diagnostic, ProviderError, Severity};
 pub use env::{
-    namespace_for_file, EnvironmentConfig, FileRole, Index, LoadedFile, Module, ParseCache,
-    ResolutionMode,
+    namespace_for_file, parse_warnings, EnvironmentConfig, FileRole, Index, LoadedFile, Module,
+    ParseCache, ResolutionMode,
 };
 pub use envconf::{codes as env_conf_codes, valid_environment_name, EnvironmentConf};
 pub use loader::Loader;

@@ -935,8 +935,8 @@ impl Validator {
             Expr::Hash(h) => {
                 let mut keys = std::collections::HashSet::new();
                 for entry in h.entries() {
-                    if let Some(k) = entry.key().and_then(|k| literal_key(&k)) {
-                        if !keys.insert(k.clone()) {
+                    if let Some((kind, k)) = entry.key().and_then(|k| literal_key(&k)) {
+                        if !keys.insert((kind, k.clone())) {
                             self.warning(
                                 "DUPLICATE_KEY",
                                 format!("The key '{k}' is declared more than once"),
@@ -1288,8 +1288,8 @@ impl Validator {
                             .is_some_and(|k| k.syntax().text().to_string().trim() == "Object");
                         if let (Some(Expr::Hash(h)), false) = (entry.value(), base_is_object) {
                             for en in h.entries() {
-                                if en.key().and_then(|k| literal_key(&k)).as_deref()
-                                    == Some("parent")
+                                if en.key().and_then(|k| literal_key(&k))
+                                    == Some((KeyKind::String, "parent".into()))
                                 {
                                     self.warning(
                                         "DUPLICATE_KEY",
@@ -1482,25 +1482,52 @@ fn is_type_ref(e: &Expr) -> bool {
 }
 
 /// The value of a hash key when it is a literal (for duplicate-key warnings).
-fn literal_key(e: &Expr) -> Option<String> {
+/// What a literal hash key is, as Puppet's validator compares keys (the literal's Ruby
+/// value): `1` and `0x1` are the same key, `true` and `'true'` are not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum KeyKind {
+    String,
+    Integer,
+    Float,
+    Boolean,
+}
+
+/// A literal hash key: its kind and its value as the duplicate-key warning prints it.
+fn literal_key(e: &Expr) -> Option<(KeyKind, String)> {
     match e {
         Expr::Literal(l) => match l.kind()? {
-            LiteralKind::String | LiteralKind::BareWord => l.string_value(),
-            LiteralKind::Number => l.token().map(|t| t.text().to_string()),
-            LiteralKind::True => Some("true".into()),
-            LiteralKind::False => Some("false".into()),
+            LiteralKind::String | LiteralKind::BareWord => {
+                Some((KeyKind::String, l.string_value()?))
+            }
+            LiteralKind::Number => match ast::parse_number(l.token()?.text())? {
+                ast::Number::Integer { value, .. } => Some((KeyKind::Integer, value.to_string())),
+                ast::Number::Float(f) => Some((KeyKind::Float, ruby_float(f))),
+                _ => None,
+            },
+            LiteralKind::True => Some((KeyKind::Boolean, "true".into())),
+            LiteralKind::False => Some((KeyKind::Boolean, "false".into())),
             _ => None,
         },
-        Expr::String(s) if !s.is_interpolated() => Some(
+        Expr::String(s) if !s.is_interpolated() => Some((
+            KeyKind::String,
             s.parts()
                 .filter_map(|p| match p {
                     ast::StringPart::Text(t) => Some(ast::unescape_dq(t.text(), ast::DQ_ESCAPES)),
                     _ => None,
                 })
                 .collect(),
-        ),
-        Expr::Name(n) => Some(n.text()),
+        )),
+        Expr::Name(n) => Some((KeyKind::String, n.text())),
         _ => None,
+    }
+}
+
+/// A float as Ruby's `Float#to_s` prints it in the common cases (`1.0`, `0.5`, `1.0e+20`).
+fn ruby_float(f: f64) -> String {
+    if f.fract() == 0.0 && f.abs() < 1e16 {
+        format!("{f:.1}")
+    } else {
+        format!("{f}")
     }
 }
 

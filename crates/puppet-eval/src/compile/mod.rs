@@ -62,6 +62,9 @@ pub(crate) struct Builder {
     /// class and the body run, so that a parent that `contain`s its child does not
     /// evaluate the child a second time).
     started_classes: rustc_hash::FxHashSet<SmolStr>,
+    /// The warnings of module files logged so far (file and offset): Puppet logs a file's
+    /// warnings when it parses it, once.
+    load_warned: rustc_hash::FxHashSet<(Option<Arc<str>>, u32)>,
     /// The node scope, once the node definition is being evaluated.
     node_scope: Option<ScopeId>,
     /// The matched node's name, listed among the classes as Puppet does, with the number
@@ -239,21 +242,62 @@ impl Compiler {
     /// A class by lower-case name, as Puppet's autoloader finds it: an error in a file it
     /// reads on the way (a syntax error, a definition or statement not allowed there) fails
     /// the compile.
-    pub(crate) fn find_class(&self, name: &str) -> R<Option<Arc<ClassDef>>> {
+    pub(crate) fn find_class(&mut self, name: &str) -> R<Option<Arc<ClassDef>>> {
         if let Some(d) = self.env.load_error(puppet_loader::DefKind::Class, name) {
             return Err(load_error(&d));
         }
+        self.log_load_warnings(puppet_loader::DefKind::Class, name)?;
         Ok(self.env.class(name))
     }
 
     /// A defined type by lower-case name, with the autoloader's errors as [`find_class`].
     ///
     /// [`find_class`]: Compiler::find_class
-    pub(crate) fn find_define(&self, name: &str) -> R<Option<Arc<crate::lower::DefineDef>>> {
+    pub(crate) fn find_define(&mut self, name: &str) -> R<Option<Arc<crate::lower::DefineDef>>> {
         if let Some(d) = self.env.load_error(puppet_loader::DefKind::Define, name) {
             return Err(load_error(&d));
         }
+        self.log_load_warnings(puppet_loader::DefKind::Define, name)?;
         Ok(self.env.define(name))
+    }
+}
+
+impl Compiler {
+    /// Logs the warnings of the files read to find `name` (`Environment::load_warnings`),
+    /// each once per compile, as Puppet logs them when it parses a file. The `strict`
+    /// setting governs a duplicate key as in the main manifest: nothing under `off`, the
+    /// compile's error under `error`.
+    fn log_load_warnings(&mut self, kind: puppet_loader::DefKind, name: &str) -> R<()> {
+        let warnings = self.env.load_warnings(kind, name);
+        for d in warnings.iter() {
+            let duplicate = d.code == "DUPLICATE_KEY";
+            if duplicate && self.strict() == "off" {
+                continue;
+            }
+            if !self
+                .build
+                .load_warned
+                .insert((d.file.clone(), d.start().into()))
+            {
+                continue;
+            }
+            if duplicate && self.strict() == "error" {
+                // Puppet's validator logs each as an error and gives up with their count.
+                let in_file = |w: &&puppet_diagnostics::Diagnostic| {
+                    w.code == "DUPLICATE_KEY" && w.file == d.file
+                };
+                let count = warnings.iter().filter(in_file).count();
+                let mut e = d.clone();
+                e.severity = puppet_diagnostics::Severity::Error;
+                if count > 1 {
+                    e.message = format!("Language validation logged {count} errors. Giving up");
+                    e.location = None;
+                }
+                return Err(load_error(&e));
+            }
+            self.warn(d.message.clone());
+        }
+        Ok(())
     }
 }
 
