@@ -18,7 +18,7 @@ use puppet_types::mismatch::describe_mismatch;
 use puppet_types::{assignable, infer_set, is_instance, Type, Value};
 use smol_str::SmolStr;
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// The arguments of one call as an implementation receives them.
 #[derive(Debug)]
@@ -260,11 +260,64 @@ impl Function {
 #[derive(Clone, Default)]
 pub struct Registry {
     // Looked up at every call: a fast hash of the short names.
-    functions: IndexMap<SmolStr, Arc<Function>, rustc_hash::FxBuildHasher>,
+    functions: IndexMap<SmolStr, Entry, rustc_hash::FxBuildHasher>,
     /// Signature type texts parsed so far (those that name no local type): the built-ins'
     /// few hundred signatures repeat `Any`, `String`, `Callable`... (registering them all
     /// is part of every process's start).
     parsed: rustc_hash::FxHashMap<SmolStr, Type>,
+    /// While a deferred function is built: the one name whose registration is carried
+    /// out; the group's other builders do nothing (see [`Deferred`]).
+    only: Option<&'static str>,
+}
+
+/// A registration function that registers a group of functions (the built-ins of one
+/// module of `crate::builtins`).
+pub(crate) type Group = fn(&mut Registry) -> Result<(), RegistryError>;
+
+/// A registry entry: a function, or one registered by name whose signatures are resolved on
+/// first use.
+#[derive(Clone)]
+enum Entry {
+    Ready(Arc<Function>),
+    // Shared by the registry's clones, so that it is built once for all of them.
+    Deferred(Arc<Deferred>),
+}
+
+/// A function known by name, built the first time it is needed by running its group's
+/// registration with every other function of the group left out. Resolving a built-in's
+/// signatures (parsing their type texts) is most of what registering it costs, and a
+/// process calls few of them.
+struct Deferred {
+    name: &'static str,
+    group: Group,
+    built: OnceLock<Result<Arc<Function>, RegistryError>>,
+}
+
+impl Deferred {
+    fn built(&self) -> &Result<Arc<Function>, RegistryError> {
+        self.built.get_or_init(|| {
+            let mut scratch = Registry {
+                only: Some(self.name),
+                ..Registry::default()
+            };
+            (self.group)(&mut scratch)?;
+            match scratch.functions.swap_remove(&key(self.name)) {
+                Some(Entry::Ready(f)) => Ok(f),
+                _ => Err(RegistryError::NoDispatch(self.name.to_string())),
+            }
+        })
+    }
+}
+
+impl Entry {
+    /// The function; `None` for a deferred one whose registration fails (the tests of
+    /// `crate::builtins` build every built-in, so that this does not happen).
+    fn function(&self) -> Option<&Arc<Function>> {
+        match self {
+            Entry::Ready(f) => Some(f),
+            Entry::Deferred(d) => d.built().as_ref().ok(),
+        }
+    }
 }
 
 impl fmt::Debug for Registry {
@@ -327,9 +380,14 @@ impl Registry {
 
     /// Starts the registration of a function.
     pub fn function(&mut self, name: &str) -> FunctionBuilder<'_> {
+        let bare = strip_root(name);
+        let skip = self
+            .only
+            .is_some_and(|only| !only.eq_ignore_ascii_case(bare));
         FunctionBuilder {
             registry: self,
-            name: SmolStr::new(strip_root(name)),
+            skip,
+            name: SmolStr::new(bare),
             doc: String::new(),
             examples: Vec::new(),
             local_types: Vec::new(),
@@ -353,14 +411,54 @@ impl Registry {
         b.register()
     }
 
+    /// Registers `name` now, to be built on its first use by running `group` (which
+    /// registers it among others) with the group's other functions left out.
+    pub(crate) fn register_deferred(
+        &mut self,
+        name: &'static str,
+        group: Group,
+    ) -> Result<(), RegistryError> {
+        if !valid_name(name) {
+            return Err(RegistryError::BadName(name.to_string()));
+        }
+        let k = key(name);
+        if self.functions.contains_key(&k) {
+            return Err(RegistryError::Duplicate(name.to_string()));
+        }
+        let deferred = Deferred {
+            name: strip_root(name),
+            group,
+            built: OnceLock::new(),
+        };
+        self.functions
+            .insert(k, Entry::Deferred(Arc::new(deferred)));
+        Ok(())
+    }
+
+    /// Builds every deferred function, returning the first registration error (the tests'
+    /// check of the built-ins).
+    #[cfg(test)]
+    pub(crate) fn build_deferred(&self) -> Result<(), RegistryError> {
+        for entry in self.functions.values() {
+            if let Entry::Deferred(d) = entry {
+                d.built().as_ref().map_err(Clone::clone)?;
+            }
+        }
+        Ok(())
+    }
+
     /// The function of that name (case-insensitive, leading `::` ignored).
     pub fn get(&self, name: &str) -> Option<&Function> {
-        entry_of(&self.functions, name).map(|f| &**f)
+        entry_of(&self.functions, name)
+            .and_then(Entry::function)
+            .map(|f| &**f)
     }
 
     /// The function of that name, shared (to call it without holding the registry).
     pub fn get_shared(&self, name: &str) -> Option<Arc<Function>> {
-        entry_of(&self.functions, name).cloned()
+        entry_of(&self.functions, name)
+            .and_then(Entry::function)
+            .cloned()
     }
 
     /// True when a function of that name exists.
@@ -370,7 +468,10 @@ impl Registry {
 
     /// All functions, in registration order.
     pub fn functions(&self) -> impl Iterator<Item = &Function> {
-        self.functions.values().map(|f| &**f)
+        self.functions
+            .values()
+            .filter_map(Entry::function)
+            .map(|f| &**f)
     }
 
     /// Calls a function by name.
@@ -400,6 +501,9 @@ enum PendingImpl {
 /// Builds a function; finish with [`FunctionBuilder::register`].
 pub struct FunctionBuilder<'r> {
     registry: &'r mut Registry,
+    /// A builder of a group's other function while a deferred one is built: it records
+    /// nothing and registers nothing.
+    skip: bool,
     name: SmolStr,
     doc: String,
     examples: Vec<Example>,
@@ -417,11 +521,17 @@ impl fmt::Debug for FunctionBuilder<'_> {
 impl FunctionBuilder<'_> {
     /// Sets the documentation.
     pub fn doc(mut self, doc: &str) -> Self {
+        if self.skip {
+            return self;
+        }
         self.doc = doc.to_string();
         self
     }
     /// Adds an example: Puppet source and the `%p` text of its value.
     pub fn example(mut self, source: &str, expected: &str) -> Self {
+        if self.skip {
+            return self;
+        }
         self.examples.push(Example {
             source: SmolStr::new(source),
             expected: SmolStr::new(expected),
@@ -430,6 +540,9 @@ impl FunctionBuilder<'_> {
     }
     /// Declares a local type alias usable in this function's signatures.
     pub fn local_type(mut self, name: &str, ty: impl Into<TypeSpec>) -> Self {
+        if self.skip {
+            return self;
+        }
         self.local_types.push((SmolStr::new(name), ty.into()));
         self
     }
@@ -443,12 +556,18 @@ impl FunctionBuilder<'_> {
     where
         F: Fn(&mut dyn CallContext, Args<'_>) -> Result<Value, CallError> + Send + Sync + 'static,
     {
+        if self.skip {
+            return self;
+        }
         self.dispatches
             .push((sig, PendingImpl::Native(Arc::new(f))));
         self
     }
     /// Adds a dispatch whose implementation is a shared body (e.g. from the evaluator).
     pub fn dispatch_body(mut self, sig: Signature, body: Arc<dyn FunctionBody>) -> Self {
+        if self.skip {
+            return self;
+        }
         self.dispatches.push((sig, PendingImpl::Native(body)));
         self
     }
@@ -465,6 +584,9 @@ impl FunctionBuilder<'_> {
     /// assert_eq!(e.unwrap_err().to_string(), "'add' parameter 'b' expects an Integer value, got String");
     /// ```
     pub fn typed<A, F: crate::typed::TypedFn<A>>(mut self, names: &[&str], f: F) -> Self {
+        if self.skip {
+            return self;
+        }
         let sig = f.signature(names);
         self.dispatches
             .push((sig, PendingImpl::Native(f.into_body())));
@@ -476,6 +598,9 @@ impl FunctionBuilder<'_> {
     where
         F: Fn(&[Value]) -> String + Send + Sync + 'static,
     {
+        if self.skip {
+            return self;
+        }
         self.dispatches
             .push((sig, PendingImpl::Mismatch(Arc::new(f))));
         self
@@ -483,6 +608,9 @@ impl FunctionBuilder<'_> {
 
     /// Resolves the signatures and adds the function to the registry.
     pub fn register(self) -> Result<(), RegistryError> {
+        if self.skip {
+            return Ok(());
+        }
         let fname = self.name.to_string();
         if !valid_name(&fname) {
             return Err(RegistryError::BadName(fname));
@@ -601,7 +729,7 @@ impl FunctionBuilder<'_> {
             dispatches,
             local_types: locals,
         };
-        self.registry.functions.insert(k, Arc::new(f));
+        self.registry.functions.insert(k, Entry::Ready(Arc::new(f)));
         Ok(())
     }
 }
@@ -632,5 +760,77 @@ fn kind_of_callable(ty: &Type) -> bool {
         Type::Callable(_) => true,
         Type::Variant(members) => members.iter().all(kind_of_callable),
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::NullContext;
+
+    fn group(reg: &mut Registry) -> Result<(), RegistryError> {
+        reg.function("one")
+            .doc("first")
+            .dispatch(Signature::new().param("Integer", "x"), |_c, a| Ok(a.get(0)))
+            .register()?;
+        reg.function("bad")
+            .dispatch(Signature::new().param("Integer[", "x"), |_c, _a| {
+                Ok(Value::Undef)
+            })
+            .register()?;
+        reg.function("two")
+            .dispatch(Signature::new(), |_c, _a| Ok(Value::Integer(2)))
+            .register()
+    }
+
+    #[test]
+    fn deferred_functions_are_built_alone_on_first_use() {
+        let mut reg = Registry::new();
+        for name in ["one", "two", "bad", "missing"] {
+            reg.register_deferred(name, group).unwrap();
+        }
+        assert!(matches!(
+            reg.register_deferred("One", group),
+            Err(RegistryError::Duplicate(_))
+        ));
+        assert!(matches!(
+            reg.register_deferred("a-b", group),
+            Err(RegistryError::BadName(_))
+        ));
+        // `one` and `two` are built without the failing `bad` in between.
+        let v = reg.call(
+            &mut NullContext::default(),
+            "ONE",
+            vec![Value::Integer(1)],
+            None,
+        );
+        assert_eq!(v.unwrap(), Value::Integer(1));
+        assert_eq!(reg.get("two").unwrap().dispatches().len(), 1);
+        assert_eq!(reg.get("one").unwrap().doc(), "first");
+        // A failing registration: known by name, never built; the check reports it.
+        assert!(reg.contains("bad") && reg.get("bad").is_none());
+        assert!(reg.get("missing").is_none());
+        assert!(matches!(
+            reg.build_deferred(),
+            Err(RegistryError::BadType { .. })
+        ));
+        let names: Vec<&str> = reg.functions().map(Function::name).collect();
+        assert_eq!(names, ["one", "two"]);
+        // Registering over a deferred name fails, as over any other, unless shadowing.
+        assert!(reg
+            .function("two")
+            .dispatch(Signature::new(), |_c, _a| Ok(Value::Undef))
+            .register()
+            .is_err());
+        reg.function("two")
+            .shadow(true)
+            .dispatch(Signature::new(), |_c, _a| Ok(Value::Undef))
+            .register()
+            .unwrap();
+        assert_eq!(
+            reg.call(&mut NullContext::default(), "two", vec![], None)
+                .unwrap(),
+            Value::Undef
+        );
     }
 }

@@ -120,31 +120,41 @@ pub(crate) fn any_args() -> Signature {
     Signature::new().repeated_param("Any", "args")
 }
 
+/// Adds the entries of every table to `out`, in table order (a name may come twice for a
+/// module: its first entry is the one that counts).
+fn all_entries(out: &mut Vec<Native>) {
+    stdlib4::table(out);
+    stdlib3::table(out);
+    modules::table(out);
+    extra::table(out);
+    stdlib_data::table(out);
+    stdlib_checks::table(out);
+}
+
 /// The binding table: every native implementation, keyed by module and name. A name has at
 /// most one entry per module (the 4.x one when the module defines both).
 pub fn natives() -> Vec<Native> {
     let mut out = Vec::new();
-    stdlib4::table(&mut out);
-    stdlib3::table(&mut out);
-    modules::table(&mut out);
-    extra::table(&mut out);
-    stdlib_data::table(&mut out);
-    stdlib_checks::table(&mut out);
-    let mut seen = std::collections::HashSet::new();
+    all_entries(&mut out);
+    let mut seen = rustc_hash::FxHashSet::default();
     out.retain(|n| seen.insert((n.module, n.name)));
     out
 }
 
-/// The binding table indexed by (module, name), built once.
-fn native_index() -> &'static std::collections::HashMap<(&'static str, &'static str), Native> {
-    static INDEX: std::sync::OnceLock<
-        std::collections::HashMap<(&'static str, &'static str), Native>,
-    > = std::sync::OnceLock::new();
+type NativeIndex = rustc_hash::FxHashMap<(&'static str, &'static str), Native>;
+
+/// The binding table indexed by (module, name), built once (the first entry of a module's
+/// name, as [`natives`] keeps it).
+fn native_index() -> &'static NativeIndex {
+    static INDEX: std::sync::OnceLock<NativeIndex> = std::sync::OnceLock::new();
     INDEX.get_or_init(|| {
-        natives()
-            .into_iter()
-            .map(|n| ((n.module, n.name), n))
-            .collect()
+        let mut entries = Vec::with_capacity(512);
+        all_entries(&mut entries);
+        let mut index = NativeIndex::with_capacity_and_hasher(entries.len(), Default::default());
+        for n in entries {
+            index.entry((n.module, n.name)).or_insert(n);
+        }
+        index
     })
 }
 
@@ -157,7 +167,7 @@ fn native_index() -> &'static std::collections::HashMap<(&'static str, &'static 
 /// ```
 pub fn native(module: &str, name: &str) -> Option<Native> {
     // The map is covariant in its key, so it can be probed with borrowed strings.
-    let index: &std::collections::HashMap<(&str, &str), Native> = native_index();
+    let index: &rustc_hash::FxHashMap<(&str, &str), Native> = native_index();
     index.get(&(module, name)).copied()
 }
 

@@ -137,6 +137,9 @@ fn annotate_new(
     Ok(a)
 }
 
+/// The functions [`register`] registers, in its order.
+pub(super) const NAMES: &[&str] = &["annotate"];
+
 pub(super) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     reg.function("annotate")
         .doc("Reads, adds or clears the annotation of an Annotation type on a value: `T.annotate(o)` returns it (or makes it from the hash a lambda returns), `T.annotate(o, hash)` replaces it, `T.annotate(o, clear)` removes and returns it; `Pcore.annotate(o, {T => hash, ...})` adds several and returns the value.")

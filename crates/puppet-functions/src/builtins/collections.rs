@@ -538,6 +538,12 @@ fn unique(ctx: &mut dyn CallContext, a: Args<'_>) -> Result<Value, CallError> {
     }
 }
 
+/// The functions [`register`] registers, in its order.
+pub(super) const NAMES: &[&str] = &[
+    "keys", "values", "length", "size", "empty", "flatten", "join", "unique", "sort", "max", "min",
+    "compare", "dig", "get",
+];
+
 pub(super) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     reg.function("keys")
         .doc("Returns the keys of a Hash as an Array.")

@@ -404,6 +404,30 @@ fn generate(c: &mut dyn CallContext, a: Args<'_>) -> Result<Value, CallError> {
     c.run_command(&words).map(Value::string)
 }
 
+/// The functions [`register`] registers, in its order.
+pub(super) const NAMES: &[&str] = &[
+    "include",
+    "require",
+    "contain",
+    "defined",
+    "getvar",
+    "template",
+    "inline_template",
+    "epp",
+    "inline_epp",
+    "lookup",
+    "hiera",
+    "hiera_array",
+    "hiera_hash",
+    "hiera_include",
+    "create_resources",
+    "realize",
+    "tag",
+    "tagged",
+    "generate",
+    "import",
+];
+
 pub(super) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     for (name, how, doc) in [
         ("include", ClassDeclaration::Include, "Declares classes (names, class references or Arrays of them), evaluating each the first time; returns the classes as references."),

@@ -94,6 +94,15 @@ fn file(ctx: &mut dyn CallContext, a: Args<'_>) -> Result<Value, CallError> {
     ))
 }
 
+/// The functions [`register`] registers, in its order.
+pub(super) const NAMES: &[&str] = &[
+    "file",
+    "binary_file",
+    "find_file",
+    "find_template",
+    "module_directory",
+];
+
 pub(super) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     reg.function("file")
         .doc("Usage: `file(REF, ...)`. The text of the first file found: `module/path` below that module's `files/`, or an absolute path (3.x function in Puppet).")

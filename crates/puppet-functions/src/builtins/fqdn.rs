@@ -136,6 +136,9 @@ fn fqdn_rand(c: &mut dyn CallContext, a: Args<'_>) -> Result<Value, CallError> {
         .map_err(|e| CallError::new(codes::FAILED, e))
 }
 
+/// The functions [`register`] registers, in its order.
+pub(super) const NAMES: &[&str] = &["fqdn_rand"];
+
 pub(super) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     reg.function("fqdn_rand")
         .doc("Usage: `fqdn_rand(MAX, [SEED], [DOWNCASE])`. A random Integer in `0...MAX` that is the same on every run for a node: the generator is seeded from the node's `$facts['networking']['fqdn']` (downcased when DOWNCASE is true), MAX and SEED (3.x function in Puppet).")

@@ -485,6 +485,26 @@ fn four(
         .register()
 }
 
+/// The functions [`register`] registers, in its order.
+pub(super) const NAMES: &[&str] = &[
+    "each",
+    "map",
+    "filter",
+    "any",
+    "all",
+    "index",
+    "reduce",
+    "slice",
+    "step",
+    "reverse_each",
+    "tree_each",
+    "with",
+    "then",
+    "lest",
+    "group_by",
+    "partition",
+];
+
 pub(super) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     four(reg, "each", "Calls a lambda for each element (`|$v|` or `|$index_or_key, $v|`) and returns the iterated value.", ("[1, 2].each |$x| { $x }", "[1, 2]"), each)?;
     four(

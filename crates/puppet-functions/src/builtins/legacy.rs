@@ -138,6 +138,9 @@ type DigestEntry = (
     &'static str,
 );
 
+/// The functions [`register`] registers, in its order.
+pub(super) const NAMES: &[&str] = &["md5", "sha1", "sha256", "digest", "shellquote"];
+
 pub(super) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     let any = || Signature::new().repeated_param("Any", "args");
     let digests: [DigestEntry; 4] = [

@@ -98,6 +98,12 @@ fn resolve_deferred(c: &mut dyn crate::CallContext, v: &Value) -> Result<Value, 
     }
 }
 
+/// The functions [`register`] registers, in its order.
+pub(super) const NAMES: &[&str] = &[
+    "call", "break", "next", "return", "fail", "debug", "info", "notice", "warning", "err",
+    "alert", "emerg", "crit",
+];
+
 pub(super) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     reg.function("call")
         .doc("Calls a function by name with the given arguments and lambda. (Calling a Deferred is left to the evaluator.)")

@@ -1,11 +1,12 @@
 //! Puppet 7.23's built-in functions that need no catalog, compiler, file system or Ruby,
 //! registered with their documentation and an example each.
 //!
-//! [`registry`] gives a shared registry with all of them; [`register_all`] adds them to
-//! another registry (the evaluator adds its own functions next to them).
+//! [`registry`] gives a shared registry with all of them, each built on its first use;
+//! [`register_all`] adds them to another registry (the evaluator adds its own functions next
+//! to them).
 
 use crate::error::{codes, CallError, RegistryError};
-use crate::registry::Registry;
+use crate::registry::{Group, Registry};
 use puppet_types::value::IteratorValue;
 use puppet_types::Value;
 use std::sync::OnceLock;
@@ -26,13 +27,39 @@ mod types;
 /// The most elements a built-in produces from one lazy iterable before giving up.
 pub(crate) const MAX_ELEMENTS: usize = 10_000_000;
 
+/// The built-ins' registration functions, one per module, each with the names it registers
+/// (in its order).
+const GROUPS: &[(Group, &[&str])] = &[
+    (iteration::register, iteration::NAMES),
+    (collections::register, collections::NAMES),
+    (strings::register, strings::NAMES),
+    (numbers::register, numbers::NAMES),
+    (types::register, types::NAMES),
+    (misc::register, misc::NAMES),
+    (annotate::register, annotate::NAMES),
+    (fqdn::register, fqdn::NAMES),
+    (legacy::register, legacy::NAMES),
+    (files::register, files::NAMES),
+    (compiler::register, compiler::NAMES),
+];
+
 /// A shared registry holding every built-in of this crate.
+///
+/// The built-ins are registered by name: each is built (its signatures' types read) the
+/// first time it is looked up, so that a process pays only for the functions it uses. The
+/// result is the registry [`register_all`] makes (the tests compare them function by
+/// function and build every built-in).
 pub fn registry() -> &'static Registry {
     static REG: OnceLock<Registry> = OnceLock::new();
     REG.get_or_init(|| {
         let mut r = Registry::new();
-        // Registration of the built-ins is checked by tests; a failure leaves the rest usable.
-        let _ = register_all(&mut r);
+        for &(group, names) in GROUPS {
+            for &name in names {
+                // Registration of the built-ins is checked by tests; a failure leaves the
+                // rest usable.
+                let _ = r.register_deferred(name, group);
+            }
+        }
         r
     })
 }
@@ -46,17 +73,9 @@ pub fn registry() -> &'static Registry {
 /// assert!(reg.contains("reduce"));
 /// ```
 pub fn register_all(reg: &mut Registry) -> Result<(), RegistryError> {
-    iteration::register(reg)?;
-    collections::register(reg)?;
-    strings::register(reg)?;
-    numbers::register(reg)?;
-    types::register(reg)?;
-    misc::register(reg)?;
-    annotate::register(reg)?;
-    fqdn::register(reg)?;
-    legacy::register(reg)?;
-    files::register(reg)?;
-    compiler::register(reg)?;
+    for (group, _) in GROUPS {
+        group(reg)?;
+    }
     Ok(())
 }
 
@@ -110,5 +129,83 @@ pub(crate) fn label(v: &Value) -> String {
         Value::Timestamp(_) => "Timestamp".into(),
         Value::Type(t) => format!("{t}-Type"),
         other => puppet_types::generalize(&puppet_types::infer(other)).to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Function;
+
+    /// Everything a function shows of itself: name, doc, examples, and per dispatch its
+    /// signature text, block, return type and kind.
+    fn view(f: &Function) -> String {
+        let mut out = format!("{} {:?} {:?}\n", f.name(), f.doc(), f.examples());
+        for d in f.dispatches() {
+            out.push_str(&format!(
+                "  ({}) block {:?} returns {:?} mismatch {}\n",
+                d.signature_string(),
+                d.block()
+                    .map(|b| (b.name.to_string(), b.ty.to_string(), b.optional)),
+                d.return_type().map(ToString::to_string),
+                d.is_argument_mismatch(),
+            ));
+            for p in d.params() {
+                out.push_str(&format!("    {} {} {:?}\n", p.name, p.ty, p.kind));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn every_group_registers_its_names_in_order() {
+        for &(group, names) in GROUPS {
+            let mut reg = Registry::new();
+            group(&mut reg).unwrap();
+            let got: Vec<&str> = reg.functions().map(Function::name).collect();
+            assert_eq!(got, names);
+        }
+    }
+
+    #[test]
+    fn every_deferred_built_in_builds() {
+        // Loads a fresh registry of deferred entries, as `registry()` does, and builds
+        // each: a registration error of any built-in shows here.
+        let mut reg = Registry::new();
+        for &(group, names) in GROUPS {
+            for &name in names {
+                reg.register_deferred(name, group).unwrap();
+            }
+        }
+        reg.build_deferred().unwrap();
+    }
+
+    #[test]
+    fn the_shared_registry_is_the_eager_one() {
+        let mut eager = Registry::new();
+        register_all(&mut eager).unwrap();
+        let lazy = registry();
+        // Looked up one by one before anything else forces them all.
+        for f in eager.functions() {
+            assert!(lazy.contains(f.name()), "{}", f.name());
+            let got = lazy.get(&f.name().to_ascii_uppercase()).map(view);
+            assert_eq!(got, Some(view(f)));
+        }
+        let names = |r: &Registry| {
+            r.functions()
+                .map(|f| f.name().to_string())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(names(lazy), names(&eager));
+        let all = |r: &Registry| r.functions().map(view).collect::<Vec<_>>();
+        assert_eq!(all(lazy), all(&eager));
+        assert_eq!(format!("{lazy:?}"), format!("{eager:?}"));
+        assert!(!lazy.contains("nosuch") && lazy.get("nosuch").is_none());
+        // A clone shares the built functions.
+        let clone = lazy.clone();
+        assert!(std::sync::Arc::ptr_eq(
+            &clone.get_shared("map").unwrap(),
+            &lazy.get_shared("map").unwrap()
+        ));
     }
 }

@@ -128,6 +128,9 @@ fn rounding(v: Value, f: fn(f64) -> f64) -> Result<Value, CallError> {
     }
 }
 
+/// The functions [`register`] registers, in its order.
+pub(super) const NAMES: &[&str] = &["abs", "ceiling", "floor", "round"];
+
 pub(super) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     reg.function("abs")
         .doc("Returns the absolute value of a Numeric (a String is converted, with a deprecation warning).")

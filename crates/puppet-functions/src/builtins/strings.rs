@@ -590,6 +590,26 @@ fn utc_offset(tz: &str) -> Result<i64, CallError> {
         .ok_or_else(|| CallError::new(codes::BAD_ARGUMENT, format!("Illegal timezone '{tz}'")))
 }
 
+/// The functions [`register`] registers, in its order.
+pub(super) const NAMES: &[&str] = &[
+    "camelcase",
+    "capitalize",
+    "downcase",
+    "upcase",
+    "chomp",
+    "chop",
+    "strip",
+    "lstrip",
+    "rstrip",
+    "split",
+    "match",
+    "regsubst",
+    "sprintf",
+    "versioncmp",
+    "strftime",
+    "scanf",
+];
+
 pub(super) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     simple(
         reg,

@@ -282,6 +282,9 @@ fn then_block(ctx: &mut dyn CallContext, a: &Args<'_>, v: Value) -> Result<Value
     }
 }
 
+/// The functions [`register`] registers, in its order.
+pub(super) const NAMES: &[&str] = &["type", "assert_type", "new", "convert_to", "unwrap"];
+
 pub(super) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     reg.function("type")
         .doc("Returns the type of a value: detailed (the default), reduced or generalized.")
