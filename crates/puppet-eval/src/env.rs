@@ -829,16 +829,20 @@ impl Environment {
     /// none does). Puppet fails the compile with it: a syntax error, or a definition or
     /// statement that is not allowed in that file.
     pub(crate) fn load_error(&self, kind: DefKind, name: &str) -> Option<Diagnostic> {
-        let in_main = match kind {
+        if self.defined_in_main(kind, name) {
+            return None;
+        }
+        self.load_report(kind, name).error
+    }
+
+    /// Whether the main manifests define `name` (of `kind`): no file is read to find it.
+    fn defined_in_main(&self, kind: DefKind, name: &str) -> bool {
+        match kind {
             DefKind::Class => self.main_classes.contains_key(name),
             DefKind::Define => self.main_defines.contains_key(name),
             DefKind::Function => self.main_functions.contains_key(name),
             DefKind::TypeAlias => self.main_aliases.contains_key(name),
-        };
-        if in_main {
-            return None;
         }
-        self.load_report(kind, name).error
     }
 
     /// The warnings Puppet logs reading the files it reads to find `name` (of `kind`): each
@@ -846,13 +850,7 @@ impl Environment {
     /// Lexer warnings (an unrecognised escape) and duplicate keys of hash literals, with
     /// their file; none for a definition of the main manifests.
     pub(crate) fn load_warnings(&self, kind: DefKind, name: &str) -> Arc<[Diagnostic]> {
-        let in_main = match kind {
-            DefKind::Class => self.main_classes.contains_key(name),
-            DefKind::Define => self.main_defines.contains_key(name),
-            DefKind::Function => self.main_functions.contains_key(name),
-            DefKind::TypeAlias => self.main_aliases.contains_key(name),
-        };
-        if in_main {
+        if self.defined_in_main(kind, name) {
             return Arc::default();
         }
         self.load_report(kind, name).warnings

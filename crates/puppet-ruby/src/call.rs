@@ -51,17 +51,7 @@ fn plain_literal(n: &Node) -> Option<&str> {
 /// An expression whose evaluation runs no Ruby code (so cannot reopen a class): a local
 /// variable, an instance variable (a template's reads the scope), a literal leaf.
 fn evaluates_without_code(n: &Node) -> bool {
-    matches!(
-        n.kind,
-        Kind::LVar(_)
-            | Kind::IVar(_)
-            | Kind::Nil
-            | Kind::True
-            | Kind::False
-            | Kind::Int(_)
-            | Kind::Float(_)
-            | Kind::SelfRef
-    )
+    matches!(n.kind, Kind::IVar(_)) || crate::interp::is_leaf(&n.kind)
 }
 
 /// `h['text']` with a plain string literal as the key, where the answer does not need the

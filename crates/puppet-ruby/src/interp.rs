@@ -2355,7 +2355,7 @@ impl<'s> Interp<'s> {
 
 /// Whether [`Interp::eval`] takes a node of this kind on the leaf path (`eval_leaf`): a
 /// local variable, `nil`, `true`, `false`, a number or `self`, which cannot recurse.
-fn is_leaf(kind: &Kind) -> bool {
+pub(crate) fn is_leaf(kind: &Kind) -> bool {
     matches!(
         kind,
         Kind::LVar(_)
