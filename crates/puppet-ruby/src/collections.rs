@@ -904,16 +904,7 @@ pub fn array_method(
             let sep = match args.first() {
                 None | Some(RValue::Nil) => String::new(),
                 Some(RValue::Str(s)) => s.borrow().clone(),
-                Some(other) => {
-                    return raise(
-                        "TypeError",
-                        format!(
-                            "no implicit conversion of {} into String",
-                            other.conversion_name()
-                        ),
-                        pos,
-                    )
-                }
+                Some(other) => return crate::interp::no_implicit_conversion(other, "String", pos),
             };
             let binary = join_encoding(&items, args.first(), pos)?;
             let mut out = String::new();
@@ -937,14 +928,7 @@ pub fn array_method(
                     Some((s, n)) => RValue::array(items[s..s + n].to_vec()),
                     None => RValue::Nil,
                 }),
-                [other] => raise(
-                    "TypeError",
-                    format!(
-                        "no implicit conversion of {} into Integer",
-                        other.conversion_name()
-                    ),
-                    pos,
-                ),
+                [other] => crate::interp::no_implicit_conversion(other, "Integer", pos),
                 _ => unsupported("Array#[] with these arguments", pos),
             };
         }
@@ -1133,16 +1117,7 @@ pub fn array_method(
             for a in &args {
                 match a {
                     RValue::Array(x) => add.extend(x.borrow().iter().cloned()),
-                    other => {
-                        return raise(
-                            "TypeError",
-                            format!(
-                                "no implicit conversion of {} into Array",
-                                other.conversion_name()
-                            ),
-                            pos,
-                        )
-                    }
+                    other => return crate::interp::no_implicit_conversion(other, "Array", pos),
                 }
             }
             it.charge(16 * add.len(), pos)?;
@@ -1279,14 +1254,7 @@ pub fn array_method(
         "+" => {
             argc(&args, 1, 1, pos)?;
             let RValue::Array(o) = &args[0] else {
-                return raise(
-                    "TypeError",
-                    format!(
-                        "no implicit conversion of {} into Array",
-                        args[0].conversion_name()
-                    ),
-                    pos,
-                );
+                return crate::interp::no_implicit_conversion(&args[0], "Array", pos);
             };
             let mut v = items;
             v.extend(o.borrow().iter().cloned());
@@ -1305,14 +1273,7 @@ pub fn array_method(
             }
             for a in &args {
                 let RValue::Array(o) = a else {
-                    return raise(
-                        "TypeError",
-                        format!(
-                            "no implicit conversion of {} into Array",
-                            a.conversion_name()
-                        ),
-                        pos,
-                    );
+                    return crate::interp::no_implicit_conversion(a, "Array", pos);
                 };
                 let other = o.borrow().clone();
                 let keys: std::collections::HashSet<HKey> = other.iter().map(HKey::of).collect();
@@ -1407,16 +1368,7 @@ pub fn array_method(
                 match x {
                     RValue::Array(a) => rows.push(a.borrow().clone()),
                     RValue::Object(_) => rows.push(crate::methods::splat_items(it, x, pos)?),
-                    other => {
-                        return raise(
-                            "TypeError",
-                            format!(
-                                "no implicit conversion of {} into Array",
-                                other.conversion_name()
-                            ),
-                            pos,
-                        )
-                    }
+                    other => return crate::interp::no_implicit_conversion(other, "Array", pos),
                 }
             }
             let Some(w) = rows.first().map(Vec::len) else {
@@ -2154,14 +2106,7 @@ pub fn hash_method(
             let target_is_self = name != "merge";
             for a in &args {
                 let RValue::Hash(o) = a else {
-                    return raise(
-                        "TypeError",
-                        format!(
-                            "no implicit conversion of {} into Hash",
-                            a.conversion_name()
-                        ),
-                        pos,
-                    );
+                    return crate::interp::no_implicit_conversion(a, "Hash", pos);
                 };
                 for (k, v) in o.borrow().pairs() {
                     let existing = if target_is_self {

@@ -117,6 +117,19 @@ pub fn raise<T>(class: &str, message: impl Into<String>, pos: Pos) -> Result<T, 
     })))
 }
 
+/// Ruby's `TypeError` for a value that has no implicit conversion into `class`
+/// (`no implicit conversion of Integer into String`, `... of nil into Array`).
+pub(crate) fn no_implicit_conversion<T>(v: &RValue, class: &str, pos: Pos) -> Result<T, Ctrl> {
+    raise(
+        "TypeError",
+        format!(
+            "no implicit conversion of {} into {class}",
+            v.conversion_name()
+        ),
+        pos,
+    )
+}
+
 /// The `NoMemoryError` of a native operation that walked more than [`value::WALK_LIMIT`]
 /// elements.
 pub(crate) fn too_large<T>(pos: Pos) -> Result<T, Ctrl> {
@@ -2120,16 +2133,7 @@ impl<'s> Interp<'s> {
                             }
                         }
                         RValue::Nil => {}
-                        other => {
-                            return raise(
-                                "TypeError",
-                                format!(
-                                    "no implicit conversion of {} into Hash",
-                                    other.conversion_name()
-                                ),
-                                pos,
-                            )
-                        }
+                        other => return crate::interp::no_implicit_conversion(&other, "Hash", pos),
                     }
                 }
             }

@@ -263,16 +263,7 @@ fn kernel_function(
             argc(&args, 1, 2, pos)?;
             let lib = match &args[0] {
                 RValue::Str(x) => x.borrow().clone(),
-                other => {
-                    return raise(
-                        "TypeError",
-                        format!(
-                            "no implicit conversion of {} into String",
-                            other.conversion_name()
-                        ),
-                        pos,
-                    )
-                }
+                other => return crate::interp::no_implicit_conversion(other, "String", pos),
             };
             it.require(&lib, name == "require_relative", pos)
         })(),
@@ -465,16 +456,7 @@ fn prepare_key(it: &mut Interp, v: &RValue, depth: usize, pos: Pos) -> Result<()
                         crate::bigint::key_bytes(&b).hash(&mut st);
                         st.finish() as i64
                     }
-                    other => {
-                        return raise(
-                            "TypeError",
-                            format!(
-                                "no implicit conversion of {} into Integer",
-                                other.conversion_name()
-                            ),
-                            pos,
-                        )
-                    }
+                    other => return crate::interp::no_implicit_conversion(&other, "Integer", pos),
                 }
             } else if o.class.ancestors().iter().any(|a| a.name_is("Struct")) {
                 let members: Vec<RValue> = o
@@ -1124,14 +1106,7 @@ fn object_method_inner(
                     );
                 };
                 if !matches!(chunk, RValue::Str(_)) {
-                    return raise(
-                        "TypeError",
-                        format!(
-                            "no implicit conversion of {} into String",
-                            chunk.conversion_name()
-                        ),
-                        pos,
-                    );
+                    return crate::interp::no_implicit_conversion(chunk, "String", pos);
                 }
                 let mut bytes = crate::methods::str_bytes(&data());
                 bytes.extend_from_slice(&crate::methods::str_bytes(chunk));

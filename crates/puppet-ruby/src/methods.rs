@@ -446,14 +446,7 @@ pub(crate) fn int_arg(v: &RValue, pos: Pos) -> Result<i64, Ctrl> {
             "no implicit conversion from nil to integer",
             pos,
         ),
-        other => raise(
-            "TypeError",
-            format!(
-                "no implicit conversion of {} into Integer",
-                other.conversion_name()
-            ),
-            pos,
-        ),
+        other => crate::interp::no_implicit_conversion(other, "Integer", pos),
     }
 }
 
@@ -466,14 +459,7 @@ pub(crate) fn str_arg(v: &RValue, pos: Pos) -> Result<String, Ctrl> {
             "no implicit conversion of nil into String",
             pos,
         ),
-        other => raise(
-            "TypeError",
-            format!(
-                "no implicit conversion of {} into String",
-                other.conversion_name()
-            ),
-            pos,
-        ),
+        other => crate::interp::no_implicit_conversion(other, "String", pos),
     }
 }
 
@@ -2933,14 +2919,7 @@ pub(crate) fn class_method(
         (d, _) if d.starts_with("Digest::") => {
             argc(&args, 1, 1, pos)?;
             if !matches!(args[0], RValue::Str(_)) {
-                return raise(
-                    "TypeError",
-                    format!(
-                        "no implicit conversion of {} into String",
-                        args[0].conversion_name()
-                    ),
-                    pos,
-                );
+                return crate::interp::no_implicit_conversion(&args[0], "String", pos);
             }
             let data = str_bytes(&args[0]);
             use puppet_functions::digest;

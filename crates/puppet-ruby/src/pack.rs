@@ -135,14 +135,7 @@ fn int_item(v: &RValue, pos: Pos) -> Result<i64, Ctrl> {
             "no implicit conversion of nil into Integer",
             pos,
         ),
-        other => raise(
-            "TypeError",
-            format!(
-                "no implicit conversion of {} into Integer",
-                other.conversion_name()
-            ),
-            pos,
-        ),
+        other => crate::interp::no_implicit_conversion(other, "Integer", pos),
     }
 }
 
@@ -154,14 +147,7 @@ fn str_item(v: &RValue, pos: Pos) -> Result<Vec<u8>, Ctrl> {
             "no implicit conversion of nil into String",
             pos,
         ),
-        other => raise(
-            "TypeError",
-            format!(
-                "no implicit conversion of {} into String",
-                other.conversion_name()
-            ),
-            pos,
-        ),
+        other => crate::interp::no_implicit_conversion(other, "String", pos),
     }
 }
 
@@ -191,16 +177,7 @@ pub(crate) fn pack(items: &[RValue], args: &[RValue], pos: Pos) -> R {
     }
     let fmt = match &args[0] {
         RValue::Str(s) => s.borrow().clone(),
-        other => {
-            return raise(
-                "TypeError",
-                format!(
-                    "no implicit conversion of {} into String",
-                    other.conversion_name()
-                ),
-                pos,
-            )
-        }
+        other => return crate::interp::no_implicit_conversion(other, "String", pos),
     };
     let ds = directives(&fmt, pos)?;
     let mut out: Vec<u8> = Vec::new();
@@ -401,16 +378,7 @@ pub(crate) fn unpack(recv: &RValue, first: bool, args: &[RValue], pos: Pos) -> R
     crate::methods::argc(args, 1, 1, pos)?;
     let fmt = match &args[0] {
         RValue::Str(s) => s.borrow().clone(),
-        other => {
-            return raise(
-                "TypeError",
-                format!(
-                    "no implicit conversion of {} into String",
-                    other.conversion_name()
-                ),
-                pos,
-            )
-        }
+        other => return crate::interp::no_implicit_conversion(other, "String", pos),
     };
     let bytes = str_bytes(recv);
     let ds = directives(&fmt, pos)?;

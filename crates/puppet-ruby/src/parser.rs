@@ -1242,31 +1242,28 @@ impl Parser {
         Ok(base)
     }
 
+    /// The operand of a prefix `!`, `~` or `+`: `!-x` is `!(-x)`, `~-7` is `~(-7)`.
+    fn unary_operand(&mut self) -> PResult<Node> {
+        if self.is_op("-") {
+            self.unary_minus()
+        } else {
+            self.unary()
+        }
+    }
+
     fn unary(&mut self) -> PResult<Node> {
         let pos = self.pos();
         if self.is_op("!") {
             self.skip();
             // `!-x` is `!(-x)`.
-            let e = self.nested(|p| {
-                if p.is_op("-") {
-                    p.unary_minus()
-                } else {
-                    p.unary()
-                }
-            })?;
+            let e = self.nested(Parser::unary_operand)?;
             return Ok(node(Kind::Not(Box::new(e)), pos));
         }
         if self.is_op("~") || self.is_op("+") {
             let op = if self.is_op("~") { "~" } else { "+@" };
             self.skip();
             // `~-7` is `~(-7)`.
-            let e = self.nested(|p| {
-                if p.is_op("-") {
-                    p.unary_minus()
-                } else {
-                    p.unary()
-                }
-            })?;
+            let e = self.nested(Parser::unary_operand)?;
             return Ok(call(Some(e), op, vec![], pos));
         }
         if self.is_op("&") {

@@ -1369,16 +1369,7 @@ fn str_method_of(
         "crypt" => {
             let setting = match args.first() {
                 Some(RValue::Str(x)) => x.borrow().clone(),
-                Some(other) => {
-                    return raise(
-                        "TypeError",
-                        format!(
-                            "no implicit conversion of {} into String",
-                            other.conversion_name()
-                        ),
-                        pos,
-                    )
-                }
+                Some(other) => return crate::interp::no_implicit_conversion(other, "String", pos),
                 None => {
                     return raise(
                         "ArgumentError",

@@ -889,14 +889,7 @@ fn time_method(
         ]))),
         "strftime" => Some(match &args[0] {
             RValue::Str(s) => Ok(RValue::string(strftime(&f, &s.borrow()))),
-            other => raise(
-                "TypeError",
-                format!(
-                    "no implicit conversion of {} into String",
-                    other.conversion_name()
-                ),
-                pos,
-            ),
+            other => crate::interp::no_implicit_conversion(other, "String", pos),
         }),
         "iso8601" | "xmlschema" => Some((|| {
             let n = match args.first() {
