@@ -63,9 +63,9 @@ type ErrorCache = RwLock<rustc_hash::FxHashMap<(DefKind, SmolStr), LoadReport>>;
 /// What Puppet's autoloader reports reading the files it reads to find a name: the first
 /// error, and the warnings of the files read before it (each with its file).
 #[derive(Debug, Clone, Default)]
-struct LoadReport {
-    error: Option<Diagnostic>,
-    warnings: Arc<[Diagnostic]>,
+pub(crate) struct LoadReport {
+    pub error: Option<Diagnostic>,
+    pub warnings: Arc<[Diagnostic]>,
 }
 
 /// Everything compiles share: the lowered main manifest, the definitions found so far, the
@@ -824,53 +824,37 @@ impl Environment {
         .clone()
     }
 
-    /// The first error of the files Puppet reads to find `name` (of `kind`): each
+    /// What reading the files Puppet reads to find `name` (of `kind`) reported: each
     /// candidate file, general to specific, up to the one that defines it (all of them when
-    /// none does). Puppet fails the compile with it: a syntax error, or a definition or
-    /// statement that is not allowed in that file.
-    pub(crate) fn load_error(&self, kind: DefKind, name: &str) -> Option<Diagnostic> {
-        if self.defined_in_main(kind, name) {
-            return None;
-        }
-        self.load_report(kind, name).error
-    }
-
-    /// Whether the main manifests define `name` (of `kind`): no file is read to find it.
-    fn defined_in_main(&self, kind: DefKind, name: &str) -> bool {
-        match kind {
+    /// none does). `None` for a definition of the main manifests (no file is read). Its
+    /// error fails the compile as Puppet's autoloader does (a syntax error, or a definition
+    /// or statement that is not allowed in that file); its warnings are what Puppet logs
+    /// parsing those files (lexer warnings, duplicate keys of hash literals).
+    pub(crate) fn load_report(&self, kind: DefKind, name: &str) -> Option<LoadReport> {
+        let in_main = match kind {
             DefKind::Class => self.main_classes.contains_key(name),
             DefKind::Define => self.main_defines.contains_key(name),
             DefKind::Function => self.main_functions.contains_key(name),
             DefKind::TypeAlias => self.main_aliases.contains_key(name),
-        }
+        };
+        (!in_main).then(|| self.module_load_report(kind, name))
     }
 
-    /// The warnings Puppet logs reading the files it reads to find `name` (of `kind`): each
-    /// candidate file's, general to specific, up to the one that defines it or has an error.
-    /// Lexer warnings (an unrecognised escape) and duplicate keys of hash literals, with
-    /// their file; none for a definition of the main manifests.
-    pub(crate) fn load_warnings(&self, kind: DefKind, name: &str) -> Arc<[Diagnostic]> {
-        if self.defined_in_main(kind, name) {
-            return Arc::default();
-        }
-        self.load_report(kind, name).warnings
-    }
-
-    fn load_report(&self, kind: DefKind, name: &str) -> LoadReport {
+    fn module_load_report(&self, kind: DefKind, name: &str) -> LoadReport {
         let key = (kind, SmolStr::new(name));
         if let Ok(map) = self.shared.load_errors.read() {
             if let Some(r) = map.get(&key) {
                 return r.clone();
             }
         }
-        let found = self.first_load_error(kind, name);
+        let found = self.read_candidates(kind, name);
         match self.shared.load_errors.write() {
             Ok(mut map) => map.entry(key).or_insert(found).clone(),
             Err(_) => found,
         }
     }
 
-    fn first_load_error(&self, kind: DefKind, name: &str) -> LoadReport {
+    fn read_candidates(&self, kind: DefKind, name: &str) -> LoadReport {
         let mut warnings = Vec::new();
         for file in self.shared.loader.candidate_files(kind, name) {
             warnings.extend(file.warnings.iter().cloned());

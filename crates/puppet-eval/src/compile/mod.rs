@@ -243,10 +243,7 @@ impl Compiler {
     /// reads on the way (a syntax error, a definition or statement not allowed there) fails
     /// the compile.
     pub(crate) fn find_class(&mut self, name: &str) -> R<Option<Arc<ClassDef>>> {
-        if let Some(d) = self.env.load_error(puppet_loader::DefKind::Class, name) {
-            return Err(load_error(&d));
-        }
-        self.log_load_warnings(puppet_loader::DefKind::Class, name)?;
+        self.check_load(puppet_loader::DefKind::Class, name)?;
         Ok(self.env.class(name))
     }
 
@@ -254,21 +251,25 @@ impl Compiler {
     ///
     /// [`find_class`]: Compiler::find_class
     pub(crate) fn find_define(&mut self, name: &str) -> R<Option<Arc<crate::lower::DefineDef>>> {
-        if let Some(d) = self.env.load_error(puppet_loader::DefKind::Define, name) {
-            return Err(load_error(&d));
-        }
-        self.log_load_warnings(puppet_loader::DefKind::Define, name)?;
+        self.check_load(puppet_loader::DefKind::Define, name)?;
         Ok(self.env.define(name))
     }
 }
 
 impl Compiler {
-    /// Logs the warnings of the files read to find `name` (`Environment::load_warnings`),
-    /// each once per compile, as Puppet logs them when it parses a file. The `strict`
-    /// setting governs a duplicate key as in the main manifest: nothing under `off`, the
-    /// compile's error under `error`.
-    fn log_load_warnings(&mut self, kind: puppet_loader::DefKind, name: &str) -> R<()> {
-        let warnings = self.env.load_warnings(kind, name);
+    /// What the autoloader's reading of the files for `name` does to the compile
+    /// (`Environment::load_report`): its error fails it; its warnings are logged, each once
+    /// per compile, as Puppet logs them when it parses a file. The `strict` setting governs a
+    /// duplicate key as in the main manifest: nothing under `off`, the compile's error under
+    /// `error`.
+    fn check_load(&mut self, kind: puppet_loader::DefKind, name: &str) -> R<()> {
+        let Some(report) = self.env.load_report(kind, name) else {
+            return Ok(());
+        };
+        if let Some(d) = &report.error {
+            return Err(load_error(d));
+        }
+        let warnings = report.warnings;
         for d in warnings.iter() {
             let duplicate = d.code == "DUPLICATE_KEY";
             if duplicate && self.strict() == "off" {
