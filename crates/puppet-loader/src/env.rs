@@ -929,17 +929,17 @@ pub(crate) fn load_one(
 }
 
 /// The warnings Puppet's parser and validator give a file (see [`LoadedFile::warnings`]).
-/// Keys are compared by their text first (quotes and escapes removed, integers by value):
+/// Keys are compared by their text first (quotes and escapes removed, numbers by value):
 /// only a file where two keys of one hash may be equal is validated in full, so the cost is
 /// a walk of the flat tree's hashes.
 ///
 /// ```
 /// use puppet_loader::parse_warnings;
-/// let text = "$h = {'a' => 1, \"a\" => 2, 0x1 => 3, 1 => 4}\nnotice(\"\\q\")\n";
+/// let text = "$h = {'a' => 1, \"a\" => 2, 0x1 => 3, 1 => 4, 1e1 => 5, 10.0 => 6}\nnotice(\"\\q\")\n";
 /// let flat = puppet_syntax::flat::parse(text.into());
 /// let w = parse_warnings(std::path::Path::new("/m/x.pp"), text, &flat);
 /// let texts: Vec<&str> = w.iter().map(|d| &*d.message).collect();
-/// assert_eq!(texts, ["Unrecognized escape sequence '\\q'", "The key 'a' is declared more than once", "The key '1' is declared more than once"]);
+/// assert_eq!(texts, ["Unrecognized escape sequence '\\q'", "The key 'a' is declared more than once", "The key '1' is declared more than once", "The key '10.0' is declared more than once"]);
 /// assert_eq!(w[1].file.as_deref(), Some("/m/x.pp"));
 /// ```
 pub fn parse_warnings(path: &Path, text: &str, flat: &FlatParse) -> Vec<Diagnostic> {
@@ -986,8 +986,12 @@ pub fn parse_warnings(path: &Path, text: &str, flat: &FlatParse) -> Vec<Diagnost
                 unescape_sq_cow(t)
             } else if let Some(inner) = t.strip_prefix('"') {
                 unescape_dq_cow(inner.strip_suffix('"').unwrap_or(inner), DQ_ESCAPES)
-            } else if let Some(Number::Integer { value, .. }) = parse_number(t) {
-                Cow::Owned(value.to_string())
+            } else if let Some(n) = parse_number(t) {
+                match n {
+                    Number::Integer { value, .. } => Cow::Owned(value.to_string()),
+                    Number::Float(f) => Cow::Owned(format!("{f:?}")),
+                    Number::Overflow => Cow::Borrowed(t),
+                }
             } else {
                 Cow::Borrowed(t)
             };
