@@ -367,8 +367,12 @@ impl puppet_erb::TemplateScope for ErbScope<'_> {
         puppet_functions::CallContext::warn_once(&mut *self.c, key, message)
     }
 
-    fn unknown_variable(&mut self, name: &str) {
-        puppet_functions::CallContext::ruby_variable_missing(&mut *self.c, name);
+    fn unknown_variable(&mut self, name: &str) -> Result<(), String> {
+        puppet_functions::CallContext::ruby_variable_missing(&mut *self.c, name)
+    }
+
+    fn unknown_variable_reason(&mut self, name: &str) -> Option<String> {
+        puppet_functions::CallContext::ruby_variable_reason(&mut *self.c, name)
     }
 
     fn call_function(&mut self, name: &str, args: Vec<Value>) -> Result<Value, String> {

@@ -245,14 +245,35 @@ pub trait CallContext {
     }
 
     /// Ruby code's `scope.lookupvar(name)` or `scope[name]` found no variable `name`:
-    /// Puppet's `Scope#lookupvar` warns once per name, without a location. The default
-    /// names the variable as given; the compiler names and explains a qualified one as
-    /// Puppet does (`'::c::x'`, or `'c::x'; class c could not be found`).
-    fn ruby_variable_missing(&mut self, name: &str) {
+    /// Puppet's `Scope#lookupvar` warns once per name, without a location, or under
+    /// `strict=error` raises an `ArgumentError` with the same text (`Err`). The default
+    /// warns, naming the variable as given; the compiler names and explains a qualified one
+    /// as Puppet does (`'::c::x'`, or `'c::x'; class c could not be found`).
+    fn ruby_variable_missing(&mut self, name: &str) -> Result<(), String> {
         self.warn_once_unlocated(
             &format!("undefined_variable:{name}"),
             &format!("Undefined variable '{name}'; "),
         );
+        Ok(())
+    }
+
+    /// The reason Puppet's `Scope#lookupvar` throws with `:undefined_variable` for a missing
+    /// `name`, seen by Ruby code that catches it: `None` for a plain name; for a qualified
+    /// one, why (`class c could not be found`, or empty). The default is `None`.
+    fn ruby_variable_reason(&mut self, name: &str) -> Option<String> {
+        let _ = name;
+        None
+    }
+
+    /// Ruby's `scope.lookupvar(name)` (a 3.x function's `lookupvar`) for native code that
+    /// stands in for a module's Ruby: the variable, or `None` after
+    /// [`ruby_variable_missing`](CallContext::ruby_variable_missing)'s warning; `Err` is its
+    /// `strict=error` message.
+    fn ruby_lookupvar(&mut self, name: &str) -> Result<Option<Value>, String> {
+        match self.variable(name) {
+            Some(v) => Ok(Some(v)),
+            None => self.ruby_variable_missing(name).map(|()| None),
+        }
     }
 
     /// Puppet's stack of calls (`Puppet::Pops::PuppetStack.stacktrace`), innermost first:

@@ -813,8 +813,11 @@ impl PuppetScope for CtxScope<'_> {
     fn warn_once(&mut self, key: &str, message: &str) -> bool {
         self.ctx.warn_once(key, message)
     }
-    fn unknown_variable(&mut self, name: &str) {
-        self.ctx.ruby_variable_missing(name);
+    fn unknown_variable(&mut self, name: &str) -> Result<(), String> {
+        self.ctx.ruby_variable_missing(name)
+    }
+    fn unknown_variable_reason(&mut self, name: &str) -> Option<String> {
+        self.ctx.ruby_variable_reason(name)
     }
     fn catalog_resource(
         &mut self,

@@ -2269,8 +2269,41 @@ impl<'s> Interp<'s> {
         }
     }
 
-    /// `scope.lookupvar(name)`.
-    pub fn lookupvar(&mut self, name: &str) -> RValue {
+    /// `scope.lookupvar(name)` and `scope[name]`: a variable the scope does not have is
+    /// `nil`, after the scope's warning (or its `ArgumentError` under `strict=error`).
+    /// As Puppet's `Scope#variable_not_found`, a numeric name (`'1'`) is silently `nil`, and
+    /// the miss is first thrown as `:undefined_variable`: code that catches it gets the
+    /// reason and no warning.
+    pub fn lookupvar(&mut self, name: &str, pos: Pos) -> R {
+        if let Some(v) = self.variable(name) {
+            return Ok(v);
+        }
+        let numeric = name == "0"
+            || (!name.starts_with('0')
+                && !name.is_empty()
+                && name.bytes().all(|b| b.is_ascii_digit()));
+        if numeric {
+            return Ok(RValue::Nil);
+        }
+        let tag = RValue::sym("undefined_variable");
+        if self.catch_tags.iter().any(|t| value::equal(t, &tag)) {
+            let reason = self.scope.unknown_variable_reason(name);
+            return Err(Ctrl::Throw(Box::new((
+                tag,
+                reason.map_or(RValue::Nil, RValue::string),
+            ))));
+        }
+        match self.scope.unknown_variable(name) {
+            Ok(()) => Ok(RValue::Nil),
+            Err(message) => raise("ArgumentError", message, pos),
+        }
+    }
+
+    /// The variable `name` of the scope (a template's `scope.setvar` first), `None` when
+    /// there is none: `scope.exist?(name)` is whether there is one, even `undef`, and
+    /// `scope.include?(name)` whether it is not `nil`, both without a warning (Puppet's
+    /// `Scope#include?` catches the miss that `lookupvar` reports).
+    pub fn variable(&mut self, name: &str) -> Option<RValue> {
         let set = SETVARS.with(|s| {
             s.borrow()
                 .iter()
@@ -2279,16 +2312,12 @@ impl<'s> Interp<'s> {
                 .find(|(n, _)| n == name)
                 .map(|(_, v)| v.clone())
         });
-        if let Some(v) = set {
-            return v;
+        if set.is_some() {
+            return set;
         }
-        match self.scope.lookup(name) {
-            Some(v) => value::from_puppet_frozen(&v),
-            None => {
-                self.scope.unknown_variable(name);
-                RValue::Nil
-            }
-        }
+        self.scope
+            .lookup(name)
+            .map(|v| value::from_puppet_frozen(&v))
     }
 
     /// `scope.to_hash`.

@@ -284,9 +284,20 @@ pub trait PuppetScope {
     fn log(&mut self, level: &str, message: &str) {
         let _ = (level, message);
     }
-    /// `scope.lookupvar`/`scope[name]` found no variable `name`. The default says nothing.
-    fn unknown_variable(&mut self, name: &str) {
+    /// `scope.lookupvar`/`scope[name]` found no variable `name`: `Err` is the message of
+    /// the `ArgumentError` the lookup raises (Puppet's `strict=error`). The default says
+    /// nothing.
+    fn unknown_variable(&mut self, name: &str) -> Result<(), String> {
         let _ = name;
+        Ok(())
+    }
+    /// What Puppet throws with `:undefined_variable` when Ruby code that catches it
+    /// (`catch(:undefined_variable) { scope.lookupvar(name) }`) looks up a missing `name`:
+    /// nothing for a plain name, the reason for a qualified one (`class c could not be
+    /// found`). No warning. The default is `None`.
+    fn unknown_variable_reason(&mut self, name: &str) -> Option<String> {
+        let _ = name;
+        None
     }
     /// Logs a warning once per key (`Puppet.deprecation_warning`); true when it was logged
     /// now. The default logs it as a warning every time.

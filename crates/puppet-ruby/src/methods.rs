@@ -3127,12 +3127,20 @@ fn scope_method(
         "lookupvar" | "[]" => {
             argc(&args, 1, 2, pos)?;
             let n = str_arg(&args[0], pos)?;
-            Ok(it.lookupvar(&n))
+            it.lookupvar(&n, pos)
         }
-        "include?" | "exist?" => {
+        "include?" => {
             argc(&args, 1, 1, pos)?;
             let n = str_arg(&args[0], pos)?;
-            Ok(RValue::Bool(!matches!(it.lookupvar(&n), RValue::Nil)))
+            Ok(RValue::Bool(!matches!(
+                it.variable(&n),
+                None | Some(RValue::Nil)
+            )))
+        }
+        "exist?" => {
+            argc(&args, 1, 1, pos)?;
+            let n = str_arg(&args[0], pos)?;
+            Ok(RValue::Bool(it.variable(&n).is_some()))
         }
         "to_hash" => Ok(it.scope_hash()),
         "setvar" => {

@@ -3,7 +3,7 @@
 //! Ruby `dispatch` blocks; a 4.x function without one gets Puppet's default dispatch from
 //! its method parameters (`*args` is `repeated_param 'Any'`, `arg` is `param 'Any'`).
 
-use crate::ruby::{fail, to_s};
+use crate::ruby::{fail, lookupvar, to_s};
 use crate::stdlib3::ip_kind;
 use crate::Native;
 use puppet_functions::digest::{hex, md5, sha1};
@@ -408,17 +408,6 @@ fn bool2httpd(b: FunctionBuilder<'_>) -> FunctionBuilder<'_> {
     )
 }
 
-/// A 3.x function's `lookupvar(name)`: the variable, or nil with Puppet 7's warning (strict
-/// = warning, the default) when it does not exist, once per variable.
-fn lookupvar(ctx: &mut dyn CallContext, name: &str) -> Option<Value> {
-    let v = ctx.variable(name);
-    if v.is_none() {
-        let text = format!("Undefined variable '{name}'; ");
-        ctx.warn_once_unlocated(&format!("undefined_variable:{name}"), &text);
-    }
-    v
-}
-
 /// neutron's `validate_network_vlan_ranges(ranges)`: each `[physnet:]first:last` must have
 /// VLAN ids up to 4094 with `first <= last`; `physnet` and `physnet:id` are accepted as is.
 /// Ruby's `^`/`$` match at line ends, so any line of a value may match.
@@ -476,7 +465,7 @@ pub(crate) fn ruby_integer(s: &str) -> Result<i64, CallError> {
 /// ssh's `ipaddresses()`: the `ipaddress_IF` and `ipaddress6_IF` facts of every interface
 /// of the `interfaces` fact whose name does not contain `lo`; false without that fact.
 fn ipaddresses(ctx: &mut dyn CallContext, _: Vec<Value>) -> R {
-    let interfaces = match lookupvar(ctx, "interfaces") {
+    let interfaces = match lookupvar(ctx, "interfaces")? {
         None | Some(Value::Undef) => return Ok(Value::Boolean(false)),
         Some(v) => to_s(&v),
     };
@@ -491,7 +480,7 @@ fn ipaddresses(ctx: &mut dyn CallContext, _: Vec<Value>) -> R {
     let mut out = Vec::new();
     for iface in names.into_iter().filter(|i| !i.contains("lo")) {
         for fact in [format!("ipaddress_{iface}"), format!("ipaddress6_{iface}")] {
-            match lookupvar(ctx, &fact) {
+            match lookupvar(ctx, &fact)? {
                 None | Some(Value::Undef) => {}
                 Some(v) => out.push(v),
             }
@@ -508,7 +497,7 @@ fn getvar_emptystring(ctx: &mut dyn CallContext, a: Vec<Value>) -> R {
         )));
     }
     let name = to_s(&a[0]);
-    let Some(v) = lookupvar(ctx, name.trim_start_matches("::")) else {
+    let Some(v) = lookupvar(ctx, name.trim_start_matches("::"))? else {
         return Ok(Value::string(""));
     };
     Ok(if v.is_undef() { Value::string("") } else { v })

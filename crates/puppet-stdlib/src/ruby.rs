@@ -98,6 +98,16 @@ pub fn truthy(v: &Value) -> bool {
     !matches!(v, Value::Undef | Value::Boolean(false))
 }
 
+/// A 3.x function's `lookupvar(name)` (Ruby's `scope.lookupvar`): the variable, or `None`
+/// after Puppet's warning when it does not exist, or its error under `strict=error`
+/// ([`CallContext::ruby_lookupvar`]).
+pub(crate) fn lookupvar(
+    ctx: &mut dyn puppet_functions::CallContext,
+    name: &str,
+) -> Result<Option<puppet_types::Value>, CallError> {
+    ctx.ruby_lookupvar(name).map_err(fail)
+}
+
 /// A `Puppet::ParseError` (or any Ruby error) raised by a function: its message.
 pub fn fail(message: impl Into<String>) -> CallError {
     CallError::new(codes::FAILED, message)

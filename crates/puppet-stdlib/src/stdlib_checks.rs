@@ -447,18 +447,9 @@ fn validate_numeric(_: &mut dyn CallContext, a: Vec<Value>) -> R {
 // ---------------------------------------------------------------------------------------
 // Network facts
 
-/// The 3.x `lookupvar`: an unknown variable is nil, with Puppet's warning (once per name).
-fn lookupvar(ctx: &mut dyn CallContext, name: &str) -> Value {
-    match ctx.variable(name) {
-        Some(v) => v,
-        None => {
-            ctx.warn_once_unlocated(
-                &format!("undefined_variable:{name}"),
-                &format!("Undefined variable '{name}'; "),
-            );
-            Value::Undef
-        }
-    }
+/// The 3.x `lookupvar` of a fact: an unknown one is nil ([`crate::ruby::lookupvar`]).
+fn lookupvar(ctx: &mut dyn CallContext, name: &str) -> Result<Value, CallError> {
+    Ok(crate::ruby::lookupvar(ctx, name)?.unwrap_or(Value::Undef))
 }
 
 /// The deprecation Puppet logs when a 3.x function asks the autoloader whether another 3.x
@@ -475,7 +466,7 @@ fn has_interface_with(ctx: &mut dyn CallContext, a: Vec<Value>) -> R {
             a.len()
         )));
     }
-    let interfaces = match lookupvar(ctx, "interfaces") {
+    let interfaces = match lookupvar(ctx, "interfaces")? {
         Value::Undef => return Ok(Value::Boolean(false)),
         Value::String(s) => s.to_string(),
         other => return Err(crate::ruby::no_method("split", &other)),
@@ -491,7 +482,8 @@ fn has_interface_with(ctx: &mut dyn CallContext, a: Vec<Value>) -> R {
         ));
     }
     let (kind, value) = (to_s(&a[0]), &a[1]);
-    let fact = lookupvar;
+    // These lookups run inside `catch :undefined_variable`: a missing fact is nil, silently.
+    let fact = |ctx: &mut dyn CallContext, name: &str| ctx.variable(name).unwrap_or(Value::Undef);
     if fact(ctx, &kind) == *value {
         return Ok(Value::Boolean(true));
     }

@@ -91,20 +91,28 @@ impl CallContext for Compiler {
         }
     }
 
-    fn ruby_variable_missing(&mut self, name: &str) {
-        // Puppet's `Scope#variable_not_found`: nothing under `strict=off`.
-        if self.strict() == "off" {
-            return;
+    fn ruby_variable_missing(&mut self, name: &str) -> Result<(), String> {
+        // Puppet's `Scope#variable_not_found`: nothing under `strict=off`, an
+        // `ArgumentError` under `strict=error`, else a warning once per name.
+        let strict = self.strict();
+        if strict == "off" {
+            return Ok(());
         }
         let (shown, reason) = if name.contains("::") {
             self.qualified_miss(name)
         } else {
             (name.to_string(), String::new())
         };
-        self.warn_once_unlocated(
-            &format!("undefined_variable:{shown}"),
-            &format!("Undefined variable '{shown}'; {reason}"),
-        );
+        let message = format!("Undefined variable '{shown}'; {reason}");
+        if strict == "error" {
+            return Err(message);
+        }
+        self.warn_once_unlocated(&format!("undefined_variable:{shown}"), &message);
+        Ok(())
+    }
+
+    fn ruby_variable_reason(&mut self, name: &str) -> Option<String> {
+        name.contains("::").then(|| self.qualified_miss(name).1)
     }
 
     fn warn_once(&mut self, key: &str, message: &str) -> bool {
