@@ -944,13 +944,18 @@ impl Environment {
                     return puppet_stdlib::native_function(&imp);
                 }
             }
-            if let Some(f) = self.ruby_function(module, name, &rel) {
-                return Some(f);
-            }
+            let failure = match self.load_ruby_function(module, name, &rel) {
+                Some(Ok(f)) => return registered(f),
+                Some(Err(e)) => Some(e),
+                None => None,
+            };
             if let Some(imp) = imp {
                 return puppet_stdlib::native_function(&imp);
             }
-            return puppet_stdlib::stub_function(module, name, &rel);
+            return match failure {
+                Some(e) => load_failure(name, &e),
+                None => puppet_stdlib::stub_function(module, name, &rel),
+            };
         }
         // A 3.x function of a shadowed module directory, as Puppet's autoloader finds it.
         let found = files.elsewhere(loader, name)?;
@@ -962,18 +967,18 @@ impl Environment {
                 return puppet_stdlib::native_function(&imp);
             }
         }
-        let loaded = self.load_ruby_file(&path, name).and_then(Result::ok);
-        if let Some(f) = loaded.and_then(|f| {
-            let mut reg = Registry::new();
-            f.register(&mut reg).ok()?;
-            reg.get_shared(f.name())
-        }) {
-            return Some(f);
-        }
+        let failure = match self.load_ruby_file(&path, name) {
+            Some(Ok(f)) => return registered(f),
+            Some(Err(e)) => Some(e),
+            None => None,
+        };
         if let Some(imp) = imp {
             return puppet_stdlib::native_function(&imp);
         }
-        puppet_stdlib::stub_function(dir_name, name, rel)
+        match failure {
+            Some(e) => load_failure(name, &e),
+            None => puppet_stdlib::stub_function(dir_name, name, rel),
+        }
     }
 
     /// The modules' Ruby function files, found by name ([`ruby_files`]).
@@ -1014,10 +1019,7 @@ impl Environment {
     /// it a registry function, so that argument errors read as Puppet's. `None` when the
     /// file cannot be read or loaded, or defines another name.
     fn ruby_function(&self, module: &str, name: &str, rel: &str) -> Option<Arc<Function>> {
-        let f = self.load_ruby_function(module, name, rel)?.ok()?;
-        let mut reg = Registry::new();
-        f.register(&mut reg).ok()?;
-        reg.get_shared(f.name())
+        registered(self.load_ruby_function(module, name, rel)?.ok()?)
     }
 
     /// Loads the module's Ruby function file `rel` (which must define `name`) with
@@ -1028,7 +1030,7 @@ impl Environment {
         module: &str,
         name: &str,
         rel: &str,
-    ) -> Option<Result<puppet_ruby::functions::RubyFunction, String>> {
+    ) -> Option<Result<puppet_ruby::functions::RubyFunction, puppet_ruby::RubyError>> {
         let loader = &self.shared.loader;
         let m = loader.modules().find(|m| m.name == module)?;
         self.load_ruby_file(&m.path.join(rel), name)
@@ -1040,13 +1042,13 @@ impl Environment {
         &self,
         path: &Path,
         name: &str,
-    ) -> Option<Result<puppet_ruby::functions::RubyFunction, String>> {
+    ) -> Option<Result<puppet_ruby::functions::RubyFunction, puppet_ruby::RubyError>> {
         let text = self.shared.loader.provider().read_to_string(path).ok()?;
         let sources = self.ruby_sources();
         match puppet_ruby::functions::load(&path.to_string_lossy(), &text, sources) {
             Ok(f) if f.name().eq_ignore_ascii_case(name) => Some(Ok(f)),
             Ok(_) => None,
-            Err(e) => Some(Err(e.to_string())),
+            Err(e) => Some(Err(e)),
         }
     }
 
@@ -1066,7 +1068,7 @@ impl Environment {
         for (index, m) in loader.modules().enumerate() {
             if let Some(rel) = files.in_module(loader, index, &key) {
                 if let Some(f) = self.load_ruby_function(&m.name, &key, &rel) {
-                    return Some(f);
+                    return Some(f.map_err(|e| e.to_string()));
                 }
             }
         }
@@ -1313,4 +1315,26 @@ pub(crate) fn list_tree(
     }
     out.sort();
     out
+}
+
+/// A loaded Ruby function as a registry function (its argument errors read as Puppet's).
+fn registered(f: puppet_ruby::functions::RubyFunction) -> Option<Arc<Function>> {
+    let mut reg = Registry::new();
+    f.register(&mut reg).ok()?;
+    reg.get_shared(f.name())
+}
+
+/// The function `name` whose Ruby file puppet-ruby cannot load: every call fails with the
+/// load error, which names the file, line and construct. A syntax error is reported as
+/// Puppet reports Ruby's `SyntaxError`, without the function call's wrapping; a construct
+/// this interpreter does not have, or an exception raised while the file runs, as the
+/// call's error.
+fn load_failure(name: &str, e: &puppet_ruby::RubyError) -> Option<Arc<Function>> {
+    use puppet_functions::codes;
+    let code = match e {
+        puppet_ruby::RubyError::Syntax { .. } => codes::COMPLETE,
+        puppet_ruby::RubyError::Unsupported { .. } => codes::UNSUPPORTED,
+        _ => codes::FAILED,
+    };
+    puppet_stdlib::failing_function(name, code, e.to_string())
 }

@@ -110,7 +110,7 @@ fn module_functions_exist_only_with_their_module() {
     );
     assert_eq!(compile_lines(env).unwrap(), [r#"Notify[4] {}"#]);
     // One that this interpreter cannot load (it runs a command) is known, and fails
-    // naming itself.
+    // naming its file, line and construct.
     let rb = "`ls`\nPuppet::Functions.create_function(:'mymod::ls') do\nend\n";
     let env = env_with(
         &[("mymod/lib/puppet/functions/mymod/ls.rb", rb)],
@@ -118,7 +118,7 @@ fn module_functions_exist_only_with_their_module() {
     );
     let e = compile_lines(env).unwrap_err();
     assert!(
-        e.contains("The function 'mymod::ls' of module 'mymod' (lib/puppet/functions/mymod/ls.rb) is implemented in Ruby"),
+        e.contains("/env/modules/mymod/lib/puppet/functions/mymod/ls.rb:1:1: unsupported Ruby construct: running the command `ls`"),
         "{e}"
     );
 }

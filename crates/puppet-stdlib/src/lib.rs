@@ -261,6 +261,12 @@ fn register_stub(module: &str, name: &str, file: &str, reg: &mut Registry) -> bo
     let message = format!(
         "The function '{name}' of module '{module}' ({file}) is implemented in Ruby and has no native implementation"
     );
+    register_failing(name, codes::UNSUPPORTED, message, reg)
+}
+
+/// Registers `name` as a function whose every call, whatever its arguments, fails with
+/// `code` and `message`.
+fn register_failing(name: &str, code: &'static str, message: String, reg: &mut Registry) -> bool {
     reg.function(name)
         .doc(&message.clone())
         .dispatch(
@@ -268,11 +274,22 @@ fn register_stub(module: &str, name: &str, file: &str, reg: &mut Registry) -> bo
                 .repeated_param("Any", "args")
                 .optional_block_param("Callable", "block"),
             move |_ctx: &mut dyn CallContext, _a: Args<'_>| {
-                Err(CallError::new(codes::UNSUPPORTED, message.clone()))
+                Err(CallError::new(code, message.clone()))
             },
         )
         .register()
         .is_ok()
+}
+
+/// A function `name` whose every call fails with `code` and `message`: a module's Ruby
+/// function whose file cannot be loaded (the message says why, where).
+pub fn failing_function(
+    name: &str,
+    code: &'static str,
+    message: String,
+) -> Option<std::sync::Arc<puppet_functions::Function>> {
+    let mut reg = Registry::new();
+    register_failing(name, code, message, &mut reg).then(|| reg.get_shared(name))?
 }
 
 /// Registers the Ruby functions of `module`: native implementations from the binding table,
