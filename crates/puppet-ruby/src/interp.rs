@@ -2275,9 +2275,14 @@ impl<'s> Interp<'s> {
     /// the miss is first thrown as `:undefined_variable`: code that catches it gets the
     /// reason and no warning.
     pub fn lookupvar(&mut self, name: &str, pos: Pos) -> R {
-        if let Some(v) = self.variable(name) {
-            return Ok(v);
+        match self.variable(name) {
+            Some(v) => Ok(v),
+            None => self.variable_missing(name, pos),
         }
+    }
+
+    /// What [`Interp::lookupvar`] answers for a variable `name` the scope does not have.
+    pub(crate) fn variable_missing(&mut self, name: &str, pos: Pos) -> R {
         let numeric = name == "0"
             || (!name.starts_with('0')
                 && !name.is_empty()

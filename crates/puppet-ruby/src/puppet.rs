@@ -9,7 +9,9 @@
 //! * logging (`Puppet.warning`, `debug`, ..., `deprecation_warning`, `warn_once`);
 //! * the helpers modules use: `Puppet::Util::Package.versioncmp`,
 //!   `Puppet::Util.absolute_path?`, `Puppet::Util.symbolizehash`, the type parser and calculator (`TypeParser`,
-//!   `TypeCalculator.infer_set`/`instance?`, `TypeMismatchDescriber`);
+//!   `TypeCalculator.infer_set`/`instance?`, `TypeMismatchDescriber`, `TypeFactory`);
+//! * the compiler as 3.x functions reach it (`compiler.environment`, `catalog`, `node`,
+//!   `topscope`);
 //! * Puppet values that have no Ruby counterpart (types, Sensitive...), seen from Ruby.
 //!
 //! What the code defined (functions here, resource types in `typedsl`) is kept in [`Ext`] for
@@ -233,6 +235,10 @@ struct CompilerObj;
 /// The node being compiled (`compiler.node`): its name and environment.
 #[derive(Debug, Default)]
 struct NodeObj;
+
+/// The compile's top scope (`compiler.topscope`): its variables, as `::name` reads them.
+#[derive(Debug, Default)]
+struct TopScopeObj;
 
 /// `scope.compiler` (a 3.x function's `compiler`): [`CompilerObj`].
 pub(crate) fn current_compiler(it: &mut Interp) -> R {
@@ -495,6 +501,37 @@ pub(crate) fn object_method(
             "environment" => Some(current_environment(it, pos)),
             "catalog" => Some(Ok(crate::catalog::catalog_object(it))),
             "node" => Some(Ok(new_native_object(it, "Puppet::Node", NodeObj))),
+            "topscope" => Some(Ok(new_native_object(
+                it,
+                "Puppet::Parser::Scope",
+                TopScopeObj,
+            ))),
+            _ => None,
+        };
+    }
+    if native::<TopScopeObj>(o).is_some() {
+        // The calling scope's methods, with every plain name read in the top scope (a
+        // miss is reported under the name as given).
+        let (given, name_arg) = match args.first() {
+            Some(n @ RValue::Str(_)) => {
+                let n = to_s(n);
+                match n.contains("::") {
+                    true => (n.clone(), n),
+                    false => (n.clone(), format!("::{n}")),
+                }
+            }
+            _ => return None,
+        };
+        return match name {
+            "lookupvar" | "[]" => Some(match it.variable(&name_arg) {
+                Some(v) => Ok(v),
+                None => it.variable_missing(&given, pos),
+            }),
+            "include?" => Some(Ok(RValue::Bool(!matches!(
+                it.variable(&name_arg),
+                None | Some(RValue::Nil)
+            )))),
+            "exist?" => Some(Ok(RValue::Bool(it.variable(&name_arg).is_some()))),
             _ => None,
         };
     }
@@ -1268,6 +1305,7 @@ pub(crate) fn module_method(
                 Ok(RValue::Puppet(Rc::new(Value::Type(t))))
             })()
         }
+        ("Puppet::Pops::Types::TypeFactory", _) => return type_factory(name, args, pos),
         ("Puppet::Pops::Types::TypeCalculator", "instance?" | "assignable?") => (|| {
             let (Some(RValue::Puppet(t)), Some(v)) = (args.first(), args.get(1)) else {
                 return unsupported(format!("TypeCalculator.{name} with these arguments"), pos);
@@ -1862,5 +1900,157 @@ pub(crate) fn puppet_value_method(
             let _ = it;
             crate::methods::no_method_pub(recv, name, pos)
         }
+    }
+}
+
+/// `Puppet::Pops::Types::TypeFactory.NAME(args)`: the type Puppet's factory makes, written in
+/// Puppet's type syntax and read by the one type parser (so it is the type the same text
+/// in a manifest is). `None` for a method the factory does not have; a factory method whose
+/// arguments are not written here (a size type, a `String` with a value) is an unsupported
+/// construct.
+fn type_factory(name: &str, args: &[RValue], pos: Pos) -> Option<R> {
+    let plain = match name {
+        "any" => "Any",
+        "scalar" => "Scalar",
+        "scalar_data" => "ScalarData",
+        "data" => "Data",
+        "rich_data" => "RichData",
+        "numeric" => "Numeric",
+        "integer" => "Integer",
+        "float" => "Float",
+        "boolean" => "Boolean",
+        "string" => "String",
+        "undef" => "Undef",
+        "default" => "Default",
+        "collection" => "Collection",
+        "catalog_entry" => "CatalogEntry",
+        "semver" => "SemVer",
+        "semver_range" => "SemVerRange",
+        "timespan" => "Timespan",
+        "timestamp" => "Timestamp",
+        "binary" => "Binary",
+        "array_of_any" => "Array[Any]",
+        "array_of_data" => "Array[Data]",
+        "hash_of_any" => "Hash[Any, Any]",
+        "hash_of_data" => "Hash[String, Data]",
+        _ => "",
+    };
+    let text: Result<String, String> = if !plain.is_empty() {
+        if args.is_empty() {
+            Ok(plain.to_string())
+        } else {
+            Err(format!("TypeFactory.{name} with arguments"))
+        }
+    } else {
+        let wrapper = match name {
+            "optional" => "Optional",
+            "not_undef" => "NotUndef",
+            "type_type" => "Type",
+            "sensitive" => "Sensitive",
+            "iterable" => "Iterable",
+            "iterator" => "Iterator",
+            "variant" => "Variant",
+            "enum" => "Enum",
+            "pattern" => "Pattern",
+            "range" => "Integer",
+            "float_range" => "Float",
+            "regexp" => "Regexp",
+            "resource" => "Resource",
+            "host_class" => "Class",
+            "array_of" | "tuple" => "",
+            "hash_of" | "hash_kv" | "struct" => "",
+            _ => return None,
+        };
+        match name {
+            // `array_of(type, size_type = nil)`, `tuple(types, size_type = nil)`.
+            "array_of" | "tuple" if args.len() == 1 => {
+                let inner = match (name, &args[0]) {
+                    ("tuple", RValue::Array(items)) => {
+                        let items = items.borrow().clone();
+                        items
+                            .iter()
+                            .map(factory_arg)
+                            .collect::<Result<Vec<_>, _>>()
+                            .map(|v| v.join(", "))
+                    }
+                    _ => factory_arg(&args[0]),
+                };
+                let outer = if name == "tuple" { "Tuple" } else { "Array" };
+                inner.map(|i| format!("{outer}[{i}]"))
+            }
+            // `hash_of(value, key = Scalar)`, `hash_kv(key, value)`.
+            "hash_of" if (1..=2).contains(&args.len()) => {
+                let key = args.get(1).map_or(Ok("Scalar".to_string()), factory_arg);
+                key.and_then(|k| Ok(format!("Hash[{k}, {}]", factory_arg(&args[0])?)))
+            }
+            "hash_kv" if args.len() == 2 => factory_arg(&args[0])
+                .and_then(|k| Ok(format!("Hash[{k}, {}]", factory_arg(&args[1])?))),
+            "struct" if args.len() == 1 => factory_arg(&args[0]).map(|h| format!("Struct[{h}]")),
+            "array_of" | "tuple" | "hash_of" | "hash_kv" | "struct" => {
+                Err(format!("TypeFactory.{name} with {} arguments", args.len()))
+            }
+            // The parameterless form is the plain type (`optional()` is `Optional`).
+            _ if args.iter().all(|a| matches!(a, RValue::Nil))
+                && name != "enum"
+                && name != "variant" =>
+            {
+                Ok(wrapper.to_string())
+            }
+            _ => args
+                .iter()
+                .map(factory_arg)
+                .collect::<Result<Vec<_>, _>>()
+                .map(|a| format!("{wrapper}[{}]", a.join(", "))),
+        }
+    };
+    Some(match text {
+        Ok(text) => match puppet_functions::parse_type(&text, &|_| None) {
+            Ok(t) => Ok(RValue::Puppet(Rc::new(Value::Type(t)))),
+            Err(e) => raise("ArgumentError", e, pos),
+        },
+        Err(construct) => unsupported(construct, pos),
+    })
+}
+
+/// One argument of a [`type_factory`] method in Puppet's type syntax: a type as written, a
+/// string quoted, a number, `nil` or `:default` as `default`, a regexp as `/.../`, a hash
+/// (a `Struct`'s members) as a hash literal.
+fn factory_arg(v: &RValue) -> Result<String, String> {
+    match v {
+        RValue::Puppet(p) if matches!(&**p, Value::Type(_)) => Ok(to_s(v)),
+        RValue::Str(s) => {
+            let s = s.borrow();
+            Ok(format!(
+                "'{}'",
+                s.replace('\\', "\\\\").replace('\'', "\\'")
+            ))
+        }
+        RValue::Int(_) | RValue::Float(_) => Ok(to_s(v)),
+        RValue::Nil => Ok("default".to_string()),
+        RValue::Sym(s) if &**s == "default" => Ok("default".to_string()),
+        RValue::Bool(b) => Ok(b.to_string()),
+        RValue::Regexp(r) => {
+            // A `/` of the source is escaped in a regexp literal (`Regexp.new('a/b')`).
+            let mut out = String::from("/");
+            let mut escaped = false;
+            for c in r.source.chars() {
+                if c == '/' && !escaped {
+                    out.push('\\');
+                }
+                escaped = c == '\\' && !escaped;
+                out.push(c);
+            }
+            out.push('/');
+            Ok(out)
+        }
+        RValue::Hash(h) => {
+            let pairs = h.borrow().pairs();
+            let members = pairs
+                .iter()
+                .map(|(k, t)| Ok(format!("{} => {}", factory_arg(k)?, factory_arg(t)?)))
+                .collect::<Result<Vec<_>, String>>()?;
+            Ok(format!("{{{}}}", members.join(", ")))
+        }
+        other => Err(format!("TypeFactory argument {}", value::inspect(other))),
     }
 }
