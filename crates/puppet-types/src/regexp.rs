@@ -77,8 +77,17 @@ enum Engine {
 /// (`.`, `[^/]`, `\W`) costs the meta engine's compiler a 400 KB table to turn into UTF-8
 /// automata (about 100 fresh pages and 100,000 instructions a pattern); the ASCII build
 /// needs none of it.
+///
+/// The ASCII build for short texts (up to [`SHORT_TEXT`] bytes, nearly all of a catalog's)
+/// has no lazy DFA: it runs the bounded backtracker (or the PikeVM), which answers alike
+/// (every engine of the meta regex finds the same leftmost-first match and groups) and
+/// needs neither the reverse NFA nor the DFA's cache, half the cost of a build. Longer
+/// ASCII texts get, the first time one comes, the build with the lazy DFA, whose time is
+/// linear in the text.
 struct Automata {
     ascii: regex_automata::meta::Regex,
+    /// The ASCII build with the lazy DFA, for long texts (made on first use).
+    ascii_long: std::sync::OnceLock<Option<regex_automata::meta::Regex>>,
     /// The pattern as parsed, for the full build.
     hir: regex_syntax::hir::Hir,
     /// The full build, or fancy-regex's should the meta engine refuse it (its size limit).
@@ -86,6 +95,9 @@ struct Automata {
     /// The pattern's text, for that fallback.
     pattern: String,
 }
+
+/// The longest text the ASCII build without a lazy DFA takes ([`Automata`]).
+const SHORT_TEXT: usize = 512;
 
 enum FullEngine {
     Automata(regex_automata::meta::Regex),
@@ -108,15 +120,32 @@ impl Automata {
             .parse(pattern)
             .ok()?;
         let ascii = regex_automata::meta::Builder::new()
-            .configure(meta_config())
+            .configure(meta_config().hybrid(false))
             .build_from_hir(&ascii_only(&hir))
             .ok()?;
         Some(Automata {
             ascii,
+            ascii_long: std::sync::OnceLock::new(),
             hir,
             full: std::sync::OnceLock::new(),
             pattern: pattern.to_string(),
         })
+    }
+
+    /// The ASCII build for `text` (ASCII): the one without a lazy DFA for a short text.
+    fn ascii_for(&self, text: &str) -> &regex_automata::meta::Regex {
+        if text.len() <= SHORT_TEXT {
+            return &self.ascii;
+        }
+        self.ascii_long
+            .get_or_init(|| {
+                regex_automata::meta::Builder::new()
+                    .configure(meta_config())
+                    .build_from_hir(&ascii_only(&self.hir))
+                    .ok()
+            })
+            .as_ref()
+            .unwrap_or(&self.ascii)
     }
 
     /// The full build (made on first use).
@@ -209,7 +238,7 @@ impl Engine {
         match self {
             Engine::Automata(a) | Engine::AutomataEndGroup(a) => {
                 if text.is_ascii() {
-                    return a.ascii.is_match(text);
+                    return a.ascii_for(text).is_match(text);
                 }
                 match a.full() {
                     Some(FullEngine::Automata(re)) => re.is_match(text),
@@ -226,7 +255,7 @@ impl Engine {
         match self {
             Engine::Automata(a) | Engine::AutomataEndGroup(a) => {
                 let re = if text.is_ascii() {
-                    &a.ascii
+                    a.ascii_for(text)
                 } else {
                     match a.full()? {
                         FullEngine::Automata(re) => re,
@@ -575,7 +604,7 @@ impl RubyPattern {
             return None;
         };
         let re = match text.is_ascii() {
-            true => &a.ascii,
+            true => a.ascii_for(text),
             false => match a.full()? {
                 FullEngine::Automata(re) => re,
                 FullEngine::Fancy(_) => return None,
@@ -1308,6 +1337,33 @@ mod tests {
                     fancy.captures(t),
                     "{p:?}/{flags} on {t:?}"
                 );
+            }
+        }
+        // Texts past SHORT_TEXT run on the build with the lazy DFA, shorter ones on the
+        // one without: both answer as fancy-regex does.
+        let long_texts: Vec<String> = texts
+            .iter()
+            .filter(|t| t.is_ascii() && !t.is_empty())
+            .map(|t| {
+                let mut long = format!("{t} ").repeat(super::SHORT_TEXT / (t.len() + 1) + 1);
+                long.push_str(t);
+                long
+            })
+            .collect();
+        assert!(long_texts.iter().all(|t| t.len() > super::SHORT_TEXT));
+        for (p, flags) in patterns {
+            let m = matcher(p, flags).unwrap();
+            let automata = super::build_engine(m.automata_source()).unwrap();
+            let fancy = Engine::Fancy(build_fancy(&translate_ruby(p, flags)).unwrap());
+            for t in long_texts.iter().map(String::as_str).chain(texts) {
+                if m.exact_only(t) {
+                    continue;
+                }
+                assert_eq!(automata.is_match(t), fancy.is_match(t), "{p:?} on {t:?}");
+                assert_eq!(automata.captures(t), fancy.captures(t), "{p:?} on {t:?}");
+            }
+            if let Engine::Automata(a) = &automata {
+                assert!(a.ascii_long.get().is_some(), "{p:?}");
             }
         }
         // A trailing `\Z` outside groups: the end-group translation finds the same groups

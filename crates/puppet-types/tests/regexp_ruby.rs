@@ -47,6 +47,59 @@ fn ours(p: &RubyPattern, text: &str, rep: Option<&str>) -> Value {
     })
 }
 
+/// The byte spans of a fixture's groups as the strings they cover.
+fn span_strings(text: &str, groups: &Value) -> Vec<Option<String>> {
+    groups
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| {
+            g.as_array().map(|se| {
+                let (s, e) = (se[0].as_u64().unwrap(), se[1].as_u64().unwrap());
+                text[s as usize..e as usize].to_string()
+            })
+        })
+        .collect()
+}
+
+/// The paths Puppet's matching takes (the automata, the direct matcher, the test
+/// translation; [`RubyPattern::captures`], [`RubyPattern::automata_matches`],
+/// `Regexp::is_match`) answer as Ruby did, not only fancy-regex's.
+fn automata_agree(p: &RubyPattern, source: &str, flags: &str, text: &str, want: &Value) {
+    let first = want["first"]
+        .as_array()
+        .map(|_| span_strings(text, &want["first"]));
+    assert_eq!(
+        p.captures(text),
+        first,
+        "/{source}/{flags} on {text:?}: captures"
+    );
+    if let Some(all) = p.automata_matches(text, 1000) {
+        let want_all: Vec<(usize, usize, Vec<Option<String>>)> = want["all"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|groups| {
+                let whole = &groups[0];
+                let (s, e) = (whole[0].as_u64().unwrap(), whole[1].as_u64().unwrap());
+                (s as usize, e as usize, span_strings(text, groups))
+            })
+            .collect();
+        assert_eq!(
+            all, want_all,
+            "/{source}/{flags} on {text:?}: automata_matches"
+        );
+    }
+    if flags.is_empty() {
+        let r = puppet_types::Regexp::new(source).unwrap();
+        assert_eq!(
+            r.is_match(text),
+            first.is_some(),
+            "/{source}/ on {text:?}: is_match"
+        );
+    }
+}
+
 #[test]
 fn regexps_match_as_ruby_does() {
     let data = include_str!("fixtures/regexp_ruby.jsonl");
@@ -90,6 +143,7 @@ fn regexps_match_as_ruby_does() {
             for key in ["first", "all", "split"] {
                 assert_eq!(got[key], want[key], "/{source}/{flags} on {text:?}: {key}");
             }
+            automata_agree(&p, source, flags, text, want);
             if !want["gsub"].as_str().unwrap_or("").starts_with("ERR") {
                 assert_eq!(
                     got["gsub"], want["gsub"],
