@@ -185,6 +185,7 @@ pub(crate) fn known(path: &str) -> Option<Known> {
         | "Puppet::Pops::Types::Iterable"
         | "Puppet::Pops::Types::TypeMismatchDescriber"
         | "Puppet::Parser::Functions"
+        | "Puppet::Parser::Files"
         | "Puppet::Functions"
         | "Puppet::Util::Autoload"
         | "Puppet::Settings"

@@ -1,7 +1,8 @@
 //! Puppet's environment and modules as module Ruby reaches them: `Puppet::Module.find(name,
 //! env)` and its module objects (`path`, `name`, `file(f)`, `templates`, `metadata`...), the
 //! environment's `module(name)`, `modules`, `modulepath`, `full_modulepath` and
-//! `each_plugin_directory`, and `Puppet.lookup(:environments).get(name)`, after
+//! `each_plugin_directory`, `Puppet.lookup(:environments).get(name)` and
+//! `Puppet::Parser::Files.find_file`/`find_template`, after
 //! puppet/module.rb and puppet/node/environment.rb of Puppet 7.23. What a module holds is
 //! read through the [`SourceHost`](crate::SourceHost), so these reads stay inside the
 //! environment's source like every other file read of Ruby code.
@@ -130,6 +131,60 @@ fn named_environment(it: &mut Interp, name: &RValue, pos: Pos) -> R {
 }
 
 /// Class methods of `Puppet::Module`. `None`: not one of them.
+/// `Puppet::Parser::Files.find_file(path, env)` and `find_template(path, env)`: an absolute
+/// path as it is; `module/rest` as the module's `files/rest` (`templates/rest`) when it
+/// exists, else nil; nil for a bare module name or a module the environment does not have
+/// (Puppet's `find_in_module`). `env` is an environment object (only the compile's is made
+/// here).
+pub(crate) fn files_class_method(
+    it: &mut Interp,
+    name: &str,
+    args: &[RValue],
+    pos: Pos,
+) -> Option<R> {
+    let dir = match name {
+        "find_file" => "files",
+        "find_template" => "templates",
+        _ => return None,
+    };
+    Some((|| {
+        crate::methods::argc(args, 2, 2, pos)?;
+        let path = to_s(&args[0]);
+        // The environment is an environment object (the compile's: no other is made here);
+        // Puppet calls its `module` only for a relative path.
+        if !matches!(&args[1], RValue::Object(_)) && !path.starts_with('/') && !path.is_empty() {
+            return crate::interp::raise(
+                "NoMethodError",
+                format!(
+                    "undefined method `module' for {}:{}",
+                    crate::value::inspect(&args[1]),
+                    args[1].class_name()
+                ),
+                pos,
+            );
+        }
+        if path.starts_with('/') {
+            return Ok(RValue::string(path));
+        }
+        if path.is_empty() {
+            return Ok(RValue::Nil);
+        }
+        // A bare module name names no file of it.
+        let Some((module, rest)) = path.split_once('/') else {
+            return Ok(RValue::Nil);
+        };
+        let Some((_, mpath)) = env_modules(it).into_iter().find(|(n, _)| n == module) else {
+            return Ok(RValue::Nil);
+        };
+        let full = format!("{mpath}/{dir}/{rest}");
+        Ok(if it.sources.host().kind(&full).is_some() {
+            RValue::string(full)
+        } else {
+            RValue::Nil
+        })
+    })())
+}
+
 pub(crate) fn module_class_method(
     it: &mut Interp,
     name: &str,

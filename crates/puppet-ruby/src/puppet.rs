@@ -1112,6 +1112,9 @@ pub(crate) fn module_method(
             crate::environment::environments(it, pos)
         }
         ("Puppet::Module", _) => crate::environment::module_class_method(it, name, args, pos)?,
+        ("Puppet::Parser::Files", _) => {
+            crate::environment::files_class_method(it, name, args, pos)?
+        }
         ("Puppet", "features") => {
             let class = it
                 .module_by_path("Puppet::Util::Feature")
