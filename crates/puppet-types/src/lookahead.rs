@@ -20,16 +20,26 @@ use fancy_regex::{Assertion, Expr, LookAround};
 use regex_syntax::hir::{Class, ClassUnicode, ClassUnicodeRange, HirKind};
 
 /// What can come next at a point of a pattern.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 struct Next {
-    /// The characters the next consuming piece may take.
-    chars: Vec<ClassUnicode>,
+    /// The characters the next consuming piece may take (the union of every path's).
+    chars: ClassUnicode,
     /// Some path asserts the end of a line first (the next character is a newline or there
     /// is none).
     end_of_line: bool,
     /// Some path reaches the end of the pattern without consuming or asserting an end: the
     /// next character is anything.
     open: bool,
+}
+
+impl Default for Next {
+    fn default() -> Next {
+        Next {
+            chars: ClassUnicode::empty(),
+            end_of_line: false,
+            open: false,
+        }
+    }
 }
 
 impl Next {
@@ -40,8 +50,16 @@ impl Next {
         }
     }
 
+    /// The next character is one of `chars`.
+    fn consuming(chars: ClassUnicode) -> Next {
+        Next {
+            chars,
+            ..Next::default()
+        }
+    }
+
     fn union(mut self, other: &Next) -> Next {
-        self.chars.extend(other.chars.iter().cloned());
+        self.chars.union(&other.chars);
         self.end_of_line |= other.end_of_line;
         self.open |= other.open;
         self
@@ -52,7 +70,7 @@ impl Next {
         let newline = ClassUnicode::new([ClassUnicodeRange::new('\n', '\n')]);
         !self.open
             && (!self.end_of_line || !overlaps(class, &newline))
-            && self.chars.iter().all(|c| !overlaps(class, c))
+            && !overlaps(class, &self.chars)
     }
 }
 
@@ -157,22 +175,13 @@ fn first(e: &Expr, follow: &Next) -> Option<Next> {
             if !newline {
                 all.difference(&ClassUnicode::new([ClassUnicodeRange::new('\n', '\n')]));
             }
-            Next {
-                chars: vec![all],
-                ..Next::default()
-            }
+            Next::consuming(all)
         }
         Expr::Literal { val, casei } => {
             let c = val.chars().next()?;
-            Next {
-                chars: vec![class_of(&regex_syntax::escape(&c.to_string()), *casei)?],
-                ..Next::default()
-            }
+            Next::consuming(char_class(c, *casei)?)
         }
-        Expr::Delegate { inner, casei, .. } => Next {
-            chars: vec![class_of(inner, *casei)?],
-            ..Next::default()
-        },
+        Expr::Delegate { inner, casei, .. } => Next::consuming(class_of(inner, *casei)?),
         Expr::Assertion(Assertion::EndText) => Next::default(),
         Expr::Assertion(Assertion::EndLine { crlf: false }) => Next {
             end_of_line: true,
@@ -225,14 +234,45 @@ fn single_class(e: &Expr) -> Option<ClassUnicode> {
     match e {
         Expr::Delegate { inner, casei, .. } => class_of(inner, *casei),
         Expr::Literal { val, casei } if val.chars().count() == 1 => {
-            class_of(&regex_syntax::escape(val), *casei)
+            char_class(val.chars().next()?, *casei)
         }
         _ => None,
     }
 }
 
-/// The class of a pattern piece that matches exactly one character.
+/// The characters a literal `c` matches: itself, or with `casei` its case variants.
+fn char_class(c: char, casei: bool) -> Option<ClassUnicode> {
+    if casei {
+        return class_of(&regex_syntax::escape(&c.to_string()), true);
+    }
+    Some(ClassUnicode::new([ClassUnicodeRange::new(c, c)]))
+}
+
+/// The class of a pattern piece that matches exactly one character. The analysis asks
+/// for the same pieces many times (once per enclosing concatenation), so the answers of
+/// the thread's last pieces are kept (a pure function of the piece).
 fn class_of(piece: &str, casei: bool) -> Option<ClassUnicode> {
+    type Memo = std::cell::RefCell<rustc_hash::FxHashMap<(String, bool), Option<ClassUnicode>>>;
+    thread_local! {
+        static MEMO: Memo = Memo::default();
+    }
+    let key = (piece.to_string(), casei);
+    if let Some(found) = MEMO.with(|m| m.borrow().get(&key).cloned()) {
+        return found;
+    }
+    let found = parse_class(piece, casei);
+    MEMO.with(|m| {
+        let mut m = m.borrow_mut();
+        if m.len() >= 256 {
+            m.clear();
+        }
+        m.insert(key, found.clone());
+    });
+    found
+}
+
+/// [`class_of`], parsed.
+fn parse_class(piece: &str, casei: bool) -> Option<ClassUnicode> {
     let text = if casei {
         format!("(?i:{piece})")
     } else {

@@ -59,9 +59,9 @@ struct Matcher {
 /// A compiled pattern. Most patterns (no look-around, no back reference) run on
 /// regex-automata's meta engine built without literal prefilters and full DFAs: building
 /// those costs several times the rest of a compile (50 patterns of a catalog: 37M
-/// instructions through fancy-regex, 9M this way), and the lazy DFA matches the short
-/// strings of a catalog as fast. The others go through fancy-regex, which hands the same
-/// engine the parts it can.
+/// instructions through fancy-regex, 9M this way), and the short strings of a catalog
+/// match as fast without them (for those, not even a lazy DFA: [`Automata`]). The others
+/// go through fancy-regex, which hands the same engine the parts it can.
 enum Engine {
     Automata(Automata),
     /// A [`translate_for_captures`] pattern: its last group is the newline a `\Z` would
@@ -119,9 +119,18 @@ impl Automata {
             .build()
             .parse(pattern)
             .ok()?;
+        // Most patterns have a class above ASCII (`.`, `[^/]`); the others are their own
+        // ASCII form.
+        let cut;
+        let ascii_hir = if is_ascii_only(&hir) {
+            &hir
+        } else {
+            cut = ascii_only(&hir);
+            &cut
+        };
         let ascii = regex_automata::meta::Builder::new()
             .configure(meta_config().hybrid(false))
-            .build_from_hir(&ascii_only(&hir))
+            .build_from_hir(ascii_hir)
             .ok()?;
         Some(Automata {
             ascii,
@@ -162,6 +171,28 @@ impl Automata {
             })
             .as_ref()
             .ok()
+    }
+}
+
+/// Whether [`ascii_only`] leaves `hir` as it is: no class has a member above ASCII and no
+/// word boundary is a Unicode one.
+fn is_ascii_only(hir: &regex_syntax::hir::Hir) -> bool {
+    use regex_syntax::hir::{Class, HirKind, Look};
+    match hir.kind() {
+        HirKind::Empty | HirKind::Literal(_) | HirKind::Class(Class::Bytes(_)) => true,
+        HirKind::Class(Class::Unicode(c)) => c.ranges().last().is_none_or(|r| r.end() <= '\x7f'),
+        HirKind::Look(look) => !matches!(
+            look,
+            Look::WordUnicode
+                | Look::WordUnicodeNegate
+                | Look::WordStartUnicode
+                | Look::WordEndUnicode
+                | Look::WordStartHalfUnicode
+                | Look::WordEndHalfUnicode
+        ),
+        HirKind::Repetition(r) => is_ascii_only(&r.sub),
+        HirKind::Capture(c) => is_ascii_only(&c.sub),
+        HirKind::Concat(subs) | HirKind::Alternation(subs) => subs.iter().all(is_ascii_only),
     }
 }
 
@@ -1156,6 +1187,33 @@ mod tests {
                 &first,
                 &matcher(source, "i").unwrap()
             ));
+        }
+    }
+
+    /// A pattern [`super::is_ascii_only`] passes is its own ASCII form; one it refuses is not.
+    #[test]
+    fn ascii_only_patterns_are_their_own_ascii_form() {
+        for (p, own) in [
+            ("^(present|absent)$", true),
+            ("^[0-9]+$", true),
+            // Ruby's `\d` is ASCII (regex-syntax's is not): as translated.
+            (&translate_ruby(r"\A\d+\s\w\z", ""), true),
+            (r"^\d+$", false),
+            ("[a-z_]+(?i:k)?", false),
+            ("(?i)ab", true),
+            ("a.c", false),
+            ("[^/]", false),
+            (r"\bx", false),
+            (r"(?-u:\b)x", true),
+            ("é", true),
+        ] {
+            let hir = regex_syntax::Parser::new().parse(p).unwrap();
+            assert_eq!(super::is_ascii_only(&hir), own, "{p}");
+            if own {
+                assert_eq!(super::ascii_only(&hir), hir, "{p}");
+            } else {
+                assert_ne!(super::ascii_only(&hir), hir, "{p}");
+            }
         }
     }
 
