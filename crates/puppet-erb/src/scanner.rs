@@ -72,7 +72,7 @@ pub fn scan(src: &str) -> Vec<Piece> {
                 // start a line or the text after the previous tag (`^[ \t]*<%-`, `^` also
                 // matching where Ruby's scanner resumes).
                 let mut from = 0;
-                while let Some(k) = bytes[from..].iter().position(|b| *b == b'<') {
+                while let Some(k) = memchr::memchr(b'<', &bytes[from..]) {
                     let i = from + k;
                     if !rest[i..].starts_with("<%") {
                         from = i + 1;
@@ -132,7 +132,7 @@ pub fn scan(src: &str) -> Vec<Piece> {
                 let bytes = rest.as_bytes();
                 // The first `%>`, `-%>` or `%%>`.
                 let mut from = 0;
-                while let Some(k) = bytes[from..].iter().position(|b| *b == b'%') {
+                while let Some(k) = memchr::memchr(b'%', &bytes[from..]) {
                     let i = from + k;
                     if rest[i..].starts_with("%>") {
                         found = Some(if i > 0 && bytes[i - 1] == b'-' {

@@ -125,22 +125,21 @@ impl Pos {
         }
     }
 
-    /// [`advance_over`](Self::advance_over) for a long text (a template's literal text, a
-    /// comment, heredoc bodies): counting loops without branches, which the compiler
-    /// vectorises, over the line breaks, then over the characters after the last one.
+    /// [`advance_over`](Self::advance_over) for a long text (a template's literal text or
+    /// tag, a comment, heredoc bodies): counting loops without branches, which the compiler
+    /// vectorises, over the line breaks, then (only when there are some) a search for the
+    /// last one, and a count of the characters after it.
     fn advance_over_long(&mut self, b: &[u8]) {
         // A UTF-8 continuation byte, as i8, is below -64.
         let chars = |b: &[u8]| b.iter().map(|c| u32::from((*c as i8) >= -64)).sum::<u32>();
-        match b.iter().rposition(|c| *c == b'\n') {
-            None => self.column += chars(b),
-            Some(last) => {
-                self.line += b[..=last]
-                    .iter()
-                    .map(|c| u32::from(*c == b'\n'))
-                    .sum::<u32>();
-                self.column = 1 + chars(&b[last + 1..]);
-            }
+        let lines = b.iter().map(|c| u32::from(*c == b'\n')).sum::<u32>();
+        if lines == 0 {
+            self.column += chars(b);
+            return;
         }
+        let last = b.iter().rposition(|c| *c == b'\n').unwrap_or(0);
+        self.line += lines;
+        self.column = 1 + chars(&b[last + 1..]);
     }
 }
 
@@ -560,6 +559,9 @@ mod tests {
             "a long text over thirty-two bytes, with é and\nline breaks\n\nand a tail ü",
             "a long text over thirty-two bytes with no line break at all, ünïcödé",
             "a long text over thirty-two bytes that ends in a line break\n",
+            "\na long text over thirty-two bytes after a leading line break, ü",
+            "\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n",
+            "ünïcödé ünïcödé ünïcödé\nünïcödé ünïcödé ünïcödé ünïcödé",
         ];
         for start in [
             Pos { line: 1, column: 1 },
