@@ -1326,13 +1326,13 @@ fn registered(f: puppet_ruby::functions::RubyFunction) -> Option<Arc<Function>> 
 
 /// The function `name` whose Ruby file puppet-ruby cannot load: every call fails with the
 /// load error, which names the file, line and construct. A syntax error is reported as
-/// Puppet reports Ruby's `SyntaxError`, without the function call's wrapping; a construct
+/// Puppet reports Ruby's `SyntaxError`, alone (no evaluation error, no location); a construct
 /// this interpreter does not have, or an exception raised while the file runs, as the
 /// call's error.
 fn load_failure(name: &str, e: &puppet_ruby::RubyError) -> Option<Arc<Function>> {
     use puppet_functions::codes;
     let code = match e {
-        puppet_ruby::RubyError::Syntax { .. } => codes::COMPLETE,
+        puppet_ruby::RubyError::Syntax { .. } => codes::UNRESCUED,
         puppet_ruby::RubyError::Unsupported { .. } => codes::UNSUPPORTED,
         _ => codes::FAILED,
     };

@@ -1,6 +1,6 @@
 //! A module's Ruby function whose file puppet-ruby cannot load fails every call with the
 //! load error, naming the file, line and what is wrong (a syntax error, as Puppet reports
-//! Ruby's `SyntaxError`, without the function call's wrapping; a construct this interpreter
+//! Ruby's `SyntaxError`, alone; a construct this interpreter
 //! does not have; an exception raised while the file runs), never with a generic message.
 //! Functions of the same module that load are not affected.
 
@@ -31,7 +31,7 @@ fn compile(file: &str, text: &str, call: &str) -> Result<String, (String, String
             .last()
             .map(|l| l.message.clone())
             .unwrap_or_default()),
-        Err(e) => Err((e.code.to_string(), e.message)),
+        Err(e) => Err((e.code.to_string(), e.puppet_message())),
     }
 }
 

@@ -61,6 +61,11 @@ pub mod codes {
     /// Hiera's global layer passes such an error of a backend function on as it is, where it
     /// wraps Puppet's errors in "Lookup of key ... failed".
     pub const RUBY_ERROR: &str = "FN_RUBY_ERROR";
+    /// An exception Puppet's evaluator does not rescue (one that is not a Ruby
+    /// `StandardError`: `NotImplementedError`, `LoadError`, a bare `Exception`, the
+    /// `SyntaxError` of a function's file): it stops the compile, printed alone, without
+    /// "Evaluation Error" or a location.
+    pub const UNRESCUED: &str = "FN_UNRESCUED";
     /// Registration: duplicate function.
     pub const DUPLICATE: &str = "FN_DUPLICATE";
     /// Registration: a bad signature.

@@ -923,7 +923,16 @@ fn with_interp_inner<T>(
             ),
         }
     })();
-    r.map_err(|c| call_error(&shared.file, c))
+    r.map_err(|c| {
+        // An exception that is not a StandardError (`NotImplementedError`, `LoadError`, a
+        // bare `Exception`) passes Puppet's evaluator unwrapped: its message alone is the
+        // compile's error.
+        let bare = matches!(&c, Ctrl::Raise(e) if !it.is_standard_error(&e.class));
+        match call_error(&shared.file, c) {
+            CallError::Failed { message, .. } if bare => CallError::new(codes::UNRESCUED, message),
+            e => e,
+        }
+    })
 }
 
 /// A Ruby error as the error of a function call (Puppet's message: the exception's).

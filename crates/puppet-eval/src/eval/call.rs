@@ -131,6 +131,14 @@ impl Compiler {
                 Some(self.pending_flow_at.take().unwrap_or_else(|| span.clone())),
             ),
             CallError::Failed { code, message, .. } => {
+                if code == codes::UNRESCUED {
+                    return Flow::Error(EvalError {
+                        code: crate::error::codes::EVAL_ERROR,
+                        kind: ErrorKind::Complete,
+                        message,
+                        span: Some(span.clone()),
+                    });
+                }
                 if code == codes::COMPLETE {
                     return match self.pending_error.take() {
                         Some(e) if e.message == message => Flow::Error(e),
