@@ -45,7 +45,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ORACLE = os.path.abspath(os.environ.get("ORACLE", os.path.join(ROOT, "..", "shared", "oracle")))
 CORPUS = "/usr/share/puppet/modules"
 NODES = ["ntp", "db", "web", "keystone", "kitchensink"]
-BIN = os.path.join(ROOT, "target", "release", "examples")
+TARGET = os.path.abspath(os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target")))
+BIN = os.path.join(TARGET, "release", "examples")
 
 
 def node_facts(node):
@@ -224,7 +225,7 @@ def main():
             if l.startswith("host:"))
         build += ["--target", host]
         env["RUSTFLAGS"] = (env.get("RUSTFLAGS", "") + " -C target-feature=+crt-static").strip()
-        BIN = os.path.join(ROOT, "target", host, "release", "examples")
+        BIN = os.path.join(TARGET, host, "release", "examples")
     subprocess.run(build, cwd=ROOT, check=True, env=env)
     for s in args.sections:
         {"node": lambda: section_node(args.runs), "notice": lambda: section_notice(args.runs),
