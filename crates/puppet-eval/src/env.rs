@@ -1023,14 +1023,14 @@ impl Environment {
     }
 
     /// Loads the module's Ruby function file `rel` (which must define `name`) with
-    /// puppet-ruby: `None` when the file cannot be read or defines another name, `Err` with
-    /// the error when puppet-ruby cannot load it.
+    /// puppet-ruby: `None` when the file cannot be read, `Err` when puppet-ruby cannot load
+    /// it or it defines another name.
     fn load_ruby_function(
         &self,
         module: &str,
         name: &str,
         rel: &str,
-    ) -> Option<Result<puppet_ruby::functions::RubyFunction, puppet_ruby::RubyError>> {
+    ) -> Option<Result<puppet_ruby::functions::RubyFunction, FunctionLoadError>> {
         let loader = &self.shared.loader;
         let m = loader.modules().find(|m| m.name == module)?;
         self.load_ruby_file(&m.path.join(rel), name)
@@ -1042,13 +1042,25 @@ impl Environment {
         &self,
         path: &Path,
         name: &str,
-    ) -> Option<Result<puppet_ruby::functions::RubyFunction, puppet_ruby::RubyError>> {
+    ) -> Option<Result<puppet_ruby::functions::RubyFunction, FunctionLoadError>> {
         let text = self.shared.loader.provider().read_to_string(path).ok()?;
         let sources = self.ruby_sources();
-        match puppet_ruby::functions::load(&path.to_string_lossy(), &text, sources) {
+        let file = path.to_string_lossy();
+        match puppet_ruby::functions::load(&file, &text, sources) {
             Ok(f) if f.name().eq_ignore_ascii_case(name) => Some(Ok(f)),
-            Ok(_) => None,
-            Err(e) => Some(Err(e)),
+            // Puppet's loaders check the name the file's code defined last (the value the
+            // file evaluates to).
+            Ok(f) => Some(Err(FunctionLoadError::Misnamed(match f.api() {
+                puppet_ruby::functions::Api::V3 => format!(
+                    "The code loaded from {file} produced mis-matched name, expected 'function_{name}', got 'function_{}'",
+                    f.name()
+                ),
+                _ => format!(
+                    "The code loaded from {file} produced mis-matched name, expected '{name}', got {}",
+                    f.name()
+                ),
+            }))),
+            Err(e) => Some(Err(FunctionLoadError::Ruby(e))),
         }
     }
 
@@ -1068,7 +1080,10 @@ impl Environment {
         for (index, m) in loader.modules().enumerate() {
             if let Some(rel) = files.in_module(loader, index, &key) {
                 if let Some(f) = self.load_ruby_function(&m.name, &key, &rel) {
-                    return Some(f.map_err(|e| e.to_string()));
+                    return Some(f.map_err(|e| match e {
+                        FunctionLoadError::Ruby(e) => e.to_string(),
+                        FunctionLoadError::Misnamed(m) => m,
+                    }));
                 }
             }
         }
@@ -1329,12 +1344,26 @@ fn registered(f: puppet_ruby::functions::RubyFunction) -> Option<Arc<Function>> 
 /// Puppet reports Ruby's `SyntaxError`, alone (no evaluation error, no location); a construct
 /// this interpreter does not have, or an exception raised while the file runs, as the
 /// call's error.
-fn load_failure(name: &str, e: &puppet_ruby::RubyError) -> Option<Arc<Function>> {
+fn load_failure(name: &str, e: &FunctionLoadError) -> Option<Arc<Function>> {
     use puppet_functions::codes;
-    let code = match e {
-        puppet_ruby::RubyError::Syntax { .. } => codes::UNRESCUED,
-        puppet_ruby::RubyError::Unsupported { .. } => codes::UNSUPPORTED,
-        _ => codes::FAILED,
+    let (code, message) = match e {
+        FunctionLoadError::Ruby(e @ puppet_ruby::RubyError::Syntax { .. }) => {
+            (codes::UNRESCUED, e.to_string())
+        }
+        FunctionLoadError::Ruby(e @ puppet_ruby::RubyError::Unsupported { .. }) => {
+            (codes::UNSUPPORTED, e.to_string())
+        }
+        FunctionLoadError::Ruby(e) => (codes::FAILED, e.to_string()),
+        FunctionLoadError::Misnamed(m) => (codes::FAILED, m.clone()),
     };
-    puppet_stdlib::failing_function(name, code, e.to_string())
+    puppet_stdlib::failing_function(name, code, message)
+}
+
+/// Why a module's Ruby function file gives no function.
+#[derive(Debug)]
+enum FunctionLoadError {
+    /// puppet-ruby cannot load the file.
+    Ruby(puppet_ruby::RubyError),
+    /// The file defines a function of another name: Puppet's message.
+    Misnamed(String),
 }

@@ -988,6 +988,12 @@ pub(crate) fn module_method(
             it.scope.log(&format!("deprecation:{key}"), &msg);
             Ok(RValue::Nil)
         }
+        // Puppet::Util::Warnings.warnonce(msg): a warning logged once per message.
+        ("Puppet::Util::Warnings", "warnonce") => {
+            let msg = args.first().map(to_s).unwrap_or_default();
+            it.scope.warn_once(&format!("warnonce:{msg}"), &msg);
+            Ok(RValue::Nil)
+        }
         ("Puppet", "version") => Ok(RValue::str("7.23.0")),
         ("Facter", "value") => Ok(facter_value(it, args.first())),
         ("Puppet", "[]") => {
@@ -1465,6 +1471,7 @@ pub(crate) fn module_responds(it: &mut Interp, cname: &str, name: &str) -> bool 
         "Facter" => name == "value" && it.ext.host_facts.is_some(),
         "Puppet::Parser::Functions" => matches!(name, "newfunction" | "function"),
         "Puppet::Util::Package" => name == "versioncmp",
+        "Puppet::Util::Warnings" => name == "warnonce",
         // The Puppet::Util functions this file implements (stdlib's fqdn_rotate asks).
         "Puppet::Util" => matches!(
             name,
