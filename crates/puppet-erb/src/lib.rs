@@ -70,6 +70,10 @@ pub enum ErbError {
         column: u32,
         class: String,
         message: String,
+        /// Whether the exception is a `StandardError`, which Puppet's template wrapper
+        /// rescues and reports as the template's failure; any other (`NotImplementedError`
+        /// from `tags`, a `LoadError`) stops the compile with its message alone.
+        rescued: bool,
     },
 }
 
@@ -182,6 +186,7 @@ impl Template {
                 file: self.shown_file(),
                 line: e.pos.line,
                 column: e.pos.column,
+                rescued: it.is_standard_error(&e.class),
                 class: e.class,
                 message: e.message,
             }),
@@ -191,6 +196,7 @@ impl Template {
                 column: 0,
                 class: "LocalJumpError".into(),
                 message: "unexpected control flow at template level".into(),
+                rescued: true,
             }),
         }
     }

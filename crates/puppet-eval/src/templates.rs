@@ -28,6 +28,17 @@ fn fail<T>(message: impl Into<String>, span: &Span) -> R<T> {
     }))
 }
 
+/// An exception Puppet's template wrapper does not rescue (not a `StandardError`): the
+/// compile stops with its message alone, without `Evaluation Error:` or a location.
+fn unrescued<T>(message: String, span: &Span) -> R<T> {
+    Err(Flow::Error(crate::error::EvalError {
+        code: crate::error::codes::EVAL_ERROR,
+        kind: crate::error::ErrorKind::Complete,
+        message,
+        span: Some(span.clone()),
+    }))
+}
+
 impl Compiler {
     /// Renders a template for `CallContext::render_template`, in `scope` (the caller's),
     /// for the call at `span`. Every ERB output is kept for `Compiled::template_outputs`.
@@ -57,6 +68,11 @@ impl Compiler {
                         self.template_outputs.push(s.clone());
                         Ok(Value::string(s))
                     }
+                    Err(puppet_erb::ErbError::Runtime {
+                        message,
+                        rescued: false,
+                        ..
+                    }) => unrescued(message, span),
                     // Puppet's inline_template: "Failed to parse inline template: " and the
                     // Ruby exception's message.
                     Err(puppet_erb::ErbError::Runtime { message, .. }) => fail(
@@ -111,6 +127,11 @@ fn erb_file(c: &mut Compiler, name: &str, scope: ScopeId, span: &Span) -> R<Stri
     };
     match t.erb().and_then(|t| t.render_with(&mut adapter, sources)) {
         Ok(s) => Ok(s),
+        Err(puppet_erb::ErbError::Runtime {
+            message,
+            rescued: false,
+            ..
+        }) => unrescued(message, span),
         Err(e) => {
             let (line, detail) = match &e {
                 puppet_erb::ErbError::Syntax { line, message, .. } => (*line, message.clone()),

@@ -2370,7 +2370,9 @@ impl<'s> Interp<'s> {
             .is_some_and(|m| Rc::ptr_eq(&m, &pe) || m.inherits(&pe))
     }
 
-    pub(crate) fn is_standard_error(&mut self, class: &str) -> bool {
+    /// Whether the exception class `class` is a `StandardError` (what a bare `rescue`, and
+    /// Puppet's evaluator and template wrapper, rescue).
+    pub fn is_standard_error(&mut self, class: &str) -> bool {
         let Some(se) = self.module_by_path("StandardError") else {
             return true;
         };
