@@ -651,7 +651,10 @@ impl Parser {
             }
             return Ok(node(Kind::Undef(names), pos));
         }
-        if self.is_kw("BEGIN") || self.is_kw("END") {
+        // `BEGIN { }` / `END { }` (lexed as constants; a constant followed by a block is
+        // nothing else at a statement's start).
+        let begin_end = matches!(self.peek(), Tok::Const(k) if k == "BEGIN" || k == "END");
+        if begin_end && matches!(self.peek_n(1), Tok::Op("{")) {
             return self.unsupported("BEGIN/END blocks");
         }
         let mut n = match self.leaf_operand(false)? {
