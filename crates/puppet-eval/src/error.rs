@@ -98,6 +98,17 @@ pub enum ErrorKind {
 }
 
 impl EvalError {
+    /// An error Puppet prints as it is ([`ErrorKind::Complete`], code `EVAL_ERROR`);
+    /// `span`, when given, is this compiler's extra precision.
+    pub(crate) fn complete(message: String, span: Option<Span>) -> EvalError {
+        EvalError {
+            code: codes::EVAL_ERROR,
+            kind: ErrorKind::Complete,
+            message,
+            span,
+        }
+    }
+
     /// The whole message as Puppet 7.23 prints it after `Error: ` (before ` on node NAME`).
     ///
     /// ```

@@ -455,12 +455,7 @@ fn error(message: impl Into<String>, span: Option<&Span>) -> Flow {
 /// A `Puppet::DataBinding::LookupError`: Puppet prints its message as it is, without
 /// `Evaluation Error:` or a location.
 fn bare_error(message: String) -> Flow {
-    Flow::Error(EvalError {
-        code: crate::error::codes::EVAL_ERROR,
-        kind: crate::error::ErrorKind::Complete,
-        message,
-        span: None,
-    })
+    Flow::Error(EvalError::complete(message, None))
 }
 
 /// A Hiera error as Puppet reports it: `Puppet::DataBinding::LookupError`s bare, the others

@@ -7,7 +7,7 @@
 //! The functions themselves (their signatures and argument checks) are puppet-functions'
 //! registry's; module templates come from the environment.
 
-use crate::error::Flow;
+use crate::error::{err as fail, Flow, R};
 use crate::eval::Compiler;
 use crate::ir::{SourceFile, Span};
 use crate::lower::lower_file;
@@ -17,26 +17,13 @@ use puppet_types::Value;
 use smol_str::SmolStr;
 use std::sync::Arc;
 
-type R<T> = Result<T, Flow>;
-
-fn fail<T>(message: impl Into<String>, span: &Span) -> R<T> {
-    Err(Flow::Error(crate::error::EvalError {
-        code: crate::error::codes::EVAL_ERROR,
-        kind: Default::default(),
-        message: message.into(),
-        span: Some(span.clone()),
-    }))
-}
-
 /// An exception Puppet's template wrapper does not rescue (not a `StandardError`): the
 /// compile stops with its message alone, without `Evaluation Error:` or a location.
 fn unrescued<T>(message: String, span: &Span) -> R<T> {
-    Err(Flow::Error(crate::error::EvalError {
-        code: crate::error::codes::EVAL_ERROR,
-        kind: crate::error::ErrorKind::Complete,
+    Err(Flow::Error(crate::error::EvalError::complete(
         message,
-        span: Some(span.clone()),
-    }))
+        Some(span.clone()),
+    )))
 }
 
 impl Compiler {

@@ -2269,20 +2269,39 @@ impl<'s> Interp<'s> {
         }
     }
 
-    /// `scope.lookupvar(name)` and `scope[name]`: a variable the scope does not have is
-    /// `nil`, after the scope's warning (or its `ArgumentError` under `strict=error`).
-    /// As Puppet's `Scope#variable_not_found`, a numeric name (`'1'`) is silently `nil`, and
-    /// the miss is first thrown as `:undefined_variable`: code that catches it gets the
-    /// reason and no warning.
-    pub fn lookupvar(&mut self, name: &str, pos: Pos) -> R {
-        match self.variable(name) {
-            Some(v) => Ok(v),
-            None => self.variable_missing(name, pos),
-        }
+    /// A scope object's variable methods for the variable read as `name` (a miss reported
+    /// as `shown`); `None` for another method:
+    /// - `lookupvar(name)` and `[name]`: a variable the scope does not have is `nil`, after
+    ///   the scope's warning (or its `ArgumentError` under `strict=error`);
+    /// - `include?(name)`: whether it is there and not `nil`, `exist?(name)`: whether it is
+    ///   there, even `undef`; both without a warning (Puppet's `Scope#include?` catches the
+    ///   miss that `lookupvar` reports).
+    pub(crate) fn variable_method(
+        &mut self,
+        method: &str,
+        name: &str,
+        shown: &str,
+        pos: Pos,
+    ) -> Option<R> {
+        Some(match method {
+            "lookupvar" | "[]" => match self.variable(name) {
+                Some(v) => Ok(v),
+                None => self.variable_missing(shown, pos),
+            },
+            "include?" => Ok(RValue::Bool(!matches!(
+                self.variable(name),
+                None | Some(RValue::Nil)
+            ))),
+            "exist?" => Ok(RValue::Bool(self.variable(name).is_some())),
+            _ => return None,
+        })
     }
 
-    /// What [`Interp::lookupvar`] answers for a variable `name` the scope does not have.
-    pub(crate) fn variable_missing(&mut self, name: &str, pos: Pos) -> R {
+    /// What `lookupvar` answers for a variable `name` the scope does not have. As Puppet's
+    /// `Scope#variable_not_found`, a numeric name (`'1'`) is silently `nil`, and the miss is
+    /// first thrown as `:undefined_variable`: code that catches it gets the reason and no
+    /// warning.
+    fn variable_missing(&mut self, name: &str, pos: Pos) -> R {
         let numeric = name == "0"
             || (!name.starts_with('0')
                 && !name.is_empty()
@@ -2305,10 +2324,8 @@ impl<'s> Interp<'s> {
     }
 
     /// The variable `name` of the scope (a template's `scope.setvar` first), `None` when
-    /// there is none: `scope.exist?(name)` is whether there is one, even `undef`, and
-    /// `scope.include?(name)` whether it is not `nil`, both without a warning (Puppet's
-    /// `Scope#include?` catches the miss that `lookupvar` reports).
-    pub fn variable(&mut self, name: &str) -> Option<RValue> {
+    /// there is none.
+    fn variable(&mut self, name: &str) -> Option<RValue> {
         let set = SETVARS.with(|s| {
             s.borrow()
                 .iter()

@@ -3124,23 +3124,12 @@ fn scope_method(
         "parent" | "known_resource_types" | "lookupdefaults" | "tags" => {
             unsupported(format!("scope method `{name}'"), pos)
         }
-        "lookupvar" | "[]" => {
-            argc(&args, 1, 2, pos)?;
+        "lookupvar" | "[]" | "include?" | "exist?" => {
+            // `lookupvar(name, options = {})`, `[](name, options = {})`.
+            argc(&args, 1, if name.ends_with('?') { 1 } else { 2 }, pos)?;
             let n = str_arg(&args[0], pos)?;
-            it.lookupvar(&n, pos)
-        }
-        "include?" => {
-            argc(&args, 1, 1, pos)?;
-            let n = str_arg(&args[0], pos)?;
-            Ok(RValue::Bool(!matches!(
-                it.variable(&n),
-                None | Some(RValue::Nil)
-            )))
-        }
-        "exist?" => {
-            argc(&args, 1, 1, pos)?;
-            let n = str_arg(&args[0], pos)?;
-            Ok(RValue::Bool(it.variable(&n).is_some()))
+            it.variable_method(name, &n, &n, pos)
+                .unwrap_or_else(|| unsupported(format!("scope method `{name}'"), pos))
         }
         "to_hash" => Ok(it.scope_hash()),
         "setvar" => {

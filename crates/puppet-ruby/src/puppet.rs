@@ -510,30 +510,17 @@ pub(crate) fn object_method(
         };
     }
     if native::<TopScopeObj>(o).is_some() {
-        // The calling scope's methods, with every plain name read in the top scope (a
+        // The calling scope's variable methods, with a plain name read in the top scope (a
         // miss is reported under the name as given).
-        let (given, name_arg) = match args.first() {
-            Some(n @ RValue::Str(_)) => {
-                let n = to_s(n);
-                match n.contains("::") {
-                    true => (n.clone(), n),
-                    false => (n.clone(), format!("::{n}")),
-                }
-            }
-            _ => return None,
+        let Some(given @ RValue::Str(_)) = args.first() else {
+            return None;
         };
-        return match name {
-            "lookupvar" | "[]" => Some(match it.variable(&name_arg) {
-                Some(v) => Ok(v),
-                None => it.variable_missing(&given, pos),
-            }),
-            "include?" => Some(Ok(RValue::Bool(!matches!(
-                it.variable(&name_arg),
-                None | Some(RValue::Nil)
-            )))),
-            "exist?" => Some(Ok(RValue::Bool(it.variable(&name_arg).is_some()))),
-            _ => None,
+        let given = to_s(given);
+        let read = match given.contains("::") {
+            true => given.clone(),
+            false => format!("::{given}"),
         };
+        return it.variable_method(name, &read, &given, pos);
     }
     if native::<NodeObj>(o).is_some() {
         return match name {
@@ -1945,72 +1932,58 @@ fn type_factory(name: &str, args: &[RValue], pos: Pos) -> Option<R> {
         "hash_of_data" => "Hash[String, Data]",
         _ => "",
     };
-    let text: Result<String, String> = if !plain.is_empty() {
-        if args.is_empty() {
-            Ok(plain.to_string())
-        } else {
-            Err(format!("TypeFactory.{name} with arguments"))
+    let list = |items: &[RValue]| -> Result<String, String> {
+        let items = items
+            .iter()
+            .map(factory_arg)
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(items.join(", "))
+    };
+    let text: Result<String, String> = match (name, args) {
+        _ if !plain.is_empty() => match args {
+            [] => Ok(plain.to_string()),
+            _ => Err(format!("TypeFactory.{name} with arguments")),
+        },
+        // `array_of(type, size_type = nil)`, `tuple(types, size_type = nil)`.
+        ("array_of", [t]) => factory_arg(t).map(|t| format!("Array[{t}]")),
+        ("tuple", [RValue::Array(items)]) => {
+            let items = items.borrow().clone();
+            list(&items).map(|t| format!("Tuple[{t}]"))
         }
-    } else {
-        let wrapper = match name {
-            "optional" => "Optional",
-            "not_undef" => "NotUndef",
-            "type_type" => "Type",
-            "sensitive" => "Sensitive",
-            "iterable" => "Iterable",
-            "iterator" => "Iterator",
-            "variant" => "Variant",
-            "enum" => "Enum",
-            "pattern" => "Pattern",
-            "range" => "Integer",
-            "float_range" => "Float",
-            "regexp" => "Regexp",
-            "resource" => "Resource",
-            "host_class" => "Class",
-            "array_of" | "tuple" => "",
-            "hash_of" | "hash_kv" | "struct" => "",
-            _ => return None,
-        };
-        match name {
-            // `array_of(type, size_type = nil)`, `tuple(types, size_type = nil)`.
-            "array_of" | "tuple" if args.len() == 1 => {
-                let inner = match (name, &args[0]) {
-                    ("tuple", RValue::Array(items)) => {
-                        let items = items.borrow().clone();
-                        items
-                            .iter()
-                            .map(factory_arg)
-                            .collect::<Result<Vec<_>, _>>()
-                            .map(|v| v.join(", "))
-                    }
-                    _ => factory_arg(&args[0]),
-                };
-                let outer = if name == "tuple" { "Tuple" } else { "Array" };
-                inner.map(|i| format!("{outer}[{i}]"))
-            }
-            // `hash_of(value, key = Scalar)`, `hash_kv(key, value)`.
-            "hash_of" if (1..=2).contains(&args.len()) => {
-                let key = args.get(1).map_or(Ok("Scalar".to_string()), factory_arg);
-                key.and_then(|k| Ok(format!("Hash[{k}, {}]", factory_arg(&args[0])?)))
-            }
-            "hash_kv" if args.len() == 2 => factory_arg(&args[0])
-                .and_then(|k| Ok(format!("Hash[{k}, {}]", factory_arg(&args[1])?))),
-            "struct" if args.len() == 1 => factory_arg(&args[0]).map(|h| format!("Struct[{h}]")),
-            "array_of" | "tuple" | "hash_of" | "hash_kv" | "struct" => {
-                Err(format!("TypeFactory.{name} with {} arguments", args.len()))
-            }
-            // The parameterless form is the plain type (`optional()` is `Optional`).
-            _ if args.iter().all(|a| matches!(a, RValue::Nil))
-                && name != "enum"
-                && name != "variant" =>
-            {
+        // `hash_of(value, key = Scalar)`, `hash_kv(key, value)`, `struct(members)`.
+        ("hash_of", [v]) => factory_arg(v).map(|v| format!("Hash[Scalar, {v}]")),
+        ("hash_of", [v, k]) | ("hash_kv", [k, v]) => {
+            list(&[k.clone(), v.clone()]).map(|kv| format!("Hash[{kv}]"))
+        }
+        ("struct", [RValue::Hash(_)]) => factory_arg(&args[0]).map(|h| format!("Struct[{h}]")),
+        ("array_of" | "tuple" | "hash_of" | "hash_kv" | "struct", _) => {
+            Err(format!("TypeFactory.{name} with these arguments"))
+        }
+        _ => {
+            let wrapper = match name {
+                "optional" => "Optional",
+                "not_undef" => "NotUndef",
+                "type_type" => "Type",
+                "sensitive" => "Sensitive",
+                "iterable" => "Iterable",
+                "iterator" => "Iterator",
+                "variant" => "Variant",
+                "enum" => "Enum",
+                "pattern" => "Pattern",
+                "range" => "Integer",
+                "float_range" => "Float",
+                "regexp" => "Regexp",
+                "resource" => "Resource",
+                "host_class" => "Class",
+                _ => return None,
+            };
+            // Without arguments (or only nils) the plain type: `optional()` is `Optional`.
+            let bare = args.iter().all(|a| matches!(a, RValue::Nil));
+            if bare && !matches!(name, "enum" | "variant") {
                 Ok(wrapper.to_string())
+            } else {
+                list(args).map(|a| format!("{wrapper}[{a}]"))
             }
-            _ => args
-                .iter()
-                .map(factory_arg)
-                .collect::<Result<Vec<_>, _>>()
-                .map(|a| format!("{wrapper}[{}]", a.join(", "))),
         }
     };
     Some(match text {
@@ -2023,36 +1996,20 @@ fn type_factory(name: &str, args: &[RValue], pos: Pos) -> Option<R> {
 }
 
 /// One argument of a [`type_factory`] method in Puppet's type syntax: a type as written, a
-/// string quoted, a number, `nil` or `:default` as `default`, a regexp as `/.../`, a hash
-/// (a `Struct`'s members) as a hash literal.
+/// string quoted as Puppet quotes it, a number, `nil` or `:default` as `default`, a regexp
+/// as Puppet writes one, a hash (a `Struct`'s members) as a hash literal.
 fn factory_arg(v: &RValue) -> Result<String, String> {
     match v {
         RValue::Puppet(p) if matches!(&**p, Value::Type(_)) => Ok(to_s(v)),
-        RValue::Str(s) => {
-            let s = s.borrow();
-            Ok(format!(
-                "'{}'",
-                s.replace('\\', "\\\\").replace('\'', "\\'")
-            ))
-        }
+        RValue::Str(s) => Ok(puppet_types::format::puppet_quote(&s.borrow())),
         RValue::Int(_) | RValue::Float(_) => Ok(to_s(v)),
         RValue::Nil => Ok("default".to_string()),
         RValue::Sym(s) if &**s == "default" => Ok("default".to_string()),
         RValue::Bool(b) => Ok(b.to_string()),
-        RValue::Regexp(r) => {
-            // A `/` of the source is escaped in a regexp literal (`Regexp.new('a/b')`).
-            let mut out = String::from("/");
-            let mut escaped = false;
-            for c in r.source.chars() {
-                if c == '/' && !escaped {
-                    out.push('\\');
-                }
-                escaped = c == '\\' && !escaped;
-                out.push(c);
-            }
-            out.push('/');
-            Ok(out)
-        }
+        // As Puppet writes a regexp (slashes escaped): the same source read back.
+        RValue::Regexp(r) => puppet_types::regexp::Regexp::new(&r.source)
+            .map(|r| r.to_string())
+            .map_err(|e| e.to_string()),
         RValue::Hash(h) => {
             let pairs = h.borrow().pairs();
             let members = pairs

@@ -132,12 +132,7 @@ impl Compiler {
             ),
             CallError::Failed { code, message, .. } => {
                 if code == codes::UNRESCUED {
-                    return Flow::Error(EvalError {
-                        code: crate::error::codes::EVAL_ERROR,
-                        kind: ErrorKind::Complete,
-                        message,
-                        span: Some(span.clone()),
-                    });
+                    return Flow::Error(EvalError::complete(message, Some(span.clone())));
                 }
                 if code == codes::COMPLETE {
                     return match self.pending_error.take() {
