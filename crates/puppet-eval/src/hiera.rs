@@ -10,9 +10,11 @@
 //! type assertions, merge-argument errors and the global layer's `Lookup of key '...'
 //! failed: ...` are wrapped as `Error while evaluating a Function Call, ...`.
 //!
-//! Hiera's own warnings (`Lookup::take_warnings`) are not logged: a `Lookup` is shared by
-//! every compile of an environment and caches what it read, so they would show in
-//! whichever compile happened to read a file first (compiles must not depend on each other).
+//! Hiera's warnings about data files (not a hash, a module's keys outside its namespace) are
+//! logged once per compilation, by each compilation that uses the file (`Scope::warning`:
+//! the `Lookup` is shared by every compile of an environment and reads a file once, so
+//! `Lookup::take_warnings` would show them in whichever compile read it first). Its
+//! warnings about configurations (an ignored version 3 `hiera.yaml`) are not logged.
 
 use crate::error::{EvalError, Flow};
 use crate::eval::Compiler;
@@ -371,6 +373,8 @@ pub(crate) struct HieraScope<'a, 'c> {
     pub(crate) scope: ScopeId,
     /// The compilation's adapter, outside the cell so that Hiera may hold it.
     adapter: Rc<puppet_hiera::LookupAdapter>,
+    /// Hiera's warnings about the data files read, logged when the lookup is over.
+    warnings: RefCell<Vec<String>>,
 }
 
 impl HieraScope<'_, '_> {
@@ -382,11 +386,23 @@ impl HieraScope<'_, '_> {
     ) -> T {
         let adapter = c.hiera_adapter.clone();
         let cell = RefCell::new(c);
-        f(&HieraScope {
+        let lent = HieraScope {
             c: &cell,
             scope,
             adapter,
-        })
+            warnings: RefCell::default(),
+        };
+        let out = f(&lent);
+        let warnings = lent.warnings.take();
+        drop(lent);
+        // Puppet reads a data file once a compilation, and warns then.
+        let c = cell.into_inner();
+        for w in warnings {
+            if c.warned_once.insert(format!("hiera-data:{w}")) {
+                c.warn(w);
+            }
+        }
+        out
     }
 
     /// The compiler, shared (`None` only while a backend function's call holds it).
@@ -440,6 +456,13 @@ impl puppet_hiera::Scope for HieraScope<'_, '_> {
             Ok(None) => Err(format!("No such file or directory @ rb_sysopen - {shown}")),
             Err(e) => Err(e),
         })
+    }
+
+    fn warning(&self, message: &str) {
+        let mut w = self.warnings.borrow_mut();
+        if !w.iter().any(|x| x == message) {
+            w.push(message.to_string());
+        }
     }
 }
 

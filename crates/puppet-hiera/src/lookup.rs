@@ -63,6 +63,14 @@ pub trait Scope {
         let _ = path;
         None
     }
+    /// A warning Puppet logs when a lookup reads a data file (`PATH: file does not contain
+    /// a valid yaml hash`, a module's data with keys outside its namespace), given each time
+    /// the file's data is used (files are read once per [`Lookup`], and one lookup serves
+    /// many compilations): a compiler logs each text once per compilation. The default:
+    /// ignored (they are also kept for [`Lookup::take_warnings`]).
+    fn warning(&self, message: &str) {
+        let _ = message;
+    }
 }
 
 /// What Puppet's `LookupAdapter` keeps for one compilation: the merged `lookup_options` of
@@ -190,6 +198,10 @@ impl Scope for Overlay<'_> {
     fn backend(&self) -> Option<&dyn FunctionBackend> {
         self.base.backend()
     }
+
+    fn warning(&self, message: &str) {
+        self.base.warning(message)
+    }
 }
 
 /// FNV-1a, for the module layers looked up by name on every lookup (short local names:
@@ -268,7 +280,17 @@ impl Provider {
     }
 }
 
-type Parsed = Result<Arc<ValueMap>, HieraError>;
+type Parsed = Result<Arc<DataFile>, HieraError>;
+
+/// A data file as a `data_hash` function read it: its hash, and the warnings Puppet logs
+/// each compilation that reads it (a file that is not a hash; a module's key outside the
+/// module's namespace), given to [`Scope::warning`] at each use.
+#[derive(Debug, Default)]
+struct DataFile {
+    map: ValueMap,
+    warnings: Vec<String>,
+}
+
 /// Parsed-data cache key: file, data_hash function, module (for the namespace filter).
 type ParsedKey = (PathBuf, String, Option<String>);
 
@@ -2534,7 +2556,10 @@ impl Lookup {
                     .get_or_init(|| self.data_hash(&loc.path, func, module))
                     .clone(),
             }?;
-            match data.get(&s(root)) {
+            for w in &data.warnings {
+                inv.scope.warning(w);
+            }
+            match data.map.get(&s(root)) {
                 None => {
                     inv.outcome(|| Outcome::NotFound(root.to_string()));
                     Ok(None)
@@ -2630,6 +2655,7 @@ impl Lookup {
             )
             .in_file(path));
         };
+        let mut warnings = Vec::new();
         let map: ValueMap = if func == "json_data" {
             let json: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
                 HieraError::new(codes::DATA_PARSE, format!("Unable to parse ({shown}): {e}"))
@@ -2659,7 +2685,7 @@ impl Lookup {
                 }
                 Ok(Some(Value::Hash(h))) => (*h).clone(),
                 Ok(_) => {
-                    self.warn(format!("{shown}: file does not contain a valid yaml hash"));
+                    warnings.push(format!("{shown}: file does not contain a valid yaml hash"));
                     ValueMap::default()
                 }
             }
@@ -2674,15 +2700,21 @@ impl Lookup {
                     if ks == "lookup_options" || ks.starts_with(&pfx) {
                         out.insert(k, v);
                     } else {
-                        self.warn(format!(
+                        let w = format!(
                             "Module '{m}': Value returned from data_hash function '{func}', when using location '{shown}', must use keys qualified with the name of the module"
-                        ));
+                        );
+                        if !warnings.contains(&w) {
+                            warnings.push(w);
+                        }
                     }
                 }
                 out
             }
         };
-        Ok(Arc::new(map))
+        for w in &warnings {
+            self.warn(w.clone());
+        }
+        Ok(Arc::new(DataFile { map, warnings }))
     }
 
     fn interpolate(

@@ -210,7 +210,8 @@ impl RubyFunction {
                 .iter()
                 .map(|p| p.ty.as_str())
                 .chain(d.block.iter().map(|b| b.0.as_str()))
-                .chain(d.return_type.as_deref());
+                .chain(d.return_type.as_deref())
+                .chain(self.local_types.iter().map(|(_, t)| t.as_str()));
             for t in texts {
                 for n in type_names(t) {
                     let local = self.local_types.iter().any(|(l, _)| *l == n);
@@ -533,20 +534,7 @@ fn resolved_signature(
     locals: &[(String, String)],
     resolved: &[(String, puppet_types::Type)],
 ) -> Signature {
-    let env = |n: &str| {
-        resolved
-            .iter()
-            .find(|(r, _)| r == n)
-            .map(|(_, t)| t.clone())
-    };
-    let lookup = |n: &str| {
-        env(n).or_else(|| {
-            locals
-                .iter()
-                .find(|(l, _)| l == n)
-                .and_then(|(_, t)| puppet_functions::parse_type(t, &env).ok())
-        })
-    };
+    let lookup = local_lookup(locals, resolved);
     let ty = |text: &str| -> TypeSpec {
         match puppet_functions::parse_type(text, &lookup) {
             Ok(t) => TypeSpec::Type(t),
@@ -986,21 +974,39 @@ fn return_type_of(
     locals: &[(String, String)],
     resolved: &[(String, puppet_types::Type)],
 ) -> Option<puppet_types::Type> {
-    let env = |n: &str| {
+    puppet_functions::parse_type(text, &local_lookup(locals, resolved)).ok()
+}
+
+/// How a signature's type names resolve: the environment's types in `resolved`, then the
+/// function's local types. Each local type is an alias, so local types may name each other
+/// (and themselves) and the environment's types (`Rule = Struct[{port => Acme::Port}]`); one
+/// that does not parse stays unresolved (a `TypeReference`, as the registry reports it).
+fn local_lookup<'a>(
+    locals: &[(String, String)],
+    resolved: &'a [(String, puppet_types::Type)],
+) -> impl Fn(&str) -> Option<puppet_types::Type> + 'a {
+    let aliases: Vec<(String, puppet_types::Type)> = locals
+        .iter()
+        .map(|(n, _)| {
+            let alias = puppet_types::TypeAlias::new(n);
+            (n.clone(), puppet_types::Type::Alias(alias))
+        })
+        .collect();
+    let lookup = move |n: &str| {
         resolved
             .iter()
+            .chain(&aliases)
             .find(|(r, _)| r == n)
             .map(|(_, t)| t.clone())
     };
-    let lookup = |n: &str| {
-        env(n).or_else(|| {
-            locals
-                .iter()
-                .find(|(l, _)| l == n)
-                .and_then(|(_, t)| puppet_functions::parse_type(t, &env).ok())
-        })
-    };
-    puppet_functions::parse_type(text, &lookup).ok()
+    for (name, text) in locals {
+        if let (Ok(t), Some(puppet_types::Type::Alias(a))) =
+            (puppet_functions::parse_type(text, &lookup), lookup(name))
+        {
+            a.resolve_to(t);
+        }
+    }
+    lookup
 }
 
 impl FunctionBody for V4Body {

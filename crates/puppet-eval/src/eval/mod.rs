@@ -118,8 +118,9 @@ pub struct Compiler {
     /// An error of a function parameter's type expression: reported as it is, where the
     /// type is written, not wrapped as an error of the call.
     param_type_error: Option<EvalError>,
-    /// The keys of the deprecations logged once (`CallContext::deprecation_at_call`).
-    warned_once: indexmap::IndexSet<String>,
+    /// The keys of the warnings logged once a compilation (`CallContext::deprecation_at_call`,
+    /// Hiera's warnings about data files).
+    pub(crate) warned_once: indexmap::IndexSet<String>,
     /// Puppet's call stack (`CallContext::puppet_stack`), outermost first: each frame's file
     /// and the offset of the call in it (`None`: a program, line 0). File names and lines
     /// are made only when the stack is asked for (most compiles never ask).

@@ -113,7 +113,10 @@ impl Lookup {
         // Puppet keeps the parsed file per path, whichever function read it: the same
         // parse as `yaml_data` (same errors and warning), without a module's key filter.
         let data = self.data_hash(path, "yaml_data", None)?;
-        let Some(raw) = data.get(&s(key)) else {
+        for w in &data.warnings {
+            inv.scope.warning(w);
+        }
+        let Some(raw) = data.map.get(&s(key)) else {
             inv.outcome(|| Outcome::NotFound(key.to_string()));
             return Ok(None);
         };
