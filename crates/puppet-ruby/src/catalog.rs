@@ -1,5 +1,5 @@
 //! The catalog as modules' Ruby functions see it: `Puppet::Resource.type_and_title`,
-//! `Runtime3ResourceSupport.find_resource_type_or_class`, the scope's `findresource`,
+//! `Runtime3ResourceSupport.find_resource_type(_or_class)`, the scope's `findresource`,
 //! `resource` and `find_global_scope`, and resource objects answering `to_s`, `type`,
 //! `title` and `[]` (stdlib's `defined_with_params`, `ensure_resource`, `str2resource`).
 //!
@@ -126,7 +126,10 @@ pub(crate) fn class_method(cname: &str, name: &str, args: &[RValue], pos: Pos) -
             };
             Ok(RValue::array(vec![RValue::string(t), RValue::string(ti)]))
         })(),
-        ("Puppet::Pops::Evaluator::Runtime3ResourceSupport", "find_resource_type_or_class") => {
+        (
+            "Puppet::Pops::Evaluator::Runtime3ResourceSupport",
+            "find_resource_type_or_class" | "find_resource_type",
+        ) => {
             // The type as the catalog names it; an unknown type finds no resource.
             let n = args.get(1).map(to_s).unwrap_or_default();
             Ok(RValue::string(munge_type_name(&n)))
@@ -228,6 +231,10 @@ fn catalog_method(it: &mut Interp, name: &str, args: &[RValue], pos: Pos) -> Opt
         "resources" | "resource_refs" | "resource_keys" | "vertices" | "edges" | "classes"
         | "to_data_hash" | "each" => unsupported(
             format!("listing the catalog from Ruby (catalog.{name}); catalog.resource(type, title) is available"),
+            pos,
+        ),
+        "remove_resource" | "add_resource" | "add_edge" | "alias" => unsupported(
+            format!("changing the catalog from Ruby (catalog.{name})"),
             pos,
         ),
         _ => return None,

@@ -14,7 +14,7 @@ use num_bigint::BigInt;
 use num_integer::Integer as _;
 use num_traits::{Signed, Zero};
 use puppet_types::printf::{self, Rounding};
-use puppet_types::Value;
+use puppet_types::{Type, Value};
 use std::cmp::Ordering;
 use std::rc::Rc;
 
@@ -477,6 +477,17 @@ pub(crate) fn need_block<'b>(
 
 /// Whether a value responds to a method (for `respond_to?` and `defined?`).
 pub fn responds_to(v: &RValue, name: &str) -> bool {
+    // What tells a resource type from a class type (`PResourceType#type_name`, `#title`;
+    // `PClassType#class_name`), whatever else the type classes share.
+    if let RValue::Puppet(p) = v {
+        match (&**p, name) {
+            (Value::Type(Type::Resource(_)), "type_name" | "title")
+            | (Value::Type(Type::Class(_)), "class_name") => return true,
+            (Value::Type(Type::Resource(_)), "class_name")
+            | (Value::Type(Type::Class(_)), "type_name" | "title") => return false,
+            _ => {}
+        }
+    }
     // Ruby's answer, also for the methods this engine does not implement.
     if let Some(table) = ruby_methods_of(v) {
         return crate::ruby_methods::has(table, name);

@@ -500,6 +500,7 @@ pub(crate) fn object_method(
         return match name {
             "environment" => Some(current_environment(it, pos)),
             "catalog" => Some(Ok(crate::catalog::catalog_object(it))),
+            "findresource" => crate::catalog::scope_method(it, name, args, pos),
             "node" => Some(Ok(new_native_object(it, "Puppet::Node", NodeObj))),
             "topscope" => Some(Ok(new_native_object(
                 it,
@@ -1888,6 +1889,21 @@ pub(crate) fn puppet_value_method(
             _ => Ok(RValue::Bool(false)),
         },
         (Value::Type(t), "name") => Ok(RValue::string(t.to_string())),
+        // `PResourceType#type_name` / `#title` and `PClassType#class_name`: as written,
+        // nil when the type has none (`Resource`, `Class`).
+        (Value::Type(Type::Resource(r)), "type_name" | "title") => {
+            let part = if name == "title" {
+                &r.title
+            } else {
+                &r.type_name
+            };
+            Ok(part
+                .as_deref()
+                .map_or(RValue::Nil, |n: &str| RValue::str(n)))
+        }
+        (Value::Type(Type::Class(c)), "class_name") => {
+            Ok(c.as_deref().map_or(RValue::Nil, |n: &str| RValue::str(n)))
+        }
         (_, "to_s" | "inspect") => Ok(RValue::string(to_s(recv))),
         (_, "==" | "eql?") => Ok(RValue::Bool(value::equal(
             recv,
