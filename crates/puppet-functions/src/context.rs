@@ -499,6 +499,12 @@ pub enum Definable<'a> {
     },
     /// The class `name` has been declared in the catalog.
     Class(&'a str),
+    /// A function of any kind (Puppet language, Ruby 4.x or 3.x, built-in) by name, as
+    /// the environment's private loader finds it (`loader.load(:function, name)` in Ruby).
+    Function(&'a str),
+    /// A function the environment's public loader finds: Puppet's own, or one of the
+    /// environment's own `functions/` (`environment::name`), not the modules'.
+    PublicFunction(&'a str),
 }
 
 /// What catalog-changing functions need from the catalog under construction; the evaluator

@@ -73,6 +73,16 @@ fn shown_title(type_name: &str, title: String) -> String {
     }
 }
 
+/// A catalog resource object as Puppet passes it on (a function's result): its reference,
+/// `File['/etc']` (Puppet infers a `Puppet::Resource` as its `Resource` type).
+pub(crate) fn resource_value(o: &Rc<Object>) -> Option<puppet_types::Value> {
+    let r = crate::puppet::native::<ResourceRef>(o)?;
+    Some(puppet_types::Value::Type(puppet_types::Type::resource(
+        Some(&r.type_name),
+        Some(&r.title),
+    )))
+}
+
 /// The catalog's name for a type and title: classes by their lower-case name.
 fn catalog_key(r: &ResourceRef) -> (String, String) {
     if r.type_name == "Class" {

@@ -817,6 +817,13 @@ impl PuppetScope for CtxScope<'_> {
             None => Err("this call has no catalog".to_string()),
         }
     }
+    fn function_exists(&mut self, name: &str, public_only: bool) -> Result<bool, String> {
+        let what = match public_only {
+            true => puppet_functions::Definable::PublicFunction(name),
+            false => puppet_functions::Definable::Function(name),
+        };
+        self.ctx.is_defined(what).map_err(|e| e.to_string())
+    }
     fn current_resource(&mut self) -> Result<Option<(String, String)>, String> {
         match self.ctx.catalog() {
             Some(c) => Ok(c.current_resource()),

@@ -315,6 +315,14 @@ pub trait PuppetScope {
         let _ = (type_name, title);
         Err("no catalog is being compiled".to_string())
     }
+    /// Whether the function `name` exists in the environment (`loader.load(:function,
+    /// name)`): any function, or with `public_only` only those the environment's public
+    /// loader sees (Puppet's own, the environment's `environment::` functions). `Err` says
+    /// why the scope cannot tell. The default cannot.
+    fn function_exists(&mut self, name: &str, public_only: bool) -> Result<bool, String> {
+        let _ = (name, public_only);
+        Err("no environment's functions are known here".to_string())
+    }
     /// The resource whose body runs (`scope.resource`) as (type, title); `Ok(None)` at top
     /// level. The default has no catalog.
     fn current_resource(&mut self) -> Result<Option<(String, String)>, String> {

@@ -232,6 +232,25 @@ struct EnvironmentObj;
 #[derive(Debug, Default)]
 struct CompilerObj;
 
+/// The environment's loaders (`compiler.loaders`, `Puppet.lookup(:loaders)`): each of its
+/// loaders ([`LoaderObj`]) finds the environment's functions.
+#[derive(Debug, Default)]
+struct LoadersObj;
+
+/// A loader of the environment (`loaders.private_environment_loader` and its siblings):
+/// `load(:function, name)` is a function object when the loader sees that function, else
+/// nil; other kinds of entity are not offered. The private loader sees every function; the
+/// public one (`public_only`) not the modules'.
+#[derive(Debug, Default)]
+struct LoaderObj {
+    public_only: bool,
+}
+
+/// A function a loader found: callers (stdlib's `has_function`) only ask whether there is
+/// one.
+#[derive(Debug, Default)]
+struct LoadedFunction;
+
 /// The node being compiled (`compiler.node`): its name and environment.
 #[derive(Debug, Default)]
 struct NodeObj;
@@ -501,12 +520,51 @@ pub(crate) fn object_method(
             "environment" => Some(current_environment(it, pos)),
             "catalog" => Some(Ok(crate::catalog::catalog_object(it))),
             "findresource" => crate::catalog::scope_method(it, name, args, pos),
+            "loaders" => Some(Ok(new_native_object(
+                it,
+                "Puppet::Pops::Loaders",
+                LoadersObj,
+            ))),
             "node" => Some(Ok(new_native_object(it, "Puppet::Node", NodeObj))),
             "topscope" => Some(Ok(new_native_object(
                 it,
                 "Puppet::Parser::Scope",
                 TopScopeObj,
             ))),
+            _ => None,
+        };
+    }
+    if native::<LoadersObj>(o).is_some() {
+        return match name {
+            "private_environment_loader" | "public_environment_loader" => {
+                let public_only = name != "private_environment_loader";
+                Some(Ok(new_native_object(
+                    it,
+                    "Puppet::Pops::Loader::BaseLoader",
+                    LoaderObj { public_only },
+                )))
+            }
+            _ => None,
+        };
+    }
+    if let Some(loader) = native::<LoaderObj>(o) {
+        return match (name, args) {
+            ("load", [kind, n]) if to_s(kind) == "function" => {
+                let n = to_s(n);
+                Some(match it.scope.function_exists(&n, loader.public_only) {
+                    Ok(true) => Ok(new_native_object(
+                        it,
+                        "Puppet::Pops::Functions::Function",
+                        LoadedFunction,
+                    )),
+                    Ok(false) => Ok(RValue::Nil),
+                    Err(why) => unsupported(format!("loader.load(:function) ({why})"), pos),
+                })
+            }
+            ("load", _) => Some(unsupported(
+                "loader.load of anything but a function".to_string(),
+                pos,
+            )),
             _ => None,
         };
     }
@@ -1104,6 +1162,9 @@ pub(crate) fn module_method(
         }
         ("Puppet", "lookup") if matches!(args.first(), Some(RValue::Sym(k)) if &**k == "environments") => {
             crate::environment::environments(it, pos)
+        }
+        ("Puppet", "lookup") if matches!(args.first(), Some(RValue::Sym(k)) if &**k == "loaders") => {
+            Ok(new_native_object(it, "Puppet::Pops::Loaders", LoadersObj))
         }
         ("Puppet::Module", _) => crate::environment::module_class_method(it, name, args, pos)?,
         ("Puppet::Parser::Files", _) => {

@@ -1418,7 +1418,12 @@ fn to_puppet_depth(v: &RValue, depth: usize) -> Result<Value, String> {
                 .map(Value::Regexp)
                 .map_err(|e| e.to_string())?,
             RValue::Puppet(p) => (**p).clone(),
-            other => return Err(format!("cannot pass a {} to Puppet", other.class_name())),
+            // A catalog resource (stdlib's `str2resource` returns one): its reference.
+            other => match other {
+                RValue::Object(o) => crate::catalog::resource_value(o),
+                _ => None,
+            }
+            .ok_or_else(|| format!("cannot pass a {} to Puppet", other.class_name()))?,
         })
     })
 }

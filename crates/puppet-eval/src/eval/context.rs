@@ -236,6 +236,19 @@ impl CallContext for Compiler {
                 .resolve_ref(&crate::catalog::ResourceKey::new(type_name, title))
                 .is_some(),
             Definable::Class(name) => self.class_scope(name).is_some(),
+            Definable::Function(name) => {
+                let lname = crate::names::lower_bare(name);
+                self.env.puppet_function(&lname).is_some()
+                    || (self.env)
+                        .function_with(&lname, self.settings.native_functions)
+                        .is_some()
+            }
+            Definable::PublicFunction(name) => {
+                let lname = crate::names::lower_bare(name);
+                puppet_functions::builtins::registry().contains(&lname)
+                    || (lname.starts_with("environment::")
+                        && self.is_defined(Definable::Function(name))?)
+            }
         })
     }
 
