@@ -719,6 +719,8 @@ pub(crate) fn common(
         },
         "to_s" if args.is_empty() => match recv {
             RValue::Array(_) | RValue::Hash(_) => it.inspect_value(recv).map(RValue::string),
+            // `String#to_s` is the string itself (its encoding kept).
+            RValue::Str(_) => Ok(recv.clone()),
             _ => Ok(RValue::string(to_s(recv))),
         },
         "respond_to?" => (|| {
@@ -746,8 +748,9 @@ pub(crate) fn common(
             Ok(match recv {
                 RValue::Str(s) => {
                     let n = RValue::string(s.borrow().clone());
-                    if keep_frozen && s.is_frozen() {
-                        if let RValue::Str(x) = &n {
+                    if let RValue::Str(x) = &n {
+                        x.set_binary_to(s.is_binary());
+                        if keep_frozen && s.is_frozen() {
                             x.freeze();
                         }
                     }

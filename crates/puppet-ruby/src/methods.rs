@@ -2563,7 +2563,19 @@ pub(crate) fn class_method(
             Ok(RValue::array(out))
         }
         ("Array", "[]") => Ok(RValue::array(args)),
-        ("String", "new") => Ok(RValue::string(args.first().map(to_s).unwrap_or_default())),
+        // `String.new` is a binary (ASCII-8BIT) string; `String.new(s)` has `s`'s encoding.
+        ("String", "new") => {
+            let binary = match args.first() {
+                None => true,
+                Some(RValue::Str(s)) => s.is_binary(),
+                Some(_) => false,
+            };
+            let v = RValue::string(args.first().map(to_s).unwrap_or_default());
+            if let (true, RValue::Str(s)) = (binary, &v) {
+                s.set_binary();
+            }
+            Ok(v)
+        }
         ("Regexp", "escape") | ("Regexp", "quote") => {
             argc(&args, 1, 1, pos)?;
             Ok(RValue::string(escape_regex(&to_s(&args[0]))))

@@ -1022,7 +1022,32 @@ fn str_method_of(
             argc(&args, 1, 1, pos)?;
             let o = str_arg(&args[0], pos)?;
             it.charge(s.len() + o.len(), pos)?;
-            new(s + &o)
+            // Ruby's compatible encoding: the other's when one side is ASCII only.
+            let other_binary = matches!(&args[0], RValue::Str(c) if c.is_binary());
+            let binary = match (cell.is_binary(), other_binary) {
+                (a, b) if a == b => a,
+                (a, b) => match (o.is_ascii(), s.is_ascii()) {
+                    (true, _) => a,
+                    (false, true) => b,
+                    (false, false) => {
+                        let (x, y) = if a {
+                            ("ASCII-8BIT", "UTF-8")
+                        } else {
+                            ("UTF-8", "ASCII-8BIT")
+                        };
+                        return raise(
+                            "Encoding::CompatibilityError",
+                            format!("incompatible character encodings: {x} and {y}"),
+                            pos,
+                        );
+                    }
+                },
+            };
+            let r = new(s + &o)?;
+            if binary {
+                mark_binary(&r);
+            }
+            Ok(r)
         }
         "*" => {
             argc(&args, 1, 1, pos)?;
