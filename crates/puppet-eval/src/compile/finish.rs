@@ -273,9 +273,12 @@ impl Compiler {
     /// Puppet's last step of `finish` (`add_resource_metaparams`): walking the containment
     /// tree breadth first from `Class[main]`, each resource gets the non-relationship
     /// metaparameters (`noop`, `schedule`, `audit`, `loglevel`, `alias`, `tag`, `stage`) of
-    /// its container that it does not set itself. Only what `Class[main]` contains is
-    /// walked: classes hang from `Stage[main]`, so what a class (or a define instance
-    /// declared in one) contains inherits nothing.
+    /// its container that it does not set itself, and every tag its container has at that
+    /// point of the walk (a class first declared elsewhere and then contained by a define
+    /// instance of the main class takes the instance's tags, and passes them on to what it
+    /// contains). Only what `Class[main]` contains is walked: classes hang from
+    /// `Stage[main]`, so what a class (or a define instance declared in one) contains
+    /// inherits nothing.
     pub(super) fn inherit_metaparameters(&mut self) {
         const INHERITED: &[&str] = &[
             "noop", "schedule", "audit", "loglevel", "alias", "tag", "stage",
@@ -283,6 +286,7 @@ impl Compiler {
         let mut children: crate::Map<&ResourceKey, Vec<&ResourceKey>> = Default::default();
         // A container's edges mostly follow each other: its entry is looked up once for them.
         let mut run: Option<(&ResourceKey, usize)> = None;
+        let resources = &mut self.catalog.resources;
         for (container, child) in &self.catalog.edges {
             let i = match run {
                 Some((k, i)) if k == container => i,
@@ -312,7 +316,9 @@ impl Compiler {
             };
             let mut data: Vec<(SmolStr, Value)> =
                 inherited.get(&source).cloned().unwrap_or_default();
-            if let Some(r) = self.catalog.get(&source) {
+            let mut tags: Vec<SmolStr> = Vec::new();
+            if let Some(r) = resources.get(&source) {
+                tags.extend(r.tags.iter().cloned());
                 for m in INHERITED {
                     if let Some(v) = r.params.get(*m).filter(|v| !v.is_undef()) {
                         if !data.iter().any(|(k, _)| k == m) {
@@ -322,7 +328,14 @@ impl Compiler {
                 }
             }
             for t in targets {
-                if let Some(tr) = self.catalog.get(t) {
+                if let Some(tr) = resources.get_mut(*t) {
+                    for tag in &tags {
+                        if !tr.tags.contains(tag) {
+                            tr.tags.insert(tag.clone());
+                        }
+                    }
+                }
+                if let Some(tr) = resources.get(*t) {
                     let mut own: Vec<(SmolStr, Value)> = Vec::new();
                     for (k, v) in &data {
                         match tr.params.get(k.as_str()).filter(|v| !v.is_undef()) {
@@ -339,7 +352,7 @@ impl Compiler {
             }
         }
         for (key, k, v) in updates {
-            if let Some(r) = self.catalog.resources.get_mut(&key) {
+            if let Some(r) = resources.get_mut(&key) {
                 r.params.insert(k, v);
             }
         }
