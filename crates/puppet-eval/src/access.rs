@@ -77,6 +77,12 @@ fn function_span(span: &Span) -> Span {
 }
 
 impl CatalogAccess for Compiler {
+    fn classes(&self) -> Option<Vec<String>> {
+        let mut names = vec!["settings".to_string()];
+        names.extend(self.evaluated_classes().iter().map(|c| c.to_string()));
+        Some(names)
+    }
+
     fn resource(&self, type_name: &str, title: &str) -> Option<Vec<(String, Value)>> {
         let key = self.resolve_ref(&ResourceKey::new(type_name, title))?;
         let r = self.catalog.get(&key)?;

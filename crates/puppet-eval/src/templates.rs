@@ -274,10 +274,8 @@ pub(crate) struct ErbScope<'a> {
 }
 
 impl puppet_erb::TemplateScope for ErbScope<'_> {
-    fn catalog_classes(&self) -> Option<Vec<String>> {
-        let mut names = vec!["settings".to_string()];
-        names.extend(self.c.evaluated_classes().iter().map(|c| c.to_string()));
-        Some(names)
+    fn catalog_classes(&mut self) -> Option<Vec<String>> {
+        puppet_functions::CatalogAccess::classes(&*self.c)
     }
 
     fn catalog_tags(&self) -> Option<Vec<String>> {

@@ -575,6 +575,13 @@ pub trait CatalogAccess {
         let _ = tag;
         false
     }
+
+    /// The names of the classes in the catalog so far, in the order Puppet adds them
+    /// (`settings` first), as Ruby's `catalog.classes` lists them. The default: `None`,
+    /// not available.
+    fn classes(&self) -> Option<Vec<String>> {
+        None
+    }
 }
 
 /// A context that knows nothing: blocks are called directly, no function can be called by

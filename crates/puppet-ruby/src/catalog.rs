@@ -5,7 +5,7 @@
 //!
 //! Resources are read through [`PuppetScope::catalog_resource`](crate::PuppetScope) when
 //! asked, never copied into Ruby: `scope.catalog` is an object that answers
-//! `resource(type, title)`; listing every resource of the catalog (`catalog.resources`) is
+//! `resource(type, title)` and `classes`; listing every resource of the catalog (`catalog.resources`) is
 //! not offered and says so.
 
 use crate::interp::{raise, unsupported, Interp, R};
@@ -238,7 +238,12 @@ pub(crate) fn catalog_object(it: &mut Interp) -> RValue {
 fn catalog_method(it: &mut Interp, name: &str, args: &[RValue], pos: Pos) -> Option<R> {
     Some(match name {
         "resource" => find_resource(it, args, "catalog.resource", pos),
-        "resources" | "resource_refs" | "resource_keys" | "vertices" | "edges" | "classes"
+        // `catalog.classes`: the class names, as a template's `classes`.
+        "classes" => match it.scope.catalog_classes() {
+            Some(names) => Ok(RValue::array(names.iter().map(|n| RValue::str(n)).collect())),
+            None => unsupported("catalog.classes (this call has no catalog)", pos),
+        },
+        "resources" | "resource_refs" | "resource_keys" | "vertices" | "edges"
         | "to_data_hash" | "each" => unsupported(
             format!("listing the catalog from Ruby (catalog.{name}); catalog.resource(type, title) is available"),
             pos,

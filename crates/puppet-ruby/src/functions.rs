@@ -824,6 +824,9 @@ impl PuppetScope for CtxScope<'_> {
         };
         self.ctx.is_defined(what).map_err(|e| e.to_string())
     }
+    fn catalog_classes(&mut self) -> Option<Vec<String>> {
+        self.ctx.catalog().and_then(|c| c.classes())
+    }
     fn current_resource(&mut self) -> Result<Option<(String, String)>, String> {
         match self.ctx.catalog() {
             Some(c) => Ok(c.current_resource()),

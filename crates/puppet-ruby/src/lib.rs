@@ -331,7 +331,7 @@ pub trait PuppetScope {
     /// The names of the classes in the catalog so far, in the order Puppet adds them
     /// (`settings` first), for a template's `classes`; `None` when there is no catalog
     /// (the default).
-    fn catalog_classes(&self) -> Option<Vec<String>> {
+    fn catalog_classes(&mut self) -> Option<Vec<String>> {
         None
     }
     /// The catalog's tags so far, in the order Puppet adds them, for a template's

@@ -38,3 +38,27 @@ s = Digest::MD5.hexdigest("abc").hex
         "true"
     );
 }
+
+#[test]
+fn a_class_method_of_puppet_this_engine_lacks_is_unsupported_not_a_no_method_error() {
+    // Puppet has `Timestamp.parse`: a NoMethodError here would send code that rescues it
+    // down a path Puppet never takes. The error cannot be rescued and names the method.
+    let err = eval_inspect(
+        "begin; Puppet::Pops::Time::Timestamp.parse('2020-01-01'); rescue NoMethodError; :rescued; end",
+    )
+    .unwrap_err();
+    assert!(
+        matches!(err, puppet_ruby::RubyError::Unsupported { .. }),
+        "{err}"
+    );
+    assert!(
+        err.to_string()
+            .contains("Puppet::Pops::Time::Timestamp.parse"),
+        "{err}"
+    );
+    // A class the code defines itself answers as Ruby does.
+    assert_eq!(
+        eval_inspect("module Puppet::Mine; end\nbegin; Puppet::Mine.nope; rescue NoMethodError => e; e.message; end").unwrap(),
+        "\"undefined method `nope' for Puppet::Mine:Module\""
+    );
+}
