@@ -193,7 +193,8 @@ pub(crate) fn err_code<T>(code: &'static str, message: impl Into<String>, span: 
 pub struct LogEntry {
     pub level: LogLevel,
     pub message: String,
-    /// `Scope(Class[main])` for function logs, `None` for the compiler's own warnings.
+    /// The scope Puppet logs it from (`Class[main]`, shown `Scope(Class[main])`): the logging
+    /// functions' and a scope's log methods; `None` for the compiler's own warnings and Ruby's `Puppet.notice`.
     pub scope: Option<String>,
 }
 

@@ -125,3 +125,37 @@ fn module_ruby_functions_answer_as_puppet() {
         "known gaps that now agree (remove them from KNOWN_GAPS): {gaps_agreeing:?}"
     );
 }
+
+/// Logs from Ruby with their source, as Puppet 7.23 logs them (`compile-catalog
+/// --with-logs -e 'rbtest::logs()'`, recorded by hand): `Puppet.notice` and friends have no
+/// source, the scope's log methods the scope; `warn_once` logs once per key, with its
+/// location line.
+#[test]
+fn ruby_logs_have_puppets_sources() {
+    let env = Session::new()
+        .modulepath([fixture_dir().join("modules")])
+        .code("rbtest::logs()")
+        .load()
+        .expect("loads");
+    let out = env.compile(&Settings::default());
+    assert!(out.catalog.is_ok(), "{:?}", out.catalog.err());
+    let got: Vec<(String, String, Option<String>)> = out
+        .logs
+        .iter()
+        .map(|l| (format!("{:?}", l.level), l.message.clone(), l.scope.clone()))
+        .collect();
+    // The scope as the log shows it inside `Scope(...)`.
+    let main = Some("Class[main]".to_string());
+    let expected = [
+        ("Notice", "puppet notice", None),
+        ("Err", "puppet err", None),
+        ("Notice", "scope notice", main.clone()),
+        ("Warning", "scope warning", main),
+        ("Warning", "sent", None),
+        ("Err", "created", None),
+        ("Warning", "once\n   (file & line not available)", None),
+        ("Warning", "twice\n   (file: f.pp, line: 3)", None),
+    ]
+    .map(|(l, m, s)| (l.to_string(), m.to_string(), s));
+    assert_eq!(got, expected);
+}

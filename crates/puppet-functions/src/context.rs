@@ -208,7 +208,9 @@ pub trait CallContext {
     /// evaluated class `c`, as `$c::x` reads it but without its warnings; `None` when unknown.
     fn variable(&self, name: &str) -> Option<Value>;
 
-    /// Logs a message at a level (notice, warning, deprecations...).
+    /// Logs a message at a level (notice, warning, deprecations...) without the calling
+    /// scope as its source, as Ruby's `Puppet.notice` does (see
+    /// [`CallContext::log_from_scope`]).
     fn log(&mut self, level: LogLevel, message: &str);
 
     /// A type alias or resource type known to the loader, by name (`MyModule::Port`).

@@ -223,6 +223,7 @@ pub(crate) fn known(path: &str) -> Option<Known> {
         | "Puppet::Pops::Time::Timespan"
         | "Puppet::Pops::Time::Timestamp"
         | "Puppet::Util::Feature"
+        | "Puppet::Util::Log"
         | "Puppet::Util::Errors::Error"
         | "Puppet::Parser::AST"
         | "Puppet::Resource::Type" => class("Object"),

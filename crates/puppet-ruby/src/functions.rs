@@ -798,6 +798,9 @@ impl PuppetScope for CtxScope<'_> {
         }
         self.ctx.log(level(lvl), message);
     }
+    fn log_from_scope(&mut self, lvl: &str, message: &str) {
+        self.ctx.log_from_scope(level(lvl), message);
+    }
     fn warn_once(&mut self, key: &str, message: &str) -> bool {
         self.ctx.warn_once(key, message)
     }

@@ -283,6 +283,12 @@ pub trait PuppetScope {
     fn log(&mut self, level: &str, message: &str) {
         let _ = (level, message);
     }
+    /// Logs a message with the calling scope as its source (`scope.notice(...)`,
+    /// `scope.warning(...)`: Puppet's log shows `Scope(Class[main])`). The default is
+    /// [`PuppetScope::log`].
+    fn log_from_scope(&mut self, level: &str, message: &str) {
+        self.log(level, message);
+    }
     /// `scope.lookupvar`/`scope[name]` found no variable `name`: `Err` is the message of
     /// the `ArgumentError` the lookup raises (Puppet's `strict=error`). The default says
     /// nothing.

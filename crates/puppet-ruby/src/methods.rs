@@ -3139,7 +3139,7 @@ fn scope_method(
     match name {
         "warning" | "debug" | "notice" | "info" | "err" | "alert" | "emerg" | "crit" => {
             let msg = args.first().map(to_s).unwrap_or_default();
-            it.scope.log(name, &msg);
+            it.scope.log_from_scope(name, &msg);
             Ok(RValue::Nil)
         }
         "environment" => crate::puppet::current_environment(it, pos),

@@ -1011,6 +1011,23 @@ pub(crate) fn module_method(
             it.scope.log(lvl, &msg);
             Ok(RValue::Nil)
         }
+        // `Puppet.send_log(level, message)`, `Puppet::Util::Log.create(level:, message:)`.
+        ("Puppet", "send_log") | ("Puppet::Util::Log", "create") => (|| {
+            let (lvl, msg) = match (name, args) {
+                ("send_log", [l, m]) => (to_s(l), to_s(m)),
+                ("create", [RValue::Hash(h)]) => {
+                    let h = h.borrow();
+                    let get = |k: &str| h.get(&RValue::sym(k)).map(to_s).unwrap_or_default();
+                    (get("level"), get("message"))
+                }
+                _ => return unsupported(format!("{cname}.{name} with these arguments"), pos),
+            };
+            if !LOG_LEVELS.contains(&lvl.as_str()) {
+                return raise("ArgumentError", format!("Invalid log level {lvl}"), pos);
+            }
+            it.scope.log(&lvl, &msg);
+            Ok(RValue::Nil)
+        })(),
         ("Puppet", "deprecation_warning") => {
             // Puppet adds the Ruby caller's location and logs once per key; the value is
             // the logged text, or nil when the key was logged before.
@@ -1028,10 +1045,28 @@ pub(crate) fn module_method(
                 RValue::Nil
             })
         }
+        // `warn_once(kind, key, message, file = nil, line = nil, level = :warning)`: once
+        // per key, with Puppet's error location of `file` and `line` on a line of its own
+        // (none when both are `:default`).
         ("Puppet", "warn_once") => {
             let key = args.get(1).map(to_s).unwrap_or_default();
             let msg = args.get(2).map(to_s).unwrap_or_default();
-            it.scope.log(&format!("deprecation:{key}"), &msg);
+            let given = |i: usize| match args.get(i) {
+                None | Some(RValue::Nil) => None,
+                Some(RValue::Str(s)) if s.borrow().is_empty() => None,
+                Some(v) => Some(to_s(v)),
+            };
+            let default =
+                |i: usize| matches!(args.get(i), Some(RValue::Sym(s)) if &**s == "default");
+            let trace = match (given(3), given(4)) {
+                _ if default(3) && default(4) => String::new(),
+                (Some(f), Some(l)) => format!("\n   (file: {f}, line: {l})"),
+                (None, Some(l)) => format!("\n   (line: {l})"),
+                (Some(f), None) => format!("\n   (file: {f})"),
+                (None, None) => "\n   (file & line not available)".to_string(),
+            };
+            it.scope
+                .log(&format!("deprecation:{key}"), &format!("{msg}{trace}"));
             Ok(RValue::Nil)
         }
         // Puppet::Util::Warnings.warnonce(msg): a warning logged once per message.
@@ -1514,8 +1549,12 @@ pub(crate) fn module_responds(it: &mut Interp, cname: &str, name: &str) -> bool 
     match cname {
         "Puppet" => {
             LOG_LEVELS.contains(&name)
-                || matches!(name, "deprecation_warning" | "warn_once" | "version")
+                || matches!(
+                    name,
+                    "deprecation_warning" | "warn_once" | "version" | "send_log"
+                )
         }
+        "Puppet::Util::Log" => name == "create",
         "Puppet::Functions" => name == "create_function",
         "Facter" => name == "value" && it.ext.host_facts.is_some(),
         "Puppet::Parser::Functions" => matches!(name, "newfunction" | "function"),

@@ -56,14 +56,9 @@ impl CallContext for Compiler {
     }
 
     fn log(&mut self, level: LogLevel, message: &str) {
-        // A function's warning is Ruby's `Puppet.warning`: no scope; other levels carry the
-        // scope.
-        if level == LogLevel::Warning {
-            Compiler::log(self, level, message.to_string(), None);
-            return;
-        }
-        let label = self.scopes.label(self.current);
-        Compiler::log(self, level, message.to_string(), Some(label));
+        // Ruby's `Puppet.notice`, `Puppet.warning`...: Puppet's log has no scope as their
+        // source (`log_from_scope` is the logging functions' and `scope.notice`'s).
+        Compiler::log(self, level, message.to_string(), None);
     }
 
     fn type_alias(&self, name: &str) -> Option<Type> {
