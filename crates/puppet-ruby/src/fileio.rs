@@ -6,7 +6,9 @@
 //! `YAML::load`). Files come from the [`SourceHost`](crate::SourceHost), so reads stay in
 //! the environment's source; opening for writing is unsupported. `Dir[]`, `Dir.glob`,
 //! `Dir.entries`, `Dir.children` and `Dir.exist?` list the host's directories (type files
-//! that `require` their siblings found with `Dir[...]`).
+//! that `require` their siblings found with `Dir[...]`). `$stdout` and `$stderr` are
+//! streams whose output is dropped, as `Kernel#puts`'s is (Puppet writes it to the server's
+//! own output, never to the catalog or its log).
 
 use crate::interp::{raise, unsupported, Interp, R};
 use crate::object::{Blk, ObjData};
@@ -24,6 +26,35 @@ pub(crate) struct FileIo {
     at: Cell<usize>,
     closed: Cell<bool>,
     lineno: RefCell<i64>,
+}
+
+/// `$stdout` or `$stderr`: what is written to it is dropped.
+#[derive(Debug)]
+pub(crate) struct OutStream {
+    fileno: i64,
+}
+
+/// The stream `$stdout` (`err` false) or `$stderr`.
+pub(crate) fn out_stream(it: &mut Interp, err: bool) -> RValue {
+    let fileno = if err { 2 } else { 1 };
+    crate::puppet::native_object(it, "IO", OutStream { fileno })
+}
+
+/// Methods of `$stdout`/`$stderr`. `None`: `recv` is not one, or not one of these.
+pub(crate) fn out_stream_method(recv: &RValue, name: &str, args: &[RValue]) -> Option<R> {
+    let RValue::Object(o) = recv else {
+        return None;
+    };
+    let s = crate::puppet::native::<OutStream>(o)?;
+    Some(Ok(match name {
+        "puts" | "print" | "printf" | "flush" | "fsync" => RValue::Nil,
+        "write" | "syswrite" => RValue::Int(args.iter().map(|a| to_s(a).len() as i64).sum()),
+        "<<" => recv.clone(),
+        "sync" | "tty?" | "isatty" => RValue::Bool(false),
+        "sync=" => args.first().cloned().unwrap_or(RValue::Nil),
+        "fileno" | "to_i" => RValue::Int(s.fileno),
+        _ => return None,
+    }))
 }
 
 /// `path`'s text, or Ruby's ENOENT.

@@ -1670,9 +1670,8 @@ impl<'s> Interp<'s> {
                 .get(name)
                 .cloned()
                 .unwrap_or(RValue::Bool(false))),
-            "stderr" | "stdout" | "stdin" | "PROGRAM_NAME_" => {
-                unsupported(format!("the global variable ${name}"), pos)
-            }
+            "stderr" | "stdout" => Ok(crate::fileio::out_stream(self, name == "stderr")),
+            "stdin" | "PROGRAM_NAME_" => unsupported(format!("the global variable ${name}"), pos),
             "," | "/" | ";" => Ok(RValue::Nil),
             _ => Ok(self.globals.get(name).cloned().unwrap_or(RValue::Nil)),
         }

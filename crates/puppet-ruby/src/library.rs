@@ -142,6 +142,9 @@ pub(crate) fn object_method(
     if let Ok(r) = data.clone().downcast::<RandomData>() {
         return random_method(&r, name, args, pos);
     }
+    if data.clone().downcast::<crate::fileio::OutStream>().is_ok() {
+        return crate::fileio::out_stream_method(recv, name, args);
+    }
     if data.downcast::<crate::fileio::FileIo>().is_ok() {
         return crate::fileio::object_method(it, recv, name, args, block, pos);
     }
