@@ -495,6 +495,29 @@ fn mark_binary(r: &RValue) {
     }
 }
 
+/// Whether two strings joined (`+`, `<<`) make a binary string, given each one's
+/// (binary, ASCII only): Ruby's compatible encoding, the other side's when one is ASCII
+/// only; two non-ASCII strings of different encodings raise `Encoding::CompatibilityError`.
+fn joined_binary(left: (bool, bool), right: (bool, bool), pos: Pos) -> Result<bool, Ctrl> {
+    match (left, right) {
+        ((a, _), (b, _)) if a == b => Ok(a),
+        ((a, _), (_, true)) => Ok(a),
+        ((_, true), (b, _)) => Ok(b),
+        ((a, _), _) => {
+            let (x, y) = if a {
+                ("ASCII-8BIT", "UTF-8")
+            } else {
+                ("UTF-8", "ASCII-8BIT")
+            };
+            raise(
+                "Encoding::CompatibilityError",
+                format!("incompatible character encodings: {x} and {y}"),
+                pos,
+            )
+        }
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
 fn str_method_of(
     it: &mut Interp,
@@ -510,22 +533,12 @@ fn str_method_of(
         ("<<" | "concat", [RValue::Str(add_cell)]) => {
             let add = add_cell.borrow().clone();
             it.charge(add.len(), pos)?;
-            // An ASCII-only side takes the other's encoding; two others do not mix.
-            if cell.is_binary() != add_cell.is_binary() && !add.is_ascii() {
-                if !cell.borrow().is_ascii() {
-                    let (a, b) = if cell.is_binary() {
-                        ("ASCII-8BIT", "UTF-8")
-                    } else {
-                        ("UTF-8", "ASCII-8BIT")
-                    };
-                    return raise(
-                        "Encoding::CompatibilityError",
-                        format!("incompatible character encodings: {a} and {b}"),
-                        pos,
-                    );
-                }
-                cell.set_binary_to(add_cell.is_binary());
-            }
+            let binary = joined_binary(
+                (cell.is_binary(), cell.borrow().is_ascii()),
+                (add_cell.is_binary(), add.is_ascii()),
+                pos,
+            )?;
+            cell.set_binary_to(binary);
             cell.borrow_mut().push_str(&add);
             return Ok(recv.clone());
         }
@@ -1022,27 +1035,12 @@ fn str_method_of(
             argc(&args, 1, 1, pos)?;
             let o = str_arg(&args[0], pos)?;
             it.charge(s.len() + o.len(), pos)?;
-            // Ruby's compatible encoding: the other's when one side is ASCII only.
             let other_binary = matches!(&args[0], RValue::Str(c) if c.is_binary());
-            let binary = match (cell.is_binary(), other_binary) {
-                (a, b) if a == b => a,
-                (a, b) => match (o.is_ascii(), s.is_ascii()) {
-                    (true, _) => a,
-                    (false, true) => b,
-                    (false, false) => {
-                        let (x, y) = if a {
-                            ("ASCII-8BIT", "UTF-8")
-                        } else {
-                            ("UTF-8", "ASCII-8BIT")
-                        };
-                        return raise(
-                            "Encoding::CompatibilityError",
-                            format!("incompatible character encodings: {x} and {y}"),
-                            pos,
-                        );
-                    }
-                },
-            };
+            let binary = joined_binary(
+                (cell.is_binary(), s.is_ascii()),
+                (other_binary, o.is_ascii()),
+                pos,
+            )?;
             let r = new(s + &o)?;
             if binary {
                 mark_binary(&r);
