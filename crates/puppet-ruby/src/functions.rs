@@ -275,13 +275,15 @@ impl RubyFunction {
                     );
                     return b.register();
                 }
+                // The local types, made once for every dispatch's types.
+                let lookup = local_lookup(&self.local_types, resolved);
                 for d in &self.dispatches {
                     // The return type is checked by the body, which names the dispatch
                     // method as Puppet does.
                     let return_type = d
                         .return_type
                         .as_deref()
-                        .and_then(|t| return_type_of(t, &self.local_types, resolved));
+                        .and_then(|t| puppet_functions::parse_type(t, &lookup).ok());
                     let stripped;
                     let d = if return_type.is_some() {
                         stripped = Dispatch {
@@ -295,7 +297,7 @@ impl RubyFunction {
                     let sig = if resolved.is_empty() {
                         signature(d)
                     } else {
-                        resolved_signature(d, &self.local_types, resolved)
+                        resolved_signature(d, &lookup)
                     };
                     if d.mismatch {
                         let shared = self.shared.clone();
@@ -527,14 +529,12 @@ fn type_names(text: &str) -> Vec<String> {
     out
 }
 
-/// A dispatch's signature with its types parsed now: names of the environment from
-/// `resolved`, the function's local types from their texts.
+/// A dispatch's signature with its types parsed now, their names found by `lookup`
+/// ([`local_lookup`]: the environment's, then the function's local types).
 fn resolved_signature(
     d: &Dispatch,
-    locals: &[(String, String)],
-    resolved: &[(String, puppet_types::Type)],
+    lookup: &(dyn Fn(&str) -> Option<puppet_types::Type> + Sync),
 ) -> Signature {
-    let lookup = local_lookup(locals, resolved);
     let ty = |text: &str| -> TypeSpec {
         match puppet_functions::parse_type(text, &lookup) {
             Ok(t) => TypeSpec::Type(t),
@@ -978,16 +978,6 @@ struct V4Body {
     scope_param: bool,
     /// The dispatch's `return_type`, checked after the call.
     return_type: Option<puppet_types::Type>,
-}
-
-/// A dispatch's return type, parsed with the function's local types and the resolved
-/// names of the environment; `None` when it does not parse (the registry reports it).
-fn return_type_of(
-    text: &str,
-    locals: &[(String, String)],
-    resolved: &[(String, puppet_types::Type)],
-) -> Option<puppet_types::Type> {
-    puppet_functions::parse_type(text, &local_lookup(locals, resolved)).ok()
 }
 
 /// How a signature's type names resolve: the environment's types in `resolved`, then the
