@@ -3163,8 +3163,8 @@ fn scope_method(
         "call_function" => {
             // `Scope#call_function(name, args, &block)` calls `func.call(scope, *args,
             // &block)`: the arguments are splatted as Ruby does (a hash gives its pairs,
-            // nil nothing).
-            argc(&args, 1, 2, pos)?;
+            // nil nothing). Both are required, as in Puppet's signature.
+            argc(&args, 2, 2, pos)?;
             let f = str_arg(&args[0], pos)?;
             let fargs = match args.get(1) {
                 Some(RValue::Array(a)) => a.borrow().clone(),
