@@ -693,6 +693,7 @@ impl<'s> Interp<'s> {
                 file: d.file.clone(),
                 frozen_literals: d.frozen_literals,
                 def: Some(d.clone()),
+                last_match: Default::default(),
             }),
         };
         let saved = std::mem::replace(&mut self.ctx, ctx);
@@ -998,6 +999,7 @@ impl<'s> Interp<'s> {
                 file: ctx.frame.file.clone(),
                 frozen_literals: ctx.frame.frozen_literals,
                 def: None,
+                last_match: Default::default(),
             });
         }
         let saved = std::mem::replace(&mut self.ctx, ctx);

@@ -398,8 +398,6 @@ pub struct Interp<'s> {
     /// Features loaded by `require`.
     pub(crate) loaded: FxHashSet<String>,
     pub(crate) globals: FxHashMap<String, RValue>,
-    /// The last match (`$~`).
-    pub last_match: Option<Rc<crate::value::Captures>>,
     /// The tags of the `catch` blocks running now (a `throw` of another tag raises
     /// `UncaughtThrowError` where it is).
     pub(crate) catch_tags: Vec<RValue>,
@@ -554,6 +552,7 @@ impl<'s> Interp<'s> {
                 file: file_arc,
                 frozen_literals: false,
                 def: None,
+                last_match: Default::default(),
             }),
         };
         let mut modules = Vec::with_capacity(8);
@@ -575,7 +574,6 @@ impl<'s> Interp<'s> {
             handed_out: Vec::new(),
             loaded: FxHashSet::default(),
             globals: FxHashMap::default(),
-            last_match: None,
             catch_tags: Vec::new(),
             depth: 0,
             steps: 0,
@@ -1015,6 +1013,7 @@ impl<'s> Interp<'s> {
                 file: prog.file.clone(),
                 frozen_literals: prog.frozen_literals,
                 def: None,
+                last_match: Default::default(),
             }),
         };
         let saved = std::mem::replace(&mut self.ctx, ctx);
@@ -1636,8 +1635,18 @@ impl<'s> Interp<'s> {
         r
     }
 
+    /// The last match (`$~`) of the running method (or of the method a block was made in).
+    pub fn last_match(&self) -> Option<Rc<crate::value::Captures>> {
+        self.ctx.frame.last_match.borrow().clone()
+    }
+
+    /// Sets the running method's last match (`$~`).
+    pub fn set_last_match(&self, m: Option<Rc<crate::value::Captures>>) {
+        *self.ctx.frame.last_match.borrow_mut() = m;
+    }
+
     fn nth_ref(&self, k: usize) -> RValue {
-        match &self.last_match {
+        match &self.last_match() {
             Some(m) => match m.get(k) {
                 Some(Some(s)) => RValue::str(s),
                 _ => RValue::Nil,
@@ -1649,16 +1658,15 @@ impl<'s> Interp<'s> {
     fn gvar(&mut self, name: &str, pos: Pos) -> R {
         match name {
             "~" => Ok(self
-                .last_match
-                .clone()
+                .last_match()
                 .map(RValue::MatchData)
                 .unwrap_or(RValue::Nil)),
             "&" => Ok(self.nth_ref(0)),
-            "`" => Ok(match &self.last_match {
+            "`" => Ok(match &self.last_match() {
                 Some(m) => RValue::str(m.pre()),
                 None => RValue::Nil,
             }),
-            "'" => Ok(match &self.last_match {
+            "'" => Ok(match &self.last_match() {
                 Some(m) => RValue::str(m.post()),
                 None => RValue::Nil,
             }),

@@ -649,7 +649,7 @@ pub fn regex_match(
         .map(|(b, _)| b)
         .unwrap_or(text.len());
     if start > text.chars().count() {
-        it.last_match = None;
+        it.set_last_match(None);
         return Ok(None);
     }
     if let Some(found) = re.find_literal(text, byte_start) {
@@ -657,11 +657,11 @@ pub fn regex_match(
         return Ok(match found {
             Some((at, end)) => {
                 let char_at = text[..at].chars().count();
-                it.last_match = Some(Rc::new(value::Captures::whole(text, at, end)));
+                it.set_last_match(Some(Rc::new(value::Captures::whole(text, at, end))));
                 Some(char_at)
             }
             None => {
-                it.last_match = None;
+                it.set_last_match(None);
                 None
             }
         });
@@ -672,11 +672,11 @@ pub fn regex_match(
             return Ok(match found {
                 Some(c) => {
                     let char_at = text[..c.span().0].chars().count();
-                    it.last_match = Some(Rc::new(c));
+                    it.set_last_match(Some(Rc::new(c)));
                     Some(char_at)
                 }
                 None => {
-                    it.last_match = None;
+                    it.set_last_match(None);
                     None
                 }
             });
@@ -687,11 +687,11 @@ pub fn regex_match(
         Ok(Some(full)) => {
             let at = full.span().0;
             let char_at = text[..at].chars().count();
-            it.last_match = Some(Rc::new(full));
+            it.set_last_match(Some(Rc::new(full)));
             Ok(Some(char_at))
         }
         Ok(None) => {
-            it.last_match = None;
+            it.set_last_match(None);
             Ok(None)
         }
         Err(e) => unsupported(format!("regexp /{}/: {e}", re.source), pos),
@@ -1125,7 +1125,7 @@ pub fn call_method(
             "match" | "=~" | "match?" => {
                 argc(&args, 1, 2, pos)?;
                 if matches!(args[0], RValue::Nil) {
-                    it.last_match = None;
+                    it.set_last_match(None);
                     return Ok(if name == "match?" {
                         RValue::Bool(false)
                     } else {
@@ -1136,15 +1136,15 @@ pub fn call_method(
                     RValue::Sym(s) => s.to_string(),
                     other => str_arg(other, pos)?,
                 };
-                let saved = it.last_match.clone();
+                let saved = it.last_match();
                 let m = regex_match(it, re, &text, 0, pos)?;
                 Ok(match (name, m) {
                     ("match?", m) => {
-                        it.last_match = saved;
+                        it.set_last_match(saved);
                         RValue::Bool(m.is_some())
                     }
                     ("=~", Some(at)) => RValue::Int(at as i64),
-                    ("match", Some(_)) => match it.last_match.clone() {
+                    ("match", Some(_)) => match it.last_match() {
                         Some(m) => RValue::MatchData(m),
                         None => RValue::Nil,
                     },
@@ -2582,7 +2582,7 @@ pub(crate) fn class_method(
         }
         ("Regexp", "last_match") => {
             argc(&args, 0, 1, pos)?;
-            let m = it.last_match.clone();
+            let m = it.last_match();
             Ok(match (m, args.first()) {
                 (None, _) => RValue::Nil,
                 (Some(m), None) => RValue::MatchData(m),

@@ -459,6 +459,7 @@ impl<'s> Interp<'s> {
                 file: self.ctx.frame.file.clone(),
                 frozen_literals: self.ctx.frame.frozen_literals,
                 def: None,
+                last_match: Default::default(),
             }),
         };
         let saved = std::mem::replace(&mut self.ctx, ctx);

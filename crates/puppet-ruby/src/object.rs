@@ -688,6 +688,9 @@ pub struct Frame {
     pub frozen_literals: bool,
     /// The method's definition (for `super` without arguments).
     pub def: Option<Arc<ast::Def>>,
+    /// The frame's last match (`$~`): each method call starts with none, and the blocks
+    /// made in a method share its match, as in Ruby.
+    pub last_match: std::cell::RefCell<Option<Rc<crate::value::Captures>>>,
 }
 
 /// The context code runs in.

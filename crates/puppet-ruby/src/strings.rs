@@ -245,7 +245,7 @@ fn substitute(
             }
             (Some(other), _) => str_arg(other, pos)?,
             (None, Some(b)) => {
-                it.last_match = Some(Rc::new(full(first)?));
+                it.set_last_match(Some(Rc::new(full(first)?)));
                 let v = it.call_block(b, vec![RValue::str(matched)], pos)?;
                 to_s(&v)
             }
@@ -853,7 +853,7 @@ fn str_method_of(
                         Some(i) => i,
                         None => {
                             if matches!(&args[0], RValue::Regexp(_)) {
-                                it.last_match = None;
+                                it.set_last_match(None);
                             }
                             return Ok(RValue::Nil);
                         }
@@ -878,7 +878,7 @@ fn str_method_of(
                             }
                         }
                         if at == 0 {
-                            it.last_match = None;
+                            it.set_last_match(None);
                             return Ok(RValue::Nil);
                         }
                         it.tick(pos)?;
@@ -928,7 +928,7 @@ fn str_method_of(
                     .find(sub.borrow().as_str())
                     .map(|b| s[..b].chars().count()),
                 [RValue::Regexp(_)] => it
-                    .last_match
+                    .last_match()
                     .as_ref()
                     .map(|caps| s[..caps.span().0.min(s.len())].chars().count()),
                 _ => return unsupported("String#slice! with these arguments", pos),
@@ -965,7 +965,7 @@ fn str_method_of(
                         return Ok(RValue::Nil);
                     }
                     // The groups are `$~`'s, which the match just set.
-                    let Some(caps) = it.last_match.clone() else {
+                    let Some(caps) = it.last_match() else {
                         return Ok(RValue::Nil);
                     };
                     let group = match args.get(1) {
@@ -1632,7 +1632,7 @@ fn str_method_of(
 
 /// The text the last match (`$~`) matched.
 fn last_match_text(it: &Interp) -> String {
-    it.last_match
+    it.last_match()
         .as_ref()
         .and_then(|c| c.first().cloned().flatten())
         .unwrap_or_default()
