@@ -111,7 +111,9 @@ pub(crate) fn known(path: &str) -> Option<Known> {
         "NoMethodError" => class("NameError"),
         "FloatDomainError" => class("RangeError"),
         "Math::DomainError" => class("StandardError"),
-        "Encoding::CompatibilityError" => class("EncodingError"),
+        "Encoding::CompatibilityError" | "Encoding::UndefinedConversionError" => {
+            class("EncodingError")
+        }
         "FrozenError" => class("RuntimeError"),
         "Errno::ENOENT" | "Errno::EACCES" | "Errno::EEXIST" | "Errno::EINVAL"
         | "Errno::ENOTDIR" | "Errno::EISDIR" => class("SystemCallError"),

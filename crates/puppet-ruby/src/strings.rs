@@ -1318,8 +1318,25 @@ fn str_method_of(
                 .map(to_s)
                 .unwrap_or_default()
                 .to_ascii_uppercase();
-            if args.len() <= 1 && (enc.is_empty() || enc == "UTF-8") {
-                return Ok(RValue::string(s));
+            let binary_name = enc == "BINARY" || enc == "ASCII-8BIT";
+            if args.len() <= 1 && (enc.is_empty() || enc == "UTF-8" || binary_name) {
+                let to_binary = binary_name;
+                if to_binary == cell.is_binary() || s.is_ascii() {
+                    let bytes = crate::methods::str_bytes(recv);
+                    return Ok(if to_binary {
+                        crate::methods::binary_string(&bytes)
+                    } else {
+                        RValue::string(s)
+                    });
+                }
+                // Ruby converts between the two only what is ASCII.
+                let c = s.chars().find(|c| !c.is_ascii()).unwrap_or_default();
+                let message = if to_binary {
+                    format!("U+{:04X} from UTF-8 to ASCII-8BIT", c as u32)
+                } else {
+                    format!("\"\\x{:02X}\" from ASCII-8BIT to UTF-8", c as u32)
+                };
+                return raise("Encoding::UndefinedConversionError", message, pos);
             }
             // `encode(xml: :text)` / `encode(xml: :attr)` within UTF-8: XML escapes.
             if let [RValue::Hash(h)] = args.as_slice() {

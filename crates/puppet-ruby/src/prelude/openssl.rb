@@ -70,6 +70,8 @@ module OpenSSL
     def digest_length
       @impl.digest('').bytesize
     end
+    alias size digest_length
+    alias length digest_length
 
     def block_length
       @name == 'SHA512' ? 128 : 64
