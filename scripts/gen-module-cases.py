@@ -13,6 +13,9 @@ inside the case directory so that relative module paths mean what they say, and 
    "logs": [[level, message], ...] (err and warning, in order)}
   or {"ok": false, "error": Puppet's message without " on node NAME"}
 
+and, for a catalog, "tag_order": {ref: tags in the order of Puppet's own catalog JSON}, from
+a second run with `--raw` (the canonical form sorts tags).
+
 The case directory's absolute path is written `<DIR>` in messages, the directory of all
 cases `<CASES>` (a case may use another's modules).
 
@@ -78,6 +81,16 @@ def main():
                            capture_output=True, text=True, cwd=case_dir, check=True)
         out = json.loads(p.stdout.splitlines()[-1])
         expected = reduce(out, case_dir)
+        if expected["ok"]:
+            p = subprocess.run([oracle, "--batch", "-", "--raw"] + settings, input=line + "\n",
+                               capture_output=True, text=True, cwd=case_dir, check=True)
+            raw = json.loads(p.stdout.splitlines()[-1])
+            order = {}
+            for r in raw["raw"]["resources"]:
+                ref = "%s[%s]" % (r["type"], r["title"])
+                if ref not in DROP:
+                    order[ref] = r["tags"]
+            expected["tag_order"] = {k: order[k] for k in sorted(order)}
         with open(os.path.join(case_dir, "expected.json"), "w") as f:
             json.dump(expected, f, indent=1, ensure_ascii=False)
             f.write("\n")

@@ -121,6 +121,10 @@ pub struct Resource {
     /// How many of `container`'s tags (the first ones: tags are only ever added) it has
     /// taken already, when it was declared; `Compiler::merge_scope_tags` adds the others.
     pub container_tags: usize,
+    /// Where the tags taken from `container` when it was declared start among its tags, and
+    /// how many there are: Puppet merges a resource's scope tags when it finishes it, so
+    /// the tags an override or a collector adds come before them.
+    pub inherited_tags: (usize, usize),
     pub span: Option<Span>,
     /// Where the relationship metaparameters given in the resource's body were written
     /// (Puppet reports a missing target at that attribute's line).
@@ -145,6 +149,7 @@ impl Resource {
             scope: None,
             container: None,
             container_tags: 0,
+            inherited_tags: (0, 0),
             span: None,
             param_spans: Default::default(),
             overridden_by: Default::default(),
@@ -155,7 +160,8 @@ impl Resource {
         ResourceKey::of(&self.type_name, &self.title)
     }
 
-    /// Adds a tag as Puppet's `tag` does: lower-cased; a name with `::` also adds its parts.
+    /// Adds a tag as Puppet's `tag` does: lower-cased; a name with `::` not seen before
+    /// also adds its parts, after it (the order of Puppet's catalog).
     pub fn tag(&mut self, tag: &str) {
         let lowered;
         let t = if tag.bytes().any(|b| b.is_ascii_uppercase()) {
@@ -164,6 +170,9 @@ impl Resource {
         } else {
             tag
         };
+        if !self.tags.insert(SmolStr::new(t)) {
+            return;
+        }
         // Its `::`-separated parts, as `split("::")` finds them, without a substring
         // searcher.
         let mut rest = t;
@@ -176,7 +185,6 @@ impl Resource {
         if rest.len() < t.len() && !rest.is_empty() {
             self.tags.insert(SmolStr::new(rest));
         }
-        self.tags.insert(SmolStr::new(t));
     }
 
     /// Adds the title as a tag when it is a valid tag name, as Puppet does.
@@ -419,20 +427,17 @@ impl Catalog {
 mod tests {
     use super::{Catalog, Resource, ResourceKey};
 
-    /// `Resource::tag` as it was written first: the name, and for a qualified name its
-    /// non-empty `split("::")` parts before it.
+    /// `Resource::tag` as Puppet's `Tagging#tag` writes it: the name, then for a qualified
+    /// name its non-empty `split("::")` parts after it.
     fn reference_tags(tag: &str) -> Vec<String> {
         let t = tag.to_ascii_lowercase();
-        let mut out: Vec<String> = Vec::new();
+        let mut out: Vec<String> = vec![t.clone()];
         if t.contains("::") {
             for part in t.split("::").filter(|p| !p.is_empty()) {
                 if !out.iter().any(|x| x == part) {
                     out.push(part.to_string());
                 }
             }
-        }
-        if !out.contains(&t) {
-            out.push(t);
         }
         out
     }
@@ -448,6 +453,15 @@ mod tests {
             let got: Vec<String> = r.tags.iter().map(|t| t.to_string()).collect();
             assert_eq!(got, reference_tags(tag), "{tag:?}");
         }
+        // A name seen before adds nothing, not even its parts (Puppet's `add?`).
+        let mut r = Resource::new("Notify", "n");
+        r.tag("a::b");
+        r.tags.swap_remove("b");
+        r.tag("a::b");
+        assert_eq!(
+            r.tags.iter().map(|t| t.as_str()).collect::<Vec<_>>(),
+            ["a::b", "a"]
+        );
     }
 
     /// The statements `defaults_of` finds through its index are those a scan of every

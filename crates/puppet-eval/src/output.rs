@@ -72,8 +72,11 @@ impl Compiler {
                 ResourceKind::Class | ResourceKind::Node => "unknown",
             }));
             // A namevar equal to the title is left out, as Puppet does (its `namevar`: the
-            // only key attribute, else `name`).
+            // only key attribute, else `name`; a define instance's is `name`. `Class[main]`
+            // and `Stage[main]` keep theirs: Puppet's titles of those are symbols).
+            let define_namevar = SmolStr::new_static("name");
             let namevar = match r.kind {
+                ResourceKind::Define => Some(&define_namevar),
                 ResourceKind::Builtin => namevars
                     .entry(key.type_name.as_str())
                     .or_insert_with(|| {
@@ -194,7 +197,9 @@ pub fn to_data(v: &Value) -> Json {
         }
         Value::Type(t) => type_data(t),
         Value::Regexp(r) => json!({"__ptype": "Regexp", "__pvalue": r.to_ruby_s()}),
-        Value::Sensitive(inner) => to_data(inner),
+        // Inside a structure (a parameter's own Sensitive value is unwrapped and named in
+        // `sensitive_parameters` by the caller), as Puppet's rich data writes it.
+        Value::Sensitive(inner) => json!({"__ptype": "Sensitive", "__pvalue": to_data(inner)}),
         Value::SemVer(_) => json!({"__ptype": "SemVer", "__pvalue": v.to_plain_string()}),
         Value::SemVerRange(_) => {
             json!({"__ptype": "SemVerRange", "__pvalue": v.to_plain_string()})

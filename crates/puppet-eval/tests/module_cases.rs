@@ -3,7 +3,7 @@
 //! module path in `case.json` (relative to the case directory, as a user gives it) and
 //! Puppet's result in `expected.json` (made by `scripts/gen-module-cases.py`): the catalog's
 //! resources, classes and error/warning logs, or the error message. Covered: definitions
-//! in the wrong file ("Unacceptable location"), modules Puppet refuses for their
+//! in the wrong file ("Unacceptable location"), the order of each resource's tags, modules Puppet refuses for their
 //! `metadata.json` (dropped, logged, and still hiding a later module of the same name), a
 //! relative module path with `..`, and modules whose `hiera.yaml` is broken (read by the
 //! first lookup reaching the module: unread, a type error, a name defined twice, an unknown
@@ -60,6 +60,16 @@ fn compile_case(dir: &Path) -> Value {
         Ok(c) => c,
         Err(e) => return json!({"ok": false, "error": clean(&e.puppet_message())}),
     };
+    // The tags of each resource in the order of the catalog (Puppet's own JSON).
+    let mut tag_order: Vec<(String, Value)> = cat
+        .resources
+        .iter()
+        .map(|r| (format!("{}[{}]", r.type_name, r.title), r))
+        .filter(|(rf, _)| !DROP.contains(&rf.as_str()))
+        .map(|(rf, r)| (rf, json!(r.tags)))
+        .collect();
+    tag_order.sort_by(|a, b| a.0.cmp(&b.0));
+    let tag_order: serde_json::Map<String, Value> = tag_order.into_iter().collect();
     let mut resources: Vec<Value> = cat
         .resources
         .iter()
@@ -97,7 +107,7 @@ fn compile_case(dir: &Path) -> Value {
     // Puppet lists modules in the order of the directory listing, which depends on the file
     // system; we list them sorted. The set of messages is what is compared.
     logs.sort_by_key(|l| l.to_string());
-    json!({"ok": true, "resources": resources, "classes": classes, "logs": logs})
+    json!({"ok": true, "resources": resources, "classes": classes, "logs": logs, "tag_order": tag_order})
 }
 
 #[test]

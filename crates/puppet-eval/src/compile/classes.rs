@@ -180,11 +180,19 @@ impl Compiler {
         let mut res = Resource::new(SmolStr::new_static("Class"), key.title.clone());
         res.kind = ResourceKind::Class;
         let container = self.scopes.container_of(declared_in);
-        // (Its container is its stage: the tags of the code that declared it are its own.)
-        self.tag_resource(&mut res, &container, |res| {
-            res.tags.insert("class".into());
-            res.tag(&def.name);
-        });
+        // Its own tags in Puppet's order: those of its `tag` parameter, `class`, its name;
+        // then the tags of the code that declared it (its container is its stage, so they
+        // are its own).
+        if let Some(params) = params {
+            if let Some(v) = params.get("tag") {
+                for t in tag_values(v) {
+                    res.tag(&t);
+                }
+            }
+        }
+        res.tags.insert("class".into());
+        res.tag(&def.name);
+        self.inherit_tags(&mut res, &container);
         res.scope = Some(self.scopes.persistent(declared_in));
         res.span = Some(if how == ClassDecl::ResourceLike {
             span.clone()
@@ -209,15 +217,6 @@ impl Compiler {
                 .insert("stage".into(), Value::String(stage.clone()));
         }
         res.container = Some(ResourceKey::new("Stage", &stage));
-        if let Some(params) = params {
-            for (k, v) in params {
-                if k == "tag" {
-                    for t in tag_values(v) {
-                        res.tag(&t);
-                    }
-                }
-            }
-        }
         self.catalog.tags.extend(res.tags.iter().cloned());
         self.catalog.add_keyed(key, res);
         Ok(())

@@ -243,6 +243,16 @@ impl Compiler {
         // follow each other, and comparing the key is cheaper than hashing it.
         let mut last: Option<usize> = None;
         for i in 0..resources.len() {
+            let r = &mut resources[i];
+            // The tags an override or a collector gave a resource of a built-in type go
+            // before those of its scope (Puppet merges these when it finishes the resource;
+            // a define instance and a class take them when they are evaluated).
+            let (start, n) = r.inherited_tags;
+            if r.kind == ResourceKind::Builtin && n > 0 && r.tags.len() > start + n {
+                for (k, from) in (start + n..r.tags.len()).enumerate() {
+                    r.tags.move_index(from, start + k);
+                }
+            }
             let Some(c) = resources[i].container.as_ref() else {
                 continue;
             };

@@ -97,25 +97,19 @@ struct DeclaredType {
 type MatchData = Vec<Option<String>>;
 
 impl Compiler {
-    /// Tags a new resource: `own` adds its own tags (type, title, ...), then it gets the
-    /// tags of the resource `container` (Puppet copies the declaring scope's resource's
-    /// tags into each resource it declares); how many tags the container has.
-    fn tag_resource(
-        &self,
-        res: &mut Resource,
-        container: &ResourceKey,
-        own: impl FnOnce(&mut Resource),
-    ) -> usize {
-        let inherited = self.catalog.get(container).map(|c| &c.tags);
-        // Room for the container's tags and a few of the resource's own, at once.
-        res.tags.reserve(inherited.map_or(0, |t| t.len()) + 6);
-        own(res);
-        let Some(tags) = inherited else {
+    /// Gives a new resource, after its own tags, those of the resource `container` (Puppet
+    /// copies the declaring scope's resource's tags into each resource it declares); how
+    /// many tags the container has.
+    fn inherit_tags(&self, res: &mut Resource, container: &ResourceKey) -> usize {
+        let Some(tags) = self.catalog.get(container).map(|c| &c.tags) else {
             return 0;
         };
+        let start = res.tags.len();
+        res.tags.reserve(tags.len());
         for t in tags {
             res.tags.insert(t.clone());
         }
+        res.inherited_tags = (start, res.tags.len() - start);
         tags.len()
     }
 
@@ -175,10 +169,9 @@ impl Compiler {
         let main = ResourceKey::class("main");
         let mut res = Resource::new("Node", node_name.clone());
         res.kind = ResourceKind::Node;
-        res.container_tags = self.tag_resource(&mut res, &main, |res| {
-            res.tags.insert("node".into());
-            res.tag_title();
-        });
+        res.tags.insert("node".into());
+        res.tag_title();
+        res.container_tags = self.inherit_tags(&mut res, &main);
         res.container = Some(main);
         res.span = Some(node.span.clone());
         self.catalog.add(res);

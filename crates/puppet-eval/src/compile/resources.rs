@@ -543,13 +543,9 @@ impl Compiler {
         res.scope = Some(scope);
         res.span = Some(span.clone());
         let container = self.scopes.container_of(scope);
-        let untagged_title = self.untagged_title;
-        let container_tags = self.tag_resource(&mut res, &container, |res| {
-            res.tag(type_name);
-            if !untagged_title {
-                res.tag_title();
-            }
-        });
+        // The resource's own tags in Puppet's order: the values of its `tag` attribute (set
+        // with the parameters), its type, its title, then those of defaults; the tags of
+        // its container come after them.
         res.params.reserve(attrs.len());
         for (k, v, _) in attrs {
             if k == "tag" {
@@ -559,12 +555,9 @@ impl Compiler {
             }
             res.params.insert(k.clone(), v.clone());
         }
-        // Stages are not contained in anything.
-        if type_name != "stage" {
-            res.container = Some(container);
-            res.container_tags = container_tags;
-        } else {
-            res.kind = ResourceKind::Stage;
+        res.tag(type_name);
+        if !self.untagged_title {
+            res.tag_title();
         }
         // Resource defaults are those evaluated before the declaration, along the
         // declaration chain (Puppet applies them when the resource is created).
@@ -585,6 +578,14 @@ impl Compiler {
                 }
                 res.params.insert(k, v);
             }
+        }
+        let container_tags = self.inherit_tags(&mut res, &container);
+        // Stages are not contained in anything.
+        if type_name != "stage" {
+            res.container = Some(container);
+            res.container_tags = container_tags;
+        } else {
+            res.kind = ResourceKind::Stage;
         }
         res.scope = Some(self.scopes.persistent(scope));
         // The type's name is in the key's form already when it was given in lower case
