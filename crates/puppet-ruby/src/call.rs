@@ -378,9 +378,30 @@ impl<'s> Interp<'s> {
                 Some(self.object.clone())
             }
             RValue::Scope => self.scope_class(),
+            _ if !self.value_singletons.is_empty() => {
+                match value_address(recv).and_then(|a| self.value_singletons.get(&a)) {
+                    Some((_, s)) => Some(s.clone()),
+                    None if self.reopened => Some(self.class_of(recv)),
+                    None => None,
+                }
+            }
             _ if self.reopened => Some(self.class_of(recv)),
             _ => None,
         }
+    }
+
+    /// The singleton class of a string, array or hash (made the first time; `None` for
+    /// other built-in values), whose superclass is the value's class.
+    pub(crate) fn value_singleton(&mut self, v: &RValue) -> Option<Rc<Module>> {
+        let addr = value_address(v)?;
+        if let Some((_, s)) = self.value_singletons.get(&addr) {
+            return Some(s.clone());
+        }
+        let class = self.class_of(v);
+        let s = Rc::new(Module::new("", true, Some(class), None));
+        self.modules.push(s.clone());
+        self.value_singletons.insert(addr, (v.clone(), s.clone()));
+        Some(s)
     }
 
     /// Looks up a user-defined method for a receiver.
@@ -1615,5 +1636,15 @@ mod tests {
             .unwrap(),
             "[\"Puppet 7.23.0\", \"12:key, k=3\", \"12-key-0, k=3\", \"abc\", \"aXXb\", \"<a>éb\", \"[a] ab\", \"a.\", \"H\", \"xy\", \"start\", \"a\"]"
         );
+    }
+}
+
+/// The address of a string's, array's or hash's contents: what identifies the object.
+pub(crate) fn value_address(v: &RValue) -> Option<usize> {
+    match v {
+        RValue::Str(s) => Some(Rc::as_ptr(s) as *const u8 as usize),
+        RValue::Array(a) => Some(Rc::as_ptr(a) as *const u8 as usize),
+        RValue::Hash(h) => Some(Rc::as_ptr(h) as *const u8 as usize),
+        _ => None,
     }
 }

@@ -410,6 +410,9 @@ pub struct Interp<'s> {
     /// A built-in class got a user method (`class String; def x`): values' method calls
     /// look at user methods first.
     pub(crate) reopened: bool,
+    /// The singleton classes of strings, arrays and hashes that were `extend`ed, by the
+    /// address of their contents (the value is kept, so the address is not reused).
+    pub(crate) value_singletons: FxHashMap<usize, (RValue, Rc<Module>)>,
     /// The exceptions being handled (`$!`).
     pub(crate) handling: Vec<RValue>,
     /// Data the Puppet API keeps (functions and types the code defined).
@@ -581,6 +584,7 @@ impl<'s> Interp<'s> {
             charged: 0,
             pos: Pos::default(),
             reopened: false,
+            value_singletons: FxHashMap::default(),
             handling: Vec::new(),
             ext: crate::puppet::Ext::default(),
             outer_addresses: crate::value::addresses_begin(),

@@ -671,7 +671,10 @@ pub(crate) fn common(
                 let o = o.clone();
                 Ok(RValue::Module(it.singleton_of_object(&o)))
             }
-            _ => unsupported("the singleton class of a built-in value", pos),
+            other => match it.value_singleton(other) {
+                Some(s) => Ok(RValue::Module(s)),
+                None => unsupported("the singleton class of a built-in value", pos),
+            },
         },
         "is_a?" | "kind_of?" | "instance_of?" => (|| {
             argc(args, 1, 1, pos)?;
@@ -987,7 +990,10 @@ pub(crate) fn common(
                         let o = o.clone();
                         it.singleton_of_object(&o)
                     }
-                    _ => return unsupported("extending a built-in value", pos),
+                    other => match it.value_singleton(other) {
+                        Some(s) => s,
+                        None => return unsupported("extending a built-in value", pos),
+                    },
                 };
                 target.includes.borrow_mut().push(m.clone());
                 if let Some((e, owner)) = it.meta(m).find_method("extended") {

@@ -337,7 +337,11 @@ impl<'s> Interp<'s> {
                 }
                 self.class_of(v)
             }
-            _ => self.class_of(v),
+            // An `extend`ed string, array or hash: its singleton class.
+            _ => match crate::call::value_address(v).and_then(|a| self.value_singletons.get(&a)) {
+                Some((_, s)) => s.clone(),
+                None => self.class_of(v),
+            },
         };
         c.inherits(m)
     }
