@@ -1283,6 +1283,16 @@ impl<'s> Interp<'s> {
     }
 }
 
+/// The address of a string's, array's or hash's contents: what identifies the object.
+pub(crate) fn value_address(v: &RValue) -> Option<usize> {
+    match v {
+        RValue::Str(s) => Some(Rc::as_ptr(s) as *const u8 as usize),
+        RValue::Array(a) => Some(Rc::as_ptr(a) as *const u8 as usize),
+        RValue::Hash(h) => Some(Rc::as_ptr(h) as *const u8 as usize),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1636,15 +1646,5 @@ mod tests {
             .unwrap(),
             "[\"Puppet 7.23.0\", \"12:key, k=3\", \"12-key-0, k=3\", \"abc\", \"aXXb\", \"<a>éb\", \"[a] ab\", \"a.\", \"H\", \"xy\", \"start\", \"a\"]"
         );
-    }
-}
-
-/// The address of a string's, array's or hash's contents: what identifies the object.
-pub(crate) fn value_address(v: &RValue) -> Option<usize> {
-    match v {
-        RValue::Str(s) => Some(Rc::as_ptr(s) as *const u8 as usize),
-        RValue::Array(a) => Some(Rc::as_ptr(a) as *const u8 as usize),
-        RValue::Hash(h) => Some(Rc::as_ptr(h) as *const u8 as usize),
-        _ => None,
     }
 }
