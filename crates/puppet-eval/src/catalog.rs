@@ -125,6 +125,10 @@ pub struct Resource {
     /// how many there are: Puppet merges a resource's scope tags when it finishes it, so
     /// the tags an override or a collector adds come before them.
     pub inherited_tags: (usize, usize),
+    /// Its title was not a String where it was declared (an Integer a Ruby function passed
+    /// to `create_resources`): Puppet's `name == title` is false, so the catalog keeps its
+    /// `name` parameter.
+    pub title_not_string: bool,
     pub span: Option<Span>,
     /// Where the relationship metaparameters given in the resource's body were written
     /// (Puppet reports a missing target at that attribute's line).
@@ -150,6 +154,7 @@ impl Resource {
             container: None,
             container_tags: 0,
             inherited_tags: (0, 0),
+            title_not_string: false,
             span: None,
             param_spans: Default::default(),
             overridden_by: Default::default(),

@@ -96,7 +96,7 @@ impl Compiler {
                 if v.is_undef() {
                     continue;
                 }
-                if namevar == Some(name) && plain_text_is(v, &r.title) {
+                if namevar == Some(name) && !r.title_not_string && is_string(v, &r.title) {
                     continue;
                 }
                 if let Value::Sensitive(inner) = v {
@@ -156,12 +156,9 @@ impl Compiler {
     }
 }
 
-/// Whether `v.to_plain_string()` is `text`, without making the string for a string.
-fn plain_text_is(v: &Value, text: &str) -> bool {
-    match v {
-        Value::String(s) => s.as_str() == text,
-        other => other.to_plain_string() == text,
-    }
+/// Whether `v` is the string `text` (Ruby's `==`: the number 443 is not the title "443").
+fn is_string(v: &Value, text: &str) -> bool {
+    matches!(v, Value::String(s) if s.as_str() == text)
 }
 
 /// A value in Puppet's rich-data JSON form, as catalog parameters are serialised.

@@ -556,7 +556,9 @@ impl Compiler {
             res.params.insert(k.clone(), v.clone());
         }
         res.tag(type_name);
-        if !self.untagged_title {
+        if self.untagged_title {
+            res.title_not_string = true;
+        } else {
             res.tag_title();
         }
         // Resource defaults are those evaluated before the declaration, along the
