@@ -367,6 +367,7 @@ pub(crate) fn unsupported(path: &str) -> bool {
             | "Win32"
             | "WIN32OLE"
             | "Augeas"
+            | "SemanticPuppet"
             | "REXML"
             | "Hocon"
             | "PP"

@@ -62,3 +62,18 @@ fn a_class_method_of_puppet_this_engine_lacks_is_unsupported_not_a_no_method_err
         "\"undefined method `nope' for Puppet::Mine:Module\""
     );
 }
+
+#[test]
+fn semantic_puppet_is_unsupported_not_a_name_error() {
+    // Puppet has SemanticPuppet (a Module): a NameError here would let `rescue` answer for
+    // it (extlib's version_latest_* functions compare versions with it).
+    let err = eval_inspect(
+        "begin; SemanticPuppet::Version.parse('1.2.3'); rescue NameError; :rescued; end",
+    )
+    .unwrap_err();
+    assert!(
+        matches!(err, puppet_ruby::RubyError::Unsupported { .. }),
+        "{err}"
+    );
+    assert!(err.to_string().contains("SemanticPuppet"), "{err}");
+}
