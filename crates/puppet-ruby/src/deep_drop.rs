@@ -56,13 +56,17 @@ pub(crate) fn release(contents: Deferred) {
     }
     drop(contents);
     loop {
-        let next = PENDING.with(|pending| pending.borrow_mut().pop());
+        // (While the thread ends, the queue may be gone already: then nothing was queued.)
+        let next = PENDING
+            .try_with(|pending| pending.try_borrow_mut().ok().and_then(|mut l| l.pop()))
+            .ok()
+            .flatten();
         match next {
             Some(contents) => drop(contents),
             None => break,
         }
     }
-    DRAINING.with(|draining| draining.set(false));
+    let _ = DRAINING.try_with(|draining| draining.set(false));
 }
 
 #[cfg(test)]
