@@ -2978,7 +2978,11 @@ impl Parser {
     }
 
     /// Parses the code of interpolated parts.
-    fn parts(&mut self, parts: Vec<StrPart>) -> PResult<Vec<Part>> {
+    fn parts(&mut self, mut parts: Vec<StrPart>) -> PResult<Vec<Part>> {
+        // Most literals are one piece of text: moved over without an iterator.
+        if let [StrPart::Lit(s)] = parts.as_mut_slice() {
+            return Ok(vec![Part::Lit(std::mem::take(s))]);
+        }
         // Collected in place: a literal's parts become the node's without a new vector.
         parts.into_iter().map(|p| self.part(p)).collect()
     }
