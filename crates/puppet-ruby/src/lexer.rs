@@ -1080,7 +1080,7 @@ impl<'a> Lexer<'a> {
         if quote == Some('\'') {
             return Ok(Tok::Str(vec![StrPart::Lit(body)]));
         }
-        let parts = if body.bytes().any(|b| matches!(b, b'\\' | b'#' | 0)) {
+        let parts = if memchr::memchr3(b'\\', b'#', 0, body.as_bytes()).is_some() {
             let mut sub = Lexer::new(&body, pos);
             sub.depth = self.depth + 1;
             sub.to_eof = true;

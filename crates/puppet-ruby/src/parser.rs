@@ -16,7 +16,6 @@ use crate::ast::{
 };
 use crate::lexer::{StrPart, Tok, Token};
 use crate::Pos;
-use rustc_hash::FxHashSet;
 use std::sync::Arc;
 
 /// A parse (or lex) error.
@@ -389,41 +388,49 @@ fn parse_program_with(
 /// The local variables known while parsing, scope by scope. A block's scope sees the
 /// names of the scopes around it up to the nearest method, class or module body (a hard
 /// scope), and the names it declares go when it ends.
+///
+/// The names of all open scopes are one vector, innermost last, so that the names a scope
+/// sees are one slice of it (from the start of the nearest hard scope) and opening a scope
+/// allocates nothing. A scope holds a few names: a scan of them costs less than hashing.
 #[derive(Debug, Default)]
 struct Locals {
-    /// Each scope's names, and whether it hides the scopes below it.
-    scopes: Vec<(FxHashSet<String>, bool)>,
+    /// The names declared in the open scopes, in order.
+    names: Vec<String>,
+    /// Per open scope: where its names start in `names`, and where the names it sees start
+    /// (its own start when it is hard, else its parent's).
+    scopes: Vec<(usize, usize)>,
 }
 
 impl Locals {
     fn new() -> Locals {
         Locals {
-            scopes: vec![(FxHashSet::default(), true)],
+            names: Vec::new(),
+            scopes: vec![(0, 0)],
         }
     }
     fn contains(&self, name: &str) -> bool {
-        for (names, hard) in self.scopes.iter().rev() {
-            if names.contains(name) {
-                return true;
-            }
-            if *hard {
-                break;
-            }
+        match self.scopes.last() {
+            Some(&(_, seen)) => self.names[seen..].iter().any(|n| n == name),
+            None => false,
         }
-        false
     }
     fn declare(&mut self, name: &str) {
-        if !self.contains(name) {
-            if let Some((names, _)) = self.scopes.last_mut() {
-                names.insert(name.to_string());
-            }
+        if !self.scopes.is_empty() && !self.contains(name) {
+            self.names.push(name.to_string());
         }
     }
     fn push(&mut self, hard: bool) {
-        self.scopes.push((FxHashSet::default(), hard));
+        let start = self.names.len();
+        let seen = match self.scopes.last() {
+            Some(&(_, seen)) if !hard => seen,
+            _ => start,
+        };
+        self.scopes.push((start, seen));
     }
     fn pop(&mut self) {
-        self.scopes.pop();
+        if let Some((start, _)) = self.scopes.pop() {
+            self.names.truncate(start);
+        }
     }
 }
 
@@ -433,6 +440,7 @@ fn is_predicate_name(name: &str) -> bool {
     matches!(name.as_bytes().last(), Some(b'?' | b'!'))
 }
 
+#[inline]
 fn is_kw(t: &Tok, kw: &str) -> bool {
     matches!(t, Tok::Ident(k) if k == kw)
 }
@@ -442,18 +450,22 @@ fn node(kind: Kind, pos: Pos) -> Node {
 }
 
 impl Parser {
+    #[inline]
     fn peek(&self) -> &Tok {
         self.toks.get(self.i).map(|t| &t.tok).unwrap_or(&Tok::Eof)
     }
+    #[inline]
     fn peek_tok(&self) -> Option<&Token> {
         self.toks.get(self.i)
     }
+    #[inline]
     fn peek_n(&self, n: usize) -> &Tok {
         self.toks
             .get(self.i + n)
             .map(|t| &t.tok)
             .unwrap_or(&Tok::Eof)
     }
+    #[inline]
     fn pos(&self) -> Pos {
         self.toks
             .get(self.i)
@@ -461,9 +473,11 @@ impl Parser {
             .map(|t| t.pos)
             .unwrap_or_default()
     }
+    #[inline]
     fn space_before(&self) -> bool {
         self.toks.get(self.i).is_some_and(|t| t.space_before)
     }
+    #[inline]
     fn space_before_n(&self, n: usize) -> bool {
         self.toks.get(self.i + n).is_some_and(|t| t.space_before)
     }
@@ -479,6 +493,7 @@ impl Parser {
         tok
     }
     /// Consumes the current token without taking it (it is dropped with the others).
+    #[inline]
     fn skip(&mut self) {
         let Some(t) = self.toks.get(self.i) else {
             return;
@@ -486,15 +501,19 @@ impl Parser {
         self.i += 1;
         self.prev_pred = matches!(&t.tok, Tok::Ident(n) if is_predicate_name(n));
     }
+    #[inline]
     fn at_eof(&self) -> bool {
         matches!(self.peek(), Tok::Eof)
     }
+    #[inline]
     fn is_op(&self, op: &str) -> bool {
         matches!(self.peek(), Tok::Op(o) if *o == op)
     }
+    #[inline]
     fn is_kw(&self, kw: &str) -> bool {
         is_kw(self.peek(), kw)
     }
+    #[inline]
     fn eat_op(&mut self, op: &str) -> bool {
         if self.is_op(op) {
             self.skip();
@@ -503,6 +522,7 @@ impl Parser {
             false
         }
     }
+    #[inline]
     fn eat_kw(&mut self, kw: &str) -> bool {
         if self.is_kw(kw) {
             self.skip();
@@ -562,11 +582,13 @@ impl Parser {
             self.fail(format!("expected `{kw}', found {}", self.describe()))
         }
     }
+    #[inline]
     fn skip_nl(&mut self) {
         while matches!(self.peek(), Tok::Nl) {
             self.skip();
         }
     }
+    #[inline]
     fn skip_terms(&mut self) {
         while matches!(self.peek(), Tok::Nl | Tok::Semi) {
             self.skip();
@@ -585,6 +607,7 @@ impl Parser {
         }
         Ok(())
     }
+    #[inline]
     fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> PResult<T>) -> PResult<T> {
         self.enter()?;
         let r = crate::with_stack_at(self.depth, || f(self));
@@ -617,6 +640,7 @@ impl Parser {
         Ok(out)
     }
 
+    #[inline]
     fn stmt(&mut self) -> PResult<Node> {
         self.nested(|p| p.stmt_inner())
     }
@@ -951,6 +975,7 @@ impl Parser {
     }
 
     /// Assignment level (and everything below).
+    #[inline]
     fn expr(&mut self) -> PResult<Node> {
         self.nested(|p| p.expr_inner())
     }
@@ -1082,6 +1107,7 @@ impl Parser {
         Ok(r)
     }
 
+    #[inline]
     fn range(&mut self) -> PResult<Node> {
         let pos = self.pos();
         let l = self.binary(0)?;
@@ -1235,6 +1261,7 @@ impl Parser {
         self.pow(base)
     }
 
+    #[inline]
     fn pow(&mut self, base: Node) -> PResult<Node> {
         if self.is_op("**") {
             let pos = self.pos();
@@ -1290,6 +1317,7 @@ impl Parser {
         self.primary_postfix()
     }
 
+    #[inline]
     fn primary_postfix(&mut self) -> PResult<Node> {
         let p = self.primary()?;
         self.postfix(p)
@@ -1973,17 +2001,15 @@ impl Parser {
     }
 
     fn ident_node(&mut self, name: String, pos: Pos) -> PResult<Node> {
-        if self.is_local(&name) && !self.is_op("(") {
-            // `x [1]` with a local `x` is an index, `x -1` a subtraction: both are
-            // operators on the variable, which the caller's postfix/binary handle.
-            return Ok(node(Kind::LVar(name), pos));
-        }
-        if self.is_local(&name) && self.is_op("(") && self.space_before() {
+        // `x [1]` with a local `x` is an index, `x -1` a subtraction: both are operators on
+        // the variable, which the caller's postfix/binary handle; `x (1)` too.
+        if (!self.is_op("(") || self.space_before()) && self.is_local(&name) {
             return Ok(node(Kind::LVar(name), pos));
         }
         self.call_rest(None, name, pos, false)
     }
 
+    #[inline]
     fn primary(&mut self) -> PResult<Node> {
         self.nested(|p| p.primary_inner())
     }
@@ -2952,7 +2978,11 @@ impl Parser {
     }
 
     /// Parses the code of interpolated parts.
-    fn parts(&mut self, parts: Vec<StrPart>) -> PResult<Vec<Part>> {
+    fn parts(&mut self, mut parts: Vec<StrPart>) -> PResult<Vec<Part>> {
+        // Most literals are one piece of text: moved over without an iterator.
+        if let [StrPart::Lit(s)] = parts.as_mut_slice() {
+            return Ok(vec![Part::Lit(std::mem::take(s))]);
+        }
         // Collected in place: a literal's parts become the node's without a new vector.
         parts.into_iter().map(|p| self.part(p)).collect()
     }
@@ -3121,47 +3151,50 @@ fn is_ident_name(name: &str) -> bool {
         && !is_predicate_name(name)
 }
 
+/// Whether an identifier is a keyword. A match on the bytes: each arm compares the length and
+/// a few bytes inline (a match on `str` calls `memcmp` per arm of the same length).
 fn is_reserved(name: &str) -> bool {
     matches!(
-        name,
-        "if" | "unless"
-            | "while"
-            | "until"
-            | "and"
-            | "or"
-            | "not"
-            | "then"
-            | "do"
-            | "end"
-            | "else"
-            | "elsif"
-            | "case"
-            | "when"
-            | "in"
-            | "for"
-            | "begin"
-            | "rescue"
-            | "ensure"
-            | "def"
-            | "return"
-            | "next"
-            | "break"
-            | "nil"
-            | "true"
-            | "false"
-            | "self"
-            | "defined?"
-            | "class"
-            | "module"
-            | "yield"
-            | "super"
-            | "alias"
-            | "undef"
-            | "retry"
-            | "redo"
-            | "__FILE__"
-            | "__LINE__"
-            | "__method__"
+        name.as_bytes(),
+        b"if"
+            | b"unless"
+            | b"while"
+            | b"until"
+            | b"and"
+            | b"or"
+            | b"not"
+            | b"then"
+            | b"do"
+            | b"end"
+            | b"else"
+            | b"elsif"
+            | b"case"
+            | b"when"
+            | b"in"
+            | b"for"
+            | b"begin"
+            | b"rescue"
+            | b"ensure"
+            | b"def"
+            | b"return"
+            | b"next"
+            | b"break"
+            | b"nil"
+            | b"true"
+            | b"false"
+            | b"self"
+            | b"defined?"
+            | b"class"
+            | b"module"
+            | b"yield"
+            | b"super"
+            | b"alias"
+            | b"undef"
+            | b"retry"
+            | b"redo"
+            | b"__FILE__"
+            | b"__LINE__"
+            | b"__method__"
     )
 }
 
