@@ -395,9 +395,10 @@ impl<'a> Lexer<'a> {
         let depth = self.modes.len();
         while self.pos < self.bytes.len() {
             let before = self.pos;
-            let tokens_before = self.out.tokens.len();
             self.code_token(interp_depth);
-            if self.pos == before && self.out.tokens.len() == tokens_before {
+            // Every token pushed moves the position ([`Lexer::push`] drops empty ones), so
+            // an unmoved position means no token.
+            if self.pos == before {
                 // Defensive: never loop without progress.
                 let len = self.char_len_at(self.pos);
                 self.push(ERROR_TOKEN, len);
