@@ -260,9 +260,12 @@ impl<'a> Node<'a> {
         } else {
             elems.len()
         };
-        (self.index as usize..end)
-            .filter(move |&i| elems[i].is_node && elems[i].kind == kind)
-            .map(move |i| Node::new(self.tree, i as u32))
+        let start = self.index as usize;
+        // Over the slice, without a bounds check per element; the kind first, as most
+        // elements are of another kind.
+        (elems[start.min(end)..end].iter().enumerate())
+            .filter(move |(_, e)| e.kind == kind && e.is_node)
+            .map(move |(i, _)| Node::new(self.tree, (start + i) as u32))
     }
 
     /// For a heredoc expression: its body (as [`crate::ast::HeredocExpr::body`], with the

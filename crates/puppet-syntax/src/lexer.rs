@@ -395,9 +395,10 @@ impl<'a> Lexer<'a> {
         let depth = self.modes.len();
         while self.pos < self.bytes.len() {
             let before = self.pos;
-            let tokens_before = self.out.tokens.len();
             self.code_token(interp_depth);
-            if self.pos == before && self.out.tokens.len() == tokens_before {
+            // Every token pushed moves the position ([`Lexer::push`] drops empty ones), so
+            // an unmoved position means no token.
+            if self.pos == before {
                 // Defensive: never loop without progress.
                 let len = self.char_len_at(self.pos);
                 self.push(ERROR_TOKEN, len);
@@ -718,21 +719,30 @@ impl<'a> Lexer<'a> {
         let start = self.pos;
         let rest = &self.bytes[start..];
         let mut i = 0;
+        // Whether the word is a name, found in the same scan: every segment starts with a
+        // lowercase letter and holds no `-` (what `is_name` would check on the word).
+        let mut name = true;
         loop {
             let seg = i;
             if rest.get(i) == Some(&b':') && rest.get(i + 1) == Some(&b':') {
                 i += 2;
             }
             match rest.get(i) {
-                Some(b) if b.is_ascii_lowercase() || *b == b'_' => {
+                Some(&b) if b.is_ascii_lowercase() || b == b'_' => {
+                    name &= b != b'_';
                     i += 1;
                     let mut last_word_end = i;
+                    // A `-` counts once a word byte follows it (trailing ones are not part
+                    // of the word).
+                    let mut dash = false;
                     while let Some(&c) = rest.get(i) {
                         if is_word_byte(c) {
                             i += 1;
                             last_word_end = i;
+                            name &= !dash;
                         } else if c == b'-' {
                             i += 1;
+                            dash = true;
                         } else {
                             break;
                         }
@@ -763,7 +773,8 @@ impl<'a> Lexer<'a> {
             return;
         }
         let word = &self.text[start..start + i];
-        if is_name(word) {
+        debug_assert_eq!(name, is_name(word), "{word:?}");
+        if name {
             let kind = SyntaxKind::from_keyword(word).unwrap_or(NAME);
             self.push(kind, i);
         } else {

@@ -142,9 +142,10 @@ impl<'t> Parser<'t> {
         let mut offset = 0u32;
         let mut has_heredoc = false;
         let mut in_render = false;
-        for t in tokens {
-            let s = skips(t.kind, &mut in_render);
-            skip.push(s);
+        // One `extend` over the tokens (no capacity check per token), then the significant
+        // ones.
+        skip.extend(tokens.iter().map(|t| skips(t.kind, &mut in_render)));
+        for (t, &s) in tokens.iter().zip(skip.iter()) {
             if !s {
                 has_heredoc |= t.kind == HEREDOC_HEADER;
                 significant.push(Significant {
@@ -185,19 +186,23 @@ impl<'t> Parser<'t> {
             .map_or(__LAST_TOKEN, |t| t.kind)
     }
 
+    #[inline]
     pub(crate) fn current(&mut self) -> SyntaxKind {
         self.nth(0)
     }
 
+    #[inline]
     pub(crate) fn at(&mut self, kind: SyntaxKind) -> bool {
         self.nth(0) == kind
     }
 
+    #[inline]
     pub(crate) fn at_eof(&mut self) -> bool {
         self.nth(0) == __LAST_TOKEN
     }
 
     /// The text of the n-th significant token ahead.
+    #[inline]
     pub(crate) fn nth_text(&self, n: usize) -> &'t str {
         match self.significant.get(self.pos + n) {
             Some(t) => &self.text[t.start as usize..t.end as usize],
@@ -214,6 +219,7 @@ impl<'t> Parser<'t> {
         &self.text[t.start as usize..t.end as usize]
     }
 
+    #[inline]
     pub(crate) fn bump(&mut self) {
         if self.pos < self.significant.len() {
             self.pos += 1;
@@ -225,6 +231,7 @@ impl<'t> Parser<'t> {
         }
     }
 
+    #[inline]
     pub(crate) fn eat(&mut self, kind: SyntaxKind) -> bool {
         if self.at(kind) {
             self.bump();
@@ -244,6 +251,7 @@ impl<'t> Parser<'t> {
         }
     }
 
+    #[inline]
     pub(crate) fn start(&mut self) -> Marker {
         let pos = self.events.len() as u32;
         self.events.push(Event::Tombstone);
@@ -278,6 +286,7 @@ impl<'t> Parser<'t> {
     }
 
     /// Enters one level of nesting; false (with a diagnostic, once) past the limit.
+    #[inline]
     pub(crate) fn enter(&mut self) -> bool {
         if self.too_deep {
             return false;
@@ -294,6 +303,7 @@ impl<'t> Parser<'t> {
         true
     }
 
+    #[inline]
     pub(crate) fn leave(&mut self) {
         self.depth = self.depth.saturating_sub(1);
     }
@@ -323,6 +333,7 @@ pub(crate) struct Marker {
 }
 
 impl Marker {
+    #[inline]
     pub(crate) fn complete(mut self, p: &mut Parser, kind: SyntaxKind) -> CompletedMarker {
         self.done = true;
         if let Some(Event::Start { kind: slot, .. }) = p.events.get_mut(self.pos as usize) {
@@ -342,6 +353,7 @@ impl Marker {
 }
 
 impl Drop for Marker {
+    #[inline]
     fn drop(&mut self) {
         // A marker that is neither completed nor abandoned is a grammar bug; it leaves a
         // tombstone, which the tree builder ignores, so input can never make this panic.
@@ -358,6 +370,7 @@ pub(crate) struct CompletedMarker {
 
 impl CompletedMarker {
     /// Starts a new node that will contain this one (for left-recursive constructs).
+    #[inline]
     pub(crate) fn precede(self, p: &mut Parser) -> Marker {
         let new = p.start();
         if let Event::Start { forward_parent, .. } = &mut p.events[self.pos as usize] {
@@ -366,6 +379,7 @@ impl CompletedMarker {
         new
     }
 
+    #[inline]
     pub(crate) fn kind(&self) -> SyntaxKind {
         self.kind
     }
