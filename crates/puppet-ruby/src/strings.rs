@@ -1320,7 +1320,8 @@ fn str_method_of(
                 .to_ascii_uppercase();
             let binary_name = enc == "BINARY" || enc == "ASCII-8BIT";
             if args.len() <= 1 && (enc.is_empty() || enc == "UTF-8" || binary_name) {
-                let to_binary = binary_name;
+                // No encoding: Ruby's default internal one, which is none (a copy).
+                let to_binary = binary_name || (enc.is_empty() && cell.is_binary());
                 if to_binary == cell.is_binary() || s.is_ascii() {
                     let bytes = crate::methods::str_bytes(recv);
                     return Ok(if to_binary {
