@@ -38,6 +38,8 @@ impl Compiler {
         // The reference of each resource in the output, by index (for the edges).
         let mut refs: Vec<Option<SmolStr>> = Vec::with_capacity(self.catalog.resources.len());
         let types = self.types();
+        // A define instance's namevar.
+        let define_namevar = SmolStr::new_static("name");
         // The namevar of each built-in type met so far.
         let mut namevars: crate::Map<&str, Option<SmolStr>> = Default::default();
         // Where each reference is written before it becomes a `SmolStr` (one allocation
@@ -74,7 +76,6 @@ impl Compiler {
             // A namevar equal to the title is left out, as Puppet does (its `namevar`: the
             // only key attribute, else `name`; a define instance's is `name`. `Class[main]`
             // and `Stage[main]` keep theirs: Puppet's titles of those are symbols).
-            let define_namevar = SmolStr::new_static("name");
             let namevar = match r.kind {
                 ResourceKind::Define => Some(&define_namevar),
                 ResourceKind::Builtin => namevars

@@ -378,16 +378,21 @@ impl<'s> Interp<'s> {
                 Some(self.object.clone())
             }
             RValue::Scope => self.scope_class(),
-            _ if !self.value_singletons.is_empty() => {
-                match value_address(recv).and_then(|a| self.value_singletons.get(&a)) {
-                    Some((_, s)) => Some(s.clone()),
-                    None if self.reopened => Some(self.class_of(recv)),
-                    None => None,
-                }
-            }
-            _ if self.reopened => Some(self.class_of(recv)),
-            _ => None,
+            _ => match self.extended_singleton(recv) {
+                Some(s) => Some(s),
+                None if self.reopened => Some(self.class_of(recv)),
+                None => None,
+            },
         }
+    }
+
+    /// The singleton class of a string, array or hash that was `extend`ed.
+    pub(crate) fn extended_singleton(&self, v: &RValue) -> Option<Rc<Module>> {
+        if self.value_singletons.is_empty() {
+            return None;
+        }
+        let addr = value_address(v)?;
+        self.value_singletons.get(&addr).map(|(_, s)| s.clone())
     }
 
     /// The singleton class of a string, array or hash (made the first time; `None` for

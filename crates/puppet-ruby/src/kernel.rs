@@ -990,6 +990,13 @@ pub(crate) fn common(
                         let o = o.clone();
                         it.singleton_of_object(&o)
                     }
+                    other if crate::call::value_address(other).is_some() && it.is_frozen(other) => {
+                        return raise(
+                            "FrozenError",
+                            format!("can't modify frozen object: {}", to_s(other)),
+                            pos,
+                        );
+                    }
                     other => match it.value_singleton(other) {
                         Some(s) => s,
                         None => return unsupported("extending a built-in value", pos),

@@ -338,8 +338,8 @@ impl<'s> Interp<'s> {
                 self.class_of(v)
             }
             // An `extend`ed string, array or hash: its singleton class.
-            _ => match crate::call::value_address(v).and_then(|a| self.value_singletons.get(&a)) {
-                Some((_, s)) => s.clone(),
+            _ => match self.extended_singleton(v) {
+                Some(s) => s,
                 None => self.class_of(v),
             },
         };

@@ -249,9 +249,11 @@ impl Compiler {
             // a define instance and a class take them when they are evaluated).
             let (start, n) = r.inherited_tags;
             if r.kind == ResourceKind::Builtin && n > 0 && r.tags.len() > start + n {
+                let later = r.tags.len() - (start + n);
                 for (k, from) in (start + n..r.tags.len()).enumerate() {
                     r.tags.move_index(from, start + k);
                 }
+                r.inherited_tags.0 += later;
             }
             let Some(c) = resources[i].container.as_ref() else {
                 continue;
