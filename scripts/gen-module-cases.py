@@ -13,8 +13,11 @@ inside the case directory so that relative module paths mean what they say, and 
    "logs": [[level, message], ...] (err and warning, in order)}
   or {"ok": false, "error": Puppet's message without " on node NAME"}
 
-and, for a catalog, "tag_order": {ref: tags in the order of Puppet's own catalog JSON}, from
-a second run with `--raw` (the canonical form sorts tags).
+and, for a catalog, from a second run with `--raw` (Puppet's own catalog JSON; the
+canonical form sorts): "tag_order": {ref: tags in the order Puppet writes them}, and
+"written": {"resources": [[ref, kind, file, line, [parameter names in
+order]], ...] in catalog order (files written as in messages), "edges": [[source, target], ...] in order, "tags": the
+catalog's own tags in order}.
 
 The case directory's absolute path is written `<DIR>` in messages, the directory of all
 cases `<CASES>` (a case may use another's modules).
@@ -61,6 +64,18 @@ def reduce(out, case_dir):
             "classes": sorted(c for c in out["classes"] if c != "settings"), "logs": logs}
 
 
+def written(cat, case_dir):
+    """What of Puppet's catalog JSON the sorted form leaves out: orders, kinds, locations."""
+    def rel(f):
+        if f is None:
+            return None
+        return f.replace(case_dir, "<DIR>").replace(os.path.abspath(CASES), "<CASES>")
+    resources = [["%s[%s]" % (r["type"], r["title"]), r.get("kind"), rel(r.get("file")),
+                  r.get("line"), list(r.get("parameters") or {})] for r in cat["resources"]]
+    edges = [[e["source"], e["target"]] for e in cat["edges"]]
+    return {"resources": resources, "edges": edges, "tags": cat.get("tags", [])}
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--oracle", default=os.environ.get(
@@ -91,6 +106,7 @@ def main():
                 if ref not in DROP:
                     order[ref] = r["tags"]
             expected["tag_order"] = {k: order[k] for k in sorted(order)}
+            expected["written"] = written(raw["raw"], case_dir)
         with open(os.path.join(case_dir, "expected.json"), "w") as f:
             json.dump(expected, f, indent=1, ensure_ascii=False)
             f.write("\n")

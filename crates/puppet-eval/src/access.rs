@@ -137,7 +137,8 @@ impl CatalogAccess for Compiler {
         let key = self.scopes.container_of(self.current);
         if let Some(r) = self.catalog.resources.get_mut(&key) {
             for t in tags {
-                r.tag(t);
+                r.tag_checked(t)
+                    .map_err(|m| CallError::new(crate::error::codes::INVALID_TAG, m))?;
             }
         }
         Ok(())
@@ -194,9 +195,10 @@ impl CatalogAccess for Compiler {
             start: 0,
             end: 0,
         });
+        // An undef value stays: it is set (it keeps its place, and a resource default
+        // does not replace it), as Puppet's `set_parameter`.
         let params = params
             .into_iter()
-            .filter(|(_, v)| !v.is_undef())
             .map(|(k, v)| (SmolStr::new(k), v))
             .collect();
         let scope = self.current;

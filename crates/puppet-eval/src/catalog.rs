@@ -129,6 +129,10 @@ pub struct Resource {
     /// to `create_resources`): Puppet's `name == title` is false, so the catalog keeps its
     /// `name` parameter.
     pub title_not_string: bool,
+    /// A class declared like a resource (`class { 'x': }`, `create_resources('class', ..)`):
+    /// Puppet's catalog gives it kind `class` and the declaration's file and line (an
+    /// included class has neither).
+    pub resource_like: bool,
     pub span: Option<Span>,
     /// Where the relationship metaparameters given in the resource's body were written
     /// (Puppet reports a missing target at that attribute's line).
@@ -155,6 +159,7 @@ impl Resource {
             container_tags: 0,
             inherited_tags: (0, 0),
             title_not_string: false,
+            resource_like: false,
             span: None,
             param_spans: Default::default(),
             overridden_by: Default::default(),
@@ -168,28 +173,19 @@ impl Resource {
     /// Adds a tag as Puppet's `tag` does: lower-cased; a name with `::` not seen before
     /// also adds its parts, after it (the order of Puppet's catalog).
     pub fn tag(&mut self, tag: &str) {
-        let lowered;
-        let t = if tag.bytes().any(|b| b.is_ascii_uppercase()) {
-            lowered = tag.to_ascii_lowercase();
-            lowered.as_str()
-        } else {
-            tag
-        };
-        if !self.tags.insert(SmolStr::new(t)) {
-            return;
+        add_tag(&mut self.tags, tag);
+    }
+
+    /// Adds a tag the code gave (a `tag` attribute or default, the `tag` function) as
+    /// Puppet's `Tagging#tag` does: a name not seen before must be a tag name, else it is
+    /// an error (`Invalid tag 'a b'`) and nothing is added.
+    pub fn tag_checked(&mut self, tag: &str) -> Result<(), String> {
+        let t = downcase(tag);
+        if !self.tags.contains(t.as_ref()) && !is_valid_tag(&t) {
+            return Err(format!("Invalid tag '{t}'"));
         }
-        // Its `::`-separated parts, as `split("::")` finds them, without a substring
-        // searcher.
-        let mut rest = t;
-        while let Some(i) = rest.as_bytes().windows(2).position(|w| w == b"::") {
-            if i > 0 {
-                self.tags.insert(SmolStr::new(&rest[..i]));
-            }
-            rest = &rest[i + 2..];
-        }
-        if rest.len() < t.len() && !rest.is_empty() {
-            self.tags.insert(SmolStr::new(rest));
-        }
+        self.tag(&t);
+        Ok(())
     }
 
     /// Adds the title as a tag when it is a valid tag name, as Puppet does.
@@ -199,6 +195,40 @@ impl Resource {
             self.tag(&t);
         }
     }
+}
+
+/// Adds a tag to a set as Puppet's `Tagging#tag` does (without its check of the name):
+/// lower-cased; a name with `::` not in the set yet also adds its parts, after it.
+pub(crate) fn add_tag(tags: &mut crate::Set<SmolStr>, tag: &str) {
+    let t = downcase(tag);
+    let t = t.as_ref();
+    if !tags.insert(SmolStr::new(t)) {
+        return;
+    }
+    // Its `::`-separated parts, as `split("::")` finds them, without a substring
+    // searcher.
+    let mut rest = t;
+    while let Some(i) = rest.as_bytes().windows(2).position(|w| w == b"::") {
+        if i > 0 {
+            tags.insert(SmolStr::new(&rest[..i]));
+        }
+        rest = &rest[i + 2..];
+    }
+    if rest.len() < t.len() && !rest.is_empty() {
+        tags.insert(SmolStr::new(rest));
+    }
+}
+
+/// A tag name lower-cased as Ruby's `downcase` does (the whole of Unicode), without a copy
+/// when nothing changes.
+fn downcase(tag: &str) -> std::borrow::Cow<'_, str> {
+    if tag.is_ascii() {
+        if tag.bytes().any(|b| b.is_ascii_uppercase()) {
+            return tag.to_ascii_lowercase().into();
+        }
+        return tag.into();
+    }
+    tag.to_lowercase().into()
 }
 
 /// Puppet's tag syntax: `\A[[:alnum:]_][[:alnum:]_:.-]*\z`.
@@ -433,9 +463,10 @@ mod tests {
     use super::{Catalog, Resource, ResourceKey};
 
     /// `Resource::tag` as Puppet's `Tagging#tag` writes it: the name, then for a qualified
-    /// name its non-empty `split("::")` parts after it.
+    /// name its non-empty `split("::")` parts after it; lower-cased as Ruby's `downcase`
+    /// (`Élan` is `élan`).
     fn reference_tags(tag: &str) -> Vec<String> {
-        let t = tag.to_ascii_lowercase();
+        let t = tag.to_lowercase();
         let mut out: Vec<String> = vec![t.clone()];
         if t.contains("::") {
             for part in t.split("::").filter(|p| !p.is_empty()) {

@@ -37,6 +37,9 @@ pub mod codes {
     /// The evaluation took more steps than `Settings::max_steps` (code that would run for
     /// hours in Puppet too, such as an exponential recursion).
     pub const STEP_LIMIT: &str = "EVAL_STEP_LIMIT";
+    /// A tag that is not a tag name (`tag => 'a b'`, `tag('x,y')`): Puppet's
+    /// "Invalid tag".
+    pub const INVALID_TAG: &str = "INVALID_TAG";
     /// No node definition matches the node.
     pub const NO_MATCHING_NODE: &str = "NO_MATCHING_NODE";
     /// A syntax or validation error of the main manifest (the parser's code is more precise
@@ -60,7 +63,7 @@ impl From<&EvalError> for puppet_diagnostics::Diagnostic {
     fn from(e: &EvalError) -> Self {
         let message = match e.kind {
             ErrorKind::Evaluation => format!("Evaluation Error: {}", e.message),
-            ErrorKind::Complete => e.message.clone(),
+            ErrorKind::Complete | ErrorKind::Parse => e.message.clone(),
         };
         let d = puppet_diagnostics::Diagnostic::new(
             puppet_diagnostics::Severity::Error,
@@ -95,6 +98,11 @@ pub enum ErrorKind {
     /// location Puppet gives is part of it). The span, when there is one, is this
     /// compiler's extra precision.
     Complete,
+    /// A `Puppet::ParseError` raised outside the evaluator where a resource is made (an
+    /// invalid tag): printed as it is, with the file and line of that place in the message,
+    /// like [`ErrorKind::Complete`]; but the evaluation of a defined-type instance wraps it
+    /// as it wraps an evaluation error of its body.
+    Parse,
 }
 
 impl EvalError {
@@ -124,15 +132,15 @@ impl EvalError {
     pub fn puppet_message(&self) -> String {
         match self.kind {
             ErrorKind::Evaluation => format!("Evaluation Error: {}", self.located()),
-            ErrorKind::Complete => self.message.clone(),
+            ErrorKind::Complete | ErrorKind::Parse => self.message.clone(),
         }
     }
 
     /// The message with Puppet's location suffix: `(file: F, line: L, column: C)` or
-    /// `(line: L, column: C)` for code without a file; an [`ErrorKind::Complete`] message
-    /// as it is.
+    /// `(line: L, column: C)` for code without a file; an [`ErrorKind::Complete`] or
+    /// [`ErrorKind::Parse`] message as it is.
     pub fn located(&self) -> String {
-        if self.kind == ErrorKind::Complete {
+        if self.kind != ErrorKind::Evaluation {
             return self.message.clone();
         }
         match &self.span {

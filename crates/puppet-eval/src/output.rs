@@ -38,10 +38,9 @@ impl Compiler {
         // The reference of each resource in the output, by index (for the edges).
         let mut refs: Vec<Option<SmolStr>> = Vec::with_capacity(self.catalog.resources.len());
         let types = self.types();
-        // A define instance's namevar.
-        let define_namevar = SmolStr::new_static("name");
-        // The namevar of each built-in type met so far.
-        let mut namevars: crate::Map<&str, Option<SmolStr>> = Default::default();
+        // The type of each built-in type's resources met so far.
+        let mut infos: crate::Map<&str, Option<&puppet_restypes::ResourceTypeInfo>> =
+            Default::default();
         // Where each reference is written before it becomes a `SmolStr` (one allocation
         // at most, none for a short one).
         let mut text = String::new();
@@ -61,44 +60,59 @@ impl Compiler {
             // The names are shared with the compiler's catalog, not copied.
             let mut out = Resource::new(key.type_name.clone(), key.title.clone());
             out.tags = r.tags.iter().cloned().collect();
-            if let Some(span) = &r.span {
-                if !matches!(r.kind, ResourceKind::Class | ResourceKind::Stage) {
-                    out.file = Some(span.file.path.clone().unwrap_or_default());
-                    out.line = Some(span.line());
-                }
+            // A class has a file and line when it was declared like a resource, a node
+            // never: Puppet's resources for them have none otherwise.
+            let located = match r.kind {
+                ResourceKind::Class => r.resource_like,
+                ResourceKind::Stage | ResourceKind::Node => false,
+                ResourceKind::Builtin | ResourceKind::Define => true,
+            };
+            if let (Some(span), true) = (&r.span, located) {
+                out.file = Some(span.file.path.clone().unwrap_or_default());
+                out.line = Some(span.line());
             }
             out.exported = r.exported;
             out.kind = Some(SmolStr::new_static(match r.kind {
                 ResourceKind::Builtin | ResourceKind::Stage => "compilable_type",
                 ResourceKind::Define => "defined_type",
+                ResourceKind::Class if r.resource_like => "class",
                 ResourceKind::Class | ResourceKind::Node => "unknown",
             }));
-            // A namevar equal to the title is left out, as Puppet does (its `namevar`: the
-            // only key attribute, else `name`; a define instance's is `name`. `Class[main]`
-            // and `Stage[main]` keep theirs: Puppet's titles of those are symbols).
-            let namevar = match r.kind {
-                ResourceKind::Define => Some(&define_namevar),
-                ResourceKind::Builtin => namevars
+            // Puppet writes `to_hash`, i.e. the key attributes its title patterns give
+            // first (`parse_title`), then the parameters in the order they were set; `name`
+            // stands for a built-in type's only key attribute (`Puppet::Resource#[]=`), and
+            // that namevar (a define instance's `name`) is left out when equal to the title.
+            // `Class[main]` and `Stage[main]` keep theirs: Puppet's titles of those are symbols.
+            let info = match r.kind {
+                ResourceKind::Builtin => *infos
                     .entry(key.type_name.as_str())
-                    .or_insert_with(|| {
-                        types
-                            .get(&key.type_name)
-                            .map(|i| match i.namevars.as_slice() {
-                                [only] => only.clone(),
-                                _ => "name".into(),
-                            })
-                    })
-                    .as_ref(),
+                    .or_insert_with(|| types.get(&key.type_name)),
                 _ => None,
+            };
+            let single = info.and_then(|i| i.single_namevar());
+            let namevar = match r.kind {
+                ResourceKind::Define => Some("name"),
+                ResourceKind::Builtin => info.map(|i| i.single_namevar().unwrap_or("name")),
+                _ => None,
+            };
+            // The value set for attribute `name`, `name` winning for the only namevar.
+            let given = |name: &str| -> Option<&Value> {
+                let set = |n: &str| r.params.get(n).filter(|v| !v.is_undef());
+                match single {
+                    Some(nv) if nv == name && nv != "name" => set("name").or_else(|| set(name)),
+                    _ => set(name),
+                }
+            };
+            let title_keys: Vec<SmolStr> = match (r.kind, info.map(|i| i.parse_title(&r.title))) {
+                (ResourceKind::Define, _) => vec![SmolStr::new_static("name")],
+                (_, Some(Ok(parsed))) if !parsed.is_empty() => parsed.into_keys().collect(),
+                _ => single.map(SmolStr::new).into_iter().collect(),
             };
             let mut sensitive = Vec::new();
             out.parameters.reserve(r.params.len());
-            for (name, v) in &r.params {
-                if v.is_undef() {
-                    continue;
-                }
-                if namevar == Some(name) && !r.title_not_string && is_string(v, &r.title) {
-                    continue;
+            let mut write = |name: &SmolStr, v: &Value| {
+                if namevar == Some(name.as_str()) && !r.title_not_string && is_string(v, &r.title) {
+                    return;
                 }
                 if let Value::Sensitive(inner) = v {
                     sensitive.push(Json::String(name.as_str().to_owned()));
@@ -106,6 +120,19 @@ impl Compiler {
                 } else {
                     out.parameters.insert(name.clone(), to_data(v));
                 }
+            };
+            for k in &title_keys {
+                if let Some(v) = given(k) {
+                    write(k, v);
+                }
+            }
+            let renamed = single.is_some_and(|nv| nv != "name");
+            for (name, v) in &r.params {
+                if v.is_undef() || title_keys.contains(name) || (renamed && name.as_str() == "name")
+                {
+                    continue;
+                }
+                write(name, v);
             }
             if !sensitive.is_empty() {
                 out.extra
@@ -122,6 +149,10 @@ impl Compiler {
         // is most often the resource after the last one's: that guess is checked against
         // the key (keys are unique), and only a wrong guess hashes.
         let mut next = 0;
+        // Each written edge's target, by index: Puppet's graph lists the edges by target,
+        // in the order the targets were added (its `edges`: the in-edges of each vertex),
+        // so a `contain`ed class's edge comes before those of its own resources.
+        let mut targets: Vec<usize> = Vec::with_capacity(self.catalog.edges.len());
         for (source, target) in &self.catalog.edges {
             let s = match last {
                 Some((k, s)) if k == source => s,
@@ -138,7 +169,8 @@ impl Compiler {
             if let Some(t) = t {
                 next = t + 1;
             }
-            if let (Some(s), Some(t)) = (s, reference(t)) {
+            if let (Some(s), Some(i), Some(t)) = (s, t, reference(t)) {
+                targets.push(i);
                 cat.edges.push(ContainmentEdge {
                     source: s.clone(),
                     target: t.clone(),
@@ -146,12 +178,31 @@ impl Compiler {
                 });
             }
         }
+        if targets.windows(2).any(|w| w[0] > w[1]) {
+            let mut order: Vec<usize> = (0..targets.len()).collect();
+            order.sort_by_key(|&i| targets[i]);
+            let mut edges: Vec<Option<ContainmentEdge>> = std::mem::take(&mut cat.edges)
+                .into_iter()
+                .map(Some)
+                .collect();
+            cat.edges = order.into_iter().filter_map(|i| edges[i].take()).collect();
+        }
         let mut classes: Vec<String> = vec!["settings".into()];
         classes.extend(
             self.evaluated_classes()
                 .iter()
                 .map(|c| c.as_str().to_owned()),
         );
+        // The catalog's tags as Puppet's `to_catalog` makes them: the classes' names (as
+        // tags) first, then the other tags the compile gathered (those of the class and
+        // node resources as they were added).
+        let mut tags: crate::Set<SmolStr> = Default::default();
+        for c in &classes {
+            crate::catalog::add_tag(&mut tags, c);
+        }
+        tags.extend(self.catalog_tags());
+        tags.extend(self.catalog.tags.iter().cloned());
+        cat.tags = tags.iter().map(|t| t.to_string()).collect();
         cat.classes = classes;
         cat
     }

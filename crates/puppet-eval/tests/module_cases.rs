@@ -2,7 +2,9 @@
 //! `tests/fixtures/module_cases/` holds a main manifest `site.pp`, module directories, the
 //! module path in `case.json` (relative to the case directory, as a user gives it) and
 //! Puppet's result in `expected.json` (made by `scripts/gen-module-cases.py`): the catalog's
-//! resources, classes and error/warning logs, or the error message. Covered: definitions
+//! resources, classes and error/warning logs, or the error message, and what the sorted form
+//! leaves out of the catalog as Puppet writes it (orders of resources, parameters, tags and
+//! edges; kinds, files and lines; the catalog's tags). Covered: definitions
 //! in the wrong file ("Unacceptable location"), the order of each resource's tags, modules Puppet refuses for their
 //! `metadata.json` (dropped, logged, and still hiding a later module of the same name), a
 //! relative module path with `..`, and modules whose `hiera.yaml` is broken (read by the
@@ -107,7 +109,38 @@ fn compile_case(dir: &Path) -> Value {
     // Puppet lists modules in the order of the directory listing, which depends on the file
     // system; we list them sorted. The set of messages is what is compared.
     logs.sort_by_key(|l| l.to_string());
-    json!({"ok": true, "resources": resources, "classes": classes, "logs": logs, "tag_order": tag_order})
+    json!({"ok": true, "resources": resources, "classes": classes, "logs": logs,
+           "tag_order": tag_order, "written": written(&cat, clean)})
+}
+
+/// What the sorted form leaves out of the catalog as written: the resources in order with
+/// their kind, file (cleaned as messages are), line and parameter names in order; the edges
+/// in order; the catalog's own tags.
+fn written(cat: &puppet_graph::Catalog, clean: impl Fn(&str) -> String) -> Value {
+    let rel = |f: &Option<String>| match f {
+        Some(f) => Value::String(clean(f)),
+        None => Value::Null,
+    };
+    let resources: Vec<Value> = cat
+        .resources
+        .iter()
+        .map(|r| {
+            let keys: Vec<&str> = r.parameters.keys().map(|k| k.as_str()).collect();
+            json!([
+                format!("{}[{}]", r.type_name, r.title),
+                r.kind,
+                rel(&r.file),
+                r.line,
+                keys
+            ])
+        })
+        .collect();
+    let edges: Vec<Value> = cat
+        .edges
+        .iter()
+        .map(|e| json!([e.source, e.target]))
+        .collect();
+    json!({"resources": resources, "edges": edges, "tags": cat.tags})
 }
 
 #[test]

@@ -186,14 +186,19 @@ impl Compiler {
         if let Some(params) = params {
             if let Some(v) = params.get("tag") {
                 for t in tag_values(v) {
-                    res.tag(&t);
+                    res.tag_checked(&t)
+                        .or_else(|m| super::invalid_tag(m, span))?;
                 }
             }
         }
         res.tags.insert("class".into());
         res.tag(&def.name);
+        // The catalog takes the class resource's tags as it is added, before those of its
+        // scope (Puppet adds them when the resource's evaluation finishes).
+        self.catalog.tags.extend(res.tags.iter().cloned());
         self.inherit_tags(&mut res, &container);
         res.scope = Some(self.scopes.persistent(declared_in));
+        res.resource_like = how == ClassDecl::ResourceLike;
         res.span = Some(if how == ClassDecl::ResourceLike {
             span.clone()
         } else {
@@ -217,7 +222,6 @@ impl Compiler {
                 .insert("stage".into(), Value::String(stage.clone()));
         }
         res.container = Some(ResourceKey::new("Stage", &stage));
-        self.catalog.tags.extend(res.tags.iter().cloned());
         self.catalog.add_keyed(key, res);
         Ok(())
     }
@@ -268,10 +272,10 @@ impl Compiler {
             params.len() + def.params.len() + 1,
             Default::default(),
         );
+        // The given values first, in the order given (Puppet's order of a resource's
+        // parameters); binding below puts values found by lookup, then defaults, after them.
         for (k, v) in &params {
-            if puppet_restypes::is_metaparameter(k) && !v.is_undef() {
-                final_params.insert(k.clone(), v.clone());
-            }
+            final_params.insert(k.clone(), v.clone());
         }
         let owner = Owner::Class {
             label: &label,
@@ -401,10 +405,10 @@ impl Compiler {
             given.len() + def.params.len(),
             Default::default(),
         );
+        // The given values first, in the order given (Puppet's order of a resource's
+        // parameters); binding below puts the defaults after them.
         for (k, v) in &given {
-            if !def.params.iter().any(|p| &p.name == k) {
-                final_params.insert(k.clone(), v.clone());
-            }
+            final_params.insert(k.clone(), v.clone());
         }
         let owner = Owner::Define { label: &label };
         let args = Args::Named {

@@ -546,7 +546,7 @@ impl Compiler {
             };
             if name == "tag" {
                 for t in tag_values(&new) {
-                    r.tag(&t);
+                    r.tag_checked(&t).or_else(|m| super::invalid_tag(m, span))?;
                 }
             }
             r.params.insert(name.clone(), new);
@@ -628,12 +628,15 @@ impl Compiler {
         if statements.is_empty() {
             return Vec::new();
         }
+        // Puppet's `lookupdefaults`: the outermost scope's first, each scope's in the order
+        // set, an inner scope's value replacing an outer one's in its place.
+        let chain: Vec<ScopeId> = self.scopes.defaults_chain(res.scope).collect();
         let mut out: crate::Map<SmolStr, (Value, Option<Span>, ScopeId)> = Default::default();
-        for id in self.scopes.defaults_chain(res.scope) {
-            for (sid, _, attrs, spans) in statements.iter().rev() {
+        for &id in chain.iter().rev() {
+            for (sid, _, attrs, spans) in statements.iter() {
                 if *sid == id {
-                    for (k, v, _) in attrs.iter().rev() {
-                        if !res.params.contains_key(k) && !out.contains_key(k) {
+                    for (k, v, _) in attrs.iter() {
+                        if !res.params.contains_key(k) {
                             out.insert(k.clone(), (v.clone(), spans.get(k).cloned(), *sid));
                         }
                     }

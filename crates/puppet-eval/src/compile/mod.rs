@@ -352,6 +352,18 @@ pub(crate) fn location(span: &Span) -> String {
     }
 }
 
+/// Puppet's error for a tag that is not a tag name (`message`, from `Resource::tag_checked`),
+/// raised where the resource takes it: a parse error with that place's file and line, not
+/// an evaluation error.
+pub(crate) fn invalid_tag<T>(message: String, span: &Span) -> R<T> {
+    Err(crate::error::Flow::Error(crate::error::EvalError {
+        code: crate::error::codes::INVALID_TAG,
+        kind: crate::error::ErrorKind::Parse,
+        message: format!("{message} {}", location(span)),
+        span: Some(span.clone()),
+    }))
+}
+
 /// Puppet's error for a resource (or class) declared a second time, at `span`: where the
 /// first declaration is, when known.
 fn duplicate_declaration<T>(key: &ResourceKey, first: Option<&Span>, span: &Span) -> R<T> {

@@ -550,7 +550,8 @@ impl Compiler {
         for (k, v, _) in attrs {
             if k == "tag" {
                 for t in tag_values(v) {
-                    res.tag(&t);
+                    res.tag_checked(&t)
+                        .or_else(|m| super::invalid_tag(m, span))?;
                 }
             }
             res.params.insert(k.clone(), v.clone());
@@ -566,7 +567,8 @@ impl Compiler {
         for (k, v, at, sid) in self.defaults_with_spans(&res) {
             if k == "tag" {
                 for t in tag_values(&v) {
-                    res.tag(&t);
+                    res.tag_checked(&t)
+                        .or_else(|m| super::invalid_tag(m, span))?;
                 }
             }
             if !res.params.contains_key(&k) {

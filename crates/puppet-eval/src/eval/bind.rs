@@ -175,6 +175,8 @@ impl Compiler {
         // Each named parameter's value, for the checks at the end (none: missing).
         let mut values: Vec<Option<Value>> =
             Vec::with_capacity(if collect { params.len() } else { 0 });
+        // Whether each named parameter's value was found by lookup (a class's data binding).
+        let mut looked_up: Vec<bool> = Vec::with_capacity(values.capacity());
         for (i, p) in params.iter().enumerate() {
             let from = unset_before;
             let given = if p.captures_rest && !collect {
@@ -187,19 +189,23 @@ impl Compiler {
             };
             // A value given by name is already a variable of the scope (see above).
             let in_scope = named.is_some() && given.is_some();
+            let mut found = false;
             let v = match given {
                 Some(v) => v,
                 None => {
                     unset_before += 1;
-                    let looked_up = match owner {
+                    let looked_up_value = match owner {
                         Owner::Class { name, stmt, .. } => {
                             crate::hiera::class_parameter(self, name, &p.name, scope, stmt, span)?
                         }
                         _ => None,
                     };
-                    match (looked_up, &p.default) {
+                    match (looked_up_value, &p.default) {
                         // A value found as `~` does not replace a default expression.
-                        (Some(v), d) if !(v.is_undef() && d.is_some()) => v,
+                        (Some(v), d) if !(v.is_undef() && d.is_some()) => {
+                            found = true;
+                            v
+                        }
                         (_, Some(d)) => {
                             let names = unset
                                 .get_or_insert_with(|| {
@@ -245,6 +251,7 @@ impl Compiler {
                             _ => {
                                 missing.push(p.name.clone());
                                 values.push(None);
+                                looked_up.push(false);
                                 continue;
                             }
                         },
@@ -258,6 +265,7 @@ impl Compiler {
             }
             if collect {
                 values.push(Some(v.clone()));
+                looked_up.push(found);
             }
             if !in_scope {
                 self.scopes.get_mut(scope).vars.insert(p.name.clone(), v);
@@ -266,10 +274,17 @@ impl Compiler {
         if let (Some(given), Some(statement)) = (named, owner.statement()) {
             self.check_named(params, given, &values, owner, statement, scope, span)?;
             if let Some(bound) = bound.as_mut() {
+                // Puppet's order (its resource's parameters, as the catalog lists them): the
+                // values found by lookup before the defaults. The caller has put the given
+                // values first; inserting one again keeps its place.
                 bound.reserve(params.len());
-                for (p, v) in params.iter().zip(values) {
-                    if let Some(v) = v.filter(|v| !v.is_undef()) {
-                        bound.insert(p.name.clone(), v);
+                for pass in [true, false] {
+                    for ((p, v), l) in params.iter().zip(values.iter_mut()).zip(&looked_up) {
+                        if *l == pass {
+                            if let Some(v) = v.take().filter(|v| !v.is_undef()) {
+                                bound.insert(p.name.clone(), v);
+                            }
+                        }
                     }
                 }
             }

@@ -354,7 +354,7 @@ fn create_resources(c: &mut dyn CallContext, a: Args<'_>) -> Result<Value, CallE
                 )))
             }
         }
-        let params = merged.into_iter().filter(|(_, v)| !v.is_undef()).collect();
+        let params = merged.into_iter().collect();
         cat.declare_resource_titled(&type_name, title, params)?;
     }
     Ok(Value::Undef)
