@@ -441,8 +441,11 @@ fn located(e: &EvalError, from_command_line: bool) -> String {
     }
 }
 
-/// `notice: ...` -> `Notice: ...`, as Puppet prints log lines.
+/// `notice: ...` -> `Notice: ...`, as Puppet prints log lines (`err` is `Error`).
 fn capitalized(s: &str) -> String {
+    if let Some(rest) = s.strip_prefix("err:") {
+        return format!("Error:{rest}");
+    }
     let mut c = s.chars();
     match c.next() {
         Some(f) => f.to_uppercase().collect::<String>() + c.as_str(),

@@ -8,7 +8,7 @@
 
 use crate::catalog::{ResourceKey, ResourceKind};
 use crate::eval::Compiler;
-use puppet_graph::{Catalog, ContainmentEdge, Resource};
+use puppet_graph::{Catalog, ContainmentEdge, RelationKind, Resource};
 use puppet_types::{Type, Value};
 use serde_json::{json, Map, Value as Json};
 use smol_str::SmolStr;
@@ -114,6 +114,22 @@ impl Compiler {
                 if namevar == Some(name.as_str()) && !r.title_not_string && is_string(v, &r.title) {
                     return;
                 }
+                // A relationship metaparameter's list is written flat, without undef
+                // (Puppet's `to_hash`: `[File[$dirs], Exec[e]]` is one list of references).
+                let flat;
+                let v = match v {
+                    Value::Array(a)
+                        if RelationKind::from_param(name).is_some()
+                            && a.iter()
+                                .any(|x| matches!(x, Value::Array(_) | Value::Undef)) =>
+                    {
+                        let mut out = Vec::with_capacity(a.len());
+                        flatten_defined(a, &mut out);
+                        flat = Value::array(out);
+                        &flat
+                    }
+                    _ => v,
+                };
                 if let Value::Sensitive(inner) = v {
                     sensitive.push(Json::String(name.as_str().to_owned()));
                     out.parameters.insert(name.clone(), to_data(inner));
@@ -205,6 +221,18 @@ impl Compiler {
         cat.tags = tags.iter().map(|t| t.to_string()).collect();
         cat.classes = classes;
         cat
+    }
+}
+
+/// The values of `items` and of the arrays in it, depth first, undef left out (Ruby's
+/// `flatten.reject(&:nil?)`).
+fn flatten_defined(items: &[Value], out: &mut Vec<Value>) {
+    for v in items {
+        match v {
+            Value::Array(a) => flatten_defined(a, out),
+            Value::Undef => {}
+            other => out.push(other.clone()),
+        }
     }
 }
 

@@ -200,18 +200,33 @@ pub(crate) fn render_epp(
         _ => indexmap::IndexMap::new(),
     };
     if let Some(decl) = &lowered.epp_params {
-        if let Some(unknown) = given.keys().find(|k| !decl.iter().any(|p| p.name == **k)) {
+        // An undef value for a name the template does not declare is not assigned at all
+        // (Puppet's `call_by_name` skips nil values), so it is not an unknown parameter.
+        let unknown: Vec<String> = given
+            .iter()
+            .filter(|(k, v)| !v.is_undef() && !decl.iter().any(|p| p.name == **k))
+            .map(|(k, _)| format!("has no parameter named '{k}'"))
+            .collect();
+        if !unknown.is_empty() {
             c.release_scope(id);
+            // One problem follows the label, several are listed on lines of their own.
+            let problems = match unknown.as_slice() {
+                [one] => format!(" {one}"),
+                many => format!("\n  {}", many.join("\n  ")),
+            };
             return fail(
-                format!("Error while evaluating a Function Call, lambda: has no parameter named '{unknown}'"),
+                format!("Error while evaluating a Function Call, lambda:{problems}"),
                 span,
             );
         }
         for p in decl {
+            // An undef value is as good as none: the default applies (Puppet's
+            // `call_by_name`); without a default the parameter is undef when it was given.
             let v = match given.get(&p.name) {
-                Some(v) => v.clone(),
-                None => match &p.default {
+                Some(v) if !v.is_undef() => v.clone(),
+                given_undef => match &p.default {
                     Some(d) => c.eval(d, id)?,
+                    None if given_undef.is_some() => Value::Undef,
                     None => {
                         c.release_scope(id);
                         return fail(

@@ -19,6 +19,10 @@ use std::rc::Rc;
 pub(crate) struct ResourceRef {
     type_name: String,
     title: String,
+    /// A `Puppet::Parser::Resource` of the catalog (`findresource`), whose `[]` reads its
+    /// parameters; else a bare `Puppet::Resource` (a reference passed to a 3.x function),
+    /// which has none.
+    in_catalog: bool,
 }
 
 /// `Puppet::Resource`'s type name munging: each `::` segment capitalized (`apache::vhost`
@@ -54,14 +58,73 @@ fn split_reference(s: &str) -> Option<(String, String)> {
 /// `findresource`): a `Puppet::Parser::Resource`; a class is titled by its capitalized name
 /// (`Class[Apix::Conf]`), `main` aside.
 fn resource_object(it: &mut Interp, type_name: String, title: String) -> RValue {
+    reference_object(it, type_name, title, true)
+}
+
+/// A reference as a Ruby object: a catalog's `Puppet::Parser::Resource` (`in_catalog`) or a
+/// bare `Puppet::Resource`.
+fn reference_object(it: &mut Interp, type_name: String, title: String, in_catalog: bool) -> RValue {
     let title = shown_title(&type_name, title);
+    let class = match in_catalog {
+        true => "Puppet::Parser::Resource",
+        false => "Puppet::Resource",
+    };
     let c = it
-        .module_by_path("Puppet::Parser::Resource")
+        .module_by_path(class)
         .unwrap_or_else(|| it.object_class());
     let o = Rc::new(Object::new(c));
-    *o.data.borrow_mut() = ObjData::Native(Rc::new(ResourceRef { type_name, title }));
+    *o.data.borrow_mut() = ObjData::Native(Rc::new(ResourceRef {
+        type_name,
+        title,
+        in_catalog,
+    }));
     it.track_object(&o);
     RValue::Object(o)
+}
+
+/// A 3.x function's argument as Puppet's `Runtime3FunctionArgumentConverter` makes it: a
+/// resource or class reference becomes a `Puppet::Resource` (its `to_s` is `File[/tmp/x]`,
+/// which `findresource` takes), in arrays and hashes too; the rest as
+/// [`value::from_puppet`] converts it.
+pub(crate) fn v3_argument(it: &mut Interp, v: &puppet_types::Value) -> RValue {
+    use puppet_types::{Type, Value};
+    fn holds_reference(v: &Value) -> bool {
+        match v {
+            Value::Type(Type::Resource(r)) => r.type_name.is_some() && r.title.is_some(),
+            Value::Type(Type::Class(Some(_))) => true,
+            Value::Array(a) => a.iter().any(holds_reference),
+            Value::Hash(h) => h.iter().any(|(_, v)| holds_reference(v)),
+            _ => false,
+        }
+    }
+    if !holds_reference(v) {
+        return value::from_puppet(v);
+    }
+    match v {
+        Value::Type(Type::Resource(r)) => match (&r.type_name, &r.title) {
+            (Some(t), Some(title)) => {
+                reference_object(it, munge_type_name(t), title.to_string(), false)
+            }
+            _ => value::from_puppet(v),
+        },
+        Value::Type(Type::Class(Some(name))) => {
+            reference_object(it, "Class".into(), name.to_string(), false)
+        }
+        Value::Array(a) => RValue::array(a.iter().map(|x| v3_argument(it, x)).collect()),
+        Value::Hash(h) => {
+            let mut rh = crate::value::RHash::default();
+            for (k, x) in h.iter() {
+                let k = value::from_puppet(k);
+                if let RValue::Str(s) = &k {
+                    s.freeze();
+                }
+                let x = v3_argument(it, x);
+                rh.insert(k, x);
+            }
+            RValue::hash(rh)
+        }
+        other => value::from_puppet(other),
+    }
 }
 
 /// A catalog resource's title as Puppet shows it: a class's capitalized (`main` aside).
@@ -210,6 +273,7 @@ fn find_resource(it: &mut Interp, args: &[RValue], what: &str, pos: Pos) -> R {
     let r = ResourceRef {
         type_name: ty,
         title,
+        in_catalog: true,
     };
     let (t, ti) = catalog_key(&r);
     match it.scope.catalog_resource(&t, &ti) {
@@ -329,6 +393,8 @@ pub(crate) fn object_method(
         "to_s" | "ref" | "inspect" => Ok(RValue::string(format!("{}[{}]", r.type_name, r.title))),
         "type" => Ok(RValue::string(r.type_name.clone())),
         "title" => Ok(RValue::string(r.title.clone())),
+        // A bare reference has no parameters.
+        "[]" if !r.in_catalog => Ok(RValue::Nil),
         "[]" => {
             let key = args.first().map(to_s).unwrap_or_default();
             let (t, ti) = catalog_key(&r);

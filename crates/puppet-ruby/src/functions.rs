@@ -1098,7 +1098,11 @@ impl FunctionBody for V3Body {
                     crate::Pos::default(),
                 );
             };
-            let a = RValue::array(to_ruby_args(&values));
+            let a = RValue::array(
+                (values.iter())
+                    .map(|v| crate::catalog::v3_argument(it, v))
+                    .collect(),
+            );
             let pos = crate::Pos::default();
             let scope_class = it
                 .module_by_path("Puppet::Parser::Scope")

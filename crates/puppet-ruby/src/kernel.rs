@@ -259,6 +259,18 @@ fn kernel_function(
     let args = args.to_vec();
     Some(match name {
         "raise" | "fail" => do_raise(it, args, pos),
+        // Kernel methods of libraries Puppet's Ruby has loaded: their Ruby (the prelude)
+        // runs on first use, as for their constants.
+        "URI" | "Pathname" => (|| {
+            it.load_prelude(if name == "URI" { "uri" } else { "pathname" })?;
+            match it.find_user_method(s, name) {
+                Some((e, owner)) => {
+                    let m = e.method.clone();
+                    it.invoke(s.clone(), &m, owner, name, args, None, block, pos)
+                }
+                None => unsupported(format!("Kernel#{name}"), pos),
+            }
+        })(),
         "require" | "require_relative" | "load" => (|| {
             argc(&args, 1, 2, pos)?;
             let lib = match &args[0] {

@@ -225,12 +225,7 @@ impl<'s> Interp<'s> {
             return Ok(Some(RValue::Module(m)));
         }
         if let Some(file) = crate::classes::prelude_for(path) {
-            let key = format!("prelude:{file}");
-            if self.loaded.insert(key) {
-                if let Some(p) = crate::classes::prelude(file) {
-                    self.run_program(&p)?;
-                }
-            }
+            self.load_prelude(file)?;
             let (parent, name) = match rsplit_path(path) {
                 Some((p, n)) => match self.module_by_path(p) {
                     Some(pm) => (pm, n),
@@ -575,15 +570,26 @@ impl<'s> Interp<'s> {
         match crate::classes::library(&key) {
             Some(prelude) => {
                 self.loaded.insert(key);
-                if !prelude.is_empty() && self.loaded.insert(format!("prelude:{prelude}")) {
-                    if let Some(p) = crate::classes::prelude(prelude) {
-                        self.run_program(&p)?;
-                    }
+                if !prelude.is_empty() {
+                    self.load_prelude(prelude)?;
                 }
                 Ok(RValue::Bool(true))
             }
             None => raise("LoadError", format!("cannot load such file -- {key}"), pos),
         }
+    }
+}
+
+impl Interp<'_> {
+    /// Runs the prelude file `file` (a library Puppet's Ruby has loaded: `uri`, `set`, ...)
+    /// the first time it is needed.
+    pub(crate) fn load_prelude(&mut self, file: &str) -> Result<(), Ctrl> {
+        if self.loaded.insert(format!("prelude:{file}")) {
+            if let Some(p) = crate::classes::prelude(file) {
+                self.run_program(&p)?;
+            }
+        }
+        Ok(())
     }
 }
 
