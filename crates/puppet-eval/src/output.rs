@@ -38,9 +38,12 @@ impl Compiler {
         // The reference of each resource in the output, by index (for the edges).
         let mut refs: Vec<Option<SmolStr>> = Vec::with_capacity(self.catalog.resources.len());
         let types = self.types();
-        // The type of each built-in type's resources met so far.
-        let mut infos: crate::Map<&str, Option<&puppet_restypes::ResourceTypeInfo>> =
-            Default::default();
+        // The type of each built-in type's resources met so far, and the attributes its
+        // title patterns set whatever the title (when each pattern has the same one
+        // capture: every core type's), else `None`: each title is parsed.
+        type TypeOut<'a> = (&'a puppet_restypes::ResourceTypeInfo, Option<Vec<SmolStr>>);
+        let mut infos: crate::Map<&str, Option<TypeOut>> = Default::default();
+        let define_keys = [SmolStr::new_static("name")];
         // Where each reference is written before it becomes a `SmolStr` (one allocation
         // at most, none for a short one).
         let mut text = String::new();
@@ -83,12 +86,32 @@ impl Compiler {
             // stands for a built-in type's only key attribute (`Puppet::Resource#[]=`), and
             // that namevar (a define instance's `name`) is left out when equal to the title.
             // `Class[main]` and `Stage[main]` keep theirs: Puppet's titles of those are symbols.
-            let info = match r.kind {
-                ResourceKind::Builtin => *infos
+            let out_type = match r.kind {
+                ResourceKind::Builtin => infos
                     .entry(key.type_name.as_str())
-                    .or_insert_with(|| types.get(&key.type_name)),
+                    .or_insert_with(|| {
+                        let info = types.get(&key.type_name)?;
+                        let fixed = match info.title_patterns.as_slice() {
+                            [] => Some(
+                                info.single_namevar()
+                                    .map(SmolStr::new)
+                                    .into_iter()
+                                    .collect(),
+                            ),
+                            [first, rest @ ..]
+                                if first.captures.len() == 1
+                                    && rest.iter().all(|p| p.captures == first.captures) =>
+                            {
+                                Some(first.captures.clone())
+                            }
+                            _ => None,
+                        };
+                        Some((info, fixed))
+                    })
+                    .as_ref(),
                 _ => None,
             };
+            let info = out_type.map(|(i, _)| *i);
             let single = info.and_then(|i| i.single_namevar());
             let namevar = match r.kind {
                 ResourceKind::Define => Some("name"),
@@ -103,10 +126,14 @@ impl Compiler {
                     _ => set(name),
                 }
             };
-            let title_keys: Vec<SmolStr> = match (r.kind, info.map(|i| i.parse_title(&r.title))) {
-                (ResourceKind::Define, _) => vec![SmolStr::new_static("name")],
-                (_, Some(Ok(parsed))) if !parsed.is_empty() => parsed.into_keys().collect(),
-                _ => single.map(SmolStr::new).into_iter().collect(),
+            let title_keys: std::borrow::Cow<'_, [SmolStr]> = match (r.kind, out_type) {
+                (ResourceKind::Define, _) => define_keys.as_slice().into(),
+                (_, Some((_, Some(fixed)))) => fixed.as_slice().into(),
+                (_, Some((info, None))) => match info.parse_title(&r.title) {
+                    Ok(parsed) if !parsed.is_empty() => parsed.into_keys().collect(),
+                    _ => single.map(SmolStr::new).into_iter().collect(),
+                },
+                _ => std::borrow::Cow::Borrowed(&[]),
             };
             let mut sensitive = Vec::new();
             out.parameters.reserve(r.params.len());
@@ -137,7 +164,7 @@ impl Compiler {
                     out.parameters.insert(name.clone(), to_data(v));
                 }
             };
-            for k in &title_keys {
+            for k in title_keys.iter() {
                 if let Some(v) = given(k) {
                     write(k, v);
                 }
