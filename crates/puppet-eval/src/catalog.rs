@@ -199,7 +199,10 @@ impl Resource {
 
 /// Adds a tag to a set as Puppet's `Tagging#tag` does (without its check of the name):
 /// lower-cased; a name with `::` not in the set yet also adds its parts, after it.
-pub(crate) fn add_tag(tags: &mut crate::Set<SmolStr>, tag: &str) {
+pub(crate) fn add_tag<S: std::hash::BuildHasher>(
+    tags: &mut indexmap::IndexSet<SmolStr, S>,
+    tag: &str,
+) {
     let t = downcase(tag);
     let t = t.as_ref();
     if !tags.insert(SmolStr::new(t)) {

@@ -150,9 +150,8 @@ impl Compiler {
                             && a.iter()
                                 .any(|x| matches!(x, Value::Array(_) | Value::Undef)) =>
                     {
-                        let mut out = Vec::with_capacity(a.len());
-                        flatten_defined(a, &mut out);
-                        flat = Value::array(out);
+                        let items = crate::compile::flatten(v).into_iter();
+                        flat = Value::array(items.filter(|x| !x.is_undef()).collect());
                         &flat
                     }
                     _ => v,
@@ -248,18 +247,6 @@ impl Compiler {
         cat.tags = tags.iter().map(|t| t.to_string()).collect();
         cat.classes = classes;
         cat
-    }
-}
-
-/// The values of `items` and of the arrays in it, depth first, undef left out (Ruby's
-/// `flatten.reject(&:nil?)`).
-fn flatten_defined(items: &[Value], out: &mut Vec<Value>) {
-    for v in items {
-        match v {
-            Value::Array(a) => flatten_defined(a, out),
-            Value::Undef => {}
-            other => out.push(other.clone()),
-        }
     }
 }
 

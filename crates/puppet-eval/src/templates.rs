@@ -209,13 +209,9 @@ pub(crate) fn render_epp(
             .collect();
         if !unknown.is_empty() {
             c.release_scope(id);
-            // One problem follows the label, several are listed on lines of their own.
-            let problems = match unknown.as_slice() {
-                [one] => format!(" {one}"),
-                many => format!("\n  {}", many.join("\n  ")),
-            };
+            let problems = crate::eval::bind::problems_message("lambda", &unknown);
             return fail(
-                format!("Error while evaluating a Function Call, lambda:{problems}"),
+                format!("Error while evaluating a Function Call, {problems}"),
                 span,
             );
         }

@@ -39,22 +39,23 @@ s = Digest::MD5.hexdigest("abc").hex
     );
 }
 
-#[test]
-fn a_class_method_of_puppet_this_engine_lacks_is_unsupported_not_a_no_method_error() {
-    // Puppet has `Timestamp.parse`: a NoMethodError here would send code that rescues it
-    // down a path Puppet never takes. The error cannot be rescued and names the method.
-    let err = eval_inspect(
-        "begin; Puppet::Pops::Time::Timestamp.parse('2020-01-01'); rescue NoMethodError; :rescued; end",
-    )
-    .unwrap_err();
+/// `code` stops with an unsupported-construct error (which no `rescue` takes) naming `what`.
+fn assert_unsupported(code: &str, what: &str) {
+    let err = eval_inspect(code).unwrap_err();
     assert!(
         matches!(err, puppet_ruby::RubyError::Unsupported { .. }),
         "{err}"
     );
-    assert!(
-        err.to_string()
-            .contains("Puppet::Pops::Time::Timestamp.parse"),
-        "{err}"
+    assert!(err.to_string().contains(what), "{err}");
+}
+
+#[test]
+fn a_class_method_of_puppet_this_engine_lacks_is_unsupported_not_a_no_method_error() {
+    // Puppet has `Timestamp.parse`: a NoMethodError here would send code that rescues it
+    // down a path Puppet never takes. The error cannot be rescued and names the method.
+    assert_unsupported(
+        "begin; Puppet::Pops::Time::Timestamp.parse('2020-01-01'); rescue NoMethodError; :rescued; end",
+        "Puppet::Pops::Time::Timestamp.parse",
     );
     // A class the code defines itself answers as Ruby does.
     assert_eq!(
@@ -67,13 +68,8 @@ fn a_class_method_of_puppet_this_engine_lacks_is_unsupported_not_a_no_method_err
 fn semantic_puppet_is_unsupported_not_a_name_error() {
     // Puppet has SemanticPuppet (a Module): a NameError here would let `rescue` answer for
     // it (extlib's version_latest_* functions compare versions with it).
-    let err = eval_inspect(
+    assert_unsupported(
         "begin; SemanticPuppet::Version.parse('1.2.3'); rescue NameError; :rescued; end",
-    )
-    .unwrap_err();
-    assert!(
-        matches!(err, puppet_ruby::RubyError::Unsupported { .. }),
-        "{err}"
+        "SemanticPuppet",
     );
-    assert!(err.to_string().contains("SemanticPuppet"), "{err}");
 }

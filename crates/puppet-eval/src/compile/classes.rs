@@ -460,13 +460,7 @@ impl Compiler {
         out.insert("settings".into());
         for (is_node, name) in self.evaluated_in_order() {
             out.insert(if is_node { "node" } else { "class" }.into());
-            let name = SmolStr::new(name.to_lowercase());
-            if name.contains("::") {
-                out.insert(name.clone());
-                out.extend(name.split("::").map(SmolStr::new));
-            } else {
-                out.insert(name);
-            }
+            crate::catalog::add_tag(&mut out, &name);
         }
         out
     }

@@ -224,7 +224,7 @@ impl Compiler {
 }
 
 /// The leaves of nested arrays (titles and relationship values are flattened).
-fn flatten(v: &Value) -> Vec<Value> {
+pub(crate) fn flatten(v: &Value) -> Vec<Value> {
     match v {
         Value::Array(a) => a.iter().flat_map(flatten).collect(),
         other => vec![other.clone()],

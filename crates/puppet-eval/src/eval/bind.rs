@@ -530,16 +530,12 @@ impl Compiler {
                 );
             }
         }
-        match problems.len() {
-            0 => Ok(()),
-            1 => err(
-                format!("Error while evaluating a {stmt}, {label}: {}", problems[0]),
-                span,
-            ),
-            _ => err(
+        match problems.is_empty() {
+            true => Ok(()),
+            false => err(
                 format!(
-                    "Error while evaluating a {stmt}, {label}:\n  {}",
-                    problems.join("\n  ")
+                    "Error while evaluating a {stmt}, {}",
+                    problems_message(label, &problems)
                 ),
                 span,
             ),
@@ -585,5 +581,14 @@ impl Compiler {
             }
             _ => (Some(ty), 0, None),
         })
+    }
+}
+
+/// Puppet's text for what is wrong with the arguments of `label` (a class, define, lambda or
+/// template): one problem after the label, several on lines of their own.
+pub(crate) fn problems_message(label: &str, problems: &[String]) -> String {
+    match problems {
+        [one] => format!("{label}: {one}"),
+        many => format!("{label}:\n  {}", many.join("\n  ")),
     }
 }

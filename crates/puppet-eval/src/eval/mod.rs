@@ -11,7 +11,7 @@
 //! inside an operator or a call are reported as Puppet does: "Error while evaluating a '+'
 //! expression, `<detail>`" at that expression.
 
-mod bind;
+pub(crate) mod bind;
 mod call;
 mod context;
 mod index;
