@@ -985,7 +985,7 @@ impl Environment {
     fn function_files(&self) -> &ruby_files::FunctionFiles {
         self.shared
             .function_files
-            .get_or_init(|| ruby_files::FunctionFiles::new(&self.shared.loader))
+            .get_or_init(|| ruby_files::FunctionFiles::new(self.listings().clone()))
     }
 
     /// Every module's Ruby function files, listed (for [`functions`](Self::functions)).
@@ -1149,10 +1149,9 @@ impl Environment {
     /// The module directories' listings, read as they are needed.
     fn listings(&self) -> &Arc<listings::Listings> {
         let loader = &self.shared.loader;
-        self.shared.listings.get_or_init(|| {
-            let modules = loader.modules().map(|m| m.path.clone()).collect();
-            Arc::new(listings::Listings::new(loader.provider().clone(), modules))
-        })
+        self.shared
+            .listings
+            .get_or_init(|| Arc::new(listings::Listings::of_modules(loader)))
     }
 
     /// Keeps `facts` as what `Facter.value` answers while module type files load, unless a

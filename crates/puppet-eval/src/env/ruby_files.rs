@@ -13,7 +13,8 @@
 //!
 //! A name is found from the listings of the two flat function directories of each module
 //! (`lib/puppet/functions`, `lib/puppet/parser/functions`), each read once, the first time a
-//! name gets to that module; a qualified name is one file probe in its module. Answers are
+//! name gets to that module (the environment's [`Listings`], which Ruby's `require` and
+//! the type autoloader share); a qualified name is one file probe in its module. Answers are
 //! cached by the caller ([`Environment::function`](super::Environment::function) caches
 //! misses too), so each name is searched once per environment.
 //!
@@ -21,12 +22,13 @@
 //! function: it keeps exactly the names that [`FunctionFiles`] finds (a test checks that
 //! both agree).
 
+use super::listings::Listings;
 use puppet_loader::{EntryKind, Loader, SourceProvider};
 use rustc_hash::FxHashSet;
 use smol_str::SmolStr;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 /// The 4.x function directory of a module.
 const DIR_4X: &str = "lib/puppet/functions";
@@ -38,13 +40,6 @@ const MAX_DEPTH: usize = 16;
 
 /// The file names of one directory (`None`: it cannot be listed).
 type Names = Option<FxHashSet<String>>;
-
-/// The function files of one module, listed when a name first gets to the module.
-#[derive(Debug, Default)]
-struct ModuleDirs {
-    four: OnceLock<Names>,
-    three: OnceLock<Names>,
-}
 
 /// A directory of the module path that is not one of the environment's modules (a shadowed
 /// module), with its 3.x function directory's listing, read on first use.
@@ -58,8 +53,9 @@ struct Elsewhere {
 /// The modules' Ruby function files, found by name (see the module docs).
 #[derive(Debug)]
 pub(super) struct FunctionFiles {
-    /// Per module, in module path order (same index as `Loader::modules`).
-    modules: Vec<ModuleDirs>,
+    /// The modules' directory listings (roots in module path order, same index as
+    /// `Loader::modules`), shared with the other lookups of module files.
+    listings: Arc<Listings>,
     /// The module path's other directories, listed the first time a name is not found in
     /// any module.
     elsewhere: OnceLock<Vec<Elsewhere>>,
@@ -117,9 +113,10 @@ fn has(names: &Names, file: &str) -> bool {
 }
 
 impl FunctionFiles {
-    pub(super) fn new(loader: &Loader) -> FunctionFiles {
+    /// Lookups over `listings`, the listings of `loader`'s modules.
+    pub(super) fn new(listings: Arc<Listings>) -> FunctionFiles {
         FunctionFiles {
-            modules: loader.modules().map(|_| ModuleDirs::default()).collect(),
+            listings,
             elsewhere: OnceLock::new(),
         }
     }
@@ -132,7 +129,6 @@ impl FunctionFiles {
             return None;
         }
         let module = loader.modules().nth(index)?;
-        let dirs = self.modules.get(index)?;
         let provider = &**loader.provider();
         if let Some((first, _)) = name.split_once("::") {
             // A module loader only finds names of its own namespace.
@@ -144,16 +140,10 @@ impl FunctionFiles {
                 .then_some(rel);
         }
         let file = format!("{name}.rb");
-        let four = dirs
-            .four
-            .get_or_init(|| list_files(provider, &module.path.join(DIR_4X)));
-        if has(four, &file) {
-            return Some(format!("{DIR_4X}/{file}"));
-        }
-        let three = dirs
-            .three
-            .get_or_init(|| list_files(provider, &module.path.join(DIR_3X)));
-        has(three, &file).then(|| format!("{DIR_3X}/{file}"))
+        [DIR_4X, DIR_3X]
+            .into_iter()
+            .find(|dir| self.listings.has_file(index, dir, &file))
+            .map(|dir| format!("{dir}/{file}"))
     }
 
     /// The 3.x file of function `name` in the module path's directories that are not the
@@ -359,7 +349,7 @@ mod tests {
     #[test]
     fn lookup_by_name_agrees_with_the_full_listing() {
         let loader = loader(FILES);
-        let files = FunctionFiles::new(&loader);
+        let files = FunctionFiles::new(Arc::new(Listings::of_modules(&loader)));
         let all = list(&loader);
         let mut names: Vec<String> = all
             .by_module
