@@ -196,10 +196,19 @@ impl CatalogAccess for Compiler {
             end: 0,
         });
         // An undef value stays: it is set (it keeps its place, and a resource default
-        // does not replace it), as Puppet's `set_parameter`.
+        // does not replace it), as Puppet's `set_parameter`. A relationship list is this
+        // resource's own (see `own_relation_lists`).
         let params = params
             .into_iter()
-            .map(|(k, v)| (SmolStr::new(k), v))
+            .map(|(k, v)| {
+                let v = match (k.as_str(), v) {
+                    ("before" | "notify", Value::Array(list)) => {
+                        Value::Array(Arc::new(list.as_ref().clone()))
+                    }
+                    (_, v) => v,
+                };
+                (SmolStr::new(k), v)
+            })
             .collect();
         let scope = self.current;
         match self.declare_from_function(type_name, title, params, scope, &span) {

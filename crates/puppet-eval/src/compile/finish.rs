@@ -682,8 +682,30 @@ impl Compiler {
                         type_name: Some(t.type_name.clone()),
                         title: Some(t.title.clone()),
                     })));
+                    let shared = match self.catalog.resources.get(&source) {
+                        Some(r) => match r.params.get(param) {
+                            Some(Value::Array(a)) if Arc::strong_count(a) > 1 => Some(a.clone()),
+                            _ => None,
+                        },
+                        None => None,
+                    };
+                    if let Some(old) = shared {
+                        // Puppet appends to the Ruby array itself: every resource holding
+                        // the same list (one body's titles, one resource default, one
+                        // override: `own_relation_lists`) gets the target too.
+                        let mut list = old.as_ref().clone();
+                        list.push(target_ref);
+                        let longer = Arc::new(list);
+                        for r in self.catalog.resources.values_mut() {
+                            if let Some(Value::Array(a)) = r.params.get_mut(param) {
+                                if Arc::ptr_eq(a, &old) {
+                                    *a = longer.clone();
+                                }
+                            }
+                        }
+                        continue;
+                    }
                     if let Some(r) = self.catalog.resources.get_mut(&source) {
-                        // The list grows in place (copied only when its array is shared).
                         match r.params.get_mut(param) {
                             Some(Value::Array(a)) => Arc::make_mut(a).push(target_ref),
                             Some(Value::Undef) | None => {

@@ -96,6 +96,7 @@ impl Compiler {
                 }
             }
         }
+        own_relation_lists(&mut out);
         Ok(out)
     }
 
@@ -745,5 +746,20 @@ pub(super) fn is_catalog_ref(v: &Value) -> bool {
         Value::Type(Type::Resource(_) | Type::Class(_)) => true,
         Value::Array(a) => a.iter().all(is_catalog_ref),
         _ => false,
+    }
+}
+
+/// Gives each `before`/`notify` list of one evaluation of attribute operations a list of its
+/// own. Puppet converts a body's, a resource default's or an override's values once, and
+/// every resource they go to holds that one Ruby array: a chaining arrow from one of them
+/// appends to it (`<<`), so all of them get the target (`package { [a, b]: before =>
+/// [File[x]] }` then `Package[a] -> Exec[e]` gives both packages `Exec[e]`; see
+/// `apply_relationships`). A list taken from a variable is the variable's no more (Puppet's
+/// conversion copies it), so two expressions never share one.
+pub(crate) fn own_relation_lists(attrs: &mut [(SmolStr, Value, bool)]) {
+    for (name, value, _) in attrs {
+        if let ("before" | "notify", Value::Array(list)) = (name.as_str(), &*value) {
+            *value = Value::Array(Arc::new(list.as_ref().clone()));
+        }
     }
 }
