@@ -115,8 +115,24 @@ struct Lexer<'a> {
     uq_dollar_escape: bool,
     /// EPP: offset of an open tag, to report an unbalanced tag at the end.
     epp_open: Option<usize>,
-    /// Offset of the opening quote of the innermost double-quoted string.
-    dq_start: Option<usize>,
+    /// Where the text of the innermost double-quoted string resumed last (after its
+    /// opening quote, a `$var` or a `${...}`), and the range of what Puppet's scanner
+    /// matched last before it (the quote, the variable's name, the last word inside the
+    /// braces): what an unclosed quote is reported after and followed by.
+    dq_resume: Option<(usize, (usize, usize))>,
+    /// The range of the last word, number or variable token (empty for whitespace): what
+    /// Puppet's scanner matched last, when a `${...}` ends.
+    last_matched: (usize, usize),
+}
+
+/// What an unclosed quote is reported after, quoted as Puppet's `format_quote` quotes it:
+/// a single quote in double quotes, anything else in single quotes.
+fn quoted_matched(text: &str) -> String {
+    if text == "'" {
+        "\"'\"".to_string()
+    } else {
+        format!("'{text}'")
+    }
 }
 
 /// `WORD_BYTES[b]`: is `b` a `\w` byte (ASCII letter, digit or `_`)?
@@ -196,7 +212,8 @@ impl<'a> Lexer<'a> {
             epp_trim_next: false,
             uq_dollar_escape: true,
             epp_open: None,
-            dq_start: None,
+            dq_resume: None,
+            last_matched: (0, 0),
         }
     }
 
@@ -238,6 +255,11 @@ impl<'a> Lexer<'a> {
             kind,
             len: len as u32,
         });
+        if (CASE_KW as u16..=NUMBER as u16).contains(&(kind as u16)) {
+            self.last_matched = (self.pos, len);
+        } else if kind == WHITESPACE {
+            self.last_matched = (self.pos, 0);
+        }
         self.pos += len;
         if !kind.is_trivia() {
             self.last = Some(kind);
@@ -339,12 +361,15 @@ impl<'a> Lexer<'a> {
             }
         }
         if let Some(Mode::Dq { unquoted: false }) = self.modes.last() {
-            let start = self.dq_start.unwrap_or(0);
+            // As Puppet: at the text that was being read when the input ended, after what
+            // was matched before it.
+            let (at, (after, len)) = self.dq_resume.unwrap_or_default();
             let msg = format!(
-                "Unclosed quote after '\"' followed by '{}'",
-                self.followed_by(self.text.len())
+                "Unclosed quote after {} followed by '{}'",
+                quoted_matched(&self.text[after..after + len]),
+                self.followed_by(at)
             );
-            self.error_at("UNCLOSED_QUOTE", msg, start, self.text.len() - start);
+            self.error_at("UNCLOSED_QUOTE", msg, at, self.text.len() - at);
         }
         if !self.pending_heredocs.is_empty() {
             self.error_at(
@@ -496,6 +521,9 @@ impl<'a> Lexer<'a> {
                     if self.brace_depth == depth {
                         self.push(INTERP_END, 1);
                         self.modes.pop();
+                        if let Some(Mode::Dq { unquoted: false }) = self.modes.last() {
+                            self.dq_resume = Some((self.pos, self.last_matched));
+                        }
                         return;
                     }
                 }
@@ -575,7 +603,7 @@ impl<'a> Lexer<'a> {
             b'$' => self.variable(),
             b'"' => {
                 self.push(DQUOTE, 1);
-                self.dq_start = Some(start);
+                self.dq_resume = Some((start + 1, (start, 1)));
                 self.modes.push(Mode::Dq { unquoted: false });
             }
             b'\'' => self.sq_string(),
@@ -660,11 +688,12 @@ impl<'a> Lexer<'a> {
                 _ => i += 1,
             }
         }
+        // As Puppet: at the text after the quote.
         let msg = format!(
             "Unclosed quote after \"'\" followed by '{}'",
             self.followed_by(start + 1)
         );
-        self.error_at("UNCLOSED_QUOTE", msg, start, rest.len());
+        self.error_at("UNCLOSED_QUOTE", msg, start + 1, rest.len() - 1);
         self.push(SQ_STRING, rest.len());
     }
 
@@ -950,6 +979,9 @@ impl<'a> Lexer<'a> {
             Some(b'$') => {
                 let n = var_name_len(&rest[1..]);
                 self.push(VARIABLE, n + 1);
+                if !unquoted {
+                    self.dq_resume = Some((self.pos, (start + 1, n)));
+                }
             }
             _ => {}
         }
