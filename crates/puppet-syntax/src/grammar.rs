@@ -430,6 +430,11 @@ fn attribute_operations(p: &mut Parser) {
             }
             m.complete(p, ATTRIBUTE_OP);
         } else {
+            // Puppet's parser takes an attribute name (or `*`) and fails at what follows
+            // it when that is no arrow: `owner = 'root'` is a syntax error at '='.
+            if is_attribute_name(p.current()) || p.at(STAR) {
+                p.bump();
+            }
             p.error_here();
             // Recover to the next comma or the end of the body.
             while !matches!(p.current(), COMMA | SEMI | R_BRACE | __LAST_TOKEN) {

@@ -269,10 +269,17 @@ impl<'t> Parser<'t> {
         let msg = if self.at_eof() {
             "Syntax error at end of input".to_string()
         } else {
-            format!(
-                "Syntax error at '{}'",
-                puppet_token_text(self.current(), self.nth_text(0))
-            )
+            // A string shows its value, as Puppet's token does: without quotes and
+            // escapes, a double-quoted one up to its first interpolation.
+            let shown = match self.current() {
+                SQ_STRING => crate::ast::unescape_sq(self.nth_text(0)),
+                DQUOTE if self.nth(1) == STRING_TEXT => {
+                    crate::ast::unescape_dq(self.nth_text(1), crate::ast::DQ_ESCAPES)
+                }
+                DQUOTE => String::new(),
+                kind => puppet_token_text(kind, self.nth_text(0)),
+            };
+            format!("Syntax error at '{shown}'")
         };
         self.error("SYNTAX_ERROR", msg);
     }
