@@ -248,6 +248,16 @@ fn relationship(p: &mut Parser) -> Option<CompletedMarker> {
 fn resource(p: &mut Parser) -> Option<CompletedMarker> {
     if p.at(AT) || p.at(ATAT) {
         let m = p.start();
+        // Puppet reports a misplaced `@`/`@@` at the sign, known only once what follows
+        // has been parsed.
+        let at = Virtual {
+            slot: p.reserve_error(),
+            message: if p.at(AT) {
+                "Virtual (@) can only be applied to a Resource Expression"
+            } else {
+                "Exported (@@) can only be applied to a Resource Expression"
+            },
+        };
         p.bump();
         if p.at(CLASS_KW) && p.nth(1) == L_BRACE {
             class_resource(p, m);
@@ -259,12 +269,9 @@ fn resource(p: &mut Parser) -> Option<CompletedMarker> {
             None
         };
         match lhs {
-            Some(lhs) if p.at(L_BRACE) => return Some(resource_block(p, lhs, Some(m))),
+            Some(lhs) if p.at(L_BRACE) => return Some(resource_block(p, lhs, Some((m, at)))),
             _ => {
-                p.error(
-                    "SYNTAX_ERROR",
-                    "Virtual (@) can only be applied to a Resource Expression",
-                );
+                p.error_at_reserved(at.slot, "SYNTAX_ERROR", at.message);
                 return Some(m.complete(p, ERROR));
             }
         }
@@ -278,6 +285,12 @@ fn resource(p: &mut Parser) -> Option<CompletedMarker> {
         return Some(resource_block(p, lhs, None));
     }
     Some(lhs)
+}
+
+/// The `@`/`@@` before a resource expression: where its error goes, and which error.
+struct Virtual {
+    slot: usize,
+    message: &'static str,
 }
 
 /// `class { 'x': ... }`, the current token being `class`.
@@ -296,12 +309,11 @@ fn class_resource(p: &mut Parser, m: crate::parser::Marker) -> CompletedMarker {
 fn resource_block(
     p: &mut Parser,
     lhs: CompletedMarker,
-    outer: Option<crate::parser::Marker>,
+    outer: Option<(crate::parser::Marker, Virtual)>,
 ) -> CompletedMarker {
-    let outer_is_virtual = outer.is_some();
-    let m = match outer {
-        Some(m) => m,
-        None => lhs.precede(p),
+    let (m, virtual_at) = match outer {
+        Some((m, at)) => (m, Some(at)),
+        None => (lhs.precede(p), None),
     };
     p.bump(); // {
     let untitled = p.at(R_BRACE)
@@ -309,11 +321,8 @@ fn resource_block(
         || (p.at(STAR) && p.nth(1) == FARROW)
         || (is_attribute_name(p.current()) && matches!(p.nth(1), FARROW | PARROW));
     if untitled {
-        if outer_is_virtual && lhs.kind() == NAME_EXPR {
-            p.error(
-                "SYNTAX_ERROR",
-                "Virtual (@) can only be applied to a Resource Expression",
-            );
+        if let (Some(at), NAME_EXPR) = (&virtual_at, lhs.kind()) {
+            p.error_at_reserved(at.slot, "SYNTAX_ERROR", at.message);
         }
         attribute_operations(p);
         p.expect(R_BRACE);

@@ -264,6 +264,26 @@ impl<'t> Parser<'t> {
         self.events.push(Event::Error(idx));
     }
 
+    /// Keeps a place for an error at the current token, to be decided later
+    /// ([`error_at_reserved`](Self::error_at_reserved)); left unused, it is nothing.
+    pub(crate) fn reserve_error(&mut self) -> usize {
+        self.events.push(Event::Tombstone);
+        self.events.len() - 1
+    }
+
+    /// Reports an error at the token that was current when `slot` was reserved.
+    pub(crate) fn error_at_reserved(
+        &mut self,
+        slot: usize,
+        code: &'static str,
+        message: impl Into<String>,
+    ) {
+        if let Some(event @ Event::Tombstone) = self.events.get_mut(slot) {
+            *event = Event::Error(self.errors.len() as u32);
+            self.errors.push((code, message.into()));
+        }
+    }
+
     /// Puppet's generic "Syntax error at 'x'" for the current token.
     pub(crate) fn error_here(&mut self) {
         let msg = if self.at_eof() {
