@@ -120,6 +120,9 @@ struct Lexer<'a> {
     /// matched last before it (the quote, the variable's name, the last word inside the
     /// braces): what an unclosed quote is reported after and followed by.
     dq_resume: Option<(usize, (usize, usize))>,
+    /// Offset of the opening quote of the innermost double-quoted string (the token an
+    /// unclosed quote is about).
+    dq_start: usize,
     /// The range of the last word, number or variable token (empty for whitespace): what
     /// Puppet's scanner matched last, when a `${...}` ends.
     last_matched: (usize, usize),
@@ -213,6 +216,7 @@ impl<'a> Lexer<'a> {
             uq_dollar_escape: true,
             epp_open: None,
             dq_resume: None,
+            dq_start: 0,
             last_matched: (0, 0),
         }
     }
@@ -273,12 +277,25 @@ impl<'a> Lexer<'a> {
         offset: usize,
         len: usize,
     ) {
+        self.error_on_token(code, message, offset, len, offset);
+    }
+
+    /// [`error_at`](Self::error_at) for an error placed inside the token that starts at
+    /// `token` (the parser's own error at that token then adds nothing).
+    fn error_on_token(
+        &mut self,
+        code: &'static str,
+        message: impl Into<String>,
+        offset: usize,
+        len: usize,
+        token: usize,
+    ) {
         self.out.errors.push(LexError {
             code,
             message: message.into(),
             offset: offset as u32,
             len: len as u32,
-            token: offset as u32,
+            token: token as u32,
             is_warning: false,
         });
     }
@@ -369,7 +386,8 @@ impl<'a> Lexer<'a> {
                 quoted_matched(&self.text[after..after + len]),
                 self.followed_by(at)
             );
-            self.error_at("UNCLOSED_QUOTE", msg, at, self.text.len() - at);
+            let quote = self.dq_start;
+            self.error_on_token("UNCLOSED_QUOTE", msg, at, self.text.len() - at, quote);
         }
         if !self.pending_heredocs.is_empty() {
             self.error_at(
@@ -604,6 +622,7 @@ impl<'a> Lexer<'a> {
             b'"' => {
                 self.push(DQUOTE, 1);
                 self.dq_resume = Some((start + 1, (start, 1)));
+                self.dq_start = start;
                 self.modes.push(Mode::Dq { unquoted: false });
             }
             b'\'' => self.sq_string(),
@@ -693,7 +712,7 @@ impl<'a> Lexer<'a> {
             "Unclosed quote after \"'\" followed by '{}'",
             self.followed_by(start + 1)
         );
-        self.error_at("UNCLOSED_QUOTE", msg, start + 1, rest.len() - 1);
+        self.error_on_token("UNCLOSED_QUOTE", msg, start + 1, rest.len() - 1, start);
         self.push(SQ_STRING, rest.len());
     }
 

@@ -290,8 +290,10 @@ impl<'t> Parser<'t> {
             "Syntax error at end of input".to_string()
         } else {
             // A string shows its value, as Puppet's token does: without quotes and
-            // escapes, a double-quoted one up to its first interpolation.
+            // escapes, a double-quoted one up to its first interpolation; a variable its
+            // name.
             let shown = match self.current() {
+                VARIABLE => self.nth_text(0).trim_start_matches('$').to_string(),
                 SQ_STRING => crate::ast::unescape_sq(self.nth_text(0)),
                 DQUOTE if self.nth(1) == STRING_TEXT => {
                     crate::ast::unescape_dq(self.nth_text(1), crate::ast::DQ_ESCAPES)
