@@ -200,13 +200,8 @@ impl CatalogAccess for Compiler {
         // resource's own (see `own_relation_lists`).
         let params = params
             .into_iter()
-            .map(|(k, v)| {
-                let v = match (k.as_str(), v) {
-                    ("before" | "notify", Value::Array(list)) => {
-                        Value::Array(Arc::new(list.as_ref().clone()))
-                    }
-                    (_, v) => v,
-                };
+            .map(|(k, mut v)| {
+                crate::compile::own_relation_list(&k, &mut v);
                 (SmolStr::new(k), v)
             })
             .collect();

@@ -13,6 +13,7 @@ mod finish;
 mod resources;
 
 pub(crate) use classes::ClassDecl;
+pub(crate) use resources::own_relation_list;
 
 use crate::catalog::{Catalog, Resource, ResourceKey, ResourceKind};
 use crate::error::{ErrorKind, EvalError, Flow, R};

@@ -758,8 +758,13 @@ pub(super) fn is_catalog_ref(v: &Value) -> bool {
 /// conversion copies it), so two expressions never share one.
 pub(crate) fn own_relation_lists(attrs: &mut [(SmolStr, Value, bool)]) {
     for (name, value, _) in attrs {
-        if let ("before" | "notify", Value::Array(list)) = (name.as_str(), &*value) {
-            *value = Value::Array(Arc::new(list.as_ref().clone()));
-        }
+        own_relation_list(name, value);
+    }
+}
+
+/// [`own_relation_lists`] for one attribute (a resource declared by a function).
+pub(crate) fn own_relation_list(name: &str, value: &mut Value) {
+    if let ("before" | "notify", Value::Array(list)) = (name, &*value) {
+        *value = Value::Array(Arc::new(list.as_ref().clone()));
     }
 }
