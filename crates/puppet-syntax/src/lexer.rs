@@ -123,9 +123,6 @@ struct Lexer<'a> {
     /// Offset of the opening quote of the innermost double-quoted string (the token an
     /// unclosed quote is about).
     dq_start: usize,
-    /// The range of the last word, number or variable token (empty for whitespace): what
-    /// Puppet's scanner matched last, when a `${...}` ends.
-    last_matched: (usize, usize),
 }
 
 /// What an unclosed quote is reported after, quoted as Puppet's `format_quote` quotes it:
@@ -217,7 +214,6 @@ impl<'a> Lexer<'a> {
             epp_open: None,
             dq_resume: None,
             dq_start: 0,
-            last_matched: (0, 0),
         }
     }
 
@@ -259,11 +255,6 @@ impl<'a> Lexer<'a> {
             kind,
             len: len as u32,
         });
-        if (CASE_KW as u16..=NUMBER as u16).contains(&(kind as u16)) {
-            self.last_matched = (self.pos, len);
-        } else if kind == WHITESPACE {
-            self.last_matched = (self.pos, 0);
-        }
         self.pos += len;
         if !kind.is_trivia() {
             self.last = Some(kind);
@@ -334,6 +325,23 @@ impl<'a> Lexer<'a> {
     }
 
     /// What follows the current position, as Puppet quotes it in messages.
+    /// The range of what Puppet's scanner matched last in the `${...}` just closed (its
+    /// tokens end the list): the last word, number or variable, nothing after a blank.
+    fn last_matched_in_braces(&self) -> (usize, usize) {
+        let mut end = self.pos;
+        for t in self.out.tokens.iter().rev() {
+            let len = t.len as usize;
+            let start = end.saturating_sub(len);
+            match t.kind {
+                INTERP_START => break,
+                WHITESPACE => return (start, 0),
+                k if (CASE_KW as u16..=NUMBER as u16).contains(&(k as u16)) => return (start, len),
+                _ => end = start,
+            }
+        }
+        (end, 0)
+    }
+
     fn followed_by(&self, at: usize) -> String {
         if at >= self.text.len() {
             return "<eof>".to_string();
@@ -540,7 +548,7 @@ impl<'a> Lexer<'a> {
                         self.push(INTERP_END, 1);
                         self.modes.pop();
                         if let Some(Mode::Dq { unquoted: false }) = self.modes.last() {
-                            self.dq_resume = Some((self.pos, self.last_matched));
+                            self.dq_resume = Some((self.pos, self.last_matched_in_braces()));
                         }
                         return;
                     }
