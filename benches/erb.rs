@@ -162,7 +162,7 @@ fn render_one(case: &Case) -> Result<String, puppet_erb::ErbError> {
         calls: case.calls.iter().collect(),
         set: IndexMap::new(),
     };
-    render(&case.text, &case.file, &mut scope)
+    render(&case.text, &case.file, &mut scope).map(String::from)
 }
 
 /// Renders templates parsed beforehand, as the compiler does after a template's first use

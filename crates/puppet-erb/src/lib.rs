@@ -41,6 +41,7 @@ pub use puppet_ruby::yaml_of_value;
 /// Puppet scope).
 pub use puppet_ruby::PuppetScope as TemplateScope;
 use puppet_ruby::{ast, interp, lexer, parser};
+use puppet_types::Str;
 pub use smol_str::SmolStr;
 
 /// Why a template could not be rendered.
@@ -149,8 +150,9 @@ impl Template {
         &self.program.body
     }
 
-    /// Renders the template against `scope`.
-    pub fn render(&self, scope: &mut dyn TemplateScope) -> Result<String, ErbError> {
+    /// Renders the template against `scope`: the text, binary (Ruby's ASCII-8BIT) when a
+    /// non-ASCII binary string was written into an otherwise ASCII output.
+    pub fn render(&self, scope: &mut dyn TemplateScope) -> Result<Str, ErbError> {
         let _setvars = interp::SetvarFrame::push();
         let it = interp::Interp::new(scope, &self.file);
         self.run(it)
@@ -163,18 +165,18 @@ impl Template {
         &self,
         scope: &mut dyn TemplateScope,
         sources: std::sync::Arc<puppet_ruby::Sources>,
-    ) -> Result<String, ErbError> {
+    ) -> Result<Str, ErbError> {
         let _setvars = interp::SetvarFrame::push();
         let it = interp::Interp::with(scope, &self.file, true, sources);
         self.run(it)
     }
 
-    fn run(&self, mut it: interp::Interp<'_>) -> Result<String, ErbError> {
+    fn run(&self, mut it: interp::Interp<'_>) -> Result<Str, ErbError> {
         it.out.reserve(self.text_len);
         match it.run(&self.program.body) {
             Ok(()) => {
                 it.write_back();
-                Ok(std::mem::take(&mut it.out))
+                Ok(Str::with_binary(std::mem::take(&mut it.out), it.out_binary))
             }
             Err(interp::Ctrl::Unsupported(u)) => Err(ErbError::Unsupported {
                 file: self.shown_file(),
@@ -205,6 +207,6 @@ impl Template {
 /// Renders `text` against `scope`. `file` is the template's path (as `template()` found it),
 /// or `""` for `inline_template()`: then `file` is nil in the template and errors name
 /// `inline template`.
-pub fn render(text: &str, file: &str, scope: &mut dyn TemplateScope) -> Result<String, ErbError> {
+pub fn render(text: &str, file: &str, scope: &mut dyn TemplateScope) -> Result<Str, ErbError> {
     Template::parse(text, file)?.render(scope)
 }

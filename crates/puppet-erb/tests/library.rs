@@ -88,7 +88,9 @@ fn library_templates_render_as_in_puppet() {
         ),
     ];
     for (template, want) in cases {
-        let got = render(template, "t.erb", &mut Scope).map_err(|e| e.to_string());
+        let got = render(template, "t.erb", &mut Scope)
+            .map(String::from)
+            .map_err(|e| e.to_string());
         assert_eq!(got.as_deref(), Ok(want), "{template}");
     }
 }

@@ -626,7 +626,11 @@ fn deeply_nested_data_is_dropped_without_overflow() {
         let owned = text.to_string();
         let result = std::thread::Builder::new()
             .stack_size(256 * 1024)
-            .spawn(move || render(&owned, "deep.erb", &mut Scope).map_err(|e| e.to_string()))
+            .spawn(move || {
+                render(&owned, "deep.erb", &mut Scope)
+                    .map(String::from)
+                    .map_err(|e| e.to_string())
+            })
             .expect("spawn a thread")
             .join()
             .expect("no overflow");

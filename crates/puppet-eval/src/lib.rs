@@ -116,7 +116,7 @@ pub fn render_epp(
     let hash = Value::Hash(Arc::new(
         params
             .iter()
-            .map(|(k, v)| (Value::String(k.clone()), v.clone()))
+            .map(|(k, v)| (Value::String(k.clone().into()), v.clone()))
             .collect(),
     ));
     let top = compiler.top;

@@ -263,6 +263,11 @@ pub fn to_data(v: &Value) -> Json {
         Value::Boolean(b) => Json::Bool(*b),
         Value::Integer(i) => json!(i),
         Value::Float(f) => json!(f),
+        // A binary string (Ruby's ASCII-8BIT) is written as Binary, as Puppet's rich data.
+        Value::String(s) if s.is_binary() => json!({
+            "__ptype": "Binary",
+            "__pvalue": Value::Binary(s.to_bytes().into()).to_plain_string()
+        }),
         Value::String(s) => Json::String(s.as_str().to_owned()),
         Value::Array(a) => Json::Array(a.iter().map(to_data).collect()),
         Value::Hash(h) => {

@@ -38,8 +38,8 @@ impl Compiler {
         match template {
             TemplateSource::ErbFile(name) => {
                 let out = erb_file(self, name, scope, span)?;
-                self.template_outputs.push(out.clone());
-                Ok(Value::string(out))
+                self.template_outputs.push(out.to_string());
+                Ok(Value::String(out))
             }
             TemplateSource::ErbText(text) => {
                 let sources = self.env.ruby_sources().clone();
@@ -52,8 +52,8 @@ impl Compiler {
                     .and_then(|t| t.render_with(&mut adapter, sources));
                 match rendered {
                     Ok(s) => {
-                        self.template_outputs.push(s.clone());
-                        Ok(Value::string(s))
+                        self.template_outputs.push(s.to_string());
+                        Ok(Value::String(s))
                     }
                     Err(puppet_erb::ErbError::Runtime {
                         message,
@@ -98,7 +98,7 @@ fn epp_file(c: &mut Compiler, name: &str, params: Option<Value>, span: &Span) ->
 }
 
 /// A module's ERB template rendered in the calling scope.
-fn erb_file(c: &mut Compiler, name: &str, scope: ScopeId, span: &Span) -> R<String> {
+fn erb_file(c: &mut Compiler, name: &str, scope: ScopeId, span: &Span) -> R<puppet_types::Str> {
     let Some(t) = c.env.template(name) else {
         return fail(
             format!("Error while evaluating a Function Call, Could not find template '{name}'"),
@@ -262,16 +262,17 @@ pub(crate) fn render_epp(
         }
     }
     let saved = std::mem::take(&mut c.render_buffer);
+    let saved_encoding = std::mem::take(&mut c.render_encoding);
     let saved_sensitive = std::mem::replace(&mut c.render_sensitive, false);
     let r = c.eval_block(&lowered.statements, id);
     let out = std::mem::replace(&mut c.render_buffer, saved);
+    let encoding = std::mem::replace(&mut c.render_encoding, saved_encoding);
     let sensitive = std::mem::replace(&mut c.render_sensitive, saved_sensitive);
     c.release_scope(id);
+    let out = Value::String(puppet_types::Str::with_binary(out, encoding.is_binary()));
     match r {
-        Ok(_) | Err(Flow::Return(..)) if sensitive => {
-            Ok(Value::Sensitive(Arc::new(Value::string(out))))
-        }
-        Ok(_) | Err(Flow::Return(..)) => Ok(Value::string(out)),
+        Ok(_) | Err(Flow::Return(..)) if sensitive => Ok(Value::Sensitive(Arc::new(out))),
+        Ok(_) | Err(Flow::Return(..)) => Ok(out),
         Err(e) => Err(e),
     }
 }

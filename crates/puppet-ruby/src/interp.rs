@@ -381,6 +381,9 @@ pub struct Interp<'s> {
     pub sources: Arc<Sources>,
     /// A template's output.
     pub out: String,
+    /// Whether the output is a binary (ASCII-8BIT) string: ERB appends to a UTF-8 buffer
+    /// with Ruby's `<<`, so a non-ASCII binary piece makes an ASCII-only output binary.
+    pub out_binary: bool,
     /// The main file (a template's path; empty for an inline template).
     pub file: String,
     /// `self` at top level is Puppet's template wrapper.
@@ -565,6 +568,7 @@ impl<'s> Interp<'s> {
             scope,
             sources,
             out: String::new(),
+            out_binary: false,
             file: file.to_string(),
             template,
             ctx,
@@ -1538,6 +1542,9 @@ impl<'s> Interp<'s> {
             }),
             Kind::Seq(body) => self.body(body),
             Kind::Put(text) => {
+                if self.out_binary && !text.is_ascii() {
+                    self.append_encoding(false, false, pos)?;
+                }
                 self.out.push_str(text);
                 Ok(RValue::Nil)
             }
@@ -1546,8 +1553,11 @@ impl<'s> Interp<'s> {
                 // (`to_s` may be a template's method that writes to the output itself: the
                 // text is appended after it ran.)
                 let n = match &v {
-                    RValue::Str(s) => {
-                        let s = s.borrow();
+                    RValue::Str(cell) => {
+                        let s = cell.borrow();
+                        if cell.is_binary() != self.out_binary {
+                            self.append_encoding(cell.is_binary(), s.is_ascii(), pos)?;
+                        }
                         self.out.push_str(&s);
                         s.len()
                     }
@@ -1560,6 +1570,23 @@ impl<'s> Interp<'s> {
                 self.charge(n, pos)?;
                 Ok(RValue::Nil)
             }
+        }
+    }
+
+    /// The output's encoding once a piece of this encoding (binary, ASCII only) is appended
+    /// to it (Ruby's `<<` on ERB's buffer).
+    fn append_encoding(&mut self, binary: bool, ascii: bool, pos: Pos) -> Result<(), Ctrl> {
+        let left = (self.out_binary, self.out.is_ascii());
+        match puppet_types::string::joined_binary(left, (binary, ascii)) {
+            Some(b) => {
+                self.out_binary = b;
+                Ok(())
+            }
+            None => raise(
+                "Encoding::CompatibilityError",
+                puppet_types::string::incompatible_message(self.out_binary),
+                pos,
+            ),
         }
     }
 

@@ -2918,9 +2918,10 @@ pub(crate) fn class_method(
                     } else {
                         t + &"=".repeat(pad)
                     };
+                    // `unpack("m")`: a binary (ASCII-8BIT) string.
                     match e.decode(t.as_bytes()) {
-                        Ok(b) => Ok(bytes_string(&b)),
-                        Err(_) => Ok(RValue::str("")),
+                        Ok(b) => Ok(binary_string(&b)),
+                        Err(_) => Ok(binary_string(&[])),
                     }
                 }
                 "strict_decode64" | "urlsafe_decode64" => {
@@ -2932,7 +2933,7 @@ pub(crate) fn class_method(
                         t
                     };
                     match eng.decode(t.as_bytes()) {
-                        Ok(b) => Ok(bytes_string(&b)),
+                        Ok(b) => Ok(binary_string(&b)),
                         Err(_) => raise("ArgumentError", "invalid base64", pos),
                     }
                 }

@@ -67,6 +67,15 @@ fn capitalize(s: &str) -> String {
     }
 }
 
+/// `capitalize` of a binary string: its ASCII letters only.
+fn capitalize_ascii(s: &str) -> String {
+    let mut out = s.to_ascii_lowercase();
+    if let Some(first) = out.get_mut(..1) {
+        first.make_ascii_uppercase();
+    }
+    out
+}
+
 fn is_space(c: char) -> bool {
     matches!(c, ' ' | '\t' | '\n' | '\u{b}' | '\u{c}' | '\r' | '\0')
 }
@@ -453,6 +462,16 @@ fn keeps_encoding(name: &str) -> bool {
         name,
         "[]" | "slice"
             | "slice!"
+            | "upcase"
+            | "downcase"
+            | "capitalize"
+            | "swapcase"
+            | "sub"
+            | "gsub"
+            | "tr"
+            | "tr_s"
+            | "delete_prefix"
+            | "delete_suffix"
             | "byteslice"
             | "dup"
             | "clone"
@@ -496,25 +515,16 @@ fn mark_binary(r: &RValue) {
 }
 
 /// Whether two strings joined (`+`, `<<`) make a binary string, given each one's
-/// (binary, ASCII only): Ruby's compatible encoding, the other side's when one is ASCII
-/// only; two non-ASCII strings of different encodings raise `Encoding::CompatibilityError`.
+/// (binary, ASCII only): [`puppet_types::string::joined_binary`], whose `None` (two non-ASCII
+/// strings of different encodings) raises `Encoding::CompatibilityError`.
 fn joined_binary(left: (bool, bool), right: (bool, bool), pos: Pos) -> Result<bool, Ctrl> {
-    match (left, right) {
-        ((a, _), (b, _)) if a == b => Ok(a),
-        ((a, _), (_, true)) => Ok(a),
-        ((_, true), (b, _)) => Ok(b),
-        ((a, _), _) => {
-            let (x, y) = if a {
-                ("ASCII-8BIT", "UTF-8")
-            } else {
-                ("UTF-8", "ASCII-8BIT")
-            };
-            raise(
-                "Encoding::CompatibilityError",
-                format!("incompatible character encodings: {x} and {y}"),
-                pos,
-            )
-        }
+    match puppet_types::string::joined_binary(left, right) {
+        Some(binary) => Ok(binary),
+        None => raise(
+            "Encoding::CompatibilityError",
+            puppet_types::string::incompatible_message(left.0),
+            pos,
+        ),
     }
 }
 
@@ -568,6 +578,20 @@ fn str_method_of(
         "bytesize" if cell.is_binary() => Ok(RValue::Int(s.chars().count() as i64)),
         "bytesize" => Ok(RValue::Int(s.len() as i64)),
         "empty?" => Ok(RValue::Bool(s.is_empty())),
+        // A binary string's case is that of its ASCII letters only.
+        "upcase" if cell.is_binary() => new(s.to_ascii_uppercase()),
+        "downcase" if cell.is_binary() => new(s.to_ascii_lowercase()),
+        "capitalize" if cell.is_binary() => new(capitalize_ascii(&s)),
+        "swapcase" if cell.is_binary() => new(s
+            .chars()
+            .map(|c| {
+                if c.is_ascii_uppercase() {
+                    c.to_ascii_lowercase()
+                } else {
+                    c.to_ascii_uppercase()
+                }
+            })
+            .collect()),
         "upcase" => new(s.to_uppercase()),
         "downcase" => new(s.to_lowercase()),
         "capitalize" => new(capitalize(&s)),
@@ -1427,8 +1451,9 @@ fn str_method_of(
             if setting.len() < 2 {
                 return raise("ArgumentError", "salt too short (need >=2 bytes)", pos);
             }
+            // Ruby's crypt makes a binary (ASCII-8BIT) string of crypt(3)'s answer.
             match puppet_functions::digest::crypt(s.as_bytes(), setting) {
-                Some(h) => Ok(RValue::string(h)),
+                Some(h) => Ok(crate::methods::binary_string(h.as_bytes())),
                 None => unsupported(format!("String#crypt with the salt {setting:?}"), pos),
             }
         }

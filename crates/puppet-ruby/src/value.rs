@@ -1313,8 +1313,11 @@ fn from_puppet_depth(v: &Value, depth: usize, freeze: bool) -> RValue {
             Value::Float(f) => RValue::Float(*f),
             Value::String(s) => {
                 let r = RValue::str(s);
-                if freeze && depth <= 64 {
-                    if let RValue::Str(x) = &r {
+                if let RValue::Str(x) = &r {
+                    if s.is_binary() {
+                        x.set_binary();
+                    }
+                    if freeze && depth <= 64 {
                         x.freeze();
                     }
                 }
@@ -1335,7 +1338,7 @@ fn from_puppet_depth(v: &Value, depth: usize, freeze: bool) -> RValue {
                         // text without a string object to read it from.
                         let v = from_puppet_depth(v, depth + 1, freeze);
                         let key = if walk_step() {
-                            HKey::Str(text.clone())
+                            HKey::Str(text.clone().into())
                         } else {
                             HKey::Nil
                         };
@@ -1389,7 +1392,10 @@ fn to_puppet_depth(v: &RValue, depth: usize) -> Result<Value, String> {
             RValue::Int(i) => Value::Integer(*i),
             RValue::Big(b) => return Err(crate::bigint::puppet_range_error(b)),
             RValue::Float(f) => Value::Float(*f),
-            RValue::Str(s) => Value::string(s.borrow().as_str()),
+            RValue::Str(s) => Value::String(puppet_types::Str::with_binary(
+                s.borrow().as_str(),
+                s.is_binary(),
+            )),
             RValue::Sym(s) => match &**s {
                 "undef" => Value::Undef,
                 "default" => Value::Default,
@@ -1451,7 +1457,9 @@ fn converts_to_depth(v: &RValue, orig: &Value, depth: usize, walked: &mut u64) -
             (RValue::Bool(a), Value::Boolean(b)) => a == b,
             (RValue::Int(a), Value::Integer(b)) => a == b,
             (RValue::Float(a), Value::Float(_)) => Value::Float(*a) == *orig,
-            (RValue::Str(a), Value::String(b)) => a.try_borrow().is_ok_and(|a| a.as_str() == b),
+            (RValue::Str(a), Value::String(b)) => {
+                a.is_binary() == b.is_binary() && a.try_borrow().is_ok_and(|a| a.as_str() == b)
+            }
             (RValue::Sym(a), _) => match &**a {
                 "undef" => matches!(orig, Value::Undef),
                 "default" => matches!(orig, Value::Default),

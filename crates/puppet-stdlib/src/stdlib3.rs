@@ -258,7 +258,7 @@ fn affix(a: &[Value], name: &str, before: bool) -> R {
     }
     let fix = match a.get(1) {
         Some(v) if truthy(v) => match v {
-            Value::String(s) => Some(s.to_string()),
+            Value::String(s) => Some(s.clone()),
             other => {
                 return Err(fail(format!(
                     "{name}(): expected second argument to be a String, got {}",
@@ -268,18 +268,33 @@ fn affix(a: &[Value], name: &str, before: bool) -> R {
         },
         _ => None,
     };
-    let apply = |s: String| match &fix {
-        Some(f) if before => format!("{f}{s}"),
-        Some(f) => format!("{s}{f}"),
-        None => s,
+    // Ruby's `prefix + i` / `i + suffix`: the text and its encoding.
+    let apply = |i: &Value| -> R {
+        let Some(f) = &fix else {
+            return Ok(i.string_like(to_s(i)));
+        };
+        let item = (to_s(i), matches!(i, Value::String(s) if s.is_binary()));
+        let fix = (f.to_string(), f.is_binary());
+        let (first, second) = if before { (fix, item) } else { (item, fix) };
+        let mut text = first.0;
+        let mut encoding = puppet_types::string::JoinEncoding::default();
+        encoding.push(&text, 0, first.1).map_err(fail)?;
+        let start = text.len();
+        text.push_str(&second.0);
+        encoding.push(&text, start, second.1).map_err(fail)?;
+        Ok(Value::String(puppet_types::Str::with_binary(
+            text,
+            encoding.is_binary(),
+        )))
     };
     match &a[0] {
         Value::Array(arr) => Ok(Value::array(
-            arr.iter().map(|i| Value::string(apply(to_s(i)))).collect(),
+            arr.iter().map(apply).collect::<Result<_, _>>()?,
         )),
         Value::Hash(h) => Ok(Value::hash(
             h.iter()
-                .map(|(k, v)| (Value::string(apply(to_s(k))), v.clone())),
+                .map(|(k, v)| Ok((apply(k)?, v.clone())))
+                .collect::<Result<Vec<_>, CallError>>()?,
         )),
         other => Err(fail(format!(
             "{name}(): expected first argument to be an Array or a Hash, got {}",
@@ -655,8 +670,8 @@ fn delete(_: &mut dyn CallContext, a: Vec<Value>) -> R {
                 .filter(|(k, _)| !items.contains(k))
                 .map(|(k, v)| (k.clone(), v.clone())),
         )),
-        Value::String(s) => {
-            let mut s = s.to_string();
+        Value::String(whole) => {
+            let mut s = whole.to_string();
             for i in &items {
                 match i {
                     Value::String(x) if !x.is_empty() => s = s.replace(x.as_str(), ""),
@@ -669,7 +684,7 @@ fn delete(_: &mut dyn CallContext, a: Vec<Value>) -> R {
                     }
                 }
             }
-            Ok(Value::string(s))
+            Ok(Value::String(whole.derive(s)))
         }
         other => Err(fail(format!(
             "delete(): First argument must be an Array, String, or Hash. Given an argument of class {}.",
@@ -1419,10 +1434,12 @@ fn base64(_: &mut dyn CallContext, a: Vec<Value>) -> R {
     }
     let std = base64::engine::general_purpose::STANDARD;
     let url = base64::engine::general_purpose::URL_SAFE;
-    let bytes_to_value = |b: Vec<u8>| Value::string(String::from_utf8_lossy(&b));
+    // Ruby's Base64 decodes to a binary (ASCII-8BIT) string and encodes its bytes.
+    let bytes_to_value = |b: Vec<u8>| Value::String(puppet_types::Str::from_bytes(&b));
+    let data_bytes = data.to_bytes();
     Ok(match (action.as_str(), method.as_str()) {
         ("encode", "default") => {
-            let enc = std.encode(data.as_bytes());
+            let enc = std.encode(&data_bytes);
             let mut out = String::new();
             for chunk in enc.as_bytes().chunks(60) {
                 out.push_str(&String::from_utf8_lossy(chunk));
@@ -1430,8 +1447,8 @@ fn base64(_: &mut dyn CallContext, a: Vec<Value>) -> R {
             }
             Value::string(out)
         }
-        ("encode", "strict") => Value::string(std.encode(data.as_bytes())),
-        ("encode", _) => Value::string(url.encode(data.as_bytes())),
+        ("encode", "strict") => Value::string(std.encode(&data_bytes)),
+        ("encode", _) => Value::string(url.encode(&data_bytes)),
         ("decode", "default") => {
             let clean: String = data
                 .chars()

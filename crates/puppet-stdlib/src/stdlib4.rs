@@ -494,9 +494,8 @@ fn shell_escape(b: FunctionBuilder<'_>) -> FunctionBuilder<'_> {
     b.dispatch(
         Signature::new().param("Any", "string"),
         |_ctx: &mut dyn CallContext, a: Args<'_>| {
-            Ok(Value::string(crate::stdlib3::shell_escape(&to_s(
-                &a.get(0),
-            ))))
+            let v = a.get(0);
+            Ok(v.string_like(crate::stdlib3::shell_escape(&to_s(&v))))
         },
     )
 }

@@ -626,7 +626,8 @@ fn pw_hash(_: &mut dyn CallContext, a: Vec<Value>) -> R {
     if pw.contains('\0') {
         return Err(fail("string contains null byte"));
     }
-    Ok(Value::string(match lower.as_str() {
+    // Ruby's `String#crypt` answers a binary (ASCII-8BIT) string.
+    Ok(Value::String(puppet_types::Str::binary(match lower.as_str() {
         "md5" => digest::md5_crypt(pw.as_bytes(), salt.as_bytes()),
         "sha-256" => digest::sha_crypt(pw.as_bytes(), salt.as_bytes(), false),
         "sha-512" => digest::sha_crypt(pw.as_bytes(), salt.as_bytes(), true),
@@ -636,7 +637,7 @@ fn pw_hash(_: &mut dyn CallContext, a: Vec<Value>) -> R {
                 format!("pw_hash(): {kind} (bcrypt) needs the host's crypt(3) with bcrypt support, which this implementation does not have"),
             ))
         }
-    }))
+    })))
 }
 
 fn str2saltedpbkdf2(_: &mut dyn CallContext, a: Vec<Value>) -> R {

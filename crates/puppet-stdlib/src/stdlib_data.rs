@@ -1025,7 +1025,7 @@ fn reverse(_: &mut dyn CallContext, a: Vec<Value>) -> R {
         return Err(fail("reverse(): Wrong number of arguments given (0 for 1)"));
     }
     match &a[0] {
-        Value::String(s) => Ok(Value::string(s.chars().rev().collect::<String>())),
+        Value::String(s) => Ok(Value::String(s.derive(s.chars().rev().collect::<String>()))),
         Value::Array(x) => Ok(Value::array(x.iter().rev().cloned().collect())),
         _ => Err(fail(
             "reverse(): Requires either array or string to work with",

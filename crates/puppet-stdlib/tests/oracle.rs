@@ -208,3 +208,81 @@ fn regexp_functions_agree_on_every_case() {
     assert!(checked >= 20, "only {checked} regexp cases");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// A value as Puppet's catalog writes a resource parameter: a binary string (Ruby's
+/// ASCII-8BIT) as `{"__ptype": "Binary", "__pvalue": <base64>}`.
+fn catalog_form(v: &Value) -> Json {
+    use base64::Engine;
+    match v {
+        Value::Undef => Json::Null,
+        Value::Boolean(b) => Json::Bool(*b),
+        Value::Integer(i) => Json::from(*i),
+        Value::String(s) if s.is_binary() => serde_json::json!({
+            "__ptype": "Binary",
+            "__pvalue": base64::engine::general_purpose::STANDARD.encode(s.to_bytes()),
+        }),
+        Value::String(s) => Json::String(s.to_string()),
+        Value::Array(a) => Json::Array(a.iter().map(catalog_form).collect()),
+        other => Json::String(format!("unexpected {other}")),
+    }
+}
+
+/// An argument of `fixtures/binary.json`: a Puppet literal, a binary string, or an array.
+fn binary_fixture_arg(a: &Json) -> Value {
+    use base64::Engine;
+    if let Some(p) = a["p"].as_str() {
+        return puppet_functions::parse_value(p, &|_| None).expect("a literal");
+    }
+    if let Some(b) = a["b64"].as_str() {
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(b)
+            .expect("base64");
+        return Value::String(puppet_types::Str::from_bytes(&bytes));
+    }
+    let items = a["array"].as_array().expect("an array");
+    Value::array(items.iter().map(binary_fixture_arg).collect())
+}
+
+/// Which natives answer binary strings, and which keep an argument's encoding, as Puppet's
+/// Ruby does (`fixtures/binary.json`, made by `tools/gen_binary_fixtures.py`): `pw_hash`
+/// (Ruby's `crypt`) and `base64('decode')` make them, `delete`, `suffix`, `reverse`,
+/// `shell_escape` and the case functions keep them, `prefix` joins into the prefix's.
+#[test]
+fn binary_strings_as_puppet() {
+    let text = include_str!("../fixtures/binary.json");
+    let fixtures: Json = serde_json::from_str(text).unwrap();
+    let reg = registry();
+    let mut failures = Vec::new();
+    let cases = fixtures["cases"].as_array().cloned().unwrap_or_default();
+    for c in &cases {
+        let function = c["function"].as_str().unwrap_or_default();
+        let args: Vec<Value> = c["args"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(binary_fixture_arg)
+            .collect();
+        let mut ctx = Mock {
+            reg: reg.clone(),
+            warnings: vec![],
+            notices: vec![],
+            warned: Default::default(),
+        };
+        let got = match reg.call(&mut ctx, function, args, None) {
+            Ok(v) => Ok(catalog_form(&v)),
+            Err(e) => Err(e.to_string()),
+        };
+        let expected = match c.get("error") {
+            Some(e) => Err(e.as_str().unwrap_or_default().to_string()),
+            None => Ok(c["message"].clone()),
+        };
+        if got != expected {
+            failures.push(format!(
+                "{function}{}: expected {expected:?}, got {got:?}",
+                c["args"]
+            ));
+        }
+    }
+    assert!(cases.len() >= 20, "only {} cases", cases.len());
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

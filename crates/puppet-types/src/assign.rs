@@ -292,7 +292,7 @@ impl Checker {
                 T::Struct(elems) => {
                     size_or_default(h.size).contains(elems.len() as i128)
                         && elems.iter().all(|e| {
-                            self.instance(&h.key, &Value::String(e.name.clone()))
+                            self.instance(&h.key, &Value::String(e.name.clone().into()))
                                 && self.assignable(&h.value, &e.value)
                         })
                 }
@@ -569,7 +569,7 @@ impl Checker {
                 V::String(x) => match s {
                     StringType::Unbounded | StringType::Size(None) => true,
                     StringType::Size(Some(r)) => r.contains(x.chars().count() as i128),
-                    StringType::Value(val) => val == x,
+                    StringType::Value(val) => val == x.as_str(),
                 },
                 _ => false,
             },
@@ -643,7 +643,7 @@ impl Checker {
                 V::Hash(h) => {
                     let mut matched = 0;
                     let ok = elems.iter().all(|e| {
-                        let key = V::String(e.name.clone());
+                        let key = V::String(e.name.clone().into());
                         match h.get(&key) {
                             None => self.assignable(&e.key, undef()),
                             Some(x) => {

@@ -32,7 +32,7 @@ pub fn infer(v: &Value) -> Type {
         Value::Boolean(b) => Type::Boolean(Some(*b)),
         Value::Integer(i) => Type::integer(Some(*i), Some(*i)),
         Value::Float(f) => Type::Float(FloatRange { min: *f, max: *f }),
-        Value::String(s) => Type::String(StringType::Value(s.clone())),
+        Value::String(s) => Type::String(StringType::Value(s.clone().into())),
         Value::Regexp(r) => Type::Regexp(Some(r.clone())),
         Value::Array(a) => {
             if a.is_empty() {
@@ -120,8 +120,8 @@ pub fn infer_set(v: &Value) -> Type {
                                 _ => Default::default(),
                             };
                             StructElement {
-                                key: Type::String(StringType::Value(name.clone())),
-                                name,
+                                key: Type::String(StringType::Value(name.clone().into())),
+                                name: name.into(),
                                 value: infer_set(x),
                             }
                         })

@@ -49,6 +49,7 @@ pub mod ruby;
 pub mod semver;
 pub mod strconv;
 pub mod strftime;
+pub mod string;
 pub mod strptime;
 pub mod time;
 pub mod types;
@@ -66,6 +67,7 @@ pub use params::{
 };
 pub use regexp::Regexp;
 pub use semver::{Version, VersionRange};
+pub use string::Str;
 pub use time::{Timespan, Timestamp};
 pub use types::{Type, TypeAlias};
 pub use value::{Value, ValueMap};

@@ -205,7 +205,7 @@ impl ObjectType {
             };
             match k {
                 "name" => match v {
-                    Value::String(s) => o.name = Some(s.clone()),
+                    Value::String(s) => o.name = Some(s.clone().into()),
                     Value::Undef => {}
                     other => {
                         return Err(wrong_entry(
@@ -247,7 +247,7 @@ impl ObjectType {
                 "functions" => o.functions = members(v, "function")?,
                 "equality" => {
                     o.equality = match v {
-                        Value::String(s) => Some(vec![s.clone()]),
+                        Value::String(s) => Some(vec![s.clone().into()]),
                         Value::Array(a) => Some(
                             a.iter()
                                 .map(|x| {

@@ -563,7 +563,7 @@ fn parameterize_inner(base: &Type, raw: &[Value]) -> Result<Value, TypeError> {
             let mut vals = Vec::new();
             for k in &keys {
                 match k {
-                    Value::String(s) => vals.push(s.clone()),
+                    Value::String(s) => vals.push(s.text().clone()),
                     other => return Err(specialization(base, other, "String")),
                 }
             }
@@ -761,7 +761,7 @@ fn parameterize_inner(base: &Type, raw: &[Value]) -> Result<Value, TypeError> {
             }
             let inner = match &keys[0] {
                 Value::Type(x) => x.clone(),
-                Value::String(s) => Type::String(StringType::Value(s.clone())),
+                Value::String(s) => Type::String(StringType::Value(s.clone().into())),
                 other => {
                     return Err(if is_opt {
                         slice_type(name, other)
@@ -818,7 +818,7 @@ fn parameterize_inner(base: &Type, raw: &[Value]) -> Result<Value, TypeError> {
             let mut parts = [None, None];
             for (i, k) in keys.iter().enumerate() {
                 match k {
-                    Value::String(s) => parts[i] = Some(s.clone()),
+                    Value::String(s) => parts[i] = Some(s.text().clone()),
                     other => return Err(specialization(base, other, "String")),
                 }
             }
@@ -1019,9 +1019,9 @@ fn struct_element(k: &Value, vt: Type) -> Result<StructElement, TypeError> {
                     "Struct element key cannot be an empty String".into(),
                 ));
             }
-            let kt = Type::String(StringType::Value(s.clone()));
+            let kt = Type::String(StringType::Value(s.clone().into()));
             Ok(StructElement {
-                name: s.clone(),
+                name: s.clone().into(),
                 key: if undef_ok { Type::optional(kt) } else { kt },
                 value: vt,
             })
@@ -1093,7 +1093,7 @@ fn callable(base: &Type, raw: &[Value]) -> Result<Type, TypeError> {
             Value::Type(t) => t.clone(),
             Value::String(s) => Type::Runtime(Arc::new(RuntimeType {
                 runtime: Some("ruby".into()),
-                name: Some(s.clone()),
+                name: Some(s.clone().into()),
             })),
             other => generalize(&infer(other)),
         });
@@ -1171,7 +1171,7 @@ fn resource(
             return Ok(Value::Type(Type::Resource(Arc::new(
                 crate::types::ResourceType {
                     type_name: Some(n.clone()),
-                    title: Some(title.clone()),
+                    title: Some(title.clone().into()),
                 },
             ))));
         }

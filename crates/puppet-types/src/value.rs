@@ -9,6 +9,7 @@
 use crate::format;
 use crate::regexp::Regexp;
 use crate::semver::{Version, VersionRange};
+use crate::string::Str;
 use crate::time::{Timespan, Timestamp};
 use crate::types::Type;
 use indexmap::IndexMap;
@@ -34,8 +35,8 @@ pub enum Value {
     Integer(i64),
     /// A float.
     Float(f64),
-    /// A string.
-    String(SmolStr),
+    /// A string (UTF-8, or binary as Ruby's `ASCII-8BIT`: see [`Str`]).
+    String(Str),
     /// A regular expression.
     Regexp(Regexp),
     /// An array.
@@ -116,7 +117,23 @@ impl Value {
 
     /// A string value.
     pub fn string(s: impl AsRef<str>) -> Value {
-        Value::String(SmolStr::new(s.as_ref()))
+        Value::String(Str::new(s))
+    }
+
+    /// A string made from this value, in its encoding when it is a string (what Ruby's
+    /// String methods answer, binary for a binary string), else UTF-8.
+    ///
+    /// ```
+    /// use puppet_types::{Str, Value};
+    /// let bin = Value::String(Str::from_bytes(b"abc"));
+    /// assert!(matches!(bin.string_like("ABC"), Value::String(s) if s.is_binary()));
+    /// assert!(matches!(Value::Integer(1).string_like("1"), Value::String(s) if !s.is_binary()));
+    /// ```
+    pub fn string_like(&self, text: impl AsRef<str>) -> Value {
+        match self {
+            Value::String(s) => Value::String(s.derive(text)),
+            _ => Value::string(text),
+        }
     }
 
     /// An array value.
@@ -505,13 +522,13 @@ impl Uri {
     pub fn to_parameter_map(&self) -> IndexMap<SmolStr, Value> {
         let mut m = IndexMap::new();
         if let Some(s) = &self.scheme {
-            m.insert(SmolStr::new("scheme"), Value::String(s.clone()));
+            m.insert(SmolStr::new("scheme"), Value::String(s.clone().into()));
         }
         if let Some(s) = &self.userinfo {
-            m.insert(SmolStr::new("userinfo"), Value::String(s.clone()));
+            m.insert(SmolStr::new("userinfo"), Value::String(s.clone().into()));
         }
         if let Some(s) = &self.host {
-            m.insert(SmolStr::new("host"), Value::String(s.clone()));
+            m.insert(SmolStr::new("host"), Value::String(s.clone().into()));
         }
         if let Some(p) = self.port {
             let default_port = matches!(
@@ -523,16 +540,19 @@ impl Uri {
             }
         }
         if !self.path.is_empty() {
-            m.insert(SmolStr::new("path"), Value::String(self.path.clone()));
+            m.insert(
+                SmolStr::new("path"),
+                Value::String(self.path.clone().into()),
+            );
         }
         if let Some(s) = &self.query {
-            m.insert(SmolStr::new("query"), Value::String(s.clone()));
+            m.insert(SmolStr::new("query"), Value::String(s.clone().into()));
         }
         if let Some(s) = &self.fragment {
-            m.insert(SmolStr::new("fragment"), Value::String(s.clone()));
+            m.insert(SmolStr::new("fragment"), Value::String(s.clone().into()));
         }
         if let Some(s) = &self.opaque {
-            m.insert(SmolStr::new("opaque"), Value::String(s.clone()));
+            m.insert(SmolStr::new("opaque"), Value::String(s.clone().into()));
         }
         m
     }
@@ -632,7 +652,7 @@ impl IteratorValue {
                 element_type: Type::String(crate::types::StringType::Size(Some(
                     crate::types::IntRange::new(Some(1), Some(1)),
                 ))),
-                source: IterSource::Chars(s.clone()),
+                source: IterSource::Chars(s.clone().into()),
             },
             Value::Integer(n) if *n >= 0 => IteratorValue {
                 element_type: Type::Integer(crate::types::IntRange::new(
@@ -652,7 +672,10 @@ impl IteratorValue {
             Value::Type(Type::Enum(e)) => IteratorValue {
                 element_type: Type::String(crate::types::StringType::Unbounded),
                 source: IterSource::Values(Arc::new(
-                    e.values.iter().map(|s| Value::String(s.clone())).collect(),
+                    e.values
+                        .iter()
+                        .map(|s| Value::String(s.clone().into()))
+                        .collect(),
                 )),
             },
             _ => return None,

@@ -214,12 +214,12 @@ impl Compiler {
             .and_then(|p| p.get("stage"))
             .or(inherited_stage.as_ref())
         {
-            Some(Value::String(s)) => s.clone(),
+            Some(Value::String(s)) => s.text().clone(),
             _ => SmolStr::new("main"),
         };
         if stage != "main" {
             res.params
-                .insert("stage".into(), Value::String(stage.clone()));
+                .insert("stage".into(), Value::String(stage.clone().into()));
         }
         res.container = Some(ResourceKey::new("Stage", &stage));
         self.catalog.add_keyed(key, res);
@@ -396,8 +396,8 @@ impl Compiler {
             // The module of the code that declared it.
             caller: declared_in,
             dyn_parent: declared_in,
-            title: Value::String(res.title.clone()),
-            name: (given.get("name").cloned()).unwrap_or(Value::String(res.title.clone())),
+            title: Value::String(res.title.clone().into()),
+            name: (given.get("name").cloned()).unwrap_or(Value::String(res.title.clone().into())),
         });
         let span = res.span.clone().unwrap_or_else(|| def.span.clone());
         // Room for the metaparameters and every parameter bound below, at once.

@@ -852,9 +852,12 @@ mod query_tests {
     fn reference(q: &Q, r: &Resource) -> bool {
         let value_of = |attr: &str| -> Option<Value> {
             match attr {
-                "title" => Some(Value::String(r.title.clone())),
+                "title" => Some(Value::String(r.title.clone().into())),
                 "tag" => Some(Value::array(
-                    r.tags.iter().map(|t| Value::String(t.clone())).collect(),
+                    r.tags
+                        .iter()
+                        .map(|t| Value::String(t.clone().into()))
+                        .collect(),
                 )),
                 _ => r.params.get(attr).cloned(),
             }

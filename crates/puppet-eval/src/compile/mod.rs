@@ -189,7 +189,7 @@ impl Compiler {
         for var in ["title", "name"] {
             scope
                 .vars
-                .insert(var.into(), Value::String(node_name.clone()));
+                .insert(var.into(), Value::String(node_name.clone().into()));
         }
         let id = self.scopes.add(scope);
         self.build.node_scope = Some(id);

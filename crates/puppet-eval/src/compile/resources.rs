@@ -371,7 +371,7 @@ impl Compiler {
                                 &body.title.span,
                             );
                         }
-                        s
+                        s.into_text()
                     }
                     Value::Default => SmolStr::new("\u{0}default"),
                     Value::Undef => {

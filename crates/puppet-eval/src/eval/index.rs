@@ -54,9 +54,9 @@ impl Compiler {
                 }
                 let chars: Vec<char> = s.chars().collect();
                 match slice_range(chars.len(), &keys) {
-                    Ok(Some((start, len))) => Ok(Value::string(
-                        chars[start..start + len].iter().collect::<String>(),
-                    )),
+                    Ok(Some((start, len))) => Ok(
+                        target.string_like(chars[start..start + len].iter().collect::<String>())
+                    ),
                     Ok(None) => Ok(Value::string("")),
                     Err(m) => err(format!("{label}{m}"), span),
                 }

@@ -127,6 +127,8 @@ pub struct Compiler {
     puppet_stack: Vec<(Arc<SourceFile>, Option<u32>)>,
     /// The text of the EPP template being rendered.
     pub(crate) render_buffer: String,
+    /// The encoding of `render_buffer` (Puppet joins the rendered pieces with `Array#join`).
+    pub(crate) render_encoding: puppet_types::string::JoinEncoding,
     /// Set when the EPP template being rendered output a Sensitive value.
     pub(crate) render_sensitive: bool,
 }
@@ -177,6 +179,7 @@ impl Compiler {
             warned_once: indexmap::IndexSet::new(),
             puppet_stack: Vec::new(),
             render_buffer: String::new(),
+            render_encoding: Default::default(),
             render_sensitive: false,
             call_labels: Vec::new(),
             template_outputs: Vec::new(),
@@ -397,7 +400,7 @@ impl Compiler {
     fn eval_inner(&mut self, e: &Expr, scope: ScopeId) -> R<Value> {
         match &e.kind {
             ExprKind::Literal(v) => Ok((**v).clone()),
-            ExprKind::Name(n) => Ok(Value::String(n.clone())),
+            ExprKind::Name(n) => Ok(Value::String(n.clone().into())),
             ExprKind::TypeName(n) => {
                 let t = self.resolve_type(n);
                 if let Some(msg) = self.invalid_alias.take() {
@@ -425,20 +428,39 @@ impl Compiler {
                 let mut out = std::mem::take(&mut self.concat_buf);
                 out.clear();
                 let mut failed = None;
+                // Whether the text is binary (Ruby's ASCII-8BIT): Puppet joins the segments
+                // with `Array#join`.
+                let mut encoding = puppet_types::string::JoinEncoding::default();
                 for p in parts {
-                    match p {
-                        StrPart::Text(t) => out.push_str(t),
+                    let start = out.len();
+                    let segment_binary = match p {
+                        StrPart::Text(t) => {
+                            out.push_str(t);
+                            false
+                        }
                         StrPart::Expr(x) => match self.eval(x, scope) {
                             // Appended straight to the string being made.
-                            Ok(v) => puppet_types::format::interpolated_value(&mut out, &v),
+                            Ok(v) => {
+                                puppet_types::format::interpolated_value(&mut out, &v);
+                                matches!(&v, Value::String(s) if s.is_binary())
+                            }
                             Err(f) => {
                                 failed = Some(f);
                                 break;
                             }
                         },
+                    };
+                    if let Err(message) = encoding.push(&out, start, segment_binary) {
+                        let message =
+                            format!("Error while evaluating a Double Quoted String, {message}");
+                        failed = err::<()>(message, &e.span).err();
+                        break;
                     }
                 }
-                let v = Value::string(out.as_str());
+                let v = Value::String(puppet_types::Str::with_binary(
+                    out.as_str(),
+                    encoding.is_binary(),
+                ));
                 self.concat_buf = out;
                 match failed {
                     Some(f) => Err(f),
@@ -643,8 +665,12 @@ impl Compiler {
                 Ok(self.relationship_expr(*op, l, r, scope, &e.span)?.1)
             }
             ExprKind::RenderText(t) => {
+                let start = self.render_buffer.len();
                 self.render_buffer.push_str(t);
-                Ok(Value::Undef)
+                match self.render_encoding.push(&self.render_buffer, start, false) {
+                    Ok(()) => Ok(Value::Undef),
+                    Err(message) => err(message, &e.span),
+                }
             }
             ExprKind::Render(x) => {
                 let v = self.eval(x, scope)?;
@@ -656,8 +682,16 @@ impl Compiler {
                     }
                     other => other,
                 };
+                let start = self.render_buffer.len();
                 puppet_types::format::interpolated_value(&mut self.render_buffer, &v);
-                Ok(Value::Undef)
+                let binary = matches!(&v, Value::String(s) if s.is_binary());
+                match self
+                    .render_encoding
+                    .push(&self.render_buffer, start, binary)
+                {
+                    Ok(()) => Ok(Value::Undef),
+                    Err(message) => err(message, &e.span),
+                }
             }
             // Transparent: the parentheses only give the operand its location.
             ExprKind::Paren(x) => self.eval_inner(x, scope),

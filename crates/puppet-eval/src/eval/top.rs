@@ -27,7 +27,7 @@ pub(crate) fn top_vars(settings: &Settings) -> crate::Map<SmolStr, Value> {
         settings
             .facts
             .iter()
-            .map(|(k, v)| (Value::String(k.clone()), v.clone()))
+            .map(|(k, v)| (Value::String(k.clone().into()), v.clone()))
             .collect(),
     ));
     vars.insert("facts".into(), facts);
@@ -52,7 +52,7 @@ pub(crate) fn top_vars(settings: &Settings) -> crate::Map<SmolStr, Value> {
             settings
                 .server_facts
                 .iter()
-                .map(|(k, v)| (Value::String(k.clone()), v.clone())),
+                .map(|(k, v)| (Value::String(k.clone().into()), v.clone())),
         ),
     );
     for (k, v) in &settings.server_facts {

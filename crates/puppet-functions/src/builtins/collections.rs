@@ -7,6 +7,7 @@ use crate::context::{Block, CallContext};
 use crate::error::{codes, CallError};
 use crate::registry::{Args, Registry};
 use crate::{RegistryError, Signature};
+use puppet_types::string::JoinEncoding;
 use puppet_types::{generalize, infer, Value};
 use std::cmp::Ordering;
 use std::sync::Arc;
@@ -39,21 +40,39 @@ fn flatten_into(v: &Value, out: &mut Vec<Value>, depth: usize) {
 
 /// Ruby's `Array#join`: a nested array is joined in place with the same separator (an empty
 /// one is an empty element: `[1, [], 2]` gives `1--2`).
-fn ruby_join(v: &Value, sep: &str, out: &mut String, depth: usize) {
+/// Ruby's `Array#join` into `out`, with the joined text's encoding (binary or not).
+fn ruby_join(
+    v: &Value,
+    sep: &Value,
+    out: &mut String,
+    encoding: &mut JoinEncoding,
+    depth: usize,
+) -> Result<(), &'static str> {
     match v {
         Value::Array(a) if depth < 1000 => {
             for (i, e) in a.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(sep);
+                if i > 0 && !matches!(sep, Value::Undef) {
+                    join_piece(sep, out, encoding)?;
                 }
                 match e {
-                    Value::Array(_) => ruby_join(e, sep, out, depth + 1),
-                    other => out.push_str(&ruby_to_s(other)),
+                    Value::Array(_) => ruby_join(e, sep, out, encoding, depth + 1)?,
+                    other => join_piece(other, out, encoding)?,
                 }
             }
+            Ok(())
         }
-        other => out.push_str(&ruby_to_s(other)),
+        other => join_piece(other, out, encoding),
     }
+}
+
+fn join_piece(
+    v: &Value,
+    out: &mut String,
+    encoding: &mut JoinEncoding,
+) -> Result<(), &'static str> {
+    let start = out.len();
+    out.push_str(&ruby_to_s(v));
+    encoding.push(out, start, matches!(v, Value::String(s) if s.is_binary()))
 }
 
 /// Ruby's `<=>` on the values Puppet's `sort`, `min` and `max` compare without a lambda.
@@ -624,10 +643,14 @@ pub(super) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
                 .param("Array", "arg")
                 .optional_param("String", "delimiter"),
             |_c, a| {
-                let d = a.get(1).as_str().unwrap_or_default().to_string();
                 let mut out = String::new();
-                ruby_join(&a.get(0), &d, &mut out, 0);
-                Ok(Value::string(out))
+                let mut encoding = JoinEncoding::default();
+                ruby_join(&a.get(0), &a.get(1), &mut out, &mut encoding, 0)
+                    .map_err(|m| CallError::new(codes::FAILED, m))?;
+                Ok(Value::String(puppet_types::Str::with_binary(
+                    out,
+                    encoding.is_binary(),
+                )))
             },
         )
         .register()?;

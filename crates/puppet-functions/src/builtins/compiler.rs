@@ -159,7 +159,7 @@ fn template(c: &mut dyn CallContext, a: Args<'_>) -> Result<Value, CallError> {
             "template(): Wrong number of arguments given (0 for minimum 1)",
         ));
     }
-    let mut out = String::new();
+    let mut out = Rendered::default();
     for v in &a.values {
         let name = match v {
             Value::String(s) => s.to_string(),
@@ -172,27 +172,50 @@ fn template(c: &mut dyn CallContext, a: Args<'_>) -> Result<Value, CallError> {
                 )))
             }
         };
-        match c.render_template(TemplateSource::ErbFile(&name))? {
-            Value::String(s) => out.push_str(&s),
-            other => out.push_str(&other.to_plain_string()),
-        }
+        out.push(c.render_template(TemplateSource::ErbFile(&name))?)?;
     }
-    Ok(Value::string(out))
+    Ok(out.into_value())
+}
+
+/// Templates' outputs joined (`template` and `inline_template` answer Ruby's `join` of
+/// them), with the encoding that gives.
+#[derive(Default)]
+struct Rendered {
+    text: String,
+    encoding: puppet_types::string::JoinEncoding,
+}
+
+impl Rendered {
+    fn push(&mut self, v: Value) -> Result<(), CallError> {
+        let start = self.text.len();
+        match &v {
+            Value::String(s) => self.text.push_str(s),
+            other => self.text.push_str(&other.to_plain_string()),
+        }
+        let binary = matches!(&v, Value::String(s) if s.is_binary());
+        self.encoding
+            .push(&self.text, start, binary)
+            .map_err(failed)
+    }
+
+    fn into_value(self) -> Value {
+        Value::String(puppet_types::Str::with_binary(
+            self.text,
+            self.encoding.is_binary(),
+        ))
+    }
 }
 
 /// `inline_template(text, ...)`: each text rendered in the calling scope, concatenated.
 fn inline_template(c: &mut dyn CallContext, a: Args<'_>) -> Result<Value, CallError> {
-    let mut out = String::new();
+    let mut out = Rendered::default();
     for v in &a.values {
         let Value::String(text) = v else {
             return Err(failed("'inline_template' expects String values"));
         };
-        match c.render_template(TemplateSource::ErbText(text))? {
-            Value::String(s) => out.push_str(&s),
-            other => out.push_str(&other.to_plain_string()),
-        }
+        out.push(c.render_template(TemplateSource::ErbText(text))?)?;
     }
-    Ok(Value::string(out))
+    Ok(out.into_value())
 }
 
 fn hash_get(h: &Value, key: &str) -> Option<Value> {

@@ -316,7 +316,7 @@ fn tree_walk(root: &Value, options: &Value) -> Result<Vec<(Vec<Value>, Value)>, 
                     })
                     .map(|a| {
                         (
-                            Value::String(a.name.clone()),
+                            Value::String(a.name.clone().into()),
                             o.get(&a.name).cloned().unwrap_or(Value::Undef),
                         )
                     })

@@ -15,7 +15,11 @@ fn joined(values: &[Value]) -> String {
         if i > 0 {
             out.push(' ');
         }
-        puppet_types::format::interpolated_value(&mut out, v);
+        match v {
+            // A binary string's bytes, as a log shows them.
+            Value::String(s) if s.is_binary() => out.push_str(&s.display_text()),
+            _ => puppet_types::format::interpolated_value(&mut out, v),
+        }
     }
     out
 }

@@ -58,7 +58,10 @@ fn simple(
             Ok(a.get(0))
         })
         .dispatch(Signature::new().param("String", "arg"), move |_c, a| {
-            Ok(Value::string(f(a.get(0).as_str().unwrap_or_default())))
+            Ok(match a.get(0) {
+                Value::String(s) => Value::String(s.map_text(f)),
+                _ => Value::string(""),
+            })
         })
         .dispatch(
             Signature::new().param("Iterable[Variant[String, Numeric]]", "arg"),
@@ -66,7 +69,7 @@ fn simple(
                 let out = super::elements(&a.get(0))?
                     .into_iter()
                     .map(|v| match &v {
-                        Value::String(s) => Value::string(f(s)),
+                        Value::String(s) => Value::String(s.map_text(f)),
                         _ => v,
                     })
                     .collect();
@@ -78,7 +81,7 @@ fn simple(
 
 fn deep(v: &Value, f: StrFn, depth: usize) -> Value {
     match v {
-        Value::String(s) => Value::string(f(s)),
+        Value::String(s) => Value::String(s.map_text(f)),
         Value::Array(a) if depth < 1000 => {
             Value::array(a.iter().map(|e| deep(e, f, depth + 1)).collect())
         }
@@ -137,13 +140,14 @@ fn pattern_source(v: &Value) -> Option<String> {
     }
 }
 
-fn match_one(s: &str, re: &fancy_regex::Regex) -> Value {
-    match re.captures(s) {
+/// `[match, captures...]` of `re` in the string `v` (its encoding kept), or undef.
+fn match_one(v: &Value, re: &fancy_regex::Regex) -> Value {
+    match re.captures(v.as_str().unwrap_or_default()) {
         Ok(Some(caps)) => Value::array(
             (0..caps.len())
                 .map(|i| {
                     caps.get(i)
-                        .map_or(Value::Undef, |m| Value::string(m.as_str()))
+                        .map_or(Value::Undef, |m| v.string_like(m.as_str()))
                 })
                 .collect(),
         ),
@@ -212,11 +216,11 @@ fn regsubst(a: Args<'_>, pattern_is_string: bool) -> Result<Value, CallError> {
             arr.iter()
                 .map(|t| {
                     substitute(t.as_str().unwrap_or_default(), &re, &repl, global)
-                        .map(Value::string)
+                        .map(|s| t.string_like(s))
                 })
                 .collect::<Result<_, _>>()?,
         ),
-        t => Value::string(substitute(
+        t => t.string_like(substitute(
             t.as_str().unwrap_or_default(),
             &re,
             &repl,
@@ -688,7 +692,16 @@ pub(super) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
                     format!("Invalid regular expression /{src}/: {e}"),
                 )
             })?;
-        Ok(Value::array(parts.into_iter().map(Value::string).collect()))
+        let whole = match a.get(0) {
+            Value::String(s) => s,
+            _ => Default::default(),
+        };
+        Ok(Value::array(
+            parts
+                .into_iter()
+                .map(|p| Value::String(whole.derive(p)))
+                .collect(),
+        ))
     };
     reg.function("split")
         .doc("Splits a String by a regular expression (given as a String, Regexp or Regexp type).")
@@ -717,12 +730,12 @@ pub(super) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
         .example("'abc1'.match(/([a-z]+)(\\d)/)", "['abc1', 'abc', '1']")
         .dispatch(Signature::new().param("String", "string").param("Variant[Any, Type]", "pattern"), |_c, a| {
             let src = pattern_source(&a.get(1)).ok_or_else(|| CallError::new(codes::BAD_ARGUMENT, format!("match() expects pattern of T, where T is String, Regexp, Regexp[r], Pattern[p], or Array[T]. Got {}", super::label(&a.get(1)))))?;
-            Ok(match_one(a.get(0).as_str().unwrap_or_default(), &*compile(&src)?))
+            Ok(match_one(&a.get(0), &*compile(&src)?))
         })
         .dispatch(Signature::new().param("Array[String]", "string").param("Variant[Any, Type]", "pattern"), |_c, a| {
             let src = pattern_source(&a.get(1)).unwrap_or_default();
             let re = compile(&src)?;
-            Ok(Value::array(super::elements(&a.get(0))?.iter().map(|s| match_one(s.as_str().unwrap_or_default(), &re)).collect()))
+            Ok(Value::array(super::elements(&a.get(0))?.iter().map(|s| match_one(s, &re)).collect()))
         })
         .register()?;
     reg.function("regsubst")
