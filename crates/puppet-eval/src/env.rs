@@ -61,11 +61,13 @@ type Cache<T> = RwLock<rustc_hash::FxHashMap<SmolStr, Option<T>>>;
 type ErrorCache = RwLock<rustc_hash::FxHashMap<(DefKind, SmolStr), LoadReport>>;
 
 /// What Puppet's autoloader reports reading the files it reads to find a name: the first
-/// error, and the warnings of the files read before it (each with its file).
+/// error, and the warnings of the files read before it (each with its file); and the files
+/// read without such an error, whose validation the compile checks at its end.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct LoadReport {
     pub error: Option<Diagnostic>,
     pub warnings: Arc<[Diagnostic]>,
+    pub files: Arc<[Arc<puppet_loader::LoadedFile>]>,
 }
 
 /// Everything compiles share: the lowered main manifest, the definitions found so far, the
@@ -117,6 +119,9 @@ struct Shared {
     functions: Cache<Arc<FunctionDef>>,
     aliases: Cache<Arc<TypeAliasDef>>,
     load_errors: ErrorCache,
+    /// Validates the module files compiles read, on a thread of its own (see
+    /// `Environment::validate_ahead`).
+    validator: OnceLock<Option<std::sync::mpsc::Sender<Arc<puppet_loader::LoadedFile>>>>,
     /// Functions the embedder registered (searched before the built-ins).
     custom: Option<Arc<Registry>>,
     /// A native implementation stands in for any version of a module's function file, or
@@ -327,6 +332,7 @@ impl Environment {
             functions: RwLock::default(),
             aliases: RwLock::default(),
             load_errors: RwLock::default(),
+            validator: OnceLock::new(),
             custom,
             ruby_functions: RwLock::default(),
             ruby_only_functions: RwLock::default(),
@@ -854,16 +860,47 @@ impl Environment {
         }
     }
 
+    /// Starts Puppet's validation of a file a compile read (`LoadedFile::validation`, which
+    /// costs about as much as parsing and lowering it) on the environment's validating
+    /// thread, so that it is done, or nearly, when the compile checks it at its end
+    /// (`Compiler::validation_failure`). One thread, so that it takes one core at most from
+    /// the compiles; the compile computes a validation itself when it gets there first.
+    fn validate_ahead(&self, file: &Arc<puppet_loader::LoadedFile>) {
+        if !file.start_validation() {
+            return;
+        }
+        let sender = self.shared.validator.get_or_init(|| {
+            let (tx, rx) = std::sync::mpsc::channel::<Arc<puppet_loader::LoadedFile>>();
+            let worker = std::thread::Builder::new()
+                .name("puppet-validate".into())
+                .spawn(move || {
+                    for f in rx {
+                        f.validation();
+                    }
+                });
+            // Without a thread (none may be started here) the compile validates each file
+            // when it checks it.
+            worker.ok().map(|_| tx)
+        });
+        if let Some(tx) = sender {
+            let _ = tx.send(file.clone());
+        }
+    }
+
     fn read_candidates(&self, kind: DefKind, name: &str) -> LoadReport {
         let mut warnings = Vec::new();
+        let mut read = Vec::new();
         for file in self.shared.loader.candidate_files(kind, name) {
             warnings.extend(file.warnings.iter().cloned());
             if let Some(d) = file.diagnostics.iter().find(|d| d.is_error()) {
                 return LoadReport {
                     error: Some(d.clone().with_source(&file.text)),
                     warnings: warnings.into(),
+                    files: read.into(),
                 };
             }
+            self.validate_ahead(&file);
+            read.push(file.clone());
             if file
                 .definitions
                 .iter()
@@ -875,6 +912,7 @@ impl Environment {
         LoadReport {
             error: None,
             warnings: warnings.into(),
+            files: read.into(),
         }
     }
 

@@ -236,7 +236,10 @@ pub fn compile(env: Arc<Environment>, settings: &Settings) -> Compiled {
             scope: None,
         });
     }
-    let catalog = compiler.evaluate_main().map(|_| compiler.to_catalog());
+    let mut catalog = compiler.evaluate_main().map(|_| compiler.to_catalog());
+    if let Some(e) = compiler.validation_failure() {
+        catalog = Err(e);
+    }
     Compiled {
         catalog,
         unrealized_exports: compiler.unrealized_exports(),

@@ -27,7 +27,7 @@ use serde::Serialize;
 use smol_str::SmolStr;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 /// Where an environment's files are.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -125,6 +125,10 @@ pub struct LoadedFile {
     /// warnings (an unrecognised escape), then hash literals' keys given twice
     /// (`DUPLICATE_KEY`). A compile logs them for the files it reads ([`parse_warnings`]).
     pub warnings: Vec<Diagnostic>,
+    /// What Puppet's validator says of this file ([`validation`](Self::validation)).
+    validation: OnceLock<Vec<Diagnostic>>,
+    /// Whether someone took on computing `validation` ([`start_validation`](Self::start_validation)).
+    validation_started: std::sync::atomic::AtomicBool,
 }
 
 impl LoadedFile {
@@ -140,6 +144,37 @@ impl LoadedFile {
             return tree.get_or_insert(parse).clone();
         }
         parse
+    }
+
+    /// What Puppet's validator (`Checker4_0`, [`puppet_syntax::validate::validate`]) finds
+    /// in this file, errors and warnings in source order, each with the file and its line
+    /// and column: what Puppet's autoloader reports when it parses the file (an error fails
+    /// the compile). Computed once, on the first call, from a parse made for it and not kept
+    /// (the tree is not [`parse`](Self::parse)'s, which a compile never builds). Empty for a
+    /// file with a syntax error: Puppet stops at that.
+    pub fn validation(&self) -> &[Diagnostic] {
+        self.validation.get_or_init(|| {
+            let parse = match self.tree.read().ok().and_then(|t| t.clone()) {
+                Some(kept) => kept,
+                None => Arc::new(puppet_syntax::parse(&self.text)),
+            };
+            if parse.errors().iter().any(|d| d.is_error()) {
+                return Vec::new();
+            }
+            let file = self.path.display().to_string();
+            puppet_syntax::validate::validate(&parse)
+                .into_iter()
+                .map(|d| d.with_file(file.clone()).with_source(&self.text))
+                .collect()
+        })
+    }
+
+    /// True for the first caller only: who may compute [`validation`](Self::validation)
+    /// ahead of need (on another thread); the others just read it when they need it.
+    pub fn start_validation(&self) -> bool {
+        !self
+            .validation_started
+            .swap(true, std::sync::atomic::Ordering::AcqRel)
     }
 
     /// The flat tree of the text, for passes that read it once downwards (lowering); parsed
@@ -925,6 +960,8 @@ pub(crate) fn load_one(
         flat: RwLock::new(Some(Arc::new(flat))),
         definitions,
         diagnostics,
+        validation: OnceLock::new(),
+        validation_started: Default::default(),
     }
 }
 

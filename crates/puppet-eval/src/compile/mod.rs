@@ -66,6 +66,10 @@ pub(crate) struct Builder {
     /// The warnings of module files logged so far (file and offset): Puppet logs a file's
     /// warnings when it parses it, once.
     load_warned: rustc_hash::FxHashSet<(Option<Arc<str>>, u32)>,
+    /// The module files read so far, in the order they were read (each once), whose
+    /// validation `validation_failure` checks.
+    read_files: Vec<Arc<puppet_loader::LoadedFile>>,
+    read_paths: rustc_hash::FxHashSet<Arc<std::path::Path>>,
     /// The node scope, once the node definition is being evaluated.
     node_scope: Option<ScopeId>,
     /// The matched node's name, listed among the classes as Puppet does, with the number
@@ -260,6 +264,11 @@ impl Compiler {
         let Some(report) = self.env.load_report(kind, name) else {
             return Ok(());
         };
+        for f in report.files.iter() {
+            if self.build.read_paths.insert(f.path.clone()) {
+                self.build.read_files.push(f.clone());
+            }
+        }
         if let Some(d) = &report.error {
             return Err(load_error(d));
         }
@@ -293,6 +302,48 @@ impl Compiler {
             self.warn(d.message.clone());
         }
         Ok(())
+    }
+}
+
+impl Compiler {
+    /// What Puppet's validator said of the module files this compile read, as Puppet's
+    /// autoloader reports it when it parses each: the warnings are logged, and the first
+    /// file with errors fails the compile (with its error, or for more than one, each
+    /// logged and "Language validation logged N errors. Giving up" at the file). Puppet
+    /// stops at that file; the compile went on, as the validation ran in the background,
+    /// so this error replaces whatever came of it. Waits for the validations still running.
+    pub(crate) fn validation_failure(&mut self) -> Option<EvalError> {
+        for file in std::mem::take(&mut self.build.read_files) {
+            let validation = file.validation();
+            for d in validation.iter().filter(|d| !d.is_error()) {
+                if d.code != "DUPLICATE_KEY" {
+                    self.warn(d.message.clone());
+                }
+            }
+            let errors: Vec<&puppet_diagnostics::Diagnostic> =
+                validation.iter().filter(|d| d.is_error()).collect();
+            let Some(first) = errors.first() else {
+                continue;
+            };
+            let mut error = (*first).clone();
+            if errors.len() > 1 {
+                for e in &errors {
+                    let entry = crate::LogEntry {
+                        level: puppet_functions::LogLevel::Err,
+                        message: e.message.clone(),
+                        scope: None,
+                    };
+                    self.logs.push(entry);
+                }
+                error.message = format!(
+                    "Language validation logged {} errors. Giving up",
+                    errors.len()
+                );
+                error.location = None;
+            }
+            return Some(self.flow_to_error(load_error(&error)));
+        }
+        None
     }
 }
 

@@ -277,7 +277,7 @@ impl Compiler {
         Ok(last)
     }
 
-    fn flow_to_error(&self, f: Flow) -> EvalError {
+    pub(crate) fn flow_to_error(&self, f: Flow) -> EvalError {
         match f {
             Flow::Error(e) => e,
             Flow::Break(span) => EvalError {
