@@ -66,10 +66,15 @@ pub(crate) struct Builder {
     /// The warnings of module files logged so far (file and offset): Puppet logs a file's
     /// warnings when it parses it, once.
     load_warned: rustc_hash::FxHashSet<(Option<Arc<str>>, u32)>,
-    /// The module files read so far, in the order they were read (each once), whose
-    /// validation `validation_failure` checks.
-    read_files: Vec<Arc<puppet_loader::LoadedFile>>,
+    /// The module files read so far (each once) and the load errors left for the end of
+    /// the compile, in the order they came, which `validation_failure` checks.
+    reads: Vec<Read>,
     read_paths: rustc_hash::FxHashSet<Arc<std::path::Path>>,
+    /// What `note_load` answered for each name (kind and name) this compile.
+    loads_noted: rustc_hash::FxHashMap<
+        (puppet_loader::DefKind, SmolStr),
+        Option<puppet_diagnostics::Diagnostic>,
+    >,
     /// The node scope, once the node definition is being evaluated.
     node_scope: Option<ScopeId>,
     /// The matched node's name, listed among the classes as Puppet does, with the number
@@ -260,17 +265,51 @@ impl Compiler {
     /// per compile, as Puppet logs them when it parses a file. The `strict` setting governs a
     /// duplicate key as in the main manifest: nothing under `off`, the compile's error under
     /// `error`.
-    fn check_load(&mut self, kind: puppet_loader::DefKind, name: &str) -> R<()> {
-        let Some(report) = self.env.load_report(kind, name) else {
-            return Ok(());
-        };
+    pub(crate) fn check_load(&mut self, kind: puppet_loader::DefKind, name: &str) -> R<()> {
+        match self.note_load(kind, name) {
+            Some(d) => Err(load_error(&d)),
+            None => Ok(()),
+        }
+    }
+
+    /// [`check_load`](Self::check_load) for a lookup that cannot fail where it is made (a
+    /// type alias): its error fails the compile at its end, in the order of the reads
+    /// (`validation_failure`).
+    pub(crate) fn note_load_later(&mut self, kind: puppet_loader::DefKind, name: &str) {
+        if let Some(d) = self.note_load(kind, name) {
+            self.build.reads.push(Read::Failed(d));
+        }
+    }
+
+    /// [`check_load`](Self::check_load)'s work, once per name and compile: records the files
+    /// read, logs their warnings, and answers the error.
+    fn note_load(
+        &mut self,
+        kind: puppet_loader::DefKind,
+        name: &str,
+    ) -> Option<puppet_diagnostics::Diagnostic> {
+        let key = (kind, SmolStr::new(name));
+        if let Some(answer) = self.build.loads_noted.get(&key) {
+            return answer.clone();
+        }
+        let answer = self.note_load_uncached(kind, name);
+        self.build.loads_noted.insert(key, answer.clone());
+        answer
+    }
+
+    fn note_load_uncached(
+        &mut self,
+        kind: puppet_loader::DefKind,
+        name: &str,
+    ) -> Option<puppet_diagnostics::Diagnostic> {
+        let report = self.env.load_report(kind, name)?;
         for f in report.files.iter() {
             if self.build.read_paths.insert(f.path.clone()) {
-                self.build.read_files.push(f.clone());
+                self.build.reads.push(Read::File(f.clone()));
             }
         }
         if let Some(d) = &report.error {
-            return Err(load_error(d));
+            return Some(d.clone());
         }
         let warnings = report.warnings;
         for d in warnings.iter() {
@@ -297,12 +336,18 @@ impl Compiler {
                     e.message = format!("Language validation logged {count} errors. Giving up");
                     e.location = None;
                 }
-                return Err(load_error(&e));
+                return Some(e);
             }
             self.warn(d.message.clone());
         }
-        Ok(())
+        None
     }
+}
+
+/// A read of the autoloader, in order: a file read, or a load error left for the end.
+pub(crate) enum Read {
+    File(Arc<puppet_loader::LoadedFile>),
+    Failed(puppet_diagnostics::Diagnostic),
 }
 
 impl Compiler {
@@ -313,7 +358,11 @@ impl Compiler {
     /// stops at that file; the compile went on, as the validation ran in the background,
     /// so this error replaces whatever came of it. Waits for the validations still running.
     pub(crate) fn validation_failure(&mut self) -> Option<EvalError> {
-        for file in std::mem::take(&mut self.build.read_files) {
+        for read in std::mem::take(&mut self.build.reads) {
+            let file = match read {
+                Read::File(f) => f,
+                Read::Failed(d) => return Some(self.flow_to_error(load_error(&d))),
+            };
             let validation = file.validation();
             for d in validation.iter().filter(|d| !d.is_error()) {
                 if d.code != "DUPLICATE_KEY" {

@@ -89,6 +89,10 @@ impl Compiler {
         // the built-ins (those bound to the compiler reach it through its `CallContext`
         // capabilities), the modules' Ruby functions. All are registry functions.
         let native = self.settings.native_functions;
+        if crate::names::is_qualified(&lname) {
+            // A module's function file is read (and may fail) when it is first called.
+            self.check_load(puppet_loader::DefKind::Function, &lname)?;
+        }
         let function = match self.env.puppet_function(&lname) {
             Some(def) => self.puppet_function_entry(&def),
             None => self.env.function_with(&lname, native),

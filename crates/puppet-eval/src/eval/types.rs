@@ -34,6 +34,9 @@ impl Compiler {
         if let Some(a) = self.aliases.get(&lower) {
             return Type::Alias(a.clone());
         }
+        // The files read for the name may fail the compile (at its end: a type resolves
+        // here, it cannot fail).
+        self.note_load_later(puppet_loader::DefKind::TypeAlias, &lower);
         if let Some(def) = self.env.type_alias(&lower) {
             // The alias takes the name its definition spells (`Stdlib::Absolutepath`), not
             // the one it was referenced by (`Stdlib::AbsolutePath`), as Puppet's loader.
