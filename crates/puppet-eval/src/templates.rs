@@ -142,32 +142,62 @@ fn erb_file(c: &mut Compiler, name: &str, scope: ScopeId, span: &Span) -> R<pupp
 
 /// An EPP template parsed and lowered, or its first syntax error. Templates read from files
 /// are kept (parsing is pure, and a module path has finitely many); inline text is not.
+/// A template lowered, or why Puppet's EPP parser refuses it (its syntax error, else what
+/// its validator finds: one error, or their count), with the place in the template: `"...
+/// (file: F, line: L, column: C)"`, the file `inlined-epp-text` for an inline template.
+/// Kept by path and text, the answer as well.
 fn lowered_epp(path: Option<&str>, text: &str) -> Result<Arc<crate::lower::LoweredFile>, String> {
-    type EppCache = std::collections::HashMap<(String, String), Arc<crate::lower::LoweredFile>>;
+    type Lowered = Result<Arc<crate::lower::LoweredFile>, String>;
+    type EppCache = std::collections::HashMap<(Option<String>, String), Lowered>;
     static CACHE: std::sync::OnceLock<std::sync::Mutex<EppCache>> = std::sync::OnceLock::new();
-    let key = path.map(|p| (p.to_string(), text.to_string()));
-    if let Some(k) = &key {
-        let cache = CACHE.get_or_init(Default::default);
-        if let Some(l) = cache.lock().ok().and_then(|m| m.get(k).cloned()) {
-            return Ok(l);
-        }
+    let key = (path.map(str::to_string), text.to_string());
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some(l) = cache.lock().ok().and_then(|m| m.get(&key).cloned()) {
+        return l;
     }
+    let lowered = lower_epp(path, text);
+    if let Ok(mut m) = cache.lock() {
+        m.insert(key, lowered.clone());
+    }
+    lowered
+}
+
+fn lower_epp(path: Option<&str>, text: &str) -> Result<Arc<crate::lower::LoweredFile>, String> {
+    let file_name = path.unwrap_or("inlined-epp-text");
+    let refused = |d: &puppet_diagnostics::Diagnostic, message: &str| {
+        let d = d.clone().with_source(text);
+        match d.location {
+            Some(lc) if !message.ends_with("at end of input") => format!(
+                "{message} (file: {file_name}, line: {}, column: {})",
+                lc.line, lc.col
+            ),
+            _ => format!("{message} (file: {file_name})"),
+        }
+    };
     let parse = puppet_syntax::flat::parse_epp(text.into());
     if let Some(e) = parse
         .errors()
         .iter()
         .find(|d| d.severity == puppet_syntax::Severity::Error)
     {
-        return Err(e.message.clone());
+        return Err(refused(e, &e.message));
     }
-    let file = Arc::new(SourceFile::new(path.map(str::to_string), text));
-    let lowered = Arc::new(lower_file(file, &parse));
-    if let Some(k) = key {
-        if let Ok(mut m) = CACHE.get_or_init(Default::default).lock() {
-            m.insert(k, lowered.clone());
+    // Puppet validates the template as it parses it.
+    let checked = puppet_syntax::validate::validate(&puppet_syntax::parse_epp(text));
+    let errors: Vec<&puppet_diagnostics::Diagnostic> =
+        checked.iter().filter(|d| d.is_error()).collect();
+    match errors.as_slice() {
+        [] => {}
+        [one] => return Err(refused(one, &one.message)),
+        [_, ..] => {
+            let count = errors.len();
+            return Err(format!(
+                "Language validation logged {count} errors. Giving up (file: {file_name})"
+            ));
         }
     }
-    Ok(lowered)
+    let file = Arc::new(SourceFile::new(path.map(str::to_string), text));
+    Ok(Arc::new(lower_file(file, &parse)))
 }
 
 /// Renders an EPP template given as text, with parameters from a hash, in a scope under
@@ -183,10 +213,13 @@ pub(crate) fn render_epp(
     let lowered = match lowered_epp(path, text) {
         Ok(l) => l,
         Err(message) => {
+            let function = if path.is_some() { "epp" } else { "inline_epp" };
             return fail(
-                format!("Error while evaluating a Function Call, {message}"),
+                format!(
+                    "Error while evaluating a Function Call, {function}(): Invalid EPP: {message}"
+                ),
                 span,
-            )
+            );
         }
     };
     let mut s = Scope::new(ScopeKind::Local, Some(parent), c.scopes.label(parent));
