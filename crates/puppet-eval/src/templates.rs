@@ -164,15 +164,8 @@ fn lowered_epp(path: Option<&str>, text: &str) -> Result<Arc<crate::lower::Lower
 
 fn lower_epp(path: Option<&str>, text: &str) -> Result<Arc<crate::lower::LoweredFile>, String> {
     let file_name = path.unwrap_or("inlined-epp-text");
-    let refused = |d: &puppet_diagnostics::Diagnostic, message: &str| {
-        let d = d.clone().with_source(text);
-        match d.location {
-            Some(lc) if !message.ends_with("at end of input") => format!(
-                "{message} (file: {file_name}, line: {}, column: {})",
-                lc.line, lc.col
-            ),
-            _ => format!("{message} (file: {file_name})"),
-        }
+    let refused = |d: &puppet_diagnostics::Diagnostic| {
+        crate::compile::with_file_place(&d.clone().with_source(text), file_name)
     };
     let parse = puppet_syntax::flat::parse_epp(text.into());
     if let Some(e) = parse
@@ -180,21 +173,17 @@ fn lower_epp(path: Option<&str>, text: &str) -> Result<Arc<crate::lower::Lowered
         .iter()
         .find(|d| d.severity == puppet_syntax::Severity::Error)
     {
-        return Err(refused(e, &e.message));
+        return Err(refused(e));
     }
     // Puppet validates the template as it parses it.
     let checked = puppet_syntax::validate::validate(&puppet_syntax::parse_epp(text));
     let errors: Vec<&puppet_diagnostics::Diagnostic> =
         checked.iter().filter(|d| d.is_error()).collect();
-    match errors.as_slice() {
-        [] => {}
-        [one] => return Err(refused(one, &one.message)),
-        [_, ..] => {
-            let count = errors.len();
-            return Err(format!(
-                "Language validation logged {count} errors. Giving up (file: {file_name})"
-            ));
-        }
+    if let Some(first) = errors.first() {
+        return Err(refused(&crate::compile::validation_error(
+            first,
+            errors.len(),
+        )));
     }
     let file = Arc::new(SourceFile::new(path.map(str::to_string), text));
     Ok(Arc::new(lower_file(file, &parse)))

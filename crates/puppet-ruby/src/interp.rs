@@ -1577,17 +1577,8 @@ impl<'s> Interp<'s> {
     /// to it (Ruby's `<<` on ERB's buffer).
     fn append_encoding(&mut self, binary: bool, ascii: bool, pos: Pos) -> Result<(), Ctrl> {
         let left = (self.out_binary, self.out.is_ascii());
-        match puppet_types::string::joined_binary(left, (binary, ascii)) {
-            Some(b) => {
-                self.out_binary = b;
-                Ok(())
-            }
-            None => raise(
-                "Encoding::CompatibilityError",
-                puppet_types::string::incompatible_message(self.out_binary),
-                pos,
-            ),
-        }
+        self.out_binary = crate::strings::joined_binary(left, (binary, ascii), pos)?;
+        Ok(())
     }
 
     fn begin(

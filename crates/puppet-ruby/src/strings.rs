@@ -517,7 +517,11 @@ fn mark_binary(r: &RValue) {
 /// Whether two strings joined (`+`, `<<`) make a binary string, given each one's
 /// (binary, ASCII only): [`puppet_types::string::joined_binary`], whose `None` (two non-ASCII
 /// strings of different encodings) raises `Encoding::CompatibilityError`.
-fn joined_binary(left: (bool, bool), right: (bool, bool), pos: Pos) -> Result<bool, Ctrl> {
+pub(crate) fn joined_binary(
+    left: (bool, bool),
+    right: (bool, bool),
+    pos: Pos,
+) -> Result<bool, Ctrl> {
     match puppet_types::string::joined_binary(left, right) {
         Some(binary) => Ok(binary),
         None => raise(

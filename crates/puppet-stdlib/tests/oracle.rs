@@ -20,6 +20,17 @@ struct Mock {
     warned: std::collections::HashSet<String>,
 }
 
+impl Mock {
+    fn new(reg: &Arc<Registry>) -> Mock {
+        Mock {
+            reg: reg.clone(),
+            warnings: vec![],
+            notices: vec![],
+            warned: Default::default(),
+        }
+    }
+}
+
 impl CallContext for Mock {
     fn call_block(&mut self, block: &dyn Block, args: Vec<Value>) -> Result<Value, CallError> {
         block.call(self, args)
@@ -88,12 +99,7 @@ fn run(reg: &Arc<Registry>, function: &str, args: &str) -> (Result<String, Strin
         Ok(other) => vec![other],
         Err(e) => return (Err(format!("unparsable arguments: {e}")), vec![]),
     };
-    let mut ctx = Mock {
-        reg: reg.clone(),
-        warnings: vec![],
-        notices: vec![],
-        warned: Default::default(),
-    };
+    let mut ctx = Mock::new(reg);
     let out = match reg.call(&mut ctx, function, parsed, None) {
         Ok(v) => puppet_types::convert::format_value(&v, Some("%p")).map_err(|e| e.to_string()),
         Err(e) => Err(e.to_string()),
@@ -262,12 +268,7 @@ fn binary_strings_as_puppet() {
             .flatten()
             .map(binary_fixture_arg)
             .collect();
-        let mut ctx = Mock {
-            reg: reg.clone(),
-            warnings: vec![],
-            notices: vec![],
-            warned: Default::default(),
-        };
+        let mut ctx = Mock::new(&reg);
         let got = match reg.call(&mut ctx, function, args, None) {
             Ok(v) => Ok(catalog_form(&v)),
             Err(e) => Err(e.to_string()),

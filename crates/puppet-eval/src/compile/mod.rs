@@ -330,12 +330,8 @@ impl Compiler {
                     w.code == "DUPLICATE_KEY" && w.file == d.file
                 };
                 let count = warnings.iter().filter(in_file).count();
-                let mut e = d.clone();
+                let mut e = validation_error(d, count);
                 e.severity = puppet_diagnostics::Severity::Error;
-                if count > 1 {
-                    e.message = format!("Language validation logged {count} errors. Giving up");
-                    e.location = None;
-                }
                 return Some(e);
             }
             self.warn(d.message.clone());
@@ -374,38 +370,51 @@ impl Compiler {
             let Some(first) = errors.first() else {
                 continue;
             };
-            let mut error = (*first).clone();
             if errors.len() > 1 {
                 for e in &errors {
-                    let entry = crate::LogEntry {
-                        level: puppet_functions::LogLevel::Err,
-                        message: e.message.clone(),
-                        scope: None,
-                    };
-                    self.logs.push(entry);
+                    self.log(puppet_functions::LogLevel::Err, e.message.clone(), None);
                 }
-                error.message = format!(
-                    "Language validation logged {} errors. Giving up",
-                    errors.len()
-                );
-                error.location = None;
             }
+            let error = validation_error(first, errors.len());
             return Some(self.flow_to_error(load_error(&error)));
         }
         None
     }
 }
 
-/// An error in a file the autoloader read, as Puppet reports it: the message, then the
-/// file, line and column (only the file for an error at the end of the input).
-fn load_error(d: &puppet_diagnostics::Diagnostic) -> Flow {
-    let file = d.file.as_deref().unwrap_or("");
-    let at = match d.location {
+/// The error Puppet's validator raises for a file with `count` errors, the first `first`:
+/// that error, or for more than one, "Language validation logged N errors. Giving up" at
+/// the file only (the errors themselves are logged).
+pub(crate) fn validation_error(
+    first: &puppet_diagnostics::Diagnostic,
+    count: usize,
+) -> puppet_diagnostics::Diagnostic {
+    let mut e = first.clone();
+    if count > 1 {
+        e.message = format!("Language validation logged {count} errors. Giving up");
+        e.location = None;
+    }
+    e
+}
+
+/// A parse or validation error of a file with its place, as Puppet writes it: the
+/// message, then ` (file: F, line: L, column: C)`, only the file for an error at the end of
+/// the input or one without a place.
+pub(crate) fn with_file_place(d: &puppet_diagnostics::Diagnostic, file: &str) -> String {
+    match d.location {
         Some(lc) if !d.message.ends_with("at end of input") => {
-            format!(" (file: {file}, line: {}, column: {})", lc.line, lc.col)
+            format!(
+                "{} (file: {file}, line: {}, column: {})",
+                d.message, lc.line, lc.col
+            )
         }
-        _ => format!(" (file: {file})"),
-    };
+        _ => format!("{} (file: {file})", d.message),
+    }
+}
+
+/// An error in a file the autoloader read, as Puppet reports it (see [`with_file_place`]).
+fn load_error(d: &puppet_diagnostics::Diagnostic) -> Flow {
+    let message = with_file_place(d, d.file.as_deref().unwrap_or(""));
     let code = match &d.code {
         std::borrow::Cow::Borrowed(c) => c,
         std::borrow::Cow::Owned(_) => crate::error::codes::PARSE_ERROR,
@@ -413,7 +422,7 @@ fn load_error(d: &puppet_diagnostics::Diagnostic) -> Flow {
     Flow::Error(EvalError {
         code,
         kind: ErrorKind::Complete,
-        message: format!("{}{at}", d.message),
+        message,
         span: None,
     })
 }
