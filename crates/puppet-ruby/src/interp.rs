@@ -1693,7 +1693,12 @@ impl<'s> Interp<'s> {
                 None => RValue::Nil,
             }),
             "!" => Ok(self.handling.last().cloned().unwrap_or(RValue::Nil)),
-            "0" | "PROGRAM_NAME" => Ok(RValue::str("puppet")),
+            // The program's name, until the program sets it.
+            "0" | "PROGRAM_NAME" => Ok(self
+                .globals
+                .get("0")
+                .cloned()
+                .unwrap_or_else(|| RValue::str("puppet"))),
             "LOAD_PATH" | ":" | "LOADED_FEATURES" | "\"" => Ok(RValue::array(Vec::new())),
             "VERBOSE" | "DEBUG" => Ok(self
                 .globals
@@ -1885,7 +1890,8 @@ impl<'s> Interp<'s> {
                 ) {
                     return unsupported(format!("assignment to ${n}"), target.pos);
                 }
-                self.globals.insert(n.clone(), v);
+                let n = if n == "PROGRAM_NAME" { "0" } else { n.as_str() };
+                self.globals.insert(n.into(), v);
                 Ok(())
             }
             Kind::Const(None, n) => {

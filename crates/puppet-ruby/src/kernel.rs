@@ -73,8 +73,8 @@ pub(crate) fn init_builtin_module(it: &mut Interp, path: &str, m: &Rc<Module>) {
                 ("ASCII_8BIT", "ASCII-8BIT"),
                 ("US_ASCII", "US-ASCII"),
             ] {
-                m.consts_mut()
-                    .insert(k.to_string(), encoding_object(it, name));
+                let e = encoding_object(it, name);
+                m.consts_mut().insert(k.to_string(), e);
             }
         }
         "Object" => {}
@@ -2972,11 +2972,24 @@ pub(crate) fn struct_new(it: &mut Interp, args: &[RValue], block: Option<&Blk>, 
     Ok(RValue::Module(c))
 }
 
-/// An `Encoding` object (`"x".encoding`).
+/// An `Encoding` object (`"x".encoding`): the one `Encoding::UTF_8` (...) holds, as Ruby's
+/// encodings are one object each.
 pub(crate) fn encoding_object(it: &mut Interp, name: &str) -> RValue {
     let class = it
         .module_by_path("Encoding")
         .unwrap_or_else(|| it.object_class());
+    let named = |v: &RValue| match v {
+        RValue::Object(o) => o
+            .ivars
+            .borrow()
+            .get("name")
+            .is_some_and(|n| matches!(n, RValue::Str(s) if s.borrow().as_str() == name)),
+        _ => false,
+    };
+    let known = class.consts.borrow().values().find(|v| named(v)).cloned();
+    if let Some(v) = known {
+        return v;
+    }
     let o = Rc::new(Object::new(class));
     o.ivars
         .borrow_mut()

@@ -96,7 +96,7 @@ pub struct LexError {
 /// Operators that can be method names.
 const OPERATOR_METHODS: &[&str] = &[
     "[]=", "[]", "<=>", "===", "==", "=~", "!=", "!~", "<<", ">>", "<=", ">=", "**", "+@", "-@",
-    "+", "-", "*", "/", "%", "<", ">", "!", "&", "|", "^", "~",
+    "~@", "!@", "+", "-", "*", "/", "%", "<", ">", "!", "&", "|", "^", "~",
 ];
 
 /// Operators that can follow `:` as a symbol (`:<=>`, `:[]`), longest first.
@@ -382,7 +382,11 @@ pub struct Lexer<'a> {
     column: u32,
     toks: Vec<Token>,
     paren_depth: i32,
+    /// The `?` of ternaries whose `:` has not come yet, in the current bracket.
     ternary: i32,
+    /// [`Lexer::ternary`] of the enclosing brackets: inside `(`, `[` or `{` a `key: v`
+    /// label or a `:sym` is not the pending ternary's colon (`c ? f(k: 1) : x`).
+    ternary_outer: Vec<i32>,
     src: &'a str,
     depth: usize,
     /// Set when the code ended inside a `#` comment.
@@ -409,6 +413,7 @@ impl<'a> Lexer<'a> {
             toks: Vec::new(),
             paren_depth: 0,
             ternary: 0,
+            ternary_outer: Vec::new(),
             src,
             depth: 0,
             ended_in_comment: false,
@@ -521,7 +526,8 @@ impl<'a> Lexer<'a> {
         )
     }
 
-    /// True right after `alias` (one or two names) or `undef`.
+    /// True right after `alias` (one or two names) or `undef`, and where `def` expects a
+    /// method's name (`def -@`, `def self./(x)`: operators are names there).
     fn method_name_expected(&self) -> bool {
         let n = self.toks.len();
         let is = |i: usize, kw: &str| {
@@ -530,6 +536,8 @@ impl<'a> Lexer<'a> {
         is(0, "alias")
             || is(0, "undef")
             || (is(1, "alias") && n >= 2 && !matches!(self.toks[n - 1].tok, Tok::Nl | Tok::Semi))
+            || is(0, "def")
+            || (is(2, "def") && matches!(self.toks[n - 1].tok, Tok::Op(".")))
     }
 
     fn prev_is_ident(&self) -> bool {
@@ -734,7 +742,7 @@ impl<'a> Lexer<'a> {
                             }
                             s
                         }
-                        Some(c2) if "~&`'+!@;,./\\<>_0*$?:\"".contains(c2) => {
+                        Some(c2) if "~&`'+!@;,./\\<>_0*$?:\"=".contains(c2) => {
                             self.bump();
                             c2.to_string()
                         }
@@ -758,7 +766,8 @@ impl<'a> Lexer<'a> {
                     self.push(Tok::Sym(vec![StrPart::Lit(s)]), pos, space);
                 }
                 ':' if (space || !self.value_ended())
-                    && self.ternary == 0
+                    // After a value a `:` may be a pending ternary's; after `?` it cannot.
+                    && (self.ternary == 0 || !self.value_ended())
                     // Most `:` start a plain symbol: one byte rules the operators out.
                     && self
                         .bytes()
@@ -859,25 +868,59 @@ impl<'a> Lexer<'a> {
                     let t = self.percent()?;
                     self.push(t, pos, space);
                 }
-                '?' if self
-                    .peek_at(1)
-                    .is_some_and(|n| n.is_alphanumeric() || n == '_')
-                    && !self
-                        .peek_at(2)
-                        .is_some_and(|n| n.is_alphanumeric() || n == '_')
-                    && !self.value_ended() =>
+                '?' if !self.value_ended()
+                    && self.peek_at(1).is_some_and(|n| {
+                        // `?a` but not `?ab` (an identifier), `?\n`, `?/`: one character.
+                        if n.is_alphanumeric() || n == '_' {
+                            !self
+                                .peek_at(2)
+                                .is_some_and(|n| n.is_alphanumeric() || n == '_')
+                        } else {
+                            !n.is_whitespace()
+                        }
+                    }) =>
                 {
-                    // Character literal `?a`.
+                    // Character literal: a one-character string.
                     self.bump();
-                    let ch = self.bump().unwrap_or(' ');
-                    self.push(Tok::Str(vec![StrPart::Lit(ch.to_string())]), pos, space);
+                    let mut text = String::new();
+                    match self.bump() {
+                        Some('\\') => {
+                            let Some(n) = self.bump() else {
+                                return self.err("unterminated character literal", false);
+                            };
+                            if matches!(n, 'M' | 'C' | 'c') {
+                                return self.err("a meta or control character literal", true);
+                            }
+                            self.escape_into(n, &mut text)?;
+                        }
+                        Some(ch) => text.push(ch),
+                        None => {}
+                    }
+                    self.push(Tok::Str(vec![StrPart::Lit(text)]), pos, space);
                 }
                 c if c.is_alphabetic() || c == '_' => {
+                    let alias_name = self.method_name_expected();
                     let mut name = self.ident_chars();
+                    // `alias set_x x=`: a setter's name.
+                    if alias_name
+                        && self.peek() == Some('=')
+                        && !matches!(self.peek_at(1), Some('=' | '~' | '>' | '('))
+                    {
+                        self.bump();
+                        name.push('=');
+                        self.push(Tok::Ident(name), pos, space);
+                        space = false;
+                        continue;
+                    }
                     if let Some(s) = self.peek().filter(|c| *c == '?' || *c == '!') {
                         let next = self.peek_at(1);
+                        // `a ?b: c`-like text keeps the `?` for the ternary; `f(a?: 1)`
+                        // (outside a ternary) is a label `a?:`.
                         if (next != Some('=') || self.peek_at(2) == Some('='))
-                            && !(s == '?' && next == Some(':') && self.peek_at(2) != Some(':'))
+                            && !(s == '?'
+                                && next == Some(':')
+                                && self.peek_at(2) != Some(':')
+                                && self.ternary > 0)
                         {
                             name.push(s);
                             self.bump();
@@ -893,7 +936,7 @@ impl<'a> Lexer<'a> {
                         && self.peek_at(1) != Some(':')
                         && !prev_dot
                         && !(self.ternary > 0 && self.peek_at(1) == Some(' '))
-                        && !name.ends_with('?')
+                        && (!name.ends_with('?') || self.ternary == 0)
                     {
                         self.bump();
                         self.push(Tok::Label(name), pos, space);
@@ -915,10 +958,23 @@ impl<'a> Lexer<'a> {
                     self.i += op.len();
                     self.column += op.len() as u32;
                     match op {
-                        "(" | "[" => self.paren_depth += 1,
-                        ")" | "]" => self.paren_depth -= 1,
-                        "{" => brace_depth += 1,
-                        "}" => brace_depth -= 1,
+                        "(" | "[" | "{" => {
+                            if op == "{" {
+                                brace_depth += 1;
+                            } else {
+                                self.paren_depth += 1;
+                            }
+                            self.ternary_outer.push(self.ternary);
+                            self.ternary = 0;
+                        }
+                        ")" | "]" | "}" => {
+                            if op == "}" {
+                                brace_depth -= 1;
+                            } else {
+                                self.paren_depth -= 1;
+                            }
+                            self.ternary = self.ternary_outer.pop().unwrap_or(0);
+                        }
                         "?" => self.ternary += 1,
                         ":" if self.ternary > 0 => self.ternary -= 1,
                         "." | "&." => {
@@ -1192,6 +1248,13 @@ impl<'a> Lexer<'a> {
                 break;
             }
         }
+        if matches!(self.peek(), Some('r' | 'i'))
+            && !self
+                .peek_at(1)
+                .is_some_and(|c| c.is_alphanumeric() || c == '_')
+        {
+            return self.err("a rational or imaginary number literal (`1r', `2i')", true);
+        }
         if float {
             s.parse::<f64>()
                 .map(Tok::Float)
@@ -1233,6 +1296,98 @@ impl<'a> Lexer<'a> {
         }
     }
 
+    /// The character(s) of the escape `\n` (the lexer is past `n`) of a double-quoted
+    /// string or a character literal, appended to `s`.
+    fn escape_into(&mut self, n: char, s: &mut String) -> Result<(), LexError> {
+        match n {
+            'n' => s.push('\n'),
+            't' => s.push('\t'),
+            'r' => s.push('\r'),
+            'e' => s.push('\u{1b}'),
+            's' => s.push(' '),
+            '0' => s.push('\0'),
+            'a' => s.push('\u{7}'),
+            'b' => s.push('\u{8}'),
+            'f' => s.push('\u{c}'),
+            'v' => s.push('\u{b}'),
+            '\n' => {}
+            'u' => {
+                let mut hex = String::new();
+                if self.peek() == Some('{') {
+                    self.bump();
+                    while let Some(h) = self.peek().filter(|c| *c != '}') {
+                        hex.push(h);
+                        self.bump();
+                    }
+                    self.bump();
+                } else {
+                    for _ in 0..4 {
+                        if let Some(h) = self.peek().filter(|c| c.is_ascii_hexdigit()) {
+                            hex.push(h);
+                            self.bump();
+                        }
+                    }
+                }
+                match u32::from_str_radix(hex.trim(), 16)
+                    .ok()
+                    .and_then(char::from_u32)
+                {
+                    Some(ch) => s.push(ch),
+                    None => return self.err("bad \\u escape", false),
+                }
+            }
+            'x' => {
+                let mut hex = String::new();
+                for _ in 0..2 {
+                    if let Some(h) = self.peek().filter(|c| c.is_ascii_hexdigit()) {
+                        hex.push(h);
+                        self.bump();
+                    }
+                }
+                match u8::from_str_radix(&hex, 16) {
+                    Ok(v) if v < 0x80 => s.push(char::from(v)),
+                    Ok(v) => {
+                        // Bytes beyond ASCII: the escapes that follow at once make
+                        // one UTF-8 text ("\xC3\xA9" is "é"); other bytes would make
+                        // a broken (binary) string, which this engine's literals
+                        // cannot hold.
+                        let mut bytes = vec![v];
+                        while self.peek() == Some('\\')
+                            && self.peek_at(1) == Some('x')
+                            && self.peek_at(2).is_some_and(|c| c.is_ascii_hexdigit())
+                            && self.peek_at(3).is_some_and(|c| c.is_ascii_hexdigit())
+                        {
+                            let pair: String = [self.peek_at(2), self.peek_at(3)]
+                                .into_iter()
+                                .flatten()
+                                .collect();
+                            let Ok(b) = u8::from_str_radix(&pair, 16) else {
+                                break;
+                            };
+                            if b < 0x80 {
+                                break;
+                            }
+                            bytes.push(b);
+                            for _ in 0..4 {
+                                self.bump();
+                            }
+                        }
+                        match String::from_utf8(bytes) {
+                            Ok(text) => s.push_str(&text),
+                            Err(_) => return self.err(
+                                "a \\x escape of a byte that is not UTF-8 text (a binary string)",
+                                true,
+                            ),
+                        }
+                    }
+                    _ => return self.err("bad \\x escape", true),
+                }
+            }
+            other => s.push(other),
+        }
+        Ok(())
+    }
+
     /// A double-quoted (interpolating) body up to `close`. For regexps (`escapes` false)
     /// backslash sequences are kept for the regexp engine.
     fn dstring(
@@ -1269,94 +1424,7 @@ impl<'a> Lexer<'a> {
                         }
                         continue;
                     }
-                    match n {
-                        'n' => s.push('\n'),
-                        't' => s.push('\t'),
-                        'r' => s.push('\r'),
-                        'e' => s.push('\u{1b}'),
-                        's' => s.push(' '),
-                        '0' => s.push('\0'),
-                        'a' => s.push('\u{7}'),
-                        'b' => s.push('\u{8}'),
-                        'f' => s.push('\u{c}'),
-                        'v' => s.push('\u{b}'),
-                        '\n' => {}
-                        'u' => {
-                            let mut hex = String::new();
-                            if self.peek() == Some('{') {
-                                self.bump();
-                                while let Some(h) = self.peek().filter(|c| *c != '}') {
-                                    hex.push(h);
-                                    self.bump();
-                                }
-                                self.bump();
-                            } else {
-                                for _ in 0..4 {
-                                    if let Some(h) = self.peek().filter(|c| c.is_ascii_hexdigit()) {
-                                        hex.push(h);
-                                        self.bump();
-                                    }
-                                }
-                            }
-                            match u32::from_str_radix(hex.trim(), 16)
-                                .ok()
-                                .and_then(char::from_u32)
-                            {
-                                Some(ch) => s.push(ch),
-                                None => return self.err("bad \\u escape", false),
-                            }
-                        }
-                        'x' => {
-                            let mut hex = String::new();
-                            for _ in 0..2 {
-                                if let Some(h) = self.peek().filter(|c| c.is_ascii_hexdigit()) {
-                                    hex.push(h);
-                                    self.bump();
-                                }
-                            }
-                            match u8::from_str_radix(&hex, 16) {
-                                Ok(v) if v < 0x80 => s.push(char::from(v)),
-                                Ok(v) => {
-                                    // Bytes beyond ASCII: the escapes that follow at once make
-                                    // one UTF-8 text ("\xC3\xA9" is "é"); other bytes would make
-                                    // a broken (binary) string, which this engine's literals
-                                    // cannot hold.
-                                    let mut bytes = vec![v];
-                                    while self.peek() == Some('\\')
-                                        && self.peek_at(1) == Some('x')
-                                        && self.peek_at(2).is_some_and(|c| c.is_ascii_hexdigit())
-                                        && self.peek_at(3).is_some_and(|c| c.is_ascii_hexdigit())
-                                    {
-                                        let pair: String = [self.peek_at(2), self.peek_at(3)]
-                                            .into_iter()
-                                            .flatten()
-                                            .collect();
-                                        let Ok(b) = u8::from_str_radix(&pair, 16) else {
-                                            break;
-                                        };
-                                        if b < 0x80 {
-                                            break;
-                                        }
-                                        bytes.push(b);
-                                        for _ in 0..4 {
-                                            self.bump();
-                                        }
-                                    }
-                                    match String::from_utf8(bytes) {
-                                        Ok(text) => s.push_str(&text),
-                                        Err(_) => {
-                                            return self.err(
-                                                "a \\x escape of a byte that is not UTF-8 text (a binary string)",
-                                                true,
-                                            )
-                                        }
-                                    }
-                                }
-                                _ => return self.err("bad \\x escape", true),
-                            }
-                        }
-                        other => s.push(other),
-                    }
+                    self.escape_into(n, &mut s)?;
                 }
                 '#' if self.peek() == Some('{') => {
                     self.bump();
@@ -1375,6 +1443,7 @@ impl<'a> Lexer<'a> {
                         toks: Vec::new(),
                         paren_depth: 0,
                         ternary: 0,
+                        ternary_outer: Vec::new(),
                         src: self.src,
                         depth: self.depth + 1,
                         ended_in_comment: false,

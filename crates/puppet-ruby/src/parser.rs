@@ -41,7 +41,7 @@ impl From<crate::lexer::LexError> for ParseError {
 
 type PResult<T> = Result<T, ParseError>;
 
-const MAX_DEPTH: usize = 200;
+const MAX_DEPTH: usize = 1000;
 
 /// Parses a whole Ruby source file.
 ///
@@ -603,7 +603,7 @@ impl Parser {
     fn enter(&mut self) -> PResult<()> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
-            return self.unsupported("nesting deeper than 200 levels");
+            return self.unsupported(format!("nesting deeper than {MAX_DEPTH} levels"));
         }
         Ok(())
     }
@@ -615,8 +615,19 @@ impl Parser {
         r
     }
 
-    /// Statements until one of the keywords `ends` (not consumed), `}`, `)` or the end.
+    /// Statements until one of the keywords `ends` (not consumed), `}`, `)` or the end: a
+    /// body (of a `def`, `class`, `if`, `begin`...). A body starts afresh: a `do` in it is not the enclosing command's (`private def f`
+    /// with a `do` block inside), nor is a `,` an argument separator.
     fn stmts(&mut self, ends: &[&str]) -> PResult<Vec<Node>> {
+        let saved = (self.no_do, self.args_level);
+        self.no_do = 0;
+        self.args_level = 0;
+        let r = self.stmts_inner(ends);
+        (self.no_do, self.args_level) = saved;
+        r
+    }
+
+    fn stmts_inner(&mut self, ends: &[&str]) -> PResult<Vec<Node>> {
         let mut out = Vec::new();
         loop {
             self.skip_terms();
@@ -661,29 +672,28 @@ impl Parser {
             self.skip();
             return Ok(node(Kind::Insert(body), pos));
         }
-        if self.is_kw("alias") {
-            self.skip();
-            let new = self.method_name_token()?;
-            let old = self.method_name_token()?;
-            return Ok(node(Kind::Alias(new, old), pos));
-        }
-        if self.is_kw("undef") {
-            self.skip();
-            let mut names = vec![self.method_name_token()?];
-            while self.eat_op(",") {
-                names.push(self.method_name_token()?);
-            }
-            return Ok(node(Kind::Undef(names), pos));
-        }
         // `BEGIN { }` / `END { }` (lexed as constants; a constant followed by a block is
         // nothing else at a statement's start).
         let begin_end = matches!(self.peek(), Tok::Const(k) if k == "BEGIN" || k == "END");
         if begin_end && matches!(self.peek_n(1), Tok::Op("{")) {
             return self.unsupported("BEGIN/END blocks");
         }
-        let mut n = match self.leaf_operand(false)? {
-            Some(n) => n,
-            None => self.expr_stmt()?,
+        // `alias`/`undef` are statements, which the modifiers below may follow.
+        let mut n = if self.eat_kw("alias") {
+            let new = self.method_name_token()?;
+            let old = self.method_name_token()?;
+            node(Kind::Alias(new, old), pos)
+        } else if self.eat_kw("undef") {
+            let mut names = vec![self.method_name_token()?];
+            while self.eat_op(",") {
+                names.push(self.method_name_token()?);
+            }
+            node(Kind::Undef(names), pos)
+        } else {
+            match self.leaf_operand(false)? {
+                Some(n) => n,
+                None => self.expr_stmt()?,
+            }
         };
         loop {
             let mpos = self.pos();
@@ -798,7 +808,8 @@ impl Parser {
             return false;
         }
         if let Some(Tok::Ident(n)) = first {
-            if is_reserved(n) {
+            // `self.a, self.b = 1, 2` assigns attributes.
+            if is_reserved(n) && n != "self" {
                 return false;
             }
         }
@@ -1285,8 +1296,12 @@ impl Parser {
         let pos = self.pos();
         if self.is_op("!") {
             self.skip();
-            // `!-x` is `!(-x)`.
-            let e = self.nested(Parser::unary_operand)?;
+            // `!-x` is `!(-x)`, `!x = f` is `!(x = f)`.
+            let e = if self.assignment_follows() {
+                self.expr()?
+            } else {
+                self.nested(Parser::unary_operand)?
+            };
             return Ok(node(Kind::Not(Box::new(e)), pos));
         }
         if self.is_op("~") || self.is_op("+") {
@@ -1381,7 +1396,16 @@ impl Parser {
             } else if self.is_op("::") && !self.space_before_n(1) {
                 self.skip();
                 match self.bump() {
-                    Tok::Const(c) if !self.is_op("(") || self.space_before() => {
+                    // `Mod::Name "x"` calls the method `Name` (as `Integer "1"` does).
+                    Tok::Const(c)
+                        if (!self.is_op("(") || self.space_before())
+                            && !(self.space_before()
+                                && matches!(
+                                    self.peek(),
+                                    Tok::Str(_) | Tok::Int(_) | Tok::Float(_) | Tok::IVar(_)
+                                )
+                                || matches!(self.peek(), Tok::Ident(k) if !is_reserved(k))) =>
+                    {
                         n = node(Kind::Const(Some(Box::new(n)), c), pos)
                     }
                     Tok::Const(c) | Tok::Ident(c) => {
@@ -1389,7 +1413,14 @@ impl Parser {
                     }
                     _ => return self.fail("expected a name after `::'"),
                 }
-            } else if self.is_op("[") && !self.space_before() {
+            } else if self.is_op("[")
+                && (!self.space_before()
+                    // `x [1]`, `@x [1]`: a variable's value is indexed, space or not.
+                    || matches!(
+                        n.kind,
+                        Kind::LVar(_) | Kind::IVar(_) | Kind::GVar(_) | Kind::CVar(_)
+                    ))
+            {
                 self.skip();
                 let args = self.call_args("]")?;
                 n = call(Some(n), "[]", args, pos);
@@ -1415,7 +1446,9 @@ impl Parser {
             self.skip();
             (args, block_arg) = self.call_args_with_block(")")?;
         } else if self.can_start_command_arg() {
-            command = true;
+            // `let (:x) { ... }`: after arguments that start with a parenthesised
+            // expression, a brace block is still the command's.
+            command = !self.is_op("(");
             // A `do` after a command's arguments belongs to the command.
             self.no_do += 1;
             self.args_level += 1;
@@ -1446,6 +1479,10 @@ impl Parser {
 
     fn can_start_command_arg(&self) -> bool {
         if !self.space_before() {
+            // `_"text"` is `_("text")`.
+            if matches!(self.peek(), Tok::Str(_)) {
+                return true;
+            }
             return self.prev_pred
                 && matches!(
                     self.peek(),
@@ -1556,6 +1593,15 @@ impl Parser {
             self.skip();
             let e = self.ternary()?;
             pairs.push(HashItem::Splat(e));
+            return Ok(());
+        }
+        if self.is_op("...") && self.is_local(FORWARDED[0]) {
+            // `g(...)`: what the method's `...` parameter took.
+            self.skip();
+            let var = |i: usize| node(Kind::LVar(FORWARDED[i].into()), pos);
+            args.push(node(Kind::Splat(Box::new(var(0))), pos));
+            pairs.push(HashItem::Splat(var(1)));
+            *block_arg = Some(var(2));
             return Ok(());
         }
         if self.is_op("*") {
@@ -1804,6 +1850,17 @@ impl Parser {
                         _ => return self.unsupported("anonymous block parameter `&'"),
                     }
                 }
+                Tok::Op("...") if !block && p.rest.is_none() => {
+                    // `def f(a, ...)`: every other argument, keywords and block, for
+                    // `g(...)` to pass on; held in locals no Ruby name can write.
+                    self.skip();
+                    for n in FORWARDED {
+                        self.declare(n);
+                    }
+                    p.rest = Some(FORWARDED[0].into());
+                    p.kwrest = Some(FORWARDED[1].into());
+                    p.block = Some(FORWARDED[2].into());
+                }
                 Tok::Op("(") => {
                     self.skip();
                     let inner = self.destructure()?;
@@ -2003,7 +2060,18 @@ impl Parser {
     fn ident_node(&mut self, name: String, pos: Pos) -> PResult<Node> {
         // `x [1]` with a local `x` is an index, `x -1` a subtraction: both are operators on
         // the variable, which the caller's postfix/binary handle; `x (1)` too.
-        if (!self.is_op("(") || self.space_before()) && self.is_local(&name) {
+        // A local followed by what can only start an argument (`type 'x'`, `f 1`) is a
+        // command call all the same, as in Ruby.
+        if (!self.is_op("(") || self.space_before())
+            && self.is_local(&name)
+            && !(self.space_before()
+                && match self.peek() {
+                    Tok::Str(_) | Tok::Int(_) | Tok::Big(_) | Tok::Float(_) => true,
+                    Tok::IVar(_) | Tok::CVar(_) | Tok::Const(_) => true,
+                    Tok::Ident(k) => !is_reserved(k),
+                    _ => false,
+                })
+        {
             return Ok(node(Kind::LVar(name), pos));
         }
         self.call_rest(None, name, pos, false)
@@ -2055,7 +2123,8 @@ impl Parser {
             Tok::IVar(n) => Ok(mk(Kind::IVar(n))),
             Tok::CVar(n) => Ok(mk(Kind::CVar(n))),
             Tok::GVar(n) => {
-                if let Ok(k) = n.parse::<usize>() {
+                // `$1`...: the last match's groups; `$0` is the program's name.
+                if let Some(k) = n.parse::<usize>().ok().filter(|k| *k > 0) {
                     Ok(mk(Kind::NthRef(k)))
                 } else {
                     Ok(mk(Kind::GVar(n)))
@@ -2233,7 +2302,11 @@ impl Parser {
             }
             "__LINE__" => Ok(mk(Kind::Int(i64::from(pos.line)))),
             "__method__" => Ok(mk(Kind::CurrentMethod)),
-            "__ENCODING__" => self.unsupported("__ENCODING__"),
+            // The source's encoding: always UTF-8 here.
+            "__ENCODING__" => Ok(mk(Kind::Const(
+                Some(Box::new(mk(Kind::Const(None, "Encoding".into())))),
+                "UTF_8".into(),
+            ))),
             "if" | "unless" => {
                 let unless = name == "unless";
                 let c = self.cond_expr()?;
@@ -2305,7 +2378,8 @@ impl Parser {
                             let e = self.ternary()?;
                             vals.push(node(Kind::Splat(Box::new(e)), vpos));
                         } else {
-                            vals.push(self.ternary()?);
+                            // A value may be an assignment (`when 'a', x[:k] = 1`).
+                            vals.push(self.ternary_branch()?);
                         }
                         if !self.eat_op(",") {
                             break;
@@ -2423,6 +2497,12 @@ impl Parser {
     fn def(&mut self, pos: Pos) -> PResult<Node> {
         let mut recv: Option<Box<Node>> = None;
         let first_pos = self.pos();
+        // `def @obj.name`: a singleton method of an instance variable's value.
+        if let (Tok::IVar(n), Tok::Op(".")) = (self.peek(), self.peek_n(1)) {
+            recv = Some(Box::new(node(Kind::IVar(n.clone()), first_pos)));
+            self.skip();
+            self.skip();
+        }
         let mut fname = match self.bump() {
             Tok::Ident(n) => n,
             Tok::Const(n) => n,
@@ -2464,8 +2544,8 @@ impl Parser {
             }
             _ => return self.fail("expected a method name"),
         };
-        if self.is_op(".") && !self.space_before() {
-            // `def self.x` / `def Const.x` / `def obj.x`.
+        if recv.is_none() && (self.is_op(".") || self.is_op("::")) && !self.space_before() {
+            // `def self.x` / `def Const.x` / `def obj.x` (or `::` for `.`).
             self.skip();
             recv = Some(Box::new(match fname.as_str() {
                 "self" => node(Kind::SelfRef, first_pos),
@@ -2485,15 +2565,18 @@ impl Parser {
                 _ => return self.fail("expected a method name"),
             };
         }
-        // A setter `def x=(v)` (the lexer gives `x` then `=`).
+        // A setter `def x=(v)`, `def x= v` (the lexer gives `x` then `=`): an `=` right
+        // after the name is part of it (an endless `def x = v` has a space before it).
         if self.is_op("=") && !self.space_before() && is_ident_name(&fname) {
-            if matches!(self.peek_n(1), Tok::Op("(")) || !self.space_before_n(1) {
-                self.skip();
-                fname.push('=');
-            }
+            self.skip();
+            fname.push('=');
         } else if fname == "[]" && self.is_op("=") && !self.space_before() {
             self.skip();
             fname = "[]=".into();
+        }
+        // `def ~@`, `def !@` define `~` and `!` (only `+@`/`-@` keep their `@`).
+        if fname == "~@" || fname == "!@" {
+            fname.pop();
         }
         // Method body has its own local scope.
         self.locals.push(true);
@@ -3144,6 +3227,9 @@ fn is_assign_op(op: &str) -> bool {
     )
 }
 
+/// The locals of a `...` parameter (rest, keywords, block): names no Ruby code can write.
+const FORWARDED: [&str; 3] = ["...*", "...**", "...&"];
+
 fn is_ident_name(name: &str) -> bool {
     name.chars()
         .next()
@@ -3269,7 +3355,8 @@ mod tests {
         }
         // Nesting up to and past the bound (each level of these is about 11 deep).
         let mut errors = 0;
-        for depth in 10..=22 {
+        let around = MAX_DEPTH / 11;
+        for depth in around - 6..=around + 6 {
             for (open, close, leaf) in [("f(", ")", ":x"), ("[", "]", "@x"), ("g(1, ", ")", "2")] {
                 let src = format!("{}{leaf}{}\n", open.repeat(depth), close.repeat(depth));
                 same_without_fast_path(&src);
