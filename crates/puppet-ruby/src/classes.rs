@@ -470,7 +470,7 @@ pub(crate) fn library(name: &str) -> Option<&'static str> {
         | "puppet_x" | "stringio" | "date" | "etc" | "tempfile" | "fileutils" | "open3"
         | "open-uri" | "net/http" | "net/https" | "timeout" | "securerandom" | "zlib"
         | "thread" | "monitor" | "logger" | "find" | "csv" | "optparse" | "benchmark"
-        | "singleton" | "rexml/document" | "win32ole" | "facter" | "puppet" => "",
+        | "singleton" | "rexml/document" | "win32ole" | "facter" | "puppet" | "enumerator" => "",
         n if n.starts_with("puppet/") => "",
         _ => return None,
     })

@@ -713,6 +713,79 @@ fn enumerable(
             }
             crate::kernel::make_enumerator(it, RValue::array(chunks), "each", Vec::new())
         }
+        // Runs of elements with the same block value, as `[value, [elements]]`; `nil` and
+        // `:_separator` drop the element, `:_alone` makes a run of its own.
+        "chunk" => {
+            let b = need_block(block, name, pos)?;
+            let mut chunks: Vec<RValue> = Vec::new();
+            let mut cur: Option<(RValue, Vec<RValue>)> = None;
+            for x in items {
+                let key = it.call_block(b, vec![x.clone()], pos)?;
+                let flush = |cur: &mut Option<(RValue, Vec<RValue>)>, chunks: &mut Vec<RValue>| {
+                    if let Some((k, v)) = cur.take() {
+                        chunks.push(RValue::array(vec![k, RValue::array(v)]));
+                    }
+                };
+                let sym = |s: &str| matches!(&key, RValue::Sym(k) if &**k == s);
+                if matches!(key, RValue::Nil) || sym("_separator") {
+                    flush(&mut cur, &mut chunks);
+                    continue;
+                }
+                if sym("_alone") {
+                    flush(&mut cur, &mut chunks);
+                    chunks.push(RValue::array(vec![key, RValue::array(vec![x])]));
+                    continue;
+                }
+                match &mut cur {
+                    Some((k, v)) if equal(k, &key) => v.push(x),
+                    _ => {
+                        flush(&mut cur, &mut chunks);
+                        cur = Some((key, vec![x]));
+                    }
+                }
+            }
+            if let Some((k, v)) = cur {
+                chunks.push(RValue::array(vec![k, RValue::array(v)]));
+            }
+            crate::kernel::make_enumerator(it, RValue::array(chunks), "each", Vec::new())
+        }
+        // A new slice starts at (`slice_before`) or after (`slice_after`) each element the
+        // block, or the pattern's `===`, selects.
+        "slice_before" | "slice_after" => {
+            let pattern = match (args.first(), block) {
+                (Some(p), None) if args.len() == 1 => Some(p.clone()),
+                (None, Some(_)) => None,
+                _ => {
+                    return raise(
+                        "ArgumentError",
+                        "wrong number of arguments (given 0, expected 1)",
+                        pos,
+                    )
+                    .map(Some)
+                }
+            };
+            let mut chunks: Vec<RValue> = Vec::new();
+            let mut cur: Vec<RValue> = Vec::new();
+            for x in items {
+                let hit = match (&pattern, block) {
+                    (Some(p), _) => it.call_method(p.clone(), "===", vec![x.clone()], None, pos)?,
+                    (None, Some(b)) => it.call_block(b, vec![x.clone()], pos)?,
+                    (None, None) => RValue::Nil,
+                }
+                .truthy();
+                if name == "slice_before" && hit && !cur.is_empty() {
+                    chunks.push(RValue::array(std::mem::take(&mut cur)));
+                }
+                cur.push(x);
+                if name == "slice_after" && hit {
+                    chunks.push(RValue::array(std::mem::take(&mut cur)));
+                }
+            }
+            if !cur.is_empty() {
+                chunks.push(RValue::array(cur));
+            }
+            crate::kernel::make_enumerator(it, RValue::array(chunks), "each", Vec::new())
+        }
         // `cycle(n)` / `cycle` with a block (forever, until the block breaks; nil for no
         // items); without a block, `cycle(n)` enumerates the repeated items. An endless
         // enumerator (`cycle` with neither) is not supported.
@@ -1186,11 +1259,12 @@ pub fn array_method(
                 _ => RValue::Nil,
             });
         }
-        "delete_if" | "reject!" | "select!" | "keep_if" | "map!" | "collect!" | "sort!"
-        | "sort_by!" | "uniq!" | "compact!" | "flatten!" | "reverse!" | "shuffle!" => {
+        "delete_if" | "reject!" | "select!" | "filter!" | "keep_if" | "map!" | "collect!"
+        | "sort!" | "sort_by!" | "uniq!" | "compact!" | "flatten!" | "reverse!" | "shuffle!"
+        | "rotate!" => {
             let base = match name {
                 "delete_if" => "reject",
-                "keep_if" => "select",
+                "keep_if" | "filter!" => "select",
                 n => &n[..n.len() - 1],
             };
             let r = array_method(it, recv, cell, base, args, block, pos)?;
@@ -1202,7 +1276,7 @@ pub fn array_method(
                 if !changed
                     && matches!(
                         name,
-                        "reject!" | "select!" | "uniq!" | "compact!" | "flatten!"
+                        "reject!" | "select!" | "filter!" | "uniq!" | "compact!" | "flatten!"
                     )
                 {
                     return Ok(RValue::Nil);
@@ -1409,8 +1483,10 @@ pub fn array_method(
             }
             return Ok(RValue::array(acc.into_iter().map(RValue::array).collect()));
         }
-        "combination" | "permutation" => {
+        "combination" | "permutation" | "repeated_combination" | "repeated_permutation" => {
             argc(&args, 0, 1, pos)?;
+            let perm = name.ends_with("permutation");
+            let repeat = name.starts_with("repeated_");
             let n = match args.first() {
                 Some(v) => int_arg(v, pos)?,
                 None if name == "permutation" => items.len() as i64,
@@ -1423,13 +1499,16 @@ pub fn array_method(
                 }
             };
             let mut out: Vec<RValue> = Vec::new();
-            if n >= 0 && (n as usize) <= items.len() {
+            if n >= 0 && (repeat || (n as usize) <= items.len()) && (n == 0 || !items.is_empty()) {
                 let n = n as usize;
                 let mut idx: Vec<usize> = Vec::new();
+                // Index tuples in Ruby's order: a permutation takes any index (not one
+                // already taken unless `repeat`), a combination none before the last one
+                // (nor the last one itself unless `repeat`).
                 fn walk(
                     items: &[RValue],
                     n: usize,
-                    perm: bool,
+                    (perm, repeat): (bool, bool),
                     idx: &mut Vec<usize>,
                     out: &mut Vec<RValue>,
                 ) {
@@ -1442,21 +1521,22 @@ pub fn array_method(
                         ));
                         return;
                     }
-                    let start = if perm {
-                        0
-                    } else {
-                        idx.last().map_or(0, |l| l + 1)
+                    let start = match idx.last() {
+                        _ if perm => 0,
+                        Some(&l) if repeat => l,
+                        Some(&l) => l + 1,
+                        None => 0,
                     };
                     for i in start..items.len() {
-                        if perm && idx.contains(&i) {
+                        if perm && !repeat && idx.contains(&i) {
                             continue;
                         }
                         idx.push(i);
-                        walk(items, n, perm, idx, out);
+                        walk(items, n, (perm, repeat), idx, out);
                         idx.pop();
                     }
                 }
-                walk(&items, n, name == "permutation", &mut idx, &mut out);
+                walk(&items, n, (perm, repeat), &mut idx, &mut out);
             }
             it.charge(out.len() * 16, pos)?;
             return match block {
@@ -1523,11 +1603,12 @@ pub fn array_method(
                 None => RValue::Nil,
             });
         }
-        "assoc" => {
+        "assoc" | "rassoc" => {
             argc(&args, 1, 1, pos)?;
+            let at = usize::from(name == "rassoc");
             for x in &items {
                 if let RValue::Array(a) = x {
-                    if a.borrow().first().is_some_and(|k| equal(k, &args[0])) {
+                    if a.borrow().get(at).is_some_and(|k| equal(k, &args[0])) {
                         return Ok(x.clone());
                     }
                 }
@@ -1987,14 +2068,17 @@ pub fn hash_method(
                 cell.borrow().map.values().any(|(_, v)| equal(v, &args[0])),
             ));
         }
-        "key" => {
+        "key" | "rassoc" => {
             argc(&args, 1, 1, pos)?;
             return Ok(cell
                 .borrow()
                 .map
                 .values()
                 .find(|(_, v)| equal(v, &args[0]))
-                .map(|(k, _)| k.clone())
+                .map(|(k, v)| match name {
+                    "key" => k.clone(),
+                    _ => RValue::array(vec![k.clone(), v.clone()]),
+                })
                 .unwrap_or(RValue::Nil));
         }
         "keys" => {
@@ -2059,7 +2143,7 @@ pub fn hash_method(
             }
             return Ok(RValue::hash(out));
         }
-        "delete_if" | "keep_if" | "select!" | "reject!" => {
+        "delete_if" | "keep_if" | "select!" | "filter!" | "reject!" => {
             let b = need_block(block, name, pos)?;
             let mut out = RHash {
                 map: Default::default(),
@@ -2139,6 +2223,14 @@ pub fn hash_method(
                 out.insert(v, k);
             }
             return Ok(RValue::hash(out));
+        }
+        "transform_values!" | "transform_keys!" => {
+            let r = hash_method(it, recv, cell, &name[..name.len() - 1], args, block, pos)?;
+            if let RValue::Hash(new) = r {
+                let map = new.borrow().map.clone();
+                cell.borrow_mut().map = map;
+            }
+            return Ok(recv.clone());
         }
         "transform_values" | "transform_keys" => {
             // `transform_keys(mapping)` (Ruby 3.0): keys the mapping names are renamed, the

@@ -1064,7 +1064,20 @@ pub(crate) fn common(
             );
             Ok(RValue::sym(&n))
         })(),
-        "enum_for" | "to_enum" | "each_entry" => unsupported(format!("`{name}' (Enumerator)"), pos),
+        // An enumerator over what `recv.meth(*args)` yields (the size block is not kept).
+        "enum_for" | "to_enum" => (|| {
+            let (meth, rest) = match args.split_first() {
+                Some((RValue::Sym(m), rest)) => (m.to_string(), rest.to_vec()),
+                Some((RValue::Str(m), rest)) => (m.borrow().to_string(), rest.to_vec()),
+                Some(_) => return raise("TypeError", "method name must be a Symbol", pos),
+                None => ("each".to_string(), Vec::new()),
+            };
+            Ok(make_enumerator(it, recv.clone(), &meth, rest))
+        })(),
+        "each_entry" => match block {
+            Some(b) => it.call_method(recv.clone(), "each", args.to_vec(), Some(b), pos),
+            None => Ok(make_enumerator(it, recv.clone(), "each", args.to_vec())),
+        },
         "display" => Ok(RValue::Nil),
         "instance_variable_names" => Ok(RValue::array(Vec::new())),
         _ => return None,

@@ -1678,6 +1678,21 @@ fn num_method(
                 }
             }
         }
+        "gcdlcm" if !matches!(recv, RValue::Float(_)) => {
+            argc(&args, 1, 1, pos)?;
+            let g = num_method(it, recv, "gcd", args.clone(), block, pos)?;
+            let l = num_method(it, recv, "lcm", args, block, pos)?;
+            Ok(RValue::array(vec![g, l]))
+        }
+        "allbits?" | "anybits?" | "nobits?" if matches!(recv, RValue::Int(_)) => {
+            argc(&args, 1, 1, pos)?;
+            let (x, mask) = (int_arg(recv, pos)?, int_arg(&args[0], pos)?);
+            Ok(RValue::Bool(match name {
+                "allbits?" => x & mask == mask,
+                "anybits?" => x & mask != 0,
+                _ => x & mask == 0,
+            }))
+        }
         "gcd" | "lcm" if matches!(recv, RValue::Float(_)) => no_method(recv, name, pos),
         "gcd" | "lcm" => {
             argc(&args, 1, 1, pos)?;

@@ -1006,6 +1006,8 @@ pub(crate) fn module_method(
         }
     }
     Some(match (cname, name) {
+        // The platform of the Puppet server compiling the catalog: not Windows, not JRuby.
+        ("Puppet::Util::Platform", "windows?" | "jruby?" | "solaris?") => Ok(RValue::Bool(false)),
         ("Puppet", lvl) if LOG_LEVELS.contains(&lvl) => {
             let msg = args.first().map(to_s).unwrap_or_default();
             it.scope.log(lvl, &msg);
@@ -1560,6 +1562,7 @@ pub(crate) fn module_responds(it: &mut Interp, cname: &str, name: &str) -> bool 
         "Puppet::Parser::Functions" => matches!(name, "newfunction" | "function"),
         "Puppet::Util::Package" => name == "versioncmp",
         "Puppet::Util::Warnings" => name == "warnonce",
+        "Puppet::Util::Platform" => matches!(name, "windows?" | "jruby?" | "solaris?"),
         // The Puppet::Util functions this file implements (stdlib's fqdn_rotate asks).
         "Puppet::Util" => matches!(
             name,

@@ -609,8 +609,9 @@ fn str_method_of(
                 }
             })
             .collect()),
-        "upcase!" | "downcase!" | "capitalize!" | "strip!" | "chomp!" | "lstrip!" | "rstrip!"
-        | "squeeze!" | "reverse!" | "tr!" | "tr_s!" | "delete!" => {
+        "upcase!" | "downcase!" | "capitalize!" | "swapcase!" | "strip!" | "chomp!" | "chop!"
+        | "lstrip!" | "rstrip!" | "squeeze!" | "reverse!" | "tr!" | "tr_s!" | "delete!"
+        | "succ!" | "next!" => {
             let base = &name[..name.len() - 1];
             let r = str_method(it, recv, cell, base, args, block, pos)?;
             let r = value::to_s(&r);
@@ -1477,6 +1478,25 @@ fn str_method_of(
             } else {
                 total
             }))
+        }
+        "codepoints" | "each_codepoint" => {
+            argc(&args, 0, 0, pos)?;
+            let points: Vec<RValue> = s.chars().map(|c| RValue::Int(c as i64)).collect();
+            match (name, block) {
+                ("codepoints", _) => Ok(RValue::array(points)),
+                (_, Some(b)) => {
+                    for x in points {
+                        it.call_block(b, vec![x], pos)?;
+                    }
+                    Ok(recv.clone())
+                }
+                (_, None) => Ok(crate::kernel::make_enumerator(
+                    it,
+                    RValue::array(points),
+                    "each",
+                    Vec::new(),
+                )),
+            }
         }
         "each_byte" => {
             argc(&args, 0, 0, pos)?;

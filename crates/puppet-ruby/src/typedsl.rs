@@ -834,7 +834,8 @@ fn attr_method(
         }
         // `sensitive true` (Puppet::Parameter.sensitive): the agent redacts the value; the
         // catalog's sensitive parameters come from Sensitive values, so nothing to record.
-        "sensitive" => Ok(RValue::Nil),
+        // `accept_arrays` (an array value is checked item by item) is the agent's too.
+        "sensitive" | "accept_arrays" => Ok(RValue::Nil),
         "munge" | "unmunge" => {
             if name == "munge" {
                 a.borrow_mut().has_munge = true;
@@ -913,6 +914,7 @@ pub(crate) fn module_responds(cname: &str, name: &str) -> bool {
                 | "validate"
                 | "munge"
                 | "sensitive"
+                | "accept_arrays"
         ),
         _ => false,
     }
@@ -978,6 +980,33 @@ mod tests {
         for m in all {
             m.clear();
         }
+    }
+
+    /// What Puppet's own type files use (`accept_arrays` in a parameter, a definition
+    /// guarded by `Puppet::Util::Platform.windows?`) loads as Puppet loads it on a server.
+    #[test]
+    fn server_side_type_dsl_forms_load() {
+        let src = "Puppet::Type.newtype(:thing) do\n\
+              newparam(:name, namevar: true)\n\
+              newparam(:creates) do\n\
+                accept_arrays\n\
+              end\n\
+              newproperty(:roles) do\n\
+              end unless Puppet::Util::Platform.windows?\n\
+              newproperty(:sid) do\n\
+              end if Puppet::Util::Platform.windows?\n\
+            end\n";
+        let types =
+            load_types("/m/lib/puppet/type/thing.rb", src, &Sources::empty()).expect("loads");
+        let t = &types[0];
+        assert_eq!(
+            t.params().map(|a| a.name.as_str()).collect::<Vec<_>>(),
+            ["name", "creates"]
+        );
+        assert_eq!(
+            t.properties().map(|a| a.name.as_str()).collect::<Vec<_>>(),
+            ["roles"]
+        );
     }
 
     /// A Resource API type (`Puppet::ResourceApi.register_type`) is recorded as the gem

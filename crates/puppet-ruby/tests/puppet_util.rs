@@ -73,3 +73,16 @@ fn semantic_puppet_is_unsupported_not_a_name_error() {
         "SemanticPuppet",
     );
 }
+
+#[test]
+fn the_platform_is_the_compiling_servers() {
+    // A type file's `... unless Puppet::Util::Platform.windows?` (Puppet's own user type
+    // has one): the catalog is compiled on a Linux Puppet server, as Puppet's answer there.
+    assert_eq!(
+        eval_inspect(
+            "require 'puppet/util/platform'\nrequire 'enumerator'\n[Puppet::Util::Platform.windows?, Puppet::Util::Platform.jruby?, Puppet::Util::Platform.respond_to?(:windows?)]"
+        )
+        .unwrap(),
+        "[false, false, true]"
+    );
+}
