@@ -616,8 +616,9 @@ impl Parser {
     }
 
     /// Statements until one of the keywords `ends` (not consumed), `}`, `)` or the end: a
-    /// body (of a `def`, `class`, `if`, `begin`...). A body starts afresh: a `do` in it is not the enclosing command's (`private def f`
-    /// with a `do` block inside), nor is a `,` an argument separator.
+    /// body (of a `def`, `class`, `if`, `begin`...). A body starts afresh: a `do` in it is
+    /// not the enclosing command's (`private def f` with a `do` block inside), nor is a `,`
+    /// an argument separator.
     fn stmts(&mut self, ends: &[&str]) -> PResult<Vec<Node>> {
         let saved = (self.no_do, self.args_level);
         self.no_do = 0;
@@ -1400,11 +1401,13 @@ impl Parser {
                     Tok::Const(c)
                         if (!self.is_op("(") || self.space_before())
                             && !(self.space_before()
-                                && matches!(
-                                    self.peek(),
-                                    Tok::Str(_) | Tok::Int(_) | Tok::Float(_) | Tok::IVar(_)
-                                )
-                                || matches!(self.peek(), Tok::Ident(k) if !is_reserved(k))) =>
+                                && match self.peek() {
+                                    Tok::Str(_) | Tok::Int(_) | Tok::Float(_) | Tok::IVar(_) => {
+                                        true
+                                    }
+                                    Tok::Ident(k) => !is_reserved(k),
+                                    _ => false,
+                                }) =>
                     {
                         n = node(Kind::Const(Some(Box::new(n)), c), pos)
                     }
