@@ -901,7 +901,8 @@ impl<'a> Lexer<'a> {
                 c if c.is_alphabetic() || c == '_' => {
                     let alias_name = self.method_name_expected();
                     let mut name = self.ident_chars();
-                    // `alias set_x x=`: a setter's name.
+                    // A setter's name where a method name is expected: `alias set_x x=`,
+                    // `def x= v`, `def version=` (`def x=(v)` is left to the parser).
                     if alias_name
                         && self.peek() == Some('=')
                         && !matches!(self.peek_at(1), Some('=' | '~' | '>' | '('))

@@ -1400,14 +1400,7 @@ impl Parser {
                     // `Mod::Name "x"` calls the method `Name` (as `Integer "1"` does).
                     Tok::Const(c)
                         if (!self.is_op("(") || self.space_before())
-                            && !(self.space_before()
-                                && match self.peek() {
-                                    Tok::Str(_) | Tok::Int(_) | Tok::Float(_) | Tok::IVar(_) => {
-                                        true
-                                    }
-                                    Tok::Ident(k) => !is_reserved(k),
-                                    _ => false,
-                                }) =>
+                            && !self.argument_follows() =>
                     {
                         n = node(Kind::Const(Some(Box::new(n)), c), pos)
                     }
@@ -1478,6 +1471,20 @@ impl Parser {
             },
             pos,
         ))
+    }
+
+    /// After a space, a token that can only start an argument (a literal, a variable, a
+    /// constant, a name): what makes a local variable or a constant before it a command
+    /// call (`type 'x'`, `Integer "3"`, `Mod::Name arg`), as in Ruby. Operators that could
+    /// also continue an expression (`[`, `-`, `:`, `?`) do not.
+    fn argument_follows(&self) -> bool {
+        self.space_before()
+            && match self.peek() {
+                Tok::Str(_) | Tok::Int(_) | Tok::Big(_) | Tok::Float(_) => true,
+                Tok::IVar(_) | Tok::CVar(_) | Tok::Const(_) => true,
+                Tok::Ident(k) => !is_reserved(k),
+                _ => false,
+            }
     }
 
     fn can_start_command_arg(&self) -> bool {
@@ -2067,13 +2074,7 @@ impl Parser {
         // command call all the same, as in Ruby.
         if (!self.is_op("(") || self.space_before())
             && self.is_local(&name)
-            && !(self.space_before()
-                && match self.peek() {
-                    Tok::Str(_) | Tok::Int(_) | Tok::Big(_) | Tok::Float(_) => true,
-                    Tok::IVar(_) | Tok::CVar(_) | Tok::Const(_) => true,
-                    Tok::Ident(k) => !is_reserved(k),
-                    _ => false,
-                })
+            && !self.argument_follows()
         {
             return Ok(node(Kind::LVar(name), pos));
         }
@@ -2142,15 +2143,7 @@ impl Parser {
                 if self.is_op("(") && !self.space_before() {
                     return self.call_rest(None, n, pos, false);
                 }
-                if self.space_before()
-                    && match self.peek() {
-                        Tok::Str(_) | Tok::IVar(_) | Tok::Int(_) | Tok::Big(_) | Tok::Float(_) => {
-                            true
-                        }
-                        Tok::Ident(k) => !is_reserved(k) && !matches!(k.as_str(), "rescue"),
-                        _ => false,
-                    }
-                {
+                if self.argument_follows() {
                     // `Integer "3"`, `Integer key`: a command call of a method named like a
                     // constant.
                     return self.call_rest(None, n, pos, false);

@@ -1006,8 +1006,7 @@ pub(crate) fn module_method(
         }
     }
     Some(match (cname, name) {
-        // The platform of the Puppet server compiling the catalog: not Windows, not JRuby.
-        ("Puppet::Util::Platform", "windows?" | "jruby?" | "solaris?") => Ok(RValue::Bool(false)),
+        ("Puppet::Util::Platform", q) if PLATFORM_QUERIES.contains(&q) => Ok(RValue::Bool(false)),
         ("Puppet", lvl) if LOG_LEVELS.contains(&lvl) => {
             let msg = args.first().map(to_s).unwrap_or_default();
             it.scope.log(lvl, &msg);
@@ -1545,6 +1544,10 @@ fn symkeys_to_string(v: &RValue, depth: usize) -> RValue {
     })
 }
 
+/// The `Puppet::Util::Platform` queries answered: all false, as on the Linux Puppet server
+/// that compiles the catalog.
+const PLATFORM_QUERIES: &[&str] = &["windows?", "jruby?", "solaris?"];
+
 /// Whether a Puppet module answers `name` natively.
 pub(crate) fn module_responds(it: &mut Interp, cname: &str, name: &str) -> bool {
     let _ = it;
@@ -1562,7 +1565,7 @@ pub(crate) fn module_responds(it: &mut Interp, cname: &str, name: &str) -> bool 
         "Puppet::Parser::Functions" => matches!(name, "newfunction" | "function"),
         "Puppet::Util::Package" => name == "versioncmp",
         "Puppet::Util::Warnings" => name == "warnonce",
-        "Puppet::Util::Platform" => matches!(name, "windows?" | "jruby?" | "solaris?"),
+        "Puppet::Util::Platform" => PLATFORM_QUERIES.contains(&name),
         // The Puppet::Util functions this file implements (stdlib's fqdn_rotate asks).
         "Puppet::Util" => matches!(
             name,
