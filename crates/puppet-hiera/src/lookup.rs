@@ -2655,39 +2655,19 @@ impl Lookup {
             )
             .in_file(path));
         };
-        let mut warnings = Vec::new();
-        let map: ValueMap = if func == "json_data" {
-            let json: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
-                HieraError::new(codes::DATA_PARSE, format!("Unable to parse ({shown}): {e}"))
-                    .in_file(path)
-            })?;
-            match json_to_value(&json, 0) {
-                Value::Hash(h) => (*h).clone(),
-                other => {
-                    return Err(HieraError::new(
-                        codes::DATA_TYPE,
-                        format!(
-                            "Value returned from data_hash function 'json_data', when using location '{shown}', expects a Hash value, got {}",
-                            type_name(&other).replace("NilClass", "Undef")
-                        ),
-                    )
-                    .in_file(path))
-                }
-            }
-        } else {
-            match yaml::load(&text) {
-                Err(e) => {
-                    return Err(HieraError::new(
-                        codes::DATA_PARSE,
-                        format!("Unable to parse ({shown}): {}", e.message),
-                    )
-                    .in_file(path))
-                }
-                Ok(Some(Value::Hash(h))) => (*h).clone(),
-                Ok(_) => {
-                    warnings.push(format!("{shown}: file does not contain a valid yaml hash"));
-                    ValueMap::default()
-                }
+        let (value, mut warnings) =
+            data_file_value(func, &text, &shown.to_string()).map_err(|e| e.in_file(path))?;
+        let map: ValueMap = match value {
+            Value::Hash(h) => (*h).clone(),
+            other => {
+                return Err(HieraError::new(
+                    codes::DATA_TYPE,
+                    format!(
+                        "Value returned from data_hash function 'json_data', when using location '{shown}', expects a Hash value, got {}",
+                        type_name(&other).replace("NilClass", "Undef")
+                    ),
+                )
+                .in_file(path))
             }
         };
         let map = match module {
@@ -2943,6 +2923,46 @@ impl Lookup {
             }
         }
         r
+    }
+}
+
+/// What Hiera's own `data_hash` functions make of a data file's text, as Puppet 7.23's
+/// `yaml_data` and `json_data` do (`func` names which; `shown` is the path in messages):
+/// the YAML file's hash, or an empty hash and the warning Puppet logs when the file holds
+/// something else; the JSON document's value, whatever it is (the caller checks that it is
+/// a hash). The error is Puppet's "Unable to parse" text. The one parser of data files: the
+/// lookups use it and so do modules' Ruby backends that call `yaml_data` themselves.
+///
+/// ```
+/// use puppet_hiera::lookup::data_file_value;
+/// let (v, warning) = data_file_value("yaml_data", "a: 1\n", "common.yaml").unwrap();
+/// assert_eq!(v.to_string(), "{'a' => 1}");
+/// assert!(warning.is_empty());
+/// let (v, warning) = data_file_value("yaml_data", "- 1\n", "common.yaml").unwrap();
+/// assert_eq!(v.to_string(), "{}");
+/// assert_eq!(warning, ["common.yaml: file does not contain a valid yaml hash"]);
+/// ```
+pub fn data_file_value(
+    func: &str,
+    text: &str,
+    shown: &str,
+) -> Result<(Value, Vec<String>), HieraError> {
+    if func == "json_data" {
+        let json: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+            HieraError::new(codes::DATA_PARSE, format!("Unable to parse ({shown}): {e}"))
+        })?;
+        return Ok((json_to_value(&json, 0), Vec::new()));
+    }
+    match yaml::load(text) {
+        Err(e) => Err(HieraError::new(
+            codes::DATA_PARSE,
+            format!("Unable to parse ({shown}): {}", e.message),
+        )),
+        Ok(Some(v @ Value::Hash(_))) => Ok((v, Vec::new())),
+        Ok(_) => Ok((
+            Value::hash(Vec::new()),
+            vec![format!("{shown}: file does not contain a valid yaml hash")],
+        )),
     }
 }
 

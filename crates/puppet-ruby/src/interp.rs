@@ -2272,6 +2272,9 @@ impl<'s> Interp<'s> {
 
     /// Calls a Puppet function through the scope.
     pub fn puppet_function(&mut self, name: &str, args: Vec<RValue>, pos: Pos) -> R {
+        if let Some(r) = crate::lookup_context::builtin_data_hash(self, name, &args, pos) {
+            return r;
+        }
         let mut pargs = Vec::with_capacity(args.len());
         for a in &args {
             match value::to_puppet(a) {

@@ -268,3 +268,76 @@ fn run(it: &mut Interp, name: &str, args: &[RValue], block: Option<&Blk>, pos: P
         other => unsupported(format!("Puppet::LookupContext#{other}"), pos),
     }
 }
+
+/// Hiera's own `data_hash` functions called from a module's Ruby with a context
+/// (`call_function('yaml_data', options, context)`: backends that wrap YAML or JSON data):
+/// what Puppet 7.23's `yaml_data` and `json_data` do, with the lookups' own parser
+/// ([`puppet_hiera::lookup::data_file_value`]) and the context's file cache. `None` when
+/// `name` is not one of them or no context is passed (the call goes to Puppet's side then).
+pub(crate) fn builtin_data_hash(
+    it: &mut Interp,
+    name: &str,
+    args: &[RValue],
+    pos: Pos,
+) -> Option<R> {
+    if !matches!(name, "yaml_data" | "json_data") {
+        return None;
+    }
+    match args.get(1) {
+        Some(RValue::Object(o)) if is_context(o) => {}
+        _ => return None,
+    }
+    Some((|| {
+        if args.len() != 2 {
+            return raise(
+                "ArgumentError",
+                format!("'{name}' expects 2 arguments, got {}", args.len()),
+                pos,
+            );
+        }
+        let path = match &args[0] {
+            RValue::Hash(h) => match h.borrow().get(&RValue::string("path".to_string())) {
+                Some(RValue::Str(s)) if !s.borrow().is_empty() => s.borrow().to_string(),
+                _ => String::new(),
+            },
+            _ => String::new(),
+        };
+        if path.is_empty() {
+            return raise(
+                "ArgumentError",
+                format!(
+                    "'{name}' parameter 'options' expects a Struct[{{'path' => String[1]}}] value"
+                ),
+                pos,
+            );
+        }
+        if it.scope.lookup_host().is_none() {
+            return unsupported(format!("{name} outside a Hiera backend call"), pos);
+        }
+        macro_rules! host {
+            () => {
+                match it.scope.lookup_host() {
+                    Some(h) => h,
+                    None => return unsupported("Puppet::LookupContext without a lookup", pos),
+                }
+            };
+        }
+        if let Some(v) = host!().cached_file_data(&path) {
+            return Ok(value::from_puppet(&v));
+        }
+        let text = match host!().read_file(&path) {
+            Ok(t) => t,
+            Err(msg) => return raise("Errno::ENOENT", msg, pos),
+        };
+        match puppet_hiera::lookup::data_file_value(name, &text, &path) {
+            Ok((v, warnings)) => {
+                for w in warnings {
+                    it.scope.log("warning", &w);
+                }
+                host!().cache_file_data(&path, v.clone());
+                Ok(value::from_puppet(&v))
+            }
+            Err(e) => raise("Puppet::DataBinding::LookupError", e.message, pos),
+        }
+    })())
+}

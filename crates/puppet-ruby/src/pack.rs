@@ -187,8 +187,20 @@ pub(crate) fn pack(items: &[RValue], args: &[RValue], pos: Pos) -> R {
         k.set(k.get() + 1);
         v.map_or_else(|| raise("ArgumentError", "too few arguments", pos), Ok)
     };
-    let utf8 = ds.first().is_some_and(|d| d.letter == 'U');
-    let only_ascii_kind = ds.iter().all(|d| matches!(d.letter, 'm' | 'M' | 'u'));
+    // The result's encoding, as Ruby's pack.c decides it: US-ASCII while only 'm', 'M' and
+    // 'u' (text encodings) are seen, UTF-8 once a 'U' comes before any other directive,
+    // binary (ASCII-8BIT) after any other. A US-ASCII result is text to Puppet (not Binary):
+    // it is kept as an ordinary string here.
+    // (pack.c's `enc_info`: 1 US-ASCII, 2 UTF-8, 0 binary.)
+    let mut enc = 1;
+    for d in &ds {
+        match d.letter {
+            'U' if enc == 1 => enc = 2,
+            'U' | 'm' | 'M' | 'u' => {}
+            _ => enc = 0,
+        }
+    }
+    let (text, utf8) = (enc == 1, enc == 2);
     for d in &ds {
         if let Some((size, _)) = int_kind(d) {
             let n = match d.count {
@@ -365,7 +377,11 @@ pub(crate) fn pack(items: &[RValue], args: &[RValue], pos: Pos) -> R {
             Err(_) => unsupported("pack of 'U' mixed with bytes beyond ASCII", pos),
         };
     }
-    let _ = only_ascii_kind;
+    if text {
+        if let Ok(s) = String::from_utf8(out.clone()) {
+            return Ok(RValue::string(s));
+        }
+    }
     Ok(binary_string(&out))
 }
 

@@ -121,6 +121,9 @@ const SOURCE: &str = r##"Puppet::Functions.create_function(:'m::backend') do
       context.invocation
     when 'unconvertible'
       context.cache('k', Object.new)
+    when 'yaml', 'json'
+      data = call_function("#{key}_data", { 'path' => options['path'] }, context)
+      data.map { |k, v| "#{k}:#{v.class}" }.join(',')
     else
       raise ArgumentError, "no #{key}"
     end
@@ -190,6 +193,38 @@ fn cached_file_data_reads_a_file_once() {
         call(&mut empty, "file"),
         Err("No such file or directory @ rb_sysopen - /data/x.txt".to_string())
     );
+}
+
+#[test]
+fn hieras_own_data_functions_take_the_context() {
+    // A backend wrapping `yaml_data`/`json_data` (`call_function('yaml_data', options,
+    // context)`): Puppet's own functions run with the context's file cache.
+    let mut host = Host::default();
+    host.files
+        .insert("/data/x.txt".into(), "a: 1\nb: [x]\nc: {d: e}\n".into());
+    assert_eq!(
+        call(&mut host, "yaml"),
+        Ok(Some(Value::string("a:Integer,b:Array,c:Hash")))
+    );
+    assert_eq!(
+        call(&mut host, "yaml"),
+        Ok(Some(Value::string("a:Integer,b:Array,c:Hash")))
+    );
+    assert_eq!(host.reads, 1);
+    let mut json = Host::default();
+    json.files
+        .insert("/data/x.txt".into(), r#"{"a": 1.5, "b": null}"#.into());
+    assert_eq!(
+        call(&mut json, "json"),
+        Ok(Some(Value::string("a:Float,b:NilClass")))
+    );
+    let mut bad = Host::default();
+    bad.files.insert("/data/x.txt".into(), "a: [\n".into());
+    let e = call(&mut bad, "yaml").unwrap_err();
+    assert!(e.starts_with("Unable to parse (/data/x.txt): "), "{e}");
+    let mut list = Host::default();
+    list.files.insert("/data/x.txt".into(), "- 1\n".into());
+    assert_eq!(call(&mut list, "yaml"), Ok(Some(Value::string(""))));
 }
 
 #[test]
