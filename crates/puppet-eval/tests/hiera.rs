@@ -530,3 +530,34 @@ fn hiera_fixture_cases_that_need_the_evaluator() {
         );
     }
 }
+
+/// A version 4 `hiera.yaml` (deprecated) in the environment layer: backends with paths
+/// given the backend's extension unless they have it, and the default data directory.
+/// Puppet 7.23 (an environment directory with these files, compiled for
+/// web01.example.com) gave these three notices, after its deprecation warning.
+#[test]
+fn version_4_environment_layer() {
+    let v4 = "version: 4\nhierarchy:\n  - name: Nodes\n    backend: yaml\n    path: \"nodes/%{trusted.certname}\"\n  - name: json\n    backend: json\n    path: j.json\n  - name: common\n    backend: yaml\n";
+    let src = MemorySource::new()
+        .with("/env/hiera.yaml", v4)
+        .with("/env/data/common.yaml", "a: common-a\nb: common-b\n")
+        .with(
+            "/env/data/j.json",
+            r#"{"j": "j", "b": "json-b-is-not-common"}"#,
+        )
+        .with("/env/data/nodes/web01.example.com.yaml", "a: node-a\n");
+    let modules: IndexMap<SmolStr, PathBuf> = IndexMap::new();
+    let l = lookup_with_source(src, Some(std::path::Path::new("/env")), None, &modules)
+        .unwrap()
+        .unwrap();
+    let e = Session::new()
+        .manifest_text(
+            "/env/manifests/site.pp",
+            "notice(lookup('a'))\nnotice(lookup('b'))\nnotice(lookup('j'))\n",
+        )
+        .hiera(l)
+        .load()
+        .unwrap();
+    let out = compile(e, &settings());
+    assert_eq!(notices(&out), ["node-a", "json-b-is-not-common", "j"]);
+}

@@ -1,8 +1,10 @@
 //! `hiera.yaml` parsing and validation (version 5), with Puppet's rules and error texts:
 //! `defaults` (`datadir`, `data_hash`/`lookup_key`/`data_dig`, `options`), `hierarchy` /
 //! `default_hierarchy` entries with exactly one of `path`, `paths`, `glob`, `globs`, `uri`,
-//! `uris`, `mapped_paths`, unique names, reserved option keys. Versions 3 and 4 are recognised
-//! (so the layers can apply Puppet's "ignored"/"not supported" rules) but not interpreted.
+//! `uris`, `mapped_paths`, unique names, reserved option keys. Version 4 (deprecated) is read
+//! into the same model (`backend` entries become `yaml_data`/`json_data` entries); version 3
+//! is recognised (so the layers can apply Puppet's "ignored"/"not supported" rules) but not
+//! interpreted.
 
 use crate::error::{codes, HieraError};
 use crate::yaml;
@@ -88,6 +90,9 @@ pub struct HierarchyEntry {
     pub datadir: Option<String>,
     /// `options`.
     pub options: Option<Value>,
+    /// What is appended to each interpolated path that does not already end with it
+    /// (version 4's `backend`: `.yaml`, `.json`); `None` in version 5.
+    pub extension: Option<String>,
 }
 
 /// A parsed `hiera.yaml`.
@@ -214,7 +219,8 @@ impl HieraConfig {
             Some(_) => 0,
         };
         match version {
-            3 | 4 => {
+            4 => return parse_v4(&map, yaml_text, dir, path),
+            3 => {
                 return Ok(HieraConfig {
                     version: version as u32,
                     dir,
@@ -380,6 +386,7 @@ impl HieraConfig {
                 location: Location::Paths(vec!["common.yaml".into()]),
                 datadir: None,
                 options: None,
+                extension: None,
             }]
         });
         let _plan = parse_list("plan_hierarchy")?;
@@ -410,6 +417,7 @@ impl HieraConfig {
                 location: Location::Paths(vec!["common.yaml".into()]),
                 datadir: None,
                 options: None,
+                extension: None,
             }],
             default_hierarchy: None,
             is_default: true,
@@ -496,6 +504,21 @@ fn name_defined_twice(text: &str, name: &str, path: &Path) -> HieraError {
     e
 }
 
+/// A line of `hiera.yaml` without its comment (from a `#` outside quotes), as Puppet's
+/// `find_line_matching` searches it.
+fn uncommented(line: &str) -> &str {
+    let mut quote = None;
+    for (i, c) in line.char_indices() {
+        match c {
+            '"' | '\'' if quote == Some(c) => quote = None,
+            '"' | '\'' if quote.is_none() => quote = Some(c),
+            '#' if quote.is_none() => return &line[..i],
+            _ => {}
+        }
+    }
+    line
+}
+
 /// The number of the first line from `start` (1-based) that, without its comment (from an
 /// unquoted `#`), matches Puppet's `/\s+name:\s+['"]?NAME(?:[^\w]|$)/` (the name taken as
 /// it is written).
@@ -505,20 +528,7 @@ fn name_line(text: &str, name: &str, start: u32) -> Option<u32> {
         if n < start {
             continue;
         }
-        let mut quote = None;
-        let mut end = line.len();
-        for (i, c) in line.char_indices() {
-            match c {
-                '"' | '\'' if quote == Some(c) => quote = None,
-                '"' | '\'' if quote.is_none() => quote = Some(c),
-                '#' if quote.is_none() => {
-                    end = i;
-                    break;
-                }
-                _ => {}
-            }
-        }
-        let stripped = &line[..end];
+        let stripped = uncommented(line);
         let found = stripped.match_indices("name:").any(|(i, _)| {
             let before = stripped[..i].chars().next_back().is_some_and(ruby_space);
             let rest = &stripped[i + "name:".len()..];
@@ -727,12 +737,237 @@ fn parse_entry(
         location,
         datadir: string_key("datadir")?,
         options,
+        extension: None,
+    })
+}
+
+/// A version 4 `hiera.yaml` (deprecated, allowed in the environment and module layers), as
+/// Puppet 7.23's `HieraConfigV4` reads it: `datadir` (default `data`) and `hierarchy`
+/// (default one `common` entry with the `yaml` backend) of entries with `name`, `backend`
+/// (`yaml` or `json`: `yaml_data`/`json_data` over the paths, each given the backend's
+/// extension unless it has it), optional `datadir` (not interpolated), `path` or `paths`
+/// (default: the name). Checked as Puppet's type assertion checks it, with its texts; an
+/// unknown backend is Puppet's "No data provider is registered for backend" error, at its
+/// line; `hocon` (which Puppet has when the hocon gem is installed) is refused as
+/// unsupported.
+fn parse_v4(
+    map: &puppet_types::value::ValueMap,
+    yaml_text: &str,
+    dir: PathBuf,
+    path: PathBuf,
+) -> Result<HieraConfig, HieraError> {
+    let subject = format!(
+        "The Lookup Configuration at '{}' has wrong type,",
+        path.display()
+    );
+    let err = |detail: String| {
+        HieraError::new(codes::INVALID_CONFIG, format!("{subject} {detail}")).in_file(path.clone())
+    };
+    match map.get(&s("version")) {
+        Some(Value::Integer(4)) => {}
+        other => {
+            let got = other.map_or("Undef", kind);
+            return Err(err(format!(
+                "entry 'version' expects an Integer value, got {got}"
+            )));
+        }
+    }
+    // Puppet's describer reports the struct's own entries first, then unrecognized keys.
+    let unrecognized = |h: &puppet_types::value::ValueMap, allowed: &[&str]| {
+        h.keys()
+            .map(|k| k.to_plain_string())
+            .find(|k| !allowed.contains(&k.as_str()))
+    };
+    // Puppet fills the defaults in before the assertion: a `datadir` or `hierarchy` that is
+    // nil or false is the default.
+    let unset = |v: Option<&Value>| matches!(v, None | Some(Value::Undef | Value::Boolean(false)));
+    let datadir = match map.get(&s("datadir")) {
+        v if unset(v) => "data".to_string(),
+        Some(Value::String(t)) if !t.is_empty() => t.to_string(),
+        Some(other) => return Err(err(format!("entry 'datadir' {}", string1_mismatch(other)))),
+        None => unreachable!("unset covers None"),
+    };
+    let default_list;
+    let items: &[Value] = match map.get(&s("hierarchy")) {
+        v if unset(v) => {
+            default_list = [Value::hash([
+                (s("name"), s("common")),
+                (s("backend"), s("yaml")),
+            ])];
+            &default_list
+        }
+        Some(Value::Array(items)) => items,
+        Some(other) => {
+            return Err(err(format!(
+                "entry 'hierarchy' expects an Array value, got {}",
+                kind(other)
+            )))
+        }
+        None => unreachable!("unset covers None"),
+    };
+    // The whole file is asserted first, then each entry made a provider in order (a name
+    // defined twice, an unknown backend).
+    let mut checked = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let at = format!("entry 'hierarchy' index {i}");
+        let Value::Hash(h) = item else {
+            return Err(err(format!(
+                "{at} expects a Struct value, got {}",
+                kind(item)
+            )));
+        };
+        let string_key = |k: &str, required: bool| -> Result<Option<String>, HieraError> {
+            match h.get(&s(k)) {
+                None if required => Err(err(format!("{at} expects a value for key '{k}'"))),
+                None => Ok(None),
+                Some(Value::String(t)) if !t.is_empty() => Ok(Some(t.to_string())),
+                Some(other) => Err(err(format!("{at} entry '{k}' {}", string1_mismatch(other)))),
+            }
+        };
+        let backend = string_key("backend", true)?.unwrap_or_default();
+        let name = string_key("name", true)?.unwrap_or_default();
+        let entry_datadir = string_key("datadir", false)?;
+        let single = string_key("path", false)?;
+        let paths = match h.get(&s("paths")) {
+            None => vec![single.unwrap_or_else(|| name.clone())],
+            Some(v) => nes_list(v, &format!("{subject} {at} entry 'paths'"), 0, None)
+                .map_err(|m| HieraError::new(codes::INVALID_CONFIG, m).in_file(path.clone()))?,
+        };
+        if let Some(k) = unrecognized(h, &["backend", "name", "datadir", "path", "paths"]) {
+            return Err(err(format!("{at} unrecognized key '{k}'")));
+        }
+        checked.push((name, backend, entry_datadir, paths));
+    }
+    if let Some(k) = unrecognized(map, &["version", "datadir", "hierarchy"]) {
+        return Err(err(format!("unrecognized key '{k}'")));
+    }
+    let mut hierarchy: Vec<HierarchyEntry> = Vec::new();
+    for (name, backend, datadir, paths) in checked {
+        if hierarchy.iter().any(|o| o.name == name) {
+            return Err(name_defined_twice(yaml_text, &name, &path));
+        }
+        if backend == "hocon" {
+            return Err(HieraError::new(
+                codes::UNSUPPORTED,
+                "hiera.yaml version 4's 'hocon' backend (hocon_data) is not supported by this implementation",
+            )
+            .in_file(path.clone()));
+        }
+        if !matches!(backend.as_str(), "yaml" | "json") {
+            let mut e = HieraError::new(
+                "HIERA_NO_PROVIDER_FOR_BACKEND",
+                format!("No data provider is registered for backend '{backend}'"),
+            )
+            .in_file(path.clone());
+            e.line = backend_line(yaml_text, &backend);
+            return Err(e);
+        }
+        hierarchy.push(HierarchyEntry {
+            name,
+            function: Some((FunctionKind::DataHash, format!("{backend}_data"))),
+            location: Location::Paths(paths),
+            datadir,
+            options: None,
+            extension: Some(format!(".{backend}")),
+        });
+    }
+    Ok(HieraConfig {
+        version: 4,
+        dir,
+        path,
+        datadir,
+        hierarchy,
+        default_hierarchy: None,
+        is_default: false,
+    })
+}
+
+/// The first line (1-based) matching Puppet's `/[^\w]NAME(?:[^\w]|$)/`, where a version 4
+/// file names an unknown backend.
+fn backend_line(text: &str, name: &str) -> Option<u32> {
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    (1u32..).zip(text.split('\n')).find_map(|(n, line)| {
+        let line = uncommented(line);
+        line.match_indices(name)
+            .any(|(i, _)| {
+                line[..i].chars().next_back().is_some_and(|c| !word(c))
+                    && line[i + name.len()..]
+                        .chars()
+                        .next()
+                        .is_none_or(|c| !word(c))
+            })
+            .then_some(n)
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn version_4() {
+        // Puppet 7.23's texts for each file (a module's hiera.yaml looked up through).
+        let e = |text: &str| HieraConfig::parse(text, "/d").unwrap_err().message;
+        let at = "The Lookup Configuration at '/d/hiera.yaml' has wrong type,";
+        for (text, want) in [
+            (
+                "version: 4\nhierarchy:\n  - name: a\n",
+                "entry 'hierarchy' index 0 expects a value for key 'backend'",
+            ),
+            (
+                "version: 4\nhierarchy:\n  - name: a\n    backend: yaml\n    paths: x\n",
+                "entry 'hierarchy' index 0 entry 'paths' expects an Array value, got String",
+            ),
+            (
+                "version: 4\nhierarchy:\n  - name: a\n    backend: yaml\n    glob: x\n",
+                "entry 'hierarchy' index 0 unrecognized key 'glob'",
+            ),
+            (
+                "version: '4'\n",
+                "entry 'version' expects an Integer value, got String",
+            ),
+            (
+                "version: 4\ndatadir: ''\n",
+                "entry 'datadir' expects a String[1] value, got String",
+            ),
+            (
+                "version: 4\ndatadir: 3\nfoo: 1\n",
+                "entry 'datadir' expects a String value, got Integer",
+            ),
+            (
+                "version: 4\nhierarchy: {}\n",
+                "entry 'hierarchy' expects an Array value, got Hash",
+            ),
+        ] {
+            assert_eq!(e(text), format!("{at} {want}"), "{text}");
+        }
+        let c = HieraConfig::parse("version: 4\nhierarchy:\n  - name: a\n    backend: json\n    paths: []\n  - {name: n, backend: yaml, datadir: x, path: p.yaml}\n", "/d").unwrap();
+        assert_eq!(c.version, 4);
+        assert_eq!(c.hierarchy[0].location, Location::Paths(vec![]));
+        let n = &c.hierarchy[1];
+        assert_eq!(
+            n.function,
+            Some((FunctionKind::DataHash, "yaml_data".into()))
+        );
+        assert_eq!(
+            (n.datadir.as_deref(), n.extension.as_deref()),
+            (Some("x"), Some(".yaml"))
+        );
+        let c = HieraConfig::parse("version: 4\n", "/d").unwrap();
+        assert_eq!(
+            c.hierarchy[0].location,
+            Location::Paths(vec!["common".into()])
+        );
+        let bad = HieraConfig::parse(
+            "version: 4\nhierarchy:\n  - name: x\n    backend: 'redis' # no\n",
+            "/d",
+        )
+        .unwrap_err();
+        assert_eq!(
+            (bad.code, bad.line),
+            ("HIERA_NO_PROVIDER_FOR_BACKEND", Some(4))
+        );
+    }
 
     #[test]
     fn errors() {

@@ -554,18 +554,20 @@ fn layer_provider(
             }
             Ok(Some(Provider::new(layer, c)))
         }
-        3 => {
+        4 => {
+            warnings.push(format!(
+                "{}: Use of 'hiera.yaml' version 4 is deprecated. It should be converted to version 5",
+                c.path.display()
+            ));
+            Ok(Some(Provider::new(layer, c)))
+        }
+        _ => {
             warnings.push(match layer {
                 Layer::Module(_) => "hiera.yaml version 3 found at module root was ignored".into(),
                 _ => "hiera.yaml version 3 found at the environment root was ignored".into(),
             });
             Ok(None)
         }
-        _ => Err(HieraError::new(
-            codes::UNSUPPORTED,
-            "hiera.yaml version 4 is not supported by this implementation",
-        )
-        .in_file(c.path)),
     }
 }
 
@@ -1186,7 +1188,9 @@ impl Lookup {
     /// `global` is the path of the global `hiera.yaml` (skipped when the file is missing),
     /// `environment` the environment directory (Puppet's default configuration,
     /// `data/common.yaml`, when it has no `hiera.yaml`), `modules` pairs of module name and
-    /// module directory (modules without `hiera.yaml` have no data).
+    /// module directory (modules without `hiera.yaml` have no data; a module's `hiera.yaml`
+    /// is read when a lookup first reaches the module, and its errors fail that lookup, as
+    /// in Puppet).
     pub fn from_dirs(
         source: impl DataSource + 'static,
         global: Option<&Path>,
@@ -1207,19 +1211,12 @@ impl Lookup {
             }),
             None => None,
         };
-        let mut mods = Vec::new();
-        for (name, dir) in modules {
-            if let Some(text) = source.read(&dir.join("hiera.yaml")) {
-                mods.push((
-                    name.to_string(),
-                    ModuleSpec::Config(HieraConfig::parse(&text, dir)?),
-                ));
-            }
-        }
         let mut b = Lookup::builder(source);
         b.global = global_cfg;
         b.environment = env_cfg;
-        b.modules = mods;
+        for (name, dir) in modules {
+            b = b.module_dir(name, *dir);
+        }
         b.build()
     }
 
@@ -1362,7 +1359,7 @@ impl Lookup {
         }
     }
 
-    /// True when the environment layer has a (version 5) configuration.
+    /// True when the environment layer has a (version 4 or 5) configuration.
     pub fn has_environment_layer(&self) -> bool {
         self.environment.is_some()
     }
@@ -2455,7 +2452,11 @@ impl Lookup {
             &p.config.dir,
             e.datadir.as_deref().unwrap_or(&p.config.datadir),
         );
-        let dd = PathBuf::from(self.interpolate_text(inv, &dd.to_string_lossy(), inv.scope)?);
+        // (Version 4 does not interpolate its data directories.)
+        let dd = match p.config.version {
+            4 => dd,
+            _ => PathBuf::from(self.interpolate_text(inv, &dd.to_string_lossy(), inv.scope)?),
+        };
         let mut out = Vec::new();
         match &e.location {
             Location::None => {}
@@ -2471,7 +2472,11 @@ impl Lookup {
             }
             Location::Paths(paths) => {
                 for decl in paths {
-                    let path = pathname_plus(&dd, &self.interpolate_text(inv, decl, inv.scope)?);
+                    let mut text = self.interpolate_text(inv, decl, inv.scope)?;
+                    if let Some(ext) = e.extension.as_deref().filter(|x| !text.ends_with(x)) {
+                        text.push_str(ext);
+                    }
+                    let path = pathname_plus(&dd, &text);
                     let exists = self.location_exists(&path);
                     if p.config.is_default && !exists {
                         continue;
