@@ -104,6 +104,16 @@ impl CatalogAccess for Compiler {
             .collect()
     }
 
+    fn resources(&self) -> Option<Vec<(String, String)>> {
+        Some(
+            self.catalog
+                .resources
+                .keys()
+                .map(|k| (k.type_name.to_string(), shown_title(k)))
+                .collect(),
+        )
+    }
+
     fn default_attributes(&self, type_name: &str) -> Vec<String> {
         // As `defaults_for`: the scope of the call, then the scopes it takes defaults from.
         let mut out: Vec<String> = Vec::new();

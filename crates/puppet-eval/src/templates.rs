@@ -27,6 +27,26 @@ fn unrescued<T>(message: String, span: &Span) -> R<T> {
 }
 
 impl Compiler {
+    /// Every variable `scope` sees, its own replacing its enclosing scopes' (Puppet's
+    /// `Scope#to_hash`, as a template's `scope.to_hash` and a 3.x function's `to_hash` see
+    /// it).
+    pub(crate) fn visible_variables(&self, scope: ScopeId) -> indexmap::IndexMap<SmolStr, Value> {
+        let mut out = indexmap::IndexMap::new();
+        let mut chain = Vec::new();
+        let mut id = Some(scope);
+        while let Some(i) = id {
+            chain.push(i);
+            id = self.scopes.get(i).parent;
+        }
+        // Outer scopes first, so inner variables replace outer ones.
+        for i in chain.into_iter().rev() {
+            for (k, v) in &self.scopes.get(i).vars {
+                out.insert(k.clone(), v.clone());
+            }
+        }
+        out
+    }
+
     /// Renders a template for `CallContext::render_template`, in `scope` (the caller's),
     /// for the call at `span`. Every ERB output is kept for `Compiled::template_outputs`.
     pub(crate) fn render_template_in(
@@ -312,6 +332,10 @@ impl puppet_erb::TemplateScope for ErbScope<'_> {
         puppet_functions::CatalogAccess::classes(&*self.c)
     }
 
+    fn catalog_resources(&mut self) -> Option<Vec<(String, String)>> {
+        puppet_functions::CatalogAccess::resources(&*self.c)
+    }
+
     fn catalog_tags(&self) -> Option<Vec<String>> {
         Some(
             self.c
@@ -362,20 +386,7 @@ impl puppet_erb::TemplateScope for ErbScope<'_> {
     }
 
     fn all_variables(&self) -> indexmap::IndexMap<SmolStr, Value> {
-        let mut out = indexmap::IndexMap::new();
-        let mut chain = Vec::new();
-        let mut id = Some(self.scope);
-        while let Some(i) = id {
-            chain.push(i);
-            id = self.c.scopes.get(i).parent;
-        }
-        // Outer scopes first, so inner variables replace outer ones.
-        for i in chain.into_iter().rev() {
-            for (k, v) in &self.c.scopes.get(i).vars {
-                out.insert(k.clone(), v.clone());
-            }
-        }
-        out
+        self.c.visible_variables(self.scope)
     }
 
     fn set_variable(&mut self, name: &str, value: Value) -> Result<(), String> {

@@ -20,12 +20,6 @@ fn fixture_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/ruby_functions")
 }
 
-const LAMBDAS: &[(&str, &str)] = &[
-    ("times10", "|$x| { $x * 10 }"),
-    ("describe", "|$x| { \"got ${x}\" }"),
-    ("pair", "|$a, $b| { \"${a}-${b}\" }"),
-];
-
 /// Cases (function, arguments) that differ from Puppet today, and why.
 const KNOWN_GAPS: &[(&str, &str, &str)] = &[
     // Puppet 7.23 keeps a Ruby Integer beyond 64 bits that a function returns as a value
@@ -62,28 +56,9 @@ fn module_ruby_functions_answer_as_puppet() {
     for c in cases {
         let function = c["function"].as_str().unwrap_or_default();
         let args = c["args"].as_str().unwrap_or_default();
-        let lambda = c["lambda"]
-            .as_str()
-            .and_then(|l| LAMBDAS.iter().find(|(n, _)| *n == l))
-            .map(|(_, body)| format!(" {body}"))
-            .unwrap_or_default();
-        let vars: String = c["vars"]
-            .as_object()
-            .map(|o| {
-                o.iter()
-                    .map(|(k, v)| format!("${k} = '{}' ", v.as_str().unwrap_or_default()))
-                    .collect()
-            })
-            .unwrap_or_default();
-        let call = format!("{vars}notice(String({function}({args}){lambda}, '%p'))");
-        // Where gen.py made the call (its WRAPS): top scope, a class's or a define's body.
-        let code = match c["wrap"].as_str() {
-            Some("class") => format!("class rbtest_wrap {{ {call} }} include rbtest_wrap"),
-            Some("define") => {
-                format!("define rbtest_wrapd() {{ {call} }} rbtest_wrapd {{ 'tt': }}")
-            }
-            _ => call,
-        };
+        // The code gen.py compiled (the call, the variables set before it, the lambda
+        // given, and where it is made: top scope, a class's or a define's body).
+        let code = c["code"].as_str().expect("code").to_string();
         let env = Session::new()
             .modulepath([dir.join("modules")])
             .code(code.clone())

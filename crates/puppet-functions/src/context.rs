@@ -208,6 +208,13 @@ pub trait CallContext {
     /// evaluated class `c`, as `$c::x` reads it but without its warnings; `None` when unknown.
     fn variable(&self, name: &str) -> Option<Value>;
 
+    /// Every variable the calling scope sees, its own replacing its enclosing scopes' (what
+    /// Ruby's `to_hash` gives in a 3.x function: Puppet's `Scope#to_hash`). The default
+    /// sees none.
+    fn visible_variables(&self) -> indexmap::IndexMap<smol_str::SmolStr, Value> {
+        indexmap::IndexMap::new()
+    }
+
     /// Logs a message at a level (notice, warning, deprecations...) without the calling
     /// scope as its source, as Ruby's `Puppet.notice` does (see
     /// [`CallContext::log_from_scope`]).
@@ -521,6 +528,13 @@ pub trait CatalogAccess {
 
     /// The titles of the resources of a type in the catalog, in declaration order.
     fn titles(&self, type_name: &str) -> Vec<String>;
+
+    /// Every resource in the catalog so far as (type, title), in the order Puppet's catalog
+    /// lists them (`Stage[main]`, `Class[Settings]`, `Class[main]`, then as added, virtual
+    /// ones included); `None` (the default) when the catalog cannot list them.
+    fn resources(&self) -> Option<Vec<(String, String)>> {
+        None
+    }
 
     /// The resource being evaluated when the function was called (the defined type instance
     /// or class whose body contains the call), as (type, title); `None` at top level.

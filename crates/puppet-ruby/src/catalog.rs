@@ -222,19 +222,23 @@ pub(crate) fn scope_method(it: &mut Interp, name: &str, args: &[RValue], pos: Po
             Ok(None) => Ok(resource_object(it, "Class".into(), "main".into())),
             Err(why) => unsupported(format!("scope.resource ({why})"), pos),
         },
-        // `Scope#to_s`: `Scope(Class[main])`, `Scope(Apix::Conf[x])`: the resource whose
-        // body runs (Puppet's logs show the same).
-        "to_s" | "inspect" => match it.scope.current_resource() {
-            Ok(Some((t, ti))) => {
-                let ti = shown_title(&t, ti);
-                Ok(RValue::string(format!("Scope({t}[{ti}])")))
-            }
-            _ => Ok(RValue::str("Scope(Class[main])")),
-        },
+        "to_s" | "inspect" => Ok(RValue::string(scope_text(it))),
         "source" => source_object(it, pos),
         "catalog" => Ok(catalog_object(it)),
         _ => return None,
     })
+}
+
+/// `Scope#to_s`: `Scope(Class[main])`, `Scope(Apix::Conf[x])`: the resource whose body runs
+/// (Puppet's logs and Ruby's NoMethodError texts show the same).
+pub(crate) fn scope_text(it: &mut Interp) -> String {
+    match it.scope.current_resource() {
+        Ok(Some((t, ti))) => {
+            let ti = shown_title(&t, ti);
+            format!("Scope({t}[{ti}])")
+        }
+        _ => "Scope(Class[main])".to_string(),
+    }
 }
 
 /// `findresource(type, title)` or `findresource("Type[title]")` (also the catalog's
@@ -284,7 +288,9 @@ fn find_resource(it: &mut Interp, args: &[RValue], what: &str, pos: Pos) -> R {
 }
 
 /// The catalog being compiled (`scope.catalog`, `compiler.catalog`): it answers
-/// `resource` as the scope's `findresource` does; listing its resources is not offered.
+/// `resource` as the scope's `findresource` does, `classes`, and lists its resources
+/// (`resources`, `resource_refs`, `resource_keys`); its graph (`vertices`, `edges`) is not
+/// offered.
 #[derive(Debug)]
 struct CatalogRef;
 
@@ -307,8 +313,32 @@ fn catalog_method(it: &mut Interp, name: &str, args: &[RValue], pos: Pos) -> Opt
             Some(names) => Ok(RValue::array(names.iter().map(|n| RValue::str(n)).collect())),
             None => unsupported("catalog.classes (this call has no catalog)", pos),
         },
-        "resources" | "resource_refs" | "resource_keys" | "vertices" | "edges"
-        | "to_data_hash" | "each" => unsupported(
+        // Every resource so far, in the catalog's order: resource objects, their
+        // references, (type, title) pairs.
+        "resources" | "resource_refs" | "resource_keys" => {
+            let Some(list) = it.scope.catalog_resources() else {
+                return Some(unsupported(
+                    format!("catalog.{name} (this call has no catalog)"),
+                    pos,
+                ));
+            };
+            let items = list
+                .into_iter()
+                .map(|(t, ti)| match name {
+                    "resources" => resource_object(it, t, ti),
+                    "resource_refs" => {
+                        let ti = shown_title(&t, ti);
+                        RValue::string(format!("{t}[{ti}]"))
+                    }
+                    _ => {
+                        let ti = shown_title(&t, ti);
+                        RValue::array(vec![RValue::string(t), RValue::string(ti)])
+                    }
+                })
+                .collect();
+            Ok(RValue::array(items))
+        }
+        "vertices" | "edges" | "to_data_hash" | "each" => unsupported(
             format!("listing the catalog from Ruby (catalog.{name}); catalog.resource(type, title) is available"),
             pos,
         ),

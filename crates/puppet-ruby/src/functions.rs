@@ -775,7 +775,7 @@ impl PuppetScope for CtxScope<'_> {
         self.ctx.variable(name.trim_start_matches("::"))
     }
     fn all_variables(&self) -> IndexMap<SmolStr, Value> {
-        IndexMap::new()
+        self.ctx.visible_variables()
     }
     fn call_function(&mut self, name: &str, args: Vec<Value>) -> Result<Value, String> {
         self.ctx.call_function(name, args, None).map_err(|e| {
@@ -829,6 +829,9 @@ impl PuppetScope for CtxScope<'_> {
     }
     fn catalog_classes(&mut self) -> Option<Vec<String>> {
         self.ctx.catalog().and_then(|c| c.classes())
+    }
+    fn catalog_resources(&mut self) -> Option<Vec<(String, String)>> {
+        self.ctx.catalog().and_then(|c| c.resources())
     }
     fn current_resource(&mut self) -> Result<Option<(String, String)>, String> {
         match self.ctx.catalog() {

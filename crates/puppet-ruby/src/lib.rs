@@ -334,6 +334,11 @@ pub trait PuppetScope {
     fn current_resource(&mut self) -> Result<Option<(String, String)>, String> {
         Err("no catalog is being compiled".to_string())
     }
+    /// Every resource in the catalog so far as (type, title), in the catalog's order
+    /// (`catalog.resources`); `None` when there is no catalog (the default).
+    fn catalog_resources(&mut self) -> Option<Vec<(String, String)>> {
+        None
+    }
     /// The names of the classes in the catalog so far, in the order Puppet adds them
     /// (`settings` first), for a template's `classes`; `None` when there is no catalog
     /// (the default).

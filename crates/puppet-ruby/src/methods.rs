@@ -3230,11 +3230,44 @@ fn scope_method(
                         pos,
                     ),
                 }
-            } else {
+            } else if crate::ruby_methods::has(crate::ruby_methods::SCOPE, name) {
                 unsupported(format!("scope method `{name}'"), pos)
+            } else {
+                scope_no_method(it, name, pos)
             }
         }
     }
+}
+
+/// Ruby's `NoMethodError` for a method Puppet's Scope does not have (a rescue sees it as in
+/// Puppet): the receiver as Ruby 3.1 shows it, `Scope(Class[Site]):Puppet::Parser::Scope`
+/// (the resource whose body runs, `Class[main]` at top level), and did_you_mean's
+/// suggestions among the Scope's methods and the `function_*` methods of the 3.x functions
+/// defined (Puppet's log-level functions, and those this interpreter has loaded: Puppet's
+/// list holds those its own run has loaded, so a suggestion may differ).
+pub(crate) fn scope_no_method<T>(it: &mut Interp, name: &str, pos: Pos) -> Result<T, Ctrl> {
+    let receiver = crate::catalog::scope_text(it);
+    let mut functions: Vec<String> = [
+        "debug", "info", "notice", "warning", "err", "alert", "emerg", "crit",
+    ]
+    .iter()
+    .map(|l| format!("function_{l}"))
+    .collect();
+    for f in &it.ext.functions {
+        if let crate::puppet::DefinedFunction::V3 { name: n, .. } = f {
+            functions.push(format!("function_{n}"));
+        }
+    }
+    let mut dictionary: Vec<&str> = crate::ruby_methods::SCOPE.to_vec();
+    dictionary.extend(functions.iter().map(String::as_str));
+    raise(
+        "NoMethodError",
+        format!(
+            "undefined method `{name}' for {receiver}:Puppet::Parser::Scope{}",
+            crate::didyoumean::suffix(name, &dictionary)
+        ),
+        pos,
+    )
 }
 
 /// `YAML.load`, `safe_load`, `unsafe_load` (and their `_file` forms) of a text, with

@@ -1852,11 +1852,7 @@ pub(crate) fn call_3x(it: &mut Interp, name: &str, args: Vec<RValue>, pos: Pos) 
                 other => other,
             };
         }
-        return raise(
-            "NoMethodError",
-            format!("undefined method `function_{name}' for #<Puppet::Parser::Scope>"),
-            pos,
-        );
+        return crate::methods::scope_no_method(it, &format!("function_{name}"), pos);
     };
     let given = args.len() as i64;
     if info.arity >= 0 && given != info.arity {

@@ -55,6 +55,10 @@ impl CallContext for Compiler {
         self.peek_var(name, self.current)
     }
 
+    fn visible_variables(&self) -> indexmap::IndexMap<smol_str::SmolStr, Value> {
+        self.visible_variables(self.current)
+    }
+
     fn log(&mut self, level: LogLevel, message: &str) {
         // Ruby's `Puppet.notice`, `Puppet.warning`...: Puppet's log has no scope as their
         // source (`log_from_scope` is the logging functions' and `scope.notice`'s).
