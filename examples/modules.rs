@@ -58,6 +58,7 @@ fn main() {
         modulepath,
         manifest: args.manifest.as_deref().map(puppet_loader::absolute_path),
         env_dir: args.env_dir.as_deref().map(puppet_loader::absolute_path),
+        data_provider: None,
     };
     let provider = std::sync::Arc::new(FsProvider::new(config.roots()));
     let mut times = Vec::new();

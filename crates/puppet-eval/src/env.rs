@@ -746,12 +746,17 @@ impl Environment {
     }
 
     /// A Puppet-language function by lower-case name.
+    /// Whether the main manifest defines function `name`.
+    pub(crate) fn is_main_function(&self, name: &str) -> bool {
+        self.main_functions.contains_key(name)
+    }
+
     pub fn puppet_function(&self, name: &str) -> Option<Arc<FunctionDef>> {
         if let Some(f) = self.main_functions.get(name) {
             return Some(f.clone());
         }
-        if !crate::names::is_qualified(name) {
-            // Puppet-language functions are namespaced; a global name is never a file.
+        if !crate::names::is_qualified(name) && self.shared.loader.config().env_dir.is_none() {
+            // Only the environment's loader is global: a module cannot hold a global name.
             return None;
         }
         self.cached(&self.shared.functions, DefKind::Function, name, |f, n| {

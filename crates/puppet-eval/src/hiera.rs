@@ -57,7 +57,7 @@ pub fn lookup_with_source(
     global_hiera_yaml: Option<&Path>,
     modules: &IndexMap<SmolStr, PathBuf>,
 ) -> Result<Option<Lookup>, HieraError> {
-    let layers = LayerConfigs::read(&source, env_dir, global_hiera_yaml);
+    let layers = LayerConfigs::read(&source, env_dir, global_hiera_yaml, None);
     layers.lookup(source, modules)
 }
 
@@ -73,11 +73,15 @@ pub(crate) struct LayerConfigs {
 }
 
 impl LayerConfigs {
-    /// Reads `global_hiera_yaml` and `<env_dir>/hiera.yaml` through `source`.
+    /// Reads `global_hiera_yaml` and `<env_dir>/hiera.yaml` through `source`;
+    /// `data_provider` is the environment's deprecated `environment_data_provider` setting
+    /// and the environment's name, when it has one
+    /// ([`puppet_hiera::config::with_data_provider`]).
     pub(crate) fn read(
         source: &dyn DataSource,
         env_dir: Option<&Path>,
         global_hiera_yaml: Option<&Path>,
+        data_provider: Option<(&str, &str)>,
     ) -> LayerConfigs {
         let global = match global_hiera_yaml {
             Some(g) => {
@@ -93,7 +97,18 @@ impl LayerConfigs {
             Some(d) => match source.read(&d.join("hiera.yaml")) {
                 Some(text) => HieraConfig::parse(&text, d).map(Some),
                 None => Ok(None),
-            },
+            }
+            .and_then(|config| match data_provider {
+                // (Its deprecation warnings, as the configurations', are not logged.)
+                Some((provider, env)) => puppet_hiera::config::with_data_provider(
+                    config,
+                    Some(provider),
+                    d,
+                    puppet_hiera::config::DataProviderOwner::Environment(env),
+                    &mut Vec::new(),
+                ),
+                None => Ok(config),
+            }),
             None => Ok(None),
         };
         LayerConfigs {

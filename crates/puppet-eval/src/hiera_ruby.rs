@@ -19,9 +19,14 @@
 //! lookup. What a backend logs is kept here and logged by the compiler after the lookup
 //! ([`take_logs`]).
 //!
-//! Not here: functions written in the Puppet language (their `Puppet::LookupContext`
-//! parameter has no counterpart in the evaluator: such an entry fails naming the function),
-//! and natives of backend functions (`yaml_data` and `json_data` are Hiera's own).
+//! Deprecated data provider functions (`v4_data_hash`: `<module>::data`,
+//! `environment::data`, see [`puppet_hiera::config::with_data_provider`]) take no
+//! arguments: they are called as any function, in whatever language they are written.
+//!
+//! Not here: `data_hash`, `lookup_key` and `data_dig` functions written in the Puppet
+//! language (their `Puppet::LookupContext` parameter has no counterpart in the evaluator:
+//! such an entry fails naming the function), and natives of backend functions (`yaml_data`
+//! and `json_data` are Hiera's own).
 
 use crate::hiera::HieraScope;
 use indexmap::IndexMap;
@@ -125,7 +130,9 @@ impl FunctionBackend for HieraScope<'_, '_> {
             .backends(|s| {
                 let fc = s.contexts.get(call.context)?;
                 match call.kind {
-                    FunctionKind::DataHash => fc.data_hash.clone().map(Some),
+                    FunctionKind::DataHash | FunctionKind::V4DataHash => {
+                        fc.data_hash.clone().map(Some)
+                    }
                     _ => match fc.answers.get(call.key) {
                         Some(None) if explaining => None,
                         other => other.cloned(),
@@ -135,6 +142,9 @@ impl FunctionBackend for HieraScope<'_, '_> {
             .flatten();
         if let Some(answer) = cached {
             return Ok(answer);
+        }
+        if call.kind == FunctionKind::V4DataHash {
+            return self.legacy_data_function(call, context);
         }
         let function = self.function(call.function)?;
         let args = match call.kind {
@@ -163,7 +173,7 @@ impl FunctionBackend for HieraScope<'_, '_> {
         self.backends(|s| {
             let fc = s.contexts.entry(call.context.to_string()).or_default();
             match call.kind {
-                FunctionKind::DataHash => fc.data_hash = answer.clone(),
+                FunctionKind::DataHash | FunctionKind::V4DataHash => fc.data_hash = answer.clone(),
                 _ => {
                     fc.answers.insert(call.key.to_string(), answer.clone());
                 }
@@ -174,6 +184,42 @@ impl FunctionBackend for HieraScope<'_, '_> {
 }
 
 impl HieraScope<'_, '_> {
+    /// A deprecated data provider function (`v4_data_hash`: a module's `<module>::data`,
+    /// the environment's `environment::data`), as Puppet's `V4DataHashFunctionProvider`
+    /// calls it: without arguments, whatever language it is written in (usually the
+    /// Puppet language's `functions/data.pp`), in the lookup's scope; its hash kept for
+    /// the compile.
+    fn legacy_data_function(
+        &self,
+        call: &BackendCall<'_>,
+        context: &mut dyn BackendContext,
+    ) -> Result<Option<Value>, BackendError> {
+        let mut host = Host {
+            scope: self,
+            lookup: context,
+            call,
+        };
+        let value = match host.call_function(call.function, Vec::new()) {
+            Ok(v) => v,
+            Err(m) if m == format!("Unknown function: '{}'.", call.function) => {
+                return Err(BackendError::NoSuchFunction)
+            }
+            Err(m) => {
+                return Err(BackendError::Failed(HieraError::new(
+                    codes::BACKEND_RAISED,
+                    m,
+                )))
+            }
+        };
+        self.backends(|s| {
+            s.contexts
+                .entry(call.context.to_string())
+                .or_default()
+                .data_hash = Some(value.clone())
+        });
+        Ok(Some(value))
+    }
+
     /// `f` of what the backend functions keep for this compile (`None` only while a
     /// backend's call holds the compiler).
     fn backends<T>(&self, f: impl FnOnce(&mut State) -> T) -> Option<T> {

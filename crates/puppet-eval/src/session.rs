@@ -154,7 +154,8 @@ impl Session {
     }
 
     /// The environment directory: its `hiera.yaml` (the environment layer of Hiera, with
-    /// `data/`), its `functions/` (`environment::` functions) and `types/`. The module path
+    /// `data/`), its `functions/` (`environment::f` in `functions/environment/f.pp`, global
+    /// functions beside) and `types/`. The module path
     /// and main manifest are given apart; [`environment`](Session::environment) reads them
     /// from the directory's `environment.conf` instead.
     ///
@@ -163,7 +164,7 @@ impl Session {
     /// let files = MemoryProvider::new()
     ///     .with_file("/env/hiera.yaml", "version: 5\n")
     ///     .with_file("/env/data/common.yaml", "role: web\n")
-    ///     .with_file("/env/functions/greet.pp", "function environment::greet() { 'hi' }");
+    ///     .with_file("/env/functions/environment/greet.pp", "function environment::greet() { 'hi' }");
     /// let env = puppet_eval::Session::new()
     ///     .files(files)
     ///     .environment_dir("/env")
@@ -370,8 +371,14 @@ impl Session {
                 config.manifest = from_conf.manifest.filter(|m| conf_reader.kind(m).is_some());
             }
             config.env_dir = Some(dir);
+            config.data_provider = from_conf.data_provider;
             name = Some(env_name);
         }
+        let env_name = name.clone().unwrap_or_else(|| "production".into());
+        let env_data_provider = config
+            .data_provider
+            .as_deref()
+            .map(|p| (p, env_name.as_str()));
         // The global and environment hiera.yaml, read and parsed once (for their data
         // roots, then for Hiera unless it is given).
         let mut layer_configs = None;
@@ -393,6 +400,7 @@ impl Session {
                     &reader,
                     config.env_dir.as_deref(),
                     hiera_config.as_deref(),
+                    env_data_provider,
                 );
                 // The data of the global and environment layers may lie outside their
                 // directories (`datadir: /var/lib/hiera`): Puppet reads it there.
@@ -431,6 +439,7 @@ impl Session {
                         &source,
                         config.env_dir.as_deref(),
                         hiera_config.as_deref(),
+                        env_data_provider,
                     )
                 });
                 layers.lookup(source, &modules.into_iter().collect())

@@ -424,6 +424,24 @@ impl HieraConfig {
         }
     }
 
+    /// The configuration Puppet makes for a deprecated data provider function (a module's
+    /// `"data_provider": "function"`, an environment's `environment_data_provider =
+    /// function`): one entry calling `function` without arguments (`v4_data_hash`), no
+    /// file behind it.
+    pub fn legacy_function(dir: impl AsRef<Path>, function: &str) -> HieraConfig {
+        HieraConfig {
+            hierarchy: vec![HierarchyEntry {
+                name: format!("Legacy function '{function}'"),
+                function: Some((FunctionKind::V4DataHash, function.to_string())),
+                location: Location::None,
+                datadir: None,
+                options: None,
+                extension: None,
+            }],
+            ..HieraConfig::default_for(dir)
+        }
+    }
+
     /// The global layer of a Puppet whose `$confdir` holds neither `hiera.yaml` nor
     /// `data/`: Puppet's default configuration with nothing to read. Puppet always has a
     /// global layer (its `hiera_config` setting always names a file), so an environment
@@ -553,6 +571,106 @@ fn name_line(text: &str, name: &str, start: u32) -> Option<u32> {
         }
     }
     None
+}
+
+/// Whose deprecated data provider setting [`with_data_provider`] applies.
+#[derive(Debug, Clone, Copy)]
+pub enum DataProviderOwner<'a> {
+    /// A module (its `metadata.json`'s `data_provider`), by name.
+    Module(&'a str),
+    /// An environment (its `environment.conf`'s `environment_data_provider`), by name.
+    Environment(&'a str),
+}
+
+/// A layer's configuration after its owner's deprecated data provider setting, as Puppet
+/// 7.23's `LookupAdapter` applies it: beside a `hiera.yaml` of version 5 the setting is
+/// ignored; otherwise `none` leaves the layer without data, `hiera` keeps the file's
+/// configuration or takes the default one (`data/common.yaml`), `function` replaces it by
+/// a call of the owner's data function (`<module>::data`, `environment::data`) without
+/// arguments ([`HieraConfig::legacy_function`]); another name is an error. `config` is the
+/// layer's parsed `hiera.yaml` (`None` without one), `dir` the layer's directory. Puppet's
+/// deprecation warnings are added to `warnings`.
+///
+/// ```
+/// use puppet_hiera::config::{with_data_provider, DataProviderOwner};
+/// use puppet_hiera::{FunctionKind, HieraConfig};
+/// let mut warnings = Vec::new();
+/// let c = with_data_provider(None, Some("function"), "/m/x".as_ref(), DataProviderOwner::Module("x"), &mut warnings)
+///     .unwrap()
+///     .unwrap();
+/// assert_eq!(c.hierarchy[0].function, Some((FunctionKind::V4DataHash, "x::data".to_string())));
+/// let v5 = HieraConfig::parse("version: 5\n", "/m/x").unwrap();
+/// let kept = with_data_provider(Some(v5.clone()), Some("none"), "/m/x".as_ref(), DataProviderOwner::Module("x"), &mut warnings);
+/// assert_eq!(kept.unwrap(), Some(v5));
+/// ```
+pub fn with_data_provider(
+    config: Option<HieraConfig>,
+    provider: Option<&str>,
+    dir: &Path,
+    owner: DataProviderOwner<'_>,
+    warnings: &mut Vec<String>,
+) -> Result<Option<HieraConfig>, HieraError> {
+    let Some(provider) = provider else {
+        return Ok(config);
+    };
+    if let Some(c) = config.as_ref().filter(|c| c.version >= 5) {
+        match owner {
+            DataProviderOwner::Module(_) => warnings.push(format!(
+                "Defining \"data_provider\": \"{provider}\" in metadata.json is deprecated. It is ignored since a 'hiera.yaml' with version >= 5 is present"
+            )),
+            DataProviderOwner::Environment(_) => {
+                warnings.push(format!(
+                    "Defining environment_data_provider='{provider}' in environment.conf is deprecated"
+                ));
+                if provider != "hiera" {
+                    warnings.push(format!(
+                        "The environment_data_provider='{provider}' setting is ignored since '{}' version >= 5",
+                        c.path.display()
+                    ));
+                }
+            }
+        }
+        return Ok(config);
+    }
+    // A version 3 file is no configuration to Puppet here.
+    let config = config.filter(|c| c.version != 3);
+    let mut message = match owner {
+        DataProviderOwner::Module(_) => {
+            format!("Defining \"data_provider\": \"{provider}\" in metadata.json is deprecated.")
+        }
+        DataProviderOwner::Environment(_) => format!(
+            "Defining environment_data_provider='{provider}' in environment.conf is deprecated."
+        ),
+    };
+    if config.is_none() {
+        message.push_str(" A 'hiera.yaml' file should be used instead");
+    }
+    warnings.push(message);
+    match provider {
+        "none" => Ok(None),
+        "hiera" => Ok(Some(config.unwrap_or_else(|| HieraConfig::default_for(dir)))),
+        "function" => {
+            let function = match owner {
+                DataProviderOwner::Module(m) => format!("{m}::data"),
+                DataProviderOwner::Environment(_) => "environment::data".to_string(),
+            };
+            warnings.push(format!(
+                "Using of legacy data provider function '{function}'. Please convert to a 'data_hash' function"
+            ));
+            Ok(Some(HieraConfig::legacy_function(dir, &function)))
+        }
+        other => Err(HieraError::new(
+            codes::UNKNOWN_DATA_PROVIDER,
+            match owner {
+                // Puppet's text, as its code raises it (a NoMethodError of `%` on the
+                // exception it meant to raise).
+                DataProviderOwner::Module(_) => "undefined method `%' for #<Puppet::Error: Environment '%{env}', cannot find module_data_provider '%{provider}'>".to_string(),
+                DataProviderOwner::Environment(env) => format!(
+                    "Environment '{env}', cannot find environment_data_provider '{other}'"
+                ),
+            },
+        )),
+    }
 }
 
 /// How Puppet's type assertion describes a value that is not a `String[1]`: an empty

@@ -57,8 +57,10 @@ pub mod codes {
     pub const SUB_LOOKUP_NO_METHOD: &str = "HIERA_SUB_LOOKUP_NO_METHOD";
     /// Digging into a value that is not a hash or array.
     pub const SUB_LOOKUP_TYPE: &str = "HIERA_SUB_LOOKUP_TYPE";
-    /// A feature of Hiera that this crate does not implement (hiera.yaml v3/v4 ...).
+    /// A feature of Hiera that this crate does not implement (hiera.yaml v3, hocon ...).
     pub const UNSUPPORTED: &str = "HIERA_UNSUPPORTED";
+    /// A deprecated data provider setting names a provider Puppet does not have.
+    pub const UNKNOWN_DATA_PROVIDER: &str = "HIERA_UNKNOWN_DATA_PROVIDER";
     /// A module's `hiera.yaml` that does not parse as YAML or is not a valid configuration,
     /// found by the first lookup that reaches the module: Puppet raises it as a YAML or type
     /// assertion error, not as a lookup error, so it is reported as an error of the call.

@@ -607,15 +607,19 @@ struct FunctionEntry<'a> {
 
 /// Puppet's `HIERA_DATA_PROVIDER_FUNCTION_NOT_FOUND` (its text names the `hiera.yaml`).
 fn function_not_found(p: &Provider, kind: FunctionKind, name: &str) -> HieraError {
-    HieraError::new(
+    let e = HieraError::new(
         "HIERA_DATA_PROVIDER_FUNCTION_NOT_FOUND",
-        format!(
-            "Unable to find '{}' function named '{name}' (file: {})",
-            kind.key(),
-            p.config.path.display()
-        ),
-    )
-    .in_file(p.config.path.clone())
+        format!("Unable to find '{}' function named '{name}'", kind.key()),
+    );
+    // A configuration Puppet made itself has no file to name.
+    match p.config.is_default {
+        true => e,
+        false => HieraError {
+            message: format!("{} (file: {})", e.message, p.config.path.display()),
+            ..e
+        }
+        .in_file(p.config.path.clone()),
+    }
 }
 
 /// The `context` of a backend function call, seen from the lookup.
@@ -1341,13 +1345,32 @@ impl Lookup {
             let Some(dir) = &layer.dir else {
                 return Ok(None);
             };
-            let Some(text) = self.source.read(&dir.join("hiera.yaml")) else {
-                return Ok(None);
-            };
             let mut warnings = Vec::new();
-            let r = HieraConfig::parse(&text, dir)
-                .and_then(|c| layer_provider(c, Layer::Module(name.to_string()), &mut warnings))
-                .map_err(module_config_error);
+            let r = (|| {
+                let config = match self.source.read(&dir.join("hiera.yaml")) {
+                    Some(text) => Some(HieraConfig::parse(&text, dir)?),
+                    None => None,
+                };
+                // The deprecated `data_provider` of the module's metadata.json.
+                let provider = self
+                    .source
+                    .read(&dir.join("metadata.json"))
+                    .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+                    .and_then(|m| m.get("data_provider")?.as_str().map(str::to_string));
+                let owner = crate::config::DataProviderOwner::Module(name);
+                let config = crate::config::with_data_provider(
+                    config,
+                    provider.as_deref(),
+                    dir,
+                    owner,
+                    &mut warnings,
+                )?;
+                match config {
+                    Some(c) => layer_provider(c, Layer::Module(name.to_string()), &mut warnings),
+                    None => Ok(None),
+                }
+            })()
+            .map_err(module_config_error);
             for w in warnings {
                 self.warn(w);
             }
@@ -2168,7 +2191,8 @@ impl Lookup {
                 Some((
                     kind @ (FunctionKind::DataHash
                     | FunctionKind::LookupKey
-                    | FunctionKind::DataDig),
+                    | FunctionKind::DataDig
+                    | FunctionKind::V4DataHash),
                     name,
                 )) => {
                     let call = FunctionEntry {
@@ -2269,7 +2293,7 @@ impl Lookup {
             loc.map(|l| l.path.to_string_lossy()).unwrap_or_default()
         );
         let reported = match f.kind {
-            FunctionKind::LookupKey | FunctionKind::DataHash => f.root,
+            FunctionKind::LookupKey | FunctionKind::DataHash | FunctionKind::V4DataHash => f.root,
             _ => f.key,
         };
         let call = BackendCall {
@@ -2297,13 +2321,18 @@ impl Lookup {
             return Ok(None);
         };
         let value = match f.kind {
-            FunctionKind::DataHash => {
+            FunctionKind::DataHash | FunctionKind::V4DataHash => {
                 let Value::Hash(h) = &value else {
                     let at = loc
                         .map(|l| format!(", when using location '{}',", l.path.display()))
                         .unwrap_or_default();
+                    // Puppet's provider's `full_name`.
+                    let what = match f.kind {
+                        FunctionKind::V4DataHash => "deprecated API function",
+                        _ => "data_hash function",
+                    };
                     let subject = format!(
-                        "Value returned from data_hash function '{}'{at} has wrong type,",
+                        "Value returned from {what} '{}'{at} has wrong type,",
                         f.name
                     );
                     let any = puppet_types::Type::hash(

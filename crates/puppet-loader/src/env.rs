@@ -40,6 +40,9 @@ pub struct EnvironmentConfig {
     /// The environment directory, for environment functions (`<dir>/functions`, named
     /// `environment::...`) and type aliases (`<dir>/types`).
     pub env_dir: Option<PathBuf>,
+    /// The environment's deprecated `environment_data_provider` setting (`none`, `hiera`,
+    /// `function`), which Hiera applies to the environment layer; `None` when unset.
+    pub data_provider: Option<String>,
 }
 
 impl EnvironmentConfig {
@@ -903,10 +906,11 @@ pub(crate) fn load_one(
                 .skip(1)
                 .map(|c| c.as_os_str().to_string_lossy().to_ascii_lowercase())
                 .collect();
-            match owner {
-                Some(m) => parts.insert(0, m.to_string()),
-                None if f.role == FileRole::Function => parts.insert(0, "environment".into()),
-                None => {}
+            // A module's names start with the module's; the environment's are its whole
+            // path (`functions/environment/f.pp` is `environment::f`, `functions/f.pp` the
+            // global `f`), as its loader is global in Puppet.
+            if let Some(m) = owner {
+                parts.insert(0, m.to_string());
             }
             Some(parts.join("::"))
         }

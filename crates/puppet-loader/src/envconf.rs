@@ -54,6 +54,9 @@ pub struct EnvironmentConf {
     pub modulepath: Option<String>,
     pub manifest: Option<String>,
     pub config_version: Option<String>,
+    /// `environment_data_provider` (deprecated: `none`, `hiera`, `function`), which Hiera
+    /// applies to the environment layer.
+    pub environment_data_provider: Option<String>,
     /// Problems found while reading (Puppet's warnings and errors).
     pub diagnostics: Vec<Diagnostic>,
 }
@@ -122,6 +125,7 @@ impl EnvironmentConf {
                 "modulepath" => conf.modulepath = Some(value),
                 "manifest" => conf.manifest = Some(value),
                 "config_version" => conf.config_version = Some(value),
+                "environment_data_provider" => conf.environment_data_provider = Some(value),
                 k if VALID_SETTINGS.contains(&k) => {}
                 k => {
                     if !unknown.iter().any(|u| u == k) {
@@ -228,6 +232,7 @@ impl EnvironmentConf {
             modulepath,
             manifest,
             env_dir: Some(dir.to_path_buf()),
+            data_provider: self.environment_data_provider.clone(),
         };
         (config, problems)
     }

@@ -11,9 +11,15 @@
 //! | `apache::mod::passenger` | `manifests/mod/passenger.pp` |
 //! | function `apache::bool2httpd` | `functions/bool2httpd.pp` |
 //! | function `apache::a::b` | `functions/a/b.pp` |
-//! | function `environment::f` | `<environment>/functions/f.pp` |
+//! | function `environment::f` | `<environment>/functions/environment/f.pp` |
+//! | function `f` (one segment) | `<environment>/functions/f.pp` |
 //! | type `Apache::LogLevel` | `types/loglevel.pp` |
 //! | type `Foo` (one segment) | `<environment>/types/foo.pp` |
+//!
+//! The environment is a module named `environment` whose loader is global (Puppet 7.23's
+//! `ModuleLoaders::FileBased` for it): its files are found from the whole name, so
+//! `environment::f` lies in `functions/environment/f.pp`, and only it can hold global
+//! (one-segment) names. A module's files are found from the name after the module's.
 
 use std::path::PathBuf;
 
@@ -130,12 +136,14 @@ pub fn autoload_candidates(name: &str) -> Vec<NamePath> {
 }
 
 /// The file of Puppet-language function `name`: `<module>/functions/<rest>.pp` for
-/// `<module>::<rest>`, `<environment>/functions/<rest>.pp` for `environment::<rest>`;
-/// `None` for a global (one-segment) name, which Puppet-language files cannot define.
+/// `<module>::<rest>`; in the environment, `functions/<name>.pp` for a global
+/// (one-segment) name and `functions/environment/<rest>.pp` for `environment::<rest>`.
 ///
 /// ```
 /// use puppet_loader::names::{function_path, Owner};
 /// let p = function_path("environment::hello").unwrap();
+/// assert_eq!((p.owner, p.path), (Owner::Environment, "functions/environment/hello.pp".into()));
+/// let p = function_path("hello").unwrap();
 /// assert_eq!((p.owner, p.path), (Owner::Environment, "functions/hello.pp".into()));
 /// ```
 pub fn function_path(name: &str) -> Option<NamePath> {
@@ -152,35 +160,26 @@ pub fn function_path(name: &str) -> Option<NamePath> {
 /// assert_eq!(p.path, std::path::Path::new("types/compat/re.pp"));
 /// ```
 pub fn type_alias_path(name: &str) -> Option<NamePath> {
-    let canon = canonical(name)?;
-    let segs = segments(&canon);
-    if segs.len() == 1 {
-        return Some(NamePath {
-            owner: Owner::Environment,
-            path: ["types".to_string(), format!("{}.pp", segs[0])]
-                .iter()
-                .collect(),
-        });
-    }
     namespaced_path(name, "types")
 }
 
+/// The file of `name` under `dir` of its owner: the environment's (global names and
+/// `environment::` ones, found from the whole name) or a module's (found from the name
+/// after the module's).
 fn namespaced_path(name: &str, dir: &str) -> Option<NamePath> {
     let canon = canonical(name)?;
     let segs = segments(&canon);
-    if segs.len() < 2 {
-        return None;
-    }
-    let owner = if segs[0] == "environment" {
-        Owner::Environment
-    } else {
-        Owner::Module(segs[0].to_string())
+    let (owner, rest) = match segs.as_slice() {
+        [] => return None,
+        [_] | ["environment", ..] => (Owner::Environment, &segs[..]),
+        [module, rest @ ..] => (Owner::Module(module.to_string()), rest),
     };
+    let (last, dirs) = rest.split_last()?;
     let mut path = PathBuf::from(dir);
-    for s in &segs[1..segs.len() - 1] {
+    for s in dirs {
         path.push(s);
     }
-    path.push(format!("{}.pp", segs[segs.len() - 1]));
+    path.push(format!("{last}.pp"));
     Some(NamePath { owner, path })
 }
 

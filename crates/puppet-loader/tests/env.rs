@@ -110,6 +110,7 @@ fn precedence_main_manifest_then_general_to_specific() {
         modulepath: vec!["/m".into()],
         manifest: Some("/env/manifests".into()),
         env_dir: None,
+        data_provider: None,
     };
     let env = Index::load(&config, std::sync::Arc::new(p.clone()));
     let file = |n: &str| env.resolve(DefKind::Class, n).unwrap().file.to_path_buf();
@@ -194,7 +195,7 @@ fn location_rules_in_autoloaded_files() {
 fn environment_functions_and_types() {
     let p = MemoryProvider::new()
         .with_file(
-            "/env/functions/hello.pp",
+            "/env/functions/environment/hello.pp",
             "function environment::hello() { 'hi' }",
         )
         .with_file("/env/types/port.pp", "type Port = Integer[1, 65535]");
@@ -202,6 +203,7 @@ fn environment_functions_and_types() {
         modulepath: vec![],
         manifest: None,
         env_dir: Some("/env".into()),
+        data_provider: None,
     };
     let env = Index::load(&config, std::sync::Arc::new(p.clone()));
     assert!(env

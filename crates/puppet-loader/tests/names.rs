@@ -82,15 +82,18 @@ fn function_table() {
             Some((module("stdlib"), "functions/ensure.pp")),
         ),
         ("stdlib::a::b", Some((module("stdlib"), "functions/a/b.pp"))),
+        // The environment's loader is global: whole names (Puppet 7.23 finds
+        // `environment::hello` in functions/environment/hello.pp, not functions/hello.pp,
+        // which holds the global `hello`).
         (
             "environment::hello",
-            Some((Owner::Environment, "functions/hello.pp")),
+            Some((Owner::Environment, "functions/environment/hello.pp")),
         ),
         (
             "environment::x::y",
-            Some((Owner::Environment, "functions/x/y.pp")),
+            Some((Owner::Environment, "functions/environment/x/y.pp")),
         ),
-        ("hello", None),
+        ("hello", Some((Owner::Environment, "functions/hello.pp"))),
         ("stdlib::", None),
     ];
     for (name, want) in table {
@@ -113,9 +116,11 @@ fn type_alias_table() {
         ),
         ("::Stdlib::Port", Some((module("stdlib"), "types/port.pp"))),
         ("MyType", Some((Owner::Environment, "types/mytype.pp"))),
+        // Where Puppet 7.23's global environment loader looks (it finds the file there,
+        // though it then fails to resolve the alias).
         (
             "Environment::Thing",
-            Some((Owner::Environment, "types/thing.pp")),
+            Some((Owner::Environment, "types/environment/thing.pp")),
         ),
         ("Bad-Name", None),
     ];

@@ -219,7 +219,13 @@ impl Environment {
                 else {
                     continue;
                 };
-                let name = format!("{namespace}::{}", stem.replace('/', "::")).to_ascii_lowercase();
+                // The environment's names are its whole paths (`environment/f` is
+                // `environment::f`, `f` the global `f`); a module's start with its name.
+                let name = match namespace.as_str() {
+                    "environment" => stem.replace('/', "::"),
+                    m => format!("{m}::{}", stem.replace('/', "::")),
+                }
+                .to_ascii_lowercase();
                 if let Some(def) = self.puppet_function(&name) {
                     out.push(def);
                 }

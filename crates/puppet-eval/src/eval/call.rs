@@ -94,6 +94,16 @@ impl Compiler {
             self.check_load(puppet_loader::DefKind::Function, &lname)?;
         }
         let function = match self.env.puppet_function(&lname) {
+            // A global name of the environment's `functions/` comes after Puppet's own and
+            // the registry's: Puppet's system loader is the parent of the environment's.
+            Some(def)
+                if !crate::names::is_qualified(&lname) && !self.env.is_main_function(&lname) =>
+            {
+                match self.env.function_with(&lname, native) {
+                    Some(f) => Some(f),
+                    None => self.puppet_function_entry(&def),
+                }
+            }
             Some(def) => self.puppet_function_entry(&def),
             None => self.env.function_with(&lname, native),
         };

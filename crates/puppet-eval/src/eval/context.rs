@@ -247,6 +247,9 @@ impl CallContext for Compiler {
                 puppet_functions::builtins::registry().contains(&lname)
                     || (lname.starts_with("environment::")
                         && self.is_defined(Definable::Function(name))?)
+                    // The environment's global Puppet-language functions.
+                    || (!crate::names::is_qualified(&lname)
+                        && self.env.puppet_function(&lname).is_some())
             }
         })
     }

@@ -48,7 +48,7 @@ pub const TREE: &[(&str, &str)] = &[
         "m::n: 7\nlist:\n  - a\n  - b\nlookup_options:\n  list:\n    merge: unique\n",
     ),
     (
-        "/env/functions/twice.pp",
+        "/env/functions/environment/twice.pp",
         "function environment::twice($x) { [$x, $x] }\n",
     ),
     (
