@@ -6,8 +6,10 @@
 //! (`YAML.safe_load`, `symkeys_to_string`) and an eyaml-like `lookup_key` (`YAML.load_file`,
 //! cache), a `uri` entry, a `glob` entry, `yaml_data` with `lookup_options`, a backend that
 //! raises, and module layers with a Ruby `lookup_key` (`module_name`, `cache_all`,
-//! `cached_entries`), a `data_hash` that answers a string, a function that does not exist and a
-//! `data_hash` written in the Puppet language.
+//! `cached_entries`), a `data_hash` that answers a string, a function that does not exist, and
+//! backends written in the Puppet language: a `data_hash`, a `lookup_key` using its
+//! `Puppet::LookupContext` (names, cache, `cached_entries`, `explain`, `not_found`) and a
+//! `data_dig`.
 //!
 //! Every key of `tests/fixtures/hiera-ruby/keys.txt` is looked up as `puppet lookup` does
 //! (value and exit status, and the `--explain` text), the environment's `site.pp` (automatic
@@ -25,15 +27,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Keys (with their merge) that still differ from Puppet, and why.
-const KNOWN_GAPS: &[(&str, Option<&str>, &str)] = &[(
-    "rbpp::value",
-    None,
-    "a data_hash function written in the Puppet language is not run (the evaluator has no Puppet::LookupContext type or object): the lookup fails naming the function and its file",
-), (
-    "rbpp::list",
-    Some("unique"),
-    "a data_hash function written in the Puppet language is not run",
-)];
+const KNOWN_GAPS: &[(&str, Option<&str>, &str)] = &[];
 
 /// Keys whose value agrees with Puppet's but whose `--explain` text does not, and why (a
 /// listed key whose explanation starts to agree fails the test too).

@@ -30,6 +30,9 @@ pub mod codes {
     pub const UNKNOWN_RESOURCE_TYPE: &str = "UNKNOWN_RESOURCE_TYPE";
     /// A call of a function that does not exist.
     pub const UNKNOWN_FUNCTION: &str = "UNKNOWN_FUNCTION";
+    /// `$context.not_found()` in a Hiera backend function written in the Puppet language:
+    /// ends the function's call without a value (the lookup goes on; never reported).
+    pub const LOOKUP_CONTEXT_NOT_FOUND: &str = "LOOKUP_CONTEXT_NOT_FOUND";
     /// A resource declared twice (Puppet's "Duplicate declaration").
     pub const DUPLICATE_DECLARATION: &str = "DUPLICATE_DECLARATION";
     /// A relationship to a resource that is not in the catalog.

@@ -23,10 +23,11 @@
 //! `environment::data`, see [`puppet_hiera::config::with_data_provider`]) take no
 //! arguments: they are called as any function, in whatever language they are written.
 //!
-//! Not here: `data_hash`, `lookup_key` and `data_dig` functions written in the Puppet
-//! language (their `Puppet::LookupContext` parameter has no counterpart in the evaluator:
-//! such an entry fails naming the function), and natives of backend functions (`yaml_data`
-//! and `json_data` are Hiera's own).
+//! Backend functions written in the Puppet language are called with a `Puppet::LookupContext`
+//! object whose functions ([`context_function`]) reach the function context as the Ruby
+//! object's do; its `interpolate` and `cached_file_data` are refused, naming the function.
+//!
+//! Not here: natives of backend functions (`yaml_data` and `json_data` are Hiera's own).
 
 use crate::hiera::HieraScope;
 use indexmap::IndexMap;
@@ -146,7 +147,6 @@ impl FunctionBackend for HieraScope<'_, '_> {
         if call.kind == FunctionKind::V4DataHash {
             return self.legacy_data_function(call, context);
         }
-        let function = self.function(call.function)?;
         let args = match call.kind {
             FunctionKind::DataHash => vec![call.options.clone()],
             FunctionKind::DataDig => {
@@ -154,22 +154,27 @@ impl FunctionBackend for HieraScope<'_, '_> {
             }
             _ => vec![Value::string(call.key), call.options.clone()],
         };
-        let mut host = Host {
-            scope: self,
-            lookup: context,
-            call,
+        let answer = match self.function(call.function)? {
+            Backend::Puppet => self.puppet_backend(call, context, args)?,
+            Backend::Ruby(function) => {
+                let mut host = Host {
+                    scope: self,
+                    lookup: context,
+                    call,
+                };
+                function.call_backend(&mut host, args).map_err(|e| {
+                    let code = match &e {
+                        puppet_functions::CallError::Failed { code, .. }
+                            if *code == puppet_functions::codes::RUBY_ERROR =>
+                        {
+                            codes::BACKEND_RUBY_ERROR
+                        }
+                        _ => codes::BACKEND_RAISED,
+                    };
+                    BackendError::Failed(HieraError::new(code, e.to_string()))
+                })?
+            }
         };
-        let answer = function.call_backend(&mut host, args).map_err(|e| {
-            let code = match &e {
-                puppet_functions::CallError::Failed { code, .. }
-                    if *code == puppet_functions::codes::RUBY_ERROR =>
-                {
-                    codes::BACKEND_RUBY_ERROR
-                }
-                _ => codes::BACKEND_RAISED,
-            };
-            BackendError::Failed(HieraError::new(code, e.to_string()))
-        })?;
         self.backends(|s| {
             let fc = s.contexts.entry(call.context.to_string()).or_default();
             match call.kind {
@@ -183,7 +188,217 @@ impl FunctionBackend for HieraScope<'_, '_> {
     }
 }
 
+/// A backend function, by the language it is written in.
+enum Backend {
+    Ruby(Arc<puppet_ruby::functions::RubyFunction>),
+    Puppet,
+}
+
+/// A call of a backend function written in the Puppet language in progress: its function
+/// context (Puppet's, by [`BackendCall::context`]), whether the lookup is explained, and
+/// what its `$context.explain` said.
+#[derive(Debug)]
+pub(crate) struct PuppetCall {
+    context: String,
+    explaining: bool,
+    explained: Vec<String>,
+}
+
+/// The `Puppet::LookupContext` object a backend function written in the Puppet language
+/// receives: the environment's and module's names as attributes, its functions served by
+/// [`context_function`].
+fn lookup_context_value(environment: &str, module: Option<&str>) -> Value {
+    let Some(object_type) = puppet_types::object::builtin("Puppet::LookupContext") else {
+        return Value::Undef;
+    };
+    Value::Object(Arc::new(puppet_types::object::ObjectValue {
+        object_type,
+        values: vec![
+            ("environment_name".into(), Value::string(environment)),
+            (
+                "module_name".into(),
+                module.map(Value::string).unwrap_or(Value::Undef),
+            ),
+        ],
+    }))
+}
+
+/// A function of the `Puppet::LookupContext` of the innermost backend function written in
+/// the Puppet language (`$context.not_found()`, `$context.cache(k, v)`, ...), as Puppet's
+/// `Puppet::Pops::Lookup::Context` answers it: `not_found` ends the call without a value,
+/// `explain` runs its lambda only when the lookup is explained, the cache is the function
+/// context's (shared with the same entry's Ruby calls). `interpolate` and
+/// `cached_file_data` are refused, naming the function.
+pub(crate) fn context_function(
+    c: &mut crate::eval::Compiler,
+    name: &str,
+    args: Vec<Value>,
+    lambda: Option<&Arc<crate::ir::LambdaDef>>,
+    scope: crate::scope::ScopeId,
+    span: &crate::ir::Span,
+) -> crate::error::R<Value> {
+    use crate::error::{err, err_code};
+    let Some(top) = c.hiera_puppet_calls.last() else {
+        return err(
+            format!("Puppet::LookupContext#{name} called outside a Hiera backend function"),
+            span,
+        );
+    };
+    let (id, explaining) = (top.context.clone(), top.explaining);
+    let arity = |n: usize| -> crate::error::R<()> {
+        if args.len() == n {
+            return Ok(());
+        }
+        err(
+            format!(
+                "Error while evaluating a Method call, 'Puppet::LookupContext[{name}]' expects {n} argument{}, got {}",
+                if n == 1 { "" } else { "s" },
+                args.len()
+            ),
+            span,
+        )
+    };
+    let with_cache = |c: &mut crate::eval::Compiler,
+                      f: &mut dyn FnMut(&mut IndexMap<Value, Value>)| {
+        c.hiera_backends
+            .with(|s| f(&mut s.contexts.entry(id.clone()).or_default().cache));
+    };
+    match name {
+        "not_found" => err_code(
+            crate::error::codes::LOOKUP_CONTEXT_NOT_FOUND,
+            "not found",
+            span,
+        ),
+        "explain" => {
+            if explaining {
+                if let Some(l) = lambda {
+                    let v = c.call_lambda(l, scope, Vec::new())?;
+                    let text = v.to_plain_string();
+                    if let Some(top) = c.hiera_puppet_calls.last_mut() {
+                        top.explained.push(text);
+                    }
+                }
+            }
+            Ok(Value::Undef)
+        }
+        "cache" => {
+            arity(2)?;
+            let (k, v) = (args[0].clone(), args[1].clone());
+            with_cache(c, &mut |m| {
+                m.insert(k.clone(), v.clone());
+            });
+            Ok(args[1].clone())
+        }
+        "cache_all" => {
+            arity(1)?;
+            let Value::Hash(h) = &args[0] else {
+                return err(
+                    "Error while evaluating a Method call, 'Puppet::LookupContext[cache_all]' expects a Hash value",
+                    span,
+                );
+            };
+            with_cache(c, &mut |m| {
+                for (k, v) in h.iter() {
+                    m.insert(k.clone(), v.clone());
+                }
+            });
+            Ok(Value::Undef)
+        }
+        "cache_has_key" | "cached_value" => {
+            arity(1)?;
+            let mut found = None;
+            with_cache(c, &mut |m| found = m.get(&args[0]).cloned());
+            Ok(match name {
+                "cache_has_key" => Value::Boolean(found.is_some()),
+                _ => found.unwrap_or(Value::Undef),
+            })
+        }
+        "cached_entries" => {
+            arity(0)?;
+            let mut entries = Vec::new();
+            with_cache(c, &mut |m| {
+                entries = m.iter().map(|(k, v)| (k.clone(), v.clone())).collect()
+            });
+            let pairs = entries
+                .into_iter()
+                .map(|(k, v)| Value::array(vec![k, v]));
+            match lambda {
+                None => Ok(Value::array(pairs.collect())),
+                Some(l) => {
+                    let two = l.params.len() == 2;
+                    for p in pairs {
+                        let a = match (&p, two) {
+                            (Value::Array(kv), true) => kv.to_vec(),
+                            _ => vec![p.clone()],
+                        };
+                        c.call_lambda(l, scope, a)?;
+                    }
+                    Ok(Value::Undef)
+                }
+            }
+        }
+        other => err_code(
+            codes::UNSUPPORTED,
+            format!("Puppet::LookupContext#{other} in a Hiera backend function written in the Puppet language is not supported by this implementation"),
+            span,
+        ),
+    }
+}
+
 impl HieraScope<'_, '_> {
+    /// A backend function written in the Puppet language, called as Puppet's function
+    /// providers call it: its arguments, then a `Puppet::LookupContext` object
+    /// ([`context_function`] serves its functions), in the lookup's scope. What its
+    /// `explain` said is added to the explanation after the call.
+    fn puppet_backend(
+        &self,
+        call: &BackendCall<'_>,
+        context: &mut dyn BackendContext,
+        mut args: Vec<Value>,
+    ) -> Result<Option<Value>, BackendError> {
+        let Ok(mut c) = self.c.try_borrow_mut() else {
+            return Err(BackendError::Failed(HieraError::new(
+                codes::BACKEND_RAISED,
+                format!(
+                    "calling the Hiera backend function '{}' while another call holds the compiler",
+                    call.function
+                ),
+            )));
+        };
+        let environment = c.env.name().to_string();
+        args.push(lookup_context_value(&environment, call.module));
+        c.hiera_puppet_calls.push(PuppetCall {
+            context: call.context.to_string(),
+            explaining: context.explaining(),
+            explained: Vec::new(),
+        });
+        c.hiera_calling.push(call.key.to_string());
+        let span = c.call_span_or_unknown();
+        let r = c.call_named(call.function, args, None, self.scope, &span);
+        c.hiera_calling.pop();
+        let done = c.hiera_puppet_calls.pop();
+        drop(c);
+        for line in done.map(|d| d.explained).unwrap_or_default() {
+            context.explain(line);
+        }
+        match r {
+            Ok(v) => Ok(Some(v)),
+            Err(crate::error::Flow::Error(e))
+                if e.code == crate::error::codes::LOOKUP_CONTEXT_NOT_FOUND =>
+            {
+                Ok(None)
+            }
+            Err(crate::error::Flow::Error(e)) => Err(BackendError::Failed(HieraError::new(
+                codes::BACKEND_RAISED,
+                e.call_message().to_string(),
+            ))),
+            Err(_) => Err(BackendError::Failed(HieraError::new(
+                codes::BACKEND_RAISED,
+                format!("unexpected control flow from {}()", call.function),
+            ))),
+        }
+    }
+
     /// A deprecated data provider function (`v4_data_hash`: a module's `<module>::data`,
     /// the environment's `environment::data`), as Puppet's `V4DataHashFunctionProvider`
     /// calls it: without arguments, whatever language it is written in (usually the
@@ -226,11 +441,9 @@ impl HieraScope<'_, '_> {
         self.compiler()?.hiera_backends.with(f)
     }
 
-    /// The backend function `name`, loaded once per compile.
-    fn function(
-        &self,
-        name: &str,
-    ) -> Result<Arc<puppet_ruby::functions::RubyFunction>, BackendError> {
+    /// The backend function `name`: a module's Ruby function (loaded once per compile) or
+    /// one written in the Puppet language.
+    fn function(&self, name: &str) -> Result<Backend, BackendError> {
         let known = self.backends(|s| s.functions.get(name).cloned()).flatten();
         let Some(env) = self.compiler().map(|c| c.env.clone()) else {
             return Err(BackendError::NoSuchFunction);
@@ -244,18 +457,10 @@ impl HieraScope<'_, '_> {
             }
         };
         match found {
-            None => {
-                if let Some(f) = env.puppet_function(name) {
-                    let file = f.span.file.path.clone().unwrap_or_default();
-                    return Err(BackendError::Failed(HieraError::new(
-                        codes::UNSUPPORTED,
-                        format!("The Hiera backend function '{name}' ({file}) is written in the Puppet language: only Ruby functions of the modules can be backends here"),
-                    )));
-                }
-                Err(BackendError::NoSuchFunction)
-            }
+            None if env.puppet_function(name).is_some() => Ok(Backend::Puppet),
+            None => Err(BackendError::NoSuchFunction),
             Some(Err(e)) => Err(BackendError::Failed(HieraError::new(codes::UNSUPPORTED, e))),
-            Some(Ok(f)) => Ok(f),
+            Some(Ok(f)) => Ok(Backend::Ruby(f)),
         }
     }
 }

@@ -898,16 +898,14 @@ fn parse_v4(
     };
     // Puppet fills the defaults in before the assertion: a `datadir` or `hierarchy` that is
     // nil or false is the default.
-    let unset = |v: Option<&Value>| matches!(v, None | Some(Value::Undef | Value::Boolean(false)));
     let datadir = match map.get(&s("datadir")) {
-        v if unset(v) => "data".to_string(),
+        None | Some(Value::Undef | Value::Boolean(false)) => "data".to_string(),
         Some(Value::String(t)) if !t.is_empty() => t.to_string(),
         Some(other) => return Err(err(format!("entry 'datadir' {}", string1_mismatch(other)))),
-        None => unreachable!("unset covers None"),
     };
     let default_list;
     let items: &[Value] = match map.get(&s("hierarchy")) {
-        v if unset(v) => {
+        None | Some(Value::Undef | Value::Boolean(false)) => {
             default_list = [Value::hash([
                 (s("name"), s("common")),
                 (s("backend"), s("yaml")),
@@ -921,7 +919,6 @@ fn parse_v4(
                 kind(other)
             )))
         }
-        None => unreachable!("unset covers None"),
     };
     // The whole file is asserted first, then each entry made a provider in order (a name
     // defined twice, an unknown backend).

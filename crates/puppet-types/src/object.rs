@@ -1443,9 +1443,94 @@ fn deferred_type() -> ObjectType {
     o
 }
 
-/// The built-in Object types: `Object`, `Error`, `Deferred`, `Annotation`, `RubyMethod` and
-/// `Pcore` (the type whose `annotate` adds several annotations at once).
+/// `Puppet::LookupContext`: what a Hiera backend function receives as its `context`,
+/// Puppet 7.23's Pcore type (`Puppet::Pops::Lookup::Context`): the environment's and
+/// module's names, and functions whose implementation the lookup calling the function
+/// provides.
+fn lookup_context_type() -> ObjectType {
+    use crate::types::{IntRange, TupleType};
+    // `n` arguments of any type (`Callable[n, n]`), or exactly these (`Callable[T, U]`).
+    let params = |n: i64| TupleType {
+        types: if n == 0 { vec![] } else { vec![Type::Unit] },
+        size: Some(IntRange::new(Some(n), Some(n))),
+    };
+    let args = |types: Vec<Type>| TupleType { types, size: None };
+    let callable = |p: TupleType, block: Option<Type>, returns: Option<Type>| {
+        Type::callable(Some(p), block, returns)
+    };
+    let key = || Type::optional(t("Scalar"));
+    let mut o = ObjectType::empty(Some("Puppet::LookupContext"));
+    o.parent = Some(Type::Any);
+    let mut env = Member::plain("environment_name", string1());
+    env.kind = Some(AttrKind::Derived);
+    let module = Member::plain(
+        "module_name",
+        Type::variant_of(vec![string1(), Type::Undef]),
+    );
+    o.attributes = vec![env, module];
+    let block = |n: i64| callable(params(n), None, None);
+    o.functions = vec![
+        Member::plain("not_found", callable(params(0), None, Some(Type::Undef))),
+        Member::plain(
+            "explain",
+            callable(params(0), Some(block(0)), Some(Type::Undef)),
+        ),
+        Member::plain("interpolate", callable(params(1), None, None)),
+        Member::plain("cache", callable(args(vec![key(), Type::Any]), None, None)),
+        Member::plain(
+            "cache_all",
+            callable(
+                args(vec![Type::hash(key(), Type::Any, None)]),
+                None,
+                Some(Type::Undef),
+            ),
+        ),
+        Member::plain(
+            "cache_has_key",
+            callable(args(vec![key()]), None, Some(Type::Boolean(None))),
+        ),
+        Member::plain("cached_value", callable(args(vec![key()]), None, None)),
+        Member::plain(
+            "cached_entries",
+            Type::variant_of(vec![
+                callable(params(0), Some(block(1)), Some(Type::Undef)),
+                callable(params(0), Some(block(2)), Some(Type::Undef)),
+                callable(
+                    params(0),
+                    None,
+                    Some(Type::Iterable(Some(Arc::new(Type::tuple(
+                        vec![key(), Type::Any],
+                        None,
+                    ))))),
+                ),
+            ]),
+        ),
+        Member::plain(
+            "cached_file_data",
+            callable(
+                // (Puppet declares the block `callable([1, 1])`: an Array[Integer]
+                // parameter, as its type printing shows.)
+                args(vec![
+                    Type::any_string(),
+                    Type::optional(callable(
+                        args(vec![Type::array(t("Integer"), None)]),
+                        None,
+                        None,
+                    )),
+                ]),
+                None,
+                None,
+            ),
+        ),
+    ];
+    o
+}
+
+/// The built-in Object types: `Object`, `Error`, `Deferred`, `Annotation`, `RubyMethod`,
+/// `Pcore` (the type whose `annotate` adds several annotations at once) and
+/// `Puppet::LookupContext`.
 pub fn builtin(name: &str) -> Option<Arc<ObjectType>> {
+    static LOOKUP_CONTEXT: OnceLock<Arc<ObjectType>> = OnceLock::new();
     static PCORE: OnceLock<Arc<ObjectType>> = OnceLock::new();
     static ERROR: OnceLock<Arc<ObjectType>> = OnceLock::new();
     static DEFERRED: OnceLock<Arc<ObjectType>> = OnceLock::new();
@@ -1461,6 +1546,9 @@ pub fn builtin(name: &str) -> Option<Arc<ObjectType>> {
             .get_or_init(|| Arc::new(ObjectType::empty(Some("Pcore"))))
             .clone(),
         "Deferred" => DEFERRED.get_or_init(|| Arc::new(deferred_type())).clone(),
+        "Puppet::LookupContext" => LOOKUP_CONTEXT
+            .get_or_init(|| Arc::new(lookup_context_type()))
+            .clone(),
         "Annotation" => ANNOTATION
             .get_or_init(|| Arc::new(ObjectType::empty(Some("Annotation"))))
             .clone(),

@@ -220,6 +220,7 @@ pub fn resolve_type_name_with(name: &str, resolver: &dyn TypeResolver) -> Type {
         "annotation" => builtin_object("Annotation"),
         "rubymethod" => builtin_object("RubyMethod"),
         "pcore" => builtin_object("Pcore"),
+        "puppet::lookupcontext" => builtin_object("Puppet::LookupContext"),
         _ => {
             if let Some(t) = pcore_alias(&lower) {
                 return t;

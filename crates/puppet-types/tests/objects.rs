@@ -280,3 +280,15 @@ fn ruby_method_string_bodies() {
     assert_eq!(o.call("alias", &[]).unwrap().unwrap(), s("value of alias"));
     assert!(o.call("nonesuch", &[]).is_none());
 }
+
+#[test]
+fn lookup_context_type_prints_as_puppets() {
+    // Puppet 7.23: `notice(Puppet::LookupContext)` (the Pcore type a Hiera backend's
+    // `context` has).
+    let t = resolve_type_name("Puppet::LookupContext");
+    assert_eq!(
+        t.to_string(),
+        "Object[{name => 'Puppet::LookupContext', parent => Any, attributes => {'environment_name' => {type => String[1], kind => derived}, 'module_name' => Variant[String[1], Undef]}, functions => {'not_found' => Callable[[0, 0], Undef], 'explain' => Callable[[0, 0, Callable[0, 0]], Undef], 'interpolate' => Callable[1, 1], 'cache' => Callable[Optional[Scalar], Any], 'cache_all' => Callable[[Hash[Optional[Scalar], Any]], Undef], 'cache_has_key' => Callable[[Optional[Scalar]], Boolean], 'cached_value' => Callable[Optional[Scalar]], 'cached_entries' => Variant[Callable[[0, 0, Callable[1, 1]], Undef], Callable[[0, 0, Callable[2, 2]], Undef], Callable[[0, 0], Iterable[Tuple[Optional[Scalar], Any]]]], 'cached_file_data' => Callable[String, Optional[Callable[Array[Integer]]]]}}]"
+    );
+    assert!(!is_instance(&t, &Value::Integer(1)));
+}

@@ -85,6 +85,9 @@ pub struct Compiler {
     /// (innermost last): a lookup of one of them from such a call is Puppet's recursive
     /// lookup ([`crate::hiera_ruby`]).
     pub(crate) hiera_calling: Vec<String>,
+    /// The Hiera backend functions written in the Puppet language being called (innermost
+    /// last), which their `Puppet::LookupContext`'s functions serve.
+    pub(crate) hiera_puppet_calls: Vec<crate::hiera_ruby::PuppetCall>,
     /// Set when resolving a type name found an alias that only refers to aliases.
     unresolvable_alias: Option<SmolStr>,
     /// Set when an Object type alias failed its validation.
@@ -167,6 +170,7 @@ impl Compiler {
             hiera_backends: Default::default(),
             hiera_adapter: Default::default(),
             hiera_calling: Vec::new(),
+            hiera_puppet_calls: Vec::new(),
             unresolvable_alias: None,
             type_parser_mode: false,
             annotations: puppet_functions::Annotations::new(),
@@ -618,8 +622,21 @@ impl Compiler {
                         return Ok(Value::Undef);
                     }
                 }
-                // An object's attributes and member functions come first.
+                // An object's attributes and member functions come first; a Hiera
+                // backend's `Puppet::LookupContext` functions are the lookup's.
                 if let Value::Object(o) = &r {
+                    if o.type_name() == "Puppet::LookupContext"
+                        && o.object_type.function(name).is_some()
+                    {
+                        return crate::hiera_ruby::context_function(
+                            self,
+                            name,
+                            rest,
+                            lambda.as_ref(),
+                            scope,
+                            &e.span,
+                        );
+                    }
                     if lambda.is_none() {
                         if let Some(res) = o.call(name, &rest) {
                             return match res {
