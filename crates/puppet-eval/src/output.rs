@@ -126,11 +126,19 @@ impl Compiler {
                     _ => set(name),
                 }
             };
+            // What the title patterns give, when each title is parsed: Puppet's `to_hash`
+            // is `parse_title.merge(parameters)`, so a part of a composite key that was not
+            // set is written from the title.
+            let mut parsed_title = None;
             let title_keys: std::borrow::Cow<'_, [SmolStr]> = match (r.kind, out_type) {
                 (ResourceKind::Define, _) => define_keys.as_slice().into(),
                 (_, Some((_, Some(fixed)))) => fixed.as_slice().into(),
                 (_, Some((info, None))) => match info.parse_title(&r.title) {
-                    Ok(parsed) if !parsed.is_empty() => parsed.into_keys().collect(),
+                    Ok(parsed) if !parsed.is_empty() => {
+                        let keys = parsed.keys().cloned().collect();
+                        parsed_title = Some(parsed);
+                        keys
+                    }
                     _ => single.map(SmolStr::new).into_iter().collect(),
                 },
                 _ => std::borrow::Cow::Borrowed(&[]),
@@ -166,6 +174,8 @@ impl Compiler {
             for k in title_keys.iter() {
                 if let Some(v) = given(k) {
                     write(k, v);
+                } else if let Some(v) = parsed_title.as_ref().and_then(|p| p.get(k)) {
+                    write(k, &Value::string(v));
                 }
             }
             let renamed = single.is_some_and(|nv| nv != "name");
