@@ -970,6 +970,9 @@ impl Environment {
     /// it.
     fn module_function(&self, name: &str, native: bool) -> Option<Arc<Function>> {
         let loader = &self.shared.loader;
+        if let Some(f) = self.environment_ruby_function(name) {
+            return f;
+        }
         let files = self.function_files();
         for (index, m) in loader.modules().enumerate() {
             let module = &m.name;
@@ -1022,6 +1025,43 @@ impl Environment {
             Some(e) => load_failure(name, &e),
             None => puppet_stdlib::stub_function(dir_name, name, rel),
         }
+    }
+
+    /// A Ruby function of the environment directory itself, which Puppet's environment
+    /// loader (global, after Puppet's own functions and before the modules) finds: a global
+    /// `f` in `lib/puppet/functions/f.rb` (else the 3.x `lib/puppet/parser/functions/f.rb`),
+    /// `environment::f` in `lib/puppet/functions/environment/f.rb`. `None` when there is no
+    /// such file; `Some(None)` for a file that defines nothing usable, as for a module's.
+    fn environment_ruby_function(&self, name: &str) -> Option<Option<Arc<Function>>> {
+        let env_dir = self.shared.loader.config().env_dir.as_ref()?;
+        let valid = |n: &str| {
+            !n.is_empty()
+                && n.bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+        };
+        let candidates: Vec<String> = match name.split("::").collect::<Vec<_>>().as_slice() {
+            [global] if valid(global) => vec![
+                format!("lib/puppet/functions/{global}.rb"),
+                format!("lib/puppet/parser/functions/{global}.rb"),
+            ],
+            ["environment", rest @ ..] if !rest.is_empty() && rest.iter().all(|r| valid(r)) => {
+                vec![format!(
+                    "lib/puppet/functions/environment/{}.rb",
+                    rest.join("/")
+                )]
+            }
+            _ => return None,
+        };
+        let provider = self.shared.loader.provider();
+        let path = candidates
+            .iter()
+            .map(|rel| env_dir.join(rel))
+            .find(|p| provider.kind(p) == Some(puppet_loader::EntryKind::File))?;
+        Some(match self.load_ruby_file(&path, name) {
+            Some(Ok(f)) => registered(f),
+            Some(Err(e)) => load_failure(name, &e),
+            None => None,
+        })
     }
 
     /// The modules' Ruby function files, found by name ([`ruby_files`]).
