@@ -47,6 +47,17 @@ pub trait LookupHost {
     fn read_file(&mut self, path: &str) -> Result<String, String>;
 }
 
+/// The lookup host of the call, or the unsupported-construct error that ends the method
+/// (`it`: the interpreter, `pos`: the call's position).
+macro_rules! host {
+    ($it:ident, $pos:ident) => {
+        match $it.scope.lookup_host() {
+            Some(h) => h,
+            None => return unsupported("Puppet::LookupContext without a lookup", $pos),
+        }
+    };
+}
+
 /// The native data of a context object.
 #[derive(Debug)]
 pub(crate) struct LookupContextObj;
@@ -129,14 +140,6 @@ fn run(it: &mut Interp, name: &str, args: &[RValue], block: Option<&Blk>, pos: P
             pos,
         );
     }
-    macro_rules! host {
-        () => {
-            match it.scope.lookup_host() {
-                Some(h) => h,
-                None => return unsupported("Puppet::LookupContext without a lookup", pos),
-            }
-        };
-    }
     match name {
         "not_found" => {
             arity(args, 0, name, pos)?;
@@ -147,7 +150,7 @@ fn run(it: &mut Interp, name: &str, args: &[RValue], block: Option<&Blk>, pos: P
         }
         "explain" => {
             arity(args, 0, name, pos)?;
-            if !host!().explaining() {
+            if !host!(it, pos).explaining() {
                 return Ok(RValue::Nil);
             }
             let Some(b) = block else {
@@ -155,13 +158,13 @@ fn run(it: &mut Interp, name: &str, args: &[RValue], block: Option<&Blk>, pos: P
             };
             let v = it.call_block(b, Vec::new(), pos)?;
             let text = it.to_s_value(&v)?;
-            host!().explain(text);
+            host!(it, pos).explain(text);
             Ok(RValue::Nil)
         }
         "interpolate" => {
             arity(args, 1, name, pos)?;
             let v = to_puppet(&args[0], "a value given to context.interpolate", pos)?;
-            match host!().interpolate(&v) {
+            match host!(it, pos).interpolate(&v) {
                 Ok(v) => Ok(value::from_puppet(&v)),
                 Err(msg) => raise("Puppet::DataBinding::LookupError", msg, pos),
             }
@@ -170,7 +173,7 @@ fn run(it: &mut Interp, name: &str, args: &[RValue], block: Option<&Blk>, pos: P
             arity(args, 2, name, pos)?;
             let k = to_puppet(&args[0], "a key given to context.cache", pos)?;
             let v = to_puppet(&args[1], "a value given to context.cache", pos)?;
-            host!().cache_insert(k, v);
+            host!(it, pos).cache_insert(k, v);
             Ok(args[1].clone())
         }
         "cache_all" => {
@@ -190,7 +193,7 @@ fn run(it: &mut Interp, name: &str, args: &[RValue], block: Option<&Blk>, pos: P
                     to_puppet(v, "a value given to context.cache_all", pos)?,
                 ));
             }
-            let host = host!();
+            let host = host!(it, pos);
             for (k, v) in converted {
                 host.cache_insert(k, v);
             }
@@ -199,19 +202,19 @@ fn run(it: &mut Interp, name: &str, args: &[RValue], block: Option<&Blk>, pos: P
         "cache_has_key" => {
             arity(args, 1, name, pos)?;
             let k = to_puppet(&args[0], "a key given to context.cache_has_key", pos)?;
-            Ok(RValue::Bool(host!().cache_get(&k).is_some()))
+            Ok(RValue::Bool(host!(it, pos).cache_get(&k).is_some()))
         }
         "cached_value" => {
             arity(args, 1, name, pos)?;
             let k = to_puppet(&args[0], "a key given to context.cached_value", pos)?;
-            Ok(host!()
+            Ok(host!(it, pos)
                 .cache_get(&k)
                 .map(|v| value::from_puppet(&v))
                 .unwrap_or(RValue::Nil))
         }
         "cached_entries" => {
             arity(args, 0, name, pos)?;
-            let entries = host!().cache_entries();
+            let entries = host!(it, pos).cache_entries();
             let pairs: Vec<RValue> = entries
                 .iter()
                 .map(|(k, v)| RValue::array(vec![value::from_puppet(k), value::from_puppet(v)]))
@@ -238,10 +241,10 @@ fn run(it: &mut Interp, name: &str, args: &[RValue], block: Option<&Blk>, pos: P
         "cached_file_data" => {
             arity(args, 1, name, pos)?;
             let path = value::to_s(&args[0]);
-            if let Some(v) = host!().cached_file_data(&path) {
+            if let Some(v) = host!(it, pos).cached_file_data(&path) {
                 return Ok(value::from_puppet(&v));
             }
-            let content = match host!().read_file(&path) {
+            let content = match host!(it, pos).read_file(&path) {
                 Ok(t) => t,
                 Err(msg) => return raise("Errno::ENOENT", msg, pos),
             };
@@ -250,17 +253,17 @@ fn run(it: &mut Interp, name: &str, args: &[RValue], block: Option<&Blk>, pos: P
                 None => RValue::string(content),
             };
             let v = to_puppet(&result, "the data context.cached_file_data caches", pos)?;
-            host!().cache_file_data(&path, v);
+            host!(it, pos).cache_file_data(&path, v);
             Ok(result)
         }
         // A Symbol, as Puppet's environment names are (`== 'production'` is false).
         "environment_name" => {
             arity(args, 0, name, pos)?;
-            Ok(RValue::sym(&host!().environment_name()))
+            Ok(RValue::sym(&host!(it, pos).environment_name()))
         }
         "module_name" => {
             arity(args, 0, name, pos)?;
-            Ok(host!()
+            Ok(host!(it, pos)
                 .module_name()
                 .map(RValue::string)
                 .unwrap_or(RValue::Nil))
@@ -314,18 +317,10 @@ pub(crate) fn builtin_data_hash(
         if it.scope.lookup_host().is_none() {
             return unsupported(format!("{name} outside a Hiera backend call"), pos);
         }
-        macro_rules! host {
-            () => {
-                match it.scope.lookup_host() {
-                    Some(h) => h,
-                    None => return unsupported("Puppet::LookupContext without a lookup", pos),
-                }
-            };
-        }
-        if let Some(v) = host!().cached_file_data(&path) {
+        if let Some(v) = host!(it, pos).cached_file_data(&path) {
             return Ok(value::from_puppet(&v));
         }
-        let text = match host!().read_file(&path) {
+        let text = match host!(it, pos).read_file(&path) {
             Ok(t) => t,
             Err(msg) => return raise("Errno::ENOENT", msg, pos),
         };
@@ -334,7 +329,7 @@ pub(crate) fn builtin_data_hash(
                 for w in warnings {
                     it.scope.log("warning", &w);
                 }
-                host!().cache_file_data(&path, v.clone());
+                host!(it, pos).cache_file_data(&path, v.clone());
                 Ok(value::from_puppet(&v))
             }
             Err(e) => raise("Puppet::DataBinding::LookupError", e.message, pos),
