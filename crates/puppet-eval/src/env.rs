@@ -1034,17 +1034,16 @@ impl Environment {
     /// such file; `Some(None)` for a file that defines nothing usable, as for a module's.
     fn environment_ruby_function(&self, name: &str) -> Option<Option<Arc<Function>>> {
         let env_dir = self.shared.loader.config().env_dir.as_ref()?;
-        let valid = |n: &str| {
-            !n.is_empty()
-                && n.bytes()
-                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
-        };
+        // (A name that can name no file, as for the modules' files.)
+        if !ruby_files::valid_name(name) {
+            return None;
+        }
         let candidates: Vec<String> = match name.split("::").collect::<Vec<_>>().as_slice() {
-            [global] if valid(global) => vec![
+            [global] => vec![
                 format!("lib/puppet/functions/{global}.rb"),
                 format!("lib/puppet/parser/functions/{global}.rb"),
             ],
-            ["environment", rest @ ..] if !rest.is_empty() && rest.iter().all(|r| valid(r)) => {
+            ["environment", rest @ ..] => {
                 vec![format!(
                     "lib/puppet/functions/environment/{}.rb",
                     rest.join("/")

@@ -144,18 +144,23 @@ impl FunctionBackend for HieraScope<'_, '_> {
         if let Some(answer) = cached {
             return Ok(answer);
         }
-        if call.kind == FunctionKind::V4DataHash {
-            return self.legacy_data_function(call, context);
-        }
         let args = match call.kind {
             FunctionKind::DataHash => vec![call.options.clone()],
             FunctionKind::DataDig => {
                 vec![Value::array(call.segments.to_vec()), call.options.clone()]
             }
+            // A deprecated data provider function (`<module>::data`,
+            // `environment::data`): Puppet's `V4DataHashFunctionProvider` calls it without
+            // arguments, whatever language it is written in.
+            FunctionKind::V4DataHash => Vec::new(),
             _ => vec![Value::string(call.key), call.options.clone()],
         };
-        let answer = match self.function(call.function)? {
-            Backend::Puppet => self.puppet_backend(call, context, args)?,
+        let backend = match call.kind {
+            FunctionKind::V4DataHash => Backend::Legacy,
+            _ => self.function(call.function)?,
+        };
+        let answer = match backend {
+            Backend::Puppet | Backend::Legacy => self.puppet_backend(call, context, args)?,
             Backend::Ruby(function) => {
                 let mut host = Host {
                     scope: self,
@@ -188,10 +193,15 @@ impl FunctionBackend for HieraScope<'_, '_> {
     }
 }
 
-/// A backend function, by the language it is written in.
+/// A backend function, by how it is called.
 enum Backend {
+    /// A module's Ruby function: puppet-ruby runs it with a Ruby context object.
     Ruby(Arc<puppet_ruby::functions::RubyFunction>),
+    /// A function written in the Puppet language, given a `Puppet::LookupContext`.
     Puppet,
+    /// A deprecated data provider function (`v4_data_hash`), of any language: called
+    /// without arguments and without a context.
+    Legacy,
 }
 
 /// A call of a backend function written in the Puppet language in progress: its function
@@ -346,17 +356,47 @@ pub(crate) fn context_function(
 }
 
 impl HieraScope<'_, '_> {
-    /// A backend function written in the Puppet language, called as Puppet's function
-    /// providers call it: its arguments, then a `Puppet::LookupContext` object
-    /// ([`context_function`] serves its functions), in the lookup's scope. What its
-    /// `explain` said is added to the explanation after the call.
+    /// Runs `f` with the compiler lent to the lookup, the key looked up marked as being
+    /// served by a backend (a lookup of it from inside is Puppet's recursive lookup);
+    /// `None` when another call holds the compiler.
+    fn with_lent_compiler<T>(
+        &self,
+        call: &BackendCall<'_>,
+        f: impl FnOnce(&mut crate::eval::Compiler) -> T,
+    ) -> Option<T> {
+        let mut c = self.c.try_borrow_mut().ok()?;
+        c.hiera_calling.push(call.key.to_string());
+        let r = f(&mut c);
+        c.hiera_calling.pop();
+        Some(r)
+    }
+
+    /// A backend function the evaluator calls itself, in the lookup's scope: one written
+    /// in the Puppet language, given its arguments then a `Puppet::LookupContext` object
+    /// ([`context_function`] serves its functions; what its `explain` said is added to the
+    /// explanation after the call), or a deprecated data provider function, given nothing.
     fn puppet_backend(
         &self,
         call: &BackendCall<'_>,
         context: &mut dyn BackendContext,
         mut args: Vec<Value>,
     ) -> Result<Option<Value>, BackendError> {
-        let Ok(mut c) = self.c.try_borrow_mut() else {
+        let legacy = call.kind == FunctionKind::V4DataHash;
+        let explaining = context.explaining();
+        let ran = self.with_lent_compiler(call, |c| {
+            if !legacy {
+                args.push(lookup_context_value(c.env.name(), call.module));
+            }
+            c.hiera_puppet_calls.push(PuppetCall {
+                context: call.context.to_string(),
+                explaining,
+                explained: Vec::new(),
+            });
+            let span = c.call_span_or_unknown();
+            let r = c.call_named(call.function, args, None, self.scope, &span);
+            (r, c.hiera_puppet_calls.pop())
+        });
+        let Some((r, done)) = ran else {
             return Err(BackendError::Failed(HieraError::new(
                 codes::BACKEND_RAISED,
                 format!(
@@ -365,19 +405,6 @@ impl HieraScope<'_, '_> {
                 ),
             )));
         };
-        let environment = c.env.name().to_string();
-        args.push(lookup_context_value(&environment, call.module));
-        c.hiera_puppet_calls.push(PuppetCall {
-            context: call.context.to_string(),
-            explaining: context.explaining(),
-            explained: Vec::new(),
-        });
-        c.hiera_calling.push(call.key.to_string());
-        let span = c.call_span_or_unknown();
-        let r = c.call_named(call.function, args, None, self.scope, &span);
-        c.hiera_calling.pop();
-        let done = c.hiera_puppet_calls.pop();
-        drop(c);
         for line in done.map(|d| d.explained).unwrap_or_default() {
             context.explain(line);
         }
@@ -388,6 +415,11 @@ impl HieraScope<'_, '_> {
             {
                 Ok(None)
             }
+            Err(crate::error::Flow::Error(e))
+                if legacy && e.message == format!("Unknown function: '{}'.", call.function) =>
+            {
+                Err(BackendError::NoSuchFunction)
+            }
             Err(crate::error::Flow::Error(e)) => Err(BackendError::Failed(HieraError::new(
                 codes::BACKEND_RAISED,
                 e.call_message().to_string(),
@@ -397,42 +429,6 @@ impl HieraScope<'_, '_> {
                 format!("unexpected control flow from {}()", call.function),
             ))),
         }
-    }
-
-    /// A deprecated data provider function (`v4_data_hash`: a module's `<module>::data`,
-    /// the environment's `environment::data`), as Puppet's `V4DataHashFunctionProvider`
-    /// calls it: without arguments, whatever language it is written in (usually the
-    /// Puppet language's `functions/data.pp`), in the lookup's scope; its hash kept for
-    /// the compile.
-    fn legacy_data_function(
-        &self,
-        call: &BackendCall<'_>,
-        context: &mut dyn BackendContext,
-    ) -> Result<Option<Value>, BackendError> {
-        let mut host = Host {
-            scope: self,
-            lookup: context,
-            call,
-        };
-        let value = match host.call_function(call.function, Vec::new()) {
-            Ok(v) => v,
-            Err(m) if m == format!("Unknown function: '{}'.", call.function) => {
-                return Err(BackendError::NoSuchFunction)
-            }
-            Err(m) => {
-                return Err(BackendError::Failed(HieraError::new(
-                    codes::BACKEND_RAISED,
-                    m,
-                )))
-            }
-        };
-        self.backends(|s| {
-            s.contexts
-                .entry(call.context.to_string())
-                .or_default()
-                .data_hash = Some(value.clone())
-        });
-        Ok(Some(value))
     }
 
     /// `f` of what the backend functions keep for this compile (`None` only while a
@@ -492,16 +488,17 @@ impl PuppetScope for Host<'_, '_, '_> {
     /// Calls a Puppet function with the compiler lent to the lookup, in the lookup's
     /// scope, as Puppet's `call_function` from a backend does.
     fn call_function(&mut self, name: &str, args: Vec<Value>) -> Result<Value, String> {
-        let Ok(mut c) = self.scope.c.try_borrow_mut() else {
+        let scope = self.scope.scope;
+        let r = self.scope.with_lent_compiler(self.call, |c| {
+            let span = c.call_span_or_unknown();
+            c.call_named(name, args, None, scope, &span)
+        });
+        let Some(r) = r else {
             return Err(format!(
                 "calling the function '{name}' from the Hiera backend function '{}' while another call holds the compiler",
                 self.call.function
             ));
         };
-        let span = c.call_span_or_unknown();
-        c.hiera_calling.push(self.call.key.to_string());
-        let r = c.call_named(name, args, None, self.scope.scope, &span);
-        c.hiera_calling.pop();
         match r {
             Ok(v) => Ok(v),
             // The called function's error reaches Ruby as it was raised: the evaluator's

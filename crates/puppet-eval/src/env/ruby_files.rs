@@ -74,7 +74,7 @@ pub(super) struct ElsewhereFile {
 
 /// Whether `name` (lower case, no leading `::`) can name a function file: segments that are
 /// not empty and hold no path separator or dot. Anything else names no file.
-fn valid_name(name: &str) -> bool {
+pub(super) fn valid_name(name: &str) -> bool {
     let b = name.as_bytes();
     // No empty segment: not empty, no `:` at either end, and every `:` one of a `::` pair
     // with something after it.
