@@ -3247,12 +3247,10 @@ fn scope_method(
 /// list holds those its own run has loaded, so a suggestion may differ).
 pub(crate) fn scope_no_method<T>(it: &mut Interp, name: &str, pos: Pos) -> Result<T, Ctrl> {
     let receiver = crate::catalog::scope_text(it);
-    let mut functions: Vec<String> = [
-        "debug", "info", "notice", "warning", "err", "alert", "emerg", "crit",
-    ]
-    .iter()
-    .map(|l| format!("function_{l}"))
-    .collect();
+    let mut functions: Vec<String> = crate::puppet::LOG_LEVELS
+        .iter()
+        .map(|l| format!("function_{l}"))
+        .collect();
     for f in &it.ext.functions {
         if let crate::puppet::DefinedFunction::V3 { name: n, .. } = f {
             functions.push(format!("function_{n}"));

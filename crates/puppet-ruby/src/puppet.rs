@@ -971,7 +971,8 @@ const PUPPET_3X_FUNCTIONS: &[&str] = &[
     "with",
 ];
 
-const LOG_LEVELS: &[&str] = &[
+/// Puppet's log levels, each also a 3.x function (`function_notice` ...).
+pub(crate) const LOG_LEVELS: &[&str] = &[
     "warning", "debug", "info", "notice", "err", "alert", "emerg", "crit",
 ];
 
