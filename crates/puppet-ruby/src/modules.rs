@@ -281,6 +281,10 @@ impl<'s> Interp<'s> {
 
     fn missing_const(&mut self, m: &Rc<Module>, name: &str, scoped: bool, pos: Pos) -> R {
         let full = self.full_name(m, name);
+        let top = !scoped || Rc::ptr_eq(m, &self.object);
+        if name == "Facter" && top && crate::puppet::facter_defined(self) {
+            return Ok(crate::puppet::define_facter(self));
+        }
         if crate::classes::unsupported(name) || crate::classes::unsupported(&full) {
             return unsupported(
                 format!("the constant {name} (a library this engine does not provide)"),

@@ -592,6 +592,13 @@ pub(crate) fn object_method(
             _ => None,
         };
     }
+    if let Some(f) = native::<FactObj>(o) {
+        return match name {
+            "name" => Some(Ok(RValue::str(&f.name))),
+            "value" => Some(Ok(facter_value(it, &f.name))),
+            _ => None,
+        };
+    }
     if native::<SettingsObj>(o).is_some() {
         if name == "[]" {
             let n = args.first().map(to_s).unwrap_or_default();
@@ -1078,7 +1085,18 @@ pub(crate) fn module_method(
             Ok(RValue::Nil)
         }
         ("Puppet", "version") => Ok(RValue::str("7.23.0")),
-        ("Facter", "value") => Ok(facter_value(it, args.first())),
+        ("Facter", "value") => {
+            let name = args.first().map(fact_name).unwrap_or_default();
+            Ok(facter_value(it, &name))
+        }
+        // `Facter[name]`, `Facter.fact(name)`: the fact, or nil when there is none.
+        ("Facter", "[]" | "fact") => {
+            let name = args.first().map(fact_name).unwrap_or_default();
+            Ok(match facter_value(it, &name) {
+                RValue::Nil => RValue::Nil,
+                _ => new_native_object(it, "Facter::Util::Fact", FactObj { name }),
+            })
+        }
         ("Puppet", "[]") => {
             let s = args.first().map(to_s).unwrap_or_default();
             setting(it, &s, pos)
@@ -1482,33 +1500,72 @@ pub(crate) fn module_method(
     })
 }
 
-/// `Facter.value(name)` from the host facts type loading was given: a top-level fact, or a
-/// dotted path into a structured one (`os.release.major`); `nil` when absent.
-fn facter_value(it: &Interp, name: Option<&RValue>) -> RValue {
-    let (Some(facts), Some(name)) = (it.ext.host_facts.as_ref(), name) else {
-        return RValue::Nil;
-    };
-    let name = match name {
+/// Whether `Facter` is defined: while type files load with the reading host's facts, and
+/// wherever Ruby runs for a compile (functions, templates, Hiera backends), whose scope has
+/// the node's `$facts`. Puppet's `Facter` answers for the machine that runs the compile; on
+/// a server that is not the node, so code that means the node (nearly all of it) is answered
+/// with the node's facts, as `puppet apply` on the node answers it.
+pub(crate) fn facter_defined(it: &mut Interp) -> bool {
+    it.ext.host_facts.is_some() || matches!(it.scope.lookup("facts"), Some(Value::Hash(_)))
+}
+
+/// `Facter` as a module, defined at top level the first time code names it (see
+/// [`facter_defined`]).
+pub(crate) fn define_facter(it: &mut Interp) -> RValue {
+    let facter = RValue::Module(it.new_module("Facter", false, None));
+    it.object_class()
+        .consts_mut()
+        .insert("Facter".to_string(), facter.clone());
+    facter
+}
+
+/// A fact as `Facter[name]`/`Facter.fact(name)` return it: its `name` and `value`.
+#[derive(Debug)]
+struct FactObj {
+    name: String,
+}
+
+/// A fact's name as Facter takes it: a String or a Symbol.
+fn fact_name(name: &RValue) -> String {
+    match name {
         RValue::Sym(s) => s.to_string(),
         other => to_s(other),
-    };
+    }
+}
+
+/// `Facter.value(name)`: a top-level fact, or a dotted path into a structured one
+/// (`os.release.major`); `nil` when absent. From the host facts type loading was given, or
+/// the compiled node's `$facts`.
+fn facter_value(it: &mut Interp, name: &str) -> RValue {
     let mut parts = name.split('.');
-    let Some(mut v) = parts.next().and_then(|p| facts.get(p)) else {
+    let first = parts.next().unwrap_or_default();
+    let top = match it.ext.host_facts.as_ref() {
+        Some(facts) => facts.get(first).cloned(),
+        None => match it.scope.lookup("facts") {
+            Some(Value::Hash(h)) => h
+                .iter()
+                .find(|(k, _)| matches!(k, Value::String(s) if s.as_str() == first))
+                .map(|(_, v)| v.clone()),
+            _ => None,
+        },
+    };
+    let Some(mut v) = top else {
         return RValue::Nil;
     };
     for p in parts {
-        match v {
-            Value::Hash(h) => match h
+        let next = match &v {
+            Value::Hash(h) => h
                 .iter()
                 .find(|(k, _)| matches!(k, Value::String(s) if s.as_str() == p))
-            {
-                Some((_, x)) => v = x,
-                None => return RValue::Nil,
-            },
-            _ => return RValue::Nil,
+                .map(|(_, x)| x.clone()),
+            _ => None,
+        };
+        match next {
+            Some(x) => v = x,
+            None => return RValue::Nil,
         }
     }
-    value::from_puppet(v)
+    value::from_puppet(&v)
 }
 
 /// A hash (and the hashes and arrays in it) with its symbol keys as strings; other values
@@ -1562,7 +1619,7 @@ pub(crate) fn module_responds(it: &mut Interp, cname: &str, name: &str) -> bool 
         }
         "Puppet::Util::Log" => name == "create",
         "Puppet::Functions" => name == "create_function",
-        "Facter" => name == "value" && it.ext.host_facts.is_some(),
+        "Facter" => matches!(name, "value" | "[]" | "fact") && facter_defined(it),
         "Puppet::Parser::Functions" => matches!(name, "newfunction" | "function"),
         "Puppet::Util::Package" => name == "versioncmp",
         "Puppet::Util::Warnings" => name == "warnonce",

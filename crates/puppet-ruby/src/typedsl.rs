@@ -227,11 +227,6 @@ pub fn load_types_with(
     it.set_step_limit(5_000_000);
     if let Some(f) = facts {
         it.ext.host_facts = Some(f.clone());
-        let facter = it.new_module("Facter", false, None);
-        let object = it.object_class();
-        object
-            .consts_mut()
-            .insert("Facter".to_string(), RValue::Module(facter));
     }
     it.run_program(&program)
         .map_err(|c| RubyError::from_ctrl(path, c))?;
