@@ -199,17 +199,34 @@ struct ModuleSources {
 }
 
 impl ModuleSources {
-    /// Whether Ruby code may look at `p`: inside a module, the environment directory, the
-    /// global Hiera layer's data or a module path directory, without `..`.
-    fn visible(&self, p: &Path, roots: bool) -> bool {
-        !p.components().any(|c| c == std::path::Component::ParentDir)
-            && (self
-                .modules
-                .iter()
-                .chain(&self.env_dir)
-                .chain(&self.hiera_roots)
-                .any(|m| p.starts_with(m))
-                || (roots && self.modulepath.iter().any(|m| p.starts_with(m))))
+    /// The absolute path Ruby code names, with `.` and `..` resolved as the file system
+    /// would resolve them without symbolic links (`File.join(__dir__, '..', 'files')`), if
+    /// it may look there: inside a module, the environment directory, the global Hiera
+    /// layer's data, or (with `roots`) a module path directory.
+    fn visible(&self, path: &str, roots: bool) -> Option<PathBuf> {
+        use std::path::Component;
+        let mut p = PathBuf::new();
+        for c in Path::new(path).components() {
+            match c {
+                Component::RootDir => p.push("/"),
+                Component::CurDir => {}
+                Component::ParentDir => {
+                    if !p.pop() {
+                        return None;
+                    }
+                }
+                Component::Normal(n) => p.push(n),
+                Component::Prefix(_) => return None,
+            }
+        }
+        let inside = self
+            .modules
+            .iter()
+            .chain(&self.env_dir)
+            .chain(&self.hiera_roots)
+            .any(|m| p.starts_with(m))
+            || (roots && self.modulepath.iter().any(|m| p.starts_with(m)));
+        (p.is_absolute() && inside).then_some(p)
     }
 }
 
@@ -227,19 +244,13 @@ impl puppet_ruby::SourceHost for ModuleSources {
     }
 
     fn read(&self, path: &str) -> Option<Arc<str>> {
-        let p = Path::new(path);
-        if !self.visible(p, false) {
-            return None;
-        }
-        self.provider.read_to_string(p).ok().map(Arc::from)
+        let p = self.visible(path, false)?;
+        self.provider.read_to_string(&p).ok().map(Arc::from)
     }
 
     fn kind(&self, path: &str) -> Option<puppet_ruby::PathKind> {
-        let p = Path::new(path.trim_end_matches('/'));
-        if !self.visible(p, true) {
-            return None;
-        }
-        match self.provider.kind(p)? {
+        let p = self.visible(path, true)?;
+        match self.provider.kind(&p)? {
             puppet_loader::EntryKind::Dir => Some(puppet_ruby::PathKind::Directory),
             puppet_loader::EntryKind::File => Some(puppet_ruby::PathKind::File),
             puppet_loader::EntryKind::Refused(_) => None,
@@ -247,11 +258,8 @@ impl puppet_ruby::SourceHost for ModuleSources {
     }
 
     fn list_dir(&self, path: &str) -> Option<Vec<(String, puppet_ruby::PathKind)>> {
-        let p = Path::new(path.trim_end_matches('/'));
-        if !self.visible(p, true) {
-            return None;
-        }
-        let entries = self.provider.list_dir(p).ok()?;
+        let p = self.visible(path, true)?;
+        let entries = self.provider.list_dir(&p).ok()?;
         Some(
             entries
                 .into_iter()
