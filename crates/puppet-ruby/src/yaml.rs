@@ -652,7 +652,7 @@ pub(crate) fn load(text: &str, options: &[RValue], method: &str, pos: Pos) -> cr
     };
     let symbols = match option("permitted_classes") {
         _ if unsafe_load => true,
-        None => method == "load",
+        None => matches!(method, "load" | "load_file"),
         Some(RValue::Array(a)) => a.borrow().iter().any(|c| match c {
             RValue::Module(m) => m.name_is("Symbol"),
             other => crate::value::to_s(other) == "Symbol",
