@@ -64,11 +64,12 @@ impl Compiler {
             let mut out = Resource::new(key.type_name.clone(), key.title.clone());
             out.tags = r.tags.iter().cloned().collect();
             // A class has a file and line when it was declared like a resource, a node
-            // never: Puppet's resources for them have none otherwise.
+            // never: Puppet's resources for them have none otherwise. A stage declared in
+            // the code has its declaration's (`Stage[main]` has no declaration).
             let located = match r.kind {
                 ResourceKind::Class => r.resource_like,
-                ResourceKind::Stage | ResourceKind::Node => false,
-                ResourceKind::Builtin | ResourceKind::Define => true,
+                ResourceKind::Node => false,
+                ResourceKind::Builtin | ResourceKind::Define | ResourceKind::Stage => true,
             };
             if let (Some(span), true) = (&r.span, located) {
                 out.file = Some(span.file.path.clone().unwrap_or_default());
