@@ -13,8 +13,11 @@
 //! Hiera's warnings about data files (not a hash, a module's keys outside its namespace) are
 //! logged once per compilation, by each compilation that uses the file (`Scope::warning`:
 //! the `Lookup` is shared by every compile of an environment and reads a file once, so
-//! `Lookup::take_warnings` would show them in whichever compile read it first). Its
-//! warnings about configurations (an ignored version 3 `hiera.yaml`) are not logged.
+//! `Lookup::take_warnings` would show them in whichever compile read it first). Of its
+//! warnings about configurations, those of a version 3 global `hiera.yaml`
+//! (`Lookup::config_warnings`) are logged at each compilation's first lookup, as Puppet logs
+//! them when it makes the configuration; the others (an ignored version 3 file in an
+//! environment or module, version 4's deprecation) are not logged.
 
 use crate::error::{EvalError, Flow};
 use crate::eval::Compiler;
@@ -390,6 +393,8 @@ pub(crate) struct HieraScope<'a, 'c> {
     adapter: Rc<puppet_hiera::LookupAdapter>,
     /// Hiera's warnings about the data files read, logged when the lookup is over.
     warnings: RefCell<Vec<String>>,
+    /// A deprecated `hiera_*()` function makes the lookup.
+    pub(crate) hiera_call: std::cell::Cell<bool>,
 }
 
 impl HieraScope<'_, '_> {
@@ -406,6 +411,7 @@ impl HieraScope<'_, '_> {
             scope,
             adapter,
             warnings: RefCell::default(),
+            hiera_call: std::cell::Cell::new(false),
         };
         let out = f(&lent);
         let warnings = lent.warnings.take();
@@ -442,6 +448,29 @@ impl puppet_hiera::Scope for HieraScope<'_, '_> {
 
     fn adapter(&self) -> Option<&puppet_hiera::LookupAdapter> {
         Some(&self.adapter)
+    }
+
+    fn hiera_function_call(&self) -> bool {
+        self.hiera_call.get()
+    }
+
+    /// Hiera 3's `find_hostclass`: the class of the scope, or of the scope a defined type
+    /// was declared from, up to the top scope (the main class, which has no name).
+    fn calling_class(&self) -> Option<String> {
+        let c = self.compiler()?;
+        let mut id = self.scope;
+        // (Bounded: scopes form a tree, this guards against a broken one.)
+        for _ in 0..10_000 {
+            let s = c.scopes.get(id);
+            let next = match &s.kind {
+                crate::scope::ScopeKind::Class(name) => return Some(name.to_lowercase()),
+                crate::scope::ScopeKind::Top => return None,
+                crate::scope::ScopeKind::Define(..) => s.dyn_parent.or(s.parent),
+                crate::scope::ScopeKind::Node | crate::scope::ScopeKind::Local => s.parent,
+            };
+            id = next?;
+        }
+        None
     }
 
     /// `convert_to` for a lookup made by an interpolation: the built-in `new`, called
@@ -525,7 +554,7 @@ fn search(
     c: &mut Compiler,
     key: &str,
     merge: Option<MergeStrategy>,
-    global_only: bool,
+    legacy: bool,
     scope: ScopeId,
     label: &str,
     span: &Span,
@@ -533,6 +562,15 @@ fn search(
     let Some(lookup) = c.env.hiera().cloned() else {
         return Ok(None);
     };
+    // The `hiera_*()` functions search only the global layer when the environment has none.
+    let global_only = legacy && !lookup.has_environment_layer();
+    // What Puppet logs about the configurations when it makes them, at a compilation's
+    // first lookup.
+    for w in lookup.config_warnings() {
+        if c.warned_once.insert(format!("hiera-config:{w}")) {
+            c.warn(w.clone());
+        }
+    }
     if c.hiera_calling.iter().any(|k| k == key) {
         // A backend function looking up a key it is being asked for (through Puppet
         // functions): Puppet's invocation finds the key on its stack, in the global layer
@@ -547,6 +585,7 @@ fn search(
         return Err(hiera_error(e, label, span));
     }
     let found = HieraScope::lend(c, scope, |s| {
+        s.hiera_call.set(legacy);
         if global_only {
             match lookup.lookup_global_only(key, merge, s) {
                 // The options of every layer, as Puppet applies them.
@@ -702,7 +741,6 @@ pub(crate) fn lookup(
     scope: ScopeId,
     span: &Span,
 ) -> R<Value> {
-    let global_only = req.legacy_hiera && c.env.hiera().is_some_and(|l| !l.has_environment_layer());
     let names: Vec<String> = match &req.name {
         Value::Array(a) => a.iter().map(|v| v.to_plain_string()).collect(),
         other => vec![other.to_plain_string()],
@@ -728,7 +766,7 @@ pub(crate) fn lookup(
             });
         }
         let m = merge.clone().flatten();
-        if let Some(v) = search(c, name, m, global_only, scope, "Function Call", span)? {
+        if let Some(v) = search(c, name, m, req.legacy_hiera, scope, "Function Call", span)? {
             return assert_type("Found value", vt, v, span);
         }
     }

@@ -124,6 +124,9 @@ impl FunctionBackend for HieraScope<'_, '_> {
         call: &BackendCall<'_>,
         context: &mut dyn BackendContext,
     ) -> Result<Option<Value>, BackendError> {
+        if call.kind == FunctionKind::Hiera3Backend {
+            return self.hiera3_backend(call.function);
+        }
         // Puppet calls a function again for a key it did not find; so do we when explaining
         // (the function may explain why), else the answer is kept for the compile.
         let explaining = context.explaining();
@@ -190,6 +193,29 @@ impl FunctionBackend for HieraScope<'_, '_> {
             }
         });
         Ok(answer)
+    }
+}
+
+impl HieraScope<'_, '_> {
+    /// A version 3 global `hiera.yaml`'s backend other than yaml, json and eyaml: a Hiera 3
+    /// backend class, `Hiera::Backend::<Name>_backend` in `hiera/backend/<name>_backend.rb`
+    /// of a module's `lib`. Puppet finds nothing through one it cannot load; one that a
+    /// module has is Ruby this implementation does not run (Hiera 3's backend API), an error
+    /// naming its file rather than a guess.
+    fn hiera3_backend(&self, name: &str) -> Result<Option<Value>, BackendError> {
+        let file = format!("hiera/backend/{}_backend", name.to_lowercase());
+        let found = self
+            .compiler()
+            .and_then(|c| c.env.ruby_sources().host().find_lib(&file));
+        match found {
+            None => Ok(None),
+            Some((path, _)) => Err(BackendError::Failed(HieraError::new(
+                codes::UNSUPPORTED,
+                format!(
+                    "{path}: the Hiera 3 backend '{name}' (a Hiera::Backend class) is not supported by this implementation"
+                ),
+            ))),
+        }
     }
 }
 

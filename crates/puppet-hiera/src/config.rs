@@ -1,14 +1,15 @@
 //! `hiera.yaml` parsing and validation (version 5), with Puppet's rules and error texts:
 //! `defaults` (`datadir`, `data_hash`/`lookup_key`/`data_dig`, `options`), `hierarchy` /
 //! `default_hierarchy` entries with exactly one of `path`, `paths`, `glob`, `globs`, `uri`,
-//! `uris`, `mapped_paths`, unique names, reserved option keys. Version 4 (deprecated) is read
-//! into the same model (`backend` entries become `yaml_data`/`json_data` entries); version 3
-//! is recognised (so the layers can apply Puppet's "ignored"/"not supported" rules) but not
-//! interpreted.
+//! `uris`, `mapped_paths`, unique names, reserved option keys. Versions 4 and 3 (deprecated)
+//! are read into the same model: version 4's `backend` entries become `yaml_data`/`json_data`
+//! entries; version 3's backends become one entry each over the whole hierarchy ([`Hiera3`];
+//! Puppet reads it in the global layer only, the other layers ignore it).
 
 use crate::error::{codes, HieraError};
 use crate::yaml;
-use puppet_types::Value;
+use puppet_types::types::{StringType, StructElement};
+use puppet_types::{Type, Value};
 use std::path::{Path, PathBuf};
 
 /// The kind of function of a hierarchy entry.
@@ -20,7 +21,10 @@ pub enum FunctionKind {
     LookupKey,
     /// `data_dig`: the function is called per dotted key (see [`crate::backend`]).
     DataDig,
-    /// `hiera3_backend` (global layer only; not supported here).
+    /// `hiera3_backend`, and a version 3 configuration's backends other than yaml, json and
+    /// eyaml: a Hiera 3 backend class (global layer only; the lookup asks the
+    /// [`FunctionBackend`](crate::FunctionBackend), which finds nothing when no module has
+    /// the class, as Puppet).
     Hiera3Backend,
     /// `v4_data_hash` (deprecated; not supported here).
     V4DataHash,
@@ -113,6 +117,26 @@ pub struct HieraConfig {
     /// True for the built-in configuration used when a layer has no `hiera.yaml`: paths that
     /// do not exist are dropped.
     pub is_default: bool,
+    /// What a version 3 configuration adds (`None` for versions 4 and 5).
+    pub hiera3: Option<Hiera3>,
+}
+
+/// What a version 3 `hiera.yaml` (Hiera 3's format: `:backends:`, `:hierarchy:`, a section
+/// per backend; deprecated, read by Puppet in the global layer only) adds to the model. Its
+/// backends become hierarchy entries, backend by backend, each over the whole hierarchy:
+/// `yaml` and `json` read with `yaml_data`/`json_data`, `eyaml` with `eyaml_lookup_key`
+/// (the section's other keys its options), any other a Hiera 3 backend class
+/// ([`FunctionKind::Hiera3Backend`]). A backend's `datadir` is interpolated (by default
+/// `<codedir>/environments/%{::environment}/hieradata`); a relative one is taken from the
+/// directory of `hiera.yaml` (Puppet takes it from the process's working directory).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hiera3 {
+    /// The strategy the `hiera_*()` functions' hash merges use in this layer
+    /// (`merge_behavior`: `deep` is `reverse_deep`, `deeper` is `unconstrained_deep`, with
+    /// `deep_merge_options`); `None` for `native`.
+    pub hiera_merge: Option<crate::MergeStrategy>,
+    /// The file did not hold a YAML hash: Puppet's default configuration stands in.
+    pub fell_back: bool,
 }
 
 fn s(v: &str) -> Value {
@@ -201,15 +225,7 @@ impl HieraConfig {
         })?;
         let Some(Value::Hash(map)) = loaded else {
             // Puppet warns and falls back to a version 3 default configuration.
-            return Ok(HieraConfig {
-                version: 3,
-                dir,
-                path,
-                datadir: "data".into(),
-                hierarchy: Vec::new(),
-                default_hierarchy: None,
-                is_default: false,
-            });
+            return parse_v3(None, yaml_text, dir, path);
         };
         let version = match get(&map, "version") {
             None => 3,
@@ -220,17 +236,7 @@ impl HieraConfig {
         };
         match version {
             4 => return parse_v4(&map, yaml_text, dir, path),
-            3 => {
-                return Ok(HieraConfig {
-                    version: version as u32,
-                    dir,
-                    path,
-                    datadir: "data".into(),
-                    hierarchy: Vec::new(),
-                    default_hierarchy: None,
-                    is_default: false,
-                })
-            }
+            3 => return parse_v3(Some(&map), yaml_text, dir, path),
             5 => {}
             other => {
                 return fail(
@@ -399,6 +405,7 @@ impl HieraConfig {
             hierarchy,
             default_hierarchy,
             is_default: false,
+            hiera3: None,
         })
     }
 
@@ -421,6 +428,7 @@ impl HieraConfig {
             }],
             default_hierarchy: None,
             is_default: true,
+            hiera3: None,
         }
     }
 
@@ -994,30 +1002,257 @@ fn parse_v4(
         hierarchy,
         default_hierarchy: None,
         is_default: false,
+        hiera3: None,
     })
 }
 
 /// The first line (1-based) matching Puppet's `/[^\w]NAME(?:[^\w]|$)/`, where a version 4
 /// file names an unknown backend.
 fn backend_line(text: &str, name: &str) -> Option<u32> {
+    word_line(text, name, 1)
+}
+
+/// The number of the first line from `start` (1-based) where `name` stands as a word
+/// outside a comment (Puppet's `find_line_matching(/[^\w]NAME(?:[^\w]|$)/)`).
+fn word_line(text: &str, name: &str, start: u32) -> Option<u32> {
     let word = |c: char| c.is_alphanumeric() || c == '_';
-    (1u32..).zip(text.split('\n')).find_map(|(n, line)| {
-        let line = uncommented(line);
-        line.match_indices(name)
-            .any(|(i, _)| {
-                line[..i].chars().next_back().is_some_and(|c| !word(c))
-                    && line[i + name.len()..]
-                        .chars()
-                        .next()
-                        .is_none_or(|c| !word(c))
-            })
-            .then_some(n)
+    (1u32..)
+        .zip(text.split('\n'))
+        .skip(start as usize - 1)
+        .find_map(|(n, line)| {
+            let line = uncommented(line);
+            line.match_indices(name)
+                .any(|(i, _)| {
+                    line[..i].chars().next_back().is_some_and(|c| !word(c))
+                        && line[i + name.len()..]
+                            .chars()
+                            .next()
+                            .is_none_or(|c| !word(c))
+                })
+                .then_some(n)
+        })
+}
+
+/// A version 3 `hiera.yaml` (`map`; `None` when the file held no YAML hash, which Puppet
+/// replaces by its default configuration) read into the model (see [`Hiera3`]), checked as
+/// Puppet 7.23's `HieraConfigV3` checks it (its type assertion, a backend listed twice).
+fn parse_v3(
+    map: Option<&puppet_types::value::ValueMap>,
+    yaml_text: &str,
+    dir: PathBuf,
+    path: PathBuf,
+) -> Result<HieraConfig, HieraError> {
+    let fell_back = map.is_none();
+    let defaults = puppet_types::value::ValueMap::default();
+    let map = map.unwrap_or(&defaults);
+    // Puppet fills in the defaults, then asserts the whole configuration.
+    let mut config = map.clone();
+    let mut fill = |k: &str, v: Value| {
+        if get(&config, k).is_none() {
+            config.insert(s(k), v);
+        }
+    };
+    fill("version", Value::Integer(3));
+    fill("backends", Value::array(vec![s("yaml")]));
+    fill(
+        "hierarchy",
+        Value::array(vec![s("nodes/%{::trusted.certname}"), s("common")]),
+    );
+    fill("merge_behavior", s("native"));
+    fill("deep_merge_options", Value::hash([]));
+    let list = |v: &Value| -> Vec<String> {
+        match v {
+            Value::Array(a) => a.iter().map(|x| x.to_plain_string()).collect(),
+            other => vec![other.to_plain_string()],
+        }
+    };
+    let backends: Vec<String> = get(&config, "backends").map(list).unwrap_or_default();
+    let non_empty = || Type::string_sized(puppet_types::types::IntRange::new(Some(1), None));
+    let one_or_many = || Type::variant_of(vec![non_empty(), Type::array(non_empty(), None)]);
+    let optional = |name: &str, value: Type| StructElement {
+        name: name.into(),
+        key: Type::optional(Type::String(StringType::Value(name.into()))),
+        value,
+    };
+    let mut elements = vec![
+        optional("version", Type::integer(Some(3), Some(3))),
+        optional("backends", one_or_many()),
+        optional("logger", non_empty()),
+        optional(
+            "merge_behavior",
+            Type::enumeration(["deep".into(), "deeper".into(), "native".into()], false),
+        ),
+        optional(
+            "deep_merge_options",
+            Type::hash(
+                non_empty(),
+                Type::variant_of(vec![Type::any_string(), Type::Boolean(None)]),
+                None,
+            ),
+        ),
+        optional("hierarchy", one_or_many()),
+    ];
+    for b in &backends {
+        if !elements.iter().any(|e| e.name == b.as_str()) {
+            elements.push(optional(b, Type::hash(non_empty(), Type::Any, None)));
+        }
+    }
+    let config_value = Value::Hash(std::sync::Arc::new(config.clone()));
+    let config_type = Type::structure(elements);
+    if !puppet_types::is_instance(&config_type, &config_value) {
+        let subject = format!(
+            "The Lookup Configuration at '{}' has wrong type,",
+            path.display()
+        );
+        return Err(HieraError::new(
+            codes::INVALID_CONFIG,
+            puppet_types::describe_mismatch(
+                &subject,
+                &config_type,
+                &puppet_types::infer_set(&config_value),
+            ),
+        )
+        .in_file(path));
+    }
+    let hierarchy_paths: Vec<String> = get(&config, "hierarchy").map(list).unwrap_or_default();
+    let mut hierarchy: Vec<HierarchyEntry> = Vec::new();
+    for backend in &backends {
+        if hierarchy.iter().any(|e| &e.name == backend) {
+            let first = word_line(yaml_text, backend, 1);
+            let second = first.and_then(|f| word_line(yaml_text, backend, f + 1));
+            let (first, line) = match second {
+                Some(l) => (first, Some(l)),
+                None => (None, first),
+            };
+            let mut message = format!("Backend '{backend}' is defined more than once.");
+            if let Some(f) = first {
+                message.push_str(&format!(" First defined at (line: {f})"));
+            }
+            let mut e =
+                HieraError::new("HIERA_BACKEND_MULTIPLY_DEFINED", message).in_file(path.clone());
+            e.line = line;
+            return Err(e);
+        }
+        let section = match get(&config, backend) {
+            Some(Value::Hash(h)) => (**h).clone(),
+            _ => puppet_types::value::ValueMap::default(),
+        };
+        let datadir = match get(&section, "datadir") {
+            Some(d) => d.to_plain_string(),
+            None => "%{settings::codedir}/environments/%{::environment}/hieradata".to_string(),
+        };
+        let extension = match get(&section, "extension") {
+            Some(x) => format!(".{}", x.to_plain_string()),
+            None if backend == "hocon" => ".conf".to_string(),
+            None => format!(".{backend}"),
+        };
+        let (function, options) = match backend.as_str() {
+            "yaml" | "json" => ((FunctionKind::DataHash, format!("{backend}_data")), None),
+            "eyaml" => {
+                let mut options = section.clone();
+                options.shift_remove(&s("datadir"));
+                (
+                    (FunctionKind::LookupKey, "eyaml_lookup_key".to_string()),
+                    Some(Value::Hash(std::sync::Arc::new(options))),
+                )
+            }
+            _ => ((FunctionKind::Hiera3Backend, backend.clone()), None),
+        };
+        hierarchy.push(HierarchyEntry {
+            name: backend.clone(),
+            function: Some(function),
+            location: Location::Paths(hierarchy_paths.clone()),
+            datadir: Some(datadir),
+            options,
+            extension: Some(extension),
+        });
+    }
+    let hiera_merge = match get(&config, "merge_behavior").map(Value::to_plain_string) {
+        Some(m) if m == "deep" || m == "deeper" => {
+            let mut options = match get(&config, "deep_merge_options") {
+                Some(Value::Hash(h)) => (**h).clone(),
+                _ => puppet_types::value::ValueMap::default(),
+            };
+            let name = if m == "deep" {
+                "reverse_deep"
+            } else {
+                "unconstrained_deep"
+            };
+            options.insert(s("strategy"), s(name));
+            Some(crate::MergeStrategy::from_value(&Value::Hash(
+                std::sync::Arc::new(options),
+            ))?)
+        }
+        _ => None,
+    };
+    Ok(HieraConfig {
+        version: 3,
+        dir,
+        path,
+        datadir: "data".into(),
+        hierarchy,
+        default_hierarchy: None,
+        is_default: false,
+        hiera3: Some(Hiera3 {
+            hiera_merge,
+            fell_back,
+        }),
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn version_3_backends_become_entries_over_the_whole_hierarchy() {
+        let text = ":backends: [yaml, eyaml, custom]\n:hierarchy: [\"nodes/%{::trusted.certname}\", common]\n:yaml:\n  :datadir: /d\n  :extension: yml\n:eyaml:\n  :pkcs7_private_key: /k.pem\n:merge_behavior: deep\n:deep_merge_options:\n  :knockout_prefix: '--'\n";
+        let c = HieraConfig::parse(text, "/etc/puppet").unwrap();
+        assert_eq!(c.version, 3);
+        let names: Vec<_> = c.hierarchy.iter().map(|e| e.name.as_str()).collect();
+        assert_eq!(names, ["yaml", "eyaml", "custom"]);
+        let yaml = &c.hierarchy[0];
+        assert_eq!(
+            yaml.function,
+            Some((FunctionKind::DataHash, "yaml_data".into()))
+        );
+        assert_eq!(yaml.datadir.as_deref(), Some("/d"));
+        assert_eq!(yaml.extension.as_deref(), Some(".yml"));
+        assert_eq!(
+            yaml.location,
+            Location::Paths(vec!["nodes/%{::trusted.certname}".into(), "common".into()])
+        );
+        let eyaml = &c.hierarchy[1];
+        assert_eq!(
+            eyaml.function,
+            Some((FunctionKind::LookupKey, "eyaml_lookup_key".into()))
+        );
+        assert_eq!(
+            eyaml.options.as_ref().map(|o| o.to_string()).as_deref(),
+            Some("{'pkcs7_private_key' => '/k.pem'}")
+        );
+        assert_eq!(
+            eyaml.datadir.as_deref(),
+            Some("%{settings::codedir}/environments/%{::environment}/hieradata")
+        );
+        assert_eq!(
+            c.hierarchy[2].function,
+            Some((FunctionKind::Hiera3Backend, "custom".into()))
+        );
+        let merge = c
+            .hiera3
+            .as_ref()
+            .and_then(|h| h.hiera_merge.clone())
+            .unwrap();
+        assert_eq!(merge.name(), "reverse_deep");
+        // Without a hash: Puppet's default configuration.
+        let d = HieraConfig::parse("just text\n", "/etc/puppet").unwrap();
+        assert!(d
+            .hiera3
+            .as_ref()
+            .is_some_and(|h| h.fell_back && h.hiera_merge.is_none()));
+        assert_eq!(d.hierarchy.len(), 1);
+    }
 
     #[test]
     fn version_4() {

@@ -82,6 +82,9 @@ pub mod codes {
     /// Ruby's `LoadError` in a backend (hiera-eyaml's encryptor for a scheme it has no
     /// plugin for): Puppet prints the message as it is, the global layer does not wrap it.
     pub const RUBY_LOAD_ERROR: &str = "HIERA_RUBY_LOAD_ERROR";
+    /// A `hiera_hash()` or `hiera_array()` call with a dotted key that a version 3 global
+    /// layer answered (Hiera 3's "Resolution type ... is illegal").
+    pub const V3_RESOLUTION: &str = "HIERA_V3_RESOLUTION";
 }
 
 impl HieraError {

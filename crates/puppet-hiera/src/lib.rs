@@ -42,9 +42,9 @@ pub mod source;
 pub mod yaml;
 
 pub use backend::{BackendCall, BackendContext, BackendError, FunctionBackend};
-pub use config::{FunctionKind, HieraConfig, HierarchyEntry, Location};
+pub use config::{FunctionKind, Hiera3, HieraConfig, HierarchyEntry, Location};
 pub use error::HieraError;
 pub use explain::{Event, Node};
 pub use lookup::{Explanation, Layer, Lookup, LookupAdapter, LookupBuilder, MapScope, Scope};
-pub use merge::{DeepOptions, MergeStrategy};
+pub use merge::{DeepOptions, DeepVariant, MergeStrategy};
 pub use source::{glob_with, DataSource, FsSource, ListDir, MemorySource};

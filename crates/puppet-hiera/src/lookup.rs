@@ -71,6 +71,20 @@ pub trait Scope {
     fn warning(&self, message: &str) {
         let _ = message;
     }
+    /// True while a deprecated `hiera()`, `hiera_array()`, `hiera_hash()` or
+    /// `hiera_include()` makes the lookup: a version 3 global layer then gives hash merges
+    /// its `merge_behavior`, requires a Hash for hash and deep merges and refuses dotted keys
+    /// with hash and unique merges (Puppet's `hiera_xxx_call?`). The default: false.
+    fn hiera_function_call(&self) -> bool {
+        false
+    }
+    /// The class the lookup is made from, as Hiera 3's scope names it for a version 3
+    /// global layer's `%{calling_class}` (and `calling_class_path`): the class whose body
+    /// runs, or for a defined type's body the class it was declared from; `None` at top
+    /// scope. The default: `None`.
+    fn calling_class(&self) -> Option<String> {
+        None
+    }
 }
 
 /// What Puppet's `LookupAdapter` keeps for one compilation: the merged `lookup_options` of
@@ -347,6 +361,8 @@ pub struct Lookup {
     /// layers by.
     id: u64,
     warnings: Mutex<Vec<String>>,
+    /// The configurations' warnings a compilation logs ([`Lookup::config_warnings`]).
+    config_warnings: Vec<String>,
 }
 
 /// A string to interpolate, parsed: its pieces and, for each scope expression (`%{x.y}`,
@@ -391,6 +407,10 @@ enum ModuleSpec {
 /// At most this many parsed strings are kept (interpolated variable values may contain
 /// `%{` too, so the set is not bounded by the data).
 const TEMPLATE_CACHE_LIMIT: usize = 4096;
+
+/// The variables Hiera 3's scope adds to Puppet's for a version 3 global layer: the class
+/// the lookup is made from (`Scope::calling_class`), as a path, and the module.
+const HIERA3_VARIABLES: [&str; 3] = ["calling_class", "calling_class_path", "calling_module"];
 
 /// Collects the layers of a [`Lookup`].
 #[derive(Debug)]
@@ -466,6 +486,7 @@ impl LookupBuilder {
     /// Checks the layer rules (versions, `default_hierarchy` only in modules) and builds.
     pub fn build(self) -> Result<Lookup, HieraError> {
         let mut warnings = Vec::new();
+        let mut config_warnings = Vec::new();
         let global = match self.global {
             None => None,
             Some(c) => match c.version {
@@ -483,11 +504,17 @@ impl LookupBuilder {
                     .in_file(c.path))
                 }
                 _ => {
-                    return Err(HieraError::new(
-                        codes::UNSUPPORTED,
-                        "hiera.yaml version 3 is not supported by this implementation",
-                    )
-                    .in_file(c.path))
+                    let path = c.path.display();
+                    if c.hiera3.as_ref().is_some_and(|h| h.fell_back) {
+                        config_warnings.push(format!(
+                            "{path}: File exists but does not contain a valid YAML hash. Falling back to Hiera version 3 default config"
+                        ));
+                    }
+                    config_warnings.push(format!(
+                        "{path}: Use of 'hiera.yaml' version 3 is deprecated. It should be converted to version 5\n   (file: {path})"
+                    ));
+                    warnings.extend(config_warnings.iter().cloned());
+                    Some(Provider::new(Layer::Global, c))
                 }
             },
         };
@@ -535,6 +562,7 @@ impl LookupBuilder {
                 NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
             },
             warnings: Mutex::new(warnings),
+            config_warnings,
         })
     }
 }
@@ -694,8 +722,17 @@ struct Inv<'a> {
     /// The merged `lookup_options` of each module (`None`: outside modules).
     lo_cache: RefCell<Vec<(Option<String>, MergedOptions)>>,
     depth: RefCell<usize>,
-    /// Only the global layer is searched (Puppet's `set_global_only`, used by `hiera()`).
-    global_only: bool,
+    /// Only the global layer is searched (Puppet's `set_global_only`, used by `hiera()`,
+    /// and by the lookups that a version 3 global layer's data interpolates when the
+    /// environment has no layer).
+    global_only: Cell<bool>,
+    /// A deprecated `hiera_*()` function makes the lookup (Puppet's `hiera_xxx_call?`):
+    /// a version 3 global layer applies its `merge_behavior` to hash merges and checks
+    /// what it finds.
+    hiera_call: bool,
+    /// Set while a version 3 global layer is searched: its scope is Hiera 3's, which also
+    /// has `calling_class`, `calling_class_path` and `calling_module`.
+    hiera3: Cell<bool>,
     /// Set while an entry's locations are resolved for the cache.
     recording: RefCell<Option<Recording>>,
     /// The cached resolutions found valid for `scope` in this invocation, by slot address
@@ -725,7 +762,9 @@ impl<'a> Inv<'a> {
             rec: explain.then(|| RefCell::new(Recorder::default())),
             lo_cache: RefCell::new(Vec::new()),
             depth: RefCell::new(0),
-            global_only: false,
+            global_only: Cell::new(false),
+            hiera_call: scope.hiera_function_call(),
+            hiera3: Cell::new(false),
             recording: RefCell::new(None),
             resolved: RefCell::new(Vec::new()),
             data_interpolated: Cell::new(false),
@@ -795,9 +834,37 @@ impl<'a> Inv<'a> {
         if let Some((_, v)) = self.variables.borrow().iter().find(|(n, _)| **n == *name) {
             return v.clone();
         }
-        let v = self.scope.variable(name);
+        let v = self.read_variable(name);
         self.variables.borrow_mut().push((shared(), v.clone()));
         v
+    }
+
+    /// The name a variable is read and cached by: while a version 3 global layer is
+    /// searched, the variables Hiera 3's scope adds ([`HIERA3_VARIABLES`]) under a name of
+    /// their own (a NUL, then the name), which always reads Hiera 3's value, so that a
+    /// resolution cached for them is checked against them wherever it is checked.
+    fn variable_name<'n>(&self, name: &'n str) -> std::borrow::Cow<'n, str> {
+        match self.hiera3.get() && HIERA3_VARIABLES.contains(&name) {
+            true => format!("\0{name}").into(),
+            false => name.into(),
+        }
+    }
+
+    /// A variable of the scope, or (for a name made by [`Inv::variable_name`]) of Hiera
+    /// 3's scope: an empty text is `nil` there.
+    fn read_variable(&self, name: &str) -> Option<Value> {
+        let Some(hiera3) = name.strip_prefix('\0') else {
+            return self.scope.variable(name);
+        };
+        let text = match hiera3 {
+            "calling_class" => self.scope.calling_class(),
+            "calling_class_path" => self.scope.calling_class().map(|c| c.replace("::", "/")),
+            _ => match self.scope.variable("module_name") {
+                Some(Value::String(m)) => Some(m.to_string()),
+                _ => None,
+            },
+        };
+        text.filter(|t| !t.is_empty()).map(Value::string)
     }
 
     fn enter(&self, e: impl FnOnce() -> Event) {
@@ -1396,8 +1463,8 @@ impl Lookup {
         merge: Option<MergeStrategy>,
         scope: &dyn Scope,
     ) -> Result<Option<Value>, HieraError> {
-        let mut inv = Inv::new(scope, false);
-        inv.global_only = true;
+        let inv = Inv::new(scope, false);
+        inv.global_only.set(true);
         *inv.top_key.borrow_mut() = key.into();
         self.adapter_lookup(&inv, key, merge)
     }
@@ -1446,6 +1513,13 @@ impl Lookup {
         }
         let tree = inv.rec.map(|r| r.into_inner().tree).unwrap_or_default();
         Explanation { result, tree }
+    }
+
+    /// What Puppet logs about the configurations when a compilation first looks a key up,
+    /// in order: a version 3 global `hiera.yaml`'s deprecation (and that it held no hash).
+    /// Unlike [`Lookup::take_warnings`], not drained: each compilation logs them.
+    pub fn config_warnings(&self) -> &[String] {
+        &self.config_warnings
     }
 
     /// Warnings emitted so far (ignored version 3 configs, module keys outside the module's
@@ -1528,7 +1602,7 @@ impl Lookup {
         let r = inv.nest(|| {
             let found = match self.do_lookup(inv, key, &root, module, &merge)? {
                 Some(v) => Some(v),
-                None if inv.global_only => None,
+                None if inv.global_only.get() => None,
                 None => self.default_hierarchy_lookup(inv, key, &root, module)?,
             };
             match found {
@@ -1587,7 +1661,7 @@ impl Lookup {
         // Puppet's provider stack: the global layer, the environment, the key's module; each
         // contributes nothing when absent (a module that is not found says so).
         let global_lookup = |inv: &Inv<'_>, p: &Provider| match self
-            .layer_lookup(inv, p, key, root, merge, false)
+            .global_layer_lookup(inv, p, key, root, merge)
         {
             Err(e) if !e.has_issue_code() => Err(HieraError {
                 message: format!(
@@ -1600,7 +1674,7 @@ impl Lookup {
             }),
             r => r,
         };
-        if inv.global_only {
+        if inv.global_only.get() {
             return match &self.global {
                 Some(p) => global_lookup(inv, p),
                 None => Ok(None),
@@ -1617,6 +1691,60 @@ impl Lookup {
             },
             _ => self.module_lookup(inv, module, key, root, merge),
         })
+    }
+
+    /// The global layer's part of a lookup. A version 3 layer searches with Hiera 3's
+    /// scope, confined to the global layer (for what its data interpolates) when the
+    /// environment has no layer, and, for the `hiera_*()` functions, merges hashes as its
+    /// `merge_behavior` says and checks what it found (Puppet's `GlobalDataProvider`).
+    fn global_layer_lookup(
+        &self,
+        inv: &Inv<'_>,
+        p: &Provider,
+        key: &str,
+        root: &str,
+        merge: &MergeStrategy,
+    ) -> Result<Option<Value>, HieraError> {
+        let Some(h3) = &p.config.hiera3 else {
+            return self.layer_lookup(inv, p, key, root, merge, false);
+        };
+        let hash_merge = matches!(merge, MergeStrategy::Hash);
+        let merge = match &h3.hiera_merge {
+            Some(m) if inv.hiera_call && hash_merge => m,
+            _ => merge,
+        };
+        let found = self.layer_lookup(inv, p, key, root, merge, false)?;
+        if let (true, Some(v)) = (inv.hiera_call, &found) {
+            if matches!(merge, MergeStrategy::Hash | MergeStrategy::Deep(_))
+                && !matches!(v, Value::Hash(_))
+            {
+                return Err(HieraError::new(
+                    codes::DATA_TYPE,
+                    puppet_types::describe_mismatch(
+                        "value has wrong type,",
+                        &puppet_types::Type::hash_of_any(),
+                        &puppet_types::infer_set(v),
+                    ),
+                ));
+            }
+            let resolution = match merge {
+                MergeStrategy::Hash => Some("hash"),
+                MergeStrategy::Unique => Some("array"),
+                _ => None,
+            };
+            let dotted = self
+                .split_unless_plain(key)?
+                .is_some_and(|segs| segs.len() > 1);
+            if let (Some(r), true) = (resolution, dotted) {
+                return Err(HieraError::new(
+                    codes::V3_RESOLUTION,
+                    format!(
+                        "Resolution type :{r} is illegal when accessing values using dotted keys. Offending key was '{key}'"
+                    ),
+                ));
+            }
+        }
+        Ok(found)
     }
 
     /// The module layer of `module` (Puppet's `lookup_in_module`): its provider, made on
@@ -1759,7 +1887,7 @@ impl Lookup {
         let caching = self.caching && inv.rec.is_none();
         // A module layer that cannot be made is never cached: retrieving its options
         // fails where Puppet's retrieval does (after the global and environment layers).
-        let broken = || match (inv.global_only, module) {
+        let broken = || match (inv.global_only.get(), module) {
             (false, Some(m)) => self.module_provider(m).is_err(),
             _ => false,
         };
@@ -1771,7 +1899,7 @@ impl Lookup {
         }
         let cell = self.snapshot_cell(inv, module);
         if let Some((ids, resolved)) = self.options_key(inv, module) {
-            let key = (module.map(str::to_string), inv.global_only, ids);
+            let key = (module.map(str::to_string), inv.global_only.get(), ids);
             let hit = self.options.read().ok().and_then(|m| m.get(&key).cloned());
             if let Some(o) = hit {
                 self.take_snapshot(inv, cell, resolved, o.clone());
@@ -1784,7 +1912,7 @@ impl Lookup {
         inv.data_interpolated.set(outer || interpolated);
         if let (false, Ok(o)) = (interpolated, &r) {
             if let Some((ids, resolved)) = self.options_key(inv, module) {
-                let key = (module.map(str::to_string), inv.global_only, ids);
+                let key = (module.map(str::to_string), inv.global_only.get(), ids);
                 if let Ok(mut m) = self.options.write() {
                     if m.len() >= cache::OPTIONS_LIMIT {
                         m.clear();
@@ -1824,7 +1952,7 @@ impl Lookup {
         inv: &Inv<'_>,
         module: Option<&str>,
     ) -> &RwLock<Option<Arc<OptionsSnapshot>>> {
-        if inv.global_only {
+        if inv.global_only.get() {
             return &self.snapshots[1];
         }
         // (`shared_options` has made the module's layer: an error is not cached.)
@@ -1855,11 +1983,11 @@ impl Lookup {
     /// Also returns the resolutions, by slot address.
     fn options_key(&self, inv: &Inv<'_>, module: Option<&str>) -> Option<(Vec<u64>, Vec<Memo>)> {
         let stack = options_stack();
-        let more = match (inv.global_only, module) {
+        let more = match (inv.global_only.get(), module) {
             (true, _) | (false, None) => None,
             (false, Some(m)) => self.module_provider(m).ok().flatten(),
         };
-        let providers = self.global.iter().chain(if inv.global_only {
+        let providers = self.global.iter().chain(if inv.global_only.get() {
             None
         } else {
             self.environment.as_ref()
@@ -1902,7 +2030,7 @@ impl Lookup {
                 None => Ok(None),
             }
         };
-        if inv.global_only {
+        if inv.global_only.get() {
             return match layer_opts(self.global.as_ref())? {
                 Some(o) => Ok(Some(self.compile_options(&o, None)?)),
                 None => Ok(None),
@@ -2042,6 +2170,33 @@ impl Lookup {
         merge: &MergeStrategy,
         default_hierarchy: bool,
     ) -> Result<Option<Value>, HieraError> {
+        if p.config.hiera3.is_none() || inv.hiera3.get() {
+            return self.entries_lookup(inv, p, key, root, merge, default_hierarchy);
+        }
+        // A version 3 global layer is searched with Hiera 3's scope, and what its data
+        // interpolates stays in the global layer when the environment has none (Puppet's
+        // `GlobalDataProvider` and the invocations made under it).
+        let global_only = inv.global_only.get();
+        inv.hiera3.set(true);
+        if self.environment.is_none() {
+            inv.global_only.set(true);
+        }
+        let r = self.entries_lookup(inv, p, key, root, merge, default_hierarchy);
+        inv.hiera3.set(false);
+        inv.global_only.set(global_only);
+        r
+    }
+
+    /// [`Lookup::layer_lookup`] in the layer's scope.
+    fn entries_lookup(
+        &self,
+        inv: &Inv<'_>,
+        p: &Provider,
+        key: &str,
+        root: &str,
+        merge: &MergeStrategy,
+        default_hierarchy: bool,
+    ) -> Result<Option<Value>, HieraError> {
         let entries = match default_hierarchy {
             true => p.config.default_hierarchy.as_ref().map_or(0, Vec::len),
             false => p.config.hierarchy.len(),
@@ -2142,7 +2297,7 @@ impl Lookup {
         let depth = *inv.depth.borrow();
         // The scope directly: a variable has one value throughout a lookup, and these
         // reads need not be kept for later ones.
-        let holds = snapshot.holds(&inv.stack.borrow(), depth, |name| inv.scope.variable(name));
+        let holds = snapshot.holds(&inv.stack.borrow(), depth, |name| inv.read_variable(name));
         holds.then_some(snapshot)
     }
 
@@ -2188,13 +2343,7 @@ impl Lookup {
                 Some((FunctionKind::LookupKey, name)) if name == "eyaml_lookup_key" => {
                     return self.eyaml_entry_lookup(inv, p, e, locations, root, merge);
                 }
-                Some((
-                    kind @ (FunctionKind::DataHash
-                    | FunctionKind::LookupKey
-                    | FunctionKind::DataDig
-                    | FunctionKind::V4DataHash),
-                    name,
-                )) => {
+                Some((kind, name)) => {
                     let call = FunctionEntry {
                         p,
                         e,
@@ -2205,7 +2354,6 @@ impl Lookup {
                     };
                     return self.function_entry_lookup(inv, &call, locations, merge);
                 }
-                Some((kind, name)) => return Err(function_not_found(p, *kind, name)),
                 None => return Ok(None),
             };
             if matches!(e.location, Location::None | Location::Uris(_)) {
@@ -2258,7 +2406,8 @@ impl Lookup {
         };
         let call =
             |loc: Option<&Resolved>| self.function_call(inv, backend, f, &options, loc, &segments);
-        if matches!(f.e.location, Location::None) {
+        // A Hiera 3 backend class searches the hierarchy itself.
+        if matches!(f.e.location, Location::None) || f.kind == FunctionKind::Hiera3Backend {
             return call(None);
         }
         each_location(inv, merge, locations, |loc| call(Some(loc)))
@@ -2900,7 +3049,13 @@ impl Lookup {
     /// `lookup('k')` inside data: a full lookup, `''` when not found.
     fn global_lookup(&self, inv: &Inv<'_>, key: &str) -> Result<Value, HieraError> {
         let saved = inv.top_key.replace(key.to_string().into());
+        // A lookup that may leave the global layer leaves Hiera 3's scope too (Puppet
+        // unwraps its `Hiera::Scope` then).
+        let hiera3 = inv
+            .hiera3
+            .replace(inv.hiera3.get() && inv.global_only.get());
         let r = self.search(inv, key, None);
+        inv.hiera3.set(hiera3);
         inv.top_key.replace(saved);
         Ok(match r? {
             Some((v, Some(options))) => inv.scope.convert_to(key, v, &options)?,
@@ -2918,7 +3073,15 @@ impl Lookup {
         scope: &dyn Scope,
     ) -> Result<Option<Value>, HieraError> {
         let root = root_of(segs);
-        let v = scope.variable(&root);
+        let of_inv_scope = std::ptr::addr_eq(scope, inv.scope);
+        let renamed = match of_inv_scope {
+            true => inv.variable_name(&root),
+            false => std::borrow::Cow::Borrowed(&*root),
+        };
+        let v = match renamed {
+            std::borrow::Cow::Owned(ref hiera3) => inv.read_variable(hiera3),
+            std::borrow::Cow::Borrowed(_) => scope.variable(&root),
+        };
         inv.with(
             || Event::Scope("Global Scope".into()),
             || {
@@ -2947,8 +3110,16 @@ impl Lookup {
             match &r {
                 Ok(_) if own => {}
                 Ok(v) if of_scope && matches!(segs.first(), Some(Segment::Key(_))) => {
+                    let segments: Arc<[Segment]> = match &renamed {
+                        std::borrow::Cow::Owned(name) => {
+                            std::iter::once(Segment::Key(name.clone()))
+                                .chain(segs[1..].iter().cloned())
+                                .collect()
+                        }
+                        std::borrow::Cow::Borrowed(_) => segs.into(),
+                    };
                     rec.deps.push(Dep {
-                        segments: segs.into(),
+                        segments,
                         value: v.clone(),
                         root: Mutex::new(root_value),
                     })

@@ -14,12 +14,29 @@ use std::sync::Arc;
 /// Options of the `deep` strategy.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct DeepOptions {
+    /// Which of Puppet's deep strategies.
+    pub variant: DeepVariant,
     /// Values prefixed with this string remove the unprefixed value (`--x`).
     pub knockout_prefix: Option<String>,
     /// Sort arrays after merging them.
     pub sort_merged_arrays: bool,
     /// Merge arrays of hashes element by element.
     pub merge_hash_arrays: bool,
+}
+
+/// Puppet's three deep merge strategies: the same merge, with different option checks and
+/// priority.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum DeepVariant {
+    /// `deep`: its options checked (`knockout_prefix`, `merge_hash_arrays`, ...), higher
+    /// priority winning.
+    #[default]
+    Deep,
+    /// `unconstrained_deep`: any options (Hiera 3's `merge_behavior: deeper`).
+    Unconstrained,
+    /// `reverse_deep`: any options, lower priority winning (Hiera 3's `merge_behavior:
+    /// deep`).
+    Reverse,
 }
 
 /// How values found at several places are combined.
@@ -106,7 +123,10 @@ impl MergeStrategy {
                     ));
                 }
                 Ok(match base {
-                    MergeStrategy::Deep(_) => MergeStrategy::Deep(opts),
+                    MergeStrategy::Deep(d) => MergeStrategy::Deep(DeepOptions {
+                        variant: d.variant,
+                        ..opts
+                    }),
                     other => other,
                 })
             }
@@ -118,13 +138,22 @@ impl MergeStrategy {
         }
     }
 
-    /// A strategy by name (`first`, `unique`, `hash`, `deep`; `default` is `first`).
+    /// A strategy by name (`first`, `unique`, `hash`, `deep`, `unconstrained_deep`,
+    /// `reverse_deep`; `default` is `first`).
     pub fn from_name(name: &str) -> Result<MergeStrategy, HieraError> {
+        let deep = |variant| {
+            Ok(MergeStrategy::Deep(DeepOptions {
+                variant,
+                ..DeepOptions::default()
+            }))
+        };
         match name {
             "first" | "default" => Ok(MergeStrategy::First),
             "unique" => Ok(MergeStrategy::Unique),
             "hash" => Ok(MergeStrategy::Hash),
-            "deep" => Ok(MergeStrategy::Deep(DeepOptions::default())),
+            "deep" => deep(DeepVariant::Deep),
+            "unconstrained_deep" => deep(DeepVariant::Unconstrained),
+            "reverse_deep" => deep(DeepVariant::Reverse),
             _ => Err(HieraError::new(
                 codes::MERGE_ARGUMENT,
                 format!("Unknown merge strategy: '{name}'"),
@@ -138,7 +167,11 @@ impl MergeStrategy {
             MergeStrategy::First => "first",
             MergeStrategy::Unique => "unique",
             MergeStrategy::Hash => "hash",
-            MergeStrategy::Deep(_) => "deep",
+            MergeStrategy::Deep(o) => match o.variant {
+                DeepVariant::Deep => "deep",
+                DeepVariant::Unconstrained => "unconstrained_deep",
+                DeepVariant::Reverse => "reverse_deep",
+            },
         }
     }
 
@@ -190,6 +223,9 @@ impl MergeStrategy {
                     out.insert(k.clone(), v.clone());
                 }
                 Ok(Value::Hash(Arc::new(out)))
+            }
+            MergeStrategy::Deep(opts) if opts.variant == DeepVariant::Reverse => {
+                deep_merge(lower.clone(), higher.clone(), opts)
             }
             MergeStrategy::Deep(opts) => deep_merge(higher.clone(), lower.clone(), opts),
         }
@@ -489,8 +525,17 @@ fn deep_merge_depth(
 /// The type Puppet checks a `merge` hash against (`options_t` of Puppet's merge strategies):
 /// `Struct[{strategy => Optional[Pattern[/NAME/]]}]`, and for `deep` also the optional
 /// `knockout_prefix` (String), `merge_debug`, `merge_hash_arrays`, `sort_merged_arrays`
-/// (Boolean).
+/// (Boolean); `unconstrained_deep` and `reverse_deep` take any `Hash[String[1], Any]`.
 fn options_type(strategy: &MergeStrategy) -> Type {
+    if let MergeStrategy::Deep(o) = strategy {
+        if o.variant != DeepVariant::Deep {
+            let key = Type::String(StringType::Size(Some(puppet_types::types::IntRange::new(
+                Some(1),
+                None,
+            ))));
+            return Type::hash(key, Type::Any, None);
+        }
+    }
     let optional_key = |name: &str, value: Type| StructElement {
         name: name.into(),
         key: Type::optional(Type::String(StringType::Value(name.into()))),
@@ -515,6 +560,26 @@ mod tests {
 
     fn s(x: &str) -> Value {
         Value::string(x)
+    }
+
+    #[test]
+    fn reverse_deep_lets_the_lower_priority_win() {
+        let higher = Value::hash([(s("a"), s("high")), (s("l"), Value::array(vec![s("x")]))]);
+        let lower = Value::hash([(s("a"), s("low")), (s("l"), Value::array(vec![s("y")]))]);
+        let reverse = MergeStrategy::from_name("reverse_deep").unwrap();
+        assert_eq!(reverse.name(), "reverse_deep");
+        assert_eq!(
+            reverse.merge(&higher, &lower).unwrap().to_string(),
+            "{'a' => 'low', 'l' => ['x', 'y']}"
+        );
+        let deeper = MergeStrategy::from_name("unconstrained_deep").unwrap();
+        assert_eq!(
+            deeper.merge(&higher, &lower).unwrap().to_string(),
+            "{'a' => 'high', 'l' => ['y', 'x']}"
+        );
+        // Their options are not checked as `deep`'s are.
+        let any = Value::hash([(s("strategy"), s("reverse_deep")), (s("whatever"), s("x"))]);
+        assert!(MergeStrategy::from_value(&any).is_ok());
     }
 
     #[test]
