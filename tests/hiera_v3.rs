@@ -137,3 +137,39 @@ fn version_3_global_configurations_compile_as_puppet() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// A Hiera 3 backend class that a module ships (`lib/hiera/backend/NAME_backend.rb`) is Ruby
+/// this implementation does not run: the lookup fails naming its file, never finds nothing
+/// in its place (Puppet runs it; without such a file Puppet finds nothing, as the
+/// `err_unknown_backend` case shows).
+#[test]
+fn a_hiera_3_backend_class_of_a_module_is_refused_by_name() {
+    let files = MemoryProvider::new()
+        .with_file(
+            "/etc/hiera.yaml",
+            ":backends: [custom, yaml]\n:hierarchy: common\n:yaml:\n  :datadir: /data\n",
+        )
+        .with_file("/data/common.yaml", "x: from-yaml\n")
+        .with_file(
+            "/env/modules/m/lib/hiera/backend/custom_backend.rb",
+            "class Hiera\n  module Backend\n    class Custom_backend\n      def lookup(key, scope, order_override, resolution_type, context)\n        'custom'\n      end\n    end\n  end\nend\n",
+        )
+        .with_file("/env/modules/m/manifests/init.pp", "class m {}\n");
+    let env = Session::new()
+        .files(files)
+        .hiera_config("/etc/hiera.yaml")
+        .modulepath(["/env/modules"])
+        .code("notice(lookup('x'))")
+        .load()
+        .expect("loads");
+    let out = env.compile(&puppet_lang::eval::Settings::agent(
+        "node.example.com",
+        Default::default(),
+    ));
+    let message = out.catalog.expect_err("refused").puppet_message();
+    assert!(
+        message.contains("/env/modules/m/lib/hiera/backend/custom_backend.rb")
+            && message.contains("Hiera 3 backend 'custom'"),
+        "{message}"
+    );
+}
