@@ -1,7 +1,9 @@
 //! `validate`: parse and validate every `.pp` and `.epp` file under the given paths, print
 //! problems as `file:line:col: error[CODE]: message` with a source snippet (or JSON with
 //! `--format json`), and exit 1 when anything is wrong. Files are checked in parallel on
-//! every core; the output is in file order.
+//! every core; the output is in file order. Files inside a `plans` directory (a module's
+//! Bolt plans) are parsed and validated in tasks mode, as `pdk validate` checks them
+//! (`puppet parser validate --tasks`); `--tasks` makes every manifest a plan file.
 //!
 //! ```text
 //! cargo run --release --example validate -- examples/env
@@ -26,6 +28,10 @@ struct Args {
     /// Only parse (skip the validation pass).
     #[arg(long)]
     syntax_only: bool,
+    /// Check every manifest in tasks mode (by default only those inside a `plans`
+    /// directory).
+    #[arg(long)]
+    tasks: bool,
 }
 
 /// The `.pp` and `.epp` files below `dir`, sorted (a directory's entry type comes with its
@@ -121,14 +127,20 @@ fn check(file: &Path, args: &Args) -> Checked {
         }
     };
     let is_epp = file.extension().and_then(|e| e.to_str()) == Some("epp");
+    let tasks = !is_epp && (args.tasks || file.components().any(|c| c.as_os_str() == "plans"));
     let parse = if is_epp {
         syntax::parse_epp(&text)
+    } else if tasks {
+        syntax::parse_tasks(&text)
     } else {
         syntax::parse(&text)
     };
     let mut diags: Vec<Diagnostic> = parse.errors().to_vec();
     if !args.syntax_only && parse.is_ok() {
-        diags.extend(syntax::validate::validate(&parse));
+        diags.extend(match tasks {
+            true => syntax::validate::validate_tasks(&parse),
+            false => syntax::validate::validate(&parse),
+        });
     }
     if diags.is_empty() {
         return c;

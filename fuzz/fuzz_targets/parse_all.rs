@@ -1,6 +1,7 @@
 //! The `parse_all` fuzz target: feeds arbitrary UTF-8 to every entry point of puppet-syntax
-//! (manifest, EPP, expression, type expression, and the validation pass) and checks that
-//! each tree holds every byte of the input and that every diagnostic lies inside it.
+//! (manifest, tasks-mode manifest, EPP, expression, type expression, and the validation
+//! passes) and checks that each tree holds every byte of the input and that every
+//! diagnostic lies inside it.
 //!
 //! It is not a correctness test of the grammar: only "no panic, no hang, lossless tree".
 
@@ -39,6 +40,13 @@ fuzz_target!(|data: &[u8]| {
         "validate",
         text,
         &puppet_syntax::validate::validate(&manifest),
+    );
+    let tasks = puppet_syntax::parse_tasks(text);
+    check("parse_tasks", text, &tasks);
+    check_ranges(
+        "validate tasks",
+        text,
+        &puppet_syntax::validate::validate_tasks(&tasks),
     );
     let epp = puppet_syntax::parse_epp(text);
     check("parse_epp", text, &epp);

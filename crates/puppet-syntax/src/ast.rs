@@ -189,6 +189,10 @@ pub enum Expr {
     DefineDef(DefineDef),
     NodeDef(NodeDef),
     FunctionDef(FunctionDef),
+    /// `plan name(params) { body }` (tasks mode).
+    PlanDef(PlanDef),
+    /// `apply(args) { body }` (tasks mode).
+    Apply(ApplyExpr),
     TypeAlias(TypeAlias),
     TypeDefinition(TypeDefinition),
     EppRenderText(EppRenderText),
@@ -230,6 +234,8 @@ impl AstNode for Expr {
                 | DEFINE_DEF
                 | NODE_DEF
                 | FUNCTION_DEF
+                | PLAN_DEF
+                | APPLY_EXPR
                 | TYPE_ALIAS
                 | TYPE_DEFINITION
                 | EPP_RENDER_TEXT
@@ -270,6 +276,8 @@ impl AstNode for Expr {
             DEFINE_DEF => Expr::DefineDef(DefineDef(node)),
             NODE_DEF => Expr::NodeDef(NodeDef(node)),
             FUNCTION_DEF => Expr::FunctionDef(FunctionDef(node)),
+            PLAN_DEF => Expr::PlanDef(PlanDef(node)),
+            APPLY_EXPR => Expr::Apply(ApplyExpr(node)),
             TYPE_ALIAS => Expr::TypeAlias(TypeAlias(node)),
             TYPE_DEFINITION => Expr::TypeDefinition(TypeDefinition(node)),
             EPP_RENDER_TEXT => Expr::EppRenderText(EppRenderText(node)),
@@ -311,6 +319,8 @@ impl AstNode for Expr {
             Expr::DefineDef(n) => &n.0,
             Expr::NodeDef(n) => &n.0,
             Expr::FunctionDef(n) => &n.0,
+            Expr::PlanDef(n) => &n.0,
+            Expr::Apply(n) => &n.0,
             Expr::TypeAlias(n) => &n.0,
             Expr::TypeDefinition(n) => &n.0,
             Expr::EppRenderText(n) => &n.0,
@@ -1290,6 +1300,14 @@ ast_node!(
     FunctionDef, FUNCTION_DEF
 );
 ast_node!(
+    /// `plan name(params) { body }` (tasks mode).
+    PlanDef, PLAN_DEF
+);
+ast_node!(
+    /// `apply(targets, options) { body }` (tasks mode).
+    ApplyExpr, APPLY_EXPR
+);
+ast_node!(
     /// `node 'a', /b/ inherits c { body }`.
     NodeDef, NODE_DEF
 );
@@ -1338,6 +1356,17 @@ macro_rules! named_definition {
 named_definition!(ClassDef);
 named_definition!(DefineDef);
 named_definition!(FunctionDef);
+named_definition!(PlanDef);
+
+impl ApplyExpr {
+    /// The arguments in parentheses (the targets, then options).
+    pub fn args(&self) -> impl Iterator<Item = Expr> {
+        exprs(&self.0)
+    }
+    pub fn body(&self) -> Option<Block> {
+        child(&self.0)
+    }
+}
 
 impl ClassDef {
     pub fn inherits(&self) -> Option<InheritsClause> {

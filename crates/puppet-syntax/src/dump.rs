@@ -413,6 +413,21 @@ impl Lower {
                 items.push(body_block(body));
                 list(items)
             }
+            Expr::PlanDef(f) => {
+                let mut items = vec![atom("plan"), atom(f.name())];
+                if let Some(p) = self.parameters(f.params()) {
+                    items.push(p);
+                }
+                let body = self.block_stmts(f.body());
+                items.push(body_block(body));
+                list(items)
+            }
+            // (Puppet's own dump has no form for it: it prints the object.)
+            Expr::Apply(a) => {
+                let args: Vec<_> = a.args().map(|x| self.expr(&x)).collect();
+                let body = self.block_stmts(a.body());
+                list(vec![atom("apply"), list(args), body_block(body)])
+            }
             Expr::NodeDef(n) => {
                 let mut matches = vec![atom("matches")];
                 for m in n.matches() {

@@ -177,6 +177,8 @@ pub(crate) fn can_start_expression(kind: SyntaxKind) -> bool {
             | TYPE_KW
             | PRIVATE_KW
             | ATTR_KW
+            | PLAN_KW
+            | APPLY_KW
             | MINUS
             | BANG
             | STAR
@@ -996,6 +998,24 @@ fn primary(p: &mut Parser) -> Option<CompletedMarker> {
             }
             block(p);
             FUNCTION_DEF
+        }
+        // Tasks mode only (the lexer makes these keywords then).
+        PLAN_KW => {
+            p.bump();
+            definition_name(p);
+            if p.at(L_PAREN) || p.at(WS_L_PAREN) {
+                param_list_in_parens(p);
+            }
+            block(p);
+            PLAN_DEF
+        }
+        APPLY_KW => {
+            p.bump();
+            p.expect(L_PAREN);
+            arguments(p, R_PAREN);
+            p.expect(R_PAREN);
+            block(p);
+            APPLY_EXPR
         }
         NODE_KW => {
             p.bump();

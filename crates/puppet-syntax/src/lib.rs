@@ -100,9 +100,11 @@ fn debug_tree_into(node: &SyntaxNode, indent: usize, out: &mut String) {
     }
 }
 
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Entry {
     Manifest,
+    /// A manifest in tasks mode (Bolt's plans): `plan` and `apply` are keywords.
+    Tasks,
     Epp,
     Expression,
     InterpolatedText,
@@ -113,7 +115,10 @@ pub(crate) enum Entry {
 impl Entry {
     /// Whether heredoc expressions (whose bodies are parsed on their own) can occur.
     fn has_heredocs(self) -> bool {
-        matches!(self, Entry::Manifest | Entry::Epp | Entry::Expression)
+        matches!(
+            self,
+            Entry::Manifest | Entry::Tasks | Entry::Epp | Entry::Expression
+        )
     }
 }
 
@@ -134,16 +139,30 @@ fn run_with<T>(
 ) -> (T, Vec<Diagnostic>, bool) {
     let mut scratch = parser::Scratch::take();
     let tokens = std::mem::take(&mut scratch.tokens);
-    let lexed = match entry {
+    let mut lexed = match entry {
         Entry::Epp => lexer::lex_into(text, true, tokens),
         Entry::InterpolatedText => lexer::lex_interpolated_text(text),
         Entry::InterpolatedTextNoDollarEscape => lexer::lex_interpolated_text_with(text, false),
         _ => lexer::lex_into(text, false, tokens),
     };
+    if entry == Entry::Tasks {
+        // Puppet's lexer in tasks mode has two more keywords.
+        let mut at = 0usize;
+        for t in &mut lexed.tokens {
+            if t.kind == SyntaxKind::NAME {
+                match &text[at..at + t.len as usize] {
+                    "plan" => t.kind = SyntaxKind::PLAN_KW,
+                    "apply" => t.kind = SyntaxKind::APPLY_KW,
+                    _ => {}
+                }
+            }
+            at += t.len as usize;
+        }
+    }
     let mut skip = std::mem::take(&mut scratch.skip);
     let mut p = parser::Parser::new(text, &lexed.tokens, &mut skip, &mut scratch);
     let root = match entry {
-        Entry::Manifest => {
+        Entry::Manifest | Entry::Tasks => {
             grammar::source_file(&mut p);
             SyntaxKind::SOURCE_FILE
         }
@@ -257,6 +276,19 @@ pub(crate) fn run_flat(text: std::sync::Arc<str>, entry: Entry) -> flat::FlatPar
 /// Parses a manifest (`.pp` file).
 pub fn parse(text: &str) -> Parse {
     run(text, Entry::Manifest)
+}
+
+/// Parses a manifest in tasks mode, as Puppet does with `--tasks` (Bolt's plans, the files
+/// of a module's `plans/`): `plan` and `apply` are keywords, for plan definitions
+/// (`plan name(params) { ... }`) and apply expressions (`apply(targets) { ... }`).
+///
+/// ```
+/// let parse = puppet_syntax::parse_tasks("plan m::go(TargetSpec $t) {\n  apply($t) { notify { 'x': } }\n}\n");
+/// assert!(parse.errors().is_empty());
+/// assert!(!puppet_syntax::parse("plan m::go(TargetSpec $t) { }").errors().is_empty());
+/// ```
+pub fn parse_tasks(text: &str) -> Parse {
+    run(text, Entry::Tasks)
 }
 
 /// Parses an EPP template.

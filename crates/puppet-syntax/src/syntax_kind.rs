@@ -99,6 +99,10 @@ pub enum SyntaxKind {
     TYPE_KW,
     ATTR_KW,
     PRIVATE_KW,
+    /// `plan`: a keyword only in tasks mode (Bolt's plans, [`crate::parse_tasks`]).
+    PLAN_KW,
+    /// `apply`: a keyword only in tasks mode.
+    APPLY_KW,
 
     // ---- words, literals ----
     /// A lower-case name, possibly qualified: `foo`, `foo::bar`, `::foo`.
@@ -216,6 +220,10 @@ pub enum SyntaxKind {
     FUNCTION_DEF,
     TYPE_ALIAS,
     TYPE_DEFINITION,
+    /// `plan name(params) { ... }` (tasks mode).
+    PLAN_DEF,
+    /// `apply(targets, options) { ... }` (tasks mode): its arguments and block.
+    APPLY_EXPR,
     /// `<%= expr %>`.
     EPP_RENDER_EXPR,
     /// Literal text of a template.
@@ -241,7 +249,7 @@ impl SyntaxKind {
 
     /// Is this a keyword?
     pub fn is_keyword(self) -> bool {
-        (CASE_KW as u16..=PRIVATE_KW as u16).contains(&(self as u16))
+        (CASE_KW as u16..=APPLY_KW as u16).contains(&(self as u16))
     }
 
     /// The keyword kind for a word, if it is one.
@@ -341,6 +349,8 @@ impl SyntaxKind {
             TYPE_KW => "TYPE",
             ATTR_KW => "ATTR",
             PRIVATE_KW => "PRIVATE",
+            PLAN_KW => "PLAN",
+            APPLY_KW => "APPLY",
             NAME => "NAME",
             BARE_WORD => "WORD",
             TYPE_NAME => "CLASSREF",
@@ -473,6 +483,8 @@ const fn kind_at(i: usize) -> SyntaxKind {
         TYPE_KW,
         ATTR_KW,
         PRIVATE_KW,
+        PLAN_KW,
+        APPLY_KW,
         NAME,
         BARE_WORD,
         TYPE_NAME,
@@ -547,6 +559,8 @@ const fn kind_at(i: usize) -> SyntaxKind {
         FUNCTION_DEF,
         TYPE_ALIAS,
         TYPE_DEFINITION,
+        PLAN_DEF,
+        APPLY_EXPR,
         EPP_RENDER_EXPR,
         EPP_RENDER_TEXT,
         EPP_PARAMS,

@@ -79,6 +79,82 @@ pub fn validate_in_module(parse: &Parse, file: &str, namespace: Option<&str>) ->
 #[derive(Default)]
 struct Validator {
     diags: Vec<Diagnostic>,
+    /// Tasks mode: Puppet's `TasksChecker` replaces the checks of class, define and node
+    /// definitions (where they may appear is not checked).
+    tasks: bool,
+}
+
+/// Runs Puppet's validation checks over a parse made in tasks mode
+/// ([`crate::parse_tasks`]), as Puppet validates with `--tasks` (its `TasksChecker`): the
+/// checks of [`validate`], and what only a catalog compilation has (resources, their
+/// defaults, overrides and relationships, collectors, node definitions) only inside an
+/// `apply` block; class and define definitions nowhere; an exported collector or another
+/// `apply` not inside one.
+///
+/// ```
+/// let parse = puppet_syntax::parse_tasks("plan m::p() {\n  notify { 'x': }\n  apply('h') { notify { 'y': } }\n}\n");
+/// let diags = puppet_syntax::validate::validate_tasks(&parse);
+/// assert_eq!(diags.len(), 1);
+/// assert_eq!(diags[0].message, "A Resource Statement is only available when compiling a catalog");
+/// ```
+pub fn validate_tasks(parse: &Parse) -> Vec<Diagnostic> {
+    let mut v = Validator {
+        tasks: true,
+        ..Validator::default()
+    };
+    let root = parse.syntax();
+    v.root(&root);
+    for node in root.descendants() {
+        let Some(e) = Expr::cast(node.clone()) else {
+            continue;
+        };
+        // Inside an apply block (its arguments are not).
+        let in_apply = node
+            .ancestors()
+            .skip(1)
+            .any(|a| a.kind() == BLOCK && a.parent().is_some_and(|p| p.kind() == APPLY_EXPR));
+        let scripting = |v: &mut Validator| {
+            v.error(
+                "EXPRESSION_NOT_SUPPORTED_WHEN_SCRIPTING",
+                format!(
+                    "{} is only available when compiling a catalog",
+                    a_an_uc(&label(&e))
+                ),
+                position(&e),
+            )
+        };
+        let compiling = |v: &mut Validator| {
+            v.error(
+                "EXPRESSION_NOT_SUPPORTED_WHEN_COMPILING",
+                format!(
+                    "{} is not available when compiling a catalog",
+                    a_an_uc(&label(&e))
+                ),
+                position(&e),
+            )
+        };
+        match &e {
+            Expr::ClassDef(_) | Expr::DefineDef(_) => scripting(&mut v),
+            Expr::Collect(c) if in_apply && c.query().is_some_and(|q| q.is_exported()) => {
+                compiling(&mut v)
+            }
+            Expr::Collect(_) if in_apply => {}
+            Expr::Apply(_) if in_apply => compiling(&mut v),
+            Expr::Collect(_)
+            | Expr::NodeDef(_)
+            | Expr::Relationship(_)
+            | Expr::ResourceDefaults(_)
+            | Expr::Resource(_)
+            | Expr::ResourceOverride(_)
+                if !in_apply =>
+            {
+                scripting(&mut v)
+            }
+            _ => {}
+        }
+    }
+    v.diags.sort_by_key(|d| d.start());
+    v.diags
 }
 
 const RESERVED_TYPE_NAMES: &[&str] = &[
@@ -213,6 +289,8 @@ pub fn label(e: &Expr) -> String {
         Expr::DefineDef(_) => "'define' expression".into(),
         Expr::NodeDef(_) => "Node Definition".into(),
         Expr::FunctionDef(_) => "Function Definition".into(),
+        Expr::PlanDef(_) => "Plan Definition".into(),
+        Expr::Apply(_) => "'apply' expression".into(),
         Expr::TypeAlias(_) => "Type Alias".into(),
         Expr::TypeDefinition(_) => "Type Definition".into(),
         Expr::EppRenderText(_) => "Epp Text".into(),
@@ -474,9 +552,12 @@ impl Validator {
     }
 
     fn definition_top(&mut self, e: &Expr, ctx: &[Ctx]) {
+        if self.tasks && matches!(e, Expr::ClassDef(_) | Expr::DefineDef(_) | Expr::NodeDef(_)) {
+            return;
+        }
         let absolute = matches!(
             e,
-            Expr::FunctionDef(_) | Expr::TypeAlias(_) | Expr::TypeDefinition(_)
+            Expr::FunctionDef(_) | Expr::PlanDef(_) | Expr::TypeAlias(_) | Expr::TypeDefinition(_)
         );
         for (i, c) in ctx.iter().enumerate().rev() {
             match c {
@@ -1233,6 +1314,28 @@ impl Validator {
                 }
                 if let Some(b) = d.body() {
                     self.block(&b, other);
+                }
+            }
+            // A plan is a function definition to Puppet's checks.
+            Expr::PlanDef(d) => {
+                self.named_definition(e, &d.name(), ctx);
+                if let Some(p) = d.params() {
+                    self.params(&p, Some((e, false)), false);
+                    self.param_exprs(&p, other);
+                }
+                if let Some(b) = d.body() {
+                    self.block(&b, other);
+                }
+            }
+            // Definitions may appear in an apply block as in a class body.
+            Expr::Apply(a) => {
+                for arg in a.args() {
+                    self.expr(&arg, other);
+                }
+                if let Some(b) = a.body() {
+                    let mut inner = ctx.to_vec();
+                    inner.push(Ctx::Class);
+                    self.block(&b, &inner);
                 }
             }
             Expr::NodeDef(n) => {
