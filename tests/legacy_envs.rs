@@ -9,8 +9,8 @@
 //! (`hiera`, `function` in the Puppet language and in Ruby, `none` beside a version 5
 //! `hiera.yaml`, an unknown name). The notices must be Puppet's; an error must carry
 //! Puppet's text (Puppet raises an unknown environment provider at the first lookup, we when
-//! the environment loads). Deprecation warnings are not compared: Hiera's configuration
-//! warnings are not logged.
+//! the environment loads). The warnings must be Puppet's too (Hiera's deprecations of the
+//! data providers, logged when a lookup first reaches the layer).
 
 mod support;
 
@@ -83,5 +83,22 @@ fn legacy_environments_compile_as_puppet() {
             .map(|n| n.as_str().unwrap())
             .collect();
         assert_eq!(notices, want_notices, "{name}");
+        // The same warnings (their order around the functions' own is not compared).
+        let env_dir = fixtures().join(name).display().to_string();
+        let mut warnings: Vec<String> = out
+            .logs
+            .iter()
+            .filter(|l| l.level == puppet_lang::functions::LogLevel::Warning)
+            .map(|l| l.message.replace(&env_dir, "<environment>"))
+            .collect();
+        let mut want_warnings: Vec<String> = want["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n.as_str().unwrap().to_string())
+            .collect();
+        warnings.sort();
+        want_warnings.sort();
+        assert_eq!(warnings, want_warnings, "{name}");
     }
 }

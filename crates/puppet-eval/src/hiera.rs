@@ -13,11 +13,12 @@
 //! Hiera's warnings about data files (not a hash, a module's keys outside its namespace) are
 //! logged once per compilation, by each compilation that uses the file (`Scope::warning`:
 //! the `Lookup` is shared by every compile of an environment and reads a file once, so
-//! `Lookup::take_warnings` would show them in whichever compile read it first). Of its
-//! warnings about configurations, those of a version 3 global `hiera.yaml`
-//! (`Lookup::config_warnings`) are logged at each compilation's first lookup, as Puppet logs
-//! them when it makes the configuration; the others (an ignored version 3 file in an
-//! environment or module, version 4's deprecation) are not logged.
+//! `Lookup::take_warnings` would show them in whichever compile read it first). Its
+//! warnings about configurations (deprecated `hiera.yaml` versions and data provider
+//! settings, an ignored version 3 file) are logged as Puppet logs them when it makes the
+//! layer: the global and environment layers' at a compilation's first lookup
+//! (`Lookup::config_warnings`), a module's when a lookup first reaches the module
+//! (`Scope::config_warning`); each once a compilation, by Puppet's `warn_once` key.
 
 use crate::error::{EvalError, Flow};
 use crate::eval::Compiler;
@@ -73,6 +74,8 @@ pub(crate) struct LayerConfigs {
     global: Result<Option<HieraConfig>, HieraError>,
     /// The environment layer (none without a `hiera.yaml`).
     environment: Result<Option<HieraConfig>, HieraError>,
+    /// What Puppet warns about the environment's deprecated `environment_data_provider`.
+    warnings: Vec<puppet_hiera::ConfigWarning>,
 }
 
 impl LayerConfigs {
@@ -96,19 +99,19 @@ impl LayerConfigs {
             }
             None => Ok(None),
         };
+        let mut warnings = Vec::new();
         let environment = match env_dir {
             Some(d) => match source.read(&d.join("hiera.yaml")) {
                 Some(text) => HieraConfig::parse(&text, d).map(Some),
                 None => Ok(None),
             }
             .and_then(|config| match data_provider {
-                // (Its deprecation warnings, as the configurations', are not logged.)
                 Some((provider, env)) => puppet_hiera::config::with_data_provider(
                     config,
                     Some(provider),
                     d,
                     puppet_hiera::config::DataProviderOwner::Environment(env),
-                    &mut Vec::new(),
+                    &mut warnings,
                 ),
                 None => Ok(config),
             }),
@@ -117,6 +120,7 @@ impl LayerConfigs {
         LayerConfigs {
             global,
             environment,
+            warnings,
         }
     }
 
@@ -147,7 +151,9 @@ impl LayerConfigs {
             return Ok(None);
         }
         let global = global.unwrap_or_else(HieraConfig::empty_global);
-        let mut b = Lookup::builder(source).global(global);
+        let mut b = Lookup::builder(source)
+            .global(global)
+            .config_warnings(self.warnings);
         if let Some(e) = env {
             b = b.environment(e);
         }
@@ -395,6 +401,9 @@ pub(crate) struct HieraScope<'a, 'c> {
     warnings: RefCell<Vec<String>>,
     /// A deprecated `hiera_*()` function makes the lookup.
     pub(crate) hiera_call: std::cell::Cell<bool>,
+    /// Hiera's warnings about the modules' configurations, logged when the lookup is over
+    /// (each key once a compilation).
+    config_warnings: RefCell<Vec<puppet_hiera::ConfigWarning>>,
 }
 
 impl HieraScope<'_, '_> {
@@ -412,12 +421,19 @@ impl HieraScope<'_, '_> {
             adapter,
             warnings: RefCell::default(),
             hiera_call: std::cell::Cell::new(false),
+            config_warnings: RefCell::default(),
         };
         let out = f(&lent);
         let warnings = lent.warnings.take();
+        let config_warnings = lent.config_warnings.take();
         drop(lent);
-        // Puppet reads a data file once a compilation, and warns then.
         let c = cell.into_inner();
+        for w in config_warnings {
+            if c.warned_once.insert(format!("hiera-config:{}", w.key)) {
+                c.warn(w.message);
+            }
+        }
+        // Puppet reads a data file once a compilation, and warns then.
         for w in warnings {
             if c.warned_once.insert(format!("hiera-data:{w}")) {
                 c.warn(w);
@@ -452,6 +468,10 @@ impl puppet_hiera::Scope for HieraScope<'_, '_> {
 
     fn hiera_function_call(&self) -> bool {
         self.hiera_call.get()
+    }
+
+    fn config_warning(&self, warning: &puppet_hiera::ConfigWarning) {
+        self.config_warnings.borrow_mut().push(warning.clone());
     }
 
     /// Hiera 3's `find_hostclass`: the class of the scope, or of the scope a defined type
@@ -567,8 +587,8 @@ fn search(
     // What Puppet logs about the configurations when it makes them, at a compilation's
     // first lookup.
     for w in lookup.config_warnings() {
-        if c.warned_once.insert(format!("hiera-config:{w}")) {
-            c.warn(w.clone());
+        if c.warned_once.insert(format!("hiera-config:{}", w.key)) {
+            c.warn(w.message.clone());
         }
     }
     if c.hiera_calling.iter().any(|k| k == key) {

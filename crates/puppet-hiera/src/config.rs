@@ -581,6 +581,31 @@ fn name_line(text: &str, name: &str, start: u32) -> Option<u32> {
     None
 }
 
+/// A warning Puppet logs about a configuration (a deprecated version or setting), with the
+/// key Puppet's `warn_once` logs it under: a compilation logs each key once (the message
+/// ends with the file Puppet names, as its log shows it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigWarning {
+    /// What makes two warnings the same one (Puppet's `warn_once` kind and key).
+    pub key: String,
+    /// The text.
+    pub message: String,
+}
+
+impl ConfigWarning {
+    /// A warning about `file`.
+    pub fn about(
+        key: impl Into<String>,
+        message: impl std::fmt::Display,
+        file: &Path,
+    ) -> ConfigWarning {
+        ConfigWarning {
+            key: key.into(),
+            message: format!("{message}\n   (file: {})", file.display()),
+        }
+    }
+}
+
 /// Whose deprecated data provider setting [`with_data_provider`] applies.
 #[derive(Debug, Clone, Copy)]
 pub enum DataProviderOwner<'a> {
@@ -616,24 +641,38 @@ pub fn with_data_provider(
     provider: Option<&str>,
     dir: &Path,
     owner: DataProviderOwner<'_>,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<ConfigWarning>,
 ) -> Result<Option<HieraConfig>, HieraError> {
     let Some(provider) = provider else {
         return Ok(config);
     };
+    let (key, file) = match owner {
+        DataProviderOwner::Module(m) => (
+            format!("metadata.json#data_provider-{m}"),
+            dir.join("metadata.json"),
+        ),
+        DataProviderOwner::Environment(_) => (
+            "environment.conf#data_provider".to_string(),
+            dir.join("environment.conf"),
+        ),
+    };
     if let Some(c) = config.as_ref().filter(|c| c.version >= 5) {
         match owner {
-            DataProviderOwner::Module(_) => warnings.push(format!(
+            DataProviderOwner::Module(_) => warnings.push(ConfigWarning::about(key, format!(
                 "Defining \"data_provider\": \"{provider}\" in metadata.json is deprecated. It is ignored since a 'hiera.yaml' with version >= 5 is present"
-            )),
+            ), &file)),
             DataProviderOwner::Environment(_) => {
-                warnings.push(format!(
+                warnings.push(ConfigWarning::about(key, format!(
                     "Defining environment_data_provider='{provider}' in environment.conf is deprecated"
-                ));
+                ), &file));
                 if provider != "hiera" {
-                    warnings.push(format!(
-                        "The environment_data_provider='{provider}' setting is ignored since '{}' version >= 5",
-                        c.path.display()
+                    warnings.push(ConfigWarning::about(
+                        "environment.conf#data_provider_overridden",
+                        format!(
+                            "The environment_data_provider='{provider}' setting is ignored since '{}' version >= 5",
+                            c.path.display()
+                        ),
+                        &file,
                     ));
                 }
             }
@@ -653,7 +692,7 @@ pub fn with_data_provider(
     if config.is_none() {
         message.push_str(" A 'hiera.yaml' file should be used instead");
     }
-    warnings.push(message);
+    warnings.push(ConfigWarning::about(key, message, &file));
     match provider {
         "none" => Ok(None),
         "hiera" => Ok(Some(config.unwrap_or_else(|| HieraConfig::default_for(dir)))),
@@ -662,9 +701,12 @@ pub fn with_data_provider(
                 DataProviderOwner::Module(m) => format!("{m}::data"),
                 DataProviderOwner::Environment(_) => "environment::data".to_string(),
             };
-            warnings.push(format!(
-                "Using of legacy data provider function '{function}'. Please convert to a 'data_hash' function"
-            ));
+            warnings.push(ConfigWarning {
+                key: "legacy_provider_function".into(),
+                message: format!(
+                    "Using of legacy data provider function '{function}'. Please convert to a 'data_hash' function\n   (file & line not available)"
+                ),
+            });
             Ok(Some(HieraConfig::legacy_function(dir, &function)))
         }
         other => Err(HieraError::new(

@@ -42,7 +42,7 @@ pub mod source;
 pub mod yaml;
 
 pub use backend::{BackendCall, BackendContext, BackendError, FunctionBackend};
-pub use config::{FunctionKind, Hiera3, HieraConfig, HierarchyEntry, Location};
+pub use config::{ConfigWarning, FunctionKind, Hiera3, HieraConfig, HierarchyEntry, Location};
 pub use error::HieraError;
 pub use explain::{Event, Node};
 pub use lookup::{Explanation, Layer, Lookup, LookupAdapter, LookupBuilder, MapScope, Scope};

@@ -8,7 +8,7 @@
 
 use crate::backend::{BackendCall, BackendContext, BackendError, FunctionBackend};
 use crate::cache::{self, Dep, OptionsKey, Recording, Resolution, Slot, Snapshot};
-use crate::config::{FunctionKind, HieraConfig, HierarchyEntry, Location};
+use crate::config::{ConfigWarning, FunctionKind, HieraConfig, HierarchyEntry, Location};
 use crate::error::{codes, HieraError};
 use crate::explain::{Event, Outcome, Recorder, Tree};
 use crate::interp::{self, ExprKind, Method, Piece, Segment};
@@ -84,6 +84,13 @@ pub trait Scope {
     /// scope. The default: `None`.
     fn calling_class(&self) -> Option<String> {
         None
+    }
+    /// A warning Puppet logs about a configuration when a lookup first reaches its layer (a
+    /// module's deprecated `data_provider` or `hiera.yaml` version), given each time: a
+    /// compiler logs each [`ConfigWarning::key`] once per compilation. The default: ignored
+    /// (they are also kept for [`Lookup::take_warnings`]).
+    fn config_warning(&self, warning: &ConfigWarning) {
+        let _ = warning;
     }
 }
 
@@ -362,7 +369,7 @@ pub struct Lookup {
     id: u64,
     warnings: Mutex<Vec<String>>,
     /// The configurations' warnings a compilation logs ([`Lookup::config_warnings`]).
-    config_warnings: Vec<String>,
+    config_warnings: Vec<ConfigWarning>,
 }
 
 /// A string to interpolate, parsed: its pieces and, for each scope expression (`%{x.y}`,
@@ -393,6 +400,9 @@ struct ModuleLayer {
     dir: Option<PathBuf>,
     /// The provider (`None`: no `hiera.yaml`, or one of version 3, which is ignored).
     provider: OnceLock<Result<Option<Provider>, HieraError>>,
+    /// What Puppet warns about the layer's configuration when a lookup first reaches the
+    /// module (set with the provider).
+    warnings: OnceLock<Vec<ConfigWarning>>,
 }
 
 /// How the builder was given a module layer.
@@ -420,6 +430,7 @@ pub struct LookupBuilder {
     environment: Option<HieraConfig>,
     modules: Vec<(String, ModuleSpec)>,
     module_names: Vec<String>,
+    config_warnings: Vec<ConfigWarning>,
 }
 
 impl LookupBuilder {
@@ -436,6 +447,14 @@ impl LookupBuilder {
     /// Sets the global layer's configuration.
     pub fn global(mut self, config: HieraConfig) -> LookupBuilder {
         self.global = Some(config);
+        self
+    }
+
+    /// Adds what Puppet warns about the environment's configuration when a compilation makes
+    /// its layers (its deprecated `environment_data_provider`,
+    /// [`crate::config::with_data_provider`]); see [`Lookup::config_warnings`].
+    pub fn config_warnings(mut self, warnings: Vec<ConfigWarning>) -> LookupBuilder {
+        self.config_warnings.extend(warnings);
         self
     }
 
@@ -485,8 +504,8 @@ impl LookupBuilder {
 
     /// Checks the layer rules (versions, `default_hierarchy` only in modules) and builds.
     pub fn build(self) -> Result<Lookup, HieraError> {
-        let mut warnings = Vec::new();
-        let mut config_warnings = Vec::new();
+        let mut warnings: Vec<String> = Vec::new();
+        let mut config_warnings: Vec<ConfigWarning> = Vec::new();
         let global = match self.global {
             None => None,
             Some(c) => match c.version {
@@ -504,24 +523,28 @@ impl LookupBuilder {
                     .in_file(c.path))
                 }
                 _ => {
-                    let path = c.path.display();
                     if c.hiera3.as_ref().is_some_and(|h| h.fell_back) {
-                        config_warnings.push(format!(
-                            "{path}: File exists but does not contain a valid YAML hash. Falling back to Hiera version 3 default config"
-                        ));
+                        // (Puppet's plain warning: logged at every compilation.)
+                        let message = format!(
+                            "{}: File exists but does not contain a valid YAML hash. Falling back to Hiera version 3 default config",
+                            c.path.display()
+                        );
+                        config_warnings.push(ConfigWarning {
+                            key: message.clone(),
+                            message,
+                        });
                     }
-                    config_warnings.push(format!(
-                        "{path}: Use of 'hiera.yaml' version 3 is deprecated. It should be converted to version 5\n   (file: {path})"
-                    ));
-                    warnings.extend(config_warnings.iter().cloned());
+                    config_warnings.push(deprecated_version(&c));
                     Some(Provider::new(Layer::Global, c))
                 }
             },
         };
         let environment = match self.environment {
-            Some(c) => layer_provider(c, Layer::Environment, &mut warnings)?,
+            Some(c) => layer_provider(c, Layer::Environment, &mut config_warnings)?,
             None => None,
         };
+        config_warnings.extend(self.config_warnings);
+        warnings.extend(config_warnings.iter().map(|w| w.message.clone()));
         let mut modules = IndexMap::default();
         let mut module_names: std::collections::HashSet<String> =
             self.module_names.into_iter().collect();
@@ -529,15 +552,19 @@ impl LookupBuilder {
             module_names.insert(name.clone());
             let layer = match spec {
                 ModuleSpec::Config(c) => {
-                    let p = layer_provider(c, Layer::Module(name.clone()), &mut warnings)?;
+                    let mut layer_warnings = Vec::new();
+                    let p = layer_provider(c, Layer::Module(name.clone()), &mut layer_warnings)?;
+                    warnings.extend(layer_warnings.iter().map(|w| w.message.clone()));
                     ModuleLayer {
                         dir: None,
                         provider: OnceLock::from(Ok(p)),
+                        warnings: OnceLock::from(layer_warnings),
                     }
                 }
                 ModuleSpec::Dir(dir) => ModuleLayer {
                     dir: Some(dir),
                     provider: OnceLock::new(),
+                    warnings: OnceLock::new(),
                 },
             };
             // A later module of the same name replaces the earlier, as before.
@@ -569,11 +596,11 @@ impl LookupBuilder {
 
 /// The provider of a layer other than the global one (checked: versions, `default_hierarchy`
 /// only in modules); `None` for a version 3 configuration, which Puppet ignores there with
-/// a warning (added to `warnings`).
+/// a warning (added to `warnings`, with the deprecation its configuration logs).
 fn layer_provider(
     c: HieraConfig,
     layer: Layer,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<ConfigWarning>,
 ) -> Result<Option<Provider>, HieraError> {
     match c.version {
         5 => {
@@ -583,20 +610,37 @@ fn layer_provider(
             Ok(Some(Provider::new(layer, c)))
         }
         4 => {
-            warnings.push(format!(
-                "{}: Use of 'hiera.yaml' version 4 is deprecated. It should be converted to version 5",
-                c.path.display()
-            ));
+            warnings.push(deprecated_version(&c));
             Ok(Some(Provider::new(layer, c)))
         }
         _ => {
-            warnings.push(match layer {
-                Layer::Module(_) => "hiera.yaml version 3 found at module root was ignored".into(),
-                _ => "hiera.yaml version 3 found at the environment root was ignored".into(),
-            });
+            warnings.push(deprecated_version(&c));
+            let (kind, root) = match layer {
+                Layer::Module(_) => ("hiera_v3_at_module_root", "module root"),
+                _ => ("hiera_v3_at_env_root", "the environment root"),
+            };
+            warnings.push(ConfigWarning::about(
+                format!("{kind}:{}", c.path.display()),
+                format!("hiera.yaml version 3 found at {root} was ignored"),
+                &c.path,
+            ));
             Ok(None)
         }
     }
+}
+
+/// Puppet's deprecation of a `hiera.yaml` of version 3 or 4 (logged once: the same key for
+/// both).
+fn deprecated_version(c: &HieraConfig) -> ConfigWarning {
+    ConfigWarning::about(
+        "deprecations:hiera.yaml",
+        format!(
+            "{}: Use of 'hiera.yaml' version {} is deprecated. It should be converted to version 5",
+            c.path.display(),
+            c.version
+        ),
+        &c.path,
+    )
 }
 
 /// A module's `hiera.yaml` error as Puppet raises it at the lookup that reaches the module:
@@ -1252,6 +1296,7 @@ impl Lookup {
             environment: None,
             modules: Vec::new(),
             module_names: Vec::new(),
+            config_warnings: Vec::new(),
         }
     }
 
@@ -1412,7 +1457,7 @@ impl Lookup {
             let Some(dir) = &layer.dir else {
                 return Ok(None);
             };
-            let mut warnings = Vec::new();
+            let mut warnings: Vec<ConfigWarning> = Vec::new();
             let r = (|| {
                 let config = match self.source.read(&dir.join("hiera.yaml")) {
                     Some(text) => Some(HieraConfig::parse(&text, dir)?),
@@ -1438,9 +1483,10 @@ impl Lookup {
                 }
             })()
             .map_err(module_config_error);
-            for w in warnings {
-                self.warn(w);
+            for w in &warnings {
+                self.warn(w.message.clone());
             }
+            let _ = layer.warnings.set(warnings);
             r
         });
         match made {
@@ -1518,7 +1564,7 @@ impl Lookup {
     /// What Puppet logs about the configurations when a compilation first looks a key up,
     /// in order: a version 3 global `hiera.yaml`'s deprecation (and that it held no hash).
     /// Unlike [`Lookup::take_warnings`], not drained: each compilation logs them.
-    pub fn config_warnings(&self) -> &[String] {
+    pub fn config_warnings(&self) -> &[ConfigWarning] {
         &self.config_warnings
     }
 
@@ -1760,7 +1806,9 @@ impl Lookup {
         let Some(m) = module else {
             return Ok(None);
         };
-        match self.module_provider(m)? {
+        let provider = self.module_provider(m);
+        self.module_warnings(inv, m);
+        match provider? {
             Some(p) => self.layer_lookup(inv, p, key, root, merge, false),
             None => {
                 inv.add(|| match self.module_names.contains(m) {
@@ -1769,6 +1817,15 @@ impl Lookup {
                 });
                 Ok(None)
             }
+        }
+    }
+
+    /// Hands the scope what Puppet warns about module `m`'s configuration when a lookup
+    /// reaches the module ([`Scope::config_warning`]).
+    fn module_warnings(&self, inv: &Inv<'_>, m: &str) {
+        let warnings = self.modules.get(m).and_then(|l| l.warnings.get());
+        for w in warnings.into_iter().flatten() {
+            inv.scope.config_warning(w);
         }
     }
 
@@ -2060,7 +2117,9 @@ impl Lookup {
         };
         let mut opts = env_opts;
         if let Some(m) = module {
-            let module_opts = match self.module_provider(m)? {
+            let provider = self.module_provider(m);
+            self.module_warnings(inv, m);
+            let module_opts = match provider? {
                 Some(p) => layer_opts(Some(p))?,
                 None => {
                     if self.module_names.contains(m) {
