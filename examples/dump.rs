@@ -8,7 +8,8 @@
 //!
 //! With `--jsonl`, one JSON object per file is printed, shaped like the lines of the
 //! Puppet oracle's `parse-dump --batch`: `{"file","ok":true,"dump"}` or
-//! `{"file","ok":false,"error","line","column"}`. `.epp` files are parsed as templates.
+//! `{"file","ok":false,"error","line","column"}`. `.epp` files are parsed as templates;
+//! `--tasks` parses manifests in tasks mode (Bolt's plans), as `puppet parser dump --tasks`.
 //! It is not a validator: only syntax errors make a file fail, as with `puppet parser dump`.
 
 use clap::Parser as _;
@@ -21,15 +22,20 @@ struct Args {
     /// Print one JSON object per file instead of the bare dump.
     #[arg(long)]
     jsonl: bool,
+    /// Parse manifests in tasks mode (`plan` and `apply` are keywords).
+    #[arg(long)]
+    tasks: bool,
     /// Files to dump (`.epp` files are parsed as EPP templates).
     #[arg(required = true)]
     files: Vec<PathBuf>,
 }
 
 /// The dump of one source text, or the first error as Puppet would report it.
-fn dump_source(text: &str, epp: bool) -> Result<String, (String, Option<(u32, u32)>)> {
+fn dump_source(text: &str, epp: bool, tasks: bool) -> Result<String, (String, Option<(u32, u32)>)> {
     let parse = if epp {
         syntax::parse_epp(text)
+    } else if tasks {
+        syntax::parse_tasks(text)
     } else {
         syntax::parse(text)
     };
@@ -57,7 +63,7 @@ fn main() {
         let name = file.display().to_string();
         let epp = file.extension().is_some_and(|e| e == "epp");
         let result = match std::fs::read(file) {
-            Ok(bytes) => dump_source(&String::from_utf8_lossy(&bytes), epp),
+            Ok(bytes) => dump_source(&String::from_utf8_lossy(&bytes), epp, args.tasks),
             Err(e) => Err((format!("cannot read: {e}"), None)),
         };
         if args.jsonl {
