@@ -510,22 +510,37 @@ fn nes_list(v: &Value, what: &str, min: usize, max: Option<usize>) -> Result<Vec
 }
 
 /// Puppet's `HIERA_HIERARCHY_NAME_MULTIPLY_DEFINED` for `name` in the `hiera.yaml` `text`
-/// at `path`: the lines come from searching the text as Puppet's `find_line_matching`
-/// does (the first line naming the entry, then the next after it; the error is at the
-/// second, or at the first when there is no second).
+/// at `path` (see [`defined_twice`]).
 fn name_defined_twice(text: &str, name: &str, path: &Path) -> HieraError {
-    let first = name_line(text, name, 1);
-    let second = first.and_then(|f| name_line(text, name, f + 1));
+    defined_twice(
+        "HIERA_HIERARCHY_NAME_MULTIPLY_DEFINED",
+        format!("Hierarchy name '{name}' defined more than once."),
+        |start| name_line(text, name, start),
+        path,
+    )
+}
+
+/// Puppet's error for something `hiera.yaml` at `path` defines twice (a hierarchy name, a
+/// version 3 backend): `message`, then where it was first defined. The lines come from
+/// searching the text as Puppet's `find_line_matching` does with `line_from` (the first
+/// matching line from a line on): the first line, then the next after it; the error is at
+/// the second, or at the first when there is no second.
+fn defined_twice(
+    code: &'static str,
+    mut message: String,
+    line_from: impl Fn(u32) -> Option<u32>,
+    path: &Path,
+) -> HieraError {
+    let first = line_from(1);
+    let second = first.and_then(|f| line_from(f + 1));
     let (first, line) = match second {
         Some(l) => (first, Some(l)),
         None => (None, first),
     };
-    let mut message = format!("Hierarchy name '{name}' defined more than once.");
     if let Some(f) = first {
         message.push_str(&format!(" First defined at (line: {f})"));
     }
-    let mut e = HieraError::new("HIERA_HIERARCHY_NAME_MULTIPLY_DEFINED", message)
-        .in_file(path.to_path_buf());
+    let mut e = HieraError::new(code, message).in_file(path.to_path_buf());
     e.line = line;
     e
 }
@@ -1160,20 +1175,12 @@ fn parse_v3(
     let mut hierarchy: Vec<HierarchyEntry> = Vec::new();
     for backend in &backends {
         if hierarchy.iter().any(|e| &e.name == backend) {
-            let first = word_line(yaml_text, backend, 1);
-            let second = first.and_then(|f| word_line(yaml_text, backend, f + 1));
-            let (first, line) = match second {
-                Some(l) => (first, Some(l)),
-                None => (None, first),
-            };
-            let mut message = format!("Backend '{backend}' is defined more than once.");
-            if let Some(f) = first {
-                message.push_str(&format!(" First defined at (line: {f})"));
-            }
-            let mut e =
-                HieraError::new("HIERA_BACKEND_MULTIPLY_DEFINED", message).in_file(path.clone());
-            e.line = line;
-            return Err(e);
+            return Err(defined_twice(
+                "HIERA_BACKEND_MULTIPLY_DEFINED",
+                format!("Backend '{backend}' is defined more than once."),
+                |start| word_line(yaml_text, backend, start),
+                &path,
+            ));
         }
         let section = match get(&config, backend) {
             Some(Value::Hash(h)) => (**h).clone(),
