@@ -14,7 +14,8 @@
 //! `--environment DIR` compiles in a directory environment (a control repository's
 //! checkout), as a Puppet server whose environmentpath holds it: `environment.conf` gives
 //! the module path (`$basemodulepath` is `--basemodulepath`, empty by default) and the main
-//! manifest, `hiera.yaml` and `data/` are the environment's Hiera, and the environment's
+//! manifest, `hiera.yaml` and `data/` are the environment's Hiera (`--hiera FILE` adds the
+//! server's global layer above it), and the environment's
 //! name (`$environment`) is the directory's name when Puppet accepts it, else `production`
 //! (`--environment-name` sets it). Relative paths are relative to the current directory.
 //!
@@ -62,7 +63,7 @@ struct Args {
     /// The main manifest: a `.pp` file or a directory of them.
     manifest: Option<PathBuf>,
     /// A directory environment (its `environment.conf`, `hiera.yaml`, `data/`, manifests).
-    #[arg(long, value_name = "DIR", conflicts_with = "hiera")]
+    #[arg(long, value_name = "DIR")]
     environment: Option<PathBuf>,
     /// With `--environment`: the server's `basemodulepath` (`$basemodulepath` in
     /// `environment.conf`), directories separated by `:`.
@@ -100,7 +101,8 @@ struct Args {
     /// The node name (certname).
     #[arg(long, short = 'n', value_name = "NAME")]
     node: Option<String>,
-    /// A global hiera.yaml (Puppet's `hiera_config`); module data is always used, and the
+    /// A global hiera.yaml (Puppet's `hiera_config`, the layer above an environment's own;
+    /// any version Puppet reads there, 3 and 5); module data is always used, and the
     /// bundled environment's own hiera.yaml when run without arguments.
     #[arg(long, short = 'H', value_name = "FILE")]
     hiera: Option<PathBuf>,

@@ -6,7 +6,7 @@
 # and scripts/gen-catalog-diff-fixtures.sh; see those for the fixtures it makes.
 #
 # Input: JSON lines on stdin, one case each; output: one JSON line per case, in order.
-#   {"id":..,"op":"catalog","env":DIR,"node":CERTNAME,"facts":FILE}
+#   {"id":..,"op":"catalog","env":DIR,"node":CERTNAME,"facts":FILE[,"hiera":FILE]}
 #       -> {"id":..,"ok":true,"raw":<to_data_hash, see `reproducible`>,"canonical":{..},"logs":[..]}
 #          or {"id":..,"ok":false,"error":MSG}
 #   {"id":..,"op":"lookup","env":DIR,"node":CERTNAME,"facts":FILE,"key":K,
@@ -15,7 +15,8 @@
 #
 # How Puppet is set up (the same for every case, each case in a forked child):
 # * a private temp confdir/vardir/codedir; no global hiera.yaml (Puppet's default global
-#   layer, whose data directory does not exist); basemodulepath empty;
+#   layer, whose data directory does not exist) unless the case gives one ("hiera": the
+#   server's hiera_config); basemodulepath empty;
 # * the environment: a fresh temp environmentpath holding one entry, `production`, a symlink to
 #   DIR, loaded by Puppet's own directory-environment loader, so that DIR/environment.conf
 #   (modulepath, manifest), DIR/hiera.yaml and DIR/data are read as a server reads them. The
@@ -155,6 +156,7 @@ def reproducible(data, env_dir)
 end
 
 def compile_case(c)
+  Puppet[:hiera_config] = File.expand_path(c['hiera']) if c['hiera']
   logs = []
   loader, env = environment_for(c['env'])
   env.each_plugin_directory { |dir| $LOAD_PATH << dir unless $LOAD_PATH.include?(dir) }

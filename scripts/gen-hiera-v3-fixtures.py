@@ -4,7 +4,10 @@ of that directory, a global hiera.yaml of version 3 (Hiera 3's `:backends:`/`:hi
 format, deprecated and still read by Puppet 7 in the global layer).
 
 Each case is a directory holding `hiera.yaml` (the global configuration; `<DIR>` stands for
-the case's own directory), its data, `site.pp` and optionally `modules/`. The case is copied
+the case's own directory), its data, and `site.pp` and optionally `modules/`, or instead
+`env/`: a directory environment (with its own Hiera layer), compiled by
+`scripts/control-repo-oracle.rb` as the environment `production` of a server whose
+`hiera_config` is the case's `hiera.yaml`. The case is copied
 to a temporary directory with `<DIR>` replaced by the copy's path and compiled by the
 oracle's `compile-catalog --batch --with-logs` for node.example.com with `facts.json` here
 (the oracle's Debian web facts), and the expectation keeps, with the copy's path written `<DIR>` again:
@@ -38,7 +41,7 @@ def main():
     cases = sorted(d for d in os.listdir(FIX) if os.path.isdir(os.path.join(FIX, d)))
     tmp = tempfile.mkdtemp(prefix="hiera-v3-")
     try:
-        lines = []
+        lines, env_lines = [], []
         for case in cases:
             dst = os.path.join(tmp, case)
             shutil.copytree(os.path.join(FIX, case), dst)
@@ -48,6 +51,11 @@ def main():
                     text = open(p).read()
                     if "<DIR>" in text:
                         open(p, "w").write(text.replace("<DIR>", dst))
+            if os.path.isdir(os.path.join(dst, "env")):
+                env_lines.append(json.dumps({
+                    "id": case, "op": "catalog", "env": os.path.join(dst, "env"),
+                    "hiera": os.path.join(dst, "hiera.yaml"), "facts": facts, "node": NODE}))
+                continue
             modules = os.path.join(dst, "modules")
             lines.append(json.dumps({
                 "id": case, "manifest": os.path.join(dst, "site.pp"),
@@ -56,8 +64,15 @@ def main():
         out = subprocess.run(
             [os.path.join(args.oracle, "compile-catalog"), "--batch", "-", "--with-logs"],
             input="\n".join(lines) + "\n", capture_output=True, text=True, check=True).stdout
+        if env_lines:
+            out += "\n" + subprocess.run(
+                ["ruby", os.path.join(HERE, "control-repo-oracle.rb")],
+                input="\n".join(env_lines) + "\n", capture_output=True, text=True,
+                check=True).stdout
         expected = {}
         for line in out.splitlines():
+            if not line.strip():
+                continue
             r = json.loads(line)
             case = r["id"]
             dst = os.path.join(tmp, case)

@@ -6,7 +6,8 @@
 //! `hiera_hash()` (`deep` with reversed priority, `deeper`, `deep_merge_options`), Hiera 3's
 //! `calling_class`, `calling_class_path` and `calling_module`, the defaults (no
 //! `:backends:`, no `:hierarchy:`, a file without a hash), interpolation confined to the
-//! global layer without an environment layer, and the configuration's errors (which fail
+//! global layer without an environment layer and not with one (a directory environment
+//! under the global file), and the configuration's errors (which fail
 //! the environment's load here, Puppet's first lookup there).
 
 mod support;
@@ -48,15 +49,23 @@ fn version_3_global_configurations_compile_as_puppet() {
     let text = std::fs::read_to_string(fixtures().join("expected.json")).expect("fixture");
     let expected: serde_json::Value = serde_json::from_str(&text).expect("json");
     let cases = expected.as_object().expect("cases");
-    assert!(cases.len() >= 15, "only {} cases", cases.len());
-    let settings = support::agent_settings("node.example.com", &fixtures().join("facts.json"));
+    assert!(cases.len() >= 17, "only {} cases", cases.len());
+    let settings = support::agent_settings("node.example.com", &fixtures().join("facts.json"))
+        .with_environment("production");
     let mut failures = Vec::new();
     for (case, want) in cases {
         let dir = format!("/fixtures/{case}");
         let mut session = Session::new()
             .files(files(case))
-            .hiera_config(format!("{dir}/hiera.yaml"))
-            .manifest(format!("{dir}/site.pp"));
+            .hiera_config(format!("{dir}/hiera.yaml"));
+        if fixtures().join(case).join("env").is_dir() {
+            // A directory environment under the server's global hiera.yaml.
+            session = session
+                .environment(format!("{dir}/env"))
+                .environment_name("production");
+        } else {
+            session = session.manifest(format!("{dir}/site.pp"));
+        }
         if fixtures().join(case).join("modules").is_dir() {
             session = session.modulepath([format!("{dir}/modules")]);
         }
