@@ -16,9 +16,9 @@
 //! `Lookup::take_warnings` would show them in whichever compile read it first). Its
 //! warnings about configurations (deprecated `hiera.yaml` versions and data provider
 //! settings, an ignored version 3 file) are logged as Puppet logs them when it makes the
-//! layer: the global and environment layers' at a compilation's first lookup
-//! (`Lookup::config_warnings`), a module's when a lookup first reaches the module
-//! (`Scope::config_warning`); each once a compilation, by Puppet's `warn_once` key.
+//! layer (`Scope::config_warning`): the global and environment layers' at a compilation's
+//! first lookup, a module's when a lookup first reaches the module; each once a
+//! compilation, by Puppet's `warn_once` key.
 
 use crate::error::{EvalError, Flow};
 use crate::eval::Compiler;
@@ -584,13 +584,6 @@ fn search(
     };
     // The `hiera_*()` functions search only the global layer when the environment has none.
     let global_only = legacy && !lookup.has_environment_layer();
-    // What Puppet logs about the configurations when it makes them, at a compilation's
-    // first lookup.
-    for w in lookup.config_warnings() {
-        if c.warned_once.insert(format!("hiera-config:{}", w.key)) {
-            c.warn(w.message.clone());
-        }
-    }
     if c.hiera_calling.iter().any(|k| k == key) {
         // A backend function looking up a key it is being asked for (through Puppet
         // functions): Puppet's invocation finds the key on its stack, in the global layer

@@ -86,9 +86,10 @@ pub trait Scope {
         None
     }
     /// A warning Puppet logs about a configuration when a lookup first reaches its layer (a
-    /// module's deprecated `data_provider` or `hiera.yaml` version), given each time: a
-    /// compiler logs each [`ConfigWarning::key`] once per compilation. The default: ignored
-    /// (they are also kept for [`Lookup::take_warnings`]).
+    /// deprecated `hiera.yaml` version or data provider; the global and environment
+    /// layers' at every search, a module's when a lookup reaches the module), given each
+    /// time: a compiler logs each [`ConfigWarning::key`] once per compilation. The default:
+    /// ignored (they are also kept for [`Lookup::take_warnings`]).
     fn config_warning(&self, warning: &ConfigWarning) {
         let _ = warning;
     }
@@ -368,7 +369,8 @@ pub struct Lookup {
     /// layers by.
     id: u64,
     warnings: Mutex<Vec<String>>,
-    /// The configurations' warnings a compilation logs ([`Lookup::config_warnings`]).
+    /// What Puppet warns about the global and environment configurations, handed to the
+    /// scope at each search ([`Scope::config_warning`]).
     config_warnings: Vec<ConfigWarning>,
 }
 
@@ -452,7 +454,7 @@ impl LookupBuilder {
 
     /// Adds what Puppet warns about the environment's configuration when a compilation makes
     /// its layers (its deprecated `environment_data_provider`,
-    /// [`crate::config::with_data_provider`]); see [`Lookup::config_warnings`].
+    /// [`crate::config::with_data_provider`]); see [`Scope::config_warning`].
     pub fn config_warnings(mut self, warnings: Vec<ConfigWarning>) -> LookupBuilder {
         self.config_warnings.extend(warnings);
         self
@@ -1561,13 +1563,6 @@ impl Lookup {
         Explanation { result, tree }
     }
 
-    /// What Puppet logs about the configurations when a compilation first looks a key up,
-    /// in order: a version 3 global `hiera.yaml`'s deprecation (and that it held no hash).
-    /// Unlike [`Lookup::take_warnings`], not drained: each compilation logs them.
-    pub fn config_warnings(&self) -> &[ConfigWarning] {
-        &self.config_warnings
-    }
-
     /// Warnings emitted so far (ignored version 3 configs, module keys outside the module's
     /// namespace, data files that are not hashes), each once; drains the list.
     pub fn take_warnings(&self) -> Vec<String> {
@@ -1615,6 +1610,11 @@ impl Lookup {
         key: &str,
         merge: Option<MergeStrategy>,
     ) -> Result<Option<(Value, Option<Value>)>, HieraError> {
+        // What Puppet warns about the global and environment configurations when a
+        // compilation makes their layers (its first lookup); the scope logs each once.
+        for w in &self.config_warnings {
+            inv.scope.config_warning(w);
+        }
         if key == "lookup_options" || key.starts_with("lookup_options.") {
             inv.add(|| Event::InvalidKey("lookup_options".into()));
             return Ok(None);
