@@ -83,23 +83,8 @@ fn version_3_global_configurations_compile_as_puppet() {
             }
         };
         let out = env.compile(&settings);
-        let warnings: Vec<String> = out
-            .logs
-            .iter()
-            .filter(|l| l.level == puppet_lang::functions::LogLevel::Warning)
-            .map(|l| l.message.replace(&dir, "<DIR>"))
-            .collect();
-        let mut want_warnings: Vec<String> = want["warnings"]
-            .as_array()
-            .expect("warnings")
-            .iter()
-            .map(|w| w.as_str().unwrap_or_default().to_string())
-            .collect();
-        let mut got_warnings = warnings.clone();
-        // Puppet logs each once; their order around the functions' own warnings is not
-        // compared.
-        want_warnings.sort();
-        got_warnings.sort();
+        let (got_warnings, want_warnings) =
+            support::sorted_warnings(&out.logs, &dir, "<DIR>", &want["warnings"]);
         if got_warnings != want_warnings {
             failures.push(format!(
                 "{case}: warnings\n  puppet: {want_warnings:?}\n  ours:   {got_warnings:?}"

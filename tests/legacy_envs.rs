@@ -83,22 +83,9 @@ fn legacy_environments_compile_as_puppet() {
             .map(|n| n.as_str().unwrap())
             .collect();
         assert_eq!(notices, want_notices, "{name}");
-        // The same warnings (their order around the functions' own is not compared).
         let env_dir = fixtures().join(name).display().to_string();
-        let mut warnings: Vec<String> = out
-            .logs
-            .iter()
-            .filter(|l| l.level == puppet_lang::functions::LogLevel::Warning)
-            .map(|l| l.message.replace(&env_dir, "<environment>"))
-            .collect();
-        let mut want_warnings: Vec<String> = want["warnings"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|n| n.as_str().unwrap().to_string())
-            .collect();
-        warnings.sort();
-        want_warnings.sort();
+        let (warnings, want_warnings) =
+            support::sorted_warnings(&out.logs, &env_dir, "<environment>", &want["warnings"]);
         assert_eq!(warnings, want_warnings, "{name}");
     }
 }

@@ -4,7 +4,7 @@
 
 #![allow(dead_code)]
 
-use puppet_lang::eval::{facts_from_data, Settings};
+use puppet_lang::eval::{facts_from_data, LogEntry, Settings};
 use puppet_lang::graph::Catalog;
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -97,4 +97,30 @@ pub fn assert_canonical_eq(cat: &Catalog, fixture: &serde_json::Value) {
     let mut classes = cat.classes.clone();
     classes.sort();
     assert_eq!(classes, strings(&fixture["classes"]));
+}
+
+/// The warnings of a compile's `logs` and Puppet's (`want`, a JSON array of texts) as
+/// sorted lists, the compile's with `dir` written `placeholder` as the fixture writes it:
+/// Puppet logs each once, and their order around the functions' own warnings is not
+/// compared.
+pub fn sorted_warnings(
+    logs: &[LogEntry],
+    dir: &str,
+    placeholder: &str,
+    want: &serde_json::Value,
+) -> (Vec<String>, Vec<String>) {
+    let mut got: Vec<String> = logs
+        .iter()
+        .filter(|l| l.level == puppet_lang::functions::LogLevel::Warning)
+        .map(|l| l.message.replace(dir, placeholder))
+        .collect();
+    let mut want: Vec<String> = want
+        .as_array()
+        .expect("warnings")
+        .iter()
+        .map(|w| w.as_str().unwrap_or_default().to_string())
+        .collect();
+    got.sort();
+    want.sort();
+    (got, want)
 }

@@ -193,6 +193,23 @@ impl Lower {
         }
     }
 
+    /// `(KEYWORD NAME (parameters ...) EXTRA (block ...))`: a define, function or plan.
+    fn definition(
+        &mut self,
+        keyword: &str,
+        name: String,
+        params: Option<ParamList>,
+        extra: Option<D>,
+        body: Option<Block>,
+    ) -> D {
+        let mut items = vec![atom(keyword), atom(name)];
+        items.extend(self.parameters(params));
+        items.extend(extra);
+        let body = self.block_stmts(body);
+        items.push(body_block(body));
+        list(items)
+    }
+
     fn block_stmts(&mut self, b: Option<Block>) -> Vec<D> {
         match b {
             Some(b) => self.statements(b.statements()),
@@ -392,36 +409,16 @@ impl Lower {
             }
             Expr::DefineDef(d) => {
                 let name = self.classname(&d.name());
-                let mut items = vec![atom("define"), atom(name)];
-                if let Some(p) = self.parameters(d.params()) {
-                    items.push(p);
-                }
-                let body = self.block_stmts(d.body());
-                items.push(body_block(body));
-                list(items)
+                self.definition("define", name, d.params(), None, d.body())
             }
             Expr::FunctionDef(f) => {
-                let mut items = vec![atom("function"), atom(f.name())];
-                if let Some(p) = self.parameters(f.params()) {
-                    items.push(p);
-                }
-                if let Some(rt) = f.return_type() {
+                let return_type = f.return_type().map(|rt| {
                     let t = self.opt_expr(rt.type_expr());
-                    items.push(list(vec![atom("return_type"), t]));
-                }
-                let body = self.block_stmts(f.body());
-                items.push(body_block(body));
-                list(items)
+                    list(vec![atom("return_type"), t])
+                });
+                self.definition("function", f.name(), f.params(), return_type, f.body())
             }
-            Expr::PlanDef(f) => {
-                let mut items = vec![atom("plan"), atom(f.name())];
-                if let Some(p) = self.parameters(f.params()) {
-                    items.push(p);
-                }
-                let body = self.block_stmts(f.body());
-                items.push(body_block(body));
-                list(items)
-            }
+            Expr::PlanDef(f) => self.definition("plan", f.name(), f.params(), None, f.body()),
             // (Puppet's own dump has no form for it: it prints the object.)
             Expr::Apply(a) => {
                 let args: Vec<_> = a.args().map(|x| self.expr(&x)).collect();

@@ -113,33 +113,14 @@ pub fn validate_tasks(parse: &Parse) -> Vec<Diagnostic> {
             .ancestors()
             .skip(1)
             .any(|a| a.kind() == BLOCK && a.parent().is_some_and(|p| p.kind() == APPLY_EXPR));
-        let scripting = |v: &mut Validator| {
-            v.error(
-                "EXPRESSION_NOT_SUPPORTED_WHEN_SCRIPTING",
-                format!(
-                    "{} is only available when compiling a catalog",
-                    a_an_uc(&label(&e))
-                ),
-                position(&e),
-            )
-        };
-        let compiling = |v: &mut Validator| {
-            v.error(
-                "EXPRESSION_NOT_SUPPORTED_WHEN_COMPILING",
-                format!(
-                    "{} is not available when compiling a catalog",
-                    a_an_uc(&label(&e))
-                ),
-                position(&e),
-            )
-        };
-        match &e {
-            Expr::ClassDef(_) | Expr::DefineDef(_) => scripting(&mut v),
-            Expr::Collect(c) if in_apply && c.query().is_some_and(|q| q.is_exported()) => {
-                compiling(&mut v)
+        // Only available when compiling a catalog (outside an apply block), or not
+        // available then (inside one).
+        let only_when_compiling = match &e {
+            Expr::ClassDef(_) | Expr::DefineDef(_) => Some(true),
+            Expr::Collect(c) if in_apply => {
+                c.query().is_some_and(|q| q.is_exported()).then_some(false)
             }
-            Expr::Collect(_) if in_apply => {}
-            Expr::Apply(_) if in_apply => compiling(&mut v),
+            Expr::Apply(_) if in_apply => Some(false),
             Expr::Collect(_)
             | Expr::NodeDef(_)
             | Expr::Relationship(_)
@@ -148,10 +129,23 @@ pub fn validate_tasks(parse: &Parse) -> Vec<Diagnostic> {
             | Expr::ResourceOverride(_)
                 if !in_apply =>
             {
-                scripting(&mut v)
+                Some(true)
             }
-            _ => {}
-        }
+            _ => None,
+        };
+        let (code, is) = match only_when_compiling {
+            Some(true) => ("EXPRESSION_NOT_SUPPORTED_WHEN_SCRIPTING", "is only"),
+            Some(false) => ("EXPRESSION_NOT_SUPPORTED_WHEN_COMPILING", "is not"),
+            None => continue,
+        };
+        v.error(
+            code,
+            format!(
+                "{} {is} available when compiling a catalog",
+                a_an_uc(&label(&e))
+            ),
+            position(&e),
+        );
     }
     v.diags.sort_by_key(|d| d.start());
     v.diags
@@ -582,6 +576,31 @@ impl Validator {
                     return;
                 }
             }
+        }
+    }
+
+    /// The checks of a function definition (and of a plan, which is one to Puppet).
+    fn function_definition(
+        &mut self,
+        e: &Expr,
+        name: &str,
+        params: Option<ast::ParamList>,
+        return_type: Option<Expr>,
+        body: Option<ast::Block>,
+        ctx: &[Ctx],
+    ) {
+        let mut other = ctx.to_vec();
+        other.push(Ctx::Other);
+        self.named_definition(e, name, ctx);
+        if let Some(p) = params {
+            self.params(&p, Some((e, false)), false);
+            self.param_exprs(&p, &other);
+        }
+        if let Some(r) = return_type {
+            self.type_ref_check(e, &r);
+        }
+        if let Some(b) = body {
+            self.block(&b, &other);
         }
     }
 
@@ -1304,28 +1323,12 @@ impl Validator {
                 }
             }
             Expr::FunctionDef(d) => {
-                self.named_definition(e, &d.name(), ctx);
-                if let Some(p) = d.params() {
-                    self.params(&p, Some((e, false)), false);
-                    self.param_exprs(&p, other);
-                }
-                if let Some(r) = d.return_type().and_then(|r| r.type_expr()) {
-                    self.type_ref_check(e, &r);
-                }
-                if let Some(b) = d.body() {
-                    self.block(&b, other);
-                }
+                let return_type = d.return_type().and_then(|r| r.type_expr());
+                self.function_definition(e, &d.name(), d.params(), return_type, d.body(), ctx);
             }
             // A plan is a function definition to Puppet's checks.
             Expr::PlanDef(d) => {
-                self.named_definition(e, &d.name(), ctx);
-                if let Some(p) = d.params() {
-                    self.params(&p, Some((e, false)), false);
-                    self.param_exprs(&p, other);
-                }
-                if let Some(b) = d.body() {
-                    self.block(&b, other);
-                }
+                self.function_definition(e, &d.name(), d.params(), None, d.body(), ctx)
             }
             // Definitions may appear in an apply block as in a class body.
             Expr::Apply(a) => {
