@@ -929,6 +929,71 @@ impl<'s> Interp<'s> {
         })
     }
 
+    /// Runs Ruby code given as a string (`eval(code)`, `obj.instance_eval(code, file,
+    /// line)`, `Mod.class_eval(code)`), parsed by this interpreter: it sees and sets the
+    /// calling code's local variables (the ones it declares stay its own, as in a block);
+    /// `with` is (self, where `def` goes and constants are made) for the `_eval` forms,
+    /// `None` for `eval` (the caller's). Code that names a file is reported at it.
+    pub(crate) fn eval_string(
+        &mut self,
+        code: &str,
+        file: Option<&str>,
+        line: u32,
+        with: Option<(RValue, Rc<Module>)>,
+        pos: Pos,
+    ) -> R {
+        let mut locals = Vec::new();
+        let mut env = Some(self.ctx.env.clone());
+        while let Some(e) = env {
+            locals.extend(e.vars.borrow().iter().map(|(n, _)| n.to_string()));
+            env = e.parent.clone();
+        }
+        let file = file.unwrap_or("(eval)");
+        let prog = match crate::parser::parse_eval(code, file, line, &locals) {
+            Ok(p) => p,
+            Err(e) if e.unsupported => {
+                return unsupported(format!("{} (in code given to eval)", e.message), e.pos)
+                    .map_err(|c| c.in_file(&Arc::from(file)));
+            }
+            Err(e) => {
+                return raise(
+                    "SyntaxError",
+                    format!("{file}:{}: syntax error, {}", e.pos.line, e.message),
+                    pos,
+                )
+            }
+        };
+        self.tick(pos)?;
+        self.enter(pos)?;
+        let mut ctx = self.ctx.clone();
+        ctx.env = self.new_env(Some(&ctx.env));
+        if let Some((s, target)) = with {
+            ctx.cref = Rc::new(crate::object::CRef {
+                module: target.clone(),
+                parent: Some(ctx.cref.clone()),
+            });
+            ctx.self_v = s;
+            ctx.def_target = target;
+        }
+        let f = &ctx.frame;
+        ctx.frame = Rc::new(Frame {
+            name: f.name.clone(),
+            owner: f.owner.clone(),
+            args: f.args.clone(),
+            block: f.block.clone(),
+            file: prog.file.clone(),
+            frozen_literals: prog.frozen_literals,
+            def: f.def.clone(),
+            last_match: Default::default(),
+        });
+        let saved = std::mem::replace(&mut self.ctx, ctx);
+        let r = crate::with_stack(|| self.body(&prog.body));
+        let ctx = std::mem::replace(&mut self.ctx, saved);
+        self.recycle_env(ctx.env);
+        self.leave();
+        r.map_err(|e| e.in_file(&prog.file))
+    }
+
     /// Calls a block with another `self` (`instance_eval`, `class_eval`,
     /// `define_method`): `with` is (self, where `def` goes). `method`: called as a method
     /// (strict arity, `return` returns from it, `__method__` is `method`).

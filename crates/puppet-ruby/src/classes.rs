@@ -412,6 +412,7 @@ pub(crate) fn prelude_for(path: &str) -> Option<&'static str> {
         "Resolv" => "resolv",
         "OpenSSL" => "openssl",
         "Puppet::ResourceApi" => "resource_api",
+        "Puppet::Parser::TemplateWrapper" => "templatewrapper",
         _ => return None,
     })
 }
@@ -429,6 +430,7 @@ fn prelude_text(name: &str) -> Option<&'static str> {
         "resolv" => include_str!("prelude/resolv.rb"),
         "openssl" => include_str!("prelude/openssl.rb"),
         "resource_api" => include_str!("prelude/resource_api.rb"),
+        "templatewrapper" => include_str!("prelude/templatewrapper.rb"),
         _ => return None,
     })
 }
@@ -464,6 +466,7 @@ pub(crate) fn library(name: &str) -> Option<&'static str> {
         "resolv" => "resolv",
         "openssl" => "openssl",
         "puppet/resource_api" => "resource_api",
+        "puppet/parser/templatewrapper" => "templatewrapper",
         "json" | "json/ext" | "json/pure" | "ipaddr" | "digest" | "digest/md5" | "digest/sha1"
         | "digest/sha2" | "digest/sha256" | "digest/sha512" | "base64" | "yaml" | "psych"
         | "erb" | "cgi" | "cgi/util" | "socket" | "time" | "English" | "pp" | "net/ftp"

@@ -382,7 +382,7 @@ impl RubyFunction {
                     crate::Pos::default(),
                 );
             };
-            let obj = crate::puppet::new_function_instance(it, &class);
+            let obj = crate::puppet::new_function_instance(it, &class)?;
             let mut a = to_ruby_args(&args);
             for v in &a {
                 crate::interp::freeze_strings(v, 0);
@@ -1027,7 +1027,7 @@ impl FunctionBody for V4Body {
                     crate::Pos::default(),
                 );
             };
-            let obj = crate::puppet::new_function_instance(it, &class);
+            let obj = crate::puppet::new_function_instance(it, &class)?;
             let mut a = to_ruby_args(&values);
             // Puppet hands a 4.x function its strings frozen.
             for v in &a {
@@ -1136,7 +1136,7 @@ fn mismatch_message(shared: &Shared, method: &str, args: &[Value]) -> String {
         let crate::puppet::DefinedFunction::V4 { class, .. } = f else {
             return Ok(RValue::Nil);
         };
-        let obj = crate::puppet::new_function_instance(it, &class);
+        let obj = crate::puppet::new_function_instance(it, &class)?;
         it.send(
             obj,
             method,

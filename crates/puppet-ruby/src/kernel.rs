@@ -332,11 +332,13 @@ fn kernel_function(
             ))))
         })(),
         "binding" => unsupported("`binding'", pos),
-        "eval" | "instance_eval" | "class_eval" | "module_eval"
-            if matches!(args.first(), Some(RValue::Str(_))) =>
-        {
-            unsupported(format!("`{name}' of a string of Ruby code"), pos)
-        }
+        "eval" if matches!(args.first(), Some(RValue::Str(_))) => (|| {
+            argc(&args, 1, 4, pos)?;
+            if !matches!(args.get(1), None | Some(RValue::Nil)) {
+                return unsupported("`eval' with a binding", pos);
+            }
+            eval_string_call(it, &args[0], &args[2.min(args.len())..], None, pos)
+        })(),
         "eval" => unsupported("`eval'", pos),
         "system" | "exec" | "spawn" | "fork" | "`" | "syscall" | "trap" | "exit!" => {
             refuse_command(&format!("`{name}'"), pos)
@@ -417,7 +419,8 @@ fn kernel_function(
         "instance_variable_get"
         | "instance_variable_set"
         | "instance_variable_defined?"
-        | "instance_variables" => return common(it, s, name, &args, block, pos),
+        | "instance_variables"
+        | "singleton_methods" => return common(it, s, name, &args, block, pos),
         _ => return None,
     })
 }
@@ -949,6 +952,28 @@ pub(crate) fn common(
                 _ => false,
             }))
         })(),
+        "singleton_methods" => {
+            // Ruby lists them in definition order; this engine keeps no order (sorted).
+            let single = match recv {
+                RValue::Object(o) => o.singleton.borrow().clone(),
+                RValue::Module(m) => m.meta.borrow().clone(),
+                _ => None,
+            };
+            let mut names: Vec<String> = single
+                .map(|s| {
+                    s.methods
+                        .borrow()
+                        .iter()
+                        .filter(|(_, e)| !e.private && !matches!(e.method, Method::Undefined))
+                        .map(|(k, _)| k.clone())
+                        .collect()
+                })
+                .unwrap_or_default();
+            names.sort();
+            Ok(RValue::array(
+                names.iter().map(|n| RValue::sym(n)).collect(),
+            ))
+        }
         "instance_variables" => Ok(RValue::array(match recv {
             // (Names with a space are this engine's own state, as a Digest's data.)
             RValue::Object(o) => o
@@ -967,9 +992,6 @@ pub(crate) fn common(
             _ => Vec::new(),
         })),
         "instance_eval" | "instance_exec" => (|| {
-            let Some(b) = block else {
-                return unsupported(format!("`{name}' without a block"), pos);
-            };
             let target = match recv {
                 RValue::Module(m) => {
                     let m = m.clone();
@@ -980,6 +1002,14 @@ pub(crate) fn common(
                     it.singleton_of_object(&o)
                 }
                 other => it.class_of(other),
+            };
+            let Some(b) = block else {
+                if name == "instance_eval" && matches!(args.first(), Some(RValue::Str(_))) {
+                    argc(args, 1, 3, pos)?;
+                    let with = Some((recv.clone(), target));
+                    return eval_string_call(it, &args[0], &args[1..], with, pos);
+                }
+                return unsupported(format!("`{name}' without a block"), pos);
             };
             let a = if name == "instance_exec" {
                 args.to_vec()
@@ -2297,7 +2327,12 @@ fn module_generic(
         )),
         "class_eval" | "module_eval" | "class_exec" | "module_exec" => (|| {
             let Some(b) = block else {
-                return unsupported(format!("`{name}' of a string of Ruby code"), pos);
+                if name.ends_with("eval") && matches!(args.first(), Some(RValue::Str(_))) {
+                    argc(&args, 1, 3, pos)?;
+                    let with = Some((recv.clone(), m.clone()));
+                    return eval_string_call(it, &args[0], &args[1..], with, pos);
+                }
+                return unsupported(format!("`{name}' without a block"), pos);
             };
             let a = if name.ends_with("exec") {
                 args.clone()
@@ -2614,6 +2649,7 @@ pub(crate) fn native_responds(it: &mut Interp, v: &RValue, name: &str, private: 
         "instance_variable_set",
         "instance_variables",
         "instance_variable_defined?",
+        "singleton_methods",
         "itself",
         "extend",
         "instance_eval",
@@ -3009,4 +3045,27 @@ pub(crate) fn encoding_object(it: &mut Interp, name: &str) -> RValue {
         .insert("name".into(), RValue::str(name));
     it.track_object(&o);
     RValue::Object(o)
+}
+
+/// `eval(code, nil, file, line)`, `instance_eval(code, file, line)`, `class_eval(code, file,
+/// line)`: `rest` is the optional file and line.
+fn eval_string_call(
+    it: &mut Interp,
+    code: &RValue,
+    rest: &[RValue],
+    with: Option<(RValue, Rc<Module>)>,
+    pos: Pos,
+) -> R {
+    let code = to_s(code);
+    let file = match rest.first() {
+        None | Some(RValue::Nil) => None,
+        Some(RValue::Str(f)) => Some(f.borrow().clone()),
+        Some(other) => return crate::interp::no_implicit_conversion(other, "String", pos),
+    };
+    let line = match rest.get(1) {
+        None | Some(RValue::Nil) => 1,
+        Some(RValue::Int(n)) => u32::try_from(*n).unwrap_or(1),
+        Some(other) => return crate::interp::no_implicit_conversion(other, "Integer", pos),
+    };
+    it.eval_string(&code, file.as_deref(), line, with, pos)
 }

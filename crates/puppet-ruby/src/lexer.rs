@@ -1838,6 +1838,7 @@ mod tests {
                 include_str!("prelude/shellwords.rb"),
                 include_str!("prelude/uri.rb"),
                 include_str!("prelude/pathname.rb"),
+                include_str!("prelude/templatewrapper.rb"),
             ]
             .map(str::to_string),
         );

@@ -347,16 +347,46 @@ pub fn parse_program(toks: Vec<Token>, file: &str, template: bool) -> PResult<Pr
     parse_program_with(toks, file, template, false)
 }
 
+/// Parses Ruby code given to `eval`, `instance_eval` or `class_eval` as a string: `locals`
+/// are the local variables of the calling code (the string sees them, as Ruby's eval does),
+/// `line` the line the code's first line is reported at.
+pub(crate) fn parse_eval(text: &str, file: &str, line: u32, locals: &[String]) -> PResult<Program> {
+    let mut toks = crate::lexer::lex_file(text)?;
+    if line != 1 {
+        for t in &mut toks {
+            t.pos.line = t.pos.line.saturating_add(line).saturating_sub(1);
+        }
+    }
+    let frozen = frozen_literal_comment(text);
+    let mut known = Locals::new();
+    for l in locals {
+        known.declare(l);
+    }
+    let mut p = parse_program_inner(toks, file, false, frozen, known)?;
+    p.frozen_literals = frozen;
+    Ok(p)
+}
+
 fn parse_program_with(
     toks: Vec<Token>,
     file: &str,
     template: bool,
     frozen_literals: bool,
 ) -> PResult<Program> {
+    parse_program_inner(toks, file, template, frozen_literals, Locals::new())
+}
+
+fn parse_program_inner(
+    toks: Vec<Token>,
+    file: &str,
+    template: bool,
+    frozen_literals: bool,
+    locals: Locals,
+) -> PResult<Program> {
     let mut p = Parser {
         toks,
         i: 0,
-        locals: Locals::new(),
+        locals,
         depth: 0,
         no_do: 0,
         prev_pred: false,

@@ -80,11 +80,39 @@ pub(crate) fn function_record(class: &Rc<Module>) -> Option<Rc<RefCell<FunctionR
     None
 }
 
-/// A new instance of a function class.
-pub(crate) fn new_function_instance(it: &mut Interp, class: &Rc<Module>) -> RValue {
+/// A new instance of a function class. Puppet's loader makes it with `new(nil, loader)`:
+/// an `initialize` the function's code defines runs with those two (no closure scope:
+/// `closure_scope` then answers the compile's, as here; the loader of its module), and its
+/// `super` reaches Puppet's, which keeps them.
+pub(crate) fn new_function_instance(it: &mut Interp, class: &Rc<Module>) -> R {
     let o = Rc::new(Object::new(class.clone()));
     it.track_object(&o);
-    RValue::Object(o)
+    let obj = RValue::Object(o);
+    if let Some((e, owner)) = it.find_user_method(&obj, "initialize") {
+        let loader = function_loader(it);
+        let m = e.method.clone();
+        it.invoke(
+            obj.clone(),
+            &m,
+            owner,
+            "initialize",
+            vec![RValue::Nil, loader],
+            None,
+            None,
+            Pos::default(),
+        )?;
+    }
+    Ok(obj)
+}
+
+/// The loader a module's function is given (`loader`, the second argument of its
+/// `initialize`): its module's, which sees every function of the environment.
+fn function_loader(it: &mut Interp) -> RValue {
+    new_native_object(
+        it,
+        "Puppet::Pops::Loader::BaseLoader",
+        LoaderObj { public_only: false },
+    )
 }
 
 /// Calls the Puppet lambda given to the function being run.
@@ -706,9 +734,8 @@ fn function_instance_method(
                 pos,
             )
         }
-        "loader" | "script_compiler" | "cache" => {
-            unsupported(format!("the function API's `{name}'"), pos)
-        }
+        "loader" => Ok(function_loader(it)),
+        "script_compiler" | "cache" => unsupported(format!("the function API's `{name}'"), pos),
         _ => return None,
     })
 }
@@ -755,7 +782,7 @@ pub(crate) fn call_ruby_function_with_block(
             }
         }
     };
-    let obj = new_function_instance(it, &class);
+    let obj = new_function_instance(it, &class)?;
     dispatch_call(
         it,
         &class,
