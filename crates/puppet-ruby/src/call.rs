@@ -386,6 +386,21 @@ impl<'s> Interp<'s> {
         }
     }
 
+    /// Code gave a built-in class (String, Array, Hash...) methods of its own (a `def` in
+    /// it, a module included into it): from now on calls look for user methods on built-in
+    /// values too.
+    pub(crate) fn note_reopened(&mut self, target: &Rc<Module>) {
+        if target.builtin.is_some()
+            && target.name().as_str() != "Object"
+            && target.attached.borrow().is_none()
+        {
+            let n = target.name();
+            if crate::classes::known(&n).is_some_and(|k| k.builtin.is_some()) {
+                self.reopened = true;
+            }
+        }
+    }
+
     /// The singleton class of a string, array or hash that was `extend`ed.
     pub(crate) fn extended_singleton(&self, v: &RValue) -> Option<Rc<Module>> {
         if self.value_singletons.is_empty() {
@@ -1247,15 +1262,7 @@ impl<'s> Interp<'s> {
                 }
             }
         };
-        if target.builtin.is_some()
-            && target.name().as_str() != "Object"
-            && target.attached.borrow().is_none()
-        {
-            let n = target.name();
-            if crate::classes::known(&n).is_some_and(|k| k.builtin.is_some()) {
-                self.reopened = true;
-            }
-        }
+        self.note_reopened(&target);
         // `initialize` and its kin are always private, as in Ruby.
         let private = recv.is_none()
             && (target.default_private.get()

@@ -121,6 +121,11 @@ pub(crate) fn known(path: &str) -> Option<Known> {
         "JSON" | "PSON" | "Psych" | "YAML" | "Digest" | "Base64" | "Socket" | "CGI"
         | "ERB::Util" | "Zlib" | "SecureRandom" => module(),
         "Date::Error" => class("ArgumentError"),
+        // The semantic_puppet gem Puppet vendors: versions and ranges are Puppet's SemVer
+        // and SemVerRange values (puppet-types' `semver`).
+        "SemanticPuppet" => module(),
+        "SemanticPuppet::Version" | "SemanticPuppet::VersionRange" => class("Object"),
+        "SemanticPuppet::Version::ValidationFailure" => class("ArgumentError"),
         "ERB" => class("Object"),
         "JSON::JSONError" => class("StandardError"),
         "JSON::ParserError" | "JSON::GeneratorError" | "JSON::NestingError" => {
@@ -367,7 +372,6 @@ pub(crate) fn unsupported(path: &str) -> bool {
             | "Win32"
             | "WIN32OLE"
             | "Augeas"
-            | "SemanticPuppet"
             | "REXML"
             | "Hocon"
             | "PP"
@@ -413,6 +417,7 @@ pub(crate) fn prelude_for(path: &str) -> Option<&'static str> {
         "OpenSSL" => "openssl",
         "Puppet::ResourceApi" => "resource_api",
         "Puppet::Parser::TemplateWrapper" => "templatewrapper",
+        "DeepMerge" | "DeepMerge::InvalidParameter" => "deep_merge",
         _ => return None,
     })
 }
@@ -431,6 +436,8 @@ fn prelude_text(name: &str) -> Option<&'static str> {
         "openssl" => include_str!("prelude/openssl.rb"),
         "resource_api" => include_str!("prelude/resource_api.rb"),
         "templatewrapper" => include_str!("prelude/templatewrapper.rb"),
+        "deep_merge" => include_str!("prelude/deep_merge.rb"),
+        "deep_merge_hash" => include_str!("prelude/deep_merge_hash.rb"),
         _ => return None,
     })
 }
@@ -467,13 +474,16 @@ pub(crate) fn library(name: &str) -> Option<&'static str> {
         "openssl" => "openssl",
         "puppet/resource_api" => "resource_api",
         "puppet/parser/templatewrapper" => "templatewrapper",
+        "deep_merge/core" => "deep_merge",
+        "deep_merge" | "deep_merge/deep_merge_hash" => "deep_merge_hash",
         "json" | "json/ext" | "json/pure" | "ipaddr" | "digest" | "digest/md5" | "digest/sha1"
         | "digest/sha2" | "digest/sha256" | "digest/sha512" | "base64" | "yaml" | "psych"
         | "erb" | "cgi" | "cgi/util" | "socket" | "time" | "English" | "pp" | "net/ftp"
         | "puppet_x" | "stringio" | "date" | "etc" | "tempfile" | "fileutils" | "open3"
         | "open-uri" | "net/http" | "net/https" | "timeout" | "securerandom" | "zlib"
         | "thread" | "monitor" | "logger" | "find" | "csv" | "optparse" | "benchmark"
-        | "singleton" | "rexml/document" | "win32ole" | "facter" | "puppet" | "enumerator" => "",
+        | "singleton" | "rexml/document" | "win32ole" | "facter" | "puppet" | "enumerator"
+        | "semantic_puppet" => "",
         n if n.starts_with("puppet/") => "",
         _ => return None,
     })

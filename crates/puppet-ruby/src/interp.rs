@@ -1464,6 +1464,7 @@ impl<'s> Interp<'s> {
             Kind::RescueMod(e, r) => match self.eval(e) {
                 Err(Ctrl::Raise(exc)) if self.is_standard_error(&exc.class) => {
                     let obj = self.exception_value(&exc);
+                    self.record_backtrace(&obj, &exc);
                     self.handling.push(obj.clone());
                     let v = self.eval(r);
                     let v = crate::kernel::attach_cause(self, v, &obj);
@@ -1594,6 +1595,7 @@ impl<'s> Interp<'s> {
                 Err(Ctrl::Raise(exc)) => {
                     let mut handled = None;
                     let obj = self.exception_value(&exc);
+                    self.record_backtrace(&obj, &exc);
                     'clauses: for resc in rescues {
                         let mut matches =
                             resc.classes.is_empty() && self.is_standard_error(&exc.class);

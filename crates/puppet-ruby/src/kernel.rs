@@ -1721,8 +1721,22 @@ fn exception_method(
             };
             Ok(name.map_or(RValue::Nil, |n| RValue::sym(&n)))
         }
-        "backtrace" | "backtrace_locations" => Ok(RValue::Nil),
-        "set_backtrace" => Ok(args.first().cloned().unwrap_or(RValue::Nil)),
+        "backtrace" => Ok(o
+            .ivars
+            .borrow()
+            .get(" backtrace")
+            .cloned()
+            .unwrap_or(RValue::Nil)),
+        "backtrace_locations" => Ok(RValue::Nil),
+        "set_backtrace" => {
+            let b = args.first().cloned().unwrap_or(RValue::Nil);
+            let b = match b {
+                RValue::Str(_) => RValue::array(vec![b]),
+                other => other,
+            };
+            o.ivars.borrow_mut().insert(" backtrace".into(), b.clone());
+            Ok(b)
+        }
         "cause" => Ok(o
             .ivars
             .borrow()
@@ -2051,6 +2065,7 @@ fn module_generic(
                 if !m.includes.borrow().iter().any(|i| Rc::ptr_eq(i, x)) {
                     m.includes.borrow_mut().push(x.clone());
                 }
+                it.note_reopened(m);
                 let meta = it.meta(x);
                 if let Some((e, owner)) = meta.find_method("included") {
                     it.invoke(
@@ -2446,7 +2461,13 @@ pub(crate) fn proc_method(
         "name" | "owner" | "receiver" => Ok(match (&p.body, name) {
             (ProcBody::Method(_, n), "name") => RValue::sym(n),
             (ProcBody::Method(r, _), "receiver") => r.clone(),
-            (ProcBody::Method(r, _), "owner") => RValue::Module(it.class_of(r)),
+            (ProcBody::Method(r, n), "owner") => {
+                let (r, n) = (r.clone(), n.clone());
+                RValue::Module(match it.find_user_method(&r, &n) {
+                    Some((_, owner)) => owner,
+                    None => it.class_of(&r),
+                })
+            }
             _ => {
                 return raise(
                     "NoMethodError",

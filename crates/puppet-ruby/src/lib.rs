@@ -33,6 +33,7 @@ mod kernel;
 pub mod lexer;
 mod library;
 pub mod lookup_context;
+mod marshal;
 mod methods;
 mod modules;
 pub mod object;

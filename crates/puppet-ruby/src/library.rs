@@ -42,6 +42,9 @@ pub(crate) fn library_class(m: &crate::object::Module) -> Option<&'static str> {
         "YAML",
         "Psych",
         "JSON",
+        "Marshal",
+        "SemanticPuppet::Version",
+        "SemanticPuppet::VersionRange",
     ]
     .into_iter()
     .find(|n| m.name_is(n))
@@ -80,6 +83,24 @@ pub(crate) fn class_method(
             } else {
                 adler32(&data, seed)
             } as i64))
+        })()),
+        ("SemanticPuppet::Version", "parse" | "valid?" | "new")
+        | ("SemanticPuppet::VersionRange", "parse") => {
+            Some(crate::puppet::semantic_puppet(cname, name, args, pos))
+        }
+        ("Marshal", "dump") => Some((|| {
+            argc(args, 1, 2, pos)?;
+            if args.len() > 1 {
+                return unsupported("Marshal.dump to an IO or with a depth limit", pos);
+            }
+            crate::marshal::dump(it, &args[0], pos)
+        })()),
+        ("Marshal", "load" | "restore") => Some((|| {
+            argc(args, 1, 2, pos)?;
+            if args.len() > 1 || block.is_some() {
+                return unsupported(format!("Marshal.{name} with a proc"), pos);
+            }
+            crate::marshal::load(it, &args[0], pos)
         })()),
         ("Random", "new") => Some((|| {
             argc(args, 0, 1, pos)?;

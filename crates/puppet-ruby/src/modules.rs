@@ -515,6 +515,26 @@ impl<'s> Interp<'s> {
         self.new_exception(&class, Some(RValue::str(&exc.message)))
     }
 
+    /// Gives a rescued exception its `backtrace` (unless it has one): the place it was
+    /// raised, `file:line` (this engine keeps no record of the calls that led there, so
+    /// there is one line, without Ruby's "in `method'").
+    pub(crate) fn record_backtrace(&mut self, obj: &RValue, exc: &Exc) {
+        let RValue::Object(o) = obj else {
+            return;
+        };
+        if o.ivars.borrow().contains_key(" backtrace") {
+            return;
+        }
+        let file = exc
+            .file
+            .clone()
+            .unwrap_or_else(|| self.ctx.frame.file.clone());
+        let line = RValue::string(format!("{file}:{}", exc.pos.line));
+        o.ivars
+            .borrow_mut()
+            .insert(" backtrace".into(), RValue::array(vec![line]));
+    }
+
     /// `require` (`relative`: `require_relative`).
     pub fn require(&mut self, name: &str, relative: bool, pos: Pos) -> R {
         let name = name.trim();

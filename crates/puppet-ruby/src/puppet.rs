@@ -2050,6 +2050,125 @@ pub fn versioncmp(a: &str, b: &str) -> i64 {
     }
 }
 
+/// Class methods of the semantic_puppet gem: `Version.parse(text)`, `Version.valid?(text)`,
+/// `Version.new(major, minor, patch)` and `VersionRange.parse(text)`, made as Puppet's SemVer
+/// and SemVerRange values (the objects Puppet hands Ruby for them).
+pub(crate) fn semantic_puppet(cname: &str, name: &str, args: &[RValue], pos: Pos) -> R {
+    use puppet_types::semver::{Version, VersionRange};
+    let text = |i: usize| args.get(i).map(to_s).unwrap_or_default();
+    match (cname, name) {
+        ("SemanticPuppet::Version", "new") => {
+            crate::methods::argc(args, 3, 3, pos)?;
+            let mut n = [0u64; 3];
+            for (i, a) in args.iter().enumerate() {
+                let v = crate::methods::int_arg(a, pos)?;
+                n[i] = u64::try_from(v).unwrap_or(0);
+            }
+            let v = Version::new(n[0], n[1], n[2]);
+            Ok(RValue::Puppet(Rc::new(Value::SemVer(v.into()))))
+        }
+        ("SemanticPuppet::Version", "valid?") => {
+            crate::methods::argc(args, 1, 1, pos)?;
+            Ok(RValue::Bool(Version::parse(&text(0)).is_ok()))
+        }
+        ("SemanticPuppet::Version", _) => {
+            crate::methods::argc(args, 1, 1, pos)?;
+            match Version::parse(&text(0)) {
+                Ok(v) => Ok(RValue::Puppet(Rc::new(Value::SemVer(v.into())))),
+                Err(_) => raise(
+                    "SemanticPuppet::Version::ValidationFailure",
+                    format!(
+                        "Unable to parse '{}' as a semantic version identifier",
+                        text(0)
+                    ),
+                    pos,
+                ),
+            }
+        }
+        _ => {
+            crate::methods::argc(args, 1, 1, pos)?;
+            match VersionRange::parse(&text(0)) {
+                Ok(r) => Ok(RValue::Puppet(Rc::new(Value::SemVerRange(r.into())))),
+                Err(e) => raise("ArgumentError", e.to_string(), pos),
+            }
+        }
+    }
+}
+
+/// Methods of SemanticPuppet's versions and ranges (Puppet's SemVer and SemVerRange).
+fn semver_method(recv: &RValue, p: &Value, name: &str, args: &[RValue], pos: Pos) -> Option<R> {
+    use puppet_types::semver::Version;
+    let idents = |ids: &[puppet_types::semver::Ident]| {
+        if ids.is_empty() {
+            RValue::Nil
+        } else {
+            let parts: Vec<String> = ids.iter().map(|i| i.to_string()).collect();
+            RValue::string(parts.join("."))
+        }
+    };
+    let other_version = |a: Option<&RValue>| -> Option<Version> {
+        match a {
+            Some(RValue::Puppet(o)) => match &**o {
+                Value::SemVer(v) => Some((**v).clone()),
+                _ => None,
+            },
+            _ => None,
+        }
+    };
+    Some(match (p, name) {
+        (Value::SemVer(v), "major") => Ok(RValue::Int(v.major as i64)),
+        (Value::SemVer(v), "minor") => Ok(RValue::Int(v.minor as i64)),
+        (Value::SemVer(v), "patch") => Ok(RValue::Int(v.patch as i64)),
+        (Value::SemVer(v), "prerelease") => Ok(idents(&v.prerelease)),
+        (Value::SemVer(v), "build") => Ok(idents(&v.build)),
+        (Value::SemVer(v), "stable?") => Ok(RValue::Bool(v.prerelease.is_empty())),
+        (Value::SemVer(v), "<=>") => Ok(match other_version(args.first()) {
+            Some(o) => RValue::Int((**v).cmp(&o) as i64),
+            None => RValue::Nil,
+        }),
+        (Value::SemVer(v), "<" | ">" | "<=" | ">=") => match other_version(args.first()) {
+            Some(o) => {
+                let c = (**v).cmp(&o);
+                Ok(RValue::Bool(match name {
+                    "<" => c.is_lt(),
+                    ">" => c.is_gt(),
+                    "<=" => c.is_le(),
+                    _ => c.is_ge(),
+                }))
+            }
+            None => raise(
+                "ArgumentError",
+                format!(
+                    "comparison of SemanticPuppet::Version with {} failed",
+                    args.first().map_or("nil".into(), crate::value::inspect)
+                ),
+                pos,
+            ),
+        },
+        (Value::SemVer(v), "next") => {
+            let part = args.first().map(to_s).unwrap_or_default();
+            let n = match part.as_str() {
+                "major" => Version::new(v.major + 1, 0, 0),
+                "minor" => Version::new(v.major, v.minor + 1, 0),
+                "patch" => Version::new(v.major, v.minor, v.patch + 1),
+                _ => return None,
+            };
+            Ok(RValue::Puppet(Rc::new(Value::SemVer(n.into()))))
+        }
+        (Value::SemVerRange(r), "include?" | "===" | "cover?" | "member?") => {
+            Ok(RValue::Bool(match other_version(args.first()) {
+                Some(v) => r.includes(&v),
+                None => false,
+            }))
+        }
+        (Value::SemVerRange(r), "inspect") => Ok(RValue::string(r.inspect())),
+        _ => {
+            let _ = recv;
+            return None;
+        }
+    })
+}
+
 /// Methods of Puppet values with no Ruby counterpart (types, Sensitive, timestamps...).
 pub(crate) fn puppet_value_method(
     it: &mut Interp,
@@ -2061,6 +2180,9 @@ pub(crate) fn puppet_value_method(
     pos: Pos,
 ) -> R {
     let _ = block;
+    if let Some(r) = semver_method(recv, p, name, &args, pos) {
+        return r;
+    }
     match (&**p, name) {
         (Value::Sensitive(inner), "unwrap") => Ok(value::from_puppet(inner)),
         (Value::Type(t), "instance?") => {

@@ -1079,6 +1079,12 @@ fn inspect_into(v: &RValue, out: &mut String, depth: usize) {
             }
             RValue::Puppet(p) => match puppet_types::ruby::inspect_object(p, &mut next_address) {
                 Some(text) => out.push_str(&text),
+                // SemanticPuppet::VersionRange#inspect: the matchers, normalized.
+                None if matches!(&**p, Value::SemVerRange(_)) => {
+                    if let Value::SemVerRange(r) = &**p {
+                        out.push_str(&r.inspect());
+                    }
+                }
                 None => out.push_str(&to_s(v)),
             },
             _ => out.push_str(&to_s(v)),
@@ -1263,6 +1269,11 @@ fn compare_depth(a: &RValue, b: &RValue, depth: usize) -> Option<Ordering> {
                 Some(x.borrow().as_bytes().cmp(y.borrow().as_bytes()))
             }
             (RValue::Sym(x), RValue::Sym(y)) => Some(x.as_bytes().cmp(y.as_bytes())),
+            // SemanticPuppet's versions are Comparable.
+            (RValue::Puppet(x), RValue::Puppet(y)) => match (&**x, &**y) {
+                (Value::SemVer(x), Value::SemVer(y)) => Some(x.cmp(y)),
+                _ => None,
+            },
             (RValue::Array(x), RValue::Array(y)) => {
                 let (Ok(x), Ok(y)) = (x.try_borrow(), y.try_borrow()) else {
                     return None;
