@@ -511,6 +511,16 @@ impl PuppetScope for Host<'_, '_, '_> {
         IndexMap::new()
     }
 
+    /// The compile's setting (`Puppet[:name]` in a backend), when the compiler is free to
+    /// ask.
+    fn setting(&self, name: &str) -> Option<Value> {
+        self.scope
+            .with_lent_compiler(self.call, |c| {
+                puppet_functions::CallContext::setting(c, name)
+            })
+            .flatten()
+    }
+
     /// Calls a Puppet function with the compiler lent to the lookup, in the lookup's
     /// scope, as Puppet's `call_function` from a backend does.
     fn call_function(&mut self, name: &str, args: Vec<Value>) -> Result<Value, String> {
