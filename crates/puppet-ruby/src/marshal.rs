@@ -135,7 +135,11 @@ impl Writer {
         false
     }
 
-    fn value(
+    fn value(&mut self, it: &mut Interp, v: &RValue, depth: usize) -> Res<()> {
+        crate::with_stack_at(depth, || self.value_at(it, v, depth))
+    }
+
+    fn value_at(
         &mut self,
         it: &mut Interp,
         v: &RValue,
@@ -484,6 +488,10 @@ impl Reader<'_> {
     }
 
     fn value(&mut self, it: &mut Interp, depth: usize) -> R {
+        crate::with_stack_at(depth, || self.value_at(it, depth))
+    }
+
+    fn value_at(&mut self, it: &mut Interp, depth: usize) -> R {
         if depth > MAX_DEPTH {
             return raise("ArgumentError", "exceed depth limit", self.pos);
         }
@@ -512,10 +520,11 @@ impl Reader<'_> {
                 let Ok(n) = usize::try_from(n) else {
                     return raise("ArgumentError", "marshal data too short", self.pos);
                 };
-                let Some(mag) = self.bytes.get(self.at..self.at.saturating_add(n * 2)) else {
+                let len = n.saturating_mul(2);
+                let Some(mag) = self.bytes.get(self.at..self.at.saturating_add(len)) else {
                     return self.short();
                 };
-                self.at += n * 2;
+                self.at += len;
                 let s = if sign == b'-' {
                     num_bigint::Sign::Minus
                 } else {
