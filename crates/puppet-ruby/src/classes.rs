@@ -395,6 +395,16 @@ pub(crate) fn unsupported(path: &str) -> bool {
     .any(|p| path.starts_with(p))
 }
 
+/// Whether a constant is Puppet's or one of the gems Puppet vendors (SemanticPuppet):
+/// modelled in part, so what is missing of them is an unsupported construct, never Ruby's
+/// NameError or NoMethodError (which code could rescue into a path Puppet never takes).
+pub(crate) fn is_puppets_own(path: &str) -> bool {
+    path == "Puppet"
+        || path.starts_with("Puppet::")
+        || path == "SemanticPuppet"
+        || path.starts_with("SemanticPuppet::")
+}
+
 /// The prelude file that defines a constant, when it is written in Ruby.
 pub(crate) fn prelude_for(path: &str) -> Option<&'static str> {
     Some(match path {

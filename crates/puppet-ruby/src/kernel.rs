@@ -1850,9 +1850,7 @@ pub(crate) fn module_method(
         // Known so that `is_a?(Time)` answers; making one is beyond this engine.
         return unsupported(format!("{cname}.{name} (dates and times)"), pos);
     }
-    if (cname == "Puppet" || cname.starts_with("Puppet::"))
-        && crate::classes::known(&cname).is_some()
-    {
+    if crate::classes::is_puppets_own(&cname) && crate::classes::known(&cname).is_some() {
         // Puppet's classes are modelled in part: Puppet has more class methods than
         // these, so a missing one is not Ruby's NoMethodError (code that rescues it would
         // take a path Puppet does not take). Classes the code defines answer as Ruby's.
@@ -1892,6 +1890,16 @@ pub(crate) fn instantiate(
         // Known so that `defined?(ERB)` answers; templates run through Puppet's `template`.
         return unsupported(
             "ERB.new (running an ERB template from Ruby code: result, result_with_hash)",
+            pos,
+        );
+    }
+    if m.name().starts_with("SemanticPuppet::") {
+        // Its versions are Puppet's values, made by `parse` (and Version.new).
+        return unsupported(
+            format!(
+                "{}.new (a part of SemanticPuppet this engine does not provide)",
+                m.name()
+            ),
             pos,
         );
     }

@@ -291,7 +291,7 @@ impl<'s> Interp<'s> {
                 pos,
             );
         }
-        if scoped && full.starts_with("Puppet::") {
+        if scoped && crate::classes::is_puppets_own(&full) {
             return unsupported(
                 format!("the constant {full} (a part of Puppet this engine does not provide)"),
                 pos,

@@ -2162,10 +2162,18 @@ fn semver_method(recv: &RValue, p: &Value, name: &str, args: &[RValue], pos: Pos
             }))
         }
         (Value::SemVerRange(r), "inspect") => Ok(RValue::string(r.inspect())),
-        _ => {
-            let _ = recv;
-            return None;
+        (Value::SemVer(_) | Value::SemVerRange(_), _)
+            if !matches!(name, "to_s" | "==" | "eql?") =>
+        {
+            unsupported(
+                format!(
+                    "{}#{name} (a part of SemanticPuppet this engine does not provide)",
+                    recv.class_name()
+                ),
+                pos,
+            )
         }
+        _ => return None,
     })
 }
 

@@ -65,12 +65,25 @@ fn a_class_method_of_puppet_this_engine_lacks_is_unsupported_not_a_no_method_err
 }
 
 #[test]
-fn semantic_puppet_is_unsupported_not_a_name_error() {
-    // Puppet has SemanticPuppet (a Module): a NameError here would let `rescue` answer for
-    // it (extlib's version_latest_* functions compare versions with it).
+fn what_semantic_puppet_lacks_is_unsupported_not_a_name_error() {
+    // Puppet vendors SemanticPuppet: what this engine has of it answers (checked against
+    // the gem in tests/fixtures/library_cases.txt); what it lacks is an unsupported
+    // construct, never a NameError or NoMethodError that `rescue` could answer for.
+    assert_eq!(
+        eval_inspect("SemanticPuppet::Version.parse('1.2.3').minor").unwrap(),
+        "2"
+    );
     assert_unsupported(
-        "begin; SemanticPuppet::Version.parse('1.2.3'); rescue NameError; :rescued; end",
-        "SemanticPuppet",
+        "begin; SemanticPuppet::Dependency; rescue NameError; :rescued; end",
+        "SemanticPuppet::Dependency",
+    );
+    assert_unsupported(
+        "begin; SemanticPuppet::VersionRange.new(1, 2); rescue NoMethodError; :rescued; end",
+        "SemanticPuppet::VersionRange.new",
+    );
+    assert_unsupported(
+        "begin; SemanticPuppet::VersionRange.parse('1.x').intersection(nil); rescue NoMethodError; :rescued; end",
+        "intersection",
     );
 }
 
