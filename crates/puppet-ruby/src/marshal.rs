@@ -628,6 +628,19 @@ impl Reader<'_> {
                         self.pos,
                     );
                 }
+                // Only the code's own classes are made from their instance variables here
+                // (a built-in class's objects hold native data: Ruby has no allocator for
+                // most, this engine makes none).
+                let native = class
+                    .builtin
+                    .is_some_and(|b| !matches!(b, crate::value::Builtin::Object))
+                    || class.ancestors().iter().any(|a| a.name_is("Exception"));
+                if native {
+                    return unsupported(
+                        format!("Marshal.load of an object of the built-in class {name}"),
+                        self.pos,
+                    );
+                }
                 let o = Rc::new(Object::new(class));
                 it.track_object(&o);
                 let v = RValue::Object(o.clone());
@@ -654,6 +667,21 @@ impl Reader<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_the_codes_own_classes_are_loaded_from_instance_variables() {
+        let own = crate::eval_inspect(
+            "class P; end\nMarshal.load(\"\\x04\\x08o:\\x06P\\x06:\\x07@ai\\x06\").instance_variable_get(:@a)",
+        );
+        assert_eq!(own.unwrap(), "1");
+        for class in ["\\x0cInteger", "\\x12StandardError"] {
+            let r = crate::eval_inspect(&format!("Marshal.load(\"\\x04\\x08o:{class}\\x00\")"));
+            assert!(
+                matches!(r, Err(crate::RubyError::Unsupported { .. })),
+                "{class}: {r:?}"
+            );
+        }
+    }
 
     #[test]
     fn floats_are_written_as_ruby_writes_them() {
