@@ -18,7 +18,7 @@ pub(crate) fn dump(it: &mut Interp, v: &RValue, pos: Pos) -> R {
     let mut w = Writer {
         out: vec![4, 8],
         symbols: Vec::new(),
-        objects: Vec::new(),
+        objects: Default::default(),
         count: 0,
         pos,
     };
@@ -67,8 +67,8 @@ const MAX_DEPTH: usize = 1000;
 struct Writer {
     out: Vec<u8>,
     symbols: Vec<String>,
-    /// Objects written so far, by address, with their index (for `@` links).
-    objects: Vec<(usize, usize)>,
+    /// Objects written so far: their index by address (for `@` links).
+    objects: rustc_hash::FxHashMap<usize, usize>,
     /// Entries of Ruby's object table (every non-immediate written, linked or not).
     count: usize,
     pos: Pos,
@@ -125,12 +125,12 @@ impl Writer {
 
     /// Writes a link when the object at `addr` was written before; else registers it.
     fn link(&mut self, addr: usize) -> bool {
-        if let Some(&(_, i)) = self.objects.iter().find(|(a, _)| *a == addr) {
+        if let Some(&i) = self.objects.get(&addr) {
             self.out.push(b'@');
             self.long(i as i64);
             return true;
         }
-        self.objects.push((addr, self.count));
+        self.objects.insert(addr, self.count);
         self.count += 1;
         false
     }

@@ -2161,9 +2161,8 @@ fn semver_method(recv: &RValue, p: &Value, name: &str, args: &[RValue], pos: Pos
                 None => false,
             }))
         }
-        (Value::SemVerRange(r), "inspect") => Ok(RValue::string(r.inspect())),
         (Value::SemVer(_) | Value::SemVerRange(_), _)
-            if !matches!(name, "to_s" | "==" | "eql?") =>
+            if !matches!(name, "to_s" | "inspect" | "==" | "eql?") =>
         {
             unsupported(
                 format!(
@@ -2221,7 +2220,8 @@ pub(crate) fn puppet_value_method(
         (Value::Type(Type::Class(c)), "class_name") => {
             Ok(c.as_deref().map_or(RValue::Nil, |n: &str| RValue::str(n)))
         }
-        (_, "to_s" | "inspect") => Ok(RValue::string(to_s(recv))),
+        (_, "to_s") => Ok(RValue::string(to_s(recv))),
+        (_, "inspect") => Ok(RValue::string(value::inspect(recv))),
         (_, "==" | "eql?") => Ok(RValue::Bool(value::equal(
             recv,
             args.first().unwrap_or(&RValue::Nil),

@@ -1079,12 +1079,6 @@ fn inspect_into(v: &RValue, out: &mut String, depth: usize) {
             }
             RValue::Puppet(p) => match puppet_types::ruby::inspect_object(p, &mut next_address) {
                 Some(text) => out.push_str(&text),
-                // SemanticPuppet::VersionRange#inspect: the matchers, normalized.
-                None if matches!(&**p, Value::SemVerRange(_)) => {
-                    if let Value::SemVerRange(r) = &**p {
-                        out.push_str(&r.inspect());
-                    }
-                }
                 None => out.push_str(&to_s(v)),
             },
             _ => out.push_str(&to_s(v)),

@@ -437,6 +437,8 @@ pub fn type_class(t: &Type) -> &'static str {
 pub fn inspect_object(v: &Value, address: &mut dyn FnMut() -> u64) -> Option<String> {
     match v {
         Value::Sensitive(_) => Some("#<Sensitive [value redacted]>".into()),
+        // SemanticPuppet::VersionRange#inspect: the matchers, normalized.
+        Value::SemVerRange(r) => Some(r.inspect()),
         Value::Type(t) => {
             let mut out = String::new();
             inspect_type(t, address, &mut out, 0)?;
