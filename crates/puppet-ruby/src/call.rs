@@ -10,7 +10,7 @@
 
 use crate::ast::{Block, Def, Kind, Node, Params};
 use crate::interp::{raise, unsupported, Ctrl, Interp, R};
-use crate::object::{Blk, Ctx, Entry, Frame, Method, Module, ProcBody};
+use crate::object::{Blk, Ctx, Entry, Env, Frame, Method, Module, ProcBody};
 use crate::value::{self, RHash, RValue};
 use crate::Pos;
 use std::rc::Rc;
@@ -957,29 +957,12 @@ impl<'s> Interp<'s> {
         with: Option<(RValue, Rc<Module>)>,
         pos: Pos,
     ) -> R {
-        let mut locals = Vec::new();
-        let mut env = Some(self.ctx.env.clone());
-        while let Some(e) = env {
-            locals.extend(e.vars.borrow().iter().map(|(n, _)| n.to_string()));
-            env = e.parent.clone();
-        }
+        let locals = visible_locals(&self.ctx.env);
         let file = file.unwrap_or("(eval)");
         let prog = match crate::parser::parse_eval(code, file, line, &locals) {
             Ok(p) => p,
-            Err(e) if e.unsupported => {
-                return unsupported(format!("{} (in code given to eval)", e.message), e.pos)
-                    .map_err(|c| c.in_file(&Arc::from(file)));
-            }
-            Err(e) => {
-                return raise(
-                    "SyntaxError",
-                    format!("{file}:{}: syntax error, {}", e.pos.line, e.message),
-                    pos,
-                )
-            }
+            Err(e) => return eval_parse_error(e, file, pos),
         };
-        self.tick(pos)?;
-        self.enter(pos)?;
         let mut ctx = self.ctx.clone();
         ctx.env = self.new_env(Some(&ctx.env));
         if let Some((s, target)) = with {
@@ -989,6 +972,22 @@ impl<'s> Interp<'s> {
             });
             ctx.self_v = s;
             ctx.def_target = target;
+        }
+        let (r, ctx) = self.run_eval_program(&prog, ctx, pos);
+        self.recycle_env(ctx.env);
+        r
+    }
+
+    /// Runs code parsed for `eval` (or an ERB template run from Ruby code) in `ctx`, whose
+    /// frame then reports the code's file: the result, and `ctx` back.
+    pub(crate) fn run_eval_program(
+        &mut self,
+        prog: &crate::ast::Program,
+        mut ctx: Ctx,
+        pos: Pos,
+    ) -> (R, Ctx) {
+        if let Err(e) = self.tick(pos).and_then(|_| self.enter(pos)) {
+            return (Err(e), ctx);
         }
         let f = &ctx.frame;
         ctx.frame = Rc::new(Frame {
@@ -1004,9 +1003,8 @@ impl<'s> Interp<'s> {
         let saved = std::mem::replace(&mut self.ctx, ctx);
         let r = crate::with_stack(|| self.body(&prog.body));
         let ctx = std::mem::replace(&mut self.ctx, saved);
-        self.recycle_env(ctx.env);
         self.leave();
-        r.map_err(|e| e.in_file(&prog.file))
+        (r.map_err(|e| e.in_file(&prog.file)), ctx)
     }
 
     /// Calls a block with another `self` (`instance_eval`, `class_eval`,
@@ -1368,6 +1366,35 @@ pub(crate) fn value_address(v: &RValue) -> Option<usize> {
         RValue::Hash(h) => Some(Rc::as_ptr(h) as *const u8 as usize),
         _ => None,
     }
+}
+
+/// The local variables code run by `eval` in a scope sees, innermost first, each once.
+pub(crate) fn visible_locals(env: &Rc<Env>) -> Vec<String> {
+    let mut locals: Vec<String> = Vec::new();
+    let mut env = Some(env.clone());
+    while let Some(e) = env {
+        for (n, _) in e.vars.borrow().iter() {
+            if !locals.iter().any(|l| l == n.as_str()) {
+                locals.push(n.to_string());
+            }
+        }
+        env = e.parent.clone();
+    }
+    locals
+}
+
+/// Why code given to `eval` (or an ERB template run from Ruby) did not parse: Ruby's
+/// `SyntaxError`, or the construct this engine lacks.
+pub(crate) fn eval_parse_error(e: crate::parser::ParseError, file: &str, pos: Pos) -> R {
+    if e.unsupported {
+        return unsupported(format!("{} (in code given to eval)", e.message), e.pos)
+            .map_err(|c| c.in_file(&Arc::from(file)));
+    }
+    raise(
+        "SyntaxError",
+        format!("{file}:{}: syntax error, {}", e.pos.line, e.message),
+        pos,
+    )
 }
 
 #[cfg(test)]

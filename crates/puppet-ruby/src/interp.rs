@@ -991,7 +991,11 @@ impl<'s> Interp<'s> {
 
     /// Runs the top-level statements of a template (`next`/`break` there are errors).
     pub fn run(&mut self, body: &[Node]) -> Result<(), Ctrl> {
-        match self.body(body) {
+        // On a thread with less stack than the red zone, the whole run moves to one grown
+        // segment here: else every check deeper down, in every turn of a loop, would map a
+        // segment of its own and unmap it on return (minutes of system time for a long loop
+        // on a 256 kB thread).
+        match crate::with_stack(|| self.body(body)) {
             Ok(_) | Err(Ctrl::Return(_)) => Ok(()),
             Err(Ctrl::Next(_)) | Err(Ctrl::Break(_)) => raise(
                 "SyntaxError",

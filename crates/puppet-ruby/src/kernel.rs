@@ -4,7 +4,8 @@
 //! `include`, `define_method`, `const_get`, `class_eval`...), of exceptions and of procs.
 //!
 //! Commands are never run: `system`, `exec`, `spawn`, `fork`, `open("|...")` and their
-//! kind are errors naming the construct, as are `eval` of a string and `binding`.
+//! kind are errors naming the construct. `eval` of a string runs it (with a binding, in the
+//! binding's scope: [`crate::erb`]).
 
 use crate::interp::{raise, unsupported, Ctrl, Exc, Interp, R};
 use crate::methods::argc;
@@ -331,13 +332,27 @@ fn kernel_function(
                 args.get(1).cloned().unwrap_or(RValue::Nil),
             ))))
         })(),
-        "binding" => unsupported("`binding'", pos),
+        "binding" => (|| {
+            argc(&args, 0, 0, pos)?;
+            Ok(crate::erb::binding_here(it, pos))
+        })(),
         "eval" if matches!(args.first(), Some(RValue::Str(_))) => (|| {
             argc(&args, 1, 4, pos)?;
-            if !matches!(args.get(1), None | Some(RValue::Nil)) {
-                return unsupported("`eval' with a binding", pos);
+            let rest = &args[2.min(args.len())..];
+            match args.get(1) {
+                None | Some(RValue::Nil) => eval_string_call(it, &args[0], rest, None, pos),
+                Some(b) => match crate::erb::as_binding(b) {
+                    Some(b) => {
+                        let (code, file, line) = eval_string_args(&args[0], rest, pos)?;
+                        crate::erb::eval_in(it, &b, &code, file.as_deref(), line, pos)
+                    }
+                    None => raise(
+                        "TypeError",
+                        format!("wrong argument type {} (expected binding)", b.class_name()),
+                        pos,
+                    ),
+                },
             }
-            eval_string_call(it, &args[0], &args[2.min(args.len())..], None, pos)
         })(),
         "eval" => unsupported("`eval'", pos),
         "system" | "exec" | "spawn" | "fork" | "`" | "syscall" | "trap" | "exit!" => {
@@ -1150,6 +1165,9 @@ fn object_method_inner(
     if let Some(r) = crate::library::object_method(it, &recv, name, &args, block, pos) {
         return r;
     }
+    if let Some(r) = crate::erb::object_method(it, &recv, name, &args, pos) {
+        return r;
+    }
     if let Some(e) = enum_data(&o) {
         return enumerator_method(it, &recv, &e, name, args, block, pos);
     }
@@ -1887,11 +1905,7 @@ pub(crate) fn instantiate(
         );
     }
     if m.name_is("ERB") {
-        // Known so that `defined?(ERB)` answers; templates run through Puppet's `template`.
-        return unsupported(
-            "ERB.new (running an ERB template from Ruby code: result, result_with_hash)",
-            pos,
-        );
+        return crate::erb::new(it, &args, kw.as_ref(), pos);
     }
     if m.name().starts_with("SemanticPuppet::") {
         // Its versions are Puppet's values, made by `parse` (and Version.new).
@@ -3085,6 +3099,17 @@ fn eval_string_call(
     with: Option<(RValue, Rc<Module>)>,
     pos: Pos,
 ) -> R {
+    let (code, file, line) = eval_string_args(code, rest, pos)?;
+    it.eval_string(&code, file.as_deref(), line, with, pos)
+}
+
+/// The code, file and line of an `eval` call (`rest`: the arguments after the code, and
+/// after the binding of `Kernel#eval`).
+pub(crate) fn eval_string_args(
+    code: &RValue,
+    rest: &[RValue],
+    pos: Pos,
+) -> Result<(String, Option<String>, u32), Ctrl> {
     let code = to_s(code);
     let file = match rest.first() {
         None | Some(RValue::Nil) => None,
@@ -3096,5 +3121,5 @@ fn eval_string_call(
         Some(RValue::Int(n)) => u32::try_from(*n).unwrap_or(1),
         Some(other) => return crate::interp::no_implicit_conversion(other, "Integer", pos),
     };
-    it.eval_string(&code, file.as_deref(), line, with, pos)
+    Ok((code, file, line))
 }

@@ -23,6 +23,7 @@ mod collections;
 mod deep_drop;
 mod didyoumean;
 mod environment;
+pub mod erb;
 mod fileio;
 mod format;
 pub mod functions;

@@ -331,9 +331,10 @@ pub struct Parser {
     /// Whether the last consumed token was a `name?` or `name!` identifier.
     prev_pred: bool,
     file: Arc<str>,
-    /// Parsing a template (`__FILE__` is the template wrapper's `file`, jumps read as in
-    /// `eval`).
+    /// Parsing a template (jumps read as in `eval`).
     template: bool,
+    /// `__FILE__` is the template wrapper's `file` (a Puppet template).
+    wrapper_file: bool,
     /// Inside an argument list, array or hash literal: `a = 1, 2` is not a multiple value.
     args_level: usize,
     /// Parsing a block parameter's default: `|` ends it.
@@ -362,9 +363,31 @@ pub(crate) fn parse_eval(text: &str, file: &str, line: u32, locals: &[String]) -
     for l in locals {
         known.declare(l);
     }
-    let mut p = parse_program_inner(toks, file, false, frozen, known)?;
+    let mut p = parse_program_inner(toks, file, false, false, frozen, known)?;
     p.frozen_literals = frozen;
     Ok(p)
+}
+
+/// Parses an ERB template run from Ruby code (`ERB#result`): `pieces` from
+/// [`crate::erb::scan`], `locals` the variables of the binding it runs in, `line` the line its
+/// first line is reported at.
+pub(crate) fn parse_template_eval(
+    pieces: Vec<crate::Piece>,
+    file: &str,
+    line: u32,
+    locals: &[String],
+) -> PResult<Program> {
+    let mut toks = crate::lexer::lex_pieces(pieces)?;
+    if line != 1 {
+        for t in &mut toks {
+            t.pos.line = t.pos.line.saturating_add(line).saturating_sub(1);
+        }
+    }
+    let mut known = Locals::new();
+    for l in locals {
+        known.declare(l);
+    }
+    parse_program_inner(toks, file, true, false, false, known)
 }
 
 fn parse_program_with(
@@ -373,13 +396,21 @@ fn parse_program_with(
     template: bool,
     frozen_literals: bool,
 ) -> PResult<Program> {
-    parse_program_inner(toks, file, template, frozen_literals, Locals::new())
+    parse_program_inner(
+        toks,
+        file,
+        template,
+        template,
+        frozen_literals,
+        Locals::new(),
+    )
 }
 
 fn parse_program_inner(
     toks: Vec<Token>,
     file: &str,
     template: bool,
+    wrapper_file: bool,
     frozen_literals: bool,
     locals: Locals,
 ) -> PResult<Program> {
@@ -392,6 +423,7 @@ fn parse_program_inner(
         prev_pred: false,
         file: Arc::from(file),
         template,
+        wrapper_file,
         args_level: 0,
         no_pipe: false,
         frozen_literals,
@@ -2320,7 +2352,7 @@ impl Parser {
             "false" => Ok(mk(Kind::False)),
             "self" => Ok(mk(Kind::SelfRef)),
             "__FILE__" => {
-                if self.template {
+                if self.wrapper_file {
                     Ok(call(None, "file", vec![], pos))
                 } else {
                     Ok(mk(Kind::Str(vec![Part::Lit(self.file.to_string())])))
@@ -3117,6 +3149,7 @@ impl Parser {
                     prev_pred: false,
                     file: self.file.clone(),
                     template: self.template,
+                    wrapper_file: self.wrapper_file,
                     args_level: 0,
                     no_pipe: false,
                     frozen_literals: self.frozen_literals,
