@@ -266,14 +266,20 @@ pub fn sprintf_with(f: &str, args: &[RValue], pos: Pos, show: &mut Show) -> Resu
         let mut prec: Option<usize> = None;
         if i < cs.len() && cs[i] == '.' {
             i += 1;
-            let mut p = 0usize;
-            while i < cs.len() && cs[i].is_ascii_digit() {
-                p = p
-                    .saturating_mul(10)
-                    .saturating_add(cs[i] as usize - '0' as usize);
+            if i < cs.len() && cs[i] == '*' {
+                // The precision is the next argument; a negative one is none.
+                prec = usize::try_from(int_of(&next_arg(pos)?, pos)?).ok();
                 i += 1;
+            } else {
+                let mut p = 0usize;
+                while i < cs.len() && cs[i].is_ascii_digit() {
+                    p = p
+                        .saturating_mul(10)
+                        .saturating_add(cs[i] as usize - '0' as usize);
+                    i += 1;
+                }
+                prec = Some(p);
             }
-            prec = Some(p);
         }
         if width > 10_000 || prec.is_some_and(|p| p > 10_000) {
             return unsupported("format width above 10000", pos);
@@ -314,46 +320,37 @@ pub fn sprintf_with(f: &str, args: &[RValue], pos: Pos, show: &mut Show) -> Resu
                 }
                 pad(s, width, left, false)
             }
-            'd' | 'i' | 'u' => {
-                let arg = next_arg(pos)?;
-                let s = match &arg {
-                    RValue::Int(n) => format!("{}{}", sign(*n < 0), n.unsigned_abs()),
-                    _ => {
-                        let (neg, n) = int_digits(&arg, pos)?;
-                        format!("{}{}", sign(neg), n.magnitude())
-                    }
+            'd' | 'i' | 'u' | 'x' | 'X' | 'o' | 'b' | 'B' => {
+                let (neg, n) = match next_arg(pos)? {
+                    RValue::Int(n) => (n < 0, num_bigint::BigInt::from(n)),
+                    other => int_digits(&other, pos)?,
                 };
-                pad(s, width, left, zero)
-            }
-            'x' | 'X' | 'o' | 'b' | 'B' => {
-                let (neg, n) = int_digits(&next_arg(pos)?, pos)?;
                 let radix = match conv {
                     'x' | 'X' => 16,
                     'o' => 8,
-                    _ => 2,
+                    'b' | 'B' => 2,
+                    _ => 10,
                 };
-                if neg && !plus && !space {
-                    let magnitude = n.magnitude().to_str_radix(radix);
+                let mut digits = n.magnitude().to_str_radix(radix);
+                if neg && radix != 10 && !plus && !space {
                     let zero_width = Some(width).filter(|_| zero && !left);
-                    let body = printf::negative_radix(&magnitude, conv, alt, prec, zero_width);
+                    let body = printf::negative_radix(&digits, conv, alt, prec, zero_width);
                     out.push_str(&pad(body, width, left, false));
                     continue;
                 }
-                let mut digits = n.magnitude().to_str_radix(radix);
                 if conv == 'X' {
                     digits.make_ascii_uppercase();
                 }
-                if alt {
-                    let prefix = match conv {
-                        'x' => "0x",
-                        'X' => "0X",
-                        'o' => "0",
-                        'b' => "0b",
-                        _ => "0B",
-                    };
-                    digits = format!("{prefix}{digits}");
-                }
-                pad(format!("{}{digits}", sign(neg)), width, left, zero)
+                let spec = printf::IntSpec {
+                    plus,
+                    space,
+                    alt,
+                    zero,
+                    minus: left,
+                    width: Some(width),
+                    precision: prec,
+                };
+                printf::integer(neg, &digits, conv, &spec)
             }
             'f' => {
                 let x = num_of(&next_arg(pos)?, pos)?;

@@ -745,7 +745,8 @@ fn str_method_of(
         "tr" | "tr_s" => {
             argc(&args, 2, 2, pos)?;
             let from = CharSpec::parse(&str_arg(&args[0], pos)?, pos)?;
-            let to = CharSpec::parse(&str_arg(&args[1], pos)?, pos)?;
+            // (A `^` starts a negation in the first set only: in the second it is itself.)
+            let to = CharSpec::parse_with(&str_arg(&args[1], pos)?, false, pos)?;
             new(transliterate(&s, &from, &to, name == "tr_s", pos)?)
         }
         "delete" | "count" | "squeeze" => {
@@ -1780,8 +1781,13 @@ const MAX_TR_CHARS: usize = 1 << 16;
 
 impl CharSpec {
     fn parse(spec: &str, pos: Pos) -> Result<CharSpec, Ctrl> {
+        CharSpec::parse_with(spec, true, pos)
+    }
+
+    /// [`CharSpec::parse`]; `negatable`: a leading `^` negates the set.
+    fn parse_with(spec: &str, negatable: bool, pos: Pos) -> Result<CharSpec, Ctrl> {
         let cs: Vec<char> = spec.chars().collect();
-        let negated = cs.len() > 1 && cs[0] == '^';
+        let negated = negatable && cs.len() > 1 && cs[0] == '^';
         let mut i = usize::from(negated);
         let mut ranges = Vec::new();
         // One character at `i` (an escaped one counts as itself) and where the next starts.

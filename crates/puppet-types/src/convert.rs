@@ -236,6 +236,19 @@ fn capitalize(s: &str) -> String {
 
 /// The sign a number's directive prints: `-` for a negative one, else `+` or a space as the
 /// flags ask.
+/// A directive's flags, width and precision, as [`printf::integer`] takes them.
+fn int_spec(spec: &spec::Spec) -> printf::IntSpec {
+    printf::IntSpec {
+        plus: spec.plus,
+        space: spec.space,
+        alt: spec.alt,
+        zero: spec.zero,
+        minus: spec.minus,
+        width: spec.width,
+        precision: spec.precision,
+    }
+}
+
 fn sign_text(negative: bool, spec: &spec::Spec) -> &'static str {
     if negative {
         "-"
@@ -322,31 +335,14 @@ pub fn format_value(v: &Value, fmt: Option<&str>) -> Result<String, TypeError> {
                 let zero_width = spec.width.filter(|_| spec.zero && !spec.minus);
                 printf::negative_radix(&magnitude, spec.conv, spec.alt, spec.precision, zero_width)
             } else {
-                let (digits, prefix) = match spec.conv {
-                    'd' => (i.unsigned_abs().to_string(), ""),
-                    'x' => (format!("{:x}", i.unsigned_abs()), "0x"),
-                    'X' => (format!("{:X}", i.unsigned_abs()), "0X"),
-                    'o' => (format!("{:o}", i.unsigned_abs()), "0"),
-                    _ => (
-                        format!("{:b}", i.unsigned_abs()),
-                        if spec.conv == 'B' { "0B" } else { "0b" },
-                    ),
+                let digits = match spec.conv {
+                    'd' => i.unsigned_abs().to_string(),
+                    'x' => format!("{:x}", i.unsigned_abs()),
+                    'X' => format!("{:X}", i.unsigned_abs()),
+                    'o' => format!("{:o}", i.unsigned_abs()),
+                    _ => format!("{:b}", i.unsigned_abs()),
                 };
-                let sign = sign_text(i < 0, &spec);
-                let prefix = if spec.alt { prefix } else { "" };
-                let digits = match spec.precision {
-                    Some(p) if digits.len() < p => {
-                        format!("{}{digits}", "0".repeat(p - digits.len()))
-                    }
-                    _ => digits,
-                };
-                let core_len = sign.len() + prefix.len() + digits.len();
-                if spec.zero && !spec.minus && spec.width.is_some_and(|w| w > core_len) {
-                    let pad = spec.width.unwrap_or(0) - core_len;
-                    format!("{sign}{prefix}{}{digits}", "0".repeat(pad))
-                } else {
-                    format!("{sign}{prefix}{digits}")
-                }
+                printf::integer(i < 0, &digits, spec.conv, &int_spec(&spec))
             }
         }
         ('f' | 'e' | 'E' | 'g' | 'G' | 'a', _) => {

@@ -394,6 +394,86 @@ pub fn negative_radix(
     }
 }
 
+/// The flags, width and precision of one integer directive (`%+08.3x`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct IntSpec {
+    /// `+`: a sign on positive numbers too.
+    pub plus: bool,
+    /// ` `: a space where a positive number's sign would be.
+    pub space: bool,
+    /// `#`: the radix prefix (`0x`, `0b`; octal: a leading zero).
+    pub alt: bool,
+    /// `0`: zeros up to the width (ignored with a precision or `-`).
+    pub zero: bool,
+    /// `-`: left-justified.
+    pub minus: bool,
+    pub width: Option<usize>,
+    pub precision: Option<usize>,
+}
+
+/// An integer's `%d`/`%i`/`%u`/`%x`/`%X`/`%o`/`%b`/`%B` text as Ruby's `format` writes it
+/// from its sign and digits (`digits`: the magnitude in the directive's radix, `X`'s in upper
+/// case), with the sign written out (a negative number in `%x` without `+` or a space is
+/// [`negative_radix`]'s). The C rules: the precision is a minimum number of digits (and a
+/// zero precision writes no digit for zero), the `0` flag pads to the width only when there
+/// is no precision, `#` writes no prefix for zero and makes octal start with a zero.
+///
+/// ```
+/// use puppet_types::printf::{integer, IntSpec};
+/// let spec = |width, precision, zero, alt| IntSpec { width, precision, zero, alt, ..IntSpec::default() };
+/// assert_eq!(integer(false, "4", 'd', &spec(Some(5), Some(3), true, false)), "  004");
+/// assert_eq!(integer(false, "0", 'd', &spec(None, Some(0), false, false)), "");
+/// assert_eq!(integer(false, "4", 'x', &spec(Some(8), None, true, true)), "0x000004");
+/// assert_eq!(integer(false, "377", 'o', &spec(None, Some(5), false, true)), "00377");
+/// assert_eq!(integer(false, "0", 'x', &spec(None, None, false, true)), "0");
+/// assert_eq!(integer(true, "255", 'd', &spec(Some(6), None, true, false)), "-00255");
+/// ```
+pub fn integer(negative: bool, digits: &str, conv: char, spec: &IntSpec) -> String {
+    let is_zero = digits.bytes().all(|b| b == b'0');
+    let mut body = match spec.precision {
+        Some(0) if is_zero => String::new(),
+        Some(p) if digits.len() < p => format!("{}{digits}", "0".repeat(p - digits.len())),
+        _ => digits.to_string(),
+    };
+    let prefix = match conv {
+        _ if !spec.alt => "",
+        'o' => {
+            if !body.starts_with('0') {
+                body.insert(0, '0');
+            }
+            ""
+        }
+        _ if is_zero => "",
+        'x' => "0x",
+        'X' => "0X",
+        'b' => "0b",
+        'B' => "0B",
+        _ => "",
+    };
+    let sign = if negative {
+        "-"
+    } else if spec.plus {
+        "+"
+    } else if spec.space {
+        " "
+    } else {
+        ""
+    };
+    let width = spec.width.unwrap_or(0);
+    let len = sign.len() + prefix.len() + body.len();
+    if len >= width {
+        return format!("{sign}{prefix}{body}");
+    }
+    let fill = width - len;
+    if spec.minus {
+        format!("{sign}{prefix}{body}{}", " ".repeat(fill))
+    } else if spec.zero && spec.precision.is_none() {
+        format!("{sign}{prefix}{}{body}", "0".repeat(fill))
+    } else {
+        format!("{}{sign}{prefix}{body}", " ".repeat(fill))
+    }
+}
+
 /// How a number is taken to a number of digits: `round` (ties as `half:` says), `floor`,
 /// `ceil`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -472,7 +472,7 @@ fn sprintf(fmt: &str, args: &[Value]) -> Result<String, CallError> {
         let conv = spec.chars().last().unwrap_or('s');
         // Ruby's `Integer()`/`Float()` of a string argument, with their messages; what is
         // not a number or a string (a container, a boolean, a type) cannot be converted.
-        let integral = matches!(conv, 'd' | 'i' | 'x' | 'X' | 'o' | 'b' | 'B');
+        let integral = matches!(conv, 'd' | 'i' | 'u' | 'x' | 'X' | 'o' | 'b' | 'B');
         let floating = matches!(conv, 'f' | 'e' | 'E' | 'g' | 'G' | 'a' | 'A');
         let arg = match (conv, arg) {
             (_, Value::String(t)) if integral => {
@@ -558,7 +558,9 @@ fn sprintf(fmt: &str, args: &[Value]) -> Result<String, CallError> {
         };
         let spec = match conv {
             'p' | 'c' => format!("{}s", &spec[..spec.len() - 1]),
-            _ => spec.replace('i', "d"),
+            // Ruby's `%i` and `%u` are `%d`.
+            'i' | 'u' => format!("{}d", &spec[..spec.len() - 1]),
+            _ => spec,
         };
         out.push_str(&puppet_types::convert::format_value(&arg, Some(&spec))?);
     }
