@@ -101,7 +101,7 @@ fn env_modules(it: &mut Interp) -> Vec<(String, String)> {
 }
 
 fn module_object(it: &mut Interp, name: String, path: String) -> RValue {
-    crate::puppet::native_object(it, "Puppet::Module", ModuleObj { name, path })
+    it.new_native("Puppet::Module", ModuleObj { name, path })
 }
 
 /// The environment's module `name` as a `Puppet::Module`, or nil.
@@ -413,9 +413,5 @@ pub(crate) fn environments(it: &mut Interp, pos: Pos) -> R {
     if env_name(it).is_none() {
         return unsupported("the environments (no compile to ask)", pos);
     }
-    Ok(crate::puppet::native_object(
-        it,
-        "Puppet::Environments::Cached",
-        EnvironmentsObj,
-    ))
+    Ok(it.new_native("Puppet::Environments::Cached", EnvironmentsObj))
 }

@@ -14,7 +14,7 @@
 
 use crate::interp::{raise, unsupported, Ctrl, Interp, R};
 use crate::methods::argc;
-use crate::object::{Ctx, Env, ObjData, Object};
+use crate::object::{Ctx, Env, ObjData};
 use crate::value::RValue;
 use crate::{Piece, Pos};
 use std::cell::RefCell;
@@ -543,8 +543,7 @@ pub(crate) fn new(it: &mut Interp, args: &[RValue], kw: Option<&RValue>, pos: Po
             )
         }
     };
-    Ok(new_object(
-        it,
+    Ok(it.new_native(
         "ERB",
         ErbData {
             text,
@@ -555,30 +554,17 @@ pub(crate) fn new(it: &mut Interp, args: &[RValue], kw: Option<&RValue>, pos: Po
     ))
 }
 
-fn new_object<T: 'static>(it: &mut Interp, class: &str, data: T) -> RValue {
-    let c = it
-        .module_by_path(class)
-        .unwrap_or_else(|| it.object_class());
-    let o = Rc::new(Object::new(c));
-    *o.data.borrow_mut() = ObjData::Native(Rc::new(data));
-    it.track_object(&o);
-    RValue::Object(o)
-}
-
 /// `Kernel#binding`: this scope.
 pub(crate) fn binding_here(it: &mut Interp, pos: Pos) -> RValue {
     let mut ctx = it.ctx.clone();
     ctx.env = Env::child(&ctx.env);
-    new_object(it, "Binding", BindingData { ctx, pos })
+    it.new_native("Binding", BindingData { ctx, pos })
 }
 
 /// The binding `v` is, if it is one.
 pub(crate) fn as_binding(v: &RValue) -> Option<Rc<BindingData>> {
-    let RValue::Object(o) = v else {
-        return None;
-    };
-    match &*o.data.borrow() {
-        ObjData::Native(d) => d.clone().downcast::<BindingData>().ok(),
+    match v {
+        RValue::Object(o) => crate::puppet::native::<BindingData>(o),
         _ => None,
     }
 }
@@ -831,20 +817,10 @@ fn binding_method(
         ])),
         "eval" => (|| {
             argc(args, 1, 3, pos)?;
-            let code = match &args[0] {
-                RValue::Str(s) => s.borrow().clone(),
-                other => return crate::interp::no_implicit_conversion(other, "String", pos),
-            };
-            let file = match args.get(1) {
-                None | Some(RValue::Nil) => None,
-                Some(RValue::Str(f)) => Some(f.borrow().clone()),
-                Some(other) => return crate::interp::no_implicit_conversion(other, "String", pos),
-            };
-            let line = match args.get(2) {
-                None | Some(RValue::Nil) => 1,
-                Some(RValue::Int(n)) => u32::try_from(*n).unwrap_or(1),
-                Some(other) => return crate::interp::no_implicit_conversion(other, "Integer", pos),
-            };
+            if !matches!(&args[0], RValue::Str(_)) {
+                return crate::interp::no_implicit_conversion(&args[0], "String", pos);
+            }
+            let (code, file, line) = crate::kernel::eval_string_args(&args[0], &args[1..], pos)?;
             eval_in(it, b, &code, file.as_deref(), line, pos)
         })(),
         "inspect" | "to_s" => Ok(RValue::string(inspect(b))),

@@ -37,7 +37,7 @@ pub(crate) struct OutStream {
 /// The stream `$stdout` (`err` false) or `$stderr`.
 pub(crate) fn out_stream(it: &mut Interp, err: bool) -> RValue {
     let fileno = if err { 2 } else { 1 };
-    crate::puppet::native_object(it, "IO", OutStream { fileno })
+    it.new_native("IO", OutStream { fileno })
 }
 
 /// Methods of `$stdout`/`$stderr`. `None`: `recv` is not one, or not one of these.
@@ -118,8 +118,7 @@ pub(crate) fn class_method(
                 );
             }
             let text = read(it, &path, pos)?;
-            let io = crate::puppet::native_object(
-                it,
+            let io = it.new_native(
                 "File",
                 FileIo {
                     path,

@@ -654,6 +654,18 @@ impl<'s> Interp<'s> {
         self.object.clone()
     }
 
+    /// A new object of the class named `class` (Object when there is none) holding a
+    /// native extension's `data` (an ERB template, a binding, a Time, a loader...).
+    pub(crate) fn new_native<T: 'static>(&mut self, class: &str, data: T) -> RValue {
+        let c = self
+            .module_by_path(class)
+            .unwrap_or_else(|| self.object_class());
+        let o = Rc::new(Object::new(c));
+        *o.data.borrow_mut() = crate::object::ObjData::Native(Rc::new(data));
+        self.track_object(&o);
+        RValue::Object(o)
+    }
+
     pub(crate) fn track_object(&mut self, o: &Rc<Object>) {
         if self.objects.len() > 4096 && self.objects.len().is_power_of_two() {
             self.objects.retain(|w| w.strong_count() > 0);

@@ -17,7 +17,7 @@
 
 use crate::interp::{raise, unsupported, Ctrl, Interp, R};
 use crate::methods::argc;
-use crate::object::{Blk, ObjData, Object};
+use crate::object::{Blk, ObjData};
 use crate::value::RValue;
 use crate::Pos;
 use puppet_functions::random::RubyRandom;
@@ -112,7 +112,7 @@ pub(crate) fn class_method(
                 Some(s) => RValue::Int(crate::methods::int_arg(s, pos)?),
                 None => RValue::Int(random_seed()),
             };
-            Ok(new_object(it, "Random", seeded(seed, pos)?))
+            Ok(it.new_native("Random", seeded(seed, pos)?))
         })()),
         ("Random", "rand" | "random_number") => Some(with_default_rng(|r| {
             random_method(r, "rand", args, pos).unwrap_or(Ok(RValue::Nil))
@@ -127,7 +127,7 @@ pub(crate) fn class_method(
                     block: b.clone(),
                     cursor: Cursor::default(),
                 };
-                Ok(new_object(it, "Enumerator", gen))
+                Ok(it.new_native("Enumerator", gen))
             }
             None => unsupported("Enumerator.new without a block", pos),
         }),
@@ -170,16 +170,6 @@ pub(crate) fn object_method(
         return crate::fileio::object_method(it, recv, name, args, block, pos);
     }
     crate::time::object_method(it, recv, name, args, block, pos)
-}
-
-fn new_object<T: 'static>(it: &mut Interp, class: &str, data: T) -> RValue {
-    let c = it
-        .module_by_path(class)
-        .unwrap_or_else(|| it.object_class());
-    let o = Rc::new(Object::new(c));
-    *o.data.borrow_mut() = ObjData::Native(Rc::new(data));
-    it.track_object(&o);
-    RValue::Object(o)
 }
 
 /// CRC-32 (ISO-HDLC, zlib's), continuing from `seed`.
@@ -415,8 +405,7 @@ struct LazyData {
 /// `x.lazy` for a range, an array or a hash: a lazy enumerator reading `x` value by value
 /// as its steps ask (an endless range works).
 pub(crate) fn lazy_of(it: &mut Interp, source: RValue) -> RValue {
-    new_object(
-        it,
+    it.new_native(
         "Enumerator::Lazy",
         LazyData {
             source,
@@ -490,7 +479,7 @@ fn run_with(
     ops: Vec<LazyOp>,
     pos: Pos,
 ) -> Result<(RValue, Vec<RValue>), Ctrl> {
-    let tag = new_object(it, "Object", ());
+    let tag = it.new_native("Object", ());
     let y = YielderData {
         target: target.cloned(),
         collected: RefCell::new(Vec::new()),
@@ -499,7 +488,7 @@ fn run_with(
         states: RefCell::new(vec![OpState::default(); ops.len()]),
         ops,
     };
-    let yv = new_object(it, "Enumerator::Yielder", y);
+    let yv = it.new_native("Enumerator::Yielder", y);
     let r = it.call_block(&g.block, vec![yv.clone()], pos);
     let r = match r {
         Err(Ctrl::Throw(tv)) if crate::value::equal(&tv.0, &tag) => RValue::Nil,
@@ -691,8 +680,7 @@ fn generator_inner(
             Ok(recv.clone())
         }
         ("size", _) => Ok(RValue::Nil),
-        ("lazy", _) => Ok(new_object(
-            it,
+        ("lazy", _) => Ok(it.new_native(
             "Enumerator::Lazy",
             LazyData {
                 source: recv.clone(),
@@ -769,8 +757,7 @@ fn lazy_method(
     let chain = |it: &mut Interp, op: LazyOp| -> R {
         let mut ops = l.ops.clone();
         ops.push(op);
-        Ok(new_object(
-            it,
+        Ok(it.new_native(
             "Enumerator::Lazy",
             LazyData {
                 source: l.source.clone(),

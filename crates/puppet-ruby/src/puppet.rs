@@ -108,8 +108,7 @@ pub(crate) fn new_function_instance(it: &mut Interp, class: &Rc<Module>) -> R {
 /// The loader a module's function is given (`loader`, the second argument of its
 /// `initialize`): its module's, which sees every function of the environment.
 fn function_loader(it: &mut Interp) -> RValue {
-    new_native_object(
-        it,
+    it.new_native(
         "Puppet::Pops::Loader::BaseLoader",
         LoaderObj { public_only: false },
     )
@@ -137,24 +136,9 @@ pub(crate) fn native<T: 'static>(o: &Rc<Object>) -> Option<Rc<T>> {
     }
 }
 
-/// A Ruby object of class `class` holding `data`.
-pub(crate) fn native_object<T: 'static>(it: &mut Interp, class: &str, data: T) -> RValue {
-    new_native_object(it, class, data)
-}
-
 /// Whether `o` is the compile's environment object.
 pub(crate) fn is_environment(o: &Rc<Object>) -> bool {
     native::<EnvironmentObj>(o).is_some()
-}
-
-fn new_native_object<T: 'static>(it: &mut Interp, class: &str, data: T) -> RValue {
-    let c = it
-        .module_by_path(class)
-        .unwrap_or_else(|| it.object_class());
-    let o = Rc::new(Object::new(c));
-    *o.data.borrow_mut() = ObjData::Native(Rc::new(data));
-    it.track_object(&o);
-    RValue::Object(o)
 }
 
 fn inherits_name(m: &Rc<Module>, name: &str) -> bool {
@@ -289,11 +273,7 @@ struct TopScopeObj;
 
 /// `scope.compiler` (a 3.x function's `compiler`): [`CompilerObj`].
 pub(crate) fn current_compiler(it: &mut Interp) -> R {
-    Ok(new_native_object(
-        it,
-        "Puppet::Parser::Compiler",
-        CompilerObj,
-    ))
+    Ok(it.new_native("Puppet::Parser::Compiler", CompilerObj))
 }
 
 /// [`EnvironmentObj`] as a Ruby object, when the compile says which environment it is.
@@ -301,11 +281,7 @@ pub(crate) fn current_environment(it: &mut Interp, pos: Pos) -> R {
     if it.scope.setting("environment").is_none() {
         return unsupported("the current environment (no compile to ask)", pos);
     }
-    Ok(new_native_object(
-        it,
-        "Puppet::Node::Environment",
-        EnvironmentObj,
-    ))
+    Ok(it.new_native("Puppet::Node::Environment", EnvironmentObj))
 }
 
 /// The settings whose values Ruby sees as Symbols (`Puppet[:strict]` is `:warning`;
@@ -548,17 +524,9 @@ pub(crate) fn object_method(
             "environment" => Some(current_environment(it, pos)),
             "catalog" => Some(Ok(crate::catalog::catalog_object(it))),
             "findresource" => crate::catalog::scope_method(it, name, args, pos),
-            "loaders" => Some(Ok(new_native_object(
-                it,
-                "Puppet::Pops::Loaders",
-                LoadersObj,
-            ))),
-            "node" => Some(Ok(new_native_object(it, "Puppet::Node", NodeObj))),
-            "topscope" => Some(Ok(new_native_object(
-                it,
-                "Puppet::Parser::Scope",
-                TopScopeObj,
-            ))),
+            "loaders" => Some(Ok(it.new_native("Puppet::Pops::Loaders", LoadersObj))),
+            "node" => Some(Ok(it.new_native("Puppet::Node", NodeObj))),
+            "topscope" => Some(Ok(it.new_native("Puppet::Parser::Scope", TopScopeObj))),
             _ => None,
         };
     }
@@ -566,8 +534,7 @@ pub(crate) fn object_method(
         return match name {
             "private_environment_loader" | "public_environment_loader" => {
                 let public_only = name != "private_environment_loader";
-                Some(Ok(new_native_object(
-                    it,
+                Some(Ok(it.new_native(
                     "Puppet::Pops::Loader::BaseLoader",
                     LoaderObj { public_only },
                 )))
@@ -580,11 +547,9 @@ pub(crate) fn object_method(
             ("load", [kind, n]) if to_s(kind) == "function" => {
                 let n = to_s(n);
                 Some(match it.scope.function_exists(&n, loader.public_only) {
-                    Ok(true) => Ok(new_native_object(
-                        it,
-                        "Puppet::Pops::Functions::Function",
-                        LoadedFunction,
-                    )),
+                    Ok(true) => {
+                        Ok(it.new_native("Puppet::Pops::Functions::Function", LoadedFunction))
+                    }
                     Ok(false) => Ok(RValue::Nil),
                     Err(why) => unsupported(format!("loader.load(:function) ({why})"), pos),
                 })
@@ -1121,14 +1086,14 @@ pub(crate) fn module_method(
             let name = args.first().map(fact_name).unwrap_or_default();
             Ok(match facter_value(it, &name) {
                 RValue::Nil => RValue::Nil,
-                _ => new_native_object(it, "Facter::Util::Fact", FactObj { name }),
+                _ => it.new_native("Facter::Util::Fact", FactObj { name }),
             })
         }
         ("Puppet", "[]") => {
             let s = args.first().map(to_s).unwrap_or_default();
             setting(it, &s, pos)
         }
-        ("Puppet", "settings") => Ok(new_native_object(it, "Puppet::Settings", SettingsObj)),
+        ("Puppet", "settings") => Ok(it.new_native("Puppet::Settings", SettingsObj)),
         ("Puppet::Pops::PuppetStack", "stacktrace") => {
             let st = it.scope.puppet_stack();
             Ok(RValue::array(
@@ -1246,7 +1211,7 @@ pub(crate) fn module_method(
             crate::environment::environments(it, pos)
         }
         ("Puppet", "lookup") if matches!(args.first(), Some(RValue::Sym(k)) if &**k == "loaders") => {
-            Ok(new_native_object(it, "Puppet::Pops::Loaders", LoadersObj))
+            Ok(it.new_native("Puppet::Pops::Loaders", LoadersObj))
         }
         ("Puppet::Module", _) => crate::environment::module_class_method(it, name, args, pos)?,
         ("Puppet::Parser::Files", _) => {
@@ -1273,7 +1238,7 @@ pub(crate) fn module_method(
             let Some(b) = block else {
                 return raise("ArgumentError", "local_types without a block", pos);
             };
-            let obj = new_native_object(it, "Object", AliasBuilder::default());
+            let obj = it.new_native("Object", AliasBuilder::default());
             let target = it.def_target_for(&obj);
             it.call_block_as(
                 b,
@@ -1294,7 +1259,7 @@ pub(crate) fn module_method(
             Ok(RValue::Nil)
         })(),
         (_, "dispatcher") if inherits_name(m, "Puppet::Pops::Functions::Function") => {
-            Ok(new_native_object(it, "Object", m.clone()))
+            Ok(it.new_native("Object", m.clone()))
         }
         ("Puppet::Parser::Functions", "newfunction") => newfunction(it, args, block, pos),
         ("Puppet::Parser::Functions", "function") => {
@@ -1306,9 +1271,7 @@ pub(crate) fn module_method(
                 RValue::Bool(false)
             })
         }
-        ("Puppet::Parser::Functions", "autoloader") => {
-            Ok(new_native_object(it, "Object", Autoloader3x))
-        }
+        ("Puppet::Parser::Functions", "autoloader") => Ok(it.new_native("Object", Autoloader3x)),
         ("Puppet::Parser::Functions", "functiondocs" | "reset" | "get_function") => {
             unsupported(format!("Puppet::Parser::Functions.{name}"), pos)
         }
@@ -1425,11 +1388,9 @@ pub(crate) fn module_method(
                 pos,
             ),
         })(),
-        ("Puppet::Pops::Types::TypeParser", "singleton" | "new") => Ok(new_native_object(
-            it,
-            "Puppet::Pops::Types::TypeParser",
-            TypeParserObj,
-        )),
+        ("Puppet::Pops::Types::TypeParser", "singleton" | "new") => {
+            Ok(it.new_native("Puppet::Pops::Types::TypeParser", TypeParserObj))
+        }
         ("Puppet::Pops::Types::TypeCalculator", "infer_set" | "infer" | "singleton") => {
             if name == "singleton" {
                 return Some(Ok(recv.clone()));

@@ -12,7 +12,7 @@
 
 use crate::interp::{raise, unsupported, Ctrl, Interp, R};
 use crate::methods::{argc, int_arg};
-use crate::object::{Blk, ObjData, Object};
+use crate::object::{Blk, ObjData};
 use crate::value::{inspect, to_s, RValue};
 use crate::Pos;
 use puppet_types::strftime::{offset_text, strftime, CivilTime as Fields};
@@ -113,16 +113,6 @@ fn now() -> (i64, i64) {
     }
 }
 
-fn new_object<T: 'static>(it: &mut Interp, class: &str, data: T) -> RValue {
-    let c = it
-        .module_by_path(class)
-        .unwrap_or_else(|| it.object_class());
-    let o = Rc::new(Object::new(c));
-    *o.data.borrow_mut() = ObjData::Native(Rc::new(data));
-    it.track_object(&o);
-    RValue::Object(o)
-}
-
 fn native<T: 'static>(v: &RValue) -> Option<Rc<T>> {
     match v {
         RValue::Object(o) => match &*o.data.borrow() {
@@ -138,8 +128,7 @@ fn make_time(it: &mut Interp, secs: i64, nsec: i64, off: i32, utc: bool, fixed: 
         secs + nsec.div_euclid(1_000_000_000),
         nsec.rem_euclid(1_000_000_000),
     );
-    new_object(
-        it,
+    it.new_native(
         "Time",
         TimeData {
             secs,
@@ -161,7 +150,7 @@ fn make_date(it: &mut Interp, jd: i64, pos: Pos) -> R {
     if jd > 1_000_000_000 {
         return unsupported("a Date beyond year 2 million", pos);
     }
-    Ok(new_object(it, "Date", DateData { jd }))
+    Ok(it.new_native("Date", DateData { jd }))
 }
 
 pub(crate) fn make_rational(it: &mut Interp, num: i64, den: i64, pos: Pos) -> R {
@@ -176,7 +165,7 @@ pub(crate) fn make_rational(it: &mut Interp, num: i64, den: i64, pos: Pos) -> R 
             _ => return unsupported("Rational beyond 64 bits (Bignum)", pos),
         }
     }
-    Ok(new_object(it, "Rational", RationalData { num: n, den: d }))
+    Ok(it.new_native("Rational", RationalData { num: n, den: d }))
 }
 
 fn gcd(mut a: u64, mut b: u64) -> u64 {
