@@ -29,8 +29,10 @@ a manifest that reads `$settings::all_local` and the type of each value, in a st
 Values the compile gives, not the table ("from"): `certname` (the node name: as the compile
 is the server's for that node; the setting may be overridden), `srv_domain` (the certname's
 domain), `environment` (the compile's environment), `strict_variables` (the compile's),
-`modulepath` and `manifest` (the environment's: "" and "no_manifest" here), and `code`
-(the probe's own code in Puppet; "" in the table).
+`modulepath` and `manifest` (the environment's: "" and "no_manifest" here), `environmentpath`
+(the directory holding the environment's directory, when that is named after the
+environment; the default otherwise) and `code` (the probe's own code in Puppet; "" in the
+table).
 
 Needs: Puppet 7.23 (Debian package puppet-agent) and ruby, run as root (Puppet's system
 directories), with a puppet.conf that sets nothing. CI does not run this; the tests read
@@ -58,6 +60,7 @@ FROM_COMPILE = {
     "modulepath": "modulepath",
     "manifest": "manifest",
     "code": "code",
+    "environmentpath": "environmentpath",
 }
 
 RUBY = r'''

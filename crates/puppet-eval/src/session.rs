@@ -188,7 +188,10 @@ impl Session {
     /// environment name (`\w+`), else `production` ([`environment_name`](Session::environment_name)
     /// sets another). A [`modulepath`](Session::modulepath) or [`manifest`](Session::manifest)
     /// given as well wins over `environment.conf`. What the file holds that is not used
-    /// (`config_version`, unknown settings) is in [`Environment::diagnostics`].
+    /// (`config_version`, unknown settings) is in [`Environment::diagnostics`]. When the
+    /// directory is named after the environment, the setting `environmentpath`
+    /// (`Puppet[:environmentpath]` in module Ruby) is the directory holding it, as on a
+    /// server that found it there.
     ///
     /// ```
     /// use puppet_eval::Session;

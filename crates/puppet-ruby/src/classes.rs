@@ -427,6 +427,7 @@ pub(crate) fn prelude_for(path: &str) -> Option<&'static str> {
         "OpenSSL" => "openssl",
         "Puppet::ResourceApi" => "resource_api",
         "Puppet::Parser::TemplateWrapper" => "templatewrapper",
+        "Puppet::Settings::EnvironmentConf" => "environment_conf",
         "DeepMerge" | "DeepMerge::InvalidParameter" => "deep_merge",
         _ => return None,
     })
@@ -446,6 +447,7 @@ fn prelude_text(name: &str) -> Option<&'static str> {
         "openssl" => include_str!("prelude/openssl.rb"),
         "resource_api" => include_str!("prelude/resource_api.rb"),
         "templatewrapper" => include_str!("prelude/templatewrapper.rb"),
+        "environment_conf" => include_str!("prelude/environment_conf.rb"),
         "deep_merge" => include_str!("prelude/deep_merge.rb"),
         "deep_merge_hash" => include_str!("prelude/deep_merge_hash.rb"),
         _ => return None,
@@ -484,6 +486,7 @@ pub(crate) fn library(name: &str) -> Option<&'static str> {
         "openssl" => "openssl",
         "puppet/resource_api" => "resource_api",
         "puppet/parser/templatewrapper" => "templatewrapper",
+        "puppet/settings/environment_conf" => "environment_conf",
         "deep_merge/core" => "deep_merge",
         "deep_merge" | "deep_merge/deep_merge_hash" => "deep_merge_hash",
         "json" | "json/ext" | "json/pure" | "ipaddr" | "digest" | "digest/md5" | "digest/sha1"

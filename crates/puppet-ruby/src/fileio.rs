@@ -281,13 +281,14 @@ pub(crate) fn dir_method(
             }
             let mut out = Vec::new();
             for p in patterns {
-                if !p.starts_with('/') {
-                    return unsupported(
-                        "Dir.glob of a relative pattern (the working directory)",
-                        pos,
-                    );
-                }
+                // Braces first, as Ruby expands them: `{/a,/b}/*` is two absolute patterns.
                 for alt in expand_braces(&p) {
+                    if !alt.starts_with('/') {
+                        return unsupported(
+                            "Dir.glob of a relative pattern (the working directory)",
+                            pos,
+                        );
+                    }
                     let segs: Vec<&str> = alt.split('/').filter(|s| !s.is_empty()).collect();
                     glob_walk(it, String::new(), &segs, &mut out);
                 }

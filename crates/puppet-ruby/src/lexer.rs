@@ -1839,6 +1839,7 @@ mod tests {
                 include_str!("prelude/uri.rb"),
                 include_str!("prelude/pathname.rb"),
                 include_str!("prelude/templatewrapper.rb"),
+                include_str!("prelude/environment_conf.rb"),
                 include_str!("prelude/deep_merge.rb"),
                 include_str!("prelude/deep_merge_hash.rb"),
             ]

@@ -213,7 +213,7 @@ impl Compiler {
     }
 
     /// The module path and main manifest of the compile's environment, as the settings
-    /// `modulepath` and `manifest` give them.
+    /// `modulepath` and `manifest` give them, and the `environmentpath` its directory is in.
     pub(crate) fn env_paths(&self) -> crate::settings::EnvPaths {
         let config = self.env.loader().config();
         let modulepath = (config.modulepath.iter())
@@ -221,9 +221,17 @@ impl Compiler {
             .collect::<Vec<_>>()
             .join(":");
         let manifest = (config.manifest.as_ref()).map(|p| p.to_string_lossy().into_owned());
+        let environmentpath = (config.env_dir.as_deref())
+            .filter(|d| {
+                d.file_name()
+                    .is_some_and(|n| *n == *self.settings.environment)
+            })
+            .and_then(|d| d.parent())
+            .map(|p| p.to_string_lossy().into_owned());
         crate::settings::EnvPaths {
             modulepath,
             manifest,
+            environmentpath,
         }
     }
 

@@ -97,6 +97,9 @@ enum From {
     Manifest,
     /// `code`: empty.
     Code,
+    /// `environmentpath`: the directory holding the environment's directory, when the
+    /// compile read one under the environment's name (else the default).
+    EnvironmentPath,
 }
 
 /// A value before interpolation and munging, as Puppet looks it up.
@@ -173,6 +176,7 @@ pub(crate) fn parse(data: &str) -> Option<Table> {
             Some(Some("modulepath")) => Some(From::Modulepath),
             Some(Some("manifest")) => Some(From::Manifest),
             Some(Some("code")) => Some(From::Code),
+            Some(Some("environmentpath")) => Some(From::EnvironmentPath),
             Some(_) => return None,
         };
         if let Some(a) = v.get("alias_for") {
@@ -195,13 +199,17 @@ pub(crate) fn parse(data: &str) -> Option<Table> {
     Some(t)
 }
 
-/// What a compile adds to the settings: its environment's module path and main manifest.
+/// What a compile adds to the settings: its environment's module path, main manifest and
+/// where its directory lies.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct EnvPaths {
     /// The module path's directories joined by `:`.
     pub(crate) modulepath: String,
     /// The main manifest; `None`: Puppet's `no_manifest`.
     pub(crate) manifest: Option<String>,
+    /// The directory holding the environment's directory when that is named after the
+    /// environment (a Puppet server finds `<environmentpath>/<name>`); `None`: the default.
+    pub(crate) environmentpath: Option<String>,
 }
 
 /// Interpolation deeper than this is a cycle (`confdir=$vardir`, `vardir=$confdir`).
@@ -251,6 +259,11 @@ impl Table {
                 return Raw::Str(env.manifest.clone().unwrap_or_else(|| "no_manifest".into()))
             }
             Some(From::Code) => return Raw::Str(String::new()),
+            Some(From::EnvironmentPath) => {
+                if let Some(p) = &env.environmentpath {
+                    return Raw::Str(p.clone());
+                }
+            }
             None => {}
         }
         if let Some(j) = e.alias_for {
