@@ -486,6 +486,28 @@ impl<'s> Interp<'s> {
                 let rest = args[1..].to_vec();
                 return self.send(recv, &m, rest, kw, block, pos, name != "public_send");
             }
+            // `lambda.call(1, k: 2)`, `method(:m).call(1, k: 2)`: the keywords go on to it.
+            if let RValue::Proc(p) = &recv {
+                if matches!(name, "call" | "()" | "yield" | "[]" | "===") {
+                    let p = p.clone();
+                    let r = crate::with_stack(|| {
+                        self.call_block_checked(
+                            &p,
+                            args,
+                            kw,
+                            None,
+                            block.cloned(),
+                            false,
+                            None,
+                            pos,
+                        )
+                    });
+                    return match r {
+                        Err(Ctrl::Break(v)) if p.lambda => Ok(v),
+                        other => other,
+                    };
+                }
+            }
         }
         let args = merge_kw(args, kw);
         self.send_native(recv, name, args, block, pos, fcall)
@@ -1036,7 +1058,7 @@ impl<'s> Interp<'s> {
                 return crate::kernel::fcall(self, recv, name, args, block.as_ref(), pos, false);
             }
             ProcBody::Method(recv, name) => {
-                return self.send(recv.clone(), name, args, None, block.as_ref(), pos, true);
+                return self.send(recv.clone(), name, args, kw, block.as_ref(), pos, true);
             }
             ProcBody::Foreign => {
                 return crate::puppet::call_foreign_block(self, args, pos);
