@@ -14,7 +14,7 @@
 
 use crate::interp::{raise, unsupported, Ctrl, Interp, R};
 use crate::methods::argc;
-use crate::object::{Ctx, Env, ObjData};
+use crate::object::{Ctx, Env};
 use crate::value::RValue;
 use crate::{Piece, Pos};
 use std::cell::RefCell;
@@ -483,7 +483,7 @@ fn scan_line(s: &str, pos: &mut Pos, trim: Trim, c: &mut Compiler) {
 
 /// An `ERB` object: the template text and how to scan it; `filename` and `lineno` are where
 /// its errors are reported (`(erb)` and 0 unless set).
-struct ErbData {
+pub(crate) struct ErbData {
     text: String,
     mode: TrimMode,
     filename: RefCell<RValue>,
@@ -678,25 +678,15 @@ fn inspect(_b: &BindingData) -> String {
     "#<Binding>".to_string()
 }
 
-/// Methods of `ERB` objects and bindings; `None` for other objects and other methods.
-pub(crate) fn object_method(
+/// Methods of `ERB` objects (`library::object_method` finds `e` in the receiver); `None` for
+/// other methods.
+pub(crate) fn erb_method(
     it: &mut Interp,
-    recv: &RValue,
+    e: &ErbData,
     name: &str,
     args: &[RValue],
     pos: Pos,
 ) -> Option<R> {
-    let RValue::Object(o) = recv else {
-        return None;
-    };
-    let data = match &*o.data.borrow() {
-        ObjData::Native(d) => d.clone(),
-        _ => return None,
-    };
-    if let Ok(b) = data.clone().downcast::<BindingData>() {
-        return binding_method(it, &b, name, args, pos);
-    }
-    let e = data.downcast::<ErbData>().ok()?;
     Some(match name {
         "result" => (|| {
             argc(args, 0, 1, pos)?;
@@ -707,7 +697,7 @@ pub(crate) fn object_method(
                     None => return wrong_binding(v, pos),
                 },
             };
-            render(it, &e, ctx, pos)
+            render(it, e, ctx, pos)
         })(),
         "result_with_hash" => (|| {
             argc(args, 1, 1, pos)?;
@@ -728,7 +718,7 @@ pub(crate) fn object_method(
                 let name = local_name(&b, &k, pos)?;
                 b.ctx.env.set(&name, v);
             }
-            render(it, &e, b.ctx, pos)
+            render(it, e, b.ctx, pos)
         })(),
         "filename" => Ok(e.filename.borrow().clone()),
         "lineno" => Ok(e.lineno.borrow().clone()),
@@ -772,7 +762,8 @@ fn wrong_binding(v: &RValue, pos: Pos) -> R {
     )
 }
 
-fn binding_method(
+/// Methods of bindings (found by `library::object_method`); `None` for other methods.
+pub(crate) fn binding_method(
     it: &mut Interp,
     b: &BindingData,
     name: &str,

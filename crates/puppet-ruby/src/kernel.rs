@@ -1165,9 +1165,6 @@ fn object_method_inner(
     if let Some(r) = crate::library::object_method(it, &recv, name, &args, block, pos) {
         return r;
     }
-    if let Some(r) = crate::erb::object_method(it, &recv, name, &args, pos) {
-        return r;
-    }
     if let Some(e) = enum_data(&o) {
         return enumerator_method(it, &recv, &e, name, args, block, pos);
     }

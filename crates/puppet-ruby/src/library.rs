@@ -1,5 +1,5 @@
 //! The entry to the standard-library classes that live in their own files: `Time`, `Date`
-//! and `Rational` ([`crate::time`]), files opened for reading ([`crate::fileio`]), `Array#pack`/`String#unpack` ([`crate::pack`]),
+//! and `Rational` ([`crate::time`]), `ERB` objects and bindings ([`crate::erb`]), files opened for reading ([`crate::fileio`]), `Array#pack`/`String#unpack` ([`crate::pack`]),
 //! `Zlib.crc32`/`adler32`, and `Enumerator.new { |y| ... }` (a generator and its yielder).
 //! The interpreter asks [`class_method`] and [`object_method`] before its own fallbacks.
 //!
@@ -153,6 +153,12 @@ pub(crate) fn object_method(
     };
     if let Ok(g) = data.clone().downcast::<GenData>() {
         return generator_method(it, recv, &g, name, args, block, pos);
+    }
+    if let Ok(e) = data.clone().downcast::<crate::erb::ErbData>() {
+        return crate::erb::erb_method(it, &e, name, args, pos);
+    }
+    if let Ok(b) = data.clone().downcast::<crate::erb::BindingData>() {
+        return crate::erb::binding_method(it, &b, name, args, pos);
     }
     if let Ok(y) = data.clone().downcast::<YielderData>() {
         return yielder_method(it, recv, &y, name, args, pos);
