@@ -321,10 +321,7 @@ pub fn sprintf_with(f: &str, args: &[RValue], pos: Pos, show: &mut Show) -> Resu
                 pad(s, width, left, false)
             }
             'd' | 'i' | 'u' | 'x' | 'X' | 'o' | 'b' | 'B' => {
-                let (neg, n) = match next_arg(pos)? {
-                    RValue::Int(n) => (n < 0, num_bigint::BigInt::from(n)),
-                    other => int_digits(&other, pos)?,
-                };
+                let (neg, n) = int_digits(&next_arg(pos)?, pos)?;
                 let radix = match conv {
                     'x' | 'X' => 16,
                     'o' => 8,
